@@ -1,0 +1,220 @@
+"""Core runtime benchmarks: prints figures side by side with their references.
+
+    python benchmarks/bench_core.py            # all five
+    python benchmarks/bench_core.py --quick    # fewer repeats
+
+1. A chain of 1000 scalar float64 adds, per op, against the same numpy ufunc calls made from a
+   Python loop (target: at most 2x).
+2. ``while_loop`` of 10 000 iterations (int counter, float accumulator), per iteration, against
+   TensorFlow 1.x graph mode with control flow v1 when ``tensorflow`` is installed (target: at
+   most 8x TensorFlow).
+3. Two independent branches of exp/sin/tanh on 8M-element arrays, 2 inter-op threads against 1
+   (target: at least 1.6x faster).
+4. A chain of 20 elementwise ops on a 100 MB array: peak memory in units of that array, the fed
+   input included (target: at most 3).
+5. The same chain against the numpy code written by hand (target: within 1.05x).
+
+Timings are medians over repeats; the machine may be shared, so read ratios, not absolutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+import tracemalloc
+
+import numpy as np
+
+import dataflow as df
+
+
+def median_time(fn, repeats: int) -> float:
+    fn()  # warm up (builds and caches the plan)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def try_import_tensorflow():
+    try:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow as tf
+
+        tf1 = tf.compat.v1
+        tf1.disable_v2_behavior()
+        tf1.disable_control_flow_v2()
+        return tf1
+    except Exception:  # not installed, or unusable here
+        return None
+
+
+# -- 1. scalar chain ------------------------------------------------------------------------------
+def bench_scalar_chain(repeats: int, length: int = 1000) -> dict:
+    graph = df.Graph()
+    with graph.as_default():
+        x = df.placeholder(df.float64, shape=[], name="x")
+        one = df.constant(1.0, dtype=df.float64)
+        y = x
+        for _ in range(length):
+            y = y + one
+    sess = df.Session(graph=graph)
+    start_value = np.float64(0.5)
+    graph_time = median_time(lambda: sess.run(y, {x: start_value}), repeats)
+    result = sess.run(y, {x: start_value})
+    assert result == start_value + length, result
+
+    add = np.add
+    one_np = np.float64(1.0)
+
+    def numpy_loop():
+        v = start_value
+        for _ in range(length):
+            v = add(v, one_np)
+        return v
+
+    numpy_time = median_time(numpy_loop, repeats)
+    sess.close()
+    return {
+        "dataflow_ns_per_op": graph_time / length * 1e9,
+        "numpy_ns_per_op": numpy_time / length * 1e9,
+        "ratio": graph_time / numpy_time,
+    }
+
+
+# -- 2. while_loop --------------------------------------------------------------------------------
+def _loop_graph(api, n_iterations: int):
+    n = api.constant(n_iterations)
+    i0 = api.constant(0)
+    acc0 = api.constant(0.0, dtype=api.float64)
+    step = api.constant(0.5, dtype=api.float64)
+    _, acc = api.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a + step), [i0, acc0])
+    return acc
+
+
+def bench_while_loop(repeats: int, n_iterations: int = 10_000, tf1=None) -> dict:
+    graph = df.Graph()
+    with graph.as_default():
+        acc = _loop_graph(df, n_iterations)
+    sess = df.Session(graph=graph)
+    assert sess.run(acc) == 0.5 * n_iterations
+    ours = median_time(lambda: sess.run(acc), repeats) / n_iterations
+    sess.close()
+    figures = {"dataflow_us_per_iteration": ours * 1e6}
+    if tf1 is not None:
+        tf_graph = tf1.Graph()
+        with tf_graph.as_default():
+            tf_acc = _loop_graph(tf1, n_iterations)
+        with tf1.Session(graph=tf_graph) as tf_sess:
+            theirs = median_time(lambda: tf_sess.run(tf_acc), repeats) / n_iterations
+        figures["tensorflow_us_per_iteration"] = theirs * 1e6
+        figures["ratio"] = ours / theirs
+    return figures
+
+
+# -- 3. inter-op parallelism ----------------------------------------------------------------------
+def bench_parallel_branches(repeats: int, size: int = 8 * 1024 * 1024) -> dict:
+    graph = df.Graph()
+    with graph.as_default():
+        a = df.placeholder(df.float64, shape=[size])
+        b = df.placeholder(df.float64, shape=[size])
+        left = df.tanh(df.sin(df.exp(a)))
+        right = df.tanh(df.sin(df.exp(b)))
+    rng = np.random.default_rng(0)
+    feed = {a: rng.random(size), b: rng.random(size)}
+    times = {}
+    for threads in (1, 2):
+        config = df.ConfigProto(inter_op_parallelism_threads=threads)
+        with df.Session(graph=graph, config=config) as sess:
+            times[threads] = median_time(lambda: sess.run([left, right], feed), repeats)
+    return {
+        "one_thread_ms": times[1] * 1e3,
+        "two_threads_ms": times[2] * 1e3,
+        "speedup": times[1] / times[2],
+    }
+
+
+# -- 4 and 5. a long elementwise chain on a large array --------------------------------------------
+def _chain(api_or_numpy, x):
+    m = api_or_numpy
+    for _ in range(5):
+        x = m.multiply(x, 1.0001)
+        x = m.add(x, 0.5)
+        x = m.tanh(x)
+        x = m.abs(x)
+    return x
+
+
+def bench_large_chain(repeats: int, megabytes: int = 100) -> dict:
+    size = megabytes * 1024 * 1024 // 8
+    graph = df.Graph()
+    with graph.as_default():
+        x = df.placeholder(df.float64, shape=[size])
+        y = _chain(df, x)
+    data = np.random.default_rng(0).random(size)
+    with df.Session(graph=graph, config=df.ConfigProto(inter_op_parallelism_threads=1)) as sess:
+        sess.run(y, {x: data})
+        tracemalloc.start()
+        baseline = tracemalloc.get_traced_memory()[0]
+        result = sess.run(y, {x: data})
+        peak = tracemalloc.get_traced_memory()[1] - baseline
+        tracemalloc.stop()
+        del result
+        graph_time = median_time(lambda: sess.run(y, {x: data}), repeats)
+    numpy_time = median_time(lambda: _chain(np, data), repeats)
+    np.testing.assert_allclose(sess_free_check(y, x, data), _chain(np, data))
+    return {
+        "array_mb": data.nbytes / 2**20,
+        "peak_memory_in_arrays": (peak + data.nbytes) / data.nbytes,
+        "dataflow_ms": graph_time * 1e3,
+        "numpy_ms": numpy_time * 1e3,
+        "ratio": graph_time / numpy_time,
+    }
+
+
+def sess_free_check(y, x, data):
+    with df.Session(graph=y.graph) as sess:
+        return sess.run(y, {x: data})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--no-tensorflow", action="store_true", help="skip the TF comparison")
+    args = parser.parse_args()
+    repeats = 5 if args.quick else 15
+    tf1 = None if args.no_tensorflow else try_import_tensorflow()
+    print(f"cores: {os.cpu_count()}   numpy {np.__version__}   "
+          f"tensorflow: {'yes' if tf1 is not None else 'not installed'}   repeats: {repeats}")
+
+    r = bench_scalar_chain(repeats)
+    print(f"1. scalar add chain (1000 ops): {r['dataflow_ns_per_op']:.0f} ns/op vs numpy loop "
+          f"{r['numpy_ns_per_op']:.0f} ns/op -> {r['ratio']:.2f}x  (target <= 2x)")
+
+    r = bench_while_loop(repeats, tf1=tf1)
+    line = f"2. while_loop 10k iterations: {r['dataflow_us_per_iteration']:.1f} us/iteration"
+    if "ratio" in r:
+        line += (f" vs TensorFlow 1.x {r['tensorflow_us_per_iteration']:.1f} us/iteration -> "
+                 f"{r['ratio']:.2f}x  (target <= 8x)")
+    else:
+        line += "  (TensorFlow not installed: no comparison)"
+    print(line)
+
+    r = bench_parallel_branches(max(3, repeats // 3))
+    print(f"3. two independent 8M-element branches: 1 thread {r['one_thread_ms']:.0f} ms, "
+          f"2 threads {r['two_threads_ms']:.0f} ms -> {r['speedup']:.2f}x faster  "
+          "(target >= 1.6x)")
+
+    r = bench_large_chain(max(3, repeats // 3))
+    print(f"4. 20-op chain on a {r['array_mb']:.0f} MB array: peak memory "
+          f"{r['peak_memory_in_arrays']:.2f} arrays, input included  (target <= 3)")
+    print(f"5. same chain: dataflow {r['dataflow_ms']:.0f} ms vs numpy by hand "
+          f"{r['numpy_ms']:.0f} ms -> {r['ratio']:.3f}x  (target <= 1.05x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""dataflow: a TensorFlow-1.x-style dataflow runtime on numpy.
+
+``import dataflow as df`` is the one import a user needs.  The public names mirror
+``tf.compat.v1``: build a `Graph` of ops (placeholders, constants, variables, math, in-graph
+control flow with `cond` and `while_loop`), run it with a `Session`, render it with `render`.
+
+Layers (see the README): ``dataflow`` holds the graph IR, the op library, the Session and
+rendering; ``primitives`` builds the control-flow ops and the cond/while_loop helpers on top of
+it; ``executor`` runs the lowered program and knows nothing of either.
+"""
+
+from . import dtypes, errors
+from .dtypes import (
+    DType,
+    as_dtype,
+    bool,  # noqa: A004 - mirrors tf.bool
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    resource,
+    uint8,
+)
+from .graph import (
+    Graph,
+    GraphKeys,
+    Operation,
+    Tensor,
+    control_dependencies,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+    register_tensor_conversion_function,
+    reset_default_graph,
+)
+from .tensor_shape import TensorShape
+from .ops.constant_op import constant, placeholder, placeholder_with_default
+
+newaxis = None
+from .session import (
+    ConfigProto,
+    InteractiveSession,
+    NodeExecStats,
+    RunMetadata,
+    RunOptions,
+    Session,
+    get_default_session,
+)
+from .variables import (
+    Variable,
+    assign,
+    assign_add,
+    assign_sub,
+    global_variables,
+    global_variables_initializer,
+    initialize_all_variables,
+    local_variables,
+    local_variables_initializer,
+    trainable_variables,
+    variables_initializer,
+)

@@ -1,0 +1,676 @@
+"""The graph IR: `Graph`, `Operation` and `Tensor`, plus name scopes and the default graph.
+
+Invariants:
+
+- An `Operation` belongs to exactly one `Graph`; every input and control input comes from the
+  same graph.  Names are unique within a graph.
+- A `Tensor` is output ``value_index`` of its op and is named ``"<op name>:<value_index>"``.
+  Its static ``dtype`` never changes; its static ``shape`` may be partial.
+- ``Graph.version`` grows with every change (new op, input rewired), so that anything derived
+  from a graph (a Session's lowered programs) can be cached per version.
+- The graph holds no run-time state: variable values live in the Session.
+
+Ops that are created while a control-flow helper builds a branch or a loop body go through the
+graph's current control-flow context (set by `primitives`): it rewrites inputs that come from
+outside the branch or loop (through Switch or Enter) and gives input-less ops a control input
+from the pivot.  The graph only calls the two hooks; it does not know what a cond or loop is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import threading
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .tensor_shape import TensorShape, as_shape
+
+_PACKAGE_DIRS = tuple(
+    os.path.dirname(os.path.abspath(p)) + os.sep
+    for p in (
+        __file__,
+        os.path.join(os.path.dirname(__file__), "..", "primitives", "__init__.py"),
+        os.path.join(os.path.dirname(__file__), "..", "executor", "__init__.py"),
+    )
+)
+_SKIPPED_FILE_PREFIXES = _PACKAGE_DIRS + (os.path.dirname(contextlib.__file__) + os.sep + "contextlib",)
+
+
+class SourceLocation:
+    """The file, line and function of the user code that created an op."""
+
+    __slots__ = ("filename", "lineno", "function")
+
+    def __init__(self, filename: str, lineno: int, function: str):
+        self.filename = filename
+        self.lineno = lineno
+        self.function = function
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.lineno}"
+
+    def __repr__(self) -> str:
+        return f"SourceLocation({self.filename!r}, {self.lineno}, {self.function!r})"
+
+
+def _user_location() -> SourceLocation:
+    """The innermost stack frame outside this project's packages."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_SKIPPED_FILE_PREFIXES):
+            return SourceLocation(filename, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return SourceLocation("<unknown>", 0, "<unknown>")
+
+
+class Tensor:
+    """A symbolic handle to output ``value_index`` of an `Operation`.
+
+    As in TensorFlow 1.x, ``==`` and ``hash`` are by identity (so tensors can be dict keys and
+    feed keys); use `df.equal` for an elementwise comparison.  Arithmetic operators build ops
+    (they are attached by ``dataflow.ops.overloads``).
+    """
+
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "__weakref__")
+    # Make numpy defer to our operators in ``ndarray + tensor``.
+    __array_priority__ = 100
+
+    def __init__(self, op: "Operation", value_index: int, dtype: _dtypes.DType, shape: TensorShape):
+        self._op = op
+        self._value_index = value_index
+        self._dtype = dtype
+        self._shape = shape
+
+    @property
+    def op(self) -> "Operation":
+        return self._op
+
+    @property
+    def value_index(self) -> int:
+        return self._value_index
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    def get_shape(self) -> TensorShape:
+        return self._shape
+
+    def set_shape(self, shape) -> None:
+        """Refines the static shape (it must be compatible with what is known)."""
+        self._shape = self._shape.merge_with(as_shape(shape))
+
+    @property
+    def graph(self) -> "Graph":
+        return self._op.graph
+
+    @property
+    def name(self) -> str:
+        return f"{self._op.name}:{self._value_index}"
+
+    @property
+    def device(self) -> str:
+        return ""
+
+    def consumers(self) -> list["Operation"]:
+        return list(self._op.graph._consumers.get(self, ()))
+
+    def eval(self, feed_dict=None, session=None):
+        """Runs the default (or given) session to compute this tensor."""
+        from .session import _session_for_eval
+
+        return _session_for_eval(session, self.graph).run(self, feed_dict)
+
+    def __repr__(self) -> str:
+        return f"<df.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+
+    def __bool__(self):
+        raise TypeError(
+            f"Using the tensor '{self.name}' as a Python bool is not allowed: its value is only "
+            "known when the graph runs. Use df.cond(pred, true_fn, false_fn) to choose between "
+            "computations in the graph, or run the tensor in a Session to get its value."
+        )
+
+    __nonzero__ = __bool__
+
+    def __iter__(self):
+        raise TypeError(
+            f"Tensor '{self.name}' is not iterable in a graph; use df.unstack or indexing."
+        )
+
+    def __len__(self):
+        raise TypeError(
+            f"len() of tensor '{self.name}' is not defined in a graph; use df.shape(t)[0] "
+            "or t.shape[0] for the static size."
+        )
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    def __ne__(self, other) -> bool:
+        return self is not other
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            f"Cannot convert the symbolic tensor '{self.name}' to a numpy array: run it in a "
+            "Session to get its value."
+        )
+
+
+class Operation:
+    """A node of the graph: an op type, its inputs, attributes and outputs."""
+
+    def __init__(
+        self,
+        graph: "Graph",
+        op_def: Any,
+        name: str,
+        inputs: Sequence[Tensor],
+        control_inputs: Sequence["Operation"],
+        attrs: dict,
+        location: SourceLocation,
+    ):
+        self._graph = graph
+        self._op_def = op_def
+        self._name = name
+        self._inputs = list(inputs)
+        self._control_inputs = list(control_inputs)
+        self.attrs = attrs
+        self.location = location
+        self._outputs: list[Tensor] = []
+        self._control_flow_context = None
+
+    # -- public API mirroring tf.Operation -------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def type(self) -> str:
+        return self._op_def.type
+
+    @property
+    def op_def(self):
+        return self._op_def
+
+    @property
+    def graph(self) -> "Graph":
+        return self._graph
+
+    @property
+    def inputs(self) -> tuple[Tensor, ...]:
+        return tuple(self._inputs)
+
+    @property
+    def outputs(self) -> list[Tensor]:
+        return list(self._outputs)
+
+    @property
+    def control_inputs(self) -> list["Operation"]:
+        return list(self._control_inputs)
+
+    @property
+    def device(self) -> str:
+        return ""
+
+    def values(self) -> tuple[Tensor, ...]:
+        return tuple(self._outputs)
+
+    def get_attr(self, name: str) -> Any:
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.") from None
+
+    def run(self, feed_dict=None, session=None) -> None:
+        """Runs this op in the default (or given) session."""
+        from .session import _session_for_eval
+
+        _session_for_eval(session, self._graph).run(self, feed_dict)
+
+    def _update_input(self, index: int, tensor: Tensor) -> None:
+        """Rewires input ``index`` (used to close a loop's back edge into a Merge)."""
+        self._graph._check_not_finalized()
+        if tensor.graph is not self._graph:
+            raise ValueError(f"Tensor '{tensor.name}' is not from the graph of op '{self._name}'")
+        old = self._inputs[index]
+        consumers = self._graph._consumers.get(old)
+        if consumers and self in consumers:
+            consumers.remove(self)
+        self._inputs[index] = tensor
+        self._graph._consumers.setdefault(tensor, []).append(self)
+        self._graph._version += 1
+
+    def _add_control_input(self, op: "Operation") -> None:
+        self._graph._check_not_finalized()
+        if op not in self._control_inputs:
+            self._control_inputs.append(op)
+            self._graph._version += 1
+
+    def __repr__(self) -> str:
+        return f"<df.Operation '{self._name}' type={self.type}>"
+
+    def __str__(self) -> str:
+        ins = ", ".join(t.name for t in self._inputs)
+        ctrl = "".join(f", ^{c.name}" for c in self._control_inputs)
+        attrs = "".join(f", {k}={v!r}" for k, v in sorted(self.attrs.items()) if k != "value")
+        outs = ", ".join(f"{t.dtype.name}{t.shape}" for t in self._outputs)
+        lhs = f"{self._name} -> {outs}" if outs else self._name
+        return f"{lhs} = {self.type}({ins}{ctrl}{attrs})"
+
+
+class GraphKeys:
+    GLOBAL_VARIABLES = "variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    LOCAL_VARIABLES = "local_variables"
+    UPDATE_OPS = "update_ops"
+    GLOBAL_STEP = "global_step"
+    LOSSES = "losses"
+    SUMMARIES = "summaries"
+    COND_CONTEXT = "cond_context"
+    WHILE_CONTEXT = "while_context"
+
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+
+
+class Graph:
+    """A dataflow graph: the ops a program is made of.
+
+    ``print(graph)`` shows it as text, one op per line in creation order.
+    """
+
+    def __init__(self):
+        self._ops: list[Operation] = []
+        self._ops_by_name: dict[str, Operation] = {}
+        self._names_in_use: dict[str, int] = {}
+        self._consumers: dict[Tensor, list[Operation]] = {}
+        self._collections: dict[str, list] = {}
+        self._version = 0
+        self._finalized = False
+        self._lock = threading.RLock()
+        self._thread_local = threading.local()
+
+    # -- per-thread building state ---------------------------------------------------------------
+    @property
+    def _state(self):
+        local = self._thread_local
+        if not hasattr(local, "name_scope"):
+            local.name_scope = ""
+            local.control_dependencies = []
+            local.control_flow_context = None
+        return local
+
+    @property
+    def _control_flow_context(self):
+        return self._state.control_flow_context
+
+    @_control_flow_context.setter
+    def _control_flow_context(self, context) -> None:
+        self._state.control_flow_context = context
+
+    # -- queries ---------------------------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        return self._version
+
+    @property
+    def finalized(self) -> bool:
+        return self._finalized
+
+    def get_operations(self) -> list[Operation]:
+        return list(self._ops)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        if not isinstance(name, str):
+            raise TypeError(f"Operation names are strings, got {name!r}")
+        if ":" in name:
+            raise ValueError(
+                f"The name '{name}' looks like a tensor name; use get_tensor_by_name for it."
+            )
+        try:
+            return self._ops_by_name[name]
+        except KeyError:
+            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") from None
+
+    def get_tensor_by_name(self, name: str) -> Tensor:
+        if not isinstance(name, str):
+            raise TypeError(f"Tensor names are strings, got {name!r}")
+        op_name, sep, index = name.rpartition(":")
+        if not sep or not index.isdigit():
+            raise ValueError(
+                f"The name '{name}' looks like an operation name, not a tensor name "
+                "(tensor names look like 'op_name:0')."
+            )
+        op = self._ops_by_name.get(op_name)
+        if op is None:
+            raise KeyError(f"The name '{name}' refers to a Tensor whose operation '{op_name}' "
+                           "is not in the graph.")
+        if int(index) >= len(op._outputs):
+            raise KeyError(
+                f"The name '{name}' refers to a Tensor which does not exist: operation "
+                f"'{op_name}' has {len(op._outputs)} outputs."
+            )
+        return op._outputs[int(index)]
+
+    def as_graph_element(self, obj, allow_tensor: bool = True, allow_operation: bool = True):
+        """Resolves a Tensor, Operation or name (``"op"`` or ``"op:0"``) to an element of this graph."""
+        if isinstance(obj, str):
+            if ":" in obj and allow_tensor:
+                return self.get_tensor_by_name(obj)
+            if allow_operation:
+                return self.get_operation_by_name(obj)
+            return self.get_tensor_by_name(obj)
+        if isinstance(obj, (Tensor, Operation)):
+            if obj.graph is not self:
+                raise ValueError(f"{obj!r} is not an element of this graph.")
+            return obj
+        convert = getattr(obj, "_as_graph_element", None)
+        if convert is not None:
+            return self.as_graph_element(convert(), allow_tensor, allow_operation)
+        raise TypeError(f"Cannot interpret {obj!r} as a Tensor or Operation of this graph.")
+
+    # -- collections -----------------------------------------------------------------------------
+    def add_to_collection(self, name: str, value) -> None:
+        self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names: Iterable[str], value) -> None:
+        for name in names:
+            self.add_to_collection(name, value)
+
+    def get_collection(self, name: str, scope: Optional[str] = None) -> list:
+        items = list(self._collections.get(name, ()))
+        if scope is None:
+            return items
+        pattern = re.compile(scope)
+        return [x for x in items if pattern.match(getattr(x, "name", ""))]
+
+    def get_collection_ref(self, name: str) -> list:
+        return self._collections.setdefault(name, [])
+
+    def get_all_collection_keys(self) -> list[str]:
+        return list(self._collections)
+
+    def clear_collection(self, name: str) -> None:
+        self._collections.pop(name, None)
+
+    # -- building --------------------------------------------------------------------------------
+    def finalize(self) -> None:
+        """Makes the graph read-only: creating an op afterwards raises ``RuntimeError``."""
+        self._finalized = True
+
+    def _unsafe_unfinalize(self) -> None:
+        self._finalized = False
+
+    def _check_not_finalized(self) -> None:
+        if self._finalized:
+            raise RuntimeError(
+                "Graph is finalized and cannot be modified (an op was created after "
+                f"Graph.finalize(), at {_user_location()})."
+            )
+
+    @contextlib.contextmanager
+    def as_default(self):
+        """Makes this graph the default graph of the current thread inside the ``with``."""
+        stack = _default_graph_stack()
+        stack.append(self)
+        try:
+            yield self
+        finally:
+            stack.pop()
+
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        scope = self._state.name_scope
+        if scope:
+            name = scope + "/" + name
+        key = name.lower()
+        count = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = count + 1
+        if count > 0:
+            base = name
+            while True:
+                name = f"{base}_{count}"
+                if name.lower() not in self._names_in_use:
+                    break
+                count += 1
+            if mark_as_used:
+                self._names_in_use[name.lower()] = 1
+        return name
+
+    @contextlib.contextmanager
+    def name_scope(self, name: Optional[str]):
+        """Opens a name scope; names of ops created inside get ``scope/`` in front.
+
+        As in TensorFlow, a name ending in ``/`` re-enters that exact scope, ``None`` or ``""``
+        resets to the top level, and reusing a scope name makes it unique (``scope_1``).
+        """
+        state = self._state
+        old = state.name_scope
+        if not name:
+            new = ""
+        elif name.endswith("/"):
+            new = name[:-1]
+        else:
+            new = self.unique_name(name)
+        state.name_scope = new
+        try:
+            yield new + "/" if new else ""
+        finally:
+            state.name_scope = old
+
+    def get_name_scope(self) -> str:
+        return self._state.name_scope
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        """Ops created inside run only after ``control_inputs``; ``None`` clears the outer ones."""
+        state = self._state
+        old = state.control_dependencies
+        if control_inputs is None:
+            new = []
+        else:
+            new = list(old)
+            for c in control_inputs:
+                op = self._as_control_input(c)
+                if op is not None and op not in new:
+                    new.append(op)
+        state.control_dependencies = new
+        try:
+            yield
+        finally:
+            state.control_dependencies = old
+
+    def _as_control_input(self, c) -> Optional[Operation]:
+        if c is None:
+            return None
+        if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
+            c = c._as_graph_element()
+        if isinstance(c, Tensor):
+            c = c.op
+        if not isinstance(c, Operation):
+            raise TypeError(f"Control input must be an Operation or Tensor, got {c!r}")
+        if c.graph is not self:
+            raise ValueError(f"Control input {c.name!r} is from a different graph.")
+        return c
+
+    def create_op(
+        self,
+        op_def,
+        inputs: Sequence[Tensor],
+        attrs: dict,
+        name: Optional[str] = None,
+        control_inputs: Sequence = (),
+    ) -> Operation:
+        """Adds an op.  Static dtype/shape inference runs here; its errors name the user's line."""
+        self._check_not_finalized()
+        location = _user_location()
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"Inputs of {op_def.type} must be Tensors, got {t!r} ({location})")
+            if t.graph is not self:
+                raise ValueError(
+                    f"Tensor '{t.name}' must be from the same graph as the op being created "
+                    f"({op_def.type} at {location})."
+                )
+        state = self._state
+        ctrl = [self._as_control_input(c) for c in control_inputs]
+        for c in state.control_dependencies:
+            if c not in ctrl:
+                ctrl.append(c)
+        context = state.control_flow_context
+        if context is not None:
+            inputs, ctrl = context.prepare_op_inputs(op_def, list(inputs), ctrl)
+        with self._lock:
+            if name is None:
+                name = op_def.type
+            elif not _VALID_OP_NAME.match(name.rstrip("/")):
+                raise ValueError(f"'{name}' is not a valid op name ({location})")
+            if name.endswith("/"):
+                unique = name[:-1]
+                if unique in self._ops_by_name:
+                    raise ValueError(f"Duplicate op name '{unique}' ({location})")
+                self._names_in_use[unique.lower()] = 1
+            else:
+                unique = self.unique_name(name)
+            op = Operation(self, op_def, unique, inputs, ctrl, dict(attrs), location)
+            try:
+                specs = op_def.infer(op)
+            except (ValueError, TypeError) as e:
+                raise type(e)(f"{op_def.type} op '{unique}' at {location}: {e}") from None
+            op._outputs = [
+                Tensor(op, i, _dtypes.as_dtype(dt), as_shape(shape))
+                for i, (dt, shape) in enumerate(specs)
+            ]
+            self._ops.append(op)
+            self._ops_by_name[unique] = op
+            for t in inputs:
+                self._consumers.setdefault(t, []).append(op)
+            self._version += 1
+        if context is not None:
+            op._control_flow_context = context
+            context.add_op(op)
+        return op
+
+    # -- display ---------------------------------------------------------------------------------
+    def __str__(self) -> str:
+        return "\n".join(str(op) for op in self._ops)
+
+    def _repr_svg_(self):
+        """Inline display in Jupyter (needs Graphviz's ``dot``)."""
+        from .render import graph_to_digraph
+
+        try:
+            return graph_to_digraph(self)._repr_image_svg_xml()
+        except Exception:  # no dot binary: Jupyter falls back to the text repr
+            return None
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        printer.text(f"<df.Graph with {len(self._ops)} ops>")
+
+
+# -- default graph ----------------------------------------------------------------------------------
+_global_default_graph: Optional[Graph] = None
+_thread_state = threading.local()
+
+
+def _default_graph_stack() -> list:
+    stack = getattr(_thread_state, "graph_stack", None)
+    if stack is None:
+        stack = _thread_state.graph_stack = []
+    return stack
+
+
+def get_default_graph() -> Graph:
+    """The innermost graph opened with ``as_default()`` in this thread, else the global one."""
+    global _global_default_graph
+    stack = _default_graph_stack()
+    if stack:
+        return stack[-1]
+    if _global_default_graph is None:
+        _global_default_graph = Graph()
+    return _global_default_graph
+
+
+def reset_default_graph() -> None:
+    """Replaces the global default graph with a new, empty one."""
+    global _global_default_graph
+    if _default_graph_stack():
+        raise AssertionError(
+            "Do not use reset_default_graph() inside a `with graph.as_default():` block."
+        )
+    _global_default_graph = Graph()
+
+
+def name_scope(name: Optional[str], default_name: Optional[str] = None, values=None):
+    """``with df.name_scope("layer1"):`` prefixes the names of ops created inside."""
+    graph = get_default_graph()
+    if values:
+        for v in values:
+            if isinstance(v, Tensor):
+                graph = v.graph
+                break
+    return graph.name_scope(name if name is not None else default_name)
+
+
+def control_dependencies(control_inputs):
+    """``with df.control_dependencies([a]):`` ops created inside run after ``a``."""
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+# -- conversion of Python values into tensors ------------------------------------------------------
+_conversion_functions: list[tuple[type, Callable]] = []
+
+
+def register_tensor_conversion_function(base_type: type, conversion_func: Callable) -> None:
+    """``conversion_func(value, dtype, name)`` turns instances of ``base_type`` into Tensors."""
+    _conversion_functions.append((base_type, conversion_func))
+
+
+def convert_to_tensor(value, dtype=None, name: Optional[str] = None, preferred_dtype=None) -> Tensor:
+    """Returns ``value`` as a Tensor: tensors pass through, Python and numpy values become
+    constants, registered types (variables) convert themselves."""
+    if dtype is not None:
+        dtype = _dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype is not dtype:
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtype.name} for tensor '{value.name}' "
+                f"with dtype {value.dtype.name}"
+            )
+        return value
+    for base_type, func in _conversion_functions:
+        if isinstance(value, base_type):
+            return func(value, dtype, name)
+    from .ops.constant_op import constant
+
+    if dtype is None and preferred_dtype is not None:
+        try:
+            return constant(value, dtype=preferred_dtype, name=name)
+        except (TypeError, ValueError):
+            pass
+    return constant(value, dtype=dtype, name=name)
+
+
+def is_tensor_like(value) -> bool:
+    return isinstance(value, Tensor) or any(isinstance(value, t) for t, _ in _conversion_functions)
+
+
+def numpy_value_or_none(t: Tensor) -> Optional[np.ndarray]:
+    """The value of ``t`` if it is a constant known at build time, else None."""
+    if t.op.type == "Const":
+        return t.op.attrs["value"]
+    return None

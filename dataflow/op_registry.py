@@ -1,0 +1,83 @@
+"""The op table: one `OpDef` per op type, holding everything about that op in one place.
+
+An op module defines an op with `define_op` (or the `op` decorator form) and a user-facing
+function that calls `apply_op`.  Nothing else in the project special-cases an op by its name:
+lowering, rendering and later passes ask the OpDef (``kind``, ``stateful``, ...).
+
+OpDef fields:
+
+- ``infer(op) -> [(dtype, shape), ...]``: static dtype and shape of each output, from
+  ``op.inputs`` and ``op.attrs``; raise ``ValueError``/``TypeError`` for bad inputs (the message
+  is prefixed with the op and the user's line).
+- ``kernel(attrs) -> callable``: builds the numpy function that runs the op.  It is called once
+  per lowering, with the op's attrs; the callable receives the input arrays positionally (and the
+  run context first when ``wants_context``) and returns the output (a tuple when several).
+- ``kind``: how the executor fires the node (`executor.NodeKind`); only the control-flow
+  primitives use anything but ``OP``.
+- ``stateful``: the op has effects or reads state, so passes must never merge, fold or drop it.
+- ``inline``: ``True`` when the kernel is always cheap (shape queries, identities, scalars),
+  ``None`` to let the executor decide from input sizes at run time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from executor.program import NodeKind
+
+from . import graph as _graph
+
+
+@dataclass
+class OpDef:
+    type: str
+    infer: Callable[["_graph.Operation"], list]
+    kernel: Optional[Callable[[dict], Callable]] = None
+    kind: NodeKind = NodeKind.OP
+    stateful: bool = False
+    wants_context: bool = False
+    inline: Optional[bool] = None
+    gradient: Optional[Callable] = None
+    extra: dict = field(default_factory=dict)
+
+
+_OP_DEFS: dict[str, OpDef] = {}
+
+
+def define_op(type_name: str, infer: Callable, kernel: Optional[Callable] = None, **kw) -> OpDef:
+    """Registers the op ``type_name``.  Defining the same type twice is a programming error."""
+    if type_name in _OP_DEFS:
+        raise KeyError(f"Op type {type_name!r} is defined twice")
+    op_def = OpDef(type_name, infer, kernel, **kw)
+    _OP_DEFS[type_name] = op_def
+    return op_def
+
+
+def get_op_def(type_name: str) -> OpDef:
+    try:
+        return _OP_DEFS[type_name]
+    except KeyError:
+        raise KeyError(f"No op type {type_name!r} is defined") from None
+
+
+def registered_op_types() -> list[str]:
+    return sorted(_OP_DEFS)
+
+
+def apply_op(
+    type_name: str,
+    inputs=(),
+    attrs: Optional[dict] = None,
+    name: Optional[str] = None,
+    graph: Optional["_graph.Graph"] = None,
+    control_inputs=(),
+) -> "_graph.Operation":
+    """Creates an op of type ``type_name`` in ``graph`` (or the graph of the inputs, or the
+    default graph) and returns the `Operation`.  Inputs are converted with `convert_to_tensor`.
+    """
+    op_def = get_op_def(type_name)
+    tensors = [_graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs]
+    if graph is None:
+        graph = tensors[0].graph if tensors else _graph.get_default_graph()
+    return graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=control_inputs)

@@ -1,0 +1,627 @@
+"""`Session`: runs parts of a graph, holding the values of variables between runs.
+
+A ``run(fetches, feed_dict)`` goes through four steps (see ``architecture.md``):
+
+1. **Prune**: keep the ops the fetches need, following data and control inputs backwards and
+   stopping at fed tensors (a fed tensor's producer does not run for it).
+2. **Lower**: number the kept ops as executor nodes, each with its kernel built from its
+   `OpDef`; every fed tensor becomes an ``ARG`` node.  Steps 1-2 and the executor's static
+   analysis are cached per (graph version, fetches, fed tensors).
+3. **Execute** the plan with this run's feed values, a `RunContext` (variable writes of this run,
+   kept apart until the run succeeds) and the inter-op thread pool.
+4. **Return** the values in the structure of ``fetches``, and commit the variable writes.
+
+A failed run raises an `errors.OpError` naming the op and the user's line that created it, and
+leaves the Session usable and every variable as it was before the run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+import executor
+from executor.program import Node, NodeKind, Program
+
+from . import dtypes as _dtypes
+from . import errors
+from . import nest
+from .graph import Graph, Operation, Tensor, _user_location, get_default_graph
+from .variables import VariableRef, _uninitialized
+
+# Ops whose outputs are all known to be this small run inline (a thread hop costs more).
+_INLINE_MAX_ELEMENTS = 4096
+
+
+@dataclass
+class ConfigProto:
+    """Session options, mirroring the fields of ``tf.ConfigProto`` that apply here.
+
+    ``inter_op_parallelism_threads``: threads that run independent expensive ops concurrently
+    (0 means one per core; 1 runs everything on the calling thread).
+    """
+
+    inter_op_parallelism_threads: int = 0
+    intra_op_parallelism_threads: int = 0
+    allow_soft_placement: bool = True
+    log_device_placement: bool = False
+    device_count: dict = field(default_factory=dict)
+    operation_timeout_in_ms: int = 0
+
+
+@dataclass
+class RunOptions:
+    """Per-run options: ``timeout_in_ms`` (0 = none) and ``trace_level`` (accepted, unused:
+    per-op statistics are collected whenever a ``RunMetadata`` is passed)."""
+
+    NO_TRACE = 0
+    SOFTWARE_TRACE = 1
+    HARDWARE_TRACE = 2
+    FULL_TRACE = 3
+
+    timeout_in_ms: int = 0
+    trace_level: int = 0
+
+
+@dataclass
+class NodeExecStats:
+    """When and where one op ran in one (frame instance, iteration)."""
+
+    node_name: str
+    op_type: str
+    start: float
+    end: float
+    thread: str
+    frame: str
+    iteration: int
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+
+@dataclass
+class RunMetadata:
+    """Filled in by ``Session.run(..., run_metadata=...)``.
+
+    ``step_stats``: one `NodeExecStats` per op execution, in start order.
+    ``loop_iterations``: for each loop (frame name), the iterations each of its instances ran.
+    """
+
+    step_stats: list = field(default_factory=list)
+    loop_iterations: dict = field(default_factory=dict)
+
+
+class RunContext:
+    """What kernels may see of the run they belong to: the variables, read and written.
+
+    Writes go to ``pending_writes`` and are committed by the Session only when the run succeeds.
+    """
+
+    __slots__ = ("session", "pending_writes")
+
+    def __init__(self, session: "Session"):
+        self.session = session
+        self.pending_writes: dict[str, Any] = {}
+
+    def read_variable(self, ref: VariableRef):
+        try:
+            return self.pending_writes[ref.key]
+        except KeyError:
+            pass
+        try:
+            return self.session._variable_values[ref.key]
+        except KeyError:
+            raise _uninitialized(ref) from None
+
+    def write_variable(self, ref: VariableRef, value) -> None:
+        self.pending_writes[ref.key] = value
+
+
+@dataclass
+class _Plan:
+    """A lowered, analysed program for one (graph version, fetches, fed tensors)."""
+
+    executable: Any
+    fetch_positions: list  # per flat fetch: index into the executor's results, or None for ops
+    feed_tensors: tuple
+    nodes: list
+
+
+_default_session_stack = threading.local()
+
+
+def _session_stack() -> list:
+    stack = getattr(_default_session_stack, "stack", None)
+    if stack is None:
+        stack = _default_session_stack.stack = []
+    return stack
+
+
+def get_default_session() -> Optional["Session"]:
+    stack = _session_stack()
+    return stack[-1] if stack else None
+
+
+def _session_for_eval(session: Optional["Session"], graph: Graph) -> "Session":
+    session = session or get_default_session()
+    if session is None:
+        raise ValueError(
+            "Cannot evaluate a tensor with eval() or run(): no default session is registered. "
+            "Use `with df.Session() as sess:` or pass session=."
+        )
+    if session.graph is not graph:
+        raise ValueError("Cannot use the given session to evaluate a tensor of another graph.")
+    return session
+
+
+class Session:
+    """Runs fetches of one graph; holds that graph's variable values between runs.
+
+    Several threads may call `run` on one Session at once.
+    """
+
+    def __init__(self, target: str = "", graph: Optional[Graph] = None, config=None):
+        self._graph = graph if graph is not None else get_default_graph()
+        self._config = config if config is not None else ConfigProto()
+        self._variable_values: dict[str, Any] = {}
+        self._plans: dict[tuple, _Plan] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+        threads = self._config.inter_op_parallelism_threads or (os.cpu_count() or 1)
+        self._inter_op_threads = threads
+        self._pool: Optional[ThreadPoolExecutor] = None
+        self._default_context = None
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @property
+    def sess_str(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        """Releases the thread pool and the variable values; the Session can't run any more."""
+        self._closed = True
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+        self._variable_values = {}
+        self._plans = {}
+
+    def __enter__(self) -> "Session":
+        self._default_context = self.as_default()
+        self._default_context.__enter__()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        context, self._default_context = self._default_context, None
+        if context is not None:
+            context.__exit__(exc_type, exc, tb)
+        self.close()
+
+    def as_default(self):
+        """``with sess.as_default():`` makes ``Tensor.eval()``/``Operation.run()`` use it."""
+        session = self
+
+        class _DefaultSession:
+            def __enter__(self_inner):
+                _session_stack().append(session)
+                return session
+
+            def __exit__(self_inner, *exc):
+                stack = _session_stack()
+                if stack and stack[-1] is session:
+                    stack.pop()
+
+        return _DefaultSession()
+
+    def _thread_pool(self) -> Optional[ThreadPoolExecutor]:
+        if self._inter_op_threads <= 1:
+            return None
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(
+                        self._inter_op_threads, thread_name_prefix="dataflow-inter-op"
+                    )
+        return self._pool
+
+    # -- running ----------------------------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Computes ``fetches`` (tensors, ops, names, in any nesting of lists, tuples,
+        namedtuples and dicts) and returns their values in the same structure."""
+        return self._run(fetches, feed_dict, options, run_metadata, _user_location())
+
+    def _run(self, fetches, feed_dict, options, run_metadata, location):
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        flat_fetches = [self._as_fetch(f, location) for f in nest.flatten(fetches)]
+        feed_tensors, feed_values = self._prepare_feeds(feed_dict, location)
+        key = (self._graph._version, tuple(flat_fetches), feed_tensors)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._make_plan(flat_fetches, feed_tensors)
+            with self._lock:
+                if len(self._plans) > 256:
+                    self._plans.clear()
+                self._plans[key] = plan
+        values = self._execute(plan, feed_values, options, run_metadata)
+        flat_results = [None if p is None else values[p] for p in plan.fetch_positions]
+        for i, value in enumerate(flat_results):
+            if type(value) is VariableRef:
+                flat_results[i] = self._variable_values.get(value.key)
+        if not nest.is_nested(fetches):
+            return flat_results[0]
+        return nest.pack_sequence_as(fetches, flat_results)
+
+    def make_callable(self, fetches, feed_list=None, accept_options: bool = False) -> Callable:
+        """A function that runs ``fetches`` with positional values for ``feed_list``."""
+        location = _user_location()
+        feed_list = [self._as_feed_key(k, location) for k in (feed_list or ())]
+        for f in nest.flatten(fetches):
+            self._as_fetch(f, location)
+
+        def call(*feed_values, options=None, run_metadata=None):
+            if len(feed_values) != len(feed_list):
+                raise TypeError(
+                    f"This callable takes {len(feed_list)} feed values, got {len(feed_values)}"
+                )
+            feed = dict(zip(feed_list, feed_values))
+            return self._run(fetches, feed, options, run_metadata, _user_location())
+
+        return call
+
+    # -- fetches and feeds ------------------------------------------------------------------------
+    def _as_fetch(self, fetch, location):
+        if fetch is None:
+            raise TypeError(f"Fetch argument None has invalid type (at {location}).")
+        try:
+            element = self._graph.as_graph_element(fetch)
+        except (KeyError, ValueError, TypeError) as e:
+            message = e.args[0] if e.args else str(e)
+            raise type(e)(
+                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor or Operation "
+                f"of this Session's graph ({message}) (at {location})."
+            ) from None
+        return element
+
+    def _as_feed_key(self, key, location) -> Tensor:
+        try:
+            element = self._graph.as_graph_element(key, allow_operation=False)
+        except (KeyError, ValueError, TypeError) as e:
+            message = e.args[0] if e.args else str(e)
+            raise type(e)(
+                f"Cannot interpret feed_dict key {key!r} as a Tensor of this Session's graph "
+                f"({message}) (at {location})."
+            ) from None
+        if not isinstance(element, Tensor):
+            raise TypeError(f"The feed_dict key {key!r} is not a Tensor (at {location}).")
+        return element
+
+    def _prepare_feeds(self, feed_dict, location):
+        if not feed_dict:
+            return (), ()
+        pairs = []
+        for key, value in feed_dict.items():
+            tensor = self._as_feed_key(key, location)
+            pairs.append((tensor, _convert_feed(tensor, value, location)))
+        if len(pairs) > 1:
+            pairs.sort(key=lambda p: p[0].name)
+        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+
+    # -- pruning and lowering ---------------------------------------------------------------------
+    def _make_plan(self, flat_fetches, feed_tensors) -> _Plan:
+        fed = set(feed_tensors)
+        needed = _prune(flat_fetches, fed)
+        nodes: list[Node] = []
+        node_of: dict[Operation, int] = {}
+        arg_of: dict[Tensor, int] = {}
+        for tensor in feed_tensors:
+            arg_of[tensor] = len(nodes)
+            nodes.append(Node(name=tensor.name, kind=NodeKind.ARG, tag=tensor.op, inline=True))
+        for op in needed:
+            node_of[op] = len(nodes)
+            nodes.append(None)  # filled below, once every op has its index
+        for op in needed:
+            nodes[node_of[op]] = _lower_op(op, node_of, arg_of)
+        fetch_edges = []
+        fetch_positions = []
+        targets = []
+        for element in flat_fetches:
+            if isinstance(element, Operation):
+                targets.append(node_of[element])
+                fetch_positions.append(None)
+                continue
+            edge = (arg_of[element], 0) if element in arg_of else (
+                node_of[element.op], element.value_index)
+            fetch_positions.append(len(fetch_edges))
+            fetch_edges.append(edge)
+        program = Program(
+            nodes=nodes,
+            arg_nodes=tuple(arg_of[t] for t in feed_tensors),
+            fetches=fetch_edges,
+            targets=targets,
+        )
+        try:
+            executable = executor.prepare(program)
+        except executor.InvalidProgramError as e:
+            raise errors.InvalidArgumentError(
+                None, _op_of_node(nodes, e.nodes), _explain_invalid_program(e, nodes)
+            ) from None
+        return _Plan(executable, fetch_positions, feed_tensors, nodes)
+
+    # -- execution --------------------------------------------------------------------------------
+    def _execute(self, plan: _Plan, feed_values, options, run_metadata):
+        timeout_ms = getattr(options, "timeout_in_ms", 0) or self._config.operation_timeout_in_ms
+        deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
+        stats = executor.RunStats() if run_metadata is not None else None
+        context = RunContext(self)
+        try:
+            values = plan.executable.run(
+                feed_values,
+                context=context,
+                pool=self._thread_pool(),
+                deadline=deadline,
+                stats=stats,
+            )
+        except executor.KernelError as e:
+            raise _kernel_error(e) from e.cause
+        except executor.DeadlineExceededError:
+            raise errors.DeadlineExceededError(
+                None,
+                None,
+                f"The run did not finish within timeout_in_ms={timeout_ms}; it was stopped and "
+                "no further op was scheduled. Variables keep their values from before the run.",
+            ) from None
+        except executor.FetchNotLiveError as e:
+            raise _dead_fetch_error(e, plan) from None
+        finally:
+            if stats is not None:
+                _fill_metadata(run_metadata, stats, plan.nodes)
+        if context.pending_writes:
+            with self._lock:
+                self._variable_values.update(context.pending_writes)
+        return values
+
+    def _load_variable(self, variable, value) -> None:
+        value = np.asarray(value, dtype=_dtypes.numpy_dtype(variable.dtype))
+        if not variable.shape.is_compatible_with(value.shape):
+            raise ValueError(
+                f"Cannot load a value of shape {value.shape} into variable '{variable.name}' "
+                f"of shape {variable.shape}"
+            )
+        with self._lock:
+            self._variable_values[variable.op.name] = value
+
+
+class InteractiveSession(Session):
+    """A Session that makes itself the default session when it is created (for notebooks)."""
+
+    def __init__(self, target: str = "", graph: Optional[Graph] = None, config=None):
+        super().__init__(target, graph, config)
+        self._default_context = self.as_default()
+        self._default_context.__enter__()
+
+    def close(self) -> None:
+        context, self._default_context = self._default_context, None
+        if context is not None:
+            context.__exit__(None, None, None)
+        super().close()
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+def _convert_feed(tensor: Tensor, value, location) -> Any:
+    dtype = tensor.dtype
+    np_dtype = _dtypes.numpy_dtype(dtype)
+    if isinstance(value, Tensor):
+        raise TypeError(
+            f"The value of a feed cannot be a df.Tensor object (feed for '{tensor.name}', at "
+            f"{location}). Acceptable feed values include Python scalars, lists and numpy arrays."
+        )
+    try:
+        source = np.asarray(value)
+    except Exception as e:  # ragged lists and the like
+        raise TypeError(f"Cannot feed value {value!r} to tensor '{tensor.name}': {e}") from None
+    if source.dtype == np_dtype:
+        converted = source
+    else:
+        if not _lossless_kind(source.dtype, np_dtype):
+            raise TypeError(
+                f"Cannot feed value of type {source.dtype} to tensor '{tensor.name}' of dtype "
+                f"{dtype.name} (created at {tensor.op.location}; feed at {location})."
+            )
+        try:
+            converted = source.astype(np_dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError(
+                f"Cannot convert the feed for '{tensor.name}' to {dtype.name}: {e}"
+            ) from None
+        if np_dtype.kind in "iu" and source.dtype.kind in "iuf" and source.size:
+            if not np.array_equal(converted, source):
+                raise TypeError(
+                    f"Cannot feed value {value!r} to tensor '{tensor.name}' of dtype "
+                    f"{dtype.name} without changing it (feed at {location})."
+                )
+    if not tensor.shape.is_compatible_with(converted.shape):
+        raise ValueError(
+            f"Cannot feed value of shape {converted.shape} for Tensor '{tensor.name}', which "
+            f"has shape {tensor.shape} (created at {tensor.op.location}; feed at {location})."
+        )
+    return converted
+
+
+def _lossless_kind(source: np.dtype, target: np.dtype) -> bool:
+    """Whether a feed of ``source`` dtype may be converted to ``target`` (values are checked
+    again after conversion for ints)."""
+    if source.kind in "USVO":
+        return False
+    if target.kind == "b":
+        return source.kind == "b"
+    if target.kind in "iu":
+        return source.kind in "biuf"
+    if target.kind == "f":
+        return source.kind in "biuf"
+    return False
+
+
+def _prune(flat_fetches, fed: set) -> list[Operation]:
+    """The ops the fetches need, in creation order.  Fed tensors cut their producers off."""
+    needed: set[Operation] = set()
+    stack: list[Operation] = []
+    for element in flat_fetches:
+        if isinstance(element, Operation):
+            stack.append(element)
+        elif element not in fed:
+            stack.append(element.op)
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        for t in op._inputs:
+            if t not in fed and t.op not in needed:
+                stack.append(t.op)
+        for c in op._control_inputs:
+            if c not in needed:
+                stack.append(c)
+    graph_ops = flat_fetches[0].graph._ops if flat_fetches else []
+    return [op for op in graph_ops if op in needed]
+
+
+def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
+    op_def = op._op_def
+    inputs = [
+        (arg_of[t], 0) if t in arg_of else (node_of[t.op], t.value_index) for t in op._inputs
+    ]
+    control_inputs = [node_of[c] for c in op._control_inputs]
+    kind = op_def.kind
+    node = Node(
+        name=op.name,
+        kind=kind,
+        inputs=inputs,
+        control_inputs=control_inputs,
+        num_outputs=len(op._outputs),
+        tag=op,
+        inline=True,
+    )
+    if kind == NodeKind.OP:
+        node.kernel = op_def.kernel(op.attrs)
+        node.wants_context = op_def.wants_context
+        node.inline = op_def.inline
+        if node.inline is None and all(
+            (t.shape.num_elements() or _INLINE_MAX_ELEMENTS + 1) <= _INLINE_MAX_ELEMENTS
+            for t in op._outputs
+        ):
+            node.inline = True
+    elif kind == NodeKind.ENTER:
+        node.frame_name = op.attrs["frame_name"]
+        node.is_constant = op.attrs["is_constant"]
+        node.parallel_iterations = op.attrs["parallel_iterations"]
+    return node
+
+
+def _describe_value(value) -> str:
+    if isinstance(value, (np.ndarray, np.generic)):
+        return f"{value.dtype}{tuple(value.shape)}"
+    return type(value).__name__
+
+
+_INVALID_ARGUMENT_CAUSES = (
+    ValueError,
+    TypeError,
+    IndexError,
+    KeyError,
+    ZeroDivisionError,
+    FloatingPointError,
+    ArithmeticError,
+)
+
+
+def _kernel_error(e: "executor.KernelError") -> errors.OpError:
+    op = e.node.tag
+    cause = e.cause
+    where = errors.describe_op(op)
+    if isinstance(cause, errors.OpError):
+        return type(cause)(None, op, f"{where}: {cause.message}")
+    inputs = ", ".join(_describe_value(v) for v in e.input_values) or "none"
+    message = f"{where} failed: {type(cause).__name__}: {cause}\n  inputs: {inputs}"
+    if isinstance(cause, _INVALID_ARGUMENT_CAUSES):
+        return errors.InvalidArgumentError(None, op, message)
+    return errors.UnknownError(None, op, message)
+
+
+def _op_of_node(nodes, indices):
+    for i in indices:
+        if 0 <= i < len(nodes) and nodes[i] is not None:
+            return nodes[i].tag
+    return None
+
+
+def _explain_invalid_program(e, nodes) -> str:
+    details = [
+        f"  {nodes[i].tag.name} ({nodes[i].tag.type}) created at {nodes[i].tag.location}"
+        for i in e.nodes
+        if 0 <= i < len(nodes) and isinstance(nodes[i].tag, Operation)
+    ]
+    return "The graph cannot run: " + str(e) + ("\n" + "\n".join(details) if details else "")
+
+
+def _dead_fetch_error(e: "executor.FetchNotLiveError", plan: _Plan) -> errors.OpError:
+    lines = []
+    first_op = None
+    for position, node_index, state in e.missing:
+        op = plan.nodes[node_index].tag
+        first_op = first_op or op
+        lines.append(f"  {op.name}: {_why_not_live(op, state)} (created at {op.location})")
+    return errors.InvalidArgumentError(
+        None, first_op, "Fetched tensors hold no value at the end of the run:\n" + "\n".join(lines)
+    )
+
+
+def _why_not_live(op: Operation, state: str) -> str:
+    context = getattr(op, "_control_flow_context", None)
+    while context is not None:
+        branch = getattr(context, "branch", None)
+        if branch is not None:
+            side = "true" if branch else "false"
+            return f"it lies on the untaken ({side}) branch of cond '{context.name}'"
+        if getattr(context, "frame_name", None) is not None and state == "never produced":
+            return (
+                f"it lies inside while loop '{context.name}', whose values stay in the loop; "
+                "fetch the loop's results instead"
+            )
+        context = getattr(context, "outer_context", None)
+    if state == "dead":
+        return "it depends on the untaken branch of a Switch"
+    return "it was never produced"
+
+
+def _fill_metadata(run_metadata: RunMetadata, stats, nodes) -> None:
+    step_stats = []
+    for record in stats.node_records:
+        node = nodes[record.node_index]
+        op = node.tag
+        op_type = op.type if isinstance(op, Operation) else node.kind.name
+        step_stats.append(
+            NodeExecStats(
+                node.name, op_type, record.start, record.end, record.thread, record.frame,
+                record.iteration,
+            )
+        )
+    step_stats.sort(key=lambda s: s.start)
+    run_metadata.step_stats = step_stats
+    run_metadata.loop_iterations = dict(stats.frame_iterations)
+
+
+def _print_to(stream_name: str):
+    return sys.stdout if stream_name == "stdout" else sys.stderr

@@ -1,0 +1,370 @@
+"""Variables: named state that lives across runs, and the ops that read and write it.
+
+A `Variable` is a handle op (``VarHandleOp``, named after the variable, so ``v.name`` is
+``"Variable:0"`` as in TensorFlow) plus ops that take the handle: ``ReadVariableOp``,
+``Assign``, ``AssignAdd``, ``AssignSub``.  The values themselves belong to the Session (the
+graph holds no run-time state).  Each use of a variable as a tensor creates a fresh read under
+the control dependencies in force, so ``with df.control_dependencies([v.assign(1)]): v * 2``
+reads the assigned value (resource-variable semantics; TF1's ref variables make that read racy).
+
+Writes during a run go into that run's `RunContext` and reach the Session only when the run
+succeeds, so a failed run leaves every variable as it was.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .errors import FailedPreconditionError, InvalidArgumentError
+from .graph import (
+    GraphKeys,
+    Tensor,
+    control_dependencies,
+    convert_to_tensor,
+    get_default_graph,
+    name_scope,
+    register_tensor_conversion_function,
+)
+from .op_registry import apply_op, define_op
+from .tensor_shape import TensorShape
+
+
+class VariableRef:
+    """The run-time value of a variable handle: the key of the variable in a Session."""
+
+    __slots__ = ("key", "dtype", "shape")
+
+    def __init__(self, key: str, dtype: _dtypes.DType, shape: TensorShape):
+        self.key = key
+        self.dtype = dtype
+        self.shape = shape
+
+    def __repr__(self) -> str:
+        return f"<VariableRef {self.key}>"
+
+
+def _handle_kernel(attrs):
+    ref = VariableRef(attrs["shared_name"], attrs["dtype"], attrs["shape"])
+    return lambda: ref
+
+
+define_op(
+    "VarHandleOp",
+    lambda op: [(_dtypes.resource, ())],
+    _handle_kernel,
+    inline=True,
+    stateful=True,
+)
+
+
+def _read_kernel(attrs):
+    return lambda context, ref: context.read_variable(ref)
+
+
+def _infer_read(op):
+    return [(op.attrs["dtype"], op.attrs["shape"])]
+
+
+define_op(
+    "ReadVariableOp", _infer_read, _read_kernel, inline=True, stateful=True, wants_context=True
+)
+
+
+def _check_assignable(ref: VariableRef, value, validate_shape: bool):
+    value = np.asarray(value)
+    if value.dtype != _dtypes.numpy_dtype(ref.dtype):
+        value = value.astype(_dtypes.numpy_dtype(ref.dtype))
+    if validate_shape and not ref.shape.is_compatible_with(value.shape):
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Cannot assign a value of shape {value.shape} to variable '{ref.key}' of shape "
+            f"{ref.shape}",
+        )
+    return value
+
+
+def _assign_kernel(attrs):
+    validate = attrs.get("validate_shape", True)
+
+    def assign(context, ref, value):
+        value = _check_assignable(ref, value, validate)
+        context.write_variable(ref, value)
+        return value
+
+    return assign
+
+
+def _update_kernel(ufunc):
+    def make(attrs):
+        def update(context, ref, delta):
+            value = _check_assignable(ref, ufunc(context.read_variable(ref), delta), True)
+            context.write_variable(ref, value)
+            return value
+
+        return update
+
+    return make
+
+
+def _infer_assign(op):
+    handle, value = op.inputs
+    var_dtype, var_shape = op.attrs["dtype"], op.attrs["shape"]
+    if value.dtype is not var_dtype:
+        raise TypeError(
+            f"Cannot assign a {value.dtype.name} value to a {var_dtype.name} variable"
+        )
+    if op.attrs.get("validate_shape", True) and not var_shape.is_compatible_with(value.shape):
+        raise ValueError(f"Shapes {var_shape} and {value.shape} are incompatible")
+    shape = var_shape if op.attrs.get("validate_shape", True) else value.shape
+    return [(var_dtype, shape)]
+
+
+for _type, _kernel in (
+    ("Assign", _assign_kernel),
+    ("AssignAdd", _update_kernel(np.add)),
+    ("AssignSub", _update_kernel(np.subtract)),
+):
+    define_op(_type, _infer_assign, _kernel, inline=True, stateful=True, wants_context=True)
+
+
+class Variable:
+    """A tensor-like value that persists across ``Session.run`` calls (``tf.compat.v1.Variable``).
+
+    Its initial value is set by running ``v.initializer`` (or
+    ``df.global_variables_initializer()``); reading it before that fails with
+    ``FailedPreconditionError``.
+    """
+
+    def __init__(
+        self,
+        initial_value=None,
+        trainable: bool = True,
+        collections=None,
+        validate_shape: bool = True,
+        caching_device=None,
+        name: Optional[str] = None,
+        variable_def=None,
+        dtype=None,
+        expected_shape=None,
+        import_scope=None,
+        constraint=None,
+        use_resource=None,
+        synchronization=None,
+        aggregation=None,
+        shape=None,
+    ):
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        with name_scope(name or "Variable") as scope:
+            op_name = scope[:-1]
+            with control_dependencies(None), name_scope("Initializer"):
+                value = initial_value() if callable(initial_value) else initial_value
+                initial = convert_to_tensor(value, dtype=dtype, name="initial_value")
+            self._dtype = initial.dtype
+            self._shape = TensorShape(shape) if shape is not None else initial.shape
+            if not validate_shape:
+                self._shape = TensorShape(None)
+            attrs = {"dtype": self._dtype, "shape": self._shape}
+            with control_dependencies(None):
+                self._handle = apply_op(
+                    "VarHandleOp", (), dict(attrs, shared_name=op_name), name=op_name + "/"
+                ).outputs[0]
+                self._initializer_op = apply_op(
+                    "Assign",
+                    [self._handle, initial],
+                    dict(attrs, validate_shape=validate_shape),
+                    name="Assign",
+                ).op
+                self._snapshot = self._read("read")
+        self._initial_value = initial
+        self._trainable = trainable
+        self._graph = self._handle.graph
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections = list(collections) + [GraphKeys.TRAINABLE_VARIABLES]
+        self._graph.add_to_collections(collections, self)
+
+    def _attrs(self) -> dict:
+        return {"dtype": self._dtype, "shape": self._shape}
+
+    def _read(self, name: str) -> Tensor:
+        return apply_op("ReadVariableOp", [self._handle], self._attrs(), name=name).outputs[0]
+
+    # -- properties ------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._handle.name
+
+    @property
+    def op(self):
+        return self._handle.op
+
+    @property
+    def handle(self) -> Tensor:
+        return self._handle
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    def get_shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def initializer(self):
+        return self._initializer_op
+
+    @property
+    def initial_value(self) -> Tensor:
+        return self._initial_value
+
+    @property
+    def device(self) -> str:
+        return ""
+
+    # -- reading and writing ---------------------------------------------------------------------
+    def value(self) -> Tensor:
+        """A read of the variable made when the variable was created (its graph element)."""
+        return self._snapshot
+
+    def read_value(self) -> Tensor:
+        """A new read of the variable, ordered after the control dependencies in force."""
+        with name_scope(self._handle.op.name + "/"):
+            return self._read("Read")
+
+    def _as_graph_element(self) -> Tensor:
+        return self._snapshot
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        return self._update("Assign", value, name)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update("AssignAdd", delta, name)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update("AssignSub", delta, name)
+
+    def _update(self, op_type: str, value, name) -> Tensor:
+        value = convert_to_tensor(value, dtype=self._dtype)
+        return apply_op(op_type, [self._handle, value], self._attrs(), name=name).outputs[0]
+
+    def load(self, value, session=None) -> None:
+        """Writes ``value`` into the variable in ``session`` (the default one if omitted)."""
+        from .session import _session_for_eval
+
+        _session_for_eval(session, self._graph)._load_variable(self, value)
+
+    def eval(self, session=None):
+        return self._snapshot.eval(session=session)
+
+    def __repr__(self) -> str:
+        return f"<df.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    def __bool__(self):
+        return bool(self.read_value())
+
+    __array_priority__ = 100
+
+
+def _convert_variable(var: Variable, dtype=None, name=None) -> Tensor:
+    if dtype is not None and _dtypes.as_dtype(dtype) is not var.dtype:
+        raise ValueError(
+            f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} for variable "
+            f"'{var.name}' of dtype {var.dtype.name}"
+        )
+    return var.read_value()
+
+
+register_tensor_conversion_function(Variable, _convert_variable)
+
+
+def _forward_operator(name: str):
+    def method(self, *args):
+        return getattr(self.read_value(), name)(*args)
+
+    method.__name__ = name
+    return method
+
+
+for _name in (
+    "__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__ __floordiv__ "
+    "__rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __matmul__ __rmatmul__ __neg__ __abs__ "
+    "__lt__ __le__ __gt__ __ge__ __and__ __rand__ __or__ __ror__ __xor__ __rxor__ __invert__ "
+    "__getitem__"
+).split():
+    setattr(Variable, _name, _forward_operator(_name))
+
+
+# -- module-level functions -----------------------------------------------------------------------
+def assign(ref: Variable, value, validate_shape=None, use_locking=None, name=None) -> Tensor:
+    return ref.assign(value, name=name)
+
+
+def assign_add(ref: Variable, value, use_locking=None, name=None) -> Tensor:
+    return ref.assign_add(value, name=name)
+
+
+def assign_sub(ref: Variable, value, use_locking=None, name=None) -> Tensor:
+    return ref.assign_sub(value, name=name)
+
+
+def global_variables(scope: Optional[str] = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def trainable_variables(scope: Optional[str] = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope: Optional[str] = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def variables_initializer(var_list, name: str = "init"):
+    """One op that runs the initializers of ``var_list``."""
+    from .ops.misc_ops import group, no_op
+
+    var_list = list(var_list)
+    if not var_list:
+        return no_op(name=name)
+    return group(*[v.initializer for v in var_list], name=name)
+
+
+def global_variables_initializer():
+    return variables_initializer(global_variables(), name="init")
+
+
+def local_variables_initializer():
+    return variables_initializer(local_variables(), name="init")
+
+
+initialize_all_variables = global_variables_initializer
+
+
+def _uninitialized(ref: VariableRef):
+    return FailedPreconditionError(
+        None, None, f"Attempting to use uninitialized value {ref.key}"
+    )

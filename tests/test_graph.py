@@ -1,0 +1,152 @@
+"""The graph IR: names, scopes, control dependencies, lookups, shapes, finalize."""
+
+import numpy as np
+import pytest
+
+import dataflow as df
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    with df.Graph().as_default() as g:
+        yield g
+
+
+def test_tensor_names_are_op_name_and_output_index():
+    x = df.constant(1.0, name="x")
+    assert x.name == "x:0"
+    assert x.op.name == "x"
+    assert x.op.outputs == [x]
+    assert x.graph is df.get_default_graph()
+
+
+def test_duplicate_names_are_made_unique_like_tensorflow():
+    a = df.constant(1.0, name="c")
+    b = df.constant(2.0, name="c")
+    c = df.constant(3.0, name="c")
+    assert [a.op.name, b.op.name, c.op.name] == ["c", "c_1", "c_2"]
+
+
+def test_name_scopes_prefix_and_nest():
+    with df.name_scope("layer"):
+        a = df.constant(1.0, name="w")
+        with df.name_scope("inner"):
+            b = df.constant(1.0, name="w")
+    with df.name_scope("layer"):
+        c = df.constant(1.0, name="w")
+    assert a.op.name == "layer/w"
+    assert b.op.name == "layer/inner/w"
+    assert c.op.name == "layer_1/w"
+
+
+def test_name_scope_with_trailing_slash_reenters_the_same_scope():
+    with df.name_scope("s") as scope:
+        pass
+    with df.name_scope(scope):
+        a = df.constant(1.0, name="a")
+    assert a.op.name == "s/a"
+
+
+def test_lookup_by_name(fresh_graph):
+    x = df.placeholder(df.float32, shape=[None, 3], name="x")
+    assert fresh_graph.get_tensor_by_name("x:0") is x
+    assert fresh_graph.get_operation_by_name("x") is x.op
+    assert x in fresh_graph.get_operations()[0].outputs
+
+
+@pytest.mark.parametrize(
+    "lookup, name, error",
+    [
+        ("get_tensor_by_name", "nope:0", KeyError),
+        ("get_tensor_by_name", "x", ValueError),
+        ("get_tensor_by_name", "x:1", KeyError),
+        ("get_operation_by_name", "nope", KeyError),
+        ("get_operation_by_name", "x:0", ValueError),
+    ],
+)
+def test_lookup_of_unknown_or_malformed_names_raises(fresh_graph, lookup, name, error):
+    df.placeholder(df.float32, name="x")
+    with pytest.raises(error):
+        getattr(fresh_graph, lookup)(name)
+
+
+def test_partial_shapes_print_question_marks():
+    x = df.placeholder(df.float32, shape=[None, 3])
+    assert x.shape.as_list() == [None, 3]
+    assert x.get_shape()[1] == 3
+    assert str(x.shape) == "(?, 3)"
+    unknown = df.placeholder(df.float32)
+    assert unknown.shape.ndims is None
+
+
+def test_control_dependencies_apply_to_ops_created_inside():
+    a = df.constant(1.0, name="a")
+    with df.control_dependencies([a]):
+        b = df.constant(2.0, name="b")
+        with df.control_dependencies(None):
+            c = df.constant(3.0, name="c")
+    assert b.op.control_inputs == [a.op]
+    assert c.op.control_inputs == []
+
+
+def test_tensor_in_python_bool_context_points_to_cond():
+    x = df.constant(True)
+    with pytest.raises(TypeError, match="df.cond"):
+        if x:
+            pass
+
+
+def test_tensors_hash_and_compare_by_identity():
+    a = df.constant(1.0)
+    b = df.constant(1.0)
+    assert a != b
+    assert {a: 1, b: 2}[a] == 1
+
+
+def test_finalized_graph_refuses_new_ops(fresh_graph):
+    df.constant(1.0)
+    fresh_graph.finalize()
+    with pytest.raises(RuntimeError, match="finalized"):
+        df.constant(2.0)
+
+
+def test_ops_remember_the_users_file_and_line():
+    x = df.constant(1.0)
+    assert x.op.location.filename == __file__
+    assert "test_graph.py:" in str(x.op.location)
+
+
+def test_inputs_from_another_graph_are_rejected():
+    x = df.constant(1.0)
+    with df.Graph().as_default():
+        y = df.constant(2.0)
+        with pytest.raises(ValueError, match="same graph"):
+            df.add(x, y)
+
+
+def test_constant_dtype_follows_tensorflow():
+    assert df.constant(1.0).dtype is df.float32
+    assert df.constant(1).dtype is df.int32
+    assert df.constant(True).dtype is df.bool
+    assert df.constant(np.float64(1.0)).dtype is df.float64
+    assert df.constant(np.arange(3)).dtype is df.int64
+    assert df.constant(2, dtype=df.float64).dtype is df.float64
+    assert df.constant(0.0, shape=[2, 3]).shape.as_list() == [2, 3]
+    with pytest.raises(TypeError):
+        df.constant(1.5, dtype=df.int32)
+
+
+def test_graph_prints_as_text_one_op_per_line():
+    x = df.placeholder(df.float32, shape=[2], name="x")
+    df.add(x, x, name="y")
+    text = str(df.get_default_graph())
+    assert "x -> float32(2,) = Placeholder" in text
+    assert "y -> float32(2,) = Add(x:0, x:0)" in text
+
+
+def test_reset_default_graph_gives_an_empty_graph():
+    outer = df.get_default_graph()
+    assert outer is not None
+    # reset only applies to the global default graph, outside any as_default block
+    with pytest.raises(AssertionError):
+        df.reset_default_graph()

@@ -1,0 +1,278 @@
+"""Session: feeds, fetches in structures, errors that name the op and line, concurrency,
+timeouts, metadata.  Every failed run leaves the Session usable and the variables intact."""
+
+import collections
+import threading
+
+import numpy as np
+import pytest
+
+import dataflow as df
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    with df.Graph().as_default() as g:
+        yield g
+
+
+# -- fetches --------------------------------------------------------------------------------------
+def test_fetch_structures_come_back_in_the_same_shape():
+    a = df.constant(1.0, name="a")
+    b = df.constant(2, name="b")
+    Pair = collections.namedtuple("Pair", "first second")
+    with df.Session() as sess:
+        out = sess.run({"x": [a, (b, a)], "p": Pair(a, b), "name": "b:0"})
+    assert out["x"][0] == 1.0
+    assert isinstance(out["x"][1], tuple) and out["x"][1][0] == 2
+    assert isinstance(out["p"], Pair) and out["p"].second == 2
+    assert out["name"] == 2
+
+
+def test_fetching_an_operation_returns_none_and_runs_it():
+    v = df.Variable(3.0)
+    with df.Session() as sess:
+        assert sess.run(v.initializer) is None
+        assert sess.run("Variable/Assign") is None
+        assert sess.run(v) == 3.0
+
+
+def test_scalar_results_are_numpy_scalars_of_the_static_dtype():
+    x = df.constant(1.5, dtype=df.float64) + 1.0
+    with df.Session() as sess:
+        value = sess.run(x)
+    assert value.dtype == np.float64 and value == 2.5
+
+
+def test_fetch_of_unknown_name_or_other_graph_raises_clearly():
+    df.constant(1.0, name="a")
+    with df.Graph().as_default():
+        other = df.constant(1.0)
+    with df.Session() as sess:
+        with pytest.raises(KeyError, match="nope:0"):
+            sess.run("nope:0")
+        with pytest.raises(ValueError, match="cannot be interpreted"):
+            sess.run(other)
+        with pytest.raises(TypeError):
+            sess.run(None)
+        assert sess.run("a:0") == 1.0  # still usable
+
+
+# -- feeds ----------------------------------------------------------------------------------------
+def test_feeds_by_tensor_or_name_are_converted_to_the_placeholder_dtype():
+    x = df.placeholder(df.float32, shape=[2], name="x")
+    y = x * 2.0
+    with df.Session() as sess:
+        out = sess.run(y, {x: [1, 2]})
+        assert out.dtype == np.float32 and out.tolist() == [2.0, 4.0]
+        assert sess.run(y, {"x:0": np.array([3.0, 4.0])}).tolist() == [6.0, 8.0]
+
+
+def test_any_tensor_may_be_fed_and_cuts_off_its_inputs():
+    x = df.placeholder(df.float32, name="x")
+    y = df.multiply(x, 3.0)
+    z = y + 1.0
+    with df.Session() as sess:
+        assert sess.run(z, {y: 10.0}) == 11.0  # x need not be fed
+
+
+def test_missing_feed_names_the_placeholder_and_its_line():
+    x = df.placeholder(df.float32, shape=[], name="needed")
+    y = x + 1.0
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InvalidArgumentError, match="needed") as info:
+            sess.run(y)
+        assert "test_session.py" in str(info.value)
+        assert info.value.op is x.op
+        assert sess.run(y, {x: 1.0}) == 2.0
+
+
+def test_feed_of_wrong_shape_is_rejected_with_both_shapes():
+    x = df.placeholder(df.float32, shape=[None, 2], name="x")
+    with df.Session() as sess:
+        with pytest.raises(ValueError, match=r"shape \(3,\).*\(\?, 2\)"):
+            sess.run(x, {x: [1.0, 2.0, 3.0]})
+
+
+@pytest.mark.parametrize("bad", ["hello", 1.5, [1, "a"]])
+def test_feed_that_cannot_convert_to_the_dtype_is_rejected(bad):
+    x = df.placeholder(df.int32, name="x")
+    with df.Session() as sess:
+        with pytest.raises((TypeError, ValueError), match="x:0"):
+            sess.run(x, {x: bad})
+
+
+def test_placeholder_with_default_uses_default_unless_fed():
+    x = df.placeholder_with_default(df.constant([1.0, 2.0]), shape=[None])
+    with df.Session() as sess:
+        assert sess.run(x).tolist() == [1.0, 2.0]
+        assert sess.run(x, {x: [5.0]}).tolist() == [5.0]
+
+
+# -- kernel errors ----------------------------------------------------------------------------------
+def test_kernel_error_names_op_type_shapes_and_user_line():
+    a = df.placeholder(df.float32, shape=[None, None])
+    b = df.placeholder(df.float32, shape=[None, None])
+    product = df.matmul(a, b, name="bad_product")
+    line = product.op.location.lineno
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InvalidArgumentError) as info:
+            sess.run(product, {a: np.ones((2, 3)), b: np.ones((4, 5))})
+    message = str(info.value)
+    assert "bad_product" in message and "MatMul" in message
+    assert f"test_session.py:{line}" in message
+    assert "float32(2, 3)" in message and "float32(4, 5)" in message
+    assert info.value.op is product.op
+
+
+def test_failed_run_leaves_variables_unchanged_and_session_usable():
+    v = df.Variable(1.0)
+    x = df.placeholder(df.float32, shape=[None])
+    update = v.assign_add(5.0)
+    with df.control_dependencies([update]):
+        fails = df.matmul(df.reshape(x, [1, -1]), df.reshape(x, [1, -1]))
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        with pytest.raises(df.errors.InvalidArgumentError):
+            sess.run(fails, {x: [1.0, 2.0]})
+        assert sess.run(v) == 1.0
+        assert sess.run(update) == 6.0
+        assert sess.run(v) == 6.0
+
+
+def test_py_func_exception_becomes_an_error_naming_the_op():
+    def explode(x):
+        raise ValueError("boom")
+
+    y = df.py_func(explode, [df.constant(1.0)], df.float32, name="exploder")
+    with df.Session() as sess:
+        with pytest.raises(df.errors.OpError, match="exploder.*boom"):
+            sess.run(y)
+
+
+# -- timeouts -------------------------------------------------------------------------------------
+def test_endless_while_loop_stops_at_the_deadline():
+    i = df.constant(0)
+    endless = df.while_loop(lambda i: i >= 0, lambda i: i + 0 + 1 - 1, [i])
+    with df.Session() as sess:
+        with pytest.raises(df.errors.DeadlineExceededError):
+            sess.run(endless, options=df.RunOptions(timeout_in_ms=200))
+        assert sess.run(i) == 0  # usable afterwards
+
+
+# -- variables ------------------------------------------------------------------------------------
+def test_reading_an_uninitialized_variable_fails_with_failed_precondition():
+    v = df.Variable(1.0, name="weights")
+    with df.Session() as sess:
+        with pytest.raises(df.errors.FailedPreconditionError, match="weights"):
+            sess.run(v + 1.0)
+
+
+def test_variable_values_persist_across_runs_and_belong_to_the_session():
+    v = df.Variable(0, name="counter")
+    increment = v.assign_add(1)
+    init = df.global_variables_initializer()
+    with df.Session() as first, df.Session() as second:
+        first.run(init)
+        second.run(init)
+        for _ in range(3):
+            first.run(increment)
+        assert first.run(v) == 3
+        assert second.run(v) == 0
+
+
+def test_control_dependency_orders_a_read_after_an_assign():
+    v = df.Variable(1.0)
+    assign = v.assign(10.0)
+    with df.control_dependencies([assign]):
+        doubled = v * 2.0
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(doubled) == 20.0
+
+
+def test_variable_collections_and_initializers():
+    a = df.Variable(1.0, name="a")
+    b = df.Variable(2.0, name="b", trainable=False)
+    assert df.global_variables() == [a, b]
+    assert df.trainable_variables() == [a]
+    with df.Session() as sess:
+        sess.run(df.variables_initializer([b]))
+        assert sess.run(b) == 2.0
+        with pytest.raises(df.errors.FailedPreconditionError):
+            sess.run(a)
+
+
+def test_variable_load_and_eval_in_default_session():
+    v = df.Variable(np.zeros(2, dtype=np.float32))
+    with df.Session() as sess:
+        v.load([1.0, 2.0])
+        assert v.eval().tolist() == [1.0, 2.0]
+        assert (v + 1.0).eval().tolist() == [2.0, 3.0]
+
+
+# -- concurrency ----------------------------------------------------------------------------------
+def test_concurrent_runs_from_threads_give_correct_results():
+    x = df.placeholder(df.float64, shape=[])
+    i0 = df.constant(0)
+    _, total = df.while_loop(lambda i, t: i < 50, lambda i, t: (i + 1, t + x), [i0, x * 0.0])
+    results = {}
+    errors = []
+    with df.Session() as sess:
+
+        def worker(k):
+            try:
+                for _ in range(5):
+                    results[k] = sess.run(total, {x: float(k)})
+            except Exception as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    assert not errors
+    assert results == {k: 50.0 * k for k in range(8)}
+
+
+# -- misc API -------------------------------------------------------------------------------------
+def test_make_callable_runs_with_positional_feeds():
+    x = df.placeholder(df.float32)
+    y = df.placeholder(df.float32)
+    with df.Session() as sess:
+        add = sess.make_callable(x + y, [x, y])
+        assert add(1.0, 2.0) == 3.0
+
+
+def test_eval_and_run_use_the_default_session():
+    x = df.constant(2.0)
+    with pytest.raises(ValueError, match="default session"):
+        x.eval()
+    sess = df.InteractiveSession()
+    try:
+        assert x.eval() == 2.0
+        (x + 1.0).op.run()
+    finally:
+        sess.close()
+
+
+def test_closed_session_refuses_to_run():
+    sess = df.Session()
+    sess.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        sess.run(df.constant(1.0))
+
+
+def test_run_metadata_records_every_op_with_frame_and_iteration():
+    i0 = df.constant(0)
+    loop = df.while_loop(lambda i: i < 3, lambda i: i + 1, [i0], name="counting")
+    metadata = df.RunMetadata()
+    with df.Session() as sess:
+        assert sess.run(loop, run_metadata=metadata) == 3
+    names = {s.node_name for s in metadata.step_stats}
+    assert "counting/LoopCond" in names or any("LoopCond" in n for n in names)
+    assert all(s.end >= s.start for s in metadata.step_stats)
+    iterations = [s.iteration for s in metadata.step_stats if "Merge" in s.node_name]
+    assert max(iterations) == 3
+    assert any(counts == [4] or counts == [3] for counts in metadata.loop_iterations.values())
