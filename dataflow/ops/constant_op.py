@@ -33,8 +33,10 @@ def _as_constant_array(value, dtype: Optional[_dtypes.DType]) -> np.ndarray:
         array = np.asarray(value)
         if array.dtype == object:
             raise TypeError(f"Cannot convert {value!r} to a constant of dtype {dtype.name}")
-        if np_dtype.kind in "iub" and array.dtype.kind == "f" and not np.array_equal(
-            array, np.trunc(array)
+        if (
+            np_dtype.kind in "iub"
+            and array.dtype.kind == "f"
+            and not np.array_equal(array, np.trunc(array))
         ):
             raise TypeError(f"Cannot convert {value!r} to {dtype.name} without losing its fraction")
         if np_dtype.kind in "iu" and array.size and array.dtype.kind in "iu":
@@ -102,8 +104,9 @@ define_op("Placeholder", _infer_placeholder, _placeholder_kernel, inline=True)
 def placeholder(dtype, shape=None, name: Optional[str] = None):
     """A tensor whose value must be fed with ``feed_dict`` when a run needs it."""
     attrs = {"dtype": _dtypes.as_dtype(dtype), "shape": TensorShape(shape)}
-    return apply_op("Placeholder", (), attrs, name=name or "Placeholder",
-                    graph=get_default_graph()).outputs[0]
+    return apply_op(
+        "Placeholder", (), attrs, name=name or "Placeholder", graph=get_default_graph()
+    ).outputs[0]
 
 
 def _infer_placeholder_with_default(op):

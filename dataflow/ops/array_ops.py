@@ -1,0 +1,1328 @@
+"""Shape and layout ops: reshape, transpose, concat/stack/split, slicing, gather, padding,
+filling, shape queries, range, one_hot, identity, and ``Tensor.__getitem__``.
+
+Arguments that TensorFlow lets a graph compute at run time (reshape's shape, fill's dims, tile's
+multiples, slice's begin and size, strided_slice's begin/end/strides, range's bounds, one_hot's
+depth, gather's indices) are tensor inputs here too; static shapes are inferred from whatever of
+them is known when the graph is built (`constant_vector`).  Axes, permutations, paddings and
+split sizes must be known at build time and are attributes.
+
+Views: reshape, transpose, squeeze, expand_dims, slicing, split and unstack return numpy views
+of their input.  That is safe because no kernel writes into its inputs.
+
+As in TensorFlow 1.x, `shape`, `size` and `rank` give a constant when the static answer is
+complete, and `zeros_like`/`ones_like` of a fully known shape are constants.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Optional
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..graph import (
+    Tensor,
+    convert_to_tensor,
+    get_default_graph,
+    is_tensor_like,
+    numpy_value_or_none,
+)
+from ..op_registry import apply_op, define_op
+from ..tensor_shape import TensorShape, as_shape
+from .constant_op import constant
+from .math_ops import (
+    INDEX_TYPES,
+    NUMERIC_OR_BOOL_TYPES,
+    cast,
+    check_dtype,
+    check_same_dtype,
+    convert_all,
+    graph_of,
+    normalize_axis,
+    static_axis,
+)
+
+__all__ = [
+    "concat",
+    "expand_dims",
+    "fill",
+    "gather",
+    "identity",
+    "one_hot",
+    "ones",
+    "ones_like",
+    "pad",
+    "range",
+    "rank",
+    "reshape",
+    "shape",
+    "size",
+    "slice",
+    "split",
+    "squeeze",
+    "stack",
+    "stop_gradient",
+    "strided_slice",
+    "tile",
+    "transpose",
+    "unstack",
+    "zeros",
+    "zeros_like",
+]
+
+# This module defines `slice` and `range` (TensorFlow's names); the builtins are reached here.
+_pyslice = builtins.slice
+_pyrange = builtins.range
+
+
+def _single_or_tuple(values):
+    """A kernel's result: the value itself for one output (the executor's convention)."""
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _as_index_vector(value, name: str, dtype=None) -> Tensor:
+    """A 1-D int tensor from a tensor, a list of ints, or a list mixing ints and scalar tensors
+    (stacked, as TensorFlow's auto-packing does).  Ints become ``dtype``; by default int32 (int64
+    when they do not fit), or the dtype of an int32/int64 numpy array."""
+    if isinstance(value, Tensor) or is_tensor_like(value):
+        return convert_to_tensor(value)
+    if isinstance(value, (list, tuple)) and any(
+        isinstance(v, Tensor) or is_tensor_like(v) for v in value
+    ):
+        return stack(value, name=name)
+    if isinstance(value, TensorShape):
+        value = value.as_list()
+    array = np.asarray(value)
+    if array.size and array.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integers, got {value!r}")
+    if dtype is None and isinstance(value, np.ndarray) and array.dtype in (np.int32, np.int64):
+        dtype = _dtypes.as_dtype(array.dtype)
+    if dtype is None:
+        info = np.iinfo(np.int32)
+        fits = not array.size or (array.min() >= info.min and array.max() <= info.max)
+        dtype = _dtypes.int32 if fits else _dtypes.int64
+    return constant(array.astype(np.int64), dtype=dtype, name=name)
+
+
+def _constant_scalar(t: Tensor) -> Optional[int]:
+    """The value of the int scalar ``t`` if known at build time."""
+    value = numpy_value_or_none(t)
+    if value is not None and value.ndim == 0:
+        return int(value)
+    op = t.op
+    # v[i] of a vector whose element i is known, as in shape(x)[0] with a known first dimension.
+    if (
+        op.type == "StridedSlice"
+        and op.attrs["shrink_axis_mask"] == 1
+        and not op.attrs["ellipsis_mask"] | op.attrs["new_axis_mask"]
+    ):
+        begin = numpy_value_or_none(op.inputs[1])
+        source = constant_vector(op.inputs[0])
+        if begin is not None and begin.shape == (1,) and source is not None:
+            if -len(source) <= int(begin[0]) < len(source):
+                return source[int(begin[0])]
+    return None
+
+
+def constant_vector(t: Tensor) -> Optional[list]:
+    """The elements of the int vector ``t`` known at build time (``None`` for those computed at
+    run time), or ``None`` when even its length is unknown."""
+    value = numpy_value_or_none(t)
+    if value is not None:
+        return [int(v) for v in value.reshape(-1)] if value.ndim == 1 else None
+    if t.shape.ndims not in (None, 1):
+        return None
+    op = t.op
+    if op.type == "Pack" and op.attrs["axis"] == 0:
+        return [_constant_scalar(x) for x in op.inputs]
+    if op.type == "Shape" and op.inputs[0].shape.ndims is not None:
+        return op.inputs[0].shape.as_list()
+    if op.type == "ConcatV2" and op.attrs["axis"] == 0:
+        parts = [constant_vector(x) for x in op.inputs]
+        if all(p is not None for p in parts):
+            return [d for p in parts for d in p]
+    if t.shape.ndims == 1 and t.shape[0] is not None:
+        return [None] * t.shape[0]
+    return None
+
+
+def _shape_from_vector(t: Tensor, what: str) -> TensorShape:
+    """The static shape named by the int vector ``t`` (dims of a fill or zeros)."""
+    if t.shape.ndims is not None and t.shape.ndims != 1:
+        raise ValueError(f"{what} must be a vector, got shape {t.shape}")
+    dims = constant_vector(t)
+    if dims is None:
+        return TensorShape(None)
+    for d in dims:
+        if d is not None and d < 0:
+            raise ValueError(f"{what} must not be negative, got {dims}")
+    return TensorShape(dims)
+
+
+# -- identity ------------------------------------------------------------------------------------
+def _infer_identity(op):
+    (x,) = op.inputs
+    return [(x.dtype, x.shape)]
+
+
+def _identity(x):
+    return x
+
+
+define_op("Identity", _infer_identity, lambda attrs: _identity, inline=True)
+define_op("StopGradient", _infer_identity, lambda attrs: _identity, inline=True)
+
+
+def identity(input, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TensorFlow's name
+    """A tensor with the value of ``input`` (a new node, e.g. to hang control dependencies on)."""
+    return apply_op("Identity", (input,), None, name or "Identity").outputs[0]
+
+
+def stop_gradient(input, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """``input`` unchanged; gradients will not flow through it."""
+    return apply_op("StopGradient", (input,), None, name or "StopGradient").outputs[0]
+
+
+# -- reshape and friends ---------------------------------------------------------------------------
+def _reshaped_dims(in_shape: TensorShape, target: list) -> TensorShape:
+    if sum(1 for d in target if d == -1) > 1:
+        raise ValueError(f"reshape's shape {target} has more than one -1")
+    for d in target:
+        if d is not None and d < -1:
+            raise ValueError(f"reshape's shape {target} has a negative size other than -1")
+    total = in_shape.num_elements()
+    known = [d for d in target if d is not None and d != -1]
+    known_product = math.prod(known)
+    if -1 in target:
+        if total is None or len(known) < len(target) - 1:
+            return TensorShape([None if d == -1 else d for d in target])
+        if known_product == 0 or total % known_product:
+            raise ValueError(f"Cannot reshape a tensor of shape {in_shape} into {target}")
+        return TensorShape([total // known_product if d == -1 else d for d in target])
+    if total is not None and len(known) == len(target) and known_product != total:
+        raise ValueError(
+            f"Cannot reshape a tensor with {total} elements (shape {in_shape}) into shape "
+            f"{target} ({known_product} elements)"
+        )
+    return TensorShape(target)
+
+
+def _infer_reshape(op):
+    x, shape = op.inputs
+    check_dtype(shape.dtype, INDEX_TYPES, "reshape's shape")
+    if shape.shape.ndims is not None and shape.shape.ndims != 1:
+        raise ValueError(f"reshape's shape must be a vector, got shape {shape.shape}")
+    target = constant_vector(shape)
+    if target is None:
+        return [(x.dtype, TensorShape(None))]
+    return [(x.dtype, _reshaped_dims(x.shape, target))]
+
+
+define_op("Reshape", _infer_reshape, lambda attrs: np.reshape, inline=True)
+
+
+def reshape(tensor, shape, name: Optional[str] = None) -> Tensor:
+    """``tensor`` with the same elements in ``shape`` (one ``-1`` is inferred).  ``shape`` may be
+    a list, a tensor, or a list mixing ints and scalar tensors."""
+    tensor = convert_to_tensor(tensor)
+    graph = tensor.graph
+    with graph.as_default(), graph.name_scope(name or "Reshape") as scope:
+        shape = _as_index_vector(shape, "shape")
+        return apply_op("Reshape", (tensor, shape), None, scope).outputs[0]
+
+
+def _infer_transpose(op):
+    (x,) = op.inputs
+    perm = op.attrs["perm"]
+    rank = x.shape.ndims
+    if rank is None:
+        return [(x.dtype, TensorShape(None if perm is None else [None] * len(perm)))]
+    if perm is None:
+        return [(x.dtype, TensorShape(x.shape.as_list()[::-1]))]
+    if sorted(a % rank if -rank <= a < rank else a for a in perm) != list(_pyrange(rank)):
+        raise ValueError(f"perm {list(perm)} is not a permutation of the {rank} axes")
+    dims = x.shape.as_list()
+    return [(x.dtype, TensorShape([dims[a] for a in perm]))]
+
+
+def _transpose_kernel(attrs):
+    perm = attrs["perm"]
+    return lambda x: np.transpose(x, perm)
+
+
+define_op("Transpose", _infer_transpose, _transpose_kernel, inline=True)
+
+
+def transpose(a, perm=None, name: Optional[str] = None, conjugate: bool = False) -> Tensor:
+    """``a`` with its axes permuted by ``perm`` (reversed when ``None``)."""
+    perm = static_axis(perm, "perm")
+    if isinstance(perm, int):
+        raise TypeError(f"perm must be a list of axes, got {perm!r}")
+    return apply_op("Transpose", (a,), {"perm": perm}, name or "transpose").outputs[0]
+
+
+def _infer_expand_dims(op):
+    (x,) = op.inputs
+    rank = x.shape.ndims
+    if rank is None:
+        return [(x.dtype, TensorShape(None))]
+    axis = normalize_axis(op.attrs["axis"], rank + 1)
+    dims = x.shape.as_list()
+    return [(x.dtype, TensorShape(dims[:axis] + [1] + dims[axis:]))]
+
+
+def _expand_dims_kernel(attrs):
+    axis = attrs["axis"]
+    return lambda x: np.expand_dims(x, axis)
+
+
+define_op("ExpandDims", _infer_expand_dims, _expand_dims_kernel, inline=True)
+
+
+def expand_dims(input, axis=None, name: Optional[str] = None, dim=None) -> Tensor:  # noqa: A002
+    """``input`` with a new dimension of size 1 at ``axis`` (``-1`` appends)."""
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'")
+        axis = dim
+    if axis is None:
+        raise ValueError("expand_dims needs an axis")
+    axis = static_axis(axis)
+    if not isinstance(axis, int):
+        if len(axis) != 1:
+            raise ValueError(f"expand_dims takes a single axis, got {axis!r}")
+        axis = axis[0]
+    return apply_op("ExpandDims", (input,), {"axis": axis}, name or "ExpandDims").outputs[0]
+
+
+def _infer_squeeze(op):
+    (x,) = op.inputs
+    axis = op.attrs["axis"]
+    rank = x.shape.ndims
+    if rank is None:
+        return [(x.dtype, TensorShape(None))]
+    dims = x.shape.as_list()
+    if axis is None:
+        if any(d is None for d in dims):
+            return [(x.dtype, TensorShape(None))]
+        return [(x.dtype, TensorShape([d for d in dims if d != 1]))]
+    axes = {normalize_axis(a, rank) for a in axis}
+    for a in axes:
+        if dims[a] is not None and dims[a] != 1:
+            raise ValueError(f"Cannot squeeze dimension {a} of size {dims[a]} (shape {x.shape})")
+    return [(x.dtype, TensorShape([d for i, d in enumerate(dims) if i not in axes]))]
+
+
+def _squeeze_kernel(attrs):
+    axis = attrs["axis"]
+    return lambda x: np.squeeze(x, axis)
+
+
+define_op("Squeeze", _infer_squeeze, _squeeze_kernel, inline=True)
+
+
+def squeeze(
+    input,  # noqa: A002 - TensorFlow's argument name
+    axis=None,
+    name: Optional[str] = None,
+    squeeze_dims=None,
+) -> Tensor:
+    """``input`` without the size-1 dimensions listed in ``axis`` (all of them when ``None``)."""
+    if squeeze_dims is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'squeeze_dims'")
+        axis = squeeze_dims
+    axis = static_axis(axis)
+    if isinstance(axis, int):
+        axis = (axis,)
+    return apply_op("Squeeze", (input,), {"axis": axis}, name or "Squeeze").outputs[0]
+
+
+# -- joining and splitting -------------------------------------------------------------------------
+def _infer_concat(op):
+    values = op.inputs
+    check_same_dtype(values, [f"values[{i}]" for i in _pyrange(len(values))], op.type)
+    ranks = {v.shape.ndims for v in values} - {None}
+    if len(ranks) > 1:
+        raise ValueError(
+            f"concat needs inputs of one rank, got shapes {[str(v.shape) for v in values]}"
+        )
+    if not ranks:
+        return [(values[0].dtype, TensorShape(None))]
+    rank = ranks.pop()
+    if rank == 0:
+        raise ValueError("Cannot concatenate scalars; use stack")
+    axis = normalize_axis(op.attrs["axis"], rank)
+    dims: list = [None] * rank
+    total = 0
+    for v in values:
+        if v.shape.ndims is None:
+            total = None
+            continue
+        vd = v.shape.as_list()
+        for i in _pyrange(rank):
+            if i == axis:
+                continue
+            if dims[i] is not None and vd[i] is not None and dims[i] != vd[i]:
+                raise ValueError(
+                    f"Dimension {i} of the inputs of concat must agree, got {dims[i]} and "
+                    f"{vd[i]} (concat along axis {axis})"
+                )
+            dims[i] = dims[i] if dims[i] is not None else vd[i]
+        total = None if total is None or vd[axis] is None else total + vd[axis]
+    dims[axis] = total
+    return [(values[0].dtype, TensorShape(dims))]
+
+
+def _concat_kernel(attrs):
+    axis = attrs["axis"]
+    return lambda *values: np.concatenate(values, axis=axis)
+
+
+define_op("ConcatV2", _infer_concat, _concat_kernel)
+
+
+def concat(values, axis, name: str = "concat") -> Tensor:
+    """The tensors in ``values`` joined along the existing dimension ``axis``."""
+    if isinstance(values, Tensor) or not isinstance(values, (list, tuple)):
+        values = [values]
+    axis = static_axis(axis)
+    if not isinstance(axis, int):
+        raise TypeError(f"concat takes a single axis, got {axis!r}")
+    if not values:
+        raise ValueError("concat needs at least one tensor")
+    if len(values) == 1:
+        return identity(values[0], name=name)
+    graph = graph_of(values)
+    with graph.as_default(), graph.name_scope(name) as scope:
+        tensors = convert_all(values, [f"values_{i}" for i in _pyrange(len(values))])
+        return apply_op("ConcatV2", tensors, {"axis": axis}, scope).outputs[0]
+
+
+def _infer_pack(op):
+    values = op.inputs
+    check_same_dtype(values, [f"values[{i}]" for i in _pyrange(len(values))], op.type)
+    shape = TensorShape(None)
+    for v in values:
+        if not shape.is_compatible_with(v.shape):
+            raise ValueError(f"stack needs inputs of one shape, got {shape} and {v.shape}")
+        shape = shape.merge_with(v.shape)
+    if shape.ndims is None:
+        return [(values[0].dtype, TensorShape(None))]
+    axis = normalize_axis(op.attrs["axis"], shape.ndims + 1)
+    dims = shape.as_list()
+    return [(values[0].dtype, TensorShape(dims[:axis] + [len(values)] + dims[axis:]))]
+
+
+def _pack_kernel(attrs):
+    axis = attrs["axis"]
+    return lambda *values: np.stack(values, axis=axis)
+
+
+define_op("Pack", _infer_pack, _pack_kernel)
+
+
+def stack(values, axis: int = 0, name: str = "stack") -> Tensor:
+    """The tensors in ``values`` (of one shape) joined along a new dimension ``axis``."""
+    if isinstance(values, Tensor) or not isinstance(values, (list, tuple)):
+        raise TypeError(f"stack takes a list of tensors, got {values!r}")
+    if not values:
+        raise ValueError("stack needs at least one tensor")
+    axis = static_axis(axis)
+    if not isinstance(axis, int):
+        raise TypeError(f"stack takes a single axis, got {axis!r}")
+    graph = graph_of(values)
+    with graph.as_default(), graph.name_scope(name) as scope:
+        tensors = convert_all(values, [f"values_{i}" for i in _pyrange(len(values))])
+        return apply_op("Pack", tensors, {"axis": axis}, scope).outputs[0]
+
+
+def _infer_unpack(op):
+    (x,) = op.inputs
+    num, axis = op.attrs["num"], op.attrs["axis"]
+    if x.shape.ndims is None:
+        return [(x.dtype, TensorShape(None))] * num
+    if x.shape.ndims == 0:
+        raise ValueError("Cannot unstack a scalar")
+    axis = normalize_axis(axis, x.shape.ndims)
+    dims = x.shape.as_list()
+    if dims[axis] is not None and dims[axis] != num:
+        raise ValueError(f"Cannot unstack dimension {axis} of size {dims[axis]} into {num} tensors")
+    return [(x.dtype, TensorShape(dims[:axis] + dims[axis + 1 :]))] * num
+
+
+def _unpack_kernel(attrs):
+    num, axis = attrs["num"], attrs["axis"]
+
+    def unpack(x):
+        if x.shape[axis] != num:
+            raise InvalidArgumentError(
+                None, None, f"Cannot unstack dimension {axis} of shape {x.shape} into {num} tensors"
+            )
+        return _single_or_tuple(tuple(np.moveaxis(x, axis, 0)))
+
+    return unpack
+
+
+define_op("Unpack", _infer_unpack, _unpack_kernel, inline=True)
+
+
+def unstack(value, num: Optional[int] = None, axis: int = 0, name: str = "unstack") -> list:
+    """The slices of ``value`` along ``axis``, as a list of ``num`` tensors (``num`` is taken
+    from the static shape when not given)."""
+    value = convert_to_tensor(value)
+    axis = static_axis(axis)
+    if not isinstance(axis, int):
+        raise TypeError(f"unstack takes a single axis, got {axis!r}")
+    if num is None:
+        rank = value.shape.ndims
+        if rank is None:
+            raise ValueError(f"Cannot infer num from the shape {value.shape} of '{value.name}'")
+        num = value.shape[normalize_axis(axis, rank)]
+        if num is None:
+            raise ValueError(
+                f"Cannot infer num from the shape {value.shape} of '{value.name}': dimension "
+                f"{axis} is unknown; pass num="
+            )
+    return apply_op("Unpack", (value,), {"num": int(num), "axis": axis}, name).outputs
+
+
+def _infer_split(op):
+    (x,) = op.inputs
+    sizes = op.attrs["size_splits"] if op.type == "SplitV" else None
+    num = len(sizes) if sizes is not None else op.attrs["num_split"]
+    if x.shape.ndims is None:
+        return [(x.dtype, TensorShape(None))] * num
+    if x.shape.ndims == 0:
+        raise ValueError("Cannot split a scalar")
+    axis = normalize_axis(op.attrs["axis"], x.shape.ndims)
+    dims = x.shape.as_list()
+    size = dims[axis]
+    if sizes is None:
+        if size is not None and size % num:
+            raise ValueError(f"Dimension {axis} of size {size} cannot be split into {num} parts")
+        pieces = [None if size is None else size // num] * num
+    else:
+        if sum(1 for s in sizes if s == -1) > 1 or any(s < -1 for s in sizes):
+            raise ValueError(f"size_splits {list(sizes)} may hold one -1 and no other negatives")
+        known = sum(s for s in sizes if s != -1)
+        if size is not None and (known > size or -1 not in sizes and known != size):
+            raise ValueError(
+                f"size_splits {list(sizes)} do not add up to the size {size} of dimension {axis}"
+            )
+        fill = None if size is None else size - known
+        pieces = [fill if s == -1 else s for s in sizes]
+    outs = []
+    for p in pieces:
+        d = list(dims)
+        d[axis] = p
+        outs.append((x.dtype, TensorShape(d)))
+    return outs
+
+
+def _split_kernel(attrs):
+    num, axis = attrs["num_split"], attrs["axis"]
+
+    def split(x):
+        if x.shape[axis] % num:
+            raise InvalidArgumentError(
+                None, None, f"Dimension {axis} of shape {x.shape} cannot be split into {num} parts"
+            )
+        return _single_or_tuple(np.split(x, num, axis))
+
+    return split
+
+
+def _split_v_kernel(attrs):
+    sizes, axis = list(attrs["size_splits"]), attrs["axis"]
+
+    def split_v(x):
+        size = x.shape[axis]
+        known = sum(s for s in sizes if s != -1)
+        resolved = [size - known if s == -1 else s for s in sizes]
+        if sum(resolved) != size or min(resolved, default=0) < 0:
+            raise InvalidArgumentError(
+                None, None, f"size_splits {sizes} do not add up to dimension {axis} of {x.shape}"
+            )
+        return _single_or_tuple(np.split(x, np.cumsum(resolved)[:-1], axis))
+
+    return split_v
+
+
+define_op("Split", _infer_split, _split_kernel, inline=True)
+define_op("SplitV", _infer_split, _split_v_kernel, inline=True)
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name: str = "split") -> list:
+    """``value`` cut along ``axis`` into ``num_or_size_splits`` equal parts (an int), or into
+    parts of the listed sizes (one of which may be -1)."""
+    axis = static_axis(axis)
+    if not isinstance(axis, int):
+        raise TypeError(f"split takes a single axis, got {axis!r}")
+    sizes = num_or_size_splits
+    if isinstance(sizes, Tensor) or is_tensor_like(sizes):
+        t = convert_to_tensor(sizes)
+        sizes = numpy_value_or_none(t)
+        if sizes is None:
+            raise ValueError(
+                f"num_or_size_splits must be known when the graph is built; '{t.name}' is "
+                "computed at run time"
+            )
+    sizes = np.asarray(sizes)
+    if sizes.size and sizes.dtype.kind not in "iu":
+        raise TypeError(f"num_or_size_splits must be ints, got {num_or_size_splits!r}")
+    if sizes.ndim == 0:
+        n = int(sizes)
+        if n < 1:
+            raise ValueError(f"num_or_size_splits must be at least 1, got {n}")
+        attrs = {"num_split": n, "axis": axis}
+        outputs = apply_op("Split", (value,), attrs, name).outputs
+    else:
+        attrs = {"size_splits": tuple(int(s) for s in sizes), "axis": axis}
+        if num is not None and num != len(attrs["size_splits"]):
+            raise ValueError(f"num={num} does not match size_splits {num_or_size_splits}")
+        outputs = apply_op("SplitV", (value,), attrs, name).outputs
+    return outputs
+
+
+# -- slicing ---------------------------------------------------------------------------------------
+def _infer_slice(op):
+    x, begin, size = op.inputs
+    check_same_dtype((begin, size), ("begin", "size"), op.type)
+    check_dtype(begin.dtype, INDEX_TYPES, "slice's begin")
+    begins, sizes = constant_vector(begin), constant_vector(size)
+    rank = x.shape.ndims
+    n = len(begins) if begins is not None else len(sizes) if sizes is not None else rank
+    if n is None:
+        return [(x.dtype, TensorShape(None))]
+    for vec in (begins, sizes):
+        if vec is not None and len(vec) != n:
+            raise ValueError(f"slice's begin and size must have one entry per dimension ({n})")
+    if rank is not None and rank != n:
+        raise ValueError(
+            f"slice of a rank-{rank} tensor needs {rank} begin and size entries, got {n}"
+        )
+    begins = begins or [None] * n
+    sizes = sizes or [None] * n
+    dims = x.shape.as_list() if rank is not None else [None] * n
+    out = []
+    for i, (b, s, d) in enumerate(zip(begins, sizes, dims)):
+        if s is not None and s != -1:
+            if s < -1:
+                raise ValueError(f"slice size {s} for dimension {i} must be -1 or at least 0")
+            if b is not None and d is not None and (b < 0 or b + s > d):
+                raise ValueError(
+                    f"slice [{b}, {b + s}) is out of bounds for dimension {i} of size {d}"
+                )
+            out.append(s)
+        elif s == -1 and b is not None and d is not None:
+            if not 0 <= b <= d:
+                raise ValueError(f"slice begin {b} is out of bounds for dimension {i} of size {d}")
+            out.append(d - b)
+        else:
+            out.append(None)
+    return [(x.dtype, TensorShape(out))]
+
+
+def _slice(x, begin, size):
+    shape = np.shape(x)
+    begin, size = begin.tolist(), size.tolist()
+    if not len(begin) == len(size) == len(shape):
+        raise InvalidArgumentError(
+            None, None, f"slice of shape {shape} needs {len(shape)} begin and size entries"
+        )
+    index = []
+    for i, (b, s, d) in enumerate(zip(begin, size, shape)):
+        if s == -1:
+            s = d - b
+        if not (0 <= b <= d and 0 <= s <= d - b):
+            raise InvalidArgumentError(
+                None, None, f"slice [{b}, {b + s}) is out of bounds for dimension {i} of {shape}"
+            )
+        index.append(_pyslice(b, b + s))
+    return x[tuple(index)]
+
+
+define_op("Slice", _infer_slice, lambda attrs: _slice, inline=True)
+
+
+def slice(input_, begin, size, name: Optional[str] = None) -> Tensor:  # noqa: A001 - tf.slice
+    """The block of ``input_`` starting at ``begin`` with extent ``size`` (-1: to the end).
+    Out-of-bounds requests are errors, not clipped."""
+    input_ = convert_to_tensor(input_)
+    graph = input_.graph
+    with graph.as_default(), graph.name_scope(name or "Slice") as scope:
+        begin = _as_index_vector(begin, "begin")
+        size = _as_index_vector(size, "size", begin.dtype)
+        return apply_op("Slice", (input_, begin, size), None, scope).outputs[0]
+
+
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+def _infer_strided_slice(op):
+    x, begin, end, strides = op.inputs
+    check_same_dtype((begin, end, strides), ("begin", "end", "strides"), op.type)
+    check_dtype(begin.dtype, INDEX_TYPES, "strided_slice's begin")
+    masks = [op.attrs[m] for m in _MASKS]
+    begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_mask = masks
+    vectors = [constant_vector(t) for t in (begin, end, strides)]
+    lengths = {len(v) for v in vectors if v is not None}
+    if len(lengths) > 1:
+        raise ValueError("strided_slice's begin, end and strides must have the same length")
+    if not lengths:
+        return [(x.dtype, TensorShape(None))]
+    n = lengths.pop()
+    begins, ends, steps = (v if v is not None else [None] * n for v in vectors)
+    if bin(ellipsis_mask).count("1") > 1:
+        raise ValueError("strided_slice allows at most one ellipsis")
+    for i, s in enumerate(steps):
+        if s == 0 and not (ellipsis_mask | new_axis_mask | shrink_mask) >> i & 1:
+            raise ValueError("strided_slice's strides must not be 0")
+    rank = x.shape.ndims
+    consumed = sum(1 for i in _pyrange(n) if not (ellipsis_mask >> i & 1 or new_axis_mask >> i & 1))
+    if rank is None:
+        return [(x.dtype, TensorShape(None))]
+    if consumed > rank:
+        raise ValueError(f"Index of {consumed} dimensions is too long for shape {x.shape}")
+    dims = x.shape.as_list()
+    out: list = []
+    dim = 0
+    for i in _pyrange(n):
+        if ellipsis_mask >> i & 1:
+            covered = rank - consumed
+            out.extend(dims[dim : dim + covered])
+            dim += covered
+        elif new_axis_mask >> i & 1:
+            out.append(1)
+        elif shrink_mask >> i & 1:
+            b, d = begins[i], dims[dim]
+            if b is not None and d is not None and not -d <= b < d:
+                raise ValueError(f"Index {b} is out of bounds for dimension {dim} of size {d}")
+            dim += 1
+        else:
+            b = None if begin_mask >> i & 1 else begins[i]
+            e = None if end_mask >> i & 1 else ends[i]
+            s, d = steps[i], dims[dim]
+            b_known = b is not None or begin_mask >> i & 1
+            e_known = e is not None or end_mask >> i & 1
+            if d is None or s is None or not (b_known and e_known):
+                out.append(None)
+            else:
+                out.append(len(_pyrange(*_pyslice(b, e, s).indices(d))))
+            dim += 1
+    out.extend(dims[dim:])
+    return [(x.dtype, TensorShape(out))]
+
+
+def _strided_slice_kernel(attrs):
+    begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_mask = (attrs[m] for m in _MASKS)
+
+    def strided_slice(x, begin, end, strides):
+        index = []
+        for i, (b, e, s) in enumerate(zip(begin.tolist(), end.tolist(), strides.tolist())):
+            if ellipsis_mask >> i & 1:
+                index.append(Ellipsis)
+            elif new_axis_mask >> i & 1:
+                index.append(None)
+            elif shrink_mask >> i & 1:
+                index.append(b)
+            else:
+                if s == 0:
+                    raise InvalidArgumentError(None, None, "strided_slice's strides must not be 0")
+                index.append(
+                    _pyslice(
+                        None if begin_mask >> i & 1 else b, None if end_mask >> i & 1 else e, s
+                    )
+                )
+        try:
+            return x[tuple(index)]
+        except IndexError as e:
+            raise InvalidArgumentError(
+                None, None, f"strided_slice of a tensor of shape {np.shape(x)}: {e}"
+            ) from None
+
+    return strided_slice
+
+
+define_op("StridedSlice", _infer_strided_slice, _strided_slice_kernel, inline=True)
+
+
+def strided_slice(
+    input_,
+    begin,
+    end,
+    strides=None,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    var=None,
+    name: Optional[str] = None,
+) -> Tensor:
+    """Python-style slicing with TensorFlow's bit masks: bit ``i`` of ``begin_mask``/``end_mask``
+    ignores ``begin[i]``/``end[i]``, of ``ellipsis_mask`` makes entry ``i`` an ``...``, of
+    ``new_axis_mask`` a new size-1 axis, of ``shrink_axis_mask`` an integer index."""
+    input_ = convert_to_tensor(input_)
+    graph = input_.graph
+    with graph.as_default(), graph.name_scope(name or "StridedSlice") as scope:
+        begin = _as_index_vector(begin, "begin")
+        end = _as_index_vector(end, "end", begin.dtype)
+        if strides is None:
+            strides = ones_like(begin, name="strides")
+        strides = _as_index_vector(strides, "strides", begin.dtype)
+        attrs = dict(
+            zip(_MASKS, (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask))
+        )
+        return apply_op("StridedSlice", (input_, begin, end, strides), attrs, scope).outputs[0]
+
+
+_INDEX_ERROR = (
+    "Only integers, slices (`:`), ellipsis (`...`), df.newaxis (`None`) and scalar int32/int64 "
+    "tensors are valid indices, got {!r}"
+)
+
+
+def _check_index(value) -> None:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return
+    if isinstance(value, Tensor):
+        if value.dtype in INDEX_TYPES and value.shape.ndims in (None, 0):
+            return
+    raise TypeError(_INDEX_ERROR.format(value))
+
+
+def _pack_indices(values: list, name: str, dtype) -> Tensor:
+    if any(isinstance(v, Tensor) for v in values):
+        with get_default_graph().name_scope(name) as scope:
+            tensors = convert_all(values, [f"{i}" for i in _pyrange(len(values))], dtype)
+            return apply_op("Pack", tensors, {"axis": 0}, scope).outputs[0]
+    return _as_index_vector(values, name, dtype)
+
+
+def _getitem(tensor: Tensor, key) -> Tensor:
+    """``tensor[key]`` lowered to a ``StridedSlice``, as TensorFlow does."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    begin, end, strides = [], [], []
+    masks = dict.fromkeys(_MASKS, 0)
+    for i, item in enumerate(key):
+        bit = 1 << i
+        if isinstance(item, _pyslice):
+            for part in (item.start, item.stop, item.step):
+                if part is not None:
+                    _check_index(part)
+            if item.step is not None and not isinstance(item.step, Tensor) and item.step == 0:
+                raise ValueError("slice step cannot be zero")
+            begin.append(0 if item.start is None else item.start)
+            end.append(0 if item.stop is None else item.stop)
+            strides.append(1 if item.step is None else item.step)
+            if item.start is None:
+                masks["begin_mask"] |= bit
+            if item.stop is None:
+                masks["end_mask"] |= bit
+        elif item is Ellipsis:
+            if masks["ellipsis_mask"]:
+                raise ValueError("An index can only have a single ellipsis ('...')")
+            begin.append(0), end.append(0), strides.append(1)
+            masks["ellipsis_mask"] |= bit
+        elif item is None:
+            begin.append(0), end.append(0), strides.append(1)
+            masks["new_axis_mask"] |= bit
+        else:
+            _check_index(item)
+            # Only begin matters for a shrunk axis, so end repeats it.
+            begin.append(item), end.append(item), strides.append(1)
+            masks["shrink_axis_mask"] |= bit
+    index_tensors = [v for v in begin + end + strides if isinstance(v, Tensor)]
+    dtype = index_tensors[0].dtype if index_tensors else None
+    if dtype is None and max(map(builtins.abs, begin + end), default=0) >= 2**31:
+        dtype = _dtypes.int64
+    dtype = dtype or _dtypes.int32
+    graph = tensor.graph
+    with graph.as_default(), graph.name_scope("strided_slice") as scope:
+        vectors = [
+            _pack_indices(v, n, dtype)
+            for v, n in ((begin, "begin"), (end, "end"), (strides, "strides"))
+        ]
+        return apply_op("StridedSlice", [tensor, *vectors], masks, scope).outputs[0]
+
+
+# -- gather, tile, pad -----------------------------------------------------------------------------
+def _infer_gather(op):
+    params, indices = op.inputs
+    check_dtype(indices.dtype, INDEX_TYPES, "gather's indices")
+    if params.shape.ndims is None or indices.shape.ndims is None:
+        return [(params.dtype, TensorShape(None))]
+    if params.shape.ndims == 0:
+        raise ValueError("Cannot gather from a scalar")
+    axis = normalize_axis(op.attrs["axis"], params.shape.ndims)
+    dims = params.shape.as_list()
+    return [(params.dtype, TensorShape(dims[:axis] + indices.shape.as_list() + dims[axis + 1 :]))]
+
+
+def _gather_kernel(attrs):
+    axis = attrs["axis"]
+
+    def gather(params, indices):
+        size = np.shape(params)[axis]
+        if np.size(indices) and (indices.min() < 0 or indices.max() >= size):
+            indices = np.asarray(indices)
+            bad = indices[(indices < 0) | (indices >= size)].flat[0]
+            raise InvalidArgumentError(
+                None, None, f"gather index {bad} is not in [0, {size}) (axis {axis})"
+            )
+        return np.take(params, indices, axis=axis)
+
+    return gather
+
+
+define_op("GatherV2", _infer_gather, _gather_kernel)
+
+
+def gather(
+    params, indices, validate_indices=None, name: Optional[str] = None, axis=None, batch_dims=0
+) -> Tensor:
+    """The slices of ``params`` along ``axis`` (default 0) at ``indices``; the result's shape is
+    ``params.shape[:axis] + indices.shape + params.shape[axis+1:]``.  Indices outside
+    ``[0, params.shape[axis])`` are a run-time error (TensorFlow on CPU does the same)."""
+    if batch_dims != 0:
+        raise ValueError("gather supports only batch_dims=0")
+    axis = static_axis(0 if axis is None else axis)
+    if not isinstance(axis, int):
+        raise TypeError(f"gather takes a single axis, got {axis!r}")
+    params = convert_to_tensor(params)
+    graph = params.graph
+    with graph.as_default(), graph.name_scope(name or "GatherV2") as scope:
+        indices = convert_to_tensor(indices, name="indices")
+        return apply_op("GatherV2", (params, indices), {"axis": axis}, scope).outputs[0]
+
+
+def _infer_tile(op):
+    x, multiples = op.inputs
+    check_dtype(multiples.dtype, INDEX_TYPES, "tile's multiples")
+    reps = constant_vector(multiples)
+    rank = x.shape.ndims
+    if reps is None:
+        return [(x.dtype, TensorShape(None if rank is None else [None] * rank))]
+    if rank is not None and len(reps) != rank:
+        raise ValueError(f"tile's multiples {reps} must have one entry per dimension of {x.shape}")
+    if any(r is not None and r < 0 for r in reps):
+        raise ValueError(f"tile's multiples must not be negative, got {reps}")
+    dims = x.shape.as_list() if rank is not None else [None] * len(reps)
+    out = [0 if r == 0 else None if d is None or r is None else d * r for d, r in zip(dims, reps)]
+    return [(x.dtype, TensorShape(out))]
+
+
+def _tile(x, multiples):
+    if len(multiples) != np.ndim(x) or (multiples.size and multiples.min() < 0):
+        raise InvalidArgumentError(
+            None, None, f"tile's multiples {multiples.tolist()} do not fit shape {np.shape(x)}"
+        )
+    return np.tile(x, multiples.tolist())
+
+
+define_op("Tile", _infer_tile, lambda attrs: _tile)
+
+
+def tile(input, multiples, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """``input`` repeated ``multiples[i]`` times along each dimension ``i``."""
+    input = convert_to_tensor(input)  # noqa: A001
+    graph = input.graph
+    with graph.as_default(), graph.name_scope(name or "Tile") as scope:
+        multiples = _as_index_vector(multiples, "multiples")
+        return apply_op("Tile", (input, multiples), None, scope).outputs[0]
+
+
+def _check_paddings(x: Tensor, paddings, mode: str) -> TensorShape:
+    rank = x.shape.ndims
+    if rank is not None and len(paddings) != rank:
+        raise ValueError(f"paddings must have one [before, after] pair per dimension of {x.shape}")
+    if rank is None:
+        return TensorShape([None] * len(paddings))
+    out = []
+    for i, ((before, after), d) in enumerate(zip(paddings, x.shape.as_list())):
+        if before < 0 or after < 0:
+            raise ValueError(f"paddings must not be negative, got {[list(p) for p in paddings]}")
+        if d is not None and mode != "CONSTANT":
+            limit = d - 1 if mode == "REFLECT" else d
+            if before > limit or after > limit:
+                raise ValueError(
+                    f"{mode} padding of dimension {i} (size {d}) must be at most {limit}, "
+                    f"got {[before, after]}"
+                )
+        out.append(None if d is None else d + before + after)
+    return TensorShape(out)
+
+
+def _infer_pad(op):
+    x, constant_values = op.inputs
+    check_same_dtype((x, constant_values), ("input", "constant_values"), op.type)
+    if constant_values.shape.ndims not in (None, 0):
+        raise ValueError(f"constant_values must be a scalar, got shape {constant_values.shape}")
+    return [(x.dtype, _check_paddings(x, op.attrs["paddings"], "CONSTANT"))]
+
+
+def _pad_kernel(attrs):
+    paddings = attrs["paddings"]
+
+    def pad(x, constant_values):
+        shape = np.shape(x)
+        if len(shape) != len(paddings):
+            raise InvalidArgumentError(None, None, f"paddings do not fit shape {shape}")
+        out_shape = [d + before + after for d, (before, after) in zip(shape, paddings)]
+        out = np.full(out_shape, constant_values, dtype=x.dtype)
+        out[tuple(_pyslice(b, b + d) for d, (b, _) in zip(shape, paddings))] = x
+        return out
+
+    return pad
+
+
+define_op("PadV2", _infer_pad, _pad_kernel)
+
+
+def _infer_mirror_pad(op):
+    (x,) = op.inputs
+    return [(x.dtype, _check_paddings(x, op.attrs["paddings"], op.attrs["mode"]))]
+
+
+def _mirror_pad_kernel(attrs):
+    paddings, mode = attrs["paddings"], attrs["mode"]
+    np_mode = "reflect" if mode == "REFLECT" else "symmetric"
+    offset = 1 if mode == "REFLECT" else 0
+
+    def mirror_pad(x):
+        shape = np.shape(x)
+        if len(shape) != len(paddings) or any(max(p) > d - offset for d, p in zip(shape, paddings)):
+            raise InvalidArgumentError(None, None, f"{mode} paddings {paddings} do not fit {shape}")
+        return np.pad(x, paddings, mode=np_mode)
+
+    return mirror_pad
+
+
+define_op("MirrorPad", _infer_mirror_pad, _mirror_pad_kernel)
+
+
+def pad(tensor, paddings, mode: str = "CONSTANT", name: Optional[str] = None, constant_values=0):
+    """``tensor`` with ``paddings[i] = [before, after]`` elements added around dimension ``i``:
+    ``constant_values`` (mode CONSTANT), a mirror image without the edge (REFLECT) or with it
+    (SYMMETRIC).  ``paddings`` must be known when the graph is built."""
+    tensor = convert_to_tensor(tensor)
+    mode = str(mode).upper()
+    if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise ValueError(f"pad's mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}")
+    if isinstance(paddings, Tensor) or is_tensor_like(paddings):
+        t = convert_to_tensor(paddings)
+        paddings = numpy_value_or_none(t)
+        if paddings is None:
+            raise ValueError(f"paddings must be known when the graph is built; '{t.name}' is not")
+    array = np.asarray(paddings)
+    if array.size and (array.dtype.kind not in "iu" or array.ndim != 2 or array.shape[1] != 2):
+        raise ValueError(f"paddings must be a list of [before, after] int pairs, got {paddings!r}")
+    pairs = tuple((int(a), int(b)) for a, b in array.reshape(-1, 2))
+    graph = tensor.graph
+    if mode != "CONSTANT":
+        attrs = {"paddings": pairs, "mode": mode}
+        return apply_op("MirrorPad", (tensor,), attrs, name or "MirrorPad").outputs[0]
+    with graph.as_default(), graph.name_scope(name or "Pad") as scope:
+        value = convert_to_tensor(constant_values, dtype=tensor.dtype, name="constant_values")
+        return apply_op("PadV2", (tensor, value), {"paddings": pairs}, scope).outputs[0]
+
+
+# -- creating tensors ------------------------------------------------------------------------------
+def _infer_fill(op):
+    dims, value = op.inputs
+    check_dtype(dims.dtype, INDEX_TYPES, "fill's dims")
+    if value.shape.ndims not in (None, 0):
+        raise ValueError(f"fill's value must be a scalar, got shape {value.shape}")
+    return [(value.dtype, _shape_from_vector(dims, "fill's dims"))]
+
+
+def _fill(dims, value):
+    if dims.ndim != 1 or (dims.size and dims.min() < 0):
+        raise InvalidArgumentError(None, None, f"fill's dims must be a vector of sizes, got {dims}")
+    return np.full(dims, value, dtype=value.dtype)
+
+
+define_op("Fill", _infer_fill, lambda attrs: _fill)
+
+
+def fill(dims, value, name: Optional[str] = None) -> Tensor:
+    """A tensor of shape ``dims`` with every element ``value``."""
+    graph = graph_of((dims, value))
+    with graph.as_default(), graph.name_scope(name or "Fill") as scope:
+        dims = _as_index_vector(dims, "dims")
+        value = convert_to_tensor(value, name="value")
+        return apply_op("Fill", (dims, value), None, scope).outputs[0]
+
+
+def _filled(fill_value, shape, dtype, name: str) -> Tensor:
+    dtype = _dtypes.as_dtype(dtype)
+    if not (isinstance(shape, Tensor) or is_tensor_like(shape)) and not (
+        isinstance(shape, (list, tuple))
+        and any(isinstance(d, Tensor) or is_tensor_like(d) for d in shape)
+    ):
+        dims = as_shape(shape).as_list() if isinstance(shape, TensorShape) else shape
+        array = np.asarray(dims, dtype=np.int64)
+        if array.ndim <= 1 and math.prod(array.reshape(-1).tolist()) < 1000:
+            return constant(fill_value, dtype=dtype, shape=array.reshape(-1).tolist(), name=name)
+    graph = graph_of(shape if isinstance(shape, (list, tuple)) else [shape])
+    with graph.as_default(), graph.name_scope(name) as scope:
+        dims = _as_index_vector(shape, "shape")
+        value = constant(fill_value, dtype=dtype)
+        return apply_op("Fill", (dims, value), None, scope).outputs[0]
+
+
+def zeros(shape, dtype=_dtypes.float32, name: Optional[str] = None) -> Tensor:
+    """A tensor of zeros (a constant when small and known, else a ``Fill``)."""
+    return _filled(0, shape, dtype, name or "zeros")
+
+
+def ones(shape, dtype=_dtypes.float32, name: Optional[str] = None) -> Tensor:
+    """A tensor of ones (a constant when small and known, else a ``Fill``)."""
+    return _filled(1, shape, dtype, name or "ones")
+
+
+define_op("ZerosLike", _infer_identity, lambda attrs: np.zeros_like)
+define_op("OnesLike", _infer_identity, lambda attrs: np.ones_like)
+
+
+def _filled_like(op_type, fill_value, tensor, dtype, name):
+    tensor = convert_to_tensor(tensor)
+    dtype = tensor.dtype if dtype is None else _dtypes.as_dtype(dtype)
+    if tensor.shape.is_fully_defined():
+        with tensor.graph.as_default():
+            return _filled(fill_value, tensor.shape.as_list(), dtype, name)
+    if dtype is not tensor.dtype:
+        graph = tensor.graph
+        with graph.as_default(), graph.name_scope(name) as scope:
+            value = constant(fill_value, dtype=dtype)
+            out = apply_op("Fill", (shape(tensor), value), None, scope).outputs[0]
+        out.set_shape(tensor.shape)
+        return out
+    return apply_op(op_type, (tensor,), None, name).outputs[0]
+
+
+def zeros_like(tensor, dtype=None, name: Optional[str] = None, optimize: bool = True) -> Tensor:
+    """Zeros of the shape of ``tensor`` (and its dtype unless ``dtype`` is given)."""
+    return _filled_like("ZerosLike", 0, tensor, dtype, name or "zeros_like")
+
+
+def ones_like(tensor, dtype=None, name: Optional[str] = None, optimize: bool = True) -> Tensor:
+    """Ones of the shape of ``tensor`` (and its dtype unless ``dtype`` is given)."""
+    return _filled_like("OnesLike", 1, tensor, dtype, name or "ones_like")
+
+
+# -- shape queries ---------------------------------------------------------------------------------
+def _infer_shape(op):
+    (x,) = op.inputs
+    check_dtype(op.attrs["out_type"], INDEX_TYPES, "out_type")
+    return [(op.attrs["out_type"], TensorShape([x.shape.ndims]))]
+
+
+def _shape_kernel(attrs):
+    np_dtype = _dtypes.numpy_dtype(attrs["out_type"])
+    return lambda x: np.array(np.shape(x), dtype=np_dtype)
+
+
+def _infer_scalar_query(op):
+    check_dtype(op.attrs["out_type"], INDEX_TYPES, "out_type")
+    return [(op.attrs["out_type"], TensorShape([]))]
+
+
+def _size_kernel(attrs):
+    scalar_type = attrs["out_type"].as_numpy_dtype
+    return lambda x: scalar_type(np.size(x))
+
+
+def _rank_kernel(attrs):
+    return lambda x: np.int32(np.ndim(x))
+
+
+define_op("Shape", _infer_shape, _shape_kernel, inline=True)
+define_op("Size", _infer_scalar_query, _size_kernel, inline=True)
+define_op("Rank", _infer_scalar_query, _rank_kernel, inline=True)
+
+
+def shape(input, name: Optional[str] = None, out_type=_dtypes.int32) -> Tensor:  # noqa: A002
+    """The shape of ``input`` as a 1-D int tensor (a constant when fully known statically)."""
+    input = convert_to_tensor(input)  # noqa: A001
+    out_type = _dtypes.as_dtype(out_type)
+    if input.shape.is_fully_defined():
+        with input.graph.as_default():
+            return constant(input.shape.as_list(), dtype=out_type, name=name or "Shape")
+    return apply_op("Shape", (input,), {"out_type": out_type}, name or "Shape").outputs[0]
+
+
+def size(input, name: Optional[str] = None, out_type=_dtypes.int32) -> Tensor:  # noqa: A002
+    """The number of elements of ``input`` (a constant when its shape is fully known)."""
+    input = convert_to_tensor(input)  # noqa: A001
+    out_type = _dtypes.as_dtype(out_type)
+    if input.shape.is_fully_defined():
+        with input.graph.as_default():
+            count = input.shape.num_elements()
+            return constant(count, dtype=out_type, name=name or "Size")
+    return apply_op("Size", (input,), {"out_type": out_type}, name or "Size").outputs[0]
+
+
+def rank(input, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The number of dimensions of ``input`` as an int32 scalar (a constant when known)."""
+    input = convert_to_tensor(input)  # noqa: A001
+    if input.shape.ndims is not None:
+        with input.graph.as_default():
+            return constant(input.shape.ndims, dtype=_dtypes.int32, name=name or "Rank")
+    return apply_op("Rank", (input,), {"out_type": _dtypes.int32}, name or "Rank").outputs[0]
+
+
+# -- range and one_hot -----------------------------------------------------------------------------
+_RANGE_TYPES = (_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64)
+
+
+def _range_length(start, limit, delta) -> int:
+    """The number of elements of ``arange(start, limit, delta)``; ``ValueError`` if invalid."""
+    if delta == 0:
+        raise ValueError("range requires delta != 0")
+    if delta > 0 and start > limit:
+        raise ValueError(f"range requires start <= limit when delta > 0, got {start} > {limit}")
+    if delta < 0 and start < limit:
+        raise ValueError(f"range requires start >= limit when delta < 0, got {start} < {limit}")
+    if isinstance(start, (int, np.integer)) and isinstance(delta, (int, np.integer)):
+        span, step = builtins.abs(int(limit) - int(start)), builtins.abs(int(delta))
+        return (span + step - 1) // step
+    # numpy's own formula (``_calc_length``), in the arguments' dtype, so that the static length
+    # is the length of what the kernel's ``np.arange`` makes, underflow case included.
+    span = limit - start
+    with np.errstate(all="ignore"):
+        quotient = span / delta
+    if quotient == 0 and span != 0:
+        return 0 if np.signbit(quotient) else 1
+    return int(np.ceil(quotient))
+
+
+def _infer_range(op):
+    start, limit, delta = op.inputs
+    check_same_dtype((start, limit, delta), ("start", "limit", "delta"), op.type)
+    if start.dtype not in _RANGE_TYPES:
+        raise TypeError(f"range does not support dtype {start.dtype.name}")
+    for t, arg in ((start, "start"), (limit, "limit"), (delta, "delta")):
+        if t.shape.ndims not in (None, 0):
+            raise ValueError(f"range's {arg} must be a scalar, got shape {t.shape}")
+    values = [numpy_value_or_none(t) for t in (start, limit, delta)]
+    if any(v is None for v in values):
+        return [(start.dtype, TensorShape([None]))]
+    return [(start.dtype, TensorShape([_range_length(*(v[()] for v in values))]))]
+
+
+def _range_kernel(attrs):
+    def range_(start, limit, delta):
+        try:
+            _range_length(start[()], limit[()], delta[()])
+        except ValueError as e:
+            raise InvalidArgumentError(None, None, str(e)) from None
+        return np.arange(start, limit, delta, dtype=start.dtype)
+
+    return range_
+
+
+define_op("Range", _infer_range, _range_kernel)
+
+
+def range(start, limit=None, delta=1, dtype=None, name: str = "range") -> Tensor:  # noqa: A001
+    """``[start, start + delta, ...]`` up to but excluding ``limit`` (``range(n)`` counts from
+    0).  The dtype is the widest of the arguments' (int32 < int64 < float32 < float64) unless
+    given."""
+    if limit is None:
+        start, limit = 0, start
+    graph = graph_of((start, limit, delta))
+    with graph.as_default(), graph.name_scope(name) as scope:
+        args = []
+        for value, arg in ((start, "start"), (limit, "limit"), (delta, "delta")):
+            if isinstance(value, Tensor) or is_tensor_like(value):
+                args.append(convert_to_tensor(value))
+            else:
+                args.append(convert_to_tensor(value, dtype=dtype, name=arg))
+        if dtype is None:
+            for t in args:
+                if t.dtype not in _RANGE_TYPES:
+                    raise TypeError(f"range does not support dtype {t.dtype.name}")
+            dtype = max((t.dtype for t in args), key=_RANGE_TYPES.index)
+        args = [cast(t, dtype) for t in args]
+        return apply_op("Range", args, None, scope).outputs[0]
+
+
+def _infer_one_hot(op):
+    indices, depth, on_value, off_value = op.inputs
+    check_dtype(indices.dtype, INDEX_TYPES | {_dtypes.uint8}, "one_hot's indices")
+    check_dtype(depth.dtype, {_dtypes.int32}, "one_hot's depth")
+    check_same_dtype((on_value, off_value), ("on_value", "off_value"), op.type)
+    check_dtype(on_value.dtype, NUMERIC_OR_BOOL_TYPES, "one_hot's on_value")
+    for t, arg in ((depth, "depth"), (on_value, "on_value"), (off_value, "off_value")):
+        if t.shape.ndims not in (None, 0):
+            raise ValueError(f"one_hot's {arg} must be a scalar, got shape {t.shape}")
+    d = _constant_scalar(depth)
+    if d is not None and d < 0:
+        raise ValueError(f"one_hot's depth must not be negative, got {d}")
+    if indices.shape.ndims is None:
+        return [(on_value.dtype, TensorShape(None))]
+    dims = indices.shape.as_list()
+    axis = op.attrs["axis"]
+    axis = len(dims) if axis == -1 else normalize_axis(axis, len(dims) + 1, "one_hot's axis")
+    return [(on_value.dtype, TensorShape(dims[:axis] + [d] + dims[axis:]))]
+
+
+def _one_hot_kernel(attrs):
+    axis = attrs["axis"]
+
+    def one_hot(indices, depth, on_value, off_value):
+        if depth < 0:
+            raise InvalidArgumentError(None, None, f"one_hot's depth must not be negative: {depth}")
+        hot = np.expand_dims(indices, -1) == np.arange(depth)
+        out = np.where(hot, on_value, off_value)
+        if axis != -1 and axis != np.ndim(indices):
+            out = np.ascontiguousarray(np.moveaxis(out, -1, axis))
+        return out
+
+    return one_hot
+
+
+define_op("OneHot", _infer_one_hot, _one_hot_kernel)
+
+
+def one_hot(
+    indices,
+    depth,
+    on_value=None,
+    off_value=None,
+    axis=None,
+    dtype=None,
+    name: Optional[str] = None,
+) -> Tensor:
+    """``on_value`` where the new ``axis`` (default last) equals ``indices``, else
+    ``off_value``; indices outside ``[0, depth)`` give an all-off row.  The dtype is ``dtype``,
+    else that of ``on_value``/``off_value``, else float32."""
+    graph = graph_of((indices, depth, on_value, off_value))
+    with graph.as_default(), graph.name_scope(name or "one_hot") as scope:
+        indices = convert_to_tensor(indices, name="indices")
+        depth = convert_to_tensor(depth, dtype=_dtypes.int32, name="depth")
+        dtype = None if dtype is None else _dtypes.as_dtype(dtype)
+        values = {}
+        for value, arg in ((on_value, "on_value"), (off_value, "off_value")):
+            if value is not None:
+                values[arg] = convert_to_tensor(value, dtype=dtype, name=arg)
+                dtype = values[arg].dtype
+        dtype = dtype or _dtypes.float32
+        if "on_value" not in values:
+            values["on_value"] = constant(1, dtype=dtype, name="on_value")
+        if "off_value" not in values:
+            values["off_value"] = constant(0, dtype=dtype, name="off_value")
+        on_value, off_value = values["on_value"], values["off_value"]
+        axis = -1 if axis is None else static_axis(axis)
+        if not isinstance(axis, int):
+            raise TypeError(f"one_hot takes a single axis, got {axis!r}")
+        inputs = (indices, depth, on_value, off_value)
+        return apply_op("OneHot", inputs, {"axis": axis}, scope).outputs[0]

@@ -1,0 +1,999 @@
+"""Elementwise math, comparisons, casts, matrix products and reductions.
+
+Every op here broadcasts like numpy.  Binary ops take their dtype from their tensor operand and
+convert Python and numpy operands to it (``x + 1`` on a float32 ``x`` stays float32); two
+tensors of different dtypes are a ``TypeError``, as in TensorFlow.
+
+Kernels return the numpy function itself wherever numpy already computes the right dtype
+(``np.add`` for ``Add``), because the kernel call is on the executor's hot path.  Where numpy
+would upcast (integer sums, means, ``argmax``'s ``intp``) the kernel names the dtype.  Division,
+logarithms and roots run under ``np.errstate(all="ignore")``: TensorFlow gives ``inf``/``nan``
+silently there and so do we.
+
+The helpers at the top (static broadcasting, operand conversion, axis arguments) are shared by
+``array_ops`` and ``nn_ops``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Optional
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..graph import (
+    Tensor,
+    convert_to_tensor,
+    get_default_graph,
+    is_tensor_like,
+    numpy_value_or_none,
+)
+from ..op_registry import apply_op, define_op
+from ..tensor_shape import TensorShape
+
+__all__ = [
+    "abs",
+    "add",
+    "add_n",
+    "argmax",
+    "argmin",
+    "cast",
+    "clip_by_value",
+    "cos",
+    "cumsum",
+    "divide",
+    "equal",
+    "exp",
+    "floordiv",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "matmul",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "negative",
+    "not_equal",
+    "pow",
+    "realdiv",
+    "reduce_all",
+    "reduce_any",
+    "reduce_max",
+    "reduce_mean",
+    "reduce_min",
+    "reduce_prod",
+    "reduce_sum",
+    "rsqrt",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sqrt",
+    "square",
+    "squared_difference",
+    "subtract",
+    "tan",
+    "tanh",
+    "truediv",
+    "where",
+]
+
+FLOAT_TYPES = frozenset({_dtypes.float16, _dtypes.float32, _dtypes.float64})
+INT_TYPES = frozenset({_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64, _dtypes.uint8})
+NUMERIC_TYPES = FLOAT_TYPES | INT_TYPES
+BOOL_TYPES = frozenset({_dtypes.bool})
+NUMERIC_OR_BOOL_TYPES = NUMERIC_TYPES | BOOL_TYPES
+INDEX_TYPES = frozenset({_dtypes.int32, _dtypes.int64})
+
+
+# -- helpers shared by the op modules --------------------------------------------------------------
+def check_dtype(dtype: _dtypes.DType, allowed: frozenset, what: str) -> None:
+    """Raises ``TypeError`` unless ``dtype`` is in ``allowed``."""
+    if dtype not in allowed:
+        names = ", ".join(sorted(d.name for d in allowed))
+        raise TypeError(f"{what} has dtype {dtype.name}, which is not one of: {names}")
+
+
+def check_same_dtype(tensors: Sequence[Tensor], names: Sequence[str], op_type: str) -> None:
+    """Raises ``TypeError`` (worded like TensorFlow's) unless all ``tensors`` share a dtype."""
+    first = tensors[0]
+    for t, arg in zip(tensors[1:], names[1:]):
+        if t.dtype is not first.dtype:
+            raise TypeError(
+                f"Input '{arg}' of '{op_type}' Op has type {t.dtype.name} that does not match "
+                f"type {first.dtype.name} of argument '{names[0]}'."
+            )
+
+
+def broadcast_shape(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The static shape of ``a`` and ``b`` broadcast together; ``ValueError`` if they cannot be.
+
+    An unknown dimension against a known one ``d != 1`` is ``d`` (it must be ``d`` or 1 at run
+    time); against 1 or another unknown it stays unknown.
+    """
+    if a.ndims is None or b.ndims is None:
+        return TensorShape(None)
+    da, db = a.as_list(), b.as_list()
+    if len(da) < len(db):
+        da, db = db, da
+    db = [1] * (len(da) - len(db)) + db
+    dims = []
+    for x, y in zip(da, db):
+        if x == y or y == 1:
+            dims.append(x)
+        elif x == 1:
+            dims.append(y)
+        elif x is None:
+            dims.append(y)
+        elif y is None:
+            dims.append(x)
+        else:
+            raise ValueError(f"Incompatible shapes for broadcasting: {a} and {b}")
+    return TensorShape(dims)
+
+
+def graph_of(values):
+    """The graph of the first tensor-like value in ``values``, else the default graph."""
+    for v in values:
+        if isinstance(v, Tensor):
+            return v.graph
+        if is_tensor_like(v):
+            return convert_to_tensor(v).graph
+    return get_default_graph()
+
+
+def convert_all(values: Sequence, names: Sequence[str], dtype=None) -> list[Tensor]:
+    """Converts the non-tensor ``values`` to tensors of one dtype: ``dtype`` if given, else that
+    of the first tensor-like value, else that of the first value.  Must run inside the graph
+    the tensors belong to."""
+    tensors: list = [None] * len(values)
+    for i, v in enumerate(values):
+        if isinstance(v, Tensor) or is_tensor_like(v):
+            # Tensors keep their dtype: a mismatch is the op's TypeError, not a conversion's.
+            tensors[i] = convert_to_tensor(v, name=names[i])
+            if dtype is None:
+                dtype = tensors[i].dtype
+    for i, v in enumerate(values):
+        if tensors[i] is None:
+            tensors[i] = convert_to_tensor(v, dtype=dtype, name=names[i])
+            if dtype is None:
+                dtype = tensors[i].dtype
+    return tensors
+
+
+def static_axis(axis, what: str = "axis"):
+    """An axis argument as a Python ``int`` or ``tuple`` of ints (``None`` stays ``None``).
+
+    Accepts ints, sequences and constant tensors; a tensor computed at run time is a
+    ``ValueError``, since the axes must be attributes of the op.
+    """
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor) or is_tensor_like(axis):
+        t = convert_to_tensor(axis)
+        value = numpy_value_or_none(t)
+        if value is None:
+            raise ValueError(
+                f"{what} must be known when the graph is built (a Python int, a list of ints or "
+                f"a constant tensor), but '{t.name}' is only computed at run time"
+            )
+        axis = value
+    array = np.asarray(axis)
+    if array.size and array.dtype.kind not in "iu":
+        raise TypeError(f"{what} must be an int or a list of ints, got {axis!r}")
+    if array.ndim == 0:
+        return int(array)
+    if array.ndim == 1:
+        return tuple(int(a) for a in array)
+    raise ValueError(f"{what} must be an int or a list of ints, got {axis!r}")
+
+
+def normalize_axis(axis: int, rank: Optional[int], what: str = "axis") -> int:
+    """``axis`` in ``[0, rank)``; unchanged when the rank is unknown."""
+    if rank is None:
+        return axis
+    if not -rank <= axis < rank:
+        raise ValueError(
+            f"{what} {axis} is out of range for a tensor of rank {rank} "
+            f"(expected in [{-rank}, {rank}))"
+        )
+    return axis % rank
+
+
+def _ufunc_kernel(fn):
+    return lambda attrs: fn
+
+
+def _quiet(fn):
+    """``fn`` with numpy's floating-point warnings off (TensorFlow is silent on inf/nan)."""
+
+    def quiet(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+    return quiet
+
+
+# -- binary elementwise ops ------------------------------------------------------------------------
+def _infer_binary(allowed: frozenset, out_dtype: Optional[_dtypes.DType] = None):
+    def infer(op):
+        x, y = op.inputs
+        check_same_dtype((x, y), ("x", "y"), op.type)
+        check_dtype(x.dtype, allowed, f"Input 'x' of '{op.type}'")
+        return [(out_dtype or x.dtype, broadcast_shape(x.shape, y.shape))]
+
+    return infer
+
+
+def _check_integer_divisor(y) -> None:
+    if y.dtype.kind in "iu" and not np.all(y):
+        raise InvalidArgumentError(None, None, "Integer division by zero")
+
+
+def _floordiv(x, y):
+    _check_integer_divisor(y)
+    with np.errstate(all="ignore"):
+        return np.floor_divide(x, y)
+
+
+def _floormod(x, y):
+    _check_integer_divisor(y)
+    with np.errstate(all="ignore"):
+        return np.mod(x, y)
+
+
+def _squared_difference(x, y):
+    d = np.subtract(x, y)
+    return np.multiply(d, d)
+
+
+_BINARY_OPS = [
+    # (op type, allowed input dtypes, output dtype or None for the input dtype, kernel)
+    ("Add", NUMERIC_TYPES, None, np.add),
+    ("Sub", NUMERIC_TYPES, None, np.subtract),
+    ("Mul", NUMERIC_TYPES, None, np.multiply),
+    ("RealDiv", FLOAT_TYPES, None, _quiet(np.true_divide)),
+    ("FloorDiv", NUMERIC_TYPES, None, _floordiv),
+    ("FloorMod", NUMERIC_TYPES, None, _floormod),
+    ("Pow", NUMERIC_TYPES, None, _quiet(np.power)),
+    ("Minimum", NUMERIC_TYPES, None, np.minimum),
+    ("Maximum", NUMERIC_TYPES, None, np.maximum),
+    ("SquaredDifference", NUMERIC_TYPES, None, _squared_difference),
+    ("Equal", NUMERIC_OR_BOOL_TYPES, _dtypes.bool, np.equal),
+    ("NotEqual", NUMERIC_OR_BOOL_TYPES, _dtypes.bool, np.not_equal),
+    ("Less", NUMERIC_TYPES, _dtypes.bool, np.less),
+    ("LessEqual", NUMERIC_TYPES, _dtypes.bool, np.less_equal),
+    ("Greater", NUMERIC_TYPES, _dtypes.bool, np.greater),
+    ("GreaterEqual", NUMERIC_TYPES, _dtypes.bool, np.greater_equal),
+    ("LogicalAnd", BOOL_TYPES, None, np.logical_and),
+    ("LogicalOr", BOOL_TYPES, None, np.logical_or),
+    ("LogicalXor", BOOL_TYPES, None, np.logical_xor),
+]
+for _type, _allowed, _out, _fn in _BINARY_OPS:
+    define_op(_type, _infer_binary(_allowed, _out), _ufunc_kernel(_fn))
+
+
+def binary_op(op_type: str, x, y, name: Optional[str]) -> Tensor:
+    """Creates the binary op ``op_type``; the op is named ``name``.
+
+    When an operand needs converting, its constant is created inside a name scope of the op's
+    name, as ``add/y`` for ``x + 1`` in TensorFlow.
+    """
+    if isinstance(x, Tensor) and isinstance(y, Tensor):
+        return apply_op(op_type, (x, y), None, name).outputs[0]
+    graph = graph_of((x, y))
+    with graph.as_default(), graph.name_scope(name) as scope:
+        x, y = convert_all((x, y), ("x", "y"))
+        return apply_op(op_type, (x, y), None, scope).outputs[0]
+
+
+def add(x, y, name: Optional[str] = None) -> Tensor:
+    """``x + y`` elementwise."""
+    return binary_op("Add", x, y, name or "Add")
+
+
+def subtract(x, y, name: Optional[str] = None) -> Tensor:
+    """``x - y`` elementwise."""
+    return binary_op("Sub", x, y, name or "Sub")
+
+
+def multiply(x, y, name: Optional[str] = None) -> Tensor:
+    """``x * y`` elementwise."""
+    return binary_op("Mul", x, y, name or "Mul")
+
+
+def realdiv(x, y, name: Optional[str] = None) -> Tensor:
+    """``x / y`` for floating-point tensors (the ``RealDiv`` op; integers are a TypeError here,
+    use `truediv`)."""
+    return binary_op("RealDiv", x, y, name or "RealDiv")
+
+
+# TensorFlow's true division casts integers first: small ones to float32, wide ones to float64.
+_TRUEDIV_DTYPE = {
+    _dtypes.uint8: _dtypes.float32,
+    _dtypes.int8: _dtypes.float32,
+    _dtypes.int16: _dtypes.float32,
+    _dtypes.int32: _dtypes.float64,
+    _dtypes.int64: _dtypes.float64,
+}
+
+
+def truediv(x, y, name: Optional[str] = None) -> Tensor:
+    """``x / y`` with Python 3 semantics: integer operands are cast to float first (int8/int16/
+    uint8 to float32, int32/int64 to float64), floating ones divide as they are."""
+    graph = graph_of((x, y))
+    with graph.as_default(), graph.name_scope(name or "truediv") as scope:
+        x, y = convert_all((x, y), ("x", "y"))
+        check_same_dtype((x, y), ("x", "y"), "truediv")
+        float_dtype = _TRUEDIV_DTYPE.get(x.dtype)
+        if float_dtype is not None:
+            x, y = cast(x, float_dtype), cast(y, float_dtype)
+        elif x.dtype not in FLOAT_TYPES:
+            raise TypeError(f"Invalid dtype {x.dtype.name} for division")
+        return apply_op("RealDiv", (x, y), None, scope).outputs[0]
+
+
+def divide(x, y, name: Optional[str] = None) -> Tensor:
+    """``x / y``: the same as `truediv`."""
+    return truediv(x, y, name=name)
+
+
+def floordiv(x, y, name: Optional[str] = None) -> Tensor:
+    """``x // y`` rounding toward negative infinity, like Python; integer division by zero is a
+    run-time error."""
+    return binary_op("FloorDiv", x, y, name or "floordiv")
+
+
+def mod(x, y, name: Optional[str] = None) -> Tensor:
+    """``x % y`` with the sign of ``y``, like Python (TensorFlow's ``floormod``)."""
+    return binary_op("FloorMod", x, y, name or "FloorMod")
+
+
+def pow(x, y, name: Optional[str] = None) -> Tensor:  # noqa: A001 - mirrors tf.pow
+    """``x ** y`` elementwise; integers to negative integer powers fail at run time."""
+    return binary_op("Pow", x, y, name or "Pow")
+
+
+def minimum(x, y, name: Optional[str] = None) -> Tensor:
+    return binary_op("Minimum", x, y, name or "Minimum")
+
+
+def maximum(x, y, name: Optional[str] = None) -> Tensor:
+    return binary_op("Maximum", x, y, name or "Maximum")
+
+
+def squared_difference(x, y, name: Optional[str] = None) -> Tensor:
+    """``(x - y) ** 2`` elementwise."""
+    return binary_op("SquaredDifference", x, y, name or "SquaredDifference")
+
+
+def equal(x, y, name: Optional[str] = None) -> Tensor:
+    return binary_op("Equal", x, y, name or "Equal")
+
+
+def not_equal(x, y, name: Optional[str] = None) -> Tensor:
+    return binary_op("NotEqual", x, y, name or "NotEqual")
+
+
+def less(x, y, name: Optional[str] = None) -> Tensor:
+    return binary_op("Less", x, y, name or "Less")
+
+
+def less_equal(x, y, name: Optional[str] = None) -> Tensor:
+    return binary_op("LessEqual", x, y, name or "LessEqual")
+
+
+def greater(x, y, name: Optional[str] = None) -> Tensor:
+    return binary_op("Greater", x, y, name or "Greater")
+
+
+def greater_equal(x, y, name: Optional[str] = None) -> Tensor:
+    return binary_op("GreaterEqual", x, y, name or "GreaterEqual")
+
+
+def logical_and(x, y, name: Optional[str] = None) -> Tensor:
+    return binary_op("LogicalAnd", x, y, name or "LogicalAnd")
+
+
+def logical_or(x, y, name: Optional[str] = None) -> Tensor:
+    return binary_op("LogicalOr", x, y, name or "LogicalOr")
+
+
+def logical_xor(x, y, name: Optional[str] = None) -> Tensor:
+    """Elementwise exclusive or of two bool tensors (one op here; TensorFlow composes it)."""
+    return binary_op("LogicalXor", x, y, name or "LogicalXor")
+
+
+# -- unary elementwise ops -------------------------------------------------------------------------
+def _infer_unary(allowed: frozenset):
+    def infer(op):
+        (x,) = op.inputs
+        check_dtype(x.dtype, allowed, f"Input 'x' of '{op.type}'")
+        return [(x.dtype, x.shape)]
+
+    return infer
+
+
+def _rsqrt(x):
+    with np.errstate(all="ignore"):
+        return np.reciprocal(np.sqrt(x))
+
+
+def _sigmoid(x):
+    # exp only of -|x|: no overflow, and full relative precision in the negative tail.
+    z = np.exp(-np.abs(x))
+    r = 1 / (1 + z)
+    return np.where(x >= 0, r, z * r)
+
+
+_UNARY_OPS = [
+    ("Neg", NUMERIC_TYPES, np.negative),
+    ("Abs", NUMERIC_TYPES, np.abs),
+    ("Sign", NUMERIC_TYPES, np.sign),
+    ("Square", NUMERIC_TYPES, np.square),
+    ("Sqrt", FLOAT_TYPES, _quiet(np.sqrt)),
+    ("Rsqrt", FLOAT_TYPES, _rsqrt),
+    ("Exp", FLOAT_TYPES, _quiet(np.exp)),
+    ("Log", FLOAT_TYPES, _quiet(np.log)),
+    ("Log1p", FLOAT_TYPES, _quiet(np.log1p)),
+    ("Sin", FLOAT_TYPES, np.sin),
+    ("Cos", FLOAT_TYPES, np.cos),
+    ("Tan", FLOAT_TYPES, np.tan),
+    ("Tanh", FLOAT_TYPES, np.tanh),
+    ("Sigmoid", FLOAT_TYPES, _sigmoid),
+    ("LogicalNot", BOOL_TYPES, np.logical_not),
+]
+for _type, _allowed, _fn in _UNARY_OPS:
+    define_op(_type, _infer_unary(_allowed), _ufunc_kernel(_fn))
+
+
+def unary_op(op_type: str, x, name: Optional[str]) -> Tensor:
+    return apply_op(op_type, (x,), None, name or op_type).outputs[0]
+
+
+def negative(x, name: Optional[str] = None) -> Tensor:
+    return unary_op("Neg", x, name)
+
+
+def abs(x, name: Optional[str] = None) -> Tensor:  # noqa: A001 - mirrors tf.abs
+    return unary_op("Abs", x, name)
+
+
+def sign(x, name: Optional[str] = None) -> Tensor:
+    return unary_op("Sign", x, name)
+
+
+def square(x, name: Optional[str] = None) -> Tensor:
+    return unary_op("Square", x, name)
+
+
+def sqrt(x, name: Optional[str] = None) -> Tensor:
+    return unary_op("Sqrt", x, name)
+
+
+def rsqrt(x, name: Optional[str] = None) -> Tensor:
+    """``1 / sqrt(x)`` elementwise."""
+    return unary_op("Rsqrt", x, name)
+
+
+def exp(x, name: Optional[str] = None) -> Tensor:
+    return unary_op("Exp", x, name)
+
+
+def log(x, name: Optional[str] = None) -> Tensor:
+    """Natural logarithm; ``log(0)`` is ``-inf`` and negative inputs give ``nan``, silently."""
+    return unary_op("Log", x, name)
+
+
+def log1p(x, name: Optional[str] = None) -> Tensor:
+    return unary_op("Log1p", x, name)
+
+
+def sin(x, name: Optional[str] = None) -> Tensor:
+    return unary_op("Sin", x, name)
+
+
+def cos(x, name: Optional[str] = None) -> Tensor:
+    return unary_op("Cos", x, name)
+
+
+def tan(x, name: Optional[str] = None) -> Tensor:
+    return unary_op("Tan", x, name)
+
+
+def tanh(x, name: Optional[str] = None) -> Tensor:
+    return unary_op("Tanh", x, name)
+
+
+def sigmoid(x, name: Optional[str] = None) -> Tensor:
+    """``1 / (1 + exp(-x))`` elementwise."""
+    return unary_op("Sigmoid", x, name)
+
+
+def logical_not(x, name: Optional[str] = None) -> Tensor:
+    return unary_op("LogicalNot", x, name)
+
+
+# -- selection and casting -------------------------------------------------------------------------
+def _infer_select(op):
+    cond, x, y = op.inputs
+    check_dtype(cond.dtype, BOOL_TYPES, "condition of 'SelectV2'")
+    check_same_dtype((x, y), ("x", "y"), op.type)
+    return [(x.dtype, broadcast_shape(cond.shape, broadcast_shape(x.shape, y.shape)))]
+
+
+define_op("SelectV2", _infer_select, _ufunc_kernel(np.where))
+
+
+def _infer_where(op):
+    (cond,) = op.inputs
+    check_dtype(cond.dtype, NUMERIC_OR_BOOL_TYPES, "condition of 'Where'")
+    return [(_dtypes.int64, TensorShape([None, cond.shape.ndims]))]
+
+
+def _where_kernel(attrs):
+    return lambda cond: np.argwhere(cond).astype(np.int64, copy=False)
+
+
+define_op("Where", _infer_where, _where_kernel)
+
+
+def where(condition, x=None, y=None, name: Optional[str] = None) -> Tensor:
+    """``where(cond, x, y)`` picks from ``x`` where ``cond`` is true, else from ``y``;
+    ``where(cond)`` gives the int64 coordinates of the true (non-zero) elements, one row each.
+
+    The three-argument form broadcasts its operands together (TensorFlow 2's ``where``); TF1's
+    ``Select`` only accepted equal shapes or a condition vector along the first dimension.
+    """
+    if x is None and y is None:
+        return apply_op("Where", (condition,), None, name or "Where").outputs[0]
+    if x is None or y is None:
+        raise ValueError("x and y must both be given, or both be None")
+    graph = graph_of((condition, x, y))
+    with graph.as_default(), graph.name_scope(name or "SelectV2") as scope:
+        condition = convert_to_tensor(condition, name="condition")
+        x, y = convert_all((x, y), ("x", "y"))
+        return apply_op("SelectV2", (condition, x, y), None, scope).outputs[0]
+
+
+def _infer_cast(op):
+    (x,) = op.inputs
+    check_dtype(x.dtype, NUMERIC_OR_BOOL_TYPES, "Input of 'Cast'")
+    return [(op.attrs["DstT"], x.shape)]
+
+
+def _cast_kernel(attrs):
+    np_dtype = _dtypes.numpy_dtype(attrs["DstT"])
+    return lambda x: x.astype(np_dtype)
+
+
+define_op("Cast", _infer_cast, _cast_kernel)
+
+
+def cast(x, dtype, name: Optional[str] = None) -> Tensor:
+    """``x`` converted to ``dtype`` (floats to integers truncate toward zero).  A tensor that
+    already has ``dtype`` is returned as it is, as in TensorFlow."""
+    dtype = _dtypes.as_dtype(dtype)
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x, preferred_dtype=dtype)
+    if x.dtype is dtype:
+        return x
+    return apply_op("Cast", (x,), {"DstT": dtype}, name or "Cast").outputs[0]
+
+
+def _infer_clip(op):
+    t, low, high = op.inputs
+    check_same_dtype((t, low, high), ("t", "clip_value_min", "clip_value_max"), op.type)
+    check_dtype(t.dtype, NUMERIC_TYPES, "Input 't' of 'ClipByValue'")
+    shape = broadcast_shape(t.shape, broadcast_shape(low.shape, high.shape))
+    if not shape.is_compatible_with(t.shape):
+        raise ValueError(
+            f"clip values of shapes {low.shape} and {high.shape} would change the shape "
+            f"{t.shape} of the clipped tensor"
+        )
+    return [(t.dtype, t.shape.merge_with(shape))]
+
+
+def _clip(t, low, high):
+    return np.maximum(np.minimum(t, high), low)
+
+
+define_op("ClipByValue", _infer_clip, _ufunc_kernel(_clip))
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name: Optional[str] = None) -> Tensor:
+    """``t`` limited to ``[clip_value_min, clip_value_max]`` (bounds broadcast against ``t``).
+    When ``min > max`` the result is ``min``, as in TensorFlow."""
+    graph = graph_of((t, clip_value_min, clip_value_max))
+    with graph.as_default(), graph.name_scope(name or "clip_by_value") as scope:
+        tensors = convert_all(
+            (t, clip_value_min, clip_value_max), ("t", "clip_value_min", "clip_value_max")
+        )
+        return apply_op("ClipByValue", tensors, None, scope).outputs[0]
+
+
+# -- matrix products and sums of several tensors ---------------------------------------------------
+def _infer_matmul(op):
+    a, b = op.inputs
+    check_same_dtype((a, b), ("a", "b"), op.type)
+    check_dtype(a.dtype, NUMERIC_TYPES, f"Input 'a' of '{op.type}'")
+    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+    batched = op.type == "BatchMatMulV2"
+    for t, arg in ((a, "a"), (b, "b")):
+        rank = t.shape.ndims
+        if rank is not None and (rank < 2 if batched else rank != 2):
+            need = "at least 2" if batched else "2"
+            raise ValueError(f"Input '{arg}' must have rank {need}, but has shape {t.shape}")
+    if a.shape.ndims is None or b.shape.ndims is None:
+        return [(a.dtype, TensorShape(None))]
+    a_dims, b_dims = a.shape.as_list(), b.shape.as_list()
+    m, ka = (a_dims[-1], a_dims[-2]) if ta else (a_dims[-2], a_dims[-1])
+    kb, n = (b_dims[-1], b_dims[-2]) if tb else (b_dims[-2], b_dims[-1])
+    if ka is not None and kb is not None and ka != kb:
+        raise ValueError(
+            f"Inner dimensions of the matrix product must agree, but are {ka} and {kb} "
+            f"(shapes {a.shape} and {b.shape}, transpose_a={ta}, transpose_b={tb})"
+        )
+    batch = broadcast_shape(TensorShape(a_dims[:-2]), TensorShape(b_dims[:-2]))
+    return [(a.dtype, TensorShape(batch.as_list() + [m, n]))]
+
+
+def _matmul_kernel(attrs):
+    ta, tb = attrs["transpose_a"], attrs["transpose_b"]
+    if not ta and not tb:
+        return np.matmul
+    if ta and tb:
+        return lambda a, b: np.matmul(a.swapaxes(-1, -2), b.swapaxes(-1, -2))
+    if ta:
+        return lambda a, b: np.matmul(a.swapaxes(-1, -2), b)
+    return lambda a, b: np.matmul(a, b.swapaxes(-1, -2))
+
+
+define_op("MatMul", _infer_matmul, _matmul_kernel)
+define_op("BatchMatMulV2", _infer_matmul, _matmul_kernel)
+
+
+def matmul(
+    a,
+    b,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    name: Optional[str] = None,
+) -> Tensor:
+    """The matrix product ``a @ b`` of the last two dimensions, broadcasting leading (batch)
+    dimensions.  Rank-2 operands make a ``MatMul`` op, others a ``BatchMatMulV2``.  The adjoint
+    of a real matrix is its transpose; the sparsity hints are ignored."""
+    graph = graph_of((a, b))
+    with graph.as_default(), graph.name_scope(name or "MatMul") as scope:
+        a, b = convert_all((a, b), ("a", "b"))
+        attrs = {
+            "transpose_a": bool(transpose_a or adjoint_a),
+            "transpose_b": bool(transpose_b or adjoint_b),
+        }
+        op_type = "MatMul" if a.shape.ndims == 2 and b.shape.ndims == 2 else "BatchMatMulV2"
+        return apply_op(op_type, (a, b), attrs, scope).outputs[0]
+
+
+def _infer_add_n(op):
+    inputs = op.inputs
+    check_same_dtype(inputs, [f"inputs[{i}]" for i in range(len(inputs))], op.type)
+    check_dtype(inputs[0].dtype, NUMERIC_TYPES, "inputs of 'AddN'")
+    shape = TensorShape(None)
+    for t in inputs:
+        if not shape.is_compatible_with(t.shape):
+            raise ValueError(f"AddN needs inputs of one shape, got {t.shape} and {shape}")
+        shape = shape.merge_with(t.shape)
+    return [(inputs[0].dtype, shape)]
+
+
+def _add_n(*inputs):
+    shape = np.shape(inputs[0])
+    total = inputs[0]
+    for x in inputs[1:]:
+        if np.shape(x) != shape:
+            raise InvalidArgumentError(
+                None, None, f"AddN needs inputs of one shape, got {shape} and {np.shape(x)}"
+            )
+        total = np.add(total, x)
+    return total
+
+
+define_op("AddN", _infer_add_n, _ufunc_kernel(_add_n))
+
+
+def add_n(inputs, name: Optional[str] = None) -> Tensor:
+    """The elementwise sum of a list of tensors of one dtype and shape (no broadcasting)."""
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    if not inputs:
+        raise ValueError("add_n needs a list of at least one tensor of one dtype and shape")
+    if len(inputs) == 1 and isinstance(inputs[0], Tensor) and name is None:
+        return inputs[0]
+    graph = graph_of(inputs)
+    with graph.as_default(), graph.name_scope(name or "AddN") as scope:
+        tensors = convert_all(inputs, [f"inputs_{i}" for i in range(len(inputs))])
+        return apply_op("AddN", tensors, None, scope).outputs[0]
+
+
+# -- reductions ------------------------------------------------------------------------------------
+def reduced_shape(shape: TensorShape, axis, keepdims: bool) -> TensorShape:
+    """The static shape after reducing ``axis`` (``None``: all) of ``shape``; checks the axes."""
+    rank = shape.ndims
+    if axis is None:
+        if not keepdims:
+            return TensorShape([])
+        return TensorShape(None if rank is None else [1] * rank)
+    if rank is None:
+        return TensorShape(None)
+    axes = [normalize_axis(a, rank, "reduction axis") for a in axis]
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"reduction axes {list(axis)} name a dimension twice")
+    dims = shape.as_list()
+    if keepdims:
+        return TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
+    return TensorShape([d for i, d in enumerate(dims) if i not in axes])
+
+
+def _infer_reduction(allowed: frozenset):
+    def infer(op):
+        (x,) = op.inputs
+        check_dtype(x.dtype, allowed, f"Input of '{op.type}'")
+        return [(x.dtype, reduced_shape(x.shape, op.attrs["axis"], op.attrs["keepdims"]))]
+
+    return infer
+
+
+def _sum_kernel(attrs):
+    axis, keepdims = attrs["axis"], attrs["keepdims"]
+    return lambda x: np.add.reduce(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
+
+
+def _prod_kernel(attrs):
+    axis, keepdims = attrs["axis"], attrs["keepdims"]
+
+    def prod(x):
+        with np.errstate(all="ignore"):
+            return np.multiply.reduce(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
+
+    return prod
+
+
+def _mean_kernel(attrs):
+    axis, keepdims = attrs["axis"], attrs["keepdims"]
+
+    def mean(x):
+        if x.dtype.kind == "f":
+            return np.mean(x, axis=axis, keepdims=keepdims)
+        # An integer mean truncates toward zero, as in TensorFlow; the sum is taken in 64 bits
+        # so that it cannot wrap around (the mean of uint8 pixels is right).
+        wide = np.uint64 if x.dtype.kind == "u" else np.int64
+        total = np.add.reduce(x, axis=axis, dtype=wide, keepdims=keepdims)
+        count = max(np.size(x) // max(np.size(total), 1), 1)
+        quotient = np.abs(total) // count
+        return (quotient * np.sign(total)).astype(x.dtype, copy=False)
+
+    return mean
+
+
+def _extremum_kernel(ufunc, float_identity: float, int_identity: str):
+    def build(attrs):
+        axis, keepdims = attrs["axis"], attrs["keepdims"]
+
+        def reduce(x):
+            try:
+                return ufunc.reduce(x, axis=axis, keepdims=keepdims)
+            except ValueError:
+                if np.size(x):
+                    raise
+                # An empty reduction gives the identity (-inf for max), as in TensorFlow.
+                identity = (
+                    float_identity
+                    if x.dtype.kind == "f"
+                    else getattr(np.iinfo(x.dtype), int_identity)
+                )
+                return ufunc.reduce(x, axis=axis, keepdims=keepdims, initial=identity)
+
+        return reduce
+
+    return build
+
+
+def _logical_reduce_kernel(ufunc):
+    def build(attrs):
+        axis, keepdims = attrs["axis"], attrs["keepdims"]
+        return lambda x: ufunc.reduce(x, axis=axis, keepdims=keepdims)
+
+    return build
+
+
+define_op("Sum", _infer_reduction(NUMERIC_TYPES), _sum_kernel)
+define_op("Prod", _infer_reduction(NUMERIC_TYPES), _prod_kernel)
+define_op("Mean", _infer_reduction(NUMERIC_TYPES), _mean_kernel)
+define_op("Max", _infer_reduction(NUMERIC_TYPES), _extremum_kernel(np.maximum, -np.inf, "min"))
+define_op("Min", _infer_reduction(NUMERIC_TYPES), _extremum_kernel(np.minimum, np.inf, "max"))
+define_op("Any", _infer_reduction(BOOL_TYPES), _logical_reduce_kernel(np.logical_or))
+define_op("All", _infer_reduction(BOOL_TYPES), _logical_reduce_kernel(np.logical_and))
+
+
+def _reduction_args(axis, keepdims, reduction_indices, keep_dims):
+    if reduction_indices is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'reduction_indices'")
+        axis = reduction_indices
+    if keep_dims is not None:
+        if keepdims is not None:
+            raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+        keepdims = keep_dims
+    axis = static_axis(axis, "reduction axis")
+    if isinstance(axis, int):
+        axis = (axis,)
+    return {"axis": axis, "keepdims": bool(keepdims)}
+
+
+def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):
+    attrs = _reduction_args(axis, keepdims, reduction_indices, keep_dims)
+    return apply_op(op_type, (input_tensor,), attrs, name or op_type).outputs[0]
+
+
+def reduce_sum(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+) -> Tensor:
+    """The sum over ``axis`` (all axes when ``None``), in the input's dtype."""
+    return _reduce("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_mean(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+) -> Tensor:
+    """The mean over ``axis``, in the input's dtype: integer means truncate toward zero."""
+    return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_max(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+) -> Tensor:
+    """The maximum over ``axis``; over no elements it is the lowest value (``-inf``)."""
+    return _reduce("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_min(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+) -> Tensor:
+    """The minimum over ``axis``; over no elements it is the highest value (``inf``)."""
+    return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_prod(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+) -> Tensor:
+    return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_any(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+) -> Tensor:
+    return _reduce("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_all(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+) -> Tensor:
+    return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def _infer_arg_reduce(op):
+    (x,) = op.inputs
+    check_dtype(x.dtype, NUMERIC_TYPES, f"Input of '{op.type}'")
+    check_dtype(op.attrs["output_type"], INDEX_TYPES, "output_type")
+    rank = x.shape.ndims
+    if rank is None:
+        return [(op.attrs["output_type"], TensorShape(None))]
+    if rank == 0:
+        raise ValueError(f"{op.type} needs a tensor of rank at least 1, got a scalar")
+    axis = normalize_axis(op.attrs["axis"], rank)
+    dims = x.shape.as_list()
+    return [(op.attrs["output_type"], TensorShape(dims[:axis] + dims[axis + 1 :]))]
+
+
+def _arg_reduce_kernel(fn):
+    def build(attrs):
+        axis, np_dtype = attrs["axis"], _dtypes.numpy_dtype(attrs["output_type"])
+        return lambda x: fn(x, axis=axis).astype(np_dtype, copy=False)
+
+    return build
+
+
+define_op("ArgMax", _infer_arg_reduce, _arg_reduce_kernel(np.argmax))
+define_op("ArgMin", _infer_arg_reduce, _arg_reduce_kernel(np.argmin))
+
+
+def _arg_reduce(op_type, input, axis, name, dimension, output_type):  # noqa: A002
+    if dimension is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dimension'")
+        axis = dimension
+    axis = static_axis(0 if axis is None else axis)
+    if not isinstance(axis, int):
+        raise TypeError(f"{op_type} takes a single axis, got {axis!r}")
+    attrs = {"axis": axis, "output_type": _dtypes.as_dtype(output_type)}
+    return apply_op(op_type, (input,), attrs, name or op_type).outputs[0]
+
+
+def argmax(
+    input,  # noqa: A002 - TensorFlow's argument name
+    axis=None,
+    name: Optional[str] = None,
+    dimension=None,
+    output_type=_dtypes.int64,
+) -> Tensor:
+    """The index of the largest value along ``axis`` (default 0); ties give the first index."""
+    return _arg_reduce("ArgMax", input, axis, name, dimension, output_type)
+
+
+def argmin(
+    input,  # noqa: A002 - TensorFlow's argument name
+    axis=None,
+    name: Optional[str] = None,
+    dimension=None,
+    output_type=_dtypes.int64,
+) -> Tensor:
+    """The index of the smallest value along ``axis`` (default 0); ties give the first index."""
+    return _arg_reduce("ArgMin", input, axis, name, dimension, output_type)
+
+
+def _infer_cumsum(op):
+    (x,) = op.inputs
+    check_dtype(x.dtype, NUMERIC_TYPES, "Input of 'Cumsum'")
+    rank = x.shape.ndims
+    if rank == 0:
+        raise ValueError("Cumsum needs a tensor of rank at least 1, got a scalar")
+    normalize_axis(op.attrs["axis"], rank)
+    return [(x.dtype, x.shape)]
+
+
+def _cumsum_kernel(attrs):
+    axis, exclusive, reverse = attrs["axis"], attrs["exclusive"], attrs["reverse"]
+
+    def cumsum(x):
+        if reverse:
+            x = np.flip(x, axis)
+        out = np.cumsum(x, axis=axis, dtype=x.dtype)
+        if exclusive:
+            shifted = np.zeros_like(out)
+            into = [slice(None)] * out.ndim
+            take = [slice(None)] * out.ndim
+            into[axis], take[axis] = slice(1, None), slice(None, -1)
+            shifted[tuple(into)] = out[tuple(take)]
+            out = shifted
+        if reverse:
+            out = np.flip(out, axis)
+        return out
+
+    return cumsum
+
+
+define_op("Cumsum", _infer_cumsum, _cumsum_kernel)
+
+
+def cumsum(
+    x, axis=0, exclusive: bool = False, reverse: bool = False, name: Optional[str] = None
+) -> Tensor:
+    """Running sums along ``axis``: ``exclusive`` leaves out the current element, ``reverse``
+    sums from the end."""
+    axis = static_axis(axis)
+    if not isinstance(axis, int):
+        raise TypeError(f"cumsum takes a single axis, got {axis!r}")
+    attrs = {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)}
+    return apply_op("Cumsum", (x,), attrs, name or "Cumsum").outputs[0]

@@ -1,0 +1,755 @@
+"""Neural-network ops: activations, softmax and cross entropies, convolution, pooling,
+normalization and dropout.  The user-facing names live in ``df.nn``.
+
+Images are NHWC (batch, height, width, channels) and filters HWIO, as TensorFlow's CPU kernels
+require.  ``conv2d`` is an im2col: a strided window view of the padded input, copied once into
+a ``(N*OH*OW, KH*KW*C)`` matrix and multiplied with the filter reshaped to ``(KH*KW*C, O)``.
+Pooling loops over the ``KH*KW`` window offsets, each step a vectorised max or sum over the
+whole output, which is faster than reducing a 6-d window view.
+
+``batch_normalization`` and ``moments`` are built from other ops, as in TensorFlow.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..graph import Tensor, convert_to_tensor, numpy_value_or_none
+from ..op_registry import apply_op, define_op
+from ..tensor_shape import TensorShape
+from .array_ops import squeeze, stop_gradient
+from .math_ops import (
+    FLOAT_TYPES,
+    INDEX_TYPES,
+    NUMERIC_TYPES,
+    add,
+    cast,
+    check_dtype,
+    check_same_dtype,
+    convert_all,
+    graph_of,
+    multiply,
+    negative,
+    normalize_axis,
+    reduce_mean,
+    rsqrt,
+    sigmoid,
+    squared_difference,
+    static_axis,
+    subtract,
+    tanh,
+)
+
+__all__ = [
+    "avg_pool",
+    "batch_normalization",
+    "bias_add",
+    "conv2d",
+    "dropout",
+    "elu",
+    "log_softmax",
+    "max_pool",
+    "moments",
+    "relu",
+    "relu6",
+    "sigmoid",
+    "softmax",
+    "softmax_cross_entropy_with_logits",
+    "softplus",
+    "sparse_softmax_cross_entropy_with_logits",
+    "tanh",
+]
+
+
+# -- activations -----------------------------------------------------------------------------------
+def _infer_activation(allowed: frozenset):
+    def infer(op):
+        (x,) = op.inputs
+        check_dtype(x.dtype, allowed, f"Input 'features' of '{op.type}'")
+        return [(x.dtype, x.shape)]
+
+    return infer
+
+
+def _relu(x):
+    return np.maximum(x, 0)
+
+
+def _relu6(x):
+    return np.minimum(np.maximum(x, 0), 6)
+
+
+def _elu(x):
+    return np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+
+
+def _softplus(x):
+    return np.logaddexp(0, x)
+
+
+for _type, _allowed, _fn in (
+    ("Relu", NUMERIC_TYPES, _relu),
+    ("Relu6", NUMERIC_TYPES, _relu6),
+    ("Elu", FLOAT_TYPES, _elu),
+    ("Softplus", FLOAT_TYPES, _softplus),
+):
+    define_op(_type, _infer_activation(_allowed), (lambda fn: lambda attrs: fn)(_fn))
+
+
+def relu(features, name: Optional[str] = None) -> Tensor:
+    """``max(features, 0)``."""
+    return apply_op("Relu", (features,), None, name or "Relu").outputs[0]
+
+
+def relu6(features, name: Optional[str] = None) -> Tensor:
+    """``min(max(features, 0), 6)``."""
+    return apply_op("Relu6", (features,), None, name or "Relu6").outputs[0]
+
+
+def elu(features, name: Optional[str] = None) -> Tensor:
+    """``features`` where positive, else ``exp(features) - 1``."""
+    return apply_op("Elu", (features,), None, name or "Elu").outputs[0]
+
+
+def softplus(features, name: Optional[str] = None) -> Tensor:
+    """``log(exp(features) + 1)``, computed without overflow."""
+    return apply_op("Softplus", (features,), None, name or "Softplus").outputs[0]
+
+
+# -- softmax and cross entropy ---------------------------------------------------------------------
+def _infer_softmax(op):
+    (x,) = op.inputs
+    check_dtype(x.dtype, FLOAT_TYPES, f"Input 'logits' of '{op.type}'")
+    if x.shape.ndims == 0:
+        raise ValueError("softmax needs logits of rank at least 1, got a scalar")
+    normalize_axis(op.attrs["axis"], x.shape.ndims)
+    return [(x.dtype, x.shape)]
+
+
+def _log_softmax(x, axis):
+    shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
+    with np.errstate(divide="ignore"):
+        return shifted - np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def _softmax_kernel(attrs):
+    axis = attrs["axis"]
+
+    def softmax(x):
+        e = np.exp(x - np.maximum.reduce(x, axis=axis, keepdims=True))
+        return e / np.add.reduce(e, axis=axis, keepdims=True)
+
+    return softmax
+
+
+def _log_softmax_kernel(attrs):
+    axis = attrs["axis"]
+    return lambda x: _log_softmax(x, axis)
+
+
+define_op("Softmax", _infer_softmax, _softmax_kernel)
+define_op("LogSoftmax", _infer_softmax, _log_softmax_kernel)
+
+
+def _softmax_axis(axis, dim):
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'")
+        axis = dim
+    axis = static_axis(-1 if axis is None else axis)
+    if not isinstance(axis, int):
+        raise TypeError(f"softmax takes a single axis, got {axis!r}")
+    return axis
+
+
+def softmax(logits, axis=None, name: Optional[str] = None, dim=None) -> Tensor:
+    """``exp(logits) / sum(exp(logits))`` along ``axis`` (default last)."""
+    attrs = {"axis": _softmax_axis(axis, dim)}
+    return apply_op("Softmax", (logits,), attrs, name or "Softmax").outputs[0]
+
+
+def log_softmax(logits, axis=None, name: Optional[str] = None, dim=None) -> Tensor:
+    """``logits - log(sum(exp(logits)))`` along ``axis`` (default last)."""
+    attrs = {"axis": _softmax_axis(axis, dim)}
+    return apply_op("LogSoftmax", (logits,), attrs, name or "LogSoftmax").outputs[0]
+
+
+def _infer_sparse_xent(op):
+    logits, labels = op.inputs
+    check_dtype(logits.dtype, FLOAT_TYPES, "logits")
+    check_dtype(labels.dtype, INDEX_TYPES, "labels")
+    if logits.shape.ndims == 0:
+        raise ValueError("logits must have rank at least 1, got a scalar")
+    loss_shape = labels.shape
+    if logits.shape.ndims is not None:
+        batch = TensorShape(logits.shape.as_list()[:-1])
+        if not batch.is_compatible_with(labels.shape):
+            raise ValueError(
+                f"labels of shape {labels.shape} do not match logits of shape {logits.shape} "
+                "(labels must have the shape of logits without its last dimension)"
+            )
+        loss_shape = batch.merge_with(labels.shape)
+    backprop_shape = logits.shape
+    if loss_shape.ndims is not None and logits.shape.ndims is None:
+        backprop_shape = TensorShape(loss_shape.as_list() + [None])
+    return [(logits.dtype, loss_shape), (logits.dtype, backprop_shape)]
+
+
+def _sparse_xent(logits, labels):
+    classes = logits.shape[-1]
+    if labels.shape != logits.shape[:-1]:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"labels of shape {labels.shape} do not match logits of shape {logits.shape}",
+        )
+    labels = np.asarray(labels)
+    if labels.size and (labels.min() < 0 or labels.max() >= classes):
+        bad = labels[(labels < 0) | (labels >= classes)].flat[0]
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Received a label value of {bad} which is outside the valid range of "
+            f"[0, {classes}).  Label values: {labels.reshape(-1)[:10].tolist()}",
+        )
+    log_probs = _log_softmax(logits, -1)
+    index = np.expand_dims(labels, -1)
+    picked = np.take_along_axis(log_probs, index, axis=-1)
+    backprop = np.exp(log_probs)
+    np.put_along_axis(backprop, index, np.take_along_axis(backprop, index, axis=-1) - 1, axis=-1)
+    return -picked[..., 0], backprop
+
+
+define_op("SparseSoftmaxCrossEntropyWithLogits", _infer_sparse_xent, lambda attrs: _sparse_xent)
+
+
+def _infer_xent(op):
+    logits, labels = op.inputs
+    check_same_dtype((logits, labels), ("logits", "labels"), op.type)
+    check_dtype(logits.dtype, FLOAT_TYPES, "logits")
+    if not logits.shape.is_compatible_with(labels.shape):
+        raise ValueError(
+            f"labels of shape {labels.shape} do not match logits of shape {logits.shape}"
+        )
+    shape = logits.shape.merge_with(labels.shape)
+    if shape.ndims is None:
+        return [(logits.dtype, TensorShape(None)), (logits.dtype, shape)]
+    if shape.ndims == 0:
+        raise ValueError("logits must have rank at least 1, got a scalar")
+    axis = normalize_axis(op.attrs["axis"], shape.ndims)
+    dims = shape.as_list()
+    return [(logits.dtype, TensorShape(dims[:axis] + dims[axis + 1 :])), (logits.dtype, shape)]
+
+
+def _xent_kernel(attrs):
+    axis = attrs["axis"]
+
+    def xent(logits, labels):
+        if np.shape(logits) != np.shape(labels):
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"labels of shape {np.shape(labels)} do not match logits of shape "
+                f"{np.shape(logits)}",
+            )
+        log_probs = _log_softmax(logits, axis)
+        loss = -np.add.reduce(labels * log_probs, axis=axis)
+        return loss, np.exp(log_probs) - labels
+
+    return xent
+
+
+define_op("SoftmaxCrossEntropyWithLogits", _infer_xent, _xent_kernel)
+
+
+def _check_named_only(fn_name: str, sentinel) -> None:
+    if sentinel is not None:
+        raise ValueError(
+            f"Only call `{fn_name}` with named arguments (labels=..., logits=..., ...)"
+        )
+
+
+def sparse_softmax_cross_entropy_with_logits(
+    _sentinel=None, labels=None, logits=None, name: Optional[str] = None
+) -> Tensor:
+    """The cross entropy between ``softmax(logits)`` and the class indices ``labels``, one loss
+    per row: ``labels`` has the shape of ``logits`` without its last (class) dimension.  A label
+    outside ``[0, num_classes)`` is a run-time error."""
+    _check_named_only("sparse_softmax_cross_entropy_with_logits", _sentinel)
+    if labels is None or logits is None:
+        raise ValueError("Both labels= and logits= must be given")
+    graph = graph_of((logits, labels))
+    with (
+        graph.as_default(),
+        graph.name_scope(name or "SparseSoftmaxCrossEntropyWithLogits") as scope,
+    ):
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, name="labels")
+        op = apply_op("SparseSoftmaxCrossEntropyWithLogits", (logits, labels), None, scope)
+        return op.outputs[0]
+
+
+def softmax_cross_entropy_with_logits(
+    _sentinel=None,
+    labels=None,
+    logits=None,
+    dim=-1,
+    name: Optional[str] = None,
+    axis=None,
+) -> Tensor:
+    """The cross entropy between ``softmax(logits)`` and the distributions ``labels`` (same
+    shape) along ``axis`` (default last).  As in TF1, no gradient flows into ``labels``."""
+    _check_named_only("softmax_cross_entropy_with_logits", _sentinel)
+    if labels is None or logits is None:
+        raise ValueError("Both labels= and logits= must be given")
+    axis = static_axis(dim if axis is None else axis)
+    if not isinstance(axis, int):
+        raise TypeError(f"softmax_cross_entropy_with_logits takes a single axis, got {axis!r}")
+    graph = graph_of((logits, labels))
+    with graph.as_default(), graph.name_scope(name or "softmax_cross_entropy_with_logits") as scope:
+        logits, labels = convert_all((logits, labels), ("logits", "labels"))
+        labels = stop_gradient(labels, name="labels_stop_gradient")
+        op = apply_op("SoftmaxCrossEntropyWithLogits", (logits, labels), {"axis": axis}, scope)
+        return op.outputs[0]
+
+
+def _infer_bias_add(op):
+    value, bias = op.inputs
+    check_same_dtype((value, bias), ("value", "bias"), op.type)
+    check_dtype(value.dtype, NUMERIC_TYPES, "value")
+    if bias.shape.ndims not in (None, 1):
+        raise ValueError(f"bias must be 1-D, got shape {bias.shape}")
+    if value.shape.ndims is not None:
+        if value.shape.ndims < 2:
+            raise ValueError(f"value must have rank at least 2, got shape {value.shape}")
+        channel = value.shape[-1] if op.attrs["data_format"] == "NHWC" else value.shape[1]
+        size = bias.shape[0] if bias.shape.ndims == 1 else None
+        if channel is not None and size is not None and channel != size:
+            raise ValueError(
+                f"bias of size {size} does not match the {channel} channels of value "
+                f"{value.shape} ({op.attrs['data_format']})"
+            )
+    return [(value.dtype, value.shape)]
+
+
+def _bias_add_kernel(attrs):
+    if attrs["data_format"] == "NHWC":
+        return np.add
+
+    def bias_add_nchw(value, bias):
+        return value + bias.reshape((-1,) + (1,) * (value.ndim - 2))
+
+    return bias_add_nchw
+
+
+define_op("BiasAdd", _infer_bias_add, _bias_add_kernel)
+
+
+def bias_add(value, bias, data_format: Optional[str] = None, name: Optional[str] = None):
+    """``value + bias`` with the 1-D ``bias`` added along the channel dimension (the last one
+    for NHWC, the default; dimension 1 for NCHW)."""
+    data_format = data_format or "NHWC"
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"data_format must be NHWC or NCHW, got {data_format!r}")
+    graph = graph_of((value, bias))
+    with graph.as_default(), graph.name_scope(name or "BiasAdd") as scope:
+        value, bias = convert_all((value, bias), ("value", "bias"))
+        return apply_op("BiasAdd", (value, bias), {"data_format": data_format}, scope).outputs[0]
+
+
+# -- convolution and pooling -----------------------------------------------------------------------
+def _spatial(values, what: str, default=None) -> tuple:
+    """``(h, w)`` from an int, a pair, or TensorFlow's NHWC 4-list (whose batch and channel
+    entries must be 1)."""
+    if values is None:
+        if default is None:
+            raise ValueError(f"{what} must be given")
+        values = default
+    if isinstance(values, (int, np.integer)):
+        values = [int(values)]
+    values = [int(v) for v in values]
+    if len(values) == 1:
+        values = values * 2
+    elif len(values) == 4:
+        if values[0] != 1 or values[3] != 1:
+            raise ValueError(
+                f"{what} {values} must be 1 in the batch and channel dimensions (NHWC)"
+            )
+        values = values[1:3]
+    elif len(values) != 2:
+        raise ValueError(f"{what} must be an int, 2 ints or 4 ints (NHWC), got {values}")
+    if min(values) < 1:
+        raise ValueError(f"{what} must be positive, got {values}")
+    return tuple(values)
+
+
+def _check_padding(padding) -> str:
+    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    return padding.upper()
+
+
+def _check_nhwc(data_format) -> None:
+    if data_format not in (None, "NHWC"):
+        raise ValueError(f"Only the NHWC data format is supported, got {data_format!r}")
+
+
+def _output_size(size, window: int, stride: int, padding: str):
+    """The output extent and the padding before/after along one spatial dimension."""
+    if padding == "SAME":
+        out = -(-size // stride)
+        total = max((out - 1) * stride + window - size, 0)
+        return out, total // 2, total - total // 2
+    return (size - window) // stride + 1, 0, 0
+
+
+def _static_output_size(size, window, stride, padding, what):
+    if size is None:
+        return None
+    if padding == "VALID" and size < window:
+        raise ValueError(f"{what} window of size {window} is larger than the input size {size}")
+    return _output_size(size, window, stride, padding)[0]
+
+
+def _infer_conv2d(op):
+    x, f = op.inputs
+    check_same_dtype((x, f), ("input", "filter"), op.type)
+    check_dtype(x.dtype, FLOAT_TYPES, "input")
+    for t, arg in ((x, "input"), (f, "filter")):
+        if t.shape.ndims not in (None, 4):
+            raise ValueError(f"{arg} must be 4-D, got shape {t.shape}")
+    xd = x.shape.as_list() if x.shape.ndims else [None] * 4
+    fd = f.shape.as_list() if f.shape.ndims else [None] * 4
+    if xd[3] is not None and fd[2] is not None and xd[3] != fd[2]:
+        raise ValueError(
+            f"input has {xd[3]} channels but the filter expects {fd[2]} "
+            f"(input {x.shape}, filter {f.shape})"
+        )
+    (sh, sw), (dh, dw) = op.attrs["strides"], op.attrs["dilations"]
+    padding = op.attrs["padding"]
+    eff_h = None if fd[0] is None else (fd[0] - 1) * dh + 1
+    eff_w = None if fd[1] is None else (fd[1] - 1) * dw + 1
+    oh = None if eff_h is None else _static_output_size(xd[1], eff_h, sh, padding, "conv2d")
+    ow = None if eff_w is None else _static_output_size(xd[2], eff_w, sw, padding, "conv2d")
+    return [(x.dtype, TensorShape([xd[0], oh, ow, fd[3]]))]
+
+
+def _pad_spatial(x, pads, fill):
+    """``x`` (NHWC) padded by ``pads = ((top, bottom), (left, right))`` with ``fill``."""
+    (top, bottom), (left, right) = pads
+    if not (top or bottom or left or right):
+        return x
+    n, h, w, c = x.shape
+    out = np.full((n, h + top + bottom, w + left + right, c), fill, dtype=x.dtype)
+    out[:, top : top + h, left : left + w, :] = x
+    return out
+
+
+def _conv2d_kernel(attrs):
+    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
+    padding = attrs["padding"]
+
+    def conv2d(x, f):
+        n, h, w, c = x.shape
+        kh, kw, fc, o = f.shape
+        if fc != c:
+            raise InvalidArgumentError(
+                None, None, f"input has {c} channels but the filter {f.shape} expects {fc}"
+            )
+        eff_h, eff_w = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+        oh, top, bottom = _output_size(h, eff_h, sh, padding)
+        ow, left, right = _output_size(w, eff_w, sw, padding)
+        if oh <= 0 or ow <= 0:
+            raise InvalidArgumentError(
+                None, None, f"conv2d filter {f.shape} is larger than the input {x.shape}"
+            )
+        if kh == kw == 1 and sh == sw == 1:
+            return (x.reshape(-1, c) @ f.reshape(c, o)).reshape(n, h, w, o)
+        x = _pad_spatial(x, ((top, bottom), (left, right)), 0)
+        windows = sliding_window_view(x, (eff_h, eff_w), axis=(1, 2))
+        windows = windows[:, : (oh - 1) * sh + 1 : sh, : (ow - 1) * sw + 1 : sw, :, ::dh, ::dw]
+        columns = windows.transpose(0, 1, 2, 4, 5, 3).reshape(n * oh * ow, kh * kw * c)
+        return (columns @ f.reshape(kh * kw * c, o)).reshape(n, oh, ow, o)
+
+    return conv2d
+
+
+define_op("Conv2D", _infer_conv2d, _conv2d_kernel)
+
+
+def conv2d(
+    input,  # noqa: A002 - TensorFlow's argument name
+    filter=None,  # noqa: A002
+    strides=None,
+    padding=None,
+    use_cudnn_on_gpu: bool = True,
+    data_format: str = "NHWC",
+    dilations=None,
+    name: Optional[str] = None,
+    filters=None,
+) -> Tensor:
+    """The 2-D convolution (cross-correlation) of the NHWC ``input`` with the
+    ``[height, width, in_channels, out_channels]`` ``filter``.  ``strides`` and ``dilations``
+    are an int, ``[h, w]`` or TensorFlow's ``[1, h, w, 1]``; ``padding`` is SAME or VALID."""
+    if filters is not None:
+        if filter is not None:
+            raise ValueError("Cannot specify both 'filter' and 'filters'")
+        filter = filters  # noqa: A001
+    if filter is None:
+        raise ValueError("conv2d needs a filter")
+    _check_nhwc(data_format)
+    attrs = {
+        "strides": _spatial(strides, "strides"),
+        "padding": _check_padding(padding),
+        "dilations": _spatial(dilations, "dilations", default=1),
+    }
+    graph = graph_of((input, filter))
+    with graph.as_default(), graph.name_scope(name or "Conv2D") as scope:
+        x, f = convert_all((input, filter), ("input", "filter"))
+        return apply_op("Conv2D", (x, f), attrs, scope).outputs[0]
+
+
+def _infer_pool(op):
+    (x,) = op.inputs
+    allowed = FLOAT_TYPES if op.type == "AvgPool" else NUMERIC_TYPES
+    check_dtype(x.dtype, allowed, "value")
+    if x.shape.ndims not in (None, 4):
+        raise ValueError(f"value must be 4-D (NHWC), got shape {x.shape}")
+    xd = x.shape.as_list() if x.shape.ndims else [None] * 4
+    (kh, kw), (sh, sw) = op.attrs["ksize"], op.attrs["strides"]
+    padding = op.attrs["padding"]
+    oh = _static_output_size(xd[1], kh, sh, padding, op.type)
+    ow = _static_output_size(xd[2], kw, sw, padding, op.type)
+    return [(x.dtype, TensorShape([xd[0], oh, ow, xd[3]]))]
+
+
+def _pool_geometry(x, attrs):
+    (kh, kw), (sh, sw) = attrs["ksize"], attrs["strides"]
+    h, w = x.shape[1:3]
+    oh, top, bottom = _output_size(h, kh, sh, attrs["padding"])
+    ow, left, right = _output_size(w, kw, sw, attrs["padding"])
+    if oh <= 0 or ow <= 0:
+        raise InvalidArgumentError(
+            None, None, f"pooling window {(kh, kw)} is larger than the input {x.shape}"
+        )
+    return (kh, kw), (sh, sw), (oh, ow), ((top, bottom), (left, right))
+
+
+def _max_pool_kernel(attrs):
+    def max_pool(x):
+        (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
+        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        padded = _pad_spatial(x, pads, lowest)
+        out = None
+        for i in range(kh):
+            for j in range(kw):
+                part = padded[:, i : i + (oh - 1) * sh + 1 : sh, j : j + (ow - 1) * sw + 1 : sw]
+                out = part.copy() if out is None else np.maximum(out, part, out=out)
+        return out
+
+    return max_pool
+
+
+def _valid_counts(size, window, stride, out, before):
+    """How many of each output window's positions fall inside the unpadded input."""
+    starts = np.arange(out) * stride - before
+    return np.minimum(starts + window, size) - np.maximum(starts, 0)
+
+
+def _avg_pool_kernel(attrs):
+    def avg_pool(x):
+        (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
+        padded = _pad_spatial(x, pads, 0)
+        out = None
+        for i in range(kh):
+            for j in range(kw):
+                part = padded[:, i : i + (oh - 1) * sh + 1 : sh, j : j + (ow - 1) * sw + 1 : sw]
+                out = part.copy() if out is None else np.add(out, part, out=out)
+        h, w = x.shape[1:3]
+        rows = _valid_counts(h, kh, sh, oh, pads[0][0])
+        cols = _valid_counts(w, kw, sw, ow, pads[1][0])
+        counts = np.multiply.outer(rows, cols).astype(x.dtype)
+        return out / counts[:, :, None]
+
+    return avg_pool
+
+
+define_op("MaxPool", _infer_pool, _max_pool_kernel)
+define_op("AvgPool", _infer_pool, _avg_pool_kernel)
+
+
+def _pool(op_type, value, ksize, strides, padding, data_format, name, input):  # noqa: A002
+    if input is not None:
+        if value is not None:
+            raise ValueError("Cannot specify both 'value' and 'input'")
+        value = input
+    _check_nhwc(data_format)
+    attrs = {
+        "ksize": _spatial(ksize, "ksize"),
+        "strides": _spatial(strides, "strides"),
+        "padding": _check_padding(padding),
+    }
+    return apply_op(op_type, (value,), attrs, name or op_type).outputs[0]
+
+
+def max_pool(
+    value,
+    ksize,
+    strides,
+    padding,
+    data_format: str = "NHWC",
+    name: Optional[str] = None,
+    input=None,  # noqa: A002
+) -> Tensor:
+    """The maximum over each ``ksize`` window of the NHWC ``value`` (SAME padding never wins)."""
+    return _pool("MaxPool", value, ksize, strides, padding, data_format, name, input)
+
+
+def avg_pool(
+    value,
+    ksize,
+    strides,
+    padding,
+    data_format: str = "NHWC",
+    name: Optional[str] = None,
+    input=None,  # noqa: A002
+) -> Tensor:
+    """The mean over each ``ksize`` window of the NHWC ``value``; with SAME padding a window
+    at the border averages only the elements inside the input, as in TensorFlow."""
+    return _pool("AvgPool", value, ksize, strides, padding, data_format, name, input)
+
+
+# -- normalization ---------------------------------------------------------------------------------
+def batch_normalization(
+    x, mean, variance, offset, scale, variance_epsilon, name: Optional[str] = None
+) -> Tensor:
+    """``scale * (x - mean) / sqrt(variance + variance_epsilon) + offset``, with ``offset``
+    and ``scale`` optional (``None``); all broadcast against ``x``."""
+    graph = graph_of((x, mean, variance, offset, scale))
+    with graph.as_default(), graph.name_scope(name or "batchnorm"):
+        x = convert_to_tensor(x, name="x")
+        inv = rsqrt(add(variance, variance_epsilon))
+        if scale is not None:
+            inv = multiply(inv, scale)
+        mean_scaled = multiply(mean, inv)
+        shift = negative(mean_scaled) if offset is None else subtract(offset, mean_scaled)
+        return add(multiply(x, inv), shift)
+
+
+def moments(
+    x,
+    axes,
+    shift=None,
+    name: Optional[str] = None,
+    keep_dims=None,
+    keepdims=None,
+) -> tuple:
+    """The mean and variance of ``x`` over ``axes``.  float16 inputs are reduced in float32, as
+    in TensorFlow.  ``shift`` is accepted and ignored (TensorFlow ignores it too)."""
+    if keep_dims is not None:
+        if keepdims is not None:
+            raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+        keepdims = keep_dims
+    axes = static_axis(axes, "axes")
+    if isinstance(axes, int):
+        axes = [axes]
+    if axes is None:
+        raise ValueError("moments needs axes")
+    graph = graph_of((x,))
+    with graph.as_default(), graph.name_scope(name or "moments"):
+        x = convert_to_tensor(x, name="x")
+        y = cast(x, _dtypes.float32) if x.dtype is _dtypes.float16 else x
+        mean = reduce_mean(y, axes, keepdims=True, name="mean")
+        variance = reduce_mean(
+            squared_difference(y, stop_gradient(mean)), axes, keepdims=True, name="variance"
+        )
+        if not keepdims:
+            mean = squeeze(mean, axes)
+            variance = squeeze(variance, axes)
+        if x.dtype is _dtypes.float16:
+            return cast(mean, _dtypes.float16), cast(variance, _dtypes.float16)
+        return mean, variance
+
+
+# -- dropout ---------------------------------------------------------------------------------------
+def _infer_dropout(op):
+    x, rate = op.inputs
+    check_same_dtype((x, rate), ("x", "rate"), op.type)
+    check_dtype(x.dtype, FLOAT_TYPES, "x")
+    if rate.shape.ndims not in (None, 0):
+        raise ValueError(f"rate must be a scalar, got shape {rate.shape}")
+    noise_shape = op.attrs["noise_shape"]
+    if noise_shape is not None and x.shape.ndims is not None:
+        if len(noise_shape) != x.shape.ndims:
+            raise ValueError(f"noise_shape {list(noise_shape)} does not fit x of shape {x.shape}")
+        for n, d in zip(noise_shape, x.shape.as_list()):
+            if n != 1 and d is not None and n != d:
+                raise ValueError(
+                    f"noise_shape {list(noise_shape)} does not broadcast to x of shape {x.shape}"
+                )
+    return [(x.dtype, x.shape)]
+
+
+def _dropout_kernel(attrs):
+    rng = np.random.default_rng(attrs["seed"])
+    noise_shape = attrs["noise_shape"]
+
+    def dropout(x, rate):
+        if not 0 <= rate < 1:
+            raise InvalidArgumentError(None, None, f"dropout rate must be in [0, 1), got {rate}")
+        keep = rng.random(np.shape(x) if noise_shape is None else noise_shape) >= rate
+        scale = x.dtype.type(1 / (1 - rate))
+        return np.where(keep, x * scale, x.dtype.type(0))
+
+    return dropout
+
+
+define_op("Dropout", _infer_dropout, _dropout_kernel, stateful=True)
+
+
+def dropout(
+    x,
+    keep_prob=None,
+    noise_shape=None,
+    seed: Optional[int] = None,
+    name: Optional[str] = None,
+    rate=None,
+) -> Tensor:
+    """``x`` with each element zeroed with probability ``rate`` (``= 1 - keep_prob``) and the
+    others scaled by ``1 / (1 - rate)``.  A fresh mask is drawn every run; with ``seed`` the
+    sequence of masks is the same for every Session.  ``noise_shape`` (broadcast against ``x``)
+    shares one draw along the dimensions where it is 1."""
+    if (keep_prob is None) == (rate is None):
+        raise ValueError("dropout needs exactly one of keep_prob and rate")
+    x = convert_to_tensor(x)
+    if noise_shape is not None:
+        noise_shape = static_axis(noise_shape, "noise_shape")
+        noise_shape = (noise_shape,) if isinstance(noise_shape, int) else noise_shape
+    graph = x.graph
+    with graph.as_default(), graph.name_scope(name or "dropout") as scope:
+        if keep_prob is not None:
+            known = _known_scalar(keep_prob)
+            if known is not None and not 0 < known <= 1:
+                raise ValueError(f"keep_prob must be in (0, 1], got {known}")
+            if known is not None:
+                rate = 1 - known
+            else:
+                rate = subtract(convert_to_tensor(1, dtype=x.dtype), keep_prob, name="rate")
+        known = _known_scalar(rate)
+        if known is not None and not 0 <= known < 1:
+            raise ValueError(f"rate must be in [0, 1), got {known}")
+        rate = convert_to_tensor(rate, dtype=x.dtype, name="rate")
+        attrs = {"noise_shape": noise_shape, "seed": seed}
+        return apply_op("Dropout", (x, rate), attrs, scope).outputs[0]
+
+
+def _known_scalar(value) -> Optional[float]:
+    if isinstance(value, Tensor):
+        known = numpy_value_or_none(value)
+        return None if known is None else float(known)
+    return float(value)
