@@ -1,0 +1,44 @@
+"""In-graph control flow for dataflow: the primitive ops and the cond/case/while_loop helpers.
+
+- `raw_ops`: the ops ``Switch``, ``Merge``, ``Enter``, ``Exit``, ``NextIteration`` and
+  ``LoopCond``, and builders to write loops and conds by hand.
+- `control_flow_ops`: `cond`, `case` and `while_loop`, mirroring ``tf.compat.v1``.
+- `contexts`: the `CondContext`/`WhileContext` records the helpers leave in the graph, which
+  rendering and autodiff read.
+
+``dataflow`` re-exports the builders and helpers (``df.cond``, ``df.while_loop``, ...).
+"""
+
+# dataflow first: its __init__ imports this package's modules at its very end.
+import dataflow  # noqa: F401
+from dataflow import nest
+
+from .contexts import CondContext, ControlFlowContext, WhileContext, control_flow_context_of
+from .control_flow_ops import case, cond, while_loop
+from .raw_ops import (
+    enter,
+    exit,  # noqa: A004 - TensorFlow's name
+    loop_cond,
+    merge,
+    next_iteration,
+    set_merge_input,
+    switch,
+)
+
+__all__ = [
+    "CondContext",
+    "ControlFlowContext",
+    "WhileContext",
+    "case",
+    "cond",
+    "control_flow_context_of",
+    "enter",
+    "exit",
+    "loop_cond",
+    "merge",
+    "nest",
+    "next_iteration",
+    "set_merge_input",
+    "switch",
+    "while_loop",
+]

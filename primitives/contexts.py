@@ -1,0 +1,379 @@
+"""Records of the conds and loops the helpers build, and the hooks that keep their graphs valid.
+
+While `cond` runs a branch function, or `while_loop` runs ``cond``/``body``, a control-flow
+context is the graph's current one (``graph._control_flow_context``, per thread).
+``Graph.create_op`` calls its two hooks for every new op:
+
+- ``prepare_op_inputs(op_def, inputs, control_inputs)`` before the op exists, to return the
+  inputs the op should really have.  A tensor from outside the branch or loop is replaced by
+  its captured form: ``Switch(tensor, pred)[branch]`` in a cond branch, a constant ``Enter`` in
+  a loop, one per tensor and context (memoized), level by level through nested contexts.  An op
+  that nothing inside the context would otherwise gate gets a control input from the pivot.
+- ``add_op(op)`` after it exists (the graph has already set ``op._control_flow_context``).
+
+Pivot rule.  In a cond branch, an op with no data input and no control input from inside the
+branch gets a control input from the branch's pivot, so it runs only when the branch is taken.
+In a loop, an op with no data input, or whose data inputs are all loop invariants (constant
+Enters of this loop), and with no control input from the loop's frame, gets a control input
+from the loop's pivot (TensorFlow's ``_MaybeAddControlDependency``): a constant Enter delivers to
+every iteration, including the last one where the predicate is false, so without the pivot such
+an op would run once more than the body (and a zero-trip loop would run it once).  While the
+loop's ``cond`` function is built the pivot does not exist yet, and the first loop variable's
+Merge output (``pivot_for_pred``) serves instead, as in TensorFlow.
+
+External control dependencies.  A control input from an enclosing frame (say ``with
+df.control_dependencies([init]):`` inside a loop body, ``init`` outside the loop) would be an
+edge between frames, which the executor rejects.  TensorFlow pulls such a dependency in as data:
+it enters ``init``'s first output and adds an Identity of it as the control input, and silently
+drops the dependency when ``init`` has no outputs (a NoOp, an Assert).  Here every such
+dependency is routed the same way, never dropped: a scalar ``control_token`` constant with a
+control input from ``init`` is built beside ``init``, captured like any external tensor (through
+constant Enters and Switches, level by level), and an Identity of the captured token, built in
+this context, becomes the op's control input (memoized per context).  So the op still runs after
+``init``, and only in iterations or branches that are actually executed.  A control input from
+inside a different loop, and a value computed inside a loop used outside it other than through
+its Exits, are build-time errors.
+
+Record fields (read by rendering, by the Session's error messages and, later, by autodiff; the
+names are fixed)::
+
+    CondContext, one per branch; the two branches of a cond share `name` and `pred`:
+      name            str        the cond's name scope: "cond", "cond_1", "outer/cond"
+      pred            Tensor     the predicate as the cond sees it (entered into the frame
+                                 the cond is built in); every Switch of the cond uses it
+      pivot           Tensor     Identity of output `branch` of Switch(pred, pred), named
+                                 "switch_t" / "switch_f"; alive exactly when the branch is taken
+      branch          int        1 for the true branch, 0 for the false branch
+      outer_context   the enclosing CondContext or WhileContext, or None at the top level
+
+    WhileContext, one per loop:
+      name            str        the loop's name scope: "while", "while_1", "outer/while"
+      frame_name      str        the frame name of the loop's Enters: `name`, unless another
+                                 loop has that frame (a scope re-entered as name="scope/")
+      pivot           Tensor     Identity of the first loop variable's Switch output_true; the
+                                 body sees it as the first loop variable
+      pivot_for_pred  Tensor     the first loop variable's Merge output (gates `cond`'s ops)
+      loop_enters     [Operation]  the non-constant Enter of each loop variable
+      merges          [Operation]  the Merge of each loop variable
+      switches        [Operation]  the Switch(merge, loop_cond) of each loop variable
+      exits           [Operation]  the Exit of each loop variable (its output is the result)
+      next_iterations [Operation]  the NextIteration closing each back edge
+      loop_cond       Operation    the LoopCond
+      parallel_iterations int, back_prop bool, swap_memory bool (recorded, has no effect)
+      maximum_iterations  Tensor or None
+      outer_context   the enclosing CondContext or WhileContext, or None at the top level
+
+The per-variable lists are in the order of ``nest.flatten(loop_vars)`` (with the iteration
+counter first when ``maximum_iterations`` is given).  Constant Enters of captured tensors are not
+listed: they are the Enter ops whose ``_control_flow_context`` is the loop and whose
+``is_constant`` attr is true.  Each op records the context it was built in
+(`control_flow_context_of`): the ops of a branch or of a loop's cond/body, a loop's
+Enter/Merge/Switch/Identity/NextIteration/Exit ops, and the Switches that capture tensors into a
+branch.  A cond's Switch(pred, pred) and result Merges belong to the context around the cond.
+Every context is added to ``GraphKeys.COND_CONTEXT`` or ``GraphKeys.WHILE_CONTEXT``, nested ones
+included (TensorFlow lists only top-level ones, because it serializes nested contexts inside
+their parents; here rendering wants them all).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Optional, Union
+
+from dataflow import graph as _graph
+from dataflow.graph import GraphKeys, Operation, Tensor
+from dataflow.op_registry import apply_op
+from dataflow.ops.constant_op import constant
+from executor.program import NodeKind
+
+__all__ = [
+    "CondContext",
+    "ControlFlowContext",
+    "WhileContext",
+    "control_flow_context_of",
+]
+
+
+def control_flow_context_of(op_or_tensor: Union[Operation, Tensor]):
+    """The `CondContext` or `WhileContext` an op was built in (for a tensor, its op's), or None.
+
+    A loop's Exit belongs to the loop although its output lies in the enclosing context.
+    """
+    op = op_or_tensor.op if isinstance(op_or_tensor, Tensor) else op_or_tensor
+    return op._control_flow_context
+
+
+def _output_context(op: Operation):
+    """The context in which the outputs of ``op`` live: its own, except for a loop's Exits."""
+    context = op._control_flow_context
+    if isinstance(context, WhileContext) and op in context._exit_ops:
+        return context.outer_context
+    return context
+
+
+def _is_within(context, ancestor) -> bool:
+    """True when ``context`` is ``ancestor`` or nested in it (everything is within None)."""
+    while context is not None:
+        if context is ancestor:
+            return True
+        context = context.outer_context
+    return ancestor is None
+
+
+def _frame_of(context) -> Optional[WhileContext]:
+    """The innermost loop around ``context`` (itself if it is one); None for the root frame."""
+    while context is not None and not isinstance(context, WhileContext):
+        context = context.outer_context
+    return context
+
+
+def _describe(context) -> str:
+    if isinstance(context, WhileContext):
+        return f"while loop '{context.name}'"
+    if isinstance(context, CondContext):
+        return f"the {'true' if context.branch else 'false'} branch of cond '{context.name}'"
+    return "the top level"
+
+
+@contextlib.contextmanager
+def building_in(graph, context, keep_control_dependencies: bool = False):
+    """Makes ``context`` the graph's current control-flow context for the ops built inside.
+
+    Control dependencies are cleared unless asked otherwise: the structural ops of a cond or
+    loop must not inherit the user's ``control_dependencies`` blocks.
+    """
+    saved = graph._control_flow_context
+    graph._control_flow_context = context
+    try:
+        if keep_control_dependencies:
+            yield
+        else:
+            with graph.control_dependencies(None):
+                yield
+    finally:
+        graph._control_flow_context = saved
+
+
+class ControlFlowContext:
+    """What a `CondContext` and a `WhileContext` share: capturing values and the hooks."""
+
+    def __init__(self, graph, name: str, outer_context):
+        self.graph = graph
+        self.name = name
+        self.outer_context = outer_context
+        # Tensor from outside -> the tensor that stands for it inside this context.
+        self._external_values: dict[Tensor, Tensor] = {}
+        # Operation in an enclosing frame -> the Identity that stands for it as a control input.
+        self._control_proxies: dict[Operation, Operation] = {}
+
+    # -- the hooks Graph.create_op calls ----------------------------------------------------------
+    def prepare_op_inputs(self, op_def, inputs: list, control_inputs: list) -> tuple[list, list]:
+        inputs = [self.add_value(t, op_def.type) for t in inputs]
+        same_frame, enclosing_frames = self._split_control_inputs(control_inputs, op_def.type)
+        controls = list(same_frame)
+        if self._needs_pivot(inputs, same_frame):
+            pivot = self.control_pivot().op
+            if pivot not in controls:
+                controls.append(pivot)
+        for c in enclosing_frames:
+            proxy = self._control_proxy(c)
+            if proxy not in controls:
+                controls.append(proxy)
+        return inputs, controls
+
+    def add_op(self, op: Operation) -> None:
+        """Nothing to record: membership is ``op._control_flow_context``, set by the graph."""
+
+    # -- capturing -------------------------------------------------------------------------------
+    def add_value(self, value: Tensor, consumer: str = "op") -> Tensor:
+        """The tensor that stands for ``value`` inside this context (``value`` if it is inside)."""
+        known = self._external_values.get(value)
+        if known is not None:
+            return known
+        source = _output_context(value.op)
+        if _is_within(source, self):
+            _check_not_inside_other_loop(value, source, self, consumer)
+            return value
+        if self.outer_context is not None:
+            outer_value = self.outer_context.add_value(value, consumer)
+        else:
+            _check_not_inside_other_loop(value, source, None, consumer)
+            outer_value = value
+        inner = self._capture(outer_value)
+        self._external_values[value] = inner
+        return inner
+
+    def _capture(self, outer_value: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def control_pivot(self) -> Tensor:
+        raise NotImplementedError
+
+    def _needs_pivot(self, inputs: list, same_frame_controls: list) -> bool:
+        raise NotImplementedError
+
+    # -- control inputs --------------------------------------------------------------------------
+    def _split_control_inputs(self, control_inputs: list, consumer: str) -> tuple[list, list]:
+        """(control inputs in this context's frame, control inputs from enclosing frames)."""
+        frame = _frame_of(self)
+        same, enclosing = [], []
+        for c in control_inputs:
+            source = _output_context(c)
+            source_frame = _frame_of(source)
+            if source_frame is frame:
+                same.append(c)
+            elif _is_within(frame, source_frame):
+                enclosing.append(c)
+            else:
+                raise ValueError(
+                    f"Cannot make '{c.name}' (created at {c.location}) a control input of a "
+                    f"{consumer} op in {_describe(self)} ({_graph._user_location()}): it runs "
+                    f"inside {_describe(source_frame)}, which does not contain this op. Only "
+                    "the results of a loop (its Exits) can be used outside it."
+                )
+        return same, enclosing
+
+    def _control_proxy(self, control_op: Operation) -> Operation:
+        """An op inside this context that runs after ``control_op`` (see the module docstring)."""
+        proxy = self._control_proxies.get(control_op)
+        if proxy is None:
+            owner = _output_context(control_op)
+            with self.graph.as_default(), building_in(self.graph, owner):
+                with self.graph.control_dependencies([control_op]):
+                    token = constant(True, name="control_token")
+            captured = self.add_value(token, "Identity")
+            with building_in(self.graph, self):
+                proxy = apply_op("Identity", [captured], name="control_dependency")
+            self._control_proxies[control_op] = proxy
+        return proxy
+
+
+def _check_not_inside_other_loop(value: Tensor, source, stop, consumer: str) -> None:
+    """Raises if a loop lies between ``source`` (where ``value`` lives) and ``stop``."""
+    context = source
+    while context is not stop and context is not None:
+        if isinstance(context, WhileContext):
+            raise ValueError(
+                f"Cannot use '{value.name}' (created at {value.op.location}) as an input of a "
+                f"{consumer} op at {_graph._user_location()}: it is computed inside while loop "
+                f"'{context.name}', and the op is not in that loop. A loop's values leave it "
+                "only as its results: make the value a loop variable and use the output of "
+                "while_loop."
+            )
+        context = context.outer_context
+
+
+class CondContext(ControlFlowContext):
+    """One branch of a `cond`.  Fields: see the module docstring."""
+
+    def __init__(self, graph, name: str, pred: Tensor, pivot: Tensor, branch: int, outer_context):
+        super().__init__(graph, name, outer_context)
+        self.pred = pred
+        self.pivot = pivot
+        self.branch = branch
+        pivot.op._control_flow_context = self
+        graph.add_to_collection(GraphKeys.COND_CONTEXT, self)
+
+    def _capture(self, outer_value: Tensor) -> Tensor:
+        with building_in(self.graph, self.outer_context):
+            op = apply_op("Switch", [outer_value, self.pred], name="Switch")
+        op._control_flow_context = self
+        return op.outputs[self.branch]
+
+    def control_pivot(self) -> Tensor:
+        return self.pivot
+
+    def _needs_pivot(self, inputs: list, same_frame_controls: list) -> bool:
+        return not inputs and not any(
+            _is_within(_output_context(c), self) for c in same_frame_controls
+        )
+
+    def __repr__(self) -> str:
+        side = "true" if self.branch else "false"
+        return (
+            f"<CondContext '{self.name}' branch={self.branch} ({side}) pred='{self.pred.name}' "
+            f"pivot='{self.pivot.name}', outer: {_describe(self.outer_context)}>"
+        )
+
+
+def _unique_frame_name(graph, name: str) -> str:
+    """``name``, unless a loop of ``graph`` already has that frame (a scope re-entered with a
+    trailing "/"): then ``name_1``, ``name_2``, ...; two loops must never share a frame."""
+    taken = {c.frame_name for c in graph.get_collection(GraphKeys.WHILE_CONTEXT)}
+    frame, count = name, 0
+    while frame in taken:
+        count += 1
+        frame = f"{name}_{count}"
+    return frame
+
+
+class WhileContext(ControlFlowContext):
+    """One `while_loop`.  Fields: see the module docstring; its node lists fill in as it builds."""
+
+    def __init__(
+        self,
+        graph,
+        name: str,
+        outer_context,
+        parallel_iterations: int = 10,
+        back_prop: bool = True,
+        swap_memory: bool = False,
+        maximum_iterations: Optional[Tensor] = None,
+    ):
+        super().__init__(graph, name, outer_context)
+        self.frame_name = _unique_frame_name(graph, name)
+        self.parallel_iterations = parallel_iterations
+        self.back_prop = back_prop
+        self.swap_memory = swap_memory
+        self.maximum_iterations = maximum_iterations
+        self.pivot: Optional[Tensor] = None
+        self.pivot_for_pred: Optional[Tensor] = None
+        self.loop_enters: list[Operation] = []
+        self.merges: list[Operation] = []
+        self.switches: list[Operation] = []
+        self.exits: list[Operation] = []
+        self.next_iterations: list[Operation] = []
+        self.loop_cond: Optional[Operation] = None
+        self._exit_ops: set[Operation] = set()
+        graph.add_to_collection(GraphKeys.WHILE_CONTEXT, self)
+
+    def enter_attrs(self, is_constant: bool) -> dict:
+        return {
+            "frame_name": self.frame_name,
+            "is_constant": is_constant,
+            "parallel_iterations": self.parallel_iterations,
+        }
+
+    def _capture(self, outer_value: Tensor) -> Tensor:
+        with building_in(self.graph, self.outer_context):
+            op = apply_op("Enter", [outer_value], self.enter_attrs(True), name="Enter")
+        op._control_flow_context = self
+        return op.outputs[0]
+
+    def add_exit(self, exit_op: Operation) -> None:
+        self.exits.append(exit_op)
+        self._exit_ops.add(exit_op)
+
+    def control_pivot(self) -> Tensor:
+        pivot = self.pivot if self.pivot is not None else self.pivot_for_pred
+        if pivot is None:
+            raise RuntimeError(f"while loop '{self.name}' has no pivot yet")
+        return pivot
+
+    def _is_invariant(self, t: Tensor) -> bool:
+        op = t.op
+        return (
+            op.op_def.kind == NodeKind.ENTER
+            and op.attrs.get("is_constant") is True
+            and op._control_flow_context is self
+        )
+
+    def _needs_pivot(self, inputs: list, same_frame_controls: list) -> bool:
+        return not same_frame_controls and all(self._is_invariant(t) for t in inputs)
+
+    def __repr__(self) -> str:
+        return (
+            f"<WhileContext '{self.name}' loop_vars={len(self.loop_enters)} "
+            f"parallel_iterations={self.parallel_iterations}, "
+            f"outer: {_describe(self.outer_context)}>"
+        )

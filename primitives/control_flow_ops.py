@@ -1,0 +1,633 @@
+"""`cond`, `case` and `while_loop`: in-graph control flow built from the five primitives.
+
+They mirror ``tf.compat.v1`` (control flow v1) in names, signatures, return structures and graph
+shapes, so that TensorFlow 1.x code and intuition carry over.  The graphs they build are the ones
+``control-flow-semantics.md`` prescribes:
+
+cond(pred, true_fn, false_fn), in name scope "cond"::
+
+    Switch(pred, pred) -> Identity "switch_f" (output 0), Identity "switch_t" (output 1): pivots
+    each tensor a branch captures -> Switch(tensor, pred), output `branch` (memoized per branch)
+    each result leaf            -> Merge([false_result, true_result]), output 0
+
+while_loop(cond, body, loop_vars), in name scope and frame "while"::
+
+    per loop variable: Enter -> Merge([enter, next]) -> Switch(merge, LoopCond(cond(*merges)))
+                       Switch output 0 -> Exit (the result)
+                       Switch output 1 -> Identity (fed to body; the first one is the pivot)
+                       body result -> NextIteration -> the Merge's input 1 (the back edge)
+    each tensor cond or body captures -> a constant Enter (memoized per loop, level by level)
+
+The control-flow contexts (`primitives.contexts`) capture external tensors and add the pivot
+control inputs while user code runs; they are also the records of what was built.
+
+Where this differs from TensorFlow 1.x, deliberately:
+
+- `cond` takes the predicate as seen by the context around it (``Switch(pred, pred).inputs[1]``)
+  for every Switch, instead of adding an Identity "pred_id".
+- Control dependencies on ops in enclosing frames are routed into a loop as data, never dropped
+  (see `primitives.contexts`).  The structural ops (Merges, Switches, Identities, LoopCond,
+  NextIterations, Exits, captures) are built without the user's ``control_dependencies``; the
+  entry points (a cond's ``Switch(pred, pred)``, a loop's loop-variable Enters) keep them.
+- With ``maximum_iterations`` (which puts the loop variables one level down, behind a counter),
+  the body may still return a tuple for a list of variables, and a single variable in a
+  one-element list or tuple, as it may without it (TensorFlow 1.x reports a structure mismatch).
+- With a single loop variable, a body result with that variable's own structure (a dict, a
+  namedtuple, a bare tensor) is wrapped in a list, not only a bare tensor as in TensorFlow.
+- Non-tensor leaves returned by ``body`` are converted with the loop variable's dtype preferred,
+  so ``lambda x: 0.0`` works for a float64 variable.
+- ``shape_invariants`` may give a plain list of dims (``[None, 2]``) where a loop variable is a
+  tensor, and None to keep a variable's own shape.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import logging
+from collections.abc import Callable
+from typing import Any, Optional
+
+import dataflow as _df
+from dataflow import graph as _graph
+from dataflow import nest
+from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from dataflow.op_registry import apply_op
+from dataflow.ops.constant_op import constant
+from dataflow.tensor_shape import TensorShape, as_shape
+
+from .contexts import CondContext, WhileContext, building_in
+from .raw_ops import check_predicate, set_merge_input
+
+__all__ = ["case", "cond", "while_loop"]
+
+_logger = logging.getLogger(__name__)
+
+
+def _defined_at(fn: Callable) -> str:
+    """``file:line`` where a function was defined, for error messages."""
+    target = inspect.unwrap(fn.func if isinstance(fn, functools.partial) else fn)
+    code = getattr(target, "__code__", None) or getattr(
+        vars(type(target)).get("__call__"), "__code__", None
+    )
+    if code is None:
+        return repr(fn)
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def _describe_tensor(t: Tensor) -> str:
+    return f"'{t.name}' ({t.dtype.name}, shape {t.shape}, created at {t.op.location})"
+
+
+def _unpack_if_singleton(value):
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        return value[0]
+    return value
+
+
+def _same_structure(a, b) -> bool:
+    try:
+        nest.assert_same_structure(a, b)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+# -- cond ------------------------------------------------------------------------------------------
+def cond(pred, true_fn=None, false_fn=None, strict: bool = False, name: Optional[str] = None):
+    """Returns ``true_fn()`` if ``pred`` is true, else ``false_fn()``; only that branch runs.
+
+    Both functions are called once, now, to build their branch.  They must return the same
+    nested structure (lists, tuples, namedtuples, dicts) with the same dtypes; singleton lists and
+    tuples are unpacked unless ``strict``.  A leaf may be an `Operation`: its place in the
+    result is then a bool tensor that is ready once the op has run (as in TensorFlow 1.x, an
+    Identity of the branch's pivot with a control input from the op).  Tensors a branch uses from
+    outside are captured through a Switch, and ops created outside the branches run whichever
+    branch is taken.
+
+    Raises ``TypeError`` when a function is missing or not callable or ``pred`` is not bool,
+    ``ValueError`` when ``pred`` is not a scalar, a function returns None or nothing, or the
+    branches' results differ in structure (``TypeError`` when sequence types differ) or dtype.
+    """
+    location = _graph._user_location()
+    for fn, fn_name in ((true_fn, "true_fn"), (false_fn, "false_fn")):
+        if fn is None:
+            raise TypeError(f"cond(): '{fn_name}' argument required ({location})")
+        if not callable(fn):
+            raise TypeError(f"'{fn_name}' must be callable, got {fn!r} ({location})")
+    if isinstance(pred, bool):
+        raise TypeError(
+            f"'pred' must not be a Python bool ({location}): choose the branch with Python's "
+            "`if`, or pass a bool tensor."
+        )
+    graph = get_default_graph()
+    pred = convert_to_tensor(pred)
+    try:
+        check_predicate(pred, "cond's pred")
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{e} ({location})") from None
+    outer = graph._control_flow_context
+    with graph.name_scope(name or "cond") as scope:
+        cond_name = scope[:-1]
+        # The entry point keeps the user's control dependencies; the outer context captures pred.
+        switch_op = apply_op("Switch", [pred, pred], name="Switch")
+        pred = switch_op.inputs[1]
+        with building_in(graph, outer):
+            pivot_t = apply_op("Identity", [switch_op.outputs[1]], name="switch_t").outputs[0]
+            pivot_f = apply_op("Identity", [switch_op.outputs[0]], name="switch_f").outputs[0]
+        context_t = CondContext(graph, cond_name, pred, pivot_t, 1, outer)
+        orig_t, flat_t = _build_branch(context_t, true_fn, "true_fn", location)
+        context_f = CondContext(graph, cond_name, pred, pivot_f, 0, outer)
+        orig_f, flat_f = _build_branch(context_f, false_fn, "false_fn", location)
+
+        if not strict:
+            orig_t = _unpack_if_singleton(orig_t)
+            orig_f = _unpack_if_singleton(orig_f)
+        where = (
+            f"in cond '{cond_name}' ({location}; true_fn defined at {_defined_at(true_fn)}, "
+            f"false_fn at {_defined_at(false_fn)})"
+        )
+        try:
+            nest.assert_same_structure(orig_t, orig_f)
+        except TypeError as e:
+            raise TypeError(
+                f"Incompatible return types of 'true_fn' and 'false_fn' {where}: {e}"
+            ) from None
+        except ValueError as e:
+            raise ValueError(
+                f"Incompatible return values of 'true_fn' and 'false_fn' {where}: {e}"
+            ) from None
+        if not flat_t:
+            raise ValueError(f"'true_fn' and 'false_fn' must return at least one result {where}")
+        paths = [path for path, _ in nest.flatten_with_paths(orig_t)]
+        for path, t, f in zip(paths, flat_t, flat_f):
+            if t.dtype is not f.dtype:
+                raise ValueError(
+                    "Outputs of 'true_fn' and 'false_fn' must have the same type(s) "
+                    f"{where}: result{path} is {t.dtype.name} from 'true_fn' "
+                    f"({_describe_tensor(t)}) and {f.dtype.name} from 'false_fn' "
+                    f"({_describe_tensor(f)})."
+                )
+        with building_in(graph, outer):
+            merges = [
+                apply_op("Merge", [f, t], name="Merge").outputs[0] for f, t in zip(flat_f, flat_t)
+            ]
+    result = nest.pack_sequence_as(orig_t, merges)
+    return result if strict else _unpack_if_singleton(result)
+
+
+def _build_branch(context: CondContext, fn: Callable, fn_name: str, location) -> tuple:
+    """Calls ``fn`` in ``context``; returns its result and the flat tensors to merge."""
+    with building_in(context.graph, context, keep_control_dependencies=True):
+        original = fn()
+        if original is None:
+            raise ValueError(
+                f"'{fn_name}' must have a return value: it returned None (cond "
+                f"'{context.name}' at {location}; {fn_name} defined at {_defined_at(fn)})."
+            )
+        flat = []
+        for path, leaf in nest.flatten_with_paths(original):
+            if isinstance(leaf, Operation):
+                with context.graph.control_dependencies([leaf]):
+                    pivot = apply_op("Identity", [context.pivot], name="control_dependency")
+                flat.append(pivot.outputs[0])
+                continue
+            try:
+                if leaf is None:
+                    raise TypeError("None is not a tensor")
+                tensor = convert_to_tensor(leaf)
+            except (TypeError, ValueError) as e:
+                raise TypeError(
+                    f"'{fn_name}' returned {leaf!r} at result{path}, which is neither a tensor, "
+                    f"a value convertible to one, nor an Operation ({e}; cond '{context.name}' at "
+                    f"{location}; {fn_name} defined at {_defined_at(fn)})."
+                ) from None
+            # A branch returning a tensor from outside it ("lambda: x") still returns it
+            # through the branch's Switch, so that the untaken side is dead.
+            flat.append(context.add_value(tensor, "Merge"))
+    return original, flat
+
+
+# -- case ------------------------------------------------------------------------------------------
+def case(
+    pred_fn_pairs,
+    default: Optional[Callable] = None,
+    exclusive: bool = False,
+    strict: bool = False,
+    name: str = "case",
+):
+    """Runs the function of the first true predicate (or ``default``), as nested `cond`s.
+
+    ``pred_fn_pairs`` is a list of ``(bool tensor, callable)`` pairs, or a dict (then ordered by
+    the predicates' tensor names, as TensorFlow 1.x does).  With ``exclusive=True`` an Assert
+    checks at run time that at most one predicate is true.  Without ``default`` the last pair's
+    function is the default, guarded by Asserts that its predicate is true and no other is.
+    """
+    location = _graph._user_location()
+    predicates, actions = _canonical_case_pairs(pred_fn_pairs, exclusive, name, location)
+    if default is not None and not callable(default):
+        raise TypeError(f"'default' must be callable, got {default!r} ({location})")
+    graph = get_default_graph()
+    with graph.name_scope(name or "case"):
+        if default is None:
+            default, predicates, actions = _default_action(predicates, actions)
+        fn = default
+        # Nested in reverse so that the predicates are tested in order:
+        # cond(p0, f0, lambda: cond(p1, f1, ... default)).
+        for predicate, action in reversed(list(zip(predicates, actions))):
+            fn = functools.partial(cond, predicate, true_fn=action, false_fn=fn, strict=strict)
+        if exclusive:
+            check = _assert_at_most_n_true(predicates, 1, "Input error: exclusive=True")
+            with graph.control_dependencies([check]):
+                return fn()
+        return fn()
+
+
+def _canonical_case_pairs(pred_fn_pairs, exclusive: bool, name: str, location) -> tuple:
+    if not isinstance(pred_fn_pairs, (list, tuple, dict)):
+        raise TypeError(f"'pred_fn_pairs' must be a list, tuple, or dict ({location})")
+    if isinstance(pred_fn_pairs, dict):
+        pairs = list(pred_fn_pairs.items())
+    else:
+        pairs = list(pred_fn_pairs)
+    if not pairs:
+        raise ValueError(f"'pred_fn_pairs' must not be empty ({location})")
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'pred_fn_pairs' must be a 2-tuple ({location})")
+        pred, fn = pair
+        if not isinstance(pred, Tensor):
+            raise TypeError(f"pred must be a Tensor, got: {pred!r} ({location})")
+        if pred.dtype is not _df.bool:
+            raise TypeError(f"pred must be Tensor of type bool: {pred.name} ({location})")
+        if not callable(fn):
+            raise TypeError(f"fn for pred {pred.name} must be callable ({location})")
+    if isinstance(pred_fn_pairs, dict) and not isinstance(pred_fn_pairs, collections.OrderedDict):
+        pairs.sort(key=lambda pair: pair[0].name)
+        if not exclusive:
+            _logger.warning(
+                "%s: An unordered dictionary of predicate/fn pairs was provided, but "
+                "exclusive=False. The order of conditional tests is deterministic but not "
+                "guaranteed.",
+                name,
+            )
+    predicates, actions = zip(*pairs)
+    return list(predicates), list(actions)
+
+
+def _default_action(predicates: list, actions: list) -> tuple:
+    """Makes the last pair the default, guarded so that it runs only when its predicate holds."""
+    k = len(predicates) - 1
+    predicate, action = predicates[k], actions[k]
+    others = predicates[:k]
+
+    def default_action():
+        checks = [
+            _df.Assert(
+                predicate,
+                ["Input error: None of conditions evaluated as True:", _df.stack(predicates)],
+                summarize=len(predicates),
+            )
+        ]
+        if others:
+            message = (
+                f"Implementation error: selected default action #{k} was called, but some of "
+                "the other predicates are True: "
+            )
+            checks.append(_assert_at_most_n_true(others, 0, message))
+        with get_default_graph().control_dependencies(checks):
+            return action()
+
+    return default_action, predicates[:k], actions[:k]
+
+
+def _assert_at_most_n_true(predicates: list, n: int, message: str) -> Operation:
+    stacked = _df.stack(predicates, name="preds_c")
+    num_true = _df.reduce_sum(_df.cast(stacked, _df.int32), name="num_true_conds")
+    condition = _df.less_equal(num_true, constant(n, name="n_true_conds"))
+    names = ", ".join(p.name for p in predicates)
+    return _df.Assert(
+        condition,
+        [f"{message}: more than {n} conditions ({names}) evaluated as True:", stacked],
+        summarize=len(predicates),
+    )
+
+
+# -- while_loop ------------------------------------------------------------------------------------
+def while_loop(
+    cond: Callable,
+    body: Callable,
+    loop_vars,
+    shape_invariants=None,
+    parallel_iterations: int = 10,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    name: Optional[str] = None,
+    maximum_iterations=None,
+    return_same_structure: bool = False,
+):
+    """Repeats ``body`` while ``cond`` is true; returns the loop variables' final values.
+
+    ``loop_vars`` is a (possibly nested) tuple, namedtuple or list of tensors (dicts may be
+    nested inside).  ``cond(*loop_vars)`` returns a bool scalar and ``body(*loop_vars)`` the
+    next values in the same structure with the same dtypes; both are called once, now, to build
+    the loop.  A variable's static shape must not change across iterations unless
+    ``shape_invariants`` (same structure, `TensorShape` leaves) relaxes it.  With
+    ``maximum_iterations`` the loop also stops after that many iterations (a counter loop
+    variable is added and its bound and-ed into the predicate).  At most ``parallel_iterations``
+    iterations run at once; results never depend on it.  ``back_prop`` and ``swap_memory`` are
+    recorded on the `WhileContext` (``swap_memory`` has no effect here).
+
+    Returns the final values packed like the body's result; with a single loop variable and
+    ``return_same_structure=False``, that variable's value itself.  The argument order is
+    ``tf.compat.v1.while_loop``'s (``name`` before ``maximum_iterations``).
+    """
+    location = _graph._user_location()
+    if not callable(cond):
+        raise TypeError(f"'cond' must be callable, got {cond!r} ({location})")
+    if not callable(body):
+        raise TypeError(f"'body' must be callable, got {body!r} ({location})")
+    if (
+        isinstance(parallel_iterations, bool)
+        or not isinstance(parallel_iterations, int)
+        or parallel_iterations < 1
+    ):
+        raise TypeError(
+            f"'parallel_iterations' must be a positive integer, got {parallel_iterations!r} "
+            f"({location})"
+        )
+    if not isinstance(loop_vars, (list, tuple)):
+        raise TypeError(
+            "'loop_vars' must be a tuple, namedtuple or list of loop variables, got "
+            f"{type(loop_vars).__name__} ({location}). Wrap a single tensor or dict in a list: "
+            "loop_vars=[x]."
+        )
+    graph = get_default_graph()
+    outer = graph._control_flow_context
+    with graph.name_scope(name or "while") as scope:
+        if not loop_vars:
+            raise ValueError(f"'loop_vars' must be provided ({location})")
+        try_to_pack = len(loop_vars) == 1 and not return_same_structure
+        if maximum_iterations is not None:
+            maximum_iterations = convert_to_tensor(maximum_iterations, name="maximum_iterations")
+            if maximum_iterations.shape.ndims != 0:
+                raise ValueError(
+                    f"'maximum_iterations' must be a scalar. Received shape: "
+                    f"{maximum_iterations.shape} ({location})"
+                )
+            if not maximum_iterations.dtype.is_integer:
+                raise TypeError(
+                    "'maximum_iterations' must be an integer, got "
+                    f"{maximum_iterations.dtype.name} ({location})"
+                )
+            counter = constant(0, dtype=maximum_iterations.dtype, name="iteration_counter")
+            cond, body, loop_vars, shape_invariants = _with_iteration_counter(
+                cond, body, loop_vars, shape_invariants, maximum_iterations, counter, try_to_pack
+            )
+        context = WhileContext(
+            graph,
+            scope[:-1],
+            outer,
+            parallel_iterations,
+            back_prop,
+            swap_memory,
+            maximum_iterations,
+        )
+        result = _build_loop(
+            context, cond, body, loop_vars, shape_invariants, return_same_structure, location
+        )
+    return result[1] if maximum_iterations is not None else result
+
+
+def _with_iteration_counter(cond, body, loop_vars, shape_invariants, bound, counter, pack):
+    """TensorFlow's rewrite for ``maximum_iterations``: a counter variable in front."""
+    orig_cond, orig_body = cond, body
+    if pack:
+        first = loop_vars[0]
+
+        @functools.wraps(orig_cond)
+        def cond(i, value):
+            return _df.logical_and(_df.less(i, bound), orig_cond(value))
+
+        @functools.wraps(orig_body)
+        def body(i, value):
+            result = orig_body(value)
+            if not _same_structure(result, first) and _same_structure(
+                _unpack_if_singleton(result), first
+            ):
+                result = _unpack_if_singleton(result)
+            return _df.add(i, 1), result
+
+        loop_vars = (counter, first)
+        if isinstance(shape_invariants, (list, tuple)) and len(shape_invariants) == 1:
+            shape_invariants = shape_invariants[0]
+    else:
+
+        @functools.wraps(orig_cond)
+        def cond(i, values):
+            return _df.logical_and(_df.less(i, bound), orig_cond(*values))
+
+        @functools.wraps(orig_body)
+        def body(i, values):
+            result = orig_body(*values)
+            # TensorFlow compares the loop variables' top level as a list; keep that leniency
+            # now that they sit one level down.
+            if type(result) in (list, tuple) and type(values) in (list, tuple):
+                result = type(values)(result)
+            return _df.add(i, 1), result
+
+        loop_vars = (counter, loop_vars)
+    if shape_invariants is not None:
+        shape_invariants = (TensorShape([]), shape_invariants)
+    return cond, body, loop_vars, shape_invariants
+
+
+def _build_loop(
+    context: WhileContext,
+    cond,
+    body,
+    loop_vars,
+    shape_invariants,
+    return_same_structure: bool,
+    location,
+):
+    graph = context.graph
+    name = context.name
+    where = f"in while_loop '{name}' ({location})"
+    if context.maximum_iterations is not None:
+        where = (
+            f"in while_loop '{name}' ({location}; with maximum_iterations, loop_vars here is "
+            "(iteration_counter, your loop_vars))"
+        )
+    paths = [path for path, _ in nest.flatten_with_paths(loop_vars)]
+    flat_vars = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+    if shape_invariants is None:
+        invariants = [None] * len(flat_vars)
+    else:
+        invariants = _shape_invariants(loop_vars, shape_invariants, where)
+    for path, var, invariant in zip(paths, flat_vars, invariants):
+        if invariant is not None and not _shape_less_equal(var.shape, invariant):
+            raise ValueError(
+                f"The shape invariant specified for loop variable loop_vars{path} {where} is not "
+                f"compatible with the initial shape of the loop variable. It enters the loop "
+                f"with shape {var.shape} ({_describe_tensor(var)}), but the specified shape "
+                f"invariant is {invariant}."
+            )
+
+    # Loop-variable Enters are the loop's entry points: they keep the user's control deps.
+    enters = []
+    for var, invariant in zip(flat_vars, invariants):
+        with building_in(graph, context.outer_context, keep_control_dependencies=True):
+            enter = apply_op("Enter", [var], context.enter_attrs(False), name="Enter")
+        enter._control_flow_context = context
+        if invariant is not None:
+            enter.outputs[0]._shape = invariant
+        enters.append(enter.outputs[0])
+    context.loop_enters = [e.op for e in enters]
+
+    with building_in(graph, context):
+        merges = [apply_op("Merge", [e, e], name="Merge").outputs[0] for e in enters]
+    context.merges = [m.op for m in merges]
+    context.pivot_for_pred = merges[0]
+
+    with building_in(graph, context, keep_control_dependencies=True):
+        pred = cond(*nest.pack_sequence_as(loop_vars, merges))
+        try:
+            if isinstance(pred, bool):
+                raise TypeError("a Python bool")
+            pred = convert_to_tensor(pred)
+            check_predicate(pred, "the value")
+        except (TypeError, ValueError) as e:
+            raise type(e)(
+                f"'cond' must return a bool scalar tensor {where}; it returned {pred!r}: {e} "
+                f"(cond defined at {_defined_at(cond)})."
+            ) from None
+
+    with building_in(graph, context):
+        loop_cond = apply_op("LoopCond", [pred], name="LoopCond").outputs[0]
+        switches = [apply_op("Switch", [m, loop_cond], name="Switch") for m in merges]
+        body_vars = [
+            apply_op("Identity", [s.outputs[1]], name="Identity").outputs[0] for s in switches
+        ]
+    context.loop_cond = loop_cond.op
+    context.switches = switches
+    context.pivot = body_vars[0]
+
+    packed_body_vars = nest.pack_sequence_as(loop_vars, body_vars)
+    with building_in(graph, context, keep_control_dependencies=True):
+        result = body(*packed_body_vars)
+        if not nest.is_nested(result) or (
+            len(packed_body_vars) == 1 and _same_structure(result, packed_body_vars[0])
+        ):
+            result = [result]
+        try:
+            nest.assert_same_structure(list(packed_body_vars), list(result))
+        except (TypeError, ValueError) as e:
+            raise type(e)(
+                f"body must return the structure of loop_vars {where}: {e} (body defined at "
+                f"{_defined_at(body)})."
+            ) from None
+        next_values = [
+            _body_result_tensor(leaf, var, path, where, body)
+            for (path, leaf), var in zip(nest.flatten_with_paths(list(result)), flat_vars)
+        ]
+    for path, var, merged, value in zip(paths, flat_vars, merges, next_values):
+        _check_loop_variable(path, var, merged, value, where, body)
+
+    with building_in(graph, context):
+        next_iterations = [
+            apply_op("NextIteration", [v], name="NextIteration").outputs[0] for v in next_values
+        ]
+        for merged, next_value in zip(merges, next_iterations):
+            set_merge_input(merged, 1, next_value)
+        exits = []
+        for s in switches:
+            exit_op = apply_op("Exit", [s.outputs[0]], name="Exit")
+            context.add_exit(exit_op)
+            exits.append(exit_op.outputs[0])
+    context.next_iterations = [n.op for n in next_iterations]
+
+    packed = nest.pack_sequence_as(result, exits)
+    if return_same_structure:
+        return packed
+    return packed[0] if len(exits) == 1 else packed
+
+
+def _body_result_tensor(leaf, var: Tensor, path: str, where: str, body) -> Tensor:
+    try:
+        if isinstance(leaf, Operation) or leaf is None:
+            raise TypeError(f"{type(leaf).__name__} is not a tensor")
+        return convert_to_tensor(leaf, preferred_dtype=var.dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(
+            f"body returned {leaf!r} for loop variable loop_vars{path} {where}, which is not a "
+            f"tensor ({e}; body defined at {_defined_at(body)})."
+        ) from None
+
+
+def _check_loop_variable(path, var: Tensor, merged: Tensor, value: Tensor, where, body) -> None:
+    if value.dtype is not var.dtype:
+        raise TypeError(
+            f"Loop variable loop_vars{path} {where} enters the loop as {var.dtype.name} "
+            f"({_describe_tensor(var)}) but the body returns {value.dtype.name} for it "
+            f"({_describe_tensor(value)}; body defined at {_defined_at(body)}). A loop variable "
+            "keeps its dtype: cast the body's result."
+        )
+    if not _shape_less_equal(value.shape, merged.shape):
+        raise ValueError(
+            f"Input tensor '{var.name}' (loop variable loop_vars{path}) enters the loop "
+            f"{where} with shape {merged.shape}, but has shape {value.shape} after one "
+            f"iteration ({_describe_tensor(value)}; body defined at {_defined_at(body)}). To "
+            "allow the shape to vary across iterations, use the `shape_invariants` argument of "
+            f"while_loop to specify a less-specific shape, e.g. "
+            f"{_suggested_invariant(merged.shape, value.shape)} for this variable."
+        )
+
+
+def _suggested_invariant(a: TensorShape, b: TensorShape) -> str:
+    relaxed = a.most_specific_compatible_shape(b)
+    return f"df.TensorShape({relaxed.dims})"
+
+
+def _shape_less_equal(specific: TensorShape, general: TensorShape) -> bool:
+    """True when ``specific`` is at least as specific as ``general`` (and compatible with it)."""
+    return general.most_specific_compatible_shape(specific) == general
+
+
+def _shape_invariants(loop_vars, shape_invariants, where: str) -> list:
+    """The invariant of each flat loop variable: the leaf of ``shape_invariants`` at its place.
+
+    A leaf may be a `TensorShape`, a list of dims, or None (keep the variable's own shape).
+    """
+    flat: list[Any] = [None] * len(nest.flatten(loop_vars))
+    positions = nest.pack_sequence_as(loop_vars, list(range(len(flat))))
+
+    def walk(position, invariant, path):
+        if not nest.is_nested(position):
+            flat[position] = None if invariant is None else as_shape(invariant)
+            return
+        if isinstance(position, dict):
+            if not isinstance(invariant, dict) or set(invariant) != set(position):
+                raise ValueError(
+                    f"shape_invariants does not have the structure of loop_vars at "
+                    f"{path or 'the top'} {where}: expected a dict with keys "
+                    f"{sorted(map(repr, position))}, got {invariant!r}"
+                )
+            for key in position:
+                walk(position[key], invariant[key], f"{path}[{key!r}]")
+            return
+        if not isinstance(invariant, (list, tuple)) or len(invariant) != len(position):
+            raise ValueError(
+                f"shape_invariants does not have the structure of loop_vars at "
+                f"{path or 'the top'} {where}: expected a sequence of {len(position)}, got "
+                f"{invariant!r}"
+            )
+        for i, (p, inv) in enumerate(zip(position, invariant)):
+            walk(p, inv, f"{path}[{i}]")
+
+    try:
+        walk(positions, shape_invariants, "")
+    except TypeError as e:
+        raise ValueError(f"bad shape invariant {where}: {e}") from None
+    return flat

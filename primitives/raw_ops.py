@@ -1,0 +1,203 @@
+"""The control-flow primitives as graph ops, and the raw builders for writing them by hand.
+
+Five ops carry control flow (`control-flow-semantics.md` gives their firing rules): ``Switch``,
+``Merge``, ``Enter``, ``Exit`` and ``NextIteration``.  They have no kernel: their ``OpDef.kind``
+tells the Session to lower them to executor nodes of that kind, and the executor fires them.
+``LoopCond`` marks a loop's predicate; it is an ordinary op whose kernel passes its input on.
+
+With these builders a loop and a cond can be written without the helpers.  A loop::
+
+    i0 = df.constant(0)
+    entered = df.enter(i0, frame_name="count")
+    i, _ = df.merge([entered, entered])          # input 1 is replaced below
+    keep_going = df.loop_cond(i < 10)
+    i_done, i_body = df.switch(i, keep_going)
+    df.set_merge_input(i, 1, df.next_iteration(i_body + 1))
+    result = df.exit(i_done)
+
+The Merge starts with the Enter value twice because the back edge comes from an op that needs the
+Merge's own output; `set_merge_input` closes the cycle once the NextIteration exists.
+
+The builders go through ``Graph.create_op`` like every op, so inside a `cond` branch or a
+`while_loop` body their inputs are captured by the active control-flow context.  They are meant
+for hand-written graphs: a frame written by hand inside a helper's loop is not known to the
+helper, which cannot then check it.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Optional, Union
+
+from dataflow import dtypes as _dtypes
+from dataflow.graph import Operation, Tensor, convert_to_tensor
+from dataflow.op_registry import apply_op, define_op
+from dataflow.tensor_shape import TensorShape
+from executor.program import NodeKind
+
+__all__ = [
+    "enter",
+    "exit",
+    "loop_cond",
+    "merge",
+    "next_iteration",
+    "set_merge_input",
+    "switch",
+]
+
+
+# -- inference -------------------------------------------------------------------------------------
+def _inputs(op, count: int) -> tuple:
+    if len(op.inputs) != count:
+        raise ValueError(f"expects {count} input(s), got {len(op.inputs)}")
+    return op.inputs
+
+
+def check_predicate(pred: Tensor, what: str = "pred") -> None:
+    """Raises unless ``pred`` is a bool tensor of rank 0 (or of unknown rank)."""
+    if pred.dtype is not _dtypes.bool:
+        raise TypeError(
+            f"{what} must be a bool tensor, got '{pred.name}' of dtype {pred.dtype.name}"
+        )
+    if pred.shape.ndims not in (None, 0):
+        raise ValueError(f"{what} must be a scalar, got '{pred.name}' of shape {pred.shape}")
+
+
+def merged_shape(inputs: Sequence[Tensor]) -> TensorShape:
+    """The most specific shape that every input of a Merge is compatible with."""
+    shape = inputs[0].shape
+    for t in inputs[1:]:
+        shape = shape.most_specific_compatible_shape(t.shape)
+    return shape
+
+
+def _infer_switch(op):
+    data, pred = _inputs(op, 2)
+    check_predicate(pred)
+    return [(data.dtype, data.shape), (data.dtype, data.shape)]
+
+
+def _infer_merge(op):
+    if not op.inputs:
+        raise ValueError("Merge needs at least one input")
+    first = op.inputs[0]
+    for t in op.inputs[1:]:
+        if t.dtype is not first.dtype:
+            raise TypeError(
+                f"all inputs of a Merge must have one dtype: '{first.name}' is "
+                f"{first.dtype.name} but '{t.name}' is {t.dtype.name}"
+            )
+    return [(first.dtype, merged_shape(op.inputs)), (_dtypes.int32, TensorShape([]))]
+
+
+def _infer_enter(op):
+    (data,) = _inputs(op, 1)
+    frame_name = op.attrs.get("frame_name")
+    if not isinstance(frame_name, str) or not frame_name:
+        raise ValueError(f"frame_name must be a non-empty string, got {frame_name!r}")
+    if not isinstance(op.attrs.get("is_constant"), bool):
+        raise TypeError(f"is_constant must be a bool, got {op.attrs.get('is_constant')!r}")
+    parallel = op.attrs.get("parallel_iterations")
+    if isinstance(parallel, bool) or not isinstance(parallel, numbers.Integral) or parallel < 1:
+        raise ValueError(f"parallel_iterations must be a positive integer, got {parallel!r}")
+    return [(data.dtype, data.shape)]
+
+
+def _infer_pass_through(op):
+    (data,) = _inputs(op, 1)
+    return [(data.dtype, data.shape)]
+
+
+def _infer_loop_cond(op):
+    (pred,) = _inputs(op, 1)
+    check_predicate(pred, "the loop condition")
+    return [(_dtypes.bool, TensorShape([]))]
+
+
+def _pass_through(value):
+    return value
+
+
+define_op("Switch", _infer_switch, kind=NodeKind.SWITCH, inline=True)
+define_op("Merge", _infer_merge, kind=NodeKind.MERGE, inline=True)
+define_op("Enter", _infer_enter, kind=NodeKind.ENTER, inline=True)
+define_op("Exit", _infer_pass_through, kind=NodeKind.EXIT, inline=True)
+define_op("NextIteration", _infer_pass_through, kind=NodeKind.NEXT_ITERATION, inline=True)
+define_op("LoopCond", _infer_loop_cond, lambda attrs: _pass_through, inline=True)
+
+
+# -- raw builders ----------------------------------------------------------------------------------
+def switch(data, pred, name: Optional[str] = None) -> tuple[Tensor, Tensor]:
+    """``(output_false, output_true)``: ``data`` comes out of the output that ``pred`` selects;
+    the other output is dead."""
+    op = apply_op("Switch", [data, pred], name=name or "Switch")
+    return op.outputs[0], op.outputs[1]
+
+
+def merge(inputs: Sequence, name: Optional[str] = None) -> tuple[Tensor, Tensor]:
+    """``(output, value_index)``: the first of ``inputs`` to arrive live, and its position."""
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("merge() needs at least one input")
+    op = apply_op("Merge", inputs, name=name or "Merge")
+    return op.outputs[0], op.outputs[1]
+
+
+def enter(
+    data,
+    frame_name: str,
+    is_constant: bool = False,
+    parallel_iterations: int = 10,
+    name: Optional[str] = None,
+) -> Tensor:
+    """Makes ``data`` available in the child frame ``frame_name``.
+
+    A constant Enter (a loop invariant) gives its value to every iteration; a non-constant one
+    to iteration 0 only.  At most ``parallel_iterations`` iterations of the frame run at once.
+    """
+    attrs = {
+        "frame_name": frame_name,
+        "is_constant": is_constant,
+        "parallel_iterations": parallel_iterations,
+    }
+    return apply_op("Enter", [data], attrs, name=name or "Enter").outputs[0]
+
+
+def exit(data, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TensorFlow's name
+    """Passes ``data`` from a frame to its parent frame."""
+    return apply_op("Exit", [data], name=name or "Exit").outputs[0]
+
+
+def next_iteration(data, name: Optional[str] = None) -> Tensor:
+    """Passes ``data`` to the next iteration of its frame (feed it to a Merge's back edge)."""
+    return apply_op("NextIteration", [data], name=name or "NextIteration").outputs[0]
+
+
+def loop_cond(pred, name: Optional[str] = None) -> Tensor:
+    """Marks ``pred`` (a bool scalar) as the condition of a loop; its value passes through."""
+    return apply_op("LoopCond", [pred], name=name or "LoopCond").outputs[0]
+
+
+def set_merge_input(merge_op: Union[Operation, Tensor], index: int, tensor) -> None:
+    """Replaces input ``index`` of a Merge with ``tensor``, e.g. to close a loop's back edge.
+
+    ``merge_op`` is the Merge or one of its outputs.  As in TensorFlow, the static shape of the
+    Merge's output is recomputed from its new inputs (it can only become less specific).
+    """
+    op = merge_op.op if isinstance(merge_op, Tensor) else merge_op
+    if not isinstance(op, Operation) or op.op_def.kind != NodeKind.MERGE:
+        raise TypeError(f"set_merge_input() needs a Merge op or its output, got {merge_op!r}")
+    tensor = convert_to_tensor(tensor)
+    if not 0 <= index < len(op.inputs):
+        raise IndexError(
+            f"Merge '{op.name}' has {len(op.inputs)} inputs; there is no input {index}"
+        )
+    output = op.outputs[0]
+    if tensor.dtype is not output.dtype:
+        raise TypeError(
+            f"Merge '{op.name}' carries {output.dtype.name}; cannot make '{tensor.name}' of dtype "
+            f"{tensor.dtype.name} its input {index}"
+        )
+    op._update_input(index, tensor)
+    output._shape = merged_shape(op.inputs)
