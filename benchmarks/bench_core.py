@@ -40,6 +40,19 @@ def median_time(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
+def paired_median_times(first, second, repeats: int) -> tuple[float, float]:
+    """Medians of ``first`` and ``second`` timed alternately, so both see the same machine load."""
+    first()
+    second()
+    a, b = [], []
+    for _ in range(repeats):
+        for fn, times in ((first, a), (second, b)):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+    return statistics.median(a), statistics.median(b)
+
+
 def try_import_tensorflow():
     try:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -64,7 +77,6 @@ def bench_scalar_chain(repeats: int, length: int = 1000) -> dict:
             y = y + one
     sess = df.Session(graph=graph)
     start_value = np.float64(0.5)
-    graph_time = median_time(lambda: sess.run(y, {x: start_value}), repeats)
     result = sess.run(y, {x: start_value})
     assert result == start_value + length, result
 
@@ -77,7 +89,9 @@ def bench_scalar_chain(repeats: int, length: int = 1000) -> dict:
             v = add(v, one_np)
         return v
 
-    numpy_time = median_time(numpy_loop, repeats)
+    graph_time, numpy_time = paired_median_times(
+        lambda: sess.run(y, {x: start_value}), numpy_loop, repeats
+    )
     sess.close()
     return {
         "dataflow_ns_per_op": graph_time / length * 1e9,
@@ -102,17 +116,24 @@ def bench_while_loop(repeats: int, n_iterations: int = 10_000, tf1=None) -> dict
         acc = _loop_graph(df, n_iterations)
     sess = df.Session(graph=graph)
     assert sess.run(acc) == 0.5 * n_iterations
-    ours = median_time(lambda: sess.run(acc), repeats) / n_iterations
+    if tf1 is None:
+        ours = median_time(lambda: sess.run(acc), repeats) / n_iterations
+        sess.close()
+        return {"dataflow_us_per_iteration": ours * 1e6}
+    tf_graph = tf1.Graph()
+    with tf_graph.as_default():
+        tf_acc = _loop_graph(tf1, n_iterations)
+    with tf1.Session(graph=tf_graph) as tf_sess:
+        ours, theirs = paired_median_times(
+            lambda: sess.run(acc), lambda: tf_sess.run(tf_acc), repeats
+        )
     sess.close()
-    figures = {"dataflow_us_per_iteration": ours * 1e6}
-    if tf1 is not None:
-        tf_graph = tf1.Graph()
-        with tf_graph.as_default():
-            tf_acc = _loop_graph(tf1, n_iterations)
-        with tf1.Session(graph=tf_graph) as tf_sess:
-            theirs = median_time(lambda: tf_sess.run(tf_acc), repeats) / n_iterations
-        figures["tensorflow_us_per_iteration"] = theirs * 1e6
-        figures["ratio"] = ours / theirs
+    ours, theirs = ours / n_iterations, theirs / n_iterations
+    figures = {
+        "dataflow_us_per_iteration": ours * 1e6,
+        "tensorflow_us_per_iteration": theirs * 1e6,
+        "ratio": ours / theirs,
+    }
     return figures
 
 
@@ -126,11 +147,24 @@ def bench_parallel_branches(repeats: int, size: int = 8 * 1024 * 1024) -> dict:
         right = df.tanh(df.sin(df.exp(b)))
     rng = np.random.default_rng(0)
     feed = {a: rng.random(size), b: rng.random(size)}
-    times = {}
-    for threads in (1, 2):
-        config = df.ConfigProto(inter_op_parallelism_threads=threads)
-        with df.Session(graph=graph, config=config) as sess:
-            times[threads] = median_time(lambda: sess.run([left, right], feed), repeats)
+    sessions = {
+        threads: df.Session(
+            graph=graph, config=df.ConfigProto(inter_op_parallelism_threads=threads)
+        )
+        for threads in (1, 2)
+    }
+    times = dict(
+        zip(
+            (1, 2),
+            paired_median_times(
+                lambda: sessions[1].run([left, right], feed),
+                lambda: sessions[2].run([left, right], feed),
+                repeats,
+            ),
+        )
+    )
+    for sess in sessions.values():
+        sess.close()
     return {
         "one_thread_ms": times[1] * 1e3,
         "two_threads_ms": times[2] * 1e3,
@@ -163,10 +197,11 @@ def bench_large_chain(repeats: int, megabytes: int = 100) -> dict:
         result = sess.run(y, {x: data})
         peak = tracemalloc.get_traced_memory()[1] - baseline
         tracemalloc.stop()
+        np.testing.assert_allclose(result, _chain(np, data))
         del result
-        graph_time = median_time(lambda: sess.run(y, {x: data}), repeats)
-    numpy_time = median_time(lambda: _chain(np, data), repeats)
-    np.testing.assert_allclose(sess_free_check(y, x, data), _chain(np, data))
+        graph_time, numpy_time = paired_median_times(
+            lambda: sess.run(y, {x: data}), lambda: _chain(np, data), repeats
+        )
     return {
         "array_mb": data.nbytes / 2**20,
         "peak_memory_in_arrays": (peak + data.nbytes) / data.nbytes,
@@ -176,11 +211,6 @@ def bench_large_chain(repeats: int, megabytes: int = 100) -> dict:
     }
 
 
-def sess_free_check(y, x, data):
-    with df.Session(graph=y.graph) as sess:
-        return sess.run(y, {x: data})
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -188,32 +218,44 @@ def main() -> None:
     args = parser.parse_args()
     repeats = 5 if args.quick else 15
     tf1 = None if args.no_tensorflow else try_import_tensorflow()
-    print(f"cores: {os.cpu_count()}   numpy {np.__version__}   "
-          f"tensorflow: {'yes' if tf1 is not None else 'not installed'}   repeats: {repeats}")
+    print(
+        f"cores: {os.cpu_count()}   numpy {np.__version__}   "
+        f"tensorflow: {'yes' if tf1 is not None else 'not installed'}   repeats: {repeats}"
+    )
 
     r = bench_scalar_chain(repeats)
-    print(f"1. scalar add chain (1000 ops): {r['dataflow_ns_per_op']:.0f} ns/op vs numpy loop "
-          f"{r['numpy_ns_per_op']:.0f} ns/op -> {r['ratio']:.2f}x  (target <= 2x)")
+    print(
+        f"1. scalar add chain (1000 ops): {r['dataflow_ns_per_op']:.0f} ns/op vs numpy loop "
+        f"{r['numpy_ns_per_op']:.0f} ns/op -> {r['ratio']:.2f}x  (target <= 2x)"
+    )
 
     r = bench_while_loop(repeats, tf1=tf1)
     line = f"2. while_loop 10k iterations: {r['dataflow_us_per_iteration']:.1f} us/iteration"
     if "ratio" in r:
-        line += (f" vs TensorFlow 1.x {r['tensorflow_us_per_iteration']:.1f} us/iteration -> "
-                 f"{r['ratio']:.2f}x  (target <= 8x)")
+        line += (
+            f" vs TensorFlow 1.x {r['tensorflow_us_per_iteration']:.1f} us/iteration -> "
+            f"{r['ratio']:.2f}x  (target <= 8x)"
+        )
     else:
         line += "  (TensorFlow not installed: no comparison)"
     print(line)
 
     r = bench_parallel_branches(max(3, repeats // 3))
-    print(f"3. two independent 8M-element branches: 1 thread {r['one_thread_ms']:.0f} ms, "
-          f"2 threads {r['two_threads_ms']:.0f} ms -> {r['speedup']:.2f}x faster  "
-          "(target >= 1.6x)")
+    print(
+        f"3. two independent 8M-element branches: 1 thread {r['one_thread_ms']:.0f} ms, "
+        f"2 threads {r['two_threads_ms']:.0f} ms -> {r['speedup']:.2f}x faster  "
+        "(target >= 1.6x)"
+    )
 
     r = bench_large_chain(max(3, repeats // 3))
-    print(f"4. 20-op chain on a {r['array_mb']:.0f} MB array: peak memory "
-          f"{r['peak_memory_in_arrays']:.2f} arrays, input included  (target <= 3)")
-    print(f"5. same chain: dataflow {r['dataflow_ms']:.0f} ms vs numpy by hand "
-          f"{r['numpy_ms']:.0f} ms -> {r['ratio']:.3f}x  (target <= 1.05x)")
+    print(
+        f"4. 20-op chain on a {r['array_mb']:.0f} MB array: peak memory "
+        f"{r['peak_memory_in_arrays']:.2f} arrays, input included  (target <= 3)"
+    )
+    print(
+        f"5. same chain: dataflow {r['dataflow_ms']:.0f} ms vs numpy by hand "
+        f"{r['numpy_ms']:.0f} ms -> {r['ratio']:.3f}x  (target <= 1.05x)"
+    )
 
 
 if __name__ == "__main__":

@@ -64,3 +64,27 @@ from .variables import (
     trainable_variables,
     variables_initializer,
 )
+
+# rendering
+from .render import render
+
+# ops library
+from . import nn  # noqa: E402
+from .ops import overloads  # noqa: E402, F401
+from .ops.array_ops import *  # noqa: E402, F403
+from .ops.math_ops import *  # noqa: E402, F403
+from .ops.misc_ops import *  # noqa: E402, F403
+
+# control flow (primitives)
+# Imported last and from the submodules, so that `import primitives` (which imports dataflow
+# first) and `import dataflow` both work without a cycle.
+from primitives.control_flow_ops import case, cond, while_loop  # noqa: E402
+from primitives.raw_ops import (  # noqa: E402
+    enter,
+    exit,  # noqa: A004 - mirrors TensorFlow's control_flow_ops.exit
+    loop_cond,
+    merge,
+    next_iteration,
+    set_merge_input,
+    switch,
+)

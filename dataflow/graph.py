@@ -38,7 +38,9 @@ _PACKAGE_DIRS = tuple(
         os.path.join(os.path.dirname(__file__), "..", "executor", "__init__.py"),
     )
 )
-_SKIPPED_FILE_PREFIXES = _PACKAGE_DIRS + (os.path.dirname(contextlib.__file__) + os.sep + "contextlib",)
+_SKIPPED_FILE_PREFIXES = _PACKAGE_DIRS + (
+    os.path.dirname(contextlib.__file__) + os.sep + "contextlib",
+)
 
 
 class SourceLocation:
@@ -357,8 +359,10 @@ class Graph:
             )
         op = self._ops_by_name.get(op_name)
         if op is None:
-            raise KeyError(f"The name '{name}' refers to a Tensor whose operation '{op_name}' "
-                           "is not in the graph.")
+            raise KeyError(
+                f"The name '{name}' refers to a Tensor whose operation '{op_name}' "
+                "is not in the graph."
+            )
         if int(index) >= len(op._outputs):
             raise KeyError(
                 f"The name '{name}' refers to a Tensor which does not exist: operation "
@@ -640,7 +644,9 @@ def register_tensor_conversion_function(base_type: type, conversion_func: Callab
     _conversion_functions.append((base_type, conversion_func))
 
 
-def convert_to_tensor(value, dtype=None, name: Optional[str] = None, preferred_dtype=None) -> Tensor:
+def convert_to_tensor(
+    value, dtype=None, name: Optional[str] = None, preferred_dtype=None
+) -> Tensor:
     """Returns ``value`` as a Tensor: tensors pass through, Python and numpy values become
     constants, registered types (variables) convert themselves."""
     if dtype is not None:

@@ -97,7 +97,10 @@ def _structure_difference(a, b, check_types: bool, path: str):
         return TypeError, f"at {path or 'the top'}, type {type(a).__name__} vs {type(b).__name__}"
     if isinstance(a, dict):
         if _sorted_keys(a) != _sorted_keys(b):
-            return ValueError, f"at {path or 'the top'}, keys {_sorted_keys(a)} vs {_sorted_keys(b)}"
+            return (
+                ValueError,
+                f"at {path or 'the top'}, keys {_sorted_keys(a)} vs {_sorted_keys(b)}",
+            )
         labels = [f"{path}[{k!r}]" for k in _sorted_keys(a)]
     else:
         if len(a) != len(b):

@@ -342,8 +342,11 @@ class Session:
                 targets.append(node_of[element])
                 fetch_positions.append(None)
                 continue
-            edge = (arg_of[element], 0) if element in arg_of else (
-                node_of[element.op], element.value_index)
+            edge = (
+                (arg_of[element], 0)
+                if element in arg_of
+                else (node_of[element.op], element.value_index)
+            )
             fetch_positions.append(len(fetch_edges))
             fetch_edges.append(edge)
         program = Program(
@@ -500,9 +503,7 @@ def _prune(flat_fetches, fed: set) -> list[Operation]:
 
 def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
     op_def = op._op_def
-    inputs = [
-        (arg_of[t], 0) if t in arg_of else (node_of[t.op], t.value_index) for t in op._inputs
-    ]
+    inputs = [(arg_of[t], 0) if t in arg_of else (node_of[t.op], t.value_index) for t in op._inputs]
     control_inputs = [node_of[c] for c in op._control_inputs]
     kind = op_def.kind
     node = Node(
@@ -614,7 +615,12 @@ def _fill_metadata(run_metadata: RunMetadata, stats, nodes) -> None:
         op_type = op.type if isinstance(op, Operation) else node.kind.name
         step_stats.append(
             NodeExecStats(
-                node.name, op_type, record.start, record.end, record.thread, record.frame,
+                node.name,
+                op_type,
+                record.start,
+                record.end,
+                record.thread,
+                record.frame,
                 record.iteration,
             )
         )

@@ -114,9 +114,7 @@ def _infer_assign(op):
     handle, value = op.inputs
     var_dtype, var_shape = op.attrs["dtype"], op.attrs["shape"]
     if value.dtype is not var_dtype:
-        raise TypeError(
-            f"Cannot assign a {value.dtype.name} value to a {var_dtype.name} variable"
-        )
+        raise TypeError(f"Cannot assign a {value.dtype.name} value to a {var_dtype.name} variable")
     if op.attrs.get("validate_shape", True) and not var_shape.is_compatible_with(value.shape):
         raise ValueError(f"Shapes {var_shape} and {value.shape} are incompatible")
     shape = var_shape if op.attrs.get("validate_shape", True) else value.shape
@@ -178,7 +176,7 @@ class Variable:
                     [self._handle, initial],
                     dict(attrs, validate_shape=validate_shape),
                     name="Assign",
-                ).op
+                )
                 self._snapshot = self._read("read")
         self._initial_value = initial
         self._trainable = trainable
@@ -365,6 +363,4 @@ initialize_all_variables = global_variables_initializer
 
 
 def _uninitialized(ref: VariableRef):
-    return FailedPreconditionError(
-        None, None, f"Attempting to use uninitialized value {ref.key}"
-    )
+    return FailedPreconditionError(None, None, f"Attempting to use uninitialized value {ref.key}")
