@@ -18,7 +18,6 @@ leaves the Session usable and every variable as it was before the run.
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -258,7 +257,9 @@ class Session:
         values = self._execute(plan, feed_values, options, run_metadata)
         flat_results = [None if p is None else values[p] for p in plan.fetch_positions]
         for i, value in enumerate(flat_results):
-            if type(value) is VariableRef:
+            if type(value) is np.ndarray:
+                flat_results[i] = _as_result(value)
+            elif type(value) is VariableRef:
                 flat_results[i] = self._variable_values.get(value.key)
         if not nest.is_nested(fetches):
             return flat_results[0]
@@ -463,6 +464,16 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
     return converted
 
 
+def _as_result(value: np.ndarray):
+    """What ``run`` hands back for an array: a numpy scalar for 0-d values (as TensorFlow
+    does), and a copy of read-only buffers (constants), so the caller may modify it."""
+    if value.ndim == 0:
+        return value[()]
+    if not value.flags.writeable:
+        return value.copy()
+    return value
+
+
 def _lossless_kind(source: np.dtype, target: np.dtype) -> bool:
     """Whether a feed of ``source`` dtype may be converted to ``target`` (values are checked
     again after conversion for ints)."""
@@ -628,6 +639,3 @@ def _fill_metadata(run_metadata: RunMetadata, stats, nodes) -> None:
     run_metadata.step_stats = step_stats
     run_metadata.loop_iterations = dict(stats.frame_iterations)
 
-
-def _print_to(stream_name: str):
-    return sys.stdout if stream_name == "stdout" else sys.stderr

@@ -276,3 +276,15 @@ def test_run_metadata_records_every_op_with_frame_and_iteration():
     iterations = [s.iteration for s in metadata.step_stats if "Merge" in s.node_name]
     assert max(iterations) == 3
     assert any(counts == [4] or counts == [3] for counts in metadata.loop_iterations.values())
+
+
+def test_scalar_results_are_numpy_scalars_even_when_a_constant_passes_through():
+    x = df.constant(1.0, dtype=df.float64)
+    zero_trip = df.while_loop(lambda v: v < 0.0, lambda v: v + 1.0, [x])
+    matrix = df.constant([[1.0, 2.0]])
+    with df.Session() as sess:
+        scalar, array = sess.run([zero_trip, matrix])
+    assert type(scalar) is np.float64
+    array[0, 0] = 5.0  # a fetched constant is the caller's to modify
+    with df.Session() as sess:
+        assert sess.run(matrix)[0, 0] == 1.0
