@@ -1,0 +1,41 @@
+"""``executor``: runs a lowered `Program` as a dataflow machine (``control-flow-semantics.md``).
+
+::
+
+    plan = executor.prepare(program)          # static analysis, once per program
+    values = plan.run(args, context=..., pool=..., deadline=..., stats=executor.RunStats())
+
+It imports nothing from ``dataflow`` or ``primitives``: any front end that lowers its computation
+to `Node`s with kernels can use it.  `plan` holds the static analysis, `runner` the run-time
+state machine, `stats` the optional per-run records.
+"""
+
+from .errors import (
+    CycleError,
+    DeadlineExceededError,
+    ExecutorError,
+    FetchNotLiveError,
+    FrameMismatchError,
+    InvalidProgramError,
+    KernelError,
+)
+from .plan import Plan, prepare
+from .program import Node, NodeKind, Program
+from .stats import NodeRecord, RunStats
+
+__all__ = [
+    "CycleError",
+    "DeadlineExceededError",
+    "ExecutorError",
+    "FetchNotLiveError",
+    "FrameMismatchError",
+    "InvalidProgramError",
+    "KernelError",
+    "Node",
+    "NodeKind",
+    "NodeRecord",
+    "Plan",
+    "Program",
+    "RunStats",
+    "prepare",
+]

@@ -1,0 +1,960 @@
+"""The dataflow machine: one `_Run` executes a `Plan` once, following ``control-flow-semantics.md``.
+
+Scheduler state (all of it belongs to one run; a `Plan` is shared and never written):
+
+- **frame instance** (`FrameInstance`): one activation of a static frame, keyed by (parent
+  frame instance, parent iteration, frame name).  The root instance exists from the start;
+  a child instance is created when the first value (live or dead) reaches one of its Enters,
+  and is stored in ``children`` of the parent `IterationState`.
+- **iteration** (`IterationState`): one iteration of one frame instance.  It owns
+  ``pending`` (per node: inputs and control inputs still to arrive; copied from the frame's
+  template when the iteration is created), ``slots`` (input values waiting for their node),
+  ``dead`` (nodes that received a dead input, so they will fire dead), ``ready`` (a LIFO stack
+  of nodes whose inputs have all arrived) and ``running`` (kernels of this iteration executing
+  with the lock released).
+- **ready iterations** (``_Run.ready_iterations``): a stack (an insertion-ordered dict) of the
+  iterations that have nodes on their ``ready`` stack.  ``IterationState.scheduled`` keeps an
+  iteration from being pushed twice: it is True while the iteration is on the stack and,
+  without a pool, also while it is being drained (the one thread sees the new work itself).
+  With a pool it is cleared when a thread pops the iteration, so that work another thread adds
+  to it while a kernel of it runs with the lock released is put back on the stack for any
+  thread to take.  An entry whose ``ready`` has been emptied meanwhile is harmless: popping it
+  finds nothing to do, and an iteration that completes is taken off the stack, so the stack
+  never holds more than the iterations alive.
+- **outstanding ops**: ``ready`` + ``running`` of each iteration, and ``_Run.in_flight``
+  (kernels submitted to the pool and not yet propagated).
+
+The loop (`_Run._drain`): pop an iteration, pop its ready nodes one by one and fire them.  An
+ordinary single-output op with ordinary consumers takes the *fast path* written out inline:
+call the kernel with its slots, clear the slots, write the output into each consumer's slot,
+decrement the consumer's pending count and push it when the count reaches zero.  Every other
+node goes to its kind's method (`_HANDLERS`: ``_fire_op``, ``_fire_switch``, ...).
+
+Invariants:
+
+- A value is referenced by the slot of each consumer that has not fired yet, and by nothing
+  else of the run (fetch sinks hold the fetched values).  A node clears its slots when it
+  fires, so a value is released when its last consumer in its (instance, iteration) fires.
+- An iteration is *complete* when its ``ready`` is empty, ``running`` is zero, its child
+  instances are all complete (``children`` is empty) and the previous iteration is complete
+  (iteration 0: every Enter of the instance has fired).  Iterations complete in order, the
+  oldest first (`_Run._try_complete`); a complete iteration's state is dropped.
+- At most ``parallel_iterations`` iterations of an instance exist at once: a live
+  NextIteration value that would create iteration ``oldest + N`` waits in ``deferred`` until
+  the oldest iteration completes.  A value waiting there belongs to the iteration it waits to
+  enter, so it never holds an existing iteration open.  As in TensorFlow, a node that has
+  received some but not all of its inputs does not hold its iteration open either: in a
+  well-formed program its other inputs always arrive before the iteration's outstanding work
+  drains; in a malformed one the iteration still completes and the run cannot stall on it.
+- An instance is complete when all its Enters have fired and all its iterations are complete;
+  then every Exit of it that never delivered a value delivers one dead value to the parent
+  iteration, the instance leaves the parent's ``children`` and the parent is checked in turn.
+- The run ends when no iteration is ready and nothing is in flight.
+
+Threads.  Without a pool one thread does everything and takes no lock.  With a pool, the state
+is guarded by ``_Run.lock``: the thread that calls `Plan.run` holds it while draining; a kernel
+sent to the pool runs without it; the pool thread then takes the lock, propagates the outputs
+and drains whatever became ready, like the caller does.  While pool work is in flight, every
+kernel run inline is run with the lock released (the all-slow table is used so that this
+happens in one place); while nothing is in flight no other thread can touch the run, and the
+draining thread keeps the lock across inline kernels rather than paying for a release and an
+acquire per node.  A pool that refuses a submission (shut down) gets none: the kernel runs
+inline; a submitted kernel that the pool cancels stops the run with an `ExecutorError`.  A
+kernel that itself waits for work on the same pool can starve it, as in any thread pool.
+
+Stopping.  A kernel error sets ``error`` and ``stopped``: no thread schedules anything after
+that, late pool completions are dropped, and `Plan.run` waits for kernels still in flight
+(until the deadline, if one was given) before raising `KernelError`.  Past the deadline (checked
+every `_BATCH_SIZE` firings, at every new iteration and while waiting) the run stops and
+`DeadlineExceededError` is raised at once, without waiting for kernels in flight; they finish
+on their own and their results are dropped.
+
+Decisions where the contract is silent (TensorFlow 1.x's behaviour unless said otherwise):
+
+- A Merge fires when all its control inputs have arrived and one expected data input arrived
+  live (or all expected ones dead), as in TensorFlow; unlike TensorFlow, which ignores the
+  liveness of a Merge's control inputs, a dead control input makes both outputs dead, because
+  the contract says a dead control input makes any dependent dead.
+- A control edge out of a node carries the node's liveness: for a Switch, live when both its
+  inputs were live (even though one of its outputs is dead); for a Merge, live when it fired
+  live.
+- An Exit delivers at most one live value per instance; a second one is dropped.
+- A Switch's predicate is read with ``bool(pred)``; a predicate that has no truth value (an
+  array of several elements) stops the run with a `KernelError` of the Switch node.
+- The pool is used for a node whose ``inline`` is False, or None with inputs of more than
+  `INLINE_LIMIT_BYTES` in total, and only when other work is ready for the current thread to do
+  meanwhile; otherwise the kernel runs inline (overlap with work already on the pool still
+  happens, since the lock is released around it).
+- Ready nodes are a LIFO stack per iteration, consumers pushed highest index first: without a
+  pool the run is depth first and, among siblings, in program order.  This keeps few values
+  alive and makes single-threaded runs deterministic.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Optional
+
+from .errors import DeadlineExceededError, ExecutorError, FetchNotLiveError, KernelError
+from .plan import (
+    DEAD,
+    FAST_BINARY,
+    FAST_NARY,
+    FAST_UNARY,
+    FETCH_SINK,
+    INLINE_TABLE,
+    NOT_PRODUCED,
+    POOL_TABLE,
+    POOLABLE,
+    SLOW,
+    SLOW_TABLE,
+    FrameInfo,
+    NodeInfo,
+    Plan,
+)
+from .program import NodeKind
+from .stats import NodeRecord, RunStats
+
+# Inputs larger than this (in total) make a node with ``inline=None`` worth a pool thread.
+INLINE_LIMIT_BYTES = 64 * 1024
+# Firings between two looks at the clock.
+_BATCH_SIZE = 256
+_BATCH = range(_BATCH_SIZE)
+# Pending count of a Merge that has been pushed to fire: later arrivals are dropped.
+_MERGE_FIRED = -1
+
+_OP = NodeKind.OP
+_monotonic = time.monotonic
+_perf_counter = time.perf_counter
+
+
+class FrameInstance:
+    """One activation of a static frame.
+
+    Invariants: ``iterations`` holds exactly the iterations ``oldest .. newest`` that exist and
+    are not complete; ``newest - oldest < frame.parallel_iterations``; ``deferred`` holds the
+    live NextIteration values for iteration ``newest + 1`` and is non-empty only while that
+    iteration cannot be created yet; ``constants`` holds the value of every constant Enter that
+    has fired, delivered to each iteration when it is created.
+    """
+
+    __slots__ = (
+        "frame",
+        "parent_iteration",
+        "iterations",
+        "oldest",
+        "newest",
+        "pending_enters",
+        "constants",
+        "deferred",
+        "exits_delivered",
+        "done",
+        "_description",
+    )
+
+    def __init__(self, frame: FrameInfo, parent_iteration: Optional[IterationState]):
+        self.frame = frame
+        self.parent_iteration = parent_iteration
+        self.iterations: dict[int, IterationState] = {}
+        self.oldest = 0
+        self.newest = -1
+        self.pending_enters = frame.enter_count
+        self.constants: list[tuple[NodeInfo, Any]] = []
+        self.deferred: list[tuple[NodeInfo, Any]] = []
+        self.exits_delivered: set[int] = set()
+        self.done = False
+        self._description: Optional[str] = None
+
+    @property
+    def description(self) -> str:
+        """``"root"`` or ``"<frame>[iter <k> of <parent instance>]"``."""
+        if self._description is None:
+            parent = self.parent_iteration
+            if parent is None:
+                self._description = "root"
+            else:
+                self._description = (
+                    f"{self.frame.name}[iter {parent.number} of {parent.instance.description}]"
+                )
+        return self._description
+
+    def __repr__(self) -> str:
+        return f"FrameInstance({self.description})"
+
+
+class IterationState:
+    """One iteration of one frame instance (see the module docstring for each field).
+
+    Invariants: ``pending[n] == 0`` exactly when node n has been pushed to ``ready`` or has
+    fired (a Merge that is pushed is set to ``_MERGE_FIRED``); ``slots`` of a node are cleared
+    when it fires; ``done`` is set when the iteration completes, and after that nothing is
+    delivered to it.
+    """
+
+    __slots__ = (
+        "instance",
+        "frame",
+        "number",
+        "pending",
+        "slots",
+        "ready",
+        "dead",
+        "merge_dead_counts",
+        "children",
+        "running",
+        "scheduled",
+        "done",
+    )
+
+    def __init__(self, instance: FrameInstance, number: int):
+        frame = instance.frame
+        self.instance = instance
+        self.frame = frame
+        self.number = number
+        self.pending = frame.pending_template[:]
+        self.slots = frame.slot_template[:]
+        self.ready: list[int] = []
+        self.dead: set[int] = set()
+        self.merge_dead_counts: Optional[dict[int, int]] = None
+        self.children: dict[int, FrameInstance] = {}
+        self.running = 0
+        self.scheduled = False
+        self.done = False
+
+    def __repr__(self) -> str:
+        return f"IterationState({self.instance.description}, iteration {self.number})"
+
+
+class _Run:
+    """The state of one `Plan.run`; see the module docstring.
+
+    Call tree::
+
+        execute
+          _drain                    the loop; fast path inline, else by kind (_HANDLERS):
+              _fire_op / _fire_arg / _fire_switch / _fire_merge
+              _fire_enter / _fire_exit / _fire_next_iteration
+                _deliver / _deliver_control   values into a target iteration
+                  _arrive_merge / _control_to_merge
+                _new_instance / _new_iteration
+            _try_complete           iteration and instance completion
+              _complete_instance
+          _run_on_pool              a kernel on a pool thread, then propagate and _drain
+    """
+
+    def __init__(
+        self,
+        plan: Plan,
+        args,
+        context: Any,
+        pool,
+        deadline: Optional[float],
+        stats: Optional[RunStats],
+    ):
+        self.plan = plan
+        self.args = args
+        self.context = context
+        self.pool = pool
+        self.deadline = deadline
+        self.stats = stats
+        if stats is not None:
+            self.table_kind = SLOW_TABLE
+        else:
+            self.table_kind = INLINE_TABLE if pool is None else POOL_TABLE
+        self.lock = threading.Lock()
+        self.condition = threading.Condition(self.lock)
+        self.in_flight = 0
+        self.stopped = False
+        self.deadline_passed = False
+        self.error: Optional[BaseException] = None
+        # An insertion-ordered set used as a stack (``popitem`` takes the newest), so that a
+        # completing iteration can be taken off it wherever it is.
+        self.ready_iterations: dict[IterationState, None] = {}
+        self.root_instance = FrameInstance(plan.root_frame, None)
+        root = IterationState(self.root_instance, 0)
+        self.root_instance.iterations[0] = root
+        self.root_instance.newest = 0
+        self.root_iteration = root
+        root.ready.extend(plan.root_frame.sources)
+        if root.ready:
+            root.scheduled = True
+            self.ready_iterations[root] = None
+
+    # -- top level --------------------------------------------------------------------------------
+
+    def execute(self) -> list[Any]:
+        if self.pool is None:
+            try:
+                self._drain()
+            except BaseException:
+                self.stopped = True
+                raise
+        else:
+            self._execute_with_pool()
+        error = self.error
+        if error is not None:
+            self.error = None
+            if isinstance(error, KernelError):
+                raise error from error.cause
+            raise error
+        if self.deadline_passed:
+            raise DeadlineExceededError(
+                "the run did not finish before its deadline; nothing further was scheduled"
+            )
+        return self._collect_fetches()
+
+    def _execute_with_pool(self) -> None:
+        condition = self.condition
+        with self.lock:
+            try:
+                self._drain()
+                while not self.stopped:
+                    if self.ready_iterations:
+                        self._drain()
+                        continue
+                    if not self.in_flight:
+                        break
+                    if self.deadline is None:
+                        condition.wait()
+                        continue
+                    remaining = self.deadline - _monotonic()
+                    if remaining <= 0:
+                        self._deadline_reached()
+                        break
+                    condition.wait(remaining)
+                if self.error is not None:
+                    # Let kernels already running finish before reporting the error.
+                    while self.in_flight:
+                        if self.deadline is None:
+                            condition.wait()
+                            continue
+                        remaining = self.deadline - _monotonic()
+                        if remaining <= 0:
+                            break
+                        condition.wait(remaining)
+            except BaseException:
+                self.stopped = True
+                raise
+
+    def _collect_fetches(self) -> list[Any]:
+        plan = self.plan
+        slots = self.root_iteration.slots
+        values = []
+        missing = []
+        for position, slot in enumerate(plan.fetch_slots):
+            value = NOT_PRODUCED if slot is None else slots[slot]
+            if value is NOT_PRODUCED or value is DEAD:
+                node_index = int(plan.program.fetches[position][0])
+                missing.append(
+                    (position, node_index, "dead" if value is DEAD else "never produced")
+                )
+            values.append(value)
+        if missing:
+            nodes = plan.node_infos
+            details = "; ".join(
+                f"fetch {position} (node {nodes[index].name!r}, output "
+                f"{int(plan.program.fetches[position][1])}) is {state}"
+                for position, index, state in missing
+            )
+            raise FetchNotLiveError(missing, f"fetched values are not live: {details}")
+        return values
+
+    # -- the loop ---------------------------------------------------------------------------------
+
+    def _drain(self) -> None:
+        """Fires ready nodes until none is left (or the run stops).
+
+        Called with the lock held when the run has a pool.  The fast path below is the ordinary
+        op; its locals are rebound per iteration and its output is dropped (``value = None``)
+        as soon as it has been written to the consumers' slots.
+        """
+        ready_iterations = self.ready_iterations
+        table_kind = self.table_kind
+        deadline = self.deadline
+        root_instance = self.root_instance
+        handlers = _HANDLERS if self.stats is None else _RECORDING_HANDLERS
+        batch = _BATCH
+        sharing = self.pool is not None
+        while ready_iterations:
+            if self.stopped:
+                return
+            iteration = ready_iterations.popitem()[0]
+            if iteration.done:
+                continue
+            if sharing:
+                # Other threads may push work into this iteration while a kernel of it runs
+                # with the lock released: let them put it back on the stack for any thread.
+                iteration.scheduled = False
+            ready = iteration.ready
+            pending = iteration.pending
+            slots = iteration.slots
+            dead = iteration.dead
+            infos = iteration.frame.nodes
+            tables = iteration.frame.tables
+            table = tables[SLOW_TABLE if self.in_flight else table_kind]
+            while ready:
+                for _ in batch:
+                    if not ready:
+                        break
+                    node = ready.pop()
+                    code, kernel, first, second, consumer, slot = table[node]
+                    if code > FAST_NARY:
+                        if code == SLOW or ready or ready_iterations or (dead and node in dead):
+                            info = infos[node]
+                            handlers[info.kind](self, iteration, info)
+                            if self.stopped:
+                                return
+                            table = tables[SLOW_TABLE if self.in_flight else table_kind]
+                            continue
+                        code -= POOLABLE
+                    elif dead and node in dead:
+                        info = infos[node]
+                        handlers[info.kind](self, iteration, info)
+                        if self.stopped:
+                            return
+                        table = tables[SLOW_TABLE if self.in_flight else table_kind]
+                        continue
+                    if code == FAST_BINARY:
+                        try:
+                            value = kernel(slots[first], slots[second])
+                        except Exception as exc:
+                            self._kernel_failed(iteration, node, exc, (slots[first], slots[second]))
+                            return
+                        slots[first] = slots[second] = None
+                    elif code == FAST_UNARY:
+                        try:
+                            value = kernel(slots[first])
+                        except Exception as exc:
+                            self._kernel_failed(iteration, node, exc, (slots[first],))
+                            return
+                        slots[first] = None
+                    else:
+                        try:
+                            value = kernel(*slots[first:second])
+                        except Exception as exc:
+                            self._kernel_failed(iteration, node, exc, slots[first:second])
+                            return
+                        for position in range(first, second):
+                            slots[position] = None
+                    if slot >= 0:
+                        slots[slot] = value
+                        count = pending[consumer] - 1
+                        pending[consumer] = count
+                        if not count:
+                            ready.append(consumer)
+                    else:
+                        targets = consumer
+                        for consumer, slot in targets:
+                            slots[slot] = value
+                            count = pending[consumer] - 1
+                            pending[consumer] = count
+                            if not count:
+                                ready.append(consumer)
+                    value = None
+                if deadline is not None and _monotonic() > deadline:
+                    self._deadline_reached()
+                    return
+            if not sharing:
+                iteration.scheduled = False  # with a pool it means "on the stack" only
+            if (
+                not iteration.running
+                and iteration.instance is not root_instance
+                and not iteration.done
+            ):
+                self._try_complete(iteration.instance)
+
+    def _fire_recorded(self, iteration: IterationState, info: NodeInfo) -> None:
+        """Fires a control-flow node or ARG and records it if it fired live (statistics)."""
+        start = _perf_counter()
+        if _HANDLERS[info.kind](self, iteration, info):
+            self._record(iteration, info, start, _perf_counter())
+
+    def _record(self, iteration: IterationState, info: NodeInfo, start: float, end: float):
+        self.stats.node_records.append(
+            NodeRecord(
+                info.index,
+                info.name,
+                start,
+                end,
+                threading.current_thread().name,
+                iteration.instance.description,
+                iteration.number,
+            )
+        )
+
+    # -- stopping ---------------------------------------------------------------------------------
+
+    def _kernel_failed(self, iteration, local_or_info, cause: BaseException, inputs) -> None:
+        info = (
+            local_or_info
+            if isinstance(local_or_info, NodeInfo)
+            else iteration.frame.nodes[local_or_info]
+        )
+        self._fail(KernelError(info.index, info.node, cause, tuple(inputs)))
+
+    def _fail(self, error: BaseException) -> None:
+        if self.error is None and not self.deadline_passed:
+            self.error = error
+        self.stopped = True
+
+    def _deadline_reached(self) -> None:
+        self.deadline_passed = True
+        self.stopped = True
+        if self.pool is not None:
+            self.condition.notify_all()
+
+    # -- ordinary ops -----------------------------------------------------------------------------
+
+    def _fire_op(self, iteration: IterationState, info: NodeInfo) -> None:
+        slots = iteration.slots
+        first, end = info.slot_base, info.slot_end
+        args = slots[first:end]
+        slots[first:end] = info.empty_slots
+        dead = iteration.dead
+        if info.local in dead:
+            dead.discard(info.local)
+            self._send_dead(iteration, info)
+            return
+        if (
+            self.pool is not None
+            and info.inline is not True
+            and (iteration.ready or any(other.ready for other in self.ready_iterations))
+            and (info.inline is False or _total_nbytes(args) > INLINE_LIMIT_BYTES)
+        ):
+            holder = [iteration, info, args]
+            args = None
+            if self._submit(holder):
+                return
+            args = holder[2]
+            holder = None
+        stats = self.stats
+        if stats is not None:
+            start = _perf_counter()
+        unlock = self.in_flight
+        if unlock:
+            iteration.running += 1
+            self.lock.release()
+        try:
+            try:
+                if info.wants_context:
+                    result = info.kernel(self.context, *args)
+                else:
+                    result = info.kernel(*args)
+            finally:
+                if unlock:
+                    self.lock.acquire()
+                    iteration.running -= 1
+            outputs = _outputs(info, result)
+        except Exception as exc:
+            self._kernel_failed(iteration, info, exc, args)
+            return
+        args = result = None
+        if self.stopped:
+            return
+        if stats is not None:
+            self._record(iteration, info, start, _perf_counter())
+        self._send(iteration, info, outputs)
+
+    def _submit(self, holder: list) -> bool:
+        """Sends the kernel in ``holder`` to the pool; False if the pool refuses it."""
+        iteration = holder[0]
+        iteration.running += 1
+        self.in_flight += 1
+        try:
+            future = self.pool.submit(self._run_on_pool, holder)
+        except RuntimeError:
+            iteration.running -= 1
+            self.in_flight -= 1
+            return False
+        future.add_done_callback(lambda f, holder=holder: self._pool_task_done(f, holder))
+        return True
+
+    def _run_on_pool(self, holder: list) -> None:
+        """A pool thread: run one kernel, then propagate its outputs and drain under the lock."""
+        iteration, info, args = holder
+        holder.clear()
+        failure = None
+        stats = self.stats
+        start = _perf_counter() if stats is not None else 0.0
+        try:
+            if info.wants_context:
+                result = info.kernel(self.context, *args)
+            else:
+                result = info.kernel(*args)
+            outputs = _outputs(info, result)
+        except BaseException as exc:
+            failure = exc
+        else:
+            args = None
+        result = None
+        end = _perf_counter() if stats is not None else 0.0
+        with self.lock:
+            try:
+                iteration.running -= 1
+                if self.stopped:
+                    return
+                if failure is not None:
+                    self._kernel_failed(iteration, info, failure, args)
+                    return
+                args = None
+                if stats is not None:
+                    self._record(iteration, info, start, end)
+                self._send(iteration, info, outputs)
+                outputs = None
+                if iteration.instance is not self.root_instance and not iteration.done:
+                    self._try_complete(iteration.instance)
+                self._drain()
+            except BaseException as exc:
+                self._fail(exc)
+            finally:
+                self.in_flight -= 1
+                self.condition.notify_all()
+
+    def _pool_task_done(self, future, holder: list) -> None:
+        """Accounts for a pool task that was cancelled before it ran (the pool shut down)."""
+        if not future.cancelled():
+            return
+        with self.lock:
+            iteration = holder[0]
+            holder.clear()
+            iteration.running -= 1
+            self.in_flight -= 1
+            self._fail(ExecutorError("the thread pool was shut down while the run was using it"))
+            self.condition.notify_all()
+
+    def _fire_arg(self, iteration: IterationState, info: NodeInfo) -> bool:
+        self._send(iteration, info, (self.args[info.arg_position],))
+        return True
+
+    # -- propagation ------------------------------------------------------------------------------
+
+    def _send(self, iteration: IterationState, info: NodeInfo, outputs) -> None:
+        """Delivers a live firing's outputs to their consumers in the same iteration."""
+        for consumers, value in zip(info.consumers, outputs):
+            if consumers:
+                self._deliver(iteration, consumers, value)
+        if info.control_consumers:
+            self._deliver_control(iteration, info.control_consumers, True)
+
+    def _send_dead(self, iteration: IterationState, info: NodeInfo) -> None:
+        for consumers in info.consumers:
+            if consumers:
+                self._deliver(iteration, consumers, DEAD)
+        if info.control_consumers:
+            self._deliver_control(iteration, info.control_consumers, False)
+
+    def _send_one(self, target: IterationState, info: NodeInfo, value) -> None:
+        """Delivers the single output of an Enter, Exit or NextIteration into ``target``."""
+        consumers = info.consumers[0]
+        if consumers:
+            self._deliver(target, consumers, value)
+        if info.control_consumers:
+            self._deliver_control(target, info.control_consumers, value is not DEAD)
+
+    def _deliver(self, target: IterationState, consumers, value) -> None:
+        pending = target.pending
+        slots = target.slots
+        for consumer, slot, merge_position in consumers:
+            if merge_position != -1:
+                if merge_position == FETCH_SINK:
+                    slots[slot] = value
+                else:
+                    self._arrive_merge(target, consumer, merge_position, value)
+                continue
+            slots[slot] = value
+            if value is DEAD:
+                target.dead.add(consumer)
+            count = pending[consumer] - 1
+            pending[consumer] = count
+            if not count:
+                target.ready.append(consumer)
+                if not target.scheduled:
+                    target.scheduled = True
+                    self.ready_iterations[target] = None
+
+    def _deliver_control(self, target: IterationState, consumers, live: bool) -> None:
+        pending = target.pending
+        for consumer, is_merge in consumers:
+            if is_merge:
+                self._control_to_merge(target, consumer, live)
+                continue
+            if not live:
+                target.dead.add(consumer)
+            count = pending[consumer] - 1
+            pending[consumer] = count
+            if not count:
+                self._push(target, consumer)
+
+    def _push(self, target: IterationState, local: int) -> None:
+        target.ready.append(local)
+        if not target.scheduled:
+            target.scheduled = True
+            self.ready_iterations[target] = None
+
+    # -- Switch and Merge -------------------------------------------------------------------------
+
+    def _fire_switch(self, iteration: IterationState, info: NodeInfo) -> bool:
+        slots = iteration.slots
+        first = info.slot_base
+        data = slots[first]
+        pred = slots[first + 1]
+        slots[first] = slots[first + 1] = None
+        if info.local in iteration.dead:
+            iteration.dead.discard(info.local)
+            self._send_dead(iteration, info)
+            return False
+        try:
+            taken = bool(pred)
+        except Exception as exc:
+            self._kernel_failed(iteration, info, exc, (data, pred))
+            return False
+        pred = None
+        self._send(iteration, info, (DEAD, data) if taken else (data, DEAD))
+        return True
+
+    def _expected_inputs(self, iteration: IterationState, info: NodeInfo, position: int) -> int:
+        """How many data inputs the Merge expects in this iteration; 0 if not ``position``."""
+        back = info.back_positions
+        if not back:
+            return info.num_inputs
+        if iteration.number == 0:
+            return 0 if position in back else info.forward_count
+        return info.back_count if position in back else 0
+
+    def _arrive_merge(self, target: IterationState, local: int, position: int, value) -> None:
+        pending = target.pending
+        if pending[local] < 0:
+            return  # already fired: a late input is dropped
+        info = target.frame.nodes[local]
+        expected = self._expected_inputs(target, info, position)
+        if not expected:
+            return  # not an input this Merge expects in this iteration
+        slots = target.slots
+        first = info.slot_base
+        if value is DEAD:
+            counts = target.merge_dead_counts
+            if counts is None:
+                counts = target.merge_dead_counts = {}
+            dead_inputs = counts.get(local, 0) + 1
+            counts[local] = dead_inputs
+            if dead_inputs == expected and slots[first + 1] is None and not pending[local]:
+                pending[local] = _MERGE_FIRED
+                self._push(target, local)
+        elif slots[first + 1] is None:
+            slots[first] = value
+            slots[first + 1] = position
+            if not pending[local]:
+                pending[local] = _MERGE_FIRED
+                self._push(target, local)
+        # else: a live input already waits for the control inputs; the first live one wins.
+
+    def _control_to_merge(self, target: IterationState, local: int, live: bool) -> None:
+        pending = target.pending
+        count = pending[local] - 1
+        pending[local] = count
+        if not live:
+            target.dead.add(local)
+        if count:
+            return
+        info = target.frame.nodes[local]
+        if target.slots[info.slot_base + 1] is not None:
+            pending[local] = _MERGE_FIRED
+            self._push(target, local)
+            return
+        counts = target.merge_dead_counts
+        dead_inputs = counts.get(local, 0) if counts else 0
+        back = info.back_positions
+        if not back:
+            expected = info.num_inputs
+        else:
+            expected = info.back_count if target.number else info.forward_count
+        if expected and dead_inputs == expected:
+            pending[local] = _MERGE_FIRED
+            self._push(target, local)
+
+    def _fire_merge(self, iteration: IterationState, info: NodeInfo) -> bool:
+        slots = iteration.slots
+        first = info.slot_base
+        value = slots[first]
+        position = slots[first + 1]
+        slots[first] = slots[first + 1] = None
+        local = info.local
+        if iteration.merge_dead_counts:
+            iteration.merge_dead_counts.pop(local, None)
+        dead_control = local in iteration.dead
+        if dead_control:
+            iteration.dead.discard(local)
+        if position is None or dead_control:
+            self._send_dead(iteration, info)
+            return False
+        self._send(iteration, info, (value, info.value_indices[position]))
+        return True
+
+    # -- frames: Enter, Exit, NextIteration -------------------------------------------------------
+
+    def _fire_enter(self, iteration: IterationState, info: NodeInfo) -> bool:
+        slots = iteration.slots
+        value = slots[info.slot_base]
+        slots[info.slot_base] = None
+        if info.local in iteration.dead:
+            iteration.dead.discard(info.local)
+            value = DEAD
+        child = info.out_frame
+        instance = iteration.children.get(child.index)
+        if instance is None:
+            instance = self._new_instance(child, iteration)
+        instance.pending_enters -= 1
+        if info.is_constant:
+            instance.constants.append((info, value))
+            for target in list(instance.iterations.values()):
+                self._send_one(target, info, value)
+        else:
+            self._send_one(instance.iterations[0], info, value)
+        if not instance.pending_enters:
+            self._try_complete(instance)
+        return value is not DEAD
+
+    def _fire_exit(self, iteration: IterationState, info: NodeInfo) -> bool:
+        slots = iteration.slots
+        value = slots[info.slot_base]
+        slots[info.slot_base] = None
+        if info.local in iteration.dead:
+            iteration.dead.discard(info.local)
+            value = DEAD
+        if value is DEAD:
+            return False  # delivered dead when the instance completes, if never live
+        instance = iteration.instance
+        if info.local in instance.exits_delivered:
+            return False
+        instance.exits_delivered.add(info.local)
+        self._send_one(instance.parent_iteration, info, value)
+        return True
+
+    def _fire_next_iteration(self, iteration: IterationState, info: NodeInfo) -> bool:
+        slots = iteration.slots
+        value = slots[info.slot_base]
+        slots[info.slot_base] = None
+        if info.local in iteration.dead:
+            iteration.dead.discard(info.local)
+            value = DEAD
+        if value is DEAD:
+            return False
+        instance = iteration.instance
+        number = iteration.number + 1
+        target = instance.iterations.get(number)
+        if target is None:
+            if number - instance.oldest >= instance.frame.parallel_iterations:
+                instance.deferred.append((info, value))
+                return True
+            target = self._new_iteration(instance, number)
+        self._send_one(target, info, value)
+        return True
+
+    def _new_instance(self, frame: FrameInfo, parent: IterationState) -> FrameInstance:
+        instance = FrameInstance(frame, parent)
+        parent.children[frame.index] = instance
+        self._new_iteration(instance, 0)
+        return instance
+
+    def _new_iteration(self, instance: FrameInstance, number: int) -> IterationState:
+        iteration = IterationState(instance, number)
+        instance.iterations[number] = iteration
+        instance.newest = number
+        for info, value in instance.constants:
+            self._send_one(iteration, info, value)
+        deadline = self.deadline
+        if deadline is not None and _monotonic() > deadline:
+            self._deadline_reached()
+        return iteration
+
+    # -- completion -------------------------------------------------------------------------------
+
+    def _try_complete(self, instance: FrameInstance) -> None:
+        """Completes the oldest iterations of ``instance`` that can, then maybe the instance."""
+        if instance.done:
+            return
+        iterations = instance.iterations
+        while True:
+            iteration = iterations.get(instance.oldest)
+            if (
+                iteration is None
+                or iteration.ready
+                or iteration.running
+                or iteration.children
+                or (iteration.number == 0 and instance.pending_enters)
+            ):
+                break
+            del iterations[instance.oldest]
+            instance.oldest += 1
+            iteration.done = True
+            if iteration.scheduled:
+                self.ready_iterations.pop(iteration, None)
+            iteration.slots = iteration.pending = iteration.merge_dead_counts = None
+            if instance.deferred:
+                deferred = instance.deferred
+                instance.deferred = []
+                target = self._new_iteration(instance, instance.newest + 1)
+                for info, value in deferred:
+                    self._send_one(target, info, value)
+                deferred = value = None
+        if not iterations:
+            self._complete_instance(instance)
+
+    def _complete_instance(self, instance: FrameInstance) -> None:
+        instance.done = True
+        parent = instance.parent_iteration
+        delivered = instance.exits_delivered
+        for info in instance.frame.exits:
+            if info.local not in delivered:
+                self._send_one(parent, info, DEAD)
+        del parent.children[instance.frame.index]
+        instance.constants = []
+        if self.stats is not None:
+            self.stats.frame_iterations.setdefault(instance.frame.name, []).append(
+                instance.newest + 1
+            )
+        if parent.instance is not self.root_instance:
+            self._try_complete(parent.instance)
+
+
+# The firing method of each node kind, indexed by `NodeKind` (a tuple: hashing an IntEnum
+# member is a Python-level call).
+_HANDLER_OF_KIND = {
+    NodeKind.OP: _Run._fire_op,
+    NodeKind.ARG: _Run._fire_arg,
+    NodeKind.SWITCH: _Run._fire_switch,
+    NodeKind.MERGE: _Run._fire_merge,
+    NodeKind.ENTER: _Run._fire_enter,
+    NodeKind.EXIT: _Run._fire_exit,
+    NodeKind.NEXT_ITERATION: _Run._fire_next_iteration,
+}
+_HANDLERS = tuple(_HANDLER_OF_KIND[NodeKind(value)] for value in range(len(NodeKind)))
+# With statistics: an OP records its own kernel time (it may run on the pool); the others are
+# timed around their firing.
+_RECORDING_HANDLERS = tuple(
+    handler if kind == NodeKind.OP else _Run._fire_recorded
+    for kind, handler in zip(sorted(NodeKind), _HANDLERS)
+)
+
+
+def _outputs(info: NodeInfo, result) -> tuple:
+    count = info.num_outputs
+    if count == 1:
+        return (result,)
+    if count == 0:
+        return ()
+    values = tuple(result)
+    if len(values) != count:
+        raise ValueError(
+            f"the kernel of {info.name!r} returned {len(values)} values; "
+            f"the node has {count} outputs"
+        )
+    return values
+
+
+def _total_nbytes(values) -> int:
+    total = 0
+    for value in values:
+        total += getattr(value, "nbytes", 0)
+    return total

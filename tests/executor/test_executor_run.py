@@ -1,0 +1,368 @@
+"""`Plan.run`: errors, deadlines, fetches and targets, context, threads, the pool, statistics."""
+
+import threading
+import time
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from executor_builder import Builder, identity
+
+import executor
+from executor import DeadlineExceededError, FetchNotLiveError, KernelError
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with ThreadPoolExecutor(2, thread_name_prefix="test-pool") as pool:
+        yield pool
+
+
+def sum_below_program(parallel_iterations=10):
+    """``i, total = 0, 0; while i < n: i, total = i + 1, total + i``; fetches (i, total)."""
+    b = Builder()
+    n = b.arg("n")
+
+    def body(loop):
+        i, total = loop.vars
+        return [b.op(np.add, i, loop.outer(b.const(1))), b.op(np.add, total, i)]
+
+    i, total = b.while_loop(
+        lambda loop: b.op(np.less, loop.vars[0], loop.outer(n)),
+        body,
+        [b.const(0), b.const(0)],
+        parallel_iterations=parallel_iterations,
+    )
+    return b.program([i, total])
+
+
+# -- kernel errors --------------------------------------------------------------------------------
+
+
+def test_kernel_error_wraps_the_cause_and_names_the_node():
+    b = Builder()
+    x = b.arg("x")
+    cause = ZeroDivisionError("no")
+
+    def fail(value):
+        raise cause
+
+    failing = b.op(fail, x, name="divide")
+    with pytest.raises(KernelError) as info:
+        executor.prepare(b.program([failing])).run((3.5,))
+    error = info.value
+    assert error.cause is cause and error.__cause__ is cause
+    assert error.node_index == failing[0] and error.node.name == "divide"
+    assert error.input_values == (3.5,)
+    assert "'divide'" in str(error) and "ZeroDivisionError" in str(error)
+
+
+def test_any_exception_from_a_kernel_is_wrapped():
+    class UserFacing(Exception):
+        pass
+
+    b = Builder()
+
+    def fail():
+        raise UserFacing("for the user")
+
+    with pytest.raises(KernelError) as info:
+        executor.prepare(b.program([b.op(fail)])).run(())
+    assert isinstance(info.value.cause, UserFacing)
+
+
+@pytest.mark.parametrize("inline", [True, None])
+def test_kernel_error_stops_scheduling_so_a_later_sibling_does_not_run(inline):
+    calls = []
+    b = Builder()
+    x = b.arg("x")
+    b.op(lambda v: 1 / 0, x, name="fails_first", inline=inline)
+    sibling = b.op(lambda v: calls.append("sibling") or v, x, name="sibling", inline=inline)
+    with pytest.raises(KernelError, match="fails_first"):
+        executor.prepare(b.program([sibling])).run((1.0,))
+    assert calls == []
+
+
+def test_kernel_error_inside_a_loop_stops_the_loop():
+    calls = []
+    b = Builder()
+
+    def step(v):
+        calls.append(int(v))
+        if v == 3:
+            raise ValueError("three")
+        return v + 1
+
+    (result,) = b.while_loop(
+        lambda loop: b.op(lambda v: v < 100, loop.vars[0]),
+        lambda loop: [b.op(step, loop.vars[0], name="step")],
+        [b.const(0)],
+    )
+    with pytest.raises(KernelError, match="step") as info:
+        executor.prepare(b.program([result])).run(())
+    assert isinstance(info.value.cause, ValueError)
+    assert calls == [0, 1, 2, 3]
+
+
+def test_kernel_error_with_a_pool_waits_for_kernels_in_flight(pool):
+    finished = threading.Event()
+    b = Builder()
+    x = b.arg("x")
+
+    def slow(v):
+        time.sleep(0.05)
+        finished.set()
+        return v
+
+    slow_result = b.op(slow, x, inline=False)
+    failing = b.op(lambda v: 1 / 0, x, inline=True)
+    with pytest.raises(KernelError):
+        executor.prepare(b.program([slow_result, failing])).run((1.0,), pool=pool)
+    assert finished.is_set()
+
+
+# -- deadlines ------------------------------------------------------------------------------------
+
+
+def endless_loop_program():
+    b = Builder()
+    (result,) = b.while_loop(
+        lambda loop: b.op(lambda v: True, loop.vars[0]),
+        lambda loop: [b.op(lambda v: v + 1, loop.vars[0])],
+        [b.const(0)],
+    )
+    return b.program([result])
+
+
+@pytest.mark.parametrize("use_pool", [False, True])
+def test_deadline_stops_an_endless_loop(use_pool, pool):
+    plan = executor.prepare(endless_loop_program())
+    with pytest.raises(DeadlineExceededError):
+        plan.run((), deadline=time.monotonic() + 0.2, pool=pool if use_pool else None)
+
+
+def test_deadline_stops_a_long_chain_in_the_root_frame():
+    calls = []
+    b = Builder()
+    value = b.arg("x")
+    for _ in range(2000):
+        value = b.op(lambda v: calls.append(1) or time.sleep(0.0005) or v, value)
+    with pytest.raises(DeadlineExceededError):
+        executor.prepare(b.program([value])).run((0,), deadline=time.monotonic() + 0.1)
+    assert len(calls) < 2000
+
+
+def test_deadline_in_the_past_stops_at_once():
+    plan = executor.prepare(endless_loop_program())
+    with pytest.raises(DeadlineExceededError):
+        plan.run((), deadline=time.monotonic() - 1)
+
+
+def test_deadline_with_a_pool_raises_without_waiting_for_a_long_kernel(pool):
+    release = threading.Event()
+    b = Builder()
+    x = b.arg("x")
+    blocked = b.op(lambda v: release.wait(5) and v, x, inline=False)
+    b.op(lambda v: v, x, inline=True)
+    plan = executor.prepare(b.program([blocked]))
+    try:
+        with pytest.raises(DeadlineExceededError):
+            plan.run((1,), pool=pool, deadline=time.monotonic() + 0.1)
+    finally:
+        release.set()
+    # The late completion is dropped; the plan and the pool stay usable.
+    assert plan.run((2,), pool=pool) == [2]
+
+
+# -- fetches, targets, context --------------------------------------------------------------------
+
+
+def test_fetch_that_is_dead_or_never_produced_is_reported_per_position():
+    b = Builder()
+    x = b.arg("x")
+    false_side, true_side = b.switch(x, b.const(True))
+    dead = b.op(identity, false_side, name="on_untaken_side")
+    # A Merge fed only by its own NextIteration: nothing ever reaches it, so ``never`` waits.
+    orphan, _ = b.merge(x)
+    orphan_step = b.op(identity, orphan)
+    b.nodes[orphan[0]].inputs = [b.next_iteration(orphan_step)]
+    never = b.op(np.add, x, orphan_step, name="never")
+    plan = executor.prepare(b.program([true_side, dead, never]))
+    with pytest.raises(FetchNotLiveError) as info:
+        plan.run((1.0,))
+    assert info.value.missing == [(1, dead[0], "dead"), (2, never[0], "never produced")]
+    assert "'on_untaken_side'" in str(info.value) and "'never'" in str(info.value)
+
+
+def test_targets_run_without_being_fetched():
+    effects = []
+    b = Builder()
+    x = b.arg("x")
+    effect = b.op(lambda v: effects.append(v), x, num_outputs=0, name="effect")
+    untaken, _ = b.switch(x, b.const(True))
+    dead_effect = b.op(lambda v: effects.append("dead"), untaken, num_outputs=0)
+    program = b.program([], targets=[effect, dead_effect])
+    assert executor.prepare(program).run((5,)) == []
+    assert effects == [5]
+
+
+def test_context_is_passed_first_to_kernels_that_want_it():
+    b = Builder()
+    x = b.arg("x")
+    scaled = b.op(lambda context, v: context["scale"] * v, x, wants_context=True)
+    inside = b.enter(x, "frame")
+    scaled_inside = b.exit(
+        b.op(lambda context, v: context["scale"] + v, inside, wants_context=True)
+    )
+    plan = executor.prepare(b.program([scaled, scaled_inside]))
+    assert plan.run((2,), context={"scale": 10}) == [20, 12]
+
+
+# -- threads --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("use_pool", [False, True])
+def test_one_plan_runs_from_eight_threads_at_once(use_pool, pool):
+    plan = executor.prepare(sum_below_program(parallel_iterations=4))
+    results = {}
+
+    def work(n):
+        for repeat in range(5):
+            results[(n, repeat)] = plan.run((n,), pool=pool if use_pool else None)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(20, 28)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == {(n, r): [n, n * (n - 1) // 2] for n in range(20, 28) for r in range(5)}
+
+
+@pytest.mark.parametrize("pool_size", [1, 2])
+def test_pool_runs_independent_kernels_concurrently(pool_size):
+    # Each kernel waits for the other at a barrier: if they did not overlap, it would time out.
+    barrier = threading.Barrier(2)
+    b = Builder()
+    x = b.arg("x")
+    left = b.op(lambda v: barrier.wait(timeout=10) * 0 + v + 1, x, inline=False)
+    right = b.op(lambda v: barrier.wait(timeout=10) * 0 + v + 2, x, inline=False)
+    total = b.op(np.add, left, right)
+    with ThreadPoolExecutor(pool_size) as own_pool:
+        assert executor.prepare(b.program([total])).run((1,), pool=own_pool) == [5]
+
+
+def test_large_inputs_go_to_the_pool_and_small_ones_stay_inline(pool):
+    barrier = threading.Barrier(2)
+    b = Builder()
+    x = b.arg("x")
+    left = b.op(lambda v: barrier.wait(timeout=10) * 0 + v.sum(), x)
+    right = b.op(lambda v: barrier.wait(timeout=10) * 0 + v.max(), x)
+    plan = executor.prepare(b.program([left, right]))
+    assert plan.run((np.ones(100_000),), pool=pool) == [100_000.0, 1.0]
+    b = Builder()
+    x = b.arg("x")
+    b.op(np.negative, x)
+    small = executor.prepare(b.program([b.op(np.negative, x), b.op(np.sqrt, x)]))
+    stats = executor.RunStats()
+    small.run((np.ones(4),), pool=pool, stats=stats)
+    assert {record.thread for record in stats.node_records} == {threading.current_thread().name}
+
+
+# -- statistics -----------------------------------------------------------------------------------
+
+
+def test_stats_record_each_live_firing_with_frame_instance_and_iteration():
+    plan = executor.prepare(sum_below_program())
+    stats = executor.RunStats()
+    assert plan.run((3,), stats=stats) == [3, 3]
+    records = stats.node_records
+    names = plan.program.nodes
+    assert all(r.start <= r.end for r in records)
+    assert all(r.thread == threading.current_thread().name for r in records)
+    assert all(r.node_name == names[r.node_index].name for r in records)
+    frames = {r.frame for r in records}
+    assert frames == {"root", "while[iter 0 of root]"}
+    add_iterations = sorted(
+        r.iteration for r in records if r.node_name.startswith("add") and r.frame != "root"
+    )
+    assert add_iterations == [0, 0, 1, 1, 2, 2]  # two adds per iteration that ran the body
+    assert stats.frame_iterations == {"while": [4]}
+
+
+def test_stats_do_not_record_dead_firings():
+    b = Builder()
+    x = b.arg("x")
+    false_side, true_side = b.switch(x, b.const(True))
+    b.op(identity, false_side, name="untaken")
+    taken = b.op(identity, true_side, name="taken")
+    stats = executor.RunStats()
+    executor.prepare(b.program([taken])).run((1,), stats=stats)
+    names = {r.node_name for r in stats.node_records}
+    assert "taken" in names and "untaken" not in names
+
+
+def test_stats_record_pool_threads(pool):
+    b = Builder()
+    x = b.arg("x")
+    left = b.op(lambda v: v + 1, x, inline=False, name="left")
+    right = b.op(lambda v: v + 2, x, inline=False, name="right")
+    stats = executor.RunStats()
+    executor.prepare(b.program([left, right])).run((1,), pool=pool, stats=stats)
+    threads = {r.node_name: r.thread for r in stats.node_records}
+    assert threads["left"].startswith("test-pool")
+
+
+# -- release of values ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("use_pool", [False, True])
+def test_a_value_is_released_when_its_last_consumer_has_fired(use_pool, pool):
+    # A chain of ops each making a new array: only the input and output of the running kernel
+    # may be alive, so at most two produced arrays exist at any time.
+    alive = []
+
+    def step(value):
+        alive[:] = [ref for ref in alive if ref() is not None]
+        result = value + 1.0
+        alive.append(weakref.ref(result))
+        most[0] = max(most[0], len(alive))
+        return result
+
+    most = [0]
+    b = Builder()
+    value = b.arg("x")
+    for _ in range(50):
+        value = b.op(step, value)
+    result = executor.prepare(b.program([value])).run(
+        (np.zeros(1000),), pool=pool if use_pool else None
+    )
+    assert result[0][0] == 50.0
+    assert most[0] <= 2
+
+
+def test_stats_describe_nested_frame_instances():
+    b = Builder()
+
+    def outer_body(outer):
+        i = outer.vars[0]
+        zero = b.const(0, control=[outer.pivot])
+        b.while_loop(
+            lambda inner: b.op(lambda j, n: j < n, inner.vars[0], inner.outer(i)),
+            lambda inner: [b.op(lambda j: j + 1, inner.vars[0], name="inner_step")],
+            [zero],
+            name="inner",
+        )
+        return [b.op(lambda v: v + 1, i)]
+
+    (result,) = b.while_loop(
+        lambda outer: b.op(lambda v: v < 3, outer.vars[0]), outer_body, [b.const(0)], name="outer"
+    )
+    stats = executor.RunStats()
+    executor.prepare(b.program([result])).run((), stats=stats)
+    frames = {(r.frame, r.iteration) for r in stats.node_records if r.node_name == "inner_step"}
+    assert frames == {
+        ("inner[iter 1 of outer[iter 0 of root]]", 0),
+        ("inner[iter 2 of outer[iter 0 of root]]", 0),
+        ("inner[iter 2 of outer[iter 0 of root]]", 1),
+    }
