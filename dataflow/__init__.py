@@ -38,10 +38,33 @@ from .graph import (
     register_tensor_conversion_function,
     reset_default_graph,
 )
-from .tensor_shape import TensorShape
 from .ops.constant_op import constant, placeholder, placeholder_with_default
+from .tensor_shape import TensorShape
 
 newaxis = None
+# control flow (primitives)
+# Imported last and from the submodules, so that `import primitives` (which imports dataflow
+# first) and `import dataflow` both work without a cycle.
+from primitives.control_flow_ops import case, cond, while_loop  # noqa: E402
+from primitives.raw_ops import (  # noqa: E402
+    enter,
+    exit,  # noqa: A004 - mirrors TensorFlow's control_flow_ops.exit
+    loop_cond,
+    merge,
+    next_iteration,
+    set_merge_input,
+    switch,
+)
+
+# ops library
+from . import nn  # noqa: E402
+from .ops import overloads  # noqa: E402, F401
+from .ops.array_ops import *  # noqa: E402, F403
+from .ops.math_ops import *  # noqa: E402, F403
+from .ops.misc_ops import *  # noqa: E402, F403
+
+# rendering
+from .render import render
 from .session import (
     ConfigProto,
     InteractiveSession,
@@ -63,28 +86,4 @@ from .variables import (
     local_variables_initializer,
     trainable_variables,
     variables_initializer,
-)
-
-# rendering
-from .render import render
-
-# ops library
-from . import nn  # noqa: E402
-from .ops import overloads  # noqa: E402, F401
-from .ops.array_ops import *  # noqa: E402, F403
-from .ops.math_ops import *  # noqa: E402, F403
-from .ops.misc_ops import *  # noqa: E402, F403
-
-# control flow (primitives)
-# Imported last and from the submodules, so that `import primitives` (which imports dataflow
-# first) and `import dataflow` both work without a cycle.
-from primitives.control_flow_ops import case, cond, while_loop  # noqa: E402
-from primitives.raw_ops import (  # noqa: E402
-    enter,
-    exit,  # noqa: A004 - mirrors TensorFlow's control_flow_ops.exit
-    loop_cond,
-    merge,
-    next_iteration,
-    set_merge_input,
-    switch,
 )

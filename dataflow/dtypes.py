@@ -26,7 +26,7 @@ class DType:
         return self._np.type
 
     @property
-    def base_dtype(self) -> "DType":
+    def base_dtype(self) -> DType:
         return self
 
     @property

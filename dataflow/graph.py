@@ -23,7 +23,8 @@ import os
 import re
 import sys
 import threading
-from typing import Any, Callable, Iterable, Optional, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Optional
 
 import numpy as np
 
@@ -83,14 +84,14 @@ class Tensor:
     # Make numpy defer to our operators in ``ndarray + tensor``.
     __array_priority__ = 100
 
-    def __init__(self, op: "Operation", value_index: int, dtype: _dtypes.DType, shape: TensorShape):
+    def __init__(self, op: Operation, value_index: int, dtype: _dtypes.DType, shape: TensorShape):
         self._op = op
         self._value_index = value_index
         self._dtype = dtype
         self._shape = shape
 
     @property
-    def op(self) -> "Operation":
+    def op(self) -> Operation:
         return self._op
 
     @property
@@ -113,7 +114,7 @@ class Tensor:
         self._shape = self._shape.merge_with(as_shape(shape))
 
     @property
-    def graph(self) -> "Graph":
+    def graph(self) -> Graph:
         return self._op.graph
 
     @property
@@ -124,7 +125,7 @@ class Tensor:
     def device(self) -> str:
         return ""
 
-    def consumers(self) -> list["Operation"]:
+    def consumers(self) -> list[Operation]:
         return list(self._op.graph._consumers.get(self, ()))
 
     def eval(self, feed_dict=None, session=None):
@@ -177,11 +178,11 @@ class Operation:
 
     def __init__(
         self,
-        graph: "Graph",
+        graph: Graph,
         op_def: Any,
         name: str,
         inputs: Sequence[Tensor],
-        control_inputs: Sequence["Operation"],
+        control_inputs: Sequence[Operation],
         attrs: dict,
         location: SourceLocation,
     ):
@@ -209,7 +210,7 @@ class Operation:
         return self._op_def
 
     @property
-    def graph(self) -> "Graph":
+    def graph(self) -> Graph:
         return self._graph
 
     @property
@@ -221,7 +222,7 @@ class Operation:
         return list(self._outputs)
 
     @property
-    def control_inputs(self) -> list["Operation"]:
+    def control_inputs(self) -> list[Operation]:
         return list(self._control_inputs)
 
     @property
@@ -256,7 +257,7 @@ class Operation:
         self._graph._consumers.setdefault(tensor, []).append(self)
         self._graph._version += 1
 
-    def _add_control_input(self, op: "Operation") -> None:
+    def _add_control_input(self, op: Operation) -> None:
         self._graph._check_not_finalized()
         if op not in self._control_inputs:
             self._control_inputs.append(op)
@@ -371,7 +372,7 @@ class Graph:
         return op._outputs[int(index)]
 
     def as_graph_element(self, obj, allow_tensor: bool = True, allow_operation: bool = True):
-        """Resolves a Tensor, Operation or name (``"op"`` or ``"op:0"``) to an element of this graph."""
+        """Resolves a Tensor, Operation or name ("op" or "op:0") to an element of this graph."""
         if isinstance(obj, str):
             if ":" in obj and allow_tensor:
                 return self.get_tensor_by_name(obj)
@@ -586,7 +587,7 @@ class Graph:
         printer.text(f"<df.Graph with {len(self._ops)} ops>")
 
 
-# -- default graph ----------------------------------------------------------------------------------
+# -- default graph ---------------------------------------------------------------------------------
 _global_default_graph: Optional[Graph] = None
 _thread_state = threading.local()
 

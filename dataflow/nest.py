@@ -6,7 +6,8 @@ every other object is a leaf.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def is_nested(structure: Any) -> bool:

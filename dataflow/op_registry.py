@@ -21,8 +21,9 @@ OpDef fields:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Optional
 
 from executor.program import NodeKind
 
@@ -32,7 +33,7 @@ from . import graph as _graph
 @dataclass
 class OpDef:
     type: str
-    infer: Callable[["_graph.Operation"], list]
+    infer: Callable[[_graph.Operation], list]
     kernel: Optional[Callable[[dict], Callable]] = None
     kind: NodeKind = NodeKind.OP
     stateful: bool = False
@@ -70,14 +71,16 @@ def apply_op(
     inputs=(),
     attrs: Optional[dict] = None,
     name: Optional[str] = None,
-    graph: Optional["_graph.Graph"] = None,
+    graph: Optional[_graph.Graph] = None,
     control_inputs=(),
-) -> "_graph.Operation":
+) -> _graph.Operation:
     """Creates an op of type ``type_name`` in ``graph`` (or the graph of the inputs, or the
     default graph) and returns the `Operation`.  Inputs are converted with `convert_to_tensor`.
     """
     op_def = get_op_def(type_name)
-    tensors = [_graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs]
+    tensors = [
+        _graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs
+    ]
     if graph is None:
         graph = tensors[0].graph if tensors else _graph.get_default_graph()
     return graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=control_inputs)

@@ -20,9 +20,10 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -30,8 +31,7 @@ import executor
 from executor.program import Node, NodeKind, Program
 
 from . import dtypes as _dtypes
-from . import errors
-from . import nest
+from . import errors, nest
 from .graph import Graph, Operation, Tensor, _user_location, get_default_graph
 from .variables import VariableRef, _uninitialized
 
@@ -106,7 +106,7 @@ class RunContext:
 
     __slots__ = ("session", "pending_writes")
 
-    def __init__(self, session: "Session"):
+    def __init__(self, session: Session):
         self.session = session
         self.pending_writes: dict[str, Any] = {}
 
@@ -144,12 +144,12 @@ def _session_stack() -> list:
     return stack
 
 
-def get_default_session() -> Optional["Session"]:
+def get_default_session() -> Optional[Session]:
     stack = _session_stack()
     return stack[-1] if stack else None
 
 
-def _session_for_eval(session: Optional["Session"], graph: Graph) -> "Session":
+def _session_for_eval(session: Optional[Session], graph: Graph) -> Session:
     session = session or get_default_session()
     if session is None:
         raise ValueError(
@@ -197,7 +197,7 @@ class Session:
         self._variable_values = {}
         self._plans = {}
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         self._default_context = self.as_default()
         self._default_context.__enter__()
         return self
@@ -423,7 +423,7 @@ class InteractiveSession(Session):
         super().close()
 
 
-# -- helpers ----------------------------------------------------------------------------------------
+# -- helpers ---------------------------------------------------------------------------------------
 def _convert_feed(tensor: Tensor, value, location) -> Any:
     dtype = tensor.dtype
     np_dtype = _dtypes.numpy_dtype(dtype)
@@ -559,7 +559,7 @@ _INVALID_ARGUMENT_CAUSES = (
 )
 
 
-def _kernel_error(e: "executor.KernelError") -> errors.OpError:
+def _kernel_error(e: executor.KernelError) -> errors.OpError:
     op = e.node.tag
     cause = e.cause
     where = errors.describe_op(op)
@@ -588,10 +588,10 @@ def _explain_invalid_program(e, nodes) -> str:
     return "The graph cannot run: " + str(e) + ("\n" + "\n".join(details) if details else "")
 
 
-def _dead_fetch_error(e: "executor.FetchNotLiveError", plan: _Plan) -> errors.OpError:
+def _dead_fetch_error(e: executor.FetchNotLiveError, plan: _Plan) -> errors.OpError:
     lines = []
     first_op = None
-    for position, node_index, state in e.missing:
+    for _position, node_index, state in e.missing:
         op = plan.nodes[node_index].tag
         first_op = first_op or op
         lines.append(f"  {op.name}: {_why_not_live(op, state)} (created at {op.location})")
@@ -638,4 +638,3 @@ def _fill_metadata(run_metadata: RunMetadata, stats, nodes) -> None:
     step_stats.sort(key=lambda s: s.start)
     run_metadata.step_stats = step_stats
     run_metadata.loop_iterations = dict(stats.frame_iterations)
-

@@ -7,7 +7,8 @@ A dimension is an ``int`` or ``None`` (unknown); the rank itself may be unknown
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Union
+from collections.abc import Iterable
+from typing import Optional, Union
 
 import numpy as np
 
@@ -63,7 +64,7 @@ class TensorShape:
             return False
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
-    def merge_with(self, other: ShapeLike) -> "TensorShape":
+    def merge_with(self, other: ShapeLike) -> TensorShape:
         other = as_shape(other)
         if self._dims is None:
             return other
@@ -73,7 +74,7 @@ class TensorShape:
             raise ValueError(f"Shapes {self} and {other} are not compatible")
         return TensorShape(a if a is not None else b for a, b in zip(self._dims, other._dims))
 
-    def most_specific_compatible_shape(self, other: ShapeLike) -> "TensorShape":
+    def most_specific_compatible_shape(self, other: ShapeLike) -> TensorShape:
         """The most specific shape that both ``self`` and ``other`` are compatible with."""
         other = as_shape(other)
         if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):

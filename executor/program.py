@@ -25,8 +25,9 @@ Every kind may also have control inputs.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional
 
 
 class NodeKind(enum.IntEnum):

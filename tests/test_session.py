@@ -16,7 +16,7 @@ def fresh_graph():
         yield g
 
 
-# -- fetches --------------------------------------------------------------------------------------
+# -- fetches ---------------------------------------------------------------------------------------
 def test_fetch_structures_come_back_in_the_same_shape():
     a = df.constant(1.0, name="a")
     b = df.constant(2, name="b")
@@ -58,7 +58,7 @@ def test_fetch_of_unknown_name_or_other_graph_raises_clearly():
         assert sess.run("a:0") == 1.0  # still usable
 
 
-# -- feeds ----------------------------------------------------------------------------------------
+# -- feeds -----------------------------------------------------------------------------------------
 def test_feeds_by_tensor_or_name_are_converted_to_the_placeholder_dtype():
     x = df.placeholder(df.float32, shape=[2], name="x")
     y = x * 2.0
@@ -109,7 +109,7 @@ def test_placeholder_with_default_uses_default_unless_fed():
         assert sess.run(x, {x: [5.0]}).tolist() == [5.0]
 
 
-# -- kernel errors ----------------------------------------------------------------------------------
+# -- kernel errors ---------------------------------------------------------------------------------
 def test_kernel_error_names_op_type_shapes_and_user_line():
     a = df.placeholder(df.float32, shape=[None, None])
     b = df.placeholder(df.float32, shape=[None, None])
@@ -150,7 +150,7 @@ def test_py_func_exception_becomes_an_error_naming_the_op():
             sess.run(y)
 
 
-# -- timeouts -------------------------------------------------------------------------------------
+# -- timeouts --------------------------------------------------------------------------------------
 def test_endless_while_loop_stops_at_the_deadline():
     i = df.constant(0)
     endless = df.while_loop(lambda i: i >= 0, lambda i: i + 0 + 1 - 1, [i])
@@ -160,7 +160,7 @@ def test_endless_while_loop_stops_at_the_deadline():
         assert sess.run(i) == 0  # usable afterwards
 
 
-# -- variables ------------------------------------------------------------------------------------
+# -- variables -------------------------------------------------------------------------------------
 def test_reading_an_uninitialized_variable_fails_with_failed_precondition():
     v = df.Variable(1.0, name="weights")
     with df.Session() as sess:
@@ -205,13 +205,13 @@ def test_variable_collections_and_initializers():
 
 def test_variable_load_and_eval_in_default_session():
     v = df.Variable(np.zeros(2, dtype=np.float32))
-    with df.Session() as sess:
+    with df.Session():
         v.load([1.0, 2.0])
         assert v.eval().tolist() == [1.0, 2.0]
         assert (v + 1.0).eval().tolist() == [2.0, 3.0]
 
 
-# -- concurrency ----------------------------------------------------------------------------------
+# -- concurrency -----------------------------------------------------------------------------------
 def test_concurrent_runs_from_threads_give_correct_results():
     x = df.placeholder(df.float64, shape=[])
     i0 = df.constant(0)
