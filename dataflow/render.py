@@ -1,0 +1,1158 @@
+"""Drawing graphs with Graphviz: `render` writes a picture, `graph_to_digraph` builds it.
+
+Both return a ``graphviz.Digraph``.  Building one needs only the ``graphviz`` Python package;
+turning it into an image needs Graphviz's ``dot`` program.  Without ``dot``,
+``render(..., format="dot")`` or ``digraph.source`` still give the DOT text.
+
+What the picture shows (``render(..., legend=True)`` adds a key):
+
+==================  ==================================  ====================================
+ node                shape                               colour
+==================  ==================================  ====================================
+ ordinary op         rounded box                         white, slate border
+ stateful op         rounded box                         white, orange border
+ Const               small box, ``name = value``         light grey
+ Placeholder         parallelogram                       light green
+ VarHandleOp         cylinder                            orange
+ Switch              triangle (one in, two out)          purple
+ Merge               inverted triangle (many in, one)    indigo
+ Enter / Exit        inverted house / house              teal
+ NextIteration       left arrow                          magenta
+ LoopCond            diamond                             amber
+ collapsed scope     3-D box with its op count           blue-grey (a loop blue, a cond
+                                                         yellow, a variable a cylinder)
+==================  ==================================  ====================================
+
+A node is labelled with its name relative to the box it sits in (the full name and the user's
+line that created it are in the SVG tooltip) and, below, its type, unless the name already says
+it (``Switch_1``).  A constant Enter (a loop invariant) says so.
+
+Edges: data edges are solid and labelled ``dtype shape`` (``float32 (?, 3)``; ``×2`` when an op
+takes one tensor twice); control edges are dashed; a Switch's outputs are labelled ``T``
+(output 1, green) and ``F`` (output 0, red); a loop's ``NextIteration -> Merge`` back edge is
+thick magenta and does not constrain the layout, so a loop still reads from top to bottom.
+When ``render`` is given fetches, the fetched ops have a thick border.
+
+Boxes: a while loop is a blue box labelled with its name and ``parallel_iterations`` (nested
+loops are darker); a cond is a yellow box holding ``Switch(pred, pred)``, its result Merges,
+and its two branches, ``true`` (green) and ``false`` (red), each with the Switches that capture
+tensors into it.  Name scopes are thin grey boxes.
+
+Which box an op goes in.  Control flow first, from the records `primitives` keeps (the
+``CondContext``/``WhileContext`` in ``op._control_flow_context`` and the graph collections): an
+op sits in the innermost branch or loop it was built in; a loop's Enters and Exits sit just
+inside the loop although their outputs lie in the frames around it; a cond's
+``Switch(pred, pred)`` and result Merges sit in the cond's box although they belong to the
+context around it.  A loop written by hand with the raw primitives leaves no record: its frame
+is found the way the executor finds it (from the Enters' ``frame_name``) and drawn as a
+``frame`` box.  Then, within each box and at the top level, ops are grouped by name scope.  A
+scope is not drawn when it would add nothing: a single op, or an op with the constants and
+captures made for its operands (``add`` with ``add/y``).  An op named like a scope (a variable
+``w`` beside ``w/read``) sits in that scope.  So each op is drawn exactly once, and a name scope
+that straddles a loop's boundary becomes two boxes.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from executor.program import NodeKind
+
+from . import nest
+from .graph import Graph, GraphKeys, Operation, Tensor, get_default_graph
+
+try:
+    import graphviz
+except ImportError:  # pragma: no cover - graphviz is a dependency in setup.cfg
+    graphviz = None
+
+__all__ = ["GraphvizNotFoundError", "graph_to_digraph", "render"]
+
+FORMATS = ("png", "svg", "pdf", "dot")
+_EXTENSIONS = {"png": "png", "svg": "svg", "pdf": "pdf", "dot": "dot", "gv": "dot"}
+
+# Above this many nodes, data edges are not labelled unless asked (labels double the layout).
+_EDGE_LABEL_LIMIT = 150
+
+_FONT = "Helvetica,Arial,sans-serif"
+_TEXT = "#263238"
+_SUBTLE = "#607D8B"
+
+
+class GraphvizNotFoundError(RuntimeError):
+    """Graphviz's ``dot`` program, needed to turn a graph into an image, is not installed."""
+
+
+# -- visual conventions ----------------------------------------------------------------------------
+_NODE_STYLES: dict[str, dict[str, str]] = {
+    "op": {"shape": "box", "style": "rounded,filled", "fillcolor": "#FFFFFF", "color": "#546E7A"},
+    "stateful": {
+        "shape": "box",
+        "style": "rounded,filled",
+        "fillcolor": "#FFFFFF",
+        "color": "#E65100",
+    },
+    "const": {
+        "shape": "box",
+        "style": "filled",
+        "fillcolor": "#ECEFF1",
+        "color": "#B0BEC5",
+        "fontsize": "8",
+        "height": "0.2",
+        "margin": "0.06,0.02",
+    },
+    "placeholder": {
+        "shape": "parallelogram",
+        "style": "filled",
+        "fillcolor": "#DCEDC8",
+        "color": "#558B2F",
+        "margin": "0.02,0.04",
+    },
+    "variable": {
+        "shape": "cylinder",
+        "style": "filled",
+        "fillcolor": "#FFE0B2",
+        "color": "#E65100",
+    },
+    "switch": {
+        "shape": "triangle",
+        "style": "filled",
+        "fillcolor": "#E1BEE7",
+        "color": "#8E24AA",
+        "margin": "0.02,0",
+    },
+    "merge": {
+        "shape": "invtriangle",
+        "style": "filled",
+        "fillcolor": "#C5CAE9",
+        "color": "#3949AB",
+        "margin": "0.02,0",
+    },
+    "enter": {"shape": "invhouse", "style": "filled", "fillcolor": "#B2DFDB", "color": "#00897B"},
+    "exit": {"shape": "house", "style": "filled", "fillcolor": "#B2DFDB", "color": "#00897B"},
+    "next_iteration": {
+        "shape": "larrow",
+        "style": "filled",
+        "margin": "0.14,0.03",
+        "fillcolor": "#F8BBD0",
+        "color": "#C2185B",
+    },
+    "loop_cond": {
+        "shape": "diamond",
+        "style": "filled",
+        "fillcolor": "#FFE082",
+        "color": "#FF8F00",
+        "margin": "0.02,0",
+    },
+    "collapsed": {
+        "shape": "box3d",
+        "style": "filled",
+        "fillcolor": "#CFD8DC",
+        "color": "#455A64",
+    },
+    "collapsed_while": {
+        "shape": "box3d",
+        "style": "filled",
+        "fillcolor": "#BBDEFB",
+        "color": "#1E88E5",
+    },
+    "collapsed_cond": {
+        "shape": "box3d",
+        "style": "filled",
+        "fillcolor": "#FFF59D",
+        "color": "#F9A825",
+    },
+}
+
+_KIND_CATEGORY = {
+    NodeKind.SWITCH: "switch",
+    NodeKind.MERGE: "merge",
+    NodeKind.ENTER: "enter",
+    NodeKind.EXIT: "exit",
+    NodeKind.NEXT_ITERATION: "next_iteration",
+}
+
+# Source ops are told apart by type: they have no node kind of their own.
+_TYPE_CATEGORY = {
+    "Const": "const",
+    "Placeholder": "placeholder",
+    "PlaceholderWithDefault": "placeholder",
+    "VarHandleOp": "variable",
+}
+
+_LOOP_FILLS = ("#E3F0FC", "#CCE2F8", "#B6D4F3", "#A0C6EE")
+_EDGE_COLORS = {
+    "data": "#546E7A",
+    "true": "#2E7D32",
+    "false": "#C62828",
+    "back": "#C2185B",
+    "control": "#90A4AE",
+}
+
+
+# -- the cluster tree ------------------------------------------------------------------------------
+@dataclass(eq=False)
+class _Box:
+    """A cluster of the picture: the top level, a loop, a cond, a branch or a name scope.
+
+    ``prefix`` is the name prefix that node labels inside are shown relative to; ``name`` is
+    what ``collapse_scopes`` matches (None: cannot be collapsed).
+    """
+
+    kind: str  # "root", "while", "cond", "branch", "scope"
+    label: str = ""
+    prefix: str = ""
+    name: Optional[str] = None
+    context: Any = None
+    parent: Optional[_Box] = None
+    ops: list = field(default_factory=list)
+    children: list = field(default_factory=list)
+    collapsed: bool = False
+
+    @property
+    def loop_depth(self) -> int:
+        box, depth = self.parent, 0
+        while box is not None:
+            depth += box.kind == "while"
+            box = box.parent
+        return depth
+
+    def is_within(self, other: _Box) -> bool:
+        box: Optional[_Box] = self
+        while box is not None:
+            if box is other:
+                return True
+            box = box.parent
+        return False
+
+    def all_ops(self) -> list:
+        ops = list(self.ops)
+        for child in self.children:
+            ops.extend(child.all_ops())
+        return ops
+
+
+def _strip(name: Any) -> str:
+    return str(name or "").rstrip("/")
+
+
+def _as_op(x: Any) -> Optional[Operation]:
+    if isinstance(x, Operation):
+        return x
+    if isinstance(x, Tensor):
+        return x.op
+    return None
+
+
+def _ops_of(record: Any) -> list[Operation]:
+    """The ops named by a context attribute that may hold an op, a tensor or a list of them."""
+    if record is None:
+        return []
+    items = record if isinstance(record, (list, tuple, set)) else [record]
+    return [op for op in map(_as_op, items) if op is not None]
+
+
+def _is_while(context: Any) -> bool:
+    return hasattr(context, "frame_name") or hasattr(context, "loop_enters")
+
+
+def _is_cond(context: Any) -> bool:
+    return hasattr(context, "branch") and hasattr(context, "pred")
+
+
+def _kind(op: Operation) -> NodeKind:
+    return getattr(op.op_def, "kind", NodeKind.OP)
+
+
+class _Layout:
+    """Assigns every drawn op to exactly one box."""
+
+    def __init__(self, ops: list[Operation], graph: Graph):
+        self.ops = ops
+        self.drawn = set(ops)
+        self.root = _Box("root")
+        self.box_of_context: dict[int, _Box] = {}
+        self.cond_boxes: dict[tuple, _Box] = {}
+        self.loop_cond_ops: set[Operation] = set()
+        contexts = self._contexts(graph)
+        for context in contexts:
+            self._box_for_context(context)
+        self.home = {op: self._default_home(op) for op in ops}
+        self.loops_by_frame: dict[str, list[_Box]] = {}
+        for context in contexts:
+            if _is_while(context) and getattr(context, "frame_name", None) is not None:
+                box = self.box_of_context[id(context)]
+                self.loops_by_frame.setdefault(str(context.frame_name), []).append(box)
+        self._place_unrecorded_frames()
+        self._find_loop_conditions()
+        self._claim_loop_ops(contexts)
+        self._claim_cond_ops(contexts)
+        for op in ops:
+            self.home[op].ops.append(op)
+
+    def _contexts(self, graph: Graph) -> list:
+        seen: dict[int, Any] = {}
+
+        def visit(context):
+            while context is not None and id(context) not in seen:
+                seen[id(context)] = context
+                context = getattr(context, "outer_context", None)
+
+        for op in self.ops:
+            visit(getattr(op, "_control_flow_context", None))
+        for key in (GraphKeys.WHILE_CONTEXT, GraphKeys.COND_CONTEXT):
+            for context in graph.get_collection(key):
+                if self._has_drawn_ops(context):
+                    visit(context)
+        return [c for c in seen.values() if _is_while(c) or _is_cond(c)]
+
+    def _has_drawn_ops(self, context) -> bool:
+        for attr in ("pivot", "loop_enters", "exits", "merges", "switches", "next_iterations"):
+            if any(op in self.drawn for op in _ops_of(getattr(context, attr, None))):
+                return True
+        return False
+
+    def _box_for_context(self, context) -> _Box:
+        """The box of a loop or of one branch of a cond (made on first use)."""
+        if context is None:
+            return self.root
+        box = self.box_of_context.get(id(context))
+        if box is not None:
+            return box
+        outer = self._outer_box(context)
+        name = _strip(getattr(context, "name", ""))
+        if _is_while(context):
+            parallel = getattr(context, "parallel_iterations", None)
+            label = f"while_loop  {name}" + (
+                f"   (parallel_iterations={parallel})" if parallel is not None else ""
+            )
+            box = _Box("while", label, name, name, context, outer)
+            outer.children.append(box)
+            self.loop_cond_ops.update(_ops_of(getattr(context, "loop_cond", None)))
+        else:
+            pred = getattr(context, "pred", None)
+            key = (id(outer), name, id(pred))
+            cond_box = self.cond_boxes.get(key)
+            if cond_box is None:
+                pred_name = getattr(pred, "name", None)
+                label = f"cond  {name}" + (f"   (pred: {pred_name})" if pred_name else "")
+                cond_box = _Box("cond", label, name, name, context, outer)
+                outer.children.append(cond_box)
+                self.cond_boxes[key] = cond_box
+            taken = bool(getattr(context, "branch", 0))
+            box = _Box("branch", "true" if taken else "false", name, None, context, cond_box)
+            # The false branch first, as in Merge([false_result, true_result]).
+            cond_box.children.append(box)
+            cond_box.children.sort(key=lambda b: b.label == "true")
+        self.box_of_context[id(context)] = box
+        return box
+
+    def _outer_box(self, context) -> _Box:
+        outer = getattr(context, "outer_context", None)
+        while outer is not None and not (_is_while(outer) or _is_cond(outer)):
+            outer = getattr(outer, "outer_context", None)
+        return self._box_for_context(outer)
+
+    def _default_home(self, op: Operation) -> _Box:
+        context = getattr(op, "_control_flow_context", None)
+        while context is not None and not (_is_while(context) or _is_cond(context)):
+            context = getattr(context, "outer_context", None)
+        return self._box_for_context(context)
+
+    def _claim(self, op: Operation, box: _Box) -> None:
+        """Moves ``op`` into ``box`` unless it already sits somewhere inside it."""
+        if op in self.drawn and not self.home[op].is_within(box):
+            self.home[op] = box
+
+    def _place_unrecorded_frames(self) -> None:
+        """Gives loops written by hand with the raw primitives (which leave no record) a box.
+
+        Their frames are found the way the executor finds them: an op lies in the frame of its
+        inputs, except that an Enter's output lies in its child frame and an Exit's output in
+        the parent frame.  Creation order is a topological order apart from back edges.
+        """
+        if not any(_kind(op) == NodeKind.ENTER for op in self.ops):
+            return
+        output_frame: dict[Operation, tuple] = {}
+        frame_of: dict[Operation, tuple] = {}
+        parallel: dict[str, Any] = {}
+        for op in self.ops:
+            frame: tuple = ()
+            for producer in [t.op for t in op.inputs] + op.control_inputs:
+                if producer in output_frame:
+                    frame = output_frame[producer]
+                    break
+            frame_of[op] = frame
+            kind = _kind(op)
+            if kind == NodeKind.ENTER:
+                name = str(op.attrs.get("frame_name"))
+                parallel.setdefault(name, op.attrs.get("parallel_iterations"))
+                output_frame[op] = frame + (name,)
+            elif kind == NodeKind.EXIT:
+                output_frame[op] = frame[:-1]
+            else:
+                output_frame[op] = frame
+        boxes: dict[tuple, _Box] = {}
+
+        def box_for(frame: tuple) -> _Box:
+            if not frame:
+                return self.root
+            recorded = self.loops_by_frame.get(frame[-1])
+            if recorded and recorded[0].context is not None:
+                return recorded[0]
+            if frame not in boxes:
+                outer = box_for(frame[:-1])
+                name, count = frame[-1], parallel.get(frame[-1])
+                label = f"frame  {name}" + (
+                    f"   (parallel_iterations={count})" if count is not None else ""
+                )
+                box = _Box("while", label, "", name, None, outer)
+                outer.children.append(box)
+                boxes[frame] = box
+                self.loops_by_frame.setdefault(name, []).append(box)
+            return boxes[frame]
+
+        for op in self.ops:
+            if getattr(op, "_control_flow_context", None) is None and frame_of[op]:
+                self.home[op] = box_for(frame_of[op])
+        for op in self.ops:
+            if _kind(op) == NodeKind.ENTER and getattr(op, "_control_flow_context", None) is None:
+                box_for(output_frame[op])
+
+    def _find_loop_conditions(self) -> None:
+        """The predicate of a Switch that feeds an Exit is a loop's condition (for loops written
+        by hand too, which have no record of it)."""
+        exits_of = {t.op for op in self.ops if _kind(op) == NodeKind.EXIT for t in op.inputs}
+        for op in exits_of:
+            if _kind(op) == NodeKind.SWITCH and len(op.inputs) == 2:
+                pred = op.inputs[1].op
+                if _kind(pred) == NodeKind.OP:
+                    self.loop_cond_ops.add(pred)
+
+    def _claim_loop_ops(self, contexts) -> None:
+        loops_by_frame = self.loops_by_frame
+        for context in contexts:
+            if not _is_while(context):
+                continue
+            box = self.box_of_context[id(context)]
+            for attr in ("loop_enters", "exits", "merges", "switches", "next_iterations"):
+                for op in _ops_of(getattr(context, attr, None)):
+                    self._claim(op, box)
+            for op in _ops_of(getattr(context, "pivot", None)) + _ops_of(
+                getattr(context, "loop_cond", None)
+            ):
+                self._claim(op, box)
+        # Enters of captured tensors are not in the records: find them by their frame name.
+        for op in self.ops:
+            kind = _kind(op)
+            if kind == NodeKind.ENTER:
+                boxes = loops_by_frame.get(str(op.attrs.get("frame_name")), [])
+                outer = [b for b in boxes if b.parent is self.home[op]]
+                if outer or boxes:
+                    self._claim(op, (outer or boxes)[0])
+            elif kind == NodeKind.EXIT and op.inputs and op.inputs[0].op in self.drawn:
+                inner = self.home[op.inputs[0].op]
+                while inner is not None and inner.kind != "while":
+                    inner = inner.parent
+                if inner is not None and inner.parent is self.home[op]:
+                    self._claim(op, inner)
+
+    def _claim_cond_ops(self, contexts) -> None:
+        consumers: dict[Operation, list[Operation]] = {}
+        for op in self.ops:
+            for t in op.inputs:
+                consumers.setdefault(t.op, []).append(op)
+            for c in op.control_inputs:
+                consumers.setdefault(c, []).append(op)
+        for context in contexts:
+            if _is_cond(context):
+                for op in _ops_of(getattr(context, "pivot", None)):
+                    self._claim(op, self.box_of_context[id(context)])
+        for cond_box in self.cond_boxes.values():
+            pred = getattr(cond_box.context, "pred", None)
+            prefix = cond_box.prefix + "/"
+            for op in self.ops:
+                if _kind(op) != NodeKind.SWITCH or self.home[op] is not cond_box.parent:
+                    continue
+                if len(op.inputs) < 2 or op.inputs[1] is not pred:
+                    continue
+                feeds_cond = any(self.home[c].is_within(cond_box) for c in consumers.get(op, ()))
+                if feeds_cond or op.name.startswith(prefix):
+                    self.home[op] = cond_box
+            for op in self.ops:
+                if _kind(op) != NodeKind.MERGE or self.home[op] is not cond_box.parent:
+                    continue
+                sources = [t.op for t in op.inputs]
+                if sources and all(
+                    s in self.drawn and self.home[s].is_within(cond_box) for s in sources
+                ):
+                    self.home[op] = cond_box
+
+
+# -- name scopes -----------------------------------------------------------------------------------
+@dataclass(eq=False)
+class _Scope:
+    """A name scope while boxes are being laid out: ``path`` is its full name."""
+
+    path: str
+    ops: list = field(default_factory=list)
+    boxes: list = field(default_factory=list)
+    children: dict = field(default_factory=dict)
+    owner: Optional[Operation] = None  # the op named like the scope
+
+
+def _relative(name: str, prefix: str) -> str:
+    if prefix and name.startswith(prefix + "/"):
+        return name[len(prefix) + 1 :]
+    if prefix and name == prefix:  # the op a scope is named after, drawn inside it
+        return name.rsplit("/", 1)[-1]
+    return name
+
+
+def _group_by_scope(box: _Box) -> None:
+    """Puts name-scope boxes between ``box`` and its ops and loop/cond children, recursively."""
+    top = _Scope(box.prefix)
+    # Ops named inside a loop's or cond's scope but built outside it (a loop's initial values)
+    # sit beside its box, not in a second box of the same name.
+    flow_prefixes = {child.prefix for child in box.children if child.kind != "branch"}
+
+    def scope_of(name: str) -> _Scope:
+        if box.prefix and name.startswith(box.prefix + "/"):
+            parts, path = name[len(box.prefix) + 1 :].split("/")[:-1], box.prefix
+        else:
+            parts, path = name.split("/")[:-1], ""
+        scope = top
+        for part in parts:
+            path = f"{path}/{part}" if path else part
+            if path in flow_prefixes:
+                break
+            scope = scope.children.setdefault(path, _Scope(path))
+        return scope
+
+    for op in box.ops:
+        scope_of(op.name).ops.append(op)
+    for child in box.children:
+        if child.kind == "branch":
+            top.boxes.append(child)
+        else:
+            scope_of(child.prefix).boxes.append(child)
+    _adopt_namesakes(top)
+    _simplify(top)
+    # Inside a loop or cond, one scope around everything adds nothing.
+    while box.kind != "root" and not top.ops and not top.boxes and len(top.children) == 1:
+        (only,) = top.children.values()
+        top = _Scope(box.prefix, only.ops, only.boxes, only.children)
+    box.ops, box.children = [], []
+    _attach(top, box)
+    _group_inner(box)
+
+
+def _group_inner(box: _Box) -> None:
+    for child in box.children:
+        if child.kind == "scope":
+            _group_inner(child)
+        else:
+            _group_by_scope(child)
+
+
+def _adopt_namesakes(scope: _Scope) -> None:
+    """An op named like a scope (a variable ``w`` beside ``w/read``) goes into that scope."""
+    for op in list(scope.ops):
+        if op.name in scope.children:
+            scope.ops.remove(op)
+            scope.children[op.name].ops.insert(0, op)
+            scope.children[op.name].owner = op
+    for child in scope.children.values():
+        _adopt_namesakes(child)
+
+
+def _simplify(scope: _Scope) -> None:
+    """Dissolves scopes that add nothing and merges chains of lone sub-scopes.
+
+    A scope adds nothing when it holds a single op, or an op and what was made for its operands
+    (``add`` and ``add/y`` from ``x + 1``, and the Switch or Enter that captures ``x`` into a
+    branch or loop).
+    """
+    for key, child in list(scope.children.items()):
+        _simplify(child)
+        if not child.children and (
+            len(child.ops) + len(child.boxes) == 1
+            or (
+                child.owner is not None
+                and not child.boxes
+                and all(op is child.owner or _is_operand_helper(op) for op in child.ops)
+            )
+        ):
+            del scope.children[key]
+            scope.ops.extend(child.ops)
+            scope.boxes.extend(child.boxes)
+        elif not child.ops and not child.boxes and len(child.children) == 1:
+            (grandchild,) = child.children.values()
+            del scope.children[key]
+            scope.children[grandchild.path] = grandchild
+
+
+def _is_operand_helper(op: Operation) -> bool:
+    return op.type == "Const" or _kind(op) in (NodeKind.SWITCH, NodeKind.ENTER)
+
+
+def _attach(scope: _Scope, box: _Box) -> None:
+    box.ops.extend(scope.ops)
+    for child in scope.boxes:
+        child.parent = box
+        box.children.append(child)
+    for sub in scope.children.values():
+        label = _relative(sub.path, box.prefix)
+        scope_box = _Box("scope", label, sub.path, sub.path, None, box)
+        box.children.append(scope_box)
+        _attach(sub, scope_box)
+
+
+# -- collapsing ------------------------------------------------------------------------------------
+def _collapse(root: _Box, collapse_scopes, ops: list[Operation]) -> None:
+    if not collapse_scopes:
+        return
+    if collapse_scopes is True:
+
+        def wanted(box: _Box) -> bool:
+            return box.kind == "scope"
+
+    else:
+        names = [collapse_scopes] if isinstance(collapse_scopes, str) else list(collapse_scopes)
+        names = {_strip(n) for n in names}
+        known = {b.name for b in _walk(root) if b.name}
+        for name in names:
+            if name not in known and not any(
+                op.name == name or op.name.startswith(name + "/") for op in ops
+            ):
+                raise ValueError(
+                    f"collapse_scopes: there is no name scope, loop or cond named {name!r} among "
+                    f"the drawn ops (scopes: {sorted(known) or 'none'})."
+                )
+
+        def wanted(box: _Box) -> bool:
+            return box.name in names
+
+    def visit(box: _Box) -> None:
+        for child in box.children:
+            if wanted(child):
+                child.collapsed = True
+            else:
+                visit(child)
+
+    visit(root)
+
+
+def _walk(box: _Box):
+    yield box
+    for child in box.children:
+        yield from _walk(child)
+
+
+# -- labels ----------------------------------------------------------------------------------------
+def _category(op: Operation, loop_cond_ops: set) -> str:
+    kind = _kind(op)
+    if kind in _KIND_CATEGORY:
+        return _KIND_CATEGORY[kind]
+    if op in loop_cond_ops:
+        return "loop_cond"
+    category = _TYPE_CATEGORY.get(op.type)
+    if category is not None:
+        return category
+    return "stateful" if getattr(op.op_def, "stateful", False) else "op"
+
+
+def _html_label(title: str, subtitle: str, subtitle_size: int = 8) -> str:
+    return (
+        f"<{html.escape(title)}<br/>"
+        f'<font point-size="{subtitle_size}" color="{_SUBTLE}">{html.escape(subtitle)}</font>>'
+    )
+
+
+def _const_text(op: Operation) -> Optional[str]:
+    value = op.attrs.get("value")
+    if not isinstance(value, np.ndarray) or value.size > 4:
+        return None
+    items = [_scalar_text(x) for x in value.reshape(-1)]
+    text = items[0] if value.ndim == 0 else "[" + ", ".join(items) + "]"
+    return text if len(text) <= 18 else None
+
+
+def _scalar_text(x) -> str:
+    if isinstance(x, np.floating):
+        return np.format_float_positional(x, precision=4, trim="0")
+    return str(x.item() if isinstance(x, np.generic) else x)
+
+
+def _tensor_text(t: Tensor) -> str:
+    if t.dtype.name == "resource":
+        return "resource"
+    return f"{t.dtype.name} {t.shape}"
+
+
+# The suffix that makes a name unique: "Switch_3" is named after its type, like "Switch".
+_UNIQUE_SUFFIX = re.compile(r"_\d+$")
+
+
+def _box_label(box: _Box) -> str:
+    if box.kind in ("while", "cond"):
+        return f"<<b>{html.escape(box.label)}</b>>"
+    return box.label
+
+
+_BOX_STYLES = {
+    "scope": {
+        "style": "rounded",
+        "color": "#B0BEC5",
+        "fontcolor": _SUBTLE,
+        "penwidth": "1",
+        "bgcolor": "transparent",
+    },
+    "cond": {
+        "style": "rounded,filled",
+        "fillcolor": "#FFFDE7",
+        "color": "#F9A825",
+        "fontcolor": "#8D6E00",
+        "penwidth": "1.5",
+    },
+    "true": {
+        "style": "rounded,filled",
+        "fillcolor": "#E8F5E9",
+        "color": "#66BB6A",
+        "fontcolor": "#2E7D32",
+        "penwidth": "1",
+    },
+    "false": {
+        "style": "rounded,filled",
+        "fillcolor": "#FFEBEE",
+        "color": "#EF5350",
+        "fontcolor": "#C62828",
+        "penwidth": "1",
+    },
+    "while": {
+        "style": "rounded,filled",
+        "color": "#1E88E5",
+        "fontcolor": "#1565C0",
+        "penwidth": "1.5",
+    },
+}
+
+
+def _box_style(box: _Box) -> dict[str, str]:
+    if box.kind == "branch":
+        style = dict(_BOX_STYLES[box.label])
+    else:
+        style = dict(_BOX_STYLES[box.kind])
+    if box.kind == "while":
+        style["fillcolor"] = _LOOP_FILLS[min(box.loop_depth, len(_LOOP_FILLS) - 1)]
+    return style
+
+
+# -- building the Digraph --------------------------------------------------------------------------
+class _Builder:
+    def __init__(self, ops, fetched, loop_cond_ops, full_names, edge_labels):
+        self.ops = ops
+        self.fetched = fetched
+        self.loop_cond_ops = loop_cond_ops
+        self.full_names = full_names
+        self.edge_labels = edge_labels
+        self.rep: dict[Operation, str] = {}
+        self.collapsed_ids: set[str] = set()
+        self.clusters = 0
+
+    def emit(self, box: _Box, sub) -> None:
+        for op in box.ops:
+            self.rep[op] = op.name
+            sub.node(op.name, **self.node_attrs(op, box))
+        for child in box.children:
+            if child.collapsed:
+                self.emit_collapsed(child, sub)
+                continue
+            self.clusters += 1
+            slug = "".join(c if c.isalnum() else "_" for c in (child.name or child.label))
+            with sub.subgraph(name=f"cluster_{self.clusters}_{child.kind}_{slug}") as cluster:
+                cluster.attr(label=_box_label(child), **_box_style(child))
+                self.emit(child, cluster)
+
+    def node_attrs(self, op: Operation, box: _Box) -> dict[str, str]:
+        category = _category(op, self.loop_cond_ops)
+        attrs = dict(_NODE_STYLES[category])
+        name = op.name if self.full_names else _relative(op.name, box.prefix)
+        value = _const_text(op) if category == "const" else None
+        if value is not None:
+            attrs["label"] = f"{name} = {value}"
+        elif category == "const":
+            attrs["label"] = _html_label(name, op.type, 7)
+        elif category == "enter" and op.attrs.get("is_constant"):
+            attrs["label"] = _html_label(name, "Enter (constant)", 7)
+        elif _UNIQUE_SUFFIX.sub("", name.rsplit("/", 1)[-1]).lower() == op.type.lower():
+            attrs["label"] = name  # "Switch_1" says its type already
+        else:
+            attrs["label"] = _html_label(name, op.type)
+        location = str(getattr(op, "location", "")).replace("\\", "/")
+        created = f"\\ncreated at {location}" if location else ""
+        attrs["tooltip"] = f"{op.name} ({op.type}){created}"
+        if op in self.fetched:
+            attrs["penwidth"] = "2.5"
+        return attrs
+
+    def emit_collapsed(self, box: _Box, sub) -> None:
+        ops = box.all_ops()
+        node_id = f"[{box.name}]"
+        while node_id in self.rep.values():
+            node_id += "'"
+        for op in ops:
+            self.rep[op] = node_id
+        self.collapsed_ids.add(node_id)
+        kind = {"while": "while_loop", "cond": "cond"}.get(box.kind, "name scope")
+        style = {"while": "collapsed_while", "cond": "collapsed_cond"}.get(box.kind, "collapsed")
+        owner = [op for op in ops if op.name == box.name]
+        if owner and _category(owner[0], self.loop_cond_ops) == "variable":
+            kind, style = "variable", "variable"  # a variable with its read and assign ops
+        label = _relative(box.name or "", box.parent.prefix if box.parent else "")
+        count = f"{len(ops)} op" + ("s" if len(ops) != 1 else "")
+        attrs = dict(_NODE_STYLES[style])
+        if any(op in self.fetched for op in ops):
+            attrs["penwidth"] = "2.5"
+        sub.node(node_id, label=_html_label(label, f"{kind} · {count}"), tooltip=box.name, **attrs)
+
+    def emit_edges(self, digraph) -> None:
+        """One edge per (producer, consumer, tensor); edges into and out of a collapsed box
+        are merged per pair of nodes."""
+        edges: dict[tuple, list] = {}
+        for op in self.ops:
+            head = self.rep[op]
+            for t in op.inputs:
+                tail = self.rep.get(t.op)
+                if tail is not None and tail != head:
+                    attrs = self.data_edge_attrs(t, op)
+                    merge_key = "" if self.is_collapsed(tail, head) else id(t)
+                    key = (tail, head, attrs.get("style", "solid"), merge_key)
+                    edges.setdefault(key, []).append((t, attrs))
+            for c in op.control_inputs:
+                tail = self.rep.get(c)
+                if tail is not None and tail != head:
+                    attrs = {
+                        "style": "dashed",
+                        "color": _EDGE_COLORS["control"],
+                        "arrowhead": "odot",
+                    }
+                    edges.setdefault((tail, head, "dashed", ""), []).append((None, attrs))
+        for (tail, head, _, _), items in edges.items():
+            attrs = dict(items[0][1])
+            tensors = {id(t) for t, _ in items if t is not None}
+            if "label" in attrs:
+                if len(tensors) > 1:
+                    attrs["label"] = f"{len(tensors)} tensors"
+                elif len(items) > 1:
+                    attrs["label"] += f"  ×{len(items)}"
+            digraph.edge(tail, head, **attrs)
+
+    def is_collapsed(self, *node_ids: str) -> bool:
+        return any(node_id in self.collapsed_ids for node_id in node_ids)
+
+    def data_edge_attrs(self, t: Tensor, consumer: Operation) -> dict[str, str]:
+        label = _tensor_text(t) if self.edge_labels else ""
+        attrs = {"color": _EDGE_COLORS["data"]}
+        source_kind = _kind(t.op)
+        if source_kind == NodeKind.SWITCH:
+            side = "true" if t.value_index == 1 else "false"
+            mark = "T" if side == "true" else "F"
+            label = f"{mark}  {label}" if label else mark
+            attrs.update(color=_EDGE_COLORS[side], fontcolor=_EDGE_COLORS[side])
+        elif source_kind == NodeKind.MERGE and t.value_index == 1:
+            label = f"index  {label}" if label else "index"
+        elif source_kind == NodeKind.NEXT_ITERATION and _kind(consumer) == NodeKind.MERGE:
+            attrs.update(
+                color=_EDGE_COLORS["back"],
+                fontcolor=_EDGE_COLORS["back"],
+                penwidth="2",
+                constraint="false",
+                style="bold",
+            )
+            label = f"next  {label}" if label else "next"
+        if label:
+            attrs["label"] = label
+        return attrs
+
+
+def _add_legend(digraph) -> None:
+    samples = [
+        ("op", "op", "Add"),
+        ("stateful", "stateful op", "Assign"),
+        ("const", "constant", "Const"),
+        ("placeholder", "placeholder", "Placeholder"),
+        ("variable", "variable", "VarHandleOp"),
+        ("collapsed", "name scope", "collapsed"),
+        ("switch", "Switch", "T / F out"),
+        ("merge", "Merge", "first in"),
+        ("loop_cond", "LoopCond", "loop test"),
+        ("enter", "Enter", "into loop"),
+        ("exit", "Exit", "out of loop"),
+        ("next_iteration", "NextIteration", "to next"),
+    ]
+    with digraph.subgraph(name="cluster_legend") as legend:
+        legend.attr(
+            label="<<b>legend</b>>",
+            style="rounded",
+            color="#CFD8DC",
+            fontcolor=_SUBTLE,
+            bgcolor="white",
+        )
+        ids = []
+        for category, title, subtitle in samples:
+            node_id = f"[legend] {category}"
+            ids.append(node_id)
+            attrs = dict(_NODE_STYLES[category])
+            attrs["label"] = _html_label(title, subtitle, 7)
+            legend.node(node_id, **attrs)
+        for row in range(0, len(ids), 3):
+            row_ids = ids[row : row + 3]
+            with legend.subgraph() as same:
+                same.attr(rank="same")
+                for node_id in row_ids:
+                    same.node(node_id)
+                for left, right in zip(row_ids, row_ids[1:]):
+                    same.edge(left, right, style="invis")
+            if row + 3 < len(ids):
+                legend.edge(ids[row], ids[row + 3], style="invis")
+        edges = [
+            ("data", {"label": "float32 (?, 3)", "color": _EDGE_COLORS["data"]}),
+            ("control", {"style": "dashed", "color": _EDGE_COLORS["control"], "arrowhead": "odot"}),
+            (
+                "back",
+                {
+                    "label": "next",
+                    "color": _EDGE_COLORS["back"],
+                    "fontcolor": _EDGE_COLORS["back"],
+                    "style": "bold",
+                    "penwidth": "2",
+                },
+            ),
+        ]
+        tails = []
+        for name, attrs in edges:
+            tail, head = f"[legend] {name} from", f"[legend] {name} to"
+            legend.node(tail, label=f"{name} edge", shape="plaintext", fontsize="8", height="0.2")
+            legend.node(head, label="", shape="point", width="0.06", color=_SUBTLE)
+            legend.edge(tail, head, **attrs)
+            tails.append(tail)
+        with legend.subgraph() as same:
+            same.attr(rank="same")
+            for tail in tails:
+                same.node(tail)
+            for left, right in zip(tails, tails[1:]):
+                same.edge(left, right, style="invis")
+        legend.edge(ids[-2], tails[1], style="invis")
+
+
+# -- the public functions --------------------------------------------------------------------------
+GraphOrFetches = Union[Graph, Tensor, Operation, Sequence[Any], dict, None]
+
+
+def _ops_to_draw(graph_or_fetches) -> tuple[Graph, list[Operation], set[Operation]]:
+    """The graph, the ops to draw (in creation order) and the fetched ops."""
+    if graph_or_fetches is None:
+        graph_or_fetches = get_default_graph()
+    if isinstance(graph_or_fetches, Graph):
+        return graph_or_fetches, graph_or_fetches.get_operations(), set()
+    elements = []
+    for leaf in nest.flatten(graph_or_fetches):
+        if isinstance(leaf, str):
+            leaf = get_default_graph().as_graph_element(leaf)
+        elif not isinstance(leaf, (Tensor, Operation)) and hasattr(leaf, "_as_graph_element"):
+            leaf = leaf._as_graph_element()
+        op = _as_op(leaf)
+        if op is None:
+            raise TypeError(
+                "render() draws a Graph, or the ops that fetches need (Tensors, Operations, "
+                f"Variables or their names, possibly in lists or dicts); got {leaf!r}."
+            )
+        elements.append(op)
+    if not elements:
+        raise ValueError("render() was given no fetches; pass a Graph to draw all of it.")
+    graph = elements[0].graph
+    for op in elements:
+        if op.graph is not graph:
+            raise ValueError(f"The fetches come from different graphs ({op.name!r}).")
+    needed: set[Operation] = set()
+    stack = list(elements)
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    return graph, [op for op in graph.get_operations() if op in needed], set(elements)
+
+
+def graph_to_digraph(
+    graph_or_fetches: GraphOrFetches = None,
+    collapse_scopes: Union[bool, str, Sequence[str]] = False,
+    *,
+    legend: bool = False,
+    edge_labels: Optional[bool] = None,
+    full_names: bool = False,
+    rankdir: str = "TB",
+) -> Any:
+    """Builds the ``graphviz.Digraph`` of a graph, or of the ops that fetches need.
+
+    Needs no ``dot`` program.  The options are those of `render`.
+    """
+    if graphviz is None:  # pragma: no cover
+        raise ImportError("Drawing graphs needs the graphviz package: pip install graphviz")
+    graph, ops, fetched = _ops_to_draw(graph_or_fetches)
+    layout = _Layout(ops, graph)
+    _group_by_scope(layout.root)
+    _collapse(layout.root, collapse_scopes, ops)
+    if edge_labels is None:
+        edge_labels = len(ops) <= _EDGE_LABEL_LIMIT
+    digraph = graphviz.Digraph(
+        name="dataflow",
+        graph_attr={
+            "rankdir": rankdir,
+            "fontname": _FONT,
+            "fontsize": "10",
+            "labeljust": "l",
+            "nodesep": "0.25",
+            "ranksep": "0.35",
+            "bgcolor": "white",
+            "pad": "0.2",
+        },
+        node_attr={
+            "fontname": _FONT,
+            "fontsize": "10",
+            "fontcolor": _TEXT,
+            "height": "0.3",
+            "margin": "0.08,0.03",
+        },
+        edge_attr={
+            "fontname": _FONT,
+            "fontsize": "7",
+            "fontcolor": _SUBTLE,
+            "arrowsize": "0.6",
+        },
+    )
+    builder = _Builder(ops, fetched, layout.loop_cond_ops, full_names, edge_labels)
+    builder.emit(layout.root, digraph)
+    builder.emit_edges(digraph)
+    if legend:
+        _add_legend(digraph)
+    return digraph
+
+
+def render(
+    graph_or_fetches: GraphOrFetches = None,
+    path: Optional[Union[str, os.PathLike]] = None,
+    format: Optional[str] = None,  # noqa: A002 - the name graphviz and TensorBoard users expect
+    collapse_scopes: Union[bool, str, Sequence[str]] = False,
+    *,
+    legend: bool = False,
+    edge_labels: Optional[bool] = None,
+    full_names: bool = False,
+    rankdir: str = "TB",
+    keep_source: bool = False,
+) -> Any:
+    """Draws a graph (or the ops that fetches need) and optionally writes the picture to ``path``.
+
+    Args:
+      graph_or_fetches: a `Graph` (all of it; the default graph when omitted), or a Tensor,
+        Operation, Variable or name, or a list or dict of them: then only the ops those fetches
+        need are drawn (following data and control inputs backwards), the fetched ops with a
+        thick border.
+      path: where to write the picture, or None to only build it.  ``path`` is the file name
+        itself when it ends in the format's extension (``"out.png"`` writes ``out.png``);
+        otherwise the extension is added (``render(g, "out", format="svg")`` writes ``out.svg``).
+      format: ``"png"``, ``"svg"``, ``"pdf"``, or ``"dot"`` for the DOT text (which needs no
+        Graphviz program).  By default it is taken from the extension of ``path`` (``.gv``
+        means ``"dot"``), else ``"png"``.
+      collapse_scopes: ``True`` draws each outermost name scope as a single box; a name or a
+        list of names collapses just those name scopes, loops or conds (by full name).
+      legend: add a key of the node shapes and edge styles.
+      edge_labels: label data edges with dtype and shape; by default only when the graph has at
+        most 150 ops.
+      full_names: label nodes with full op names instead of names relative to their box.
+      rankdir: Graphviz layout direction, ``"TB"`` (top to bottom) or ``"LR"``.
+      keep_source: also write the DOT text next to the picture, as ``<path stem>.gv``.
+
+    Returns:
+      The ``graphviz.Digraph`` (in Jupyter it displays itself inline).
+
+    Raises:
+      GraphvizNotFoundError: (a RuntimeError) an image was asked for but Graphviz's ``dot``
+        program is not installed.
+    """
+    digraph = graph_to_digraph(
+        graph_or_fetches,
+        collapse_scopes,
+        legend=legend,
+        edge_labels=edge_labels,
+        full_names=full_names,
+        rankdir=rankdir,
+    )
+    if path is not None:
+        _write(digraph, os.fspath(path), format, keep_source)
+    elif format is not None and format.lower() not in FORMATS:
+        raise ValueError(f"Unknown format {format!r}; use one of {', '.join(FORMATS)}.")
+    return digraph
+
+
+def _output_path(path: str, format: Optional[str]) -> tuple[str, str]:  # noqa: A002
+    """The file to write and its format, following the rules in `render`'s docstring."""
+    stem, ext = os.path.splitext(path)
+    implied = _EXTENSIONS.get(ext[1:].lower()) if ext else None
+    if format is None:
+        return path, implied or "png"
+    fmt = format.lower()
+    if fmt == "gv":
+        fmt = "dot"
+    if fmt not in FORMATS:
+        raise ValueError(f"Unknown format {format!r}; use one of {', '.join(FORMATS)}.")
+    if implied is None:
+        return f"{path}.{fmt}", fmt
+    if implied != fmt:
+        raise ValueError(
+            f"The path {path!r} has the extension {ext!r} but format={format!r} was asked for; "
+            "make them agree or leave format out."
+        )
+    return path, fmt
+
+
+def _write(digraph, path: str, format: Optional[str], keep_source: bool) -> str:  # noqa: A002
+    target, fmt = _output_path(path, format)
+    directory = os.path.dirname(target)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    if fmt == "dot":
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(digraph.source)
+        return target
+    try:
+        data = digraph.pipe(format=fmt)
+    except graphviz.ExecutableNotFound:
+        raise GraphvizNotFoundError(_missing_dot_message(target)) from None
+    with open(target, "wb") as f:
+        f.write(data)
+    if keep_source:
+        with open(os.path.splitext(target)[0] + ".gv", "w", encoding="utf-8") as f:
+            f.write(digraph.source)
+    return target
+
+
+def _missing_dot_message(target: str) -> str:
+    return (
+        f"Cannot write {target!r}: Graphviz's 'dot' program, which turns a graph into an image, "
+        "is not installed (or not on PATH). Install Graphviz with your package manager: "
+        "'apt-get install graphviz' (Debian/Ubuntu), 'brew install graphviz' (macOS), "
+        "'conda install graphviz' (conda), or see https://graphviz.org/download/. "
+        "Without it, render(..., format='dot') writes the DOT text, and the returned "
+        "Digraph's .source holds it too."
+    )

@@ -1,0 +1,492 @@
+"""Rendering: what the DOT source of a graph holds, and writing pictures with and without `dot`.
+
+The DOT text is read back with a small parser (`_Dot`) so that tests can ask which cluster a
+node sits in and how a node or edge is styled.
+"""
+
+import os
+import re
+import shutil
+
+import pytest
+
+import dataflow as df
+from dataflow.render import GraphvizNotFoundError, graph_to_digraph
+
+needs_dot = pytest.mark.skipif(
+    shutil.which("dot") is None, reason="Graphviz's dot program is not installed"
+)
+
+
+@pytest.fixture
+def graph():
+    g = df.Graph()
+    with g.as_default():
+        yield g
+
+
+# -- reading DOT back ------------------------------------------------------------------------------
+_ID = r'"(?:[^"\\]|\\.)*"|[^\s\[\];{}]+'
+_EDGE = re.compile(rf"^\s*(?P<tail>{_ID})\s*->\s*(?P<head>{_ID})\s*(?:\[(?P<attrs>.*)\])?\s*$")
+_NODE = re.compile(rf"^\s*(?P<id>{_ID})\s*(?:\[(?P<attrs>.*)\])?\s*$")
+_SUBGRAPH = re.compile(rf"^\s*subgraph\s+(?P<id>{_ID})\s*\{{\s*$")
+
+
+def _unquote(text):
+    return text[1:-1].replace('\\"', '"') if text.startswith('"') else text
+
+
+def _parse_attrs(text):
+    attrs, i = {}, 0
+    key_re = re.compile(r"\s*(\w+)=")
+    while True:
+        m = key_re.match(text, i)
+        if not m:
+            return attrs
+        key, i = m.group(1), m.end()
+        if text[i] == '"':
+            j = i + 1
+            while text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            attrs[key], i = _unquote(text[i : j + 1]), j + 1
+        elif text[i] == "<":
+            depth, j = 0, i
+            while True:
+                depth += {"<": 1, ">": -1}.get(text[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            attrs[key], i = text[i + 1 : j], j + 1
+        else:
+            m = re.compile(r"[^\s\]]+").match(text, i)
+            attrs[key], i = m.group(), m.end()
+
+
+class _Dot:
+    """Nodes, edges and clusters of DOT text written by the graphviz package."""
+
+    def __init__(self, source):
+        self.source = source
+        self.nodes = {}  # id -> attrs
+        self.node_clusters = {}  # id -> [cluster ids, outermost first]
+        self.clusters = {}  # id -> attrs
+        self.cluster_parent = {}
+        self.edges = []  # (tail, head, attrs)
+        stack = []
+        expect_cluster_attrs = False
+        for line in source.splitlines()[1:]:
+            if m := _SUBGRAPH.match(line):
+                cluster = _unquote(m.group("id"))
+                self.cluster_parent[cluster] = stack[-1] if stack else None
+                stack.append(cluster)
+                self.clusters[cluster] = {}
+                expect_cluster_attrs = True
+                continue
+            if line.strip() == "}":
+                if stack:
+                    stack.pop()
+                continue
+            if expect_cluster_attrs and "=" in line.split("[")[0]:
+                self.clusters[stack[-1]] = _parse_attrs(line.strip())
+                expect_cluster_attrs = False
+                continue
+            expect_cluster_attrs = False
+            if line.strip().startswith(("graph ", "node ", "edge ")) or "rank=same" in line:
+                continue
+            if m := _EDGE.match(line):
+                attrs = _parse_attrs(m.group("attrs") or "")
+                self.edges.append((_unquote(m.group("tail")), _unquote(m.group("head")), attrs))
+            elif m := _NODE.match(line):
+                node = _unquote(m.group("id"))
+                self.nodes.setdefault(node, {}).update(_parse_attrs(m.group("attrs") or ""))
+                self.node_clusters.setdefault(node, list(stack))
+
+    def node(self, name):
+        assert name in self.nodes, f"no node {name!r} in:\n{self.source}"
+        return self.nodes[name]
+
+    def edges_between(self, tail, head):
+        return [attrs for t, h, attrs in self.edges if t == tail and h == head]
+
+    def label(self, cluster):
+        return re.sub(r"<[^>]*>", "", self.clusters[cluster].get("label", ""))
+
+    def clusters_of(self, name):
+        """Labels of the clusters around node ``name``, outermost first."""
+        return [self.label(c) for c in self.node_clusters[name]]
+
+    def nodes_with(self, **attrs):
+        return [n for n, a in self.nodes.items() if all(a.get(k) == v for k, v in attrs.items())]
+
+
+def _dot(graph_or_fetches, **options):
+    return _Dot(graph_to_digraph(graph_or_fetches, **options).source)
+
+
+def _ops_of(graph, op_type):
+    return [op.name for op in graph.get_operations() if op.type == op_type]
+
+
+# -- nodes and edges -------------------------------------------------------------------------------
+def test_each_kind_of_source_op_has_its_own_shape(graph):
+    x = df.placeholder(df.float32, [None, 3], name="x")
+    v = df.Variable([1.0, 2.0, 3.0], name="v")
+    c = df.constant(2.0, name="two")
+    df.add(x * c, v, name="out")
+    dot = _dot(graph)
+    assert dot.node("x")["shape"] == "parallelogram"
+    assert dot.node("v")["shape"] == "cylinder"
+    assert dot.node("two")["shape"] == "box" and dot.node("two")["label"] == "two = 2.0"
+    assert dot.node("out")["shape"] == "box" and "rounded" in dot.node("out")["style"]
+    assert "out" in dot.node("out")["label"] and "Add" in dot.node("out")["label"]
+
+
+def test_every_node_is_labelled_with_its_name_and_type(graph):
+    x = df.placeholder(df.float32, [2], name="x")
+    df.negative(x, name="flip")
+    label = _dot(graph).node("flip")["label"]
+    assert "flip" in label and "Neg" in label
+
+
+def test_data_edges_are_labelled_with_dtype_and_shape(graph):
+    x = df.placeholder(df.float32, [None, 3], name="x")
+    y = df.placeholder(df.float32, [None, 3], name="y")
+    df.add(x, y, name="sum")
+    (edge,) = _dot(graph).edges_between("x", "sum")
+    assert edge["label"] == "float32 (?, 3)"
+    assert "style" not in edge
+
+
+def test_edge_labels_can_be_turned_off(graph):
+    x = df.placeholder(df.float32, [None, 3], name="x")
+    df.add(x, x, name="twice")
+    dot = _dot(graph, edge_labels=False)
+    assert all("label" not in attrs for _, _, attrs in dot.edges)
+
+
+def test_control_edges_are_dashed(graph):
+    a = df.placeholder(df.float32, [], name="a")
+    first = df.negative(a, name="first")
+    with df.control_dependencies([first]):
+        df.identity(a, name="second")
+    (edge,) = _dot(graph).edges_between("first", "second")
+    assert edge["style"] == "dashed"
+    assert "label" not in edge
+
+
+def test_fetches_draw_only_the_ops_they_need(graph):
+    x = df.placeholder(df.float32, [], name="x")
+    y = df.negative(x, name="y")
+    df.square(x, name="unrelated")
+    dot = _dot(y)
+    assert set(dot.nodes) == {"x", "y"}
+    assert dot.node("y")["penwidth"] == "2.5"
+    assert "penwidth" not in dot.node("x")
+
+
+def test_fetches_follow_control_inputs(graph):
+    x = df.placeholder(df.float32, [], name="x")
+    setup = df.negative(x, name="setup")
+    with df.control_dependencies([setup]):
+        y = df.identity(x, name="y")
+    assert set(_dot([y]).nodes) == {"x", "setup", "y"}
+
+
+def test_fetches_may_be_names_variables_and_dicts(graph):
+    x = df.placeholder(df.float32, [], name="x")
+    v = df.Variable(1.0, name="v")
+    df.negative(x, name="y")
+    dot = _dot({"y": "y:0", "v": v})
+    assert {"x", "y", "v"} <= set(dot.nodes)
+
+
+# -- control flow ----------------------------------------------------------------------------------
+def test_cond_is_a_cluster_with_a_true_and_a_false_branch(graph):
+    x = df.placeholder(df.float32, [], name="x")
+    result = df.cond(x > 0, lambda: x * 2.0, lambda: -x, name="choose")
+    dot = _dot(graph)
+    cond_clusters = [c for c in dot.clusters if dot.label(c).startswith("cond  choose")]
+    assert len(cond_clusters) == 1
+    branches = {dot.label(c): c for c, p in dot.cluster_parent.items() if p == cond_clusters[0]}
+    assert sorted(branches) == ["false", "true"]
+    fills = {label: dot.clusters[c]["fillcolor"] for label, c in branches.items()}
+    assert fills["true"] != fills["false"]
+    # The result Merge sits in the cond's box, outside both branches.
+    merge = result.op.name if result.op.type == "Merge" else _ops_of(graph, "Merge")[0]
+    assert dot.clusters_of(merge) == [dot.label(cond_clusters[0])]
+    assert dot.node(merge)["shape"] == "invtriangle"
+
+
+def test_switch_is_a_triangle_with_true_and_false_outputs(graph):
+    x = df.placeholder(df.float32, [], name="x")
+    df.cond(x > 0, lambda: x * 2.0, lambda: -x, name="choose")
+    dot = _dot(graph)
+    switches = _ops_of(graph, "Switch")
+    assert switches and all(dot.node(s)["shape"] == "triangle" for s in switches)
+    marks = {
+        attrs["label"].split()[0] for t, _, attrs in dot.edges if t in switches and "label" in attrs
+    }
+    assert marks == {"T", "F"}
+
+
+def test_branch_ops_sit_in_their_branch(graph):
+    x = df.placeholder(df.float32, [], name="x")
+    df.cond(
+        x > 0, lambda: df.square(x, name="sq"), lambda: df.negative(x, name="neg"), name="choose"
+    )
+    dot = _dot(graph)
+    (square,) = _ops_of(graph, "Square")
+    (negative,) = _ops_of(graph, "Neg")
+    assert dot.clusters_of(square)[-1] == "true"
+    assert dot.clusters_of(negative)[-1] == "false"
+    assert dot.clusters_of("x") == []
+
+
+def test_while_loop_is_a_cluster_with_a_back_edge(graph):
+    n = df.placeholder(df.int32, [], name="n")
+    df.while_loop(lambda i: i < n, lambda i: i + 1, [df.constant(0)], name="count")
+    dot = _dot(graph)
+    (loop,) = [c for c in dot.clusters if dot.label(c).startswith("while_loop  count")]
+    assert "parallel_iterations=10" in dot.label(loop)
+    (next_iteration,) = _ops_of(graph, "NextIteration")
+    (merge,) = _ops_of(graph, "Merge")
+    (back,) = dot.edges_between(next_iteration, merge)
+    assert back["constraint"] == "false" and back["style"] == "bold"
+    assert dot.node(next_iteration)["shape"] == "larrow"
+    # Enter and Exit are drawn just inside the loop; the loop test is a diamond.
+    for op_type, shape in [("Enter", "invhouse"), ("Exit", "house"), ("LoopCond", "diamond")]:
+        for name in _ops_of(graph, op_type):
+            assert dot.node(name)["shape"] == shape
+            assert dot.node_clusters[name][-1] == loop
+    assert dot.clusters_of("n") == []
+
+
+def test_parallel_iterations_are_shown(graph):
+    df.while_loop(lambda i: i < 3, lambda i: i + 1, [0], parallel_iterations=1, name="serial")
+    dot = _dot(graph)
+    labels = [dot.label(c) for c in dot.clusters]
+    assert any("serial" in label and "parallel_iterations=1)" in label for label in labels)
+
+
+def test_nested_loops_are_nested_clusters(graph):
+    n = df.placeholder(df.int32, [], name="n")
+
+    def outer_body(i, total):
+        _, inner_total = df.while_loop(
+            lambda j, t: j < i, lambda j, t: (j + 1, t + j), [0, total], name="inner"
+        )
+        return i + 1, inner_total
+
+    df.while_loop(lambda i, t: i < n, outer_body, [0, 0], name="outer")
+    dot = _dot(graph)
+    loops = {dot.label(c).split()[1]: c for c in dot.clusters if dot.label(c).startswith("while")}
+    assert set(loops) == {"outer", "outer/inner"}
+    assert dot.cluster_parent[loops["outer/inner"]] == loops["outer"]
+    fills = {name: dot.clusters[c]["fillcolor"] for name, c in loops.items()}
+    assert fills["outer"] != fills["outer/inner"]
+    inner_next = [op for op in _ops_of(graph, "NextIteration") if "inner" in op]
+    assert inner_next and all(
+        dot.node_clusters[op][-1] == loops["outer/inner"] for op in inner_next
+    )
+
+
+def test_cond_inside_a_loop_is_drawn_inside_the_loop(graph):
+    n = df.placeholder(df.int32, [], name="n")
+
+    def body(i, x):
+        return i + 1, df.cond(i < 2, lambda: x * 2.0, lambda: x + 1.0, name="step")
+
+    df.while_loop(lambda i, x: i < n, body, [0, 1.0], name="grow")
+    dot = _dot(graph)
+    (loop,) = [c for c in dot.clusters if dot.label(c).startswith("while_loop  grow")]
+    (cond,) = [c for c in dot.clusters if dot.label(c).startswith("cond")]
+    assert dot.cluster_parent[cond] == loop
+    assert sorted(dot.label(c) for c, p in dot.cluster_parent.items() if p == cond) == [
+        "false",
+        "true",
+    ]
+
+
+def test_loop_written_by_hand_is_drawn_as_its_frame(graph):
+    limit = df.placeholder(df.int32, [], name="limit")
+    entered = df.enter(df.constant(0, name="i0"), frame_name="count")
+    bound = df.enter(limit, frame_name="count", is_constant=True)
+    i, _ = df.merge([entered, entered])
+    i_done, i_body = df.switch(i, df.loop_cond(df.less(i, bound), name="keep_going"))
+    df.set_merge_input(i, 1, df.next_iteration(i_body + 1))
+    df.exit(i_done, name="done")
+    dot = _dot(graph)
+    (frame,) = [c for c in dot.clusters if dot.label(c).startswith("frame  count")]
+    for name in (entered.op.name, bound.op.name, i.op.name, "keep_going", "done"):
+        assert dot.node_clusters[name][-1] == frame
+    assert dot.node("keep_going")["shape"] == "diamond"
+    assert "constant" in dot.node(bound.op.name)["label"]
+    assert dot.clusters_of("limit") == [] and dot.clusters_of("i0") == []
+
+
+def test_every_op_is_drawn_exactly_once(graph):
+    n = df.placeholder(df.int32, [], name="n")
+    v = df.Variable(1.0, name="v")
+    with df.name_scope("model"):
+
+        def body(i, x):
+            return i + 1, df.cond(i < 2, lambda: x * v, lambda: x + 1.0)
+
+        df.while_loop(lambda i, x: i < n, body, [0, 1.0])
+    digraph = graph_to_digraph(graph)
+    declared = re.findall(rf"^\s*({_ID}) \[", digraph.source, flags=re.M)
+    names = sorted(_unquote(d) for d in declared if d not in ("graph", "node", "edge"))
+    assert names == sorted(op.name for op in graph.get_operations())
+
+
+# -- name scopes -----------------------------------------------------------------------------------
+def _two_layers(graph):
+    x = df.placeholder(df.float32, [None, 3], name="x")
+    with df.name_scope("model"):
+        with df.name_scope("layer1"):
+            h = df.add(df.multiply(x, 2.0, name="scale"), 1.0, name="shift")
+        with df.name_scope("layer2"):
+            h = df.add(df.multiply(h, 3.0, name="scale"), 1.0, name="shift")
+    return df.negative(h, name="out")
+
+
+def test_name_scopes_are_clusters(graph):
+    _two_layers(graph)
+    dot = _dot(graph)
+    assert dot.clusters_of("model/layer1/shift") == ["model", "layer1"]
+    assert dot.clusters_of("model/layer2/scale") == ["model", "layer2"]
+    assert dot.clusters_of("out") == []
+    assert dot.node("model/layer1/shift")["label"].startswith("shift")
+
+
+def test_collapse_scopes_draws_each_outer_scope_as_one_box(graph):
+    _two_layers(graph)
+    dot = _dot(graph, collapse_scopes=True)
+    assert not any(name.startswith("model/") for name in dot.nodes)
+    (box,) = [n for n, a in dot.nodes.items() if a.get("shape") == "box3d"]
+    assert "model" in dot.node(box)["label"]
+    (edge,) = dot.edges_between("x", box)
+    assert edge["label"] == "float32 (?, 3)"
+    assert len(dot.edges_between(box, "out")) == 1
+
+
+def test_a_collapsed_variable_is_drawn_as_a_variable(graph):
+    x = df.placeholder(df.float32, [3], name="x")
+    v = df.Variable([1.0, 2.0, 3.0], name="v")
+    df.add(x, v, name="out")
+    dot = _dot(graph, collapse_scopes=True)
+    (box,) = [n for n in dot.nodes if "v" in n and n not in ("out",)]
+    assert dot.node(box)["shape"] == "cylinder"
+    assert "variable" in dot.node(box)["label"]
+
+
+def test_collapse_scopes_by_name(graph):
+    _two_layers(graph)
+    dot = _dot(graph, collapse_scopes=["model/layer1"])
+    assert "model/layer2/shift" in dot.nodes
+    assert "model/layer1/shift" not in dot.nodes
+    (box,) = dot.nodes_with(shape="box3d")
+    assert dot.clusters_of(box) == ["model"]
+
+
+def test_collapsing_a_loop_by_name(graph):
+    n = df.placeholder(df.int32, [], name="n")
+    df.while_loop(lambda i: i < n, lambda i: i + 1, [0], name="count")
+    dot = _dot(graph, collapse_scopes="count")
+    (box,) = dot.nodes_with(shape="box3d")
+    assert "while_loop" in dot.node(box)["label"]
+    assert not dot.nodes_with(shape="larrow")
+
+
+def test_collapsing_an_unknown_scope_is_an_error(graph):
+    _two_layers(graph)
+    with pytest.raises(ValueError, match="no name scope, loop or cond named 'nope'"):
+        graph_to_digraph(graph, collapse_scopes=["nope"])
+
+
+def test_legend_shows_every_kind(graph):
+    df.placeholder(df.float32, [], name="x")
+    dot = _dot(graph, legend=True)
+    legend = [n for n in dot.nodes if n.startswith("[legend]")]
+    shapes = {dot.node(n).get("shape") for n in legend}
+    expected = {"triangle", "invtriangle", "invhouse", "house", "larrow", "diamond", "cylinder"}
+    assert expected <= shapes
+    assert "cluster_legend" in dot.clusters
+
+
+# -- writing files ---------------------------------------------------------------------------------
+def _small_graph():
+    x = df.placeholder(df.float32, [None, 3], name="x")
+    return df.add(x, 1.0, name="y")
+
+
+@needs_dot
+@pytest.mark.parametrize("fmt, magic", [("png", b"\x89PNG"), ("svg", b"<"), ("pdf", b"%PDF")])
+def test_render_writes_each_format(graph, tmp_path, fmt, magic):
+    y = _small_graph()
+    digraph = df.render(y, tmp_path / "out", format=fmt)
+    assert os.listdir(tmp_path) == [f"out.{fmt}"]
+    assert (tmp_path / f"out.{fmt}").read_bytes().lstrip().startswith(magic)
+    assert "x" in digraph.source
+
+
+@needs_dot
+def test_path_with_extension_is_used_as_is(graph, tmp_path):
+    _small_graph()
+    df.render(graph, str(tmp_path / "out.png"))
+    df.render(graph, str(tmp_path / "picture.svg"))
+    assert sorted(os.listdir(tmp_path)) == ["out.png", "picture.svg"]
+    assert (tmp_path / "picture.svg").read_text().lstrip().startswith("<")
+
+
+@needs_dot
+def test_keep_source_writes_the_dot_text_beside_the_picture(graph, tmp_path):
+    _small_graph()
+    df.render(graph, tmp_path / "out.png", keep_source=True)
+    assert sorted(os.listdir(tmp_path)) == ["out.gv", "out.png"]
+
+
+def test_extension_and_format_must_agree(graph, tmp_path):
+    _small_graph()
+    with pytest.raises(ValueError, match="extension"):
+        df.render(graph, tmp_path / "out.svg", format="png")
+    with pytest.raises(ValueError, match="Unknown format"):
+        df.render(graph, tmp_path / "out", format="jpeg2000")
+    assert os.listdir(tmp_path) == []
+
+
+def test_dot_format_needs_no_graphviz_program(graph, tmp_path, monkeypatch):
+    _small_graph()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    digraph = df.render(graph, tmp_path / "out", format="dot")
+    assert (tmp_path / "out.dot").read_text() == digraph.source
+    df.render(graph, tmp_path / "also.gv")
+    assert (tmp_path / "also.gv").read_text() == digraph.source
+
+
+def test_missing_dot_program_gives_a_clear_error(graph, tmp_path, monkeypatch):
+    _small_graph()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    digraph = graph_to_digraph(graph)  # building needs no dot
+    assert "x" in digraph.source
+    with pytest.raises(RuntimeError) as info:
+        df.render(graph, tmp_path / "out.png")
+    assert isinstance(info.value, GraphvizNotFoundError)
+    message = str(info.value)
+    for hint in ("dot", "apt-get install graphviz", "brew install graphviz", "conda install"):
+        assert hint in message
+    assert "format='dot'" in message and ".source" in message
+    assert os.listdir(tmp_path) == []
+
+
+@needs_dot
+def test_graph_displays_inline_as_svg(graph):
+    _small_graph()
+    svg = graph._repr_svg_()
+    assert svg is not None and "<svg" in svg
+
+
+def test_inline_display_without_dot_returns_none(graph, tmp_path, monkeypatch):
+    _small_graph()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert graph._repr_svg_() is None
