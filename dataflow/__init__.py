@@ -87,3 +87,9 @@ from .variables import (
     trainable_variables,
     variables_initializer,
 )
+
+# isort: split
+from . import train
+
+# autodiff
+from .gradients import NotDifferentiable, RegisterGradient, gradients

@@ -364,3 +364,17 @@ initialize_all_variables = global_variables_initializer
 
 def _uninitialized(ref: VariableRef):
     return FailedPreconditionError(None, None, f"Attempting to use uninitialized value {ref.key}")
+
+
+# -- gradients -------------------------------------------------------------------------------------
+# The gradient with respect to a variable is the sum over its reads: each read passes its
+# gradient to the handle, where `gradients` adds them up (resource-variable semantics).
+from .gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+
+for _type in ("VarHandleOp", "Assign", "AssignAdd", "AssignSub"):
+    NotDifferentiable(_type)
+
+
+@RegisterGradient("ReadVariableOp")
+def _read_variable_grad(op, grad):
+    return grad

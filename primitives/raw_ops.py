@@ -201,3 +201,103 @@ def set_merge_input(merge_op: Union[Operation, Tensor], index: int, tensor) -> N
         )
     op._update_input(index, tensor)
     output._shape = merged_shape(op.inputs)
+
+
+# -- gradients -------------------------------------------------------------------------------------
+# Through a cond, the gradient of a Switch is a Merge and the gradient of a Merge is a Switch on
+# the same predicate, so only the taken branch's backward ops run (see dataflow.gradients).
+from dataflow.gradients import (  # noqa: E402
+    NotDifferentiable,
+    RegisterGradient,
+    WhileLoopGradientError,
+    zeros_like_output,
+)
+
+
+def _cond_context_of_switch(op: Operation):
+    from .contexts import CondContext
+
+    context = op._control_flow_context
+    if isinstance(context, CondContext) and op.inputs[1] is context.pred:
+        return context
+    return None
+
+
+def _zeros_for_other_output(op: Operation, index: int, like: Tensor) -> Tensor:
+    """Zeros for output ``index`` of a Switch: live exactly when that output is.  For a
+    resource (a variable captured into a branch) the zeros have the shape of its value."""
+    other = op.outputs[index]
+    if other.dtype is _dtypes.resource:
+        attrs = {"dtype": like.dtype, "shape": like.shape}
+        other = apply_op("ReadVariableOp", [other], attrs, name="read_for_zeros").outputs[0]
+    return zeros_like_output(other)
+
+
+@RegisterGradient("Switch")
+def _switch_grad(op, grad_false, grad_true):
+    grads = [grad_false, grad_true]
+    known = [g for g in grads if g is not None]
+    if not known:
+        return None, None
+    context = _cond_context_of_switch(op)
+    if context is not None:
+        # A value captured into one branch: the other output has no consumers.  Its zeros make
+        # the Merge live whichever branch runs.
+        taken = grads[context.branch]
+        if taken is None:
+            return None, None
+        grads[1 - context.branch] = _zeros_for_other_output(op, 1 - context.branch, taken)
+    else:
+        grads = [
+            g if g is not None else _zeros_for_other_output(op, i, known[0])
+            for i, g in enumerate(grads)
+        ]
+    return merge(grads, name="cond_grad")[0], None
+
+
+def _cond_of_merge(op: Operation):
+    """``(pred, [context of input 0, context of input 1])`` when ``op`` is the result Merge of a
+    `cond`, else None."""
+    from .contexts import CondContext, _output_context
+
+    if len(op.inputs) != 2:
+        return None
+    contexts = [_output_context(t.op) for t in op.inputs]
+    if not all(isinstance(c, CondContext) for c in contexts):
+        return None
+    false_ctx, true_ctx = contexts
+    if false_ctx.branch != 0 or true_ctx.branch != 1 or false_ctx.pred is not true_ctx.pred:
+        return None
+    return false_ctx.pred, contexts
+
+
+@RegisterGradient("Merge")
+def _merge_grad(op, grad, grad_value_index=None):
+    if grad is None:
+        return [None] * len(op.inputs)
+    cond = _cond_of_merge(op)
+    if cond is not None:
+        pred, contexts = cond
+        grad_false, grad_true = switch(grad, pred, name="cond_grad")
+        # The gradient of each branch's result enters its branch through this Switch, so the
+        # branch contexts must not switch it a second time.
+        for context, g in zip(contexts, (grad_false, grad_true)):
+            context._external_values[g] = g
+        return grad_false, grad_true
+    from dataflow.ops.math_ops import equal
+
+    value_index = op.outputs[1]
+    return [
+        switch(grad, equal(value_index, i), name="merge_grad")[1] for i in range(len(op.inputs))
+    ]
+
+
+def _loop_grad(op, *grads):
+    raise WhileLoopGradientError(
+        f"Gradients through while_loop are not supported yet (op '{op.name}', {op.type})."
+    )
+
+
+for _type in ("Enter", "Exit", "NextIteration"):
+    RegisterGradient(_type)(_loop_grad)
+NotDifferentiable("LoopCond")

@@ -136,3 +136,15 @@ def placeholder_with_default(input, shape, name: Optional[str] = None):  # noqa:
         {"shape": TensorShape(shape)},
         name=name or "PlaceholderWithDefault",
     ).outputs[0]
+
+
+# -- gradients -------------------------------------------------------------------------------------
+from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+
+NotDifferentiable("Const")
+NotDifferentiable("Placeholder")
+
+
+@RegisterGradient("PlaceholderWithDefault")
+def _placeholder_with_default_grad(op, grad):
+    return grad

@@ -997,3 +997,368 @@ def cumsum(
         raise TypeError(f"cumsum takes a single axis, got {axis!r}")
     attrs = {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)}
     return apply_op("Cumsum", (x,), attrs, name or "Cumsum").outputs[0]
+
+
+# -- gradients -------------------------------------------------------------------------------------
+# Each gradient builds ops of this library, so gradients of gradients can be taken.  Gradients of
+# broadcasting ops are summed back to the shape of the input (`sum_to_shape_of`).
+from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+
+
+def _sum_to_shape_kernel(attrs):
+    def sum_to_shape(x, shape):
+        shape = tuple(int(d) for d in shape)
+        lead = x.ndim - len(shape)
+        if lead < 0:
+            raise InvalidArgumentError(None, None, f"Cannot sum shape {x.shape} to {shape}")
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, d in enumerate(shape) if d == 1 and x.shape[lead + i] != 1
+        )
+        out = np.add.reduce(x, axis=axes, dtype=x.dtype, keepdims=True) if axes else x
+        return out.reshape(shape)
+
+    return sum_to_shape
+
+
+def _infer_sum_to_shape(op):
+    from .array_ops import _shape_from_vector
+
+    x, shape = op.inputs
+    check_dtype(shape.dtype, INDEX_TYPES, "SumToShape's shape")
+    return [(x.dtype, _shape_from_vector(shape, "SumToShape's shape"))]
+
+
+# ``SumToShape(x, shape)``: ``x`` summed over the dimensions along which ``shape`` was broadcast
+# to ``x``'s shape (TensorFlow does this with BroadcastGradientArgs and a Sum over run-time axes).
+define_op("SumToShape", _infer_sum_to_shape, _sum_to_shape_kernel)
+
+
+@RegisterGradient("SumToShape")
+def _sum_to_shape_grad(op, grad):
+    from .array_ops import ones_like
+
+    return multiply(ones_like(op.inputs[0]), grad), None
+
+
+def sum_to_shape_of(grad: Tensor, x: Tensor) -> Tensor:
+    """``grad`` (of the broadcast shape of an op's inputs) summed back to the shape of ``x``:
+    over leading dimensions and dimensions where ``x`` has size 1.  Static when both shapes are
+    fully known, else a ``SumToShape`` of ``shape(x)`` at run time."""
+    from .array_ops import reshape, shape
+
+    gs, xs = grad.shape, x.shape
+    if gs.is_fully_defined() and xs.is_fully_defined():
+        g_dims, x_dims = gs.as_list(), xs.as_list()
+        if g_dims == x_dims:
+            return grad
+        lead = len(g_dims) - len(x_dims)
+        axes = list(range(lead)) + [
+            lead + i for i, d in enumerate(x_dims) if d == 1 and g_dims[lead + i] != 1
+        ]
+        summed = reduce_sum(grad, axes) if axes else grad
+        return reshape(summed, x_dims)
+    return apply_op("SumToShape", (grad, shape(x)), None, "SumToShape").outputs[0]
+
+
+def _binary_grads(op, gx, gy):
+    x, y = op.inputs
+    return (
+        None if gx is None else sum_to_shape_of(gx, x),
+        None if gy is None else sum_to_shape_of(gy, y),
+    )
+
+
+def _zeros(t: Tensor) -> Tensor:
+    from ..gradients import zeros_like_output
+
+    return zeros_like_output(t)
+
+
+@RegisterGradient("Add")
+def _add_grad(op, grad):
+    return _binary_grads(op, grad, grad)
+
+
+@RegisterGradient("Sub")
+def _sub_grad(op, grad):
+    return _binary_grads(op, grad, negative(grad))
+
+
+@RegisterGradient("Mul")
+def _mul_grad(op, grad):
+    x, y = op.inputs
+    return _binary_grads(op, multiply(grad, y), multiply(x, grad))
+
+
+@RegisterGradient("RealDiv")
+def _real_div_grad(op, grad):
+    x, y = op.inputs
+    return _binary_grads(op, realdiv(grad, y), negative(realdiv(multiply(grad, x), square(y))))
+
+
+@RegisterGradient("FloorMod")
+def _floor_mod_grad(op, grad):
+    x, y = op.inputs
+    return _binary_grads(op, grad, negative(multiply(grad, floordiv(x, y))))
+
+
+@RegisterGradient("Pow")
+def _pow_grad(op, grad):
+    x, y = op.inputs
+    z = op.outputs[0]
+    gx = multiply(grad, multiply(y, pow(x, subtract(y, 1))))
+    safe_log = where(greater(x, 0), log(x), _zeros(x))
+    gy = multiply(grad, multiply(z, safe_log))
+    return _binary_grads(op, gx, gy)
+
+
+def _select_grad_for(first_wins):
+    def grad_fn(op, grad):
+        x, y = op.inputs
+        mask = first_wins(x, y)
+        zeros = _zeros(grad)
+        return _binary_grads(op, where(mask, grad, zeros), where(mask, zeros, grad))
+
+    return grad_fn
+
+
+RegisterGradient("Maximum")(_select_grad_for(greater_equal))
+RegisterGradient("Minimum")(_select_grad_for(less_equal))
+
+
+@RegisterGradient("SquaredDifference")
+def _squared_difference_grad(op, grad):
+    x, y = op.inputs
+    d = multiply(multiply(grad, 2), subtract(x, y))
+    return _binary_grads(op, d, negative(d))
+
+
+for _type in (
+    "Equal NotEqual Less LessEqual Greater GreaterEqual LogicalAnd LogicalOr LogicalXor "
+    "LogicalNot FloorDiv ArgMax ArgMin Any All Where"
+).split():
+    NotDifferentiable(_type)
+
+
+@RegisterGradient("Neg")
+def _neg_grad(op, grad):
+    return negative(grad)
+
+
+@RegisterGradient("Abs")
+def _abs_grad(op, grad):
+    return multiply(grad, sign(op.inputs[0]))
+
+
+@RegisterGradient("Sign")
+def _sign_grad(op, grad):
+    return _zeros(op.inputs[0])
+
+
+@RegisterGradient("Square")
+def _square_grad(op, grad):
+    return multiply(grad, multiply(op.inputs[0], 2))
+
+
+@RegisterGradient("Sqrt")
+def _sqrt_grad(op, grad):
+    return realdiv(multiply(grad, 0.5), op.outputs[0])
+
+
+@RegisterGradient("Rsqrt")
+def _rsqrt_grad(op, grad):
+    y = op.outputs[0]
+    return multiply(multiply(grad, -0.5), multiply(y, square(y)))
+
+
+@RegisterGradient("Exp")
+def _exp_grad(op, grad):
+    return multiply(grad, op.outputs[0])
+
+
+@RegisterGradient("Log")
+def _log_grad(op, grad):
+    return realdiv(grad, op.inputs[0])
+
+
+@RegisterGradient("Log1p")
+def _log1p_grad(op, grad):
+    return realdiv(grad, add(op.inputs[0], 1))
+
+
+@RegisterGradient("Sin")
+def _sin_grad(op, grad):
+    return multiply(grad, cos(op.inputs[0]))
+
+
+@RegisterGradient("Cos")
+def _cos_grad(op, grad):
+    return negative(multiply(grad, sin(op.inputs[0])))
+
+
+@RegisterGradient("Tan")
+def _tan_grad(op, grad):
+    y = op.outputs[0]
+    return multiply(grad, add(square(y), 1))
+
+
+@RegisterGradient("Tanh")
+def _tanh_grad(op, grad):
+    y = op.outputs[0]
+    return multiply(grad, subtract(1, square(y)))
+
+
+@RegisterGradient("Sigmoid")
+def _sigmoid_grad(op, grad):
+    y = op.outputs[0]
+    return multiply(grad, multiply(y, subtract(1, y)))
+
+
+@RegisterGradient("SelectV2")
+def _select_grad(op, grad):
+    cond, x, y = op.inputs
+    zeros = _zeros(grad)
+    return (
+        None,
+        sum_to_shape_of(where(cond, grad, zeros), x),
+        sum_to_shape_of(where(cond, zeros, grad), y),
+    )
+
+
+@RegisterGradient("Cast")
+def _cast_grad(op, grad):
+    source = op.inputs[0].dtype
+    if source in FLOAT_TYPES and op.attrs["DstT"] in FLOAT_TYPES:
+        return cast(grad, source)
+    return None
+
+
+@RegisterGradient("ClipByValue")
+def _clip_grad(op, grad):
+    t, low, high = op.inputs
+    below, above = less(t, low), greater(t, high)
+    zeros = _zeros(grad)
+    return (
+        where(logical_or(below, above), zeros, grad),
+        sum_to_shape_of(where(below, grad, zeros), low),
+        sum_to_shape_of(where(logical_and(above, logical_not(below)), grad, zeros), high),
+    )
+
+
+@RegisterGradient("MatMul")
+def _matmul_grad(op, grad):
+    a, b = op.inputs
+    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+    if not ta and not tb:
+        return matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)
+    if not ta and tb:
+        return matmul(grad, b), matmul(grad, a, transpose_a=True)
+    if ta and not tb:
+        return matmul(b, grad, transpose_b=True), matmul(a, grad)
+    return (
+        matmul(b, grad, transpose_a=True, transpose_b=True),
+        matmul(grad, a, transpose_a=True, transpose_b=True),
+    )
+
+
+@RegisterGradient("BatchMatMulV2")
+def _batch_matmul_grad(op, grad):
+    ga, gb = _matmul_grad(op, grad)
+    return _binary_grads(op, ga, gb)
+
+
+@RegisterGradient("AddN")
+def _add_n_grad(op, grad):
+    return [grad] * len(op.inputs)
+
+
+def _reduced_axes(op) -> list:
+    """The reduced axes of a reduction op, normalized and sorted (all axes for ``None``)."""
+    rank = op.inputs[0].shape.ndims
+    axis = op.attrs["axis"]
+    if axis is None:
+        if rank is None:
+            raise ValueError(
+                f"The gradient of '{op.name}' needs the rank of its input, which is unknown"
+            )
+        return list(range(rank))
+    if rank is None and any(a < 0 for a in axis):
+        raise ValueError(
+            f"The gradient of '{op.name}' needs the rank of its input for negative axes"
+        )
+    return sorted(a % rank if rank is not None else a for a in axis)
+
+
+def _keepdims_grad(op, grad: Tensor) -> Tensor:
+    """The gradient of a reduction with the reduced axes kept as size 1 (broadcastable)."""
+    from .array_ops import expand_dims
+
+    if op.attrs["keepdims"]:
+        return grad
+    if op.attrs["axis"] is None and grad.shape.ndims == 0:
+        return grad
+    for a in _reduced_axes(op):
+        grad = expand_dims(grad, a)
+    return grad
+
+
+def _broadcast_to_input(op, grad: Tensor) -> Tensor:
+    from .array_ops import ones_like
+
+    return multiply(_keepdims_grad(op, grad), ones_like(op.inputs[0]))
+
+
+@RegisterGradient("Sum")
+def _sum_grad(op, grad):
+    return _broadcast_to_input(op, grad)
+
+
+@RegisterGradient("Mean")
+def _mean_grad(op, grad):
+    from .array_ops import size
+
+    x, y = op.inputs[0], op.outputs[0]
+    count = realdiv(cast(size(x), grad.dtype), cast(size(y), grad.dtype))
+    return realdiv(_broadcast_to_input(op, grad), count)
+
+
+def _extremum_grad(op, grad):
+    x = op.inputs[0]
+    y = _keepdims_grad(op, op.outputs[0])
+    chosen = cast(equal(y, x), grad.dtype)
+    attrs = {"axis": op.attrs["axis"], "keepdims": True}
+    count = apply_op("Sum", (chosen,), attrs, "count").outputs[0]
+    return multiply(realdiv(chosen, count), _keepdims_grad(op, grad))
+
+
+RegisterGradient("Max")(_extremum_grad)
+RegisterGradient("Min")(_extremum_grad)
+
+
+@RegisterGradient("Prod")
+def _prod_grad(op, grad):
+    # The product of the other elements of each group, without dividing by a zero: where an
+    # element is 0, it is the product of the non-zero elements if that is the group's only
+    # zero, else 0; elsewhere it is the product divided by the element.
+    from .array_ops import ones_like
+
+    x = op.inputs[0]
+    attrs = {"axis": op.attrs["axis"], "keepdims": True}
+    is_zero = equal(x, _zeros(x))
+    non_zero = where(is_zero, ones_like(x), x)
+    product_non_zero = apply_op("Prod", (non_zero,), attrs, "product_non_zero").outputs[0]
+    zero_count = apply_op("Sum", (cast(is_zero, x.dtype),), attrs, "zero_count").outputs[0]
+    product = _keepdims_grad(op, op.outputs[0])
+    others = where(
+        is_zero,
+        multiply(cast(equal(zero_count, 1), x.dtype), product_non_zero),
+        realdiv(product, non_zero),
+    )
+    return multiply(others, _keepdims_grad(op, grad))
+
+
+@RegisterGradient("Cumsum")
+def _cumsum_grad(op, grad):
+    return cumsum(
+        grad, op.attrs["axis"], exclusive=op.attrs["exclusive"], reverse=not op.attrs["reverse"]
+    )

@@ -487,3 +487,15 @@ def py_func(func: Callable, inp, Tout, stateful: bool = True, name: Optional[str
 def numpy_function(func: Callable, inp, Tout, name: Optional[str] = None):
     """`py_func` with ``stateful=True``: ``func`` takes and returns numpy values."""
     return py_func(func, inp, Tout, stateful=True, name=name)
+
+
+# -- gradients -------------------------------------------------------------------------------------
+from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+
+for _type in ("NoOp", "Assert", "PrintV2", "PyFunc", "PyFuncStateless"):
+    NotDifferentiable(_type)
+
+
+@RegisterGradient("Print")
+def _print_grad(op, grad):
+    return [grad] + [None] * (len(op.inputs) - 1)

@@ -753,3 +753,298 @@ def _known_scalar(value) -> Optional[float]:
         known = numpy_value_or_none(value)
         return None if known is None else float(known)
     return float(value)
+
+
+# -- gradients -------------------------------------------------------------------------------------
+from ..gradients import RegisterGradient  # noqa: E402
+from .array_ops import expand_dims, reshape, shape  # noqa: E402
+from .math_ops import (  # noqa: E402
+    exp,
+    greater,
+    less,
+    logical_and,
+    not_equal,
+    realdiv,
+    reduce_sum,
+    where,
+)
+
+
+def _zeros(t: Tensor) -> Tensor:
+    from ..gradients import zeros_like_output
+
+    return zeros_like_output(t)
+
+
+@RegisterGradient("Relu")
+def _relu_grad(op, grad):
+    return where(greater(op.outputs[0], 0), grad, _zeros(grad))
+
+
+@RegisterGradient("Relu6")
+def _relu6_grad(op, grad):
+    x = op.inputs[0]
+    inside = logical_and(greater(x, 0), less(x, 6))
+    return where(inside, grad, _zeros(grad))
+
+
+@RegisterGradient("Elu")
+def _elu_grad(op, grad):
+    x, y = op.inputs[0], op.outputs[0]
+    return where(greater(x, 0), grad, multiply(grad, add(y, 1)))
+
+
+@RegisterGradient("Softplus")
+def _softplus_grad(op, grad):
+    return multiply(grad, sigmoid(op.inputs[0]))
+
+
+@RegisterGradient("Softmax")
+def _softmax_grad(op, grad):
+    y, axis = op.outputs[0], op.attrs["axis"]
+    inner = reduce_sum(multiply(grad, y), axis, keepdims=True)
+    return multiply(subtract(grad, inner), y)
+
+
+@RegisterGradient("LogSoftmax")
+def _log_softmax_grad(op, grad):
+    y, axis = op.outputs[0], op.attrs["axis"]
+    return subtract(grad, multiply(reduce_sum(grad, axis, keepdims=True), exp(y)))
+
+
+def _softmax_jacobian_product(logits: Tensor, grad: Tensor, axis: int) -> Tensor:
+    probabilities = softmax(logits, axis=axis)
+    inner = reduce_sum(multiply(grad, probabilities), axis, keepdims=True)
+    return multiply(subtract(grad, inner), probabilities)
+
+
+@RegisterGradient("SoftmaxCrossEntropyWithLogits")
+def _xent_grad(op, grad_loss, grad_backprop):
+    logits, labels = op.inputs
+    axis = op.attrs["axis"]
+    grad_logits = grad_labels = None
+    if grad_loss is not None:
+        expanded = expand_dims(grad_loss, axis)
+        grad_logits = multiply(expanded, op.outputs[1])
+        grad_labels = multiply(expanded, negative(log_softmax(logits, axis=axis)))
+    if grad_backprop is not None:
+        # backprop = softmax(logits) - labels
+        extra = _softmax_jacobian_product(logits, grad_backprop, axis)
+        grad_logits = extra if grad_logits is None else add(grad_logits, extra)
+        minus = negative(grad_backprop)
+        grad_labels = minus if grad_labels is None else add(grad_labels, minus)
+    return grad_logits, grad_labels
+
+
+@RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_xent_grad(op, grad_loss, grad_backprop):
+    logits = op.inputs[0]
+    grad_logits = None
+    if grad_loss is not None:
+        grad_logits = multiply(expand_dims(grad_loss, -1), op.outputs[1])
+    if grad_backprop is not None:
+        extra = _softmax_jacobian_product(logits, grad_backprop, -1)
+        grad_logits = extra if grad_logits is None else add(grad_logits, extra)
+    return grad_logits, None
+
+
+@RegisterGradient("BiasAdd")
+def _bias_add_grad(op, grad):
+    value, bias = op.inputs
+    if op.attrs["data_format"] == "NHWC":
+        channels = shape(bias)
+        from .array_ops import concat
+
+        flat = reshape(grad, concat([[-1], channels], 0))
+        return grad, reduce_sum(flat, 0)
+    rank = value.shape.ndims
+    if rank is None:
+        raise ValueError(f"The gradient of '{op.name}' (NCHW) needs the rank of its input")
+    return grad, reduce_sum(grad, [0] + list(range(2, rank)))
+
+
+@RegisterGradient("Dropout")
+def _dropout_grad(op, grad):
+    # The mask is drawn inside the kernel; a kept element is the only kind that can be non-zero
+    # in the output, so the mask is read back from it (an input element exactly 0 gets no
+    # gradient, where the derivative would be 1/(1-rate) if it was kept).
+    y, rate = op.outputs[0], op.inputs[1]
+    kept = not_equal(y, _zeros(y))
+    scaled = realdiv(grad, subtract(constant_one(rate), rate))
+    return where(kept, scaled, _zeros(grad)), None
+
+
+def constant_one(like: Tensor) -> Tensor:
+    return convert_to_tensor(1, dtype=like.dtype)
+
+
+# -- backward ops of convolution and pooling -------------------------------------------------------
+def _conv_geometry(x_shape, f_shape, attrs):
+    n, h, w, c = x_shape
+    kh, kw, _, o = f_shape
+    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
+    eff_h, eff_w = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    oh, top, bottom = _output_size(h, eff_h, sh, attrs["padding"])
+    ow, left, right = _output_size(w, eff_w, sw, attrs["padding"])
+    return (oh, ow), ((top, bottom), (left, right)), (eff_h, eff_w)
+
+
+def _conv_columns(x, f_shape, attrs):
+    """The im2col matrix of ``x`` for a filter of ``f_shape``: ``(N*OH*OW, KH*KW*C)``."""
+    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
+    n, _, _, c = x.shape
+    kh, kw = f_shape[:2]
+    (oh, ow), pads, (eff_h, eff_w) = _conv_geometry(x.shape, f_shape, attrs)
+    padded = _pad_spatial(x, pads, 0)
+    windows = sliding_window_view(padded, (eff_h, eff_w), axis=(1, 2))
+    windows = windows[:, : (oh - 1) * sh + 1 : sh, : (ow - 1) * sw + 1 : sw, :, ::dh, ::dw]
+    return windows.transpose(0, 1, 2, 4, 5, 3).reshape(n * oh * ow, kh * kw * c)
+
+
+def _conv_backprop_input(input_sizes, f, dy, attrs):
+    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
+    x_shape = tuple(int(d) for d in input_sizes)
+    n, h, w, c = x_shape
+    kh, kw, _, o = f.shape
+    (oh, ow), ((top, bottom), (left, right)), _ = _conv_geometry(x_shape, f.shape, attrs)
+    columns = (dy.reshape(-1, o) @ f.reshape(kh * kw * c, o).T).reshape(n, oh, ow, kh, kw, c)
+    padded = np.zeros((n, h + top + bottom, w + left + right, c), dtype=dy.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            rows = _pyslice_range(i * dh, oh, sh)
+            cols = _pyslice_range(j * dw, ow, sw)
+            padded[:, rows, cols, :] += columns[:, :, :, i, j, :]
+    return padded[:, top : top + h, left : left + w, :]
+
+
+def _pyslice_range(start, count, step):
+    return slice(start, start + (count - 1) * step + 1, step)
+
+
+def _conv_backprop_filter(x, filter_sizes, dy, attrs):
+    f_shape = tuple(int(d) for d in filter_sizes)
+    o = f_shape[3]
+    columns = _conv_columns(x, f_shape, attrs)
+    return (columns.T @ dy.reshape(-1, o)).reshape(f_shape)
+
+
+def _infer_from_sizes(sizes_index: int, like_index: int):
+    def infer(op):
+        from .array_ops import _shape_from_vector
+
+        sizes, like = op.inputs[sizes_index], op.inputs[like_index]
+        return [(like.dtype, _shape_from_vector(sizes, f"{op.type}'s sizes"))]
+
+    return infer
+
+
+define_op(
+    "Conv2DBackpropInput",
+    _infer_from_sizes(0, 2),
+    lambda attrs: lambda sizes, f, dy: _conv_backprop_input(sizes, f, dy, attrs),
+)
+define_op(
+    "Conv2DBackpropFilter",
+    _infer_from_sizes(1, 2),
+    lambda attrs: lambda x, sizes, dy: _conv_backprop_filter(x, sizes, dy, attrs),
+)
+
+
+def _conv_attrs(op) -> dict:
+    return {k: op.attrs[k] for k in ("strides", "padding", "dilations")}
+
+
+@RegisterGradient("Conv2D")
+def _conv2d_grad(op, grad):
+    x, f = op.inputs
+    attrs = _conv_attrs(op)
+    dx = apply_op("Conv2DBackpropInput", (shape(x), f, grad), attrs, "Conv2DBackpropInput")
+    df = apply_op("Conv2DBackpropFilter", (x, shape(f), grad), attrs, "Conv2DBackpropFilter")
+    return dx.outputs[0], df.outputs[0]
+
+
+@RegisterGradient("Conv2DBackpropInput")
+def _conv2d_backprop_input_grad(op, grad):
+    _, f, dy = op.inputs
+    attrs = _conv_attrs(op)
+    df = apply_op("Conv2DBackpropFilter", (grad, shape(f), dy), attrs, "Conv2DBackpropFilter")
+    ddy = apply_op("Conv2D", (grad, f), attrs, "Conv2D")
+    return None, df.outputs[0], ddy.outputs[0]
+
+
+@RegisterGradient("Conv2DBackpropFilter")
+def _conv2d_backprop_filter_grad(op, grad):
+    x, _, dy = op.inputs
+    attrs = _conv_attrs(op)
+    dx = apply_op("Conv2DBackpropInput", (shape(x), grad, dy), attrs, "Conv2DBackpropInput")
+    ddy = apply_op("Conv2D", (x, grad), attrs, "Conv2D")
+    return dx.outputs[0], None, ddy.outputs[0]
+
+
+def _max_pool_grad_kernel(attrs):
+    def max_pool_grad(x, y, dy):
+        (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
+        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        padded = _pad_spatial(x, pads, lowest)
+        grad = np.zeros(padded.shape, dtype=dy.dtype)
+        taken = np.zeros(y.shape, dtype=bool)
+        for i in range(kh):
+            for j in range(kw):
+                rows, cols = _pyslice_range(i, oh, sh), _pyslice_range(j, ow, sw)
+                # Each window's gradient goes to its first maximum, as in TensorFlow.
+                first = (padded[:, rows, cols] == y) & ~taken
+                taken |= first
+                grad[:, rows, cols] += np.where(first, dy, 0)
+        (top, _), (left, _) = pads
+        return grad[:, top : top + x.shape[1], left : left + x.shape[2]]
+
+    return max_pool_grad
+
+
+def _avg_pool_grad_kernel(attrs):
+    def avg_pool_grad(input_sizes, dy):
+        x_shape = tuple(int(d) for d in input_sizes)
+        x = np.empty(x_shape, dtype=dy.dtype)
+        (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
+        rows_count = _valid_counts(x_shape[1], kh, sh, oh, pads[0][0])
+        cols_count = _valid_counts(x_shape[2], kw, sw, ow, pads[1][0])
+        counts = np.multiply.outer(rows_count, cols_count).astype(dy.dtype)
+        share = dy / counts[:, :, None]
+        (top, bottom), (left, right) = pads
+        grad = np.zeros(
+            (x_shape[0], x_shape[1] + top + bottom, x_shape[2] + left + right, x_shape[3]),
+            dtype=dy.dtype,
+        )
+        for i in range(kh):
+            for j in range(kw):
+                grad[:, _pyslice_range(i, oh, sh), _pyslice_range(j, ow, sw)] += share
+        return grad[:, top : top + x_shape[1], left : left + x_shape[2]]
+
+    return avg_pool_grad
+
+
+define_op(
+    "MaxPoolGrad", lambda op: [(op.inputs[2].dtype, op.inputs[0].shape)], _max_pool_grad_kernel
+)
+define_op("AvgPoolGrad", _infer_from_sizes(0, 1), _avg_pool_grad_kernel)
+
+
+def _pool_attrs(op) -> dict:
+    return {k: op.attrs[k] for k in ("ksize", "strides", "padding")}
+
+
+@RegisterGradient("MaxPool")
+def _max_pool_grad(op, grad):
+    inputs = (op.inputs[0], op.outputs[0], grad)
+    return apply_op("MaxPoolGrad", inputs, _pool_attrs(op), "MaxPoolGrad").outputs[0]
+
+
+@RegisterGradient("AvgPool")
+def _avg_pool_grad(op, grad):
+    inputs = (shape(op.inputs[0]), grad)
+    return apply_op("AvgPoolGrad", inputs, _pool_attrs(op), "AvgPoolGrad").outputs[0]
+
+
+@RegisterGradient("AvgPoolGrad")
+def _avg_pool_grad_grad(op, grad):
+    return None, apply_op("AvgPool", (grad,), _pool_attrs(op), "AvgPool").outputs[0]

@@ -1,0 +1,96 @@
+"""Gradients through `cond`: Switch <-> Merge, and only the taken branch's backward ops run."""
+
+import numpy as np
+from gradient_checking import check_gradients
+
+import dataflow as df
+
+rng = np.random.default_rng(7)
+
+
+def test_gradient_through_cond_on_a_placeholder_predicate_follows_the_taken_branch():
+    for taken in (True, False):
+
+        def make(x, y, taken=taken):
+            p = df.placeholder_with_default(taken, [])
+            return df.cond(p, lambda: df.sin(x) * y, lambda: df.square(x) + y * 2.0)
+
+        check_gradients(make, [rng.normal(size=(2, 3)), rng.normal(size=(3,))])
+
+
+def test_gradient_through_nested_conds():
+    for outer in (True, False):
+        for inner in (True, False):
+
+            def make(x, outer=outer, inner=inner):
+                p = df.placeholder_with_default(outer, [])
+                q = df.placeholder_with_default(inner, [])
+                return df.cond(
+                    p,
+                    lambda: df.cond(q, lambda: df.exp(x) * x, lambda: df.tanh(x)) * 2.0,
+                    lambda: df.cond(q, lambda: x * 5.0, lambda: df.square(x)),
+                )
+
+            check_gradients(make, [rng.normal(size=(3,))])
+
+
+def test_gradient_through_cond_whose_predicate_depends_on_x():
+    check_gradients(
+        lambda x: df.cond(df.reduce_sum(x) > 0.0, lambda: x * x, lambda: -x * 3.0),
+        [rng.normal(size=(4,))],
+    )
+
+
+def test_gradient_of_a_branch_that_returns_an_outside_tensor_unchanged():
+    def make(x, p=None):
+        p = df.placeholder_with_default(False, [])
+        return df.cond(p, lambda: x * 2.0, lambda: x)
+
+    check_gradients(make, [rng.normal(size=(2,))])
+
+
+def test_gradient_of_a_variable_read_inside_both_branches():
+    v = df.Variable(np.array([1.0, 2.0]), name="v")
+    p = df.placeholder(df.bool, [])
+    y = df.cond(p, lambda: df.reduce_sum(v * 2.0), lambda: df.reduce_sum(v * v))
+    (g,) = df.gradients(y, v)
+    with df.Session() as session:
+        session.run(v.initializer)
+        np.testing.assert_allclose(session.run(g, {p: True}), [2.0, 2.0])
+        np.testing.assert_allclose(session.run(g, {p: False}), [2.0, 4.0])
+
+
+def test_untaken_branch_runs_no_backward_kernel():
+    from dataflow.op_registry import apply_op, define_op
+
+    calls = []
+    define_op(
+        "CountedIdentityForTest",
+        lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
+        lambda attrs: lambda x: x,
+    )
+
+    @df.RegisterGradient("CountedIdentityForTest")
+    def _counted_grad(op, grad):
+        tag = op.attrs["tag"]
+
+        def count(value):
+            calls.append(tag)
+            return value
+
+        out = df.py_func(count, [grad], df.float64)
+        out.set_shape(grad.shape)
+        return out
+
+    def branch(tag, scale):
+        return lambda: apply_op("CountedIdentityForTest", [x * scale], {"tag": tag}).outputs[0]
+
+    x = df.placeholder(df.float64, [])
+    p = df.placeholder(df.bool, [])
+    y = df.cond(p, branch("true", 2.0), branch("false", 3.0))
+    (g,) = df.gradients(y, x)
+    with df.Session() as session:
+        assert session.run(g, {x: 1.0, p: True}) == 2.0
+        assert calls == ["true"]
+        assert session.run(g, {x: 1.0, p: False}) == 3.0
+        assert calls == ["true", "false"]

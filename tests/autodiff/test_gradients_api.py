@@ -1,0 +1,140 @@
+"""`df.gradients`: TF1 semantics of the pass itself."""
+
+import numpy as np
+import pytest
+
+import dataflow as df
+from dataflow.gradients import WhileLoopGradientError
+
+
+def run(fetches, feed=None):
+    with df.Session() as session:
+        session.run(df.global_variables_initializer())
+        return session.run(fetches, feed)
+
+
+def test_gradients_of_several_ys_are_summed():
+    x = df.placeholder(df.float64, [2])
+    (g,) = df.gradients([x * 2.0, df.square(x)], x)
+    np.testing.assert_allclose(run(g, {x: [1.0, 3.0]}), [4.0, 8.0])
+
+
+def test_unconnected_x_gets_none():
+    x, z = df.placeholder(df.float64, [2]), df.placeholder(df.float64, [2])
+    assert df.gradients(x * 3.0, [x, z])[1] is None
+
+
+def test_grad_ys_scale_the_incoming_gradient():
+    x = df.placeholder(df.float64, [2])
+    (g,) = df.gradients(x * 3.0, x, grad_ys=[np.array([1.0, -2.0])])
+    np.testing.assert_allclose(run(g, {x: [0.0, 0.0]}), [3.0, -6.0])
+
+
+def test_default_grad_ys_are_ones_like_y():
+    x = df.placeholder(df.float64, [None])
+    (g,) = df.gradients(x * x, x)
+    np.testing.assert_allclose(run(g, {x: [1.0, 2.0, 3.0]}), [2.0, 4.0, 6.0])
+
+
+def test_stop_gradient_op_blocks_the_path():
+    x = df.placeholder(df.float64, [])
+    (g,) = df.gradients(x * df.stop_gradient(x * 5.0), x)
+    assert run(g, {x: 2.0}) == 10.0
+
+
+def test_stop_gradients_argument_blocks_paths_through_those_tensors():
+    a = df.constant(1.0, df.float64)
+    b = a * 2.0
+    c = a + b
+    ga, gb = df.gradients(c, [a, b], stop_gradients=[a, b])
+    assert run([ga, gb]) == [1.0, 1.0]
+    assert run(df.gradients(c, a)[0]) == 3.0
+
+
+def test_gradient_with_respect_to_a_variable_sums_over_all_its_reads():
+    v = df.Variable(np.array([1.0, 2.0]), name="v")
+    y = df.reduce_sum(v * 3.0) + df.reduce_sum(df.square(v.read_value()))
+    (g,) = df.gradients(y, v)
+    np.testing.assert_allclose(run(g), [5.0, 7.0])
+
+
+def test_variable_read_as_tensor_is_a_valid_x():
+    v = df.Variable(2.0, name="v", dtype=df.float64)
+    r = v.value()
+    (g,) = df.gradients(r * r, r)
+    assert run(g) == 4.0
+
+
+def test_backward_ops_live_in_a_unique_gradients_name_scope():
+    x = df.placeholder(df.float64, [2])
+    (g1,) = df.gradients(df.sin(x), x)
+    (g2,) = df.gradients(df.sin(x), x)
+    assert g1.op.name.startswith("gradients/")
+    assert g2.op.name.startswith("gradients_1/")
+
+
+def test_tensors_from_another_graph_are_rejected():
+    x = df.placeholder(df.float64, [])
+    with df.Graph().as_default():
+        other = df.placeholder(df.float64, [])
+    with pytest.raises(ValueError, match="different graph"):
+        df.gradients(x * 2.0, other)
+
+
+def test_gradient_through_while_loop_is_refused_not_wrong():
+    x = df.placeholder(df.float64, [])
+    y = df.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, x])[1]
+    with pytest.raises(WhileLoopGradientError, match="while_loop are not supported yet"):
+        df.gradients(y, x)
+    with pytest.raises(LookupError):
+        df.gradients(y, x)
+    with pytest.raises(NotImplementedError):
+        df.gradients(y, x)
+
+
+def test_loop_off_the_differentiated_path_is_fine():
+    x = df.placeholder(df.float64, [])
+    n = df.while_loop(lambda i: i < 3, lambda i: i + 1.0, [df.constant(0.0, df.float64)])
+    (g,) = df.gradients(x * x + n, x)
+    assert run(g, {x: 3.0}) == 6.0
+    m = df.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, x])[1]
+    (g,) = df.gradients(x * df.stop_gradient(m), x)
+    assert run(g, {x: 2.0}) == 16.0
+
+
+def test_registering_a_gradient_for_a_new_op_type():
+    from dataflow.op_registry import apply_op, define_op
+
+    define_op(
+        "TimesThreeForTest",
+        lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
+        lambda attrs: lambda x: x * 3,
+    )
+
+    @df.RegisterGradient("TimesThreeForTest")
+    def _grad(op, grad):
+        return grad * 3.0
+
+    x = df.placeholder(df.float64, [])
+    y = apply_op("TimesThreeForTest", [x]).outputs[0]
+    assert run(df.gradients(y, x)[0], {x: 1.0}) == 3.0
+
+
+def test_op_without_gradient_raises_lookup_error_naming_it():
+    from dataflow.op_registry import apply_op, define_op
+
+    define_op(
+        "NoGradientForTest",
+        lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
+        lambda attrs: lambda x: x,
+    )
+    x = df.placeholder(df.float64, [])
+    y = apply_op("NoGradientForTest", [x]).outputs[0]
+    with pytest.raises(LookupError, match="NoGradientForTest"):
+        df.gradients(y, x)
+
+
+def test_not_differentiable_op_gives_none_without_error():
+    x = df.placeholder(df.float64, [])
+    y = df.cast(df.greater(x, 0.0), df.float64)
+    assert df.gradients(y, x) == [None]
