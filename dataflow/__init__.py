@@ -89,7 +89,9 @@ from .variables import (
 )
 
 # isort: split
-from . import train
+# checkpoints and serialization (Saver and latest_checkpoint are attached to `train` at the end
+# of train.py)
+from . import graph_util, io, train
 
 # autodiff
 from .gradients import NotDifferentiable, RegisterGradient, gradients

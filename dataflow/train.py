@@ -306,3 +306,7 @@ def get_or_create_global_step(graph=None) -> Variable:
     """The global step of ``graph``, created if it has none."""
     graph = graph or get_default_graph()
     return get_global_step(graph) or create_global_step(graph)
+
+
+# checkpoints
+from .saver import Saver, latest_checkpoint  # noqa: E402, F401

@@ -1,0 +1,194 @@
+"""The command line: ``python -m dataflow inspect|render|run FILE``, for graphs saved by `df.io`.
+
+- ``inspect FILE``: op counts by type, placeholders (the inputs), ops nothing consumes (the
+  outputs), variables, and each loop and cond.
+- ``render FILE -o IMAGE``: draws the graph (format from the extension: png, svg, pdf, gv/dot).
+- ``run FILE --feed name=value ... --fetch name ...``: a value is a JSON literal (``x=[1,2]``)
+  or ``@path.npy``; names are tensor names (``x:0``) or op names (``x`` means ``x:0``).  Results
+  print as JSON, one object keyed by fetch name, or go to ``.npy`` files with ``--out DIR``.
+
+Exit status 0 on success, 1 when the file or a run fails, 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter
+from typing import Optional
+
+import numpy as np
+
+import dataflow as df
+
+
+def _inspect(graph: df.Graph) -> dict:
+    ops = graph.get_operations()
+    consumed = {t.op.name for op in ops for t in op.inputs}
+    consumed |= {c.name for op in ops for c in op.control_inputs}
+    loops = graph.get_collection(df.GraphKeys.WHILE_CONTEXT)
+    conds = {}
+    for c in graph.get_collection(df.GraphKeys.COND_CONTEXT):
+        conds.setdefault(c.name, c.pred.name)
+    return {
+        "ops": len(ops),
+        "op_types": dict(sorted(Counter(op.type for op in ops).items())),
+        "placeholders": [
+            {
+                "name": op.outputs[0].name,
+                "dtype": op.outputs[0].dtype.name,
+                "shape": op.outputs[0].shape.as_list()
+                if op.outputs[0].shape.dims is not None
+                else None,
+            }
+            for op in ops
+            if op.type in ("Placeholder", "PlaceholderWithDefault")
+        ],
+        "outputs": [
+            t.name if op.outputs else op.name
+            for op in ops
+            if op.name not in consumed
+            for t in (op.outputs or [None])
+        ],
+        "variables": [
+            {"name": v.name, "dtype": v.dtype.name, "shape": str(v.shape)}
+            for v in graph.get_collection(df.GraphKeys.GLOBAL_VARIABLES)
+        ],
+        "loops": [
+            {
+                "name": loop.name,
+                "frame": loop.frame_name,
+                "loop_vars": len(loop.merges),
+                "outer": None if loop.outer_context is None else loop.outer_context.name,
+            }
+            for loop in loops
+        ],
+        "conds": [{"name": name, "pred": pred} for name, pred in conds.items()],
+    }
+
+
+def _print_inspection(info: dict, out) -> None:
+    print(f"{info['ops']} ops", file=out)
+    for op_type, count in info["op_types"].items():
+        print(f"  {count:5d}  {op_type}", file=out)
+    print("inputs (placeholders):", file=out)
+    for p in info["placeholders"]:
+        print(f"  {p['name']}  {p['dtype']}{p['shape']}", file=out)
+    print("outputs (not consumed):", file=out)
+    for name in info["outputs"]:
+        print(f"  {name}", file=out)
+    if info["variables"]:
+        print("variables:", file=out)
+        for v in info["variables"]:
+            print(f"  {v['name']}  {v['dtype']}{v['shape']}", file=out)
+    print(f"loops: {len(info['loops'])}", file=out)
+    for loop in info["loops"]:
+        outer = f" in {loop['outer']}" if loop["outer"] else ""
+        print(f"  {loop['name']} ({loop['loop_vars']} loop variables){outer}", file=out)
+    print(f"conds: {len(info['conds'])}", file=out)
+    for c in info["conds"]:
+        print(f"  {c['name']} (pred {c['pred']})", file=out)
+
+
+def _tensor_name(name: str) -> str:
+    return name if ":" in name else name + ":0"
+
+
+def _parse_feed(text: str, graph: df.Graph):
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise ValueError(f"--feed expects name=value, got {text!r}")
+    tensor = graph.get_tensor_by_name(_tensor_name(name))
+    if value.startswith("@"):
+        array = np.load(value[1:], allow_pickle=False)
+    else:
+        try:
+            array = json.loads(value)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"--feed {name}: {value!r} is not a JSON literal ({e})") from None
+    return tensor, np.asarray(array, dtype=tensor.dtype.as_numpy_dtype)
+
+
+def _jsonable(value):
+    if value is None:
+        return None
+    array = np.asarray(value)
+    if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+        return np.where(np.isfinite(array), array, np.nan).astype(object).tolist()
+    return array.tolist()
+
+
+def _run(args, graph: df.Graph, out) -> None:
+    feeds = dict(_parse_feed(f, graph) for f in args.feed or [])
+    fetches = []
+    for name in args.fetch:
+        if ":" in name:
+            fetches.append(graph.get_tensor_by_name(name))
+        else:
+            op = graph.get_operation_by_name(name)
+            fetches.append(op.outputs[0] if op.outputs else op)
+    with df.Session(graph=graph) as sess:
+        if args.init:
+            with graph.as_default():
+                sess.run(df.global_variables_initializer())
+        values = sess.run(fetches, feeds)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        for name, value in zip(args.fetch, values):
+            path = os.path.join(args.out, name.replace("/", "_").replace(":", "_") + ".npy")
+            np.save(path, np.asarray(value), allow_pickle=False)
+            print(path, file=out)
+    else:
+        json.dump({n: _jsonable(v) for n, v in zip(args.fetch, values)}, out)
+        print(file=out)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m dataflow", description="Inspect, draw and run saved dataflow graphs."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    inspect = commands.add_parser("inspect", help="summarize a saved graph")
+    inspect.add_argument("file")
+    inspect.add_argument("--json", action="store_true", help="print the summary as JSON")
+    render = commands.add_parser("render", help="draw a saved graph")
+    render.add_argument("file")
+    render.add_argument("-o", "--output", required=True, help="image file (.png, .svg, .pdf, .gv)")
+    run = commands.add_parser("run", help="run a saved graph")
+    run.add_argument("file")
+    run.add_argument("--feed", action="append", metavar="NAME=VALUE", help="JSON or @file.npy")
+    run.add_argument("--fetch", action="append", required=True, metavar="NAME")
+    run.add_argument("--out", metavar="DIR", help="write each result to DIR/<name>.npy")
+    run.add_argument(
+        "--init", action="store_true", help="run the variables' initializers before fetching"
+    )
+    return parser
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        graph = df.io.load_graph(args.file)
+        if args.command == "inspect":
+            info = _inspect(graph)
+            if args.json:
+                json.dump(info, sys.stdout, indent=1)
+                print()
+            else:
+                _print_inspection(info, sys.stdout)
+        elif args.command == "render":
+            df.render(graph, args.output)
+            print(args.output)
+        else:
+            _run(args, graph, sys.stdout)
+    except (OSError, ValueError, KeyError, TypeError, df.errors.OpError) as e:
+        message = e.args[0] if isinstance(e, KeyError) and e.args else e
+        print(f"error: {message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

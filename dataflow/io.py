@@ -1,0 +1,1044 @@
+"""Saving a graph to a file and loading it back: a versioned, language-neutral format.
+
+``save_graph(graph, path)`` writes one file, a zip archive (any name; ``.dfg`` by convention)
+holding:
+
+- ``graph.json``: the structure, UTF-8 JSON, described below;
+- ``arrays/<key>.npy``: one NPY file (numpy's documented array format) per array attribute, such
+  as the value of a ``Const`` op.  Only numeric and bool arrays are allowed, so no entry needs
+  pickle.
+
+``graph.json`` (format version 1)::
+
+    {"format": "dataflow.graph", "version": 1,
+     "ops": [                                   # a topological order (Merge back edges excepted)
+       {"name": "add", "type": "Add",
+        "inputs": [["x", 0], ["y", 0]],          # [producer op name, output index]
+        "control_inputs": ["init"],
+        "attrs": {"axis": {"int": 1}, ...},     # typed values, see below
+        "outputs": [{"dtype": "float32", "shape": [2, null]}],   # shape null: unknown rank
+        "location": {"file": "model.py", "line": 12, "function": "build"},
+        "context": 0}                           # index into "contexts", or null
+     ],
+     "contexts": [                              # the record of each cond branch and each loop
+       {"kind": "cond", "name": "cond", "pred": "Greater:0", "pivot": "cond/switch_t:0",
+        "branch": 1, "outer": null},
+       {"kind": "while", "name": "while", "frame_name": "while", "pivot": "...:0",
+        "pivot_for_pred": "...:0", "loop_enters": [op names], "merges": [...], "switches": [...],
+        "exits": [...], "next_iterations": [...], "loop_cond": "while/LoopCond",
+        "parallel_iterations": 10, "back_prop": true, "swap_memory": false,
+        "maximum_iterations": null, "outer": 0}
+     ],
+     "collections": {"variables": [{"variable": 0}], "trainable_variables": [{"variable": 0}],
+                     "cond_context": [{"context": 0}], "train_op": [{"operation": "..."}],
+                     "losses": [{"tensor": "loss:0"}], "notes": [{"value": {"str": "x"}}]},
+     "variables": [{"handle": "w", "initializer": "w/Assign", "snapshot": "w/read:0",
+                    "initial_value": "w/Initializer/initial_value:0", "trainable": true}]}
+
+A typed attribute value is an object with exactly one key naming its type:
+``{"none": null}``, ``{"bool": true}``, ``{"int": 3}``, ``{"float": 0.5}`` (``"nan"``,
+``"inf"``, ``"-inf"`` as strings), ``{"str": "SAME"}``, ``{"dtype": "float32"}``,
+``{"shape": [2, null]}`` or ``{"shape": null}``, ``{"array": {"key": "a0", "dtype": "float32",
+"shape": [2, 3], "scalar": false}}`` (``scalar``: a numpy scalar rather than an array),
+``{"list": [values]}``, ``{"tuple": [values]}``, ``{"dict": [[key, value], ...]}`` and
+``{"slot": 0}`` (where a print template puts tensor input 0).
+
+Loading never runs code from the file: JSON and NPY with ``allow_pickle=False`` only, every op
+type must be registered, and every attribute is checked against the type it must have before the
+op is built.  A malformed or hostile file raises `GraphFormatError` (a ``ValueError``) that names
+the op or field at fault.  A graph holding Python callables (``py_func``, ``numpy_function``) or
+a print op writing to a Python file object cannot be saved (`GraphNotSerializableError`).
+
+Variable values are not part of the graph (they live in a Session); save them with
+``df.train.Saver`` or fold them in with ``df.graph_util.convert_variables_to_constants``.
+"""
+
+from __future__ import annotations
+
+import io as _io
+import json
+import math
+import os
+import tempfile
+import warnings
+import zipfile
+from collections.abc import Callable
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .graph import _VALID_OP_NAME, Graph, GraphKeys, Operation, SourceLocation, Tensor
+from .op_registry import get_op_def
+from .tensor_shape import TensorShape
+
+__all__ = [
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "GraphFormatError",
+    "GraphNotSerializableError",
+    "load_graph",
+    "save_graph",
+]
+
+FORMAT_NAME = "dataflow.graph"
+FORMAT_VERSION = 1
+
+MAX_JSON_BYTES = 256 * 2**20
+MAX_ARRAY_BYTES = 2**30
+MAX_RANK = 32
+MAX_SHAPE_ELEMENTS = 2**40
+_GRAPH_MEMBER = "graph.json"
+_ARRAY_PREFIX = "arrays/"
+
+
+class GraphFormatError(ValueError):
+    """A graph file is malformed, of another version, or asks for something unsafe."""
+
+
+class GraphNotSerializableError(ValueError):
+    """The graph holds something the format cannot express (a Python callable, a file object)."""
+
+
+# -- typed attribute values ------------------------------------------------------------------------
+def _slot_type():
+    from .ops.misc_ops import _Slot as slot
+
+    return slot
+
+
+class _ArrayWriter:
+    """Collects the arrays of a graph under the keys ``a0``, ``a1``, ..."""
+
+    def __init__(self):
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def add(self, array: np.ndarray) -> str:
+        key = f"a{len(self.arrays)}"
+        self.arrays[key] = array
+        return key
+
+
+def _encode_shape(shape: TensorShape) -> Optional[list]:
+    dims = shape.dims
+    return None if dims is None else [None if d is None else int(d) for d in dims]
+
+
+def _encode_value(value: Any, arrays: _ArrayWriter, where: str) -> dict:
+    """The typed JSON form of an attribute value (see the module docstring)."""
+    if value is None:
+        return {"none": None}
+    if isinstance(value, (bool, np.bool_)):
+        return {"bool": bool(value)}
+    if isinstance(value, _dtypes.DType):
+        return {"dtype": value.name}
+    if isinstance(value, TensorShape):
+        return {"shape": _encode_shape(value)}
+    if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, np.bool_):
+        array = np.asarray(value)
+        if array.dtype.kind not in "biuf":
+            raise GraphNotSerializableError(
+                f"{where}: an array of dtype {array.dtype} cannot be saved (only numbers and bools)"
+            )
+        key = arrays.add(array)
+        return {
+            "array": {
+                "key": key,
+                "dtype": array.dtype.name,
+                "shape": list(array.shape),
+                "scalar": isinstance(value, np.generic),
+            }
+        }
+    if isinstance(value, int):
+        return {"int": int(value)}
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return {"float": value}
+        return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+    if isinstance(value, str):
+        return {"str": value}
+    if isinstance(value, list):
+        return {"list": [_encode_value(v, arrays, where) for v in value]}
+    if isinstance(value, tuple):
+        return {"tuple": [_encode_value(v, arrays, where) for v in value]}
+    if isinstance(value, dict):
+        return {
+            "dict": [
+                [_encode_value(k, arrays, where), _encode_value(v, arrays, where)]
+                for k, v in value.items()
+            ]
+        }
+    if isinstance(value, _slot_type()):
+        return {"slot": int(value.index)}
+    if callable(value):
+        raise GraphNotSerializableError(
+            f"{where} is a Python callable ({value!r}); a graph with py_func or "
+            "numpy_function cannot be saved, because loading a graph never runs code from the "
+            "file. Replace the Python function with graph ops."
+        )
+    raise GraphNotSerializableError(
+        f"{where}: a value of type {type(value).__name__} ({value!r}) cannot be saved"
+    )
+
+
+def _fail(where: str, message: str):
+    raise GraphFormatError(f"{where}: {message}")
+
+
+def _check_int(value, where: str, low: Optional[int] = None) -> int:
+    if type(value) is not int:
+        _fail(where, f"expected an integer, got {value!r:.80}")
+    if low is not None and value < low:
+        _fail(where, f"expected an integer >= {low}, got {value}")
+    return value
+
+
+def _check_str(value, where: str) -> str:
+    if not isinstance(value, str):
+        _fail(where, f"expected a string, got {value!r:.80}")
+    return value
+
+
+def _decode_shape_dims(dims, where: str) -> Optional[list]:
+    if dims is None:
+        return None
+    if not isinstance(dims, list):
+        _fail(where, f"a shape is a list of dimensions or null, got {dims!r:.80}")
+    if len(dims) > MAX_RANK:
+        _fail(where, f"a shape of rank {len(dims)} is too large (at most {MAX_RANK})")
+    known = 1
+    for d in dims:
+        if d is not None:
+            _check_int(d, where + " (a dimension)", 0)
+            known *= d
+            if known > MAX_SHAPE_ELEMENTS:
+                _fail(where, f"the declared shape {dims} is too large")
+    return dims
+
+
+class _ArrayReader:
+    """Reads the arrays of a graph file on demand, checking each header before the data."""
+
+    def __init__(self, archive: zipfile.ZipFile, max_array_bytes: int):
+        self.archive = archive
+        self.max_array_bytes = max_array_bytes
+        self.used: set[str] = set()
+
+    def read(self, spec, where: str) -> Union[np.ndarray, np.generic]:
+        if not isinstance(spec, dict) or set(spec) != {"key", "dtype", "shape", "scalar"}:
+            _fail(where, "an array is {key, dtype, shape, scalar}")
+        key = _check_str(spec["key"], where + " (array key)")
+        if not key.isalnum():
+            _fail(where, f"bad array key {key!r:.80}")
+        dims = _decode_shape_dims(spec["shape"], where + " (array shape)")
+        if dims is None:
+            _fail(where, "an array has a known shape")
+        try:
+            dtype = np.dtype(_check_str(spec["dtype"], where + " (array dtype)"))
+        except TypeError:
+            _fail(where, f"unknown array dtype {spec['dtype']!r:.80}")
+        if dtype.kind not in "biuf":
+            _fail(where, f"array dtype {dtype} is not allowed (only numbers and bools)")
+        if math.prod(dims) * dtype.itemsize > self.max_array_bytes:
+            _fail(where, f"array of shape {dims} ({dtype}) is larger than {self.max_array_bytes}B")
+        member = _ARRAY_PREFIX + key + ".npy"
+        try:
+            stream = self.archive.open(member)
+        except KeyError:
+            _fail(where, f"the file has no array {member!r}")
+        with stream:
+            try:
+                version = np.lib.format.read_magic(stream)
+                if version == (1, 0):
+                    header = np.lib.format.read_array_header_1_0(stream)
+                else:
+                    header = np.lib.format.read_array_header_2_0(stream)
+            except ValueError as e:
+                _fail(where, f"array {member!r} is not a valid NPY file ({e})")
+            shape, fortran, file_dtype = header
+            if list(shape) != dims or file_dtype != dtype:
+                _fail(
+                    where,
+                    f"array {member!r} holds {file_dtype}{list(shape)}, but the graph declares "
+                    f"{dtype}{dims}",
+                )
+            count = math.prod(dims)
+            data = stream.read(count * dtype.itemsize)
+            if len(data) != count * dtype.itemsize:
+                _fail(where, f"array {member!r} is truncated")
+        array = np.frombuffer(data, dtype=dtype).copy()
+        array = array.reshape(dims, order="F" if fortran else "C")
+        self.used.add(key)
+        scalar = spec["scalar"]
+        if not isinstance(scalar, bool):
+            _fail(where, "the array field 'scalar' is a bool")
+        if scalar:
+            if dims:
+                _fail(where, "a numpy scalar has shape []")
+            return array[()]
+        return array
+
+
+def _decode_value(encoded, arrays: _ArrayReader, where: str) -> Any:
+    """The attribute value of a typed JSON value; raises `GraphFormatError` on anything else."""
+    if not isinstance(encoded, dict) or len(encoded) != 1:
+        _fail(where, f"a typed value is an object with one key, got {encoded!r:.80}")
+    ((kind, value),) = encoded.items()
+    if kind == "none":
+        if value is not None:
+            _fail(where, "'none' holds null")
+        return None
+    if kind == "bool":
+        if not isinstance(value, bool):
+            _fail(where, f"expected true or false, got {value!r:.80}")
+        return value
+    if kind == "int":
+        return _check_int(value, where)
+    if kind == "float":
+        if isinstance(value, str) and value in ("nan", "inf", "-inf"):
+            return float(value)
+        if type(value) not in (int, float):
+            _fail(where, f"expected a number, got {value!r:.80}")
+        return float(value)
+    if kind == "str":
+        return _check_str(value, where)
+    if kind == "dtype":
+        name = _check_str(value, where)
+        try:
+            return _dtypes.as_dtype(name)
+        except (TypeError, ValueError, KeyError):
+            _fail(where, f"unknown dtype {name!r:.80}")
+    if kind == "shape":
+        return TensorShape(_decode_shape_dims(value, where))
+    if kind == "array":
+        if arrays is None:
+            _fail(where, "an array is not allowed here")
+        return arrays.read(value, where)
+    if kind in ("list", "tuple"):
+        if not isinstance(value, list):
+            _fail(where, f"'{kind}' holds a JSON list")
+        items = [_decode_value(v, arrays, where) for v in value]
+        return items if kind == "list" else tuple(items)
+    if kind == "dict":
+        if not isinstance(value, list) or not all(
+            isinstance(p, list) and len(p) == 2 for p in value
+        ):
+            _fail(where, "'dict' holds a list of [key, value] pairs")
+        result = {}
+        for k, v in value:
+            key = _decode_value(k, arrays, where)
+            if not isinstance(key, (str, int, float, bool, type(None))):
+                _fail(where, f"a dict key must be a scalar, got {key!r:.80}")
+            result[key] = _decode_value(v, arrays, where)
+        return result
+    if kind == "slot":
+        slot = _slot_type()(_check_int(value, where, 0))
+        return slot
+    _fail(where, f"unknown value type {kind!r:.80}")
+
+
+# -- what each attribute must be -------------------------------------------------------------------
+def _is_int(v) -> bool:
+    return type(v) is int
+
+
+def _is_ints(v) -> bool:
+    return isinstance(v, (list, tuple)) and all(_is_int(x) for x in v)
+
+
+def _optional(check: Callable) -> Callable:
+    return lambda v: v is None or check(v)
+
+
+def _is_template_item(v) -> bool:
+    if v is None or isinstance(v, (bool, int, float, str, _slot_type())):
+        return True
+    if isinstance(v, (np.ndarray, np.generic)):
+        return True
+    if isinstance(v, (list, tuple)):
+        return all(_is_template_item(x) for x in v)
+    if isinstance(v, dict):
+        return all(_is_template_item(x) for x in v.values())
+    return False
+
+
+def _is_stream(v) -> bool:
+    return v in ("stdout", "stderr") or (isinstance(v, str) and v.startswith("file://"))
+
+
+_ATTR_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {}
+for _names, _what, _check in (
+    (
+        "dtype DstT out_type output_type",
+        "a dtype",
+        lambda v: isinstance(v, _dtypes.DType),
+    ),
+    ("Tout", "a tuple of dtypes", lambda v: all(isinstance(x, _dtypes.DType) for x in v)),
+    ("shape", "a shape", lambda v: isinstance(v, TensorShape)),
+    ("value", "an array", lambda v: isinstance(v, np.ndarray)),
+    (
+        "keepdims transpose_a transpose_b exclusive reverse is_constant validate_shape "
+        "single_output",
+        "a bool",
+        lambda v: isinstance(v, bool),
+    ),
+    (
+        "summarize first_n num_split num parallel_iterations begin_mask end_mask "
+        "ellipsis_mask new_axis_mask shrink_axis_mask",
+        "an integer",
+        _is_int,
+    ),
+    ("seed", "an integer or none", _optional(_is_int)),
+    (
+        "axis",
+        "an integer, a list of integers or none",
+        _optional(lambda v: _is_int(v) or _is_ints(v)),
+    ),
+    ("ksize strides dilations size_splits", "a list of integers", _is_ints),
+    ("perm noise_shape", "a list of integers or none", _optional(_is_ints)),
+    (
+        "paddings",
+        "a list of lists of integers",
+        lambda v: isinstance(v, (list, tuple)) and all(_is_ints(x) for x in v),
+    ),
+    (
+        "padding data_format mode message sep end frame_name shared_name",
+        "a string",
+        lambda v: isinstance(v, str),
+    ),
+    ("output_stream", "'stdout', 'stderr' or 'file://<path>'", _is_stream),
+    (
+        "template",
+        "a list of print items",
+        lambda v: isinstance(v, (list, tuple)) and _is_template_item(v),
+    ),
+    ("func", "nothing (Python functions are never loaded)", lambda v: False),
+):
+    for _name in _names.split():
+        _ATTR_CHECKS[_name] = (_what, _check)
+
+
+def _check_attr(op_where: str, name: str, value) -> None:
+    rule = _ATTR_CHECKS.get(name)
+    if rule is not None and not rule[1](value):
+        _fail(op_where, f"attribute '{name}' must be {rule[0]}, got {value!r:.80}")
+
+
+# -- saving ----------------------------------------------------------------------------------------
+def _save_order(graph: Graph) -> list[Operation]:
+    """Creation order, made topological over data inputs with Merge back edges left out."""
+    ops = graph.get_operations()
+    index = {op: i for i, op in enumerate(ops)}
+    placed: set[Operation] = set()
+    order: list[Operation] = []
+
+    def deps(op: Operation) -> list[Operation]:
+        if op.op_def.kind.name == "MERGE":
+            return [t.op for t in op.inputs if t.op.op_def.kind.name != "NEXT_ITERATION"]
+        return [t.op for t in op.inputs]
+
+    for root in ops:
+        if root in placed:
+            continue
+        stack = [(root, False)]
+        while stack:
+            op, expanded = stack.pop()
+            if op in placed:
+                continue
+            if expanded:
+                placed.add(op)
+                order.append(op)
+                continue
+            stack.append((op, True))
+            for dep in sorted(set(deps(op)), key=index.__getitem__, reverse=True):
+                if dep not in placed:
+                    stack.append((dep, False))
+    return order
+
+
+def _context_index(graph: Graph) -> list:
+    """Every context of the graph, outer ones first."""
+    contexts: list = []
+    seen: set[int] = set()
+
+    def visit(context) -> None:
+        if context is None or id(context) in seen:
+            return
+        visit(context.outer_context)
+        seen.add(id(context))
+        contexts.append(context)
+
+    for key in (GraphKeys.COND_CONTEXT, GraphKeys.WHILE_CONTEXT):
+        for context in graph.get_collection(key):
+            visit(context)
+    for op in graph.get_operations():
+        visit(op._control_flow_context)
+    return contexts
+
+
+def _tensor_name(t: Optional[Tensor]) -> Optional[str]:
+    return None if t is None else t.name
+
+
+def _encode_context(context, context_ids: dict) -> dict:
+    from primitives.contexts import CondContext, WhileContext
+
+    outer = None if context.outer_context is None else context_ids[id(context.outer_context)]
+    if isinstance(context, CondContext):
+        return {
+            "kind": "cond",
+            "name": context.name,
+            "pred": context.pred.name,
+            "pivot": context.pivot.name,
+            "branch": int(context.branch),
+            "outer": outer,
+        }
+    if isinstance(context, WhileContext):
+
+        def names(ops):
+            return [op.name for op in ops]
+
+        return {
+            "kind": "while",
+            "name": context.name,
+            "frame_name": context.frame_name,
+            "pivot": _tensor_name(context.pivot),
+            "pivot_for_pred": _tensor_name(context.pivot_for_pred),
+            "loop_enters": names(context.loop_enters),
+            "merges": names(context.merges),
+            "switches": names(context.switches),
+            "exits": names(context.exits),
+            "next_iterations": names(context.next_iterations),
+            "loop_cond": None if context.loop_cond is None else context.loop_cond.name,
+            "parallel_iterations": int(context.parallel_iterations),
+            "back_prop": bool(context.back_prop),
+            "swap_memory": bool(context.swap_memory),
+            "maximum_iterations": _tensor_name(context.maximum_iterations),
+            "outer": outer,
+        }
+    raise GraphNotSerializableError(f"Unknown control-flow context {context!r}")
+
+
+def graph_to_document(graph: Graph) -> tuple[dict, dict[str, np.ndarray]]:
+    """The JSON document and the arrays that `save_graph` writes for ``graph``."""
+    from .variables import Variable
+
+    arrays = _ArrayWriter()
+    contexts = _context_index(graph)
+    context_ids = {id(c): i for i, c in enumerate(contexts)}
+    ops = []
+    for op in _save_order(graph):
+        if op.attrs.get("output_stream") is not None and not _is_stream(op.attrs["output_stream"]):
+            raise GraphNotSerializableError(
+                f"{op.type} op '{op.name}' prints to a Python file object, which cannot be "
+                "saved; print to sys.stdout, sys.stderr or 'file://<path>'."
+            )
+        attrs = {
+            name: _encode_value(value, arrays, f"attribute '{name}' of {op.type} op '{op.name}'")
+            for name, value in op.attrs.items()
+        }
+        context = op._control_flow_context
+        loc = op.location
+        ops.append(
+            {
+                "name": op.name,
+                "type": op.type,
+                "inputs": [[t.op.name, t.value_index] for t in op.inputs],
+                "control_inputs": [c.name for c in op.control_inputs],
+                "attrs": attrs,
+                "outputs": [
+                    {"dtype": t.dtype.name, "shape": _encode_shape(t.shape)} for t in op.outputs
+                ],
+                "location": {
+                    "file": str(loc.filename),
+                    "line": int(loc.lineno),
+                    "function": str(loc.function),
+                },
+                "context": None if context is None else context_ids[id(context)],
+            }
+        )
+    variables: list[dict] = []
+    variable_ids: dict[int, int] = {}
+    collections: dict[str, list] = {}
+    for key in graph.get_all_collection_keys():
+        items = []
+        for item in graph.get_collection(key):
+            if isinstance(item, Variable):
+                if id(item) not in variable_ids:
+                    variable_ids[id(item)] = len(variables)
+                    variables.append(
+                        {
+                            "handle": item.op.name,
+                            "initializer": item.initializer.name,
+                            "snapshot": item.value().name,
+                            "initial_value": item.initial_value.name,
+                            "trainable": bool(item.trainable),
+                        }
+                    )
+                items.append({"variable": variable_ids[id(item)]})
+            elif id(item) in context_ids:
+                items.append({"context": context_ids[id(item)]})
+            elif isinstance(item, Tensor):
+                items.append({"tensor": item.name})
+            elif isinstance(item, Operation):
+                items.append({"operation": item.name})
+            else:
+                try:
+                    items.append({"value": _encode_value(item, arrays, f"collection '{key}'")})
+                except GraphNotSerializableError:
+                    warnings.warn(
+                        f"Collection '{key}' holds {item!r:.80}, which cannot be saved; "
+                        "it is left out.",
+                        stacklevel=3,
+                    )
+        collections[key] = items
+    document = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "ops": ops,
+        "contexts": [_encode_context(c, context_ids) for c in contexts],
+        "collections": collections,
+        "variables": variables,
+    }
+    return document, arrays.arrays
+
+
+def _atomic_write(path: str, write: Callable[[Any], None]) -> None:
+    """Writes through ``write(file)`` into a temporary file next to ``path``, then renames it."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def save_graph(graph: Graph, path: Union[str, os.PathLike]) -> None:
+    """Writes ``graph`` to the file ``path`` (format: the module docstring), atomically.
+
+    Raises `GraphNotSerializableError` for a graph holding a Python callable (``py_func``).
+    """
+    document, arrays = graph_to_document(graph)
+    text = json.dumps(document, indent=1, allow_nan=False).encode("utf-8")
+
+    def write(f) -> None:
+        with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(_GRAPH_MEMBER, text)
+            for key, array in arrays.items():
+                buffer = _io.BytesIO()
+                np.lib.format.write_array(buffer, array, allow_pickle=False)
+                archive.writestr(_ARRAY_PREFIX + key + ".npy", buffer.getvalue())
+
+    _atomic_write(os.fspath(path), write)
+
+
+# -- loading ---------------------------------------------------------------------------------------
+def load_graph(path: Union[str, os.PathLike], *, max_array_bytes: int = MAX_ARRAY_BYTES) -> Graph:
+    """Reads a graph written by `save_graph` into a new `Graph`.
+
+    Op names, attributes, source locations, collections (with `Variable` objects rebuilt) and
+    the records of conds and loops come back as they were.  Raises `GraphFormatError` for a
+    malformed, unsupported or hostile file; nothing in the file is ever executed.
+    """
+    path = os.fspath(path)
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as e:
+        if isinstance(e, FileNotFoundError):
+            raise
+        raise GraphFormatError(f"{path}: not a dataflow graph file (a zip archive): {e}") from None
+    with archive:
+        try:
+            info = archive.getinfo(_GRAPH_MEMBER)
+        except KeyError:
+            raise GraphFormatError(f"{path}: the archive has no {_GRAPH_MEMBER}") from None
+        if info.file_size > MAX_JSON_BYTES:
+            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is too large")
+        try:
+            with archive.open(info) as stream:
+                raw = stream.read(MAX_JSON_BYTES + 1)
+        except (zipfile.BadZipFile, OSError, EOFError) as e:
+            raise GraphFormatError(f"{path}: cannot read {_GRAPH_MEMBER}: {e}") from None
+        if len(raw) > MAX_JSON_BYTES:
+            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is too large")
+        try:
+            document = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is not valid JSON: {e}") from None
+        except RecursionError:
+            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is nested too deeply") from None
+        try:
+            return document_to_graph(document, _ArrayReader(archive, max_array_bytes))
+        except RecursionError:
+            raise GraphFormatError(f"{path}: a value is nested too deeply") from None
+        except (zipfile.BadZipFile, EOFError) as e:
+            raise GraphFormatError(f"{path}: the archive is damaged: {e}") from None
+
+
+def _reject_constant(name: str):
+    raise GraphFormatError(f"{_GRAPH_MEMBER} holds the non-standard JSON constant {name}")
+
+
+def _expect_keys(obj, required: set, optional: set, where: str) -> None:
+    if not isinstance(obj, dict):
+        _fail(where, f"expected a JSON object, got {type(obj).__name__}")
+    missing = required - set(obj)
+    if missing:
+        _fail(where, f"missing field(s) {sorted(missing)}")
+    unknown = set(obj) - required - optional
+    if unknown:
+        _fail(where, f"unknown field(s) {sorted(unknown)[:5]}")
+
+
+_OP_FIELDS = {"name", "type", "inputs", "control_inputs", "attrs", "outputs", "location", "context"}
+
+
+def document_to_graph(
+    document, arrays: Optional[_ArrayReader] = None, check_outputs: bool = True
+) -> Graph:
+    """Builds a new `Graph` from a parsed ``graph.json`` (and its arrays)."""
+    _expect_keys(
+        document,
+        {"format", "version", "ops"},
+        {"contexts", "collections", "variables"},
+        _GRAPH_MEMBER,
+    )
+    if document["format"] != FORMAT_NAME:
+        _fail(_GRAPH_MEMBER, f"format is {document['format']!r:.80}, expected {FORMAT_NAME!r}")
+    if document["version"] != FORMAT_VERSION:
+        _fail(
+            _GRAPH_MEMBER,
+            f"format version {document['version']!r:.40} is not supported (this reader reads "
+            f"version {FORMAT_VERSION})",
+        )
+    records = document["ops"]
+    if not isinstance(records, list):
+        _fail(_GRAPH_MEMBER, "'ops' is a list")
+    contexts_doc = document.get("contexts", [])
+    if not isinstance(contexts_doc, list):
+        _fail(_GRAPH_MEMBER, "'contexts' is a list")
+
+    graph = Graph()
+    positions: dict[str, int] = {}
+    for i, record in enumerate(records):
+        _expect_keys(record, _OP_FIELDS - {"outputs"}, {"outputs"}, f"op #{i}")
+        name = _check_str(record["name"], f"op #{i} name")
+        if not _VALID_OP_NAME.match(name) or name.endswith("/"):
+            _fail(f"op #{i}", f"{name!r:.80} is not a valid op name")
+        if name in positions:
+            _fail(f"op '{name}'", "duplicate op name")
+        positions[name] = i
+
+    deferred: list[tuple[Operation, int, str, int]] = []
+    context_of: dict[Operation, int] = {}
+    for i, record in enumerate(records):
+        name = record["name"]
+        where = f"{record['type']!r:.40} op '{name}'" if isinstance(record["type"], str) else name
+        op_type = _check_str(record["type"], f"op '{name}' type")
+        try:
+            op_def = get_op_def(op_type)
+        except KeyError:
+            _fail(f"op '{name}'", f"unknown op type {op_type!r:.80}")
+        is_merge = op_def.kind.name == "MERGE"
+        if not isinstance(record["attrs"], dict):
+            _fail(where, "'attrs' is an object")
+        attrs = {}
+        for key, encoded in record["attrs"].items():
+            value = _decode_value(encoded, arrays, f"attribute '{key}' of {where}")
+            _check_attr(where, key, value)
+            attrs[key] = value
+        if op_type == "Const":
+            _check_const(where, attrs)
+        if not isinstance(record["inputs"], list):
+            _fail(where, "'inputs' is a list")
+        inputs: list[Tensor] = []
+        pending: list[tuple[int, str, int]] = []
+        for j, ref in enumerate(record["inputs"]):
+            if not (isinstance(ref, list) and len(ref) == 2):
+                _fail(where, f"input {j} is [op name, output index], got {ref!r:.80}")
+            producer = _check_str(ref[0], f"{where} input {j}")
+            index = _check_int(ref[1], f"{where} input {j}", 0)
+            if producer not in positions:
+                _fail(where, f"input {j} comes from op '{producer:.80}', which is not in the file")
+            if positions[producer] >= i:
+                producer_type = records[positions[producer]]["type"]
+                if not is_merge or producer_type != "NextIteration":
+                    _fail(
+                        where,
+                        f"input {j} comes from op '{producer}', which is defined later (only a "
+                        "Merge may take a NextIteration defined after it, a loop's back edge)",
+                    )
+                pending.append((j, producer, index))
+                inputs.append(None)
+                continue
+            inputs.append(_output_of(graph, producer, index, f"{where} input {j}"))
+        if pending:
+            available = [t for t in inputs if t is not None]
+            if not available:
+                _fail(where, "a Merge needs at least one input defined before it")
+            inputs = [t if t is not None else available[0] for t in inputs]
+        op = _create(graph, op_def, name, inputs, attrs, where)
+        deferred.extend((op, j, producer, index) for j, producer, index in pending)
+        op.location = _decode_location(record["location"], where)
+        if record["context"] is not None:
+            context_of[op] = _check_int(record["context"], f"{where} context", 0)
+            if context_of[op] >= len(contexts_doc):
+                _fail(where, f"context {context_of[op]} is not in 'contexts'")
+        if check_outputs or "outputs" in record:
+            _apply_outputs(op, record.get("outputs"), where)
+
+    for op, j, producer, index in deferred:
+        tensor = _output_of(graph, producer, index, f"Merge op '{op.name}' input {j}")
+        if tensor.dtype is not op.outputs[0].dtype:
+            _fail(f"Merge op '{op.name}'", f"input {j} ({tensor.name}) has another dtype")
+        op._update_input(j, tensor)
+
+    for record in records:
+        op = graph.get_operation_by_name(record["name"])
+        where = f"op '{op.name}'"
+        if not isinstance(record["control_inputs"], list):
+            _fail(where, "'control_inputs' is a list")
+        controls = []
+        for c in record["control_inputs"]:
+            c = _check_str(c, f"{where} control input")
+            if c not in positions:
+                _fail(where, f"control input '{c:.80}' is not in the file")
+            control = graph.get_operation_by_name(c)
+            if control not in controls:
+                controls.append(control)
+        op._control_inputs = controls
+
+    contexts = _build_contexts(graph, contexts_doc)
+    for op, index in context_of.items():
+        op._control_flow_context = contexts[index]
+    _build_collections(graph, document, contexts)
+    for name in positions:
+        parts = name.split("/")
+        for k in range(1, len(parts)):
+            graph._names_in_use.setdefault("/".join(parts[:k]).lower(), 1)
+    return graph
+
+
+def _check_const(where: str, attrs: dict) -> None:
+    value, dtype = attrs.get("value"), attrs.get("dtype")
+    if not isinstance(value, np.ndarray) or not isinstance(dtype, _dtypes.DType):
+        _fail(where, "a Const has a 'value' array and a 'dtype'")
+    if value.dtype != _dtypes.numpy_dtype(dtype):
+        _fail(where, f"value of dtype {value.dtype} does not match dtype {dtype.name}")
+
+
+def _output_of(graph: Graph, producer: str, index: int, where: str) -> Tensor:
+    op = graph.get_operation_by_name(producer)
+    if index >= len(op.outputs):
+        _fail(where, f"op '{producer}' has {len(op.outputs)} outputs, not output {index}")
+    return op.outputs[index]
+
+
+def _create(graph: Graph, op_def, name: str, inputs: list, attrs: dict, where: str) -> Operation:
+    try:
+        return graph.create_op(op_def, inputs, attrs, name=name + "/")
+    except GraphFormatError:
+        raise
+    except Exception as e:  # inference of a malformed op can fail in any way
+        raise GraphFormatError(f"{where}: invalid op: {type(e).__name__}: {e}") from None
+
+
+def _decode_location(location, where: str) -> SourceLocation:
+    _expect_keys(location, {"file", "line", "function"}, set(), f"{where} location")
+    return SourceLocation(
+        _check_str(location["file"], f"{where} location file"),
+        _check_int(location["line"], f"{where} location line"),
+        _check_str(location["function"], f"{where} location function"),
+    )
+
+
+def _apply_outputs(op: Operation, outputs, where: str) -> None:
+    """Checks the recorded output dtypes and restores the recorded (possibly refined) shapes."""
+    if not isinstance(outputs, list) or len(outputs) != len(op.outputs):
+        _fail(where, f"'outputs' lists {len(op.outputs)} outputs for this op")
+    for k, (tensor, spec) in enumerate(zip(op.outputs, outputs)):
+        _expect_keys(spec, {"dtype", "shape"}, set(), f"{where} output {k}")
+        dtype = _decode_value({"dtype": spec["dtype"]}, None, f"{where} output {k} dtype")
+        if dtype is not tensor.dtype:
+            _fail(where, f"output {k} is recorded as {dtype.name}, but is {tensor.dtype.name}")
+        shape = TensorShape(_decode_shape_dims(spec["shape"], f"{where} output {k} shape"))
+        if not shape.is_compatible_with(tensor.shape):
+            _fail(where, f"output {k} is recorded with shape {shape}, but has {tensor.shape}")
+        tensor._shape = shape
+
+
+def _build_contexts(graph: Graph, contexts_doc: list) -> list:
+    from primitives.contexts import CondContext, ControlFlowContext, WhileContext
+
+    def tensor(name, where, optional=False):
+        if name is None and optional:
+            return None
+        name = _check_str(name, where)
+        try:
+            return graph.get_tensor_by_name(name)
+        except (KeyError, ValueError):
+            _fail(where, f"tensor '{name:.80}' is not in the graph")
+
+    def op(name, where, optional=False):
+        if name is None and optional:
+            return None
+        name = _check_str(name, where)
+        try:
+            return graph.get_operation_by_name(name)
+        except (KeyError, ValueError):
+            _fail(where, f"op '{name:.80}' is not in the graph")
+
+    contexts = []
+    for i, record in enumerate(contexts_doc):
+        where = f"context #{i}"
+        if not isinstance(record, dict) or record.get("kind") not in ("cond", "while"):
+            _fail(where, "a context is an object with kind 'cond' or 'while'")
+        if record["kind"] == "cond":
+            _expect_keys(record, {"kind", "name", "pred", "pivot", "branch", "outer"}, set(), where)
+            context = CondContext.__new__(CondContext)
+            context.pred = tensor(record["pred"], f"{where} pred")
+            context.pivot = tensor(record["pivot"], f"{where} pivot")
+            context.branch = _check_int(record["branch"], f"{where} branch", 0)
+            if context.branch > 1:
+                _fail(where, "branch is 0 or 1")
+        else:
+            fields = {
+                "kind",
+                "name",
+                "frame_name",
+                "pivot",
+                "pivot_for_pred",
+                "loop_enters",
+                "merges",
+                "switches",
+                "exits",
+                "next_iterations",
+                "loop_cond",
+                "parallel_iterations",
+                "back_prop",
+                "swap_memory",
+                "maximum_iterations",
+                "outer",
+            }
+            _expect_keys(record, fields, set(), where)
+            context = WhileContext.__new__(WhileContext)
+            context.frame_name = _check_str(record["frame_name"], f"{where} frame_name")
+            context.pivot = tensor(record["pivot"], f"{where} pivot", optional=True)
+            context.pivot_for_pred = tensor(
+                record["pivot_for_pred"], f"{where} pivot_for_pred", optional=True
+            )
+            for field in ("loop_enters", "merges", "switches", "exits", "next_iterations"):
+                names = record[field]
+                if not isinstance(names, list):
+                    _fail(where, f"'{field}' is a list of op names")
+                setattr(context, field, [op(n, f"{where} {field}") for n in names])
+            context.loop_cond = op(record["loop_cond"], f"{where} loop_cond", optional=True)
+            context.parallel_iterations = _check_int(
+                record["parallel_iterations"], f"{where} parallel_iterations", 1
+            )
+            for field in ("back_prop", "swap_memory"):
+                if not isinstance(record[field], bool):
+                    _fail(where, f"'{field}' is a bool")
+                setattr(context, field, record[field])
+            context.maximum_iterations = tensor(
+                record["maximum_iterations"], f"{where} maximum_iterations", optional=True
+            )
+            context._exit_ops = set(context.exits)
+        ControlFlowContext.__init__(context, graph, _check_str(record["name"], where), None)
+        contexts.append(context)
+    for i, record in enumerate(contexts_doc):
+        outer = record["outer"]
+        if outer is not None:
+            _check_int(outer, f"context #{i} outer", 0)
+            if outer >= i:
+                _fail(f"context #{i}", "'outer' must name an earlier context")
+            contexts[i].outer_context = contexts[outer]
+    return contexts
+
+
+def _build_collections(graph: Graph, document: dict, contexts: list) -> None:
+    from .variables import Variable
+
+    variables = []
+    variable_docs = document.get("variables", [])
+    if not isinstance(variable_docs, list):
+        _fail(_GRAPH_MEMBER, "'variables' is a list")
+    for i, record in enumerate(variable_docs):
+        where = f"variable #{i}"
+        _expect_keys(
+            record,
+            {"handle", "initializer", "snapshot", "initial_value", "trainable"},
+            set(),
+            where,
+        )
+        try:
+            handle = graph.get_operation_by_name(_check_str(record["handle"], where))
+            initializer = graph.get_operation_by_name(_check_str(record["initializer"], where))
+            snapshot = graph.get_tensor_by_name(_check_str(record["snapshot"], where))
+            initial = graph.get_tensor_by_name(_check_str(record["initial_value"], where))
+        except (KeyError, ValueError) as e:
+            _fail(where, f"refers to something not in the graph: {e}")
+        if handle.type != "VarHandleOp":
+            _fail(where, f"the handle '{handle.name}' is a {handle.type}, not a VarHandleOp")
+        if not isinstance(record["trainable"], bool):
+            _fail(where, "'trainable' is a bool")
+        variable = Variable.__new__(Variable)
+        variable._dtype = handle.attrs["dtype"]
+        variable._shape = handle.attrs["shape"]
+        variable._handle = handle.outputs[0]
+        variable._initializer_op = initializer
+        variable._snapshot = snapshot
+        variable._initial_value = initial
+        variable._trainable = record["trainable"]
+        variable._graph = graph
+        variables.append(variable)
+
+    collections = document.get("collections", {})
+    if not isinstance(collections, dict):
+        _fail(_GRAPH_MEMBER, "'collections' is an object")
+    for key, items in collections.items():
+        where = f"collection '{key:.80}'"
+        if not isinstance(items, list):
+            _fail(where, "a collection is a list")
+        for item in items:
+            if not isinstance(item, dict) or len(item) != 1:
+                _fail(where, f"bad item {item!r:.80}")
+            ((kind, value),) = item.items()
+            if kind == "variable":
+                if type(value) is not int or not 0 <= value < len(variables):
+                    _fail(where, f"no variable #{value!r:.20}")
+                graph.add_to_collection(key, variables[value])
+            elif kind == "context":
+                if type(value) is not int or not 0 <= value < len(contexts):
+                    _fail(where, f"no context #{value!r:.20}")
+                graph.add_to_collection(key, contexts[value])
+            elif kind in ("tensor", "operation"):
+                try:
+                    element = graph.as_graph_element(
+                        _check_str(value, where),
+                        allow_tensor=kind == "tensor",
+                        allow_operation=kind == "operation",
+                    )
+                except (KeyError, ValueError) as e:
+                    _fail(where, str(e))
+                graph.add_to_collection(key, element)
+            elif kind == "value":
+                graph.add_to_collection(key, _decode_value(value, None, where))
+            else:
+                _fail(where, f"unknown item kind {kind!r:.40}")

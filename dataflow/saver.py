@@ -1,0 +1,203 @@
+"""Checkpoints: saving variables' values from a Session and restoring them (``df.train.Saver``).
+
+A checkpoint ``save_path`` (a prefix, as in TensorFlow: ``ckpt/model-100``) is one file,
+``<save_path>.npz``: a zip archive with one NPY array per variable, named by the variable's op
+name (``dense/kernel.npy``), readable with ``np.load(path, allow_pickle=False)``.  Next to it the
+index file ``checkpoint`` (JSON) lists the checkpoints a Saver keeps, newest last::
+
+    {"model_checkpoint_path": "model-100",
+     "all_model_checkpoint_paths": ["model-80", "model-90", "model-100"]}
+
+Paths in the index are relative to its directory.  Every file is written to a temporary file in
+the same directory, flushed to disk and renamed over its name (``os.replace``), so a crash during
+a save leaves the previous checkpoint and index intact, never a half-written one.
+"""
+
+from __future__ import annotations
+
+import io as _io
+import json
+import os
+import zipfile
+from typing import Optional, Union
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from .graph import GraphKeys, get_default_graph
+from .io import _atomic_write
+
+__all__ = ["Saver", "latest_checkpoint"]
+
+_INDEX = "checkpoint"
+_SUFFIX = ".npz"
+
+
+def _checkpoint_file(save_path: str) -> str:
+    return save_path if save_path.endswith(_SUFFIX) else save_path + _SUFFIX
+
+
+def _read_index(directory: str, latest_filename: str = _INDEX) -> Optional[dict]:
+    try:
+        with open(os.path.join(directory, latest_filename), encoding="utf-8") as f:
+            index = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(index, dict) or not isinstance(index.get("model_checkpoint_path"), str):
+        return None
+    return index
+
+
+def latest_checkpoint(checkpoint_dir: str, latest_filename: Optional[str] = None) -> Optional[str]:
+    """The path of the newest checkpoint recorded in ``checkpoint_dir``, or None if none exists."""
+    directory = os.fspath(checkpoint_dir)
+    index = _read_index(directory, latest_filename or _INDEX)
+    if index is None:
+        return None
+    path = os.path.join(directory, index["model_checkpoint_path"])
+    return path if os.path.exists(_checkpoint_file(path)) else None
+
+
+class Saver:
+    """Saves and restores variables (``tf.compat.v1.train.Saver``).
+
+    ``var_list``: a list of variables, or a dict from checkpoint names to variables; by default
+    the graph's global variables.  ``max_to_keep``: how many recent checkpoints to keep (older
+    ones are deleted); ``None`` or 0 keeps all of them.
+    """
+
+    def __init__(self, var_list=None, max_to_keep: Optional[int] = 5, graph=None):
+        if var_list is None:
+            graph = graph or get_default_graph()
+            var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
+        if isinstance(var_list, dict):
+            named = dict(var_list)
+        else:
+            named = {}
+            for variable in var_list:
+                name = variable.op.name
+                if name in named and named[name] is not variable:
+                    raise ValueError(f"Two variables in var_list are named '{name}'")
+                named[name] = variable
+        if not named:
+            raise ValueError("No variables to save")
+        self._var_list = named
+        self._max_to_keep = max_to_keep
+        self._last_checkpoints: list[str] = []
+
+    @property
+    def last_checkpoints(self) -> list[str]:
+        """The checkpoints this Saver has written and not deleted, oldest first."""
+        return list(self._last_checkpoints)
+
+    def save(
+        self,
+        sess,
+        save_path: Union[str, os.PathLike],
+        global_step=None,
+        latest_filename: Optional[str] = None,
+        write_state: bool = True,
+    ) -> str:
+        """Writes the variables' values in ``sess`` to ``save_path[-global_step].npz``.
+
+        Returns the checkpoint path (without ``.npz``), which `restore` and `latest_checkpoint`
+        accept.
+        """
+        save_path = os.fspath(save_path)
+        if global_step is not None:
+            if not isinstance(global_step, (int, np.integer)):
+                global_step = sess.run(global_step)
+            save_path = f"{save_path}-{int(global_step)}"
+        directory = os.path.dirname(os.path.abspath(save_path))
+        if not os.path.isdir(directory):
+            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+        values = {}
+        for name, variable in self._var_list.items():
+            try:
+                value = sess._variable_values[variable.op.name]
+            except KeyError:
+                raise FailedPreconditionError(
+                    None, variable.op, f"Attempting to save uninitialized variable {name}"
+                ) from None
+            values[name] = np.asarray(value)
+
+        def write(f) -> None:
+            with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as archive:
+                for name, value in values.items():
+                    buffer = _io.BytesIO()
+                    np.lib.format.write_array(buffer, value, allow_pickle=False)
+                    archive.writestr(name + ".npy", buffer.getvalue())
+
+        _atomic_write(_checkpoint_file(save_path), write)
+        if save_path in self._last_checkpoints:
+            self._last_checkpoints.remove(save_path)
+        self._last_checkpoints.append(save_path)
+        if self._max_to_keep:
+            while len(self._last_checkpoints) > self._max_to_keep:
+                old = self._last_checkpoints.pop(0)
+                try:
+                    os.remove(_checkpoint_file(old))
+                except FileNotFoundError:
+                    pass
+        if write_state:
+            self._write_index(directory, save_path, latest_filename or _INDEX)
+        return save_path
+
+    def _write_index(self, directory: str, save_path: str, filename: str) -> None:
+        def relative(path: str) -> str:
+            path = os.path.abspath(path)
+            if os.path.dirname(path) == directory:
+                return os.path.basename(path)
+            return path
+
+        index = {
+            "model_checkpoint_path": relative(save_path),
+            "all_model_checkpoint_paths": [relative(p) for p in self._last_checkpoints],
+        }
+        text = json.dumps(index, indent=1).encode("utf-8")
+        _atomic_write(os.path.join(directory, filename), lambda f: f.write(text))
+
+    def restore(self, sess, save_path: Union[str, os.PathLike]) -> None:
+        """Loads the variables' values from a checkpoint into ``sess``.
+
+        Every variable is checked (present, same dtype, compatible shape) before any is loaded,
+        so a failed restore changes nothing.  Raises ``NotFoundError`` for a missing checkpoint
+        or variable, ``InvalidArgumentError`` for a dtype or shape mismatch.
+        """
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        path = _checkpoint_file(os.fspath(save_path))
+        if not os.path.exists(path):
+            raise NotFoundError(None, None, f"Checkpoint {save_path} not found ({path})")
+        try:
+            with np.load(path, allow_pickle=False) as archive:
+                stored = set(archive.files)
+                values = {}
+                for name, variable in self._var_list.items():
+                    if name not in stored:
+                        raise NotFoundError(
+                            None, variable.op, f"Key {name} not found in checkpoint {save_path}"
+                        )
+                    values[name] = archive[name]
+        except (zipfile.BadZipFile, OSError, EOFError) as e:
+            raise ValueError(f"Checkpoint {path} is not readable: {e}") from None
+        for name, variable in self._var_list.items():
+            value = values[name]
+            expected = _dtypes.numpy_dtype(variable.dtype)
+            if value.dtype != expected:
+                raise InvalidArgumentError(
+                    None,
+                    variable.op,
+                    f"Variable {name} is {variable.dtype.name} but the checkpoint holds "
+                    f"{value.dtype}",
+                )
+            if not variable.shape.is_compatible_with(value.shape):
+                raise InvalidArgumentError(
+                    None,
+                    variable.op,
+                    f"Variable {name} has shape {variable.shape} but the checkpoint holds shape "
+                    f"{list(value.shape)}",
+                )
+        for name, variable in self._var_list.items():
+            sess._load_variable(variable, values[name])

@@ -1,0 +1,113 @@
+"""A pytest plugin that round-trips every graph a test runs through `df.io`.
+
+With ``-p roundtrip_plugin`` (``tests/io`` on ``sys.path``), each successful ``Session.run`` is
+repeated on a copy of the graph saved and loaded again, in a fresh Session holding the same
+variable values, with fetches and feeds given by name; the results must be equal bit for bit.
+Graphs the format cannot hold (``py_func``), graphs with random ops (whose stream belongs to
+the Session) and graphs printing to files are skipped.
+The op types that were round-tripped are written, one per line, to the file named by the
+environment variable ``DATAFLOW_ROUNDTRIP_REPORT``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import io
+import os
+import tempfile
+
+import numpy as np
+from hypothesis import settings
+
+import dataflow as df
+from dataflow import nest
+from dataflow.session import Session
+
+_round_tripped: set[str] = set()
+_failures: list[str] = []
+_original_run = Session.run
+_active = False
+
+
+def _by_name(fetch):
+    if isinstance(fetch, (df.Tensor, df.Operation)):
+        return fetch.name
+    if isinstance(fetch, df.Variable):
+        return fetch.value().name
+    return fetch
+
+
+def _skip(graph) -> bool:
+    for op in graph.get_operations():
+        if op.type == "Dropout":  # its random stream belongs to the Session
+            return True
+        stream = op.attrs.get("output_stream")
+        if isinstance(stream, str) and stream.startswith("file://"):
+            return True
+    return False
+
+
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind == "f":
+        return a.tobytes() == b.tobytes() or np.array_equal(a, b, equal_nan=True)
+    return np.array_equal(a, b)
+
+
+def _shadow_run(session, fetches, feed_dict, results) -> None:
+    graph = session.graph
+    if _skip(graph):
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "graph.dfg")
+        try:
+            df.io.save_graph(graph, path)
+        except df.io.GraphNotSerializableError:
+            return
+        loaded = df.io.load_graph(path)
+    names = nest.map_structure(_by_name, fetches)
+    feeds = {_by_name(k): v for k, v in (feed_dict or {}).items()}
+    with df.Session(graph=loaded) as shadow:
+        shadow._variable_values.update(session._variable_values)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            again = _original_run(shadow, names, feeds)
+    for a, b in zip(nest.flatten(results), nest.flatten(again)):
+        if not _same(a, b):
+            _failures.append(f"{graph!r}: {a!r} != {b!r}")
+            raise AssertionError(f"round-tripped graph gave {b!r} instead of {a!r}")
+    _round_tripped.update(op.type for op in loaded.get_operations())
+
+
+def _run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    global _active
+    before = dict(self._variable_values)
+    results = _original_run(self, fetches, feed_dict, options, run_metadata)
+    if not _active:
+        _active = True
+        after = self._variable_values
+        try:
+            self._variable_values = before
+            _shadow_run(self, fetches, feed_dict, results)
+        finally:
+            self._variable_values = after
+            _active = False
+    return results
+
+
+Session.run = _run
+# The programs matter here, not many random inputs to each.
+settings.register_profile("roundtrip", max_examples=5, deadline=None)
+settings.load_profile("roundtrip")
+
+
+@atexit.register
+def _report() -> None:
+    report = os.environ.get("DATAFLOW_ROUNDTRIP_REPORT")
+    if report:
+        with open(report, "w") as f:
+            f.write("\n".join(sorted(_round_tripped)) + "\n")

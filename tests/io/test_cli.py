@@ -1,0 +1,107 @@
+"""python -m dataflow inspect | render | run, on a saved graph."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dataflow as df
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "dataflow", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def model(tmp_path, fresh_graph):
+    x = df.placeholder(df.float32, [None], name="x")
+    n = df.placeholder(df.int32, [], name="n")
+    v = df.Variable(np.float32([1.0, 2.0, 3.0]), name="v")
+    out = df.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a * 2.0), [0, x])[1]
+    df.identity(df.cond(n > 2, lambda: out + v, lambda: out), name="result")
+    path = tmp_path / "model.dfg"
+    df.io.save_graph(fresh_graph, path)
+    return path
+
+
+def test_inspect_lists_op_types_inputs_outputs_loops_and_conds(model):
+    result = cli("inspect", model)
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert "Placeholder" in text and "x:0  float32[None]" in text and "n:0  int32[]" in text
+    assert "result:0" in text and "loops: 1" in text and "conds: 1" in text
+    assert "v:0  float32(3,)" in text
+    info = json.loads(cli("inspect", "--json", model).stdout)
+    assert info["op_types"]["Merge"] == 3 and info["loops"][0]["loop_vars"] == 2
+
+
+def test_run_feeds_json_and_npy_values_and_prints_json(model, tmp_path):
+    np.save(tmp_path / "x.npy", np.float32([1.0, -1.0, 0.5]))
+    result = cli(
+        "run",
+        model,
+        "--init",
+        "--feed",
+        f"x=@{tmp_path / 'x.npy'}",
+        "--feed",
+        "n=3",
+        "--fetch",
+        "result",
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"result": [9.0, -6.0, 7.0]}
+
+
+def test_run_writes_npy_files_with_out(model, tmp_path):
+    out = tmp_path / "results"
+    result = cli(
+        "run",
+        model,
+        "--feed",
+        "x=[1, 2]",
+        "--feed",
+        "n=1",
+        "--fetch",
+        "result:0",
+        "--out",
+        out,
+    )
+    assert result.returncode == 0, result.stderr
+    value = np.load(out / "result_0.npy", allow_pickle=False)
+    assert value.dtype == np.float32 and value.tolist() == [2.0, 4.0]
+
+
+def test_run_reports_a_missing_feed_or_name_as_an_error(model):
+    result = cli("run", model, "--fetch", "result")
+    assert result.returncode == 1 and "x" in result.stderr and "Traceback" not in result.stderr
+    result = cli("run", model, "--fetch", "nothing_here")
+    assert result.returncode == 1 and "nothing_here" in result.stderr
+
+
+def test_a_hostile_file_is_reported_not_run(tmp_path):
+    path = tmp_path / "bad.dfg"
+    path.write_bytes(b"not a zip")
+    result = cli("inspect", path)
+    assert result.returncode == 1 and "zip archive" in result.stderr
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_render_writes_an_image(model, tmp_path):
+    image = tmp_path / "model.svg"
+    result = cli("render", model, "-o", image)
+    assert result.returncode == 0, result.stderr
+    assert image.read_text().lstrip().startswith(("<?xml", "<svg"))

@@ -1,0 +1,232 @@
+"""load_graph rejects malformed and hostile files with a GraphFormatError naming the fault."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+import dataflow as df
+from dataflow.io import GraphFormatError
+
+
+@pytest.fixture
+def saved(tmp_path, fresh_graph):
+    """A small saved graph, as (graph.json document, {member: bytes}) to tamper with."""
+    x = df.placeholder(df.float32, [2], name="x")
+    c = df.constant(np.float32([1.0, 2.0]), name="c")
+    df.identity(x + c, name="y")
+    df.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
+    path = tmp_path / "good.dfg"
+    df.io.save_graph(fresh_graph, path)
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    return json.loads(members.pop("graph.json")), members
+
+
+def write(tmp_path, document, members, raw_json=None):
+    path = tmp_path / "bad.dfg"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("graph.json", raw_json if raw_json is not None else json.dumps(document))
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def op(document, name):
+    return next(o for o in document["ops"] if o["name"] == name)
+
+
+def load_fails(tmp_path, document, members, match, raw_json=None):
+    path = write(tmp_path, document, members, raw_json)
+    with pytest.raises(GraphFormatError, match=match):
+        df.io.load_graph(path)
+
+
+def test_the_untampered_file_loads(tmp_path, saved):
+    df.io.load_graph(write(tmp_path, *saved))
+
+
+def test_graph_format_error_is_a_value_error():
+    assert issubclass(GraphFormatError, ValueError)
+
+
+def test_a_file_that_is_not_a_zip_archive(tmp_path):
+    path = tmp_path / "bad.dfg"
+    path.write_text("{}")
+    with pytest.raises(GraphFormatError, match="zip archive"):
+        df.io.load_graph(path)
+
+
+def test_bad_json(tmp_path, saved):
+    load_fails(tmp_path, *saved, "not valid JSON", raw_json="{ops: [")
+
+
+def test_non_standard_json_constants(tmp_path, saved):
+    load_fails(tmp_path, *saved, "NaN", raw_json='{"format": NaN}')
+
+
+def test_wrong_format_name_and_version(tmp_path, saved):
+    document, members = saved
+    load_fails(tmp_path, dict(document, version=2), members, "version 2 is not supported")
+    load_fails(tmp_path, dict(document, format="other"), members, "format is 'other'")
+
+
+def test_unknown_op_type(tmp_path, saved):
+    document, members = saved
+    op(document, "y")["type"] = "LaunchMissiles"
+    load_fails(tmp_path, document, members, "op 'y': unknown op type 'LaunchMissiles'")
+
+
+def test_a_py_func_op_with_a_function_attribute_is_refused(tmp_path, saved):
+    document, members = saved
+    record = op(document, "y")
+    record["type"] = "PyFunc"
+    record["attrs"] = {"func": {"str": "os.system"}, "Tout": {"tuple": [{"dtype": "float32"}]}}
+    load_fails(tmp_path, document, members, "attribute 'func' must be nothing")
+
+
+@pytest.mark.parametrize(
+    "attr, value, match",
+    [
+        ("dtype", {"str": "float32"}, "attribute 'dtype' must be a dtype"),
+        ("dtype", {"dtype": "complex1024"}, "unknown dtype"),
+        ("shape", {"int": 2}, "attribute 'shape' must be a shape"),
+        ("shape", {"shape": [2, -1]}, ">= 0"),
+        ("shape", {"shape": "2"}, "a shape is a list"),
+        ("shape", {"weird": 1}, "unknown value type 'weird'"),
+        ("shape", [2], "a typed value is an object with one key"),
+    ],
+)
+def test_wrong_attribute_types(tmp_path, saved, attr, value, match):
+    document, members = saved
+    op(document, "x")["attrs"][attr] = value
+    load_fails(tmp_path, document, members, match)
+
+
+def test_huge_declared_shape(tmp_path, saved):
+    document, members = saved
+    op(document, "x")["attrs"]["shape"] = {"shape": [2**30, 2**30, 2**30]}
+    load_fails(tmp_path, document, members, "too large")
+    op(document, "x")["attrs"]["shape"] = {"shape": [1] * 100}
+    load_fails(tmp_path, document, members, "rank 100 is too large")
+
+
+def test_huge_declared_array_is_refused_before_reading_it(tmp_path, saved):
+    document, members = saved
+    spec = op(document, "c")["attrs"]["value"]["array"]
+    spec["shape"] = [2**20, 2**20]
+    load_fails(tmp_path, document, members, "larger than")
+
+
+def test_array_header_disagreeing_with_the_graph(tmp_path, saved):
+    document, members = saved
+    key = op(document, "c")["attrs"]["value"]["array"]["key"]
+    buffer = io.BytesIO()
+    np.save(buffer, np.zeros(3, np.float32))
+    members["arrays/" + key + ".npy"] = buffer.getvalue()
+    load_fails(tmp_path, document, members, "holds float32")
+
+
+def test_array_needing_pickle_is_refused(tmp_path, saved):
+    document, members = saved
+    spec = op(document, "c")["attrs"]["value"]["array"]
+    spec["dtype"] = "object"
+    load_fails(tmp_path, document, members, "not allowed")
+
+
+def test_missing_array(tmp_path, saved):
+    document, members = saved
+    load_fails(tmp_path, document, {}, "has no array")
+
+
+def test_const_value_of_another_dtype(tmp_path, saved):
+    document, members = saved
+    op(document, "c")["attrs"]["dtype"] = {"dtype": "int32"}
+    load_fails(tmp_path, document, members, "does not match dtype int32")
+
+
+def test_dangling_input(tmp_path, saved):
+    document, members = saved
+    op(document, "y")["inputs"][0] = ["ghost", 0]
+    load_fails(tmp_path, document, members, "op 'ghost', which is not in the file")
+
+
+def test_input_from_an_output_that_does_not_exist(tmp_path, saved):
+    document, members = saved
+    op(document, "y")["inputs"][0] = ["add", 5]
+    load_fails(tmp_path, document, members, "has 1 outputs, not output 5")
+
+
+def test_input_defined_later_outside_a_loop_back_edge(tmp_path, saved):
+    document, members = saved
+    op(document, "add")["inputs"][0] = ["y", 0]
+    load_fails(tmp_path, document, members, "defined later")
+
+
+def test_dangling_control_input(tmp_path, saved):
+    document, members = saved
+    op(document, "y")["control_inputs"] = ["ghost"]
+    load_fails(tmp_path, document, members, "control input 'ghost' is not in the file")
+
+
+def test_duplicate_names(tmp_path, saved):
+    document, members = saved
+    op(document, "y")["name"] = "x"
+    load_fails(tmp_path, document, members, "op 'x': duplicate op name")
+
+
+def test_invalid_op_name(tmp_path, saved):
+    document, members = saved
+    op(document, "y")["name"] = "bad name!"
+    load_fails(tmp_path, document, members, "not a valid op name")
+
+
+def test_an_op_whose_inputs_do_not_type_check(tmp_path, saved):
+    document, members = saved
+    op(document, "while/Less")["inputs"][1] = ["c", 0]
+    load_fails(tmp_path, document, members, "op 'while/Less': invalid op")
+
+
+def test_recorded_output_dtype_disagreeing_with_inference(tmp_path, saved):
+    document, members = saved
+    op(document, "y")["outputs"][0]["dtype"] = "int32"
+    load_fails(tmp_path, document, members, "recorded as int32")
+
+
+def test_missing_and_unknown_fields(tmp_path, saved):
+    document, members = saved
+    del op(document, "y")["attrs"]
+    load_fails(tmp_path, document, members, "missing field")
+    document, members = saved
+    document["extra"] = 1
+    load_fails(tmp_path, document, members, "unknown field")
+
+
+def test_context_referring_to_a_missing_tensor(tmp_path, saved):
+    document, members = saved
+    document["contexts"][0]["pivot"] = "ghost:0"
+    load_fails(tmp_path, document, members, "tensor 'ghost:0' is not in the graph")
+
+
+def test_context_nesting_must_point_backwards(tmp_path, saved):
+    document, members = saved
+    document["contexts"][0]["outer"] = 0
+    load_fails(tmp_path, document, members, "earlier context")
+
+
+def test_collection_referring_to_a_missing_variable(tmp_path, saved):
+    document, members = saved
+    document["collections"]["variables"] = [{"variable": 3}]
+    load_fails(tmp_path, document, members, "no variable #3")
+
+
+def test_deeply_nested_values(tmp_path, saved):
+    document, members = saved
+    raw = json.dumps(document).replace(
+        '"attrs": {}', '"attrs": {"t": ' + '{"list": [' * 5000 + "]}" * 5000 + "}", 1
+    )
+    load_fails(tmp_path, document, members, "nested too deeply", raw_json=raw)

@@ -1,0 +1,200 @@
+"""df.train.Saver checkpoints and df.graph_util.convert_variables_to_constants (freezing)."""
+
+from __future__ import annotations
+
+import os
+import zipfile
+
+import numpy as np
+import pytest
+from conftest import assert_bitwise_equal
+
+import dataflow as df
+
+
+def make_model():
+    w = df.Variable(np.arange(6, dtype=np.float32).reshape(3, 2), name="w")
+    b = df.Variable(np.float32([0.5, -0.5]), name="b")
+    x = df.placeholder(df.float32, [None, 3], name="x")
+    y = df.identity(df.matmul(x, w) + b, name="y")
+    return w, b, x, y
+
+
+def test_save_then_restore_brings_back_the_values(tmp_path):
+    w, b, x, y = make_model()
+    saver = df.train.Saver()
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        sess.run(w.assign(w * 3.0))
+        path = saver.save(sess, str(tmp_path / "model"))
+        expected = sess.run([w, b])
+    assert path == str(tmp_path / "model") and os.path.exists(path + ".npz")
+    with df.Session() as sess:
+        saver.restore(sess, path)
+        for got, want in zip(sess.run([w, b]), expected):
+            assert_bitwise_equal(got, want)
+
+
+def test_the_checkpoint_is_a_plain_npz_readable_without_pickle(tmp_path):
+    w, b, _, _ = make_model()
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        path = df.train.Saver().save(sess, str(tmp_path / "m"))
+    with np.load(path + ".npz", allow_pickle=False) as data:
+        assert sorted(data.files) == ["b", "w"]
+        assert data["w"].dtype == np.float32 and data["w"].shape == (3, 2)
+
+
+def test_global_step_names_the_checkpoint_and_latest_checkpoint_finds_it(tmp_path):
+    make_model()
+    saver = df.train.Saver(max_to_keep=2)
+    assert df.train.latest_checkpoint(str(tmp_path)) is None
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        paths = [saver.save(sess, str(tmp_path / "model"), global_step=s) for s in (1, 2, 3)]
+    assert paths[-1].endswith("model-3")
+    assert df.train.latest_checkpoint(str(tmp_path)) == paths[-1]
+    assert not os.path.exists(paths[0] + ".npz"), "max_to_keep=2 deletes the oldest"
+    assert saver.last_checkpoints == paths[1:]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model-2.npz", "model-3.npz"]
+
+
+def test_global_step_may_be_a_variable(tmp_path):
+    make_model()
+    step = df.Variable(41, trainable=False, name="global_step")
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        path = df.train.Saver().save(sess, str(tmp_path / "m"), global_step=step)
+    assert path.endswith("m-41")
+
+
+def test_a_crash_during_save_leaves_the_previous_checkpoint_intact(tmp_path, monkeypatch):
+    w, _, _, _ = make_model()
+    saver = df.train.Saver()
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "model"))
+        before = open(path + ".npz", "rb").read()
+        sess.run(w.assign(w + 1.0))
+
+        def crash(*args, **kwargs):
+            raise OSError("disk unplugged")
+
+        monkeypatch.setattr(zipfile.ZipFile, "writestr", crash)
+        with pytest.raises(OSError, match="unplugged"):
+            saver.save(sess, str(tmp_path / "model"))
+    assert open(path + ".npz", "rb").read() == before
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.npz"], "no temp file is left"
+
+
+def test_restore_checks_names_dtypes_and_shapes(tmp_path):
+    with df.Graph().as_default():
+        make_model()
+        with df.Session() as sess:
+            sess.run(df.global_variables_initializer())
+            path = df.train.Saver().save(sess, str(tmp_path / "m"))
+    with df.Graph().as_default():
+        df.Variable(np.zeros((3, 2), np.float32), name="w")
+        df.Variable(np.zeros(2, np.float32), name="other")
+        with df.Session() as sess, pytest.raises(df.errors.NotFoundError, match="other"):
+            df.train.Saver().restore(sess, path)
+    with df.Graph().as_default():
+        df.Variable(np.zeros((3, 2), np.float64), name="w")
+        with df.Session() as sess, pytest.raises(df.errors.InvalidArgumentError, match="float"):
+            df.train.Saver().restore(sess, path)
+    with df.Graph().as_default():
+        df.Variable(np.zeros((2, 3), np.float32), name="w")
+        with df.Session() as sess, pytest.raises(df.errors.InvalidArgumentError, match="shape"):
+            df.train.Saver().restore(sess, path)
+    with df.Graph().as_default():
+        df.Variable(np.zeros((3, 2), np.float32), name="w")
+        with df.Session() as sess, pytest.raises(df.errors.NotFoundError):
+            df.train.Saver().restore(sess, str(tmp_path / "missing"))
+
+
+def test_a_failed_restore_changes_no_variable(tmp_path):
+    with df.Graph().as_default():
+        df.Variable(np.ones(2, np.float32), name="a")
+        with df.Session() as sess:
+            sess.run(df.global_variables_initializer())
+            path = df.train.Saver().save(sess, str(tmp_path / "m"))
+    with df.Graph().as_default():
+        a = df.Variable(np.zeros(2, np.float32), name="a")
+        df.Variable(np.zeros(2, np.float32), name="b")
+        with df.Session() as sess:
+            sess.run(df.global_variables_initializer())
+            with pytest.raises(df.errors.NotFoundError):
+                df.train.Saver().restore(sess, path)
+            assert sess.run(a).tolist() == [0.0, 0.0]
+
+
+def test_var_list_as_a_dict_renames_in_the_checkpoint(tmp_path):
+    w, _, _, _ = make_model()
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        path = df.train.Saver({"layer/kernel": w}).save(sess, str(tmp_path / "m"))
+    with np.load(path + ".npz", allow_pickle=False) as data:
+        assert data.files == ["layer/kernel"]
+
+
+def test_saving_an_uninitialized_variable_fails(tmp_path):
+    make_model()
+    with df.Session() as sess, pytest.raises(df.errors.FailedPreconditionError, match="w"):
+        df.train.Saver().save(sess, str(tmp_path / "m"))
+
+
+def test_a_checkpoint_restores_into_a_loaded_graph(tmp_path, fresh_graph, round_trip):
+    _, _, x, y = make_model()
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        path = df.train.Saver().save(sess, str(tmp_path / "m"))
+        feed = np.ones((2, 3), np.float32)
+        expected = sess.run(y, {x: feed})
+    loaded = round_trip(fresh_graph)
+    with loaded.as_default(), df.Session() as sess:
+        df.train.Saver().restore(sess, path)
+        assert_bitwise_equal(sess.run("y:0", {"x:0": feed}), expected)
+
+
+# -- freezing ------------------------------------------------------------------------------------
+def test_freezing_turns_variables_into_constants_with_the_same_results(tmp_path):
+    w, b, x, y = make_model()
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        sess.run(w.assign(w - 2.0))
+        frozen = df.graph_util.convert_variables_to_constants(sess, sess.graph, ["y"])
+        feed = np.arange(6, dtype=np.float32).reshape(2, 3)
+        expected = sess.run(y, {x: feed})
+    types = {op.type for op in frozen.get_operations()}
+    assert not types & {"VarHandleOp", "ReadVariableOp", "Assign"}
+    assert frozen.get_collection(df.GraphKeys.GLOBAL_VARIABLES) == []
+    path = tmp_path / "frozen.dfg"
+    df.io.save_graph(frozen, path)
+    with df.Session(graph=df.io.load_graph(path)) as sess:
+        assert_bitwise_equal(sess.run("y:0", {"x:0": feed}), expected)
+
+
+def test_freezing_keeps_variables_read_inside_conds_and_loops_gated():
+    v = df.Variable(np.float32(2.0), name="v")
+    p = df.placeholder(df.bool, [], name="p")
+    branch = df.cond(p, lambda: v.read_value(), lambda: df.constant(-1.0))
+    looped = df.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * v), [0, 1.0])[1]
+    out = df.identity(branch + looped, name="out")
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        expected = [sess.run(out, {p: flag}) for flag in (True, False)]
+        frozen = df.graph_util.convert_variables_to_constants(sess, sess.graph, ["out:0"])
+    assert frozen.get_collection(df.GraphKeys.WHILE_CONTEXT)
+    with df.Session(graph=frozen) as sess:
+        got = [sess.run("out:0", {"p:0": flag}) for flag in (True, False)]
+    for a, b in zip(got, expected):
+        assert_bitwise_equal(a, b)
+
+
+def test_freezing_an_output_that_writes_a_variable_is_refused():
+    v = df.Variable(1.0, name="v")
+    df.identity(v.assign_add(1.0), name="bump")
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        with pytest.raises(ValueError, match="writes a variable"):
+            df.graph_util.convert_variables_to_constants(sess, sess.graph, ["bump"])
