@@ -267,7 +267,9 @@ def test_every_op_of_the_library_round_trips_in_the_op_and_control_flow_suites(t
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
                     text=True,
-                    cwd=TESTS,
+                    cwd=os.path.dirname(
+                        TESTS
+                    ),  # the repository root, where `executor` is the package
                 ),
             )
         )
