@@ -16,6 +16,8 @@ from primitives.contexts import CondContext, WhileContext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
+# Subprocesses run from here, where `executor` names the package and not a test folder.
+REPOSITORY_ROOT = os.path.dirname(TESTS)
 
 
 def run_both(original, loaded, fetches, feed_dict=None, setup=None):
@@ -267,9 +269,7 @@ def test_every_op_of_the_library_round_trips_in_the_op_and_control_flow_suites(t
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
                     text=True,
-                    cwd=os.path.dirname(
-                        TESTS
-                    ),  # the repository root, where `executor` is the package
+                    cwd=REPOSITORY_ROOT,
                 ),
             )
         )
