@@ -1063,6 +1063,7 @@ def fill(dims, value, name: Optional[str] = None) -> Tensor:
 
 def _filled(fill_value, shape, dtype, name: str) -> Tensor:
     dtype = _dtypes.as_dtype(dtype)
+    fill_value = np.array(fill_value, dtype=_dtypes.numpy_dtype(dtype))  # 0 is False for bool
     if not (isinstance(shape, Tensor) or is_tensor_like(shape)) and not (
         isinstance(shape, (list, tuple))
         and any(isinstance(d, Tensor) or is_tensor_like(d) for d in shape)
@@ -1101,7 +1102,7 @@ def _filled_like(op_type, fill_value, tensor, dtype, name):
     if dtype is not tensor.dtype:
         graph = tensor.graph
         with graph.as_default(), graph.name_scope(name) as scope:
-            value = constant(fill_value, dtype=dtype)
+            value = constant(np.array(fill_value, dtype=_dtypes.numpy_dtype(dtype)))
             out = apply_op("Fill", (shape(tensor), value), None, scope).outputs[0]
         out.set_shape(tensor.shape)
         return out

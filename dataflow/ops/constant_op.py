@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Optional
 
 import numpy as np
@@ -25,29 +26,63 @@ def _const_kernel(attrs):
 define_op("Const", _infer_const, _const_kernel, inline=True)
 
 
+def _element_check(dtype: _dtypes.DType):
+    """Which Python leaves ``tf.constant`` accepts for ``dtype``: integers for integer types,
+    real numbers for floating types, Python bools for bool."""
+    if dtype.is_bool:
+        return lambda v: isinstance(v, bool)
+    if dtype.is_integer:
+        return lambda v: isinstance(v, (numbers.Integral, np.integer))
+    return lambda v: isinstance(v, (numbers.Real, np.integer, np.floating))
+
+
+def _check_python_elements(value, dtype: _dtypes.DType) -> None:
+    accepts = _element_check(dtype)
+    allowed_kinds = "b" if dtype.is_bool else "iub" if dtype.is_integer else "iubf"
+
+    def walk(v):
+        if isinstance(v, (list, tuple)):
+            for item in v:
+                walk(item)
+        elif isinstance(v, np.ndarray):
+            if v.dtype.kind not in allowed_kinds:
+                raise TypeError(f"Expected {dtype.name}, but got an array of {v.dtype}.")
+        elif not accepts(v):
+            raise TypeError(f"Expected {dtype.name}, but got {v!r} of type '{type(v).__name__}'.")
+
+    walk(value)
+
+
 def _as_constant_array(value, dtype: Optional[_dtypes.DType]) -> np.ndarray:
-    """Converts ``value`` the way ``tf.constant`` does: Python floats become float32 and Python
-    ints int32 (int64 when they do not fit), numpy values keep their dtype."""
+    """Converts ``value`` the way ``tf.constant`` does.
+
+    Without ``dtype``: Python floats become float32 and Python ints int32 (int64 when they do
+    not fit); numpy values keep their dtype.  With ``dtype``: numpy values are cast as numpy
+    casts (``np.array([1.7]) -> int32`` is ``[1]``, ``300 -> uint8`` wraps to 44), while Python
+    values must be of a matching kind (``1.5`` or even ``2.0`` for int32 is a ``TypeError``, as is
+    ``1`` for bool); Python ints wrap around like numpy ones.
+    """
+    if value is None:
+        raise ValueError("None values not supported.")
     if dtype is not None:
         np_dtype = _dtypes.numpy_dtype(dtype)
-        array = np.asarray(value)
-        if array.dtype == object:
-            raise TypeError(f"Cannot convert {value!r} to a constant of dtype {dtype.name}")
-        if (
-            np_dtype.kind in "iub"
-            and array.dtype.kind == "f"
-            and not np.array_equal(array, np.trunc(array))
-        ):
-            raise TypeError(f"Cannot convert {value!r} to {dtype.name} without losing its fraction")
-        if np_dtype.kind in "iu" and array.size and array.dtype.kind in "iu":
-            info = np.iinfo(np_dtype)
-            if array.min() < info.min or array.max() > info.max:
-                raise ValueError(f"{value!r} does not fit in {dtype.name}")
-        return np.array(array, dtype=np_dtype)
+        if not isinstance(value, (np.ndarray, np.generic)):
+            _check_python_elements(value, dtype)
+            try:
+                value = np.array(value)
+            except OverflowError:
+                raise TypeError(f"Cannot convert {value!r} to {dtype.name}: out of range") from None
+        if value.dtype == object or value.dtype.kind in "USV":
+            raise TypeError(f"Expected {dtype.name}, but got {value!r} of type {value.dtype}.")
+        with np.errstate(all="ignore"):
+            return np.array(value, dtype=np_dtype)
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.array(value)
     else:
-        array = np.array(value)
+        try:
+            array = np.array(value)
+        except OverflowError:
+            raise TypeError(f"Cannot convert {value!r} to a tensor: out of range") from None
         if array.dtype == np.float64:
             array = array.astype(np.float32)
         elif array.dtype.kind == "i":
@@ -60,23 +95,32 @@ def _as_constant_array(value, dtype: Optional[_dtypes.DType]) -> np.ndarray:
     return array
 
 
+def _fit_to_shape(array: np.ndarray, shape: tuple, verify_shape: bool) -> np.ndarray:
+    """``tf.compat.v1.constant``'s ``shape``: the values are reshaped, and a value with fewer
+    elements than ``shape`` is padded with its last element (zeros when it has none)."""
+    if verify_shape and array.shape != shape:
+        raise TypeError(f"Expected Tensor's shape: {shape}, got {array.shape}.")
+    size = int(np.prod(shape, dtype=np.int64))
+    if size == 0:
+        return np.zeros(shape, dtype=array.dtype)
+    if array.size > size:
+        raise ValueError(f"Too many elements provided. Takes at most {size}, but got {array.size}.")
+    if array.size == size:
+        return array.reshape(shape)
+    if array.size == 0:
+        return np.zeros(shape, dtype=array.dtype)
+    flat = array.reshape(-1)
+    return np.concatenate([flat, np.full(size - flat.size, flat[-1], dtype=array.dtype)]).reshape(
+        shape
+    )
+
+
 def constant(value, dtype=None, shape=None, name: str = "Const", verify_shape: bool = False):
-    """A tensor whose value is fixed in the graph.  Mirrors ``tf.constant``."""
+    """A tensor whose value is fixed in the graph.  Mirrors ``tf.compat.v1.constant``."""
     dtype = None if dtype is None else _dtypes.as_dtype(dtype)
     array = _as_constant_array(value, dtype)
     if shape is not None:
-        shape = tuple(as_shape(shape).as_list())
-        if array.shape != shape:
-            if verify_shape:
-                raise TypeError(f"Expected shape {shape} for constant, got {array.shape}")
-            if array.size == 1:
-                array = np.full(shape, array.reshape(()), dtype=array.dtype)
-            elif array.size == int(np.prod(shape)):
-                array = array.reshape(shape)
-            else:
-                raise ValueError(
-                    f"Cannot make a constant of shape {shape} from {array.size} elements"
-                )
+        array = _fit_to_shape(array, tuple(as_shape(shape).as_list()), verify_shape)
     array.flags.writeable = False
     attrs = {"value": array, "dtype": _dtypes.as_dtype(array.dtype)}
     return apply_op("Const", (), attrs, name=name, graph=get_default_graph()).outputs[0]

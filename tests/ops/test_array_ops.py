@@ -585,9 +585,15 @@ def test_one_hot_takes_the_dtype_of_on_and_off_values():
 
 def test_one_hot_with_depth_fed_at_run_time():
     depth = df.placeholder(df.int32, [])
-    out = df.one_hot([1], depth, dtype=df.bool)
+    out = df.one_hot([1], depth, on_value=True, off_value=False)
     assert out.shape.as_list() == [1, None]
     assert_same(evaluate(out, {depth: 3}), np.array([[False, True, False]]))
+
+
+def test_one_hot_of_dtype_bool_needs_bool_on_and_off_values():
+    # As in TensorFlow, the default on/off values 1 and 0 do not convert to bool.
+    with pytest.raises(TypeError):
+        df.one_hot([1], 3, dtype=df.bool)
 
 
 def test_one_hot_with_float_indices_raises_type_error():
