@@ -425,6 +425,11 @@ class InteractiveSession(Session):
 
 # -- helpers ---------------------------------------------------------------------------------------
 def _convert_feed(tensor: Tensor, value, location) -> Any:
+    """A feed value as an array of ``tensor``'s dtype, converted as TensorFlow 1.x does:
+    ``np.asarray(value, dtype)``, so ``1.5`` fed to an int32 placeholder is ``1`` and ``[1, 0]``
+    fed to a bool one is ``[True, False]``; a Python int that the dtype cannot hold is a
+    ``TypeError``; a value numpy cannot convert (``"abc"`` for a float) raises numpy's error
+    class with the tensor named."""
     dtype = tensor.dtype
     np_dtype = _dtypes.numpy_dtype(dtype)
     if isinstance(value, Tensor):
@@ -432,30 +437,26 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
             f"The value of a feed cannot be a df.Tensor object (feed for '{tensor.name}', at "
             f"{location}). Acceptable feed values include Python scalars, lists and numpy arrays."
         )
-    try:
-        source = np.asarray(value)
-    except Exception as e:  # ragged lists and the like
-        raise TypeError(f"Cannot feed value {value!r} to tensor '{tensor.name}': {e}") from None
-    if source.dtype == np_dtype:
-        converted = source
-    else:
-        if not _lossless_kind(source.dtype, np_dtype):
-            raise TypeError(
-                f"Cannot feed value of type {source.dtype} to tensor '{tensor.name}' of dtype "
-                f"{dtype.name} (created at {tensor.op.location}; feed at {location})."
-            )
+    if isinstance(value, int) and not isinstance(value, bool) and np_dtype.kind in "iub":
         try:
-            converted = source.astype(np_dtype)
-        except (TypeError, ValueError) as e:
+            fits = np_dtype.type(value) == value
+        except OverflowError:
+            fits = False
+        if not fits:
             raise TypeError(
-                f"Cannot convert the feed for '{tensor.name}' to {dtype.name}: {e}"
-            ) from None
-        if np_dtype.kind in "iu" and source.dtype.kind in "iuf" and source.size:
-            if not np.array_equal(converted, source):
-                raise TypeError(
-                    f"Cannot feed value {value!r} to tensor '{tensor.name}' of dtype "
-                    f"{dtype.name} without changing it (feed at {location})."
-                )
+                f"Type of feed value {value} with type {type(value)} is not compatible with "
+                f"Tensor type {dtype.name} of '{tensor.name}' (feed at {location}). Try "
+                "explicitly setting the type of the feed tensor to a larger type (e.g. int64)."
+            )
+    try:
+        with np.errstate(all="ignore"):
+            converted = np.asarray(value, dtype=np_dtype)
+    except Exception as e:  # strings for numbers, ragged lists, out-of-range Python ints
+        error = ValueError if isinstance(e, ValueError) else TypeError
+        raise error(
+            f"Cannot feed value {value!r} to tensor '{tensor.name}' of dtype {dtype.name} "
+            f"(created at {tensor.op.location}; feed at {location}): {e}"
+        ) from None
     if not tensor.shape.is_compatible_with(converted.shape):
         raise ValueError(
             f"Cannot feed value of shape {converted.shape} for Tensor '{tensor.name}', which "
@@ -472,20 +473,6 @@ def _as_result(value: np.ndarray):
     if not value.flags.writeable:
         return value.copy()
     return value
-
-
-def _lossless_kind(source: np.dtype, target: np.dtype) -> bool:
-    """Whether a feed of ``source`` dtype may be converted to ``target`` (values are checked
-    again after conversion for ints)."""
-    if source.kind in "USVO":
-        return False
-    if target.kind == "b":
-        return source.kind == "b"
-    if target.kind in "iu":
-        return source.kind in "biuf"
-    if target.kind == "f":
-        return source.kind in "biuf"
-    return False
 
 
 def _prune(flat_fetches, fed: set) -> list[Operation]:

@@ -94,12 +94,30 @@ def test_feed_of_wrong_shape_is_rejected_with_both_shapes():
             sess.run(x, {x: [1.0, 2.0, 3.0]})
 
 
-@pytest.mark.parametrize("bad", ["hello", 1.5, [1, "a"]])
-def test_feed_that_cannot_convert_to_the_dtype_is_rejected(bad):
+@pytest.mark.parametrize(
+    "bad, error",
+    [
+        ("hello", ValueError),
+        ([1, "a"], ValueError),
+        ([[1], [1, 2]], ValueError),
+        (2**40, TypeError),
+    ],
+)
+def test_feed_that_cannot_convert_to_the_dtype_is_rejected(bad, error):
     x = df.placeholder(df.int32, name="x")
     with df.Session() as sess:
-        with pytest.raises((TypeError, ValueError), match="x:0"):
+        with pytest.raises(error, match="x:0"):
             sess.run(x, {x: bad})
+        assert sess.run(x, {x: 3}) == 3
+
+
+def test_feeds_convert_as_numpy_converts_like_tensorflow():
+    i = df.placeholder(df.int32, [2])
+    b = df.placeholder(df.bool, [3])
+    with df.Session() as sess:
+        out = sess.run(i, {i: [1.5, -2.7]})
+        assert out.dtype == np.int32 and out.tolist() == [1, -2]
+        assert sess.run(b, {b: [2, 0, 0.5]}).tolist() == [True, False, True]
 
 
 def test_placeholder_with_default_uses_default_unless_fed():
