@@ -20,7 +20,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .gradients import gradients
 from .graph import GraphKeys, Tensor, control_dependencies, convert_to_tensor, get_default_graph
-from .ops.math_ops import multiply, realdiv, sqrt, square, subtract
+from .ops.math_ops import multiply, realdiv, sqrt, square
 from .ops.misc_ops import group
 from .variables import Variable
 
@@ -262,9 +262,9 @@ class AdamOptimizer(Optimizer):
         epsilon = self._hyper(self._epsilon, var)
         beta1_power = self._power(self._beta1_power, var)
         beta2_power = self._power(self._beta2_power, var)
-        lr_t = realdiv(multiply(lr, sqrt(subtract(1, beta2_power))), subtract(1, beta1_power))
-        new_m = m.assign(m.read_value() * beta1 + multiply(subtract(1, beta1), grad))
-        new_v = v.assign(v.read_value() * beta2 + multiply(subtract(1, beta2), square(grad)))
+        lr_t = realdiv(multiply(lr, sqrt(1 - beta2_power)), 1 - beta1_power)
+        new_m = m.assign(m.read_value() * beta1 + multiply(1 - beta1, grad))
+        new_v = v.assign(v.read_value() * beta2 + multiply(1 - beta2, square(grad)))
         return var.assign_sub(multiply(lr_t, realdiv(new_m, sqrt(new_v) + epsilon)))
 
     def _finish(self, update_ops, scope):

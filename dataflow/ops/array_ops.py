@@ -12,6 +12,11 @@ of their input.  That is safe because no kernel writes into its inputs.
 
 As in TensorFlow 1.x, `shape`, `size` and `rank` give a constant when the static answer is
 complete, and `zeros_like`/`ones_like` of a fully known shape are constants.
+
+A deliberate difference: a bad argument that is certain when the graph is built (a slice past
+the end of a known dimension, a zero stride, two ellipses, mirror paddings wider than a known
+dimension, gather's ``batch_dims`` against known shapes) is a ``ValueError`` at build time,
+where TensorFlow leaves some of these cases to the kernel (``InvalidArgumentError`` at run time).
 """
 
 from __future__ import annotations
@@ -396,7 +401,10 @@ def concat(values, axis, name: str = "concat") -> Tensor:
     if not values:
         raise ValueError("concat needs at least one tensor")
     if len(values) == 1:
-        return identity(values[0], name=name)
+        # As TensorFlow: an Identity named like the scope it sits in (``concat/concat``).
+        graph = graph_of(values)
+        with graph.as_default(), graph.name_scope(name):
+            return identity(values[0], name=name)
     graph = graph_of(values)
     with graph.as_default(), graph.name_scope(name) as scope:
         tensors = convert_all(values, [f"values_{i}" for i in _pyrange(len(values))])
@@ -806,8 +814,9 @@ def _pack_indices(values: list, name: str, dtype) -> Tensor:
 
 
 def _getitem(tensor: Tensor, key) -> Tensor:
-    """``tensor[key]`` lowered to a ``StridedSlice``, as TensorFlow does."""
-    if not isinstance(key, tuple):
+    """``tensor[key]`` lowered to a ``StridedSlice``, as TensorFlow does.  A list key is read
+    as a tuple (``t[[0, 1]]`` is ``t[0, 1]``), as TensorFlow 1.x does; it does not gather."""
+    if not isinstance(key, (tuple, list)):
         key = (key,)
     begin, end, strides = [], [], []
     masks = dict.fromkeys(_MASKS, 0)
@@ -1025,11 +1034,15 @@ def pad(tensor, paddings, mode: str = "CONSTANT", name: Optional[str] = None, co
     if array.size and (array.dtype.kind not in "iu" or array.ndim != 2 or array.shape[1] != 2):
         raise ValueError(f"paddings must be a list of [before, after] int pairs, got {paddings!r}")
     pairs = tuple((int(a), int(b)) for a, b in array.reshape(-1, 2))
+    if any(a < 0 or b < 0 for a, b in pairs):
+        raise ValueError(f"Paddings must be non-negative, got {paddings!r}")
     graph = tensor.graph
     if mode != "CONSTANT":
         attrs = {"paddings": pairs, "mode": mode}
         return apply_op("MirrorPad", (tensor,), attrs, name or "MirrorPad").outputs[0]
-    with graph.as_default(), graph.name_scope(name or "Pad") as scope:
+    # TensorFlow names the op after the kernel it picks: Pad for zeros, PadV2 otherwise.
+    is_zero = not is_tensor_like(constant_values) and np.all(np.asarray(constant_values) == 0)
+    with graph.as_default(), graph.name_scope(name or ("Pad" if is_zero else "PadV2")) as scope:
         value = convert_to_tensor(constant_values, dtype=tensor.dtype, name="constant_values")
         return apply_op("PadV2", (tensor, value), {"paddings": pairs}, scope).outputs[0]
 
@@ -1205,6 +1218,16 @@ def _range_length(start, limit, delta) -> int:
     return int(np.ceil(quotient))
 
 
+def _constant_through_cast(t: Tensor) -> Optional[np.ndarray]:
+    """The value of a constant, or of a constant that `range` cast to a common dtype."""
+    value = numpy_value_or_none(t)
+    if value is None and t.op.type == "Cast":
+        inner = numpy_value_or_none(t.op.inputs[0])
+        if inner is not None:
+            value = inner.astype(_dtypes.numpy_dtype(t.dtype))
+    return value
+
+
 def _infer_range(op):
     start, limit, delta = op.inputs
     check_same_dtype((start, limit, delta), ("start", "limit", "delta"), op.type)
@@ -1213,7 +1236,7 @@ def _infer_range(op):
     for t, arg in ((start, "start"), (limit, "limit"), (delta, "delta")):
         if t.shape.ndims not in (None, 0):
             raise ValueError(f"range's {arg} must be a scalar, got shape {t.shape}")
-    values = [numpy_value_or_none(t) for t in (start, limit, delta)]
+    values = [_constant_through_cast(t) for t in (start, limit, delta)]
     if any(v is None for v in values):
         return [(start.dtype, TensorShape([None]))]
     return [(start.dtype, TensorShape([_range_length(*(v[()] for v in values))]))]

@@ -85,6 +85,7 @@ __all__ = [
     "tanh",
     "truediv",
     "where",
+    "where_v2",
 ]
 
 FLOAT_TYPES = frozenset({_dtypes.float16, _dtypes.float32, _dtypes.float64})
@@ -93,6 +94,10 @@ NUMERIC_TYPES = FLOAT_TYPES | INT_TYPES
 BOOL_TYPES = frozenset({_dtypes.bool})
 NUMERIC_OR_BOOL_TYPES = NUMERIC_TYPES | BOOL_TYPES
 INDEX_TYPES = frozenset({_dtypes.int32, _dtypes.int64})
+# TensorFlow registers no unsigned kernels for sign changes and powers, and only the wide
+# integers for SquaredDifference.
+SIGNED_TYPES = NUMERIC_TYPES - {_dtypes.uint8}
+SQUARED_DIFFERENCE_TYPES = FLOAT_TYPES | INDEX_TYPES
 
 
 # -- helpers shared by the op modules --------------------------------------------------------------
@@ -167,6 +172,32 @@ def convert_all(values: Sequence, names: Sequence[str], dtype=None) -> list[Tens
             tensors[i] = convert_to_tensor(v, dtype=dtype, name=names[i])
             if dtype is None:
                 dtype = tensors[i].dtype
+    return tensors
+
+
+def convert_in_order(values: Sequence, names: Sequence[str]) -> list[Tensor]:
+    """Converts the inputs of an op whose inputs share one dtype, as TensorFlow does: in order,
+    each non-tensor to the dtype of the inputs before it, the first one to its own default
+    dtype.  So ``add(x, 1)`` on a float32 ``x`` is float32, while ``add(1, x)`` makes an int32
+    constant and is a ``TypeError`` (the operators convert the Python operand first:
+    ``1 + x`` works)."""
+    tensors: list[Tensor] = []
+    dtype = None
+    for v, name in zip(values, names):
+        if isinstance(v, Tensor) or is_tensor_like(v):
+            # Tensors keep their dtype: a mismatch is the op's TypeError, not a conversion's.
+            t = convert_to_tensor(v, name=name)
+        else:
+            try:
+                t = convert_to_tensor(v, dtype=dtype, name=name)
+            except TypeError as e:
+                raise TypeError(
+                    f"Expected {dtype.name} passed to parameter '{name}', got {v!r} of type "
+                    f"'{type(v).__name__}' instead. Error: {e}"
+                ) from None
+        if dtype is None:
+            dtype = t.dtype
+        tensors.append(t)
     return tensors
 
 
@@ -264,10 +295,10 @@ _BINARY_OPS = [
     ("RealDiv", FLOAT_TYPES, None, _quiet(np.true_divide)),
     ("FloorDiv", NUMERIC_TYPES, None, _floordiv),
     ("FloorMod", NUMERIC_TYPES, None, _floormod),
-    ("Pow", NUMERIC_TYPES, None, _quiet(np.power)),
+    ("Pow", SIGNED_TYPES, None, _quiet(np.power)),
     ("Minimum", NUMERIC_TYPES, None, np.minimum),
     ("Maximum", NUMERIC_TYPES, None, np.maximum),
-    ("SquaredDifference", NUMERIC_TYPES, None, _squared_difference),
+    ("SquaredDifference", SQUARED_DIFFERENCE_TYPES, None, _squared_difference),
     ("Equal", NUMERIC_OR_BOOL_TYPES, _dtypes.bool, np.equal),
     ("NotEqual", NUMERIC_OR_BOOL_TYPES, _dtypes.bool, np.not_equal),
     ("Less", NUMERIC_TYPES, _dtypes.bool, np.less),
@@ -286,13 +317,13 @@ def binary_op(op_type: str, x, y, name: Optional[str]) -> Tensor:
     """Creates the binary op ``op_type``; the op is named ``name``.
 
     When an operand needs converting, its constant is created inside a name scope of the op's
-    name, as ``add/y`` for ``x + 1`` in TensorFlow.
+    name, as ``add/y`` for ``x + 1`` in TensorFlow; see `convert_in_order` for its dtype.
     """
     if isinstance(x, Tensor) and isinstance(y, Tensor):
         return apply_op(op_type, (x, y), None, name).outputs[0]
     graph = graph_of((x, y))
     with graph.as_default(), graph.name_scope(name) as scope:
-        x, y = convert_all((x, y), ("x", "y"))
+        x, y = convert_in_order((x, y), ("x", "y"))
         return apply_op(op_type, (x, y), None, scope).outputs[0]
 
 
@@ -332,7 +363,7 @@ def truediv(x, y, name: Optional[str] = None) -> Tensor:
     uint8 to float32, int32/int64 to float64), floating ones divide as they are."""
     graph = graph_of((x, y))
     with graph.as_default(), graph.name_scope(name or "truediv") as scope:
-        x, y = convert_all((x, y), ("x", "y"))
+        x, y = convert_in_order((x, y), ("x", "y"))
         check_same_dtype((x, y), ("x", "y"), "truediv")
         float_dtype = _TRUEDIV_DTYPE.get(x.dtype)
         if float_dtype is not None:
@@ -343,7 +374,11 @@ def truediv(x, y, name: Optional[str] = None) -> Tensor:
 
 
 def divide(x, y, name: Optional[str] = None) -> Tensor:
-    """``x / y``: the same as `truediv`."""
+    """``x / y``: `truediv`, except that without a ``name`` it is the ``/`` operator, so a
+    Python ``x`` takes the dtype of a tensor ``y`` (``divide(1, t)`` works, ``truediv(1, t)`` on
+    a float ``t`` is a TypeError), as in TensorFlow."""
+    if name is None and isinstance(y, Tensor) and not (isinstance(x, Tensor) or is_tensor_like(x)):
+        return y.__rtruediv__(x)
     return truediv(x, y, name=name)
 
 
@@ -436,9 +471,9 @@ def _sigmoid(x):
 
 
 _UNARY_OPS = [
-    ("Neg", NUMERIC_TYPES, np.negative),
-    ("Abs", NUMERIC_TYPES, np.abs),
-    ("Sign", NUMERIC_TYPES, np.sign),
+    ("Neg", SIGNED_TYPES, np.negative),
+    ("Abs", SIGNED_TYPES, np.abs),
+    ("Sign", SIGNED_TYPES, np.sign),
     ("Square", NUMERIC_TYPES, np.square),
     ("Sqrt", FLOAT_TYPES, _quiet(np.sqrt)),
     ("Rsqrt", FLOAT_TYPES, _rsqrt),
@@ -534,6 +569,47 @@ def _infer_select(op):
 define_op("SelectV2", _infer_select, _ufunc_kernel(np.where))
 
 
+def _infer_select_v1(op):
+    cond, x, y = op.inputs
+    check_dtype(cond.dtype, BOOL_TYPES, "condition of 'Select'")
+    check_same_dtype((x, y), ("t", "e"), op.type)
+    data = x.shape.merge_with(y.shape)
+    if cond.shape.ndims is None or data.ndims is None or cond.shape.ndims == 0:
+        return [(x.dtype, data)]
+    if cond.shape.ndims == 1 and data.ndims > 1:
+        if not cond.shape.is_compatible_with(data[:1]):
+            raise ValueError(
+                f"A condition vector of shape {cond.shape} needs one element per row of the "
+                f"data, of shape {data}"
+            )
+        return [(x.dtype, data)]
+    return [(x.dtype, data.merge_with(cond.shape))]
+
+
+def _select_v1(cond, x, y):
+    if x.shape != y.shape:
+        raise InvalidArgumentError(
+            None, None, f"'then' and 'else' must have the same size, got {x.shape} and {y.shape}"
+        )
+    if cond.ndim == 1 and x.ndim > 1:
+        if cond.shape[0] != x.shape[0]:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Number of batches of 'then' must match size of 'cond', but saw: "
+                f"{x.shape[0]} vs. {cond.shape[0]}",
+            )
+        cond = cond.reshape((-1,) + (1,) * (x.ndim - 1))
+    elif cond.ndim and cond.shape != x.shape:
+        raise InvalidArgumentError(
+            None, None, f"'then' and 'cond' must have the same size, got {x.shape} and {cond.shape}"
+        )
+    return np.where(cond, x, y)
+
+
+define_op("Select", _infer_select_v1, _ufunc_kernel(_select_v1))
+
+
 def _infer_where(op):
     (cond,) = op.inputs
     check_dtype(cond.dtype, NUMERIC_OR_BOOL_TYPES, "condition of 'Where'")
@@ -551,9 +627,25 @@ def where(condition, x=None, y=None, name: Optional[str] = None) -> Tensor:
     """``where(cond, x, y)`` picks from ``x`` where ``cond`` is true, else from ``y``;
     ``where(cond)`` gives the int64 coordinates of the true (non-zero) elements, one row each.
 
-    The three-argument form broadcasts its operands together (TensorFlow 2's ``where``); TF1's
-    ``Select`` only accepted equal shapes or a condition vector along the first dimension.
+    The three-argument form is TF1's ``Select``, which does not broadcast: ``x`` and ``y`` have
+    one shape; ``condition`` is a scalar, has that shape too, or is a vector that picks whole
+    rows (``where([True, False], a, b)`` on 2x3 ``a``, ``b`` is ``[a[0], b[1]]``).  `where_v2`
+    broadcasts all three.
     """
+    if x is None and y is None:
+        return apply_op("Where", (condition,), None, name or "Where").outputs[0]
+    if x is None or y is None:
+        raise ValueError("x and y must both be given, or both be None")
+    graph = graph_of((condition, x, y))
+    with graph.as_default(), graph.name_scope(name or "Select") as scope:
+        condition = convert_to_tensor(condition, name="condition")
+        x, y = convert_in_order((x, y), ("t", "e"))
+        return apply_op("Select", (condition, x, y), None, scope).outputs[0]
+
+
+def where_v2(condition, x=None, y=None, name: Optional[str] = None) -> Tensor:
+    """``where`` with numpy broadcasting of all three operands (TensorFlow 2's ``where``): a
+    condition vector lines up with the last dimension of the data."""
     if x is None and y is None:
         return apply_op("Where", (condition,), None, name or "Where").outputs[0]
     if x is None or y is None:
@@ -561,7 +653,7 @@ def where(condition, x=None, y=None, name: Optional[str] = None) -> Tensor:
     graph = graph_of((condition, x, y))
     with graph.as_default(), graph.name_scope(name or "SelectV2") as scope:
         condition = convert_to_tensor(condition, name="condition")
-        x, y = convert_all((x, y), ("x", "y"))
+        x, y = convert_in_order((x, y), ("x", "y"))
         return apply_op("SelectV2", (condition, x, y), None, scope).outputs[0]
 
 
@@ -583,11 +675,16 @@ def cast(x, dtype, name: Optional[str] = None) -> Tensor:
     """``x`` converted to ``dtype`` (floats to integers truncate toward zero).  A tensor that
     already has ``dtype`` is returned as it is, as in TensorFlow."""
     dtype = _dtypes.as_dtype(dtype)
-    if not isinstance(x, Tensor):
-        x = convert_to_tensor(x, preferred_dtype=dtype)
-    if x.dtype is dtype:
-        return x
-    return apply_op("Cast", (x,), {"DstT": dtype}, name or "Cast").outputs[0]
+    if isinstance(x, Tensor):
+        if x.dtype is dtype:
+            return x
+        return apply_op("Cast", (x,), {"DstT": dtype}, name or "Cast").outputs[0]
+    graph = graph_of((x,))
+    with graph.as_default(), graph.name_scope(name or "Cast") as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype is dtype:
+            return x
+        return apply_op("Cast", (x,), {"DstT": dtype}, scope).outputs[0]
 
 
 def _infer_clip(op):
@@ -678,7 +775,7 @@ def matmul(
     of a real matrix is its transpose; the sparsity hints are ignored."""
     graph = graph_of((a, b))
     with graph.as_default(), graph.name_scope(name or "MatMul") as scope:
-        a, b = convert_all((a, b), ("a", "b"))
+        a, b = convert_in_order((a, b), ("a", "b"))
         attrs = {
             "transpose_a": bool(transpose_a or adjoint_a),
             "transpose_b": bool(transpose_b or adjoint_b),
@@ -716,7 +813,9 @@ define_op("AddN", _infer_add_n, _ufunc_kernel(_add_n))
 
 def add_n(inputs, name: Optional[str] = None) -> Tensor:
     """The elementwise sum of a list of tensors of one dtype and shape (no broadcasting)."""
-    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    if isinstance(inputs, Tensor) or not isinstance(inputs, (list, tuple)):
+        raise TypeError(f"add_n needs a list of tensors, got {inputs!r}")
+    inputs = list(inputs)
     if not inputs:
         raise ValueError("add_n needs a list of at least one tensor of one dtype and shape")
     if len(inputs) == 1 and isinstance(inputs[0], Tensor) and name is None:
@@ -1205,17 +1304,28 @@ def _tan_grad(op, grad):
 @RegisterGradient("Tanh")
 def _tanh_grad(op, grad):
     y = op.outputs[0]
-    return multiply(grad, subtract(1, square(y)))
+    return multiply(grad, 1 - square(y))
 
 
 @RegisterGradient("Sigmoid")
 def _sigmoid_grad(op, grad):
     y = op.outputs[0]
-    return multiply(grad, multiply(y, subtract(1, y)))
+    return multiply(grad, multiply(y, 1 - y))
 
 
 @RegisterGradient("SelectV2")
 def _select_grad(op, grad):
+    cond, x, y = op.inputs
+    zeros = _zeros(grad)
+    return (
+        None,
+        sum_to_shape_of(where_v2(cond, grad, zeros), x),
+        sum_to_shape_of(where_v2(cond, zeros, grad), y),
+    )
+
+
+@RegisterGradient("Select")
+def _select_v1_grad(op, grad):
     cond, x, y = op.inputs
     zeros = _zeros(grad)
     return (
@@ -1349,7 +1459,7 @@ def _prod_grad(op, grad):
     product_non_zero = apply_op("Prod", (non_zero,), attrs, "product_non_zero").outputs[0]
     zero_count = apply_op("Sum", (cast(is_zero, x.dtype),), attrs, "zero_count").outputs[0]
     product = _keepdims_grad(op, op.outputs[0])
-    others = where(
+    others = where_v2(
         is_zero,
         multiply(cast(equal(zero_count, 1), x.dtype), product_non_zero),
         realdiv(product, non_zero),

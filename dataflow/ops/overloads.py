@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import Tensor
+from ..graph import Tensor, convert_to_tensor
 from . import math_ops
 from .array_ops import _getitem
 
@@ -36,7 +36,15 @@ def _binary(fn, op_name: str, reflected_name: str):
             raise
 
     def reflected(self, other):
-        return fn(other, self, name=op_name)
+        # ``other <op> self``: TensorFlow's operators convert a Python ``other`` to the dtype of
+        # ``self`` first (as ``sub/x`` for ``1 - t``); the functions alone would give a Python
+        # first operand its own dtype.
+        if isinstance(other, Tensor):
+            return fn(other, self, name=op_name)
+        graph = self.graph
+        with graph.as_default(), graph.name_scope(op_name) as scope:
+            other = convert_to_tensor(other, dtype=self.dtype, name="x")
+            return fn(other, self, name=scope)
 
     return forward, reflected
 

@@ -53,7 +53,8 @@ CASES = [
     ("Tan", df.tan, [normal(3) * 0.5]),
     ("Tanh", df.tanh, [normal(3)]),
     ("Sigmoid", df.sigmoid, [normal(3)]),
-    ("SelectV2", lambda x, y: df.where(x > y, x * 2.0, y), [distinct(2, 3), distinct(3) * 1.01]),
+    ("SelectV2", lambda x, y: df.where_v2(x > y, x * 2.0, y), [distinct(2, 3), distinct(3) * 1.01]),
+    ("Select", lambda x, y: df.where(x > y, x * 2.0, y), [distinct(2, 3), distinct(2, 3) * 1.01]),
     (
         "ClipByValue",
         lambda t, lo, hi: df.clip_by_value(t, lo, hi),

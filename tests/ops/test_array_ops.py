@@ -328,7 +328,7 @@ def test_getitem_op_is_named_strided_slice():
     assert df.constant(X)[0].op.name == "strided_slice"
 
 
-@pytest.mark.parametrize("key", [1.5, [0, 1], True, "a"])
+@pytest.mark.parametrize("key", [1.5, [[0, 1]], True, "a"])
 def test_getitem_with_an_unsupported_index_raises_type_error(key):
     with pytest.raises(TypeError, match="valid indices"):
         df.constant(X)[key]
@@ -604,3 +604,36 @@ def test_one_hot_with_float_indices_raises_type_error():
 def test_one_hot_with_on_value_of_another_dtype_raises():
     with pytest.raises((TypeError, ValueError)):
         df.one_hot([0], 2, on_value=df.constant(1.0), dtype=df.int32)
+
+
+def test_concat_of_one_tensor_is_an_identity_named_like_its_scope():
+    out = df.concat([df.constant([1.0])], 0)
+    assert out.op.type == "Identity" and out.name == "concat/concat:0"
+
+
+def test_pad_is_named_after_the_kernel_tensorflow_picks():
+    x = df.constant([[1.0]])
+    assert df.pad(x, [[1, 1], [0, 0]]).name == "Pad:0"
+    padded = df.pad(x, [[1, 0], [0, 1]], constant_values=7)
+    assert padded.name == "PadV2:0"
+    assert_same(evaluate(padded), np.float32([[7, 7], [1, 7]]))
+
+
+def test_negative_paddings_are_a_value_error_even_for_an_unknown_shape():
+    with pytest.raises(ValueError, match="non-negative"):
+        df.pad(df.placeholder(df.float32), [[-1, 1], [0, 0]])
+
+
+@pytest.mark.parametrize(
+    "args, length", [((1, 5.0), 4), ((0, 1, 0.3), 4), ((np.int64(1), 4), 3), ((5, 1, -2), 2)]
+)
+def test_range_of_constants_of_mixed_dtypes_has_a_static_length(args, length):
+    out = df.range(*args)
+    assert out.shape.as_list() == [length]
+    assert evaluate(out).shape == (length,)
+
+
+def test_getitem_with_a_list_reads_it_as_a_tuple():
+    x = df.constant(np.arange(6).reshape(2, 3))
+    assert_same(evaluate(x[[1, 2]]), np.int64(5))
+    assert_same(evaluate(x[[1]]), np.arange(3, 6))

@@ -14,6 +14,7 @@ import dataflow as df
 
 FLOATS = [np.float16, np.float32, np.float64]
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8]
+SIGNED_INTS = [np.int8, np.int16, np.int32, np.int64]
 
 
 def small_arrays(dtype, shape, nonzero=False):
@@ -43,7 +44,7 @@ BINARY = [
     (df.realdiv, np.true_divide, FLOATS, True),
     (df.minimum, np.minimum, FLOATS + INTS, False),
     (df.maximum, np.maximum, FLOATS + INTS, False),
-    (df.squared_difference, lambda x, y: np.square(x - y), FLOATS + INTS, False),
+    (df.squared_difference, lambda x, y: np.square(x - y), FLOATS + [np.int32, np.int64], False),
     (df.equal, np.equal, FLOATS + INTS + [np.bool_], False),
     (df.not_equal, np.not_equal, FLOATS + INTS + [np.bool_], False),
     (df.less, np.less, FLOATS + INTS, False),
@@ -85,8 +86,8 @@ def test_pow_matches_numpy_for_small_integer_exponents():
 
 UNARY = [
     (df.negative, np.negative, FLOATS + [np.int8, np.int32, np.int64]),
-    (df.abs, np.abs, FLOATS + INTS),
-    (df.sign, np.sign, FLOATS + INTS),
+    (df.abs, np.abs, FLOATS + SIGNED_INTS),
+    (df.sign, np.sign, FLOATS + SIGNED_INTS),
     (df.square, np.square, FLOATS + INTS),
     (df.sqrt, np.sqrt, FLOATS),
     (df.rsqrt, lambda x: 1 / np.sqrt(x), FLOATS),
@@ -117,13 +118,53 @@ def test_unary_op_matches_numpy_and_keeps_dtype(fn, reference, dtypes, data):
 
 
 # -- dtype rules -----------------------------------------------------------------------------------
-def test_python_operand_takes_the_dtype_of_the_tensor_operand():
+def test_python_second_operand_takes_the_dtype_of_the_first():
     x = df.constant([1.0, 2.0], dtype=df.float32)
     assert df.add(x, 1).dtype is df.float32
-    assert df.add(1, x).dtype is df.float32
     assert df.multiply(x, np.float64(2.0)).dtype is df.float32
     assert df.add(df.constant(3, dtype=df.int64), 2).dtype is df.int64
-    assert_same(evaluate(df.subtract(10, x)), np.array([9.0, 8.0], np.float32))
+    assert_same(
+        evaluate(df.maximum(df.constant([1, 5], df.int8), np.float64(2.7))), np.int8([2, 5])
+    )
+
+
+@pytest.mark.parametrize("fn", [df.add, df.subtract, df.equal, df.maximum, df.pow])
+def test_python_first_operand_keeps_its_own_dtype_as_in_tensorflow(fn):
+    # TensorFlow converts an op's inputs in order: the 1 becomes an int32 constant.
+    x = df.constant([1.0, 2.0], dtype=df.float32)
+    with pytest.raises(TypeError, match="Input 'y' of .* has type float32 .* type int32"):
+        fn(1, x)
+    assert fn(1.0, x).dtype in (df.float32, df.bool)
+
+
+def test_reflected_operators_convert_the_python_operand_to_the_tensor_dtype():
+    x = df.constant([1.0, 2.0], dtype=df.float32)
+    y = 10 - x
+    assert y.op.name == "sub" and y.op.inputs[0].op.name == "sub/x"
+    assert_same(
+        evaluate([y, 2**x, 3 // x, 5 % x, 1 / x]),
+        [
+            np.float32([9, 8]),
+            np.float32([2, 4]),
+            np.float32([3, 1]),
+            np.float32([0, 1]),
+            np.float32([1, 0.5]),
+        ],
+    )
+    with pytest.raises(TypeError):
+        2.5 - df.constant([1, 2])
+
+
+@pytest.mark.parametrize("fn", [df.abs, df.negative, df.sign])
+def test_sign_changes_of_unsigned_ints_are_type_errors(fn):
+    with pytest.raises(TypeError):
+        fn(df.constant([1], df.uint8))
+
+
+@pytest.mark.parametrize("dtype", [df.uint8, df.int8, df.int16])
+def test_squared_difference_of_narrow_ints_is_a_type_error(dtype):
+    with pytest.raises(TypeError):
+        df.squared_difference(df.constant([1], dtype), df.constant([2], dtype))
 
 
 def test_python_float_with_fraction_on_an_int_tensor_raises_type_error():
@@ -262,13 +303,48 @@ def test_integer_to_negative_integer_power_fails_the_run():
 
 
 # -- where and cast --------------------------------------------------------------------------------
-def test_where_picks_elementwise_with_broadcasting():
+def test_where_v2_picks_elementwise_with_broadcasting():
     cond = np.array([[True], [False]])
     x = df.placeholder(df.float32, [None, 3])
-    out = df.where(cond, x, 0.0)
+    out = df.where_v2(cond, x, 0.0)
     assert out.shape.as_list() == [2, 3]
     value = np.arange(6, dtype=np.float32).reshape(2, 3)
     assert_same(evaluate(out, {x: value}), np.where(cond, value, np.float32(0)))
+
+
+def test_where_with_a_condition_vector_picks_whole_rows():
+    # TF1's Select: a vector condition lines up with the first dimension, not the last.
+    a = np.arange(9, dtype=np.float32).reshape(3, 3)
+    out = df.where([True, False, True], a, -a)
+    assert out.op.type == "Select" and out.shape.as_list() == [3, 3]
+    assert_same(evaluate(out), np.float32([[0, 1, 2], [-3, -4, -5], [6, 7, 8]]))
+    columns = evaluate(df.where_v2([True, False, True], a, -a))
+    assert_same(columns, np.float32([[0, -1, 2], [3, -4, 5], [6, -7, 8]]))
+
+
+def test_where_with_a_scalar_condition_picks_a_whole_operand():
+    a = np.ones((2, 2), np.float32)
+    assert_same(evaluate(df.where(False, a, -a)), -a)
+
+
+def test_where_does_not_broadcast_x_and_y():
+    with pytest.raises(ValueError):
+        df.where([True, False], [1.0, 2.0], 0.0)
+    with pytest.raises(ValueError, match="one element per row"):
+        df.where([True, False], np.ones((3, 2)), np.ones((3, 2)))
+
+
+def test_where_checks_shapes_at_run_time_when_they_are_unknown():
+    c = df.placeholder(df.bool)
+    x = df.placeholder(df.float32)
+    out = df.where(c, x, x)
+    assert out.shape.ndims is None
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InvalidArgumentError, match="Number of batches"):
+            sess.run(out, {c: [True, False], x: np.ones((3, 2))})
+        with pytest.raises(df.errors.InvalidArgumentError, match="'then' and 'cond'"):
+            sess.run(out, {c: [[True, False]], x: np.ones((3, 2))})
+        assert sess.run(out, {c: [True, False], x: np.ones((2, 2))}).shape == (2, 2)
 
 
 def test_where_with_one_argument_gives_int64_coordinates_of_true_elements():
@@ -591,3 +667,25 @@ def test_cumsum_matches_numpy(exclusive, reverse, axis):
 def test_cumsum_of_a_scalar_raises_value_error():
     with pytest.raises(ValueError):
         df.cumsum(df.constant(1.0))
+
+
+def test_divide_without_a_name_is_the_operator():
+    x = df.constant([2.0, 4.0])
+    assert_same(evaluate(df.divide(1, x)), np.float32([0.5, 0.25]))
+    with pytest.raises(TypeError):
+        df.truediv(1, x)
+    with pytest.raises(TypeError):
+        df.divide(1, x, name="named")
+
+
+def test_cast_of_a_python_value_converts_it_first_then_casts():
+    out = df.cast([1.7, -1.7], df.int32)
+    assert out.op.type == "Cast" and out.op.inputs[0].op.name == "Cast/x"
+    assert_same(evaluate(out), np.int32([1, -1]))
+    same = df.cast([1, 2], df.int32)
+    assert same.op.type == "Const"
+
+
+def test_add_n_of_a_single_tensor_instead_of_a_list_is_a_type_error():
+    with pytest.raises(TypeError):
+        df.add_n(df.constant([1.0, 2.0]))
