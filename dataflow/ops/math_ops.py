@@ -12,6 +12,11 @@ silently there and so do we.
 
 The helpers at the top (static broadcasting, operand conversion, axis arguments) are shared by
 ``array_ops`` and ``nn_ops``.
+
+Deliberate differences from TensorFlow: the axes of reductions, ``argmax``/``argmin`` and
+``cumsum`` are attributes, so they must be known when the graph is built (a Python int or list,
+or a constant tensor), where TensorFlow also takes a tensor computed at run time; and a repeated
+or out-of-range axis is a ``ValueError`` at build time, where TensorFlow's kernel reports it.
 """
 
 from __future__ import annotations
@@ -994,7 +999,7 @@ def reduce_all(
 
 def _infer_arg_reduce(op):
     (x,) = op.inputs
-    check_dtype(x.dtype, NUMERIC_TYPES, f"Input of '{op.type}'")
+    check_dtype(x.dtype, NUMERIC_OR_BOOL_TYPES, f"Input of '{op.type}'")
     check_dtype(op.attrs["output_type"], INDEX_TYPES, "output_type")
     rank = x.shape.ndims
     if rank is None:
@@ -1006,16 +1011,28 @@ def _infer_arg_reduce(op):
     return [(op.attrs["output_type"], TensorShape(dims[:axis] + dims[axis + 1 :]))]
 
 
-def _arg_reduce_kernel(fn):
+def _arg_reduce_kernel(fn, nan_as):
+    """``fn`` (np.argmax/np.argmin) that skips NaNs as TensorFlow's kernels do: a NaN never wins
+    (numpy would return the first NaN), so it counts as ``nan_as`` (-inf for argmax, +inf for
+    argmin); a slice of NaNs only gives index 0."""
+
     def build(attrs):
         axis, np_dtype = attrs["axis"], _dtypes.numpy_dtype(attrs["output_type"])
-        return lambda x: fn(x, axis=axis).astype(np_dtype, copy=False)
+
+        def arg_reduce(x):
+            if x.dtype.kind == "f":
+                nans = np.isnan(x)
+                if nans.any():
+                    x = np.where(nans, x.dtype.type(nan_as), x)
+            return fn(x, axis=axis).astype(np_dtype, copy=False)
+
+        return arg_reduce
 
     return build
 
 
-define_op("ArgMax", _infer_arg_reduce, _arg_reduce_kernel(np.argmax))
-define_op("ArgMin", _infer_arg_reduce, _arg_reduce_kernel(np.argmin))
+define_op("ArgMax", _infer_arg_reduce, _arg_reduce_kernel(np.argmax, -np.inf))
+define_op("ArgMin", _infer_arg_reduce, _arg_reduce_kernel(np.argmin, np.inf))
 
 
 def _arg_reduce(op_type, input, axis, name, dimension, output_type):  # noqa: A002
@@ -1037,7 +1054,8 @@ def argmax(
     dimension=None,
     output_type=_dtypes.int64,
 ) -> Tensor:
-    """The index of the largest value along ``axis`` (default 0); ties give the first index."""
+    """The index of the largest value along ``axis`` (default 0); ties give the first index and
+    NaNs are skipped, as in TensorFlow."""
     return _arg_reduce("ArgMax", input, axis, name, dimension, output_type)
 
 
@@ -1048,7 +1066,8 @@ def argmin(
     dimension=None,
     output_type=_dtypes.int64,
 ) -> Tensor:
-    """The index of the smallest value along ``axis`` (default 0); ties give the first index."""
+    """The index of the smallest value along ``axis`` (default 0); ties give the first index
+    and NaNs are skipped, as in TensorFlow."""
     return _arg_reduce("ArgMin", input, axis, name, dimension, output_type)
 
 

@@ -689,3 +689,15 @@ def test_cast_of_a_python_value_converts_it_first_then_casts():
 def test_add_n_of_a_single_tensor_instead_of_a_list_is_a_type_error():
     with pytest.raises(TypeError):
         df.add_n(df.constant([1.0, 2.0]))
+
+
+def test_argmax_and_argmin_skip_nans_as_tensorflow_does():
+    x = df.constant(
+        [[np.nan, 1, 2], [1, np.nan, 0], [np.nan, np.nan, np.nan], [3, 1, np.nan]], df.float32
+    )
+    assert_same(evaluate(df.argmax(x, 1)), np.int64([2, 0, 0, 0]))
+    assert_same(evaluate(df.argmin(x, 1)), np.int64([1, 2, 0, 1]))
+
+
+def test_argmax_of_bools():
+    assert_same(evaluate(df.argmax([False, True, True], output_type=df.int32)), np.int32(1))
