@@ -8,6 +8,13 @@ Pooling loops over the ``KH*KW`` window offsets, each step a vectorised max or s
 whole output, which is faster than reducing a 6-d window view.
 
 ``batch_normalization`` and ``moments`` are built from other ops, as in TensorFlow.
+
+Deliberate differences from TensorFlow 1.x: softmax along another axis than the last, the
+cross entropies and dropout are one op each, where TensorFlow builds them from several
+(transposes, reshapes, random ops), so their output tensors have other names
+(``softmax_cross_entropy_with_logits:0`` rather than ``..._sg/Reshape_2:0``); explicit paddings
+(a list of pairs) and pooling across channels are not supported; the cross entropies take
+their arguments by name only, as TF 1.x's ``_sentinel`` enforces.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from .math_ops import (
     INDEX_TYPES,
     NUMERIC_TYPES,
     add,
+    broadcast_shape,
     cast,
     check_dtype,
     check_same_dtype,
@@ -131,6 +139,11 @@ def _infer_softmax(op):
     return [(x.dtype, x.shape)]
 
 
+def _check_logits_rank(x) -> None:
+    if x.ndim == 0:
+        raise InvalidArgumentError(None, None, "logits must have >= 1 dimension, got shape ()")
+
+
 def _log_softmax(x, axis):
     shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
     with np.errstate(divide="ignore"):
@@ -141,6 +154,7 @@ def _softmax_kernel(attrs):
     axis = attrs["axis"]
 
     def softmax(x):
+        _check_logits_rank(x)
         e = np.exp(x - np.maximum.reduce(x, axis=axis, keepdims=True))
         return e / np.add.reduce(e, axis=axis, keepdims=True)
 
@@ -149,7 +163,12 @@ def _softmax_kernel(attrs):
 
 def _log_softmax_kernel(attrs):
     axis = attrs["axis"]
-    return lambda x: _log_softmax(x, axis)
+
+    def log_softmax(x):
+        _check_logits_rank(x)
+        return _log_softmax(x, axis)
+
+    return log_softmax
 
 
 define_op("Softmax", _infer_softmax, _softmax_kernel)
@@ -232,11 +251,12 @@ def _infer_xent(op):
     logits, labels = op.inputs
     check_same_dtype((logits, labels), ("logits", "labels"), op.type)
     check_dtype(logits.dtype, FLOAT_TYPES, "logits")
-    if not logits.shape.is_compatible_with(labels.shape):
+    try:
+        shape = logits.shape.merge_with(broadcast_shape(logits.shape, labels.shape))
+    except ValueError:
         raise ValueError(
-            f"labels of shape {labels.shape} do not match logits of shape {logits.shape}"
-        )
-    shape = logits.shape.merge_with(labels.shape)
+            f"labels of shape {labels.shape} do not broadcast to logits of shape {logits.shape}"
+        ) from None
     if shape.ndims is None:
         return [(logits.dtype, TensorShape(None)), (logits.dtype, shape)]
     if shape.ndims == 0:
@@ -250,13 +270,17 @@ def _xent_kernel(attrs):
     axis = attrs["axis"]
 
     def xent(logits, labels):
-        if np.shape(logits) != np.shape(labels):
-            raise InvalidArgumentError(
-                None,
-                None,
-                f"labels of shape {np.shape(labels)} do not match logits of shape "
-                f"{np.shape(logits)}",
-            )
+        _check_logits_rank(logits)
+        if np.shape(labels) != np.shape(logits):
+            try:
+                labels = np.broadcast_to(labels, np.shape(logits))
+            except ValueError:
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"labels of shape {np.shape(labels)} do not broadcast to logits of shape "
+                    f"{np.shape(logits)}",
+                ) from None
         log_probs = _log_softmax(logits, axis)
         loss = -np.add.reduce(labels * log_probs, axis=axis)
         return loss, np.exp(log_probs) - labels
@@ -302,8 +326,9 @@ def softmax_cross_entropy_with_logits(
     name: Optional[str] = None,
     axis=None,
 ) -> Tensor:
-    """The cross entropy between ``softmax(logits)`` and the distributions ``labels`` (same
-    shape) along ``axis`` (default last).  As in TF1, no gradient flows into ``labels``."""
+    """The cross entropy between ``softmax(logits)`` and the distributions ``labels`` along
+    ``axis`` (default last).  ``labels`` is cast to the dtype of ``logits`` and broadcast to its
+    shape; as in TF1, no gradient flows into ``labels``."""
     _check_named_only("softmax_cross_entropy_with_logits", _sentinel)
     if labels is None or logits is None:
         raise ValueError("Both labels= and logits= must be given")
@@ -312,7 +337,8 @@ def softmax_cross_entropy_with_logits(
         raise TypeError(f"softmax_cross_entropy_with_logits takes a single axis, got {axis!r}")
     graph = graph_of((logits, labels))
     with graph.as_default(), graph.name_scope(name or "softmax_cross_entropy_with_logits") as scope:
-        logits, labels = convert_all((logits, labels), ("logits", "labels"))
+        logits = convert_to_tensor(logits, name="logits")
+        labels = cast(convert_to_tensor(labels, name="labels"), logits.dtype)
         labels = stop_gradient(labels, name="labels_stop_gradient")
         op = apply_op("SoftmaxCrossEntropyWithLogits", (logits, labels), {"axis": axis}, scope)
         return op.outputs[0]
@@ -324,27 +350,46 @@ def _infer_bias_add(op):
     check_dtype(value.dtype, NUMERIC_TYPES, "value")
     if bias.shape.ndims not in (None, 1):
         raise ValueError(f"bias must be 1-D, got shape {bias.shape}")
-    if value.shape.ndims is not None:
-        if value.shape.ndims < 2:
-            raise ValueError(f"value must have rank at least 2, got shape {value.shape}")
-        channel = value.shape[-1] if op.attrs["data_format"] == "NHWC" else value.shape[1]
-        size = bias.shape[0] if bias.shape.ndims == 1 else None
-        if channel is not None and size is not None and channel != size:
-            raise ValueError(
-                f"bias of size {size} does not match the {channel} channels of value "
-                f"{value.shape} ({op.attrs['data_format']})"
-            )
-    return [(value.dtype, value.shape)]
+    if value.shape.ndims is None:
+        return [(value.dtype, value.shape)]
+    if value.shape.ndims < 2:
+        raise ValueError(f"value must have rank at least 2, got shape {value.shape}")
+    channel_axis = -1 if op.attrs["data_format"] == "NHWC" else 1
+    dims = value.shape.as_list()
+    channel = dims[channel_axis]
+    size = bias.shape[0] if bias.shape.ndims == 1 else None
+    if channel is not None and size is not None and channel != size:
+        raise ValueError(
+            f"bias of size {size} does not match the {channel} channels of value "
+            f"{value.shape} ({op.attrs['data_format']})"
+        )
+    dims[channel_axis] = channel if channel is not None else size
+    return [(value.dtype, TensorShape(dims))]
 
 
 def _bias_add_kernel(attrs):
-    if attrs["data_format"] == "NHWC":
-        return np.add
+    nhwc = attrs["data_format"] == "NHWC"
 
-    def bias_add_nchw(value, bias):
+    def bias_add(value, bias):
+        if value.ndim < 2:
+            raise InvalidArgumentError(
+                None, None, f"Input tensor must be at least 2D: {list(value.shape)}"
+            )
+        if bias.ndim != 1:
+            raise InvalidArgumentError(None, None, f"Biases must be 1D: {list(bias.shape)}")
+        channels = value.shape[-1 if nhwc else 1]
+        if bias.shape[0] != channels:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Must provide as many biases as the channel dimension of the input tensor: "
+                f"{list(bias.shape)} vs. {list(value.shape)}",
+            )
+        if nhwc:
+            return np.add(value, bias)
         return value + bias.reshape((-1,) + (1,) * (value.ndim - 2))
 
-    return bias_add_nchw
+    return bias_add
 
 
 define_op("BiasAdd", _infer_bias_add, _bias_add_kernel)
@@ -389,9 +434,11 @@ def _spatial(values, what: str, default=None) -> tuple:
 
 
 def _check_padding(padding) -> str:
-    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+    """TensorFlow's op attribute check: exactly "SAME" or "VALID" (no lower case).  TF2's
+    explicit paddings (a list of pairs) are not supported."""
+    if padding not in ("SAME", "VALID"):
         raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
-    return padding.upper()
+    return padding
 
 
 def _check_nhwc(data_format) -> None:
@@ -419,7 +466,7 @@ def _static_output_size(size, window, stride, padding, what):
 def _infer_conv2d(op):
     x, f = op.inputs
     check_same_dtype((x, f), ("input", "filter"), op.type)
-    check_dtype(x.dtype, FLOAT_TYPES, "input")
+    check_dtype(x.dtype, FLOAT_TYPES | {_dtypes.int32}, "input")
     for t, arg in ((x, "input"), (f, "filter")):
         if t.shape.ndims not in (None, 4):
             raise ValueError(f"{arg} must be 4-D, got shape {t.shape}")
@@ -464,10 +511,12 @@ def _conv2d_kernel(attrs):
         eff_h, eff_w = (kh - 1) * dh + 1, (kw - 1) * dw + 1
         oh, top, bottom = _output_size(h, eff_h, sh, padding)
         ow, left, right = _output_size(w, eff_w, sw, padding)
-        if oh <= 0 or ow <= 0:
+        if oh < 0 or ow < 0:
             raise InvalidArgumentError(
                 None, None, f"conv2d filter {f.shape} is larger than the input {x.shape}"
             )
+        if oh == 0 or ow == 0:  # a window exactly one larger than the input: TF's kernel too
+            return np.zeros((n, oh, ow, o), dtype=x.dtype)
         if kh == kw == 1 and sh == sw == 1:
             return (x.reshape(-1, c) @ f.reshape(c, o)).reshape(n, h, w, o)
         x = _pad_spatial(x, ((top, bottom), (left, right)), 0)
@@ -533,7 +582,7 @@ def _pool_geometry(x, attrs):
     h, w = x.shape[1:3]
     oh, top, bottom = _output_size(h, kh, sh, attrs["padding"])
     ow, left, right = _output_size(w, kw, sw, attrs["padding"])
-    if oh <= 0 or ow <= 0:
+    if oh < 0 or ow < 0:
         raise InvalidArgumentError(
             None, None, f"pooling window {(kh, kw)} is larger than the input {x.shape}"
         )
@@ -543,13 +592,17 @@ def _pool_geometry(x, attrs):
 def _max_pool_kernel(attrs):
     def max_pool(x):
         (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
-        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        # TensorFlow's max starts from the lowest finite value and a NaN never wins: fmax
+        # from that start gives the same (a window of NaNs and -infs gives the lowest value).
+        lowest = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         padded = _pad_spatial(x, pads, lowest)
-        out = None
+        out = np.full((x.shape[0], oh, ow, x.shape[3]), lowest, dtype=x.dtype)
+        if oh == 0 or ow == 0:
+            return out
         for i in range(kh):
             for j in range(kw):
                 part = padded[:, i : i + (oh - 1) * sh + 1 : sh, j : j + (ow - 1) * sw + 1 : sw]
-                out = part.copy() if out is None else np.maximum(out, part, out=out)
+                np.fmax(out, part, out=out)
         return out
 
     return max_pool
@@ -564,6 +617,8 @@ def _valid_counts(size, window, stride, out, before):
 def _avg_pool_kernel(attrs):
     def avg_pool(x):
         (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
+        if oh == 0 or ow == 0:
+            return np.zeros((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
         padded = _pad_spatial(x, pads, 0)
         out = None
         for i in range(kh):
@@ -633,12 +688,13 @@ def batch_normalization(
     graph = graph_of((x, mean, variance, offset, scale))
     with graph.as_default(), graph.name_scope(name or "batchnorm"):
         x = convert_to_tensor(x, name="x")
-        inv = rsqrt(add(variance, variance_epsilon))
+        # TensorFlow's expression, operator for operator, so the ops get its names
+        # (batchnorm/add, batchnorm/Rsqrt, batchnorm/mul, ..., batchnorm/add_1).
+        inv = rsqrt(variance + variance_epsilon)
         if scale is not None:
-            inv = multiply(inv, scale)
-        mean_scaled = multiply(mean, inv)
-        shift = negative(mean_scaled) if offset is None else subtract(offset, mean_scaled)
-        return add(multiply(x, inv), shift)
+            inv *= scale
+        shift = -mean * inv if offset is None else offset - mean * inv
+        return x * cast(inv, x.dtype) + cast(shift, x.dtype)
 
 
 def moments(
@@ -723,10 +779,15 @@ def dropout(
     """``x`` with each element zeroed with probability ``rate`` (``= 1 - keep_prob``) and the
     others scaled by ``1 / (1 - rate)``.  A fresh mask is drawn every run; with ``seed`` the
     sequence of masks is the same for every Session.  ``noise_shape`` (broadcast against ``x``)
-    shares one draw along the dimensions where it is 1."""
+    shares one draw along the dimensions where it is 1.  A rate known to be 0 returns ``x``.
+
+    The mask comes from this op's own generator, so the values cannot match TensorFlow's
+    (whose seeds combine a graph seed and an op seed)."""
     if (keep_prob is None) == (rate is None):
         raise ValueError("dropout needs exactly one of keep_prob and rate")
     x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise ValueError(f"x must be a floating point tensor to be scaled, got {x.dtype.name}")
     if noise_shape is not None:
         noise_shape = static_axis(noise_shape, "noise_shape")
         noise_shape = (noise_shape,) if isinstance(noise_shape, int) else noise_shape
@@ -743,6 +804,8 @@ def dropout(
         known = _known_scalar(rate)
         if known is not None and not 0 <= known < 1:
             raise ValueError(f"rate must be in [0, 1), got {known}")
+        if known == 0:
+            return x  # as TensorFlow: nothing to drop, no op
         rate = convert_to_tensor(rate, dtype=x.dtype, name="rate")
         attrs = {"noise_shape": noise_shape, "seed": seed}
         return apply_op("Dropout", (x, rate), attrs, scope).outputs[0]

@@ -221,7 +221,92 @@ def test_conv2d_with_a_filter_larger_than_the_fed_input_fails_the_run():
     x = df.placeholder(df.float32, [1, None, None, 1])
     out = df.nn.conv2d(x, df.zeros([3, 3, 1, 1]), 1, "VALID")
     with pytest.raises(df.errors.InvalidArgumentError, match="larger"):
-        run(out, {x: np.zeros((1, 2, 2, 1), np.float32)})
+        run(out, {x: np.zeros((1, 1, 1, 1), np.float32)})
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x: df.nn.conv2d(x, df.zeros([3, 3, 1, 1]), 1, "VALID"),
+        lambda x: df.nn.max_pool(x, 3, 1, "VALID"),
+        lambda x: df.nn.avg_pool(x, 3, 1, "VALID"),
+    ],
+)
+def test_a_window_one_larger_than_the_fed_input_gives_an_empty_output(make):
+    # TensorFlow's kernels compute (2 - 3) // 1 + 1 = 0 output positions, not an error.
+    x = df.placeholder(df.float32, [1, None, None, 1])
+    assert run(make(x), {x: np.zeros((1, 2, 2, 1), np.float32)}).shape == (1, 0, 0, 1)
+
+
+def test_max_pool_skips_nans_as_tensorflow_does():
+    x = np.float32([np.nan, 1, np.nan, np.nan, -np.inf, 2, np.nan, -np.inf]).reshape(1, 2, 4, 1)
+    out = run(df.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"))
+    # A window of NaNs and -infs gives the lowest finite float, TensorFlow's starting value.
+    assert_same(out.reshape(-1), np.float32([2, np.finfo(np.float32).min]))
+
+
+@pytest.mark.parametrize("padding", ["same", "valid", [[0, 0], [1, 1], [1, 1], [0, 0]]])
+def test_padding_must_be_upper_case_same_or_valid(padding):
+    with pytest.raises(ValueError, match="padding"):
+        df.nn.conv2d(df.zeros([1, 4, 4, 1]), df.zeros([3, 3, 1, 1]), 1, padding)
+    with pytest.raises(ValueError, match="padding"):
+        df.nn.max_pool(df.zeros([1, 4, 4, 1]), 2, 2, padding)
+
+
+def test_conv2d_of_int32():
+    x = np.arange(9, dtype=np.int32).reshape(1, 3, 3, 1)
+    out = run(df.nn.conv2d(x, np.ones((2, 2, 1, 1), np.int32), 1, "VALID"))
+    assert_same(out.reshape(-1), np.int32([8, 12, 20, 24]))
+
+
+def test_softmax_of_a_fed_scalar_fails_the_run():
+    x = df.placeholder(df.float32)
+    with pytest.raises(df.errors.InvalidArgumentError, match="dimension"):
+        run(df.nn.softmax(x), {x: 1.0})
+    with pytest.raises(df.errors.InvalidArgumentError, match="dimension"):
+        run(df.nn.log_softmax(x), {x: 1.0})
+
+
+def test_bias_add_checks_fed_shapes_and_infers_the_channel_dimension():
+    x = df.placeholder(df.float32, [None, None])
+    out = df.nn.bias_add(x, [1.0, 2.0, 3.0])
+    assert out.shape.as_list() == [None, 3]
+    v = df.placeholder(df.float32)
+    b = df.placeholder(df.float32)
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InvalidArgumentError, match="at least 2D"):
+            sess.run(df.nn.bias_add(v, b), {v: [1.0, 2.0], b: [1.0, 2.0]})
+        with pytest.raises(df.errors.InvalidArgumentError, match="Biases must be 1D"):
+            sess.run(df.nn.bias_add(v, b), {v: np.ones((2, 2)), b: np.ones((1, 2))})
+        with pytest.raises(df.errors.InvalidArgumentError, match="as many biases"):
+            sess.run(df.nn.bias_add(v, b), {v: np.ones((2, 2)), b: np.ones(3)})
+
+
+def test_softmax_cross_entropy_casts_and_broadcasts_labels():
+    logits = np.float64([[0.0, 0.0], [1.0, 0.0]])
+    loss = df.nn.softmax_cross_entropy_with_logits(labels=np.float32([[1.0, 0.0]]), logits=logits)
+    assert loss.dtype is df.float64 and loss.shape.as_list() == [2]
+    assert_same(run(loss), np.float64([np.log(2), np.log(1 + np.exp(-1))]))
+
+
+def test_dropout_with_rate_zero_returns_its_input():
+    x = df.ones([2, 2])
+    assert df.nn.dropout(x, rate=0.0) is x
+    assert df.nn.dropout(x, keep_prob=1.0) is x
+
+
+def test_dropout_of_ints_is_a_value_error():
+    with pytest.raises(ValueError, match="floating"):
+        df.nn.dropout(df.ones([2], df.int32), rate=0.5)
+
+
+def test_batch_normalization_op_names_follow_tensorflow():
+    x = df.placeholder(df.float32, [None, 2])
+    out = df.nn.batch_normalization(
+        x, df.zeros([2]), df.ones([2]), df.zeros([2]), df.ones([2]), 1e-3
+    )
+    assert out.name == "batchnorm/add_1:0"
+    assert df.nn.batch_normalization(x, 0.0, 1.0, 0.0, 2.0, 0.5).name == "batchnorm_1/add:0"
 
 
 def test_conv2d_rejects_nchw_and_unknown_padding():
