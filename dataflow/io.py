@@ -33,7 +33,7 @@ holding:
                      "cond_context": [{"context": 0}], "train_op": [{"operation": "..."}],
                      "losses": [{"tensor": "loss:0"}], "notes": [{"value": {"str": "x"}}]},
      "variables": [{"handle": "w", "initializer": "w/Assign", "snapshot": "w/read:0",
-                    "initial_value": "w/Initializer/initial_value:0", "trainable": true}]}
+                    "initial_value": "w/initial_value:0", "trainable": true}]}
 
 A typed attribute value is an object with exactly one key naming its type:
 ``{"none": null}``, ``{"bool": true}``, ``{"int": 3}``, ``{"float": 0.5}`` (``"nan"``,

@@ -159,9 +159,21 @@ class Variable:
             raise ValueError("initial_value must be specified.")
         with name_scope(name or "Variable") as scope:
             op_name = scope[:-1]
-            with control_dependencies(None), name_scope("Initializer"):
-                value = initial_value() if callable(initial_value) else initial_value
-                initial = convert_to_tensor(value, dtype=dtype, name="initial_value")
+            # As TensorFlow: a callable runs in an "Initializer" scope, a value converts to
+            # "<name>/initial_value"; neither is under the control dependencies in force.
+            with control_dependencies(None):
+                if callable(initial_value):
+                    with name_scope("Initializer"):
+                        initial = convert_to_tensor(
+                            initial_value(), dtype=dtype, name="initial_value"
+                        )
+                else:
+                    initial = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+            if validate_shape and shape is None and not initial.shape.is_fully_defined():
+                raise ValueError(
+                    f"initial_value must have a shape specified: {initial!r} (or pass "
+                    "validate_shape=False)"
+                )
             self._dtype = initial.dtype
             self._shape = TensorShape(shape) if shape is not None else initial.shape
             if not validate_shape:
@@ -243,25 +255,36 @@ class Variable:
         return self._snapshot
 
     def read_value(self) -> Tensor:
-        """A new read of the variable, ordered after the control dependencies in force."""
-        with name_scope(self._handle.op.name + "/"):
-            return self._read("Read")
+        """A new read of the variable, ordered after the control dependencies in force.  Named
+        ``read`` in the current name scope, as TensorFlow's."""
+        return self._read("read")
 
     def _as_graph_element(self) -> Tensor:
         return self._snapshot
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        return self._update("Assign", value, name)
+        """An op that writes ``value``; its output is the new value, or with
+        ``read_value=False`` the `Operation` itself is returned, as in TensorFlow."""
+        return self._update("Assign", value, name, read_value)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        return self._update("AssignAdd", delta, name)
+        return self._update("AssignAdd", delta, name, read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        return self._update("AssignSub", delta, name)
+        return self._update("AssignSub", delta, name, read_value)
 
-    def _update(self, op_type: str, value, name) -> Tensor:
-        value = convert_to_tensor(value, dtype=self._dtype)
-        return apply_op(op_type, [self._handle, value], self._attrs(), name=name).outputs[0]
+    def _update(self, op_type: str, value, name, read_value=True, validate_shape=True):
+        graph = self._handle.graph
+        with graph.as_default(), graph.name_scope(name or op_type) as scope:
+            # A tensor of another dtype is the op's TypeError; other values convert to ours
+            # (as "Assign/value", like TensorFlow's op wrappers name them).
+            if not isinstance(value, Tensor):
+                value = convert_to_tensor(value, dtype=self._dtype, name="value")
+            attrs = self._attrs()
+            if not validate_shape:
+                attrs["validate_shape"] = False
+            op = apply_op(op_type, [self._handle, value], attrs, name=scope)
+        return op.outputs[0] if read_value else op
 
     def load(self, value, session=None) -> None:
         """Writes ``value`` into the variable in ``session`` (the default one if omitted)."""
@@ -318,7 +341,8 @@ for _name in (
 
 # -- module-level functions -----------------------------------------------------------------------
 def assign(ref: Variable, value, validate_shape=None, use_locking=None, name=None) -> Tensor:
-    return ref.assign(value, name=name)
+    """``ref.assign(value)``; ``validate_shape=False`` lets the value change the shape."""
+    return ref._update("Assign", value, name, validate_shape=validate_shape is not False)
 
 
 def assign_add(ref: Variable, value, use_locking=None, name=None) -> Tensor:
