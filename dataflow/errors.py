@@ -11,15 +11,21 @@ from typing import Any, Optional
 
 
 class OpError(Exception):
-    """Base class of the errors a run raises."""
+    """Base class of the errors a run raises.  ``OpError(node_def, op, message, error_code)``
+    as in TensorFlow; the subclasses fix ``error_code``."""
 
     error_code = 2
 
-    def __init__(self, node_def: Any = None, op: Any = None, message: str = ""):
+    def __init__(
+        self, node_def: Any = None, op: Any = None, message: str = "", *args: Any, **kwargs: Any
+    ):
         super().__init__(message)
         self.node_def = node_def
         self.op = op
         self.message = message
+        code = kwargs.get("error_code", args[0] if args else None)
+        if code is not None:
+            self.error_code = code
 
     def __str__(self) -> str:
         return self.message
@@ -59,6 +65,54 @@ class UnimplementedError(OpError):
 
 class InternalError(OpError):
     error_code = 13
+
+
+class AlreadyExistsError(OpError):
+    error_code = 6
+
+
+class PermissionDeniedError(OpError):
+    error_code = 7
+
+
+class ResourceExhaustedError(OpError):
+    error_code = 8
+
+
+class AbortedError(OpError):
+    error_code = 10
+
+
+class UnavailableError(OpError):
+    error_code = 14
+
+
+class DataLossError(OpError):
+    error_code = 15
+
+
+class UnauthenticatedError(OpError):
+    error_code = 16
+
+
+# TensorFlow's error codes (error_codes.proto), as module constants.
+OK = 0
+CANCELLED = 1
+UNKNOWN = 2
+INVALID_ARGUMENT = 3
+DEADLINE_EXCEEDED = 4
+NOT_FOUND = 5
+ALREADY_EXISTS = 6
+PERMISSION_DENIED = 7
+RESOURCE_EXHAUSTED = 8
+FAILED_PRECONDITION = 9
+ABORTED = 10
+OUT_OF_RANGE = 11
+UNIMPLEMENTED = 12
+INTERNAL = 13
+UNAVAILABLE = 14
+DATA_LOSS = 15
+UNAUTHENTICATED = 16
 
 
 def describe_op(op: Optional[Any]) -> str:

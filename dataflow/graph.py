@@ -19,6 +19,7 @@ from the pivot.  The graph only calls the two hooks; it does not know what a con
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import sys
@@ -167,6 +168,8 @@ class Tensor:
         return self is not other
 
     def __array__(self, dtype=None, copy=None):
+        # TensorFlow raises NotImplementedError here; a TypeError lets numpy and the
+        # conversion code treat a tensor inside a list as the bad value it is.
         raise TypeError(
             f"Cannot convert the symbolic tensor '{self.name}' to a numpy array: run it in a "
             "Session to get its value."
@@ -195,6 +198,8 @@ class Operation:
         self.location = location
         self._outputs: list[Tensor] = []
         self._control_flow_context = None
+        # The `control_dependencies` blocks open when the op was created (see create_op).
+        self._control_blocks: frozenset = frozenset()
 
     # -- public API mirroring tf.Operation -------------------------------------------------------
     @property
@@ -288,6 +293,7 @@ class GraphKeys:
 
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+_control_block_ids = itertools.count()  # ids of `control_dependencies` blocks
 
 
 class Graph:
@@ -313,7 +319,7 @@ class Graph:
         local = self._thread_local
         if not hasattr(local, "name_scope"):
             local.name_scope = ""
-            local.control_dependencies = []
+            local.control_blocks = []  # [(block id, [Operation])], outermost first
             local.control_flow_context = None
         return local
 
@@ -353,10 +359,10 @@ class Graph:
         if not isinstance(name, str):
             raise TypeError(f"Tensor names are strings, got {name!r}")
         op_name, sep, index = name.rpartition(":")
-        if not sep or not index.isdigit():
+        if not sep or not index.isdigit() or ":" in op_name:
             raise ValueError(
-                f"The name '{name}' looks like an operation name, not a tensor name "
-                "(tensor names look like 'op_name:0')."
+                f"The name '{name}' is not a valid tensor name (tensor names look like "
+                "'op_name:0')."
             )
         op = self._ops_by_name.get(op_name)
         if op is None:
@@ -482,22 +488,27 @@ class Graph:
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
-        """Ops created inside run only after ``control_inputs``; ``None`` clears the outer ones."""
+        """Ops created inside run only after ``control_inputs``; ``None`` clears the outer ones.
+
+        As in TensorFlow, an op gets no control edge from an op that is already one of its data
+        inputs, nor from a block that one of its inputs was created in (that input already
+        waits for the block's ops)."""
         state = self._state
-        old = state.control_dependencies
+        old = state.control_blocks
         if control_inputs is None:
             new = []
         else:
-            new = list(old)
+            ops = []
             for c in control_inputs:
                 op = self._as_control_input(c)
-                if op is not None and op not in new:
-                    new.append(op)
-        state.control_dependencies = new
+                if op is not None and op not in ops:
+                    ops.append(op)
+            new = old + [(next(_control_block_ids), ops)]
+        state.control_blocks = new
         try:
             yield
         finally:
-            state.control_dependencies = old
+            state.control_blocks = old
 
     def _as_control_input(self, c) -> Optional[Operation]:
         if c is None:
@@ -533,9 +544,14 @@ class Graph:
                 )
         state = self._state
         ctrl = [self._as_control_input(c) for c in control_inputs]
-        for c in state.control_dependencies:
-            if c not in ctrl:
-                ctrl.append(c)
+        input_ops = {t.op for t in inputs}
+        for block, block_ops in state.control_blocks:
+            if any(block in op._control_blocks for op in input_ops):
+                continue
+            for c in block_ops:
+                if c not in ctrl and c not in input_ops:
+                    ctrl.append(c)
+        blocks = frozenset(block for block, _ in state.control_blocks)
         context = state.control_flow_context
         if context is not None:
             inputs, ctrl = context.prepare_op_inputs(op_def, list(inputs), ctrl)
@@ -552,6 +568,7 @@ class Graph:
             else:
                 unique = self.unique_name(name)
             op = Operation(self, op_def, unique, inputs, ctrl, dict(attrs), location)
+            op._control_blocks = blocks
             try:
                 specs = op_def.infer(op)
             except (ValueError, TypeError) as e:

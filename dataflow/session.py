@@ -274,8 +274,11 @@ class Session:
 
         def call(*feed_values, options=None, run_metadata=None):
             if len(feed_values) != len(feed_list):
-                raise TypeError(
-                    f"This callable takes {len(feed_list)} feed values, got {len(feed_values)}"
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Expected {len(feed_list)} feed values, got {len(feed_values)} (callable "
+                    f"made at {location})",
                 )
             feed = dict(zip(feed_list, feed_values))
             return self._run(fetches, feed, options, run_metadata, _user_location())
@@ -289,8 +292,9 @@ class Session:
         try:
             element = self._graph.as_graph_element(fetch)
         except (KeyError, ValueError, TypeError) as e:
+            # As TensorFlow: an unknown name is a ValueError, a value of a wrong type a TypeError.
             message = e.args[0] if e.args else str(e)
-            raise type(e)(
+            raise (TypeError if isinstance(e, TypeError) else ValueError)(
                 f"Fetch argument {fetch!r} cannot be interpreted as a Tensor or Operation "
                 f"of this Session's graph ({message}) (at {location})."
             ) from None
@@ -301,7 +305,7 @@ class Session:
             element = self._graph.as_graph_element(key, allow_operation=False)
         except (KeyError, ValueError, TypeError) as e:
             message = e.args[0] if e.args else str(e)
-            raise type(e)(
+            raise TypeError(  # whatever the reason, as TensorFlow
                 f"Cannot interpret feed_dict key {key!r} as a Tensor of this Session's graph "
                 f"({message}) (at {location})."
             ) from None

@@ -150,3 +150,33 @@ def test_reset_default_graph_gives_an_empty_graph():
     # reset only applies to the global default graph, outside any as_default block
     with pytest.raises(AssertionError):
         df.reset_default_graph()
+
+
+def test_control_dependency_on_a_data_input_is_dropped():
+    a = df.constant([1.0], name="a")
+    with df.control_dependencies([a]):
+        b = df.identity(a)
+        c = a + 1.0
+    assert b.op.control_inputs == [] and c.op.control_inputs == []
+
+
+def test_an_input_created_in_the_same_block_makes_the_control_edge_redundant():
+    x = df.placeholder(df.float32, [], name="x")
+    first = df.identity(x, name="first")
+    with df.control_dependencies([first]):
+        inner = df.identity(x, name="inner")  # waits for first
+        after = df.identity(inner, name="after")  # inner already waits: no edge of its own
+    assert inner.op.control_inputs == [first.op]
+    assert after.op.control_inputs == []
+    with df.control_dependencies([first]):
+        outside_input = df.identity(after)  # `after` came from another block
+    assert outside_input.op.control_inputs == [first.op]
+
+
+def test_malformed_tensor_name_is_a_value_error():
+    df.constant(1.0, name="b")
+    graph = df.get_default_graph()
+    with pytest.raises(ValueError):
+        graph.get_tensor_by_name("b:0:0")
+    with pytest.raises(KeyError):
+        graph.get_tensor_by_name("nope:0")

@@ -49,8 +49,10 @@ def test_fetch_of_unknown_name_or_other_graph_raises_clearly():
     with df.Graph().as_default():
         other = df.constant(1.0)
     with df.Session() as sess:
-        with pytest.raises(KeyError, match="nope:0"):
+        with pytest.raises(ValueError, match="nope:0"):
             sess.run("nope:0")
+        with pytest.raises(ValueError, match="a:1"):
+            sess.run("a:1")
         with pytest.raises(ValueError, match="cannot be interpreted"):
             sess.run(other)
         with pytest.raises(TypeError):
@@ -306,3 +308,21 @@ def test_scalar_results_are_numpy_scalars_even_when_a_constant_passes_through():
     array[0, 0] = 5.0  # a fetched constant is the caller's to modify
     with df.Session() as sess:
         assert sess.run(matrix)[0, 0] == 1.0
+
+
+@pytest.mark.parametrize("key", ["x", "x:1", "nope:0"])
+def test_feed_key_that_is_no_tensor_of_the_graph_is_a_type_error(key):
+    x = df.placeholder(df.float32, [], name="x")
+    with df.Session() as sess:
+        with pytest.raises(TypeError, match="feed_dict key"):
+            sess.run(x, {key: 1.0})
+        assert sess.run(x, {x: 1.0}) == 1.0
+
+
+def test_callable_given_the_wrong_number_of_feeds_fails_like_a_run():
+    x = df.placeholder(df.float32, [], name="x")
+    with df.Session() as sess:
+        call = sess.make_callable(x + 1.0, [x])
+        with pytest.raises(df.errors.InvalidArgumentError, match="Expected 1 feed values"):
+            call()
+        assert call(1.0) == 2.0

@@ -220,15 +220,20 @@ define_op("Assert", _infer_assert, _assert_kernel, stateful=True)
 def Assert(condition, data, summarize: Optional[int] = None, name: Optional[str] = None):
     """An op that fails the run with ``InvalidArgumentError`` when the bool scalar
     ``condition`` is false; the message lists ``data`` (tensors show their first ``summarize``
-    elements, default 3)."""
+    elements, default 3).
+
+    The op is ``Assert/Assert`` (inside a scope named ``name``), as TensorFlow names its
+    ``Assert`` op.  TensorFlow wraps the check in a cond (``Assert/AssertGuard``) when ``data``
+    holds other than int32 and string values, to format them only on failure; here the one op
+    does that, so no guard is built."""
     graph = get_default_graph()
     if isinstance(condition, Tensor):
         graph = condition.graph
-    with graph.as_default(), graph.name_scope(name or "Assert") as scope:
+    with graph.as_default(), graph.name_scope(name or "Assert"):
         condition = convert_to_tensor(condition, name="condition")
         template, tensors = _split_data(data, "data")
         attrs = {"template": template, "summarize": 3 if summarize is None else int(summarize)}
-        return apply_op("Assert", [condition, *tensors], attrs, scope)
+        return apply_op("Assert", [condition, *tensors], attrs, "Assert")
 
 
 def _infer_print(op):
@@ -464,6 +469,11 @@ def py_func(func: Callable, inp, Tout, stateful: bool = True, name: Optional[str
     those dtypes; the output shapes are unknown.  An exception in ``func`` fails the run; a
     wrong number of results or one that cannot be converted is an ``InvalidArgumentError``.
     ``stateful=False`` lets passes treat the call as a pure function of its inputs.
+
+    Deliberately more lenient than TensorFlow, which fails the run unless each result already
+    has exactly its ``Tout`` dtype (a Python ``2.5`` for float32 is float64 there): here a
+    result converts when numpy's ``same_kind`` casting allows it, and a lone tensor ``inp`` is
+    taken as ``[inp]``.
     """
     single = not isinstance(Tout, (list, _pytuple))
     tout = _pytuple(_dtypes.as_dtype(t) for t in ([Tout] if single else Tout))

@@ -225,8 +225,9 @@ def test_control_dependency_on_an_op_outside_the_loop_is_routed_through_an_enter
     init = df.no_op(name="init")
 
     def body(i):
+        one = df.constant(1)  # outside the block: an input made inside would carry the edge
         with df.control_dependencies([init]):
-            return i + 1
+            return i + one
 
     df.while_loop(lambda i: i < 3, body, [df.constant(0)])
     add = _op(fresh_graph, "while/add")
@@ -244,8 +245,9 @@ def test_control_dependency_on_an_op_outside_the_loop_is_routed_through_an_enter
 
 def test_control_dependencies_around_a_loop_go_on_its_entering_values(fresh_graph):
     first = df.no_op(name="first")
+    start = df.constant(0)  # made outside the block, so the Enter itself carries the edge
     with df.control_dependencies([first]):
-        df.while_loop(lambda i: i < 3, lambda i: i + 1, [df.constant(0)])
+        df.while_loop(lambda i: i < 3, lambda i: i + 1, [start])
     assert _op(fresh_graph, "while/Enter").control_inputs == [first]
     for name in ("while/Merge", "while/Switch", "while/LoopCond", "while/Exit"):
         assert not _op(fresh_graph, name).control_inputs, name

@@ -1,0 +1,42 @@
+"""errors: TensorFlow's OpError classes and codes."""
+
+import pytest
+
+import dataflow as df
+
+CODES = {
+    "CancelledError": 1,
+    "UnknownError": 2,
+    "InvalidArgumentError": 3,
+    "DeadlineExceededError": 4,
+    "NotFoundError": 5,
+    "AlreadyExistsError": 6,
+    "PermissionDeniedError": 7,
+    "ResourceExhaustedError": 8,
+    "FailedPreconditionError": 9,
+    "AbortedError": 10,
+    "OutOfRangeError": 11,
+    "UnimplementedError": 12,
+    "InternalError": 13,
+    "UnavailableError": 14,
+    "DataLossError": 15,
+    "UnauthenticatedError": 16,
+}
+
+
+@pytest.mark.parametrize("name, code", sorted(CODES.items()))
+def test_each_error_class_has_tensorflows_code_and_carries_op_and_message(name, code):
+    cls = getattr(df.errors, name)
+    error = cls(None, "the op", "went wrong")
+    assert isinstance(error, df.errors.OpError)
+    assert (error.error_code, error.op, error.message, str(error)) == (
+        code,
+        "the op",
+        "went wrong",
+        "went wrong",
+    )
+
+
+def test_op_error_takes_its_code_as_fourth_argument():
+    assert df.errors.OpError(None, None, "m", 5).error_code == 5
+    assert df.errors.INVALID_ARGUMENT == 3 and df.errors.FAILED_PRECONDITION == 9
