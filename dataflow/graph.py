@@ -251,7 +251,7 @@ class Operation:
 
     def _update_input(self, index: int, tensor: Tensor) -> None:
         """Rewires input ``index`` (used to close a loop's back edge into a Merge)."""
-        self._graph._check_not_finalized()
+        self._graph._check_not_finalized(f"an input of op '{self._name}' was changed")
         if tensor.graph is not self._graph:
             raise ValueError(f"Tensor '{tensor.name}' is not from the graph of op '{self._name}'")
         old = self._inputs[index]
@@ -263,7 +263,7 @@ class Operation:
         self._graph._version += 1
 
     def _add_control_input(self, op: Operation) -> None:
-        self._graph._check_not_finalized()
+        self._graph._check_not_finalized(f"a control input was added to op '{self._name}'")
         if op not in self._control_inputs:
             self._control_inputs.append(op)
             self._graph._version += 1
@@ -426,11 +426,11 @@ class Graph:
     def _unsafe_unfinalize(self) -> None:
         self._finalized = False
 
-    def _check_not_finalized(self) -> None:
+    def _check_not_finalized(self, change: str = "an op was created") -> None:
         if self._finalized:
             raise RuntimeError(
-                "Graph is finalized and cannot be modified (an op was created after "
-                f"Graph.finalize(), at {_user_location()})."
+                f"Graph is finalized and cannot be modified ({change} after Graph.finalize(), "
+                f"at {_user_location()})."
             )
 
     @contextlib.contextmanager
@@ -532,7 +532,7 @@ class Graph:
         control_inputs: Sequence = (),
     ) -> Operation:
         """Adds an op.  Static dtype/shape inference runs here; its errors name the user's line."""
-        self._check_not_finalized()
+        self._check_not_finalized(f"a {op_def.type} op named {name or op_def.type!r} was created")
         location = _user_location()
         for t in inputs:
             if not isinstance(t, Tensor):

@@ -254,7 +254,7 @@ class Session:
                 if len(self._plans) > 256:
                     self._plans.clear()
                 self._plans[key] = plan
-        values = self._execute(plan, feed_values, options, run_metadata)
+        values = self._execute(plan, feed_values, options, run_metadata, location)
         flat_results = [None if p is None else values[p] for p in plan.fetch_positions]
         for i, value in enumerate(flat_results):
             if type(value) is np.ndarray:
@@ -369,7 +369,7 @@ class Session:
         return _Plan(executable, fetch_positions, feed_tensors, nodes)
 
     # -- execution --------------------------------------------------------------------------------
-    def _execute(self, plan: _Plan, feed_values, options, run_metadata):
+    def _execute(self, plan: _Plan, feed_values, options, run_metadata, location=None):
         timeout_ms = getattr(options, "timeout_in_ms", 0) or self._config.operation_timeout_in_ms
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
         stats = executor.RunStats() if run_metadata is not None else None
@@ -387,9 +387,10 @@ class Session:
         except executor.DeadlineExceededError:
             raise errors.DeadlineExceededError(
                 None,
-                None,
-                f"The run did not finish within timeout_in_ms={timeout_ms}; it was stopped and "
-                "no further op was scheduled. Variables keep their values from before the run.",
+                _first_loop_op(plan),
+                f"The run (at {location}) did not finish within timeout_in_ms={timeout_ms}; it "
+                "was stopped and no further op was scheduled. Variables keep their values from "
+                f"before the run.{_describe_loops(plan)}",
             ) from None
         except executor.FetchNotLiveError as e:
             raise _dead_fetch_error(e, plan) from None
@@ -561,6 +562,31 @@ def _kernel_error(e: executor.KernelError) -> errors.OpError:
     if isinstance(cause, _INVALID_ARGUMENT_CAUSES):
         return errors.InvalidArgumentError(None, op, message)
     return errors.UnknownError(None, op, message)
+
+
+def _loop_entries(plan: _Plan) -> dict:
+    """The first Enter op of each frame in the plan, by frame name."""
+    entries: dict = {}
+    for node in plan.nodes:
+        if node is not None and node.kind == NodeKind.ENTER:
+            entries.setdefault(node.frame_name, node.tag)
+    return entries
+
+
+def _first_loop_op(plan: _Plan):
+    return next(iter(_loop_entries(plan).values()), None)
+
+
+def _describe_loops(plan: _Plan) -> str:
+    """Names the loops of a run that timed out, with the lines that built them."""
+    entries = _loop_entries(plan)
+    if not entries:
+        return ""
+    lines = [
+        f"  loop '{frame}': {errors.describe_op(op)}" for frame, op in list(entries.items())[:5]
+    ]
+    more = f"\n  ... and {len(entries) - 5} more" if len(entries) > 5 else ""
+    return "\nLoops in this run:\n" + "\n".join(lines) + more
 
 
 def _op_of_node(nodes, indices):

@@ -106,8 +106,9 @@ def test_tensors_hash_and_compare_by_identity():
 def test_finalized_graph_refuses_new_ops(fresh_graph):
     df.constant(1.0)
     fresh_graph.finalize()
-    with pytest.raises(RuntimeError, match="finalized"):
-        df.constant(2.0)
+    with pytest.raises(RuntimeError, match="finalized") as info:
+        df.constant(2.0, name="late")
+    assert "'late'" in str(info.value) and "test_graph.py:" in str(info.value)
 
 
 def test_ops_remember_the_users_file_and_line():

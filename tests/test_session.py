@@ -173,10 +173,13 @@ def test_py_func_exception_becomes_an_error_naming_the_op():
 # -- timeouts --------------------------------------------------------------------------------------
 def test_endless_while_loop_stops_at_the_deadline():
     i = df.constant(0)
-    endless = df.while_loop(lambda i: i >= 0, lambda i: i + 0 + 1 - 1, [i])
+    endless = df.while_loop(lambda i: i >= 0, lambda i: i + 0 + 1 - 1, [i], name="endless")
     with df.Session() as sess:
-        with pytest.raises(df.errors.DeadlineExceededError):
+        with pytest.raises(df.errors.DeadlineExceededError) as info:
             sess.run(endless, options=df.RunOptions(timeout_in_ms=200))
+        message = str(info.value)
+        assert "loop 'endless'" in message and message.count("test_session.py:") == 2
+        assert info.value.op is not None and info.value.op.type == "Enter"
         assert sess.run(i) == 0  # usable afterwards
 
 
@@ -326,3 +329,95 @@ def test_callable_given_the_wrong_number_of_feeds_fails_like_a_run():
         with pytest.raises(df.errors.InvalidArgumentError, match="Expected 1 feed values"):
             call()
         assert call(1.0) == 2.0
+
+
+# -- every run-time bad input: clear error, session usable, variables untouched --------------------
+def _missing_feed(bump):
+    x = df.placeholder(df.float32, [], name="needed")
+    return (lambda s: s.run(x + bump)), df.errors.InvalidArgumentError, "needed"
+
+
+def _feed_of_wrong_shape(bump):
+    x = df.placeholder(df.float32, [2], name="pair")
+    return (lambda s: s.run(x + bump, {x: [1.0, 2.0, 3.0]})), ValueError, "pair"
+
+
+def _feed_that_does_not_convert(bump):
+    x = df.placeholder(df.float32, [2], name="pair")
+    return (lambda s: s.run(x + bump, {x: ["a", "b"]})), ValueError, "pair"
+
+
+def _fetch_of_an_unknown_name(bump):
+    return (lambda s: s.run([bump, "nope:0"])), ValueError, "nope:0"
+
+
+def _uninitialized_variable(bump):
+    w = df.Variable(2.0, name="fresh")
+    return (lambda s: s.run(w + bump)), df.errors.FailedPreconditionError, "fresh"
+
+
+def _kernel_error(bump):
+    a = df.placeholder(df.float32, [None, None])
+    with df.control_dependencies([bump]):
+        product = df.matmul(a, a, name="product")
+    return (
+        (lambda s: s.run(product, {a: np.ones((2, 3))})),
+        df.errors.InvalidArgumentError,
+        "product",
+    )
+
+
+def _dead_fetch(bump):
+    p = df.placeholder(df.bool, [])
+    df.cond(p, lambda: bump * 2.0, lambda: bump + 3.0, name="pick")
+    dead = df.get_default_graph().get_tensor_by_name("pick/mul:0")
+    return (lambda s: s.run(dead, {p: False})), df.errors.InvalidArgumentError, "pick/mul"
+
+
+def _deadline(bump):
+    with df.control_dependencies([bump]):
+        start = df.constant(0)
+    loop = df.while_loop(lambda i: i >= 0, lambda i: i + 1, [start], name="forever")
+    options = df.RunOptions(timeout_in_ms=200)
+    return (lambda s: s.run(loop, options=options)), df.errors.DeadlineExceededError, "forever"
+
+
+def _py_func_raising(bump):
+    def explode(value):
+        raise ValueError("explode")
+
+    call = df.py_func(explode, [bump], df.float32, name="explode")
+    return (lambda s: s.run(call)), df.errors.InvalidArgumentError, "explode"
+
+
+def _failed_assert(bump):
+    check = df.Assert(bump < 0.0, [bump], name="negative")
+    return (lambda s: s.run(check)), df.errors.InvalidArgumentError, "negative"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        _missing_feed,
+        _feed_of_wrong_shape,
+        _feed_that_does_not_convert,
+        _fetch_of_an_unknown_name,
+        _uninitialized_variable,
+        _kernel_error,
+        _dead_fetch,
+        _deadline,
+        _py_func_raising,
+        _failed_assert,
+    ],
+)
+def test_bad_input_names_node_and_line_and_leaves_session_and_variables_intact(make):
+    v = df.Variable(1.0, name="v")
+    bump = v.assign_add(10.0)
+    fail, error, node = make(bump)
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        with pytest.raises(error) as info:
+            fail(sess)
+        assert node in str(info.value) and "test_session.py:" in str(info.value)
+        assert sess.run(v.read_value()) == 1.0  # the failed step wrote nothing
+        assert sess.run(bump) == 11.0  # and the session still runs
