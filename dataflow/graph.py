@@ -63,12 +63,16 @@ class SourceLocation:
 
 
 def _user_location() -> SourceLocation:
-    """The innermost stack frame outside this project's packages."""
+    """The innermost stack frame outside this project's packages.  Wrappers that should not
+    count as the user's code mark their function with ``__tracebackhide__ = True`` (pytest's
+    convention), and are skipped too."""
     frame = sys._getframe(2)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_SKIPPED_FILE_PREFIXES):
-            return SourceLocation(filename, frame.f_lineno, frame.f_code.co_name)
+        code = frame.f_code
+        if not code.co_filename.startswith(_SKIPPED_FILE_PREFIXES) and (
+            "__tracebackhide__" not in code.co_varnames
+        ):
+            return SourceLocation(code.co_filename, frame.f_lineno, code.co_name)
         frame = frame.f_back
     return SourceLocation("<unknown>", 0, "<unknown>")
 

@@ -85,6 +85,7 @@ def _shadow_run(session, fetches, feed_dict, results) -> None:
 
 def _run(self, fetches, feed_dict=None, options=None, run_metadata=None):
     global _active
+    __tracebackhide__ = True  # errors name the test's line, not this wrapper's
     before = dict(self._variable_values)
     results = _original_run(self, fetches, feed_dict, options, run_metadata)
     if not _active:
