@@ -273,6 +273,14 @@ class _GradientWalk:
                     self.pending[producer] += 1
         self.ready: deque = deque()
         self.done: set = set()
+        self.scopes: dict[Operation, str] = {}
+
+    def grad_scope(self, op: Operation):
+        """The name scope ``<op name>_grad`` of ``op``'s backward ops (the same one each time)."""
+        scope = self.scopes.get(op)
+        if scope is None:
+            scope = self.scopes[op] = self.graph.unique_name(op.name + "_grad") + "/"
+        return self.graph.name_scope(scope)
 
     # -- steps ------------------------------------------------------------------------------------
     def seed(self, ys: list, grad_ys: list) -> None:
@@ -291,7 +299,6 @@ class _GradientWalk:
     def run(self) -> None:
         from primitives.contexts import _output_context
 
-        graph = self.graph
         while self.ready:
             op = self.ready.popleft()
             if op in self.done:
@@ -301,7 +308,7 @@ class _GradientWalk:
                 continue
             loop = self.control_flow.loop_of_exit(op)
             if loop is not None:
-                with graph.name_scope(op.name + "_grad"):
+                with self.grad_scope(op):
                     grad = self.aggregate(op.outputs[0], _output_context(op))
                 if loop.exit_reached(op, grad):
                     self.activate(loop)
@@ -313,7 +320,7 @@ class _GradientWalk:
         """Aggregates ``op``'s output gradients, calls its gradient, passes the results on."""
         from primitives.contexts import _output_context
 
-        with self.graph.name_scope(op.name + "_grad"):
+        with self.grad_scope(op):
             context = _output_context(op)
             out_grads = [self.aggregate(t, context) for t in op._outputs]
             if any(g is not None for g in out_grads) and any(
@@ -335,12 +342,12 @@ class _GradientWalk:
                     continue
                 exit_op = forward.exits[forward.switches.index(switch)]
                 grad = loop.exit_grads.get(exit_op)
-                with self.graph.name_scope(exit_op.name + "_grad"):
+                with self.grad_scope(exit_op):
                     if grad is None:
                         with building_in(self.graph, outer):
                             grad = zeros_like_output(exit_op.outputs[0])
                     (entered,) = self.call_gradient(exit_op, [grad])
-                with self.graph.name_scope(switch.name + "_grad"):
+                with self.grad_scope(switch):
                     merged, _ = self.call_gradient(switch, [entered, None])
                 self.grads.setdefault(switch.inputs[0], []).append(merged)
         for switch in loop.switches:
@@ -351,7 +358,7 @@ class _GradientWalk:
         loop = self.control_flow.loop_of_switch(switch)
         if switch not in loop.backward_merges:
             return
-        with self.graph.name_scope(switch.name + "_grad"):
+        with self.grad_scope(switch):
             grad = self.aggregate(switch.outputs[1], switch._control_flow_context)
             if grad is not None:
                 self.call_gradient(switch, [None, grad])

@@ -240,22 +240,23 @@ class LoopGradState:
 
     def _add_forward_counter(self) -> None:
         graph, forward = self.graph, self.forward
-        with building_in(graph, forward.outer_context):
-            zero = constant(0, name="forward_count_init")
-            enter = apply_op("Enter", [zero], forward.enter_attrs(False), name="forward_count")
-        enter._control_flow_context = forward
-        with building_in(graph, forward):
-            entered = enter.outputs[0]
-            merge = apply_op("Merge", [entered, entered], name="forward_count_merge")
-            switch = apply_op(
-                "Switch", [merge.outputs[0], forward.loop_cond.outputs[0]], name="forward_count"
-            )
-            index = apply_op("Identity", [switch.outputs[1]], name="forward_index").outputs[0]
-            one = constant(1, name="one")
-            increment = apply_op("Add", [index, one], name="forward_index_next")
-            next_iteration = apply_op("NextIteration", increment.outputs, name="forward_count")
-            set_merge_input(merge, 1, next_iteration.outputs[0])
-            exit_op = apply_op("Exit", [switch.outputs[0]], name="forward_count")
+        with graph.name_scope("forward_count"):
+            with building_in(graph, forward.outer_context):
+                zero = constant(0, name="zero")
+                one = constant(1, name="one")
+                enter = apply_op("Enter", [zero], forward.enter_attrs(False), name="Enter")
+            enter._control_flow_context = forward
+            with building_in(graph, forward):
+                entered = enter.outputs[0]
+                merge = apply_op("Merge", [entered, entered], name="Merge")
+                switch = apply_op(
+                    "Switch", [merge.outputs[0], forward.loop_cond.outputs[0]], name="Switch"
+                )
+                index = switch.outputs[1]
+                increment = apply_op("Add", [index, one], name="next_index")
+                next_iteration = apply_op("NextIteration", increment.outputs, name="NextIteration")
+                set_merge_input(merge, 1, next_iteration.outputs[0])
+                exit_op = apply_op("Exit", [switch.outputs[0]], name="Exit")
         # Not listed in the loop's records (they list the user's loop variables), but its
         # output lives outside the loop like every Exit's.
         forward._exit_ops.add(exit_op)
@@ -268,27 +269,27 @@ class LoopGradState:
         outer = self.cf_state.mirror(self.forward.outer_context)
         context = BackwardLoopContext(graph, self.scope[:-1], outer, self.forward, self.cf_state)
         self.grad_context = context
-        with building_in(graph, outer):
-            enter = apply_op("Enter", [self.count], context.enter_attrs(False), name="b_count")
-        enter._control_flow_context = context
-        context.loop_enters.append(enter)
-        with building_in(graph, context):
-            entered = enter.outputs[0]
-            merge = apply_op("Merge", [entered, entered], name="b_count")
-            context.merges.append(merge)
-            context.pivot_for_pred = merge.outputs[0]
-            one = constant(1, name="one")
-            keep_going = apply_op("GreaterEqual", [merge.outputs[0], one], name="b_count_positive")
-            loop_cond = apply_op("LoopCond", keep_going.outputs, name="b_count")
-            context.loop_cond = loop_cond
-            switch = apply_op("Switch", [merge.outputs[0], loop_cond.outputs[0]], name="b_count")
-            context.switches.append(switch)
-            pivot = apply_op("Identity", [switch.outputs[1]], name="b_count").outputs[0]
-            context.pivot = pivot
-            index = apply_op("Sub", [pivot, one], name="backward_index").outputs[0]
-            next_iteration = apply_op("NextIteration", [index], name="b_count")
-            set_merge_input(merge, 1, next_iteration.outputs[0])
-            context.next_iterations.append(next_iteration)
+        with graph.name_scope("backward_count"):
+            with building_in(graph, outer):
+                one = constant(1, name="one")
+                enter = apply_op("Enter", [self.count], context.enter_attrs(False), name="Enter")
+            enter._control_flow_context = context
+            context.loop_enters.append(enter)
+            with building_in(graph, context):
+                entered = enter.outputs[0]
+                merge = apply_op("Merge", [entered, entered], name="Merge")
+                context.merges.append(merge)
+                context.pivot_for_pred = merge.outputs[0]
+                positive = apply_op("GreaterEqual", [merge.outputs[0], one], name="positive")
+                loop_cond = apply_op("LoopCond", positive.outputs, name="LoopCond")
+                context.loop_cond = loop_cond
+                switch = apply_op("Switch", [merge.outputs[0], loop_cond.outputs[0]], name="Switch")
+                context.switches.append(switch)
+                index = apply_op("Sub", [switch.outputs[1], one], name="index").outputs[0]
+                context.pivot = index
+                next_iteration = apply_op("NextIteration", [index], name="NextIteration")
+                set_merge_input(merge, 1, next_iteration.outputs[0])
+                context.next_iterations.append(next_iteration)
         self.backward_index = index
 
     # -- gradients of the loop's primitives (called by raw_ops' registered gradients) ------------
@@ -296,7 +297,7 @@ class LoopGradState:
         """A forward Exit's gradient enters the backward loop."""
         context = self.grad_context
         with building_in(self.graph, context.outer_context):
-            enter = apply_op("Enter", [grad], context.enter_attrs(False), name="b_exit")
+            enter = apply_op("Enter", [grad], context.enter_attrs(False), name="Enter")
         enter._control_flow_context = context
         context.loop_enters.append(enter)
         return enter.outputs[0]
@@ -310,7 +311,7 @@ class LoopGradState:
             if grad_false is None:
                 return None, None
             with building_in(self.graph, context):
-                merge = apply_op("Merge", [grad_false, grad_false], name="b_switch")
+                merge = apply_op("Merge", [grad_false, grad_false], name="Merge")
             context.merges.append(merge)
             self.backward_merges[op] = merge.outputs[0]
             return merge.outputs[0], None
@@ -321,7 +322,7 @@ class LoopGradState:
     def _close_back_edge(self, switch: Operation, grad: Tensor) -> None:
         context = self.grad_context
         with building_in(self.graph, context):
-            next_iteration = apply_op("NextIteration", [grad], name="b_next")
+            next_iteration = apply_op("NextIteration", [grad], name="NextIteration")
         set_merge_input(self.backward_merges[switch], 1, next_iteration.outputs[0])
         context.next_iterations.append(next_iteration)
         self.closed.add(switch)
@@ -331,7 +332,7 @@ class LoopGradState:
         Enter (the loop's first value), output 1 for the NextIteration (the body's result)."""
         context = self.grad_context
         with building_in(self.graph, context):
-            switch = apply_op("Switch", [grad, context.loop_cond.outputs[0]], name="b_merge")
+            switch = apply_op("Switch", [grad, context.loop_cond.outputs[0]], name="Switch")
         context.switches.append(switch)
         self.backward_switches[op] = switch
         return [switch.outputs[0], switch.outputs[1]] + [None] * (len(op.inputs) - 2)
@@ -342,26 +343,28 @@ class LoopGradState:
         context = self.grad_context
         if not op.attrs.get("is_constant"):
             with building_in(self.graph, context):
-                exit_op = apply_op("Exit", [grad], name="b_exit")
+                exit_op = apply_op("Exit", [grad], name="Exit")
             context.add_exit(exit_op)
             return exit_op.outputs[0]
-        with building_in(self.graph, context.outer_context):
-            initial = self.cf_state.zeros_in_current_context(
-                grad.dtype, grad.shape, lambda: _readable(op.inputs[0], grad)
-            )
-            enter = apply_op("Enter", [initial], context.enter_attrs(False), name="b_acc")
-        enter._control_flow_context = context
-        context.loop_enters.append(enter)
-        with building_in(self.graph, context):
-            entered = enter.outputs[0]
-            merge = apply_op("Merge", [entered, entered], name="b_acc")
-            switch = apply_op(
-                "Switch", [merge.outputs[0], context.loop_cond.outputs[0]], name="b_acc"
-            )
-            total = apply_op("Add", [switch.outputs[1], grad], name="b_acc")
-            next_iteration = apply_op("NextIteration", total.outputs, name="b_acc")
-            set_merge_input(merge, 1, next_iteration.outputs[0])
-            exit_op = apply_op("Exit", [switch.outputs[0]], name="b_acc")
+        graph = self.graph
+        with graph.name_scope("accumulate"):
+            with building_in(graph, context.outer_context):
+                initial = self.cf_state.zeros_in_current_context(
+                    grad.dtype, grad.shape, lambda: _readable(op.inputs[0], grad)
+                )
+                enter = apply_op("Enter", [initial], context.enter_attrs(False), name="Enter")
+            enter._control_flow_context = context
+            context.loop_enters.append(enter)
+            with building_in(graph, context):
+                entered = enter.outputs[0]
+                merge = apply_op("Merge", [entered, entered], name="Merge")
+                switch = apply_op(
+                    "Switch", [merge.outputs[0], context.loop_cond.outputs[0]], name="Switch"
+                )
+                total = apply_op("Add", [switch.outputs[1], grad], name="Add")
+                next_iteration = apply_op("NextIteration", total.outputs, name="NextIteration")
+                set_merge_input(merge, 1, next_iteration.outputs[0])
+                exit_op = apply_op("Exit", [switch.outputs[0]], name="Exit")
         context.merges.append(merge)
         context.switches.append(switch)
         context.next_iterations.append(next_iteration)
@@ -379,29 +382,31 @@ class LoopGradState:
                 continue
             body_side = self.backward_switches[forward_merges[switch]].outputs[1]
             with self.graph.name_scope(self.scope), building_in(self.graph, self.grad_context):
-                zeros = apply_op("ZerosLike", [body_side], name="b_zeros").outputs[0]
+                zeros = apply_op("ZerosLike", [body_side], name="zeros").outputs[0]
             self._close_back_edge(switch, zeros)
 
     # -- saving forward values --------------------------------------------------------------------
-    def new_stack(self, value: Tensor) -> Tensor:
-        """An ``IndexedStack`` for ``value``, made once per run of the forward loop."""
-        with self.graph.name_scope(self.scope):
-            with building_in(self.graph, self.forward.outer_context):
-                return apply_op("IndexedStack", [], {"dtype": value.dtype}, name="stack").outputs[0]
-
-    def push(self, stack: Tensor, value: Tensor, forward_context) -> None:
-        with self.graph.name_scope(self.scope):
-            with building_in(self.graph, forward_context):
-                push = apply_op("IndexedStackPush", [stack, self.forward_index, value], name="push")
+    def save(self, value: Tensor, forward_context, backward_context) -> Tensor:
+        """Pushes ``value`` in ``forward_context`` at the forward index and pops it in
+        ``backward_context`` at the backward index; returns the pop."""
+        graph = self.graph
+        name = value.op.name.replace("/", "_") + (
+            f"_{value.value_index}" if value.value_index else ""
+        )
+        with graph.name_scope(self.scope + "saved/"), graph.name_scope(name):
+            with building_in(graph, self.forward.outer_context):
+                stack = apply_op("IndexedStack", [], {"dtype": value.dtype}, name="stack")
+            with building_in(graph, forward_context):
+                push = apply_op(
+                    "IndexedStackPush", [stack.outputs[0], self.forward_index, value], name="push"
+                )
             self._sync_target(forward_context)._add_control_input(push)
-
-    def pop(self, stack: Tensor, value: Tensor, backward_context) -> Tensor:
-        attrs = {"dtype": value.dtype, "shape": value.shape}
-        with self.graph.name_scope(self.scope):
-            with building_in(self.graph, backward_context):
-                return apply_op(
-                    "IndexedStackPop", [stack, self.backward_index], attrs, name="pop"
-                ).outputs[0]
+            attrs = {"dtype": value.dtype, "shape": value.shape}
+            with building_in(graph, backward_context):
+                pop = apply_op(
+                    "IndexedStackPop", [stack.outputs[0], self.backward_index], attrs, name="pop"
+                )
+        return pop.outputs[0]
 
     def _sync_target(self, context) -> Operation:
         """The op a push in ``context`` must run before (module docstring, "Pushes before
@@ -418,14 +423,16 @@ class LoopGradState:
         graph = self.graph
         sibling = _sibling_branch(context)
         tokens = {}
-        for branch in (context, sibling):
-            with building_in(graph, branch):
-                tokens[branch.branch] = apply_op("Identity", [branch.pivot], name="push_sync")
-            self._push_syncs[branch] = tokens[branch.branch]
-        with building_in(graph, context.outer_context):
-            merge = apply_op(
-                "Merge", [tokens[0].outputs[0], tokens[1].outputs[0]], name="push_sync"
-            )
+        with graph.name_scope(self.scope + "push_sync/"):
+            for branch in (context, sibling):
+                with building_in(graph, branch):
+                    side = "true" if branch.branch else "false"
+                    tokens[branch.branch] = apply_op("Identity", [branch.pivot], name=side)
+                self._push_syncs[branch] = tokens[branch.branch]
+            with building_in(graph, context.outer_context):
+                merge = apply_op(
+                    "Merge", [tokens[0].outputs[0], tokens[1].outputs[0]], name="Merge"
+                )
         self._sync_target(context.outer_context)._add_control_input(merge)
         return tokens[context.branch]
 
@@ -627,10 +634,7 @@ class ControlFlowGradState:
             with building_in(self.graph, backward):
                 return constant(op.attrs["value"], dtype=value.dtype, name=op.name.split("/")[-1])
         forward = backward.forward_context
-        state = self.innermost_state(forward)
-        stack = state.new_stack(value)
-        state.push(stack, value, forward)
-        return state.pop(stack, value, backward)
+        return self.innermost_state(forward).save(value, forward, backward)
 
     def zeros_in_current_context(self, dtype, shape, forward_tensor) -> Tensor:
         """Zeros of ``dtype`` and ``shape`` built in the current context: a constant when
