@@ -123,8 +123,9 @@ def _passes_gradient(op: Operation, stop_ops: set) -> bool:
     )
 
 
-def _between_ops(ys: list, xs: list, stop_ops: set) -> set:
-    """Ops reached from ``xs`` from which a ``ys`` op is reached along gradient-passing edges."""
+def _between_ops(ys: list, xs: list, stop_ops: set) -> tuple[set, set]:
+    """``(between, reached)``: ``reached`` holds the ops reached from ``xs`` along data edges,
+    ``between`` those of them from which a ``ys`` op is reached along gradient-passing edges."""
     graph_consumers = ys[0].graph._consumers
     reached: set = set()
     queue = deque(x.op for x in xs)
@@ -147,7 +148,7 @@ def _between_ops(ys: list, xs: list, stop_ops: set) -> set:
         if _passes_gradient(op, stop_ops):
             for t in op._inputs:
                 queue.append(t.op)
-    return between
+    return between, reached
 
 
 def _innermost(contexts: list):
@@ -223,8 +224,10 @@ def gradients(
         return []
 
     stop_ops = {t.op for t in stops}
-    between = _between_ops(ys_list, xs_list, stop_ops)
-    control_flow = ControlFlowGradState(graph, between, lambda op: _passes_gradient(op, stop_ops))
+    between, reached = _between_ops(ys_list, xs_list, stop_ops)
+    control_flow = ControlFlowGradState(
+        graph, between, lambda op: _passes_gradient(op, stop_ops), ys_list, reached
+    )
     for y in ys_list:
         if y.op in between:
             control_flow.check_inside(y, "ys")

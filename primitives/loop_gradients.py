@@ -467,22 +467,16 @@ class ControlFlowGradState:
     `WhileLoopGradientError` for what is not supported (module docstring).
     """
 
-    def __init__(self, graph, between: set, passes):
+    def __init__(self, graph, between: set, passes, ys: list, reached: set):
         self.graph = graph
         self.loops: dict[WhileContext, LoopGradState] = {}
         self._mirrors: dict = {}
         self._cond_pivots: dict = {}
         self._shapes: dict[Tensor, Tensor] = {}
+        _check_not_second_order(graph, ys, reached)
         switches_of: dict[WhileContext, list] = {}
         for op in between:
             context = op._control_flow_context
-            if _backward_loop_around(context) is not None:
-                raise _loop_error(
-                    f"Second-order gradients through while_loop are not supported: op "
-                    f"'{op.name}' ({op.type}) lies in the backward loop "
-                    f"'{_backward_loop_around(context).name}' that an earlier gradients() call "
-                    "built, on a path from ys back to xs (its stack pops have no gradient)."
-                )
             kind = op.op_def.kind
             if kind in (NodeKind.ENTER, NodeKind.EXIT, NodeKind.NEXT_ITERATION) or (
                 kind == NodeKind.MERGE
@@ -512,7 +506,8 @@ class ControlFlowGradState:
         for state in self.loops.values():
             loop = state.forward
             for switch in state.switches:
-                exit_op = loop.exits[loop.switches.index(switch)]
+                position = loop.switches.index(switch)
+                exit_op = loop.exits[position] if position < len(loop.exits) else None
                 if exit_op in between and passes(exit_op):
                     state.waiting_exits.add(exit_op)
             if not state.waiting_exits:
@@ -674,6 +669,47 @@ class ControlFlowGradState:
     def finish(self) -> None:
         for state in self.loops.values():
             state.finish()
+
+
+def _check_not_second_order(graph, ys: list, reached: set) -> None:
+    """Raises if ``ys`` depend on a backward loop whose forward loop ``xs`` reach.
+
+    A backward loop reads the forward values through stack pops, which have no data edge from
+    the pushes, so the walk would not see that the gradient depends on ``xs`` through them: it
+    would silently return too little.  Checked only when the graph holds a backward loop.
+    """
+    backward_loops = [
+        c
+        for c in graph.get_collection(GraphKeys.WHILE_CONTEXT)
+        if isinstance(c, BackwardLoopContext)
+    ]
+    if not backward_loops:
+        return
+    reached_loops = set()
+    for op in reached:
+        context = op._control_flow_context
+        while context is not None:
+            reached_loops.add(context)
+            context = context.outer_context
+    if not any(c.forward_context in reached_loops for c in backward_loops):
+        return
+    seen: set = set()
+    stack = [y.op for y in ys]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        backward = _backward_loop_around(op._control_flow_context)
+        if backward is not None and backward.forward_context in reached_loops:
+            raise _loop_error(
+                f"Second-order gradients through while_loop are not supported: ys depend on "
+                f"'{op.name}' ({op.type}) of the backward loop '{backward.name}', which reads "
+                f"values of while loop '{backward.forward_context.name}' saved by the forward "
+                "pass, and xs affect that loop (the saved values have no gradient)."
+            )
+        stack.extend(t.op for t in op._inputs)
+        stack.extend(op._control_inputs)
 
 
 def _backward_loop_around(context) -> Optional[BackwardLoopContext]:
