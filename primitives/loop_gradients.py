@@ -118,10 +118,6 @@ def _innermost_loop(context) -> Optional[WhileContext]:
     return context
 
 
-def _is_floating(t: Tensor) -> bool:
-    return t.dtype.is_floating
-
-
 # -- the backward contexts -------------------------------------------------------------------------
 class _MirrorCapture:
     """What both backward contexts add to capturing: forward values of the context they mirror
@@ -146,7 +142,8 @@ class BackwardLoopContext(_MirrorCapture, WhileContext):
 
     ``forward_context`` is the forward loop, ``grad_state`` the call's `ControlFlowGradState`.
     Its records list the backward counter first, then the backward variables and accumulators in
-    the order they were built.  ``pivot`` is the backward counter's body Identity.
+    the order they were built.  ``pivot`` is ``backward_index`` (the count minus one on the body
+    side of the counter's Switch): live exactly in the iterations that run the body.
     """
 
     def __init__(self, graph, name, outer_context, forward: WhileContext, grad_state):
@@ -607,7 +604,11 @@ class ControlFlowGradState:
         key = (branch.name, branch.pred)
         known = self._cond_pivots.get(key)
         if known is None:
-            with graph.name_scope(branch.name + "_grad") as scope:
+            loop_scope = self.innermost_state(branch).scope
+            with (
+                graph.name_scope(loop_scope),
+                graph.name_scope(branch.name.split("/")[-1] + "_grad") as scope,
+            ):
                 with building_in(graph, outer):
                     switch = apply_op("Switch", [branch.pred, branch.pred], name="Switch")
                     pivot_t = apply_op("Identity", [switch.outputs[1]], name="switch_t")
