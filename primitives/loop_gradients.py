@@ -82,7 +82,7 @@ from __future__ import annotations
 from typing import Optional
 
 from dataflow import dtypes as _dtypes
-from dataflow.graph import GraphKeys, Operation, Tensor
+from dataflow.graph import GraphKeys, Operation, Tensor, _user_location
 from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from executor.program import NodeKind
@@ -109,7 +109,7 @@ __all__ = [
 def _loop_error(message: str) -> Exception:
     from dataflow.gradients import WhileLoopGradientError
 
-    return WhileLoopGradientError(message)
+    return WhileLoopGradientError(f"{message} (gradients() called at {_user_location()})")
 
 
 def _innermost_loop(context) -> Optional[WhileContext]:
@@ -508,12 +508,14 @@ class ControlFlowGradState:
                 if exit_op in between and passes(exit_op):
                     state.waiting_exits.add(exit_op)
             if not state.waiting_exits:
+                switch = state.switches[0]
                 raise _loop_error(
                     f"The gradient flows through the loop variables of while loop "
-                    f"'{loop.name}' but not out of the loop's results: some ys lie inside the "
-                    "loop while the xs they depend on enter it as loop variables. Take the "
-                    "gradient of the loop's results, or of values computed and differentiated "
-                    "within one iteration."
+                    f"'{loop.name}' (created at {switch.location}) but not out of the loop's "
+                    f"results: some ys lie inside the loop while the xs they depend on enter it "
+                    f"as loop variables (through '{switch.name}'). Take the gradient of the "
+                    "loop's results, or of values computed and differentiated within one "
+                    "iteration."
                 )
 
     def _check_loop_op(self, op: Operation, passes) -> None:
@@ -536,7 +538,8 @@ class ControlFlowGradState:
         ):
             raise _loop_error(
                 f"The gradient would flow through the loop variables of while loop "
-                f"'{context.name}' (op '{op.name}', {op.type}) without leaving through the "
+                f"'{context.name}' (op '{op.name}', {op.type}, created at {op.location}) "
+                "without leaving through the "
                 "loop's results: some ys lie inside the loop while the xs they depend on enter "
                 "it as loop variables. Take the gradient of the loop's results, or of values "
                 "computed and differentiated within one iteration."
@@ -548,7 +551,8 @@ class ControlFlowGradState:
         state = self.innermost_state(context)
         if state is not None:
             raise _loop_error(
-                f"{what} tensor '{tensor.name}' lies inside while loop '{state.forward.name}', "
+                f"{what} tensor '{tensor.name}' (created at {tensor.op.location}) lies inside "
+                f"while loop '{state.forward.name}', "
                 "through whose results the gradient flows: it has a value per iteration, and "
                 "the gradient is taken from outside the loop. Differentiate with respect to "
                 "(or of) values outside the loop, or make the value a loop variable."
@@ -705,7 +709,8 @@ def _check_not_second_order(graph, ys: list, reached: set) -> None:
         if backward is not None and backward.forward_context in reached_loops:
             raise _loop_error(
                 f"Second-order gradients through while_loop are not supported: ys depend on "
-                f"'{op.name}' ({op.type}) of the backward loop '{backward.name}', which reads "
+                f"'{op.name}' ({op.type}, created at {op.location}) of the backward loop "
+                f"'{backward.name}', which reads "
                 f"values of while loop '{backward.forward_context.name}' saved by the forward "
                 "pass, and xs affect that loop (the saved values have no gradient)."
             )
