@@ -64,6 +64,15 @@ How the walk uses it (the pending-count exclusions that break the loop's cycle):
    accumulator loop variable of the backward loop, starting from zeros; the sum leaves by an
    Exit.
 
+What is saved, concretely.  Per forward iteration, one value for each forward tensor some
+backward op reads (a scalar loop ``a <- tanh(a * w)`` saves ``a`` and ``tanh(a * w)``: 16 bytes
+of data per iteration; ``w``, an invariant, is not saved).  A variable read inside the loop's
+body is a forward value like any other and is saved per iteration, as in TensorFlow (the
+backward loop must see the value the forward iteration saw); read it before the loop to make
+it an invariant instead.  All the pushes for a loop run whenever its backward loop runs (they
+are ordered before the iteration count it starts from), so fetching one gradient of several
+also saves what the others read; those values are dropped with the run.
+
 Zeros.  Where a gradient function needs zeros shaped like a forward value inside a
 differentiated loop (`zeros_like_forward`): a constant when the static shape is known, built in
 the current mirror context so that it is gated like the gradients beside it; otherwise the
