@@ -34,7 +34,7 @@ def programs(draw):
     num_invariants = draw(st.integers(1, 2))
     updates = []
     for _ in range(num_vars):
-        kind = draw(st.sampled_from(["plain", "cond", "inner"]))
+        kind = draw(st.sampled_from(["plain", "cond", "inner", "inner in cond"]))
         if kind == "plain":
             updates.append(("plain", draw(expressions(num_vars, num_invariants, False))))
         elif kind == "cond":
@@ -49,7 +49,7 @@ def programs(draw):
         else:
             updates.append(
                 (
-                    "inner",
+                    kind,
                     draw(st.integers(0, 2)),
                     draw(st.integers(0, num_vars - 1)),
                     draw(expressions(num_vars, num_invariants, True)),
@@ -96,14 +96,23 @@ def step(program, variables, invariants, inner_loop):
                 )
             )
         else:
-            _, count, k, body = update
-            new.append(
-                inner_loop(
+            kind, count, k, body = update
+
+            def run_inner(k=k, count=count, body=body):
+                return inner_loop(
                     count,
                     variables[k],
-                    lambda b, e=body: df.tanh(evaluate(e, variables, invariants, inner=b)),
+                    lambda b: df.tanh(evaluate(body, variables, invariants, inner=b)),
                 )
-            )
+
+            if kind == "inner":
+                new.append(run_inner())
+            else:  # the inner loop runs only in the iterations where variable k sums to > 0
+                new.append(
+                    df.cond(
+                        df.reduce_sum(variables[k]) > 0.0, run_inner, lambda k=k: variables[k] * 0.5
+                    )
+                )
     return new
 
 
