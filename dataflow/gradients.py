@@ -378,7 +378,10 @@ class _GradientWalk:
             loop.activate()
             outer = self.control_flow.mirror(forward.outer_context)
             for switch in loop.switches:
-                if not switch.outputs[0].dtype.is_floating:
+                if (
+                    not switch.outputs[0].dtype.is_floating
+                    or switch.inputs[0].op not in self.between
+                ):
                     continue
                 exit_op = forward.exits[forward.switches.index(switch)]
                 grad = loop.exit_grads.get(exit_op)
