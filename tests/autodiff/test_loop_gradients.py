@@ -369,7 +369,7 @@ def test_a_thousand_iterations_save_only_what_the_backward_ops_read(monkeypatch)
     monkeypatch.setattr(IndexedStackStorage, "pop", pop)
     x = df.placeholder(df.float64, [])
     w = df.placeholder(df.float64, [])
-    _, y = loop(lambda i, a: i < 1000, lambda i, a: (i + 1, a * w), [0, x])
+    _, y = loop(lambda i, a: i < 1000, lambda i, a: (i + 1, a * w), [0, x], parallel_iterations=1)
     gx, gw = df.gradients(y, [x, w])
     saved = [
         op.inputs[2]
@@ -384,7 +384,8 @@ def test_a_thousand_iterations_save_only_what_the_backward_ops_read(monkeypatch)
     np.testing.assert_allclose(grad_w, 1000 * 1.001**999)
     assert pushed == [8] * 1000
     assert sorted(popped) == list(range(1000))
-    assert popped == list(range(999, -1, -1))  # one backward iteration per forward one, reversed
+    # One backward iteration per forward one, in reverse (in order: one iteration at a time).
+    assert popped == list(range(999, -1, -1))
 
 
 # -- gradients inside a loop body ------------------------------------------------------------------
