@@ -1043,7 +1043,8 @@ def _add_legend(digraph, roles: frozenset = frozenset()) -> None:
                 same.node(tail)
             for left, right in zip(tails, tails[1:]):
                 same.edge(left, right, style="invis")
-        legend.edge(ids[-2], tails[1], style="invis")
+        last_row = ids[(len(ids) - 1) // 3 * 3 :]
+        legend.edge(last_row[min(1, len(last_row) - 1)], tails[1], style="invis")
 
 
 # -- the public functions --------------------------------------------------------------------------
