@@ -62,24 +62,22 @@ class Model:
 
 
 def make_parameters(hidden_units: int, rng: np.random.Generator) -> dict:
-    """The RNN's variables, under the name scope ``rnn``: small random weights (seeded),
-    zero biases."""
-    with df.name_scope("rnn"):
-        return {
-            "w_in": df.Variable(_normal(rng, (1, hidden_units), 1.0), name="w_in"),
-            "w_rec": df.Variable(
-                _normal(rng, (hidden_units, hidden_units), 1.0 / hidden_units), name="w_rec"
-            ),
-            "b": df.Variable(np.zeros(hidden_units, np.float32), name="b"),
-            "w_out": df.Variable(_normal(rng, (hidden_units, 1), 1.0 / hidden_units), name="w_out"),
-            "b_out": df.Variable(np.zeros(1, np.float32), name="b_out"),
-        }
+    """The RNN's variables: small random weights (seeded), zero biases."""
+    return {
+        "w_in": df.Variable(_normal(rng, (1, hidden_units), 1.0), name="w_in"),
+        "w_rec": df.Variable(
+            _normal(rng, (hidden_units, hidden_units), 1.0 / hidden_units), name="w_rec"
+        ),
+        "b": df.Variable(np.zeros(hidden_units, np.float32), name="b"),
+        "w_out": df.Variable(_normal(rng, (hidden_units, 1), 1.0 / hidden_units), name="w_out"),
+        "b_out": df.Variable(np.zeros(1, np.float32), name="b_out"),
+    }
 
 
-def cell(x_t: df.Tensor, h: df.Tensor, params: dict) -> tuple[df.Tensor, df.Tensor]:
+def cell(x_t: df.Tensor, h: df.Tensor, weights: dict) -> tuple[df.Tensor, df.Tensor]:
     """One time step: the new hidden state ``[batch, hidden]`` and the prediction ``[batch]``."""
-    h = df.tanh(df.matmul(x_t, params["w_in"]) + df.matmul(h, params["w_rec"]) + params["b"])
-    prediction = df.reshape(df.matmul(h, params["w_out"]) + params["b_out"], [-1])
+    h = df.tanh(df.matmul(x_t, weights["w_in"]) + df.matmul(h, weights["w_rec"]) + weights["b"])
+    prediction = df.reshape(df.matmul(h, weights["w_out"]) + weights["b_out"], [-1])
     return h, prediction
 
 
@@ -89,34 +87,37 @@ def recurrent_network(inputs: df.Tensor, params: dict) -> df.Tensor:
 
     The loop variables are the time step ``t``, the hidden state ``h`` ``[batch, hidden]`` and
     the predictions so far, ``[t, batch]``, which grow by one row per iteration (hence their
-    shape invariant ``[None, None]``).  The weights are loop invariants: the body reads them
-    in every iteration, and their gradients add up over the iterations.
+    shape invariant ``[None, None]``).  The weights are read once, before the loop, so they
+    enter it as loop invariants: the backward loop adds their gradients up over the
+    iterations, and only the values that change per iteration (inputs, hidden states) are
+    saved for it.  (Reading a variable inside the body works too, but then each iteration's
+    read is a value of its own, saved for the backward loop.)
     """
     hidden_units = params["w_rec"].shape[0]
-    with df.name_scope("rnn"):
-        num_steps = df.shape(inputs)[0]
-        batch_size = df.shape(inputs)[1]
-        h0 = df.zeros(df.stack([batch_size, hidden_units]), name="h0")
-        no_predictions = df.zeros(df.stack([0, batch_size]), name="no_predictions")
+    weights = {name: variable.value() for name, variable in params.items()}
+    num_steps = df.shape(inputs)[0]
+    batch_size = df.shape(inputs)[1]
+    h0 = df.zeros(df.stack([batch_size, hidden_units]), name="h0")
+    no_predictions = df.zeros(df.stack([0, batch_size]), name="no_predictions")
 
-        def keep_going(t, h, predictions):
-            return t < num_steps
+    def keep_going(t, h, predictions):
+        return t < num_steps
 
-        def step(t, h, predictions):
-            h, prediction = cell(inputs[t], h, params)
-            return t + 1, h, df.concat([predictions, prediction[None]], axis=0)
+    def step(t, h, predictions):
+        h, prediction = cell(inputs[t], h, weights)
+        return t + 1, h, df.concat([predictions, prediction[None]], axis=0)
 
-        _, _, predictions = df.while_loop(
-            keep_going,
-            step,
-            [df.constant(0, name="t0"), h0, no_predictions],
-            shape_invariants=[
-                df.TensorShape([]),
-                df.TensorShape([None, hidden_units]),
-                df.TensorShape([None, None]),
-            ],
-            name="over_time",
-        )
+    _, _, predictions = df.while_loop(
+        keep_going,
+        step,
+        [df.constant(0, name="t0"), h0, no_predictions],
+        shape_invariants=[
+            df.TensorShape([]),
+            df.TensorShape([None, hidden_units]),
+            df.TensorShape([None, None]),
+        ],
+        name="over_time",
+    )
     return predictions
 
 
@@ -130,7 +131,8 @@ def build_model(hidden_units: int = 16, learning_rate: float = 0.01, seed: int =
     rng = np.random.default_rng(seed)
     inputs = df.placeholder(df.float32, [None, None, 1], name="inputs")
     targets = df.placeholder(df.float32, [None, None], name="targets")
-    predictions = recurrent_network(inputs, make_parameters(hidden_units, rng))
+    with df.name_scope("rnn"):
+        predictions = recurrent_network(inputs, make_parameters(hidden_units, rng))
     loss = df.reduce_mean(df.square(predictions - targets), name="loss")
     train_op = df.train.AdamOptimizer(learning_rate).minimize(loss)
     return Model(inputs, targets, predictions, loss, train_op)
