@@ -1,36 +1,70 @@
 """Reverse-mode autodiff as a graph pass: `gradients` adds the backward ops to the forward graph.
 
+Invariants:
+
+- Every backward op is created in the name scope ``gradients`` (unique per call), under
+  ``<forward op name>_grad``; the loop machinery of a loop ``L`` under ``<L>_grad``, including
+  the few ops it adds to the forward loop (an iteration counter, the pushes that save values).
+- The backward op of a forward op is built in the *mirror* of the forward op's control-flow
+  context.  Outside every loop being differentiated the mirror of a context is the context
+  itself: the backward ops of a cond branch are built in that branch (TensorFlow re-enters the
+  forward CondContext the same way), so the forward values a gradient reads are switched into
+  the branch, ops without data inputs are gated by the branch's pivot, and only the taken
+  branch's backward ops run.  Inside a loop being differentiated, the mirror is the backward
+  loop, or a backward cond on the same iteration's saved predicate.
+- A backward op inside a backward loop reads a forward value of the loop only through a stack
+  the forward loop filled at that iteration's index; only the values some backward op reads are
+  saved (loop invariants are entered into the backward loop, constants are rebuilt).
+- A gradient never depends on the order in which kernels ran: ``parallel_iterations``, threads
+  and concurrent runs of one Session give identical results.
+
 The pass, as in TensorFlow 1.x:
 
 1. **Between ops.**  ``reached``: the ops reachable from ``xs`` along data edges.  ``between``:
    the reached ops from which some ``ys`` op is reachable along edges that gradients can flow
    back through (not into the inputs of a ``stop_gradient`` op, of an op whose gradient is
-   declared `NotDifferentiable`, or of an op listed in ``stop_gradients``).
+   declared `NotDifferentiable`, of an op listed in ``stop_gradients``, or of an Exit of a
+   ``while_loop`` built with ``back_prop=False``).  A loop is *differentiated* when one of its
+   loop-variable Switches is between (``primitives.loop_gradients.ControlFlowGradState``, which
+   also refuses the unsupported cases below before any op is added).
 2. **Pending counts.**  ``pending[op]`` is the number of data edges from ``op``'s outputs into
    between ops that pass gradients back.  An op's gradient function runs only once every
-   consumer has sent its gradient contribution (pending count zero).
+   consumer has sent its gradient contribution (pending count zero).  A loop's cycle is broken
+   at its Switches: they are not in ``pending``; the edges to the body count in
+   ``body_pending`` instead.
 3. **Walk.**  Starting from the ``ys`` ops, each ready op aggregates the contributions to each
    of its outputs (``AddN``), calls its OpDef's ``gradient(op, *output_grads)`` and sends the
    returned input gradients to the producers of its inputs.  Outputs without a contribution
-   are passed as ``None`` (only multi-output ops can see one).
+   are passed as ``None`` (only multi-output ops can see one).  Through a cond, the gradient
+   of a Switch is a Merge, built where the Switch's data input lives, and the gradient of a
+   Merge is a Switch on the cond's predicate, built where the Merge lives.
 4. **Result.**  The aggregated gradient of each ``x``; ``None`` when no path leads to it.
 
-Every backward op is created inside the name scope ``gradients`` (unique per call), under
-``<forward op name>_grad``.
+While loops (``primitives.loop_gradients`` has the details).  The walk reaches a loop through
+its Exits.  Once every Exit of the loop has its gradient, the loop is *activated*: a counter is
+added to the forward loop (its value is the index of every push; its final value, the number of
+iterations, leaves the loop only after every push has run), and a backward loop is built that
+counts that number down.  Each floating loop variable whose Switch is between becomes a
+backward loop variable: the Exit's gradient (zeros when the result is unused) enters the
+backward loop (Exit gradient: Enter) as a backward Merge (Switch gradient, first visit); the
+forward Merge's gradient switches it on the backward condition, out of the backward loop as the
+gradient of the initial value (Enter gradient: Exit) or into the body as the gradient of the
+body's result (NextIteration gradient: identity).  The body's ops are then walked like any
+others; when the body has sent the gradient of a loop variable back to its Switch (second
+visit), it closes the backward Merge's back edge (NextIteration), and a variable that receives
+nothing there gets zeros.  A loop invariant (a constant Enter) sums its gradient over the
+backward iterations in an accumulator loop variable that starts from zeros; the sum leaves the
+backward loop.  Nested loops, conds inside loops and loops inside conds compose: an inner
+loop's iteration count and stack handles are forward values of the outer loop, saved per
+outer iteration like any other.  A gradient taken inside a loop body, of values of that body,
+is an ordinary gradient there (a captured tensor's Enter passes the gradient through, as in
+TensorFlow).
 
-Control flow.  The backward op of a forward op is built in the forward op's control-flow context
-(TensorFlow re-enters the forward op's CondContext the same way), so the forward values a
-gradient reads are switched into the branch and ops without data inputs are gated by the
-branch's pivot.  Exceptions: a Switch's gradient (a Merge) is built where the Switch's data
-input lives, outside the branch; a Merge's gradient (a Switch on the cond's predicate) is built
-where the Merge lives.  Only the taken branch's backward ops run.
-
-While loops.  A gradient through a ``while_loop`` needs a backward loop fed by per-iteration
-stacks; that is not built yet.  When an op of a loop (any op whose context chain holds a
-`WhileContext`, or a hand-written Enter/Exit/NextIteration/LoopCond) lies between ``ys`` and
-``xs``, `gradients` raises `WhileLoopGradientError` before adding any op, rather than returning
-a wrong answer.  The walk is organised so that the loop case can plug in at the same places as
-in TensorFlow (entering the gradient loop's context around aggregation and the gradient call).
+Not supported, and refused with `WhileLoopGradientError` (raised before any op is added):
+second-order gradients through a while loop (the saved values have no gradient, as in
+TensorFlow 1.x), gradients through a loop frame written by hand with the raw primitives (there
+is no record to build the backward loop from), ``ys`` inside a loop whose loop variables the
+gradient would flow through, and an ``x`` inside a loop being differentiated.
 """
 
 from __future__ import annotations
@@ -49,7 +83,10 @@ __all__ = ["NotDifferentiable", "RegisterGradient", "WhileLoopGradientError", "g
 
 
 class WhileLoopGradientError(LookupError, NotImplementedError):
-    """A gradient was asked through a ``while_loop``, which is not supported yet."""
+    """A gradient was asked through a ``while_loop`` in one of the ways that are not supported:
+    second-order gradients through a loop, a loop frame written by hand with the raw primitives,
+    ``ys`` inside a loop whose loop variables the gradient would flow through, or an ``x``
+    inside a loop being differentiated (see the module docstring)."""
 
 
 def _not_differentiable(op: Operation, *grads):

@@ -64,6 +64,15 @@ How the walk uses it (the pending-count exclusions that break the loop's cycle):
    accumulator loop variable of the backward loop, starting from zeros; the sum leaves by an
    Exit.
 
+What is saved, concretely.  Per forward iteration, one value for each forward tensor some
+backward op reads (a scalar loop ``a <- tanh(a * w)`` saves ``a`` and ``tanh(a * w)``: 16 bytes
+of data per iteration; ``w``, an invariant, is not saved).  A variable read inside the loop's
+body is a forward value like any other and is saved per iteration, as in TensorFlow (the
+backward loop must see the value the forward iteration saw); read it before the loop to make
+it an invariant instead.  All the pushes for a loop run whenever its backward loop runs (they
+are ordered before the iteration count it starts from), so fetching one gradient of several
+also saves what the others read; those values are dropped with the run.
+
 Zeros.  Where a gradient function needs zeros shaped like a forward value inside a
 differentiated loop (`zeros_like_forward`): a constant when the static shape is known, built in
 the current mirror context so that it is gated like the gradients beside it; otherwise the
@@ -82,7 +91,7 @@ from __future__ import annotations
 from typing import Optional
 
 from dataflow import dtypes as _dtypes
-from dataflow.graph import GraphKeys, Operation, Tensor
+from dataflow.graph import GraphKeys, Operation, Tensor, _user_location
 from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from executor.program import NodeKind
@@ -109,17 +118,13 @@ __all__ = [
 def _loop_error(message: str) -> Exception:
     from dataflow.gradients import WhileLoopGradientError
 
-    return WhileLoopGradientError(message)
+    return WhileLoopGradientError(f"{message} (gradients() called at {_user_location()})")
 
 
 def _innermost_loop(context) -> Optional[WhileContext]:
     while context is not None and not isinstance(context, WhileContext):
         context = context.outer_context
     return context
-
-
-def _is_floating(t: Tensor) -> bool:
-    return t.dtype.is_floating
 
 
 # -- the backward contexts -------------------------------------------------------------------------
@@ -146,7 +151,8 @@ class BackwardLoopContext(_MirrorCapture, WhileContext):
 
     ``forward_context`` is the forward loop, ``grad_state`` the call's `ControlFlowGradState`.
     Its records list the backward counter first, then the backward variables and accumulators in
-    the order they were built.  ``pivot`` is the backward counter's body Identity.
+    the order they were built.  ``pivot`` is ``backward_index`` (the count minus one on the body
+    side of the counter's Switch): live exactly in the iterations that run the body.
     """
 
     def __init__(self, graph, name, outer_context, forward: WhileContext, grad_state):
@@ -511,12 +517,14 @@ class ControlFlowGradState:
                 if exit_op in between and passes(exit_op):
                     state.waiting_exits.add(exit_op)
             if not state.waiting_exits:
+                switch = state.switches[0]
                 raise _loop_error(
                     f"The gradient flows through the loop variables of while loop "
-                    f"'{loop.name}' but not out of the loop's results: some ys lie inside the "
-                    "loop while the xs they depend on enter it as loop variables. Take the "
-                    "gradient of the loop's results, or of values computed and differentiated "
-                    "within one iteration."
+                    f"'{loop.name}' (created at {switch.location}) but not out of the loop's "
+                    f"results: some ys lie inside the loop while the xs they depend on enter it "
+                    f"as loop variables (through '{switch.name}'). Take the gradient of the "
+                    "loop's results, or of values computed and differentiated within one "
+                    "iteration."
                 )
 
     def _check_loop_op(self, op: Operation, passes) -> None:
@@ -539,7 +547,8 @@ class ControlFlowGradState:
         ):
             raise _loop_error(
                 f"The gradient would flow through the loop variables of while loop "
-                f"'{context.name}' (op '{op.name}', {op.type}) without leaving through the "
+                f"'{context.name}' (op '{op.name}', {op.type}, created at {op.location}) "
+                "without leaving through the "
                 "loop's results: some ys lie inside the loop while the xs they depend on enter "
                 "it as loop variables. Take the gradient of the loop's results, or of values "
                 "computed and differentiated within one iteration."
@@ -551,7 +560,8 @@ class ControlFlowGradState:
         state = self.innermost_state(context)
         if state is not None:
             raise _loop_error(
-                f"{what} tensor '{tensor.name}' lies inside while loop '{state.forward.name}', "
+                f"{what} tensor '{tensor.name}' (created at {tensor.op.location}) lies inside "
+                f"while loop '{state.forward.name}', "
                 "through whose results the gradient flows: it has a value per iteration, and "
                 "the gradient is taken from outside the loop. Differentiate with respect to "
                 "(or of) values outside the loop, or make the value a loop variable."
@@ -607,7 +617,11 @@ class ControlFlowGradState:
         key = (branch.name, branch.pred)
         known = self._cond_pivots.get(key)
         if known is None:
-            with graph.name_scope(branch.name + "_grad") as scope:
+            loop_scope = self.innermost_state(branch).scope
+            with (
+                graph.name_scope(loop_scope),
+                graph.name_scope(branch.name.split("/")[-1] + "_grad") as scope,
+            ):
                 with building_in(graph, outer):
                     switch = apply_op("Switch", [branch.pred, branch.pred], name="Switch")
                     pivot_t = apply_op("Identity", [switch.outputs[1]], name="switch_t")
@@ -704,7 +718,8 @@ def _check_not_second_order(graph, ys: list, reached: set) -> None:
         if backward is not None and backward.forward_context in reached_loops:
             raise _loop_error(
                 f"Second-order gradients through while_loop are not supported: ys depend on "
-                f"'{op.name}' ({op.type}) of the backward loop '{backward.name}', which reads "
+                f"'{op.name}' ({op.type}, created at {op.location}) of the backward loop "
+                f"'{backward.name}', which reads "
                 f"values of while loop '{backward.forward_context.name}' saved by the forward "
                 "pass, and xs affect that loop (the saved values have no gradient)."
             )

@@ -62,9 +62,6 @@ class IndexedStackStorage:
                 f"{len(held)} value(s){', at ' + str(held[:8]) if held else ''})"
             ) from None
 
-    def __len__(self) -> int:
-        return len(self.values)
-
     def __repr__(self) -> str:
         return f"<IndexedStackStorage of {self.dtype.name} holding {len(self.values)} values>"
 

@@ -489,3 +489,40 @@ def test_indexed_stack_pops_by_index_in_any_order_and_names_a_missing_index():
             df.errors.InvalidArgumentError, match="missing.*no value was pushed at index 3"
         ):
             session.run(missing.outputs[0])
+
+
+def test_nested_conds_and_a_case_inside_a_loop():
+    def make(x, w):
+        def body(i, a):
+            def inner_cond():
+                return df.cond(i > 1, lambda: df.sin(a) * w, lambda: a * a)
+
+            a = df.cond(df.reduce_sum(a) > 0.0, inner_cond, lambda: a - w)
+            a = df.case(
+                [(df.equal(i, 0), lambda: a * 2.0), (df.equal(i, 2), lambda: df.tanh(a))],
+                default=lambda: a + w,
+            )
+            return i + 1, a
+
+        return loop(lambda i, a: i < 5, body, [0, x])[1]
+
+    check_gradients(make, [normal(2), normal(2)])
+
+
+def test_the_backward_graph_renders_every_op_once_with_the_backward_loop_as_a_cluster():
+    import re
+
+    from dataflow.render import graph_to_digraph
+
+    x = df.placeholder(df.float64, [], name="x")
+
+    def body(i, a):
+        return i + 1, df.cond(a > 0.0, lambda: df.sin(a), lambda: a * a)
+
+    y = loop(lambda i, a: i < 3, body, [0, x], name="grow")[1]
+    df.gradients(y, x)
+    source = graph_to_digraph(df.get_default_graph()).source
+    declared = re.findall(r'^\s*("(?:[^"\\]|\\.)*"|[^\s\[\];{}]+) \[', source, flags=re.M)
+    names = sorted(d.strip('"') for d in declared if d not in ("graph", "node", "edge"))
+    assert names == sorted(op.name for op in df.get_default_graph().get_operations())
+    assert "while_loop  gradients/grow_grad" in source
