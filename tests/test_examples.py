@@ -65,9 +65,9 @@ def test_mlp_split_holds_out_a_quarter_of_the_digits_stratified():
 @needs_dot
 def test_mlp_script_trains_plots_and_draws_the_step(tmp_path):
     _digits_example()
-    args = ["--epochs", "2", "--plot", "curves.png", "--graph", "step.png"]
+    args = ["--epochs", "1", "--plot", "curves.png", "--graph", "step.png"]
     out = _run_script("train_mlp_digits", *args, cwd=tmp_path)
-    assert out.count("epoch ") == 2 and "test accuracy:" in out
+    assert out.count("epoch ") == 1 and "test accuracy:" in out
     assert (tmp_path / "curves.png").read_bytes().startswith(b"\x89PNG")
     assert (tmp_path / "step.png").read_bytes().startswith(b"\x89PNG")
 
@@ -128,6 +128,6 @@ def test_rnn_gradient_through_the_loop_equals_the_unrolled_gradient():
 
 def test_rnn_script_trains_and_plots(tmp_path):
     pytest.importorskip("matplotlib")
-    out = _run_script("train_rnn_sine", "--steps", "10", "--plot", "rnn.png", cwd=tmp_path)
+    out = _run_script("train_rnn_sine", "--steps", "5", "--plot", "rnn.png", cwd=tmp_path)
     assert "held-out loss" in out and "x[t+1] = x[t]" in out
     assert (tmp_path / "rnn.png").read_bytes().startswith(b"\x89PNG")
