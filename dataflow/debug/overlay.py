@@ -16,9 +16,11 @@
 
 An op inside a loop usually both ran (in the iterations whose predicate held) and fired dead
 (in the last one); it counts as *ran*.  Each loop's box gets the number of iterations of each
-of its instances and how often its body ran (the executor counts the final predicate-only
-iteration too, so a body that ran n times had n + 1 iterations); a collapsed box says how many
-of its ops ran and their time.  The tooltip of an op (SVG) has the details.
+of its instances that ran and how often its body ran (the executor counts the final
+predicate-only iteration too, so a body that ran n times had n + 1 iterations), and how many
+instances only passed dead values through (a loop on an untaken branch, or started in an outer
+loop's last iteration); a collapsed box says how many of its ops ran and their time.  The
+tooltip of an op (SVG) has the details.
 
 The overlay only adds to the attributes `dataflow.render` computed; the render module calls it
 through three hooks (`decorate_node`, `decorate_loop`, `decorate_collapsed`) and knows nothing
@@ -50,6 +52,12 @@ class RunOverlay:
         self.frames: dict[str, set] = {}
         self.fed: set[str] = set()
         self.dead: dict[str, int] = {}
+        # Per loop frame name: iterations of each instance that ran live, in order of start.
+        self.instance_iterations: dict[str, dict[str, int]] = {}
+        for stat in sorted(run_metadata.step_stats, key=lambda s: s.start):
+            if stat.frame != "root":
+                instances = self.instance_iterations.setdefault(stat.frame.split("[", 1)[0], {})
+                instances[stat.frame] = max(instances.get(stat.frame, 0), stat.iteration + 1)
         for stat in run_metadata.step_stats:
             name = stat.node_name
             op_name, colon, slot = name.rpartition(":")
@@ -119,18 +127,24 @@ class RunOverlay:
                 attrs["tooltip"] = f"{tooltip}\\ndid not run (not needed, or never reached)"
 
     def decorate_loop(self, frame_name: str, attrs: dict) -> None:
-        counts = self.loop_iterations.get(frame_name)
+        counts = list(self.instance_iterations.get(frame_name, {}).values())
+        # The executor also counts instances that only passed dead values through (a loop on
+        # an untaken branch, or in the last iteration of an outer loop).
+        dead_instances = len(self.loop_iterations.get(frame_name, ())) - len(counts)
         if not counts:
-            line = "did not run"
-        elif len(counts) == 1:
-            line = _iterations_text(counts[0])
-        elif len(counts) <= 6:
-            line = f"{len(counts)} instances: " + ", ".join(map(str, counts)) + " iterations"
+            line = "fired dead: did not run" if dead_instances > 0 else "did not run"
         else:
-            line = (
-                f"{len(counts)} instances, {min(counts)} to {max(counts)} iterations each, "
-                f"{sum(counts)} in all"
-            )
+            if len(counts) == 1:
+                line = _iterations_text(counts[0])
+            elif len(counts) <= 6:
+                line = f"{len(counts)} instances: " + ", ".join(map(str, counts)) + " iterations"
+            else:
+                line = (
+                    f"{len(counts)} instances, {min(counts)} to {max(counts)} iterations each, "
+                    f"{sum(counts)} in all"
+                )
+            if dead_instances > 0:
+                line += f"; {dead_instances} more fired dead"
         attrs["label"] = _add_line(attrs.get("label", frame_name), line, _RAN)
 
     def decorate_collapsed(self, ops: list, attrs: dict) -> None:

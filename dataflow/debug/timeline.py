@@ -8,7 +8,7 @@ open.  The trace is a JSON object ``{"traceEvents": [...], "displayTimeUnit": "m
   pool's threads), one complete event (``"ph": "X"``) per op execution, named after the op; its
   ``cat`` is the op type and its ``args`` say the type, the frame instance, the iteration and
   the user's line that built the op.
-- **loop iterations** (pid 2): for each loop frame instance, a slice for the whole instance
+- **loop iterations** (pid 2): for each loop frame instance that ran, a slice for the instance
   and, inside it, one slice per iteration (``"loop iteration 3"``) from the first op of that
   iteration to the last, with the number of ops that ran in it.  Iterations of one instance
   overlap when ``parallel_iterations > 1``; since slices on one track must nest, overlapping
@@ -129,8 +129,11 @@ def _loop_events(everything, live, micros) -> list[dict]:
     """The instance and iteration slices of every loop frame instance (see the module doc)."""
     spans: dict[str, dict[int, list[float]]] = {}
     live_counts: dict[tuple[str, int], int] = {}
+    # An instance that only passed dead values through (a loop on an untaken branch) did not
+    # run: it gets no track.
+    ran = {stat.frame for stat in live}
     for stat in everything:
-        if stat.frame == "root":
+        if stat.frame == "root" or stat.frame not in ran:
             continue
         span = spans.setdefault(stat.frame, {}).setdefault(stat.iteration, [stat.start, stat.end])
         span[0] = min(span[0], stat.start)
