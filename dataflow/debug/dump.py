@@ -17,6 +17,7 @@ so nothing the run does afterwards (a kernel writing into its input's buffer) ch
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Optional
 
@@ -70,13 +71,15 @@ def _number(x: Optional[float]) -> str:
 
 def summarize(value: Any) -> TensorSummary:
     """The `TensorSummary` of a value a node produced."""
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return _summarize_real_scalar(value)
     if isinstance(value, (bool, int, float, complex)):
         value = np.asarray(value)
     if not isinstance(value, (np.ndarray, np.generic)):
         return TensorSummary(type(value).__name__, (), 0)
     array = np.asarray(value)
     kind = array.dtype.kind
-    base = (array.dtype.name, tuple(array.shape), int(array.size))
+    base = (_dtype_name(array.dtype), tuple(array.shape), int(array.size))
     if kind in "fc":
         nan = np.isnan(array)
         inf = np.isinf(array)
@@ -109,6 +112,31 @@ def summarize(value: Any) -> TensorSummary:
             mean=float(numbers.mean(dtype=np.float64)),
         )
     return TensorSummary(*base)
+
+
+_DTYPE_NAMES: dict = {}
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    """``dtype.name``, cached: numpy computes it in Python, slower than the rest of a summary."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
+
+
+def _summarize_real_scalar(value) -> TensorSummary:
+    """`summarize` of a numpy real or bool scalar, without building arrays (the common case
+    inside loops, and a few times faster)."""
+    dtype = _dtype_name(value.dtype)
+    x = float(value)
+    if x != x:
+        return TensorSummary(dtype, (), 1, nan_count=1)
+    if x == math.inf:
+        return TensorSummary(dtype, (), 1, pos_inf_count=1)
+    if x == -math.inf:
+        return TensorSummary(dtype, (), 1, neg_inf_count=1)
+    return TensorSummary(dtype, (), 1, 0, 0, 0, x, x, x)
 
 
 def has_inf_or_nan(datum: DebugTensorDatum, tensor: Any) -> bool:
