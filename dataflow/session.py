@@ -351,7 +351,14 @@ class Session:
             node_of[op] = len(nodes)
             nodes.append(None)  # filled below, once every op has its index
         for op in needed:
-            nodes[node_of[op]] = _lower_op(op, node_of, arg_of)
+            try:
+                nodes[node_of[op]] = _lower_op(op, node_of, arg_of)
+            except Exception as e:  # a kernel factory that rejects the op's attributes
+                raise errors.InvalidArgumentError(
+                    None,
+                    op,
+                    f"{errors.describe_op(op)} cannot be prepared to run: {type(e).__name__}: {e}",
+                ) from e
         fetch_edges = []
         fetch_positions = []
         targets = []

@@ -20,7 +20,8 @@ Differences from TensorFlow, on purpose:
   produced) and ``"DebugNumericSummary"`` (a `TensorSummary`: counts of nan and infinities,
   min, max, mean; cheap to keep for every tensor of a long loop).
 - Watching never changes what runs: a watched tensor that the fetches do not need is not
-  computed, and the dump lists it in ``watch_keys_not_run``.
+  computed, and the dump lists it in ``watch_keys_not_run``; so is one that a graph pass
+  folded or fused away (as tfdbg cannot watch a node that was constant-folded).
 """
 
 from __future__ import annotations

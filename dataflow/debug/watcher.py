@@ -3,9 +3,10 @@ executor `RunObserver` for one run, and `TensorWatcher.finish` leaves a `DebugDu
 run's metadata.
 
 A watch names a tensor of the graph; the run's program names nodes.  A watched tensor that is
-fed is watched at its ``ARG`` node (the fed value); one the fetches do not need is not in the
-program and is reported in ``watch_keys_not_run``.  The program is the Session's cached one:
-watching adds nothing to it, so the run computes exactly what it would without the watch.
+fed is watched at its ``ARG`` node (the fed value); one the fetches do not need, or that a graph
+pass folded or fused away, is not in the program and is reported in ``watch_keys_not_run``.
+Tensors are matched to nodes by name.  The program is the Session's cached one: watching adds
+nothing to it, so the run computes exactly what it would without the watch.
 """
 
 from __future__ import annotations
@@ -98,13 +99,15 @@ def start_watching(
             "run_metadata to receive their values: pass run_metadata=df.RunMetadata() and read "
             f"run_metadata.debug_dump (at {location})."
         )
-    node_of_tensor: dict[Any, tuple[int, int]] = {}
+    # By name, not by object: the program may have been lowered from a rewritten copy of the
+    # graph (graph passes), whose surviving ops keep their names.
+    node_of_tensor: dict[str, tuple[int, int]] = {}
     for index, tensor in enumerate(feed_tensors):
-        node_of_tensor[tensor] = (index, 0)
+        node_of_tensor[tensor.name] = (index, 0)
     for index in range(len(feed_tensors), len(nodes)):
         op = nodes[index].tag
         for tensor in op.outputs:
-            node_of_tensor.setdefault(tensor, (index, tensor.value_index))
+            node_of_tensor.setdefault(tensor.name, (index, tensor.value_index))
     watched: dict[tuple[int, int], list] = {}
     not_run: list[str] = []
     for watch in watches:
@@ -120,7 +123,7 @@ def start_watching(
         if tensor is None:
             not_run.extend(keys)
             continue
-        target = node_of_tensor.get(tensor)
+        target = node_of_tensor.get(tensor.name)
         if target is None:
             not_run.extend(keys)
             continue

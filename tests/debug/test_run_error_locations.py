@@ -315,3 +315,24 @@ def test_a_kernel_the_thread_pool_cancelled_is_named(graph):
     with pytest.raises(errors.CancelledError) as info:
         sess.run([heavy, light])
     assert "op 'heavy' (PyFunc)" in str(info.value) and at(line) in str(info.value)
+
+
+def test_an_op_whose_kernel_cannot_be_built_is_named_with_its_line(graph):
+    from dataflow.op_registry import apply_op, define_op, registered_op_types
+
+    if "TestUnbuildableKernel" not in registered_op_types():
+
+        def refuse(attrs):
+            raise ValueError(f"unsupported mode {attrs['mode']!r}")
+
+        define_op(
+            "TestUnbuildableKernel",
+            lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
+            refuse,
+        )
+    y = apply_op("TestUnbuildableKernel", [df.constant(1.0)], {"mode": "fast"}, name="odd")
+    line = here()
+    error = run_error(y.outputs[0])
+    assert isinstance(error, errors.InvalidArgumentError)
+    assert "op 'odd' (TestUnbuildableKernel)" in str(error) and at(line) in str(error)
+    assert "unsupported mode 'fast'" in str(error)
