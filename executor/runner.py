@@ -505,6 +505,8 @@ class _Run:
         live = _HANDLERS[kind](self, iteration, info)
         if kind == NodeKind.OP:
             live = False  # a live OP reports itself from _fire_op; this firing was dead
+        if self.stopped and not live:
+            return  # it failed (a Switch whose predicate has no truth value), not fired dead
         stats = self.stats
         if stats is not None and (live or stats.record_dead):
             self._record(iteration, info, start, _perf_counter(), live)

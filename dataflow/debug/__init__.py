@@ -24,6 +24,17 @@ These tools pay that price back, without rebuilding the graph:
 
 Watching and tracing cost nothing in runs that do not ask for them: the executor then keeps its
 fast path (see ``executor.observe``).
+
+Decisions (where TensorFlow 1.x offers a model, it is followed; these are the departures):
+
+- Watched values come back in memory, in ``run_metadata.debug_dump``, instead of being written
+  to ``debug_urls`` and read back with ``DebugDumpDir``: one run, one object, nothing on disk.
+  A run that watches tensors therefore needs a ``run_metadata``.
+- A value on an untaken branch is *absent* from the dump (its op did not run), not recorded as
+  dead; the statistics (``run_metadata.dead_step_stats``) are where dead firings show.
+- A watched value is copied the moment its op produces it, before any consumer runs, so a
+  kernel that later reuses the buffer in place cannot change what the dump holds.
+- "First" nan or inf means first in execution order (see `numerics`).
 """
 
 from .dump import (
