@@ -317,22 +317,15 @@ def test_a_kernel_the_thread_pool_cancelled_is_named(graph):
     assert "op 'heavy' (PyFunc)" in str(info.value) and at(line) in str(info.value)
 
 
-def test_an_op_whose_kernel_cannot_be_built_is_named_with_its_line(graph):
-    from dataflow.op_registry import apply_op, define_op, registered_op_types
-
-    if "TestUnbuildableKernel" not in registered_op_types():
-
-        def refuse(attrs):
-            raise ValueError(f"unsupported mode {attrs['mode']!r}")
-
-        define_op(
-            "TestUnbuildableKernel",
-            lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
-            refuse,
-        )
-    y = apply_op("TestUnbuildableKernel", [df.constant(1.0)], {"mode": "fast"}, name="odd")
+def test_an_op_whose_kernel_cannot_be_built_is_named_with_its_line(graph, monkeypatch):
+    y = df.negative(df.constant(1.0), name="odd")
     line = here()
-    error = run_error(y.outputs[0])
+
+    def refuse(attrs):  # a kernel factory that rejects the op's attributes
+        raise ValueError("unsupported mode 'fast'")
+
+    monkeypatch.setattr(y.op.op_def, "kernel", refuse)
+    error = run_error(y)
     assert isinstance(error, errors.InvalidArgumentError)
-    assert "op 'odd' (TestUnbuildableKernel)" in str(error) and at(line) in str(error)
+    assert "op 'odd' (Neg)" in str(error) and at(line) in str(error)
     assert "unsupported mode 'fast'" in str(error)
