@@ -91,7 +91,7 @@ from .variables import (
 # isort: split
 # checkpoints and serialization (Saver and latest_checkpoint are attached to `train` at the end
 # of train.py)
-from . import graph_util, io, train
+from . import graph_util, io, passes, train
 
 # autodiff
 from .gradients import NotDifferentiable, RegisterGradient, gradients

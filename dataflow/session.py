@@ -33,6 +33,7 @@ from executor.program import Node, NodeKind, Program
 from . import dtypes as _dtypes
 from . import errors, nest
 from .graph import Graph, Operation, Tensor, _user_location, get_default_graph
+from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
@@ -53,6 +54,8 @@ class ConfigProto:
     log_device_placement: bool = False
     device_count: dict = field(default_factory=dict)
     operation_timeout_in_ms: int = 0
+    # Graph passes run on each plan (`dataflow.passes.config`).
+    graph_options: GraphOptions = field(default_factory=GraphOptions)
 
 
 @dataclass
@@ -67,6 +70,8 @@ class RunOptions:
 
     timeout_in_ms: int = 0
     trace_level: int = 0
+    # Replaces the Session's rewrite options for this run (`dataflow.passes.config`).
+    rewrite_options: Optional[RewriterConfig] = None
 
 
 @dataclass
@@ -178,6 +183,7 @@ class Session:
         self._inter_op_threads = threads
         self._pool: Optional[ThreadPoolExecutor] = None
         self._default_context = None
+        self._pipeline_source = self._pipeline_cache = None
 
     # -- lifecycle --------------------------------------------------------------------------------
     @property
@@ -246,10 +252,11 @@ class Session:
             raise RuntimeError("Attempted to use a closed Session.")
         flat_fetches = [self._as_fetch(f, location) for f in nest.flatten(fetches)]
         feed_tensors, feed_values = self._prepare_feeds(feed_dict, location)
-        key = (self._graph._version, tuple(flat_fetches), feed_tensors)
+        pipeline = self._pipeline(options)
+        key = (self._graph._version, tuple(flat_fetches), feed_tensors, pipeline)
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._make_plan(flat_fetches, feed_tensors)
+            plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
             with self._lock:
                 if len(self._plans) > 256:
                     self._plans.clear()
@@ -321,7 +328,25 @@ class Session:
         return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
     # -- pruning and lowering ---------------------------------------------------------------------
-    def _make_plan(self, flat_fetches, feed_tensors) -> _Plan:
+    # -- graph passes (dataflow.passes) -----------------------------------------------------------
+    def _pipeline(self, options) -> tuple:
+        rewrite = getattr(options, "rewrite_options", None)
+        config = self._config.graph_options
+        if rewrite is None and config is self._pipeline_source:
+            return self._pipeline_cache
+        pipeline = pipeline_for(config, rewrite)
+        if rewrite is None:
+            self._pipeline_source, self._pipeline_cache = config, pipeline
+        return pipeline
+
+    def _make_plan(self, flat_fetches, feed_tensors, pipeline=()) -> _Plan:
+        if pipeline and flat_fetches:
+            from .passes import GraphItem, PassManager
+
+            item = GraphItem.from_graph(self._graph, flat_fetches, feed_tensors)
+            item, _ = PassManager(pipeline).run(item, copy=False)
+            flat_fetches, feed_tensors = item.fetches, tuple(item.feeds)
+        # -- end of graph passes
         fed = set(feed_tensors)
         needed = _prune(flat_fetches, fed)
         nodes: list[Node] = []
@@ -329,7 +354,9 @@ class Session:
         arg_of: dict[Tensor, int] = {}
         for tensor in feed_tensors:
             arg_of[tensor] = len(nodes)
-            nodes.append(Node(name=tensor.name, kind=NodeKind.ARG, tag=tensor.op, inline=True))
+            nodes.append(
+                Node(name=tensor.name, kind=NodeKind.ARG, tag=_user_op(tensor.op), inline=True)
+            )
         for op in needed:
             node_of[op] = len(nodes)
             nodes.append(None)  # filled below, once every op has its index
@@ -523,7 +550,7 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
         inputs=inputs,
         control_inputs=control_inputs,
         num_outputs=len(op._outputs),
-        tag=op,
+        tag=_user_op(op),
         inline=True,
     )
     if kind == NodeKind.OP:
@@ -540,6 +567,12 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
         node.is_constant = op.attrs["is_constant"]
         node.parallel_iterations = op.attrs["parallel_iterations"]
     return node
+
+
+def _user_op(op: Operation) -> Operation:
+    """The op of the user's graph that ``op`` stands for: errors and statistics name it (a
+    graph pass records it on the ops it copies or creates, see `dataflow.passes`)."""
+    return getattr(op, "_original", op)
 
 
 def _describe_value(value) -> str:
