@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..gradients import NotDifferentiable
 from ..graph import Operation
 from ..op_registry import define_op, get_op_def
 from ..tensor_shape import TensorShape
@@ -113,6 +114,8 @@ def _fused_kernel(attrs):
 
 # "fresh_output": the kernel returns an array that nothing else holds (see inplace.py).
 define_op("FusedElementwise", _infer_fused, _fused_kernel, extra={"fresh_output": True})
+# Gradients are built on the user's graph; passes run afterwards, on what a Session runs.
+NotDifferentiable("FusedElementwise")
 
 
 def fusable(item: GraphItem, op: Operation) -> bool:

@@ -12,6 +12,8 @@ for each elementwise op (a ufunc op or a ``FusedElementwise``), an input ``t`` t
 - has the op's output dtype and a static shape compatible with the output's;
 - for a fused op, is used by its first step only (later steps run after the buffer changed).
 
+Ops whose output is statically known to have fewer than `MIN_ELEMENTS` elements are left alone.
+
 The op becomes (or, if fused, is marked as) a ``FusedElementwise`` with ``inplace_input`` set.
 Its kernel checks at run time that the value really is a writeable ``numpy.ndarray`` of the
 output's dtype with at least one dimension, and that the result has its shape (numpy refuses an
@@ -43,12 +45,20 @@ def _candidate(item: GraphItem, op: Operation, k: int) -> bool:
     )
 
 
+# Below this many elements (when the static shape says so) an allocation costs less than the
+# Python call that avoids it, and scalars are numpy scalars, which have no buffer to reuse.
+MIN_ELEMENTS = 1024
+
+
 class InplaceBufferReuse(GraphPass):
     name = "inplace"
 
     def rewrite(self, item: GraphItem, report: PassReport) -> None:
         for op in topological_order(item.graph):
             if item.graph._ops_by_name.get(op._name) is not op:
+                continue
+            size = op._outputs[0].shape.num_elements() if op._outputs else 0
+            if size is not None and size < MIN_ELEMENTS:
                 continue
             if op._op_def.type == "FusedElementwise":
                 if op.attrs.get("inplace_input", -1) >= 0:

@@ -14,8 +14,9 @@ What is kept exactly:
   and without the gate the op would run once more than the body.  The op's consumers inside the
   loop take that gate as a control input, so they still run only in iterations that run the
   body (and nothing runs in a zero-trip loop).
-- A constant of the loop used by a moved op is rebuilt outside with a control input from the
-  op's other (entered) source, so it lives in the enclosing frame and is dead when that is.
+- A constant of the loop used by a moved op is rebuilt outside: in the root frame as it is
+  (the moved op is live when its entered inputs are), inside an enclosing loop with a control
+  input from the producer of an entered input, so it lies in that loop's frame.
 - Only ops that cannot fail move, since the moved op runs even when the loop makes zero trips:
   elementwise ufunc ops on floats with fully known static shapes (numpy does not raise there;
   an integer power of a negative exponent would, so integers stay).  The op must have at least
@@ -52,6 +53,12 @@ def _invariant_source(t: Tensor, loop) -> Tensor | None:
     return None
 
 
+def _enclosing_loop(context):
+    while context is not None and not hasattr(context, "frame_name"):
+        context = context.outer_context
+    return context
+
+
 class LoopInvariantMotion(GraphPass):
     name = "loop_invariant_motion"
 
@@ -82,6 +89,11 @@ class LoopInvariantMotion(GraphPass):
                 entered += 1
             elif constant_value(t) is None or any(c not in gates for c in t.op._control_inputs):
                 return False
+        if entered < len(op._inputs) and _enclosing_loop(loop.outer_context) is not None:
+            # A constant rebuilt outside is gated by an entered value's producer, which must
+            # be a node that runs (not a fed tensor's op).
+            if any(_invariant_source(t, loop) in item.feeds for t in op._inputs):
+                return False
         return entered > 0 and op._outputs[0].shape.is_fully_defined()
 
     @staticmethod
@@ -90,12 +102,15 @@ class LoopInvariantMotion(GraphPass):
             s.op for s in (_invariant_source(t, loop) for t in op._inputs) if s is not None
         )
         outside = loop.outer_context
+        # In the root frame a constant needs no gate (the op is live when its entered inputs
+        # are); inside an enclosing loop it takes one from an entered input's producer.
+        gates = [anchor] if _enclosing_loop(outside) is not None else []
         inputs = []
         for t in op._inputs:
             source = _invariant_source(t, loop)
             if source is None:
                 constant = item.add_const(
-                    constant_value(t), f"{t.op.name}/hoisted", t.op, [anchor]
+                    constant_value(t), f"{t.op.name}/hoisted", t.op, gates
                 )
                 constant.op._control_flow_context = outside
                 source = constant
@@ -120,9 +135,11 @@ class LoopInvariantMotion(GraphPass):
             context=loop,
             outputs=[(out.dtype, out.shape)],
         )
+        # The op ran only in iterations that run the body: so will its consumers.
+        gate = [loop.pivot.op]
         for consumer in item.consumers(out):
-            item.add_control_inputs(consumer, op._control_inputs)
-        item.replace_op(op, enter._outputs, op._control_inputs)
+            item.add_control_inputs(consumer, gate)
+        item.replace_op(op, enter._outputs, gate)
 
 
 register_pass(LoopInvariantMotion())

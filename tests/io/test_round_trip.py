@@ -232,6 +232,7 @@ def test_gradient_ops_round_trip(fresh_graph, round_trip):
 
 # Op types exercised by the tests above rather than by the shadow runs of the op suites.
 COVERED_HERE = {
+    "FusedElementwise",  # made by graph passes only: tests/passes/test_optimize_cli.py
     "OnesLike",
     "PlaceholderWithDefault",
     "Dropout",
