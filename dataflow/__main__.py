@@ -10,7 +10,7 @@
 - ``optimize FILE -o FILE [--fetch name ...] [--feed name ...] [--passes a,b,...]``: runs the
   graph passes (`dataflow.passes`, the Session's default pipeline unless ``--passes`` names
   others) and saves the result, printing one line per pass.  What is kept is what the fetches
-  need (by default every output nothing consumes: the ``outputs`` of ``inspect``); the names of
+  need (by default every op output nothing consumes, outside conds and loops); the names of
   fetched and fed tensors (by default every placeholder) still resolve in the optimized file.
 
 Exit status 0 on success, 1 when the file or a run fails, 2 for bad arguments.
@@ -161,6 +161,8 @@ def _optimize(args, graph: df.Graph, out) -> None:
         for op in ops:
             if op in controlling or any(t.consumers() for t in op.outputs):
                 continue
+            if op._control_flow_context is not None or op.type == "Placeholder":
+                continue  # the inside of a cond or loop, or an input
             fetches.extend(op.outputs or [op])
     if args.feed:
         feeds = [graph.get_tensor_by_name(_tensor_name(n)) for n in args.feed]

@@ -355,7 +355,7 @@ class Session:
         for tensor in feed_tensors:
             arg_of[tensor] = len(nodes)
             nodes.append(
-                Node(name=tensor.name, kind=NodeKind.ARG, tag=_user_op(tensor.op), inline=True)
+                Node(name=tensor.name, kind=NodeKind.ARG, tag=tensor.op, inline=True)
             )
         for op in needed:
             node_of[op] = len(nodes)
@@ -550,7 +550,7 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
         inputs=inputs,
         control_inputs=control_inputs,
         num_outputs=len(op._outputs),
-        tag=_user_op(op),
+        tag=op,
         inline=True,
     )
     if kind == NodeKind.OP:
@@ -570,8 +570,9 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
 
 
 def _user_op(op: Operation) -> Operation:
-    """The op of the user's graph that ``op`` stands for: errors and statistics name it (a
-    graph pass records it on the ops it copies or creates, see `dataflow.passes`)."""
+    """The op of the user's graph that ``op`` stands for, which errors name (a graph pass
+    records it on the ops it copies or creates, see `dataflow.passes`); run statistics name the
+    op that ran."""
     return getattr(op, "_original", op)
 
 
@@ -593,7 +594,7 @@ _INVALID_ARGUMENT_CAUSES = (
 
 
 def _kernel_error(e: executor.KernelError) -> errors.OpError:
-    op = e.node.tag
+    op = _user_op(e.node.tag)
     cause = e.cause
     where = errors.describe_op(op)
     if isinstance(cause, errors.OpError):
@@ -608,13 +609,13 @@ def _kernel_error(e: executor.KernelError) -> errors.OpError:
 def _op_of_node(nodes, indices):
     for i in indices:
         if 0 <= i < len(nodes) and nodes[i] is not None:
-            return nodes[i].tag
+            return _user_op(nodes[i].tag)
     return None
 
 
 def _explain_invalid_program(e, nodes) -> str:
     details = [
-        f"  {nodes[i].tag.name} ({nodes[i].tag.type}) created at {nodes[i].tag.location}"
+        f"  {_user_op(nodes[i].tag).name} ({nodes[i].tag.type}) created at {nodes[i].tag.location}"
         for i in e.nodes
         if 0 <= i < len(nodes) and isinstance(nodes[i].tag, Operation)
     ]
@@ -625,7 +626,7 @@ def _dead_fetch_error(e: executor.FetchNotLiveError, plan: _Plan) -> errors.OpEr
     lines = []
     first_op = None
     for _position, node_index, state in e.missing:
-        op = plan.nodes[node_index].tag
+        op = _user_op(plan.nodes[node_index].tag)
         first_op = first_op or op
         lines.append(f"  {op.name}: {_why_not_live(op, state)} (created at {op.location})")
     return errors.InvalidArgumentError(
