@@ -153,7 +153,9 @@ def _run(args, graph: df.Graph, out) -> None:
 
 def _optimize(args, graph: df.Graph, out) -> None:
     if args.fetch:
-        fetches = [graph.as_graph_element(_tensor_name(n) if ":" not in n else n) for n in args.fetch]
+        fetches = [
+            graph.as_graph_element(_tensor_name(n) if ":" not in n else n) for n in args.fetch
+        ]
     else:
         ops = graph.get_operations()
         controlling = {c for op in ops for c in op.control_inputs}
@@ -173,8 +175,11 @@ def _optimize(args, graph: df.Graph, out) -> None:
     df.io.save_graph(item.graph, args.output)
     for report in reports:
         print(report, file=out)
-    print(f"{len(graph.get_operations())} ops -> {len(item.graph.get_operations())} ops: "
-          f"{args.output}", file=out)
+    print(
+        f"{len(graph.get_operations())} ops -> {len(item.graph.get_operations())} ops: "
+        f"{args.output}",
+        file=out,
+    )
 
 
 def _parser() -> argparse.ArgumentParser:

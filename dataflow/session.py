@@ -354,9 +354,7 @@ class Session:
         arg_of: dict[Tensor, int] = {}
         for tensor in feed_tensors:
             arg_of[tensor] = len(nodes)
-            nodes.append(
-                Node(name=tensor.name, kind=NodeKind.ARG, tag=tensor.op, inline=True)
-            )
+            nodes.append(Node(name=tensor.name, kind=NodeKind.ARG, tag=tensor.op, inline=True))
         for op in needed:
             node_of[op] = len(nodes)
             nodes.append(None)  # filled below, once every op has its index

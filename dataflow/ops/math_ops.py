@@ -307,7 +307,10 @@ _BINARY_OPS = [
 ]
 for _type, _allowed, _out, _fn in _BINARY_OPS:
     define_op(
-        _type, _infer_binary(_allowed, _out), _ufunc_kernel(_fn), extra=_elementwise_extra(_type, _fn)
+        _type,
+        _infer_binary(_allowed, _out),
+        _ufunc_kernel(_fn),
+        extra=_elementwise_extra(_type, _fn),
     )
 
 
@@ -482,7 +485,9 @@ _UNARY_OPS = [
     ("LogicalNot", BOOL_TYPES, np.logical_not),
 ]
 for _type, _allowed, _fn in _UNARY_OPS:
-    define_op(_type, _infer_unary(_allowed), _ufunc_kernel(_fn), extra=_elementwise_extra(_type, _fn))
+    define_op(
+        _type, _infer_unary(_allowed), _ufunc_kernel(_fn), extra=_elementwise_extra(_type, _fn)
+    )
 
 
 def unary_op(op_type: str, x, name: Optional[str]) -> Tensor:

@@ -21,16 +21,6 @@ what the passes do, `optimize` returns the rewritten graph and one `PassReport` 
 ``python -m dataflow optimize FILE -o FILE`` does the same for a saved graph.
 """
 
-from .graph_item import GraphItem
-from .manager import (
-    GraphPass,
-    PassManager,
-    PassReport,
-    get_pass,
-    optimize,
-    register_pass,
-    registered_passes,
-)
 from . import (  # noqa: E402  (each module registers its pass)
     arithmetic,
     common_subexpression,
@@ -41,6 +31,16 @@ from . import (  # noqa: E402  (each module registers its pass)
     pruning,
 )
 from .config import GraphOptions, OptimizerOptions, RewriterConfig, pipeline_for
+from .graph_item import GraphItem
+from .manager import (
+    GraphPass,
+    PassManager,
+    PassReport,
+    get_pass,
+    optimize,
+    register_pass,
+    registered_passes,
+)
 
 DEFAULT_PIPELINE = pipeline_for(None)
 

@@ -53,8 +53,10 @@ def _key(item: GraphItem, op: Operation):
         tuple(sorted(id(c) for c in op._control_inputs)),
         id(op._control_flow_context),
         attrs_fingerprint(op.attrs),
-        tuple((t.dtype, tuple(t.shape.as_list()) if t.shape.ndims is not None else None)
-              for t in op._outputs),
+        tuple(
+            (t.dtype, tuple(t.shape.as_list()) if t.shape.ndims is not None else None)
+            for t in op._outputs
+        ),
     )
 
 

@@ -484,8 +484,7 @@ class GraphItem:
                 users = [c for c in graph._consumers.get(out, ()) if c not in ops]
                 if users:
                     raise ValueError(
-                        f"cannot remove op '{op.name}': '{users[0].name}' still reads "
-                        f"'{out.name}'"
+                        f"cannot remove op '{op.name}': '{users[0].name}' still reads '{out.name}'"
                     )
         for op in ops:
             for t in op._inputs:

@@ -109,9 +109,7 @@ class LoopInvariantMotion(GraphPass):
         for t in op._inputs:
             source = _invariant_source(t, loop)
             if source is None:
-                constant = item.add_const(
-                    constant_value(t), f"{t.op.name}/hoisted", t.op, gates
-                )
+                constant = item.add_const(constant_value(t), f"{t.op.name}/hoisted", t.op, gates)
                 constant.op._control_flow_context = outside
                 source = constant
             inputs.append(source)

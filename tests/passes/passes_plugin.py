@@ -92,8 +92,17 @@ def _check(session, variables, fetches, feed_dict, options, results, error) -> N
     candidates = [("default pipeline", results, error)]
     for name in names:
         candidates.append(
-            (name, *_run_with(session, variables, RewriterConfig(optimizers=[name]), fetches,
-                              feed_dict, options))
+            (
+                name,
+                *_run_with(
+                    session,
+                    variables,
+                    RewriterConfig(optimizers=[name]),
+                    fetches,
+                    feed_dict,
+                    options,
+                ),
+            )
         )
     for name, got, got_error in candidates:
         if reference_error is not None or got_error is not None:

@@ -24,7 +24,7 @@ def rewritten(fetch, feeds):
         lambda x: x / 1.0,
         lambda x: x - 0.0,
         lambda x: x + df.constant(-0.0, df.float64),
-        lambda x: -(-x),
+        lambda x: df.negative(df.negative(x)),
     ],
     ids=["x*1", "1*x", "x/1", "x-0", "x+(-0)", "--x"],
 )

@@ -124,7 +124,11 @@ def test_run_options_switch_passes_off_for_one_run(fresh_graph):
         a = sess.run(y, {x: np.ones(3, np.float32)}, run_metadata=on_metadata)
         b = sess.run(y, {x: np.ones(3, np.float32)}, options=off, run_metadata=off_metadata)
     assert np.array_equal(a, b)
-    assert {s.op_type for s in on_metadata.step_stats} == {"FusedElementwise", "Const", "Placeholder"}
+    assert {s.op_type for s in on_metadata.step_stats} == {
+        "FusedElementwise",
+        "Const",
+        "Placeholder",
+    }
     assert {"Exp", "Mul", "Tanh"} <= {s.op_type for s in off_metadata.step_stats}
 
 
