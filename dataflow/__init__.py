@@ -63,6 +63,9 @@ from .ops.array_ops import *  # noqa: E402, F403
 from .ops.math_ops import *  # noqa: E402, F403
 from .ops.misc_ops import *  # noqa: E402, F403
 
+# graph passes' options (TensorFlow 1.x names; the passes themselves are in df.passes)
+from .passes.config import GraphOptions, OptimizerOptions, RewriterConfig
+
 # rendering
 from .render import render
 from .session import (

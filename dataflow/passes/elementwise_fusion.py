@@ -87,7 +87,14 @@ def _fused_kernel(attrs):
                 buffer = x
         value = None
         for position, (ufunc, operands) in enumerate(compiled):
-            args = [value if k < 0 else inputs[k] for k in operands]
+            if len(operands) == 2:
+                first, second = operands
+                args = (
+                    value if first < 0 else inputs[first],
+                    value if second < 0 else inputs[second],
+                )
+            else:
+                args = (value if operands[0] < 0 else inputs[operands[0]],)
             if buffer is not None:
                 try:
                     value = ufunc(*args, out=buffer)
