@@ -5,8 +5,10 @@ A ``run(fetches, feed_dict)`` goes through four steps (see ``architecture.md``):
 1. **Prune**: keep the ops the fetches need, following data and control inputs backwards and
    stopping at fed tensors (a fed tensor's producer does not run for it).
 2. **Lower**: number the kept ops as executor nodes, each with its kernel built from its
-   `OpDef`; every fed tensor becomes an ``ARG`` node.  Steps 1-2 and the executor's static
-   analysis are cached per (graph version, fetches, fed tensors).
+   `OpDef`; every fed tensor becomes an ``ARG`` node.  Before that, the graph passes chosen by
+   ``ConfigProto.graph_options`` or ``RunOptions.rewrite_options`` (`dataflow.passes`) rewrite a
+   copy of the kept ops; the user's graph is never changed.  Steps 1-2 and the executor's static
+   analysis are cached per (graph version, fetches, fed tensors, passes).
 3. **Execute** the plan with this run's feed values, a `RunContext` (variable writes of this run,
    kept apart until the run succeeds) and the inter-op thread pool.
 4. **Return** the values in the structure of ``fetches``, and commit the variable writes.
