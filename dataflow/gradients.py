@@ -1,36 +1,70 @@
 """Reverse-mode autodiff as a graph pass: `gradients` adds the backward ops to the forward graph.
 
+Invariants:
+
+- Every backward op is created in the name scope ``gradients`` (unique per call), under
+  ``<forward op name>_grad``; the loop machinery of a loop ``L`` under ``<L>_grad``, including
+  the few ops it adds to the forward loop (an iteration counter, the pushes that save values).
+- The backward op of a forward op is built in the *mirror* of the forward op's control-flow
+  context.  Outside every loop being differentiated the mirror of a context is the context
+  itself: the backward ops of a cond branch are built in that branch (TensorFlow re-enters the
+  forward CondContext the same way), so the forward values a gradient reads are switched into
+  the branch, ops without data inputs are gated by the branch's pivot, and only the taken
+  branch's backward ops run.  Inside a loop being differentiated, the mirror is the backward
+  loop, or a backward cond on the same iteration's saved predicate.
+- A backward op inside a backward loop reads a forward value of the loop only through a stack
+  the forward loop filled at that iteration's index; only the values some backward op reads are
+  saved (loop invariants are entered into the backward loop, constants are rebuilt).
+- A gradient never depends on the order in which kernels ran: ``parallel_iterations``, threads
+  and concurrent runs of one Session give identical results.
+
 The pass, as in TensorFlow 1.x:
 
 1. **Between ops.**  ``reached``: the ops reachable from ``xs`` along data edges.  ``between``:
    the reached ops from which some ``ys`` op is reachable along edges that gradients can flow
    back through (not into the inputs of a ``stop_gradient`` op, of an op whose gradient is
-   declared `NotDifferentiable`, or of an op listed in ``stop_gradients``).
+   declared `NotDifferentiable`, of an op listed in ``stop_gradients``, or of an Exit of a
+   ``while_loop`` built with ``back_prop=False``).  A loop is *differentiated* when one of its
+   loop-variable Switches is between (``primitives.loop_gradients.ControlFlowGradState``, which
+   also refuses the unsupported cases below before any op is added).
 2. **Pending counts.**  ``pending[op]`` is the number of data edges from ``op``'s outputs into
    between ops that pass gradients back.  An op's gradient function runs only once every
-   consumer has sent its gradient contribution (pending count zero).
+   consumer has sent its gradient contribution (pending count zero).  A loop's cycle is broken
+   at its Switches: they are not in ``pending``; the edges to the body count in
+   ``body_pending`` instead.
 3. **Walk.**  Starting from the ``ys`` ops, each ready op aggregates the contributions to each
    of its outputs (``AddN``), calls its OpDef's ``gradient(op, *output_grads)`` and sends the
    returned input gradients to the producers of its inputs.  Outputs without a contribution
-   are passed as ``None`` (only multi-output ops can see one).
+   are passed as ``None`` (only multi-output ops can see one).  Through a cond, the gradient
+   of a Switch is a Merge, built where the Switch's data input lives, and the gradient of a
+   Merge is a Switch on the cond's predicate, built where the Merge lives.
 4. **Result.**  The aggregated gradient of each ``x``; ``None`` when no path leads to it.
 
-Every backward op is created inside the name scope ``gradients`` (unique per call), under
-``<forward op name>_grad``.
+While loops (``primitives.loop_gradients`` has the details).  The walk reaches a loop through
+its Exits.  Once every Exit of the loop has its gradient, the loop is *activated*: a counter is
+added to the forward loop (its value is the index of every push; its final value, the number of
+iterations, leaves the loop only after every push has run), and a backward loop is built that
+counts that number down.  Each floating loop variable whose Switch is between becomes a
+backward loop variable: the Exit's gradient (zeros when the result is unused) enters the
+backward loop (Exit gradient: Enter) as a backward Merge (Switch gradient, first visit); the
+forward Merge's gradient switches it on the backward condition, out of the backward loop as the
+gradient of the initial value (Enter gradient: Exit) or into the body as the gradient of the
+body's result (NextIteration gradient: identity).  The body's ops are then walked like any
+others; when the body has sent the gradient of a loop variable back to its Switch (second
+visit), it closes the backward Merge's back edge (NextIteration), and a variable that receives
+nothing there gets zeros.  A loop invariant (a constant Enter) sums its gradient over the
+backward iterations in an accumulator loop variable that starts from zeros; the sum leaves the
+backward loop.  Nested loops, conds inside loops and loops inside conds compose: an inner
+loop's iteration count and stack handles are forward values of the outer loop, saved per
+outer iteration like any other.  A gradient taken inside a loop body, of values of that body,
+is an ordinary gradient there (a captured tensor's Enter passes the gradient through, as in
+TensorFlow).
 
-Control flow.  The backward op of a forward op is built in the forward op's control-flow context
-(TensorFlow re-enters the forward op's CondContext the same way), so the forward values a
-gradient reads are switched into the branch and ops without data inputs are gated by the
-branch's pivot.  Exceptions: a Switch's gradient (a Merge) is built where the Switch's data
-input lives, outside the branch; a Merge's gradient (a Switch on the cond's predicate) is built
-where the Merge lives.  Only the taken branch's backward ops run.
-
-While loops.  A gradient through a ``while_loop`` needs a backward loop fed by per-iteration
-stacks; that is not built yet.  When an op of a loop (any op whose context chain holds a
-`WhileContext`, or a hand-written Enter/Exit/NextIteration/LoopCond) lies between ``ys`` and
-``xs``, `gradients` raises `WhileLoopGradientError` before adding any op, rather than returning
-a wrong answer.  The walk is organised so that the loop case can plug in at the same places as
-in TensorFlow (entering the gradient loop's context around aggregation and the gradient call).
+Not supported, and refused with `WhileLoopGradientError` (raised before any op is added):
+second-order gradients through a while loop (the saved values have no gradient, as in
+TensorFlow 1.x), gradients through a loop frame written by hand with the raw primitives (there
+is no record to build the backward loop from), ``ys`` inside a loop whose loop variables the
+gradient would flow through, and an ``x`` inside a loop being differentiated.
 """
 
 from __future__ import annotations
@@ -38,6 +72,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Optional, Union
+
+from executor.program import NodeKind
 
 from . import dtypes as _dtypes
 from .graph import Graph, Operation, Tensor
@@ -47,7 +83,10 @@ __all__ = ["NotDifferentiable", "RegisterGradient", "WhileLoopGradientError", "g
 
 
 class WhileLoopGradientError(LookupError, NotImplementedError):
-    """A gradient was asked through a ``while_loop``, which is not supported yet."""
+    """A gradient was asked through a ``while_loop`` in one of the ways that are not supported:
+    second-order gradients through a loop, a loop frame written by hand with the raw primitives,
+    ``ys`` inside a loop whose loop variables the gradient would flow through, or an ``x``
+    inside a loop being differentiated (see the module docstring)."""
 
 
 def _not_differentiable(op: Operation, *grads):
@@ -107,43 +146,23 @@ def _as_tensor(value, graph: Optional[Graph], what: str) -> Tensor:
     return value
 
 
-def _while_context_of(op: Operation):
-    from primitives.contexts import WhileContext
-
-    context = op._control_flow_context
-    while context is not None:
-        if isinstance(context, WhileContext):
-            return context
-        context = context.outer_context
-    return None
-
-
-_LOOP_OP_TYPES = frozenset({"Enter", "Exit", "NextIteration", "LoopCond"})
-
-
-def _check_no_loop(op: Operation) -> None:
-    loop = _while_context_of(op)
-    if loop is None and op.type not in _LOOP_OP_TYPES:
-        return
-    where = f"while loop '{loop.name}'" if loop is not None else "a hand-written loop frame"
-    raise WhileLoopGradientError(
-        f"Gradients through while_loop are not supported yet: op '{op.name}' ({op.type}, "
-        f"created at {op.location}) of {where} lies on a path from ys back to xs. Compute "
-        "the loop outside the differentiated path, wrap its result in df.stop_gradient, or "
-        "unroll the loop in Python."
-    )
-
-
 def _is_backpropagatable(t: Tensor) -> bool:
     return t.dtype.is_floating or t.dtype is _dtypes.resource
 
 
 def _passes_gradient(op: Operation, stop_ops: set) -> bool:
-    return op not in stop_ops and not is_not_differentiable(op)
+    if op in stop_ops or is_not_differentiable(op):
+        return False
+    # The results of a `while_loop(..., back_prop=False)` pass no gradient back (TensorFlow 1.x).
+    return not (
+        op.op_def.kind == NodeKind.EXIT
+        and getattr(op._control_flow_context, "back_prop", True) is False
+    )
 
 
-def _between_ops(ys: list, xs: list, stop_ops: set) -> set:
-    """Ops reached from ``xs`` from which a ``ys`` op is reached along gradient-passing edges."""
+def _between_ops(ys: list, xs: list, stop_ops: set) -> tuple[set, set]:
+    """``(between, reached)``: ``reached`` holds the ops reached from ``xs`` along data edges,
+    ``between`` those of them from which a ``ys`` op is reached along gradient-passing edges."""
     graph_consumers = ys[0].graph._consumers
     reached: set = set()
     queue = deque(x.op for x in xs)
@@ -166,27 +185,18 @@ def _between_ops(ys: list, xs: list, stop_ops: set) -> set:
         if _passes_gradient(op, stop_ops):
             for t in op._inputs:
                 queue.append(t.op)
-    return between
+    return between, reached
 
 
-def _aggregate(grads: list, name: str) -> Optional[Tensor]:
-    from .ops.math_ops import add_n
+def _innermost(contexts: list):
+    """The context of ``contexts`` that lies within all the others (the first when none does)."""
+    from primitives.contexts import _is_within
 
-    grads = [g for g in grads if g is not None]
-    if not grads:
-        return None
-    if len(grads) == 1:
-        return grads[0]
-    return add_n(grads, name=name)
-
-
-def _grad_building_context(op: Operation):
-    """The control-flow context the gradient ops of ``op`` are built in (see module docstring)."""
-    if op.type == "Switch":
-        from primitives.contexts import _output_context
-
-        return _output_context(op.inputs[0].op)
-    return op._control_flow_context
+    best = contexts[0]
+    for context in contexts[1:]:
+        if _is_within(context, best):
+            best = context
+    return best
 
 
 # -- the pass --------------------------------------------------------------------------------------
@@ -207,15 +217,16 @@ def gradients(
     entries allowed) are the incoming gradients; by default ones of the shape of ``y``.  An
     ``x`` that no path connects to ``ys`` gets ``None``.  No gradient flows through
     ``stop_gradient`` ops, nor through the ops of the tensors in ``stop_gradients`` (their own
-    gradients are still computed when they are in ``xs``).
+    gradients are still computed when they are in ``xs``), nor out of a ``while_loop`` built with
+    ``back_prop=False``.
 
-    The colocation, gating and aggregation arguments are accepted for compatibility and have no
-    effect.  Raises `WhileLoopGradientError` when the gradient would flow through a
-    ``while_loop``.
+    Gradients flow through `cond` and `while_loop` (module docstring).  The colocation, gating
+    and aggregation arguments are accepted for compatibility and have no effect.  Raises
+    `WhileLoopGradientError`, before adding any op, for the loop cases that are not supported
+    (second-order gradients through a loop, hand-written loop frames, ``ys`` or ``xs`` inside a
+    loop the gradient flows through).
     """
-    from primitives.contexts import building_in
-
-    from .ops.array_ops import ones_like
+    from primitives.loop_gradients import ControlFlowGradState
 
     ys_list = [_as_tensor(y, None, "ys") for y in _as_list(ys)]
     xs_list = [_as_tensor(x, None, "xs") for x in _as_list(xs)]
@@ -250,67 +261,221 @@ def gradients(
         return []
 
     stop_ops = {t.op for t in stops}
-    between = _between_ops(ys_list, xs_list, stop_ops)
-    for op in between:
-        _check_no_loop(op)
+    between, reached = _between_ops(ys_list, xs_list, stop_ops)
+    control_flow = ControlFlowGradState(
+        graph, between, lambda op: _passes_gradient(op, stop_ops), ys_list, reached
+    )
+    for y in ys_list:
+        if y.op in between:
+            control_flow.check_inside(y, "ys")
+    for x in xs_list:
+        if x.op in between:
+            control_flow.check_inside(x, "xs")
 
-    # pending[op]: data edges from op's outputs into between ops that pass gradients back.
-    pending: dict = dict.fromkeys(between, 0)
-    for op in between:
-        if _passes_gradient(op, stop_ops):
-            for t in op._inputs:
-                if t.op in pending:
-                    pending[t.op] += 1
-
-    grads: dict[Tensor, list] = {}
+    walk = _GradientWalk(graph, xs_list, between, stop_ops, control_flow)
     with graph.as_default(), graph.name_scope(name):
-        for y, g in zip(ys_list, converted_grad_ys):
-            if g is None:
-                with building_in(graph, y.op._control_flow_context, True):
-                    g = ones_like(y, name="grad_ys")
-            grads.setdefault(y, []).append(g)
+        walk.seed(ys_list, converted_grad_ys)
+        walk.run()
+        return [walk.result(x) for x in xs_list]
 
-        ready = deque(op for op in {y.op for y in ys_list} if pending.get(op) == 0)
-        done: set = set()
-        while ready:
-            op = ready.popleft()
-            if op in done:
-                continue
-            done.add(op)
+
+class _GradientWalk:
+    """The walk of one `gradients` call (steps 2-4 of the module docstring).
+
+    ``grads[t]``: the contributions received so far for tensor ``t``.  ``pending[op]``: data
+    edges from ``op``'s outputs into between ops that pass gradients and have not sent theirs,
+    except the edges out of a differentiated loop's Switches, which ``body_pending`` counts
+    (output 1 only; see ``primitives.loop_gradients``).
+    """
+
+    def __init__(self, graph: Graph, xs: list, between: set, stop_ops: set, control_flow):
+        self.graph = graph
+        self.xs = xs
+        self.between = between
+        self.stop_ops = stop_ops
+        self.control_flow = control_flow
+        self.grads: dict[Tensor, list] = {}
+        self.pending: dict[Operation, int] = dict.fromkeys(between, 0)
+        self.body_pending: dict[Operation, int] = {}
+        for state in control_flow.loops.values():
+            for switch in state.switches:
+                self.body_pending[switch] = 0
+                del self.pending[switch]
+        for op in between:
             if not _passes_gradient(op, stop_ops):
                 continue
-            with graph.name_scope(op.name + "_grad"):
-                with building_in(graph, op._control_flow_context, True):
-                    out_grads = [_aggregate(grads.get(t, []), name="AddN") for t in op._outputs]
-                if any(_needs_input_grad(t, xs_list, between) for t in op._inputs) and any(
-                    g is not None for g in out_grads
-                ):
-                    in_grads = _call_gradient(graph, op, out_grads)
-                    for t, g in zip(op._inputs, in_grads):
-                        if g is not None and _is_backpropagatable(t):
-                            grads.setdefault(t, []).append(g)
             for t in op._inputs:
-                if t.op in pending:
-                    pending[t.op] -= 1
-                    if pending[t.op] == 0:
-                        ready.append(t.op)
+                producer = t.op
+                if producer in self.body_pending:
+                    if t.value_index == 1:
+                        self.body_pending[producer] += 1
+                elif producer in self.pending:
+                    self.pending[producer] += 1
+        self.ready: deque = deque()
+        self.done: set = set()
+        self.scopes: dict[Operation, str] = {}
 
-        results = []
-        for x in xs_list:
-            with building_in(graph, x.op._control_flow_context, True):
-                results.append(_aggregate(grads.get(x, []), name=_x_grad_name(x)))
-    return results
+    def grad_scope(self, op: Operation):
+        """The name scope ``<op name>_grad`` of ``op``'s backward ops (the same one each time)."""
+        scope = self.scopes.get(op)
+        if scope is None:
+            scope = self.scopes[op] = self.graph.unique_name(op.name + "_grad") + "/"
+        return self.graph.name_scope(scope)
+
+    # -- steps ------------------------------------------------------------------------------------
+    def seed(self, ys: list, grad_ys: list) -> None:
+        from primitives.contexts import _output_context, building_in
+
+        from .ops.array_ops import ones_like
+
+        for y, g in zip(ys, grad_ys):
+            if g is None:
+                context = self.control_flow.mirror(_output_context(y.op))
+                with building_in(self.graph, context, True):
+                    g = ones_like(y, name="grad_ys")
+            self.grads.setdefault(y, []).append(g)
+        self.ready.extend(op for op in {y.op for y in ys} if self.pending.get(op) == 0)
+
+    def run(self) -> None:
+        from primitives.contexts import _output_context
+
+        while self.ready:
+            op = self.ready.popleft()
+            if op in self.done:
+                continue
+            self.done.add(op)
+            if not _passes_gradient(op, self.stop_ops):
+                continue
+            loop = self.control_flow.loop_of_exit(op)
+            if loop is not None:
+                with self.grad_scope(op):
+                    grad = self.aggregate(op.outputs[0], _output_context(op))
+                if loop.exit_reached(op, grad):
+                    self.activate(loop)
+                continue
+            self.differentiate(op)
+        self.control_flow.finish()
+
+    def differentiate(self, op: Operation) -> None:
+        """Aggregates ``op``'s output gradients, calls its gradient, passes the results on."""
+        from primitives.contexts import _output_context
+
+        with self.grad_scope(op):
+            context = _output_context(op)
+            out_grads = [self.aggregate(t, context) for t in op._outputs]
+            if any(g is not None for g in out_grads) and any(
+                self.needs_gradient(t) for t in op._inputs
+            ):
+                self.send(op, self.call_gradient(op, out_grads))
+        self.release_inputs(op)
+
+    def activate(self, loop) -> None:
+        """All the gradients from beyond a loop's Exits are in: build its backward loop."""
+        from primitives.contexts import building_in
+
+        forward = loop.forward
+        if any(g is not None for g in loop.exit_grads.values()):
+            loop.activate()
+            outer = self.control_flow.mirror(forward.outer_context)
+            for switch in loop.switches:
+                if (
+                    not switch.outputs[0].dtype.is_floating
+                    or switch.inputs[0].op not in self.between
+                ):
+                    continue
+                exit_op = forward.exits[forward.switches.index(switch)]
+                grad = loop.exit_grads.get(exit_op)
+                with self.grad_scope(exit_op):
+                    if grad is None:
+                        with building_in(self.graph, outer):
+                            grad = zeros_like_output(exit_op.outputs[0])
+                    (entered,) = self.call_gradient(exit_op, [grad])
+                with self.grad_scope(switch):
+                    merged, _ = self.call_gradient(switch, [entered, None])
+                self.grads.setdefault(switch.inputs[0], []).append(merged)
+        for switch in loop.switches:
+            self.release_inputs(switch)
+
+    def second_visit(self, switch: Operation) -> None:
+        """Every body consumer of a loop Switch has sent its gradient: close the back edge."""
+        loop = self.control_flow.loop_of_switch(switch)
+        if switch not in loop.backward_merges:
+            return
+        with self.grad_scope(switch):
+            grad = self.aggregate(switch.outputs[1], switch._control_flow_context)
+            if grad is not None:
+                self.call_gradient(switch, [None, grad])
+
+    def release_inputs(self, op: Operation) -> None:
+        for t in op._inputs:
+            producer = t.op
+            count = self.body_pending.get(producer)
+            if count is not None:
+                if t.value_index == 1:
+                    self.body_pending[producer] = count - 1
+                    if count == 1:
+                        self.second_visit(producer)
+                continue
+            count = self.pending.get(producer)
+            if count is not None:
+                self.pending[producer] = count - 1
+                if count == 1:
+                    self.ready.append(producer)
+
+    def result(self, x: Tensor) -> Optional[Tensor]:
+        from primitives.contexts import _output_context
+
+        contributions = [g for g in self.grads.get(x, []) if g is not None]
+        if not contributions:
+            return None
+        context = _innermost([_output_context(g.op) for g in contributions])
+        return _aggregate_in(self.graph, contributions, context, _x_grad_name(x))
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def needs_gradient(self, t: Tensor) -> bool:
+        return t.op in self.between or t in self.xs
+
+    def aggregate(self, t: Tensor, forward_context) -> Optional[Tensor]:
+        """The sum of the contributions to ``t``, built in the mirror of ``forward_context``
+        (the context ``t`` lives in)."""
+        contributions = [g for g in self.grads.get(t, []) if g is not None]
+        if len(contributions) > 1:
+            context = self.control_flow.mirror(forward_context)
+            return _aggregate_in(self.graph, contributions, context, "AddN")
+        return contributions[0] if contributions else None
+
+    def send(self, op: Operation, in_grads: list) -> None:
+        for t, g in zip(op._inputs, in_grads):
+            if g is not None and _is_backpropagatable(t):
+                self.grads.setdefault(t, []).append(g)
+
+    def call_gradient(self, op: Operation, out_grads: list) -> list:
+        from primitives.contexts import _output_context
+
+        if op.op_def.kind == NodeKind.SWITCH:
+            # Built where the Switch's data input lives (outside the branch it captures into).
+            forward = _output_context(op.inputs[0].op)
+        else:
+            forward = op._control_flow_context
+        return _call_gradient(self.graph, op, out_grads, self.control_flow.mirror(forward))
+
+
+def _aggregate_in(graph: Graph, grads: list, context, name: str) -> Tensor:
+    from primitives.contexts import building_in
+
+    from .ops.math_ops import add_n
+
+    if len(grads) == 1:
+        return grads[0]
+    with building_in(graph, context, True):
+        return add_n(grads, name=name)
 
 
 def _x_grad_name(x: Tensor) -> str:
     return x.op.name.replace("/", "_") + "_grad_sum"
 
 
-def _needs_input_grad(t: Tensor, xs: list, between: set) -> bool:
-    return t.op in between or t in xs
-
-
-def _call_gradient(graph: Graph, op: Operation, out_grads: list) -> list:
+def _call_gradient(graph: Graph, op: Operation, out_grads: list, context) -> list:
     from primitives.contexts import building_in
 
     grad_fn = op.op_def.gradient
@@ -320,7 +485,7 @@ def _call_gradient(graph: Graph, op: Operation, out_grads: list) -> list:
             f"{op.location}. Register one with @df.RegisterGradient('{op.type}'), or declare it "
             f"with df.NotDifferentiable('{op.type}')."
         )
-    with building_in(graph, _grad_building_context(op), True):
+    with building_in(graph, context, True):
         result = grad_fn(op, *out_grads)
     if isinstance(result, Tensor) or result is None:
         result = [result]
@@ -342,7 +507,15 @@ def _call_gradient(graph: Graph, op: Operation, out_grads: list) -> list:
 # -- helpers for gradient functions ----------------------------------------------------------------
 def zeros_like_output(t: Tensor) -> Tensor:
     """Zeros shaped like ``t`` computed from ``t`` itself, so they are live exactly when ``t``
-    is (a constant would be live on an untaken branch too)."""
+    is (a constant would be live on an untaken branch too).  Inside a loop being differentiated,
+    where ``t`` is a forward value of another frame, zeros built in the current backward context
+    instead (``primitives.loop_gradients.zeros_like_forward``: no forward value is saved for
+    them, at most its shape)."""
+    from primitives.loop_gradients import zeros_like_forward
+
+    zeros = zeros_like_forward(t)
+    if zeros is not None:
+        return zeros
     return apply_op("ZerosLike", [t], name="zeros_like").outputs[0]
 
 

@@ -280,6 +280,7 @@ class GraphKeys:
     TRAINABLE_VARIABLES = "trainable_variables"
     LOCAL_VARIABLES = "local_variables"
     UPDATE_OPS = "update_ops"
+    TRAIN_OP = "train_op"
     GLOBAL_STEP = "global_step"
     LOSSES = "losses"
     SUMMARIES = "summaries"

@@ -33,6 +33,16 @@ takes one tensor twice); control edges are dashed; a Switch's outputs are labell
 thick magenta and does not constrain the layout, so a loop still reads from top to bottom.
 When ``render`` is given fetches, the fetched ops have a thick border.
 
+Forward and backward.  The ops `dataflow.gradients` added (everything under a ``gradients``
+name scope: ``gradients/``, ``gradients_1/``, ``model/gradients/``) are drawn rose: an ordinary
+op rose-filled, a control-flow primitive keeping its fill with a rose border, and the edges
+leaving them, the gradients flowing backwards, rose.  The ops an optimizer added to apply them
+(the ops of each op in the ``train_op`` collection: ``GradientDescent`` and everything under
+``GradientDescent/``) are drawn lavender.  Their name-scope boxes are tinted and labelled
+likewise, and the legend gains the two kinds when the picture holds them.  So
+``render(train_op)`` shows the forward graph and the backward graph built from it in one
+picture, told apart.
+
 Boxes: a while loop is a blue box labelled with its name and ``parallel_iterations`` (nested
 loops are darker); a cond is a yellow box holding ``Switch(pred, pred)``, its result Merges,
 and its two branches, ``true`` (green) and ``false`` (red), each with the Switches that capture
@@ -194,7 +204,64 @@ _EDGE_COLORS = {
     "false": "#C62828",
     "back": "#C2185B",
     "control": "#90A4AE",
+    "gradient": "#AD1457",  # the edges leaving backward ops
 }
+
+
+# -- forward, backward and update ops ------------------------------------------------------------
+# An op's role in training: "backward" (added by `gradients`) or "update" (added by an
+# optimizer); ops of the forward graph have no role.
+_GRADIENTS_SCOPE = re.compile(r"(?:^|/)gradients(?:_\d+)?/")
+
+_ROLE_STYLES = {
+    "backward": {"fill": "#FCE4EC", "color": "#AD1457", "box_fill": "#FFF5F8"},
+    "update": {"fill": "#EDE7F6", "color": "#5E35B1", "box_fill": "#F8F5FD"},
+}
+_ROLE_TITLES = {"backward": "backward (gradients)", "update": "update (optimizer)"}
+# Categories whose own fill says nothing: a role recolours them entirely.
+_ROLE_FILLED = ("op", "stateful", "const")
+
+
+def _roles(graph: Graph, ops: list[Operation]) -> dict[Operation, str]:
+    """The role of each drawn op that has one."""
+    train_scopes = [
+        op.name for op in graph.get_collection(GraphKeys.TRAIN_OP) if isinstance(op, Operation)
+    ]
+    roles = {}
+    for op in ops:
+        if _GRADIENTS_SCOPE.search(op.name):
+            roles[op] = "backward"
+        elif any(op.name == s or op.name.startswith(s + "/") for s in train_scopes):
+            roles[op] = "update"
+    return roles
+
+
+def _box_role(box, roles: dict) -> Optional[str]:
+    """The role of a name-scope box: that of its ops when they all share one."""
+    if box.kind != "scope":
+        return None
+    found = {roles.get(op) for op in box.all_ops()}
+    return found.pop() if len(found) == 1 else None
+
+
+def _apply_role(attrs: dict[str, str], category: str, role: Optional[str]) -> dict[str, str]:
+    if role is None:
+        return attrs
+    style = _ROLE_STYLES[role]
+    attrs["color"] = style["color"]
+    if category in _ROLE_FILLED or category.startswith("collapsed"):
+        attrs["fillcolor"] = style["fill"]
+    return attrs
+
+
+def _role_box_style(style: dict[str, str], role: Optional[str]) -> dict[str, str]:
+    if role is None:
+        return style
+    colours = _ROLE_STYLES[role]
+    style = dict(style, color=colours["color"], fontcolor=colours["color"])
+    style.update(style="rounded,filled", fillcolor=colours["box_fill"])
+    style.pop("bgcolor", None)
+    return style
 
 
 # -- the cluster tree ------------------------------------------------------------------------------
@@ -757,8 +824,9 @@ def _box_style(box: _Box) -> dict[str, str]:
 
 # -- building the Digraph --------------------------------------------------------------------------
 class _Builder:
-    def __init__(self, ops, fetched, loop_cond_ops, full_names, edge_labels):
+    def __init__(self, ops, fetched, loop_cond_ops, full_names, edge_labels, roles):
         self.ops = ops
+        self.roles = roles
         self.fetched = fetched
         self.loop_cond_ops = loop_cond_ops
         self.full_names = full_names
@@ -778,7 +846,11 @@ class _Builder:
             self.clusters += 1
             slug = "".join(c if c.isalnum() else "_" for c in (child.name or child.label))
             with sub.subgraph(name=f"cluster_{self.clusters}_{child.kind}_{slug}") as cluster:
-                cluster.attr(label=_box_label(child), **_box_style(child))
+                role = _box_role(child, self.roles)
+                label = _box_label(child)
+                if role is not None and role != _box_role(box, self.roles):
+                    label = f"{label}  ·  {_ROLE_TITLES[role]}"  # on the outermost box only
+                cluster.attr(label=label, **_role_box_style(_box_style(child), role))
                 self.emit(child, cluster)
 
     def node_attrs(self, op: Operation, box: _Box) -> dict[str, str]:
@@ -801,7 +873,7 @@ class _Builder:
         attrs["tooltip"] = f"{op.name} ({op.type}){created}"
         if op in self.fetched:
             attrs["penwidth"] = "2.5"
-        return attrs
+        return _apply_role(attrs, category, self.roles.get(op))
 
     def emit_collapsed(self, box: _Box, sub) -> None:
         ops = box.all_ops()
@@ -818,7 +890,7 @@ class _Builder:
             kind, style = "variable", "variable"  # a variable with its read and assign ops
         label = _relative(box.name or "", box.parent.prefix if box.parent else "")
         count = f"{len(ops)} op" + ("s" if len(ops) != 1 else "")
-        attrs = dict(_NODE_STYLES[style])
+        attrs = _apply_role(dict(_NODE_STYLES[style]), style, _box_role(box, self.roles))
         if any(op in self.fetched for op in ops):
             attrs["penwidth"] = "2.5"
         sub.node(node_id, label=_html_label(label, f"{kind} · {count}"), tooltip=box.name, **attrs)
@@ -861,6 +933,8 @@ class _Builder:
     def data_edge_attrs(self, t: Tensor, consumer: Operation) -> dict[str, str]:
         label = _tensor_text(t) if self.edge_labels else ""
         attrs = {"color": _EDGE_COLORS["data"]}
+        if self.roles.get(t.op) == "backward":
+            attrs.update(color=_EDGE_COLORS["gradient"], fontcolor=_EDGE_COLORS["gradient"])
         source_kind = _kind(t.op)
         if source_kind == NodeKind.SWITCH:
             side = "true" if t.value_index == 1 else "false"
@@ -883,7 +957,7 @@ class _Builder:
         return attrs
 
 
-def _add_legend(digraph) -> None:
+def _add_legend(digraph, roles: frozenset = frozenset()) -> None:
     samples = [
         ("op", "op", "Add"),
         ("stateful", "stateful op", "Assign"),
@@ -898,6 +972,11 @@ def _add_legend(digraph) -> None:
         ("exit", "Exit", "out of loop"),
         ("next_iteration", "NextIteration", "to next"),
     ]
+    role_samples = [
+        ("backward", "backward op", "added by gradients"),
+        ("update", "update op", "added by an optimizer"),
+    ]
+    samples += [sample for sample in role_samples if sample[0] in roles]
     with digraph.subgraph(name="cluster_legend") as legend:
         legend.attr(
             label="<<b>legend</b>>",
@@ -910,7 +989,10 @@ def _add_legend(digraph) -> None:
         for category, title, subtitle in samples:
             node_id = f"[legend] {category}"
             ids.append(node_id)
-            attrs = dict(_NODE_STYLES[category])
+            if category in _ROLE_STYLES:
+                attrs = _apply_role(dict(_NODE_STYLES["op"]), "op", category)
+            else:
+                attrs = dict(_NODE_STYLES[category])
             attrs["label"] = _html_label(title, subtitle, 7)
             legend.node(node_id, **attrs)
         for row in range(0, len(ids), 3):
@@ -937,6 +1019,17 @@ def _add_legend(digraph) -> None:
                 },
             ),
         ]
+        if "backward" in roles:
+            edges.append(
+                (
+                    "gradient",
+                    {
+                        "label": "float32 (?, 3)",
+                        "color": _EDGE_COLORS["gradient"],
+                        "fontcolor": _EDGE_COLORS["gradient"],
+                    },
+                )
+            )
         tails = []
         for name, attrs in edges:
             tail, head = f"[legend] {name} from", f"[legend] {name} to"
@@ -950,7 +1043,8 @@ def _add_legend(digraph) -> None:
                 same.node(tail)
             for left, right in zip(tails, tails[1:]):
                 same.edge(left, right, style="invis")
-        legend.edge(ids[-2], tails[1], style="invis")
+        last_row = ids[(len(ids) - 1) // 3 * 3 :]
+        legend.edge(last_row[min(1, len(last_row) - 1)], tails[1], style="invis")
 
 
 # -- the public functions --------------------------------------------------------------------------
@@ -1041,11 +1135,12 @@ def graph_to_digraph(
             "arrowsize": "0.6",
         },
     )
-    builder = _Builder(ops, fetched, layout.loop_cond_ops, full_names, edge_labels)
+    roles = _roles(graph, ops)
+    builder = _Builder(ops, fetched, layout.loop_cond_ops, full_names, edge_labels, roles)
     builder.emit(layout.root, digraph)
     builder.emit_edges(digraph)
     if legend:
-        _add_legend(digraph)
+        _add_legend(digraph, frozenset(roles.values()))
     return digraph
 
 

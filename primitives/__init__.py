@@ -5,6 +5,8 @@
 - `control_flow_ops`: `cond`, `case` and `while_loop`, mirroring ``tf.compat.v1``.
 - `contexts`: the `CondContext`/`WhileContext` records the helpers leave in the graph, which
   rendering and autodiff read.
+- `loop_gradients`: the backward loops `dataflow.gradients` builds through `while_loop` (the
+  gradients of the primitives, registered in `raw_ops`, call into it).
 
 ``dataflow`` re-exports the builders and helpers (``df.cond``, ``df.while_loop``, ...).
 """

@@ -206,6 +206,8 @@ def set_merge_input(merge_op: Union[Operation, Tensor], index: int, tensor) -> N
 # -- gradients -------------------------------------------------------------------------------------
 # Through a cond, the gradient of a Switch is a Merge and the gradient of a Merge is a Switch on
 # the same predicate, so only the taken branch's backward ops run (see dataflow.gradients).
+# Through a while_loop, the gradients of the loop's primitives build the backward loop; the
+# state they share lives in primitives.loop_gradients, whose docstring describes the shapes.
 from dataflow.gradients import (  # noqa: E402
     NotDifferentiable,
     RegisterGradient,
@@ -223,9 +225,51 @@ def _cond_context_of_switch(op: Operation):
     return None
 
 
-def _zeros_for_other_output(op: Operation, index: int, like: Tensor) -> Tensor:
+def _loop_of(op: Operation, records: str):
+    """The `WhileContext` that lists ``op`` in its field ``records`` ("switches", ...), or None."""
+    from .contexts import WhileContext
+
+    context = op._control_flow_context
+    if isinstance(context, WhileContext) and op in getattr(context, records):
+        return context
+    return None
+
+
+def _loop_grad_state(op: Operation):
+    """The `LoopGradState` whose backward loop the gradient of ``op`` is being built in, or None
+    when ``op``'s loop is not being differentiated (gradients taken inside its body)."""
+    from .contexts import WhileContext
+    from .loop_gradients import BackwardLoopContext
+
+    forward = op._control_flow_context
+    current = op.graph._control_flow_context
+    if (
+        isinstance(forward, WhileContext)
+        and isinstance(current, BackwardLoopContext)
+        and current.forward_context is forward
+    ):
+        return current.grad_state.loops[forward]
+    return None
+
+
+def _require_loop_grad_state(op: Operation):
+    state = _loop_grad_state(op)
+    if state is None:
+        raise WhileLoopGradientError(
+            f"No backward loop is being built for op '{op.name}' ({op.type}, created at "
+            f"{op.location}); gradients through this loop frame are not supported."
+        )
+    return state
+
+
+def _zeros_for_other_output(op: Operation, index: int, like: Tensor, branch=None) -> Tensor:
     """Zeros for output ``index`` of a Switch: live exactly when that output is.  For a
     resource (a variable captured into a branch) the zeros have the shape of its value."""
+    state = getattr(op.graph._control_flow_context, "grad_state", None)
+    if state is not None and branch is not None:
+        zeros = state.zeros_for_untaken_branch(op, branch, like)
+        if zeros is not None:
+            return zeros
     other = op.outputs[index]
     if other.dtype is _dtypes.resource:
         attrs = {"dtype": like.dtype, "shape": like.shape}
@@ -235,6 +279,8 @@ def _zeros_for_other_output(op: Operation, index: int, like: Tensor) -> Tensor:
 
 @RegisterGradient("Switch")
 def _switch_grad(op, grad_false, grad_true):
+    if _loop_of(op, "switches") is not None:
+        return _require_loop_grad_state(op).switch_grad(op, grad_false, grad_true)
     grads = [grad_false, grad_true]
     known = [g for g in grads if g is not None]
     if not known:
@@ -246,7 +292,9 @@ def _switch_grad(op, grad_false, grad_true):
         taken = grads[context.branch]
         if taken is None:
             return None, None
-        grads[1 - context.branch] = _zeros_for_other_output(op, 1 - context.branch, taken)
+        grads[1 - context.branch] = _zeros_for_other_output(
+            op, 1 - context.branch, taken, branch=context
+        )
     else:
         grads = [
             g if g is not None else _zeros_for_other_output(op, i, known[0])
@@ -275,14 +323,19 @@ def _cond_of_merge(op: Operation):
 def _merge_grad(op, grad, grad_value_index=None):
     if grad is None:
         return [None] * len(op.inputs)
+    if _loop_of(op, "merges") is not None:
+        return _require_loop_grad_state(op).merge_grad(op, grad)
     cond = _cond_of_merge(op)
     if cond is not None:
+        from .loop_gradients import backward_context
+
         pred, contexts = cond
         grad_false, grad_true = switch(grad, pred, name="cond_grad")
-        # The gradient of each branch's result enters its branch through this Switch, so the
-        # branch contexts must not switch it a second time.
+        # The gradient of each branch's result enters its branch (or, inside a loop being
+        # differentiated, the branch's mirror) through this Switch, so the branch must not
+        # switch it a second time.
         for context, g in zip(contexts, (grad_false, grad_true)):
-            context._external_values[g] = g
+            backward_context(op.graph, context)._external_values[g] = g
         return grad_false, grad_true
     from dataflow.ops.math_ops import equal
 
@@ -292,12 +345,28 @@ def _merge_grad(op, grad, grad_value_index=None):
     ]
 
 
-def _loop_grad(op, *grads):
-    raise WhileLoopGradientError(
-        f"Gradients through while_loop are not supported yet (op '{op.name}', {op.type})."
-    )
+@RegisterGradient("Exit")
+def _exit_grad(op, grad):
+    # The forward loop's result: its gradient enters the backward loop.
+    return _require_loop_grad_state(op).exit_grad(grad)
 
 
-for _type in ("Enter", "Exit", "NextIteration"):
-    RegisterGradient(_type)(_loop_grad)
+@RegisterGradient("Enter")
+def _enter_grad(op, grad):
+    state = _loop_grad_state(op)
+    if state is not None:
+        return state.enter_grad(op, grad)
+    if op.attrs.get("is_constant"):
+        # Gradients taken inside the loop's body (the loop itself is not differentiated): the
+        # gradient of a captured tensor is the in-loop gradient, as in TensorFlow.
+        return grad
+    return _require_loop_grad_state(op).enter_grad(op, grad)
+
+
+@RegisterGradient("NextIteration")
+def _next_iteration_grad(op, grad):
+    # The backward NextIteration is added by the Switch's second visit.
+    return grad
+
+
 NotDifferentiable("LoopCond")

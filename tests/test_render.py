@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 import dataflow as df
-from dataflow.render import GraphvizNotFoundError, graph_to_digraph
+from dataflow.render import _NODE_STYLES, _ROLE_STYLES, GraphvizNotFoundError, graph_to_digraph
 
 needs_dot = pytest.mark.skipif(
     shutil.which("dot") is None, reason="Graphviz's dot program is not installed"
@@ -412,6 +412,110 @@ def test_legend_shows_every_kind(graph):
     expected = {"triangle", "invtriangle", "invhouse", "house", "larrow", "diamond", "cylinder"}
     assert expected <= shapes
     assert "cluster_legend" in dot.clusters
+
+
+# -- forward and backward --------------------------------------------------------------------------
+BACKWARD = _ROLE_STYLES["backward"]
+UPDATE = _ROLE_STYLES["update"]
+
+
+def _train_step(graph):
+    x = df.placeholder(df.float32, [None, 3], name="x")
+    with df.name_scope("layer"):
+        w = df.Variable([[1.0], [2.0], [3.0]], name="w")
+        prediction = df.matmul(x, w, name="predict")
+    loss = df.reduce_mean(df.square(prediction), name="loss")
+    return df.train.GradientDescentOptimizer(0.1).minimize(loss)
+
+
+def test_backward_ops_added_by_gradients_are_drawn_in_the_backward_colour(graph):
+    step = _train_step(graph)
+    dot = _dot(step)
+    backward = [name for name in dot.nodes if name.startswith("gradients/")]
+    assert backward and all(dot.node(name)["color"] == BACKWARD["color"] for name in backward)
+    (matmul_grad,) = [n for n in backward if n.endswith("predict_grad/MatMul_1")]
+    assert dot.node(matmul_grad)["fillcolor"] == BACKWARD["fill"]
+    forward = ["x", "layer/predict", "Square"]
+    assert all(dot.node(name)["color"] != BACKWARD["color"] for name in forward)
+
+
+def test_gradient_edges_leave_backward_ops_in_the_backward_colour(graph):
+    step = _train_step(graph)
+    dot = _dot(step)
+    from_backward = [a for t, _, a in dot.edges if t.startswith("gradients/") and "label" in a]
+    from_forward = [a for t, h, a in dot.edges if t == "x" and h.startswith("gradients/")]
+    assert from_backward and all(a["color"] == BACKWARD["color"] for a in from_backward)
+    assert from_forward and all(a["color"] != BACKWARD["color"] for a in from_forward)
+
+
+def test_optimizer_update_ops_are_drawn_in_the_update_colour(graph):
+    step = _train_step(graph)
+    dot = _dot(step)
+    update = [name for name in dot.nodes if name.startswith("GradientDescent")]
+    assert "GradientDescent" in update and len(update) > 2
+    assert all(dot.node(name)["color"] == UPDATE["color"] for name in update)
+    assert dot.node("layer/w")["color"] not in (UPDATE["color"], BACKWARD["color"])
+
+
+def test_backward_and_update_scopes_are_tinted_and_labelled_once(graph):
+    step = _train_step(graph)
+    dot = _dot(step)
+    labels = {dot.label(c): attrs for c, attrs in dot.clusters.items()}
+    assert labels["gradients  ·  backward (gradients)"]["fillcolor"] == BACKWARD["box_fill"]
+    assert labels["GradientDescent  ·  update (optimizer)"]["fillcolor"] == UPDATE["box_fill"]
+    # A scope inside the backward scope is tinted but not labelled again.
+    inner = [label for label in labels if label.endswith("_grad")]
+    assert inner and all(labels[label]["color"] == BACKWARD["color"] for label in inner)
+    assert labels["layer"].get("fillcolor") is None
+
+
+def test_backward_control_flow_primitives_keep_their_shape_and_fill(graph):
+    x = df.placeholder(df.float32, [], name="x")
+    w = df.Variable(2.0, name="w")
+    y = df.cond(x > 0, lambda: x * w, lambda: df.square(w), name="choose")
+    (grad,) = df.gradients(y, [w])
+    dot = _dot(grad)
+    (switch,) = [n for n in _ops_of(graph, "Switch") if n.startswith("gradients/")]
+    assert dot.node(switch)["shape"] == "triangle"
+    assert dot.node(switch)["fillcolor"] == _NODE_STYLES["switch"]["fillcolor"]
+    assert dot.node(switch)["color"] == BACKWARD["color"]
+    # The gradient of the false branch is drawn inside that branch.
+    (square_grad,) = [n for n in dot.nodes if "Square_grad" in n and n.endswith("/Mul_1")]
+    assert "false" in dot.clusters_of(square_grad)
+
+
+def test_only_scopes_named_gradients_are_backward(graph):
+    x = df.placeholder(df.float32, [], name="x")
+    with df.name_scope("my_gradients"):
+        y = df.square(x, name="sq")
+    (grad,) = df.gradients(y, [x], name="gradients")
+    (again,) = df.gradients(y, [x])
+    dot = _dot([y, grad, again])
+    assert dot.node("my_gradients/sq")["color"] != BACKWARD["color"]
+    assert grad.op.name.startswith("gradients/") and again.op.name.startswith("gradients_1/")
+    assert dot.node(again.op.name)["color"] == BACKWARD["color"]
+
+
+def test_collapsed_backward_scope_keeps_the_backward_colour(graph):
+    step = _train_step(graph)
+    dot = _dot(step, collapse_scopes=True)
+    (backward,) = [n for n in dot.nodes_with(shape="box3d") if "gradients" in n]
+    assert dot.node(backward)["fillcolor"] == BACKWARD["fill"]
+    (update,) = [n for n in dot.nodes if n.startswith("[GradientDescent")]
+    assert dot.node(update)["fillcolor"] == UPDATE["fill"]
+
+
+def test_legend_explains_backward_and_update_ops_only_when_drawn(graph):
+    x = df.placeholder(df.float32, [], name="x")
+    y = df.square(x, name="y")
+    plain = _dot(y, legend=True)
+    assert not [n for n in plain.nodes if n.startswith(("[legend] backward", "[legend] update"))]
+    step = _train_step(graph)
+    dot = _dot(step, legend=True)
+    assert dot.node("[legend] backward")["color"] == BACKWARD["color"]
+    assert dot.node("[legend] update")["color"] == UPDATE["color"]
+    (gradient_edge,) = dot.edges_between("[legend] gradient from", "[legend] gradient to")
+    assert gradient_edge["color"] == BACKWARD["color"]
 
 
 # -- writing files ---------------------------------------------------------------------------------

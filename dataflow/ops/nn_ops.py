@@ -1023,8 +1023,35 @@ def _avg_pool_grad_kernel(attrs):
     return avg_pool_grad
 
 
+def _max_pool_grad_grad_kernel(attrs):
+    def max_pool_grad_grad(x, y, grad):
+        (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
+        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        padded = _pad_spatial(x, pads, lowest)
+        padded_grad = _pad_spatial(grad, pads, 0)
+        out = np.zeros(y.shape, dtype=grad.dtype)
+        taken = np.zeros(y.shape, dtype=bool)
+        for i in range(kh):
+            for j in range(kw):
+                rows, cols = _pyslice_range(i, oh, sh), _pyslice_range(j, ow, sw)
+                # Each window reads the gradient at its first maximum (where MaxPoolGrad wrote).
+                first = (padded[:, rows, cols] == y) & ~taken
+                taken |= first
+                out += np.where(first, padded_grad[:, rows, cols], 0)
+        return out
+
+    return max_pool_grad_grad
+
+
 define_op(
     "MaxPoolGrad", lambda op: [(op.inputs[2].dtype, op.inputs[0].shape)], _max_pool_grad_kernel
+)
+# ``MaxPoolGradGrad(x, y, grad)``: the transpose of MaxPoolGrad in its last input: each output
+# window takes ``grad`` at the position of the window's maximum in ``x`` (TensorFlow's op).
+define_op(
+    "MaxPoolGradGrad",
+    lambda op: [(op.inputs[2].dtype, op.inputs[1].shape)],
+    _max_pool_grad_grad_kernel,
 )
 define_op("AvgPoolGrad", _infer_from_sizes(0, 1), _avg_pool_grad_kernel)
 
@@ -1037,6 +1064,20 @@ def _pool_attrs(op) -> dict:
 def _max_pool_grad(op, grad):
     inputs = (op.inputs[0], op.outputs[0], grad)
     return apply_op("MaxPoolGrad", inputs, _pool_attrs(op), "MaxPoolGrad").outputs[0]
+
+
+# MaxPoolGrad and MaxPoolGradGrad are linear in their last input and piecewise constant in the
+# others (the argmax does not move under a small change), whose gradient is zero: None.
+@RegisterGradient("MaxPoolGrad")
+def _max_pool_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    return None, None, apply_op("MaxPoolGradGrad", (x, y, grad), _pool_attrs(op)).outputs[0]
+
+
+@RegisterGradient("MaxPoolGradGrad")
+def _max_pool_grad_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    return None, None, apply_op("MaxPoolGrad", (x, y, grad), _pool_attrs(op)).outputs[0]
 
 
 @RegisterGradient("AvgPool")

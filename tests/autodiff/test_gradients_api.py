@@ -81,10 +81,15 @@ def test_tensors_from_another_graph_are_rejected():
         df.gradients(x * 2.0, other)
 
 
-def test_gradient_through_while_loop_is_refused_not_wrong():
+def test_gradient_through_a_hand_written_loop_frame_is_refused_not_wrong():
     x = df.placeholder(df.float64, [])
-    y = df.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, x])[1]
-    with pytest.raises(WhileLoopGradientError, match="while_loop are not supported yet"):
+    entered = df.enter(x, frame_name="by_hand")
+    value, _ = df.merge([entered, entered])
+    keep_going = df.loop_cond(df.less(value, 10.0))
+    done, body = df.switch(value, keep_going)
+    df.set_merge_input(value, 1, df.next_iteration(body * 2.0))
+    y = df.exit(done)
+    with pytest.raises(WhileLoopGradientError, match="written by hand"):
         df.gradients(y, x)
     with pytest.raises(LookupError):
         df.gradients(y, x)

@@ -222,6 +222,12 @@ SECOND_ORDER = [
         lambda x: df.gradients(df.reduce_sum(df.square(df.nn.avg_pool(x, 2, 1, "SAME"))), x),
     ),
     ("tanh", lambda x: df.gradients(df.reduce_sum(df.tanh(x) ** 3.0), x)),
+    (
+        "MaxPoolGrad and MaxPoolGradGrad",
+        lambda x: df.gradients(
+            df.reduce_sum(df.square(df.nn.max_pool(x, 2, 1, "SAME")) * x[:, :, :1, :1]), x
+        ),
+    ),
 ]
 
 
@@ -234,6 +240,7 @@ SECOND_ORDER = [
         (SECOND_ORDER[3][1], lambda: [normal(3, 3)]),
         (SECOND_ORDER[4][1], lambda: [normal(1, 3, 3, 1)]),
         (SECOND_ORDER[5][1], lambda: [normal(3)]),
+        (SECOND_ORDER[6][1], lambda: [distinct(1, 3, 4, 1)]),
     ],
     ids=[c[0] for c in SECOND_ORDER],
 )
@@ -281,7 +288,7 @@ def test_gradient_with_run_time_shapes_uses_shape_ops():
 def test_every_op_declares_a_gradient_or_non_differentiability():
     types = [t for t in registered_op_types() if not t.endswith("ForTest")]
     missing = [t for t in types if get_op_def(t).gradient is None]
-    assert missing == ["MaxPoolGrad"]
+    assert missing == []
 
 
 @pytest.mark.parametrize(

@@ -230,6 +230,62 @@ def test_gradient_ops_round_trip(fresh_graph, round_trip):
         assert_bitwise_equal(x_, y_)
 
 
+def test_second_order_max_pool_gradient_ops_round_trip(fresh_graph, round_trip):
+    x = df.placeholder(df.float64, [1, 3, 4, 1], name="x")
+    (g,) = df.gradients(df.reduce_sum(df.square(df.nn.max_pool(x, 2, 1, "SAME")) * x), x)
+    (h,) = df.gradients(df.reduce_sum(df.square(g)), x)
+    (k,) = df.gradients(df.reduce_sum(df.square(h)), x)
+    loaded = round_trip(fresh_graph)
+    feed = {"x:0": (np.arange(12.0)[::-1] * 0.37).reshape(1, 3, 4, 1)}
+    a, b = run_both(fresh_graph, loaded, [h.name, k.name], feed)
+    for x_, y_ in zip(a, b):
+        assert_bitwise_equal(x_, y_)
+    assert {"MaxPoolGradGrad", "MaxPoolGrad"} <= {op.type for op in loaded.get_operations()}
+
+
+def _loop_gradient_program():
+    x = df.placeholder(df.float64, [2], name="x")
+    w = df.placeholder(df.float64, [2], name="w")
+
+    def body(i, a):
+        def inner():
+            return df.while_loop(lambda j, b: j < i, lambda j, b: (j + 1, df.tanh(b) * w), [0, a])[
+                1
+            ]
+
+        return i + 1, df.cond(df.reduce_sum(a) > 0.0, inner, lambda: a * w)
+
+    return df.identity(df.while_loop(lambda i, a: i < 4, body, [0, x], name="outer")[1], name="y")
+
+
+LOOP_FEED = {"x:0": np.array([0.3, 0.4]), "w:0": np.array([0.9, -1.1])}
+
+
+def test_loop_gradients_with_their_stacks_round_trip(fresh_graph, round_trip):
+    y = _loop_gradient_program()
+    xs = [fresh_graph.get_tensor_by_name(n) for n in ("x:0", "w:0")]
+    names = [g.name for g in df.gradients(df.reduce_sum(y), xs)]
+    loaded = round_trip(fresh_graph)
+    a, b = run_both(fresh_graph, loaded, names, LOOP_FEED)
+    for x_, y_ in zip(a, b):
+        assert_bitwise_equal(x_, y_)
+
+
+def test_gradients_through_a_loop_of_a_loaded_graph(fresh_graph, round_trip):
+    _loop_gradient_program()
+    loaded = round_trip(fresh_graph)
+    results = []
+    for graph in (fresh_graph, loaded):
+        with graph.as_default():
+            y = graph.get_tensor_by_name("y:0")
+            xs = [graph.get_tensor_by_name(n) for n in ("x:0", "w:0")]
+            grads = df.gradients(df.reduce_sum(y), xs)
+        with df.Session(graph=graph) as sess:
+            results.append(sess.run(grads, LOOP_FEED))
+    for x_, y_ in zip(*results):
+        assert_bitwise_equal(x_, y_)
+
+
 # Op types exercised by the tests above rather than by the shadow runs of the op suites.
 COVERED_HERE = {
     "FusedElementwise",  # made by graph passes only: tests/passes/test_optimize_cli.py
@@ -242,9 +298,13 @@ COVERED_HERE = {
     "Conv2DBackpropFilter",
     "Conv2DBackpropInput",
     "MaxPoolGrad",
+    "MaxPoolGradGrad",
     "MirrorPadGrad",
     "StridedSliceGrad",
     "SumToShape",
+    "IndexedStack",
+    "IndexedStackPush",
+    "IndexedStackPop",
 }
 NEVER_SAVED = {"PyFunc", "PyFuncStateless"}
 

@@ -1,0 +1,735 @@
+"""The backward loops of a `gradients` call: how a gradient flows back through `while_loop`.
+
+`dataflow.gradients` walks the graph from ``ys`` back to ``xs``.  When the walk meets a loop, it
+builds a *backward loop* that runs as many iterations as the forward one did, in reverse, and
+reads the forward values it needs from indexed stacks (``dataflow.ops.data_flow_ops``) that the
+forward loop fills.  This module holds that machinery; the gradient functions of the primitives
+(``primitives.raw_ops``) call into it.  TensorFlow 1.x does the same (``control_flow_grad.py``,
+``control_flow_state.py``; Yu et al., EuroSys 2018); the shapes below follow it, except that the
+stacks are addressed by iteration number.
+
+Invariants first:
+
+- **Differentiated loops.**  A loop is differentiated by a call when ``back_prop`` is true and
+  one of its loop-variable Switches lies between ``ys`` and ``xs``.  Each gets one `LoopGradState`
+  (per call: two calls build two backward loops).
+- **Mirror contexts.**  Every backward op is built in the *mirror* of the forward op's context:
+  the mirror of a differentiated loop ``W`` is its backward loop ``G(W)`` (a `BackwardLoopContext`,
+  built where ``W``'s surroundings are mirrored); the mirror of a cond branch inside a
+  differentiated loop is a `BackwardCondContext` whose predicate is the forward predicate of the
+  same iteration, read back from a stack; anything outside every differentiated loop is its own
+  mirror (the cond gradients of ``dataflow.gradients``).  So a backward op runs exactly in the
+  backward iterations and branches that mirror the forward ones it differentiates, and none of
+  an untaken branch's backward kernels run.
+- **Forward values reach the backward loop only through the mirror contexts' capture hook.**
+  When a backward op built in mirror context ``M`` takes a forward tensor ``v`` computed in the
+  forward context ``M`` mirrors, `ControlFlowGradState.saved_value` replaces it by a pop:
+  ``IndexedStack`` (made in the loop's enclosing context, so each run of the loop, i.e. each
+  forward frame instance, gets its own), ``IndexedStackPush(stack, k, v)`` in ``v``'s forward
+  context, ``IndexedStackPop(stack, k)`` in ``M``.  Tensors from further out are captured the
+  usual way (constant Enter, Switch), level by level, and go through the same hook at their
+  own level: a loop invariant is entered into the backward loop, not saved; a constant is
+  rebuilt; the stack handle of an inner loop, and the inner loop's iteration count, are forward
+  values of the outer loop and are themselves saved per outer iteration.  Only what some
+  backward op reads is saved, once per forward value.
+- **Counters.**  The forward loop gets a counter loop variable: ``forward_index`` is ``k`` in
+  iteration ``k`` (it is the index of every push) and its Exit is the iteration count ``n``.  The
+  backward loop counts ``n, n-1, ..., 1`` on its own counter and stops at 0; its body sees
+  ``backward_index = count - 1`` (``n-1-j`` in backward iteration ``j``), the index of every pop.
+- **Pushes before pops.**  The counter's increment in iteration ``k`` has a control input from
+  every push of iteration ``k`` (pushes in a cond branch reach it through a Merge of one token
+  per branch, so the untaken branch's dead pushes do not kill it).  The count ``n`` therefore
+  leaves the forward loop only after every push, and every pop depends on ``n``.  With
+  ``parallel_iterations > 1`` the pushes of different iterations may run in any order; the index
+  makes that irrelevant, so results never depend on ``parallel_iterations``.
+
+How the walk uses it (the pending-count exclusions that break the loop's cycle):
+
+1. The walk reaches a loop through its Exits.  An Exit whose Switch is between is not
+   differentiated on its own: its gradient is collected and, once every such Exit of the loop
+   has its gradient, the loop is *activated*: the counters and the backward loop's header are
+   built, and for each floating loop variable whose Switch is between, the Exit's gradient
+   (zeros if it has none, as TensorFlow does for unused exits) enters the backward loop
+   (``Exit`` gradient: an ``Enter``) and becomes a backward Merge (``Switch`` gradient, first
+   visit).  If no Exit has a gradient, nothing is built and the loop is walked with None.
+2. The forward Merge's gradient is a Switch on the backward loop's condition: output 0 leaves the
+   backward loop as the gradient of the initial value (``Enter`` gradient: an ``Exit``), output 1
+   is the gradient of the body's result (``NextIteration`` gradient: the identity).
+3. The body's ops are walked like any others (their gradients built in mirror contexts).  A loop
+   Switch's output-1 edge (to the body's Identity) is not in the pending counts: when the body
+   Identity has sent its gradient, the Switch is visited a second time and closes the backward
+   Merge's back edge with it (``NextIteration``).  A variable whose body passes no gradient back
+   gets zeros on its back edge when the walk ends (`LoopGradState.finish`).
+4. A loop invariant (constant Enter) sums its gradient over the backward iterations in an
+   accumulator loop variable of the backward loop, starting from zeros; the sum leaves by an
+   Exit.
+
+What is saved, concretely.  Per forward iteration, one value for each forward tensor some
+backward op reads (a scalar loop ``a <- tanh(a * w)`` saves ``a`` and ``tanh(a * w)``: 16 bytes
+of data per iteration; ``w``, an invariant, is not saved).  A variable read inside the loop's
+body is a forward value like any other and is saved per iteration, as in TensorFlow (the
+backward loop must see the value the forward iteration saw); read it before the loop to make
+it an invariant instead.  All the pushes for a loop run whenever its backward loop runs (they
+are ordered before the iteration count it starts from), so fetching one gradient of several
+also saves what the others read; those values are dropped with the run.
+
+Zeros.  Where a gradient function needs zeros shaped like a forward value inside a
+differentiated loop (`zeros_like_forward`): a constant when the static shape is known, built in
+the current mirror context so that it is gated like the gradients beside it; otherwise the
+forward value's shape is saved (not the value).  The zeros for the untaken side of a Switch that
+captures a tensor into a branch are built in the mirror of the other branch.
+
+What is not supported (raises `dataflow.gradients.WhileLoopGradientError` before any op is
+added): second-order gradients through a loop (the backward loop's stack pops have no
+gradient), gradients through a frame written by hand with the raw primitives (no record to
+mirror), ``ys`` inside a loop whose loop variables the gradient would flow through, and an
+``x`` inside a differentiated loop (its gradient would differ per iteration).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from dataflow import dtypes as _dtypes
+from dataflow.graph import GraphKeys, Operation, Tensor, _user_location
+from dataflow.op_registry import apply_op
+from dataflow.ops.constant_op import constant
+from executor.program import NodeKind
+
+from .contexts import (
+    CondContext,
+    WhileContext,
+    _describe,
+    _output_context,
+    building_in,
+)
+from .raw_ops import set_merge_input
+
+__all__ = [
+    "BackwardCondContext",
+    "BackwardLoopContext",
+    "ControlFlowGradState",
+    "LoopGradState",
+    "backward_context",
+    "zeros_like_forward",
+]
+
+
+def _loop_error(message: str) -> Exception:
+    from dataflow.gradients import WhileLoopGradientError
+
+    return WhileLoopGradientError(f"{message} (gradients() called at {_user_location()})")
+
+
+def _innermost_loop(context) -> Optional[WhileContext]:
+    while context is not None and not isinstance(context, WhileContext):
+        context = context.outer_context
+    return context
+
+
+# -- the backward contexts -------------------------------------------------------------------------
+class _MirrorCapture:
+    """What both backward contexts add to capturing: forward values of the context they mirror
+    are read back from stacks (see the module docstring)."""
+
+    forward_context = None
+    grad_state: ControlFlowGradState
+
+    def add_value(self, value: Tensor, consumer: str = "op") -> Tensor:
+        known = self._external_values.get(value)
+        if known is not None:
+            return known
+        if _output_context(value.op) is self.forward_context:
+            saved = self.grad_state.saved_value(value, self)
+            self._external_values[value] = saved
+            return saved
+        return super().add_value(value, consumer)
+
+
+class BackwardLoopContext(_MirrorCapture, WhileContext):
+    """The backward loop of a differentiated `while_loop` (a `WhileContext` record like any).
+
+    ``forward_context`` is the forward loop, ``grad_state`` the call's `ControlFlowGradState`.
+    Its records list the backward counter first, then the backward variables and accumulators in
+    the order they were built.  ``pivot`` is ``backward_index`` (the count minus one on the body
+    side of the counter's Switch): live exactly in the iterations that run the body.
+    """
+
+    def __init__(self, graph, name, outer_context, forward: WhileContext, grad_state):
+        super().__init__(
+            graph, name, outer_context, forward.parallel_iterations, True, forward.swap_memory
+        )
+        self.forward_context = forward
+        self.grad_state = grad_state
+
+
+class BackwardCondContext(_MirrorCapture, CondContext):
+    """One branch of the mirror of a forward cond inside a differentiated loop.  ``pred`` is
+    the forward predicate of the mirrored iteration (popped from a stack)."""
+
+    def __init__(self, graph, name, pred, pivot, branch, outer_context, forward, grad_state):
+        super().__init__(graph, name, pred, pivot, branch, outer_context)
+        self.forward_context = forward
+        self.grad_state = grad_state
+
+
+def backward_context(graph, forward_context):
+    """The mirror of ``forward_context`` for the gradient being built in ``graph`` now (the
+    context itself when no loop gradient is being built around it)."""
+    state = getattr(graph._control_flow_context, "grad_state", None)
+    if state is None:
+        return forward_context
+    return state.mirror(forward_context)
+
+
+def zeros_like_forward(t: Tensor) -> Optional[Tensor]:
+    """Zeros shaped like the forward tensor ``t``, built in the current backward context, when
+    ``t`` lies inside a loop being differentiated; None otherwise (see the module docstring)."""
+    graph = t.graph
+    context = graph._control_flow_context
+    state = getattr(context, "grad_state", None)
+    if state is None or t.dtype is _dtypes.resource:
+        return None
+    if state.innermost_state(_output_context(t.op)) is None:
+        return None
+    return state.zeros_in_current_context(t.dtype, t.shape, lambda: t)
+
+
+# -- one differentiated loop -----------------------------------------------------------------------
+class LoopGradState:
+    """The gradient of one forward loop in one `gradients` call (see the module docstring).
+
+    Before activation: ``waiting_exits`` (the Exits whose gradients are still to come) and
+    ``exit_grads``.  After: the forward counter (``forward_index``, ``forward_increment``,
+    ``count``), the backward loop ``grad_context`` with its ``backward_index``, and per loop
+    variable the backward Merge (``backward_merges``, by forward Switch) and the Switch of the
+    forward Merge's gradient (``backward_switches``, by forward Merge).
+    """
+
+    def __init__(self, forward: WhileContext, cf_state: ControlFlowGradState, switches: list):
+        self.forward = forward
+        self.cf_state = cf_state
+        self.graph = forward.graph
+        self.switches = switches  # the forward loop-variable Switches between ys and xs
+        self.waiting_exits: set[Operation] = set()
+        self.exit_grads: dict[Operation, Optional[Tensor]] = {}
+        self.active = False
+        self.scope = ""
+        self.forward_index: Optional[Tensor] = None
+        self.forward_increment: Optional[Operation] = None
+        self.count: Optional[Tensor] = None
+        self.grad_context: Optional[BackwardLoopContext] = None
+        self.backward_index: Optional[Tensor] = None
+        self.backward_merges: dict[Operation, Tensor] = {}
+        self.backward_switches: dict[Operation, Operation] = {}
+        self.closed: set[Operation] = set()
+        self._push_syncs: dict[CondContext, Operation] = {}
+
+    def __repr__(self) -> str:
+        return f"<LoopGradState of while loop '{self.forward.name}' active={self.active}>"
+
+    # -- the walk's entry points ------------------------------------------------------------------
+    def exit_reached(self, exit_op: Operation, grad: Optional[Tensor]) -> bool:
+        """Records the gradient of an Exit; True when it was the last one awaited."""
+        self.exit_grads[exit_op] = grad
+        self.waiting_exits.discard(exit_op)
+        return not self.waiting_exits
+
+    def activate(self) -> None:
+        """Builds the forward counter and the backward loop's header (module docstring)."""
+        graph = self.graph
+        self.active = True
+        with graph.name_scope(self.forward.name + "_grad") as scope:
+            self.scope = scope
+            self._add_forward_counter()
+            self._add_backward_loop()
+
+    def _add_forward_counter(self) -> None:
+        graph, forward = self.graph, self.forward
+        with graph.name_scope("forward_count"):
+            with building_in(graph, forward.outer_context):
+                zero = constant(0, name="zero")
+                one = constant(1, name="one")
+                enter = apply_op("Enter", [zero], forward.enter_attrs(False), name="Enter")
+            enter._control_flow_context = forward
+            with building_in(graph, forward):
+                entered = enter.outputs[0]
+                merge = apply_op("Merge", [entered, entered], name="Merge")
+                switch = apply_op(
+                    "Switch", [merge.outputs[0], forward.loop_cond.outputs[0]], name="Switch"
+                )
+                index = switch.outputs[1]
+                increment = apply_op("Add", [index, one], name="next_index")
+                next_iteration = apply_op("NextIteration", increment.outputs, name="NextIteration")
+                set_merge_input(merge, 1, next_iteration.outputs[0])
+                exit_op = apply_op("Exit", [switch.outputs[0]], name="Exit")
+        # Not listed in the loop's records (they list the user's loop variables), but its
+        # output lives outside the loop like every Exit's.
+        forward._exit_ops.add(exit_op)
+        self.forward_index = index
+        self.forward_increment = increment
+        self.count = exit_op.outputs[0]
+
+    def _add_backward_loop(self) -> None:
+        graph = self.graph
+        outer = self.cf_state.mirror(self.forward.outer_context)
+        context = BackwardLoopContext(graph, self.scope[:-1], outer, self.forward, self.cf_state)
+        self.grad_context = context
+        with graph.name_scope("backward_count"):
+            with building_in(graph, outer):
+                one = constant(1, name="one")
+                enter = apply_op("Enter", [self.count], context.enter_attrs(False), name="Enter")
+            enter._control_flow_context = context
+            context.loop_enters.append(enter)
+            with building_in(graph, context):
+                entered = enter.outputs[0]
+                merge = apply_op("Merge", [entered, entered], name="Merge")
+                context.merges.append(merge)
+                context.pivot_for_pred = merge.outputs[0]
+                positive = apply_op("GreaterEqual", [merge.outputs[0], one], name="positive")
+                loop_cond = apply_op("LoopCond", positive.outputs, name="LoopCond")
+                context.loop_cond = loop_cond
+                switch = apply_op("Switch", [merge.outputs[0], loop_cond.outputs[0]], name="Switch")
+                context.switches.append(switch)
+                index = apply_op("Sub", [switch.outputs[1], one], name="index").outputs[0]
+                context.pivot = index
+                next_iteration = apply_op("NextIteration", [index], name="NextIteration")
+                set_merge_input(merge, 1, next_iteration.outputs[0])
+                context.next_iterations.append(next_iteration)
+        self.backward_index = index
+
+    # -- gradients of the loop's primitives (called by raw_ops' registered gradients) ------------
+    def exit_grad(self, grad: Tensor) -> Tensor:
+        """A forward Exit's gradient enters the backward loop."""
+        context = self.grad_context
+        with building_in(self.graph, context.outer_context):
+            enter = apply_op("Enter", [grad], context.enter_attrs(False), name="Enter")
+        enter._control_flow_context = context
+        context.loop_enters.append(enter)
+        return enter.outputs[0]
+
+    def switch_grad(self, op: Operation, grad_false, grad_true) -> tuple:
+        """First visit (from the Exit): the backward Merge.  Second visit (from the body): its
+        back edge."""
+        context = self.grad_context
+        merged = self.backward_merges.get(op)
+        if merged is None:
+            if grad_false is None:
+                return None, None
+            with building_in(self.graph, context):
+                merge = apply_op("Merge", [grad_false, grad_false], name="Merge")
+            context.merges.append(merge)
+            self.backward_merges[op] = merge.outputs[0]
+            return merge.outputs[0], None
+        if grad_true is not None:
+            self._close_back_edge(op, grad_true)
+        return None, None
+
+    def _close_back_edge(self, switch: Operation, grad: Tensor) -> None:
+        context = self.grad_context
+        with building_in(self.graph, context):
+            next_iteration = apply_op("NextIteration", [grad], name="NextIteration")
+        set_merge_input(self.backward_merges[switch], 1, next_iteration.outputs[0])
+        context.next_iterations.append(next_iteration)
+        self.closed.add(switch)
+
+    def merge_grad(self, op: Operation, grad: Tensor) -> list:
+        """A forward Merge's gradient: Switch on the backward condition; output 0 for the
+        Enter (the loop's first value), output 1 for the NextIteration (the body's result)."""
+        context = self.grad_context
+        with building_in(self.graph, context):
+            switch = apply_op("Switch", [grad, context.loop_cond.outputs[0]], name="Switch")
+        context.switches.append(switch)
+        self.backward_switches[op] = switch
+        return [switch.outputs[0], switch.outputs[1]] + [None] * (len(op.inputs) - 2)
+
+    def enter_grad(self, op: Operation, grad: Tensor) -> Tensor:
+        """A loop variable's Enter: the gradient leaves the backward loop.  A loop invariant's
+        (constant) Enter: the gradient is summed over the backward iterations."""
+        context = self.grad_context
+        if not op.attrs.get("is_constant"):
+            with building_in(self.graph, context):
+                exit_op = apply_op("Exit", [grad], name="Exit")
+            context.add_exit(exit_op)
+            return exit_op.outputs[0]
+        graph = self.graph
+        with graph.name_scope("accumulate"):
+            with building_in(graph, context.outer_context):
+                initial = self.cf_state.zeros_in_current_context(
+                    grad.dtype, grad.shape, lambda: _readable(op.inputs[0], grad)
+                )
+                enter = apply_op("Enter", [initial], context.enter_attrs(False), name="Enter")
+            enter._control_flow_context = context
+            context.loop_enters.append(enter)
+            with building_in(graph, context):
+                entered = enter.outputs[0]
+                merge = apply_op("Merge", [entered, entered], name="Merge")
+                switch = apply_op(
+                    "Switch", [merge.outputs[0], context.loop_cond.outputs[0]], name="Switch"
+                )
+                total = apply_op("Add", [switch.outputs[1], grad], name="Add")
+                next_iteration = apply_op("NextIteration", total.outputs, name="NextIteration")
+                set_merge_input(merge, 1, next_iteration.outputs[0])
+                exit_op = apply_op("Exit", [switch.outputs[0]], name="Exit")
+        context.merges.append(merge)
+        context.switches.append(switch)
+        context.next_iterations.append(next_iteration)
+        context.add_exit(exit_op)
+        return exit_op.outputs[0]
+
+    def finish(self) -> None:
+        """Closes the back edge of every backward variable whose body sent no gradient: from
+        the second backward iteration on its gradient is zero."""
+        if not self.active:
+            return
+        forward_merges = {switch: switch.inputs[0].op for switch in self.backward_merges}
+        for switch in self.backward_merges:
+            if switch in self.closed:
+                continue
+            body_side = self.backward_switches[forward_merges[switch]].outputs[1]
+            with self.graph.name_scope(self.scope), building_in(self.graph, self.grad_context):
+                zeros = apply_op("ZerosLike", [body_side], name="zeros").outputs[0]
+            self._close_back_edge(switch, zeros)
+
+    # -- saving forward values --------------------------------------------------------------------
+    def save(self, value: Tensor, forward_context, backward_context) -> Tensor:
+        """Pushes ``value`` in ``forward_context`` at the forward index and pops it in
+        ``backward_context`` at the backward index; returns the pop."""
+        graph = self.graph
+        name = value.op.name.replace("/", "_") + (
+            f"_{value.value_index}" if value.value_index else ""
+        )
+        with graph.name_scope(self.scope + "saved/"), graph.name_scope(name):
+            with building_in(graph, self.forward.outer_context):
+                stack = apply_op("IndexedStack", [], {"dtype": value.dtype}, name="stack")
+            with building_in(graph, forward_context):
+                push = apply_op(
+                    "IndexedStackPush", [stack.outputs[0], self.forward_index, value], name="push"
+                )
+            self._sync_target(forward_context)._add_control_input(push)
+            attrs = {"dtype": value.dtype, "shape": value.shape}
+            with building_in(graph, backward_context):
+                pop = apply_op(
+                    "IndexedStackPop", [stack.outputs[0], self.backward_index], attrs, name="pop"
+                )
+        return pop.outputs[0]
+
+    def _sync_target(self, context) -> Operation:
+        """The op a push in ``context`` must run before (module docstring, "Pushes before
+        pops")."""
+        if context is self.forward:
+            return self.forward_increment
+        if not isinstance(context, CondContext):
+            raise AssertionError(
+                f"a push in {_describe(context)} is not inside '{self.forward.name}'"
+            )
+        sync = self._push_syncs.get(context)
+        if sync is not None:
+            return sync
+        graph = self.graph
+        sibling = _sibling_branch(context)
+        tokens = {}
+        with graph.name_scope(self.scope + "push_sync/"):
+            for branch in (context, sibling):
+                with building_in(graph, branch):
+                    side = "true" if branch.branch else "false"
+                    tokens[branch.branch] = apply_op("Identity", [branch.pivot], name=side)
+                self._push_syncs[branch] = tokens[branch.branch]
+            with building_in(graph, context.outer_context):
+                merge = apply_op(
+                    "Merge", [tokens[0].outputs[0], tokens[1].outputs[0]], name="Merge"
+                )
+        self._sync_target(context.outer_context)._add_control_input(merge)
+        return tokens[context.branch]
+
+
+def _sibling_branch(branch: CondContext) -> CondContext:
+    for context in branch.graph.get_collection(GraphKeys.COND_CONTEXT):
+        if (
+            isinstance(context, CondContext)
+            and context is not branch
+            and context.name == branch.name
+            and context.pred is branch.pred
+            and context.branch == 1 - branch.branch
+        ):
+            return context
+    raise AssertionError(f"cond '{branch.name}' has no record of its other branch")
+
+
+def _readable(value: Tensor, like: Tensor) -> Tensor:
+    """``value``, or for a resource (a variable) a read of it, to take a shape from."""
+    if value.dtype is not _dtypes.resource:
+        return value
+    attrs = {"dtype": like.dtype, "shape": like.shape}
+    with building_in(value.graph, _output_context(value.op)):
+        return apply_op("ReadVariableOp", [value], attrs, name="read_for_shape").outputs[0]
+
+
+# -- one gradients() call --------------------------------------------------------------------------
+class ControlFlowGradState:
+    """The differentiated loops of one `gradients` call and the mirror of each forward context.
+
+    Built before any op is added: it finds the loops the gradient flows through and raises
+    `WhileLoopGradientError` for what is not supported (module docstring).
+    """
+
+    def __init__(self, graph, between: set, passes, ys: list, reached: set):
+        self.graph = graph
+        self.loops: dict[WhileContext, LoopGradState] = {}
+        self._mirrors: dict = {}
+        self._cond_pivots: dict = {}
+        self._shapes: dict[Tensor, Tensor] = {}
+        _check_not_second_order(graph, ys, reached)
+        switches_of: dict[WhileContext, list] = {}
+        for op in between:
+            context = op._control_flow_context
+            kind = op.op_def.kind
+            if kind in (NodeKind.ENTER, NodeKind.EXIT, NodeKind.NEXT_ITERATION) or (
+                kind == NodeKind.MERGE
+                and any(t.op.op_def.kind == NodeKind.NEXT_ITERATION for t in op.inputs)
+            ):
+                if _innermost_loop(context) is None:
+                    raise _loop_error(
+                        f"Gradients through a loop frame written by hand are not supported: op "
+                        f"'{op.name}' ({op.type}, created at {op.location}) lies on a path from "
+                        "ys back to xs, and only loops built by df.while_loop keep the record "
+                        "a backward loop is built from. Use df.while_loop."
+                    )
+            if (
+                kind == NodeKind.SWITCH
+                and isinstance(context, WhileContext)
+                and op in context.switches
+                and passes(op)
+            ):
+                switches_of.setdefault(context, []).append(op)
+        for loop, switches in switches_of.items():
+            if loop.back_prop:
+                order = {op: i for i, op in enumerate(loop.switches)}
+                switches.sort(key=order.__getitem__)
+                self.loops[loop] = LoopGradState(loop, self, switches)
+        for op in between:
+            self._check_loop_op(op, passes)
+        for state in self.loops.values():
+            loop = state.forward
+            for switch in state.switches:
+                position = loop.switches.index(switch)
+                exit_op = loop.exits[position] if position < len(loop.exits) else None
+                if exit_op in between and passes(exit_op):
+                    state.waiting_exits.add(exit_op)
+            if not state.waiting_exits:
+                switch = state.switches[0]
+                raise _loop_error(
+                    f"The gradient flows through the loop variables of while loop "
+                    f"'{loop.name}' (created at {switch.location}) but not out of the loop's "
+                    f"results: some ys lie inside the loop while the xs they depend on enter it "
+                    f"as loop variables (through '{switch.name}'). Take the gradient of the "
+                    "loop's results, or of values computed and differentiated within one "
+                    "iteration."
+                )
+
+    def _check_loop_op(self, op: Operation, passes) -> None:
+        """Loop structure between ys and xs must belong to a differentiated loop (a constant
+        Enter of another loop passes its gradient through unchanged, as in TensorFlow)."""
+        if not passes(op):
+            return
+        context = op._control_flow_context
+        kind = op.op_def.kind
+        if not isinstance(context, WhileContext) or context in self.loops:
+            return
+        structural = kind in (NodeKind.MERGE, NodeKind.SWITCH, NodeKind.NEXT_ITERATION) or (
+            kind == NodeKind.ENTER and not op.attrs.get("is_constant")
+        )
+        if structural and (
+            op in context.merges
+            or op in context.switches
+            or op in context.next_iterations
+            or op in context.loop_enters
+        ):
+            raise _loop_error(
+                f"The gradient would flow through the loop variables of while loop "
+                f"'{context.name}' (op '{op.name}', {op.type}, created at {op.location}) "
+                "without leaving through the "
+                "loop's results: some ys lie inside the loop while the xs they depend on enter "
+                "it as loop variables. Take the gradient of the loop's results, or of values "
+                "computed and differentiated within one iteration."
+            )
+
+    def check_inside(self, tensor: Tensor, what: str) -> None:
+        """Raises if ``tensor`` (a y or an x) lies inside a differentiated loop."""
+        context = _output_context(tensor.op)
+        state = self.innermost_state(context)
+        if state is not None:
+            raise _loop_error(
+                f"{what} tensor '{tensor.name}' (created at {tensor.op.location}) lies inside "
+                f"while loop '{state.forward.name}', "
+                "through whose results the gradient flows: it has a value per iteration, and "
+                "the gradient is taken from outside the loop. Differentiate with respect to "
+                "(or of) values outside the loop, or make the value a loop variable."
+            )
+
+    # -- queries ----------------------------------------------------------------------------------
+    def innermost_state(self, context) -> Optional[LoopGradState]:
+        """The state of the innermost loop around ``context`` if that loop is differentiated."""
+        loop = _innermost_loop(context)
+        return self.loops.get(loop) if loop is not None else None
+
+    def loop_of_exit(self, op: Operation) -> Optional[LoopGradState]:
+        """The state whose activation waits for the Exit ``op``, if any."""
+        if op.op_def.kind != NodeKind.EXIT:
+            return None
+        state = self.loops.get(op._control_flow_context)
+        if state is None or op not in state.waiting_exits and op not in state.exit_grads:
+            return None
+        return state
+
+    def loop_of_switch(self, op: Operation) -> Optional[LoopGradState]:
+        """The state of the loop whose loop-variable Switch ``op`` is, if differentiated."""
+        if op.op_def.kind != NodeKind.SWITCH:
+            return None
+        state = self.loops.get(op._control_flow_context)
+        if state is None or op not in state.forward.switches:
+            return None
+        return state
+
+    # -- mirrors ----------------------------------------------------------------------------------
+    def mirror(self, context):
+        """The backward context in which the gradients of ``context``'s ops are built."""
+        if context is None:
+            return None
+        mirrored = self._mirrors.get(context)
+        if mirrored is not None:
+            return mirrored
+        state = self.innermost_state(context)
+        if state is None:
+            return context
+        if isinstance(context, WhileContext):
+            if context is not state.forward or not state.active:
+                raise AssertionError(f"no backward loop for while loop '{context.name}' yet")
+            mirrored = state.grad_context
+        else:
+            mirrored = self._mirror_cond(context)
+        self._mirrors[context] = mirrored
+        return mirrored
+
+    def _mirror_cond(self, branch: CondContext) -> BackwardCondContext:
+        graph = self.graph
+        outer = self.mirror(branch.outer_context)
+        key = (branch.name, branch.pred)
+        known = self._cond_pivots.get(key)
+        if known is None:
+            loop_scope = self.innermost_state(branch).scope
+            with (
+                graph.name_scope(loop_scope),
+                graph.name_scope(branch.name.split("/")[-1] + "_grad") as scope,
+            ):
+                with building_in(graph, outer):
+                    switch = apply_op("Switch", [branch.pred, branch.pred], name="Switch")
+                    pivot_t = apply_op("Identity", [switch.outputs[1]], name="switch_t")
+                    pivot_f = apply_op("Identity", [switch.outputs[0]], name="switch_f")
+            known = (scope[:-1], switch.inputs[1], pivot_f.outputs[0], pivot_t.outputs[0])
+            self._cond_pivots[key] = known
+        name, pred, pivot_f, pivot_t = known
+        pivot = pivot_t if branch.branch else pivot_f
+        return BackwardCondContext(graph, name, pred, pivot, branch.branch, outer, branch, self)
+
+    # -- saved values -----------------------------------------------------------------------------
+    def saved_value(self, value: Tensor, backward) -> Tensor:
+        """``value`` (a forward tensor of the context ``backward`` mirrors) as the backward op
+        of the mirrored iteration sees it."""
+        op = value.op
+        if op.op_def.kind == NodeKind.ENTER and op.attrs.get("is_constant"):
+            return backward.add_value(op.inputs[0])
+        if op.type == "Const":
+            with building_in(self.graph, backward):
+                return constant(op.attrs["value"], dtype=value.dtype, name=op.name.split("/")[-1])
+        forward = backward.forward_context
+        return self.innermost_state(forward).save(value, forward, backward)
+
+    def zeros_in_current_context(self, dtype, shape, forward_tensor) -> Tensor:
+        """Zeros of ``dtype`` and ``shape`` built in the current context: a constant when
+        ``shape`` is fully known, else shaped like ``forward_tensor()`` (a forward value, of
+        which only the shape is saved when it lies in a differentiated loop)."""
+        from dataflow.ops.array_ops import fill, zeros
+
+        if shape.is_fully_defined():
+            return zeros(shape.as_list(), dtype, name="zeros")
+        source = forward_tensor()
+        shape_tensor = self._forward_shape(source)
+        return fill(shape_tensor, constant(0, dtype=dtype, name="zero"), name="zeros")
+
+    def _forward_shape(self, value: Tensor) -> Tensor:
+        """``Shape(value)`` computed beside ``value`` in the forward graph (memoized)."""
+        from dataflow.ops.array_ops import shape
+
+        known = self._shapes.get(value)
+        if known is None:
+            with building_in(self.graph, _output_context(value.op)):
+                known = shape(value, name="shape_for_zeros")
+            self._shapes[value] = known
+        return known
+
+    def zeros_for_untaken_branch(self, switch: Operation, branch: CondContext, like: Tensor):
+        """Zeros for the output of a capturing Switch that feeds the other branch than
+        ``branch``, live exactly when that other branch runs in the backward pass; None when
+        ``branch`` is not inside a differentiated loop."""
+        if self.innermost_state(branch) is None:
+            return None
+        other = self.mirror(_sibling_branch(branch))
+        with building_in(self.graph, other):
+            return self.zeros_in_current_context(
+                like.dtype, like.shape, lambda: _readable(switch.inputs[0], like)
+            )
+
+    def finish(self) -> None:
+        for state in self.loops.values():
+            state.finish()
+
+
+def _check_not_second_order(graph, ys: list, reached: set) -> None:
+    """Raises if ``ys`` depend on a backward loop whose forward loop ``xs`` reach.
+
+    A backward loop reads the forward values through stack pops, which have no data edge from
+    the pushes, so the walk would not see that the gradient depends on ``xs`` through them: it
+    would silently return too little.  Checked only when the graph holds a backward loop.
+    """
+    backward_loops = [
+        c
+        for c in graph.get_collection(GraphKeys.WHILE_CONTEXT)
+        if isinstance(c, BackwardLoopContext)
+    ]
+    if not backward_loops:
+        return
+    reached_loops = set()
+    for op in reached:
+        context = op._control_flow_context
+        while context is not None:
+            reached_loops.add(context)
+            context = context.outer_context
+    if not any(c.forward_context in reached_loops for c in backward_loops):
+        return
+    seen: set = set()
+    stack = [y.op for y in ys]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        backward = _backward_loop_around(op._control_flow_context)
+        if backward is not None and backward.forward_context in reached_loops:
+            raise _loop_error(
+                f"Second-order gradients through while_loop are not supported: ys depend on "
+                f"'{op.name}' ({op.type}, created at {op.location}) of the backward loop "
+                f"'{backward.name}', which reads "
+                f"values of while loop '{backward.forward_context.name}' saved by the forward "
+                "pass, and xs affect that loop (the saved values have no gradient)."
+            )
+        stack.extend(t.op for t in op._inputs)
+        stack.extend(op._control_inputs)
+
+
+def _backward_loop_around(context) -> Optional[BackwardLoopContext]:
+    while context is not None:
+        if isinstance(context, BackwardLoopContext):
+            return context
+        context = context.outer_context
+    return None

@@ -1,0 +1,529 @@
+"""Gradients through `while_loop`: a backward loop fed by per-iteration stacks."""
+
+import collections
+import threading
+
+import numpy as np
+import pytest
+from gradient_checking import check_gradients
+
+import dataflow as df
+from dataflow.gradients import WhileLoopGradientError
+from dataflow.op_registry import apply_op, define_op
+from dataflow.ops.data_flow_ops import IndexedStackStorage
+
+rng = np.random.default_rng(11)
+
+
+def normal(*shape):
+    return rng.normal(size=shape)
+
+
+def loop(cond, body, loop_vars, **kwargs):
+    return df.while_loop(cond, body, loop_vars, **kwargs)
+
+
+# -- agreement with finite differences -------------------------------------------------------------
+def test_gradient_of_a_simple_loop_matches_finite_differences():
+    def make(x, w):
+        return loop(lambda i, a: i < 4, lambda i, a: (i + 1, df.sin(a) * w + a), [0, x])[1]
+
+    check_gradients(make, [normal(3), normal(3)])
+
+
+def test_nested_loops_whose_inner_trip_count_depends_on_the_outer_iteration():
+    def make(x, w):
+        def outer_body(i, a):
+            inner = loop(lambda j, b: j < i + 1, lambda j, b: (j + 1, df.tanh(b * w) + a), [0, a])
+            return i + 1, inner[1]
+
+        return loop(lambda i, a: i < 3, outer_body, [0, x])[1]
+
+    check_gradients(make, [normal(2), normal(2)])
+
+
+def test_cond_inside_a_loop_follows_each_iterations_branch():
+    def make(x, w):
+        def body(i, a):
+            return i + 1, df.cond(df.reduce_sum(a) > 0.0, lambda: a * w, lambda: df.sin(a) - w)
+
+        return loop(lambda i, a: i < 5, body, [0, x])[1]
+
+    check_gradients(make, [normal(2), normal(2)])
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_loop_inside_a_cond_for_either_branch(taken):
+    def make(x, w):
+        p = df.placeholder_with_default(taken, [])
+        return df.cond(
+            p,
+            lambda: loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * w), [0, x])[1],
+            lambda: x * 2.0,
+        )
+
+    check_gradients(make, [normal(2), normal(2)])
+
+
+def test_loop_inside_a_cond_inside_a_loop():
+    def make(x, w):
+        def body(i, a):
+            def inner():
+                return loop(lambda j, b: j < i, lambda j, b: (j + 1, df.tanh(b) * w), [0, a])[1]
+
+            return i + 1, df.cond(df.equal(df.mod(i, 2), 0), inner, lambda: a * 0.5 + w)
+
+        return loop(lambda i, a: i < 5, body, [0, x])[1]
+
+    check_gradients(make, [normal(2), normal(2)])
+
+
+def test_an_invariant_captured_two_levels_deep_accumulates_over_all_iterations():
+    def make(x, w):
+        def outer_body(i, a):
+            inner = loop(lambda j, b: j < 2, lambda j, b: (j + 1, b * w + df.cos(w)), [0, a])
+            return i + 1, inner[1]
+
+        return loop(lambda i, a: i < 3, outer_body, [0, x])[1]
+
+    check_gradients(make, [normal(2), normal(2) * 0.5])
+
+
+def test_maximum_iterations_bounds_the_backward_loop_too():
+    def make(x, w):
+        return loop(
+            lambda a: df.reduce_sum(a) < 100.0, lambda a: a * w + 1.0, [x], maximum_iterations=4
+        )
+
+    check_gradients(make, [normal(2), normal(2)])
+
+
+def test_a_zero_trip_loop_passes_the_gradient_straight_through():
+    def make(x, w):
+        return loop(lambda i, a: i < 0, lambda i, a: (i + 1, a * w), [0, x])[1] + w
+
+    grads = check_gradients(make, [normal(2), normal(2)])
+    np.testing.assert_allclose(grads[0], grads[1])
+
+
+def test_several_loop_variables_in_nested_structures():
+    def make(x, w):
+        def body(i, s):
+            return i + 1, {"a": s["a"] * w, "b": (s["b"][0] + s["a"], df.sin(s["b"][1]))}
+
+        _, r = loop(lambda i, s: i < 3, body, [0, {"a": x, "b": (w, x * 2.0)}])
+        return r["a"] + r["b"][0] * r["b"][1]
+
+    check_gradients(make, [normal(2), normal(2)])
+
+
+def test_a_loop_result_that_is_not_used_still_carries_gradient_through_the_body():
+    # Only the first result is differentiated, but b feeds a in every iteration.
+    def make(x, w):
+        return loop(lambda i, a, b: i < 3, lambda i, a, b: (i + 1, a + b, b * w), [0, x, x])[1]
+
+    check_gradients(make, [normal(2), normal(2)])
+
+
+def test_a_loop_variable_overwritten_in_every_iteration():
+    def make(x, w):
+        return loop(lambda i, a, b: i < 3, lambda i, a, b: (i + 1, a * b, w), [0, x, x])[1]
+
+    check_gradients(make, [normal(2), normal(2)])
+
+
+def test_run_time_shapes_inside_the_loop():
+    def make(x, w):
+        xu = df.placeholder_with_default(x, [None])
+        wu = df.placeholder_with_default(w, [None])
+
+        def body(i, a):
+            return i + 1, df.cond(df.reduce_sum(a) > 0.0, lambda: a * wu, lambda: df.sin(a) + 1.0)
+
+        invariants = [df.TensorShape([]), df.TensorShape([None])]
+        return loop(lambda i, a: i < 4, body, [0, xu], shape_invariants=invariants)[1]
+
+    check_gradients(make, [normal(3), normal(3)])
+
+
+def test_a_loop_variable_that_grows_every_iteration():
+    def make(x, w):
+        def body(i, a):
+            return i + 1, df.concat([a, df.sin(a[-2:]) * w], axis=0)
+
+        invariants = [df.TensorShape([]), df.TensorShape([None])]
+        return df.reduce_sum(loop(lambda i, a: i < 3, body, [0, x], shape_invariants=invariants)[1])
+
+    check_gradients(make, [normal(2), normal(2)])
+
+
+def test_gradient_with_respect_to_a_variable_read_inside_the_loop():
+    v = df.Variable(np.array([0.5, -1.0]), name="v")
+    x = df.placeholder(df.float64, [2])
+    y = loop(lambda i, a: i < 3, lambda i, a: (i + 1, df.tanh(a * v)), [0, x])[1]
+    (g,) = df.gradients(df.reduce_sum(y), v)
+    with df.Session() as session:
+        session.run(v.initializer)
+        symbolic = session.run(g, {x: [0.3, 0.7]})
+        eps, numeric = 1e-6, np.zeros(2)
+        for k in range(2):
+            values = []
+            for sign in (1, -1):
+                shifted = np.array([0.5, -1.0])
+                shifted[k] += sign * eps
+                v.load(shifted, session)
+                values.append(session.run(df.reduce_sum(y), {x: [0.3, 0.7]}))
+            numeric[k] = (values[0] - values[1]) / (2 * eps)
+    np.testing.assert_allclose(symbolic, numeric, rtol=1e-6)
+
+
+# -- which xs get a gradient -----------------------------------------------------------------------
+def test_integer_loop_variables_have_no_gradient():
+    x = df.placeholder(df.float64, [])
+    n = df.placeholder(df.int32, [])
+    _, y = loop(lambda i, a: i < n, lambda i, a: (i + 1, a * 2.0), [0, x])
+    gx, gn = df.gradients(y, [x, n])
+    assert gn is None
+    with df.Session() as session:
+        assert session.run(gx, {x: 1.0, n: 3}) == 8.0
+
+
+def test_back_prop_false_stops_the_gradient_at_the_loop():
+    x = df.placeholder(df.float64, [])
+    y = loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, x], back_prop=False)[1]
+    assert df.gradients(y, x) == [None]
+    (g,) = df.gradients(y + x * x, x)
+    with df.Session() as session:
+        assert session.run(g, {x: 3.0}) == 6.0
+
+
+def test_loop_variables_unconnected_to_xs_get_none_and_cost_nothing():
+    x = df.placeholder(df.float64, [])
+    z = df.placeholder(df.float64, [])
+    _, a, b = loop(lambda i, a, b: i < 3, lambda i, a, b: (i + 1, a * x, b + 1.0), [0, x, z])
+    assert df.gradients(a, [x, z])[1] is None
+    grad_a, grad_z = df.gradients(a + b, [x, z])
+    with df.Session() as session:
+        assert session.run([grad_a, grad_z], {x: 2.0, z: 5.0}) == [32.0, 1.0]
+
+
+# -- the runtime -----------------------------------------------------------------------------------
+def _recurrent_program(parallel_iterations):
+    graph = df.Graph()
+    with graph.as_default():
+        x = df.placeholder(df.float64, [4], name="x")
+        w = df.placeholder(df.float64, [4, 4], name="w")
+
+        def body(i, h, total):
+            h2 = df.tanh(df.reshape(df.matmul(df.reshape(h, [1, 4]), w), [4]) + x)
+            inner = loop(
+                lambda j, b: j < i % 3,
+                lambda j, b: (j + 1, df.sin(b) * h2),
+                [0, h2],
+                parallel_iterations=parallel_iterations,
+            )[1]
+            c = df.cond(df.reduce_sum(h2) > 0.0, lambda: inner * 2.0, lambda: inner - h)
+            return i + 1, c, total + df.reduce_sum(c * c)
+
+        zero = df.constant(0.0, df.float64)
+        _, h, total = loop(
+            lambda i, h, t: i < 12, body, [0, x, zero], parallel_iterations=parallel_iterations
+        )
+        grads = df.gradients(total + df.reduce_sum(h), [x, w])
+    return graph, x, w, grads
+
+
+def test_results_do_not_depend_on_parallel_iterations_or_threads():
+    feed_values = (normal(4), normal(4, 4) * 0.5)
+    results = []
+    for parallel_iterations in (1, 32):
+        for threads in (1, 4):
+            graph, x, w, grads = _recurrent_program(parallel_iterations)
+            config = df.ConfigProto(inter_op_parallelism_threads=threads)
+            with df.Session(graph=graph, config=config) as session:
+                results.append(session.run(grads, dict(zip((x, w), feed_values))))
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            assert a.tobytes() == b.tobytes()
+
+
+def test_concurrent_runs_of_one_session_do_not_share_stacks():
+    graph, x, w, grads = _recurrent_program(32)
+    w_value = normal(4, 4) * 0.5
+    inputs = [normal(4) for _ in range(6)]
+    with df.Session(graph=graph, config=df.ConfigProto(inter_op_parallelism_threads=4)) as s:
+        expected = [s.run(grads, {x: v, w: w_value}) for v in inputs]
+        results = [None] * len(inputs)
+
+        def worker(k):
+            results[k] = s.run(grads, {x: inputs[k], w: w_value})
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(len(inputs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    for got, want in zip(results, expected):
+        for a, b in zip(got, want):
+            assert a.tobytes() == b.tobytes()
+
+
+def test_a_failed_run_leaves_the_session_usable():
+    x = df.placeholder(df.float64, [])
+    limit = df.placeholder_with_default(np.float64(10.0), [])
+
+    def body(i, a):
+        check = df.Assert(a < limit, ["value too large:", a])
+        with df.control_dependencies([check]):
+            return i + 1, df.sin(a) * 3.0
+
+    y = loop(lambda i, a: i < 4, body, [0, x])[1]
+    (g,) = df.gradients(y, x)
+    with df.Session() as session:
+        with pytest.raises(df.errors.InvalidArgumentError, match="value too large"):
+            session.run(g, {x: 0.5, limit: 1.0})
+        expected, a = 1.0, 0.5
+        for _ in range(4):
+            expected *= 3.0 * np.cos(a)
+            a = np.sin(a) * 3.0
+        np.testing.assert_allclose(session.run(g, {x: 0.5}), expected)
+
+
+def _define_counted_identity(calls):
+    """An identity op whose gradient records its ``tag`` attr each time it runs."""
+    define_op(
+        "CountedIdentityForTest",
+        lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
+        lambda attrs: lambda x: x,
+    )
+
+    @df.RegisterGradient("CountedIdentityForTest")
+    def _counted_grad(op, grad):
+        tag = op.attrs["tag"]
+
+        def count(value):
+            calls.append(tag)
+            return value
+
+        out = df.py_func(count, [grad], df.float64)
+        out.set_shape(grad.shape)
+        return out
+
+    return lambda tag, t: apply_op("CountedIdentityForTest", [t], {"tag": tag}).outputs[0]
+
+
+def test_backward_pass_runs_no_kernel_of_an_iterations_untaken_branch():
+    calls = []
+    counted = _define_counted_identity(calls)
+    x = df.placeholder(df.float64, [])
+
+    def body(i, a):
+        even = df.equal(df.mod(i, 2), 0)
+        return i + 1, df.cond(
+            even, lambda: counted("even", a * 2.0), lambda: counted("odd", df.sin(a))
+        )
+
+    y = loop(lambda i, a: i < 5, body, [0, x])[1]
+    (g,) = df.gradients(y, x)
+    with df.Session() as session:
+        value = session.run(g, {x: 0.3})
+    assert collections.Counter(calls) == {"even": 3, "odd": 2}
+    a, expected = 0.3, 1.0
+    for i in range(5):
+        expected *= 2.0 if i % 2 == 0 else np.cos(a)
+        a = a * 2.0 if i % 2 == 0 else np.sin(a)
+    np.testing.assert_allclose(value, expected)
+
+
+def test_loop_in_an_untaken_branch_runs_no_backward_kernel_and_does_not_stall():
+    calls = []
+    counted = _define_counted_identity(calls)
+    x = df.placeholder(df.float64, [])
+    p = df.placeholder(df.bool, [])
+
+    def looping():
+        return loop(lambda i, a: i < 3, lambda i, a: (i + 1, counted("loop", a * a)), [0, x])[1]
+
+    y = df.cond(p, looping, lambda: x * 3.0)
+    (g,) = df.gradients(y, x)
+    with df.Session() as session:
+        assert session.run(g, {x: 1.5, p: False}) == 3.0
+        assert calls == []
+        np.testing.assert_allclose(session.run(g, {x: 1.1, p: True}), 8 * 1.1**7)
+        assert calls == ["loop"] * 3
+
+
+def test_a_thousand_iterations_save_only_what_the_backward_ops_read(monkeypatch):
+    pushed, popped = [], []
+    original_push, original_pop = IndexedStackStorage.push, IndexedStackStorage.pop
+
+    def push(self, index, value):
+        pushed.append(np.asarray(value).nbytes)
+        original_push(self, index, value)
+
+    def pop(self, index):
+        popped.append(index)
+        return original_pop(self, index)
+
+    monkeypatch.setattr(IndexedStackStorage, "push", push)
+    monkeypatch.setattr(IndexedStackStorage, "pop", pop)
+    x = df.placeholder(df.float64, [])
+    w = df.placeholder(df.float64, [])
+    _, y = loop(lambda i, a: i < 1000, lambda i, a: (i + 1, a * w), [0, x], parallel_iterations=1)
+    gx, gw = df.gradients(y, [x, w])
+    saved = [
+        op.inputs[2]
+        for op in df.get_default_graph().get_operations()
+        if op.type == "IndexedStackPush"
+    ]
+    # The gradient of a * w reads a (w is a loop invariant, entered into the backward loop).
+    assert [t.op.type for t in saved] == ["Identity"]
+    with df.Session() as session:
+        grad_x, grad_w = session.run([gx, gw], {x: 1.0, w: 1.001})
+    np.testing.assert_allclose(grad_x, 1.001**1000)
+    np.testing.assert_allclose(grad_w, 1000 * 1.001**999)
+    assert pushed == [8] * 1000
+    assert sorted(popped) == list(range(1000))
+    # One backward iteration per forward one, in reverse (in order: one iteration at a time).
+    assert popped == list(range(999, -1, -1))
+
+
+# -- gradients inside a loop body ------------------------------------------------------------------
+def test_gradient_descent_inside_a_loop_body():
+    x0 = df.placeholder(df.float64, [])
+    target = df.placeholder(df.float64, [])
+
+    def step(i, x):
+        loss = df.square(x - target)
+        (grad,) = df.gradients(loss, x)
+        return i + 1, x - 0.25 * grad
+
+    _, x = loop(lambda i, x: i < 20, step, [0, x0])
+    with df.Session() as session:
+        np.testing.assert_allclose(session.run(x, {x0: 5.0, target: 2.0}), 2.0 + 3.0 * 0.5**20)
+
+
+def test_gradient_inside_a_loop_body_of_a_captured_tensor_and_through_an_inner_loop():
+    w = df.placeholder(df.float64, [])
+
+    def step(i, acc):
+        inner = loop(lambda j, b: j < 3, lambda j, b: (j + 1, b * w), [0, acc])[1]
+        (grad,) = df.gradients(inner, w)  # d(acc * w^3)/dw, inside iteration i
+        return i + 1, acc + grad
+
+    _, result = loop(lambda i, a: i < 2, step, [0, df.constant(1.0, df.float64)])
+    with df.Session() as session:
+        a = 1.0
+        for _ in range(2):
+            a = a + a * 3 * 2.0**2
+        np.testing.assert_allclose(session.run(result, {w: 2.0}), a)
+
+
+# -- what is refused -------------------------------------------------------------------------------
+def test_second_order_gradients_through_a_loop_are_refused():
+    x = df.placeholder(df.float64, [])
+    y = loop(lambda i, a: i < 3, lambda i, a: (i + 1, df.sin(a)), [0, x])[1]
+    (g,) = df.gradients(y, x)
+    with pytest.raises(WhileLoopGradientError, match="Second-order"):
+        df.gradients(g, x)
+
+
+def test_ys_inside_a_loop_whose_xs_enter_as_loop_variables_are_refused():
+    x = df.placeholder(df.float64, [])
+    grads = []
+
+    def body(i, a):
+        grads.append(df.gradients(df.sin(a), x))
+        return i + 1, a
+
+    with pytest.raises(WhileLoopGradientError, match="loop variables of while loop"):
+        loop(lambda i, a: i < 3, body, [0, x])
+
+
+def test_an_x_inside_a_differentiated_loop_is_refused():
+    x = df.placeholder(df.float64, [])
+    inside = []
+
+    def body(i, a):
+        inside.append(df.sin(a))
+        return i + 1, inside[-1] * 2.0
+
+    y = loop(lambda i, a: i < 3, body, [0, x])[1]
+    with pytest.raises(WhileLoopGradientError, match="lies inside while loop"):
+        df.gradients(y, inside[0])
+
+
+# -- the graph it builds ---------------------------------------------------------------------------
+def test_two_gradient_calls_build_two_independent_backward_loops():
+    x = df.placeholder(df.float64, [])
+    y = loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * a), [0, x])[1]
+    (g1,) = df.gradients(y, x)
+    (g2,) = df.gradients(y * 2.0, x)
+    backward = [
+        c
+        for c in df.get_default_graph().get_collection(df.GraphKeys.WHILE_CONTEXT)
+        if getattr(c, "forward_context", None) is not None
+    ]
+    assert len(backward) == 2 and len({c.frame_name for c in backward}) == 2
+    assert all(c.name.startswith(("gradients/", "gradients_1/")) for c in backward)
+    with df.Session() as session:
+        assert session.run([g1, g2], {x: 1.5}) == [8 * 1.5**7, 16 * 1.5**7]
+
+
+def test_indexed_stack_pops_by_index_in_any_order_and_names_a_missing_index():
+    stack = apply_op("IndexedStack", [], {"dtype": df.float64}).outputs[0]
+    pushes = [
+        apply_op("IndexedStackPush", [stack, df.constant(k), df.constant(float(k), df.float64)])
+        for k in (2, 0, 1)
+    ]
+    attrs = {"dtype": df.float64, "shape": df.TensorShape([])}
+    with df.control_dependencies(pushes):
+        pops = [
+            apply_op("IndexedStackPop", [stack, df.constant(k)], attrs).outputs[0]
+            for k in (1, 2, 0)
+        ]
+    with df.control_dependencies(pushes):
+        missing = apply_op("IndexedStackPop", [stack, df.constant(3)], attrs, name="missing")
+    with df.Session() as session:
+        assert session.run(pops) == [1.0, 2.0, 0.0]
+        with pytest.raises(
+            df.errors.InvalidArgumentError, match="missing.*no value was pushed at index 3"
+        ):
+            session.run(missing.outputs[0])
+
+
+def test_nested_conds_and_a_case_inside_a_loop():
+    def make(x, w):
+        def body(i, a):
+            def inner_cond():
+                return df.cond(i > 1, lambda: df.sin(a) * w, lambda: a * a)
+
+            a = df.cond(df.reduce_sum(a) > 0.0, inner_cond, lambda: a - w)
+            a = df.case(
+                [(df.equal(i, 0), lambda: a * 2.0), (df.equal(i, 2), lambda: df.tanh(a))],
+                default=lambda: a + w,
+            )
+            return i + 1, a
+
+        return loop(lambda i, a: i < 5, body, [0, x])[1]
+
+    check_gradients(make, [normal(2), normal(2)])
+
+
+def test_the_backward_graph_renders_every_op_once_with_the_backward_loop_as_a_cluster():
+    import re
+
+    from dataflow.render import graph_to_digraph
+
+    x = df.placeholder(df.float64, [], name="x")
+
+    def body(i, a):
+        return i + 1, df.cond(a > 0.0, lambda: df.sin(a), lambda: a * a)
+
+    y = loop(lambda i, a: i < 3, body, [0, x], name="grow")[1]
+    df.gradients(y, x)
+    source = graph_to_digraph(df.get_default_graph()).source
+    declared = re.findall(r'^\s*("(?:[^"\\]|\\.)*"|[^\s\[\];{}]+) \[', source, flags=re.M)
+    names = sorted(d.strip('"') for d in declared if d not in ("graph", "node", "edge"))
+    assert names == sorted(op.name for op in df.get_default_graph().get_operations())
+    assert "while_loop  gradients/grow_grad" in source
