@@ -29,11 +29,11 @@ from .graph_item import GraphItem
 
 @dataclass
 class PassReport:
-    """What one pass did: counts by kind ("removed", "folded", "merged", ...) and notes."""
+    """What one pass did: counts by kind ("removed", "folded", "merged", ...), op counts before
+    and after, and the time it took."""
 
     name: str
     counts: dict = field(default_factory=dict)
-    notes: list = field(default_factory=list)
     ops_before: int = 0
     ops_after: int = 0
     seconds: float = 0.0
