@@ -220,7 +220,7 @@ def main() -> None:
     r = bench_cse()
     print(
         f"3. 1000 copies of one subexpression: {r['before']} ops -> {r['after']} "
-        "(x, 2 constants, Mul, Add, Tanh, Exp, Sub, AddN)"
+        "(x, 2 constants, Mul, Add, Tanh, Exp, Sub, AddN) "
         f"({r['merged']} merged, {r['seconds'] * 1e3:.0f} ms); bitwise equal: {r['bitwise']}"
     )
 

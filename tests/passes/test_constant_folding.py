@@ -15,6 +15,8 @@ def test_a_fully_constant_subgraph_becomes_one_constant_with_the_fetched_name(fr
     item, reports = optimize(fresh_graph, [y])
     assert op_types(item.graph) == ["Const"]
     assert item.graph.get_tensor_by_name("y:0") is item.fetches[0]
+    assert item.fetches[0].op.location is y.op.location  # the user's line, for errors
+    assert item.fetches[0].op._original is y.op
     assert reports[0].counts["folded"] == 4
     before, after = run_both(y)
     assert_bitwise_equal(before, after)
