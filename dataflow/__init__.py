@@ -101,3 +101,8 @@ from . import graph_util, io, passes, train
 
 # autodiff
 from .gradients import NotDifferentiable, RegisterGradient, gradients
+
+# isort: split
+# debugging a static graph (df.debug; DebugOptions/DebugTensorWatch as in tf.compat.v1)
+from . import debug
+from .debug import DebugOptions, DebugTensorWatch

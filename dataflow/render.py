@@ -43,6 +43,11 @@ likewise, and the legend gains the two kinds when the picture holds them.  So
 ``render(train_op)`` shows the forward graph and the backward graph built from it in one
 picture, told apart.
 
+Given ``run_metadata``, the picture also shows what that run did (which ops ran and for how
+long, which fired dead, each loop's iterations); that layer lives in ``dataflow.debug.overlay``
+and is applied through three hooks in `_Builder` (nodes, loop boxes, collapsed boxes), after
+the colours above.
+
 Boxes: a while loop is a blue box labelled with its name and ``parallel_iterations`` (nested
 loops are darker); a cond is a yellow box holding ``Switch(pred, pred)``, its result Merges,
 and its two branches, ``true`` (green) and ``false`` (red), each with the Switches that capture
@@ -824,9 +829,10 @@ def _box_style(box: _Box) -> dict[str, str]:
 
 # -- building the Digraph --------------------------------------------------------------------------
 class _Builder:
-    def __init__(self, ops, fetched, loop_cond_ops, full_names, edge_labels, roles):
+    def __init__(self, ops, fetched, loop_cond_ops, full_names, edge_labels, roles, overlay=None):
         self.ops = ops
         self.roles = roles
+        self.overlay = overlay
         self.fetched = fetched
         self.loop_cond_ops = loop_cond_ops
         self.full_names = full_names
@@ -850,7 +856,11 @@ class _Builder:
                 label = _box_label(child)
                 if role is not None and role != _box_role(box, self.roles):
                     label = f"{label}  ·  {_ROLE_TITLES[role]}"  # on the outermost box only
-                cluster.attr(label=label, **_role_box_style(_box_style(child), role))
+                attrs = {"label": label, **_role_box_style(_box_style(child), role)}
+                if self.overlay is not None and child.kind == "while":
+                    frame_name = getattr(child.context, "frame_name", None) or child.name
+                    self.overlay.decorate_loop(str(frame_name), attrs)
+                cluster.attr(**attrs)
                 self.emit(child, cluster)
 
     def node_attrs(self, op: Operation, box: _Box) -> dict[str, str]:
@@ -873,7 +883,10 @@ class _Builder:
         attrs["tooltip"] = f"{op.name} ({op.type}){created}"
         if op in self.fetched:
             attrs["penwidth"] = "2.5"
-        return _apply_role(attrs, category, self.roles.get(op))
+        attrs = _apply_role(attrs, category, self.roles.get(op))
+        if self.overlay is not None:
+            self.overlay.decorate_node(op, attrs)
+        return attrs
 
     def emit_collapsed(self, box: _Box, sub) -> None:
         ops = box.all_ops()
@@ -893,7 +906,10 @@ class _Builder:
         attrs = _apply_role(dict(_NODE_STYLES[style]), style, _box_role(box, self.roles))
         if any(op in self.fetched for op in ops):
             attrs["penwidth"] = "2.5"
-        sub.node(node_id, label=_html_label(label, f"{kind} · {count}"), tooltip=box.name, **attrs)
+        attrs["label"] = _html_label(label, f"{kind} · {count}")
+        if self.overlay is not None:
+            self.overlay.decorate_collapsed(ops, attrs)
+        sub.node(node_id, tooltip=box.name, **attrs)
 
     def emit_edges(self, digraph) -> None:
         """One edge per (producer, consumer, tensor); edges into and out of a collapsed box
@@ -1096,6 +1112,7 @@ def graph_to_digraph(
     edge_labels: Optional[bool] = None,
     full_names: bool = False,
     rankdir: str = "TB",
+    run_metadata: Any = None,
 ) -> Any:
     """Builds the ``graphviz.Digraph`` of a graph, or of the ops that fetches need.
 
@@ -1136,11 +1153,18 @@ def graph_to_digraph(
         },
     )
     roles = _roles(graph, ops)
-    builder = _Builder(ops, fetched, layout.loop_cond_ops, full_names, edge_labels, roles)
+    overlay = None
+    if run_metadata is not None:
+        from .debug.overlay import RunOverlay
+
+        overlay = RunOverlay(run_metadata)
+    builder = _Builder(ops, fetched, layout.loop_cond_ops, full_names, edge_labels, roles, overlay)
     builder.emit(layout.root, digraph)
     builder.emit_edges(digraph)
     if legend:
         _add_legend(digraph, frozenset(roles.values()))
+        if overlay is not None:
+            overlay.add_legend(digraph)
     return digraph
 
 
@@ -1155,6 +1179,7 @@ def render(
     full_names: bool = False,
     rankdir: str = "TB",
     keep_source: bool = False,
+    run_metadata: Any = None,
 ) -> Any:
     """Draws a graph (or the ops that fetches need) and optionally writes the picture to ``path``.
 
@@ -1177,6 +1202,9 @@ def render(
       full_names: label nodes with full op names instead of names relative to their box.
       rankdir: Graphviz layout direction, ``"TB"`` (top to bottom) or ``"LR"``.
       keep_source: also write the DOT text next to the picture, as ``<path stem>.gv``.
+      run_metadata: a ``df.RunMetadata`` filled in by ``Session.run(..., run_metadata=...)``:
+        draw that run on the picture (ops that ran with their time, dead and unrun ops, loop
+        iteration counts; see ``dataflow.debug.overlay``).
 
     Returns:
       The ``graphviz.Digraph`` (in Jupyter it displays itself inline).
@@ -1192,6 +1220,7 @@ def render(
         edge_labels=edge_labels,
         full_names=full_names,
         rankdir=rankdir,
+        run_metadata=run_metadata,
     )
     if path is not None:
         _write(digraph, os.fspath(path), format, keep_source)

@@ -34,6 +34,8 @@ from executor.program import Node, NodeKind, Program
 
 from . import dtypes as _dtypes
 from . import errors, nest
+from .debug import watcher as _debug_watcher
+from .debug.options import DebugOptions
 from .graph import Graph, Operation, Tensor, _user_location, get_default_graph
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .variables import VariableRef, _uninitialized
@@ -63,7 +65,11 @@ class ConfigProto:
 @dataclass
 class RunOptions:
     """Per-run options: ``timeout_in_ms`` (0 = none) and ``trace_level`` (accepted, unused:
-    per-op statistics are collected whenever a ``RunMetadata`` is passed)."""
+    per-op statistics are collected whenever a ``RunMetadata`` is passed).
+
+    ``debug_options`` (a `DebugOptions`): tensors to watch; their values come back in
+    ``run_metadata.debug_dump`` (see ``dataflow.debug``).
+    """
 
     NO_TRACE = 0
     SOFTWARE_TRACE = 1
@@ -72,13 +78,15 @@ class RunOptions:
 
     timeout_in_ms: int = 0
     trace_level: int = 0
+    debug_options: DebugOptions = field(default_factory=DebugOptions)
     # Replaces the Session's rewrite options for this run (`dataflow.passes.config`).
     rewrite_options: Optional[RewriterConfig] = None
 
 
 @dataclass
 class NodeExecStats:
-    """When and where one op ran in one (frame instance, iteration)."""
+    """When and where one op ran in one (frame instance, iteration); ``location`` is the
+    user's file:line that built it."""
 
     node_name: str
     op_type: str
@@ -87,6 +95,7 @@ class NodeExecStats:
     thread: str
     frame: str
     iteration: int
+    location: str = ""
 
     @property
     def duration(self) -> float:
@@ -99,10 +108,18 @@ class RunMetadata:
 
     ``step_stats``: one `NodeExecStats` per op execution, in start order.
     ``loop_iterations``: for each loop (frame name), the iterations each of its instances ran.
+    ``dead_step_stats``: one `NodeExecStats` per *dead* firing (an op on an untaken branch, or
+    in a loop's last iteration, that passed deadness on without running), in start order.
+    ``debug_dump``: the watched tensors (a ``df.debug.DebugDump``) when ``RunOptions``
+    asked for any, else None.
+    Pass it to ``df.debug.chrome_trace`` for a trace, or ``df.render(..., run_metadata=...)``
+    for the graph with what ran drawn on it.
     """
 
     step_stats: list = field(default_factory=list)
     loop_iterations: dict = field(default_factory=dict)
+    dead_step_stats: list = field(default_factory=list)
+    debug_dump: Any = None
 
 
 class RunContext:
@@ -263,7 +280,7 @@ class Session:
                 if len(self._plans) > 256:
                     self._plans.clear()
                 self._plans[key] = plan
-        values = self._execute(plan, feed_values, options, run_metadata)
+        values = self._execute(plan, feed_values, options, run_metadata, location)
         flat_results = [None if p is None else values[p] for p in plan.fetch_positions]
         for i, value in enumerate(flat_results):
             if type(value) is np.ndarray:
@@ -361,7 +378,14 @@ class Session:
             node_of[op] = len(nodes)
             nodes.append(None)  # filled below, once every op has its index
         for op in needed:
-            nodes[node_of[op]] = _lower_op(op, node_of, arg_of)
+            try:
+                nodes[node_of[op]] = _lower_op(op, node_of, arg_of)
+            except Exception as e:  # a kernel factory that rejects the op's attributes
+                raise errors.InvalidArgumentError(
+                    None,
+                    op,
+                    f"{errors.describe_op(op)} cannot be prepared to run: {type(e).__name__}: {e}",
+                ) from e
         fetch_edges = []
         fetch_positions = []
         targets = []
@@ -392,10 +416,14 @@ class Session:
         return _Plan(executable, fetch_positions, feed_tensors, nodes)
 
     # -- execution --------------------------------------------------------------------------------
-    def _execute(self, plan: _Plan, feed_values, options, run_metadata):
+    def _execute(self, plan: _Plan, feed_values, options, run_metadata, location):
         timeout_ms = getattr(options, "timeout_in_ms", 0) or self._config.operation_timeout_in_ms
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
-        stats = executor.RunStats() if run_metadata is not None else None
+        stats = executor.RunStats(record_dead=True) if run_metadata is not None else None
+        # Tensor watches (dataflow.debug): None unless options.debug_options names some.
+        watcher = _debug_watcher.start_watching(
+            options, plan.nodes, plan.feed_tensors, self._graph, run_metadata, location
+        )
         context = RunContext(self)
         try:
             values = plan.executable.run(
@@ -404,21 +432,24 @@ class Session:
                 pool=self._thread_pool(),
                 deadline=deadline,
                 stats=stats,
+                observer=watcher,
             )
         except executor.KernelError as e:
             raise _kernel_error(e) from e.cause
-        except executor.DeadlineExceededError:
-            raise errors.DeadlineExceededError(
-                None,
-                None,
-                f"The run did not finish within timeout_in_ms={timeout_ms}; it was stopped and "
-                "no further op was scheduled. Variables keep their values from before the run.",
-            ) from None
+        except executor.DeadlineExceededError as e:
+            raise _deadline_error(e, plan, timeout_ms) from None
         except executor.FetchNotLiveError as e:
             raise _dead_fetch_error(e, plan) from None
+        except executor.RunCancelledError as e:
+            op = plan.nodes[e.node_index].tag
+            raise errors.CancelledError(
+                None, op, f"{errors.describe_op(op)}{_where(e.frame, e.iteration)}: {e}"
+            ) from None
         finally:
             if stats is not None:
                 _fill_metadata(run_metadata, stats, plan.nodes)
+            if watcher is not None:
+                watcher.finish(run_metadata)
         if context.pending_writes:
             with self._lock:
                 self._variable_values.update(context.pending_writes)
@@ -462,7 +493,10 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
     try:
         source = np.asarray(value)
     except Exception as e:  # ragged lists and the like
-        raise TypeError(f"Cannot feed value {value!r} to tensor '{tensor.name}': {e}") from None
+        raise TypeError(
+            f"Cannot feed value {value!r} to tensor '{tensor.name}' (created at "
+            f"{tensor.op.location}; feed at {location}): {e}"
+        ) from None
     if source.dtype == np_dtype:
         converted = source
     else:
@@ -475,7 +509,8 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
             converted = source.astype(np_dtype)
         except (TypeError, ValueError) as e:
             raise TypeError(
-                f"Cannot convert the feed for '{tensor.name}' to {dtype.name}: {e}"
+                f"Cannot convert the feed for '{tensor.name}' to {dtype.name} (created at "
+                f"{tensor.op.location}; feed at {location}): {e}"
             ) from None
         if np_dtype.kind in "iu" and source.dtype.kind in "iuf" and source.size:
             if not np.array_equal(converted, source):
@@ -593,10 +628,18 @@ _INVALID_ARGUMENT_CAUSES = (
 )
 
 
+def _where(frame: Optional[str], iteration: Optional[int]) -> str:
+    """`` in loop 'loop', iteration 3 (frame instance loop[iter 0 of root])``, or nothing in
+    the root frame."""
+    if frame is None or frame == "root":
+        return ""
+    return f" in loop '{frame.split('[', 1)[0]}', iteration {iteration} (frame instance {frame})"
+
+
 def _kernel_error(e: executor.KernelError) -> errors.OpError:
     op = _user_op(e.node.tag)
     cause = e.cause
-    where = errors.describe_op(op)
+    where = errors.describe_op(op) + _where(e.frame, e.iteration)
     if isinstance(cause, errors.OpError):
         return type(cause)(None, op, f"{where}: {cause.message}")
     inputs = ", ".join(_describe_value(v) for v in e.input_values) or "none"
@@ -604,6 +647,33 @@ def _kernel_error(e: executor.KernelError) -> errors.OpError:
     if isinstance(cause, _INVALID_ARGUMENT_CAUSES):
         return errors.InvalidArgumentError(None, op, message)
     return errors.UnknownError(None, op, message)
+
+
+def _deadline_error(e: executor.DeadlineExceededError, plan: _Plan, timeout_ms: int):
+    """Names where the run was: the op that fired last, the loop and iteration it was in, and
+    the ops still running on the pool."""
+    op = None if e.node_index is None else plan.nodes[e.node_index].tag
+    lines = [
+        f"The run did not finish within timeout_in_ms={timeout_ms}; it was stopped and no "
+        "further op was scheduled. Variables keep their values from before the run."
+    ]
+    if op is not None:
+        where = _where(e.frame, e.iteration)
+        lines.append(f"  It was stopped after {errors.describe_op(op)}{where}.")
+    elif e.frame is not None and e.frame != "root":
+        lines.append(f"  It was stopped while starting iteration {e.iteration} of {e.frame}.")
+    frame_name = None if e.frame is None else e.frame.split("[", 1)[0]
+    if frame_name is not None and frame_name != "root":
+        for node in plan.nodes:
+            if node.kind == NodeKind.ENTER and node.frame_name == frame_name:
+                op = op or node.tag
+                lines.append(f"  The loop '{frame_name}' was built at {node.tag.location}.")
+                break
+    for node_index, frame, iteration in e.running:
+        running = plan.nodes[node_index].tag
+        op = op or running
+        lines.append(f"  Still running: {errors.describe_op(running)}{_where(frame, iteration)}.")
+    return errors.DeadlineExceededError(None, op, "\n".join(lines))
 
 
 def _op_of_node(nodes, indices):
@@ -653,22 +723,28 @@ def _why_not_live(op: Operation, state: str) -> str:
 
 
 def _fill_metadata(run_metadata: RunMetadata, stats, nodes) -> None:
+    run_metadata.step_stats = _exec_stats(stats.node_records, nodes)
+    run_metadata.dead_step_stats = _exec_stats(stats.dead_records, nodes)
+    run_metadata.loop_iterations = dict(stats.frame_iterations)
+
+
+def _exec_stats(records, nodes) -> list:
     step_stats = []
-    for record in stats.node_records:
+    for record in records:
         node = nodes[record.node_index]
         op = node.tag
-        op_type = op.type if isinstance(op, Operation) else node.kind.name
+        is_op = isinstance(op, Operation)
         step_stats.append(
             NodeExecStats(
                 node.name,
-                op_type,
+                op.type if is_op else node.kind.name,
                 record.start,
                 record.end,
                 record.thread,
                 record.frame,
                 record.iteration,
+                str(op.location) if is_op else "",
             )
         )
     step_stats.sort(key=lambda s: s.start)
-    run_metadata.step_stats = step_stats
-    run_metadata.loop_iterations = dict(stats.frame_iterations)
+    return step_stats

@@ -3,11 +3,13 @@
 ::
 
     plan = executor.prepare(program)          # static analysis, once per program
-    values = plan.run(args, context=..., pool=..., deadline=..., stats=executor.RunStats())
+    values = plan.run(args, context=..., pool=..., deadline=..., stats=executor.RunStats(),
+                      observer=...)
 
 It imports nothing from ``dataflow`` or ``primitives``: any front end that lowers its computation
 to `Node`s with kernels can use it.  `plan` holds the static analysis, `runner` the run-time
-state machine, `stats` the optional per-run records.
+state machine, `stats` the optional per-run records, `observe` the optional hook that sees the
+values nodes produce (for debuggers).
 """
 
 from .errors import (
@@ -18,7 +20,9 @@ from .errors import (
     FrameMismatchError,
     InvalidProgramError,
     KernelError,
+    RunCancelledError,
 )
+from .observe import RunObserver
 from .plan import Plan, prepare
 from .program import Node, NodeKind, Program
 from .stats import NodeRecord, RunStats
@@ -36,6 +40,8 @@ __all__ = [
     "NodeRecord",
     "Plan",
     "Program",
+    "RunCancelledError",
+    "RunObserver",
     "RunStats",
     "prepare",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Optional
 
 
 class ExecutorError(Exception):
@@ -33,19 +33,65 @@ class KernelError(ExecutorError):
     """A kernel raised.  The original exception is ``cause`` (also ``__cause__``).
 
     ``input_values`` are the values the kernel was called with, so that the front end can
-    describe their shapes and dtypes.
+    describe their shapes and dtypes; ``frame`` (the frame instance, described like
+    `NodeRecord.frame`) and ``iteration`` say where the failing firing was.
     """
 
-    def __init__(self, node_index: int, node: Any, cause: BaseException, input_values: Sequence):
+    def __init__(
+        self,
+        node_index: int,
+        node: Any,
+        cause: BaseException,
+        input_values: Sequence,
+        frame: str = "root",
+        iteration: int = 0,
+    ):
         super().__init__(f"kernel of node {node.name!r} raised {type(cause).__name__}: {cause}")
         self.node_index = node_index
         self.node = node
         self.cause = cause
         self.input_values = tuple(input_values)
+        self.frame = frame
+        self.iteration = iteration
 
 
 class DeadlineExceededError(ExecutorError):
-    """The run went past its deadline; nothing further was scheduled."""
+    """The run went past its deadline; nothing further was scheduled.
+
+    Where the run was when the deadline was noticed: ``node_index`` is the node that fired
+    last on the thread that noticed it (None when that thread was waiting for the pool, or
+    was starting a new iteration), ``frame`` and ``iteration`` the frame instance and iteration
+    it was working in (for an endless loop, the loop's instance and how far it got), and
+    ``running`` lists ``(node_index, frame, iteration)`` of the kernels still running on the
+    pool.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        node_index: Optional[int] = None,
+        frame: Optional[str] = None,
+        iteration: Optional[int] = None,
+        running: Sequence[tuple[int, str, int]] = (),
+    ):
+        super().__init__(message)
+        self.node_index = node_index
+        self.frame = frame
+        self.iteration = iteration
+        self.running = tuple(running)
+
+
+class RunCancelledError(ExecutorError):
+    """The thread pool cancelled a kernel the run had submitted (it was shut down meanwhile).
+
+    ``node_index``, ``frame`` and ``iteration`` name the firing that never ran.
+    """
+
+    def __init__(self, message: str, node_index: int, frame: str, iteration: int):
+        super().__init__(message)
+        self.node_index = node_index
+        self.frame = frame
+        self.iteration = iteration
 
 
 class FetchNotLiveError(ExecutorError):

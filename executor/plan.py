@@ -56,6 +56,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .errors import CycleError, FrameMismatchError, InvalidProgramError
+from .observe import RunObserver
 from .program import Node, NodeKind, Program
 from .stats import RunStats
 
@@ -244,19 +245,22 @@ class Plan:
         pool: Optional[concurrent.futures.Executor] = None,
         deadline: Optional[float] = None,
         stats: Optional[RunStats] = None,
+        observer: Optional[RunObserver] = None,
     ) -> list[Any]:
         """Runs the program once and returns the values of ``program.fetches``, in order.
 
         ``args[k]`` is the value of ``program.arg_nodes[k]``; ``context`` is passed first to
         kernels with ``wants_context``; ``pool`` runs expensive independent kernels concurrently;
-        ``deadline`` is a ``time.monotonic()`` instant; ``stats`` collects per-node records.
-        Raises `KernelError`, `DeadlineExceededError` or `FetchNotLiveError`.
+        ``deadline`` is a ``time.monotonic()`` instant; ``stats`` collects per-node records;
+        ``observer`` (a `RunObserver`) is shown the values that nodes produce.
+        Raises `KernelError`, `DeadlineExceededError`, `FetchNotLiveError` or
+        `RunCancelledError`.
         """
         from .runner import _Run
 
         if len(args) != self.arg_count:
             raise TypeError(f"the program takes {self.arg_count} argument(s), {len(args)} given")
-        return _Run(self, args, context, pool, deadline, stats).execute()
+        return _Run(self, args, context, pool, deadline, stats, observer).execute()
 
     def frame_of(self, node_index: int) -> Optional[str]:
         """Name of the frame node ``node_index`` runs in (``"root"``), or None if unreachable."""

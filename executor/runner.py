@@ -30,6 +30,13 @@ call the kernel with its slots, clear the slots, write the output into each cons
 decrement the consumer's pending count and push it when the count reaches zero.  Every other
 node goes to its kind's method (`_HANDLERS`: ``_fire_op``, ``_fire_switch``, ...).
 
+Instrumented runs.  A run given statistics (`RunStats`) or an observer (`RunObserver`) uses the
+all-slow table, so that every node goes through its kind's method, and the instrumented
+methods (`_INSTRUMENTED_HANDLERS`): ``_fire_op`` times the kernel and reports its outputs
+itself (it may run on the pool); every other firing, and a dead OP firing, is timed and
+reported around the method by ``_fire_instrumented``.  An ordinary run never reaches any of
+this: its fast path and tables are those of an uninstrumented executor.
+
 Invariants:
 
 - A value is referenced by the slot of each consumer that has not fired yet, and by nothing
@@ -59,7 +66,7 @@ kernel run inline is run with the lock released (the all-slow table is used so t
 happens in one place); while nothing is in flight no other thread can touch the run, and the
 draining thread keeps the lock across inline kernels rather than paying for a release and an
 acquire per node.  A pool that refuses a submission (shut down) gets none: the kernel runs
-inline; a submitted kernel that the pool cancels stops the run with an `ExecutorError`.  A
+inline; a submitted kernel that the pool cancels stops the run with a `RunCancelledError`.  A
 kernel that itself waits for work on the same pool can starve it, as in any thread pool.
 
 Stopping.  A kernel error sets ``error`` and ``stopped``: no thread schedules anything after
@@ -96,7 +103,13 @@ import threading
 import time
 from typing import Any, Optional
 
-from .errors import DeadlineExceededError, ExecutorError, FetchNotLiveError, KernelError
+from .errors import (
+    DeadlineExceededError,
+    FetchNotLiveError,
+    KernelError,
+    RunCancelledError,
+)
+from .observe import RunObserver
 from .plan import (
     DEAD,
     FAST_BINARY,
@@ -251,6 +264,7 @@ class _Run:
         pool,
         deadline: Optional[float],
         stats: Optional[RunStats],
+        observer: Optional[RunObserver] = None,
     ):
         self.plan = plan
         self.args = args
@@ -258,16 +272,29 @@ class _Run:
         self.pool = pool
         self.deadline = deadline
         self.stats = stats
-        if stats is not None:
+        self.observer = observer
+        # Node indices whose firings the observer wants (None: all of them).
+        self.observed = None if observer is None or observer.nodes is None else set(observer.nodes)
+        self.instrumented = stats is not None or observer is not None
+        if self.instrumented:
             self.table_kind = SLOW_TABLE
+            self.handlers = _INSTRUMENTED_HANDLERS
         else:
             self.table_kind = INLINE_TABLE if pool is None else POOL_TABLE
+            self.handlers = _HANDLERS
         self.lock = threading.Lock()
         self.condition = threading.Condition(self.lock)
         self.in_flight = 0
         self.stopped = False
         self.deadline_passed = False
         self.error: Optional[BaseException] = None
+        # Where the deadline was noticed: (iteration, node info or None), and the kernels that
+        # were running on the pool then (see `DeadlineExceededError`).
+        self.deadline_where: Optional[tuple] = None
+        # Kernels submitted to the pool and not yet finished: id(holder) -> (iteration, info).
+        self.pool_kernels: dict[int, tuple] = {}
+        # (holder, thread id) while `_submit` adds the done-callback of a pool task.
+        self.submitting: Optional[tuple] = None
         # An insertion-ordered set used as a stack (``popitem`` takes the newest), so that a
         # completing iteration can be taken off it wherever it is.
         self.ready_iterations: dict[IterationState, None] = {}
@@ -299,9 +326,7 @@ class _Run:
                 raise error from error.cause
             raise error
         if self.deadline_passed:
-            raise DeadlineExceededError(
-                "the run did not finish before its deadline; nothing further was scheduled"
-            )
+            raise self._deadline_error()
         return self._collect_fetches()
 
     def _execute_with_pool(self) -> None:
@@ -373,7 +398,7 @@ class _Run:
         table_kind = self.table_kind
         deadline = self.deadline
         root_instance = self.root_instance
-        handlers = _HANDLERS if self.stats is None else _RECORDING_HANDLERS
+        handlers = self.handlers
         batch = _BATCH
         sharing = self.pool is not None
         while ready_iterations:
@@ -453,7 +478,7 @@ class _Run:
                                 ready.append(consumer)
                     value = None
                 if deadline is not None and _monotonic() > deadline:
-                    self._deadline_reached()
+                    self._deadline_reached(iteration, infos[node])
                     return
             if not sharing:
                 iteration.scheduled = False  # with a pool it means "on the stack" only
@@ -464,24 +489,70 @@ class _Run:
             ):
                 self._try_complete(iteration.instance)
 
-    def _fire_recorded(self, iteration: IterationState, info: NodeInfo) -> None:
-        """Fires a control-flow node or ARG and records it if it fired live (statistics)."""
+    def _fire_instrumented(self, iteration: IterationState, info: NodeInfo) -> None:
+        """Fires a node other than a live OP, timing it for the statistics and showing its
+        outputs to the observer (instrumented runs only)."""
+        observed = self.observer is not None and (
+            self.observed is None or info.index in self.observed
+        )
+        kind = info.kind
+        if observed:
+            # What the node will pass on if it fires live (its inputs, still in their slots).
+            inputs = iteration.slots[info.slot_base : info.slot_end]
+            if kind == NodeKind.ARG:
+                inputs = [self.args[info.arg_position]]
         start = _perf_counter()
-        if _HANDLERS[info.kind](self, iteration, info):
-            self._record(iteration, info, start, _perf_counter())
-
-    def _record(self, iteration: IterationState, info: NodeInfo, start: float, end: float):
-        self.stats.node_records.append(
-            NodeRecord(
+        live = _HANDLERS[kind](self, iteration, info)
+        if kind == NodeKind.OP:
+            live = False  # a live OP reports itself from _fire_op; this firing was dead
+        if self.stopped and not live:
+            return  # it failed (a Switch whose predicate has no truth value), not fired dead
+        stats = self.stats
+        if stats is not None and (live or stats.record_dead):
+            self._record(iteration, info, start, _perf_counter(), live)
+        if observed and live and not self.stopped:
+            self.observer.node_fired(
                 info.index,
-                info.name,
-                start,
-                end,
-                threading.current_thread().name,
+                _live_outputs(info, inputs),
                 iteration.instance.description,
                 iteration.number,
             )
+
+    def _fire_op_instrumented(self, iteration: IterationState, info: NodeInfo) -> None:
+        if info.local in iteration.dead:
+            self._fire_instrumented(iteration, info)
+        else:
+            self._fire_op(iteration, info)
+
+    def _kernel_done(self, iteration: IterationState, info: NodeInfo, start, end, outputs):
+        """Records a kernel that ran and shows its outputs to the observer (instrumented)."""
+        if self.stats is not None:
+            self._record(iteration, info, start, end, True)
+        observer = self.observer
+        if observer is not None and (self.observed is None or info.index in self.observed):
+            observer.node_fired(
+                info.index,
+                tuple(enumerate(outputs)),
+                iteration.instance.description,
+                iteration.number,
+            )
+
+    def _record(
+        self, iteration: IterationState, info: NodeInfo, start: float, end: float, live: bool
+    ) -> None:
+        record = NodeRecord(
+            info.index,
+            info.name,
+            start,
+            end,
+            threading.current_thread().name,
+            iteration.instance.description,
+            iteration.number,
         )
+        if live:
+            self.stats.node_records.append(record)
+        else:
+            self.stats.dead_records.append(record)
 
     # -- stopping ---------------------------------------------------------------------------------
 
@@ -491,18 +562,61 @@ class _Run:
             if isinstance(local_or_info, NodeInfo)
             else iteration.frame.nodes[local_or_info]
         )
-        self._fail(KernelError(info.index, info.node, cause, tuple(inputs)))
+        self._fail(
+            KernelError(
+                info.index,
+                info.node,
+                cause,
+                tuple(inputs),
+                iteration.instance.description,
+                iteration.number,
+            )
+        )
 
     def _fail(self, error: BaseException) -> None:
         if self.error is None and not self.deadline_passed:
             self.error = error
         self.stopped = True
 
-    def _deadline_reached(self) -> None:
+    def _deadline_reached(
+        self, iteration: Optional[IterationState] = None, info: Optional[NodeInfo] = None
+    ) -> None:
+        if not self.deadline_passed:
+            self.deadline_where = (iteration, info)
         self.deadline_passed = True
         self.stopped = True
         if self.pool is not None:
             self.condition.notify_all()
+
+    def _deadline_error(self) -> DeadlineExceededError:
+        iteration, info = self.deadline_where or (None, None)
+        if self.pool is not None:
+            with self.lock:  # kernels still in flight finish on their own meanwhile
+                kernels = list(self.pool_kernels.values())
+        else:
+            kernels = []
+        running = [
+            (kernel_info.index, kernel_iteration.instance.description, kernel_iteration.number)
+            for kernel_iteration, kernel_info in kernels
+        ]
+        where = ""
+        if info is not None:
+            where = f"; it was noticed after node {info.name!r} fired"
+        if iteration is not None:
+            where += (
+                f"{'' if info is not None else '; it was noticed'} in iteration "
+                f"{iteration.number} of frame instance {iteration.instance.description}"
+            )
+        if running:
+            names = ", ".join(repr(self.plan.node_infos[index].name) for index, _, _ in running)
+            where += f"; still running on the pool: {names}"
+        return DeadlineExceededError(
+            f"the run did not finish before its deadline; nothing further was scheduled{where}",
+            None if info is None else info.index,
+            None if iteration is None else iteration.instance.description,
+            None if iteration is None else iteration.number,
+            running,
+        )
 
     # -- ordinary ops -----------------------------------------------------------------------------
 
@@ -528,8 +642,8 @@ class _Run:
                 return
             args = holder[2]
             holder = None
-        stats = self.stats
-        if stats is not None:
+        instrumented = self.instrumented
+        if instrumented:
             start = _perf_counter()
         unlock = self.in_flight
         if unlock:
@@ -552,8 +666,8 @@ class _Run:
         args = result = None
         if self.stopped:
             return
-        if stats is not None:
-            self._record(iteration, info, start, _perf_counter())
+        if instrumented:
+            self._kernel_done(iteration, info, start, _perf_counter(), outputs)
         self._send(iteration, info, outputs)
 
     def _submit(self, holder: list) -> bool:
@@ -561,13 +675,19 @@ class _Run:
         iteration = holder[0]
         iteration.running += 1
         self.in_flight += 1
+        self.pool_kernels[id(holder)] = (iteration, holder[1])
         try:
             future = self.pool.submit(self._run_on_pool, holder)
         except RuntimeError:
             iteration.running -= 1
             self.in_flight -= 1
+            del self.pool_kernels[id(holder)]
             return False
+        # A future cancelled before the callback is added runs the callback at once, on this
+        # thread, which holds the lock already (see _pool_task_done).
+        self.submitting = (holder, threading.get_ident())
         future.add_done_callback(lambda f, holder=holder: self._pool_task_done(f, holder))
+        self.submitting = None
         return True
 
     def _run_on_pool(self, holder: list) -> None:
@@ -575,8 +695,8 @@ class _Run:
         iteration, info, args = holder
         holder.clear()
         failure = None
-        stats = self.stats
-        start = _perf_counter() if stats is not None else 0.0
+        instrumented = self.instrumented
+        start = _perf_counter() if instrumented else 0.0
         try:
             if info.wants_context:
                 result = info.kernel(self.context, *args)
@@ -588,18 +708,19 @@ class _Run:
         else:
             args = None
         result = None
-        end = _perf_counter() if stats is not None else 0.0
+        end = _perf_counter() if instrumented else 0.0
         with self.lock:
             try:
                 iteration.running -= 1
+                del self.pool_kernels[id(holder)]
                 if self.stopped:
                     return
                 if failure is not None:
                     self._kernel_failed(iteration, info, failure, args)
                     return
                 args = None
-                if stats is not None:
-                    self._record(iteration, info, start, end)
+                if instrumented:
+                    self._kernel_done(iteration, info, start, end, outputs)
                 self._send(iteration, info, outputs)
                 outputs = None
                 if iteration.instance is not self.root_instance and not iteration.done:
@@ -615,13 +736,33 @@ class _Run:
         """Accounts for a pool task that was cancelled before it ran (the pool shut down)."""
         if not future.cancelled():
             return
+        submitting = self.submitting
+        if (
+            submitting is not None
+            and submitting[0] is holder
+            and submitting[1] == threading.get_ident()
+        ):
+            self._cancelled(holder)  # called from _submit, under the lock
+            return
         with self.lock:
-            iteration = holder[0]
-            holder.clear()
-            iteration.running -= 1
-            self.in_flight -= 1
-            self._fail(ExecutorError("the thread pool was shut down while the run was using it"))
-            self.condition.notify_all()
+            self._cancelled(holder)
+
+    def _cancelled(self, holder: list) -> None:
+        iteration, info = holder[0], holder[1]
+        holder.clear()
+        iteration.running -= 1
+        self.in_flight -= 1
+        self.pool_kernels.pop(id(holder), None)
+        self._fail(
+            RunCancelledError(
+                f"the thread pool was shut down while the run was using it; the kernel of "
+                f"node {info.name!r} was cancelled before it ran",
+                info.index,
+                iteration.instance.description,
+                iteration.number,
+            )
+        )
+        self.condition.notify_all()
 
     def _fire_arg(self, iteration: IterationState, info: NodeInfo) -> bool:
         self._send(iteration, info, (self.args[info.arg_position],))
@@ -865,7 +1006,7 @@ class _Run:
             self._send_one(iteration, info, value)
         deadline = self.deadline
         if deadline is not None and _monotonic() > deadline:
-            self._deadline_reached()
+            self._deadline_reached(iteration)
         return iteration
 
     # -- completion -------------------------------------------------------------------------------
@@ -930,12 +1071,25 @@ _HANDLER_OF_KIND = {
     NodeKind.NEXT_ITERATION: _Run._fire_next_iteration,
 }
 _HANDLERS = tuple(_HANDLER_OF_KIND[NodeKind(value)] for value in range(len(NodeKind)))
-# With statistics: an OP records its own kernel time (it may run on the pool); the others are
-# timed around their firing.
-_RECORDING_HANDLERS = tuple(
-    handler if kind == NodeKind.OP else _Run._fire_recorded
-    for kind, handler in zip(sorted(NodeKind), _HANDLERS)
+# With statistics or an observer: a live OP records and reports its own kernel (it may run on
+# the pool); the others, and a dead OP, are timed and reported around their firing.
+_INSTRUMENTED_HANDLERS = tuple(
+    _Run._fire_op_instrumented if kind == NodeKind.OP else _Run._fire_instrumented
+    for kind in sorted(NodeKind)
 )
+
+
+def _live_outputs(info: NodeInfo, inputs) -> tuple:
+    """``(output_index, value)`` of what a non-OP node passes on when it fires live, from the
+    inputs it fired with (an ARG's ``inputs`` is its argument)."""
+    kind = info.kind
+    if kind == NodeKind.SWITCH:
+        data, pred = inputs
+        return ((1, data),) if bool(pred) else ((0, data),)
+    if kind == NodeKind.MERGE:
+        value, position = inputs
+        return ((0, value), (1, info.value_indices[position]))
+    return ((0, inputs[0]),)
 
 
 def _outputs(info: NodeInfo, result) -> tuple:

@@ -28,19 +28,29 @@ class RunStats:
 
     ``node_records``: one `NodeRecord` per *live* firing (a kernel that ran, or a control-flow
     node that passed on a live value), in the order the firings finished.  A node that fires
-    dead does no work and is not recorded, so an untaken branch leaves no record.
+    dead does no work and is not recorded there, so an untaken branch leaves no record.
+    ``dead_records``: with ``record_dead=True``, one `NodeRecord` per *dead* firing (a node that
+    received a dead input and passed deadness on, an Exit or NextIteration whose input was
+    dead), in the same form; otherwise it stays empty.  A node of an untaken cond branch shows
+    up only here; a node inside a loop shows up in both (live in the iterations whose predicate
+    held, dead in the last one).  An Exit of a completed instance that delivers its pending
+    dead value to the parent (``control-flow-semantics.md``) is a delivery, not a firing, and is
+    not recorded.
     ``frame_iterations``: for each loop frame name, the number of iterations each of its
     instances ran, in the order the instances completed.  Iterations are counted as the
     executor numbers them: a while loop whose body ran n times has n + 1 iterations (the last
     one evaluates the predicate to false).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, record_dead: bool = False) -> None:
+        self.record_dead = record_dead
         self.node_records: list[NodeRecord] = []
+        self.dead_records: list[NodeRecord] = []
         self.frame_iterations: dict[str, list[int]] = {}
 
     def __repr__(self) -> str:
+        dead = f", {len(self.dead_records)} dead records" if self.record_dead else ""
         return (
-            f"RunStats({len(self.node_records)} node records, "
+            f"RunStats({len(self.node_records)} node records{dead}, "
             f"frame_iterations={self.frame_iterations})"
         )

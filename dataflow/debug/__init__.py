@@ -1,0 +1,70 @@
+"""``df.debug``: tools that take the pain out of debugging a static graph.
+
+A static graph is built once and run many times, which is what lets the runtime analyse,
+optimise and save it; the price is that a value exists only while the graph runs, so there is
+nothing to ``print`` at the line that built it, and a failure happens far from that line.
+These tools pay that price back, without rebuilding the graph:
+
+- **Errors name your line.**  Every error of ``Session.run`` names the op, its type and the
+  file:line that built it, and inside a loop the frame instance and iteration (nothing to
+  call: it is how the Session reports errors).
+- **Watching values.**  `watch_graph` / `add_debug_tensor_watch` (tfdbg's helpers) put
+  watches into ``RunOptions.debug_options``; the run returns every watched value in
+  ``run_metadata.debug_dump``, a `DebugDump` of `DebugTensorDatum` records, each labelled with
+  its frame instance and iteration (`DebugDump.records` gives ``(frame, iteration, value)``).
+- **The first nan or inf.**  `find_inf_or_nan` runs once and names the first op, in execution
+  order, that produced a nan or an infinity, with its inputs; `has_inf_or_nan` is tfdbg's
+  filter for `DebugDump.find`.
+- **A timeline.**  `chrome_trace` (or TF1's ``Timeline(step_stats).
+  generate_chrome_trace_format()``) turns ``RunMetadata`` into Trace Event JSON that
+  ``chrome://tracing`` and Perfetto open: ops per thread, loop iterations per frame instance.
+- **The picture of a run.**  ``df.render(fetches, path, run_metadata=metadata)`` draws the
+  graph with what ran, what fired dead (untaken branches), each loop's iteration count and the
+  time per op (`overlay`).
+
+Watching and tracing cost nothing in runs that do not ask for them: the executor then keeps its
+fast path (see ``executor.observe``).
+
+Decisions (where TensorFlow 1.x offers a model, it is followed; these are the departures):
+
+- Watched values come back in memory, in ``run_metadata.debug_dump``, instead of being written
+  to ``debug_urls`` and read back with ``DebugDumpDir``: one run, one object, nothing on disk.
+  A run that watches tensors therefore needs a ``run_metadata``.
+- A value on an untaken branch is *absent* from the dump (its op did not run), not recorded as
+  dead; the statistics (``run_metadata.dead_step_stats``) are where dead firings show.
+- A watched value is copied the moment its op produces it, before any consumer runs, so a
+  kernel that later reuses the buffer in place cannot change what the dump holds.
+- "First" nan or inf means first in execution order (see `numerics`).
+"""
+
+from .dump import (
+    DebugDump,
+    DebugTensorDatum,
+    TensorRecord,
+    TensorSummary,
+    has_inf_or_nan,
+    summarize,
+)
+from .numerics import InfOrNanReport, find_inf_or_nan, first_inf_or_nan
+from .options import DebugOptions, DebugTensorWatch, add_debug_tensor_watch, watch_graph
+from .overlay import RunOverlay
+from .timeline import Timeline, chrome_trace
+
+__all__ = [
+    "DebugDump",
+    "DebugOptions",
+    "DebugTensorDatum",
+    "DebugTensorWatch",
+    "InfOrNanReport",
+    "RunOverlay",
+    "TensorRecord",
+    "TensorSummary",
+    "Timeline",
+    "add_debug_tensor_watch",
+    "chrome_trace",
+    "find_inf_or_nan",
+    "first_inf_or_nan",
+    "has_inf_or_nan",
+    "summarize",
+    "watch_graph",
+]
