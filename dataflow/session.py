@@ -68,7 +68,9 @@ class RunOptions:
     per-op statistics are collected whenever a ``RunMetadata`` is passed).
 
     ``debug_options`` (a `DebugOptions`): tensors to watch; their values come back in
-    ``run_metadata.debug_dump`` (see ``dataflow.debug``).
+    ``run_metadata.debug_dump`` (see ``dataflow.debug``).  A run that watches tensors runs
+    without graph passes, unless ``rewrite_options`` (a `RewriterConfig`, see
+    ``dataflow.passes.config``) chooses some for it.
     """
 
     NO_TRACE = 0
@@ -349,7 +351,14 @@ class Session:
     # -- pruning and lowering ---------------------------------------------------------------------
     # -- graph passes (dataflow.passes) -----------------------------------------------------------
     def _pipeline(self, options) -> tuple:
+        """The passes for a run: none when it watches tensors (unless its options choose
+        some), so that every watched tensor is computed as the user's graph says; the values
+        are the same either way, since passes never change one."""
         rewrite = getattr(options, "rewrite_options", None)
+        if rewrite is None and getattr(
+            getattr(options, "debug_options", None), "debug_tensor_watch_opts", None
+        ):
+            return ()
         config = self._config.graph_options
         if rewrite is None and config is self._pipeline_source:
             return self._pipeline_cache

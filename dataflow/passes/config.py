@@ -29,8 +29,11 @@ replaces the default pipeline by exactly those passes, in that order.
 subexpression elimination off unless their toggles say ``ON``, as TensorFlow's L0 does.
 
 A dataflow extension: ``RunOptions.rewrite_options`` replaces the Session's rewrite options for
-one run (TensorFlow 1.x has them on ``ConfigProto`` only).  Plans are cached per pipeline, so
-switching back and forth costs one optimization per (fetches, feeds, pipeline).
+one run (TensorFlow 1.x has them on ``ConfigProto`` only).  A run whose ``RunOptions`` watch
+tensors (``df.debug``) runs without passes unless its ``rewrite_options`` choose some, so that
+every tensor of the user's graph can be watched (fused or folded ones would not exist).  Plans
+are cached per pipeline, so switching back and forth costs one optimization per (fetches,
+feeds, pipeline).
 """
 
 from __future__ import annotations

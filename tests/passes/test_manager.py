@@ -152,3 +152,17 @@ def test_passes_work_on_a_graph_loaded_from_a_file(fresh_graph, tmp_path):
     with df.Session(graph=loaded) as sess:
         got = sess.run("y:0", {"x:0": [0.0, 1.0]})
     assert np.allclose(got, np.exp([0.0, 1.0]) + 2.0)
+
+
+def test_a_run_that_watches_tensors_runs_without_passes(fresh_graph):
+    x = df.placeholder(df.float32, [3], name="x")
+    inner = df.exp(x * 2.0, name="inner")
+    y = df.tanh(inner)
+    options = df.RunOptions()
+    df.debug.watch_graph(options, fresh_graph, node_name_regex_allowlist="inner")
+    metadata = df.RunMetadata()
+    with df.Session() as sess:
+        value = sess.run(y, {x: np.ones(3, np.float32)}, options=options, run_metadata=metadata)
+        assert np.array_equal(value, sess.run(y, {x: np.ones(3, np.float32)}))
+    (record,) = metadata.debug_dump.records("inner:0")
+    assert np.array_equal(record[2], np.exp(np.full(3, 2.0, np.float32)))
