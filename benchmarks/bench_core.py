@@ -2,6 +2,7 @@
 
     python benchmarks/bench_core.py            # all five
     python benchmarks/bench_core.py --quick    # fewer repeats
+    python benchmarks/bench_core.py --no-passes  # with every graph pass off (df.passes)
 
 1. A chain of 1000 scalar float64 adds, per op, against the same numpy ufunc calls made from a
    Python loop (target: at most 2x).
@@ -29,6 +30,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import dataflow as df
+
+# Graph passes the Sessions run: the default pipeline unless --no-passes.
+GRAPH_OPTIONS = df.GraphOptions()
+
+
+def config(threads: int = 0) -> df.ConfigProto:
+    return df.ConfigProto(inter_op_parallelism_threads=threads, graph_options=GRAPH_OPTIONS)
 
 
 def median_time(fn, repeats: int) -> float:
@@ -76,7 +84,7 @@ def bench_scalar_chain(repeats: int, length: int = 1000) -> dict:
         y = x
         for _ in range(length):
             y = y + one
-    sess = df.Session(graph=graph)
+    sess = df.Session(graph=graph, config=config())
     start_value = np.float64(0.5)
     result = sess.run(y, {x: start_value})
     assert result == start_value + length, result
@@ -115,7 +123,7 @@ def bench_while_loop(repeats: int, n_iterations: int = 10_000, tf1=None) -> dict
     graph = df.Graph()
     with graph.as_default():
         acc = _loop_graph(df, n_iterations)
-    sess = df.Session(graph=graph)
+    sess = df.Session(graph=graph, config=config())
     assert sess.run(acc) == 0.5 * n_iterations
     if tf1 is None:
         ours = median_time(lambda: sess.run(acc), repeats) / n_iterations
@@ -148,12 +156,7 @@ def bench_parallel_branches(repeats: int, size: int = 8 * 1024 * 1024) -> dict:
         right = df.tanh(df.sin(df.exp(b)))
     rng = np.random.default_rng(0)
     feed = {a: rng.random(size), b: rng.random(size)}
-    sessions = {
-        threads: df.Session(
-            graph=graph, config=df.ConfigProto(inter_op_parallelism_threads=threads)
-        )
-        for threads in (1, 2)
-    }
+    sessions = {threads: df.Session(graph=graph, config=config(threads)) for threads in (1, 2)}
 
     # The ceiling on this machine: the same numpy code, one branch per thread.
     def branch(x):
@@ -201,7 +204,7 @@ def bench_large_chain(repeats: int, megabytes: int = 100) -> dict:
         x = df.placeholder(df.float64, shape=[size])
         y = _chain(df, x)
     data = np.random.default_rng(0).random(size)
-    with df.Session(graph=graph, config=df.ConfigProto(inter_op_parallelism_threads=1)) as sess:
+    with df.Session(graph=graph, config=config(1)) as sess:
         sess.run(y, {x: data})
         tracemalloc.start()
         baseline = tracemalloc.get_traced_memory()[0]
@@ -226,12 +229,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--no-tensorflow", action="store_true", help="skip the TF comparison")
+    parser.add_argument("--no-passes", action="store_true", help="turn every graph pass off")
     args = parser.parse_args()
+    if args.no_passes:
+        global GRAPH_OPTIONS
+        GRAPH_OPTIONS = df.GraphOptions(
+            rewrite_options=df.RewriterConfig(disable_meta_optimizer=True)
+        )
     repeats = 5 if args.quick else 15
     tf1 = None if args.no_tensorflow else try_import_tensorflow()
     print(
         f"cores: {os.cpu_count()}   numpy {np.__version__}   "
-        f"tensorflow: {'yes' if tf1 is not None else 'not installed'}   repeats: {repeats}"
+        f"tensorflow: {'yes' if tf1 is not None else 'not installed'}   repeats: {repeats}   "
+        f"graph passes: {'off' if args.no_passes else 'default pipeline'}"
     )
 
     r = bench_scalar_chain(repeats)

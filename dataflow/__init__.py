@@ -66,6 +66,9 @@ from .ops.array_ops import *  # noqa: E402, F403
 from .ops.math_ops import *  # noqa: E402, F403
 from .ops.misc_ops import *  # noqa: E402, F403
 
+# graph passes' options (TensorFlow 1.x names; the passes themselves are in df.passes)
+from .passes.config import GraphOptions, OptimizerOptions, RewriterConfig
+
 # rendering
 from .render import render
 from .session import (
@@ -94,7 +97,7 @@ from .variables import (
 # isort: split
 # checkpoints and serialization (Saver and latest_checkpoint are attached to `train` at the end
 # of train.py)
-from . import graph_util, io, train
+from . import graph_util, io, passes, train
 
 # autodiff
 from .gradients import NotDifferentiable, RegisterGradient, gradients

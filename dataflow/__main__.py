@@ -1,4 +1,5 @@
-"""The command line: ``python -m dataflow inspect|render|run FILE``, for graphs saved by `df.io`.
+"""The command line: ``python -m dataflow inspect|render|run|optimize FILE``, for graphs saved by
+`df.io`.
 
 - ``inspect FILE``: op counts by type, placeholders (the inputs), ops nothing consumes (the
   outputs), variables, and each loop and cond.
@@ -6,6 +7,11 @@
 - ``run FILE --feed name=value ... --fetch name ...``: a value is a JSON literal (``x=[1,2]``)
   or ``@path.npy``; names are tensor names (``x:0``) or op names (``x`` means ``x:0``).  Results
   print as JSON, one object keyed by fetch name, or go to ``.npy`` files with ``--out DIR``.
+- ``optimize FILE -o FILE [--fetch name ...] [--feed name ...] [--passes a,b,...]``: runs the
+  graph passes (`dataflow.passes`, the Session's default pipeline unless ``--passes`` names
+  others) and saves the result, printing one line per pass.  What is kept is what the fetches
+  need (by default every op output nothing consumes, outside conds and loops); the names of
+  fetched and fed tensors (by default every placeholder) still resolve in the optimized file.
 
 Exit status 0 on success, 1 when the file or a run fails, 2 for bad arguments.
 """
@@ -145,6 +151,37 @@ def _run(args, graph: df.Graph, out) -> None:
         print(file=out)
 
 
+def _optimize(args, graph: df.Graph, out) -> None:
+    if args.fetch:
+        fetches = [
+            graph.as_graph_element(_tensor_name(n) if ":" not in n else n) for n in args.fetch
+        ]
+    else:
+        ops = graph.get_operations()
+        controlling = {c for op in ops for c in op.control_inputs}
+        fetches = []
+        for op in ops:
+            if op in controlling or any(t.consumers() for t in op.outputs):
+                continue
+            if op._control_flow_context is not None or op.type == "Placeholder":
+                continue  # the inside of a cond or loop, or an input
+            fetches.extend(op.outputs or [op])
+    if args.feed:
+        feeds = [graph.get_tensor_by_name(_tensor_name(n)) for n in args.feed]
+    else:
+        feeds = [op.outputs[0] for op in graph.get_operations() if op.type == "Placeholder"]
+    passes = args.passes.split(",") if args.passes else None
+    item, reports = df.passes.optimize(graph, fetches, feeds, passes)
+    df.io.save_graph(item.graph, args.output)
+    for report in reports:
+        print(report, file=out)
+    print(
+        f"{len(graph.get_operations())} ops -> {len(item.graph.get_operations())} ops: "
+        f"{args.output}",
+        file=out,
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m dataflow", description="Inspect, draw and run saved dataflow graphs."
@@ -164,6 +201,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--init", action="store_true", help="run the variables' initializers before fetching"
     )
+    optimize = commands.add_parser("optimize", help="run the graph passes on a saved graph")
+    optimize.add_argument("file")
+    optimize.add_argument("-o", "--output", required=True, help="the optimized graph file")
+    optimize.add_argument("--fetch", action="append", metavar="NAME", help="keep what NAME needs")
+    optimize.add_argument("--feed", action="append", metavar="NAME", help="NAME will be fed")
+    optimize.add_argument("--passes", metavar="A,B", help="pass names, in order")
     return parser
 
 
@@ -181,6 +224,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         elif args.command == "render":
             df.render(graph, args.output)
             print(args.output)
+        elif args.command == "optimize":
+            _optimize(args, graph, sys.stdout)
         else:
             _run(args, graph, sys.stdout)
     except (OSError, ValueError, KeyError, TypeError, df.errors.OpError) as e:

@@ -5,8 +5,10 @@ A ``run(fetches, feed_dict)`` goes through four steps (see ``architecture.md``):
 1. **Prune**: keep the ops the fetches need, following data and control inputs backwards and
    stopping at fed tensors (a fed tensor's producer does not run for it).
 2. **Lower**: number the kept ops as executor nodes, each with its kernel built from its
-   `OpDef`; every fed tensor becomes an ``ARG`` node.  Steps 1-2 and the executor's static
-   analysis are cached per (graph version, fetches, fed tensors).
+   `OpDef`; every fed tensor becomes an ``ARG`` node.  Before that, the graph passes chosen by
+   ``ConfigProto.graph_options`` or ``RunOptions.rewrite_options`` (`dataflow.passes`) rewrite a
+   copy of the kept ops; the user's graph is never changed.  Steps 1-2 and the executor's static
+   analysis are cached per (graph version, fetches, fed tensors, passes).
 3. **Execute** the plan with this run's feed values, a `RunContext` (variable writes of this run,
    kept apart until the run succeeds) and the inter-op thread pool.
 4. **Return** the values in the structure of ``fetches``, and commit the variable writes.
@@ -35,6 +37,7 @@ from . import errors, nest
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
 from .graph import Graph, Operation, Tensor, _user_location, get_default_graph
+from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
@@ -55,6 +58,8 @@ class ConfigProto:
     log_device_placement: bool = False
     device_count: dict = field(default_factory=dict)
     operation_timeout_in_ms: int = 0
+    # Graph passes run on each plan (`dataflow.passes.config`).
+    graph_options: GraphOptions = field(default_factory=GraphOptions)
 
 
 @dataclass
@@ -63,7 +68,9 @@ class RunOptions:
     per-op statistics are collected whenever a ``RunMetadata`` is passed).
 
     ``debug_options`` (a `DebugOptions`): tensors to watch; their values come back in
-    ``run_metadata.debug_dump`` (see ``dataflow.debug``).
+    ``run_metadata.debug_dump`` (see ``dataflow.debug``).  A run that watches tensors runs
+    without graph passes, unless ``rewrite_options`` (a `RewriterConfig`, see
+    ``dataflow.passes.config``) chooses some for it.
     """
 
     NO_TRACE = 0
@@ -74,6 +81,8 @@ class RunOptions:
     timeout_in_ms: int = 0
     trace_level: int = 0
     debug_options: DebugOptions = field(default_factory=DebugOptions)
+    # Replaces the Session's rewrite options for this run (`dataflow.passes.config`).
+    rewrite_options: Optional[RewriterConfig] = None
 
 
 @dataclass
@@ -195,6 +204,7 @@ class Session:
         self._inter_op_threads = threads
         self._pool: Optional[ThreadPoolExecutor] = None
         self._default_context = None
+        self._pipeline_source = self._pipeline_cache = None
 
     # -- lifecycle --------------------------------------------------------------------------------
     @property
@@ -263,10 +273,11 @@ class Session:
             raise RuntimeError("Attempted to use a closed Session.")
         flat_fetches = [self._as_fetch(f, location) for f in nest.flatten(fetches)]
         feed_tensors, feed_values = self._prepare_feeds(feed_dict, location)
-        key = (self._graph._version, tuple(flat_fetches), feed_tensors)
+        pipeline = self._pipeline(options)
+        key = (self._graph._version, tuple(flat_fetches), feed_tensors, pipeline)
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._make_plan(flat_fetches, feed_tensors)
+            plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
             with self._lock:
                 if len(self._plans) > 256:
                     self._plans.clear()
@@ -342,7 +353,32 @@ class Session:
         return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
     # -- pruning and lowering ---------------------------------------------------------------------
-    def _make_plan(self, flat_fetches, feed_tensors) -> _Plan:
+    # -- graph passes (dataflow.passes) -----------------------------------------------------------
+    def _pipeline(self, options) -> tuple:
+        """The passes for a run: none when it watches tensors (unless its options choose
+        some), so that every watched tensor is computed as the user's graph says; the values
+        are the same either way, since passes never change one."""
+        rewrite = getattr(options, "rewrite_options", None)
+        if rewrite is None and getattr(
+            getattr(options, "debug_options", None), "debug_tensor_watch_opts", None
+        ):
+            return ()
+        config = self._config.graph_options
+        if rewrite is None and config is self._pipeline_source:
+            return self._pipeline_cache
+        pipeline = pipeline_for(config, rewrite)
+        if rewrite is None:
+            self._pipeline_source, self._pipeline_cache = config, pipeline
+        return pipeline
+
+    def _make_plan(self, flat_fetches, feed_tensors, pipeline=()) -> _Plan:
+        if pipeline and flat_fetches:
+            from .passes import GraphItem, PassManager
+
+            item = GraphItem.from_graph(self._graph, flat_fetches, feed_tensors)
+            item, _ = PassManager(pipeline).run(item, copy=False)
+            flat_fetches, feed_tensors = item.fetches, tuple(item.feeds)
+        # -- end of graph passes
         fed = set(feed_tensors)
         needed = _prune(flat_fetches, fed)
         nodes: list[Node] = []
@@ -564,6 +600,13 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
     return node
 
 
+def _user_op(op: Operation) -> Operation:
+    """The op of the user's graph that ``op`` stands for, which errors name (a graph pass
+    records it on the ops it copies or creates, see `dataflow.passes`); run statistics name the
+    op that ran."""
+    return getattr(op, "_original", op)
+
+
 def _describe_value(value) -> str:
     if isinstance(value, (np.ndarray, np.generic)):
         return f"{value.dtype}{tuple(value.shape)}"
@@ -590,7 +633,7 @@ def _where(frame: Optional[str], iteration: Optional[int]) -> str:
 
 
 def _kernel_error(e: executor.KernelError) -> errors.OpError:
-    op = e.node.tag
+    op = _user_op(e.node.tag)
     cause = e.cause
     where = errors.describe_op(op) + _where(e.frame, e.iteration)
     if isinstance(cause, errors.OpError):
@@ -632,13 +675,13 @@ def _deadline_error(e: executor.DeadlineExceededError, plan: _Plan, timeout_ms: 
 def _op_of_node(nodes, indices):
     for i in indices:
         if 0 <= i < len(nodes) and nodes[i] is not None:
-            return nodes[i].tag
+            return _user_op(nodes[i].tag)
     return None
 
 
 def _explain_invalid_program(e, nodes) -> str:
     details = [
-        f"  {nodes[i].tag.name} ({nodes[i].tag.type}) created at {nodes[i].tag.location}"
+        f"  {_user_op(nodes[i].tag).name} ({nodes[i].tag.type}) created at {nodes[i].tag.location}"
         for i in e.nodes
         if 0 <= i < len(nodes) and isinstance(nodes[i].tag, Operation)
     ]
@@ -649,7 +692,7 @@ def _dead_fetch_error(e: executor.FetchNotLiveError, plan: _Plan) -> errors.OpEr
     lines = []
     first_op = None
     for _position, node_index, state in e.missing:
-        op = plan.nodes[node_index].tag
+        op = _user_op(plan.nodes[node_index].tag)
         first_op = first_op or op
         lines.append(f"  {op.name}: {_why_not_live(op, state)} (created at {op.location})")
     return errors.InvalidArgumentError(

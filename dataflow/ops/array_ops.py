@@ -227,7 +227,8 @@ def _infer_reshape(op):
     return [(x.dtype, _reshaped_dims(x.shape, target))]
 
 
-define_op("Reshape", _infer_reshape, lambda attrs: np.reshape, inline=True)
+# "view": the output is a view of input 0 with other dims, the same elements in the same order.
+define_op("Reshape", _infer_reshape, lambda attrs: np.reshape, inline=True, extra={"view": True})
 
 
 def reshape(tensor, shape, name: Optional[str] = None) -> Tensor:
@@ -259,7 +260,10 @@ def _transpose_kernel(attrs):
     return lambda x: np.transpose(x, perm)
 
 
-define_op("Transpose", _infer_transpose, _transpose_kernel, inline=True)
+# "permutation": the attr holding the axes order (None: reversed), for passes that compose them.
+define_op(
+    "Transpose", _infer_transpose, _transpose_kernel, inline=True, extra={"permutation": "perm"}
+)
 
 
 def transpose(a, perm=None, name: Optional[str] = None, conjugate: bool = False) -> Tensor:

@@ -256,7 +256,34 @@ def _quiet(fn):
         with np.errstate(all="ignore"):
             return fn(*args)
 
+    quiet.ufunc = fn
     return quiet
+
+
+# What graph passes may know about an elementwise op (`OpDef.extra`, see `dataflow.passes`):
+#   "ufunc": the kernel is this numpy ufunc called on the inputs (with "quiet": under
+#   np.errstate(all="ignore")), so it can write into a buffer with out= and returns a fresh
+#   array; "identity": {"left"/"right": v}: v op x == x (x op v == x) bit for bit, for every x
+#   (floats: x + -0.0 == x, but x + 0.0 turns -0.0 into 0.0); "involution": op(op(x)) == x;
+#   "annihilator": x op v == v for integers (for floats NaN, inf and signed zeros differ).
+_ALGEBRA = {
+    "Add": {"identity": {"left": -0.0, "right": -0.0}},
+    "Sub": {"identity": {"right": 0.0}},
+    "Mul": {"identity": {"left": 1, "right": 1}, "annihilator": 0},
+    "RealDiv": {"identity": {"right": 1}},
+    "Neg": {"involution": True},
+    "LogicalNot": {"involution": True},
+}
+
+
+def _elementwise_extra(op_type: str, fn) -> dict:
+    extra = dict(_ALGEBRA.get(op_type, {}))
+    if isinstance(fn, np.ufunc):
+        extra["ufunc"] = fn
+    elif isinstance(getattr(fn, "ufunc", None), np.ufunc):
+        extra["ufunc"] = fn.ufunc
+        extra["quiet"] = True
+    return extra
 
 
 # -- binary elementwise ops ------------------------------------------------------------------------
@@ -315,7 +342,12 @@ _BINARY_OPS = [
     ("LogicalXor", BOOL_TYPES, None, np.logical_xor),
 ]
 for _type, _allowed, _out, _fn in _BINARY_OPS:
-    define_op(_type, _infer_binary(_allowed, _out), _ufunc_kernel(_fn))
+    define_op(
+        _type,
+        _infer_binary(_allowed, _out),
+        _ufunc_kernel(_fn),
+        extra=_elementwise_extra(_type, _fn),
+    )
 
 
 def binary_op(op_type: str, x, y, name: Optional[str]) -> Tensor:
@@ -493,7 +525,9 @@ _UNARY_OPS = [
     ("LogicalNot", BOOL_TYPES, np.logical_not),
 ]
 for _type, _allowed, _fn in _UNARY_OPS:
-    define_op(_type, _infer_unary(_allowed), _ufunc_kernel(_fn))
+    define_op(
+        _type, _infer_unary(_allowed), _ufunc_kernel(_fn), extra=_elementwise_extra(_type, _fn)
+    )
 
 
 def unary_op(op_type: str, x, name: Optional[str]) -> Tensor:

@@ -1,0 +1,235 @@
+"""Graph pass benchmarks: prints figures side by side with the pipeline off, in one run.
+
+    python benchmarks/bench_passes.py            # all four
+    python benchmarks/bench_passes.py --quick    # fewer repeats
+
+1. A chain of 30 elementwise ops on 4M-element float64 arrays: time with the default pipeline
+   against every pass off (target: at least 2x faster), and peak memory with the pipeline, in
+   units of one array, the fed input included (target: at most 2).
+2. Constant folding on a fully constant subgraph: ops before and after (target: every op of
+   the subgraph folded into the one constant it computes).
+3. Common subexpression elimination on 1000 copies of one subexpression: ops before and after
+   (target: the unique ops only).
+4. A model with a loop and a cond, saved with ``df.io`` and loaded back, optimized by the
+   ``optimize`` command's code path too: results of the loaded graphs against the original,
+   compared bit for bit.
+
+Timings are medians over repeats, each pair timed in turn within a round; the machine may be
+shared, so read the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+import tracemalloc
+
+import numpy as np
+
+import dataflow as df
+from dataflow.passes import RewriterConfig, optimize
+
+OFF = df.ConfigProto(
+    inter_op_parallelism_threads=1,
+    graph_options=df.passes.GraphOptions(
+        rewrite_options=RewriterConfig(disable_meta_optimizer=True)
+    ),
+)
+ON = df.ConfigProto(inter_op_parallelism_threads=1)
+
+
+def paired_median_times(*functions, repeats: int) -> tuple[float, ...]:
+    for fn in functions:
+        fn()
+    times = [[] for _ in functions]
+    for _ in range(repeats):
+        for fn, samples in zip(functions, times):
+            start = time.perf_counter()
+            fn()
+            samples.append(time.perf_counter() - start)
+    return tuple(statistics.median(samples) for samples in times)
+
+
+# -- 1. elementwise chain ---------------------------------------------------------------------
+def elementwise_chain(x, m=df):
+    """30 elementwise ops: scale, shift, clamp, fold and square, six times over."""
+    for k in range(6):
+        x = m.multiply(x, 0.999 - k * 1e-3)
+        x = m.add(x, 0.25)
+        x = m.maximum(x, -4.0)
+        x = m.abs(x)
+        x = m.subtract(x, 0.5)
+    return x
+
+
+def bench_chain(repeats: int, size: int = 4 * 1024 * 1024) -> dict:
+    graph = df.Graph()
+    with graph.as_default():
+        x = df.placeholder(df.float64, shape=[size])
+        y = elementwise_chain(x)
+    data = np.random.default_rng(0).standard_normal(size)
+    sessions = {
+        "off": df.Session(graph=graph, config=OFF),
+        "on": df.Session(graph=graph, config=ON),
+    }
+    results = {k: s.run(y, {x: data}) for k, s in sessions.items()}
+    assert results["on"].tobytes() == results["off"].tobytes()
+    expected = elementwise_chain(data, np)
+    assert np.array_equal(results["on"], expected)
+    del results
+    peaks = {}
+    for name, sess in sessions.items():
+        tracemalloc.start()
+        baseline = tracemalloc.get_traced_memory()[0]
+        result = sess.run(y, {x: data})
+        peaks[name] = (tracemalloc.get_traced_memory()[1] - baseline + data.nbytes) / data.nbytes
+        tracemalloc.stop()
+        del result
+    off, on = paired_median_times(
+        lambda: sessions["off"].run(y, {x: data}),
+        lambda: sessions["on"].run(y, {x: data}),
+        repeats=repeats,
+    )
+    for sess in sessions.values():
+        sess.close()
+    return {
+        "ops": sum(op.type not in ("Const", "Placeholder") for op in graph.get_operations()),
+        "off_ms": off * 1e3,
+        "on_ms": on * 1e3,
+        "speedup": off / on,
+        "peak_off": peaks["off"],
+        "peak_on": peaks["on"],
+    }
+
+
+# -- 2. constant folding --------------------------------------------------------------------
+def bench_constant_folding() -> dict:
+    graph = df.Graph()
+    with graph.as_default():
+        w = df.constant(np.arange(16, dtype=np.float32).reshape(4, 4) / 10, name="w")
+        v = df.constant(np.ones([4, 1], np.float32), name="v")
+        h = v
+        for _ in range(10):
+            h = df.tanh(df.matmul(w, h) * 0.5 + 0.1)
+        y = df.reduce_sum(df.transpose(h), name="y")
+    item, reports = optimize(graph, [y], [], ["constant_folding", "pruning"])
+    with df.Session(graph=graph, config=OFF) as sess:
+        expected = sess.run(y)
+    with df.Session(graph=item.graph, config=OFF) as sess:
+        got = sess.run(item.fetches[0])
+    return {
+        "before": len(graph.get_operations()),
+        "after": len(item.graph.get_operations()),
+        "after_types": sorted({op.type for op in item.graph.get_operations()}),
+        "folded": reports[0].counts.get("folded", 0),
+        "bitwise": np.asarray(expected).tobytes() == np.asarray(got).tobytes(),
+    }
+
+
+# -- 3. common subexpressions -----------------------------------------------------------------
+def bench_cse(copies: int = 1000) -> dict:
+    graph = df.Graph()
+    with graph.as_default():
+        x = df.placeholder(df.float32, [8], name="x")
+        outputs = [df.tanh(x * 2.0 + 1.0) - df.exp(x) for _ in range(copies)]
+        total = df.add_n(outputs)
+    start = time.perf_counter()
+    item, reports = optimize(graph, [total], [x], ["common_subexpression", "pruning"])
+    seconds = time.perf_counter() - start
+    feed = {x: np.linspace(-1, 1, 8, dtype=np.float32)}
+    with df.Session(graph=graph, config=OFF) as sess:
+        expected = sess.run(total, feed)
+    with df.Session(graph=item.graph, config=OFF) as sess:
+        got = sess.run(item.fetches[0], {item.feeds[0]: feed[x]})
+    return {
+        "before": len(graph.get_operations()),
+        "after": len(item.graph.get_operations()),
+        "merged": reports[0].counts.get("merged", 0),
+        "seconds": seconds,
+        "bitwise": expected.tobytes() == got.tobytes(),
+    }
+
+
+# -- 4. saved graphs ------------------------------------------------------------------------
+def model():
+    x = df.placeholder(df.float32, [64], name="x")
+    n = df.placeholder(df.int32, [], name="n")
+    w = df.constant(np.linspace(-1, 1, 64, dtype=np.float32), name="w")
+
+    def body(i, acc):
+        step = df.cond(i % 2 > 0, lambda: df.tanh(acc * w), lambda: acc * 0.5 + w)
+        return i + 1, step
+
+    _, out = df.while_loop(lambda i, a: i < n, body, [df.constant(0), x], name="loop")
+    return df.identity(df.reduce_mean(out * 1.0) + out, name="y")
+
+
+def bench_saved_graph() -> dict:
+    graph = df.Graph()
+    with graph.as_default():
+        model()
+    feed = {"x:0": np.linspace(-2, 2, 64, dtype=np.float32), "n:0": 9}
+    checks = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.dfg")
+        df.io.save_graph(graph, path)
+        item, _ = optimize(graph, ["y:0"], ["x:0", "n:0"])
+        optimized_path = os.path.join(tmp, "model.opt.dfg")
+        df.io.save_graph(item.graph, optimized_path)
+        with df.Session(graph=graph, config=OFF) as sess:
+            expected = sess.run("y:0", feed)
+        for name, source, config in (
+            ("original, default pipeline", graph, ON),
+            ("loaded, pipeline off", df.io.load_graph(path), OFF),
+            ("loaded, default pipeline", df.io.load_graph(path), ON),
+            ("loaded optimized file", df.io.load_graph(optimized_path), OFF),
+        ):
+            with df.Session(graph=source, config=config) as sess:
+                checks[name] = sess.run("y:0", feed).tobytes() == expected.tobytes()
+        checks["ops"] = (len(graph.get_operations()), len(item.graph.get_operations()))
+    return checks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    args = parser.parse_args()
+    repeats = 3 if args.quick else 9
+    print(f"cores: {os.cpu_count()}   numpy {np.__version__}   repeats: {repeats}")
+
+    r = bench_chain(repeats)
+    print(
+        f"1. {r['ops']}-op elementwise chain on 4M float64: pipeline off {r['off_ms']:.0f} ms, "
+        f"default pipeline {r['on_ms']:.0f} ms -> {r['speedup']:.2f}x faster  (target >= 2x)"
+    )
+    print(
+        f"   peak memory in arrays, input included: off {r['peak_off']:.2f}, "
+        f"default pipeline {r['peak_on']:.2f}  (target <= 2)"
+    )
+
+    r = bench_constant_folding()
+    print(
+        f"2. constant folding of a fully constant subgraph: {r['before']} ops -> {r['after']} "
+        f"({', '.join(r['after_types'])}); {r['folded']} ops folded; "
+        f"bitwise equal: {r['bitwise']}"
+    )
+
+    r = bench_cse()
+    print(
+        f"3. 1000 copies of one subexpression: {r['before']} ops -> {r['after']} "
+        "(x, 2 constants, Mul, Add, Tanh, Exp, Sub, AddN) "
+        f"({r['merged']} merged, {r['seconds'] * 1e3:.0f} ms); bitwise equal: {r['bitwise']}"
+    )
+
+    r = bench_saved_graph()
+    before, after = r.pop("ops")
+    print(f"4. saved graph with a loop and a cond ({before} ops; optimized file {after} ops):")
+    for name, same in r.items():
+        print(f"   {name}: {'bit for bit equal' if same else 'DIFFERENT'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Which passes a Session runs: TensorFlow 1.x's ``GraphOptions`` / ``RewriterConfig`` names.
+
+::
+
+    config = df.ConfigProto(graph_options=df.GraphOptions(
+        rewrite_options=df.RewriterConfig(constant_folding=df.RewriterConfig.OFF)))
+    sess = df.Session(config=config)
+    sess.run(y, options=df.RunOptions(rewrite_options=df.RewriterConfig(
+        disable_meta_optimizer=True)))        # this run: no pass at all
+
+Each pass has a toggle (``DEFAULT``, ``ON`` or ``OFF``; ``DEFAULT`` means on), named as the
+closest TensorFlow 1.x Grappler optimizer:
+
+=================================  ==========================
+``RewriterConfig`` field           pass
+=================================  ==========================
+``disable_model_pruning`` (bool)   ``pruning``
+``constant_folding``               ``constant_folding``
+``arithmetic_optimization``        ``arithmetic``
+``common_subgraph_elimination``    ``common_subexpression``
+``loop_optimization``              ``loop_invariant_motion``
+``remapping``                      ``elementwise_fusion``
+``memory_optimization``            ``inplace``
+=================================  ==========================
+
+``disable_meta_optimizer=True`` turns every pass off; ``optimizers`` (a list of pass names)
+replaces the default pipeline by exactly those passes, in that order.
+``OptimizerOptions(opt_level=OptimizerOptions.L0)`` turns constant folding and common
+subexpression elimination off unless their toggles say ``ON``, as TensorFlow's L0 does.
+
+A dataflow extension: ``RunOptions.rewrite_options`` replaces the Session's rewrite options for
+one run (TensorFlow 1.x has them on ``ConfigProto`` only).  A run whose ``RunOptions`` watch
+tensors (``df.debug``) runs without passes unless its ``rewrite_options`` choose some, so that
+every tensor of the user's graph can be watched (fused or folded ones would not exist).  Plans
+are cached per pipeline, so switching back and forth costs one optimization per (fetches,
+feeds, pipeline).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass
+class RewriterConfig:
+    """Per-pass toggles (see the module docstring)."""
+
+    DEFAULT = 0
+    ON = 1
+    OFF = 2
+
+    disable_meta_optimizer: bool = False
+    disable_model_pruning: bool = False
+    constant_folding: int = DEFAULT
+    arithmetic_optimization: int = DEFAULT
+    common_subgraph_elimination: int = DEFAULT
+    loop_optimization: int = DEFAULT
+    remapping: int = DEFAULT
+    memory_optimization: int = DEFAULT
+    optimizers: list = field(default_factory=list)
+
+
+@dataclass
+class OptimizerOptions:
+    """``opt_level``: ``L1`` (default) or ``L0`` (no constant folding, no CSE by default)."""
+
+    L1 = 0
+    L0 = -1
+
+    opt_level: int = L1
+
+
+@dataclass
+class GraphOptions:
+    """``ConfigProto.graph_options``: how the Session rewrites graphs before running them."""
+
+    optimizer_options: OptimizerOptions = field(default_factory=OptimizerOptions)
+    rewrite_options: RewriterConfig = field(default_factory=RewriterConfig)
+
+
+# (toggle field, pass name, turned off by opt_level L0) in pipeline order.
+_TOGGLED = (
+    ("constant_folding", "constant_folding", True),
+    ("arithmetic_optimization", "arithmetic", False),
+    ("common_subgraph_elimination", "common_subexpression", True),
+    ("loop_optimization", "loop_invariant_motion", False),
+    ("remapping", "elementwise_fusion", False),
+    ("memory_optimization", "inplace", False),
+)
+
+
+def pipeline_for(
+    graph_options: Optional[GraphOptions], rewrite_options: Optional[RewriterConfig] = None
+) -> tuple[str, ...]:
+    """The pass names to run for these options (``rewrite_options`` overrides the config's)."""
+    graph_options = graph_options or GraphOptions()
+    rewrite = rewrite_options or graph_options.rewrite_options
+    if rewrite.disable_meta_optimizer:
+        return ()
+    if rewrite.optimizers:
+        return tuple(rewrite.optimizers)
+    level0 = graph_options.optimizer_options.opt_level == OptimizerOptions.L0
+    passes = []
+    for toggle_name, pass_name, off_at_level0 in _TOGGLED:
+        toggle = getattr(rewrite, toggle_name)
+        if toggle == RewriterConfig.ON or (
+            toggle == RewriterConfig.DEFAULT and not (level0 and off_at_level0)
+        ):
+            passes.append(pass_name)
+    if not rewrite.disable_model_pruning:
+        # Before fusion and in-place reuse, which count the consumers of each value.
+        at = passes.index("elementwise_fusion") if "elementwise_fusion" in passes else len(passes)
+        at = min(at, passes.index("inplace") if "inplace" in passes else len(passes))
+        passes.insert(at, "pruning")
+    return tuple(passes)

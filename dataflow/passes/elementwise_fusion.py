@@ -1,0 +1,228 @@
+"""Elementwise fusion: a chain of elementwise ops becomes one ``FusedElementwise`` op.
+
+Without fusion, ``tanh(x * 1.5 + 0.5)`` on a large ``x`` runs three kernels and allocates three
+arrays of ``x``'s size, each written once and read once.  A static graph shows the whole chain
+before it runs, so it can be compiled into one kernel that allocates one buffer and computes
+every step into it with numpy's ``out=``: the memory traffic and the page faults of the
+intermediate arrays disappear, and the executor schedules one node instead of three.
+
+A chain is a sequence of ops, each an elementwise numpy ufunc (``OpDef.extra["ufunc"]``) with
+inputs and output of one dtype, where each op's output is used exactly once, by the next op of
+the chain (not fetched, no other consumer, no control consumer), in the same control-flow
+context.  The other operands of each step become inputs of the fused op.  The fused op takes
+the name, location and context of the chain's last op and the control inputs of all of them.
+
+The ``FusedElementwise`` kernel (its attributes are plain data, so an optimized graph can be
+saved): ``steps`` lists ``[op type, operand positions, op name, "file:line"]``, an operand
+being an input index or -1 for the previous step's value.  The first step that returns an
+array allocates the buffer (or reuses input ``inplace_input``, see ``inplace.py``); every later
+step writes into it when its result has the buffer's shape and dtype, and allocates otherwise
+(a broadcast that grows the value), so results are identical to the unfused ops', bit for bit.
+A step that fails raises its error with the original op's name and line added.  If any step is
+a "quiet" op (division, logarithms, ... which TensorFlow computes without warnings), the whole
+kernel runs under ``np.errstate(all="ignore")``: other steps then do not warn either.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..gradients import NotDifferentiable
+from ..graph import Operation
+from ..op_registry import define_op, get_op_def
+from ..tensor_shape import TensorShape
+from .graph_item import GraphItem, is_pure, topological_order
+from .manager import GraphPass, PassReport, register_pass
+
+
+def _infer_fused(op):
+    steps = op.attrs["steps"]
+    if not steps or not op.inputs:
+        raise ValueError("a fused op needs at least one step and one input")
+    from ..ops.math_ops import broadcast_shape
+
+    dtype = op.inputs[0].dtype
+    shape = None
+    for step in steps:
+        step_type, operands = step[0], step[1]
+        extra = get_op_def(step_type).extra
+        if "ufunc" not in extra:
+            raise ValueError(f"step {step_type!r} is not an elementwise ufunc op")
+        step_shape = None
+        for k in operands:
+            if k < 0:
+                if shape is None:
+                    raise ValueError("the first step cannot use a previous value")
+                operand = shape
+            else:
+                if k >= len(op.inputs) or op.inputs[k].dtype is not dtype:
+                    raise ValueError(f"step {step_type!r} has a bad operand {k}")
+                operand = op.inputs[k].shape
+            step_shape = operand if step_shape is None else broadcast_shape(step_shape, operand)
+        shape = step_shape
+    return [(dtype, shape if shape is not None else TensorShape(None))]
+
+
+def _step_error(error: Exception, step) -> Exception:
+    where = f"in step {step[0]} '{step[2]}' of this fused op, created at {step[3]}"
+    try:
+        return type(error)(f"{error} ({where})")
+    except Exception:  # an exception type with another constructor: keep it as it is
+        return error
+
+
+def _fused_kernel(attrs):
+    steps = attrs["steps"]
+    compiled = [(get_op_def(s[0]).extra["ufunc"], tuple(s[1])) for s in steps]
+    quiet = any(get_op_def(s[0]).extra.get("quiet") for s in steps)
+    inplace = attrs.get("inplace_input", -1)
+    dtype = _dtypes.numpy_dtype(attrs["T"])
+
+    def fused(*inputs):
+        buffer = None
+        if inplace >= 0:
+            x = inputs[inplace]
+            if type(x) is np.ndarray and x.ndim and x.flags.writeable and x.dtype == dtype:
+                buffer = x
+        value = None
+        for position, (ufunc, operands) in enumerate(compiled):
+            if len(operands) == 2:
+                first, second = operands
+                args = (
+                    value if first < 0 else inputs[first],
+                    value if second < 0 else inputs[second],
+                )
+            else:
+                args = (value if operands[0] < 0 else inputs[operands[0]],)
+            if buffer is not None:
+                try:
+                    value = ufunc(*args, out=buffer)
+                    continue
+                except (ValueError, TypeError):
+                    pass  # the result does not fit the buffer: allocate
+            try:
+                value = ufunc(*args)
+            except Exception as e:
+                raise _step_error(e, steps[position]) from e
+            if type(value) is np.ndarray and value.ndim:
+                buffer = value
+        return value
+
+    if not quiet:
+        return fused
+
+    def quiet_fused(*inputs):
+        with np.errstate(all="ignore"):
+            return fused(*inputs)
+
+    return quiet_fused
+
+
+# "fresh_output": the kernel returns an array that nothing else holds (see inplace.py).
+define_op("FusedElementwise", _infer_fused, _fused_kernel, extra={"fresh_output": True})
+# Gradients are built on the user's graph; passes run afterwards, on what a Session runs.
+NotDifferentiable("FusedElementwise")
+
+
+def fusable(item: GraphItem, op: Operation) -> bool:
+    """An elementwise ufunc op with inputs and output of one dtype (fusion can chain it)."""
+    if not is_pure(op) or "ufunc" not in op._op_def.extra or len(op._outputs) != 1:
+        return False
+    if item.is_fetched(op) or not op._inputs:
+        return False
+    dtype = op._outputs[0].dtype
+    return all(t.dtype is dtype for t in op._inputs)
+
+
+def step_record(op: Operation, operands: list[int]) -> list:
+    return [op.type, operands, op.name, str(op.location)]
+
+
+class ElementwiseFusion(GraphPass):
+    name = "elementwise_fusion"
+
+    def rewrite(self, item: GraphItem, report: PassReport) -> None:
+        in_chain: set[Operation] = set()
+        chains = []
+        for tail in reversed(topological_order(item.graph)):
+            if tail in in_chain or not fusable(item, tail):
+                continue
+            chain = [tail]
+            current = tail
+            while True:
+                previous = self._link(item, current, in_chain)
+                if previous is None:
+                    break
+                chain.append(previous)
+                in_chain.add(previous)
+                current = previous
+            in_chain.add(tail)
+            if len(chain) > 1:
+                chains.append(chain[::-1])
+        for chain in chains:
+            fuse_chain(item, chain)
+            report.count("ops fused", len(chain))
+            report.count("fused kernels")
+
+    @staticmethod
+    def _link(item: GraphItem, op: Operation, in_chain: set):
+        """The op before ``op`` in its chain, or None."""
+        for t in op._inputs:
+            producer = t.op
+            if (
+                producer not in in_chain
+                and fusable(item, producer)
+                and item.use_count(t) == 1
+                and not item.control_consumers(producer)
+                and producer._control_flow_context is op._control_flow_context
+            ):
+                return producer
+        return None
+
+
+def fuse_chain(item: GraphItem, chain: list[Operation], inplace_input: int = -1) -> Operation:
+    """Replaces ``chain`` (ops in order, each feeding the next) by one ``FusedElementwise``."""
+    members = set(chain)
+    inputs: list = []
+    steps = []
+    previous = None
+    for op in chain:
+        operands = []
+        for t in op._inputs:
+            if previous is not None and t is previous._outputs[0]:
+                operands.append(-1)
+                continue
+            for k, known in enumerate(inputs):
+                if known is t:
+                    operands.append(k)
+                    break
+            else:
+                operands.append(len(inputs))
+                inputs.append(t)
+        steps.append(step_record(op, operands))
+        previous = op
+    controls = []
+    for op in chain:
+        for c in op._control_inputs:
+            if c not in members and c not in controls:
+                controls.append(c)
+    tail = chain[-1]
+    out = tail._outputs[0]
+    name = item.free_name(tail)
+    fused = item.add_op(
+        "FusedElementwise",
+        inputs,
+        {"steps": steps, "inplace_input": inplace_input, "T": out.dtype},
+        name,
+        tail,
+        controls,
+        outputs=[(out.dtype, out.shape)],
+    )
+    item.replace_op(tail, fused._outputs, [fused])
+    for op in reversed(chain[:-1]):
+        item.replace_op(op, [fused._outputs[0]], [fused])
+    return fused
+
+
+register_pass(ElementwiseFusion())

@@ -1,0 +1,141 @@
+"""The pass manager: named Graph -> Graph passes run in order, each with a report.
+
+A pass is a `GraphPass` subclass with a ``name`` and a ``rewrite(item, report)`` method that
+edits a `GraphItem` it owns.  Calling a pass (``pass_(item)``) copies the item first, so a pass
+used on its own never changes its input; `PassManager.run` copies the item once and lets each
+pass rewrite the result of the one before (the same thing, without a copy per pass).
+
+Contract of every pass (checked on the whole test suite by ``tests/passes/passes_plugin.py``):
+
+- what every fetch returns is unchanged, bit for bit, and so is every error a run raises
+  (it may name the op that replaced the failing one; that op carries the same user file:line);
+- a stateful op (``OpDef.stateful``: variable reads and writes, ``Print``, ``Assert``,
+  ``py_func``, random ops) that the fetches depend on is never dropped, merged or folded;
+- the names of fetched and fed tensors still resolve in the new graph;
+- the executor's static rules still hold: every op's inputs lie in one frame, and an op without
+  data inputs inside a loop or branch keeps a control input from its pivot.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..graph import Graph, Operation, Tensor
+from .graph_item import GraphItem
+
+
+@dataclass
+class PassReport:
+    """What one pass did: counts by kind ("removed", "folded", "merged", ...), op counts before
+    and after, and the time it took."""
+
+    name: str
+    counts: dict = field(default_factory=dict)
+    ops_before: int = 0
+    ops_after: int = 0
+    seconds: float = 0.0
+
+    def count(self, what: str, n: int = 1) -> None:
+        self.counts[what] = self.counts.get(what, 0) + n
+
+    def __str__(self) -> str:
+        counts = ", ".join(f"{k} {v}" for k, v in self.counts.items()) or "no change"
+        return f"{self.name}: {self.ops_before} -> {self.ops_after} ops ({counts})"
+
+
+class GraphPass:
+    """A named graph rewrite.  Subclasses set ``name`` and implement `rewrite`."""
+
+    name = "pass"
+
+    def rewrite(self, item: GraphItem, report: PassReport) -> None:
+        raise NotImplementedError
+
+    def __call__(self, item: GraphItem) -> tuple[GraphItem, PassReport]:
+        """Returns a rewritten copy of ``item`` and the report; ``item`` is not changed."""
+        item = item.copy()
+        report = _run_one(self, item)
+        return item, report
+
+    def __repr__(self) -> str:
+        return f"<GraphPass {self.name}>"
+
+
+def _run_one(pass_: GraphPass, item: GraphItem) -> PassReport:
+    report = PassReport(pass_.name, ops_before=len(item.graph._ops))
+    start = time.perf_counter()
+    pass_.rewrite(item, report)
+    item.finish()
+    report.seconds = time.perf_counter() - start
+    report.ops_after = len(item.graph._ops)
+    return report
+
+
+_PASSES: dict[str, GraphPass] = {}
+
+
+def register_pass(pass_: GraphPass) -> GraphPass:
+    if pass_.name in _PASSES:
+        raise KeyError(f"a pass named {pass_.name!r} is registered twice")
+    _PASSES[pass_.name] = pass_
+    return pass_
+
+
+def get_pass(name: str) -> GraphPass:
+    try:
+        return _PASSES[name]
+    except KeyError:
+        raise ValueError(
+            f"There is no graph pass named {name!r}; the passes are: {', '.join(sorted(_PASSES))}"
+        ) from None
+
+
+def registered_passes() -> list[str]:
+    return sorted(_PASSES)
+
+
+class PassManager:
+    """Runs named passes in order: ``PassManager(["pruning", "constant_folding"]).run(item)``."""
+
+    def __init__(self, passes: Sequence):
+        self.passes = [get_pass(p) if isinstance(p, str) else p for p in passes]
+
+    def run(self, item: GraphItem, copy: bool = True) -> tuple[GraphItem, list[PassReport]]:
+        """The item after every pass, and one report per pass.  ``copy=False`` lets the passes
+        rewrite ``item`` itself (the Session does so with the copy it just made)."""
+        if copy:
+            item = item.copy()
+        reports = [_run_one(p, item) for p in self.passes]
+        return item, reports
+
+
+def optimize(
+    graph: Graph,
+    fetches: Sequence,
+    feeds: Sequence = (),
+    passes: Optional[Sequence] = None,
+) -> tuple[GraphItem, list[PassReport]]:
+    """Optimizes what ``fetches`` need of ``graph`` with ``passes`` (the default pipeline when
+    None).  Fetches and feeds are tensors, ops or their names; ``graph`` is not changed.
+
+    Returns the `GraphItem` (its ``graph``, and ``fetches``/``feeds`` as tensors of that graph,
+    with the same names) and the reports.
+    """
+    from . import DEFAULT_PIPELINE
+
+    fetch_elements = [_element(graph, f) for f in fetches]
+    feed_tensors = [_element(graph, f, allow_operation=False) for f in feeds]
+    item = GraphItem.from_graph(graph, fetch_elements, feed_tensors)
+    return PassManager(DEFAULT_PIPELINE if passes is None else passes).run(item, copy=False)
+
+
+def _element(graph: Graph, value, allow_operation: bool = True):
+    element = graph.as_graph_element(value, allow_operation=allow_operation)
+    if not allow_operation and not isinstance(element, Tensor):
+        raise TypeError(f"feed {value!r} is not a tensor")
+    if not isinstance(element, (Tensor, Operation)):
+        raise TypeError(f"{value!r} is not a tensor or op of the graph")
+    return element

@@ -1,0 +1,154 @@
+"""A pytest plugin that checks every graph pass on every program a test suite runs.
+
+With ``-p passes_plugin`` (``tests/passes`` on ``sys.path``), each ``Session.run`` of the suite
+(which runs the Session's default pipeline) is repeated in fresh Sessions on the same graph,
+holding the variable values from before the run, with:
+
+- every pass off (``disable_meta_optimizer``): the reference;
+- one pass alone (``optimizers=[name]``), taking the registered passes in turn from one run to
+  the next, or all of them on every run with ``DATAFLOW_PASSES_PLUGIN=all``.
+
+Results must be equal bit for bit, with the same types; a run that raises must raise the same
+error class with the pipeline off.  Graphs with random ops (whose stream belongs to the
+Session), Python functions (a test may count their calls) or prints to files are skipped, and
+so are runs stopped by a deadline.  The passes that were checked, with the op types they saw,
+are written to the file named by ``DATAFLOW_PASSES_REPORT``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import io
+import itertools
+import os
+import threading
+
+import numpy as np
+from hypothesis import settings
+
+import dataflow as df
+from dataflow import nest
+from dataflow.passes import RewriterConfig, registered_passes
+from dataflow.session import Session
+
+_original_run = Session.run
+_state = threading.local()
+_checked: dict[str, int] = {}
+_turn = itertools.count()
+_ALL = os.environ.get("DATAFLOW_PASSES_PLUGIN") == "all"
+_SKIPPED_TYPES = {"Dropout", "PyFunc", "PyFuncStateless"}
+
+
+def _skip(graph) -> bool:
+    for op in graph.get_operations():
+        if op.type in _SKIPPED_TYPES:
+            return True
+        stream = op.attrs.get("output_stream")
+        if isinstance(stream, str) and stream.startswith("file://"):
+            return True
+    return False
+
+
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    if type(a) is not type(b):
+        return False
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind == "f":
+        return a.tobytes() == b.tobytes()
+    if a.dtype == object:
+        return all(_same(x, y) for x, y in zip(a.ravel(), b.ravel()))
+    return np.array_equal(a, b)
+
+
+def _run_with(session, variables, rewrite, fetches, feed_dict, options):
+    config = df.ConfigProto(
+        inter_op_parallelism_threads=session._config.inter_op_parallelism_threads,
+        graph_options=df.passes.GraphOptions(rewrite_options=rewrite),
+    )
+    timeout = getattr(options, "timeout_in_ms", 0)
+    with Session(graph=session.graph, config=config) as shadow:
+        shadow._variable_values.update(variables)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                return _original_run(
+                    shadow, fetches, feed_dict, options=df.RunOptions(timeout_in_ms=timeout)
+                ), None
+            except df.errors.OpError as e:
+                return None, e
+
+
+def _check(session, variables, fetches, feed_dict, options, results, error) -> None:
+    if _skip(session.graph):
+        return
+    reference, reference_error = _run_with(
+        session, variables, RewriterConfig(disable_meta_optimizer=True), fetches, feed_dict, options
+    )
+    names = registered_passes() if _ALL else [registered_passes()[next(_turn) % 7]]
+    candidates = [("default pipeline", results, error)]
+    for name in names:
+        candidates.append(
+            (
+                name,
+                *_run_with(
+                    session,
+                    variables,
+                    RewriterConfig(optimizers=[name]),
+                    fetches,
+                    feed_dict,
+                    options,
+                ),
+            )
+        )
+    for name, got, got_error in candidates:
+        if reference_error is not None or got_error is not None:
+            if type(reference_error) is not type(got_error):
+                raise AssertionError(
+                    f"with {name}: error {got_error!r} instead of {reference_error!r}"
+                )
+            continue
+        for a, b in zip(nest.flatten(reference), nest.flatten(got)):
+            if not _same(a, b):
+                raise AssertionError(f"with {name}: got {b!r} instead of {a!r}")
+        _checked[name] = _checked.get(name, 0) + 1
+
+
+def _run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    if getattr(_state, "active", False) or getattr(options, "rewrite_options", None) is not None:
+        return _original_run(self, fetches, feed_dict, options, run_metadata)
+    before = dict(self._variable_values)
+    try:
+        results = _original_run(self, fetches, feed_dict, options, run_metadata)
+    except df.errors.DeadlineExceededError:
+        raise
+    except df.errors.OpError as e:
+        _state.active = True
+        try:
+            _check(self, before, fetches, feed_dict, options, None, e)
+        finally:
+            _state.active = False
+        raise
+    _state.active = True
+    try:
+        _check(self, before, fetches, feed_dict, options, results, None)
+    finally:
+        _state.active = False
+    return results
+
+
+Session.run = _run
+# The programs matter here, not many random inputs to each.
+settings.register_profile("passes", max_examples=5, deadline=None)
+settings.load_profile("passes")
+
+
+@atexit.register
+def _report() -> None:
+    report = os.environ.get("DATAFLOW_PASSES_REPORT")
+    if report:
+        with open(report, "w") as f:
+            f.write("".join(f"{name} {count}\n" for name, count in sorted(_checked.items())))

@@ -1,0 +1,128 @@
+"""Elementwise fusion: a chain of elementwise ops runs as one kernel into one buffer."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from conftest import assert_bitwise_equal, op_types, run_both, session
+
+import dataflow as df
+from dataflow.passes import optimize
+
+FUSION = ["elementwise_fusion"]
+
+
+def chain(x, length=12):
+    for k in range(length // 3):
+        x = df.tanh(x * (1.0 + k / 10) + 0.5)
+    return x
+
+
+def test_a_chain_becomes_one_fused_op_with_the_name_of_its_last_op(fresh_graph):
+    x = df.placeholder(df.float64, [5], name="x")
+    y = df.identity(chain(x), name="y")
+    item, reports = optimize(fresh_graph, [y], [x], FUSION)
+    assert op_types(item.graph).count("FusedElementwise") == 1
+    assert reports[0].counts == {"ops fused": 12, "fused kernels": 1}
+    fused = next(op for op in item.graph.get_operations() if op.type == "FusedElementwise")
+    assert fused.name == y.op.inputs[0].op.name
+    assert fused.location is y.op.inputs[0].op.location
+    value = np.array([-np.inf, -1.0, 0.0, 2.5, np.nan])
+    before, after = run_both(y, {x: value}, FUSION)
+    assert_bitwise_equal(before, after)
+
+
+def test_a_value_used_twice_ends_a_chain(fresh_graph):
+    x = df.placeholder(df.float32, [3])
+    shared = df.exp(x * 2.0)
+    y = df.sin(shared) + df.cos(shared)
+    item, _ = optimize(fresh_graph, [y], [x], FUSION)
+    assert "Exp" not in op_types(item.graph)  # Mul and Exp fused, ending at the shared value
+    before, after = run_both(y, {x: np.array([0.1, 0.2, 0.3], np.float32)}, FUSION)
+    assert_bitwise_equal(before, after)
+
+
+def test_a_fetched_intermediate_is_not_fused_away(fresh_graph):
+    x = df.placeholder(df.float32, [3])
+    middle = df.exp(x * 2.0)
+    y = df.sin(middle + 1.0)
+    before, after = run_both([middle, y], {x: np.ones(3, np.float32)}, FUSION)
+    for a, b in zip(before, after):
+        assert_bitwise_equal(a, b)
+
+
+def test_broadcasting_steps_grow_the_buffer_and_give_the_same_result(fresh_graph):
+    x = df.placeholder(df.float64, [])
+    row = df.placeholder(df.float64, [4])
+    grid = df.placeholder(df.float64, [3, 4])
+    y = df.exp(df.exp(x) + row) * grid - 1.0
+    item, _ = optimize(fresh_graph, [y], [x, row, grid], FUSION)
+    assert op_types(item.graph).count("FusedElementwise") == 1
+    feed = {x: 0.5, row: np.arange(4.0), grid: np.arange(12.0).reshape(3, 4)}
+    before, after = run_both(y, feed, FUSION)
+    assert_bitwise_equal(before, after)
+
+
+def test_scalar_chains_give_numpy_scalars(fresh_graph):
+    x = df.placeholder(df.float64, [])
+    y = chain(x, 9)
+    before, after = run_both(y, {x: 0.25}, FUSION)
+    assert_bitwise_equal(before, after)
+    assert type(after) is np.float64
+
+
+def test_ops_of_different_branches_are_not_fused(fresh_graph):
+    p = df.placeholder(df.bool, [])
+    x = df.placeholder(df.float32, [2])
+    y = df.cond(p, lambda: df.exp(x) * 2.0, lambda: df.sin(x) - 1.0)
+    z = df.tanh(y)
+    for value in (True, False):
+        before, after = run_both(z, {p: value, x: np.ones(2, np.float32)}, FUSION)
+        assert_bitwise_equal(before, after)
+
+
+def test_the_fused_kernel_allocates_no_intermediate_arrays(fresh_graph):
+    size = 1 << 20
+    x = df.placeholder(df.float64, [size])
+    y = chain(x, 30)
+    data = np.random.default_rng(0).random(size)
+    peaks = {}
+    for name, passes in (("off", []), ("fused", FUSION)):
+        with session(passes) as sess:
+            sess.run(y, {x: data})
+            tracemalloc.start()
+            result = sess.run(y, {x: data})
+            peaks[name] = tracemalloc.get_traced_memory()[1] / data.nbytes
+            tracemalloc.stop()
+            del result
+    assert peaks["fused"] < 1.5 <= peaks["off"], peaks
+
+
+def test_an_error_in_a_fused_step_names_the_users_line(fresh_graph):
+    k = df.placeholder(df.int32, [3])
+    powered = df.pow(k, -1)  # integers to negative powers fail here
+    y = df.abs(powered) + 1
+    line = powered.op.location.lineno
+    item, _ = optimize(fresh_graph, [y], [k], FUSION)
+    assert "Pow" not in op_types(item.graph)
+    with session(FUSION) as sess, pytest.raises(df.errors.InvalidArgumentError) as info:
+        sess.run(y, {k: np.array([1, 2, 3], np.int32)})
+    message = str(info.value)
+    assert f"test_elementwise_fusion.py:{line}" in message
+    assert "negative integer powers" in message
+    assert info.value.op is y.op
+
+
+def test_an_optimized_graph_with_fused_ops_saves_and_loads(fresh_graph, tmp_path):
+    x = df.placeholder(df.float32, [4], name="x")
+    y = df.identity(chain(x, 6), name="y")
+    item, _ = optimize(fresh_graph, [y], [x])
+    path = tmp_path / "fused.dfg"
+    df.io.save_graph(item.graph, path)
+    loaded = df.io.load_graph(path)
+    assert "FusedElementwise" in op_types(loaded)
+    value = np.array([0.0, -1.0, 2.0, 3.0], np.float32)
+    with session([], graph=loaded) as sess:
+        got = sess.run("y:0", {"x:0": value})
+    with session([]) as sess:
+        assert_bitwise_equal(sess.run(y, {x: value}), got)

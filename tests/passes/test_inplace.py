@@ -1,0 +1,114 @@
+"""In-place buffer reuse: an elementwise op writes into an input nothing else holds."""
+
+import tracemalloc
+
+import numpy as np
+from conftest import assert_bitwise_equal, run_both, session
+
+import dataflow as df
+from dataflow.passes import optimize
+
+INPLACE = ["inplace"]
+SIZE = 4096
+
+
+def inplace_ops(graph):
+    return [
+        op
+        for op in graph.get_operations()
+        if op.type == "FusedElementwise" and op.attrs["inplace_input"] >= 0
+    ]
+
+
+def test_an_op_reading_a_fresh_single_use_value_writes_into_it(fresh_graph):
+    x = df.placeholder(df.float64, [SIZE], name="x")
+    y = df.exp(df.sin(x))
+    item, reports = optimize(fresh_graph, [y], [x], INPLACE)
+    (op,) = inplace_ops(item.graph)
+    assert op.name == y.op.name and op.location is y.op.location
+    data = np.linspace(-3, 3, SIZE)
+    before, after = run_both(y, {x: data}, INPLACE)
+    assert_bitwise_equal(before, after)
+
+
+def test_reusing_the_buffer_saves_an_allocation(fresh_graph):
+    size = 1 << 20
+    x = df.placeholder(df.float64, [size])
+    y = df.exp(df.sin(x))
+    data = np.random.default_rng(1).random(size)
+    peaks = {}
+    for name, passes in (("off", []), ("inplace", INPLACE)):
+        with session(passes) as sess:
+            sess.run(y, {x: data})
+            tracemalloc.start()
+            result = sess.run(y, {x: data})
+            peaks[name] = tracemalloc.get_traced_memory()[1] / data.nbytes
+            tracemalloc.stop()
+            del result
+    assert peaks["inplace"] < 1.5 <= peaks["off"], peaks
+
+
+def test_a_fed_value_is_never_overwritten(fresh_graph):
+    x = df.placeholder(df.float64, [SIZE])
+    y = df.exp(x) + 1.0
+    data = np.linspace(0, 1, SIZE)
+    copy = data.copy()
+    with session() as sess:
+        sess.run(y, {x: data})
+    assert_bitwise_equal(data, copy)
+    item, _ = optimize(fresh_graph, [df.exp(x)], [x], INPLACE)
+    assert not inplace_ops(item.graph)
+
+
+def test_constants_and_variables_are_never_overwritten(fresh_graph):
+    c = df.constant(np.linspace(0, 1, SIZE))
+    v = df.Variable(np.linspace(1, 2, SIZE))
+    y = df.exp(c) + df.exp(v.value())
+    with session() as sess:
+        sess.run(v.initializer)
+        first = sess.run(y)
+        assert_bitwise_equal(first, sess.run(y))
+        assert_bitwise_equal(sess.run(v), np.linspace(1, 2, SIZE))
+
+
+def test_a_value_with_two_consumers_or_a_fetch_is_not_reused(fresh_graph):
+    x = df.placeholder(df.float64, [SIZE])
+    shared = df.sin(x)
+    y = df.exp(shared) * df.cos(shared)
+    fetched = df.sin(x + 1.0)
+    z = df.exp(fetched)
+    item, _ = optimize(fresh_graph, [y, fetched, z], [x], INPLACE)
+    reused = {op.inputs[op.attrs["inplace_input"]].op.name for op in inplace_ops(item.graph)}
+    assert shared.op.name not in reused and fetched.op.name not in reused
+    before, after = run_both([y, fetched, z], {x: np.linspace(0, 1, SIZE)}, INPLACE)
+    for a, b in zip(before, after):
+        assert_bitwise_equal(a, b)
+
+
+def test_views_are_not_fresh_values(fresh_graph):
+    x = df.placeholder(df.float64, [SIZE])
+    y = df.exp(df.reshape(df.sin(x), [SIZE]) * 1.0 + df.identity(x))
+    item, _ = optimize(fresh_graph, [y], [x], INPLACE)
+    reused = {op.inputs[op.attrs["inplace_input"]].op.type for op in inplace_ops(item.graph)}
+    assert reused == {"Mul", "FusedElementwise"}  # never the Reshape or Identity views
+
+
+def test_the_kernel_falls_back_to_allocating_for_buffers_it_may_not_write(fresh_graph):
+    x = df.placeholder(df.float64, [SIZE])
+    y = df.exp(df.sin(x))
+    item, _ = optimize(fresh_graph, [y], [x], INPLACE)
+    (op,) = inplace_ops(item.graph)
+    kernel = op.op_def.kernel(op.attrs)
+    frozen = np.linspace(0, 1, SIZE)
+    frozen.flags.writeable = False
+    assert_bitwise_equal(kernel(frozen), np.exp(frozen))
+    ints = np.arange(SIZE)
+    assert kernel(ints).dtype == np.float64 and ints[5] == 5
+    writable = np.linspace(0, 1, SIZE)
+    assert kernel(writable) is writable
+
+
+def test_small_values_are_left_to_allocate(fresh_graph):
+    x = df.placeholder(df.float64, [8])
+    item, _ = optimize(fresh_graph, [df.exp(df.sin(x))], [x], INPLACE)
+    assert not inplace_ops(item.graph)
