@@ -118,6 +118,7 @@ def _check(session, variables, fetches, feed_dict, options, results, error) -> N
 
 
 def _run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    __tracebackhide__ = True  # errors name the test's line, not this wrapper's
     if getattr(_state, "active", False) or getattr(options, "rewrite_options", None) is not None:
         return _original_run(self, fetches, feed_dict, options, run_metadata)
     before = dict(self._variable_values)
