@@ -748,7 +748,8 @@ def _infer_dropout(op):
                 raise ValueError(
                     f"noise_shape {list(noise_shape)} does not broadcast to x of shape {x.shape}"
                 )
-    return [(x.dtype, x.shape)]
+    mask_shape = x.shape if noise_shape is None else TensorShape(list(noise_shape))
+    return [(x.dtype, x.shape), (x.dtype, mask_shape)]
 
 
 def _dropout_kernel(attrs):
@@ -760,7 +761,8 @@ def _dropout_kernel(attrs):
             raise InvalidArgumentError(None, None, f"dropout rate must be in [0, 1), got {rate}")
         keep = rng.random(np.shape(x) if noise_shape is None else noise_shape) >= rate
         scale = x.dtype.type(1 / (1 - rate))
-        return np.where(keep, x * scale, x.dtype.type(0))
+        zero = x.dtype.type(0)
+        return np.where(keep, x * scale, zero), np.where(keep, scale, zero)
 
     return dropout
 
@@ -826,8 +828,6 @@ from .math_ops import (  # noqa: E402
     greater,
     less,
     logical_and,
-    not_equal,
-    realdiv,
     reduce_sum,
     where,
 )
@@ -927,14 +927,12 @@ def _bias_add_grad(op, grad):
 
 
 @RegisterGradient("Dropout")
-def _dropout_grad(op, grad):
-    # The mask is drawn inside the kernel; a kept element is the only kind that can be non-zero
-    # in the output, so the mask is read back from it (an input element exactly 0 gets no
-    # gradient, where the derivative would be 1/(1-rate) if it was kept).
-    y, rate = op.outputs[0], op.inputs[1]
-    kept = not_equal(y, _zeros(y))
-    scaled = realdiv(grad, subtract(constant_one(rate), rate))
-    return where(kept, scaled, _zeros(grad)), None
+def _dropout_grad(op, grad, _grad_of_mask):
+    # The kernel's second output is the mask it drew, already scaled: 1/(1-rate) where an
+    # element was kept, 0 where it was dropped (noise-shaped, so it broadcasts against x).
+    if grad is None:
+        return None, None
+    return multiply(grad, op.outputs[1]), None
 
 
 def constant_one(like: Tensor) -> Tensor:

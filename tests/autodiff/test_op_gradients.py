@@ -319,3 +319,17 @@ def test_casts_to_int_and_argmax_pass_no_gradient():
     x = df.placeholder(df.float64, [3])
     y = df.cast(df.cast(x, df.int32), df.float64) + df.cast(df.argmax(x), df.float64)
     assert df.gradients(y, x) == [None]
+
+
+def test_dropout_gradient_is_the_drawn_mask_even_where_the_input_is_zero():
+    # noise_shape [1, 50] shares one mask between the two rows: row 1 (ones) shows the scaled
+    # mask in its output, and row 0 (zeros, whose output is all zeros) must get that mask as
+    # its gradient.
+    x = df.constant(np.array([np.zeros(50), np.ones(50)]), dtype=df.float64)
+    y = df.nn.dropout(x, rate=0.5, noise_shape=[1, 50], seed=3)
+    (grad,) = df.gradients(df.reduce_sum(y), [x])
+    with df.Session() as sess:
+        y_value, grad_value = sess.run([y, grad])
+    mask = y_value[1]
+    assert set(np.unique(mask)) == {0.0, 2.0}
+    np.testing.assert_array_equal(grad_value, [mask, mask])
