@@ -1,4 +1,3 @@
-import numpy as np
 import pytest
 
 import dataflow as df
@@ -20,9 +19,3 @@ def round_trip(tmp_path):
         return df.io.load_graph(path)
 
     return save_and_load
-
-
-def assert_bitwise_equal(a, b) -> None:
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape, (a, b)
-    assert a.tobytes() == b.tobytes(), (a, b)

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import assert_bitwise_equal
+from bitwise import assert_bitwise_equal
 
 import dataflow as df
 from dataflow.op_registry import registered_op_types
@@ -313,7 +313,9 @@ def test_every_op_of_the_library_round_trips_in_the_op_and_control_flow_suites(t
     """Reruns the op, control-flow and session suites with every Session.run repeated on a
     saved-and-loaded copy of its graph (see roundtrip_plugin.py); results must match bit for
     bit, and together with the tests above every registered op type must have been covered."""
-    env = dict(os.environ, PYTHONPATH=HERE + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([HERE, TESTS, os.environ.get("PYTHONPATH", "")])
+    )
     jobs = []
     for i, targets in enumerate(
         [["ops"], ["primitives", "test_session.py"]],

@@ -7,7 +7,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from conftest import assert_bitwise_equal
+from bitwise import assert_bitwise_equal
 
 import dataflow as df
 

@@ -24,7 +24,7 @@ import itertools
 import os
 import threading
 
-import numpy as np
+from bitwise import same_bits
 from hypothesis import settings
 
 import dataflow as df
@@ -48,21 +48,6 @@ def _skip(graph) -> bool:
         if isinstance(stream, str) and stream.startswith("file://"):
             return True
     return False
-
-
-def _same(a, b) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    if type(a) is not type(b):
-        return False
-    a, b = np.asarray(a), np.asarray(b)
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
-    if a.dtype.kind == "f":
-        return a.tobytes() == b.tobytes()
-    if a.dtype == object:
-        return all(_same(x, y) for x, y in zip(a.ravel(), b.ravel()))
-    return np.array_equal(a, b)
 
 
 def _run_with(session, variables, rewrite, fetches, feed_dict, options):
@@ -112,7 +97,7 @@ def _check(session, variables, fetches, feed_dict, options, results, error) -> N
                 )
             continue
         for a, b in zip(nest.flatten(reference), nest.flatten(got)):
-            if not _same(a, b):
+            if not same_bits(a, b):
                 raise AssertionError(f"with {name}: got {b!r} instead of {a!r}")
         _checked[name] = _checked.get(name, 0) + 1
 

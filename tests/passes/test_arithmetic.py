@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from conftest import assert_bitwise_equal, op_types, run_both
+from bitwise import assert_bitwise_equal
+from passes_testing import op_types, run_both
 
 import dataflow as df
 from dataflow.passes import optimize

@@ -1,7 +1,8 @@
 """Common subexpression elimination: equal pure ops in one context become one."""
 
 import numpy as np
-from conftest import assert_bitwise_equal, op_types, run_both, session
+from bitwise import assert_bitwise_equal
+from passes_testing import op_types, run_both, session
 
 import dataflow as df
 from dataflow.passes import optimize

@@ -4,7 +4,8 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from conftest import assert_bitwise_equal, op_types, run_both, session
+from bitwise import assert_bitwise_equal
+from passes_testing import op_types, run_both, session
 
 import dataflow as df
 from dataflow.passes import optimize

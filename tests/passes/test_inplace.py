@@ -3,7 +3,8 @@
 import tracemalloc
 
 import numpy as np
-from conftest import assert_bitwise_equal, run_both, session
+from bitwise import assert_bitwise_equal
+from passes_testing import run_both, session
 
 import dataflow as df
 from dataflow.passes import optimize

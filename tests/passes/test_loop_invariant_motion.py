@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from conftest import assert_bitwise_equal, run_both
+from bitwise import assert_bitwise_equal
+from passes_testing import run_both
 
 import dataflow as df
 from dataflow.passes import optimize

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import op_types, session
+from passes_testing import op_types, session
 
 import dataflow as df
 from dataflow.passes import (

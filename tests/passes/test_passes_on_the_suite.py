@@ -19,7 +19,9 @@ def test_every_pass_gives_bitwise_identical_results_on_the_programs_of_the_suite
     """Reruns the suites with each Session.run repeated with every pass off, and with one pass
     alone (the passes taking turns), and compares with the default pipeline bit for bit (see
     passes_plugin.py)."""
-    env = dict(os.environ, PYTHONPATH=HERE + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([HERE, TESTS, os.environ.get("PYTHONPATH", "")])
+    )
     jobs = []
     for i, targets in enumerate(
         [["ops"], ["primitives", "autodiff", "test_session.py", "test_graph.py"]]

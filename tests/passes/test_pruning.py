@@ -1,6 +1,6 @@
 """Pruning: only what the fetches need is kept; stateful ops they depend on stay."""
 
-from conftest import op_types
+from passes_testing import op_types
 
 import dataflow as df
 from dataflow.passes import optimize

@@ -1,0 +1,34 @@
+"""Helpers of the pass tests: Sessions running chosen passes, and runs with and without them."""
+
+import dataflow as df
+from dataflow.passes import RewriterConfig
+
+
+def session(passes=None, graph=None, threads=1):
+    """A Session running exactly ``passes`` (None: the default pipeline; []: none)."""
+    if passes is None:
+        rewrite = RewriterConfig()
+    elif not passes:
+        rewrite = RewriterConfig(disable_meta_optimizer=True)
+    else:
+        rewrite = RewriterConfig(optimizers=list(passes))
+    config = df.ConfigProto(
+        inter_op_parallelism_threads=threads,
+        graph_options=df.passes.GraphOptions(rewrite_options=rewrite),
+    )
+    return df.Session(graph=graph, config=config)
+
+
+def run_both(fetches, feed_dict=None, passes=None, setup=None):
+    """Runs ``fetches`` with no pass and with ``passes``; returns both results."""
+    results = []
+    for chosen in ([], passes):
+        with session(chosen) as sess:
+            if setup is not None:
+                sess.run(setup)
+            results.append(sess.run(fetches, feed_dict))
+    return results
+
+
+def op_types(graph) -> list:
+    return [op.type for op in graph.get_operations()]
