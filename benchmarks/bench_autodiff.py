@@ -18,52 +18,16 @@ in turn within every round; the machine may be shared, so read ratios, not absol
 
 from __future__ import annotations
 
-import os
+# First, before numpy is imported: importing harness pins BLAS threads.
+from harness import describe_machine, paired_median_times, try_import_tensorflow
 
-# numpy's BLAS threads spin while they wait; on a small shared machine they fight the inter-op
-# pool and other processes and make a 0.3 ms matmul take 10 ms at random.  One BLAS thread
-# per matmul keeps the figures about the runtime (set before numpy is imported; an explicit
-# setting in the environment wins).
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
+# isort: split
+import argparse
+import tracemalloc
 
-import argparse  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-import tracemalloc  # noqa: E402
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-import dataflow as df  # noqa: E402
-
-
-def paired_median_times(*functions, repeats: int) -> tuple[float, ...]:
-    """Medians of each function, timed in turn within every round so all see the same load."""
-    for fn in functions:
-        fn()
-    times = [[] for _ in functions]
-    for _ in range(repeats):
-        for fn, samples in zip(functions, times):
-            start = time.perf_counter()
-            fn()
-            samples.append(time.perf_counter() - start)
-    return tuple(statistics.median(samples) for samples in times)
-
-
-def try_import_tensorflow():
-    try:
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-        import tensorflow as tf
-
-        tf1 = tf.compat.v1
-        tf1.logging.set_verbosity(tf1.logging.ERROR)
-        tf1.disable_v2_behavior()
-        tf1.disable_control_flow_v2()
-        return tf1
-    except Exception:  # not installed, or unusable here
-        return None
-
+import dataflow as df
 
 # -- 1. MLP training step --------------------------------------------------------------------------
 BATCH, FEATURES, HIDDEN, CLASSES = 256, 64, 128, 10
@@ -200,11 +164,7 @@ def main() -> None:
     args = parser.parse_args()
     repeats = 5 if args.quick else 15
     tf1 = None if args.no_tensorflow else try_import_tensorflow()
-    print(
-        f"cores: {os.cpu_count()}   numpy {np.__version__}   "
-        f"tensorflow: {'yes' if tf1 is not None else 'not installed'}   repeats: {repeats}   "
-        f"BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}"
-    )
+    print(describe_machine(repeats, tensorflow="yes" if tf1 is not None else "not installed"))
 
     r = bench_mlp(repeats, tf1=tf1)
     line = (

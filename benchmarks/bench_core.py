@@ -20,10 +20,11 @@ Timings are medians over repeats; the machine may be shared, so read ratios, not
 
 from __future__ import annotations
 
+# First, before numpy is imported: importing harness pins BLAS threads.
+from harness import describe_machine, median_time, paired_median_times, try_import_tensorflow
+
+# isort: split
 import argparse
-import os
-import statistics
-import time
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 
@@ -37,42 +38,6 @@ GRAPH_OPTIONS = df.GraphOptions()
 
 def config(threads: int = 0) -> df.ConfigProto:
     return df.ConfigProto(inter_op_parallelism_threads=threads, graph_options=GRAPH_OPTIONS)
-
-
-def median_time(fn, repeats: int) -> float:
-    fn()  # warm up (builds and caches the plan)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def paired_median_times(*functions, repeats: int) -> tuple[float, ...]:
-    """Medians of each function, timed in turn within every round so all see the same load."""
-    for fn in functions:
-        fn()
-    times = [[] for _ in functions]
-    for _ in range(repeats):
-        for fn, samples in zip(functions, times):
-            start = time.perf_counter()
-            fn()
-            samples.append(time.perf_counter() - start)
-    return tuple(statistics.median(samples) for samples in times)
-
-
-def try_import_tensorflow():
-    try:
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-        import tensorflow as tf
-
-        tf1 = tf.compat.v1
-        tf1.disable_v2_behavior()
-        tf1.disable_control_flow_v2()
-        return tf1
-    except Exception:  # not installed, or unusable here
-        return None
 
 
 # -- 1. scalar chain ------------------------------------------------------------------------------
@@ -239,9 +204,11 @@ def main() -> None:
     repeats = 5 if args.quick else 15
     tf1 = None if args.no_tensorflow else try_import_tensorflow()
     print(
-        f"cores: {os.cpu_count()}   numpy {np.__version__}   "
-        f"tensorflow: {'yes' if tf1 is not None else 'not installed'}   repeats: {repeats}   "
-        f"graph passes: {'off' if args.no_passes else 'default pipeline'}"
+        describe_machine(
+            repeats,
+            tensorflow="yes" if tf1 is not None else "not installed",
+            graph_passes="off" if args.no_passes else "default pipeline",
+        )
     )
 
     r = bench_scalar_chain(repeats)

@@ -22,25 +22,14 @@ Timings are medians over repeats; the machine may be shared, so read ratios, not
 
 from __future__ import annotations
 
+# First, before numpy is imported: importing harness pins BLAS threads.
+from harness import describe_machine, paired_median_times
+
+# isort: split
 import argparse
-import statistics
-import time
 
 import dataflow as df
 from dataflow.render import graph_to_digraph
-
-
-def paired_median_times(*functions, repeats: int) -> tuple[float, ...]:
-    """Medians of each function, timed in turn within every round so all see the same load."""
-    for fn in functions:
-        fn()
-    times = [[] for _ in functions]
-    for _ in range(repeats):
-        for fn, samples in zip(functions, times):
-            start = time.perf_counter()
-            fn()
-            samples.append(time.perf_counter() - start)
-    return tuple(statistics.median(samples) for samples in times)
 
 
 def loop_graph(iterations: int):
@@ -107,6 +96,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     args = parser.parse_args()
     repeats = 5 if args.quick else 15
+    print(describe_machine(repeats))
 
     graph, total, watched = loop_graph(2000)
     report("while_loop of 2000 iterations", graph, total, watched, None, repeats)

@@ -14,9 +14,11 @@ Usage: ``python benchmarks/bench_executor.py [--quick]``.
 
 from __future__ import annotations
 
-import statistics
+# First, before numpy is imported: importing harness pins BLAS threads.
+from harness import describe_machine, median_time
+
+# isort: split
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -26,15 +28,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import executor  # noqa: E402
 from executor import Node, NodeKind, Program  # noqa: E402
-
-
-def median_time(function, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def chain_program(length: int) -> Program:
@@ -168,7 +161,9 @@ POOL = ThreadPoolExecutor(2, thread_name_prefix="bench-inter-op")
 
 if __name__ == "__main__":
     quick = "--quick" in sys.argv
-    bench_chain(1000, 21 if quick else 101)
-    bench_while(10_000, 3 if quick else 9)
-    bench_branches(8_000_000, 3 if quick else 7)
+    chain_repeats, while_repeats, branch_repeats = (21, 3, 3) if quick else (101, 9, 7)
+    print(describe_machine(f"{chain_repeats}/{while_repeats}/{branch_repeats}"))
+    bench_chain(1000, chain_repeats)
+    bench_while(10_000, while_repeats)
+    bench_branches(8_000_000, branch_repeats)
     POOL.shutdown()

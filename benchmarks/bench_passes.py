@@ -20,9 +20,12 @@ shared, so read the ratios.
 
 from __future__ import annotations
 
+# First, before numpy is imported: importing harness pins BLAS threads.
+from harness import describe_machine, paired_median_times
+
+# isort: split
 import argparse
 import os
-import statistics
 import tempfile
 import time
 import tracemalloc
@@ -39,18 +42,6 @@ OFF = df.ConfigProto(
     ),
 )
 ON = df.ConfigProto(inter_op_parallelism_threads=1)
-
-
-def paired_median_times(*functions, repeats: int) -> tuple[float, ...]:
-    for fn in functions:
-        fn()
-    times = [[] for _ in functions]
-    for _ in range(repeats):
-        for fn, samples in zip(functions, times):
-            start = time.perf_counter()
-            fn()
-            samples.append(time.perf_counter() - start)
-    return tuple(statistics.median(samples) for samples in times)
 
 
 # -- 1. elementwise chain ---------------------------------------------------------------------
@@ -198,7 +189,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     args = parser.parse_args()
     repeats = 3 if args.quick else 9
-    print(f"cores: {os.cpu_count()}   numpy {np.__version__}   repeats: {repeats}")
+    print(describe_machine(repeats))
 
     r = bench_chain(repeats)
     print(
