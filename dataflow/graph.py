@@ -29,6 +29,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from executor.program import NodeKind
+
 from . import dtypes as _dtypes
 from .tensor_shape import TensorShape, as_shape
 
@@ -703,3 +705,72 @@ def numpy_value_or_none(t: Tensor) -> Optional[np.ndarray]:
     if t.op.type == "Const":
         return t.op.attrs["value"]
     return None
+
+
+# -- walks over a graph ----------------------------------------------------------------------------
+def needed_ops(fetches: Sequence, fed: Iterable[Tensor] = ()) -> list[Operation]:
+    """The ops ``fetches`` (tensors and ops of one graph) need through data and control inputs,
+    cut at the ``fed`` tensors (a fed tensor's producer is not needed for it), in the graph's
+    creation order: the pruning of a Session run, and of the graph passes' copy of it."""
+    fed = fed if isinstance(fed, (set, frozenset)) else set(fed)
+    needed: set[Operation] = set()
+    stack: list[Operation] = []
+    for element in fetches:
+        if isinstance(element, Operation):
+            stack.append(element)
+        elif element not in fed:
+            stack.append(element.op)
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        for t in op._inputs:
+            if t not in fed and t.op not in needed:
+                stack.append(t.op)
+        for c in op._control_inputs:
+            if c not in needed:
+                stack.append(c)
+    if not fetches:
+        return []
+    return [op for op in fetches[0].graph._ops if op in needed]
+
+
+def topological_order(graph: Graph, control_inputs: bool = True) -> list[Operation]:
+    """The ops of ``graph`` with every op after its inputs (and, unless ``control_inputs`` is
+    False, its control inputs), a Merge's inputs from a NextIteration (a loop's back edge) left
+    out; ties keep the creation order.  On a malformed graph with another cycle every op is
+    still listed once."""
+    ops = graph._ops
+    position = {op: i for i, op in enumerate(ops)}
+    placed: set[Operation] = set()
+    entered: set[Operation] = set()
+    order: list[Operation] = []
+    for root in ops:
+        if root in placed:
+            continue
+        stack = [(root, False)]
+        while stack:
+            op, expanded = stack.pop()
+            if op in placed:
+                continue
+            if expanded:
+                placed.add(op)
+                order.append(op)
+                continue
+            if op in entered:
+                continue  # a cycle the executor will reject; any order will do
+            entered.add(op)
+            stack.append((op, True))
+            is_merge = op._op_def.kind == NodeKind.MERGE
+            deps = [
+                t.op
+                for t in op._inputs
+                if not (is_merge and t.op._op_def.kind == NodeKind.NEXT_ITERATION)
+            ]
+            if control_inputs:
+                deps.extend(op._control_inputs)
+            for dep in sorted(set(deps), key=position.__getitem__, reverse=True):
+                if dep not in placed:
+                    stack.append((dep, False))
+    return order

@@ -68,7 +68,15 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import dtypes as _dtypes
-from .graph import _VALID_OP_NAME, Graph, GraphKeys, Operation, SourceLocation, Tensor
+from .graph import (
+    _VALID_OP_NAME,
+    Graph,
+    GraphKeys,
+    Operation,
+    SourceLocation,
+    Tensor,
+    topological_order,
+)
 from .op_registry import get_op_def
 from .tensor_shape import TensorShape
 
@@ -425,37 +433,6 @@ def _check_attr(op_where: str, name: str, value) -> None:
 
 
 # -- saving ----------------------------------------------------------------------------------------
-def _save_order(graph: Graph) -> list[Operation]:
-    """Creation order, made topological over data inputs with Merge back edges left out."""
-    ops = graph.get_operations()
-    index = {op: i for i, op in enumerate(ops)}
-    placed: set[Operation] = set()
-    order: list[Operation] = []
-
-    def deps(op: Operation) -> list[Operation]:
-        if op.op_def.kind.name == "MERGE":
-            return [t.op for t in op.inputs if t.op.op_def.kind.name != "NEXT_ITERATION"]
-        return [t.op for t in op.inputs]
-
-    for root in ops:
-        if root in placed:
-            continue
-        stack = [(root, False)]
-        while stack:
-            op, expanded = stack.pop()
-            if op in placed:
-                continue
-            if expanded:
-                placed.add(op)
-                order.append(op)
-                continue
-            stack.append((op, True))
-            for dep in sorted(set(deps(op)), key=index.__getitem__, reverse=True):
-                if dep not in placed:
-                    stack.append((dep, False))
-    return order
-
-
 def _context_index(graph: Graph) -> list:
     """Every context of the graph, outer ones first."""
     contexts: list = []
@@ -527,7 +504,9 @@ def graph_to_document(graph: Graph) -> tuple[dict, dict[str, np.ndarray]]:
     contexts = _context_index(graph)
     context_ids = {id(c): i for i, c in enumerate(contexts)}
     ops = []
-    for op in _save_order(graph):
+    # Creation order, made topological over data inputs (a loader needs each op's inputs
+    # first; control inputs are resolved after every op exists).
+    for op in topological_order(graph, control_inputs=False):
         if op.attrs.get("output_stream") is not None and not _is_stream(op.attrs["output_stream"]):
             raise GraphNotSerializableError(
                 f"{op.type} op '{op.name}' prints to a Python file object, which cannot be "

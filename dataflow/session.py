@@ -36,7 +36,7 @@ from . import dtypes as _dtypes
 from . import errors, nest
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
-from .graph import Graph, Operation, Tensor, _user_location, get_default_graph
+from .graph import Graph, Operation, Tensor, _user_location, get_default_graph, needed_ops
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .variables import VariableRef, _uninitialized
 
@@ -379,8 +379,7 @@ class Session:
             item, _ = PassManager(pipeline).run(item, copy=False)
             flat_fetches, feed_tensors = item.fetches, tuple(item.feeds)
         # -- end of graph passes
-        fed = set(feed_tensors)
-        needed = _prune(flat_fetches, fed)
+        needed = needed_ops(flat_fetches, feed_tensors)
         nodes: list[Node] = []
         node_of: dict[Operation, int] = {}
         arg_of: dict[Tensor, int] = {}
@@ -544,30 +543,6 @@ def _as_result(value: np.ndarray):
     if not value.flags.writeable:
         return value.copy()
     return value
-
-
-def _prune(flat_fetches, fed: set) -> list[Operation]:
-    """The ops the fetches need, in creation order.  Fed tensors cut their producers off."""
-    needed: set[Operation] = set()
-    stack: list[Operation] = []
-    for element in flat_fetches:
-        if isinstance(element, Operation):
-            stack.append(element)
-        elif element not in fed:
-            stack.append(element.op)
-    while stack:
-        op = stack.pop()
-        if op in needed:
-            continue
-        needed.add(op)
-        for t in op._inputs:
-            if t not in fed and t.op not in needed:
-                stack.append(t.op)
-        for c in op._control_inputs:
-            if c not in needed:
-                stack.append(c)
-    graph_ops = flat_fetches[0].graph._ops if flat_fetches else []
-    return [op for op in graph_ops if op in needed]
 
 
 def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:

@@ -28,9 +28,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..graph import Operation, Tensor
+from ..graph import Operation, Tensor, topological_order
 from ..tensor_shape import TensorShape
-from .graph_item import GraphItem, constant_value, is_pure, topological_order, value_context
+from .graph_item import GraphItem, constant_value, is_pure, value_context
 from .manager import GraphPass, PassReport, register_pass
 
 

@@ -18,8 +18,8 @@ payload, so swapping could change bits).
 
 from __future__ import annotations
 
-from ..graph import Operation
-from .graph_item import GraphItem, attrs_fingerprint, constant_value, is_pure, topological_order
+from ..graph import Operation, topological_order
+from .graph_item import GraphItem, attrs_fingerprint, constant_value, is_pure
 from .manager import GraphPass, PassReport, register_pass
 
 

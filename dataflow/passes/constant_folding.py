@@ -32,8 +32,8 @@ import numpy as np
 from executor.program import NodeKind
 
 from .. import dtypes as _dtypes
-from ..graph import Operation, Tensor
-from .graph_item import GraphItem, constant_value, is_pure, topological_order, value_context
+from ..graph import Operation, Tensor, topological_order
+from .graph_item import GraphItem, constant_value, is_pure, value_context
 from .manager import GraphPass, PassReport, register_pass
 
 MAX_FOLDED_BYTES = 10 * 2**20

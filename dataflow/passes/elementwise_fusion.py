@@ -29,10 +29,10 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..gradients import NotDifferentiable
-from ..graph import Operation
+from ..graph import Operation, topological_order
 from ..op_registry import define_op, get_op_def
 from ..tensor_shape import TensorShape
-from .graph_item import GraphItem, is_pure, topological_order
+from .graph_item import GraphItem, is_pure
 from .manager import GraphPass, PassReport, register_pass
 
 

@@ -1,7 +1,8 @@
 """`GraphItem`: the graph a pass rewrites, with the tensors a run fetches and feeds.
 
 A pass never sees the user's graph.  `GraphItem.from_graph` copies the part of it that the
-fetches need (the same pruning a Session does: data and control inputs, cut at fed tensors)
+fetches need (`dataflow.graph.needed_ops`, the pruning a Session does: data and control inputs,
+cut at fed tensors)
 into a new `Graph`; passes then rewrite that copy through the editing methods below, which keep
 the graph's bookkeeping (consumers, names, control-flow records) consistent.
 
@@ -38,78 +39,11 @@ import numpy as np
 from executor.program import NodeKind
 
 from .. import dtypes as _dtypes
-from ..graph import Graph, Operation, SourceLocation, Tensor
+from ..graph import Graph, Operation, SourceLocation, Tensor, needed_ops, numpy_value_or_none
 from ..op_registry import get_op_def
 from ..tensor_shape import TensorShape
 
 Fetch = Union[Tensor, Operation]
-
-
-def needed_ops(fetches: Sequence[Fetch], fed: set) -> list[Operation]:
-    """The ops ``fetches`` need through data and control inputs, cut at ``fed`` tensors, in the
-    graph's creation order (the pruning of a Session run)."""
-    needed: set[Operation] = set()
-    stack: list[Operation] = []
-    for element in fetches:
-        if isinstance(element, Operation):
-            stack.append(element)
-        elif element not in fed:
-            stack.append(element.op)
-    while stack:
-        op = stack.pop()
-        if op in needed:
-            continue
-        needed.add(op)
-        for t in op._inputs:
-            if t not in fed and t.op not in needed:
-                stack.append(t.op)
-        for c in op._control_inputs:
-            if c not in needed:
-                stack.append(c)
-    if not fetches:
-        return []
-    return [op for op in fetches[0].graph._ops if op in needed]
-
-
-def topological_order(graph: Graph) -> list[Operation]:
-    """The ops of ``graph`` with every op after its inputs and control inputs, Merge back edges
-    (inputs from a NextIteration) left out; ties keep the graph's order.  On a malformed graph
-    with another cycle every op is still listed once."""
-    ops = graph._ops
-    position = {op: i for i, op in enumerate(ops)}
-    placed: set[Operation] = set()
-    entered: set[Operation] = set()
-    order: list[Operation] = []
-    for root in ops:
-        if root in placed:
-            continue
-        stack = [(root, False)]
-        while stack:
-            op, expanded = stack.pop()
-            if op in placed:
-                continue
-            if expanded:
-                placed.add(op)
-                order.append(op)
-                continue
-            if op in entered:
-                continue  # a cycle the executor will reject; any order will do
-            entered.add(op)
-            stack.append((op, True))
-            deps = [
-                t.op
-                for t in op._inputs
-                if not (is_merge(op) and t.op._op_def.kind == NodeKind.NEXT_ITERATION)
-            ]
-            deps.extend(op._control_inputs)
-            for dep in sorted(set(deps), key=position.__getitem__, reverse=True):
-                if dep not in placed:
-                    stack.append((dep, False))
-    return order
-
-
-def is_merge(op: Operation) -> bool:
-    return op._op_def.kind == NodeKind.MERGE
 
 
 def is_ordinary(op: Operation) -> bool:
@@ -131,8 +65,6 @@ def is_pure(op: Operation) -> bool:
 
 def constant_value(t: Tensor) -> Optional[np.ndarray]:
     """The value of ``t`` when it is the output of a ``Const`` op, else None."""
-    from ..graph import numpy_value_or_none
-
     return numpy_value_or_none(t)
 
 

@@ -27,8 +27,8 @@ What is kept exactly:
 from __future__ import annotations
 
 from .. import dtypes as _dtypes
-from ..graph import Operation, Tensor
-from .graph_item import GraphItem, constant_value, is_pure, topological_order
+from ..graph import Operation, Tensor, topological_order
+from .graph_item import GraphItem, constant_value, is_pure
 from .manager import GraphPass, PassReport, register_pass
 
 

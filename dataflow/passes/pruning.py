@@ -11,7 +11,8 @@ default pipeline, clears them away.
 
 from __future__ import annotations
 
-from .graph_item import GraphItem, needed_ops
+from ..graph import needed_ops
+from .graph_item import GraphItem
 from .manager import GraphPass, PassReport, register_pass
 
 

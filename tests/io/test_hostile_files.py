@@ -230,3 +230,14 @@ def test_deeply_nested_values(tmp_path, saved):
         '"attrs": {}', '"attrs": {"t": ' + '{"list": [' * 5000 + "]}" * 5000 + "}", 1
     )
     load_fails(tmp_path, document, members, "nested too deeply", raw_json=raw)
+
+
+def test_a_graph_with_a_data_cycle_is_saved_and_refused_on_load(tmp_path, fresh_graph):
+    x = df.placeholder(df.float32, [], name="x")
+    a = df.identity(x, name="a")
+    b = df.identity(a, name="b")
+    a.op._update_input(0, b)  # a malformed graph: a <- b <- a, no loop frame
+    path = tmp_path / "cycle.dfg"
+    df.io.save_graph(fresh_graph, path)  # terminates: the save order tolerates the cycle
+    with pytest.raises(GraphFormatError, match="defined later"):
+        df.io.load_graph(path)
