@@ -393,6 +393,7 @@ class Session:
             try:
                 nodes[node_of[op]] = _lower_op(op, node_of, arg_of)
             except Exception as e:  # a kernel factory that rejects the op's attributes
+                op = _user_op(op)
                 raise errors.InvalidArgumentError(
                     None,
                     op,
@@ -453,7 +454,7 @@ class Session:
         except executor.FetchNotLiveError as e:
             raise _dead_fetch_error(e, plan) from None
         except executor.RunCancelledError as e:
-            op = plan.nodes[e.node_index].tag
+            op = _user_op(plan.nodes[e.node_index].tag)
             raise errors.CancelledError(
                 None, op, f"{errors.describe_op(op)}{_where(e.frame, e.iteration)}: {e}"
             ) from None
@@ -576,9 +577,9 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
 
 
 def _user_op(op: Operation) -> Operation:
-    """The op of the user's graph that ``op`` stands for, which errors name (a graph pass
-    records it on the ops it copies or creates, see `dataflow.passes`); run statistics name the
-    op that ran."""
+    """The op of the user's graph that ``op`` (an op of the plan) stands for: every error a run
+    raises names it, never an op of the graph passes' private copy (a pass records it on the
+    ops it copies or creates, see `dataflow.passes`).  Run statistics name the op that ran."""
     return getattr(op, "_original", op)
 
 
@@ -623,7 +624,7 @@ def _kernel_error(e: executor.KernelError) -> errors.OpError:
 def _deadline_error(e: executor.DeadlineExceededError, plan: _Plan, timeout_ms: int):
     """Names where the run was: the op that fired last, the loop and iteration it was in, and
     the ops still running on the pool."""
-    op = None if e.node_index is None else plan.nodes[e.node_index].tag
+    op = None if e.node_index is None else _user_op(plan.nodes[e.node_index].tag)
     lines = [
         f"The run did not finish within timeout_in_ms={timeout_ms}; it was stopped and no "
         "further op was scheduled. Variables keep their values from before the run."
@@ -637,11 +638,11 @@ def _deadline_error(e: executor.DeadlineExceededError, plan: _Plan, timeout_ms: 
     if frame_name is not None and frame_name != "root":
         for node in plan.nodes:
             if node.kind == NodeKind.ENTER and node.frame_name == frame_name:
-                op = op or node.tag
+                op = op or _user_op(node.tag)
                 lines.append(f"  The loop '{frame_name}' was built at {node.tag.location}.")
                 break
     for node_index, frame, iteration in e.running:
-        running = plan.nodes[node_index].tag
+        running = _user_op(plan.nodes[node_index].tag)
         op = op or running
         lines.append(f"  Still running: {errors.describe_op(running)}{_where(frame, iteration)}.")
     return errors.DeadlineExceededError(None, op, "\n".join(lines))
@@ -655,11 +656,12 @@ def _op_of_node(nodes, indices):
 
 
 def _explain_invalid_program(e, nodes) -> str:
-    details = [
-        f"  {_user_op(nodes[i].tag).name} ({nodes[i].tag.type}) created at {nodes[i].tag.location}"
+    ops = [
+        _user_op(nodes[i].tag)
         for i in e.nodes
         if 0 <= i < len(nodes) and isinstance(nodes[i].tag, Operation)
     ]
+    details = [f"  {op.name} ({op.type}) created at {op.location}" for op in ops]
     return "The graph cannot run: " + str(e) + ("\n" + "\n".join(details) if details else "")
 
 

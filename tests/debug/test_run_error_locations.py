@@ -214,6 +214,7 @@ def test_deadline_in_an_endless_loop_names_the_loop_line_and_the_iteration(graph
     assert "forever[iter 0 of root]" in message
     assert f"The loop 'forever' was built at {at(line)}" in message
     assert error.op is not None
+    assert error.op.graph is graph  # the user's op, not the graph passes' copy of it
 
 
 def test_deadline_names_the_op_still_running_on_the_pool(graph):
@@ -234,6 +235,7 @@ def test_deadline_names_the_op_still_running_on_the_pool(graph):
     # The slow kernel fired first and went to the pool (the quick one was ready beside it).
     assert f"Still running: op 'slow' (PyFunc) created at {at(line)}" in str(error)
     assert error.op is not None
+    assert error.op.graph is graph
 
 
 def test_error_of_a_kernel_on_a_pool_thread_names_the_op_and_its_line(graph):
@@ -315,6 +317,7 @@ def test_a_kernel_the_thread_pool_cancelled_is_named(graph):
     with pytest.raises(errors.CancelledError) as info:
         sess.run([heavy, light])
     assert "op 'heavy' (PyFunc)" in str(info.value) and at(line) in str(info.value)
+    assert info.value.op is heavy.op
 
 
 def test_an_op_whose_kernel_cannot_be_built_is_named_with_its_line(graph, monkeypatch):
@@ -329,3 +332,4 @@ def test_an_op_whose_kernel_cannot_be_built_is_named_with_its_line(graph, monkey
     assert isinstance(error, errors.InvalidArgumentError)
     assert "op 'odd' (Neg)" in str(error) and at(line) in str(error)
     assert "unsupported mode 'fast'" in str(error)
+    assert error.op is y.op
