@@ -2,13 +2,17 @@
 
 A ``run(fetches, feed_dict)`` goes through four steps (see ``architecture.md``):
 
-1. **Prune**: keep the ops the fetches need, following data and control inputs backwards and
-   stopping at fed tensors (a fed tensor's producer does not run for it).
+1. **Prune**: keep the ops the fetches need (`graph.needed_ops`), following data and control
+   inputs backwards and stopping at fed tensors (a fed tensor's producer does not run for it).
+   Between steps 1 and 2, the graph passes (`dataflow.passes`) chosen by
+   ``ConfigProto.graph_options`` or ``RunOptions.rewrite_options`` rewrite a copy of the kept
+   ops; the user's graph is never changed, and errors still name the user's ops.  A run that
+   watches tensors (``RunOptions.debug_options``) runs no pass unless its ``rewrite_options``
+   choose some.
 2. **Lower**: number the kept ops as executor nodes, each with its kernel built from its
-   `OpDef`; every fed tensor becomes an ``ARG`` node.  Before that, the graph passes chosen by
-   ``ConfigProto.graph_options`` or ``RunOptions.rewrite_options`` (`dataflow.passes`) rewrite a
-   copy of the kept ops; the user's graph is never changed.  Steps 1-2 and the executor's static
-   analysis are cached per (graph version, fetches, fed tensors, passes).
+   `OpDef`; every fed tensor becomes an ``ARG`` node.  Steps 1-2 and the executor's static
+   analysis are cached per (graph version, fetches, fed tensors, passes), so a run whose plan is
+   cached does neither.
 3. **Execute** the plan with this run's feed values, a `RunContext` (variable writes of this run,
    kept apart until the run succeeds) and the inter-op thread pool.
 4. **Return** the values in the structure of ``fetches``, and commit the variable writes.
@@ -37,6 +41,7 @@ from . import errors, nest
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
 from .graph import Graph, Operation, Tensor, _user_location, get_default_graph, needed_ops
+from .passes import GraphItem, PassManager
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .variables import VariableRef, _uninitialized
 
@@ -58,7 +63,8 @@ class ConfigProto:
     log_device_placement: bool = False
     device_count: dict = field(default_factory=dict)
     operation_timeout_in_ms: int = 0
-    # Graph passes run on each plan (`dataflow.passes.config`).
+    # Graph passes run on each plan (`dataflow.passes.config`); read when the Session is
+    # created, as TensorFlow copies the ConfigProto it is given.
     graph_options: GraphOptions = field(default_factory=GraphOptions)
 
 
@@ -152,7 +158,7 @@ class RunContext:
 
 @dataclass
 class _Plan:
-    """A lowered, analysed program for one (graph version, fetches, fed tensors)."""
+    """A lowered, analysed program for one (graph version, fetches, fed tensors, passes)."""
 
     executable: Any
     fetch_positions: list  # per flat fetch: index into the executor's results, or None for ops
@@ -204,7 +210,7 @@ class Session:
         self._inter_op_threads = threads
         self._pool: Optional[ThreadPoolExecutor] = None
         self._default_context = None
-        self._pipeline_source = self._pipeline_cache = None
+        self._pipeline_of_config = pipeline_for(self._config.graph_options)
 
     # -- lifecycle --------------------------------------------------------------------------------
     @property
@@ -352,33 +358,24 @@ class Session:
             pairs.sort(key=lambda p: p[0].name)
         return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
-    # -- pruning and lowering ---------------------------------------------------------------------
-    # -- graph passes (dataflow.passes) -----------------------------------------------------------
+    # -- plans: graph passes, pruning and lowering -------------------------------------------------
     def _pipeline(self, options) -> tuple:
-        """The passes for a run: none when it watches tensors (unless its options choose
-        some), so that every watched tensor is computed as the user's graph says; the values
-        are the same either way, since passes never change one."""
+        """The graph passes for a run: ``options.rewrite_options`` when given; else none when
+        the run watches tensors, so that every watched tensor is computed as the user's graph
+        says (the values are the same either way: passes never change one); else the
+        Session's."""
         rewrite = getattr(options, "rewrite_options", None)
-        if rewrite is None and getattr(
-            getattr(options, "debug_options", None), "debug_tensor_watch_opts", None
-        ):
+        if rewrite is not None:
+            return pipeline_for(self._config.graph_options, rewrite)
+        if _debug_watcher.requested_watches(options):
             return ()
-        config = self._config.graph_options
-        if rewrite is None and config is self._pipeline_source:
-            return self._pipeline_cache
-        pipeline = pipeline_for(config, rewrite)
-        if rewrite is None:
-            self._pipeline_source, self._pipeline_cache = config, pipeline
-        return pipeline
+        return self._pipeline_of_config
 
-    def _make_plan(self, flat_fetches, feed_tensors, pipeline=()) -> _Plan:
+    def _make_plan(self, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
         if pipeline and flat_fetches:
-            from .passes import GraphItem, PassManager
-
             item = GraphItem.from_graph(self._graph, flat_fetches, feed_tensors)
             item, _ = PassManager(pipeline).run(item, copy=False)
             flat_fetches, feed_tensors = item.fetches, tuple(item.feeds)
-        # -- end of graph passes
         needed = needed_ops(flat_fetches, feed_tensors)
         nodes: list[Node] = []
         node_of: dict[Operation, int] = {}

@@ -79,6 +79,12 @@ def _copy(value: Any) -> Any:
     return value  # numpy scalars and handles are immutable
 
 
+def requested_watches(run_options) -> list:
+    """The `DebugTensorWatch` list of ``run_options`` (empty when it watches nothing)."""
+    debug_options = getattr(run_options, "debug_options", None)
+    return getattr(debug_options, "debug_tensor_watch_opts", None) or []
+
+
 def start_watching(
     run_options, nodes, feed_tensors, graph, run_metadata, location
 ) -> Optional[TensorWatcher]:
@@ -89,8 +95,7 @@ def start_watching(
     (unless it tolerates that), an unknown debug op, or watches without a ``run_metadata`` to
     receive the values.
     """
-    debug_options = getattr(run_options, "debug_options", None)
-    watches = getattr(debug_options, "debug_tensor_watch_opts", None)
+    watches = requested_watches(run_options)
     if not watches:
         return None
     if run_metadata is None:
