@@ -114,7 +114,8 @@ class NodeExecStats:
 class RunMetadata:
     """Filled in by ``Session.run(..., run_metadata=...)``.
 
-    ``step_stats``: one `NodeExecStats` per op execution, in start order.
+    ``step_stats``: one `NodeExecStats` per op execution, in start order; it names the ops that
+    ran, after graph passes (a fused kernel under the name of the last op of its chain).
     ``loop_iterations``: for each loop (frame name), the iterations each of its instances ran.
     ``dead_step_stats``: one `NodeExecStats` per *dead* firing (an op on an untaken branch, or
     in a loop's last iteration, that passed deadness on without running), in start order.

@@ -32,6 +32,13 @@ Decisions (where TensorFlow 1.x offers a model, it is followed; these are the de
   A run that watches tensors therefore needs a ``run_metadata``.
 - A value on an untaken branch is *absent* from the dump (its op did not run), not recorded as
   dead; the statistics (``run_metadata.dead_step_stats``) are where dead firings show.
+- A run that watches tensors runs without graph passes (`dataflow.passes`) unless its
+  ``RunOptions.rewrite_options`` choose some, so every tensor of the graph can be watched; the
+  values are the same either way.  Statistics, traces and the overlay describe the run as it
+  was: with the Session's passes on (the default), the ops a pass fused into one kernel or
+  folded into a constant did not run under their own names (the kernel or the constant has the
+  name of the last of them); run with ``RewriterConfig(disable_meta_optimizer=True)`` to see
+  every op.
 - A watched value is copied the moment its op produces it, before any consumer runs, so a
   kernel that later reuses the buffer in place cannot change what the dump holds.
 - "First" nan or inf means first in execution order (see `numerics`).

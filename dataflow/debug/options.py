@@ -19,9 +19,12 @@ Differences from TensorFlow, on purpose:
 - Two debug ops exist: ``"DebugIdentity"`` (a copy of the value, taken the moment it is
   produced) and ``"DebugNumericSummary"`` (a `TensorSummary`: counts of nan and infinities,
   min, max, mean; cheap to keep for every tensor of a long loop).
-- Watching never changes what runs: a watched tensor that the fetches do not need is not
-  computed, and the dump lists it in ``watch_keys_not_run``; so is one that a graph pass
-  folded or fused away (as tfdbg cannot watch a node that was constant-folded).
+- Watching never changes what a run computes: a watched tensor that the fetches do not need
+  is not computed, and the dump lists it in ``watch_keys_not_run``.  A run that watches
+  tensors runs no graph pass, so that every tensor of the graph exists to be watched, unless
+  its ``RunOptions.rewrite_options`` choose passes: then a tensor that a pass folded or fused
+  away is listed in ``watch_keys_not_run`` as well (as tfdbg cannot watch a node that Grappler
+  constant-folded).
 """
 
 from __future__ import annotations

@@ -11,8 +11,13 @@
  fired dead      grey, dashed (an untaken branch: its inputs    ``dead``
                  were dead, so it passed deadness on)
  did not run     faded, dotted (not needed by the fetches,      ``not run``
-                 or never reached)
+                 never reached, or rewritten by a pass)
 ==============  ============================================  ===========================
+
+Statistics name the ops that ran, after the Session's graph passes (`dataflow.passes`): the
+ops of a chain fused into one kernel, or of a subgraph folded into a constant, are drawn as not
+run, except the last one, whose name the kernel or the constant took over.  For a picture of
+every op, run with ``RunOptions(rewrite_options=df.RewriterConfig(disable_meta_optimizer=True))``.
 
 An op inside a loop usually both ran (in the iterations whose predicate held) and fired dead
 (in the last one); it counts as *ran*.  Each loop's box gets the number of iterations of each
@@ -124,7 +129,10 @@ class RunOverlay:
                     "its kernel never ran"
                 )
             else:
-                attrs["tooltip"] = f"{tooltip}\\ndid not run (not needed, or never reached)"
+                attrs["tooltip"] = (
+                    f"{tooltip}\\ndid not run (not needed, never reached, or folded or fused "
+                    "away by a graph pass)"
+                )
 
     def decorate_loop(self, frame_name: str, attrs: dict) -> None:
         counts = list(self.instance_iterations.get(frame_name, {}).values())

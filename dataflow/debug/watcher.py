@@ -3,10 +3,12 @@ executor `RunObserver` for one run, and `TensorWatcher.finish` leaves a `DebugDu
 run's metadata.
 
 A watch names a tensor of the graph; the run's program names nodes.  A watched tensor that is
-fed is watched at its ``ARG`` node (the fed value); one the fetches do not need, or that a graph
-pass folded or fused away, is not in the program and is reported in ``watch_keys_not_run``.
-Tensors are matched to nodes by name.  The program is the Session's cached one: watching adds
-nothing to it, so the run computes exactly what it would without the watch.
+fed is watched at its ``ARG`` node (the fed value); one the fetches do not need is not in the
+program and is reported in ``watch_keys_not_run``.  A run that watches tensors runs no graph
+pass unless its ``RunOptions.rewrite_options`` choose some (`Session`), so every other tensor is
+there to watch; with passes chosen, a tensor a pass folded or fused away is reported as not run
+too.  Tensors are matched to nodes by name.  The program is a cached plan of the Session:
+watching adds nothing to it, so the run computes exactly the values it would without the watch.
 """
 
 from __future__ import annotations
