@@ -5,8 +5,9 @@ Session does before a run; fed tensors' Placeholders are kept too, so their name
 Stateful ops the fetches depend on are reached, so they are kept; a stateful op that nothing
 fetched depends on never ran in the first place (a Session prunes it as well).
 
-Other passes leave the producers of what they replaced behind; this pass, run last in the
-default pipeline, clears them away.
+Other passes leave the producers of what they replaced behind; this pass clears them away.  The
+default pipeline runs it after the rewriting passes and before elementwise fusion and in-place
+reuse, which count the consumers of each value (`config.pipeline_for`).
 """
 
 from __future__ import annotations
