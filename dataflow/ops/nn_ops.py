@@ -1042,22 +1042,39 @@ def _conv2d_backprop_filter_grad(op, grad):
     return dx.outputs[0], None, ddy.outputs[0]
 
 
-def _max_pool_grad_kernel(attrs):
-    def max_pool_grad(x, y, dy):
-        (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
-        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        padded = _pad_spatial(x, pads, lowest)
-        grad = np.zeros(padded.shape, dtype=dy.dtype)
+def _first_maxima(x, y, attrs):
+    """Where each max-pooling window of ``x`` (whose pooled output is ``y``) has its first
+    maximum: the element TensorFlow routes the window's gradient to.
+
+    Returns the padding and an iterator over the offsets ``(i, j)`` within a window, giving for
+    each the slices ``(rows, cols)`` of the padded input that offset covers in every window and
+    the mask, shaped like ``y``, of the windows whose first maximum is at that offset.
+    """
+    (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
+    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    padded = _pad_spatial(x, pads, lowest)
+
+    def offsets():
         taken = np.zeros(y.shape, dtype=bool)
         for i in range(kh):
             for j in range(kw):
                 rows, cols = _pyslice_range(i, oh, sh), _pyslice_range(j, ow, sw)
-                # Each window's gradient goes to its first maximum, as in TensorFlow.
                 first = (padded[:, rows, cols] == y) & ~taken
                 taken |= first
-                grad[:, rows, cols] += np.where(first, dy, 0)
-        (top, _), (left, _) = pads
-        return grad[:, top : top + x.shape[1], left : left + x.shape[2]]
+                yield rows, cols, first
+
+    return pads, offsets()
+
+
+def _max_pool_grad_kernel(attrs):
+    def max_pool_grad(x, y, dy):
+        pads, offsets = _first_maxima(x, y, attrs)
+        (top, bottom), (left, right) = pads
+        n, h, w, c = x.shape
+        grad = np.zeros((n, h + top + bottom, w + left + right, c), dtype=dy.dtype)
+        for rows, cols, first in offsets:
+            grad[:, rows, cols] += np.where(first, dy, 0)
+        return grad[:, top : top + h, left : left + w]
 
     return max_pool_grad
 
@@ -1086,19 +1103,12 @@ def _avg_pool_grad_kernel(attrs):
 
 def _max_pool_grad_grad_kernel(attrs):
     def max_pool_grad_grad(x, y, grad):
-        (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
-        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        padded = _pad_spatial(x, pads, lowest)
+        # Each window reads the gradient at its first maximum (where MaxPoolGrad wrote).
+        pads, offsets = _first_maxima(x, y, attrs)
         padded_grad = _pad_spatial(grad, pads, 0)
         out = np.zeros(y.shape, dtype=grad.dtype)
-        taken = np.zeros(y.shape, dtype=bool)
-        for i in range(kh):
-            for j in range(kw):
-                rows, cols = _pyslice_range(i, oh, sh), _pyslice_range(j, ow, sw)
-                # Each window reads the gradient at its first maximum (where MaxPoolGrad wrote).
-                first = (padded[:, rows, cols] == y) & ~taken
-                taken |= first
-                out += np.where(first, padded_grad[:, rows, cols], 0)
+        for rows, cols, first in offsets:
+            out += np.where(first, padded_grad[:, rows, cols], 0)
         return out
 
     return max_pool_grad_grad
