@@ -1,4 +1,7 @@
-"""Helpers of the pass tests: Sessions running chosen passes, and runs with and without them."""
+"""Helpers of the pass tests: Sessions running chosen passes, runs with and without them, and
+the memory a run takes."""
+
+import tracemalloc
 
 import dataflow as df
 from dataflow.passes import RewriterConfig
@@ -28,6 +31,21 @@ def run_both(fetches, feed_dict=None, passes=None, setup=None):
                 sess.run(setup)
             results.append(sess.run(fetches, feed_dict))
     return results
+
+
+def peak_in_arrays(fetches, feed_dict, passes, array) -> float:
+    """The peak memory a run of ``fetches`` allocates with ``passes``, in units of ``array``'s
+    size (tracemalloc), measured on a second run, once the plan is built."""
+    with session(passes) as sess:
+        sess.run(fetches, feed_dict)
+        tracemalloc.start()
+        try:
+            result = sess.run(fetches, feed_dict)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        del result
+    return peak / array.nbytes
 
 
 def op_types(graph) -> list:

@@ -1,11 +1,9 @@
 """Elementwise fusion: a chain of elementwise ops runs as one kernel into one buffer."""
 
-import tracemalloc
-
 import numpy as np
 import pytest
 from bitwise import assert_bitwise_equal
-from passes_testing import op_types, run_both, session
+from passes_testing import op_types, peak_in_arrays, run_both, session
 
 import dataflow as df
 from dataflow.passes import optimize
@@ -87,15 +85,10 @@ def test_the_fused_kernel_allocates_no_intermediate_arrays(fresh_graph):
     x = df.placeholder(df.float64, [size])
     y = chain(x, 30)
     data = np.random.default_rng(0).random(size)
-    peaks = {}
-    for name, passes in (("off", []), ("fused", FUSION)):
-        with session(passes) as sess:
-            sess.run(y, {x: data})
-            tracemalloc.start()
-            result = sess.run(y, {x: data})
-            peaks[name] = tracemalloc.get_traced_memory()[1] / data.nbytes
-            tracemalloc.stop()
-            del result
+    peaks = {
+        name: peak_in_arrays(y, {x: data}, passes, data)
+        for name, passes in (("off", []), ("fused", FUSION))
+    }
     assert peaks["fused"] < 1.5 <= peaks["off"], peaks
 
 
