@@ -1,4 +1,5 @@
-"""Compare `df.gradients` with central finite differences, in float64.
+"""Helpers of the gradient tests: compare `df.gradients` with central finite differences, in
+float64, and count the runs of a gradient (`define_counted_identity`).
 
 ``check_gradients(make, inputs)`` builds ``y = make(*placeholders)`` for the arrays in
 ``inputs``, takes ``loss = sum(y * weights)`` with fixed random weights (so that every element
@@ -11,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import dataflow as df
+from dataflow.op_registry import apply_op, define_op
 
 
 def numeric_gradient(run_loss, values: list, eps: float = 1e-6) -> list:
@@ -68,3 +70,28 @@ def check_gradients(make, inputs, feeds=None, rtol=1e-5, atol=1e-6, seed=0):
         assert np.shape(s) == np.shape(n), f"input {i}: gradient shape {np.shape(s)} != {n.shape}"
         np.testing.assert_allclose(s, n, rtol=rtol, atol=atol, err_msg=f"input {i}")
     return symbolic
+
+
+def define_counted_identity(calls: list):
+    """Defines ``CountedIdentityForTest``, an identity op whose gradient appends its ``tag``
+    attribute to ``calls`` each time the gradient runs, and returns ``counted(tag, t)``, which
+    applies it to ``t``.  (The autodiff conftest forgets op types a test defines.)"""
+    define_op(
+        "CountedIdentityForTest",
+        lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
+        lambda attrs: lambda x: x,
+    )
+
+    @df.RegisterGradient("CountedIdentityForTest")
+    def _counted_grad(op, grad):
+        tag = op.attrs["tag"]
+
+        def count(value):
+            calls.append(tag)
+            return value
+
+        out = df.py_func(count, [grad], df.float64)
+        out.set_shape(grad.shape)
+        return out
+
+    return lambda tag, t: apply_op("CountedIdentityForTest", [t], {"tag": tag}).outputs[0]

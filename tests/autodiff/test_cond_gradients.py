@@ -1,7 +1,7 @@
 """Gradients through `cond`: Switch <-> Merge, and only the taken branch's backward ops run."""
 
 import numpy as np
-from gradient_checking import check_gradients
+from gradient_checking import check_gradients, define_counted_identity
 
 import dataflow as df
 
@@ -61,29 +61,11 @@ def test_gradient_of_a_variable_read_inside_both_branches():
 
 
 def test_untaken_branch_runs_no_backward_kernel():
-    from dataflow.op_registry import apply_op, define_op
-
     calls = []
-    define_op(
-        "CountedIdentityForTest",
-        lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
-        lambda attrs: lambda x: x,
-    )
-
-    @df.RegisterGradient("CountedIdentityForTest")
-    def _counted_grad(op, grad):
-        tag = op.attrs["tag"]
-
-        def count(value):
-            calls.append(tag)
-            return value
-
-        out = df.py_func(count, [grad], df.float64)
-        out.set_shape(grad.shape)
-        return out
+    counted = define_counted_identity(calls)
 
     def branch(tag, scale):
-        return lambda: apply_op("CountedIdentityForTest", [x * scale], {"tag": tag}).outputs[0]
+        return lambda: counted(tag, x * scale)
 
     x = df.placeholder(df.float64, [])
     p = df.placeholder(df.bool, [])

@@ -5,11 +5,11 @@ import threading
 
 import numpy as np
 import pytest
-from gradient_checking import check_gradients
+from gradient_checking import check_gradients, define_counted_identity
 
 import dataflow as df
 from dataflow.gradients import WhileLoopGradientError
-from dataflow.op_registry import apply_op, define_op
+from dataflow.op_registry import apply_op
 from dataflow.ops.data_flow_ops import IndexedStackStorage
 
 rng = np.random.default_rng(11)
@@ -289,32 +289,9 @@ def test_a_failed_run_leaves_the_session_usable():
         np.testing.assert_allclose(session.run(g, {x: 0.5}), expected)
 
 
-def _define_counted_identity(calls):
-    """An identity op whose gradient records its ``tag`` attr each time it runs."""
-    define_op(
-        "CountedIdentityForTest",
-        lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
-        lambda attrs: lambda x: x,
-    )
-
-    @df.RegisterGradient("CountedIdentityForTest")
-    def _counted_grad(op, grad):
-        tag = op.attrs["tag"]
-
-        def count(value):
-            calls.append(tag)
-            return value
-
-        out = df.py_func(count, [grad], df.float64)
-        out.set_shape(grad.shape)
-        return out
-
-    return lambda tag, t: apply_op("CountedIdentityForTest", [t], {"tag": tag}).outputs[0]
-
-
 def test_backward_pass_runs_no_kernel_of_an_iterations_untaken_branch():
     calls = []
-    counted = _define_counted_identity(calls)
+    counted = define_counted_identity(calls)
     x = df.placeholder(df.float64, [])
 
     def body(i, a):
@@ -337,7 +314,7 @@ def test_backward_pass_runs_no_kernel_of_an_iterations_untaken_branch():
 
 def test_loop_in_an_untaken_branch_runs_no_backward_kernel_and_does_not_stall():
     calls = []
-    counted = _define_counted_identity(calls)
+    counted = define_counted_identity(calls)
     x = df.placeholder(df.float64, [])
     p = df.placeholder(df.bool, [])
 
