@@ -10,17 +10,10 @@ import json
 from collections import defaultdict
 
 import numpy as np
-import pytest
 
 import dataflow as df
 from dataflow.debug import timeline
 from dataflow.session import NodeExecStats
-
-
-@pytest.fixture
-def graph():
-    with df.Graph().as_default() as g:
-        yield g
 
 
 def traced(fetches, feed_dict=None, config=None):

@@ -14,12 +14,6 @@ def here() -> int:
     return inspect.currentframe().f_back.f_lineno - 1
 
 
-@pytest.fixture
-def graph():
-    with df.Graph().as_default() as g:
-        yield g
-
-
 def reciprocal_loop():
     """``total += 1 / (7 - i)`` for i in 0..9: iteration 7 divides by zero."""
     line = [0]

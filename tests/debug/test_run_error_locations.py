@@ -27,12 +27,6 @@ def at(line: int) -> str:
     return f"{__file__}:{line}"
 
 
-@pytest.fixture
-def graph():
-    with df.Graph().as_default() as g:
-        yield g
-
-
 def run_error(fetches, feed_dict=None, config=None, options=None) -> errors.OpError:
     with df.Session(config=config) as sess:
         with pytest.raises(errors.OpError) as info:

@@ -14,12 +14,6 @@ needs_dot = pytest.mark.skipif(
 )
 
 
-@pytest.fixture
-def graph():
-    with df.Graph().as_default() as g:
-        yield g
-
-
 def run_with_metadata(fetches, feed_dict=None):
     metadata = df.RunMetadata()
     with df.Session() as sess:

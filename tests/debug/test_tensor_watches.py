@@ -15,12 +15,6 @@ import dataflow as df
 from dataflow import errors
 
 
-@pytest.fixture
-def graph():
-    with df.Graph().as_default() as g:
-        yield g
-
-
 def watching(*tensor_names, debug_ops="DebugIdentity"):
     options = df.RunOptions()
     for name in tensor_names:

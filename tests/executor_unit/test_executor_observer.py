@@ -3,7 +3,6 @@
 import concurrent.futures
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -28,12 +27,6 @@ class Recorder(executor.RunObserver):
 
     def values_of(self, name, output=0):
         return [(f, i, v) for n, o, v, f, i in self.seen if n == name and o == output]
-
-
-@pytest.fixture(scope="module")
-def pool():
-    with ThreadPoolExecutor(2, thread_name_prefix="observer-pool") as pool:
-        yield pool
 
 
 def doubling_loop(parallel_iterations=10):

@@ -14,9 +14,6 @@ that each statement extends):
   new state.  The loop's results are the final state.
 """
 
-from concurrent.futures import ThreadPoolExecutor
-
-import pytest
 from executor_builder import Builder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -226,12 +223,6 @@ def build(block, inputs, parallel_iterations):
 
 
 # -- the property -------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def pool():
-    with ThreadPoolExecutor(2) as pool:
-        yield pool
 
 
 @settings(

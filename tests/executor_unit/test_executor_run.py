@@ -13,12 +13,6 @@ import executor
 from executor import DeadlineExceededError, FetchNotLiveError, KernelError
 
 
-@pytest.fixture(scope="module")
-def pool():
-    with ThreadPoolExecutor(2, thread_name_prefix="test-pool") as pool:
-        yield pool
-
-
 def sum_below_program(parallel_iterations=10):
     """``i, total = 0, 0; while i < n: i, total = i + 1, total + i``; fetches (i, total)."""
     b = Builder()
