@@ -9,93 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-
-class OpError(Exception):
-    """Base class of the errors a run raises.  ``OpError(node_def, op, message, error_code)``
-    as in TensorFlow; the subclasses fix ``error_code``."""
-
-    error_code = 2
-
-    def __init__(
-        self, node_def: Any = None, op: Any = None, message: str = "", *args: Any, **kwargs: Any
-    ):
-        super().__init__(message)
-        self.node_def = node_def
-        self.op = op
-        self.message = message
-        code = kwargs.get("error_code", args[0] if args else None)
-        if code is not None:
-            self.error_code = code
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class CancelledError(OpError):
-    error_code = 1
-
-
-class UnknownError(OpError):
-    error_code = 2
-
-
-class InvalidArgumentError(OpError):
-    error_code = 3
-
-
-class DeadlineExceededError(OpError):
-    error_code = 4
-
-
-class NotFoundError(OpError):
-    error_code = 5
-
-
-class FailedPreconditionError(OpError):
-    error_code = 9
-
-
-class OutOfRangeError(OpError):
-    error_code = 11
-
-
-class UnimplementedError(OpError):
-    error_code = 12
-
-
-class InternalError(OpError):
-    error_code = 13
-
-
-class AlreadyExistsError(OpError):
-    error_code = 6
-
-
-class PermissionDeniedError(OpError):
-    error_code = 7
-
-
-class ResourceExhaustedError(OpError):
-    error_code = 8
-
-
-class AbortedError(OpError):
-    error_code = 10
-
-
-class UnavailableError(OpError):
-    error_code = 14
-
-
-class DataLossError(OpError):
-    error_code = 15
-
-
-class UnauthenticatedError(OpError):
-    error_code = 16
-
-
-# TensorFlow's error codes (error_codes.proto), as module constants.
+# TensorFlow's error codes (error_codes.proto); each OpError subclass has one.
 OK = 0
 CANCELLED = 1
 UNKNOWN = 2
@@ -113,6 +27,126 @@ INTERNAL = 13
 UNAVAILABLE = 14
 DATA_LOSS = 15
 UNAUTHENTICATED = 16
+
+
+class OpError(Exception):
+    """Base class of the errors a run raises: ``OpError(node_def, op, message, error_code)`` as
+    in TensorFlow (``node_def`` is kept for compatibility); the subclasses fix ``error_code``."""
+
+    error_code = UNKNOWN
+
+    def __init__(
+        self,
+        node_def: Any = None,
+        op: Any = None,
+        message: str = "",
+        error_code: Optional[int] = None,
+    ):
+        super().__init__(message)
+        self.node_def = node_def
+        self.op = op
+        self.message = message
+        if error_code is not None:
+            self.error_code = error_code
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class CancelledError(OpError):
+    """A run, or a kernel of it, was cancelled (the inter-op pool shut down under it)."""
+
+    error_code = CANCELLED
+
+
+class UnknownError(OpError):
+    """A kernel failed in a way that no other class describes."""
+
+    error_code = UNKNOWN
+
+
+class InvalidArgumentError(OpError):
+    """An op was given a value it cannot take: a wrong shape, dtype or content, a missing feed."""
+
+    error_code = INVALID_ARGUMENT
+
+
+class DeadlineExceededError(OpError):
+    """A run did not finish within its ``timeout_in_ms``."""
+
+    error_code = DEADLINE_EXCEEDED
+
+
+class NotFoundError(OpError):
+    """Something a run or a restore names (a file, a checkpoint entry) does not exist."""
+
+    error_code = NOT_FOUND
+
+
+class AlreadyExistsError(OpError):
+    """What an op was asked to create exists already."""
+
+    error_code = ALREADY_EXISTS
+
+
+class PermissionDeniedError(OpError):
+    """The caller may not do what an op asked."""
+
+    error_code = PERMISSION_DENIED
+
+
+class ResourceExhaustedError(OpError):
+    """A resource (memory, a quota) ran out."""
+
+    error_code = RESOURCE_EXHAUSTED
+
+
+class FailedPreconditionError(OpError):
+    """The state does not allow the op: an uninitialized variable is read, for example."""
+
+    error_code = FAILED_PRECONDITION
+
+
+class AbortedError(OpError):
+    """An operation was aborted, typically by a concurrent one."""
+
+    error_code = ABORTED
+
+
+class OutOfRangeError(OpError):
+    """An op went past a valid range: an index, or the end of its input."""
+
+    error_code = OUT_OF_RANGE
+
+
+class UnimplementedError(OpError):
+    """An op, or this use of it, is not implemented."""
+
+    error_code = UNIMPLEMENTED
+
+
+class InternalError(OpError):
+    """An invariant of the runtime broke: a bug here, not in the user's graph."""
+
+    error_code = INTERNAL
+
+
+class UnavailableError(OpError):
+    """A service an op needs is unavailable for now."""
+
+    error_code = UNAVAILABLE
+
+
+class DataLossError(OpError):
+    """Data was lost or corrupted beyond recovery (a damaged file, for example)."""
+
+    error_code = DATA_LOSS
+
+
+class UnauthenticatedError(OpError):
+    """The caller has no valid credentials for what an op asked."""
+
+    error_code = UNAUTHENTICATED
 
 
 def describe_op(op: Optional[Any]) -> str:
