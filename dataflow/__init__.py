@@ -66,7 +66,9 @@ from .ops.array_ops import *  # noqa: E402, F403
 from .ops.math_ops import *  # noqa: E402, F403
 from .ops.misc_ops import *  # noqa: E402, F403
 
-# graph passes' options (TensorFlow 1.x names; the passes themselves are in df.passes)
+# graph passes' options (the protos of TensorFlow 1.x's names: GraphOptions and
+# OptimizerOptions as in tf.compat.v1, RewriterConfig from rewriter_config_pb2; the passes
+# themselves are in df.passes)
 from .passes.config import GraphOptions, OptimizerOptions, RewriterConfig
 
 # rendering
@@ -103,6 +105,7 @@ from . import graph_util, io, passes, train
 from .gradients import NotDifferentiable, RegisterGradient, gradients
 
 # isort: split
-# debugging a static graph (df.debug; DebugOptions/DebugTensorWatch as in tf.compat.v1)
+# debugging a static graph (df.debug; DebugOptions/DebugTensorWatch are TensorFlow 1.x's
+# debug_pb2 protos, which RunOptions.debug_options holds)
 from . import debug
 from .debug import DebugOptions, DebugTensorWatch

@@ -78,6 +78,8 @@ _PASSES: dict[str, GraphPass] = {}
 
 
 def register_pass(pass_: GraphPass) -> GraphPass:
+    """Makes ``pass_`` available by its name to pipelines and `PassManager`; a name is
+    registered once."""
     if pass_.name in _PASSES:
         raise KeyError(f"a pass named {pass_.name!r} is registered twice")
     _PASSES[pass_.name] = pass_
@@ -85,6 +87,7 @@ def register_pass(pass_: GraphPass) -> GraphPass:
 
 
 def get_pass(name: str) -> GraphPass:
+    """The registered pass named ``name`` (a ValueError listing the names when there is none)."""
     try:
         return _PASSES[name]
     except KeyError:
@@ -94,6 +97,7 @@ def get_pass(name: str) -> GraphPass:
 
 
 def registered_passes() -> list[str]:
+    """The names of the registered passes, sorted."""
     return sorted(_PASSES)
 
 
