@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 from bitwise import assert_bitwise_equal
+from rerun import run_suites
 
 import dataflow as df
 from dataflow.op_registry import registered_op_types
 from primitives.contexts import CondContext, WhileContext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TESTS = os.path.dirname(HERE)
-# Subprocesses run from here, where `executor` names the package and not a test folder.
-REPOSITORY_ROOT = os.path.dirname(TESTS)
 
 
 def run_both(original, loaded, fetches, feed_dict=None, setup=None):
@@ -313,34 +310,14 @@ def test_every_op_of_the_library_round_trips_in_the_op_and_control_flow_suites(t
     """Reruns the op, control-flow and session suites with every Session.run repeated on a
     saved-and-loaded copy of its graph (see roundtrip_plugin.py); results must match bit for
     bit, and together with the tests above every registered op type must have been covered."""
-    env = dict(
-        os.environ, PYTHONPATH=os.pathsep.join([HERE, TESTS, os.environ.get("PYTHONPATH", "")])
-    )
-    jobs = []
-    for i, targets in enumerate(
+    reports = run_suites(
+        os.path.join(HERE, "roundtrip_plugin.py"),
         [["ops"], ["primitives", "test_session.py"]],
-    ):
-        report = tmp_path / f"report{i}.txt"
-        command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "roundtrip_plugin"]
-        command += ["-p", "no:cacheprovider", *[os.path.join(TESTS, t) for t in targets]]
-        jobs.append(
-            (
-                report,
-                subprocess.Popen(
-                    command,
-                    env=dict(env, DATAFLOW_ROUNDTRIP_REPORT=str(report)),
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    text=True,
-                    cwd=REPOSITORY_ROOT,
-                ),
-            )
-        )
-    covered = set()
-    for report, process in jobs:
-        output, _ = process.communicate(timeout=300)
-        assert process.returncode == 0, output[-3000:]
-        covered |= set(report.read_text().split())
+        "DATAFLOW_ROUNDTRIP_REPORT",
+        tmp_path,
+        timeout=300,
+    )
+    covered = {op_type for report in reports for op_type in report.split()}
     missing = set(registered_op_types()) - covered - COVERED_HERE - NEVER_SAVED
     assert not missing, f"op types never round-tripped: {sorted(missing)}"
 

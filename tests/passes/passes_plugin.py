@@ -11,8 +11,8 @@ holding the variable values from before the run, with:
 Results must be equal bit for bit, with the same types; a run that raises must raise the same
 error class with the pipeline off.  Graphs with random ops (whose stream belongs to the
 Session), Python functions (a test may count their calls) or prints to files are skipped, and
-so are runs stopped by a deadline.  The passes that were checked, with the op types they saw,
-are written to the file named by ``DATAFLOW_PASSES_REPORT``.
+so are runs stopped by a deadline and runs whose options choose the passes.  How many runs each
+pass was checked on is written to the file named by ``DATAFLOW_PASSES_REPORT``.
 """
 
 from __future__ import annotations
@@ -22,32 +22,21 @@ import contextlib
 import io
 import itertools
 import os
-import threading
 
 from bitwise import same_bits
 from hypothesis import settings
+from rerun import check_every_run, unrepeatable
 
 import dataflow as df
 from dataflow import nest
 from dataflow.passes import RewriterConfig, registered_passes
 from dataflow.session import Session
 
-_original_run = Session.run
-_state = threading.local()
 _checked: dict[str, int] = {}
 _turn = itertools.count()
 _ALL = os.environ.get("DATAFLOW_PASSES_PLUGIN") == "all"
-_SKIPPED_TYPES = {"Dropout", "PyFunc", "PyFuncStateless"}
-
-
-def _skip(graph) -> bool:
-    for op in graph.get_operations():
-        if op.type in _SKIPPED_TYPES:
-            return True
-        stream = op.attrs.get("output_stream")
-        if isinstance(stream, str) and stream.startswith("file://"):
-            return True
-    return False
+# Python functions are skipped too: a test may count their calls.
+_SKIPPED_TYPES = frozenset({"Dropout", "PyFunc", "PyFuncStateless"})
 
 
 def _run_with(session, variables, rewrite, fetches, feed_dict, options):
@@ -68,7 +57,11 @@ def _run_with(session, variables, rewrite, fetches, feed_dict, options):
 
 
 def _check(session, variables, fetches, feed_dict, options, results, error) -> None:
-    if _skip(session.graph):
+    if (
+        getattr(options, "rewrite_options", None) is not None  # the test chose the passes
+        or isinstance(error, df.errors.DeadlineExceededError)
+        or unrepeatable(session.graph, _SKIPPED_TYPES)
+    ):
         return
     reference, reference_error = _run_with(
         session, variables, RewriterConfig(disable_meta_optimizer=True), fetches, feed_dict, options
@@ -102,31 +95,7 @@ def _check(session, variables, fetches, feed_dict, options, results, error) -> N
         _checked[name] = _checked.get(name, 0) + 1
 
 
-def _run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-    __tracebackhide__ = True  # errors name the test's line, not this wrapper's
-    if getattr(_state, "active", False) or getattr(options, "rewrite_options", None) is not None:
-        return _original_run(self, fetches, feed_dict, options, run_metadata)
-    before = dict(self._variable_values)
-    try:
-        results = _original_run(self, fetches, feed_dict, options, run_metadata)
-    except df.errors.DeadlineExceededError:
-        raise
-    except df.errors.OpError as e:
-        _state.active = True
-        try:
-            _check(self, before, fetches, feed_dict, options, None, e)
-        finally:
-            _state.active = False
-        raise
-    _state.active = True
-    try:
-        _check(self, before, fetches, feed_dict, options, results, None)
-    finally:
-        _state.active = False
-    return results
-
-
-Session.run = _run
+_original_run = check_every_run(_check)
 # The programs matter here, not many random inputs to each.
 settings.register_profile("passes", max_examples=5, deadline=None)
 settings.load_profile("passes")
