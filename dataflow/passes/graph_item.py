@@ -46,11 +46,6 @@ from ..tensor_shape import TensorShape
 Fetch = Union[Tensor, Operation]
 
 
-def is_ordinary(op: Operation) -> bool:
-    """An op the executor fires as a kernel (not a control-flow primitive)."""
-    return op._op_def.kind == NodeKind.OP
-
-
 def is_pure(op: Operation) -> bool:
     """An ordinary op whose outputs depend only on its inputs and attributes: not stateful, not
     reading the run's state, and with a kernel."""
