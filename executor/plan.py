@@ -256,8 +256,6 @@ class Plan:
         Raises `KernelError`, `DeadlineExceededError`, `FetchNotLiveError` or
         `RunCancelledError`.
         """
-        from .runner import _Run
-
         if len(args) != self.arg_count:
             raise TypeError(f"the program takes {self.arg_count} argument(s), {len(args)} given")
         return _Run(self, args, context, pool, deadline, stats, observer).execute()
@@ -735,3 +733,8 @@ def _table_entry(info: NodeInfo, pool: bool) -> tuple:
     if pool and info.inline is not True:
         code += POOLABLE
     return (code, info.kernel, a, b, consumer, slot)
+
+
+# The run-time state machine (`runner`) imports this module's tables, so it is imported last;
+# at module level, so that `Plan.run` does not import it again on every run.
+from .runner import _Run  # noqa: E402
