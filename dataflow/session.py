@@ -517,15 +517,18 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
                 f"Tensor type {dtype.name} of '{tensor.name}' (feed at {location}). Try "
                 "explicitly setting the type of the feed tensor to a larger type (e.g. int64)."
             )
-    try:
-        with np.errstate(all="ignore"):
-            converted = np.asarray(value, dtype=np_dtype)
-    except Exception as e:  # strings for numbers, ragged lists, out-of-range Python ints
-        error = ValueError if isinstance(e, ValueError) else TypeError
-        raise error(
-            f"Cannot feed value {value!r} to tensor '{tensor.name}' of dtype {dtype.name} "
-            f"(created at {tensor.op.location}; feed at {location}): {e}"
-        ) from None
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype == np_dtype:
+        converted = np.asarray(value)  # already of the dtype: nothing to convert, nothing to warn
+    else:
+        try:
+            with np.errstate(all="ignore"):
+                converted = np.asarray(value, dtype=np_dtype)
+        except Exception as e:  # strings for numbers, ragged lists, out-of-range Python ints
+            error = ValueError if isinstance(e, ValueError) else TypeError
+            raise error(
+                f"Cannot feed value {value!r} to tensor '{tensor.name}' of dtype {dtype.name} "
+                f"(created at {tensor.op.location}; feed at {location}): {e}"
+            ) from None
     if not tensor.shape.is_compatible_with(converted.shape):
         raise ValueError(
             f"Cannot feed value of shape {converted.shape} for Tensor '{tensor.name}', which "
