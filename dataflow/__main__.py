@@ -153,9 +153,7 @@ def _run(args, graph: df.Graph, out) -> None:
 
 def _optimize(args, graph: df.Graph, out) -> None:
     if args.fetch:
-        fetches = [
-            graph.as_graph_element(_tensor_name(n) if ":" not in n else n) for n in args.fetch
-        ]
+        fetches = [graph.as_graph_element(_tensor_name(n)) for n in args.fetch]
     else:
         ops = graph.get_operations()
         controlling = {c for op in ops for c in op.control_inputs}
