@@ -250,24 +250,17 @@ class LoopGradState:
             with building_in(graph, forward.outer_context):
                 zero = constant(0, name="zero")
                 one = constant(1, name="one")
-                enter = apply_op("Enter", [zero], forward.enter_attrs(False), name="Enter")
-            enter._control_flow_context = forward
-            with building_in(graph, forward):
-                entered = enter.outputs[0]
-                merge = apply_op("Merge", [entered, entered], name="Merge")
-                switch = apply_op(
-                    "Switch", [merge.outputs[0], forward.loop_cond.outputs[0]], name="Switch"
-                )
-                index = switch.outputs[1]
-                increment = apply_op("Add", [index, one], name="next_index")
-                next_iteration = apply_op("NextIteration", increment.outputs, name="NextIteration")
-                set_merge_input(merge, 1, next_iteration.outputs[0])
-                exit_op = apply_op("Exit", [switch.outputs[0]], name="Exit")
+            _, _, switch, next_iteration, exit_op = _add_loop_variable(
+                graph,
+                forward,
+                zero,
+                lambda index: apply_op("Add", [index, one], name="next_index").outputs[0],
+            )
         # Not listed in the loop's records (they list the user's loop variables), but its
         # output lives outside the loop like every Exit's.
         forward._exit_ops.add(exit_op)
-        self.forward_index = index
-        self.forward_increment = increment
+        self.forward_index = switch.outputs[1]
+        self.forward_increment = next_iteration.inputs[0].op
         self.count = exit_op.outputs[0]
 
     def _add_backward_loop(self) -> None:
@@ -358,19 +351,13 @@ class LoopGradState:
                 initial = self.cf_state.zeros_in_current_context(
                     grad.dtype, grad.shape, lambda: _readable(op.inputs[0], grad)
                 )
-                enter = apply_op("Enter", [initial], context.enter_attrs(False), name="Enter")
-            enter._control_flow_context = context
-            context.loop_enters.append(enter)
-            with building_in(graph, context):
-                entered = enter.outputs[0]
-                merge = apply_op("Merge", [entered, entered], name="Merge")
-                switch = apply_op(
-                    "Switch", [merge.outputs[0], context.loop_cond.outputs[0]], name="Switch"
-                )
-                total = apply_op("Add", [switch.outputs[1], grad], name="Add")
-                next_iteration = apply_op("NextIteration", total.outputs, name="NextIteration")
-                set_merge_input(merge, 1, next_iteration.outputs[0])
-                exit_op = apply_op("Exit", [switch.outputs[0]], name="Exit")
+            enter, merge, switch, next_iteration, exit_op = _add_loop_variable(
+                graph,
+                context,
+                initial,
+                lambda total: apply_op("Add", [total, grad], name="Add").outputs[0],
+            )
+        context.loop_enters.append(enter)
         context.merges.append(merge)
         context.switches.append(switch)
         context.next_iterations.append(next_iteration)
@@ -441,6 +428,26 @@ class LoopGradState:
                 )
         self._sync_target(context.outer_context)._add_control_input(merge)
         return tokens[context.branch]
+
+
+def _add_loop_variable(graph, context: WhileContext, initial: Tensor, step) -> tuple:
+    """Adds a loop variable by hand to the loop of ``context`` (whose predicate exists):
+    ``Enter(initial)`` -> ``Merge`` -> ``Switch`` on the loop's predicate; ``step(value)`` builds
+    the next value from the body's side of the Switch, and it goes back to the Merge through a
+    ``NextIteration``; the final value leaves through an ``Exit``.  ``initial`` lives in the
+    loop's outer context.  Returns ``(enter, merge, switch, next_iteration, exit_op)``; the
+    loop's records are the caller's to update."""
+    with building_in(graph, context.outer_context):
+        enter = apply_op("Enter", [initial], context.enter_attrs(False), name="Enter")
+    enter._control_flow_context = context
+    with building_in(graph, context):
+        entered = enter.outputs[0]
+        merge = apply_op("Merge", [entered, entered], name="Merge")
+        switch = apply_op("Switch", [merge.outputs[0], context.loop_cond.outputs[0]], name="Switch")
+        next_iteration = apply_op("NextIteration", [step(switch.outputs[1])], name="NextIteration")
+        set_merge_input(merge, 1, next_iteration.outputs[0])
+        exit_op = apply_op("Exit", [switch.outputs[0]], name="Exit")
+    return enter, merge, switch, next_iteration, exit_op
 
 
 def _sibling_branch(branch: CondContext) -> CondContext:
