@@ -4,9 +4,15 @@
 ``tf.compat.v1``: build a `Graph` of ops (placeholders, constants, variables, math, in-graph
 control flow with `cond` and `while_loop`), run it with a `Session`, render it with `render`.
 
-Layers (see the README): ``dataflow`` holds the graph IR, the op library, the Session and
-rendering; ``primitives`` builds the control-flow ops and the cond/while_loop helpers on top of
-it; ``executor`` runs the lowered program and knows nothing of either.
+Beside the top-level names, as in TensorFlow 1.x: ``df.train`` (optimizers, the global step,
+``Saver``), ``df.nn``, ``df.errors``, ``df.io`` and ``df.graph_util`` (saved graphs); and
+``df.passes`` (the graph passes a Session runs) and ``df.debug`` (watching values, traces, the
+picture of a run).
+
+Layers (see the README): ``dataflow`` holds the graph IR, the op library, autodiff, the
+Session, the graph passes and rendering; ``primitives`` builds the control-flow ops and the
+cond/while_loop helpers on top of it (and the backward loops of their gradients); ``executor``
+runs the lowered program and knows nothing of either.
 """
 
 from . import dtypes, errors

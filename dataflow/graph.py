@@ -1,4 +1,6 @@
-"""The graph IR: `Graph`, `Operation` and `Tensor`, plus name scopes and the default graph.
+"""The graph IR: `Graph`, `Operation` and `Tensor`, plus name scopes, the default graph, and
+the two walks over a graph that the Session, the graph passes and the saver share
+(`needed_ops`, the pruning of a run; `topological_order`).
 
 Invariants:
 
@@ -13,7 +15,8 @@ Invariants:
 Ops that are created while a control-flow helper builds a branch or a loop body go through the
 graph's current control-flow context (set by `primitives`): it rewrites inputs that come from
 outside the branch or loop (through Switch or Enter) and gives input-less ops a control input
-from the pivot.  The graph only calls the two hooks; it does not know what a cond or loop is.
+from the pivot.  The graph only calls the two hooks; it does not know what a cond or loop is
+(`topological_order` asks the ops' OpDefs which inputs are a loop's back edges).
 """
 
 from __future__ import annotations
