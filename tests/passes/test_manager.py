@@ -115,6 +115,19 @@ def test_the_session_optimizes_each_plan_once(fresh_graph, monkeypatch):
         assert len(calls) == 2
 
 
+def test_the_graph_options_are_read_when_the_session_is_created(fresh_graph):
+    x = df.placeholder(df.float32, [3])
+    y = df.tanh(df.exp(x) * 2.0)
+    config = df.ConfigProto()
+    with df.Session(config=config) as sess:
+        config.graph_options = df.GraphOptions(
+            rewrite_options=RewriterConfig(disable_meta_optimizer=True)
+        )
+        metadata = df.RunMetadata()
+        sess.run(y, {x: np.ones(3, np.float32)}, run_metadata=metadata)
+    assert "FusedElementwise" in {s.op_type for s in metadata.step_stats}
+
+
 def test_run_options_switch_passes_off_for_one_run(fresh_graph):
     x = df.placeholder(df.float32, [3])
     y = df.tanh(df.exp(x) * 2.0)
