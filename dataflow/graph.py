@@ -290,6 +290,8 @@ class Operation:
 
 
 class GraphKeys:
+    """The names of the standard collections (``Graph.get_collection``), as in TensorFlow."""
+
     GLOBAL_VARIABLES = "variables"
     TRAINABLE_VARIABLES = "trainable_variables"
     LOCAL_VARIABLES = "local_variables"

@@ -178,6 +178,8 @@ def _session_stack() -> list:
 
 
 def get_default_session() -> Optional[Session]:
+    """The innermost Session made the default on this thread (``with sess:``,
+    ``sess.as_default()``, an ``InteractiveSession``), or None."""
     stack = _session_stack()
     return stack[-1] if stack else None
 

@@ -346,22 +346,29 @@ def assign(ref: Variable, value, validate_shape=None, use_locking=None, name=Non
 
 
 def assign_add(ref: Variable, value, use_locking=None, name=None) -> Tensor:
+    """``ref.assign_add(value)``: the op that adds ``value`` to the variable."""
     return ref.assign_add(value, name=name)
 
 
 def assign_sub(ref: Variable, value, use_locking=None, name=None) -> Tensor:
+    """``ref.assign_sub(value)``: the op that subtracts ``value`` from the variable."""
     return ref.assign_sub(value, name=name)
 
 
 def global_variables(scope: Optional[str] = None) -> list[Variable]:
+    """The default graph's ``GLOBAL_VARIABLES`` (every variable, unless made with other
+    ``collections``), those whose names match the regular expression ``scope`` when given."""
     return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
 def trainable_variables(scope: Optional[str] = None) -> list[Variable]:
+    """The default graph's ``TRAINABLE_VARIABLES``, those whose names match ``scope`` when
+    given: what an optimizer trains by default."""
     return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
 
 
 def local_variables(scope: Optional[str] = None) -> list[Variable]:
+    """The default graph's ``LOCAL_VARIABLES``, those whose names match ``scope`` when given."""
     return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
@@ -376,10 +383,12 @@ def variables_initializer(var_list, name: str = "init"):
 
 
 def global_variables_initializer():
+    """One op that runs the initializer of every variable in ``global_variables()``."""
     return variables_initializer(global_variables(), name="init")
 
 
 def local_variables_initializer():
+    """One op that runs the initializer of every variable in ``local_variables()``."""
     return variables_initializer(local_variables(), name="init")
 
 

@@ -436,10 +436,12 @@ def pow(x, y, name: Optional[str] = None) -> Tensor:  # noqa: A001 - mirrors tf.
 
 
 def minimum(x, y, name: Optional[str] = None) -> Tensor:
+    """Elementwise minimum of ``x`` and ``y``, with broadcasting."""
     return binary_op("Minimum", x, y, name or "Minimum")
 
 
 def maximum(x, y, name: Optional[str] = None) -> Tensor:
+    """Elementwise maximum of ``x`` and ``y``, with broadcasting."""
     return binary_op("Maximum", x, y, name or "Maximum")
 
 
@@ -449,34 +451,42 @@ def squared_difference(x, y, name: Optional[str] = None) -> Tensor:
 
 
 def equal(x, y, name: Optional[str] = None) -> Tensor:
+    """Elementwise ``x == y``, with broadcasting: a bool tensor."""
     return binary_op("Equal", x, y, name or "Equal")
 
 
 def not_equal(x, y, name: Optional[str] = None) -> Tensor:
+    """Elementwise ``x != y``, with broadcasting: a bool tensor."""
     return binary_op("NotEqual", x, y, name or "NotEqual")
 
 
 def less(x, y, name: Optional[str] = None) -> Tensor:
+    """Elementwise ``x < y``, with broadcasting: a bool tensor."""
     return binary_op("Less", x, y, name or "Less")
 
 
 def less_equal(x, y, name: Optional[str] = None) -> Tensor:
+    """Elementwise ``x <= y``, with broadcasting: a bool tensor."""
     return binary_op("LessEqual", x, y, name or "LessEqual")
 
 
 def greater(x, y, name: Optional[str] = None) -> Tensor:
+    """Elementwise ``x > y``, with broadcasting: a bool tensor."""
     return binary_op("Greater", x, y, name or "Greater")
 
 
 def greater_equal(x, y, name: Optional[str] = None) -> Tensor:
+    """Elementwise ``x >= y``, with broadcasting: a bool tensor."""
     return binary_op("GreaterEqual", x, y, name or "GreaterEqual")
 
 
 def logical_and(x, y, name: Optional[str] = None) -> Tensor:
+    """Elementwise and of two bool tensors, with broadcasting."""
     return binary_op("LogicalAnd", x, y, name or "LogicalAnd")
 
 
 def logical_or(x, y, name: Optional[str] = None) -> Tensor:
+    """Elementwise or of two bool tensors, with broadcasting."""
     return binary_op("LogicalOr", x, y, name or "LogicalOr")
 
 
@@ -535,22 +545,27 @@ def unary_op(op_type: str, x, name: Optional[str]) -> Tensor:
 
 
 def negative(x, name: Optional[str] = None) -> Tensor:
+    """``-x`` elementwise."""
     return unary_op("Neg", x, name)
 
 
 def abs(x, name: Optional[str] = None) -> Tensor:  # noqa: A001 - mirrors tf.abs
+    """``|x|`` elementwise."""
     return unary_op("Abs", x, name)
 
 
 def sign(x, name: Optional[str] = None) -> Tensor:
+    """``-1``, ``0`` or ``1`` elementwise, as ``x`` is negative, zero or positive."""
     return unary_op("Sign", x, name)
 
 
 def square(x, name: Optional[str] = None) -> Tensor:
+    """``x * x`` elementwise."""
     return unary_op("Square", x, name)
 
 
 def sqrt(x, name: Optional[str] = None) -> Tensor:
+    """Square root elementwise; negative inputs give ``nan``, silently."""
     return unary_op("Sqrt", x, name)
 
 
@@ -560,6 +575,7 @@ def rsqrt(x, name: Optional[str] = None) -> Tensor:
 
 
 def exp(x, name: Optional[str] = None) -> Tensor:
+    """``e ** x`` elementwise; overflow gives ``inf``, silently."""
     return unary_op("Exp", x, name)
 
 
@@ -569,22 +585,27 @@ def log(x, name: Optional[str] = None) -> Tensor:
 
 
 def log1p(x, name: Optional[str] = None) -> Tensor:
+    """``log(1 + x)`` elementwise, accurate for small ``x``; ``x < -1`` gives ``nan``, silently."""
     return unary_op("Log1p", x, name)
 
 
 def sin(x, name: Optional[str] = None) -> Tensor:
+    """Sine elementwise (radians)."""
     return unary_op("Sin", x, name)
 
 
 def cos(x, name: Optional[str] = None) -> Tensor:
+    """Cosine elementwise (radians)."""
     return unary_op("Cos", x, name)
 
 
 def tan(x, name: Optional[str] = None) -> Tensor:
+    """Tangent elementwise (radians)."""
     return unary_op("Tan", x, name)
 
 
 def tanh(x, name: Optional[str] = None) -> Tensor:
+    """Hyperbolic tangent elementwise."""
     return unary_op("Tanh", x, name)
 
 
@@ -594,6 +615,7 @@ def sigmoid(x, name: Optional[str] = None) -> Tensor:
 
 
 def logical_not(x, name: Optional[str] = None) -> Tensor:
+    """Elementwise not of a bool tensor."""
     return unary_op("LogicalNot", x, name)
 
 
@@ -1016,18 +1038,22 @@ def reduce_min(
 def reduce_prod(
     input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
 ) -> Tensor:
+    """The product over ``axis`` (all axes when ``None``), in the input's dtype; over no
+    elements it is 1."""
     return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
 def reduce_any(
     input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
 ) -> Tensor:
+    """Whether any element over ``axis`` is true (a bool input); over no elements, False."""
     return _reduce("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
 def reduce_all(
     input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
 ) -> Tensor:
+    """Whether every element over ``axis`` is true (a bool input); over no elements, True."""
     return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
