@@ -94,7 +94,10 @@ class RunOptions:
 @dataclass
 class NodeExecStats:
     """When and where one op ran in one (frame instance, iteration); ``location`` is the
-    user's file:line that built it."""
+    user's file:line that built it.  ``node_name`` and ``op_type`` are those of the op that ran,
+    after graph passes; ``original_op_name`` names the user's op it stands for (the same name
+    unless a pass moved or replaced the op: a hoisted op is renamed, a fused kernel takes the
+    name of the last op of its chain and its own type)."""
 
     node_name: str
     op_type: str
@@ -104,6 +107,7 @@ class NodeExecStats:
     frame: str
     iteration: int
     location: str = ""
+    original_op_name: str = ""
 
     @property
     def duration(self) -> float:
@@ -121,6 +125,9 @@ class RunMetadata:
     in a loop's last iteration, that passed deadness on without running), in start order.
     ``debug_dump``: the watched tensors (a ``df.debug.DebugDump``) when ``RunOptions``
     asked for any, else None.
+    ``rewritten_ops``: for each op of the user's graph that the graph passes took out of the
+    plan (its work done by a fused kernel, a folded constant, a merged duplicate, ...), what
+    happened to it, e.g. ``{"mul": "fused (elementwise_fusion)"}``.
     Pass it to ``df.debug.chrome_trace`` for a trace, or ``df.render(..., run_metadata=...)``
     for the graph with what ran drawn on it.
     """
@@ -129,6 +136,7 @@ class RunMetadata:
     loop_iterations: dict = field(default_factory=dict)
     dead_step_stats: list = field(default_factory=list)
     debug_dump: Any = None
+    rewritten_ops: dict = field(default_factory=dict)
 
 
 class RunContext:
@@ -165,6 +173,8 @@ class _Plan:
     fetch_positions: list  # per flat fetch: index into the executor's results, or None for ops
     feed_tensors: tuple
     nodes: list
+    # User's op name -> what the graph passes did to it, for the ops no node stands for.
+    taken_out: dict
 
 
 _default_session_stack = threading.local()
@@ -377,8 +387,15 @@ class Session:
     def _make_plan(self, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
         if pipeline and flat_fetches:
             item = GraphItem.from_graph(self._graph, flat_fetches, feed_tensors)
-            item, _ = PassManager(pipeline).run(item, copy=False)
+            item, reports = PassManager(pipeline).run(item, copy=False)
             flat_fetches, feed_tensors = item.fetches, tuple(item.feeds)
+            taken_out = {
+                name: f"{report.verb} ({report.name})"
+                for report in reports
+                for name in report.taken_out
+            }
+        else:
+            taken_out = {}
         needed = needed_ops(flat_fetches, feed_tensors)
         nodes: list[Node] = []
         node_of: dict[Operation, int] = {}
@@ -426,7 +443,7 @@ class Session:
             raise errors.InvalidArgumentError(
                 None, _op_of_node(nodes, e.nodes), _explain_invalid_program(e, nodes)
             ) from None
-        return _Plan(executable, fetch_positions, feed_tensors, nodes)
+        return _Plan(executable, fetch_positions, feed_tensors, nodes, taken_out)
 
     # -- execution --------------------------------------------------------------------------------
     def _execute(self, plan: _Plan, feed_values, options, run_metadata, location):
@@ -460,7 +477,7 @@ class Session:
             ) from None
         finally:
             if stats is not None:
-                _fill_metadata(run_metadata, stats, plan.nodes)
+                _fill_metadata(run_metadata, stats, plan)
             if watcher is not None:
                 watcher.finish(run_metadata)
         if context.pending_writes:
@@ -698,10 +715,11 @@ def _why_not_live(op: Operation, state: str) -> str:
     return "it was never produced"
 
 
-def _fill_metadata(run_metadata: RunMetadata, stats, nodes) -> None:
-    run_metadata.step_stats = _exec_stats(stats.node_records, nodes)
-    run_metadata.dead_step_stats = _exec_stats(stats.dead_records, nodes)
+def _fill_metadata(run_metadata: RunMetadata, stats, plan: _Plan) -> None:
+    run_metadata.step_stats = _exec_stats(stats.node_records, plan.nodes)
+    run_metadata.dead_step_stats = _exec_stats(stats.dead_records, plan.nodes)
     run_metadata.loop_iterations = dict(stats.frame_iterations)
+    run_metadata.rewritten_ops = dict(plan.taken_out)
 
 
 def _exec_stats(records, nodes) -> list:
@@ -720,6 +738,7 @@ def _exec_stats(records, nodes) -> list:
                 record.frame,
                 record.iteration,
                 str(op.location) if is_op else "",
+                _user_op(op).name if is_op and node.kind != NodeKind.ARG else node.name,
             )
         )
     step_stats.sort(key=lambda s: s.start)

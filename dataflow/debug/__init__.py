@@ -37,8 +37,10 @@ Decisions (where TensorFlow 1.x offers a model, it is followed; these are the de
   values are the same either way.  Statistics, traces and the overlay describe the run as it
   was: with the Session's passes on (the default), the ops a pass fused into one kernel or
   folded into a constant did not run under their own names (the kernel or the constant has the
-  name of the last of them); run with ``RewriterConfig(disable_meta_optimizer=True)`` to see
-  every op.
+  name of the last of them).  Each execution names the user's op it stands for
+  (``NodeExecStats.original_op_name``), ``run_metadata.rewritten_ops`` says what happened to
+  the others, and the overlay draws both; run with ``RewriterConfig(disable_meta_optimizer=
+  True)`` to see every op run as written.
 - A watched value is copied the moment its op produces it, before any consumer runs, so a
   kernel that later reuses the buffer in place cannot change what the dump holds.
 - "First" nan or inf means first in execution order (see `numerics`).

@@ -10,14 +10,20 @@
  fed             its usual colours                              ``fed``
  fired dead      grey, dashed (an untaken branch: its inputs    ``dead``
                  were dead, so it passed deadness on)
+ rewritten       faded, dotted, in the passes' colour (a        ``fused``, ``folded``, ...
+                 graph pass took it out of the plan)
  did not run     faded, dotted (not needed by the fetches,      ``not run``
-                 never reached, or rewritten by a pass)
+                 or never reached)
 ==============  ============================================  ===========================
 
-Statistics name the ops that ran, after the Session's graph passes (`dataflow.passes`): the
-ops of a chain fused into one kernel, or of a subgraph folded into a constant, are drawn as not
-run, except the last one, whose name the kernel or the constant took over.  For a picture of
-every op, run with ``RunOptions(rewrite_options=df.RewriterConfig(disable_meta_optimizer=True))``.
+The Session runs its graph passes (`dataflow.passes`) before it runs a plan, so the ops that
+ran are not always the user's: statistics are drawn on the user's op each execution stands for
+(``NodeExecStats.original_op_name``: a fused chain's kernel on the last op of the chain, a
+hoisted op on the op that was moved), with the type that ran when it differs, and the ops a pass
+took out of the plan say what happened to them (``RunMetadata.rewritten_ops``): the other ops
+of a fused chain "fused", a folded subgraph "folded", a merged duplicate "merged".  For a
+picture in which every op runs as written, run with
+``RunOptions(rewrite_options=df.RewriterConfig(disable_meta_optimizer=True))``.
 
 An op inside a loop usually both ran (in the iterations whose predicate held) and fired dead
 (in the last one); it counts as *ran*.  Each loop's box gets the number of iterations of each
@@ -41,6 +47,7 @@ _SUBTLE = "#607D8B"
 _RAN = "#1B5E20"
 _DEAD = "#9E9E9E"
 _NOT_RUN = "#B0BEC5"
+_REWRITTEN = "#7E57C2"
 
 
 class RunOverlay:
@@ -53,10 +60,13 @@ class RunOverlay:
                 f"{run_metadata!r}"
             )
         self.time: dict[str, float] = {}
-        self.firings: dict[str, int] = {}
+        # Per user op: the ops that ran in its place, (name, type) -> firings (usually just
+        # the op itself; after graph passes, e.g. a hoisted copy and the Enter it feeds).
+        self.executions: dict[str, dict[tuple[str, str], int]] = {}
         self.frames: dict[str, set] = {}
         self.fed: set[str] = set()
         self.dead: dict[str, int] = {}
+        self.rewritten: dict[str, str] = dict(getattr(run_metadata, "rewritten_ops", {}) or {})
         # Per loop frame name: iterations of each instance that ran live, in order of start.
         self.instance_iterations: dict[str, dict[str, int]] = {}
         for stat in sorted(run_metadata.step_stats, key=lambda s: s.start):
@@ -64,30 +74,42 @@ class RunOverlay:
                 instances = self.instance_iterations.setdefault(stat.frame.split("[", 1)[0], {})
                 instances[stat.frame] = max(instances.get(stat.frame, 0), stat.iteration + 1)
         for stat in run_metadata.step_stats:
-            name = stat.node_name
+            name = getattr(stat, "original_op_name", "") or stat.node_name
             op_name, colon, slot = name.rpartition(":")
             if colon and slot.isdigit():  # a fed tensor's value entering the run
                 self.fed.add(op_name)
                 continue
+            ran = self.executions.setdefault(name, {})
+            ran[stat.node_name, stat.op_type] = ran.get((stat.node_name, stat.op_type), 0) + 1
             self.time[name] = self.time.get(name, 0.0) + (stat.end - stat.start)
-            self.firings[name] = self.firings.get(name, 0) + 1
             self.frames.setdefault(name, set()).add(stat.frame)
         for stat in getattr(run_metadata, "dead_step_stats", ()) or ():
-            self.dead[stat.node_name] = self.dead.get(stat.node_name, 0) + 1
+            name = getattr(stat, "original_op_name", "") or stat.node_name
+            self.dead[name] = self.dead.get(name, 0) + 1
         self.loop_iterations: dict[str, list[int]] = {
             name: list(counts)
             for name, counts in (getattr(run_metadata, "loop_iterations", {}) or {}).items()
         }
         self.total_time = sum(self.time.values())
 
+    def ran_as(self, op: Any) -> tuple[tuple[str, str], int]:
+        """The op that ran in ``op``'s place, as (name, type), and its number of firings: one
+        of ``op``'s own type when there is one (a hoisted copy, not the Enter it feeds)."""
+        executions = self.executions[op.name]
+        same_type = [key for key in executions if key[1] == op.type]
+        key = same_type[0] if same_type else max(executions, key=executions.get)
+        return key, executions[key]
+
     def status(self, op_name: str) -> str:
-        """``"ran"``, ``"fed"``, ``"dead"`` or ``"not run"``."""
-        if op_name in self.firings:
+        """``"ran"``, ``"fed"``, ``"dead"``, ``"rewritten"`` or ``"not run"``."""
+        if op_name in self.executions:
             return "ran"
         if op_name in self.fed:
             return "fed"
         if op_name in self.dead:
             return "dead"
+        if op_name in self.rewritten:
+            return "rewritten"
         return "not run"
 
     # -- hooks called by dataflow.render -----------------------------------------------------------
@@ -96,8 +118,10 @@ class RunOverlay:
         tooltip = attrs.get("tooltip", op.name)
         if status == "ran":
             seconds = self.time[op.name]
-            count = self.firings[op.name]
+            ran_as, count = self.ran_as(op)
             line = format_seconds(seconds) + (f" · ×{count}" if count > 1 else "")
+            if ran_as[1] != op.type:
+                line += f" · as {ran_as[1]}"
             share = seconds / self.total_time if self.total_time > 0 else 0.0
             attrs["penwidth"] = f"{max(float(attrs.get('penwidth', 1)), 1.5 + 4 * share):.2f}"
             attrs["label"] = _add_line(attrs.get("label", op.name), line, _RAN)
@@ -108,10 +132,22 @@ class RunOverlay:
                 details += "; frames: " + ", ".join(frames[:4]) + more
             if op.name in self.dead:
                 details += f"; fired dead {self.dead[op.name]}×"
+            if ran_as != (op.name, op.type):
+                details += f"; ran as '{ran_as[0]}' ({ran_as[1]}), after the graph passes"
             attrs["tooltip"] = f"{tooltip}\\n{details}"
         elif status == "fed":
             attrs["label"] = _add_line(attrs.get("label", op.name), "fed", _RAN)
             attrs["tooltip"] = f"{tooltip}\\nits value was fed"
+        elif status == "rewritten":
+            what = self.rewritten[op.name]
+            attrs["label"] = _add_line(
+                attrs.get("label", op.name), what.split(" ", 1)[0], _REWRITTEN, dim=True
+            )
+            attrs["style"] = _with_line_style(attrs.get("style", ""), "dotted")
+            attrs["color"] = _REWRITTEN
+            attrs["tooltip"] = (
+                f"{tooltip}\\n{what}: a graph pass took it out of the plan; another op did its work"
+            )
         else:
             colour = _DEAD if status == "dead" else _NOT_RUN
             attrs["label"] = _add_line(
@@ -129,10 +165,7 @@ class RunOverlay:
                     "its kernel never ran"
                 )
             else:
-                attrs["tooltip"] = (
-                    f"{tooltip}\\ndid not run (not needed, never reached, or folded or fused "
-                    "away by a graph pass)"
-                )
+                attrs["tooltip"] = f"{tooltip}\\ndid not run (not needed, or never reached)"
 
     def decorate_loop(self, frame_name: str, attrs: dict) -> None:
         counts = list(self.instance_iterations.get(frame_name, {}).values())
@@ -156,13 +189,13 @@ class RunOverlay:
         attrs["label"] = _add_line(attrs.get("label", frame_name), line, _RAN)
 
     def decorate_collapsed(self, ops: list, attrs: dict) -> None:
-        ran = [op for op in ops if op.name in self.firings]
+        ran = [op for op in ops if op.name in self.executions]
         seconds = sum(self.time[op.name] for op in ran)
         line = f"{len(ran)} of {len(ops)} ran" + (f" · {format_seconds(seconds)}" if ran else "")
         attrs["label"] = _add_line(attrs.get("label", ""), line, _RAN if ran else _NOT_RUN)
 
     def add_legend(self, digraph) -> None:
-        """A key of the overlay's four states, beside the picture's own legend."""
+        """A key of the overlay's states, beside the picture's own legend."""
         samples = [
             ("ran", {"label": _add_line("op", "1.2 ms · ×3", _RAN), "penwidth": "3"}),
             ("fed", {"label": _add_line("placeholder", "fed", _RAN)}),
@@ -174,6 +207,14 @@ class RunOverlay:
                     "color": _DEAD,
                     "fontcolor": _DEAD,
                     "fillcolor": "#F5F5F5",
+                },
+            ),
+            (
+                "rewritten",
+                {
+                    "label": _add_line("op", "fused", _REWRITTEN, dim=True),
+                    "style": "rounded,filled,dotted",
+                    "color": _REWRITTEN,
                 },
             ),
             (

@@ -36,6 +36,7 @@ from .manager import GraphPass, PassReport, register_pass
 
 class ArithmeticOptimizer(GraphPass):
     name = "arithmetic"
+    verb = "simplified"
 
     def rewrite(self, item: GraphItem, report: PassReport) -> None:
         for op in topological_order(item.graph):

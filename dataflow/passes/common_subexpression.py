@@ -25,6 +25,7 @@ from .manager import GraphPass, PassReport, register_pass
 
 class CommonSubexpressionElimination(GraphPass):
     name = "common_subexpression"
+    verb = "merged"
 
     def rewrite(self, item: GraphItem, report: PassReport) -> None:
         seen: dict[tuple, Operation] = {}

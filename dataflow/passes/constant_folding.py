@@ -42,6 +42,7 @@ _MAX_ROUNDS = 20
 
 class ConstantFolding(GraphPass):
     name = "constant_folding"
+    verb = "folded"
 
     def rewrite(self, item: GraphItem, report: PassReport) -> None:
         for _ in range(_MAX_ROUNDS):

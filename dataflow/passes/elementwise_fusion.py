@@ -141,6 +141,7 @@ def step_record(op: Operation, operands: list[int]) -> list:
 
 class ElementwiseFusion(GraphPass):
     name = "elementwise_fusion"
+    verb = "fused"
 
     def rewrite(self, item: GraphItem, report: PassReport) -> None:
         in_chain: set[Operation] = set()

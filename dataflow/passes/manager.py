@@ -23,20 +23,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..graph import Graph, Operation, Tensor
+from ..graph import Graph, Operation, Tensor, needed_ops
 from .graph_item import GraphItem
 
 
 @dataclass
 class PassReport:
     """What one pass did: counts by kind ("removed", "folded", "merged", ...), op counts before
-    and after, and the time it took."""
+    and after, the time it took, and ``taken_out``: the names of the user's ops whose work no op
+    of the rewritten graph stands for any more (fused into a kernel, folded into a constant,
+    merged with a duplicate, ...; see `GraphItem` for ``_original``)."""
 
     name: str
     counts: dict = field(default_factory=dict)
     ops_before: int = 0
     ops_after: int = 0
     seconds: float = 0.0
+    taken_out: list = field(default_factory=list)
+    verb: str = "rewritten"
 
     def count(self, what: str, n: int = 1) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
@@ -50,6 +54,9 @@ class GraphPass:
     """A named graph rewrite.  Subclasses set ``name`` and implement `rewrite`."""
 
     name = "pass"
+    # One word for what happened to a user's op this pass takes out of the graph, as run
+    # statistics and pictures of a run show it ("fused", "folded", ...).
+    verb = "rewritten"
 
     def rewrite(self, item: GraphItem, report: PassReport) -> None:
         raise NotImplementedError
@@ -65,13 +72,23 @@ class GraphPass:
 
 
 def _run_one(pass_: GraphPass, item: GraphItem) -> PassReport:
-    report = PassReport(pass_.name, ops_before=len(item.graph._ops))
+    report = PassReport(pass_.name, ops_before=len(item.graph._ops), verb=pass_.verb)
+    before = _stood_for(item)
     start = time.perf_counter()
     pass_.rewrite(item, report)
     item.finish()
     report.seconds = time.perf_counter() - start
     report.ops_after = len(item.graph._ops)
+    report.taken_out = sorted(op.name for op in before - _stood_for(item))
     return report
+
+
+def _stood_for(item: GraphItem) -> set:
+    """The user's ops that some op the fetches need stands for.  Needed, not present: a pass
+    leaves the producers of what it replaced for pruning to remove, and they count as taken
+    out by the pass that made them useless."""
+    needed = needed_ops(list(item.fetches) + list(item.feeds), set())
+    return {getattr(op, "_original", op) for op in needed}
 
 
 _PASSES: dict[str, GraphPass] = {}

@@ -19,6 +19,7 @@ from .manager import GraphPass, PassReport, register_pass
 
 class Pruning(GraphPass):
     name = "pruning"
+    verb = "pruned"
 
     def rewrite(self, item: GraphItem, report: PassReport) -> None:
         keep = set(needed_ops(list(item.fetches) + list(item.feeds), set()))

@@ -164,3 +164,42 @@ def test_render_writes_the_overlay_picture_with_a_legend(graph, tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "this run" in digraph.source
     assert np.frombuffer(path.read_bytes(), np.uint8).size > 1000
+
+
+def test_ops_the_graph_passes_took_out_say_what_happened_to_them(graph):
+    # The default passes fuse the elementwise chain into one kernel, which runs under the name
+    # of the chain's last op, and fold the constant subexpression into one constant.
+    x = df.placeholder(df.float64, [4096], name="x")
+    scale = df.add(df.constant(1.5, df.float64, name="one_and_a_half"), 0.5, name="two")
+    y = df.tanh(df.exp(df.multiply(x, scale, name="scaled"), name="grown"), name="squashed")
+    metadata = run_with_metadata(y, {x: np.linspace(-1, 1, 4096)})
+    assert metadata.rewritten_ops["grown"] == "fused (elementwise_fusion)"
+    assert metadata.rewritten_ops["scaled"] == "fused (elementwise_fusion)"
+    assert metadata.rewritten_ops["one_and_a_half"] == "folded (constant_folding)"
+    (kernel,) = [s for s in metadata.step_stats if s.original_op_name == "squashed"]
+    assert kernel.op_type == "FusedElementwise"
+    source = graph_to_digraph(y, run_metadata=metadata).source
+    assert "fused" in node_line(source, "grown") and "dotted" in node_line(source, "grown")
+    assert "folded (constant_folding)" in node_line(source, "one_and_a_half")
+    assert "as FusedElementwise" in node_line(source, "squashed")
+    assert "as Const" in node_line(source, "two")  # the folded constant took its name
+
+
+def test_a_hoisted_op_is_drawn_on_the_op_the_user_wrote(graph):
+    x = df.placeholder(df.float64, [2048], name="x")
+
+    def body(i, total):
+        return i + 1, total + df.exp(x, name="invariant")  # depends on x alone: hoisted
+
+    _, out = df.while_loop(
+        lambda i, total: i < 3, body, [df.constant(0), df.zeros([2048], df.float64)], name="loop"
+    )
+    metadata = run_with_metadata(out, {x: np.zeros(2048)})
+    (hoisted,) = [
+        s
+        for s in metadata.step_stats
+        if s.original_op_name == "loop/invariant" and s.op_type == "Exp"
+    ]
+    assert hoisted.node_name != "loop/invariant" and hoisted.frame == "root"
+    line = node_line(graph_to_digraph(out, run_metadata=metadata).source, "loop/invariant")
+    assert "not run" not in line and "ran 1×" in line and "after the graph passes" in line

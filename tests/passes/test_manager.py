@@ -179,3 +179,17 @@ def test_a_run_that_watches_tensors_runs_without_passes(fresh_graph):
         assert np.array_equal(value, sess.run(y, {x: np.ones(3, np.float32)}))
     (record,) = metadata.debug_dump.records("inner:0")
     assert np.array_equal(record[2], np.exp(np.full(3, 2.0, np.float32)))
+
+
+def test_each_report_names_the_users_ops_its_pass_took_out_of_the_plan():
+    x = df.placeholder(df.float64, [8], name="x")
+    two = df.add(df.constant(1.0, df.float64, name="one"), 1.0, name="two")
+    y = df.tanh(df.exp(x * two, name="grown"), name="squashed")
+    _, reports = df.passes.optimize(df.get_default_graph(), [y], [x])
+    taken_out = {report.name: report.taken_out for report in reports}
+    # "one" and the Add's constant operand are needed no more once "two" is a constant; the
+    # ops of the fused chain but its last are done by the fused kernel.
+    assert "one" in taken_out["constant_folding"]
+    assert {"grown", "mul"} <= set(taken_out["elementwise_fusion"])
+    assert taken_out["pruning"] == []  # it removes what the others made useless
+    assert all(report.verb for report in reports)
