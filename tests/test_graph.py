@@ -1,5 +1,8 @@
 """The graph IR: names, scopes, control dependencies, lookups, shapes, finalize."""
 
+import sys
+import types
+
 import numpy as np
 import pytest
 
@@ -115,6 +118,23 @@ def test_ops_remember_the_users_file_and_line():
     x = df.constant(1.0)
     assert x.op.location.filename == __file__
     assert "test_graph.py:" in str(x.op.location)
+
+
+def test_ops_built_in_a_notebook_cell_name_the_cell_as_ipython_does(monkeypatch):
+    class Compiler:  # IPython's CachingCompiler knows which cell each made-up file holds
+        @staticmethod
+        def format_code_name(filename):
+            return ("Cell", "In[7]") if filename == __file__ else None
+
+    class Shell:
+        compile = Compiler()
+
+    fake_ipython = types.SimpleNamespace(get_ipython=lambda: Shell())
+    monkeypatch.setitem(sys.modules, "IPython", fake_ipython)
+    x = df.constant(1.0)
+    line = x.op.location.lineno
+    assert str(x.op.location) == f"Cell In[7], line {line}"
+    assert x.op.location.filename == __file__  # saved graphs keep the real file
 
 
 def test_inputs_from_another_graph_are_rejected():
