@@ -68,6 +68,7 @@ __all__ = [
     "sigmoid",
     "softmax",
     "softmax_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits_v2",
     "softplus",
     "sparse_softmax_cross_entropy_with_logits",
     "tanh",
@@ -330,16 +331,31 @@ def softmax_cross_entropy_with_logits(
     ``axis`` (default last).  ``labels`` is cast to the dtype of ``logits`` and broadcast to its
     shape; as in TF1, no gradient flows into ``labels``."""
     _check_named_only("softmax_cross_entropy_with_logits", _sentinel)
+    return _softmax_cross_entropy(labels, logits, dim if axis is None else axis, name, True)
+
+
+def softmax_cross_entropy_with_logits_v2(
+    labels, logits, axis=None, name: Optional[str] = None, dim=None
+) -> Tensor:
+    """`softmax_cross_entropy_with_logits`, except that the gradient flows into ``labels`` too
+    (``d loss / d labels = -log_softmax(logits)``), as in TF1's ``_v2``."""
+    if axis is None:
+        axis = -1 if dim is None else dim
+    return _softmax_cross_entropy(labels, logits, axis, name, False)
+
+
+def _softmax_cross_entropy(labels, logits, axis, name, stop_labels: bool) -> Tensor:
     if labels is None or logits is None:
         raise ValueError("Both labels= and logits= must be given")
-    axis = static_axis(dim if axis is None else axis)
+    axis = static_axis(axis)
     if not isinstance(axis, int):
         raise TypeError(f"softmax_cross_entropy_with_logits takes a single axis, got {axis!r}")
     graph = graph_of((logits, labels))
     with graph.as_default(), graph.name_scope(name or "softmax_cross_entropy_with_logits") as scope:
         logits = convert_to_tensor(logits, name="logits")
         labels = cast(convert_to_tensor(labels, name="labels"), logits.dtype)
-        labels = stop_gradient(labels, name="labels_stop_gradient")
+        if stop_labels:
+            labels = stop_gradient(labels, name="labels_stop_gradient")
         op = apply_op("SoftmaxCrossEntropyWithLogits", (logits, labels), {"axis": axis}, scope)
         return op.outputs[0]
 

@@ -333,3 +333,20 @@ def test_dropout_gradient_is_the_drawn_mask_even_where_the_input_is_zero():
     mask = y_value[1]
     assert set(np.unique(mask)) == {0.0, 2.0}
     np.testing.assert_array_equal(grad_value, [mask, mask])
+
+
+def test_softmax_cross_entropy_v2_passes_a_gradient_to_the_labels_and_v1_does_not():
+    logits_value = np.array([[2.0, -1.0, 0.5], [0.0, 3.0, -2.0]])
+    labels_value = np.array([[0.2, 0.5, 0.3], [1.0, 0.0, 0.0]])
+    logits = df.constant(logits_value)
+    labels = df.constant(labels_value)
+    v1 = df.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    v2 = df.nn.softmax_cross_entropy_with_logits_v2(labels, logits)
+    assert df.gradients(df.reduce_sum(v1), [labels]) == [None]
+    (to_labels,) = df.gradients(df.reduce_sum(v2), [labels])
+    with df.Session() as sess:
+        loss_v1, loss_v2, grad = sess.run([v1, v2, to_labels])
+    np.testing.assert_array_equal(loss_v1, loss_v2)
+    shifted = logits_value - logits_value.max(axis=1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(grad, -log_softmax, rtol=1e-12)
