@@ -32,6 +32,11 @@ Invariants first:
   rebuilt; the stack handle of an inner loop, and the inner loop's iteration count, are forward
   values of the outer loop and are themselves saved per outer iteration.  Only what some
   backward op reads is saved, once per forward value.
+- **Shapes instead of values.**  A backward op that needs only the shape of a forward value
+  (``shape``, ``size``, ``rank``, ``zeros_like``/``ones_like`` of an unknown shape: the
+  gradients of Reshape, ExpandDims, Squeeze, ConcatV2, of broadcasting ops, ...) asks the
+  mirror context (`_MirrorCapture.shape_query`); the query is computed beside the value in the
+  forward loop, and only its result, a few integers, is saved.
 - **Counters.**  The forward loop gets a counter loop variable: ``forward_index`` is ``k`` in
   iteration ``k`` (it is the index of every push) and its Exit is the iteration count ``n``.  The
   backward loop counts ``n, n-1, ..., 1`` on its own counter and stops at 0; its body sees
@@ -76,8 +81,9 @@ also saves what the others read; those values are dropped with the run.
 Zeros.  Where a gradient function needs zeros shaped like a forward value inside a
 differentiated loop (`zeros_like_forward`): a constant when the static shape is known, built in
 the current mirror context so that it is gated like the gradients beside it; otherwise the
-forward value's shape is saved (not the value).  The zeros for the untaken side of a Switch that
-captures a tensor into a branch are built in the mirror of the other branch.
+forward value's shape is saved (not the value), as for any shape query.  The zeros for the
+untaken side of a Switch that captures a tensor into a branch are built in the mirror of the
+other branch.
 
 What is not supported (raises `dataflow.gradients.WhileLoopGradientError` before any op is
 added): second-order gradients through a loop (the backward loop's stack pops have no
@@ -121,6 +127,31 @@ def _loop_error(message: str) -> Exception:
     return WhileLoopGradientError(f"{message} (gradients() called at {_user_location()})")
 
 
+def _is_branch_capture(value: Tensor) -> bool:
+    """True when ``value`` is the output of a Switch that brings a tensor into a cond branch
+    (built by the branch's capture, on the cond's predicate, feeding that branch): whenever
+    the branch runs, ``value`` is that tensor."""
+    op = value.op
+    context = op._control_flow_context
+    return (
+        op.op_def.kind == NodeKind.SWITCH
+        and isinstance(context, CondContext)
+        and value.value_index == context.branch
+        and op.inputs[1] is context.pred
+    )
+
+
+def _is_loop_constant(value: Tensor) -> bool:
+    """True when ``value`` is the same in every iteration of the loops around it: a constant,
+    a loop invariant (a constant Enter), or one of those brought into a cond branch."""
+    while _is_branch_capture(value):
+        value = value.op.inputs[0]
+    op = value.op
+    return op.type == "Const" or (
+        op.op_def.kind == NodeKind.ENTER and bool(op.attrs.get("is_constant"))
+    )
+
+
 def _innermost_loop(context) -> Optional[WhileContext]:
     while context is not None and not isinstance(context, WhileContext):
         context = context.outer_context
@@ -144,6 +175,20 @@ class _MirrorCapture:
             self._external_values[value] = saved
             return saved
         return super().add_value(value, consumer)
+
+    def shape_query(self, kind: str, value: Tensor, out_type) -> Optional[Tensor]:
+        """``kind`` ("Shape", "Size" or "Rank", of ``out_type``) of ``value`` for a backward op
+        built here, when ``value`` is a forward value that would be saved per iteration: the
+        query is computed beside ``value`` in the forward graph and only its result (a few
+        integers) is saved.  None when ``value`` is not such a value; the caller then queries
+        it as usual.  ``dataflow.ops.array_ops`` asks this of the current context for every
+        shape query and for zeros or ones shaped like a tensor."""
+        if value.dtype is _dtypes.resource or _is_loop_constant(value):
+            return None
+        if self.grad_state.innermost_state(_output_context(value.op)) is None:
+            return None
+        query = self.grad_state.forward_query(kind, value, out_type)
+        return self.add_value(query, kind)
 
 
 class BackwardLoopContext(_MirrorCapture, WhileContext):
@@ -485,7 +530,7 @@ class ControlFlowGradState:
         self.loops: dict[WhileContext, LoopGradState] = {}
         self._mirrors: dict = {}
         self._cond_pivots: dict = {}
-        self._shapes: dict[Tensor, Tensor] = {}
+        self._shape_queries: dict[tuple, Tensor] = {}
         _check_not_second_order(graph, ys, reached)
         switches_of: dict[WhileContext, list] = {}
         for op in between:
@@ -661,18 +706,20 @@ class ControlFlowGradState:
         if shape.is_fully_defined():
             return zeros(shape.as_list(), dtype, name="zeros")
         source = forward_tensor()
-        shape_tensor = self._forward_shape(source)
+        shape_tensor = self.forward_query("Shape", source, _dtypes.int32)
         return fill(shape_tensor, constant(0, dtype=dtype, name="zero"), name="zeros")
 
-    def _forward_shape(self, value: Tensor) -> Tensor:
-        """``Shape(value)`` computed beside ``value`` in the forward graph (memoized)."""
-        from dataflow.ops.array_ops import shape
-
-        known = self._shapes.get(value)
+    def forward_query(self, kind: str, value: Tensor, out_type) -> Tensor:
+        """``kind`` ("Shape", "Size" or "Rank") of ``value`` as an ``out_type`` tensor,
+        computed beside ``value`` in the forward graph (memoized): a backward op that needs
+        only the shape of a forward value reads this instead, so that only it is saved."""
+        key = (kind, value, out_type)
+        known = self._shape_queries.get(key)
         if known is None:
+            attrs = {"out_type": out_type}
             with building_in(self.graph, _output_context(value.op)):
-                known = shape(value, name="shape_for_zeros")
-            self._shapes[value] = known
+                known = apply_op(kind, [value], attrs, name=f"{kind.lower()}_to_save").outputs[0]
+            self._shape_queries[key] = known
         return known
 
     def zeros_for_untaken_branch(self, switch: Operation, branch: CondContext, like: Tensor):

@@ -11,7 +11,9 @@ Views: reshape, transpose, squeeze, expand_dims, slicing, split and unstack retu
 of their input.  That is safe because no kernel writes into its inputs.
 
 As in TensorFlow 1.x, `shape`, `size` and `rank` give a constant when the static answer is
-complete, and `zeros_like`/`ones_like` of a fully known shape are constants.
+complete, and `zeros_like`/`ones_like` of a fully known shape are constants.  Built by a
+gradient function in a backward loop, on a forward value of the loop, they read the query's
+result saved by the forward loop, not the value (``primitives.loop_gradients``).
 
 A deliberate difference: a bad argument that is certain when the graph is built (a slice past
 the end of a known dimension, a zero stride, two ellipses, mirror paddings wider than a known
@@ -1116,11 +1118,14 @@ def _filled_like(op_type, fill_value, tensor, dtype, name):
     if tensor.shape.is_fully_defined():
         with tensor.graph.as_default():
             return _filled(fill_value, tensor.shape.as_list(), dtype, name)
-    if dtype is not tensor.dtype:
+    fill_shape = _saved_shape_query("Shape", tensor, _dtypes.int32)
+    if dtype is not tensor.dtype or fill_shape is not None:
         graph = tensor.graph
         with graph.as_default(), graph.name_scope(name) as scope:
+            if fill_shape is None:
+                fill_shape = shape(tensor)
             value = constant(np.array(fill_value, dtype=_dtypes.numpy_dtype(dtype)))
-            out = apply_op("Fill", (shape(tensor), value), None, scope).outputs[0]
+            out = apply_op("Fill", (fill_shape, value), None, scope).outputs[0]
         out.set_shape(tensor.shape)
         return out
     return apply_op(op_type, (tensor,), None, name).outputs[0]
@@ -1167,6 +1172,14 @@ define_op("Size", _infer_scalar_query, _size_kernel, inline=True)
 define_op("Rank", _infer_scalar_query, _rank_kernel, inline=True)
 
 
+def _saved_shape_query(kind: str, input: Tensor, out_type) -> Optional[Tensor]:  # noqa: A002
+    """In the backward loop of a `gradients` call, ``kind`` ("Shape", "Size", "Rank") of a
+    forward value of the loop, computed in the forward loop and saved per iteration in place of
+    the value itself (``primitives.loop_gradients``); None anywhere else."""
+    query = getattr(input.graph._control_flow_context, "shape_query", None)
+    return None if query is None else query(kind, input, out_type)
+
+
 def shape(input, name: Optional[str] = None, out_type=_dtypes.int32) -> Tensor:  # noqa: A002
     """The shape of ``input`` as a 1-D int tensor (a constant when fully known statically)."""
     input = convert_to_tensor(input)  # noqa: A001
@@ -1174,6 +1187,9 @@ def shape(input, name: Optional[str] = None, out_type=_dtypes.int32) -> Tensor: 
     if input.shape.is_fully_defined():
         with input.graph.as_default():
             return constant(input.shape.as_list(), dtype=out_type, name=name or "Shape")
+    saved = _saved_shape_query("Shape", input, out_type)
+    if saved is not None:
+        return saved
     return apply_op("Shape", (input,), {"out_type": out_type}, name or "Shape").outputs[0]
 
 
@@ -1185,6 +1201,9 @@ def size(input, name: Optional[str] = None, out_type=_dtypes.int32) -> Tensor:  
         with input.graph.as_default():
             count = input.shape.num_elements()
             return constant(count, dtype=out_type, name=name or "Size")
+    saved = _saved_shape_query("Size", input, out_type)
+    if saved is not None:
+        return saved
     return apply_op("Size", (input,), {"out_type": out_type}, name or "Size").outputs[0]
 
 
@@ -1194,6 +1213,9 @@ def rank(input, name: Optional[str] = None) -> Tensor:  # noqa: A002
     if input.shape.ndims is not None:
         with input.graph.as_default():
             return constant(input.shape.ndims, dtype=_dtypes.int32, name=name or "Rank")
+    saved = _saved_shape_query("Rank", input, _dtypes.int32)
+    if saved is not None:
+        return saved
     return apply_op("Rank", (input,), {"out_type": _dtypes.int32}, name or "Rank").outputs[0]
 
 

@@ -365,6 +365,51 @@ def test_a_thousand_iterations_save_only_what_the_backward_ops_read(monkeypatch)
     assert popped == list(range(999, -1, -1))
 
 
+def _record_pushes(monkeypatch) -> list:
+    """The values pushed on indexed stacks by the runs that follow, in push order."""
+    pushed = []
+    original_push = IndexedStackStorage.push
+
+    def push(self, index, value):
+        pushed.append(np.asarray(value))
+        original_push(self, index, value)
+
+    monkeypatch.setattr(IndexedStackStorage, "push", push)
+    return pushed
+
+
+def _saved_tensors(graph=None) -> list:
+    graph = graph or df.get_default_graph()
+    return [op.inputs[2] for op in graph.get_operations() if op.type == "IndexedStackPush"]
+
+
+def test_backward_ops_that_need_only_a_shape_save_the_shape_not_the_value(monkeypatch):
+    # Every op of this body has a gradient that reads no forward value, only forward shapes
+    # (Reshape, ExpandDims, ConcatV2, Add with broadcasting, Mean, Squeeze), and the shapes
+    # are unknown until run time.  Per iteration, only those shapes (and the Mean's element
+    # counts) are saved: a few integers, never one of the float tensors.
+    pushed = _record_pushes(monkeypatch)
+    x = df.placeholder(df.float64, [None, None])
+    bias = df.placeholder(df.float64, [None])
+
+    def body(i, a):
+        row = df.expand_dims(df.reshape(a, [-1]), 0)
+        rows = df.concat([row, row + row], axis=0)
+        mean = df.squeeze(df.reduce_mean(rows, axis=0, keepdims=True), [0])
+        return i + 1, df.reshape(mean + bias, df.shape(a))
+
+    _, y = loop(lambda i, a: i < 5, body, [0, x])
+    gx, gbias = df.gradients(df.reduce_sum(y), [x, bias])
+    saved = _saved_tensors()
+    assert saved and all(t.dtype == df.int32 and t.shape.ndims <= 1 for t in saved), saved
+    with df.Session() as session:
+        grad_x, grad_bias = session.run([gx, gbias], {x: np.ones((30, 40)), bias: [0.5]})
+    # a <- 1.5 a + bias, five times.
+    np.testing.assert_allclose(grad_x, np.full((30, 40), 1.5**5))
+    np.testing.assert_allclose(grad_bias, [30 * 40 * sum(1.5**k for k in range(5))])
+    assert pushed and all(v.dtype == np.int32 and v.size <= 2 for v in pushed)
+
+
 # -- gradients inside a loop body ------------------------------------------------------------------
 def test_gradient_descent_inside_a_loop_body():
     x0 = df.placeholder(df.float64, [])
