@@ -28,10 +28,11 @@ Invariants first:
   forward frame instance, gets its own), ``IndexedStackPush(stack, k, v)`` in ``v``'s forward
   context, ``IndexedStackPop(stack, k)`` in ``M``.  Tensors from further out are captured the
   usual way (constant Enter, Switch), level by level, and go through the same hook at their
-  own level: a loop invariant is entered into the backward loop, not saved; a constant is
-  rebuilt; the stack handle of an inner loop, and the inner loop's iteration count, are forward
-  values of the outer loop and are themselves saved per outer iteration.  Only what some
-  backward op reads is saved, once per forward value.
+  own level: a loop invariant is entered into the backward loop, not saved, and so is one
+  that a cond inside the loop switched into a branch (the backward branch captures it from the
+  backward loop in turn); a constant is rebuilt; the stack handle of an inner loop, and the
+  inner loop's iteration count, are forward values of the outer loop and are themselves saved
+  per outer iteration.  Only what some backward op reads is saved, once per forward value.
 - **Shapes instead of values.**  A backward op that needs only the shape of a forward value
   (``shape``, ``size``, ``rank``, ``zeros_like``/``ones_like`` of an unknown shape: the
   gradients of Reshape, ExpandDims, Squeeze, ConcatV2, of broadcasting ops, ...) asks the
@@ -690,6 +691,11 @@ class ControlFlowGradState:
         of the mirrored iteration sees it."""
         op = value.op
         if op.op_def.kind == NodeKind.ENTER and op.attrs.get("is_constant"):
+            return backward.add_value(op.inputs[0])
+        if _is_branch_capture(value) and _is_loop_constant(value):
+            # A loop invariant or constant switched into a branch: the backward branch
+            # captures it from the backward loop in turn (the mirror of the Switch), and
+            # nothing is saved per iteration.
             return backward.add_value(op.inputs[0])
         if op.type == "Const":
             with building_in(self.graph, backward):

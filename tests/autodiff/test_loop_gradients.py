@@ -410,6 +410,28 @@ def test_backward_ops_that_need_only_a_shape_save_the_shape_not_the_value(monkey
     assert pushed and all(v.dtype == np.int32 and v.size <= 2 for v in pushed)
 
 
+def test_an_invariant_used_in_a_cond_inside_a_loop_is_read_once_not_saved_per_iteration(
+    monkeypatch,
+):
+    def make(x, w):
+        def body(i, a):
+            odd = df.equal(i % 2, 1)
+            return i + 1, df.cond(odd, lambda: df.tanh(df.matmul(a, w)), lambda: a * 0.5)
+
+        return loop(lambda i, a: i < 5, body, [0, x])[1]
+
+    check_gradients(make, [normal(1, 4), normal(4, 4)])
+
+    pushed = _record_pushes(monkeypatch)
+    x = df.placeholder(df.float64, [1, 64])
+    w = df.placeholder(df.float64, [64, 64])
+    (gw,) = df.gradients(make(x, w), w)
+    assert all(t.shape.as_list() != [64, 64] for t in _saved_tensors())
+    with df.Session() as session:
+        session.run(gw, {x: normal(1, 64), w: normal(64, 64) / 8})
+    assert pushed and max(v.nbytes for v in pushed) == 64 * 8  # rows of a, never w
+
+
 # -- gradients inside a loop body ------------------------------------------------------------------
 def test_gradient_descent_inside_a_loop_body():
     x0 = df.placeholder(df.float64, [])
