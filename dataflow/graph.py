@@ -590,6 +590,10 @@ class Graph:
         context = state.control_flow_context
         if context is not None:
             inputs, ctrl = context.prepare_op_inputs(op_def, list(inputs), ctrl)
+        else:
+            for source in [t.op for t in inputs] + ctrl:
+                if source._control_flow_context is not None:
+                    source._control_flow_context.check_used_outside(source, op_def.type)
         with self._lock:
             if name is None:
                 name = op_def.type
@@ -714,6 +718,8 @@ def convert_to_tensor(
     for base_type, func in _conversion_functions:
         if isinstance(value, base_type):
             return func(value, dtype, name)
+    if isinstance(value, (list, tuple)) and _holds_tensor(value):
+        return _autopack(value, dtype, name or "packed")
     from .ops.constant_op import constant
 
     if dtype is None and preferred_dtype is not None:
@@ -722,6 +728,40 @@ def convert_to_tensor(
         except (TypeError, ValueError):
             pass
     return constant(value, dtype=dtype, name=name)
+
+
+def _holds_tensor(value) -> bool:
+    """Whether a (nested) list or tuple has a tensor-like element somewhere."""
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tensor(v) for v in value)
+    return is_tensor_like(value)
+
+
+def _autopack(values, dtype, name: str) -> Tensor:
+    """A (nested) list mixing tensors and Python or numpy values, stacked into one tensor as
+    TensorFlow does: the plain values take the dtype of the tensors among them."""
+    from .ops.array_ops import stack
+
+    if dtype is None:
+        dtype = _first_tensor_dtype(values)
+    elements = [
+        _autopack(v, dtype, "packed")
+        if isinstance(v, (list, tuple)) and _holds_tensor(v)
+        else convert_to_tensor(v, dtype=dtype)
+        for v in values
+    ]
+    return stack(elements, name=name)
+
+
+def _first_tensor_dtype(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            found = _first_tensor_dtype(v)
+            if found is not None:
+                return found
+        elif is_tensor_like(v):
+            return convert_to_tensor(v).dtype
+    return None
 
 
 def is_tensor_like(value) -> bool:

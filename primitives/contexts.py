@@ -184,6 +184,21 @@ class ControlFlowContext:
     def add_op(self, op: Operation) -> None:
         """Nothing to record: membership is ``op._control_flow_context``, set by the graph."""
 
+    def check_used_outside(self, source: Operation, consumer: str) -> None:
+        """Raises if an op outside every context may not read ``source`` (an op of this
+        context): the values of a loop leave it only through its Exits."""
+        context = _output_context(source)
+        while context is not None:
+            if isinstance(context, WhileContext):
+                raise ValueError(
+                    f"Cannot use '{source.name}' (created at {source.location}) as an input of "
+                    f"a {consumer} op at {_graph._user_location()}: it is computed inside while "
+                    f"loop '{context.name}', and the op is not in that loop. A loop's values "
+                    "leave it only as its results: make the value a loop variable and use the "
+                    "output of while_loop."
+                )
+            context = context.outer_context
+
     # -- capturing -------------------------------------------------------------------------------
     def add_value(self, value: Tensor, consumer: str = "op") -> Tensor:
         """The tensor that stands for ``value`` inside this context (``value`` if it is inside)."""

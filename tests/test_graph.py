@@ -201,3 +201,20 @@ def test_malformed_tensor_name_is_a_value_error():
         graph.get_tensor_by_name("b:0:0")
     with pytest.raises(KeyError):
         graph.get_tensor_by_name("nope:0")
+
+
+def test_a_list_mixing_tensors_and_numbers_is_packed_into_one_tensor():
+    a = df.placeholder(df.float32, shape=[])
+    packed = df.convert_to_tensor([[a, 1.0], [2 * a, 3]])
+    assert packed.op.type == "Pack" and packed.dtype == df.float32
+    assert packed.shape.as_list() == [2, 2]
+    softmax = df.nn.softmax([a, df.constant(0.0)])  # as ops take lists of tensors in TF
+    with df.Session() as sess:
+        value, probabilities = sess.run([packed, softmax], {a: 2.0})
+    np.testing.assert_array_equal(value, np.array([[2, 1], [4, 3]], np.float32))
+    np.testing.assert_allclose(probabilities, [1 / (1 + np.exp(-2)), 1 / (1 + np.exp(2))], 1e-6)
+
+
+def test_packing_a_list_whose_tensors_disagree_on_dtype_names_both():
+    with pytest.raises((TypeError, ValueError), match="int32|float32"):
+        df.convert_to_tensor([df.constant(1), df.constant(1.0)])
