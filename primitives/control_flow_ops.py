@@ -494,8 +494,6 @@ def _build_loop(
     with building_in(graph, context, keep_control_dependencies=True):
         pred = cond(*nest.pack_sequence_as(loop_vars, merges))
         try:
-            if isinstance(pred, bool):
-                raise TypeError("a Python bool")
             pred = convert_to_tensor(pred)
             check_predicate(pred, "the value")
         except (TypeError, ValueError) as e:

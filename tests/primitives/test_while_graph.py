@@ -299,7 +299,33 @@ def test_cond_must_return_a_bool_scalar():
     with pytest.raises(TypeError, match="bool scalar"):
         df.while_loop(lambda i: i, lambda i: i + 1, [0])
     with pytest.raises(TypeError, match="bool scalar"):
-        df.while_loop(lambda i: True, lambda i: i + 1, [0])
+        df.while_loop(lambda i: 1, lambda i: i + 1, [0])
+
+
+def test_cond_may_return_a_python_bool_as_in_tensorflow():
+    never = df.while_loop(lambda i: False, lambda i: i + 1, [0])
+    bounded = df.while_loop(lambda i: True, lambda i: i + 1, [0], maximum_iterations=4)
+    with df.Session() as sess:
+        assert sess.run([never, bounded]) == [0, 4]
+
+
+def test_a_value_from_inside_a_loop_cannot_be_used_after_it():
+    leaked = []
+
+    def body(i):
+        leaked.append(i * 2)
+        return i + 1
+
+    result = df.while_loop(lambda i: i < 3, body, [0])
+    assert (result + 1).op.type == "Add"  # the loop's result is usable
+    with pytest.raises(ValueError) as info:
+        df.add(leaked[0], 1)
+    message = str(info.value)
+    assert "inside while loop 'while'" in message and "'while/mul'" in message
+    assert "test_while_graph.py" in message
+    with pytest.raises(ValueError, match="inside while loop 'while'"):
+        with df.control_dependencies([leaked[0].op]):
+            df.constant(1)
 
 
 def test_bad_arguments_are_rejected_like_tensorflow():
