@@ -410,23 +410,22 @@ def _infer_py_func(op):
 
 
 def _convert_result(value, dtype: _dtypes.DType, index: int, func_name: str):
-    np_dtype = _dtypes.numpy_dtype(dtype)
+    """``value`` as an array of exactly ``dtype``.  As in TensorFlow, nothing is cast: a
+    float64 result where Tout says float32 is an error that names both dtypes."""
     try:
         array = np.asarray(value)
     except (TypeError, ValueError) as e:
         raise InvalidArgumentError(
             None, None, f"{func_name} returned a value that is not an array ({index}): {e}"
         ) from None
-    if array.dtype == np_dtype:
-        return array
-    if array.dtype.kind in "OUSVMm" or not np.can_cast(array.dtype, np_dtype, "same_kind"):
+    if array.dtype != _dtypes.numpy_dtype(dtype):
         raise InvalidArgumentError(
             None,
             None,
-            f"{func_name} returned {value!r} of type {array.dtype} as value {index}, which "
-            f"cannot be converted to {dtype.name}",
+            f"value {index} returned by {func_name} has dtype {array.dtype}, but Tout expects "
+            f"{dtype.name}; return an array of that dtype (for example with .astype)",
         )
-    return array.astype(np_dtype)
+    return array
 
 
 def _py_func_kernel(attrs):
@@ -465,14 +464,12 @@ def py_func(func: Callable, inp, Tout, stateful: bool = True, name: Optional[str
     """An op that calls ``func`` on the numpy values of ``inp`` when it runs.
 
     ``Tout`` is a dtype (the op has one output and the result is a tensor) or a list of dtypes
-    (the result is a list; with an empty list, the op).  ``func``'s results are converted to
-    those dtypes; the output shapes are unknown.  An exception in ``func`` fails the run; a
-    wrong number of results or one that cannot be converted is an ``InvalidArgumentError``.
-    ``stateful=False`` lets passes treat the call as a pure function of its inputs.
-
-    Deliberately more lenient than TensorFlow, which fails the run unless each result already
-    has exactly its ``Tout`` dtype (a Python ``2.5`` for float32 is float64 there): here a
-    result converts when numpy's ``same_kind`` casting allows it, and a lone tensor ``inp`` is
+    (the result is a list; with an empty list, the op); the output shapes are unknown.  As in
+    TensorFlow, each result must already have its ``Tout`` dtype once numpy makes it an array
+    (a Python ``2.5`` is float64, so a float32 output needs ``np.float32(2.5)``): nothing is
+    cast behind the user's back.  An exception in ``func`` fails the run; a wrong number of
+    results or a result of another dtype is an ``InvalidArgumentError``.  ``stateful=False``
+    lets passes treat the call as a pure function of its inputs.  A lone tensor ``inp`` is
     taken as ``[inp]``.
     """
     single = not isinstance(Tout, (list, _pytuple))

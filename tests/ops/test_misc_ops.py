@@ -175,8 +175,8 @@ def test_py_func_with_a_single_dtype_returns_a_tensor_of_unknown_shape():
     assert_same(evaluate(out, {x: np.ones(2, np.float32)}), np.full(2, 2, np.float32))
 
 
-def test_py_func_converts_results_to_the_requested_dtypes():
-    outs = df.py_func(lambda: (1.5, [1, 2]), [], [df.float32, df.int64])
+def test_py_func_results_are_arrays_or_scalars_of_the_tout_dtypes():
+    outs = df.py_func(lambda: (np.float32(1.5), [1, 2]), [], [df.float32, df.int64])
     assert isinstance(outs, list) and len(outs) == 2
     a, b = evaluate(outs)
     assert_same(a, np.float32(1.5))
@@ -184,8 +184,18 @@ def test_py_func_converts_results_to_the_requested_dtypes():
 
 
 def test_py_func_with_a_list_of_one_dtype_returns_a_list():
-    (out,) = df.py_func(lambda: 3, [], [df.int32])
+    (out,) = df.py_func(lambda: np.int32(3), [], [df.int32])
     assert_same(evaluate(out), np.int32(3))
+
+
+def test_py_func_results_are_not_cast_as_in_tensorflow():
+    # A Python float is float64; TensorFlow refuses it for a float32 output rather than cast.
+    out = df.py_func(lambda: 1.5, [], df.float32)
+    with pytest.raises(df.errors.InvalidArgumentError) as info:
+        run(out)
+    message = str(info.value)
+    assert "float64" in message and "Tout expects float32" in message
+    assert "test_misc_ops.py" in message
 
 
 def test_py_func_with_no_outputs_returns_the_op():
@@ -215,13 +225,13 @@ def test_py_func_returning_the_wrong_number_of_values_fails_the_run():
 
 def test_py_func_returning_an_unconvertible_value_fails_the_run():
     out = df.py_func(lambda: "text", [], df.float32)
-    with pytest.raises(df.errors.InvalidArgumentError, match="cannot be converted"):
+    with pytest.raises(df.errors.InvalidArgumentError, match="has dtype <U4"):
         run(out)
 
 
 def test_py_func_returning_floats_for_an_int_dtype_fails_the_run():
     out = df.py_func(lambda: 1.5, [], df.int32)
-    with pytest.raises(df.errors.InvalidArgumentError, match="cannot be converted"):
+    with pytest.raises(df.errors.InvalidArgumentError, match="but Tout expects int32"):
         run(out)
 
 
