@@ -49,6 +49,11 @@ op is built.  A malformed or hostile file raises `GraphFormatError` (a ``ValueEr
 the op or field at fault.  A graph holding Python callables (``py_func``, ``numpy_function``) or
 a print op writing to a Python file object cannot be saved (`GraphNotSerializableError`).
 
+One attribute is not the program but a decision the graph passes made for one run plan: the
+``inplace_input`` of a ``FusedElementwise`` (which input its kernel may overwrite).  It is saved
+as -1 and reset to -1 on load, whatever the file says, so a kernel of a loaded graph never
+writes into an array the caller fed; a Session's passes decide again for each run.
+
 Variable values are not part of the graph (they live in a Session); save them with
 ``df.train.Saver`` or fold them in with ``df.graph_util.convert_variables_to_constants``.
 """
@@ -426,6 +431,11 @@ for _names, _what, _check in (
         _ATTR_CHECKS[_name] = (_what, _check)
 
 
+# (op type, attribute) -> the value it is saved as and loaded as: decisions of the graph passes
+# for one run plan, which a saved program must not carry (see the module docstring).
+_PLAN_ATTRS = {("FusedElementwise", "inplace_input"): -1}
+
+
 def _check_attr(op_where: str, name: str, value) -> None:
     rule = _ATTR_CHECKS.get(name)
     if rule is not None and not rule[1](value):
@@ -513,7 +523,11 @@ def graph_to_document(graph: Graph) -> tuple[dict, dict[str, np.ndarray]]:
                 "saved; print to sys.stdout, sys.stderr or 'file://<path>'."
             )
         attrs = {
-            name: _encode_value(value, arrays, f"attribute '{name}' of {op.type} op '{op.name}'")
+            name: _encode_value(
+                _PLAN_ATTRS.get((op.type, name), value),
+                arrays,
+                f"attribute '{name}' of {op.type} op '{op.name}'",
+            )
             for name, value in op.attrs.items()
         }
         context = op._control_flow_context
@@ -741,7 +755,7 @@ def document_to_graph(
         for key, encoded in record["attrs"].items():
             value = _decode_value(encoded, arrays, f"attribute '{key}' of {where}")
             _check_attr(where, key, value)
-            attrs[key] = value
+            attrs[key] = _PLAN_ATTRS.get((op_type, key), value)
         if op_type == "Const":
             _check_const(where, attrs)
         if not isinstance(record["inputs"], list):

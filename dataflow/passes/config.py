@@ -24,7 +24,9 @@ closest TensorFlow 1.x Grappler optimizer:
 =================================  ==========================
 
 ``disable_meta_optimizer=True`` turns every pass off; ``optimizers`` (a list of pass names)
-replaces the default pipeline by exactly those passes, in that order.
+replaces the default pipeline by exactly those passes, in that order, except that ``inplace``
+always runs last: it decides which buffers a kernel may overwrite, and a pass after it could
+give such a buffer another reader (`dataflow.passes.manager.run_order`).
 ``OptimizerOptions(opt_level=OptimizerOptions.L0)`` turns constant folding and common
 subexpression elimination off unless their toggles say ``ON``, as TensorFlow's L0 does.
 
@@ -99,7 +101,9 @@ def pipeline_for(
     if rewrite.disable_meta_optimizer:
         return ()
     if rewrite.optimizers:
-        return tuple(rewrite.optimizers)
+        from .manager import run_order
+
+        return tuple(run_order(rewrite.optimizers))
     level0 = graph_options.optimizer_options.opt_level == OptimizerOptions.L0
     passes = []
     for toggle_name, pass_name, off_at_level0 in _TOGGLED:

@@ -16,6 +16,11 @@ What the copy holds:
 - the cond and loop records (`primitives.contexts`) of the copied ops, with their fields pointing
   at the copies, and the graph's collections.
 
+One attribute is not copied as it is: the ``inplace_input`` of a ``FusedElementwise`` (a graph
+optimized before, or loaded from a file) becomes -1.  Whether a kernel may overwrite an input
+depends on what a run feeds and fetches and on every pass that ran after the decision, so only
+the ``inplace`` pass of the item's own pipeline, which runs last, may set it.
+
 Invariants kept by the editing methods (every pass relies on them):
 
 - ``fetches`` and ``feeds`` hold the item's own tensors and ops; a fetched tensor's name still
@@ -125,7 +130,7 @@ class GraphItem:
             fed_copies[t] = placeholder._outputs[0]
         for op in needed:
             twin = _new_op(
-                new, op._op_def, op._name, [], [], dict(op.attrs), op.location, register=False
+                new, op._op_def, op._name, [], [], _imported_attrs(op), op.location, register=False
             )
             twin._outputs = [Tensor(twin, i, t.dtype, t.shape) for i, t in enumerate(op._outputs)]
             twin._original = getattr(op, "_original", op)
@@ -512,6 +517,15 @@ class GraphItem:
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+def _imported_attrs(op: Operation) -> dict:
+    """The attributes of the copy of ``op``: its own, with a fused kernel's permission to write
+    into an input withdrawn (see the module docstring)."""
+    attrs = dict(op.attrs)
+    if op._op_def.type == "FusedElementwise" and attrs.get("inplace_input", -1) != -1:
+        attrs["inplace_input"] = -1
+    return attrs
+
+
 def _new_op(
     graph: Graph,
     op_def,

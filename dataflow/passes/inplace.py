@@ -14,6 +14,11 @@ for each elementwise op (a ufunc op or a ``FusedElementwise``), an input ``t`` t
 
 Ops whose output is statically known to have fewer than `MIN_ELEMENTS` elements are left alone.
 
+The decision holds for one run plan only, so the pass always runs last (`PassManager` moves it
+to the end of any order it is given), and ``inplace_input`` never leaves the plan: a
+`GraphItem` made from a graph resets it, ``df.io.save_graph`` writes -1 and ``load_graph``
+ignores it.
+
 The op becomes (or, if fused, is marked as) a ``FusedElementwise`` with ``inplace_input`` set.
 Its kernel checks at run time that the value really is a writeable ``numpy.ndarray`` of the
 output's dtype with at least one dimension, and that the result has its shape (numpy refuses an
@@ -52,6 +57,7 @@ MIN_ELEMENTS = 1024
 
 class InplaceBufferReuse(GraphPass):
     name = "inplace"
+    runs_last = True  # a later pass could give a reused value a second reader
 
     def rewrite(self, item: GraphItem, report: PassReport) -> None:
         for op in topological_order(item.graph):

@@ -54,6 +54,9 @@ class GraphPass:
     """A named graph rewrite.  Subclasses set ``name`` and implement `rewrite`."""
 
     name = "pass"
+    # True for a pass whose decisions hold only if no other pass changes the graph after it
+    # (``inplace``: which values are fresh and used once); `run_order` moves it to the end.
+    runs_last = False
     # One word for what happened to a user's op this pass takes out of the graph, as run
     # statistics and pictures of a run show it ("fused", "folded", ...).
     verb = "rewritten"
@@ -118,11 +121,30 @@ def registered_passes() -> list[str]:
     return sorted(_PASSES)
 
 
+def run_order(passes: Sequence) -> list:
+    """``passes`` (names or `GraphPass` objects) in the order they run: the order given, except
+    that the passes marked ``runs_last`` (``inplace``) move to the end, keeping their own order.
+
+    ``inplace`` lets a kernel overwrite an input because, in the graph it sees, nothing else
+    reads that value; a pass after it could break that (common subexpression elimination merges
+    two values into one with two readers), and a kernel would then overwrite a value another op
+    or a fetch still needs.  Names that are not registered keep their place.
+    """
+
+    def last(p) -> bool:
+        pass_ = _PASSES.get(p) if isinstance(p, str) else p
+        return bool(getattr(pass_, "runs_last", False))
+
+    return [p for p in passes if not last(p)] + [p for p in passes if last(p)]
+
+
 class PassManager:
-    """Runs named passes in order: ``PassManager(["pruning", "constant_folding"]).run(item)``."""
+    """Runs named passes in order: ``PassManager(["pruning", "constant_folding"]).run(item)``.
+
+    The order is the one given, except that ``inplace`` always runs last (`run_order`)."""
 
     def __init__(self, passes: Sequence):
-        self.passes = [get_pass(p) if isinstance(p, str) else p for p in passes]
+        self.passes = run_order([get_pass(p) if isinstance(p, str) else p for p in passes])
 
     def run(self, item: GraphItem, copy: bool = True) -> tuple[GraphItem, list[PassReport]]:
         """The item after every pass, and one report per pass.  ``copy=False`` lets the passes

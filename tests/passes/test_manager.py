@@ -72,7 +72,7 @@ def test_the_users_graph_and_its_records_are_never_changed(fresh_graph):
         (GraphOptions(rewrite_options=RewriterConfig(disable_meta_optimizer=True)), ()),
         (
             GraphOptions(rewrite_options=RewriterConfig(optimizers=["inplace", "pruning"])),
-            ("inplace", "pruning"),
+            ("pruning", "inplace"),  # inplace always runs last
         ),
         (
             GraphOptions(optimizer_options=OptimizerOptions(opt_level=OptimizerOptions.L0)),
