@@ -30,6 +30,7 @@ from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..graph import (
     Tensor,
+    _user_location,
     convert_to_tensor,
     get_default_graph,
     is_tensor_like,
@@ -195,10 +196,10 @@ def convert_in_order(values: Sequence, names: Sequence[str]) -> list[Tensor]:
         else:
             try:
                 t = convert_to_tensor(v, dtype=dtype, name=name)
-            except TypeError as e:
+            except TypeError:
                 raise TypeError(
                     f"Expected {dtype.name} passed to parameter '{name}', got {v!r} of type "
-                    f"'{type(v).__name__}' instead. Error: {e}"
+                    f"'{type(v).__name__}' instead."
                 ) from None
         if dtype is None:
             dtype = t.dtype
@@ -360,7 +361,10 @@ def binary_op(op_type: str, x, y, name: Optional[str]) -> Tensor:
         return apply_op(op_type, (x, y), None, name).outputs[0]
     graph = graph_of((x, y))
     with graph.as_default(), graph.name_scope(name) as scope:
-        x, y = convert_in_order((x, y), ("x", "y"))
+        try:
+            x, y = convert_in_order((x, y), ("x", "y"))
+        except TypeError as e:
+            raise TypeError(f"{op_type} op '{scope[:-1]}' at {_user_location()}: {e}") from None
         return apply_op(op_type, (x, y), None, scope).outputs[0]
 
 
@@ -1461,32 +1465,46 @@ def _add_n_grad(op, grad):
     return [grad] * len(op.inputs)
 
 
-def _reduced_axes(op) -> list:
-    """The reduced axes of a reduction op, normalized and sorted (all axes for ``None``)."""
+def _reduced_axes(op) -> Optional[list]:
+    """The reduced axes of a reduction op, normalized and sorted (all axes for ``None``); None
+    when they depend on the rank of the input, which is unknown (negative axes, or all)."""
     rank = op.inputs[0].shape.ndims
     axis = op.attrs["axis"]
+    if rank is None:
+        return None if axis is None or any(a < 0 for a in axis) else sorted(axis)
     if axis is None:
-        if rank is None:
-            raise ValueError(
-                f"The gradient of '{op.name}' needs the rank of its input, which is unknown"
-            )
         return list(range(rank))
-    if rank is None and any(a < 0 for a in axis):
-        raise ValueError(
-            f"The gradient of '{op.name}' needs the rank of its input for negative axes"
-        )
-    return sorted(a % rank if rank is not None else a for a in axis)
+    return sorted(a % rank for a in axis)
+
+
+def _kept_shape(op) -> Tensor:
+    """The shape of a reduction's result with the reduced axes kept as size 1, computed at run
+    time: the input's shape, with 1 at the axes normalized against the input's run-time rank
+    (``axis mod rank``)."""
+    from .array_ops import expand_dims, ones_like, shape, size
+    from .array_ops import range as _range
+
+    x_shape = shape(op.inputs[0])
+    rank = size(x_shape)
+    if op.attrs["axis"] is None:
+        return ones_like(x_shape)
+    axes = mod(convert_to_tensor(np.array(op.attrs["axis"], np.int32)), rank)
+    reduced = reduce_any(equal(expand_dims(_range(rank), 1), axes), axis=1)
+    return where_v2(reduced, ones_like(x_shape), x_shape)
 
 
 def _keepdims_grad(op, grad: Tensor) -> Tensor:
     """The gradient of a reduction with the reduced axes kept as size 1 (broadcastable)."""
-    from .array_ops import expand_dims
+    from .array_ops import expand_dims, reshape
 
     if op.attrs["keepdims"]:
         return grad
     if op.attrs["axis"] is None and grad.shape.ndims == 0:
         return grad
-    for a in _reduced_axes(op):
+    axes = _reduced_axes(op)
+    if axes is None:
+        return reshape(grad, _kept_shape(op))
+    for a in axes:
         grad = expand_dims(grad, a)
     return grad
 

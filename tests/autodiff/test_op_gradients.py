@@ -286,6 +286,28 @@ def test_gradient_with_run_time_shapes_uses_shape_ops():
     check_gradients(make, [normal(2, 3), normal(3)])
 
 
+@pytest.mark.parametrize(
+    "reduce", [df.reduce_sum, df.reduce_mean, df.reduce_max, df.reduce_min, df.reduce_prod]
+)
+@pytest.mark.parametrize("axis", [-1, [0, -1], [-3, 1]])
+def test_reduction_gradients_take_negative_axes_on_an_input_of_unknown_rank(reduce, axis):
+    def make(x):
+        unknown_rank = df.placeholder_with_default(x, None)
+        return reduce(unknown_rank, axis)
+
+    check_gradients(make, [distinct(2, 3, 4)])
+
+
+def test_negative_axes_count_from_the_rank_of_each_runs_input():
+    x = df.placeholder(df.float64, shape=None)
+    (grad,) = df.gradients(df.reduce_max(x, -1) * df.constant(2.0, df.float64), x)
+    with df.Session() as session:
+        np.testing.assert_array_equal(session.run(grad, {x: [1.0, 3.0, 2.0]}), [0, 2, 0])
+        np.testing.assert_array_equal(
+            session.run(grad, {x: [[1.0, 3.0], [4.0, 2.0]]}), [[0, 2], [2, 0]]
+        )
+
+
 def test_every_op_declares_a_gradient_or_non_differentiability():
     types = [t for t in registered_op_types() if not t.endswith("ForTest")]
     missing = [t for t in types if get_op_def(t).gradient is None]
