@@ -325,9 +325,12 @@ class GraphKeys:
     SUMMARIES = "summaries"
     COND_CONTEXT = "cond_context"
     WHILE_CONTEXT = "while_context"
+    # Not in TensorFlow: every op a `gradients` call added (rendering draws them as backward).
+    BACKWARD_OPS = "backward_ops"
 
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")  # inside a scope, "_x" is allowed
 _control_block_ids = itertools.count()  # ids of `control_dependencies` blocks
 
 
@@ -506,6 +509,8 @@ class Graph:
         """
         state = self._state
         old = state.name_scope
+        if name and not (_VALID_SCOPE_NAME if old else _VALID_OP_NAME).match(name):
+            raise ValueError(f"'{name}' is not a valid scope name ({_user_location()})")
         if not name:
             new = ""
         elif name.endswith("/"):

@@ -218,3 +218,18 @@ def test_a_list_mixing_tensors_and_numbers_is_packed_into_one_tensor():
 def test_packing_a_list_whose_tensors_disagree_on_dtype_names_both():
     with pytest.raises((TypeError, ValueError), match="int32|float32"):
         df.convert_to_tensor([df.constant(1), df.constant(1.0)])
+
+
+@pytest.mark.parametrize("bad", ["x:y", "a b", "_hidden", "ü"])
+def test_an_invalid_scope_name_is_refused_with_the_line(bad):
+    with pytest.raises(ValueError) as info:
+        with df.name_scope(bad):
+            pass
+    assert "not a valid scope name" in str(info.value)
+    assert "test_graph.py" in str(info.value)
+
+
+def test_inside_a_scope_a_name_may_start_with_an_underscore():
+    with df.name_scope("outer"):
+        with df.name_scope("_inner") as scope:
+            assert scope == "outer/_inner/"
