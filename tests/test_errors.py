@@ -40,3 +40,21 @@ def test_each_error_class_has_tensorflows_code_and_carries_op_and_message(name, 
 def test_op_error_takes_its_code_as_fourth_argument():
     assert df.errors.OpError(None, None, "m", 5).error_code == 5
     assert df.errors.INVALID_ARGUMENT == 3 and df.errors.FAILED_PRECONDITION == 9
+
+
+@pytest.mark.parametrize(
+    "build, op_words",
+    [
+        (lambda: df.placeholder(df.int32) + 1.5, "Add op 'add'"),
+        (lambda: df.constant(2.5, dtype=df.int32), "Const op 'Const'"),
+        (lambda: df.zeros([-2]), "Const op 'zeros'"),
+        (lambda: df.multiply(df.placeholder(df.float32), "text"), "Mul op 'Mul'"),
+    ],
+    ids=["operator", "constant", "zeros", "function"],
+)
+def test_a_value_that_cannot_become_a_tensor_names_the_op_and_the_line(build, op_words):
+    with pytest.raises(TypeError) as info:
+        build()
+    message = str(info.value)
+    assert op_words in message
+    assert "test_errors.py" in message

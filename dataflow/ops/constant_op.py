@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..graph import get_default_graph
+from ..graph import _user_location, get_default_graph
 from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape, as_shape
 
@@ -118,9 +118,12 @@ def _fit_to_shape(array: np.ndarray, shape: tuple, verify_shape: bool) -> np.nda
 def constant(value, dtype=None, shape=None, name: str = "Const", verify_shape: bool = False):
     """A tensor whose value is fixed in the graph.  Mirrors ``tf.compat.v1.constant``."""
     dtype = None if dtype is None else _dtypes.as_dtype(dtype)
-    array = _as_constant_array(value, dtype)
-    if shape is not None:
-        array = _fit_to_shape(array, tuple(as_shape(shape).as_list()), verify_shape)
+    try:
+        array = _as_constant_array(value, dtype)
+        if shape is not None:
+            array = _fit_to_shape(array, tuple(as_shape(shape).as_list()), verify_shape)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"Const op '{name}' at {_user_location()}: {e}") from None
     array.flags.writeable = False
     attrs = {"value": array, "dtype": _dtypes.as_dtype(array.dtype)}
     return apply_op("Const", (), attrs, name=name, graph=get_default_graph()).outputs[0]
