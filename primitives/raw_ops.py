@@ -7,16 +7,20 @@ tells the Session to lower them to executor nodes of that kind, and the executor
 
 With these builders a loop and a cond can be written without the helpers.  A loop::
 
-    i0 = df.constant(0)
-    entered = df.enter(i0, frame_name="count")
+    entered = df.enter(df.constant(0), frame_name="count")
+    limit = df.enter(df.constant(10), frame_name="count", is_constant=True)
+    one = df.enter(df.constant(1), frame_name="count", is_constant=True)
     i, _ = df.merge([entered, entered])          # input 1 is replaced below
-    keep_going = df.loop_cond(i < 10)
+    keep_going = df.loop_cond(i < limit)
     i_done, i_body = df.switch(i, keep_going)
-    df.set_merge_input(i, 1, df.next_iteration(i_body + 1))
-    result = df.exit(i_done)
+    df.set_merge_input(i, 1, df.next_iteration(i_body + one))
+    result = df.exit(i_done)                     # 10
 
 The Merge starts with the Enter value twice because the back edge comes from an op that needs the
-Merge's own output; `set_merge_input` closes the cycle once the NextIteration exists.
+Merge's own output; `set_merge_input` closes the cycle once the NextIteration exists.  Every
+value used in the frame enters it: the loop variable through an Enter, the constants ``10`` and
+``1`` through constant Enters, which hand the same value to every iteration.  (A plain
+``i < 10`` would compare a value in the frame with one outside it: a malformed graph.)
 
 The builders go through ``Graph.create_op`` like every op, so inside a `cond` branch or a
 `while_loop` body their inputs are captured by the active control-flow context.  They are meant

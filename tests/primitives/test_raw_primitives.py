@@ -188,3 +188,16 @@ def test_either_package_can_be_imported_first(first):
     )
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=root)
+
+
+def test_the_hand_written_loop_in_the_module_docstring_runs_and_counts_to_ten():
+    import primitives.raw_ops
+
+    docstring = primitives.raw_ops.__doc__
+    block = docstring.split("A loop::\n")[1].split("\n\n")[0]
+    source = "\n".join(line[4:] for line in block.splitlines())
+    namespace = {"df": df}
+    with df.Graph().as_default():
+        exec(compile(source, "raw_ops docstring", "exec"), namespace)
+        with df.Session() as sess:
+            assert sess.run(namespace["result"]) == 10
