@@ -18,7 +18,9 @@ being an input index or -1 for the previous step's value.  The first step that r
 array allocates the buffer (or reuses input ``inplace_input``, see ``inplace.py``); every later
 step writes into it when its result has the buffer's shape and dtype, and allocates otherwise
 (a broadcast that grows the value), so results are identical to the unfused ops', bit for bit.
-A step that fails raises its error with the original op's name and line added.  If any step is
+A step that fails raises its error marked with the step (``error.fused_step``: the step's
+record and its operand values), so that a Session's error names the user's op that failed,
+its line and its inputs, exactly as without fusion.  If any step is
 a "quiet" op (division, logarithms, ... which TensorFlow computes without warnings), the whole
 kernel runs under ``np.errstate(all="ignore")``: other steps then do not warn either.
 """
@@ -64,12 +66,13 @@ def _infer_fused(op):
     return [(dtype, shape if shape is not None else TensorShape(None))]
 
 
-def _step_error(error: Exception, step) -> Exception:
-    where = f"in step {step[0]} '{step[2]}' of this fused op, created at {step[3]}"
+def _mark_failed_step(error: Exception, step, args) -> None:
+    """Records on ``error`` which step failed and on what: a Session's error then names the
+    user's op of that step, its line and its input values, as it would without fusion."""
     try:
-        return type(error)(f"{error} ({where})")
-    except Exception:  # an exception type with another constructor: keep it as it is
-        return error
+        error.fused_step = (step, args)
+    except Exception:  # an exception that takes no attributes: it says what it can
+        pass
 
 
 def _fused_kernel(attrs):
@@ -95,16 +98,17 @@ def _fused_kernel(attrs):
                 )
             else:
                 args = (value if operands[0] < 0 else inputs[operands[0]],)
-            if buffer is not None:
-                try:
-                    value = ufunc(*args, out=buffer)
-                    continue
-                except (ValueError, TypeError):
-                    pass  # the result does not fit the buffer: allocate
             try:
+                if buffer is not None:
+                    try:
+                        value = ufunc(*args, out=buffer)
+                        continue
+                    except (ValueError, TypeError):
+                        pass  # the result does not fit the buffer: allocate
                 value = ufunc(*args)
             except Exception as e:
-                raise _step_error(e, steps[position]) from e
+                _mark_failed_step(e, steps[position], args)
+                raise
             if type(value) is np.ndarray and value.ndim:
                 buffer = value
         return value
@@ -136,7 +140,10 @@ def fusable(item: GraphItem, op: Operation) -> bool:
 
 
 def step_record(op: Operation, operands: list[int]) -> list:
-    return [op.type, operands, op.name, str(op.location)]
+    """``[type, operands, name, "file:line"]``, naming the op of the user's graph that ``op``
+    stands for (a hoisted op of the passes' copy is renamed; the user's is not)."""
+    user_op = getattr(op, "_original", op)
+    return [op.type, operands, user_op.name, str(op.location)]
 
 
 class ElementwiseFusion(GraphPass):

@@ -92,19 +92,45 @@ def test_the_fused_kernel_allocates_no_intermediate_arrays(fresh_graph):
     assert peaks["fused"] < 1.5 <= peaks["off"], peaks
 
 
-def test_an_error_in_a_fused_step_names_the_users_line(fresh_graph):
+def test_an_error_in_a_fused_step_names_the_users_op_that_failed(fresh_graph):
     k = df.placeholder(df.int32, [3])
-    powered = df.pow(k, -1)  # integers to negative powers fail here
+    powered = df.pow(k, -1, name="powered")  # integers to negative powers fail here
     y = df.abs(powered) + 1
     line = powered.op.location.lineno
     item, _ = optimize(fresh_graph, [y], [k], FUSION)
     assert "Pow" not in op_types(item.graph)
-    with session(FUSION) as sess, pytest.raises(df.errors.InvalidArgumentError) as info:
-        sess.run(y, {k: np.array([1, 2, 3], np.int32)})
-    message = str(info.value)
-    assert f"test_elementwise_fusion.py:{line}" in message
-    assert "negative integer powers" in message
-    assert info.value.op is y.op
+    errors = {}
+    for passes in ([], FUSION):
+        with session(passes) as sess, pytest.raises(df.errors.InvalidArgumentError) as info:
+            sess.run(y, {k: np.array([1, 2, 3], np.int32)})
+        errors[bool(passes)] = info.value
+    fused = errors[True]
+    assert fused.op is powered.op
+    assert str(fused).startswith(
+        f"op 'powered' (Pow) created at {__file__}:{line} failed: ValueError: Integers to "
+        "negative integer powers are not allowed.\n  inputs: int32(3,), int32()"
+    )
+    assert str(fused) == str(errors[False])  # the same error as without fusion
+
+
+def test_an_error_in_a_fused_step_of_a_loaded_graph_names_the_step_and_the_kernel(
+    fresh_graph, tmp_path
+):
+    k = df.placeholder(df.int32, [3], name="k")
+    powered = df.pow(k, -1, name="powered")
+    y = df.add(df.abs(powered), 1, name="y")
+    line = powered.op.location.lineno
+    item, _ = optimize(fresh_graph, [y], [k], FUSION)
+    df.io.save_graph(item.graph, tmp_path / "fused.dfg")
+    loaded = df.io.load_graph(tmp_path / "fused.dfg")
+    with session([], graph=loaded) as sess, pytest.raises(df.errors.InvalidArgumentError) as info:
+        sess.run("y:0", {"k:0": np.array([1, 2, 3], np.int32)})
+    assert info.value.op is loaded.get_operation_by_name("y")
+    assert str(info.value).startswith(
+        f"op 'powered' (Pow) created at {__file__}:{line}, fused into op 'y' "
+        "(FusedElementwise) created at "
+    )
+    assert "negative integer powers" in str(info.value)
 
 
 def test_an_optimized_graph_with_fused_ops_saves_and_loads(fresh_graph, tmp_path):
