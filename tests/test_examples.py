@@ -131,3 +131,12 @@ def test_rnn_script_trains_and_plots(tmp_path):
     out = _run_script("train_rnn_sine", "--steps", "5", "--plot", "rnn.png", cwd=tmp_path)
     assert "held-out loss" in out and "x[t+1] = x[t]" in out
     assert (tmp_path / "rnn.png").read_bytes().startswith(b"\x89PNG")
+
+
+# -- the quickstart --------------------------------------------------------------------------------
+def test_quickstart_prints_the_results_the_readme_promises(tmp_path):
+    output = _run_script("quickstart", cwd=tmp_path)
+    assert "x=  3.0 n=4  ->  y=6.000  z=30.3750" in output
+    assert "x= -2.0 n=0  ->  y=2.000  z=2.0000" in output
+    written = "quickstart.png" if shutil.which("dot") else "quickstart.dot"
+    assert (tmp_path / written).stat().st_size > 0
