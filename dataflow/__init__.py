@@ -45,7 +45,7 @@ from .graph import (
     reset_default_graph,
 )
 from .ops.constant_op import constant, placeholder, placeholder_with_default
-from .tensor_shape import TensorShape
+from .tensor_shape import TensorShape, dimension_value
 
 newaxis = None
 # control flow (primitives)

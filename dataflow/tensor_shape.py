@@ -81,6 +81,54 @@ class TensorShape:
             return TensorShape(None)
         return TensorShape(a if a == b else None for a, b in zip(self._dims, other._dims))
 
+    def concatenate(self, other: ShapeLike) -> TensorShape:
+        """The dimensions of ``self`` followed by those of ``other`` (unknown rank if either
+        rank is unknown)."""
+        other = as_shape(other)
+        if self._dims is None or other._dims is None:
+            return TensorShape(None)
+        return TensorShape(self._dims + other._dims)
+
+    def __add__(self, other: ShapeLike) -> TensorShape:
+        return self.concatenate(other)
+
+    def __radd__(self, other: ShapeLike) -> TensorShape:
+        return as_shape(other).concatenate(self)
+
+    def with_rank(self, rank: int) -> TensorShape:
+        """This shape, with an unknown rank made ``rank``; a ``ValueError`` for another rank."""
+        try:
+            return self.merge_with(unknown_shape(rank))
+        except ValueError:
+            raise ValueError(f"Shape {self} must have rank {rank}") from None
+
+    def with_rank_at_least(self, rank: int) -> TensorShape:
+        if self._dims is not None and len(self._dims) < rank:
+            raise ValueError(f"Shape {self} must have rank at least {rank}")
+        return self
+
+    def with_rank_at_most(self, rank: int) -> TensorShape:
+        if self._dims is not None and len(self._dims) > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
+    def assert_is_compatible_with(self, other: ShapeLike) -> None:
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
+
+    def assert_has_rank(self, rank: int) -> None:
+        if self._dims is not None and len(self._dims) != rank:
+            raise ValueError(f"Shape {self} must have rank {rank}")
+
+    def assert_same_rank(self, other: ShapeLike) -> None:
+        other = as_shape(other)
+        if self._dims is not None and other._dims is not None and len(self) != len(other):
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
+    def assert_is_fully_defined(self) -> None:
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
+
     def __len__(self) -> int:
         if self._dims is None:
             raise ValueError("Cannot take the length of a shape with unknown rank.")
@@ -133,8 +181,15 @@ def as_shape(shape: ShapeLike) -> TensorShape:
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
 
 
-def unknown_shape() -> TensorShape:
-    return TensorShape(None)
+def unknown_shape(rank: Optional[int] = None) -> TensorShape:
+    """A shape of unknown rank, or of rank ``rank`` with every dimension unknown."""
+    return TensorShape(None if rank is None else [None] * rank)
+
+
+def dimension_value(dimension) -> Optional[int]:
+    """A dimension as a plain ``int`` or ``None`` (dimensions already are: TensorFlow 2's
+    behaviour of ``tf.compat.v1``)."""
+    return dimension
 
 
 def scalar() -> TensorShape:

@@ -233,3 +233,22 @@ def test_inside_a_scope_a_name_may_start_with_an_underscore():
     with df.name_scope("outer"):
         with df.name_scope("_inner") as scope:
             assert scope == "outer/_inner/"
+
+
+def test_tensor_shapes_concatenate_and_check_ranks_like_tensorflow():
+    shape = df.TensorShape([2, None])
+    assert shape.concatenate([3]) == df.TensorShape([2, None, 3])
+    assert shape + df.TensorShape(None) == df.TensorShape(None)
+    assert [1] + shape == df.TensorShape([1, 2, None])
+    assert df.TensorShape(None).with_rank(2) == df.TensorShape([None, None])
+    assert shape.with_rank(2) is not None and shape.with_rank_at_least(1) == shape
+    with pytest.raises(ValueError, match="must have rank 3"):
+        shape.with_rank(3)
+    with pytest.raises(ValueError, match="at most 1"):
+        shape.with_rank_at_most(1)
+    with pytest.raises(ValueError, match="incompatible"):
+        shape.assert_is_compatible_with([3, 4])
+    with pytest.raises(ValueError, match="not fully defined"):
+        shape.assert_is_fully_defined()
+    shape.assert_same_rank([7, 7])
+    assert df.dimension_value(shape[0]) == 2 and df.dimension_value(shape[1]) is None
