@@ -73,6 +73,16 @@ class RunOptions:
     """Per-run options: ``timeout_in_ms`` (0 = none) and ``trace_level`` (accepted, unused:
     per-op statistics are collected whenever a ``RunMetadata`` is passed).
 
+    ``timeout_in_ms`` (or ``ConfigProto.operation_timeout_in_ms`` when it is 0): past it, the
+    run raises ``errors.DeadlineExceededError`` naming the ops still running, starts no further
+    op, and leaves the Session usable and every variable as it was, even while an op blocks
+    (a ``py_func`` that sleeps or waits on an event).  As in TensorFlow, an op that is running
+    cannot be interrupted: it goes on on its own thread in the background until it returns,
+    and its results are dropped.  If it was running on the Session's inter-op thread pool, the
+    Session moves on to a new pool, so that later runs and ``close`` do not wait for it; an
+    inter-op thread that never returns keeps the Python process from exiting, as any
+    ``concurrent.futures`` thread does.
+
     ``debug_options`` (a `DebugOptions`): tensors to watch; their values come back in
     ``run_metadata.debug_dump`` (see ``dataflow.debug``).  A run that watches tensors runs
     without graph passes, unless ``rewrite_options`` (a `RewriterConfig`, see
@@ -281,6 +291,15 @@ class Session:
                     )
         return self._pool
 
+    def _retire_pool(self, pool: ThreadPoolExecutor) -> None:
+        """Stops using ``pool`` (one of its threads may be blocked in an op of a run that went
+        past its deadline): later runs get a new pool, and ``close`` does not wait for the old
+        one.  Runs using it still finish: it takes no new work, which they then run inline."""
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.shutdown(wait=False)
+
     # -- running ----------------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Computes ``fetches`` (tensors, ops, names, in any nesting of lists, tuples,
@@ -455,11 +474,12 @@ class Session:
             options, plan.nodes, plan.feed_tensors, self._graph, run_metadata, location
         )
         context = RunContext(self)
+        pool = self._thread_pool()
         try:
             values = plan.executable.run(
                 feed_values,
                 context=context,
-                pool=self._thread_pool(),
+                pool=pool,
                 deadline=deadline,
                 stats=stats,
                 observer=watcher,
@@ -467,6 +487,8 @@ class Session:
         except executor.KernelError as e:
             raise _kernel_error(e) from e.cause
         except executor.DeadlineExceededError as e:
+            if e.running and pool is not None:
+                self._retire_pool(pool)
             raise _deadline_error(e, plan, timeout_ms) from None
         except executor.FetchNotLiveError as e:
             raise _dead_fetch_error(e, plan) from None
@@ -631,37 +653,19 @@ def _where(frame: Optional[str], iteration: Optional[int]) -> str:
 def _kernel_error(e: executor.KernelError) -> errors.OpError:
     op = _user_op(e.node.tag)
     cause = e.cause
-    described, input_values = errors.describe_op(op), e.input_values
-    step = getattr(cause, "fused_step", None)
-    if step is not None:  # a step of a fused kernel (`dataflow.passes.elementwise_fusion`)
-        op, described, input_values = _failed_step(op, *step)
-    where = described + _where(e.frame, e.iteration)
+    where = errors.describe_op(op) + _where(e.frame, e.iteration)
     if isinstance(cause, errors.OpError):
         return type(cause)(None, op, f"{where}: {cause.message}")
-    inputs = ", ".join(_describe_value(v) for v in input_values) or "none"
+    inputs = ", ".join(_describe_value(v) for v in e.input_values) or "none"
     message = f"{where} failed: {type(cause).__name__}: {cause}\n  inputs: {inputs}"
     if isinstance(cause, _INVALID_ARGUMENT_CAUSES):
         return errors.InvalidArgumentError(None, op, message)
     return errors.UnknownError(None, op, message)
 
 
-def _failed_step(fused: Operation, step: list, args: tuple) -> tuple:
-    """(op, description, input values) of the failed step ``step`` of the fused kernel that
-    stands for ``fused``: the user's op of the step when the graph still has it, else (a graph
-    saved after fusion) the step's own record, said to be fused into ``fused``."""
-    op_type, _, name, location = step
-    user_op = fused.graph._ops_by_name.get(name)
-    if user_op is not None and user_op.type == op_type and str(user_op.location) == location:
-        return user_op, errors.describe_op(user_op), args
-    described = (
-        f"op '{name}' ({op_type}) created at {location}, fused into {errors.describe_op(fused)}"
-    )
-    return fused, described, args
-
-
 def _deadline_error(e: executor.DeadlineExceededError, plan: _Plan, timeout_ms: int):
-    """Names where the run was: the op that fired last, the loop and iteration it was in, and
-    the ops still running on the pool."""
+    """Names where the run was: the op that fired last, the ops still running (each with the
+    loop and iteration it was in) and the lines that built those loops."""
     op = None if e.node_index is None else _user_op(plan.nodes[e.node_index].tag)
     lines = [
         f"The run did not finish within timeout_in_ms={timeout_ms}; it was stopped and no "
@@ -672,17 +676,22 @@ def _deadline_error(e: executor.DeadlineExceededError, plan: _Plan, timeout_ms: 
         lines.append(f"  It was stopped after {errors.describe_op(op)}{where}.")
     elif e.frame is not None and e.frame != "root":
         lines.append(f"  It was stopped while starting iteration {e.iteration} of {e.frame}.")
-    frame_name = None if e.frame is None else e.frame.split("[", 1)[0]
-    if frame_name is not None and frame_name != "root":
-        for node in plan.nodes:
-            if node.kind == NodeKind.ENTER and node.frame_name == frame_name:
-                op = op or _user_op(node.tag)
-                lines.append(f"  The loop '{frame_name}' was built at {node.tag.location}.")
-                break
     for node_index, frame, iteration in e.running:
         running = _user_op(plan.nodes[node_index].tag)
         op = op or running
         lines.append(f"  Still running: {errors.describe_op(running)}{_where(frame, iteration)}.")
+    frames = [e.frame] + [frame for _, frame, _ in e.running]
+    loops = {frame.split("[", 1)[0] for frame in frames if frame is not None and frame != "root"}
+    for node in plan.nodes:
+        if node.kind == NodeKind.ENTER and node.frame_name in loops:
+            loops.discard(node.frame_name)
+            op = op or _user_op(node.tag)
+            lines.append(f"  The loop '{node.frame_name}' was built at {node.tag.location}.")
+    if e.running:
+        lines.append(
+            "  An op that is running cannot be interrupted: it goes on in the background until "
+            "it returns, and its results are dropped."
+        )
     return errors.DeadlineExceededError(None, op, "\n".join(lines))
 
 

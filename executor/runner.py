@@ -58,23 +58,34 @@ Invariants:
   iteration, the instance leaves the parent's ``children`` and the parent is checked in turn.
 - The run ends when no iteration is ready and nothing is in flight.
 
-Threads.  Without a pool one thread does everything and takes no lock.  With a pool, the state
-is guarded by ``_Run.lock``: the thread that calls `Plan.run` holds it while draining; a kernel
-sent to the pool runs without it; the pool thread then takes the lock, propagates the outputs
-and drains whatever became ready, like the caller does.  While pool work is in flight, every
-kernel run inline is run with the lock released (the all-slow table is used so that this
-happens in one place); while nothing is in flight no other thread can touch the run, and the
-draining thread keeps the lock across inline kernels rather than paying for a release and an
-acquire per node.  A pool that refuses a submission (shut down) gets none: the kernel runs
-inline; a submitted kernel that the pool cancels stops the run with a `RunCancelledError`.  A
-kernel that itself waits for work on the same pool can starve it, as in any thread pool.
+Threads.  Without a pool one thread (the caller, or the driver of a run with a deadline) does
+everything and takes no lock.  With a pool, the state is guarded by ``_Run.lock``: the thread
+that drives the run holds it while draining; a kernel sent to the pool runs without it; the
+pool thread then takes the lock, propagates the outputs and drains whatever became ready, like
+the driving thread does.  While pool work is in flight, every kernel run inline is run with the
+lock released (the all-slow table is used so that this happens in one place); while nothing is
+in flight no other thread can touch the run, and the draining thread keeps the lock across
+inline kernels rather than paying for a release and an acquire per node.  A pool that refuses
+a submission (shut down) gets none: the kernel runs inline; a submitted kernel that the pool
+cancels stops the run with a `RunCancelledError`.  A kernel that itself waits for work on the
+same pool can starve it, as in any thread pool.
 
 Stopping.  A kernel error sets ``error`` and ``stopped``: no thread schedules anything after
 that, late pool completions are dropped, and `Plan.run` waits for kernels still in flight
-(until the deadline, if one was given) before raising `KernelError`.  Past the deadline (checked
-every `_BATCH_SIZE` firings, at every new iteration and while waiting) the run stops and
-`DeadlineExceededError` is raised at once, without waiting for kernels in flight; they finish
-on their own and their results are dropped.
+(until the deadline, if one was given) before raising `KernelError`.
+
+Deadlines.  A run without a deadline is driven by the thread that calls `Plan.run` and never
+looks at the clock.  A run with one is driven by a *driver thread* (`_DriverThreads`, kept
+between runs), while the calling thread waits for the run to finish, at most until the
+deadline.  The driver looks at the clock after every firing (not every `_BATCH_SIZE` of them)
+and at every new iteration, so a loop that spins forever stops by itself.  A kernel that blocks
+(a ``py_func`` that sleeps or waits on an event) cannot be interrupted by any thread; when the
+deadline passes, the calling thread sets ``stopped`` (no op starts after that, on any thread),
+reads which firings are in progress from the stacks of the run's threads
+(`_Run._firings_in_progress`, so that the hot loop records nothing), and raises
+`DeadlineExceededError` naming them, without waiting for them.  The blocked kernel goes on in
+the background, on the driver or pool thread it runs on, until it returns; its results are then
+dropped and that thread is free again.  A driver thread never holds up interpreter exit.
 
 Decisions where the contract is silent (TensorFlow 1.x's behaviour unless said otherwise):
 
@@ -99,8 +110,13 @@ Decisions where the contract is silent (TensorFlow 1.x's behaviour unless said o
 
 from __future__ import annotations
 
+import contextvars
+import os
+import queue
+import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Optional
 
 from .errors import (
@@ -134,6 +150,8 @@ INLINE_LIMIT_BYTES = 64 * 1024
 # Firings between two looks at the clock.
 _BATCH_SIZE = 256
 _BATCH = range(_BATCH_SIZE)
+# A run with a deadline looks at the clock after every firing, so that none starts after it.
+_EVERY_FIRING = range(1)
 # Pending count of a Merge that has been pushed to fire: later arrivals are dropped.
 _MERGE_FIRED = -1
 
@@ -311,6 +329,12 @@ class _Run:
     # -- top level --------------------------------------------------------------------------------
 
     def execute(self) -> list[Any]:
+        if self.deadline is not None:
+            return self._execute_until_deadline()
+        return self._run_to_end()
+
+    def _run_to_end(self) -> list[Any]:
+        """Drives the run on this thread until it ends; returns the fetched values."""
         if self.pool is None:
             try:
                 self._drain()
@@ -322,12 +346,52 @@ class _Run:
         error = self.error
         if error is not None:
             self.error = None
-            if isinstance(error, KernelError):
-                raise error from error.cause
-            raise error
+            _raise(error)
         if self.deadline_passed:
             raise self._deadline_error()
         return self._collect_fetches()
+
+    def _execute_until_deadline(self) -> list[Any]:
+        """Drives the run on a driver thread and waits for it at most until the deadline (see
+        "Deadlines" in the module docstring).  The driver runs in a copy of the caller's
+        context, so that context variables (numpy's error state among them) apply to the
+        kernels as they would on the calling thread."""
+        finished = threading.Event()
+        outcome: list = [None, None]  # the fetched values, or the exception the run raised
+
+        def drive() -> None:
+            try:
+                outcome[0] = self._run_to_end()
+            except BaseException as exc:
+                outcome[1] = exc
+            finally:
+                finished.set()
+
+        _drivers.start(contextvars.copy_context().run, drive)
+        try:
+            done = finished.wait(max(0.0, self.deadline - _monotonic()))
+        except BaseException:  # KeyboardInterrupt while waiting: stop the run as well
+            self.stopped = True
+            raise
+        if not done:
+            # The lock may be held by a thread blocked in a kernel: set the flags without it
+            # (each is a single store; every thread reads them before firing anything).
+            error = self.error
+            self.deadline_passed = True
+            self.stopped = True
+            if error is not None:
+                # A kernel failed before the deadline; the driver was waiting for the kernels
+                # still running.  The failure is what the run reports, as without a deadline.
+                _raise(error)
+            raise self._deadline_error()
+        error = outcome[1]
+        if error is not None:
+            outcome[1] = None
+            try:
+                raise error
+            finally:
+                error = None
+        return outcome[0]
 
     def _execute_with_pool(self) -> None:
         condition = self.condition
@@ -392,18 +456,23 @@ class _Run:
 
         Called with the lock held when the run has a pool.  The fast path below is the ordinary
         op; its locals are rebound per iteration and its output is dropped (``value = None``)
-        as soon as it has been written to the consumers' slots.
+        as soon as it has been written to the consumers' slots.  The clock is read after every
+        `_BATCH_SIZE` firings, or after every firing in a run with a deadline.
         """
         ready_iterations = self.ready_iterations
         table_kind = self.table_kind
         deadline = self.deadline
         root_instance = self.root_instance
         handlers = self.handlers
-        batch = _BATCH
+        batch = _BATCH if deadline is None else _EVERY_FIRING
         sharing = self.pool is not None
+        node = None
         while ready_iterations:
             if self.stopped:
                 return
+            # ``node`` is None until a node of the new iteration is popped, so that a stack
+            # read by `_firings_in_progress` never pairs it with the wrong iteration.
+            node = None
             iteration = ready_iterations.popitem()[0]
             if iteration.done:
                 continue
@@ -590,15 +659,7 @@ class _Run:
 
     def _deadline_error(self) -> DeadlineExceededError:
         iteration, info = self.deadline_where or (None, None)
-        if self.pool is not None:
-            with self.lock:  # kernels still in flight finish on their own meanwhile
-                kernels = list(self.pool_kernels.values())
-        else:
-            kernels = []
-        running = [
-            (kernel_info.index, kernel_iteration.instance.description, kernel_iteration.number)
-            for kernel_iteration, kernel_info in kernels
-        ]
+        running = self._firings_in_progress()
         where = ""
         if info is not None:
             where = f"; it was noticed after node {info.name!r} fired"
@@ -609,7 +670,7 @@ class _Run:
             )
         if running:
             names = ", ".join(repr(self.plan.node_infos[index].name) for index, _, _ in running)
-            where += f"; still running on the pool: {names}"
+            where += f"; still running: {names}"
         return DeadlineExceededError(
             f"the run did not finish before its deadline; nothing further was scheduled{where}",
             None if info is None else info.index,
@@ -617,6 +678,44 @@ class _Run:
             None if iteration is None else iteration.number,
             running,
         )
+
+    def _firings_in_progress(self) -> list[tuple[int, str, int]]:
+        """``(node index, frame instance, iteration)`` of each kernel submitted to the pool and
+        not finished, and of the node each other thread of this run is firing now.
+
+        Called once the run has stopped at its deadline, possibly while another thread holds
+        the lock in a kernel that never returns, so it takes no lock: it copies
+        ``pool_kernels`` (one C-level call) and reads the stacks of the threads
+        (``sys._current_frames``).  The innermost frame of `_fire_op`, `_run_on_pool` or
+        `_drain` of this run on a stack says what that thread fires: ``info`` in the first two,
+        node ``node`` of ``iteration`` in `_drain` (which calls the fast-path kernels itself).
+        Reading stacks costs nothing until a deadline passes; recording each firing would cost
+        every run.
+        """
+        found = list(dict(self.pool_kernels).values())
+        me = threading.get_ident()
+        for thread, frame in sys._current_frames().items():
+            if thread == me:
+                continue
+            while frame is not None:
+                if frame.f_code in _FIRING_CODES and frame.f_locals.get("self") is self:
+                    variables = frame.f_locals
+                    iteration = variables.get("iteration")
+                    info = variables.get("info")
+                    if frame.f_code is _DRAIN_CODE:
+                        node = variables.get("node")
+                        info = None if node is None else iteration.frame.nodes[node]
+                    if isinstance(iteration, IterationState) and isinstance(info, NodeInfo):
+                        found.append((iteration, info))
+                    break
+                frame = frame.f_back
+            frame = None
+        running = []
+        for iteration, info in found:
+            entry = (info.index, iteration.instance.description, iteration.number)
+            if entry not in running:
+                running.append(entry)
+        return running
 
     # -- ordinary ops -----------------------------------------------------------------------------
 
@@ -1077,6 +1176,60 @@ _INSTRUMENTED_HANDLERS = tuple(
     _Run._fire_op_instrumented if kind == NodeKind.OP else _Run._fire_instrumented
     for kind in sorted(NodeKind)
 )
+
+
+# The methods in whose frames a thread of a run calls kernels (see `_firings_in_progress`).
+_DRAIN_CODE = _Run._drain.__code__
+_FIRING_CODES = frozenset((_DRAIN_CODE, _Run._fire_op.__code__, _Run._run_on_pool.__code__))
+
+
+class _DriverThreads:
+    """The threads that drive runs with a deadline (`_Run._execute_until_deadline`).
+
+    A thread whose run has ended waits for the next one (up to `_MAX_IDLE_DRIVERS` of them
+    wait; more end), so a run pays a hand-over rather than a thread start.  A thread blocked in
+    a kernel that never returns is not idle, so the next run gets another thread.  The threads
+    are daemons: one blocked forever does not keep the interpreter from exiting.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._idle: list[queue.SimpleQueue] = []
+        if hasattr(os, "register_at_fork"):
+            # A forked child has none of the parent's threads: forget them.
+            os.register_at_fork(after_in_child=self._idle.clear)
+
+    def start(self, function: Callable, *args) -> None:
+        """Calls ``function(*args)`` on a driver thread."""
+        with self._lock:
+            inbox = self._idle.pop() if self._idle else None
+        if inbox is None:
+            inbox = queue.SimpleQueue()
+            threading.Thread(
+                target=self._serve, args=(inbox,), name="dataflow-run-driver", daemon=True
+            ).start()
+        inbox.put((function, args))
+
+    def _serve(self, inbox: queue.SimpleQueue) -> None:
+        while True:
+            function, args = inbox.get()
+            function(*args)
+            function = args = None
+            with self._lock:
+                if len(self._idle) >= _MAX_IDLE_DRIVERS:
+                    return
+                self._idle.append(inbox)
+
+
+_MAX_IDLE_DRIVERS = 8
+_drivers = _DriverThreads()
+
+
+def _raise(error: BaseException):
+    """Raises the error that stopped a run (a `KernelError` from the kernel's exception)."""
+    if isinstance(error, KernelError):
+        raise error from error.cause
+    raise error
 
 
 def _live_outputs(info: NodeInfo, inputs) -> tuple:

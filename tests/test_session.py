@@ -2,7 +2,9 @@
 timeouts, metadata.  Every failed run leaves the Session usable and the variables intact."""
 
 import collections
+import inspect
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -181,6 +183,100 @@ def test_endless_while_loop_stops_at_the_deadline():
         assert "'endless" in message and "test_session.py:" in message
         assert info.value.op is not None
         assert sess.run(i) == 0  # usable afterwards
+
+
+def here() -> int:
+    """The line before the caller's: ``line = here()`` right after the line that built the op
+    under test gives that line."""
+    return inspect.currentframe().f_back.f_lineno - 1
+
+
+def test_a_blocking_py_func_is_stopped_at_the_deadline_and_named():
+    release = threading.Event()
+    x = df.constant(1.0)
+    blocked = df.py_func(lambda a: release.wait(60) and a, [x], df.float32, name="blocker")
+    line = here()
+    with df.Session() as sess:
+        started = time.monotonic()
+        try:
+            with pytest.raises(df.errors.DeadlineExceededError) as info:
+                sess.run(blocked, options=df.RunOptions(timeout_in_ms=300))
+            assert time.monotonic() - started < 10  # not the 60 s the op blocks for
+        finally:
+            release.set()
+    message = str(info.value)
+    assert f"Still running: op 'blocker' (PyFunc) created at {__file__}:{line}" in message
+    assert "cannot be interrupted" in message
+    assert info.value.op is blocked.op
+
+
+def test_a_run_stopped_in_a_blocking_op_leaves_variables_and_session_as_they_were():
+    release = threading.Event()
+    v = df.Variable(1.0, name="v")
+    assigned = v.assign(5.0)
+    blocked = df.py_func(lambda a: release.wait(60) and a, [assigned], df.float32, name="blocker")
+    after = v.assign(blocked + 1.0)
+    timeout = df.RunOptions(timeout_in_ms=300)
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        started = time.monotonic()
+        try:
+            with pytest.raises(df.errors.DeadlineExceededError):
+                sess.run(after, options=timeout)
+            assert time.monotonic() - started < 10  # not the 60 s the op blocks for
+            assert sess.run(v) == 1.0  # the assign that ran before the op blocked is dropped
+            assert sess.run(v.assign_add(2.0), options=timeout) == 3.0
+        finally:
+            release.set()
+        assert sess.run(v, options=timeout) == 3.0
+
+
+def test_a_blocking_op_in_a_loop_is_named_with_its_iteration():
+    release = threading.Event()
+
+    def step(i):
+        if i == 2:
+            release.wait(60)
+        return i + 1
+
+    def body(i):
+        out = df.py_func(step, [i], df.int32, name="step")
+        out.set_shape([])
+        return out
+
+    line = here() - 3
+    result = df.while_loop(lambda i: i < 10, body, [df.constant(0)], name="spin")
+    loop_line = here()
+    with df.Session() as sess:
+        try:
+            with pytest.raises(df.errors.DeadlineExceededError) as info:
+                sess.run(result, options=df.RunOptions(timeout_in_ms=300))
+        finally:
+            release.set()
+    message = str(info.value)
+    assert f"Still running: op 'spin/step' (PyFunc) created at {__file__}:{line}" in message
+    assert "in loop 'spin', iteration 2" in message
+    assert f"The loop 'spin' was built at {__file__}:{loop_line}" in message
+
+
+def test_an_op_blocked_on_the_inter_op_pool_holds_up_neither_later_runs_nor_close():
+    release = threading.Event()
+    big = df.constant(np.zeros(100_000))
+    slow = df.py_func(lambda a: release.wait(60) and a, [big], df.float64, name="slow")
+    quick = df.py_func(lambda a: a + 1.0, [big], df.float64, name="quick")
+    sess = df.Session(config=df.ConfigProto(inter_op_parallelism_threads=2))
+    try:
+        with pytest.raises(df.errors.DeadlineExceededError) as info:
+            sess.run([slow, quick], options=df.RunOptions(timeout_in_ms=300))
+        # The slow op fired first and went to the pool (the quick one was ready beside it).
+        assert "Still running: op 'slow' (PyFunc)" in str(info.value)
+        assert sess.run([quick, quick + 1.0])[1][0] == 2.0
+        started = time.monotonic()
+        sess.close()
+        assert time.monotonic() - started < 10  # not the 60 s the op blocks for
+    finally:
+        release.set()
+        sess.close()
 
 
 # -- variables -------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """`Plan.run`: errors, deadlines, fetches and targets, context, threads, the pool, statistics."""
 
+import concurrent.futures
+import sys
 import threading
 import time
 import weakref
@@ -10,7 +12,7 @@ import pytest
 from executor_builder import Builder, identity
 
 import executor
-from executor import DeadlineExceededError, FetchNotLiveError, KernelError
+from executor import DeadlineExceededError, FetchNotLiveError, KernelError, runner
 
 
 def sum_below_program(parallel_iterations=10):
@@ -167,6 +169,106 @@ def test_deadline_with_a_pool_raises_without_waiting_for_a_long_kernel(pool):
         release.set()
     # The late completion is dropped; the plan and the pool stay usable.
     assert plan.run((2,), pool=pool) == [2]
+
+
+def _wait_until_driver_is_idle(thread: threading.Thread) -> None:
+    """Waits (at most 10 s) until the driver thread ``thread`` has finished its run and waits
+    for the next one: after that, the run it drove can fire nothing more."""
+    serve = runner._DriverThreads._serve.__code__
+    give_up = time.monotonic() + 10
+    while sys._current_frames()[thread.ident].f_code is not serve:
+        assert time.monotonic() < give_up, "the driver thread never finished its run"
+        time.sleep(0.01)
+
+
+def test_deadline_stops_a_run_whose_inline_kernel_blocks_and_nothing_fires_after_it():
+    release = threading.Event()
+    blocked_on = []
+    fired_after = []
+    b = Builder()
+    x = b.arg("x")
+
+    def block(v):
+        blocked_on.append(threading.current_thread())
+        release.wait(30)
+        return v
+
+    blocked = b.op(block, x, name="blocked", inline=True)
+    after = b.op(lambda v: fired_after.append(v) or v, blocked, name="after", inline=True)
+    plan = executor.prepare(b.program([after]))
+    started = time.monotonic()
+    try:
+        with pytest.raises(DeadlineExceededError) as info:
+            plan.run((1,), deadline=time.monotonic() + 0.3)
+        assert time.monotonic() - started < 10  # not the 30 s the kernel blocks for
+    finally:
+        release.set()
+    assert [plan.program.nodes[index].name for index, _, _ in info.value.running] == ["blocked"]
+    assert info.value.running[0][1:] == ("root", 0)
+    assert "still running: 'blocked'" in str(info.value)
+    # Once released, the kernel's result is dropped: its consumer never runs.
+    _wait_until_driver_is_idle(blocked_on[0])
+    assert fired_after == []
+    assert plan.run((2,)) == [2]
+
+
+def test_deadline_stops_a_run_whose_pool_kernel_blocks_and_nothing_fires_after_it():
+    release = threading.Event()
+    fired_after = []
+    b = Builder()
+    x = b.arg("x")
+    blocked = b.op(lambda v: release.wait(30) and v, x, name="blocked", inline=False)
+    b.op(identity, x, inline=True)  # ready beside it, so that the blocked kernel goes to the pool
+    after = b.op(lambda v: fired_after.append(v) or v, blocked, name="after", inline=True)
+    plan = executor.prepare(b.program([after]))
+    pool = RecordingPool(2)
+    try:
+        with pytest.raises(DeadlineExceededError) as info:
+            plan.run((1,), pool=pool, deadline=time.monotonic() + 0.3)
+        assert [plan.program.nodes[i].name for i, _, _ in info.value.running] == ["blocked"]
+    finally:
+        release.set()
+        # The pool task has run to its end: the blocked kernel and whatever it led to.
+        concurrent.futures.wait(pool.futures, timeout=10)
+        pool.shutdown()
+    assert fired_after == []
+
+
+class RecordingPool(ThreadPoolExecutor):
+    """A thread pool that keeps the future of every task submitted to it."""
+
+    def __init__(self, threads: int):
+        super().__init__(threads, thread_name_prefix="recording-pool")
+        self.futures = []
+
+    def submit(self, fn, /, *args, **kwargs):
+        future = super().submit(fn, *args, **kwargs)
+        self.futures.append(future)
+        return future
+
+
+@pytest.mark.parametrize("wants_context", [False, True], ids=["fast-path op", "slow-path op"])
+def test_no_op_starts_once_the_deadline_has_passed(monkeypatch, wants_context):
+    # The first kernel moves the run's clock past the deadline; the next op must not start,
+    # whichever way the runner fires it.
+    now = [0.0]
+    monkeypatch.setattr(runner, "_monotonic", lambda: now[0])
+    calls = []
+
+    def step(*args):
+        calls.append(len(calls))
+        now[0] = 10.0
+        return args[-1]
+
+    b = Builder()
+    value = b.arg("x")
+    for _ in range(3):
+        value = b.op(step, value, wants_context=wants_context, inline=True)
+    plan = executor.prepare(b.program([value]))
+    with pytest.raises(DeadlineExceededError) as info:
+        plan.run((1,), deadline=5.0)
+    assert calls == [0]
+    assert plan.program.nodes[info.value.node_index].kernel is step  # the first step fired
 
 
 # -- fetches, targets, context --------------------------------------------------------------------
