@@ -653,14 +653,32 @@ def _where(frame: Optional[str], iteration: Optional[int]) -> str:
 def _kernel_error(e: executor.KernelError) -> errors.OpError:
     op = _user_op(e.node.tag)
     cause = e.cause
-    where = errors.describe_op(op) + _where(e.frame, e.iteration)
+    described, input_values = errors.describe_op(op), e.input_values
+    step = getattr(cause, "fused_step", None)
+    if step is not None:  # a step of a fused kernel (`dataflow.passes.elementwise_fusion`)
+        op, described, input_values = _failed_step(op, *step)
+    where = described + _where(e.frame, e.iteration)
     if isinstance(cause, errors.OpError):
         return type(cause)(None, op, f"{where}: {cause.message}")
-    inputs = ", ".join(_describe_value(v) for v in e.input_values) or "none"
+    inputs = ", ".join(_describe_value(v) for v in input_values) or "none"
     message = f"{where} failed: {type(cause).__name__}: {cause}\n  inputs: {inputs}"
     if isinstance(cause, _INVALID_ARGUMENT_CAUSES):
         return errors.InvalidArgumentError(None, op, message)
     return errors.UnknownError(None, op, message)
+
+
+def _failed_step(fused: Operation, step: list, args: tuple) -> tuple:
+    """(op, description, input values) of the failed step ``step`` of the fused kernel that
+    stands for ``fused``: the user's op of the step when the graph still has it, else (a graph
+    saved after fusion) the step's own record, said to be fused into ``fused``."""
+    op_type, _, name, location = step
+    user_op = fused.graph._ops_by_name.get(name)
+    if user_op is not None and user_op.type == op_type and str(user_op.location) == location:
+        return user_op, errors.describe_op(user_op), args
+    described = (
+        f"op '{name}' ({op_type}) created at {location}, fused into {errors.describe_op(fused)}"
+    )
+    return fused, described, args
 
 
 def _deadline_error(e: executor.DeadlineExceededError, plan: _Plan, timeout_ms: int):
