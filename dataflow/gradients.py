@@ -5,6 +5,8 @@ Invariants:
 - Every backward op is created in the name scope ``gradients`` (unique per call), under
   ``<forward op name>_grad``; the loop machinery of a loop ``L`` under ``<L>_grad``, including
   the few ops it adds to the forward loop (an iteration counter, the pushes that save values).
+  Every op a call adds, whatever the scope's name, is listed in the graph's
+  ``GraphKeys.BACKWARD_OPS`` collection (saved with the graph; rendering reads it).
 - The backward op of a forward op is built in the *mirror* of the forward op's control-flow
   context.  Outside every loop being differentiated the mirror of a context is the context
   itself: the backward ops of a cond branch are built in that branch (TensorFlow re-enters the
@@ -76,7 +78,7 @@ from typing import Optional, Union
 from executor.program import NodeKind
 
 from . import dtypes as _dtypes
-from .graph import Graph, Operation, Tensor
+from .graph import Graph, GraphKeys, Operation, Tensor
 from .op_registry import apply_op, get_op_def
 
 __all__ = ["NotDifferentiable", "RegisterGradient", "WhileLoopGradientError", "gradients"]
@@ -273,10 +275,14 @@ def gradients(
             control_flow.check_inside(x, "xs")
 
     walk = _GradientWalk(graph, xs_list, between, stop_ops, control_flow)
-    with graph.as_default(), graph.name_scope(name):
-        walk.seed(ys_list, converted_grad_ys)
-        walk.run()
-        return [walk.result(x) for x in xs_list]
+    first_new_op = len(graph._ops)
+    try:
+        with graph.as_default(), graph.name_scope(name):
+            walk.seed(ys_list, converted_grad_ys)
+            walk.run()
+            return [walk.result(x) for x in xs_list]
+    finally:
+        graph.get_collection_ref(GraphKeys.BACKWARD_OPS).extend(graph._ops[first_new_op:])
 
 
 class _GradientWalk:

@@ -33,13 +33,13 @@ takes one tensor twice); control edges are dashed; a Switch's outputs are labell
 thick magenta and does not constrain the layout, so a loop still reads from top to bottom.
 When ``render`` is given fetches, the fetched ops have a thick border.
 
-Forward and backward.  The ops `dataflow.gradients` added (everything under a ``gradients``
-name scope: ``gradients/``, ``gradients_1/``, ``model/gradients/``) are drawn rose: an ordinary
-op rose-filled, a control-flow primitive keeping its fill with a rose border, and the edges
-leaving them, the gradients flowing backwards, rose.  The ops an optimizer added to apply them
-(the ops of each op in the ``train_op`` collection: ``GradientDescent`` and everything under
-``GradientDescent/``) are drawn lavender.  Their name-scope boxes are tinted and labelled
-likewise, and the legend gains the two kinds when the picture holds them.  So
+Forward and backward.  The ops `dataflow.gradients` added (those it listed in the graph's
+``GraphKeys.BACKWARD_OPS`` collection, whatever the name scope they were given) are drawn rose:
+an ordinary op rose-filled, a control-flow primitive keeping its fill with a rose border, and
+the edges leaving them, the gradients flowing backwards, rose.  The ops an optimizer added to
+apply them (the ops of each op in the ``train_op`` collection: ``GradientDescent`` and
+everything under ``GradientDescent/``) are drawn lavender.  Their name-scope boxes are tinted
+and labelled likewise, and the legend gains the two kinds when the picture holds them.  So
 ``render(train_op)`` shows the forward graph and the backward graph built from it in one
 picture, told apart.
 
@@ -216,7 +216,6 @@ _EDGE_COLORS = {
 # -- forward, backward and update ops ------------------------------------------------------------
 # An op's role in training: "backward" (added by `gradients`) or "update" (added by an
 # optimizer); ops of the forward graph have no role.
-_GRADIENTS_SCOPE = re.compile(r"(?:^|/)gradients(?:_\d+)?/")
 
 _ROLE_STYLES = {
     "backward": {"fill": "#FCE4EC", "color": "#AD1457", "box_fill": "#FFF5F8"},
@@ -232,9 +231,10 @@ def _roles(graph: Graph, ops: list[Operation]) -> dict[Operation, str]:
     train_scopes = [
         op.name for op in graph.get_collection(GraphKeys.TRAIN_OP) if isinstance(op, Operation)
     ]
+    backward = set(graph.get_collection(GraphKeys.BACKWARD_OPS))
     roles = {}
     for op in ops:
-        if _GRADIENTS_SCOPE.search(op.name):
+        if op in backward:
             roles[op] = "backward"
         elif any(op.name == s or op.name.startswith(s + "/") for s in train_scopes):
             roles[op] = "update"

@@ -143,3 +143,21 @@ def test_not_differentiable_op_gives_none_without_error():
     x = df.placeholder(df.float64, [])
     y = df.cast(df.greater(x, 0.0), df.float64)
     assert df.gradients(y, x) == [None]
+
+
+def test_every_op_a_call_adds_is_listed_as_a_backward_op():
+    # Including those it adds to the forward loop (the counter, the pushes), and whatever the
+    # call's name scope is called.
+    graph = df.get_default_graph()
+    x = df.placeholder(df.float64, [])
+    _, y = df.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, df.sin(a)), [0, x])
+    forward = graph.get_operations()
+    df.gradients(y, x, name="mygrads")
+    added = graph.get_operations()[len(forward) :]
+    assert any(op.type == "IndexedStackPush" for op in added)
+    assert graph.get_collection(df.GraphKeys.BACKWARD_OPS) == added
+    doubled = y * 2.0
+    before_second_call = len(graph.get_operations())
+    df.gradients(doubled, x)
+    second = graph.get_operations()[before_second_call:]
+    assert graph.get_collection(df.GraphKeys.BACKWARD_OPS) == added + second
