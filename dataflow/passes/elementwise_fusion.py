@@ -23,6 +23,10 @@ record and its operand values), so that a Session's error names the user's op th
 its line and its inputs, exactly as without fusion.  If any step is
 a "quiet" op (division, logarithms, ... which TensorFlow computes without warnings), the whole
 kernel runs under ``np.errstate(all="ignore")``: other steps then do not warn either.
+
+``df.gradients`` through a ``FusedElementwise`` (an optimized graph saved and loaded, then
+differentiated) rebuilds its steps as the ops they were and applies each one's own gradient,
+so the gradient is the one of the unfused chain.
 """
 
 from __future__ import annotations
@@ -30,9 +34,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..gradients import NotDifferentiable
-from ..graph import Operation, topological_order
-from ..op_registry import define_op, get_op_def
+from ..gradients import RegisterGradient
+from ..graph import Operation, Tensor, topological_order
+from ..op_registry import apply_op, define_op, get_op_def
 from ..tensor_shape import TensorShape
 from .graph_item import GraphItem, is_pure
 from .manager import GraphPass, PassReport, register_pass
@@ -125,8 +129,55 @@ def _fused_kernel(attrs):
 
 # "fresh_output": the kernel returns an array that nothing else holds (see inplace.py).
 define_op("FusedElementwise", _infer_fused, _fused_kernel, extra={"fresh_output": True})
-# Gradients are built on the user's graph; passes run afterwards, on what a Session runs.
-NotDifferentiable("FusedElementwise")
+
+
+def _sum(grads: list):
+    if not grads:
+        return None
+    if len(grads) == 1:
+        return grads[0]
+    from ..ops.math_ops import add_n
+
+    return add_n(grads)
+
+
+@RegisterGradient("FusedElementwise")
+def _fused_grad(op: Operation, grad):
+    """The gradient of a fused chain (an optimized graph, saved and loaded, differentiated
+    again): the steps are rebuilt as the ops they were, on the fused op's inputs, and each
+    step's own gradient is applied, last step first.  Every step is an elementwise op fully
+    described by its type and operands, so the rebuilt ops compute the fused values."""
+    inputs = list(op.inputs)
+    steps = op.attrs["steps"]
+    if grad is None or not op.outputs[0].dtype.is_floating:
+        return [None] * len(inputs)
+    rebuilt = []
+    value = None
+    for step in steps:
+        operands = [value if k < 0 else inputs[k] for k in step[1]]
+        step_op = apply_op(step[0], operands, name=step[2].rsplit("/", 1)[-1])
+        value = step_op.outputs[0]
+        rebuilt.append(step_op)
+    into_inputs: list[list] = [[] for _ in inputs]
+    into_value = [grad]
+    for step, step_op in zip(reversed(steps), reversed(rebuilt)):
+        step_grad = _sum(into_value)
+        if step_grad is None:
+            break
+        into_value = []
+        gradient = step_op.op_def.gradient
+        if gradient is None:
+            raise LookupError(
+                f"No gradient defined for step {step[0]} '{step[2]}' (created at {step[3]}) of "
+                f"fused op '{op.name}' (created at {op.location})."
+            )
+        result = gradient(step_op, step_grad)
+        if isinstance(result, Tensor) or result is None:
+            result = [result]
+        for k, g in zip(step[1], result):
+            if g is not None:
+                (into_value if k < 0 else into_inputs[k]).append(g)
+    return [_sum(grads) for grads in into_inputs]
 
 
 def fusable(item: GraphItem, op: Operation) -> bool:

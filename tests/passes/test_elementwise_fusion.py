@@ -146,3 +146,46 @@ def test_an_optimized_graph_with_fused_ops_saves_and_loads(fresh_graph, tmp_path
         got = sess.run("y:0", {"x:0": value})
     with session([]) as sess:
         assert_bitwise_equal(sess.run(y, {x: value}), got)
+
+
+def differentiated_after_saving(graph, tmp_path, y, xs, feed):
+    """The gradients of ``y`` with respect to ``xs`` (names), taken on the graph saved after
+    the default pipeline and loaded back, and their values for ``feed`` (names to values)."""
+    item, _ = optimize(graph, [y], xs)
+    assert "FusedElementwise" in op_types(item.graph)
+    df.io.save_graph(item.graph, tmp_path / "optimized.dfg")
+    loaded = df.io.load_graph(tmp_path / "optimized.dfg")
+    with loaded.as_default():
+        grads = df.gradients(
+            loaded.get_tensor_by_name(y), [loaded.get_tensor_by_name(x) for x in xs]
+        )
+        assert all(g is not None for g in grads)
+        with session([]) as sess:
+            return sess.run(grads, feed)
+
+
+def test_gradients_flow_through_a_fused_op_as_through_its_steps(fresh_graph, tmp_path):
+    x = df.placeholder(df.float64, [4], name="x")
+    w = df.placeholder(df.float64, [], name="w")
+    # x is an operand of two steps, w is broadcast; RealDiv and Log are quiet steps.
+    y = df.identity(df.log(df.tanh(x * w + x) / 3.0 + 2.0), name="y")
+    feed = {"x:0": np.array([0.3, -1.2, 2.0, 0.1]), "w:0": 0.7}
+    with session([]) as sess:
+        expected = sess.run(df.gradients(y, [x, w]), feed)
+    got = differentiated_after_saving(fresh_graph, tmp_path, "y:0", ["x:0", "w:0"], feed)
+    for a, b in zip(expected, got):
+        np.testing.assert_allclose(b, a, rtol=1e-14)
+
+
+def test_gradients_through_fused_ops_in_the_branches_of_a_cond(fresh_graph, tmp_path):
+    x = df.placeholder(df.float64, [3], name="x")
+    p = df.placeholder(df.bool, [], name="p")
+    branches = df.cond(p, lambda: df.tanh(x * 2.0 + 1.0) / 3.0, lambda: df.exp(x) - x)
+    y = df.identity(branches, name="y")
+    value = np.array([0.3, -1.2, 2.0])
+    for taken in (True, False):
+        with session([]) as sess:
+            (expected,) = sess.run(df.gradients(y, [x]), {x: value, p: taken})
+        feed = {"x:0": value, "p:0": taken}
+        (got,) = differentiated_after_saving(fresh_graph, tmp_path, "y:0", ["x:0"], feed)
+        np.testing.assert_allclose(got, expected, rtol=1e-14)
