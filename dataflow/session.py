@@ -43,6 +43,7 @@ from .debug.options import DebugOptions
 from .graph import Graph, Operation, Tensor, _user_location, get_default_graph, needed_ops
 from .passes import GraphItem, PassManager
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
+from .passes.inplace import _fresh
 from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
@@ -326,7 +327,8 @@ class Session:
             if type(value) is np.ndarray:
                 flat_results[i] = _as_result(value)
             elif type(value) is VariableRef:
-                flat_results[i] = self._variable_values.get(value.key)
+                value = self._variable_values.get(value.key)
+                flat_results[i] = value if value is None else _as_result(value)
         if not nest.is_nested(fetches):
             return flat_results[0]
         return nest.pack_sequence_as(fetches, flat_results)
@@ -508,12 +510,14 @@ class Session:
         return values
 
     def _load_variable(self, variable, value) -> None:
-        value = np.asarray(value, dtype=_dtypes.numpy_dtype(variable.dtype))
+        """Sets ``variable`` to a read-only copy of ``value`` (see `dataflow.variables`)."""
+        value = np.array(value, dtype=_dtypes.numpy_dtype(variable.dtype))
         if not variable.shape.is_compatible_with(value.shape):
             raise ValueError(
                 f"Cannot load a value of shape {value.shape} into variable '{variable.name}' "
                 f"of shape {variable.shape}"
             )
+        value.flags.writeable = False
         with self._lock:
             self._variable_values[variable.op.name] = value
 
@@ -580,7 +584,8 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
 
 def _as_result(value: np.ndarray):
     """What ``run`` hands back for an array: a numpy scalar for 0-d values (as TensorFlow
-    does), and a copy of read-only buffers (constants), so the caller may modify it."""
+    does), and a copy of read-only buffers (constants, variables' values), so the caller may
+    modify it."""
     if value.ndim == 0:
         return value[()]
     if not value.flags.writeable:
@@ -603,7 +608,13 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
         inline=True,
     )
     if kind == NodeKind.OP:
-        node.kernel = op_def.kernel(op.attrs)
+        attrs = op.attrs
+        if op_def.extra.get("fresh_inputs"):
+            # Which inputs are arrays the run makes and nothing else holds (never a fed one):
+            # a variable's assign takes those without a copy (`dataflow.variables`).
+            attrs = dict(attrs)
+            attrs["fresh_inputs"] = tuple(t not in arg_of and _fresh(t) for t in op._inputs)
+        node.kernel = op_def.kernel(attrs)
         node.wants_context = op_def.wants_context
         node.inline = op_def.inline
         if node.inline is None and all(

@@ -9,6 +9,17 @@ reads the assigned value (resource-variable semantics; TF1's ref variables make 
 
 Writes during a run go into that run's `RunContext` and reach the Session only when the run
 succeeds, so a failed run leaves every variable as it was.
+
+A variable's value shares memory with nothing that can write it, as in TensorFlow, where a
+variable owns its buffer: `_check_assignable` makes every value written (by ``Assign``,
+``AssignAdd``, ``AssignSub``, ``Variable.load`` and ``Saver.restore``) a read-only array,
+copying it unless the run made it and nothing outside the run holds it.  So a fed array, or a
+user's array given to ``load``, may be changed afterwards without changing the variable, and a
+fetched value (a read, or the output of an assign) comes back as a copy, since ``Session.run``
+copies read-only arrays; a kernel handed the value cannot write into it either.  The copies are
+made where they are cheapest: an ``Assign`` of a freshly computed value, which is what
+optimizers write on every step, freezes that array in place instead of copying it (the Session
+tells the kernel, see ``fresh_inputs`` below), and reads within a run pass the array itself.
 """
 
 from __future__ import annotations
@@ -73,10 +84,18 @@ define_op(
 )
 
 
-def _check_assignable(ref: VariableRef, value, validate_shape: bool):
+def _check_assignable(ref: VariableRef, value, validate_shape: bool, owned: bool = False):
+    """``value`` as the array variable ``ref`` will hold: of its dtype, of a shape it accepts,
+    read-only, and sharing memory with nothing else that could write it (see the module
+    docstring).  ``owned`` says the array was made by this run and nothing outside the run
+    holds it: it is then frozen in place rather than copied, unless it is a view of another
+    array."""
     value = np.asarray(value)
-    if value.dtype != _dtypes.numpy_dtype(ref.dtype):
-        value = value.astype(_dtypes.numpy_dtype(ref.dtype))
+    dtype = _dtypes.numpy_dtype(ref.dtype)
+    if value.dtype != dtype:
+        value = value.astype(dtype)  # a new array
+    elif not owned or value.base is not None:
+        value = value.copy()
     if validate_shape and not ref.shape.is_compatible_with(value.shape):
         raise InvalidArgumentError(
             None,
@@ -84,14 +103,19 @@ def _check_assignable(ref: VariableRef, value, validate_shape: bool):
             f"Cannot assign a value of shape {value.shape} to variable '{ref.key}' of shape "
             f"{ref.shape}",
         )
+    value.flags.writeable = False
     return value
 
 
 def _assign_kernel(attrs):
+    """``fresh_inputs`` (set by the Session when it lowers the op): which inputs are arrays
+    the run made that nothing else holds (``inplace._fresh``), so that a freshly computed value
+    is taken without a copy."""
     validate = attrs.get("validate_shape", True)
+    owned = attrs.get("fresh_inputs", (False, False))[1]
 
     def assign(context, ref, value):
-        value = _check_assignable(ref, value, validate)
+        value = _check_assignable(ref, value, validate, owned)
         context.write_variable(ref, value)
         return value
 
@@ -101,7 +125,9 @@ def _assign_kernel(attrs):
 def _update_kernel(ufunc):
     def make(attrs):
         def update(context, ref, delta):
-            value = _check_assignable(ref, ufunc(context.read_variable(ref), delta), True)
+            # The ufunc's result is a new array: the variable takes it as it is.
+            value = ufunc(context.read_variable(ref), delta)
+            value = _check_assignable(ref, value, True, owned=True)
             context.write_variable(ref, value)
             return value
 
@@ -126,7 +152,16 @@ for _type, _kernel in (
     ("AssignAdd", _update_kernel(np.add)),
     ("AssignSub", _update_kernel(np.subtract)),
 ):
-    define_op(_type, _infer_assign, _kernel, inline=True, stateful=True, wants_context=True)
+    define_op(
+        _type,
+        _infer_assign,
+        _kernel,
+        inline=True,
+        stateful=True,
+        wants_context=True,
+        # The Session passes the kernel factory ``fresh_inputs`` (see `_assign_kernel`).
+        extra={"fresh_inputs": True},
+    )
 
 
 class Variable:

@@ -77,3 +77,85 @@ def test_failed_assign_leaves_the_value_unchanged():
         with pytest.raises(df.errors.InvalidArgumentError):
             sess.run(bad, {x: np.ones(3, np.float32)})
         assert sess.run(v.read_value()).tolist() == [1.0, 2.0]
+
+
+# -- a variable's value shares memory with nothing the user holds ---------------------------------
+def test_load_copies_the_users_array():
+    v = df.Variable(np.zeros(3))
+    user = np.array([1.0, 2.0, 3.0])
+    with df.Session() as sess:
+        v.load(user, sess)
+        user[0] = 99.0
+        assert sess.run(v).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_assign_from_a_fed_array_copies_it():
+    v = df.Variable(np.zeros(3))
+    x = df.placeholder(df.float64, [3])
+    assign = v.assign(x)
+    user = np.array([1.0, 2.0, 3.0])
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(assign.op, {x: user})
+        user[0] = 99.0
+        assert sess.run(v).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_assign_from_a_fed_tensor_that_an_op_would_compute_copies_it():
+    # ``a + b`` makes a fresh array when it runs; fed, it is the user's array.
+    v = df.Variable(np.zeros(3))
+    a = df.placeholder(df.float64, [3])
+    total = a + 1.0
+    assign = v.assign(total)
+    user = np.array([1.0, 2.0, 3.0])
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(assign.op, {total: user})
+        user[0] = 99.0
+        assert sess.run(v).tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("fetch", ["variable", "read", "assign", "assign_add"])
+def test_a_fetched_value_is_the_callers_to_change(fetch):
+    v = df.Variable(np.array([1.0, 2.0]))
+    fetches = {
+        "variable": v,
+        "read": v.read_value(),
+        "assign": v.assign(df.constant([1.0, 2.0], dtype=df.float64) * 1.0),
+        "assign_add": v.assign_add(np.zeros(2)),
+    }
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        result = sess.run(fetches[fetch])
+        result[0] = 99.0
+        assert sess.run(v).tolist() == [1.0, 2.0]
+        assert sess.run(v.handle).tolist() == [1.0, 2.0]
+        sess.run(v.handle)[0] = 99.0
+        assert sess.run(v).tolist() == [1.0, 2.0]
+
+
+def test_a_computed_value_fetched_beside_its_assign_is_the_callers_to_change():
+    v = df.Variable(np.zeros(2))
+    x = df.placeholder(df.float64, [2])
+    doubled = x * 2.0
+    assign = v.assign(doubled)
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        value, _ = sess.run([doubled, assign.op], {x: np.array([1.0, 2.0])})
+        value[0] = 99.0
+        assert sess.run(v).tolist() == [2.0, 4.0]
+
+
+def test_a_py_func_cannot_write_into_a_variables_value():
+    v = df.Variable(np.array([1.0, 2.0]))
+
+    def scribble(a):
+        a[0] = 99.0
+        return a
+
+    scribbled = df.py_func(scribble, [v.read_value()], df.float64)
+    with df.Session() as sess:
+        v.load(np.array([1.0, 2.0]), sess)
+        with pytest.raises(df.errors.InvalidArgumentError, match="read-only"):
+            sess.run(scribbled)
+        assert sess.run(v).tolist() == [1.0, 2.0]
