@@ -46,8 +46,12 @@ A typed attribute value is an object with exactly one key naming its type:
 Loading never runs code from the file: JSON and NPY with ``allow_pickle=False`` only, every op
 type must be registered, and every attribute is checked against the type it must have before the
 op is built.  A malformed or hostile file raises `GraphFormatError` (a ``ValueError``) that names
-the op or field at fault.  A graph holding Python callables (``py_func``, ``numpy_function``) or
-a print op writing to a Python file object cannot be saved (`GraphNotSerializableError`).
+the op or field at fault.  Sizes are bounded before anything is built from them: the JSON
+(`MAX_JSON_BYTES`), ranks and declared shapes (`MAX_RANK`, `MAX_SHAPE_ELEMENTS`), the arrays
+together (``max_array_bytes``; an array shared by several ops is decoded and counted once) and
+the outputs of an op (`MAX_OUTPUTS`, checked against the attributes that set them).  A graph
+holding Python callables (``py_func``, ``numpy_function``) or a print op writing to a Python
+file object cannot be saved (`GraphNotSerializableError`).
 
 One attribute is not the program but a decision the graph passes made for one run plan: the
 ``inplace_input`` of a ``FusedElementwise`` (which input its kernel may overwrite).  It is saved
@@ -71,6 +75,8 @@ from collections.abc import Callable
 from typing import Any, Optional, Union
 
 import numpy as np
+
+from executor.program import NodeKind
 
 from . import dtypes as _dtypes
 from .graph import (
@@ -101,6 +107,10 @@ MAX_JSON_BYTES = 256 * 2**20
 MAX_ARRAY_BYTES = 2**30
 MAX_RANK = 32
 MAX_SHAPE_ELEMENTS = 2**40
+# The most outputs an op of a file may have (Split's num_split, Unpack's num, the length of
+# SplitV's size_splits and of PyFunc's Tout), so that a file cannot make shape inference
+# build billions of tensors.
+MAX_OUTPUTS = 2**16
 _GRAPH_MEMBER = "graph.json"
 _ARRAY_PREFIX = "arrays/"
 
@@ -230,12 +240,19 @@ def _decode_shape_dims(dims, where: str) -> Optional[list]:
 
 
 class _ArrayReader:
-    """Reads the arrays of a graph file on demand, checking each header before the data."""
+    """Reads the arrays of a graph file on demand, checking each header before the data.
+
+    Each array is decoded once, however many attributes refer to its key, and read-only (as
+    ``df.constant`` makes its values); the arrays decoded hold at most ``max_array_bytes`` in
+    all, each counted once.
+    """
 
     def __init__(self, archive: zipfile.ZipFile, max_array_bytes: int):
         self.archive = archive
         self.max_array_bytes = max_array_bytes
         self.used: set[str] = set()
+        self.decoded: dict[str, np.ndarray] = {}
+        self.total_bytes = 0
 
     def read(self, spec, where: str) -> Union[np.ndarray, np.generic]:
         if not isinstance(spec, dict) or set(spec) != {"key", "dtype", "shape", "scalar"}:
@@ -252,8 +269,32 @@ class _ArrayReader:
             _fail(where, f"unknown array dtype {spec['dtype']!r:.80}")
         if dtype.kind not in "biuf":
             _fail(where, f"array dtype {dtype} is not allowed (only numbers and bools)")
-        if math.prod(dims) * dtype.itemsize > self.max_array_bytes:
+        scalar = spec["scalar"]
+        if not isinstance(scalar, bool):
+            _fail(where, "the array field 'scalar' is a bool")
+        if scalar and dims:
+            _fail(where, "a numpy scalar has shape []")
+        array = self.decoded.get(key)
+        if array is None:
+            array = self._decode(key, dims, dtype, where)
+        elif list(array.shape) != dims or array.dtype != dtype:
+            _fail(
+                where,
+                f"array '{key}' is declared as {dtype}{dims} here but as "
+                f"{array.dtype}{list(array.shape)} elsewhere",
+            )
+        return array[()] if scalar else array
+
+    def _decode(self, key: str, dims: list, dtype: np.dtype, where: str) -> np.ndarray:
+        size = math.prod(dims) * dtype.itemsize
+        if size > self.max_array_bytes:
             _fail(where, f"array of shape {dims} ({dtype}) is larger than {self.max_array_bytes}B")
+        if self.total_bytes + size > self.max_array_bytes:
+            _fail(
+                where,
+                f"the arrays of the file hold more than {self.max_array_bytes}B in all (pass a "
+                "larger max_array_bytes to load it)",
+            )
         member = _ARRAY_PREFIX + key + ".npy"
         try:
             stream = self.archive.open(member)
@@ -281,14 +322,10 @@ class _ArrayReader:
                 _fail(where, f"array {member!r} is truncated")
         array = np.frombuffer(data, dtype=dtype).copy()
         array = array.reshape(dims, order="F" if fortran else "C")
+        array.flags.writeable = False
         self.used.add(key)
-        scalar = spec["scalar"]
-        if not isinstance(scalar, bool):
-            _fail(where, "the array field 'scalar' is a bool")
-        if scalar:
-            if dims:
-                _fail(where, "a numpy scalar has shape []")
-            return array[()]
+        self.decoded[key] = array
+        self.total_bytes += size
         return array
 
 
@@ -375,6 +412,24 @@ def _is_template_item(v) -> bool:
     return False
 
 
+def _is_short_list(v) -> bool:
+    return isinstance(v, (list, tuple)) and len(v) <= MAX_OUTPUTS
+
+
+def _is_fused_steps(v) -> bool:
+    return isinstance(v, list) and all(
+        isinstance(step, list)
+        and len(step) == 4
+        and isinstance(step[0], str)
+        and isinstance(step[1], list)
+        and 1 <= len(step[1]) <= 2
+        and all(_is_int(k) and k >= -1 for k in step[1])
+        and isinstance(step[2], str)
+        and isinstance(step[3], str)
+        for step in v
+    )
+
+
 def _is_stream(v) -> bool:
     return v in ("stdout", "stderr") or (isinstance(v, str) and v.startswith("file://"))
 
@@ -386,7 +441,11 @@ for _names, _what, _check in (
         "a dtype",
         lambda v: isinstance(v, _dtypes.DType),
     ),
-    ("Tout", "a tuple of dtypes", lambda v: all(isinstance(x, _dtypes.DType) for x in v)),
+    (
+        "Tout",
+        f"a tuple of at most {MAX_OUTPUTS} dtypes",
+        lambda v: _is_short_list(v) and all(isinstance(x, _dtypes.DType) for x in v),
+    ),
     ("shape", "a shape", lambda v: isinstance(v, TensorShape)),
     ("value", "an array", lambda v: isinstance(v, np.ndarray)),
     (
@@ -396,8 +455,8 @@ for _names, _what, _check in (
         lambda v: isinstance(v, bool),
     ),
     (
-        "summarize first_n num_split num parallel_iterations begin_mask end_mask "
-        "ellipsis_mask new_axis_mask shrink_axis_mask",
+        "summarize first_n parallel_iterations begin_mask end_mask ellipsis_mask new_axis_mask "
+        "shrink_axis_mask",
         "an integer",
         _is_int,
     ),
@@ -407,7 +466,18 @@ for _names, _what, _check in (
         "an integer, a list of integers or none",
         _optional(lambda v: _is_int(v) or _is_ints(v)),
     ),
-    ("ksize strides dilations size_splits", "a list of integers", _is_ints),
+    ("num", f"an integer from 0 to {MAX_OUTPUTS}", lambda v: _is_int(v) and 0 <= v <= MAX_OUTPUTS),
+    (
+        "num_split",
+        f"an integer from 1 to {MAX_OUTPUTS}",
+        lambda v: _is_int(v) and 1 <= v <= MAX_OUTPUTS,
+    ),
+    (
+        "size_splits",
+        f"a list of at most {MAX_OUTPUTS} integers",
+        lambda v: _is_short_list(v) and _is_ints(v),
+    ),
+    ("ksize strides dilations", "a list of integers", _is_ints),
     ("perm noise_shape", "a list of integers or none", _optional(_is_ints)),
     (
         "paddings",
@@ -426,9 +496,38 @@ for _names, _what, _check in (
         lambda v: isinstance(v, (list, tuple)) and _is_template_item(v),
     ),
     ("func", "nothing (Python functions are never loaded)", lambda v: False),
+    ("steps", "a list of fused steps [type, operands, name, 'file:line']", _is_fused_steps),
 ):
     for _name in _names.split():
         _ATTR_CHECKS[_name] = (_what, _check)
+
+
+# Op type -> (the attribute that sets its number of outputs, that number for a value).
+_OUTPUT_COUNTS = {
+    "Split": ("num_split", int),
+    "SplitV": ("size_splits", len),
+    "Unpack": ("num", int),
+    "PyFunc": ("Tout", len),
+    "PyFuncStateless": ("Tout", len),
+}
+
+
+def _check_output_count(op_type: str, attrs: dict, record: dict, where: str) -> None:
+    """Before shape inference builds the op's outputs: a recorded ``outputs`` list is not too
+    long, and agrees with the attribute that sets the number of outputs."""
+    outputs = record.get("outputs")
+    if outputs is None:
+        return
+    if not isinstance(outputs, list) or len(outputs) > MAX_OUTPUTS:
+        _fail(where, f"'outputs' is a list of at most {MAX_OUTPUTS} outputs")
+    rule = _OUTPUT_COUNTS.get(op_type)
+    if rule is not None and rule[0] in attrs:
+        count = rule[1](attrs[rule[0]])
+        if count != len(outputs):
+            _fail(
+                where,
+                f"attribute '{rule[0]}' makes {count} outputs, but 'outputs' lists {len(outputs)}",
+            )
 
 
 # (op type, attribute) -> the value it is saved as and loaded as: decisions of the graph passes
@@ -648,6 +747,9 @@ def load_graph(path: Union[str, os.PathLike], *, max_array_bytes: int = MAX_ARRA
     Op names, attributes, source locations, collections (with `Variable` objects rebuilt) and
     the records of conds and loops come back as they were.  Raises `GraphFormatError` for a
     malformed, unsupported or hostile file; nothing in the file is ever executed.
+
+    ``max_array_bytes``: the most bytes the file's arrays may hold in all (each array counted
+    once, however many ops share it); larger files are refused before their data is read.
     """
     path = os.fspath(path)
     try:
@@ -748,7 +850,7 @@ def document_to_graph(
             op_def = get_op_def(op_type)
         except KeyError:
             _fail(f"op '{name}'", f"unknown op type {op_type!r:.80}")
-        is_merge = op_def.kind.name == "MERGE"
+        is_merge = op_def.kind == NodeKind.MERGE
         if not isinstance(record["attrs"], dict):
             _fail(where, "'attrs' is an object")
         attrs = {}
@@ -758,6 +860,7 @@ def document_to_graph(
             attrs[key] = _PLAN_ATTRS.get((op_type, key), value)
         if op_type == "Const":
             _check_const(where, attrs)
+        _check_output_count(op_type, attrs, record, where)
         if not isinstance(record["inputs"], list):
             _fail(where, "'inputs' is a list")
         inputs: list[Tensor] = []
@@ -771,7 +874,7 @@ def document_to_graph(
                 _fail(where, f"input {j} comes from op '{producer:.80}', which is not in the file")
             if positions[producer] >= i:
                 producer_type = records[positions[producer]]["type"]
-                if not is_merge or producer_type != "NextIteration":
+                if not is_merge or _kind_of(producer_type) != NodeKind.NEXT_ITERATION:
                     _fail(
                         where,
                         f"input {j} comes from op '{producer}', which is defined later (only a "
@@ -826,6 +929,16 @@ def document_to_graph(
         for k in range(1, len(parts)):
             graph._names_in_use.setdefault("/".join(parts[:k]).lower(), 1)
     return graph
+
+
+def _kind_of(op_type) -> Optional[NodeKind]:
+    """The executor kind of the registered op type ``op_type``; None for anything else."""
+    if not isinstance(op_type, str):
+        return None
+    try:
+        return get_op_def(op_type).kind
+    except KeyError:
+        return None
 
 
 def _check_const(where: str, attrs: dict) -> None:

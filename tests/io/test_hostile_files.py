@@ -241,3 +241,129 @@ def test_a_graph_with_a_data_cycle_is_saved_and_refused_on_load(tmp_path, fresh_
     df.io.save_graph(fresh_graph, path)  # terminates: the save order tolerates the cycle
     with pytest.raises(GraphFormatError, match="defined later"):
         df.io.load_graph(path)
+
+
+def with_copies_of_c(document, count):
+    """``count`` more Const ops whose value is the array of the Const ``c`` (the same key)."""
+    record = op(document, "c")
+    for k in range(count):
+        document["ops"].append(dict(json.loads(json.dumps(record)), name=f"c_{k}"))
+    return document
+
+
+def array_bytes(members):
+    """The bytes the arrays of a saved file hold, each counted once."""
+    return sum(np.load(io.BytesIO(data)).nbytes for data in members.values())
+
+
+def test_an_array_many_constants_share_is_decoded_once_and_counted_once(tmp_path, saved):
+    document, members = saved
+    budget = array_bytes(members)
+    path = write(tmp_path, with_copies_of_c(document, 200), members)
+    loaded = df.io.load_graph(path, max_array_bytes=budget)  # 200 more references fit
+    values = [loaded.get_operation_by_name(f"c_{k}").attrs["value"] for k in range(200)]
+    assert all(v is loaded.get_operation_by_name("c").attrs["value"] for v in values)
+    assert not values[0].flags.writeable  # as df.constant makes its values
+    np.testing.assert_array_equal(values[0], np.float32([1.0, 2.0]))
+
+
+def test_the_arrays_of_a_file_share_one_size_budget(tmp_path, saved):
+    document, members = saved
+    key = op(document, "c")["attrs"]["value"]["array"]["key"]
+    copy = with_copies_of_c(document, 1)["ops"][-1]
+    copy["attrs"]["value"]["array"]["key"] = "other"
+    members["arrays/other.npy"] = members["arrays/" + key + ".npy"]
+    path = write(tmp_path, document, members)
+    budget = array_bytes(members)
+    df.io.load_graph(path, max_array_bytes=budget)
+    with pytest.raises(GraphFormatError, match=f"hold more than {budget - 1}B in all"):
+        df.io.load_graph(path, max_array_bytes=budget - 1)
+
+
+def test_an_array_key_declared_twice_with_different_shapes_is_refused(tmp_path, saved):
+    document, members = saved
+    with_copies_of_c(document, 1)["ops"][-1]["attrs"]["value"]["array"]["shape"] = [1, 2]
+    load_fails(
+        tmp_path,
+        document,
+        members,
+        "is declared as float32\\[1, 2\\] here but as float32\\[2\\] elsewhere",
+    )
+
+
+def as_split(document, attrs, outputs=None):
+    record = op(document, "y")
+    record.update(type="Split", attrs=attrs, inputs=[["add", 0]])
+    record["outputs"] = outputs or [{"dtype": "float32", "shape": [1]}] * 2
+    return document
+
+
+@pytest.mark.parametrize(
+    "attrs, match",
+    [
+        (
+            {"num_split": {"int": 2**40}, "axis": {"int": 0}},
+            "'num_split' must be an integer from 1",
+        ),
+        ({"num_split": {"int": 0}, "axis": {"int": 0}}, "'num_split' must be an integer from 1"),
+        ({"size_splits": {"list": [{"int": 1}] * 70000}, "axis": {"int": 0}}, "at most 65536"),
+        ({"num": {"int": 2**40}, "axis": {"int": 0}}, "'num' must be an integer from 0 to 65536"),
+        ({"Tout": {"int": 3}}, "'Tout' must be a tuple of at most 65536 dtypes"),
+        ({"Tout": {"tuple": [{"dtype": "float32"}] * 70000}}, "at most 65536 dtypes"),
+    ],
+)
+def test_attributes_that_set_the_number_of_outputs_are_bounded(tmp_path, saved, attrs, match):
+    document, members = saved
+    load_fails(tmp_path, as_split(document, attrs), members, match)
+
+
+def test_the_outputs_an_op_lists_must_agree_with_its_attributes_before_it_is_built(tmp_path, saved):
+    document, members = saved
+    attrs = {"num_split": {"int": 60000}, "axis": {"int": 0}}
+    load_fails(
+        tmp_path,
+        as_split(document, attrs),
+        members,
+        "attribute 'num_split' makes 60000 outputs, but 'outputs' lists 2",
+    )
+    record = op(document, "y")
+    record["outputs"] = [{"dtype": "float32", "shape": [1]}] * 70000
+    load_fails(tmp_path, document, members, "'outputs' is a list of at most 65536 outputs")
+
+
+def test_a_split_in_two_loads(tmp_path, saved):
+    document, members = saved
+    attrs = {"num_split": {"int": 2}, "axis": {"int": 0}}
+    loaded = df.io.load_graph(write(tmp_path, as_split(document, attrs), members))
+    assert len(loaded.get_operation_by_name("y").outputs) == 2
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [["Add"]],
+        [["Add", [0, "1"], "add", "f.py:1"]],
+        [["Exp", [-2], "exp", "f.py:1"]],
+        [["Exp", [], "exp", "f.py:1"]],
+        "Add",
+    ],
+)
+def test_malformed_fused_steps_are_refused(tmp_path, saved, steps):
+    document, members = saved
+    record = op(document, "y")
+    record["type"] = "FusedElementwise"
+    record["attrs"] = {
+        "steps": json.loads(json.dumps(encode(steps))),
+        "inplace_input": {"int": -1},
+        "T": {"dtype": "float32"},
+    }
+    load_fails(tmp_path, document, members, "attribute 'steps' must be a list of fused steps")
+
+
+def encode(value):
+    """The typed JSON of a plain value (lists, strings, ints)."""
+    if isinstance(value, list):
+        return {"list": [encode(v) for v in value]}
+    if isinstance(value, str):
+        return {"str": value}
+    return {"int": value}
