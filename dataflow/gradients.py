@@ -15,8 +15,9 @@ Invariants:
   branch's backward ops run.  Inside a loop being differentiated, the mirror is the backward
   loop, or a backward cond on the same iteration's saved predicate.
 - A backward op inside a backward loop reads a forward value of the loop only through a stack
-  the forward loop filled at that iteration's index; only the values some backward op reads are
-  saved (loop invariants are entered into the backward loop, constants are rebuilt).
+  the forward loop filled at that iteration's index; only the values read by backward ops that
+  the results depend on are saved, and of a value whose shape alone is read, only the shape
+  (loop invariants are entered into the backward loop, constants are rebuilt).
 - A gradient never depends on the order in which kernels ran: ``parallel_iterations``, threads
   and concurrent runs of one Session give identical results.
 
@@ -280,7 +281,9 @@ def gradients(
         with graph.as_default(), graph.name_scope(name):
             walk.seed(ys_list, converted_grad_ys)
             walk.run()
-            return [walk.result(x) for x in xs_list]
+            results = [walk.result(x) for x in xs_list]
+            control_flow.push_saved_values(results)
+            return results
     finally:
         graph.get_collection_ref(GraphKeys.BACKWARD_OPS).extend(graph._ops[first_new_op:])
 

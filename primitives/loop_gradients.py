@@ -32,7 +32,11 @@ Invariants first:
   that a cond inside the loop switched into a branch (the backward branch captures it from the
   backward loop in turn); a constant is rebuilt; the stack handle of an inner loop, and the
   inner loop's iteration count, are forward values of the outer loop and are themselves saved
-  per outer iteration.  Only what some backward op reads is saved, once per forward value.
+  per outer iteration.  Only what some backward op reads is saved, once per forward value, and
+  only when the call's results depend on that op: a gradient function builds the gradients of
+  all its op's inputs, and a pop read only for an input gradient that no result needs (of a
+  constant, say) is left without its push (`ControlFlowGradState.push_saved_values`, once the
+  results are known).
 - **Shapes instead of values.**  A backward op that needs only the shape of a forward value
   (``shape``, ``size``, ``rank``, ``zeros_like``/``ones_like`` of an unknown shape: the
   gradients of Reshape, ExpandDims, Squeeze, ConcatV2, of broadcasting ops, ...) asks the
@@ -70,9 +74,10 @@ How the walk uses it (the pending-count exclusions that break the loop's cycle):
    accumulator loop variable of the backward loop, starting from zeros; the sum leaves by an
    Exit.
 
-What is saved, concretely.  Per forward iteration, one value for each forward tensor some
-backward op reads (a scalar loop ``a <- tanh(a * w)`` saves ``a`` and ``tanh(a * w)``: 16 bytes
-of data per iteration; ``w``, an invariant, is not saved).  A variable read inside the loop's
+What is saved, concretely.  Per forward iteration, one value for each forward tensor read by
+some backward op the results need (a scalar loop ``a <- tanh(a * w)`` differentiated with
+respect to its start and ``w`` saves ``a`` and ``tanh(a * w)``: 16 bytes of data per iteration;
+``w``, an invariant, is not saved).  A variable read inside the loop's
 body is a forward value like any other and is saved per iteration, as in TensorFlow (the
 backward loop must see the value the forward iteration saw); read it before the loop to make
 it an invariant instead.  All the pushes for a loop run whenever its backward loop runs (they
@@ -426,26 +431,32 @@ class LoopGradState:
 
     # -- saving forward values --------------------------------------------------------------------
     def save(self, value: Tensor, forward_context, backward_context) -> Tensor:
-        """Pushes ``value`` in ``forward_context`` at the forward index and pops it in
-        ``backward_context`` at the backward index; returns the pop."""
+        """Pops ``value`` in ``backward_context`` at the backward index from a new stack;
+        returns the pop.  The push of ``value`` in ``forward_context`` at the forward index is
+        added by `push` once the call knows the pop is needed."""
         graph = self.graph
         name = value.op.name.replace("/", "_") + (
             f"_{value.value_index}" if value.value_index else ""
         )
-        with graph.name_scope(self.scope + "saved/"), graph.name_scope(name):
+        with graph.name_scope(self.scope + "saved/"), graph.name_scope(name) as scope:
             with building_in(graph, self.forward.outer_context):
                 stack = apply_op("IndexedStack", [], {"dtype": value.dtype}, name="stack")
-            with building_in(graph, forward_context):
-                push = apply_op(
-                    "IndexedStackPush", [stack.outputs[0], self.forward_index, value], name="push"
-                )
-            self._sync_target(forward_context)._add_control_input(push)
             attrs = {"dtype": value.dtype, "shape": value.shape}
             with building_in(graph, backward_context):
                 pop = apply_op(
                     "IndexedStackPop", [stack.outputs[0], self.backward_index], attrs, name="pop"
                 )
+        self.cf_state.unpushed[pop] = (self, scope, stack.outputs[0], value, forward_context)
         return pop.outputs[0]
+
+    def push(self, scope: str, stack: Tensor, value: Tensor, forward_context) -> None:
+        """Pushes ``value`` in ``forward_context`` at the forward index on ``stack``, before
+        the iteration count leaves the loop (module docstring)."""
+        graph = self.graph
+        with graph.name_scope(scope):
+            with building_in(graph, forward_context):
+                push = apply_op("IndexedStackPush", [stack, self.forward_index, value], name="push")
+            self._sync_target(forward_context)._add_control_input(push)
 
     def _sync_target(self, context) -> Operation:
         """The op a push in ``context`` must run before (module docstring, "Pushes before
@@ -532,6 +543,8 @@ class ControlFlowGradState:
         self._mirrors: dict = {}
         self._cond_pivots: dict = {}
         self._shape_queries: dict[tuple, Tensor] = {}
+        # The pops whose pushes `push_saved_values` adds if the results need them.
+        self.unpushed: dict[Operation, tuple] = {}
         _check_not_second_order(graph, ys, reached)
         switches_of: dict[WhileContext, list] = {}
         for op in between:
@@ -743,6 +756,27 @@ class ControlFlowGradState:
     def finish(self) -> None:
         for state in self.loops.values():
             state.finish()
+
+    def push_saved_values(self, results: list) -> None:
+        """Adds the pushes of the saved values that ``results`` (the call's gradients) depend
+        on.  A gradient function builds the gradients of all its op's inputs, and a pop read
+        only by those that no result needs (the gradient of a constant, say) stays unpushed: a
+        Session never runs it, as no fetch of the results reaches it."""
+        needed = []
+        seen: set = set()
+        stack = [t.op for t in results if t is not None]
+        while stack:
+            op = stack.pop()
+            if op in seen or op.type == "IndexedStackPush":
+                continue
+            seen.add(op)
+            if op in self.unpushed:
+                needed.append(op)
+            stack.extend(t.op for t in op._inputs)
+            stack.extend(op._control_inputs)
+        for pop in sorted(needed, key=list(self.unpushed).index):
+            state, *saved = self.unpushed.pop(pop)
+            state.push(*saved)
 
 
 def _check_not_second_order(graph, ys: list, reached: set) -> None:

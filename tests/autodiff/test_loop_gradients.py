@@ -432,6 +432,27 @@ def test_an_invariant_used_in_a_cond_inside_a_loop_is_read_once_not_saved_per_it
     assert pushed and max(v.nbytes for v in pushed) == 64 * 8  # rows of a, never w
 
 
+def test_a_value_read_only_for_a_gradient_nobody_asked_for_is_not_saved(monkeypatch):
+    # The gradient function of a * b builds the gradients of both inputs, and that of b reads
+    # a; but b does not depend on x, so no result needs it, and only b is saved.
+    pushed = _record_pushes(monkeypatch)
+    x = df.placeholder(df.float64, [100])
+    body_values = {}
+
+    def body(i, a, b):
+        body_values.update(a=a, b=b)
+        return i + 1, a * b, b * 1.5
+
+    b_0 = df.placeholder(df.float64, [100])
+    _, y, _ = loop(lambda i, a, b: i < 4, body, [0, x, b_0])
+    (gx,) = df.gradients(y, x)
+    assert [t.name for t in _saved_tensors()] == [body_values["b"].name]
+    with df.Session() as session:
+        grad = session.run(gx, {x: np.ones(100), b_0: np.full(100, 2.0)})
+    np.testing.assert_allclose(grad, np.full(100, 2.0 * 3.0 * 4.5 * 6.75))
+    assert {float(v[0]) for v in pushed} == {2.0, 3.0, 4.5, 6.75}  # b, never a
+
+
 # -- gradients inside a loop body ------------------------------------------------------------------
 def test_gradient_descent_inside_a_loop_body():
     x0 = df.placeholder(df.float64, [])
