@@ -304,7 +304,14 @@ class Session:
     # -- running ----------------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Computes ``fetches`` (tensors, ops, names, in any nesting of lists, tuples,
-        namedtuples and dicts) and returns their values in the same structure."""
+        namedtuples and dicts) and returns their values in the same structure.
+
+        ``feed_dict`` may give a value to any tensor that lies outside every while loop: a
+        placeholder, a computed tensor (whose op then does not run for it), a tensor in a
+        ``cond`` branch (used when the branch is taken), or a loop's result.  A tensor inside a
+        while loop (built in its ``cond`` or ``body``, a loop variable as the loop sees it, or
+        the result of a loop nested in another) may not be fed: ``ValueError``, as TensorFlow
+        1.x raises for the tensors it marks unfeedable."""
         return self._run(fetches, feed_dict, options, run_metadata, _user_location())
 
     def _run(self, fetches, feed_dict, options, run_metadata, location):
@@ -316,6 +323,7 @@ class Session:
         key = (self._graph._version, tuple(flat_fetches), feed_tensors, pipeline)
         plan = self._plans.get(key)
         if plan is None:
+            _check_feedable(feed_tensors, location)
             plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
             with self._lock:
                 if len(self._plans) > 256:
@@ -593,7 +601,9 @@ def _as_result(value: np.ndarray):
     return value
 
 
-def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
+def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = True) -> Node:
+    """The executor node of ``op``; without ``with_kernel``, one that is analysed but never
+    run (see `_check_feedable`)."""
     op_def = op._op_def
     inputs = [(arg_of[t], 0) if t in arg_of else (node_of[t.op], t.value_index) for t in op._inputs]
     control_inputs = [node_of[c] for c in op._control_inputs]
@@ -607,7 +617,9 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
         tag=op,
         inline=True,
     )
-    if kind == NodeKind.OP:
+    if kind == NodeKind.OP and not with_kernel:
+        node.kernel = _never_run
+    elif kind == NodeKind.OP:
         attrs = op.attrs
         if op_def.extra.get("fresh_inputs"):
             # Which inputs are arrays the run makes and nothing else holds (never a fed one):
@@ -627,6 +639,44 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict) -> Node:
         node.is_constant = op.attrs["is_constant"]
         node.parallel_iterations = op.attrs["parallel_iterations"]
     return node
+
+
+def _never_run(*args):
+    raise AssertionError("a node lowered for analysis only was run")
+
+
+def _check_feedable(feed_tensors: tuple, location) -> None:
+    """Raises ``ValueError`` for a fed tensor that lies inside a while loop (see `Session.run`).
+
+    Where a tensor lies is the executor's frame analysis of the ops it depends on, as if it
+    were fetched and nothing fed, so that loops built by hand from Enter and Exit count as
+    ``while_loop``'s do.  A tensor of an op without inputs (a placeholder, a constant) lies
+    outside every loop, so the usual feeds cost nothing here; the check runs when a run's plan
+    is made, not on every run.
+    """
+    computed = [t for t in feed_tensors if t.op._inputs or t.op._control_inputs]
+    if not computed:
+        return
+    ops = needed_ops(computed)
+    node_of = {op: index for index, op in enumerate(ops)}
+    program = Program(
+        nodes=[_lower_op(op, node_of, {}, with_kernel=False) for op in ops],
+        fetches=[(node_of[t.op], t.value_index) for t in computed],
+    )
+    try:
+        analysis = executor.prepare(program)
+    except executor.InvalidProgramError:
+        return  # malformed above the feeds, which may cut that part off: the run's plan says
+    for tensor in computed:
+        frame = analysis.output_frame_of(node_of[tensor.op])
+        if frame is not None and frame != "root":
+            raise ValueError(
+                f"Tensor '{tensor.name}' may not be fed: it lies inside the while loop frame "
+                f"'{frame}' (created at {tensor.op.location}; feed at {location}). Only tensors "
+                "outside every while loop can be fed, as in TensorFlow 1.x: a loop sees one "
+                "value per iteration, and a feed gives one value per run. Feed a tensor the "
+                "loop reads from outside, a loop variable's initial value, or the loop's result."
+            )
 
 
 def _user_op(op: Operation) -> Operation:

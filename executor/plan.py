@@ -265,6 +265,13 @@ class Plan:
         frame = self.node_infos[node_index].frame
         return None if frame is None else frame.name
 
+    def output_frame_of(self, node_index: int) -> Optional[str]:
+        """Name of the frame the outputs of node ``node_index`` lie in: the frame it runs in,
+        except the child frame for an ``ENTER`` and the parent frame for an ``EXIT``; None if
+        the node is unreachable."""
+        frame = self.node_infos[node_index].out_frame
+        return None if frame is None else frame.name
+
 
 def prepare(program: Program) -> Plan:
     """Analyses ``program`` once (frames, cycles, Enter counts, back edges, layout).

@@ -80,6 +80,66 @@ def test_any_tensor_may_be_fed_and_cuts_off_its_inputs():
         assert sess.run(z, {y: 10.0}) == 11.0  # x need not be fed
 
 
+def _loop_with_a_nested_loop():
+    """``x`` doubled three times by a loop whose body runs an inner loop; returns the outer
+    loop's result and, by name, tensors that lie inside the loops."""
+    x = df.placeholder(df.float64, [], name="x")
+    inside = {}
+
+    def inner_body(j):
+        return j + 1
+
+    def body(i, v):
+        inside["doubled"] = v * 2.0
+        inside["inner_result"] = df.while_loop(lambda j: j < 2, inner_body, [i], name="inner")
+        return i + 1, inside["doubled"]
+
+    def cond(i, v):
+        inside["counter"] = i
+        return i < 3
+
+    _, result = df.while_loop(cond, body, [df.constant(0), x], name="outer")
+    return x, result, inside
+
+
+@pytest.mark.parametrize("name", ["doubled", "counter", "inner_result"])
+def test_a_tensor_inside_a_while_loop_may_not_be_fed(name):
+    x, result, inside = _loop_with_a_nested_loop()
+    fed = inside[name]
+    with df.Session() as sess:
+        with pytest.raises(ValueError) as info:
+            sess.run(result, {x: 1.0, fed: 5})
+        message = str(info.value)
+        assert f"Tensor '{fed.name}' may not be fed" in message
+        assert "inside the while loop frame 'outer'" in message
+        assert f"created at {fed.op.location}" in message
+        assert sess.run(result, {x: 1.0}) == 8.0  # the Session is usable
+
+
+def test_a_loops_result_and_tensors_outside_loops_may_be_fed():
+    x, result, _ = _loop_with_a_nested_loop()
+    p = df.placeholder(df.bool, [])
+    branch = {}
+
+    def taken():
+        branch["tensor"] = result + 1.0
+        return branch["tensor"] * 10.0
+
+    chosen = df.cond(p, taken, lambda: result)
+    with df.Session() as sess:
+        assert sess.run(result * 1.0, {result: 5.0}) == 5.0  # x need not be fed
+        assert sess.run(chosen, {x: 1.0, p: True, branch["tensor"]: 2.0}) == 20.0
+        assert sess.run(chosen, {x: 1.0, p: False, branch["tensor"]: 2.0}) == 8.0
+
+
+def test_a_tensor_inside_a_loop_built_by_hand_may_not_be_fed():
+    x = df.placeholder(df.float64, [], name="x")
+    entered = df.identity(df.enter(x, frame_name="by_hand"), name="entered")
+    with df.Session() as sess:
+        with pytest.raises(ValueError, match="'entered:0' may not be fed.*frame 'by_hand'"):
+            sess.run(df.exit(entered), {entered: 1.0})
+
+
 def test_missing_feed_names_the_placeholder_and_its_line():
     x = df.placeholder(df.float32, shape=[], name="needed")
     y = x + 1.0
