@@ -20,7 +20,9 @@ def _op_name(name: str) -> str:
 def _needed_ops(graph: Graph, output_names: Sequence[str]) -> set[str]:
     """The names of the ops ``output_names`` depend on, through data and control inputs.
 
-    As in a Session run, a loop is kept whole: once one op of a loop is needed, all are.
+    As in a Session run, a loop is kept whole: once one op of a loop is needed, all are.  The
+    predicate and pivot of each cond branch a needed op lies in are kept too, so that the
+    branch's record (what pictures draw a cond's clusters from) survives with its ops.
     """
     by_loop: dict[int, list] = {}
     for op in graph.get_operations():
@@ -41,12 +43,16 @@ def _needed_ops(graph: Graph, output_names: Sequence[str]) -> set[str]:
         context = op._control_flow_context
         while context is not None:
             stack.extend(by_loop.get(id(context), ()))
+            if hasattr(context, "branch"):
+                stack.extend(t.op for t in (context.pred, context.pivot) if t is not None)
             context = context.outer_context
     return needed
 
 
 def extract_sub_graph(graph: Graph, output_names: Sequence[str]) -> Graph:
-    """A new graph with only the ops that ``output_names`` (op or tensor names) need."""
+    """A new graph with only the ops that ``output_names`` (op or tensor names) need, and the
+    records of the conds and loops those ops lie in.  Ops nothing needs are never looked at:
+    a ``py_func`` elsewhere in the graph does not stop it."""
     return _rebuild(graph, output_names, {})
 
 
@@ -81,7 +87,8 @@ def _rebuild(graph: Graph, output_names: Sequence[str], variable_values: dict) -
     from .io import _ArrayWriter
 
     needed = _needed_ops(graph, output_names)
-    document, arrays = graph_to_document(graph)
+    # Only the needed ops are written: the others may hold what a file cannot (a py_func).
+    document, arrays = graph_to_document(graph, only=needed)
     writer = _ArrayWriter()
     writer.arrays = dict(arrays)
     kept = []
@@ -100,7 +107,8 @@ def _rebuild(graph: Graph, output_names: Sequence[str], variable_values: dict) -
             }
             record["outputs"] = [{"dtype": dtype.name, "shape": list(value.shape)}]
             frozen = True
-        elif record["type"] == "ReadVariableOp" and record["inputs"]:
+        elif variable_values and record["type"] == "ReadVariableOp" and record["inputs"]:
+            # Freezing: every needed handle became a Const, so its reads pass the value on.
             record["type"] = "Identity"
             record["attrs"] = {}
         record["control_inputs"] = [c for c in record["control_inputs"] if c in needed]

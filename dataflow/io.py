@@ -605,8 +605,15 @@ def _encode_context(context, context_ids: dict) -> dict:
     raise GraphNotSerializableError(f"Unknown control-flow context {context!r}")
 
 
-def graph_to_document(graph: Graph) -> tuple[dict, dict[str, np.ndarray]]:
-    """The JSON document and the arrays that `save_graph` writes for ``graph``."""
+def graph_to_document(
+    graph: Graph, only: Optional[set] = None
+) -> tuple[dict, dict[str, np.ndarray]]:
+    """The JSON document and the arrays that `save_graph` writes for ``graph``.
+
+    ``only``: the names of the ops to write (the others are not looked at, so they may hold
+    what the format cannot express); records and collections still name every op, and the
+    caller drops what refers to ops left out (`dataflow.graph_util` does).
+    """
     from .variables import Variable
 
     arrays = _ArrayWriter()
@@ -616,6 +623,8 @@ def graph_to_document(graph: Graph) -> tuple[dict, dict[str, np.ndarray]]:
     # Creation order, made topological over data inputs (a loader needs each op's inputs
     # first; control inputs are resolved after every op exists).
     for op in topological_order(graph, control_inputs=False):
+        if only is not None and op.name not in only:
+            continue
         if op.attrs.get("output_stream") is not None and not _is_stream(op.attrs["output_stream"]):
             raise GraphNotSerializableError(
                 f"{op.type} op '{op.name}' prints to a Python file object, which cannot be "

@@ -198,3 +198,49 @@ def test_freezing_an_output_that_writes_a_variable_is_refused():
         sess.run(df.global_variables_initializer())
         with pytest.raises(ValueError, match="writes a variable"):
             df.graph_util.convert_variables_to_constants(sess, sess.graph, ["bump"])
+
+
+def test_freezing_and_extracting_ignore_py_funcs_the_outputs_do_not_need():
+    w, b, x, y = make_model()
+    df.py_func(lambda a: a, [x], df.float32, name="unrelated")  # cannot be saved
+    feed = np.ones((2, 3), np.float32)
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        expected = sess.run(y, {x: feed})
+        frozen = df.graph_util.convert_variables_to_constants(sess, sess.graph, ["y"])
+        extracted = df.graph_util.extract_sub_graph(sess.graph, ["y"])
+    assert "PyFunc" not in {op.type for op in frozen.get_operations()}
+    with df.Session(graph=frozen) as sess:
+        assert_bitwise_equal(sess.run("y:0", {"x:0": feed}), expected)
+    assert "PyFunc" not in {op.type for op in extracted.get_operations()}
+    assert "ReadVariableOp" in {op.type for op in extracted.get_operations()}
+
+
+def test_extracting_keeps_variables_and_their_reads(fresh_graph):
+    v = df.Variable(np.float32(2.0), name="v")
+    p = df.placeholder(df.bool, [], name="p")
+    df.identity(df.cond(p, lambda: v.read_value() * 3.0, lambda: df.constant(-1.0)), name="out")
+    extracted = df.graph_util.extract_sub_graph(fresh_graph, ["out", v.initializer.name])
+    assert "ReadVariableOp" in {op.type for op in extracted.get_operations()}
+    with df.Session(graph=extracted) as sess:
+        sess.run(v.initializer.name)
+        assert sess.run("out:0", {"p:0": True}) == 6.0
+
+
+def test_frozen_and_extracted_graphs_keep_the_records_of_their_conds(fresh_graph):
+    v = df.Variable(np.float32(2.0), name="v")
+    x = df.placeholder(df.float32, [], name="x")
+    df.identity(df.cond(x > 0, lambda: x * v.read_value(), lambda: -x, name="c"), name="out")
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        frozen = df.graph_util.convert_variables_to_constants(sess, fresh_graph, ["out"])
+    extracted = df.graph_util.extract_sub_graph(fresh_graph, ["out"])
+    for graph in (frozen, extracted):
+        branches = graph.get_collection(df.GraphKeys.COND_CONTEXT)
+        assert sorted((c.name, c.branch) for c in branches) == [("c", 0), ("c", 1)]
+        true_branch = next(c for c in branches if c.branch)
+        assert graph.get_operation_by_name("c/mul")._control_flow_context is true_branch
+        assert true_branch.pivot.name == "c/switch_t:0"
+    with df.Session(graph=frozen) as sess:
+        assert sess.run("out:0", {"x:0": 1.5}) == 3.0
+        assert sess.run("out:0", {"x:0": -1.5}) == 1.5
