@@ -68,7 +68,7 @@ import io as _io
 import json
 import math
 import os
-import tempfile
+import secrets
 import warnings
 import zipfile
 from collections.abc import Callable
@@ -704,10 +704,22 @@ def graph_to_document(
     return document, arrays.arrays
 
 
+def _create_temporary(directory: str) -> tuple[int, str]:
+    """A new file in ``directory`` with the permissions of any new file (``0o666`` less the
+    umask; ``tempfile.mkstemp`` would make it ``0o600``, and the rename would keep that)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = os.path.join(directory, f".tmp-{secrets.token_hex(8)}.part")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
 def _atomic_write(path: str, write: Callable[[Any], None]) -> None:
     """Writes through ``write(file)`` into a temporary file next to ``path``, then renames it."""
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=directory)
+    fd, tmp = _create_temporary(directory)
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)

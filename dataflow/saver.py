@@ -10,7 +10,9 @@ index file ``checkpoint`` (JSON) lists the checkpoints a Saver keeps, newest las
 
 Paths in the index are relative to its directory.  Every file is written to a temporary file in
 the same directory, flushed to disk and renamed over its name (``os.replace``), so a crash during
-a save leaves the previous checkpoint and index intact, never a half-written one.
+a save leaves the previous checkpoint and index intact, never a half-written one.  Checkpoints
+beyond ``max_to_keep`` are deleted only once the new index is written, so the index never names
+a deleted checkpoint.  Files get the permissions of any new file (``0o666`` less the umask).
 """
 
 from __future__ import annotations
@@ -130,21 +132,23 @@ class Saver:
                     archive.writestr(name + ".npy", buffer.getvalue())
 
         _atomic_write(_checkpoint_file(save_path), write)
-        if save_path in self._last_checkpoints:
-            self._last_checkpoints.remove(save_path)
-        self._last_checkpoints.append(save_path)
-        if self._max_to_keep:
-            while len(self._last_checkpoints) > self._max_to_keep:
-                old = self._last_checkpoints.pop(0)
-                try:
-                    os.remove(_checkpoint_file(old))
-                except FileNotFoundError:
-                    pass
+        kept = [p for p in self._last_checkpoints if p != save_path] + [save_path]
+        dropped = []
+        if self._max_to_keep and len(kept) > self._max_to_keep:
+            dropped, kept = kept[: -self._max_to_keep], kept[-self._max_to_keep :]
+        # The index first: until it names the new checkpoint, it names the old ones, which
+        # must then still exist.
         if write_state:
-            self._write_index(directory, save_path, latest_filename or _INDEX)
+            self._write_index(directory, save_path, latest_filename or _INDEX, kept)
+        self._last_checkpoints = kept
+        for old in dropped:
+            try:
+                os.remove(_checkpoint_file(old))
+            except FileNotFoundError:
+                pass
         return save_path
 
-    def _write_index(self, directory: str, save_path: str, filename: str) -> None:
+    def _write_index(self, directory: str, save_path: str, filename: str, kept: list) -> None:
         def relative(path: str) -> str:
             path = os.path.abspath(path)
             if os.path.dirname(path) == directory:
@@ -153,7 +157,7 @@ class Saver:
 
         index = {
             "model_checkpoint_path": relative(save_path),
-            "all_model_checkpoint_paths": [relative(p) for p in self._last_checkpoints],
+            "all_model_checkpoint_paths": [relative(p) for p in kept],
         }
         text = json.dumps(index, indent=1).encode("utf-8")
         _atomic_write(os.path.join(directory, filename), lambda f: f.write(text))

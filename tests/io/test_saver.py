@@ -244,3 +244,44 @@ def test_frozen_and_extracted_graphs_keep_the_records_of_their_conds(fresh_graph
     with df.Session(graph=frozen) as sess:
         assert sess.run("out:0", {"x:0": 1.5}) == 3.0
         assert sess.run("out:0", {"x:0": -1.5}) == 1.5
+
+
+def test_old_checkpoints_are_deleted_only_once_the_index_names_the_new_one(tmp_path, monkeypatch):
+    make_model()
+    saver = df.train.Saver(max_to_keep=1)
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        first = saver.save(sess, str(tmp_path / "model"), global_step=1)
+        write = df.saver._atomic_write
+
+        def index_write_fails(path, contents):
+            if os.path.basename(path) == "checkpoint":
+                raise OSError("disk full")
+            write(path, contents)
+
+        monkeypatch.setattr(df.saver, "_atomic_write", index_write_fails)
+        with pytest.raises(OSError, match="disk full"):
+            saver.save(sess, str(tmp_path / "model"), global_step=2)
+        # The index still names the first checkpoint, which is still there.
+        assert df.train.latest_checkpoint(str(tmp_path)) == first
+        monkeypatch.setattr(df.saver, "_atomic_write", write)
+        second = saver.save(sess, str(tmp_path / "model"), global_step=3)
+    assert df.train.latest_checkpoint(str(tmp_path)) == second
+    assert saver.last_checkpoints == [second]
+    assert not os.path.exists(first + ".npz")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_saved_files_get_the_permissions_of_any_new_file(tmp_path, fresh_graph):
+    make_model()
+    old_umask = os.umask(0o027)
+    try:
+        with df.Session() as sess:
+            sess.run(df.global_variables_initializer())
+            path = df.train.Saver().save(sess, str(tmp_path / "model"))
+        df.io.save_graph(fresh_graph, tmp_path / "graph.dfg")
+    finally:
+        os.umask(old_umask)
+    for name in ("model.npz", "checkpoint", "graph.dfg"):
+        assert os.stat(tmp_path / name).st_mode & 0o777 == 0o640, name
+    assert path == str(tmp_path / "model")
