@@ -13,6 +13,10 @@
   need (by default every op output nothing consumes, outside conds and loops); the names of
   fetched and fed tensors (by default every placeholder) still resolve in the optimized file.
 
+A graph whose print ops write to files (``output_stream="file://..."``) runs only with
+``run --allow-file-output``: a graph file from elsewhere must not choose which files a run
+appends to.  ``inspect``, ``render`` and ``optimize`` never run the graph and accept it.
+
 Exit status 0 on success, 1 when the file or a run fails, 2 for bad arguments.
 """
 
@@ -199,6 +203,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--init", action="store_true", help="run the variables' initializers before fetching"
     )
+    run.add_argument(
+        "--allow-file-output",
+        action="store_true",
+        help="let print ops of the graph write to the files they name (refused otherwise)",
+    )
     optimize = commands.add_parser("optimize", help="run the graph passes on a saved graph")
     optimize.add_argument("file")
     optimize.add_argument("-o", "--output", required=True, help="the optimized graph file")
@@ -211,7 +220,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Optional[list[str]] = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        graph = df.io.load_graph(args.file)
+        # Only `run` executes the graph: the others may load one that prints to files.
+        allow_file_output = args.command != "run" or args.allow_file_output
+        graph = df.io.load_graph(args.file, allow_file_output=allow_file_output)
         if args.command == "inspect":
             info = _inspect(graph)
             if args.json:

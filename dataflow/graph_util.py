@@ -120,7 +120,10 @@ def _rebuild(graph: Graph, output_names: Sequence[str], variable_values: dict) -
                 del record["outputs"]
     document["ops"] = kept
     _prune_records(document, needed, graph, variable_values)
-    return document_to_graph(document, _MemoryArrays(writer.arrays), check_outputs=False)
+    # The user's own graph, rebuilt in memory: its prints may keep writing to their files.
+    return document_to_graph(
+        document, _MemoryArrays(writer.arrays), check_outputs=False, allow_file_output=True
+    )
 
 
 def _prune_records(document: dict, needed: set[str], graph: Graph, frozen) -> None:

@@ -58,6 +58,11 @@ One attribute is not the program but a decision the graph passes made for one ru
 as -1 and reset to -1 on load, whatever the file says, so a kernel of a loaded graph never
 writes into an array the caller fed; a Session's passes decide again for each run.
 
+A print op writing to a file (``df.print(..., output_stream="file:///path")``) is saved, but a
+file that holds one is refused on load unless ``load_graph(..., allow_file_output=True)``: a
+graph from elsewhere could otherwise append to any file its user may write (a shell profile, an
+SSH key list).  Printing to stdout and stderr is always allowed.
+
 Variable values are not part of the graph (they live in a Session); save them with
 ``df.train.Saver`` or fold them in with ``df.graph_util.convert_variables_to_constants``.
 """
@@ -762,7 +767,12 @@ def save_graph(graph: Graph, path: Union[str, os.PathLike]) -> None:
 
 
 # -- loading ---------------------------------------------------------------------------------------
-def load_graph(path: Union[str, os.PathLike], *, max_array_bytes: int = MAX_ARRAY_BYTES) -> Graph:
+def load_graph(
+    path: Union[str, os.PathLike],
+    *,
+    max_array_bytes: int = MAX_ARRAY_BYTES,
+    allow_file_output: bool = False,
+) -> Graph:
     """Reads a graph written by `save_graph` into a new `Graph`.
 
     Op names, attributes, source locations, collections (with `Variable` objects rebuilt) and
@@ -771,6 +781,10 @@ def load_graph(path: Union[str, os.PathLike], *, max_array_bytes: int = MAX_ARRA
 
     ``max_array_bytes``: the most bytes the file's arrays may hold in all (each array counted
     once, however many ops share it); larger files are refused before their data is read.
+
+    ``allow_file_output``: a print op writing to a file (``output_stream="file://<path>"``)
+    would let the file choose what a run writes, and where; such a graph is refused unless this
+    is True (see the module docstring).
     """
     path = os.fspath(path)
     try:
@@ -800,7 +814,11 @@ def load_graph(path: Union[str, os.PathLike], *, max_array_bytes: int = MAX_ARRA
         except RecursionError:
             raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is nested too deeply") from None
         try:
-            return document_to_graph(document, _ArrayReader(archive, max_array_bytes))
+            return document_to_graph(
+                document,
+                _ArrayReader(archive, max_array_bytes),
+                allow_file_output=allow_file_output,
+            )
         except RecursionError:
             raise GraphFormatError(f"{path}: a value is nested too deeply") from None
         except (zipfile.BadZipFile, EOFError) as e:
@@ -826,9 +844,13 @@ _OP_FIELDS = {"name", "type", "inputs", "control_inputs", "attrs", "outputs", "l
 
 
 def document_to_graph(
-    document, arrays: Optional[_ArrayReader] = None, check_outputs: bool = True
+    document,
+    arrays: Optional[_ArrayReader] = None,
+    check_outputs: bool = True,
+    allow_file_output: bool = False,
 ) -> Graph:
-    """Builds a new `Graph` from a parsed ``graph.json`` (and its arrays)."""
+    """Builds a new `Graph` from a parsed ``graph.json`` (and its arrays); a print op writing to
+    a file is refused unless ``allow_file_output`` (see `load_graph`)."""
     _expect_keys(
         document,
         {"format", "version", "ops"},
@@ -878,6 +900,8 @@ def document_to_graph(
         for key, encoded in record["attrs"].items():
             value = _decode_value(encoded, arrays, f"attribute '{key}' of {where}")
             _check_attr(where, key, value)
+            if key == "output_stream" and not allow_file_output:
+                _check_not_a_file(where, value)
             attrs[key] = _PLAN_ATTRS.get((op_type, key), value)
         if op_type == "Const":
             _check_const(where, attrs)
@@ -950,6 +974,17 @@ def document_to_graph(
         for k in range(1, len(parts)):
             graph._names_in_use.setdefault("/".join(parts[:k]).lower(), 1)
     return graph
+
+
+def _check_not_a_file(where: str, stream: str) -> None:
+    if stream.startswith("file://"):
+        _fail(
+            where,
+            f"it prints to the file '{stream[len('file://') :]:.200}' (output_stream "
+            f"{stream!r:.200}), and a graph loaded from a file may write files only when it is "
+            "loaded with load_graph(..., allow_file_output=True) (python -m dataflow run "
+            "--allow-file-output)",
+        )
 
 
 def _kind_of(op_type) -> Optional[NodeKind]:

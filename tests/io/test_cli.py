@@ -105,3 +105,19 @@ def test_render_writes_an_image(model, tmp_path):
     result = cli("render", model, "-o", image)
     assert result.returncode == 0, result.stderr
     assert image.read_text().lstrip().startswith(("<?xml", "<svg"))
+
+
+def test_run_lets_a_graph_print_to_a_file_only_when_asked(tmp_path, fresh_graph):
+    x = df.placeholder(df.float32, [], name="x")
+    log = tmp_path / "log.txt"
+    with df.control_dependencies([df.print("x is", x, output_stream=f"file://{log}")]):
+        df.identity(x, name="y")
+    path = tmp_path / "prints.dfg"
+    df.io.save_graph(fresh_graph, path)
+    refused = cli("run", path, "--feed", "x=2", "--fetch", "y")
+    assert refused.returncode == 1 and "--allow-file-output" in refused.stderr
+    assert not log.exists()
+    assert cli("inspect", path).returncode == 0  # nothing runs
+    allowed = cli("run", path, "--feed", "x=2", "--fetch", "y", "--allow-file-output")
+    assert allowed.returncode == 0, allowed.stderr
+    assert log.read_text() == "x is 2.0\n"

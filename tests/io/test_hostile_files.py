@@ -367,3 +367,31 @@ def encode(value):
     if isinstance(value, str):
         return {"str": value}
     return {"int": value}
+
+
+def printing_to_a_file(tmp_path, graph):
+    """A saved graph whose print op appends to ``tmp_path / "log.txt"``."""
+    x = df.placeholder(df.float32, [], name="x")
+    log = tmp_path / "log.txt"
+    with df.control_dependencies([df.print("x is", x, output_stream=f"file://{log}")]):
+        df.identity(x, name="y")
+    path = tmp_path / "prints.dfg"
+    df.io.save_graph(graph, path)
+    return path, log
+
+
+def test_a_graph_printing_to_a_file_loads_only_when_the_caller_allows_it(tmp_path, fresh_graph):
+    path, log = printing_to_a_file(tmp_path, fresh_graph)
+    with pytest.raises(GraphFormatError, match=f"prints to the file '{log}'.*allow_file_output"):
+        df.io.load_graph(path)
+    loaded = df.io.load_graph(path, allow_file_output=True)
+    with df.Session(graph=loaded) as sess:
+        sess.run("y:0", {"x:0": 2.0})
+    assert log.read_text() == "x is 2.0\n"
+
+
+def test_a_graph_printing_to_stderr_loads(tmp_path, fresh_graph):
+    x = df.placeholder(df.float32, [], name="x")
+    df.print("x is", x, name="shout")
+    df.io.save_graph(fresh_graph, tmp_path / "g.dfg")
+    df.io.load_graph(tmp_path / "g.dfg").get_operation_by_name("shout")
