@@ -369,7 +369,8 @@ class _Run:
 
         _drivers.start(contextvars.copy_context().run, drive)
         try:
-            done = finished.wait(max(0.0, self.deadline - _monotonic()))
+            remaining = self.deadline - _monotonic()
+            done = finished.wait(min(max(0.0, remaining), threading.TIMEOUT_MAX))
         except BaseException:  # KeyboardInterrupt while waiting: stop the run as well
             self.stopped = True
             raise
@@ -1193,11 +1194,15 @@ class _DriverThreads:
     """
 
     def __init__(self):
+        self._forget_threads()
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._forget_threads)
+
+    def _forget_threads(self) -> None:
+        """Starts with no thread (and, in a forked child, which has none of the parent's
+        threads, with a lock no parent thread can hold)."""
         self._lock = threading.Lock()
         self._idle: list[queue.SimpleQueue] = []
-        if hasattr(os, "register_at_fork"):
-            # A forked child has none of the parent's threads: forget them.
-            os.register_at_fork(after_in_child=self._idle.clear)
 
     def start(self, function: Callable, *args) -> None:
         """Calls ``function(*args)`` on a driver thread."""

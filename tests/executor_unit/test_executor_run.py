@@ -1,6 +1,7 @@
 """`Plan.run`: errors, deadlines, fetches and targets, context, threads, the pool, statistics."""
 
 import concurrent.futures
+import os
 import sys
 import threading
 import time
@@ -232,6 +233,28 @@ def test_deadline_stops_a_run_whose_pool_kernel_blocks_and_nothing_fires_after_i
         concurrent.futures.wait(pool.futures, timeout=10)
         pool.shutdown()
     assert fired_after == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_runs_with_a_deadline_on_threads_of_its_own():
+    b = Builder()
+    plan = executor.prepare(b.program([b.op(lambda v: v + 1, b.arg("x"))]))
+    assert plan.run((1,), deadline=time.monotonic() + 10) == [2]  # leaves an idle driver
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child has none of the parent's driver threads
+        try:
+            result = plan.run((2,), deadline=time.monotonic() + 10)
+            os.write(write_end, repr(result).encode())
+        except BaseException as exc:
+            os.write(write_end, type(exc).__name__.encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as pipe:
+        reported = pipe.read()
+    os.waitpid(child, 0)
+    assert reported == "[3]"
 
 
 class RecordingPool(ThreadPoolExecutor):
