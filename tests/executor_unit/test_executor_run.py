@@ -235,6 +235,12 @@ def test_deadline_stops_a_run_whose_pool_kernel_blocks_and_nothing_fires_after_i
     assert fired_after == []
 
 
+def test_a_deadline_further_away_than_any_wait_can_last_is_simply_far():
+    b = Builder()
+    plan = executor.prepare(b.program([b.op(lambda v: v + 1, b.arg("x"))]))
+    assert plan.run((1,), deadline=time.monotonic() + 2 * threading.TIMEOUT_MAX) == [2]
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_forked_child_runs_with_a_deadline_on_threads_of_its_own():
     b = Builder()
