@@ -3,10 +3,16 @@
 
 - ``inspect FILE``: op counts by type, placeholders (the inputs), ops nothing consumes (the
   outputs), variables, and each loop and cond.
-- ``render FILE -o IMAGE``: draws the graph (format from the extension: png, svg, pdf, gv/dot).
+- ``render FILE -o IMAGE``: draws the graph, in the format the extension names (``.png``,
+  ``.svg``, ``.pdf``, or ``.gv``/``.dot`` for the DOT text); any other extension is refused.
 - ``run FILE --feed name=value ... --fetch name ...``: a value is a JSON literal (``x=[1,2]``)
-  or ``@path.npy``; names are tensor names (``x:0``) or op names (``x`` means ``x:0``).  Results
-  print as JSON, one object keyed by fetch name, or go to ``.npy`` files with ``--out DIR``.
+  or ``@path.npy``; names are tensor names (``x:0``) or op names (``x`` means ``x:0``).  A value
+  must fit the placeholder's dtype and shape: a number out of the dtype's range (``300`` for an
+  int8) is an error naming the feed, never a wrapped or infinite value.  Results print as
+  standard JSON (RFC 8259), one object keyed by fetch name, or go to ``.npy`` files with
+  ``--out DIR``.  JSON has no numbers for NaN and infinities: they print as the strings
+  ``"nan"``, ``"inf"`` and ``"-inf"`` (as graph files write float attributes); a fetched op
+  prints as ``null``.
 - ``optimize FILE -o FILE [--fetch name ...] [--feed name ...] [--passes a,b,...]``: runs the
   graph passes (`dataflow.passes`, the Session's default pipeline unless ``--passes`` names
   others) and saves the result, printing one line per pass.  What is kept is what the fetches
@@ -17,15 +23,20 @@ A graph whose print ops write to files (``output_stream="file://..."``) runs onl
 ``run --allow-file-output``: a graph file from elsewhere must not choose which files a run
 appends to.  ``inspect``, ``render`` and ``optimize`` never run the graph and accept it.
 
-Exit status 0 on success, 1 when the file or a run fails, 2 for bad arguments.
+Exit status 0 on success, 1 when the file or a run fails (a feed that names no tensor of the
+graph or does not fit it included), 2 for a command line that is wrong whatever the file holds
+(an unknown pass name or image extension, a ``--feed`` that is not ``name=value`` with a JSON
+literal).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
+import warnings
 from collections import Counter
 from typing import Optional
 
@@ -102,31 +113,112 @@ def _print_inspection(info: dict, out) -> None:
         print(f"  {c['name']} (pred {c['pred']})", file=out)
 
 
+class _UsageError(ValueError):
+    """A command line that is wrong whatever the file holds (exit status 2)."""
+
+
+_IMAGE_EXTENSIONS = (".png", ".svg", ".pdf", ".gv", ".dot")
+
+
+def _check_usage(args) -> None:
+    """Refuses, before the file is read, what no file could make right."""
+    if args.command == "render":
+        extension = os.path.splitext(args.output)[1].lower()
+        if extension not in _IMAGE_EXTENSIONS:
+            raise _UsageError(
+                f"render -o {args.output}: the image format comes from the extension, one of "
+                f"{', '.join(_IMAGE_EXTENSIONS)}"
+            )
+    if args.command == "optimize" and args.passes:
+        known = df.passes.registered_passes()
+        for name in args.passes.split(","):
+            if name not in known:
+                raise _UsageError(
+                    f"--passes: there is no graph pass named {name!r}; the passes are: "
+                    f"{', '.join(known)}"
+                )
+    if args.command == "run":
+        for text in args.feed or []:
+            _split_feed(text)
+
+
 def _tensor_name(name: str) -> str:
     return name if ":" in name else name + ":0"
 
 
-def _parse_feed(text: str, graph: df.Graph):
+def _split_feed(text: str) -> tuple:
+    """``(name, value)`` of ``--feed name=value``: a JSON value, or the path after ``@``."""
     name, sep, value = text.partition("=")
     if not sep or not name:
-        raise ValueError(f"--feed expects name=value, got {text!r}")
-    tensor = graph.get_tensor_by_name(_tensor_name(name))
+        raise _UsageError(f"--feed expects name=value, got {text!r}")
     if value.startswith("@"):
-        array = np.load(value[1:], allow_pickle=False)
-    else:
+        return name, value
+    try:
+        return name, json.loads(value)
+    except json.JSONDecodeError as e:
+        raise _UsageError(f"--feed {name}: {value!r} is not a JSON literal ({e})") from None
+
+
+def _fit(value, dtype: np.dtype) -> np.ndarray:
+    """``value`` as an array of ``dtype``; a ValueError saying why when a number does not fit
+    (numpy would raise OverflowError for a Python int, and wrap or turn into inf silently for
+    an array or a float)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # numpy's "overflow encountered in cast"
         try:
-            array = json.loads(value)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"--feed {name}: {value!r} is not a JSON literal ({e})") from None
-    return tensor, np.asarray(array, dtype=tensor.dtype.as_numpy_dtype)
+            source = np.asarray(value)
+        except ValueError as e:
+            raise ValueError(f"it is not an array of {dtype}: {e}") from None
+        if dtype.kind in "iu" and source.dtype.kind in "iuf" and source.size:
+            info = np.iinfo(dtype)
+            low, high = source.min(), source.max()
+            if low < info.min or high > info.max:
+                raise ValueError(
+                    f"it holds {low if low < info.min else high}, out of the range of {dtype} "
+                    f"[{info.min}, {info.max}]"
+                )
+        try:
+            return np.asarray(value, dtype=dtype)
+        except (OverflowError, RuntimeWarning) as e:
+            raise ValueError(f"a number is out of the range of {dtype}: {e}") from None
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"it is not an array of {dtype}: {e}") from None
+
+
+def _parse_feed(text: str, graph: df.Graph):
+    name, value = _split_feed(text)
+    try:
+        tensor = graph.get_tensor_by_name(_tensor_name(name))
+    except (KeyError, ValueError) as e:
+        message = e.args[0] if isinstance(e, KeyError) and e.args else e
+        raise ValueError(f"--feed {name}: {message}") from None
+    if isinstance(value, str) and value.startswith("@"):
+        value = np.load(value[1:], allow_pickle=False)
+    what = f"--feed {name}: the value does not fit '{tensor.name}' ({tensor.dtype.name}"
+    try:
+        array = _fit(value, np.dtype(tensor.dtype.as_numpy_dtype))
+    except ValueError as e:
+        raise ValueError(f"{what}): {e}") from None
+    if not tensor.shape.is_compatible_with(array.shape):
+        raise ValueError(f"{what}, shape {tensor.shape}): it has shape {list(array.shape)}")
+    return tensor, array
+
+
+def _json_floats(value):
+    if isinstance(value, list):
+        return [_json_floats(v) for v in value]
+    if math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
 
 def _jsonable(value):
+    """A fetched value as standard JSON: non-finite floats as "nan", "inf", "-inf"."""
     if value is None:
         return None
     array = np.asarray(value)
-    if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
-        return np.where(np.isfinite(array), array, np.nan).astype(object).tolist()
+    if array.dtype.kind == "f":
+        return _json_floats(array.tolist())
     return array.tolist()
 
 
@@ -151,7 +243,7 @@ def _run(args, graph: df.Graph, out) -> None:
             np.save(path, np.asarray(value), allow_pickle=False)
             print(path, file=out)
     else:
-        json.dump({n: _jsonable(v) for n, v in zip(args.fetch, values)}, out)
+        json.dump({n: _jsonable(v) for n, v in zip(args.fetch, values)}, out, allow_nan=False)
         print(file=out)
 
 
@@ -218,8 +310,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     try:
+        _check_usage(args)
         # Only `run` executes the graph: the others may load one that prints to files.
         allow_file_output = args.command != "run" or args.allow_file_output
         graph = df.io.load_graph(args.file, allow_file_output=allow_file_output)
@@ -237,6 +331,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             _optimize(args, graph, sys.stdout)
         else:
             _run(args, graph, sys.stdout)
+    except _UsageError as e:  # as argparse reports its own errors, but returned
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 2
     except (OSError, ValueError, KeyError, TypeError, df.errors.OpError) as e:
         message = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"error: {message}", file=sys.stderr)

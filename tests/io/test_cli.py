@@ -121,3 +121,67 @@ def test_run_lets_a_graph_print_to_a_file_only_when_asked(tmp_path, fresh_graph)
     allowed = cli("run", path, "--feed", "x=2", "--fetch", "y", "--allow-file-output")
     assert allowed.returncode == 0, allowed.stderr
     assert log.read_text() == "x is 2.0\n"
+
+
+@pytest.fixture
+def numbers(tmp_path, fresh_graph):
+    x = df.placeholder(df.float32, [3], name="x")
+    df.placeholder(df.int8, [], name="k")
+    df.identity(x / 0.0, name="ratio")  # inf, -inf and nan for x = [1, -1, 0]
+    df.identity(df.placeholder(df.uint8, [None], name="u"), name="bytes")
+    path = tmp_path / "numbers.dfg"
+    df.io.save_graph(fresh_graph, path)
+    return path
+
+
+def test_run_prints_standard_json_with_non_finite_floats_as_strings(numbers):
+    result = cli("run", numbers, "--feed", "x=[1, -1, 0]", "--fetch", "ratio")
+    assert result.returncode == 0, result.stderr
+
+    def refuse(name):
+        raise AssertionError(f"non-standard JSON constant {name}")
+
+    assert json.loads(result.stdout, parse_constant=refuse) == {"ratio": ["inf", "-inf", "nan"]}
+
+
+@pytest.mark.parametrize(
+    "feed, message",
+    [
+        ("k=300", "--feed k: the value does not fit 'k:0' (int8): it holds 300, out of the range"),
+        ("k=-129", "--feed k: the value does not fit 'k:0' (int8): it holds -129"),
+        ("u=[1, -1]", "--feed u: the value does not fit 'u:0' (uint8): it holds -1"),
+        ("x=[1e40, 0, 0]", "--feed x: the value does not fit 'x:0' (float32): a number is out"),
+        ("x=[1, 2]", "--feed x: the value does not fit 'x:0' (float32, shape (3,)): it has shape"),
+        ('x=["a", "b", "c"]', "--feed x: the value does not fit 'x:0' (float32): it is not an"),
+        ("nothing=1", "--feed nothing: The name 'nothing:0'"),
+    ],
+)
+def test_a_feed_that_does_not_fit_is_an_error_naming_the_feed(numbers, feed, message):
+    result = cli("run", numbers, "--feed", feed, "--fetch", "ratio")
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"error: {message}"), result.stderr
+    assert "Traceback" not in result.stderr and "runpy" not in result.stderr
+
+
+def test_a_feed_from_an_npy_file_must_fit_too(numbers, tmp_path):
+    np.save(tmp_path / "k.npy", np.int64(300))
+    result = cli("run", numbers, "--feed", f"k=@{tmp_path / 'k.npy'}", "--fetch", "ratio")
+    assert result.returncode == 1 and "it holds 300, out of the range of int8" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["run", "{file}", "--feed", "x", "--fetch", "ratio"], "--feed expects name=value"),
+        (["run", "{file}", "--feed", "x=[1,", "--fetch", "ratio"], "is not a JSON literal"),
+        (["render", "{file}", "-o", "{dir}/graph.xyz"], "the image format comes from the"),
+        (["render", "{file}", "-o", "{dir}/graph"], "the image format comes from the"),
+        (["optimize", "{file}", "-o", "{dir}/o.dfg", "--passes", "nope"], "no graph pass"),
+    ],
+)
+def test_usage_errors_exit_with_status_2_and_write_nothing(numbers, tmp_path, argv, message):
+    argv = [a.format(file=numbers, dir=tmp_path) for a in argv]
+    result = cli(*argv)
+    assert result.returncode == 2, result.stderr
+    assert "usage:" in result.stderr and message in result.stderr
+    assert sorted(os.listdir(tmp_path)) == ["numbers.dfg"]

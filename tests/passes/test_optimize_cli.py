@@ -53,11 +53,11 @@ def test_optimize_keeps_the_named_fetches_and_feeds(tmp_path, capsys):
     assert np.allclose(got, np.tanh(np.array([1.0, 2.0, 3.0]) * 6.0 + 1.0))
 
 
-def test_an_unknown_pass_fails_with_a_message(tmp_path, capsys):
+def test_an_unknown_pass_is_a_usage_error(tmp_path, capsys):
     source = tmp_path / "model.dfg"
     build_and_save(source)
     status, _, err = run_cli(
         ["optimize", str(source), "-o", str(tmp_path / "o.dfg"), "--passes", "magic"], capsys
     )
-    assert status == 1 and "no graph pass named 'magic'" in err
+    assert status == 2 and "no graph pass named 'magic'" in err and "usage:" in err
     assert not (tmp_path / "o.dfg").exists()
