@@ -551,7 +551,7 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
     ``np.asarray(value, dtype)``, so ``1.5`` fed to an int32 placeholder is ``1`` and ``[1, 0]``
     fed to a bool one is ``[True, False]``; a Python int that the dtype cannot hold is a
     ``TypeError``; a value numpy cannot convert (``"abc"`` for a float) raises numpy's error
-    class with the tensor named."""
+    class with the tensor named.  The value is handed to the run read-only."""
     dtype = tensor.dtype
     np_dtype = _dtypes.numpy_dtype(dtype)
     if isinstance(value, Tensor):
@@ -587,6 +587,11 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
             f"Cannot feed value of shape {converted.shape} for Tensor '{tensor.name}', which "
             f"has shape {tensor.shape} (created at {tensor.op.location}; feed at {location})."
         )
+    if converted.flags.writeable:
+        # The run sees the user's array through a read-only view: no kernel (an in-place one
+        # in a graph optimized earlier, a py_func) can write into it.
+        converted = converted.view()
+        converted.flags.writeable = False
     return converted
 
 

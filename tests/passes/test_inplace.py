@@ -189,3 +189,13 @@ def test_inplace_runs_last_whatever_order_the_passes_are_given_in(fresh_graph):
     assert_bitwise_equal(data, copy)
     _, reports = optimize(fresh_graph, [b, e], [x], order)
     assert [r.name for r in reports] == ["common_subexpression", "inplace"]
+
+
+def test_an_optimized_graph_run_without_passes_never_overwrites_a_fed_array(fresh_graph):
+    x, less, negated = _overwritable_graph()
+    item, _ = optimize(fresh_graph, [negated], [x])
+    assert inplace_ops(item.graph)  # the kernel may write into `less` when it computed it
+    fed = np.zeros(SIZE, bool)
+    with session([], graph=item.graph) as sess:
+        assert sess.run(negated.name, {less.name: fed}).all()
+    assert not fed.any()  # but a fed array reaches the run read-only
