@@ -392,7 +392,15 @@ class _GradientWalk:
                     or switch.inputs[0].op not in self.between
                 ):
                     continue
-                exit_op = forward.exits[forward.switches.index(switch)]
+                exit_op = forward.exit_of(switch)
+                if exit_op is None:
+                    raise LookupError(
+                        f"Cannot differentiate through loop variable '{switch.inputs[0].name}' "
+                        f"of while loop '{forward.name}' (created at {switch.location}): this "
+                        "graph is a pruned copy (optimized or extracted) that dropped the "
+                        "variable's result, which the backward loop starts from. Take the "
+                        "gradients on the graph the loop was built in."
+                    )
                 grad = loop.exit_grads.get(exit_op)
                 with self.grad_scope(exit_op):
                     if grad is None:

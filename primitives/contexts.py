@@ -369,6 +369,15 @@ class WhileContext(ControlFlowContext):
         self.exits.append(exit_op)
         self._exit_ops.add(exit_op)
 
+    def exit_of(self, switch: Operation) -> Optional[Operation]:
+        """The Exit that takes ``switch``'s false output: the loop variable's result, or None
+        when a pruned copy of the graph (`dataflow.passes`) dropped it.  Found by its input,
+        not by position: pruning drops an unused Exit but keeps its loop variable's Switch."""
+        for exit_op in self.exits:
+            if exit_op._inputs and exit_op._inputs[0].op is switch:
+                return exit_op
+        return None
+
     def control_pivot(self) -> Tensor:
         pivot = self.pivot if self.pivot is not None else self.pivot_for_pred
         if pivot is None:

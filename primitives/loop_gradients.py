@@ -578,8 +578,7 @@ class ControlFlowGradState:
         for state in self.loops.values():
             loop = state.forward
             for switch in state.switches:
-                position = loop.switches.index(switch)
-                exit_op = loop.exits[position] if position < len(loop.exits) else None
+                exit_op = loop.exit_of(switch)
                 if exit_op in between and passes(exit_op):
                     state.waiting_exits.add(exit_op)
             if not state.waiting_exits:

@@ -592,3 +592,34 @@ def test_the_backward_graph_renders_every_op_once_with_the_backward_loop_as_a_cl
     names = sorted(d.strip('"') for d in declared if d not in ("graph", "node", "edge"))
     assert names == sorted(op.name for op in df.get_default_graph().get_operations())
     assert "while_loop  gradients/grow_grad" in source
+
+
+def test_gradients_through_a_loop_of_an_optimized_graph_whose_unused_result_was_pruned():
+    from dataflow.passes import optimize
+
+    x = df.placeholder(df.float64, [], name="x")
+    one = df.constant(1.0, df.float64)
+    _, y = df.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), [0, one])
+    for passes in ([], None):  # the copy alone, and the default pipeline
+        item, _ = optimize(df.get_default_graph(), [y], [x], passes)
+        graph = item.graph
+        assert len(graph.get_collection(df.GraphKeys.WHILE_CONTEXT)[0].exits) == 1
+        with graph.as_default():
+            x_copy = graph.get_tensor_by_name("x:0")
+            (grad,) = df.gradients(graph.get_tensor_by_name(y.name), [x_copy])
+            with df.Session(graph=graph) as sess:
+                assert sess.run(grad, {x_copy: 2.0}) == 12.0  # d(x^3)/dx
+
+
+def test_a_gradient_that_needs_a_pruned_loop_result_says_so():
+    from dataflow.passes import optimize
+
+    x = df.placeholder(df.float64, [], name="x")
+    start = [df.constant(1.0, df.float64), df.constant(0.0, df.float64)]
+    _, b = df.while_loop(lambda a, b: b < 100, lambda a, b: (a * x, b + a), start)
+    item, _ = optimize(df.get_default_graph(), [b], [x], [])
+    graph = item.graph
+    with graph.as_default():
+        with pytest.raises(LookupError, match="pruned copy") as info:
+            df.gradients(graph.get_tensor_by_name(b.name), [graph.get_tensor_by_name("x:0")])
+    assert "test_loop_gradients.py" in str(info.value)
