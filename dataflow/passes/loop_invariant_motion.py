@@ -19,7 +19,9 @@ What is kept exactly:
   input from the producer of an entered input, so it lies in that loop's frame.
 - Only ops that cannot fail move, since the moved op runs even when the loop makes zero trips:
   elementwise ufunc ops on floats with fully known static shapes (numpy does not raise there;
-  an integer power of a negative exponent would, so integers stay).  The op must have at least
+  an integer power of a negative exponent would, so integers stay), and on floats with fully
+  known static shapes the ops of `ALWAYS_SUCCEED` (a product of matrices, a transpose, a sum or
+  mean, whose shapes were checked when the graph was built).  The op must have at least
   one entered input (an op on constants only is constant folding's), only the pivot as control
   input, and belong to a loop built by ``while_loop`` (whose record names the pivot).
 """
@@ -30,6 +32,10 @@ from .. import dtypes as _dtypes
 from ..graph import Operation, Tensor, topological_order
 from .graph_item import GraphItem, constant_value, is_pure
 from .manager import GraphPass, PassReport, register_pass
+
+# Non-ufunc ops that cannot fail on float inputs whose static shapes are fully known (so that
+# shape inference has already checked them): these may move out of a loop as well.
+ALWAYS_SUCCEED = frozenset({"MatMul", "BatchMatMulV2", "Transpose", "Sum", "Mean"})
 
 
 def _loop_of(op: Operation):
@@ -74,7 +80,9 @@ class LoopInvariantMotion(GraphPass):
 
     @staticmethod
     def _movable(item: GraphItem, op: Operation, loop) -> bool:
-        if not is_pure(op) or "ufunc" not in op._op_def.extra or item.has_fetched_output(op):
+        if not is_pure(op) or item.has_fetched_output(op):
+            return False
+        if "ufunc" not in op._op_def.extra and op._op_def.type not in ALWAYS_SUCCEED:
             return False
         if len(op._outputs) != 1 or _dtypes.numpy_dtype(op._outputs[0].dtype).kind != "f":
             return False

@@ -86,3 +86,22 @@ def test_results_do_not_depend_on_parallel_iterations(fresh_graph, parallel):
     )
     before, after = run_both(total, {x: np.array([0.1, 0.2, 0.3])})
     assert_bitwise_equal(before, after)
+
+
+def test_products_transposes_and_reductions_of_invariants_move_out_too(fresh_graph):
+    w = df.placeholder(df.float64, [3, 3], name="w")
+    x = df.placeholder(df.float64, [3, 1], name="x")
+    n = df.placeholder(df.int32, [], name="n")
+
+    def body(i, acc):
+        projected = df.matmul(df.transpose(w), x)  # the same in every iteration
+        return i + 1, acc + projected * df.reduce_mean(w) + df.reduce_sum(x)
+
+    _, total = df.while_loop(lambda i, a: i < n, body, [0, df.zeros([3, 1], df.float64)])
+    item, reports = optimize(fresh_graph, [total], [w, x, n], MOTION)
+    hoisted = {op.type for op in item.graph.get_operations() if op.name.endswith("/hoisted")}
+    assert {"MatMul", "Transpose", "Mean", "Sum"} <= hoisted
+    feed = {w: np.arange(9.0).reshape(3, 3), x: np.array([[1.0], [-2.0], [0.5]])}
+    for trips in (0, 1, 4):
+        before, after = run_both(total, {**feed, n: trips}, MOTION)
+        assert_bitwise_equal(before, after)
