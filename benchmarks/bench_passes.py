@@ -1,6 +1,6 @@
 """Graph pass benchmarks: prints figures side by side with the pipeline off, in one run.
 
-    python benchmarks/bench_passes.py            # all four
+    python benchmarks/bench_passes.py            # all five
     python benchmarks/bench_passes.py --quick    # fewer repeats
 
 1. A chain of 30 elementwise ops on 4M-element float64 arrays: time with the default pipeline
@@ -13,6 +13,10 @@
 4. A model with a loop and a cond, saved with ``df.io`` and loaded back, optimized by the
    ``optimize`` command's code path too: results of the loaded graphs against the original,
    compared bit for bit.
+
+5. Each pass of the default pipeline alone (with ``pruning`` after it, to drop what it made
+   unused) on a program written to exercise it: ops before and after, time with every pass
+   off against that pass alone, and the results compared bit for bit.
 
 Timings are medians over repeats, each pair timed in turn within a round; the machine may be
 shared, so read the ratios.
@@ -184,6 +188,121 @@ def bench_saved_graph() -> dict:
     return checks
 
 
+# -- 5. each pass alone ---------------------------------------------------------------------
+SIZE = 1024 * 1024
+
+
+def arithmetic_program():
+    x = df.placeholder(df.float64, [SIZE // 1024, 1024], name="x")
+    y = df.transpose(df.transpose(df.negative(df.negative(x)))) * 1.0 + 0.0
+    return df.reshape(df.reshape(y, [-1]), [1024, -1]), {x: _data([SIZE // 1024, 1024])}
+
+
+def loop_program():
+    x = df.placeholder(df.float64, [SIZE // 8], name="x")
+    _, total = df.while_loop(
+        lambda i, t: i < 20,
+        lambda i, t: (i + 1, t + df.tanh(x * 3.0) * df.exp(x)),  # the product is invariant
+        [0, df.zeros([SIZE // 8], df.float64)],
+    )
+    return total, {x: _data([SIZE // 8])}
+
+
+def chain_program():
+    x = df.placeholder(df.float64, [SIZE], name="x")
+    return elementwise_chain(x), {x: _data([SIZE])}
+
+
+def dead_work_program():
+    x = df.placeholder(df.float64, [SIZE], name="x")
+    keep = df.cond(df.constant(True), lambda: df.sin(x), lambda: df.cos(x) * df.exp(x))
+    return keep + 1.0, {x: _data([SIZE])}
+
+
+def constant_program():
+    x = df.placeholder(df.float64, [SIZE], name="x")
+    table = df.constant(np.linspace(0, 1, SIZE))
+    scale = df.reduce_mean(df.exp(df.sin(table) * 2.0))  # the same on every run
+    return x * scale, {x: _data([SIZE])}
+
+
+def cse_program():
+    x = df.placeholder(df.float64, [SIZE], name="x")
+    return df.add_n([df.tanh(x * 2.0) for _ in range(8)]), {x: _data([SIZE])}
+
+
+def _data(shape):
+    return np.random.default_rng(5).standard_normal(shape)
+
+
+# (pass, program, what it shows).  Pruning is measured on its own program, after constant
+# folding: a cond on a constant, whose dead branch folding cuts off and pruning then drops.  It
+# saves no time there, since a run's plan never holds ops its fetches cannot reach: pruning
+# keeps the graph (and the consumer counts later passes read) to what can run.
+EACH_PASS = [
+    ("constant_folding", constant_program, "x times a statistic of a 1M constant"),
+    ("arithmetic", arithmetic_program, "x*1, +0, double negation, transpose, reshape"),
+    ("common_subexpression", cse_program, "8 copies of tanh(2x)"),
+    ("loop_invariant_motion", loop_program, "tanh(3x)*exp(x) out of a 20-iteration loop"),
+    ("elementwise_fusion", chain_program, "the 30-op chain on 1M float64"),
+    ("inplace", chain_program, "the same chain, each op writing into its input"),
+]
+
+
+def _config(passes) -> df.ConfigProto:
+    """A Session config that runs exactly ``passes`` (none at all when empty)."""
+    if not passes:
+        return OFF
+    return df.ConfigProto(
+        inter_op_parallelism_threads=1,
+        graph_options=df.passes.GraphOptions(
+            rewrite_options=RewriterConfig(optimizers=list(passes))
+        ),
+    )
+
+
+def bench_each_pass(repeats: int) -> list:
+    rows = []
+    cases = [(name, build, what, [name, "pruning"]) for name, build, what in EACH_PASS]
+    cases.append(("pruning", dead_work_program, "the dead branch of a constant cond", None))
+    for name, build, what, passes in cases:
+        graph = df.Graph()
+        with graph.as_default():
+            fetch, feed = build()
+        if passes is None:  # pruning, after constant folding made a branch unreachable
+            baseline_passes, passes = ["constant_folding"], ["constant_folding", "pruning"]
+        else:
+            baseline_passes = []
+        feeds = list(feed)
+        before, _ = optimize(graph, [fetch], feeds, baseline_passes)
+        after, reports = optimize(graph, [fetch], feeds, passes)
+        counts = {k: v for r in reports if r.name == name for k, v in r.counts.items()}
+        sessions = [df.Session(graph=graph, config=_config(p)) for p in (baseline_passes, passes)]
+        off_value, on_value = (s.run(fetch, feed) for s in sessions)
+        off, on = paired_median_times(
+            *(lambda s=s, f=fetch, d=feed: s.run(f, d) for s in sessions), repeats=repeats
+        )
+        peaks = []
+        for sess in sessions:
+            tracemalloc.start()
+            sess.run(fetch, feed)
+            peaks.append(tracemalloc.get_traced_memory()[1] / (SIZE * 8))
+            tracemalloc.stop()
+            sess.close()
+        rows.append(
+            {
+                "name": name,
+                "what": what,
+                "counts": counts,
+                "ops": (len(before.graph.get_operations()), len(after.graph.get_operations())),
+                "ms": (off * 1e3, on * 1e3),
+                "peak": peaks,
+                "bitwise": np.asarray(off_value).tobytes() == np.asarray(on_value).tobytes(),
+            }
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -220,6 +339,18 @@ def main() -> None:
     print(f"4. saved graph with a loop and a cond ({before} ops; optimized file {after} ops):")
     for name, same in r.items():
         print(f"   {name}: {'bit for bit equal' if same else 'DIFFERENT'}")
+
+    print("5. each pass alone (then pruning) against every pass off; time per run, and peak")
+    print("   memory in 1M-float64 arrays, outputs included:")
+    for r in bench_each_pass(repeats):
+        (ops_off, ops_on), (ms_off, ms_on) = r["ops"], r["ms"]
+        did = ", ".join(f"{v} {k}" for k, v in r["counts"].items()) or "no change"
+        print(f"   {r['name']}: {r['what']}")
+        print(
+            f"      {did}; {ops_off} -> {ops_on} ops; {ms_off:.1f} -> {ms_on:.1f} ms "
+            f"({ms_off / ms_on:.2f}x); peak {r['peak'][0]:.2f} -> {r['peak'][1]:.2f}; "
+            f"bitwise equal: {r['bitwise']}"
+        )
 
 
 if __name__ == "__main__":
