@@ -749,12 +749,17 @@ def _autopack(values, dtype, name: str) -> Tensor:
 
     if dtype is None:
         dtype = _first_tensor_dtype(values)
-    elements = [
-        _autopack(v, dtype, "packed")
-        if isinstance(v, (list, tuple)) and _holds_tensor(v)
-        else convert_to_tensor(v, dtype=dtype)
-        for v in values
-    ]
+    try:
+        elements = [
+            _autopack(v, dtype, "packed")
+            if isinstance(v, (list, tuple)) and _holds_tensor(v)
+            else convert_to_tensor(v, dtype=dtype)
+            for v in values
+        ]
+    except (TypeError, ValueError) as e:
+        if str(e).startswith("Pack op"):
+            raise
+        raise type(e)(f"Pack op '{name}' at {_user_location()}: {e}") from None
     return stack(elements, name=name)
 
 

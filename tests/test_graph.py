@@ -215,9 +215,12 @@ def test_a_list_mixing_tensors_and_numbers_is_packed_into_one_tensor():
     np.testing.assert_allclose(probabilities, [1 / (1 + np.exp(-2)), 1 / (1 + np.exp(2))], 1e-6)
 
 
-def test_packing_a_list_whose_tensors_disagree_on_dtype_names_both():
-    with pytest.raises((TypeError, ValueError), match="int32|float32"):
-        df.convert_to_tensor([df.constant(1), df.constant(1.0)])
+def test_packing_a_list_whose_tensors_disagree_on_dtype_names_both_and_the_line():
+    with pytest.raises(ValueError) as info:
+        df.convert_to_tensor([df.constant(1), [df.constant(1.0)]])
+    message = str(info.value)
+    assert "int32" in message and "float32" in message
+    assert message.startswith("Pack op 'packed' at ") and "test_graph.py" in message
 
 
 @pytest.mark.parametrize("bad", ["x:y", "a b", "_hidden", "ü"])
