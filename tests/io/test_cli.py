@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from test_hostile_files import printing_to_a_file
 
 import dataflow as df
 
@@ -108,12 +109,7 @@ def test_render_writes_an_image(model, tmp_path):
 
 
 def test_run_lets_a_graph_print_to_a_file_only_when_asked(tmp_path, fresh_graph):
-    x = df.placeholder(df.float32, [], name="x")
-    log = tmp_path / "log.txt"
-    with df.control_dependencies([df.print("x is", x, output_stream=f"file://{log}")]):
-        df.identity(x, name="y")
-    path = tmp_path / "prints.dfg"
-    df.io.save_graph(fresh_graph, path)
+    path, log = printing_to_a_file(tmp_path, fresh_graph)
     refused = cli("run", path, "--feed", "x=2", "--fetch", "y")
     assert refused.returncode == 1 and "--allow-file-output" in refused.stderr
     assert not log.exists()
