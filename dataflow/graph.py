@@ -270,10 +270,35 @@ class Operation:
         return tuple(self._outputs)
 
     def get_attr(self, name: str) -> Any:
+        """The attribute ``name``.  Besides the attributes the op keeps, the type attributes
+        TensorFlow's op definitions carry and this runtime infers are derived as TensorFlow
+        would report them: ``T`` (the dtype of the first input that is not a bool, else bool),
+        ``SrcT`` of ``Cast``, ``N`` (the number of inputs of a list op) and ``keep_dims`` (the
+        reductions' old name for ``keepdims``)."""
         try:
             return self.attrs[name]
         except KeyError:
-            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.") from None
+            pass
+        derived = self._derived_attr(name)
+        if derived is None:
+            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
+        return derived
+
+    _LIST_OPS = frozenset({"AddN", "ConcatV2", "Pack"})
+
+    def _derived_attr(self, name: str) -> Any:
+        inputs = self._inputs
+        if name == "T" and inputs:
+            if self._op_def.type == "Cast":
+                return None
+            return next((t.dtype for t in inputs if t.dtype.name != "bool"), inputs[0].dtype)
+        if name == "SrcT" and self._op_def.type == "Cast":
+            return inputs[0].dtype
+        if name == "N" and self._op_def.type in self._LIST_OPS:
+            return len(inputs)
+        if name == "keep_dims" and "keepdims" in self.attrs:
+            return self.attrs["keepdims"]
+        return None
 
     def run(self, feed_dict=None, session=None) -> None:
         """Runs this op in the default (or given) session."""

@@ -255,3 +255,20 @@ def test_tensor_shapes_concatenate_and_check_ranks_like_tensorflow():
         shape.assert_is_fully_defined()
     shape.assert_same_rank([7, 7])
     assert df.dimension_value(shape[0]) == 2 and df.dimension_value(shape[1]) is None
+
+
+def test_get_attr_derives_tensorflows_type_attributes():
+    a = df.placeholder(df.float32, [2, 2], name="a")
+    flag = df.placeholder(df.bool, [2, 2], name="flag")
+    assert (a + a).op.get_attr("T") == df.float32
+    assert df.where(flag, a, a).op.get_attr("T") == df.float32  # not the bool condition
+    assert df.logical_not(flag).op.get_attr("T") == df.bool
+    cast = df.cast(a, df.int32)
+    assert cast.op.get_attr("SrcT") == df.float32 and cast.op.get_attr("DstT") == df.int32
+    assert df.add_n([a, a, a]).op.get_attr("N") == 3
+    assert df.reduce_sum(a, 1, keepdims=True).op.get_attr("keep_dims") is True
+    assert df.matmul(a, a, transpose_a=True).op.get_attr("transpose_a") is True
+    with pytest.raises(ValueError, match="has no attr named 'T'"):
+        df.constant(1.0, name="c").op.get_attr("T")
+    with pytest.raises(ValueError, match="has no attr named 'T'"):
+        cast.op.get_attr("T")
