@@ -306,6 +306,10 @@ def _check_integer_divisor(y) -> None:
 def _floordiv(x, y):
     _check_integer_divisor(y)
     with np.errstate(all="ignore"):
+        if np.result_type(x, y).kind == "f":
+            # TensorFlow floors the quotient: 1.0 // 0.1 is floor(10.0) = 10 and -5.0 // inf is
+            # -0.0, where numpy's floor_divide (Python's //) gives 9 and -1.
+            return np.floor(np.true_divide(x, y))
         return np.floor_divide(x, y)
 
 
@@ -678,11 +682,21 @@ define_op("Select", _infer_select_v1, _ufunc_kernel(_select_v1))
 def _infer_where(op):
     (cond,) = op.inputs
     check_dtype(cond.dtype, NUMERIC_OR_BOOL_TYPES, "condition of 'Where'")
+    if cond.shape.ndims == 0:
+        raise ValueError("where(condition) needs a condition of rank at least 1, got a scalar")
     return [(_dtypes.int64, TensorShape([None, cond.shape.ndims]))]
 
 
 def _where_kernel(attrs):
-    return lambda cond: np.argwhere(cond).astype(np.int64, copy=False)
+    def where(cond):
+        if np.ndim(cond) == 0:
+            # A scalar has no coordinates to list (numpy would give one empty row).
+            raise InvalidArgumentError(
+                None, None, "where(condition) needs a condition of rank at least 1, got a scalar"
+            )
+        return np.argwhere(cond).astype(np.int64, copy=False)
+
+    return where
 
 
 define_op("Where", _infer_where, _where_kernel)

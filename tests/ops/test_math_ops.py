@@ -30,6 +30,13 @@ def small_arrays(dtype, shape, nonzero=False):
     return hnp.arrays(dtype, shape, elements=elements)
 
 
+def _floor_of_quotient(x, y):
+    # Floats floor the true quotient (1.0 // 0.1 is 10); ints round toward -inf like Python.
+    if np.result_type(x, y).kind == "f":
+        return np.floor(np.true_divide(x, y))
+    return np.floor_divide(x, y)
+
+
 def _safe_pow(x, y):
     return np.power(x, np.abs(y) % 4 if y.dtype.kind in "iu" else y)
 
@@ -39,7 +46,7 @@ BINARY = [
     (df.add, np.add, FLOATS + INTS, False),
     (df.subtract, np.subtract, FLOATS + INTS, False),
     (df.multiply, np.multiply, FLOATS + INTS, False),
-    (df.floordiv, np.floor_divide, FLOATS + INTS, True),
+    (df.floordiv, _floor_of_quotient, FLOATS + INTS, True),
     (df.mod, np.mod, FLOATS + INTS, True),
     (df.realdiv, np.true_divide, FLOATS, True),
     (df.minimum, np.minimum, FLOATS + INTS, False),
@@ -289,6 +296,17 @@ def test_floordiv_and_mod_round_toward_negative_infinity_like_python():
     assert_same(evaluate(df.mod(np.float32(-7.5), np.float32(2))), np.float32(0.5))
 
 
+def test_float_floordiv_is_the_floor_of_the_true_quotient():
+    # Not Python's float //, which gives 9.0 for 1.0 // 0.1 and -1.0 for -5.0 // inf.
+    x = np.array([1.0, -1.0, 5.0, -5.0, 7.5], np.float32)
+    y = np.array([0.1, 0.1, np.inf, np.inf, -2.0], np.float32)
+    out = evaluate(df.constant(x) // df.constant(y))
+    assert_same(out, np.array([10.0, -10.0, 0.0, -0.0, -4.0], np.float32))
+    assert np.signbit(out[3])
+    one, tenth = df.constant(1.0, df.float64), df.constant(0.1, df.float64)
+    assert_same(evaluate(df.floordiv(one, tenth)), np.float64(10.0))
+
+
 @pytest.mark.parametrize("fn", [df.floordiv, df.mod])
 def test_integer_division_by_zero_fails_the_run(fn):
     out = fn(df.constant([1, 2]), df.placeholder(df.int32, [2]))
@@ -357,6 +375,14 @@ def test_where_with_one_argument_gives_int64_coordinates_of_true_elements():
 
 def test_where_of_numbers_finds_the_non_zero_elements():
     assert_same(evaluate(df.where(df.constant([0, 3, 0, 1]))), np.array([[1], [3]], np.int64))
+
+
+def test_where_of_a_scalar_condition_has_no_coordinates_and_raises():
+    with pytest.raises(ValueError, match="rank at least 1"):
+        df.where(df.constant(True))
+    cond = df.placeholder(df.bool)
+    with pytest.raises(df.errors.InvalidArgumentError, match="rank at least 1"):
+        run(df.where(cond), {cond: True})
 
 
 def test_where_needs_both_or_neither_of_x_and_y():
