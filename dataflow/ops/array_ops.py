@@ -152,9 +152,30 @@ def constant_vector(t: Tensor) -> Optional[list]:
         parts = [constant_vector(x) for x in op.inputs]
         if all(p is not None for p in parts):
             return [d for p in parts for d in p]
+    if op.type == "StridedSlice":
+        # A plain slice of a known vector, as shape(x)[1:]: its elements are the slice's.
+        part = _sliced_vector(op)
+        if part is not None:
+            return part
     if t.shape.ndims == 1 and t.shape[0] is not None:
         return [None] * t.shape[0]
     return None
+
+
+def _sliced_vector(op) -> Optional[list]:
+    attrs = op.attrs
+    if attrs["ellipsis_mask"] | attrs["new_axis_mask"] | attrs["shrink_axis_mask"]:
+        return None
+    source = constant_vector(op.inputs[0])
+    bounds = [numpy_value_or_none(x) for x in op.inputs[1:4]]
+    if source is None or any(b is None or b.shape != (1,) for b in bounds):
+        return None
+    begin, end, stride = (int(b[0]) for b in bounds)
+    if stride == 0:
+        return None
+    begin = None if attrs["begin_mask"] & 1 else begin
+    end = None if attrs["end_mask"] & 1 else end
+    return source[begin:end:stride]
 
 
 def _shape_from_vector(t: Tensor, what: str) -> TensorShape:
@@ -330,7 +351,15 @@ def _infer_squeeze(op):
 
 def _squeeze_kernel(attrs):
     axis = attrs["axis"]
-    return lambda x: np.squeeze(x, axis)
+
+    def squeeze(x):
+        if axis is None:
+            return np.squeeze(x)
+        # Two names for one dimension (0 and -rank) squeeze it once; numpy would refuse.
+        axes = {a + x.ndim if a < 0 else a for a in axis}
+        return np.squeeze(x, tuple(axes) if all(0 <= a < x.ndim for a in axes) else axis)
+
+    return squeeze
 
 
 define_op("Squeeze", _infer_squeeze, _squeeze_kernel, inline=True)
@@ -350,6 +379,8 @@ def squeeze(
     axis = static_axis(axis)
     if isinstance(axis, int):
         axis = (axis,)
+    if axis is not None and len(axis) == 0:
+        axis = None  # an empty list of axes squeezes every size-1 dimension
     return apply_op("Squeeze", (input,), {"axis": axis}, name or "Squeeze").outputs[0]
 
 
@@ -450,9 +481,23 @@ def stack(values, axis: int = 0, name: str = "stack") -> Tensor:
     if not isinstance(axis, int):
         raise TypeError(f"stack takes a single axis, got {axis!r}")
     graph = graph_of(values)
+    if axis == 0 and not _holds_tensor(values):
+        # A list of plain values is one constant, its dtype inferred from all of them at once:
+        # stack([1, 2.5]) is float32 [1.0, 2.5], not a clash between int32 and float32.
+        with graph.as_default():
+            try:
+                return convert_to_tensor(values, name=name)
+            except (TypeError, ValueError):
+                pass  # ragged or mixed: Pack says what is wrong
     with graph.as_default(), graph.name_scope(name) as scope:
         tensors = convert_all(values, [f"values_{i}" for i in _pyrange(len(values))])
         return apply_op("Pack", tensors, {"axis": axis}, scope).outputs[0]
+
+
+def _holds_tensor(values) -> bool:
+    if isinstance(values, (list, tuple)):
+        return builtins.any(_holds_tensor(v) for v in values)
+    return isinstance(values, Tensor) or is_tensor_like(values)
 
 
 def _infer_unpack(op):
@@ -1049,6 +1094,9 @@ def pad(tensor, paddings, mode: str = "CONSTANT", name: Optional[str] = None, co
     # TensorFlow names the op after the kernel it picks: Pad for zeros, PadV2 otherwise.
     is_zero = not is_tensor_like(constant_values) and np.all(np.asarray(constant_values) == 0)
     with graph.as_default(), graph.name_scope(name or ("Pad" if is_zero else "PadV2")) as scope:
+        if is_zero:
+            # Any zero pads with the dtype's zero, False for a bool tensor: pad(bools, p) works.
+            constant_values = np.zeros((), _dtypes.numpy_dtype(tensor.dtype))
         value = convert_to_tensor(constant_values, dtype=tensor.dtype, name="constant_values")
         return apply_op("PadV2", (tensor, value), {"paddings": pairs}, scope).outputs[0]
 
@@ -1245,12 +1293,22 @@ def _range_length(start, limit, delta) -> int:
 
 
 def _constant_through_cast(t: Tensor) -> Optional[np.ndarray]:
-    """The value of a constant, or of a constant that `range` cast to a common dtype."""
-    value = numpy_value_or_none(t)
+    """The value of a constant, or of a constant that `range` cast to a common dtype; an int
+    scalar also counts when it is a known dimension, as ``shape(x)[0]`` is."""
+    value = _known_value(t)
     if value is None and t.op.type == "Cast":
-        inner = numpy_value_or_none(t.op.inputs[0])
+        inner = _known_value(t.op.inputs[0])
         if inner is not None:
             value = inner.astype(_dtypes.numpy_dtype(t.dtype))
+    return value
+
+
+def _known_value(t: Tensor) -> Optional[np.ndarray]:
+    value = numpy_value_or_none(t)
+    if value is None and t.dtype.is_integer and t.shape.ndims == 0:
+        scalar = _constant_scalar(t)
+        if scalar is not None:
+            value = np.array(scalar, _dtypes.numpy_dtype(t.dtype))
     return value
 
 
@@ -1363,9 +1421,16 @@ def one_hot(
         values = {}
         for value, arg in ((on_value, "on_value"), (off_value, "off_value")):
             if value is not None:
+                # Without a dtype, each value keeps its own: on_value=1.0 with off_value=0 is a
+                # float32/int32 clash, not an off_value quietly made float.
                 values[arg] = convert_to_tensor(value, dtype=dtype, name=arg)
-                dtype = values[arg].dtype
-        dtype = dtype or _dtypes.float32
+        if len(values) == 2 and values["on_value"].dtype != values["off_value"].dtype:
+            raise TypeError(
+                f"one_hot's on_value has dtype {values['on_value'].dtype.name} but its off_value "
+                f"has dtype {values['off_value'].dtype.name}"
+            )
+        if dtype is None:
+            dtype = next(iter(values.values())).dtype if values else _dtypes.float32
         if "on_value" not in values:
             values["on_value"] = constant(1, dtype=dtype, name="on_value")
         if "off_value" not in values:
@@ -1374,6 +1439,9 @@ def one_hot(
         axis = -1 if axis is None else static_axis(axis)
         if not isinstance(axis, int):
             raise TypeError(f"one_hot takes a single axis, got {axis!r}")
+        if axis < -1:
+            # -1 means "last"; other negative axes are not counted from the end.
+            raise ValueError(f"one_hot's axis must be >= -1, got {axis}")
         inputs = (indices, depth, on_value, off_value)
         return apply_op("OneHot", inputs, {"axis": axis}, scope).outputs[0]
 
@@ -1545,7 +1613,8 @@ def _gather_grad(op, grad):
     flat_grad = reshape(grad, stack([size(flat_indices), -1]))
     scattered = matmul(hot, flat_grad, transpose_a=True)
     perm = [axis] + [i for i in _pyrange(rank) if i != axis]
-    moved_shape = gather(params_shape, perm)
+    # Element by element, so the dimensions of params known statically stay known in the result.
+    moved_shape = stack([params_shape[i] for i in perm])
     result = reshape(scattered, moved_shape)
     if axis:
         result = transpose(result, list(np.argsort(perm)))

@@ -111,6 +111,19 @@ def test_squeeze_removes_listed_or_all_unit_dimensions():
     assert_same(evaluate(df.squeeze(x, squeeze_dims=[-4])), np.zeros((3, 1, 2), np.float32))
 
 
+def test_squeeze_with_an_empty_axis_list_removes_every_unit_dimension():
+    x = np.zeros((1, 3, 1), np.float32)
+    assert_same(evaluate(df.squeeze(x, [])), np.zeros(3, np.float32))
+    assert_same(evaluate(df.squeeze(x, ())), np.zeros(3, np.float32))
+
+
+def test_squeeze_of_one_dimension_named_twice_removes_it_once():
+    x = np.zeros((1, 3, 1), np.float32)
+    assert_same(evaluate(df.squeeze(x, [0, -3])), np.zeros((3, 1), np.float32))
+    p = df.placeholder(df.float32)
+    assert_same(evaluate(df.squeeze(p, [2, -1]), {p: x}), np.zeros((1, 3), np.float32))
+
+
 def test_squeeze_of_a_dimension_that_is_not_one_raises_value_error():
     with pytest.raises(ValueError, match="squeeze"):
         df.squeeze(X, [1])
@@ -171,6 +184,19 @@ def test_stack_of_python_numbers_and_scalar_tensors():
     out = df.stack([1, n, 3])
     assert out.shape.as_list() == [3]
     assert_same(evaluate(out, {n: 2}), np.array([1, 2, 3], np.int32))
+
+
+def test_stack_of_python_values_along_axis_0_is_one_constant_of_their_common_dtype():
+    out = df.stack([1, 2.5])
+    assert out.op.type == "Const"
+    assert_same(evaluate(out), np.array([1.0, 2.5], np.float32))
+    assert_same(evaluate(df.stack([[1, 2], [3, 4.5]])), np.array([[1, 2], [3, 4.5]], np.float32))
+    assert_same(evaluate(df.stack([1, 2])), np.array([1, 2], np.int32))
+
+
+def test_stack_of_mixed_python_values_along_another_axis_raises_type_error():
+    with pytest.raises(TypeError):
+        df.stack([[1, 2], [3.5, 4]], axis=1)
 
 
 def test_stack_of_different_shapes_raises_value_error():
@@ -390,6 +416,18 @@ def test_gather_index_out_of_range_fails_the_run(bad):
         run(df.gather(X, i, axis=1), {i: [0, bad]})
 
 
+def test_gather_gradient_has_the_static_shape_of_params():
+    params = df.placeholder(df.float32, [3, None, 2])
+    (grad,) = df.gradients(df.gather(params, [[1, 0], [1, 1]], axis=1), params)
+    assert grad.shape.as_list() == [3, None, 2]
+    x = df.constant(X)
+    (grad,) = df.gradients(df.gather(x, [2, 0, 2], axis=1), x)
+    assert grad.shape.as_list() == [2, 3, 4]
+    expected = np.zeros((2, 3, 4), np.float32)
+    expected[:, 0], expected[:, 2] = 1, 2
+    assert_same(evaluate(grad), expected)
+
+
 def test_gather_with_float_indices_raises_type_error():
     with pytest.raises(TypeError):
         df.gather(X, [0.5])
@@ -429,6 +467,15 @@ def test_pad_matches_numpy(mode):
 def test_pad_with_constant_values_in_the_tensor_dtype():
     out = df.pad(df.constant([1, 2]), [[1, 1]], constant_values=9)
     assert_same(evaluate(out), np.array([9, 1, 2, 9], np.int32))
+
+
+def test_pad_of_bools_pads_with_false():
+    out = df.pad(df.constant([True]), [[1, 2]])
+    assert_same(evaluate(out), np.array([False, True, False, False]))
+
+
+def test_pad_of_ints_with_a_float_zero_pads_with_zero():
+    assert_same(evaluate(df.pad(df.constant([3]), [[1, 0]], constant_values=0.0)), np.int32([0, 3]))
 
 
 def test_reflect_padding_as_wide_as_the_dimension_raises_value_error():
@@ -474,6 +521,16 @@ def test_zeros_of_a_large_or_computed_shape_is_a_fill():
     out = df.ones([n, 2])
     assert out.op.type == "Fill" and out.shape.as_list() == [None, 2]
     assert_same(evaluate(out, {n: 3}), np.ones((3, 2), np.float32))
+
+
+def test_zeros_of_a_slice_of_a_shape_keeps_the_known_dimensions():
+    x = df.placeholder(df.float32, [None, 3, None, 4])
+    out = df.zeros(df.shape(x)[1:])
+    assert out.shape.as_list() == [3, None, 4]
+    assert df.fill(df.shape(x)[::-2], 1.0).shape.as_list() == [4, 3]
+    assert df.ones(df.shape(x)[:-1]).shape.as_list() == [None, 3, None]
+    value = np.zeros((2, 3, 5, 4), np.float32)
+    assert_same(evaluate(out, {x: value}), np.zeros((3, 5, 4), np.float32))
 
 
 def test_zeros_like_and_ones_like_of_a_partly_known_shape():
@@ -601,6 +658,21 @@ def test_one_hot_with_float_indices_raises_type_error():
         df.one_hot([0.5], 2)
 
 
+def test_one_hot_with_on_and_off_values_of_different_dtypes_raises_type_error():
+    # Without dtype= each value keeps its own dtype: 1.0 is float32 and 0 is int32.
+    with pytest.raises(TypeError, match="off_value"):
+        df.one_hot([0, 1], 2, on_value=1.0, off_value=0)
+    with pytest.raises(TypeError, match="off_value"):
+        df.one_hot([0, 1], 2, on_value=df.constant(2.0), off_value=0)
+    out = df.one_hot([0, 1], 2, on_value=2, off_value=0.5, dtype=df.float32)
+    assert_same(evaluate(out), np.float32([[2, 0.5], [0.5, 2]]))
+
+
+def test_one_hot_axis_below_minus_one_raises_value_error():
+    with pytest.raises(ValueError, match="axis"):
+        df.one_hot([[0, 1]], 3, axis=-2)
+
+
 def test_one_hot_with_on_value_of_another_dtype_raises():
     with pytest.raises((TypeError, ValueError)):
         df.one_hot([0], 2, on_value=df.constant(1.0), dtype=df.int32)
@@ -631,6 +703,15 @@ def test_range_of_constants_of_mixed_dtypes_has_a_static_length(args, length):
     out = df.range(*args)
     assert out.shape.as_list() == [length]
     assert evaluate(out).shape == (length,)
+
+
+def test_range_up_to_a_known_dimension_has_a_static_length():
+    x = df.placeholder(df.float32, [2, None])
+    out = df.range(df.shape(x)[0])
+    assert out.shape.as_list() == [2]
+    assert df.range(df.shape(x)[1]).shape.as_list() == [None]
+    assert df.range(0.0, df.cast(df.shape(x)[0], df.float32), 0.5).shape.as_list() == [4]
+    assert_same(evaluate(out, {x: np.zeros((2, 5), np.float32)}), np.arange(2, dtype=np.int32))
 
 
 def test_getitem_with_a_list_reads_it_as_a_tuple():
