@@ -24,10 +24,11 @@ leaves the Session usable and every variable as it was before the run.
 from __future__ import annotations
 
 import os
+import queue
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -80,9 +81,9 @@ class RunOptions:
     (a ``py_func`` that sleeps or waits on an event).  As in TensorFlow, an op that is running
     cannot be interrupted: it goes on on its own thread in the background until it returns,
     and its results are dropped.  If it was running on the Session's inter-op thread pool, the
-    Session moves on to a new pool, so that later runs and ``close`` do not wait for it; an
-    inter-op thread that never returns keeps the Python process from exiting, as any
-    ``concurrent.futures`` thread does.
+    Session moves on to a new pool, so that later runs and ``close`` do not wait for it.  The
+    threads that run ops (the inter-op pool's and those that drive runs with a deadline) are
+    daemons: one that never returns does not keep the Python process from exiting.
 
     ``debug_options`` (a `DebugOptions`): tensors to watch; their values come back in
     ``run_metadata.debug_dump`` (see ``dataflow.debug``).  A run that watches tensors runs
@@ -154,26 +155,49 @@ class RunContext:
     """What kernels may see of the run they belong to: the variables, read and written.
 
     Writes go to ``pending_writes`` and are committed by the Session only when the run succeeds.
+    A variable that the run changed only by adding to (or subtracting from) the value it read
+    from the Session has that value in ``update_bases``: if another run committed a new value
+    meanwhile, the commit applies this run's change to it instead of overwriting it (see
+    `_rebase_updates`), so concurrent ``assign_add``s lose nothing, as TensorFlow's atomic
+    updates.
     """
 
-    __slots__ = ("session", "pending_writes")
+    __slots__ = ("session", "pending_writes", "update_bases")
 
     def __init__(self, session: Session):
         self.session = session
         self.pending_writes: dict[str, Any] = {}
+        self.update_bases: Optional[dict[str, Any]] = None
 
     def read_variable(self, ref: VariableRef):
         try:
             return self.pending_writes[ref.key]
         except KeyError:
             pass
+        session = self.session
         try:
-            return self.session._variable_values[ref.key]
+            return session._variable_values[ref.key]
         except KeyError:
+            if session._closed:
+                raise _closed_during_run() from None
             raise _uninitialized(ref) from None
 
     def write_variable(self, ref: VariableRef, value) -> None:
         self.pending_writes[ref.key] = value
+        if self.update_bases:
+            self.update_bases.pop(ref.key, None)  # an assigned value replaces whatever was there
+
+    def update_variable(self, ref: VariableRef, base, value) -> None:
+        """Writes ``value``, computed from ``base`` (the variable's value as ``read_variable``
+        gave it) by an update such as AssignAdd."""
+        key = ref.key
+        pending = self.pending_writes
+        if key not in pending:
+            bases = self.update_bases
+            if bases is None:
+                bases = self.update_bases = {}
+            bases[key] = base
+        pending[key] = value
 
 
 @dataclass
@@ -186,6 +210,71 @@ class _Plan:
     nodes: list
     # User's op name -> what the graph passes did to it, for the ops no node stands for.
     taken_out: dict
+
+
+class _InterOpPool:
+    """The inter-op thread pool: the part of ``concurrent.futures.ThreadPoolExecutor`` the
+    executor uses (``submit`` returning a `Future`, ``shutdown``), on daemon threads.
+
+    A ``ThreadPoolExecutor``'s threads are joined when the interpreter exits, so one blocked
+    for good in an op of a run stopped at its deadline (see `RunOptions`) would keep the
+    process from exiting.  Threads start when work finds none idle, up to ``max_workers``;
+    ``shutdown`` lets the work already submitted run, then the threads end.
+    """
+
+    def __init__(self, max_workers: int):
+        self._max_workers = max_workers
+        self._work: queue.SimpleQueue = queue.SimpleQueue()
+        self._idle = threading.Semaphore(0)
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._shut_down = False
+
+    def submit(self, function: Callable, *args) -> Future:
+        future: Future = Future()
+        with self._lock:
+            if self._shut_down:
+                raise RuntimeError("cannot schedule new futures after shutdown")
+            self._work.put((future, function, args))
+            if not self._idle.acquire(timeout=0) and len(self._threads) < self._max_workers:
+                thread = threading.Thread(
+                    target=self._serve,
+                    name=f"dataflow-inter-op_{len(self._threads)}",
+                    daemon=True,
+                )
+                thread.start()
+                self._threads.append(thread)
+        return future
+
+    def shutdown(self, wait: bool = True) -> None:
+        with self._lock:
+            if not self._shut_down:
+                self._shut_down = True
+                self._work.put(None)  # each thread passes it on to the next, and ends
+        if wait:
+            for thread in self._threads:
+                thread.join()
+
+    def _serve(self) -> None:
+        work = self._work
+        while True:
+            item = work.get()
+            if item is None:
+                work.put(None)
+                return
+            future, function, args = item
+            item = None
+            if future.set_running_or_notify_cancel():
+                try:
+                    result = function(*args)
+                except BaseException as exc:
+                    future.set_exception(exc)
+                    exc = None
+                else:
+                    future.set_result(result)
+                    result = None
+            future = function = args = None
+            self._idle.release()
 
 
 _default_session_stack = threading.local()
@@ -232,7 +321,7 @@ class Session:
         self._closed = False
         threads = self._config.inter_op_parallelism_threads or (os.cpu_count() or 1)
         self._inter_op_threads = threads
-        self._pool: Optional[ThreadPoolExecutor] = None
+        self._pool: Optional[_InterOpPool] = None
         self._default_context = None
         self._pipeline_of_config = pipeline_for(self._config.graph_options)
 
@@ -246,9 +335,13 @@ class Session:
         return ""
 
     def close(self) -> None:
-        """Releases the thread pool and the variable values; the Session can't run any more."""
-        self._closed = True
-        pool, self._pool = self._pool, None
+        """Releases the thread pool and the variable values; the Session can't run any more.
+
+        Runs still going on in other threads stop with ``errors.CancelledError`` (at their next
+        read of a variable, or when they end) and change no variable."""
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True)
         self._variable_values = {}
@@ -281,18 +374,20 @@ class Session:
 
         return _DefaultSession()
 
-    def _thread_pool(self) -> Optional[ThreadPoolExecutor]:
+    def _thread_pool(self) -> Optional[_InterOpPool]:
         if self._inter_op_threads <= 1:
             return None
-        if self._pool is None:
+        pool = self._pool
+        if pool is None:
             with self._lock:
-                if self._pool is None:
-                    self._pool = ThreadPoolExecutor(
-                        self._inter_op_threads, thread_name_prefix="dataflow-inter-op"
-                    )
-        return self._pool
+                if self._closed:  # closed since the run began: no new pool that none closes
+                    raise _closed_during_run()
+                pool = self._pool
+                if pool is None:
+                    pool = self._pool = _InterOpPool(self._inter_op_threads)
+        return pool
 
-    def _retire_pool(self, pool: ThreadPoolExecutor) -> None:
+    def _retire_pool(self, pool: _InterOpPool) -> None:
         """Stops using ``pool`` (one of its threads may be blocked in an op of a run that went
         past its deadline): later runs get a new pool, and ``close`` does not wait for the old
         one.  Runs using it still finish: it takes no new work, which they then run inline."""
@@ -512,9 +607,18 @@ class Session:
                 _fill_metadata(run_metadata, stats, plan)
             if watcher is not None:
                 watcher.finish(run_metadata)
-        if context.pending_writes:
+        # Closed while the run went on: the variables were released and its writes are
+        # dropped, so the run reports that rather than a success that kept nothing.
+        writes = context.pending_writes
+        if writes:
             with self._lock:
-                self._variable_values.update(context.pending_writes)
+                if self._closed:
+                    raise _closed_during_run()
+                if context.update_bases:
+                    _rebase_updates(writes, context.update_bases, self._variable_values)
+                self._variable_values.update(writes)
+        elif self._closed:
+            raise _closed_during_run()
         return values
 
     def _load_variable(self, variable, value) -> None:
@@ -546,6 +650,39 @@ class InteractiveSession(Session):
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+def _closed_during_run() -> errors.CancelledError:
+    return errors.CancelledError(
+        None,
+        None,
+        "The Session was closed while the run was in progress; the run was stopped and "
+        "changed no variable.",
+    )
+
+
+def _rebase_updates(writes: dict, bases: dict, values: dict) -> None:
+    """Makes the commit of a run's updates (AssignAdd, AssignSub) apply the run's change to
+    the value each variable has now, when another run committed one since this run read it
+    (``bases``: the value each update of this run started from, see `RunContext`).  The change
+    is ``written - base``; a variable of another kind, or whose shape another run changed,
+    takes this run's value, as an assign would."""
+    for key, base in bases.items():
+        current = values.get(key)
+        if current is None or current is base:
+            continue
+        written = writes[key]
+        if (
+            written.dtype.kind not in "iufc"
+            or current.dtype != written.dtype
+            or current.shape != written.shape
+            or base.shape != written.shape
+        ):
+            continue
+        with np.errstate(all="ignore"):
+            value = np.asarray(current + (written - base), dtype=written.dtype)
+        value.flags.writeable = False
+        writes[key] = value
+
+
 def _convert_feed(tensor: Tensor, value, location) -> Any:
     """A feed value as an array of ``tensor``'s dtype, converted as TensorFlow 1.x does:
     ``np.asarray(value, dtype)``, so ``1.5`` fed to an int32 placeholder is ``1`` and ``[1, 0]``

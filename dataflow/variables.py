@@ -8,7 +8,10 @@ the control dependencies in force, so ``with df.control_dependencies([v.assign(1
 reads the assigned value (resource-variable semantics; TF1's ref variables make that read racy).
 
 Writes during a run go into that run's `RunContext` and reach the Session only when the run
-succeeds, so a failed run leaves every variable as it was.
+succeeds, so a failed run leaves every variable as it was.  ``AssignAdd`` and ``AssignSub`` are
+atomic across runs, as in TensorFlow: when runs in several threads update one variable at once,
+each run's change is applied at its commit to the value the others committed, and none is lost
+(the value an update returns is the one its own run computed).
 
 A variable's value shares memory with nothing that can write it, as in TensorFlow, where a
 variable owns its buffer: `_check_assignable` makes every value written (by ``Assign``,
@@ -125,10 +128,11 @@ def _assign_kernel(attrs):
 def _update_kernel(ufunc):
     def make(attrs):
         def update(context, ref, delta):
-            # The ufunc's result is a new array: the variable takes it as it is.
-            value = ufunc(context.read_variable(ref), delta)
-            value = _check_assignable(ref, value, True, owned=True)
-            context.write_variable(ref, value)
+            # The ufunc's result is a new array: the variable takes it as it is.  The context
+            # is told what it was computed from, so that a run committing first is not undone.
+            base = context.read_variable(ref)
+            value = _check_assignable(ref, ufunc(base, delta), True, owned=True)
+            context.update_variable(ref, base, value)
             return value
 
         return update

@@ -3,6 +3,9 @@ timeouts, metadata.  Every failed run leaves the Session usable and the variable
 
 import collections
 import inspect
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 
@@ -413,6 +416,128 @@ def test_concurrent_runs_from_threads_give_correct_results():
             t.join(timeout=60)
     assert not errors
     assert results == {k: 50.0 * k for k in range(8)}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("timeout_ms", [0, 60_000])
+def test_concurrent_runs_updating_a_variable_lose_no_update(threads, timeout_ms):
+    # Both runs read the variable before either commits (the barrier holds each run until the
+    # other has updated); each commit must apply its run's change to the other's result.
+    barrier = threading.Barrier(2, timeout=30)
+    counter = df.Variable(0, name="counter")
+    weights = df.Variable(np.zeros(3), name="weights")
+    step = df.placeholder(df.float64, shape=[3])
+    updates = [counter.assign_add(1), weights.assign_sub(step)]
+    with df.control_dependencies(updates):
+        both_updated = df.py_func(lambda: np.float64(barrier.wait()), [], df.float64)
+    options = df.RunOptions(timeout_in_ms=timeout_ms)
+    config = df.ConfigProto(inter_op_parallelism_threads=threads)
+    errors = []
+    with df.Session(config=config) as sess:
+        sess.run(df.global_variables_initializer())
+
+        def worker(k):
+            try:
+                for _ in range(3):
+                    sess.run(both_updated, {step: np.full(3, k + 1.0)}, options=options)
+            except Exception as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        workers = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join(timeout=60)
+        assert not errors
+        assert sess.run(counter) == 6
+        assert sess.run(weights).tolist() == [-9.0, -9.0, -9.0]
+
+
+def test_an_assign_in_a_concurrent_run_replaces_the_value_as_a_whole():
+    barrier = threading.Barrier(2, timeout=30)
+    v = df.Variable(0.0, name="v")
+    value = df.placeholder(df.float32, shape=[])
+    add = df.placeholder(df.bool, shape=[])
+    update = df.cond(add, lambda: v.assign_add(value), lambda: v.assign(value))
+    with df.control_dependencies([update]):
+        both_updated = df.py_func(lambda: np.float32(barrier.wait()), [], df.float32)
+    with df.Session(config=df.ConfigProto(inter_op_parallelism_threads=1)) as sess:
+        sess.run(v.initializer)
+        adder = threading.Thread(target=sess.run, args=(both_updated, {value: 1.0, add: True}))
+        adder.start()
+        sess.run(both_updated, {value: 10.0, add: False})
+        adder.join(timeout=60)
+        # Either order of the two commits is a sequential order: assign then add gives 11,
+        # add then assign gives 10; the add is never applied to a value it did not read twice.
+        assert sess.run(v) in (10.0, 11.0)
+
+
+@pytest.mark.parametrize("timeout_ms", [0, 60_000])
+def test_a_run_going_on_when_the_session_is_closed_is_cancelled_and_writes_nothing(timeout_ms):
+    started, release = threading.Event(), threading.Event()
+    v = df.Variable(1.0, name="v")
+    assigned = v.assign(5.0)
+    waited = df.py_func(
+        lambda a: (started.set(), release.wait(30))[1] and a, [assigned], df.float32
+    )
+    with df.control_dependencies([waited]):
+        read_after = v.read_value() + 0.0
+    outcome = []
+
+    def run(fetch):
+        try:
+            outcome.append(sess.run(fetch, options=df.RunOptions(timeout_in_ms=timeout_ms)))
+        except Exception as e:
+            outcome.append(e)
+
+    for fetch in (waited, read_after):
+        started.clear()
+        release.clear()
+        outcome.clear()
+        sess = df.Session(config=df.ConfigProto(inter_op_parallelism_threads=1))
+        sess.run(v.initializer)
+        values = sess._variable_values
+        runner = threading.Thread(target=run, args=(fetch,))
+        runner.start()
+        assert started.wait(30)
+        sess.close()
+        release.set()
+        runner.join(timeout=60)
+        assert len(outcome) == 1 and isinstance(outcome[0], df.errors.CancelledError), outcome
+        assert "closed while the run was in progress" in str(outcome[0])
+        assert sess._variable_values == {} and values["v"] == 1.0  # nothing committed
+        with pytest.raises(RuntimeError, match="closed Session"):
+            sess.run(v)
+
+
+def test_an_op_blocked_forever_does_not_keep_the_interpreter_from_exiting():
+    script = textwrap.dedent(
+        """
+        import threading
+        import numpy as np
+        import dataflow as df
+
+        never = threading.Event()
+        big = df.constant(np.zeros(100_000))
+        slow = df.py_func(lambda a: never.wait() and a, [big], df.float64, name="slow")
+        quick = df.py_func(lambda a: a + 1.0, [big], df.float64, name="quick")
+        sess = df.Session(config=df.ConfigProto(inter_op_parallelism_threads=2))
+        for _ in range(3):
+            try:
+                sess.run([slow, quick], options=df.RunOptions(timeout_in_ms=100))
+            except df.errors.DeadlineExceededError as e:
+                assert "Still running: op 'slow'" in str(e), e
+        sess.close()
+        print("done")
+        """
+    )
+    started = time.monotonic()
+    finished = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.strip() == "done"
+    assert time.monotonic() - started < 30
 
 
 # -- misc API -------------------------------------------------------------------------------------
