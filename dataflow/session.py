@@ -219,18 +219,27 @@ class _InterOpPool:
     A ``ThreadPoolExecutor``'s threads are joined when the interpreter exits, so one blocked
     for good in an op of a run stopped at its deadline (see `RunOptions`) would keep the
     process from exiting.  Threads start when work finds none idle, up to ``max_workers``;
-    ``shutdown`` lets the work already submitted run, then the threads end.
+    ``shutdown`` lets the work already submitted run, then the threads end.  A forked child has
+    none of its parent's threads: the pool starts its own there.
     """
 
     def __init__(self, max_workers: int):
         self._max_workers = max_workers
+        self._shut_down = False
+        self._forget_threads()
+
+    def _forget_threads(self) -> None:
+        """Starts with no thread (and, in a forked child, with a lock no parent thread holds
+        and without the parent's queued work, which belongs to the parent's runs)."""
+        self._pid = os.getpid()
         self._work: queue.SimpleQueue = queue.SimpleQueue()
         self._idle = threading.Semaphore(0)
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
-        self._shut_down = False
 
     def submit(self, function: Callable, *args) -> Future:
+        if self._pid != os.getpid():
+            self._forget_threads()
         future: Future = Future()
         with self._lock:
             if self._shut_down:
@@ -247,6 +256,8 @@ class _InterOpPool:
         return future
 
     def shutdown(self, wait: bool = True) -> None:
+        if self._pid != os.getpid():
+            self._forget_threads()
         with self._lock:
             if not self._shut_down:
                 self._shut_down = True

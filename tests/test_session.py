@@ -3,6 +3,7 @@ timeouts, metadata.  Every failed run leaves the Session usable and the variable
 
 import collections
 import inspect
+import os
 import subprocess
 import sys
 import textwrap
@@ -538,6 +539,33 @@ def test_an_op_blocked_forever_does_not_keep_the_interpreter_from_exiting():
     assert finished.returncode == 0, finished.stderr
     assert finished.stdout.strip() == "done"
     assert time.monotonic() - started < 30
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_runs_on_inter_op_threads_of_its_own():
+    a = df.placeholder(df.float64, shape=[None])
+    b = df.placeholder(df.float64, shape=[None])
+    # Two independent ops on large inputs: one of them goes to the inter-op pool.
+    total = df.reduce_sum(df.sin(a)) + df.reduce_sum(df.cos(b))
+    feeds = {a: np.ones(100_000), b: np.ones(100_000)}
+    expected = np.sum(np.sin(np.ones(100_000))) + np.sum(np.cos(np.ones(100_000)))
+    with df.Session(config=df.ConfigProto(inter_op_parallelism_threads=2)) as sess:
+        assert sess.run(total, feeds) == expected  # starts the pool's threads
+        read_end, write_end = os.pipe()
+        child = os.fork()
+        if child == 0:  # the child has none of the parent's pool threads
+            try:
+                result = sess.run(total, feeds, options=df.RunOptions(timeout_in_ms=10_000))
+                os.write(write_end, repr(float(result)).encode())
+            except BaseException as exc:
+                os.write(write_end, type(exc).__name__.encode())
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end) as pipe:
+            reported = pipe.read()
+        os.waitpid(child, 0)
+    assert reported == repr(float(expected))
 
 
 # -- misc API -------------------------------------------------------------------------------------
