@@ -320,7 +320,10 @@ def _session_for_eval(session: Optional[Session], graph: Graph) -> Session:
 class Session:
     """Runs fetches of one graph; holds that graph's variable values between runs.
 
-    Several threads may call `run` on one Session at once.
+    Several threads may call `run` on one Session at once.  Each run's variable writes are
+    committed when it succeeds; ``assign_add`` and ``assign_sub`` of concurrent runs are atomic
+    (none is lost, see `dataflow.variables`), and an ``assign`` replaces the value as a whole.
+    `close` stops the runs still going on with ``errors.CancelledError``.
     """
 
     def __init__(self, target: str = "", graph: Optional[Graph] = None, config=None):
