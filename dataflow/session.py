@@ -451,13 +451,20 @@ class Session:
         return nest.pack_sequence_as(fetches, flat_results)
 
     def make_callable(self, fetches, feed_list=None, accept_options: bool = False) -> Callable:
-        """A function that runs ``fetches`` with positional values for ``feed_list``."""
+        """A function that runs ``fetches`` with positional values for ``feed_list``.  As in
+        TensorFlow, it takes ``options=`` and ``run_metadata=`` keywords only when made with
+        ``accept_options=True``."""
         location = _user_location()
         feed_list = [self._as_feed_key(k, location) for k in (feed_list or ())]
         for f in nest.flatten(fetches):
             self._as_fetch(f, location)
 
         def call(*feed_values, options=None, run_metadata=None):
+            if not accept_options and (options is not None or run_metadata is not None):
+                raise TypeError(
+                    "This callable takes no options or run_metadata: make it with "
+                    f"make_callable(..., accept_options=True) (callable made at {location})"
+                )
             if len(feed_values) != len(feed_list):
                 raise errors.InvalidArgumentError(
                     None,

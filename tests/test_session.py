@@ -577,6 +577,21 @@ def test_make_callable_runs_with_positional_feeds():
         assert add(1.0, 2.0) == 3.0
 
 
+def test_a_callable_takes_run_options_only_when_made_to_accept_them():
+    x = df.placeholder(df.float32, [], name="x")
+    doubled = df.multiply(x, 2.0, name="doubled")
+    with df.Session() as sess:
+        plain = sess.make_callable(doubled, [x])
+        with pytest.raises(TypeError, match="accept_options=True"):
+            plain(1.0, run_metadata=df.RunMetadata())
+        traced = sess.make_callable(doubled, [x], accept_options=True)
+        metadata = df.RunMetadata()
+        assert (
+            traced(1.0, options=df.RunOptions(timeout_in_ms=10_000), run_metadata=metadata) == 2.0
+        )
+        assert any(s.original_op_name == "doubled" for s in metadata.step_stats)
+
+
 def test_eval_and_run_use_the_default_session():
     x = df.constant(2.0)
     with pytest.raises(ValueError, match="default session"):
