@@ -132,7 +132,20 @@ def _constant_scalar(t: Tensor) -> Optional[int]:
         if begin is not None and begin.shape == (1,) and source is not None:
             if -len(source) <= int(begin[0]) < len(source):
                 return source[int(begin[0])]
+    # Sums, differences and products of known int scalars, as rank(x) - 1.
+    if op.type in _SCALAR_ARITHMETIC and t.dtype.is_integer and t.shape.ndims == 0:
+        operands = [_constant_scalar(x) for x in op.inputs]
+        if None not in operands:
+            return _SCALAR_ARITHMETIC[op.type](*operands)
     return None
+
+
+_SCALAR_ARITHMETIC = {
+    "Add": lambda a, b: a + b,
+    "Sub": lambda a, b: a - b,
+    "Mul": lambda a, b: a * b,
+    "Neg": lambda a: -a,
+}
 
 
 def constant_vector(t: Tensor) -> Optional[list]:
@@ -157,6 +170,11 @@ def constant_vector(t: Tensor) -> Optional[list]:
         part = _sliced_vector(op)
         if part is not None:
             return part
+    if op.type == "Range" and t.dtype.is_integer:
+        # range(1, rank(x)) for an x of known rank, a common list of reduction axes.
+        bounds = [_constant_through_cast(x) for x in op.inputs]
+        if all(b is not None for b in bounds) and bounds[2] != 0:
+            return list(_pyrange(*(int(b) for b in bounds)))
     if t.shape.ndims == 1 and t.shape[0] is not None:
         return [None] * t.shape[0]
     return None

@@ -710,6 +710,7 @@ def test_range_up_to_a_known_dimension_has_a_static_length():
     out = df.range(df.shape(x)[0])
     assert out.shape.as_list() == [2]
     assert df.range(df.shape(x)[1]).shape.as_list() == [None]
+    assert df.range(df.shape(x)[0] * 3 - 1).shape.as_list() == [5]
     assert df.range(0.0, df.cast(df.shape(x)[0], df.float32), 0.5).shape.as_list() == [4]
     assert_same(evaluate(out, {x: np.zeros((2, 5), np.float32)}), np.arange(2, dtype=np.int32))
 

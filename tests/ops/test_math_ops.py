@@ -599,9 +599,24 @@ def test_reduction_axis_may_be_a_constant_tensor():
     assert out.shape.as_list() == [2]
 
 
+def test_reduction_axes_computed_from_a_known_rank_are_known_when_the_graph_is_built():
+    # range(1, rank(x)) and rank(x) - 1 are common ways to name axes in TensorFlow code.
+    x = df.placeholder(df.float32, [None, 3, None])
+    value = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    per_row = df.reduce_mean(x, axis=df.range(1, df.rank(x)))
+    last = df.reduce_max(x, axis=df.rank(x) - 1, keepdims=True)
+    assert per_row.shape.as_list() == [None] and last.shape.as_list() == [None, 3, 1]
+    assert_same(evaluate(per_row, {x: value}), value.mean(axis=(1, 2)))
+    assert_same(evaluate(last, {x: value}), value.max(axis=-1, keepdims=True))
+    assert_same(evaluate(df.argmax(x, df.rank(x) - 2), {x: value}), value.argmax(1))
+
+
 def test_reduction_axis_computed_at_run_time_raises_value_error():
     with pytest.raises(ValueError, match="known when the graph is built"):
         df.reduce_sum(df.ones([2, 3]), axis=df.placeholder(df.int32, []))
+    x = df.placeholder(df.float32)
+    with pytest.raises(ValueError, match="known when the graph is built"):
+        df.reduce_sum(x, axis=df.range(1, df.rank(x)))
 
 
 def test_reduction_axis_out_of_range_raises_value_error():
