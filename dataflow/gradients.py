@@ -72,6 +72,7 @@ gradient would flow through, and an ``x`` inside a loop being differentiated.
 
 from __future__ import annotations
 
+import enum
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Optional, Union
@@ -82,7 +83,21 @@ from . import dtypes as _dtypes
 from .graph import Graph, GraphKeys, Operation, Tensor
 from .op_registry import apply_op, get_op_def
 
-__all__ = ["NotDifferentiable", "RegisterGradient", "WhileLoopGradientError", "gradients"]
+__all__ = [
+    "NotDifferentiable",
+    "RegisterGradient",
+    "UnconnectedGradients",
+    "WhileLoopGradientError",
+    "gradients",
+]
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `gradients` gives for an ``x`` that no path connects to ``ys``: ``None`` (NONE) or
+    zeros of the shape and dtype of ``x`` (ZERO)."""
+
+    NONE = "none"
+    ZERO = "zero"
 
 
 class WhileLoopGradientError(LookupError, NotImplementedError):
@@ -212,16 +227,18 @@ def gradients(
     gate_gradients: bool = False,
     aggregation_method=None,
     stop_gradients=None,
+    unconnected_gradients=UnconnectedGradients.NONE,
 ) -> list[Optional[Tensor]]:
     """The symbolic gradients of ``sum(ys)`` with respect to each of ``xs`` (``tf.gradients``).
 
     ``ys`` and ``xs`` are Tensors (or lists of them); ``xs`` may also hold Variables, whose
     gradient is the sum over all reads of the variable.  ``grad_ys`` (one per ``y``, None
     entries allowed) are the incoming gradients; by default ones of the shape of ``y``.  An
-    ``x`` that no path connects to ``ys`` gets ``None``.  No gradient flows through
-    ``stop_gradient`` ops, nor through the ops of the tensors in ``stop_gradients`` (their own
-    gradients are still computed when they are in ``xs``), nor out of a ``while_loop`` built with
-    ``back_prop=False``.
+    ``x`` that no path connects to ``ys`` gets ``None``, or zeros like ``x`` when
+    ``unconnected_gradients`` is ``UnconnectedGradients.ZERO`` (or ``"zero"``).  No gradient
+    flows through ``stop_gradient`` ops, nor through the ops of the tensors in
+    ``stop_gradients`` (their own gradients are still computed when they are in ``xs``), nor
+    out of a ``while_loop`` built with ``back_prop=False``.
 
     Gradients flow through `cond` and `while_loop` (module docstring).  The colocation, gating
     and aggregation arguments are accepted for compatibility and have no effect.  Raises
@@ -231,6 +248,15 @@ def gradients(
     """
     from primitives.loop_gradients import ControlFlowGradState
 
+    try:
+        unconnected = UnconnectedGradients(getattr(unconnected_gradients, "value", None))
+    except ValueError:
+        try:
+            unconnected = UnconnectedGradients(unconnected_gradients)
+        except ValueError:
+            raise ValueError(
+                f"unconnected_gradients must be 'none' or 'zero', got {unconnected_gradients!r}"
+            ) from None
     ys_list = [_as_tensor(y, None, "ys") for y in _as_list(ys)]
     xs_list = [_as_tensor(x, None, "xs") for x in _as_list(xs)]
     stops = [_as_tensor(s, None, "stop_gradients") for s in _as_list(stop_gradients)]
@@ -283,6 +309,10 @@ def gradients(
             walk.run()
             results = [walk.result(x) for x in xs_list]
             control_flow.push_saved_values(results)
+            if unconnected is UnconnectedGradients.ZERO:
+                from .ops.array_ops import zeros_like
+
+                results = [zeros_like(x) if g is None else g for x, g in zip(xs_list, results)]
             return results
     finally:
         graph.get_collection_ref(GraphKeys.BACKWARD_OPS).extend(graph._ops[first_new_op:])

@@ -24,6 +24,19 @@ def test_unconnected_x_gets_none():
     assert df.gradients(x * 3.0, [x, z])[1] is None
 
 
+@pytest.mark.parametrize("zero", [df.UnconnectedGradients.ZERO, "zero"])
+def test_unconnected_gradients_zero_gives_zeros_like_x(zero):
+    x = df.placeholder(df.float64, [2])
+    n = df.placeholder(df.int32, [None, 3])
+    g = df.gradients(x * 3.0, [x, n], unconnected_gradients=zero)
+    values = run(g, {x: [1.0, 2.0], n: np.ones((2, 3), np.int32)})
+    np.testing.assert_allclose(values[0], [3.0, 3.0])
+    assert values[1].dtype == np.int32 and values[1].shape == (2, 3) and not values[1].any()
+    assert df.gradients(x * 3.0, [n], unconnected_gradients="none") == [None]
+    with pytest.raises(ValueError, match="unconnected_gradients"):
+        df.gradients(x * 3.0, [n], unconnected_gradients="ones")
+
+
 def test_grad_ys_scale_the_incoming_gradient():
     x = df.placeholder(df.float64, [2])
     (g,) = df.gradients(x * 3.0, x, grad_ys=[np.array([1.0, -2.0])])
