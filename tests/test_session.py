@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 import pytest
+from forking import in_forked_child
 
 import dataflow as df
 
@@ -395,27 +396,37 @@ def test_variable_load_and_eval_in_default_session():
 
 
 # -- concurrency -----------------------------------------------------------------------------------
+def in_threads(count: int, work) -> list:
+    """Runs ``work(k)`` on ``count`` threads at once; the exceptions they raised."""
+    raised = []
+
+    def worker(k):
+        try:
+            work(k)
+        except Exception as e:
+            raised.append(e)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads), "a run did not finish within 60 s"
+    return raised
+
+
 def test_concurrent_runs_from_threads_give_correct_results():
     x = df.placeholder(df.float64, shape=[])
     i0 = df.constant(0)
     _, total = df.while_loop(lambda i, t: i < 50, lambda i, t: (i + 1, t + x), [i0, x * 0.0])
     results = {}
-    errors = []
     with df.Session() as sess:
 
-        def worker(k):
-            try:
-                for _ in range(5):
-                    results[k] = sess.run(total, {x: float(k)})
-            except Exception as e:  # pragma: no cover - reported below
-                errors.append(e)
+        def work(k):
+            for _ in range(5):
+                results[k] = sess.run(total, {x: float(k)})
 
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=60)
-    assert not errors
+        assert in_threads(8, work) == []
     assert results == {k: 50.0 * k for k in range(8)}
 
 
@@ -433,23 +444,14 @@ def test_concurrent_runs_updating_a_variable_lose_no_update(threads, timeout_ms)
         both_updated = df.py_func(lambda: np.float64(barrier.wait()), [], df.float64)
     options = df.RunOptions(timeout_in_ms=timeout_ms)
     config = df.ConfigProto(inter_op_parallelism_threads=threads)
-    errors = []
     with df.Session(config=config) as sess:
         sess.run(df.global_variables_initializer())
 
-        def worker(k):
-            try:
-                for _ in range(3):
-                    sess.run(both_updated, {step: np.full(3, k + 1.0)}, options=options)
-            except Exception as e:  # pragma: no cover - reported below
-                errors.append(e)
+        def work(k):
+            for _ in range(3):
+                sess.run(both_updated, {step: np.full(3, k + 1.0)}, options=options)
 
-        workers = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
-        for t in workers:
-            t.start()
-        for t in workers:
-            t.join(timeout=60)
-        assert not errors
+        assert in_threads(2, work) == []
         assert sess.run(counter) == 6
         assert sess.run(weights).tolist() == [-9.0, -9.0, -9.0]
 
@@ -551,20 +553,9 @@ def test_a_forked_child_runs_on_inter_op_threads_of_its_own():
     expected = np.sum(np.sin(np.ones(100_000))) + np.sum(np.cos(np.ones(100_000)))
     with df.Session(config=df.ConfigProto(inter_op_parallelism_threads=2)) as sess:
         assert sess.run(total, feeds) == expected  # starts the pool's threads
-        read_end, write_end = os.pipe()
-        child = os.fork()
-        if child == 0:  # the child has none of the parent's pool threads
-            try:
-                result = sess.run(total, feeds, options=df.RunOptions(timeout_in_ms=10_000))
-                os.write(write_end, repr(float(result)).encode())
-            except BaseException as exc:
-                os.write(write_end, type(exc).__name__.encode())
-            finally:
-                os._exit(0)
-        os.close(write_end)
-        with os.fdopen(read_end) as pipe:
-            reported = pipe.read()
-        os.waitpid(child, 0)
+        # The child has none of the parent's pool threads.
+        options = df.RunOptions(timeout_in_ms=10_000)
+        reported = in_forked_child(lambda: float(sess.run(total, feeds, options=options)))
     assert reported == repr(float(expected))
 
 

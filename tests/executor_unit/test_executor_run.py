@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 from executor_builder import Builder, identity
+from forking import in_forked_child
 
 import executor
 from executor import DeadlineExceededError, FetchNotLiveError, KernelError, runner
@@ -246,21 +247,8 @@ def test_a_forked_child_runs_with_a_deadline_on_threads_of_its_own():
     b = Builder()
     plan = executor.prepare(b.program([b.op(lambda v: v + 1, b.arg("x"))]))
     assert plan.run((1,), deadline=time.monotonic() + 10) == [2]  # leaves an idle driver
-    read_end, write_end = os.pipe()
-    child = os.fork()
-    if child == 0:  # the child has none of the parent's driver threads
-        try:
-            result = plan.run((2,), deadline=time.monotonic() + 10)
-            os.write(write_end, repr(result).encode())
-        except BaseException as exc:
-            os.write(write_end, type(exc).__name__.encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end) as pipe:
-        reported = pipe.read()
-    os.waitpid(child, 0)
-    assert reported == "[3]"
+    # The child has none of the parent's driver threads.
+    assert in_forked_child(lambda: plan.run((2,), deadline=time.monotonic() + 10)) == "[3]"
 
 
 class RecordingPool(ThreadPoolExecutor):
