@@ -192,7 +192,7 @@ class ControlFlowContext:
             if isinstance(context, WhileContext):
                 raise ValueError(
                     f"Cannot use '{source.name}' (created at {source.location}) as an input of "
-                    f"a {consumer} op at {_graph._user_location()}: it is computed inside while "
+                    f"the {consumer} op at {_graph._user_location()}: it is computed inside while "
                     f"loop '{context.name}', and the op is not in that loop. A loop's values "
                     "leave it only as its results: make the value a loop variable and use the "
                     "output of while_loop."
@@ -241,7 +241,7 @@ class ControlFlowContext:
                 enclosing.append(c)
             else:
                 raise ValueError(
-                    f"Cannot make '{c.name}' (created at {c.location}) a control input of a "
+                    f"Cannot make '{c.name}' (created at {c.location}) a control input of the "
                     f"{consumer} op in {_describe(self)} ({_graph._user_location()}): it runs "
                     f"inside {_describe(source_frame)}, which does not contain this op. Only "
                     "the results of a loop (its Exits) can be used outside it."
@@ -269,7 +269,7 @@ def _check_not_inside_other_loop(value: Tensor, source, stop, consumer: str) -> 
     while context is not stop and context is not None:
         if isinstance(context, WhileContext):
             raise ValueError(
-                f"Cannot use '{value.name}' (created at {value.op.location}) as an input of a "
+                f"Cannot use '{value.name}' (created at {value.op.location}) as an input of the "
                 f"{consumer} op at {_graph._user_location()}: it is computed inside while loop "
                 f"'{context.name}', and the op is not in that loop. A loop's values leave it "
                 "only as its results: make the value a loop variable and use the output of "
