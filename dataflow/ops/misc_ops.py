@@ -60,18 +60,25 @@ def _flatten(values) -> list:
     for v in values:
         if isinstance(v, (list, _pytuple)):
             out.extend(_flatten(v))
-        elif v is not None:
+        else:
             out.append(v)
     return out
 
 
 def group(*inputs, **kwargs) -> Operation:
     """An op that finishes only after all ``inputs`` (tensors or ops, possibly in nested lists)
-    have run; it has no outputs."""
+    have run; it has no outputs.  As in TensorFlow, an unknown keyword argument is a
+    ``ValueError`` and an input that is not a tensor or op (``None`` included) a ``TypeError``."""
     name = kwargs.pop("name", None)
     if kwargs:
-        raise TypeError(f"Unknown keyword arguments to group: {', '.join(kwargs)}")
+        raise ValueError(f"Unknown keyword arguments to group: {', '.join(kwargs)}")
     deps = _flatten(inputs)
+    for d in deps:
+        if not isinstance(d, (Tensor, Operation)) and not hasattr(d, "_as_graph_element"):
+            raise TypeError(
+                f"group expects Tensors or Operations (possibly in nested lists), got {d!r} "
+                f"of type {type(d).__name__}"
+            )
     if not deps:
         return no_op(name=name or "group_deps")
     graph = _graph_of_element(deps[0])
@@ -94,12 +101,16 @@ def _graph_of_element(value):
 def tuple(tensors, name: Optional[str] = None, control_inputs=None) -> list:  # noqa: A001
     """The ``tensors`` again, each passed through an identity that waits for all of them (and
     for ``control_inputs``): a value of the result is available only once every one is.  Ops in
-    ``tensors`` become grouped ops; ``None`` entries stay ``None``."""
+    ``tensors`` become grouped ops; ``None`` entries stay ``None``; other values (Python
+    numbers, numpy arrays) are converted to tensors first, as in TensorFlow."""
     tensors = list(tensors)
     elements = [t for t in tensors if t is not None]
     if not elements:
         raise ValueError(f"Must have at least one Tensor: {tensors}")
-    graph = _graph_of_element(elements[0])
+    graph_elements = [
+        t for t in elements if isinstance(t, (Tensor, Operation)) or hasattr(t, "_as_graph_element")
+    ]
+    graph = _graph_of_element(graph_elements[0]) if graph_elements else get_default_graph()
     with graph.as_default(), graph.name_scope(name or "tuple"):
         converted = [
             t if t is None or isinstance(t, Operation) else convert_to_tensor(t) for t in tensors

@@ -39,9 +39,21 @@ def test_group_of_nothing_is_a_no_op():
     assert df.group().type == "NoOp"
 
 
-def test_group_rejects_unknown_keywords():
-    with pytest.raises(TypeError, match="Unknown keyword"):
+def test_group_rejects_unknown_keywords_with_value_error_as_tensorflow_does():
+    with pytest.raises(ValueError, match="Unknown keyword"):
         df.group(df.no_op(), nme="x")
+
+
+@pytest.mark.parametrize("bad", [None, 1.0, [[None]]])
+def test_group_rejects_inputs_that_are_not_tensors_or_ops(bad):
+    # tf.group raises TypeError for None and Python values instead of dropping them.
+    with pytest.raises(TypeError, match="Tensors or Operations"):
+        df.group(df.constant(1.0), bad)
+
+
+def test_group_accepts_variables():
+    v = df.Variable(1.0)
+    assert df.group(v).type == "NoOp"
 
 
 def test_tuple_gates_each_value_on_all_of_them():
@@ -66,6 +78,13 @@ def test_tuple_waits_for_control_inputs():
     (out,) = df.tuple([df.constant(1)], control_inputs=[recorder(log, "c")])
     run(out)
     assert log == ["c"]
+
+
+def test_tuple_converts_python_values_to_tensors():
+    one, two = df.tuple([1.5, np.int64(2)])
+    assert one.dtype is df.float32 and two.dtype is df.int64
+    assert_same(evaluate(one), np.float32(1.5))
+    assert_same(evaluate(two), np.int64(2))
 
 
 def test_tuple_of_nothing_raises_value_error():
