@@ -108,7 +108,13 @@ from .variables import (
 from . import graph_util, io, passes, train
 
 # autodiff
-from .gradients import NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients
+from .gradients import (
+    AggregationMethod,
+    NotDifferentiable,
+    RegisterGradient,
+    UnconnectedGradients,
+    gradients,
+)
 
 # isort: split
 # debugging a static graph (df.debug; DebugOptions/DebugTensorWatch are TensorFlow 1.x's

@@ -84,6 +84,7 @@ from .graph import Graph, GraphKeys, Operation, Tensor
 from .op_registry import apply_op, get_op_def
 
 __all__ = [
+    "AggregationMethod",
     "NotDifferentiable",
     "RegisterGradient",
     "UnconnectedGradients",
@@ -98,6 +99,17 @@ class UnconnectedGradients(enum.Enum):
 
     NONE = "none"
     ZERO = "zero"
+
+
+class AggregationMethod:
+    """How `gradients` sums the contributions to one tensor (``tf.AggregationMethod``).  Every
+    method gives the same sums here (an ``AddN``); the names are accepted so that TensorFlow
+    code passing them runs, and any other value is refused."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
 
 
 class WhileLoopGradientError(LookupError, NotImplementedError):
@@ -241,10 +253,13 @@ def gradients(
     out of a ``while_loop`` built with ``back_prop=False``.
 
     Gradients flow through `cond` and `while_loop` (module docstring).  The colocation, gating
-    and aggregation arguments are accepted for compatibility and have no effect.  Raises
-    `WhileLoopGradientError`, before adding any op, for the loop cases that are not supported
-    (second-order gradients through a loop, hand-written loop frames, ``ys`` or ``xs`` inside a
-    loop the gradient flows through).
+    and aggregation arguments are accepted for compatibility and have no effect, but an
+    ``aggregation_method`` that is not an `AggregationMethod` is a ``ValueError``, as is a
+    ``grad_ys`` entry whose static shape is incompatible with its ``y`` (TensorFlow's gradient
+    functions refuse it when they meet it; summing it into ``x``'s shape would hide the bug).
+    Raises `WhileLoopGradientError`, before adding any op, for the loop cases that are not
+    supported (second-order gradients through a loop, hand-written loop frames, ``ys`` or ``xs``
+    inside a loop the gradient flows through).
     """
     from primitives.loop_gradients import ControlFlowGradState
 
@@ -257,6 +272,18 @@ def gradients(
             raise ValueError(
                 f"unconnected_gradients must be 'none' or 'zero', got {unconnected_gradients!r}"
             ) from None
+    valid_methods = (
+        AggregationMethod.ADD_N,
+        AggregationMethod.EXPERIMENTAL_TREE,
+        AggregationMethod.EXPERIMENTAL_ACCUMULATE_N,
+    )
+    if aggregation_method is not None and (
+        isinstance(aggregation_method, bool) or aggregation_method not in valid_methods
+    ):
+        raise ValueError(
+            f"Invalid aggregation_method specified {aggregation_method!r}. Accepted values are "
+            f"{list(valid_methods)} (df.AggregationMethod)."
+        )
     ys_list = [_as_tensor(y, None, "ys") for y in _as_list(ys)]
     xs_list = [_as_tensor(x, None, "xs") for x in _as_list(xs)]
     stops = [_as_tensor(s, None, "stop_gradients") for s in _as_list(stop_gradients)]
@@ -285,6 +312,11 @@ def gradients(
                 g = convert_to_tensor(g, dtype=y.dtype)
         if g is not None and g.graph is not graph:
             raise ValueError(f"grad_ys tensor '{g.name}' is from a different graph than ys")
+        if g is not None and not g.shape.is_compatible_with(y.shape):
+            raise ValueError(
+                f"grad_ys tensor '{g.name}' has shape {g.shape}, incompatible with the shape "
+                f"{y.shape} of its y '{y.name}'."
+            )
         converted_grad_ys.append(g)
     if not xs_list:
         return []

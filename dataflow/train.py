@@ -120,7 +120,11 @@ class Optimizer:
         """``apply_gradients(compute_gradients(loss, var_list), global_step, name)``: the op
         that performs one training step.  ``ValueError`` when no variable gets a gradient."""
         grads_and_vars = self.compute_gradients(
-            loss, var_list=var_list, gate_gradients=gate_gradients, grad_loss=grad_loss
+            loss,
+            var_list=var_list,
+            gate_gradients=gate_gradients,
+            aggregation_method=aggregation_method,
+            grad_loss=grad_loss,
         )
         if all(g is None for g, _ in grads_and_vars):
             names = [str(v) for _, v in grads_and_vars]
@@ -174,7 +178,12 @@ class Optimizer:
                 raise TypeError(f"Trying to optimize unsupported type {v!r}: pass Variables")
         if not var_list:
             raise ValueError("No variables to optimize.")
-        grads = gradients(loss, var_list, grad_ys=None if grad_loss is None else [grad_loss])
+        grads = gradients(
+            loss,
+            var_list,
+            grad_ys=None if grad_loss is None else [grad_loss],
+            aggregation_method=aggregation_method,
+        )
         if gate_gradients == Optimizer.GATE_GRAPH and any(g is not None for g in grads):
             grads = _tuple(grads)
         grads_and_vars = list(zip(grads, var_list))

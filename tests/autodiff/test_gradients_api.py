@@ -37,6 +37,51 @@ def test_unconnected_gradients_zero_gives_zeros_like_x(zero):
         df.gradients(x * 3.0, [n], unconnected_gradients="ones")
 
 
+@pytest.mark.parametrize(
+    "method",
+    [
+        None,
+        df.AggregationMethod.ADD_N,
+        df.AggregationMethod.DEFAULT,
+        df.AggregationMethod.EXPERIMENTAL_TREE,
+        df.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N,
+    ],
+)
+def test_every_aggregation_method_gives_the_same_sum(method):
+    x = df.placeholder(df.float64, [2])
+    (g,) = df.gradients(x * x + x * 3.0 + df.square(x), x, aggregation_method=method)
+    np.testing.assert_allclose(run(g, {x: [1.0, 2.0]}), [7.0, 11.0])
+
+
+@pytest.mark.parametrize("method", [7, -1, "add_n", True])
+def test_an_unknown_aggregation_method_is_a_value_error(method):
+    x = df.placeholder(df.float64, [2])
+    with pytest.raises(ValueError, match="aggregation_method"):
+        df.gradients(x * x, x, aggregation_method=method)
+
+
+def test_optimizer_passes_aggregation_method_on():
+    v = df.Variable(1.0)
+    optimizer = df.train.GradientDescentOptimizer(0.1)
+    with pytest.raises(ValueError, match="aggregation_method"):
+        optimizer.minimize(v * v, aggregation_method=5)
+    step = optimizer.minimize(v * v, aggregation_method=df.AggregationMethod.EXPERIMENTAL_TREE)
+    with df.Session() as session:
+        session.run(df.global_variables_initializer())
+        session.run(step)
+        np.testing.assert_allclose(session.run(v), 0.8)
+
+
+def test_grad_ys_of_a_shape_incompatible_with_y_is_a_value_error():
+    # Summing a [2] grad_ys into the scalar x would silently give 2*x*(2+1).
+    x = df.constant(3.0)
+    with pytest.raises(ValueError, match="incompatible with the shape"):
+        df.gradients(x * x, x, grad_ys=df.constant([2.0, 1.0]))
+    p = df.placeholder(df.float32, [None])
+    (g,) = df.gradients(p * 2.0, p, grad_ys=df.placeholder_with_default([1.0, 3.0], None))
+    np.testing.assert_allclose(run(g, {p: [1.0, 1.0]}), [2.0, 6.0])
+
+
 def test_grad_ys_scale_the_incoming_gradient():
     x = df.placeholder(df.float64, [2])
     (g,) = df.gradients(x * 3.0, x, grad_ys=[np.array([1.0, -2.0])])
