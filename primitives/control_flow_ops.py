@@ -376,9 +376,10 @@ def while_loop(
                     f"'maximum_iterations' must be a scalar. Received shape: "
                     f"{maximum_iterations.shape} ({location})"
                 )
-            if not maximum_iterations.dtype.is_integer:
+            if not (maximum_iterations.dtype.is_integer or maximum_iterations.dtype.is_floating):
+                # As in TensorFlow, the counter takes the bound's dtype, so any number will do.
                 raise TypeError(
-                    "'maximum_iterations' must be an integer, got "
+                    "'maximum_iterations' must be a number, got "
                     f"{maximum_iterations.dtype.name} ({location})"
                 )
             counter = constant(0, dtype=maximum_iterations.dtype, name="iteration_counter")

@@ -230,6 +230,18 @@ def test_maximum_iterations_bounds_the_loop(limit):
     assert _run(r) == limit
 
 
+@pytest.mark.parametrize("bound", [2.0, 2.5], ids=["whole", "fractional"])
+def test_a_float_maximum_iterations_counts_in_floats_as_in_tensorflow(bound):
+    # The counter has the bound's dtype: 0.0, 1.0, 2.0 < 2.5 runs three iterations.
+    r = df.while_loop(lambda i: i < 10, lambda i: i + 1, [df.constant(0)], maximum_iterations=bound)
+    assert _run(r) == int(np.ceil(bound))
+
+
+def test_a_bool_maximum_iterations_is_refused():
+    with pytest.raises(TypeError, match="'maximum_iterations' must be a number, got bool"):
+        df.while_loop(lambda i: i < 10, lambda i: i + 1, [0], maximum_iterations=True)
+
+
 def test_maximum_iterations_with_several_variables_and_a_tensor_bound():
     m = df.placeholder(df.int32, shape=[])
     a, b = df.while_loop(
