@@ -748,8 +748,8 @@ def convert_to_tensor(
     for base_type, func in _conversion_functions:
         if isinstance(value, base_type):
             return func(value, dtype, name)
-    if isinstance(value, (list, tuple)) and _holds_tensor(value):
-        return _autopack(value, dtype, name or "packed")
+    if isinstance(value, (list, tuple)) and holds_tensor(value):
+        return _autopack_list(value, dtype, name or "packed")
     from .ops.constant_op import constant
 
     if dtype is None and preferred_dtype is not None:
@@ -760,31 +760,34 @@ def convert_to_tensor(
     return constant(value, dtype=dtype, name=name)
 
 
-def _holds_tensor(value) -> bool:
-    """Whether a (nested) list or tuple has a tensor-like element somewhere."""
+def holds_tensor(value) -> bool:
+    """Whether ``value`` is tensor-like or a (nested) list or tuple with such an element."""
     if isinstance(value, (list, tuple)):
-        return any(_holds_tensor(v) for v in value)
+        return any(holds_tensor(v) for v in value)
     return is_tensor_like(value)
 
 
-def _autopack(values, dtype, name: str) -> Tensor:
+def _autopack_list(values, dtype, name: str) -> Tensor:
     """A (nested) list mixing tensors and Python or numpy values, stacked into one tensor as
-    TensorFlow does: the plain values take the dtype of the tensors among them."""
-    from .ops.array_ops import stack
-
+    TensorFlow does: the plain values take the dtype of the tensors among them.  An element
+    that does not fit is an error naming the Pack op and the user's line."""
     if dtype is None:
         dtype = _first_tensor_dtype(values)
     try:
-        elements = [
-            _autopack(v, dtype, "packed")
-            if isinstance(v, (list, tuple)) and _holds_tensor(v)
-            else convert_to_tensor(v, dtype=dtype)
-            for v in values
-        ]
+        return _autopack(values, dtype, name)
     except (TypeError, ValueError) as e:
-        if str(e).startswith("Pack op"):
-            raise
         raise type(e)(f"Pack op '{name}' at {_user_location()}: {e}") from None
+
+
+def _autopack(values, dtype, name: str) -> Tensor:
+    from .ops.array_ops import stack
+
+    elements = [
+        _autopack(v, dtype, "packed")
+        if isinstance(v, (list, tuple)) and holds_tensor(v)
+        else convert_to_tensor(v, dtype=dtype)
+        for v in values
+    ]
     return stack(elements, name=name)
 
 

@@ -35,6 +35,7 @@ from ..graph import (
     Tensor,
     convert_to_tensor,
     get_default_graph,
+    holds_tensor,
     is_tensor_like,
     numpy_value_or_none,
 )
@@ -499,7 +500,7 @@ def stack(values, axis: int = 0, name: str = "stack") -> Tensor:
     if not isinstance(axis, int):
         raise TypeError(f"stack takes a single axis, got {axis!r}")
     graph = graph_of(values)
-    if axis == 0 and not _holds_tensor(values):
+    if axis == 0 and not holds_tensor(values):
         # A list of plain values is one constant, its dtype inferred from all of them at once:
         # stack([1, 2.5]) is float32 [1.0, 2.5], not a clash between int32 and float32.
         with graph.as_default():
@@ -510,12 +511,6 @@ def stack(values, axis: int = 0, name: str = "stack") -> Tensor:
     with graph.as_default(), graph.name_scope(name) as scope:
         tensors = convert_all(values, [f"values_{i}" for i in _pyrange(len(values))])
         return apply_op("Pack", tensors, {"axis": axis}, scope).outputs[0]
-
-
-def _holds_tensor(values) -> bool:
-    if isinstance(values, (list, tuple)):
-        return builtins.any(_holds_tensor(v) for v in values)
-    return isinstance(values, Tensor) or is_tensor_like(values)
 
 
 def _infer_unpack(op):
@@ -1323,11 +1318,22 @@ def _constant_through_cast(t: Tensor) -> Optional[np.ndarray]:
 
 def _known_value(t: Tensor) -> Optional[np.ndarray]:
     value = numpy_value_or_none(t)
-    if value is None and t.dtype.is_integer and t.shape.ndims == 0:
-        scalar = _constant_scalar(t)
-        if scalar is not None:
-            value = np.array(scalar, _dtypes.numpy_dtype(t.dtype))
-    return value
+    return value if value is not None else known_int_value(t)
+
+
+def known_int_value(t: Tensor) -> Optional[np.ndarray]:
+    """The value, of ``t``'s dtype, of an int scalar or vector that is not a constant but is
+    known when the graph is built, as ``rank(x) - 1`` or ``range(1, rank(x))`` for an ``x`` of
+    known rank; None otherwise."""
+    if not t.dtype.is_integer:
+        return None
+    known = None
+    if t.shape.ndims == 0:
+        known = _constant_scalar(t)
+    elif t.shape.ndims == 1:
+        vector = constant_vector(t)
+        known = vector if vector is not None and None not in vector else None
+    return None if known is None else np.array(known, _dtypes.numpy_dtype(t.dtype))
 
 
 def _infer_range(op):

@@ -219,7 +219,9 @@ def static_axis(axis, what: str = "axis"):
         t = convert_to_tensor(axis)
         value = numpy_value_or_none(t)
         if value is None:
-            value = _known_int_value(t)
+            from .array_ops import known_int_value  # array_ops imports this module
+
+            value = known_int_value(t)
         if value is None:
             raise ValueError(
                 f"{what} must be known when the graph is built (a Python int, a list of ints or "
@@ -234,23 +236,6 @@ def static_axis(axis, what: str = "axis"):
     if array.ndim == 1:
         return tuple(int(a) for a in array)
     raise ValueError(f"{what} must be an int or a list of ints, got {axis!r}")
-
-
-def _known_int_value(t: Tensor) -> Optional[np.ndarray]:
-    """The value of an int scalar or vector that is not a constant but is known when the graph
-    is built, as ``range(1, rank(x))`` for an ``x`` of known rank."""
-    from .array_ops import _constant_scalar, constant_vector  # array_ops imports this module
-
-    if not t.dtype.is_integer:
-        return None
-    if t.shape.ndims == 0:
-        scalar = _constant_scalar(t)
-        return None if scalar is None else np.array(scalar)
-    if t.shape.ndims == 1:
-        vector = constant_vector(t)
-        if vector is not None and None not in vector:
-            return np.array(vector, np.int64)
-    return None
 
 
 def normalize_axis(axis: int, rank: Optional[int], what: str = "axis") -> int:
