@@ -187,17 +187,7 @@ class ControlFlowContext:
     def check_used_outside(self, source: Operation, consumer: str) -> None:
         """Raises if an op outside every context may not read ``source`` (an op of this
         context): the values of a loop leave it only through its Exits."""
-        context = _output_context(source)
-        while context is not None:
-            if isinstance(context, WhileContext):
-                raise ValueError(
-                    f"Cannot use '{source.name}' (created at {source.location}) as an input of "
-                    f"the {consumer} op at {_graph._user_location()}: it is computed inside while "
-                    f"loop '{context.name}', and the op is not in that loop. A loop's values "
-                    "leave it only as its results: make the value a loop variable and use the "
-                    "output of while_loop."
-                )
-            context = context.outer_context
+        _check_not_inside_other_loop(source, _output_context(source), None, consumer)
 
     # -- capturing -------------------------------------------------------------------------------
     def add_value(self, value: Tensor, consumer: str = "op") -> Tensor:
@@ -263,13 +253,17 @@ class ControlFlowContext:
         return proxy
 
 
-def _check_not_inside_other_loop(value: Tensor, source, stop, consumer: str) -> None:
-    """Raises if a loop lies between ``source`` (where ``value`` lives) and ``stop``."""
+def _check_not_inside_other_loop(
+    value: Union[Tensor, Operation], source, stop, consumer: str
+) -> None:
+    """Raises if a loop lies between ``source`` (where ``value``, a tensor or an op, lives) and
+    ``stop``."""
+    location = value.op.location if isinstance(value, Tensor) else value.location
     context = source
     while context is not stop and context is not None:
         if isinstance(context, WhileContext):
             raise ValueError(
-                f"Cannot use '{value.name}' (created at {value.op.location}) as an input of the "
+                f"Cannot use '{value.name}' (created at {location}) as an input of the "
                 f"{consumer} op at {_graph._user_location()}: it is computed inside while loop "
                 f"'{context.name}', and the op is not in that loop. A loop's values leave it "
                 "only as its results: make the value a loop variable and use the output of "
