@@ -263,15 +263,14 @@ def gradients(
     """
     from primitives.loop_gradients import ControlFlowGradState
 
-    try:
-        unconnected = UnconnectedGradients(getattr(unconnected_gradients, "value", None))
+    try:  # the enum member, or its value ("none", "zero")
+        unconnected = UnconnectedGradients(
+            getattr(unconnected_gradients, "value", unconnected_gradients)
+        )
     except ValueError:
-        try:
-            unconnected = UnconnectedGradients(unconnected_gradients)
-        except ValueError:
-            raise ValueError(
-                f"unconnected_gradients must be 'none' or 'zero', got {unconnected_gradients!r}"
-            ) from None
+        raise ValueError(
+            f"unconnected_gradients must be 'none' or 'zero', got {unconnected_gradients!r}"
+        ) from None
     valid_methods = (
         AggregationMethod.ADD_N,
         AggregationMethod.EXPERIMENTAL_TREE,

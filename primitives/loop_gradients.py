@@ -761,7 +761,6 @@ class ControlFlowGradState:
         on.  A gradient function builds the gradients of all its op's inputs, and a pop read
         only by those that no result needs (the gradient of a constant, say) stays unpushed: a
         Session never runs it, as no fetch of the results reaches it."""
-        needed = []
         seen: set = set()
         stack = [t.op for t in results if t is not None]
         while stack:
@@ -769,11 +768,9 @@ class ControlFlowGradState:
             if op in seen or op.type == "IndexedStackPush":
                 continue
             seen.add(op)
-            if op in self.unpushed:
-                needed.append(op)
             stack.extend(t.op for t in op._inputs)
             stack.extend(op._control_inputs)
-        for pop in sorted(needed, key=list(self.unpushed).index):
+        for pop in [pop for pop in self.unpushed if pop in seen]:  # in the order saved
             state, *saved = self.unpushed.pop(pop)
             state.push(*saved)
 
