@@ -74,7 +74,7 @@ def group(*inputs, **kwargs) -> Operation:
         raise ValueError(f"Unknown keyword arguments to group: {', '.join(kwargs)}")
     deps = _flatten(inputs)
     for d in deps:
-        if not isinstance(d, (Tensor, Operation)) and not hasattr(d, "_as_graph_element"):
+        if not _is_graph_element(d):
             raise TypeError(
                 f"group expects Tensors or Operations (possibly in nested lists), got {d!r} "
                 f"of type {type(d).__name__}"
@@ -88,6 +88,11 @@ def group(*inputs, **kwargs) -> Operation:
         if op not in ops:
             ops.append(op)
     return apply_op("NoOp", (), None, name or "group_deps", graph=graph, control_inputs=ops)
+
+
+def _is_graph_element(value) -> bool:
+    """A tensor, an op, or what stands for one (a Variable)."""
+    return isinstance(value, (Tensor, Operation)) or hasattr(value, "_as_graph_element")
 
 
 def _graph_of_element(value):
@@ -107,9 +112,7 @@ def tuple(tensors, name: Optional[str] = None, control_inputs=None) -> list:  # 
     elements = [t for t in tensors if t is not None]
     if not elements:
         raise ValueError(f"Must have at least one Tensor: {tensors}")
-    graph_elements = [
-        t for t in elements if isinstance(t, (Tensor, Operation)) or hasattr(t, "_as_graph_element")
-    ]
+    graph_elements = [t for t in elements if _is_graph_element(t)]
     graph = _graph_of_element(graph_elements[0]) if graph_elements else get_default_graph()
     with graph.as_default(), graph.name_scope(name or "tuple"):
         converted = [
