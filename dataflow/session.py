@@ -44,7 +44,7 @@ from .debug.options import DebugOptions
 from .graph import Graph, Operation, Tensor, _user_location, get_default_graph, needed_ops
 from .passes import GraphItem, PassManager
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
-from .passes.inplace import _fresh
+from .passes.inplace import is_fresh_value
 from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
@@ -788,7 +788,7 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
             # Which inputs are arrays the run makes and nothing else holds (never a fed one):
             # a variable's assign takes those without a copy (`dataflow.variables`).
             attrs = dict(attrs)
-            attrs["fresh_inputs"] = tuple(t not in arg_of and _fresh(t) for t in op._inputs)
+            attrs["fresh_inputs"] = tuple(t not in arg_of and is_fresh_value(t) for t in op._inputs)
         node.kernel = op_def.kernel(attrs)
         node.wants_context = op_def.wants_context
         node.inline = op_def.inline

@@ -112,8 +112,8 @@ def _check_assignable(ref: VariableRef, value, validate_shape: bool, owned: bool
 
 def _assign_kernel(attrs):
     """``fresh_inputs`` (set by the Session when it lowers the op): which inputs are arrays
-    the run made that nothing else holds (``inplace._fresh``), so that a freshly computed value
-    is taken without a copy."""
+    the run made that nothing else holds (``inplace.is_fresh_value``), so that a freshly
+    computed value is taken without a copy."""
     validate = attrs.get("validate_shape", True)
     owned = attrs.get("fresh_inputs", (False, False))[1]
 

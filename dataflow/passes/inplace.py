@@ -33,7 +33,9 @@ from .graph_item import GraphItem
 from .manager import GraphPass, PassReport, register_pass
 
 
-def _fresh(t: Tensor) -> bool:
+def is_fresh_value(t: Tensor) -> bool:
+    """Whether the kernel making ``t`` returns an array nothing else holds (a ufunc op's
+    result, or an op marked ``"fresh_output"``); the Session asks it too, for assigns."""
     extra = t.op._op_def.extra
     return ("ufunc" in extra or extra.get("fresh_output", False)) and len(t.op._outputs) == 1
 
@@ -42,7 +44,7 @@ def _candidate(item: GraphItem, op: Operation, k: int) -> bool:
     t = op._inputs[k]
     out = op._outputs[0]
     return (
-        _fresh(t)
+        is_fresh_value(t)
         and item.use_count(t) == 1
         and not any(t is f for f in item.feeds)
         and t.dtype is out.dtype
