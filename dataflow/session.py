@@ -24,11 +24,9 @@ leaves the Session usable and every variable as it was before the run.
 from __future__ import annotations
 
 import os
-import queue
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -212,82 +210,6 @@ class _Plan:
     taken_out: dict
 
 
-class _InterOpPool:
-    """The inter-op thread pool: the part of ``concurrent.futures.ThreadPoolExecutor`` the
-    executor uses (``submit`` returning a `Future`, ``shutdown``), on daemon threads.
-
-    A ``ThreadPoolExecutor``'s threads are joined when the interpreter exits, so one blocked
-    for good in an op of a run stopped at its deadline (see `RunOptions`) would keep the
-    process from exiting.  Threads start when work finds none idle, up to ``max_workers``;
-    ``shutdown`` lets the work already submitted run, then the threads end.  A forked child has
-    none of its parent's threads: the pool starts its own there.
-    """
-
-    def __init__(self, max_workers: int):
-        self._max_workers = max_workers
-        self._shut_down = False
-        self._forget_threads()
-
-    def _forget_threads(self) -> None:
-        """Starts with no thread (and, in a forked child, with a lock no parent thread holds
-        and without the parent's queued work, which belongs to the parent's runs)."""
-        self._pid = os.getpid()
-        self._work: queue.SimpleQueue = queue.SimpleQueue()
-        self._idle = threading.Semaphore(0)
-        self._lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
-
-    def submit(self, function: Callable, *args) -> Future:
-        if self._pid != os.getpid():
-            self._forget_threads()
-        future: Future = Future()
-        with self._lock:
-            if self._shut_down:
-                raise RuntimeError("cannot schedule new futures after shutdown")
-            self._work.put((future, function, args))
-            if not self._idle.acquire(timeout=0) and len(self._threads) < self._max_workers:
-                thread = threading.Thread(
-                    target=self._serve,
-                    name=f"dataflow-inter-op_{len(self._threads)}",
-                    daemon=True,
-                )
-                thread.start()
-                self._threads.append(thread)
-        return future
-
-    def shutdown(self, wait: bool = True) -> None:
-        if self._pid != os.getpid():
-            self._forget_threads()
-        with self._lock:
-            if not self._shut_down:
-                self._shut_down = True
-                self._work.put(None)  # each thread passes it on to the next, and ends
-        if wait:
-            for thread in self._threads:
-                thread.join()
-
-    def _serve(self) -> None:
-        work = self._work
-        while True:
-            item = work.get()
-            if item is None:
-                work.put(None)
-                return
-            future, function, args = item
-            item = None
-            if future.set_running_or_notify_cancel():
-                try:
-                    result = function(*args)
-                except BaseException as exc:
-                    future.set_exception(exc)
-                    exc = None
-                else:
-                    future.set_result(result)
-                    result = None
-            future = function = args = None
-            self._idle.release()
-
-
 _default_session_stack = threading.local()
 
 
@@ -335,7 +257,7 @@ class Session:
         self._closed = False
         threads = self._config.inter_op_parallelism_threads or (os.cpu_count() or 1)
         self._inter_op_threads = threads
-        self._pool: Optional[_InterOpPool] = None
+        self._pool: Optional[executor.DaemonThreadPool] = None
         self._default_context = None
         self._pipeline_of_config = pipeline_for(self._config.graph_options)
 
@@ -388,7 +310,7 @@ class Session:
 
         return _DefaultSession()
 
-    def _thread_pool(self) -> Optional[_InterOpPool]:
+    def _thread_pool(self) -> Optional[executor.DaemonThreadPool]:
         if self._inter_op_threads <= 1:
             return None
         pool = self._pool
@@ -398,10 +320,12 @@ class Session:
                     raise _closed_during_run()
                 pool = self._pool
                 if pool is None:
-                    pool = self._pool = _InterOpPool(self._inter_op_threads)
+                    pool = self._pool = executor.DaemonThreadPool(
+                        self._inter_op_threads, "dataflow-inter-op"
+                    )
         return pool
 
-    def _retire_pool(self, pool: _InterOpPool) -> None:
+    def _retire_pool(self, pool: executor.DaemonThreadPool) -> None:
         """Stops using ``pool`` (one of its threads may be blocked in an op of a run that went
         past its deadline): later runs get a new pool, and ``close`` does not wait for the old
         one.  Runs using it still finish: it takes no new work, which they then run inline."""

@@ -26,9 +26,11 @@ from .observe import RunObserver
 from .plan import Plan, prepare
 from .program import Node, NodeKind, Program
 from .stats import NodeRecord, RunStats
+from .threads import DaemonThreadPool
 
 __all__ = [
     "CycleError",
+    "DaemonThreadPool",
     "DeadlineExceededError",
     "ExecutorError",
     "FetchNotLiveError",

@@ -75,7 +75,7 @@ that, late pool completions are dropped, and `Plan.run` waits for kernels still 
 (until the deadline, if one was given) before raising `KernelError`.
 
 Deadlines.  A run without a deadline is driven by the thread that calls `Plan.run` and never
-looks at the clock.  A run with one is driven by a *driver thread* (`_DriverThreads`, kept
+looks at the clock.  A run with one is driven by a *driver thread* (of `_drivers`, kept
 between runs), while the calling thread waits for the run to finish, at most until the
 deadline.  The driver looks at the clock after every firing (not every `_BATCH_SIZE` of them)
 and at every new iteration, so a loop that spins forever stops by itself.  A kernel that blocks
@@ -111,12 +111,10 @@ Decisions where the contract is silent (TensorFlow 1.x's behaviour unless said o
 from __future__ import annotations
 
 import contextvars
-import os
-import queue
 import sys
 import threading
 import time
-from collections.abc import Callable
+from concurrent import futures
 from typing import Any, Optional
 
 from .errors import (
@@ -144,6 +142,7 @@ from .plan import (
 )
 from .program import NodeKind
 from .stats import NodeRecord, RunStats
+from .threads import DaemonThreadPool
 
 # Inputs larger than this (in total) make a node with ``inline=None`` worth a pool thread.
 INLINE_LIMIT_BYTES = 64 * 1024
@@ -356,21 +355,10 @@ class _Run:
         "Deadlines" in the module docstring).  The driver runs in a copy of the caller's
         context, so that context variables (numpy's error state among them) apply to the
         kernels as they would on the calling thread."""
-        finished = threading.Event()
-        outcome: list = [None, None]  # the fetched values, or the exception the run raised
-
-        def drive() -> None:
-            try:
-                outcome[0] = self._run_to_end()
-            except BaseException as exc:
-                outcome[1] = exc
-            finally:
-                finished.set()
-
-        _drivers.start(contextvars.copy_context().run, drive)
+        run = _drivers.submit(contextvars.copy_context().run, self._run_to_end)
         try:
             remaining = self.deadline - _monotonic()
-            done = finished.wait(min(max(0.0, remaining), threading.TIMEOUT_MAX))
+            done, _ = futures.wait([run], min(max(0.0, remaining), threading.TIMEOUT_MAX))
         except BaseException:  # KeyboardInterrupt while waiting: stop the run as well
             self.stopped = True
             raise
@@ -385,14 +373,7 @@ class _Run:
                 # still running.  The failure is what the run reports, as without a deadline.
                 _raise(error)
             raise self._deadline_error()
-        error = outcome[1]
-        if error is not None:
-            outcome[1] = None
-            try:
-                raise error
-            finally:
-                error = None
-        return outcome[0]
+        return run.result()  # the fetched values, or the exception the run raised
 
     def _execute_with_pool(self) -> None:
         condition = self.condition
@@ -1184,50 +1165,10 @@ _DRAIN_CODE = _Run._drain.__code__
 _FIRING_CODES = frozenset((_DRAIN_CODE, _Run._fire_op.__code__, _Run._run_on_pool.__code__))
 
 
-class _DriverThreads:
-    """The threads that drive runs with a deadline (`_Run._execute_until_deadline`).
-
-    A thread whose run has ended waits for the next one (up to `_MAX_IDLE_DRIVERS` of them
-    wait; more end), so a run pays a hand-over rather than a thread start.  A thread blocked in
-    a kernel that never returns is not idle, so the next run gets another thread.  The threads
-    are daemons: one blocked forever does not keep the interpreter from exiting.
-    """
-
-    def __init__(self):
-        self._forget_threads()
-        if hasattr(os, "register_at_fork"):
-            os.register_at_fork(after_in_child=self._forget_threads)
-
-    def _forget_threads(self) -> None:
-        """Starts with no thread (and, in a forked child, which has none of the parent's
-        threads, with a lock no parent thread can hold)."""
-        self._lock = threading.Lock()
-        self._idle: list[queue.SimpleQueue] = []
-
-    def start(self, function: Callable, *args) -> None:
-        """Calls ``function(*args)`` on a driver thread."""
-        with self._lock:
-            inbox = self._idle.pop() if self._idle else None
-        if inbox is None:
-            inbox = queue.SimpleQueue()
-            threading.Thread(
-                target=self._serve, args=(inbox,), name="dataflow-run-driver", daemon=True
-            ).start()
-        inbox.put((function, args))
-
-    def _serve(self, inbox: queue.SimpleQueue) -> None:
-        while True:
-            function, args = inbox.get()
-            function(*args)
-            function = args = None
-            with self._lock:
-                if len(self._idle) >= _MAX_IDLE_DRIVERS:
-                    return
-                self._idle.append(inbox)
-
-
-_MAX_IDLE_DRIVERS = 8
-_drivers = _DriverThreads()
+# The threads that drive runs with a deadline (`_Run._execute_until_deadline`): a run hands its
+# driving to an idle one rather than paying for a thread start; one blocked in a kernel that
+# never returns is not idle, so the next run gets another.
+_drivers = DaemonThreadPool(name="dataflow-run-driver")
 
 
 def _raise(error: BaseException):

@@ -14,7 +14,13 @@ from executor_builder import Builder, identity
 from forking import in_forked_child
 
 import executor
-from executor import DeadlineExceededError, FetchNotLiveError, KernelError, runner
+from executor import (
+    DaemonThreadPool,
+    DeadlineExceededError,
+    FetchNotLiveError,
+    KernelError,
+    runner,
+)
 
 
 def sum_below_program(parallel_iterations=10):
@@ -176,7 +182,7 @@ def test_deadline_with_a_pool_raises_without_waiting_for_a_long_kernel(pool):
 def _wait_until_driver_is_idle(thread: threading.Thread) -> None:
     """Waits (at most 10 s) until the driver thread ``thread`` has finished its run and waits
     for the next one: after that, the run it drove can fire nothing more."""
-    serve = runner._DriverThreads._serve.__code__
+    serve = DaemonThreadPool._serve.__code__
     give_up = time.monotonic() + 10
     while sys._current_frames()[thread.ident].f_code is not serve:
         assert time.monotonic() < give_up, "the driver thread never finished its run"

@@ -1,0 +1,91 @@
+"""Daemon thread pools: the inter-op pool a front end hands to `Plan.run`, and the threads that
+drive runs with a deadline (`runner`).
+
+A ``concurrent.futures.ThreadPoolExecutor`` joins its threads when the interpreter exits, so a
+thread blocked for good in a kernel of a run stopped at its deadline would keep the process
+from exiting.  `DaemonThreadPool` offers the part of its interface the executor uses (``submit``
+returning a `Future`, ``shutdown``) on daemon threads instead.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Optional
+
+
+class DaemonThreadPool:
+    """Runs submitted calls on daemon threads.
+
+    A thread starts when a call finds none idle, up to ``max_workers`` (no limit when None);
+    ``shutdown`` lets the calls already submitted run, then the threads end.  A forked child has
+    none of its parent's threads: the pool starts its own there.
+    """
+
+    def __init__(self, max_workers: Optional[int] = None, name: str = "dataflow-pool"):
+        self._max_workers = max_workers
+        self._name = name
+        self._shut_down = False
+        self._forget_threads()
+
+    def _forget_threads(self) -> None:
+        """Starts with no thread (and, in a forked child, with a lock no parent thread holds
+        and without the parent's queued work, which belongs to the parent's runs)."""
+        self._pid = os.getpid()
+        self._work: queue.SimpleQueue = queue.SimpleQueue()
+        self._idle = threading.Semaphore(0)
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+
+    def submit(self, function: Callable, *args) -> Future:
+        if self._pid != os.getpid():
+            self._forget_threads()
+        future: Future = Future()
+        with self._lock:
+            if self._shut_down:
+                raise RuntimeError("cannot schedule new futures after shutdown")
+            self._work.put((future, function, args))
+            if not self._idle.acquire(timeout=0) and (
+                self._max_workers is None or len(self._threads) < self._max_workers
+            ):
+                thread = threading.Thread(
+                    target=self._serve, name=f"{self._name}_{len(self._threads)}", daemon=True
+                )
+                thread.start()
+                self._threads.append(thread)
+        return future
+
+    def shutdown(self, wait: bool = True) -> None:
+        if self._pid != os.getpid():
+            self._forget_threads()
+        with self._lock:
+            if not self._shut_down:
+                self._shut_down = True
+                self._work.put(None)  # each thread passes it on to the next, and ends
+        if wait:
+            for thread in self._threads:
+                thread.join()
+
+    def _serve(self) -> None:
+        work = self._work
+        while True:
+            item = work.get()
+            if item is None:
+                work.put(None)
+                return
+            future, function, args = item
+            item = None
+            if future.set_running_or_notify_cancel():
+                try:
+                    result = function(*args)
+                except BaseException as exc:
+                    future.set_exception(exc)
+                    exc = None
+                else:
+                    future.set_result(result)
+                    result = None
+            future = function = args = None
+            self._idle.release()
