@@ -141,6 +141,50 @@ PINNED = {
             "after editing the fed array: [1. 1. 1.]",
             stated="changing those numpy arrays afterwards never changes the variable",
         ),
+        pin(
+            "ordered_read = counter.read_value()      # runs after",
+            "read control inputs: []",
+            "read_1 control inputs: ['update']",
+            stated="In the picture the control edge is the dashed one.",
+        ),
+        pin(
+            'print("fetching only the ordered read:"',
+            "update returned 1 | plain read: 0 | ordered read: 1",
+            "fetching only the ordered read: 2 | the counter is now 2",
+            stated="In the same run the ordered read saw the update and the plain read did not.",
+        ),
+        pin(
+            "# the only change: created first",
+            "update returned 1 | plain read: 1 | ordered read: 1",
+            stated="the same program gives the other answer",
+        ),
+        pin(
+            'same_as_step = df.no_op(name="same_as_step")',
+            "step: a NoOp with control inputs ['add_all', 'count']",
+            "same_as_step: a NoOp with control inputs ['add_all', 'count']",
+            "running the group returns None",
+            "total: 10.0 values seen: 4",
+            stated="running it runs all of them, and its result is `None`",
+        ),
+        pin(
+            'checked_x = df.identity(x, name="checked_x")',
+            "root of [4, 9]: [2. 3.]",
+            "scaled, of [4, -9]: [ 8. -18.] (the check did not run)",
+            "root of [4, -9]: op 'check/Assert' (Assert) created at Cell In[…], line 4: "
+            "assertion failed: [x has a negative entry:] [4 -9]",
+            stated="a check that nothing depends on is silently never made",
+        ),
+        pin(
+            'after_doubling = df.identity(x, name="after_doubling")',
+            "flag = True: y = 6.0, after_doubling = 3.0",
+            "flag = False: Fetched tensors hold no value at the end of the run: "
+            "after_doubling: … untaken branch",
+            "fired dead: ['maybe_double/switch_t', 'maybe_double/doubled/y', "
+            "'maybe_double/doubled', 'after_doubling']",
+            "running the group with flag = False returns None",
+            stated="With `flag = False` the whole true branch fired dead, and so did "
+            "`after_doubling`, through its control edge alone",
+        ),
     ],
     "02_control_flow.ipynb": [
         pin(
