@@ -12,8 +12,10 @@ Invariants:
   itself: the backward ops of a cond branch are built in that branch (TensorFlow re-enters the
   forward CondContext the same way), so the forward values a gradient reads are switched into
   the branch, ops without data inputs are gated by the branch's pivot, and only the taken
-  branch's backward ops run.  Inside a loop being differentiated, the mirror is the backward
-  loop, or a backward cond on the same iteration's saved predicate.
+  branch's backward ops run.  The exception is a context that does not lie within the one
+  `gradients` is called in (a loop body, say): its mirror is the caller's context, where the
+  gradient is used.  Inside a loop being differentiated, the mirror is the backward loop, or a
+  backward cond on the same iteration's saved predicate.
 - A backward op inside a backward loop reads a forward value of the loop only through a stack
   the forward loop filled at that iteration's index; only the values read by backward ops that
   the results depend on are saved, and of a value whose shape alone is read, only the shape
@@ -59,15 +61,16 @@ nothing there gets zeros.  A loop invariant (a constant Enter) sums its gradient
 backward iterations in an accumulator loop variable that starts from zeros; the sum leaves the
 backward loop.  Nested loops, conds inside loops and loops inside conds compose: an inner
 loop's iteration count and stack handles are forward values of the outer loop, saved per
-outer iteration like any other.  A gradient taken inside a loop body, of values of that body,
-is an ordinary gradient there (a captured tensor's Enter passes the gradient through, as in
-TensorFlow).
+outer iteration like any other.  A gradient taken inside a loop body is an ordinary gradient
+there, computed in every iteration: a captured tensor's Enter passes the gradient through, and
+the backward ops of the ops outside the body are built in the body, as in TensorFlow.
 
 Not supported, and refused with `WhileLoopGradientError` (raised before any op is added):
 second-order gradients through a while loop (the saved values have no gradient, as in
 TensorFlow 1.x), gradients through a loop frame written by hand with the raw primitives (there
 is no record to build the backward loop from), ``ys`` inside a loop whose loop variables the
-gradient would flow through, and an ``x`` inside a loop being differentiated.
+gradient would flow through, an ``x`` inside a loop being differentiated, and a gradient taken
+inside a loop body through a loop that runs outside that body (its saved values are read once).
 """
 
 from __future__ import annotations
@@ -115,8 +118,9 @@ class AggregationMethod:
 class WhileLoopGradientError(LookupError, NotImplementedError):
     """A gradient was asked through a ``while_loop`` in one of the ways that are not supported:
     second-order gradients through a loop, a loop frame written by hand with the raw primitives,
-    ``ys`` inside a loop whose loop variables the gradient would flow through, or an ``x``
-    inside a loop being differentiated (see the module docstring)."""
+    ``ys`` inside a loop whose loop variables the gradient would flow through, an ``x``
+    inside a loop being differentiated, or a gradient taken inside a loop body through a loop
+    outside it (see the module docstring)."""
 
 
 def _not_differentiable(op: Operation, *grads):

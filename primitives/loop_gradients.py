@@ -18,7 +18,9 @@ Invariants first:
   built where ``W``'s surroundings are mirrored); the mirror of a cond branch inside a
   differentiated loop is a `BackwardCondContext` whose predicate is the forward predicate of the
   same iteration, read back from a stack; anything outside every differentiated loop is its own
-  mirror (the cond gradients of ``dataflow.gradients``).  So a backward op runs exactly in the
+  mirror (the cond gradients of ``dataflow.gradients``), unless it lies outside the context
+  `gradients` was called in (a loop body): then the mirror is that context, as the gradient is
+  computed there.  So a backward op runs exactly in the
   backward iterations and branches that mirror the forward ones it differentiates, and none of
   an untaken branch's backward kernels run.
 - **Forward values reach the backward loop only through the mirror contexts' capture hook.**
@@ -94,8 +96,10 @@ other branch.
 What is not supported (raises `dataflow.gradients.WhileLoopGradientError` before any op is
 added): second-order gradients through a loop (the backward loop's stack pops have no
 gradient), gradients through a frame written by hand with the raw primitives (no record to
-mirror), ``ys`` inside a loop whose loop variables the gradient would flow through, and an
-``x`` inside a differentiated loop (its gradient would differ per iteration).
+mirror), ``ys`` inside a loop whose loop variables the gradient would flow through, an
+``x`` inside a differentiated loop (its gradient would differ per iteration), and a gradient
+taken inside a loop body through a loop that runs outside the body (a stack's values are popped
+once, and the backward loop would run in every iteration of the body).
 """
 
 from __future__ import annotations
@@ -112,6 +116,7 @@ from .contexts import (
     CondContext,
     WhileContext,
     _describe,
+    _is_within,
     _output_context,
     building_in,
 )
@@ -227,9 +232,12 @@ class BackwardCondContext(_MirrorCapture, CondContext):
 def backward_context(graph, forward_context):
     """The mirror of ``forward_context`` for the gradient being built in ``graph`` now (the
     context itself when no loop gradient is being built around it)."""
-    state = getattr(graph._control_flow_context, "grad_state", None)
+    current = graph._control_flow_context
+    state = getattr(current, "grad_state", None)
     if state is None:
-        return forward_context
+        # No loop gradient around: the mirror is the context itself, or the context the
+        # gradient is built in when that one does not contain it (`ControlFlowGradState.mirror`).
+        return forward_context if _is_within(forward_context, current) else current
     return state.mirror(forward_context)
 
 
@@ -539,6 +547,8 @@ class ControlFlowGradState:
 
     def __init__(self, graph, between: set, passes, ys: list, reached: set):
         self.graph = graph
+        # Where `gradients` was called: a loop body or cond branch, or None at the top level.
+        self.caller_context = graph._control_flow_context
         self.loops: dict[WhileContext, LoopGradState] = {}
         self._mirrors: dict = {}
         self._cond_pivots: dict = {}
@@ -573,6 +583,17 @@ class ControlFlowGradState:
                 order = {op: i for i, op in enumerate(loop.switches)}
                 switches.sort(key=order.__getitem__)
                 self.loops[loop] = LoopGradState(loop, self, switches)
+        calling_loop = _innermost_loop(self.caller_context)
+        for loop, state in self.loops.items():
+            if calling_loop is not None and not _is_within(loop, calling_loop):
+                raise _loop_error(
+                    f"gradients() is called inside while loop '{calling_loop.name}' and "
+                    f"differentiates through while loop '{loop.name}' (created at "
+                    f"{state.switches[0].location}), which runs outside it: the values "
+                    f"'{loop.name}' saves for its gradient are read once, and this gradient "
+                    f"would read them in every iteration of '{calling_loop.name}'. Take the "
+                    "gradient outside the loop, or build the differentiated loop in its body."
+                )
         for op in between:
             self._check_loop_op(op, passes)
         for state in self.loops.values():
@@ -658,15 +679,21 @@ class ControlFlowGradState:
 
     # -- mirrors ----------------------------------------------------------------------------------
     def mirror(self, context):
-        """The backward context in which the gradients of ``context``'s ops are built."""
+        """The backward context in which the gradients of ``context``'s ops are built.
+
+        Outside every differentiated loop: ``context`` itself when it lies within the context
+        `gradients` was called in, else that caller's context (a gradient taken inside a loop
+        body is computed in every iteration, from the values of that iteration, so the
+        backward ops of the ops outside the body are built in the body too, as in TensorFlow).
+        """
         if context is None:
-            return None
+            return self.caller_context
         mirrored = self._mirrors.get(context)
         if mirrored is not None:
             return mirrored
         state = self.innermost_state(context)
         if state is None:
-            return context
+            return context if _is_within(context, self.caller_context) else self.caller_context
         if isinstance(context, WhileContext):
             if context is not state.forward or not state.active:
                 raise AssertionError(f"no backward loop for while loop '{context.name}' yet")
