@@ -31,7 +31,11 @@ The pass, as in TensorFlow 1.x:
    declared `NotDifferentiable`, of an op listed in ``stop_gradients``, or of an Exit of a
    ``while_loop`` built with ``back_prop=False``).  A loop is *differentiated* when one of its
    loop-variable Switches is between (``primitives.loop_gradients.ControlFlowGradState``, which
-   also refuses the unsupported cases below before any op is added).
+   also refuses the unsupported cases below before any op is added).  A differentiated loop's
+   variables that reach ``ys`` only through such stops are between too, with what leads to
+   them: TensorFlow 1.x differentiates every loop variable that reaches ``ys`` at all, so the
+   gradient of such a variable's initial value is zeros, not None (module
+   ``primitives.loop_gradients``, "Stopped loop variables").
 2. **Pending counts.**  ``pending[op]`` is the number of data edges from ``op``'s outputs into
    between ops that pass gradients back.  An op's gradient function runs only once every
    consumer has sent its gradient contribution (pending count zero).  A loop's cycle is broken
@@ -196,7 +200,10 @@ def _passes_gradient(op: Operation, stop_ops: set) -> bool:
 
 def _between_ops(ys: list, xs: list, stop_ops: set) -> tuple[set, set]:
     """``(between, reached)``: ``reached`` holds the ops reached from ``xs`` along data edges,
-    ``between`` those of them from which a ``ys`` op is reached along gradient-passing edges."""
+    ``between`` those of them from which a ``ys`` op is reached along gradient-passing edges,
+    and the stopped loop variables of the loops that makes differentiated (module docstring)."""
+    from primitives.loop_gradients import stopped_loop_variables
+
     graph_consumers = ys[0].graph._consumers
     reached: set = set()
     queue = deque(x.op for x in xs)
@@ -209,17 +216,48 @@ def _between_ops(ys: list, xs: list, stop_ops: set) -> tuple[set, set]:
             for consumer in graph_consumers.get(out, ()):
                 if consumer not in reached:
                     queue.append(consumer)
-    between: set = set()
-    queue = deque(y.op for y in ys)
+
+    def passes(op: Operation) -> bool:
+        return _passes_gradient(op, stop_ops)
+
+    y_ops = [y.op for y in ys]
+    between = _reaching(y_ops, reached, passes)
+    memo: dict = {}
+
+    def connected() -> set:
+        """The reached ops from which ys are reached along any data edges (TensorFlow's
+        between ops)."""
+        if "connected" not in memo:
+            memo["connected"] = _reaching(y_ops, reached, lambda op: True)
+        return memo["connected"]
+
+    def passed_back() -> set:
+        """Every op that a gradient from ys reaches along gradient-passing edges."""
+        if "passed_back" not in memo:
+            memo["passed_back"] = _reaching(y_ops, None, passes)
+        return memo["passed_back"]
+
+    while True:
+        exits, switches = stopped_loop_variables(reached, between, connected, passed_back)
+        if not exits and not switches:
+            return between, reached
+        between.update(exits)
+        between |= _reaching(switches, reached, passes)
+
+
+def _reaching(targets: list, within: Optional[set], follow: Callable) -> set:
+    """The ops (of ``within``, unless None) from which an op of ``targets`` is reachable,
+    walking back along the data inputs of the ops for which ``follow(op)`` is true."""
+    found: set = set()
+    queue = deque(targets)
     while queue:
         op = queue.popleft()
-        if op in between or op not in reached:
+        if op in found or (within is not None and op not in within):
             continue
-        between.add(op)
-        if _passes_gradient(op, stop_ops):
-            for t in op._inputs:
-                queue.append(t.op)
-    return between, reached
+        found.add(op)
+        if follow(op):
+            queue.extend(t.op for t in op._inputs)
+    return found
 
 
 def _innermost(contexts: list):

@@ -93,6 +93,18 @@ forward value's shape is saved (not the value), as for any shape query.  The zer
 untaken side of a Switch that captures a tensor into a branch are built in the mirror of the
 other branch.
 
+Stopped loop variables: zeros or None, as in TensorFlow 1.x.  TensorFlow decides which loop
+variables to differentiate by data edges alone, ignoring ``stop_gradient`` and the other stops:
+once a gradient flows out of one of a loop's results, every floating loop variable that is
+reached from ``xs`` and from which ``ys`` are reached at all gets a backward variable.  One that
+reaches ``ys`` only through a stop (``stop_gradient`` inside the body, a stopped result) gets
+zeros from its unused result and nothing from the body, so the gradient of its initial value,
+and of what it is computed from, is zeros, not None.  `stopped_loop_variables` adds such
+variables (and the loop's Exits that receive a gradient, which activate the loop) to the
+walk.  When no result of the loop receives a gradient (``stop_gradient(result)``, a
+``back_prop=False`` loop), nothing is built and every ``x`` behind it gets None, as in
+TensorFlow.
+
 What is not supported (raises `dataflow.gradients.WhileLoopGradientError` before any op is
 added): second-order gradients through a loop (the backward loop's stack pops have no
 gradient), gradients through a frame written by hand with the raw primitives (no record to
@@ -128,6 +140,7 @@ __all__ = [
     "ControlFlowGradState",
     "LoopGradState",
     "backward_context",
+    "stopped_loop_variables",
     "zeros_like_forward",
 ]
 
@@ -537,6 +550,40 @@ def _readable(value: Tensor, like: Tensor) -> Tensor:
         return apply_op("ReadVariableOp", [value], attrs, name="read_for_shape").outputs[0]
 
 
+def stopped_loop_variables(reached: set, between: set, connected, passed_back) -> tuple:
+    """``(exits, switches)`` that ``between`` lacks for the stopped loop variables (module
+    docstring): of each loop with a stopped variable, the Exits ``passed_back()`` holds (the
+    ops a gradient from ``ys`` reaches), and the Switches of its stopped variables.  A loop
+    none of whose Exits receives a gradient has none (its variables get None, as in
+    TensorFlow).  ``connected()`` holds the reached ops from which ``ys`` are reached along any
+    data edges."""
+    if not any(_is_loop_variable_switch(op) for op in reached):
+        return [], []
+    loops: dict[WhileContext, list] = {}
+    for op in connected():
+        if _is_loop_variable_switch(op) and op not in between and op.outputs[0].dtype.is_floating:
+            loops.setdefault(op._control_flow_context, []).append(op)
+    exits: list = []
+    switches: list = []
+    for loop, stopped in loops.items():
+        receiving = [e for e in loop.exits if e in passed_back()]
+        if receiving:
+            exits.extend(e for e in receiving if e not in between)
+            switches.extend(stopped)
+    return exits, switches
+
+
+def _is_loop_variable_switch(op: Operation) -> bool:
+    """True for the Switch of a loop variable of a `while_loop` built with ``back_prop``."""
+    context = op._control_flow_context
+    return (
+        op.op_def.kind == NodeKind.SWITCH
+        and isinstance(context, WhileContext)
+        and context.back_prop
+        and op in context.switches
+    )
+
+
 # -- one gradients() call --------------------------------------------------------------------------
 class ControlFlowGradState:
     """The differentiated loops of one `gradients` call and the mirror of each forward context.
@@ -598,8 +645,7 @@ class ControlFlowGradState:
             self._check_loop_op(op, passes)
         for state in self.loops.values():
             loop = state.forward
-            for switch in state.switches:
-                exit_op = loop.exit_of(switch)
+            for exit_op in loop.exits:
                 if exit_op in between and passes(exit_op):
                     state.waiting_exits.add(exit_op)
             if not state.waiting_exits:

@@ -88,3 +88,111 @@ def test_a_gradient_inside_a_loop_body_through_a_loop_outside_it_is_refused():
     with pytest.raises(WhileLoopGradientError, match="runs outside it") as info:
         df.while_loop(lambda i, _: i < 2, body, [0, df.constant(0.0)])
     assert "test_control_flow_gradients_as_in_tensorflow.py" in str(info.value)
+
+
+# -- stop_gradient and loops: zeros or None --------------------------------------------------------
+def squaring_loop(x, y, stop_inside=False):
+    """testWhileGrad_StopGrad's loop: ``x <- x^2 + y^2``, ``y <- y^2`` while ``x < 100``."""
+
+    def body(x, y):
+        y1 = df.square(y, name="stopped")
+        if stop_inside:
+            y1 = df.stop_gradient(y1)
+        return df.add(df.square(x), y1), y1
+
+    return df.while_loop(lambda x, y: df.less(df.reduce_sum(x), 100.0), body, [x, y])
+
+
+def test_a_loop_variable_stopped_inside_the_body_has_a_zero_gradient_not_none():
+    # testWhileGrad_StopGradInside: y reaches rx only through stop_gradient; TensorFlow still
+    # differentiates y's loop variable, and its gradient is zero.
+    x = df.constant(3.0, name="x")
+    y = df.constant(2.0, name="y")
+    rx, _ = squaring_loop(x, y, stop_inside=True)
+    grad_y = df.gradients(rx, y)[0]
+    assert grad_y is not None
+    assert run(grad_y) == 0.0
+    assert run(df.gradients(rx, x)[0]) == 156.0
+
+
+def test_a_stopped_loop_variable_of_unknown_shape_gets_zeros_and_no_backward_op_of_the_stop():
+    # testWhileGrad_StopGradInsideNoShape
+    x = df.placeholder(df.float32)
+    y = df.placeholder(df.float32)
+    rx, _ = squaring_loop(x, y, stop_inside=True)
+    feed = {x: [3.0, 4.0], y: [2.0, 3.0]}
+    np.testing.assert_array_equal(run(df.gradients(rx, y)[0], feed), [0.0, 0.0])
+    np.testing.assert_array_equal(run(df.gradients(rx, x)[0], feed), [156.0, 400.0])
+    names = [op.name for op in df.get_default_graph().get_operations()]
+    assert not any("stopped_grad" in name for name in names)
+
+
+def test_gradients_through_the_results_of_a_loop_with_stopped_results():
+    # testWhileGrad_StopGrad: a gradient that no result of the loop receives is None; once one
+    # result receives it, the other result's stopped variable contributes zeros.
+    x = df.constant(3.0, name="x")
+    y = df.constant(2.0, name="y")
+    rx, ry = squaring_loop(x, y)
+    assert run(df.gradients(rx, y)[0]) == 136.0
+    assert run(df.gradients(ry, y)[0]) == 32.0
+    assert df.gradients(df.stop_gradient(rx), y) == [None]
+    assert df.gradients(df.stop_gradient(ry), y) == [None]
+    assert df.gradients(df.stop_gradient(df.square(rx)), y) == [None]
+    assert df.gradients(df.stop_gradient(df.add(rx, ry)), x) == [None]
+    assert df.gradients(df.stop_gradient(df.add(rx, ry)), y) == [None]
+    assert run(df.gradients(df.add(rx, ry), y)[0]) == 168.0
+    assert run(df.gradients(df.add(rx, df.stop_gradient(ry)), y)[0]) == 136.0
+    assert run(df.gradients(df.add(df.stop_gradient(rx), ry), y)[0]) == 32.0
+
+
+def test_a_variable_whose_only_result_is_stopped_gets_zeros_when_another_result_is_used():
+    x = df.constant(3.0)
+    y = df.constant(2.0)
+    rx, ry = df.while_loop(lambda a, b: a < 100.0, lambda a, b: (a * a, b * a), [x, y])
+    grad = df.gradients(rx + df.stop_gradient(ry), y)[0]
+    assert grad is not None and run(grad) == 0.0
+
+
+def test_zeros_flow_back_from_a_stopped_loop_variable_to_what_its_start_is_computed_from():
+    w = df.constant(2.0)
+    x = df.constant(3.0)
+    body = lambda a, b: (a * a + df.stop_gradient(b * b), b * b)  # noqa: E731
+    rx, _ = df.while_loop(lambda a, b: a < 100.0, body, [x, w * 3.0])
+    assert run(df.gradients(rx, w)[0]) == 0.0
+
+
+def test_stop_gradients_inside_a_loop_body_give_zeros_like_stop_gradient():
+    x = df.constant(3.0)
+    y = df.constant(2.0)
+    stopped = []
+
+    def body(a, b):
+        stopped.append(b * b)
+        return a * a + stopped[-1], b * b
+
+    rx, _ = df.while_loop(lambda a, b: a < 100.0, body, [x, y])
+    assert run(df.gradients(rx, y, stop_gradients=stopped)[0]) == 0.0
+
+
+def test_a_stop_outside_the_loop_variables_still_gives_none():
+    # Only a loop variable gets a backward variable: a stop before the loop, or on a tensor
+    # the body captures, leaves no path, as in TensorFlow.
+    x = df.constant(3.0)
+    y = df.constant(2.0)
+    started = df.while_loop(
+        lambda a, b: a < 100.0, lambda a, b: (a * a + b, b * b), [x, df.stop_gradient(y * 2.0)]
+    )[0]
+    captured = df.while_loop(
+        lambda a, b: a < 100.0, lambda a, b: (a * a + df.stop_gradient(y * y), b), [x, x]
+    )[0]
+    assert df.gradients(started, y) == [None]
+    assert df.gradients(captured, y) == [None]
+
+
+def test_a_loop_built_without_back_prop_gives_none():
+    x = df.constant(3.0)
+    y = df.constant(2.0)
+    body = lambda a, b: (a * a + b, b * b)  # noqa: E731
+    rx, _ = df.while_loop(lambda a, b: a < 100.0, body, [x, y], back_prop=False)
+    assert df.gradients(rx, y) == [None]
+    assert run(df.gradients(rx * y, y)[0]) == 125.0
