@@ -70,11 +70,13 @@ there, computed in every iteration: a captured tensor's Enter passes the gradien
 the backward ops of the ops outside the body are built in the body, as in TensorFlow.
 
 Not supported, and refused with `WhileLoopGradientError` (raised before any op is added):
-second-order gradients through a while loop (the saved values have no gradient, as in
-TensorFlow 1.x), gradients through a loop frame written by hand with the raw primitives (there
-is no record to build the backward loop from), ``ys`` inside a loop whose loop variables the
-gradient would flow through, an ``x`` inside a loop being differentiated, and a gradient taken
-inside a loop body through a loop that runs outside that body (its saved values are read once).
+second-order gradients through a while loop, that is a gradient that would flow into a backward
+loop (the saved values have no gradient, as in TensorFlow 1.x; a loop's gradient behind
+``stop_gradient`` or in ``stop_gradients`` is not differentiated and is fine), gradients
+through a loop frame written by hand with the raw primitives (there is no record to build the
+backward loop from), ``ys`` inside a loop whose loop variables the gradient would flow through,
+an ``x`` inside a loop being differentiated, and a gradient taken inside a loop body through a
+loop that runs outside that body (its saved values are read once).
 """
 
 from __future__ import annotations
@@ -238,7 +240,7 @@ def _between_ops(ys: list, xs: list, stop_ops: set) -> tuple[set, set]:
         return memo["passed_back"]
 
     while True:
-        exits, switches = stopped_loop_variables(reached, between, connected, passed_back)
+        exits, switches = stopped_loop_variables(reached, between, connected, passed_back, passes)
         if not exits and not switches:
             return between, reached
         between.update(exits)

@@ -106,12 +106,13 @@ walk.  When no result of the loop receives a gradient (``stop_gradient(result)``
 TensorFlow.
 
 What is not supported (raises `dataflow.gradients.WhileLoopGradientError` before any op is
-added): second-order gradients through a loop (the backward loop's stack pops have no
-gradient), gradients through a frame written by hand with the raw primitives (no record to
-mirror), ``ys`` inside a loop whose loop variables the gradient would flow through, an
-``x`` inside a differentiated loop (its gradient would differ per iteration), and a gradient
-taken inside a loop body through a loop that runs outside the body (a stack's values are popped
-once, and the backward loop would run in every iteration of the body).
+added): second-order gradients through a loop, where a gradient would flow into a backward
+loop (its stack pops have no gradient; behind ``stop_gradient`` none flows), gradients
+through a frame written by hand with the raw primitives (no record to mirror), ``ys`` inside a
+loop whose loop variables the gradient would flow through, an ``x`` inside a differentiated
+loop (its gradient would differ per iteration), and a gradient taken inside a loop body through
+a loop that runs outside the body (a stack's values are popped once, and the backward loop would
+run in every iteration of the body).
 """
 
 from __future__ import annotations
@@ -550,10 +551,11 @@ def _readable(value: Tensor, like: Tensor) -> Tensor:
         return apply_op("ReadVariableOp", [value], attrs, name="read_for_shape").outputs[0]
 
 
-def stopped_loop_variables(reached: set, between: set, connected, passed_back) -> tuple:
+def stopped_loop_variables(reached: set, between: set, connected, passed_back, passes) -> tuple:
     """``(exits, switches)`` that ``between`` lacks for the stopped loop variables (module
     docstring): of each loop with a stopped variable, the Exits ``passed_back()`` holds (the
-    ops a gradient from ``ys`` reaches), and the Switches of its stopped variables.  A loop
+    ops a gradient from ``ys`` reaches) that pass it on, and the Switches of its stopped
+    variables.  A loop
     none of whose Exits receives a gradient has none (its variables get None, as in
     TensorFlow).  ``connected()`` holds the reached ops from which ``ys`` are reached along any
     data edges."""
@@ -566,7 +568,7 @@ def stopped_loop_variables(reached: set, between: set, connected, passed_back) -
     exits: list = []
     switches: list = []
     for loop, stopped in loops.items():
-        receiving = [e for e in loop.exits if e in passed_back()]
+        receiving = [e for e in loop.exits if e in passed_back() and passes(e)]
         if receiving:
             exits.extend(e for e in receiving if e not in between)
             switches.extend(stopped)
@@ -602,7 +604,7 @@ class ControlFlowGradState:
         self._shape_queries: dict[tuple, Tensor] = {}
         # The pops whose pushes `push_saved_values` adds if the results need them.
         self.unpushed: dict[Operation, tuple] = {}
-        _check_not_second_order(graph, ys, reached)
+        _check_not_second_order(graph, ys, reached, passes)
         switches_of: dict[WhileContext, list] = {}
         for op in between:
             context = op._control_flow_context
@@ -848,12 +850,16 @@ class ControlFlowGradState:
             state.push(*saved)
 
 
-def _check_not_second_order(graph, ys: list, reached: set) -> None:
-    """Raises if ``ys`` depend on a backward loop whose forward loop ``xs`` reach.
+def _check_not_second_order(graph, ys: list, reached: set, passes) -> None:
+    """Raises if a gradient from ``ys`` would flow into a backward loop whose forward loop
+    ``xs`` reach.
 
     A backward loop reads the forward values through stack pops, which have no data edge from
     the pushes, so the walk would not see that the gradient depends on ``xs`` through them: it
-    would silently return too little.  Checked only when the graph holds a backward loop.
+    would silently return too little.  Only the edges a gradient flows back along count: a
+    backward loop that ``ys`` depend on only through ``stop_gradient`` (or another stop), or
+    through integer values, is not differentiated, and is no reason to refuse.  Checked only
+    when the graph holds a backward loop.
     """
     backward_loops = [
         c
@@ -877,6 +883,8 @@ def _check_not_second_order(graph, ys: list, reached: set) -> None:
         if op in seen:
             continue
         seen.add(op)
+        if not passes(op):
+            continue
         backward = _backward_loop_around(op._control_flow_context)
         if backward is not None and backward.forward_context in reached_loops:
             raise _loop_error(
@@ -886,8 +894,7 @@ def _check_not_second_order(graph, ys: list, reached: set) -> None:
                 f"values of while loop '{backward.forward_context.name}' saved by the forward "
                 "pass, and xs affect that loop (the saved values have no gradient)."
             )
-        stack.extend(t.op for t in op._inputs)
-        stack.extend(op._control_inputs)
+        stack.extend(t.op for t in op._inputs if t.dtype.is_floating or t.dtype is _dtypes.resource)
 
 
 def _backward_loop_around(context) -> Optional[BackwardLoopContext]:

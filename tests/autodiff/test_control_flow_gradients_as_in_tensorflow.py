@@ -90,6 +90,62 @@ def test_a_gradient_inside_a_loop_body_through_a_loop_outside_it_is_refused():
     assert "test_control_flow_gradients_as_in_tensorflow.py" in str(info.value)
 
 
+# -- second-order gradients: refused only where a gradient enters a backward loop ------------------
+def test_a_stopped_loop_gradient_is_not_a_second_order_gradient():
+    # testStopGradOnWhileGrad: d(y^2 + 2 * y^6 + stop(d(2 * y^6)/dy))/dy at y = 2.
+    x = df.constant(2.0, name="x")
+    y = df.constant(2.0, name="y")
+    rx = df.while_loop(lambda x: df.less(x, 100.0), lambda x: df.multiply(x, y), [x])
+    rg = df.stop_gradient(df.gradients(rx, y)[0])
+    r = df.add(df.add(df.square(y), rx), rg)
+    assert run(df.gradients(r, y)[0]) == 388.0
+
+
+def test_a_loop_gradient_listed_in_stop_gradients_is_not_differentiated_either():
+    # TensorFlow refuses this one; no gradient enters the backward loop, so it is accepted.
+    x = df.constant(2.0, name="x")
+    y = df.constant(2.0, name="y")
+    rx = df.while_loop(lambda x: df.less(x, 100.0), lambda x: df.multiply(x, y), [x])
+    rg = df.gradients(rx, y)[0]
+    r = df.add(df.add(df.square(y), rx), rg)
+    assert run(df.gradients(r, y, stop_gradients=[rg])[0]) == 388.0
+
+
+def test_a_gradient_through_a_backward_loop_is_refused_and_its_stopped_form_is_none():
+    # testWhileGradGradFail, with the scan written as a while_loop.
+    theta = df.Variable(1.0)
+    elements = df.constant([1.0, 2.0, 3.0])
+
+    def body(i, previous, total):
+        current = previous + df.gather(elements, i) * theta
+        return i + 1, current, total + current
+
+    start = [0, df.constant(0.0), df.constant(0.0)]
+    result = df.while_loop(lambda i, p, t: i < 3, body, start)[2]
+    grad_theta = df.gradients(result, theta)
+    with pytest.raises(WhileLoopGradientError, match="Second-order"):
+        df.gradients(grad_theta, theta)
+    assert df.gradients(df.stop_gradient(grad_theta), theta) == [None]
+
+
+def test_a_stopped_norm_of_a_loop_gradient_leaves_the_first_order_gradient():
+    # testStopGradMultiFlows: z = r + stop(|dr/dx|) with r the sum of y * x after one step.
+    x = df.Variable(1.0, name="x")
+
+    def body(i, y, r):
+        y = y * x
+        return [i + 1, y, r + df.reduce_sum(y)]
+
+    start = [df.constant(0), df.ones(5), df.constant(0.0)]
+    _, _, r = df.while_loop(lambda i, y, r: i < 1, body, start, back_prop=True)
+    grad = df.gradients(r, [x])[0]
+    z = df.add(r, df.stop_gradient(df.reduce_sum(df.sqrt(df.reduce_sum(df.square(grad))))))
+    result = df.gradients(z, [x])[0]
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        assert sess.run(result) == 5.0
+
+
 # -- stop_gradient and loops: zeros or None --------------------------------------------------------
 def squaring_loop(x, y, stop_inside=False):
     """testWhileGrad_StopGrad's loop: ``x <- x^2 + y^2``, ``y <- y^2`` while ``x < 100``."""
