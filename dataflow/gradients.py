@@ -12,8 +12,10 @@ Invariants:
   itself: the backward ops of a cond branch are built in that branch (TensorFlow re-enters the
   forward CondContext the same way), so the forward values a gradient reads are switched into
   the branch, ops without data inputs are gated by the branch's pivot, and only the taken
-  branch's backward ops run.  Inside a loop being differentiated, the mirror is the backward
-  loop, or a backward cond on the same iteration's saved predicate.
+  branch's backward ops run.  The exception is a context that does not lie within the one
+  `gradients` is called in (a loop body, say): its mirror is the caller's context, where the
+  gradient is used.  Inside a loop being differentiated, the mirror is the backward loop, or a
+  backward cond on the same iteration's saved predicate.
 - A backward op inside a backward loop reads a forward value of the loop only through a stack
   the forward loop filled at that iteration's index; only the values read by backward ops that
   the results depend on are saved, and of a value whose shape alone is read, only the shape
@@ -29,7 +31,11 @@ The pass, as in TensorFlow 1.x:
    declared `NotDifferentiable`, of an op listed in ``stop_gradients``, or of an Exit of a
    ``while_loop`` built with ``back_prop=False``).  A loop is *differentiated* when one of its
    loop-variable Switches is between (``primitives.loop_gradients.ControlFlowGradState``, which
-   also refuses the unsupported cases below before any op is added).
+   also refuses the unsupported cases below before any op is added).  A differentiated loop's
+   variables that reach ``ys`` only through such stops are between too, with what leads to
+   them: TensorFlow 1.x differentiates every loop variable that reaches ``ys`` at all, so the
+   gradient of such a variable's initial value is zeros, not None (module
+   ``primitives.loop_gradients``, "Stopped loop variables").
 2. **Pending counts.**  ``pending[op]`` is the number of data edges from ``op``'s outputs into
    between ops that pass gradients back.  An op's gradient function runs only once every
    consumer has sent its gradient contribution (pending count zero).  A loop's cycle is broken
@@ -59,15 +65,18 @@ nothing there gets zeros.  A loop invariant (a constant Enter) sums its gradient
 backward iterations in an accumulator loop variable that starts from zeros; the sum leaves the
 backward loop.  Nested loops, conds inside loops and loops inside conds compose: an inner
 loop's iteration count and stack handles are forward values of the outer loop, saved per
-outer iteration like any other.  A gradient taken inside a loop body, of values of that body,
-is an ordinary gradient there (a captured tensor's Enter passes the gradient through, as in
-TensorFlow).
+outer iteration like any other.  A gradient taken inside a loop body is an ordinary gradient
+there, computed in every iteration: a captured tensor's Enter passes the gradient through, and
+the backward ops of the ops outside the body are built in the body, as in TensorFlow.
 
 Not supported, and refused with `WhileLoopGradientError` (raised before any op is added):
-second-order gradients through a while loop (the saved values have no gradient, as in
-TensorFlow 1.x), gradients through a loop frame written by hand with the raw primitives (there
-is no record to build the backward loop from), ``ys`` inside a loop whose loop variables the
-gradient would flow through, and an ``x`` inside a loop being differentiated.
+second-order gradients through a while loop, that is a gradient that would flow into a backward
+loop (the saved values have no gradient, as in TensorFlow 1.x; a loop's gradient behind
+``stop_gradient`` or in ``stop_gradients`` is not differentiated and is fine), gradients
+through a loop frame written by hand with the raw primitives (there is no record to build the
+backward loop from), ``ys`` inside a loop whose loop variables the gradient would flow through,
+an ``x`` inside a loop being differentiated, and a gradient taken inside a loop body through a
+loop that runs outside that body (its saved values are read once).
 """
 
 from __future__ import annotations
@@ -115,8 +124,9 @@ class AggregationMethod:
 class WhileLoopGradientError(LookupError, NotImplementedError):
     """A gradient was asked through a ``while_loop`` in one of the ways that are not supported:
     second-order gradients through a loop, a loop frame written by hand with the raw primitives,
-    ``ys`` inside a loop whose loop variables the gradient would flow through, or an ``x``
-    inside a loop being differentiated (see the module docstring)."""
+    ``ys`` inside a loop whose loop variables the gradient would flow through, an ``x``
+    inside a loop being differentiated, or a gradient taken inside a loop body through a loop
+    outside it (see the module docstring)."""
 
 
 def _not_differentiable(op: Operation, *grads):
@@ -192,7 +202,10 @@ def _passes_gradient(op: Operation, stop_ops: set) -> bool:
 
 def _between_ops(ys: list, xs: list, stop_ops: set) -> tuple[set, set]:
     """``(between, reached)``: ``reached`` holds the ops reached from ``xs`` along data edges,
-    ``between`` those of them from which a ``ys`` op is reached along gradient-passing edges."""
+    ``between`` those of them from which a ``ys`` op is reached along gradient-passing edges,
+    and the stopped loop variables of the loops that makes differentiated (module docstring)."""
+    from primitives.loop_gradients import stopped_loop_variables
+
     graph_consumers = ys[0].graph._consumers
     reached: set = set()
     queue = deque(x.op for x in xs)
@@ -205,17 +218,48 @@ def _between_ops(ys: list, xs: list, stop_ops: set) -> tuple[set, set]:
             for consumer in graph_consumers.get(out, ()):
                 if consumer not in reached:
                     queue.append(consumer)
-    between: set = set()
-    queue = deque(y.op for y in ys)
+
+    def passes(op: Operation) -> bool:
+        return _passes_gradient(op, stop_ops)
+
+    y_ops = [y.op for y in ys]
+    between = _reaching(y_ops, reached, passes)
+    memo: dict = {}
+
+    def connected() -> set:
+        """The reached ops from which ys are reached along any data edges (TensorFlow's
+        between ops)."""
+        if "connected" not in memo:
+            memo["connected"] = _reaching(y_ops, reached, lambda op: True)
+        return memo["connected"]
+
+    def passed_back() -> set:
+        """Every op that a gradient from ys reaches along gradient-passing edges."""
+        if "passed_back" not in memo:
+            memo["passed_back"] = _reaching(y_ops, None, passes)
+        return memo["passed_back"]
+
+    while True:
+        exits, switches = stopped_loop_variables(reached, between, connected, passed_back, passes)
+        if not exits and not switches:
+            return between, reached
+        between.update(exits)
+        between |= _reaching(switches, reached, passes)
+
+
+def _reaching(targets: list, within: Optional[set], follow: Callable) -> set:
+    """The ops (of ``within``, unless None) from which an op of ``targets`` is reachable,
+    walking back along the data inputs of the ops for which ``follow(op)`` is true."""
+    found: set = set()
+    queue = deque(targets)
     while queue:
         op = queue.popleft()
-        if op in between or op not in reached:
+        if op in found or (within is not None and op not in within):
             continue
-        between.add(op)
-        if _passes_gradient(op, stop_ops):
-            for t in op._inputs:
-                queue.append(t.op)
-    return between, reached
+        found.add(op)
+        if follow(op):
+            queue.extend(t.op for t in op._inputs)
+    return found
 
 
 def _innermost(contexts: list):

@@ -18,7 +18,9 @@ Invariants first:
   built where ``W``'s surroundings are mirrored); the mirror of a cond branch inside a
   differentiated loop is a `BackwardCondContext` whose predicate is the forward predicate of the
   same iteration, read back from a stack; anything outside every differentiated loop is its own
-  mirror (the cond gradients of ``dataflow.gradients``).  So a backward op runs exactly in the
+  mirror (the cond gradients of ``dataflow.gradients``), unless it lies outside the context
+  `gradients` was called in (a loop body): then the mirror is that context, as the gradient is
+  computed there.  So a backward op runs exactly in the
   backward iterations and branches that mirror the forward ones it differentiates, and none of
   an untaken branch's backward kernels run.
 - **Forward values reach the backward loop only through the mirror contexts' capture hook.**
@@ -91,11 +93,26 @@ forward value's shape is saved (not the value), as for any shape query.  The zer
 untaken side of a Switch that captures a tensor into a branch are built in the mirror of the
 other branch.
 
+Stopped loop variables: zeros or None, as in TensorFlow 1.x.  TensorFlow decides which loop
+variables to differentiate by data edges alone, ignoring ``stop_gradient`` and the other stops:
+once a gradient flows out of one of a loop's results, every floating loop variable that is
+reached from ``xs`` and from which ``ys`` are reached at all gets a backward variable.  One that
+reaches ``ys`` only through a stop (``stop_gradient`` inside the body, a stopped result) gets
+zeros from its unused result and nothing from the body, so the gradient of its initial value,
+and of what it is computed from, is zeros, not None.  `stopped_loop_variables` adds such
+variables (and the loop's Exits that receive a gradient, which activate the loop) to the
+walk.  When no result of the loop receives a gradient (``stop_gradient(result)``, a
+``back_prop=False`` loop), nothing is built and every ``x`` behind it gets None, as in
+TensorFlow.
+
 What is not supported (raises `dataflow.gradients.WhileLoopGradientError` before any op is
-added): second-order gradients through a loop (the backward loop's stack pops have no
-gradient), gradients through a frame written by hand with the raw primitives (no record to
-mirror), ``ys`` inside a loop whose loop variables the gradient would flow through, and an
-``x`` inside a differentiated loop (its gradient would differ per iteration).
+added): second-order gradients through a loop, where a gradient would flow into a backward
+loop (its stack pops have no gradient; behind ``stop_gradient`` none flows), gradients
+through a frame written by hand with the raw primitives (no record to mirror), ``ys`` inside a
+loop whose loop variables the gradient would flow through, an ``x`` inside a differentiated
+loop (its gradient would differ per iteration), and a gradient taken inside a loop body through
+a loop that runs outside the body (a stack's values are popped once, and the backward loop would
+run in every iteration of the body).
 """
 
 from __future__ import annotations
@@ -112,6 +129,7 @@ from .contexts import (
     CondContext,
     WhileContext,
     _describe,
+    _is_within,
     _output_context,
     building_in,
 )
@@ -123,6 +141,7 @@ __all__ = [
     "ControlFlowGradState",
     "LoopGradState",
     "backward_context",
+    "stopped_loop_variables",
     "zeros_like_forward",
 ]
 
@@ -227,9 +246,12 @@ class BackwardCondContext(_MirrorCapture, CondContext):
 def backward_context(graph, forward_context):
     """The mirror of ``forward_context`` for the gradient being built in ``graph`` now (the
     context itself when no loop gradient is being built around it)."""
-    state = getattr(graph._control_flow_context, "grad_state", None)
+    current = graph._control_flow_context
+    state = getattr(current, "grad_state", None)
     if state is None:
-        return forward_context
+        # No loop gradient around: the mirror is the context itself, or the context the
+        # gradient is built in when that one does not contain it (`ControlFlowGradState.mirror`).
+        return forward_context if _is_within(forward_context, current) else current
     return state.mirror(forward_context)
 
 
@@ -529,6 +551,41 @@ def _readable(value: Tensor, like: Tensor) -> Tensor:
         return apply_op("ReadVariableOp", [value], attrs, name="read_for_shape").outputs[0]
 
 
+def stopped_loop_variables(reached: set, between: set, connected, passed_back, passes) -> tuple:
+    """``(exits, switches)`` that ``between`` lacks for the stopped loop variables (module
+    docstring): of each loop with a stopped variable, the Exits ``passed_back()`` holds (the
+    ops a gradient from ``ys`` reaches) that pass it on, and the Switches of its stopped
+    variables.  A loop
+    none of whose Exits receives a gradient has none (its variables get None, as in
+    TensorFlow).  ``connected()`` holds the reached ops from which ``ys`` are reached along any
+    data edges."""
+    if not any(_is_loop_variable_switch(op) for op in reached):
+        return [], []
+    loops: dict[WhileContext, list] = {}
+    for op in connected():
+        if _is_loop_variable_switch(op) and op not in between and op.outputs[0].dtype.is_floating:
+            loops.setdefault(op._control_flow_context, []).append(op)
+    exits: list = []
+    switches: list = []
+    for loop, stopped in loops.items():
+        receiving = [e for e in loop.exits if e in passed_back() and passes(e)]
+        if receiving:
+            exits.extend(e for e in receiving if e not in between)
+            switches.extend(stopped)
+    return exits, switches
+
+
+def _is_loop_variable_switch(op: Operation) -> bool:
+    """True for the Switch of a loop variable of a `while_loop` built with ``back_prop``."""
+    context = op._control_flow_context
+    return (
+        op.op_def.kind == NodeKind.SWITCH
+        and isinstance(context, WhileContext)
+        and context.back_prop
+        and op in context.switches
+    )
+
+
 # -- one gradients() call --------------------------------------------------------------------------
 class ControlFlowGradState:
     """The differentiated loops of one `gradients` call and the mirror of each forward context.
@@ -539,13 +596,15 @@ class ControlFlowGradState:
 
     def __init__(self, graph, between: set, passes, ys: list, reached: set):
         self.graph = graph
+        # Where `gradients` was called: a loop body or cond branch, or None at the top level.
+        self.caller_context = graph._control_flow_context
         self.loops: dict[WhileContext, LoopGradState] = {}
         self._mirrors: dict = {}
         self._cond_pivots: dict = {}
         self._shape_queries: dict[tuple, Tensor] = {}
         # The pops whose pushes `push_saved_values` adds if the results need them.
         self.unpushed: dict[Operation, tuple] = {}
-        _check_not_second_order(graph, ys, reached)
+        _check_not_second_order(graph, ys, reached, passes)
         switches_of: dict[WhileContext, list] = {}
         for op in between:
             context = op._control_flow_context
@@ -573,12 +632,22 @@ class ControlFlowGradState:
                 order = {op: i for i, op in enumerate(loop.switches)}
                 switches.sort(key=order.__getitem__)
                 self.loops[loop] = LoopGradState(loop, self, switches)
+        calling_loop = _innermost_loop(self.caller_context)
+        for loop, state in self.loops.items():
+            if calling_loop is not None and not _is_within(loop, calling_loop):
+                raise _loop_error(
+                    f"gradients() is called inside while loop '{calling_loop.name}' and "
+                    f"differentiates through while loop '{loop.name}' (created at "
+                    f"{state.switches[0].location}), which runs outside it: the values "
+                    f"'{loop.name}' saves for its gradient are read once, and this gradient "
+                    f"would read them in every iteration of '{calling_loop.name}'. Take the "
+                    "gradient outside the loop, or build the differentiated loop in its body."
+                )
         for op in between:
             self._check_loop_op(op, passes)
         for state in self.loops.values():
             loop = state.forward
-            for switch in state.switches:
-                exit_op = loop.exit_of(switch)
+            for exit_op in loop.exits:
                 if exit_op in between and passes(exit_op):
                     state.waiting_exits.add(exit_op)
             if not state.waiting_exits:
@@ -658,15 +727,21 @@ class ControlFlowGradState:
 
     # -- mirrors ----------------------------------------------------------------------------------
     def mirror(self, context):
-        """The backward context in which the gradients of ``context``'s ops are built."""
+        """The backward context in which the gradients of ``context``'s ops are built.
+
+        Outside every differentiated loop: ``context`` itself when it lies within the context
+        `gradients` was called in, else that caller's context (a gradient taken inside a loop
+        body is computed in every iteration, from the values of that iteration, so the
+        backward ops of the ops outside the body are built in the body too, as in TensorFlow).
+        """
         if context is None:
-            return None
+            return self.caller_context
         mirrored = self._mirrors.get(context)
         if mirrored is not None:
             return mirrored
         state = self.innermost_state(context)
         if state is None:
-            return context
+            return context if _is_within(context, self.caller_context) else self.caller_context
         if isinstance(context, WhileContext):
             if context is not state.forward or not state.active:
                 raise AssertionError(f"no backward loop for while loop '{context.name}' yet")
@@ -775,12 +850,16 @@ class ControlFlowGradState:
             state.push(*saved)
 
 
-def _check_not_second_order(graph, ys: list, reached: set) -> None:
-    """Raises if ``ys`` depend on a backward loop whose forward loop ``xs`` reach.
+def _check_not_second_order(graph, ys: list, reached: set, passes) -> None:
+    """Raises if a gradient from ``ys`` would flow into a backward loop whose forward loop
+    ``xs`` reach.
 
     A backward loop reads the forward values through stack pops, which have no data edge from
     the pushes, so the walk would not see that the gradient depends on ``xs`` through them: it
-    would silently return too little.  Checked only when the graph holds a backward loop.
+    would silently return too little.  Only the edges a gradient flows back along count: a
+    backward loop that ``ys`` depend on only through ``stop_gradient`` (or another stop), or
+    through integer values, is not differentiated, and is no reason to refuse.  Checked only
+    when the graph holds a backward loop.
     """
     backward_loops = [
         c
@@ -804,6 +883,8 @@ def _check_not_second_order(graph, ys: list, reached: set) -> None:
         if op in seen:
             continue
         seen.add(op)
+        if not passes(op):
+            continue
         backward = _backward_loop_around(op._control_flow_context)
         if backward is not None and backward.forward_context in reached_loops:
             raise _loop_error(
@@ -813,8 +894,7 @@ def _check_not_second_order(graph, ys: list, reached: set) -> None:
                 f"values of while loop '{backward.forward_context.name}' saved by the forward "
                 "pass, and xs affect that loop (the saved values have no gradient)."
             )
-        stack.extend(t.op for t in op._inputs)
-        stack.extend(op._control_inputs)
+        stack.extend(t.op for t in op._inputs if t.dtype.is_floating or t.dtype is _dtypes.resource)
 
 
 def _backward_loop_around(context) -> Optional[BackwardLoopContext]:

@@ -300,8 +300,17 @@ def _switch_grad(op, grad_false, grad_true):
             op, 1 - context.branch, taken, branch=context
         )
     else:
+        # A Switch on its own: the gradient of output k counts only when the predicate took
+        # output k, yet it may be live when output k was dead (a constant, as ``grad_ys`` of a
+        # known shape is).  Each goes through a Switch on the same predicate, as in TensorFlow,
+        # so that exactly one input of the Merge is live.
+        pred = op.inputs[1]
         grads = [
-            g if g is not None else _zeros_for_other_output(op, i, known[0])
+            switch(
+                g if g is not None else _zeros_for_other_output(op, i, known[0]),
+                pred,
+                name="switch_grad",
+            )[i]
             for i, g in enumerate(grads)
         ]
     return merge(grads, name="cond_grad")[0], None

@@ -364,14 +364,18 @@ class GraphItem:
         self,
         op: Operation,
         new_outputs: Sequence[Tensor],
-        control_inputs: Iterable[Operation] = (),
+        control_inputs: Optional[Iterable[Operation]] = None,
     ) -> None:
         """Removes ``op`` after moving every use of its outputs to ``new_outputs``.
 
         Control consumers of ``op`` take ``control_inputs`` instead (the ops that gate the
-        replacement, so nothing runs earlier than before).  A fetched output is replaced by an
-        ``Identity`` of its new tensor under the old op's name.
+        replacement, so nothing runs earlier than before); by default, the ops that produce
+        ``new_outputs``.  A control edge is never dropped by omission: a gradient's stack pushes
+        reach the loop counter their pops wait for only through control edges.  A fetched
+        output is replaced by an ``Identity`` of its new tensor under the old op's name.
         """
+        if control_inputs is None:
+            control_inputs = [t.op for t in new_outputs if t.op is not op]
         control_inputs = _dedup(control_inputs)
         for old, new in zip(op._outputs, new_outputs):
             if old is not new:

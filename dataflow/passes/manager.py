@@ -12,6 +12,9 @@ Contract of every pass (checked on the whole test suite by ``tests/passes/passes
 - a stateful op (``OpDef.stateful``: variable reads and writes, ``Print``, ``Assert``,
   ``py_func``, random ops) that the fetches depend on is never dropped, merged or folded;
 - the names of fetched and fed tensors still resolve in the new graph;
+- an op that waited for another (a control input) still waits for it or for what replaced it
+  (`GraphItem.replace_op`): the pushes that save a loop's forward values for its gradient run
+  before the backward loop's pops only through such edges;
 - the executor's static rules still hold: every op's inputs lie in one frame, and an op without
   data inputs inside a loop or branch keeps a control input from its pivot.
 """

@@ -76,3 +76,28 @@ def test_untaken_branch_runs_no_backward_kernel():
         assert calls == ["true"]
         assert session.run(g, {x: 1.0, p: False}) == 3.0
         assert calls == ["true", "false"]
+
+
+# -- a Switch used on its own ----------------------------------------------------------------------
+def test_gradient_through_the_untaken_output_of_a_switch_is_zero():
+    # testGradientThroughSingleBranchOutsideOfContext
+    x = df.constant(2.0)
+    x_false, x_true = df.switch(x, df.constant(True))
+    (grad_true,) = df.gradients(x_true, x)
+    (grad_false,) = df.gradients(x_false, x)
+    with df.Session() as session:
+        assert session.run(grad_true) == 1.0
+        assert session.run(grad_false) == 0.0
+
+
+def test_the_gradient_of_one_switch_output_is_one_only_when_the_predicate_took_it():
+    x = df.placeholder(df.float64, [2])
+    p = df.placeholder(df.bool, [])
+    x_false, x_true = df.switch(x, p)
+    grads = df.gradients(x_false, x) + df.gradients(x_true, x)
+    with df.Session() as session:
+        for _ in range(10):  # whichever input of a backward Merge arrives first
+            for taken in (False, True):
+                got = session.run(grads, {x: [1.0, 2.0], p: taken})
+                np.testing.assert_array_equal(got[0], [0.0, 0.0] if taken else [1.0, 1.0])
+                np.testing.assert_array_equal(got[1], [1.0, 1.0] if taken else [0.0, 0.0])

@@ -81,6 +81,18 @@ def test_a_predicate_folded_from_constants_collapses_nested_conds(fresh_graph):
     assert "Add" not in op_types(item.graph)
 
 
+def test_what_waited_for_a_collapsed_conds_merge_still_waits_for_the_taken_branch(fresh_graph):
+    from dataflow.graph import needed_ops
+
+    x = df.placeholder(df.float32, [], name="x")
+    y = df.cond(df.constant(False), lambda: x * 2.0, lambda: df.Print(x, [x], "taken", name="p"))
+    with df.control_dependencies([y.op]):
+        after = df.identity(x, name="after")
+    item, _ = optimize(fresh_graph, [after], [x], ["constant_folding"])
+    assert "Merge" not in op_types(item.graph)
+    assert "cond/p" in {op.name for op in needed_ops([item.fetches[0]], set())}
+
+
 def test_the_untaken_constant_branch_never_prints(fresh_graph, capsys):
     x = df.placeholder(df.float32, [])
 
