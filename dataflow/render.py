@@ -1,8 +1,9 @@
 """Drawing graphs with Graphviz: `render` writes a picture, `graph_to_digraph` builds it.
 
-Both return a ``graphviz.Digraph``.  Building one needs only the ``graphviz`` Python package;
-turning it into an image needs Graphviz's ``dot`` program.  Without ``dot``,
-``render(..., format="dot")`` or ``digraph.source`` still give the DOT text.
+Both return a `Picture`, a ``graphviz.Digraph`` whose ``.source`` is the DOT text and which
+Jupyter shows inline.  Turning DOT into an image is `dataflow.render_engine`'s work: with
+Graphviz's ``dot`` program when it is installed, else with the Graphviz that dataflow installs
+(compiled to WebAssembly; svg and png).  ``render(..., format="dot")`` needs neither.
 
 What the picture shows (``render(..., legend=True)`` adds a key):
 
@@ -76,19 +77,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
+import graphviz
 import numpy as np
 
 from executor.program import NodeKind
 
 from . import nest
 from .graph import Graph, GraphKeys, Operation, Tensor, get_default_graph
+from .render_engine import GraphvizNotFoundError, draw, resolve_engine
 
-try:
-    import graphviz
-except ImportError:  # pragma: no cover - graphviz is a dependency in setup.cfg
-    graphviz = None
-
-__all__ = ["GraphvizNotFoundError", "graph_to_digraph", "render"]
+__all__ = ["GraphvizNotFoundError", "Picture", "graph_to_digraph", "render"]
 
 FORMATS = ("png", "svg", "pdf", "dot")
 _EXTENSIONS = {"png": "png", "svg": "svg", "pdf": "pdf", "dot": "dot", "gv": "dot"}
@@ -99,10 +97,6 @@ _EDGE_LABEL_LIMIT = 150
 _FONT = "Helvetica,Arial,sans-serif"
 _TEXT = "#263238"
 _SUBTLE = "#607D8B"
-
-
-class GraphvizNotFoundError(RuntimeError):
-    """Graphviz's ``dot`` program, needed to turn a graph into an image, is not installed."""
 
 
 # -- visual conventions ----------------------------------------------------------------------------
@@ -1064,6 +1058,36 @@ def _add_legend(digraph, roles: frozenset = frozenset()) -> None:
 
 
 # -- the public functions --------------------------------------------------------------------------
+class Picture(graphviz.Digraph):
+    """The picture `render` returns: a ``graphviz.Digraph`` that draws itself with
+    `dataflow.render_engine`, so ``pipe()`` and Jupyter's inline display work without ``dot``.
+
+    ``drawing_engine`` is the engine asked for (``"auto"``, ``"system"``, ``"wasm"``, or None
+    for the default); ``pipe`` with Graphviz's own options (a renderer, a formatter, another
+    layout engine than dot) is the system ``dot``'s, as in ``graphviz.Digraph``.
+    """
+
+    drawing_engine: Optional[str] = None
+
+    def pipe(
+        self,
+        format: Optional[str] = None,  # noqa: A002 - graphviz.Digraph.pipe's signature
+        renderer: Optional[str] = None,
+        formatter: Optional[str] = None,
+        neato_no_op: Union[bool, int, None] = None,
+        quiet: bool = False,
+        *,
+        engine: Optional[str] = None,
+        encoding: Optional[str] = None,
+    ) -> Union[bytes, str]:
+        if renderer or formatter or neato_no_op or engine not in (None, "dot"):
+            return super().pipe(
+                format, renderer, formatter, neato_no_op, quiet, engine=engine, encoding=encoding
+            )
+        data = draw(self.source, format or self.format, resolve_engine(self.drawing_engine))
+        return data.decode(encoding) if encoding is not None else data
+
+
 GraphOrFetches = Union[Graph, Tensor, Operation, Sequence[Any], dict, None]
 
 
@@ -1118,15 +1142,13 @@ def graph_to_digraph(
 
     Needs no ``dot`` program.  The options are those of `render`.
     """
-    if graphviz is None:  # pragma: no cover
-        raise ImportError("Drawing graphs needs the graphviz package: pip install graphviz")
     graph, ops, fetched = _ops_to_draw(graph_or_fetches)
     layout = _Layout(ops, graph)
     _group_by_scope(layout.root)
     _collapse(layout.root, collapse_scopes, ops)
     if edge_labels is None:
         edge_labels = len(ops) <= _EDGE_LABEL_LIMIT
-    digraph = graphviz.Digraph(
+    digraph = Picture(
         name="dataflow",
         graph_attr={
             "rankdir": rankdir,
@@ -1180,7 +1202,8 @@ def render(
     rankdir: str = "TB",
     keep_source: bool = False,
     run_metadata: Any = None,
-) -> Any:
+    engine: Optional[str] = None,
+) -> Picture:
     """Draws a graph (or the ops that fetches need) and optionally writes the picture to ``path``.
 
     Args:
@@ -1191,9 +1214,9 @@ def render(
       path: where to write the picture, or None to only build it.  ``path`` is the file name
         itself when it ends in the format's extension (``"out.png"`` writes ``out.png``);
         otherwise the extension is added (``render(g, "out", format="svg")`` writes ``out.svg``).
-      format: ``"png"``, ``"svg"``, ``"pdf"``, or ``"dot"`` for the DOT text (which needs no
-        Graphviz program).  By default it is taken from the extension of ``path`` (``.gv``
-        means ``"dot"``), else ``"png"``.
+      format: ``"png"``, ``"svg"``, ``"pdf"`` (drawn by the system's ``dot`` only), or
+        ``"dot"`` for the DOT text (which needs no Graphviz).  By default it is taken from the
+        extension of ``path`` (``.gv`` means ``"dot"``), else ``"png"``.
       collapse_scopes: ``True`` draws each outermost name scope as a single box; a name or a
         list of names collapses just those name scopes, loops or conds (by full name).
       legend: add a key of the node shapes and edge styles.
@@ -1205,14 +1228,22 @@ def render(
       run_metadata: a ``df.RunMetadata`` filled in by ``Session.run(..., run_metadata=...)``:
         draw that run on the picture (ops that ran with their time, dead and unrun ops, loop
         iteration counts; see ``dataflow.debug.overlay``).
+      engine: which Graphviz draws the picture (not a Graphviz layout engine: the layout is
+        always ``dot``'s).  ``"system"``: the ``dot`` program on PATH; ``"wasm"``: the Graphviz
+        installed with dataflow, compiled to WebAssembly (svg and png); ``"auto"``: the first
+        when ``dot`` is installed, else the second.  None: the environment variable
+        ``DATAFLOW_RENDER_ENGINE``, else ``"auto"``.  See `dataflow.render_engine`.
 
     Returns:
-      The ``graphviz.Digraph`` (in Jupyter it displays itself inline).
+      The `Picture`, a ``graphviz.Digraph`` (in Jupyter it displays itself inline, drawn by
+      ``engine``).
 
     Raises:
-      GraphvizNotFoundError: (a RuntimeError) an image was asked for but Graphviz's ``dot``
-        program is not installed.
+      GraphvizNotFoundError: (a RuntimeError) no Graphviz can draw the picture asked for: the
+        system engine without ``dot``, pdf without ``dot``, or Python 3.10 without ``dot``.
+      ValueError: an unknown format or engine, or a path whose extension names another format.
     """
+    resolve_engine(engine)  # an unknown engine is an error before any work
     digraph = graph_to_digraph(
         graph_or_fetches,
         collapse_scopes,
@@ -1222,6 +1253,7 @@ def render(
         rankdir=rankdir,
         run_metadata=run_metadata,
     )
+    digraph.drawing_engine = engine
     if path is not None:
         _write(digraph, os.fspath(path), format, keep_source)
     elif format is not None and format.lower() not in FORMATS:
@@ -1259,24 +1291,10 @@ def _write(digraph, path: str, format: Optional[str], keep_source: bool) -> str:
         with open(target, "w", encoding="utf-8") as f:
             f.write(digraph.source)
         return target
-    try:
-        data = digraph.pipe(format=fmt)
-    except graphviz.ExecutableNotFound:
-        raise GraphvizNotFoundError(_missing_dot_message(target)) from None
+    data = draw(digraph.source, fmt, resolve_engine(digraph.drawing_engine), target)
     with open(target, "wb") as f:
         f.write(data)
     if keep_source:
         with open(os.path.splitext(target)[0] + ".gv", "w", encoding="utf-8") as f:
             f.write(digraph.source)
     return target
-
-
-def _missing_dot_message(target: str) -> str:
-    return (
-        f"Cannot write {target!r}: Graphviz's 'dot' program, which turns a graph into an image, "
-        "is not installed (or not on PATH). Install Graphviz with your package manager: "
-        "'apt-get install graphviz' (Debian/Ubuntu), 'brew install graphviz' (macOS), "
-        "'conda install graphviz' (conda), or see https://graphviz.org/download/. "
-        "Without it, render(..., format='dot') writes the DOT text, and the returned "
-        "Digraph's .source holds it too."
-    )

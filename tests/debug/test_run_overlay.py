@@ -1,17 +1,12 @@
 """``df.render(..., run_metadata=...)``: the graph picture with what one run did drawn on it."""
 
 import re
-import shutil
 
 import numpy as np
 import pytest
 
 import dataflow as df
 from dataflow.render import graph_to_digraph
-
-needs_dot = pytest.mark.skipif(
-    shutil.which("dot") is None, reason="Graphviz's dot program is not installed"
-)
 
 
 def run_with_metadata(fetches, feed_dict=None):
@@ -155,7 +150,6 @@ def test_render_refuses_something_that_is_not_run_metadata(graph):
         df.render(df.constant(1.0), run_metadata={"step_stats": []})
 
 
-@needs_dot
 def test_render_writes_the_overlay_picture_with_a_legend(graph, tmp_path):
     x, out = branchy_loop()
     metadata = run_with_metadata(out, {x: 1.0})
