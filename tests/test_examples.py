@@ -3,6 +3,8 @@
 import importlib.util
 import os
 import pathlib
+import re
+import struct
 import subprocess
 import sys
 
@@ -125,6 +127,24 @@ def test_rnn_script_trains_and_plots(tmp_path):
     out = _run_script("train_rnn_sine", "--steps", "5", "--plot", "rnn.png", cwd=tmp_path)
     assert "held-out loss" in out and "x[t+1] = x[t]" in out
     assert (tmp_path / "rnn.png").read_bytes().startswith(b"\x89PNG")
+
+
+# -- pictures of the training steps ----------------------------------------------------------------
+@pytest.mark.parametrize("example", ["train_mlp_digits", "train_rnn_sine"])
+def test_a_training_step_is_drawn_within_a_screen_or_two_and_shows_its_blocks(example, tmp_path):
+    module = _load(example)
+    with df.Graph().as_default():
+        model = module.build_model()
+        picture = df.render(model.train_op, tmp_path / "step.png")
+        width, _ = struct.unpack(">II", (tmp_path / "step.png").read_bytes()[16:24])
+        assert width <= 2500
+        # The backward graph and the optimizer are boxes or collapsed blocks, not gone.
+        source = picture.source
+        assert "backward (gradients)" in source and '"[Adam]"' in source
+        # A block collapsed by default opens by name.
+        block = re.findall(r'"\[(gradients/[^\]]+)\]"', source)[0]
+        opened = df.render(model.train_op, expand=[block]).source
+        assert f'"[{block}]"' not in opened and f'"{block}/' in opened
 
 
 # -- the quickstart --------------------------------------------------------------------------------

@@ -15,7 +15,14 @@ from xml.etree import ElementTree
 import pytest
 
 import dataflow as df
-from dataflow.render import _NODE_STYLES, _ROLE_STYLES, GraphvizNotFoundError, graph_to_digraph
+from dataflow.render import (
+    _NODE_STYLES,
+    _ROLE_STYLES,
+    MAX_WIDTH_PX,
+    NODE_BUDGETS,
+    GraphvizNotFoundError,
+    graph_to_digraph,
+)
 from dataflow.render_engine import (
     ENGINE_VARIABLE,
     TextLine,
@@ -27,6 +34,9 @@ from dataflow.render_engine import (
 needs_dot = pytest.mark.skipif(
     shutil.which("dot") is None, reason="Graphviz's dot program is not installed"
 )
+# Pictures are drawn by the system's dot when it is installed and by the bundled WebAssembly
+# Graphviz otherwise; tests that draw do so with each engine ("system" only where dot is).
+ENGINES = ["wasm", pytest.param("system", marks=needs_dot)]
 
 
 @pytest.fixture
@@ -415,6 +425,116 @@ def test_collapsing_an_unknown_scope_is_an_error(graph):
         graph_to_digraph(graph, collapse_scopes=["nope"])
 
 
+def _collapsed_nodes(dot):
+    return {
+        re.sub(r"<[^>]*>", " ", a["label"]).split()[0]
+        for a in dot.nodes.values()
+        if a.get("shape") in ("box3d", "cylinder") and "ops" in a.get("label", "")
+    }
+
+
+def test_max_depth_collapses_the_boxes_deeper_than_it(graph):
+    _two_layers(graph)
+    assert _collapsed_nodes(_dot(graph, max_depth=None)) == set()
+    assert _collapsed_nodes(_dot(graph, max_depth=1)) == {"layer1", "layer2"}
+    dot = _dot(graph, max_depth=0)
+    assert _collapsed_nodes(dot) == {"model"}
+    assert "model/layer1/shift" not in dot.nodes
+
+
+def test_expand_opens_a_box_and_the_boxes_around_it(graph):
+    _two_layers(graph)
+    dot = _dot(graph, max_depth=0, expand=["model/layer1"])
+    assert dot.clusters_of("model/layer1/shift") == ["model", "layer1"]
+    assert _collapsed_nodes(dot) == {"layer2"}
+
+
+def test_expand_opens_a_loop_whatever_the_depth(graph):
+    n = df.placeholder(df.int32, [], name="n")
+    with df.name_scope("outer"):
+        df.while_loop(lambda i: i < n, lambda i: i + 1, [0], name="count")
+    dot = _dot(graph, max_depth=0, expand="outer/count")
+    (loop,) = [c for c in dot.clusters if dot.label(c).startswith("while_loop  outer/count")]
+    assert all(dot.node_clusters[op][-1] == loop for op in _ops_of(graph, "NextIteration"))
+
+
+def test_a_box_both_collapsed_and_expanded_is_an_error(graph):
+    _two_layers(graph)
+    with pytest.raises(ValueError, match="'model' is both collapsed"):
+        graph_to_digraph(graph, collapse_scopes=["model"], expand=["model/layer2"])
+    with pytest.raises(ValueError, match="expand: there is no name scope, loop or cond named"):
+        graph_to_digraph(graph, expand=["nope"])
+    with pytest.raises(ValueError, match="max_depth must be"):
+        graph_to_digraph(graph, max_depth=-1)
+
+
+def test_a_collapsed_box_is_labelled_with_its_name_kind_and_op_count(graph):
+    _two_layers(graph)
+    n = df.placeholder(df.int32, [], name="n")
+    df.while_loop(lambda i: i < n, lambda i: i + 1, [0], name="count")
+    dot = _dot(graph, collapse_scopes=["model/layer2", "count"])
+    layer = re.sub(r"<[^>]*>", " ", dot.node("[model/layer2]")["label"]).split()
+    assert layer == ["layer2", "name", "scope", "·", "4", "ops"]
+    loop = re.sub(r"<[^>]*>", " ", dot.node("[count]")["label"]).split()
+    assert loop[:3] == ["count", "while_loop", "·"] and loop[-1] == "ops"
+
+
+def test_edges_between_collapsed_boxes_are_one_edge_that_counts_its_tensors(graph):
+    x = df.placeholder(df.float32, [3], name="x")
+    with df.name_scope("producer"):
+        a, b, c = df.negative(x), df.square(x), df.exp(x)
+    with df.name_scope("consumer"):
+        df.negative(df.add_n([a, b, c, a]))
+    dot = _dot(graph, collapse_scopes=["producer", "consumer"])
+    (edge,) = dot.edges_between("[producer]", "[consumer]")
+    assert edge["label"] == "3 tensors"
+
+
+def test_long_names_are_shortened_in_the_middle_with_the_full_name_in_the_tooltip(graph):
+    long_name = "gradients_of_a_loop_state_that_is_saved_each_iteration_1"
+    df.placeholder(df.float32, [], name=long_name)
+    attrs = _dot(graph).node(long_name)
+    title = attrs["label"].split("<br/>")[0]
+    assert "…" in title and len(title) <= 36 and title.endswith("each_iteration_1")
+    assert attrs["tooltip"].startswith(long_name)
+    assert _dot(graph, full_names=True).node(long_name)["label"].startswith(long_name)
+
+
+def _layered_model(layers, width=8):
+    """A chain of name scopes, each a layer of ``width`` parallel ops, and a loop at the end."""
+    h = df.placeholder(df.float32, [4], name="x")
+    for layer in range(layers):
+        with df.name_scope(f"layer{layer}"):
+            h = df.add_n([df.multiply(h, float(k + 1)) for k in range(width)], name="sum")
+    df.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2.0), [0, h], name="repeat")
+
+
+def test_a_small_graph_is_drawn_whole_by_default(graph):
+    _layered_model(2)
+    df.Variable(1.0, name="v")
+    assert len(graph.get_operations()) <= NODE_BUDGETS[0]
+    dot = _dot(graph)
+    assert set(dot.nodes) == {op.name for op in graph.get_operations()}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_big_graph_is_drawn_within_the_width_a_screen_allows(graph, engine):
+    _layered_model(12)
+    assert len(graph.get_operations()) > 200
+    picture = graph_to_digraph(graph, engine=engine)
+    collapsed = _Dot(picture.source).nodes_with(shape="box3d")
+    assert collapsed and len(_Dot(picture.source).nodes) <= NODE_BUDGETS[0]
+    assert picture.measured_width(engine) <= MAX_WIDTH_PX
+    assert graph_to_digraph(graph, max_depth=None).measured_width(engine) > MAX_WIDTH_PX
+
+
+def test_the_default_view_opens_loops_before_name_scopes(graph):
+    _layered_model(12)
+    dot = _dot(graph)
+    assert [c for c in dot.clusters if dot.label(c).startswith("while_loop  repeat")]
+    assert "[layer11]" in dot.nodes
+
+
 def test_legend_shows_every_kind(graph):
     df.placeholder(df.float32, [], name="x")
     dot = _dot(graph, legend=True)
@@ -541,9 +661,6 @@ def test_legend_explains_backward_and_update_ops_only_when_drawn(graph):
 
 
 # -- writing files ---------------------------------------------------------------------------------
-# Pictures are drawn by the system's dot when it is installed and by the bundled WebAssembly
-# Graphviz otherwise; the tests draw with each engine explicitly ("system" only where dot is).
-ENGINES = ["wasm", pytest.param("system", marks=needs_dot)]
 
 
 def _small_graph():
