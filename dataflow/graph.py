@@ -661,12 +661,12 @@ class Graph:
         return "\n".join(str(op) for op in self._ops)
 
     def _repr_svg_(self):
-        """Inline display in Jupyter (needs Graphviz's ``dot``)."""
+        """Inline display in Jupyter, drawn as `dataflow.render` draws (with or without ``dot``)."""
         from .render import graph_to_digraph
 
         try:
             return graph_to_digraph(self)._repr_image_svg_xml()
-        except Exception:  # no dot binary: Jupyter falls back to the text repr
+        except Exception:  # no Graphviz can draw it: Jupyter falls back to the text repr
             return None
 
     def _repr_pretty_(self, printer, cycle) -> None:

@@ -1,8 +1,9 @@
 """Drawing graphs with Graphviz: `render` writes a picture, `graph_to_digraph` builds it.
 
-Both return a ``graphviz.Digraph``.  Building one needs only the ``graphviz`` Python package;
-turning it into an image needs Graphviz's ``dot`` program.  Without ``dot``,
-``render(..., format="dot")`` or ``digraph.source`` still give the DOT text.
+Both return a `Picture`, a ``graphviz.Digraph`` whose ``.source`` is the DOT text and which
+Jupyter shows inline.  Turning DOT into an image is `dataflow.render_engine`'s work: with
+Graphviz's ``dot`` program when it is installed, else with the Graphviz that dataflow installs
+(compiled to WebAssembly; svg and png).  ``render(..., format="dot")`` needs neither.
 
 What the picture shows (``render(..., legend=True)`` adds a key):
 
@@ -76,19 +77,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
+import graphviz
 import numpy as np
 
 from executor.program import NodeKind
 
 from . import nest
 from .graph import Graph, GraphKeys, Operation, Tensor, get_default_graph
+from .render_engine import GraphvizNotFoundError, draw, resolve_engine, svg_to_png
 
-try:
-    import graphviz
-except ImportError:  # pragma: no cover - graphviz is a dependency in setup.cfg
-    graphviz = None
-
-__all__ = ["GraphvizNotFoundError", "graph_to_digraph", "render"]
+__all__ = ["GraphvizNotFoundError", "Picture", "graph_to_digraph", "render"]
 
 FORMATS = ("png", "svg", "pdf", "dot")
 _EXTENSIONS = {"png": "png", "svg": "svg", "pdf": "pdf", "dot": "dot", "gv": "dot"}
@@ -99,10 +97,6 @@ _EDGE_LABEL_LIMIT = 150
 _FONT = "Helvetica,Arial,sans-serif"
 _TEXT = "#263238"
 _SUBTLE = "#607D8B"
-
-
-class GraphvizNotFoundError(RuntimeError):
-    """Graphviz's ``dot`` program, needed to turn a graph into an image, is not installed."""
 
 
 # -- visual conventions ----------------------------------------------------------------------------
@@ -688,38 +682,147 @@ def _attach(scope: _Scope, box: _Box) -> None:
 
 
 # -- collapsing ------------------------------------------------------------------------------------
-def _collapse(root: _Box, collapse_scopes, ops: list[Operation]) -> None:
-    if not collapse_scopes:
-        return
+# The default view (max_depth="auto").  A graph of at most NODE_BUDGETS[0] ops is drawn whole.
+# A bigger one is opened breadth-first within a budget of nodes (an op or a collapsed box each),
+# trying the budgets in turn until Graphviz lays the picture out within MAX_WIDTH_PX (at 96 dpi,
+# the pixels of a PNG): a count of nodes alone does not bound the width, which depends on how
+# many of them sit side by side.  benchmarks/probe_render.py prints the sizes this gives.
+NODE_BUDGETS = (80, 60, 45, 30, 20, 12)
+MAX_WIDTH_PX = 2500
+
+
+def _collapsible_children(box: _Box) -> list[_Box]:
+    """The boxes just inside ``box`` that can be collapsed, looking through a cond's branches
+    (a branch is part of its cond, never collapsed on its own)."""
+    found = []
+    for child in box.children:
+        if child.kind == "branch":
+            found.extend(_collapsible_children(child))
+        else:
+            found.append(child)
+    return found
+
+
+def _visible_nodes(box: _Box, closed) -> int:
+    """How many nodes ``box``'s content is drawn as when the boxes in ``closed`` are collapsed."""
+    count = len(box.ops)
+    for child in box.children:
+        if child.kind != "branch" and child in closed:
+            count += 1
+        else:
+            count += _visible_nodes(child, closed)
+    return count
+
+
+def _named_boxes(root: _Box, names, ops: list[Operation], option: str) -> list[_Box]:
+    """The boxes called ``names`` (a name, or a list of them), refusing a name that is not that
+    of a box or an op among the drawn ones."""
+    names = [names] if isinstance(names, str) else list(names)
+    names = {_strip(n) for n in names}
+    boxes = [b for b in _walk(root) if b.name and b.kind != "branch"]
+    known = {b.name for b in boxes}
+    for name in names:
+        if name not in known and not any(
+            op.name == name or op.name.startswith(name + "/") for op in ops
+        ):
+            raise ValueError(
+                f"{option}: there is no name scope, loop or cond named {name!r} among "
+                f"the drawn ops (scopes: {sorted(known) or 'none'})."
+            )
+    return [b for b in boxes if b.name in names]
+
+
+def _collapse(
+    root: _Box,
+    collapse_scopes,
+    ops: list[Operation],
+    expand=(),
+    max_depth="auto",
+    node_budget: int = NODE_BUDGETS[0],
+) -> None:
+    """Marks the boxes drawn as a single node (and unmarks the others).
+
+    A box is collapsed when ``collapse_scopes`` names it (True: every outermost name scope) or
+    when it lies deeper than ``max_depth`` (counting name scopes, loops and conds; a top-level
+    box has depth 1), unless ``expand`` names it or a box inside it.  ``max_depth="auto"`` opens
+    boxes breadth-first (loops and conds before name scopes at each depth; a variable's scope
+    stays closed) while the picture stays within ``node_budget`` nodes, so a graph of at most
+    that many ops is drawn whole.
+    """
+    if max_depth != "auto" and max_depth is not None:
+        if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
+            raise ValueError(f"max_depth must be 'auto', None or an int >= 0, got {max_depth!r}")
+    collapsible = [b for b in _walk(root) if b.kind != "branch" and b is not root]
+    wanted_closed: set = set()
     if collapse_scopes is True:
 
-        def wanted(box: _Box) -> bool:
-            return box.kind == "scope"
+        def visit(box: _Box) -> None:
+            for child in _collapsible_children(box):
+                if child.kind == "scope":
+                    wanted_closed.add(child)
+                else:
+                    visit(child)
 
+        visit(root)
+    elif collapse_scopes:
+        wanted_closed.update(_named_boxes(root, collapse_scopes, ops, "collapse_scopes"))
+    wanted_open: set = set()
+    for box in _named_boxes(root, expand or (), ops, "expand"):
+        while box is not None and box is not root:
+            if box.kind != "branch":
+                wanted_open.add(box)
+            box = box.parent
+    both = wanted_open & wanted_closed
+    if both:
+        name = sorted(b.name for b in both)[0]
+        raise ValueError(
+            f"{name!r} is both collapsed (collapse_scopes) and expanded (expand, which opens "
+            "the boxes around what it names too)."
+        )
+    if max_depth == "auto" and _visible_nodes(root, set()) <= node_budget:
+        closed = set()  # a small graph is drawn whole
+    elif max_depth == "auto":
+        closed = set(collapsible) - wanted_open
+        level = _collapsible_children(root)
+        while level:
+            level.sort(key=lambda b: b.kind == "scope")  # loops and conds first; stable
+            next_level = []
+            for box in level:
+                if box in wanted_closed or (box not in wanted_open and _is_variable_box(box)):
+                    continue
+                if box in closed:
+                    closed.discard(box)
+                    if _visible_nodes(root, closed) > node_budget:
+                        closed.add(box)
+                        continue
+                next_level.extend(_collapsible_children(box))
+            level = next_level
+    elif max_depth is None:
+        closed = set()
     else:
-        names = [collapse_scopes] if isinstance(collapse_scopes, str) else list(collapse_scopes)
-        names = {_strip(n) for n in names}
-        known = {b.name for b in _walk(root) if b.name}
-        for name in names:
-            if name not in known and not any(
-                op.name == name or op.name.startswith(name + "/") for op in ops
-            ):
-                raise ValueError(
-                    f"collapse_scopes: there is no name scope, loop or cond named {name!r} among "
-                    f"the drawn ops (scopes: {sorted(known) or 'none'})."
-                )
+        closed = {b for b in collapsible if _box_depth(b) > max_depth} - wanted_open
+    for box in collapsible:
+        box.collapsed = box in closed or box in wanted_closed
 
-        def wanted(box: _Box) -> bool:
-            return box.name in names
 
-    def visit(box: _Box) -> None:
-        for child in box.children:
-            if wanted(child):
-                child.collapsed = True
-            else:
-                visit(child)
+def _is_variable_box(box: _Box) -> bool:
+    """A name scope that holds a variable and its helpers (read, assign, initial value, the
+    optimizer's slots), drawn collapsed as the variable's cylinder."""
+    return box.kind == "scope" and any(
+        op.name == box.name and op.type == "VarHandleOp" for op in box.ops
+    )
 
-    visit(root)
+
+def _collapsed_boxes(root: _Box) -> set:
+    return {b for b in _walk(root) if b.collapsed}
+
+
+def _box_depth(box: _Box) -> int:
+    depth = 0
+    while box.parent is not None:
+        depth += box.kind != "branch"
+        box = box.parent
+    return depth
 
 
 def _walk(box: _Box):
@@ -767,6 +870,18 @@ def _tensor_text(t: Tensor) -> str:
     if t.dtype.name == "resource":
         return "resource"
     return f"{t.dtype.name} {t.shape}"
+
+
+# Longer names relative to their box (made by gradients inside loops) are cut in the middle, so
+# that a row of them does not widen the picture; the tooltip has the full name.
+_LABEL_CHARACTERS = 36
+
+
+def _shortened(name: str) -> str:
+    if len(name) <= _LABEL_CHARACTERS:
+        return name
+    tail = _LABEL_CHARACTERS * 2 // 3
+    return name[: _LABEL_CHARACTERS - tail - 1] + "…" + name[-tail:]
 
 
 # The suffix that makes a name unique: "Switch_3" is named after its type, like "Switch".
@@ -866,7 +981,7 @@ class _Builder:
     def node_attrs(self, op: Operation, box: _Box) -> dict[str, str]:
         category = _category(op, self.loop_cond_ops)
         attrs = dict(_NODE_STYLES[category])
-        name = op.name if self.full_names else _relative(op.name, box.prefix)
+        name = op.name if self.full_names else _shortened(_relative(op.name, box.prefix))
         value = _const_text(op) if category == "const" else None
         if value is not None:
             attrs["label"] = f"{name} = {value}"
@@ -907,9 +1022,13 @@ class _Builder:
         if any(op in self.fetched for op in ops):
             attrs["penwidth"] = "2.5"
         attrs["label"] = _html_label(label, f"{kind} · {count}")
+        attrs["tooltip"] = box.name or ""
         if self.overlay is not None:
-            self.overlay.decorate_collapsed(ops, attrs)
-        sub.node(node_id, tooltip=box.name, **attrs)
+            frame = None
+            if box.kind == "while":
+                frame = str(getattr(box.context, "frame_name", None) or box.name)
+            self.overlay.decorate_collapsed(ops, attrs, frame)
+        sub.node(node_id, **attrs)
 
     def emit_edges(self, digraph) -> None:
         """One edge per (producer, consumer, tensor); edges into and out of a collapsed box
@@ -1064,6 +1183,62 @@ def _add_legend(digraph, roles: frozenset = frozenset()) -> None:
 
 
 # -- the public functions --------------------------------------------------------------------------
+class Picture(graphviz.Digraph):
+    """The picture `render` returns: a ``graphviz.Digraph`` that draws itself with
+    `dataflow.render_engine`, so ``pipe()`` and Jupyter's inline display work without ``dot``.
+
+    ``drawing_engine`` is the engine asked for (``"auto"``, ``"system"``, ``"wasm"``, or None
+    for the default); ``pipe`` with Graphviz's own options (a renderer, a formatter, another
+    layout engine than dot) is the system ``dot``'s, as in ``graphviz.Digraph``.
+    """
+
+    drawing_engine: Optional[str] = None
+
+    def pipe(
+        self,
+        format: Optional[str] = None,  # noqa: A002 - graphviz.Digraph.pipe's signature
+        renderer: Optional[str] = None,
+        formatter: Optional[str] = None,
+        neato_no_op: Union[bool, int, None] = None,
+        quiet: bool = False,
+        *,
+        engine: Optional[str] = None,
+        encoding: Optional[str] = None,
+    ) -> Union[bytes, str]:
+        if renderer or formatter or neato_no_op or engine not in (None, "dot"):
+            return super().pipe(
+                format, renderer, formatter, neato_no_op, quiet, engine=engine, encoding=encoding
+            )
+        data = self.draw(format or self.format)
+        return data.decode(encoding) if encoding is not None else data
+
+    def draw(self, fmt: str, target: str = "the picture") -> bytes:
+        """The picture in format ``fmt``, drawn by its engine (an SVG laid out already to
+        measure the picture is reused)."""
+        engine = resolve_engine(self.drawing_engine)
+        laid_out = self._laid_out
+        if laid_out is not None and laid_out[:2] == (engine, self.source):
+            if fmt == "svg":
+                return laid_out[2]
+            if fmt == "png" and engine == "wasm":
+                return svg_to_png(laid_out[2])
+        return draw(self.source, fmt, engine, target)
+
+    def measured_width(self, engine: Optional[str] = None) -> Optional[float]:
+        """The width in pixels (at 96 dpi) Graphviz lays the picture out at; None when no
+        Graphviz can lay it out."""
+        self.drawing_engine = engine
+        try:
+            svg = self.draw("svg")
+        except GraphvizNotFoundError:
+            return None
+        self._laid_out = (resolve_engine(engine), self.source, svg)
+        match = re.search(rb'<svg[^>]*?\swidth="([\d.]+)pt"', svg)
+        return float(match.group(1)) * 96 / 72 if match else None
+
+    _laid_out: Optional[tuple[str, str, bytes]] = None
+
+
 GraphOrFetches = Union[Graph, Tensor, Operation, Sequence[Any], dict, None]
 
 
@@ -1113,20 +1288,49 @@ def graph_to_digraph(
     full_names: bool = False,
     rankdir: str = "TB",
     run_metadata: Any = None,
-) -> Any:
-    """Builds the ``graphviz.Digraph`` of a graph, or of the ops that fetches need.
+    expand: Union[str, Sequence[str]] = (),
+    max_depth: Union[int, str, None] = "auto",
+    engine: Optional[str] = None,
+) -> Picture:
+    """Builds the `Picture` (a ``graphviz.Digraph``) of a graph, or of the ops fetches need.
 
-    Needs no ``dot`` program.  The options are those of `render`.
+    The options are those of `render`.  Only the default view of a graph of more than
+    ``NODE_BUDGETS[0]`` ops needs a Graphviz (``engine``'s): it lays candidate views out to find
+    one within `MAX_WIDTH_PX`; with no Graphviz at all it takes the first candidate.
     """
-    if graphviz is None:  # pragma: no cover
-        raise ImportError("Drawing graphs needs the graphviz package: pip install graphviz")
     graph, ops, fetched = _ops_to_draw(graph_or_fetches)
     layout = _Layout(ops, graph)
     _group_by_scope(layout.root)
-    _collapse(layout.root, collapse_scopes, ops)
+    roles = _roles(graph, ops)
+    overlay = None
+    if run_metadata is not None:
+        from .debug.overlay import RunOverlay
+
+        overlay = RunOverlay(run_metadata)
+
+    def build(node_budget: int) -> Picture:
+        _collapse(layout.root, collapse_scopes, ops, expand, max_depth, node_budget)
+        return _build_picture(
+            layout, ops, fetched, roles, overlay, legend, edge_labels, full_names, rankdir
+        )
+
+    if max_depth != "auto" or len(ops) <= NODE_BUDGETS[0]:
+        return build(NODE_BUDGETS[0])
+    for budget in NODE_BUDGETS:
+        picture = build(budget)
+        width = picture.measured_width(engine)
+        if width is None or width <= MAX_WIDTH_PX:
+            break
+    return picture
+
+
+def _build_picture(
+    layout, ops, fetched, roles, overlay, legend, edge_labels, full_names, rankdir
+) -> Picture:
     if edge_labels is None:
-        edge_labels = len(ops) <= _EDGE_LABEL_LIMIT
-    digraph = graphviz.Digraph(
+        shown = _visible_nodes(layout.root, _collapsed_boxes(layout.root))
+        edge_labels = shown <= _EDGE_LABEL_LIMIT
+    digraph = Picture(
         name="dataflow",
         graph_attr={
             "rankdir": rankdir,
@@ -1152,12 +1356,6 @@ def graph_to_digraph(
             "arrowsize": "0.6",
         },
     )
-    roles = _roles(graph, ops)
-    overlay = None
-    if run_metadata is not None:
-        from .debug.overlay import RunOverlay
-
-        overlay = RunOverlay(run_metadata)
     builder = _Builder(ops, fetched, layout.loop_cond_ops, full_names, edge_labels, roles, overlay)
     builder.emit(layout.root, digraph)
     builder.emit_edges(digraph)
@@ -1180,7 +1378,10 @@ def render(
     rankdir: str = "TB",
     keep_source: bool = False,
     run_metadata: Any = None,
-) -> Any:
+    expand: Union[str, Sequence[str]] = (),
+    max_depth: Union[int, str, None] = "auto",
+    engine: Optional[str] = None,
+) -> Picture:
     """Draws a graph (or the ops that fetches need) and optionally writes the picture to ``path``.
 
     Args:
@@ -1191,28 +1392,46 @@ def render(
       path: where to write the picture, or None to only build it.  ``path`` is the file name
         itself when it ends in the format's extension (``"out.png"`` writes ``out.png``);
         otherwise the extension is added (``render(g, "out", format="svg")`` writes ``out.svg``).
-      format: ``"png"``, ``"svg"``, ``"pdf"``, or ``"dot"`` for the DOT text (which needs no
-        Graphviz program).  By default it is taken from the extension of ``path`` (``.gv``
-        means ``"dot"``), else ``"png"``.
+      format: ``"png"``, ``"svg"``, ``"pdf"`` (drawn by the system's ``dot`` only), or
+        ``"dot"`` for the DOT text (which needs no Graphviz).  By default it is taken from the
+        extension of ``path`` (``.gv`` means ``"dot"``), else ``"png"``.
       collapse_scopes: ``True`` draws each outermost name scope as a single box; a name or a
-        list of names collapses just those name scopes, loops or conds (by full name).
+        list of names collapses just those name scopes, loops or conds (by full name).  A
+        collapsed box is one node labelled with its name, kind and op count; the edges between
+        two nodes are drawn as one, labelled with how many tensors it carries.
       legend: add a key of the node shapes and edge styles.
-      edge_labels: label data edges with dtype and shape; by default only when the graph has at
-        most 150 ops.
+      edge_labels: label data edges with dtype and shape; by default only when the picture has
+        at most 150 nodes.
       full_names: label nodes with full op names instead of names relative to their box.
       rankdir: Graphviz layout direction, ``"TB"`` (top to bottom) or ``"LR"``.
       keep_source: also write the DOT text next to the picture, as ``<path stem>.gv``.
       run_metadata: a ``df.RunMetadata`` filled in by ``Session.run(..., run_metadata=...)``:
         draw that run on the picture (ops that ran with their time, dead and unrun ops, loop
         iteration counts; see ``dataflow.debug.overlay``).
+      expand: a name or a list of names of name scopes, loops or conds to draw open, with the
+        boxes around them, whatever ``max_depth`` says.
+      max_depth: how deep boxes are drawn open: ``None`` opens every box; an int ``n`` collapses
+        the boxes inside ``n`` others (``0``: every top-level name scope, loop and cond);
+        ``"auto"`` (the default) draws a graph of up to 80 ops whole, and opens the boxes of a
+        bigger one breadth-first, loops and conds first (a variable's scope stays one
+        cylinder), as far as a picture about 2500 px wide allows, so that a training step
+        with its gradients and optimizer fits a screen or two and shows its structure.
+      engine: which Graphviz draws the picture (not a Graphviz layout engine: the layout is
+        always ``dot``'s).  ``"system"``: the ``dot`` program on PATH; ``"wasm"``: the Graphviz
+        installed with dataflow, compiled to WebAssembly (svg and png); ``"auto"``: the first
+        when ``dot`` is installed, else the second.  None: the environment variable
+        ``DATAFLOW_RENDER_ENGINE``, else ``"auto"``.  See `dataflow.render_engine`.
 
     Returns:
-      The ``graphviz.Digraph`` (in Jupyter it displays itself inline).
+      The `Picture`, a ``graphviz.Digraph`` (in Jupyter it displays itself inline, drawn by
+      ``engine``).
 
     Raises:
-      GraphvizNotFoundError: (a RuntimeError) an image was asked for but Graphviz's ``dot``
-        program is not installed.
+      GraphvizNotFoundError: (a RuntimeError) no Graphviz can draw the picture asked for: the
+        system engine without ``dot``, pdf without ``dot``, or Python 3.10 without ``dot``.
+      ValueError: an unknown format or engine, or a path whose extension names another format.
     """
+    resolve_engine(engine)  # an unknown engine is an error before any work
     digraph = graph_to_digraph(
         graph_or_fetches,
         collapse_scopes,
@@ -1221,7 +1440,11 @@ def render(
         full_names=full_names,
         rankdir=rankdir,
         run_metadata=run_metadata,
+        expand=expand,
+        max_depth=max_depth,
+        engine=engine,
     )
+    digraph.drawing_engine = engine
     if path is not None:
         _write(digraph, os.fspath(path), format, keep_source)
     elif format is not None and format.lower() not in FORMATS:
@@ -1259,24 +1482,10 @@ def _write(digraph, path: str, format: Optional[str], keep_source: bool) -> str:
         with open(target, "w", encoding="utf-8") as f:
             f.write(digraph.source)
         return target
-    try:
-        data = digraph.pipe(format=fmt)
-    except graphviz.ExecutableNotFound:
-        raise GraphvizNotFoundError(_missing_dot_message(target)) from None
+    data = digraph.draw(fmt, target)
     with open(target, "wb") as f:
         f.write(data)
     if keep_source:
         with open(os.path.splitext(target)[0] + ".gv", "w", encoding="utf-8") as f:
             f.write(digraph.source)
     return target
-
-
-def _missing_dot_message(target: str) -> str:
-    return (
-        f"Cannot write {target!r}: Graphviz's 'dot' program, which turns a graph into an image, "
-        "is not installed (or not on PATH). Install Graphviz with your package manager: "
-        "'apt-get install graphviz' (Debian/Ubuntu), 'brew install graphviz' (macOS), "
-        "'conda install graphviz' (conda), or see https://graphviz.org/download/. "
-        "Without it, render(..., format='dot') writes the DOT text, and the returned "
-        "Digraph's .source holds it too."
-    )

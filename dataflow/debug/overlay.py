@@ -30,8 +30,9 @@ An op inside a loop usually both ran (in the iterations whose predicate held) an
 of its instances that ran and how often its body ran (the executor counts the final
 predicate-only iteration too, so a body that ran n times had n + 1 iterations), and how many
 instances only passed dead values through (a loop on an untaken branch, or started in an outer
-loop's last iteration); a collapsed box says how many of its ops ran and their time.  The
-tooltip of an op (SVG) has the details.
+loop's last iteration).  A collapsed box sums up its ops (how many ran, with their firings and
+time, how many fired dead or were rewritten by the passes) and, for a collapsed loop, gives its
+iterations.  The tooltip of an op (SVG) has the details.
 
 The overlay only adds to the attributes `dataflow.render` computed; the render module calls it
 through three hooks (`decorate_node`, `decorate_loop`, `decorate_collapsed`) and knows nothing
@@ -41,7 +42,8 @@ else about runs.
 from __future__ import annotations
 
 import html
-from typing import Any
+from collections import Counter
+from typing import Any, Optional
 
 _SUBTLE = "#607D8B"
 _RAN = "#1B5E20"
@@ -168,6 +170,13 @@ class RunOverlay:
                 attrs["tooltip"] = f"{tooltip}\\ndid not run (not needed, or never reached)"
 
     def decorate_loop(self, frame_name: str, attrs: dict) -> None:
+        attrs["label"] = _add_line(
+            attrs.get("label", frame_name), self._loop_text(frame_name), _RAN
+        )
+
+    def _loop_text(self, frame_name: str) -> str:
+        """The iterations of each instance of a loop that ran, and how many only passed dead
+        values through."""
         counts = list(self.instance_iterations.get(frame_name, {}).values())
         # The executor also counts instances that only passed dead values through (a loop on
         # an untaken branch, or in the last iteration of an outer loop).
@@ -186,13 +195,35 @@ class RunOverlay:
                 )
             if dead_instances > 0:
                 line += f"; {dead_instances} more fired dead"
-        attrs["label"] = _add_line(attrs.get("label", frame_name), line, _RAN)
+        return line
 
-    def decorate_collapsed(self, ops: list, attrs: dict) -> None:
+    def decorate_collapsed(self, ops: list, attrs: dict, loop_frame: Optional[str] = None) -> None:
+        """Sums up a collapsed box: how many of its ops ran, fired dead, were rewritten by the
+        graph passes, and their time; and the iterations of the loop whose frame is
+        ``loop_frame`` when the box is that loop."""
+        statuses = Counter(self.status(op.name) for op in ops)
         ran = [op for op in ops if op.name in self.executions]
         seconds = sum(self.time[op.name] for op in ran)
-        line = f"{len(ran)} of {len(ops)} ran" + (f" · {format_seconds(seconds)}" if ran else "")
-        attrs["label"] = _add_line(attrs.get("label", ""), line, _RAN if ran else _NOT_RUN)
+        firings = sum(sum(self.executions[op.name].values()) for op in ran)
+        line = f"{len(ran)} of {len(ops)} ran"
+        if firings > len(ran):
+            line += f" ({firings} firings)"
+        if ran:
+            line += f" · {format_seconds(seconds)}"
+        others = [
+            f"{statuses[status]} {word}"
+            for status, word in (("dead", "fired dead"), ("rewritten", "rewritten"))
+            if statuses[status]
+        ]
+        if others:
+            line += " · " + ", ".join(others)
+        label = _add_line(attrs.get("label", ""), line, _RAN if ran else _NOT_RUN)
+        if loop_frame is not None:
+            label = _add_line(label, self._loop_text(loop_frame), _RAN)
+        attrs["label"] = label
+        tooltip = attrs.get("tooltip", "")
+        details = ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
+        attrs["tooltip"] = f"{tooltip}\\n{details}" if tooltip else details
 
     def add_legend(self, digraph) -> None:
         """A key of the overlay's states, beside the picture's own legend."""

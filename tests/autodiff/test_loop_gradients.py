@@ -587,7 +587,7 @@ def test_the_backward_graph_renders_every_op_once_with_the_backward_loop_as_a_cl
 
     y = loop(lambda i, a: i < 3, body, [0, x], name="grow")[1]
     df.gradients(y, x)
-    source = graph_to_digraph(df.get_default_graph()).source
+    source = graph_to_digraph(df.get_default_graph(), max_depth=None).source
     declared = re.findall(r'^\s*("(?:[^"\\]|\\.)*"|[^\s\[\];{}]+) \[', source, flags=re.M)
     names = sorted(d.strip('"') for d in declared if d not in ("graph", "node", "edge"))
     assert names == sorted(op.name for op in df.get_default_graph().get_operations())

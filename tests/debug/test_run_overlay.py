@@ -1,17 +1,12 @@
 """``df.render(..., run_metadata=...)``: the graph picture with what one run did drawn on it."""
 
 import re
-import shutil
 
 import numpy as np
 import pytest
 
 import dataflow as df
 from dataflow.render import graph_to_digraph
-
-needs_dot = pytest.mark.skipif(
-    shutil.which("dot") is None, reason="Graphviz's dot program is not installed"
-)
 
 
 def run_with_metadata(fetches, feed_dict=None):
@@ -150,12 +145,26 @@ def test_a_collapsed_box_says_how_many_of_its_ops_ran(graph):
     assert re.search(r"\d+ of 4 ran", node_line(source, "[block]"))
 
 
+def test_a_collapsed_loop_sums_up_its_ops_and_gives_its_iterations(graph):
+    x, out = branchy_loop()
+    metadata = run_with_metadata(out, {x: 1.0})
+    overlay = df.debug.RunOverlay(metadata)
+    source = graph_to_digraph(out, collapse_scopes=["loop"], run_metadata=metadata).source
+    line = node_line(source, "[loop]")
+    loop_ops = [op for op in df.get_default_graph().get_operations() if op.name.startswith("loop/")]
+    ran = [op for op in loop_ops if overlay.status(op.name) == "ran"]
+    dead = [op for op in loop_ops if overlay.status(op.name) == "dead"]
+    assert ran and dead
+    assert re.search(rf"{len(ran)} of \d+ ran \(\d+ firings\)", line)
+    assert f"{len(dead)} fired dead" in line  # the untaken branch's ops
+    assert "5 iterations (body ran 4×)" in line
+
+
 def test_render_refuses_something_that_is_not_run_metadata(graph):
     with pytest.raises(TypeError, match="RunMetadata"):
         df.render(df.constant(1.0), run_metadata={"step_stats": []})
 
 
-@needs_dot
 def test_render_writes_the_overlay_picture_with_a_legend(graph, tmp_path):
     x, out = branchy_loop()
     metadata = run_with_metadata(out, {x: 1.0})

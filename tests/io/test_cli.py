@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -100,7 +99,6 @@ def test_a_hostile_file_is_reported_not_run(tmp_path):
     assert result.returncode == 1 and "zip archive" in result.stderr
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
 def test_render_writes_an_image(model, tmp_path):
     image = tmp_path / "model.svg"
     result = cli("render", model, "-o", image)
