@@ -39,7 +39,15 @@ from . import dtypes as _dtypes
 from . import errors, nest
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
-from .graph import Graph, Operation, Tensor, _user_location, get_default_graph, needed_ops
+from .graph import (
+    Graph,
+    Operation,
+    Tensor,
+    _user_location,
+    control_sources,
+    get_default_graph,
+    needed_ops,
+)
 from .passes import GraphItem, PassManager
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .passes.inplace import is_fresh_value
@@ -344,7 +352,12 @@ class Session:
         ``cond`` branch (used when the branch is taken), or a loop's result.  A tensor inside a
         while loop (built in its ``cond`` or ``body``, a loop variable as the loop sees it, or
         the result of a loop nested in another) may not be fed: ``ValueError``, as TensorFlow
-        1.x raises for the tensors it marks unfeedable."""
+        1.x raises for the tensors it marks unfeedable.
+
+        Feeding replaces a tensor, not its op: an op with a control consumer still runs for
+        it when its outputs are fed (an ``assign`` still assigns), except a fed
+        ``Placeholder``, which the feed replaces whole, so that a control edge from it waits
+        for the feed, as in TensorFlow."""
         return self._run(fetches, feed_dict, options, run_metadata, _user_location())
 
     def _run(self, fetches, feed_dict, options, run_metadata, location):
@@ -693,7 +706,7 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
     run (see `_check_feedable`)."""
     op_def = op._op_def
     inputs = [(arg_of[t], 0) if t in arg_of else (node_of[t.op], t.value_index) for t in op._inputs]
-    control_inputs = [node_of[c] for c in op._control_inputs]
+    control_inputs = _control_nodes(op._control_inputs, node_of, arg_of)
     kind = op_def.kind
     node = Node(
         name=op.name,
@@ -726,6 +739,18 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
         node.is_constant = op.attrs["is_constant"]
         node.parallel_iterations = op.attrs["parallel_iterations"]
     return node
+
+
+def _control_nodes(control_inputs: list, node_of: dict, arg_of: dict) -> list:
+    """The nodes that control edges from ``control_inputs`` wait for: an op's node, or the ARG
+    nodes of its feeds where they stand in for it (`graph.control_sources`)."""
+    if not arg_of:
+        return [node_of[c] for c in control_inputs]
+    return [
+        arg_of[source] if isinstance(source, Tensor) else node_of[source]
+        for c in control_inputs
+        for source in control_sources(c, arg_of)
+    ]
 
 
 def _never_run(*args):

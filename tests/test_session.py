@@ -85,6 +85,64 @@ def test_any_tensor_may_be_fed_and_cuts_off_its_inputs():
         assert sess.run(z, {y: 10.0}) == 11.0  # x need not be fed
 
 
+_PASSES_ON_AND_OFF = [
+    pytest.param(None, id="passes_on"),
+    pytest.param(
+        df.ConfigProto(
+            graph_options=df.GraphOptions(
+                rewrite_options=df.RewriterConfig(disable_meta_optimizer=True)
+            )
+        ),
+        id="passes_off",
+    ),
+]
+
+
+@pytest.mark.parametrize("config", _PASSES_ON_AND_OFF)
+def test_a_control_dependency_on_a_fed_placeholder_waits_for_its_feed(config):
+    flag = df.placeholder(df.bool, name="flag")
+    x = df.placeholder(df.float32, [], name="x")
+    with df.control_dependencies([flag]):
+        y = df.identity(df.constant(1.0))
+        z = x * 2.0
+    with df.Session(config=config) as sess:
+        assert sess.run(y, {flag: True}) == 1.0
+        assert sess.run([y, z], {flag: False, x: 3.0}) == [1.0, 6.0]
+        with pytest.raises(df.errors.InvalidArgumentError, match="must feed a value"):
+            sess.run(y)  # not fed: the placeholder runs for the control edge and fails
+
+
+@pytest.mark.parametrize("config", _PASSES_ON_AND_OFF)
+def test_a_fed_placeholder_is_replaced_whole_without_what_it_waited_for(config):
+    unfed = df.placeholder(df.float32, name="unfed")
+    with df.control_dependencies([unfed]):
+        flag = df.placeholder(df.bool, name="flag")
+    with df.control_dependencies([flag]):
+        y = df.identity(df.constant(1.0))
+    with df.Session(config=config) as sess:
+        assert sess.run(y, {flag: True}) == 1.0  # as TensorFlow rewires a fed Placeholder
+
+
+@pytest.mark.parametrize("config", _PASSES_ON_AND_OFF)
+def test_an_op_whose_output_is_fed_still_runs_for_its_control_consumers(config):
+    v = df.Variable(0.0)
+    bump = df.assign_add(v, 1.0)
+    x = df.placeholder(df.float32, name="x")
+    doubled = x * 2.0
+    with df.control_dependencies([bump]):
+        after_bump = df.identity(df.constant(1.0))
+    with df.control_dependencies([doubled]):
+        after_doubled = df.identity(df.constant(1.0))
+    with df.Session(config=config) as sess:
+        sess.run(v.initializer)
+        assert sess.run(after_bump, {bump: 10.0}) == 1.0
+        assert sess.run(v) == 1.0  # feeding replaced the tensor; the assign still ran
+        assert sess.run(after_doubled, {doubled: 5.0, x: 1.0}) == 1.0
+        with pytest.raises(df.errors.InvalidArgumentError, match="must feed a value") as info:
+            sess.run(after_doubled, {doubled: 5.0})  # the Mul runs, and needs x
+        assert "'x'" in str(info.value)
+
+
 def _loop_with_a_nested_loop():
     """``x`` doubled three times by a loop whose body runs an inner loop; returns the outer
     loop's result and, by name, tensors that lie inside the loops."""
