@@ -485,11 +485,7 @@ def _build_loop(
     # Loop-variable Enters are the loop's entry points: they keep the user's control deps.
     enters = []
     for var, invariant in zip(flat_vars, invariants):
-        with building_in(graph, context.outer_context, keep_control_dependencies=True):
-            enter = apply_op("Enter", [var], context.enter_attrs(False), name="Enter")
-        enter._control_flow_context = context
-        if invariant is not None:
-            enter.outputs[0]._shape = invariant
+        enter = context.enter_loop_variable(var, invariant, keep_control_dependencies=True)
         enters.append(enter.outputs[0])
     context.loop_enters = [e.op for e in enters]
 
