@@ -352,7 +352,9 @@ class Session:
         ``cond`` branch (used when the branch is taken), or a loop's result.  A tensor inside a
         while loop (built in its ``cond`` or ``body``, a loop variable as the loop sees it, or
         the result of a loop nested in another) may not be fed: ``ValueError``, as TensorFlow
-        1.x raises for the tensors it marks unfeedable.
+        1.x raises for the tensors it marks unfeedable.  Nor may such a tensor, or an op
+        inside a while loop, be fetched: `errors.InaccessibleTensorError` (a ``ValueError``),
+        raised before anything runs, as TensorFlow does for the ops it marks unfetchable.
 
         Feeding replaces a tensor, not its op: an op with a control consumer still runs for
         it when its outputs are fed (an ``assign`` still assigns), except a fed
@@ -371,6 +373,7 @@ class Session:
         if plan is None:
             _check_feedable(feed_tensors, location)
             plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
+            _check_fetchable(plan, flat_fetches, location)
             with self._lock:
                 if len(self._plans) > 256:
                     self._plans.clear()
@@ -791,6 +794,42 @@ def _check_feedable(feed_tensors: tuple, location) -> None:
             )
 
 
+def _check_fetchable(plan: _Plan, flat_fetches: list, location) -> None:
+    """Raises `errors.InaccessibleTensorError` for a fetched tensor or op that lies inside a
+    while loop, before anything runs (see `Session.run`).
+
+    Where a fetch lies is the executor's frame analysis of the plan, done when the plan is
+    made, so that loops built by hand from Enter and Exit count as ``while_loop``'s do; graph
+    passes keep a fetch where it was, as they never change what a run returns.
+    """
+    executable = plan.executable
+    fetch_edges = executable.program.fetches
+    targets = iter(executable.program.targets)
+    for element, position in zip(flat_fetches, plan.fetch_positions):
+        if position is None:
+            frame = executable.frame_of(next(targets))
+        else:
+            frame = executable.output_frame_of(fetch_edges[position][0])
+        if frame is None or frame == "root":
+            continue
+        is_op = isinstance(element, Operation)
+        built = next(
+            (
+                f" built at {_user_op(node.tag).location}"
+                for node in plan.nodes
+                if node.kind == NodeKind.ENTER and node.frame_name == frame
+            ),
+            "",
+        )
+        raise errors.InaccessibleTensorError(
+            f"{'Operation' if is_op else 'Tensor'} '{element.name}' (created at "
+            f"{(element if is_op else element.op).location}) cannot be fetched (run at "
+            f"{location}): it lies inside the while loop '{frame}'{built}, which runs it once "
+            "per iteration, while a run returns one value. Fetch the loop's results, or make "
+            "the value a loop variable and fetch its final value."
+        )
+
+
 def _user_op(op: Operation) -> Operation:
     """The op of the user's graph that ``op`` (an op of the plan) stands for: every error a run
     raises names it, never an op of the graph passes' private copy (a pass records it on the
@@ -922,11 +961,6 @@ def _why_not_live(op: Operation, state: str) -> str:
         if branch is not None:
             side = "true" if branch else "false"
             return f"it lies on the untaken ({side}) branch of cond '{context.name}'"
-        if getattr(context, "frame_name", None) is not None and state == "never produced":
-            return (
-                f"it lies inside while loop '{context.name}', whose values stay in the loop; "
-                "fetch the loop's results instead"
-            )
         context = getattr(context, "outer_context", None)
     if state == "dead":
         return "it depends on the untaken branch of a Switch"

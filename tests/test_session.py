@@ -203,6 +203,40 @@ def test_a_tensor_inside_a_loop_built_by_hand_may_not_be_fed():
             sess.run(df.exit(entered), {entered: 1.0})
 
 
+@pytest.mark.parametrize("name", ["doubled", "counter", "inner_result"])
+def test_fetching_a_tensor_inside_a_while_loop_is_refused_before_anything_runs(name):
+    x, result, inside = _loop_with_a_nested_loop()
+    calls = []
+    logged = df.py_func(lambda v: calls.append(v) or v, [x], df.float64)
+    inner = inside[name]
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InaccessibleTensorError) as info:
+            sess.run([logged, result, inner], {x: 1.0})
+        message = str(info.value)
+        assert f"Tensor '{inner.name}' (created at {inner.op.location})" in message
+        assert f"inside the while loop 'outer' built at {result.op.location}" in message
+        assert f"run at {__file__}:" in message
+        assert isinstance(info.value, ValueError)  # as TensorFlow's InaccessibleTensorError
+        assert calls == []  # refused before any op ran
+        assert sess.run(result, {x: 1.0}) == 8.0  # the Session is usable
+
+
+def test_an_op_inside_a_while_loop_cannot_be_fetched_either():
+    _, result, inside = _loop_with_a_nested_loop()
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InaccessibleTensorError, match="Operation 'outer/mul'"):
+            sess.run(inside["doubled"].op)
+
+
+def test_a_tensor_inside_a_loop_built_by_hand_cannot_be_fetched():
+    x = df.placeholder(df.float64, [], name="x")
+    entered = df.identity(df.enter(x, frame_name="by_hand"), name="entered")
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InaccessibleTensorError, match="loop 'by_hand'"):
+            sess.run(entered, {x: 1.0})
+        assert sess.run(df.exit(entered), {x: 1.0}) == 1.0
+
+
 def test_missing_feed_names_the_placeholder_and_its_line():
     x = df.placeholder(df.float32, shape=[], name="needed")
     y = x + 1.0

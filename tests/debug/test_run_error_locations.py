@@ -182,8 +182,11 @@ def test_fetching_a_tensor_inside_a_loop_says_so_and_names_the_line(graph):
         return holder["t"]
 
     df.while_loop(lambda i: i < 3, body, [df.constant(0)], name="looped")
-    error = run_error(holder["t"])
-    assert "inside while loop 'looped'" in str(error) and at(holder["line"]) in str(error)
+    with df.Session() as sess:
+        with pytest.raises(errors.InaccessibleTensorError) as info:  # refused before running
+            sess.run(holder["t"])
+    error = info.value
+    assert "inside the while loop 'looped'" in str(error) and at(holder["line"]) in str(error)
 
 
 # -- malformed graphs, deadlines, threads ----------------------------------------------------------
