@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -51,6 +51,7 @@ from .graph import (
 from .passes import GraphItem, PassManager
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .passes.inplace import is_fresh_value
+from .protos import Message
 from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
@@ -58,18 +59,19 @@ _INLINE_MAX_ELEMENTS = 4096
 
 
 @dataclass
-class ConfigProto:
+class ConfigProto(Message):
     """Session options, mirroring the fields of ``tf.ConfigProto`` that apply here.
 
     ``inter_op_parallelism_threads``: threads that run independent expensive ops concurrently
-    (0 means one per core; 1 runs everything on the calling thread).
+    (0 means one per core; 1 runs everything on the calling thread).  Like every option record
+    here, it checks the type of each field as protobuf does (`dataflow.protos.Message`).
     """
 
     inter_op_parallelism_threads: int = 0
     intra_op_parallelism_threads: int = 0
     allow_soft_placement: bool = True
     log_device_placement: bool = False
-    device_count: dict = field(default_factory=dict)
+    device_count: dict[str, int] = field(default_factory=dict)
     operation_timeout_in_ms: int = 0
     # Graph passes run on each plan (`dataflow.passes.config`); read when the Session is
     # created, as TensorFlow copies the ConfigProto it is given.
@@ -77,7 +79,7 @@ class ConfigProto:
 
 
 @dataclass
-class RunOptions:
+class RunOptions(Message):
     """Per-run options: ``timeout_in_ms`` (0 = none) and ``trace_level`` (accepted, unused:
     per-op statistics are collected whenever a ``RunMetadata`` is passed).
 
@@ -133,7 +135,7 @@ class NodeExecStats:
 
 
 @dataclass
-class RunMetadata:
+class RunMetadata(Message):
     """Filled in by ``Session.run(..., run_metadata=...)``.
 
     ``step_stats``: one `NodeExecStats` per op execution, in start order; it names the ops that
@@ -257,6 +259,9 @@ class Session:
     """
 
     def __init__(self, target: str = "", graph: Optional[Graph] = None, config=None):
+        _check_argument("target", target, str, "a str")
+        _check_argument("graph", graph, (Graph, type(None)), "a df.Graph or None")
+        _check_argument("config", config, (ConfigProto, type(None)), "a df.ConfigProto or None")
         self._graph = graph if graph is not None else get_default_graph()
         self._config = config if config is not None else ConfigProto()
         self._variable_values: dict[str, Any] = {}
@@ -365,6 +370,14 @@ class Session:
     def _run(self, fetches, feed_dict, options, run_metadata, location):
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if feed_dict is not None and type(feed_dict) is not dict:
+            _check_argument(
+                "feed_dict", feed_dict, Mapping, "a dict from tensors to values", location
+            )
+        if options is not None:
+            _check_argument("options", options, RunOptions, "a df.RunOptions", location)
+        if run_metadata is not None:
+            _check_argument("run_metadata", run_metadata, RunMetadata, "a df.RunMetadata", location)
         flat_fetches = [self._as_fetch(f, location) for f in nest.flatten(fetches)]
         feed_tensors, feed_values = self._prepare_feeds(feed_dict, location)
         pipeline = self._pipeline(options)
@@ -395,6 +408,9 @@ class Session:
         TensorFlow, it takes ``options=`` and ``run_metadata=`` keywords only when made with
         ``accept_options=True``."""
         location = _user_location()
+        _check_argument(
+            "feed_list", feed_list, (list, tuple, type(None)), "a list or tuple", location
+        )
         feed_list = [self._as_feed_key(k, location) for k in (feed_list or ())]
         for f in nest.flatten(fetches):
             self._as_fetch(f, location)
@@ -611,6 +627,17 @@ class InteractiveSession(Session):
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+def _check_argument(name: str, value, types, expected: str, location=None) -> None:
+    """Raises a ``TypeError`` naming the argument ``name``, what it takes, what was given and
+    the user's line (``location``, found here when not given), unless ``value`` is an instance
+    of ``types``."""
+    if not isinstance(value, types):
+        raise TypeError(
+            f"Argument `{name}` must be {expected}, got {value!r:.200} of type "
+            f"{type(value).__name__} (at {location or _user_location()})."
+        )
+
+
 def _closed_during_run() -> errors.CancelledError:
     return errors.CancelledError(
         None,

@@ -738,6 +738,45 @@ def test_callable_given_the_wrong_number_of_feeds_fails_like_a_run():
         assert call(1.0) == 2.0
 
 
+# -- arguments of the wrong type -------------------------------------------------------------------
+def _refused(call, argument: str, given: str) -> TypeError:
+    with pytest.raises(TypeError) as info:
+        call()
+    message = str(info.value)
+    assert f"Argument `{argument}` must be" in message and f"of type {given}" in message
+    assert f"{__file__}:" in message
+    return info.value
+
+
+def test_run_refuses_feeds_options_and_metadata_of_the_wrong_type():
+    x = df.placeholder(df.float32, [], name="x")
+    y = x * 2.0
+    with df.Session() as sess:
+        _refused(lambda: sess.run(y, [(x, 1.0)]), "feed_dict", "list")
+        _refused(lambda: sess.run(y, {x: 1.0}, options={"timeout_in_ms": 5}), "options", "dict")
+        _refused(lambda: sess.run(y, {x: 1.0}, options=df.RunMetadata()), "options", "RunMetadata")
+        _refused(lambda: sess.run(y, {x: 1.0}, run_metadata={}), "run_metadata", "dict")
+        assert sess.run(y, collections.OrderedDict([(x, 1.0)])) == 2.0  # any mapping will do
+
+
+def test_a_callable_refuses_a_feed_list_options_and_metadata_of_the_wrong_type():
+    x = df.placeholder(df.float32, [], name="x")
+    y = x * 2.0
+    with df.Session() as sess:
+        _refused(lambda: sess.make_callable(y, x), "feed_list", "Tensor")
+        call = sess.make_callable(y, (x,), accept_options=True)
+        _refused(lambda: call(1.0, options={}), "options", "dict")
+        _refused(lambda: call(1.0, run_metadata=[]), "run_metadata", "list")
+        assert call(1.0, options=df.RunOptions(), run_metadata=df.RunMetadata()) == 2.0
+
+
+def test_a_session_refuses_a_config_graph_or_target_of_the_wrong_type():
+    _refused(lambda: df.Session(config={"inter_op_parallelism_threads": 2}), "config", "dict")
+    _refused(lambda: df.Session(graph="default"), "graph", "str")
+    _refused(lambda: df.InteractiveSession(target=None), "target", "NoneType")
+    assert df.get_default_session() is None  # the refused InteractiveSession did not install
+
+
 # -- every run-time bad input: clear error, session usable, variables untouched --------------------
 def _missing_feed(bump):
     x = df.placeholder(df.float32, [], name="needed")
