@@ -75,16 +75,16 @@ that, late pool completions are dropped, and `Plan.run` waits for kernels still 
 (until the deadline, if one was given) before raising `KernelError`.
 
 Deadlines.  A run without a deadline is driven by the thread that calls `Plan.run` and never
-looks at the clock.  A run with one is driven by a *driver thread* (of `_drivers`, kept
-between runs), while the calling thread waits for the run to finish, at most until the
-deadline.  The driver looks at the clock after every firing (not every `_BATCH_SIZE` of them)
-and at every new iteration, so a loop that spins forever stops by itself.  A kernel that blocks
-(a ``py_func`` that sleeps or waits on an event) cannot be interrupted by any thread; when the
-deadline passes, the calling thread sets ``stopped`` (no op starts after that, on any thread),
-reads which firings are in progress from the stacks of the run's threads
-(`_Run._firings_in_progress`, so that the hot loop records nothing), and raises
-`DeadlineExceededError` naming them, without waiting for them.  The blocked kernel goes on in
-the background, on the driver or pool thread it runs on, until it returns; its results are then
+looks at the clock.  A run with one is driven by a *driver thread* (of `_drivers`, kept between
+runs while they come more often than an idle thread ends), while the calling thread waits for
+the run to finish, at most until the deadline.  The driver looks at the clock after every firing
+(not every `_BATCH_SIZE` of them) and at every new iteration, so a loop that spins forever stops
+by itself.  A kernel that blocks (a ``py_func`` that sleeps or waits on an event) cannot be
+interrupted by any thread; when the deadline passes, the calling thread sets ``stopped`` (no op
+starts after that, on any thread), reads which firings are in progress from the stacks of the
+run's threads (`_Run._firings_in_progress`, so that the hot loop records nothing), and raises
+`DeadlineExceededError` naming them, without waiting for them.  The blocked kernel goes on in the
+background, on the driver or pool thread it runs on, until it returns; its results are then
 dropped and that thread is free again.  A driver thread never holds up interpreter exit.
 
 Decisions where the contract is silent (TensorFlow 1.x's behaviour unless said otherwise):
@@ -1167,7 +1167,8 @@ _FIRING_CODES = frozenset((_DRAIN_CODE, _Run._fire_op.__code__, _Run._run_on_poo
 
 # The threads that drive runs with a deadline (`_Run._execute_until_deadline`): a run hands its
 # driving to an idle one rather than paying for a thread start; one blocked in a kernel that
-# never returns is not idle, so the next run gets another.
+# never returns is not idle, so the next run gets another.  An idle one ends after
+# `threads.IDLE_TIMEOUT_SECONDS`, so many concurrent timed runs leave no threads behind.
 _drivers = DaemonThreadPool(name="dataflow-run-driver")
 
 

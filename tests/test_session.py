@@ -522,6 +522,49 @@ def test_concurrent_runs_from_threads_give_correct_results():
     assert results == {k: 50.0 * k for k in range(8)}
 
 
+def _pool_threads() -> set:
+    """The threads of the Sessions' inter-op pools and of the drivers of timed runs."""
+    prefixes = ("dataflow-inter-op", "dataflow-run-driver")
+    return {t for t in threading.enumerate() if t.name.startswith(prefixes)}
+
+
+def _until(condition, seconds: float = 30.0) -> bool:
+    give_up = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > give_up:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_pool_threads_end_once_concurrent_timed_runs_are_over_and_sessions_closed():
+    before = _pool_threads()
+    x = df.placeholder(df.float64, [128, 128])
+    y = df.matmul(x, x) + df.matmul(x * 2.0, x)  # two large products: the inter-op pool
+    gate = threading.Barrier(16, timeout=30)
+    config = df.ConfigProto(inter_op_parallelism_threads=4)
+
+    def work(k):
+        with df.Session(graph=y.graph, config=config) as sess:
+            gate.wait()  # sixteen timed runs at once: sixteen driver threads
+            for _ in range(3):
+                sess.run(y, {x: np.ones([128, 128])}, options=df.RunOptions(timeout_in_ms=60_000))
+
+    assert in_threads(16, work) == []
+    assert _until(lambda: not (_pool_threads() - before)), _pool_threads() - before
+
+
+def test_an_open_sessions_idle_inter_op_threads_end_and_come_back_when_needed():
+    x = df.placeholder(df.float64, [128, 128])
+    y = df.matmul(x, x) + df.matmul(x * 2.0, x)
+    with df.Session(config=df.ConfigProto(inter_op_parallelism_threads=4)) as sess:
+        sess.run(y, {x: np.ones([128, 128])})
+        pool = sess._pool
+        assert pool is not None and pool.thread_count > 0
+        assert _until(lambda: pool.thread_count == 0)
+        assert sess.run(y, {x: np.ones([128, 128])})[0, 0] == 3 * 128.0
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("timeout_ms", [0, 60_000])
 def test_concurrent_runs_updating_a_variable_lose_no_update(threads, timeout_ms):

@@ -181,10 +181,10 @@ def test_deadline_with_a_pool_raises_without_waiting_for_a_long_kernel(pool):
 
 def _wait_until_driver_is_idle(thread: threading.Thread) -> None:
     """Waits (at most 10 s) until the driver thread ``thread`` has finished its run and waits
-    for the next one: after that, the run it drove can fire nothing more."""
+    for the next one, or has ended, idle: after that, the run it drove can fire nothing more."""
     serve = DaemonThreadPool._serve.__code__
     give_up = time.monotonic() + 10
-    while sys._current_frames()[thread.ident].f_code is not serve:
+    while (frame := sys._current_frames().get(thread.ident)) and frame.f_code is not serve:
         assert time.monotonic() < give_up, "the driver thread never finished its run"
         time.sleep(0.01)
 
