@@ -92,7 +92,9 @@ Decisions where the contract is silent (TensorFlow 1.x's behaviour unless said o
 - A Merge fires when all its control inputs have arrived and one expected data input arrived
   live (or all expected ones dead), as in TensorFlow; unlike TensorFlow, which ignores the
   liveness of a Merge's control inputs, a dead control input makes both outputs dead, because
-  the contract says a dead control input makes any dependent dead.
+  the contract says a dead control input makes any dependent dead.  A Merge that is still
+  waiting for a control input when a second live data input arrives keeps the first; it fires
+  once per iteration, and every data input that arrives after the first live one is dropped.
 - A control edge out of a node carries the node's liveness: for a Switch, live when both its
   inputs were live (even though one of its outputs is dead); for a Merge, live when it fired
   live.
