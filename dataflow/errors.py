@@ -53,6 +53,12 @@ class OpError(Exception):
         return self.message
 
 
+class InaccessibleTensorError(ValueError):
+    """A fetch that a run cannot return: a tensor or op inside a while loop, which has one value
+    per iteration, not one per run (TensorFlow raises its ``InaccessibleTensorError``, a
+    ``ValueError`` too, for the ops a loop marks unfetchable).  Raised before anything runs."""
+
+
 class CancelledError(OpError):
     """A run, or a kernel of it, was cancelled (the inter-op pool shut down under it)."""
 

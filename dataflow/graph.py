@@ -816,8 +816,9 @@ def numpy_value_or_none(t: Tensor) -> Optional[np.ndarray]:
 # -- walks over a graph ----------------------------------------------------------------------------
 def needed_ops(fetches: Sequence, fed: Iterable[Tensor] = ()) -> list[Operation]:
     """The ops ``fetches`` (tensors and ops of one graph) need through data and control inputs,
-    cut at the ``fed`` tensors (a fed tensor's producer is not needed for it), in the graph's
-    creation order: the pruning of a Session run, and of the graph passes' copy of it."""
+    cut at the ``fed`` tensors (a fed tensor's producer is not needed for it, nor a fed
+    Placeholder for a control edge from it, `feeds_stand_in_for`), in the graph's creation
+    order: the pruning of a Session run, and of the graph passes' copy of it."""
     fed = fed if isinstance(fed, (set, frozenset)) else set(fed)
     needed: set[Operation] = set()
     stack: list[Operation] = []
@@ -835,11 +836,32 @@ def needed_ops(fetches: Sequence, fed: Iterable[Tensor] = ()) -> list[Operation]
             if t not in fed and t.op not in needed:
                 stack.append(t.op)
         for c in op._control_inputs:
-            if c not in needed:
+            if c not in needed and not (fed and feeds_stand_in_for(c, fed)):
                 stack.append(c)
     if not fetches:
         return []
     return [op for op in fetches[0].graph._ops if op in needed]
+
+
+def feeds_stand_in_for(op: Operation, fed: Iterable[Tensor]) -> bool:
+    """Whether a run that feeds ``fed`` (a set or dict of tensors) replaces ``op`` whole by the
+    feeds of its outputs: ``op`` is ``feed_only`` (a ``Placeholder``) and every output is fed.
+
+    A control edge from such an op waits for its feeds; the op does not run, so what it waited
+    for is not waited for either, as TensorFlow 1.x rewires a fed Placeholder.  Any other op
+    with a control consumer still runs when its outputs are fed, as in TensorFlow, where
+    feeding replaces a tensor, not the op: an ``assign`` still assigns, and an op with inputs
+    still needs them.
+    """
+    return op._op_def.feed_only and all(t in fed for t in op._outputs)
+
+
+def control_sources(op: Operation, fed: Iterable[Tensor]) -> list:
+    """What a control edge from ``op`` waits for in a run that feeds ``fed``: the fed output
+    tensors of ``op`` when they stand in for it (`feeds_stand_in_for`), else ``[op]``."""
+    if fed and feeds_stand_in_for(op, fed):
+        return list(op._outputs)
+    return [op]
 
 
 def topological_order(graph: Graph, control_inputs: bool = True) -> list[Operation]:

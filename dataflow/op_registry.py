@@ -15,6 +15,9 @@ OpDef fields:
 - ``kind``: how the executor fires the node (`executor.NodeKind`); only the control-flow
   primitives use anything but ``OP``.
 - ``stateful``: the op has effects or reads state, so passes must never merge, fold or drop it.
+- ``feed_only``: the op has no value of its own; its kernel only reports that it was not fed
+  (``Placeholder``).  A run that feeds it replaces it whole: a control edge from it waits for
+  the feed instead (`dataflow.graph.feeds_stand_in_for`).
 - ``inline``: ``True`` when the kernel is always cheap (shape queries, identities, scalars),
   ``None`` to let the executor decide from input sizes at run time.
 """
@@ -39,6 +42,7 @@ class OpDef:
     stateful: bool = False
     wants_context: bool = False
     inline: Optional[bool] = None
+    feed_only: bool = False
     gradient: Optional[Callable] = None
     extra: dict = field(default_factory=dict)
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -39,10 +39,19 @@ from . import dtypes as _dtypes
 from . import errors, nest
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
-from .graph import Graph, Operation, Tensor, _user_location, get_default_graph, needed_ops
+from .graph import (
+    Graph,
+    Operation,
+    Tensor,
+    _user_location,
+    control_sources,
+    get_default_graph,
+    needed_ops,
+)
 from .passes import GraphItem, PassManager
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .passes.inplace import is_fresh_value
+from .protos import Message
 from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
@@ -50,18 +59,19 @@ _INLINE_MAX_ELEMENTS = 4096
 
 
 @dataclass
-class ConfigProto:
+class ConfigProto(Message):
     """Session options, mirroring the fields of ``tf.ConfigProto`` that apply here.
 
     ``inter_op_parallelism_threads``: threads that run independent expensive ops concurrently
-    (0 means one per core; 1 runs everything on the calling thread).
+    (0 means one per core; 1 runs everything on the calling thread).  Like every option record
+    here, it checks the type of each field as protobuf does (`dataflow.protos.Message`).
     """
 
     inter_op_parallelism_threads: int = 0
     intra_op_parallelism_threads: int = 0
     allow_soft_placement: bool = True
     log_device_placement: bool = False
-    device_count: dict = field(default_factory=dict)
+    device_count: dict[str, int] = field(default_factory=dict)
     operation_timeout_in_ms: int = 0
     # Graph passes run on each plan (`dataflow.passes.config`); read when the Session is
     # created, as TensorFlow copies the ConfigProto it is given.
@@ -69,7 +79,7 @@ class ConfigProto:
 
 
 @dataclass
-class RunOptions:
+class RunOptions(Message):
     """Per-run options: ``timeout_in_ms`` (0 = none) and ``trace_level`` (accepted, unused:
     per-op statistics are collected whenever a ``RunMetadata`` is passed).
 
@@ -125,7 +135,7 @@ class NodeExecStats:
 
 
 @dataclass
-class RunMetadata:
+class RunMetadata(Message):
     """Filled in by ``Session.run(..., run_metadata=...)``.
 
     ``step_stats``: one `NodeExecStats` per op execution, in start order; it names the ops that
@@ -249,6 +259,9 @@ class Session:
     """
 
     def __init__(self, target: str = "", graph: Optional[Graph] = None, config=None):
+        _check_argument("target", target, str, "a str")
+        _check_argument("graph", graph, (Graph, type(None)), "a df.Graph or None")
+        _check_argument("config", config, (ConfigProto, type(None)), "a df.ConfigProto or None")
         self._graph = graph if graph is not None else get_default_graph()
         self._config = config if config is not None else ConfigProto()
         self._variable_values: dict[str, Any] = {}
@@ -344,12 +357,27 @@ class Session:
         ``cond`` branch (used when the branch is taken), or a loop's result.  A tensor inside a
         while loop (built in its ``cond`` or ``body``, a loop variable as the loop sees it, or
         the result of a loop nested in another) may not be fed: ``ValueError``, as TensorFlow
-        1.x raises for the tensors it marks unfeedable."""
+        1.x raises for the tensors it marks unfeedable.  Nor may such a tensor, or an op
+        inside a while loop, be fetched: `errors.InaccessibleTensorError` (a ``ValueError``),
+        raised before anything runs, as TensorFlow does for the ops it marks unfetchable.
+
+        Feeding replaces a tensor, not its op: an op with a control consumer still runs for
+        it when its outputs are fed (an ``assign`` still assigns), except a fed
+        ``Placeholder``, which the feed replaces whole, so that a control edge from it waits
+        for the feed, as in TensorFlow."""
         return self._run(fetches, feed_dict, options, run_metadata, _user_location())
 
     def _run(self, fetches, feed_dict, options, run_metadata, location):
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if feed_dict is not None and type(feed_dict) is not dict:
+            _check_argument(
+                "feed_dict", feed_dict, Mapping, "a dict from tensors to values", location
+            )
+        if options is not None:
+            _check_argument("options", options, RunOptions, "a df.RunOptions", location)
+        if run_metadata is not None:
+            _check_argument("run_metadata", run_metadata, RunMetadata, "a df.RunMetadata", location)
         flat_fetches = [self._as_fetch(f, location) for f in nest.flatten(fetches)]
         feed_tensors, feed_values = self._prepare_feeds(feed_dict, location)
         pipeline = self._pipeline(options)
@@ -358,6 +386,7 @@ class Session:
         if plan is None:
             _check_feedable(feed_tensors, location)
             plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
+            _check_fetchable(plan, flat_fetches, location)
             with self._lock:
                 if len(self._plans) > 256:
                     self._plans.clear()
@@ -379,6 +408,9 @@ class Session:
         TensorFlow, it takes ``options=`` and ``run_metadata=`` keywords only when made with
         ``accept_options=True``."""
         location = _user_location()
+        _check_argument(
+            "feed_list", feed_list, (list, tuple, type(None)), "a list or tuple", location
+        )
         feed_list = [self._as_feed_key(k, location) for k in (feed_list or ())]
         for f in nest.flatten(fetches):
             self._as_fetch(f, location)
@@ -595,6 +627,17 @@ class InteractiveSession(Session):
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+def _check_argument(name: str, value, types, expected: str, location=None) -> None:
+    """Raises a ``TypeError`` naming the argument ``name``, what it takes, what was given and
+    the user's line (``location``, found here when not given), unless ``value`` is an instance
+    of ``types``."""
+    if not isinstance(value, types):
+        raise TypeError(
+            f"Argument `{name}` must be {expected}, got {value!r:.200} of type "
+            f"{type(value).__name__} (at {location or _user_location()})."
+        )
+
+
 def _closed_during_run() -> errors.CancelledError:
     return errors.CancelledError(
         None,
@@ -693,7 +736,7 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
     run (see `_check_feedable`)."""
     op_def = op._op_def
     inputs = [(arg_of[t], 0) if t in arg_of else (node_of[t.op], t.value_index) for t in op._inputs]
-    control_inputs = [node_of[c] for c in op._control_inputs]
+    control_inputs = _control_nodes(op._control_inputs, node_of, arg_of)
     kind = op_def.kind
     node = Node(
         name=op.name,
@@ -726,6 +769,18 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
         node.is_constant = op.attrs["is_constant"]
         node.parallel_iterations = op.attrs["parallel_iterations"]
     return node
+
+
+def _control_nodes(control_inputs: list, node_of: dict, arg_of: dict) -> list:
+    """The nodes that control edges from ``control_inputs`` wait for: an op's node, or the ARG
+    nodes of its feeds where they stand in for it (`graph.control_sources`)."""
+    if not arg_of:
+        return [node_of[c] for c in control_inputs]
+    return [
+        arg_of[source] if isinstance(source, Tensor) else node_of[source]
+        for c in control_inputs
+        for source in control_sources(c, arg_of)
+    ]
 
 
 def _never_run(*args):
@@ -764,6 +819,42 @@ def _check_feedable(feed_tensors: tuple, location) -> None:
                 "value per iteration, and a feed gives one value per run. Feed a tensor the "
                 "loop reads from outside, a loop variable's initial value, or the loop's result."
             )
+
+
+def _check_fetchable(plan: _Plan, flat_fetches: list, location) -> None:
+    """Raises `errors.InaccessibleTensorError` for a fetched tensor or op that lies inside a
+    while loop, before anything runs (see `Session.run`).
+
+    Where a fetch lies is the executor's frame analysis of the plan, done when the plan is
+    made, so that loops built by hand from Enter and Exit count as ``while_loop``'s do; graph
+    passes keep a fetch where it was, as they never change what a run returns.
+    """
+    executable = plan.executable
+    fetch_edges = executable.program.fetches
+    targets = iter(executable.program.targets)
+    for element, position in zip(flat_fetches, plan.fetch_positions):
+        if position is None:
+            frame = executable.frame_of(next(targets))
+        else:
+            frame = executable.output_frame_of(fetch_edges[position][0])
+        if frame is None or frame == "root":
+            continue
+        is_op = isinstance(element, Operation)
+        built = next(
+            (
+                f" built at {_user_op(node.tag).location}"
+                for node in plan.nodes
+                if node.kind == NodeKind.ENTER and node.frame_name == frame
+            ),
+            "",
+        )
+        raise errors.InaccessibleTensorError(
+            f"{'Operation' if is_op else 'Tensor'} '{element.name}' (created at "
+            f"{(element if is_op else element.op).location}) cannot be fetched (run at "
+            f"{location}): it lies inside the while loop '{frame}'{built}, which runs it once "
+            "per iteration, while a run returns one value. Fetch the loop's results, or make "
+            "the value a loop variable and fetch its final value."
+        )
 
 
 def _user_op(op: Operation) -> Operation:
@@ -897,11 +988,6 @@ def _why_not_live(op: Operation, state: str) -> str:
         if branch is not None:
             side = "true" if branch else "false"
             return f"it lies on the untaken ({side}) branch of cond '{context.name}'"
-        if getattr(context, "frame_name", None) is not None and state == "never produced":
-            return (
-                f"it lies inside while loop '{context.name}', whose values stay in the loop; "
-                "fetch the loop's results instead"
-            )
         context = getattr(context, "outer_context", None)
     if state == "dead":
         return "it depends on the untaken branch of a Switch"

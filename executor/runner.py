@@ -75,16 +75,16 @@ that, late pool completions are dropped, and `Plan.run` waits for kernels still 
 (until the deadline, if one was given) before raising `KernelError`.
 
 Deadlines.  A run without a deadline is driven by the thread that calls `Plan.run` and never
-looks at the clock.  A run with one is driven by a *driver thread* (of `_drivers`, kept
-between runs), while the calling thread waits for the run to finish, at most until the
-deadline.  The driver looks at the clock after every firing (not every `_BATCH_SIZE` of them)
-and at every new iteration, so a loop that spins forever stops by itself.  A kernel that blocks
-(a ``py_func`` that sleeps or waits on an event) cannot be interrupted by any thread; when the
-deadline passes, the calling thread sets ``stopped`` (no op starts after that, on any thread),
-reads which firings are in progress from the stacks of the run's threads
-(`_Run._firings_in_progress`, so that the hot loop records nothing), and raises
-`DeadlineExceededError` naming them, without waiting for them.  The blocked kernel goes on in
-the background, on the driver or pool thread it runs on, until it returns; its results are then
+looks at the clock.  A run with one is driven by a *driver thread* (of `_drivers`, kept between
+runs while they come more often than an idle thread ends), while the calling thread waits for
+the run to finish, at most until the deadline.  The driver looks at the clock after every firing
+(not every `_BATCH_SIZE` of them) and at every new iteration, so a loop that spins forever stops
+by itself.  A kernel that blocks (a ``py_func`` that sleeps or waits on an event) cannot be
+interrupted by any thread; when the deadline passes, the calling thread sets ``stopped`` (no op
+starts after that, on any thread), reads which firings are in progress from the stacks of the
+run's threads (`_Run._firings_in_progress`, so that the hot loop records nothing), and raises
+`DeadlineExceededError` naming them, without waiting for them.  The blocked kernel goes on in the
+background, on the driver or pool thread it runs on, until it returns; its results are then
 dropped and that thread is free again.  A driver thread never holds up interpreter exit.
 
 Decisions where the contract is silent (TensorFlow 1.x's behaviour unless said otherwise):
@@ -92,7 +92,9 @@ Decisions where the contract is silent (TensorFlow 1.x's behaviour unless said o
 - A Merge fires when all its control inputs have arrived and one expected data input arrived
   live (or all expected ones dead), as in TensorFlow; unlike TensorFlow, which ignores the
   liveness of a Merge's control inputs, a dead control input makes both outputs dead, because
-  the contract says a dead control input makes any dependent dead.
+  the contract says a dead control input makes any dependent dead.  A Merge that is still
+  waiting for a control input when a second live data input arrives keeps the first; it fires
+  once per iteration, and every data input that arrives after the first live one is dropped.
 - A control edge out of a node carries the node's liveness: for a Switch, live when both its
   inputs were live (even though one of its outputs is dead); for a Merge, live when it fired
   live.
@@ -1167,7 +1169,8 @@ _FIRING_CODES = frozenset((_DRAIN_CODE, _Run._fire_op.__code__, _Run._run_on_poo
 
 # The threads that drive runs with a deadline (`_Run._execute_until_deadline`): a run hands its
 # driving to an idle one rather than paying for a thread start; one blocked in a kernel that
-# never returns is not idle, so the next run gets another.
+# never returns is not idle, so the next run gets another.  An idle one ends after
+# `threads.IDLE_TIMEOUT_SECONDS`, so many concurrent timed runs leave no threads behind.
 _drivers = DaemonThreadPool(name="dataflow-run-driver")
 
 

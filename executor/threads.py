@@ -9,6 +9,7 @@ returning a `Future`, ``shutdown``) on daemon threads instead.
 
 from __future__ import annotations
 
+import itertools
 import os
 import queue
 import threading
@@ -16,18 +17,35 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Optional
 
+# How long a pool thread waits for work before it ends (a pool keeps no idle thread longer).
+IDLE_TIMEOUT_SECONDS = 1.0
+
 
 class DaemonThreadPool:
     """Runs submitted calls on daemon threads.
 
-    A thread starts when a call finds none idle, up to ``max_workers`` (no limit when None);
-    ``shutdown`` lets the calls already submitted run, then the threads end.  A forked child has
-    none of its parent's threads: the pool starts its own there.
+    A thread starts when a call finds none idle, up to ``max_workers`` (no limit when None); a
+    thread that has waited ``idle_timeout`` seconds for work ends, so a pool that is not used
+    holds no thread.  ``shutdown`` lets the calls already submitted run, then the threads end.
+    A forked child has none of its parent's threads: the pool starts its own there.
+
+    Invariant (``_lock`` guards ``_idle``, ``_threads`` and the decisions below): ``_idle``
+    holds one token per thread that has finished its work and waits for more, and that no
+    submitted call has been promised to yet.  ``submit`` takes a token if there is one (an idle
+    thread will take the call), else starts a thread.  A thread whose wait for work times out
+    ends only if it can take a token itself; if none is left, a call is on its way to the idle
+    threads and it waits again, so no call is left in the queue without a thread to take it.
     """
 
-    def __init__(self, max_workers: Optional[int] = None, name: str = "dataflow-pool"):
+    def __init__(
+        self,
+        max_workers: Optional[int] = None,
+        name: str = "dataflow-pool",
+        idle_timeout: float = IDLE_TIMEOUT_SECONDS,
+    ):
         self._max_workers = max_workers
         self._name = name
+        self._idle_timeout = idle_timeout
         self._shut_down = False
         self._forget_threads()
 
@@ -38,7 +56,13 @@ class DaemonThreadPool:
         self._work: queue.SimpleQueue = queue.SimpleQueue()
         self._idle = threading.Semaphore(0)
         self._lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
+        self._threads: set[threading.Thread] = set()
+        self._started = itertools.count()
+
+    @property
+    def thread_count(self) -> int:
+        """The threads the pool has now, busy or idle."""
+        return len(self._threads) if self._pid == os.getpid() else 0
 
     def submit(self, function: Callable, *args) -> Future:
         if self._pid != os.getpid():
@@ -52,10 +76,10 @@ class DaemonThreadPool:
                 self._max_workers is None or len(self._threads) < self._max_workers
             ):
                 thread = threading.Thread(
-                    target=self._serve, name=f"{self._name}_{len(self._threads)}", daemon=True
+                    target=self._serve, name=f"{self._name}_{next(self._started)}", daemon=True
                 )
+                self._threads.add(thread)
                 thread.start()
-                self._threads.append(thread)
         return future
 
     def shutdown(self, wait: bool = True) -> None:
@@ -65,16 +89,26 @@ class DaemonThreadPool:
             if not self._shut_down:
                 self._shut_down = True
                 self._work.put(None)  # each thread passes it on to the next, and ends
+            threads = list(self._threads)
         if wait:
-            for thread in self._threads:
+            for thread in threads:
                 thread.join()
 
     def _serve(self) -> None:
         work = self._work
         while True:
-            item = work.get()
+            try:
+                item = work.get(timeout=self._idle_timeout)
+            except queue.Empty:
+                with self._lock:
+                    if self._idle.acquire(timeout=0):
+                        self._threads.discard(threading.current_thread())
+                        return
+                continue  # a call was promised to an idle thread: wait for it
             if item is None:
                 work.put(None)
+                with self._lock:
+                    self._threads.discard(threading.current_thread())
                 return
             future, function, args = item
             item = None

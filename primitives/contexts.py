@@ -353,6 +353,20 @@ class WhileContext(ControlFlowContext):
             "parallel_iterations": self.parallel_iterations,
         }
 
+    def enter_loop_variable(
+        self, initial: Tensor, shape=None, keep_control_dependencies: bool = False
+    ) -> Operation:
+        """The non-constant Enter that brings a loop variable's ``initial`` value into this
+        loop, built in the outer context, with the static shape the loop keeps for the
+        variable: ``shape`` (a shape invariant) or ``initial``'s.  The Enter op alone knows no
+        shape (later iterations may differ); the loop's builder, which checks what its body
+        returns, vouches for it, as TensorFlow's ``_Enter(use_input_shape=True)`` does."""
+        with building_in(self.graph, self.outer_context, keep_control_dependencies):
+            op = apply_op("Enter", [initial], self.enter_attrs(False), name="Enter")
+        op._control_flow_context = self
+        op.outputs[0].set_shape(initial.shape if shape is None else shape)
+        return op
+
     def _capture(self, outer_value: Tensor) -> Tensor:
         with building_in(self.graph, self.outer_context):
             op = apply_op("Enter", [outer_value], self.enter_attrs(True), name="Enter")

@@ -237,8 +237,10 @@ def case(
         # cond(p0, f0, lambda: cond(p1, f1, ... default)).
         for predicate, action in reversed(list(zip(predicates, actions))):
             fn = functools.partial(cond, predicate, true_fn=action, false_fn=fn, strict=strict)
+        check = None
         if exclusive:
             check = _assert_at_most_n_true(predicates, 1, "Input error: exclusive=True")
+        if check is not None:
             with graph.control_dependencies([check]):
                 return fn()
         return fn()
@@ -283,26 +285,30 @@ def _default_action(predicates: list, actions: list) -> tuple:
     others = predicates[:k]
 
     def default_action():
+        message = (
+            f"Implementation error: selected default action #{k} was called, but some of "
+            "the other predicates are True: "
+        )
         checks = [
             _df.Assert(
                 predicate,
                 ["Input error: None of conditions evaluated as True:", _df.stack(predicates)],
                 summarize=len(predicates),
-            )
+            ),
+            _assert_at_most_n_true(others, 0, message),
         ]
-        if others:
-            message = (
-                f"Implementation error: selected default action #{k} was called, but some of "
-                "the other predicates are True: "
-            )
-            checks.append(_assert_at_most_n_true(others, 0, message))
-        with get_default_graph().control_dependencies(checks):
+        with get_default_graph().control_dependencies([c for c in checks if c is not None]):
             return action()
 
     return default_action, predicates[:k], actions[:k]
 
 
-def _assert_at_most_n_true(predicates: list, n: int, message: str) -> Operation:
+def _assert_at_most_n_true(predicates: list, n: int, message: str) -> Optional[Operation]:
+    """An Assert that at most ``n`` of ``predicates`` are true at run time; None when there is
+    no predicate, as the check then always holds (a ``case`` left with no pair besides its
+    default: one pair and no ``default``)."""
+    if not predicates:
+        return None
     stacked = _df.stack(predicates, name="preds_c")
     num_true = _df.reduce_sum(_df.cast(stacked, _df.int32), name="num_true_conds")
     condition = _df.less_equal(num_true, constant(n, name="n_true_conds"))
@@ -479,11 +485,7 @@ def _build_loop(
     # Loop-variable Enters are the loop's entry points: they keep the user's control deps.
     enters = []
     for var, invariant in zip(flat_vars, invariants):
-        with building_in(graph, context.outer_context, keep_control_dependencies=True):
-            enter = apply_op("Enter", [var], context.enter_attrs(False), name="Enter")
-        enter._control_flow_context = context
-        if invariant is not None:
-            enter.outputs[0]._shape = invariant
+        enter = context.enter_loop_variable(var, invariant, keep_control_dependencies=True)
         enters.append(enter.outputs[0])
     context.loop_enters = [e.op for e in enters]
 

@@ -344,8 +344,7 @@ class LoopGradState:
         with graph.name_scope("backward_count"):
             with building_in(graph, outer):
                 one = constant(1, name="one")
-                enter = apply_op("Enter", [self.count], context.enter_attrs(False), name="Enter")
-            enter._control_flow_context = context
+            enter = context.enter_loop_variable(self.count)
             context.loop_enters.append(enter)
             with building_in(graph, context):
                 entered = enter.outputs[0]
@@ -368,9 +367,7 @@ class LoopGradState:
     def exit_grad(self, grad: Tensor) -> Tensor:
         """A forward Exit's gradient enters the backward loop."""
         context = self.grad_context
-        with building_in(self.graph, context.outer_context):
-            enter = apply_op("Enter", [grad], context.enter_attrs(False), name="Enter")
-        enter._control_flow_context = context
+        enter = context.enter_loop_variable(grad)
         context.loop_enters.append(enter)
         return enter.outputs[0]
 
@@ -516,9 +513,7 @@ def _add_loop_variable(graph, context: WhileContext, initial: Tensor, step) -> t
     ``NextIteration``; the final value leaves through an ``Exit``.  ``initial`` lives in the
     loop's outer context.  Returns ``(enter, merge, switch, next_iteration, exit_op)``; the
     loop's records are the caller's to update."""
-    with building_in(graph, context.outer_context):
-        enter = apply_op("Enter", [initial], context.enter_attrs(False), name="Enter")
-    enter._control_flow_context = context
+    enter = context.enter_loop_variable(initial)
     with building_in(graph, context):
         entered = enter.outputs[0]
         merge = apply_op("Merge", [entered, entered], name="Merge")

@@ -105,7 +105,9 @@ def _infer_enter(op):
     parallel = op.attrs.get("parallel_iterations")
     if isinstance(parallel, bool) or not isinstance(parallel, numbers.Integral) or parallel < 1:
         raise ValueError(f"parallel_iterations must be a positive integer, got {parallel!r}")
-    return [(data.dtype, data.shape)]
+    # As TensorFlow's Enter: a loop variable may change shape from one iteration to the next,
+    # so only a constant Enter knows it; a loop's builder sets the shape it guarantees.
+    return [(data.dtype, data.shape if op.attrs["is_constant"] else TensorShape(None))]
 
 
 def _infer_pass_through(op):
@@ -157,8 +159,11 @@ def enter(
 ) -> Tensor:
     """Makes ``data`` available in the child frame ``frame_name``.
 
-    A constant Enter (a loop invariant) gives its value to every iteration; a non-constant one
-    to iteration 0 only.  At most ``parallel_iterations`` iterations of the frame run at once.
+    A constant Enter (a loop invariant) gives its value to every iteration, and has the static
+    shape of ``data``; a non-constant one gives it to iteration 0 only, and its static shape is
+    unknown, as in TensorFlow (what iterations make of it may differ): use ``set_shape`` to
+    state the shape a hand-written loop keeps.  At most ``parallel_iterations`` iterations of
+    the frame run at once.
     """
     attrs = {
         "frame_name": frame_name,

@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 import pytest
+from deadlines import Gate, budget_ms, stopped_in_time
 from forking import in_forked_child
 
 import dataflow as df
@@ -85,6 +86,64 @@ def test_any_tensor_may_be_fed_and_cuts_off_its_inputs():
         assert sess.run(z, {y: 10.0}) == 11.0  # x need not be fed
 
 
+_PASSES_ON_AND_OFF = [
+    pytest.param(None, id="passes_on"),
+    pytest.param(
+        df.ConfigProto(
+            graph_options=df.GraphOptions(
+                rewrite_options=df.RewriterConfig(disable_meta_optimizer=True)
+            )
+        ),
+        id="passes_off",
+    ),
+]
+
+
+@pytest.mark.parametrize("config", _PASSES_ON_AND_OFF)
+def test_a_control_dependency_on_a_fed_placeholder_waits_for_its_feed(config):
+    flag = df.placeholder(df.bool, name="flag")
+    x = df.placeholder(df.float32, [], name="x")
+    with df.control_dependencies([flag]):
+        y = df.identity(df.constant(1.0))
+        z = x * 2.0
+    with df.Session(config=config) as sess:
+        assert sess.run(y, {flag: True}) == 1.0
+        assert sess.run([y, z], {flag: False, x: 3.0}) == [1.0, 6.0]
+        with pytest.raises(df.errors.InvalidArgumentError, match="must feed a value"):
+            sess.run(y)  # not fed: the placeholder runs for the control edge and fails
+
+
+@pytest.mark.parametrize("config", _PASSES_ON_AND_OFF)
+def test_a_fed_placeholder_is_replaced_whole_without_what_it_waited_for(config):
+    unfed = df.placeholder(df.float32, name="unfed")
+    with df.control_dependencies([unfed]):
+        flag = df.placeholder(df.bool, name="flag")
+    with df.control_dependencies([flag]):
+        y = df.identity(df.constant(1.0))
+    with df.Session(config=config) as sess:
+        assert sess.run(y, {flag: True}) == 1.0  # as TensorFlow rewires a fed Placeholder
+
+
+@pytest.mark.parametrize("config", _PASSES_ON_AND_OFF)
+def test_an_op_whose_output_is_fed_still_runs_for_its_control_consumers(config):
+    v = df.Variable(0.0)
+    bump = df.assign_add(v, 1.0)
+    x = df.placeholder(df.float32, name="x")
+    doubled = x * 2.0
+    with df.control_dependencies([bump]):
+        after_bump = df.identity(df.constant(1.0))
+    with df.control_dependencies([doubled]):
+        after_doubled = df.identity(df.constant(1.0))
+    with df.Session(config=config) as sess:
+        sess.run(v.initializer)
+        assert sess.run(after_bump, {bump: 10.0}) == 1.0
+        assert sess.run(v) == 1.0  # feeding replaced the tensor; the assign still ran
+        assert sess.run(after_doubled, {doubled: 5.0, x: 1.0}) == 1.0
+        with pytest.raises(df.errors.InvalidArgumentError, match="must feed a value") as info:
+            sess.run(after_doubled, {doubled: 5.0})  # the Mul runs, and needs x
+        assert "'x'" in str(info.value)
+
+
 def _loop_with_a_nested_loop():
     """``x`` doubled three times by a loop whose body runs an inner loop; returns the outer
     loop's result and, by name, tensors that lie inside the loops."""
@@ -143,6 +202,40 @@ def test_a_tensor_inside_a_loop_built_by_hand_may_not_be_fed():
     with df.Session() as sess:
         with pytest.raises(ValueError, match="'entered:0' may not be fed.*frame 'by_hand'"):
             sess.run(df.exit(entered), {entered: 1.0})
+
+
+@pytest.mark.parametrize("name", ["doubled", "counter", "inner_result"])
+def test_fetching_a_tensor_inside_a_while_loop_is_refused_before_anything_runs(name):
+    x, result, inside = _loop_with_a_nested_loop()
+    calls = []
+    logged = df.py_func(lambda v: calls.append(v) or v, [x], df.float64)
+    inner = inside[name]
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InaccessibleTensorError) as info:
+            sess.run([logged, result, inner], {x: 1.0})
+        message = str(info.value)
+        assert f"Tensor '{inner.name}' (created at {inner.op.location})" in message
+        assert f"inside the while loop 'outer' built at {result.op.location}" in message
+        assert f"run at {__file__}:" in message
+        assert isinstance(info.value, ValueError)  # as TensorFlow's InaccessibleTensorError
+        assert calls == []  # refused before any op ran
+        assert sess.run(result, {x: 1.0}) == 8.0  # the Session is usable
+
+
+def test_an_op_inside_a_while_loop_cannot_be_fetched_either():
+    _, result, inside = _loop_with_a_nested_loop()
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InaccessibleTensorError, match="Operation 'outer/mul'"):
+            sess.run(inside["doubled"].op)
+
+
+def test_a_tensor_inside_a_loop_built_by_hand_cannot_be_fetched():
+    x = df.placeholder(df.float64, [], name="x")
+    entered = df.identity(df.enter(x, frame_name="by_hand"), name="entered")
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InaccessibleTensorError, match="loop 'by_hand'"):
+            sess.run(entered, {x: 1.0})
+        assert sess.run(df.exit(entered), {x: 1.0}) == 1.0
 
 
 def test_missing_feed_names_the_placeholder_and_its_line():
@@ -238,15 +331,45 @@ def test_py_func_exception_becomes_an_error_naming_the_op():
 
 
 # -- timeouts --------------------------------------------------------------------------------------
+# A deadline far enough never to pass: the run is still driven as a timed run.
+_FAR = df.RunOptions(timeout_in_ms=60_000)
+
+
+def _stopped_early(sess, fetch) -> None:
+    """Runs ``fetch`` (which never ends) with a deadline of 1 ms: its plan is built and a
+    driver thread started, so that a later deadline covers the run alone."""
+    with pytest.raises(df.errors.DeadlineExceededError):
+        sess.run(fetch, options=df.RunOptions(timeout_in_ms=1))
+
+
+def _stopped(sess, fetch, budget: int, reached):
+    """A run of ``fetch`` that only its deadline stops (see `stopped_in_time`)."""
+    return stopped_in_time(
+        lambda ms: sess.run(fetch, options=df.RunOptions(timeout_in_ms=ms)),
+        budget,
+        df.errors.DeadlineExceededError,
+        reached,
+    )
+
+
+def _in_loop(name: str):
+    """Whether a deadline error stopped the run after an op of the loop ``name``."""
+    return lambda error: error.op is not None and error.op.name.startswith(name + "/")
+
+
 def test_endless_while_loop_stops_at_the_deadline():
     i = df.constant(0)
     endless = df.while_loop(lambda i: i >= 0, lambda i: i + 0 + 1 - 1, [i], name="endless")
     with df.Session() as sess:
-        with pytest.raises(df.errors.DeadlineExceededError) as info:
-            sess.run(endless, options=df.RunOptions(timeout_in_ms=200))
-        message = str(info.value)
+        budget = budget_ms(
+            lambda: sess.run(i, options=_FAR),
+            warm_up=lambda: _stopped_early(sess, endless),
+            floor_ms=200,
+        )
+        error = _stopped(sess, endless, budget, _in_loop("endless")).error
+        message = str(error)
         assert "'endless" in message and "test_session.py:" in message
-        assert info.value.op is not None
+        assert error.op is not None
         assert sess.run(i) == 0  # usable afterwards
 
 
@@ -257,51 +380,50 @@ def here() -> int:
 
 
 def test_a_blocking_py_func_is_stopped_at_the_deadline_and_named():
-    release = threading.Event()
+    gate = Gate()
     x = df.constant(1.0)
-    blocked = df.py_func(lambda a: release.wait(60) and a, [x], df.float32, name="blocker")
+    blocked = df.py_func(lambda a: gate.wait() and a, [x], df.float32, name="blocker")
     line = here()
     with df.Session() as sess:
-        started = time.monotonic()
+        budget = budget_ms(lambda: sess.run(blocked, options=_FAR))
+        gate.arm()
         try:
-            with pytest.raises(df.errors.DeadlineExceededError) as info:
-                sess.run(blocked, options=df.RunOptions(timeout_in_ms=300))
-            assert time.monotonic() - started < 10  # not the 60 s the op blocks for
+            stop = _stopped(sess, blocked, budget, lambda e: gate.entered > 0)
+            assert stop.seconds < stop.budget_ms / 1000 + 10  # not the 60 s it blocks for
         finally:
-            release.set()
-    message = str(info.value)
+            gate.release()
+    message = str(stop.error)
     assert f"Still running: op 'blocker' (PyFunc) created at {__file__}:{line}" in message
     assert "cannot be interrupted" in message
-    assert info.value.op is blocked.op
+    assert stop.error.op is blocked.op
 
 
 def test_a_run_stopped_in_a_blocking_op_leaves_variables_and_session_as_they_were():
-    release = threading.Event()
+    gate = Gate()
     v = df.Variable(1.0, name="v")
     assigned = v.assign(5.0)
-    blocked = df.py_func(lambda a: release.wait(60) and a, [assigned], df.float32, name="blocker")
+    blocked = df.py_func(lambda a: gate.wait() and a, [assigned], df.float32, name="blocker")
     after = v.assign(blocked + 1.0)
-    timeout = df.RunOptions(timeout_in_ms=300)
     with df.Session() as sess:
+        budget = budget_ms(lambda: sess.run(after, options=_FAR))
         sess.run(v.initializer)
-        started = time.monotonic()
+        gate.arm()
         try:
-            with pytest.raises(df.errors.DeadlineExceededError):
-                sess.run(after, options=timeout)
-            assert time.monotonic() - started < 10  # not the 60 s the op blocks for
+            stop = _stopped(sess, after, budget, lambda e: gate.entered > 0)
+            assert stop.seconds < stop.budget_ms / 1000 + 10  # not the 60 s it blocks for
             assert sess.run(v) == 1.0  # the assign that ran before the op blocked is dropped
-            assert sess.run(v.assign_add(2.0), options=timeout) == 3.0
+            assert sess.run(v.assign_add(2.0), options=_FAR) == 3.0
         finally:
-            release.set()
-        assert sess.run(v, options=timeout) == 3.0
+            gate.release()
+        assert sess.run(v, options=_FAR) == 3.0
 
 
 def test_a_blocking_op_in_a_loop_is_named_with_its_iteration():
-    release = threading.Event()
+    gate = Gate()
 
     def step(i):
         if i == 2:
-            release.wait(60)
+            gate.wait()
         return i + 1
 
     def body(i):
@@ -313,34 +435,36 @@ def test_a_blocking_op_in_a_loop_is_named_with_its_iteration():
     result = df.while_loop(lambda i: i < 10, body, [df.constant(0)], name="spin")
     loop_line = here()
     with df.Session() as sess:
+        budget = budget_ms(lambda: sess.run(result, options=_FAR))
+        gate.arm()
         try:
-            with pytest.raises(df.errors.DeadlineExceededError) as info:
-                sess.run(result, options=df.RunOptions(timeout_in_ms=300))
+            error = _stopped(sess, result, budget, lambda e: gate.entered > 0).error
         finally:
-            release.set()
-    message = str(info.value)
+            gate.release()
+    message = str(error)
     assert f"Still running: op 'spin/step' (PyFunc) created at {__file__}:{line}" in message
     assert "in loop 'spin', iteration 2" in message
     assert f"The loop 'spin' was built at {__file__}:{loop_line}" in message
 
 
 def test_an_op_blocked_on_the_inter_op_pool_holds_up_neither_later_runs_nor_close():
-    release = threading.Event()
+    gate = Gate()
     big = df.constant(np.zeros(100_000))
-    slow = df.py_func(lambda a: release.wait(60) and a, [big], df.float64, name="slow")
+    slow = df.py_func(lambda a: gate.wait() and a, [big], df.float64, name="slow")
     quick = df.py_func(lambda a: a + 1.0, [big], df.float64, name="quick")
     sess = df.Session(config=df.ConfigProto(inter_op_parallelism_threads=2))
     try:
-        with pytest.raises(df.errors.DeadlineExceededError) as info:
-            sess.run([slow, quick], options=df.RunOptions(timeout_in_ms=300))
+        budget = budget_ms(lambda: sess.run([slow, quick], options=_FAR))
+        gate.arm()
+        error = _stopped(sess, [slow, quick], budget, lambda e: gate.entered > 0).error
         # The slow op fired first and went to the pool (the quick one was ready beside it).
-        assert "Still running: op 'slow' (PyFunc)" in str(info.value)
+        assert "Still running: op 'slow' (PyFunc)" in str(error)
         assert sess.run([quick, quick + 1.0])[1][0] == 2.0
         started = time.monotonic()
         sess.close()
         assert time.monotonic() - started < 10  # not the 60 s the op blocks for
     finally:
-        release.set()
+        gate.release()
         sess.close()
 
 
@@ -430,6 +554,49 @@ def test_concurrent_runs_from_threads_give_correct_results():
     assert results == {k: 50.0 * k for k in range(8)}
 
 
+def _pool_threads() -> set:
+    """The threads of the Sessions' inter-op pools and of the drivers of timed runs."""
+    prefixes = ("dataflow-inter-op", "dataflow-run-driver")
+    return {t for t in threading.enumerate() if t.name.startswith(prefixes)}
+
+
+def _until(condition, seconds: float = 30.0) -> bool:
+    give_up = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > give_up:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_pool_threads_end_once_concurrent_timed_runs_are_over_and_sessions_closed():
+    before = _pool_threads()
+    x = df.placeholder(df.float64, [128, 128])
+    y = df.matmul(x, x) + df.matmul(x * 2.0, x)  # two large products: the inter-op pool
+    gate = threading.Barrier(16, timeout=30)
+    config = df.ConfigProto(inter_op_parallelism_threads=4)
+
+    def work(k):
+        with df.Session(graph=y.graph, config=config) as sess:
+            gate.wait()  # sixteen timed runs at once: sixteen driver threads
+            for _ in range(3):
+                sess.run(y, {x: np.ones([128, 128])}, options=df.RunOptions(timeout_in_ms=60_000))
+
+    assert in_threads(16, work) == []
+    assert _until(lambda: not (_pool_threads() - before)), _pool_threads() - before
+
+
+def test_an_open_sessions_idle_inter_op_threads_end_and_come_back_when_needed():
+    x = df.placeholder(df.float64, [128, 128])
+    y = df.matmul(x, x) + df.matmul(x * 2.0, x)
+    with df.Session(config=df.ConfigProto(inter_op_parallelism_threads=4)) as sess:
+        sess.run(y, {x: np.ones([128, 128])})
+        pool = sess._pool
+        assert pool is not None and pool.thread_count > 0
+        assert _until(lambda: pool.thread_count == 0)
+        assert sess.run(y, {x: np.ones([128, 128])})[0, 0] == 3 * 128.0
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("timeout_ms", [0, 60_000])
 def test_concurrent_runs_updating_a_variable_lose_no_update(threads, timeout_ms):
@@ -515,32 +682,41 @@ def test_a_run_going_on_when_the_session_is_closed_is_cancelled_and_writes_nothi
 
 def test_an_op_blocked_forever_does_not_keep_the_interpreter_from_exiting():
     script = textwrap.dedent(
-        """
-        import threading
+        f"""
+        import sys
+        import time
         import numpy as np
         import dataflow as df
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        from deadlines import Gate, budget_ms, stopped_in_time
 
-        never = threading.Event()
+        never = Gate()  # armed, and never released
         big = df.constant(np.zeros(100_000))
-        slow = df.py_func(lambda a: never.wait() and a, [big], df.float64, name="slow")
+        slow = df.py_func(lambda a: never.wait(None) and a, [big], df.float64, name="slow")
         quick = df.py_func(lambda a: a + 1.0, [big], df.float64, name="quick")
         sess = df.Session(config=df.ConfigProto(inter_op_parallelism_threads=2))
-        for _ in range(3):
-            try:
-                sess.run([slow, quick], options=df.RunOptions(timeout_in_ms=100))
-            except df.errors.DeadlineExceededError as e:
-                assert "Still running: op 'slow'" in str(e), e
+        far = df.RunOptions(timeout_in_ms=60_000)
+        budget = budget_ms(lambda: sess.run([slow, quick], options=far), floor_ms=100)
+        never.arm()
+        for blocked in range(3):  # three ops blocked forever, on three pools
+            stop = stopped_in_time(
+                lambda ms: sess.run([slow, quick], options=df.RunOptions(timeout_in_ms=ms)),
+                budget,
+                df.errors.DeadlineExceededError,
+                lambda e: never.entered > blocked,
+            )
+            assert "Still running: op 'slow'" in str(stop.error), stop.error
         sess.close()
-        print("done")
+        print(time.monotonic())
         """
     )
-    started = time.monotonic()
     finished = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
     )
+    exited = time.monotonic()
     assert finished.returncode == 0, finished.stderr
-    assert finished.stdout.strip() == "done"
-    assert time.monotonic() - started < 30
+    closed = float(finished.stdout)  # the child's monotonic clock is the machine's
+    assert exited - closed < 10  # it did not wait for the blocked ops
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
@@ -646,6 +822,45 @@ def test_callable_given_the_wrong_number_of_feeds_fails_like_a_run():
         assert call(1.0) == 2.0
 
 
+# -- arguments of the wrong type -------------------------------------------------------------------
+def _refused(call, argument: str, given: str) -> TypeError:
+    with pytest.raises(TypeError) as info:
+        call()
+    message = str(info.value)
+    assert f"Argument `{argument}` must be" in message and f"of type {given}" in message
+    assert f"{__file__}:" in message
+    return info.value
+
+
+def test_run_refuses_feeds_options_and_metadata_of_the_wrong_type():
+    x = df.placeholder(df.float32, [], name="x")
+    y = x * 2.0
+    with df.Session() as sess:
+        _refused(lambda: sess.run(y, [(x, 1.0)]), "feed_dict", "list")
+        _refused(lambda: sess.run(y, {x: 1.0}, options={"timeout_in_ms": 5}), "options", "dict")
+        _refused(lambda: sess.run(y, {x: 1.0}, options=df.RunMetadata()), "options", "RunMetadata")
+        _refused(lambda: sess.run(y, {x: 1.0}, run_metadata={}), "run_metadata", "dict")
+        assert sess.run(y, collections.OrderedDict([(x, 1.0)])) == 2.0  # any mapping will do
+
+
+def test_a_callable_refuses_a_feed_list_options_and_metadata_of_the_wrong_type():
+    x = df.placeholder(df.float32, [], name="x")
+    y = x * 2.0
+    with df.Session() as sess:
+        _refused(lambda: sess.make_callable(y, x), "feed_list", "Tensor")
+        call = sess.make_callable(y, (x,), accept_options=True)
+        _refused(lambda: call(1.0, options={}), "options", "dict")
+        _refused(lambda: call(1.0, run_metadata=[]), "run_metadata", "list")
+        assert call(1.0, options=df.RunOptions(), run_metadata=df.RunMetadata()) == 2.0
+
+
+def test_a_session_refuses_a_config_graph_or_target_of_the_wrong_type():
+    _refused(lambda: df.Session(config={"inter_op_parallelism_threads": 2}), "config", "dict")
+    _refused(lambda: df.Session(graph="default"), "graph", "str")
+    _refused(lambda: df.InteractiveSession(target=None), "target", "NoneType")
+    assert df.get_default_session() is None  # the refused InteractiveSession did not install
+
+
 # -- every run-time bad input: clear error, session usable, variables untouched --------------------
 def _missing_feed(bump):
     x = df.placeholder(df.float32, [], name="needed")
@@ -693,8 +908,17 @@ def _deadline(bump):
     with df.control_dependencies([bump]):
         start = df.constant(0)
     loop = df.while_loop(lambda i: i >= 0, lambda i: i + 1, [start], name="forever")
-    options = df.RunOptions(timeout_in_ms=200)
-    return (lambda s: s.run(loop, options=options)), df.errors.DeadlineExceededError, "forever"
+    probe = df.constant(0)
+
+    def fail(sess):
+        budget = budget_ms(
+            lambda: sess.run(probe, options=_FAR),
+            warm_up=lambda: _stopped_early(sess, loop),
+            floor_ms=200,
+        )
+        raise _stopped(sess, loop, budget, _in_loop("forever")).error
+
+    return fail, df.errors.DeadlineExceededError, "forever"
 
 
 def _py_func_raising(bump):

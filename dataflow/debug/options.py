@@ -34,11 +34,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
+from ..protos import Message
+
 DEBUG_OPS = ("DebugIdentity", "DebugNumericSummary")
 
 
 @dataclass
-class DebugTensorWatch:
+class DebugTensorWatch(Message):
     """Watch output ``output_slot`` of the op ``node_name`` with each of ``debug_ops``.
 
     A watch that names no op or output of the graph makes the run fail before anything runs,
@@ -48,7 +50,7 @@ class DebugTensorWatch:
 
     node_name: str = ""
     output_slot: int = 0
-    debug_ops: list = field(default_factory=lambda: ["DebugIdentity"])
+    debug_ops: list[str] = field(default_factory=lambda: ["DebugIdentity"])
     tolerate_debug_op_creation_failures: bool = False
 
     def watch_keys(self) -> list[str]:
@@ -66,10 +68,10 @@ class _RepeatedWatches(list):
 
 
 @dataclass
-class DebugOptions:
+class DebugOptions(Message):
     """The tensors a run should watch (``RunOptions.debug_options``)."""
 
-    debug_tensor_watch_opts: list = field(default_factory=_RepeatedWatches)
+    debug_tensor_watch_opts: list[DebugTensorWatch] = field(default_factory=_RepeatedWatches)
 
     def __post_init__(self) -> None:
         if not isinstance(self.debug_tensor_watch_opts, _RepeatedWatches):

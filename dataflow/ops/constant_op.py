@@ -145,7 +145,7 @@ def _placeholder_kernel(attrs):
     return unfed_placeholder
 
 
-define_op("Placeholder", _infer_placeholder, _placeholder_kernel, inline=True)
+define_op("Placeholder", _infer_placeholder, _placeholder_kernel, inline=True, feed_only=True)
 
 
 def placeholder(dtype, shape=None, name: Optional[str] = None):

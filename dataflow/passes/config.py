@@ -43,9 +43,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..protos import Message
+
 
 @dataclass
-class RewriterConfig:
+class RewriterConfig(Message):
     """Per-pass toggles (see the module docstring)."""
 
     DEFAULT = 0
@@ -60,11 +62,11 @@ class RewriterConfig:
     loop_optimization: int = DEFAULT
     remapping: int = DEFAULT
     memory_optimization: int = DEFAULT
-    optimizers: list = field(default_factory=list)
+    optimizers: list[str] = field(default_factory=list)
 
 
 @dataclass
-class OptimizerOptions:
+class OptimizerOptions(Message):
     """``opt_level``: ``L1`` (default) or ``L0`` (no constant folding, no CSE by default)."""
 
     L1 = 0
@@ -74,7 +76,7 @@ class OptimizerOptions:
 
 
 @dataclass
-class GraphOptions:
+class GraphOptions(Message):
     """``ConfigProto.graph_options``: how the Session rewrites graphs before running them."""
 
     optimizer_options: OptimizerOptions = field(default_factory=OptimizerOptions)

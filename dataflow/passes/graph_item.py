@@ -44,7 +44,15 @@ import numpy as np
 from executor.program import NodeKind
 
 from .. import dtypes as _dtypes
-from ..graph import Graph, Operation, SourceLocation, Tensor, needed_ops, numpy_value_or_none
+from ..graph import (
+    Graph,
+    Operation,
+    SourceLocation,
+    Tensor,
+    control_sources,
+    needed_ops,
+    numpy_value_or_none,
+)
 from ..op_registry import get_op_def
 from ..tensor_shape import TensorShape
 
@@ -141,7 +149,7 @@ class GraphItem:
                 fed_copies[t] if t in fed_copies else copies[t.op]._outputs[t.value_index]
                 for t in op._inputs
             ]
-            twin._control_inputs = [copies[c] for c in op._control_inputs]
+            twin._control_inputs = _copied_controls(op._control_inputs, fed, copies, fed_copies)
             _register(new, twin)
         item = cls(
             new,
@@ -553,6 +561,16 @@ def _register(graph: Graph, op: Operation) -> None:
     for t in op._inputs:
         graph._consumers.setdefault(t, []).append(op)
     graph._version += 1
+
+
+def _copied_controls(controls: list, fed: set, copies: dict, fed_copies: dict) -> list:
+    """The copies of ``controls``; where the feeds stand in for a control input (a fed
+    Placeholder, `dataflow.graph.control_sources`), the Placeholders that stand for its feeds."""
+    return [
+        fed_copies[source].op if isinstance(source, Tensor) else copies[source]
+        for c in controls
+        for source in control_sources(c, fed)
+    ]
 
 
 def _unique(graph: Graph, base: str) -> str:

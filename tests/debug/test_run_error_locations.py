@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 import pytest
+from deadlines import Gate, budget_ms, stopped_in_time
 
 import dataflow as df
 from dataflow import errors
@@ -182,8 +183,11 @@ def test_fetching_a_tensor_inside_a_loop_says_so_and_names_the_line(graph):
         return holder["t"]
 
     df.while_loop(lambda i: i < 3, body, [df.constant(0)], name="looped")
-    error = run_error(holder["t"])
-    assert "inside while loop 'looped'" in str(error) and at(holder["line"]) in str(error)
+    with df.Session() as sess:
+        with pytest.raises(errors.InaccessibleTensorError) as info:  # refused before running
+            sess.run(holder["t"])
+    error = info.value
+    assert "inside the while loop 'looped'" in str(error) and at(holder["line"]) in str(error)
 
 
 # -- malformed graphs, deadlines, threads ----------------------------------------------------------
@@ -199,12 +203,26 @@ def test_invalid_program_names_the_offending_op_and_its_line(graph):
 
 
 def test_deadline_in_an_endless_loop_names_the_loop_line_and_the_iteration(graph):
-    result = df.while_loop(lambda i: i >= 0, lambda i: i + 1, [df.constant(0)], name="forever")
+    start = df.constant(0)
+    result = df.while_loop(lambda i: i >= 0, lambda i: i + 1, [start], name="forever")
     line = here()
-    error = run_error(result, options=df.RunOptions(timeout_in_ms=50))
-    assert isinstance(error, errors.DeadlineExceededError)
+    with df.Session() as sess:
+
+        def stopped_early():  # builds the plan and starts a driver thread
+            with pytest.raises(errors.DeadlineExceededError):
+                sess.run(result, options=df.RunOptions(timeout_in_ms=1))
+
+        far = df.RunOptions(timeout_in_ms=60_000)
+        budget = budget_ms(lambda: sess.run(start, options=far), stopped_early, floor_ms=50)
+        stop = stopped_in_time(
+            lambda ms: sess.run(result, options=df.RunOptions(timeout_in_ms=ms)),
+            budget,
+            errors.DeadlineExceededError,
+            lambda e: e.op is not None and e.op.name.startswith("forever/"),
+        )
+    error = stop.error
     message = str(error)
-    assert "timeout_in_ms=50" in message
+    assert f"timeout_in_ms={stop.budget_ms}" in message
     assert "forever[iter 0 of root]" in message
     assert f"The loop 'forever' was built at {at(line)}" in message
     assert error.op is not None
@@ -212,19 +230,25 @@ def test_deadline_in_an_endless_loop_names_the_loop_line_and_the_iteration(graph
 
 
 def test_deadline_names_the_op_still_running_on_the_pool(graph):
-    release = threading.Event()
+    gate = Gate()
     big = df.constant(np.zeros(100_000))
-    slow = df.py_func(lambda a: release.wait(5) and a, [big], df.float64, name="slow")
+    slow = df.py_func(lambda a: gate.wait() and a, [big], df.float64, name="slow")
     line = here()
     quick = df.py_func(lambda a: a, [big], df.float64, name="quick")
     sess = df.Session(config=df.ConfigProto(inter_op_parallelism_threads=2))
     try:
-        with pytest.raises(errors.DeadlineExceededError) as info:
-            sess.run([slow, quick], options=df.RunOptions(timeout_in_ms=100))
+        far = df.RunOptions(timeout_in_ms=60_000)
+        budget = budget_ms(lambda: sess.run([slow, quick], options=far), floor_ms=100)
+        gate.arm()
+        error = stopped_in_time(
+            lambda ms: sess.run([slow, quick], options=df.RunOptions(timeout_in_ms=ms)),
+            budget,
+            errors.DeadlineExceededError,
+            lambda e: gate.entered > 0,
+        ).error
     finally:
-        release.set()
+        gate.release()
         sess.close()
-    error = info.value
     assert isinstance(error, errors.DeadlineExceededError)
     # The slow kernel fired first and went to the pool (the quick one was ready beside it).
     assert f"Still running: op 'slow' (PyFunc) created at {at(line)}" in str(error)

@@ -176,6 +176,49 @@ def test_merge_first_live_input_wins_and_late_inputs_are_dropped():
         assert run(b, [output, value_index]) == [1.0, early_position]
 
 
+@pytest.mark.parametrize("first_position", [0, 1])
+def test_merge_waiting_for_a_control_input_keeps_the_first_live_input_not_the_last(
+    first_position,
+):
+    # Both data inputs arrive live while the Merge still waits for ``gate``: ``second`` runs
+    # after ``first`` has delivered, and ``gate`` after ``second``.
+    b = Builder()
+    first = b.const("first", name="first")
+    second = b.op(lambda: "second", name="second", control=[first])
+    gate = b.op(lambda: None, name="gate", control=[second], num_outputs=0)
+    inputs = (first, second) if first_position == 0 else (second, first)
+    output, value_index = b.merge(*inputs, name="merge", control=[gate])
+    assert run(b, [output, value_index]) == ["first", first_position]
+
+
+@pytest.mark.parametrize("gated", [False, True])
+def test_a_second_live_input_in_the_same_iteration_is_dropped(gated):
+    # ``second`` arrives while the Merge waits for ``gate`` (gated), or once the Merge has
+    # fired: the Merge and ``after`` are both consumers of ``first``, and siblings run in
+    # program order, so ``second``, which waits for ``after``, runs after the Merge fired.
+    b = Builder()
+    first = b.const(1.0, name="first")
+    output, value_index = b.merge(first, first, name="merge")
+    after = b.op(identity, first, name="after")
+    second = b.op(lambda: 2.0, name="second", control=[after])
+    merge = b.nodes[output[0]]
+    merge.inputs[1] = second
+    if gated:
+        merge.control_inputs.append(b.op(lambda: None, name="gate", control=[second])[0])
+    assert run(b, [output, value_index]) == [1.0, 0]
+
+
+def test_merge_in_a_frame_keeps_the_first_live_input_of_the_iteration():
+    # The same rule in iteration 0 of a child frame, where a Merge without back edges expects
+    # every input: ``second`` runs after ``first`` has delivered, ``gate`` after ``second``.
+    b = Builder()
+    first = b.enter(b.const("first", name="outside"), "frame", name="enter")
+    second = b.op(lambda: "second", name="second", control=[first])
+    gate = b.op(lambda: None, name="gate", control=[second], num_outputs=0)
+    output, value_index = b.merge(second, first, name="merge", control=[gate])
+    assert run(b, [b.exit(output), b.exit(value_index)]) == ["first", 1]
+
+
 def test_merge_with_every_input_dead_has_both_outputs_dead():
     b = Builder()
     outputs = b.merge(dead_value(b), dead_value(b))

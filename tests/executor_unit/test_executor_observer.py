@@ -1,11 +1,11 @@
 """`Plan.run(observer=...)`, dead-firing statistics, and where errors and deadlines happened."""
 
 import concurrent.futures
-import threading
 import time
 
 import numpy as np
 import pytest
+from deadlines import Gate, budget_ms, stopped_in_time
 from executor_builder import Builder, identity
 
 import executor
@@ -268,20 +268,27 @@ def test_deadline_error_says_which_loop_iteration_the_run_was_in(monkeypatch):
 
 
 def test_deadline_error_names_a_kernel_still_running_on_the_pool(pool):
-    release = threading.Event()
+    gate = Gate()
     b = Builder()
     x = b.arg("x")
-    blocked = b.op(lambda v: release.wait(5) and v, x, inline=False, name="blocked")
+    blocked = b.op(lambda v: gate.wait() and v, x, inline=False, name="blocked")
     b.op(lambda v: v, x, inline=True)
     plan = executor.prepare(b.program([blocked]))
+    far = time.monotonic() + 600
+    budget = budget_ms(lambda: plan.run((1,), pool=pool, deadline=far), floor_ms=100)
+    gate.arm()
     try:
-        with pytest.raises(executor.DeadlineExceededError) as info:
-            plan.run((1,), pool=pool, deadline=time.monotonic() + 0.1)
+        error = stopped_in_time(
+            lambda ms: plan.run((1,), pool=pool, deadline=time.monotonic() + ms / 1000),
+            budget,
+            executor.DeadlineExceededError,
+            lambda e: gate.entered > 0,
+        ).error
     finally:
-        release.set()
-    running = [plan.program.nodes[index].name for index, _, _ in info.value.running]
+        gate.release()
+    running = [plan.program.nodes[index].name for index, _, _ in error.running]
     assert running == ["blocked"]
-    assert "'blocked'" in str(info.value)
+    assert "'blocked'" in str(error)
 
 
 class CancellingPool(concurrent.futures.Executor):

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from deadlines import Gate, budget_ms, stopped_in_time
 from executor_builder import Builder, identity
 from forking import in_forked_child
 
@@ -129,6 +130,22 @@ def test_kernel_error_with_a_pool_waits_for_kernels_in_flight(pool):
 # -- deadlines ------------------------------------------------------------------------------------
 
 
+def _far() -> float:
+    """A deadline that never passes: the run is still driven as a timed run."""
+    return time.monotonic() + 60
+
+
+def _stopped(plan, budget_ms: int, gate: Gate, **run_options):
+    """A run of ``plan`` on 1 that only its deadline stops, once it has reached ``gate``
+    (see `stopped_in_time`)."""
+    return stopped_in_time(
+        lambda ms: plan.run((1,), deadline=time.monotonic() + ms / 1000, **run_options),
+        budget_ms,
+        DeadlineExceededError,
+        lambda e: gate.entered > 0,
+    )
+
+
 def endless_loop_program():
     b = Builder()
     (result,) = b.while_loop(
@@ -152,8 +169,9 @@ def test_deadline_stops_a_long_chain_in_the_root_frame():
     value = b.arg("x")
     for _ in range(2000):
         value = b.op(lambda v: calls.append(1) or time.sleep(0.0005) or v, value)
+    plan = executor.prepare(b.program([value]))  # the deadline covers the run alone
     with pytest.raises(DeadlineExceededError):
-        executor.prepare(b.program([value])).run((0,), deadline=time.monotonic() + 0.1)
+        plan.run((0,), deadline=time.monotonic() + 0.1)  # the chain sleeps for 1 s at least
     assert len(calls) < 2000
 
 
@@ -164,33 +182,35 @@ def test_deadline_in_the_past_stops_at_once():
 
 
 def test_deadline_with_a_pool_raises_without_waiting_for_a_long_kernel(pool):
-    release = threading.Event()
+    gate = Gate()
     b = Builder()
     x = b.arg("x")
-    blocked = b.op(lambda v: release.wait(5) and v, x, inline=False)
+    blocked = b.op(lambda v: gate.wait() and v, x, inline=False)
     b.op(lambda v: v, x, inline=True)
     plan = executor.prepare(b.program([blocked]))
+    budget = budget_ms(lambda: plan.run((1,), pool=pool, deadline=_far()), floor_ms=100)
+    gate.arm()
     try:
-        with pytest.raises(DeadlineExceededError):
-            plan.run((1,), pool=pool, deadline=time.monotonic() + 0.1)
+        stop = _stopped(plan, budget, gate, pool=pool)
+        assert stop.seconds < stop.budget_ms / 1000 + 10  # not the 60 s the kernel blocks for
     finally:
-        release.set()
+        gate.release()
     # The late completion is dropped; the plan and the pool stay usable.
     assert plan.run((2,), pool=pool) == [2]
 
 
 def _wait_until_driver_is_idle(thread: threading.Thread) -> None:
     """Waits (at most 10 s) until the driver thread ``thread`` has finished its run and waits
-    for the next one: after that, the run it drove can fire nothing more."""
+    for the next one, or has ended, idle: after that, the run it drove can fire nothing more."""
     serve = DaemonThreadPool._serve.__code__
     give_up = time.monotonic() + 10
-    while sys._current_frames()[thread.ident].f_code is not serve:
+    while (frame := sys._current_frames().get(thread.ident)) and frame.f_code is not serve:
         assert time.monotonic() < give_up, "the driver thread never finished its run"
         time.sleep(0.01)
 
 
 def test_deadline_stops_a_run_whose_inline_kernel_blocks_and_nothing_fires_after_it():
-    release = threading.Event()
+    gate = Gate()
     blocked_on = []
     fired_after = []
     b = Builder()
@@ -198,44 +218,48 @@ def test_deadline_stops_a_run_whose_inline_kernel_blocks_and_nothing_fires_after
 
     def block(v):
         blocked_on.append(threading.current_thread())
-        release.wait(30)
+        gate.wait()
         return v
 
     blocked = b.op(block, x, name="blocked", inline=True)
     after = b.op(lambda v: fired_after.append(v) or v, blocked, name="after", inline=True)
     plan = executor.prepare(b.program([after]))
-    started = time.monotonic()
+    budget = budget_ms(lambda: plan.run((1,), deadline=_far()))
+    fired_after.clear()
+    gate.arm()
     try:
-        with pytest.raises(DeadlineExceededError) as info:
-            plan.run((1,), deadline=time.monotonic() + 0.3)
-        assert time.monotonic() - started < 10  # not the 30 s the kernel blocks for
+        stop = _stopped(plan, budget, gate)
+        assert stop.seconds < stop.budget_ms / 1000 + 10  # not the 60 s the kernel blocks for
     finally:
-        release.set()
-    assert [plan.program.nodes[index].name for index, _, _ in info.value.running] == ["blocked"]
-    assert info.value.running[0][1:] == ("root", 0)
-    assert "still running: 'blocked'" in str(info.value)
+        gate.release()
+    error = stop.error
+    assert [plan.program.nodes[index].name for index, _, _ in error.running] == ["blocked"]
+    assert error.running[0][1:] == ("root", 0)
+    assert "still running: 'blocked'" in str(error)
     # Once released, the kernel's result is dropped: its consumer never runs.
-    _wait_until_driver_is_idle(blocked_on[0])
+    _wait_until_driver_is_idle(blocked_on[-1])
     assert fired_after == []
     assert plan.run((2,)) == [2]
 
 
 def test_deadline_stops_a_run_whose_pool_kernel_blocks_and_nothing_fires_after_it():
-    release = threading.Event()
+    gate = Gate()
     fired_after = []
     b = Builder()
     x = b.arg("x")
-    blocked = b.op(lambda v: release.wait(30) and v, x, name="blocked", inline=False)
+    blocked = b.op(lambda v: gate.wait() and v, x, name="blocked", inline=False)
     b.op(identity, x, inline=True)  # ready beside it, so that the blocked kernel goes to the pool
     after = b.op(lambda v: fired_after.append(v) or v, blocked, name="after", inline=True)
     plan = executor.prepare(b.program([after]))
     pool = RecordingPool(2)
     try:
-        with pytest.raises(DeadlineExceededError) as info:
-            plan.run((1,), pool=pool, deadline=time.monotonic() + 0.3)
-        assert [plan.program.nodes[i].name for i, _, _ in info.value.running] == ["blocked"]
+        budget = budget_ms(lambda: plan.run((1,), pool=pool, deadline=_far()))
+        fired_after.clear()
+        gate.arm()
+        error = _stopped(plan, budget, gate, pool=pool).error
+        assert [plan.program.nodes[i].name for i, _, _ in error.running] == ["blocked"]
     finally:
-        release.set()
+        gate.release()
         # The pool task has run to its end: the blocked kernel and whatever it led to.
         concurrent.futures.wait(pool.futures, timeout=10)
         pool.shutdown()

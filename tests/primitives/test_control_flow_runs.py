@@ -160,6 +160,23 @@ def test_case_without_default_uses_the_last_pair_and_checks_its_predicate():
         _run(r, {x: 0})
 
 
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("with_default", [False, True])
+def test_case_with_a_single_pair_builds_and_runs_as_in_tensorflow(with_default, exclusive):
+    x = df.placeholder(df.int32, shape=[])
+    r = df.case(
+        [(x > 0, lambda: x * 10)],
+        default=(lambda: -x) if with_default else None,
+        exclusive=exclusive,
+    )
+    assert _run(r, {x: 3}) == 30
+    if with_default:
+        assert _run(r, {x: -3}) == 3
+    else:  # the pair is the default, guarded by its predicate
+        with pytest.raises(df.errors.InvalidArgumentError, match="None of conditions"):
+            _run(r, {x: -3})
+
+
 def test_case_accepts_a_dict_and_orders_it_by_predicate_name():
     x = df.placeholder(df.int32, shape=[])
     a = df.less(x, 0, name="a_negative")

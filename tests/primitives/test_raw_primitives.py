@@ -81,6 +81,15 @@ def test_enter_has_exactly_the_three_attrs_the_session_reads():
         df.enter(x, "f", parallel_iterations=0)
 
 
+def test_a_non_constant_enter_has_an_unknown_shape_and_a_constant_one_its_inputs():
+    x = df.placeholder(df.float32, shape=[None, 3])
+    entered = df.enter(x, "f")
+    assert entered.dtype is df.float32 and entered.shape.ndims is None  # as TensorFlow
+    assert df.enter(x, "f", is_constant=True).shape.as_list() == [None, 3]
+    entered.set_shape([2, 3])  # what a hand-written loop states it keeps
+    assert df.merge([entered, entered])[0].shape.as_list() == [2, 3]
+
+
 def test_exit_next_iteration_and_loop_cond_pass_their_input_through():
     x = df.placeholder(df.int32, shape=[3])
     assert df.exit(x).op.type == "Exit" and df.exit(x).shape.as_list() == [3]
@@ -109,7 +118,9 @@ def test_set_merge_input_closes_a_back_edge():
 
 def test_set_merge_input_relaxes_the_merge_shape():
     e = df.enter(df.zeros([2]), "f")
+    e.set_shape([2])
     m, _ = df.merge([e, e])
+    assert m.shape.as_list() == [2]
     df.set_merge_input(m, 1, df.next_iteration(df.placeholder(df.float32, shape=[None])))
     assert m.shape.as_list() == [None]
 

@@ -221,6 +221,28 @@ def test_shape_invariants_relax_the_loop_variable_shapes():
     assert m.shape.as_list() == [None, 2]
 
 
+def test_loop_variables_enter_with_their_own_shape_or_their_invariant(fresh_graph):
+    x = df.placeholder(df.float32, shape=[2, 3])
+    grown = df.placeholder(df.float32, shape=[1])
+    df.while_loop(
+        lambda i, same, longer: i < 2,
+        lambda i, same, longer: (i + 1, same * 2.0, df.concat([longer, longer], 0)),
+        [df.constant(0), x, grown],
+        shape_invariants=[None, None, df.TensorShape([None])],
+    )
+    entered = {op.inputs[0]: op.outputs[0] for op in _ops_of_type(fresh_graph, "Enter")}
+    assert entered[x].shape.as_list() == [2, 3]  # the raw Enter's shape is unknown
+    assert entered[grown].shape.as_list() == [None]
+
+
+def test_gradients_through_a_loop_keep_the_static_shapes():
+    x = df.placeholder(df.float32, shape=[3, 4])
+    w = df.placeholder(df.float32, shape=[])
+    _, y = df.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * w), [0, x])
+    dx, dw = df.gradients(df.reduce_sum(y), [x, w])
+    assert dx.shape.as_list() == [3, 4] and dw.shape.as_list() == []
+
+
 def test_control_dependency_on_an_op_outside_the_loop_is_routed_through_an_enter(fresh_graph):
     init = df.no_op(name="init")
 
