@@ -193,8 +193,7 @@ class Tensor:
             "or t.shape[0] for the static size."
         )
 
-    def __hash__(self) -> int:
-        return id(self)
+    __hash__ = object.__hash__  # by identity, as ``__eq__``; object's own runs at C speed
 
     def __eq__(self, other) -> bool:
         return self is other
@@ -880,11 +879,9 @@ def needed_ops(fetches: Sequence, fed: Iterable[Tensor] = ()) -> list[Operation]
             continue
         needed.add(op)
         for t in op._inputs:
-            if t not in fed and t.op not in needed:
-                stack.append(t.op)
-        for c in op._control_inputs:
-            if c not in needed:
-                stack.append(c)
+            if t not in fed:
+                stack.append(t._op)
+        stack.extend(op._control_inputs)
     if not fetches:
         return []
     return [op for op in fetches[0].graph._ops if op in needed]
@@ -916,15 +913,15 @@ def topological_order(graph: Graph, control_inputs: bool = True) -> list[Operati
                 continue  # a cycle the executor will reject; any order will do
             entered.add(op)
             stack.append((op, True))
-            is_merge = op._op_def.kind == NodeKind.MERGE
-            deps = [
-                t.op
-                for t in op._inputs
-                if not (is_merge and t.op._op_def.kind == NodeKind.NEXT_ITERATION)
-            ]
+            if op._op_def.kind == NodeKind.MERGE:
+                deps = [t._op for t in op._inputs if t._op._op_def.kind != NodeKind.NEXT_ITERATION]
+            else:
+                deps = [t._op for t in op._inputs]
             if control_inputs:
                 deps.extend(op._control_inputs)
-            for dep in sorted(set(deps), key=position.__getitem__, reverse=True):
+            if len(deps) > 1:
+                deps = sorted(set(deps), key=position.__getitem__, reverse=True)
+            for dep in deps:
                 if dep not in placed:
                     stack.append((dep, False))
     return order

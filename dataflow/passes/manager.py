@@ -67,23 +67,29 @@ class GraphPass:
     def __call__(self, item: GraphItem) -> tuple[GraphItem, PassReport]:
         """Returns a rewritten copy of ``item`` and the report; ``item`` is not changed."""
         item = item.copy()
-        report = _run_one(self, item)
+        report, _ = _run_one(self, item)
         return item, report
 
     def __repr__(self) -> str:
         return f"<GraphPass {self.name}>"
 
 
-def _run_one(pass_: GraphPass, item: GraphItem) -> PassReport:
+def _run_one(
+    pass_: GraphPass, item: GraphItem, before: Optional[set] = None
+) -> tuple[PassReport, set]:
+    """Runs one pass on ``item``: its report, and `_stood_for` of the result (the ``before``
+    of the next pass, which saves a walk of the graph per pass)."""
     report = PassReport(pass_.name, ops_before=len(item.graph._ops), verb=pass_.verb)
-    before = _stood_for(item)
+    if before is None:
+        before = _stood_for(item)
     start = time.perf_counter()
     pass_.rewrite(item, report)
     item.finish()
     report.seconds = time.perf_counter() - start
     report.ops_after = len(item.graph._ops)
-    report.taken_out = sorted(op.name for op in before - _stood_for(item))
-    return report
+    after = _stood_for(item)
+    report.taken_out = sorted(op.name for op in before - after)
+    return report, after
 
 
 def _stood_for(item: GraphItem) -> set:
@@ -151,7 +157,11 @@ class PassManager:
         rewrite ``item`` itself (the Session does so with the copy it just made)."""
         if copy:
             item = item.copy()
-        reports = [_run_one(p, item) for p in self.passes]
+        reports = []
+        stood_for = None
+        for pass_ in self.passes:
+            report, stood_for = _run_one(pass_, item, stood_for)
+            reports.append(report)
         return item, reports
 
 
