@@ -39,7 +39,15 @@ from . import dtypes as _dtypes
 from . import errors, nest
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
-from .graph import Graph, Operation, Tensor, _user_location, get_default_graph, needed_ops
+from .graph import (
+    Graph,
+    Operation,
+    Tensor,
+    _user_location,
+    gc_paused,
+    get_default_graph,
+    needed_ops,
+)
 from .passes import GraphItem, PassManager
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .passes.inplace import is_fresh_value
@@ -356,8 +364,9 @@ class Session:
         key = (self._graph._version, tuple(flat_fetches), feed_tensors, pipeline)
         plan = self._plans.get(key)
         if plan is None:
-            _check_feedable(feed_tensors, location)
-            plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
+            with gc_paused():
+                _check_feedable(feed_tensors, location)
+                plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
             with self._lock:
                 if len(self._plans) > 256:
                     self._plans.clear()

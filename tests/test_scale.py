@@ -13,6 +13,7 @@ no step may recurse once per op.
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import numpy as np
@@ -161,3 +162,39 @@ def test_a_long_chain_is_built_optimized_differentiated_and_run_without_recursio
         sys.setrecursionlimit(limit)
     for a, b in zip(with_passes, without):
         np.testing.assert_array_equal(a, b)
+
+
+def test_planning_runs_with_the_garbage_collector_paused_and_restores_it(monkeypatch):
+    # A full collection visits every object alive; during the planning of a large graph
+    # those would cost more than the plan (see `dataflow.graph.gc_paused`).
+    import executor
+
+    seen = []
+    prepare = executor.prepare
+
+    def observing_prepare(program):
+        seen.append(gc.isenabled())
+        return prepare(program)
+
+    monkeypatch.setattr(executor, "prepare", observing_prepare)
+    graph = df.Graph()
+    with graph.as_default():
+        x, y = chain(3)
+    assert gc.isenabled()
+    with df.Session(graph=graph, config=PASSES) as sess:
+        sess.run(y, {x: np.zeros(4)})
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+def test_a_collector_the_user_disabled_stays_disabled_after_planning():
+    graph = df.Graph()
+    with graph.as_default():
+        x, y = chain(3)
+    gc.disable()
+    try:
+        with df.Session(graph=graph, config=PASSES) as sess:
+            sess.run(y, {x: np.zeros(4)})
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

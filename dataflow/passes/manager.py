@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..graph import Graph, Operation, Tensor, needed_ops
+from ..graph import Graph, Operation, Tensor, gc_paused, needed_ops
 from .graph_item import GraphItem
 
 
@@ -181,8 +181,9 @@ def optimize(
 
     fetch_elements = [_element(graph, f) for f in fetches]
     feed_tensors = [_element(graph, f, allow_operation=False) for f in feeds]
-    item = GraphItem.from_graph(graph, fetch_elements, feed_tensors)
-    return PassManager(DEFAULT_PIPELINE if passes is None else passes).run(item, copy=False)
+    with gc_paused():
+        item = GraphItem.from_graph(graph, fetch_elements, feed_tensors)
+        return PassManager(DEFAULT_PIPELINE if passes is None else passes).run(item, copy=False)
 
 
 def _element(graph: Graph, value, allow_operation: bool = True):
