@@ -198,3 +198,16 @@ def test_a_collector_the_user_disabled_stays_disabled_after_planning():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_first_run_of_a_group_of_many_rewritten_ops_is_linear():
+    # Fusion replaces each branch, a control input of the group: each replacement must cost
+    # that edge, not a rebuild of the group's list of control inputs.
+    def work(count):
+        def build():
+            x, ys = branches(count)
+            return x, df.group(*ys)
+
+        return first_run_work(build, PASSES)
+
+    assert growth(work, 600) < LINEAR

@@ -119,6 +119,9 @@ class GraphItem:
         self.feeds = feeds
         # Op -> the ops that have it as a control input (a dict used as an ordered set).
         self._control_index: Optional[dict[Operation, dict[Operation, None]]] = None
+        # Op -> the position of each of its control inputs (built for an op when one of its
+        # control inputs is first replaced, dropped when one is removed).
+        self._control_slots: dict[Operation, dict[Operation, int]] = {}
 
     @property
     def fetches(self) -> list:
@@ -404,11 +407,51 @@ class GraphItem:
 
     def add_control_inputs(self, op: Operation, controls: Iterable[Operation]) -> None:
         index = self._controls()
+        slots = self._control_slots.get(op)
         for c in controls:
             consumers = index.setdefault(c, {})
             if c is not op and op not in consumers:
+                if slots is not None:
+                    slots[c] = len(op._control_inputs)
                 op._control_inputs.append(c)
                 consumers[op] = None
+
+    def _replace_control_input(
+        self, op: Operation, old: Operation, controls: list[Operation]
+    ) -> None:
+        """Replaces the control input ``old`` of ``op`` by those of ``controls`` it lacks: the
+        first takes ``old``'s place and the others go last, so no position shifts and an op
+        with many control inputs (a ``group``) loses one in O(1)."""
+        index = self._controls()
+        added = [c for c in controls if c is not op and op not in index.get(c, ())]
+        slots = self._slots(op)
+        if added and slots is not None:
+            position = slots.pop(old)
+            op._control_inputs[position] = added[0]
+            slots[added[0]] = position
+            index.setdefault(added[0], {})[op] = None
+            added = added[1:]
+        else:
+            self._drop_control_input(op, old)
+        index[old].pop(op, None)
+        self.add_control_inputs(op, added)
+
+    def _slots(self, op: Operation) -> Optional[dict[Operation, int]]:
+        """The position of each control input of ``op``, or None when one is repeated (an op
+        made with the same control input twice; it takes the slow path)."""
+        slots = self._control_slots.get(op)
+        if slots is None:
+            slots = {c: position for position, c in enumerate(op._control_inputs)}
+            if len(slots) < len(op._control_inputs):
+                return None
+            self._control_slots[op] = slots
+        return slots
+
+    def _drop_control_input(self, op: Operation, control: Operation) -> None:
+        """Removes every control edge from ``control`` into ``op``, keeping the others' order
+        (O(control inputs of ``op``): positions after it shift)."""
+        op._control_inputs = [c for c in op._control_inputs if c is not control]
+        self._control_slots.pop(op, None)
 
     def replace_uses(self, old: Tensor, new: Tensor) -> None:
         """Every data input reading ``old`` reads ``new`` instead (fetches are left alone)."""
@@ -433,8 +476,8 @@ class GraphItem:
         for old, new in zip(op._outputs, new_outputs):
             if old is not new:
                 self.replace_uses(old, new)
-        for consumer in list(self.control_consumers(op)):
-            self.add_control_inputs(consumer, control_inputs)
+        for consumer in self.control_consumers(op):
+            self._replace_control_input(consumer, op, control_inputs)
         fetched = sorted((i, t) for t in op._outputs for i in self._fetch_positions.get(t, ()))
         if op in self._fetch_positions:
             raise ValueError(f"op '{op.name}' is fetched as an operation and cannot be replaced")
@@ -486,7 +529,8 @@ class GraphItem:
                     controls[c].pop(op, None)
             for consumer in controls.pop(op, ()):
                 if consumer not in ops:
-                    _drop_control_input(consumer, op)
+                    self._drop_control_input(consumer, op)
+            self._control_slots.pop(op, None)
         graph._version += 1
 
     def finish(self) -> None:
@@ -595,14 +639,6 @@ def _register(graph: Graph, op: Operation) -> None:
     for index, t in enumerate(op._inputs):
         graph._add_edge(t, op, index)
     graph._version += 1
-
-
-def _drop_control_input(op: Operation, control: Operation) -> None:
-    """Removes every control edge from ``control`` into ``op``, keeping the others' order."""
-    controls = op._control_inputs
-    controls.remove(control)
-    if control in controls:  # given twice when the op was made
-        op._control_inputs = [c for c in controls if c is not control]
 
 
 def _unique(graph: Graph, base: str) -> str:
