@@ -928,6 +928,8 @@ def topological_order(graph: Graph, control_inputs: bool = True) -> list[Operati
     still listed once."""
     ops = graph._ops
     position = {op: i for i, op in enumerate(ops)}
+    if _created_in_order(position, control_inputs):
+        return list(ops)
     placed: set[Operation] = set()
     entered: set[Operation] = set()
     order: list[Operation] = []
@@ -959,3 +961,24 @@ def topological_order(graph: Graph, control_inputs: bool = True) -> list[Operati
                 if dep not in placed:
                     stack.append((dep, False))
     return order
+
+
+def _created_in_order(position: dict, control_inputs: bool) -> bool:
+    """Whether every op of ``position`` (op -> creation index) was created after the ops it
+    depends on, as `topological_order` counts them: then the order it computes is the
+    creation order (each op's dependencies are placed before it is reached), which this
+    check finds without the walk.  True of every graph no pass has rewired; an input from
+    outside the graph (a malformed graph) makes it False, and the walk then handles it."""
+    for op, index in position.items():
+        is_merge = op._op_def.kind == NodeKind.MERGE
+        for t in op._inputs:
+            producer = t._op
+            if position.get(producer, index) >= index and not (
+                is_merge and producer._op_def.kind == NodeKind.NEXT_ITERATION
+            ):
+                return False
+        if control_inputs:
+            for c in op._control_inputs:
+                if position.get(c, index) >= index:
+                    return False
+    return True
