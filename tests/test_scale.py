@@ -211,3 +211,16 @@ def test_first_run_of_a_group_of_many_rewritten_ops_is_linear():
         return first_run_work(build, PASSES)
 
     assert growth(work, 600) < LINEAR
+
+
+def test_fusing_a_chain_that_reads_a_new_tensor_at_every_step_is_linear():
+    # The fused kernel's inputs grow with the chain: finding whether a step's input is one
+    # already must be a look-up, not a scan of them.
+    def scaled_chain(steps):
+        x = df.placeholder(df.float64, [4], name="x")
+        y = x
+        for i in range(steps):
+            y = y * (0.5 + i / steps)
+        return x, y
+
+    assert growth(lambda steps: first_run_work(lambda: scaled_chain(steps), PASSES), 600) < LINEAR
