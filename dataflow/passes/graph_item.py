@@ -31,6 +31,8 @@ Invariants kept by the editing methods (every pass relies on them):
   stands for (a copy its source, a new op that of the op it replaces), which a Session's errors
   and run statistics name.
 - Names are never reused: removed ops keep their names reserved.
+- Every edit of the graph's ops or edges (not of attributes) changes ``graph.version``, so a
+  pass that left it unchanged left the graph as it was.
 
 Every query and edit costs what it touches, never a scan of the graph, so a pass that visits
 each op once is linear: besides the graph's own indexes (ops, names, the data edges out of each
@@ -395,6 +397,7 @@ class GraphItem:
         graph._remove_edge(op._inputs[index], op, index)
         op._inputs[index] = tensor
         graph._add_edge(tensor, op, index)
+        graph._version += 1
 
     def remove_input(self, op: Operation, index: int) -> None:
         """Drops input ``index`` of ``op``; the inputs after it move one place down."""
@@ -404,6 +407,7 @@ class GraphItem:
         del inputs[index]
         for i in range(index, len(inputs)):
             graph._add_edge(inputs[i], op, i)
+        graph._version += 1
 
     def add_control_inputs(self, op: Operation, controls: Iterable[Operation]) -> None:
         index = self._controls()
@@ -415,6 +419,7 @@ class GraphItem:
                     slots[c] = len(op._control_inputs)
                 op._control_inputs.append(c)
                 consumers[op] = None
+                self.graph._version += 1
 
     def _replace_control_input(
         self, op: Operation, old: Operation, controls: list[Operation]
@@ -430,6 +435,7 @@ class GraphItem:
             op._control_inputs[position] = added[0]
             slots[added[0]] = position
             index.setdefault(added[0], {})[op] = None
+            self.graph._version += 1
             added = added[1:]
         else:
             self._drop_control_input(op, old)
@@ -452,6 +458,7 @@ class GraphItem:
         (O(control inputs of ``op``): positions after it shift)."""
         op._control_inputs = [c for c in op._control_inputs if c is not control]
         self._control_slots.pop(op, None)
+        self.graph._version += 1
 
     def replace_uses(self, old: Tensor, new: Tensor) -> None:
         """Every data input reading ``old`` reads ``new`` instead (fetches are left alone)."""

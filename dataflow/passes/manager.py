@@ -78,16 +78,21 @@ def _run_one(
     pass_: GraphPass, item: GraphItem, before: Optional[set] = None
 ) -> tuple[PassReport, set]:
     """Runs one pass on ``item``: its report, and `_stood_for` of the result (the ``before``
-    of the next pass, which saves a walk of the graph per pass)."""
+    of the next pass, which saves a walk of the graph per pass).  A pass that left the graph
+    unchanged (`GraphItem` counts every edit in ``graph._version``) costs no walk and no
+    tidying of records."""
     report = PassReport(pass_.name, ops_before=len(item.graph._ops), verb=pass_.verb)
     if before is None:
         before = _stood_for(item)
+    version = item.graph._version
     start = time.perf_counter()
     pass_.rewrite(item, report)
-    item.finish()
+    changed = item.graph._version != version
+    if changed:
+        item.finish()
     report.seconds = time.perf_counter() - start
     report.ops_after = len(item.graph._ops)
-    after = _stood_for(item)
+    after = _stood_for(item) if changed else before
     report.taken_out = sorted(op.name for op in before - after)
     return report, after
 
