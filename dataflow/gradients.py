@@ -390,7 +390,7 @@ def gradients(
                 results = [zeros_like(x) if g is None else g for x, g in zip(xs_list, results)]
             return results
     finally:
-        graph.get_collection_ref(GraphKeys.BACKWARD_OPS).extend(graph._ops[first_new_op:])
+        graph.get_collection_ref(GraphKeys.BACKWARD_OPS).extend(list(graph._ops)[first_new_op:])
 
 
 class _GradientWalk:

@@ -10,6 +10,9 @@ Invariants:
   Its static ``dtype`` never changes; its static ``shape`` may be partial.
 - ``Graph.version`` grows with every change (new op, input rewired), so that anything derived
   from a graph (a Session's lowered programs) can be cached per version.
+- The graph's indexes are kept in step with its ops, so that no edit scans the graph: the ops
+  in creation order (a dict used as an ordered set, so the graph passes remove an op in O(1)),
+  the ops by name, and the data edges that read each tensor (`Consumers`).
 - The graph holds no run-time state: variable values live in the Session.
 
 Ops that are created while a control-flow helper builds a branch or a loop body go through the
@@ -22,6 +25,7 @@ from the pivot.  The graph only calls the two hooks; it does not know what a con
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import os
 import re
@@ -190,8 +194,7 @@ class Tensor:
             "or t.shape[0] for the static size."
         )
 
-    def __hash__(self) -> int:
-        return id(self)
+    __hash__ = object.__hash__  # by identity, as ``__eq__``; object's own runs at C speed
 
     def __eq__(self, other) -> bool:
         return self is other
@@ -206,6 +209,40 @@ class Tensor:
             f"Cannot convert the symbolic tensor '{self.name}' to a numpy array: run it in a "
             "Session to get its value."
         )
+
+
+class Consumers:
+    """The data edges that read one tensor, in the order they were made.
+
+    It reads as a list of the consuming ops: iterating gives the op of each edge (an op that
+    reads the tensor twice comes twice) and ``len`` counts the edges.  An edge is the pair
+    ``(op, input index)``, added and removed in O(1), so rewiring a tensor that many ops read
+    costs the edges moved, never a scan of the readers or of their inputs.
+    """
+
+    __slots__ = ("_edges",)
+
+    def __init__(self):
+        self._edges: dict[tuple[Operation, int], None] = {}
+
+    def add(self, op: Operation, index: int) -> None:
+        self._edges[(op, index)] = None
+
+    def remove(self, op: Operation, index: int) -> None:
+        del self._edges[(op, index)]
+
+    def edges(self) -> list[tuple[Operation, int]]:
+        """The ``(op, input index)`` pairs, in order (a copy: the caller may rewire them)."""
+        return list(self._edges)
+
+    def __iter__(self):
+        return (op for op, _ in self._edges)
+
+    def __len__(self) -> int:
+        return len(self._edges)
+
+    def __repr__(self) -> str:
+        return f"Consumers({[f'{op.name}:{i}' for op, i in self._edges]})"
 
 
 class Operation:
@@ -311,12 +348,9 @@ class Operation:
         self._graph._check_not_finalized(f"an input of op '{self._name}' was changed")
         if tensor.graph is not self._graph:
             raise ValueError(f"Tensor '{tensor.name}' is not from the graph of op '{self._name}'")
-        old = self._inputs[index]
-        consumers = self._graph._consumers.get(old)
-        if consumers and self in consumers:
-            consumers.remove(self)
+        self._graph._remove_edge(self._inputs[index], self, index)
         self._inputs[index] = tensor
-        self._graph._consumers.setdefault(tensor, []).append(self)
+        self._graph._add_edge(tensor, self, index)
         self._graph._version += 1
 
     def _add_control_input(self, op: Operation) -> None:
@@ -366,10 +400,10 @@ class Graph:
     """
 
     def __init__(self):
-        self._ops: list[Operation] = []
+        self._ops: dict[Operation, None] = {}  # in creation order
         self._ops_by_name: dict[str, Operation] = {}
         self._names_in_use: dict[str, int] = {}
-        self._consumers: dict[Tensor, list[Operation]] = {}
+        self._consumers: dict[Tensor, Consumers] = {}
         self._collections: dict[str, list] = {}
         self._version = 0
         self._finalized = False
@@ -563,11 +597,9 @@ class Graph:
         if control_inputs is None:
             new = []
         else:
-            ops = []
-            for c in control_inputs:
-                op = self._as_control_input(c)
-                if op is not None and op not in ops:
-                    ops.append(op)
+            ops = list(dict.fromkeys(self._as_control_input(c) for c in control_inputs))
+            if None in ops:
+                ops.remove(None)
             new = old + [(next(_control_block_ids), ops)]
         state.control_blocks = new
         try:
@@ -610,12 +642,14 @@ class Graph:
         state = self._state
         ctrl = [self._as_control_input(c) for c in control_inputs]
         input_ops = {t.op for t in inputs}
+        skipped = set(ctrl) | input_ops  # a set: a block may hold thousands of ops
         for block, block_ops in state.control_blocks:
             if any(block in op._control_blocks for op in input_ops):
                 continue
             for c in block_ops:
-                if c not in ctrl and c not in input_ops:
+                if c not in skipped:
                     ctrl.append(c)
+                    skipped.add(c)
         blocks = frozenset(block for block, _ in state.control_blocks)
         context = state.control_flow_context
         if context is not None:
@@ -646,15 +680,29 @@ class Graph:
                 Tensor(op, i, _dtypes.as_dtype(dt), as_shape(shape))
                 for i, (dt, shape) in enumerate(specs)
             ]
-            self._ops.append(op)
+            self._ops[op] = None
             self._ops_by_name[unique] = op
-            for t in inputs:
-                self._consumers.setdefault(t, []).append(op)
+            for index, t in enumerate(inputs):
+                self._add_edge(t, op, index)
             self._version += 1
         if context is not None:
             op._control_flow_context = context
             context.add_op(op)
         return op
+
+    def _add_edge(self, tensor: Tensor, op: Operation, index: int) -> None:
+        """Records that input ``index`` of ``op`` reads ``tensor``."""
+        consumers = self._consumers.get(tensor)
+        if consumers is None:
+            consumers = self._consumers[tensor] = Consumers()
+        consumers.add(op, index)
+
+    def _remove_edge(self, tensor: Tensor, op: Operation, index: int) -> None:
+        """Forgets that input ``index`` of ``op`` reads ``tensor``."""
+        consumers = self._consumers[tensor]
+        consumers.remove(op, index)
+        if not consumers:
+            del self._consumers[tensor]
 
     # -- display ---------------------------------------------------------------------------------
     def __str__(self) -> str:
@@ -813,6 +861,39 @@ def numpy_value_or_none(t: Tensor) -> Optional[np.ndarray]:
     return None
 
 
+# -- bulk work on a graph -------------------------------------------------------------------------
+_gc_pause_lock = threading.Lock()
+_gc_pauses = 0  # how many `gc_paused` blocks are open, on any thread
+_gc_was_enabled = False
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Pauses Python's cyclic garbage collector inside the ``with``: for work that makes many
+    objects that live on (copying, rewriting and lowering a graph of many ops).
+
+    Each full collection visits every object alive, and a graph of 100k ops holds millions of
+    them, so collections triggered by the allocations of one plan cost more than the plan
+    itself (two to three times the work, measured on 30k-op graphs).  The garbage this work
+    leaves (ops a pass removed) is collected once the block ends.  Blocks may nest and run on
+    several threads; the collector is enabled again when the last one ends, if it was before
+    the first.
+    """
+    global _gc_pauses, _gc_was_enabled
+    with _gc_pause_lock:
+        if _gc_pauses == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
+    try:
+        yield
+    finally:
+        with _gc_pause_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_was_enabled:
+                gc.enable()
+
+
 # -- walks over a graph ----------------------------------------------------------------------------
 def needed_ops(fetches: Sequence, fed: Iterable[Tensor] = ()) -> list[Operation]:
     """The ops ``fetches`` (tensors and ops of one graph) need through data and control inputs,
@@ -833,8 +914,8 @@ def needed_ops(fetches: Sequence, fed: Iterable[Tensor] = ()) -> list[Operation]
             continue
         needed.add(op)
         for t in op._inputs:
-            if t not in fed and t.op not in needed:
-                stack.append(t.op)
+            if t not in fed and t._op not in needed:
+                stack.append(t._op)
         for c in op._control_inputs:
             if c not in needed and not (fed and feeds_stand_in_for(c, fed)):
                 stack.append(c)
@@ -871,6 +952,8 @@ def topological_order(graph: Graph, control_inputs: bool = True) -> list[Operati
     still listed once."""
     ops = graph._ops
     position = {op: i for i, op in enumerate(ops)}
+    if _created_in_order(position, control_inputs):
+        return list(ops)
     placed: set[Operation] = set()
     entered: set[Operation] = set()
     order: list[Operation] = []
@@ -890,15 +973,36 @@ def topological_order(graph: Graph, control_inputs: bool = True) -> list[Operati
                 continue  # a cycle the executor will reject; any order will do
             entered.add(op)
             stack.append((op, True))
-            is_merge = op._op_def.kind == NodeKind.MERGE
-            deps = [
-                t.op
-                for t in op._inputs
-                if not (is_merge and t.op._op_def.kind == NodeKind.NEXT_ITERATION)
-            ]
+            if op._op_def.kind == NodeKind.MERGE:
+                deps = [t._op for t in op._inputs if t._op._op_def.kind != NodeKind.NEXT_ITERATION]
+            else:
+                deps = [t._op for t in op._inputs]
             if control_inputs:
                 deps.extend(op._control_inputs)
-            for dep in sorted(set(deps), key=position.__getitem__, reverse=True):
+            if len(deps) > 1:
+                deps = sorted(set(deps), key=position.__getitem__, reverse=True)
+            for dep in deps:
                 if dep not in placed:
                     stack.append((dep, False))
     return order
+
+
+def _created_in_order(position: dict, control_inputs: bool) -> bool:
+    """Whether every op of ``position`` (op -> creation index) was created after the ops it
+    depends on, as `topological_order` counts them: then the order it computes is the
+    creation order (each op's dependencies are placed before it is reached), which this
+    check finds without the walk.  True of every graph no pass has rewired; an input from
+    outside the graph (a malformed graph) makes it False, and the walk then handles it."""
+    for op, index in position.items():
+        is_merge = op._op_def.kind == NodeKind.MERGE
+        for t in op._inputs:
+            producer = t._op
+            if position.get(producer, index) >= index and not (
+                is_merge and producer._op_def.kind == NodeKind.NEXT_ITERATION
+            ):
+                return False
+        if control_inputs:
+            for c in op._control_inputs:
+                if position.get(c, index) >= index:
+                    return False
+    return True

@@ -45,6 +45,7 @@ from .graph import (
     Tensor,
     _user_location,
     control_sources,
+    gc_paused,
     get_default_graph,
     needed_ops,
 )
@@ -384,8 +385,9 @@ class Session:
         key = (self._graph._version, tuple(flat_fetches), feed_tensors, pipeline)
         plan = self._plans.get(key)
         if plan is None:
-            _check_feedable(feed_tensors, location)
-            plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
+            with gc_paused():
+                _check_feedable(feed_tensors, location)
+                plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
             _check_fetchable(plan, flat_fetches, location)
             with self._lock:
                 if len(self._plans) > 256:

@@ -7,6 +7,7 @@ A dimension is an ``int`` or ``None`` (unknown); the rank itself may be unknown
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Optional, Union
 
@@ -54,7 +55,7 @@ class TensorShape:
     def num_elements(self) -> Optional[int]:
         if not self.is_fully_defined():
             return None
-        return int(np.prod(self._dims, dtype=np.int64))
+        return math.prod(self._dims)
 
     def is_compatible_with(self, other: ShapeLike) -> bool:
         other = as_shape(other)

@@ -708,16 +708,23 @@ def _lay_out(
             info.value_indices = tuple(np.int32(i) for i in range(info.num_inputs))
 
     for frame in frames:
-        frame.tables = (
-            [_table_entry(info, pool=False) for info in frame.nodes],
-            [_table_entry(info, pool=True) for info in frame.nodes],
-            [(SLOW, None, 0, 0, (), -1) for _ in frame.nodes],
-        )
+        inline_table, pool_table = [], []
+        for info in frame.nodes:
+            entry = _table_entry(info)
+            inline_table.append(entry)
+            if entry[0] != SLOW and info.inline is not True:
+                entry = (entry[0] + POOLABLE, *entry[1:])
+            pool_table.append(entry)
+        frame.tables = (inline_table, pool_table, [_SLOW_ENTRY] * len(frame.nodes))
     return tuple(fetch_slots)
 
 
-def _table_entry(info: NodeInfo, pool: bool) -> tuple:
-    slow = (SLOW, None, 0, 0, (), -1)
+_SLOW_ENTRY = (SLOW, None, 0, 0, (), -1)
+
+
+def _table_entry(info: NodeInfo) -> tuple:
+    """The node's entry of the inline table (the pool table's adds POOLABLE to a fast code
+    when the node may run on the pool)."""
     if (
         info.kind != NodeKind.OP
         or info.wants_context
@@ -725,7 +732,7 @@ def _table_entry(info: NodeInfo, pool: bool) -> tuple:
         or info.control_consumers
         or any(mp >= 0 for _, _, mp in info.consumers[0])
     ):
-        return slow
+        return _SLOW_ENTRY
     consumers = tuple((local, slot) for local, slot, _ in info.consumers[0])
     if len(consumers) == 1:
         consumer, slot = consumers[0]
@@ -737,8 +744,6 @@ def _table_entry(info: NodeInfo, pool: bool) -> tuple:
         code, a, b = FAST_BINARY, info.slot_base, info.slot_base + 1
     else:
         code, a, b = FAST_NARY, info.slot_base, info.slot_end
-    if pool and info.inline is not True:
-        code += POOLABLE
     return (code, info.kernel, a, b, consumer, slot)
 
 

@@ -119,22 +119,26 @@ def fold_constants(item: GraphItem, report: PassReport) -> bool:
 # -- constant predicates ---------------------------------------------------------------------------
 def collapse_constant_switches(item: GraphItem, report: PassReport) -> bool:
     changed = False
+    enters_of: dict[str, list[Operation]] = {}  # frame name -> its Enters, removed ones too
     for op in list(item.graph._ops):
-        if op._op_def.kind != NodeKind.SWITCH or item.graph._ops_by_name.get(op.name) is not op:
+        if op._op_def.kind == NodeKind.ENTER:
+            enters_of.setdefault(op.attrs.get("frame_name"), []).append(op)
+    for op in list(item.graph._ops):
+        if op._op_def.kind != NodeKind.SWITCH or op not in item.graph._ops:
             continue
         pred = constant_value(op._inputs[1])
         if pred is None or np.size(pred) != 1:
             continue
-        if _collapse(item, op, int(bool(np.asarray(pred).reshape(())))):
+        if _collapse(item, op, int(bool(np.asarray(pred).reshape(()))), enters_of):
             report.count("switches with a constant predicate removed")
             changed = True
     return changed
 
 
-def _collapse(item: GraphItem, switch: Operation, taken: int) -> bool:
+def _collapse(item: GraphItem, switch: Operation, taken: int, enters_of: dict) -> bool:
     if item.has_fetched_output(switch):
         return False
-    plan = _dead_region(item, switch._outputs[1 - taken], switch)
+    plan = _dead_region(item, switch._outputs[1 - taken], switch, enters_of)
     if plan is None:
         return False
     dead_ops, merge_losses = plan
@@ -153,7 +157,7 @@ def _collapse(item: GraphItem, switch: Operation, taken: int) -> bool:
     single_input_merges = []
     for merge, positions in merge_losses.items():
         for i in sorted(positions, reverse=True):
-            _drop_input(item, merge, i)
+            item.remove_input(merge, i)
         if len(merge._inputs) == 1 and not merge._control_inputs:
             single_input_merges.append(merge)
     item.remove_ops(dead_ops)
@@ -163,18 +167,11 @@ def _collapse(item: GraphItem, switch: Operation, taken: int) -> bool:
     return True
 
 
-def _drop_input(item: GraphItem, op: Operation, index: int) -> None:
-    old = op._inputs.pop(index)
-    consumers = item.graph._consumers.get(old)
-    if consumers is not None and op in consumers:
-        consumers.remove(op)
-        if not consumers:
-            del item.graph._consumers[old]
-
-
-def _dead_region(item: GraphItem, dead: Tensor, switch: Operation):
+def _dead_region(item: GraphItem, dead: Tensor, switch: Operation, enters_of: dict):
     """The ops only ``dead`` reaches (statically dead) and the inputs each Merge loses, or None
-    when collapsing would change what a run does (see the module docstring)."""
+    when collapsing would change what a run does (see the module docstring).  ``enters_of``
+    maps frame names to their Enter ops (some maybe removed since), so that checking a dead
+    loop costs its Enters, not a scan of the graph."""
     dead_ops: set[Operation] = set()
     merge_losses: dict[Operation, set[int]] = {}
     dead_tensors = [dead]
@@ -225,13 +222,9 @@ def _dead_region(item: GraphItem, dead: Tensor, switch: Operation):
     dead_frames = {
         op.attrs.get("frame_name") for op in dead_ops if op._op_def.kind == NodeKind.ENTER
     }
-    if dead_frames:
-        for op in item.graph._ops:
-            if (
-                op._op_def.kind == NodeKind.ENTER
-                and op.attrs.get("frame_name") in dead_frames
-                and op not in dead_ops
-            ):
+    for frame in dead_frames:
+        for op in enters_of.get(frame, ()):
+            if op in item.graph._ops and op not in dead_ops:
                 return None
     merge_losses = {m: p for m, p in merge_losses.items() if m not in dead_ops}
     if switch in dead_ops:

@@ -243,7 +243,7 @@ class ElementwiseFusion(GraphPass):
 def fuse_chain(item: GraphItem, chain: list[Operation], inplace_input: int = -1) -> Operation:
     """Replaces ``chain`` (ops in order, each feeding the next) by one ``FusedElementwise``."""
     members = set(chain)
-    inputs: list = []
+    input_index: dict[Tensor, int] = {}  # the fused op's inputs, in order of first use
     steps = []
     previous = None
     for op in chain:
@@ -251,21 +251,14 @@ def fuse_chain(item: GraphItem, chain: list[Operation], inplace_input: int = -1)
         for t in op._inputs:
             if previous is not None and t is previous._outputs[0]:
                 operands.append(-1)
-                continue
-            for k, known in enumerate(inputs):
-                if known is t:
-                    operands.append(k)
-                    break
             else:
-                operands.append(len(inputs))
-                inputs.append(t)
+                operands.append(input_index.setdefault(t, len(input_index)))
         steps.append(step_record(op, operands))
         previous = op
-    controls = []
-    for op in chain:
-        for c in op._control_inputs:
-            if c not in members and c not in controls:
-                controls.append(c)
+    inputs = list(input_index)
+    controls = list(
+        dict.fromkeys(c for op in chain for c in op._control_inputs if c not in members)
+    )
     tail = chain[-1]
     out = tail._outputs[0]
     name = item.free_name(tail)

@@ -31,6 +31,14 @@ Invariants kept by the editing methods (every pass relies on them):
   stands for (a copy its source, a new op that of the op it replaces), which a Session's errors
   and run statistics name.
 - Names are never reused: removed ops keep their names reserved.
+- Every edit of the graph's ops or edges (not of attributes) changes ``graph.version``, so a
+  pass that left it unchanged left the graph as it was.
+
+Every query and edit costs what it touches, never a scan of the graph, so a pass that visits
+each op once is linear: besides the graph's own indexes (ops, names, the data edges out of each
+tensor), the item keeps the positions of each fetched element, the set of fed tensors and the
+control edges out of each op.  ``fetches`` and ``feeds`` may be replaced whole (the indexes are
+rebuilt), but are changed in place only by the editing methods.
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ from executor.program import NodeKind
 
 from .. import dtypes as _dtypes
 from ..graph import (
+    Consumers,
     Graph,
     Operation,
     SourceLocation,
@@ -57,6 +66,7 @@ from ..op_registry import get_op_def
 from ..tensor_shape import TensorShape
 
 Fetch = Union[Tensor, Operation]
+_NO_CONSUMERS = Consumers()  # what `GraphItem.consumers` gives for a tensor nothing reads
 
 
 def is_pure(op: Operation) -> bool:
@@ -110,7 +120,40 @@ class GraphItem:
         self.graph = graph
         self.fetches = fetches
         self.feeds = feeds
-        self._control_index: Optional[dict] = None
+        # Op -> the ops that have it as a control input (a dict used as an ordered set).
+        self._control_index: Optional[dict[Operation, dict[Operation, None]]] = None
+        # Op -> the position of each of its control inputs (built for an op when one of its
+        # control inputs is first replaced, dropped when one is removed).
+        self._control_slots: dict[Operation, dict[Operation, int]] = {}
+
+    @property
+    def fetches(self) -> list:
+        return self._fetches
+
+    @fetches.setter
+    def fetches(self, fetches: list) -> None:
+        self._fetches = list(fetches)
+        self._fetch_positions: dict[Fetch, list[int]] = {}
+        for position, element in enumerate(self._fetches):
+            self._fetch_positions.setdefault(element, []).append(position)
+
+    @property
+    def feeds(self) -> list:
+        return self._feeds
+
+    @feeds.setter
+    def feeds(self, feeds: list) -> None:
+        self._feeds = list(feeds)
+        self._fed = set(self._feeds)
+
+    def _set_fetch(self, position: int, element: Fetch) -> None:
+        old = self._fetches[position]
+        positions = self._fetch_positions[old]
+        positions.remove(position)
+        if not positions:
+            del self._fetch_positions[old]
+        self._fetches[position] = element
+        self._fetch_positions.setdefault(element, []).append(position)
 
     # -- making one --------------------------------------------------------------------------
     @classmethod
@@ -251,37 +294,40 @@ class GraphItem:
 
     # -- queries -----------------------------------------------------------------------------
     def ops(self) -> list[Operation]:
-        return self.graph._ops
+        return list(self.graph._ops)
 
-    def consumers(self, t: Tensor) -> list[Operation]:
+    def consumers(self, t: Tensor) -> Consumers:
         """The ops that take ``t`` as a data input, once per input edge."""
-        return self.graph._consumers.get(t, [])
+        return self.graph._consumers.get(t, _NO_CONSUMERS)
 
     def use_count(self, t: Tensor) -> int:
         """Data edges out of ``t`` plus the number of times it is fetched."""
-        return len(self.graph._consumers.get(t, ())) + sum(1 for f in self.fetches if f is t)
+        return len(self.graph._consumers.get(t, ())) + len(self._fetch_positions.get(t, ()))
 
     def is_fetched(self, element: Fetch) -> bool:
-        return any(f is element for f in self.fetches)
+        return element in self._fetch_positions
+
+    def is_fed(self, t: Tensor) -> bool:
+        return t in self._fed
 
     def has_fetched_output(self, op: Operation) -> bool:
-        return any(f is op or (isinstance(f, Tensor) and f.op is op) for f in self.fetches)
+        fetched = self._fetch_positions
+        return op in fetched or any(t in fetched for t in op._outputs)
 
     def control_consumers(self, op: Operation) -> list[Operation]:
-        """The ops that have ``op`` as a control input (an index kept up to date by the
-        editing methods, built on first use)."""
+        """The ops that have ``op`` as a control input, each once."""
+        return list(self._controls().get(op, ()))
+
+    def _controls(self) -> dict[Operation, dict[Operation, None]]:
+        """The control edges out of each op: an index the editing methods keep up to date,
+        built on first use (a pass that never asks pays nothing)."""
         index = self._control_index
         if index is None:
             index = self._control_index = {}
             for consumer in self.graph._ops:
                 for c in consumer._control_inputs:
-                    index.setdefault(c, []).append(consumer)
-        return index.get(op, [])
-
-    def _index_controls(self, op: Operation, controls) -> None:
-        if self._control_index is not None:
-            for c in controls:
-                self._control_index.setdefault(c, []).append(op)
+                    index.setdefault(c, {})[consumer] = None
+        return index
 
     # -- editing -----------------------------------------------------------------------------
     def add_op(
@@ -319,7 +365,9 @@ class GraphItem:
         ]
         op._original = getattr(like, "_original", like)
         _register(self.graph, op)
-        self._index_controls(op, op._control_inputs)
+        if self._control_index is not None:
+            for c in op._control_inputs:
+                self._control_index.setdefault(c, {})[op] = None
         op._control_flow_context = like._control_flow_context if context == "like" else context
         return op
 
@@ -346,27 +394,79 @@ class GraphItem:
         return op._outputs[0]
 
     def set_input(self, op: Operation, index: int, tensor: Tensor) -> None:
-        old = op._inputs[index]
-        consumers = self.graph._consumers.get(old)
-        if consumers is not None:
-            consumers.remove(op)
-            if not consumers:
-                del self.graph._consumers[old]
+        graph = self.graph
+        graph._remove_edge(op._inputs[index], op, index)
         op._inputs[index] = tensor
-        self.graph._consumers.setdefault(tensor, []).append(op)
+        graph._add_edge(tensor, op, index)
+        graph._version += 1
+
+    def remove_input(self, op: Operation, index: int) -> None:
+        """Drops input ``index`` of ``op``; the inputs after it move one place down."""
+        graph, inputs = self.graph, op._inputs
+        for i in range(index, len(inputs)):
+            graph._remove_edge(inputs[i], op, i)
+        del inputs[index]
+        for i in range(index, len(inputs)):
+            graph._add_edge(inputs[i], op, i)
+        graph._version += 1
 
     def add_control_inputs(self, op: Operation, controls: Iterable[Operation]) -> None:
+        index = self._controls()
+        slots = self._control_slots.get(op)
         for c in controls:
-            if c is not op and c not in op._control_inputs:
+            consumers = index.setdefault(c, {})
+            if c is not op and op not in consumers:
+                if slots is not None:
+                    slots[c] = len(op._control_inputs)
                 op._control_inputs.append(c)
-                self._index_controls(op, (c,))
+                consumers[op] = None
+                self.graph._version += 1
+
+    def _replace_control_input(
+        self, op: Operation, old: Operation, controls: list[Operation]
+    ) -> None:
+        """Replaces the control input ``old`` of ``op`` by those of ``controls`` it lacks: the
+        first takes ``old``'s place and the others go last, so no position shifts and an op
+        with many control inputs (a ``group``) loses one in O(1)."""
+        index = self._controls()
+        added = [c for c in controls if c is not op and op not in index.get(c, ())]
+        slots = self._slots(op)
+        if added and slots is not None:
+            position = slots.pop(old)
+            op._control_inputs[position] = added[0]
+            slots[added[0]] = position
+            index.setdefault(added[0], {})[op] = None
+            self.graph._version += 1
+            added = added[1:]
+        else:
+            self._drop_control_input(op, old)
+        index[old].pop(op, None)
+        self.add_control_inputs(op, added)
+
+    def _slots(self, op: Operation) -> Optional[dict[Operation, int]]:
+        """The position of each control input of ``op``, or None when one is repeated (an op
+        made with the same control input twice; it takes the slow path)."""
+        slots = self._control_slots.get(op)
+        if slots is None:
+            slots = {c: position for position, c in enumerate(op._control_inputs)}
+            if len(slots) < len(op._control_inputs):
+                return None
+            self._control_slots[op] = slots
+        return slots
+
+    def _drop_control_input(self, op: Operation, control: Operation) -> None:
+        """Removes every control edge from ``control`` into ``op``, keeping the others' order
+        (O(control inputs of ``op``): positions after it shift)."""
+        op._control_inputs = [c for c in op._control_inputs if c is not control]
+        self._control_slots.pop(op, None)
+        self.graph._version += 1
 
     def replace_uses(self, old: Tensor, new: Tensor) -> None:
         """Every data input reading ``old`` reads ``new`` instead (fetches are left alone)."""
-        for consumer in list(self.graph._consumers.get(old, ())):
-            for i, t in enumerate(consumer._inputs):
-                if t is old:
-                    self.set_input(consumer, i, new)
+        consumers = self.graph._consumers.get(old)
+        if consumers is not None:
+            for op, index in consumers.edges():
+                self.set_input(op, index, new)
 
     def replace_op(
         self,
@@ -388,22 +488,20 @@ class GraphItem:
         for old, new in zip(op._outputs, new_outputs):
             if old is not new:
                 self.replace_uses(old, new)
-        for consumer in list(self.control_consumers(op)):
-            self.add_control_inputs(consumer, control_inputs)
-        fetched = [
-            (i, f) for i, f in enumerate(self.fetches) if isinstance(f, Tensor) and f.op is op
-        ]
-        if any(f is op for f in self.fetches):
+        for consumer in self.control_consumers(op):
+            self._replace_control_input(consumer, op, control_inputs)
+        fetched = sorted((i, t) for t in op._outputs for i in self._fetch_positions.get(t, ()))
+        if op in self._fetch_positions:
             raise ValueError(f"op '{op.name}' is fetched as an operation and cannot be replaced")
         self.remove_ops([op])
         name = getattr(op, "_former_name", op.name)
         for i, f in fetched:
             new = new_outputs[f.value_index]
             if new.op.name == name and new.value_index == f.value_index:
-                self.fetches[i] = new
+                self._set_fetch(i, new)
                 continue
             identity = self.add_op("Identity", [new], {}, name, op, context=value_context(new))
-            self.fetches[i] = identity._outputs[0]
+            self._set_fetch(i, identity._outputs[0])
 
     def free_name(self, op: Operation) -> str:
         """Renames ``op`` (about to be replaced) so that its replacement can take its name,
@@ -420,8 +518,9 @@ class GraphItem:
         return name
 
     def remove_ops(self, ops: Iterable[Operation]) -> None:
-        """Removes ``ops``; nothing outside them may still use their outputs."""
-        ops = set(ops)
+        """Removes ``ops``; nothing outside them may still use their outputs.  Ops that kept
+        one of them as a control input lose that edge.  Costs the edges of ``ops``."""
+        ops = dict.fromkeys(ops)
         graph = self.graph
         for op in ops:
             for out in op._outputs:
@@ -430,35 +529,26 @@ class GraphItem:
                     raise ValueError(
                         f"cannot remove op '{op.name}': '{users[0].name}' still reads '{out.name}'"
                     )
+        controls = self._controls()
         for op in ops:
-            for t in op._inputs:
-                consumers = graph._consumers.get(t)
-                if consumers is not None and op in consumers:
-                    consumers[:] = [c for c in consumers if c is not op]
-                    if not consumers:
-                        del graph._consumers[t]
-            for out in op._outputs:
-                graph._consumers.pop(out, None)
+            for index, t in enumerate(op._inputs):
+                graph._remove_edge(t, op, index)
+        for op in ops:
+            del graph._ops[op]
             del graph._ops_by_name[op._name]
-        if len(ops) == 1:
-            graph._ops.remove(next(iter(ops)))
-        else:
-            graph._ops = [op for op in graph._ops if op not in ops]
-        for op in ops:
-            for consumer in self.control_consumers(op):
-                if consumer not in ops:
-                    consumer._control_inputs = [c for c in consumer._control_inputs if c is not op]
             for c in op._control_inputs:
-                users = self._control_index.get(c)
-                if users is not None and c not in ops:
-                    users[:] = [u for u in users if u is not op]
-            self._control_index.pop(op, None)
+                if c not in ops:
+                    controls[c].pop(op, None)
+            for consumer in controls.pop(op, ()):
+                if consumer not in ops:
+                    self._drop_control_input(consumer, op)
+            self._control_slots.pop(op, None)
         graph._version += 1
 
     def finish(self) -> None:
         """Drops records (cond/loop contexts, collection items) that name removed ops."""
         graph = self.graph
-        present = set(graph._ops)
+        present = graph._ops
 
         def alive(t) -> bool:
             return t is not None and t.op in present
@@ -555,11 +645,11 @@ def _new_op(
 
 
 def _register(graph: Graph, op: Operation) -> None:
-    graph._ops.append(op)
+    graph._ops[op] = None
     graph._ops_by_name[op._name] = op
     graph._names_in_use.setdefault(op._name.lower(), 1)
-    for t in op._inputs:
-        graph._consumers.setdefault(t, []).append(op)
+    for index, t in enumerate(op._inputs):
+        graph._add_edge(t, op, index)
     graph._version += 1
 
 
@@ -583,11 +673,7 @@ def _unique(graph: Graph, base: str) -> str:
 
 
 def _dedup(ops: Iterable[Operation]) -> list[Operation]:
-    result: list[Operation] = []
-    for op in ops:
-        if op not in result:
-            result.append(op)
-    return result
+    return list(dict.fromkeys(ops))
 
 
 def value_context(t: Tensor):

@@ -46,7 +46,7 @@ def _candidate(item: GraphItem, op: Operation, k: int) -> bool:
     return (
         is_fresh_value(t)
         and item.use_count(t) == 1
-        and not any(t is f for f in item.feeds)
+        and not item.is_fed(t)
         and t.dtype is out.dtype
         and t.shape.is_compatible_with(out.shape)
     )

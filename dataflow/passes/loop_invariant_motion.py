@@ -100,7 +100,7 @@ class LoopInvariantMotion(GraphPass):
         if entered < len(op._inputs) and _enclosing_loop(loop.outer_context) is not None:
             # A constant rebuilt outside is gated by an entered value's producer, which must
             # be a node that runs (not a fed tensor's op).
-            if any(_invariant_source(t, loop) in item.feeds for t in op._inputs):
+            if any(item.is_fed(_invariant_source(t, loop)) for t in op._inputs):
                 return False
         return entered > 0 and op._outputs[0].shape.is_fully_defined()
 

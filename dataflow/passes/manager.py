@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..graph import Graph, Operation, Tensor, needed_ops
+from ..graph import Graph, Operation, Tensor, gc_paused, needed_ops
 from .graph_item import GraphItem
 
 
@@ -70,23 +70,34 @@ class GraphPass:
     def __call__(self, item: GraphItem) -> tuple[GraphItem, PassReport]:
         """Returns a rewritten copy of ``item`` and the report; ``item`` is not changed."""
         item = item.copy()
-        report = _run_one(self, item)
+        report, _ = _run_one(self, item)
         return item, report
 
     def __repr__(self) -> str:
         return f"<GraphPass {self.name}>"
 
 
-def _run_one(pass_: GraphPass, item: GraphItem) -> PassReport:
+def _run_one(
+    pass_: GraphPass, item: GraphItem, before: Optional[set] = None
+) -> tuple[PassReport, set]:
+    """Runs one pass on ``item``: its report, and `_stood_for` of the result (the ``before``
+    of the next pass, which saves a walk of the graph per pass).  A pass that left the graph
+    unchanged (`GraphItem` counts every edit in ``graph._version``) costs no walk and no
+    tidying of records."""
     report = PassReport(pass_.name, ops_before=len(item.graph._ops), verb=pass_.verb)
-    before = _stood_for(item)
+    if before is None:
+        before = _stood_for(item)
+    version = item.graph._version
     start = time.perf_counter()
     pass_.rewrite(item, report)
-    item.finish()
+    changed = item.graph._version != version
+    if changed:
+        item.finish()
     report.seconds = time.perf_counter() - start
     report.ops_after = len(item.graph._ops)
-    report.taken_out = sorted(op.name for op in before - _stood_for(item))
-    return report
+    after = _stood_for(item) if changed else before
+    report.taken_out = sorted(op.name for op in before - after)
+    return report, after
 
 
 def _stood_for(item: GraphItem) -> set:
@@ -154,7 +165,11 @@ class PassManager:
         rewrite ``item`` itself (the Session does so with the copy it just made)."""
         if copy:
             item = item.copy()
-        reports = [_run_one(p, item) for p in self.passes]
+        reports = []
+        stood_for = None
+        for pass_ in self.passes:
+            report, stood_for = _run_one(pass_, item, stood_for)
+            reports.append(report)
         return item, reports
 
 
@@ -174,8 +189,9 @@ def optimize(
 
     fetch_elements = [_element(graph, f) for f in fetches]
     feed_tensors = [_element(graph, f, allow_operation=False) for f in feeds]
-    item = GraphItem.from_graph(graph, fetch_elements, feed_tensors)
-    return PassManager(DEFAULT_PIPELINE if passes is None else passes).run(item, copy=False)
+    with gc_paused():
+        item = GraphItem.from_graph(graph, fetch_elements, feed_tensors)
+        return PassManager(DEFAULT_PIPELINE if passes is None else passes).run(item, copy=False)
 
 
 def _element(graph: Graph, value, allow_operation: bool = True):

@@ -193,3 +193,38 @@ def test_each_report_names_the_users_ops_its_pass_took_out_of_the_plan():
     assert {"grown", "mul"} <= set(taken_out["elementwise_fusion"])
     assert taken_out["pruning"] == []  # it removes what the others made useless
     assert all(report.verb for report in reports)
+
+
+def test_every_edit_of_an_item_changes_its_graph_version(fresh_graph):
+    # The pass manager takes an unchanged version to mean an unchanged graph, and then skips
+    # the walk that finds what a pass took out.
+    x = df.placeholder(df.float64, [4], name="x")
+    a = df.exp(x, name="a")
+    b = df.add_n([a, x, a], name="b")
+    item = GraphItem.from_graph(fresh_graph, [b], [x])
+    ops = {op.name: op for op in item.ops()}
+    x2, a2, b2 = ops["x"]._outputs[0], ops["a"], ops["b"]
+    edits = [
+        lambda: item.set_input(b2, 1, a2._outputs[0]),
+        lambda: item.remove_input(b2, 2),
+        lambda: item.add_control_inputs(b2, [ops["x"]]),
+        lambda: item.replace_op(a2, [x2], [ops["x"]]),
+        lambda: item.add_op("Neg", [x2], {}, "neg", b2),
+        lambda: item.remove_ops([item.graph.get_operation_by_name("neg")]),
+    ]
+    for edit in edits:
+        before = item.graph.version
+        edit()
+        assert item.graph.version != before
+
+
+def test_a_pass_that_changes_nothing_leaves_the_report_empty_and_the_graph_as_it_was(
+    fresh_graph,
+):
+    x = df.placeholder(df.float64, [4], name="x")
+    y = df.tanh(x, name="y")
+    item = GraphItem.from_graph(fresh_graph, [y], [x])
+    text = str(item.graph)
+    item, (report,) = PassManager(["loop_invariant_motion"]).run(item)
+    assert str(item.graph) == text
+    assert report.taken_out == [] and report.counts == {}
