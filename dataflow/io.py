@@ -47,11 +47,12 @@ Loading never runs code from the file: JSON and NPY with ``allow_pickle=False`` 
 type must be registered, and every attribute is checked against the type it must have before the
 op is built.  A malformed or hostile file raises `GraphFormatError` (a ``ValueError``) that names
 the op or field at fault.  Sizes are bounded before anything is built from them: the JSON
-(`MAX_JSON_BYTES`), ranks and declared shapes (`MAX_RANK`, `MAX_SHAPE_ELEMENTS`), the arrays
-together (``max_array_bytes``; an array shared by several ops is decoded and counted once) and
-the outputs of an op (`MAX_OUTPUTS`, checked against the attributes that set them).  A graph
-holding Python callables (``py_func``, ``numpy_function``) or a print op writing to a Python
-file object cannot be saved (`GraphNotSerializableError`).
+(`MAX_JSON_BYTES`, and the number of its values and their depth, `MAX_JSON_VALUES` and
+`MAX_JSON_DEPTH`, counted before it is parsed), ranks and declared shapes (`MAX_RANK`,
+`MAX_SHAPE_ELEMENTS`), the arrays together (``max_array_bytes``; an array shared by several
+ops is decoded and counted once) and the outputs of an op (`MAX_OUTPUTS`, checked against the
+attributes that set them).  A graph holding Python callables (``py_func``, ``numpy_function``)
+or a print op writing to a Python file object cannot be saved (`GraphNotSerializableError`).
 
 One attribute is not the program but a decision the graph passes made for one run plan: the
 ``inplace_input`` of a ``FusedElementwise`` (which input its kernel may overwrite).  It is saved
@@ -73,6 +74,7 @@ import io as _io
 import json
 import math
 import os
+import re
 import secrets
 import warnings
 import zipfile
@@ -109,6 +111,11 @@ FORMAT_NAME = "dataflow.graph"
 FORMAT_VERSION = 1
 
 MAX_JSON_BYTES = 256 * 2**20
+# The most values (arrays, objects, keys, strings, numbers, literals) graph.json may hold, and
+# how deeply they may nest; a graph needs about 40 values per op, 10 levels deep.  At this
+# bound, parsing builds at most about 1.5 GB of Python objects, whatever the file holds.
+MAX_JSON_VALUES = 2**24
+MAX_JSON_DEPTH = 64
 MAX_ARRAY_BYTES = 2**30
 MAX_RANK = 32
 MAX_SHAPE_ELEMENTS = 2**40
@@ -808,11 +815,9 @@ def load_graph(
         if len(raw) > MAX_JSON_BYTES:
             raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is too large")
         try:
-            document = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is not valid JSON: {e}") from None
-        except RecursionError:
-            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is nested too deeply") from None
+            document = _parse_json(raw)
+        except GraphFormatError as e:
+            raise GraphFormatError(f"{path}: {e}") from None
         try:
             return document_to_graph(
                 document,
@@ -827,6 +832,77 @@ def load_graph(
 
 def _reject_constant(name: str):
     raise GraphFormatError(f"{_GRAPH_MEMBER} holds the non-standard JSON constant {name}")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        _fail(_GRAPH_MEMBER, f"the number {text:.40} is out of the range of a float64")
+    return value
+
+
+def _parse_json(raw: bytes) -> Any:
+    """``graph.json`` parsed, once `_check_json_bounds` has bounded what parsing it builds."""
+    _check_json_bounds(raw)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise GraphFormatError(f"{_GRAPH_MEMBER} is not valid JSON: {e}") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except GraphFormatError:
+        raise
+    except json.JSONDecodeError as e:
+        raise GraphFormatError(f"{_GRAPH_MEMBER} is not valid JSON: {e}") from None
+    except ValueError as e:  # an integer of more digits than Python converts
+        raise GraphFormatError(f"{_GRAPH_MEMBER} holds a number too long to read: {e}") from None
+
+
+_BACKSLASH_ESCAPE = re.compile(rb"\\[\s\S]?")
+# The bytes that decide where strings are, which values there are and how deep they nest.
+_JSON_MARKS = b'"[]{},:'
+_NOT_JSON_MARKS = bytes(sorted(set(range(256)) - set(_JSON_MARKS)))
+_SCAN_CHUNK = 2**16
+
+
+def _check_json_bounds(raw: bytes) -> None:
+    """Refuses JSON text holding more than `MAX_JSON_VALUES` values or nested deeper than
+    `MAX_JSON_DEPTH`, in time and memory linear in its size, before `json.loads` builds anything
+    (it builds the whole document before returning, so a few megabytes of ``[{},{},...]``
+    would become gigabytes of dicts before any check on the result could run).
+
+    Each value the parser builds (an element, a key, a member's value) is the whole text or
+    comes right after a ``[``, ``{``, ``,`` or ``:`` that is not inside a string, so one more
+    than their count bounds the values; the depth is the running count of openers less closers.
+    The scan drops backslash escapes (so that every quote left opens or closes a string), keeps
+    only quotes, brackets, commas and colons, and counts, a chunk at a time with numpy, those
+    that follow an even number of quotes.  UTF-8 never uses the bytes of a quote or a backslash
+    inside a multi-byte character, so the scan of the bytes agrees with the parser's reading of
+    the text.  Invalid JSON makes the parser stop at its first error, having read the same
+    strings up to there, so the bounds hold for what it built before it stopped.
+    """
+    marks = _BACKSLASH_ESCAPE.sub(b"", raw).translate(None, _NOT_JSON_MARKS)
+    codes = np.frombuffer(marks, np.uint8)
+    quotes_before = values = depth = 0
+    for start in range(0, len(codes), _SCAN_CHUNK):
+        chunk = codes[start : start + _SCAN_CHUNK]
+        is_quote = chunk == ord('"')
+        quotes = np.cumsum(is_quote, dtype=np.int64)
+        outside = ((quotes + quotes_before) % 2 == 0) & ~is_quote
+        quotes_before += int(quotes[-1])
+        opens = outside & ((chunk == ord("[")) | (chunk == ord("{")))
+        closes = outside & ((chunk == ord("]")) | (chunk == ord("}")))
+        values += int(np.count_nonzero(opens)) + int(
+            np.count_nonzero(outside & ((chunk == ord(",")) | (chunk == ord(":"))))
+        )
+        if 1 + values > MAX_JSON_VALUES:
+            raise GraphFormatError(f"{_GRAPH_MEMBER} holds more than {MAX_JSON_VALUES} JSON values")
+        running = depth + np.cumsum(opens.view(np.int8) - closes.view(np.int8), dtype=np.int64)
+        if int(running.max()) > MAX_JSON_DEPTH:
+            raise GraphFormatError(
+                f"{_GRAPH_MEMBER} is nested too deeply (more than {MAX_JSON_DEPTH} levels)"
+            )
+        depth = int(running[-1])
 
 
 def _expect_keys(obj, required: set, optional: set, where: str) -> None:

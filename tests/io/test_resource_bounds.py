@@ -1,0 +1,97 @@
+"""load_graph bounds the memory and work a file can make it spend, before spending it."""
+
+from __future__ import annotations
+
+import tracemalloc
+import zipfile
+
+import pytest
+
+import dataflow as df
+from dataflow.io import GraphFormatError
+
+
+def graph_file(tmp_path, graph_json: str):
+    """A file whose graph.json holds ``graph_json`` (compressed, as save_graph writes it)."""
+    path = tmp_path / "hostile.dfg"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("graph.json", graph_json)
+    return path
+
+
+def load_peak(path, **kwargs):
+    """``(what load_graph raised or returned, its peak traced allocation in bytes)``."""
+    tracemalloc.start()
+    try:
+        try:
+            outcome = df.io.load_graph(path, **kwargs)
+        except GraphFormatError as e:
+            outcome = e
+        return outcome, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_json_array_of_a_million_empty_objects_is_refused_before_any_is_built(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(df.io, "MAX_JSON_VALUES", 100_000)
+    text = "[" + "{}," * 1_000_000 + "{}]"  # 3 MB that json.loads would make 70 MB of dicts of
+    outcome, peak = load_peak(graph_file(tmp_path, text))
+    assert isinstance(outcome, GraphFormatError)
+    assert "graph.json holds more than 100000 JSON values" in str(outcome)
+    assert peak < 4 * len(text), f"{peak} bytes allocated for {len(text)} bytes of JSON"
+
+
+@pytest.mark.parametrize(
+    "bomb",
+    [
+        '["' + '","' * 300_000 + '"]',  # strings
+        "[" + "0," * 300_000 + "0]",  # numbers
+        "[" + "[]," * 300_000 + "[]]",  # arrays
+        '{"k": {' + '"a":1,' * 300_000 + '"a":1}}',  # members of one object
+    ],
+    ids=["strings", "numbers", "arrays", "members"],
+)
+def test_every_kind_of_json_value_counts_towards_the_bound(tmp_path, monkeypatch, bomb):
+    monkeypatch.setattr(df.io, "MAX_JSON_VALUES", 100_000)
+    outcome, _ = load_peak(graph_file(tmp_path, bomb))
+    assert isinstance(outcome, GraphFormatError) and "more than 100000 JSON values" in str(outcome)
+
+
+def test_brackets_commas_and_colons_inside_strings_are_not_counted(tmp_path, monkeypatch):
+    monkeypatch.setattr(df.io, "MAX_JSON_VALUES", 100)
+    text = '{"format": "dataflow.graph", "version": 1, "ops": [], "note": "' + "[{,:" * 10_000
+    text += '\\"\\\\"}'
+    outcome, _ = load_peak(graph_file(tmp_path, text))
+    assert isinstance(outcome, GraphFormatError) and "unknown field(s) ['note']" in str(outcome)
+
+
+def test_an_unterminated_string_full_of_escaped_quotes_is_scanned_in_linear_time(tmp_path):
+    # A scanner that retried from every quote would take minutes here rather than milliseconds.
+    text = '["' + '\\"' * 100_000
+    outcome, _ = load_peak(graph_file(tmp_path, text))
+    assert isinstance(outcome, GraphFormatError) and "not valid JSON" in str(outcome)
+
+
+def test_values_nested_deeper_than_the_bound_are_refused_before_parsing(tmp_path):
+    def nested(levels):  # an object holding lists, ``levels`` deep in all
+        inner = "[" * (levels - 1) + "]" * (levels - 1)
+        return '{"format": "dataflow.graph", "version": 1, "ops": [], "x": ' + inner + "}"
+
+    bound = df.io.MAX_JSON_DEPTH
+    outcome, _ = load_peak(graph_file(tmp_path, nested(bound + 1)))
+    assert isinstance(outcome, GraphFormatError)
+    assert f"graph.json is nested too deeply (more than {bound} levels)" in str(outcome)
+    outcome, _ = load_peak(graph_file(tmp_path, nested(bound)))
+    assert "unknown field(s) ['x']" in str(outcome)
+
+
+@pytest.mark.parametrize(
+    "number, message",
+    [("1e400", "the number 1e400 is out of the range of a float64"), ("9" * 5000, "digits")],
+)
+def test_numbers_python_cannot_hold_exactly_are_refused(tmp_path, number, message):
+    text = '{"format": "dataflow.graph", "version": 1, "ops": [], "x": ' + number + "}"
+    outcome, _ = load_peak(graph_file(tmp_path, text))
+    assert isinstance(outcome, GraphFormatError) and message in str(outcome)
