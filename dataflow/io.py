@@ -256,7 +256,8 @@ class _ArrayReader:
 
     Each array is decoded once, however many attributes refer to its key, and read-only (as
     ``df.constant`` makes its values); the arrays decoded hold at most ``max_array_bytes`` in
-    all, each counted once.
+    all, each counted once.  An array is read straight into its own buffer, a chunk at a time,
+    so loading it allocates its size and a small constant more (`_READ_CHUNK`).
     """
 
     def __init__(self, archive: zipfile.ZipFile, max_array_bytes: int):
@@ -328,17 +329,31 @@ class _ArrayReader:
                     f"array {member!r} holds {file_dtype}{list(shape)}, but the graph declares "
                     f"{dtype}{dims}",
                 )
-            count = math.prod(dims)
-            data = stream.read(count * dtype.itemsize)
-            if len(data) != count * dtype.itemsize:
+            flat = np.empty(math.prod(dims), dtype)
+            if _read_into(stream, flat.view(np.uint8)) != size:
                 _fail(where, f"array {member!r} is truncated")
-        array = np.frombuffer(data, dtype=dtype).copy()
-        array = array.reshape(dims, order="F" if fortran else "C")
+        array = flat.reshape(dims, order="F" if fortran else "C")
         array.flags.writeable = False
         self.used.add(key)
         self.decoded[key] = array
         self.total_bytes += size
         return array
+
+
+_READ_CHUNK = 2**18
+
+
+def _read_into(stream, buffer: np.ndarray) -> int:
+    """Fills the bytes ``buffer`` from ``stream`` a chunk at a time (a zip member's ``readinto``
+    would read the whole length into a temporary first); returns how many bytes it read."""
+    filled = 0
+    while filled < len(buffer):
+        chunk = stream.read(min(_READ_CHUNK, len(buffer) - filled))
+        if not chunk:
+            break
+        buffer[filled : filled + len(chunk)] = np.frombuffer(chunk, np.uint8)
+        filled += len(chunk)
+    return filled
 
 
 def _decode_value(encoded, arrays: _ArrayReader, where: str) -> Any:

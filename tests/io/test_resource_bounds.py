@@ -5,6 +5,7 @@ from __future__ import annotations
 import tracemalloc
 import zipfile
 
+import numpy as np
 import pytest
 
 import dataflow as df
@@ -95,3 +96,13 @@ def test_numbers_python_cannot_hold_exactly_are_refused(tmp_path, number, messag
     text = '{"format": "dataflow.graph", "version": 1, "ops": [], "x": ' + number + "}"
     outcome, _ = load_peak(graph_file(tmp_path, text))
     assert isinstance(outcome, GraphFormatError) and message in str(outcome)
+
+
+def test_loading_an_array_allocates_the_array_and_a_small_constant_more(tmp_path, fresh_graph):
+    size = 2**24
+    df.constant(np.arange(size // 4, dtype=np.float32), name="c")
+    path = tmp_path / "big.dfg"
+    df.io.save_graph(fresh_graph, path)
+    loaded, peak = load_peak(path)
+    assert loaded.get_operation_by_name("c").attrs["value"].nbytes == size
+    assert peak < size + 2**22, f"{peak - size} bytes allocated besides the array"
