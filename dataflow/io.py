@@ -45,14 +45,17 @@ A typed attribute value is an object with exactly one key naming its type:
 
 Loading never runs code from the file: JSON and NPY with ``allow_pickle=False`` only, every op
 type must be registered, and every attribute is checked against the type it must have before the
-op is built.  A malformed or hostile file raises `GraphFormatError` (a ``ValueError``) that names
-the op or field at fault.  Sizes are bounded before anything is built from them: the JSON
-(`MAX_JSON_BYTES`, and the number of its values and their depth, `MAX_JSON_VALUES` and
-`MAX_JSON_DEPTH`, counted before it is parsed), ranks and declared shapes (`MAX_RANK`,
-`MAX_SHAPE_ELEMENTS`), the arrays together (``max_array_bytes``; an array shared by several
-ops is decoded and counted once) and the outputs of an op (`MAX_OUTPUTS`, checked against the
-attributes that set them).  A graph holding Python callables (``py_func``, ``numpy_function``)
-or a print op writing to a Python file object cannot be saved (`GraphNotSerializableError`).
+op is built.  A malformed, hostile or damaged file raises `GraphFormatError` (a ``ValueError``)
+whose message starts with the file's path and names the op, field or archive member at fault,
+whatever the damage (a flipped bit in compressed data, a bad CRC, a cut-off file).
+
+Sizes are bounded before anything is built from them: the JSON (`MAX_JSON_BYTES`, and the
+number of its values and their depth, `MAX_JSON_VALUES` and `MAX_JSON_DEPTH`, counted before
+it is parsed), ranks and declared shapes (`MAX_RANK`, `MAX_SHAPE_ELEMENTS`), the arrays
+together (``max_array_bytes``; an array shared by several ops is decoded and counted once) and
+the outputs of an op (`MAX_OUTPUTS`, checked against the attributes that set them).  A graph
+holding Python callables (``py_func``, ``numpy_function``) or a print op writing to a Python
+file object cannot be saved (`GraphNotSerializableError`).
 
 One attribute is not the program but a decision the graph passes made for one run plan: the
 ``inplace_input`` of a ``FusedElementwise`` (which input its kernel may overwrite).  It is saved
@@ -70,14 +73,17 @@ Variable values are not part of the graph (they live in a Session); save them wi
 
 from __future__ import annotations
 
+import contextlib
 import io as _io
 import json
 import math
 import os
 import re
 import secrets
+import struct
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable
 from typing import Any, Optional, Union
 
@@ -251,6 +257,13 @@ def _decode_shape_dims(dims, where: str) -> Optional[list]:
     return dims
 
 
+# The dtypes an array of a file may have, by the names `save_graph` writes: numbers and bools,
+# nothing that needs pickle.
+_ARRAY_DTYPES: dict[str, np.dtype] = {}
+for _code in "?bhilqBHILQefdg":  # the first of the codes that share a name (int64) is kept
+    _ARRAY_DTYPES.setdefault(np.dtype(_code).name, np.dtype(_code))
+
+
 class _ArrayReader:
     """Reads the arrays of a graph file on demand, checking each header before the data.
 
@@ -274,14 +287,15 @@ class _ArrayReader:
         if not key.isalnum():
             _fail(where, f"bad array key {key!r:.80}")
         dims = _decode_shape_dims(spec["shape"], where + " (array shape)")
-        if dims is None:
+        if dims is None or None in dims:
             _fail(where, "an array has a known shape")
-        try:
-            dtype = np.dtype(_check_str(spec["dtype"], where + " (array dtype)"))
-        except TypeError:
-            _fail(where, f"unknown array dtype {spec['dtype']!r:.80}")
-        if dtype.kind not in "biuf":
-            _fail(where, f"array dtype {dtype} is not allowed (only numbers and bools)")
+        dtype = _ARRAY_DTYPES.get(_check_str(spec["dtype"], where + " (array dtype)"))
+        if dtype is None:
+            _fail(
+                where,
+                f"array dtype {spec['dtype']!r:.80} is not allowed (only numbers and bools: "
+                f"{', '.join(_ARRAY_DTYPES)})",
+            )
         scalar = spec["scalar"]
         if not isinstance(scalar, bool):
             _fail(where, "the array field 'scalar' is a bool")
@@ -310,10 +324,10 @@ class _ArrayReader:
             )
         member = _ARRAY_PREFIX + key + ".npy"
         try:
-            stream = self.archive.open(member)
+            info = self.archive.getinfo(member)
         except KeyError:
             _fail(where, f"the file has no array {member!r}")
-        with stream:
+        with _open_member(self.archive, info, where) as stream:
             try:
                 version = np.lib.format.read_magic(stream)
                 if version == (1, 0):
@@ -332,6 +346,11 @@ class _ArrayReader:
             flat = np.empty(math.prod(dims), dtype)
             if _read_into(stream, flat.view(np.uint8)) != size:
                 _fail(where, f"array {member!r} is truncated")
+            # Reading on to the end makes zipfile check the member's CRC.
+            if stream.read(1):
+                _fail(where, f"array {member!r} holds more bytes than its header declares")
+        if dtype.kind == "b" and flat.view(np.uint8).max(initial=0) > 1:
+            _fail(where, f"the bool array {member!r} holds a byte other than 0 and 1")
         array = flat.reshape(dims, order="F" if fortran else "C")
         array.flags.writeable = False
         self.used.add(key)
@@ -810,39 +829,72 @@ def load_graph(
     """
     path = os.fspath(path)
     try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as e:
-        if isinstance(e, FileNotFoundError):
+        try:
+            archive = zipfile.ZipFile(path)
+        except FileNotFoundError:
             raise
-        raise GraphFormatError(f"{path}: not a dataflow graph file (a zip archive): {e}") from None
-    with archive:
-        try:
-            info = archive.getinfo(_GRAPH_MEMBER)
-        except KeyError:
-            raise GraphFormatError(f"{path}: the archive has no {_GRAPH_MEMBER}") from None
-        if info.file_size > MAX_JSON_BYTES:
-            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is too large")
-        try:
-            with archive.open(info) as stream:
-                raw = stream.read(MAX_JSON_BYTES + 1)
-        except (zipfile.BadZipFile, OSError, EOFError) as e:
-            raise GraphFormatError(f"{path}: cannot read {_GRAPH_MEMBER}: {e}") from None
-        if len(raw) > MAX_JSON_BYTES:
-            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is too large")
-        try:
-            document = _parse_json(raw)
-        except GraphFormatError as e:
-            raise GraphFormatError(f"{path}: {e}") from None
-        try:
+        except _ZIP_READ_ERRORS as e:
+            raise GraphFormatError(f"not a dataflow graph file (a zip archive): {e}") from None
+        with archive:
+            document = _parse_json(_read_member(archive, _GRAPH_MEMBER, MAX_JSON_BYTES))
             return document_to_graph(
                 document,
                 _ArrayReader(archive, max_array_bytes),
                 allow_file_output=allow_file_output,
             )
-        except RecursionError:
-            raise GraphFormatError(f"{path}: a value is nested too deeply") from None
-        except (zipfile.BadZipFile, EOFError) as e:
-            raise GraphFormatError(f"{path}: the archive is damaged: {e}") from None
+    except GraphFormatError as e:
+        raise GraphFormatError(f"{path}: {e}") from None
+
+
+# What zipfile, the decompressors and the OS raise on a damaged archive: a bad header or CRC,
+# a corrupt deflate stream, a truncated member, a flipped bit that asks for a compression
+# method or a feature zipfile lacks, or for a password, a length that makes a seek fail.
+_ZIP_READ_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+    struct.error,
+    OverflowError,
+)
+
+
+@contextlib.contextmanager
+def _open_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: Optional[str] = None):
+    """The open stream of a member; reading a damaged one raises `GraphFormatError` naming it
+    (after ``where``, the op or field that needs it).
+
+    The body of the ``with`` only reads: any of `_ZIP_READ_ERRORS` it lets out is damage."""
+    try:
+        with archive.open(info) as stream:
+            yield stream
+    except GraphFormatError:
+        raise
+    except _ZIP_READ_ERRORS as e:
+        message = f"{info.filename!r} is damaged: {e}"
+        raise GraphFormatError(f"{where}: {message}" if where else message) from None
+
+
+def _read_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
+    """The bytes of the member ``name``, refused past ``limit`` bytes.
+
+    Reading stops at ``limit`` whatever the member's header declares, so a member that
+    decompresses to far more than it declares (a zip bomb) costs at most ``limit`` bytes; the
+    header's size only refuses a member early, never sizes a buffer."""
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        raise GraphFormatError(f"the archive has no {name}") from None
+    if info.file_size > limit:
+        raise GraphFormatError(f"{name} is too large ({info.file_size}B, at most {limit}B)")
+    with _open_member(archive, info) as stream:
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise GraphFormatError(f"{name} is too large (more than {limit}B)")
+    return data
 
 
 def _reject_constant(name: str):
@@ -950,7 +1002,7 @@ def document_to_graph(
     )
     if document["format"] != FORMAT_NAME:
         _fail(_GRAPH_MEMBER, f"format is {document['format']!r:.80}, expected {FORMAT_NAME!r}")
-    if document["version"] != FORMAT_VERSION:
+    if type(document["version"]) is not int or document["version"] != FORMAT_VERSION:
         _fail(
             _GRAPH_MEMBER,
             f"format version {document['version']!r:.40} is not supported (this reader reads "

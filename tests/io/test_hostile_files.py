@@ -72,6 +72,8 @@ def test_non_standard_json_constants(tmp_path, saved):
 def test_wrong_format_name_and_version(tmp_path, saved):
     document, members = saved
     load_fails(tmp_path, dict(document, version=2), members, "version 2 is not supported")
+    load_fails(tmp_path, dict(document, version=True), members, "version True is not supported")
+    load_fails(tmp_path, dict(document, version=1.0), members, "version 1.0 is not supported")
     load_fails(tmp_path, dict(document, format="other"), members, "format is 'other'")
 
 
@@ -120,6 +122,24 @@ def test_huge_declared_array_is_refused_before_reading_it(tmp_path, saved):
     spec = op(document, "c")["attrs"]["value"]["array"]
     spec["shape"] = [2**20, 2**20]
     load_fails(tmp_path, document, members, "larger than")
+
+
+def test_an_array_of_unknown_shape_is_refused(tmp_path, saved):
+    document, members = saved
+    op(document, "c")["attrs"]["value"]["array"]["shape"] = [None]
+    load_fails(tmp_path, document, members, "an array has a known shape")
+
+
+def test_a_bool_array_holding_other_bytes_than_0_and_1_is_refused(tmp_path, saved):
+    document, members = saved
+    record = op(document, "c")
+    record["attrs"]["value"]["array"]["dtype"] = "bool"
+    record["attrs"]["dtype"] = {"dtype": "bool"}
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([True, False]))
+    data = buffer.getvalue()
+    members["arrays/" + record["attrs"]["value"]["array"]["key"] + ".npy"] = data[:-1] + b"\x02"
+    load_fails(tmp_path, document, members, "holds a byte other than 0 and 1")
 
 
 def test_array_header_disagreeing_with_the_graph(tmp_path, saved):
