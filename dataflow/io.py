@@ -477,7 +477,7 @@ def _is_fused_steps(v) -> bool:
 
 
 def _is_stream(v) -> bool:
-    return v in ("stdout", "stderr") or (isinstance(v, str) and v.startswith("file://"))
+    return isinstance(v, str) and (v in ("stdout", "stderr") or v.startswith("file://"))
 
 
 _ATTR_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {}

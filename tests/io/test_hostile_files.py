@@ -101,6 +101,11 @@ def test_a_py_func_op_with_a_function_attribute_is_refused(tmp_path, saved):
         ("shape", {"shape": "2"}, "a shape is a list"),
         ("shape", {"weird": 1}, "unknown value type 'weird'"),
         ("shape", [2], "a typed value is an object with one key"),
+        (
+            "output_stream",
+            {"array": {"key": "a0", "dtype": "float32", "shape": [2], "scalar": False}},
+            "attribute 'output_stream' must be 'stdout', 'stderr' or 'file://<path>'",
+        ),
     ],
 )
 def test_wrong_attribute_types(tmp_path, saved, attr, value, match):
