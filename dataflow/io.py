@@ -710,6 +710,13 @@ def graph_to_document(
     for key in graph.get_all_collection_keys():
         items = []
         for item in graph.get_collection(key):
+            if _misplaced_in_standard_collection(key, item):
+                warnings.warn(
+                    f"Collection '{key}' holds {item!r:.80}, but a graph file's '{key}' holds "
+                    f"only {_standard_collection_items(key)[1]}; it is left out.",
+                    stacklevel=3,
+                )
+                continue
             if isinstance(item, Variable):
                 if id(item) not in variable_ids:
                     variable_ids[id(item)] = len(variables)
@@ -1328,11 +1335,11 @@ def _build_collections(graph: Graph, document: dict, contexts: list) -> None:
             if kind == "variable":
                 if type(value) is not int or not 0 <= value < len(variables):
                     _fail(where, f"no variable #{value!r:.20}")
-                graph.add_to_collection(key, variables[value])
+                element = variables[value]
             elif kind == "context":
                 if type(value) is not int or not 0 <= value < len(contexts):
                     _fail(where, f"no context #{value!r:.20}")
-                graph.add_to_collection(key, contexts[value])
+                element = contexts[value]
             elif kind in ("tensor", "operation"):
                 try:
                     element = graph.as_graph_element(
@@ -1342,8 +1349,40 @@ def _build_collections(graph: Graph, document: dict, contexts: list) -> None:
                     )
                 except (KeyError, ValueError) as e:
                     _fail(where, str(e))
-                graph.add_to_collection(key, element)
             elif kind == "value":
-                graph.add_to_collection(key, _decode_value(value, None, where))
+                element = _decode_value(value, None, where)
             else:
                 _fail(where, f"unknown item kind {kind!r:.40}")
+            _check_standard_collection(key, element, where)
+            graph.add_to_collection(key, element)
+
+
+def _standard_collection_items(key: str) -> Optional[tuple[type, str]]:
+    """The type of item a standard collection holds, and its description, for the code that
+    reads it (the Saver and the initializers read variables, gradients and rendering read the
+    records of conds and loops); None for any other collection."""
+    from primitives.contexts import CondContext, WhileContext
+
+    from .variables import Variable
+
+    return {
+        GraphKeys.GLOBAL_VARIABLES: (Variable, "variables"),
+        GraphKeys.TRAINABLE_VARIABLES: (Variable, "variables"),
+        GraphKeys.LOCAL_VARIABLES: (Variable, "variables"),
+        GraphKeys.COND_CONTEXT: (CondContext, "the records of conds"),
+        GraphKeys.WHILE_CONTEXT: (WhileContext, "the records of loops"),
+    }.get(key)
+
+
+def _misplaced_in_standard_collection(key: str, item) -> bool:
+    expected = _standard_collection_items(key)
+    return expected is not None and not isinstance(item, expected[0])
+
+
+def _check_standard_collection(key: str, element, where: str) -> None:
+    if _misplaced_in_standard_collection(key, element):
+        _fail(
+            where,
+            f"holds only {_standard_collection_items(key)[1]}, not {type(element).__name__} "
+            f"{element!r:.80}",
+        )

@@ -249,6 +249,35 @@ def test_collection_referring_to_a_missing_variable(tmp_path, saved):
     load_fails(tmp_path, document, members, "no variable #3")
 
 
+@pytest.mark.parametrize(
+    "key, item, match",
+    [
+        (
+            "variables",
+            {"value": {"int": 3}},
+            "collection 'variables': holds only variables, not int",
+        ),
+        ("trainable_variables", {"tensor": "y:0"}, "holds only variables, not Tensor"),
+        ("while_context", {"context": 0}, "holds only the records of loops, not CondContext"),
+        ("cond_context", {"context": 2}, "holds only the records of conds, not WhileContext"),
+    ],
+)
+def test_standard_collections_hold_only_what_their_readers_expect(
+    tmp_path, fresh_graph, key, item, match
+):
+    x = df.placeholder(df.float32, [], name="x")
+    df.identity(df.cond(x > 0, lambda: x, lambda: -x), name="y")
+    df.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
+    df.Variable(1.0, name="v")
+    df.io.save_graph(fresh_graph, tmp_path / "good.dfg")
+    with zipfile.ZipFile(tmp_path / "good.dfg") as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    document = json.loads(members.pop("graph.json"))
+    assert [c["kind"] for c in document["contexts"]] == ["cond", "cond", "while"]
+    document["collections"][key] = [item]
+    load_fails(tmp_path, document, members, match)
+
+
 def test_deeply_nested_values(tmp_path, saved):
     document, members = saved
     raw = json.dumps(document).replace(
