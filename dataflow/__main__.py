@@ -26,7 +26,8 @@ appends to.  ``inspect``, ``render`` and ``optimize`` never run the graph and ac
 Exit status 0 on success, 1 when the file or a run fails (a feed that names no tensor of the
 graph or does not fit it included), 2 for a command line that is wrong whatever the file holds
 (an unknown pass name or image extension, a ``--feed`` that is not ``name=value`` with a JSON
-literal).
+literal), 130 when interrupted.  Every error is reported on stderr as ``error: <message>``,
+never as a traceback.
 """
 
 from __future__ import annotations
@@ -338,6 +339,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (OSError, ValueError, KeyError, TypeError, df.errors.OpError) as e:
         message = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"error: {message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # whatever else fails (the drawing program, memory): one line too
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     return 0
 
