@@ -259,6 +259,45 @@ def test_an_error_no_one_foresaw_is_one_line_too(model, tmp_path):
     assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
 
 
+# -- run --timeout and numbers no dtype holds ----------------------------------------------------
+@pytest.fixture
+def forever(tmp_path, fresh_graph):
+    n = df.placeholder(df.int32, [], name="n")
+    df.identity(df.while_loop(lambda i: i >= 0, lambda i: i + 1, [n]), name="count")
+    path = tmp_path / "forever.dfg"
+    df.io.save_graph(fresh_graph, path)
+    return path
+
+
+def test_run_stops_at_its_timeout_with_a_clear_message(forever):
+    result = cli("run", forever, "--feed", "n=0", "--fetch", "count", "--timeout", "0.5")
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: the run did not finish within --timeout 0.5 s")
+    assert "in loop 'while'" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_run_with_a_timeout_that_it_meets_prints_its_results(forever):
+    result = cli("run", forever, "--feed", "n=-5", "--fetch", "count", "--timeout", "30")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"count": -5}  # the loop never runs its body
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "nan"])
+def test_a_timeout_is_a_positive_number_of_seconds(forever, value):
+    result = cli("run", forever, "--feed", "n=0", "--fetch", "count", "--timeout", value)
+    assert result.returncode == 2
+    assert "--timeout: a number of seconds greater than 0" in result.stderr
+
+
+@pytest.mark.parametrize("literal", ["[1e400, 0, 0]", "-1e400", "1" * 5000])
+def test_a_feed_holding_a_number_no_dtype_holds_is_refused(numbers, literal):
+    result = cli("run", numbers, "--feed", f"x={literal}", "--fetch", "ratio")
+    assert result.returncode == 2, result.stderr
+    assert "--feed x: " in result.stderr and "no dtype holds" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_an_interrupted_run_exits_with_status_130_and_one_line(tmp_path, fresh_graph):
     n = df.placeholder(df.int32, [], name="n")
 
