@@ -81,6 +81,7 @@ import os
 import re
 import secrets
 import struct
+import time
 import warnings
 import zipfile
 import zlib
@@ -757,21 +758,79 @@ def graph_to_document(
     return document, arrays.arrays
 
 
+# How long a temporary file whose writer is not a live process here must have gone unwritten
+# before a later save deletes it (see `_remove_stale_temporaries`).
+STALE_TEMPORARY_SECONDS = 600
+
+# ``.tmp-<pid of the writer>-<16 hex digits>.part``; files of earlier versions lack the pid.
+_TEMPORARY_NAME = re.compile(r"\.tmp-(?:(\d+)-)?[0-9a-f]{16}\.part")
+
+
 def _create_temporary(directory: str) -> tuple[int, str]:
     """A new file in ``directory`` with the permissions of any new file (``0o666`` less the
-    umask; ``tempfile.mkstemp`` would make it ``0o600``, and the rename would keep that)."""
+    umask; ``tempfile.mkstemp`` would make it ``0o600``, and the rename would keep that),
+    named after this process (`_TEMPORARY_NAME`)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        tmp = os.path.join(directory, f".tmp-{secrets.token_hex(8)}.part")
+        tmp = os.path.join(directory, f".tmp-{os.getpid()}-{secrets.token_hex(8)}.part")
         try:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:
             continue
 
 
+def _process_is_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine; True where that cannot be asked
+    (``os.kill(pid, 0)`` probes a process only on POSIX; elsewhere it would signal it)."""
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, but belongs to another user
+        return True
+    return True
+
+
+def _remove_stale_temporaries(directory: str) -> None:
+    """Deletes the temporary files that writes into ``directory`` left when their process died
+    before it could rename or delete them (a kill, a power cut).
+
+    A file is stale when the process named in it is not alive on this machine and the file has
+    not been written to for `STALE_TEMPORARY_SECONDS`.  Both are needed: a writer on another
+    machine sharing the directory (a network file system), or in another process namespace,
+    has a pid that is not alive here, but it writes from creating its file until it renames
+    it, so its file stays young.  A dead writer's pid that a new process reuses keeps the file
+    until that process ends: a file is kept rather than deleted when in doubt.  Files of
+    earlier versions, without a pid, go by age alone; files named otherwise are not ours.
+    """
+    now = time.time()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        match = _TEMPORARY_NAME.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if now - entry.stat(follow_symlinks=False).st_mtime < STALE_TEMPORARY_SECONDS:
+                continue
+            if match[1] is not None and _process_is_alive(int(match[1])):
+                continue
+            os.unlink(entry.path)
+        except OSError:  # gone already, or not ours to delete: another save will try again
+            continue
+
+
 def _atomic_write(path: str, write: Callable[[Any], None]) -> None:
-    """Writes through ``write(file)`` into a temporary file next to ``path``, then renames it."""
+    """Writes through ``write(file)`` into a temporary file next to ``path``, then renames it;
+    first deletes the temporary files that crashed writes left there."""
     directory = os.path.dirname(os.path.abspath(path))
+    _remove_stale_temporaries(directory)
     fd, tmp = _create_temporary(directory)
     try:
         with os.fdopen(fd, "wb") as f:
