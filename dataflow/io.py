@@ -1164,15 +1164,13 @@ def document_to_graph(
         where = f"op '{op.name}'"
         if not isinstance(record["control_inputs"], list):
             _fail(where, "'control_inputs' is a list")
-        controls = []
+        names: dict[str, None] = {}  # in order, each once (a set would lose the order)
         for c in record["control_inputs"]:
             c = _check_str(c, f"{where} control input")
             if c not in positions:
                 _fail(where, f"control input '{c:.80}' is not in the file")
-            control = graph.get_operation_by_name(c)
-            if control not in controls:
-                controls.append(control)
-        op._control_inputs = controls
+            names[c] = None
+        op._control_inputs = [graph.get_operation_by_name(c) for c in names]
 
     contexts = _build_contexts(graph, contexts_doc)
     for op, index in context_of.items():

@@ -1,0 +1,48 @@
+"""Saving and loading do work linear in the size of the graph: counted here, never timed."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import dataflow as df
+from dataflow.graph import Operation
+
+
+def members_of(path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_loading_an_op_with_many_control_inputs_compares_no_two_ops(
+    tmp_path, fresh_graph, monkeypatch
+):
+    # Deduplicating the control inputs by scanning the ones kept would compare each with all
+    # the others: a group of n ops would cost n * n / 2 comparisons.
+    x = df.placeholder(df.float32, [], name="x")
+    outputs = [df.identity(x) for _ in range(2000)]
+    df.group(*outputs, name="all")
+    df.io.save_graph(fresh_graph, tmp_path / "g.dfg")
+    comparisons = []
+    monkeypatch.setattr(
+        Operation, "__eq__", lambda a, b: comparisons.append(1) or a is b, raising=False
+    )
+    loaded = df.io.load_graph(tmp_path / "g.dfg")
+    assert [op.name for op in loaded.get_operation_by_name("all").control_inputs] == [
+        t.op.name for t in outputs
+    ]
+    assert len(comparisons) < len(outputs)
+
+
+def test_a_control_input_listed_twice_is_kept_once_where_it_first_appears(tmp_path, fresh_graph):
+    for name in ("a", "b", "c"):
+        df.no_op(name=name)
+    df.io.save_graph(fresh_graph, tmp_path / "g.dfg")
+    members = members_of(tmp_path / "g.dfg")
+    document = json.loads(members.pop("graph.json"))
+    document["ops"][2]["control_inputs"] = ["b", "a", "b", "a"]
+    path = tmp_path / "twice.dfg"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("graph.json", json.dumps(document))
+    loaded = df.io.load_graph(path)
+    assert [op.name for op in loaded.get_operation_by_name("c").control_inputs] == ["b", "a"]
