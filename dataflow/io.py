@@ -74,6 +74,7 @@ Variable values are not part of the graph (they live in a Session); save them wi
 from __future__ import annotations
 
 import contextlib
+import functools
 import io as _io
 import json
 import math
@@ -329,15 +330,7 @@ class _ArrayReader:
         except KeyError:
             _fail(where, f"the file has no array {member!r}")
         with _open_member(self.archive, info, where) as stream:
-            try:
-                version = np.lib.format.read_magic(stream)
-                if version == (1, 0):
-                    header = np.lib.format.read_array_header_1_0(stream)
-                else:
-                    header = np.lib.format.read_array_header_2_0(stream)
-            except ValueError as e:
-                _fail(where, f"array {member!r} is not a valid NPY file ({e})")
-            shape, fortran, file_dtype = header
+            shape, fortran, file_dtype = _read_npy_header(stream, member, where)
             if list(shape) != dims or file_dtype != dtype:
                 _fail(
                     where,
@@ -361,6 +354,54 @@ class _ArrayReader:
 
 
 _READ_CHUNK = 2**18
+
+_NPY_MAGIC = b"\x93NUMPY"
+# numpy's own bound on the header it parses (``max_header_size`` of its header readers).
+_MAX_NPY_HEADER = 10_000
+
+
+def _read_npy_header(stream, member: str, where: str) -> tuple[tuple, bool, np.dtype]:
+    """The shape, order and dtype that the NPY stream of ``member`` declares, leaving ``stream``
+    at the first byte of data.
+
+    The preamble (magic string, version, header length, header) is read here, at most
+    `_MAX_NPY_HEADER` bytes, and parsed by numpy (`_parse_npy_preamble`) once per distinct
+    preamble: the arrays of a file mostly share a few shapes and dtypes, and parsing a header
+    (a Python literal) costs more than reading a small array.
+    """
+    start = stream.read(len(_NPY_MAGIC) + 4)
+    if len(start) < len(_NPY_MAGIC) + 4 or not start.startswith(_NPY_MAGIC):
+        _fail(where, f"array {member!r} is not a valid NPY file (no NPY magic string)")
+    major = start[len(_NPY_MAGIC)]
+    if major == 1:
+        preamble = start
+    elif major == 2:
+        preamble = start + stream.read(2)
+    else:
+        _fail(where, f"array {member!r} is in NPY version {major}, not 1 or 2")
+    length = int.from_bytes(preamble[len(_NPY_MAGIC) + 2 :], "little")
+    if length > _MAX_NPY_HEADER:
+        _fail(
+            where, f"array {member!r} has an NPY header of {length}B (at most {_MAX_NPY_HEADER}B)"
+        )
+    header = stream.read(length)
+    if len(header) != length:
+        _fail(where, f"array {member!r} is truncated in its NPY header")
+    try:
+        return _parse_npy_preamble(preamble + header)
+    except ValueError as e:
+        _fail(where, f"array {member!r} is not a valid NPY file ({e})")
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_npy_preamble(preamble: bytes) -> tuple[tuple, bool, np.dtype]:
+    """numpy's reading of a whole NPY preamble: (shape, fortran order, dtype)."""
+    stream = _io.BytesIO(preamble)
+    if np.lib.format.read_magic(stream) == (1, 0):
+        header = np.lib.format.read_array_header_1_0(stream, max_header_size=_MAX_NPY_HEADER)
+    else:
+        header = np.lib.format.read_array_header_2_0(stream, max_header_size=_MAX_NPY_HEADER)
+    return header
 
 
 def _read_into(stream, buffer: np.ndarray) -> int:

@@ -156,6 +156,25 @@ def test_array_header_disagreeing_with_the_graph(tmp_path, saved):
     load_fails(tmp_path, document, members, "holds float32")
 
 
+@pytest.mark.parametrize(
+    "npy, match",
+    [
+        (b"\x93NUMPZ\x01\x00", "not a valid NPY file \\(no NPY magic string\\)"),
+        (b"\x93NUMPY\x03\x00\x10\x00\x00\x00{}", "in NPY version 3, not 1 or 2"),
+        (b"\x93NUMPY\x01\x00\xff\xff" + b" " * 65535, "an NPY header of 65535B"),
+        (b"\x93NUMPY\x02\x00\x00\x00\x00\x01", "an NPY header of 16777216B"),
+        (b"\x93NUMPY\x01\x00\x40\x00{'descr'", "truncated in its NPY header"),
+        (b"\x93NUMPY\x01\x00\x03\x00{}\n", "not a valid NPY file \\(Header does not contain"),
+    ],
+    ids=["magic", "version", "long-header", "long-header-v2", "cut-header", "bad-header"],
+)
+def test_a_malformed_npy_header_is_refused(tmp_path, saved, npy, match):
+    document, members = saved
+    key = op(document, "c")["attrs"]["value"]["array"]["key"]
+    members["arrays/" + key + ".npy"] = npy
+    load_fails(tmp_path, document, members, f"array 'arrays/{key}.npy' .*{match}")
+
+
 def test_array_needing_pickle_is_refused(tmp_path, saved):
     document, members = saved
     spec = op(document, "c")["attrs"]["value"]["array"]

@@ -5,13 +5,43 @@ from __future__ import annotations
 import json
 import zipfile
 
+import numpy as np
+
 import dataflow as df
 from dataflow.graph import Operation
+
+
+def many_constants(scalars: int, vectors: int) -> None:
+    """``scalars`` float32 scalar constants and ``vectors`` int32 vectors of 2, all distinct."""
+    for i in range(scalars):
+        df.constant(np.float32(i))
+    for i in range(vectors):
+        df.constant(np.int32([i, -i]))
 
 
 def members_of(path) -> dict[str, bytes]:
     with zipfile.ZipFile(path) as archive:
         return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_loading_many_arrays_parses_one_npy_header_per_dtype_and_shape(
+    tmp_path, fresh_graph, monkeypatch
+):
+    many_constants(200, 100)
+    df.io.save_graph(fresh_graph, tmp_path / "g.dfg")
+    df.io._parse_npy_preamble.cache_clear()
+    headers_parsed = []
+    read_header = np.lib.format.read_array_header_1_0
+    monkeypatch.setattr(
+        np.lib.format,
+        "read_array_header_1_0",
+        lambda *a, **k: headers_parsed.append(1) or read_header(*a, **k),
+    )
+    loaded = df.io.load_graph(tmp_path / "g.dfg")
+    assert len(headers_parsed) == 2
+    values = [op.attrs["value"] for op in loaded.get_operations()]
+    assert [float(v) for v in values[:200]] == list(range(200))
+    assert [v.tolist() for v in values[200:]] == [[i, -i] for i in range(100)]
 
 
 def test_loading_an_op_with_many_control_inputs_compares_no_two_ops(
