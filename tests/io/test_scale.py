@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
 
@@ -24,6 +25,21 @@ def members_of(path) -> dict[str, bytes]:
         return {name: archive.read(name) for name in archive.namelist()}
 
 
+def test_saving_many_arrays_writes_one_npy_header_per_dtype_and_shape(
+    tmp_path, fresh_graph, monkeypatch
+):
+    many_constants(200, 100)
+    headers_written = []
+    write_array = np.lib.format.write_array
+    monkeypatch.setattr(
+        np.lib.format,
+        "write_array",
+        lambda *a, **k: headers_written.append(a[1].shape) or write_array(*a, **k),
+    )
+    df.io.save_graph(fresh_graph, tmp_path / "g.dfg")
+    assert sorted(headers_written) == [(), (2,)]
+
+
 def test_loading_many_arrays_parses_one_npy_header_per_dtype_and_shape(
     tmp_path, fresh_graph, monkeypatch
 ):
@@ -42,6 +58,40 @@ def test_loading_many_arrays_parses_one_npy_header_per_dtype_and_shape(
     values = [op.attrs["value"] for op in loaded.get_operations()]
     assert [float(v) for v in values[:200]] == list(range(200))
     assert [v.tolist() for v in values[200:]] == [[i, -i] for i in range(100)]
+
+
+def test_each_array_member_is_the_npy_file_numpy_writes(tmp_path, fresh_graph):
+    arrays = [
+        np.arange(6, dtype=np.float64).reshape(2, 3),
+        np.asfortranarray(np.arange(6, dtype=np.int16).reshape(2, 3)),
+        np.arange(12, dtype=np.int32).reshape(3, 4)[:, ::2],
+        np.zeros((0, 3), np.uint8),
+        np.array([True, False]),
+        np.float32(2.5),
+    ]
+    for i, value in enumerate(arrays):
+        df.constant(value, name=f"c{i}")
+    df.io.save_graph(fresh_graph, tmp_path / "g.dfg")
+    members = members_of(tmp_path / "g.dfg")
+    document = json.loads(members["graph.json"])
+    for record in document["ops"]:
+        value = fresh_graph.get_operation_by_name(record["name"]).attrs["value"]
+        expected = io.BytesIO()
+        np.lib.format.write_array(expected, np.asarray(value), allow_pickle=False)
+        key = record["attrs"]["value"]["array"]["key"]
+        assert members[f"arrays/{key}.npy"] == expected.getvalue(), record["name"]
+
+
+def test_graph_json_holds_the_document_one_op_to_a_line(tmp_path, fresh_graph):
+    x = df.placeholder(df.float32, [2], name="x")
+    df.identity(df.cond(x[0] > 0, lambda: x, lambda: -x), name="y")
+    df.io.save_graph(fresh_graph, tmp_path / "g.dfg")
+    text = members_of(tmp_path / "g.dfg")["graph.json"].decode("utf-8")
+    document, _ = df.io.graph_to_document(fresh_graph)
+    assert json.loads(text) == document
+    for record in document["ops"]:
+        (line,) = [line for line in text.splitlines() if f'"name": "{record["name"]}"' in line]
+        assert json.loads(line.strip().rstrip(",")) == record
 
 
 def test_loading_an_op_with_many_control_inputs_compares_no_two_ops(
@@ -64,7 +114,9 @@ def test_loading_an_op_with_many_control_inputs_compares_no_two_ops(
     assert len(comparisons) < len(outputs)
 
 
-def test_a_control_input_listed_twice_is_kept_once_where_it_first_appears(tmp_path, fresh_graph):
+def test_a_control_input_listed_twice_is_kept_once_where_it_first_appears(
+    tmp_path, fresh_graph
+):
     for name in ("a", "b", "c"):
         df.no_op(name=name)
     df.io.save_graph(fresh_graph, tmp_path / "g.dfg")
