@@ -1046,9 +1046,11 @@ def _open_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: Optiona
 def _read_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
     """The bytes of the member ``name``, refused past ``limit`` bytes.
 
-    Reading stops at ``limit`` whatever the member's header declares, so a member that
-    decompresses to far more than it declares (a zip bomb) costs at most ``limit`` bytes; the
-    header's size only refuses a member early, never sizes a buffer."""
+    A member whose header declares more than ``limit`` is refused before any is read.  Reading
+    asks for one byte more than the declared size: zipfile never returns more than a member
+    declares, and checks its CRC once it has returned that much, so a member that decompresses
+    to more than it declares (a zip bomb) costs at most its declared size and is reported as
+    damaged; the check of the length read guards a reader that would return more."""
     try:
         info = archive.getinfo(name)
     except KeyError:
@@ -1056,7 +1058,7 @@ def _read_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
     if info.file_size > limit:
         raise GraphFormatError(f"{name} is too large ({info.file_size}B, at most {limit}B)")
     with _open_member(archive, info) as stream:
-        data = stream.read(limit + 1)
+        data = stream.read(info.file_size + 1)
     if len(data) > limit:
         raise GraphFormatError(f"{name} is too large (more than {limit}B)")
     return data

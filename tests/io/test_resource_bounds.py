@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tracemalloc
 import zipfile
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -106,3 +107,31 @@ def test_loading_an_array_allocates_the_array_and_a_small_constant_more(tmp_path
     loaded, peak = load_peak(path)
     assert loaded.get_operation_by_name("c").attrs["value"].nbytes == size
     assert peak < size + 2**22, f"{peak - size} bytes allocated besides the array"
+
+
+def spaces_member(path, size: int, declared: Optional[int] = None):
+    """A file whose graph.json is ``{``, ``size - 2`` spaces and ``}``, compressed, declaring
+    its true size or ``declared`` in the archive's central directory."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("graph.json", b"{" + b" " * (size - 2) + b"}")
+        entry = archive.start_dir  # where the central directory will be written
+    if declared is not None:
+        with open(path, "r+b") as f:
+            f.seek(entry + 24)  # the uncompressed size in the central directory entry
+            f.write(declared.to_bytes(4, "little"))
+    return path
+
+
+def test_a_member_declared_larger_than_the_bound_is_refused_unread(tmp_path, monkeypatch):
+    monkeypatch.setattr(df.io, "MAX_JSON_BYTES", 2**20)
+    outcome, peak = load_peak(spaces_member(tmp_path / "bomb.dfg", 2**23))
+    assert isinstance(outcome, GraphFormatError)
+    assert f"graph.json is too large ({2**23}B, at most {2**20}B)" in str(outcome)
+    assert peak < 2**18
+
+
+def test_a_member_decompressing_to_more_than_it_declares_costs_its_declared_size(tmp_path):
+    outcome, peak = load_peak(spaces_member(tmp_path / "bomb.dfg", 2**23, declared=1000))
+    assert isinstance(outcome, GraphFormatError)
+    assert "'graph.json' is damaged: Bad CRC-32" in str(outcome)
+    assert peak < 2**18, f"{peak} bytes allocated to read a member declared as 1000 bytes"
