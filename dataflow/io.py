@@ -901,8 +901,8 @@ def _collector_paused():
     """Python's cyclic garbage collector paused for the ``with`` body, if it was running.
 
     A save or a load makes millions of objects (the JSON document, the ops) that all live until
-    it returns; none is garbage, yet every few hundred thousand of them start a full collection
-    that traverses all of them again, which took more time than the rest of a large save.
+    it returns; none is garbage, yet the collector keeps traversing them, all of them each time
+    their number has grown by a quarter, which took more time than the rest of a large save.
     Pausing is process-wide: collections other threads would have made wait until the end,
     which delays freeing cycles but loses none.
     """
