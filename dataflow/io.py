@@ -1043,24 +1043,25 @@ def _open_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: Optiona
         raise GraphFormatError(f"{where}: {message}" if where else message) from None
 
 
-def _read_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
+def _read_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytearray:
     """The bytes of the member ``name``, refused past ``limit`` bytes.
 
-    A member whose header declares more than ``limit`` is refused before any is read.  Reading
-    asks for one byte more than the declared size: zipfile never returns more than a member
-    declares, and checks its CRC once it has returned that much, so a member that decompresses
-    to more than it declares (a zip bomb) costs at most its declared size and is reported as
-    damaged; the check of the length read guards a reader that would return more."""
+    A member whose header declares more than ``limit`` is refused before any is read; the rest
+    are read a chunk at a time into a buffer of the declared size.  zipfile never returns more
+    than a member declares, and checks its CRC once it has returned that much, so a member that
+    decompresses to more than it declares (a zip bomb) costs at most its declared size, and is
+    reported as damaged."""
     try:
         info = archive.getinfo(name)
     except KeyError:
         raise GraphFormatError(f"the archive has no {name}") from None
     if info.file_size > limit:
         raise GraphFormatError(f"{name} is too large ({info.file_size}B, at most {limit}B)")
+    data = bytearray(info.file_size)
     with _open_member(archive, info) as stream:
-        data = stream.read(info.file_size + 1)
-    if len(data) > limit:
-        raise GraphFormatError(f"{name} is too large (more than {limit}B)")
+        read = _read_into(stream, np.frombuffer(data, np.uint8))
+    if read != len(data):
+        raise GraphFormatError(f"{name} is truncated ({read}B of the {len(data)}B it declares)")
     return data
 
 
@@ -1075,7 +1076,7 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _parse_json(raw: bytes) -> Any:
+def _parse_json(raw: bytearray) -> Any:
     """``graph.json`` parsed, once `_check_json_bounds` has bounded what parsing it builds."""
     _check_json_bounds(raw)
     try:
@@ -1099,7 +1100,7 @@ _NOT_JSON_MARKS = bytes(sorted(set(range(256)) - set(_JSON_MARKS)))
 _SCAN_CHUNK = 2**16
 
 
-def _check_json_bounds(raw: bytes) -> None:
+def _check_json_bounds(raw: bytearray) -> None:
     """Refuses JSON text holding more than `MAX_JSON_VALUES` values or nested deeper than
     `MAX_JSON_DEPTH`, in time and memory linear in its size, before `json.loads` builds anything
     (it builds the whole document before returning, so a few megabytes of ``[{},{},...]``
@@ -1114,12 +1115,18 @@ def _check_json_bounds(raw: bytes) -> None:
     inside a multi-byte character, so the scan of the bytes agrees with the parser's reading of
     the text.  Invalid JSON makes the parser stop at its first error, having read the same
     strings up to there, so the bounds hold for what it built before it stopped.
+
+    The marks are picked out a chunk at a time too: text that is all marks (``[{},{},...]``)
+    costs a chunk more, not a copy of itself; only dropping escapes copies the text, once, and
+    only when it has some.
     """
-    marks = _BACKSLASH_ESCAPE.sub(b"", raw).translate(None, _NOT_JSON_MARKS)
-    codes = np.frombuffer(marks, np.uint8)
+    unescaped = _BACKSLASH_ESCAPE.sub(b"", raw) if b"\\" in raw else raw
     quotes_before = values = depth = 0
-    for start in range(0, len(codes), _SCAN_CHUNK):
-        chunk = codes[start : start + _SCAN_CHUNK]
+    for start in range(0, len(unescaped), _SCAN_CHUNK):
+        marks = unescaped[start : start + _SCAN_CHUNK].translate(None, _NOT_JSON_MARKS)
+        if not marks:
+            continue
+        chunk = np.frombuffer(marks, np.uint8)
         is_quote = chunk == ord('"')
         quotes = np.cumsum(is_quote, dtype=np.int64)
         outside = ((quotes + quotes_before) % 2 == 0) & ~is_quote

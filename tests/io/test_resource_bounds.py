@@ -45,6 +45,17 @@ def test_a_json_array_of_a_million_empty_objects_is_refused_before_any_is_built(
     assert peak < 4 * len(text), f"{peak} bytes allocated for {len(text)} bytes of JSON"
 
 
+def test_counting_the_values_of_text_made_of_brackets_and_commas_does_not_copy_it(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(df.io, "MAX_JSON_VALUES", 100_000)
+    text = "[" + "{}," * 3_000_000 + "{}]"
+    outcome, peak = load_peak(graph_file(tmp_path, text))
+    assert "graph.json holds more than 100000 JSON values" in str(outcome)
+    # Reading the member holds its bytes; scanning them costs the arrays of a chunk more.
+    assert peak < len(text) + 2**22, f"{peak} bytes allocated for {len(text)} bytes of JSON"
+
+
 @pytest.mark.parametrize(
     "bomb",
     [
