@@ -11,7 +11,8 @@
 2. Hostile and damaged files, each loaded in a fresh Python process: what load_graph says, how
    long it takes (median of processes that do not trace allocations), and the memory it used,
    as the peak of traced allocations (tracemalloc, in one more process) and as the growth of
-   the process's peak resident size (ru_maxrss) over what it had before loading.  The child's
+   the process's peak resident size (VmHWM on Linux, else ru_maxrss) over its peak before
+   loading.  The child's
    address space is capped at 4 GiB, so that a regression fails rather than takes the
    machine's memory.
 """
@@ -235,13 +236,28 @@ def probe_hostile(repeats: int) -> None:
             )
 
 
+def peak_resident_mb() -> float:
+    """The peak resident size of this process, in MiB: VmHWM where Linux gives it, for it
+    starts afresh at ``exec``, unlike ``ru_maxrss``, which starts from the parent's peak."""
+    import resource
+
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 2**10  # in kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # KiB on Linux
+
+
 def load_one(path: str, trace: bool) -> None:
     """In the child: load ``path`` and print one JSON line of what happened."""
     import resource
     import tracemalloc
 
     resource.setrlimit(resource.RLIMIT_AS, (CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE))
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = peak_resident_mb()
     if trace:
         tracemalloc.start()
     start = time.perf_counter()
@@ -254,7 +270,7 @@ def load_one(path: str, trace: bool) -> None:
     report = {
         "outcome": outcome[:110],
         "seconds": seconds,
-        "rss_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 2**10,  # KiB
+        "rss_mb": peak_resident_mb() - before,
     }
     if trace:
         report["traced_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
