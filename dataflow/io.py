@@ -132,6 +132,11 @@ MAX_SHAPE_ELEMENTS = 2**40
 # SplitV's size_splits and of PyFunc's Tout), so that a file cannot make shape inference
 # build billions of tensors.
 MAX_OUTPUTS = 2**16
+# The most bytes the distinct scopes of the op names may take (see `_register_scopes`), as
+# many as graph.json may hold; a graph of a million ops, each in a scope of its own, takes
+# about 130 MB.
+MAX_SCOPE_BYTES = 2**28
+_SCOPE_ENTRY_BYTES = 100  # a set entry, a dict entry and two string headers
 _GRAPH_MEMBER = "graph.json"
 _ARRAY_PREFIX = "arrays/"
 
@@ -1284,11 +1289,39 @@ def document_to_graph(
     for op, index in context_of.items():
         op._control_flow_context = contexts[index]
     _build_collections(graph, document, contexts)
-    for name in positions:
-        parts = name.split("/")
-        for k in range(1, len(parts)):
-            graph._names_in_use.setdefault("/".join(parts[:k]).lower(), 1)
+    _register_scopes(graph, positions)
     return graph
+
+
+def _register_scopes(graph: Graph, op_names) -> None:
+    """Marks each scope the ops lie in (``a`` and ``a/b`` for ``a/b/c``) as a name in use, as
+    building the ops under them would have, so that a new op or name scope of the loaded graph
+    never takes the name of an existing scope.
+
+    A name's scopes are walked from the longest and the walk stops at one met before (whose own
+    scopes were marked with it), so each scope costs once however many ops share it.  A scope
+    is a new string as long as the name it starts, so their total size is bounded
+    (`MAX_SCOPE_BYTES`, counting each with the bytes of an entry of a dict): a few megabytes of
+    op names nested in thousands of distinct scopes each would otherwise take gigabytes.
+    """
+    seen: set[str] = set()
+    budget = MAX_SCOPE_BYTES
+    for name in op_names:
+        end = name.rfind("/")
+        while end > 0:
+            scope = name[:end]
+            if scope in seen:
+                break
+            budget -= len(scope) + _SCOPE_ENTRY_BYTES
+            if budget < 0:
+                _fail(
+                    _GRAPH_MEMBER,
+                    f"the op names lie in scopes of more than {MAX_SCOPE_BYTES}B in all (op "
+                    f"'{name:.80}...' is nested {name.count('/')} deep)",
+                )
+            seen.add(scope)
+            graph._names_in_use.setdefault(scope.lower(), 1)
+            end = name.rfind("/", 0, end)
 
 
 def _check_not_a_file(where: str, stream: str) -> None:

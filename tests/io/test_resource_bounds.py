@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tracemalloc
 import zipfile
 from typing import Optional
@@ -146,3 +147,44 @@ def test_a_member_decompressing_to_more_than_it_declares_costs_its_declared_size
     assert isinstance(outcome, GraphFormatError)
     assert "'graph.json' is damaged: Bad CRC-32" in str(outcome)
     assert peak < 2**18, f"{peak} bytes allocated to read a member declared as 1000 bytes"
+
+
+def one_op_named(tmp_path, name: str):
+    document = {
+        "format": "dataflow.graph",
+        "version": 1,
+        "ops": [
+            {
+                "name": name,
+                "type": "NoOp",
+                "inputs": [],
+                "control_inputs": [],
+                "attrs": {},
+                "outputs": [],
+                "location": {"file": "model.py", "line": 1, "function": "build"},
+                "context": None,
+            }
+        ],
+    }
+    return graph_file(tmp_path, json.dumps(document))
+
+
+def test_an_op_name_nested_in_thousands_of_scopes_is_refused_within_the_bound(
+    tmp_path, monkeypatch
+):
+    # Each scope of "a/a/.../a" is a string as long as its depth: 12.5 million characters in
+    # all for this 10 KB name, of which the bound lets 1 MiB be made.
+    monkeypatch.setattr(df.io, "MAX_SCOPE_BYTES", 2**20)
+    outcome, peak = load_peak(one_op_named(tmp_path, "/".join(["a"] * 5000)))
+    assert isinstance(outcome, GraphFormatError)
+    assert f"the op names lie in scopes of more than {2**20}B in all" in str(outcome)
+    assert "is nested 4999 deep" in str(outcome)
+    assert peak < 2**23, f"{peak} bytes allocated"
+
+
+def test_the_scopes_of_loaded_ops_are_names_in_use(tmp_path):
+    loaded = df.io.load_graph(one_op_named(tmp_path, "outer/inner/op"))
+    with loaded.as_default():
+        assert df.no_op(name="outer").name == "outer_1"
+        assert df.no_op(name="outer/inner").name == "outer/inner_1"
+        assert df.no_op(name="outer/other").name == "outer/other"
