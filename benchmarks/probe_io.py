@@ -190,6 +190,16 @@ def hostile_files(directory: str) -> list[tuple[str, str]]:
         archive.writestr("arrays/a0.npy", b"")
     files.append(("array declared 32768x32768 float32", big))
 
+    graph = df.Graph()
+    with graph.as_default():
+        df.no_op(name="op")
+    document, _ = df.io.graph_to_document(graph)
+    document["ops"][0]["name"] = "/".join(["a"] * 100_000)
+    nested = path_of("nested_name")
+    with zipfile.ZipFile(nested, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("graph.json", json.dumps(document))
+    files.append(("an op name nested 100k scopes deep", nested))
+
     for member in ("graph.json", "arrays/a0.npy"):
         flipped = path_of("flipped_" + member.replace("/", "_").replace(".", "_"))
         small_graph_file(flipped)
