@@ -12,7 +12,9 @@
   standard JSON (RFC 8259), one object keyed by fetch name, or go to ``.npy`` files with
   ``--out DIR``.  JSON has no numbers for NaN and infinities: they print as the strings
   ``"nan"``, ``"inf"`` and ``"-inf"`` (as graph files write float attributes); a fetched op
-  prints as ``null``.
+  prints as ``null``.  ``--timeout SECONDS`` stops a run that takes longer (the initializers
+  of ``--init`` and the fetches together, not the loading), as ``RunOptions(timeout_in_ms)``
+  does, with an error naming where the run was.
 - ``optimize FILE -o FILE [--fetch name ...] [--feed name ...] [--passes a,b,...]``: runs the
   graph passes (`dataflow.passes`, the Session's default pipeline unless ``--passes`` names
   others) and saves the result, printing one line per pass.  What is kept is what the fetches
@@ -26,7 +28,9 @@ appends to.  ``inspect``, ``render`` and ``optimize`` never run the graph and ac
 Exit status 0 on success, 1 when the file or a run fails (a feed that names no tensor of the
 graph or does not fit it included), 2 for a command line that is wrong whatever the file holds
 (an unknown pass name or image extension, a ``--feed`` that is not ``name=value`` with a JSON
-literal).
+literal or that holds a number no dtype holds, like ``1e400``, a ``--timeout`` that is not a
+positive number of seconds), 130 when interrupted.  Every error is reported on stderr as
+``error: <message>``, never as a traceback.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import json
 import math
 import os
 import sys
+import time
 import warnings
 from collections import Counter
 from typing import Optional
@@ -140,6 +145,10 @@ def _check_usage(args) -> None:
     if args.command == "run":
         for text in args.feed or []:
             _split_feed(text)
+        if args.timeout is not None and not (0 < args.timeout < math.inf):
+            raise _UsageError(
+                f"--timeout: a number of seconds greater than 0, got {args.timeout:g}"
+            )
 
 
 def _tensor_name(name: str) -> str:
@@ -154,9 +163,20 @@ def _split_feed(text: str) -> tuple:
     if value.startswith("@"):
         return name, value
     try:
-        return name, json.loads(value)
+        return name, json.loads(value, parse_float=_finite_float)
     except json.JSONDecodeError as e:
         raise _UsageError(f"--feed {name}: {value!r} is not a JSON literal ({e})") from None
+    except ValueError as e:  # from _finite_float, or an integer of too many digits
+        raise _UsageError(f"--feed {name}: it holds a number no dtype holds ({e})") from None
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as a float; a ValueError for one too large for any float (``1e400``),
+    which ``json`` would turn into infinity."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text:.40} is out of the range of float64")
+    return value
 
 
 def _fit(value, dtype: np.dtype) -> np.ndarray:
@@ -231,11 +251,20 @@ def _run(args, graph: df.Graph, out) -> None:
         else:
             op = graph.get_operation_by_name(name)
             fetches.append(op.outputs[0] if op.outputs else op)
+    deadline = None if args.timeout is None else time.monotonic() + args.timeout
     with df.Session(graph=graph) as sess:
-        if args.init:
-            with graph.as_default():
-                sess.run(df.global_variables_initializer())
-        values = sess.run(fetches, feeds)
+        try:
+            if args.init:
+                with graph.as_default():
+                    initializer = df.global_variables_initializer()
+                sess.run(initializer, options=_run_options(deadline))
+            values = sess.run(fetches, feeds, options=_run_options(deadline))
+        except df.errors.DeadlineExceededError as e:
+            where = str(e).partition("\n")[2]
+            raise _RunTimedOut(
+                f"the run did not finish within --timeout {args.timeout:g} s and was stopped"
+                + ("\n" + where if where else "")
+            ) from None
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         for name, value in zip(args.fetch, values):
@@ -245,6 +274,17 @@ def _run(args, graph: df.Graph, out) -> None:
     else:
         json.dump({n: _jsonable(v) for n, v in zip(args.fetch, values)}, out, allow_nan=False)
         print(file=out)
+
+
+class _RunTimedOut(Exception):
+    """A run went past ``--timeout`` (exit status 1)."""
+
+
+def _run_options(deadline: Optional[float]) -> Optional[df.RunOptions]:
+    """The options of a run that must end by ``deadline`` (``time.monotonic()``), or None."""
+    if deadline is None:
+        return None
+    return df.RunOptions(timeout_in_ms=max(1, math.ceil((deadline - time.monotonic()) * 1000)))
 
 
 def _optimize(args, graph: df.Graph, out) -> None:
@@ -289,11 +329,24 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument("-o", "--output", required=True, help="image file (.png, .svg, .pdf, .gv)")
     run = commands.add_parser("run", help="run a saved graph")
     run.add_argument("file")
-    run.add_argument("--feed", action="append", metavar="NAME=VALUE", help="JSON or @file.npy")
+    run.add_argument(
+        "--feed",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a JSON literal (its numbers within float64's range) or @file.npy",
+    )
     run.add_argument("--fetch", action="append", required=True, metavar="NAME")
     run.add_argument("--out", metavar="DIR", help="write each result to DIR/<name>.npy")
     run.add_argument(
         "--init", action="store_true", help="run the variables' initializers before fetching"
+    )
+    run.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="stop the run if it takes longer than SECONDS (a decimal number, 0.5 for half a "
+        "second); it is RunOptions(timeout_in_ms=1000*SECONDS) for the runs of --init and of "
+        "the fetches together",
     )
     run.add_argument(
         "--allow-file-output",
@@ -335,9 +388,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.print_usage(sys.stderr)
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
         return 2
-    except (OSError, ValueError, KeyError, TypeError, df.errors.OpError) as e:
+    except (OSError, ValueError, KeyError, TypeError, df.errors.OpError, _RunTimedOut) as e:
         message = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"error: {message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # whatever else fails (the drawing program, memory): one line too
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     return 0
 

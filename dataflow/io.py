@@ -45,9 +45,13 @@ A typed attribute value is an object with exactly one key naming its type:
 
 Loading never runs code from the file: JSON and NPY with ``allow_pickle=False`` only, every op
 type must be registered, and every attribute is checked against the type it must have before the
-op is built.  A malformed or hostile file raises `GraphFormatError` (a ``ValueError``) that names
-the op or field at fault.  Sizes are bounded before anything is built from them: the JSON
-(`MAX_JSON_BYTES`), ranks and declared shapes (`MAX_RANK`, `MAX_SHAPE_ELEMENTS`), the arrays
+op is built.  A malformed, hostile or damaged file raises `GraphFormatError` (a ``ValueError``)
+whose message starts with the file's path and names the op, field or archive member at fault,
+whatever the damage (a flipped bit in compressed data, a bad CRC, a cut-off file).
+
+Sizes are bounded before anything is built from them: the JSON (`MAX_JSON_BYTES`, and the
+number of its values and their depth, `MAX_JSON_VALUES` and `MAX_JSON_DEPTH`, counted before
+it is parsed), ranks and declared shapes (`MAX_RANK`, `MAX_SHAPE_ELEMENTS`), the arrays
 together (``max_array_bytes``; an array shared by several ops is decoded and counted once) and
 the outputs of an op (`MAX_OUTPUTS`, checked against the attributes that set them).  A graph
 holding Python callables (``py_func``, ``numpy_function``) or a print op writing to a Python
@@ -69,13 +73,20 @@ Variable values are not part of the graph (they live in a Session); save them wi
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
 import io as _io
 import json
 import math
 import os
+import re
 import secrets
+import struct
+import time
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable
 from typing import Any, Optional, Union
 
@@ -109,6 +120,11 @@ FORMAT_NAME = "dataflow.graph"
 FORMAT_VERSION = 1
 
 MAX_JSON_BYTES = 256 * 2**20
+# The most values (arrays, objects, keys, strings, numbers, literals) graph.json may hold, and
+# how deeply they may nest; a graph needs about 40 values per op, 10 levels deep.  At this
+# bound, parsing builds at most about 1.5 GB of Python objects, whatever the file holds.
+MAX_JSON_VALUES = 2**24
+MAX_JSON_DEPTH = 64
 MAX_ARRAY_BYTES = 2**30
 MAX_RANK = 32
 MAX_SHAPE_ELEMENTS = 2**40
@@ -116,6 +132,11 @@ MAX_SHAPE_ELEMENTS = 2**40
 # SplitV's size_splits and of PyFunc's Tout), so that a file cannot make shape inference
 # build billions of tensors.
 MAX_OUTPUTS = 2**16
+# The most bytes the distinct scopes of the op names may take (see `_register_scopes`), as
+# many as graph.json may hold; a graph of a million ops, each in a scope of its own, takes
+# about 130 MB.
+MAX_SCOPE_BYTES = 2**28
+_SCOPE_ENTRY_BYTES = 100  # a set entry, a dict entry and two string headers
 _GRAPH_MEMBER = "graph.json"
 _ARRAY_PREFIX = "arrays/"
 
@@ -244,12 +265,20 @@ def _decode_shape_dims(dims, where: str) -> Optional[list]:
     return dims
 
 
+# The dtypes an array of a file may have, by the names `save_graph` writes: numbers and bools,
+# nothing that needs pickle.
+_ARRAY_DTYPES: dict[str, np.dtype] = {}
+for _code in "?bhilqBHILQefdg":  # the first of the codes that share a name (int64) is kept
+    _ARRAY_DTYPES.setdefault(np.dtype(_code).name, np.dtype(_code))
+
+
 class _ArrayReader:
     """Reads the arrays of a graph file on demand, checking each header before the data.
 
     Each array is decoded once, however many attributes refer to its key, and read-only (as
     ``df.constant`` makes its values); the arrays decoded hold at most ``max_array_bytes`` in
-    all, each counted once.
+    all, each counted once.  An array is read straight into its own buffer, a chunk at a time,
+    so loading it allocates its size and a small constant more (`_READ_CHUNK`).
     """
 
     def __init__(self, archive: zipfile.ZipFile, max_array_bytes: int):
@@ -266,14 +295,15 @@ class _ArrayReader:
         if not key.isalnum():
             _fail(where, f"bad array key {key!r:.80}")
         dims = _decode_shape_dims(spec["shape"], where + " (array shape)")
-        if dims is None:
+        if dims is None or None in dims:
             _fail(where, "an array has a known shape")
-        try:
-            dtype = np.dtype(_check_str(spec["dtype"], where + " (array dtype)"))
-        except TypeError:
-            _fail(where, f"unknown array dtype {spec['dtype']!r:.80}")
-        if dtype.kind not in "biuf":
-            _fail(where, f"array dtype {dtype} is not allowed (only numbers and bools)")
+        dtype = _ARRAY_DTYPES.get(_check_str(spec["dtype"], where + " (array dtype)"))
+        if dtype is None:
+            _fail(
+                where,
+                f"array dtype {spec['dtype']!r:.80} is not allowed (only numbers and bools: "
+                f"{', '.join(_ARRAY_DTYPES)})",
+            )
         scalar = spec["scalar"]
         if not isinstance(scalar, bool):
             _fail(where, "the array field 'scalar' is a bool")
@@ -302,36 +332,95 @@ class _ArrayReader:
             )
         member = _ARRAY_PREFIX + key + ".npy"
         try:
-            stream = self.archive.open(member)
+            info = self.archive.getinfo(member)
         except KeyError:
             _fail(where, f"the file has no array {member!r}")
-        with stream:
-            try:
-                version = np.lib.format.read_magic(stream)
-                if version == (1, 0):
-                    header = np.lib.format.read_array_header_1_0(stream)
-                else:
-                    header = np.lib.format.read_array_header_2_0(stream)
-            except ValueError as e:
-                _fail(where, f"array {member!r} is not a valid NPY file ({e})")
-            shape, fortran, file_dtype = header
+        with _open_member(self.archive, info, where) as stream:
+            shape, fortran, file_dtype = _read_npy_header(stream, member, where)
             if list(shape) != dims or file_dtype != dtype:
                 _fail(
                     where,
                     f"array {member!r} holds {file_dtype}{list(shape)}, but the graph declares "
                     f"{dtype}{dims}",
                 )
-            count = math.prod(dims)
-            data = stream.read(count * dtype.itemsize)
-            if len(data) != count * dtype.itemsize:
+            flat = np.empty(math.prod(dims), dtype)
+            if _read_into(stream, flat.view(np.uint8)) != size:
                 _fail(where, f"array {member!r} is truncated")
-        array = np.frombuffer(data, dtype=dtype).copy()
-        array = array.reshape(dims, order="F" if fortran else "C")
+            # Reading on to the end makes zipfile check the member's CRC.
+            if stream.read(1):
+                _fail(where, f"array {member!r} holds more bytes than its header declares")
+        if dtype.kind == "b" and flat.view(np.uint8).max(initial=0) > 1:
+            _fail(where, f"the bool array {member!r} holds a byte other than 0 and 1")
+        array = flat.reshape(dims, order="F" if fortran else "C")
         array.flags.writeable = False
         self.used.add(key)
         self.decoded[key] = array
         self.total_bytes += size
         return array
+
+
+_READ_CHUNK = 2**18
+
+_NPY_MAGIC = b"\x93NUMPY"
+# numpy's own bound on the header it parses (``max_header_size`` of its header readers).
+_MAX_NPY_HEADER = 10_000
+
+
+def _read_npy_header(stream, member: str, where: str) -> tuple[tuple, bool, np.dtype]:
+    """The shape, order and dtype that the NPY stream of ``member`` declares, leaving ``stream``
+    at the first byte of data.
+
+    The preamble (magic string, version, header length, header) is read here, at most
+    `_MAX_NPY_HEADER` bytes, and parsed by numpy (`_parse_npy_preamble`) once per distinct
+    preamble: the arrays of a file mostly share a few shapes and dtypes, and parsing a header
+    (a Python literal) costs more than reading a small array.
+    """
+    start = stream.read(len(_NPY_MAGIC) + 4)
+    if len(start) < len(_NPY_MAGIC) + 4 or not start.startswith(_NPY_MAGIC):
+        _fail(where, f"array {member!r} is not a valid NPY file (no NPY magic string)")
+    major = start[len(_NPY_MAGIC)]
+    if major == 1:
+        preamble = start
+    elif major == 2:
+        preamble = start + stream.read(2)
+    else:
+        _fail(where, f"array {member!r} is in NPY version {major}, not 1 or 2")
+    length = int.from_bytes(preamble[len(_NPY_MAGIC) + 2 :], "little")
+    if length > _MAX_NPY_HEADER:
+        _fail(
+            where, f"array {member!r} has an NPY header of {length}B (at most {_MAX_NPY_HEADER}B)"
+        )
+    header = stream.read(length)
+    if len(header) != length:
+        _fail(where, f"array {member!r} is truncated in its NPY header")
+    try:
+        return _parse_npy_preamble(preamble + header)
+    except ValueError as e:
+        _fail(where, f"array {member!r} is not a valid NPY file ({e})")
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_npy_preamble(preamble: bytes) -> tuple[tuple, bool, np.dtype]:
+    """numpy's reading of a whole NPY preamble: (shape, fortran order, dtype)."""
+    stream = _io.BytesIO(preamble)
+    if np.lib.format.read_magic(stream) == (1, 0):
+        header = np.lib.format.read_array_header_1_0(stream, max_header_size=_MAX_NPY_HEADER)
+    else:
+        header = np.lib.format.read_array_header_2_0(stream, max_header_size=_MAX_NPY_HEADER)
+    return header
+
+
+def _read_into(stream, buffer: np.ndarray) -> int:
+    """Fills the bytes ``buffer`` from ``stream`` a chunk at a time (a zip member's ``readinto``
+    would read the whole length into a temporary first); returns how many bytes it read."""
+    filled = 0
+    while filled < len(buffer):
+        chunk = stream.read(min(_READ_CHUNK, len(buffer) - filled))
+        if not chunk:
+            break
+        buffer[filled : filled + len(chunk)] = np.frombuffer(chunk, np.uint8)
+        filled += len(chunk)
+    return filled
 
 
 def _decode_value(encoded, arrays: _ArrayReader, where: str) -> Any:
@@ -436,7 +525,7 @@ def _is_fused_steps(v) -> bool:
 
 
 def _is_stream(v) -> bool:
-    return v in ("stdout", "stderr") or (isinstance(v, str) and v.startswith("file://"))
+    return isinstance(v, str) and (v in ("stdout", "stderr") or v.startswith("file://"))
 
 
 _ATTR_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {}
@@ -669,6 +758,13 @@ def graph_to_document(
     for key in graph.get_all_collection_keys():
         items = []
         for item in graph.get_collection(key):
+            if _misplaced_in_standard_collection(key, item):
+                warnings.warn(
+                    f"Collection '{key}' holds {item!r:.80}, but a graph file's '{key}' holds "
+                    f"only {_standard_collection_items(key)[1]}; it is left out.",
+                    stacklevel=3,
+                )
+                continue
             if isinstance(item, Variable):
                 if id(item) not in variable_ids:
                     variable_ids[id(item)] = len(variables)
@@ -709,21 +805,79 @@ def graph_to_document(
     return document, arrays.arrays
 
 
+# How long a temporary file whose writer is not a live process here must have gone unwritten
+# before a later save deletes it (see `_remove_stale_temporaries`).
+STALE_TEMPORARY_SECONDS = 600
+
+# ``.tmp-<pid of the writer>-<16 hex digits>.part``; files of earlier versions lack the pid.
+_TEMPORARY_NAME = re.compile(r"\.tmp-(?:(\d+)-)?[0-9a-f]{16}\.part")
+
+
 def _create_temporary(directory: str) -> tuple[int, str]:
     """A new file in ``directory`` with the permissions of any new file (``0o666`` less the
-    umask; ``tempfile.mkstemp`` would make it ``0o600``, and the rename would keep that)."""
+    umask; ``tempfile.mkstemp`` would make it ``0o600``, and the rename would keep that),
+    named after this process (`_TEMPORARY_NAME`)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        tmp = os.path.join(directory, f".tmp-{secrets.token_hex(8)}.part")
+        tmp = os.path.join(directory, f".tmp-{os.getpid()}-{secrets.token_hex(8)}.part")
         try:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:
             continue
 
 
+def _process_is_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine; True where that cannot be asked
+    (``os.kill(pid, 0)`` probes a process only on POSIX; elsewhere it would signal it)."""
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, but belongs to another user
+        return True
+    return True
+
+
+def _remove_stale_temporaries(directory: str) -> None:
+    """Deletes the temporary files that writes into ``directory`` left when their process died
+    before it could rename or delete them (a kill, a power cut).
+
+    A file is stale when the process named in it is not alive on this machine and the file has
+    not been written to for `STALE_TEMPORARY_SECONDS`.  Both are needed: a writer on another
+    machine sharing the directory (a network file system), or in another process namespace,
+    has a pid that is not alive here, but it writes from creating its file until it renames
+    it, so its file stays young.  A dead writer's pid that a new process reuses keeps the file
+    until that process ends: a file is kept rather than deleted when in doubt.  Files of
+    earlier versions, without a pid, go by age alone; files named otherwise are not ours.
+    """
+    now = time.time()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        match = _TEMPORARY_NAME.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if now - entry.stat(follow_symlinks=False).st_mtime < STALE_TEMPORARY_SECONDS:
+                continue
+            if match[1] is not None and _process_is_alive(int(match[1])):
+                continue
+            os.unlink(entry.path)
+        except OSError:  # gone already, or not ours to delete: another save will try again
+            continue
+
+
 def _atomic_write(path: str, write: Callable[[Any], None]) -> None:
-    """Writes through ``write(file)`` into a temporary file next to ``path``, then renames it."""
+    """Writes through ``write(file)`` into a temporary file next to ``path``, then renames it;
+    first deletes the temporary files that crashed writes left there."""
     directory = os.path.dirname(os.path.abspath(path))
+    _remove_stale_temporaries(directory)
     fd, tmp = _create_temporary(directory)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -747,23 +901,77 @@ def _atomic_write(path: str, write: Callable[[Any], None]) -> None:
         os.close(dir_fd)
 
 
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector paused for the ``with`` body, if it was running.
+
+    A save or a load makes millions of objects (the JSON document, the ops) that all live until
+    it returns; none is garbage, yet the collector keeps traversing them, all of them each time
+    their number has grown by a quarter, which took more time than the rest of a large save.
+    Pausing is process-wide: collections other threads would have made wait until the end,
+    which delays freeing cycles but loses none.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _document_text(document: dict) -> bytes:
+    """``graph.json``: the document as UTF-8 JSON, one op to a line.
+
+    Each op is encoded by itself on one line rather than with ``indent``, which would make
+    `json` use its pure-Python encoder, several times slower than its C one on a large graph.
+    """
+    encode = json.JSONEncoder(allow_nan=False).encode
+    fields = []
+    for name, value in document.items():
+        if name == "ops" and value:
+            ops = ",\n  ".join(encode(op) for op in value)
+            fields.append(f"{encode(name)}: [\n  {ops}\n ]")
+        else:
+            fields.append(f"{encode(name)}: {encode(value)}")
+    return ("{" + ",\n ".join(fields) + "}\n").encode("utf-8")
+
+
+def _npy_bytes(array: np.ndarray, headers: dict[tuple, bytes]) -> bytes:
+    """``array`` in the NPY format, as `np.lib.format.write_array` writes it.
+
+    ``headers`` keeps the header written for each dtype, shape and order, since the arrays of a
+    graph mostly share a few and writing a header costs more than writing a small array.
+    """
+    fortran = not array.flags.c_contiguous and array.flags.f_contiguous
+    data = array.tobytes(order="F" if fortran else "C")
+    signature = (array.dtype.str, array.shape, fortran)
+    header = headers.get(signature)
+    if header is None:
+        buffer = _io.BytesIO()
+        np.lib.format.write_array(buffer, array, allow_pickle=False)
+        header = headers[signature] = buffer.getvalue()[: -len(data) or None]
+    return header + data
+
+
 def save_graph(graph: Graph, path: Union[str, os.PathLike]) -> None:
     """Writes ``graph`` to the file ``path`` (format: the module docstring), atomically.
 
     Raises `GraphNotSerializableError` for a graph holding a Python callable (``py_func``).
     """
-    document, arrays = graph_to_document(graph)
-    text = json.dumps(document, indent=1, allow_nan=False).encode("utf-8")
+    with _collector_paused():
+        document, arrays = graph_to_document(graph)
+        text = _document_text(document)
 
-    def write(f) -> None:
-        with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr(_GRAPH_MEMBER, text)
-            for key, array in arrays.items():
-                buffer = _io.BytesIO()
-                np.lib.format.write_array(buffer, array, allow_pickle=False)
-                archive.writestr(_ARRAY_PREFIX + key + ".npy", buffer.getvalue())
+        def write(f) -> None:
+            headers: dict[tuple, bytes] = {}
+            with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                archive.writestr(_GRAPH_MEMBER, text)
+                for key, array in arrays.items():
+                    archive.writestr(_ARRAY_PREFIX + key + ".npy", _npy_bytes(array, headers))
 
-    _atomic_write(os.fspath(path), write)
+        _atomic_write(os.fspath(path), write)
 
 
 # -- loading ---------------------------------------------------------------------------------------
@@ -788,45 +996,159 @@ def load_graph(
     """
     path = os.fspath(path)
     try:
+        with _collector_paused():
+            return _load_graph(path, max_array_bytes, allow_file_output)
+    except GraphFormatError as e:
+        raise GraphFormatError(f"{path}: {e}") from None
+
+
+def _load_graph(path: str, max_array_bytes: int, allow_file_output: bool) -> Graph:
+    try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as e:
-        if isinstance(e, FileNotFoundError):
-            raise
-        raise GraphFormatError(f"{path}: not a dataflow graph file (a zip archive): {e}") from None
+    except FileNotFoundError:
+        raise
+    except _ZIP_READ_ERRORS as e:
+        raise GraphFormatError(f"not a dataflow graph file (a zip archive): {e}") from None
     with archive:
-        try:
-            info = archive.getinfo(_GRAPH_MEMBER)
-        except KeyError:
-            raise GraphFormatError(f"{path}: the archive has no {_GRAPH_MEMBER}") from None
-        if info.file_size > MAX_JSON_BYTES:
-            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is too large")
-        try:
-            with archive.open(info) as stream:
-                raw = stream.read(MAX_JSON_BYTES + 1)
-        except (zipfile.BadZipFile, OSError, EOFError) as e:
-            raise GraphFormatError(f"{path}: cannot read {_GRAPH_MEMBER}: {e}") from None
-        if len(raw) > MAX_JSON_BYTES:
-            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is too large")
-        try:
-            document = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is not valid JSON: {e}") from None
-        except RecursionError:
-            raise GraphFormatError(f"{path}: {_GRAPH_MEMBER} is nested too deeply") from None
-        try:
-            return document_to_graph(
-                document,
-                _ArrayReader(archive, max_array_bytes),
-                allow_file_output=allow_file_output,
-            )
-        except RecursionError:
-            raise GraphFormatError(f"{path}: a value is nested too deeply") from None
-        except (zipfile.BadZipFile, EOFError) as e:
-            raise GraphFormatError(f"{path}: the archive is damaged: {e}") from None
+        document = _parse_json(_read_member(archive, _GRAPH_MEMBER, MAX_JSON_BYTES))
+        return document_to_graph(
+            document, _ArrayReader(archive, max_array_bytes), allow_file_output=allow_file_output
+        )
+
+
+# What zipfile, the decompressors and the OS raise on a damaged archive: a bad header or CRC,
+# a corrupt deflate stream, a truncated member, a flipped bit that asks for a compression
+# method or a feature zipfile lacks, or for a password, a length that makes a seek fail.
+_ZIP_READ_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+    struct.error,
+    OverflowError,
+)
+
+
+@contextlib.contextmanager
+def _open_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: Optional[str] = None):
+    """The open stream of a member; reading a damaged one raises `GraphFormatError` naming it
+    (after ``where``, the op or field that needs it).
+
+    The body of the ``with`` only reads: any of `_ZIP_READ_ERRORS` it lets out is damage."""
+    try:
+        with archive.open(info) as stream:
+            yield stream
+    except GraphFormatError:
+        raise
+    except _ZIP_READ_ERRORS as e:
+        message = f"{info.filename!r} is damaged: {e}"
+        raise GraphFormatError(f"{where}: {message}" if where else message) from None
+
+
+def _read_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytearray:
+    """The bytes of the member ``name``, refused past ``limit`` bytes.
+
+    A member whose header declares more than ``limit`` is refused before any is read; the rest
+    are read a chunk at a time into a buffer of the declared size.  zipfile never returns more
+    than a member declares, and checks its CRC once it has returned that much, so a member that
+    decompresses to more than it declares (a zip bomb) costs at most its declared size, and is
+    reported as damaged."""
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        raise GraphFormatError(f"the archive has no {name}") from None
+    if info.file_size > limit:
+        raise GraphFormatError(f"{name} is too large ({info.file_size}B, at most {limit}B)")
+    data = bytearray(info.file_size)
+    with _open_member(archive, info) as stream:
+        read = _read_into(stream, np.frombuffer(data, np.uint8))
+    if read != len(data):
+        raise GraphFormatError(f"{name} is truncated ({read}B of the {len(data)}B it declares)")
+    return data
 
 
 def _reject_constant(name: str):
     raise GraphFormatError(f"{_GRAPH_MEMBER} holds the non-standard JSON constant {name}")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        _fail(_GRAPH_MEMBER, f"the number {text:.40} is out of the range of a float64")
+    return value
+
+
+def _parse_json(raw: bytearray) -> Any:
+    """``graph.json`` parsed, once `_check_json_bounds` has bounded what parsing it builds."""
+    _check_json_bounds(raw)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise GraphFormatError(f"{_GRAPH_MEMBER} is not valid JSON: {e}") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except GraphFormatError:
+        raise
+    except json.JSONDecodeError as e:
+        raise GraphFormatError(f"{_GRAPH_MEMBER} is not valid JSON: {e}") from None
+    except ValueError as e:  # an integer of more digits than Python converts
+        raise GraphFormatError(f"{_GRAPH_MEMBER} holds a number too long to read: {e}") from None
+
+
+_BACKSLASH_ESCAPE = re.compile(rb"\\[\s\S]?")
+# The bytes that decide where strings are, which values there are and how deep they nest.
+_JSON_MARKS = b'"[]{},:'
+_NOT_JSON_MARKS = bytes(sorted(set(range(256)) - set(_JSON_MARKS)))
+_SCAN_CHUNK = 2**16
+
+
+def _check_json_bounds(raw: bytearray) -> None:
+    """Refuses JSON text holding more than `MAX_JSON_VALUES` values or nested deeper than
+    `MAX_JSON_DEPTH`, in time and memory linear in its size, before `json.loads` builds anything
+    (it builds the whole document before returning, so a few megabytes of ``[{},{},...]``
+    would become gigabytes of dicts before any check on the result could run).
+
+    Each value the parser builds (an element, a key, a member's value) is the whole text or
+    comes right after a ``[``, ``{``, ``,`` or ``:`` that is not inside a string, so one more
+    than their count bounds the values; the depth is the running count of openers less closers.
+    The scan drops backslash escapes (so that every quote left opens or closes a string), keeps
+    only quotes, brackets, commas and colons, and counts, a chunk at a time with numpy, those
+    that follow an even number of quotes.  UTF-8 never uses the bytes of a quote or a backslash
+    inside a multi-byte character, so the scan of the bytes agrees with the parser's reading of
+    the text.  Invalid JSON makes the parser stop at its first error, having read the same
+    strings up to there, so the bounds hold for what it built before it stopped.
+
+    The marks are picked out a chunk at a time too: text that is all marks (``[{},{},...]``)
+    costs a chunk more, not a copy of itself; only dropping escapes copies the text, once, and
+    only when it has some.
+    """
+    unescaped = _BACKSLASH_ESCAPE.sub(b"", raw) if b"\\" in raw else raw
+    quotes_before = values = depth = 0
+    for start in range(0, len(unescaped), _SCAN_CHUNK):
+        marks = unescaped[start : start + _SCAN_CHUNK].translate(None, _NOT_JSON_MARKS)
+        if not marks:
+            continue
+        chunk = np.frombuffer(marks, np.uint8)
+        is_quote = chunk == ord('"')
+        quotes = np.cumsum(is_quote, dtype=np.int64)
+        outside = ((quotes + quotes_before) % 2 == 0) & ~is_quote
+        quotes_before += int(quotes[-1])
+        opens = outside & ((chunk == ord("[")) | (chunk == ord("{")))
+        closes = outside & ((chunk == ord("]")) | (chunk == ord("}")))
+        values += int(np.count_nonzero(opens)) + int(
+            np.count_nonzero(outside & ((chunk == ord(",")) | (chunk == ord(":"))))
+        )
+        if 1 + values > MAX_JSON_VALUES:
+            raise GraphFormatError(f"{_GRAPH_MEMBER} holds more than {MAX_JSON_VALUES} JSON values")
+        running = depth + np.cumsum(opens.view(np.int8) - closes.view(np.int8), dtype=np.int64)
+        if int(running.max()) > MAX_JSON_DEPTH:
+            raise GraphFormatError(
+                f"{_GRAPH_MEMBER} is nested too deeply (more than {MAX_JSON_DEPTH} levels)"
+            )
+        depth = int(running[-1])
 
 
 def _expect_keys(obj, required: set, optional: set, where: str) -> None:
@@ -859,7 +1181,7 @@ def document_to_graph(
     )
     if document["format"] != FORMAT_NAME:
         _fail(_GRAPH_MEMBER, f"format is {document['format']!r:.80}, expected {FORMAT_NAME!r}")
-    if document["version"] != FORMAT_VERSION:
+    if type(document["version"]) is not int or document["version"] != FORMAT_VERSION:
         _fail(
             _GRAPH_MEMBER,
             f"format version {document['version']!r:.40} is not supported (this reader reads "
@@ -955,25 +1277,51 @@ def document_to_graph(
         where = f"op '{op.name}'"
         if not isinstance(record["control_inputs"], list):
             _fail(where, "'control_inputs' is a list")
-        controls = []
+        names: dict[str, None] = {}  # in order, each once (a set would lose the order)
         for c in record["control_inputs"]:
             c = _check_str(c, f"{where} control input")
             if c not in positions:
                 _fail(where, f"control input '{c:.80}' is not in the file")
-            control = graph.get_operation_by_name(c)
-            if control not in controls:
-                controls.append(control)
-        op._control_inputs = controls
+            names[c] = None
+        op._control_inputs = [graph.get_operation_by_name(c) for c in names]
 
     contexts = _build_contexts(graph, contexts_doc)
     for op, index in context_of.items():
         op._control_flow_context = contexts[index]
     _build_collections(graph, document, contexts)
-    for name in positions:
-        parts = name.split("/")
-        for k in range(1, len(parts)):
-            graph._names_in_use.setdefault("/".join(parts[:k]).lower(), 1)
+    _register_scopes(graph, positions)
     return graph
+
+
+def _register_scopes(graph: Graph, op_names) -> None:
+    """Marks each scope the ops lie in (``a`` and ``a/b`` for ``a/b/c``) as a name in use, as
+    building the ops under them would have, so that a new op or name scope of the loaded graph
+    never takes the name of an existing scope.
+
+    A name's scopes are walked from the longest and the walk stops at one met before (whose own
+    scopes were marked with it), so each scope costs once however many ops share it.  A scope
+    is a new string as long as the name it starts, so their total size is bounded
+    (`MAX_SCOPE_BYTES`, counting each with the bytes of an entry of a dict): a few megabytes of
+    op names nested in thousands of distinct scopes each would otherwise take gigabytes.
+    """
+    seen: set[str] = set()
+    budget = MAX_SCOPE_BYTES
+    for name in op_names:
+        end = name.rfind("/")
+        while end > 0:
+            scope = name[:end]
+            if scope in seen:
+                break
+            budget -= len(scope) + _SCOPE_ENTRY_BYTES
+            if budget < 0:
+                _fail(
+                    _GRAPH_MEMBER,
+                    f"the op names lie in scopes of more than {MAX_SCOPE_BYTES}B in all (op "
+                    f"'{name:.80}...' is nested {name.count('/')} deep)",
+                )
+            seen.add(scope)
+            graph._names_in_use.setdefault(scope.lower(), 1)
+            end = name.rfind("/", 0, end)
 
 
 def _check_not_a_file(where: str, stream: str) -> None:
@@ -1185,11 +1533,11 @@ def _build_collections(graph: Graph, document: dict, contexts: list) -> None:
             if kind == "variable":
                 if type(value) is not int or not 0 <= value < len(variables):
                     _fail(where, f"no variable #{value!r:.20}")
-                graph.add_to_collection(key, variables[value])
+                element = variables[value]
             elif kind == "context":
                 if type(value) is not int or not 0 <= value < len(contexts):
                     _fail(where, f"no context #{value!r:.20}")
-                graph.add_to_collection(key, contexts[value])
+                element = contexts[value]
             elif kind in ("tensor", "operation"):
                 try:
                     element = graph.as_graph_element(
@@ -1199,8 +1547,40 @@ def _build_collections(graph: Graph, document: dict, contexts: list) -> None:
                     )
                 except (KeyError, ValueError) as e:
                     _fail(where, str(e))
-                graph.add_to_collection(key, element)
             elif kind == "value":
-                graph.add_to_collection(key, _decode_value(value, None, where))
+                element = _decode_value(value, None, where)
             else:
                 _fail(where, f"unknown item kind {kind!r:.40}")
+            _check_standard_collection(key, element, where)
+            graph.add_to_collection(key, element)
+
+
+def _standard_collection_items(key: str) -> Optional[tuple[type, str]]:
+    """The type of item a standard collection holds, and its description, for the code that
+    reads it (the Saver and the initializers read variables, gradients and rendering read the
+    records of conds and loops); None for any other collection."""
+    from primitives.contexts import CondContext, WhileContext
+
+    from .variables import Variable
+
+    return {
+        GraphKeys.GLOBAL_VARIABLES: (Variable, "variables"),
+        GraphKeys.TRAINABLE_VARIABLES: (Variable, "variables"),
+        GraphKeys.LOCAL_VARIABLES: (Variable, "variables"),
+        GraphKeys.COND_CONTEXT: (CondContext, "the records of conds"),
+        GraphKeys.WHILE_CONTEXT: (WhileContext, "the records of loops"),
+    }.get(key)
+
+
+def _misplaced_in_standard_collection(key: str, item) -> bool:
+    expected = _standard_collection_items(key)
+    return expected is not None and not isinstance(item, expected[0])
+
+
+def _check_standard_collection(key: str, element, where: str) -> None:
+    if _misplaced_in_standard_collection(key, element):
+        _fail(
+            where,
+            f"holds only {_standard_collection_items(key)[1]}, not {type(element).__name__} "
+            f"{element!r:.80}",
+        )

@@ -10,9 +10,11 @@ index file ``checkpoint`` (JSON) lists the checkpoints a Saver keeps, newest las
 
 Paths in the index are relative to its directory.  Every file is written to a temporary file in
 the same directory, flushed to disk and renamed over its name (``os.replace``), so a crash during
-a save leaves the previous checkpoint and index intact, never a half-written one.  Checkpoints
-beyond ``max_to_keep`` are deleted only once the new index is written, so the index never names
-a deleted checkpoint.  Files get the permissions of any new file (``0o666`` less the umask).
+a save leaves the previous checkpoint and index intact, never a half-written one; the
+temporary file such a crash leaves is deleted by a later save into the directory, once it is
+stale (`dataflow.io._remove_stale_temporaries` says when).  Checkpoints beyond
+``max_to_keep`` are deleted only once the new index is written, so the index never names a
+deleted checkpoint.  Files get the permissions of any new file (``0o666`` less the umask).
 """
 
 from __future__ import annotations

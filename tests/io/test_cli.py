@@ -4,25 +4,29 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import zipfile
 
 import numpy as np
 import pytest
 from test_hostile_files import printing_to_a_file
 
 import dataflow as df
+from dataflow.__main__ import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def cli(*args):
+def cli(*args, env=None):
     return subprocess.run(
         [sys.executable, "-m", "dataflow", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=60,
+        env=env,
     )
 
 
@@ -179,3 +183,136 @@ def test_usage_errors_exit_with_status_2_and_write_nothing(numbers, tmp_path, ar
     assert result.returncode == 2, result.stderr
     assert "usage:" in result.stderr and message in result.stderr
     assert sorted(os.listdir(tmp_path)) == ["numbers.dfg"]
+
+
+# -- hostile and damaged files, through every subcommand -----------------------------------------
+def damaged_copy(path, tmp_path):
+    """``path`` with a byte of graph.json's compressed data flipped."""
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("graph.json")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    data[start + 2] ^= 0xFF
+    damaged = tmp_path / "damaged.dfg"
+    damaged.write_bytes(bytes(data))
+    return damaged
+
+
+def memory_bomb(tmp_path):
+    """A file whose graph.json is a long array of empty objects."""
+    path = tmp_path / "bomb.dfg"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("graph.json", "[" + "{}," * 200_000 + "{}]")
+    return path
+
+
+def misplaced_variable(model, tmp_path):
+    """``model`` with a number in its collection of variables."""
+    with zipfile.ZipFile(model) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    document = json.loads(members.pop("graph.json"))
+    document["collections"]["variables"] = [{"value": {"int": 3}}]
+    path = tmp_path / "misplaced.dfg"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("graph.json", json.dumps(document))
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+SUBCOMMANDS = [
+    ["inspect", "{file}"],
+    ["render", "{file}", "-o", "{dir}/graph.gv"],
+    ["run", "{file}", "--init", "--feed", "x=[1]", "--feed", "n=1", "--fetch", "result"],
+    ["optimize", "{file}", "-o", "{dir}/optimized.dfg"],
+]
+
+
+@pytest.mark.parametrize("argv", SUBCOMMANDS, ids=lambda argv: argv[0])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda model, tmp_path: damaged_copy(model, tmp_path), "'graph.json' is damaged"),
+        (lambda model, tmp_path: memory_bomb(tmp_path), "more than 100000 JSON values"),
+        (misplaced_variable, "holds only variables, not int"),
+    ],
+    ids=["damaged", "memory-bomb", "misplaced-variable"],
+)
+def test_every_subcommand_reports_a_bad_file_in_one_line(
+    model, tmp_path, monkeypatch, capsys, argv, make, message
+):
+    monkeypatch.setattr(df.io, "MAX_JSON_VALUES", 100_000)
+    path = make(model, tmp_path)
+    status = main([a.format(file=path, dir=tmp_path) for a in argv])
+    err = capsys.readouterr().err
+    assert status == 1 and err.startswith(f"error: {path}: ") and message in err, err
+    assert err.count("\n") == 1
+
+
+def test_an_error_no_one_foresaw_is_one_line_too(model, tmp_path):
+    image = tmp_path / "model.png"
+    result = cli("render", model, "-o", image, env={**os.environ, "PATH": str(tmp_path)})
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith("error: ") and "Graphviz" in result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+# -- run --timeout and numbers no dtype holds ----------------------------------------------------
+@pytest.fixture
+def forever(tmp_path, fresh_graph):
+    n = df.placeholder(df.int32, [], name="n")
+    df.identity(df.while_loop(lambda i: i >= 0, lambda i: i + 1, [n]), name="count")
+    path = tmp_path / "forever.dfg"
+    df.io.save_graph(fresh_graph, path)
+    return path
+
+
+def test_run_stops_at_its_timeout_with_a_clear_message(forever):
+    result = cli("run", forever, "--feed", "n=0", "--fetch", "count", "--timeout", "0.5")
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: the run did not finish within --timeout 0.5 s")
+    assert "in loop 'while'" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_run_with_a_timeout_that_it_meets_prints_its_results(forever):
+    result = cli("run", forever, "--feed", "n=-5", "--fetch", "count", "--timeout", "30")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"count": -5}  # the loop never runs its body
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "nan"])
+def test_a_timeout_is_a_positive_number_of_seconds(forever, value):
+    result = cli("run", forever, "--feed", "n=0", "--fetch", "count", "--timeout", value)
+    assert result.returncode == 2
+    assert "--timeout: a number of seconds greater than 0" in result.stderr
+
+
+@pytest.mark.parametrize("literal", ["[1e400, 0, 0]", "-1e400", "1" * 5000])
+def test_a_feed_holding_a_number_no_dtype_holds_is_refused(numbers, literal):
+    result = cli("run", numbers, "--feed", f"x={literal}", "--fetch", "ratio")
+    assert result.returncode == 2, result.stderr
+    assert "--feed x: " in result.stderr and "no dtype holds" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_interrupted_run_exits_with_status_130_and_one_line(tmp_path, fresh_graph):
+    n = df.placeholder(df.int32, [], name="n")
+
+    def body(i):
+        with df.control_dependencies([df.print("tick", output_stream=sys.stderr)]):
+            return i + 1
+
+    df.identity(df.while_loop(lambda i: i >= 0, body, [n]), name="count")
+    path = tmp_path / "ticking.dfg"
+    df.io.save_graph(fresh_graph, path)
+    argv = [sys.executable, "-m", "dataflow", "run", str(path), "--feed", "n=0", "--fetch", "count"]
+    child = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert child.stderr.readline() == "tick\n"  # the run is under way
+        child.send_signal(signal.SIGINT)
+        err = child.communicate(timeout=60)[1]
+    finally:
+        child.kill()
+    assert child.returncode == 130
+    assert err.splitlines()[-1] == "error: interrupted" and "Traceback" not in err

@@ -72,6 +72,8 @@ def test_non_standard_json_constants(tmp_path, saved):
 def test_wrong_format_name_and_version(tmp_path, saved):
     document, members = saved
     load_fails(tmp_path, dict(document, version=2), members, "version 2 is not supported")
+    load_fails(tmp_path, dict(document, version=True), members, "version True is not supported")
+    load_fails(tmp_path, dict(document, version=1.0), members, "version 1.0 is not supported")
     load_fails(tmp_path, dict(document, format="other"), members, "format is 'other'")
 
 
@@ -99,6 +101,11 @@ def test_a_py_func_op_with_a_function_attribute_is_refused(tmp_path, saved):
         ("shape", {"shape": "2"}, "a shape is a list"),
         ("shape", {"weird": 1}, "unknown value type 'weird'"),
         ("shape", [2], "a typed value is an object with one key"),
+        (
+            "output_stream",
+            {"array": {"key": "a0", "dtype": "float32", "shape": [2], "scalar": False}},
+            "attribute 'output_stream' must be 'stdout', 'stderr' or 'file://<path>'",
+        ),
     ],
 )
 def test_wrong_attribute_types(tmp_path, saved, attr, value, match):
@@ -122,6 +129,24 @@ def test_huge_declared_array_is_refused_before_reading_it(tmp_path, saved):
     load_fails(tmp_path, document, members, "larger than")
 
 
+def test_an_array_of_unknown_shape_is_refused(tmp_path, saved):
+    document, members = saved
+    op(document, "c")["attrs"]["value"]["array"]["shape"] = [None]
+    load_fails(tmp_path, document, members, "an array has a known shape")
+
+
+def test_a_bool_array_holding_other_bytes_than_0_and_1_is_refused(tmp_path, saved):
+    document, members = saved
+    record = op(document, "c")
+    record["attrs"]["value"]["array"]["dtype"] = "bool"
+    record["attrs"]["dtype"] = {"dtype": "bool"}
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([True, False]))
+    data = buffer.getvalue()
+    members["arrays/" + record["attrs"]["value"]["array"]["key"] + ".npy"] = data[:-1] + b"\x02"
+    load_fails(tmp_path, document, members, "holds a byte other than 0 and 1")
+
+
 def test_array_header_disagreeing_with_the_graph(tmp_path, saved):
     document, members = saved
     key = op(document, "c")["attrs"]["value"]["array"]["key"]
@@ -129,6 +154,25 @@ def test_array_header_disagreeing_with_the_graph(tmp_path, saved):
     np.save(buffer, np.zeros(3, np.float32))
     members["arrays/" + key + ".npy"] = buffer.getvalue()
     load_fails(tmp_path, document, members, "holds float32")
+
+
+@pytest.mark.parametrize(
+    "npy, match",
+    [
+        (b"\x93NUMPZ\x01\x00", "not a valid NPY file \\(no NPY magic string\\)"),
+        (b"\x93NUMPY\x03\x00\x10\x00\x00\x00{}", "in NPY version 3, not 1 or 2"),
+        (b"\x93NUMPY\x01\x00\xff\xff" + b" " * 65535, "an NPY header of 65535B"),
+        (b"\x93NUMPY\x02\x00\x00\x00\x00\x01", "an NPY header of 16777216B"),
+        (b"\x93NUMPY\x01\x00\x40\x00{'descr'", "truncated in its NPY header"),
+        (b"\x93NUMPY\x01\x00\x03\x00{}\n", "not a valid NPY file \\(Header does not contain"),
+    ],
+    ids=["magic", "version", "long-header", "long-header-v2", "cut-header", "bad-header"],
+)
+def test_a_malformed_npy_header_is_refused(tmp_path, saved, npy, match):
+    document, members = saved
+    key = op(document, "c")["attrs"]["value"]["array"]["key"]
+    members["arrays/" + key + ".npy"] = npy
+    load_fails(tmp_path, document, members, f"array 'arrays/{key}.npy' .*{match}")
 
 
 def test_array_needing_pickle_is_refused(tmp_path, saved):
@@ -222,6 +266,35 @@ def test_collection_referring_to_a_missing_variable(tmp_path, saved):
     document, members = saved
     document["collections"]["variables"] = [{"variable": 3}]
     load_fails(tmp_path, document, members, "no variable #3")
+
+
+@pytest.mark.parametrize(
+    "key, item, match",
+    [
+        (
+            "variables",
+            {"value": {"int": 3}},
+            "collection 'variables': holds only variables, not int",
+        ),
+        ("trainable_variables", {"tensor": "y:0"}, "holds only variables, not Tensor"),
+        ("while_context", {"context": 0}, "holds only the records of loops, not CondContext"),
+        ("cond_context", {"context": 2}, "holds only the records of conds, not WhileContext"),
+    ],
+)
+def test_standard_collections_hold_only_what_their_readers_expect(
+    tmp_path, fresh_graph, key, item, match
+):
+    x = df.placeholder(df.float32, [], name="x")
+    df.identity(df.cond(x > 0, lambda: x, lambda: -x), name="y")
+    df.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
+    df.Variable(1.0, name="v")
+    df.io.save_graph(fresh_graph, tmp_path / "good.dfg")
+    with zipfile.ZipFile(tmp_path / "good.dfg") as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    document = json.loads(members.pop("graph.json"))
+    assert [c["kind"] for c in document["contexts"]] == ["cond", "cond", "while"]
+    document["collections"][key] = [item]
+    load_fails(tmp_path, document, members, match)
 
 
 def test_deeply_nested_values(tmp_path, saved):

@@ -146,6 +146,16 @@ def test_collections_of_tensors_operations_and_plain_values_survive(fresh_graph,
     assert loaded.get_collection("notes") == ["hello", (1, 2.5, None)]
 
 
+def test_what_a_file_cannot_hold_in_a_standard_collection_is_left_out_with_a_warning(
+    fresh_graph, round_trip
+):
+    v = df.Variable(1.0, name="v")
+    fresh_graph.add_to_collection(df.GraphKeys.GLOBAL_VARIABLES, v.initial_value)
+    with pytest.warns(UserWarning, match="'variables' holds only variables; it is left out"):
+        loaded = round_trip(fresh_graph)
+    assert [v.name for v in loaded.get_collection(df.GraphKeys.GLOBAL_VARIABLES)] == ["v:0"]
+
+
 def test_constants_of_every_dtype_and_special_floats_are_exact(fresh_graph, round_trip):
     values = [
         np.array([np.nan, np.inf, -np.inf, -0.0, 1e-45], np.float32),

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import time
 import zipfile
 
 import numpy as np
 import pytest
 from bitwise import assert_bitwise_equal
+from forking import in_forked_child
 
 import dataflow as df
 
@@ -85,6 +87,62 @@ def test_a_crash_during_save_leaves_the_previous_checkpoint_intact(tmp_path, mon
             saver.save(sess, str(tmp_path / "model"))
     assert open(path + ".npz", "rb").read() == before
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.npz"], "no temp file is left"
+
+
+def crash_while_saving(saver, sess, save_path) -> None:
+    """Runs ``saver.save`` in a forked child that dies in the middle of writing the checkpoint,
+    as a killed process would: no cleanup code runs."""
+
+    def die(*args, **kwargs):
+        os._exit(1)
+
+    def save_and_die():
+        zipfile.ZipFile.writestr = die
+        return saver.save(sess, save_path)
+
+    assert in_forked_child(save_and_die) == "", "the child died before it could report"
+
+
+def temporary_files(directory) -> list[str]:
+    return sorted(name for name in os.listdir(directory) if name.endswith(".part"))
+
+
+def age(path, seconds: float) -> None:
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_later_save_removes_what_a_crashed_save_left(tmp_path):
+    make_model()
+    saver = df.train.Saver()
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        crash_while_saving(saver, sess, str(tmp_path / "model"))
+        (left,) = temporary_files(tmp_path)
+        age(tmp_path / left, df.io.STALE_TEMPORARY_SECONDS + 1)
+        left_by_an_earlier_version = tmp_path / f".tmp-{'0' * 16}.part"  # no pid in its name
+        left_by_an_earlier_version.write_bytes(b"")
+        age(left_by_an_earlier_version, df.io.STALE_TEMPORARY_SECONDS + 1)
+        saver.save(sess, str(tmp_path / "model"))
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.npz"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_save_leaves_the_temporary_files_that_may_still_be_written(tmp_path):
+    make_model()
+    saver = df.train.Saver()
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        crash_while_saving(saver, sess, str(tmp_path / "model"))
+        (just_crashed,) = temporary_files(tmp_path)  # its writer may be on another machine
+        live_writer = f".tmp-{os.getpid()}-{'0' * 16}.part"  # a writer in a live process
+        someone_elses = ".tmp-notes.part"
+        for name in (live_writer, someone_elses):
+            (tmp_path / name).write_bytes(b"")
+            age(tmp_path / name, 10 * df.io.STALE_TEMPORARY_SECONDS)
+        saver.save(sess, str(tmp_path / "model"))
+    assert temporary_files(tmp_path) == sorted([just_crashed, live_writer, someone_elses])
 
 
 def test_restore_checks_names_dtypes_and_shapes(tmp_path):
