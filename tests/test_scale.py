@@ -91,6 +91,15 @@ def test_ops_made_under_a_large_control_dependencies_block_cost_linear_work():
     assert growth(build, 500) < LINEAR
 
 
+def test_grouping_many_ops_costs_linear_work():
+    def build(count):
+        with df.Graph().as_default():
+            ops = [df.constant(float(i)).op for i in range(count)]
+            return count_work(lambda: df.group(*ops, ops[0]))
+
+    assert growth(build, 500) < LINEAR
+
+
 @pytest.mark.parametrize("config", [PASSES, NO_PASSES], ids=["passes", "no passes"])
 def test_first_run_of_a_chain_is_linear(config):
     assert growth(lambda steps: first_run_work(lambda: chain(steps), config), 200) < LINEAR

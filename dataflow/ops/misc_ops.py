@@ -82,11 +82,7 @@ def group(*inputs, **kwargs) -> Operation:
     if not deps:
         return no_op(name=name or "group_deps")
     graph = _graph_of_element(deps[0])
-    ops = []
-    for d in deps:
-        op = graph._as_control_input(d)
-        if op not in ops:
-            ops.append(op)
+    ops = list(dict.fromkeys(graph._as_control_input(d) for d in deps))  # once each, in order
     return apply_op("NoOp", (), None, name or "group_deps", graph=graph, control_inputs=ops)
 
 
