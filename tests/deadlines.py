@@ -105,3 +105,14 @@ class Gate:
         with self._lock:
             self.entered += 1
         return self._released.wait(seconds)
+
+
+def wait_until(condition: Callable[[], bool], seconds: float = 30.0) -> bool:
+    """Polls ``condition`` until it holds or ``seconds`` pass; whether it held.  For what ends
+    on its own a little later (an idle thread's exit), with a bound so that a test never hangs."""
+    give_up = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > give_up:
+            return False
+        time.sleep(0.01)
+    return True

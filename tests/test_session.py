@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 import pytest
-from deadlines import Gate, budget_ms, stopped_in_time
+from deadlines import Gate, budget_ms, stopped_in_time, wait_until
 from forking import in_forked_child
 
 import dataflow as df
@@ -560,15 +560,6 @@ def _pool_threads() -> set:
     return {t for t in threading.enumerate() if t.name.startswith(prefixes)}
 
 
-def _until(condition, seconds: float = 30.0) -> bool:
-    give_up = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > give_up:
-            return False
-        time.sleep(0.02)
-    return True
-
-
 def test_pool_threads_end_once_concurrent_timed_runs_are_over_and_sessions_closed():
     before = _pool_threads()
     x = df.placeholder(df.float64, [128, 128])
@@ -583,7 +574,7 @@ def test_pool_threads_end_once_concurrent_timed_runs_are_over_and_sessions_close
                 sess.run(y, {x: np.ones([128, 128])}, options=df.RunOptions(timeout_in_ms=60_000))
 
     assert in_threads(16, work) == []
-    assert _until(lambda: not (_pool_threads() - before)), _pool_threads() - before
+    assert wait_until(lambda: not (_pool_threads() - before)), _pool_threads() - before
 
 
 def test_an_open_sessions_idle_inter_op_threads_end_and_come_back_when_needed():
@@ -593,7 +584,7 @@ def test_an_open_sessions_idle_inter_op_threads_end_and_come_back_when_needed():
         sess.run(y, {x: np.ones([128, 128])})
         pool = sess._pool
         assert pool is not None and pool.thread_count > 0
-        assert _until(lambda: pool.thread_count == 0)
+        assert wait_until(lambda: pool.thread_count == 0)
         assert sess.run(y, {x: np.ones([128, 128])})[0, 0] == 3 * 128.0
 
 

@@ -6,17 +6,9 @@ import random
 import threading
 import time
 
+from deadlines import wait_until
+
 from executor import DaemonThreadPool
-
-
-def wait_until(condition, seconds: float = 30.0) -> bool:
-    """Polls ``condition`` until it holds or ``seconds`` pass; whether it held."""
-    give_up = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > give_up:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def test_idle_threads_end_after_the_idle_timeout_and_new_work_starts_new_ones():
