@@ -270,9 +270,11 @@ def forever(tmp_path, fresh_graph):
 
 
 def test_run_stops_at_its_timeout_with_a_clear_message(forever):
-    result = cli("run", forever, "--feed", "n=0", "--fetch", "count", "--timeout", "0.5")
+    # The timeout covers planning the run too: 2 s leave a loaded machine the time to reach the
+    # endless loop, whose name the message gives.
+    result = cli("run", forever, "--feed", "n=0", "--fetch", "count", "--timeout", "2")
     assert result.returncode == 1
-    assert result.stderr.startswith("error: the run did not finish within --timeout 0.5 s")
+    assert result.stderr.startswith("error: the run did not finish within --timeout 2 s")
     assert "in loop 'while'" in result.stderr and "Traceback" not in result.stderr
     assert result.stdout == ""
 
