@@ -627,10 +627,13 @@ class Graph:
         attrs: dict,
         name: Optional[str] = None,
         control_inputs: Sequence = (),
+        location: Optional[SourceLocation] = None,
     ) -> Operation:
-        """Adds an op.  Static dtype/shape inference runs here; its errors name the user's line."""
+        """Adds an op.  Static dtype/shape inference runs here; its errors name the user's line,
+        or ``location`` when the op stands for one made elsewhere (a loaded graph's)."""
         self._check_not_finalized(f"a {op_def.type} op named {name or op_def.type!r} was created")
-        location = _user_location()
+        if location is None:
+            location = _user_location()
         for t in inputs:
             if not isinstance(t, Tensor):
                 raise TypeError(f"Inputs of {op_def.type} must be Tensors, got {t!r} ({location})")

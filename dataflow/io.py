@@ -1256,9 +1256,9 @@ def document_to_graph(
             if not available:
                 _fail(where, "a Merge needs at least one input defined before it")
             inputs = [t if t is not None else available[0] for t in inputs]
-        op = _create(graph, op_def, name, inputs, attrs, where)
+        location = _decode_location(record["location"], where)
+        op = _create(graph, op_def, name, inputs, attrs, location, where)
         deferred.extend((op, j, producer, index) for j, producer, index in pending)
-        op.location = _decode_location(record["location"], where)
         if record["context"] is not None:
             context_of[op] = _check_int(record["context"], f"{where} context", 0)
             if context_of[op] >= len(contexts_doc):
@@ -1360,9 +1360,17 @@ def _output_of(graph: Graph, producer: str, index: int, where: str) -> Tensor:
     return op.outputs[index]
 
 
-def _create(graph: Graph, op_def, name: str, inputs: list, attrs: dict, where: str) -> Operation:
+def _create(
+    graph: Graph,
+    op_def,
+    name: str,
+    inputs: list,
+    attrs: dict,
+    location: SourceLocation,
+    where: str,
+) -> Operation:
     try:
-        return graph.create_op(op_def, inputs, attrs, name=name + "/")
+        return graph.create_op(op_def, inputs, attrs, name=name + "/", location=location)
     except GraphFormatError:
         raise
     except Exception as e:  # inference of a malformed op can fail in any way
@@ -1378,15 +1386,23 @@ def _decode_location(location, where: str) -> SourceLocation:
     )
 
 
+_OUTPUT_FIELDS = {"dtype", "shape"}
+
+
 def _apply_outputs(op: Operation, outputs, where: str) -> None:
-    """Checks the recorded output dtypes and restores the recorded (possibly refined) shapes."""
+    """Checks the recorded output dtypes and restores the recorded (possibly refined) shapes.
+
+    Runs once per op of a file: the description of a failure is formatted only on failure."""
     if not isinstance(outputs, list) or len(outputs) != len(op.outputs):
         _fail(where, f"'outputs' lists {len(op.outputs)} outputs for this op")
     for k, (tensor, spec) in enumerate(zip(op.outputs, outputs)):
-        _expect_keys(spec, {"dtype", "shape"}, set(), f"{where} output {k}")
-        dtype = _decode_value({"dtype": spec["dtype"]}, None, f"{where} output {k} dtype")
-        if dtype is not tensor.dtype:
-            _fail(where, f"output {k} is recorded as {dtype.name}, but is {tensor.dtype.name}")
+        if type(spec) is not dict or spec.keys() != _OUTPUT_FIELDS:
+            _expect_keys(spec, _OUTPUT_FIELDS, set(), f"{where} output {k}")
+        dtype = spec["dtype"]
+        if not (type(dtype) is str and dtype == tensor.dtype.name):
+            dtype = _decode_value({"dtype": dtype}, None, f"{where} output {k} dtype")
+            if dtype is not tensor.dtype:
+                _fail(where, f"output {k} is recorded as {dtype.name}, but is {tensor.dtype.name}")
         shape = TensorShape(_decode_shape_dims(spec["shape"], f"{where} output {k} shape"))
         if not shape.is_compatible_with(tensor.shape):
             _fail(where, f"output {k} is recorded with shape {shape}, but has {tensor.shape}")
