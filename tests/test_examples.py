@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from drawing_engines import ENGINES
 
 import dataflow as df
 
@@ -130,20 +131,25 @@ def test_rnn_script_trains_and_plots(tmp_path):
 
 
 # -- pictures of the training steps ----------------------------------------------------------------
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("example", ["train_mlp_digits", "train_rnn_sine"])
-def test_a_training_step_is_drawn_within_a_screen_or_two_and_shows_its_blocks(example, tmp_path):
+def test_a_training_step_is_drawn_within_a_screen_or_two_and_shows_its_blocks(
+    example, engine, tmp_path
+):
     module = _load(example)
     with df.Graph().as_default():
         model = module.build_model()
-        picture = df.render(model.train_op, tmp_path / "step.png")
+        picture = df.render(model.train_op, tmp_path / "step.png", engine=engine)
         width, _ = struct.unpack(">II", (tmp_path / "step.png").read_bytes()[16:24])
         assert width <= 2500
-        # The backward graph and the optimizer are boxes or collapsed blocks, not gone.
+        # The backward graph and the optimizer are boxes or collapsed blocks, not gone.  How far
+        # the default opens them depends on the widths the engine's layout gives.
         source = picture.source
-        assert "backward (gradients)" in source and '"[Adam]"' in source
+        assert "backward (gradients)" in source
+        assert '"[Adam]"' in source or re.search(r"subgraph cluster_\d+_scope_Adam ", source)
         # A block collapsed by default opens by name.
         block = re.findall(r'"\[(gradients/[^\]]+)\]"', source)[0]
-        opened = df.render(model.train_op, expand=[block]).source
+        opened = df.render(model.train_op, expand=[block], engine=engine).source
         assert f'"[{block}]"' not in opened and f'"{block}/' in opened
 
 

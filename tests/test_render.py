@@ -7,12 +7,12 @@ node sits in and how a node or edge is styled.
 import io
 import os
 import re
-import shutil
 import struct
 import sys
 from xml.etree import ElementTree
 
 import pytest
+from drawing_engines import ENGINES, needs_dot
 
 import dataflow as df
 from dataflow.render import (
@@ -30,13 +30,6 @@ from dataflow.render_engine import (
     plain_labels,
     svg_to_png,
 )
-
-needs_dot = pytest.mark.skipif(
-    shutil.which("dot") is None, reason="Graphviz's dot program is not installed"
-)
-# Pictures are drawn by the system's dot when it is installed and by the bundled WebAssembly
-# Graphviz otherwise; tests that draw do so with each engine ("system" only where dot is).
-ENGINES = ["wasm", pytest.param("system", marks=needs_dot)]
 
 
 @pytest.fixture
