@@ -873,7 +873,8 @@ _gc_was_enabled = False
 @contextlib.contextmanager
 def gc_paused():
     """Pauses Python's cyclic garbage collector inside the ``with``: for work that makes many
-    objects that live on (copying, rewriting and lowering a graph of many ops).
+    objects that live on (copying, rewriting and lowering a graph of many ops; saving and
+    loading one).
 
     Each full collection visits every object alive, and a graph of 100k ops holds millions of
     them, so collections triggered by the allocations of one plan cost more than the plan

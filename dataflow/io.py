@@ -75,7 +75,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import io as _io
 import json
 import math
@@ -102,6 +101,7 @@ from .graph import (
     Operation,
     SourceLocation,
     Tensor,
+    gc_paused,
     topological_order,
 )
 from .op_registry import get_op_def
@@ -901,26 +901,6 @@ def _atomic_write(path: str, write: Callable[[Any], None]) -> None:
         os.close(dir_fd)
 
 
-@contextlib.contextmanager
-def _collector_paused():
-    """Python's cyclic garbage collector paused for the ``with`` body, if it was running.
-
-    A save or a load makes millions of objects (the JSON document, the ops) that all live until
-    it returns; none is garbage, yet the collector keeps traversing them, all of them each time
-    their number has grown by a quarter, which took more time than the rest of a large save.
-    Pausing is process-wide: collections other threads would have made wait until the end,
-    which delays freeing cycles but loses none.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def _document_text(document: dict) -> bytes:
     """``graph.json``: the document as UTF-8 JSON, one op to a line.
 
@@ -960,7 +940,7 @@ def save_graph(graph: Graph, path: Union[str, os.PathLike]) -> None:
 
     Raises `GraphNotSerializableError` for a graph holding a Python callable (``py_func``).
     """
-    with _collector_paused():
+    with gc_paused():
         document, arrays = graph_to_document(graph)
         text = _document_text(document)
 
@@ -996,7 +976,7 @@ def load_graph(
     """
     path = os.fspath(path)
     try:
-        with _collector_paused():
+        with gc_paused():
             return _load_graph(path, max_array_bytes, allow_file_output)
     except GraphFormatError as e:
         raise GraphFormatError(f"{path}: {e}") from None
