@@ -82,6 +82,7 @@ loop that runs outside that body (its saved values are read once).
 from __future__ import annotations
 
 import enum
+import functools
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Optional, Union
@@ -224,20 +225,17 @@ def _between_ops(ys: list, xs: list, stop_ops: set) -> tuple[set, set]:
 
     y_ops = [y.op for y in ys]
     between = _reaching(y_ops, reached, passes)
-    memo: dict = {}
 
+    @functools.cache
     def connected() -> set:
         """The reached ops from which ys are reached along any data edges (TensorFlow's
         between ops)."""
-        if "connected" not in memo:
-            memo["connected"] = _reaching(y_ops, reached, lambda op: True)
-        return memo["connected"]
+        return _reaching(y_ops, reached, lambda op: True)
 
+    @functools.cache
     def passed_back() -> set:
         """Every op that a gradient from ys reaches along gradient-passing edges."""
-        if "passed_back" not in memo:
-            memo["passed_back"] = _reaching(y_ops, None, passes)
-        return memo["passed_back"]
+        return _reaching(y_ops, None, passes)
 
     while True:
         exits, switches = stopped_loop_variables(reached, between, connected, passed_back, passes)

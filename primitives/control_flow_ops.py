@@ -237,13 +237,15 @@ def case(
         # cond(p0, f0, lambda: cond(p1, f1, ... default)).
         for predicate, action in reversed(list(zip(predicates, actions))):
             fn = functools.partial(cond, predicate, true_fn=action, false_fn=fn, strict=strict)
-        check = None
-        if exclusive:
-            check = _assert_at_most_n_true(predicates, 1, "Input error: exclusive=True")
-        if check is not None:
-            with graph.control_dependencies([check]):
-                return fn()
-        return fn()
+        check = (
+            _assert_at_most_n_true(predicates, 1, "Input error: exclusive=True")
+            if exclusive
+            else None
+        )
+        if check is None:
+            return fn()
+        with graph.control_dependencies([check]):
+            return fn()
 
 
 def _canonical_case_pairs(pred_fn_pairs, exclusive: bool, name: str, location) -> tuple:
