@@ -121,3 +121,17 @@ from .gradients import (
 # debug_pb2 protos, which RunOptions.debug_options holds)
 from . import debug
 from .debug import DebugOptions, DebugTensorWatch
+
+# isort: split
+# input pipelines: queues, the threads that feed them, and their coordinator (reached as TF1
+# spells them: df.FIFOQueue, df.train.Coordinator, df.train.shuffle_batch, ...)
+from . import coordinator as _coordinator  # noqa: E402
+from . import input as _input  # noqa: E402
+from . import queue_runner as _queue_runner  # noqa: E402
+from .ops.queue_ops import FIFOQueue, QueueBase, RandomShuffleQueue  # noqa: E402
+
+for _module in (_coordinator, _queue_runner, _input):
+    for _name in _module.__all__:
+        setattr(train, _name, getattr(_module, _name))
+train.queue_runner = _queue_runner
+count_up_to = _input.count_up_to

@@ -380,6 +380,7 @@ class GraphKeys:
     UPDATE_OPS = "update_ops"
     TRAIN_OP = "train_op"
     GLOBAL_STEP = "global_step"
+    QUEUE_RUNNERS = "queue_runners"
     LOSSES = "losses"
     SUMMARIES = "summaries"
     COND_CONTEXT = "cond_context"

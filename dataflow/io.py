@@ -105,6 +105,7 @@ from .graph import (
     topological_order,
 )
 from .op_registry import get_op_def
+from .queue_runner import QueueRunner
 from .tensor_shape import TensorShape
 
 __all__ = [
@@ -528,6 +529,7 @@ def _is_stream(v) -> bool:
     return isinstance(v, str) and (v in ("stdout", "stderr") or v.startswith("file://"))
 
 
+_QUEUE_KINDS = ("FIFOQueue", "RandomShuffleQueue")
 _ATTR_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {}
 for _names, _what, _check in (
     (
@@ -591,6 +593,21 @@ for _names, _what, _check in (
     ),
     ("func", "nothing (Python functions are never loaded)", lambda v: False),
     ("steps", "a list of fused steps [type, operands, name, 'file:line']", _is_fused_steps),
+    # queues and their input pipelines (dataflow.ops.queue_ops, dataflow.input)
+    (
+        "component_types",
+        f"a tuple of at most {MAX_OUTPUTS} dtypes",
+        lambda v: _is_short_list(v) and all(isinstance(x, _dtypes.DType) for x in v),
+    ),
+    (
+        "shapes",
+        "a list of shapes or none",
+        _optional(lambda v: isinstance(v, list) and all(isinstance(x, TensorShape) for x in v)),
+    ),
+    ("kind", "'FIFOQueue' or 'RandomShuffleQueue'", lambda v: v in _QUEUE_KINDS),
+    ("capacity min_after_dequeue seed2 limit", "an integer", _is_int),
+    ("count", "an integer or none", _optional(_is_int)),
+    ("many allow_fewer cancel_pending_enqueues", "a bool", lambda v: isinstance(v, bool)),
 ):
     for _name in _names.split():
         _ATTR_CHECKS[_name] = (_what, _check)
@@ -603,6 +620,7 @@ _OUTPUT_COUNTS = {
     "Unpack": ("num", int),
     "PyFunc": ("Tout", len),
     "PyFuncStateless": ("Tout", len),
+    "QueueDequeueV2": ("component_types", len),
 }
 
 
@@ -780,6 +798,8 @@ def graph_to_document(
                 items.append({"variable": variable_ids[id(item)]})
             elif id(item) in context_ids:
                 items.append({"context": context_ids[id(item)]})
+            elif isinstance(item, QueueRunner):
+                items.append({"queue_runner": item.to_record()})
             elif isinstance(item, Tensor):
                 items.append({"tensor": item.name})
             elif isinstance(item, Operation):
@@ -1545,6 +1565,11 @@ def _build_collections(graph: Graph, document: dict, contexts: list) -> None:
                     _fail(where, str(e))
             elif kind == "value":
                 element = _decode_value(value, None, where)
+            elif kind == "queue_runner":
+                try:
+                    element = QueueRunner.from_record(graph, value)
+                except (KeyError, ValueError, TypeError) as e:
+                    _fail(where, f"bad queue runner: {e}")
             else:
                 _fail(where, f"unknown item kind {kind!r:.40}")
             _check_standard_collection(key, element, where)

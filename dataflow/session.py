@@ -171,12 +171,35 @@ class RunContext:
     updates.
     """
 
-    __slots__ = ("session", "pending_writes", "update_bases")
+    __slots__ = ("session", "pending_writes", "update_bases", "deadline")
 
-    def __init__(self, session: Session):
+    def __init__(self, session: Session, deadline: Optional[float] = None):
         self.session = session
         self.pending_writes: dict[str, Any] = {}
         self.update_bases: Optional[dict[str, Any]] = None
+        self.deadline = deadline  # time.monotonic() value, or None
+
+    def resource(self, key: str, make):
+        """The Session's resource ``key`` (a queue, an iterator), made by ``make()`` the first
+        time any run asks for it.  Resources live until the Session closes, are not
+        transactional (a queue's enqueue is seen at once by other runs, as in TensorFlow), and
+        are told of the close through their ``cancel()`` method."""
+        session = self.session
+        with session._lock:
+            if session._closed:
+                raise _closed_during_run()
+            found = session._resources.get(key)
+            if found is None:
+                found = session._resources[key] = make()
+            return found
+
+    def check_not_stopped(self, what: str) -> None:
+        """Raises when a kernel waiting for ``what`` must give up: the Session was closed
+        (``CancelledError``) or the run's deadline passed (``DeadlineExceededError``)."""
+        if self.session._closed:
+            raise _closed_during_run()
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise errors.DeadlineExceededError(None, None, f"Timed out waiting for {what}")
 
     def read_variable(self, ref: VariableRef):
         try:
@@ -266,6 +289,7 @@ class Session:
         self._graph = graph if graph is not None else get_default_graph()
         self._config = config if config is not None else ConfigProto()
         self._variable_values: dict[str, Any] = {}
+        self._resources: dict[str, Any] = {}  # queues, iterators: see RunContext.resource
         self._plans: dict[tuple, _Plan] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -292,9 +316,14 @@ class Session:
         with self._lock:
             self._closed = True
             pool, self._pool = self._pool, None
+        for resource in self._resources.values():
+            cancel = getattr(resource, "cancel", None)
+            if cancel is not None:
+                cancel()  # wakes kernels waiting on it, so that the pool can shut down
         if pool is not None:
             pool.shutdown(wait=True)
         self._variable_values = {}
+        self._resources = {}
         self._plans = {}
 
     def __enter__(self) -> Session:
@@ -557,7 +586,7 @@ class Session:
         watcher = _debug_watcher.start_watching(
             options, plan.nodes, plan.feed_tensors, self._graph, run_metadata, location
         )
-        context = RunContext(self)
+        context = RunContext(self, deadline)
         pool = self._thread_pool()
         try:
             values = plan.executable.run(
