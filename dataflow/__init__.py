@@ -135,3 +135,4 @@ for _module in (_coordinator, _queue_runner, _input):
         setattr(train, _name, getattr(_module, _name))
 train.queue_runner = _queue_runner
 count_up_to = _input.count_up_to
+from . import data  # noqa: E402

@@ -530,6 +530,27 @@ def _is_stream(v) -> bool:
 
 
 _QUEUE_KINDS = ("FIFOQueue", "RandomShuffleQueue")
+
+
+def _is_pipeline(v) -> bool:
+    """A dataset's stages as `dataflow.data` records them (functions are never loaded)."""
+    from .data import STAGE_KINDS
+
+    return isinstance(v, list) and all(
+        isinstance(record, list)
+        and len(record) == 5
+        and record[0] in STAGE_KINDS
+        and _is_int(record[1])
+        and record[1] >= 0
+        and _is_ints(record[2])
+        and all(0 <= p < i for p in record[2])
+        and isinstance(record[3], dict)
+        and all(x is None or isinstance(x, (bool, int)) for x in record[3].values())
+        and record[4] is None
+        for i, record in enumerate(v)
+    )
+
+
 _ATTR_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {}
 for _names, _what, _check in (
     (
@@ -608,6 +629,18 @@ for _names, _what, _check in (
     ("capacity min_after_dequeue seed2 limit", "an integer", _is_int),
     ("count", "an integer or none", _optional(_is_int)),
     ("many allow_fewer cancel_pending_enqueues", "a bool", lambda v: isinstance(v, bool)),
+    # datasets and their iterators (dataflow.data)
+    (
+        "output_types",
+        f"a tuple of at most {MAX_OUTPUTS} dtypes",
+        lambda v: _is_short_list(v) and all(isinstance(x, _dtypes.DType) for x in v),
+    ),
+    (
+        "output_shapes",
+        "a list of shapes",
+        lambda v: isinstance(v, list) and all(isinstance(x, TensorShape) for x in v),
+    ),
+    ("pipeline", "a list of dataset stages [kind, inputs, parents, params, None]", _is_pipeline),
 ):
     for _name in _names.split():
         _ATTR_CHECKS[_name] = (_what, _check)
@@ -621,6 +654,8 @@ _OUTPUT_COUNTS = {
     "PyFunc": ("Tout", len),
     "PyFuncStateless": ("Tout", len),
     "QueueDequeueV2": ("component_types", len),
+    "IteratorGetNext": ("output_types", len),
+    "OneShotIteratorGetNext": ("output_types", len),
 }
 
 
