@@ -159,6 +159,18 @@ def test_a_pipeline_without_functions_saves_loads_and_renders(tmp_path):
     assert "next_batch" in df.render(loaded.get_tensor_by_name("next_batch:0"), format="dot").source
 
 
+def test_an_initializable_iterator_saves_and_loads(tmp_path):
+    data = df.placeholder(df.int64, [None], name="data")
+    iterator = Dataset.from_tensor_slices(data).repeat(2).make_initializable_iterator()
+    iterator.get_next(name="item")
+    path = str(tmp_path / "iterator.dfg")
+    df.io.save_graph(df.get_default_graph(), path)
+    loaded = df.io.load_graph(path)
+    with df.Session(graph=loaded) as sess:
+        sess.run(iterator.initializer.name, {"data:0": [4, 5]})
+        assert [int(v) for v in read_all(sess, "item:0")] == [4, 5, 4, 5]
+
+
 def test_a_pipeline_with_a_function_refuses_to_save(tmp_path):
     Dataset.range(3).map(lambda i: i + 1).make_one_shot_iterator().get_next()
     with pytest.raises(df.io.GraphNotSerializableError, match="Dataset.map"):

@@ -262,12 +262,25 @@ def test_a_queue_graph_saves_loads_and_renders(tmp_path):
     q = df.FIFOQueue(4, [df.float32, df.int32], shapes=[[2], []], name="pairs")
     q.enqueue_many(([[1.0, 2.0], [3.0, 4.0]], [5, 6]), name="fill")
     q.dequeue_many(2, name="take")
+    q.size(name="count")
+    q.close(name="finish")
+    q.is_closed(name="finished")
+    mixed = df.RandomShuffleQueue(5, 0, df.int32, shapes=[[]], seed=1, name="mixed")
+    mixed.enqueue_many([[1, 2, 3]], name="mix_in")
+    mixed.dequeue_up_to(5, name="mix_out")
+    mixed.close(name="mix_close")
     path = str(tmp_path / "queue.dfg")
     df.io.save_graph(df.get_default_graph(), path)
     loaded = df.io.load_graph(path)
     with df.Session(graph=loaded) as sess:
         sess.run("fill")
+        assert sess.run("count:0") == 2
         xs, ys = sess.run(["take:0", "take:1"])
+        sess.run("finish")
+        assert sess.run("finished:0")
+        sess.run("mix_in")
+        sess.run("mix_close")
+        assert sorted(sess.run("mix_out:0")) == [1, 2, 3]
     np.testing.assert_array_equal(xs, [[1.0, 2.0], [3.0, 4.0]])
     np.testing.assert_array_equal(ys, [5, 6])
     dot = df.render(loaded.get_tensor_by_name("take:0"), format="dot").source
