@@ -121,3 +121,16 @@ from .gradients import (
 # debug_pb2 protos, which RunOptions.debug_options holds)
 from . import debug
 from .debug import DebugOptions, DebugTensorWatch
+
+# isort: split
+# strings, summaries and GraphDef exchange (string tensors; df.strings as tf.strings)
+from . import strings  # noqa: E402
+from .dtypes import string  # noqa: E402
+from .ops.string_ops import (  # noqa: E402
+    as_string,
+    reduce_join,
+    regex_replace,
+    string_join,
+    string_to_number,
+    substr,
+)

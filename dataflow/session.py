@@ -676,7 +676,8 @@ def _rebase_updates(writes: dict, bases: dict, values: dict) -> None:
 def _convert_feed(tensor: Tensor, value, location) -> Any:
     """A feed value as an array of ``tensor``'s dtype, converted as TensorFlow 1.x does:
     ``np.asarray(value, dtype)``, so ``1.5`` fed to an int32 placeholder is ``1`` and ``[1, 0]``
-    fed to a bool one is ``[True, False]``; a Python int that the dtype cannot hold is a
+    fed to a bool one is ``[True, False]``, and ``str`` fed to a string one is encoded as UTF-8
+    (`dtypes.string_array`); a Python int that the dtype cannot hold is a
     ``TypeError``; a value numpy cannot convert (``"abc"`` for a float) raises numpy's error
     class with the tensor named.  The value is handed to the run read-only."""
     dtype = tensor.dtype
@@ -697,7 +698,15 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
                 f"Tensor type {dtype.name} of '{tensor.name}' (feed at {location}). Try "
                 "explicitly setting the type of the feed tensor to a larger type (e.g. int64)."
             )
-    if isinstance(value, (np.ndarray, np.generic)) and value.dtype == np_dtype:
+    if dtype is _dtypes.string:
+        try:
+            converted = _dtypes.string_array(value)
+        except TypeError as e:
+            raise TypeError(
+                f"Cannot feed value {value!r:.80} to tensor '{tensor.name}' of dtype string "
+                f"(created at {tensor.op.location}; feed at {location}): {e}"
+            ) from None
+    elif isinstance(value, (np.ndarray, np.generic)) and value.dtype == np_dtype:
         converted = np.asarray(value)  # already of the dtype: nothing to convert, nothing to warn
     else:
         try:
