@@ -123,9 +123,11 @@ from . import debug
 from .debug import DebugOptions, DebugTensorWatch
 
 # isort: split
-# strings, summaries and GraphDef exchange (string tensors; df.strings as tf.strings)
-from . import strings  # noqa: E402
+# strings, summaries and GraphDef exchange (df.strings as tf.strings; df.summary, whose protos
+# and event files need the "tensorboard" extra; df.io.export_graph_def/import_graph_def)
+from . import strings, summary  # noqa: E402
 from .dtypes import string  # noqa: E402
+from .graph_def import import_graph_def  # noqa: E402
 from .ops.string_ops import (  # noqa: E402
     as_string,
     reduce_join,

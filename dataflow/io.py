@@ -116,6 +116,8 @@ __all__ = [
     "FORMAT_VERSION",
     "GraphFormatError",
     "GraphNotSerializableError",
+    "export_graph_def",
+    "import_graph_def",
     "load_graph",
     "save_graph",
 ]
@@ -591,7 +593,7 @@ for _names, _what, _check in (
     ),
     (
         "summarize first_n parallel_iterations begin_mask end_mask ellipsis_mask new_axis_mask "
-        "shrink_axis_mask precision width",
+        "shrink_axis_mask precision width max_images max_outputs",
         "an integer",
         _is_int,
     ),
@@ -1622,3 +1624,7 @@ def _check_standard_collection(key: str, element, where: str) -> None:
             f"holds only {_standard_collection_items(key)[1]}, not {type(element).__name__} "
             f"{element!r:.80}",
         )
+
+
+# -- TensorFlow's GraphDef (dataflow/graph_def.py; needs the "tensorboard" extra) ----------------
+from .graph_def import export_graph_def, import_graph_def  # noqa: E402, F401
