@@ -20,6 +20,7 @@ and save and load with ``df.io``.
 from __future__ import annotations
 
 import io as _io
+import itertools
 import math
 import os
 import queue
@@ -599,9 +600,8 @@ class FileWriter:
         if not self._closed:
             return
         os.makedirs(self._logdir, exist_ok=True)
-        self._file = self._protos.EventsWriter(
-            os.path.join(self._logdir, "events"), self._filename_suffix
-        )
+        prefix = os.path.join(self._logdir, "events")
+        self._file = self._protos.EventsWriter(prefix, self._unique_suffix())
         self._queue: queue.Queue = queue.Queue(self._max_queue)
         self._closed = False
         self._failure: Optional[BaseException] = None
@@ -609,6 +609,14 @@ class FileWriter:
             target=self._write_events, name=f"FileWriter({self._logdir})", daemon=True
         )
         self._thread.start()
+
+    def _unique_suffix(self) -> str:
+        """The file name suffix, made unique when a file of this second exists already: the
+        name has the time in seconds, and opening a file of the same name would empty it."""
+        second = f"events.out.tfevents.{str(time.time())[:10]}."
+        if any(name.startswith(second) for name in os.listdir(self._logdir)):
+            return f".{os.getpid()}.{next(_file_numbers)}{self._filename_suffix}"
+        return self._filename_suffix
 
     def _write_events(self) -> None:
         next_flush = time.monotonic() + self._flush_secs
@@ -711,6 +719,7 @@ class FileWriter:
 
 
 _STOP = object()
+_file_numbers = itertools.count()
 
 
 class FileWriterCache:
