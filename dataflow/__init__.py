@@ -136,3 +136,23 @@ from .ops.string_ops import (  # noqa: E402
     string_to_number,
     substr,
 )
+
+# isort: split
+# sparse values: IndexedSlices (sparse gradients), segment sums
+from . import sparse  # noqa: E402
+from .indexed_slices import (  # noqa: E402
+    IndexedSlices,
+    IndexedSlicesValue,
+    convert_to_tensor_or_indexed_slices,
+)
+from .ops.nd_index_ops import gather_nd, scatter_nd  # noqa: E402
+from .ops.segment_ops import segment_sum, unsorted_segment_sum  # noqa: E402
+from .ops.sparse_ops import (  # noqa: E402
+    sparse_add,
+    sparse_reduce_sum,
+    sparse_reorder,
+    sparse_tensor_dense_matmul,
+    sparse_tensor_to_dense,
+    sparse_to_dense,
+)
+from .sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder  # noqa: E402

@@ -1,4 +1,6 @@
 """``df.nn``: the neural-network ops (``tf.compat.v1.nn``), defined in ``ops/nn_ops.py``."""
 
+# sparse lookups (ops/embedding_ops.py)
+from .ops.embedding_ops import embedding_lookup  # noqa: E402, F401
 from .ops.nn_ops import *  # noqa: F403
 from .ops.nn_ops import __all__  # noqa: F401

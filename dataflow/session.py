@@ -379,7 +379,17 @@ class Session:
             _check_argument("options", options, RunOptions, "a df.RunOptions", location)
         if run_metadata is not None:
             _check_argument("run_metadata", run_metadata, RunMetadata, "a df.RunMetadata", location)
-        flat_fetches = [self._as_fetch(f, location) for f in nest.flatten(fetches)]
+        flat = nest.flatten(fetches)
+        composite = any(hasattr(type(f), "_fetch_structure") for f in flat)
+        if composite:  # IndexedSlices, SparseTensor: fetched as a structure of their tensors
+            if any(f is None for f in flat):
+                self._as_fetch(None, location)  # the error a None fetch gets
+            fetches = _expand_composites(fetches)
+            flat = nest.flatten(fetches)
+            expanded_count = len(flat)
+            present = [i for i, f in enumerate(flat) if f is not None]
+            flat = [flat[i] for i in present]
+        flat_fetches = [self._as_fetch(f, location) for f in flat]
         feed_tensors, feed_values = self._prepare_feeds(feed_dict, location)
         pipeline = self._pipeline(options)
         key = (self._graph._version, tuple(flat_fetches), feed_tensors, pipeline)
@@ -401,6 +411,11 @@ class Session:
             elif type(value) is VariableRef:
                 value = self._variable_values.get(value.key)
                 flat_results[i] = value if value is None else _as_result(value)
+        if composite:
+            results = [None] * expanded_count
+            for i, value in zip(present, flat_results):
+                results[i] = value
+            flat_results = results
         if not nest.is_nested(fetches):
             return flat_results[0]
         return nest.pack_sequence_as(fetches, flat_results)
@@ -468,6 +483,11 @@ class Session:
             return (), ()
         pairs = []
         for key, value in feed_dict.items():
+            if hasattr(type(key), "_feed_pairs"):  # IndexedSlices, SparseTensor
+                for tensor, part in key._feed_pairs(value):
+                    tensor = self._as_feed_key(tensor, location)
+                    pairs.append((tensor, _convert_feed(tensor, part, location)))
+                continue
             tensor = self._as_feed_key(key, location)
             pairs.append((tensor, _convert_feed(tensor, value, location)))
         if len(pairs) > 1:
@@ -629,6 +649,21 @@ class InteractiveSession(Session):
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+def _expand_composites(fetches):
+    """``fetches`` with each composite (an object with ``_fetch_structure``, such as
+    IndexedSlices) replaced by the structure of its tensors it is fetched as; a missing part
+    (None) is not fetched and comes back as None."""
+    if hasattr(type(fetches), "_fetch_structure"):
+        return fetches._fetch_structure()
+    if isinstance(fetches, dict):
+        return type(fetches)((k, _expand_composites(v)) for k, v in fetches.items())
+    if isinstance(fetches, tuple) and hasattr(type(fetches), "_fields"):
+        return type(fetches)(*(_expand_composites(v) for v in fetches))
+    if isinstance(fetches, (list, tuple)):
+        return type(fetches)(_expand_composites(v) for v in fetches)
+    return fetches
+
+
 def _check_argument(name: str, value, types, expected: str, location=None) -> None:
     """Raises a ``TypeError`` naming the argument ``name``, what it takes, what was given and
     the user's line (``location``, found here when not given), unless ``value`` is an instance
