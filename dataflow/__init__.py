@@ -121,3 +121,13 @@ from .gradients import (
 # debug_pb2 protos, which RunOptions.debug_options holds)
 from . import debug
 from .debug import DebugOptions, DebugTensorWatch
+
+# isort: split
+# training: clipping by norm (df.train holds the optimizers, schedules and moving averages;
+# df.losses and df.metrics the losses and metrics)
+from .ops.clip_ops import (  # noqa: E402
+    clip_by_average_norm,
+    clip_by_global_norm,
+    clip_by_norm,
+    global_norm,
+)
