@@ -1052,4 +1052,14 @@ def get_or_create_global_step(graph: Optional[Graph] = None):
 
 
 # checkpoints
+# learning-rate schedules
+from .learning_rate_decay import (  # noqa: E402, F401
+    cosine_decay,
+    exponential_decay,
+    inverse_time_decay,
+    natural_exp_decay,
+    piecewise_constant,
+    piecewise_constant_decay,
+    polynomial_decay,
+)
 from .saver import Saver, latest_checkpoint  # noqa: E402, F401
