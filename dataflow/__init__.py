@@ -121,3 +121,22 @@ from .gradients import (
 # debug_pb2 protos, which RunOptions.debug_options holds)
 from . import debug
 from .debug import DebugOptions, DebugTensorWatch
+
+# isort: split
+# variable scopes, collections, variables' fields and ops, devices, TF1's small names
+from .graph import add_to_collection, add_to_collections, get_collection, get_collection_ref
+from .variable_scope import (
+    AUTO_REUSE,
+    VariableScope,
+    get_local_variable,
+    get_variable,
+    get_variable_scope,
+    no_regularizer,
+    variable_scope,
+)
+from .variables import (
+    VariableAggregation,
+    VariableSynchronization,
+    model_variables,
+    moving_average_variables,
+)
