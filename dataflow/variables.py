@@ -391,6 +391,54 @@ class Variable:
             op = apply_op(op_type, [self._handle, value], attrs, name=scope)
         return op.outputs[0] if read_value else op
 
+    # -- sparse updates (the ops are defined in dataflow.ops.state_ops) ---------------------
+    def scatter_update(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        """Sets the rows ``sparse_delta.indices`` to ``sparse_delta.values`` (an
+        ``IndexedSlices``); outputs the new value."""
+        return self._scatter("ScatterUpdate", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        """Adds ``sparse_delta.values`` to the rows ``sparse_delta.indices``."""
+        return self._scatter("ScatterAdd", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        """Subtracts ``sparse_delta.values`` from the rows ``sparse_delta.indices``."""
+        return self._scatter("ScatterSub", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_mul(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        """Multiplies the rows ``sparse_delta.indices`` by ``sparse_delta.values``."""
+        return self._scatter("ScatterMul", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_div(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        """Divides the rows ``sparse_delta.indices`` by ``sparse_delta.values``."""
+        return self._scatter("ScatterDiv", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        return self._scatter("ScatterMin", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        return self._scatter("ScatterMax", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_nd_update(self, indices, updates, name=None) -> Tensor:
+        """Sets the elements (or slices) that the last axis of ``indices`` addresses."""
+        return self._scatter("ScatterNdUpdate", indices, updates, name)
+
+    def scatter_nd_add(self, indices, updates, name=None) -> Tensor:
+        return self._scatter("ScatterNdAdd", indices, updates, name)
+
+    def scatter_nd_sub(self, indices, updates, name=None) -> Tensor:
+        return self._scatter("ScatterNdSub", indices, updates, name)
+
+    def _scatter(self, op_type: str, indices, updates, name) -> Tensor:
+        graph = self._handle.graph
+        with graph.as_default(), graph.name_scope(name or op_type) as scope:
+            if not isinstance(indices, Tensor):
+                indices = convert_to_tensor(indices, name="indices")
+            if not isinstance(updates, Tensor):
+                updates = convert_to_tensor(updates, dtype=self._dtype, name="updates")
+            op = apply_op(op_type, [self._handle, indices, updates], self._attrs(), name=scope)
+        return op.outputs[0]
+
     def load(self, value, session=None) -> None:
         """Writes ``value`` into the variable in ``session`` (the default one if omitted)."""
         from .session import _session_for_eval
