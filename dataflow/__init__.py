@@ -123,6 +123,26 @@ from . import debug
 from .debug import DebugOptions, DebugTensorWatch
 
 # isort: split
+# variable scopes, collections, variables' fields and ops, devices, TF1's small names
+from .graph import add_to_collection, add_to_collections, get_collection, get_collection_ref
+from .ops.state_ops import *  # noqa: F403
+from .variable_scope import (
+    AUTO_REUSE,
+    VariableScope,
+    get_local_variable,
+    get_variable,
+    get_variable_scope,
+    no_regularizer,
+    variable_scope,
+)
+from .variables import (
+    VariableAggregation,
+    VariableSynchronization,
+    model_variables,
+    moving_average_variables,
+)
+
+# isort: split
 # training: clipping by norm (df.train holds the optimizers, schedules and moving averages;
 # df.losses and df.metrics the losses and metrics)
 from .ops.clip_ops import (  # noqa: E402
