@@ -1062,4 +1062,7 @@ from .learning_rate_decay import (  # noqa: E402, F401
     piecewise_constant_decay,
     polynomial_decay,
 )
+
+# moving averages
+from .moving_averages import ExponentialMovingAverage  # noqa: E402, F401
 from .saver import Saver, latest_checkpoint  # noqa: E402, F401
