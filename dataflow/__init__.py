@@ -143,9 +143,10 @@ from .variables import (
 )
 
 # isort: split
-# training: clipping by norm (df.train holds the optimizers, schedules and moving averages;
-# df.losses and df.metrics the losses and metrics)
-from .ops.clip_ops import (  # noqa: E402
+# training: clipping by norm, and df.losses (df.train holds the optimizers, schedules and
+# moving averages)
+from . import losses
+from .ops.clip_ops import (
     clip_by_average_norm,
     clip_by_global_norm,
     clip_by_norm,
