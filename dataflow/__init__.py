@@ -143,9 +143,9 @@ from .variables import (
 )
 
 # isort: split
-# training: clipping by norm, and df.losses (df.train holds the optimizers, schedules and
-# moving averages)
-from . import losses
+# training: clipping by norm, df.losses and df.metrics (df.train holds the optimizers,
+# schedules and moving averages)
+from . import losses, metrics
 from .ops.clip_ops import (
     clip_by_average_norm,
     clip_by_global_norm,
