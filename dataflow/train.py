@@ -1,4 +1,5 @@
-"""Training: optimizers that turn gradients into variable updates, and the global step.
+"""Training: optimizers that turn gradients into variable updates, the global step, and (from
+their own modules) learning-rate schedules, moving averages and checkpoints.
 
 An `Optimizer` mirrors ``tf.compat.v1.train.Optimizer``:
 
@@ -11,25 +12,33 @@ An `Optimizer` mirrors ``tf.compat.v1.train.Optimizer``:
   (``GradientDescent``) and is added to the ``train_op`` collection;
 - ``minimize`` does both.
 
-Everything is graph ops: running the returned op once performs one training step.
+Everything is graph ops: running the returned op once performs one training step.  The
+optimizers are GradientDescent, Momentum, Adam, RMSProp, Adagrad, Adadelta, Ftrl,
+ProximalGradientDescent and ProximalAdagrad as in ``tf.compat.v1.train``, and AdamW and
+MomentumW (decoupled weight decay, from TensorFlow 1.x's ``tf.contrib.opt``).
 
 Numbers follow TensorFlow's fused kernels (``ApplyGradientDescent``, ``ApplyMomentum``,
-``ApplyAdam``) step for step, including where they convert: a hyperparameter given as a Python
-number becomes a float32 tensor once per ``apply_gradients`` (``_prepare``) and is cast to each
-variable's dtype, so a float64 model trained with ``learning_rate=0.1`` uses float32(0.1), as
-TensorFlow does.
+``ApplyAdam``, ``ApplyRMSProp``, ``ApplyFtrlV2``, ...) step for step, including where they
+convert: a hyperparameter given as a Python number becomes a float32 tensor once per
+``apply_gradients`` (``_prepare``) and is cast to each variable's dtype, so a float64 model
+trained with ``learning_rate=0.1`` uses float32(0.1), as TensorFlow does.  Each kernel is
+written as the composition of graph ops it computes (reads, arithmetic, assigns), so that a
+picture of the step shows the update rule.
 
 State, named as TensorFlow names it (so checkpoints line up):
 
-- slot variables, one per trained variable and slot: ``<variable>/<optimizer name>`` (Momentum's
-  accumulator, Adam's first moment ``m``) and ``<variable>/<optimizer name>_1`` (Adam's second
-  moment ``v``), created at the top level of the name scopes;
+- slot variables, one per trained variable and slot: ``<variable>/<optimizer name>`` for the
+  first slot made (Momentum's accumulator, Adam's first moment ``m``, RMSProp's ``rms``) and
+  ``<variable>/<optimizer name>_1``, ``_2`` for the next ones, created at the top level of the
+  name scopes;
 - non-slot variables (Adam's ``beta1_power`` and ``beta2_power``), one per graph, created in the
   name scope ``minimize`` is called in.
 
 All are non-trainable members of ``GLOBAL_VARIABLES``, created outside any cond, loop and
 ``control_dependencies`` block, so ``df.global_variables_initializer()`` created after
 ``minimize`` initializes them.
+
+Gradients are dense tensors; ``_apply_sparse`` is the hook for ``IndexedSlices`` gradients.
 """
 
 from __future__ import annotations
@@ -382,7 +391,9 @@ class GradientDescentOptimizer(Optimizer):
 class MomentumOptimizer(Optimizer):
     """``accum = accum * momentum + grad; var -= accum * learning_rate``; with Nesterov
     ``var -= grad * learning_rate + accum * momentum * learning_rate``.  The accumulator is
-    the slot ``"momentum"`` (variable ``<var>/Momentum``)."""
+    the slot ``"momentum"`` (variable ``<var>/Momentum``).  TensorFlow's sparse update
+    (``SparseApplyMomentum``) changes the gradient's rows only, where the dense one decays every
+    row's accumulator."""
 
     def __init__(
         self,
@@ -430,7 +441,9 @@ class AdamOptimizer(Optimizer):
     before correction (the paper's "epsilon hat").  ``beta1^t`` and ``beta2^t`` are the
     non-slot variables ``beta1_power`` and ``beta2_power`` (float32 for Python-number betas,
     cast to each variable's dtype), multiplied by the betas after every step.  The moments are
-    the slots ``"m"`` and ``"v"`` (variables ``<var>/Adam`` and ``<var>/Adam_1``).
+    the slots ``"m"`` and ``"v"`` (variables ``<var>/Adam`` and ``<var>/Adam_1``).  TensorFlow's
+    sparse update decays every row's moments too and adds the gradient's rows; only contrib's
+    ``LazyAdamOptimizer`` leaves the other rows alone.
     """
 
     def __init__(
@@ -500,7 +513,7 @@ class RMSPropOptimizer(Optimizer):
     made in this order as TensorFlow does: ``"rms"`` (starts at ones, ``<var>/RMSProp``),
     ``"mg"`` when centered, and ``"momentum"`` (the next ``<var>/RMSProp_<n>``).  As in
     TensorFlow's dense kernel, every element is updated on every step, even where its gradient
-    is zero.
+    is zero; its sparse kernel updates the gradient's rows only.
     """
 
     def __init__(
@@ -785,7 +798,8 @@ class ProximalAdagradOptimizer(Optimizer):
     per-element rate ``lr = learning_rate / sqrt(accum)``: ``accum += grad^2``,
     ``v = var - grad * lr``, ``var = sign(v) * max(|v| - lr * l1, 0) / (1 + l2 * lr)``.  The
     accumulator is the slot ``"accumulator"`` (``<var>/ProximalAdagrad``), starting at
-    ``initial_accumulator_value``.
+    ``initial_accumulator_value``.  The dense update shrinks every element on every step;
+    TensorFlow's sparse one shrinks the gradient's rows only (so does ProximalGradientDescent's).
     """
 
     def __init__(
