@@ -156,3 +156,34 @@ from .ops.sparse_ops import (  # noqa: E402
     sparse_to_dense,
 )
 from .sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder  # noqa: E402
+
+# isort: split
+# variable scopes, collections, variables' fields and ops, devices, TF1's small names
+from .graph import add_to_collection, add_to_collections, get_collection, get_collection_ref
+from .ops.state_ops import *  # noqa: F403
+from .variable_scope import (
+    AUTO_REUSE,
+    VariableScope,
+    get_local_variable,
+    get_variable,
+    get_variable_scope,
+    no_regularizer,
+    variable_scope,
+)
+from .variables import (
+    VariableAggregation,
+    VariableSynchronization,
+    model_variables,
+    moving_average_variables,
+)
+
+# isort: split
+# training: clipping by norm, df.losses and df.metrics (df.train holds the optimizers,
+# schedules and moving averages)
+from . import losses, metrics
+from .ops.clip_ops import (
+    clip_by_average_norm,
+    clip_by_global_norm,
+    clip_by_norm,
+    global_norm,
+)

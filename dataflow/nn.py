@@ -4,3 +4,10 @@
 from .ops.embedding_ops import embedding_lookup  # noqa: E402, F401
 from .ops.nn_ops import *  # noqa: F403
 from .ops.nn_ops import __all__  # noqa: F401
+
+# isort: split
+# training's losses and norms (ops/nn_impl.py)
+from .ops.nn_impl import *  # noqa: F403
+from .ops.nn_impl import __all__ as _nn_impl_all
+
+__all__ = __all__ + _nn_impl_all
