@@ -574,7 +574,7 @@ def _is_stream(v) -> bool:
 _ATTR_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {}
 for _names, _what, _check in (
     (
-        "dtype DstT out_type output_type",
+        "dtype DstT out_type output_type out_idx",
         "a dtype",
         lambda v: isinstance(v, _dtypes.DType),
     ),

@@ -38,7 +38,14 @@ All are non-trainable members of ``GLOBAL_VARIABLES``, created outside any cond,
 ``control_dependencies`` block, so ``df.global_variables_initializer()`` created after
 ``minimize`` initializes them.
 
-Gradients are dense tensors; ``_apply_sparse`` is the hook for ``IndexedSlices`` gradients.
+Sparse gradients.  A gradient given as ``IndexedSlices`` (from ``gather`` or
+``nn.embedding_lookup``) has its duplicate rows summed and goes to ``_apply_sparse``, which by
+default does what TensorFlow's ``SparseApply*`` kernels do: the optimizer's dense update applied
+to the gradient's rows only, the other rows of the variable and of its slots left as they are.
+It runs ``_apply_dense`` on `_Rows` views of the variable and its slots, which read the rows
+with ``gather`` and write them with ``scatter_*``, so every optimizer's sparse rule is its dense
+one and nothing else.  Adam's sparse update in TensorFlow decays every row's moments, which is
+its dense update of the dense gradient, so Adam makes the gradient dense instead.
 """
 
 from __future__ import annotations
@@ -58,8 +65,12 @@ from .graph import (
     control_dependencies,
     convert_to_tensor,
     get_default_graph,
+    register_tensor_conversion_function,
 )
+from .indexed_slices import IndexedSlices
 from .ops.array_ops import fill as _fill
+from .ops.array_ops import gather as _gather
+from .ops.array_ops import identity as _identity
 from .ops.array_ops import shape as _shape
 from .ops.array_ops import zeros_like as _zeros_like
 from .ops.math_ops import abs as _abs
@@ -79,6 +90,9 @@ from .ops.math_ops import (
 from .ops.math_ops import pow as _pow
 from .ops.misc_ops import group, no_op
 from .ops.misc_ops import tuple as _tuple
+from .ops.segment_ops import unique, unsorted_segment_sum
+from .ops.state_ops import scatter_add, scatter_sub, scatter_update
+from .tensor_shape import TensorShape
 from .variables import Variable
 
 __all__ = [
@@ -238,7 +252,7 @@ class Optimizer:
             raise ValueError("No variables provided.")
         converted = []
         for g, v in grads_and_vars:
-            if g is not None:
+            if g is not None and not isinstance(g, IndexedSlices):
                 try:
                     g = convert_to_tensor(g)
                 except (TypeError, ValueError):
@@ -267,7 +281,10 @@ class Optimizer:
                     if grad is None:
                         continue
                     with graph.name_scope("update_" + var.op.name):
-                        update_ops.append(self._apply_dense(grad, var))
+                        if isinstance(grad, IndexedSlices):
+                            update_ops.append(self._apply_sparse_duplicate_indices(grad, var))
+                        else:
+                            update_ops.append(self._apply_dense(grad, var))
                 if global_step is None:
                     apply_updates = self._finish(update_ops, scope)
                 else:
@@ -279,7 +296,11 @@ class Optimizer:
         return apply_updates
 
     def get_slot(self, var: Variable, name: str) -> Optional[Variable]:
-        """The slot variable ``name`` (see `get_slot_names`) made for ``var``, or None."""
+        """The slot variable ``name`` (see `get_slot_names`) made for ``var``, or None.  For
+        the rows of a variable (`_Rows`, in a sparse update) the same rows of the slot."""
+        if isinstance(var, _Rows):
+            slot = self._slots.get(name, {}).get(var.variable)
+            return None if slot is None else _Rows(slot, var.indices)
         return self._slots.get(name, {}).get(var)
 
     def get_slot_names(self) -> list[str]:
@@ -303,13 +324,18 @@ class Optimizer:
     def _apply_dense(self, grad: Tensor, var: Variable):
         raise NotImplementedError
 
-    def _apply_sparse(self, grad, var: Variable):
-        """The update for a gradient given as ``IndexedSlices`` (rows of ``var``).  Gradients
-        are dense tensors today, so `apply_gradients` never calls it; an optimizer whose
-        TensorFlow sparse rule differs from its dense one says so in its docstring."""
-        raise NotImplementedError(
-            f"{type(self).__name__} has no update for sparse gradients (IndexedSlices)"
-        )
+    def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Variable):
+        """`_apply_sparse` of ``grad`` with the values of repeated indices summed, so that each
+        row is updated once (as TensorFlow's optimizers do)."""
+        unique_indices, positions = unique(grad.indices)
+        summed = unsorted_segment_sum(grad.values, positions, _shape(unique_indices)[0])
+        return self._apply_sparse(IndexedSlices(summed, unique_indices, grad.dense_shape), var)
+
+    def _apply_sparse(self, grad: IndexedSlices, var: Variable):
+        """The update for a gradient given as ``IndexedSlices`` with distinct indices: the
+        dense update applied to those rows of ``var`` and of its slots only (see the module
+        docstring)."""
+        return self._apply_dense(grad.values, _Rows(var, grad.indices))
 
     def _finish(self, update_ops: list, name_scope: str) -> Operation:
         return group(*update_ops, name=name_scope)
@@ -359,6 +385,56 @@ class Optimizer:
     @staticmethod
     def _call_if_callable(param):
         return param() if callable(param) else param
+
+
+class _Rows:
+    """Rows ``indices`` of ``variable``, standing in for the variable in a dense update so that
+    the update reads and writes those rows only: reads ``gather`` them, writes ``scatter`` into
+    them and give back the rows' new value (as a variable's assign gives back its new value)."""
+
+    def __init__(self, variable: Variable, indices: Tensor):
+        self.variable = variable
+        self.indices = indices
+
+    @property
+    def dtype(self):
+        return self.variable.dtype
+
+    @property
+    def shape(self):
+        return TensorShape([None]).concatenate(self.variable.shape[1:])
+
+    @property
+    def op(self):
+        return self.variable.op
+
+    @property
+    def name(self) -> str:
+        return self.variable.name
+
+    def read_value(self) -> Tensor:
+        return _gather(self.variable, self.indices)
+
+    value = read_value
+
+    def _written(self, scatter, updates, new_rows) -> Tensor:
+        with control_dependencies([scatter(self.variable, self.indices, updates)]):
+            return _identity(new_rows)
+
+    def assign(self, value, use_locking=None, name=None, read_value=True) -> Tensor:
+        value = convert_to_tensor(value, dtype=self.dtype)
+        return self._written(scatter_update, value, value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True) -> Tensor:
+        delta = convert_to_tensor(delta, dtype=self.dtype)
+        return self._written(scatter_add, delta, self.read_value() + delta)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True) -> Tensor:
+        delta = convert_to_tensor(delta, dtype=self.dtype)
+        return self._written(scatter_sub, delta, self.read_value() - delta)
+
+
+register_tensor_conversion_function(_Rows, lambda rows, dtype=None, name=None: rows.read_value())
 
 
 def _assert_valid_dtypes(tensors) -> None:
@@ -493,6 +569,9 @@ class AdamOptimizer(Optimizer):
         new_m = m.assign(m_read + (grad - m_read) * (1 - beta1))
         new_v = v.assign(v_read + (square(grad) - v_read) * (1 - beta2))
         return var.assign_sub(realdiv(multiply(new_m, alpha), sqrt(new_v) + epsilon))
+
+    def _apply_sparse(self, grad, var):
+        return self._apply_dense(convert_to_tensor(grad), var)  # see the class docstring
 
     def _finish(self, update_ops, name_scope):
         with control_dependencies(update_ops):
@@ -865,6 +944,7 @@ class DecoupledWeightDecayExtension:
         self._weight_decay_tensor: Optional[Tensor] = None
         self._decay_var_list: Optional[set] = None
         self._minimize_decay_var_list = None
+        self._decayed_rows_already = False  # set while _apply_sparse has decayed the rows
         super().__init__(*args, **kwargs)
 
     def minimize(
@@ -917,7 +997,8 @@ class DecoupledWeightDecayExtension:
         super()._prepare()
 
     def _decay_weights_op(self, var: Variable, grad: Tensor):
-        if self._decay_var_list is not None and var not in self._decay_var_list:
+        decayed = var.variable if isinstance(var, _Rows) else var
+        if self._decay_var_list is not None and decayed not in self._decay_var_list:
             return no_op()
         if self._weight_decay_tensor is None:
             rate = convert_to_tensor(self._call_if_callable(self._weight_decay), dtype=var.dtype)
@@ -927,8 +1008,20 @@ class DecoupledWeightDecayExtension:
             return var.assign_sub(rate * var.read_value())
 
     def _apply_dense(self, grad, var):
+        if self._decayed_rows_already:
+            return super()._apply_dense(grad, var)
         with control_dependencies([self._decay_weights_op(var, grad)]):
             return super()._apply_dense(grad, var)
+
+    def _apply_sparse(self, grad, var):
+        # As contrib: a sparse gradient decays only its rows of the variable, then the
+        # optimizer's own sparse update runs (Adam's touches every row).
+        with control_dependencies([self._decay_weights_op(_Rows(var, grad.indices), grad.values)]):
+            self._decayed_rows_already = True
+            try:
+                return super()._apply_sparse(grad, var)
+            finally:
+                self._decayed_rows_already = False
 
 
 def extend_with_decoupled_weight_decay(base_optimizer: type) -> type:

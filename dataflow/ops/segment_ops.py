@@ -13,13 +13,14 @@ from typing import Optional
 
 import numpy as np
 
+from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..graph import Tensor, convert_to_tensor
 from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape
 from .math_ops import INDEX_TYPES, NUMERIC_TYPES, check_dtype
 
-__all__ = ["segment_sum", "unsorted_segment_sum"]
+__all__ = ["segment_sum", "unique", "unsorted_segment_sum"]
 
 
 def _check_ids(op) -> tuple:
@@ -112,9 +113,39 @@ def segment_sum(data, segment_ids, name: Optional[str] = None) -> Tensor:
     return apply_op("SegmentSum", (data, ids), {}, name or "SegmentSum").outputs[0]
 
 
+def _infer_unique(op):
+    (x,) = op.inputs
+    x.shape.with_rank(1)
+    return [(x.dtype, TensorShape([None])), (op.attrs["out_idx"], x.shape)]
+
+
+def _unique_kernel(attrs):
+    index_dtype = _dtypes.numpy_dtype(attrs["out_idx"])
+
+    def unique(x):
+        values, first, inverse = np.unique(x, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")  # in order of first appearance, as TensorFlow
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return values[order], rank[inverse.reshape(-1)].astype(index_dtype)
+
+    return unique
+
+
+define_op("Unique", _infer_unique, _unique_kernel)
+
+
+def unique(x, out_idx=None, name: Optional[str] = None):
+    """``(y, idx)``: the distinct elements of the vector ``x`` in order of first appearance,
+    and for each element of ``x`` its position in ``y``."""
+    out_idx = _dtypes.as_dtype(out_idx or _dtypes.int32)
+    x = convert_to_tensor(x, name="x")
+    op = apply_op("Unique", (x,), {"out_idx": out_idx}, name or "Unique")
+    return op.outputs[0], op.outputs[1]
+
+
 # -- gradients -------------------------------------------------------------------------------------
-from .. import dtypes as _dtypes  # noqa: E402
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
 from .array_ops import (  # noqa: E402
     concat,
     expand_dims,
@@ -126,6 +157,8 @@ from .array_ops import (  # noqa: E402
     zeros_like,
 )
 from .math_ops import greater_equal, maximum, subtract, where_v2  # noqa: E402
+
+NotDifferentiable("Unique")
 
 
 @RegisterGradient("UnsortedSegmentSum")
