@@ -121,3 +121,18 @@ from .gradients import (
 # debug_pb2 protos, which RunOptions.debug_options holds)
 from . import debug
 from .debug import DebugOptions, DebugTensorWatch
+
+# isort: split
+# random ops and their seeds (graph and op seeds: dataflow.random_seed; the Session's streams:
+# dataflow.random_streams)
+from . import random  # noqa: E402
+from .ops.random_ops import (  # noqa: E402
+    multinomial,
+    random_gamma,
+    random_normal,
+    random_poisson,
+    random_shuffle,
+    random_uniform,
+    truncated_normal,
+)
+from .random_seed import get_seed, set_random_seed  # noqa: E402

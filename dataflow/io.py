@@ -531,7 +531,7 @@ def _is_stream(v) -> bool:
 _ATTR_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {}
 for _names, _what, _check in (
     (
-        "dtype DstT out_type output_type",
+        "dtype DstT out_type output_type output_dtype",
         "a dtype",
         lambda v: isinstance(v, _dtypes.DType),
     ),
@@ -554,7 +554,7 @@ for _names, _what, _check in (
         "an integer",
         _is_int,
     ),
-    ("seed", "an integer or none", _optional(_is_int)),
+    ("seed seed2", "an integer or none", _optional(_is_int)),
     (
         "axis",
         "an integer, a list of integers or none",
