@@ -74,11 +74,10 @@ def check_every_run(check: Callable) -> Callable:
     return original_run
 
 
-def unrepeatable(graph: df.Graph, op_types: frozenset = frozenset({"Dropout"})) -> bool:
+def unrepeatable(graph: df.Graph, op_types: frozenset = frozenset()) -> bool:
     """Whether runs of ``graph`` cannot be repeated in another Session with the same results:
-    it holds an op of ``op_types`` (``Dropout``: its generator belongs to the run plan) or
-    prints to a file.  (Random ops repeat: `start_from` gives the twin the Session's random
-    streams.)"""
+    it holds an op of ``op_types`` or prints to a file.  (Random ops repeat: `start_from` gives
+    the twin the Session's random streams.)"""
     for op in graph.get_operations():
         if op.type in op_types:
             return True

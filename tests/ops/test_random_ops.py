@@ -363,3 +363,45 @@ def test_seeds_survive_saving_and_a_loaded_graph_draws_the_same_sequence(tmp_pat
 def test_random_ops_render(tmp_path):
     df.render(df.random_normal([2], seed=1), tmp_path / "random", format="dot")
     assert "RandomStandardNormal" in (tmp_path / "random.dot").read_text()
+
+
+# -- dropout ---------------------------------------------------------------------------------------
+def test_dropout_takes_its_seeds_as_every_random_op():
+    assert seeds_of(df.nn.dropout(df.ones([4]), rate=0.5, seed=3)) == (87654321, 3)
+    df.set_random_seed(1)
+    first = df.nn.dropout(df.ones([4]), rate=0.5)
+    second = df.nn.dropout(df.ones([4]), keep_prob=0.5)
+    # TF: the dropouts after set_random_seed(1) take seed2 0 and 1 when nothing else is random.
+    assert [seeds_of(first), seeds_of(second)] == [(1, 0), (1, 1)]
+    with df.Session() as sess:
+        masks = [sess.run([first, second]) for _ in range(2)]
+    with df.Session() as sess:
+        again = [sess.run([first, second]) for _ in range(2)]
+    assert not np.array_equal(masks[0][0], masks[0][1])
+    assert not np.array_equal(masks[0][0], masks[1][0])
+    for got, expected in zip(again, masks):
+        for x, y in zip(got, expected):
+            assert_same(x, y)
+
+
+def test_dropout_in_a_loop_draws_a_new_mask_each_iteration():
+    def body(i, masks):
+        mask = df.nn.dropout(df.ones([1, 32]), rate=0.5, seed=5)
+        return i + 1, df.concat([masks, mask], 0)
+
+    _, masks = df.while_loop(
+        lambda i, m: i < 3,
+        body,
+        [0, df.zeros([0, 32])],
+        shape_invariants=[df.TensorShape([]), df.TensorShape([None, 32])],
+    )
+    value = run(masks)
+    assert len({row.tobytes() for row in value}) == 3
+
+
+def test_dropout_masks_continue_when_new_fetches_rebuild_the_plan():
+    dropped = df.nn.dropout(df.ones([64]), rate=0.5, seed=2)
+    with df.Session() as sess:
+        first = sess.run(dropped)
+        second = sess.run(dropped + 0.0)  # another plan, the same op's next mask
+    assert not np.array_equal(first, second)
