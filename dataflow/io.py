@@ -555,6 +555,7 @@ for _names, _what, _check in (
         _is_int,
     ),
     ("seed seed2", "an integer or none", _optional(_is_int)),
+    ("full_matrices", "a bool", lambda v: isinstance(v, bool)),
     (
         "axis",
         "an integer, a list of integers or none",
