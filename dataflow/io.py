@@ -555,7 +555,18 @@ for _names, _what, _check in (
         _is_int,
     ),
     ("seed seed2", "an integer or none", _optional(_is_int)),
-    ("full_matrices", "a bool", lambda v: isinstance(v, bool)),
+    (
+        "num_true num_sampled range_max num_reserved_ids",
+        "a non-negative integer",
+        lambda v: _is_int(v) and v >= 0,
+    ),
+    ("unique full_matrices", "a bool", lambda v: isinstance(v, bool)),
+    ("distortion", "a number", lambda v: type(v) in (int, float)),
+    (
+        "unigrams",
+        "a list of numbers",
+        lambda v: isinstance(v, (list, tuple)) and all(type(x) in (int, float) for x in v),
+    ),
     (
         "axis",
         "an integer, a list of integers or none",

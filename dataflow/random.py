@@ -2,10 +2,16 @@
 
 ``normal``, ``uniform``, ``truncated_normal``, ``shuffle``, ``gamma``, ``poisson``,
 ``categorical`` and ``multinomial`` are the ops of ``ops/random_ops.py``; ``set_random_seed``
-and ``get_seed`` are `dataflow.random_seed`'s.  As in ``tf.compat.v1``, ``poisson`` takes
+and ``get_seed`` are `dataflow.random_seed`'s; the candidate samplers (also in ``df.nn``) are
+``ops/candidate_sampling_ops.py``'s.  As in ``tf.compat.v1``, ``poisson`` takes
 ``lam`` first (TensorFlow 2's ``tf.random.poisson`` takes ``shape`` first).
 """
 
+from .ops.candidate_sampling_ops import (
+    fixed_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from .ops.random_ops import categorical, multinomial, truncated_normal
 from .ops.random_ops import random_gamma as gamma
 from .ops.random_ops import random_normal as normal
@@ -16,6 +22,9 @@ from .random_seed import get_seed, set_random_seed
 
 __all__ = [
     "categorical",
+    "fixed_unigram_candidate_sampler",
+    "log_uniform_candidate_sampler",
+    "uniform_candidate_sampler",
     "gamma",
     "get_seed",
     "multinomial",
