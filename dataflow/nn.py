@@ -1,7 +1,6 @@
-"""``df.nn``: the neural-network ops (``tf.compat.v1.nn``), defined in ``ops/nn_ops.py``."""
+"""``df.nn``: the neural-network ops (``tf.compat.v1.nn``), defined in ``ops/nn_ops.py`` and the
+modules named below."""
 
-# sparse lookups (ops/embedding_ops.py)
-from .ops.embedding_ops import embedding_lookup  # noqa: E402, F401
 from .ops.nn_ops import *  # noqa: F403
 from .ops.nn_ops import __all__  # noqa: F401
 
@@ -10,4 +9,22 @@ from .ops.nn_ops import __all__  # noqa: F401
 from .ops.nn_impl import *  # noqa: F403
 from .ops.nn_impl import __all__ as _nn_impl_all
 
+# isort: split
+# candidate samplers (ops/candidate_sampling_ops.py)
+from .ops.candidate_sampling_ops import (
+    fixed_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
+
+# isort: split
+# sparse lookups (ops/embedding_ops.py)
+from .ops.embedding_ops import embedding_lookup
+
 __all__ = __all__ + _nn_impl_all
+__all__ += [
+    "embedding_lookup",
+    "fixed_unigram_candidate_sampler",
+    "log_uniform_candidate_sampler",
+    "uniform_candidate_sampler",
+]
