@@ -18,13 +18,17 @@ from .ops.candidate_sampling_ops import (
 )
 
 # isort: split
-# sparse lookups (ops/embedding_ops.py)
+# sparse lookups and sampled losses (ops/embedding_ops.py, ops/sampled_losses.py)
 from .ops.embedding_ops import embedding_lookup
+from .ops.sampled_losses import compute_accidental_hits, nce_loss, sampled_softmax_loss
 
 __all__ = __all__ + _nn_impl_all
 __all__ += [
+    "compute_accidental_hits",
     "embedding_lookup",
     "fixed_unigram_candidate_sampler",
     "log_uniform_candidate_sampler",
+    "nce_loss",
+    "sampled_softmax_loss",
     "uniform_candidate_sampler",
 ]
