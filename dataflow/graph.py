@@ -375,14 +375,37 @@ class GraphKeys:
     """The names of the standard collections (``Graph.get_collection``), as in TensorFlow."""
 
     GLOBAL_VARIABLES = "variables"
+    VARIABLES = GLOBAL_VARIABLES
     TRAINABLE_VARIABLES = "trainable_variables"
     LOCAL_VARIABLES = "local_variables"
+    MODEL_VARIABLES = "model_variables"
+    METRIC_VARIABLES = "metric_variables"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    REGULARIZATION_LOSSES = "regularization_losses"
     UPDATE_OPS = "update_ops"
     TRAIN_OP = "train_op"
     GLOBAL_STEP = "global_step"
     QUEUE_RUNNERS = "queue_runners"
+    EVAL_STEP = "eval_step"
     LOSSES = "losses"
     SUMMARIES = "summaries"
+    SUMMARY_OP = "summary_op"
+    QUEUE_RUNNERS = "queue_runners"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    TABLE_INITIALIZERS = "table_initializer"
+    ASSET_FILEPATHS = "asset_filepaths"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    SAVERS = "savers"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    ACTIVATIONS = "activations"
+    WEIGHTS = "weights"
+    BIASES = "biases"
     COND_CONTEXT = "cond_context"
     WHILE_CONTEXT = "while_context"
     # Not in TensorFlow: every op a `gradients` call added (rendering draws them as backward).
@@ -408,6 +431,10 @@ class Graph:
         self._collections: dict[str, list] = {}
         self._version = 0
         self._finalized = False
+        # The graph-level random seed (`dataflow.random_seed`), and how many random ops took an
+        # op seed derived from it.
+        self.seed: Optional[int] = None
+        self._derived_op_seeds = 0
         self._lock = threading.RLock()
         self._thread_local = threading.local()
 
@@ -497,15 +524,21 @@ class Graph:
         self._collections.setdefault(name, []).append(value)
 
     def add_to_collections(self, names: Iterable[str], value) -> None:
+        """Adds ``value`` once to each collection of ``names`` (one name may be given alone)."""
+        names = (names,) if isinstance(names, str) else dict.fromkeys(names)
         for name in names:
             self.add_to_collection(name, value)
 
     def get_collection(self, name: str, scope: Optional[str] = None) -> list:
+        """A copy of collection ``name``; with ``scope``, only the items whose ``name`` the
+        regular expression matches from its start (items without a name are left out)."""
         items = list(self._collections.get(name, ()))
         if scope is None:
             return items
         pattern = re.compile(scope)
-        return [x for x in items if pattern.match(getattr(x, "name", ""))]
+        return [
+            x for x in items if isinstance(getattr(x, "name", None), str) and pattern.match(x.name)
+        ]
 
     def get_collection_ref(self, name: str) -> list:
         return self._collections.setdefault(name, [])
@@ -772,6 +805,26 @@ def name_scope(name: Optional[str], default_name: Optional[str] = None, values=N
 def control_dependencies(control_inputs):
     """``with df.control_dependencies([a]):`` ops created inside run after ``a``."""
     return get_default_graph().control_dependencies(control_inputs)
+
+
+def add_to_collection(name: str, value) -> None:
+    """Adds ``value`` to the default graph's collection ``name``."""
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names, value) -> None:
+    """Adds ``value`` to each of the default graph's collections ``names``."""
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key: str, scope: Optional[str] = None) -> list:
+    """A copy of the default graph's collection ``key`` (see `Graph.get_collection`)."""
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key: str) -> list:
+    """The default graph's collection ``key`` itself: changing the list changes the graph's."""
+    return get_default_graph().get_collection_ref(key)
 
 
 # -- conversion of Python values into tensors ------------------------------------------------------

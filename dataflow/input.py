@@ -24,6 +24,7 @@ from .op_registry import apply_op, define_op
 from .ops.array_ops import gather, identity, shape
 from .ops.array_ops import range as _range
 from .ops.queue_ops import FIFOQueue, RandomShuffleQueue
+from .ops.random_ops import random_shuffle
 from .queue_runner import QueueRunner, add_queue_runner
 from .tensor_shape import TensorShape
 from .variables import Variable
@@ -119,8 +120,6 @@ def input_producer(
                 "be specified"
             )
         if shuffle:
-            from .ops.random_ops import random_shuffle
-
             input_tensor = random_shuffle(input_tensor, seed=seed)
         input_tensor = limit_epochs(input_tensor, num_epochs)
         queue = FIFOQueue(

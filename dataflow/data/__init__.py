@@ -39,6 +39,7 @@ from .. import dtypes as _dtypes
 from ..errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 from ..graph import Graph, Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
+from ..random_seed import get_seed
 from ..tensor_shape import TensorShape
 
 __all__ = [
@@ -228,7 +229,7 @@ def _shuffle(inputs, parents, params, function, seeds, sessions):
         raise InvalidArgumentError(
             None, None, f"buffer_size must be greater than zero, got {buffer_size}"
         )
-    seed = params["seed"]
+    seed = None if params["seed"] is None else [params["seed"], params["seed2"]]
     reshuffle = params["reshuffle_each_iteration"]
     (parent,) = parents
     rng = np.random.default_rng(seed)
@@ -578,8 +579,10 @@ class Dataset:
     def shuffle(self, buffer_size, seed: Optional[int] = None,
                 reshuffle_each_iteration: Optional[bool] = None) -> Dataset:  # fmt: skip
         """Elements drawn at random from a buffer of ``buffer_size`` of them."""
+        seed, seed2 = get_seed(seed)
         params = {
-            "seed": None if seed is None else int(seed),
+            "seed": seed,
+            "seed2": seed2,
             "reshuffle_each_iteration": True
             if reshuffle_each_iteration is None
             else bool(reshuffle_each_iteration),

@@ -16,7 +16,8 @@ closes (``CancelledError``) or when the run's deadline passes (``DeadlineExceede
 
 A ``RandomShuffleQueue`` hands out a uniformly chosen element and keeps at least
 ``min_after_dequeue`` elements until it is closed, so that what it hands out is well mixed; its
-choices come from a generator keyed by the op's seed (nondeterministic without one).
+choices come from a generator keyed by the graph and op seeds as TF1 derives them
+(`dataflow.random_seed`; nondeterministic without either).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from .. import dtypes as _dtypes
 from ..errors import CancelledError, InvalidArgumentError, OutOfRangeError
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
+from ..random_seed import op_seed_attrs
 from ..tensor_shape import TensorShape
 
 __all__ = ["FIFOQueue", "QueueBase", "RandomShuffleQueue"]
@@ -53,8 +55,8 @@ class _Queue:
         self.changed = threading.Condition()
         self.closed = False
         self.cancel_pending_enqueues = False
-        seed = attrs.get("seed")
-        self.rng = np.random.default_rng(None if seed is None else [seed, attrs.get("seed2", 0)])
+        seeds = (attrs.get("seed", 0), attrs.get("seed2", 0))
+        self.rng = np.random.default_rng(None if seeds == (0, 0) else list(seeds))
 
     def describe(self) -> str:
         return f"{self.kind} '{self.name}'"
@@ -497,5 +499,5 @@ class RandomShuffleQueue(QueueBase):
         shared_name=None,
         name="random_shuffle_queue",
     ):
-        extra = {"min_after_dequeue": int(min_after_dequeue), "seed": seed, "seed2": 0}
+        extra = {"min_after_dequeue": int(min_after_dequeue), **op_seed_attrs(seed)}
         super().__init__(capacity, dtypes, shapes, names, shared_name, name, extra)

@@ -175,3 +175,19 @@ def test_a_pipeline_with_a_function_refuses_to_save(tmp_path):
     Dataset.range(3).map(lambda i: i + 1).make_one_shot_iterator().get_next()
     with pytest.raises(df.io.GraphNotSerializableError, match="Dataset.map"):
         df.io.save_graph(df.get_default_graph(), str(tmp_path / "f.dfg"))
+
+
+def test_the_graph_seed_alone_makes_shuffles_repeat_in_a_new_graph():
+    def first_epoch():
+        with df.Graph().as_default():
+            df.set_random_seed(11)
+            element = Dataset.range(30).shuffle(30).make_one_shot_iterator().get_next()
+            queue = df.RandomShuffleQueue(30, 0, df.int64, shapes=[[]])
+            fill = queue.enqueue_many([np.arange(30)])
+            with df.Session() as sess:
+                sess.run(fill)
+                return [int(v) for v in read_all(sess, element)], list(
+                    sess.run(queue.dequeue_many(30))
+                )
+
+    assert first_epoch() == first_epoch()
