@@ -29,6 +29,7 @@ import unittest
 import numpy as np
 
 import dataflow as df
+import primitives
 
 __all__ = ["collections", "math", "re", "sys", "time", "np", "parameterized"]
 
@@ -37,8 +38,13 @@ TEST_TIMEOUT_S = 120
 
 
 def _lookup(path: str):
-    """The object at ``df.<path>`` (dotted), or None where dataflow has no such name."""
+    """The object at ``df.<path>`` (dotted), or None where dataflow has no such name.
+
+    A path that starts with ``primitives.`` is looked up in that package instead: it holds
+    TensorFlow functions that ``tf.compat.v1`` does not export at its top level."""
     value = df
+    if path.startswith("primitives."):
+        value, path = primitives, path.split(".", 1)[1]
     for part in path.split("."):
         value = getattr(value, part, None)
         if value is None:
@@ -127,11 +133,12 @@ _module(
     "tensorflow.python.ops.control_flow_ops",
     [
         "switch", "merge", "exit", "next_iteration", "loop_cond", "group", "tuple", "no_op",
-        "with_dependencies", "ref_switch", "ref_merge", "ref_select", "XLAControlFlowContext",
+        "ref_switch", "ref_merge", "ref_select", "XLAControlFlowContext",
     ],
     _Identity="identity",
     _Enter="enter",
     _SwitchRefOrTensor="switch",
+    with_dependencies="primitives.control_flow_ops.with_dependencies",
 )  # fmt: skip
 _control_flow_util = _module("tensorflow.python.ops.control_flow_util", [])
 # The tests branch on this flag; dataflow's control flow is TensorFlow's v1 design.
