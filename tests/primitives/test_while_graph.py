@@ -380,6 +380,17 @@ def test_a_loop_value_used_outside_it_is_refused_in_tensorflows_words(fresh_grap
         df.while_loop(lambda i: i < 10, lambda i: escaped, [0])
 
 
+def test_body_returning_too_few_values_is_refused_in_tensorflows_words():
+    # tf.compat.v1.while_loop raises ValueError "The two structures don't have the same nested
+    # structure ... The two structures don't have the same number of elements" here.
+    pair = (df.constant(2.0), df.constant(3.0))
+    with pytest.raises(ValueError) as info:
+        df.while_loop(lambda a, b, c: a < 100.0, lambda a, b, c: [a, b], [1.0, pair, 4.0])
+    message = str(info.value)
+    assert "The two structures don't have the same nested structure" in message
+    assert "don't have the same number of elements: 3 vs 2" in message
+
+
 def test_bad_arguments_are_rejected_like_tensorflow():
     with pytest.raises(TypeError, match="'cond' must be callable"):
         df.while_loop(True, lambda i: i, [0])
