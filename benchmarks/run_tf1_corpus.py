@@ -3,7 +3,7 @@ what ran, the figure each reached, and TensorFlow's figure on the same data.
 
     python benchmarks/run_tf1_corpus.py CORPUS_DIR            # dataflow (TF figures cached)
     python benchmarks/run_tf1_corpus.py CORPUS_DIR --tf       # TensorFlow as well, refreshed
-    python benchmarks/run_tf1_corpus.py CORPUS_DIR --only gan --timeout 600
+    python benchmarks/run_tf1_corpus.py CORPUS_DIR --only gan --only mnist_deep --timeout 900
 
 The programs are not part of this repository: CORPUS_DIR holds them unchanged as
 ``<owner>/<repo>/<path>``, with ``manifest.json`` listing each one's ``repo``, ``path`` and
@@ -26,12 +26,16 @@ For each program the runner:
 4. runs it in a subprocess with a timeout, its working directory a fresh temporary directory;
    where unprivileged user namespaces exist (``unshare -rm``), that directory is also mounted
    over ``/tmp``, so the ``/tmp/...`` log directories and checkpoints programs hard-code
-   neither collide nor stay; matplotlib draws off screen and never waits for a click;
+   neither collide nor stay (HOME and TMPDIR point into it too); matplotlib draws off screen
+   and never waits for a click;
 5. records whether it ran to the end (exit status 0) or its error (the exception line and
    the program line it came from) and the last figure it printed.
 
 TensorFlow's results (``--tf``: TensorFlow 2.21's ``tf.compat.v1`` in graph mode, run from
-``--tf-python``) are kept in ``CORPUS_DIR/tf_results.json`` and compared on later runs. Two
+``--tf-python``) are kept in ``CORPUS_DIR/tf_results.json`` and compared on later runs.
+TensorFlow 2.21 comes with Keras 3, without which ``tf.nn.rnn_cell`` has no cells; when
+``CORPUS_DIR/.tf_extra`` holds ``tf_keras`` (``pip install --no-deps --target
+CORPUS_DIR/.tf_extra tf-keras==2.21.0``), the TensorFlow run takes its cells from there. Two
 figures are in the same class as follows (CLASS_RULES says it again in the output):
 accuracies within 5 points of each other, or both at least 90%; losses within a factor of 2
 of each other (or both below 0.01); other values within 10%; exact values equal.
@@ -66,7 +70,7 @@ STEP_CAPS = {
     "training_steps": 500,
     "max_steps": 500,
     "training_iters": 25_600,  # compared with step * batch_size: 200 steps of 128
-    "training_epochs": 100,
+    "training_epochs": 1000,
     "total_epoch": 30,
     "num_epochs": 30,
     "n_epochs": 30,
@@ -111,6 +115,7 @@ class Program:
     commit: str
     figure_kind: str | None = None
     figure_pattern: str | None = None
+    timeout: float | None = None
 
     @property
     def name(self) -> str:
@@ -354,6 +359,7 @@ def run_program(
     timeout: float,
     private_tmp: bool,
     append_path: str,
+    legacy_keras: bool = False,
 ) -> RunResult:
     """Run ``source`` (already rewritten) as ``program``'s file in a fresh temporary directory
     and read what it did; nothing it writes outlives the run."""
@@ -361,6 +367,7 @@ def run_program(
     root = pathlib.Path(tempfile.mkdtemp(prefix="tf1corpus-"))
     try:
         (root / "work").mkdir()
+        (root / "home").mkdir()
         shutil.copytree(SUPPORT_DIR, root / "support", ignore=shutil.ignore_patterns("__pycache__"))
         (root / "work" / program_file).write_text(source)
         seen_root = pathlib.Path("/tmp") if private_tmp else root
@@ -371,6 +378,7 @@ def run_program(
             MPLBACKEND="module://headless_backend",
             MPLCONFIGDIR=str(seen_root / "matplotlib"),
             TMPDIR=str(seen_root),
+            HOME=str(seen_root / "home"),
             TF_CPP_MIN_LOG_LEVEL="2",
             OMP_NUM_THREADS="1",
             OPENBLAS_NUM_THREADS="1",
@@ -379,6 +387,8 @@ def run_program(
             TF_NUM_INTRAOP_THREADS="1",
             TF1_CORPUS_APPEND_PATH=append_path if target == "tensorflow" else "",
         )
+        if target == "tensorflow" and legacy_keras:
+            environment["TF_USE_LEGACY_KERAS"] = "1"
         command = [python, program_file]
         if private_tmp:
             command = [
@@ -456,6 +466,7 @@ def load_corpus(corpus_dir: pathlib.Path) -> list[Program]:
                 commit=entry.get("commit", ""),
                 figure_kind=figure.get("kind"),
                 figure_pattern=figure.get("pattern"),
+                timeout=entry.get("timeout"),
             )
         )
     return programs
@@ -486,18 +497,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("corpus_dir", type=pathlib.Path)
     parser.add_argument("--tf", action="store_true", help="also run under TensorFlow")
     parser.add_argument("--tf-python", default=DEFAULT_TF_PYTHON)
-    parser.add_argument("--only", default=None, help="run the programs whose name has this")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
+    parser.add_argument(
+        "--only", action="append", help="run the programs whose name has this (repeatable)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds per run (a manifest may say more)"
+    )
+    parser.add_argument(
+        "--tf-extra",
+        type=pathlib.Path,
+        default=None,
+        help="packages for the TensorFlow run (default: CORPUS_DIR/.tf_extra, if there)",
+    )
     parser.add_argument("--jobs", type=int, default=MAX_JOBS, help=f"at most {MAX_JOBS}")
     parser.add_argument("--json", type=pathlib.Path, default=None, help="write results here")
     args = parser.parse_args(argv)
 
     corpus_dir = args.corpus_dir.resolve()
-    programs = [p for p in load_corpus(corpus_dir) if not args.only or args.only in p.name]
+    programs = [
+        p for p in load_corpus(corpus_dir) if not args.only or any(o in p.name for o in args.only)
+    ]
     tf_cache_path = corpus_dir / "tf_results.json"
     tf_cache = json.loads(tf_cache_path.read_text()) if tf_cache_path.exists() else {}
     private_tmp = private_tmp_supported()
-    append_path = sysconfig.get_paths()["purelib"]
+    tf_extra = args.tf_extra or corpus_dir / ".tf_extra"
+    legacy_keras = (tf_extra / "tf_keras").is_dir()
+    append_path = os.pathsep.join(
+        [*([str(tf_extra)] if tf_extra.is_dir() else []), sysconfig.get_paths()["purelib"]]
+    )
     jobs = max(1, min(args.jobs, MAX_JOBS))
 
     print(f"corpus: {corpus_dir} ({len(programs)} programs)")
@@ -509,6 +536,11 @@ def main(argv: list[str] | None = None) -> int:
         f"isolation: {'a private /tmp per run (unshare -rm)' if private_tmp else 'cwd only'}"
         f"; {jobs} run(s) at a time; timeout {args.timeout:.0f} s"
     )
+    if args.tf:
+        print(
+            f"TensorFlow: {args.tf_python}"
+            + (", TF1 RNN cells from tf_keras (TF_USE_LEGACY_KERAS=1)" if legacy_keras else "")
+        )
     print(CLASS_RULES)
     print()
 
@@ -535,11 +567,23 @@ def main(argv: list[str] | None = None) -> int:
                     rewritten,
                     target,
                     python,
-                    args.timeout,
+                    max(args.timeout, program.timeout or 0),
                     private_tmp,
                     append_path,
+                    legacy_keras,
                 )
-        results = {key: future.result() for key, future in tasks.items()}
+        keys = {future: key for key, future in tasks.items()}
+        results = {}
+        for done, future in enumerate(concurrent.futures.as_completed(keys), start=1):
+            name, target = keys[future]
+            results[(name, target)] = future.result()
+            kind = next(plan[0].figure_kind for plan in plans if plan[0].name == name)
+            print(
+                f"[{done}/{len(tasks)}] {target}: {name}: "
+                f"{describe_run(kind, results[(name, target)])}",
+                file=sys.stderr,
+                flush=True,
+            )
 
     for (name, target), result in results.items():
         if target == "tensorflow":
