@@ -228,6 +228,52 @@ def shrink_steps(source: str) -> tuple[str, list[str]]:
     return "\n".join(lines), notes
 
 
+def tf_names(source: str) -> set[str]:
+    """The dotted ``tf.`` names a program's code uses (``tf.nn.dropout``, ``tf.train``), read
+    from its tokens, comments and strings aside."""
+    try:
+        tokens = [
+            token
+            for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            if token.type not in (tokenize.NL, tokenize.COMMENT)
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return set()
+    names = set()
+    for index, token in enumerate(tokens):
+        if token.type != tokenize.NAME or token.string != "tf":
+            continue
+        if index > 0 and tokens[index - 1].string == ".":
+            continue
+        parts = ["tf"]
+        position = index + 1
+        while (
+            position + 1 < len(tokens)
+            and tokens[position].string == "."
+            and tokens[position + 1].type == tokenize.NAME
+        ):
+            parts.append(tokens[position + 1].string)
+            position += 2
+        if len(parts) > 1:
+            names.add(".".join(parts))
+    return names
+
+
+def first_missing(name: str, namespace) -> str | None:
+    """The shortest prefix of a dotted ``tf.`` name that ``namespace`` (the module standing for
+    ``tf``) lacks, or None; attributes of what is not a module are not followed, since they may
+    be an instance's."""
+    value = namespace
+    parts = name.split(".")
+    for depth, part in enumerate(parts[1:], start=2):
+        if not isinstance(value, type(sys)):
+            return None
+        if not hasattr(value, part):
+            return ".".join(parts[:depth])
+        value = getattr(value, part)
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # Reading a run's output
 
@@ -598,6 +644,7 @@ def main(argv: list[str] | None = None) -> int:
         theirs = RunResult(**cached) if cached else None
         rows.append((program, in_scope, reason, step_notes, ours, theirs))
     print_report(rows, args.tf)
+    print_missing_names(plans)
 
     if args.json:
         args.json.write_text(
@@ -678,6 +725,27 @@ def print_report(rows, ran_tf: bool) -> None:
             print(f"  {key}  [{len(names)}]")
             for name in names:
                 print(f"      {name}")
+
+
+def print_missing_names(plans) -> None:
+    """Every TF1 name the in-scope programs use that dataflow lacks, read from their code (not
+    only the first one each run stumbles on), with the programs using it."""
+    try:
+        import dataflow
+    except ImportError:
+        return
+    users: dict[str, list[str]] = {}
+    for program, source, in_scope, _, _, _ in plans:
+        if not in_scope:
+            continue
+        for missing in sorted({first_missing(n, dataflow) for n in tf_names(source)} - {None}):
+            users.setdefault(missing, []).append(program.short_name)
+    if not users:
+        return
+    print()
+    print("TF1 names the in-scope programs use that dataflow lacks (read from their code):")
+    for name, programs in sorted(users.items(), key=lambda item: (-len(item[1]), item[0])):
+        print(f"  {name}  [{len(programs)}]  {', '.join(programs)}")
 
 
 if __name__ == "__main__":

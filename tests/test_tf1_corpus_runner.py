@@ -328,3 +328,29 @@ def test_batches_are_the_same_in_every_run():
     np.testing.assert_array_equal(
         unshuffled.next_batch(64, shuffle=False)[1], unshuffled.labels[:64]
     )
+
+
+# --- what the programs use -----------------------------------------------------------------
+
+
+def test_the_tf_names_a_program_uses_are_read_from_its_code():
+    source = (
+        "import tensorflow as tf  # tf.comment_only\n"
+        "x = tf.nn.dropout(tf.placeholder(tf.float32), 0.5)\n"
+        "s = 'tf.in_a_string'\n"
+        "y = other.tf.attribute\n"
+    )
+    assert runner.tf_names(source) == {"tf.nn.dropout", "tf.placeholder", "tf.float32"}
+
+
+def test_the_first_missing_prefix_of_a_name_is_reported():
+    import types
+
+    fake_tf = types.ModuleType("fake_tf")
+    fake_tf.nn = types.ModuleType("fake_tf.nn")
+    fake_tf.nn.relu = lambda x: x
+    fake_tf.Variable = type("Variable", (), {})
+    assert runner.first_missing("tf.nn.relu", fake_tf) is None
+    assert runner.first_missing("tf.nn.dropout", fake_tf) == "tf.nn.dropout"
+    assert runner.first_missing("tf.summary.scalar", fake_tf) == "tf.summary"
+    assert runner.first_missing("tf.Variable.anything", fake_tf) is None
