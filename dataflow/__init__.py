@@ -121,3 +121,8 @@ from .gradients import (
 # debug_pb2 protos, which RunOptions.debug_options holds)
 from . import debug
 from .debug import DebugOptions, DebugTensorWatch
+
+# isort: split
+# TensorArray, the functional ops built on it (map_fn, scan, foldl, foldr) and RNNs
+from .functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
+from .ops.tensor_array_ops import TensorArray  # noqa: E402

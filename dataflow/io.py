@@ -540,7 +540,14 @@ for _names, _what, _check in (
         f"a tuple of at most {MAX_OUTPUTS} dtypes",
         lambda v: _is_short_list(v) and all(isinstance(x, _dtypes.DType) for x in v),
     ),
-    ("shape", "a shape", lambda v: isinstance(v, TensorShape)),
+    ("shape element_shape element_shape_except0", "a shape", lambda v: isinstance(v, TensorShape)),
+    ("T", "a dtype", lambda v: isinstance(v, _dtypes.DType)),
+    (
+        "dynamic_size clear_after_read identical_element_shapes",
+        "a bool",
+        lambda v: isinstance(v, bool),
+    ),
+    ("tensor_array_name source", "a string", lambda v: isinstance(v, str)),
     ("value", "an array", lambda v: isinstance(v, np.ndarray)),
     (
         "keepdims transpose_a transpose_b exclusive reverse is_constant validate_shape "
