@@ -124,7 +124,15 @@ from .debug import DebugOptions, DebugTensorWatch
 
 # isort: split
 # variable scopes, collections, variables' fields and ops, devices, TF1's small names
-from .graph import add_to_collection, add_to_collections, get_collection, get_collection_ref
+from .device import DeviceSpec
+from .graph import (
+    add_to_collection,
+    add_to_collections,
+    colocate_with,
+    device,
+    get_collection,
+    get_collection_ref,
+)
 from .ops.state_ops import *  # noqa: F403
 from .variable_scope import (
     AUTO_REUSE,

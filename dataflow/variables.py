@@ -335,7 +335,7 @@ class Variable:
 
     @property
     def device(self) -> str:
-        return ""
+        return self._handle.op.device
 
     @property
     def constraint(self):
