@@ -123,6 +123,34 @@ from . import debug
 from .debug import DebugOptions, DebugTensorWatch
 
 # isort: split
+# variable scopes, collections, variables' fields and ops, devices, TF1's small names
+from .device import DeviceSpec
+from .graph import (
+    add_to_collection,
+    add_to_collections,
+    colocate_with,
+    device,
+    get_collection,
+    get_collection_ref,
+)
+from .ops.state_ops import *  # noqa: F403
+from .variable_scope import (
+    AUTO_REUSE,
+    VariableScope,
+    get_local_variable,
+    get_variable,
+    get_variable_scope,
+    no_regularizer,
+    variable_scope,
+)
+from .variables import (
+    VariableAggregation,
+    VariableSynchronization,
+    model_variables,
+    moving_average_variables,
+)
+
+# isort: split
 # TensorArray, the functional ops built on it (map_fn, scan, foldl, foldr) and RNNs
 from .functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
 from .ops.tensor_array_ops import TensorArray  # noqa: E402

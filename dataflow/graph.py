@@ -39,6 +39,7 @@ import numpy as np
 from executor.program import NodeKind
 
 from . import dtypes as _dtypes
+from .device import DeviceSpec, canonical_name, merge_device
 from .tensor_shape import TensorShape, as_shape
 
 _PACKAGE_DIRS = tuple(
@@ -160,7 +161,7 @@ class Tensor:
 
     @property
     def device(self) -> str:
-        return ""
+        return self._op.device
 
     def consumers(self) -> list[Operation]:
         return list(self._op.graph._consumers.get(self, ()))
@@ -269,6 +270,7 @@ class Operation:
         self._control_flow_context = None
         # The `control_dependencies` blocks open when the op was created (see create_op).
         self._control_blocks: frozenset = frozenset()
+        self._device = ""  # canonical (`dataflow.device`); "" when no device was asked for
 
     # -- public API mirroring tf.Operation -------------------------------------------------------
     @property
@@ -301,7 +303,21 @@ class Operation:
 
     @property
     def device(self) -> str:
-        return ""
+        """The device the op was built for (``with df.device(...)``, or that of the op it is
+        colocated with), as a canonical string; "" when none was asked for."""
+        return self._device
+
+    def _set_device(self, device) -> None:
+        """Sets the device (a string, a `DeviceSpec` or None), as TensorFlow's op method."""
+        self._device = canonical_name(device)
+        if self._device:
+            self._graph._has_devices = True
+
+    def colocation_groups(self) -> list[bytes]:
+        """The ``loc:@<op name>`` groups the op is colocated with (its ``_class`` attribute),
+        else its own, as bytes like TensorFlow's."""
+        groups = [g for g in self.attrs.get("_class", ()) if g.startswith("loc:@")]
+        return [g.encode() for g in groups or [f"loc:@{self._name}"]]
 
     def values(self) -> tuple[Tensor, ...]:
         return tuple(self._outputs)
@@ -375,13 +391,36 @@ class GraphKeys:
     """The names of the standard collections (``Graph.get_collection``), as in TensorFlow."""
 
     GLOBAL_VARIABLES = "variables"
+    VARIABLES = GLOBAL_VARIABLES
     TRAINABLE_VARIABLES = "trainable_variables"
     LOCAL_VARIABLES = "local_variables"
+    MODEL_VARIABLES = "model_variables"
+    METRIC_VARIABLES = "metric_variables"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    REGULARIZATION_LOSSES = "regularization_losses"
     UPDATE_OPS = "update_ops"
     TRAIN_OP = "train_op"
     GLOBAL_STEP = "global_step"
+    EVAL_STEP = "eval_step"
     LOSSES = "losses"
     SUMMARIES = "summaries"
+    SUMMARY_OP = "summary_op"
+    QUEUE_RUNNERS = "queue_runners"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    TABLE_INITIALIZERS = "table_initializer"
+    ASSET_FILEPATHS = "asset_filepaths"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    SAVERS = "savers"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    ACTIVATIONS = "activations"
+    WEIGHTS = "weights"
+    BIASES = "biases"
     COND_CONTEXT = "cond_context"
     WHILE_CONTEXT = "while_context"
     # Not in TensorFlow: every op a `gradients` call added (rendering draws them as backward).
@@ -409,6 +448,7 @@ class Graph:
         self._finalized = False
         self._lock = threading.RLock()
         self._thread_local = threading.local()
+        self._has_devices = False  # whether any op has a device (a Session then checks them)
 
     # -- per-thread building state ---------------------------------------------------------------
     @property
@@ -418,6 +458,8 @@ class Graph:
             local.name_scope = ""
             local.control_blocks = []  # [(block id, [Operation])], outermost first
             local.control_flow_context = None
+            local.device_functions = []  # device functions and None (a reset), outermost first
+            local.colocation_ops = []  # the ops of the open colocate_with blocks, outermost first
         return local
 
     @property
@@ -496,15 +538,21 @@ class Graph:
         self._collections.setdefault(name, []).append(value)
 
     def add_to_collections(self, names: Iterable[str], value) -> None:
+        """Adds ``value`` once to each collection of ``names`` (one name may be given alone)."""
+        names = (names,) if isinstance(names, str) else dict.fromkeys(names)
         for name in names:
             self.add_to_collection(name, value)
 
     def get_collection(self, name: str, scope: Optional[str] = None) -> list:
+        """A copy of collection ``name``; with ``scope``, only the items whose ``name`` the
+        regular expression matches from its start (items without a name are left out)."""
         items = list(self._collections.get(name, ()))
         if scope is None:
             return items
         pattern = re.compile(scope)
-        return [x for x in items if pattern.match(getattr(x, "name", ""))]
+        return [
+            x for x in items if isinstance(getattr(x, "name", None), str) and pattern.match(x.name)
+        ]
 
     def get_collection_ref(self, name: str) -> list:
         return self._collections.setdefault(name, [])
@@ -607,6 +655,74 @@ class Graph:
         finally:
             state.control_blocks = old
 
+    @contextlib.contextmanager
+    def device(self, device_name_or_function):
+        """Ops created inside get a device: a string (``"/gpu:0"``, ``"/job:ps/task:1"``) or
+        `DeviceSpec` is merged into what inner scopes set (they win where both set a field), a
+        function ``f(op)`` returns the op's device, and None ignores the outer scopes."""
+        entry = device_name_or_function
+        if isinstance(entry, (str, DeviceSpec)):
+            try:
+                entry = merge_device(entry)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"{e} (device scope at {_user_location()})") from None
+        elif entry is not None and not callable(entry):
+            raise TypeError(
+                f"A device is a string, a DeviceSpec, a function of an op or None, got "
+                f"{entry!r:.80} ({_user_location()})"
+            )
+        state = self._state
+        old = state.device_functions
+        state.device_functions = old + [entry]
+        try:
+            yield
+        finally:
+            state.device_functions = old
+
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing: bool = False):
+        """Ops created inside are colocated with ``op`` (an Operation, Tensor or Variable):
+        they get its colocation groups in their ``_class`` attribute and its device, and the
+        ``device`` scopes around are ignored.  ``ignore_existing`` drops the outer
+        ``colocate_with`` blocks; ``colocate_with(None, ignore_existing=True)`` clears them."""
+        if op is None and not ignore_existing:
+            raise ValueError(
+                "Trying to reset colocation (op is None) but ignore_existing is not True"
+            )
+        if op is not None:
+            op = getattr(op, "op", op)
+            if not isinstance(op, Operation):
+                raise TypeError(
+                    f"colocate_with needs an Operation, Tensor or Variable, got {op!r:.80}"
+                )
+            if op.graph is not self:
+                raise ValueError(f"colocate_with: {op.name!r} is from a different graph.")
+        state = self._state
+        old_ops, old_devices = state.colocation_ops, state.device_functions
+        state.colocation_ops = ([] if ignore_existing else old_ops) + ([op] if op else [])
+        state.device_functions = []
+        try:
+            yield
+        finally:
+            state.colocation_ops, state.device_functions = old_ops, old_devices
+
+    def _place(self, op: Operation, state) -> None:
+        """Sets ``op``'s device from the device scopes (innermost first, each filling in what
+        the inner ones left unset, up to a None) and then from the ops it is colocated with."""
+        for function in reversed(state.device_functions):
+            if function is None:
+                break
+            op._set_device(function(op))
+        if state.colocation_ops:
+            groups: set[str] = set()
+            device_set = False
+            for other in reversed(state.colocation_ops):
+                groups.update(g.decode() for g in other.colocation_groups())
+                if other.device and not device_set:
+                    op._set_device(other.device)
+                    device_set = True
+            op.attrs["_class"] = sorted(groups)
+
     def _as_control_input(self, c) -> Optional[Operation]:
         if c is None:
             return None
@@ -675,6 +791,8 @@ class Graph:
                 unique = self.unique_name(name)
             op = Operation(self, op_def, unique, inputs, ctrl, dict(attrs), location)
             op._control_blocks = blocks
+            if state.device_functions or state.colocation_ops:
+                self._place(op, state)
             try:
                 specs = op_def.infer(op)
             except (ValueError, TypeError) as e:
@@ -771,6 +889,38 @@ def name_scope(name: Optional[str], default_name: Optional[str] = None, values=N
 def control_dependencies(control_inputs):
     """``with df.control_dependencies([a]):`` ops created inside run after ``a``."""
     return get_default_graph().control_dependencies(control_inputs)
+
+
+def device(device_name_or_function):
+    """``with df.device("/gpu:0"):`` records a device on the ops created inside (see
+    `Graph.device`); every op still runs on the host (`dataflow.device`)."""
+    return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op, ignore_existing: bool = False):
+    """``with df.colocate_with(v):`` colocates the ops created inside with ``v`` (see
+    `Graph.colocate_with`)."""
+    return get_default_graph().colocate_with(op, ignore_existing)
+
+
+def add_to_collection(name: str, value) -> None:
+    """Adds ``value`` to the default graph's collection ``name``."""
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names, value) -> None:
+    """Adds ``value`` to each of the default graph's collections ``names``."""
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key: str, scope: Optional[str] = None) -> list:
+    """A copy of the default graph's collection ``key`` (see `Graph.get_collection`)."""
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key: str) -> list:
+    """The default graph's collection ``key`` itself: changing the list changes the graph's."""
+    return get_default_graph().get_collection_ref(key)
 
 
 # -- conversion of Python values into tensors ------------------------------------------------------

@@ -27,6 +27,8 @@ tells the kernel, see ``fresh_inputs`` below), and reads within a run pass the a
 
 from __future__ import annotations
 
+import contextlib
+import enum
 from typing import Optional
 
 import numpy as np
@@ -168,6 +170,41 @@ for _type, _kernel in (
     )
 
 
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable's copies are brought in step (``tf.VariableSynchronization``).
+    Recorded on the variable; with one process there is nothing to synchronize."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable's copies combine their updates (``tf.VariableAggregation``).
+    Recorded on the variable; with one process there is one copy."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+@contextlib.contextmanager
+def _outside_control_flow():
+    """Builds a variable's ops at the top level of the default graph, outside any cond branch
+    or loop body being built (TensorFlow's ``init_scope``): a variable made in a body exists
+    once, is initialized by ``global_variables_initializer`` like any other, and its handle
+    enters the body as a loop invariant.  The name scope is kept."""
+    graph = get_default_graph()
+    context = graph._control_flow_context
+    graph._control_flow_context = None
+    try:
+        yield
+    finally:
+        graph._control_flow_context = context
+
+
 class Variable:
     """A tensor-like value that persists across ``Session.run`` calls (``tf.compat.v1.Variable``).
 
@@ -175,6 +212,12 @@ class Variable:
     ``df.global_variables_initializer()``); reading it before that fails with
     ``FailedPreconditionError``.
     """
+
+    # What a variable rebuilt from a saved graph has (the file does not record them).
+    _constraint = None
+    _caching_device = None
+    _synchronization = VariableSynchronization.AUTO
+    _aggregation = VariableAggregation.NONE
 
     def __init__(
         self,
@@ -196,7 +239,9 @@ class Variable:
     ):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        with name_scope(name or "Variable") as scope:
+        if constraint is not None and not callable(constraint):
+            raise ValueError(f"The `constraint` argument must be a callable, got {constraint!r}")
+        with name_scope(name or "Variable") as scope, _outside_control_flow():
             op_name = scope[:-1]
             # As TensorFlow: a callable runs in an "Initializer" scope, a value converts to
             # "<name>/initial_value"; neither is under the control dependencies in force.
@@ -231,6 +276,10 @@ class Variable:
                 self._snapshot = self._read("read")
         self._initial_value = initial
         self._trainable = trainable
+        self._constraint = constraint
+        self._caching_device = caching_device
+        self._synchronization = synchronization or VariableSynchronization.AUTO
+        self._aggregation = aggregation or VariableAggregation.NONE
         self._graph = self._handle.graph
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]
@@ -286,7 +335,24 @@ class Variable:
 
     @property
     def device(self) -> str:
-        return ""
+        return self._handle.op.device
+
+    @property
+    def constraint(self):
+        """The function an optimizer applies to the variable after each update, or None."""
+        return self._constraint
+
+    @property
+    def caching_device(self):
+        return self._caching_device
+
+    @property
+    def synchronization(self) -> VariableSynchronization:
+        return self._synchronization
+
+    @property
+    def aggregation(self) -> VariableAggregation:
+        return self._aggregation
 
     # -- reading and writing ---------------------------------------------------------------------
     def value(self) -> Tensor:
@@ -324,6 +390,54 @@ class Variable:
                 attrs["validate_shape"] = False
             op = apply_op(op_type, [self._handle, value], attrs, name=scope)
         return op.outputs[0] if read_value else op
+
+    # -- sparse updates (the ops are defined in dataflow.ops.state_ops) ---------------------
+    def scatter_update(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        """Sets the rows ``sparse_delta.indices`` to ``sparse_delta.values`` (an
+        ``IndexedSlices``); outputs the new value."""
+        return self._scatter("ScatterUpdate", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        """Adds ``sparse_delta.values`` to the rows ``sparse_delta.indices``."""
+        return self._scatter("ScatterAdd", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        """Subtracts ``sparse_delta.values`` from the rows ``sparse_delta.indices``."""
+        return self._scatter("ScatterSub", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_mul(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        """Multiplies the rows ``sparse_delta.indices`` by ``sparse_delta.values``."""
+        return self._scatter("ScatterMul", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_div(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        """Divides the rows ``sparse_delta.indices`` by ``sparse_delta.values``."""
+        return self._scatter("ScatterDiv", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        return self._scatter("ScatterMin", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+        return self._scatter("ScatterMax", sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_nd_update(self, indices, updates, name=None) -> Tensor:
+        """Sets the elements (or slices) that the last axis of ``indices`` addresses."""
+        return self._scatter("ScatterNdUpdate", indices, updates, name)
+
+    def scatter_nd_add(self, indices, updates, name=None) -> Tensor:
+        return self._scatter("ScatterNdAdd", indices, updates, name)
+
+    def scatter_nd_sub(self, indices, updates, name=None) -> Tensor:
+        return self._scatter("ScatterNdSub", indices, updates, name)
+
+    def _scatter(self, op_type: str, indices, updates, name) -> Tensor:
+        graph = self._handle.graph
+        with graph.as_default(), graph.name_scope(name or op_type) as scope:
+            if not isinstance(indices, Tensor):
+                indices = convert_to_tensor(indices, name="indices")
+            if not isinstance(updates, Tensor):
+                updates = convert_to_tensor(updates, dtype=self._dtype, name="updates")
+            op = apply_op(op_type, [self._handle, indices, updates], self._attrs(), name=scope)
+        return op.outputs[0]
 
     def load(self, value, session=None) -> None:
         """Writes ``value`` into the variable in ``session`` (the default one if omitted)."""
@@ -409,6 +523,18 @@ def trainable_variables(scope: Optional[str] = None) -> list[Variable]:
 def local_variables(scope: Optional[str] = None) -> list[Variable]:
     """The default graph's ``LOCAL_VARIABLES``, those whose names match ``scope`` when given."""
     return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def model_variables(scope: Optional[str] = None) -> list[Variable]:
+    """The default graph's ``MODEL_VARIABLES`` (those a model is made of, which layers
+    libraries add there), those whose names match ``scope`` when given."""
+    return get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope: Optional[str] = None) -> list[Variable]:
+    """The default graph's ``MOVING_AVERAGE_VARIABLES`` (the variables an
+    ``ExponentialMovingAverage`` keeps averages of), those matching ``scope`` when given."""
+    return get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 
 def variables_initializer(var_list, name: str = "init"):

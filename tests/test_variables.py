@@ -159,3 +159,18 @@ def test_a_py_func_cannot_write_into_a_variables_value():
         with pytest.raises(df.errors.InvalidArgumentError, match="read-only"):
             sess.run(scribbled)
         assert sess.run(v).tolist() == [1.0, 2.0]
+
+
+def test_a_variable_made_in_a_loop_body_or_branch_is_built_outside_them():
+    x = df.placeholder(df.float32, [])
+
+    def body(i):
+        v = df.Variable(1.0, name="v")
+        assert v.op.name == "while/v" and v.initializer.name == "while/v/Assign"
+        return i + v
+
+    out = df.while_loop(lambda i: i < 5, body, [x])
+    chosen = df.cond(x > 0, lambda: df.Variable(2.0, name="b") + 1.0, lambda: x)
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        assert sess.run([out, chosen], {x: 1.0}) == [5.0, 3.0]
