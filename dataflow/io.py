@@ -558,7 +558,7 @@ for _names, _what, _check in (
     ),
     (
         "summarize first_n parallel_iterations begin_mask end_mask ellipsis_mask new_axis_mask "
-        "shrink_axis_mask",
+        "shrink_axis_mask seq_dim batch_dim",
         "an integer",
         _is_int,
     ),
