@@ -152,5 +152,12 @@ from .variables import (
 
 # isort: split
 # TensorArray, the functional ops built on it (map_fn, scan, foldl, foldr) and RNNs
+from . import rnn as _rnn  # noqa: E402
+from . import rnn_cell as _rnn_cell  # noqa: E402
 from .functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
+from .ops.reverse_ops import reverse, reverse_sequence, reverse_v2  # noqa: E402
 from .ops.tensor_array_ops import TensorArray  # noqa: E402
+
+nn.rnn_cell = _rnn_cell
+for _name in _rnn.__all__:
+    setattr(nn, _name, getattr(_rnn, _name))

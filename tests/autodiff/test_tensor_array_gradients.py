@@ -189,3 +189,35 @@ def test_fold_gradients_are_numerically_right():
 def test_map_fn_without_back_prop_passes_no_gradient():
     x = df.constant(ROWS)
     assert df.gradients(df.map_fn(lambda r: r * r, x, back_prop=False), [x]) == [None]
+
+
+def test_dynamic_rnn_gradients_are_numerically_right():
+    from gradient_checking import numeric_gradient
+
+    def initializer(shape, dtype=None, partition_info=None):
+        n = int(np.prod(shape))
+        return df.constant(np.linspace(-0.5, 0.5, n).reshape(shape), dtype=df.float64)
+
+    inputs = np.linspace(-1, 1, 18).reshape(2, 3, 3)
+    x = df.placeholder(df.float64, [2, 3, 3])
+    with df.variable_scope("", initializer=initializer):
+        cell = df.nn.rnn_cell.LSTMCell(3, use_peepholes=True, num_proj=2)
+        outputs, state = df.nn.dynamic_rnn(cell, x, sequence_length=[3, 2], dtype=df.float64)
+    weights = df.constant(np.linspace(0.5, 1.5, 12).reshape(2, 3, 2))
+    loss = df.reduce_sum(outputs * weights) + df.reduce_sum(state.c * state.c)
+    (grad,) = df.gradients(loss, [x])  # the cells' variables are checked against TF1
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        symbolic = sess.run(grad, {x: inputs})
+        (numeric,) = numeric_gradient(lambda v: sess.run(loss, {x: v[0]}), [inputs])
+    np.testing.assert_allclose(symbolic, numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_reverse_gradients_are_numerically_right():
+    def make(x):
+        flipped = df.reverse(x * x, [1])
+        return df.reverse_sequence(flipped, [1, 3], seq_axis=1, batch_axis=0) * df.constant(
+            np.arange(6.0).reshape(2, 3)
+        )
+
+    check_gradients(make, [np.linspace(-1, 1, 6).reshape(2, 3)])

@@ -278,3 +278,19 @@ def test_a_loop_of_tensor_arrays_saves_loads_and_renders(tmp_path):
         assert_same(sess.run("out:0", {"n:0": 3}), np.array([0, 1, 4], np.float32))
     source = df.render(df.get_default_graph(), format="dot").source
     assert "TensorArrayWriteV3" in source and "cluster" in source
+
+
+def test_a_closed_array_refuses_further_use():
+    ta = df.TensorArray(df.float32, size=1).write(0, [1.0])
+    with df.control_dependencies([ta.close()]):
+        after = df.identity(ta.flow)
+    read = df.TensorArray(df.float32, handle=ta.handle, flow=after).read(0)
+    assert "has already been closed" in _error_of(read)
+
+
+def test_the_gradient_of_a_stack_reads_its_gradient_array():
+    x = df.constant([[1.0, 2.0], [3.0, 4.0]])
+    stacked = df.TensorArray(df.float32, size=2).unstack(x * x).stack()
+    (grad,) = df.gradients(stacked, [x])
+    assert any(op.type == "TensorArrayGradV3" for op in df.get_default_graph().get_operations())
+    assert_same(run(grad), np.array([[2, 4], [6, 8]], np.float32))
