@@ -282,6 +282,10 @@ def test_a_loop_of_tensor_arrays_saves_loads_and_renders(tmp_path):
 
 def test_a_closed_array_refuses_further_use():
     ta = df.TensorArray(df.float32, size=1).write(0, [1.0])
+    value = ta.read(0)
+    with df.control_dependencies([value]):
+        close_after_reading = ta.close()
+    assert_same(run([value, close_after_reading])[0], np.array([1.0], np.float32))
     with df.control_dependencies([ta.close()]):
         after = df.identity(ta.flow)
     read = df.TensorArray(df.float32, handle=ta.handle, flow=after).read(0)
