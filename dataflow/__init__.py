@@ -124,6 +124,7 @@ from .debug import DebugOptions, DebugTensorWatch
 
 # isort: split
 # variable scopes, collections, variables' fields and ops, devices, TF1's small names
+from . import app, compat, flags, logging
 from .device import DeviceSpec
 from .graph import (
     add_to_collection,
@@ -133,7 +134,17 @@ from .graph import (
     get_collection,
     get_collection_ref,
 )
+from .legacy import (
+    arg_max,
+    arg_min,
+    disable_control_flow_v2,
+    disable_eager_execution,
+    disable_v2_behavior,
+    disable_v2_tensorshape,
+    executing_eagerly,
+)
 from .ops.state_ops import *  # noqa: F403
+from .tensor_shape import Dimension
 from .variable_scope import (
     AUTO_REUSE,
     VariableScope,
