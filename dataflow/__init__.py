@@ -123,6 +123,39 @@ from . import debug
 from .debug import DebugOptions, DebugTensorWatch
 
 # isort: split
+# random ops and their seeds (graph and op seeds: dataflow.random_seed; the Session's streams:
+# dataflow.random_streams)
+# initializers (tf.compat.v1's classes and lowercase names; df.initializers as tf.initializers)
+from . import (  # noqa: E402
+    initializers,
+    linalg,
+    random,  # noqa: E402
+)
+from .init_ops import (  # noqa: E402
+    constant_initializer,
+    glorot_normal_initializer,
+    glorot_uniform_initializer,
+    ones_initializer,
+    orthogonal_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    truncated_normal_initializer,
+    variance_scaling_initializer,
+    zeros_initializer,
+)
+from .ops.linalg_ops import qr  # noqa: E402
+from .ops.random_ops import (  # noqa: E402
+    multinomial,
+    random_gamma,
+    random_normal,
+    random_poisson,
+    random_shuffle,
+    random_uniform,
+    truncated_normal,
+)
+from .random_seed import get_seed, set_random_seed  # noqa: E402
+
+# isort: split
 # variable scopes, collections, variables' fields and ops, devices, TF1's small names
 from . import app, compat, flags, logging
 from .device import DeviceSpec

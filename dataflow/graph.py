@@ -446,6 +446,10 @@ class Graph:
         self._collections: dict[str, list] = {}
         self._version = 0
         self._finalized = False
+        # The graph-level random seed (`dataflow.random_seed`), and how many random ops took an
+        # op seed derived from it.
+        self.seed: Optional[int] = None
+        self._derived_op_seeds = 0
         self._lock = threading.RLock()
         self._thread_local = threading.local()
         self._has_devices = False  # whether any op has a device (a Session then checks them)

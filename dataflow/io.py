@@ -532,7 +532,7 @@ def _is_stream(v) -> bool:
 _ATTR_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {}
 for _names, _what, _check in (
     (
-        "dtype DstT out_type output_type",
+        "dtype DstT out_type output_type output_dtype",
         "a dtype",
         lambda v: isinstance(v, _dtypes.DType),
     ),
@@ -555,7 +555,19 @@ for _names, _what, _check in (
         "an integer",
         _is_int,
     ),
-    ("seed", "an integer or none", _optional(_is_int)),
+    ("seed seed2", "an integer or none", _optional(_is_int)),
+    (
+        "num_true num_sampled range_max num_reserved_ids",
+        "a non-negative integer",
+        lambda v: _is_int(v) and v >= 0,
+    ),
+    ("unique full_matrices", "a bool", lambda v: isinstance(v, bool)),
+    ("distortion", "a number", lambda v: type(v) in (int, float)),
+    (
+        "unigrams",
+        "a list of numbers",
+        lambda v: isinstance(v, (list, tuple)) and all(type(x) in (int, float) for x in v),
+    ),
     (
         "axis",
         "an integer, a list of integers or none",

@@ -55,6 +55,7 @@ from .passes import GraphItem, PassManager
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .passes.inplace import is_fresh_value
 from .protos import Message
+from .random_streams import RandomStreams
 from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
@@ -167,7 +168,8 @@ class RunMetadata(Message):
 
 
 class RunContext:
-    """What kernels may see of the run they belong to: the variables, read and written.
+    """What kernels may see of the run they belong to: the variables, read and written, and the
+    random streams (`random_generator`).
 
     Writes go to ``pending_writes`` and are committed by the Session only when the run succeeds.
     A variable that the run changed only by adding to (or subtracting from) the value it read
@@ -177,12 +179,18 @@ class RunContext:
     updates.
     """
 
-    __slots__ = ("session", "pending_writes", "update_bases")
+    __slots__ = ("session", "pending_writes", "update_bases", "random_draws")
 
     def __init__(self, session: Session):
         self.session = session
         self.pending_writes: dict[str, Any] = {}
         self.update_bases: Optional[dict[str, Any]] = None
+        self.random_draws: dict[tuple, Any] = {}
+
+    def random_generator(self, name: str, seed: int, seed2: int) -> np.random.Generator:
+        """The generator the random op ``name`` draws from in this run
+        (`dataflow.random_streams`)."""
+        return self.session._random_streams.generator_for_run(self.random_draws, name, seed, seed2)
 
     def read_variable(self, ref: VariableRef):
         try:
@@ -272,6 +280,7 @@ class Session:
         self._graph = graph if graph is not None else get_default_graph()
         self._config = config if config is not None else ConfigProto()
         self._variable_values: dict[str, Any] = {}
+        self._random_streams = RandomStreams()
         self._plans: dict[tuple, _Plan] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -302,6 +311,7 @@ class Session:
         if pool is not None:
             pool.shutdown(wait=True)
         self._variable_values = {}
+        self._random_streams = RandomStreams()
         self._plans = {}
 
     def __enter__(self) -> Session:
@@ -593,6 +603,7 @@ class Session:
         )
         context = RunContext(self)
         pool = self._thread_pool()
+        values = None
         try:
             values = plan.executable.run(
                 feed_values,
@@ -616,6 +627,9 @@ class Session:
                 None, op, f"{errors.describe_op(op)}{_where(e.frame, e.iteration)}: {e}"
             ) from None
         finally:
+            if values is None and context.random_draws:
+                # A failed run gives its random draws back (`dataflow.random_streams`).
+                self._random_streams.give_back(context.random_draws)
             if stats is not None:
                 _fill_metadata(run_metadata, stats, plan)
             if watcher is not None:
@@ -792,6 +806,10 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
             # a variable's assign takes those without a copy (`dataflow.variables`).
             attrs = dict(attrs)
             attrs["fresh_inputs"] = tuple(t not in arg_of and is_fresh_value(t) for t in op._inputs)
+        if op_def.extra.get("random_stream"):
+            # The op's stream in the Session is named by the op (`dataflow.random_streams`).
+            attrs = dict(attrs)
+            attrs["stream"] = op.name
         node.kernel = op_def.kernel(attrs)
         node.wants_context = op_def.wants_context
         node.inline = op_def.inline

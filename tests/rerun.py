@@ -2,7 +2,8 @@
 twin of its graph (``passes/passes_plugin.py``: graph passes; ``io/roundtrip_plugin.py``:
 saving and loading), and by the tests that start the suites under them.
 
-- `check_every_run` wraps ``Session.run`` so that a check sees each run a test makes;
+- `check_every_run` wraps ``Session.run`` so that a check sees each run a test makes, with the
+  Session's state from before the run (`SessionState`), which `start_from` gives a twin;
 - `unrepeatable` says which graphs cannot be run again with the same results;
 - `run_suites` runs groups of test folders under a plugin, in parallel processes, and returns
   what the plugin reported.
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import dataflow as df
 from dataflow.session import Session
@@ -24,10 +26,24 @@ TESTS = os.path.dirname(os.path.abspath(__file__))
 REPOSITORY_ROOT = os.path.dirname(TESTS)
 
 
+class SessionState(NamedTuple):
+    """What a Session holds across runs: its variable values and its random streams."""
+
+    variables: dict
+    random_streams: tuple
+
+
+def start_from(shadow: Session, state: SessionState) -> None:
+    """Gives the fresh Session ``shadow`` the state another Session had before a run, so that
+    the same run there computes the same values, random draws included."""
+    shadow._variable_values.update(state.variables)
+    shadow._random_streams.restore(state.random_streams)
+
+
 def check_every_run(check: Callable) -> Callable:
     """Replaces ``Session.run`` so that after each run a test makes, ``check(session,
-    variables, fetches, feed_dict, options, results, error)`` is called: ``variables`` are the
-    Session's variable values from before the run, ``results`` what it returned (None when it
+    before, fetches, feed_dict, options, results, error)`` is called: ``before`` is the
+    Session's `SessionState` from before the run, ``results`` what it returned (None when it
     raised an `OpError`, which is ``error`` and is raised again after the check).  Runs made
     while a check runs, on its thread, are not checked.  Returns the original ``Session.run``,
     for the check's own runs."""
@@ -45,7 +61,7 @@ def check_every_run(check: Callable) -> Callable:
         __tracebackhide__ = True  # errors name the test's line, not this wrapper's
         if getattr(state, "checking", False):
             return original_run(self, fetches, feed_dict, options, run_metadata)
-        before = dict(self._variable_values)
+        before = SessionState(dict(self._variable_values), self._random_streams.snapshot())
         try:
             results = original_run(self, fetches, feed_dict, options, run_metadata)
         except df.errors.OpError as error:
@@ -58,10 +74,10 @@ def check_every_run(check: Callable) -> Callable:
     return original_run
 
 
-def unrepeatable(graph: df.Graph, op_types: frozenset = frozenset({"Dropout"})) -> bool:
+def unrepeatable(graph: df.Graph, op_types: frozenset = frozenset()) -> bool:
     """Whether runs of ``graph`` cannot be repeated in another Session with the same results:
-    it holds an op of ``op_types`` (``Dropout``: its random stream belongs to the Session) or
-    prints to a file."""
+    it holds an op of ``op_types`` or prints to a file.  (Random ops repeat: `start_from` gives
+    the twin the Session's random streams.)"""
     for op in graph.get_operations():
         if op.type in op_types:
             return True

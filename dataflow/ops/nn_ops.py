@@ -28,6 +28,7 @@ from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..graph import Tensor, convert_to_tensor, numpy_value_or_none
 from ..op_registry import apply_op, define_op
+from ..random_seed import op_seed_attrs
 from ..tensor_shape import TensorShape
 from .array_ops import squeeze, stop_gradient
 from .math_ops import (
@@ -769,12 +770,14 @@ def _infer_dropout(op):
 
 
 def _dropout_kernel(attrs):
-    rng = np.random.default_rng(attrs["seed"])
     noise_shape = attrs["noise_shape"]
+    # A graph saved before dropout had a graph seed holds ``seed=None`` and no ``seed2``.
+    stream = (attrs["stream"], attrs["seed"] or 0, attrs.get("seed2", 0))
 
-    def dropout(x, rate):
+    def dropout(context, x, rate):
         if not 0 <= rate < 1:
             raise InvalidArgumentError(None, None, f"dropout rate must be in [0, 1), got {rate}")
+        rng = context.random_generator(*stream)
         keep = rng.random(np.shape(x) if noise_shape is None else noise_shape) >= rate
         scale = x.dtype.type(1 / (1 - rate))
         zero = x.dtype.type(0)
@@ -783,7 +786,14 @@ def _dropout_kernel(attrs):
     return dropout
 
 
-define_op("Dropout", _infer_dropout, _dropout_kernel, stateful=True)
+define_op(
+    "Dropout",
+    _infer_dropout,
+    _dropout_kernel,
+    stateful=True,
+    wants_context=True,
+    extra={"random_stream": True},
+)
 
 
 def dropout(
@@ -795,12 +805,14 @@ def dropout(
     rate=None,
 ) -> Tensor:
     """``x`` with each element zeroed with probability ``rate`` (``= 1 - keep_prob``) and the
-    others scaled by ``1 / (1 - rate)``.  A fresh mask is drawn every run; with ``seed`` the
-    sequence of masks is the same for every Session.  ``noise_shape`` (broadcast against ``x``)
-    shares one draw along the dimensions where it is 1.  A rate known to be 0 returns ``x``.
+    others scaled by ``1 / (1 - rate)``.  A fresh mask is drawn every run; ``seed`` is the op
+    seed, combined with the graph seed as every random op's (`dataflow.random_seed`), and with
+    either the sequence of masks is the same for every Session.  ``noise_shape`` (broadcast
+    against ``x``) shares one draw along the dimensions where it is 1.  A rate known to be 0
+    returns ``x``.
 
-    The mask comes from this op's own generator, so the values cannot match TensorFlow's
-    (whose seeds combine a graph seed and an op seed)."""
+    The mask comes from the op's stream in the Session (`dataflow.random_streams`), so its values
+    are not TensorFlow's, whose dropout is several ops around a ``RandomUniform``."""
     if (keep_prob is None) == (rate is None):
         raise ValueError("dropout needs exactly one of keep_prob and rate")
     x = convert_to_tensor(x)
@@ -825,7 +837,7 @@ def dropout(
         if known == 0:
             return x  # as TensorFlow: nothing to drop, no op
         rate = convert_to_tensor(rate, dtype=x.dtype, name="rate")
-        attrs = {"noise_shape": noise_shape, "seed": seed}
+        attrs = {"noise_shape": noise_shape, **op_seed_attrs(seed, graph)}
         return apply_op("Dropout", (x, rate), attrs, scope).outputs[0]
 
 

@@ -3,8 +3,9 @@
 With ``-p roundtrip_plugin`` (``tests/io`` on ``sys.path``), each successful ``Session.run`` is
 repeated on a copy of the graph saved and loaded again, in a fresh Session holding the same
 variable values, with fetches and feeds given by name; the results must be equal bit for bit.
-Graphs the format cannot hold (``py_func``), graphs with random ops (whose stream belongs to
-the Session) and graphs printing to files are skipped.
+The fresh Session starts from the random streams the first had (`rerun.start_from`), so random
+ops draw the same values.  Graphs the format cannot hold (``py_func``) and graphs printing to
+files are skipped.
 The op types that were round-tripped are written, one per line, to the file named by the
 environment variable ``DATAFLOW_ROUNDTRIP_REPORT``.
 """
@@ -19,7 +20,7 @@ import tempfile
 
 from bitwise import same_bits
 from hypothesis import settings
-from rerun import check_every_run, unrepeatable
+from rerun import check_every_run, start_from, unrepeatable
 
 import dataflow as df
 from dataflow import nest
@@ -35,7 +36,7 @@ def _by_name(fetch):
     return fetch
 
 
-def _shadow_run(session, variables, fetches, feed_dict, options, results, error) -> None:
+def _shadow_run(session, before, fetches, feed_dict, options, results, error) -> None:
     graph = session.graph
     if error is not None or unrepeatable(graph):
         return
@@ -49,7 +50,7 @@ def _shadow_run(session, variables, fetches, feed_dict, options, results, error)
     names = nest.map_structure(_by_name, fetches)
     feeds = {_by_name(k): v for k, v in (feed_dict or {}).items()}
     with df.Session(graph=loaded) as shadow:
-        shadow._variable_values.update(variables)
+        start_from(shadow, before)
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             again = _original_run(shadow, names, feeds)
     for a, b in zip(nest.flatten(results), nest.flatten(again)):

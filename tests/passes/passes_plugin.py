@@ -2,16 +2,16 @@
 
 With ``-p passes_plugin`` (``tests/passes`` on ``sys.path``), each ``Session.run`` of the suite
 (which runs the Session's default pipeline) is repeated in fresh Sessions on the same graph,
-holding the variable values from before the run, with:
+holding the variable values and random streams from before the run (`rerun.start_from`), with:
 
 - every pass off (``disable_meta_optimizer``): the reference;
 - one pass alone (``optimizers=[name]``), taking the registered passes in turn from one run to
   the next, or all of them on every run with ``DATAFLOW_PASSES_PLUGIN=all``.
 
 Results must be equal bit for bit, with the same types; a run that raises must raise the same
-error class with the pipeline off.  Graphs with random ops (whose stream belongs to the
-Session), Python functions (a test may count their calls) or prints to files are skipped, and
-so are runs stopped by a deadline and runs whose options choose the passes.  How many runs each
+error class with the pipeline off.  Graphs with Python functions (a test may count their
+calls) or prints to files are skipped, and so are runs stopped by a deadline and runs whose
+options choose the passes.  How many runs each
 pass was checked on is written to the file named by ``DATAFLOW_PASSES_REPORT``.
 """
 
@@ -25,7 +25,7 @@ import os
 
 from bitwise import same_bits
 from hypothesis import settings
-from rerun import check_every_run, unrepeatable
+from rerun import check_every_run, start_from, unrepeatable
 
 import dataflow as df
 from dataflow import nest
@@ -36,17 +36,17 @@ _checked: dict[str, int] = {}
 _turn = itertools.count()
 _ALL = os.environ.get("DATAFLOW_PASSES_PLUGIN") == "all"
 # Python functions are skipped too: a test may count their calls.
-_SKIPPED_TYPES = frozenset({"Dropout", "PyFunc", "PyFuncStateless"})
+_SKIPPED_TYPES = frozenset({"PyFunc", "PyFuncStateless"})
 
 
-def _run_with(session, variables, rewrite, fetches, feed_dict, options):
+def _run_with(session, before, rewrite, fetches, feed_dict, options):
     config = df.ConfigProto(
         inter_op_parallelism_threads=session._config.inter_op_parallelism_threads,
         graph_options=df.passes.GraphOptions(rewrite_options=rewrite),
     )
     timeout = getattr(options, "timeout_in_ms", 0)
     with Session(graph=session.graph, config=config) as shadow:
-        shadow._variable_values.update(variables)
+        start_from(shadow, before)
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             try:
                 return _original_run(
@@ -56,7 +56,7 @@ def _run_with(session, variables, rewrite, fetches, feed_dict, options):
                 return None, e
 
 
-def _check(session, variables, fetches, feed_dict, options, results, error) -> None:
+def _check(session, before, fetches, feed_dict, options, results, error) -> None:
     if (
         getattr(options, "rewrite_options", None) is not None  # the test chose the passes
         or isinstance(error, df.errors.DeadlineExceededError)
@@ -64,7 +64,7 @@ def _check(session, variables, fetches, feed_dict, options, results, error) -> N
     ):
         return
     reference, reference_error = _run_with(
-        session, variables, RewriterConfig(disable_meta_optimizer=True), fetches, feed_dict, options
+        session, before, RewriterConfig(disable_meta_optimizer=True), fetches, feed_dict, options
     )
     names = registered_passes() if _ALL else [registered_passes()[next(_turn) % 7]]
     candidates = [("default pipeline", results, error)]
@@ -74,7 +74,7 @@ def _check(session, variables, fetches, feed_dict, options, results, error) -> N
                 name,
                 *_run_with(
                     session,
-                    variables,
+                    before,
                     RewriterConfig(optimizers=[name]),
                     fetches,
                     feed_dict,

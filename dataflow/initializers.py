@@ -1,0 +1,37 @@
+"""``df.initializers``: TensorFlow 1.x's ``tf.initializers`` names for the initializers of
+`dataflow.init_ops` and the variables' initializer ops."""
+
+from .init_ops import Constant as constant
+from .init_ops import GlorotNormal as glorot_normal
+from .init_ops import GlorotUniform as glorot_uniform
+from .init_ops import Ones as ones
+from .init_ops import Orthogonal as orthogonal
+from .init_ops import RandomNormal as random_normal
+from .init_ops import RandomUniform as random_uniform
+from .init_ops import TruncatedNormal as truncated_normal
+from .init_ops import VarianceScaling as variance_scaling
+from .init_ops import Zeros as zeros
+from .init_ops import he_normal, he_uniform, lecun_normal, lecun_uniform
+from .variables import global_variables_initializer as global_variables
+from .variables import local_variables_initializer as local_variables
+from .variables import variables_initializer as variables
+
+__all__ = [
+    "constant",
+    "global_variables",
+    "glorot_normal",
+    "glorot_uniform",
+    "he_normal",
+    "he_uniform",
+    "lecun_normal",
+    "lecun_uniform",
+    "local_variables",
+    "ones",
+    "orthogonal",
+    "random_normal",
+    "random_uniform",
+    "truncated_normal",
+    "variables",
+    "variance_scaling",
+    "zeros",
+]

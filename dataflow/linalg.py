@@ -1,0 +1,5 @@
+"""``df.linalg``: linear algebra (``tf.linalg``); for now the QR decomposition."""
+
+from .ops.linalg_ops import qr
+
+__all__ = ["qr"]
