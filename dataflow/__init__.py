@@ -123,34 +123,6 @@ from . import debug
 from .debug import DebugOptions, DebugTensorWatch
 
 # isort: split
-# variable scopes, collections, variables' fields and ops, devices, TF1's small names
-from .device import DeviceSpec
-from .graph import (
-    add_to_collection,
-    add_to_collections,
-    colocate_with,
-    device,
-    get_collection,
-    get_collection_ref,
-)
-from .ops.state_ops import *  # noqa: F403
-from .variable_scope import (
-    AUTO_REUSE,
-    VariableScope,
-    get_local_variable,
-    get_variable,
-    get_variable_scope,
-    no_regularizer,
-    variable_scope,
-)
-from .variables import (
-    VariableAggregation,
-    VariableSynchronization,
-    model_variables,
-    moving_average_variables,
-)
-
-# isort: split
 # random ops and their seeds (graph and op seeds: dataflow.random_seed; the Session's streams:
 # dataflow.random_streams)
 # initializers (tf.compat.v1's classes and lowercase names; df.initializers as tf.initializers)
@@ -182,6 +154,45 @@ from .ops.random_ops import (  # noqa: E402
     truncated_normal,
 )
 from .random_seed import get_seed, set_random_seed  # noqa: E402
+
+# isort: split
+# variable scopes, collections, variables' fields and ops, devices, TF1's small names
+from . import app, compat, flags, logging
+from .device import DeviceSpec
+from .graph import (
+    add_to_collection,
+    add_to_collections,
+    colocate_with,
+    device,
+    get_collection,
+    get_collection_ref,
+)
+from .legacy import (
+    arg_max,
+    arg_min,
+    disable_control_flow_v2,
+    disable_eager_execution,
+    disable_v2_behavior,
+    disable_v2_tensorshape,
+    executing_eagerly,
+)
+from .ops.state_ops import *  # noqa: F403
+from .tensor_shape import Dimension
+from .variable_scope import (
+    AUTO_REUSE,
+    VariableScope,
+    get_local_variable,
+    get_variable,
+    get_variable_scope,
+    no_regularizer,
+    variable_scope,
+)
+from .variables import (
+    VariableAggregation,
+    VariableSynchronization,
+    model_variables,
+    moving_average_variables,
+)
 
 # isort: split
 # TensorArray, the functional ops built on it (map_fn, scan, foldl, foldr) and RNNs

@@ -453,6 +453,8 @@ class Graph:
         self._lock = threading.RLock()
         self._thread_local = threading.local()
         self._has_devices = False  # whether any op has a device (a Session then checks them)
+        self._unfetchable_ops: set[Operation] = set()
+        self._unfeedable_tensors: set[Tensor] = set()
 
     # -- per-thread building state ---------------------------------------------------------------
     @property
@@ -536,6 +538,22 @@ class Graph:
         if convert is not None:
             return self.as_graph_element(convert(), allow_tensor, allow_operation)
         raise TypeError(f"Cannot interpret {obj!r} as a Tensor or Operation of this graph.")
+
+    # -- what a run may feed and fetch (Session.run checks) ---------------------------------------
+    def prevent_fetching(self, op: Operation) -> None:
+        """Makes ``Session.run`` refuse to fetch ``op`` or its outputs."""
+        self._unfetchable_ops.add(op)
+
+    def prevent_feeding(self, tensor: Tensor) -> None:
+        """Makes ``Session.run`` refuse to feed ``tensor``."""
+        self._unfeedable_tensors.add(tensor)
+
+    def is_fetchable(self, tensor_or_op) -> bool:
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable_ops
+
+    def is_feedable(self, tensor: Tensor) -> bool:
+        return tensor not in self._unfeedable_tensors
 
     # -- collections -----------------------------------------------------------------------------
     def add_to_collection(self, name: str, value) -> None:

@@ -170,7 +170,7 @@ class _ArrayWriter:
 
 
 def _encode_shape(shape: TensorShape) -> Optional[list]:
-    dims = shape.dims
+    dims = shape.as_tuple()
     return None if dims is None else [None if d is None else int(d) for d in dims]
 
 

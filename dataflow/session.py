@@ -398,6 +398,8 @@ class Session:
             _check_argument("run_metadata", run_metadata, RunMetadata, "a df.RunMetadata", location)
         flat_fetches = [self._as_fetch(f, location) for f in nest.flatten(fetches)]
         feed_tensors, feed_values = self._prepare_feeds(feed_dict, location)
+        if self._graph._unfeedable_tensors or self._graph._unfetchable_ops:
+            _check_allowed(self._graph, flat_fetches, feed_tensors, location)
         pipeline = self._pipeline(options)
         key = (self._graph._version, tuple(flat_fetches), feed_tensors, pipeline)
         plan = self._plans.get(key)
@@ -837,6 +839,23 @@ def _control_nodes(control_inputs: list, node_of: dict, arg_of: dict) -> list:
 
 def _never_run(*args):
     raise AssertionError("a node lowered for analysis only was run")
+
+
+def _check_allowed(graph: Graph, flat_fetches: list, feed_tensors: tuple, location) -> None:
+    """Raises for a feed of a tensor ``graph.prevent_feeding`` marked, or a fetch of an op
+    ``graph.prevent_fetching`` marked, with TensorFlow's errors."""
+    for tensor in feed_tensors:
+        if not graph.is_feedable(tensor):
+            raise ValueError(f"Tensor {tensor.name} may not be fed. (Session.run at {location})")
+    for element in flat_fetches:
+        if not graph.is_fetchable(element):
+            op = element if isinstance(element, Operation) else element.op
+            raise errors.InaccessibleTensorError(
+                f"Operation {op.name!r} has been marked as not fetchable. Typically this happens "
+                "when it is defined in another function or code block. Use return values, "
+                "explicit Python locals or TensorFlow collections to access it. (Session.run "
+                f"at {location})"
+            )
 
 
 def _check_feedable(feed_tensors: tuple, location) -> None:

@@ -119,8 +119,17 @@ def _same_structure(a, b) -> bool:
 
 
 # -- cond ------------------------------------------------------------------------------------------
-def cond(pred, true_fn=None, false_fn=None, strict: bool = False, name: Optional[str] = None):
+def cond(
+    pred,
+    true_fn=None,
+    false_fn=None,
+    strict: bool = False,
+    name: Optional[str] = None,
+    fn1=None,
+    fn2=None,
+):
     """Returns ``true_fn()`` if ``pred`` is true, else ``false_fn()``; only that branch runs.
+    (``fn1``/``fn2`` are TensorFlow 1.x's old names of ``true_fn``/``false_fn``.)
 
     Both functions are called once, now, to build their branch.  They must return the same
     nested structure (lists, tuples, namedtuples, dicts) with the same dtypes (a `TensorArray`
@@ -136,6 +145,14 @@ def cond(pred, true_fn=None, false_fn=None, strict: bool = False, name: Optional
     branches' results differ in structure (``TypeError`` when sequence types differ) or dtype.
     """
     location = _graph._user_location()
+    for old_name, old_fn, fn_name in (("fn1", fn1, "true_fn"), ("fn2", fn2, "false_fn")):
+        if old_fn is not None:
+            if (true_fn if fn_name == "true_fn" else false_fn) is not None:
+                raise TypeError(
+                    f"cond(): '{fn_name}' and '{old_name}' may not be set simultaneously. "
+                    f"({location})"
+                )
+            true_fn, false_fn = (old_fn, false_fn) if fn_name == "true_fn" else (true_fn, old_fn)
     for fn, fn_name in ((true_fn, "true_fn"), (false_fn, "false_fn")):
         if fn is None:
             raise TypeError(f"cond(): '{fn_name}' argument required ({location})")
@@ -643,7 +660,7 @@ def _check_loop_variable(path, var: Tensor, merged: Tensor, value: Tensor, where
 
 def _suggested_invariant(a: TensorShape, b: TensorShape) -> str:
     relaxed = a.most_specific_compatible_shape(b)
-    return f"df.TensorShape({relaxed.dims})"
+    return f"df.TensorShape({None if relaxed.ndims is None else relaxed.as_list()})"
 
 
 def _shape_less_equal(specific: TensorShape, general: TensorShape) -> bool:
