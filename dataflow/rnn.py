@@ -341,7 +341,11 @@ def bidirectional_dynamic_rnn(
 def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
     """Runs ``cell`` over the list ``inputs`` (one ``[batch, depth]`` tensor, or nested
     structure, per step), unrolled (``tf.compat.v1.nn.static_rnn``); returns ``(outputs,
-    final_state)`` with one output per step."""
+    final_state)`` with one output per step.
+
+    With ``sequence_length``, TF1 wraps each step in conds that skip the cell once every entry
+    is past its length; here the cell runs at every step and the masking selects, which gives
+    the same values (and gradients) with fewer ops."""
     __tracebackhide__ = True
     _check_cell(cell)
     if not nest.is_nested(inputs):

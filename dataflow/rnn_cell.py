@@ -703,7 +703,8 @@ class DropoutWrapper(_Wrapper):
             if not self._variational_recurrent:
                 seed = None if self._seed is None else self._seed + index
                 return _df.nn.dropout(value, keep_prob=keep_prob, seed=seed)
-            mask = _df.floor(keep_prob + self._noise[kind][index])
+            noise = self._noise[kind][index]
+            mask = _df.cast(_df.greater_equal(keep_prob + noise, 1.0), noise.dtype)
             return value / keep_prob * mask
 
         return _filtered_map(drop, visitor, values)

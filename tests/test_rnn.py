@@ -376,3 +376,49 @@ def test_an_lstm_graph_saves_loads_and_renders(tmp_path):
             results.append(sess.run("out:0", {"x:0": INPUTS}))
     np.testing.assert_array_equal(*results)
     assert "basic_lstm_cell" in df.render(graph, format="dot").source
+
+
+def test_cells_default_to_glorot_kernels_and_tf1s_biases():
+    x = df.constant(INPUTS)
+    df.nn.dynamic_rnn(rnn_cell.GRUCell(4), x, dtype=df.float32)
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        values = {v.name: sess.run(v) for v in df.trainable_variables()}
+    kernel = values["rnn/gru_cell/gates/kernel:0"]
+    limit = np.sqrt(6.0 / (kernel.shape[0] + kernel.shape[1]))
+    assert np.abs(kernel).max() <= limit and kernel.std() > limit / 4
+    assert (values["rnn/gru_cell/gates/bias:0"] == 1).all()
+    assert (values["rnn/gru_cell/candidate/bias:0"] == 0).all()
+
+
+def test_dropout_wrapper_drops_outputs_and_scales_the_rest():
+    inputs = df.constant(INPUTS[:, 0])
+    cell = rnn_cell.BasicRNNCell(50)
+    dropped = rnn_cell.DropoutWrapper(cell, output_keep_prob=0.5, seed=3)
+    with df.variable_scope("", initializer=_linspace_initializer):
+        out, _ = dropped(inputs, df.zeros([B, 50]))
+        plain, _ = cell(inputs, df.zeros([B, 50]))
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        got, expected = sess.run([out, plain])
+    kept = got != 0
+    np.testing.assert_allclose(got[kept], 2 * expected[kept], rtol=1e-6)
+    assert 0.2 < kept.mean() < 0.8
+
+
+def test_variational_dropout_uses_one_mask_for_every_step():
+    x = df.constant(np.ones((B, T, D), np.float32))
+    cell = rnn_cell.DropoutWrapper(
+        rnn_cell.GRUCell(40), output_keep_prob=0.5, variational_recurrent=True, dtype=df.float32
+    )
+    with df.variable_scope("", initializer=_linspace_initializer):
+        outputs, _ = df.nn.dynamic_rnn(cell, x, dtype=df.float32)
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        first, second = sess.run(outputs), sess.run(outputs)
+    dropped = first == 0
+    assert dropped.any() and not dropped.all()
+    assert (dropped == dropped[:1, :1]).all()  # the same units at every step and batch entry
+    assert ((second == 0) != dropped).any()  # a new run draws new masks
+    with pytest.raises(ValueError, match="dtype must be provided"):
+        rnn_cell.DropoutWrapper(rnn_cell.GRUCell(2), variational_recurrent=True)
