@@ -204,6 +204,8 @@ from .ops.clip_ops import (
 )
 
 # isort: split
+
+# isort: split
 # random ops and their seeds (graph and op seeds: dataflow.random_seed; the Session's streams:
 # dataflow.random_streams)
 # initializers (tf.compat.v1's classes and lowercase names; df.initializers as tf.initializers)
@@ -235,3 +237,37 @@ from .ops.random_ops import (  # noqa: E402
     truncated_normal,
 )
 from .random_seed import get_seed, set_random_seed  # noqa: E402
+
+# isort: split
+
+# isort: split
+# variable scopes, collections, variables' fields and ops, devices, TF1's small names
+from . import app, compat, flags, logging
+from .device import DeviceSpec
+from .graph import (
+    colocate_with,
+    device,
+)
+from .legacy import (
+    arg_max,
+    arg_min,
+    disable_control_flow_v2,
+    disable_eager_execution,
+    disable_v2_behavior,
+    disable_v2_tensorshape,
+    executing_eagerly,
+)
+from .ops.state_ops import *  # noqa: F403
+from .tensor_shape import Dimension
+
+# isort: split
+# TensorArray, the functional ops built on it (map_fn, scan, foldl, foldr) and RNNs
+from . import rnn as _rnn  # noqa: E402
+from . import rnn_cell as _rnn_cell  # noqa: E402
+from .functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
+from .ops.reverse_ops import reverse, reverse_sequence, reverse_v2  # noqa: E402
+from .ops.tensor_array_ops import TensorArray  # noqa: E402
+
+nn.rnn_cell = _rnn_cell
+for _name in _rnn.__all__:
+    setattr(nn, _name, getattr(_rnn, _name))
