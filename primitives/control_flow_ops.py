@@ -57,6 +57,7 @@ from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from dataflow.tensor_shape import TensorShape, as_shape
 
+from . import composites
 from .contexts import CondContext, WhileContext, building_in
 from .raw_ops import check_predicate, set_merge_input
 
@@ -179,13 +180,14 @@ def cond(
             pivot_t = apply_op("Identity", [switch_op.outputs[1]], name="switch_t").outputs[0]
             pivot_f = apply_op("Identity", [switch_op.outputs[0]], name="switch_f").outputs[0]
         context_t = CondContext(graph, cond_name, pred, pivot_t, 1, outer)
-        orig_t, flat_t = _build_branch(context_t, true_fn, "true_fn", location)
+        orig_t, flat_t, returned_t = _build_branch(context_t, true_fn, "true_fn", location)
         context_f = CondContext(graph, cond_name, pred, pivot_f, 0, outer)
-        orig_f, flat_f = _build_branch(context_f, false_fn, "false_fn", location)
+        orig_f, flat_f, _ = _build_branch(context_f, false_fn, "false_fn", location)
 
         if not strict:
             orig_t = _unpack_if_singleton(orig_t)
             orig_f = _unpack_if_singleton(orig_f)
+            returned_t = _unpack_if_singleton(returned_t)
         where = (
             f"in cond '{cond_name}' ({location}; true_fn defined at {_defined_at(true_fn)}, "
             f"false_fn at {_defined_at(false_fn)})"
@@ -224,13 +226,16 @@ def cond(
                 apply_op("Merge", [f, t], name="Merge").outputs[0] for f, t in zip(flat_f, flat_t)
             ]
     result = nest.pack_sequence_as(orig_t, _with_tensor_arrays(nest.flatten(orig_t), merges))
+    result = composites.pack(returned_t, result)
     return result if strict else _unpack_if_singleton(result)
 
 
 def _build_branch(context: CondContext, fn: Callable, fn_name: str, location) -> tuple:
-    """Calls ``fn`` in ``context``; returns its result and the flat tensors to merge."""
+    """Calls ``fn`` in ``context``; returns its result (composites as their parts, see
+    `primitives.composites`), the flat tensors to merge, and its result as it was."""
     with building_in(context.graph, context, keep_control_dependencies=True):
-        original = fn()
+        returned = fn()
+        original = composites.expand(returned)
         if original is None:
             raise ValueError(
                 f"'{fn_name}' must have a return value: it returned None (cond "
@@ -256,7 +261,7 @@ def _build_branch(context: CondContext, fn: Callable, fn_name: str, location) ->
             # A branch returning a tensor from outside it ("lambda: x") still returns it
             # through the branch's Switch, so that the untaken side is dead.
             flat.append(context.add_value(tensor, "Merge"))
-    return original, flat
+    return original, flat, returned
 
 
 # -- with_dependencies -----------------------------------------------------------------------------
@@ -440,6 +445,11 @@ def while_loop(
             f"{type(loop_vars).__name__} ({location}). Wrap a single tensor or dict in a list: "
             "loop_vars=[x]."
         )
+    if composites.holds_composites(loop_vars):
+        return _while_loop_of_parts(
+            cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop,
+            swap_memory, name, maximum_iterations, return_same_structure,
+        )  # fmt: skip
     graph = get_default_graph()
     outer = graph._control_flow_context
     with graph.name_scope(name or "while") as scope:
@@ -476,6 +486,37 @@ def while_loop(
             context, cond, body, loop_vars, shape_invariants, return_same_structure, location
         )
     return result[1] if maximum_iterations is not None else result
+
+
+def _while_loop_of_parts(
+    cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop, swap_memory, name,
+    maximum_iterations, return_same_structure,
+):  # fmt: skip
+    """`while_loop` over the parts of its composite loop variables (IndexedSlices,
+    SparseTensor: `primitives.composites`); ``cond`` and ``body`` still see composites."""
+
+    @functools.wraps(cond)
+    def cond_of_parts(*parts):
+        return cond(*composites.pack(loop_vars, list(parts)))
+
+    @functools.wraps(body)
+    def body_of_parts(*parts):
+        return composites.expand(body(*composites.pack(loop_vars, list(parts))))
+
+    result = while_loop(
+        cond_of_parts,
+        body_of_parts,
+        composites.expand(loop_vars),
+        composites.expand_invariants(loop_vars, shape_invariants),
+        parallel_iterations,
+        back_prop,
+        swap_memory,
+        name,
+        maximum_iterations,
+        return_same_structure=True,
+    )
+    result = composites.pack(loop_vars, result)
+    return result[0] if len(loop_vars) == 1 and not return_same_structure else result
 
 
 def _with_iteration_counter(cond, body, loop_vars, shape_invariants, bound, counter, pack):
