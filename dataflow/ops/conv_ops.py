@@ -281,6 +281,10 @@ def _static_output_hw(h, w, kh, kw, attrs, what):
     )
 
 
+def _layout(images: tuple, image_outputs: tuple, sizes: tuple = ()) -> dict:
+    return {"layout": {"images": images, "image_outputs": image_outputs, "sizes": sizes}}
+
+
 def _check_rank4(op, *named) -> None:
     for t, arg in named:
         if t.shape.ndims not in (None, 4):
@@ -334,7 +338,9 @@ def _conv2d_kernel(attrs):
     return conv2d
 
 
-define_op("Conv2D", _infer_conv2d, _conv2d_kernel)
+# "layout": which inputs and outputs are images in the op's data_format, and which inputs are
+# 4-vectors of sizes in that order (for the layout pass, `dataflow.passes.layout`).
+define_op("Conv2D", _infer_conv2d, _conv2d_kernel, extra=_layout((0,), (0,)))
 
 
 def _conv2d_backprop_input_nhwc(x_shape, f, dy, attrs):
@@ -445,8 +451,18 @@ def _infer_conv2d_backprop_filter(op):
     return [(x.dtype, shape)]
 
 
-define_op("Conv2DBackpropInput", _infer_conv2d_backprop_input, _conv2d_backprop_input_kernel)
-define_op("Conv2DBackpropFilter", _infer_conv2d_backprop_filter, _conv2d_backprop_filter_kernel)
+define_op(
+    "Conv2DBackpropInput",
+    _infer_conv2d_backprop_input,
+    _conv2d_backprop_input_kernel,
+    extra=_layout((2,), (0,), sizes=(0,)),
+)
+define_op(
+    "Conv2DBackpropFilter",
+    _infer_conv2d_backprop_filter,
+    _conv2d_backprop_filter_kernel,
+    extra=_layout((0, 2), ()),
+)
 
 
 def conv2d(
@@ -743,16 +759,18 @@ def _infer_like_sizes(sizes_index: int, like_index: int):
     return infer
 
 
-define_op("DepthwiseConv2dNative", _infer_depthwise, _depthwise_kernel)
+define_op("DepthwiseConv2dNative", _infer_depthwise, _depthwise_kernel, extra=_layout((0,), (0,)))
 define_op(
     "DepthwiseConv2dNativeBackpropInput",
     _infer_like_sizes(0, 2),
     _depthwise_backprop_input_kernel,
+    extra=_layout((2,), (0,), sizes=(0,)),
 )
 define_op(
     "DepthwiseConv2dNativeBackpropFilter",
     _infer_like_sizes(1, 2),
     _depthwise_backprop_filter_kernel,
+    extra=_layout((0, 2), ()),
 )
 
 
@@ -916,8 +934,8 @@ def _layout_kernel(nhwc_fn, images: int):
     return make
 
 
-define_op("MaxPool", _infer_pool, _layout_kernel(_max_pool_nhwc, 1))
-define_op("AvgPool", _infer_pool, _layout_kernel(_avg_pool_nhwc, 1))
+define_op("MaxPool", _infer_pool, _layout_kernel(_max_pool_nhwc, 1), extra=_layout((0,), (0,)))
+define_op("AvgPool", _infer_pool, _layout_kernel(_avg_pool_nhwc, 1), extra=_layout((0,), (0,)))
 
 
 def _pool_attrs(ksize, strides, padding, data_format) -> dict:
@@ -1044,6 +1062,7 @@ define_op(
     "MaxPoolGrad",
     lambda op: [(op.inputs[2].dtype, op.inputs[0].shape)],
     _layout_kernel(_max_pool_grad_nhwc, 3),
+    extra=_layout((0, 1, 2), (0,)),
 )
 # ``MaxPoolGradGrad(x, y, grad)``: the transpose of MaxPoolGrad in its last input: each output
 # window takes ``grad`` at the position of the window's maximum in ``x`` (TensorFlow's op).
@@ -1051,8 +1070,14 @@ define_op(
     "MaxPoolGradGrad",
     lambda op: [(op.inputs[2].dtype, op.inputs[1].shape)],
     _layout_kernel(_max_pool_grad_grad_nhwc, 3),
+    extra=_layout((0, 1, 2), (0,)),
 )
-define_op("AvgPoolGrad", _infer_like_sizes(0, 1), _avg_pool_grad_kernel)
+define_op(
+    "AvgPoolGrad",
+    _infer_like_sizes(0, 1),
+    _avg_pool_grad_kernel,
+    extra=_layout((1,), (0,), sizes=(0,)),
+)
 
 
 # -- gradients -------------------------------------------------------------------------------------

@@ -96,7 +96,12 @@ for _type, _allowed, _fn in (
     ("Elu", FLOAT_TYPES, _elu),
     ("Softplus", FLOAT_TYPES, _softplus),
 ):
-    define_op(_type, _infer_activation(_allowed), (lambda fn: lambda attrs: fn)(_fn))
+    define_op(
+        _type,
+        _infer_activation(_allowed),
+        (lambda fn: lambda attrs: fn)(_fn),
+        extra={"layout": "elementwise"},  # for the layout pass, `dataflow.passes.layout`
+    )
 
 
 def relu(features, name: Optional[str] = None) -> Tensor:
@@ -397,7 +402,12 @@ def _bias_add_kernel(attrs):
     return bias_add
 
 
-define_op("BiasAdd", _infer_bias_add, _bias_add_kernel)
+define_op(
+    "BiasAdd",
+    _infer_bias_add,
+    _bias_add_kernel,
+    extra={"layout": {"images": (0,), "image_outputs": (0,), "sizes": ()}},
+)
 
 
 def bias_add(value, bias, data_format: Optional[str] = None, name: Optional[str] = None):

@@ -20,7 +20,7 @@ from ..errors import InvalidArgumentError
 from ..graph import Tensor, convert_to_tensor
 from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape
-from .conv_ops import TO_NHWC, _from_nhwc, argument_errors
+from .conv_ops import TO_NHWC, _from_nhwc, _layout, argument_errors
 from .math_ops import FLOAT_TYPES, check_dtype, graph_of
 
 __all__ = ["fused_batch_norm", "local_response_normalization", "lrn"]
@@ -109,7 +109,12 @@ def _fused_batch_norm_kernel(attrs):
     return fused_batch_norm
 
 
-define_op("FusedBatchNormV3", _infer_fused_batch_norm, _fused_batch_norm_kernel)
+define_op(
+    "FusedBatchNormV3",
+    _infer_fused_batch_norm,
+    _fused_batch_norm_kernel,
+    extra=_layout((0,), (0,)),
+)
 
 
 def _fused_batch_norm_grad_kernel(attrs):
@@ -152,7 +157,12 @@ def _infer_fused_batch_norm_grad(op):
     return [(dy.dtype, x.shape), (scale.dtype, scale.shape), (scale.dtype, scale.shape)]
 
 
-define_op("FusedBatchNormGradV3", _infer_fused_batch_norm_grad, _fused_batch_norm_grad_kernel)
+define_op(
+    "FusedBatchNormGradV3",
+    _infer_fused_batch_norm_grad,
+    _fused_batch_norm_grad_kernel,
+    extra=_layout((0, 1), (0,)),
+)
 
 
 def fused_batch_norm(

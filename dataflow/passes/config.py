@@ -16,6 +16,7 @@ closest TensorFlow 1.x Grappler optimizer:
 =================================  ==========================
 ``disable_model_pruning`` (bool)   ``pruning``
 ``constant_folding``               ``constant_folding``
+``layout_optimizer``               ``layout``
 ``arithmetic_optimization``        ``arithmetic``
 ``common_subgraph_elimination``    ``common_subexpression``
 ``loop_optimization``              ``loop_invariant_motion``
@@ -57,6 +58,7 @@ class RewriterConfig(Message):
     disable_meta_optimizer: bool = False
     disable_model_pruning: bool = False
     constant_folding: int = DEFAULT
+    layout_optimizer: int = DEFAULT
     arithmetic_optimization: int = DEFAULT
     common_subgraph_elimination: int = DEFAULT
     loop_optimization: int = DEFAULT
@@ -86,6 +88,7 @@ class GraphOptions(Message):
 # (toggle field, pass name, turned off by opt_level L0) in pipeline order.
 _TOGGLED = (
     ("constant_folding", "constant_folding", True),
+    ("layout_optimizer", "layout", False),
     ("arithmetic_optimization", "arithmetic", False),
     ("common_subgraph_elimination", "common_subexpression", True),
     ("loop_optimization", "loop_invariant_motion", False),
