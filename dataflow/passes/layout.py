@@ -125,13 +125,18 @@ def _cancels_a_transpose_to_nchw(item: GraphItem, op: Operation) -> bool:
 
 
 def _convert_sensitive(item: GraphItem, op: Operation, layout: dict, nhwc: dict) -> bool:
+    images, image_outputs = layout.get("images", ()), layout.get("image_outputs", ())
+    if any(op._inputs[i].shape.ndims != 4 for i in images) or any(
+        op._outputs[k].shape.ndims != 4 for k in image_outputs
+    ):
+        return False  # an image of unknown or other rank (BiasAdd takes any from 2 up)
     return _convert(
         item,
         op,
         nhwc,
-        images=layout.get("images", ()),
+        images=images,
         sizes=layout.get("sizes", ()),
-        image_outputs=layout.get("image_outputs", ()),
+        image_outputs=image_outputs,
         attrs={**op.attrs, "data_format": "NHWC"},
     )
 

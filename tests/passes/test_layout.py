@@ -75,6 +75,15 @@ def test_nhwc_graphs_are_left_alone(fresh_graph):
     assert reports[0].counts == {}
 
 
+def test_an_nchw_bias_add_of_another_rank_than_4_is_left_alone(fresh_graph):
+    x = df.placeholder(df.float32, [2, 3, 5], name="x")
+    y = df.nn.relu(df.nn.bias_add(x, _weights(3), data_format="NCHW"))
+    _, reports = optimize(fresh_graph, [y], [x], LAYOUT)
+    assert reports[0].counts == {}
+    off, on = run_both(y, {x: _image(2, 3, 5)}, ["layout"])
+    assert_bitwise_equal(off, on)
+
+
 def test_a_fetched_tensor_inside_the_chain_keeps_its_name_and_its_nchw_value(fresh_graph):
     x = df.placeholder(df.float32, [1, 3, 6, 6], name="x")
     hidden = df.nn.relu(df.nn.conv2d(x, _weights(3, 3, 3, 2), 1, "SAME", data_format="NCHW"))
