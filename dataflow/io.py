@@ -657,7 +657,14 @@ for _names, _what, _check in (
         f"a list of at most {MAX_OUTPUTS} integers",
         lambda v: _is_short_list(v) and _is_ints(v),
     ),
-    ("ksize strides dilations", "a list of integers", _is_ints),
+    ("ksize strides dilations explicit_paddings", "a list of integers", _is_ints),
+    (
+        "epsilon exponential_avg_factor bias alpha beta",
+        "a number",
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    ),
+    ("is_training", "a bool", lambda v: isinstance(v, bool)),
+    ("depth_radius", "an integer", _is_int),
     ("perm noise_shape", "a list of integers or none", _optional(_is_ints)),
     (
         "paddings",
