@@ -16,9 +16,20 @@ from .ops.nn_impl import __all__ as _nn_impl_all
 
 # isort: split
 # candidate samplers (ops/candidate_sampling_ops.py)
+from .ops.candidate_sampling_ops import (  # noqa: F401
+    fixed_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 
 # isort: split
 # sparse lookups and sampled losses (ops/embedding_ops.py, ops/sampled_losses.py)
+from .ops.embedding_ops import embedding_lookup  # noqa: F401
+from .ops.sampled_losses import (  # noqa: F401
+    compute_accidental_hits,
+    nce_loss,
+    sampled_softmax_loss,
+)
 
 __all__ = sorted(
     _nn_ops.__all__
