@@ -204,7 +204,7 @@ from .init_ops import (  # noqa: E402
     variance_scaling_initializer,
     zeros_initializer,
 )
-from .ops.linalg_ops import qr  # noqa: E402
+from .ops.linalg_ops import norm, qr  # noqa: E402
 from .ops.random_ops import (  # noqa: E402
     multinomial,
     random_gamma,

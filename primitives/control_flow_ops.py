@@ -277,6 +277,10 @@ def with_dependencies(dependencies, output_tensor, name: Optional[str] = None) -
     graph = output_tensor.graph if hasattr(output_tensor, "graph") else get_default_graph()
     with graph.as_default(), graph.name_scope(name or "control_dependency") as scope:
         with graph.control_dependencies(list(dependencies)):
+            if composites.is_composite(output_tensor):  # each part waits for the dependencies
+                parts = composites.expand(output_tensor)
+                waited = [apply_op("Identity", [p], name="Identity").outputs[0] for p in parts]
+                return composites.pack(output_tensor, type(parts)(*waited))
             value = convert_to_tensor(output_tensor)
             return apply_op("Identity", [value], name=scope).outputs[0]
 
