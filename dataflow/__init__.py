@@ -123,37 +123,54 @@ from . import debug
 from .debug import DebugOptions, DebugTensorWatch
 
 # isort: split
-# random ops and their seeds (graph and op seeds: dataflow.random_seed; the Session's streams:
-# dataflow.random_streams)
-# initializers (tf.compat.v1's classes and lowercase names; df.initializers as tf.initializers)
-from . import (  # noqa: E402
-    initializers,
-    linalg,
-    random,  # noqa: E402
+# input pipelines: queues, the threads that feed them, and their coordinator (reached as TF1
+# spells them: df.FIFOQueue, df.train.Coordinator, df.train.shuffle_batch, ...)
+from . import coordinator as _coordinator  # noqa: E402
+from . import input as _input  # noqa: E402
+from . import queue_runner as _queue_runner  # noqa: E402
+from .ops.queue_ops import FIFOQueue, QueueBase, RandomShuffleQueue  # noqa: E402
+
+for _module in (_coordinator, _queue_runner, _input):
+    for _name in _module.__all__:
+        setattr(train, _name, getattr(_module, _name))
+train.queue_runner = _queue_runner
+count_up_to = _input.count_up_to
+from . import data  # noqa: E402
+
+# isort: split
+# strings, summaries and GraphDef exchange (df.strings as tf.strings; df.summary, whose protos
+# and event files need the "tensorboard" extra; df.io.export_graph_def/import_graph_def)
+from . import strings, summary  # noqa: E402
+from .dtypes import string  # noqa: E402
+from .graph_def import import_graph_def  # noqa: E402
+from .ops.string_ops import (  # noqa: E402
+    as_string,
+    reduce_join,
+    regex_replace,
+    string_join,
+    string_to_number,
+    substr,
 )
-from .init_ops import (  # noqa: E402
-    constant_initializer,
-    glorot_normal_initializer,
-    glorot_uniform_initializer,
-    ones_initializer,
-    orthogonal_initializer,
-    random_normal_initializer,
-    random_uniform_initializer,
-    truncated_normal_initializer,
-    variance_scaling_initializer,
-    zeros_initializer,
+
+# isort: split
+# sparse values: IndexedSlices (sparse gradients), segment sums
+from . import sparse  # noqa: E402
+from .indexed_slices import (  # noqa: E402
+    IndexedSlices,
+    IndexedSlicesValue,
+    convert_to_tensor_or_indexed_slices,
 )
-from .ops.linalg_ops import qr  # noqa: E402
-from .ops.random_ops import (  # noqa: E402
-    multinomial,
-    random_gamma,
-    random_normal,
-    random_poisson,
-    random_shuffle,
-    random_uniform,
-    truncated_normal,
+from .ops.nd_index_ops import gather_nd, scatter_nd  # noqa: E402
+from .ops.segment_ops import segment_sum, unsorted_segment_sum  # noqa: E402
+from .ops.sparse_ops import (  # noqa: E402
+    sparse_add,
+    sparse_reduce_sum,
+    sparse_reorder,
+    sparse_tensor_dense_matmul,
+    sparse_tensor_to_dense,
+    sparse_to_dense,
 )
-from .random_seed import get_seed, set_random_seed  # noqa: E402
+from .sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder  # noqa: E402
 
 # isort: split
 # variable scopes, collections, variables' fields and ops, devices, TF1's small names
@@ -193,3 +210,47 @@ from .variables import (
     model_variables,
     moving_average_variables,
 )
+
+# isort: split
+# training: clipping by norm, df.losses and df.metrics (df.train holds the optimizers,
+# schedules and moving averages)
+from . import losses, metrics
+from .ops.clip_ops import (
+    clip_by_average_norm,
+    clip_by_global_norm,
+    clip_by_norm,
+    global_norm,
+)
+
+# isort: split
+# random ops and their seeds (graph and op seeds: dataflow.random_seed; the Session's streams:
+# dataflow.random_streams)
+# initializers (tf.compat.v1's classes and lowercase names; df.initializers as tf.initializers)
+from . import (  # noqa: E402
+    initializers,
+    linalg,
+    random,  # noqa: E402
+)
+from .init_ops import (  # noqa: E402
+    constant_initializer,
+    glorot_normal_initializer,
+    glorot_uniform_initializer,
+    ones_initializer,
+    orthogonal_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    truncated_normal_initializer,
+    variance_scaling_initializer,
+    zeros_initializer,
+)
+from .ops.linalg_ops import qr  # noqa: E402
+from .ops.random_ops import (  # noqa: E402
+    multinomial,
+    random_gamma,
+    random_normal,
+    random_poisson,
+    random_shuffle,
+    random_uniform,
+    truncated_normal,
+)
+from .random_seed import get_seed, set_random_seed  # noqa: E402

@@ -1,8 +1,12 @@
 """Element types of tensors, mirroring ``tf.compat.v1`` dtypes on top of numpy dtypes.
 
-Deliberately a subset of TensorFlow's types: float16/32/64, int8/16/32/64, uint8, bool (and
-``resource`` for variable handles).  ``as_dtype`` raises ``TypeError`` for the others
-(``"string"``, complex, uint16, ...), which TensorFlow accepts.
+Deliberately a subset of TensorFlow's types: float16/32/64, int8/16/32/64, uint8, bool,
+``string`` (and ``resource`` for variable handles).  ``as_dtype`` raises ``TypeError`` for the
+others (complex, uint16, ...), which TensorFlow accepts.
+
+A ``string`` tensor's value is a numpy object array whose elements are ``bytes``, as TensorFlow
+1.x returns them from a fetch; `string_array` converts what users write (``str`` is encoded as
+UTF-8) into that form.
 """
 
 from __future__ import annotations
@@ -49,6 +53,10 @@ class DType:
     @property
     def is_numpy_compatible(self) -> bool:
         return self is not resource
+
+    @property
+    def is_string(self) -> bool:
+        return self is string
 
     @property
     def is_complex(self) -> bool:
@@ -133,18 +141,19 @@ int32 = DType("int32", np.int32, 3)
 int64 = DType("int64", np.int64, 9)
 uint8 = DType("uint8", np.uint8, 4)
 bool = DType("bool", np.bool_, 10)  # noqa: A001 - the public name mirrors tf.bool
+string = DType("string", object, 7)
 resource = DType("resource", object, 20)
 half = float16
 double = float64
 
-_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, resource)
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, string, resource)
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update(half=float16, double=float64, float=float32)
 _BY_NUMPY = {d._np: d for d in _ALL if d is not resource}
 _BY_ENUM = {d._enum: d for d in _ALL}
 # Python's own types map as in TensorFlow: float -> float32, bool -> bool.  ``int`` (and the
 # name "int") is no dtype in TensorFlow: its width is ambiguous, so it is a TypeError there too.
-_BY_PYTHON = {builtins.float: float32, builtins.bool: bool}
+_BY_PYTHON = {builtins.float: float32, builtins.bool: bool, builtins.str: string, bytes: string}
 
 
 def as_dtype(type_value: Any) -> DType:
@@ -161,9 +170,12 @@ def as_dtype(type_value: Any) -> DType:
         found = _BY_PYTHON[type_value]
     elif type_value is not None and type_value is not builtins.int:
         try:
-            found = _BY_NUMPY.get(np.dtype(type_value))
+            np_dtype = np.dtype(type_value)
         except TypeError:
-            found = None
+            np_dtype = None
+        if np_dtype is not None:
+            # numpy's fixed-width text types (``S5``, ``<U3``) are all TensorFlow's string.
+            found = string if np_dtype.kind in "SU" else _BY_NUMPY.get(np_dtype)
     if found is None:
         raise TypeError(f"Cannot convert {type_value!r} to a dataflow DType.")
     return found
@@ -172,3 +184,26 @@ def as_dtype(type_value: Any) -> DType:
 def numpy_dtype(dtype: DType) -> np.dtype:
     """The numpy dtype object of ``dtype`` (faster to use than ``as_numpy_dtype`` in kernels)."""
     return dtype._np
+
+
+def string_array(value) -> np.ndarray:
+    """``value`` (a ``str``, ``bytes``, nested lists of them, or a numpy array of text) as the
+    value of a string tensor: an object array of ``bytes``, ``str`` encoded as UTF-8.
+
+    Anything else (a number, ``None``) is a ``TypeError``: TensorFlow never turns numbers into
+    strings implicitly (``as_string`` does it explicitly)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind == "S":
+        array = value.astype(object)
+    else:
+        array = np.array(value, dtype=object)
+    flat = array.reshape(-1)
+    for i, item in enumerate(flat):
+        if isinstance(item, str):
+            flat[i] = item.encode("utf-8")
+        elif isinstance(item, np.str_):
+            flat[i] = str(item).encode("utf-8")
+        elif isinstance(item, (bytes, np.bytes_)):
+            flat[i] = builtins.bytes(item)
+        else:
+            raise TypeError(f"Expected string, but got {item!r} of type '{type(item).__name__}'.")
+    return array

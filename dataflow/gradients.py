@@ -90,7 +90,8 @@ from typing import Optional, Union
 from executor.program import NodeKind
 
 from . import dtypes as _dtypes
-from .graph import Graph, GraphKeys, Operation, Tensor
+from .graph import Graph, GraphKeys, Operation, Tensor, convert_to_tensor
+from .indexed_slices import IndexedSlices
 from .op_registry import apply_op, get_op_def
 
 __all__ = [
@@ -580,14 +581,24 @@ class _GradientWalk:
         return _call_gradient(self.graph, op, out_grads, self.control_flow.mirror(forward))
 
 
-def _aggregate_in(graph: Graph, grads: list, context, name: str) -> Tensor:
+def _aggregate_in(graph: Graph, grads: list, context, name: str):
+    """The sum of ``grads``: an ``AddN``, or when all are IndexedSlices, IndexedSlices holding
+    all their rows (a mix is summed dense, each IndexedSlices converted)."""
     from primitives.contexts import building_in
 
+    from .ops.array_ops import concat
     from .ops.math_ops import add_n
 
     if len(grads) == 1:
         return grads[0]
     with building_in(graph, context, True):
+        if all(isinstance(g, IndexedSlices) for g in grads):
+            with graph.name_scope(name):
+                return IndexedSlices(
+                    concat([g.values for g in grads], 0, name="values"),
+                    concat([g.indices for g in grads], 0, name="indices"),
+                    grads[0].dense_shape,
+                )
         return add_n(grads, name=name)
 
 
@@ -606,8 +617,10 @@ def _call_gradient(graph: Graph, op: Operation, out_grads: list, context) -> lis
             f"with df.NotDifferentiable('{op.type}')."
         )
     with building_in(graph, context, True):
+        if not op.op_def.extra.get("passes_sparse_gradients"):
+            out_grads = [_dense(g) for g in out_grads]
         result = grad_fn(op, *out_grads)
-    if isinstance(result, Tensor) or result is None:
+    if isinstance(result, (Tensor, IndexedSlices)) or result is None:
         result = [result]
     result = list(result)
     if len(result) != len(op.inputs):
@@ -622,6 +635,15 @@ def _call_gradient(graph: Graph, op: Operation, out_grads: list, context) -> lis
                 f"for input '{t.name}' of dtype {t.dtype.name} (op '{op.name}')."
             )
     return result
+
+
+def _dense(grad):
+    """``grad`` as a Tensor: an IndexedSlices becomes the dense tensor it stands for, for the
+    gradient functions that expect one (all but those whose OpDef says it passes sparse
+    gradients on: ``extra["passes_sparse_gradients"]``)."""
+    if isinstance(grad, IndexedSlices):
+        return convert_to_tensor(grad)
+    return grad
 
 
 # -- helpers for gradient functions ----------------------------------------------------------------

@@ -403,6 +403,7 @@ class GraphKeys:
     UPDATE_OPS = "update_ops"
     TRAIN_OP = "train_op"
     GLOBAL_STEP = "global_step"
+    QUEUE_RUNNERS = "queue_runners"
     EVAL_STEP = "eval_step"
     LOSSES = "losses"
     SUMMARIES = "summaries"
@@ -794,11 +795,15 @@ class Graph:
         blocks = frozenset(block for block, _ in state.control_blocks)
         context = state.control_flow_context
         if context is not None:
-            inputs, ctrl = context.prepare_op_inputs(op_def, list(inputs), ctrl)
+            inputs, ctrl = context.prepare_op_inputs(
+                op_def, list(inputs), ctrl, self._name_to_be(name, op_def)
+            )
         else:
             for source in [t.op for t in inputs] + ctrl:
                 if source._control_flow_context is not None:
-                    source._control_flow_context.check_used_outside(source, op_def.type)
+                    source._control_flow_context.check_used_outside(
+                        source, self._name_to_be(name, op_def), op_def.type
+                    )
         with self._lock:
             if name is None:
                 name = op_def.type
@@ -832,6 +837,12 @@ class Graph:
             op._control_flow_context = context
             context.add_op(op)
         return op
+
+    def _name_to_be(self, name: Optional[str], op_def) -> str:
+        """The name ``create_op`` will give an op it is about to make, for errors raised first."""
+        if name and name.endswith("/"):
+            return name[:-1]
+        return self.unique_name(name or op_def.type, mark_as_used=False)
 
     def _add_edge(self, tensor: Tensor, op: Operation, index: int) -> None:
         """Records that input ``index`` of ``op`` reads ``tensor``."""

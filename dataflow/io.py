@@ -6,7 +6,7 @@ holding:
 - ``graph.json``: the structure, UTF-8 JSON, described below;
 - ``arrays/<key>.npy``: one NPY file (numpy's documented array format) per array attribute, such
   as the value of a ``Const`` op.  Only numeric and bool arrays are allowed, so no entry needs
-  pickle.
+  pickle (string arrays are written in ``graph.json``, in base64).
 
 ``graph.json`` (format version 1)::
 
@@ -41,7 +41,9 @@ A typed attribute value is an object with exactly one key naming its type:
 ``"inf"``, ``"-inf"`` as strings), ``{"str": "SAME"}``, ``{"dtype": "float32"}``,
 ``{"shape": [2, null]}`` or ``{"shape": null}``, ``{"array": {"key": "a0", "dtype": "float32",
 "shape": [2, 3], "scalar": false}}`` (``scalar``: a numpy scalar rather than an array),
-``{"list": [values]}``, ``{"tuple": [values]}``, ``{"dict": [[key, value], ...]}`` and
+``{"strings": {"shape": [2], "base64": ["aGk=", ""]}}`` (the value of a string tensor: its
+shape and each string's bytes in base64), ``{"list": [values]}``, ``{"tuple": [values]}``,
+``{"dict": [[key, value], ...]}`` and
 ``{"slot": 0}`` (where a print template puts tensor input 0).
 
 Loading never runs code from the file: JSON and NPY with ``allow_pickle=False`` only, every op
@@ -74,6 +76,8 @@ Variable values are not part of the graph (they live in a Session); save them wi
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import functools
 import io as _io
@@ -106,6 +110,7 @@ from .graph import (
     topological_order,
 )
 from .op_registry import get_op_def
+from .queue_runner import QueueRunner
 from .tensor_shape import TensorShape
 
 __all__ = [
@@ -113,6 +118,8 @@ __all__ = [
     "FORMAT_VERSION",
     "GraphFormatError",
     "GraphNotSerializableError",
+    "export_graph_def",
+    "import_graph_def",
     "load_graph",
     "save_graph",
 ]
@@ -184,6 +191,8 @@ def _encode_value(value: Any, arrays: _ArrayWriter, where: str) -> dict:
         return {"dtype": value.name}
     if isinstance(value, TensorShape):
         return {"shape": _encode_shape(value)}
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return {"strings": _encode_strings(value, where)}
     if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, np.bool_):
         array = np.asarray(value)
         if array.dtype.kind not in "biuf":
@@ -229,6 +238,39 @@ def _encode_value(value: Any, arrays: _ArrayWriter, where: str) -> dict:
     raise GraphNotSerializableError(
         f"{where}: a value of type {type(value).__name__} ({value!r}) cannot be saved"
     )
+
+
+def _encode_strings(array: np.ndarray, where: str) -> dict:
+    """A string array (an object array of bytes) as its shape and its strings in base64."""
+    flat = array.reshape(-1)
+    if not all(isinstance(item, bytes) for item in flat):
+        raise GraphNotSerializableError(
+            f"{where}: an object array can be saved only when it holds bytes (a string tensor)"
+        )
+    return {
+        "shape": list(array.shape),
+        "base64": [base64.b64encode(item).decode("ascii") for item in flat],
+    }
+
+
+def _decode_strings(value, where: str) -> np.ndarray:
+    if not isinstance(value, dict) or set(value) != {"shape", "base64"}:
+        _fail(where, "'strings' holds {shape, base64}")
+    dims = _decode_shape_dims(value["shape"], where + " (strings shape)")
+    items = value["base64"]
+    if dims is None or None in dims or not isinstance(items, list):
+        _fail(where, "'strings' has a known shape and a list of base64 strings")
+    if math.prod(dims) != len(items):
+        _fail(where, f"'strings' of shape {dims} lists {len(items)} strings")
+    array = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        try:
+            array[i] = base64.b64decode(_check_str(item, where), validate=True)
+        except (binascii.Error, ValueError):
+            _fail(where, f"string {i} is not valid base64")
+    array = array.reshape(dims)
+    array.flags.writeable = False
+    return array
 
 
 def _fail(where: str, message: str):
@@ -476,6 +518,8 @@ def _decode_value(encoded, arrays: _ArrayReader, where: str) -> Any:
                 _fail(where, f"a dict key must be a scalar, got {key!r:.80}")
             result[key] = _decode_value(v, arrays, where)
         return result
+    if kind == "strings":
+        return _decode_strings(value, where)
     if kind == "slot":
         slot = _slot_type()(_check_int(value, where, 0))
         return slot
@@ -529,10 +573,32 @@ def _is_stream(v) -> bool:
     return isinstance(v, str) and (v in ("stdout", "stderr") or v.startswith("file://"))
 
 
+_QUEUE_KINDS = ("FIFOQueue", "RandomShuffleQueue")
+
+
+def _is_pipeline(v) -> bool:
+    """A dataset's stages as `dataflow.data` records them (functions are never loaded)."""
+    from .data import STAGE_KINDS
+
+    return isinstance(v, list) and all(
+        isinstance(record, list)
+        and len(record) == 5
+        and record[0] in STAGE_KINDS
+        and _is_int(record[1])
+        and record[1] >= 0
+        and _is_ints(record[2])
+        and all(0 <= p < i for p in record[2])
+        and isinstance(record[3], dict)
+        and all(x is None or isinstance(x, (bool, int)) for x in record[3].values())
+        and record[4] is None
+        for i, record in enumerate(v)
+    )
+
+
 _ATTR_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {}
 for _names, _what, _check in (
     (
-        "dtype DstT out_type output_type output_dtype",
+        "dtype DstT out_type output_type out_idx output_dtype",
         "a dtype",
         lambda v: isinstance(v, _dtypes.DType),
     ),
@@ -545,13 +611,13 @@ for _names, _what, _check in (
     ("value", "an array", lambda v: isinstance(v, np.ndarray)),
     (
         "keepdims transpose_a transpose_b exclusive reverse is_constant validate_shape "
-        "single_output",
+        "single_output scientific shortest replace_global",
         "a bool",
         lambda v: isinstance(v, bool),
     ),
     (
         "summarize first_n parallel_iterations begin_mask end_mask ellipsis_mask new_axis_mask "
-        "shrink_axis_mask",
+        "shrink_axis_mask precision width max_images max_outputs",
         "an integer",
         _is_int,
     ),
@@ -592,7 +658,8 @@ for _names, _what, _check in (
         lambda v: isinstance(v, (list, tuple)) and all(_is_ints(x) for x in v),
     ),
     (
-        "padding data_format mode message sep end frame_name shared_name",
+        "padding data_format mode message sep end frame_name shared_name fill separator unit "
+        "encoding pattern rewrite",
         "a string",
         lambda v: isinstance(v, str),
     ),
@@ -611,6 +678,33 @@ for _names, _what, _check in (
     ),
     ("func", "nothing (Python functions are never loaded)", lambda v: False),
     ("steps", "a list of fused steps [type, operands, name, 'file:line']", _is_fused_steps),
+    # queues and their input pipelines (dataflow.ops.queue_ops, dataflow.input)
+    (
+        "component_types",
+        f"a tuple of at most {MAX_OUTPUTS} dtypes",
+        lambda v: _is_short_list(v) and all(isinstance(x, _dtypes.DType) for x in v),
+    ),
+    (
+        "shapes",
+        "a list of shapes or none",
+        _optional(lambda v: isinstance(v, list) and all(isinstance(x, TensorShape) for x in v)),
+    ),
+    ("kind", "'FIFOQueue' or 'RandomShuffleQueue'", lambda v: v in _QUEUE_KINDS),
+    ("capacity min_after_dequeue seed2 limit", "an integer", _is_int),
+    ("count", "an integer or none", _optional(_is_int)),
+    ("many allow_fewer cancel_pending_enqueues", "a bool", lambda v: isinstance(v, bool)),
+    # datasets and their iterators (dataflow.data)
+    (
+        "output_types",
+        f"a tuple of at most {MAX_OUTPUTS} dtypes",
+        lambda v: _is_short_list(v) and all(isinstance(x, _dtypes.DType) for x in v),
+    ),
+    (
+        "output_shapes",
+        "a list of shapes",
+        lambda v: isinstance(v, list) and all(isinstance(x, TensorShape) for x in v),
+    ),
+    ("pipeline", "a list of dataset stages [kind, inputs, parents, params, None]", _is_pipeline),
 ):
     for _name in _names.split():
         _ATTR_CHECKS[_name] = (_what, _check)
@@ -623,6 +717,9 @@ _OUTPUT_COUNTS = {
     "Unpack": ("num", int),
     "PyFunc": ("Tout", len),
     "PyFuncStateless": ("Tout", len),
+    "QueueDequeueV2": ("component_types", len),
+    "IteratorGetNext": ("output_types", len),
+    "OneShotIteratorGetNext": ("output_types", len),
 }
 
 
@@ -801,6 +898,8 @@ def graph_to_document(
                 items.append({"variable": variable_ids[id(item)]})
             elif id(item) in context_ids:
                 items.append({"context": context_ids[id(item)]})
+            elif isinstance(item, QueueRunner):
+                items.append({"queue_runner": item.to_record()})
             elif isinstance(item, Tensor):
                 items.append({"tensor": item.name})
             elif isinstance(item, Operation):
@@ -1355,7 +1454,7 @@ def _check_const(where: str, attrs: dict) -> None:
     value, dtype = attrs.get("value"), attrs.get("dtype")
     if not isinstance(value, np.ndarray) or not isinstance(dtype, _dtypes.DType):
         _fail(where, "a Const has a 'value' array and a 'dtype'")
-    if value.dtype != _dtypes.numpy_dtype(dtype):
+    if value.dtype != _dtypes.numpy_dtype(dtype) or dtype is _dtypes.resource:
         _fail(where, f"value of dtype {value.dtype} does not match dtype {dtype.name}")
 
 
@@ -1571,6 +1670,11 @@ def _build_collections(graph: Graph, document: dict, contexts: list) -> None:
                     _fail(where, str(e))
             elif kind == "value":
                 element = _decode_value(value, None, where)
+            elif kind == "queue_runner":
+                try:
+                    element = QueueRunner.from_record(graph, value)
+                except (KeyError, ValueError, TypeError) as e:
+                    _fail(where, f"bad queue runner: {e}")
             else:
                 _fail(where, f"unknown item kind {kind!r:.40}")
             _check_standard_collection(key, element, where)
@@ -1606,3 +1710,7 @@ def _check_standard_collection(key: str, element, where: str) -> None:
             f"holds only {_standard_collection_items(key)[1]}, not {type(element).__name__} "
             f"{element!r:.80}",
         )
+
+
+# -- TensorFlow's GraphDef (dataflow/graph_def.py; needs the "tensorboard" extra) ----------------
+from .graph_def import export_graph_def, import_graph_def  # noqa: E402, F401

@@ -105,7 +105,11 @@ def _structure_difference(a, b, check_types: bool, path: str):
         labels = [f"{path}[{k!r}]" for k in _sorted_keys(a)]
     else:
         if len(a) != len(b):
-            return ValueError, f"at {path or 'the top'}, length {len(a)} vs {len(b)}"
+            return (
+                ValueError,
+                f"at {path or 'the top'}, the two structures don't have the same number of "
+                f"elements: {len(a)} vs {len(b)}",
+            )
         labels = [f"{path}[{i}]" for i in range(len(a))]
     for label, x, y in zip(labels, _children(a), _children(b)):
         problem = _structure_difference(x, y, check_types, label)

@@ -179,13 +179,36 @@ class RunContext:
     updates.
     """
 
-    __slots__ = ("session", "pending_writes", "update_bases", "random_draws")
+    __slots__ = ("session", "pending_writes", "update_bases", "deadline", "random_draws")
 
-    def __init__(self, session: Session):
+    def __init__(self, session: Session, deadline: Optional[float] = None):
         self.session = session
         self.pending_writes: dict[str, Any] = {}
         self.update_bases: Optional[dict[str, Any]] = None
+        self.deadline = deadline  # time.monotonic() value, or None
         self.random_draws: dict[tuple, Any] = {}
+
+    def resource(self, key: str, make):
+        """The Session's resource ``key`` (a queue, an iterator), made by ``make()`` the first
+        time any run asks for it.  Resources live until the Session closes, are not
+        transactional (a queue's enqueue is seen at once by other runs, as in TensorFlow), and
+        are told of the close through their ``cancel()`` method."""
+        session = self.session
+        with session._lock:
+            if session._closed:
+                raise _closed_during_run()
+            found = session._resources.get(key)
+            if found is None:
+                found = session._resources[key] = make()
+            return found
+
+    def check_not_stopped(self, what: str) -> None:
+        """Raises when a kernel waiting for ``what`` must give up: the Session was closed
+        (``CancelledError``) or the run's deadline passed (``DeadlineExceededError``)."""
+        if self.session._closed:
+            raise _closed_during_run()
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise errors.DeadlineExceededError(None, None, f"Timed out waiting for {what}")
 
     def random_generator(self, name: str, seed: int, seed2: int) -> np.random.Generator:
         """The generator the random op ``name`` draws from in this run
@@ -280,6 +303,7 @@ class Session:
         self._graph = graph if graph is not None else get_default_graph()
         self._config = config if config is not None else ConfigProto()
         self._variable_values: dict[str, Any] = {}
+        self._resources: dict[str, Any] = {}  # queues, iterators: see RunContext.resource
         self._random_streams = RandomStreams()
         self._plans: dict[tuple, _Plan] = {}
         self._lock = threading.Lock()
@@ -308,9 +332,14 @@ class Session:
         with self._lock:
             self._closed = True
             pool, self._pool = self._pool, None
+        for resource in self._resources.values():
+            cancel = getattr(resource, "cancel", None)
+            if cancel is not None:
+                cancel()  # wakes kernels waiting on it, so that the pool can shut down
         if pool is not None:
             pool.shutdown(wait=True)
         self._variable_values = {}
+        self._resources = {}
         self._random_streams = RandomStreams()
         self._plans = {}
 
@@ -396,7 +425,17 @@ class Session:
             _check_argument("options", options, RunOptions, "a df.RunOptions", location)
         if run_metadata is not None:
             _check_argument("run_metadata", run_metadata, RunMetadata, "a df.RunMetadata", location)
-        flat_fetches = [self._as_fetch(f, location) for f in nest.flatten(fetches)]
+        flat = nest.flatten(fetches)
+        composite = any(hasattr(type(f), "_fetch_structure") for f in flat)
+        if composite:  # IndexedSlices, SparseTensor: fetched as a structure of their tensors
+            if any(f is None for f in flat):
+                self._as_fetch(None, location)  # the error a None fetch gets
+            fetches = _expand_composites(fetches)
+            flat = nest.flatten(fetches)
+            expanded_count = len(flat)
+            present = [i for i, f in enumerate(flat) if f is not None]
+            flat = [flat[i] for i in present]
+        flat_fetches = [self._as_fetch(f, location) for f in flat]
         feed_tensors, feed_values = self._prepare_feeds(feed_dict, location)
         if self._graph._unfeedable_tensors or self._graph._unfetchable_ops:
             _check_allowed(self._graph, flat_fetches, feed_tensors, location)
@@ -422,6 +461,11 @@ class Session:
             elif type(value) is VariableRef:
                 value = self._variable_values.get(value.key)
                 flat_results[i] = value if value is None else _as_result(value)
+        if composite:
+            results = [None] * expanded_count
+            for i, value in zip(present, flat_results):
+                results[i] = value
+            flat_results = results
         if not nest.is_nested(fetches):
             return flat_results[0]
         return nest.pack_sequence_as(fetches, flat_results)
@@ -489,6 +533,11 @@ class Session:
             return (), ()
         pairs = []
         for key, value in feed_dict.items():
+            if hasattr(type(key), "_feed_pairs"):  # IndexedSlices, SparseTensor
+                for tensor, part in key._feed_pairs(value):
+                    tensor = self._as_feed_key(tensor, location)
+                    pairs.append((tensor, _convert_feed(tensor, part, location)))
+                continue
             tensor = self._as_feed_key(key, location)
             pairs.append((tensor, _convert_feed(tensor, value, location)))
         if len(pairs) > 1:
@@ -601,7 +650,7 @@ class Session:
         watcher = _debug_watcher.start_watching(
             options, plan.nodes, plan.feed_tensors, self._graph, run_metadata, location
         )
-        context = RunContext(self)
+        context = RunContext(self, deadline)
         pool = self._thread_pool()
         values = None
         try:
@@ -677,6 +726,21 @@ class InteractiveSession(Session):
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+def _expand_composites(fetches):
+    """``fetches`` with each composite (an object with ``_fetch_structure``, such as
+    IndexedSlices) replaced by the structure of its tensors it is fetched as; a missing part
+    (None) is not fetched and comes back as None."""
+    if hasattr(type(fetches), "_fetch_structure"):
+        return fetches._fetch_structure()
+    if isinstance(fetches, dict):
+        return type(fetches)((k, _expand_composites(v)) for k, v in fetches.items())
+    if isinstance(fetches, tuple) and hasattr(type(fetches), "_fields"):
+        return type(fetches)(*(_expand_composites(v) for v in fetches))
+    if isinstance(fetches, (list, tuple)):
+        return type(fetches)(_expand_composites(v) for v in fetches)
+    return fetches
+
+
 def _check_argument(name: str, value, types, expected: str, location=None) -> None:
     """Raises a ``TypeError`` naming the argument ``name``, what it takes, what was given and
     the user's line (``location``, found here when not given), unless ``value`` is an instance
@@ -724,7 +788,8 @@ def _rebase_updates(writes: dict, bases: dict, values: dict) -> None:
 def _convert_feed(tensor: Tensor, value, location) -> Any:
     """A feed value as an array of ``tensor``'s dtype, converted as TensorFlow 1.x does:
     ``np.asarray(value, dtype)``, so ``1.5`` fed to an int32 placeholder is ``1`` and ``[1, 0]``
-    fed to a bool one is ``[True, False]``; a Python int that the dtype cannot hold is a
+    fed to a bool one is ``[True, False]``, and ``str`` fed to a string one is encoded as UTF-8
+    (`dtypes.string_array`); a Python int that the dtype cannot hold is a
     ``TypeError``; a value numpy cannot convert (``"abc"`` for a float) raises numpy's error
     class with the tensor named.  The value is handed to the run read-only."""
     dtype = tensor.dtype
@@ -745,7 +810,15 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
                 f"Tensor type {dtype.name} of '{tensor.name}' (feed at {location}). Try "
                 "explicitly setting the type of the feed tensor to a larger type (e.g. int64)."
             )
-    if isinstance(value, (np.ndarray, np.generic)) and value.dtype == np_dtype:
+    if dtype is _dtypes.string:
+        try:
+            converted = _dtypes.string_array(value)
+        except TypeError as e:
+            raise TypeError(
+                f"Cannot feed value {value!r:.80} to tensor '{tensor.name}' of dtype string "
+                f"(created at {tensor.op.location}; feed at {location}): {e}"
+            ) from None
+    elif isinstance(value, (np.ndarray, np.generic)) and value.dtype == np_dtype:
         converted = np.asarray(value)  # already of the dtype: nothing to convert, nothing to warn
     else:
         try:

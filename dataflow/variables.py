@@ -85,7 +85,13 @@ def _infer_read(op):
 
 
 define_op(
-    "ReadVariableOp", _infer_read, _read_kernel, inline=True, stateful=True, wants_context=True
+    "ReadVariableOp",
+    _infer_read,
+    _read_kernel,
+    inline=True,
+    stateful=True,
+    wants_context=True,
+    extra={"passes_sparse_gradients": True},  # to the handle, where `gradients` sums reads
 )
 
 

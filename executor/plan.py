@@ -540,7 +540,7 @@ def _assign_frames(nodes: list[Node], infos: list[NodeInfo]) -> list[FrameInfo]:
             if produced_in is not None and produced_in is not info.frame:
                 first = decided_by[index]
                 raise FrameMismatchError(
-                    f"node {info.name!r} has inputs from two frames: {info.frame.name!r} "
+                    f"node {info.name!r} has inputs from different frames: {info.frame.name!r} "
                     f"(from node {infos[first].name!r}) and {produced_in.name!r} "
                     f"(from node {infos[producer].name!r})",
                     [index, first, producer],

@@ -4,11 +4,12 @@ While `cond` runs a branch function, or `while_loop` runs ``cond``/``body``, a c
 context is the graph's current one (``graph._control_flow_context``, per thread).
 ``Graph.create_op`` calls its two hooks for every new op:
 
-- ``prepare_op_inputs(op_def, inputs, control_inputs)`` before the op exists, to return the
-  inputs the op should really have.  A tensor from outside the branch or loop is replaced by
-  its captured form: ``Switch(tensor, pred)[branch]`` in a cond branch, a constant ``Enter`` in
-  a loop, one per tensor and context (memoized), level by level through nested contexts.  An op
-  that nothing inside the context would otherwise gate gets a control input from the pivot.
+- ``prepare_op_inputs(op_def, inputs, control_inputs, op_name)`` before the op exists, to
+  return the inputs the op should really have.  A tensor from outside the branch or loop is
+  replaced by its captured form: ``Switch(tensor, pred)[branch]`` in a cond branch, a constant
+  ``Enter`` in a loop, one per tensor and context (memoized), level by level through nested
+  contexts.  An op that nothing inside the context would otherwise gate gets a control input
+  from the pivot.
 - ``add_op(op)`` after it exists (the graph has already set ``op._control_flow_context``).
 
 Pivot rule.  In a cond branch, an op with no data input and no control input from inside the
@@ -78,6 +79,8 @@ their parents; here rendering wants them all).
 from __future__ import annotations
 
 import contextlib
+import logging
+from dataclasses import dataclass
 from typing import Optional, Union
 
 from dataflow import graph as _graph
@@ -85,6 +88,23 @@ from dataflow.graph import GraphKeys, Operation, Tensor
 from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from executor.program import NodeKind
+
+_logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """The op about to be made that reads a value, for the errors that name it: its name as it
+    will be, its type, and the loop it will run in (None: the root frame)."""
+
+    name: str
+    type: str
+    frame: Optional[WhileContext] = None
+
+
+def _as_consumer(consumer: Union[Consumer, str]) -> Consumer:
+    return consumer if isinstance(consumer, Consumer) else Consumer(consumer, consumer)
+
 
 __all__ = [
     "CondContext",
@@ -167,9 +187,12 @@ class ControlFlowContext:
         self._control_proxies: dict[Operation, Operation] = {}
 
     # -- the hooks Graph.create_op calls ----------------------------------------------------------
-    def prepare_op_inputs(self, op_def, inputs: list, control_inputs: list) -> tuple[list, list]:
-        inputs = [self.add_value(t, op_def.type) for t in inputs]
-        same_frame, enclosing_frames = self._split_control_inputs(control_inputs, op_def.type)
+    def prepare_op_inputs(
+        self, op_def, inputs: list, control_inputs: list, op_name: str = ""
+    ) -> tuple[list, list]:
+        consumer = Consumer(op_name or op_def.type, op_def.type, _frame_of(self))
+        inputs = [self.add_value(t, consumer) for t in inputs]
+        same_frame, enclosing_frames = self._split_control_inputs(control_inputs, consumer)
         controls = list(same_frame)
         if self._needs_pivot(inputs, same_frame):
             pivot = self.control_pivot().op
@@ -184,13 +207,15 @@ class ControlFlowContext:
     def add_op(self, op: Operation) -> None:
         """Nothing to record: membership is ``op._control_flow_context``, set by the graph."""
 
-    def check_used_outside(self, source: Operation, consumer: str) -> None:
-        """Raises if an op outside every context may not read ``source`` (an op of this
-        context): the values of a loop leave it only through its Exits."""
+    def check_used_outside(self, source: Operation, op_name: str, op_type: str) -> None:
+        """Raises if an op outside every context (``op_name``, of type ``op_type``, about to be
+        made) may not read ``source`` (an op of this context): the values of a loop leave it
+        only through its Exits."""
+        consumer = Consumer(op_name, op_type)
         _check_not_inside_other_loop(source, _output_context(source), None, consumer)
 
     # -- capturing -------------------------------------------------------------------------------
-    def add_value(self, value: Tensor, consumer: str = "op") -> Tensor:
+    def add_value(self, value: Tensor, consumer: Union[Consumer, str] = "op") -> Tensor:
         """The tensor that stands for ``value`` inside this context (``value`` if it is inside)."""
         known = self._external_values.get(value)
         if known is not None:
@@ -218,7 +243,7 @@ class ControlFlowContext:
         raise NotImplementedError
 
     # -- control inputs --------------------------------------------------------------------------
-    def _split_control_inputs(self, control_inputs: list, consumer: str) -> tuple[list, list]:
+    def _split_control_inputs(self, control_inputs: list, consumer: Consumer) -> tuple[list, list]:
         """(control inputs in this context's frame, control inputs from enclosing frames)."""
         frame = _frame_of(self)
         same, enclosing = [], []
@@ -231,9 +256,9 @@ class ControlFlowContext:
                 enclosing.append(c)
             else:
                 raise ValueError(
-                    f"Cannot make '{c.name}' (created at {c.location}) a control input of the "
-                    f"{consumer} op in {_describe(self)} ({_graph._user_location()}): it runs "
-                    f"inside {_describe(source_frame)}, which does not contain this op. Only "
+                    f"Cannot make '{c.name}' (created at {c.location}) a control input of op "
+                    f"'{consumer.name}' in {_describe(self)} ({_graph._user_location()}): it "
+                    f"runs inside {_describe(source_frame)}, which does not contain this op. Only "
                     "the results of a loop (its Exits) can be used outside it."
                 )
         return same, enclosing
@@ -254,22 +279,38 @@ class ControlFlowContext:
 
 
 def _check_not_inside_other_loop(
-    value: Union[Tensor, Operation], source, stop, consumer: str
+    value: Union[Tensor, Operation], source, stop, consumer: Union[Consumer, str]
 ) -> None:
     """Raises if a loop lies between ``source`` (where ``value``, a tensor or an op, lives) and
-    ``stop``."""
-    location = value.op.location if isinstance(value, Tensor) else value.location
+    ``stop``.
+
+    The error begins as TensorFlow's does ("Cannot use 'while/x' as input to 'y' because ...",
+    which TensorFlow's tests match); the details it logs at INFO level follow in the message.
+    """
     context = source
     while context is not stop and context is not None:
         if isinstance(context, WhileContext):
-            raise ValueError(
-                f"Cannot use '{value.name}' (created at {location}) as an input of the "
-                f"{consumer} op at {_graph._user_location()}: it is computed inside while loop "
-                f"'{context.name}', and the op is not in that loop. A loop's values leave it "
-                "only as its results: make the value a loop variable and use the output of "
-                "while_loop."
-            )
+            raise _used_outside_its_loop(value, context, _as_consumer(consumer))
         context = context.outer_context
+
+
+def _used_outside_its_loop(value, loop: WhileContext, consumer: Consumer) -> ValueError:
+    op = value.op if isinstance(value, Tensor) else value
+    if consumer.frame is None:
+        reason = f"'{op.name}' is in a while loop"
+    else:
+        reason = "they are in different while loops"
+    details = (
+        f"'{op.name}' (created at {op.location}) is computed inside while loop '{loop.name}', "
+        f"and op '{consumer.name}' ({consumer.type}, at {_graph._user_location()}) is not in "
+        "that loop. A loop's values leave it only as its results: make the value a loop "
+        "variable and use the output of while_loop."
+    )
+    _logger.info(details)
+    return ValueError(
+        f"Cannot use '{op.name}' as input to '{consumer.name}' because {reason}. See info log "
+        f"for more details: {details}"
+    )
 
 
 class CondContext(ControlFlowContext):

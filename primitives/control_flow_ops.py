@@ -60,7 +60,7 @@ from dataflow.tensor_shape import TensorShape, as_shape
 from .contexts import CondContext, WhileContext, building_in
 from .raw_ops import check_predicate, set_merge_input
 
-__all__ = ["case", "cond", "while_loop"]
+__all__ = ["case", "cond", "while_loop", "with_dependencies"]
 
 _logger = logging.getLogger(__name__)
 
@@ -224,6 +224,23 @@ def _build_branch(context: CondContext, fn: Callable, fn_name: str, location) ->
             # through the branch's Switch, so that the untaken side is dead.
             flat.append(context.add_value(tensor, "Merge"))
     return original, flat
+
+
+# -- with_dependencies -----------------------------------------------------------------------------
+def with_dependencies(dependencies, output_tensor, name: Optional[str] = None) -> Tensor:
+    """The value of ``output_tensor``, available only once every op of ``dependencies`` has run.
+
+    TensorFlow's ``control_flow_ops.with_dependencies`` (not in ``tf.compat.v1``'s namespace):
+    an Identity named ``name``, or ``control_dependency`` in the current name scope, with
+    control inputs on ``dependencies`` (ops, or tensors standing for their ops).  A variable
+    given as ``output_tensor`` is read after them, so ``with_dependencies([v.initializer], v)``
+    reads the initialized value.
+    """
+    graph = output_tensor.graph if hasattr(output_tensor, "graph") else get_default_graph()
+    with graph.as_default(), graph.name_scope(name or "control_dependency") as scope:
+        with graph.control_dependencies(list(dependencies)):
+            value = convert_to_tensor(output_tensor)
+            return apply_op("Identity", [value], name=scope).outputs[0]
 
 
 # -- case ------------------------------------------------------------------------------------------

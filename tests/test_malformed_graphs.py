@@ -42,7 +42,7 @@ def test_node_with_inputs_from_two_frames_names_both_frames():
         with pytest.raises(df.errors.InvalidArgumentError, match="frame_a") as info:
             sess.run(result)
     message = str(info.value)
-    assert "node 'Less' has inputs from two frames" in message
+    assert "node 'Less' has inputs from different frames" in message
     assert "'root' (from node 'Less/y')" in message and "'frame_a' (from node 'i_merge')" in message
     assert "Less (Less) created at" in message and "test_malformed_graphs.py" in message
 

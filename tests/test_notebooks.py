@@ -197,15 +197,17 @@ PINNED = {
         ),
         pin(
             "wrong = i_body + 1",
-            "The graph cannot run: node 'add_2' has inputs from two frames: 'root' (from node "
+            "The graph cannot run: node 'add_2' has inputs from different frames: 'root' (from "
+            "node "
             "'Const_2') and 'summation' (from node 'Identity')",
             "add_2 (Add) created at Cell In[…], line 2",
             stated="naming the op and both frames",
         ),
         pin(
             "inside.append(doubled)",
-            "Cannot use 'loop/mul' (created at Cell In[…], line 6) as an input of the Add op at "
-            "Cell In[…], line 11: it is computed inside while loop 'loop',",
+            "Cannot use 'loop/mul' as input to 'add' because 'loop/mul' is in a while loop.",
+            "'loop/mul' (created at Cell In[…], line 6) is computed inside while loop 'loop', "
+            "and op 'add' (Add, at Cell In[…], line 11) is not in that loop.",
             "Tensor 'loop/mul:0' may not be fed: it lies inside the while loop frame 'loop'",
             stated="Keeping a tensor from the body and using it after the loop is refused while "
             "the graph is built, at the line that does it",

@@ -220,7 +220,13 @@ def _identity(x):
     return x
 
 
-define_op("Identity", _infer_identity, lambda attrs: _identity, inline=True)
+define_op(
+    "Identity",
+    _infer_identity,
+    lambda attrs: _identity,
+    inline=True,
+    extra={"passes_sparse_gradients": True},
+)
 define_op("StopGradient", _infer_identity, lambda attrs: _identity, inline=True)
 
 
@@ -1472,7 +1478,7 @@ def one_hot(
 
 # -- gradients -------------------------------------------------------------------------------------
 from ..gradients import NotDifferentiable, RegisterGradient, zeros_like_output  # noqa: E402
-from .math_ops import add, matmul, reduce_sum, where  # noqa: E402
+from .math_ops import add, reduce_sum, where  # noqa: E402
 
 for _type in "StopGradient ZerosLike OnesLike Shape Size Rank Range OneHot".split():
     NotDifferentiable(_type)
@@ -1615,34 +1621,35 @@ RegisterGradient("SplitV")(_split_grad)
 
 @RegisterGradient("GatherV2")
 def _gather_grad(op, grad):
-    # A one-hot matrix product scatters each gathered slice back, adding repeated indices.
+    # Along axis 0 the gradient is sparse: the gathered rows, sent back to their indices (the
+    # rows gathered twice add up when it is made dense, or applied by an optimizer).
+    from ..indexed_slices import IndexedSlices
+    from .segment_ops import unsorted_segment_sum
+
     params, indices = op.inputs
     axis = _axis_of(op, params)
+    params_shape = shape(params)
+    if axis == 0:
+        rows = stack([size(indices)])
+        values = reshape(grad, concat([rows, params_shape[1:]], 0))
+        return IndexedSlices(values, reshape(indices, rows), params_shape), None
     rank = params.shape.ndims
     if rank is None or indices.shape.ndims is None:
         raise ValueError(f"The gradient of '{op.name}' needs the ranks of params and indices")
     n_idx = indices.shape.ndims
-    if axis:
-        # Move the gathered axis (and the index dims) of grad to the front.
-        order = (
-            list(_pyrange(axis, axis + n_idx))
-            + list(_pyrange(axis))
-            + list(_pyrange(axis + n_idx, rank - 1 + n_idx))
-        )
-        grad = transpose(grad, order)
-    params_shape = shape(params)
-    depth = params_shape[axis]
     flat_indices = reshape(indices, [-1])
-    hot = one_hot(flat_indices, depth, dtype=grad.dtype)
-    flat_grad = reshape(grad, stack([size(flat_indices), -1]))
-    scattered = matmul(hot, flat_grad, transpose_a=True)
+    # Move the gathered axis (and the index dims) of grad to the front, sum rows by index.
+    order = (
+        list(_pyrange(axis, axis + n_idx))
+        + list(_pyrange(axis))
+        + list(_pyrange(axis + n_idx, rank - 1 + n_idx))
+    )
+    flat_grad = reshape(transpose(grad, order), stack([size(flat_indices), -1]))
+    scattered = unsorted_segment_sum(flat_grad, flat_indices, params_shape[axis])
     perm = [axis] + [i for i in _pyrange(rank) if i != axis]
     # Element by element, so the dimensions of params known statically stay known in the result.
-    moved_shape = stack([params_shape[i] for i in perm])
-    result = reshape(scattered, moved_shape)
-    if axis:
-        result = transpose(result, list(np.argsort(perm)))
-    return result, None
+    result = reshape(scattered, stack([params_shape[i] for i in perm]))
+    return transpose(result, list(np.argsort(perm))), None
 
 
 @RegisterGradient("Tile")

@@ -64,6 +64,8 @@ def _as_constant_array(value, dtype: Optional[_dtypes.DType]) -> np.ndarray:
     """
     if value is None:
         raise ValueError("None values not supported.")
+    if dtype is _dtypes.string or (dtype is None and _holds_text(value)):
+        return _dtypes.string_array(value)
     if dtype is not None:
         np_dtype = _dtypes.numpy_dtype(dtype)
         if not isinstance(value, (np.ndarray, np.generic)):
@@ -95,20 +97,33 @@ def _as_constant_array(value, dtype: Optional[_dtypes.DType]) -> np.ndarray:
     return array
 
 
+def _holds_text(value) -> bool:
+    """Whether ``value`` is text (``str``/``bytes``, text arrays, or lists whose first leaf is
+    text): such a value makes a string constant when no dtype is given."""
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "SU" or (
+            value.dtype == object and value.size > 0 and _holds_text(value.flat[0])
+        )
+    return isinstance(value, (str, bytes, np.str_, np.bytes_))
+
+
 def _fit_to_shape(array: np.ndarray, shape: tuple, verify_shape: bool) -> np.ndarray:
     """``tf.compat.v1.constant``'s ``shape``: the values are reshaped, and a value with fewer
-    elements than ``shape`` is padded with its last element (zeros when it has none)."""
+    elements than ``shape`` is padded with its last element (zeros, or empty strings, when it
+    has none)."""
     if verify_shape and array.shape != shape:
         raise TypeError(f"Expected Tensor's shape: {shape}, got {array.shape}.")
     size = int(np.prod(shape, dtype=np.int64))
     if size == 0:
-        return np.zeros(shape, dtype=array.dtype)
+        return np.full(shape, b"" if array.dtype == object else 0, dtype=array.dtype)
     if array.size > size:
         raise ValueError(f"Too many elements provided. Takes at most {size}, but got {array.size}.")
     if array.size == size:
         return array.reshape(shape)
     if array.size == 0:
-        return np.zeros(shape, dtype=array.dtype)
+        return np.full(shape, b"" if array.dtype == object else 0, dtype=array.dtype)
     flat = array.reshape(-1)
     return np.concatenate([flat, np.full(size - flat.size, flat[-1], dtype=array.dtype)]).reshape(
         shape

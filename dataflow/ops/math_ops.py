@@ -46,12 +46,14 @@ __all__ = [
     "argmax",
     "argmin",
     "cast",
+    "ceil",
     "clip_by_value",
     "cos",
     "cumsum",
     "divide",
     "equal",
     "exp",
+    "floor",
     "floordiv",
     "greater",
     "greater_equal",
@@ -340,8 +342,8 @@ _BINARY_OPS = [
     ("Minimum", NUMERIC_TYPES, None, np.minimum),
     ("Maximum", NUMERIC_TYPES, None, np.maximum),
     ("SquaredDifference", SQUARED_DIFFERENCE_TYPES, None, _squared_difference),
-    ("Equal", NUMERIC_OR_BOOL_TYPES, _dtypes.bool, np.equal),
-    ("NotEqual", NUMERIC_OR_BOOL_TYPES, _dtypes.bool, np.not_equal),
+    ("Equal", NUMERIC_OR_BOOL_TYPES | {_dtypes.string}, _dtypes.bool, np.equal),
+    ("NotEqual", NUMERIC_OR_BOOL_TYPES | {_dtypes.string}, _dtypes.bool, np.not_equal),
     ("Less", NUMERIC_TYPES, _dtypes.bool, np.less),
     ("LessEqual", NUMERIC_TYPES, _dtypes.bool, np.less_equal),
     ("Greater", NUMERIC_TYPES, _dtypes.bool, np.greater),
@@ -545,6 +547,8 @@ _UNARY_OPS = [
     ("Tanh", FLOAT_TYPES, np.tanh),
     ("Sigmoid", FLOAT_TYPES, _sigmoid),
     ("LogicalNot", BOOL_TYPES, np.logical_not),
+    ("Floor", FLOAT_TYPES, np.floor),
+    ("Ceil", FLOAT_TYPES, np.ceil),
 ]
 for _type, _allowed, _fn in _UNARY_OPS:
     define_op(
@@ -629,6 +633,16 @@ def sigmoid(x, name: Optional[str] = None) -> Tensor:
 def logical_not(x, name: Optional[str] = None) -> Tensor:
     """Elementwise not of a bool tensor."""
     return unary_op("LogicalNot", x, name)
+
+
+def floor(x, name: Optional[str] = None) -> Tensor:
+    """The largest integer not greater than ``x``, elementwise (in ``x``'s float dtype)."""
+    return unary_op("Floor", x, name)
+
+
+def ceil(x, name: Optional[str] = None) -> Tensor:
+    """The smallest integer not less than ``x``, elementwise (in ``x``'s float dtype)."""
+    return unary_op("Ceil", x, name)
 
 
 # -- selection and casting -------------------------------------------------------------------------
@@ -1335,7 +1349,7 @@ def _squared_difference_grad(op, grad):
 
 for _type in (
     "Equal NotEqual Less LessEqual Greater GreaterEqual LogicalAnd LogicalOr LogicalXor "
-    "LogicalNot FloorDiv ArgMax ArgMin Any All Where"
+    "LogicalNot FloorDiv ArgMax ArgMin Any All Where Floor Ceil"
 ).split():
     NotDifferentiable(_type)
 

@@ -150,6 +150,8 @@ def _split_data(data, what: str):
 
 
 def _element_text(value) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")  # as TensorFlow prints string tensors
     text = str(value)
     return text[:-2] if text.endswith(".0") else text
 
@@ -421,9 +423,10 @@ def _infer_py_func(op):
 
 def _convert_result(value, dtype: _dtypes.DType, index: int, func_name: str):
     """``value`` as an array of exactly ``dtype``.  As in TensorFlow, nothing is cast: a
-    float64 result where Tout says float32 is an error that names both dtypes."""
+    float64 result where Tout says float32 is an error that names both dtypes.  For a string
+    Tout, ``str`` and ``bytes`` are both strings (``str`` is encoded as UTF-8)."""
     try:
-        array = np.asarray(value)
+        array = _dtypes.string_array(value) if dtype.is_string else np.asarray(value)
     except (TypeError, ValueError) as e:
         raise InvalidArgumentError(
             None, None, f"{func_name} returned a value that is not an array ({index}): {e}"
@@ -444,7 +447,8 @@ def _py_func_kernel(attrs):
     count = len(tout)
 
     def py_func(*args):
-        result = func(*args)
+        # A scalar string reaches the function as ``bytes``, as in TensorFlow.
+        result = func(*(a[()] if a.dtype == object and a.ndim == 0 else a for a in args))
         if single:
             results: Any = (result,)
         elif isinstance(result, (list, _pytuple)):

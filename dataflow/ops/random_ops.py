@@ -12,8 +12,9 @@ The graphs are TensorFlow's: ``random_normal(shape, mean, stddev)`` is
 ``RandomStandardNormal(shape) * stddev + mean`` (so the gradient reaches ``mean`` and
 ``stddev``), ``random_uniform`` scales ``RandomUniform`` unless the range is the default
 ``[0, 1)``, and ``random_gamma`` divides ``RandomGamma`` by ``beta``.  Only ``RandomGamma`` has a
-gradient of its own in TensorFlow (with respect to ``alpha``); it is not implemented here, so
-differentiating through ``alpha`` is an error while ``beta`` gets its gradient.
+gradient of its own, with respect to ``alpha``, as in TensorFlow: each sample moves with
+``alpha`` as its quantile stays fixed (``RandomGammaGrad``, from the gamma CDF computed here in
+float64 by its series and continued fraction); the other random ops are not differentiable.
 """
 
 from __future__ import annotations

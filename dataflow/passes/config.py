@@ -28,7 +28,9 @@ replaces the default pipeline by exactly those passes, in that order, except tha
 always runs last: it decides which buffers a kernel may overwrite, and a pass after it could
 give such a buffer another reader (`dataflow.passes.manager.run_order`).
 ``OptimizerOptions(opt_level=OptimizerOptions.L0)`` turns constant folding and common
-subexpression elimination off unless their toggles say ``ON``, as TensorFlow's L0 does.
+subexpression elimination off unless their toggles say ``ON`` or the ``OptimizerOptions`` flags
+``do_constant_folding`` / ``do_common_subexpression_elimination`` keep them, as TensorFlow's L0
+does.
 
 A dataflow extension: ``RunOptions.rewrite_options`` replaces the Session's rewrite options for
 one run (TensorFlow 1.x has them on ``ConfigProto`` only).  A run whose ``RunOptions`` watch
@@ -67,12 +69,20 @@ class RewriterConfig(Message):
 
 @dataclass
 class OptimizerOptions(Message):
-    """``opt_level``: ``L1`` (default) or ``L0`` (no constant folding, no CSE by default)."""
+    """``opt_level``: ``L1`` (default) or ``L0`` (no constant folding, no CSE by default).
+
+    As in TensorFlow, ``do_constant_folding`` and ``do_common_subexpression_elimination`` turn
+    those passes on at ``L0`` (``L1`` runs them anyway).  ``do_function_inlining`` is accepted
+    and has nothing to do: dataflow graphs have no function calls to inline.
+    """
 
     L1 = 0
     L0 = -1
 
     opt_level: int = L1
+    do_common_subexpression_elimination: bool = False
+    do_constant_folding: bool = False
+    do_function_inlining: bool = False
 
 
 @dataclass
@@ -83,14 +93,15 @@ class GraphOptions(Message):
     rewrite_options: RewriterConfig = field(default_factory=RewriterConfig)
 
 
-# (toggle field, pass name, turned off by opt_level L0) in pipeline order.
+# (toggle field, pass name, the OptimizerOptions flag that keeps it at opt_level L0, or None
+# when L0 leaves it on) in pipeline order.
 _TOGGLED = (
-    ("constant_folding", "constant_folding", True),
-    ("arithmetic_optimization", "arithmetic", False),
-    ("common_subgraph_elimination", "common_subexpression", True),
-    ("loop_optimization", "loop_invariant_motion", False),
-    ("remapping", "elementwise_fusion", False),
-    ("memory_optimization", "inplace", False),
+    ("constant_folding", "constant_folding", "do_constant_folding"),
+    ("arithmetic_optimization", "arithmetic", None),
+    ("common_subgraph_elimination", "common_subexpression", "do_common_subexpression_elimination"),
+    ("loop_optimization", "loop_invariant_motion", None),
+    ("remapping", "elementwise_fusion", None),
+    ("memory_optimization", "inplace", None),
 )
 
 
@@ -106,10 +117,12 @@ def pipeline_for(
         from .manager import run_order
 
         return tuple(run_order(rewrite.optimizers))
-    level0 = graph_options.optimizer_options.opt_level == OptimizerOptions.L0
+    optimizer = graph_options.optimizer_options
+    level0 = optimizer.opt_level == OptimizerOptions.L0
     passes = []
-    for toggle_name, pass_name, off_at_level0 in _TOGGLED:
+    for toggle_name, pass_name, kept_at_level0_by in _TOGGLED:
         toggle = getattr(rewrite, toggle_name)
+        off_at_level0 = kept_at_level0_by is not None and not getattr(optimizer, kept_at_level0_by)
         if toggle == RewriterConfig.ON or (
             toggle == RewriterConfig.DEFAULT and not (level0 and off_at_level0)
         ):

@@ -90,13 +90,15 @@ def attrs_fingerprint(value: Any) -> Any:
     """A hashable value equal for attribute values that make an op compute the same thing.
 
     Floats compare by their bits (``0.0`` and ``-0.0`` differ, NaN equals itself), arrays by
-    dtype, shape and bytes; anything unhashable by identity.
+    dtype, shape and bytes (string arrays by their strings); anything unhashable by identity.
     """
     if isinstance(value, dict):
         return ("dict", tuple(sorted((k, attrs_fingerprint(v)) for k, v in value.items())))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(attrs_fingerprint(v) for v in value))
     if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            return ("strings", value.shape, tuple(value.reshape(-1).tolist()))
         return ("array", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.str, value.tobytes())

@@ -59,7 +59,15 @@ def check_gradients(make, inputs, feeds=None, rtol=1e-5, atol=1e-6, seed=0):
             def run_loss(vals):
                 return session.run(loss, feed(vals, w_value))
 
-            fetch = [g if g is not None else y for g in grads]
+            # A sparse gradient (IndexedSlices) is compared as the dense tensor it stands for.
+            fetch = [
+                y
+                if g is None
+                else df.convert_to_tensor(g)
+                if isinstance(g, df.IndexedSlices)
+                else g
+                for g in grads
+            ]
             symbolic = session.run(fetch, feed(values, w_value))
             symbolic = [s if g is not None else None for s, g in zip(symbolic, grads)]
             numeric = numeric_gradient(run_loss, values)

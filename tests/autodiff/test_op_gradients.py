@@ -119,6 +119,33 @@ CASES = [
     ("StridedSlice shrink newaxis", lambda x: x[1, None, ::-1], [normal(3, 4)]),
     ("GatherV2", lambda x: df.gather(x, [2, 0, 2]), [normal(3, 2)]),
     ("GatherV2 axis 1", lambda x: df.gather(x, [[1, 1], [0, 2]], axis=1), [normal(2, 3, 2)]),
+    (
+        "UnsortedSegmentSum",
+        lambda x: df.unsorted_segment_sum(x, [[1, -1], [1, 0]], 3),
+        [normal(2, 2, 3)],
+    ),
+    ("SegmentSum", lambda x: df.segment_sum(x, [0, 0, 2]), [normal(3, 2)]),
+    ("GatherNd", lambda x: df.gather_nd(x, [[1, 0], [1, 0], [0, 2]]), [normal(2, 3, 2)]),
+    ("ScatterNd", lambda u: df.scatter_nd([[1], [1], [3]], u, [5, 2]), [normal(3, 2)]),
+    (
+        "SparseToDense",
+        lambda v, d: df.sparse_to_dense([[0, 1], [2, 0]], [3, 2], v, d),
+        [normal(2), normal()],
+    ),
+    (
+        "SparseTensorDenseMatMul",
+        lambda v, b: df.sparse_tensor_dense_matmul(
+            df.SparseTensor([[0, 0], [1, 2], [2, 1]], v, [3, 4]), b
+        ),
+        [normal(3), normal(4, 2)],
+    ),
+    (
+        "SparseTensorDenseMatMul adjoints",
+        lambda v, b: df.sparse_tensor_dense_matmul(
+            df.SparseTensor([[0, 0], [1, 2], [2, 1]], v, [3, 4]), b, True, True
+        ),
+        [normal(3), normal(2, 3)],
+    ),
     ("Tile", lambda x: df.tile(x, [2, 3]), [normal(2, 2)]),
     ("PadV2", lambda x: df.pad(x, [[1, 0], [2, 1]]), [normal(2, 2)]),
     ("MirrorPad reflect", lambda x: df.pad(x, [[1, 2], [2, 1]], mode="REFLECT"), [normal(3, 4)]),

@@ -15,7 +15,11 @@ def run(fetches, feed_dict=None):
 
 
 def check_static(tensor: df.Tensor, value) -> None:
-    """The run-time ``value`` has exactly the static dtype and a compatible shape."""
+    """The run-time ``value`` has exactly the static dtype and a compatible shape (a string
+    is ``bytes``, alone or in an object array)."""
+    if tensor.dtype is df.string:
+        assert all(isinstance(v, bytes) for v in np.asarray(value, dtype=object).flat), value
+        value = np.asarray(value, dtype=object)
     assert isinstance(value, (np.ndarray, np.generic)), type(value)
     assert value.dtype == tensor.dtype.as_numpy_dtype, (tensor, value.dtype)
     assert tensor.shape.is_compatible_with(np.shape(value)), (tensor, np.shape(value))

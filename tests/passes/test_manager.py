@@ -89,6 +89,22 @@ def test_the_users_graph_and_its_records_are_never_changed(fresh_graph):
         ),
         (
             GraphOptions(
+                optimizer_options=OptimizerOptions(
+                    opt_level=OptimizerOptions.L0, do_constant_folding=True
+                )
+            ),
+            tuple(p for p in DEFAULT_PIPELINE if p != "common_subexpression"),
+        ),
+        (
+            GraphOptions(
+                optimizer_options=OptimizerOptions(
+                    do_function_inlining=True, do_constant_folding=False
+                )
+            ),
+            DEFAULT_PIPELINE,  # L1 folds constants whatever do_constant_folding says
+        ),
+        (
+            GraphOptions(
                 rewrite_options=RewriterConfig(
                     remapping=RewriterConfig.OFF, disable_model_pruning=True
                 )

@@ -350,6 +350,47 @@ def test_a_value_from_inside_a_loop_cannot_be_used_after_it():
             df.constant(1)
 
 
+def _constant_made_in_a_loop():
+    made = []
+
+    def body(i):
+        if not made:
+            made.append(df.constant(1))
+        return i + made[0]
+
+    df.while_loop(lambda i: i < 10, body, [0])
+    return made[0]
+
+
+def test_a_loop_value_used_outside_it_is_refused_in_tensorflows_words(fresh_graph):
+    # The first sentences of TensorFlow 1.x's errors (control_flow_ops_py_test.py,
+    # ControlFlowContextCheckTest): the consumer named as it would be, and why.
+    escaped = _constant_made_in_a_loop()
+    with pytest.raises(ValueError) as info:
+        df.add(1, escaped)
+    assert str(info.value).startswith(
+        "Cannot use 'while/Const_1' as input to 'Add' because 'while/Const_1' is in a while "
+        "loop. See info log for more details: 'while/Const_1' (created at "
+    )
+    with pytest.raises(ValueError, match="as input to 'cond/Add' because 'while/Const_1' is in"):
+        df.cond(df.less(1, 2), lambda: df.add(1, escaped), lambda: df.constant(0))
+    with pytest.raises(ValueError, match="as input to 'while_1/Add' because they are in diff"):
+        df.while_loop(lambda i: i < 10, lambda i: df.add(1, escaped), [0])
+    with pytest.raises(ValueError, match="to 'while_2/NextIteration' because they are in diff"):
+        df.while_loop(lambda i: i < 10, lambda i: escaped, [0])
+
+
+def test_body_returning_too_few_values_is_refused_in_tensorflows_words():
+    # tf.compat.v1.while_loop raises ValueError "The two structures don't have the same nested
+    # structure ... The two structures don't have the same number of elements" here.
+    pair = (df.constant(2.0), df.constant(3.0))
+    with pytest.raises(ValueError) as info:
+        df.while_loop(lambda a, b, c: a < 100.0, lambda a, b, c: [a, b], [1.0, pair, 4.0])
+    message = str(info.value)
+    assert "The two structures don't have the same nested structure" in message
+    assert "don't have the same number of elements: 3 vs 2" in message
+
+
 def test_bad_arguments_are_rejected_like_tensorflow():
     with pytest.raises(TypeError, match="'cond' must be callable"):
         df.while_loop(True, lambda i: i, [0])

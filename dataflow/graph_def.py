@@ -1,0 +1,525 @@
+"""Exchanging graphs with TensorFlow as ``GraphDef`` protocol buffers.
+
+`export_graph_def` writes a `Graph` as TensorFlow 1.x's ``GraphDef``: each op a ``NodeDef``
+with TensorFlow's op type, inputs (``"name:1"``, ``"^control"``) and attributes (``T``,
+``dtype``, ``value``, ``frame_name``, ...), so TensorFlow loads it and TensorBoard's graph tab
+draws loops and conds as it draws TensorFlow's (the ``Enter``/``Merge``/``Switch``/``Exit``/
+``NextIteration`` nodes of a frame).  `import_graph_def` builds such a ``GraphDef`` (a frozen
+TensorFlow graph, a ``.pb`` file) into the default graph, with TensorFlow's ``input_map``,
+``return_elements`` and ``name``.
+
+The op set both sides share is `_EXPORTS`: an op type there carries the attributes listed for
+it, and where TensorFlow takes an axis or permutation as a constant input (``Sum``'s
+``reduction_indices``, ``ConcatV2``'s ``axis``, ``Transpose``'s ``perm``), our attribute
+becomes a ``Const`` node (``<op>/reduction_indices``) on export and is read back from that
+node on import.  Any other op is an error naming it: on export, unless ``for_display`` (the
+graph tab draws it with its type, inputs and shapes only); on import, always.  Variables are
+not part of the shared set: freeze a graph first (``df.graph_util.
+convert_variables_to_constants``, or TensorFlow's).
+
+The protos come from the optional package tensorboardX (`dataflow.tensorboard_protos`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Optional
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .graph import (
+    Graph,
+    Operation,
+    Tensor,
+    _user_location,
+    convert_to_tensor,
+    get_default_graph,
+    topological_order,
+)
+from .op_registry import get_op_def
+from .tensor_shape import TensorShape
+from .tensorboard_protos import protos
+
+__all__ = ["export_graph_def", "import_graph_def", "make_ndarray", "make_tensor_proto"]
+
+# The GraphDef version TensorFlow 1.15 writes; every op below has existed since well before.
+_PRODUCER = 134
+
+
+class GraphDefError(ValueError):
+    """A graph holds an op a ``GraphDef`` of the shared op set cannot express, or a
+    ``GraphDef`` holds one we cannot build."""
+
+
+# -- tensors ---------------------------------------------------------------------------------------
+def make_tensor_proto(array) -> Any:
+    """A ``TensorProto`` of a numpy array (or a value of a string tensor)."""
+    p = protos()
+    array = np.asarray(array)
+    dtype = _dtypes.string if array.dtype == object else _dtypes.as_dtype(array.dtype)
+    proto = p.TensorProto(dtype=dtype.as_datatype_enum)
+    proto.tensor_shape.CopyFrom(_shape_proto(TensorShape(array.shape)))
+    if dtype is _dtypes.string:
+        proto.string_val.extend(_dtypes.string_array(array).reshape(-1).tolist())
+    else:
+        proto.tensor_content = (
+            np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
+        )
+    return proto
+
+
+# TensorProto's repeated field holding the values of each dtype when tensor_content is empty.
+_VALUE_FIELDS = {
+    "float16": "half_val",
+    "float32": "float_val",
+    "float64": "double_val",
+    "int8": "int_val",
+    "int16": "int_val",
+    "int32": "int_val",
+    "uint8": "int_val",
+    "int64": "int64_val",
+    "bool": "bool_val",
+    "string": "string_val",
+}
+
+
+def make_ndarray(proto) -> np.ndarray:
+    """The numpy array of a ``TensorProto``, read-only; a value list shorter than the shape is
+    padded with its last value, as TensorFlow reads it."""
+    try:
+        dtype = _dtypes.as_dtype(proto.dtype)
+    except TypeError:
+        raise GraphDefError(f"tensors of DataType {proto.dtype} are not supported") from None
+    if dtype is _dtypes.resource:
+        raise GraphDefError("resource tensors cannot be read from a GraphDef")
+    shape = [d.size for d in proto.tensor_shape.dim]
+    size = int(np.prod(shape, dtype=np.int64))
+    if dtype is _dtypes.string:
+        values = list(proto.string_val)
+        array = np.empty(size, dtype=object)
+        if values:
+            array[: len(values)] = values[:size]
+            array[len(values) :] = values[-1]
+        else:
+            array[:] = b""
+    elif proto.tensor_content:
+        np_dtype = _dtypes.numpy_dtype(dtype).newbyteorder("<")
+        if len(proto.tensor_content) != size * np_dtype.itemsize:
+            raise GraphDefError(
+                f"tensor_content holds {len(proto.tensor_content)} bytes, but a {dtype.name} "
+                f"tensor of shape {shape} needs {size * np_dtype.itemsize}"
+            )
+        array = np.frombuffer(proto.tensor_content, np_dtype).astype(_dtypes.numpy_dtype(dtype))
+    else:
+        values = np.asarray(getattr(proto, _VALUE_FIELDS[dtype.name]))
+        if dtype is _dtypes.float16:
+            values = values.astype(np.uint16).view(np.float16)
+        values = values.astype(_dtypes.numpy_dtype(dtype))
+        if values.size == 0:
+            array = np.zeros(size, _dtypes.numpy_dtype(dtype))
+        elif values.size >= size:
+            array = values[:size]
+        else:
+            array = np.concatenate([values, np.full(size - values.size, values[-1])])
+    array = np.array(array).reshape(shape)
+    array.flags.writeable = False
+    return array
+
+
+def _shape_proto(shape: TensorShape):
+    proto = protos().TensorShapeProto()
+    if shape.rank is None:
+        proto.unknown_rank = True
+    else:
+        for d in shape.as_list():
+            proto.dim.add(size=-1 if d is None else d)
+    return proto
+
+
+def _shape_of(proto) -> TensorShape:
+    if proto.unknown_rank:
+        return TensorShape(None)
+    return TensorShape([None if d.size < 0 else d.size for d in proto.dim])
+
+
+# -- the shared op set -----------------------------------------------------------------------------
+# TensorFlow op type -> how its NodeDef is made from our op and back:
+#   "type":   our op type, when it differs;
+#   "dtypes": {attr: index of the input whose dtype it is, or "out" for the first output};
+#   "attrs":  attributes both sides have under the same name;
+#   "const":  (our attribute, TensorFlow's input name): a constant input TensorFlow takes where
+#             we hold an attribute, appended after the op's other inputs;
+#   "count":  the attribute holding the number of inputs (N).
+_EXPORTS: dict[str, dict] = {
+    "Const": {"dtypes": {"dtype": "out"}, "attrs": ("value",)},
+    "Placeholder": {"dtypes": {"dtype": "out"}, "attrs": ("shape",)},
+    "PlaceholderWithDefault": {"dtypes": {"dtype": 0}, "attrs": ("shape",)},
+    "Identity": {"dtypes": {"T": 0}},
+    "StopGradient": {"dtypes": {"T": 0}},
+    "NoOp": {},
+    "Switch": {"dtypes": {"T": 0}},
+    "Merge": {"dtypes": {"T": 0}, "count": "N"},
+    "Enter": {"dtypes": {"T": 0}, "attrs": ("frame_name", "is_constant", "parallel_iterations")},
+    "Exit": {"dtypes": {"T": 0}},
+    "NextIteration": {"dtypes": {"T": 0}},
+    "LoopCond": {},
+    "MatMul": {"dtypes": {"T": 0}, "attrs": ("transpose_a", "transpose_b")},
+    "Cast": {"dtypes": {"SrcT": 0}, "attrs": ("DstT",)},
+    "AddN": {"dtypes": {"T": 0}, "count": "N"},
+    "Pack": {"dtypes": {"T": 0}, "count": "N", "attrs": ("axis",)},
+    "ConcatV2": {"dtypes": {"T": 0}, "count": "N", "const": ("axis", "axis")},
+    "Transpose": {"dtypes": {"T": 0}, "const": ("perm", "perm")},
+    "ExpandDims": {"dtypes": {"T": 0}, "const": ("axis", "dim")},
+    "Reshape": {"dtypes": {"T": 0, "Tshape": 1}},
+    "Fill": {"dtypes": {"T": 1, "index_type": 0}},
+    "Tile": {"dtypes": {"T": 0, "Tmultiples": 1}},
+    "Slice": {"dtypes": {"T": 0, "Index": 1}},
+    "StridedSlice": {
+        "dtypes": {"T": 0, "Index": 1},
+        "attrs": ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"),
+    },
+    "Shape": {"dtypes": {"T": 0}, "attrs": ("out_type",)},
+    "Size": {"dtypes": {"T": 0}, "attrs": ("out_type",)},
+    "Rank": {"dtypes": {"T": 0}},
+    "Range": {"dtypes": {"Tidx": 0}},
+    "Select": {"dtypes": {"T": 1}},
+    "SelectV2": {"dtypes": {"T": 1}},
+    "BiasAdd": {"dtypes": {"T": 0}, "attrs": ("data_format",)},
+    "StringJoin": {"count": "N", "attrs": ("separator",)},
+    "AsString": {
+        "dtypes": {"T": 0},
+        "attrs": ("precision", "scientific", "shortest", "width", "fill"),
+    },
+    "StringToNumber": {"attrs": ("out_type",)},
+    "StringLength": {"attrs": ("unit",)},
+    "Substr": {"dtypes": {"T": 1}, "attrs": ("unit",)},
+    "StaticRegexReplace": {"attrs": ("pattern", "rewrite", "replace_global")},
+    "RegexReplace": {"attrs": ("replace_global",)},
+    "StringUpper": {"attrs": ("encoding",)},
+    "StringLower": {"attrs": ("encoding",)},
+    "ScalarSummary": {"dtypes": {"T": 1}},
+    "HistogramSummary": {"dtypes": {"T": 1}},
+    "ImageSummary": {"dtypes": {"T": 1}, "attrs": ("max_images", "bad_color")},
+    "AudioSummaryV2": {"attrs": ("max_outputs",)},
+    "TensorSummaryV2": {"dtypes": {"T": 1}},
+    "MergeSummary": {"count": "N"},
+}
+for _type in (
+    "Add Sub Mul RealDiv FloorDiv FloorMod Pow Minimum Maximum SquaredDifference Equal NotEqual "
+    "Less LessEqual Greater GreaterEqual Neg Abs Sign Square Sqrt Rsqrt Exp Log Log1p Sin Cos "
+    "Tan Tanh Sigmoid Relu Relu6 Elu Softplus ZerosLike OnesLike"
+).split():
+    _EXPORTS[_type] = {"dtypes": {"T": 0}}
+for _type in "LogicalAnd LogicalOr LogicalNot".split():
+    _EXPORTS[_type] = {}
+for _type in "Sum Mean Max Min Prod".split():
+    _EXPORTS[_type] = {
+        "dtypes": {"T": 0},
+        "const": ("axis", "reduction_indices"),
+        "keep_dims": True,
+    }
+for _type in "Any All".split():
+    _EXPORTS[_type] = {"const": ("axis", "reduction_indices"), "keep_dims": True}
+_EXPORTS["AddV2"] = {"type": "Add", "dtypes": {"T": 0}}  # TensorFlow 1.15+'s name for Add
+_BY_OUR_TYPE = {spec.get("type", tf_type): tf_type for tf_type, spec in _EXPORTS.items()}
+_BY_OUR_TYPE["Add"] = "Add"
+
+
+# -- export ----------------------------------------------------------------------------------------
+def _attr_value(value) -> Any:
+    """An ``AttrValue`` of one of our attribute values, or None when it has no such form."""
+    p = protos()
+    if isinstance(value, (bool, np.bool_)):
+        return p.AttrValue(b=bool(value))
+    if isinstance(value, _dtypes.DType):
+        return p.AttrValue(type=value.as_datatype_enum)
+    if isinstance(value, TensorShape):
+        return p.AttrValue(shape=_shape_proto(value))
+    if isinstance(value, np.ndarray):
+        return p.AttrValue(tensor=make_tensor_proto(value))
+    if isinstance(value, (int, np.integer)):
+        return p.AttrValue(i=int(value))
+    if isinstance(value, (float, np.floating)):
+        return p.AttrValue(f=float(value))
+    if isinstance(value, str):
+        return p.AttrValue(s=value.encode("utf-8"))
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, np.integer)) for v in value):
+        attr = p.AttrValue()
+        attr.list.i.extend(int(v) for v in value)
+        return attr
+    return None
+
+
+def _input_name(t: Tensor) -> str:
+    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+
+
+def _const_node(graph_def, name: str, value: np.ndarray, frame_source: str) -> None:
+    """A Const node of ``value``; its control input from ``frame_source`` puts it in the frame
+    (loop) of the op that reads it, where a node without inputs would lie in the root frame."""
+    node = graph_def.node.add(name=name, op="Const", input=[f"^{frame_source}"])
+    node.attr["dtype"].type = _dtypes.as_dtype(value.dtype).as_datatype_enum
+    node.attr["value"].tensor.CopyFrom(make_tensor_proto(value))
+
+
+def _const_value(op: Operation, attr: str) -> np.ndarray:
+    """Our attribute ``attr`` as the value of the constant input TensorFlow takes instead."""
+    value = op.attrs[attr]
+    if value is None:  # a reduction over every axis
+        rank = op.inputs[0].shape.rank
+        if rank is None:
+            raise GraphDefError(
+                f"{op.type} op '{op.name}' reduces every axis of a tensor of unknown rank, "
+                "which a GraphDef cannot state"
+            )
+        value = list(range(rank))
+    return np.array(value, dtype=np.int32)
+
+
+def export_graph_def(graph: Optional[Graph] = None, for_display: bool = False):
+    """``graph`` (the default graph when None) as a TensorFlow ``GraphDef`` proto (call
+    ``SerializeToString()`` for the bytes of a ``.pb`` file).
+
+    Every node carries ``_output_shapes``, which TensorBoard shows on the edges.  An op outside
+    the shared op set is a `GraphDefError` naming it, unless ``for_display``: then it is written
+    with its type, inputs and shapes only, for TensorBoard's graph tab.
+    """
+    p = protos()
+    graph = graph if graph is not None else get_default_graph()
+    graph_def = p.GraphDef()
+    graph_def.versions.producer = _PRODUCER
+    for op in topological_order(graph, control_inputs=False):
+        tf_type = _BY_OUR_TYPE.get(op.type)
+        if tf_type is None and not for_display:
+            raise GraphDefError(
+                f"{op.type} op '{op.name}' (created at {op.location}) has no TensorFlow "
+                f"GraphDef form in the op set dataflow shares with TensorFlow"
+            )
+        node = graph_def.node.add(name=op.name, op=tf_type or op.type)
+        node.input.extend(_input_name(t) for t in op.inputs)
+        spec = _EXPORTS.get(tf_type, {})
+        for attr, source in spec.get("dtypes", {}).items():
+            dtype = op.outputs[0].dtype if source == "out" else op.inputs[source].dtype
+            node.attr[attr].type = dtype.as_datatype_enum
+        names = spec.get("attrs", ()) if tf_type is not None else tuple(op.attrs)
+        for attr in names:
+            value = _attr_value(op.attrs.get(attr))
+            if value is not None:
+                node.attr[attr].CopyFrom(value)
+            elif tf_type is not None and attr in op.attrs:
+                raise GraphDefError(f"attribute '{attr}' of {op.type} op '{op.name}' has no form")
+        if "count" in spec:
+            node.attr[spec["count"]].i = len(op.inputs)
+        if spec.get("keep_dims"):
+            node.attr["keep_dims"].b = bool(op.attrs["keepdims"])
+        if "const" in spec:
+            attr, input_name = spec["const"]
+            value = _const_value(op, attr)
+            _const_node(graph_def, f"{op.name}/{input_name}", value, op.inputs[0].op.name)
+            node.input.append(f"{op.name}/{input_name}")
+            index_attr = {"ConcatV2": "Tidx", "Transpose": "Tperm", "ExpandDims": "Tdim"}
+            node.attr[index_attr.get(tf_type, "Tidx")].type = _dtypes.int32.as_datatype_enum
+        node.input.extend(f"^{c.name}" for c in op.control_inputs)
+        shapes = node.attr["_output_shapes"].list.shape
+        for t in op.outputs:
+            shapes.add().CopyFrom(_shape_proto(t.shape))
+    return graph_def
+
+
+# -- import ----------------------------------------------------------------------------------------
+def _attr_python(attr) -> Any:
+    """The Python value of an ``AttrValue`` (the kinds the shared op set uses)."""
+    kind = attr.WhichOneof("value")
+    if kind == "b":
+        return bool(attr.b)
+    if kind == "i":
+        return int(attr.i)
+    if kind == "f":
+        return float(attr.f)
+    if kind == "s":
+        return attr.s.decode("utf-8")
+    if kind == "type":
+        return _dtypes.as_dtype(attr.type)
+    if kind == "shape":
+        return _shape_of(attr.shape)
+    if kind == "tensor":
+        return make_ndarray(attr.tensor)
+    if kind == "list":
+        return [int(i) for i in attr.list.i]
+    return None
+
+
+def _parse_input(text: str) -> tuple[str, int, bool]:
+    """``(node name, output index, is a control input)`` of a NodeDef input string."""
+    if text.startswith("^"):
+        return text[1:], 0, True
+    name, _, index = text.partition(":")
+    return name, int(index) if index else 0, False
+
+
+def _node_order(nodes: dict) -> list:
+    """The nodes with each after its inputs, except a Merge's inputs from a NextIteration
+    (a loop's back edge), which are connected after every node exists."""
+    order, state = [], {}
+    for root in nodes:
+        stack = [(root, False)]
+        while stack:
+            name, done = stack.pop()
+            if done:
+                state[name] = 2
+                order.append(name)
+                continue
+            if state.get(name):
+                continue
+            state[name] = 1
+            stack.append((name, True))
+            node = nodes[name]
+            for text in reversed(node.input):
+                source = _parse_input(text)[0]
+                if source not in nodes:
+                    raise GraphDefError(
+                        f"node '{name}' has input '{text}', which is not a node of the GraphDef"
+                    )
+                if node.op == "Merge" and nodes[source].op == "NextIteration":
+                    continue
+                if state.get(source) == 1:
+                    raise GraphDefError(f"the GraphDef has a cycle through node '{name}'")
+                if not state.get(source):
+                    stack.append((source, False))
+    return order
+
+
+def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, dict]:
+    """Our inputs and attributes for a NodeDef of the shared op set."""
+    attrs = {}
+    for attr in spec.get("attrs", ()):
+        if attr in node.attr:
+            attrs[attr] = _attr_python(node.attr[attr])
+    if spec.get("keep_dims"):
+        attrs["keepdims"] = bool(node.attr["keep_dims"].b) if "keep_dims" in node.attr else False
+    if "const" in spec:
+        attr, input_name = spec["const"]
+        source = inputs.pop()
+        value = constants.get(source)
+        if value is None:
+            raise GraphDefError(
+                f"{node.op} node '{node.name}': its input '{input_name}' must be a Const "
+                "(dataflow holds it as an attribute, known when the graph is built)"
+            )
+        value = [int(v) for v in np.asarray(value).reshape(-1)]
+        value = value[0] if node.op in ("ConcatV2", "ExpandDims") else tuple(value)
+        attrs[attr] = value
+    if node.op == "Const":
+        attrs["dtype"] = _attr_python(node.attr["dtype"])
+    if node.op in ("Placeholder",):
+        attrs["dtype"] = _attr_python(node.attr["dtype"])
+        attrs.setdefault("shape", TensorShape(None))
+    return inputs, attrs
+
+
+def import_graph_def(
+    graph_def,
+    input_map: Optional[Mapping] = None,
+    return_elements=None,
+    name: Optional[str] = None,
+    op_dict=None,
+    producer_op_list=None,
+):
+    """Builds ``graph_def`` (a ``GraphDef`` proto, TensorFlow's or ours, or its serialized
+    bytes) into the default graph, under the name scope ``name`` (``"import"`` when None).
+
+    ``input_map`` maps names of the GraphDef's tensors (``"x:0"`` or ``"x"``) to tensors of the
+    default graph to use instead; ``return_elements`` names the tensors (``"y:0"``) and
+    operations (``"train"``) to return, in order.  A node outside the shared op set is a
+    `GraphDefError` naming it.  ``op_dict`` and ``producer_op_list`` are accepted for
+    TensorFlow's signature and unused.
+    """
+    del op_dict, producer_op_list
+    p = protos()
+    location = _user_location()
+    if isinstance(graph_def, (bytes, bytearray)):
+        graph_def = p.GraphDef.FromString(bytes(graph_def))
+    elif not isinstance(graph_def, p.GraphDef):
+        graph_def = p.GraphDef.FromString(graph_def.SerializeToString())
+    nodes = {}
+    for node in graph_def.node:
+        if node.name in nodes:
+            raise GraphDefError(f"the GraphDef has two nodes named '{node.name}' ({location})")
+        if node.op not in _EXPORTS:
+            raise GraphDefError(
+                f"cannot import {node.op} node '{node.name}': dataflow has no such op in the op "
+                f"set it shares with TensorFlow ({location})"
+            )
+        nodes[node.name] = node
+    input_map = {_tensor_key(k): v for k, v in (input_map or {}).items()}
+    graph = get_default_graph()
+    built: dict[str, Operation] = {}
+    constants: dict[tuple, np.ndarray] = {}
+    back_edges: list = []
+    with graph.name_scope(name if name is not None else "import") as scope:
+        for node_name in _node_order(nodes):
+            node = nodes[node_name]
+            try:
+                built[node_name] = _build_node(
+                    graph, node, nodes, built, input_map, constants, back_edges, scope
+                )
+            except (TypeError, ValueError) as e:
+                if isinstance(e, GraphDefError):
+                    raise
+                raise GraphDefError(f"cannot import node '{node_name}' ({location}): {e}") from e
+    from primitives.raw_ops import set_merge_input
+
+    for merge, index, (source, output) in back_edges:
+        set_merge_input(merge, index, built[source].outputs[output])
+    if return_elements is None:
+        return None
+    return [_element(built, text, location) for text in return_elements]
+
+
+def _tensor_key(text: str) -> tuple:
+    source, index, _ = _parse_input(text)
+    return source, index
+
+
+def _build_node(graph, node, nodes, built, input_map, constants, back_edges, scope):
+    spec = _EXPORTS[node.op]
+    inputs, controls, pending = [], [], []
+    for text in node.input:
+        source, index, is_control = _parse_input(text)
+        if is_control:
+            controls.append(built[source])
+        elif (source, index) in input_map:
+            inputs.append(convert_to_tensor(input_map[(source, index)]))
+        elif node.op == "Merge" and nodes[source].op == "NextIteration":
+            pending.append((len(inputs), (source, index)))
+            inputs.append(None)
+        else:
+            inputs.append(built[source].outputs[index])
+            if nodes[source].op == "Const":
+                constants[inputs[-1]] = built[source].attrs["value"]
+    if pending:
+        stand_in = next((t for t in inputs if t is not None), None)
+        if stand_in is None:
+            raise GraphDefError(f"Merge node '{node.name}' has no input from outside its loop")
+        inputs = [stand_in if t is None else t for t in inputs]
+    inputs, attrs = _our_attrs(node, spec, inputs, constants)
+    op_def = get_op_def(spec.get("type", node.op))
+    op = graph.create_op(
+        op_def, inputs, attrs, name=f"{scope}{node.name}/", control_inputs=controls
+    )
+    for index, edge in pending:
+        back_edges.append((op, index, edge))
+    return op
+
+
+def _element(built: dict, text: str, location):
+    source, index, _ = _parse_input(text)
+    op = built.get(source)
+    if op is None:
+        raise GraphDefError(
+            f"return_elements names '{text}', which the GraphDef has not ({location})"
+        )
+    if ":" not in text:
+        return op
+    return op.outputs[index]

@@ -1,0 +1,280 @@
+"""TF1's queue-based input pipelines: producers that fill queues, and batching on queues.
+
+``slice_input_producer([images, labels])`` gives one (image, label) row per run, shuffled, for
+``num_epochs`` passes; ``batch``/``shuffle_batch`` turn single examples into batches.  Each adds
+a `QueueRunner` to the ``QUEUE_RUNNERS`` collection; a program calls
+``df.train.start_queue_runners(sess, coord)`` before its first step and stops on
+``OutOfRangeError`` when the epochs run out, as in TensorFlow 1.x::
+
+    image, label = df.train.slice_input_producer([images, labels], num_epochs=2)
+    batch_x, batch_y = df.train.batch([image, label], batch_size=32)
+
+Counting epochs needs a local variable (``<name>/limit_epochs/epochs``), so a program using
+``num_epochs`` runs ``df.local_variables_initializer()`` first, as in TensorFlow.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from . import dtypes as _dtypes
+from .errors import OutOfRangeError
+from .graph import GraphKeys, control_dependencies, convert_to_tensor, name_scope
+from .op_registry import apply_op, define_op
+from .ops.array_ops import gather, identity, shape
+from .ops.array_ops import range as _range
+from .ops.queue_ops import FIFOQueue, RandomShuffleQueue
+from .ops.random_ops import random_shuffle
+from .queue_runner import QueueRunner, add_queue_runner
+from .tensor_shape import TensorShape
+from .variables import Variable
+
+__all__ = [
+    "batch",
+    "input_producer",
+    "limit_epochs",
+    "range_input_producer",
+    "shuffle_batch",
+    "slice_input_producer",
+    "string_input_producer",
+]
+
+
+# -- counting up to a limit ------------------------------------------------------------------------
+def _infer_count_up_to(op):
+    return [(op.attrs["dtype"], TensorShape([]))]
+
+
+def _count_up_to_kernel(attrs):
+    limit = attrs["limit"]
+
+    def count_up_to(context, ref):
+        base = context.read_variable(ref)
+        if base >= limit:
+            raise OutOfRangeError(None, None, f"Reached limit of {limit}")
+        context.update_variable(ref, base, base + base.dtype.type(1))
+        return base
+
+    return count_up_to
+
+
+define_op(
+    "CountUpTo",
+    _infer_count_up_to,
+    _count_up_to_kernel,
+    stateful=True,
+    inline=True,
+    wants_context=True,
+)
+
+
+def count_up_to(ref: Variable, limit: int, name: Optional[str] = None):
+    """Increments the integer variable ``ref`` and returns its value before the increment;
+    ``OutOfRangeError`` once it has reached ``limit``.  The increment is committed with the run,
+    like every variable write (see `dataflow.variables`)."""
+    if not ref.dtype.is_integer:
+        raise TypeError(f"count_up_to needs an integer variable, got {ref.dtype.name}")
+    attrs = {"dtype": ref.dtype, "limit": int(limit)}
+    return apply_op("CountUpTo", [ref.handle], attrs, name=name or "CountUpTo").outputs[0]
+
+
+def limit_epochs(tensor, num_epochs: Optional[int] = None, name: Optional[str] = None):
+    """``tensor``, which can be evaluated ``num_epochs`` times before ``OutOfRangeError``."""
+    if num_epochs is None:
+        return tensor
+    if num_epochs <= 0:
+        raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
+    with name_scope(name or "limit_epochs") as scope:
+        epochs = Variable(
+            convert_to_tensor(0, dtype=_dtypes.int64),
+            name="epochs",
+            trainable=False,
+            collections=[GraphKeys.LOCAL_VARIABLES],
+        )
+        counter = count_up_to(epochs, num_epochs)
+        with control_dependencies([counter]):
+            return identity(tensor, name=scope)
+
+
+# -- producers -------------------------------------------------------------------------------------
+def input_producer(
+    input_tensor,
+    element_shape=None,
+    num_epochs: Optional[int] = None,
+    shuffle: bool = True,
+    seed: Optional[int] = None,
+    capacity: int = 32,
+    shared_name: Optional[str] = None,
+    summary_name: Optional[str] = None,
+    name: Optional[str] = None,
+    cancel_op=None,
+):
+    """A queue fed with the rows of ``input_tensor``, shuffled each epoch when ``shuffle``,
+    for ``num_epochs`` epochs (forever when None), by a `QueueRunner`."""
+    with name_scope(name or "input_producer"):
+        input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
+        element_shape = input_tensor.shape[1:].merge_with(TensorShape(element_shape))
+        if not element_shape.is_fully_defined():
+            raise ValueError(
+                "Either `input_tensor` must have a fully defined shape or `element_shape` must "
+                "be specified"
+            )
+        if shuffle:
+            input_tensor = random_shuffle(input_tensor, seed=seed)
+        input_tensor = limit_epochs(input_tensor, num_epochs)
+        queue = FIFOQueue(
+            capacity=capacity,
+            dtypes=[input_tensor.dtype],
+            shapes=[element_shape],
+            shared_name=shared_name,
+            name=name or "input_producer",
+        )
+        enqueue = queue.enqueue_many([input_tensor])
+        add_queue_runner(QueueRunner(queue, [enqueue], cancel_op=cancel_op))
+        return queue
+
+
+def string_input_producer(
+    string_tensor,
+    num_epochs=None,
+    shuffle=True,
+    seed=None,
+    capacity=32,
+    shared_name=None,
+    name=None,
+    cancel_op=None,
+):
+    """A queue of the strings (file names, usually) in ``string_tensor``; see `input_producer`."""
+    with name_scope(name or "input_producer") as scope:
+        string_tensor = convert_to_tensor(string_tensor, dtype=_dtypes.as_dtype("string"))
+        if string_tensor.shape.is_fully_defined() and string_tensor.shape.num_elements() == 0:
+            raise ValueError("string_input_producer requires a non-null input tensor")
+        return input_producer(
+            string_tensor, [], num_epochs, shuffle, seed, capacity, shared_name, None, scope,
+            cancel_op,
+        )  # fmt: skip
+
+
+def range_input_producer(
+    limit, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None
+):
+    """A queue of the integers ``0 .. limit - 1``; see `input_producer`."""
+    with name_scope(name or "input_producer") as scope:
+        return input_producer(
+            _range(limit), [], num_epochs, shuffle, seed, capacity, shared_name, None, scope
+        )
+
+
+def slice_input_producer(
+    tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None
+) -> list:
+    """One row of every tensor in ``tensor_list`` per evaluation (the same row of each), rows
+    taken in a shuffled order each epoch when ``shuffle``."""
+    with name_scope(name or "input_producer"):
+        tensor_list = [convert_to_tensor(t) for t in tensor_list]
+        if not tensor_list:
+            raise ValueError("Expected at least one tensor in slice_input_producer().")
+        rows = shape(tensor_list[0])[0]
+        queue = range_input_producer(
+            rows, num_epochs=num_epochs, shuffle=shuffle, seed=seed, capacity=capacity,
+            shared_name=shared_name,
+        )  # fmt: skip
+        index = queue.dequeue()
+        return [gather(t, index) for t in tensor_list]
+
+
+# -- batching --------------------------------------------------------------------------------------
+def _as_tensor_list(tensors) -> list:
+    if isinstance(tensors, dict):
+        return [tensors[k] for k in sorted(tensors)]
+    if isinstance(tensors, (list, tuple)):
+        return list(tensors)
+    return [tensors]
+
+
+def _as_original_type(original, dequeued):
+    """The batch in the structure the example came in (TensorFlow returns a bare tensor for a
+    one-element list, and so do we)."""
+    if isinstance(original, dict):
+        values = dequeued if isinstance(dequeued, list) else [dequeued]
+        return {k: values[i] for i, k in enumerate(sorted(original))}
+    return dequeued
+
+
+def _queue_shapes(tensors: list, shapes, enqueue_many: bool) -> list:
+    if shapes is not None:
+        return [TensorShape(s) for s in shapes]
+    found = [t.shape[1:] if enqueue_many else t.shape for t in tensors]
+    if not all(s.is_fully_defined() for s in found):
+        raise ValueError(f"All shapes must be fully defined: {[str(s) for s in found]}")
+    return found
+
+
+def _batch_on(queue, tensors, original, batch_size, num_threads, enqueue_many, smaller, name):
+    enqueue = queue.enqueue_many(tensors) if enqueue_many else queue.enqueue(tensors)
+    add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+    if smaller:
+        dequeued = queue.dequeue_up_to(batch_size, name=name)
+    else:
+        dequeued = queue.dequeue_many(batch_size, name=name)
+    return _as_original_type(original, dequeued)
+
+
+def batch(
+    tensors,
+    batch_size,
+    num_threads: int = 1,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes=None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: Optional[str] = None,
+    name: Optional[str] = None,
+):
+    """Batches of ``batch_size`` examples, in the order the feeding threads enqueue them."""
+    if dynamic_pad:
+        raise ValueError("batch(dynamic_pad=True) needs a PaddingFIFOQueue, which dataflow lacks")
+    with name_scope(name or "batch") as scope:
+        tensor_list = [convert_to_tensor(t) for t in _as_tensor_list(tensors)]
+        queue = FIFOQueue(
+            capacity=capacity,
+            dtypes=[t.dtype for t in tensor_list],
+            shapes=_queue_shapes(tensor_list, shapes, enqueue_many),
+            shared_name=shared_name,
+        )
+        return _batch_on(
+            queue, tensor_list, tensors, batch_size, num_threads, enqueue_many,
+            allow_smaller_final_batch, scope,
+        )  # fmt: skip
+
+
+def shuffle_batch(
+    tensors,
+    batch_size,
+    capacity,
+    min_after_dequeue,
+    num_threads: int = 1,
+    seed: Optional[int] = None,
+    enqueue_many: bool = False,
+    shapes=None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: Optional[str] = None,
+    name: Optional[str] = None,
+):
+    """Batches of ``batch_size`` examples drawn at random from a buffer that keeps at least
+    ``min_after_dequeue`` of them (until the feeding threads are done)."""
+    with name_scope(name or "shuffle_batch") as scope:
+        tensor_list = [convert_to_tensor(t) for t in _as_tensor_list(tensors)]
+        queue = RandomShuffleQueue(
+            capacity=capacity,
+            min_after_dequeue=min_after_dequeue,
+            seed=seed,
+            dtypes=[t.dtype for t in tensor_list],
+            shapes=_queue_shapes(tensor_list, shapes, enqueue_many),
+            shared_name=shared_name,
+        )
+        return _batch_on(
+            queue, tensor_list, tensors, batch_size, num_threads, enqueue_many,
+            allow_smaller_final_batch, scope,
+        )  # fmt: skip

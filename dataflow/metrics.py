@@ -1,0 +1,422 @@
+"""``df.metrics`` (``tf.compat.v1.metrics``): streaming metrics over many batches.
+
+Each metric returns ``(value, update_op)``: running ``update_op`` on a batch adds the batch to
+the metric's running totals (and returns the metric over everything seen so far), and
+``value`` reads the metric from the totals without changing them.  The totals are variables
+named as TensorFlow names them (``accuracy/total``, ``accuracy/count``, ``auc/true_positives``)
+in the ``LOCAL_VARIABLES`` and ``METRIC_VARIABLES`` collections, never trainable and never in
+``GLOBAL_VARIABLES``: ``df.local_variables_initializer()`` sets them to zero, which is how an
+evaluation starts again.  A division by zero (no batch seen yet, all weights zero) gives 0.
+
+``weights`` is a scalar or a tensor of the labels' rank (or one more or one less, which is
+squeezed or expanded) whose dimensions are each 1 or the labels' own; a weight of 0 leaves an
+element out.  ``metrics_collections`` and ``updates_collections`` name collections that the
+value and the update are added to.  ``name`` names the variable scope (default: the metric's
+name, made unique).
+
+As TensorFlow, the metrics are built from other ops, with its names and numbers; labels and
+predictions with a trailing dimension of 1 are squeezed when their ranks are known (TensorFlow
+also decides it at run time when they are not, which is left out here), and `auc` fails the run
+when a prediction is outside [0, 1].
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from . import dtypes as _dtypes
+from .graph import GraphKeys, Tensor, _user_location, control_dependencies, convert_to_tensor
+from .graph import add_to_collections as _add_to_collections
+from .losses import _broadcast_weights, _div_no_nan
+from .ops.array_ops import expand_dims, identity, reshape, size, squeeze, zeros, zeros_like
+from .ops.constant_op import constant
+from .ops.math_ops import (
+    cast,
+    divide,
+    equal,
+    greater,
+    greater_equal,
+    less_equal,
+    log,
+    logical_and,
+    logical_not,
+    maximum,
+    minimum,
+    multiply,
+    reduce_all,
+    reduce_sum,
+    squared_difference,
+    where,
+)
+from .ops.misc_ops import Assert
+from .variable_scope import variable_scope
+from .variables import Variable
+
+__all__ = [
+    "accuracy",
+    "auc",
+    "false_negatives",
+    "false_positives",
+    "mean",
+    "mean_squared_error",
+    "precision",
+    "recall",
+    "true_negatives",
+    "true_positives",
+]
+
+
+def metric_variable(shape, dtype, validate_shape: bool = True, name: Optional[str] = None):
+    """A variable of zeros holding a running total: not trainable, in ``LOCAL_VARIABLES`` and
+    ``METRIC_VARIABLES`` only."""
+    return Variable(
+        lambda: zeros(shape, dtype),
+        trainable=False,
+        collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
+        validate_shape=validate_shape,
+        name=name,
+    )
+
+
+def _squeeze_last(t: Tensor) -> Tensor:
+    return squeeze(t, [-1])
+
+
+def _last_dim_may_be_one(t: Tensor) -> bool:
+    last = t.shape.as_list()[-1]
+    return last is None or last == 1
+
+
+def _remove_squeezable_dimensions(predictions, labels, weights):
+    """``predictions``, ``labels`` and ``weights`` with a trailing dimension of 1 squeezed
+    where one has a rank one more than the other (and ``weights`` expanded where it has one
+    less), as TensorFlow does when the ranks are known."""
+    predictions = convert_to_tensor(predictions)
+    if labels is not None:
+        labels = convert_to_tensor(labels)
+        labels_rank, predictions_rank = labels.shape.ndims, predictions.shape.ndims
+        if labels_rank is not None and predictions_rank is not None:
+            if predictions_rank - labels_rank == 1 and _last_dim_may_be_one(predictions):
+                predictions = _squeeze_last(predictions)
+            elif predictions_rank - labels_rank == -1 and _last_dim_may_be_one(labels):
+                labels = _squeeze_last(labels)
+        if not predictions.shape.is_compatible_with(labels.shape):
+            raise ValueError(
+                f"Shapes {predictions.shape} and {labels.shape} are incompatible: predictions "
+                f"and labels must have one shape (at {_user_location()})"
+            )
+    if weights is None:
+        return predictions, labels, None
+    weights = convert_to_tensor(weights)
+    weights_rank, predictions_rank = weights.shape.ndims, predictions.shape.ndims
+    if weights_rank and predictions_rank is not None:
+        if weights_rank - predictions_rank == 1:
+            weights = _squeeze_last(weights)
+        elif predictions_rank - weights_rank == 1:
+            weights = expand_dims(weights, -1)
+    return predictions, labels, weights
+
+
+def _collect(collections, value) -> None:
+    if collections:
+        _add_to_collections(collections, value)
+
+
+def mean(
+    values,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The (weighted) mean of every value seen: ``total / count`` in the variables
+    ``mean/total`` and ``mean/count``, float32."""
+    with variable_scope(name, "mean", [values, weights]):
+        values = cast(values, _dtypes.float32)
+        total = metric_variable([], _dtypes.float32, name="total")
+        count = metric_variable([], _dtypes.float32, name="count")
+        if weights is None:
+            num_values = cast(size(values), _dtypes.float32)
+        else:
+            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
+            weights = _broadcast_weights(cast(weights, _dtypes.float32), values)
+            values = multiply(values, weights)
+            num_values = reduce_sum(weights)
+        update_total = total.assign_add(reduce_sum(values))
+        with control_dependencies([values]):
+            update_count = count.assign_add(num_values)
+        mean_value = _div_no_nan(total.read_value(), maximum(count.read_value(), 0), "value")
+        _collect(metrics_collections, mean_value)
+        update_op = _div_no_nan(update_total, maximum(update_count, 0), "update_op")
+        _collect(updates_collections, update_op)
+        return mean_value, update_op
+
+
+def accuracy(
+    labels,
+    predictions,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """How often ``predictions`` equals ``labels`` (weighted): the `mean` of the matches, in
+    ``accuracy/total`` and ``accuracy/count``.  ``predictions`` are cast to the labels'
+    dtype."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    if labels.dtype is not predictions.dtype:
+        predictions = cast(predictions, labels.dtype)
+    is_correct = cast(equal(predictions, labels), _dtypes.float32)
+    return mean(is_correct, weights, metrics_collections, updates_collections, name or "accuracy")
+
+
+def mean_squared_error(
+    labels,
+    predictions,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The (weighted) mean of ``(labels - predictions) ** 2`` over everything seen, in
+    ``mean_squared_error/total`` and ``mean_squared_error/count``."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    squared_error = squared_difference(labels, predictions)
+    return mean(
+        squared_error, weights, metrics_collections, updates_collections,
+        name or "mean_squared_error",
+    )  # fmt: skip
+
+
+# -- counts of true and false positives and negatives ----------------------------------------------
+def _count_condition(values: Tensor, weights, metrics_collections, updates_collections):
+    count = metric_variable([], _dtypes.float32, name="count")
+    values = cast(values, _dtypes.float32)
+    if weights is not None:
+        values = multiply(values, cast(weights, _dtypes.float32))
+    value = identity(count.read_value())
+    _collect(metrics_collections, value)
+    update_op = count.assign_add(reduce_sum(values))
+    _collect(updates_collections, update_op)
+    return value, update_op
+
+
+def _counter(default_name: str, label_value: bool, prediction_value: bool):
+    def count(
+        labels,
+        predictions,
+        weights=None,
+        metrics_collections=None,
+        updates_collections=None,
+        name: Optional[str] = None,
+    ):
+        with variable_scope(name, default_name, [predictions, labels, weights]):
+            predictions, labels, weights = _remove_squeezable_dimensions(
+                cast(predictions, _dtypes.bool), cast(labels, _dtypes.bool), weights
+            )
+            condition = logical_and(
+                equal(labels, label_value), equal(predictions, prediction_value)
+            )
+            return _count_condition(condition, weights, metrics_collections, updates_collections)
+
+    count.__name__ = default_name
+    count.__doc__ = (
+        f"The (weighted) number of {default_name.replace('_', ' ')} seen: elements whose label "
+        f"is {label_value} and whose prediction is {prediction_value} (both cast to bool), in "
+        f"``{default_name}/count``."
+    )
+    return count
+
+
+true_positives = _counter("true_positives", True, True)
+false_positives = _counter("false_positives", False, True)
+false_negatives = _counter("false_negatives", True, False)
+true_negatives = _counter("true_negatives", False, False)
+
+
+def _ratio(numerator: Tensor, other: Tensor, name: str) -> Tensor:
+    """``numerator / (numerator + other)``, 0 where that sum is 0."""
+    total = numerator + other
+    return where(greater(total, 0), divide(numerator, total), zeros_like(total), name=name)
+
+
+def precision(
+    labels,
+    predictions,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """``true_positives / (true_positives + false_positives)`` over everything seen
+    (predictions and labels cast to bool), with the counts in
+    ``precision/true_positives/count`` and ``precision/false_positives/count``."""
+    with variable_scope(name, "precision", [predictions, labels, weights]):
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            cast(predictions, _dtypes.bool), cast(labels, _dtypes.bool), weights
+        )
+        true_p, update_true_p = true_positives(labels, predictions, weights)
+        false_p, update_false_p = false_positives(labels, predictions, weights)
+        value = _ratio(true_p, false_p, "value")
+        _collect(metrics_collections, value)
+        update_op = _ratio(update_true_p, update_false_p, "update_op")
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def recall(
+    labels,
+    predictions,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """``true_positives / (true_positives + false_negatives)`` over everything seen
+    (predictions and labels cast to bool), with the counts in
+    ``recall/true_positives/count`` and ``recall/false_negatives/count``."""
+    with variable_scope(name, "recall", [predictions, labels, weights]):
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            cast(predictions, _dtypes.bool), cast(labels, _dtypes.bool), weights
+        )
+        true_p, update_true_p = true_positives(labels, predictions, weights)
+        false_n, update_false_n = false_negatives(labels, predictions, weights)
+        value = _ratio(true_p, false_n, "value")
+        _collect(metrics_collections, value)
+        update_op = _ratio(update_true_p, update_false_n, "update_op")
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+# -- the area under a curve ------------------------------------------------------------------------
+def _confusion_matrix_at_thresholds(labels, predictions, thresholds: list, weights=None):
+    """The variables ``true_positives``, ``false_negatives``, ``true_negatives`` and
+    ``false_positives`` (one count per threshold: a prediction above the threshold counts as
+    positive) and the ops that add a batch to them, as two dicts keyed ``tp``, ``fn``, ``tn``,
+    ``fp``.  The run fails when a prediction is outside [0, 1]."""
+    predictions = convert_to_tensor(predictions)
+    in_range = logical_and(
+        reduce_all(greater_equal(predictions, cast(0.0, predictions.dtype))),
+        reduce_all(less_equal(predictions, cast(1.0, predictions.dtype))),
+    )
+    with control_dependencies([Assert(in_range, ["predictions must be in [0, 1]"])]):
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            cast(predictions, _dtypes.float32), cast(labels, _dtypes.bool), weights
+        )
+    # [1, N] against [T, 1]: a [T, N] table, one row per threshold.
+    predictions_row = reshape(predictions, [1, -1])
+    thresholds_column = reshape(constant(thresholds, _dtypes.float32), [-1, 1])
+    prediction_is_positive = greater(predictions_row, thresholds_column)
+    prediction_is_negative = logical_not(prediction_is_positive)
+    label_is_positive = reshape(labels, [1, -1])
+    label_is_negative = logical_not(label_is_positive)
+    if weights is not None:
+        weights = _broadcast_weights(cast(weights, _dtypes.float32), predictions)
+        weights = reshape(weights, [1, -1])
+    values, update_ops = {}, {}
+    for key, name, label_side, prediction_side in (
+        ("tp", "true_positives", label_is_positive, prediction_is_positive),
+        ("fn", "false_negatives", label_is_positive, prediction_is_negative),
+        ("tn", "true_negatives", label_is_negative, prediction_is_negative),
+        ("fp", "false_positives", label_is_negative, prediction_is_positive),
+    ):
+        counts = metric_variable([len(thresholds)], _dtypes.float32, name=name)
+        hits = cast(logical_and(label_side, prediction_side), _dtypes.float32)
+        if weights is not None:
+            hits = hits * weights
+        update_ops[key] = counts.assign_add(reduce_sum(hits, 1))
+        values[key] = counts.read_value()
+    return values, update_ops
+
+
+_SUMMATION_METHODS = ("trapezoidal", "careful_interpolation", "minoring", "majoring")
+
+
+def auc(
+    labels,
+    predictions,
+    weights=None,
+    num_thresholds: int = 200,
+    metrics_collections=None,
+    updates_collections=None,
+    curve: str = "ROC",
+    name: Optional[str] = None,
+    summation_method: str = "trapezoidal",
+    thresholds=None,
+):
+    """The area under the ROC curve (``curve="ROC"``: recall against false-positive rate) or
+    the precision-recall curve (``"PR"``) of the scores ``predictions`` (in [0, 1]) for the
+    bool ``labels``, over everything seen, by a Riemann sum over ``num_thresholds`` thresholds
+    spread evenly over [0, 1] (or over ``thresholds``, with 0 and 1 added).
+
+    ``summation_method``: ``"trapezoidal"``, ``"minoring"`` (a lower bound), ``"majoring"``
+    (an upper bound), or for PR ``"careful_interpolation"`` (Davis and Goadrich's
+    interpolation, which the trapezoidal rule gets wrong for PR curves).  The counts are in
+    ``auc/true_positives``, ``auc/false_negatives``, ``auc/true_negatives`` and
+    ``auc/false_positives``.
+    """
+    if curve not in ("ROC", "PR"):
+        raise ValueError(
+            f"Curve must be either ROC or PR. Curve {curve} is unknown (at {_user_location()})."
+        )
+    if summation_method not in _SUMMATION_METHODS:
+        raise ValueError(
+            f"Invalid summation_method: {summation_method} summation_method should be "
+            f"'trapezoidal', 'careful_interpolation', 'minoring', or 'majoring' "
+            f"(at {_user_location()})."
+        )
+    with variable_scope(name, "auc", [labels, predictions, weights]):
+        kepsilon = 1e-7  # so that predictions of exactly 0 and 1 fall inside the ends
+        if thresholds is not None:
+            thresholds = sorted(thresholds)
+            num_thresholds = len(thresholds) + 2
+        else:
+            thresholds = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        thresholds = [0.0 - kepsilon] + thresholds + [1.0 + kepsilon]
+        values, update_ops = _confusion_matrix_at_thresholds(
+            labels, predictions, thresholds, weights
+        )
+        n = num_thresholds
+
+        def interpolate_pr_auc(tp, fp, fn):
+            # Precision varies as TP / P with TP and P = TP + FP linear between thresholds;
+            # integrating over recall in closed form gives each interval's area.
+            dtp = tp[: n - 1] - tp[1:]
+            p = tp + fp
+            prec_slope = _div_no_nan(dtp, maximum(p[: n - 1] - p[1:], 0), "prec_slope")
+            intercept = tp[1:] - multiply(prec_slope, p[1:])
+            both_positive = logical_and(greater(p[: n - 1], 0), greater(p[1:], 0))
+            ratio = _div_no_nan(p[: n - 1], maximum(p[1:], 0), "recall_relative_ratio")
+            safe_p_ratio = where(both_positive, ratio, zeros_like(ratio) + 1)
+            increments = _div_no_nan(
+                prec_slope * (dtp + intercept * log(safe_p_ratio)),
+                maximum(tp[1:] + fn[1:], 0),
+                "pr_auc_increment",
+            )
+            return reduce_sum(increments, name="interpolate_pr_auc")
+
+        def compute_auc(tp, fn, tn, fp, name):
+            if curve == "PR" and summation_method == "careful_interpolation":
+                return interpolate_pr_auc(tp, fp, fn)
+            epsilon = 1.0e-6
+            rec = divide(tp + epsilon, tp + fn + epsilon)
+            if curve == "ROC":
+                x, y = divide(fp, fp + tn + epsilon), rec
+            else:
+                x, y = rec, divide(tp + epsilon, tp + fp + epsilon)
+            widths = x[: n - 1] - x[1:]
+            if summation_method == "minoring":
+                heights = minimum(y[: n - 1], y[1:])
+            elif summation_method == "majoring":
+                heights = maximum(y[: n - 1], y[1:])
+            else:
+                heights = (y[: n - 1] + y[1:]) / 2.0
+            return reduce_sum(multiply(widths, heights), name=name)
+
+        value = compute_auc(values["tp"], values["fn"], values["tn"], values["fp"], "value")
+        _collect(metrics_collections, value)
+        update_op = compute_auc(
+            update_ops["tp"], update_ops["fn"], update_ops["tn"], update_ops["fp"], "update_op"
+        )
+        _collect(updates_collections, update_op)
+        return value, update_op

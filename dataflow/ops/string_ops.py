@@ -1,0 +1,507 @@
+"""String ops: formatting numbers as text, joining, slicing, parsing, regular expressions.
+
+A string tensor holds a numpy object array of ``bytes`` (`dtypes.string_array`); every kernel
+here returns such arrays, as TensorFlow 1.x returns ``bytes`` from a fetch.  Python ``str``
+arguments are encoded as UTF-8 when they become constants.
+
+None of these ops has a gradient, as in TensorFlow.  Differences from TensorFlow: the axes of
+``reduce_join`` are attributes, known when the graph is built (as for the numeric reductions);
+regular expressions are Python's `re` on bytes rather than RE2 (the two agree on the common
+syntax, and ``\\1`` refers to a group in both); a pattern given as a Python string is checked
+when the graph is built.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..graph import Tensor, convert_to_tensor
+from ..op_registry import apply_op, define_op
+from ..tensor_shape import TensorShape
+from .math_ops import (
+    BOOL_TYPES,
+    INDEX_TYPES,
+    NUMERIC_TYPES,
+    broadcast_shape,
+    check_dtype,
+    reduced_shape,
+    static_axis,
+)
+
+__all__ = [
+    "as_string",
+    "reduce_join",
+    "regex_replace",
+    "string_join",
+    "string_to_number",
+    "substr",
+]
+
+STRING_TYPES = frozenset({_dtypes.string})
+_UNITS = ("BYTE", "UTF8_CHAR")
+
+
+def _strings(shape, items) -> np.ndarray:
+    """An object array of ``shape`` holding ``items`` (bytes) in row-major order."""
+    result = np.empty(len(items), dtype=object)
+    result[:] = items
+    return result.reshape(shape)
+
+
+def _check_string_input(op, index: int = 0, what: str = "input") -> Tensor:
+    tensor = op.inputs[index]
+    check_dtype(tensor.dtype, STRING_TYPES, f"Input '{what}' of '{op.type}'")
+    return tensor
+
+
+def _check_unit(unit: str) -> str:
+    if unit not in _UNITS:
+        raise ValueError(f"unit must be one of {', '.join(_UNITS)}, got {unit!r}")
+    return unit
+
+
+# -- AsString --------------------------------------------------------------------------------------
+_FILL_FLAGS = " +-0#"
+
+
+def _as_string_format(dtype: _dtypes.DType, attrs: dict) -> Optional[str]:
+    """The printf format TensorFlow's AsString kernel builds for ``dtype`` (``None`` for bool,
+    which is always ``true``/``false``); ``ValueError`` for options the dtype does not take."""
+    precision, scientific, shortest = attrs["precision"], attrs["scientific"], attrs["shortest"]
+    width, fill = attrs["width"], attrs["fill"]
+    if len(fill) > 1:
+        raise ValueError(f"Fill string must be one or fewer characters, got {fill!r}")
+    if fill and fill not in _FILL_FLAGS:
+        raise ValueError(f'Fill argument not supported: "{fill}"')
+    if scientific and shortest:
+        raise ValueError("Cannot select both scientific and shortest notation")
+    if not dtype.is_floating:
+        for option, chosen in (
+            ("scientific", scientific),
+            ("shortest", shortest),
+            ("precision", precision > -1),
+        ):
+            if chosen:
+                raise ValueError(f"{option} not supported for datatype {dtype.name}")
+    if dtype.is_bool:
+        return None
+    form = "%" + fill + (str(width) if width > -1 else "")
+    if dtype.is_floating:
+        form += f".{precision}" if precision > -1 else ""
+        return form + ("g" if shortest else "e" if scientific else "f")
+    return form + ("s" if dtype.is_string else "d")
+
+
+def _infer_as_string(op):
+    (x,) = op.inputs
+    check_dtype(x.dtype, NUMERIC_TYPES | BOOL_TYPES | STRING_TYPES, f"Input 'input' of '{op.type}'")
+    _as_string_format(x.dtype, op.attrs)
+    return [(_dtypes.string, x.shape)]
+
+
+def _as_string_kernel(attrs):
+    def as_string(x):
+        form = _as_string_format(_dtypes.as_dtype(x.dtype), attrs)
+        flat = x.reshape(-1)
+        if form is None:
+            items = [b"true" if v else b"false" for v in flat]
+        elif x.dtype == object:
+            encoded = form.encode("ascii")
+            items = [encoded % v for v in flat]
+        else:
+            items = [(form % v).encode("ascii") for v in flat.tolist()]
+        return _strings(x.shape, items)
+
+    return as_string
+
+
+define_op("AsString", _infer_as_string, _as_string_kernel)
+
+
+def as_string(
+    input,  # noqa: A002 - mirrors tf.as_string
+    precision: int = -1,
+    scientific: bool = False,
+    shortest: bool = False,
+    width: int = -1,
+    fill: str = "",
+    name: Optional[str] = None,
+) -> Tensor:
+    """Each element as text: floats with ``precision`` digits (six by default), in scientific
+    notation or the shortest form; padded to ``width`` with spaces, or with ``fill`` as a
+    printf flag (``"0"`` pads integers with zeros).  Bools are ``true``/``false``."""
+    attrs = {
+        "precision": int(precision),
+        "scientific": bool(scientific),
+        "shortest": bool(shortest),
+        "width": int(width),
+        "fill": str(fill),
+    }
+    return apply_op("AsString", (input,), attrs, name or "AsString").outputs[0]
+
+
+# -- StringJoin ------------------------------------------------------------------------------------
+def _infer_string_join(op):
+    shape = TensorShape([])
+    for i, t in enumerate(op.inputs):
+        check_dtype(t.dtype, STRING_TYPES, f"Input 'inputs[{i}]' of '{op.type}'")
+        if t.shape.rank != 0:
+            if not shape.is_compatible_with(t.shape) and shape.rank != 0:
+                raise ValueError(
+                    f"inputs must be scalars or of one shape, but got {shape} and {t.shape}"
+                )
+            shape = t.shape if shape.rank == 0 else shape.merge_with(t.shape)
+    if not op.inputs:
+        raise ValueError("string_join needs at least one input")
+    return [(_dtypes.string, shape)]
+
+
+def _string_join_kernel(attrs):
+    separator = attrs["separator"].encode("utf-8")
+
+    def string_join(*inputs):
+        shapes = {x.shape for x in inputs if x.ndim}
+        if len(shapes) > 1:
+            raise InvalidArgumentError(
+                None, None, f"inputs must be scalars or of one shape, got shapes {sorted(shapes)}"
+            )
+        columns = np.broadcast_arrays(*inputs)
+        shape = columns[0].shape
+        rows = zip(*(c.reshape(-1) for c in columns))
+        return _strings(shape, [separator.join(row) for row in rows])
+
+    return string_join
+
+
+define_op("StringJoin", _infer_string_join, _string_join_kernel)
+
+
+def string_join(inputs, separator: str = "", name: Optional[str] = None) -> Tensor:
+    """Joins the strings of ``inputs`` elementwise with ``separator``; scalars are repeated to
+    the shape of the others."""
+    tensors = [x if isinstance(x, Tensor) else convert_to_tensor(x, _dtypes.string) for x in inputs]
+    attrs = {"separator": str(separator)}
+    return apply_op("StringJoin", tensors, attrs, name or "StringJoin").outputs[0]
+
+
+# -- StringLength ----------------------------------------------------------------------------------
+def _utf8_length(value: bytes) -> int:
+    """Characters in UTF-8 ``value``: the bytes that do not continue a sequence."""
+    return sum(1 for b in value if b & 0xC0 != 0x80)
+
+
+def _infer_string_length(op):
+    x = _check_string_input(op)
+    _check_unit(op.attrs["unit"])
+    return [(_dtypes.int32, x.shape)]
+
+
+def _string_length_kernel(attrs):
+    count = len if attrs["unit"] == "BYTE" else _utf8_length
+
+    def string_length(x):
+        return np.array([count(v) for v in x.reshape(-1)], dtype=np.int32).reshape(x.shape)
+
+    return string_length
+
+
+define_op("StringLength", _infer_string_length, _string_length_kernel, inline=True)
+
+
+def string_length(input, name: Optional[str] = None, unit: str = "BYTE") -> Tensor:  # noqa: A002
+    """The length of each string, in bytes or (``unit="UTF8_CHAR"``) in characters."""
+    return apply_op("StringLength", (input,), {"unit": unit}, name or "StringLength").outputs[0]
+
+
+# -- Substr ----------------------------------------------------------------------------------------
+def _infer_substr(op):
+    x = _check_string_input(op)
+    pos, length = op.inputs[1:]
+    check_dtype(pos.dtype, INDEX_TYPES, f"Input 'pos' of '{op.type}'")
+    if length.dtype is not pos.dtype:
+        raise TypeError(
+            f"Input 'len' of '{op.type}' Op has type {length.dtype.name} that does not match "
+            f"type {pos.dtype.name} of argument 'pos'."
+        )
+    _check_unit(op.attrs["unit"])
+    return [(_dtypes.string, broadcast_shape(broadcast_shape(x.shape, pos.shape), length.shape))]
+
+
+def _substr_kernel(attrs):
+    by_character = attrs["unit"] == "UTF8_CHAR"
+
+    def substr(x, pos, length):
+        try:
+            columns = np.broadcast_arrays(x, pos, length)
+        except ValueError as e:
+            raise InvalidArgumentError(
+                None, None, f"input, pos and len must broadcast: {e}"
+            ) from None
+        items = []
+        for i, (value, start, size) in enumerate(zip(*(c.reshape(-1) for c in columns))):
+            text = value.decode("utf-8", "surrogateescape") if by_character else value
+            start, size = int(start), int(size)
+            if not -len(text) <= start <= len(text):
+                raise InvalidArgumentError(
+                    None, None, f"pos {start} out of range for string {value!r} at index {i}"
+                )
+            if start < 0:
+                start += len(text)
+            piece = text[start:] if size < 0 else text[start : start + size]
+            items.append(piece.encode("utf-8", "surrogateescape") if by_character else piece)
+        return _strings(columns[0].shape, items)
+
+    return substr
+
+
+define_op("Substr", _infer_substr, _substr_kernel)
+
+
+def substr(input, pos, len, name: Optional[str] = None, unit: str = "BYTE") -> Tensor:  # noqa: A002
+    """The ``len`` bytes (or characters) of each string from ``pos``; a negative ``pos``
+    counts from the end, and a ``pos`` past the end is an error at run time."""
+    pos = convert_to_tensor(pos, name="pos")
+    length = convert_to_tensor(len, dtype=pos.dtype, name="len")
+    attrs = {"unit": unit}
+    return apply_op("Substr", (input, pos, length), attrs, name or "Substr").outputs[0]
+
+
+# -- StringToNumber --------------------------------------------------------------------------------
+_NUMBER_TYPES = frozenset({_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64})
+
+
+def _infer_string_to_number(op):
+    x = _check_string_input(op, what="string_tensor")
+    check_dtype(op.attrs["out_type"], _NUMBER_TYPES, f"Attribute 'out_type' of '{op.type}'")
+    return [(op.attrs["out_type"], x.shape)]
+
+
+def _parse_number(value: bytes, np_dtype: np.dtype):
+    text = value.decode("ascii", "replace").strip()
+    if np_dtype.kind == "f":
+        try:
+            return float(text)
+        except ValueError:
+            return float.fromhex(text)  # TensorFlow's strtod reads hexadecimal too
+    number = int(text)
+    info = np.iinfo(np_dtype)
+    if not info.min <= number <= info.max:
+        raise ValueError(number)
+    return number
+
+
+def _string_to_number_kernel(attrs):
+    np_dtype = _dtypes.numpy_dtype(attrs["out_type"])
+
+    def string_to_number(x):
+        flat = x.reshape(-1)
+        result = np.empty(flat.shape, dtype=np_dtype)
+        for i, value in enumerate(flat):
+            try:
+                result[i] = _parse_number(value, np_dtype)
+            except ValueError:
+                raise InvalidArgumentError(
+                    None, None, f"StringToNumberOp could not correctly convert string: {value!r}"
+                ) from None
+        return result.reshape(x.shape)
+
+    return string_to_number
+
+
+define_op("StringToNumber", _infer_string_to_number, _string_to_number_kernel)
+
+
+def string_to_number(string_tensor, out_type=_dtypes.float32, name: Optional[str] = None):
+    """Parses each string as a number of ``out_type`` (float32, float64, int32 or int64); a
+    string that is not one, or does not fit, is an error at run time."""
+    attrs = {"out_type": _dtypes.as_dtype(out_type)}
+    return apply_op("StringToNumber", (string_tensor,), attrs, name or "StringToNumber").outputs[0]
+
+
+# -- ReduceJoin ------------------------------------------------------------------------------------
+def _infer_reduce_join(op):
+    x = _check_string_input(op, what="inputs")
+    return [(_dtypes.string, reduced_shape(x.shape, op.attrs["axis"], op.attrs["keepdims"]))]
+
+
+def _reduce_join_kernel(attrs):
+    axis, keepdims = attrs["axis"], attrs["keepdims"]
+    separator = attrs["separator"].encode("utf-8")
+
+    def reduce_join(x):
+        axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
+        kept = [a for a in range(x.ndim) if a not in axes]
+        rows = np.transpose(x, kept + list(axes)).reshape(
+            int(np.prod([x.shape[a] for a in kept], dtype=np.int64)), -1
+        )
+        shape = [1 if a in axes else x.shape[a] for a in range(x.ndim)] if keepdims else None
+        joined = _strings(len(rows), [separator.join(row) for row in rows])
+        return joined.reshape(shape if keepdims else [x.shape[a] for a in kept])
+
+    return reduce_join
+
+
+define_op("ReduceJoin", _infer_reduce_join, _reduce_join_kernel)
+
+
+def reduce_join(
+    inputs,
+    axis=None,
+    keep_dims=None,
+    separator: str = "",
+    name: Optional[str] = None,
+    reduction_indices=None,
+    keepdims=None,
+) -> Tensor:
+    """Joins the strings along ``axis`` (all axes when ``None``) with ``separator``, in
+    row-major order; joining no strings gives ``b""``."""
+    if reduction_indices is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'reduction_indices'")
+        axis = reduction_indices
+    if keep_dims is not None:
+        if keepdims is not None:
+            raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+        keepdims = keep_dims
+    axis = static_axis(axis, "reduction axis")
+    attrs = {
+        "axis": (axis,) if isinstance(axis, int) else axis,
+        "keepdims": bool(keepdims),
+        "separator": str(separator),
+    }
+    return apply_op("ReduceJoin", (inputs,), attrs, name or "ReduceJoin").outputs[0]
+
+
+# -- RegexReplace ----------------------------------------------------------------------------------
+def _compile(pattern: bytes):
+    try:
+        return re.compile(pattern)
+    except re.error as e:
+        text = pattern.decode("utf-8", "replace")
+        raise ValueError(f"Invalid pattern: {text}, error: {e}") from None
+
+
+def _replace_all(x: np.ndarray, compiled, rewrite: bytes, count: int) -> np.ndarray:
+    items = [compiled.sub(rewrite, v, count=count) for v in x.reshape(-1)]
+    return _strings(x.shape, items)
+
+
+def _infer_static_regex_replace(op):
+    x = _check_string_input(op)
+    _compile(op.attrs["pattern"].encode("utf-8"))
+    return [(_dtypes.string, x.shape)]
+
+
+def _static_regex_replace_kernel(attrs):
+    compiled = _compile(attrs["pattern"].encode("utf-8"))
+    rewrite = attrs["rewrite"].encode("utf-8")
+    count = 0 if attrs["replace_global"] else 1
+    return lambda x: _replace_all(x, compiled, rewrite, count)
+
+
+define_op("StaticRegexReplace", _infer_static_regex_replace, _static_regex_replace_kernel)
+
+
+def _infer_regex_replace(op):
+    x = _check_string_input(op)
+    for index, what in ((1, "pattern"), (2, "rewrite")):
+        t = _check_string_input(op, index, what)
+        if not t.shape.is_compatible_with([]):
+            raise ValueError(f"{what} must be a scalar, got shape {t.shape}")
+    return [(_dtypes.string, x.shape)]
+
+
+def _regex_replace_kernel(attrs):
+    count = 0 if attrs["replace_global"] else 1
+
+    def regex_replace(x, pattern, rewrite):
+        try:
+            compiled = _compile(pattern[()])
+        except ValueError as e:
+            raise InvalidArgumentError(None, None, str(e)) from None
+        return _replace_all(x, compiled, rewrite[()], count)
+
+    return regex_replace
+
+
+define_op("RegexReplace", _infer_regex_replace, _regex_replace_kernel)
+
+
+def regex_replace(
+    input,  # noqa: A002 - mirrors tf.regex_replace
+    pattern,
+    rewrite,
+    replace_global: bool = True,
+    name: Optional[str] = None,
+) -> Tensor:
+    """Replaces the matches of ``pattern`` in each string with ``rewrite`` (``\\1`` for a
+    group); only the first match unless ``replace_global``.  With Python strings for
+    ``pattern`` and ``rewrite`` the op is TensorFlow's ``StaticRegexReplace``."""
+    if isinstance(pattern, (str, bytes)) and isinstance(rewrite, (str, bytes)):
+        attrs = {
+            "pattern": pattern if isinstance(pattern, str) else pattern.decode("utf-8"),
+            "rewrite": rewrite if isinstance(rewrite, str) else rewrite.decode("utf-8"),
+            "replace_global": bool(replace_global),
+        }
+        return apply_op(
+            "StaticRegexReplace", (input,), attrs, name or "StaticRegexReplace"
+        ).outputs[0]
+    pattern = convert_to_tensor(pattern, dtype=_dtypes.string, name="pattern")
+    rewrite = convert_to_tensor(rewrite, dtype=_dtypes.string, name="rewrite")
+    attrs = {"replace_global": bool(replace_global)}
+    return apply_op(
+        "RegexReplace", (input, pattern, rewrite), attrs, name or "RegexReplace"
+    ).outputs[0]
+
+
+# -- StringUpper / StringLower ---------------------------------------------------------------------
+def _infer_change_case(op):
+    x = _check_string_input(op)
+    if op.attrs["encoding"] not in ("", "utf-8"):
+        raise ValueError(f"encoding must be '' or 'utf-8', got {op.attrs['encoding']!r}")
+    return [(_dtypes.string, x.shape)]
+
+
+def _change_case_kernel(upper: bool):
+    def build(attrs):
+        def change(value: bytes) -> bytes:
+            if attrs["encoding"]:
+                text = value.decode("utf-8", "surrogateescape")
+                text = text.upper() if upper else text.lower()
+                return text.encode("utf-8", "surrogateescape")
+            return value.upper() if upper else value.lower()  # ASCII letters only
+
+        return lambda x: _strings(x.shape, [change(v) for v in x.reshape(-1)])
+
+    return build
+
+
+define_op("StringUpper", _infer_change_case, _change_case_kernel(True))
+define_op("StringLower", _infer_change_case, _change_case_kernel(False))
+
+
+def upper(input, encoding: str = "", name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Each string in upper case: ASCII letters only, or all of UTF-8 with ``encoding``."""
+    attrs = {"encoding": encoding}
+    return apply_op("StringUpper", (input,), attrs, name or "StringUpper").outputs[0]
+
+
+def lower(input, encoding: str = "", name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Each string in lower case: ASCII letters only, or all of UTF-8 with ``encoding``."""
+    attrs = {"encoding": encoding}
+    return apply_op("StringLower", (input,), attrs, name or "StringLower").outputs[0]
+
+
+# -- gradients -------------------------------------------------------------------------------------
+from ..gradients import NotDifferentiable  # noqa: E402
+
+for _type in (
+    "AsString StringJoin StringLength Substr StringToNumber ReduceJoin StaticRegexReplace "
+    "RegexReplace StringUpper StringLower"
+).split():
+    NotDifferentiable(_type)

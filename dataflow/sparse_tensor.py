@@ -1,0 +1,134 @@
+"""`SparseTensor`: a tensor given by the coordinates and values of its non-default elements.
+
+``SparseTensor(indices, values, dense_shape)``, as TensorFlow 1.x: ``indices`` is an int64
+``[N, rank]`` tensor of coordinates (in row-major order for the ops that need it), ``values``
+the ``[N]`` values there, ``dense_shape`` the int64 ``[rank]`` shape of the whole.  It is three
+tensors, not one: ``Session.run`` fetches it as a `SparseTensorValue` and feeds it from one
+(or from an ``(indices, values, dense_shape)`` tuple), and ``sparse_placeholder`` makes one to
+feed.  The ops that read it are in `dataflow.ops.sparse_ops`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .graph import Tensor, convert_to_tensor, name_scope
+from .tensor_shape import TensorShape
+
+__all__ = ["SparseTensor", "SparseTensorValue", "sparse_placeholder"]
+
+
+class SparseTensorValue(NamedTuple):
+    """The value of a `SparseTensor` that ``Session.run`` returns."""
+
+    indices: np.ndarray
+    values: np.ndarray
+    dense_shape: np.ndarray
+
+
+class SparseTensor:
+    """The tensor of shape ``dense_shape`` holding ``values`` at ``indices``, zero elsewhere."""
+
+    def __init__(self, indices, values, dense_shape):
+        with name_scope("SparseTensor"):
+            self._indices = convert_to_tensor(indices, dtype=_dtypes.int64, name="indices")
+            self._values = convert_to_tensor(values, name="values")
+            self._dense_shape = convert_to_tensor(
+                dense_shape, dtype=_dtypes.int64, name="dense_shape"
+            )
+        self._indices.shape.with_rank(2)
+        self._values.shape.with_rank(1)
+        self._dense_shape.shape.with_rank(1)
+        rows = self._indices.shape[0]
+        if not TensorShape([rows]).is_compatible_with(self._values.shape):
+            raise ValueError(
+                f"SparseTensor has {rows} indices but values of shape {self._values.shape}"
+            )
+
+    @classmethod
+    def from_value(cls, value) -> SparseTensor:
+        """A SparseTensor of constants holding ``value`` (a `SparseTensorValue`)."""
+        if isinstance(value, SparseTensor):
+            return value
+        return cls(*SparseTensorValue(*value))
+
+    @property
+    def indices(self) -> Tensor:
+        return self._indices
+
+    @property
+    def values(self) -> Tensor:
+        return self._values
+
+    @property
+    def dense_shape(self) -> Tensor:
+        return self._dense_shape
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._values.dtype
+
+    @property
+    def op(self):
+        return self._values.op
+
+    @property
+    def graph(self):
+        return self._values.graph
+
+    @property
+    def shape(self) -> TensorShape:
+        """The static dense shape: known where ``dense_shape`` is a constant or its rank is."""
+        from .graph import numpy_value_or_none
+
+        known = numpy_value_or_none(self._dense_shape)
+        if known is not None:
+            return TensorShape([int(d) for d in known])
+        rank = self._dense_shape.shape[0] if self._dense_shape.shape.ndims == 1 else None
+        return TensorShape(None) if rank is None else TensorShape([None] * rank)
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def eval(self, feed_dict=None, session=None):
+        from .session import _session_for_eval
+
+        return _session_for_eval(session, self.graph).run(self, feed_dict)
+
+    def __repr__(self) -> str:
+        return (
+            f"SparseTensor(indices={self._indices.name}, values={self._values.name}, "
+            f"dense_shape={self._dense_shape.name})"
+        )
+
+    # -- what Session.run fetches and feeds for it ------------------------------------------------
+    def _fetch_structure(self) -> SparseTensorValue:
+        return SparseTensorValue(self._indices, self._values, self._dense_shape)
+
+    def _feed_pairs(self, value) -> list:
+        indices, values, dense_shape = value
+        return [
+            (self._indices, indices),
+            (self._values, values),
+            (self._dense_shape, dense_shape),
+        ]
+
+
+def sparse_placeholder(dtype, shape=None, name: Optional[str] = None) -> SparseTensor:
+    """A SparseTensor to feed: placeholders for its indices, values and (when ``shape`` is not
+    fully known) dense shape."""
+    from .ops.constant_op import placeholder
+
+    shape = TensorShape(shape)
+    with name_scope(name or "Placeholder"):
+        rank = shape.ndims
+        values = placeholder(dtype, [None], name="values")
+        indices = placeholder(_dtypes.int64, [None, rank], name="indices")
+        if shape.is_fully_defined():
+            dense_shape = convert_to_tensor(shape.as_list(), dtype=_dtypes.int64, name="shape")
+        else:
+            dense_shape = placeholder(_dtypes.int64, [rank], name="shape")
+    return SparseTensor(indices, values, dense_shape)

@@ -1,0 +1,254 @@
+"""String tensors and the string ops.
+
+Expected values were printed by TensorFlow 2.21 in TF1 graph mode
+(``tf.compat.v1``, ``disable_v2_behavior``) for the same programs.
+"""
+
+import numpy as np
+import pytest
+from ops_testing import evaluate, run
+
+import dataflow as df
+
+
+def strings(*items):
+    array = np.empty(len(items), dtype=object)
+    array[:] = items
+    return array
+
+
+def test_string_constant_fetches_bytes_encoded_as_utf8():
+    text = df.constant("héllo")
+    pair = df.constant([b"a", "bc"])
+    assert text.dtype is df.string and text.op.type == "Const"
+    assert pair.shape.as_list() == [2]
+    value, values = evaluate([text, pair])
+    # tf: sess.run(tf.constant("héllo")) -> b'h\xc3\xa9llo'
+    assert value == b"h\xc3\xa9llo" and isinstance(value, bytes)
+    assert values.dtype == object and values.tolist() == [b"a", b"bc"]
+
+
+def test_string_dtype_converts_like_tensorflow():
+    assert df.as_dtype("string") is df.string
+    assert df.as_dtype(object) is df.string
+    assert df.as_dtype(np.dtype("S3")) is df.string
+    assert df.string.as_datatype_enum == 7  # TensorFlow's DT_STRING
+    assert not df.string.is_numeric and df.string.is_string
+
+
+def test_constant_of_strings_padded_to_shape_with_empty_strings():
+    values = evaluate(df.constant([], dtype=df.string, shape=[2]))
+    assert values.tolist() == [b"", b""]
+
+
+def test_constant_mixing_strings_and_numbers_is_a_type_error():
+    with pytest.raises(TypeError, match=r"Const op 'Const' at .*test_string_ops.py:\d+"):
+        df.constant(["a", 1])
+
+
+def test_string_placeholder_takes_str_and_bytes_feeds():
+    text = df.placeholder(df.string, [None])
+    joined = df.string_join([text, "!"])
+    assert joined.shape.as_list() == [None]
+    assert run(joined, {text: ["x", b"y", "ü"]}).tolist() == [b"x!", b"y!", b"\xc3\xbc!"]
+
+
+def test_feeding_a_number_to_a_string_placeholder_names_the_tensor():
+    text = df.placeholder(df.string, [], name="text")
+    with pytest.raises(TypeError, match=r"'text:0' of dtype string .*test_string_ops.py:\d+"):
+        run(text, {text: 3})
+
+
+def test_as_string_formats_as_tensorflow():
+    x = df.constant([1.5, -2.25, 1e10, 3.0])
+    i = df.constant([3, -42])
+    results = evaluate(
+        [
+            df.as_string(x),
+            df.as_string(x, precision=2),
+            df.as_string(x, scientific=True),
+            df.as_string(df.constant([1.5, 1e-7, 100000000.0]), shortest=True),
+            df.as_string(i, width=5, fill="0"),
+            df.as_string(i, width=5),
+            df.as_string(df.constant([1, -1]), fill="+", width=3),
+            df.as_string(df.constant([True, False])),
+            df.as_string(df.constant([2**40], df.int64)),
+        ]
+    )
+    # tf.as_string with the same arguments
+    expected = [
+        [b"1.500000", b"-2.250000", b"10000000000.000000", b"3.000000"],
+        [b"1.50", b"-2.25", b"10000000000.00", b"3.00"],
+        [b"1.500000e+00", b"-2.250000e+00", b"1.000000e+10", b"3.000000e+00"],
+        [b"1.5", b"1e-07", b"1e+08"],
+        [b"00003", b"-0042"],
+        [b"    3", b"  -42"],
+        [b" +1", b" -1"],
+        [b"true", b"false"],
+        [b"1099511627776"],
+    ]
+    assert [r.tolist() for r in results] == expected
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"precision": 3}, "precision not supported for datatype int32"),
+        ({"fill": "x", "width": 3}, 'Fill argument not supported: "x"'),
+    ],
+)
+def test_as_string_rejects_options_as_tensorflow(kwargs, message):
+    with pytest.raises(ValueError, match=rf"AsString op .*test_string_ops.py:\d+: {message}"):
+        df.as_string(df.constant([1]), **kwargs)
+
+
+def test_string_join_repeats_scalars_and_rejects_other_shapes():
+    pair = df.constant(["a", "bc"])
+    # tf.string_join([["a", "bc"], "x"], separator="-") -> [b'a-x', b'bc-x']
+    assert evaluate(df.string_join([pair, "x"], separator="-")).tolist() == [b"a-x", b"bc-x"]
+    assert evaluate(df.strings.join([pair, pair])).tolist() == [b"aa", b"bcbc"]
+    with pytest.raises(ValueError, match=r"StringJoin op .*test_string_ops.py:\d+"):
+        df.string_join([pair, df.constant(["a", "b", "c"])])
+
+
+def test_length_counts_bytes_or_utf8_characters():
+    text = df.constant("héllo")
+    # tf.strings.length: 6 bytes, 5 UTF8_CHAR
+    assert evaluate(df.strings.length(text)) == 6
+    assert evaluate(df.strings.length(text, unit="UTF8_CHAR")) == 5
+    assert evaluate(df.strings.length([["ab"], [""]])).tolist() == [[2], [0]]
+
+
+def test_substr_as_tensorflow():
+    results = evaluate(
+        [
+            df.substr(df.constant([b"a", b"bc"]), 1, 5),
+            df.strings.substr("hello", 1, 3),
+            df.strings.substr("hello", -3, 2),
+            df.strings.substr("hello", 1, -1),
+            df.strings.substr(["hello", "abc"], [1, 2], [2, 1]),
+            df.strings.substr("héllo", 1, 2, unit="UTF8_CHAR"),
+        ]
+    )
+    # tf.substr / tf.strings.substr with the same arguments
+    expected = [[b"", b"c"], b"ell", b"ll", b"ello", [b"el", b"c"], b"\xc3\xa9l"]
+    assert [r.tolist() if isinstance(r, np.ndarray) else r for r in results] == expected
+
+
+def test_substr_past_the_end_fails_at_run_time_naming_the_string():
+    piece = df.substr(df.constant(["hello", "a"]), 3, 2, name="piece")
+    with pytest.raises(df.errors.InvalidArgumentError, match=r"pos 3 out of range for string"):
+        run(piece)
+
+
+def test_string_to_number_parses_and_reports_bad_strings():
+    floats = df.string_to_number(["1.5", " 2", "inf", "1e3", "0x10"])
+    ints = df.string_to_number(["15", "-2"], out_type=df.int32)
+    # tf.string_to_number: [1.5, 2, inf, 1000, 16] float32; [15, -2] int32
+    assert evaluate(floats).tolist() == [1.5, 2.0, np.inf, 1000.0, 16.0]
+    assert evaluate(ints).tolist() == [15, -2]
+    for bad, dtype in (("x1", df.float32), ("1.5", df.int32), ("3000000000", df.int32)):
+        parsed = df.string_to_number(bad, out_type=dtype, name="parse")
+        with pytest.raises(df.errors.InvalidArgumentError, match="could not correctly convert"):
+            run(parsed)
+    with pytest.raises(TypeError, match="StringToNumber op"):
+        df.string_to_number("1", out_type=df.float16)
+
+
+def test_reduce_join_joins_in_row_major_order():
+    grid = df.constant([["a", "b"], ["c", "d"]])
+    results = evaluate(
+        [
+            df.reduce_join(grid, axis=1, separator=","),
+            df.reduce_join(grid),
+            df.reduce_join(grid, 0, keep_dims=True),
+            df.reduce_join(grid, -1),
+            df.reduce_join(df.constant([[], []], df.string), 1),
+        ]
+    )
+    # tf.reduce_join with the same arguments
+    expected = [[b"a,b", b"c,d"], b"abcd", [[b"ac", b"bd"]], [b"ab", b"cd"], [b"", b""]]
+    assert [r.tolist() if isinstance(r, np.ndarray) else r for r in results] == expected
+
+
+def test_regex_replace_with_python_or_tensor_patterns():
+    static = df.regex_replace(["aab", "xa"], "a+", "Z")
+    first = df.regex_replace(["aab", "xaa"], "a", "Z", replace_global=False)
+    dynamic = df.regex_replace("abc", df.constant("(b)"), r"[\1]")
+    assert static.op.type == "StaticRegexReplace" and dynamic.op.type == "RegexReplace"
+    # tf.regex_replace: [b'Zb', b'xZ'], [b'Zab', b'xZa'], b'a[b]c'
+    assert evaluate(static).tolist() == [b"Zb", b"xZ"]
+    assert evaluate(first).tolist() == [b"Zab", b"xZa"]
+    assert evaluate(dynamic) == b"a[b]c"
+
+
+def test_bad_regex_is_reported_at_build_or_run_time():
+    with pytest.raises(ValueError, match=r"StaticRegexReplace op .*: Invalid pattern: \("):
+        df.regex_replace("a", "(", "x")
+    replaced = df.regex_replace("a", df.constant("("), "x")
+    with pytest.raises(df.errors.InvalidArgumentError, match=r"Invalid pattern: \("):
+        run(replaced)
+
+
+def test_upper_and_lower_change_ascii_letters_unless_asked_for_utf8():
+    text = df.constant("héllo")
+    # tf.strings.upper("héllo") -> b'H\xc3\xa9LLO' (ASCII only)
+    assert evaluate(df.strings.upper(text)) == b"H\xc3\xa9LLO"
+    assert evaluate(df.strings.upper(text, encoding="utf-8")) == "HÉLLO".encode()
+    assert evaluate(df.strings.lower("ABc")) == b"abc"
+
+
+def test_strings_compare_equal():
+    pair = df.constant(["a", "b"])
+    # tf.equal(["a", "b"], [["a"], ["b"]]) -> [[True, False], [False, True]]
+    assert evaluate(df.equal(pair, df.constant([["a"], ["b"]]))).tolist() == [
+        [True, False],
+        [False, True],
+    ]
+    assert evaluate(df.not_equal(pair, "a")).tolist() == [False, True]
+    with pytest.raises(TypeError, match="Less op"):
+        df.less(df.constant("a"), "b")
+
+
+def test_string_ops_have_no_gradient():
+    x = df.constant(1.5)
+    text = df.as_string(x)
+    assert df.gradients(df.string_to_number(text), x) == [None]
+
+
+def test_strings_flow_through_cond_and_while_loop():
+    flag = df.placeholder(df.bool, [])
+    chosen = df.cond(flag, lambda: df.constant("yes"), lambda: df.as_string(df.constant(7)))
+
+    def body(i, text):
+        return i + 1, df.string_join([text, df.as_string(i)], separator=",")
+
+    _, counted = df.while_loop(lambda i, _: i < 4, body, [df.constant(0), df.constant("")])
+    assert run(chosen, {flag: True}) == b"yes"
+    assert run(chosen, {flag: False}) == b"7"
+    assert run(counted) == b",0,1,2,3"
+
+
+def test_print_shows_strings_as_text(capfd):
+    text = df.constant("héllo")
+    printed = df.Print(text, [text, df.constant(["a", "bc"])], message="m: ")
+    assert run(printed) == b"h\xc3\xa9llo"
+    # tf.Print prints: m: [héllo][a bc]
+    assert capfd.readouterr().err == "m: [héllo][a bc]\n"
+
+
+def test_py_func_takes_and_returns_strings():
+    text = df.constant("héllo")
+    shouted = df.py_func(lambda value: value + b"!", [text], df.string)
+    as_str = df.py_func(lambda value: value.decode() + "?", [text], df.string)
+    assert run(shouted) == b"h\xc3\xa9llo!"
+    assert run(as_str) == "héllo?".encode()
+    wrong = df.py_func(lambda value: 3, [text], df.string, name="wrong")
+    with pytest.raises(df.errors.InvalidArgumentError, match="wrong"):
+        run(wrong)
+
+
+def test_string_constants_render():
+    text = df.constant("héllo", name="greeting")
+    source = df.render(df.strings.upper(text), format="dot").source
+    assert "greeting" in source and "StringUpper" in source

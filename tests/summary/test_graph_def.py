@@ -1,0 +1,123 @@
+"""GraphDef exchange with TensorFlow: a frozen TF1 while_loop + cond graph runs here with
+TensorFlow's values, and ours exports with TensorFlow's op types and attributes."""
+
+import os
+
+import numpy as np
+import pytest
+
+import dataflow as df
+
+graph_pb2 = pytest.importorskip("tensorboard.compat.proto.graph_pb2")
+summary_pb2 = pytest.importorskip("tensorboard.compat.proto.summary_pb2")
+
+TF1_GRAPH = os.path.join(os.path.dirname(__file__), "data", "tf1_while_cond.pb")
+# (x, n) -> (loop result, out), printed by data/make_tf1_while_cond.py under TensorFlow 2.21
+TF1_VALUES = [
+    (([1.0, 2.0, 3.0], 4), ([3.53125, 5.0625, 0.65625], 6.1666665)),
+    (([0.0, -1.0, 0.5], 7), ([2.5, 3.413086, 0.3125], 4.1503906)),
+    (([5.0, 5.0, 5.0], 0), ([5.0, 5.0, 5.0], 10.0)),
+]
+
+
+def test_frozen_tf1_control_flow_graph_runs_with_tensorflows_values():
+    with open(TF1_GRAPH, "rb") as f:
+        loop_result, out = df.import_graph_def(f.read(), return_elements=["loop/Exit_1:0", "out:0"])
+    assert out.name == "import/out:0"
+    with df.Session() as sess:
+        for (x, n), (expected_loop, expected_out) in TF1_VALUES:
+            got_loop, got_out = sess.run([loop_result, out], {"import/x:0": x, "import/n:0": n})
+            np.testing.assert_allclose(got_loop, expected_loop, rtol=1e-6)
+            np.testing.assert_allclose(got_out, expected_out, rtol=1e-6)
+
+
+def test_input_map_replaces_a_placeholder():
+    x = df.constant([1.0, 2.0, 3.0])
+    with open(TF1_GRAPH, "rb") as f:
+        (out,) = df.io.import_graph_def(
+            f.read(),
+            input_map={"x:0": x, "n": df.constant(4)},
+            return_elements=["out:0"],
+            name="tf",
+        )
+    with df.Session() as sess:
+        np.testing.assert_allclose(sess.run(out), 6.1666665, rtol=1e-6)
+
+
+def build_loop_with_cond():
+    x = df.placeholder(df.float32, [3], name="x")
+    n = df.placeholder(df.int32, [], name="n")
+    w = df.constant([[1.0, 0.5, 0.0], [0.0, 1.0, -0.5], [0.25, 0.0, 1.0]], name="w")
+
+    def body(i, v):
+        grown = df.cond(
+            df.reduce_sum(v) > 10.0,
+            lambda: v * 0.5,
+            lambda: df.matmul(df.expand_dims(v, 0), w)[0] + 1.0,
+        )
+        return i + 1, grown
+
+    _, y = df.while_loop(lambda i, v: i < n, body, [df.constant(0), x], name="loop")
+    return df.identity(df.reduce_mean(y, axis=0) * 2.0, name="out")
+
+
+def test_export_uses_tensorflows_op_types_and_attributes():
+    build_loop_with_cond()
+    graph_def = graph_pb2.GraphDef.FromString(
+        df.io.export_graph_def(df.get_default_graph()).SerializeToString()
+    )
+    nodes = {node.name: node for node in graph_def.node}
+    enter = nodes["loop/Enter"]
+    assert enter.op == "Enter" and enter.attr["frame_name"].s == b"loop"
+    assert enter.attr["T"].type == df.int32.as_datatype_enum
+    assert list(nodes["loop/Merge"].input) == ["loop/Enter", "loop/NextIteration"]
+    assert nodes["loop/Merge"].attr["N"].i == 2
+    assert nodes["loop/LoopCond"].op == "LoopCond"
+    assert {"Switch", "Merge", "Exit", "NextIteration"} <= {n.op for n in graph_def.node}
+    # Sum's axes become the constant input TensorFlow reads, in the loop's frame
+    summed = nodes["loop/Sum"]
+    assert list(summed.input) == ["loop/Identity_1", "loop/Sum/reduction_indices"]
+    assert list(nodes["loop/Sum/reduction_indices"].input) == ["^loop/Identity_1"]
+    assert nodes["w"].attr["value"].tensor.tensor_shape.dim[0].size == 3
+    assert len(nodes["out"].attr["_output_shapes"].list.shape) == 1
+
+
+def test_exported_graph_imports_back_and_computes_the_same(tmp_path):
+    out = build_loop_with_cond()
+    serialized = df.io.export_graph_def().SerializeToString()
+    with df.Session() as sess:
+        expected = sess.run(out, {"x:0": [1.0, 2.0, 3.0], "n:0": 4})
+    with df.Graph().as_default():
+        (copy,) = df.import_graph_def(serialized, return_elements=["out:0"], name="")
+        with df.Session() as sess:
+            assert sess.run(copy, {"x:0": [1.0, 2.0, 3.0], "n:0": 4}) == expected
+    np.testing.assert_allclose(expected, 6.1666665, rtol=1e-6)
+
+
+def test_strings_and_summaries_export():
+    text = df.string_join([df.constant("a"), df.as_string(df.constant(2))], separator="-")
+    df.summary.scalar("loss", df.constant(1.5))
+    graph_def = df.io.export_graph_def()
+    with df.Graph().as_default():
+        joined, loss = df.import_graph_def(
+            graph_def, return_elements=[text.name, "loss:0"], name=""
+        )
+        with df.Session() as sess:
+            assert sess.run(joined) == b"a-2"
+            (value,) = summary_pb2.Summary.FromString(sess.run(loss)).value
+            assert (value.tag, value.simple_value) == ("loss", 1.5)
+
+
+def test_an_op_outside_the_shared_set_is_an_error_naming_it():
+    x = df.constant([1.0])
+    df.py_func(lambda v: v, [x], df.float32, name="python")
+    with pytest.raises(df.graph_def.GraphDefError, match=r"PyFunc op 'python' \(created at .*"):
+        df.io.export_graph_def()
+    display = df.io.export_graph_def(for_display=True)
+    assert "PyFunc" in {node.op for node in display.node}
+    unknown = graph_pb2.GraphDef()
+    unknown.node.add(name="lookup", op="HashTableV2")
+    with pytest.raises(
+        ValueError, match=r"cannot import HashTableV2 node 'lookup'.*test_graph_def"
+    ):
+        df.import_graph_def(unknown.SerializeToString())
