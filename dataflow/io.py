@@ -607,7 +607,14 @@ for _names, _what, _check in (
         f"a tuple of at most {MAX_OUTPUTS} dtypes",
         lambda v: _is_short_list(v) and all(isinstance(x, _dtypes.DType) for x in v),
     ),
-    ("shape", "a shape", lambda v: isinstance(v, TensorShape)),
+    ("shape element_shape element_shape_except0", "a shape", lambda v: isinstance(v, TensorShape)),
+    ("T", "a dtype", lambda v: isinstance(v, _dtypes.DType)),
+    (
+        "dynamic_size clear_after_read identical_element_shapes",
+        "a bool",
+        lambda v: isinstance(v, bool),
+    ),
+    ("tensor_array_name source", "a string", lambda v: isinstance(v, str)),
     ("value", "an array", lambda v: isinstance(v, np.ndarray)),
     (
         "keepdims transpose_a transpose_b exclusive reverse is_constant validate_shape "
@@ -617,7 +624,7 @@ for _names, _what, _check in (
     ),
     (
         "summarize first_n parallel_iterations begin_mask end_mask ellipsis_mask new_axis_mask "
-        "shrink_axis_mask precision width max_images max_outputs",
+        "shrink_axis_mask precision width max_images max_outputs seq_dim batch_dim",
         "an integer",
         _is_int,
     ),
@@ -650,7 +657,14 @@ for _names, _what, _check in (
         f"a list of at most {MAX_OUTPUTS} integers",
         lambda v: _is_short_list(v) and _is_ints(v),
     ),
-    ("ksize strides dilations", "a list of integers", _is_ints),
+    ("ksize strides dilations explicit_paddings", "a list of integers", _is_ints),
+    (
+        "epsilon exponential_avg_factor bias alpha beta",
+        "a number",
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    ),
+    ("is_training", "a bool", lambda v: isinstance(v, bool)),
+    ("depth_radius", "an integer", _is_int),
     ("perm noise_shape", "a list of integers or none", _optional(_is_ints)),
     (
         "paddings",

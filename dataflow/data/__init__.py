@@ -764,3 +764,10 @@ def get_output_types(dataset_or_iterator):
 
 def get_output_shapes(dataset_or_iterator):
     return dataset_or_iterator.output_shapes
+
+
+# -- gradients -------------------------------------------------------------------------------------
+from ..gradients import NotDifferentiable  # noqa: E402
+
+for _type in ("IteratorV2", "MakeIterator", "IteratorGetNext", "OneShotIteratorGetNext"):
+    NotDifferentiable(_type)

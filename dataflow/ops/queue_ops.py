@@ -501,3 +501,18 @@ class RandomShuffleQueue(QueueBase):
     ):
         extra = {"min_after_dequeue": int(min_after_dequeue), **op_seed_attrs(seed)}
         super().__init__(capacity, dtypes, shapes, names, shared_name, name, extra)
+
+
+# -- gradients -------------------------------------------------------------------------------------
+from ..gradients import NotDifferentiable  # noqa: E402
+
+for _type in (
+    "FIFOQueueV2",
+    "RandomShuffleQueueV2",
+    "QueueEnqueueV2",
+    "QueueDequeueV2",
+    "QueueCloseV2",
+    "QueueSizeV2",
+    "QueueIsClosedV2",
+):
+    NotDifferentiable(_type)

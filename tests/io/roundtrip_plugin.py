@@ -29,6 +29,8 @@ _round_tripped: set[str] = set()
 
 
 def _by_name(fetch):
+    if hasattr(type(fetch), "_fetch_structure"):  # IndexedSlices, SparseTensor: their parts
+        return tuple(part.name for part in fetch._fetch_structure() if part is not None)
     if isinstance(fetch, (df.Tensor, df.Operation)):
         return fetch.name
     if isinstance(fetch, df.Variable):
@@ -48,7 +50,10 @@ def _shadow_run(session, before, fetches, feed_dict, options, results, error) ->
             return
         loaded = df.io.load_graph(path)
     names = nest.map_structure(_by_name, fetches)
-    feeds = {_by_name(k): v for k, v in (feed_dict or {}).items()}
+    feeds = {}
+    for key, value in (feed_dict or {}).items():
+        pairs = key._feed_pairs(value) if hasattr(type(key), "_feed_pairs") else [(key, value)]
+        feeds.update((_by_name(k), v) for k, v in pairs)
     with df.Session(graph=loaded) as shadow:
         start_from(shadow, before)
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
