@@ -173,26 +173,6 @@ from .ops.sparse_ops import (  # noqa: E402
 from .sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder  # noqa: E402
 
 # isort: split
-# variable scopes, collections, variables' fields and ops, devices, TF1's small names
-from .graph import add_to_collection, add_to_collections, get_collection, get_collection_ref
-from .ops.state_ops import *  # noqa: F403
-from .variable_scope import (
-    AUTO_REUSE,
-    VariableScope,
-    get_local_variable,
-    get_variable,
-    get_variable_scope,
-    no_regularizer,
-    variable_scope,
-)
-from .variables import (
-    VariableAggregation,
-    VariableSynchronization,
-    model_variables,
-    moving_average_variables,
-)
-
-# isort: split
 # training: clipping by norm, df.losses and df.metrics (df.train holds the optimizers,
 # schedules and moving averages)
 from . import losses, metrics
@@ -235,3 +215,54 @@ from .ops.random_ops import (  # noqa: E402
     truncated_normal,
 )
 from .random_seed import get_seed, set_random_seed  # noqa: E402
+
+# isort: split
+# variable scopes, collections, variables' fields and ops, devices, TF1's small names
+from . import app, compat, flags, logging
+from .device import DeviceSpec
+from .graph import (
+    add_to_collection,
+    add_to_collections,
+    colocate_with,
+    device,
+    get_collection,
+    get_collection_ref,
+)
+from .legacy import (
+    arg_max,
+    arg_min,
+    disable_control_flow_v2,
+    disable_eager_execution,
+    disable_v2_behavior,
+    disable_v2_tensorshape,
+    executing_eagerly,
+)
+from .ops.state_ops import *  # noqa: F403
+from .tensor_shape import Dimension
+from .variable_scope import (
+    AUTO_REUSE,
+    VariableScope,
+    get_local_variable,
+    get_variable,
+    get_variable_scope,
+    no_regularizer,
+    variable_scope,
+)
+from .variables import (
+    VariableAggregation,
+    VariableSynchronization,
+    model_variables,
+    moving_average_variables,
+)
+
+# isort: split
+# TensorArray, the functional ops built on it (map_fn, scan, foldl, foldr) and RNNs
+from . import rnn as _rnn  # noqa: E402
+from . import rnn_cell as _rnn_cell  # noqa: E402
+from .functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
+from .ops.reverse_ops import reverse, reverse_sequence, reverse_v2  # noqa: E402
+from .ops.tensor_array_ops import TensorArray  # noqa: E402
+
+nn.rnn_cell = _rnn_cell
+for _name in _rnn.__all__:
+    setattr(nn, _name, getattr(_rnn, _name))

@@ -39,6 +39,7 @@ import numpy as np
 from executor.program import NodeKind
 
 from . import dtypes as _dtypes
+from .device import DeviceSpec, canonical_name, merge_device
 from .tensor_shape import TensorShape, as_shape
 
 _PACKAGE_DIRS = tuple(
@@ -160,7 +161,7 @@ class Tensor:
 
     @property
     def device(self) -> str:
-        return ""
+        return self._op.device
 
     def consumers(self) -> list[Operation]:
         return list(self._op.graph._consumers.get(self, ()))
@@ -269,6 +270,7 @@ class Operation:
         self._control_flow_context = None
         # The `control_dependencies` blocks open when the op was created (see create_op).
         self._control_blocks: frozenset = frozenset()
+        self._device = ""  # canonical (`dataflow.device`); "" when no device was asked for
 
     # -- public API mirroring tf.Operation -------------------------------------------------------
     @property
@@ -301,7 +303,21 @@ class Operation:
 
     @property
     def device(self) -> str:
-        return ""
+        """The device the op was built for (``with df.device(...)``, or that of the op it is
+        colocated with), as a canonical string; "" when none was asked for."""
+        return self._device
+
+    def _set_device(self, device) -> None:
+        """Sets the device (a string, a `DeviceSpec` or None), as TensorFlow's op method."""
+        self._device = canonical_name(device)
+        if self._device:
+            self._graph._has_devices = True
+
+    def colocation_groups(self) -> list[bytes]:
+        """The ``loc:@<op name>`` groups the op is colocated with (its ``_class`` attribute),
+        else its own, as bytes like TensorFlow's."""
+        groups = [g for g in self.attrs.get("_class", ()) if g.startswith("loc:@")]
+        return [g.encode() for g in groups or [f"loc:@{self._name}"]]
 
     def values(self) -> tuple[Tensor, ...]:
         return tuple(self._outputs)
@@ -437,6 +453,9 @@ class Graph:
         self._derived_op_seeds = 0
         self._lock = threading.RLock()
         self._thread_local = threading.local()
+        self._has_devices = False  # whether any op has a device (a Session then checks them)
+        self._unfetchable_ops: set[Operation] = set()
+        self._unfeedable_tensors: set[Tensor] = set()
 
     # -- per-thread building state ---------------------------------------------------------------
     @property
@@ -446,6 +465,8 @@ class Graph:
             local.name_scope = ""
             local.control_blocks = []  # [(block id, [Operation])], outermost first
             local.control_flow_context = None
+            local.device_functions = []  # device functions and None (a reset), outermost first
+            local.colocation_ops = []  # the ops of the open colocate_with blocks, outermost first
         return local
 
     @property
@@ -518,6 +539,22 @@ class Graph:
         if convert is not None:
             return self.as_graph_element(convert(), allow_tensor, allow_operation)
         raise TypeError(f"Cannot interpret {obj!r} as a Tensor or Operation of this graph.")
+
+    # -- what a run may feed and fetch (Session.run checks) ---------------------------------------
+    def prevent_fetching(self, op: Operation) -> None:
+        """Makes ``Session.run`` refuse to fetch ``op`` or its outputs."""
+        self._unfetchable_ops.add(op)
+
+    def prevent_feeding(self, tensor: Tensor) -> None:
+        """Makes ``Session.run`` refuse to feed ``tensor``."""
+        self._unfeedable_tensors.add(tensor)
+
+    def is_fetchable(self, tensor_or_op) -> bool:
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable_ops
+
+    def is_feedable(self, tensor: Tensor) -> bool:
+        return tensor not in self._unfeedable_tensors
 
     # -- collections -----------------------------------------------------------------------------
     def add_to_collection(self, name: str, value) -> None:
@@ -641,6 +678,74 @@ class Graph:
         finally:
             state.control_blocks = old
 
+    @contextlib.contextmanager
+    def device(self, device_name_or_function):
+        """Ops created inside get a device: a string (``"/gpu:0"``, ``"/job:ps/task:1"``) or
+        `DeviceSpec` is merged into what inner scopes set (they win where both set a field), a
+        function ``f(op)`` returns the op's device, and None ignores the outer scopes."""
+        entry = device_name_or_function
+        if isinstance(entry, (str, DeviceSpec)):
+            try:
+                entry = merge_device(entry)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"{e} (device scope at {_user_location()})") from None
+        elif entry is not None and not callable(entry):
+            raise TypeError(
+                f"A device is a string, a DeviceSpec, a function of an op or None, got "
+                f"{entry!r:.80} ({_user_location()})"
+            )
+        state = self._state
+        old = state.device_functions
+        state.device_functions = old + [entry]
+        try:
+            yield
+        finally:
+            state.device_functions = old
+
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing: bool = False):
+        """Ops created inside are colocated with ``op`` (an Operation, Tensor or Variable):
+        they get its colocation groups in their ``_class`` attribute and its device, and the
+        ``device`` scopes around are ignored.  ``ignore_existing`` drops the outer
+        ``colocate_with`` blocks; ``colocate_with(None, ignore_existing=True)`` clears them."""
+        if op is None and not ignore_existing:
+            raise ValueError(
+                "Trying to reset colocation (op is None) but ignore_existing is not True"
+            )
+        if op is not None:
+            op = getattr(op, "op", op)
+            if not isinstance(op, Operation):
+                raise TypeError(
+                    f"colocate_with needs an Operation, Tensor or Variable, got {op!r:.80}"
+                )
+            if op.graph is not self:
+                raise ValueError(f"colocate_with: {op.name!r} is from a different graph.")
+        state = self._state
+        old_ops, old_devices = state.colocation_ops, state.device_functions
+        state.colocation_ops = ([] if ignore_existing else old_ops) + ([op] if op else [])
+        state.device_functions = []
+        try:
+            yield
+        finally:
+            state.colocation_ops, state.device_functions = old_ops, old_devices
+
+    def _place(self, op: Operation, state) -> None:
+        """Sets ``op``'s device from the device scopes (innermost first, each filling in what
+        the inner ones left unset, up to a None) and then from the ops it is colocated with."""
+        for function in reversed(state.device_functions):
+            if function is None:
+                break
+            op._set_device(function(op))
+        if state.colocation_ops:
+            groups: set[str] = set()
+            device_set = False
+            for other in reversed(state.colocation_ops):
+                groups.update(g.decode() for g in other.colocation_groups())
+                if other.device and not device_set:
+                    op._set_device(other.device)
+                    device_set = True
+            op.attrs["_class"] = sorted(groups)
+
     def _as_control_input(self, c) -> Optional[Operation]:
         if c is None:
             return None
@@ -713,6 +818,8 @@ class Graph:
                 unique = self.unique_name(name)
             op = Operation(self, op_def, unique, inputs, ctrl, dict(attrs), location)
             op._control_blocks = blocks
+            if state.device_functions or state.colocation_ops:
+                self._place(op, state)
             try:
                 specs = op_def.infer(op)
             except (ValueError, TypeError) as e:
@@ -815,6 +922,18 @@ def name_scope(name: Optional[str], default_name: Optional[str] = None, values=N
 def control_dependencies(control_inputs):
     """``with df.control_dependencies([a]):`` ops created inside run after ``a``."""
     return get_default_graph().control_dependencies(control_inputs)
+
+
+def device(device_name_or_function):
+    """``with df.device("/gpu:0"):`` records a device on the ops created inside (see
+    `Graph.device`); every op still runs on the host (`dataflow.device`)."""
+    return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op, ignore_existing: bool = False):
+    """``with df.colocate_with(v):`` colocates the ops created inside with ``v`` (see
+    `Graph.colocate_with`)."""
+    return get_default_graph().colocate_with(op, ignore_existing)
 
 
 def add_to_collection(name: str, value) -> None:

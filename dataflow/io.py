@@ -18,7 +18,8 @@ holding:
         "attrs": {"axis": {"int": 1}, ...},     # typed values, see below
         "outputs": [{"dtype": "float32", "shape": [2, null]}],   # shape null: unknown rank
         "location": {"file": "model.py", "line": 12, "function": "build"},
-        "context": 0}                           # index into "contexts", or null
+        "context": 0,                           # index into "contexts", or null
+        "device": "/device:GPU:0"}              # only when the op has one (df.device)
      ],
      "contexts": [                              # the record of each cond branch and each loop
        {"kind": "cond", "name": "cond", "pred": "Greater:0", "pivot": "cond/switch_t:0",
@@ -176,7 +177,7 @@ class _ArrayWriter:
 
 
 def _encode_shape(shape: TensorShape) -> Optional[list]:
-    dims = shape.dims
+    dims = shape.as_tuple()
     return None if dims is None else [None if d is None else int(d) for d in dims]
 
 
@@ -606,7 +607,14 @@ for _names, _what, _check in (
         f"a tuple of at most {MAX_OUTPUTS} dtypes",
         lambda v: _is_short_list(v) and all(isinstance(x, _dtypes.DType) for x in v),
     ),
-    ("shape", "a shape", lambda v: isinstance(v, TensorShape)),
+    ("shape element_shape element_shape_except0", "a shape", lambda v: isinstance(v, TensorShape)),
+    ("T", "a dtype", lambda v: isinstance(v, _dtypes.DType)),
+    (
+        "dynamic_size clear_after_read identical_element_shapes",
+        "a bool",
+        lambda v: isinstance(v, bool),
+    ),
+    ("tensor_array_name source", "a string", lambda v: isinstance(v, str)),
     ("value", "an array", lambda v: isinstance(v, np.ndarray)),
     (
         "keepdims transpose_a transpose_b exclusive reverse is_constant validate_shape "
@@ -616,7 +624,7 @@ for _names, _what, _check in (
     ),
     (
         "summarize first_n parallel_iterations begin_mask end_mask ellipsis_mask new_axis_mask "
-        "shrink_axis_mask precision width max_images max_outputs",
+        "shrink_axis_mask precision width max_images max_outputs seq_dim batch_dim",
         "an integer",
         _is_int,
     ),
@@ -649,7 +657,14 @@ for _names, _what, _check in (
         f"a list of at most {MAX_OUTPUTS} integers",
         lambda v: _is_short_list(v) and _is_ints(v),
     ),
-    ("ksize strides dilations", "a list of integers", _is_ints),
+    ("ksize strides dilations explicit_paddings", "a list of integers", _is_ints),
+    (
+        "epsilon exponential_avg_factor bias alpha beta",
+        "a number",
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    ),
+    ("is_training", "a bool", lambda v: isinstance(v, bool)),
+    ("depth_radius", "an integer", _is_int),
     ("perm noise_shape", "a list of integers or none", _optional(_is_ints)),
     (
         "paddings",
@@ -661,6 +676,13 @@ for _names, _what, _check in (
         "encoding pattern rewrite",
         "a string",
         lambda v: isinstance(v, str),
+    ),
+    (
+        "_class",
+        "a list of colocation groups 'loc:@<op name>'",
+        lambda v: (
+            isinstance(v, list) and all(isinstance(x, str) and x.startswith("loc:@") for x in v)
+        ),
     ),
     ("output_stream", "'stdout', 'stderr' or 'file://<path>'", _is_stream),
     (
@@ -843,24 +865,25 @@ def graph_to_document(
         }
         context = op._control_flow_context
         loc = op.location
-        ops.append(
-            {
-                "name": op.name,
-                "type": op.type,
-                "inputs": [[t.op.name, t.value_index] for t in op.inputs],
-                "control_inputs": [c.name for c in op.control_inputs],
-                "attrs": attrs,
-                "outputs": [
-                    {"dtype": t.dtype.name, "shape": _encode_shape(t.shape)} for t in op.outputs
-                ],
-                "location": {
-                    "file": str(loc.filename),
-                    "line": int(loc.lineno),
-                    "function": str(loc.function),
-                },
-                "context": None if context is None else context_ids[id(context)],
-            }
-        )
+        record = {
+            "name": op.name,
+            "type": op.type,
+            "inputs": [[t.op.name, t.value_index] for t in op.inputs],
+            "control_inputs": [c.name for c in op.control_inputs],
+            "attrs": attrs,
+            "outputs": [
+                {"dtype": t.dtype.name, "shape": _encode_shape(t.shape)} for t in op.outputs
+            ],
+            "location": {
+                "file": str(loc.filename),
+                "line": int(loc.lineno),
+                "function": str(loc.function),
+            },
+            "context": None if context is None else context_ids[id(context)],
+        }
+        if op.device:
+            record["device"] = op.device
+        ops.append(record)
     variables: list[dict] = []
     variable_ids: dict[int, int] = {}
     collections: dict[str, list] = {}
@@ -1288,7 +1311,7 @@ def document_to_graph(
     graph = Graph()
     positions: dict[str, int] = {}
     for i, record in enumerate(records):
-        _expect_keys(record, _OP_FIELDS - {"outputs"}, {"outputs"}, f"op #{i}")
+        _expect_keys(record, _OP_FIELDS - {"outputs"}, {"outputs", "device"}, f"op #{i}")
         name = _check_str(record["name"], f"op #{i} name")
         if not _VALID_OP_NAME.match(name) or name.endswith("/"):
             _fail(f"op #{i}", f"{name!r:.80} is not a valid op name")
@@ -1349,6 +1372,11 @@ def document_to_graph(
             inputs = [t if t is not None else available[0] for t in inputs]
         location = _decode_location(record["location"], where)
         op = _create(graph, op_def, name, inputs, attrs, location, where)
+        if "device" in record:
+            try:
+                op._set_device(_check_str(record["device"], f"{where} device"))
+            except ValueError as e:
+                _fail(where, f"bad device: {e}")
         deferred.extend((op, j, producer, index) for j, producer, index in pending)
         if record["context"] is not None:
             context_of[op] = _check_int(record["context"], f"{where} context", 0)

@@ -1,8 +1,13 @@
-"""``df.nn``: the neural-network ops (``tf.compat.v1.nn``), defined in ``ops/nn_ops.py`` and the
-modules named below."""
+"""``df.nn``: the neural-network ops (``tf.compat.v1.nn``), defined in ``ops/nn_ops.py``,
+``ops/conv_ops.py`` (convolution and pooling), ``ops/norm_ops.py`` (fused batch norm, LRN) and
+the modules named below."""
 
+from .ops import conv_ops as _conv_ops
+from .ops import nn_ops as _nn_ops
+from .ops import norm_ops as _norm_ops
+from .ops.conv_ops import *  # noqa: F403
 from .ops.nn_ops import *  # noqa: F403
-from .ops.nn_ops import __all__  # noqa: F401
+from .ops.norm_ops import *  # noqa: F403
 
 # isort: split
 # training's losses and norms (ops/nn_impl.py)
@@ -11,7 +16,7 @@ from .ops.nn_impl import __all__ as _nn_impl_all
 
 # isort: split
 # candidate samplers (ops/candidate_sampling_ops.py)
-from .ops.candidate_sampling_ops import (
+from .ops.candidate_sampling_ops import (  # noqa: F401
     fixed_unigram_candidate_sampler,
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
@@ -19,16 +24,25 @@ from .ops.candidate_sampling_ops import (
 
 # isort: split
 # sparse lookups and sampled losses (ops/embedding_ops.py, ops/sampled_losses.py)
-from .ops.embedding_ops import embedding_lookup
-from .ops.sampled_losses import compute_accidental_hits, nce_loss, sampled_softmax_loss
+from .ops.embedding_ops import embedding_lookup  # noqa: F401
+from .ops.sampled_losses import (  # noqa: F401
+    compute_accidental_hits,
+    nce_loss,
+    sampled_softmax_loss,
+)
 
-__all__ = __all__ + _nn_impl_all
-__all__ += [
-    "compute_accidental_hits",
-    "embedding_lookup",
-    "fixed_unigram_candidate_sampler",
-    "log_uniform_candidate_sampler",
-    "nce_loss",
-    "sampled_softmax_loss",
-    "uniform_candidate_sampler",
-]
+__all__ = sorted(
+    _nn_ops.__all__
+    + _conv_ops.__all__
+    + _norm_ops.__all__
+    + _nn_impl_all
+    + [
+        "compute_accidental_hits",
+        "embedding_lookup",
+        "fixed_unigram_candidate_sampler",
+        "log_uniform_candidate_sampler",
+        "nce_loss",
+        "sampled_softmax_loss",
+        "uniform_candidate_sampler",
+    ]
+)

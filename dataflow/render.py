@@ -24,9 +24,10 @@ What the picture shows (``render(..., legend=True)`` adds a key):
                                                          yellow, a variable a cylinder)
 ==================  ==================================  ====================================
 
-A node is labelled with its name relative to the box it sits in (the full name and the user's
-line that created it are in the SVG tooltip) and, below, its type, unless the name already says
-it (``Switch_1``).  A constant Enter (a loop invariant) says so.
+A node is labelled with its name relative to the box it sits in (the full name, the user's
+line that created it and the device it was built for, if any, are in the SVG tooltip) and,
+below, its type, unless the name already says it (``Switch_1``).  A constant Enter (a loop
+invariant) says so.
 
 Edges: data edges are solid and labelled ``dtype shape`` (``float32 (?, 3)``; ``×2`` when an op
 takes one tensor twice); control edges are dashed; a Switch's outputs are labelled ``T``
@@ -995,7 +996,8 @@ class _Builder:
             attrs["label"] = _html_label(name, op.type)
         location = str(getattr(op, "location", "")).replace("\\", "/")
         created = f"\\ncreated at {location}" if location else ""
-        attrs["tooltip"] = f"{op.name} ({op.type}){created}"
+        device = f"\\non {op.device}" if getattr(op, "device", "") else ""
+        attrs["tooltip"] = f"{op.name} ({op.type}){created}{device}"
         if op in self.fetched:
             attrs["penwidth"] = "2.5"
         attrs = _apply_role(attrs, category, self.roles.get(op))

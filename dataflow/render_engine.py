@@ -68,7 +68,13 @@ def resolve_engine(engine: Optional[str] = None) -> str:
 def draw(source: str, fmt: str, engine: str, target: str = "the picture") -> bytes:
     """The picture of DOT ``source`` in format ``fmt``, drawn by ``engine`` (resolved)."""
     if engine == "system":
-        return _draw_with_system_dot(source, fmt, target)
+        try:
+            return _draw_with_system_dot(source, fmt, target)
+        except _DotLayoutError:
+            if fmt not in WASM_FORMATS:
+                raise
+            # Older dot releases (2.43, common in Linux distributions) give up on some
+            # layouts with clusters ("trouble in init_rank"); the bundled Graphviz is newer.
     if fmt not in WASM_FORMATS:
         raise GraphvizNotFoundError(
             f"Cannot write {target!r}: format {fmt!r} needs Graphviz's 'dot' program; the "
@@ -87,11 +93,18 @@ _INSTALL_HINT = (
 )
 
 
+class _DotLayoutError(RuntimeError):
+    """The system's ``dot`` ran but could not lay the picture out."""
+
+
 def _draw_with_system_dot(source: str, fmt: str, target: str) -> bytes:
     import graphviz
 
     try:
-        return graphviz.pipe("dot", fmt, source.encode("utf-8"))
+        return graphviz.pipe("dot", fmt, source.encode("utf-8"), quiet=True)
+    except graphviz.CalledProcessError as e:
+        stderr = (e.stderr or b"").decode("utf-8", "replace").strip()
+        raise _DotLayoutError(f"Graphviz's dot could not draw {target!r}: {stderr[:300]}") from e
     except graphviz.ExecutableNotFound:
         raise GraphvizNotFoundError(
             f"Cannot write {target!r}: engine='system' needs Graphviz's 'dot' program, which is "

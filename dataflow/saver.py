@@ -23,7 +23,7 @@ import io as _io
 import json
 import os
 import zipfile
-from typing import Optional, Union
+from typing import NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -32,7 +32,13 @@ from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from .graph import GraphKeys, get_default_graph
 from .io import _atomic_write
 
-__all__ = ["Saver", "latest_checkpoint"]
+__all__ = [
+    "CheckpointState",
+    "Saver",
+    "checkpoint_exists",
+    "get_checkpoint_state",
+    "latest_checkpoint",
+]
 
 _INDEX = "checkpoint"
 _SUFFIX = ".npz"
@@ -61,6 +67,37 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: Optional[str] = None
         return None
     path = os.path.join(directory, index["model_checkpoint_path"])
     return path if os.path.exists(_checkpoint_file(path)) else None
+
+
+class CheckpointState(NamedTuple):
+    """What the index file of a checkpoint directory records (TensorFlow's proto of that name):
+    the newest checkpoint's path and every kept checkpoint's, oldest first, with the directory
+    joined in front."""
+
+    model_checkpoint_path: str
+    all_model_checkpoint_paths: list
+
+
+def get_checkpoint_state(
+    checkpoint_dir: str, latest_filename: Optional[str] = None
+) -> Optional[CheckpointState]:
+    """The `CheckpointState` of ``checkpoint_dir``, or None when it has no index file."""
+    directory = os.fspath(checkpoint_dir)
+    index = _read_index(directory, latest_filename or _INDEX)
+    if index is None:
+        return None
+    paths = index.get("all_model_checkpoint_paths")
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        paths = [index["model_checkpoint_path"]]
+    return CheckpointState(
+        os.path.join(directory, index["model_checkpoint_path"]),
+        [os.path.join(directory, p) for p in paths],
+    )
+
+
+def checkpoint_exists(checkpoint_prefix: str) -> bool:
+    """Whether a checkpoint was saved under ``checkpoint_prefix``."""
+    return os.path.exists(_checkpoint_file(os.fspath(checkpoint_prefix)))
 
 
 class Saver:

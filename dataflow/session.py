@@ -24,6 +24,7 @@ leaves the Session usable and every variable as it was before the run.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -39,6 +40,7 @@ from . import dtypes as _dtypes
 from . import errors, nest
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
+from .device import place_on_host
 from .graph import (
     Graph,
     Operation,
@@ -71,7 +73,11 @@ class ConfigProto(Message):
 
     inter_op_parallelism_threads: int = 0
     intra_op_parallelism_threads: int = 0
-    allow_soft_placement: bool = True
+    # Devices (`dataflow.device`): every op runs on the host; an op whose ``df.device`` names
+    # another device of this process (``/gpu:0``) runs there only with soft placement, as in
+    # TensorFlow.  ``log_device_placement`` prints each op's device to stderr when a run first
+    # uses it; ``device_count["CPU"]`` is how many CPU devices the host offers.
+    allow_soft_placement: bool = False
     log_device_placement: bool = False
     device_count: dict[str, int] = field(default_factory=dict)
     operation_timeout_in_ms: int = 0
@@ -307,6 +313,7 @@ class Session:
         self._pool: Optional[executor.DaemonThreadPool] = None
         self._default_context = None
         self._pipeline_of_config = pipeline_for(self._config.graph_options)
+        self._logged_placements: set[Operation] = set()
 
     # -- lifecycle --------------------------------------------------------------------------------
     @property
@@ -430,12 +437,16 @@ class Session:
             flat = [flat[i] for i in present]
         flat_fetches = [self._as_fetch(f, location) for f in flat]
         feed_tensors, feed_values = self._prepare_feeds(feed_dict, location)
+        if self._graph._unfeedable_tensors or self._graph._unfetchable_ops:
+            _check_allowed(self._graph, flat_fetches, feed_tensors, location)
         pipeline = self._pipeline(options)
         key = (self._graph._version, tuple(flat_fetches), feed_tensors, pipeline)
         plan = self._plans.get(key)
         if plan is None:
             with gc_paused():
                 _check_feedable(feed_tensors, location)
+                if self._graph._has_devices or self._config.log_device_placement:
+                    self._place_on_host(needed_ops(flat_fetches, feed_tensors))
                 plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
             _check_fetchable(plan, flat_fetches, location)
             with self._lock:
@@ -545,6 +556,29 @@ class Session:
         if _debug_watcher.requested_watches(options):
             return ()
         return self._pipeline_of_config
+
+    def _place_on_host(self, ops: list) -> None:
+        """Checks that each op's device can be satisfied here (`dataflow.device.place_on_host`)
+        and, with ``log_device_placement``, prints the device of each op this Session has not
+        placed before, as TensorFlow does (``name: (Type): /job:localhost/.../device:CPU:0``)."""
+        config = self._config
+        lines = []
+        for op in ops:
+            try:
+                assigned = place_on_host(
+                    op._device, config.allow_soft_placement, config.device_count
+                )
+            except ValueError as e:
+                raise errors.InvalidArgumentError(
+                    None,
+                    op,
+                    f"Cannot assign a device for operation {op.name}: {errors.describe_op(op)} {e}",
+                ) from None
+            if config.log_device_placement and op not in self._logged_placements:
+                self._logged_placements.add(op)
+                lines.append(f"{op.name}: ({op.type}): {assigned}\n")
+        if lines:
+            sys.stderr.write("".join(lines))
 
     def _make_plan(self, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
         if pipeline and flat_fetches:
@@ -878,6 +912,23 @@ def _control_nodes(control_inputs: list, node_of: dict, arg_of: dict) -> list:
 
 def _never_run(*args):
     raise AssertionError("a node lowered for analysis only was run")
+
+
+def _check_allowed(graph: Graph, flat_fetches: list, feed_tensors: tuple, location) -> None:
+    """Raises for a feed of a tensor ``graph.prevent_feeding`` marked, or a fetch of an op
+    ``graph.prevent_fetching`` marked, with TensorFlow's errors."""
+    for tensor in feed_tensors:
+        if not graph.is_feedable(tensor):
+            raise ValueError(f"Tensor {tensor.name} may not be fed. (Session.run at {location})")
+    for element in flat_fetches:
+        if not graph.is_fetchable(element):
+            op = element if isinstance(element, Operation) else element.op
+            raise errors.InaccessibleTensorError(
+                f"Operation {op.name!r} has been marked as not fetchable. Typically this happens "
+                "when it is defined in another function or code block. Use return values, "
+                "explicit Python locals or TensorFlow collections to access it. (Session.run "
+                f"at {location})"
+            )
 
 
 def _check_feedable(feed_tensors: tuple, location) -> None:

@@ -1,8 +1,11 @@
 """Static shapes that may be partly unknown, as in ``tf.TensorShape``.
 
 A dimension is an ``int`` or ``None`` (unknown); the rank itself may be unknown
-(``TensorShape(None)``).  Indexing a shape gives plain ``int``/``None`` values, as
-``tf.compat.v1`` does under TensorFlow 2.
+(``TensorShape(None)``).  Indexing a shape gives an ``int`` or ``None``, as ``tf.compat.v1``
+does under TensorFlow 2, so code can test ``shape[0] is None``; a known dimension is a
+`Dimension` too (an ``int`` subclass), so TensorFlow 1.x code reading ``shape[1].value``
+works.  ``shape.dims`` is TensorFlow 1.x's list of `Dimension` objects, an unknown one
+``Dimension(None)``; ``as_list()`` and iteration give plain values.
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ class TensorShape:
             self._dims = tuple(_as_dim(d) for d in dims)
 
     @property
-    def dims(self) -> Optional[list[Optional[int]]]:
-        return None if self._dims is None else list(self._dims)
+    def dims(self) -> Optional[list[Dimension]]:
+        """The dimensions as `Dimension` objects (TensorFlow 1.x), or None for an unknown rank."""
+        return None if self._dims is None else [Dimension(d) for d in self._dims]
 
     @property
     def ndims(self) -> Optional[int]:
@@ -145,7 +149,8 @@ class TensorShape:
             return TensorShape(None) if isinstance(key, slice) else None
         if isinstance(key, slice):
             return TensorShape(self._dims[key])
-        return self._dims[key]
+        dim = self._dims[key]
+        return None if dim is None else _KnownDimension(dim)
 
     def __eq__(self, other) -> bool:
         try:
@@ -161,7 +166,7 @@ class TensorShape:
         return self._dims is not None
 
     def __repr__(self) -> str:
-        return f"TensorShape({self.dims})"
+        return f"TensorShape({self.as_list() if self._dims is not None else None})"
 
     def __str__(self) -> str:
         if self._dims is None:
@@ -170,7 +175,99 @@ class TensorShape:
         return f"({inner},)" if len(self._dims) == 1 else f"({inner})"
 
 
+class Dimension:
+    """One dimension of a static shape as TensorFlow 1.x models it: ``value`` is an ``int`` or
+    None (unknown).  ``Dimension(3)`` is an ``int`` (of the subclass `_KnownDimension`), so it
+    works wherever a number does; ``Dimension(None)`` compares and computes to unknown:
+    ``Dimension(None) == 3`` is None and ``Dimension(None) + 1`` is ``Dimension(None)``."""
+
+    def __new__(cls, value):
+        value = _dimension_value_of(value)
+        if value is None:
+            return object.__new__(_UnknownDimension)
+        return _KnownDimension(value)
+
+    @property
+    def value(self) -> Optional[int]:
+        raise NotImplementedError
+
+    def is_compatible_with(self, other) -> bool:
+        other = Dimension(other)
+        return self.value is None or other.value is None or self.value == other.value
+
+    def assert_is_compatible_with(self, other) -> None:
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Dimensions {self} and {Dimension(other)} are not compatible")
+
+    def merge_with(self, other) -> Dimension:
+        other = Dimension(other)
+        self.assert_is_compatible_with(other)
+        return self if self.value is not None else other
+
+
+class _KnownDimension(int, Dimension):
+    """A known dimension: an ``int`` with TensorFlow 1.x's ``value``."""
+
+    __new__ = int.__new__
+
+    @property
+    def value(self) -> int:
+        return int(self)
+
+    def __repr__(self) -> str:
+        return f"Dimension({int(self)})"
+
+    __str__ = int.__repr__
+
+
+class _UnknownDimension(Dimension):
+    """An unknown dimension: comparisons give None, arithmetic gives unknown."""
+
+    @property
+    def value(self) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        return "Dimension(None)"
+
+    def __str__(self) -> str:
+        return "?"
+
+    def __eq__(self, other):
+        return None
+
+    def __ne__(self, other):
+        return None
+
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__
+    __hash__ = None
+
+    def _unknown(self, other=None) -> Dimension:
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _unknown
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _unknown
+
+
+def _dimension_value_of(value) -> Optional[int]:
+    if isinstance(value, Dimension):
+        return value.value
+    if value is None:
+        return None
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(
+            "Dimension value must be integer or None or have an __index__ method, got value "
+            f"'{value!r}' with type '{type(value)}'"
+        )
+    value = value.__index__()
+    if value < 0:
+        raise ValueError(f"Dimension {value} must be >= 0")
+    return value
+
+
 def _as_dim(d) -> Optional[int]:
+    if isinstance(d, Dimension):
+        d = d.value
     if d is None or d == -1 and not isinstance(d, bool):
         return None
     if isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0:
@@ -188,8 +285,9 @@ def unknown_shape(rank: Optional[int] = None) -> TensorShape:
 
 
 def dimension_value(dimension) -> Optional[int]:
-    """A dimension as a plain ``int`` or ``None`` (dimensions already are: TensorFlow 2's
-    behaviour of ``tf.compat.v1``)."""
+    """A dimension (an ``int``, None or a `Dimension`) as a plain ``int`` or None."""
+    if isinstance(dimension, Dimension):
+        return dimension.value
     return dimension
 
 

@@ -1172,4 +1172,10 @@ from .learning_rate_decay import (  # noqa: E402, F401
 
 # moving averages
 from .moving_averages import ExponentialMovingAverage  # noqa: E402, F401
-from .saver import Saver, latest_checkpoint  # noqa: E402, F401
+from .saver import (  # noqa: E402, F401
+    CheckpointState,
+    Saver,
+    checkpoint_exists,
+    get_checkpoint_state,
+    latest_checkpoint,
+)

@@ -341,7 +341,7 @@ class Variable:
 
     @property
     def device(self) -> str:
-        return ""
+        return self._handle.op.device
 
     @property
     def constraint(self):

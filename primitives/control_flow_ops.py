@@ -57,6 +57,7 @@ from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from dataflow.tensor_shape import TensorShape, as_shape
 
+from . import composites
 from .contexts import CondContext, WhileContext, building_in
 from .raw_ops import check_predicate, set_merge_input
 
@@ -86,6 +87,30 @@ def _unpack_if_singleton(value):
     return value
 
 
+def _is_tensor_array(value) -> bool:
+    from dataflow.ops.tensor_array_ops import TensorArray
+
+    return isinstance(value, TensorArray)
+
+
+def _flow_or_value(value):
+    """A TensorArray travels through a cond or loop as its flow (TF1's
+    ``_convert_tensorarray_to_flow``); any other value as itself."""
+    return value.flow if _is_tensor_array(value) else value
+
+
+def _with_tensor_arrays(originals: list, tensors: list) -> list:
+    """``tensors`` (flat), with each one that stands for a TensorArray of ``originals`` made
+    into that TensorArray again, ordered by the tensor (TF1's
+    ``_convert_flows_to_tensorarrays``)."""
+    from dataflow.ops.tensor_array_ops import build_ta_with_new_flow
+
+    return [
+        build_ta_with_new_flow(original, t) if _is_tensor_array(original) else t
+        for original, t in zip(originals, tensors)
+    ]
+
+
 def _same_structure(a, b) -> bool:
     try:
         nest.assert_same_structure(a, b)
@@ -95,11 +120,21 @@ def _same_structure(a, b) -> bool:
 
 
 # -- cond ------------------------------------------------------------------------------------------
-def cond(pred, true_fn=None, false_fn=None, strict: bool = False, name: Optional[str] = None):
+def cond(
+    pred,
+    true_fn=None,
+    false_fn=None,
+    strict: bool = False,
+    name: Optional[str] = None,
+    fn1=None,
+    fn2=None,
+):
     """Returns ``true_fn()`` if ``pred`` is true, else ``false_fn()``; only that branch runs.
+    (``fn1``/``fn2`` are TensorFlow 1.x's old names of ``true_fn``/``false_fn``.)
 
     Both functions are called once, now, to build their branch.  They must return the same
-    nested structure (lists, tuples, namedtuples, dicts) with the same dtypes; singleton lists and
+    nested structure (lists, tuples, namedtuples, dicts) with the same dtypes (a `TensorArray`
+    leaf is merged as its flow, and must be one in both branches); singleton lists and
     tuples are unpacked unless ``strict``.  A leaf may be an `Operation`: its place in the
     result is then a bool tensor that is ready once the op has run (as in TensorFlow 1.x, an
     Identity of the branch's pivot with a control input from the op).  Tensors a branch uses from
@@ -111,6 +146,14 @@ def cond(pred, true_fn=None, false_fn=None, strict: bool = False, name: Optional
     branches' results differ in structure (``TypeError`` when sequence types differ) or dtype.
     """
     location = _graph._user_location()
+    for old_name, old_fn, fn_name in (("fn1", fn1, "true_fn"), ("fn2", fn2, "false_fn")):
+        if old_fn is not None:
+            if (true_fn if fn_name == "true_fn" else false_fn) is not None:
+                raise TypeError(
+                    f"cond(): '{fn_name}' and '{old_name}' may not be set simultaneously. "
+                    f"({location})"
+                )
+            true_fn, false_fn = (old_fn, false_fn) if fn_name == "true_fn" else (true_fn, old_fn)
     for fn, fn_name in ((true_fn, "true_fn"), (false_fn, "false_fn")):
         if fn is None:
             raise TypeError(f"cond(): '{fn_name}' argument required ({location})")
@@ -137,13 +180,14 @@ def cond(pred, true_fn=None, false_fn=None, strict: bool = False, name: Optional
             pivot_t = apply_op("Identity", [switch_op.outputs[1]], name="switch_t").outputs[0]
             pivot_f = apply_op("Identity", [switch_op.outputs[0]], name="switch_f").outputs[0]
         context_t = CondContext(graph, cond_name, pred, pivot_t, 1, outer)
-        orig_t, flat_t = _build_branch(context_t, true_fn, "true_fn", location)
+        orig_t, flat_t, returned_t = _build_branch(context_t, true_fn, "true_fn", location)
         context_f = CondContext(graph, cond_name, pred, pivot_f, 0, outer)
-        orig_f, flat_f = _build_branch(context_f, false_fn, "false_fn", location)
+        orig_f, flat_f, _ = _build_branch(context_f, false_fn, "false_fn", location)
 
         if not strict:
             orig_t = _unpack_if_singleton(orig_t)
             orig_f = _unpack_if_singleton(orig_f)
+            returned_t = _unpack_if_singleton(returned_t)
         where = (
             f"in cond '{cond_name}' ({location}; true_fn defined at {_defined_at(true_fn)}, "
             f"false_fn at {_defined_at(false_fn)})"
@@ -161,7 +205,15 @@ def cond(pred, true_fn=None, false_fn=None, strict: bool = False, name: Optional
         if not flat_t:
             raise ValueError(f"'true_fn' and 'false_fn' must return at least one result {where}")
         paths = [path for path, _ in nest.flatten_with_paths(orig_t)]
-        for path, t, f in zip(paths, flat_t, flat_f):
+        leaves_t, leaves_f = nest.flatten(orig_t), nest.flatten(orig_f)
+        for path, t, f, leaf_t, leaf_f in zip(paths, flat_t, flat_f, leaves_t, leaves_f):
+            if _is_tensor_array(leaf_t) != _is_tensor_array(leaf_f):
+                raise TypeError(
+                    f"Incompatible return types of 'true_fn' and 'false_fn' {where}: result"
+                    f"{path} is {type(leaf_t).__name__} from 'true_fn' and "
+                    f"{type(leaf_f).__name__} from 'false_fn'; a TensorArray must be returned "
+                    "by both branches."
+                )
             if t.dtype is not f.dtype:
                 raise ValueError(
                     "Outputs of 'true_fn' and 'false_fn' must have the same type(s) "
@@ -173,14 +225,17 @@ def cond(pred, true_fn=None, false_fn=None, strict: bool = False, name: Optional
             merges = [
                 apply_op("Merge", [f, t], name="Merge").outputs[0] for f, t in zip(flat_f, flat_t)
             ]
-    result = nest.pack_sequence_as(orig_t, merges)
+    result = nest.pack_sequence_as(orig_t, _with_tensor_arrays(nest.flatten(orig_t), merges))
+    result = composites.pack(returned_t, result)
     return result if strict else _unpack_if_singleton(result)
 
 
 def _build_branch(context: CondContext, fn: Callable, fn_name: str, location) -> tuple:
-    """Calls ``fn`` in ``context``; returns its result and the flat tensors to merge."""
+    """Calls ``fn`` in ``context``; returns its result (composites as their parts, see
+    `primitives.composites`), the flat tensors to merge, and its result as it was."""
     with building_in(context.graph, context, keep_control_dependencies=True):
-        original = fn()
+        returned = fn()
+        original = composites.expand(returned)
         if original is None:
             raise ValueError(
                 f"'{fn_name}' must have a return value: it returned None (cond "
@@ -196,7 +251,7 @@ def _build_branch(context: CondContext, fn: Callable, fn_name: str, location) ->
             try:
                 if leaf is None:
                     raise TypeError("None is not a tensor")
-                tensor = convert_to_tensor(leaf)
+                tensor = convert_to_tensor(_flow_or_value(leaf))
             except (TypeError, ValueError) as e:
                 raise TypeError(
                     f"'{fn_name}' returned {leaf!r} at result{path}, which is neither a tensor, "
@@ -206,7 +261,7 @@ def _build_branch(context: CondContext, fn: Callable, fn_name: str, location) ->
             # A branch returning a tensor from outside it ("lambda: x") still returns it
             # through the branch's Switch, so that the untaken side is dead.
             flat.append(context.add_value(tensor, "Merge"))
-    return original, flat
+    return original, flat, returned
 
 
 # -- with_dependencies -----------------------------------------------------------------------------
@@ -355,10 +410,12 @@ def while_loop(
     """Repeats ``body`` while ``cond`` is true; returns the loop variables' final values.
 
     ``loop_vars`` is a (possibly nested) tuple, namedtuple or list of tensors (dicts may be
-    nested inside).  ``cond(*loop_vars)`` returns a bool scalar and ``body(*loop_vars)`` the
-    next values in the same structure with the same dtypes; both are called once, now, to build
-    the loop.  A variable's static shape must not change across iterations unless
-    ``shape_invariants`` (same structure, `TensorShape` leaves) relaxes it.  With
+    nested inside) and TensorArrays, which travel through the loop as their flows (the body
+    sees them, and must return them, as TensorArrays).  ``cond(*loop_vars)`` returns a bool
+    scalar and ``body(*loop_vars)`` the next values in the same structure with the same dtypes;
+    both are called once, now, to build the loop.  A variable's static shape must not change
+    across iterations unless ``shape_invariants`` (same structure, `TensorShape` leaves)
+    relaxes it.  With
     ``maximum_iterations`` the loop also stops after that many iterations (a counter loop
     variable is added and its bound and-ed into the predicate).  At most ``parallel_iterations``
     iterations run at once; results never depend on it.  ``back_prop`` and ``swap_memory`` are
@@ -388,6 +445,11 @@ def while_loop(
             f"{type(loop_vars).__name__} ({location}). Wrap a single tensor or dict in a list: "
             "loop_vars=[x]."
         )
+    if composites.holds_composites(loop_vars):
+        return _while_loop_of_parts(
+            cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop,
+            swap_memory, name, maximum_iterations, return_same_structure,
+        )  # fmt: skip
     graph = get_default_graph()
     outer = graph._control_flow_context
     with graph.name_scope(name or "while") as scope:
@@ -424,6 +486,37 @@ def while_loop(
             context, cond, body, loop_vars, shape_invariants, return_same_structure, location
         )
     return result[1] if maximum_iterations is not None else result
+
+
+def _while_loop_of_parts(
+    cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop, swap_memory, name,
+    maximum_iterations, return_same_structure,
+):  # fmt: skip
+    """`while_loop` over the parts of its composite loop variables (IndexedSlices,
+    SparseTensor: `primitives.composites`); ``cond`` and ``body`` still see composites."""
+
+    @functools.wraps(cond)
+    def cond_of_parts(*parts):
+        return cond(*composites.pack(loop_vars, list(parts)))
+
+    @functools.wraps(body)
+    def body_of_parts(*parts):
+        return composites.expand(body(*composites.pack(loop_vars, list(parts))))
+
+    result = while_loop(
+        cond_of_parts,
+        body_of_parts,
+        composites.expand(loop_vars),
+        composites.expand_invariants(loop_vars, shape_invariants),
+        parallel_iterations,
+        back_prop,
+        swap_memory,
+        name,
+        maximum_iterations,
+        return_same_structure=True,
+    )
+    result = composites.pack(loop_vars, result)
+    return result[0] if len(loop_vars) == 1 and not return_same_structure else result
 
 
 def _with_iteration_counter(cond, body, loop_vars, shape_invariants, bound, counter, pack):
@@ -487,11 +580,17 @@ def _build_loop(
             "(iteration_counter, your loop_vars))"
         )
     paths = [path for path, _ in nest.flatten_with_paths(loop_vars)]
-    flat_vars = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+    flat_originals = nest.flatten(loop_vars)
+    flat_vars = [convert_to_tensor(_flow_or_value(v)) for v in flat_originals]
     if shape_invariants is None:
         invariants = [None] * len(flat_vars)
     else:
         invariants = _shape_invariants(loop_vars, shape_invariants, where)
+        # A TensorArray's flow is a scalar whatever the elements' shapes.
+        invariants = [
+            None if _is_tensor_array(v) else invariant
+            for v, invariant in zip(flat_originals, invariants)
+        ]
     for path, var, invariant in zip(paths, flat_vars, invariants):
         if invariant is not None and not _shape_less_equal(var.shape, invariant):
             raise ValueError(
@@ -514,7 +613,7 @@ def _build_loop(
     context.pivot_for_pred = merges[0]
 
     with building_in(graph, context, keep_control_dependencies=True):
-        pred = cond(*nest.pack_sequence_as(loop_vars, merges))
+        pred = cond(*nest.pack_sequence_as(loop_vars, _with_tensor_arrays(flat_originals, merges)))
         try:
             pred = convert_to_tensor(pred)
             check_predicate(pred, "the value")
@@ -534,7 +633,9 @@ def _build_loop(
     context.switches = switches
     context.pivot = body_vars[0]
 
-    packed_body_vars = nest.pack_sequence_as(loop_vars, body_vars)
+    packed_body_vars = nest.pack_sequence_as(
+        loop_vars, _with_tensor_arrays(flat_originals, body_vars)
+    )
     with building_in(graph, context, keep_control_dependencies=True):
         result = body(*packed_body_vars)
         if not nest.is_nested(result) or (
@@ -549,8 +650,10 @@ def _build_loop(
                 f"{_defined_at(body)})."
             ) from None
         next_values = [
-            _body_result_tensor(leaf, var, path, where, body)
-            for (path, leaf), var in zip(nest.flatten_with_paths(list(result)), flat_vars)
+            _body_result_tensor(leaf, var, original, path, where, body)
+            for (path, leaf), var, original in zip(
+                nest.flatten_with_paths(list(result)), flat_vars, flat_originals
+            )
         ]
     for path, var, merged, value in zip(paths, flat_vars, merges, next_values):
         _check_loop_variable(path, var, merged, value, where, body)
@@ -568,13 +671,21 @@ def _build_loop(
             exits.append(exit_op.outputs[0])
     context.next_iterations = [n.op for n in next_iterations]
 
-    packed = nest.pack_sequence_as(result, exits)
+    packed = nest.pack_sequence_as(result, _with_tensor_arrays(flat_originals, exits))
     if return_same_structure:
         return packed
     return packed[0] if len(exits) == 1 else packed
 
 
-def _body_result_tensor(leaf, var: Tensor, path: str, where: str, body) -> Tensor:
+def _body_result_tensor(leaf, var: Tensor, original, path: str, where: str, body) -> Tensor:
+    if _is_tensor_array(original) != _is_tensor_array(leaf):
+        raise TypeError(
+            f"body returned {leaf!r} for loop variable loop_vars{path} {where}, which entered "
+            f"the loop as {original!r}: a TensorArray loop variable must be a TensorArray after "
+            f"each iteration, and only such a variable may be one (body defined at "
+            f"{_defined_at(body)})."
+        )
+    leaf = _flow_or_value(leaf)
     try:
         if isinstance(leaf, Operation) or leaf is None:
             raise TypeError(f"{type(leaf).__name__} is not a tensor")
@@ -607,7 +718,7 @@ def _check_loop_variable(path, var: Tensor, merged: Tensor, value: Tensor, where
 
 def _suggested_invariant(a: TensorShape, b: TensorShape) -> str:
     relaxed = a.most_specific_compatible_shape(b)
-    return f"df.TensorShape({relaxed.dims})"
+    return f"df.TensorShape({None if relaxed.ndims is None else relaxed.as_list()})"
 
 
 def _shape_less_equal(specific: TensorShape, general: TensorShape) -> bool:

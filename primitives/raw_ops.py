@@ -35,10 +35,12 @@ from collections.abc import Sequence
 from typing import Optional, Union
 
 from dataflow import dtypes as _dtypes
-from dataflow.graph import Operation, Tensor, convert_to_tensor
+from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from dataflow.op_registry import apply_op, define_op
 from dataflow.tensor_shape import TensorShape
 from executor.program import NodeKind
+
+from . import composites
 
 __all__ = [
     "enter",
@@ -134,9 +136,18 @@ define_op("LoopCond", _infer_loop_cond, lambda attrs: _pass_through, inline=True
 
 
 # -- raw builders ----------------------------------------------------------------------------------
-def switch(data, pred, name: Optional[str] = None) -> tuple[Tensor, Tensor]:
+def switch(data, pred, name: Optional[str] = None) -> tuple:
     """``(output_false, output_true)``: ``data`` comes out of the output that ``pred`` selects;
-    the other output is dead."""
+    the other output is dead.  A composite ``data`` (IndexedSlices, SparseTensor) is switched
+    part by part, and comes out as two composites."""
+    if composites.is_composite(data):
+        with get_default_graph().name_scope(name or "Switch"):
+            parts = composites.expand(data)
+            pairs = [switch(part, pred) for part in parts]
+            return tuple(
+                composites.pack(data, type(parts)(*(pair[side] for pair in pairs)))
+                for side in (0, 1)
+            )
     op = apply_op("Switch", [data, pred], name=name or "Switch")
     return op.outputs[0], op.outputs[1]
 
@@ -146,6 +157,15 @@ def merge(inputs: Sequence, name: Optional[str] = None) -> tuple[Tensor, Tensor]
     inputs = list(inputs)
     if not inputs:
         raise ValueError("merge() needs at least one input")
+    if any(composites.is_composite(x) for x in inputs):
+        # Part by part; all parts of one input arrive together, so one value_index serves.
+        with get_default_graph().name_scope(name or "Merge"):
+            parts = [composites.expand(x) for x in inputs]
+            if len({type(p) for p in parts}) != 1:
+                raise TypeError(f"merge() of values of different kinds: {inputs!r:.200}")
+            merged = [merge(list(column)) for column in zip(*parts)]
+            value = composites.pack(inputs[0], type(parts[0])(*(m[0] for m in merged)))
+            return value, merged[0][1]
     op = apply_op("Merge", inputs, name=name or "Merge")
     return op.outputs[0], op.outputs[1]
 

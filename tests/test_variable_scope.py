@@ -344,3 +344,32 @@ def test_scoped_variables_save_load_and_render(fresh_graph, tmp_path):
             assert sess.run(loss) == 8.0
     dot = df.render(w, str(tmp_path / "scoped"), format="dot").source
     assert "layer" in dot
+
+
+def test_default_initializers_are_glorot_uniform_for_floats_and_zeros_otherwise():
+    with df.variable_scope("a"):
+        w = df.get_variable("w", [2, 3])
+        i = df.get_variable("i", [2], dtype=df.int32)
+        b = df.get_variable("b", [2], dtype=df.bool)
+    # TF: the same initial value names, and these ops for a/w, in this order
+    assert (w.initial_value.name, i.initial_value.name, b.initial_value.name) == (
+        "a/w/Initializer/random_uniform:0",
+        "a/i/Initializer/zeros:0",
+        "a/b/Initializer/zeros:0",
+    )
+    made = [op.name for op in df.get_default_graph().get_operations() if op.name.startswith("a/w")]
+    uniform = "a/w/Initializer/random_uniform"
+    assert made == [
+        f"{uniform}/{n}" for n in ("shape", "min", "max", "RandomUniform", "sub", "mul")
+    ] + [
+        uniform,
+        "a/w",
+        "a/w/Assign",
+        "a/w/read",
+    ]
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        weights, ints, bools = sess.run([w, i, b])
+    limit = np.sqrt(6.0 / (2 + 3))
+    assert np.all(np.abs(weights) <= limit) and len(np.unique(weights)) == 6
+    assert ints.tolist() == [0, 0] and bools.tolist() == [False, False]

@@ -1175,7 +1175,9 @@ def ones(shape, dtype=_dtypes.float32, name: Optional[str] = None) -> Tensor:
     return _filled(1, shape, dtype, name or "ones")
 
 
-define_op("ZerosLike", _infer_identity, lambda attrs: np.zeros_like)
+define_op(
+    "ZerosLike", _infer_identity, lambda attrs: np.zeros_like, extra={"layout": "elementwise"}
+)
 define_op("OnesLike", _infer_identity, lambda attrs: np.ones_like)
 
 

@@ -653,7 +653,7 @@ def _infer_select(op):
     return [(x.dtype, broadcast_shape(cond.shape, broadcast_shape(x.shape, y.shape)))]
 
 
-define_op("SelectV2", _infer_select, _ufunc_kernel(np.where))
+define_op("SelectV2", _infer_select, _ufunc_kernel(np.where), extra={"layout": "elementwise"})
 
 
 def _infer_select_v1(op):
@@ -694,7 +694,7 @@ def _select_v1(cond, x, y):
     return np.where(cond, x, y)
 
 
-define_op("Select", _infer_select_v1, _ufunc_kernel(_select_v1))
+define_op("Select", _infer_select_v1, _ufunc_kernel(_select_v1), extra={"layout": "elementwise"})
 
 
 def _infer_where(op):
@@ -905,7 +905,7 @@ def _add_n(*inputs):
     return total
 
 
-define_op("AddN", _infer_add_n, _ufunc_kernel(_add_n))
+define_op("AddN", _infer_add_n, _ufunc_kernel(_add_n), extra={"layout": "elementwise"})
 
 
 def add_n(inputs, name: Optional[str] = None) -> Tensor:

@@ -1,20 +1,13 @@
-"""Neural-network ops: activations, softmax and cross entropies, convolution, pooling,
-normalization and dropout.  The user-facing names live in ``df.nn``.
-
-Images are NHWC (batch, height, width, channels) and filters HWIO, as TensorFlow's CPU kernels
-require.  ``conv2d`` is an im2col: a strided window view of the padded input, copied once into
-a ``(N*OH*OW, KH*KW*C)`` matrix and multiplied with the filter reshaped to ``(KH*KW*C, O)``.
-Pooling loops over the ``KH*KW`` window offsets, each step a vectorised max or sum over the
-whole output, which is faster than reducing a 6-d window view.
+"""Neural-network ops: activations, softmax and cross entropies, normalization and dropout.
+The user-facing names live in ``df.nn``; convolution and pooling are in ``conv_ops.py``.
 
 ``batch_normalization`` and ``moments`` are built from other ops, as in TensorFlow.
 
 Deliberate differences from TensorFlow 1.x: softmax along another axis than the last, the
 cross entropies and dropout are one op each, where TensorFlow builds them from several
 (transposes, reshapes, random ops), so their output tensors have other names
-(``softmax_cross_entropy_with_logits:0`` rather than ``..._sg/Reshape_2:0``); explicit paddings
-(a list of pairs) and pooling across channels are not supported; the cross entropies take
-their arguments by name only, as TF 1.x's ``_sentinel`` enforces.
+(``softmax_cross_entropy_with_logits:0`` rather than ``..._sg/Reshape_2:0``); the cross
+entropies take their arguments by name only, as TF 1.x's ``_sentinel`` enforces.
 """
 
 from __future__ import annotations
@@ -22,7 +15,6 @@ from __future__ import annotations
 from typing import Optional
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
@@ -55,14 +47,11 @@ from .math_ops import (
 )
 
 __all__ = [
-    "avg_pool",
     "batch_normalization",
     "bias_add",
-    "conv2d",
     "dropout",
     "elu",
     "log_softmax",
-    "max_pool",
     "moments",
     "relu",
     "relu6",
@@ -108,7 +97,12 @@ for _type, _allowed, _fn in (
     ("Elu", FLOAT_TYPES, _elu),
     ("Softplus", FLOAT_TYPES, _softplus),
 ):
-    define_op(_type, _infer_activation(_allowed), (lambda fn: lambda attrs: fn)(_fn))
+    define_op(
+        _type,
+        _infer_activation(_allowed),
+        (lambda fn: lambda attrs: fn)(_fn),
+        extra={"layout": "elementwise"},  # for the layout pass, `dataflow.passes.layout`
+    )
 
 
 def relu(features, name: Optional[str] = None) -> Tensor:
@@ -409,7 +403,12 @@ def _bias_add_kernel(attrs):
     return bias_add
 
 
-define_op("BiasAdd", _infer_bias_add, _bias_add_kernel)
+define_op(
+    "BiasAdd",
+    _infer_bias_add,
+    _bias_add_kernel,
+    extra={"layout": {"images": (0,), "image_outputs": (0,), "sizes": ()}},
+)
 
 
 def bias_add(value, bias, data_format: Optional[str] = None, name: Optional[str] = None):
@@ -422,278 +421,6 @@ def bias_add(value, bias, data_format: Optional[str] = None, name: Optional[str]
     with graph.as_default(), graph.name_scope(name or "BiasAdd") as scope:
         value, bias = convert_all((value, bias), ("value", "bias"))
         return apply_op("BiasAdd", (value, bias), {"data_format": data_format}, scope).outputs[0]
-
-
-# -- convolution and pooling -----------------------------------------------------------------------
-def _spatial(values, what: str, default=None) -> tuple:
-    """``(h, w)`` from an int, a pair, or TensorFlow's NHWC 4-list (whose batch and channel
-    entries must be 1)."""
-    if values is None:
-        if default is None:
-            raise ValueError(f"{what} must be given")
-        values = default
-    if isinstance(values, (int, np.integer)):
-        values = [int(values)]
-    values = [int(v) for v in values]
-    if len(values) == 1:
-        values = values * 2
-    elif len(values) == 4:
-        if values[0] != 1 or values[3] != 1:
-            raise ValueError(
-                f"{what} {values} must be 1 in the batch and channel dimensions (NHWC)"
-            )
-        values = values[1:3]
-    elif len(values) != 2:
-        raise ValueError(f"{what} must be an int, 2 ints or 4 ints (NHWC), got {values}")
-    if min(values) < 1:
-        raise ValueError(f"{what} must be positive, got {values}")
-    return tuple(values)
-
-
-def _check_padding(padding) -> str:
-    """TensorFlow's op attribute check: exactly "SAME" or "VALID" (no lower case).  TF2's
-    explicit paddings (a list of pairs) are not supported."""
-    if padding not in ("SAME", "VALID"):
-        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
-    return padding
-
-
-def _check_nhwc(data_format) -> None:
-    if data_format not in (None, "NHWC"):
-        raise ValueError(f"Only the NHWC data format is supported, got {data_format!r}")
-
-
-def _output_size(size, window: int, stride: int, padding: str):
-    """The output extent and the padding before/after along one spatial dimension."""
-    if padding == "SAME":
-        out = -(-size // stride)
-        total = max((out - 1) * stride + window - size, 0)
-        return out, total // 2, total - total // 2
-    return (size - window) // stride + 1, 0, 0
-
-
-def _static_output_size(size, window, stride, padding, what):
-    if size is None:
-        return None
-    if padding == "VALID" and size < window:
-        raise ValueError(f"{what} window of size {window} is larger than the input size {size}")
-    return _output_size(size, window, stride, padding)[0]
-
-
-def _infer_conv2d(op):
-    x, f = op.inputs
-    check_same_dtype((x, f), ("input", "filter"), op.type)
-    check_dtype(x.dtype, FLOAT_TYPES | {_dtypes.int32}, "input")
-    for t, arg in ((x, "input"), (f, "filter")):
-        if t.shape.ndims not in (None, 4):
-            raise ValueError(f"{arg} must be 4-D, got shape {t.shape}")
-    xd = x.shape.as_list() if x.shape.ndims else [None] * 4
-    fd = f.shape.as_list() if f.shape.ndims else [None] * 4
-    if xd[3] is not None and fd[2] is not None and xd[3] != fd[2]:
-        raise ValueError(
-            f"input has {xd[3]} channels but the filter expects {fd[2]} "
-            f"(input {x.shape}, filter {f.shape})"
-        )
-    (sh, sw), (dh, dw) = op.attrs["strides"], op.attrs["dilations"]
-    padding = op.attrs["padding"]
-    eff_h = None if fd[0] is None else (fd[0] - 1) * dh + 1
-    eff_w = None if fd[1] is None else (fd[1] - 1) * dw + 1
-    oh = None if eff_h is None else _static_output_size(xd[1], eff_h, sh, padding, "conv2d")
-    ow = None if eff_w is None else _static_output_size(xd[2], eff_w, sw, padding, "conv2d")
-    return [(x.dtype, TensorShape([xd[0], oh, ow, fd[3]]))]
-
-
-def _pad_spatial(x, pads, fill):
-    """``x`` (NHWC) padded by ``pads = ((top, bottom), (left, right))`` with ``fill``."""
-    (top, bottom), (left, right) = pads
-    if not (top or bottom or left or right):
-        return x
-    n, h, w, c = x.shape
-    out = np.full((n, h + top + bottom, w + left + right, c), fill, dtype=x.dtype)
-    out[:, top : top + h, left : left + w, :] = x
-    return out
-
-
-def _conv2d_kernel(attrs):
-    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
-    padding = attrs["padding"]
-
-    def conv2d(x, f):
-        n, h, w, c = x.shape
-        kh, kw, fc, o = f.shape
-        if fc != c:
-            raise InvalidArgumentError(
-                None, None, f"input has {c} channels but the filter {f.shape} expects {fc}"
-            )
-        eff_h, eff_w = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-        oh, top, bottom = _output_size(h, eff_h, sh, padding)
-        ow, left, right = _output_size(w, eff_w, sw, padding)
-        if oh < 0 or ow < 0:
-            raise InvalidArgumentError(
-                None, None, f"conv2d filter {f.shape} is larger than the input {x.shape}"
-            )
-        if oh == 0 or ow == 0:  # a window exactly one larger than the input: TF's kernel too
-            return np.zeros((n, oh, ow, o), dtype=x.dtype)
-        if kh == kw == 1 and sh == sw == 1:
-            return (x.reshape(-1, c) @ f.reshape(c, o)).reshape(n, h, w, o)
-        x = _pad_spatial(x, ((top, bottom), (left, right)), 0)
-        windows = sliding_window_view(x, (eff_h, eff_w), axis=(1, 2))
-        windows = windows[:, : (oh - 1) * sh + 1 : sh, : (ow - 1) * sw + 1 : sw, :, ::dh, ::dw]
-        columns = windows.transpose(0, 1, 2, 4, 5, 3).reshape(n * oh * ow, kh * kw * c)
-        return (columns @ f.reshape(kh * kw * c, o)).reshape(n, oh, ow, o)
-
-    return conv2d
-
-
-define_op("Conv2D", _infer_conv2d, _conv2d_kernel)
-
-
-def conv2d(
-    input,  # noqa: A002 - TensorFlow's argument name
-    filter=None,  # noqa: A002
-    strides=None,
-    padding=None,
-    use_cudnn_on_gpu: bool = True,
-    data_format: str = "NHWC",
-    dilations=None,
-    name: Optional[str] = None,
-    filters=None,
-) -> Tensor:
-    """The 2-D convolution (cross-correlation) of the NHWC ``input`` with the
-    ``[height, width, in_channels, out_channels]`` ``filter``.  ``strides`` and ``dilations``
-    are an int, ``[h, w]`` or TensorFlow's ``[1, h, w, 1]``; ``padding`` is SAME or VALID."""
-    if filters is not None:
-        if filter is not None:
-            raise ValueError("Cannot specify both 'filter' and 'filters'")
-        filter = filters  # noqa: A001
-    if filter is None:
-        raise ValueError("conv2d needs a filter")
-    _check_nhwc(data_format)
-    attrs = {
-        "strides": _spatial(strides, "strides"),
-        "padding": _check_padding(padding),
-        "dilations": _spatial(dilations, "dilations", default=1),
-    }
-    graph = graph_of((input, filter))
-    with graph.as_default(), graph.name_scope(name or "Conv2D") as scope:
-        x, f = convert_all((input, filter), ("input", "filter"))
-        return apply_op("Conv2D", (x, f), attrs, scope).outputs[0]
-
-
-def _infer_pool(op):
-    (x,) = op.inputs
-    allowed = FLOAT_TYPES if op.type == "AvgPool" else NUMERIC_TYPES
-    check_dtype(x.dtype, allowed, "value")
-    if x.shape.ndims not in (None, 4):
-        raise ValueError(f"value must be 4-D (NHWC), got shape {x.shape}")
-    xd = x.shape.as_list() if x.shape.ndims else [None] * 4
-    (kh, kw), (sh, sw) = op.attrs["ksize"], op.attrs["strides"]
-    padding = op.attrs["padding"]
-    oh = _static_output_size(xd[1], kh, sh, padding, op.type)
-    ow = _static_output_size(xd[2], kw, sw, padding, op.type)
-    return [(x.dtype, TensorShape([xd[0], oh, ow, xd[3]]))]
-
-
-def _pool_geometry(x, attrs):
-    (kh, kw), (sh, sw) = attrs["ksize"], attrs["strides"]
-    h, w = x.shape[1:3]
-    oh, top, bottom = _output_size(h, kh, sh, attrs["padding"])
-    ow, left, right = _output_size(w, kw, sw, attrs["padding"])
-    if oh < 0 or ow < 0:
-        raise InvalidArgumentError(
-            None, None, f"pooling window {(kh, kw)} is larger than the input {x.shape}"
-        )
-    return (kh, kw), (sh, sw), (oh, ow), ((top, bottom), (left, right))
-
-
-def _max_pool_kernel(attrs):
-    def max_pool(x):
-        (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
-        # TensorFlow's max starts from the lowest finite value and a NaN never wins: fmax
-        # from that start gives the same (a window of NaNs and -infs gives the lowest value).
-        lowest = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        padded = _pad_spatial(x, pads, lowest)
-        out = np.full((x.shape[0], oh, ow, x.shape[3]), lowest, dtype=x.dtype)
-        if oh == 0 or ow == 0:
-            return out
-        for i in range(kh):
-            for j in range(kw):
-                part = padded[:, i : i + (oh - 1) * sh + 1 : sh, j : j + (ow - 1) * sw + 1 : sw]
-                np.fmax(out, part, out=out)
-        return out
-
-    return max_pool
-
-
-def _valid_counts(size, window, stride, out, before):
-    """How many of each output window's positions fall inside the unpadded input."""
-    starts = np.arange(out) * stride - before
-    return np.minimum(starts + window, size) - np.maximum(starts, 0)
-
-
-def _avg_pool_kernel(attrs):
-    def avg_pool(x):
-        (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
-        if oh == 0 or ow == 0:
-            return np.zeros((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
-        padded = _pad_spatial(x, pads, 0)
-        out = None
-        for i in range(kh):
-            for j in range(kw):
-                part = padded[:, i : i + (oh - 1) * sh + 1 : sh, j : j + (ow - 1) * sw + 1 : sw]
-                out = part.copy() if out is None else np.add(out, part, out=out)
-        h, w = x.shape[1:3]
-        rows = _valid_counts(h, kh, sh, oh, pads[0][0])
-        cols = _valid_counts(w, kw, sw, ow, pads[1][0])
-        counts = np.multiply.outer(rows, cols).astype(x.dtype)
-        return out / counts[:, :, None]
-
-    return avg_pool
-
-
-define_op("MaxPool", _infer_pool, _max_pool_kernel)
-define_op("AvgPool", _infer_pool, _avg_pool_kernel)
-
-
-def _pool(op_type, value, ksize, strides, padding, data_format, name, input):  # noqa: A002
-    if input is not None:
-        if value is not None:
-            raise ValueError("Cannot specify both 'value' and 'input'")
-        value = input
-    _check_nhwc(data_format)
-    attrs = {
-        "ksize": _spatial(ksize, "ksize"),
-        "strides": _spatial(strides, "strides"),
-        "padding": _check_padding(padding),
-    }
-    return apply_op(op_type, (value,), attrs, name or op_type).outputs[0]
-
-
-def max_pool(
-    value,
-    ksize,
-    strides,
-    padding,
-    data_format: str = "NHWC",
-    name: Optional[str] = None,
-    input=None,  # noqa: A002
-) -> Tensor:
-    """The maximum over each ``ksize`` window of the NHWC ``value`` (SAME padding never wins)."""
-    return _pool("MaxPool", value, ksize, strides, padding, data_format, name, input)
-
-
-def avg_pool(
-    value,
-    ksize,
-    strides,
-    padding,
-    data_format: str = "NHWC",
-    name: Optional[str] = None,
-    input=None,  # noqa: A002
-) -> Tensor:
-    """The mean over each ``ksize`` window of the NHWC ``value``; with SAME padding a window
-    at the border averages only the elements inside the input, as in TensorFlow."""
-    return _pool("AvgPool", value, ksize, strides, padding, data_format, name, input)
 
 
 # -- normalization ---------------------------------------------------------------------------------
@@ -965,226 +692,3 @@ def _dropout_grad(op, grad, _grad_of_mask):
 
 def constant_one(like: Tensor) -> Tensor:
     return convert_to_tensor(1, dtype=like.dtype)
-
-
-# -- backward ops of convolution and pooling -------------------------------------------------------
-def _conv_geometry(x_shape, f_shape, attrs):
-    n, h, w, c = x_shape
-    kh, kw, _, o = f_shape
-    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
-    eff_h, eff_w = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-    oh, top, bottom = _output_size(h, eff_h, sh, attrs["padding"])
-    ow, left, right = _output_size(w, eff_w, sw, attrs["padding"])
-    return (oh, ow), ((top, bottom), (left, right)), (eff_h, eff_w)
-
-
-def _conv_columns(x, f_shape, attrs):
-    """The im2col matrix of ``x`` for a filter of ``f_shape``: ``(N*OH*OW, KH*KW*C)``."""
-    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
-    n, _, _, c = x.shape
-    kh, kw = f_shape[:2]
-    (oh, ow), pads, (eff_h, eff_w) = _conv_geometry(x.shape, f_shape, attrs)
-    padded = _pad_spatial(x, pads, 0)
-    windows = sliding_window_view(padded, (eff_h, eff_w), axis=(1, 2))
-    windows = windows[:, : (oh - 1) * sh + 1 : sh, : (ow - 1) * sw + 1 : sw, :, ::dh, ::dw]
-    return windows.transpose(0, 1, 2, 4, 5, 3).reshape(n * oh * ow, kh * kw * c)
-
-
-def _conv_backprop_input(input_sizes, f, dy, attrs):
-    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
-    x_shape = tuple(int(d) for d in input_sizes)
-    n, h, w, c = x_shape
-    kh, kw, _, o = f.shape
-    (oh, ow), ((top, bottom), (left, right)), _ = _conv_geometry(x_shape, f.shape, attrs)
-    columns = (dy.reshape(-1, o) @ f.reshape(kh * kw * c, o).T).reshape(n, oh, ow, kh, kw, c)
-    padded = np.zeros((n, h + top + bottom, w + left + right, c), dtype=dy.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            rows = _pyslice_range(i * dh, oh, sh)
-            cols = _pyslice_range(j * dw, ow, sw)
-            padded[:, rows, cols, :] += columns[:, :, :, i, j, :]
-    return padded[:, top : top + h, left : left + w, :]
-
-
-def _pyslice_range(start, count, step):
-    return slice(start, start + (count - 1) * step + 1, step)
-
-
-def _conv_backprop_filter(x, filter_sizes, dy, attrs):
-    f_shape = tuple(int(d) for d in filter_sizes)
-    o = f_shape[3]
-    columns = _conv_columns(x, f_shape, attrs)
-    return (columns.T @ dy.reshape(-1, o)).reshape(f_shape)
-
-
-def _infer_from_sizes(sizes_index: int, like_index: int):
-    def infer(op):
-        from .array_ops import _shape_from_vector
-
-        sizes, like = op.inputs[sizes_index], op.inputs[like_index]
-        return [(like.dtype, _shape_from_vector(sizes, f"{op.type}'s sizes"))]
-
-    return infer
-
-
-define_op(
-    "Conv2DBackpropInput",
-    _infer_from_sizes(0, 2),
-    lambda attrs: lambda sizes, f, dy: _conv_backprop_input(sizes, f, dy, attrs),
-)
-define_op(
-    "Conv2DBackpropFilter",
-    _infer_from_sizes(1, 2),
-    lambda attrs: lambda x, sizes, dy: _conv_backprop_filter(x, sizes, dy, attrs),
-)
-
-
-def _conv_attrs(op) -> dict:
-    return {k: op.attrs[k] for k in ("strides", "padding", "dilations")}
-
-
-@RegisterGradient("Conv2D")
-def _conv2d_grad(op, grad):
-    x, f = op.inputs
-    attrs = _conv_attrs(op)
-    dx = apply_op("Conv2DBackpropInput", (shape(x), f, grad), attrs, "Conv2DBackpropInput")
-    df = apply_op("Conv2DBackpropFilter", (x, shape(f), grad), attrs, "Conv2DBackpropFilter")
-    return dx.outputs[0], df.outputs[0]
-
-
-@RegisterGradient("Conv2DBackpropInput")
-def _conv2d_backprop_input_grad(op, grad):
-    _, f, dy = op.inputs
-    attrs = _conv_attrs(op)
-    df = apply_op("Conv2DBackpropFilter", (grad, shape(f), dy), attrs, "Conv2DBackpropFilter")
-    ddy = apply_op("Conv2D", (grad, f), attrs, "Conv2D")
-    return None, df.outputs[0], ddy.outputs[0]
-
-
-@RegisterGradient("Conv2DBackpropFilter")
-def _conv2d_backprop_filter_grad(op, grad):
-    x, _, dy = op.inputs
-    attrs = _conv_attrs(op)
-    dx = apply_op("Conv2DBackpropInput", (shape(x), grad, dy), attrs, "Conv2DBackpropInput")
-    ddy = apply_op("Conv2D", (x, grad), attrs, "Conv2D")
-    return dx.outputs[0], None, ddy.outputs[0]
-
-
-def _first_maxima(x, y, attrs):
-    """Where each max-pooling window of ``x`` (whose pooled output is ``y``) has its first
-    maximum: the element TensorFlow routes the window's gradient to.
-
-    Returns the padding and an iterator over the offsets ``(i, j)`` within a window, giving for
-    each the slices ``(rows, cols)`` of the padded input that offset covers in every window and
-    the mask, shaped like ``y``, of the windows whose first maximum is at that offset.
-    """
-    (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
-    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    padded = _pad_spatial(x, pads, lowest)
-
-    def offsets():
-        taken = np.zeros(y.shape, dtype=bool)
-        for i in range(kh):
-            for j in range(kw):
-                rows, cols = _pyslice_range(i, oh, sh), _pyslice_range(j, ow, sw)
-                first = (padded[:, rows, cols] == y) & ~taken
-                taken |= first
-                yield rows, cols, first
-
-    return pads, offsets()
-
-
-def _max_pool_grad_kernel(attrs):
-    def max_pool_grad(x, y, dy):
-        pads, offsets = _first_maxima(x, y, attrs)
-        (top, bottom), (left, right) = pads
-        n, h, w, c = x.shape
-        grad = np.zeros((n, h + top + bottom, w + left + right, c), dtype=dy.dtype)
-        for rows, cols, first in offsets:
-            grad[:, rows, cols] += np.where(first, dy, 0)
-        return grad[:, top : top + h, left : left + w]
-
-    return max_pool_grad
-
-
-def _avg_pool_grad_kernel(attrs):
-    def avg_pool_grad(input_sizes, dy):
-        x_shape = tuple(int(d) for d in input_sizes)
-        x = np.empty(x_shape, dtype=dy.dtype)
-        (kh, kw), (sh, sw), (oh, ow), pads = _pool_geometry(x, attrs)
-        rows_count = _valid_counts(x_shape[1], kh, sh, oh, pads[0][0])
-        cols_count = _valid_counts(x_shape[2], kw, sw, ow, pads[1][0])
-        counts = np.multiply.outer(rows_count, cols_count).astype(dy.dtype)
-        share = dy / counts[:, :, None]
-        (top, bottom), (left, right) = pads
-        grad = np.zeros(
-            (x_shape[0], x_shape[1] + top + bottom, x_shape[2] + left + right, x_shape[3]),
-            dtype=dy.dtype,
-        )
-        for i in range(kh):
-            for j in range(kw):
-                grad[:, _pyslice_range(i, oh, sh), _pyslice_range(j, ow, sw)] += share
-        return grad[:, top : top + x_shape[1], left : left + x_shape[2]]
-
-    return avg_pool_grad
-
-
-def _max_pool_grad_grad_kernel(attrs):
-    def max_pool_grad_grad(x, y, grad):
-        # Each window reads the gradient at its first maximum (where MaxPoolGrad wrote).
-        pads, offsets = _first_maxima(x, y, attrs)
-        padded_grad = _pad_spatial(grad, pads, 0)
-        out = np.zeros(y.shape, dtype=grad.dtype)
-        for rows, cols, first in offsets:
-            out += np.where(first, padded_grad[:, rows, cols], 0)
-        return out
-
-    return max_pool_grad_grad
-
-
-define_op(
-    "MaxPoolGrad", lambda op: [(op.inputs[2].dtype, op.inputs[0].shape)], _max_pool_grad_kernel
-)
-# ``MaxPoolGradGrad(x, y, grad)``: the transpose of MaxPoolGrad in its last input: each output
-# window takes ``grad`` at the position of the window's maximum in ``x`` (TensorFlow's op).
-define_op(
-    "MaxPoolGradGrad",
-    lambda op: [(op.inputs[2].dtype, op.inputs[1].shape)],
-    _max_pool_grad_grad_kernel,
-)
-define_op("AvgPoolGrad", _infer_from_sizes(0, 1), _avg_pool_grad_kernel)
-
-
-def _pool_attrs(op) -> dict:
-    return {k: op.attrs[k] for k in ("ksize", "strides", "padding")}
-
-
-@RegisterGradient("MaxPool")
-def _max_pool_grad(op, grad):
-    inputs = (op.inputs[0], op.outputs[0], grad)
-    return apply_op("MaxPoolGrad", inputs, _pool_attrs(op), "MaxPoolGrad").outputs[0]
-
-
-# MaxPoolGrad and MaxPoolGradGrad are linear in their last input and piecewise constant in the
-# others (the argmax does not move under a small change), whose gradient is zero: None.
-@RegisterGradient("MaxPoolGrad")
-def _max_pool_grad_grad(op, grad):
-    x, y, _ = op.inputs
-    return None, None, apply_op("MaxPoolGradGrad", (x, y, grad), _pool_attrs(op)).outputs[0]
-
-
-@RegisterGradient("MaxPoolGradGrad")
-def _max_pool_grad_grad_grad(op, grad):
-    x, y, _ = op.inputs
-    return None, None, apply_op("MaxPoolGrad", (x, y, grad), _pool_attrs(op)).outputs[0]
-
-
-@RegisterGradient("AvgPool")
-def _avg_pool_grad(op, grad):
-    inputs = (shape(op.inputs[0]), grad)
-    return apply_op("AvgPoolGrad", inputs, _pool_attrs(op), "AvgPoolGrad").outputs[0]
-
-
-@RegisterGradient("AvgPoolGrad")
-def _avg_pool_grad_grad(op, grad):
-    return None, apply_op("AvgPool", (grad,), _pool_attrs(op), "AvgPool").outputs[0]

@@ -7,6 +7,7 @@ chains of elementwise ops into one kernel writing into one buffer.  Each pass is
 =========================  ===================================================================
 ``pruning``                drop ops no fetch needs (dead code elimination)
 ``constant_folding``       compute constant subgraphs now; collapse conds on constant predicates
+``layout``                 run chains of NCHW convolutions and pools in NHWC, transposing at edges
 ``arithmetic``             ``x*1``, ``x+0`` (exact cases), ``--x``, transpose and reshape pairs
 ``common_subexpression``   merge ops computing the same value in the same context
 ``loop_invariant_motion``  hoist elementwise ops on loop invariants out of their loop
@@ -27,6 +28,7 @@ from . import (  # noqa: E402  (each module registers its pass)
     constant_folding,
     elementwise_fusion,
     inplace,
+    layout,
     loop_invariant_motion,
     pruning,
 )

@@ -16,6 +16,7 @@ closest TensorFlow 1.x Grappler optimizer:
 =================================  ==========================
 ``disable_model_pruning`` (bool)   ``pruning``
 ``constant_folding``               ``constant_folding``
+``layout_optimizer``               ``layout``
 ``arithmetic_optimization``        ``arithmetic``
 ``common_subgraph_elimination``    ``common_subexpression``
 ``loop_optimization``              ``loop_invariant_motion``
@@ -59,6 +60,7 @@ class RewriterConfig(Message):
     disable_meta_optimizer: bool = False
     disable_model_pruning: bool = False
     constant_folding: int = DEFAULT
+    layout_optimizer: int = DEFAULT
     arithmetic_optimization: int = DEFAULT
     common_subgraph_elimination: int = DEFAULT
     loop_optimization: int = DEFAULT
@@ -97,6 +99,7 @@ class GraphOptions(Message):
 # when L0 leaves it on) in pipeline order.
 _TOGGLED = (
     ("constant_folding", "constant_folding", "do_constant_folding"),
+    ("layout_optimizer", "layout", None),
     ("arithmetic_optimization", "arithmetic", None),
     ("common_subgraph_elimination", "common_subexpression", "do_common_subexpression_elimination"),
     ("loop_optimization", "loop_invariant_motion", None),

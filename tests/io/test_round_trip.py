@@ -296,6 +296,7 @@ def test_gradients_through_a_loop_of_a_loaded_graph(fresh_graph, round_trip):
 # Op types exercised by the tests above rather than by the shadow runs of the op suites.
 COVERED_HERE = {
     "FusedElementwise",  # made by graph passes only: tests/passes/test_optimize_cli.py
+    "ToLayout",  # made by the layout pass only: tests/passes/test_layout.py
     "OnesLike",
     "PlaceholderWithDefault",
     "Dropout",

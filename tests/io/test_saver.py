@@ -343,3 +343,19 @@ def test_saved_files_get_the_permissions_of_any_new_file(tmp_path, fresh_graph):
     for name in ("model.npz", "checkpoint", "graph.dfg"):
         assert os.stat(tmp_path / name).st_mode & 0o777 == 0o640, name
     assert path == str(tmp_path / "model")
+
+
+def test_get_checkpoint_state_lists_the_kept_checkpoints_newest_last(tmp_path):
+    with df.Graph().as_default():
+        v = df.Variable(1.0, name="v")
+        saver = df.train.Saver(max_to_keep=2)
+        with df.Session() as sess:
+            sess.run(v.initializer)
+            paths = [
+                saver.save(sess, str(tmp_path / "model"), global_step=step) for step in (1, 2, 3)
+            ]
+    state = df.train.get_checkpoint_state(str(tmp_path))
+    assert state.model_checkpoint_path == paths[-1]
+    assert state.all_model_checkpoint_paths == paths[1:]
+    assert df.train.checkpoint_exists(paths[-1]) and not df.train.checkpoint_exists(paths[0])
+    assert df.train.get_checkpoint_state(str(tmp_path / "nowhere")) is None

@@ -1,0 +1,45 @@
+"""TensorFlow 1.x's old names and the switches of TensorFlow 2's ``tf.compat.v1``.
+
+Programs written for TensorFlow 1.x call ``tf.arg_max``; programs ported to TensorFlow 2 start
+with ``tf.disable_v2_behavior()`` or ``tf.compat.v1.disable_eager_execution()``.  Here graph
+mode is the only mode, so the switches have nothing to switch and are accepted as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from . import dtypes as _dtypes
+from .ops.math_ops import argmax, argmin
+
+
+def arg_max(input, dimension, output_type=_dtypes.int64, name: Optional[str] = None):  # noqa: A002
+    """``argmax`` under its TensorFlow 1.x name (the axis is called ``dimension``)."""
+    return argmax(input, dimension, name=name, output_type=output_type)
+
+
+def arg_min(input, dimension, output_type=_dtypes.int64, name: Optional[str] = None):  # noqa: A002
+    """``argmin`` under its TensorFlow 1.x name (the axis is called ``dimension``)."""
+    return argmin(input, dimension, name=name, output_type=output_type)
+
+
+def disable_v2_behavior() -> None:
+    """Accepted: dataflow always behaves as TensorFlow 1.x graph mode."""
+
+
+def disable_eager_execution() -> None:
+    """Accepted: dataflow always builds graphs."""
+
+
+def disable_control_flow_v2() -> None:
+    """Accepted: ``cond`` and ``while_loop`` always build TensorFlow 1.x's control-flow ops."""
+
+
+def disable_v2_tensorshape() -> None:
+    """Accepted: static shapes always offer TensorFlow 1.x's ``Dimension`` view
+    (``shape[1].value``, ``shape.dims``) beside plain integers."""
+
+
+def executing_eagerly() -> bool:
+    """False: ops are added to a graph and run by a Session."""
+    return False
