@@ -255,6 +255,16 @@ def _input_name(t: Tensor) -> str:
     return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
 
 
+def _unused_name(graph: Graph, name: str, written: set) -> str:
+    """``name``, or ``name_1``, ``name_2``, ... when the graph or the GraphDef has it already
+    (a graph imported from TensorFlow still holds the Const this export writes anew)."""
+    candidate, k = name, 0
+    while candidate in written or candidate in graph._ops_by_name:
+        k += 1
+        candidate = f"{name}_{k}"
+    return candidate
+
+
 def _const_node(graph_def, name: str, value: np.ndarray, frame_source: str) -> None:
     """A Const node of ``value``; its control input from ``frame_source`` puts it in the frame
     (loop) of the op that reads it, where a node without inputs would lie in the root frame."""
@@ -289,6 +299,7 @@ def export_graph_def(graph: Optional[Graph] = None, for_display: bool = False):
     graph = graph if graph is not None else get_default_graph()
     graph_def = p.GraphDef()
     graph_def.versions.producer = _PRODUCER
+    written_names: set = set()  # the constants written for attributes TensorFlow takes as inputs
     for op in topological_order(graph, control_inputs=False):
         tf_type = _BY_OUR_TYPE.get(op.type)
         if tf_type is None and not for_display:
@@ -316,8 +327,10 @@ def export_graph_def(graph: Optional[Graph] = None, for_display: bool = False):
         if "const" in spec:
             attr, input_name = spec["const"]
             value = _const_value(op, attr)
-            _const_node(graph_def, f"{op.name}/{input_name}", value, op.inputs[0].op.name)
-            node.input.append(f"{op.name}/{input_name}")
+            const_name = _unused_name(graph, f"{op.name}/{input_name}", written_names)
+            _const_node(graph_def, const_name, value, op.inputs[0].op.name)
+            written_names.add(const_name)
+            node.input.append(const_name)
             index_attr = {"ConcatV2": "Tidx", "Transpose": "Tperm", "ExpandDims": "Tdim"}
             node.attr[index_attr.get(tf_type, "Tidx")].type = _dtypes.int32.as_datatype_enum
         node.input.extend(f"^{c.name}" for c in op.control_inputs)

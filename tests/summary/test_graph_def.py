@@ -121,3 +121,20 @@ def test_an_op_outside_the_shared_set_is_an_error_naming_it():
         ValueError, match=r"cannot import HashTableV2 node 'lookup'.*test_graph_def"
     ):
         df.import_graph_def(unknown.SerializeToString())
+
+
+def test_a_tensorflow_graph_exported_again_has_unique_node_names():
+    # Import keeps TensorFlow's constant inputs (a Mean's reduction_indices) as Const ops, and
+    # export writes such constants anew: the new ones must not reuse those names.
+    with open(TF1_GRAPH, "rb") as f:
+        df.import_graph_def(f.read(), name="tf1")
+    again = df.io.export_graph_def(df.get_default_graph())
+    names = [node.name for node in again.node]
+    assert len(names) == len(set(names))
+    reimported = df.Graph()
+    with reimported.as_default():
+        df.import_graph_def(again.SerializeToString(), name="")
+        with df.Session() as sess:
+            (x, n), (expected_loop, expected_out) = TF1_VALUES[0]
+            got = sess.run("tf1/out:0", {"tf1/x:0": x, "tf1/n:0": n})
+    np.testing.assert_allclose(got, expected_out, rtol=1e-6)
