@@ -445,7 +445,10 @@ class Graph:
         self._names_in_use: dict[str, int] = {}
         self._consumers: dict[Tensor, Consumers] = {}
         self._collections: dict[str, list] = {}
-        self._version = 0
+        self._version = 0  # counts every change: ops made, edges and control inputs changed
+        # Ops made outside every cond and loop: they change no existing op, and no plan of
+        # existing fetches could reach them, so plans outlive them (`plan_version`).
+        self._ops_added_at_top_level = 0
         self._finalized = False
         # The graph-level random seed (`dataflow.random_seed`), and how many random ops took an
         # op seed derived from it.
@@ -481,6 +484,14 @@ class Graph:
     @property
     def version(self) -> int:
         return self._version
+
+    @property
+    def plan_version(self) -> int:
+        """What a run plan of this graph depends on: `version` less the ops made at the top
+        level.  A TF1 program that adds ops between runs (``sess.run(tf.sigmoid(x))`` in its
+        training loop) keeps its plans; a change to an existing op, or an op made inside a cond
+        or loop (whose plans take them whole), makes new ones."""
+        return self._version - self._ops_added_at_top_level
 
     @property
     def finalized(self) -> bool:
@@ -833,6 +844,8 @@ class Graph:
             for index, t in enumerate(inputs):
                 self._add_edge(t, op, index)
             self._version += 1
+            if context is None:
+                self._ops_added_at_top_level += 1
         if context is not None:
             op._control_flow_context = context
             context.add_op(op)

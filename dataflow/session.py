@@ -440,7 +440,7 @@ class Session:
         if self._graph._unfeedable_tensors or self._graph._unfetchable_ops:
             _check_allowed(self._graph, flat_fetches, feed_tensors, location)
         pipeline = self._pipeline(options)
-        key = (self._graph._version, tuple(flat_fetches), feed_tensors, pipeline)
+        key = (self._graph.plan_version, tuple(flat_fetches), feed_tensors, pipeline)
         plan = self._plans.get(key)
         if plan is None:
             with gc_paused():
