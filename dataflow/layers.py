@@ -260,18 +260,24 @@ class Layer:
         **kwargs: Any,
     ):
         """Makes (or, in a reused scope, finds) the variable ``name`` in the layer's scope.  A
-        ``regularizer`` adds its loss only when the variable is made, not when it is reused."""
+        ``regularizer`` adds its loss (``<variable>/Regularizer/...``) only when the variable is
+        new, as TF1's layers do; the variable scope's own regularizer applies as in
+        `get_variable`."""
         trainable = True if trainable is None else trainable
+        graph = get_default_graph()
+        existing = {id(v) for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES)}
         variable = get_variable(
             name,
             shape=shape,
             dtype=dtype or self._dtype or _dtypes.float32,
             initializer=initializer,
-            regularizer=None if self.built or self._reuse else regularizer,
             trainable=trainable and self.trainable,
             constraint=constraint,
             **kwargs,
         )
+        if regularizer is not None and id(variable) not in existing:
+            with name_scope(variable.op.name + "/Regularizer/"):
+                self.add_loss(regularizer(variable))
         if variable not in self._variables:
             self._variables.append(variable)
         return variable

@@ -132,6 +132,23 @@ def test_name_and_reuse_share_variables_in_the_enclosing_scope():
         df.layers.dense(v, 3, name="other", reuse=True)
 
 
+def test_regularizers_add_one_loss_per_new_variable_including_the_scopes():
+    v = df.placeholder(df.float32, [None, 5])
+    for _ in range(2):
+        df.layers.dense(v, 3, name="fc", reuse=df.AUTO_REUSE, kernel_regularizer=df.nn.l2_loss)
+    with df.variable_scope("s", regularizer=df.reduce_sum):
+        layer = df.layers.Dense(2)
+        layer(v)
+        layer(v)
+    # The same program under tf.compat.v1.layers: these losses, none on the layer itself.
+    assert [t.name for t in df.get_collection(df.GraphKeys.REGULARIZATION_LOSSES)] == [
+        "fc/kernel/Regularizer/L2Loss:0",
+        "s/dense/kernel/Regularizer/Sum:0",
+        "s/dense/bias/Regularizer/Sum:0",
+    ]
+    assert layer.losses == []
+
+
 def test_a_layer_object_called_twice_keeps_its_variables():
     layer = df.layers.Dense(2, name="shared")
     a = layer(df.constant(data(1, 3)))
