@@ -161,7 +161,7 @@ from .indexed_slices import (  # noqa: E402
     convert_to_tensor_or_indexed_slices,
 )
 from .ops.nd_index_ops import gather_nd, scatter_nd  # noqa: E402
-from .ops.segment_ops import segment_sum, unsorted_segment_sum  # noqa: E402
+from .ops.segment_ops import segment_sum, unique, unsorted_segment_sum  # noqa: E402
 from .ops.sparse_ops import (  # noqa: E402
     sparse_add,
     sparse_reduce_sum,
@@ -204,7 +204,7 @@ from .init_ops import (  # noqa: E402
     variance_scaling_initializer,
     zeros_initializer,
 )
-from .ops.linalg_ops import qr  # noqa: E402
+from .ops.linalg_ops import norm, qr  # noqa: E402
 from .ops.random_ops import (  # noqa: E402
     multinomial,
     random_gamma,

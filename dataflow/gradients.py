@@ -295,8 +295,10 @@ def gradients(
     ``stop_gradients`` (their own gradients are still computed when they are in ``xs``), nor
     out of a ``while_loop`` built with ``back_prop=False``.
 
-    Gradients flow through `cond` and `while_loop` (module docstring).  The colocation, gating
-    and aggregation arguments are accepted for compatibility and have no effect, but an
+    Gradients flow through `cond` and `while_loop` (module docstring).  With
+    ``colocate_gradients_with_ops`` the ops of each op's gradient are colocated with it (they
+    take its device and ``loc:@`` group, see `Graph.colocate_with`).  The gating and
+    aggregation arguments are accepted for compatibility and have no effect, but an
     ``aggregation_method`` that is not an `AggregationMethod` is a ``ValueError``, as is a
     ``grad_ys`` entry whose static shape is incompatible with its ``y`` (TensorFlow's gradient
     functions refuse it when they meet it; summing it into ``x``'s shape would hide the bug).
@@ -376,6 +378,7 @@ def gradients(
             control_flow.check_inside(x, "xs")
 
     walk = _GradientWalk(graph, xs_list, between, stop_ops, control_flow)
+    walk.colocate = bool(colocate_gradients_with_ops)
     first_new_op = len(graph._ops)
     try:
         with graph.as_default(), graph.name_scope(name):
@@ -400,6 +403,8 @@ class _GradientWalk:
     except the edges out of a differentiated loop's Switches, which ``body_pending`` counts
     (output 1 only; see ``primitives.loop_gradients``).
     """
+
+    colocate = False  # whether each op's gradient ops are colocated with it
 
     def __init__(self, graph: Graph, xs: list, between: set, stop_ops: set, control_flow):
         self.graph = graph
@@ -578,7 +583,11 @@ class _GradientWalk:
             forward = _output_context(op.inputs[0].op)
         else:
             forward = op._control_flow_context
-        return _call_gradient(self.graph, op, out_grads, self.control_flow.mirror(forward))
+        context = self.control_flow.mirror(forward)
+        if not self.colocate:
+            return _call_gradient(self.graph, op, out_grads, context)
+        with self.graph.colocate_with(op):
+            return _call_gradient(self.graph, op, out_grads, context)
 
 
 def _aggregate_in(graph: Graph, grads: list, context, name: str):

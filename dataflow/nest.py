@@ -6,7 +6,7 @@ every other object is a leaf.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, KeysView, ValuesView
 from typing import Any
 
 
@@ -32,7 +32,10 @@ def _sorted_keys(d: dict) -> list:
 
 
 def flatten(structure: Any) -> list:
-    """The leaves of ``structure`` in order."""
+    """The leaves of ``structure`` in order (a dict's ``keys()``/``values()`` view counts as a
+    list, as in ``tf.nest``)."""
+    if isinstance(structure, (KeysView, ValuesView)):
+        structure = list(structure)
     if not is_nested(structure):
         return [structure]
     leaves: list = []

@@ -704,7 +704,8 @@ class FileWriter:
         if graph is None and graph_def is None:
             raise ValueError("add_graph needs a graph or a graph_def")
         if graph is not None:
-            graph_def = export_graph_def(graph)
+            # Every op is drawn, those outside the op set shared with TensorFlow by type only.
+            graph_def = export_graph_def(graph, for_display=True)
         serialized = graph_def if isinstance(graph_def, bytes) else graph_def.SerializeToString()
         self.add_event(self._event(global_step, graph_def=serialized))
 

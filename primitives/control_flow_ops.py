@@ -43,6 +43,7 @@ Where this differs from TensorFlow 1.x, deliberately:
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import inspect
 import logging
@@ -272,11 +273,21 @@ def with_dependencies(dependencies, output_tensor, name: Optional[str] = None) -
     an Identity named ``name``, or ``control_dependency`` in the current name scope, with
     control inputs on ``dependencies`` (ops, or tensors standing for their ops).  A variable
     given as ``output_tensor`` is read after them, so ``with_dependencies([v.initializer], v)``
-    reads the initialized value.
+    reads the initialized value.  As in TensorFlow, the Identity is colocated with
+    ``output_tensor`` (it takes its device and ``loc:@`` group).
     """
     graph = output_tensor.graph if hasattr(output_tensor, "graph") else get_default_graph()
+    colocation = (
+        graph.colocate_with(output_tensor)
+        if hasattr(output_tensor, "op")
+        else contextlib.nullcontext()
+    )
     with graph.as_default(), graph.name_scope(name or "control_dependency") as scope:
-        with graph.control_dependencies(list(dependencies)):
+        with colocation, graph.control_dependencies(list(dependencies)):
+            if composites.is_composite(output_tensor):  # each part waits for the dependencies
+                parts = composites.expand(output_tensor)
+                waited = [apply_op("Identity", [p], name="Identity").outputs[0] for p in parts]
+                return composites.pack(output_tensor, type(parts)(*waited))
             value = convert_to_tensor(output_tensor)
             return apply_op("Identity", [value], name=scope).outputs[0]
 

@@ -457,7 +457,13 @@ class LoopGradState:
         name = value.op.name.replace("/", "_") + (
             f"_{value.value_index}" if value.value_index else ""
         )
-        with graph.name_scope(self.scope + "saved/"), graph.name_scope(name) as scope:
+        # Colocated with the value, as TensorFlow colocates its accumulators, whatever the
+        # gradient being built is colocated with.
+        with (
+            graph.name_scope(self.scope + "saved/"),
+            graph.name_scope(name) as scope,
+            graph.colocate_with(value.op, ignore_existing=True),
+        ):
             with building_in(graph, self.forward.outer_context):
                 stack = apply_op("IndexedStack", [], {"dtype": value.dtype}, name="stack")
             attrs = {"dtype": value.dtype, "shape": value.shape}
@@ -472,7 +478,7 @@ class LoopGradState:
         """Pushes ``value`` in ``forward_context`` at the forward index on ``stack``, before
         the iteration count leaves the loop (module docstring)."""
         graph = self.graph
-        with graph.name_scope(scope):
+        with graph.name_scope(scope), graph.colocate_with(value.op, ignore_existing=True):
             with building_in(graph, forward_context):
                 push = apply_op("IndexedStackPush", [stack, self.forward_index, value], name="push")
             self._sync_target(forward_context)._add_control_input(push)

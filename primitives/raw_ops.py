@@ -185,6 +185,11 @@ def enter(
     state the shape a hand-written loop keeps.  At most ``parallel_iterations`` iterations of
     the frame run at once.
     """
+    if composites.is_composite(data):  # IndexedSlices, SparseTensor: part by part
+        with get_default_graph().name_scope(name or "Enter"):
+            parts = composites.expand(data)
+            entered = [enter(p, frame_name, is_constant, parallel_iterations) for p in parts]
+            return composites.pack(data, type(parts)(*entered))
     attrs = {
         "frame_name": frame_name,
         "is_constant": is_constant,
@@ -194,7 +199,11 @@ def enter(
 
 
 def exit(data, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TensorFlow's name
-    """Passes ``data`` from a frame to its parent frame."""
+    """Passes ``data`` from a frame to its parent frame (a composite part by part)."""
+    if composites.is_composite(data):
+        with get_default_graph().name_scope(name or "Exit"):
+            parts = composites.expand(data)
+            return composites.pack(data, type(parts)(*(exit(p) for p in parts)))
     return apply_op("Exit", [data], name=name or "Exit").outputs[0]
 
 

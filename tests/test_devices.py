@@ -239,3 +239,35 @@ def test_a_file_with_a_malformed_device_is_refused(fresh_graph, tmp_path):
             archive.writestr(name, data)
     with pytest.raises(df.io.GraphFormatError, match="op 'a'.*bad device"):
         df.io.load_graph(path)
+
+
+def test_with_dependencies_is_colocated_with_its_output():
+    from primitives.control_flow_ops import with_dependencies
+
+    with df.device("/job:ps"):
+        placed = df.Variable([0.0], name="placed")
+    free = df.Variable([0.0], name="free")
+    on_ps = with_dependencies([placed.initializer], placed)
+    with df.device("/job:worker/device:GPU:1"):
+        beside_free = with_dependencies([free.initializer], free)
+    # TF: '/job:ps' in the first device; the second has no device but the colocation group
+    assert on_ps.device == "/job:ps" and on_ps.op.colocation_groups() == [b"loc:@placed"]
+    assert beside_free.device == "" and beside_free.op.colocation_groups() == [b"loc:@free"]
+
+
+@pytest.mark.parametrize("colocate", [False, True])
+def test_gradients_colocated_with_their_ops_take_the_forward_device(colocate):
+    v = df.constant(2.0, name="v")
+
+    def body(x):
+        with df.device("/device:CPU:0"):
+            return df.square(x)
+
+    loop = df.while_loop(lambda x: x < 100.0, body, [v], parallel_iterations=1)
+    (grad,) = df.gradients(loop, v, colocate_gradients_with_ops=colocate)
+    placed = [op.name for op in df.get_default_graph().get_operations() if op.device]
+    square_grad = [f"gradients/while/Square_grad/{n}" for n in ("Mul/y", "Mul", "Mul_1")]
+    # As TF's testWhileGrad_ColocateGradients: the saved values' stacks stay unplaced.
+    assert placed == ["while/Square"] + (square_grad if colocate else [])
+    with df.Session() as sess:
+        assert sess.run(grad) == 1024.0

@@ -445,6 +445,71 @@ PINNED = {
             stated="a second process holds a track per loop instance with a slice per iteration",
         ),
     ],
+    "06_tf1_programs.ipynb": [
+        pin(
+            'mnist = input_data.read_data_sets("MNIST_data")\nprint(',
+            "train: (1297, 784) test: (400, 784)",
+            stated="split like MNIST into training, validation and test images (1297 / 100 / 400)",
+        ),
+        pin(
+            "def deepnn(x):",
+            "trainable variables: ['conv1/Variable:0', 'conv1/Variable_1:0', 'conv2/Variable:0', "
+            "'conv2/Variable_1:0', 'fc1/Variable:0', 'fc1/Variable_1:0', 'fc2/Variable:0', "
+            "'fc2/Variable_1:0']",
+            stated="(`conv1/Variable:0` for the first `tf.Variable` made under the name scope "
+            "`conv1`)",
+        ),
+        pin(
+            "train_writer = tf.summary.FileWriter(",
+            Near("minibatch loss {} at step 0,", 2.4, 0.15),
+            Near("{} at step 199;", 0.3, 0.25),
+            Near("test accuracy {}%", 98.0, 1.5),
+            stated="recognizes about 98% of the 400 test digits it never trained on",
+        ),
+        pin(
+            "cell = tf.nn.rnn_cell.BasicLSTMCell(num_units)",
+            "state: LSTMStateTuple ; variables: ['rnn/basic_lstm_cell/kernel:0', "
+            "'rnn/basic_lstm_cell/bias:0', 'W_out:0', 'b_out:0']",
+            stated="`rnn/basic_lstm_cell/kernel` and `bias`, and the state is an `LSTMStateTuple`",
+        ),
+        pin(
+            "lstm_sess.run(tf.global_variables_initializer())",
+            Near("over the last 20 steps; test accuracy {}%", 94.0, 2.5),
+            Near("reading only the top 14 rows: test accuracy {}%", 16.0, 8.0),
+            "outputs of a 14-row sequence after row 14: 0.0",
+            stated="reaches about 94% on the test digits",
+        ),
+        pin(
+            "events = EventAccumulator(",
+            "scalars: ['cross_entropy', 'minibatch_accuracy'] histograms: ['conv1/weights'] "
+            "images: ['input/image/0', 'input/image/1', 'input/image/2', 'input/image/3']",
+            "the same values as the run fetched: True",
+            stated="two scalars at each of the 200 steps, the same values the training loop "
+            "fetched",
+        ),
+        pin(
+            "convert_variables_to_constants(sess,",
+            "frozen, of which variables: 0",
+            stated="replaces every variable by a constant holding its trained value",
+        ),
+        pin(
+            '"--fetch", "prediction"]',
+            '{"prediction": [2, 7, 4, 0, 4]}',
+            "true labels: [2, 7, 4, 0, 4]",
+            stated="the predictions come back as JSON",
+        ),
+        pin(
+            "tf1_while_cond.pb",
+            "out for x = [1, 2, 3], n = 4: 6.1666665",
+            stated="6.1666665 for `x = [1, 2, 3]`, `n = 4`",
+        ),
+        pin(
+            'name="newton")',
+            "read back from newton.pb: [1.4142135 3. 4. ]",
+            "the frozen CNN: Conv2D op 'conv1/Conv2D' has no TensorFlow GraphDef form",
+            stated="the shared op set has no convolution",
+        ),
+    ],
 }
 
 

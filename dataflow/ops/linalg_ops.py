@@ -1,5 +1,5 @@
 """Linear algebra ops: the QR decomposition (``df.linalg.qr``, ``df.qr``), which the orthogonal
-initializer is built on.
+initializer is built on, and ``norm`` (built from reductions, so it has their gradients).
 
 ``Qr`` takes a batch of matrices ``[..., M, N]`` and gives ``q`` and ``r`` with ``q @ r`` equal to
 the input: with ``full_matrices=False`` (the default) ``q`` is ``[..., M, K]`` with orthonormal
@@ -23,7 +23,7 @@ from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape
 from .math_ops import FLOAT_TYPES, check_dtype
 
-__all__ = ["qr"]
+__all__ = ["norm", "qr"]
 
 
 def _infer_qr(op):
@@ -112,3 +112,49 @@ def _qr_gradient(op, grad_q, grad_r):
 
 # The gradient of the gradient is not defined here (TensorFlow differentiates its graph of ops).
 NotDifferentiable("QrGrad")
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
+    """The norm of ``tensor`` (``tf.norm``): of all its elements as one vector when ``axis`` is
+    None, of vectors along one ``axis``, or of matrices over a pair of axes.  ``ord``:
+    ``"euclidean"``/``"fro"`` (the square root of the sum of squares, whatever the shape), a
+    positive number ``p`` for vectors, ``1`` or ``np.inf`` for matrices (the largest column or
+    row sum of absolute values)."""
+    from ..graph import name_scope
+    from .math_ops import abs as _abs
+    from .math_ops import pow as _pow
+    from .math_ops import reduce_max, reduce_sum, sqrt, square
+
+    keepdims = bool(keep_dims if keepdims is None else keepdims)
+    matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
+    if isinstance(axis, (list, tuple)) and len(axis) not in (1, 2):
+        raise ValueError(f"'axis' must be None, an integer, or a pair of integers, got {axis}")
+    if isinstance(axis, (list, tuple)) and len(axis) == 1:
+        axis = axis[0]
+    supported = ("euclidean", "fro", 1, np.inf) if matrix else ("euclidean", "fro")
+    if ord not in supported and not (not matrix and isinstance(ord, (int, float)) and ord > 0):
+        raise ValueError(
+            f"'ord' must be one of {supported}{' or a positive number' * (not matrix)}, got {ord!r}"
+        )
+    with name_scope(name or "norm"):
+        x = convert_to_tensor(tensor, name="tensor")
+        if ord in ("euclidean", "fro") or (not matrix and ord == 2):
+            return sqrt(reduce_sum(square(x), axis=axis, keepdims=keepdims))
+        magnitude = _abs(x)
+        if matrix:
+            rows_axis, cols_axis = axis
+            summed_over, maxed_over = (rows_axis, cols_axis) if ord == 1 else (cols_axis, rows_axis)
+            sums = reduce_sum(magnitude, axis=summed_over, keepdims=True)
+            result = reduce_max(sums, axis=maxed_over, keepdims=True)
+            if not keepdims:
+                from .array_ops import squeeze
+
+                result = squeeze(result, axis=sorted(a % x.shape.ndims for a in axis))
+            return result
+        if ord == np.inf:
+            return reduce_max(magnitude, axis=axis, keepdims=keepdims)
+        if ord == 1:
+            return reduce_sum(magnitude, axis=axis, keepdims=keepdims)
+        power = convert_to_tensor(float(ord), dtype=x.dtype)
+        total = reduce_sum(_pow(magnitude, power), axis=axis, keepdims=keepdims)
+        return _pow(total, convert_to_tensor(1.0 / float(ord), dtype=x.dtype))

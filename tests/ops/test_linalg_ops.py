@@ -54,3 +54,27 @@ def test_qr_gradient_of_a_wide_matrix_is_not_implemented():
     a = df.placeholder(df.float64, [2, 4])
     with pytest.raises(NotImplementedError, match="at least as many rows"):
         df.gradients(df.reduce_sum(df.linalg.qr(a)[0]), a)
+
+
+@pytest.mark.parametrize(
+    "kwargs, expected",
+    [  # what TensorFlow 1.x's tf.norm gives for X below
+        ({}, 9.539392014169456),
+        ({"ord": 1}, 21.0),
+        ({"ord": np.inf}, 6.0),
+        ({"ord": 3, "axis": 1}, [3.30192725, 7.39863622]),
+        ({"axis": 0, "keepdims": True}, [[4.12310563, 5.38516481, 6.70820393]]),
+        ({"ord": 1, "axis": [0, 1]}, 9.0),
+        ({"ord": np.inf, "axis": (0, 1)}, 15.0),
+        ({"ord": "fro", "axis": (0, 1)}, 9.539392014169456),
+    ],
+)
+def test_norm_of_vectors_and_matrices_as_tensorflow(kwargs, expected):
+    x = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
+    with df.Session() as sess:
+        np.testing.assert_allclose(sess.run(df.norm(x, **kwargs)), expected, rtol=1e-7)
+
+
+def test_norm_refuses_an_order_it_does_not_compute():
+    with pytest.raises(ValueError, match="'ord' must be one of"):
+        df.norm(np.ones((2, 2)), ord=2, axis=(0, 1))

@@ -37,3 +37,12 @@ def test_bad_segment_ids_are_errors():
         evaluate(df.segment_sum([1.0, 2.0, 3.0], [1, 0, 0]))
     with pytest.raises(ValueError, match="must be a prefix"):
         df.unsorted_segment_sum(np.zeros((3, 2)), [0, 1], 2)
+
+
+def test_unique_keeps_first_appearances_in_order_and_maps_each_element():
+    values, positions = df.unique([4, 1, 4, 7, 1])
+    assert positions.dtype is df.int32
+    got = evaluate([values, positions])
+    # TensorFlow 1.x: y = [4, 1, 7], idx = [0, 1, 0, 2, 1]
+    assert got[0].tolist() == [4, 1, 7] and got[1].tolist() == [0, 1, 0, 2, 1]
+    assert evaluate(df.unique([2, 2], out_idx=df.int64)[1]).dtype == np.int64

@@ -129,3 +129,17 @@ def test_a_single_composite_loop_variable_comes_back_alone():
     )
     assert isinstance(r, df.IndexedSlices)
     assert run(r.values).tolist() == [[16.0, 32.0], [24.0, 40.0]]
+
+
+def test_identity_enter_exit_and_with_dependencies_keep_a_composite_whole():
+    from primitives.control_flow_ops import with_dependencies
+
+    st = df.SparseTensor([[0, 5]], ["x"], [10, 10])
+    through = [df.identity(st), df.exit(df.enter(st, "frame"))]
+    assert all(isinstance(t, df.SparseTensor) for t in through)
+    table = df.Variable(np.array([[0.0, 1.0], [10.0, 11.0]], np.float32))
+    rows = with_dependencies([table.initializer], df.IndexedSlices(table, df.constant([1])))
+    picked = df.gather(rows.values, rows.indices)
+    got = run([*through, picked])  # the gather runs after the initializer: no initializer run
+    assert [v.indices.tolist() for v in got[:2]] == [[[0, 5]], [[0, 5]]]
+    assert got[2].tolist() == [[10.0, 11.0]]

@@ -91,3 +91,15 @@ def test_file_writer_cache_shares_one_writer_per_directory(tmp_path):
         df.summary.FileWriterCache.clear()
     assert df.summary.FileWriterCache.get(tmp_path) is not first
     df.summary.FileWriterCache.clear()
+
+
+def test_the_graph_tab_shows_ops_tensorflow_does_not_share_by_their_type(tmp_path):
+    # A typical TF1 model: random initial weights, a training step. Writing the graph for
+    # TensorBoard must not fail on an op outside the GraphDef op set we exchange with TensorFlow.
+    weights = df.Variable(df.random_normal([3, 2], seed=1), name="weights")
+    loss = df.reduce_sum(df.square(weights))
+    df.train.AdamOptimizer(0.1).minimize(loss)
+    with df.summary.FileWriter(tmp_path, df.get_default_graph()):
+        pass
+    graph_ops = {node.name: node.op for node in read_back(tmp_path).Graph().node}
+    assert graph_ops["random_normal/RandomStandardNormal"] == "RandomStandardNormal"

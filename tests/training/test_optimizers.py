@@ -433,3 +433,13 @@ def test_the_training_step_renders_with_its_update_scopes():
     step = df.train.FtrlOptimizer(0.1).minimize(loss)
     source = df.render(step, format="dot", max_depth=None).source
     assert "Ftrl/update_w" in source and "w/Ftrl_1" in source
+
+
+def test_var_list_may_be_a_dicts_values_view():
+    # As TF1 tutorials write it: minimize(loss, var_list=weights.values()).
+    weights = {"a": df.Variable(1.0, name="a"), "b": df.Variable(2.0, name="b")}
+    loss = weights["a"] * weights["b"]
+    pairs = df.train.GradientDescentOptimizer(0.1).compute_gradients(
+        loss, var_list=weights.values()
+    )
+    assert [v.op.name for _, v in pairs] == ["a", "b"]

@@ -153,7 +153,20 @@ _module(
 _module("tensorflow.python.ops.gen_data_flow_ops", [])
 _module("tensorflow.python.ops.gen_logging_ops", [])
 _module("tensorflow.python.ops.gen_state_ops", [])
-_module("tensorflow.python.ops.gradient_checker_v2", [])
+_gradient_checker = _module("tensorflow.python.ops.gradient_checker_v2", [])
+
+
+def _to_numpy(value):
+    """A fetched value as a dense array, an IndexedSlicesValue made dense (a test helper of
+    TensorFlow's gradient checker, not an op)."""
+    if isinstance(value, df.IndexedSlicesValue):
+        dense = np.zeros(value.dense_shape, dtype=value.values.dtype)
+        np.add.at(dense, value.indices, value.values)
+        return dense
+    return value
+
+
+_gradient_checker._to_numpy = _to_numpy
 _module("tensorflow.python.ops.gradients_impl", ["gradients"])
 _module(
     "tensorflow.python.ops.init_ops",
