@@ -266,3 +266,7 @@ from .ops.tensor_array_ops import TensorArray  # noqa: E402
 nn.rnn_cell = _rnn_cell
 for _name in _rnn.__all__:
     setattr(nn, _name, getattr(_rnn, _name))
+
+# isort: split
+# layers (tf.compat.v1.layers): dense, convolutions, pooling, dropout, flatten, batch norm
+from . import layers  # noqa: E402
