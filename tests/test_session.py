@@ -951,3 +951,20 @@ def test_bad_input_names_node_and_line_and_leaves_session_and_variables_intact(m
         assert node in str(info.value) and "test_session.py:" in str(info.value)
         assert sess.run(v.read_value()) == 1.0  # the failed step wrote nothing
         assert sess.run(bump) == 11.0  # and the session still runs
+
+
+def test_ops_made_between_runs_keep_the_plans_of_existing_fetches():
+    # TF1 programs often build ops inside their training loop; runs of the fetches made before
+    # keep their plans, while a change to an existing op still makes new ones.
+    x = df.placeholder(df.float32, [])
+    y = x * 2.0
+    with df.Session() as sess:
+        assert sess.run(y, {x: 1.0}) == 2.0
+        planned = len(sess._plans)
+        for k in range(3):
+            assert sess.run(df.sigmoid(y) + float(k), {x: 0.0}) == 0.5 + k
+            assert sess.run(y, {x: 3.0}) == 6.0
+        assert len(sess._plans) == planned + 3
+        y.op._add_control_input(df.no_op())
+        assert sess.run(y, {x: 1.0}) == 2.0
+        assert len(sess._plans) == planned + 4
