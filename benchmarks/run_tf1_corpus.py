@@ -381,9 +381,15 @@ def missing_name(exception: str) -> str | None:
 # Running
 
 
-def private_tmp_supported() -> bool:
-    """Whether ``unshare -rm`` can give a program a /tmp of its own on this machine."""
+def private_tmp_supported(python: str = sys.executable) -> bool:
+    """Whether ``unshare -rm`` can give a program a /tmp of its own on this machine, without
+    hiding what the run needs: not when ``python``'s environment or this repository (an
+    editable install's code) lives under /tmp, as in a checkout made there."""
     if shutil.which("unshare") is None:
+        return False
+    tmp = pathlib.Path("/tmp").resolve()
+    needed = [pathlib.Path(python).parent.parent, pathlib.Path(__file__).resolve().parent.parent]
+    if any(path.absolute().is_relative_to(tmp) for path in needed):
         return False
     with tempfile.TemporaryDirectory(prefix="tf1corpus-probe-") as probe:
         try:
