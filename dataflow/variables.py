@@ -370,6 +370,14 @@ class Variable:
         ``read`` in the current name scope, as TensorFlow's."""
         return self._read("read")
 
+    def sparse_read(self, indices, name: Optional[str] = None) -> Tensor:
+        """The rows ``indices`` of the variable (a ``gather`` of a read), whose gradient with
+        respect to the variable is those rows only (IndexedSlices)."""
+        from .ops.array_ops import gather
+
+        with name_scope(name or "Gather"):
+            return gather(self, indices)
+
     def _as_graph_element(self) -> Tensor:
         return self._snapshot
 

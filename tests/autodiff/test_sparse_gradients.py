@@ -133,3 +133,19 @@ def test_converting_needs_a_dense_shape_and_warns_when_the_shape_is_unknown():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         df.convert_to_tensor(df.IndexedSlices(df.constant([[1.0]]), df.constant([0]), [2, 1]))
+
+
+def test_sparse_read_of_a_variable_is_a_gather_with_a_sparse_gradient():
+    # TensorFlow's testWhileGrad_ResourceVarSparseRead: TF1 gives [0, 12, 0, 12, 0].
+    var = df.Variable(np.ones(5, np.float32))
+    rows = var.sparse_read([1, 3])
+    assert rows.shape.as_list() == [2]
+    (direct,) = df.gradients(df.reduce_sum(rows), var)
+    assert isinstance(direct, df.IndexedSlices)
+    _, total = df.while_loop(
+        lambda i, _: i < 3,
+        lambda i, x: (i + 1, x * df.reduce_sum(var.sparse_read([1, 3]))),
+        [0, df.constant(1.0)],
+    )
+    (grad,) = df.gradients(total, var)
+    assert run(df.convert_to_tensor(grad), init=[var]).tolist() == [0.0, 12.0, 0.0, 12.0, 0.0]

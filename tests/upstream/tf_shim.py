@@ -197,10 +197,8 @@ _module(
     "tensorflow.python.ops.random_ops",
     ["random_normal", "random_uniform", "truncated_normal"],
 )
-_module(
-    "tensorflow.python.ops.resource_variable_ops",
-    ["ResourceVariable"],
-)
+# dataflow's variables are resource variables (a handle, reads and writes through it).
+_module("tensorflow.python.ops.resource_variable_ops", [], ResourceVariable="Variable")
 _module("tensorflow.python.ops.script_ops", ["py_func", "numpy_function"])
 _module("tensorflow.python.ops.sparse_ops", [], sparse_add="sparse.add")
 _module(
