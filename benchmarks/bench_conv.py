@@ -2,7 +2,7 @@
 
     python benchmarks/bench_conv.py            # all figures
     python benchmarks/bench_conv.py --quick    # fewer repeats
-    python benchmarks/bench_conv.py --tensorflow-python /work/tfvenv/bin/python
+    python benchmarks/bench_conv.py --tensorflow-python path/to/python-with-tensorflow
                                                # TensorFlow's figures from another environment
 
 1. A LeNet training step (batch 64 of 28x28x1: conv 5x5x32 SAME + ReLU, max pool 2x2, conv

@@ -1,7 +1,7 @@
 """Notebook 6's TF1 CNN, trained here and in TensorFlow 1.x: time per step and final accuracy.
 
     python benchmarks/bench_tf1_cnn.py
-    python benchmarks/bench_tf1_cnn.py --tensorflow-python /work/tfvenv/bin/python
+    python benchmarks/bench_tf1_cnn.py --tensorflow-python path/to/python-with-tensorflow
                                        # TensorFlow's figures from another environment
 
 The program is notebook 6's: the "deep MNIST" network as TF1's tutorials write it (two 5x5

@@ -62,7 +62,6 @@ import time
 import tokenize
 
 SUPPORT_DIR = pathlib.Path(__file__).resolve().parent / "tf1_corpus"
-DEFAULT_TF_PYTHON = "/work/tfvenv/bin/python"
 MAX_JOBS = 2
 
 STEP_CAPS = {
@@ -548,7 +547,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("corpus_dir", type=pathlib.Path)
     parser.add_argument("--tf", action="store_true", help="also run under TensorFlow")
-    parser.add_argument("--tf-python", default=DEFAULT_TF_PYTHON)
+    parser.add_argument(
+        "--tf-python",
+        default=sys.executable,
+        help="a Python that has tensorflow installed (default: this one)",
+    )
     parser.add_argument(
         "--only", action="append", help="run the programs whose name has this (repeatable)"
     )
