@@ -158,6 +158,44 @@ def _from_nhwc(y, nchw: bool):
     return np.ascontiguousarray(y.transpose(TO_NCHW)) if nchw else y
 
 
+def _layout_kernel(nhwc_fn, images=(0,), sizes=(), filter_sizes=(), image_output=True):
+    """A kernel running ``nhwc_fn(*inputs, attrs)``, which computes in NHWC.  When the op's
+    ``data_format`` is NCHW, the inputs at ``images`` and (when ``image_output``) the output
+    are transposed from and to NCHW.  ``sizes`` is ``(index, name)`` of an input holding an
+    image's four sizes in the op's data_format (given to ``nhwc_fn`` as an NHWC tuple), and
+    ``filter_sizes`` that of one holding a filter's four sizes (a tuple)."""
+
+    def make(attrs):
+        nchw = attrs.get("data_format") == "NCHW"
+        if not (nchw or sizes or filter_sizes):
+            return lambda *inputs: nhwc_fn(*inputs, attrs)
+
+        def kernel(*inputs):
+            inputs = list(inputs)
+            for i in images:
+                inputs[i] = _to_nhwc(inputs[i], nchw)
+            if sizes:
+                i, name = sizes
+                shape = _sizes(inputs[i], name)
+                inputs[i] = tuple(shape[k] for k in TO_NHWC) if nchw else shape
+            if filter_sizes:
+                i, name = filter_sizes
+                inputs[i] = _sizes(inputs[i], name)
+            out = nhwc_fn(*inputs, attrs)
+            return _from_nhwc(out, nchw) if image_output else out
+
+        return kernel
+
+    return make
+
+
+def _sizes(vector, what: str) -> tuple:
+    sizes = tuple(int(d) for d in np.asarray(vector).reshape(-1))
+    if len(sizes) != 4 or min(sizes) < 0:
+        raise InvalidArgumentError(None, None, f"{what} must be 4 sizes, got {list(sizes)}")
+    return sizes
+
+
 def _check_window_fits(g: _Geometry, x_shape, what: str) -> None:
     if g.oh < 0 or g.ow < 0:
         raise InvalidArgumentError(
@@ -329,18 +367,9 @@ def _conv2d_nhwc(x, f, attrs):
     return (columns @ f.reshape(kh * kw * c, o)).reshape(n, g.oh, g.ow, o)
 
 
-def _conv2d_kernel(attrs):
-    nchw = attrs.get("data_format") == "NCHW"
-
-    def conv2d(x, f):
-        return _from_nhwc(_conv2d_nhwc(_to_nhwc(x, nchw), f, attrs), nchw)
-
-    return conv2d
-
-
 # "layout": which inputs and outputs are images in the op's data_format, and which inputs are
 # 4-vectors of sizes in that order (for the layout pass, `dataflow.passes.layout`).
-define_op("Conv2D", _infer_conv2d, _conv2d_kernel, extra=_layout((0,), (0,)))
+define_op("Conv2D", _infer_conv2d, _layout_kernel(_conv2d_nhwc), extra=_layout((0,), (0,)))
 
 
 def _conv2d_backprop_input_nhwc(x_shape, f, dy, attrs):
@@ -380,36 +409,6 @@ def _conv2d_backprop_filter_nhwc(x, f_shape, dy, attrs):
         return np.zeros(f_shape, dtype=dy.dtype)
     columns = _im2col_view(x, g).reshape(n * g.oh * g.ow, kh * kw * c)
     return (columns.T @ dy.reshape(-1, o)).reshape(f_shape)
-
-
-def _sizes(vector, what: str) -> tuple:
-    sizes = tuple(int(d) for d in np.asarray(vector).reshape(-1))
-    if len(sizes) != 4 or min(sizes) < 0:
-        raise InvalidArgumentError(None, None, f"{what} must be 4 sizes, got {list(sizes)}")
-    return sizes
-
-
-def _conv2d_backprop_input_kernel(attrs):
-    nchw = attrs.get("data_format") == "NCHW"
-
-    def conv2d_backprop_input(input_sizes, f, dy):
-        x_shape = _sizes(input_sizes, "input_sizes")
-        if nchw:
-            x_shape = tuple(x_shape[i] for i in TO_NHWC)
-        dx = _conv2d_backprop_input_nhwc(x_shape, f, _to_nhwc(dy, nchw), attrs)
-        return _from_nhwc(dx, nchw)
-
-    return conv2d_backprop_input
-
-
-def _conv2d_backprop_filter_kernel(attrs):
-    nchw = attrs.get("data_format") == "NCHW"
-
-    def conv2d_backprop_filter(x, filter_sizes, dy):
-        f_shape = _sizes(filter_sizes, "filter_sizes")
-        return _conv2d_backprop_filter_nhwc(_to_nhwc(x, nchw), f_shape, _to_nhwc(dy, nchw), attrs)
-
-    return conv2d_backprop_filter
 
 
 def _infer_conv2d_backprop_input(op):
@@ -454,13 +453,18 @@ def _infer_conv2d_backprop_filter(op):
 define_op(
     "Conv2DBackpropInput",
     _infer_conv2d_backprop_input,
-    _conv2d_backprop_input_kernel,
+    _layout_kernel(_conv2d_backprop_input_nhwc, images=(2,), sizes=(0, "input_sizes")),
     extra=_layout((2,), (0,), sizes=(0,)),
 )
 define_op(
     "Conv2DBackpropFilter",
     _infer_conv2d_backprop_filter,
-    _conv2d_backprop_filter_kernel,
+    _layout_kernel(
+        _conv2d_backprop_filter_nhwc,
+        images=(0, 2),
+        filter_sizes=(1, "filter_sizes"),
+        image_output=False,
+    ),
     extra=_layout((0, 2), ()),
 )
 
@@ -717,40 +721,6 @@ def _depthwise_backprop_filter_nhwc(x, f_shape, dy, attrs):
     return np.einsum("mkc,mcq->kcq", columns, dy, optimize=True).reshape(f_shape)
 
 
-def _depthwise_kernel(attrs):
-    nchw = attrs.get("data_format") == "NCHW"
-
-    def depthwise(x, f):
-        return _from_nhwc(_depthwise_nhwc(_to_nhwc(x, nchw), f, attrs), nchw)
-
-    return depthwise
-
-
-def _depthwise_backprop_input_kernel(attrs):
-    nchw = attrs.get("data_format") == "NCHW"
-
-    def backprop_input(input_sizes, f, dy):
-        x_shape = _sizes(input_sizes, "input_sizes")
-        if nchw:
-            x_shape = tuple(x_shape[i] for i in TO_NHWC)
-        dx = _depthwise_backprop_input_nhwc(x_shape, f, _to_nhwc(dy, nchw), attrs)
-        return _from_nhwc(dx, nchw)
-
-    return backprop_input
-
-
-def _depthwise_backprop_filter_kernel(attrs):
-    nchw = attrs.get("data_format") == "NCHW"
-
-    def backprop_filter(x, filter_sizes, dy):
-        f_shape = _sizes(filter_sizes, "filter_sizes")
-        return _depthwise_backprop_filter_nhwc(
-            _to_nhwc(x, nchw), f_shape, _to_nhwc(dy, nchw), attrs
-        )
-
-    return backprop_filter
-
-
 def _infer_like_sizes(sizes_index: int, like_index: int):
     def infer(op):
         sizes, like = op.inputs[sizes_index], op.inputs[like_index]
@@ -759,17 +729,27 @@ def _infer_like_sizes(sizes_index: int, like_index: int):
     return infer
 
 
-define_op("DepthwiseConv2dNative", _infer_depthwise, _depthwise_kernel, extra=_layout((0,), (0,)))
+define_op(
+    "DepthwiseConv2dNative",
+    _infer_depthwise,
+    _layout_kernel(_depthwise_nhwc),
+    extra=_layout((0,), (0,)),
+)
 define_op(
     "DepthwiseConv2dNativeBackpropInput",
     _infer_like_sizes(0, 2),
-    _depthwise_backprop_input_kernel,
+    _layout_kernel(_depthwise_backprop_input_nhwc, images=(2,), sizes=(0, "input_sizes")),
     extra=_layout((2,), (0,), sizes=(0,)),
 )
 define_op(
     "DepthwiseConv2dNativeBackpropFilter",
     _infer_like_sizes(1, 2),
-    _depthwise_backprop_filter_kernel,
+    _layout_kernel(
+        _depthwise_backprop_filter_nhwc,
+        images=(0, 2),
+        filter_sizes=(1, "filter_sizes"),
+        image_output=False,
+    ),
     extra=_layout((0, 2), ()),
 )
 
@@ -916,26 +896,8 @@ def _avg_pool_nhwc(x, attrs):
     return out / _window_counts(x.shape, g, x.dtype)
 
 
-def _layout_kernel(nhwc_fn, images: int):
-    """A kernel running ``nhwc_fn(*inputs, attrs)``: the first ``images`` inputs and the output
-    are transposed from and to NCHW when the op's ``data_format`` says so."""
-
-    def make(attrs):
-        nchw = attrs.get("data_format") == "NCHW"
-        if not nchw:
-            return lambda *inputs: nhwc_fn(*inputs, attrs)
-
-        def kernel(*inputs):
-            inputs = [_to_nhwc(x, True) for x in inputs[:images]] + list(inputs[images:])
-            return _from_nhwc(nhwc_fn(*inputs, attrs), True)
-
-        return kernel
-
-    return make
-
-
-define_op("MaxPool", _infer_pool, _layout_kernel(_max_pool_nhwc, 1), extra=_layout((0,), (0,)))
-define_op("AvgPool", _infer_pool, _layout_kernel(_avg_pool_nhwc, 1), extra=_layout((0,), (0,)))
+define_op("MaxPool", _infer_pool, _layout_kernel(_max_pool_nhwc), extra=_layout((0,), (0,)))
+define_op("AvgPool", _infer_pool, _layout_kernel(_avg_pool_nhwc), extra=_layout((0,), (0,)))
 
 
 def _pool_attrs(ksize, strides, padding, data_format) -> dict:
@@ -1037,31 +999,22 @@ def _max_pool_grad_grad_nhwc(x, y, grad, attrs):
     return out
 
 
-def _avg_pool_grad_kernel(attrs):
-    nchw = attrs.get("data_format") == "NCHW"
-
-    def avg_pool_grad(input_sizes, dy):
-        x_shape = _sizes(input_sizes, "orig_input_shape")
-        if nchw:
-            x_shape = tuple(x_shape[i] for i in TO_NHWC)
-        dy = _to_nhwc(dy, nchw)
-        kh, kw = attrs["ksize"]
-        g = _Geometry(x_shape[1], x_shape[2], kh, kw, attrs)
-        share = dy / _window_counts(x_shape, g, dy.dtype)
-        grad = _padded_zeros(x_shape, g, dy.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                rows, cols = g.offset_slices(i, j)
-                grad[:, rows, cols] += share
-        return _from_nhwc(_crop(grad, x_shape, g), nchw)
-
-    return avg_pool_grad
+def _avg_pool_grad_nhwc(x_shape, dy, attrs):
+    kh, kw = attrs["ksize"]
+    g = _Geometry(x_shape[1], x_shape[2], kh, kw, attrs)
+    share = dy / _window_counts(x_shape, g, dy.dtype)
+    grad = _padded_zeros(x_shape, g, dy.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            rows, cols = g.offset_slices(i, j)
+            grad[:, rows, cols] += share
+    return _crop(grad, x_shape, g)
 
 
 define_op(
     "MaxPoolGrad",
     lambda op: [(op.inputs[2].dtype, op.inputs[0].shape)],
-    _layout_kernel(_max_pool_grad_nhwc, 3),
+    _layout_kernel(_max_pool_grad_nhwc, images=(0, 1, 2)),
     extra=_layout((0, 1, 2), (0,)),
 )
 # ``MaxPoolGradGrad(x, y, grad)``: the transpose of MaxPoolGrad in its last input: each output
@@ -1069,13 +1022,13 @@ define_op(
 define_op(
     "MaxPoolGradGrad",
     lambda op: [(op.inputs[2].dtype, op.inputs[1].shape)],
-    _layout_kernel(_max_pool_grad_grad_nhwc, 3),
+    _layout_kernel(_max_pool_grad_grad_nhwc, images=(0, 1, 2)),
     extra=_layout((0, 1, 2), (0,)),
 )
 define_op(
     "AvgPoolGrad",
     _infer_like_sizes(0, 1),
-    _avg_pool_grad_kernel,
+    _layout_kernel(_avg_pool_grad_nhwc, images=(1,), sizes=(0, "orig_input_shape")),
     extra=_layout((1,), (0,), sizes=(0,)),
 )
 
