@@ -51,14 +51,13 @@ from collections.abc import Callable
 from typing import Any, Optional
 
 import dataflow as _df
+from dataflow import composites, nest
 from dataflow import graph as _graph
-from dataflow import nest
 from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from dataflow.tensor_shape import TensorShape, as_shape
 
-from . import composites
 from .contexts import CondContext, WhileContext, building_in
 from .raw_ops import check_predicate, set_merge_input
 
@@ -285,9 +284,7 @@ def with_dependencies(dependencies, output_tensor, name: Optional[str] = None) -
     with graph.as_default(), graph.name_scope(name or "control_dependency") as scope:
         with colocation, graph.control_dependencies(list(dependencies)):
             if composites.is_composite(output_tensor):  # each part waits for the dependencies
-                parts = composites.expand(output_tensor)
-                waited = [apply_op("Identity", [p], name="Identity").outputs[0] for p in parts]
-                return composites.pack(output_tensor, type(parts)(*waited))
+                return composites.map_parts(output_tensor, _df.identity)
             value = convert_to_tensor(output_tensor)
             return apply_op("Identity", [value], name=scope).outputs[0]
 

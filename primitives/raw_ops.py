@@ -34,13 +34,12 @@ import numbers
 from collections.abc import Sequence
 from typing import Optional, Union
 
+from dataflow import composites
 from dataflow import dtypes as _dtypes
 from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from dataflow.op_registry import apply_op, define_op
 from dataflow.tensor_shape import TensorShape
 from executor.program import NodeKind
-
-from . import composites
 
 __all__ = [
     "enter",
@@ -187,9 +186,9 @@ def enter(
     """
     if composites.is_composite(data):  # IndexedSlices, SparseTensor: part by part
         with get_default_graph().name_scope(name or "Enter"):
-            parts = composites.expand(data)
-            entered = [enter(p, frame_name, is_constant, parallel_iterations) for p in parts]
-            return composites.pack(data, type(parts)(*entered))
+            return composites.map_parts(
+                data, lambda part: enter(part, frame_name, is_constant, parallel_iterations)
+            )
     attrs = {
         "frame_name": frame_name,
         "is_constant": is_constant,
@@ -202,8 +201,7 @@ def exit(data, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TensorFlow
     """Passes ``data`` from a frame to its parent frame (a composite part by part)."""
     if composites.is_composite(data):
         with get_default_graph().name_scope(name or "Exit"):
-            parts = composites.expand(data)
-            return composites.pack(data, type(parts)(*(exit(p) for p in parts)))
+            return composites.map_parts(data, exit)
     return apply_op("Exit", [data], name=name or "Exit").outputs[0]
 
 

@@ -29,6 +29,7 @@ from typing import Optional
 
 import numpy as np
 
+from .. import composites
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..graph import (
@@ -233,17 +234,9 @@ define_op("StopGradient", _infer_identity, lambda attrs: _identity, inline=True)
 def identity(input, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """A tensor with the value of ``input`` (a new node, e.g. to hang control dependencies on).
     An IndexedSlices or SparseTensor gives one of the same kind, each part passed through."""
-    from ..indexed_slices import IndexedSlices
-    from ..sparse_tensor import SparseTensor
-
-    if isinstance(input, IndexedSlices):
+    if composites.is_composite(input):
         with get_default_graph().name_scope(name or "Identity"):
-            shape = None if input.dense_shape is None else identity(input.dense_shape)
-            return IndexedSlices(identity(input.values), identity(input.indices), shape)
-    if isinstance(input, SparseTensor):
-        with get_default_graph().name_scope(name or "Identity"):
-            parts = (identity(input.indices), identity(input.values), identity(input.dense_shape))
-            return SparseTensor(*parts)
+            return composites.map_parts(input, identity)
     return apply_op("Identity", (input,), None, name or "Identity").outputs[0]
 
 

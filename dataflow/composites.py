@@ -1,4 +1,5 @@
-"""Values made of several tensors (``IndexedSlices``, ``SparseTensor``) in conds and loops.
+"""Values made of several tensors (``IndexedSlices``, ``SparseTensor``) in the ops that move
+tensors one by one: identities, conds and loops.
 
 A cond's branches may return, and a while_loop may carry, such composite values, as in
 TensorFlow 1.x.  The control-flow ops only move tensors, so each composite travels as a named
@@ -19,11 +20,11 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from dataflow.indexed_slices import IndexedSlices
-from dataflow.sparse_tensor import SparseTensor
-from dataflow.tensor_shape import TensorShape, as_shape
+from .indexed_slices import IndexedSlices
+from .sparse_tensor import SparseTensor
+from .tensor_shape import TensorShape, as_shape
 
-__all__ = ["expand", "expand_invariants", "holds_composites", "pack"]
+__all__ = ["expand", "expand_invariants", "holds_composites", "map_parts", "pack"]
 
 
 class SlicesParts(NamedTuple):
@@ -82,6 +83,13 @@ def _rebuild(structure, make):
 def expand(structure):
     """``structure`` with each composite replaced by the named tuple of its parts."""
     return _rebuild(structure, lambda x: _parts_of(x) if is_composite(x) else x)
+
+
+def map_parts(value, fn):
+    """The composite ``value`` made again from ``fn`` of each of its parts (an identity, an
+    Enter of each part, ...)."""
+    parts = _parts_of(value)
+    return pack(value, type(parts)(*(fn(part) for part in parts)))
 
 
 def pack(original, expanded):
