@@ -21,7 +21,7 @@ graph, and moves when ``get_next`` runs, whether or not the run succeeds.
 
 The graph holds the pipeline as ops: the iterator's initializer (``MakeIterator``, or for a
 one-shot iterator its ``IteratorGetNext``) takes every tensor the pipeline uses as an input (the
-sliced arrays, placeholders, batch sizes, seeds) and describes the stages in its ``pipeline``
+sliced arrays, placeholders, batch sizes) and describes the stages in its ``pipeline``
 attribute.  A ``map``/``filter`` function is traced once into a graph of its own (placeholders
 for the element, its ops) and run by a Session of its own within the iterator; it cannot use
 tensors of the outer graph.  A graph whose pipeline has a function cannot be saved with
@@ -30,6 +30,7 @@ tensors of the outer graph.  A graph whose pipeline has a function cannot be sav
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Optional
 
@@ -149,21 +150,22 @@ class _DatasetFunction:
         return session.run(self.outputs, dict(zip(self.inputs, values)))
 
 
-def _run_pipeline(records: list, arrays: list, seeds: dict, sessions: dict):
-    """A Python iterator over the elements (tuples of arrays) that ``records`` describe."""
+def _run_pipeline(records: list, arrays: list, sessions: dict):
+    """A Python iterator over the elements (tuples of arrays) that ``records`` describe; the
+    ``map``/``filter`` functions run in the Sessions kept in ``sessions``."""
     factories: list = []
     position = 0
     for kind, count, parents, params, function in records:
         inputs = arrays[position : position + count]
         position += count
+        run = None if function is None else functools.partial(function, sessions=sessions)
         factories.append(
-            _STAGE_FACTORIES[kind](inputs, [factories[p] for p in parents], params, function, seeds,
-                                   sessions)
-        )  # fmt: skip
+            _STAGE_FACTORIES[kind](inputs, [factories[p] for p in parents], params, run)
+        )
     return factories[-1]()
 
 
-def _slices(inputs, parents, params, function, seeds, sessions):
+def _slices(inputs, parents, params, function):
     sizes = {np.shape(a)[0] if np.ndim(a) else None for a in inputs}
     if None in sizes or len(sizes) != 1:
         raise InvalidArgumentError(
@@ -176,18 +178,18 @@ def _slices(inputs, parents, params, function, seeds, sessions):
     return lambda: (tuple(a[i] for a in inputs) for i in range(size))
 
 
-def _tensors(inputs, parents, params, function, seeds, sessions):
+def _tensors(inputs, parents, params, function):
     return lambda: iter([tuple(inputs)])
 
 
-def _range(inputs, parents, params, function, seeds, sessions):
+def _range(inputs, parents, params, function):
     start, stop, step = (int(x) for x in inputs)
     if step == 0:
         raise InvalidArgumentError(None, None, "step size in range() must be non-zero")
     return lambda: ((np.int64(i),) for i in range(start, stop, step))
 
 
-def _batch(inputs, parents, params, function, seeds, sessions):
+def _batch(inputs, parents, params, function):
     size = int(inputs[0])
     if size <= 0:
         raise InvalidArgumentError(None, None, f"Batch size must be greater than zero, got {size}")
@@ -223,7 +225,7 @@ def _batch(inputs, parents, params, function, seeds, sessions):
     return run
 
 
-def _shuffle(inputs, parents, params, function, seeds, sessions):
+def _shuffle(inputs, parents, params, function):
     buffer_size = int(inputs[0])
     if buffer_size <= 0:
         raise InvalidArgumentError(
@@ -251,7 +253,7 @@ def _shuffle(inputs, parents, params, function, seeds, sessions):
     return run
 
 
-def _repeat(inputs, parents, params, function, seeds, sessions):
+def _repeat(inputs, parents, params, function):
     count = int(inputs[0])
     (parent,) = parents
 
@@ -269,7 +271,7 @@ def _repeat(inputs, parents, params, function, seeds, sessions):
     return run
 
 
-def _take(inputs, parents, params, function, seeds, sessions):
+def _take(inputs, parents, params, function):
     count = int(inputs[0])
     (parent,) = parents
 
@@ -284,7 +286,7 @@ def _take(inputs, parents, params, function, seeds, sessions):
     return run
 
 
-def _skip(inputs, parents, params, function, seeds, sessions):
+def _skip(inputs, parents, params, function):
     count = int(inputs[0])
     (parent,) = parents
 
@@ -297,22 +299,22 @@ def _skip(inputs, parents, params, function, seeds, sessions):
     return run
 
 
-def _map(inputs, parents, params, function, seeds, sessions):
+def _map(inputs, parents, params, function):
     (parent,) = parents
-    return lambda: (tuple(function(element, sessions)) for element in parent())
+    return lambda: (tuple(function(element)) for element in parent())
 
 
-def _filter(inputs, parents, params, function, seeds, sessions):
+def _filter(inputs, parents, params, function):
     (parent,) = parents
 
     def keep(element) -> bool:
-        (verdict,) = function(element, sessions)
+        (verdict,) = function(element)
         return bool(verdict)
 
     return lambda: (element for element in parent() if keep(element))
 
 
-def _zip(inputs, parents, params, function, seeds, sessions):
+def _zip(inputs, parents, params, function):
     def run():
         for elements in zip(*(p() for p in parents)):
             yield tuple(leaf for element in elements for leaf in element)
@@ -320,7 +322,7 @@ def _zip(inputs, parents, params, function, seeds, sessions):
     return run
 
 
-def _concatenate(inputs, parents, params, function, seeds, sessions):
+def _concatenate(inputs, parents, params, function):
     def run():
         for parent in parents:
             yield from parent()
@@ -328,7 +330,7 @@ def _concatenate(inputs, parents, params, function, seeds, sessions):
     return run
 
 
-def _prefetch(inputs, parents, params, function, seeds, sessions):
+def _prefetch(inputs, parents, params, function):
     return parents[0]
 
 
@@ -359,9 +361,12 @@ class _IteratorState:
         self.elements = None
         self.sessions: dict = {}  # the Sessions of the pipeline's functions
 
-    def start(self, records, arrays) -> None:
+    def start(self, records, arrays, only_once: bool = False) -> None:
+        """Runs the pipeline ``records`` describe from its start (with ``only_once``, unless it
+        was started already: a one-shot iterator)."""
         with self.lock:
-            self.elements = _run_pipeline(records, list(arrays), {}, self.sessions)
+            if not (only_once and self.elements is not None):
+                self.elements = _run_pipeline(records, list(arrays), self.sessions)
 
     def next(self) -> tuple:
         with self.lock:
@@ -456,9 +461,7 @@ def _one_shot_get_next_kernel(attrs):
 
     def get_next(context, *arrays):
         state = _state(context, key)
-        with state.lock:
-            if state.elements is None:
-                state.elements = _run_pipeline(records, list(arrays), {}, state.sessions)
+        state.start(records, arrays, only_once=True)
         return _check_element(state.next(), attrs)
 
     return get_next
