@@ -24,7 +24,14 @@ from .indexed_slices import IndexedSlices
 from .sparse_tensor import SparseTensor
 from .tensor_shape import TensorShape, as_shape
 
-__all__ = ["expand", "expand_invariants", "holds_composites", "map_parts", "pack"]
+__all__ = [
+    "expand",
+    "expand_for_fetch",
+    "expand_invariants",
+    "holds_composites",
+    "map_parts",
+    "pack",
+]
 
 
 class SlicesParts(NamedTuple):
@@ -83,6 +90,13 @@ def _rebuild(structure, make):
 def expand(structure):
     """``structure`` with each composite replaced by the named tuple of its parts."""
     return _rebuild(structure, lambda x: _parts_of(x) if is_composite(x) else x)
+
+
+def expand_for_fetch(structure):
+    """``structure`` with each composite replaced by the named tuple of tensors its value is
+    fetched as (``IndexedSlicesValue``, ``SparseTensorValue``; a missing part is None), for
+    ``Session.run``."""
+    return _rebuild(structure, lambda x: x._fetch_structure() if is_composite(x) else x)
 
 
 def map_parts(value, fn):

@@ -36,8 +36,8 @@ import numpy as np
 import executor
 from executor.program import Node, NodeKind, Program
 
+from . import composites, errors, nest
 from . import dtypes as _dtypes
-from . import errors, nest
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
 from .device import place_on_host
@@ -426,11 +426,11 @@ class Session:
         if run_metadata is not None:
             _check_argument("run_metadata", run_metadata, RunMetadata, "a df.RunMetadata", location)
         flat = nest.flatten(fetches)
-        composite = any(hasattr(type(f), "_fetch_structure") for f in flat)
+        composite = any(composites.is_composite(f) for f in flat)
         if composite:  # IndexedSlices, SparseTensor: fetched as a structure of their tensors
             if any(f is None for f in flat):
                 self._as_fetch(None, location)  # the error a None fetch gets
-            fetches = _expand_composites(fetches)
+            fetches = composites.expand_for_fetch(fetches)
             flat = nest.flatten(fetches)
             expanded_count = len(flat)
             present = [i for i, f in enumerate(flat) if f is not None]
@@ -533,7 +533,7 @@ class Session:
             return (), ()
         pairs = []
         for key, value in feed_dict.items():
-            if hasattr(type(key), "_feed_pairs"):  # IndexedSlices, SparseTensor
+            if composites.is_composite(key):  # IndexedSlices, SparseTensor: by their parts
                 for tensor, part in key._feed_pairs(value):
                     tensor = self._as_feed_key(tensor, location)
                     pairs.append((tensor, _convert_feed(tensor, part, location)))
@@ -726,21 +726,6 @@ class InteractiveSession(Session):
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-def _expand_composites(fetches):
-    """``fetches`` with each composite (an object with ``_fetch_structure``, such as
-    IndexedSlices) replaced by the structure of its tensors it is fetched as; a missing part
-    (None) is not fetched and comes back as None."""
-    if hasattr(type(fetches), "_fetch_structure"):
-        return fetches._fetch_structure()
-    if isinstance(fetches, dict):
-        return type(fetches)((k, _expand_composites(v)) for k, v in fetches.items())
-    if isinstance(fetches, tuple) and hasattr(type(fetches), "_fields"):
-        return type(fetches)(*(_expand_composites(v) for v in fetches))
-    if isinstance(fetches, (list, tuple)):
-        return type(fetches)(_expand_composites(v) for v in fetches)
-    return fetches
-
-
 def _check_argument(name: str, value, types, expected: str, location=None) -> None:
     """Raises a ``TypeError`` naming the argument ``name``, what it takes, what was given and
     the user's line (``location``, found here when not given), unless ``value`` is an instance
