@@ -240,6 +240,23 @@ def _ratio(numerator: Tensor, other: Tensor, name: str) -> Tensor:
     return where(greater(total, 0), divide(numerator, total), zeros_like(total), name=name)
 
 
+def _true_positive_share(other_count, default_name, labels, predictions, weights,
+                         metrics_collections, updates_collections, name):  # fmt: skip
+    """``true_positives / (true_positives + other)``, ``other`` counted by ``other_count``
+    (false positives: precision; false negatives: recall), over everything seen."""
+    with variable_scope(name, default_name, [predictions, labels, weights]):
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            cast(predictions, _dtypes.bool), cast(labels, _dtypes.bool), weights
+        )
+        true_p, update_true_p = true_positives(labels, predictions, weights)
+        other, update_other = other_count(labels, predictions, weights)
+        value = _ratio(true_p, other, "value")
+        _collect(metrics_collections, value)
+        update_op = _ratio(update_true_p, update_other, "update_op")
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
 def precision(
     labels,
     predictions,
@@ -251,17 +268,10 @@ def precision(
     """``true_positives / (true_positives + false_positives)`` over everything seen
     (predictions and labels cast to bool), with the counts in
     ``precision/true_positives/count`` and ``precision/false_positives/count``."""
-    with variable_scope(name, "precision", [predictions, labels, weights]):
-        predictions, labels, weights = _remove_squeezable_dimensions(
-            cast(predictions, _dtypes.bool), cast(labels, _dtypes.bool), weights
-        )
-        true_p, update_true_p = true_positives(labels, predictions, weights)
-        false_p, update_false_p = false_positives(labels, predictions, weights)
-        value = _ratio(true_p, false_p, "value")
-        _collect(metrics_collections, value)
-        update_op = _ratio(update_true_p, update_false_p, "update_op")
-        _collect(updates_collections, update_op)
-        return value, update_op
+    return _true_positive_share(
+        false_positives, "precision", labels, predictions, weights, metrics_collections,
+        updates_collections, name,
+    )  # fmt: skip
 
 
 def recall(
@@ -275,17 +285,10 @@ def recall(
     """``true_positives / (true_positives + false_negatives)`` over everything seen
     (predictions and labels cast to bool), with the counts in
     ``recall/true_positives/count`` and ``recall/false_negatives/count``."""
-    with variable_scope(name, "recall", [predictions, labels, weights]):
-        predictions, labels, weights = _remove_squeezable_dimensions(
-            cast(predictions, _dtypes.bool), cast(labels, _dtypes.bool), weights
-        )
-        true_p, update_true_p = true_positives(labels, predictions, weights)
-        false_n, update_false_n = false_negatives(labels, predictions, weights)
-        value = _ratio(true_p, false_n, "value")
-        _collect(metrics_collections, value)
-        update_op = _ratio(update_true_p, update_false_n, "update_op")
-        _collect(updates_collections, update_op)
-        return value, update_op
+    return _true_positive_share(
+        false_negatives, "recall", labels, predictions, weights, metrics_collections,
+        updates_collections, name,
+    )  # fmt: skip
 
 
 # -- the area under a curve ------------------------------------------------------------------------
