@@ -802,10 +802,12 @@ def _infer_strided_slice(op):
     return [(x.dtype, TensorShape(out))]
 
 
-def _strided_slice_kernel(attrs):
+def _strided_slice_indexer(attrs):
+    """The function from ``(begin, end, strides)`` arrays to the numpy index that StridedSlice
+    with these masks reads, shared by the op and its gradient."""
     begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_mask = (attrs[m] for m in _MASKS)
 
-    def strided_slice(x, begin, end, strides):
+    def index_of(begin, end, strides) -> tuple:
         index = []
         for i, (b, e, s) in enumerate(zip(begin.tolist(), end.tolist(), strides.tolist())):
             if ellipsis_mask >> i & 1:
@@ -822,8 +824,17 @@ def _strided_slice_kernel(attrs):
                         None if begin_mask >> i & 1 else b, None if end_mask >> i & 1 else e, s
                     )
                 )
+        return tuple(index)
+
+    return index_of
+
+
+def _strided_slice_kernel(attrs):
+    index_of = _strided_slice_indexer(attrs)
+
+    def strided_slice(x, begin, end, strides):
         try:
-            return x[tuple(index)]
+            return x[index_of(begin, end, strides)]
         except IndexError as e:
             raise InvalidArgumentError(
                 None, None, f"strided_slice of a tensor of shape {np.shape(x)}: {e}"
@@ -1498,13 +1509,13 @@ def _infer_strided_slice_grad(op):
 
 
 def _strided_slice_grad_kernel(attrs):
-    forward = _strided_slice_kernel(attrs)
+    index_of = _strided_slice_indexer(attrs)
 
     def strided_slice_grad(shape, begin, end, strides, dy):
         out = np.zeros(tuple(int(d) for d in shape), dtype=dy.dtype)
-        view = forward(out, begin, end, strides)
-        # Basic indexing gives a view of `out`: writing through it scatters dy into place.
-        view[...] = np.reshape(dy, np.shape(view))
+        index = index_of(begin, end, strides)
+        # Assigning through the forward index scatters dy into place, a single element included.
+        out[index] = np.reshape(dy, np.shape(out[index]))
         return out
 
     return strided_slice_grad
