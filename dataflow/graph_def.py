@@ -150,7 +150,11 @@ def _shape_of(proto) -> TensorShape:
 #   "attrs":  attributes both sides have under the same name;
 #   "const":  (our attribute, TensorFlow's input name): a constant input TensorFlow takes where
 #             we hold an attribute, appended after the op's other inputs;
-#   "count":  the attribute holding the number of inputs (N).
+#   "count":  the attribute holding the number of inputs (N);
+#   "spatial": attributes we hold per spatial dimension (``strides=(2, 2)``) that TensorFlow
+#             holds per dimension of the data format (``strides=[1, 2, 2, 1]`` for NHWC);
+#   "renamed": {our attribute: TensorFlow's name for it};
+#   "last_axis": our axis attribute, where TensorFlow's op works on the last axis only.
 _EXPORTS: dict[str, dict] = {
     "Const": {"dtypes": {"dtype": "out"}, "attrs": ("value",)},
     "Placeholder": {"dtypes": {"dtype": "out"}, "attrs": ("shape",)},
@@ -204,7 +208,32 @@ _EXPORTS: dict[str, dict] = {
     "AudioSummaryV2": {"attrs": ("max_outputs",)},
     "TensorSummaryV2": {"dtypes": {"T": 1}},
     "MergeSummary": {"count": "N"},
+    "ArgMax": {"dtypes": {"T": 0}, "attrs": ("output_type",), "const": ("axis", "dimension")},
+    "ArgMin": {"dtypes": {"T": 0}, "attrs": ("output_type",), "const": ("axis", "dimension")},
+    "Softmax": {"dtypes": {"T": 0}, "last_axis": "axis"},
+    "LogSoftmax": {"dtypes": {"T": 0}, "last_axis": "axis"},
+    "SoftmaxCrossEntropyWithLogits": {"dtypes": {"T": 0}, "last_axis": "axis"},
+    "SparseSoftmaxCrossEntropyWithLogits": {"dtypes": {"T": 0, "Tlabels": 1}},
+    "Squeeze": {"dtypes": {"T": 0}, "renamed": {"axis": "squeeze_dims"}},
+    "LRN": {"dtypes": {"T": 0}, "attrs": ("depth_radius", "bias", "alpha", "beta")},
 }
+for _type, _input in (
+    ("Conv2D", 0),
+    ("DepthwiseConv2dNative", 0),
+    ("Conv2DBackpropInput", 1),
+    ("Conv2DBackpropFilter", 0),
+):
+    _EXPORTS[_type] = {
+        "dtypes": {"T": _input},
+        "attrs": ("padding", "data_format"),
+        "spatial": ("strides", "dilations"),
+    }
+for _type in "MaxPool AvgPool".split():
+    _EXPORTS[_type] = {
+        "dtypes": {"T": 0},
+        "attrs": ("padding", "data_format"),
+        "spatial": ("ksize", "strides"),
+    }
 for _type in (
     "Add Sub Mul RealDiv FloorDiv FloorMod Pow Minimum Maximum SquaredDifference Equal NotEqual "
     "Less LessEqual Greater GreaterEqual Neg Abs Sign Square Sqrt Rsqrt Exp Log Log1p Sin Cos "
@@ -320,6 +349,13 @@ def export_graph_def(graph: Optional[Graph] = None, for_display: bool = False):
                 node.attr[attr].CopyFrom(value)
             elif tf_type is not None and attr in op.attrs:
                 raise GraphDefError(f"attribute '{attr}' of {op.type} op '{op.name}' has no form")
+        for attr in spec.get("spatial", ()):
+            node.attr[attr].list.i.extend(_per_format_dimension(op.attrs[attr], op))
+        for attr, tf_attr in spec.get("renamed", {}).items():
+            value = _attr_value(op.attrs[attr] or [])
+            node.attr[tf_attr].CopyFrom(value)
+        if "last_axis" in spec:
+            _check_last_axis(op, spec["last_axis"])
         if "count" in spec:
             node.attr[spec["count"]].i = len(op.inputs)
         if spec.get("keep_dims"):
@@ -338,6 +374,27 @@ def export_graph_def(graph: Optional[Graph] = None, for_display: bool = False):
         for t in op.outputs:
             shapes.add().CopyFrom(_shape_proto(t.shape))
     return graph_def
+
+
+def _spatial_positions(data_format: str) -> tuple[int, int]:
+    return (2, 3) if data_format.startswith("NC") else (1, 2)
+
+
+def _per_format_dimension(values, op: Operation) -> list[int]:
+    """Our per-spatial-dimension attribute as TensorFlow's: 1 for the batch and channels."""
+    full = [1, 1, 1, 1]
+    for position, value in zip(_spatial_positions(op.attrs["data_format"]), values):
+        full[position] = int(value)
+    return full
+
+
+def _check_last_axis(op: Operation, attr: str) -> None:
+    axis, rank = op.attrs[attr], op.inputs[0].shape.rank
+    if axis != -1 and (rank is None or axis != rank - 1):
+        raise GraphDefError(
+            f"{op.type} op '{op.name}' (created at {op.location}) works on axis {axis}; "
+            "TensorFlow's op works on the last axis only"
+        )
 
 
 # -- import ----------------------------------------------------------------------------------------
@@ -411,6 +468,14 @@ def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, d
             attrs[attr] = _attr_python(node.attr[attr])
     if spec.get("keep_dims"):
         attrs["keepdims"] = bool(node.attr["keep_dims"].b) if "keep_dims" in node.attr else False
+    for attr in spec.get("spatial", ()):
+        full = _attr_python(node.attr[attr])
+        attrs[attr] = tuple(full[i] for i in _spatial_positions(attrs["data_format"]))
+    for attr, tf_attr in spec.get("renamed", {}).items():
+        value = tuple(_attr_python(node.attr[tf_attr]) or ()) if tf_attr in node.attr else ()
+        attrs[attr] = value or None
+    if "last_axis" in spec:
+        attrs[spec["last_axis"]] = -1
     if "const" in spec:
         attr, input_name = spec["const"]
         source = inputs.pop()
@@ -421,7 +486,9 @@ def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, d
                 "(dataflow holds it as an attribute, known when the graph is built)"
             )
         value = [int(v) for v in np.asarray(value).reshape(-1)]
-        value = value[0] if node.op in ("ConcatV2", "ExpandDims") else tuple(value)
+        value = (
+            value[0] if node.op in ("ConcatV2", "ExpandDims", "ArgMax", "ArgMin") else tuple(value)
+        )
         attrs[attr] = value
     if node.op == "Const":
         attrs["dtype"] = _attr_python(node.attr["dtype"])
