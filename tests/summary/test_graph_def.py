@@ -207,3 +207,31 @@ def test_softmax_over_an_inner_axis_has_no_tensorflow_form():
     df.nn.softmax(df.ones([2, 3, 4]), axis=1, name="inner")
     with pytest.raises(df.graph_def.GraphDefError, match=r"Softmax op 'inner'.*last axis only"):
         df.io.export_graph_def()
+
+
+def test_dropout_goes_out_as_tensorflows_random_ops_and_comes_back_working():
+    # TensorFlow 2.21 loads this GraphDef and gives 2 * x with keep_prob 1 as well.
+    x = df.placeholder(df.float32, [None, 4], name="x")
+    keep_prob = df.placeholder_with_default(1.0, [], name="keep_prob")
+    df.identity(df.nn.dropout(x * 2.0, keep_prob=keep_prob, seed=3), name="y")
+    graph_def = df.io.export_graph_def()
+    ops = {node.name: node.op for node in graph_def.node}
+    assert ops["dropout"] == "Mul"
+    assert {"RandomUniform", "GreaterEqual", "Cast", "RealDiv"} <= set(ops.values())
+    ones = np.ones((50, 4), np.float32)
+    with df.Graph().as_default():
+        df.import_graph_def(graph_def.SerializeToString(), name="")
+        with df.Session() as sess:
+            np.testing.assert_array_equal(sess.run("y:0", {"x:0": ones}), 2 * ones)
+            halved = sess.run("y:0", {"x:0": ones, "keep_prob:0": 0.5})
+    assert set(np.unique(halved)) == {0.0, 4.0}
+
+
+def test_dropout_whose_mask_a_gradient_reads_stays_out_and_the_picture_still_draws_it():
+    x = df.constant([1.0, 2.0, 3.0])
+    y = df.nn.dropout(x, rate=0.5, name="drop")
+    df.gradients(df.reduce_sum(y), x)
+    with pytest.raises(df.graph_def.GraphDefError, match=r"Dropout op 'drop' .*mask read by"):
+        df.io.export_graph_def()
+    display = df.io.export_graph_def(for_display=True)
+    assert "Dropout" in {node.op for node in display.node}
