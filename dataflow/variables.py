@@ -51,7 +51,7 @@ from .tensor_shape import TensorShape
 class VariableRef:
     """The run-time value of a variable handle: the key of the variable in a Session."""
 
-    __slots__ = ("key", "dtype", "shape")
+    __slots__ = ("key", "dtype", "shape", "__weakref__")
 
     def __init__(self, key: str, dtype: _dtypes.DType, shape: TensorShape):
         self.key = key
