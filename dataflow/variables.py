@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import weakref
 from typing import Optional
 
 import numpy as np
@@ -46,6 +47,9 @@ from .graph import (
 )
 from .op_registry import apply_op, define_op
 from .tensor_shape import TensorShape
+
+# The variables made eagerly, by the id of their handle (a tape finds a read's variable here).
+_eager_variables: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 class VariableRef:
@@ -91,7 +95,9 @@ define_op(
     inline=True,
     stateful=True,
     wants_context=True,
-    extra={"passes_sparse_gradients": True},  # to the handle, where `gradients` sums reads
+    # The gradient passes to the handle, where `gradients` sums reads; a tape watches the
+    # variable a read reads (`dataflow.eager.tape`).
+    extra={"passes_sparse_gradients": True, "reads_variable": True},
 )
 
 
@@ -291,6 +297,7 @@ class Variable:
         self._aggregation = aggregation or VariableAggregation.NONE
         self._graph = self._handle.graph
         if self._eager:  # as in TensorFlow's eager mode, no collection keeps the variable
+            _eager_variables[id(self._handle)] = self
             return
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]
