@@ -270,3 +270,8 @@ for _name in _rnn.__all__:
 # isort: split
 # layers (tf.compat.v1.layers): dense, convolutions, pooling, dropout, flatten, batch norm
 from . import layers  # noqa: E402
+
+# isort: split
+# tracing (df.function): concrete functions, TensorSpec, TF1's Defun and wrap_function
+from .function import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
+from .tensor_spec import TensorSpec  # noqa: E402

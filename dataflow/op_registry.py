@@ -86,5 +86,7 @@ def apply_op(
         _graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs
     ]
     if graph is None:
-        graph = tensors[0].graph if tensors else _graph.get_default_graph()
+        graph = _graph.get_default_graph()
+        if tensors and not graph.captures_outer_tensors:
+            graph = tensors[0].graph
     return graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=control_inputs)
