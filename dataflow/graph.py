@@ -121,6 +121,8 @@ class Tensor:
     __slots__ = ("_op", "_value_index", "_dtype", "_shape", "__weakref__")
     # Make numpy defer to our operators in ``ndarray + tensor``.
     __array_priority__ = 100
+    # True for tensors that hold their value (`dataflow.eager.EagerTensor`) and belong to no graph.
+    _is_eager = False
 
     def __init__(self, op: Operation, value_index: int, dtype: _dtypes.DType, shape: TensorShape):
         self._op = op
@@ -442,6 +444,12 @@ class Graph:
     # Whether an op made while this graph is the default belongs here even when all its inputs
     # are another graph's tensors (captured): True for the graph a function is traced into.
     captures_outer_tensors = False
+    # What runs the ops made while this graph is the default, instead of adding them to it
+    # (`op_registry.apply_op`); None for a graph that is built.  Eager mode's graph has one.
+    _op_runner = None
+    # True for eager mode's graph (`dataflow.eager.context`): ops run at once, and cond,
+    # while_loop and the grouping helpers run as plain Python.
+    _eager = False
 
     def __init__(self):
         self._ops: dict[Operation, None] = {}  # in creation order
@@ -861,6 +869,15 @@ class Graph:
         raise ValueError(
             f"Tensor '{tensor.name}' must be from the same graph as the op being created "
             f"({op_type} at {location})."
+        )
+
+    def _capture_eager_tensor(self, tensor: Tensor, op_type: str) -> Tensor:
+        """The tensor of this graph that stands for ``tensor``, a value computed eagerly, as
+        an input of an op of type ``op_type`` built here.  A plain graph has none: a graph
+        that is traced from a function overrides this to take the value in as an input."""
+        raise RuntimeError(
+            f"Attempting to capture an EagerTensor without building a function: a {op_type} "
+            f"op of a graph cannot take a value computed eagerly ({_user_location()})."
         )
 
     def _name_to_be(self, name: Optional[str], op_def) -> str:
