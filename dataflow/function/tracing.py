@@ -172,23 +172,34 @@ class FuncGraph(Graph):
         self.outputs: list[Tensor] = []
         self.structured_outputs: Any = None
         self.captures: dict[Tensor, Tensor] = {}
+        # id(eager tensor) -> (the eager tensor, its placeholder); the values are fed per call.
+        self.eager_captures: dict[int, tuple[Tensor, Tensor]] = {}
 
     captures_outer_tensors = True
 
     def _tensor_from_other_graph(self, tensor: Tensor, op_type: str, location) -> Tensor:
         placeholder = self.captures.get(tensor)
         if placeholder is None:
-            from ..ops.constant_op import placeholder as make_placeholder
-
-            with self.as_default(), self.control_dependencies(None):
-                from primitives.contexts import building_in
-
-                with building_in(self, None):
-                    placeholder = make_placeholder(
-                        tensor.dtype, tensor.shape, name=tensor.op.name.replace("/", "_")
-                    )
+            placeholder = self._capture_placeholder(tensor, tensor.op.name.replace("/", "_"))
             self.captures[tensor] = placeholder
         return placeholder
+
+    def _capture_eager_tensor(self, tensor: Tensor, op_type: str) -> Tensor:
+        """An eager value the function reads (a closure over it) becomes an input of the
+        graph, fed with the value at each call, rather than a constant baked in."""
+        known = self.eager_captures.get(id(tensor))
+        if known is None:
+            known = (tensor, self._capture_placeholder(tensor, "captured"))
+            self.eager_captures[id(tensor)] = known
+        return known[1]
+
+    def _capture_placeholder(self, tensor: Tensor, name: str) -> Tensor:
+        from primitives.contexts import building_in
+
+        from ..ops.constant_op import placeholder
+
+        with self.as_default(), self.control_dependencies(None), building_in(self, None):
+            return placeholder(tensor.dtype, tensor.shape, name=name)
 
 
 # -- automatic control dependencies ----------------------------------------------------------------
@@ -290,7 +301,10 @@ class ConcreteFunction:
 
     @property
     def inputs(self) -> list[Tensor]:
-        return self.graph.inputs + list(self.graph.captures.values())
+        """The placeholders: the tensor arguments', then the captured tensors'."""
+        graph = self.graph
+        eager = [placeholder for _, placeholder in graph.eager_captures.values()]
+        return graph.inputs + list(graph.captures.values()) + eager
 
     @property
     def outputs(self) -> list[Tensor]:
@@ -305,13 +319,15 @@ class ConcreteFunction:
         return self.graph.name
 
     def __call__(self, *args, **kwargs):
-        arguments = self._function._canonical_arguments(args, kwargs, _user_location())
+        arguments = self._function._canonical_arguments(args, kwargs, _CallerLocation())
         signature = _Signature.of(arguments)
         if not self._signature.accepts(signature):
             raise TypeError(
                 f"ConcreteFunction {self.name} was traced for {self.structured_input_signature}; "
                 f"it cannot be called with {arguments} ({_user_location()})"
             )
+        if _executing_eagerly():
+            return self._call_eagerly(arguments)
         return self._function._build_at_call_site(arguments)
 
     def _run(self, flat_values: list):
@@ -322,6 +338,33 @@ class ConcreteFunction:
             session = Session(graph=self.graph)
             self._runner = session.make_callable(self.outputs, feed_list=self.inputs)
         return self._runner(*flat_values)
+
+    def _call_eagerly(self, arguments):
+        """Runs the trace on the call's tensor arguments and the captured eager values now;
+        returns the structured outputs with `EagerTensor` values."""
+        from ..eager import EagerTensor
+
+        flat_arguments = nest.flatten(arguments)
+        values = [
+            np.asarray(value)
+            for value, leaf in zip(flat_arguments, self._signature.leaves)
+            if isinstance(leaf, TensorSpec)
+        ]
+        if self.graph.captures:
+            raise ValueError(
+                f"df.function '{self.name}' reads tensors of a graph "
+                f"({', '.join(t.name for t in self.graph.captures)}); called eagerly it can "
+                "read only eager values"
+            )
+        values += [np.asarray(tensor) for tensor, _ in self.graph.eager_captures.values()]
+        results = iter(self._run(values))
+
+        def as_eager(value):
+            if isinstance(value, Tensor):
+                return EagerTensor(next(results), value.dtype)
+            return value
+
+        return nest.map_structure(as_eager, self.structured_outputs)
 
     def __repr__(self) -> str:
         return f"<ConcreteFunction {self.name} inputs={self.inputs} outputs={self.outputs}>"
@@ -347,6 +390,8 @@ class Function:
         self.autograph = autograph
         self.experimental_relax_shapes = experimental_relax_shapes
         self._parameters = _parameters_of(python_function)
+        # Calls that give exactly this many positional arguments bind as they are.
+        self._positional_count = _plain_positional_count(self._parameters)
         self._location = _definition_location(python_function)
         self.input_signature = None
         if input_signature is not None:
@@ -382,9 +427,14 @@ class Function:
 
     # -- calls -----------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        location = _user_location()
+        location = _CallerLocation()
         arguments = self._canonical_arguments(args, kwargs, location)
         signature = self._signature_for(arguments, location)
+        if _executing_eagerly():
+            concrete = self._concrete_functions.get(signature)
+            if concrete is None:
+                concrete = self._trace(signature, arguments, location)
+            return concrete._call_eagerly(arguments)
         self._note_trace(signature, location, graph_mode=True)
         return self._build_at_call_site(arguments)
 
@@ -406,7 +456,7 @@ class Function:
     def _canonical_arguments(self, args, kwargs, location: SourceLocation):
         """``(args, kwargs)`` bound to the parameters (defaults filled in), or a TypeError
         naming the function and the caller's line."""
-        if self._parameters is None:
+        if self._parameters is None or (not kwargs and len(args) == self._positional_count):
             return tuple(args), dict(kwargs)
         try:
             bound = self._parameters.bind(*args, **kwargs)
@@ -519,7 +569,7 @@ class Function:
         variables_before = {id(v) for v in _variables_of(graph)}
         outputs = self._python_function_to_trace()(*args, **kwargs)
         new_variables = [v for v in _variables_of(graph) if id(v) not in variables_before]
-        self._check_variables_made(new_variables, _user_location())
+        self._check_variables_made(new_variables, _CallerLocation())
         return self._order_effects(graph, graph.get_operations()[start:], outputs, new_variables)
 
     def _order_effects(self, graph: Graph, new_ops: list, outputs, new_variables: list):
@@ -559,6 +609,33 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<df.function {self._name} (defined at {self._location})>"
+
+
+class _CallerLocation:
+    """The caller's file:line, found only when a message shows it (the stack walk costs more
+    than the rest of an eager call)."""
+
+    def __init__(self):
+        self._location = None
+
+    def __str__(self) -> str:
+        if self._location is None:
+            self._location = _user_location()
+        return str(self._location)
+
+
+def _executing_eagerly() -> bool:
+    return get_default_graph()._eager
+
+
+def _plain_positional_count(parameters) -> int:
+    """How many parameters there are, when all are plain positional ones; else -1."""
+    if parameters is None:
+        return -1
+    kinds = {p.kind for p in parameters.parameters.values()}
+    if kinds - {inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD}:
+        return -1
+    return len(parameters.parameters)
 
 
 def _parameters_of(python_function) -> Optional[inspect.Signature]:
