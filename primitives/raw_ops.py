@@ -37,6 +37,7 @@ from typing import Optional, Union
 from dataflow import composites
 from dataflow import dtypes as _dtypes
 from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from dataflow.indexed_slices import IndexedSlices, dense_as_indexed_slices
 from dataflow.op_registry import apply_op, define_op
 from dataflow.tensor_shape import TensorShape
 from executor.program import NodeKind
@@ -126,7 +127,14 @@ def _pass_through(value):
     return value
 
 
-define_op("Switch", _infer_switch, kind=NodeKind.SWITCH, inline=True)
+# A cond's Switch passes a sparse gradient on as it came (the gradient of a gather in a branch).
+define_op(
+    "Switch",
+    _infer_switch,
+    kind=NodeKind.SWITCH,
+    inline=True,
+    extra={"passes_sparse_gradients": True},
+)
 define_op("Merge", _infer_merge, kind=NodeKind.MERGE, inline=True)
 define_op("Enter", _infer_enter, kind=NodeKind.ENTER, inline=True)
 define_op("Exit", _infer_pass_through, kind=NodeKind.EXIT, inline=True)
@@ -159,6 +167,7 @@ def merge(inputs: Sequence, name: Optional[str] = None) -> tuple[Tensor, Tensor]
     if any(composites.is_composite(x) for x in inputs):
         # Part by part; all parts of one input arrive together, so one value_index serves.
         with get_default_graph().name_scope(name or "Merge"):
+            inputs = _dense_joining_indexed_slices(inputs)
             parts = [composites.expand(x) for x in inputs]
             if len({type(p) for p in parts}) != 1:
                 raise TypeError(f"merge() of values of different kinds: {inputs!r:.200}")
@@ -167,6 +176,21 @@ def merge(inputs: Sequence, name: Optional[str] = None) -> tuple[Tensor, Tensor]
             return value, merged[0][1]
     op = apply_op("Merge", inputs, name=name or "Merge")
     return op.outputs[0], op.outputs[1]
+
+
+def _dense_joining_indexed_slices(inputs: list) -> list:
+    """``inputs`` with each plain tensor made IndexedSlices when another input is one, as
+    TensorFlow's merge does: a cond whose one branch gives a sparse gradient and the other dense
+    zeros merges into a sparse gradient."""
+    sparse = [x for x in inputs if isinstance(x, IndexedSlices)]
+    if not sparse:
+        return inputs
+    return [
+        dense_as_indexed_slices(convert_to_tensor(x), sparse[0])
+        if not composites.is_composite(x)
+        else x
+        for x in inputs
+    ]
 
 
 def enter(
@@ -252,6 +276,10 @@ from dataflow.gradients import (  # noqa: E402
 )
 
 
+def _as_dense(grad):
+    return convert_to_tensor(grad) if isinstance(grad, IndexedSlices) else grad
+
+
 def _cond_context_of_switch(op: Operation):
     from .contexts import CondContext
 
@@ -315,6 +343,11 @@ def _zeros_for_other_output(op: Operation, index: int, like: Tensor, branch=None
 
 @RegisterGradient("Switch")
 def _switch_grad(op, grad_false, grad_true):
+    if _loop_of(op, "switches") is not None or getattr(
+        op.graph._control_flow_context, "grad_state", None
+    ):
+        # Backward loops carry dense gradients.
+        grad_false, grad_true = _as_dense(grad_false), _as_dense(grad_true)
     if _loop_of(op, "switches") is not None:
         return _require_loop_grad_state(op).switch_grad(op, grad_false, grad_true)
     grads = [grad_false, grad_true]
