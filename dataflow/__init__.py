@@ -270,3 +270,21 @@ for _name in _rnn.__all__:
 # isort: split
 # layers (tf.compat.v1.layers): dense, convolutions, pooling, dropout, flatten, batch norm
 from . import layers  # noqa: E402
+
+# isort: split
+# TF1's reference variables and the dtypes they and TF1's quantized ops use
+from . import ref_variables  # noqa: E402
+from .dtypes import (  # noqa: E402
+    qint8,
+    qint16,
+    qint32,
+    quint8,
+    quint16,
+    uint16,
+    uint32,
+    uint64,
+)
+from .ref_variables import is_variable_initialized  # noqa: E402
+
+for _value_dtype in dtypes._VALUES:
+    globals()[_value_dtype._as_ref.name] = _value_dtype._as_ref

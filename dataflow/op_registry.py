@@ -18,6 +18,12 @@ OpDef fields:
 - ``feed_only``: the op has no value of its own; its kernel only reports that it was not fed
   (``Placeholder``).  A run that feeds it replaces it whole: a control edge from it waits for
   the feed instead (`dataflow.graph.feeds_stand_in_for`).
+- ``extra``: what only some ops have.  For TF1's reference types (`dataflow.ref_variables`):
+  ``ref_inputs`` (positions where the op takes a reference as it is; any other input of a
+  reference type is read when the op runs), ``outputs_refs`` (the op's outputs may be
+  references; any other op's outputs are values), ``ref_variant`` (the op type `apply_op` makes
+  instead when every ``ref_inputs`` position of that type gets a reference: Switch makes a
+  RefSwitch, as TF1's control-flow builders do).
 - ``inline``: ``True`` when the kernel is always cheap (shape queries, identities, scalars),
   ``None`` to let the executor decide from input sizes at run time.
 """
@@ -31,6 +37,7 @@ from typing import Optional
 from executor.program import NodeKind
 
 from . import graph as _graph
+from .graph import ref_inputs
 
 
 @dataclass
@@ -70,6 +77,11 @@ def registered_op_types() -> list[str]:
     return sorted(_OP_DEFS)
 
 
+def _forwards_refs_of(variant: OpDef, tensors: list) -> bool:
+    slots = ref_inputs(variant, len(tensors))
+    return bool(slots) and all(tensors[i].dtype.is_ref_dtype for i in slots)
+
+
 def apply_op(
     type_name: str,
     inputs=(),
@@ -85,6 +97,9 @@ def apply_op(
     tensors = [
         _graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs
     ]
+    variant = op_def.extra.get("ref_variant")
+    if variant is not None and _forwards_refs_of(get_op_def(variant), tensors):
+        op_def = get_op_def(variant)
     if graph is None:
         graph = tensors[0].graph if tensors else _graph.get_default_graph()
     return graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=control_inputs)
