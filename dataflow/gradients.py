@@ -638,7 +638,11 @@ def _call_gradient(graph: Graph, op: Operation, out_grads: list, context) -> lis
             f"op '{op.name}', which has {len(op.inputs)} inputs."
         )
     for t, g in zip(op.inputs, result):
-        if g is not None and t.dtype is not _dtypes.resource and g.dtype is not t.dtype:
+        if (
+            g is not None
+            and t.dtype is not _dtypes.resource
+            and g.dtype.base_dtype is not t.dtype.base_dtype
+        ):
             raise TypeError(
                 f"The gradient function of op type {op.type} returned a {g.dtype.name} gradient "
                 f"for input '{t.name}' of dtype {t.dtype.name} (op '{op.name}')."

@@ -56,6 +56,7 @@ from dataflow import graph as _graph
 from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
+from dataflow.ref_variables import forwarding_identity
 from dataflow.tensor_shape import TensorShape, as_shape
 
 from .contexts import CondContext, WhileContext, building_in
@@ -290,8 +291,8 @@ def with_dependencies(dependencies, output_tensor, name: Optional[str] = None) -
         with colocation, graph.control_dependencies(list(dependencies)):
             if composites.is_composite(output_tensor):  # each part waits for the dependencies
                 return composites.map_parts(output_tensor, _df.identity)
-            value = convert_to_tensor(output_tensor)
-            return apply_op("Identity", [value], name=scope).outputs[0]
+            # A reference stays one (TF1's _Identity); a variable is read.
+            return forwarding_identity(convert_to_tensor(output_tensor), name=scope)
 
 
 # -- case ------------------------------------------------------------------------------------------
@@ -658,9 +659,7 @@ def _build_loop(
     with building_in(graph, context):
         loop_cond = apply_op("LoopCond", [pred], name="LoopCond").outputs[0]
         switches = [apply_op("Switch", [m, loop_cond], name="Switch") for m in merges]
-        body_vars = [
-            apply_op("Identity", [s.outputs[1]], name="Identity").outputs[0] for s in switches
-        ]
+        body_vars = [forwarding_identity(s.outputs[1], name="Identity") for s in switches]
     context.loop_cond = loop_cond.op
     context.switches = switches
     context.pivot = body_vars[0]
