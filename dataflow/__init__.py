@@ -270,3 +270,9 @@ for _name in _rnn.__all__:
 # isort: split
 # layers (tf.compat.v1.layers): dense, convolutions, pooling, dropout, flatten, batch norm
 from . import layers  # noqa: E402
+
+# isort: split
+# ragged tensors: df.RaggedTensor, df.ragged (constant, map_flat_values, ...); concat and
+# reduce_sum take them through dataflow.ops.ragged_ops
+from . import ragged  # noqa: E402
+from .ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
