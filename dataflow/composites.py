@@ -33,6 +33,7 @@ from .tensor_shape import TensorShape, as_shape
 
 __all__ = [
     "expand",
+    "indexed_slices_indices",
     "expand_for_fetch",
     "expand_invariants",
     "holds_composites",
@@ -112,6 +113,21 @@ def expand_for_fetch(structure):
     fetched as (``IndexedSlicesValue``, ``SparseTensorValue``; a missing part is None), for
     ``Session.run``."""
     return _rebuild(structure, lambda x: x._fetch_structure() if is_composite(x) else x)
+
+
+def indexed_slices_indices(structure) -> list:
+    """For each leaf of ``nest.flatten(expand(structure))``, whether it is the ``indices`` of an
+    IndexedSlices (which a cond casts to int64 where its branches disagree, as TF1 does)."""
+
+    def mark(x):
+        if isinstance(x, IndexedSlices):
+            parts = _parts_of(x)
+            return type(parts)(*(field == "indices" for field in parts._fields))
+        if is_composite(x):
+            return nest.map_structure(lambda _: False, _parts_of(x))
+        return False
+
+    return nest.flatten(_rebuild(structure, mark))
 
 
 def map_parts(value, fn):
