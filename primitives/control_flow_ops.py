@@ -728,12 +728,13 @@ def _check_loop_variable(path, var: Tensor, merged: Tensor, value: Tensor, where
             "keeps its dtype: cast the body's result."
         )
     if not _shape_less_equal(value.shape, merged.shape):
+        # TF1's sentences first (code matches on them), then where, and a suggestion.
         raise ValueError(
-            f"Input tensor '{var.name}' (loop variable loop_vars{path}) enters the loop "
-            f"{where} with shape {merged.shape}, but has shape {value.shape} after one "
-            f"iteration ({_describe_tensor(value)}; body defined at {_defined_at(body)}). To "
-            "allow the shape to vary across iterations, use the `shape_invariants` argument of "
-            f"while_loop to specify a less-specific shape, e.g. "
+            f"Input tensor '{var.name}' enters the loop with shape {merged.shape}, but has "
+            f"shape {value.shape} after one iteration. To allow the shape to vary across "
+            "iterations, use the `shape_invariants` argument of tf.while_loop to specify a "
+            f"less-specific shape. Here: loop variable loop_vars{path} {where} "
+            f"({_describe_tensor(value)}; body defined at {_defined_at(body)}); e.g. "
             f"{_suggested_invariant(merged.shape, value.shape)} for this variable."
         )
 
