@@ -31,9 +31,9 @@ def test_a_cond_returns_the_taken_branchs_ragged_tensor():
 
 def test_the_untaken_branch_of_a_ragged_cond_runs_no_kernel():
     rt = three_rows()
-    checked = df.Assert(df.constant(False), ["the untaken branch ran"])
 
     def untaken():
+        checked = df.Assert(df.constant(False), ["the untaken branch ran"])
         with df.control_dependencies([checked]):
             return df.identity(rt)
 
