@@ -303,3 +303,9 @@ from .ref_variables import is_variable_initialized  # noqa: E402
 
 for _value_dtype in dtypes._VALUES:
     globals()[_value_dtype._as_ref.name] = _value_dtype._as_ref
+
+# isort: split
+# ragged tensors: df.RaggedTensor, df.ragged (constant, map_flat_values, ...); concat and
+# reduce_sum take them through dataflow.ops.ragged_ops
+from . import ragged  # noqa: E402
+from .ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402

@@ -1082,26 +1082,35 @@ def holds_tensor(value) -> bool:
 
 def _autopack_list(values, dtype, name: str) -> Tensor:
     """A (nested) list mixing tensors and Python or numpy values, stacked into one tensor as
-    TensorFlow does: the plain values take the dtype of the tensors among them.  An element
-    that does not fit is an error naming the Pack op and the user's line."""
+    TensorFlow does: the plain values take the dtype of the tensors among them.  Where a dtype
+    other than the first tensor's is requested, the tensors are cast to it, as TensorFlow's
+    autopacking does (``concat([int64_indices, [[i], [i]]], 1)`` with an int32 ``i``).  An
+    element that does not fit is an error naming the Pack op and the user's line."""
+    inferred = _first_tensor_dtype(values)
+    cast_tensors = (
+        dtype is not None and inferred is not None and _dtypes.as_dtype(dtype) is not inferred
+    )
     if dtype is None:
-        dtype = _first_tensor_dtype(values)
+        dtype = inferred
     try:
-        return _autopack(values, dtype, name)
+        return _autopack(values, dtype, name, cast_tensors)
     except (TypeError, ValueError) as e:
         raise type(e)(f"Pack op '{name}' at {_user_location()}: {e}") from None
 
 
-def _autopack(values, dtype, name: str) -> Tensor:
+def _autopack(values, dtype, name: str, cast_tensors: bool = False) -> Tensor:
     from .ops.array_ops import stack
+    from .ops.math_ops import cast
 
-    elements = [
-        _autopack(v, dtype, "packed")
-        if isinstance(v, (list, tuple)) and holds_tensor(v)
-        else convert_to_tensor(v, dtype=dtype)
-        for v in values
-    ]
-    return stack(elements, name=name)
+    def element(v):
+        if isinstance(v, (list, tuple)) and holds_tensor(v):
+            return _autopack(v, dtype, "packed", cast_tensors)
+        if cast_tensors and is_tensor_like(v):
+            v = convert_to_tensor(v)
+            return v if v.dtype is _dtypes.as_dtype(dtype) else cast(v, dtype)
+        return convert_to_tensor(v, dtype=dtype)
+
+    return stack([element(v) for v in values], name=name)
 
 
 def _first_tensor_dtype(values):

@@ -34,7 +34,7 @@ import numbers
 from collections.abc import Sequence
 from typing import NamedTuple, Optional, Union
 
-from dataflow import composites
+from dataflow import composites, nest
 from dataflow import dtypes as _dtypes
 from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from dataflow.indexed_slices import IndexedSlices, dense_as_indexed_slices
@@ -188,10 +188,12 @@ def switch(data, pred, name: Optional[str] = None) -> SwitchOutput:
     if composites.is_composite(data):
         with get_default_graph().name_scope(name or "Switch"):
             parts = composites.expand(data)
-            pairs = [switch(part, pred) for part in parts]
+            pairs = [switch(part, pred) for part in nest.flatten(parts)]
             return SwitchOutput(
                 *(
-                    composites.pack(data, type(parts)(*(pair[side] for pair in pairs)))
+                    composites.pack(
+                        data, nest.pack_sequence_as(parts, [pair[side] for pair in pairs])
+                    )
                     for side in (0, 1)
                 )
             )
@@ -211,8 +213,11 @@ def merge(inputs: Sequence, name: Optional[str] = None) -> MergeOutput:
             parts = [composites.expand(x) for x in inputs]
             if len({type(p) for p in parts}) != 1:
                 raise TypeError(f"merge() of values of different kinds: {inputs!r:.200}")
-            merged = [merge(list(column)) for column in zip(*parts)]
-            value = composites.pack(inputs[0], type(parts[0])(*(m[0] for m in merged)))
+            columns = zip(*(nest.flatten(p) for p in parts))
+            merged = [merge(list(column)) for column in columns]
+            value = composites.pack(
+                inputs[0], nest.pack_sequence_as(parts[0], [m[0] for m in merged])
+            )
             return MergeOutput(value, merged[0][1])
     op = apply_op("Merge", inputs, name=name or "Merge")
     return MergeOutput(op.outputs[0], op.outputs[1])

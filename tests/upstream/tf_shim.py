@@ -230,8 +230,11 @@ _module(
 _module("tensorflow.python.ops.variable_v1", [], VariableV1="Variable")
 _module("tensorflow.python.ops.while_loop", ["while_loop"], bind="while_loop_tf")
 _module("tensorflow.python.ops.while_v2", [])
-_module("tensorflow.python.ops.ragged.ragged_factory_ops", [])
-_module("tensorflow.python.ops.ragged.ragged_tensor", [])
+_module("tensorflow.python.ops.ragged.ragged_factory_ops", [], constant="ragged.constant")
+_module(
+    "tensorflow.python.ops.ragged.ragged_tensor",
+    ["RaggedTensor", "RaggedTensorSpec"],
+)
 
 # -- training, sessions, protos --------------------------------------------------------------------
 _module("tensorflow.python.training.adam", [], AdamOptimizer="train.AdamOptimizer")
