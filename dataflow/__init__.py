@@ -270,3 +270,8 @@ for _name in _rnn.__all__:
 # isort: split
 # layers (tf.compat.v1.layers): dense, convolutions, pooling, dropout, flatten, batch norm
 from . import layers  # noqa: E402
+
+# isort: split
+# TF1's remaining everyday names: more math and nn, df.math, df.image, matrices and checks
+from . import math  # noqa: E402
+from .ops.extra_math_ops import *  # noqa: E402, F403
