@@ -273,5 +273,6 @@ from . import layers  # noqa: E402
 
 # isort: split
 # TF1's remaining everyday names: more math and nn, df.math, df.image, matrices and checks
-from . import math  # noqa: E402
+from . import image, math  # noqa: E402
+from .image import random_crop  # noqa: E402
 from .ops.extra_math_ops import *  # noqa: E402, F403
