@@ -29,6 +29,18 @@ def distinct(*shape):
     return values.reshape(shape)
 
 
+def well_conditioned(*shape):
+    """Square ``n x n`` matrices (``shape`` is the batch then ``n``) near twice the identity,
+    far from singular."""
+    n = shape[-1]
+    return normal(*shape, n) * 0.3 + 2 * np.eye(n)
+
+
+def positive_definite(n):
+    m = normal(n, n)
+    return m @ m.T + n * np.eye(n)
+
+
 CASES = [
     ("Reciprocal", df.reciprocal, [positive(3)]),
     ("Sinh", df.sinh, [normal(3)]),
@@ -64,6 +76,27 @@ CASES = [
     ),
     ("space_to_depth", lambda x: df.nn.space_to_depth(x, 2), [normal(1, 4, 2, 3)]),
     ("log_poisson_loss", lambda t, x: df.nn.log_poisson_loss(t, x, True), [positive(4), normal(4)]),
+    ("MatrixInverse", df.matrix_inverse, [well_conditioned(2, 3)]),
+    ("MatrixInverse adjoint", lambda x: df.matrix_inverse(x, adjoint=True), [well_conditioned(3)]),
+    ("MatrixDeterminant", df.matrix_determinant, [well_conditioned(2, 3)]),
+    ("MatrixSolve", df.matrix_solve, [well_conditioned(3), normal(3, 2)]),
+    (
+        "MatrixSolve adjoint",
+        lambda a, b: df.matrix_solve(a, b, True),
+        [well_conditioned(3), normal(3, 2)],
+    ),
+    ("Cholesky", lambda x: df.cholesky((x + df.matrix_transpose(x)) / 2), [positive_definite(3)]),
+    ("Einsum", lambda a, b: df.einsum("ij,jk->ik", a, b), [normal(2, 3), normal(3, 4)]),
+    ("Einsum summed letter", lambda a, b: df.einsum("ij,k->ik", a, b), [normal(2, 3), normal(4)]),
+    ("tensordot", lambda a, b: df.tensordot(a, b, [[0], [1]]), [normal(3, 2), normal(4, 3)]),
+    ("matrix_band_part", lambda x: df.matrix_band_part(x, 1, 0), [normal(3, 4)]),
+    ("matrix_set_diag", df.matrix_set_diag, [normal(4, 3), normal(3)]),
+    ("diag_part", lambda x: df.diag_part(x), [normal(3, 3)]),
+    ("sort", lambda x: df.sort(x, axis=0), [distinct(3, 2)]),
+    ("boolean_mask", lambda x: df.boolean_mask(x, [True, False, True]), [normal(3, 2)]),
+    ("broadcast_to", lambda x: df.broadcast_to(x, [2, 3]), [normal(3)]),
+    ("roll", lambda x: df.roll(x, 2, 1), [normal(2, 3)]),
+    ("repeat", lambda x: df.repeat(x, [2, 0, 1], axis=0), [normal(3, 2)]),
 ]
 
 
