@@ -277,4 +277,5 @@ from . import image, math  # noqa: E402
 from .image import random_crop  # noqa: E402
 from .ops.extra_array_ops import *  # noqa: E402, F403
 from .ops.extra_math_ops import *  # noqa: E402, F403
+from .ops.extra_segment_ops import *  # noqa: E402, F403
 from .ops.matrix_ops import *  # noqa: E402, F403

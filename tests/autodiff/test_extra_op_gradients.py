@@ -97,6 +97,19 @@ CASES = [
     ("broadcast_to", lambda x: df.broadcast_to(x, [2, 3]), [normal(3)]),
     ("roll", lambda x: df.roll(x, 2, 1), [normal(2, 3)]),
     ("repeat", lambda x: df.repeat(x, [2, 0, 1], axis=0), [normal(3, 2)]),
+    (
+        "UnsortedSegmentMax",
+        lambda x: df.unsorted_segment_max(x, [1, 0, 1, -1], 2),
+        [distinct(4, 2)],
+    ),
+    ("UnsortedSegmentMin", lambda x: df.unsorted_segment_min(x, [1, 0, 1, 1], 2), [distinct(4, 2)]),
+    ("UnsortedSegmentProd", lambda x: df.unsorted_segment_prod(x, [1, 0, 1, 1], 2), [normal(4, 2)]),
+    ("segment_mean", lambda x: df.segment_mean(x, [0, 0, 2]), [normal(3, 2)]),
+    (
+        "dynamic_stitch",
+        lambda a, b: df.dynamic_stitch([[0, 2], [1]], [a, b]),
+        [normal(2, 3), normal(1, 3)],
+    ),
 ]
 
 
