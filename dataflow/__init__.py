@@ -273,8 +273,9 @@ from . import layers  # noqa: E402
 
 # isort: split
 # TF1's remaining everyday names: more math and nn, df.math, df.image, matrices and checks
-from . import image, math  # noqa: E402
+from . import debugging, image, math  # noqa: E402
 from .image import random_crop  # noqa: E402
+from .ops.check_ops import *  # noqa: E402, F403
 from .ops.extra_array_ops import *  # noqa: E402, F403
 from .ops.extra_math_ops import *  # noqa: E402, F403
 from .ops.extra_segment_ops import *  # noqa: E402, F403
