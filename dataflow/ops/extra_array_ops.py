@@ -128,6 +128,11 @@ def boolean_mask(tensor, mask, name: str = "boolean_mask", axis=None) -> Tensor:
             0,
         )  # fmt: skip
         flat = _a.reshape(tensor, flat_shape)
+        if tensor.shape.ndims is not None:
+            dims = tensor.shape.as_list()
+            covered = dims[axis : axis + mask_rank]
+            merged = None if None in covered else int(np.prod(covered))
+            flat.set_shape(dims[:axis] + [merged] + dims[axis + mask_rank :])
         picked = _a.reshape(_m.where(_a.reshape(mask, [-1])), [-1])
         return _a.gather(flat, picked, axis=axis)
 

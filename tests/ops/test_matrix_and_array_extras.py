@@ -6,6 +6,8 @@ Expected values are TensorFlow 2.21's (``tf.compat.v1``, graph mode) for the sam
 printed by running them in a ``tf.Session``; each test names the expressions.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from ops_testing import assert_same, evaluate
@@ -270,3 +272,12 @@ def test_matrix_and_array_names_in_a_cond_and_a_loop():
     inverse, rolled = evaluate([branch, looped], {x: A})
     assert_same(inverse, np.float32([[0.375, -0.25], [-0.25, 0.5]]))
     assert_same(rolled, np.float32([[3, 2], [2, 4]]))
+
+
+def test_boolean_mask_gradient_is_dense_of_a_known_shape_without_a_warning():
+    x = df.placeholder(df.float32, [3, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (grad,) = df.gradients(df.reduce_sum(df.boolean_mask(x, [True, False, True])), x)
+        value = evaluate(df.convert_to_tensor(grad), {x: np.ones((3, 2), np.float32)})
+    assert_same(value, np.float32([[1, 1], [0, 0], [1, 1]]))
