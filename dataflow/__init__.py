@@ -309,3 +309,13 @@ for _value_dtype in dtypes._VALUES:
 # reduce_sum take them through dataflow.ops.ragged_ops
 from . import ragged  # noqa: E402
 from .ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
+
+# isort: split
+# TF1's remaining everyday names: more math and nn, df.math, df.image, matrices and checks
+from . import debugging, image, math  # noqa: E402
+from .image import random_crop  # noqa: E402
+from .ops.check_ops import *  # noqa: E402, F403
+from .ops.extra_array_ops import *  # noqa: E402, F403
+from .ops.extra_math_ops import *  # noqa: E402, F403
+from .ops.extra_segment_ops import *  # noqa: E402, F403
+from .ops.matrix_ops import *  # noqa: E402, F403
