@@ -270,3 +270,7 @@ for _name in _rnn.__all__:
 # isort: split
 # layers (tf.compat.v1.layers): dense, convolutions, pooling, dropout, flatten, batch norm
 from . import layers  # noqa: E402
+
+# isort: split
+# autograph: source conversion of Python control flow (df.autograph.to_graph, to_code)
+from . import autograph  # noqa: E402
