@@ -235,7 +235,6 @@ from .legacy import (
     disable_eager_execution,
     disable_v2_behavior,
     disable_v2_tensorshape,
-    executing_eagerly,
 )
 from .ops.state_ops import *  # noqa: F403
 from .tensor_shape import Dimension
@@ -270,6 +269,22 @@ for _name in _rnn.__all__:
 # isort: split
 # layers (tf.compat.v1.layers): dense, convolutions, pooling, dropout, flatten, batch norm
 from . import layers  # noqa: E402
+
+# isort: split
+# tracing (df.function): concrete functions, TensorSpec, TF1's Defun and wrap_function
+from .function import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
+from .tensor_spec import TensorSpec  # noqa: E402
+
+# isort: split
+# eager execution: modes, eager tensors, gradient tapes
+from .eager import (  # noqa: E402
+    EagerTensor,
+    GradientTape,
+    eager_mode,
+    enable_eager_execution,
+    executing_eagerly,
+    graph_mode,
+)
 
 # isort: split
 # autograph: source conversion of Python control flow (df.autograph.to_graph, to_code)

@@ -121,6 +121,8 @@ class Tensor:
     __slots__ = ("_op", "_value_index", "_dtype", "_shape", "__weakref__")
     # Make numpy defer to our operators in ``ndarray + tensor``.
     __array_priority__ = 100
+    # True for tensors that hold their value (`dataflow.eager.EagerTensor`) and belong to no graph.
+    _is_eager = False
 
     def __init__(self, op: Operation, value_index: int, dtype: _dtypes.DType, shape: TensorShape):
         self._op = op
@@ -438,6 +440,16 @@ class Graph:
 
     ``print(graph)`` shows it as text, one op per line in creation order.
     """
+
+    # Whether an op made while this graph is the default belongs here even when all its inputs
+    # are another graph's tensors (captured): True for the graph a function is traced into.
+    captures_outer_tensors = False
+    # What runs the ops made while this graph is the default, instead of adding them to it
+    # (`op_registry.apply_op`); None for a graph that is built.  Eager mode's graph has one.
+    _op_runner = None
+    # True for eager mode's graph (`dataflow.eager.context`): ops run at once, and cond,
+    # while_loop and the grouping helpers run as plain Python.
+    _eager = False
 
     def __init__(self):
         self._ops: dict[Operation, None] = {}  # in creation order
@@ -787,11 +799,11 @@ class Graph:
         for t in inputs:
             if not isinstance(t, Tensor):
                 raise TypeError(f"Inputs of {op_def.type} must be Tensors, got {t!r} ({location})")
-            if t.graph is not self:
-                raise ValueError(
-                    f"Tensor '{t.name}' must be from the same graph as the op being created "
-                    f"({op_def.type} at {location})."
-                )
+        if any(t.graph is not self for t in inputs):
+            inputs = [
+                t if t.graph is self else self._tensor_from_other_graph(t, op_def.type, location)
+                for t in inputs
+            ]
         state = self._state
         ctrl = [self._as_control_input(c) for c in control_inputs]
         input_ops = {t.op for t in inputs}
@@ -850,6 +862,23 @@ class Graph:
             op._control_flow_context = context
             context.add_op(op)
         return op
+
+    def _tensor_from_other_graph(self, tensor: Tensor, op_type: str, location) -> Tensor:
+        """What stands for ``tensor`` of another graph as an input here: an error in a plain
+        graph; a graph that captures (a traced function's) returns a placeholder."""
+        raise ValueError(
+            f"Tensor '{tensor.name}' must be from the same graph as the op being created "
+            f"({op_type} at {location})."
+        )
+
+    def _capture_eager_tensor(self, tensor: Tensor, op_type: str) -> Tensor:
+        """The tensor of this graph that stands for ``tensor``, a value computed eagerly, as
+        an input of an op of type ``op_type`` built here.  A plain graph has none: a graph
+        that is traced from a function overrides this to take the value in as an input."""
+        raise RuntimeError(
+            f"Attempting to capture an EagerTensor without building a function: a {op_type} "
+            f"op of a graph cannot take a value computed eagerly ({_user_location()})."
+        )
 
     def _name_to_be(self, name: Optional[str], op_def) -> str:
         """The name ``create_op`` will give an op it is about to make, for errors raised first."""

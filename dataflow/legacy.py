@@ -38,8 +38,3 @@ def disable_control_flow_v2() -> None:
 def disable_v2_tensorshape() -> None:
     """Accepted: static shapes always offer TensorFlow 1.x's ``Dimension`` view
     (``shape[1].value``, ``shape.dims``) beside plain integers."""
-
-
-def executing_eagerly() -> bool:
-    """False: ops are added to a graph and run by a Session."""
-    return False

@@ -66,6 +66,18 @@ def get_op_def(type_name: str) -> OpDef:
         raise KeyError(f"No op type {type_name!r} is defined") from None
 
 
+# Set once a graph with an op runner (eager mode's) has existed in the process: until then
+# `apply_op` builds graph ops without asking the default graph for a runner.
+_op_runners_in_use = False
+
+
+def enable_op_runners() -> None:
+    """Makes `apply_op` ask the default graph for its ``_op_runner`` from now on; a mode that
+    runs ops instead of building them calls this before its graph becomes a default."""
+    global _op_runners_in_use
+    _op_runners_in_use = True
+
+
 def registered_op_types() -> list[str]:
     return sorted(_OP_DEFS)
 
@@ -80,11 +92,40 @@ def apply_op(
 ) -> _graph.Operation:
     """Creates an op of type ``type_name`` in ``graph`` (or the graph of the inputs, or the
     default graph) and returns the `Operation`.  Inputs are converted with `convert_to_tensor`.
+
+    The one hook of execution modes: when the default graph (or ``graph``) has an op runner
+    (eager mode's graph does), the op is handed to ``runner.apply(op_def, inputs, attrs, name,
+    control_inputs)`` with the inputs as given, and what that returns (an object with
+    ``outputs``, like an `Operation`) is returned instead.  Graph building never pays more
+    than the check of one module flag for this.
     """
     op_def = get_op_def(type_name)
+    if _op_runners_in_use:
+        target = _graph.get_default_graph() if graph is None else graph
+        runner = target._op_runner
+        if runner is not None:
+            return runner.apply(op_def, inputs, attrs or {}, name, control_inputs)
+        return _build_with_eager_inputs(op_def, inputs, attrs, name, graph, control_inputs)
     tensors = [
         _graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs
     ]
     if graph is None:
-        graph = tensors[0].graph if tensors else _graph.get_default_graph()
+        graph = _graph.get_default_graph()
+        if tensors and not graph.captures_outer_tensors:
+            graph = tensors[0].graph
+    return graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=control_inputs)
+
+
+def _build_with_eager_inputs(op_def, inputs, attrs, name, graph, control_inputs):
+    """`apply_op` in graph mode once eager tensors may exist: an eager input belongs to no graph,
+    so the op goes to ``graph``, the graph of its other inputs or the default graph, which
+    captures the eager values (`Graph._capture_eager_tensor`)."""
+    tensors = [
+        _graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs
+    ]
+    if graph is None:
+        graph = _graph.get_default_graph()
+        if not graph.captures_outer_tensors:
+            graph = next((t.graph for t in tensors if not t._is_eager), None) or graph
+    tensors = [graph._capture_eager_tensor(t, op_def.type) if t._is_eager else t for t in tensors]
     return graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=control_inputs)

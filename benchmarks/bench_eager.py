@@ -1,0 +1,100 @@
+"""Dynamic-side benchmarks: prints figures, one section per function below.
+
+    python benchmarks/bench_eager.py            # every section
+    python benchmarks/bench_eager.py --quick    # fewer repeats
+
+Tracing (`bench_function`):
+1. The call overhead of a traced 10-op function after tracing (its `ConcreteFunction` run
+   through its cached plan) against one ``Session.run`` of the same 10-op graph, fed the same
+   value (target: within 2x).
+2. Trace time against the function's length (ops per trace): it should grow linearly, so the
+   time per op stays about flat.
+
+Timings are medians over repeats, each function timed in turn within every round; the machine
+may be shared, so read ratios, not absolutes.
+"""
+
+from __future__ import annotations
+
+# First, before numpy is imported: importing harness pins BLAS threads.
+from harness import describe_machine, paired_median_times
+
+# isort: split
+import argparse
+import time
+
+import numpy as np
+
+import dataflow as df
+
+
+def _ten_ops(x):
+    """Ten small elementwise ops on ``x``."""
+    y = x
+    for i in range(5):
+        y = df.tanh(y * (0.5 + i))
+    return y
+
+
+def bench_function(repeats: int) -> None:
+    """df.function: call overhead against Session.run, and trace time against length."""
+    print("-- df.function --")
+    value = np.ones(4, np.float32)
+
+    traced = df.function(_ten_ops)
+    concrete = traced.get_concrete_function(df.TensorSpec([4], df.float32))
+    computing = [op for op in concrete.graph.get_operations() if op.inputs]
+    assert len(computing) == 10, [op.type for op in computing]
+
+    graph = df.Graph()
+    with graph.as_default():
+        x = df.placeholder(df.float32, [4])
+        y = _ten_ops(x)
+    session = df.Session(graph=graph)
+    call_time, run_time = paired_median_times(
+        lambda: concrete._run([value]), lambda: session.run(y, {x: value}), repeats=repeats
+    )
+    print(
+        f"10-op function call: {call_time * 1e6:8.1f} us   Session.run of the same graph: "
+        f"{run_time * 1e6:8.1f} us   ratio {call_time / run_time:.2f} (target <= 2)"
+    )
+    with df.eager_mode():
+        eager_value = df.constant(value)
+        traced(eager_value)
+        eager_call, run_time = paired_median_times(
+            lambda: traced(eager_value), lambda: session.run(y, {x: value}), repeats=repeats
+        )
+    print(
+        f"10-op function called eagerly (signature, run, EagerTensor out): "
+        f"{eager_call * 1e6:8.1f} us   ratio to Session.run {eager_call / run_time:.2f}"
+    )
+
+    print("trace time by function length:")
+    for length in (10, 100, 1000):
+
+        def long_function(x, length=length):
+            for _ in range(length // 2):
+                x = df.tanh(x * 0.5)
+            return x
+
+        samples = []
+        for _ in range(max(3, repeats // 50)):
+            fn = df.function(long_function)
+            start = time.perf_counter()
+            fn.get_concrete_function(df.TensorSpec([4], df.float32))
+            samples.append(time.perf_counter() - start)
+        median = sorted(samples)[len(samples) // 2]
+        print(f"  {length:5d} ops: {median * 1e3:8.2f} ms   {median / length * 1e6:6.1f} us per op")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    args = parser.parse_args()
+    repeats = 200 if args.quick else 2000
+    print(describe_machine(repeats))
+    bench_function(repeats)
+
+
+if __name__ == "__main__":
+    main()

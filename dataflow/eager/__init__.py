@@ -1,0 +1,48 @@
+"""Eager execution: ops that run at once and return their values, on the same op table.
+
+Role: in eager mode every op goes through its `OpDef` as in a graph, static inference first
+(its errors name the op and the user's line) and then its kernel, but nothing is added to a
+graph: the op returns `EagerTensor` values at once.  There is no second implementation of any
+op, and the gradient table is the one `df.gradients` uses (`dataflow.eager.tape`).
+
+The mode contract (`context`), which tracing and lazy modes rely on:
+
+- ``executing_eagerly()`` is True iff eager mode is on for this thread (process-wide with
+  `enable_eager_execution`, or inside ``with eager_mode():``) AND no other graph has been made
+  the default with ``Graph.as_default()`` since it was turned on.  Eager mode makes its own
+  `EagerGraph` the default graph; a tracer that enters a graph of its own with ``as_default()``
+  therefore builds graph ops even inside eager mode, and eager mode is back when it leaves.
+- The one hook is `op_registry.apply_op`: it asks the default graph for its ``_op_runner``;
+  eager mode's graph answers with an `EagerOpRunner`, a graph being built answers None and the
+  op is built as always.  Another mode plugs in by giving a graph of its own a runner with
+  ``apply(op_def, inputs, attrs, name, control_inputs) -> object with .outputs`` and calling
+  `op_registry.enable_op_runners()` first.
+
+Invariants: state that outlives an op (variable values, random streams, queues) lives in one
+process-wide `EagerContext`; an `EagerTensor` keeps its value only, never the op that made it
+or that op's inputs, so a long eager loop holds no history unless a tape records it.
+"""
+
+from .context import (
+    EagerGraph,
+    eager_mode,
+    enable_eager_execution,
+    executing_eagerly,
+    graph_mode,
+)
+from .runner import EagerContext, EagerOpRunner, eager_context
+from .tape import GradientTape
+from .tensor import EagerTensor
+
+__all__ = [
+    "EagerContext",
+    "EagerGraph",
+    "EagerOpRunner",
+    "EagerTensor",
+    "GradientTape",
+    "eager_context",
+    "eager_mode",
+    "enable_eager_execution",
+    "executing_eagerly",
+    "graph_mode",
+]
