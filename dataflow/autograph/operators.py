@@ -123,7 +123,9 @@ def _location(function) -> SourceLocation:
 
 
 def _is_graph_tensor(value) -> bool:
-    return isinstance(value, Tensor) and not hasattr(value, "numpy")
+    """A tensor whose value is known only when a graph runs (not an eager tensor, which has
+    one now and runs Python's control flow, as AutoGraph decides)."""
+    return isinstance(value, Tensor) and not getattr(value, "_is_eager", False)
 
 
 def _is_number(value) -> bool:
@@ -216,9 +218,9 @@ def not_(value):
 
 
 def eq(left, right):
-    """``a == b``: `df.equal` when either side is a graph tensor (whose own ``==`` is identity,
-    as in TensorFlow 1.x), else Python's."""
-    if _is_graph_tensor(left) or _is_graph_tensor(right):
+    """``a == b``: `df.equal` when either side is a tensor (whose own ``==`` is identity, as in
+    TensorFlow 1.x, eager tensors included), else Python's."""
+    if isinstance(left, Tensor) or isinstance(right, Tensor):
         from dataflow.ops.math_ops import equal
 
         return equal(left, right)
@@ -226,8 +228,8 @@ def eq(left, right):
 
 
 def not_eq(left, right):
-    """``a != b``: `df.not_equal` when either side is a graph tensor, else Python's."""
-    if _is_graph_tensor(left) or _is_graph_tensor(right):
+    """``a != b``: `df.not_equal` when either side is a tensor, else Python's."""
+    if isinstance(left, Tensor) or isinstance(right, Tensor):
         from dataflow.ops.math_ops import not_equal
 
         return not_equal(left, right)
