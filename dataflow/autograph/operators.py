@@ -195,7 +195,7 @@ def and_(left, right):
     if _is_graph_tensor(value):
         from primitives.control_flow_ops import cond
 
-        return cond(value, lambda: _as_bool_tensor(right(), "and"), lambda: value)
+        return cond(value, lambda: _as_bool_tensor(right()), lambda: value)
     return value and right()
 
 
@@ -205,7 +205,7 @@ def or_(left, right):
     if _is_graph_tensor(value):
         from primitives.control_flow_ops import cond
 
-        return cond(value, lambda: value, lambda: _as_bool_tensor(right(), "or"))
+        return cond(value, lambda: value, lambda: _as_bool_tensor(right()))
     return value or right()
 
 
@@ -246,7 +246,7 @@ def if_exp(condition, true_value, false_value):
     return true_value() if condition else false_value()
 
 
-def _as_bool_tensor(value, what: str):
+def _as_bool_tensor(value):
     if _is_graph_tensor(value):
         return value
     return convert_to_tensor(builtins.bool(value), dtype=_dtypes.bool)
@@ -668,7 +668,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
             going_on = more(position)
             if test is not None:
                 extra = test(*full_state(values))
-                going_on = logical_and(going_on, _as_bool_tensor(extra, "extra_test"))
+                going_on = logical_and(going_on, _as_bool_tensor(extra))
             return going_on
 
         def loop_body(position, *values):
@@ -678,7 +678,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
     else:
 
         def loop_test(*values):
-            return _as_bool_tensor(test(*full_state(values)), "while")
+            return _as_bool_tensor(test(*full_state(values)))
 
         def loop_body(*values):
             return run_body(values, None)

@@ -530,6 +530,12 @@ class _ControlFlowConverter:
 
     def function(self, function: ast.FunctionDef) -> None:
         _Liveness().block(function.body, set())
+        self._declared = {
+            name
+            for node in _walk_scope(function)
+            if isinstance(node, (ast.Global, ast.Nonlocal))
+            for name in node.names
+        }
         arguments = function.args
         parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
         parameters |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
@@ -559,6 +565,14 @@ class _ControlFlowConverter:
         return result
 
     def _undefined_first(self, state, bound, source) -> list:
+        declared = [n for n in state if n in getattr(self, "_declared", ())]
+        if declared:
+            raise ConversionError(
+                f"'{declared[0]}' is declared global or nonlocal and assigned in the statement at "
+                f"line {source.lineno}, which the conversion turns into functions of the names it "
+                "assigns: assign it outside the if or loop, or keep this function unconverted "
+                "(df.autograph.do_not_convert)"
+            )
         return [
             _located(_assign(n, _ag_call("Undefined", ast.Constant(n))), source)
             for n in state

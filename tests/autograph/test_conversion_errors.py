@@ -212,3 +212,17 @@ def test_shape_invariants_from_set_loop_options_let_a_loop_variable_grow():
     with df.Session() as sess:
         assert sess.run(v, {n: 3}).shape == (8,)
     assert autograph.to_graph(doubling)(2).shape.as_list() == [4]
+
+
+COUNTER = 0
+
+
+def test_a_global_assigned_in_a_converted_statement_is_refused_with_its_name():
+    def bump(x):
+        global COUNTER
+        if x > 0:
+            COUNTER = COUNTER + 1
+        return x
+
+    with pytest.raises(autograph.ConversionError, match="'COUNTER' is declared global"):
+        autograph.to_graph(bump)
