@@ -402,6 +402,22 @@ class _ExpressionRewriter(ast.NodeTransformer):
     def __init__(self, module_names: set, builtin_names: set):
         self._module_names = module_names
         self._builtin_names = builtin_names
+        self._first_parameters: list = []
+
+    def visit_FunctionDef(self, node: ast.FunctionDef):
+        arguments = node.args.posonlyargs + node.args.args
+        self._first_parameters.append(arguments[0].arg if arguments else None)
+        self.generic_visit(node)
+        self._first_parameters.pop()
+        return node
+
+    def _explicit_super(self, node: ast.Call) -> ast.Call:
+        """``super()`` as ``super(__class__, self)``: the branch and loop functions the
+        conversion makes would otherwise give zero-argument super their own first argument."""
+        instance = self._first_parameters[-1] if self._first_parameters else None
+        if node.args or node.keywords or instance is None:
+            return node
+        return _located(ast.Call(node.func, [_load("__class__"), _load(instance)], []), node)
 
     def visit_BoolOp(self, node: ast.BoolOp):
         self.generic_visit(node)
@@ -442,6 +458,8 @@ class _ExpressionRewriter(ast.NodeTransformer):
         self.generic_visit(node)
         function = node.func
         if isinstance(function, ast.Name):
+            if function.id == "super" and "super" in self._builtin_names:
+                return self._explicit_super(node)
             if function.id in self._builtin_names:
                 operator = self._BUILTIN_OPERATORS.get(function.id)
                 if operator is None:
