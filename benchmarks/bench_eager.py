@@ -1,17 +1,20 @@
-"""Dynamic-side benchmarks: prints figures, one section per function below.
+"""Dynamic against static execution: prints figures side by side, in one run.
 
-    python benchmarks/bench_eager.py            # every section
-    python benchmarks/bench_eager.py --quick    # fewer repeats
+    python benchmarks/bench_eager.py            # every figure
+    python benchmarks/bench_eager.py --quick    # fewer repeats and sizes (CI speed)
 
-Tracing (`bench_function`):
-1. The call overhead of a traced 10-op function after tracing (its `ConcreteFunction` run
-   through its cached plan) against one ``Session.run`` of the same 10-op graph, fed the same
-   value (target: within 2x).
-2. Trace time against the function's length (ops per trace): it should grow linearly, so the
-   time per op stays about flat.
+One function per figure; `main` prints them in turn.
 
-Timings are medians over repeats, each function timed in turn within every round; the machine
-may be shared, so read ratios, not absolutes.
+0. `section_eager_per_op_overhead`: one op on scalars and on small arrays, eagerly, against
+   the numpy call (median microseconds per op, ratio to the numpy floor), and one
+   ``Session.run`` of the same scalar add for scale.
+0b. `bench_function` (tracing): the call overhead of a traced 10-op function after tracing
+   (its `ConcreteFunction` run through its cached plan) against one ``Session.run`` of the
+   same 10-op graph, fed the same value (target: within 2x); and trace time against the
+   function's length (ops per trace): it should grow linearly, so the time per op stays
+   about flat.
+Timings are medians over repeats, every way timed in turn within a round; the machine may be
+shared, so read the ratios.
 """
 
 from __future__ import annotations
@@ -21,13 +24,53 @@ from harness import describe_machine, paired_median_times
 
 # isort: split
 import argparse
+import statistics
 import time
+import timeit
 
 import numpy as np
 
 import dataflow as df
 
 
+# -- 0. eager per-op overhead ----------------------------------------------------------------
+def _median_us(fn, number: int = 2000, repeat: int = 7) -> float:
+    times = timeit.repeat(fn, number=number, repeat=repeat)
+    return statistics.median(times) / number * 1e6
+
+
+def section_eager_per_op_overhead() -> None:
+    """One op on scalars and on small arrays, eagerly, against the numpy call."""
+    print("== eager per-op overhead (median us per op; ratio to the numpy floor) ==")
+    cases = [
+        ("scalar add", np.float32(1.5), np.float32(2.5)),
+        ("4x4 add", np.ones((4, 4), np.float32), np.ones((4, 4), np.float32)),
+        ("64x64 add", np.ones((64, 64), np.float32), np.ones((64, 64), np.float32)),
+    ]
+    with df.eager_mode():
+        for label, a, b in cases:
+            ta, tb = df.constant(a), df.constant(b)
+            floor = _median_us(lambda a=a, b=b: np.add(a, b))
+            op = _median_us(lambda ta=ta, tb=tb: df.add(ta, tb))
+            operator = _median_us(lambda ta=ta, tb=tb: ta + tb)
+            print(
+                f"{label:>10}: numpy {floor:6.2f}   df.add {op:6.2f} ({op / floor:5.1f}x)   "
+                f"a + b {operator:6.2f} ({operator / floor:5.1f}x)"
+            )
+        ta = df.constant(np.float32(1.5))
+        converted = _median_us(lambda: ta * 2.0)
+        print(f"{'scalar*2.0':>10}: with a Python operand converted: {converted:6.2f}")
+        sess_graph = df.Graph()
+    with sess_graph.as_default():
+        a = df.constant(np.float32(1.5))
+        total = a + a
+        with df.Session() as sess:
+            sess.run(total)
+            run = _median_us(lambda: sess.run(total), number=500)
+    print(f"{'for scale':>10}: one Session.run of the same scalar add: {run:6.2f}")
+
+
+# -- 0b. df.function call overhead and trace time ----------------------------------------------
 def _ten_ops(x):
     """Ten small elementwise ops on ``x``."""
     y = x
@@ -93,6 +136,7 @@ def main() -> None:
     args = parser.parse_args()
     repeats = 200 if args.quick else 2000
     print(describe_machine(repeats))
+    section_eager_per_op_overhead()
     bench_function(repeats)
 
 
