@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import threading
+import weakref
 
 import numpy as np
 
@@ -555,8 +556,9 @@ def _list_as_tensor_array(name, values, where):
     return array
 
 
-# TensorArrayV3 ops made for empty lists, whose dtype the first append settles.
-_UNSETTLED: dict = {}
+# TensorArrayV3 ops made for empty lists, whose dtype the first append settles (until then
+# the op holds a provisional float32; nothing reads the array before that append).
+_UNSETTLED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _settle_element_dtype(array: TensorArray, value) -> None:
