@@ -319,3 +319,15 @@ from .ops.extra_array_ops import *  # noqa: E402, F403
 from .ops.extra_math_ops import *  # noqa: E402, F403
 from .ops.extra_segment_ops import *  # noqa: E402, F403
 from .ops.matrix_ops import *  # noqa: E402, F403
+
+# isort: split
+# monitored sessions and their hooks (df.train.MonitoredTrainingSession, df.train.Scaffold,
+# df.train.StopAtStepHook, ...): the session-side helpers of TF1 training loops
+from . import hooks as _hooks  # noqa: E402
+from . import monitored_session as _monitored_session  # noqa: E402
+from .monitored_session import report_uninitialized_variables  # noqa: E402
+
+for _module in (_monitored_session, _hooks):
+    for _name in _module.__all__:
+        if _name != "report_uninitialized_variables":
+            setattr(train, _name, getattr(_module, _name))
