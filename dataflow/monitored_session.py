@@ -693,8 +693,8 @@ class MonitoredSession:
         return self
 
     def __exit__(self, exception_type, exception_value, traceback) -> bool:
-        if exception_type in (errors.OutOfRangeError, StopIteration) or (
-            exception_type is not None and issubclass(exception_type, errors.OutOfRangeError)
+        if exception_type is not None and issubclass(
+            exception_type, (errors.OutOfRangeError, StopIteration)
         ):
             exception_type = None
         self._close_internal(exception_type)
@@ -800,13 +800,13 @@ class MonitoredSession:
         self._close_internal()
 
     def _close_internal(self, exception_type=None) -> None:
+        if self._sess is None:
+            raise RuntimeError("Session is already closed.")
         try:
             if not exception_type:
                 for hook in self._hooks:
                     hook.end(self._sess)
         finally:
-            if self._sess is None:
-                raise RuntimeError("Session is already closed.")
             self._close_session()
 
     def _close_session(self) -> None:

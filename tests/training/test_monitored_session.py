@@ -359,6 +359,8 @@ def test_checkpoint_saver_listeners_see_every_save_and_can_stop(tmp_path):
             sess.run(train_op)
     assert Listener.saved == [0, 2, 4]
     assert sess._tf_sess() is None
+    with pytest.raises(RuntimeError, match="Session is already closed."):
+        sess.close()
 
 
 @pytest.mark.parametrize(
