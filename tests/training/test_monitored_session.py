@@ -434,3 +434,25 @@ def test_a_restored_saver_keeps_deleting_the_oldest_checkpoints(tmp_path):
     train(2)
     kept = sorted(name for name in os.listdir(tmp_path) if name.endswith(".npz"))
     assert kept == ["model.ckpt-3.npz", "model.ckpt-4.npz"]
+
+
+def test_training_without_the_tensorboard_extra_checkpoints_and_writes_no_events(
+    tmp_path, monkeypatch
+):
+    from dataflow import summary
+    from dataflow.tensorboard_protos import MissingExtraError
+
+    def missing():
+        raise MissingExtraError("tensorboardX is not installed")
+
+    monkeypatch.setattr(summary, "protos", missing)
+    _, _, _, train_op = least_squares()
+    with df.train.MonitoredTrainingSession(
+        checkpoint_dir=str(tmp_path),
+        save_summaries_steps=1,
+        log_step_count_steps=1,
+        hooks=[df.train.StopAtStepHook(last_step=3)],
+    ) as sess:
+        while not sess.should_stop():
+            sess.run(train_op)
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt-0.npz", "model.ckpt-3.npz"]
