@@ -323,3 +323,16 @@ from .ops.matrix_ops import *  # noqa: E402, F403
 # isort: split
 # autograph: source conversion of Python control flow (df.autograph.to_graph, to_code)
 from . import autograph  # noqa: E402
+
+# isort: split
+# monitored sessions and their hooks (df.train.MonitoredTrainingSession, df.train.Scaffold,
+# df.train.StopAtStepHook, ...): the session-side helpers of TF1 training loops
+from . import hooks as _hooks  # noqa: E402
+from . import monitored_session as _monitored_session  # noqa: E402
+from . import supervisor as _supervisor  # noqa: E402
+from .monitored_session import report_uninitialized_variables  # noqa: E402
+
+for _module in (_monitored_session, _hooks, _supervisor):
+    for _name in _module.__all__:
+        if _name != "report_uninitialized_variables":
+            setattr(train, _name, getattr(_module, _name))
