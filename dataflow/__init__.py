@@ -319,3 +319,7 @@ from .ops.extra_array_ops import *  # noqa: E402, F403
 from .ops.extra_math_ops import *  # noqa: E402, F403
 from .ops.extra_segment_ops import *  # noqa: E402, F403
 from .ops.matrix_ops import *  # noqa: E402, F403
+
+# isort: split
+# TF1's raw stack, Assert and resource-variable ops that its own tests call
+from .ops import stack_ops  # noqa: E402, F401

@@ -158,7 +158,14 @@ _module(
     "tensorflow.python.ops.gen_control_flow_ops",
     ["enter", "exit", "merge", "switch", "next_iteration", "loop_cond"],
 )
-_module("tensorflow.python.ops.gen_data_flow_ops", [])
+_module(
+    "tensorflow.python.ops.gen_data_flow_ops",
+    [],
+    stack_v2="ops.stack_ops.stack_v2",
+    stack_push_v2="ops.stack_ops.stack_push_v2",
+    stack_pop_v2="ops.stack_ops.stack_pop_v2",
+    stack_close_v2="ops.stack_ops.stack_close_v2",
+)
 _module("tensorflow.python.ops.gen_logging_ops", [])
 _module("tensorflow.python.ops.gen_state_ops", [], variable="ref_variables.variable")
 _gradient_checker = _module("tensorflow.python.ops.gradient_checker_v2", [])
