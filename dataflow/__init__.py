@@ -322,4 +322,5 @@ from .ops.matrix_ops import *  # noqa: E402, F403
 
 # isort: split
 # TF1's raw stack, Assert and resource-variable ops that its own tests call
+from . import resource_variable_ops  # noqa: E402, F401
 from .ops import stack_ops  # noqa: E402, F401

@@ -213,7 +213,13 @@ _module(
     ["random_normal", "random_uniform", "truncated_normal"],
 )
 # dataflow's variables are resource variables (a handle, reads and writes through it).
-_module("tensorflow.python.ops.resource_variable_ops", [], ResourceVariable="Variable")
+_module(
+    "tensorflow.python.ops.resource_variable_ops",
+    [],
+    ResourceVariable="Variable",
+    assign_variable_op="resource_variable_ops.assign_variable_op",
+    read_variable_op="resource_variable_ops.read_variable_op",
+)
 _module("tensorflow.python.ops.script_ops", ["py_func", "numpy_function"])
 _module("tensorflow.python.ops.sparse_ops", [], sparse_add="sparse.add")
 _module(
