@@ -209,3 +209,11 @@ def stack_pop_v2(handle, elem_type, name: Optional[str] = None):
 def stack_close_v2(handle, name: Optional[str] = None):
     """Empties the stack ``handle``; a later push or pop on it fails.  Returns the op."""
     return apply_op("StackCloseV2", [handle], {}, name or "StackCloseV2")
+
+
+# -- gradients -------------------------------------------------------------------------------------
+from ..gradients import NotDifferentiable  # noqa: E402
+
+# As TensorFlow's data_flow_grad: no gradient passes through a stack.
+for _type in ("StackV2", "StackPushV2", "StackPopV2", "StackCloseV2"):
+    NotDifferentiable(_type)
