@@ -166,7 +166,7 @@ _module(
     stack_pop_v2="ops.stack_ops.stack_pop_v2",
     stack_close_v2="ops.stack_ops.stack_close_v2",
 )
-_module("tensorflow.python.ops.gen_logging_ops", [])
+_module("tensorflow.python.ops.gen_logging_ops", [], _assert="ops.misc_ops.raw_assert")
 _module("tensorflow.python.ops.gen_state_ops", [], variable="ref_variables.variable")
 _gradient_checker = _module("tensorflow.python.ops.gradient_checker_v2", [])
 
