@@ -62,6 +62,16 @@ def test_pushing_past_max_size_fails_with_tf_wording():
     assert "overflowed its max_size (1)" in _error_of(second)
 
 
+def test_closing_a_stack_after_its_pushes_ends_the_run_normally():
+    handle = stack_v2(-1, df.int32, stack_name="to_close")
+    pushed = stack_push_v2(handle, df.constant(1))
+    with df.control_dependencies([pushed]):
+        close = stack_close_v2(handle)
+    with df.control_dependencies([close]):
+        done = df.identity(pushed)
+    assert run(done) == 1
+
+
 def test_a_closed_stack_refuses_pushes_and_pops():
     handle = stack_v2(-1, df.int32, stack_name="closed")
     close = stack_close_v2(handle)
