@@ -336,3 +336,8 @@ for _module in (_monitored_session, _hooks, _supervisor):
     for _name in _module.__all__:
         if _name != "report_uninitialized_variables":
             setattr(train, _name, getattr(_module, _name))
+
+# isort: split
+# TF1's raw stack, Assert and resource-variable ops that its own tests call
+from . import resource_variable_ops  # noqa: E402, F401
+from .ops import stack_ops  # noqa: E402, F401
