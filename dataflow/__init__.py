@@ -285,3 +285,6 @@ from .eager import (  # noqa: E402
     executing_eagerly,
     graph_mode,
 )
+
+# cond, while_loop and switch_case as TF1 checks them: shape-invariant specs
+from .sparse_tensor import SparseTensorSpec  # noqa: E402
