@@ -120,3 +120,13 @@ def test_sparse_tensor_spec_compares_dtype_and_dense_shape():
     assert spec == df.SparseTensorSpec([None, 3]) and hash(spec) == hash(
         df.SparseTensorSpec([None, 3])
     )
+
+
+def test_sparse_tensor_spec_beside_a_ragged_tensor_is_a_type_error():
+    with pytest.raises(TypeError, match="SparseTensorSpec.*not compatible"):
+        df.while_loop(
+            keep_going,
+            pass_through,
+            [df.constant(0), df.ragged.constant([[1, 2], [3]])],
+            [df.TensorSpec([], df.int32), df.SparseTensorSpec([None])],
+        )
