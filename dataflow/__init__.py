@@ -312,4 +312,6 @@ from .ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
 
 # isort: split
 # cond, while_loop and switch_case as TF1 checks them: shape-invariant specs
+from primitives.switch_case import switch_case  # noqa: E402
+
 from .sparse_tensor import SparseTensorSpec  # noqa: E402

@@ -176,6 +176,7 @@ class FuncGraph(Graph):
         self.eager_captures: dict[int, tuple[Tensor, Tensor]] = {}
 
     captures_outer_tensors = True
+    building_function = True
 
     def _tensor_from_other_graph(self, tensor: Tensor, op_type: str, location) -> Tensor:
         placeholder = self.captures.get(tensor)
@@ -567,7 +568,11 @@ class Function:
             args = self._as_signature_tensors(args)
         start = len(graph.get_operations())
         variables_before = {id(v) for v in _variables_of(graph)}
-        outputs = self._python_function_to_trace()(*args, **kwargs)
+        enclosing, graph.building_function = graph.building_function, True
+        try:
+            outputs = self._python_function_to_trace()(*args, **kwargs)
+        finally:
+            graph.building_function = enclosing
         new_variables = [v for v in _variables_of(graph) if id(v) not in variables_before]
         self._check_variables_made(new_variables, _CallerLocation())
         return self._order_effects(graph, graph.get_operations()[start:], outputs, new_variables)
