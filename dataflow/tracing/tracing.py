@@ -172,11 +172,27 @@ class FuncGraph(Graph):
         self.outputs: list[Tensor] = []
         self.structured_outputs: Any = None
         self.captures: dict[Tensor, Tensor] = {}
+        # Ops of enclosing graphs that the body asked to run after (see `_as_control_input`).
+        self.control_captures: set[Operation] = set()
         # id(eager tensor) -> (the eager tensor, its placeholder); the values are fed per call.
         self.eager_captures: dict[int, tuple[Tensor, Tensor]] = {}
 
     captures_outer_tensors = True
     building_function = True
+
+    def _as_control_input(self, c):
+        """An op of an enclosing graph given to ``control_dependencies`` inside the trace is not
+        an edge of this graph: as in TensorFlow, it is recorded in ``control_captures`` (what a
+        call of the function in that graph waits for) and left out here."""
+        element = c._as_graph_element() if hasattr(c, "_as_graph_element") else c
+        op = element.op if isinstance(element, Tensor) else element
+        graph = self.outer_graph
+        while isinstance(op, Operation) and graph is not None:
+            if op.graph is graph:
+                self.control_captures.add(op)
+                return None
+            graph = getattr(graph, "outer_graph", None)
+        return super()._as_control_input(c)
 
     def _tensor_from_other_graph(self, tensor: Tensor, op_type: str, location) -> Tensor:
         placeholder = self.captures.get(tensor)
