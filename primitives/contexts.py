@@ -351,18 +351,31 @@ def _check_not_from_other_branch(value: Tensor, source, reader) -> None:
 class CondContext(ControlFlowContext):
     """One branch of a `cond`.  Fields: see the module docstring."""
 
+    # Whether the other branch may not read this branch's tensors: TensorFlow builds a cond in a
+    # function (and every switch_case) as functional branches that cannot see each other; a TF1
+    # graph's cond allows it (the value is dead whenever the reader runs).  Class-level defaults
+    # serve the records of a loaded graph, which are made without __init__.
+    isolated: bool = False
+    _branch_name: Optional[str] = ""
+
+    @property
+    def branch_name(self) -> Optional[str]:
+        """How errors name this branch: "true_fn"/"false_fn" unless set (switch_case names its
+        branches "branch <k>" and its chaining conds None; see `_check_not_from_other_branch`)."""
+        if self._branch_name == "":
+            return "true_fn" if self.branch else "false_fn"
+        return self._branch_name
+
+    @branch_name.setter
+    def branch_name(self, name: Optional[str]) -> None:
+        self._branch_name = name
+
     def __init__(self, graph, name: str, pred: Tensor, pivot: Tensor, branch: int, outer_context):
         super().__init__(graph, name, outer_context)
         self.pred = pred
         self.pivot = pivot
         self.branch = branch
-        # How errors name this branch; switch_case renames its branches "branch <i>" and its
-        # chaining branches None (see `_check_not_from_other_branch`).
-        self.branch_name: Optional[str] = "true_fn" if branch else "false_fn"
-        # Whether the other branch may not read this branch's tensors: TensorFlow builds a cond
-        # in a function (and every switch_case) as functional branches that cannot see each
-        # other; a TF1 graph's cond allows it (the value is dead whenever the reader runs).
-        self.isolated: bool = graph.building_function
+        self.isolated = graph.building_function
         pivot.op._control_flow_context = self
         graph.add_to_collection(GraphKeys.COND_CONTEXT, self)
 
