@@ -341,3 +341,9 @@ for _module in (_monitored_session, _hooks, _supervisor):
 # TF1's raw stack, Assert and resource-variable ops that its own tests call
 from . import resource_variable_ops  # noqa: E402, F401
 from .ops import stack_ops  # noqa: E402, F401
+
+# isort: split
+# switch_case, and the type specs while_loop takes as shape invariants
+from primitives.switch_case import switch_case  # noqa: E402
+
+from .sparse_tensor import SparseTensorSpec  # noqa: E402

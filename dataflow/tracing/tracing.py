@@ -172,10 +172,27 @@ class FuncGraph(Graph):
         self.outputs: list[Tensor] = []
         self.structured_outputs: Any = None
         self.captures: dict[Tensor, Tensor] = {}
+        # Ops of enclosing graphs that the body asked to run after (see `_as_control_input`).
+        self.control_captures: set[Operation] = set()
         # id(eager tensor) -> (the eager tensor, its placeholder); the values are fed per call.
         self.eager_captures: dict[int, tuple[Tensor, Tensor]] = {}
 
     captures_outer_tensors = True
+    building_function = True
+
+    def _as_control_input(self, c):
+        """An op of an enclosing graph given to ``control_dependencies`` inside the trace is not
+        an edge of this graph: as in TensorFlow, it is recorded in ``control_captures`` (what a
+        call of the function in that graph waits for) and left out here."""
+        element = c._as_graph_element() if hasattr(c, "_as_graph_element") else c
+        op = element.op if isinstance(element, Tensor) else element
+        graph = self.outer_graph
+        while isinstance(op, Operation) and graph is not None:
+            if op.graph is graph:
+                self.control_captures.add(op)
+                return None
+            graph = getattr(graph, "outer_graph", None)
+        return super()._as_control_input(c)
 
     def _tensor_from_other_graph(self, tensor: Tensor, op_type: str, location) -> Tensor:
         placeholder = self.captures.get(tensor)
@@ -577,7 +594,11 @@ class Function:
             args = self._as_signature_tensors(args)
         start = len(graph.get_operations())
         variables_before = {id(v) for v in _variables_of(graph)}
-        outputs = self._python_function_to_trace()(*args, **kwargs)
+        enclosing, graph.building_function = graph.building_function, True
+        try:
+            outputs = self._python_function_to_trace()(*args, **kwargs)
+        finally:
+            graph.building_function = enclosing
         new_variables = [v for v in _variables_of(graph) if id(v) not in variables_before]
         self._check_variables_made(new_variables, _CallerLocation())
         return self._order_effects(graph, graph.get_operations()[start:], outputs, new_variables)
