@@ -1021,19 +1021,33 @@ def convert_to_tensor(
                 f"with dtype {value.dtype.name}"
             )
         return value
+    constant = _constant_function()
+    if value.__class__ in _PYTHON_SCALARS and preferred_dtype is None:
+        return constant(value, dtype=dtype, name=name)
     for base_type, func in _conversion_functions:
         if isinstance(value, base_type):
             return func(value, dtype, name)
     if isinstance(value, (list, tuple)) and holds_tensor(value):
         return _autopack_list(value, dtype, name or "packed")
-    from .ops.constant_op import constant
-
     if dtype is None and preferred_dtype is not None:
         try:
             return constant(value, dtype=preferred_dtype, name=name)
         except (TypeError, ValueError):
             pass
     return constant(value, dtype=dtype, name=name)
+
+
+_constant = None
+
+
+def _constant_function():
+    """`constant_op.constant`, imported on first use (the op modules import this one)."""
+    global _constant
+    if _constant is None:
+        from .ops.constant_op import constant
+
+        _constant = constant
+    return _constant
 
 
 def holds_tensor(value) -> bool:
@@ -1079,7 +1093,12 @@ def _first_tensor_dtype(values):
 
 
 def is_tensor_like(value) -> bool:
+    if value.__class__ in _PYTHON_SCALARS:
+        return False
     return isinstance(value, Tensor) or any(isinstance(value, t) for t, _ in _conversion_functions)
+
+
+_PYTHON_SCALARS = frozenset({float, int, bool})
 
 
 def numpy_value_or_none(t: Tensor) -> Optional[np.ndarray]:
