@@ -10,14 +10,16 @@ state of a `Function`:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any, Optional
 
 import numpy as np
 
+from .. import dtypes as _dtypes
 from .. import nest
 from ..graph import (
     Graph,
@@ -30,6 +32,7 @@ from ..graph import (
     needed_ops,
 )
 from ..tensor_spec import TensorSpec
+from ..variables import VariableRef
 
 # A function traced this many times warns that it retraces too often, as TensorFlow's does.
 RETRACE_WARNING_THRESHOLD = 5
@@ -174,6 +177,12 @@ class FuncGraph(Graph):
         self.captures: dict[Tensor, Tensor] = {}
         # id(eager tensor) -> (the eager tensor, its placeholder); the values are fed per call.
         self.eager_captures: dict[int, tuple[Tensor, Tensor]] = {}
+        # id(eager variable handle) -> (that handle, the graph's VarHandleOp output standing
+        # for it); and the key of each such VarHandleOp -> the eager variable's VariableRef.
+        self.captured_variables: dict[int, tuple[Tensor, Tensor]] = {}
+        self.variable_refs: dict[str, VariableRef] = {}
+        self.lifts_variables = False  # traced in eager mode: see `variable_creation_scope`
+        self.lifted_variables: list = []
 
     captures_outer_tensors = True
 
@@ -186,12 +195,53 @@ class FuncGraph(Graph):
 
     def _capture_eager_tensor(self, tensor: Tensor, op_type: str) -> Tensor:
         """An eager value the function reads (a closure over it) becomes an input of the
-        graph, fed with the value at each call, rather than a constant baked in."""
+        graph, fed with the value at each call, rather than a constant baked in.  An eager
+        variable's handle becomes a handle of this graph (`_capture_eager_variable`)."""
+        if tensor.dtype is _dtypes.resource and isinstance(tensor._value, VariableRef):
+            return self._capture_eager_variable(tensor)
         known = self.eager_captures.get(id(tensor))
         if known is None:
             known = (tensor, self._capture_placeholder(tensor, "captured"))
             self.eager_captures[id(tensor)] = known
         return known[1]
+
+    def _capture_eager_variable(self, handle: Tensor) -> Tensor:
+        """A ``VarHandleOp`` of this graph that stands for the eager variable of ``handle``:
+        its key (``shared_name``) is unique in the graph, and a run of the graph reads and
+        writes that key in the eager context (`_EagerVariableStore`), so each call sees the
+        variable's value of the moment and its assignments stay, as TensorFlow's captured
+        resource inputs."""
+        known = self.captured_variables.get(id(handle))
+        if known is not None:
+            return known[1]
+        from primitives.contexts import building_in
+
+        from ..op_registry import apply_op
+
+        ref = handle._value
+        key = f"captured_variable_{len(self.captured_variables)}"
+        attrs = {"dtype": ref.dtype, "shape": ref.shape, "shared_name": key}
+        with self.as_default(), self.control_dependencies(None), building_in(self, None):
+            inner = apply_op("VarHandleOp", (), attrs, name=key + "/").outputs[0]
+        self.captured_variables[id(handle)] = (handle, inner)
+        self.variable_refs[key] = ref
+        return inner
+
+    @contextlib.contextmanager
+    def variable_creation_scope(self, variable):
+        """Where `Variable` builds ``variable`` when it is made during this trace: a trace
+        started in eager mode makes it eagerly, once, so that it outlives the trace and keeps
+        its value across calls (TensorFlow lifts it out of the function the same way); the
+        trace then reads it as any captured variable, and ``lifted_variables`` keeps it.
+        Other traces build it in this graph."""
+        if not self.lifts_variables:
+            yield
+            return
+        from ..eager import eager_mode
+
+        with eager_mode():
+            yield
+        self.lifted_variables.append(variable)
 
     def _capture_placeholder(self, tensor: Tensor, name: str) -> Tensor:
         from primitives.contexts import building_in
@@ -330,12 +380,18 @@ class ConcreteFunction:
             return self._call_eagerly(arguments)
         return self._function._build_at_call_site(arguments)
 
+    @property
+    def captured_variables(self) -> list:
+        """The eager variables the trace reads or writes, in the order it first used them."""
+        from ..variables import _eager_variables
+
+        found = (_eager_variables.get(id(h)) for h, _ in self.graph.captured_variables.values())
+        return [variable for variable in found if variable is not None]
+
     def _run(self, flat_values: list):
         """Runs the traced graph on values for ``inputs``, through one plan made on first use."""
         if self._runner is None:
-            from ..session import Session
-
-            session = Session(graph=self.graph)
+            session = _function_session(self.graph)
             self._runner = session.make_callable(self.outputs, feed_list=self.inputs)
         return self._runner(*flat_values)
 
@@ -368,6 +424,47 @@ class ConcreteFunction:
 
     def __repr__(self) -> str:
         return f"<ConcreteFunction {self.name} inputs={self.inputs} outputs={self.outputs}>"
+
+
+class _EagerVariableStore(MutableMapping):
+    """The variable values a `_FunctionSession` sees: each key of a captured variable's
+    ``VarHandleOp`` (`FuncGraph._capture_eager_variable`) is that eager variable's value in the
+    eager context.  The Session writes here only when a run succeeds, so a failed call leaves
+    every variable as it was."""
+
+    def __init__(self, refs: dict[str, VariableRef]):
+        from ..eager import eager_context
+
+        self._refs = refs
+        self._context = eager_context()
+
+    def __getitem__(self, key: str):
+        ref = self._refs.get(key)
+        if ref is None:
+            raise KeyError(key)
+        return self._context.read_variable(ref)
+
+    def __setitem__(self, key: str, value) -> None:
+        self._context.write_variable(self._refs[key], value)
+
+    def __delitem__(self, key: str) -> None:
+        raise TypeError("a traced function cannot delete an eager variable")
+
+    def __iter__(self):
+        return iter(self._refs)
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+
+def _function_session(graph: FuncGraph):
+    """A Session for running ``graph`` eagerly, whose variables are the eager ones it
+    captured (see `_EagerVariableStore`)."""
+    from ..session import Session
+
+    session = Session(graph=graph)
+    session._variable_values = _EagerVariableStore(graph.variable_refs)
+    return session
 
 
 # -- the polymorphic function ----------------------------------------------------------------------
@@ -533,6 +630,7 @@ class Function:
         self._note_trace(signature, location, graph_mode=False)
         outer = get_default_graph()
         graph = FuncGraph(self._name, outer)
+        graph.lifts_variables = outer._eager
         args, kwargs = arguments
         flat_arguments = nest.flatten((args, kwargs))
         traced_arguments = []
@@ -551,7 +649,7 @@ class Function:
             variables_before = {id(v) for v in _variables_of(graph)}
             outputs = self._python_function_to_trace()(*args, **kwargs)
             new_variables = [v for v in _variables_of(graph) if id(v) not in variables_before]
-            self._check_variables_made(new_variables, location)
+            self._check_variables_made(new_variables + graph.lifted_variables, location)
             outputs = self._order_effects(graph, graph.get_operations(), outputs, new_variables)
         graph.structured_outputs = outputs
         graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, Tensor)]
