@@ -24,11 +24,13 @@ running it once per *signature* on symbolic tensors (a trace), as ``tf.function`
   it uses is a captured resource of its graph (a ``VarHandleOp`` of the trace, not a constant),
   so each call reads the value of the moment and its assignments stay, and only when the call
   succeeds.  A variable made on the first trace is made eagerly and outlives the trace.
+- Called eagerly under a `GradientTape`, a call is recorded as one op whose gradient is
+  ``df.gradients`` of the trace, fed with the forward run's own values (`tape_calls`).
 
 Invariants: a trace never runs an op (a variable made by a trace in eager mode is not the
-trace's op: it is made at once, outside the graph); a `FuncGraph` is an ordinary `Graph` (passes, rendering
-and ``df.io`` take it as it is); the Python function to trace is chosen in one place,
-`Function._python_function_to_trace` (where AutoGraph's conversion plugs in).
+trace's op: it is made at once, outside the graph); a `FuncGraph` is an ordinary `Graph`
+(passes, rendering and ``df.io`` take it as it is); the Python function to trace is chosen in
+one place, `Function._python_function_to_trace` (where AutoGraph's conversion plugs in).
 """
 
 from ..tensor_spec import TensorSpec

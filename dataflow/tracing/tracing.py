@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from .. import nest
+from ..eager.runner import active_tapes
 from ..graph import (
     Graph,
     GraphKeys,
@@ -33,6 +34,7 @@ from ..graph import (
 )
 from ..tensor_spec import TensorSpec
 from ..variables import VariableRef
+from .tape_calls import taped_call
 
 # A function traced this many times warns that it retraces too often, as TensorFlow's does.
 RETRACE_WARNING_THRESHOLD = 5
@@ -348,6 +350,8 @@ class ConcreteFunction:
             (tuple(args), dict(kwargs)),
         )
         self._runner: Optional[Callable] = None
+        self._taped_runner: Optional[Callable] = None
+        self._function_session = None
 
     @property
     def inputs(self) -> list[Tensor]:
@@ -388,12 +392,26 @@ class ConcreteFunction:
         found = (_eager_variables.get(id(h)) for h, _ in self.graph.captured_variables.values())
         return [variable for variable in found if variable is not None]
 
+    def _session(self):
+        """The Session that runs the trace (its variables are the captured eager ones)."""
+        if self._function_session is None:
+            self._function_session = _function_session(self.graph)
+        return self._function_session
+
     def _run(self, flat_values: list):
         """Runs the traced graph on values for ``inputs``, through one plan made on first use."""
         if self._runner is None:
-            session = _function_session(self.graph)
-            self._runner = session.make_callable(self.outputs, feed_list=self.inputs)
+            self._runner = self._session().make_callable(self.outputs, feed_list=self.inputs)
         return self._runner(*flat_values)
+
+    def _run_with(self, flat_values: list, saved: list) -> list:
+        """As `_run`, also fetching ``saved`` (a taped call's saved tensors, fixed per
+        concrete function): the outputs' values, then the saved ones."""
+        if self._taped_runner is None:
+            self._taped_runner = self._session().make_callable(
+                self.outputs + saved, feed_list=self.inputs
+            )
+        return list(self._taped_runner(*flat_values))
 
     def _call_eagerly(self, arguments):
         """Runs the trace on the call's tensor arguments and the captured eager values now;
@@ -413,6 +431,18 @@ class ConcreteFunction:
                 "read only eager values"
             )
         values += [np.asarray(tensor) for tensor, _ in self.graph.eager_captures.values()]
+        tapes = active_tapes()
+        if tapes:
+            arguments = [
+                value
+                for value, leaf in zip(flat_arguments, self._signature.leaves)
+                if isinstance(leaf, TensorSpec)
+            ]
+            results = iter(taped_call(self, arguments, values, tapes))
+            return nest.map_structure(
+                lambda value: next(results) if isinstance(value, Tensor) else value,
+                self.structured_outputs,
+            )
         results = iter(self._run(values))
 
         def as_eager(value):
