@@ -62,7 +62,7 @@ class FunctionCallOp:
 
     def backward(self, output_gradients) -> list:
         """The gradients of the inputs, given one gradient (or None) per output."""
-        from ..eager import EagerTensor
+        from .tracing import eager_result
 
         needed = tuple(i for i, g in enumerate(output_gradients) if g is not None)
         if not needed:
@@ -71,7 +71,7 @@ class FunctionCallOp:
         seeds = [np.asarray(output_gradients[i]) for i in needed]
         results = backward.run(self._feeds, self._saved, seeds)
         return [
-            None if value is None else EagerTensor(value, _source_dtype(source))
+            None if value is None else eager_result(value, _source_dtype(source))
             for value, source in zip(results, _sources(self._concrete))
         ]
 
@@ -171,11 +171,11 @@ def taped_call(concrete, arguments: list, values: list, tapes: list):
     """Runs ``concrete`` on ``values`` (its ``inputs``' values) for a call whose tensor
     arguments are ``arguments``, records the call on ``tapes`` and returns the flat output
     values."""
-    from ..eager import EagerTensor
+    from .tracing import eager_result
 
     saved = saved_tensors(concrete)
     results = concrete._run_with(values, saved)
-    outputs = [EagerTensor(v, t.dtype) for v, t in zip(results, concrete.outputs)]
+    outputs = [eager_result(v, t.dtype) for v, t in zip(results, concrete.outputs)]
     handles = [handle for handle, _ in concrete.graph.captured_variables.values()]
     eager_captured = [tensor for tensor, _ in concrete.graph.eager_captures.values()]
     op = FunctionCallOp(

@@ -65,10 +65,18 @@ class _PythonValue:
         return self.shown
 
 
+def _is_variable(value) -> bool:
+    return hasattr(value, "_as_graph_element") and hasattr(value, "handle")
+
+
 def _is_tensor_value(value) -> bool:
-    """Whether an argument is passed to the trace as a tensor (a placeholder stands for it)."""
+    """Whether an argument is passed to the trace as a tensor (a placeholder stands for it).
+    A variable is not: the trace gets the variable itself, and captures it."""
     return isinstance(value, (Tensor, np.ndarray, np.generic)) or (
-        hasattr(value, "dtype") and hasattr(value, "shape") and hasattr(value, "numpy")
+        hasattr(value, "dtype")
+        and hasattr(value, "shape")
+        and hasattr(value, "numpy")
+        and not _is_variable(value)
     )
 
 
@@ -77,7 +85,7 @@ def _leaf_signature(value):
         return TensorSpec(value.shape, value.dtype)
     if _is_tensor_value(value):
         return TensorSpec.from_value(value)
-    if hasattr(value, "_as_graph_element") and hasattr(value, "handle"):  # a Variable
+    if _is_variable(value):
         return ("variable", id(value))
     return _PythonValue(value)
 
@@ -185,6 +193,7 @@ class FuncGraph(Graph):
         self.variable_refs: dict[str, VariableRef] = {}
         self.lifts_variables = False  # traced in eager mode: see `variable_creation_scope`
         self.lifted_variables: list = []
+        self.control_outputs: list[Operation] = []  # ops a call runs besides the outputs
 
     captures_outer_tensors = True
 
@@ -315,6 +324,12 @@ def _automatic_control_dependencies(
     if structured_outputs is None:
         with graph.control_dependencies(must_run):
             return group(*must_run)
+    if isinstance(graph, FuncGraph) and not any(
+        isinstance(t, Tensor) for t in nest.flatten(structured_outputs)
+    ):
+        # Nothing returned waits for the effects: a call runs them as control outputs.
+        with graph.control_dependencies(must_run):
+            graph.control_outputs.append(group(*must_run))
     return nest.map_structure(wait_for_effects, structured_outputs)
 
 
@@ -401,23 +416,22 @@ class ConcreteFunction:
     def _run(self, flat_values: list):
         """Runs the traced graph on values for ``inputs``, through one plan made on first use."""
         if self._runner is None:
-            self._runner = self._session().make_callable(self.outputs, feed_list=self.inputs)
-        return self._runner(*flat_values)
+            fetches = self.outputs + self.graph.control_outputs
+            self._runner = self._session().make_callable(fetches, feed_list=self.inputs)
+        return self._runner(*flat_values)[: len(self.outputs)]
 
     def _run_with(self, flat_values: list, saved: list) -> list:
         """As `_run`, also fetching ``saved`` (a taped call's saved tensors, fixed per
         concrete function): the outputs' values, then the saved ones."""
         if self._taped_runner is None:
             self._taped_runner = self._session().make_callable(
-                self.outputs + saved, feed_list=self.inputs
+                self.outputs + saved + self.graph.control_outputs, feed_list=self.inputs
             )
-        return list(self._taped_runner(*flat_values))
+        return list(self._taped_runner(*flat_values))[: len(self.outputs) + len(saved)]
 
     def _call_eagerly(self, arguments):
         """Runs the trace on the call's tensor arguments and the captured eager values now;
         returns the structured outputs with `EagerTensor` values."""
-        from ..eager import EagerTensor
-
         flat_arguments = nest.flatten(arguments)
         values = [
             np.asarray(value)
@@ -447,7 +461,7 @@ class ConcreteFunction:
 
         def as_eager(value):
             if isinstance(value, Tensor):
-                return EagerTensor(next(results), value.dtype)
+                return eager_result(next(results), value.dtype)
             return value
 
         return nest.map_structure(as_eager, self.structured_outputs)
@@ -750,6 +764,14 @@ class _CallerLocation:
         if self._location is None:
             self._location = _user_location()
         return str(self._location)
+
+
+def eager_result(value, dtype):
+    """A run's result as an `EagerTensor` (which holds an array: a Session gives a numpy
+    scalar for a 0-d result)."""
+    from ..eager import EagerTensor
+
+    return EagerTensor(value if value.__class__ is np.ndarray else np.asarray(value), dtype)
 
 
 def _executing_eagerly() -> bool:

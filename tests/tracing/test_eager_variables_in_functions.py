@@ -107,3 +107,40 @@ def test_two_eager_variables_of_the_same_name_stay_apart():
 
     assert swap().numpy() == 12.0
     assert (first.numpy(), second.numpy()) == (2.0, 1.0)
+
+
+def test_assignments_run_when_the_function_returns_no_tensor():
+    total = df.Variable(0.0)
+
+    @df.function
+    def add(x):
+        total.assign_add(x)
+        return "done"
+
+    assert add(df.constant(2.0)) == "done"
+    assert add(df.constant(3.0)) == "done"
+    assert total.numpy() == 5.0
+
+
+def test_variable_passed_as_an_argument_is_captured_not_fed():
+    @df.function
+    def bump(variable, step):
+        variable.assign_add(step)
+        return variable.read_value()
+
+    counter = df.Variable(1.0)
+    assert bump(counter, df.constant(2.0)).numpy() == 3.0
+    assert counter.numpy() == 3.0
+
+
+def test_a_scalar_result_is_an_eager_tensor_numpy_can_read():
+    scale = df.Variable(2.0)
+
+    @df.function
+    def scaled(x):
+        return x * scale
+
+    with df.GradientTape() as tape:
+        y = scaled(df.constant(3.0))
+    assert np.asarray(y).shape == () and float(np.asarray(y)) == 6.0
+    assert np.asarray(tape.gradient(y, scale)) == 3.0
