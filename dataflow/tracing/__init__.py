@@ -26,6 +26,9 @@ running it once per *signature* on symbolic tensors (a trace), as ``tf.function`
   succeeds.  A variable made on the first trace is made eagerly and outlives the trace.
 - Called eagerly under a `GradientTape`, a call is recorded as one op whose gradient is
   ``df.gradients`` of the trace, fed with the forward run's own values (`tape_calls`).
+- ``df.function(fn, experimental_graph_breaks=True)`` splits an eager call where a statement
+  needs a tensor's value (TorchDynamo's graph breaks) and retraces a part when a Python value
+  it baked in changes (guards); which statements break is said in `breaks`.
 
 Invariants: a trace never runs an op (a variable made by a trace in eager mode is not the
 trace's op: it is made at once, outside the graph); a `FuncGraph` is an ordinary `Graph`
@@ -34,14 +37,17 @@ one place, `Function._python_function_to_trace` (where AutoGraph's conversion pl
 """
 
 from ..tensor_spec import TensorSpec
+from .breaks import BreakingFunction, GraphBreak
 from .legacy import Defun, wrap_function
 from .tracing import ConcreteFunction, FuncGraph, Function, function
 
 __all__ = [
+    "BreakingFunction",
     "ConcreteFunction",
     "Defun",
     "FuncGraph",
     "Function",
+    "GraphBreak",
     "TensorSpec",
     "function",
     "wrap_function",

@@ -516,6 +516,8 @@ class Function:
     """A Python function traced into graphs, one `ConcreteFunction` per signature (see the
     package docstring).  Made by ``df.function``."""
 
+    _graph_class = FuncGraph  # what a trace builds (`breaks` traces into one of its own)
+
     def __init__(
         self,
         python_function: Callable,
@@ -673,7 +675,7 @@ class Function:
         """Traces the function into a new `FuncGraph` for ``signature``."""
         self._note_trace(signature, location, graph_mode=False)
         outer = get_default_graph()
-        graph = FuncGraph(self._name, outer)
+        graph = self._graph_class(self._name, outer)
         graph.lifts_variables = outer._eager
         args, kwargs = arguments
         flat_arguments = nest.flatten((args, kwargs))
@@ -828,15 +830,27 @@ def function(
     reduce_retracing: Optional[bool] = None,
     jit_compile=None,
     experimental_compile=None,
+    experimental_graph_breaks: bool = False,
 ):
     """``df.function``: traces ``fn`` into graphs, as ``tf.function`` (see the package docstring).
 
     Usable as ``@df.function``, ``@df.function(input_signature=[...])`` and
     ``df.function(fn)``.  ``reduce_retracing`` is TensorFlow 2's later name for
-    ``experimental_relax_shapes``; ``jit_compile`` is accepted and ignored (no XLA here)."""
+    ``experimental_relax_shapes``; ``jit_compile`` is accepted and ignored (no XLA here).
+    ``experimental_graph_breaks=True`` splits an eager call where a statement needs a tensor's
+    value, and guards the Python values baked in (`dataflow.tracing.breaks`)."""
     relax = bool(experimental_relax_shapes or reduce_retracing)
 
     def decorate(python_function: Callable) -> Function:
+        if experimental_graph_breaks:
+            from .breaks import BreakingFunction
+
+            return BreakingFunction(
+                python_function,
+                input_signature=input_signature,
+                autograph=autograph,
+                experimental_relax_shapes=relax,
+            )
         return Function(python_function, input_signature, autograph, relax)
 
     if fn is None:
