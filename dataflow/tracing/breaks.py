@@ -154,7 +154,6 @@ class BreakingFunction(Function):
         super().__init__(python_function, **kwargs)
         node, self._filename = _function_source(python_function, self._name)
         self._body: list[ast.stmt] = node.body
-        self._arguments_node = node.args
         self._breaking: dict[int, GraphBreak] = {}
         for i, statement in enumerate(self._body):
             if any(isinstance(n, _NOT_STAGED) for n in ast.walk(statement)):
