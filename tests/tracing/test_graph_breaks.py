@@ -221,3 +221,17 @@ def test_error_in_a_segment_names_the_users_line():
 def test_a_lambda_cannot_be_split():
     with pytest.raises(ValueError, match="lambda"):
         df.function(lambda x: x, experimental_graph_breaks=True)
+
+
+def test_called_while_a_graph_is_built_it_is_traced_whole():
+    def doubled(x):
+        return x * 2.0
+
+    broken = df.function(doubled, experimental_graph_breaks=True)
+    with df.Graph().as_default() as graph:
+        x = df.placeholder(df.float32, [2])
+        y = broken(x)
+        with df.Session(graph=graph) as session:
+            assert session.run(y, {x: [1.0, 2.0]}).tolist() == [2.0, 4.0]
+        with pytest.raises(TypeError, match="Python bool"):
+            df.function(_python_if, experimental_graph_breaks=True)(x)
