@@ -11,11 +11,12 @@ its top-level statements:
   ``df.function`` (one `Function` per segment, so each has its own signatures, traces and
   cached plans), and *breaking statements*, each run as Python in eager mode, op by op.
 - A statement breaks when tracing it asks a symbolic tensor for a Python value: ``t.numpy()``,
-  ``float(t)``, ``int(t)``, ``bool(t)`` (an ``if``/``while``/``and``/``or`` on a tensor, which
-  AutoGraph would stage when it converts the function), ``operator.index(t)`` (``range(t)``,
-  indexing a list), ``np.asarray(t)`` and ``str(t)``/``format`` (a ``print`` of a value).  The
-  whole top-level statement that contains it breaks (an ``if`` block with a ``.numpy()`` deep
-  inside runs eagerly as a whole).  Nothing else breaks: a print of a Python value, a call of
+  ``float(t)``, ``int(t)``, ``bool(t)`` (an ``if``/``while``/``and``/``or`` on a tensor:
+  segments are traced without AutoGraph, so such a statement breaks rather than being
+  staged), ``operator.index(t)`` (``range(t)``, indexing a list), ``np.asarray(t)`` and
+  ``str(t)``/``format`` (a ``print`` of a value).  The whole top-level statement that
+  contains it breaks (an ``if`` block with a ``.numpy()`` deep inside runs eagerly as a
+  whole).  Nothing else breaks: a print of a Python value, a call of
   any Python function that makes ops, Python control flow on Python values all trace.
 - Breaks are found on the first call that reaches them (a segment whose trace breaks is split
   there and the call goes on from the segment's start, so no op runs twice; the Python of the
@@ -137,7 +138,10 @@ class _Segment:
         self.python = owner._compile(statements, self.assigns, f"segment_{start}_{end}")
         self.function: Optional[Function] = None
         if not eager:
-            self.function = Function(self.python, name=f"{owner._name}_segment_{start}_{end}")
+            # A segment is generated code with no source of its own to convert: a statement
+            # AutoGraph would stage (an ``if`` on a tensor) breaks instead.
+            name = f"{owner._name}_segment_{start}_{end}"
+            self.function = Function(self.python, name=name, autograph=False)
             self.function._graph_class = _BreakingFuncGraph
 
     def run(self, namespace: dict):

@@ -20,6 +20,7 @@ a call cannot be differentiated again (nested tapes each get first-order gradien
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Optional
 
 import numpy as np
@@ -48,8 +49,9 @@ class FunctionCallOp:
     """One eager call of a concrete function, as a tape records it (see the module
     docstring); ``saved`` holds the values of the forward run that the gradient reads."""
 
-    _op_def = _CallOpDef()
+    op_def = _op_def = _CallOpDef()
     type = _CallOpDef.type
+    attrs = MappingProxyType({})  # no attributes, so no custom gradient of its own
 
     def __init__(self, concrete, inputs: list, outputs: list, feeds: list, saved: list):
         self._concrete = concrete
