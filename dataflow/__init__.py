@@ -279,3 +279,7 @@ from .eager import (  # noqa: E402
     executing_eagerly,
     graph_mode,
 )
+
+# isort: split
+# lazy tensors: ops record into a graph that runs, with the graph passes, when a value is needed
+from .lazy import LazyTensor, lazy_mode  # noqa: E402
