@@ -170,6 +170,7 @@ class Recording:
         self._effects: list[_graph.Operation] = []
         self._current_ops: set[_graph.Operation] = set()
         self._feeds: dict[_graph.Tensor, np.ndarray] = {}
+        self._data_of: dict[int, tuple] = {}  # id(value) -> (value, its placeholder)
         self.materialisations = 0
         self.last_run_metadata = None
 
@@ -235,13 +236,26 @@ class Recording:
         """A placeholder of the recording's graph that the next materialisation feeds with
         ``value``: how data from outside the recording (arrays, values computed before) comes
         in.  Not a constant: the passes would fold every op on it, fingerprint it and copy it,
-        each a full pass over the data, before the run does the same work again."""
-        value = np.asarray(value)
-        attrs = {"dtype": _dtypes.as_dtype(value.dtype), "shape": TensorShape(value.shape)}
-        with _plain_graph_building():
-            tensor = self.graph.create_op(_PLACEHOLDER, [], attrs, name=name).outputs[0]
+        each a full pass over the data, before the run does the same work again.  It is made
+        at the top level (a cond or loop being built takes it in as it takes any outside
+        tensor), once per value and materialisation."""
+        key = id(value)
+        found = self._data_of.get(key)
+        if found is not None and found[0] is value:
+            return found[1]
+        array = np.asarray(value)
+        attrs = {"dtype": _dtypes.as_dtype(array.dtype), "shape": TensorShape(array.shape)}
+        graph = self.graph
+        context = graph._control_flow_context
+        graph._control_flow_context = None
+        try:
+            with _plain_graph_building(), graph.control_dependencies(None):
+                tensor = graph.create_op(_PLACEHOLDER, [], attrs, name=name).outputs[0]
+        finally:
+            graph._control_flow_context = context
         self._current_ops.add(tensor.op)
-        self._feeds[tensor] = value
+        self._feeds[tensor] = array
+        self._data_of[key] = (value, tensor)
         return tensor
 
     # -- materialising ---------------------------------------------------------------------------
@@ -255,6 +269,7 @@ class Recording:
         self._effects = []
         self._current_ops = set()
         self._feeds = {}
+        self._data_of = {}
         fetched = [t for t in alive if t._computed is _NOT_COMPUTED and self._has_value(t)]
         if needed not in fetched:
             needed._computed = _Failed(ValueError(_why_no_value(needed)))

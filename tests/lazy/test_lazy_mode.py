@@ -79,6 +79,24 @@ def test_constant_subprograms_are_folded_before_the_run():
     assert rewritten and all("folded" in how for how in rewritten.values()), rewritten
 
 
+def test_arrays_come_in_as_fed_data_and_literals_as_foldable_constants():
+    data = np.arange(100.0)
+    with df.lazy_mode() as recording:
+        y = df.constant(data) * df.constant([2.0], dtype=df.float64)
+        np.testing.assert_array_equal(y.numpy(), data * 2.0)
+    types = [op.type for op in recording.graph.get_operations()]
+    assert types.count("Placeholder") == 1
+    assert types.count("Const") == 1
+
+
+def test_a_value_computed_before_enters_a_later_cond_branch():
+    with df.lazy_mode():
+        x = df.constant(np.arange(20.0)) + 1.0
+        total = float(df.reduce_sum(x))
+        y = df.cond(df.constant(total) > 100.0, lambda: x * 2.0, lambda: x)
+        np.testing.assert_array_equal(y.numpy(), (np.arange(20.0) + 1.0) * 2.0)
+
+
 def test_python_control_flow_on_a_lazy_value_materialises_it():
     with df.lazy_mode() as recording:
         total = df.constant(0.0)
