@@ -22,6 +22,11 @@ Invariants:
   the op was recorded.  The tensors of a failed materialisation keep its error (asking them
   again raises it again; nothing reruns), and the Session's variables keep the values they had
   before it.
+- A materialisation that ran a program recorded before (the same ops, attrs, wiring, lines,
+  fetched tensors and effects; only the data fed in may differ) runs that earlier program
+  again with the new data, so its Session plan, passes and lowering included, is made once:
+  a training loop recorded lazily plans its step once, as a tracing JIT compiles once.
+  ``Recording.plan_reuses`` counts these runs.
 - Variables made under ``lazy_mode`` live in the recording's Session, one per ``lazy_mode``
   block; their ``initializer`` is an effect like any other.
 """

@@ -15,6 +15,7 @@ from .. import dtypes as _dtypes
 from .. import graph as _graph
 from .. import op_registry
 from ..op_registry import get_op_def
+from ..passes.graph_item import attrs_fingerprint
 from ..tensor_shape import TensorShape
 
 _NOT_COMPUTED = object()
@@ -23,6 +24,8 @@ _SOMETIMES_DEAD = (NodeKind.SWITCH, NodeKind.ENTER, NodeKind.NEXT_ITERATION)
 _local = threading.local()
 _CONST = get_op_def("Const")
 _PLACEHOLDER = get_op_def("Placeholder")
+# How many recorded programs a recording keeps the first run of (`_structure`).
+_STRUCTURES_KEPT = 256
 # Arrays of at most this many elements that ops turn into constants stay constants, which the
 # passes fold; larger ones are data, fed to the run (see `Recording._data`).
 LITERAL_SIZE = 16
@@ -159,7 +162,8 @@ class Recording:
     (the stateful ops recorded at top level, in program order; the last one is the control
     input of the next), ``_current_ops`` (every op recorded: a control input on an older op is
     dropped, as that op has run or nothing needs it), ``_feeds`` (the placeholders that stand
-    for data, with their values).
+    for data, with their values).  Across materialisations: ``_first_of`` (per `_structure`
+    of a program run, the fetches, effects and placeholders of its first recording).
     """
 
     def __init__(self):
@@ -168,10 +172,12 @@ class Recording:
         self._session = None
         self._pending: list[weakref.ref] = []
         self._effects: list[_graph.Operation] = []
-        self._current_ops: set[_graph.Operation] = set()
+        self._current_ops: dict[_graph.Operation, int] = {}  # in recording order
         self._feeds: dict[_graph.Tensor, np.ndarray] = {}
         self._data_of: dict[int, tuple] = {}  # id(value) -> (value, its placeholder)
         self.materialisations = 0
+        self.plan_reuses = 0
+        self._first_of: dict[tuple, tuple] = {}
         self.last_run_metadata = None
 
     # -- recording -------------------------------------------------------------------------------
@@ -190,7 +196,7 @@ class Recording:
             controls.append(self._effects[-1])
         with _plain_graph_building():
             op = graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=controls)
-        self._current_ops.add(op)
+        self._current_ops[op] = len(self._current_ops)
         if op_def.stateful and top_level:
             self._effects.append(op)
         outputs = [LazyTensor(self, t) for t in op._outputs]
@@ -253,7 +259,7 @@ class Recording:
                 tensor = graph.create_op(_PLACEHOLDER, [], attrs, name=name).outputs[0]
         finally:
             graph._control_flow_context = context
-        self._current_ops.add(tensor.op)
+        self._current_ops[tensor.op] = len(self._current_ops)
         self._feeds[tensor] = array
         self._data_of[key] = (value, tensor)
         return tensor
@@ -267,12 +273,27 @@ class Recording:
         feeds = self._feeds
         self._pending = []
         self._effects = []
-        self._current_ops = set()
+        recorded = self._current_ops
+        self._current_ops = {}
         self._feeds = {}
         self._data_of = {}
         fetched = [t for t in alive if t._computed is _NOT_COMPUTED and self._has_value(t)]
         if needed not in fetched:
             needed._computed = _Failed(ValueError(_why_no_value(needed)))
+        structure = _structure(recorded, fetched, effects)
+        first = self._first_of.get(structure)
+        if first is None:
+            if len(self._first_of) >= _STRUCTURES_KEPT:
+                self._first_of.clear()
+            first = self._first_of[structure] = (
+                [t.symbolic for t in fetched],
+                effects,
+                list(feeds),
+            )
+        else:
+            self.plan_reuses += 1
+        fetches, effects, placeholders = first
+        feeds = dict(zip(placeholders, feeds.values()))
         try:
             from ..session import RunMetadata, Session
 
@@ -280,9 +301,7 @@ class Recording:
                 if self._session is None:
                     self._session = Session(graph=self.graph)
                 metadata = RunMetadata()
-                values, _ = self._session.run(
-                    ([t.symbolic for t in fetched], effects), feeds, run_metadata=metadata
-                )
+                values, _ = self._session.run((fetches, effects), feeds, run_metadata=metadata)
                 self.last_run_metadata = metadata
         except Exception as error:
             failed = _Failed(error)
@@ -308,6 +327,36 @@ class Recording:
     def session(self):
         """The Session the recording runs in (it holds the variables made in lazy mode)."""
         return self._session
+
+
+def _structure(recorded: dict, fetched: list, effects: list) -> tuple:
+    """What a run of the ops ``recorded`` since the last materialisation computes, as a
+    hashable key: each op's type, attrs, inputs and control inputs (by position among
+    ``recorded``, or the identity of an older tensor, a variable handle), and the user's line;
+    then the fetched tensors and the effects.  Two runs with one key differ only in the values
+    fed to their placeholders, so the second can run the first's ops, whose Session plan
+    (passes, lowering) is already made, as a tracing JIT reuses a compiled graph."""
+
+    def where(tensor):
+        position = recorded.get(tensor.op)
+        return ("earlier", id(tensor)) if position is None else (position, tensor.value_index)
+
+    ops = tuple(
+        (
+            op.op_def.type,
+            attrs_fingerprint(op.attrs),
+            tuple(where(t) for t in op._inputs),
+            tuple(recorded.get(c, ("earlier", id(c))) for c in op._control_inputs),
+            op.location.filename,
+            op.location.lineno,
+        )
+        for op in recorded
+    )
+    return (
+        ops,
+        tuple(where(t.symbolic) for t in fetched),
+        tuple(recorded[op] for op in effects),
+    )
 
 
 def _why_no_value(tensor: LazyTensor) -> str:
@@ -404,7 +453,10 @@ class _Recorder:
             tensors = [
                 graph._capture_eager_tensor(t, op_def.type) if t._is_eager else t for t in tensors
             ]
-            return graph.create_op(op_def, tensors, attrs, name=name, control_inputs=control_inputs)
+            op = graph.create_op(op_def, tensors, attrs, name=name, control_inputs=control_inputs)
+            recorded = self.recording._current_ops
+            recorded[op] = len(recorded)
+            return op
         return self.recording.record(op_def, inputs, attrs, name, control_inputs)
 
 

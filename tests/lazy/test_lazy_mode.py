@@ -189,6 +189,33 @@ def test_a_training_loop_recorded_lazily_updates_its_variables():
     assert losses[-1] < 0.05 * losses[0]
 
 
+def test_a_program_recorded_again_runs_the_plan_made_for_it_the_first_time():
+    rng = np.random.default_rng(1)
+    batches = [rng.normal(size=(50,)) for _ in range(4)]
+    with df.lazy_mode() as recording:
+        total = df.Variable(0.0, dtype=df.float64)
+        sums = []
+        for batch in batches:
+            step = df.reduce_sum(df.tanh(df.constant(batch) * 0.5))
+            total.assign_add(step)
+            sums.append(float(step))
+        final = float(total.read_value())
+    np.testing.assert_allclose(sums, [np.tanh(b * 0.5).sum() for b in batches])
+    np.testing.assert_allclose(final, sum(sums))
+    # The first step also created the variable; the second recorded a new program; the third
+    # and fourth recorded the second's again, and ran its plan with their data.
+    assert recording.plan_reuses == 2
+    assert recording.materialisations == 5
+
+
+def test_the_same_ops_on_another_line_make_a_plan_of_their_own():
+    with df.lazy_mode() as recording:
+        a = float(df.constant(1.0) + 1.0)
+        b = float(df.constant(1.0) + 1.0)
+    assert a == b == 2.0
+    assert recording.plan_reuses == 0
+
+
 def test_cond_and_while_loop_record_as_graph_control_flow():
     with df.lazy_mode() as recording:
         x = df.constant(5.0)
