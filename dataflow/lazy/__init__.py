@@ -14,9 +14,10 @@ Invariants:
   (the recording holds them weakly, so a chain of temporaries fuses into one kernel) and runs
   every effect recorded since the last one.  No op runs twice: an op recorded later reads a
   computed tensor as a constant, and a later materialisation runs only what came after.
-- Effects (variable creation, reads and writes, random draws, assertions: the ops whose
-  OpDef is ``stateful``) recorded outside ``cond``/``while_loop`` run in program order: each
-  gets a control input from the one recorded before it.
+- Effects (variable initialisation, reads and writes, random draws, assertions: the ops
+  whose OpDef is ``stateful``, except a variable's handle, which only names it) recorded
+  outside ``cond``/``while_loop`` run in program order: each gets a control input from the
+  one recorded before it.
 - Lazy tensors stay usable after the ``with`` block; they materialise when asked.
 - An op's error is raised by the materialisation that runs it, naming the user's line where
   the op was recorded.  The tensors of a failed materialisation keep its error (asking them

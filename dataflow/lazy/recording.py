@@ -191,13 +191,12 @@ class Recording:
             return LazyOperation(symbolic.op, [output])
         tensors = [self._as_input(x) for x in inputs]
         controls = [c for c in (self._as_control(c) for c in control_inputs) if c is not None]
-        top_level = graph._control_flow_context is None
-        if op_def.stateful and top_level and self._effects:
-            controls.append(self._effects[-1])
         with _plain_graph_building():
             op = graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=controls)
         self._current_ops[op] = len(self._current_ops)
-        if op_def.stateful and top_level:
+        if op_def.stateful and op._control_flow_context is None and not _names_state(op):
+            if self._effects:
+                op._add_control_input(self._effects[-1])
             self._effects.append(op)
         outputs = [LazyTensor(self, t) for t in op._outputs]
         self._pending.extend(weakref.ref(t) for t in outputs)
@@ -327,6 +326,12 @@ class Recording:
     def session(self):
         """The Session the recording runs in (it holds the variables made in lazy mode)."""
         return self._session
+
+
+def _names_state(op: _graph.Operation) -> bool:
+    """Whether ``op`` only names state (a variable's handle): stateful, so never merged or
+    folded, but no effect to order, and safe to run again from a later materialisation."""
+    return bool(op._outputs) and all(t.dtype is _dtypes.resource for t in op._outputs)
 
 
 def _structure(recorded: dict, fetched: list, effects: list) -> tuple:

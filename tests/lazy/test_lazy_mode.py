@@ -164,6 +164,17 @@ def test_variables_read_and_assigned_lazily_keep_program_order():
     assert after_assign.numpy() == 30.0
 
 
+def test_variables_made_in_one_run_serve_programs_recorded_after_it():
+    with df.lazy_mode():
+        a = df.Variable(np.ones(20))
+        b = df.Variable(np.full(20, 2.0))
+        sums = []
+        for _ in range(3):
+            sums.append(float(df.reduce_sum(a * b)))
+            a.assign_add(b * 0.0 + 1.0)
+    assert sums == [40.0, 80.0, 120.0]
+
+
 def test_an_assignment_nobody_reads_still_happens_once():
     with df.lazy_mode():
         v = df.Variable(0.0)
