@@ -124,6 +124,180 @@ def lazy_chain_figure(quick: bool) -> str:
     )
 
 
+# -- 2. a training loop: eager, df.function, lazy, graph --------------------------------------
+LEARNING_RATE = 0.01
+BATCH = 32
+INPUTS = 16
+
+
+def _mlp_init(width: int) -> list:
+    """The initial weights and biases of an MLP with two hidden layers of ``width`` units."""
+    rng = np.random.default_rng(0)
+    shapes = [(INPUTS, width), (width,), (width, width), (width,), (width, 1), (1,)]
+    return [
+        (rng.normal(size=shape) / np.sqrt(shape[0] if len(shape) == 2 else 1)).astype(np.float32)
+        for shape in shapes
+    ]
+
+
+def _mlp_loss(params, x, y):
+    w1, b1, w2, b2, w3, b3 = params
+    hidden = df.nn.relu(df.matmul(x, w1) + b1)
+    hidden = df.nn.relu(df.matmul(hidden, w2) + b2)
+    return df.reduce_mean(df.square(df.matmul(hidden, w3) + b3 - y))
+
+
+def _sgd(params, grads) -> None:
+    for param, grad in zip(params, grads):
+        param.assign_sub(LEARNING_RATE * grad)
+
+
+def _graph_step(width: int, x, y):
+    graph = df.Graph()
+    with graph.as_default():
+        params = [df.Variable(value) for value in _mlp_init(width)]
+        fed_x = df.placeholder(df.float32, x.shape)
+        fed_y = df.placeholder(df.float32, y.shape)
+        loss = _mlp_loss(params, fed_x, fed_y)
+        grads = df.gradients(loss, params)
+        with df.control_dependencies([loss]):
+            train = df.group(*[p.assign_sub(LEARNING_RATE * g) for p, g in zip(params, grads)])
+        session = df.Session(graph=graph)
+        session.run(df.global_variables_initializer())
+    return lambda: session.run([loss, train], {fed_x: x, fed_y: y})[0]
+
+
+def _lazy_step(width: int, x, y):
+    """Must be called, and its step run, inside one ``lazy_mode`` block."""
+    params = [df.Variable(value) for value in _mlp_init(width)]
+
+    def step():
+        loss = _mlp_loss(params, x, y)
+        _sgd(params, df.gradients(loss, params))
+        return float(loss)
+
+    return step
+
+
+def _eager_step(width: int, x, y):
+    if not hasattr(df, "GradientTape"):
+        return None
+    with df.eager_mode():
+        params = [df.Variable(value) for value in _mlp_init(width)]
+
+    def step():
+        with df.eager_mode():
+            with df.GradientTape() as tape:
+                loss = _mlp_loss(params, x, y)
+            _sgd(params, tape.gradient(loss, params))
+            return float(loss)
+
+    return step
+
+
+def _function_step(width: int, x, y):
+    if not (hasattr(df, "GradientTape") and hasattr(df, "function")):
+        return None
+    with df.eager_mode():
+        params = [df.Variable(value) for value in _mlp_init(width)]
+
+        @df.function
+        def train(x, y):
+            with df.GradientTape() as tape:
+                loss = _mlp_loss(params, x, y)
+            _sgd(params, tape.gradient(loss, params))
+            return loss
+
+    def step():
+        with df.eager_mode():
+            return float(train(x, y))
+
+    return step
+
+
+def _torch_step(width: int, x, y):
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    params = [torch.tensor(value, requires_grad=True) for value in _mlp_init(width)]
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+
+    def step():
+        w1, b1, w2, b2, w3, b3 = params
+        hidden = torch.relu(tx @ w1 + b1)
+        hidden = torch.relu(hidden @ w2 + b2)
+        loss = ((hidden @ w3 + b3 - ty) ** 2).mean()
+        grads = torch.autograd.grad(loss, params)
+        with torch.no_grad():
+            for param, grad in zip(params, grads):
+                param -= LEARNING_RATE * grad
+        return float(loss)
+
+    return step
+
+
+def _training_row(width: int, repeats: int) -> tuple:
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(BATCH, INPUTS)).astype(np.float32)
+    y = rng.normal(size=(BATCH, 1)).astype(np.float32)
+    ways = {
+        "eager": _eager_step(width, x, y),
+        "function": _function_step(width, x, y),
+        "graph": _graph_step(width, x, y),
+        "torch": _torch_step(width, x, y),
+    }
+    with df.lazy_mode():
+        ways["lazy"] = _lazy_step(width, x, y)
+        present = {name: step for name, step in ways.items() if step is not None}
+        first_losses = {name: step() for name, step in present.items()}
+        reference = first_losses["graph"]
+        for name, loss in first_losses.items():
+            assert abs(loss - reference) <= 1e-4 * max(1.0, abs(reference)), (name, loss)
+        times = dict(zip(present, paired_median_times(*present.values(), repeats=repeats)))
+    return width, times
+
+
+TRAINING_WAYS = ("eager", "function", "lazy", "graph", "torch")
+
+
+def training_loop_figure(quick: bool) -> str:
+    widths = (4, 64, 512) if quick else (4, 16, 64, 256, 1024)
+    repeats = 5 if quick else 15
+    results = [_training_row(width, repeats) for width in widths]
+    header = ["width", *TRAINING_WAYS, "fastest"]
+    rows = []
+    for width, times in results:
+        ours = {name: t for name, t in times.items() if name != "torch"}
+        rows.append(
+            [
+                width,
+                *(_ms(times[name]) if name in times else "n/a" for name in TRAINING_WAYS),
+                min(ours, key=ours.get),
+            ]
+        )
+    lines = [
+        f"2. One SGD step of an MLP ({INPUTS} inputs, two hidden ReLU layers of `width` units, "
+        f"batch {BATCH}), median time per step",
+        _table(header, rows),
+    ]
+    if "function" in results[0][1] and "eager" in results[0][1]:
+        ratios = [(width, times["eager"] / times["function"]) for width, times in results]
+        lines.append(
+            "   eager/function per width: "
+            + ", ".join(f"{width}: {ratio:.2f}" for width, ratio in ratios)
+        )
+        wins = [width for width, ratio in ratios if ratio > 1.0]
+        if wins and len(wins) < len(ratios):
+            lines.append(f"   df.function is faster than eager for widths {wins}")
+        elif wins:
+            lines.append("   df.function is faster than eager at every width measured")
+        else:
+            lines.append("   eager is as fast as df.function at every width measured")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
@@ -131,6 +305,8 @@ def main() -> None:
     print(describe_machine("5" if args.quick else "15"))
     print()
     print(lazy_chain_figure(args.quick))
+    print()
+    print(training_loop_figure(args.quick))
 
 
 if __name__ == "__main__":
