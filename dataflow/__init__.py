@@ -271,9 +271,10 @@ for _name in _rnn.__all__:
 from . import layers  # noqa: E402
 
 # isort: split
-# eager execution: modes, eager tensors
+# eager execution: modes, eager tensors, gradient tapes
 from .eager import (  # noqa: E402
     EagerTensor,
+    GradientTape,
     eager_mode,
     enable_eager_execution,
     executing_eagerly,

@@ -444,6 +444,9 @@ class Graph:
     # What runs the ops made while this graph is the default, instead of adding them to it
     # (`op_registry.apply_op`); None for a graph that is built.  Eager mode's graph has one.
     _op_runner = None
+    # True for eager mode's graph (`dataflow.eager.context`): ops run at once, and cond,
+    # while_loop and the grouping helpers run as plain Python.
+    _eager = False
 
     def __init__(self):
         self._ops: dict[Operation, None] = {}  # in creation order

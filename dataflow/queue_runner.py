@@ -40,6 +40,11 @@ class QueueRunner:
         queue_runner_def=None,
         import_scope=None,
     ):
+        if get_default_graph()._eager:
+            raise RuntimeError(
+                "QueueRunners are not supported when eager execution is enabled. Instead, "
+                "please use df.data to get data into your model."
+            )
         if queue_runner_def is not None:
             raise ValueError("queue_runner_def (a protocol buffer) is not supported")
         if queue is None or not enqueue_ops:

@@ -301,6 +301,12 @@ class Session:
         _check_argument("graph", graph, (Graph, type(None)), "a df.Graph or None")
         _check_argument("config", config, (ConfigProto, type(None)), "a df.ConfigProto or None")
         self._graph = graph if graph is not None else get_default_graph()
+        if self._graph._eager:
+            raise RuntimeError(
+                f"df.Session() is not compatible with eager execution ({_user_location()}): "
+                "eager ops run at once and have their values; build a graph inside "
+                "`with df.Graph().as_default():` to run it in a Session."
+            )
         self._config = config if config is not None else ConfigProto()
         self._variable_values: dict[str, Any] = {}
         self._resources: dict[str, Any] = {}  # queues, iterators: see RunContext.resource

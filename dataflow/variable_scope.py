@@ -392,7 +392,8 @@ class _VariableStore:
                 synchronization=synchronization,
                 aggregation=aggregation,
             )
-            self._vars[name] = variable
+            if not variable._eager:  # as TensorFlow's eager mode, which keeps no store
+                self._vars[name] = variable
         if regularizer:
             graph = variable.graph
             with graph.name_scope(name + "/Regularizer/"):

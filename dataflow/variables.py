@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import weakref
 from typing import Optional
 
 import numpy as np
@@ -46,6 +47,9 @@ from .graph import (
 )
 from .op_registry import apply_op, define_op
 from .tensor_shape import TensorShape
+
+# The variables made eagerly, by the id of their handle (a tape finds a read's variable here).
+_eager_variables: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 class VariableRef:
@@ -91,7 +95,9 @@ define_op(
     inline=True,
     stateful=True,
     wants_context=True,
-    extra={"passes_sparse_gradients": True},  # to the handle, where `gradients` sums reads
+    # The gradient passes to the handle, where `gradients` sums reads; a tape watches the
+    # variable a read reads (`dataflow.eager.tape`).
+    extra={"passes_sparse_gradients": True, "reads_variable": True},
 )
 
 
@@ -224,6 +230,7 @@ class Variable:
     _caching_device = None
     _synchronization = VariableSynchronization.AUTO
     _aggregation = VariableAggregation.NONE
+    _eager = False  # made in eager mode: holds its value in the eager context, reads at once
 
     def __init__(
         self,
@@ -279,7 +286,9 @@ class Variable:
                     dict(attrs, validate_shape=validate_shape),
                     name="Assign",
                 )
-                self._snapshot = self._read("read")
+                # Eagerly a variable has no fixed read: `value()` reads it when asked.
+                self._eager = self._handle._is_eager
+                self._snapshot = None if self._eager else self._read("read")
         self._initial_value = initial
         self._trainable = trainable
         self._constraint = constraint
@@ -287,6 +296,9 @@ class Variable:
         self._synchronization = synchronization or VariableSynchronization.AUTO
         self._aggregation = aggregation or VariableAggregation.NONE
         self._graph = self._handle.graph
+        if self._eager:  # as in TensorFlow's eager mode, no collection keeps the variable
+            _eager_variables[id(self._handle)] = self
+            return
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]
         if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
@@ -362,8 +374,15 @@ class Variable:
 
     # -- reading and writing ---------------------------------------------------------------------
     def value(self) -> Tensor:
-        """A read of the variable made when the variable was created (its graph element)."""
-        return self._snapshot
+        """A read of the variable made when the variable was created (its graph element);
+        eagerly, the variable's value now."""
+        return self._read("read") if self._eager else self._snapshot
+
+    def numpy(self):
+        """The variable's value now, as a numpy array (eager mode only, as in TensorFlow)."""
+        if not self._eager:
+            raise NotImplementedError("numpy() is only available when eager execution is enabled.")
+        return self._read("read").numpy()
 
     def read_value(self) -> Tensor:
         """A new read of the variable, ordered after the control dependencies in force.  Named
@@ -379,7 +398,7 @@ class Variable:
             return gather(self, indices)
 
     def _as_graph_element(self) -> Tensor:
-        return self._snapshot
+        return self._read("read") if self._eager else self._snapshot
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """An op that writes ``value``; its output is the new value, or with
@@ -454,16 +473,24 @@ class Variable:
         return op.outputs[0]
 
     def load(self, value, session=None) -> None:
-        """Writes ``value`` into the variable in ``session`` (the default one if omitted)."""
+        """Writes ``value`` into the variable in ``session`` (the default one if omitted);
+        eagerly, into the variable itself."""
+        if self._eager:
+            self.assign(value)
+            return
         from .session import _session_for_eval
 
         _session_for_eval(session, self._graph)._load_variable(self, value)
 
     def eval(self, session=None):
-        return self._snapshot.eval(session=session)
+        return self.value().eval(session=session)
 
     def __repr__(self) -> str:
-        return f"<df.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+        described = f"df.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}"
+        if self._eager:
+            value = self._read("read")._value
+            return f"<{described}, numpy={value if value.ndim == 0 else repr(value)}>"
+        return f"<{described}>"
 
     def __hash__(self) -> int:
         return id(self)

@@ -170,6 +170,9 @@ def cond(
         check_predicate(pred, "cond's pred")
     except (TypeError, ValueError) as e:
         raise type(e)(f"{e} ({location})") from None
+    if graph._eager:  # the predicate has its value: only the branch taken is called
+        result = true_fn() if pred else false_fn()
+        return result if strict else _unpack_if_singleton(result)
     outer = graph._control_flow_context
     with graph.name_scope(name or "cond") as scope:
         cond_name = scope[:-1]
@@ -275,6 +278,8 @@ def with_dependencies(dependencies, output_tensor, name: Optional[str] = None) -
     reads the initialized value.  As in TensorFlow, the Identity is colocated with
     ``output_tensor`` (it takes its device and ``loc:@`` group).
     """
+    if get_default_graph()._eager:  # the dependencies have already run
+        return output_tensor
     graph = output_tensor.graph if hasattr(output_tensor, "graph") else get_default_graph()
     colocation = (
         graph.colocate_with(output_tensor)
@@ -453,6 +458,8 @@ def while_loop(
             f"{type(loop_vars).__name__} ({location}). Wrap a single tensor or dict in a list: "
             "loop_vars=[x]."
         )
+    if get_default_graph()._eager:
+        return _eager_while_loop(cond, body, loop_vars, maximum_iterations, return_same_structure)
     if composites.holds_composites(loop_vars):
         return _while_loop_of_parts(
             cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop,
@@ -494,6 +501,23 @@ def while_loop(
             context, cond, body, loop_vars, shape_invariants, return_same_structure, location
         )
     return result[1] if maximum_iterations is not None else result
+
+
+def _eager_while_loop(cond, body, loop_vars, maximum_iterations, return_same_structure):
+    """`while_loop` in eager mode: a Python loop on the variables' values, as TensorFlow runs
+    it there (a single variable comes back unpacked, ``maximum_iterations`` bounds the count)."""
+    try_to_pack = len(loop_vars) == 1 and not return_same_structure
+    packed = False
+    iterations = 0
+    while maximum_iterations is None or iterations < maximum_iterations:
+        if not cond(*loop_vars):
+            break
+        loop_vars = body(*loop_vars)
+        if try_to_pack and not isinstance(loop_vars, (list, tuple)):
+            packed = True
+            loop_vars = (loop_vars,)
+        iterations += 1
+    return loop_vars[0] if packed else loop_vars
 
 
 def _while_loop_of_parts(

@@ -31,6 +31,7 @@ from .context import (
     graph_mode,
 )
 from .runner import EagerContext, EagerOpRunner, eager_context
+from .tape import GradientTape
 from .tensor import EagerTensor
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "EagerGraph",
     "EagerOpRunner",
     "EagerTensor",
+    "GradientTape",
     "eager_context",
     "eager_mode",
     "enable_eager_execution",

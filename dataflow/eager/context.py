@@ -34,6 +34,8 @@ class EagerGraph(_graph.Graph):
     program that sets a seed draws the same values each time, as in TensorFlow's eager mode.
     """
 
+    _eager = True
+
     def __init__(self):
         from .runner import EagerOpRunner, eager_context
 
@@ -54,6 +56,20 @@ class EagerGraph(_graph.Graph):
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
         scope = self._state.name_scope
         return scope + "/" + name if scope else name
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        """Nothing to order: every op has run when the next is made.  Callables among
+        ``control_inputs`` are called, as in TensorFlow's eager mode."""
+        for control in control_inputs or ():
+            if callable(control):
+                control()
+        yield
+
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing: bool = False):
+        """Nothing to colocate: eager ops run on the host as they are made."""
+        yield
 
     def create_op(self, op_def, inputs, attrs, name=None, control_inputs=(), location=None):
         raise RuntimeError(
@@ -79,7 +95,7 @@ def _eager_graph() -> EagerGraph:
 def executing_eagerly() -> bool:
     """Whether ops run at once on this thread: eager mode is on and no other graph has been
     made the default since (see the package docstring)."""
-    return isinstance(_graph.get_default_graph(), EagerGraph)
+    return _graph.get_default_graph()._eager
 
 
 def enable_eager_execution(config=None, device_policy=None, execution_mode=None) -> None:

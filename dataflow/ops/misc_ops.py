@@ -73,6 +73,8 @@ def group(*inputs, **kwargs) -> Operation:
     if kwargs:
         raise ValueError(f"Unknown keyword arguments to group: {', '.join(kwargs)}")
     deps = _flatten(inputs)
+    if get_default_graph()._eager:  # every input has already run
+        return None
     for d in deps:
         if not _is_graph_element(d):
             raise TypeError(
@@ -104,6 +106,8 @@ def tuple(tensors, name: Optional[str] = None, control_inputs=None) -> list:  # 
     for ``control_inputs``): a value of the result is available only once every one is.  Ops in
     ``tensors`` become grouped ops; ``None`` entries stay ``None``; other values (Python
     numbers, numpy arrays) are converted to tensors first, as in TensorFlow."""
+    if get_default_graph()._eager:  # every tensor already has its value
+        return tensors
     tensors = list(tensors)
     elements = [t for t in tensors if t is not None]
     if not elements:

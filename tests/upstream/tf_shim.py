@@ -250,9 +250,8 @@ _module("tensorflow.core.protobuf.rewriter_config_pb2", ["RewriterConfig"])
 _module("tensorflow.python.data.ops.dataset_ops", [], Dataset="data.Dataset")
 _module("tensorflow.python.data.experimental.ops.cardinality", [])
 
-# -- eager execution and functions: dataflow builds graphs only ------------------------------------
-_context = _module("tensorflow.python.eager.context", [])
-_context.executing_eagerly = lambda: False
+# -- eager execution and functions -----------------------------------------------------------------
+_module("tensorflow.python.eager.context", ["eager_mode", "executing_eagerly", "graph_mode"])
 _module("tensorflow.python.eager.def_function", [], bind="eager_def_function", function="function")
 _module("tensorflow.python.eager.wrap_function", [])
 _tf2 = _module("tensorflow.python.tf2", [])
