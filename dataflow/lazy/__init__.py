@@ -29,7 +29,9 @@ Invariants:
   a training loop recorded lazily plans its step once, as a tracing JIT compiles once.
   ``Recording.plan_reuses`` counts these runs.
 - Variables made under ``lazy_mode`` live in the recording's Session, one per ``lazy_mode``
-  block; their ``initializer`` is an effect like any other.
+  block; their ``initializer`` is an effect like any other.  A variable made eagerly and used
+  under ``lazy_mode`` keeps its value in the eager context: each run takes the value it has
+  then and gives back what the run wrote (nothing, when the run fails).
 """
 
 from .recording import LazyTensor, Recording, lazy_mode

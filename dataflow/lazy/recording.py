@@ -24,6 +24,7 @@ _SOMETIMES_DEAD = (NodeKind.SWITCH, NodeKind.ENTER, NodeKind.NEXT_ITERATION)
 _local = threading.local()
 _CONST = get_op_def("Const")
 _PLACEHOLDER = get_op_def("Placeholder")
+_VAR_HANDLE = get_op_def("VarHandleOp")
 # How many recorded programs a recording keeps the first run of (`_structure`).
 _STRUCTURES_KEPT = 256
 # Arrays of at most this many elements that ops turn into constants stay constants, which the
@@ -178,6 +179,8 @@ class Recording:
         self.materialisations = 0
         self.plan_reuses = 0
         self._first_of: dict[tuple, tuple] = {}
+        # Eager variables the recording uses: VariableRef -> the recording's handle of it.
+        self._borrowed: dict = {}
         self.last_run_metadata = None
 
     # -- recording -------------------------------------------------------------------------------
@@ -216,7 +219,7 @@ class Recording:
             return self._data(value.numpy(), "LazyValue")
         if isinstance(value, _graph.Tensor):
             if value._is_eager:
-                return self._data(value.numpy(), "EagerValue")
+                return self._eager_value(value)
             if value.graph is not self.graph:
                 raise ValueError(
                     f"The graph tensor '{value.name}' cannot be used under lazy_mode: it only "
@@ -236,6 +239,29 @@ class Recording:
         if isinstance(control, _graph.Operation) and control.graph is self.graph:
             return control if control in self._current_ops else None
         return control  # create_op's own error for anything else
+
+    def _eager_value(self, tensor: _graph.Tensor) -> _graph.Tensor:
+        """What stands for an eager tensor here: its value as data, or for the handle of a
+        variable made eagerly, a handle of the recording's own that the runs keep in step
+        with the variable (see `materialise`)."""
+        if tensor.dtype is not _dtypes.resource:
+            return self._data(tensor.numpy(), "EagerValue")
+        ref = tensor._value
+        handle = self._borrowed.get(ref)
+        if handle is None:
+            key = f"{ref.key}/eager_{len(self._borrowed)}"
+            attrs = {"dtype": ref.dtype, "shape": ref.shape, "shared_name": key}
+            graph = self.graph
+            context = graph._control_flow_context
+            graph._control_flow_context = None
+            try:
+                with _plain_graph_building(), graph.control_dependencies(None):
+                    handle = graph.create_op(_VAR_HANDLE, [], attrs, name="EagerVariable")
+            finally:
+                graph._control_flow_context = context
+            handle = self._borrowed[ref] = handle.outputs[0]
+            self._current_ops[handle.op] = len(self._current_ops)
+        return handle
 
     def _data(self, value, name: str) -> _graph.Tensor:
         """A placeholder of the recording's graph that the next materialisation feeds with
@@ -300,7 +326,9 @@ class Recording:
                 if self._session is None:
                     self._session = Session(graph=self.graph)
                 metadata = RunMetadata()
+                self._lend_eager_variables()
                 values, _ = self._session.run((fetches, effects), feeds, run_metadata=metadata)
+                self._return_eager_variables()
                 self.last_run_metadata = metadata
         except Exception as error:
             failed = _Failed(error)
@@ -311,6 +339,32 @@ class Recording:
             self.materialisations += 1
         for t, value in zip(fetched, values):
             t._computed = value
+
+    def _lend_eager_variables(self) -> None:
+        """Gives the Session the values the eager variables used here have now.  A run takes
+        them over and `_return_eager_variables` hands back what it wrote, so that between
+        runs the eager context holds every value, and a failed run changes none."""
+        if not self._borrowed:
+            return
+        from ..eager.runner import eager_context
+
+        context, values = eager_context(), self._session._variable_values
+        for ref, handle in self._borrowed.items():
+            try:
+                values[handle.op.attrs["shared_name"]] = context.read_variable(ref)
+            except Exception:  # not initialised: a read in the run says so
+                values.pop(handle.op.attrs["shared_name"], None)
+
+    def _return_eager_variables(self) -> None:
+        if not self._borrowed:
+            return
+        from ..eager.runner import eager_context
+
+        context, values = eager_context(), self._session._variable_values
+        for ref, handle in self._borrowed.items():
+            value = values.get(handle.op.attrs["shared_name"])
+            if value is not None:
+                context.write_variable(ref, value)
 
     def _has_value(self, tensor: LazyTensor) -> bool:
         """Whether a run can fetch ``tensor``: not a variable handle, and not a value that lives
@@ -437,7 +491,7 @@ class LazyGraph(_graph.Graph):
         self._op_runner = _Recorder(recording)
 
     def _capture_eager_tensor(self, tensor: _graph.Tensor, op_type: str) -> _graph.Tensor:
-        return self._op_runner.recording._data(tensor.numpy(), "EagerValue")
+        return self._op_runner.recording._eager_value(tensor)
 
 
 class _Recorder:

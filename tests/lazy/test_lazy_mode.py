@@ -175,6 +175,32 @@ def test_variables_made_in_one_run_serve_programs_recorded_after_it():
     assert sums == [40.0, 80.0, 120.0]
 
 
+def test_an_eager_variable_is_read_and_assigned_lazily_in_program_order():
+    with df.eager_mode():
+        v = df.Variable(1.0)
+        with df.lazy_mode():
+            before = v.read_value()
+            v.assign_add(2.0)
+            after = v * 10.0
+        assert v.numpy() == 1.0  # nothing has run yet
+        assert (before.numpy(), after.numpy()) == (1.0, 30.0)
+        assert v.numpy() == 3.0
+        v.assign(5.0)
+        with df.lazy_mode():
+            assert float(v + 1.0) == 6.0
+
+
+def test_a_failed_run_leaves_an_eager_variable_as_it_was():
+    with df.eager_mode():
+        v = df.Variable(1.0)
+        with df.lazy_mode():
+            v.assign(7.0)
+            bad = df.gather(df.constant([1.0, 2.0]), [5]) + v
+            with pytest.raises(df.errors.InvalidArgumentError):
+                bad.numpy()
+        assert v.numpy() == 1.0
+
+
 def test_an_assignment_nobody_reads_still_happens_once():
     with df.lazy_mode():
         v = df.Variable(0.0)
