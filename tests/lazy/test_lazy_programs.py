@@ -1,4 +1,5 @@
-"""Random small programs give the same values recorded lazily as computed by numpy directly.
+"""Random small programs give the same values run eagerly, recorded lazily, and computed by
+numpy directly.
 
 A program is a list of steps over a pool of float64 values of one shape (3, 3): elementwise
 ops on two pool entries, a matmul, a row sum broadcast back, and a Python ``if`` on the sign of
@@ -40,18 +41,19 @@ steps = st.one_of(
 )
 
 
-def run(program, inputs, lazy: bool):
-    """Runs ``program`` on ``inputs``: recorded lazily when ``lazy``, else on numpy arrays."""
-    pool = [df.constant(x) for x in inputs] if lazy else list(inputs)
+def run(program, inputs, with_ops: bool):
+    """Runs ``program`` on ``inputs``: with dataflow ops (in the mode in force) when ``with_ops``,
+    else on numpy arrays."""
+    pool = [df.constant(x) for x in inputs] if with_ops else list(inputs)
     looked = []
     for kind, name, i, j in program:
         a, b = pool[i % len(pool)], pool[j % len(pool)]
         if kind == "binary":
-            pool.append(BINARY[name][0 if lazy else 1](a, b))
+            pool.append(BINARY[name][0 if with_ops else 1](a, b))
         elif kind == "unary":
-            pool.append(UNARY[name][0 if lazy else 1](a))
+            pool.append(UNARY[name][0 if with_ops else 1](a))
         elif kind == "if":
-            mean = df.reduce_mean(a) if lazy else a.mean()
+            mean = df.reduce_mean(a) if with_ops else a.mean()
             pool.append(a - b if mean > 0 else a + b)
         else:
             looked.append(np.array(a))
@@ -63,10 +65,13 @@ def run(program, inputs, lazy: bool):
     program=st.lists(steps, min_size=1, max_size=12),
     seed=st.integers(0, 2**16),
 )
-def test_lazy_programs_agree_with_numpy(program, seed):
+def test_eager_and_lazy_programs_agree_with_numpy(program, seed):
     inputs = list(np.random.default_rng(seed).uniform(-1.0, 1.0, size=(2, 3, 3)))
-    expected = run(program, inputs, lazy=False)
+    expected = run(program, inputs, with_ops=False)
+    with df.eager_mode():
+        eager = run(program, inputs, with_ops=True)
     with df.lazy_mode():
-        got = run(program, inputs, lazy=True)
-    for want, have in zip(expected, got):
-        np.testing.assert_allclose(have, want, rtol=1e-9, atol=1e-12)
+        lazy = run(program, inputs, with_ops=True)
+    for want, got_eagerly, got_lazily in zip(expected, eager, lazy):
+        np.testing.assert_allclose(got_eagerly, want, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(got_lazily, want, rtol=1e-9, atol=1e-12)
