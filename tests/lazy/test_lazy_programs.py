@@ -4,7 +4,7 @@ numpy directly.
 A program is a list of steps over a pool of float64 values of one shape (3, 3): elementwise
 ops on two pool entries, a matmul, a row sum broadcast back, and a Python ``if`` on the sign of
 a pool entry's mean (which materialises in the middle of the program, so later steps record
-into a new run that reads the earlier values as constants).  A step may also look at a value
+into a new run that reads the earlier values as data).  A step may also look at a value
 at once (``np.array``), which materialises what was recorded so far.
 """
 
