@@ -8,6 +8,11 @@ One function per figure; `main` prints them in turn.
 0. `section_eager_per_op_overhead`: one op on scalars and on small arrays, eagerly, against
    the numpy call (median microseconds per op, ratio to the numpy floor), and one
    ``Session.run`` of the same scalar add for scale.
+0b. `bench_function` (tracing): the call overhead of a traced 10-op function after tracing
+   (its `ConcreteFunction` run through its cached plan) against one ``Session.run`` of the
+   same 10-op graph, fed the same value (target: within 2x); and trace time against the
+   function's length (ops per trace): it should grow linearly, so the time per op stays
+   about flat.
 1. `lazy_chain_figure`: a chain of 30 small elementwise ops at several array sizes, run by
    numpy directly (the floor), eagerly (one op at a time), lazily (`df.lazy_mode`: recorded,
    then one run with the graph passes, which fuse the chain into one kernel), and as a graph
@@ -32,6 +37,7 @@ from harness import describe_machine, paired_median_times
 # isort: split
 import argparse
 import statistics
+import time
 import timeit
 
 import numpy as np
@@ -74,6 +80,66 @@ def section_eager_per_op_overhead() -> None:
             sess.run(total)
             run = _median_us(lambda: sess.run(total), number=500)
     print(f"{'for scale':>10}: one Session.run of the same scalar add: {run:6.2f}")
+
+
+# -- 0b. df.function call overhead and trace time ----------------------------------------------
+def _ten_ops(x):
+    """Ten small elementwise ops on ``x``."""
+    y = x
+    for i in range(5):
+        y = df.tanh(y * (0.5 + i))
+    return y
+
+
+def bench_function(repeats: int) -> None:
+    """df.function: call overhead against Session.run, and trace time against length."""
+    print("-- df.function --")
+    value = np.ones(4, np.float32)
+
+    traced = df.function(_ten_ops)
+    concrete = traced.get_concrete_function(df.TensorSpec([4], df.float32))
+    computing = [op for op in concrete.graph.get_operations() if op.inputs]
+    assert len(computing) == 10, [op.type for op in computing]
+
+    graph = df.Graph()
+    with graph.as_default():
+        x = df.placeholder(df.float32, [4])
+        y = _ten_ops(x)
+    session = df.Session(graph=graph)
+    call_time, run_time = paired_median_times(
+        lambda: concrete._run([value]), lambda: session.run(y, {x: value}), repeats=repeats
+    )
+    print(
+        f"10-op function call: {call_time * 1e6:8.1f} us   Session.run of the same graph: "
+        f"{run_time * 1e6:8.1f} us   ratio {call_time / run_time:.2f} (target <= 2)"
+    )
+    with df.eager_mode():
+        eager_value = df.constant(value)
+        traced(eager_value)
+        eager_call, run_time = paired_median_times(
+            lambda: traced(eager_value), lambda: session.run(y, {x: value}), repeats=repeats
+        )
+    print(
+        f"10-op function called eagerly (signature, run, EagerTensor out): "
+        f"{eager_call * 1e6:8.1f} us   ratio to Session.run {eager_call / run_time:.2f}"
+    )
+
+    print("trace time by function length:")
+    for length in (10, 100, 1000):
+
+        def long_function(x, length=length):
+            for _ in range(length // 2):
+                x = df.tanh(x * 0.5)
+            return x
+
+        samples = []
+        for _ in range(max(3, repeats // 50)):
+            fn = df.function(long_function)
+            start = time.perf_counter()
+            fn.get_concrete_function(df.TensorSpec([4], df.float32))
+            samples.append(time.perf_counter() - start)
+        median = sorted(samples)[len(samples) // 2]
+        print(f"  {length:5d} ops: {median * 1e3:8.2f} ms   {median / length * 1e6:6.1f} us per op")
 
 
 def _table(header: list, rows: list) -> str:
@@ -238,21 +304,26 @@ def _eager_step(width: int, x, y):
 
 
 def _function_step(width: int, x, y):
-    if not (hasattr(df, "GradientTape") and hasattr(df, "function")):
+    """The step as one traced function: it takes the parameters and returns the loss and the
+    updated parameters, so the whole step is one graph run (variables captured by a traced
+    function get no gradient from ``df.gradients`` in this build)."""
+    if not hasattr(df, "function"):
         return None
-    with df.eager_mode():
-        params = [df.Variable(value) for value in _mlp_init(width)]
 
-        @df.function
-        def train(x, y):
-            with df.GradientTape() as tape:
-                loss = _mlp_loss(params, x, y)
-            _sgd(params, tape.gradient(loss, params))
-            return loss
+    @df.function
+    def train(params, x, y):
+        loss = _mlp_loss(params, x, y)
+        grads = df.gradients(loss, params)
+        return loss, [p - LEARNING_RATE * g for p, g in zip(params, grads)]
+
+    with df.eager_mode():
+        params = [df.constant(value) for value in _mlp_init(width)]
 
     def step():
+        nonlocal params
         with df.eager_mode():
-            return float(train(x, y))
+            loss, params = train(params, x, y)
+            return float(loss)
 
     return step
 
@@ -347,6 +418,8 @@ def main() -> None:
     print(describe_machine("5" if args.quick else "15"))
     print()
     section_eager_per_op_overhead()
+    print()
+    bench_function(200 if args.quick else 2000)
     print()
     print(lazy_chain_figure(args.quick))
     print()

@@ -271,6 +271,11 @@ for _name in _rnn.__all__:
 from . import layers  # noqa: E402
 
 # isort: split
+# tracing (df.function): concrete functions, TensorSpec, TF1's Defun and wrap_function
+from .function import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
+from .tensor_spec import TensorSpec  # noqa: E402
+
+# isort: split
 # eager execution: modes, eager tensors, gradient tapes
 from .eager import (  # noqa: E402
     EagerTensor,

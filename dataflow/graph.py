@@ -441,6 +441,9 @@ class Graph:
     ``print(graph)`` shows it as text, one op per line in creation order.
     """
 
+    # Whether an op made while this graph is the default belongs here even when all its inputs
+    # are another graph's tensors (captured): True for the graph a function is traced into.
+    captures_outer_tensors = False
     # What runs the ops made while this graph is the default, instead of adding them to it
     # (`op_registry.apply_op`); None for a graph that is built.  Eager mode's graph has one.
     _op_runner = None
@@ -796,11 +799,11 @@ class Graph:
         for t in inputs:
             if not isinstance(t, Tensor):
                 raise TypeError(f"Inputs of {op_def.type} must be Tensors, got {t!r} ({location})")
-            if t.graph is not self:
-                raise ValueError(
-                    f"Tensor '{t.name}' must be from the same graph as the op being created "
-                    f"({op_def.type} at {location})."
-                )
+        if any(t.graph is not self for t in inputs):
+            inputs = [
+                t if t.graph is self else self._tensor_from_other_graph(t, op_def.type, location)
+                for t in inputs
+            ]
         state = self._state
         ctrl = [self._as_control_input(c) for c in control_inputs]
         input_ops = {t.op for t in inputs}
@@ -859,6 +862,14 @@ class Graph:
             op._control_flow_context = context
             context.add_op(op)
         return op
+
+    def _tensor_from_other_graph(self, tensor: Tensor, op_type: str, location) -> Tensor:
+        """What stands for ``tensor`` of another graph as an input here: an error in a plain
+        graph; a graph that captures (a traced function's) returns a placeholder."""
+        raise ValueError(
+            f"Tensor '{tensor.name}' must be from the same graph as the op being created "
+            f"({op_type} at {location})."
+        )
 
     def _capture_eager_tensor(self, tensor: Tensor, op_type: str) -> Tensor:
         """The tensor of this graph that stands for ``tensor``, a value computed eagerly, as

@@ -110,7 +110,9 @@ def apply_op(
         _graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs
     ]
     if graph is None:
-        graph = tensors[0].graph if tensors else _graph.get_default_graph()
+        graph = _graph.get_default_graph()
+        if tensors and not graph.captures_outer_tensors:
+            graph = tensors[0].graph
     return graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=control_inputs)
 
 
@@ -122,8 +124,8 @@ def _build_with_eager_inputs(op_def, inputs, attrs, name, graph, control_inputs)
         _graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs
     ]
     if graph is None:
-        graph = (
-            next((t.graph for t in tensors if not t._is_eager), None) or _graph.get_default_graph()
-        )
+        graph = _graph.get_default_graph()
+        if not graph.captures_outer_tensors:
+            graph = next((t.graph for t in tensors if not t._is_eager), None) or graph
     tensors = [graph._capture_eager_tensor(t, op_def.type) if t._is_eager else t for t in tensors]
     return graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=control_inputs)

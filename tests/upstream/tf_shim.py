@@ -253,7 +253,7 @@ _module("tensorflow.python.data.experimental.ops.cardinality", [])
 # -- eager execution and functions -----------------------------------------------------------------
 _module("tensorflow.python.eager.context", ["eager_mode", "executing_eagerly", "graph_mode"])
 _module("tensorflow.python.eager.def_function", [], bind="eager_def_function", function="function")
-_module("tensorflow.python.eager.wrap_function", [])
+_module("tensorflow.python.eager.wrap_function", ["wrap_function"])
 _tf2 = _module("tensorflow.python.tf2", [])
 _tf2.enabled = lambda: False
 
@@ -557,7 +557,7 @@ def _as_v1_graph_and_function(fn):
 
     @functools.wraps(fn)
     def in_function(self, *args, **kwargs):
-        raise NotImplementedError("this variant builds the test inside tf.function")
+        return df.function(lambda: fn(self, *args, **kwargs))()
 
     fn._variants = [("_v1_graph", _without_variants(fn)), ("_function", in_function)]
     return fn

@@ -1,0 +1,87 @@
+"""``df.TensorSpec``: the dtype and (possibly partial) shape a tensor must have, as TensorFlow's.
+
+A spec describes tensors without holding one: ``df.function``'s ``input_signature`` is a list
+of them, ``get_concrete_function`` takes them in place of arguments, and ``while_loop`` takes
+one as a loop variable's shape invariant.  Specs are immutable and hashable, so they serve as
+keys of the concrete-function cache.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .tensor_shape import TensorShape, as_shape
+
+
+class TensorSpec:
+    """Describes a tensor: ``shape`` (dims may be None, or the whole shape for any rank),
+    ``dtype`` and an optional ``name`` (the name of the placeholder a trace makes for it)."""
+
+    __slots__ = ("_shape", "_dtype", "_name")
+
+    def __init__(self, shape, dtype=_dtypes.float32, name: Optional[str] = None):
+        self._shape = as_shape(shape)
+        self._dtype = _dtypes.as_dtype(dtype)
+        self._name = name
+
+    @classmethod
+    def from_tensor(cls, tensor, name: Optional[str] = None) -> TensorSpec:
+        """The spec of a tensor (a graph `Tensor`, or anything with ``dtype`` and ``shape``)."""
+        return cls(tensor.shape, tensor.dtype, name)
+
+    @classmethod
+    def from_value(cls, value) -> TensorSpec:
+        """The spec of a tensor or of a value a tensor is made from (numpy array, Python number)."""
+        if (
+            hasattr(value, "dtype")
+            and hasattr(value, "shape")
+            and not isinstance(value, np.ndarray)
+        ):
+            return cls(value.shape, value.dtype)
+        array = np.asarray(value)
+        if array.dtype == np.float64 and not isinstance(value, np.ndarray):
+            array = array.astype(np.float32)  # Python floats become float32, as constant() does
+        if array.dtype == np.int64 and not isinstance(value, np.ndarray):
+            array = array.astype(np.int32)
+        return cls(array.shape, array.dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._dtype
+
+    @property
+    def name(self) -> Optional[str]:
+        return self._name
+
+    def is_compatible_with(self, spec_or_tensor) -> bool:
+        """Whether a tensor (or spec) of ``spec_or_tensor``'s dtype and shape fits this spec."""
+        return self._dtype == _dtypes.as_dtype(
+            spec_or_tensor.dtype
+        ) and self._shape.is_compatible_with(spec_or_tensor.shape)
+
+    def most_specific_compatible_type(self, other: TensorSpec) -> TensorSpec:
+        """The narrowest spec both fit: the dims they agree on, None elsewhere."""
+        if self._dtype != other.dtype:
+            raise ValueError(f"{self} and {other} have different dtypes")
+        return TensorSpec(self._shape.most_specific_compatible_shape(other.shape), self._dtype)
+
+    def _key(self) -> tuple:
+        return (self._shape.as_tuple() if self._shape.dims is not None else None, self._dtype)
+
+    def __eq__(self, other) -> bool:
+        return (
+            type(other) is TensorSpec and self._key() == other._key() and self._name == other._name
+        )
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"TensorSpec(shape={self._shape}, dtype=df.{self._dtype.name}, name={self._name!r})"
