@@ -194,13 +194,19 @@ class Recording:
             return LazyOperation(symbolic.op, [output])
         tensors = [self._as_input(x) for x in inputs]
         controls = [c for c in (self._as_control(c) for c in control_inputs) if c is not None]
+        # The previous effect goes in at creation: a control input added later would change
+        # the graph's plan version and make the Session plan every run anew.
+        chained = op_def.stateful and graph._control_flow_context is None and self._effects
+        if chained:
+            controls.append(self._effects[-1])
         with _plain_graph_building():
             op = graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=controls)
         self._current_ops[op] = len(self._current_ops)
-        if op_def.stateful and op._control_flow_context is None and not _names_state(op):
-            if self._effects:
-                op._add_control_input(self._effects[-1])
-            self._effects.append(op)
+        if op_def.stateful and op._control_flow_context is None:
+            if not _names_state(op):
+                self._effects.append(op)
+            elif chained:  # made a moment ago: nothing has seen the edge yet
+                op._control_inputs.remove(self._effects[-1])
         outputs = [LazyTensor(self, t) for t in op._outputs]
         self._pending.extend(weakref.ref(t) for t in outputs)
         return LazyOperation(op, outputs)

@@ -231,18 +231,22 @@ def test_a_program_recorded_again_runs_the_plan_made_for_it_the_first_time():
     batches = [rng.normal(size=(50,)) for _ in range(4)]
     with df.lazy_mode() as recording:
         total = df.Variable(0.0, dtype=df.float64)
+        count = df.Variable(0)
         sums = []
         for batch in batches:
             step = df.reduce_sum(df.tanh(df.constant(batch) * 0.5))
             total.assign_add(step)
+            count.assign_add(1)
             sums.append(float(step))
         final = float(total.read_value())
+        assert int(count.read_value()) == 4
     np.testing.assert_allclose(sums, [np.tanh(b * 0.5).sum() for b in batches])
     np.testing.assert_allclose(final, sum(sums))
     # The first step also created the variable; the second recorded a new program; the third
     # and fourth recorded the second's again, and ran its plan with their data.
     assert recording.plan_reuses == 2
-    assert recording.materialisations == 5
+    assert recording.materialisations == 6
+    assert len(recording.session._plans) == 4  # the reused runs made no plan
 
 
 def test_the_same_ops_on_another_line_make_a_plan_of_their_own():
