@@ -27,7 +27,9 @@ Invariants:
   fetched tensors and effects; only the data fed in may differ) runs that earlier program
   again with the new data, so its Session plan, passes and lowering included, is made once:
   a training loop recorded lazily plans its step once, as a tracing JIT compiles once.
-  ``Recording.plan_reuses`` counts these runs.
+  ``Recording.plan_reuses`` counts these runs.  The ops of such a recording then leave the
+  graph (except variable handles, which later recordings name), so the graph of a loop stays
+  the size of its distinct programs, and so do the walks over it (``gradients``).
 - Variables made under ``lazy_mode`` live in the recording's Session, one per ``lazy_mode``
   block; their ``initializer`` is an effect like any other.  A variable made eagerly and used
   under ``lazy_mode`` keeps its value in the eager context: each run takes the value it has

@@ -315,15 +315,13 @@ class Recording:
         first = self._first_of.get(structure)
         if first is None:
             if len(self._first_of) >= _STRUCTURES_KEPT:
-                self._first_of.clear()
-            first = self._first_of[structure] = (
-                [t.symbolic for t in fetched],
-                effects,
-                list(feeds),
-            )
+                self._forget_first_recordings()
+            first = ([t.symbolic for t in fetched], effects, list(feeds), recorded)
+            self._first_of[structure] = first
         else:
             self.plan_reuses += 1
-        fetches, effects, placeholders = first
+            self._forget(recorded)
+        fetches, effects, placeholders, _ = first
         feeds = dict(zip(placeholders, feeds.values()))
         try:
             from ..session import RunMetadata, Session
@@ -345,6 +343,17 @@ class Recording:
             self.materialisations += 1
         for t, value in zip(fetched, values):
             t._computed = value
+
+    def _forget(self, recorded: dict) -> None:
+        """Takes ops that will never run again out of the graph, so that it does not grow
+        with every step of a loop, nor the walks over it (``gradients`` goes through every
+        reader of a variable).  Variable handles stay: later recordings still name them."""
+        self.graph._forget_ops(op for op in recorded if not _names_state(op))
+
+    def _forget_first_recordings(self) -> None:
+        for *_, recorded in self._first_of.values():
+            self._forget(recorded)
+        self._first_of.clear()
 
     def _lend_eager_variables(self) -> None:
         """Gives the Session the values the eager variables used here have now.  A run takes

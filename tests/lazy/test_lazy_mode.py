@@ -249,6 +249,21 @@ def test_a_program_recorded_again_runs_the_plan_made_for_it_the_first_time():
     assert len(recording.session._plans) == 4  # the reused runs made no plan
 
 
+def test_a_long_lazy_loop_keeps_its_graph_from_growing():
+    with df.lazy_mode() as recording:
+        w = df.Variable(np.zeros(3))
+        sizes = []
+        for _ in range(30):
+            loss = df.reduce_sum(df.square(w - df.constant([1.0, 2.0, 3.0], dtype=df.float64)))
+            (grad,) = df.gradients(loss, [w])
+            w.assign_sub(0.25 * grad)
+            float(loss)
+            sizes.append(len(recording.graph.get_operations()))
+        np.testing.assert_allclose(w.read_value().numpy(), [1.0, 2.0, 3.0], rtol=1e-6)
+    assert sizes[-1] == sizes[2]
+    assert recording.plan_reuses == 28
+
+
 def test_the_same_ops_on_another_line_make_a_plan_of_their_own():
     with df.lazy_mode() as recording:
         a = float(df.constant(1.0) + 1.0)
