@@ -287,5 +287,9 @@ from .eager import (  # noqa: E402
 )
 
 # isort: split
+# autograph: source conversion of Python control flow (df.autograph.to_graph, to_code)
+from . import autograph  # noqa: E402
+
+# isort: split
 # lazy tensors: ops record into a graph that runs, with the graph passes, when a value is needed
 from .lazy import LazyTensor, lazy_mode  # noqa: E402
