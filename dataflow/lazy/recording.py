@@ -456,7 +456,7 @@ class LazyOperation(_graph.Operation):
 
     __slots__ = ("symbolic", "_lazy_outputs")
 
-    def __init__(self, symbolic: _graph.Operation, outputs: list):  # noqa: D107 - a view
+    def __init__(self, symbolic: _graph.Operation, outputs: list):
         object.__setattr__(self, "symbolic", symbolic)
         object.__setattr__(self, "_lazy_outputs", outputs)
 
@@ -519,19 +519,15 @@ class _Recorder:
         self.recording = recording
 
     def apply(self, op_def, inputs, attrs, name, control_inputs):
+        recording = self.recording
         if getattr(_local, "plain", 0):
-            graph = self.recording.graph
-            tensors = [
-                x if isinstance(x, _graph.Tensor) else _graph.convert_to_tensor(x) for x in inputs
-            ]
-            tensors = [
-                graph._capture_eager_tensor(t, op_def.type) if t._is_eager else t for t in tensors
-            ]
-            op = graph.create_op(op_def, tensors, attrs, name=name, control_inputs=control_inputs)
-            recorded = self.recording._current_ops
-            recorded[op] = len(recorded)
+            tensors = [recording._as_input(x) for x in inputs]
+            op = recording.graph.create_op(
+                op_def, tensors, attrs, name=name, control_inputs=control_inputs
+            )
+            recording._current_ops[op] = len(recording._current_ops)
             return op
-        return self.recording.record(op_def, inputs, attrs, name, control_inputs)
+        return recording.record(op_def, inputs, attrs, name, control_inputs)
 
 
 @contextlib.contextmanager
