@@ -357,10 +357,13 @@ def test_a_graph_op_on_a_lazy_tensor_is_refused_outside_a_function():
 
 
 def test_graph_mode_is_back_after_the_block():
-    with df.lazy_mode():
-        pass
-    y = df.constant(1.0) + 1.0
+    graph = df.Graph()
+    with graph.as_default():
+        with df.lazy_mode():
+            pass
+        y = df.constant(1.0) + 1.0
     assert not isinstance(y, df.LazyTensor)
+    assert y.graph is graph
 
 
 def _this_line() -> int:
