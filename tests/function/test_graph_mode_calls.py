@@ -12,6 +12,9 @@ import dataflow as df
 
 @pytest.fixture(autouse=True)
 def fresh_graph():
+    """Each test builds in a graph of its own and leaves none of its ops to the next."""
+    df.reset_default_graph()
+    yield
     df.reset_default_graph()
 
 
