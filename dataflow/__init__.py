@@ -272,8 +272,8 @@ from . import layers  # noqa: E402
 
 # isort: split
 # tracing (df.function): concrete functions, TensorSpec, TF1's Defun and wrap_function
-from .function import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
 from .tensor_spec import TensorSpec  # noqa: E402
+from .tracing import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
 
 # isort: split
 # eager execution: modes, eager tensors, gradient tapes

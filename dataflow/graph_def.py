@@ -150,7 +150,11 @@ def _shape_of(proto) -> TensorShape:
 #   "attrs":  attributes both sides have under the same name;
 #   "const":  (our attribute, TensorFlow's input name): a constant input TensorFlow takes where
 #             we hold an attribute, appended after the op's other inputs;
-#   "count":  the attribute holding the number of inputs (N).
+#   "count":  the attribute holding the number of inputs (N);
+#   "spatial": attributes we hold per spatial dimension (``strides=(2, 2)``) that TensorFlow
+#             holds per dimension of the data format (``strides=[1, 2, 2, 1]`` for NHWC);
+#   "renamed": {our attribute: TensorFlow's name for it};
+#   "last_axis": our axis attribute, where TensorFlow's op works on the last axis only.
 _EXPORTS: dict[str, dict] = {
     "Const": {"dtypes": {"dtype": "out"}, "attrs": ("value",)},
     "Placeholder": {"dtypes": {"dtype": "out"}, "attrs": ("shape",)},
@@ -204,7 +208,34 @@ _EXPORTS: dict[str, dict] = {
     "AudioSummaryV2": {"attrs": ("max_outputs",)},
     "TensorSummaryV2": {"dtypes": {"T": 1}},
     "MergeSummary": {"count": "N"},
+    "ArgMax": {"dtypes": {"T": 0}, "attrs": ("output_type",), "const": ("axis", "dimension")},
+    "ArgMin": {"dtypes": {"T": 0}, "attrs": ("output_type",), "const": ("axis", "dimension")},
+    "Softmax": {"dtypes": {"T": 0}, "last_axis": "axis"},
+    "LogSoftmax": {"dtypes": {"T": 0}, "last_axis": "axis"},
+    "SoftmaxCrossEntropyWithLogits": {"dtypes": {"T": 0}, "last_axis": "axis"},
+    "SparseSoftmaxCrossEntropyWithLogits": {"dtypes": {"T": 0, "Tlabels": 1}},
+    "Squeeze": {"dtypes": {"T": 0}, "renamed": {"axis": "squeeze_dims"}},
+    "LRN": {"dtypes": {"T": 0}, "attrs": ("depth_radius", "bias", "alpha", "beta")},
+    "RandomUniform": {"dtypes": {"dtype": "out", "T": 0}, "attrs": ("seed", "seed2")},
+    "RandomStandardNormal": {"dtypes": {"dtype": "out", "T": 0}, "attrs": ("seed", "seed2")},
 }
+for _type, _input in (
+    ("Conv2D", 0),
+    ("DepthwiseConv2dNative", 0),
+    ("Conv2DBackpropInput", 1),
+    ("Conv2DBackpropFilter", 0),
+):
+    _EXPORTS[_type] = {
+        "dtypes": {"T": _input},
+        "attrs": ("padding", "data_format"),
+        "spatial": ("strides", "dilations"),
+    }
+for _type in "MaxPool AvgPool".split():
+    _EXPORTS[_type] = {
+        "dtypes": {"T": 0},
+        "attrs": ("padding", "data_format"),
+        "spatial": ("ksize", "strides"),
+    }
 for _type in (
     "Add Sub Mul RealDiv FloorDiv FloorMod Pow Minimum Maximum SquaredDifference Equal NotEqual "
     "Less LessEqual Greater GreaterEqual Neg Abs Sign Square Sqrt Rsqrt Exp Log Log1p Sin Cos "
@@ -301,6 +332,9 @@ def export_graph_def(graph: Optional[Graph] = None, for_display: bool = False):
     graph_def.versions.producer = _PRODUCER
     written_names: set = set()  # the constants written for attributes TensorFlow takes as inputs
     for op in topological_order(graph, control_inputs=False):
+        if op.type in _EXPANSIONS and not for_display:  # a picture shows our op as one node
+            _EXPANSIONS[op.type](graph_def, op, lambda n: _claim_name(graph, n, written_names))
+            continue
         tf_type = _BY_OUR_TYPE.get(op.type)
         if tf_type is None and not for_display:
             raise GraphDefError(
@@ -320,6 +354,13 @@ def export_graph_def(graph: Optional[Graph] = None, for_display: bool = False):
                 node.attr[attr].CopyFrom(value)
             elif tf_type is not None and attr in op.attrs:
                 raise GraphDefError(f"attribute '{attr}' of {op.type} op '{op.name}' has no form")
+        for attr in spec.get("spatial", ()):
+            node.attr[attr].list.i.extend(_per_format_dimension(op.attrs[attr], op))
+        for attr, tf_attr in spec.get("renamed", {}).items():
+            value = _attr_value(op.attrs[attr] or [])
+            node.attr[tf_attr].CopyFrom(value)
+        if "last_axis" in spec:
+            _check_last_axis(op, spec["last_axis"])
         if "count" in spec:
             node.attr[spec["count"]].i = len(op.inputs)
         if spec.get("keep_dims"):
@@ -338,6 +379,85 @@ def export_graph_def(graph: Optional[Graph] = None, for_display: bool = False):
         for t in op.outputs:
             shapes.add().CopyFrom(_shape_proto(t.shape))
     return graph_def
+
+
+def _claim_name(graph: Graph, name: str, written: set) -> str:
+    name = _unused_name(graph, name, written)
+    written.add(name)
+    return name
+
+
+def _export_dropout(graph_def, op: Operation, claim_name) -> None:
+    """Our one ``Dropout`` op as the ops TensorFlow's ``nn.dropout`` builds: a
+    ``RandomUniform`` mask compared with the rate, and ``x`` scaled by ``1 / (1 - rate)``.  The
+    last node takes the op's name, so consumers of its output read it unchanged; the mask output
+    feeds only the gradient, which a frozen graph has no use for."""
+    if op.outputs[1].consumers():
+        raise GraphDefError(
+            f"Dropout op '{op.name}' (created at {op.location}) has its mask read by "
+            f"'{op.outputs[1].consumers()[0].name}'; only its output crosses to TensorFlow"
+        )
+    x, rate = op.inputs
+    dtype = x.dtype.as_datatype_enum
+    frame_source = x.op.name
+
+    def node(suffix: str, tf_type: str, inputs: list, name: Optional[str] = None, **types):
+        new = graph_def.node.add(name=name or claim_name(f"{op.name}/{suffix}"), op=tf_type)
+        new.input.extend(inputs)
+        for attr, value in types.items():
+            new.attr[attr].type = value
+        return new
+
+    noise_shape = op.attrs["noise_shape"]
+    if noise_shape is None:
+        shape = node("Shape", "Shape", [_input_name(x)], T=dtype)
+        shape.attr["out_type"].type = _dtypes.int32.as_datatype_enum
+        shape_name = shape.name
+    else:
+        shape_name = claim_name(f"{op.name}/noise_shape")
+        _const_node(graph_def, shape_name, np.array(noise_shape, np.int32), frame_source)
+    uniform = node(
+        "random_uniform",
+        "RandomUniform",
+        [shape_name],
+        dtype=dtype,
+        T=_dtypes.int32.as_datatype_enum,
+    )
+    uniform.attr["seed"].i, uniform.attr["seed2"].i = op.attrs["seed"], op.attrs["seed2"]
+    kept = node("GreaterEqual", "GreaterEqual", [uniform.name, _input_name(rate)], T=dtype)
+    mask = node("Cast", "Cast", [kept.name], SrcT=_dtypes.bool.as_datatype_enum, DstT=dtype)
+    one = claim_name(f"{op.name}/one")
+    _const_node(graph_def, one, np.ones((), _dtypes.numpy_dtype(x.dtype)), frame_source)
+    keep = node("sub", "Sub", [one, _input_name(rate)], T=dtype)
+    scaled = node("truediv", "RealDiv", [_input_name(x), keep.name], T=dtype)
+    out = node("", "Mul", [scaled.name, mask.name], name=op.name, T=dtype)
+    out.input.extend(f"^{c.name}" for c in op.control_inputs)
+    out.attr["_output_shapes"].list.shape.add().CopyFrom(_shape_proto(op.outputs[0].shape))
+
+
+# Our ops that TensorFlow writes as several of its own: each writes its nodes itself.
+_EXPANSIONS = {"Dropout": _export_dropout}
+
+
+def _spatial_positions(data_format: str) -> tuple[int, int]:
+    return (2, 3) if data_format.startswith("NC") else (1, 2)
+
+
+def _per_format_dimension(values, op: Operation) -> list[int]:
+    """Our per-spatial-dimension attribute as TensorFlow's: 1 for the batch and channels."""
+    full = [1, 1, 1, 1]
+    for position, value in zip(_spatial_positions(op.attrs["data_format"]), values):
+        full[position] = int(value)
+    return full
+
+
+def _check_last_axis(op: Operation, attr: str) -> None:
+    axis, rank = op.attrs[attr], op.inputs[0].shape.rank
+    if axis != -1 and (rank is None or axis != rank - 1):
+        raise GraphDefError(
+            f"{op.type} op '{op.name}' (created at {op.location}) works on axis {axis}; "
+            "TensorFlow's op works on the last axis only"
+        )
 
 
 # -- import ----------------------------------------------------------------------------------------
@@ -411,6 +531,14 @@ def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, d
             attrs[attr] = _attr_python(node.attr[attr])
     if spec.get("keep_dims"):
         attrs["keepdims"] = bool(node.attr["keep_dims"].b) if "keep_dims" in node.attr else False
+    for attr in spec.get("spatial", ()):
+        full = _attr_python(node.attr[attr])
+        attrs[attr] = tuple(full[i] for i in _spatial_positions(attrs["data_format"]))
+    for attr, tf_attr in spec.get("renamed", {}).items():
+        value = tuple(_attr_python(node.attr[tf_attr]) or ()) if tf_attr in node.attr else ()
+        attrs[attr] = value or None
+    if "last_axis" in spec:
+        attrs[spec["last_axis"]] = -1
     if "const" in spec:
         attr, input_name = spec["const"]
         source = inputs.pop()
@@ -421,12 +549,14 @@ def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, d
                 "(dataflow holds it as an attribute, known when the graph is built)"
             )
         value = [int(v) for v in np.asarray(value).reshape(-1)]
-        value = value[0] if node.op in ("ConcatV2", "ExpandDims") else tuple(value)
+        value = (
+            value[0] if node.op in ("ConcatV2", "ExpandDims", "ArgMax", "ArgMin") else tuple(value)
+        )
         attrs[attr] = value
-    if node.op == "Const":
-        attrs["dtype"] = _attr_python(node.attr["dtype"])
-    if node.op in ("Placeholder",):
-        attrs["dtype"] = _attr_python(node.attr["dtype"])
+    for attr, source in spec.get("dtypes", {}).items():
+        if source == "out":  # the output's dtype is our attribute of the same name
+            attrs[attr] = _attr_python(node.attr[attr])
+    if node.op == "Placeholder":
         attrs.setdefault("shape", TensorShape(None))
     return inputs, attrs
 

@@ -318,6 +318,7 @@ class Session:
         self._inter_op_threads = threads
         self._pool: Optional[executor.DaemonThreadPool] = None
         self._default_context = None
+        self._default_graph_context = None
         self._pipeline_of_config = pipeline_for(self._config.graph_options)
         self._logged_placements: set[Operation] = set()
 
@@ -350,6 +351,10 @@ class Session:
         self._plans = {}
 
     def __enter__(self) -> Session:
+        """``with Session(graph=g) as sess:`` makes the session and, as TF1 does, its graph the
+        defaults, so ops built in the block go into ``g``."""
+        self._default_graph_context = self.graph.as_default()
+        self._default_graph_context.__enter__()
         self._default_context = self.as_default()
         self._default_context.__enter__()
         return self
@@ -358,6 +363,9 @@ class Session:
         context, self._default_context = self._default_context, None
         if context is not None:
             context.__exit__(exc_type, exc, tb)
+        graph_context, self._default_graph_context = self._default_graph_context, None
+        if graph_context is not None:
+            graph_context.__exit__(None, None, None)
         self.close()
 
     def as_default(self):

@@ -296,8 +296,11 @@ class Variable:
         self._synchronization = synchronization or VariableSynchronization.AUTO
         self._aggregation = aggregation or VariableAggregation.NONE
         self._graph = self._handle.graph
-        if self._eager:  # as in TensorFlow's eager mode, no collection keeps the variable
+        if self._eager:  # as in TensorFlow's eager mode, no collection keeps the variable...
             _eager_variables[id(self._handle)] = self
+            if collections and GraphKeys.GLOBAL_STEP in collections:
+                # ...but the global step, so that get_or_create_global_step finds it again.
+                self._graph.add_to_collection(GraphKeys.GLOBAL_STEP, self)
             return
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]

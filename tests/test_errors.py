@@ -58,3 +58,26 @@ def test_a_value_that_cannot_become_a_tensor_names_the_op_and_the_line(build, op
     message = str(info.value)
     assert op_words in message
     assert "test_errors.py" in message
+
+
+@pytest.mark.parametrize(
+    "build, error, words",
+    [
+        (lambda: df.zeros([1.5, 2]), TypeError, "zeros at"),
+        (lambda: df.reshape(df.ones([4]), [2.0, 2]), TypeError, "Reshape at"),
+        (lambda: df.random_normal([2, 0.5]), TypeError, "random_normal at"),
+        (lambda: df.nn.dropout(df.ones([3]), rate=1.5), ValueError, "dropout at"),
+        (lambda: df.nn.dropout(df.ones([3]), keep_prob=0.0), ValueError, "dropout at"),
+        (lambda: df.nn.dropout(df.ones([3])), ValueError, "dropout at"),
+        (lambda: df.nn.dropout(df.ones([3]), rate=[0.1, 0.2]), ValueError, "Dropout op"),
+    ],
+    ids=["float shape", "float reshape", "random shape", "rate", "keep_prob", "neither", "rank"],
+)
+def test_a_bad_argument_caught_before_the_op_exists_names_the_function_and_the_line(
+    build, error, words
+):
+    with pytest.raises(error) as info:
+        build()
+    message = str(info.value)
+    assert words in message
+    assert "test_errors.py" in message

@@ -762,6 +762,25 @@ def test_eval_and_run_use_the_default_session():
         sess.close()
 
 
+def test_with_session_makes_its_graph_the_default_as_tf1_does():
+    g = df.Graph()
+    outer = df.get_default_graph()
+    with df.Session(graph=g) as sess:
+        assert df.get_default_graph() is g
+        x = df.constant(3.0)
+        assert x.graph is g
+        assert sess.run(x * 2.0) == 6.0
+    assert df.get_default_graph() is outer
+
+
+def test_leaving_a_session_block_on_an_error_restores_the_default_graph():
+    outer = df.get_default_graph()
+    with pytest.raises(RuntimeError, match="inside the block"):
+        with df.Session(graph=df.Graph()):
+            raise RuntimeError("inside the block")
+    assert df.get_default_graph() is outer
+
+
 def test_closed_session_refuses_to_run():
     sess = df.Session()
     sess.close()

@@ -34,6 +34,7 @@ from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..graph import (
     Tensor,
+    _user_location,
     convert_to_tensor,
     get_default_graph,
     holds_tensor,
@@ -93,10 +94,12 @@ def _single_or_tuple(values):
     return values[0] if len(values) == 1 else tuple(values)
 
 
-def _as_index_vector(value, name: str, dtype=None) -> Tensor:
+def _as_index_vector(value, name: str, dtype=None, owner: Optional[str] = None) -> Tensor:
     """A 1-D int tensor from a tensor, a list of ints, or a list mixing ints and scalar tensors
     (stacked, as TensorFlow's auto-packing does).  Ints become ``dtype``; by default int32 (int64
-    when they do not fit), or the dtype of an int32/int64 numpy array."""
+    when they do not fit), or the dtype of an int32/int64 numpy array.  Non-integers are an
+    error naming ``owner`` (by default the name scope the calling op builds in) and the user's
+    line."""
     if isinstance(value, Tensor) or is_tensor_like(value):
         return convert_to_tensor(value)
     if isinstance(value, (list, tuple)) and any(
@@ -107,7 +110,8 @@ def _as_index_vector(value, name: str, dtype=None) -> Tensor:
         value = value.as_list()
     array = np.asarray(value)
     if array.size and array.dtype.kind not in "iu":
-        raise TypeError(f"{name} must be integers, got {value!r}")
+        owner = owner or get_default_graph().get_name_scope() or name
+        raise TypeError(f"{owner} at {_user_location()}: {name} must be integers, got {value!r}")
     if dtype is None and isinstance(value, np.ndarray) and array.dtype in (np.int32, np.int64):
         dtype = _dtypes.as_dtype(array.dtype)
     if dtype is None:
@@ -802,10 +806,12 @@ def _infer_strided_slice(op):
     return [(x.dtype, TensorShape(out))]
 
 
-def _strided_slice_kernel(attrs):
+def _strided_slice_indexer(attrs):
+    """The function from ``(begin, end, strides)`` arrays to the numpy index that StridedSlice
+    with these masks reads, shared by the op and its gradient."""
     begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_mask = (attrs[m] for m in _MASKS)
 
-    def strided_slice(x, begin, end, strides):
+    def index_of(begin, end, strides) -> tuple:
         index = []
         for i, (b, e, s) in enumerate(zip(begin.tolist(), end.tolist(), strides.tolist())):
             if ellipsis_mask >> i & 1:
@@ -822,8 +828,17 @@ def _strided_slice_kernel(attrs):
                         None if begin_mask >> i & 1 else b, None if end_mask >> i & 1 else e, s
                     )
                 )
+        return tuple(index)
+
+    return index_of
+
+
+def _strided_slice_kernel(attrs):
+    index_of = _strided_slice_indexer(attrs)
+
+    def strided_slice(x, begin, end, strides):
         try:
-            return x[tuple(index)]
+            return x[index_of(begin, end, strides)]
         except IndexError as e:
             raise InvalidArgumentError(
                 None, None, f"strided_slice of a tensor of shape {np.shape(x)}: {e}"
@@ -1160,7 +1175,10 @@ def _filled(fill_value, shape, dtype, name: str) -> Tensor:
         and any(isinstance(d, Tensor) or is_tensor_like(d) for d in shape)
     ):
         dims = as_shape(shape).as_list() if isinstance(shape, TensorShape) else shape
-        array = np.asarray(dims, dtype=np.int64)
+        array = np.asarray(dims)
+        if array.size and array.dtype.kind not in "iu":
+            raise TypeError(f"{name} at {_user_location()}: shape must be integers, got {shape!r}")
+        array = array.astype(np.int64)
         if array.ndim <= 1 and math.prod(array.reshape(-1).tolist()) < 1000:
             return constant(fill_value, dtype=dtype, shape=array.reshape(-1).tolist(), name=name)
     graph = graph_of(shape if isinstance(shape, (list, tuple)) else [shape])
@@ -1498,13 +1516,13 @@ def _infer_strided_slice_grad(op):
 
 
 def _strided_slice_grad_kernel(attrs):
-    forward = _strided_slice_kernel(attrs)
+    index_of = _strided_slice_indexer(attrs)
 
     def strided_slice_grad(shape, begin, end, strides, dy):
         out = np.zeros(tuple(int(d) for d in shape), dtype=dy.dtype)
-        view = forward(out, begin, end, strides)
-        # Basic indexing gives a view of `out`: writing through it scatters dy into place.
-        view[...] = np.reshape(dy, np.shape(view))
+        index = index_of(begin, end, strides)
+        # Assigning through the forward index scatters dy into place, a single element included.
+        out[index] = np.reshape(dy, np.shape(out[index]))
         return out
 
     return strided_slice_grad

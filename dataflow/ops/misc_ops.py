@@ -451,8 +451,9 @@ def _py_func_kernel(attrs):
     count = len(tout)
 
     def py_func(*args):
-        # A scalar string reaches the function as ``bytes``, as in TensorFlow.
-        result = func(*(a[()] if a.dtype == object and a.ndim == 0 else a for a in args))
+        # A scalar reaches the function as a numpy scalar (a string one as ``bytes``), as in
+        # TensorFlow; anything else as an array.
+        result = func(*(a[()] if np.ndim(a) == 0 else a for a in args))
         if single:
             results: Any = (result,)
         elif isinstance(result, (list, _pytuple)):

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor, numpy_value_or_none
+from ..graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
 from ..op_registry import apply_op, define_op
 from ..random_seed import op_seed_attrs
 from ..tensor_shape import TensorShape
@@ -541,10 +541,13 @@ def dropout(
     The mask comes from the op's stream in the Session (`dataflow.random_streams`), so its values
     are not TensorFlow's, whose dropout is several ops around a ``RandomUniform``."""
     if (keep_prob is None) == (rate is None):
-        raise ValueError("dropout needs exactly one of keep_prob and rate")
+        raise ValueError(f"dropout at {_user_location()}: needs exactly one of keep_prob and rate")
     x = convert_to_tensor(x)
     if not x.dtype.is_floating:
-        raise ValueError(f"x must be a floating point tensor to be scaled, got {x.dtype.name}")
+        raise ValueError(
+            f"dropout at {_user_location()}: x must be a floating point tensor to be scaled, "
+            f"got {x.dtype.name}"
+        )
     if noise_shape is not None:
         noise_shape = static_axis(noise_shape, "noise_shape")
         noise_shape = (noise_shape,) if isinstance(noise_shape, int) else noise_shape
@@ -553,14 +556,16 @@ def dropout(
         if keep_prob is not None:
             known = _known_scalar(keep_prob)
             if known is not None and not 0 < known <= 1:
-                raise ValueError(f"keep_prob must be in (0, 1], got {known}")
+                raise ValueError(
+                    f"dropout at {_user_location()}: keep_prob must be in (0, 1], got {known}"
+                )
             if known is not None:
                 rate = 1 - known
             else:
                 rate = subtract(convert_to_tensor(1, dtype=x.dtype), keep_prob, name="rate")
         known = _known_scalar(rate)
         if known is not None and not 0 <= known < 1:
-            raise ValueError(f"rate must be in [0, 1), got {known}")
+            raise ValueError(f"dropout at {_user_location()}: rate must be in [0, 1), got {known}")
         if known == 0:
             return x  # as TensorFlow: nothing to drop, no op
         rate = convert_to_tensor(rate, dtype=x.dtype, name="rate")
@@ -569,10 +574,12 @@ def dropout(
 
 
 def _known_scalar(value) -> Optional[float]:
-    if isinstance(value, Tensor):
-        known = numpy_value_or_none(value)
-        return None if known is None else float(known)
-    return float(value)
+    """The value of a rate or keep_prob known at build time, if it is a scalar; a tensor one
+    or a non-scalar is left to the Dropout op, whose inference names it."""
+    known = numpy_value_or_none(value) if isinstance(value, Tensor) else value
+    if known is None or np.ndim(known) != 0:
+        return None
+    return float(known)
 
 
 # -- gradients -------------------------------------------------------------------------------------

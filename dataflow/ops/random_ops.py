@@ -355,10 +355,7 @@ define_op(
 # -- the user-facing functions -------------------------------------------------------------------
 def _shape_input(shape, function: str, dtype=None) -> Tensor:
     """The 1-D int tensor a ``shape`` argument (list, tensor or mix) gives."""
-    try:
-        return _as_index_vector(shape, "shape", dtype)
-    except TypeError as e:
-        raise _build_error(TypeError, function, str(e)) from None
+    return _as_index_vector(shape, "shape", dtype, owner=function)
 
 
 def _float_dtype(dtype, function: str) -> _dtypes.DType:

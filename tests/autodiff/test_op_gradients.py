@@ -117,6 +117,7 @@ CASES = [
     ("Slice", lambda x: df.slice(x, [1, 0], [1, -1]), [normal(3, 3)]),
     ("StridedSlice", lambda x: x[1:, ::2], [normal(3, 5)]),
     ("StridedSlice shrink newaxis", lambda x: x[1, None, ::-1], [normal(3, 4)]),
+    ("StridedSlice to a single element", lambda x: x[1, -1], [normal(3, 4)]),
     ("GatherV2", lambda x: df.gather(x, [2, 0, 2]), [normal(3, 2)]),
     ("GatherV2 axis 1", lambda x: df.gather(x, [[1, 1], [0, 2]], axis=1), [normal(2, 3, 2)]),
     (

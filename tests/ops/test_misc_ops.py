@@ -202,6 +202,21 @@ def test_py_func_results_are_arrays_or_scalars_of_the_tout_dtypes():
     assert_same(b, np.array([1, 2], np.int64))
 
 
+def test_py_func_receives_scalars_as_numpy_scalars_and_the_rest_as_arrays():
+    # What TensorFlow hands the function: np.float32 for a float scalar, bytes for a string.
+    seen = []
+    out = df.py_func(
+        lambda x, s, v: seen.append((x, s, v)) or x,
+        [df.constant(1.5), df.constant(b"ab"), df.constant([1, 2])],
+        df.float32,
+    )
+    run(out)
+    ((x, s, v),) = seen
+    assert type(x) is np.float32 and x == 1.5
+    assert s == b"ab"
+    assert isinstance(v, np.ndarray) and v.tolist() == [1, 2]
+
+
 def test_py_func_with_a_list_of_one_dtype_returns_a_list():
     (out,) = df.py_func(lambda: np.int32(3), [], [df.int32])
     assert_same(evaluate(out), np.int32(3))

@@ -138,3 +138,100 @@ def test_a_tensorflow_graph_exported_again_has_unique_node_names():
             (x, n), (expected_loop, expected_out) = TF1_VALUES[0]
             got = sess.run("tf1/out:0", {"tf1/x:0": x, "tf1/n:0": n})
     np.testing.assert_allclose(got, expected_out, rtol=1e-6)
+
+
+TF1_CNN = os.path.join(os.path.dirname(__file__), "data", "tf1_cnn.pb")
+# (probabilities, label) for np.linspace(-1, 1, 128).reshape(2, 8, 8, 1), printed by
+# data/make_tf1_cnn.py under TensorFlow 2.21
+TF1_CNN_VALUES = (
+    [[1.7207283e-30, 1.0, 4.4084916e-29], [7.8663409e-01, 1.2048256e-01, 9.2883371e-02]],
+    [1, 0],
+)
+
+
+def test_frozen_tf1_convolutional_classifier_runs_with_tensorflows_values():
+    with open(TF1_CNN, "rb") as f:
+        probabilities, label = df.import_graph_def(
+            f.read(), return_elements=["probabilities:0", "label:0"]
+        )
+    ops = {op.type for op in df.get_default_graph().get_operations()}
+    assert {"Conv2D", "DepthwiseConv2dNative", "MaxPool", "AvgPool", "ArgMax"} <= ops
+    batch = np.linspace(-1.0, 1.0, 2 * 8 * 8, dtype=np.float32).reshape(2, 8, 8, 1)
+    with df.Session() as sess:
+        got_probabilities, got_label = sess.run([probabilities, label], {"import/images:0": batch})
+    np.testing.assert_allclose(got_probabilities, TF1_CNN_VALUES[0], rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(got_label, TF1_CNN_VALUES[1])
+
+
+def build_strided_dilated_cnn():
+    rng = np.random.default_rng(0)
+    x = df.placeholder(df.float32, [None, 8, 8, 2], name="x")
+    labels = df.placeholder(df.int64, [None], name="labels")
+    kernel = df.constant(rng.normal(size=(3, 3, 2, 4)).astype(np.float32))
+    h = df.nn.relu(df.nn.conv2d(x, kernel, [1, 2, 1, 1], "SAME", dilations=[1, 1, 2, 1]))
+    h = df.nn.lrn(df.nn.max_pool(h, [1, 2, 2, 1], [1, 1, 2, 1], "VALID"), depth_radius=2)
+    _, variance = df.nn.moments(h, [0, 1, 2])
+    weights = df.constant(rng.normal(size=(48, 3)).astype(np.float32))
+    logits = df.matmul(df.reshape(h, [-1, 48]), weights)
+    xent = df.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    df.reduce_mean(xent, name="loss")
+    df.argmax(df.nn.log_softmax(logits), 1, name="label")
+    df.identity(variance, name="variance")
+    feed = {"x:0": rng.normal(size=(2, 8, 8, 2)).astype(np.float32), "labels:0": [0, 2]}
+    return ["loss:0", "label:0", "variance:0"], feed
+
+
+def test_convolutions_pools_and_losses_export_with_tensorflows_attributes_and_import_back():
+    # The same GraphDef, loaded by TensorFlow 2.21 (tf.import_graph_def), gives these values too.
+    fetches, feed = build_strided_dilated_cnn()
+    with df.Session() as sess:
+        expected = sess.run(fetches, feed)
+    graph_def = df.io.export_graph_def()
+    nodes = {node.name: node for node in graph_def.node}
+    assert list(nodes["Conv2D"].attr["strides"].list.i) == [1, 2, 1, 1]
+    assert list(nodes["Conv2D"].attr["dilations"].list.i) == [1, 1, 2, 1]
+    assert list(nodes["MaxPool"].attr["ksize"].list.i) == [1, 2, 2, 1]
+    assert nodes["MaxPool"].attr["padding"].s == b"VALID"
+    assert list(nodes["moments/Squeeze"].attr["squeeze_dims"].list.i) == [0, 1, 2]
+    assert nodes["label"].input[1] == "label/dimension"
+    reimported = df.Graph()
+    with reimported.as_default():
+        df.import_graph_def(graph_def.SerializeToString(), name="")
+        with df.Session() as sess:
+            got = sess.run(fetches, feed)
+    for value, want in zip(got, expected):
+        np.testing.assert_allclose(value, want, rtol=1e-6)
+
+
+def test_softmax_over_an_inner_axis_has_no_tensorflow_form():
+    df.nn.softmax(df.ones([2, 3, 4]), axis=1, name="inner")
+    with pytest.raises(df.graph_def.GraphDefError, match=r"Softmax op 'inner'.*last axis only"):
+        df.io.export_graph_def()
+
+
+def test_dropout_goes_out_as_tensorflows_random_ops_and_comes_back_working():
+    # TensorFlow 2.21 loads this GraphDef and gives 2 * x with keep_prob 1 as well.
+    x = df.placeholder(df.float32, [None, 4], name="x")
+    keep_prob = df.placeholder_with_default(1.0, [], name="keep_prob")
+    df.identity(df.nn.dropout(x * 2.0, keep_prob=keep_prob, seed=3), name="y")
+    graph_def = df.io.export_graph_def()
+    ops = {node.name: node.op for node in graph_def.node}
+    assert ops["dropout"] == "Mul"
+    assert {"RandomUniform", "GreaterEqual", "Cast", "RealDiv"} <= set(ops.values())
+    ones = np.ones((50, 4), np.float32)
+    with df.Graph().as_default():
+        df.import_graph_def(graph_def.SerializeToString(), name="")
+        with df.Session() as sess:
+            np.testing.assert_array_equal(sess.run("y:0", {"x:0": ones}), 2 * ones)
+            halved = sess.run("y:0", {"x:0": ones, "keep_prob:0": 0.5})
+    assert set(np.unique(halved)) == {0.0, 4.0}
+
+
+def test_dropout_whose_mask_a_gradient_reads_stays_out_and_the_picture_still_draws_it():
+    x = df.constant([1.0, 2.0, 3.0])
+    y = df.nn.dropout(x, rate=0.5, name="drop")
+    df.gradients(df.reduce_sum(y), x)
+    with pytest.raises(df.graph_def.GraphDefError, match=r"Dropout op 'drop' .*mask read by"):
+        df.io.export_graph_def()
+    display = df.io.export_graph_def(for_display=True)
+    assert "Dropout" in {node.op for node in display.node}
