@@ -19,10 +19,18 @@ Invariants:
 """
 
 from .conversion import do_not_convert, to_code, to_graph
-from .operators import Undefined
+from .operators import Undefined, set_loop_options
 from .transforms import ConversionError
 
-__all__ = ["ConversionError", "Undefined", "do_not_convert", "stack", "to_code", "to_graph"]
+__all__ = [
+    "ConversionError",
+    "Undefined",
+    "do_not_convert",
+    "set_loop_options",
+    "stack",
+    "to_code",
+    "to_graph",
+]
 
 
 def stack(values, name=None):

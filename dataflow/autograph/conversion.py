@@ -157,7 +157,11 @@ def converted_tree(function) -> ast.FunctionDef:
     """The converted ``def`` of ``function`` (a fresh tree)."""
     tree = _function_tree(function)
     modules, builtin_names = _names_in_scope(function)
-    return convert_function_tree(tree, modules, builtin_names)
+    try:
+        return convert_function_tree(tree, modules, builtin_names)
+    except ConversionError as e:
+        filename = function.__code__.co_filename
+        raise ConversionError(f"Cannot convert {function.__qualname__} ({filename}): {e}") from None
 
 
 def _compile(function, tree: ast.FunctionDef):

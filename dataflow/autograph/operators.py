@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import threading
+import weakref
 
 import numpy as np
 
@@ -41,6 +42,7 @@ __all__ = [
     "if_stmt",
     "len_",
     "list_append",
+    "loop_options",
     "not_",
     "not_eq",
     "or_",
@@ -123,7 +125,9 @@ def _location(function) -> SourceLocation:
 
 
 def _is_graph_tensor(value) -> bool:
-    return isinstance(value, Tensor) and not hasattr(value, "numpy")
+    """A tensor whose value is known only when a graph runs (not an eager tensor, which has
+    one now and runs Python's control flow, as AutoGraph decides)."""
+    return isinstance(value, Tensor) and not getattr(value, "_is_eager", False)
 
 
 def _is_number(value) -> bool:
@@ -192,7 +196,7 @@ def and_(left, right):
     if _is_graph_tensor(value):
         from primitives.control_flow_ops import cond
 
-        return cond(value, lambda: _as_bool_tensor(right(), "and"), lambda: value)
+        return cond(value, lambda: _as_bool_tensor(right()), lambda: value)
     return value and right()
 
 
@@ -202,7 +206,7 @@ def or_(left, right):
     if _is_graph_tensor(value):
         from primitives.control_flow_ops import cond
 
-        return cond(value, lambda: value, lambda: _as_bool_tensor(right(), "or"))
+        return cond(value, lambda: value, lambda: _as_bool_tensor(right()))
     return value or right()
 
 
@@ -216,9 +220,9 @@ def not_(value):
 
 
 def eq(left, right):
-    """``a == b``: `df.equal` when either side is a graph tensor (whose own ``==`` is identity,
-    as in TensorFlow 1.x), else Python's."""
-    if _is_graph_tensor(left) or _is_graph_tensor(right):
+    """``a == b``: `df.equal` when either side is a tensor (whose own ``==`` is identity, as in
+    TensorFlow 1.x, eager tensors included), else Python's."""
+    if isinstance(left, Tensor) or isinstance(right, Tensor):
         from dataflow.ops.math_ops import equal
 
         return equal(left, right)
@@ -226,8 +230,8 @@ def eq(left, right):
 
 
 def not_eq(left, right):
-    """``a != b``: `df.not_equal` when either side is a graph tensor, else Python's."""
-    if _is_graph_tensor(left) or _is_graph_tensor(right):
+    """``a != b``: `df.not_equal` when either side is a tensor, else Python's."""
+    if isinstance(left, Tensor) or isinstance(right, Tensor):
         from dataflow.ops.math_ops import not_equal
 
         return not_equal(left, right)
@@ -243,7 +247,7 @@ def if_exp(condition, true_value, false_value):
     return true_value() if condition else false_value()
 
 
-def _as_bool_tensor(value, what: str):
+def _as_bool_tensor(value):
     if _is_graph_tensor(value):
         return value
     return convert_to_tensor(builtins.bool(value), dtype=_dtypes.bool)
@@ -455,7 +459,20 @@ def _unstageable(name, value, statement, where) -> TypeError:
 
 
 # -- loops -----------------------------------------------------------------------------------------
-def while_stmt(test, body, state: tuple) -> tuple:
+def loop_options(shape_invariants=()) -> dict:
+    """The options a ``set_loop_options`` call in a loop's body gives (hoisted before the loop
+    by the conversion): ``shape_invariants``, pairs of a variable and the shape it may take."""
+    return {"shape_invariants": list(shape_invariants)}
+
+
+def set_loop_options(shape_invariants=()) -> None:
+    """Options for the staged loop whose body begins with this call (AutoGraph's
+    ``tf.autograph.experimental.set_loop_options``): ``shape_invariants`` pairs a loop
+    variable with the shape it may take across iterations (``[(v, [None])]``).  Converted code
+    reads the call statically; called as Python it does nothing."""
+
+
+def while_stmt(test, body, state: tuple, options=None) -> tuple:
     """``while``: ``test`` and ``body`` are functions of the loop's state.  Runs as Python while
     the test gives Python values; the first time it gives a graph tensor, the rest of the loop
     is staged as a `while_loop` from the state reached."""
@@ -463,19 +480,19 @@ def while_stmt(test, body, state: tuple) -> tuple:
     while True:
         condition = test(*state)
         if _is_graph_tensor(condition):
-            return _staged_loop(test, body, state, "while", None)
+            return _staged_loop(test, body, state, "while", None, options)
         if not condition:
             return state
         state = tuple(body(*state))
 
 
-def for_stmt(iterated, body, state: tuple, extra_test=None) -> tuple:
+def for_stmt(iterated, body, state: tuple, extra_test=None, options=None) -> tuple:
     """``for``: ``body(item, *state)`` returns the next state; ``extra_test(*state)`` (from
     ``break`` and ``return``) ends the loop when false.  A staged range, a graph tensor (over
     its first dimension) or a TensorArray stages a `while_loop`; anything else runs as Python."""
     state = tuple(state)
     if isinstance(iterated, (StagedRange, TensorArray)) or _is_graph_tensor(iterated):
-        return _staged_loop(extra_test, body, state, "for", iterated)
+        return _staged_loop(extra_test, body, state, "for", iterated, options)
     for item in iterated:
         if extra_test is not None:
             going_on = extra_test(*state)
@@ -539,8 +556,9 @@ def _list_as_tensor_array(name, values, where):
     return array
 
 
-# TensorArrayV3 ops made for empty lists, whose dtype the first append settles.
-_UNSETTLED: dict = {}
+# TensorArrayV3 ops made for empty lists, whose dtype the first append settles (until then
+# the op holds a provisional float32; nothing reads the array before that append).
+_UNSETTLED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _settle_element_dtype(array: TensorArray, value) -> None:
@@ -559,20 +577,20 @@ def _settled(array):
     return array
 
 
-def _staged_loop(test, body, state: tuple, kind: str, iterated) -> tuple:
+def _staged_loop(test, body, state: tuple, kind: str, iterated, options) -> tuple:
     """Stages the loop; a return value first set inside it gets a placeholder zero before it
     (the loop is built again: the first, unfinished one stays in the graph, unused)."""
     state = list(state)
     while True:
         try:
-            return _build_staged_loop(test, body, tuple(state), kind, iterated)
+            return _build_staged_loop(test, body, tuple(state), kind, iterated, options)
         except _NeedsPlaceholder as missing:
             if not isinstance(state[missing.index], UndefinedReturn):
                 raise
             state[missing.index] = _placeholder_zero(missing.dtype, missing.shape)
 
 
-def _build_staged_loop(test, body, state: tuple, kind: str, iterated) -> tuple:
+def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -> tuple:
     """Stages a while loop (``kind`` "while") or a for loop over ``iterated`` with the state
     values that can be loop variables; Undefined ones stay body temporaries."""
     from dataflow.ops.array_ops import gather, shape
@@ -591,6 +609,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated) -> tuple:
         else:
             carried.append((index, entry))
     entries = [entry for _, entry in carried]
+    invariants = _shape_invariants(names, state, carried, options, where)
     had_effects = []
 
     def full_state(values):
@@ -651,7 +670,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated) -> tuple:
             going_on = more(position)
             if test is not None:
                 extra = test(*full_state(values))
-                going_on = logical_and(going_on, _as_bool_tensor(extra, "extra_test"))
+                going_on = logical_and(going_on, _as_bool_tensor(extra))
             return going_on
 
         def loop_body(position, *values):
@@ -661,7 +680,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated) -> tuple:
     else:
 
         def loop_test(*values):
-            return _as_bool_tensor(test(*full_state(values)), "while")
+            return _as_bool_tensor(test(*full_state(values)))
 
         def loop_body(*values):
             return run_body(values, None)
@@ -680,7 +699,8 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated) -> tuple:
             if isinstance(before, UndefinedReturn) and not isinstance(outputs[index], Undefined):
                 raise _NeedsPlaceholder(index, outputs[index])
         for (index, _), before in zip(carried, values):
-            results.append(_next_value(names[index], before, outputs[index], kind, where))
+            shape = invariants[len(results)]
+            results.append(_next_value(names[index], before, outputs[index], kind, where, shape))
         if effects:
             had_effects.append(True)
         return attach_effects(results, effects)
@@ -690,7 +710,14 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated) -> tuple:
             f"The while loop at {where} has a graph-tensor condition but changes no variable, "
             "so it would never end or never run"
         )
-    finals = while_loop(loop_test, loop_body, loop_vars, return_same_structure=True)
+    shape_invariants = ([None] if kind == "for" else []) + invariants
+    finals = while_loop(
+        loop_test,
+        loop_body,
+        loop_vars,
+        shape_invariants=shape_invariants if any(s is not None for s in invariants) else None,
+        return_same_structure=True,
+    )
     finals = list(finals)
     if kind == "for":
         finals = finals[1:]
@@ -709,7 +736,24 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated) -> tuple:
     return tuple(results)
 
 
-def _next_value(name, before, value, kind, where):
+def _shape_invariants(names, state, carried, options, where) -> list:
+    """Per carried loop variable, the shape ``options`` lets it take (None: its own)."""
+    from dataflow.tensor_shape import as_shape
+
+    pairs = (options or {}).get("shape_invariants", [])
+    invariants = [None] * len(carried)
+    for value, shape in pairs:
+        matches = [i for i, (index, _) in enumerate(carried) if state[index] is value]
+        if not matches:
+            raise ValueError(
+                f"set_loop_options names a shape invariant for {value!r:.60}, which is not a "
+                f"variable of the loop at {where} (variables: {', '.join(names)})"
+            )
+        invariants[matches[0]] = as_shape(shape)
+    return invariants
+
+
+def _next_value(name, before, value, kind, where, invariant=None):
     """The body's new value of a loop variable, checked against its value before: same dtype,
     and a shape that fits (TensorArrays are checked by the loop itself)."""
     if isinstance(before, TensorArray):
@@ -731,9 +775,11 @@ def _next_value(name, before, value, kind, where):
             f"iterations of the {kind} loop at {where}: a loop variable keeps one dtype (cast it, "
             f"or give it the right dtype before the loop)"
         )
-    if not value.shape.is_compatible_with(before.shape):
+    allowed = before.shape if invariant is None else invariant
+    if not value.shape.is_compatible_with(allowed):
         raise ValueError(
             f"'{name}' changes shape from {before.shape} to {value.shape} across iterations of "
-            f"the {kind} loop at {where}: a loop variable keeps its shape"
+            f"the {kind} loop at {where}: a loop variable keeps its shape unless the loop's "
+            f"body begins with df.autograph.set_loop_options(shape_invariants=[({name}, shape)])"
         )
     return value

@@ -69,6 +69,15 @@ def _ag_call(attr: str, *args: ast.expr, keywords=()) -> ast.Call:
     return ast.Call(_ag(attr), list(args), list(keywords))
 
 
+def _is_ag(node: ast.expr, attr: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == attr
+        and isinstance(node.value, ast.Name)
+        and node.value.id == AG
+    )
+
+
 def _thunk(body: ast.expr) -> ast.Lambda:
     return ast.Lambda(_arguments([]), body)
 
@@ -393,6 +402,22 @@ class _ExpressionRewriter(ast.NodeTransformer):
     def __init__(self, module_names: set, builtin_names: set):
         self._module_names = module_names
         self._builtin_names = builtin_names
+        self._first_parameters: list = []
+
+    def visit_FunctionDef(self, node: ast.FunctionDef):
+        arguments = node.args.posonlyargs + node.args.args
+        self._first_parameters.append(arguments[0].arg if arguments else None)
+        self.generic_visit(node)
+        self._first_parameters.pop()
+        return node
+
+    def _explicit_super(self, node: ast.Call) -> ast.Call:
+        """``super()`` as ``super(__class__, self)``: the branch and loop functions the
+        conversion makes would otherwise give zero-argument super their own first argument."""
+        instance = self._first_parameters[-1] if self._first_parameters else None
+        if node.args or node.keywords or instance is None:
+            return node
+        return _located(ast.Call(node.func, [_load("__class__"), _load(instance)], []), node)
 
     def visit_BoolOp(self, node: ast.BoolOp):
         self.generic_visit(node)
@@ -433,6 +458,8 @@ class _ExpressionRewriter(ast.NodeTransformer):
         self.generic_visit(node)
         function = node.func
         if isinstance(function, ast.Name):
+            if function.id == "super" and "super" in self._builtin_names:
+                return self._explicit_super(node)
             if function.id in self._builtin_names:
                 operator = self._BUILTIN_OPERATORS.get(function.id)
                 if operator is None:
@@ -521,6 +548,12 @@ class _ControlFlowConverter:
 
     def function(self, function: ast.FunctionDef) -> None:
         _Liveness().block(function.body, set())
+        self._declared = {
+            name
+            for node in _walk_scope(function)
+            if isinstance(node, (ast.Global, ast.Nonlocal))
+            for name in node.names
+        }
         arguments = function.args
         parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
         parameters |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
@@ -550,6 +583,14 @@ class _ControlFlowConverter:
         return result
 
     def _undefined_first(self, state, bound, source) -> list:
+        declared = [n for n in state if n in getattr(self, "_declared", ())]
+        if declared:
+            raise ConversionError(
+                f"'{declared[0]}' is declared global or nonlocal and assigned in the statement at "
+                f"line {source.lineno}, which the conversion turns into functions of the names it "
+                "assigns: assign it outside the if or loop, or keep this function unconverted "
+                "(df.autograph.do_not_convert)"
+            )
         return [
             _located(_assign(n, _ag_call("Undefined", ast.Constant(n))), source)
             for n in state
@@ -582,21 +623,53 @@ class _ControlFlowConverter:
         bound |= set(state)
         return before + [if_true, if_false, self._state_call(state, call, node)]
 
+    @staticmethod
+    def _loop_options(node) -> list:
+        """Takes a ``set_loop_options(...)`` call out of the loop's body: its arguments become
+        the keyword ``options=ag__.loop_options(...)``, evaluated before the loop (where the
+        variables it names still hold their values on entry), as AutoGraph's directives are."""
+
+        def is_directive(statement):
+            if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+                return None
+            call = statement.value
+            function = call.func
+            if _is_ag(function, "call") and call.args:
+                function = call.args[0]
+            name = getattr(function, "attr", None) or getattr(function, "id", None)
+            return call if name == "set_loop_options" else None
+
+        for index, statement in enumerate(node.body):
+            call = is_directive(statement)
+            if call is not None:
+                del node.body[index]
+                if not node.body:
+                    node.body.append(_located(ast.Pass(), statement))
+                options = _ag_call("loop_options", keywords=call.keywords)
+                return [_located(ast.keyword("options", options), statement)]
+        return []
+
     def _while(self, node: ast.While, bound: set) -> list:
         state = node.ag_state
+        options = self._loop_options(node)
         before = self._undefined_first(state, bound, node)
         test_name, body_name = self._namer.stable("while_test"), self._namer.stable("while_body")
         test = self._def(test_name, state, [], node.test, node)
         body = self.block(node.body, set(state))
         while_body = self._def(body_name, state, body, _names_tuple(state, ast.Load), node)
         call = _ag_call(
-            "while_stmt", _load(test_name), _load(body_name), _names_tuple(state, ast.Load)
+            "while_stmt",
+            _load(test_name),
+            _load(body_name),
+            _names_tuple(state, ast.Load),
+            keywords=options,
         )
         bound |= set(state)
         return before + [test, while_body, self._state_call(state, call, node)]
 
     def _for(self, node: ast.For, bound: set) -> list:
         state = node.ag_state
+        options = self._loop_options(node)
         before = self._undefined_first(state, bound, node)
         target = node.target
         inner_bound = set(state) | set(bound_names([ast.Assign([target], ast.Constant(None))]))
@@ -609,7 +682,7 @@ class _ControlFlowConverter:
         body_name = self._namer.stable("for_body")
         for_body = self._def(body_name, [item, *state], body, _names_tuple(state, ast.Load), node)
         definitions = [for_body]
-        keywords = []
+        keywords = options
         extra_tests = getattr(node, "extra_tests", [])
         if extra_tests:
             test_name = self._namer.stable("for_test")

@@ -408,9 +408,19 @@ class Function:
         return self._python_function
 
     def _python_function_to_trace(self) -> Callable:
-        """The Python function a trace runs: the one given, as it is.  (AutoGraph's conversion,
-        when ``autograph`` is set, replaces it here and nowhere else.)"""
-        return self._python_function
+        """The Python function a trace runs: with ``autograph``, its conversion (so Python
+        control flow on tensors stages cond and while_loop), else the one given.  A function
+        whose source cannot be read is traced as it is, with a warning, as TensorFlow does."""
+        if not self.autograph:
+            return self._python_function
+        from ..autograph import ConversionError, to_graph
+
+        try:
+            return to_graph(self._python_function)
+        except ConversionError as e:
+            message = f"AutoGraph could not convert {self._name}; tracing it as it is: {e}"
+            warnings.warn(message, stacklevel=2)
+            return self._python_function
 
     def experimental_get_tracing_count(self) -> int:
         """How many times the function was traced (a new signature, or a relaxed one)."""

@@ -425,3 +425,22 @@ def test_decorators_are_stripped():
 
     assert autograph.to_graph(decorated)(3) == -3
     assert tag.calls == 1
+
+
+class _Base:
+    def shift(self, x):
+        return x + 1
+
+
+class _Derived(_Base):
+    def shift(self, x):
+        if x > 0:
+            x = super().shift(x) * 10
+        return x
+
+
+def test_zero_argument_super_inside_a_converted_branch_of_a_method():
+    converted = autograph.to_graph(_Derived().shift)
+    assert (converted(3), converted(-1)) == (40, -1)
+    x = _scalar()
+    assert _run(converted(x), {x: 2}) == 30

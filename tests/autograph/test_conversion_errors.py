@@ -196,3 +196,33 @@ def test_a_function_without_source_gets_a_conversion_error():
     exec("def made(x):\n    return x\n", namespace)
     with pytest.raises(autograph.ConversionError, match="source is not available"):
         autograph.to_graph(namespace["made"])
+
+
+def test_shape_invariants_from_set_loop_options_let_a_loop_variable_grow():
+    def doubling(n):
+        v = df.ones([1])
+        for _ in range(n):
+            autograph.set_loop_options(shape_invariants=[(v, [None])])
+            v = df.concat([v, v], 0)
+        return v
+
+    assert "set_loop_options" not in autograph.to_code(doubling).split("for_body")[1]
+    n = _scalar()
+    v = autograph.to_graph(doubling)(n)
+    with df.Session() as sess:
+        assert sess.run(v, {n: 3}).shape == (8,)
+    assert autograph.to_graph(doubling)(2).shape.as_list() == [4]
+
+
+COUNTER = 0
+
+
+def test_a_global_assigned_in_a_converted_statement_is_refused_with_its_name():
+    def bump(x):
+        global COUNTER
+        if x > 0:
+            COUNTER = COUNTER + 1
+        return x
+
+    with pytest.raises(autograph.ConversionError, match="'COUNTER' is declared global"):
+        autograph.to_graph(bump)
