@@ -523,7 +523,7 @@ PINNED = {
             stated="the trace fails at once",
         ),
         pin(
-            "converted = df.autograph.to_graph(step)",
+            "traced_converted = df.function(step)",
             "converted: 2.496132 0.83204395",
             "['Merge', 'Switch']",
             stated="gives the eager answers for both inputs",
@@ -539,7 +539,7 @@ PINNED = {
             stated="it silently keeps clipping at 0.5",
         ),
         pin(
-            "clip_converted = df.function(",
+            "clip_converted = df.function(clip_at)",
             "threshold -5.0: converted [ 0.5 -0.2 1. ]",
             "traces: 1",
         ),
