@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import threading
 import weakref
 from typing import Optional
 
@@ -50,6 +51,32 @@ from .tensor_shape import TensorShape
 
 # The variables made eagerly, by the id of their handle (a tape finds a read's variable here).
 _eager_variables: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+# Lists that collect the variables read on this thread while `watching_reads` is active.
+_read_watchers = threading.local()
+
+
+@contextlib.contextmanager
+def watching_reads():
+    """Yields a list to which every variable read on this thread inside the block is appended
+    (once per read, in order), as TensorFlow's VariableWatcher: how `df.custom_gradient` finds
+    the variables a function uses."""
+    stack = getattr(_read_watchers, "stack", None)
+    if stack is None:
+        stack = _read_watchers.stack = []
+    found: list = []
+    stack.append(found)
+    try:
+        yield found
+    finally:
+        stack.remove(found)
+
+
+def _note_read(variable) -> None:
+    stack = getattr(_read_watchers, "stack", None)
+    if stack:
+        for found in stack:
+            found.append(variable)
 
 
 class VariableRef:
@@ -312,6 +339,7 @@ class Variable:
         return {"dtype": self._dtype, "shape": self._shape}
 
     def _read(self, name: str) -> Tensor:
+        _note_read(self)
         return apply_op("ReadVariableOp", [self._handle], self._attrs(), name=name).outputs[0]
 
     # -- properties ------------------------------------------------------------------------------
@@ -379,7 +407,10 @@ class Variable:
     def value(self) -> Tensor:
         """A read of the variable made when the variable was created (its graph element);
         eagerly, the variable's value now."""
-        return self._read("read") if self._eager else self._snapshot
+        if self._eager:
+            return self._read("read")
+        _note_read(self)
+        return self._snapshot
 
     def numpy(self):
         """The variable's value now, as a numpy array (eager mode only, as in TensorFlow)."""
@@ -401,7 +432,7 @@ class Variable:
             return gather(self, indices)
 
     def _as_graph_element(self) -> Tensor:
-        return self._read("read") if self._eager else self._snapshot
+        return self.value()
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """An op that writes ``value``; its output is the new value, or with
