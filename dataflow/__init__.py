@@ -288,6 +288,30 @@ from .eager import (  # noqa: E402
 )
 
 # isort: split
+# TF1's reference variables and the dtypes they and TF1's quantized ops use
+from . import ref_variables  # noqa: E402
+from .dtypes import (  # noqa: E402
+    qint8,
+    qint16,
+    qint32,
+    quint8,
+    quint16,
+    uint16,
+    uint32,
+    uint64,
+)
+from .ref_variables import is_variable_initialized  # noqa: E402
+
+for _value_dtype in dtypes._VALUES:
+    globals()[_value_dtype._as_ref.name] = _value_dtype._as_ref
+
+# isort: split
+# ragged tensors: df.RaggedTensor, df.ragged (constant, map_flat_values, ...); concat and
+# reduce_sum take them through dataflow.ops.ragged_ops
+from . import ragged  # noqa: E402
+from .ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
+
+# isort: split
 # autograph: source conversion of Python control flow (df.autograph.to_graph, to_code)
 from . import autograph  # noqa: E402
 

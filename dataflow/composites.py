@@ -1,17 +1,22 @@
-"""Values made of several tensors (``IndexedSlices``, ``SparseTensor``) in the ops that move
-tensors one by one: identities, conds and loops.
+"""Values made of several tensors (``IndexedSlices``, ``SparseTensor``, ``RaggedTensor``) in the
+ops that move tensors one by one: identities, conds and loops.
 
 A cond's branches may return, and a while_loop may carry, such composite values, as in
 TensorFlow 1.x.  The control-flow ops only move tensors, so each composite travels as a named
 tuple of its parts (`expand`), and is made again from the parts that come out (`pack`):
 
 - ``IndexedSlices``: ``values``, ``indices`` and, when it has one, ``dense_shape``;
-- ``SparseTensor``: ``indices``, ``values`` and ``dense_shape``.
+- ``SparseTensor``: ``indices``, ``values`` and ``dense_shape``;
+- ``RaggedTensor``: ``values`` (itself the parts of a RaggedTensor when there is more than one
+  ragged dimension) and ``row_splits``.
 
 A shape invariant given for a composite loop variable is TensorFlow 1.x's: for IndexedSlices,
 the shape of its values; for a SparseTensor, the shape of its ``dense_shape`` vector (so
-``TensorShape([None])`` lets its rank change).  Without one, a SparseTensor's number of stored
-values may change across iterations (its indices and values keep only their rank), and an
+``TensorShape([None])`` lets its rank change); for a RaggedTensor, its shape as a whole, or a
+``RaggedTensorSpec``: the outermost row splits keep their length where the number of rows is
+known, the inner ones and the flat values may change length.  Without one, a SparseTensor's
+number of stored values may change across iterations (its indices and values keep only their
+rank), a RaggedTensor keeps its number of rows (its own shape as invariant), and an
 IndexedSlices keeps its parts' shapes.  (TensorArrays travel as their flows, see
 ``control_flow_ops``.)
 """
@@ -20,12 +25,15 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from . import nest
 from .indexed_slices import IndexedSlices
+from .ragged_tensor import RaggedTensor, RaggedTensorSpec
 from .sparse_tensor import SparseTensor
 from .tensor_shape import TensorShape, as_shape
 
 __all__ = [
     "expand",
+    "indexed_slices_indices",
     "expand_for_fetch",
     "expand_invariants",
     "holds_composites",
@@ -51,11 +59,16 @@ class SparseParts(NamedTuple):
     dense_shape: Any
 
 
-_PARTS = (SlicesParts, SlicesPartsWithoutShape, SparseParts)
+class RaggedParts(NamedTuple):
+    values: Any  # a tensor, or the RaggedParts of a RaggedTensor
+    row_splits: Any
+
+
+_PARTS = (SlicesParts, SlicesPartsWithoutShape, SparseParts, RaggedParts)
 
 
 def is_composite(value) -> bool:
-    return isinstance(value, (IndexedSlices, SparseTensor))
+    return isinstance(value, (IndexedSlices, SparseTensor, RaggedTensor))
 
 
 def holds_composites(structure) -> bool:
@@ -69,6 +82,9 @@ def holds_composites(structure) -> bool:
 
 
 def _parts_of(value):
+    if isinstance(value, RaggedTensor):
+        values = value.values
+        return RaggedParts(_parts_of(values) if is_composite(values) else values, value.row_splits)
     if isinstance(value, SparseTensor):
         return SparseParts(value.indices, value.values, value.dense_shape)
     if value.dense_shape is None:
@@ -99,17 +115,34 @@ def expand_for_fetch(structure):
     return _rebuild(structure, lambda x: x._fetch_structure() if is_composite(x) else x)
 
 
+def indexed_slices_indices(structure) -> list:
+    """For each leaf of ``nest.flatten(expand(structure))``, whether it is the ``indices`` of an
+    IndexedSlices (which a cond casts to int64 where its branches disagree, as TF1 does)."""
+
+    def mark(x):
+        if isinstance(x, IndexedSlices):
+            parts = _parts_of(x)
+            return type(parts)(*(field == "indices" for field in parts._fields))
+        if is_composite(x):
+            return nest.map_structure(lambda _: False, _parts_of(x))
+        return False
+
+    return nest.flatten(_rebuild(structure, mark))
+
+
 def map_parts(value, fn):
     """The composite ``value`` made again from ``fn`` of each of its parts (an identity, an
     Enter of each part, ...)."""
-    parts = _parts_of(value)
-    return pack(value, type(parts)(*(fn(part) for part in parts)))
+    return pack(value, nest.map_structure(fn, _parts_of(value)))
 
 
 def pack(original, expanded):
     """``expanded`` (in the structure `expand` made of ``original``) with each composite of
     ``original`` made again from its parts."""
     if is_composite(original):
+        if isinstance(expanded, RaggedParts):
+            values = pack(original.values, expanded.values)
+            return RaggedTensor(values, expanded.row_splits, internal=True)
         if isinstance(expanded, SparseParts):
             return SparseTensor(expanded.indices, expanded.values, expanded.dense_shape)
         return IndexedSlices(
@@ -125,7 +158,25 @@ def pack(original, expanded):
     return expanded
 
 
+def _ragged_invariant(value: RaggedTensor, spec: RaggedTensorSpec) -> RaggedParts:
+    if spec.ragged_rank != value.ragged_rank:
+        raise ValueError(
+            f"The shape invariant {spec} has ragged_rank {spec.ragged_rank}, but the loop "
+            f"variable {value!r} has ragged_rank {value.ragged_rank}"
+        )
+    flat_values, *splits = spec.part_shapes()
+
+    def parts(level: int, rt) -> RaggedParts:
+        inner = rt.values
+        below = parts(level + 1, inner) if isinstance(inner, RaggedTensor) else flat_values
+        return RaggedParts(below, splits[level])
+
+    return parts(0, value)
+
+
 def _default_invariant(value):
+    if isinstance(value, RaggedTensor):
+        return _ragged_invariant(value, RaggedTensorSpec.from_value(value))
     if isinstance(value, SparseTensor):
         rank = value.dense_shape.shape[0] if value.dense_shape.shape.ndims == 1 else None
         return SparseParts(TensorShape([None, rank]), TensorShape([None]), None)
@@ -135,6 +186,17 @@ def _default_invariant(value):
 def _invariant_parts(value, invariant):
     if invariant is None:
         return _default_invariant(value)
+    if isinstance(value, RaggedTensor):
+        if not isinstance(invariant, RaggedTensorSpec):
+            shape = as_shape(invariant)
+            invariant = RaggedTensorSpec(
+                shape, value.dtype, value.ragged_rank, value.row_splits_dtype
+            )
+        return _ragged_invariant(value, invariant)
+    if isinstance(invariant, RaggedTensorSpec):
+        raise TypeError(
+            f"A RaggedTensorSpec is the shape invariant of a RaggedTensor, not {value!r}"
+        )
     shape = as_shape(invariant)
     if isinstance(value, SparseTensor):
         rank = shape[0] if shape.ndims == 1 else None

@@ -1,8 +1,12 @@
 """Element types of tensors, mirroring ``tf.compat.v1`` dtypes on top of numpy dtypes.
 
-Deliberately a subset of TensorFlow's types: float16/32/64, int8/16/32/64, uint8, bool,
-``string`` (and ``resource`` for variable handles).  ``as_dtype`` raises ``TypeError`` for the
-others (complex, uint16, ...), which TensorFlow accepts.
+Deliberately a subset of TensorFlow's types: float16/32/64, int8/16/32/64, uint8/16/32/64,
+bool, ``string`` (and ``resource`` for variable handles), the quantized types ``qint8``,
+``quint8``, ``qint16``, ``quint16``, ``qint32`` (numpy structured dtypes of one field, as
+TensorFlow represents them: ``np.dtype([("qint8", np.int8)])``), and TF1's reference types
+(``float32_ref``, ...): the dtype of a tensor that names a variable's storage rather than holding
+a value (see `dataflow.ref_variables`); its ``base_dtype`` is the value's dtype.  ``as_dtype``
+raises ``TypeError`` for the others (complex, bfloat16, ...), which TensorFlow accepts.
 
 A ``string`` tensor's value is a numpy object array whose elements are ``bytes``, as TensorFlow
 1.x returns them from a fetch; `string_array` converts what users write (``str`` is encoded as
@@ -26,20 +30,36 @@ class DType:
     ``df.float32 == np.float32``), as in TensorFlow.
     """
 
-    __slots__ = ("name", "_np", "_enum")
+    __slots__ = ("name", "_np", "_enum", "_base", "_ref")
 
-    def __init__(self, name: str, numpy_dtype: Any, enum: int):
+    def __init__(self, name: str, numpy_dtype: Any, enum: int, base: DType | None = None):
         self.name = name
         self._np = np.dtype(numpy_dtype)
         self._enum = enum
+        self._base = base if base is not None else self
+        self._ref = None
 
     @property
-    def as_numpy_dtype(self) -> type:
-        return self._np.type
+    def as_numpy_dtype(self):
+        """The numpy type; for a quantized type the structured numpy dtype, as TensorFlow's."""
+        return self._np if self._np.names else self._np.type
 
     @property
     def base_dtype(self) -> DType:
-        return self
+        """The dtype of the value: itself, or for a reference type the type it refers to."""
+        return self._base
+
+    @property
+    def is_ref_dtype(self) -> bool:
+        """True for TF1's reference types (``float32_ref``): a variable's storage, not a value."""
+        return self._base is not self
+
+    _is_ref_dtype = is_ref_dtype  # TensorFlow's spelling
+
+    @property
+    def _as_ref(self) -> DType:
+        """The reference type of this dtype (``float32_ref`` for ``float32``)."""
+        return self._base._ref
 
     @property
     def real_dtype(self) -> DType:
@@ -64,7 +84,7 @@ class DType:
 
     @property
     def is_quantized(self) -> bool:
-        return False
+        return self._base in _QUANTIZED
 
     @property
     def is_floating(self) -> bool:
@@ -76,7 +96,7 @@ class DType:
 
     @property
     def is_unsigned(self) -> bool:
-        return self._np.kind == "u"
+        return self._np.kind == "u" or self._base in (quint8, quint16)
 
     @property
     def is_bool(self) -> bool:
@@ -103,7 +123,10 @@ class DType:
         return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
 
     def is_compatible_with(self, other: Any) -> bool:
-        return self is as_dtype(other)
+        """True when a value of dtype ``other`` may be used where this dtype is expected: the
+        same type, or (as in TensorFlow) a reference to a value of this type."""
+        other = as_dtype(other)
+        return self is other or self is other._base
 
     def __eq__(self, other: Any) -> builtins.bool:
         if self is other:
@@ -140,16 +163,34 @@ int16 = DType("int16", np.int16, 5)
 int32 = DType("int32", np.int32, 3)
 int64 = DType("int64", np.int64, 9)
 uint8 = DType("uint8", np.uint8, 4)
+uint16 = DType("uint16", np.uint16, 17)
+uint32 = DType("uint32", np.uint32, 22)
+uint64 = DType("uint64", np.uint64, 23)
 bool = DType("bool", np.bool_, 10)  # noqa: A001 - the public name mirrors tf.bool
 string = DType("string", object, 7)
 resource = DType("resource", object, 20)
+qint8 = DType("qint8", [("qint8", np.int8)], 11)
+quint8 = DType("quint8", [("quint8", np.uint8)], 12)
+qint16 = DType("qint16", [("qint16", np.int16)], 15)
+quint16 = DType("quint16", [("quint16", np.uint16)], 16)
+qint32 = DType("qint32", [("qint32", np.int32)], 13)
 half = float16
 double = float64
 
-_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, string, resource)
+_QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
+_VALUES = (
+    (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)
+    + (string, resource)
+    + _QUANTIZED
+)
+# Each value type's reference type, numbered as TensorFlow does (the value's number + 100).
+for _value in _VALUES:
+    _value._ref = DType(f"{_value.name}_ref", _value._np, _value._enum + 100, base=_value)
+    globals()[_value._ref.name] = _value._ref
+_ALL = _VALUES + tuple(d._ref for d in _VALUES)
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update(half=float16, double=float64, float=float32)
-_BY_NUMPY = {d._np: d for d in _ALL if d is not resource}
+_BY_NUMPY = {d._np: d for d in _VALUES if d is not resource}
 _BY_ENUM = {d._enum: d for d in _ALL}
 # Python's own types map as in TensorFlow: float -> float32, bool -> bool.  ``int`` (and the
 # name "int") is no dtype in TensorFlow: its width is ambiguous, so it is a TypeError there too.

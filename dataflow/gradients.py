@@ -101,6 +101,8 @@ __all__ = [
     "NotDifferentiable",
     "RegisterGradient",
     "UnconnectedGradients",
+    "InitialLoopValueGradientError",
+    "SecondOrderLoopGradientError",
     "WhileLoopGradientError",
     "gradients",
 ]
@@ -131,6 +133,18 @@ class WhileLoopGradientError(LookupError, NotImplementedError):
     ``ys`` inside a loop whose loop variables the gradient would flow through, an ``x``
     inside a loop being differentiated, or a gradient taken inside a loop body through a loop
     outside it (see the module docstring)."""
+
+
+class InitialLoopValueGradientError(WhileLoopGradientError, ValueError):
+    """A gradient taken inside a loop's body that flows through that loop's variables back to
+    their initial values.  A ``ValueError`` worded as TF1's ("Cannot compute gradient inside
+    while loop with respect to op ...")."""
+
+
+class SecondOrderLoopGradientError(WhileLoopGradientError, TypeError):
+    """A second-order gradient through a ``while_loop``: a gradient that would flow into a
+    backward loop that ``xs`` affect.  A ``TypeError`` whose message starts as TF1's ("Second-
+    order gradient for while loops not supported")."""
 
 
 def _not_differentiable(op: Operation, *grads):
@@ -673,7 +687,11 @@ def _call_gradient(graph: Graph, op: Operation, out_grads: list, context) -> lis
             f"op '{op.name}', which has {len(op.inputs)} inputs."
         )
     for t, g in zip(op.inputs, result):
-        if g is not None and t.dtype is not _dtypes.resource and g.dtype is not t.dtype:
+        if (
+            g is not None
+            and t.dtype is not _dtypes.resource
+            and g.dtype.base_dtype is not t.dtype.base_dtype
+        ):
             raise TypeError(
                 f"The gradient function of op type {op.type} returned a {g.dtype.name} gradient "
                 f"for input '{t.name}' of dtype {t.dtype.name} (op '{op.name}')."

@@ -435,6 +435,35 @@ _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")  # inside a scope, "_x" 
 _control_block_ids = itertools.count()  # ids of `control_dependencies` blocks
 
 
+def ref_inputs(op_def, num_inputs: int) -> tuple:
+    """The input positions where ``op_def`` takes a TF1 reference as it is, without reading it
+    (``extra["ref_inputs"]``: a tuple of positions, or "all"; `dataflow.ref_variables`)."""
+    slots = op_def.extra.get("ref_inputs", ())
+    return tuple(range(num_inputs)) if slots == "all" else slots
+
+
+@contextlib.contextmanager
+def _values_for_inference(op_def, inputs: list):
+    """Shows ``op_def``'s inference the value dtype of each reference it will read (TF1 matches
+    an op's value inputs against a reference's ``base_dtype``), and the inputs as they are
+    afterwards.  Runs under the graph's lock, which every op creation takes.  An op without a
+    kernel (a control-flow primitive, whose Ref variant forwards references) cannot read one."""
+    kept = ref_inputs(op_def, len(inputs))
+    read = [t for i, t in enumerate(inputs) if t._dtype.is_ref_dtype and i not in kept]
+    if read and op_def.kernel is None:
+        raise TypeError(
+            f"'{read[0].name}' is a reference ({read[0]._dtype.name}), which a {op_def.type} "
+            "cannot read (it has no kernel) nor forward here: read it first with df.identity"
+        )
+    for t in read:
+        t._dtype = t._dtype.base_dtype
+    try:
+        yield
+    finally:
+        for t in read:
+            t._dtype = t._dtype._as_ref
+
+
 class Graph:
     """A dataflow graph: the ops a program is made of.
 
@@ -844,11 +873,19 @@ class Graph:
             if state.device_functions or state.colocation_ops:
                 self._place(op, state)
             try:
-                specs = op_def.infer(op)
+                with _values_for_inference(op_def, inputs):
+                    specs = op_def.infer(op)
             except (ValueError, TypeError) as e:
                 raise type(e)(f"{op_def.type} op '{unique}' at {location}: {e}") from None
+            # Only an op that forwards references outputs one; any other reads them (TF1).
+            keeps_refs = op_def.extra.get("outputs_refs", False)
             op._outputs = [
-                Tensor(op, i, _dtypes.as_dtype(dt), as_shape(shape))
+                Tensor(
+                    op,
+                    i,
+                    _dtypes.as_dtype(dt) if keeps_refs else _dtypes.as_dtype(dt).base_dtype,
+                    as_shape(shape),
+                )
                 for i, (dt, shape) in enumerate(specs)
             ]
             self._ops[op] = None
@@ -1061,26 +1098,35 @@ def holds_tensor(value) -> bool:
 
 def _autopack_list(values, dtype, name: str) -> Tensor:
     """A (nested) list mixing tensors and Python or numpy values, stacked into one tensor as
-    TensorFlow does: the plain values take the dtype of the tensors among them.  An element
-    that does not fit is an error naming the Pack op and the user's line."""
+    TensorFlow does: the plain values take the dtype of the tensors among them.  Where a dtype
+    other than the first tensor's is requested, the tensors are cast to it, as TensorFlow's
+    autopacking does (``concat([int64_indices, [[i], [i]]], 1)`` with an int32 ``i``).  An
+    element that does not fit is an error naming the Pack op and the user's line."""
+    inferred = _first_tensor_dtype(values)
+    cast_tensors = (
+        dtype is not None and inferred is not None and _dtypes.as_dtype(dtype) is not inferred
+    )
     if dtype is None:
-        dtype = _first_tensor_dtype(values)
+        dtype = inferred
     try:
-        return _autopack(values, dtype, name)
+        return _autopack(values, dtype, name, cast_tensors)
     except (TypeError, ValueError) as e:
         raise type(e)(f"Pack op '{name}' at {_user_location()}: {e}") from None
 
 
-def _autopack(values, dtype, name: str) -> Tensor:
+def _autopack(values, dtype, name: str, cast_tensors: bool = False) -> Tensor:
     from .ops.array_ops import stack
+    from .ops.math_ops import cast
 
-    elements = [
-        _autopack(v, dtype, "packed")
-        if isinstance(v, (list, tuple)) and holds_tensor(v)
-        else convert_to_tensor(v, dtype=dtype)
-        for v in values
-    ]
-    return stack(elements, name=name)
+    def element(v):
+        if isinstance(v, (list, tuple)) and holds_tensor(v):
+            return _autopack(v, dtype, "packed", cast_tensors)
+        if cast_tensors and is_tensor_like(v):
+            v = convert_to_tensor(v)
+            return v if v.dtype is _dtypes.as_dtype(dtype) else cast(v, dtype)
+        return convert_to_tensor(v, dtype=dtype)
+
+    return stack([element(v) for v in values], name=name)
 
 
 def _first_tensor_dtype(values):

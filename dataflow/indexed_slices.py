@@ -172,3 +172,17 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
             )
         return value
     return convert_to_tensor(value, dtype=dtype, name=name)
+
+
+def dense_as_indexed_slices(tensor: Tensor, like: IndexedSlices) -> IndexedSlices:
+    """``tensor`` as IndexedSlices holding every one of its rows, with the index and shape dtypes
+    of ``like`` (TensorFlow's ``_as_indexed_slices``): how a dense value joins sparse ones in a
+    Merge, so that the result stays sparse."""
+    from .ops.array_ops import range as range_
+    from .ops.array_ops import shape
+
+    rows = range_(shape(tensor, out_type=like.indices.dtype)[0])
+    dense_shape = None
+    if like.dense_shape is not None:
+        dense_shape = shape(tensor, out_type=like.dense_shape.dtype)
+    return IndexedSlices(tensor, rows, dense_shape)

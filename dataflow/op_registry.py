@@ -18,6 +18,12 @@ OpDef fields:
 - ``feed_only``: the op has no value of its own; its kernel only reports that it was not fed
   (``Placeholder``).  A run that feeds it replaces it whole: a control edge from it waits for
   the feed instead (`dataflow.graph.feeds_stand_in_for`).
+- ``extra``: what only some ops have.  For TF1's reference types (`dataflow.ref_variables`):
+  ``ref_inputs`` (positions where the op takes a reference as it is; any other input of a
+  reference type is read when the op runs), ``outputs_refs`` (the op's outputs may be
+  references; any other op's outputs are values), ``ref_variant`` (the op type `apply_op` makes
+  instead when every ``ref_inputs`` position of that type gets a reference: Switch makes a
+  RefSwitch, as TF1's control-flow builders do).
 - ``inline``: ``True`` when the kernel is always cheap (shape queries, identities, scalars),
   ``None`` to let the executor decide from input sizes at run time.
 """
@@ -31,6 +37,7 @@ from typing import Optional
 from executor.program import NodeKind
 
 from . import graph as _graph
+from .graph import ref_inputs
 
 
 @dataclass
@@ -82,6 +89,11 @@ def registered_op_types() -> list[str]:
     return sorted(_OP_DEFS)
 
 
+def _forwards_refs_of(variant: OpDef, tensors: list) -> bool:
+    slots = ref_inputs(variant, len(tensors))
+    return bool(slots) and all(tensors[i].dtype.is_ref_dtype for i in slots)
+
+
 def apply_op(
     type_name: str,
     inputs=(),
@@ -101,31 +113,22 @@ def apply_op(
     """
     op_def = get_op_def(type_name)
     if _op_runners_in_use:
-        target = _graph.get_default_graph() if graph is None else graph
-        runner = target._op_runner
+        runner = (_graph.get_default_graph() if graph is None else graph)._op_runner
         if runner is not None:
             return runner.apply(op_def, inputs, attrs or {}, name, control_inputs)
-        return _build_with_eager_inputs(op_def, inputs, attrs, name, graph, control_inputs)
     tensors = [
         _graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs
     ]
     if graph is None:
         graph = _graph.get_default_graph()
         if tensors and not graph.captures_outer_tensors:
-            graph = tensors[0].graph
-    return graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=control_inputs)
-
-
-def _build_with_eager_inputs(op_def, inputs, attrs, name, graph, control_inputs):
-    """`apply_op` in graph mode once eager tensors may exist: an eager input belongs to no graph,
-    so the op goes to ``graph``, the graph of its other inputs or the default graph, which
-    captures the eager values (`Graph._capture_eager_tensor`)."""
-    tensors = [
-        _graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs
-    ]
-    if graph is None:
-        graph = _graph.get_default_graph()
-        if not graph.captures_outer_tensors:
-            graph = next((t.graph for t in tensors if not t._is_eager), None) or graph
-    tensors = [graph._capture_eager_tensor(t, op_def.type) if t._is_eager else t for t in tensors]
+            # An eager input belongs to no graph: the op goes where its other inputs are.
+            graph = next((t.graph for t in tensors if not t._is_eager), graph)
+    if _op_runners_in_use:
+        tensors = [
+            graph._capture_eager_tensor(t, op_def.type) if t._is_eager else t for t in tensors
+        ]
+    variant = op_def.extra.get("ref_variant")
+    if variant is not None and _forwards_refs_of(get_op_def(variant), tensors):
+        op_def = get_op_def(variant)
     return graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=control_inputs)

@@ -51,6 +51,7 @@ from .graph import (
     get_default_graph,
     needed_ops,
 )
+from .op_registry import ref_inputs
 from .passes import GraphItem, PassManager
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .passes.inplace import is_fresh_value
@@ -878,12 +879,21 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
             # a variable's assign takes those without a copy (`dataflow.variables`).
             attrs = dict(attrs)
             attrs["fresh_inputs"] = tuple(t not in arg_of and is_fresh_value(t) for t in op._inputs)
+        if op_def.extra.get("named_by_op"):
+            # A TF1 variable without a shared_name stores its value under the op's name.
+            attrs = dict(attrs)
+            attrs["op_name"] = op.name
         if op_def.extra.get("random_stream"):
             # The op's stream in the Session is named by the op (`dataflow.random_streams`).
             attrs = dict(attrs)
             attrs["stream"] = op.name
         node.kernel = op_def.kernel(attrs)
         node.wants_context = op_def.wants_context
+        kept = ref_inputs(op_def, len(op._inputs))
+        read = [i for i, t in enumerate(op._inputs) if t._dtype.is_ref_dtype and i not in kept]
+        if read:
+            node.kernel = _reading_refs(node.kernel, read, op_def.wants_context)
+            node.wants_context = True
         node.inline = op_def.inline
         if node.inline is None and all(
             (t.shape.num_elements() or _INLINE_MAX_ELEMENTS + 1) <= _INLINE_MAX_ELEMENTS
@@ -895,6 +905,19 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
         node.is_constant = op.attrs["is_constant"]
         node.parallel_iterations = op.attrs["parallel_iterations"]
     return node
+
+
+def _reading_refs(kernel: Callable, positions: list, kernel_wants_context: bool) -> Callable:
+    """``kernel`` given the values of the references at ``positions``, read when it runs (TF1:
+    an op that takes a value reads a reference it is given at that moment)."""
+
+    def run(context, *args):
+        args = list(args)
+        for i in positions:
+            args[i] = context.read_variable(args[i])
+        return kernel(context, *args) if kernel_wants_context else kernel(*args)
+
+    return run
 
 
 def _control_nodes(control_inputs: list, node_of: dict, arg_of: dict) -> list:

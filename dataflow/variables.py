@@ -204,8 +204,9 @@ for _type, _kernel in (
         inline=True,
         stateful=True,
         wants_context=True,
-        # The Session passes the kernel factory ``fresh_inputs`` (see `_assign_kernel`).
-        extra={"fresh_inputs": True},
+        # The Session passes the kernel factory ``fresh_inputs`` (see `_assign_kernel`).  A TF1
+        # reference (`dataflow.ref_variables`) names the storage as a handle does.
+        extra={"fresh_inputs": True, "ref_inputs": (0,)},
     )
 
 
@@ -568,18 +569,43 @@ for _name in (
 
 
 # -- module-level functions -----------------------------------------------------------------------
+def _update_through_ref(op_type: str, ref: Tensor, value, name, validate_shape=True) -> Tensor:
+    """``op_type`` (Assign, AssignAdd, AssignSub) on the storage a TF1 reference tensor names
+    (`dataflow.ref_variables`); outputs the new value."""
+    if not ref.dtype.is_ref_dtype:
+        raise TypeError(
+            f"{op_type} needs a Variable or a reference to one; '{ref.name}' is a "
+            f"{ref.dtype.name} value"
+        )
+    graph = ref.graph
+    dtype = ref.dtype.base_dtype
+    with graph.as_default(), graph.name_scope(name or op_type) as scope:
+        if not isinstance(value, Tensor):
+            value = convert_to_tensor(value, dtype=dtype, name="value")
+        attrs = {"dtype": dtype, "shape": ref.shape, "validate_shape": validate_shape}
+        return apply_op(op_type, [ref, value], attrs, name=scope).outputs[0]
+
+
 def assign(ref: Variable, value, validate_shape=None, use_locking=None, name=None) -> Tensor:
-    """``ref.assign(value)``; ``validate_shape=False`` lets the value change the shape."""
+    """``ref.assign(value)``; ``validate_shape=False`` lets the value change the shape.  ``ref``
+    may also be a TF1 reference to a variable's storage."""
+    if isinstance(ref, Tensor):
+        return _update_through_ref("Assign", ref, value, name, validate_shape is not False)
     return ref._update("Assign", value, name, validate_shape=validate_shape is not False)
 
 
 def assign_add(ref: Variable, value, use_locking=None, name=None) -> Tensor:
-    """``ref.assign_add(value)``: the op that adds ``value`` to the variable."""
+    """``ref.assign_add(value)``: the op that adds ``value`` to the variable (or reference)."""
+    if isinstance(ref, Tensor):
+        return _update_through_ref("AssignAdd", ref, value, name)
     return ref.assign_add(value, name=name)
 
 
 def assign_sub(ref: Variable, value, use_locking=None, name=None) -> Tensor:
-    """``ref.assign_sub(value)``: the op that subtracts ``value`` from the variable."""
+    """``ref.assign_sub(value)``: the op that subtracts ``value`` from the variable (or
+    reference)."""
+    if isinstance(ref, Tensor):
+        return _update_through_ref("AssignSub", ref, value, name)
     return ref.assign_sub(value, name=name)
 
 

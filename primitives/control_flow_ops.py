@@ -56,6 +56,7 @@ from dataflow import graph as _graph
 from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
+from dataflow.ref_variables import forwarding_identity
 from dataflow.tensor_shape import TensorShape, as_shape
 
 from .contexts import CondContext, WhileContext, building_in
@@ -185,7 +186,7 @@ def cond(
         context_t = CondContext(graph, cond_name, pred, pivot_t, 1, outer)
         orig_t, flat_t, returned_t = _build_branch(context_t, true_fn, "true_fn", location)
         context_f = CondContext(graph, cond_name, pred, pivot_f, 0, outer)
-        orig_f, flat_f, _ = _build_branch(context_f, false_fn, "false_fn", location)
+        orig_f, flat_f, returned_f = _build_branch(context_f, false_fn, "false_fn", location)
 
         if not strict:
             orig_t = _unpack_if_singleton(orig_t)
@@ -207,6 +208,7 @@ def cond(
             ) from None
         if not flat_t:
             raise ValueError(f"'true_fn' and 'false_fn' must return at least one result {where}")
+        _cast_disagreeing_indices(returned_t, returned_f, flat_t, flat_f, context_t, context_f)
         paths = [path for path, _ in nest.flatten_with_paths(orig_t)]
         leaves_t, leaves_f = nest.flatten(orig_t), nest.flatten(orig_f)
         for path, t, f, leaf_t, leaf_f in zip(paths, flat_t, flat_f, leaves_t, leaves_f):
@@ -231,6 +233,19 @@ def cond(
     result = nest.pack_sequence_as(orig_t, _with_tensor_arrays(nest.flatten(orig_t), merges))
     result = composites.pack(returned_t, result)
     return result if strict else _unpack_if_singleton(result)
+
+
+def _cast_disagreeing_indices(returned_t, returned_f, flat_t, flat_f, context_t, context_f):
+    """Where both branches return IndexedSlices whose indices differ in dtype (int32 and
+    int64), casts both to int64 inside their branches (TF1's ``_cast_indexed_slice_indices``);
+    ``flat_t`` and ``flat_f`` are changed in place."""
+    marks_t = composites.indexed_slices_indices(returned_t)
+    marks_f = composites.indexed_slices_indices(returned_f)
+    for k, (mark_t, mark_f) in enumerate(zip(marks_t, marks_f)):
+        if mark_t and mark_f and flat_t[k].dtype is not flat_f[k].dtype:
+            for flat, context in ((flat_t, context_t), (flat_f, context_f)):
+                with building_in(context.graph, context):
+                    flat[k] = _df.cast(flat[k], _df.int64)
 
 
 def _build_branch(context: CondContext, fn: Callable, fn_name: str, location) -> tuple:
@@ -290,8 +305,8 @@ def with_dependencies(dependencies, output_tensor, name: Optional[str] = None) -
         with colocation, graph.control_dependencies(list(dependencies)):
             if composites.is_composite(output_tensor):  # each part waits for the dependencies
                 return composites.map_parts(output_tensor, _df.identity)
-            value = convert_to_tensor(output_tensor)
-            return apply_op("Identity", [value], name=scope).outputs[0]
+            # A reference stays one (TF1's _Identity); a variable is read.
+            return forwarding_identity(convert_to_tensor(output_tensor), name=scope)
 
 
 # -- case ------------------------------------------------------------------------------------------
@@ -658,9 +673,7 @@ def _build_loop(
     with building_in(graph, context):
         loop_cond = apply_op("LoopCond", [pred], name="LoopCond").outputs[0]
         switches = [apply_op("Switch", [m, loop_cond], name="Switch") for m in merges]
-        body_vars = [
-            apply_op("Identity", [s.outputs[1]], name="Identity").outputs[0] for s in switches
-        ]
+        body_vars = [forwarding_identity(s.outputs[1], name="Identity") for s in switches]
     context.loop_cond = loop_cond.op
     context.switches = switches
     context.pivot = body_vars[0]
@@ -738,12 +751,13 @@ def _check_loop_variable(path, var: Tensor, merged: Tensor, value: Tensor, where
             "keeps its dtype: cast the body's result."
         )
     if not _shape_less_equal(value.shape, merged.shape):
+        # TF1's sentences first (code matches on them), then where, and a suggestion.
         raise ValueError(
-            f"Input tensor '{var.name}' (loop variable loop_vars{path}) enters the loop "
-            f"{where} with shape {merged.shape}, but has shape {value.shape} after one "
-            f"iteration ({_describe_tensor(value)}; body defined at {_defined_at(body)}). To "
-            "allow the shape to vary across iterations, use the `shape_invariants` argument of "
-            f"while_loop to specify a less-specific shape, e.g. "
+            f"Input tensor '{var.name}' enters the loop with shape {merged.shape}, but has "
+            f"shape {value.shape} after one iteration. To allow the shape to vary across "
+            "iterations, use the `shape_invariants` argument of tf.while_loop to specify a "
+            f"less-specific shape. Here: loop variable loop_vars{path} {where} "
+            f"({_describe_tensor(value)}; body defined at {_defined_at(body)}); e.g. "
             f"{_suggested_invariant(merged.shape, value.shape)} for this variable."
         )
 

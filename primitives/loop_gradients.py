@@ -146,6 +146,40 @@ __all__ = [
 ]
 
 
+def _second_order_error(message: str) -> Exception:
+    from dataflow.gradients import SecondOrderLoopGradientError
+
+    return SecondOrderLoopGradientError(
+        f"Second-order gradient for while loops not supported: {message} (gradients() called "
+        f"at {_user_location()})"
+    )
+
+
+def _initial_value_error(loop, switches: list, reached: set) -> Exception:
+    """TF1's error for a gradient taken inside ``loop``'s body that flows back through the
+    loop's own variables to their initial values: it names the nearest x behind them."""
+    from dataflow.gradients import InitialLoopValueGradientError
+
+    target, queue, seen = None, list(switches), set()
+    while queue and target is None:
+        op = queue.pop(0)
+        if op in seen:
+            continue
+        seen.add(op)
+        sources = [t.op for t in op.inputs if t.op in reached]
+        if not sources and op in reached:
+            target = op
+        queue.extend(sources)
+    name = target.name if target is not None else switches[0].name
+    return InitialLoopValueGradientError(
+        f"Cannot compute gradient inside while loop with respect to op '{name}'. We do not "
+        "support taking the gradient wrt or through the initial value of a loop variable. "
+        "Gradients can be computed through loop invariants or wrt the input parameters to the "
+        f"loop body. (While loop '{loop.name}' created at {switches[0].location}; gradients() "
+        f"called in its body at {_user_location()}.)"
+    )
+
+
 def _loop_error(message: str) -> Exception:
     from dataflow.gradients import WhileLoopGradientError
 
@@ -231,6 +265,9 @@ class BackwardLoopContext(_MirrorCapture, WhileContext):
         )
         self.forward_context = forward
         self.grad_state = grad_state
+        # Each stack pop of this loop and the forward value it reads back (kept for a later
+        # gradients() call, to tell whether its xs reach this loop through saved values).
+        self.saved_values: dict[Operation, Tensor] = {}
 
 
 class BackwardCondContext(_MirrorCapture, CondContext):
@@ -472,6 +509,7 @@ class LoopGradState:
                     "IndexedStackPop", [stack.outputs[0], self.backward_index], attrs, name="pop"
                 )
         self.cf_state.unpushed[pop] = (self, scope, stack.outputs[0], value, forward_context)
+        _backward_loop_around(backward_context).saved_values[pop] = value
         return pop.outputs[0]
 
     def push(self, scope: str, stack: Tensor, value: Tensor, forward_context) -> None:
@@ -653,6 +691,8 @@ class ControlFlowGradState:
                     state.waiting_exits.add(exit_op)
             if not state.waiting_exits:
                 switch = state.switches[0]
+                if _is_within(self.caller_context, loop):
+                    raise _initial_value_error(loop, state.switches, reached)
                 raise _loop_error(
                     f"The gradient flows through the loop variables of while loop "
                     f"'{loop.name}' (created at {switch.location}) but not out of the loop's "
@@ -852,15 +892,18 @@ class ControlFlowGradState:
 
 
 def _check_not_second_order(graph, ys: list, reached: set, passes) -> None:
-    """Raises if a gradient from ``ys`` would flow into a backward loop whose forward loop
+    """Raises (TF1's ``TypeError``) if a gradient from ``ys`` would flow into a backward loop
+    that ``xs`` affect: through an op of it that ``xs`` reach (a tensor captured into it, as
+    TensorFlow finds at the loop's Exit), or through a stack pop of a forward value that
     ``xs`` reach.
 
     A backward loop reads the forward values through stack pops, which have no data edge from
     the pushes, so the walk would not see that the gradient depends on ``xs`` through them: it
     would silently return too little.  Only the edges a gradient flows back along count: a
     backward loop that ``ys`` depend on only through ``stop_gradient`` (or another stop), or
-    through integer values, is not differentiated, and is no reason to refuse.  Checked only
-    when the graph holds a backward loop.
+    through integer values, is not differentiated, and is no reason to refuse; nor is one that
+    ``xs`` do not affect at all (its gradient with respect to them is None, as in TensorFlow).
+    Checked only when the graph holds a backward loop.
     """
     backward_loops = [
         c
@@ -888,13 +931,14 @@ def _check_not_second_order(graph, ys: list, reached: set, passes) -> None:
             continue
         backward = _backward_loop_around(op._control_flow_context)
         if backward is not None and backward.forward_context in reached_loops:
-            raise _loop_error(
-                f"Second-order gradients through while_loop are not supported: ys depend on "
-                f"'{op.name}' ({op.type}, created at {op.location}) of the backward loop "
-                f"'{backward.name}', which reads "
-                f"values of while loop '{backward.forward_context.name}' saved by the forward "
-                "pass, and xs affect that loop (the saved values have no gradient)."
-            )
+            saved = backward.saved_values.get(op)
+            if op in reached or (saved is not None and saved.op in reached):
+                raise _second_order_error(
+                    f"ys depend on '{op.name}' ({op.type}, created at {op.location}) of the "
+                    f"backward loop '{backward.name}', which reads values of while loop "
+                    f"'{backward.forward_context.name}' saved by the forward pass, and xs "
+                    "affect that loop (the saved values have no gradient)."
+                )
         stack.extend(t.op for t in op._inputs if t.dtype.is_floating or t.dtype is _dtypes.resource)
 
 

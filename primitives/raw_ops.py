@@ -32,13 +32,16 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Optional, Union
+from typing import NamedTuple, Optional, Union
 
-from dataflow import composites
+from dataflow import composites, nest
 from dataflow import dtypes as _dtypes
 from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from dataflow.indexed_slices import IndexedSlices, dense_as_indexed_slices
 from dataflow.op_registry import apply_op, define_op
+from dataflow.ref_variables import as_ref_or_tensor
 from dataflow.tensor_shape import TensorShape
+from dataflow.variables import Variable
 from executor.program import NodeKind
 
 __all__ = [
@@ -47,6 +50,11 @@ __all__ = [
     "loop_cond",
     "merge",
     "next_iteration",
+    "ref_enter",
+    "ref_exit",
+    "ref_merge",
+    "ref_next_iteration",
+    "ref_switch",
     "set_merge_input",
     "switch",
 ]
@@ -126,32 +134,74 @@ def _pass_through(value):
     return value
 
 
-define_op("Switch", _infer_switch, kind=NodeKind.SWITCH, inline=True)
-define_op("Merge", _infer_merge, kind=NodeKind.MERGE, inline=True)
-define_op("Enter", _infer_enter, kind=NodeKind.ENTER, inline=True)
-define_op("Exit", _infer_pass_through, kind=NodeKind.EXIT, inline=True)
-define_op("NextIteration", _infer_pass_through, kind=NodeKind.NEXT_ITERATION, inline=True)
+# Each primitive has a Ref variant that forwards a reference to a variable's storage (TF1's
+# RefSwitch, ...); `apply_op` makes it when the data input is a reference (for RefMerge, all
+# inputs are), so the control-flow builders choose it as TF1's do.  The executor fires both
+# alike: a reference is a value to it.  A cond's Switch passes a sparse gradient on as it came
+# (the gradient of a gather in a branch).
+for _type, _infer, _kind, _ref_inputs, _extra in (
+    ("Switch", _infer_switch, NodeKind.SWITCH, (0,), {"passes_sparse_gradients": True}),
+    ("Merge", _infer_merge, NodeKind.MERGE, "all", {}),
+    ("Enter", _infer_enter, NodeKind.ENTER, (0,), {}),
+    ("Exit", _infer_pass_through, NodeKind.EXIT, (0,), {}),
+    ("NextIteration", _infer_pass_through, NodeKind.NEXT_ITERATION, (0,), {}),
+):
+    define_op(
+        _type,
+        _infer,
+        kind=_kind,
+        inline=True,
+        extra=dict(_extra, ref_variant="Ref" + _type),
+    )
+    define_op(
+        "Ref" + _type,
+        _infer,
+        kind=_kind,
+        inline=True,
+        extra=dict(_extra, ref_inputs=_ref_inputs, outputs_refs=True),
+    )
 define_op("LoopCond", _infer_loop_cond, lambda attrs: _pass_through, inline=True)
 
 
 # -- raw builders ----------------------------------------------------------------------------------
-def switch(data, pred, name: Optional[str] = None) -> tuple:
+class SwitchOutput(NamedTuple):
+    """What `switch` returns, with TensorFlow's field names."""
+
+    output_false: Tensor
+    output_true: Tensor
+
+
+class MergeOutput(NamedTuple):
+    """What `merge` returns, with TensorFlow's field names."""
+
+    output: Tensor
+    value_index: Tensor
+
+
+def switch(data, pred, name: Optional[str] = None) -> SwitchOutput:
     """``(output_false, output_true)``: ``data`` comes out of the output that ``pred`` selects;
     the other output is dead.  A composite ``data`` (IndexedSlices, SparseTensor) is switched
-    part by part, and comes out as two composites."""
+    part by part, and comes out as two composites.  A reference (or a `Variable`, as its
+    reference) is switched by a RefSwitch, TF1's ``_SwitchRefOrTensor``."""
+    if isinstance(data, Variable):
+        data = as_ref_or_tensor(data)
     if composites.is_composite(data):
         with get_default_graph().name_scope(name or "Switch"):
             parts = composites.expand(data)
-            pairs = [switch(part, pred) for part in parts]
-            return tuple(
-                composites.pack(data, type(parts)(*(pair[side] for pair in pairs)))
-                for side in (0, 1)
+            pairs = [switch(part, pred) for part in nest.flatten(parts)]
+            return SwitchOutput(
+                *(
+                    composites.pack(
+                        data, nest.pack_sequence_as(parts, [pair[side] for pair in pairs])
+                    )
+                    for side in (0, 1)
+                )
             )
     op = apply_op("Switch", [data, pred], name=name or "Switch")
-    return op.outputs[0], op.outputs[1]
+    return SwitchOutput(op.outputs[0], op.outputs[1])
 
 
-def merge(inputs: Sequence, name: Optional[str] = None) -> tuple[Tensor, Tensor]:
+def merge(inputs: Sequence, name: Optional[str] = None) -> MergeOutput:
     """``(output, value_index)``: the first of ``inputs`` to arrive live, and its position."""
     inputs = list(inputs)
     if not inputs:
@@ -159,14 +209,33 @@ def merge(inputs: Sequence, name: Optional[str] = None) -> tuple[Tensor, Tensor]
     if any(composites.is_composite(x) for x in inputs):
         # Part by part; all parts of one input arrive together, so one value_index serves.
         with get_default_graph().name_scope(name or "Merge"):
+            inputs = _dense_joining_indexed_slices(inputs)
             parts = [composites.expand(x) for x in inputs]
             if len({type(p) for p in parts}) != 1:
                 raise TypeError(f"merge() of values of different kinds: {inputs!r:.200}")
-            merged = [merge(list(column)) for column in zip(*parts)]
-            value = composites.pack(inputs[0], type(parts[0])(*(m[0] for m in merged)))
-            return value, merged[0][1]
+            columns = zip(*(nest.flatten(p) for p in parts))
+            merged = [merge(list(column)) for column in columns]
+            value = composites.pack(
+                inputs[0], nest.pack_sequence_as(parts[0], [m[0] for m in merged])
+            )
+            return MergeOutput(value, merged[0][1])
     op = apply_op("Merge", inputs, name=name or "Merge")
-    return op.outputs[0], op.outputs[1]
+    return MergeOutput(op.outputs[0], op.outputs[1])
+
+
+def _dense_joining_indexed_slices(inputs: list) -> list:
+    """``inputs`` with each plain tensor made IndexedSlices when another input is one, as
+    TensorFlow's merge does: a cond whose one branch gives a sparse gradient and the other dense
+    zeros merges into a sparse gradient."""
+    sparse = [x for x in inputs if isinstance(x, IndexedSlices)]
+    if not sparse:
+        return inputs
+    return [
+        dense_as_indexed_slices(convert_to_tensor(x), sparse[0])
+        if not composites.is_composite(x)
+        else x
+        for x in inputs
+    ]
 
 
 def enter(
@@ -184,6 +253,8 @@ def enter(
     state the shape a hand-written loop keeps.  At most ``parallel_iterations`` iterations of
     the frame run at once.
     """
+    if isinstance(data, Variable):  # TF1's _Enter enters a variable as its reference
+        data = as_ref_or_tensor(data)
     if composites.is_composite(data):  # IndexedSlices, SparseTensor: part by part
         with get_default_graph().name_scope(name or "Enter"):
             return composites.map_parts(
@@ -208,6 +279,40 @@ def exit(data, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TensorFlow
 def next_iteration(data, name: Optional[str] = None) -> Tensor:
     """Passes ``data`` to the next iteration of its frame (feed it to a Merge's back edge)."""
     return apply_op("NextIteration", [data], name=name or "NextIteration").outputs[0]
+
+
+def _reference(data, what: str) -> Tensor:
+    data = as_ref_or_tensor(data)
+    if not data.dtype.is_ref_dtype:
+        raise TypeError(f"{what} needs a reference, got '{data.name}' of dtype {data.dtype.name}")
+    return data
+
+
+def ref_switch(data, pred, name: Optional[str] = None) -> tuple:
+    """`switch` of a reference (or a variable's): both outputs are references."""
+    return switch(_reference(data, "ref_switch"), pred, name=name or "RefSwitch")
+
+
+def ref_merge(inputs: Sequence, name: Optional[str] = None) -> tuple:
+    """`merge` of references: ``(the reference that arrived, its position)``."""
+    return merge([_reference(x, "ref_merge") for x in inputs], name=name or "RefMerge")
+
+
+def ref_enter(data, frame_name: str, is_constant: bool = False, parallel_iterations: int = 10,
+              name: Optional[str] = None) -> Tensor:  # fmt: skip
+    """`enter` of a reference: the frame gets the reference."""
+    data = _reference(data, "ref_enter")
+    return enter(data, frame_name, is_constant, parallel_iterations, name=name or "RefEnter")
+
+
+def ref_exit(data, name: Optional[str] = None) -> Tensor:
+    """`exit` of a reference."""
+    return exit(_reference(data, "ref_exit"), name=name or "RefExit")
+
+
+def ref_next_iteration(data, name: Optional[str] = None) -> Tensor:
+    """`next_iteration` of a reference."""
+    return next_iteration(_reference(data, "ref_next_iteration"), name=name or "RefNextIteration")
 
 
 def loop_cond(pred, name: Optional[str] = None) -> Tensor:
@@ -250,6 +355,10 @@ from dataflow.gradients import (  # noqa: E402
     WhileLoopGradientError,
     zeros_like_output,
 )
+
+
+def _as_dense(grad):
+    return convert_to_tensor(grad) if isinstance(grad, IndexedSlices) else grad
 
 
 def _cond_context_of_switch(op: Operation):
@@ -313,8 +422,14 @@ def _zeros_for_other_output(op: Operation, index: int, like: Tensor, branch=None
     return zeros_like_output(other)
 
 
+@RegisterGradient("RefSwitch")
 @RegisterGradient("Switch")
 def _switch_grad(op, grad_false, grad_true):
+    if _loop_of(op, "switches") is not None or getattr(
+        op.graph._control_flow_context, "grad_state", None
+    ):
+        # Backward loops carry dense gradients.
+        grad_false, grad_true = _as_dense(grad_false), _as_dense(grad_true)
     if _loop_of(op, "switches") is not None:
         return _require_loop_grad_state(op).switch_grad(op, grad_false, grad_true)
     grads = [grad_false, grad_true]
@@ -364,6 +479,7 @@ def _cond_of_merge(op: Operation):
     return false_ctx.pred, contexts
 
 
+@RegisterGradient("RefMerge")
 @RegisterGradient("Merge")
 def _merge_grad(op, grad, grad_value_index=None):
     if grad is None:
@@ -390,12 +506,14 @@ def _merge_grad(op, grad, grad_value_index=None):
     ]
 
 
+@RegisterGradient("RefExit")
 @RegisterGradient("Exit")
 def _exit_grad(op, grad):
     # The forward loop's result: its gradient enters the backward loop.
     return _require_loop_grad_state(op).exit_grad(grad)
 
 
+@RegisterGradient("RefEnter")
 @RegisterGradient("Enter")
 def _enter_grad(op, grad):
     state = _loop_grad_state(op)
@@ -408,6 +526,7 @@ def _enter_grad(op, grad):
     return _require_loop_grad_state(op).enter_grad(op, grad)
 
 
+@RegisterGradient("RefNextIteration")
 @RegisterGradient("NextIteration")
 def _next_iteration_grad(op, grad):
     # The backward NextIteration is added by the Switch's second visit.

@@ -223,6 +223,16 @@ def test_packing_a_list_whose_tensors_disagree_on_dtype_names_both_and_the_line(
     assert message.startswith("Pack op 'packed' at ") and "test_graph.py" in message
 
 
+def test_packing_a_list_of_tensors_into_another_dtype_casts_them_as_tensorflow_does():
+    i = df.constant(2)
+    packed = df.convert_to_tensor([[i], [i + 1]], dtype=df.int64)
+    assert packed.dtype == df.int64 and packed.shape.as_list() == [2, 1]
+    joined = df.concat([df.constant([[0], [3]], df.int64), [[i], [i]]], axis=1)
+    with df.Session() as sess:
+        assert sess.run(packed).tolist() == [[2], [3]]
+        assert sess.run(joined).tolist() == [[0, 2], [3, 2]]
+
+
 @pytest.mark.parametrize("bad", ["x:y", "a b", "_hidden", "ü"])
 def test_an_invalid_scope_name_is_refused_with_the_line(bad):
     with pytest.raises(ValueError) as info:

@@ -42,6 +42,7 @@ from ..graph import (
     numpy_value_or_none,
 )
 from ..op_registry import apply_op, define_op
+from ..ragged_tensor import override_for
 from ..tensor_shape import TensorShape, as_shape
 from .constant_op import constant
 from .math_ops import (
@@ -484,6 +485,9 @@ def concat(values, axis, name: str = "concat") -> Tensor:
     """The tensors in ``values`` joined along the existing dimension ``axis``."""
     if isinstance(values, Tensor) or not isinstance(values, (list, tuple)):
         values = [values]
+    ragged = override_for("concat", values)
+    if ragged is not None:
+        return ragged(values, axis, name)
     axis = static_axis(axis)
     if not isinstance(axis, int):
         raise TypeError(f"concat takes a single axis, got {axis!r}")

@@ -143,7 +143,7 @@ define_op("IndexedStackPop", _infer_pop, _pop_kernel, stateful=True, inline=True
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient, WhileLoopGradientError  # noqa: E402
+from ..gradients import NotDifferentiable, RegisterGradient, SecondOrderLoopGradientError  # noqa: E402
 
 NotDifferentiable("IndexedStack")
 NotDifferentiable("IndexedStackPush")
@@ -151,8 +151,8 @@ NotDifferentiable("IndexedStackPush")
 
 @RegisterGradient("IndexedStackPop")
 def _pop_grad(op, grad):
-    raise WhileLoopGradientError(
-        f"Second-order gradients through while_loop are not supported: the gradient reaches "
+    raise SecondOrderLoopGradientError(
+        f"Second-order gradient for while loops not supported: the gradient reaches "
         f"'{op.name}', a value the backward loop of a while_loop reads back from the forward "
         "loop, and that read has no gradient."
     )

@@ -37,6 +37,7 @@ from ..graph import (
     numpy_value_or_none,
 )
 from ..op_registry import apply_op, define_op
+from ..ragged_tensor import override_for
 from ..tensor_shape import TensorShape
 
 __all__ = [
@@ -1047,6 +1048,9 @@ def reduce_sum(
     input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
 ) -> Tensor:
     """The sum over ``axis`` (all axes when ``None``), in the input's dtype."""
+    ragged = override_for("reduce_sum", input_tensor)
+    if ragged is not None:
+        return ragged(input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
     return _reduce("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 

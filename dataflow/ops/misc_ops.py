@@ -19,6 +19,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .. import composites, nest
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..graph import (
@@ -105,7 +106,8 @@ def tuple(tensors, name: Optional[str] = None, control_inputs=None) -> list:  # 
     """The ``tensors`` again, each passed through an identity that waits for all of them (and
     for ``control_inputs``): a value of the result is available only once every one is.  Ops in
     ``tensors`` become grouped ops; ``None`` entries stay ``None``; other values (Python
-    numbers, numpy arrays) are converted to tensors first, as in TensorFlow."""
+    numbers, numpy arrays) are converted to tensors first, as in TensorFlow; an IndexedSlices
+    or SparseTensor comes back as one, each part gated."""
     if get_default_graph()._eager:  # every tensor already has its value
         return tensors
     tensors = list(tensors)
@@ -116,9 +118,19 @@ def tuple(tensors, name: Optional[str] = None, control_inputs=None) -> list:  # 
     graph = _graph_of_element(graph_elements[0]) if graph_elements else get_default_graph()
     with graph.as_default(), graph.name_scope(name or "tuple"):
         converted = [
-            t if t is None or isinstance(t, Operation) else convert_to_tensor(t) for t in tensors
+            t
+            if t is None or isinstance(t, Operation) or composites.is_composite(t)
+            else convert_to_tensor(t)
+            for t in tensors
         ]
-        gating = [t if isinstance(t, Operation) else t.op for t in converted if t is not None]
+        gating = []
+        for t in converted:
+            if isinstance(t, Operation):
+                gating.append(t)
+            elif composites.is_composite(t):  # IndexedSlices, SparseTensor: every part
+                gating.extend(part.op for part in nest.flatten(composites.expand(t)))
+            elif t is not None:
+                gating.append(t.op)
         for c in control_inputs or ():
             if not isinstance(c, (Tensor, Operation)):
                 raise TypeError(f"Control inputs must be Tensors or Operations, got {c!r}")
@@ -132,6 +144,10 @@ def tuple(tensors, name: Optional[str] = None, control_inputs=None) -> list:  # 
             with control_dependencies([gate]):
                 if isinstance(t, Operation):
                     result.append(group(t))
+                elif composites.is_composite(t):
+                    result.append(
+                        composites.map_parts(t, lambda p: identity(p, name="control_dependency"))
+                    )
                 else:
                     result.append(identity(t, name="control_dependency"))
         return result

@@ -221,12 +221,104 @@ def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, k
     return reduce_sum(sparse_tensor_to_dense(sp_input), axis=axis, keepdims=keepdims)
 
 
-def sparse_add(a, b, threshold=0):
-    """``a + b`` where one of them is a SparseTensor and the other dense: a dense tensor."""
-    from .math_ops import add
+# -- SparseAdd -------------------------------------------------------------------------------------
+def _infer_sparse_add(op):
+    a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh = op.inputs
+    if a_values.dtype is not b_values.dtype:
+        raise TypeError(
+            f"sparse_add needs values of one dtype, got {a_values.dtype.name} and "
+            f"{b_values.dtype.name}"
+        )
+    thresh.shape.with_rank(0)
+    rank = a_indices.shape[1] if a_indices.shape.ndims == 2 else None
+    if rank is None and b_indices.shape.ndims == 2:
+        rank = b_indices.shape[1]
+    if not a_shape.shape.is_compatible_with(b_shape.shape):
+        raise ValueError(
+            f"Operands do not have the same ranks; got shapes: {a_shape.shape} and {b_shape.shape}"
+        )
+    return [
+        (a_indices.dtype, TensorShape([None, rank])),
+        (a_values.dtype, TensorShape([None])),
+        (a_shape.dtype, a_shape.shape.merge_with(b_shape.shape)),
+    ]
 
+
+def _sparse_add_kernel(attrs):
+    def sparse_add(a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh):
+        if a_shape.shape != b_shape.shape or np.any(a_shape != b_shape):
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Operands' shapes do not match: A.shape = {a_shape.tolist()} vs. B.shape = "
+                f"{b_shape.tolist()}",
+            )
+        rank = len(a_shape)
+        indices = np.concatenate([a_indices.reshape(-1, rank), b_indices.reshape(-1, rank)])
+        if len(indices) == 0:
+            return indices.astype(a_indices.dtype), a_values[:0], a_shape
+        # Row-major order is the lexicographic order of the index rows.
+        unique, slot = np.unique(indices, axis=0, return_inverse=True)
+        slot = slot.reshape(-1)
+        sums = np.zeros(len(unique), dtype=a_values.dtype)
+        np.add.at(sums, slot, np.concatenate([a_values, b_values]))
+        counts = np.bincount(slot, minlength=len(unique))
+        # As TensorFlow: only a sum of two stored values is dropped for being below thresh.
+        keep = (counts == 1) | (np.abs(sums) >= thresh)
+        return unique[keep].astype(a_indices.dtype), sums[keep], a_shape
+
+    return sparse_add
+
+
+define_op("SparseAdd", _infer_sparse_add, _sparse_add_kernel)
+
+
+def _infer_sparse_add_grad(op):
+    grad, a_indices, b_indices, _ = op.inputs
+    return [
+        (grad.dtype, TensorShape([a_indices.shape[0]])),
+        (grad.dtype, TensorShape([b_indices.shape[0]])),
+    ]
+
+
+def _sparse_add_grad_kernel(attrs):
+    def sparse_add_grad(grad, a_indices, b_indices, sum_indices):
+        position = {tuple(row): k for k, row in enumerate(sum_indices.tolist())}
+
+        def gathered(indices):
+            out = np.zeros(len(indices), dtype=grad.dtype)
+            for k, row in enumerate(indices.tolist()):
+                at = position.get(tuple(row))
+                if at is not None:
+                    out[k] = grad[at]
+            return out
+
+        return gathered(a_indices), gathered(b_indices)
+
+    return sparse_add_grad
+
+
+define_op("SparseAddGrad", _infer_sparse_add_grad, _sparse_add_grad_kernel)
+
+
+def sparse_add(a, b, threshold=0, thresh=None):
+    """``a + b`` where at least one is a SparseTensor.
+
+    Two SparseTensors (of one dense shape, indices in row-major order) give a SparseTensor
+    whose indices are both operands' in row-major order; where both store a value the sum is
+    kept only when its magnitude is at least ``threshold`` (TF1's ``thresh``).  A SparseTensor
+    and a dense tensor give a dense tensor.
+    """
+    from .math_ops import add, cast
+
+    if thresh is not None:
+        threshold = thresh
     if isinstance(a, SparseTensor) and isinstance(b, SparseTensor):
-        raise TypeError("sparse_add of two SparseTensors is not supported; make one dense")
+        with name_scope("SparseAdd"):
+            threshold = cast(convert_to_tensor(threshold), a.dtype.real_dtype, name="thresh")
+            inputs = [a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape]
+            op = apply_op("SparseAdd", inputs + [threshold], {}, "SparseAdd")
+        return SparseTensor(*op.outputs)
     if isinstance(a, SparseTensor):
         return add(sparse_tensor_to_dense(a), b)
     if isinstance(b, SparseTensor):
@@ -266,6 +358,15 @@ from .math_ops import reduce_sum, subtract  # noqa: E402
 from .nd_index_ops import gather_nd  # noqa: E402
 
 NotDifferentiable("SparseReorder")
+NotDifferentiable("SparseAddGrad")
+
+
+@RegisterGradient("SparseAdd")
+def _sparse_add_grad(op, indices_grad, values_grad, shape_grad):
+    a_indices, b_indices, sum_indices = op.inputs[0], op.inputs[3], op.outputs[0]
+    grad_op = apply_op("SparseAddGrad", [values_grad, a_indices, b_indices, sum_indices])
+    a_grad, b_grad = grad_op.outputs
+    return None, a_grad, None, None, b_grad, None, None
 
 
 @RegisterGradient("SparseToDense")

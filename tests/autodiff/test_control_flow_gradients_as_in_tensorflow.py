@@ -128,6 +128,30 @@ def test_a_gradient_through_a_backward_loop_is_refused_and_its_stopped_form_is_n
     assert df.gradients(df.stop_gradient(grad_theta), theta) == [None]
 
 
+def test_a_second_order_loop_gradient_is_a_type_error_worded_as_tf1s():
+    x = df.placeholder(df.float32, [])
+    y = df.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * a), [0, x])[1]
+    (g,) = df.gradients(y, x)
+    with pytest.raises(TypeError, match="^Second-order gradient for while loops not supported"):
+        df.gradients(g, x)
+
+
+def test_a_gradient_of_a_backward_loop_that_xs_do_not_affect_is_none():
+    # testWhileCondGradMultiDevice: d(x * 2)/dx needs no saved x, so dgrad/dx_init is None.
+    pred = df.placeholder(df.bool, [])
+    x_init = df.constant(1.0)
+    z = df.while_loop(
+        lambda i, _: i < 3,
+        lambda i, x: (i + 1, df.cond(pred, lambda: x * 2.0, lambda: 10.0)),
+        [0, x_init],
+    )
+    grad = df.gradients(z, x_init)[0]
+    assert df.gradients(grad, x_init) == [None]
+    with df.Session() as sess:
+        assert sess.run(grad, {pred: True}) == 8.0
+        assert sess.run(grad, {pred: False}) == 0.0
+
+
 def test_a_stopped_norm_of_a_loop_gradient_leaves_the_first_order_gradient():
     # testStopGradMultiFlows: z = r + stop(|dr/dx|) with r the sum of y * x after one step.
     x = df.Variable(1.0, name="x")

@@ -74,6 +74,33 @@ def test_gathers_in_a_cond_and_a_while_loop_get_the_right_gradients():
     np.testing.assert_array_equal(values[1], [[2.0] * 3] * 3 + [[0.0] * 3])
 
 
+@pytest.mark.parametrize("taken", [True, False])
+def test_a_sparse_gradient_through_one_branch_of_a_cond_stays_sparse(taken):
+    # TensorFlow's testCondGrad_ResourceVarSparseRead: the untaken branch's zeros join the
+    # sparse gradient as IndexedSlices of every row, so the result is IndexedSlices either way.
+    var = df.Variable(np.ones((4, 2), np.float32))
+    table = df.constant(TABLE.astype(np.float32))
+    pred = df.placeholder(df.bool, [])
+    result = df.cond(
+        pred,
+        lambda: df.reduce_sum(var.sparse_read([1, 2])) + df.reduce_sum(df.gather(table, [0, 0])),
+        lambda: df.constant(0.0),
+    )
+    grads = df.gradients(result, [var, table])
+    assert all(isinstance(g, df.IndexedSlices) for g in grads)
+    var_grad, table_grad = run(grads, {pred: taken}, init=[var])
+    assert isinstance(var_grad, df.IndexedSlicesValue)
+    if taken:
+        assert var_grad.indices.tolist() == [1, 2]
+        np.testing.assert_array_equal(var_grad.values, np.ones((2, 2)))
+        assert table_grad.indices.tolist() == [0, 0]
+    else:
+        assert var_grad.indices.tolist() == [0, 1, 2, 3]
+        np.testing.assert_array_equal(var_grad.values, np.zeros((4, 2)))
+        np.testing.assert_array_equal(table_grad.values, np.zeros((4, 3)))
+    assert var_grad.dense_shape.tolist() == [4, 2]
+
+
 def test_embedding_lookup_of_one_table_is_a_gather_with_a_sparse_gradient():
     table = df.Variable(TABLE)
     rows = df.nn.embedding_lookup(table, [[1, 2], [3, 3]])

@@ -7,6 +7,12 @@ import dataflow as df
 from dataflow import autograph
 
 
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    with df.Graph().as_default() as graph:
+        yield graph
+
+
 @pytest.fixture
 def shell():
     interactive = pytest.importorskip("IPython.core.interactiveshell")

@@ -29,8 +29,9 @@ _round_tripped: set[str] = set()
 
 
 def _by_name(fetch):
-    if hasattr(type(fetch), "_fetch_structure"):  # IndexedSlices, SparseTensor: their parts
-        return tuple(part.name for part in fetch._fetch_structure() if part is not None)
+    if hasattr(type(fetch), "_fetch_structure"):  # IndexedSlices, SparseTensor, RaggedTensor
+        parts = nest.flatten(fetch._fetch_structure())
+        return tuple(part.name for part in parts if part is not None)
     if isinstance(fetch, (df.Tensor, df.Operation)):
         return fetch.name
     if isinstance(fetch, df.Variable):

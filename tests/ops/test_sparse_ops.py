@@ -102,6 +102,56 @@ def test_sparse_add_with_a_dense_tensor_is_dense():
     assert_same(evaluate(out), DENSE + 1)
 
 
+def run_sparse(sp):
+    with df.Session() as sess:
+        return sess.run(sp)
+
+
+def two_sparse_operands():
+    a = df.SparseTensor([[0, 1], [1, 0], [2, 2]], [1.0, 2.0, 3.0], [3, 3])
+    b = df.SparseTensor([[0, 0], [1, 0], [2, 2]], [5.0, -2.0, 0.5], [3, 3])
+    return a, b
+
+
+def test_sparse_add_of_two_sparse_tensors_is_sparse_in_row_major_order():
+    a, b = two_sparse_operands()
+    out = df.sparse.add(a, b)
+    assert isinstance(out, df.SparseTensor)
+    assert out.indices.shape.as_list() == [None, 2] and out.dense_shape.shape.as_list() == [2]
+    value = run_sparse(out)
+    assert value.indices.tolist() == [[0, 0], [0, 1], [1, 0], [2, 2]]
+    assert value.values.tolist() == [5.0, 1.0, 0.0, 3.5]
+
+
+def test_sparse_add_drops_only_summed_values_below_the_threshold():
+    a, b = two_sparse_operands()
+    value = run_sparse(df.sparse_add(a, b, threshold=0.1))  # TensorFlow 2.21 gives the same
+    assert value.indices.tolist() == [[0, 0], [0, 1], [2, 2]]
+    assert value.values.tolist() == [5.0, 1.0, 3.5]
+    small = df.SparseTensor([[0, 0]], [0.01], [3, 3])
+    kept = run_sparse(df.sparse_add(small, df.SparseTensor([[1, 1]], [0.02], [3, 3]), 0.1))
+    assert kept.values.tolist() == pytest.approx([0.01, 0.02])
+
+
+def test_sparse_add_gradient_reaches_each_operands_values_where_they_survive():
+    a, b = two_sparse_operands()
+    out = df.sparse_add(a, b, threshold=0.1)
+    weights = df.range(0.0, df.cast(df.shape(out.values)[0], df.float32))
+    a_grad, b_grad = df.gradients(df.reduce_sum(out.values * weights), [a.values, b.values])
+    assert evaluate(a_grad).tolist() == [1.0, 0.0, 2.0]  # TensorFlow 2.21 gives the same
+    assert evaluate(b_grad).tolist() == [0.0, 0.0, 2.0]
+
+
+def test_sparse_add_of_different_dense_shapes_fails_the_run():
+    shape = df.placeholder(df.int64, [2])
+    a = df.SparseTensor([[0, 0]], [1.0], shape)
+    out = df.sparse_add(a, df.SparseTensor([[0, 0]], [1.0], [3, 3]))
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InvalidArgumentError, match="shapes do not match"):
+            sess.run(out.values, {shape: [2, 2]})
+        assert sess.run(out.values, {shape: [3, 3]}).tolist() == [2.0]
+
+
 def test_gather_nd_reads_slices_at_multi_indices():
     params = np.arange(24).reshape(2, 3, 4)
     out = df.gather_nd(params, [[1, 2], [0, 0]])

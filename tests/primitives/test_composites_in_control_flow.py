@@ -143,3 +143,30 @@ def test_identity_enter_exit_and_with_dependencies_keep_a_composite_whole():
     got = run([*through, picked])  # the gather runs after the initializer: no initializer run
     assert [v.indices.tolist() for v in got[:2]] == [[[0, 5]], [[0, 5]]]
     assert got[2].tolist() == [[10.0, 11.0]]
+
+
+def test_a_cond_casts_indexed_slices_indices_to_int64_where_its_branches_disagree():
+    values = df.constant([10])
+    x = df.IndexedSlices(values, df.constant([0], df.int32))
+    pred = df.placeholder(df.bool, [])
+    result = df.cond(
+        pred,
+        lambda: df.IndexedSlices(x.values + 1, df.constant([1], df.int32)),
+        lambda: df.IndexedSlices(x.values - 1, df.constant([2], df.int64)),
+    )
+    assert result.indices.dtype is df.int64
+    with df.Session() as sess:
+        taken = sess.run([result.values, result.indices], {pred: True})
+        untaken = sess.run([result.values, result.indices], {pred: False})
+    assert [a.tolist() for a in taken] == [[11], [1]]
+    assert [a.tolist() for a in untaken] == [[9], [2]]
+    assert taken[1].dtype == np.int64
+
+
+def test_a_cond_still_refuses_tensors_of_different_dtypes():
+    with pytest.raises(ValueError, match="must have the same type"):
+        df.cond(
+            df.constant(True),
+            lambda: df.constant([0], df.int32),
+            lambda: df.constant([0], df.int64),
+        )

@@ -1,6 +1,7 @@
 """The graphs `while_loop` builds, its records, and its build-time errors (no Session needed)."""
 
 import collections
+import re
 
 import pytest
 
@@ -434,3 +435,18 @@ def test_a_control_input_from_inside_another_loop_is_rejected():
 
     with pytest.raises(ValueError, match="control input"):
         df.while_loop(lambda j: j < 3, other, [0])
+
+
+def test_a_loop_variable_that_changes_shape_is_refused_in_tf1s_words_then_ours():
+    i = df.constant(0)
+    m = df.ones([2, 2])
+    with pytest.raises(ValueError) as info:
+        df.while_loop(lambda i, j: i < 2, lambda i, j: [i + 1, df.concat([j, j], 0)], [i, m])
+    message = str(info.value)
+    assert re.search(
+        r"\(2, 2\), but has shape \(4, 2\) after one iteration\. To allow the shape to vary "
+        r"across iterations, use the `shape_invariants` argument of tf\.while_loop to specify "
+        r"a less-specific shape\.",
+        message,
+    )
+    assert "loop_vars[1]" in message and "test_while_graph.py" in message

@@ -76,7 +76,8 @@ def _module(tf_name: str, names, bind: str = "", **renamed) -> types.ModuleType:
 _DTYPES = [
     "DType", "as_dtype", "bool", "float16", "half", "float32", "float64", "double", "bfloat16",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "string",
-    "complex64", "complex128", "resource", "variant", "qint8", "quint8", "qint32",
+    "complex64", "complex128", "resource", "variant", "qint8", "quint8", "qint16", "quint16",
+    "qint32",
     "int32_ref", "float32_ref",
 ]  # fmt: skip
 _module("tensorflow.python.framework.dtypes", _DTYPES)
@@ -133,9 +134,12 @@ _module(
     "tensorflow.python.ops.control_flow_ops",
     [
         "switch", "merge", "exit", "next_iteration", "loop_cond", "group", "tuple", "no_op",
-        "ref_switch", "ref_merge", "ref_select", "XLAControlFlowContext",
+        "XLAControlFlowContext",
     ],
-    _Identity="identity",
+    ref_switch="primitives.raw_ops.ref_switch",
+    ref_merge="primitives.raw_ops.ref_merge",
+    ref_select="ref_variables.ref_select",
+    _Identity="ref_variables.forwarding_identity",
     _Enter="enter",
     _SwitchRefOrTensor="switch",
     with_dependencies="primitives.control_flow_ops.with_dependencies",
@@ -145,14 +149,18 @@ _control_flow_util = _module("tensorflow.python.ops.control_flow_util", [])
 _control_flow_util.ENABLE_CONTROL_FLOW_V2 = False
 _module("tensorflow.python.ops.data_flow_ops", ["FIFOQueue", "RandomShuffleQueue"])
 _module("tensorflow.python.ops.functional_ops", ["scan", "foldl", "foldr", "map_fn"])
-_module("tensorflow.python.ops.gen_array_ops", ["identity"])
+_module(
+    "tensorflow.python.ops.gen_array_ops",
+    ["identity"],
+    ref_identity="ref_variables.ref_identity",
+)
 _module(
     "tensorflow.python.ops.gen_control_flow_ops",
     ["enter", "exit", "merge", "switch", "next_iteration", "loop_cond"],
 )
 _module("tensorflow.python.ops.gen_data_flow_ops", [])
 _module("tensorflow.python.ops.gen_logging_ops", [])
-_module("tensorflow.python.ops.gen_state_ops", [])
+_module("tensorflow.python.ops.gen_state_ops", [], variable="ref_variables.variable")
 _gradient_checker = _module("tensorflow.python.ops.gradient_checker_v2", [])
 
 
@@ -222,8 +230,11 @@ _module(
 _module("tensorflow.python.ops.variable_v1", [], VariableV1="Variable")
 _module("tensorflow.python.ops.while_loop", ["while_loop"], bind="while_loop_tf")
 _module("tensorflow.python.ops.while_v2", [])
-_module("tensorflow.python.ops.ragged.ragged_factory_ops", [])
-_module("tensorflow.python.ops.ragged.ragged_tensor", [])
+_module("tensorflow.python.ops.ragged.ragged_factory_ops", [], constant="ragged.constant")
+_module(
+    "tensorflow.python.ops.ragged.ragged_tensor",
+    ["RaggedTensor", "RaggedTensorSpec"],
+)
 
 # -- training, sessions, protos --------------------------------------------------------------------
 _module("tensorflow.python.training.adam", [], AdamOptimizer="train.AdamOptimizer")

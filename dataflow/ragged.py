@@ -1,0 +1,25 @@
+"""``df.ragged``: TensorFlow 1.x's ``tf.ragged`` names for RaggedTensors and their ops."""
+
+from .ops.ragged_ops import (
+    constant,
+    constant_value,
+    map_flat_values,
+    placeholder,
+    row_splits_to_segment_ids,
+    segment_ids_to_row_splits,
+)
+from .ops.ragged_ops import ragged_range as range  # noqa: A004 - TensorFlow's name
+from .ragged_tensor import RaggedTensor, RaggedTensorSpec, RaggedTensorValue
+
+__all__ = [
+    "RaggedTensor",
+    "RaggedTensorSpec",
+    "RaggedTensorValue",
+    "constant",
+    "constant_value",
+    "map_flat_values",
+    "placeholder",
+    "range",
+    "row_splits_to_segment_ids",
+    "segment_ids_to_row_splits",
+]
