@@ -941,13 +941,22 @@ def get_default_graph() -> Graph:
 
 
 def reset_default_graph() -> None:
-    """Replaces the global default graph with a new, empty one."""
+    """Replaces the global default graph with a new, empty one.  In eager mode (its graph is
+    the default: `enable_eager_execution`, ``with eager_mode():``) eager mode stays on, as in
+    TensorFlow, where it is no property of a graph; what that graph kept (its collections)
+    is forgotten."""
     global _global_default_graph
-    if _default_graph_stack():
+    stack = _default_graph_stack()
+    if any(not graph._eager for graph in stack):
         raise AssertionError(
             "Do not use reset_default_graph() inside a `with graph.as_default():` block."
         )
-    _global_default_graph = Graph()
+    for graph in stack:
+        graph._reset()
+    if _global_default_graph is None or not _global_default_graph._eager:
+        _global_default_graph = Graph()
+    else:
+        _global_default_graph._reset()
 
 
 def name_scope(name: Optional[str], default_name: Optional[str] = None, values=None):
