@@ -154,4 +154,3 @@ def test_reset_default_graph_keeps_eager_execution_on_and_forgets_the_global_ste
     assert "True df.Tensor(4.0, shape=(), dtype=float32)" in result.stdout
     assert "same step: False" in result.stdout
     assert "nested: Do not use reset_default_graph() inside" in result.stdout
-
