@@ -13,6 +13,10 @@ One function per figure; `main` prints them in turn.
    same 10-op graph, fed the same value (target: within 2x); and trace time against the
    function's length (ops per trace): it should grow linearly, so the time per op stays
    about flat.
+0c. `bench_graph_breaks` (breaks): a 20-op function with one ``.numpy()`` in the middle,
+   called eagerly op by op, through ``df.function(experimental_graph_breaks=True)`` (two
+   traced segments and the breaking statement), and the same 20 ops with no break under a
+   plain ``df.function``, for scale.
 1. `lazy_chain_figure`: a chain of 30 small elementwise ops at several array sizes, run by
    numpy directly (the floor), eagerly (one op at a time), lazily (`df.lazy_mode`: recorded,
    then one run with the graph passes, which fuse the chain into one kernel; in a new block
@@ -143,6 +147,37 @@ def bench_function(repeats: int) -> None:
             samples.append(time.perf_counter() - start)
         median = sorted(samples)[len(samples) // 2]
         print(f"  {length:5d} ops: {median * 1e3:8.2f} ms   {median / length * 1e6:6.1f} us per op")
+
+
+def _twenty_ops_with_a_break(x):
+    """Twenty small ops, with one statement that needs a value between the two halves."""
+    y = _ten_ops(x)
+    peek = y.numpy()
+    return _ten_ops(y) + peek
+
+
+def _twenty_ops(x):
+    return _ten_ops(_ten_ops(x)) + 1.0
+
+
+def bench_graph_breaks(repeats: int) -> None:
+    """df.function with graph breaks against eager calls and a break-free trace."""
+    print("-- graph breaks --")
+    with df.eager_mode():
+        value = df.constant(np.ones(4, np.float32))
+        broken = df.function(_twenty_ops_with_a_break, experimental_graph_breaks=True)
+        whole = df.function(_twenty_ops)
+        eager_time, broken_time, whole_time = paired_median_times(
+            lambda: _twenty_ops_with_a_break(value),
+            lambda: broken(value),
+            lambda: whole(value),
+            repeats=max(20, repeats // 10),
+        )
+    print(
+        f"20 ops, one .numpy() between: eagerly {eager_time * 1e6:8.1f} us   with graph breaks "
+        f"{broken_time * 1e6:8.1f} us ({broken_time / eager_time:.2f}x eager; "
+        f"{len(broken.graph_breaks())} break)   no break, one trace {whole_time * 1e6:8.1f} us"
+    )
 
 
 def _table(header: list, rows: list) -> str:
@@ -436,11 +471,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
     args = parser.parse_args()
-    print(describe_machine("5" if args.quick else "15"))
+    repeats = 200 if args.quick else 2000
+    figure_repeats = 5 if args.quick else 15
+    print(describe_machine(f"{repeats} (sections 0b, 0c), {figure_repeats} (figures 1, 2)"))
     print()
     section_eager_per_op_overhead()
     print()
-    bench_function(200 if args.quick else 2000)
+    bench_function(repeats)
+    print()
+    bench_graph_breaks(repeats)
     print()
     print(lazy_chain_figure(args.quick))
     print()

@@ -312,8 +312,42 @@ from . import ragged  # noqa: E402
 from .ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
 
 # isort: split
+# TF1's remaining everyday names: more math and nn, df.math, df.image, matrices and checks
+from . import debugging, image, math  # noqa: E402
+from .image import random_crop  # noqa: E402
+from .ops.check_ops import *  # noqa: E402, F403
+from .ops.extra_array_ops import *  # noqa: E402, F403
+from .ops.extra_math_ops import *  # noqa: E402, F403
+from .ops.extra_segment_ops import *  # noqa: E402, F403
+from .ops.matrix_ops import *  # noqa: E402, F403
+
+# isort: split
 # autograph: source conversion of Python control flow (df.autograph.to_graph, to_code)
 from . import autograph  # noqa: E402
+
+# isort: split
+# monitored sessions and their hooks (df.train.MonitoredTrainingSession, df.train.Scaffold,
+# df.train.StopAtStepHook, ...): the session-side helpers of TF1 training loops
+from . import hooks as _hooks  # noqa: E402
+from . import monitored_session as _monitored_session  # noqa: E402
+from . import supervisor as _supervisor  # noqa: E402
+from .monitored_session import report_uninitialized_variables  # noqa: E402
+
+for _module in (_monitored_session, _hooks, _supervisor):
+    for _name in _module.__all__:
+        if _name != "report_uninitialized_variables":
+            setattr(train, _name, getattr(_module, _name))
+
+# isort: split
+# TF1's raw stack, Assert and resource-variable ops that its own tests call
+from . import resource_variable_ops  # noqa: E402, F401
+from .ops import stack_ops  # noqa: E402, F401
+
+# isort: split
+# switch_case, and the type specs while_loop takes as shape invariants
+from primitives.switch_case import switch_case  # noqa: E402
+
+from .sparse_tensor import SparseTensorSpec  # noqa: E402
 
 # isort: split
 # lazy tensors: ops record into a graph that runs, with the graph passes, when a value is needed

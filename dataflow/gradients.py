@@ -321,6 +321,24 @@ def _innermost(contexts: list):
     return best
 
 
+def _check_grad_y_dtype(y: Tensor, grad_y: Tensor) -> None:
+    """TF1's rule for a ``grad_ys`` entry (``gradients_util._DefaultGradYs``): a real or integer
+    ``y`` takes a real or integer gradient, a complex ``y`` a complex one; a reference is read
+    as its value.  ``TypeError`` otherwise, in TensorFlow's words."""
+    y_dtype, g_dtype = y.dtype.base_dtype, grad_y.dtype.base_dtype
+    if y_dtype.is_floating or y_dtype.is_integer:
+        if not (g_dtype.is_floating or g_dtype.is_integer):
+            raise TypeError(
+                f"Gradient type {g_dtype.name} generated for real or integer-valued tensor "
+                f"{y} with type {y_dtype.name} must be real or integer"
+            )
+    elif y_dtype.is_complex and not g_dtype.is_complex:
+        raise TypeError(
+            f"Gradient type {g_dtype.name} generated for complex-valued tensor {y} with type "
+            f"{y_dtype.name} must be real"
+        )
+
+
 # -- the pass --------------------------------------------------------------------------------------
 def gradients(
     ys,
@@ -410,6 +428,8 @@ def gradients(
                 f"grad_ys tensor '{g.name}' has shape {g.shape}, incompatible with the shape "
                 f"{y.shape} of its y '{y.name}'."
             )
+        if g is not None:
+            _check_grad_y_dtype(y, g)
         converted_grad_ys.append(g)
     if not xs_list:
         return []
@@ -496,10 +516,17 @@ class _GradientWalk:
         from .ops.array_ops import ones_like
 
         for y, g in zip(ys, grad_ys):
+            context = self.control_flow.mirror(_output_context(y.op))
             if g is None:
-                context = self.control_flow.mirror(_output_context(y.op))
                 with building_in(self.graph, context, True):
                     g = ones_like(y, name="grad_ys")
+            elif g.dtype.base_dtype is not y.dtype.base_dtype or g.dtype.is_ref_dtype:
+                # TF1 takes a grad_y of another real dtype as it is; here every gradient has
+                # its tensor's dtype, so the grad_y is read and cast to y's.
+                from .ops.math_ops import cast
+
+                with building_in(self.graph, context, True):
+                    g = cast(g, y.dtype.base_dtype, name="grad_ys")
             self.grads.setdefault(y, []).append(g)
         self.ready.extend(op for op in {y.op for y in ys} if self.pending.get(op) == 0)
 

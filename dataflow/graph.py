@@ -473,6 +473,10 @@ class Graph:
     # Whether an op made while this graph is the default belongs here even when all its inputs
     # are another graph's tensors (captured): True for the graph a function is traced into.
     captures_outer_tensors = False
+    # True while the ops of a df.function's body are made here (always, for the graph it is traced
+    # into): TensorFlow builds such a body's control flow as functional ops (cond_v2), whose
+    # branches cannot see each other's tensors.
+    building_function = False
     # What runs the ops made while this graph is the default, instead of adding them to it
     # (`op_registry.apply_op`); None for a graph that is built.  Eager mode's graph has one.
     _op_runner = None

@@ -634,7 +634,7 @@ for _names, _what, _check in (
         "a non-negative integer",
         lambda v: _is_int(v) and v >= 0,
     ),
-    ("unique full_matrices", "a bool", lambda v: isinstance(v, bool)),
+    ("unique full_matrices sorted adjoint", "a bool", lambda v: isinstance(v, bool)),
     ("distortion", "a number", lambda v: type(v) in (int, float)),
     (
         "unigrams",
@@ -673,7 +673,7 @@ for _names, _what, _check in (
     ),
     (
         "padding data_format mode message sep end frame_name shared_name fill separator unit "
-        "encoding pattern rewrite",
+        "encoding pattern rewrite equation",
         "a string",
         lambda v: isinstance(v, str),
     ),

@@ -29,19 +29,24 @@ from .ops.math_ops import (
     floor,
     greater,
     less_equal,
+    log,
     logical_and,
     minimum,
     multiply,
     negative,
+    sqrt,
     where_v2,
 )
 from .ops.math_ops import pow as _pow
 
 __all__ = [
     "cosine_decay",
+    "cosine_decay_restarts",
     "exponential_decay",
     "inverse_time_decay",
+    "linear_cosine_decay",
     "natural_exp_decay",
+    "noisy_linear_cosine_decay",
     "piecewise_constant",
     "piecewise_constant_decay",
     "polynomial_decay",
@@ -165,6 +170,109 @@ def cosine_decay(
         cosine_decayed = 0.5 * (1.0 + cos(pi * completed_fraction))
         decayed = (1 - alpha) * cosine_decayed + alpha
         return multiply(rate, decayed)
+
+
+def cosine_decay_restarts(
+    learning_rate,
+    global_step,
+    first_decay_steps,
+    t_mul=2.0,
+    m_mul=1.0,
+    alpha=0.0,
+    name: Optional[str] = None,
+) -> Tensor:
+    """`cosine_decay` restarted at the top each time a period ends (SGDR, Loshchilov and
+    Hutter): the first period lasts ``first_decay_steps``, each next one ``t_mul`` times
+    longer, and each restart starts ``m_mul`` times lower.  The period a step falls in is
+    found by a `cond` on ``t_mul == 1`` (equal periods) or not (a geometric series)."""
+    from primitives.control_flow_ops import cond
+
+    _require_step(global_step, "cosine_decay_restarts")
+    with name_scope(name, "SGDRDecay", [learning_rate, global_step]) as scope:
+        rate, step, first_steps, alpha_t, t_mul_t, m_mul_t = _rate_and_step(
+            learning_rate, global_step, first_decay_steps, alpha, t_mul, m_mul
+        )
+        completed_fraction = step / first_steps
+
+        def equal_periods():
+            restarts = floor(completed_fraction)
+            return restarts, completed_fraction - restarts
+
+        def growing_periods():
+            restarts = floor(log(1.0 - completed_fraction * (1.0 - t_mul_t)) / log(t_mul_t))
+            periods_before = (1.0 - _pow(t_mul_t, restarts)) / (1.0 - t_mul_t)
+            return restarts, (completed_fraction - periods_before) / _pow(t_mul_t, restarts)
+
+        restarts, fraction = cond(equal(t_mul_t, 1.0), equal_periods, growing_periods)
+        pi = convert_to_tensor(math.pi, dtype=rate.dtype)
+        cosine_decayed = 0.5 * _pow(m_mul_t, restarts) * (1.0 + cos(pi * fraction))
+        decayed = (1 - alpha_t) * cosine_decayed + alpha_t
+        return multiply(rate, decayed, name=scope)
+
+
+def _linear_cosine(learning_rate, global_step, decay_steps, num_periods, noise, alpha, beta):
+    """``learning_rate * ((alpha + linear + noise(step)) * cosine + beta)`` where ``linear``
+    falls from 1 to 0 over ``decay_steps`` and ``cosine`` makes ``num_periods`` periods over
+    them; both stay at their end value afterwards."""
+    rate, step, decay_steps_t, num_periods_t, alpha_t, beta_t = _rate_and_step(
+        learning_rate, global_step, decay_steps, num_periods, alpha, beta
+    )
+    step = minimum(step, decay_steps_t)
+    linear_decayed = (decay_steps_t - step) / decay_steps_t
+    if noise is not None:
+        linear_decayed = linear_decayed + noise(step)
+    fraction = 2.0 * num_periods_t * (step / decay_steps_t)
+    pi = convert_to_tensor(math.pi, dtype=rate.dtype)
+    cosine_decayed = 0.5 * (1.0 + cos(pi * fraction))
+    return rate, (alpha_t + linear_decayed) * cosine_decayed + beta_t
+
+
+def linear_cosine_decay(
+    learning_rate,
+    global_step,
+    decay_steps,
+    num_periods=0.5,
+    alpha=0.0,
+    beta=0.001,
+    name: Optional[str] = None,
+) -> Tensor:
+    """A linear decay times a cosine of ``num_periods`` periods over ``decay_steps`` (Bello et
+    al., "Neural Optimizer Search with Reinforcement Learning", 2017), see `_linear_cosine`."""
+    _require_step(global_step, "linear_cosine_decay")
+    with name_scope(name, "LinearCosineDecay", [learning_rate, global_step]) as scope:
+        rate, decayed = _linear_cosine(
+            learning_rate, global_step, decay_steps, num_periods, None, alpha, beta
+        )
+        return multiply(rate, decayed, name=scope)
+
+
+def noisy_linear_cosine_decay(
+    learning_rate,
+    global_step,
+    decay_steps,
+    initial_variance=1.0,
+    variance_decay=0.55,
+    num_periods=0.5,
+    alpha=0.0,
+    beta=0.001,
+    name: Optional[str] = None,
+) -> Tensor:
+    """`linear_cosine_decay` with Gaussian noise added to the linear part, of variance
+    ``initial_variance / (1 + step) ** variance_decay``: a new draw at every evaluation."""
+    from .ops.random_ops import random_normal
+
+    _require_step(global_step, "noisy_linear_cosine_decay")
+    with name_scope(name, "NoisyLinearCosineDecay", [learning_rate, global_step]) as scope:
+
+        def noise(step):
+            initial = cast(initial_variance, step.dtype)
+            variance = initial / _pow(1.0 + step, cast(variance_decay, step.dtype))
+            return random_normal([], stddev=sqrt(variance), dtype=step.dtype)
+
+        rate, decayed = _linear_cosine(
+            learning_rate, global_step, decay_steps, num_periods, noise, alpha, beta
+        )
+        return multiply(rate, decayed, name=scope)
 
 
 def piecewise_constant(x, boundaries, values, name: Optional[str] = None) -> Tensor:

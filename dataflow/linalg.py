@@ -1,5 +1,44 @@
-"""``df.linalg``: linear algebra (``tf.linalg``); for now the QR decomposition."""
+"""``df.linalg``: linear algebra under ``tf.linalg``'s names, each the same function as its
+top-level spelling (``df.linalg.inv is df.matrix_inverse``)."""
 
 from .ops.linalg_ops import norm, qr
+from .ops.math_ops import matmul
+from .ops.matrix_ops import (
+    cholesky,
+    einsum,
+    eye,
+    matrix_transpose,
+    tensordot,
+    trace,
+)
+from .ops.matrix_ops import matrix_band_part as band_part
+from .ops.matrix_ops import matrix_determinant as det
+from .ops.matrix_ops import matrix_diag as diag
+from .ops.matrix_ops import matrix_diag_part as diag_part
+from .ops.matrix_ops import matrix_inverse as inv
+from .ops.matrix_ops import matrix_set_diag as set_diag
+from .ops.matrix_ops import matrix_solve as solve
+from .ops.nn_impl import l2_normalize
 
-__all__ = ["norm", "qr"]
+transpose = matrix_transpose
+
+__all__ = [
+    "band_part",
+    "cholesky",
+    "det",
+    "diag",
+    "diag_part",
+    "einsum",
+    "eye",
+    "inv",
+    "l2_normalize",
+    "matmul",
+    "matrix_transpose",
+    "norm",
+    "qr",
+    "set_diag",
+    "solve",
+    "tensordot",
+    "trace",
+    "transpose",
+]

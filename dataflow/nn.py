@@ -46,3 +46,10 @@ __all__ = sorted(
         "uniform_candidate_sampler",
     ]
 )
+
+# isort: split
+# more activations, top_k, moments from sufficient statistics, block moves (ops/extra_nn_ops.py)
+from .ops import extra_nn_ops as _extra_nn_ops  # noqa: E402
+from .ops.extra_nn_ops import *  # noqa: E402, F403
+
+__all__ = sorted(__all__ + _extra_nn_ops.__all__)

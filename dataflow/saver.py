@@ -132,6 +132,12 @@ class Saver:
         """The checkpoints this Saver has written and not deleted, oldest first."""
         return list(self._last_checkpoints)
 
+    def recover_last_checkpoints(self, checkpoint_paths: list) -> None:
+        """Takes over ``checkpoint_paths`` (oldest first, as `CheckpointState` lists them) as
+        this Saver's own, so that a Saver in a restarted program keeps deleting the oldest
+        beyond ``max_to_keep``.  Paths with no checkpoint file are left out."""
+        self._last_checkpoints = [p for p in checkpoint_paths if checkpoint_exists(p)]
+
     def save(
         self,
         sess,

@@ -1136,12 +1136,18 @@ def _explain_invalid_program(e, nodes) -> str:
 
 
 def _dead_fetch_error(e: executor.FetchNotLiveError, plan: _Plan) -> errors.OpError:
+    """One line per fetch without a value: the op, TF1's own phrase for it (``Retval[i] does
+    not have value``, ``i`` the fetch's position in the run's fetch list, which TF1 code and
+    tests look for), why it has none, and where it was made."""
     lines = []
     first_op = None
-    for _position, node_index, state in e.missing:
+    for position, node_index, state in e.missing:
         op = _user_op(plan.nodes[node_index].tag)
         first_op = first_op or op
-        lines.append(f"  {op.name}: {_why_not_live(op, state)} (created at {op.location})")
+        lines.append(
+            f"  {op.name} (Retval[{position}] does not have value): "
+            f"{_why_not_live(op, state)} (created at {op.location})"
+        )
     return errors.InvalidArgumentError(
         None, first_op, "Fetched tensors hold no value at the end of the run:\n" + "\n".join(lines)
     )

@@ -16,9 +16,9 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .graph import Tensor, convert_to_tensor, name_scope
-from .tensor_shape import TensorShape
+from .tensor_shape import TensorShape, as_shape
 
-__all__ = ["SparseTensor", "SparseTensorValue", "sparse_placeholder"]
+__all__ = ["SparseTensor", "SparseTensorSpec", "SparseTensorValue", "sparse_placeholder"]
 
 
 class SparseTensorValue(NamedTuple):
@@ -115,6 +115,56 @@ class SparseTensor:
             (self._values, values),
             (self._dense_shape, dense_shape),
         ]
+
+
+class SparseTensorSpec:
+    """Describes a `SparseTensor`: the (possibly partial) ``shape`` of the dense tensor it stands
+    for and the ``dtype`` of its values, as TensorFlow's ``tf.SparseTensorSpec``.
+
+    ``while_loop`` takes one as the shape invariant of a SparseTensor loop variable; only a
+    SparseTensor fits it, never a dense tensor.  Immutable and hashable, like `TensorSpec`.
+    """
+
+    __slots__ = ("_shape", "_dtype")
+
+    def __init__(self, shape=None, dtype=_dtypes.float32):
+        self._shape = as_shape(shape)
+        self._dtype = _dtypes.as_dtype(dtype)
+
+    @classmethod
+    def from_value(cls, value: SparseTensor) -> SparseTensorSpec:
+        return cls(value.shape, value.dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._dtype
+
+    def is_compatible_with(self, spec_or_value) -> bool:
+        """Whether ``spec_or_value`` (a SparseTensor or SparseTensorSpec) fits this spec: its
+        values' dtype is this one and its dense shape is compatible with this shape."""
+        if isinstance(spec_or_value, SparseTensor):
+            spec_or_value = SparseTensorSpec.from_value(spec_or_value)
+        if not isinstance(spec_or_value, SparseTensorSpec):
+            return False
+        return self._dtype == spec_or_value.dtype and self._shape.is_compatible_with(
+            spec_or_value.shape
+        )
+
+    def _key(self) -> tuple:
+        return (self._shape.as_tuple() if self._shape.dims is not None else None, self._dtype)
+
+    def __eq__(self, other) -> bool:
+        return type(other) is SparseTensorSpec and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(("SparseTensorSpec", *self._key()))
+
+    def __repr__(self) -> str:
+        return f"SparseTensorSpec(shape={self._shape}, dtype=df.{self._dtype.name})"
 
 
 def sparse_placeholder(dtype, shape=None, name: Optional[str] = None) -> SparseTensor:

@@ -1209,9 +1209,12 @@ def get_or_create_global_step(graph: Optional[Graph] = None):
 # learning-rate schedules
 from .learning_rate_decay import (  # noqa: E402, F401
     cosine_decay,
+    cosine_decay_restarts,
     exponential_decay,
     inverse_time_decay,
+    linear_cosine_decay,
     natural_exp_decay,
+    noisy_linear_cosine_decay,
     piecewise_constant,
     piecewise_constant_decay,
     polynomial_decay,

@@ -282,7 +282,13 @@ class Variable:
             raise ValueError("initial_value must be specified.")
         if constraint is not None and not callable(constraint):
             raise ValueError(f"The `constraint` argument must be a callable, got {constraint!r}")
-        with name_scope(name or "Variable") as scope, _outside_control_flow():
+        # A graph may build its variables elsewhere (a trace in eager mode makes them eagerly).
+        creation_scope = getattr(get_default_graph(), "variable_creation_scope", None)
+        with (
+            creation_scope(self) if creation_scope else contextlib.nullcontext(),
+            name_scope(name or "Variable") as scope,
+            _outside_control_flow(),
+        ):
             op_name = scope[:-1]
             # As TensorFlow: a callable runs in an "Initializer" scope, a value converts to
             # "<name>/initial_value"; neither is under the control dependencies in force.
@@ -446,8 +452,13 @@ class Variable:
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         return self._update("AssignSub", delta, name, read_value)
 
+    def _update_graph(self):
+        """Where an update of the variable is built: its own graph, or for an eager variable
+        the default graph (eager mode's, or a trace that captures the variable)."""
+        return get_default_graph() if self._eager else self._handle.graph
+
     def _update(self, op_type: str, value, name, read_value=True, validate_shape=True):
-        graph = self._handle.graph
+        graph = self._update_graph()
         with graph.as_default(), graph.name_scope(name or op_type) as scope:
             # A tensor of another dtype is the op's TypeError; other values convert to ours
             # (as "Assign/value", like TensorFlow's op wrappers name them).
@@ -498,7 +509,7 @@ class Variable:
         return self._scatter("ScatterNdSub", indices, updates, name)
 
     def _scatter(self, op_type: str, indices, updates, name) -> Tensor:
-        graph = self._handle.graph
+        graph = self._update_graph()
         with graph.as_default(), graph.name_scope(name or op_type) as scope:
             if not isinstance(indices, Tensor):
                 indices = convert_to_tensor(indices, name="indices")

@@ -3,6 +3,7 @@
 - `raw_ops`: the ops ``Switch``, ``Merge``, ``Enter``, ``Exit``, ``NextIteration`` and
   ``LoopCond``, and builders to write loops and conds by hand.
 - `control_flow_ops`: `cond`, `case` and `while_loop`, mirroring ``tf.compat.v1``.
+- `switch_case`: `switch_case`, an integer-indexed choice built as a chain of conds.
 - `contexts`: the `CondContext`/`WhileContext` records the helpers leave in the graph, which
   rendering and autodiff read.
 - `loop_gradients`: the backward loops `dataflow.gradients` builds through `while_loop` (the
@@ -26,6 +27,7 @@ from .raw_ops import (
     set_merge_input,
     switch,
 )
+from .switch_case import switch_case
 
 __all__ = [
     "CondContext",
@@ -42,5 +44,6 @@ __all__ = [
     "next_iteration",
     "set_merge_input",
     "switch",
+    "switch_case",
     "while_loop",
 ]

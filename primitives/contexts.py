@@ -45,6 +45,10 @@ names are fixed)::
       pivot           Tensor     Identity of output `branch` of Switch(pred, pred), named
                                  "switch_t" / "switch_f"; alive exactly when the branch is taken
       branch          int        1 for the true branch, 0 for the false branch
+      branch_name     str|None   how errors name the branch: "true_fn"/"false_fn", or
+                                 switch_case's "branch <k>" (None for its chaining conds)
+      isolated        bool       whether the other branch may not use this branch's tensors (a
+                                 cond in a df.function graph, and switch_case), as TensorFlow
       outer_context   the enclosing CondContext or WhileContext, or None at the top level
 
     WhileContext, one per loop:
@@ -224,6 +228,7 @@ class ControlFlowContext:
         if _is_within(source, self):
             _check_not_inside_other_loop(value, source, self, consumer)
             return value
+        _check_not_from_other_branch(value, source, self)
         if self.outer_context is not None:
             outer_value = self.outer_context.add_value(value, consumer)
         else:
@@ -313,16 +318,74 @@ def _used_outside_its_loop(value, loop: WhileContext, consumer: Consumer) -> Val
     )
 
 
+def _check_not_from_other_branch(value: Tensor, source, reader) -> None:
+    """Raises if ``value``, made in ``source``, is read in ``reader`` inside another branch of
+    the same cond (or switch_case) whose branches are `CondContext.isolated`.
+
+    The message is TensorFlow's ("Tensor x:0 in true_fn is accessed from false_fn."), the tensor
+    named as inside its cond and the branches by their `CondContext.branch_name`.
+    """
+    owner_name = None
+    context = source
+    while context is not None:
+        if isinstance(context, CondContext):
+            owner_name = context.branch_name or owner_name
+            reader_name = None
+            other = reader
+            while other is not None:
+                if isinstance(other, CondContext):
+                    reader_name = other.branch_name or reader_name
+                    if other.is_sibling_of(context) and context.isolated:
+                        name = value.name.removeprefix(context.name + "/")
+                        raise ValueError(
+                            f"Tensor {name} in {owner_name} is accessed from {reader_name}. "
+                            f"('{value.name}', created at {value.op.location}, lives in "
+                            f"{_describe(context)}, which never runs together with "
+                            f"{_describe(other)}; compute it outside the cond, or in each "
+                            "branch.)"
+                        )
+                other = other.outer_context
+        context = context.outer_context
+
+
 class CondContext(ControlFlowContext):
     """One branch of a `cond`.  Fields: see the module docstring."""
+
+    # Whether the other branch may not read this branch's tensors: TensorFlow builds a cond in a
+    # function (and every switch_case) as functional branches that cannot see each other; a TF1
+    # graph's cond allows it (the value is dead whenever the reader runs).  Class-level defaults
+    # serve the records of a loaded graph, which are made without __init__.
+    isolated: bool = False
+    _branch_name: Optional[str] = ""
+
+    @property
+    def branch_name(self) -> Optional[str]:
+        """How errors name this branch: "true_fn"/"false_fn" unless set (switch_case names its
+        branches "branch <k>" and its chaining conds None; see `_check_not_from_other_branch`)."""
+        if self._branch_name == "":
+            return "true_fn" if self.branch else "false_fn"
+        return self._branch_name
+
+    @branch_name.setter
+    def branch_name(self, name: Optional[str]) -> None:
+        self._branch_name = name
 
     def __init__(self, graph, name: str, pred: Tensor, pivot: Tensor, branch: int, outer_context):
         super().__init__(graph, name, outer_context)
         self.pred = pred
         self.pivot = pivot
         self.branch = branch
+        self.isolated = graph.building_function
         pivot.op._control_flow_context = self
         graph.add_to_collection(GraphKeys.COND_CONTEXT, self)
+
+    def is_sibling_of(self, other) -> bool:
+        """True when ``other`` is the other branch of the same cond."""
+        return (
+            isinstance(other, CondContext)
+            and other.pivot.op.inputs[0].op is self.pivot.op.inputs[0].op
+            and other.branch != self.branch
+        )
 
     def _capture(self, outer_value: Tensor) -> Tensor:
         with building_in(self.graph, self.outer_context):

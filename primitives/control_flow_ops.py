@@ -57,7 +57,9 @@ from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_gra
 from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from dataflow.ref_variables import forwarding_identity
+from dataflow.sparse_tensor import SparseTensorSpec
 from dataflow.tensor_shape import TensorShape, as_shape
+from dataflow.tensor_spec import TensorSpec
 
 from .contexts import CondContext, WhileContext, building_in
 from .raw_ops import check_predicate, set_merge_input
@@ -475,6 +477,10 @@ def while_loop(
         )
     if get_default_graph()._eager:
         return _eager_while_loop(cond, body, loop_vars, maximum_iterations, return_same_structure)
+    if shape_invariants is not None:
+        shape_invariants = _invariants_from_specs(
+            loop_vars, shape_invariants, f"in while_loop '{name or 'while'}' ({location})"
+        )
     if composites.holds_composites(loop_vars):
         return _while_loop_of_parts(
             cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop,
@@ -516,6 +522,53 @@ def while_loop(
             context, cond, body, loop_vars, shape_invariants, return_same_structure, location
         )
     return result[1] if maximum_iterations is not None else result
+
+
+def _invariants_from_specs(loop_vars, shape_invariants, where: str):
+    """``shape_invariants`` with each `TensorSpec` and `SparseTensorSpec` leaf checked against
+    its loop variable and replaced by the `TensorShape` invariant it stands for.
+
+    As in TensorFlow, a spec must describe its variable (kind, dtype, shape), else TypeError: a
+    TensorSpec fits only a dense tensor, a SparseTensorSpec only a SparseTensor (whose
+    TensorShape invariant is the shape of its ``dense_shape`` vector, ``[rank]``).  Where the
+    structures differ the invariants are left as they are, for the loop to report.
+    """
+
+    def walk(value, invariant, path):
+        if isinstance(invariant, TensorSpec):
+            dense = not composites.is_composite(value)
+            fits = dense and invariant.is_compatible_with(
+                TensorSpec.from_value(_flow_or_value(value))
+            )
+            shape = invariant.shape
+        elif isinstance(invariant, SparseTensorSpec):
+            fits = invariant.is_compatible_with(value)
+            shape = TensorShape([invariant.shape.ndims])
+        elif (
+            isinstance(value, dict) and isinstance(invariant, dict) and set(value) == set(invariant)
+        ):
+            return type(invariant)(
+                (k, walk(value[k], invariant[k], f"{path}[{k!r}]")) for k in invariant
+            )
+        elif (
+            isinstance(value, (list, tuple))
+            and isinstance(invariant, (list, tuple))
+            and len(value) == len(invariant)
+        ):
+            items = [walk(v, i, f"{path}[{k}]") for k, (v, i) in enumerate(zip(value, invariant))]
+            if hasattr(type(invariant), "_fields"):
+                return type(invariant)(*items)
+            return type(invariant)(items)
+        else:
+            return invariant
+        if not fits:
+            raise TypeError(
+                f"TypeSpec {invariant!r} is not compatible with {value!r}: it is the shape "
+                f"invariant of loop variable loop_vars{path} {where}"
+            )
+        return shape
+
+    return walk(loop_vars, shape_invariants, "")
 
 
 def _eager_while_loop(cond, body, loop_vars, maximum_iterations, return_same_structure):

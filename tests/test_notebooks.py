@@ -174,7 +174,7 @@ PINNED = {
             'after_doubling = df.identity(x, name="after_doubling")',
             "flag = True: y = 6.0, after_doubling = 3.0",
             "flag = False: Fetched tensors hold no value at the end of the run: "
-            "after_doubling: … untaken branch",
+            "after_doubling (Retval[1] does not have value): … untaken branch",
             "fired dead: ['maybe_double/switch_t', 'maybe_double/doubled/y', "
             "'maybe_double/doubled', 'after_doubling']",
             "running the group with flag = False returns None",

@@ -189,3 +189,44 @@ def test_flags_read_before_parsing_parse_sys_argv_and_errors_are_clear(monkeypat
     with pytest.raises(df.flags.Error, match="Unknown command line flag 'other'"):
         flags(["prog", "--other=1"])
     assert flags(["prog", "--batch", "4", "rest"]) == ["prog", "rest"] and flags.batch == 4
+
+
+# The everyday names of tf.compat.v1 that classic programs reach for; each has a behaviour test
+# in tests/ops (test_extra_math_ops, test_extra_nn_ops, test_image_ops,
+# test_matrix_and_array_extras, test_extra_segment_ops, test_check_ops).
+EVERYDAY_NAMES = {
+    "": """to_float to_double to_int32 to_int64 round reciprocal rint is_nan is_inf is_finite sort
+        argsort cumprod reduce_logsumexp count_nonzero einsum tensordot boolean_mask
+        sequence_mask eye linspace lin_space diag diag_part matrix_transpose matrix_inverse
+        matrix_determinant matrix_band_part matrix_diag matrix_diag_part matrix_set_diag
+        matrix_solve cholesky broadcast_to repeat roll unique_with_counts dynamic_partition
+        dynamic_stitch unsorted_segment_max unsorted_segment_min unsorted_segment_mean
+        unsorted_segment_prod segment_max segment_min segment_mean segment_prod div div_no_nan
+        truncatediv truncatemod floormod atan2 erf erfc lgamma digamma sinh cosh asin acos atan
+        asinh acosh atanh expm1 log_sigmoid scalar_mul accumulate_n shape_n identity_n setdiff1d
+        invert_permutation meshgrid ensure_shape get_static_value is_tensor random_crop trace
+        assert_equal assert_none_equal assert_less assert_less_equal assert_greater
+        assert_greater_equal assert_positive assert_negative assert_non_negative
+        assert_non_positive assert_rank assert_rank_at_least assert_type assert_integer
+        assert_scalar check_numerics add_check_numerics_ops verify_tensor_all_finite""",
+    "nn": """leaky_relu selu softsign swish silu crelu top_k in_top_k xw_plus_b relu_layer
+        zero_fraction log_poisson_loss sufficient_statistics normalize_moments weighted_moments
+        max_pool2d avg_pool2d space_to_depth depth_to_space embedding_lookup_sparse""",
+    "math": """erf top_k in_top_k divide_no_nan polygamma zeta segment_max unsorted_segment_prod
+        invert_permutation softplus log_softmax zero_fraction reduce_logsumexp""",
+    "image": """resize_images resize_bilinear resize_nearest_neighbor flip_left_right flip_up_down
+        random_flip_left_right random_flip_up_down per_image_standardization
+        convert_image_dtype rgb_to_grayscale central_crop resize_image_with_crop_or_pad
+        random_crop adjust_brightness ResizeMethod""",
+    "linalg": """inv det solve cholesky band_part diag diag_part set_diag eye matmul norm
+        l2_normalize einsum tensordot trace transpose matrix_transpose qr""",
+    "debugging": """Assert assert_all_finite assert_equal assert_less assert_rank check_numerics
+        is_nan is_inf is_finite""",
+}
+
+
+@pytest.mark.parametrize("module", sorted(EVERYDAY_NAMES))
+def test_everyday_tf1_names_exist_under_their_tensorflow_spelling(module):
+    namespace = getattr(df, module) if module else df
+    missing = [n for n in EVERYDAY_NAMES[module].split() if not hasattr(namespace, n)]
+    assert missing == []

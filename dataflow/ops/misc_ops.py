@@ -268,6 +268,18 @@ def Assert(condition, data, summarize: Optional[int] = None, name: Optional[str]
         return apply_op("Assert", [condition, *tensors], attrs, "Assert")
 
 
+def raw_assert(condition, data, summarize: int = 3, name: Optional[str] = None):
+    """TensorFlow's raw ``Assert`` op (``gen_logging_ops._assert``): one op named ``name``
+    (default "Assert"), outside any scope of its own, whose ``data`` are all tensors; where
+    `Assert` scopes and guards the check, this builds the op alone."""
+    graph = condition.graph if isinstance(condition, Tensor) else get_default_graph()
+    with graph.as_default():
+        condition = convert_to_tensor(condition, name="condition")
+        tensors = [convert_to_tensor(item) for item in data]
+        attrs = {"template": (None,) * len(tensors), "summarize": int(summarize)}
+        return apply_op("Assert", [condition, *tensors], attrs, name or "Assert")
+
+
 def _infer_print(op):
     x = op.inputs[0]
     return [(x.dtype, x.shape)]

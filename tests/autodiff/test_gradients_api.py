@@ -88,6 +88,26 @@ def test_grad_ys_scale_the_incoming_gradient():
     np.testing.assert_allclose(run(g, {x: [0.0, 0.0]}), [3.0, -6.0])
 
 
+def test_an_integer_grad_ys_for_a_float_y_is_taken_as_tf1_takes_it():
+    x = df.placeholder(df.float32, [2])
+    (g,) = df.gradients(x * 3.0, x, grad_ys=[df.constant([2, -1])])
+    assert g.dtype == df.float32
+    np.testing.assert_allclose(run(g, {x: [0.0, 0.0]}), [6.0, -3.0])
+
+
+def test_a_reference_grad_ys_is_read_as_its_value():
+    x = df.placeholder(df.float32, [])
+    seed = df.Variable(7)._ref()
+    (g,) = df.gradients(x * 2.0, x, grad_ys=[seed])
+    assert run(g, {x: 1.0}) == 14.0
+
+
+def test_a_grad_ys_that_is_not_a_number_is_tf1s_type_error():
+    x = df.constant(1.0)
+    with pytest.raises(TypeError, match="Gradient type bool generated for real or integer"):
+        df.gradients(x * 2.0, x, grad_ys=[df.constant(True)])
+
+
 def test_default_grad_ys_are_ones_like_y():
     x = df.placeholder(df.float64, [None])
     (g,) = df.gradients(x * x, x)

@@ -174,6 +174,17 @@ def test_fetching_an_untaken_branch_names_the_op_the_cond_and_the_line(graph):
     assert at(holder["line"]) in str(error)
 
 
+def test_each_fetch_without_a_value_carries_tf1s_retval_phrase_with_its_position(graph):
+    output_false, output_true = df.switch(df.constant([1, 2]), df.constant(True))
+    dead = df.identity(output_false, name="dead_branch")
+    with df.Session() as sess:
+        with pytest.raises(errors.InvalidArgumentError) as info:
+            sess.run([output_true, dead])
+    message = str(info.value)
+    assert "dead_branch (Retval[1] does not have value): it depends on the untaken" in message
+    assert "Retval[0]" not in message
+
+
 def test_fetching_a_tensor_inside_a_loop_says_so_and_names_the_line(graph):
     holder = {}
 

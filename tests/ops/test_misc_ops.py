@@ -111,6 +111,18 @@ def test_failed_assert_raises_invalid_argument_error_listing_the_data():
     assert info.value.op is check
 
 
+def test_the_raw_assert_is_one_op_named_as_given_outside_any_scope_of_its_own():
+    from dataflow.ops.misc_ops import raw_assert
+
+    x = df.placeholder(df.int32, [None])
+    check = raw_assert(df.reduce_all(x > 0), [x], name="unguarded")
+    assert (check.type, check.name) == ("Assert", "unguarded")
+    assert raw_assert(df.constant(True), [x]).name == "Assert"
+    run(check, {x: np.array([1, 2], np.int32)})
+    with pytest.raises(df.errors.InvalidArgumentError, match=r"assertion failed: \[3 -1 5\]"):
+        run(check, {x: np.array([3, -1, 5], np.int32)})
+
+
 @pytest.mark.parametrize(
     "value, summarize, text",
     [

@@ -254,3 +254,49 @@ def test_a_saved_schedule_loads_and_renders(tmp_path):
             results.append([session.run(names, {"step:0": n}) for n in (0, 12, 40)])
     assert results[0] == results[1]
     assert "PiecewiseConstant" in df.render(loaded, format="dot").source
+
+
+RESTART_STEPS = [0, 1, 5, 10, 15, 25, 31, 100]
+# tensorflow.compat.v1 2.21, the same four schedules built in this order on an int64
+# placeholder step: each result's name and its values at RESTART_STEPS.
+TENSORFLOW_RESTARTS_AND_LINEAR_COSINE = {
+    "SGDRDecay:0": [0.1, 0.09779754281044006, 0.05499999597668648, 0.1, 0.08681981265544891,
+                    0.023180196061730385, 0.099861279129982, 0.07222075760364532],
+    "SGDRDecay_1:0": [0.1, 0.0975528284907341, 0.04999999701976776, 0.05000000074505806,
+                      0.02499999850988388, 0.01249999925494194, 0.012194102630019188,
+                      9.765625145519152e-05],
+    "LinearCosineDecay:0": [0.11100000143051147, 0.09597338736057281, 0.0010000000474974513,
+                            0.061000000685453415, 0.0010000000474974513, 0.010999999940395355,
+                            0.010999999940395355, 0.010999999940395355],
+    "NoisyLinearCosineDecay:0": [0.10010000318288803, 0.09451519697904587, 0.06411650776863098,
+                                 0.025099998340010643, 0.0037611653096973896,
+                                 0.00010000000474974513, 0.00010000000474974513,
+                                 0.00010000000474974513],
+}  # fmt: skip
+
+
+def test_restarts_and_linear_cosine_schedules_match_tensorflow():
+    step = df.placeholder(df.int64, [])
+    schedules = [
+        df.train.cosine_decay_restarts(0.1, step, 10, alpha=0.1),
+        df.train.cosine_decay_restarts(0.1, step, 10, t_mul=1.0, m_mul=0.5),
+        df.train.linear_cosine_decay(0.1, step, 20, num_periods=2.0, alpha=0.1, beta=0.01),
+        df.train.noisy_linear_cosine_decay(0.1, step, 20, initial_variance=0.0),
+    ]
+    assert [s.name for s in schedules] == list(TENSORFLOW_RESTARTS_AND_LINEAR_COSINE)
+    with df.Session() as sess:
+        values = np.array([sess.run(schedules, {step: s}) for s in RESTART_STEPS]).T
+    for got, expected in zip(values, TENSORFLOW_RESTARTS_AND_LINEAR_COSINE.values()):
+        np.testing.assert_allclose(got, expected, rtol=2e-6)
+
+
+def test_noisy_linear_cosine_decay_draws_noise_of_the_scheduled_variance():
+    step = df.placeholder(df.int64, [])
+    noisy = df.train.noisy_linear_cosine_decay(1.0, step, 100, initial_variance=1.0, beta=0.0)
+    plain = df.train.linear_cosine_decay(1.0, step, 100, beta=0.0)
+    with df.Session() as sess:
+        expected = sess.run(plain, {step: 0})
+        draws = np.array([sess.run(noisy, {step: 0}) for _ in range(400)])
+    # At step 0 the cosine factor is 1, so the noise (variance 1) shows undamped.
+    assert abs(draws.mean() - expected) < 0.2
+    assert 0.8 < draws.std() < 1.2

@@ -158,8 +158,15 @@ _module(
     "tensorflow.python.ops.gen_control_flow_ops",
     ["enter", "exit", "merge", "switch", "next_iteration", "loop_cond"],
 )
-_module("tensorflow.python.ops.gen_data_flow_ops", [])
-_module("tensorflow.python.ops.gen_logging_ops", [])
+_module(
+    "tensorflow.python.ops.gen_data_flow_ops",
+    [],
+    stack_v2="ops.stack_ops.stack_v2",
+    stack_push_v2="ops.stack_ops.stack_push_v2",
+    stack_pop_v2="ops.stack_ops.stack_pop_v2",
+    stack_close_v2="ops.stack_ops.stack_close_v2",
+)
+_module("tensorflow.python.ops.gen_logging_ops", [], _assert="ops.misc_ops.raw_assert")
 _module("tensorflow.python.ops.gen_state_ops", [], variable="ref_variables.variable")
 _gradient_checker = _module("tensorflow.python.ops.gradient_checker_v2", [])
 
@@ -206,7 +213,13 @@ _module(
     ["random_normal", "random_uniform", "truncated_normal"],
 )
 # dataflow's variables are resource variables (a handle, reads and writes through it).
-_module("tensorflow.python.ops.resource_variable_ops", [], ResourceVariable="Variable")
+_module(
+    "tensorflow.python.ops.resource_variable_ops",
+    [],
+    ResourceVariable="Variable",
+    assign_variable_op="resource_variable_ops.assign_variable_op",
+    read_variable_op="resource_variable_ops.read_variable_op",
+)
 _module("tensorflow.python.ops.script_ops", ["py_func", "numpy_function"])
 _module("tensorflow.python.ops.sparse_ops", [], sparse_add="sparse.add")
 _module(
