@@ -479,11 +479,11 @@ def main() -> None:
     print()
     bench_function(repeats)
     print()
-    bench_graph_breaks(repeats)
-    print()
     print(lazy_chain_figure(args.quick))
     print()
     print(training_loop_figure(args.quick))
+    print()
+    bench_graph_breaks(repeats)
 
 
 if __name__ == "__main__":
