@@ -17,6 +17,21 @@ One function per figure; `main` prints them in turn.
    called eagerly op by op, through ``df.function(experimental_graph_breaks=True)`` (two
    traced segments and the breaking statement), and the same 20 ops with no break under a
    plain ``df.function``, for scale.
+1. `lazy_chain_figure`: a chain of 30 small elementwise ops at several array sizes, run by
+   numpy directly (the floor), eagerly (one op at a time), lazily (`df.lazy_mode`: recorded,
+   then one run with the graph passes, which fuse the chain into one kernel; in a new block
+   each time, and again in one block, where the plan of the first run is reused), traced
+   (`df.function`, called eagerly) and as a graph built once and run by a Session.  Lazy
+   mode pays for recording on every run (and in a new block, for planning too), so against
+   eager it wins only once the arrays are large enough for fusion (no intermediate arrays) to
+   outweigh that.
+2. `training_loop_figure`: an MLP's training step (forward, gradients, SGD update) on random
+   data, for a range of layer widths: eagerly (`df.GradientTape`), under `df.function` (the
+   step traced whole, parameters in and out), lazily (`df.gradients` in one ``lazy_mode``
+   block) and as a graph run by a Session; time per step, and where the fastest way changes.
+   PyTorch eager is an optional row when ``torch`` is importable.  A way whose parts are not
+   in this build prints ``n/a``.
+
 Timings are medians over repeats, every way timed in turn within a round; the machine may be
 shared, so read the ratios.
 """
@@ -165,14 +180,309 @@ def bench_graph_breaks(repeats: int) -> None:
     )
 
 
+def _table(header: list, rows: list) -> str:
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(cell).rjust(width) for cell, width in zip(row, widths)) for row in rows]
+    head = "  ".join(str(cell).rjust(width) for cell, width in zip(header, widths))
+    return "\n".join([head, "-" * len(head), *lines])
+
+
+def _crossover(claim: str, ratios: list, unit: str = "") -> str:
+    """Where ``claim`` holds, from (setting, ratio) pairs in increasing order of the setting:
+    a ratio above 1.1 counts as faster (below that, within the noise of a shared machine)."""
+    wins = [setting for setting, ratio in ratios if ratio > 1.1]
+    if not wins:
+        return f"   nowhere measured: {claim} by more than 10%"
+    if len(wins) == len(ratios):
+        return f"   at every setting measured: {claim} by more than 10%"
+    return f"   {claim} by more than 10% at {', '.join(f'{unit}{w}' for w in wins)} only"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3f} ms"
+
+
+# -- 1. a chain of small elementwise ops: eager, lazy, graph ----------------------------------
+def elementwise_chain(x, m=df):
+    """30 elementwise ops: scale, shift, clamp, fold and squash, six times over."""
+    for k in range(6):
+        x = m.multiply(x, 0.999 - k * 1e-3)
+        x = m.add(x, 0.25)
+        x = m.maximum(x, -4.0)
+        x = m.abs(x)
+        x = m.tanh(x)
+    return x
+
+
+def _chain_row(size: int, repeats: int) -> tuple:
+    """The figure's row for arrays of ``size`` elements, and eager's time over lazy's."""
+    data = np.random.default_rng(0).standard_normal(size)
+    expected = elementwise_chain(data, np)
+
+    def eager():
+        with df.eager_mode():
+            return elementwise_chain(df.constant(data)).numpy()
+
+    def lazy():
+        with df.lazy_mode():
+            return elementwise_chain(df.constant(data)).numpy()
+
+    graph = df.Graph()
+    with graph.as_default():
+        fed = df.placeholder(df.float64, [size])
+        result = elementwise_chain(fed)
+    traced_chain = df.function(elementwise_chain)
+
+    def traced():
+        with df.eager_mode():
+            return traced_chain(df.constant(data)).numpy()
+
+    with df.Session(graph=graph) as session, df.lazy_mode() as recording:
+
+        def static():
+            return session.run(result, {fed: data})
+
+        def lazy_again():  # in one lazy_mode block: the chain's plan is made once
+            return elementwise_chain(df.constant(data)).numpy()
+
+        ways = (eager, lazy, lazy_again, traced, static)
+        for way in ways:
+            np.testing.assert_allclose(way(), expected, rtol=1e-12)
+        floor, *times = paired_median_times(
+            lambda: elementwise_chain(data, np), *ways, repeats=repeats
+        )
+        assert recording.plan_reuses == recording.materialisations - 1
+    eager_t, _, again_t, traced_t, _ = times
+    row = [
+        f"{size:,}",
+        _ms(floor),
+        *(_ms(t) for t in times),
+        f"{eager_t / again_t:.2f}",
+        f"{again_t / traced_t:.2f}",
+    ]
+    return row, eager_t / again_t
+
+
+def lazy_chain_figure(quick: bool) -> str:
+    sizes = (1, 1_000, 100_000) if quick else (1, 1_000, 100_000, 1_000_000)
+    repeats = 5 if quick else 15
+    measured = [(size, *_chain_row(size, repeats)) for size in sizes]
+    rows = [row for _, row, _ in measured]
+    lazy_gains = [(f"{size:,} elements", gain) for size, _, gain in measured]
+    header = [
+        "elements",
+        "numpy",
+        "eager",
+        "lazy, new",
+        "lazy, again",
+        "function",
+        "graph",
+        "eager/again",
+        "again/function",
+    ]
+    return (
+        "1. A chain of 30 elementwise ops (float64), median time per evaluation\n"
+        + _table(header, rows)
+        + "\n   lazy, new = a new lazy_mode block each time: record, plan with the passes (the"
+        "\n     chain fuses into one kernel), run;"
+        "\n   lazy, again = the chain recorded again in one block: record, then the plan made"
+        "\n     the first time runs with the new data;"
+        "\n   function = df.function of the chain, traced once, called eagerly;"
+        "\n   graph = the chain built once as a graph, a Session run of its cached plan."
+        + "\n"
+        + _crossover("lazy (again) is faster than eager", lazy_gains)
+    )
+
+
+# -- 2. a training loop: eager, df.function, lazy, graph --------------------------------------
+LEARNING_RATE = 0.01
+BATCH = 32
+INPUTS = 16
+
+
+def _mlp_init(width: int) -> list:
+    """The initial weights and biases of an MLP with two hidden layers of ``width`` units."""
+    rng = np.random.default_rng(0)
+    shapes = [(INPUTS, width), (width,), (width, width), (width,), (width, 1), (1,)]
+    return [
+        (rng.normal(size=shape) / np.sqrt(shape[0] if len(shape) == 2 else 1)).astype(np.float32)
+        for shape in shapes
+    ]
+
+
+def _mlp_loss(params, x, y):
+    w1, b1, w2, b2, w3, b3 = params
+    hidden = df.nn.relu(df.matmul(x, w1) + b1)
+    hidden = df.nn.relu(df.matmul(hidden, w2) + b2)
+    return df.reduce_mean(df.square(df.matmul(hidden, w3) + b3 - y))
+
+
+def _sgd(params, grads) -> None:
+    for param, grad in zip(params, grads):
+        param.assign_sub(LEARNING_RATE * grad)
+
+
+def _graph_step(width: int, x, y):
+    graph = df.Graph()
+    with graph.as_default():
+        params = [df.Variable(value) for value in _mlp_init(width)]
+        fed_x = df.placeholder(df.float32, x.shape)
+        fed_y = df.placeholder(df.float32, y.shape)
+        loss = _mlp_loss(params, fed_x, fed_y)
+        grads = df.gradients(loss, params)
+        with df.control_dependencies([loss]):
+            train = df.group(*[p.assign_sub(LEARNING_RATE * g) for p, g in zip(params, grads)])
+        session = df.Session(graph=graph)
+        session.run(df.global_variables_initializer())
+    return lambda: session.run([loss, train], {fed_x: x, fed_y: y})[0]
+
+
+def _lazy_step(width: int, x, y):
+    """Must be called, and its step run, inside one ``lazy_mode`` block."""
+    params = [df.Variable(value) for value in _mlp_init(width)]
+
+    def step():
+        loss = _mlp_loss(params, x, y)
+        _sgd(params, df.gradients(loss, params))
+        return float(loss)
+
+    return step
+
+
+def _eager_step(width: int, x, y):
+    if not hasattr(df, "GradientTape"):
+        return None
+    with df.eager_mode():
+        params = [df.Variable(value) for value in _mlp_init(width)]
+
+    def step():
+        with df.eager_mode():
+            with df.GradientTape() as tape:
+                loss = _mlp_loss(params, x, y)
+            _sgd(params, tape.gradient(loss, params))
+            return float(loss)
+
+    return step
+
+
+def _function_step(width: int, x, y):
+    """The step as one traced function: it takes the parameters and returns the loss and the
+    updated parameters, so the whole step is one graph run (variables captured by a traced
+    function get no gradient from ``df.gradients`` in this build)."""
+    if not hasattr(df, "function"):
+        return None
+
+    @df.function
+    def train(params, x, y):
+        loss = _mlp_loss(params, x, y)
+        grads = df.gradients(loss, params)
+        return loss, [p - LEARNING_RATE * g for p, g in zip(params, grads)]
+
+    with df.eager_mode():
+        params = [df.constant(value) for value in _mlp_init(width)]
+
+    def step():
+        nonlocal params
+        with df.eager_mode():
+            loss, params = train(params, x, y)
+            return float(loss)
+
+    return step
+
+
+def _torch_step(width: int, x, y):
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    params = [torch.tensor(value, requires_grad=True) for value in _mlp_init(width)]
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+
+    def step():
+        w1, b1, w2, b2, w3, b3 = params
+        hidden = torch.relu(tx @ w1 + b1)
+        hidden = torch.relu(hidden @ w2 + b2)
+        loss = ((hidden @ w3 + b3 - ty) ** 2).mean()
+        grads = torch.autograd.grad(loss, params)
+        with torch.no_grad():
+            for param, grad in zip(params, grads):
+                param -= LEARNING_RATE * grad
+        return float(loss)
+
+    return step
+
+
+def _training_row(width: int, repeats: int) -> tuple:
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(BATCH, INPUTS)).astype(np.float32)
+    y = rng.normal(size=(BATCH, 1)).astype(np.float32)
+    ways = {
+        "eager": _eager_step(width, x, y),
+        "function": _function_step(width, x, y),
+        "graph": _graph_step(width, x, y),
+        "torch": _torch_step(width, x, y),
+    }
+    with df.lazy_mode():
+        ways["lazy"] = _lazy_step(width, x, y)
+        present = {name: step for name, step in ways.items() if step is not None}
+        first_losses = {name: step() for name, step in present.items()}
+        reference = first_losses["graph"]
+        for name, loss in first_losses.items():
+            assert abs(loss - reference) <= 1e-4 * max(1.0, abs(reference)), (name, loss)
+        times = dict(zip(present, paired_median_times(*present.values(), repeats=repeats)))
+    return width, times
+
+
+TRAINING_WAYS = ("eager", "function", "lazy", "graph", "torch")
+
+
+def training_loop_figure(quick: bool) -> str:
+    widths = (4, 64, 512) if quick else (4, 16, 64, 256, 1024)
+    repeats = 5 if quick else 15
+    results = [_training_row(width, repeats) for width in widths]
+    header = ["width", *TRAINING_WAYS, "fastest"]
+    rows = []
+    for width, times in results:
+        ours = {name: t for name, t in times.items() if name != "torch"}
+        rows.append(
+            [
+                width,
+                *(_ms(times[name]) if name in times else "n/a" for name in TRAINING_WAYS),
+                min(ours, key=ours.get),
+            ]
+        )
+    lines = [
+        f"2. One SGD step of an MLP ({INPUTS} inputs, two hidden ReLU layers of `width` units, "
+        f"batch {BATCH}), median time per step",
+        _table(header, rows),
+    ]
+    if "function" in results[0][1] and "eager" in results[0][1]:
+        ratios = [(width, times["eager"] / times["function"]) for width, times in results]
+        lines.append(
+            "   eager/function per width: "
+            + ", ".join(f"{width}: {ratio:.2f}" for width, ratio in ratios)
+        )
+        lines.append(_crossover("df.function is faster than eager", ratios, "width "))
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
     args = parser.parse_args()
     repeats = 200 if args.quick else 2000
-    print(describe_machine(repeats))
+    figure_repeats = 5 if args.quick else 15
+    print(describe_machine(f"{repeats} (sections 0b, 0c), {figure_repeats} (figures 1, 2)"))
+    print()
     section_eager_per_op_overhead()
+    print()
     bench_function(repeats)
+    print()
+    print(lazy_chain_figure(args.quick))
+    print()
+    print(training_loop_figure(args.quick))
+    print()
     bench_graph_breaks(repeats)
 
 

@@ -348,3 +348,7 @@ from .ops import stack_ops  # noqa: E402, F401
 from primitives.switch_case import switch_case  # noqa: E402
 
 from .sparse_tensor import SparseTensorSpec  # noqa: E402
+
+# isort: split
+# lazy tensors: ops record into a graph that runs, with the graph passes, when a value is needed
+from .lazy import LazyTensor, lazy_mode  # noqa: E402

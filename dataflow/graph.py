@@ -934,6 +934,22 @@ class Graph:
             consumers = self._consumers[tensor] = Consumers()
         consumers.add(op, index)
 
+    def _forget_ops(self, ops: Iterable[Operation]) -> None:
+        """Takes ``ops`` out of the graph: ops that nothing outside them reads and that no run
+        plan includes (what `dataflow.lazy` recorded and then ran as an earlier recording's
+        plan).  Existing plans stay valid, as they do when top-level ops are added."""
+        with self._lock:
+            for op in ops:
+                for index, tensor in enumerate(op._inputs):
+                    self._remove_edge(tensor, op, index)
+                for tensor in op._outputs:
+                    self._unfeedable_tensors.discard(tensor)
+                del self._ops[op]
+                del self._ops_by_name[op._name]
+                self._unfetchable_ops.discard(op)
+                self._version += 1
+                self._ops_added_at_top_level += 1
+
     def _remove_edge(self, tensor: Tensor, op: Operation, index: int) -> None:
         """Forgets that input ``index`` of ``op`` reads ``tensor``."""
         consumers = self._consumers[tensor]

@@ -510,6 +510,68 @@ PINNED = {
             stated="classifies the five digits as the served file did",
         ),
     ],
+    "07_static_vs_dynamic.ipynb": [
+        pin('print("eager:", step(', "eager: 2.496132 0.83204395"),
+        pin(
+            "result = step(df.constant(up))",
+            "lazy: 2.4961318969726562 after 2 runs",
+            stated="the rest is recorded and runs when `float()` asks for the result: two runs",
+        ),
+        pin(
+            "traced = df.function(step, autograph=False)",
+            "traced: Using the tensor 'Greater:0' as a Python bool is not allowed",
+            stated="the trace fails at once",
+        ),
+        pin(
+            "traced_converted = df.function(step)",
+            "converted: 2.496132 0.83204395",
+            "['Merge', 'Switch']",
+            stated="gives the eager answers for both inputs",
+        ),
+        pin(
+            "print(df.autograph.to_code(step))",
+            "y, = ag__.if_stmt(df.reduce_sum(y) > 0, if_true, if_false, (y,))",
+        ),
+        pin(
+            "traced_clip = df.function(clip, autograph=False)",
+            "threshold 0.5: traced [0.5 0.5 1. ]",
+            "threshold -5: traced [0.5 0.5 1. ] eager [ 0.5 -0.2 1. ] traces: 1",
+            stated="it silently keeps clipping at 0.5",
+        ),
+        pin(
+            "clip_converted = df.function(clip_at)",
+            "threshold -5.0: converted [ 0.5 -0.2 1. ]",
+            "traces: 1",
+        ),
+        pin(
+            "def scale(x, factor):",
+            "traces: 6",
+            "was traced 6 times; this trace … because argument 'factor' is the Python value 5.0, "
+            "was 4.0",
+            stated="from the fifth trace on `df.function` warns",
+        ),
+        pin(
+            "def positive_part(x):",
+            "UnboundLocalError: 'kept' is defined in only the true branch of the if",
+        ),
+        pin("chain_recording.plan_reuses", "lazy runs that reused the chain's plan: 15 of 16"),
+        pin(
+            "item, reports = df.passes.optimize(graph, [chained], [fed])",
+            "the chain's graph: 61 ops before the passes, 11 after",
+            "elementwise_fusion: 46 -> 11 ops (ops fused 36, fused kernels 1)",
+        ),
+        pin(
+            "def peak_arrays(fn):",
+            "graph: peak 2.0 arrays of 8 MB",
+            stated="the peak is the input and the result",
+        ),
+        pin(
+            "def bad(x):",
+            "lazy: op 'GatherV2' (GatherV2) created at Cell In[…], line 2: gather index 5 is "
+            "not in [0, 3)",
+        ),
+        pin('df.io.save_graph(concrete.graph, "chain.dfg")', "61 ops; same result: True"),
+    ],
 }
 
 
