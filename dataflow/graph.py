@@ -502,8 +502,9 @@ class Graph:
         self._lock = threading.RLock()
         self._thread_local = threading.local()
         self._has_devices = False  # whether any op has a device (a Session then checks them)
-        self._unfetchable_ops: set[Operation] = set()
-        self._unfeedable_tensors: set[Tensor] = set()
+        # Marked op or tensor -> why a run may not fetch or feed it (None: no reason given).
+        self._unfetchable_ops: dict[Operation, Optional[str]] = {}
+        self._unfeedable_tensors: dict[Tensor, Optional[str]] = {}
 
     # -- per-thread building state ---------------------------------------------------------------
     @property
@@ -597,13 +598,18 @@ class Graph:
         raise TypeError(f"Cannot interpret {obj!r} as a Tensor or Operation of this graph.")
 
     # -- what a run may feed and fetch (Session.run checks) ---------------------------------------
-    def prevent_fetching(self, op: Operation) -> None:
-        """Makes ``Session.run`` refuse to fetch ``op`` or its outputs."""
-        self._unfetchable_ops.add(op)
+    def prevent_fetching(self, op: Operation, reason: Optional[str] = None) -> None:
+        """Makes ``Session.run`` refuse to fetch ``op`` or its outputs.
 
-    def prevent_feeding(self, tensor: Tensor) -> None:
-        """Makes ``Session.run`` refuse to feed ``tensor``."""
-        self._unfeedable_tensors.add(tensor)
+        ``reason`` (a dataflow addition) is the clause the refusal gives after "has been marked
+        as not fetchable: ", as `cond` and `while_loop` give for the ops they mark; the first
+        reason given stays."""
+        self._unfetchable_ops.setdefault(op, reason)
+
+    def prevent_feeding(self, tensor: Tensor, reason: Optional[str] = None) -> None:
+        """Makes ``Session.run`` refuse to feed ``tensor``; ``reason`` as for
+        `prevent_fetching`, after "may not be fed: "."""
+        self._unfeedable_tensors.setdefault(tensor, reason)
 
     def is_fetchable(self, tensor_or_op) -> bool:
         op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op

@@ -839,7 +839,7 @@ def graph_to_document(
     what the format cannot express); records and collections still name every op, and the
     caller drops what refers to ops left out (`dataflow.graph_util` does).
     """
-    from .variables import Variable
+    from .variables import Variable, _UnreadVariable
 
     arrays = _ArrayWriter()
     contexts = _context_index(graph)
@@ -890,6 +890,8 @@ def graph_to_document(
     for key in graph.get_all_collection_keys():
         items = []
         for item in graph.get_collection(key):
+            if isinstance(item, _UnreadVariable):
+                item = item._snapshot  # the value it stands for: not a variable of its own
             if _misplaced_in_standard_collection(key, item):
                 warnings.warn(
                     f"Collection '{key}' holds {item!r:.80}, but a graph file's '{key}' holds "

@@ -34,6 +34,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .graph import (
     GraphKeys,
+    Operation,
     Tensor,
     _user_location,
     convert_to_tensor,
@@ -241,10 +242,12 @@ class Layer:
                 graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
 
     def add_update(self, updates, inputs=None) -> None:
-        """Records the ops of ``updates`` on the layer and in ``GraphKeys.UPDATE_OPS``."""
+        """Records the ops of ``updates`` on the layer and in ``GraphKeys.UPDATE_OPS``: an op
+        stays itself, and anything else with an ``.op`` (a tensor, the variable an ``assign*``
+        returns) is recorded as that op, as TF1's layers record them."""
         graph = get_default_graph()
         for update in updates if isinstance(updates, (list, tuple)) else [updates]:
-            update = update.op if isinstance(update, Tensor) else update
+            update = update if isinstance(update, Operation) else update.op
             self._updates.append(update)
             graph.add_to_collection(GraphKeys.UPDATE_OPS, update)
 

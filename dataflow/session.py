@@ -938,18 +938,28 @@ def _never_run(*args):
 
 def _check_allowed(graph: Graph, flat_fetches: list, feed_tensors: tuple, location) -> None:
     """Raises for a feed of a tensor ``graph.prevent_feeding`` marked, or a fetch of an op
-    ``graph.prevent_fetching`` marked, with TensorFlow's errors."""
+    ``graph.prevent_fetching`` marked, with TensorFlow's errors and the reason given when the
+    mark was made (`cond` and `while_loop` mark what TensorFlow 1.x marks)."""
     for tensor in feed_tensors:
         if not graph.is_feedable(tensor):
-            raise ValueError(f"Tensor {tensor.name} may not be fed. (Session.run at {location})")
+            reason = graph._unfeedable_tensors[tensor] or (
+                "it has been marked as not feedable (graph.prevent_feeding)"
+            )
+            raise ValueError(
+                f"Tensor '{tensor.name}' may not be fed: {reason} (tensor created at "
+                f"{tensor.op.location}; feed at {location})."
+            )
     for element in flat_fetches:
         if not graph.is_fetchable(element):
-            op = element if isinstance(element, Operation) else element.op
+            is_op = isinstance(element, Operation)
+            op = element if is_op else element.op
+            reason = graph._unfetchable_ops[op] or (
+                "Typically this happens when it is defined in another function or code block. "
+                "Use return values, explicit Python locals or collections to access it."
+            )
             raise errors.InaccessibleTensorError(
-                f"Operation {op.name!r} has been marked as not fetchable. Typically this happens "
-                "when it is defined in another function or code block. Use return values, "
-                "explicit Python locals or TensorFlow collections to access it. (Session.run "
-                f"at {location})"
+                f"{'Operation' if is_op else 'Tensor'} '{element.name}' (created at "
+                f"{op.location}) has been marked as not fetchable (run at {location}): {reason}"
             )
 
 

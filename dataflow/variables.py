@@ -468,7 +468,9 @@ class Variable:
             if not validate_shape:
                 attrs["validate_shape"] = False
             op = apply_op(op_type, [self._handle, value], attrs, name=scope)
-        return op.outputs[0] if read_value else op
+        if not read_value:
+            return op
+        return op.outputs[0] if self._eager else _UnreadVariable(self, op)
 
     # -- sparse updates (the ops are defined in dataflow.ops.state_ops) ---------------------
     def scatter_update(self, sparse_delta, use_locking=False, name=None) -> Tensor:
@@ -548,6 +550,38 @@ class Variable:
         return bool(self.read_value())
 
     __array_priority__ = 100
+
+
+class _UnreadVariable(Variable):
+    """What ``Variable.assign*`` returns in a graph, as TF1's resource variables do: the same
+    variable, seen after the update ``op``.
+
+    It is not a new variable (no collection holds it): its reads (``read_value()``,
+    ``value()``, its use as a tensor, its operators) are ordered after ``op``, so they see the
+    update; fetching it, or depending on it, runs ``op`` and gives the new value (the
+    update's own output); ``.op`` and ``.name`` are the update's, and a further ``assign*``
+    runs after it.  ``read_value=False`` returns the op itself instead."""
+
+    def __init__(self, variable: Variable, update_op):
+        self.__dict__.update(variable.__dict__)
+        self._update_op = update_op
+        self._snapshot = update_op.outputs[0]
+
+    @property
+    def name(self) -> str:
+        return self._update_op.name
+
+    @property
+    def op(self):
+        return self._update_op
+
+    def _read(self, name: str) -> Tensor:
+        with self._handle.graph.as_default(), control_dependencies([self._update_op]):
+            return super()._read(name)
+
+    def _update(self, op_type: str, value, name, read_value=True, validate_shape=True):
+        with self._handle.graph.as_default(), control_dependencies([self._update_op]):
+            return super()._update(op_type, value, name, read_value, validate_shape)
 
 
 def _convert_variable(var: Variable, dtype=None, name=None) -> Tensor:

@@ -35,6 +35,15 @@ this context, becomes the op's control input (memoized per context).  So the op 
 inside a different loop, and a value computed inside a loop used outside it other than through
 its Exits, are build-time errors.
 
+Fetch and feed marks.  ``add_op`` marks what TensorFlow 1.x's builders mark (see
+``Graph.prevent_fetching``/``prevent_feeding``; a run refuses them before anything runs, with
+the reason given here): every op of a cond branch is unfetchable; every op of a loop is
+unfetchable and its outputs unfeedable, except a top-level loop's Exits (its results); the
+Enters of a loop are unfeedable only; a cond's Switches and pivots are unfetchable.  Ops a
+nested context builds in its outer one for itself (captures, loop-variable Enters) carry the
+nested context's marks only, as TensorFlow builds them outside every context: so an op of a
+cond inside a loop stays feedable there, though the executor's frame check still refuses it.
+
 Record fields (read by rendering, by the Session's error messages and, later, by autodiff; the
 names are fixed)::
 
@@ -160,14 +169,20 @@ def _describe(context) -> str:
 
 
 @contextlib.contextmanager
-def building_in(graph, context, keep_control_dependencies: bool = False):
+def building_in(graph, context, keep_control_dependencies: bool = False, marks: bool = True):
     """Makes ``context`` the graph's current control-flow context for the ops built inside.
 
     Control dependencies are cleared unless asked otherwise: the structural ops of a cond or
-    loop must not inherit the user's ``control_dependencies`` blocks.
+    loop must not inherit the user's ``control_dependencies`` blocks.  ``marks=False`` keeps
+    ``context`` from marking the ops unfetchable or unfeedable: the ops a nested context builds
+    in its outer one for itself (captures, a loop variable's Enter), which TensorFlow builds
+    outside every context and marks as the nested context says.
     """
     saved = graph._control_flow_context
     graph._control_flow_context = context
+    paused = context if context is not None and not marks else None
+    if paused is not None:
+        paused._marks_paused += 1
     try:
         if keep_control_dependencies:
             yield
@@ -175,7 +190,44 @@ def building_in(graph, context, keep_control_dependencies: bool = False):
             with graph.control_dependencies(None):
                 yield
     finally:
+        if paused is not None:
+            paused._marks_paused -= 1
         graph._control_flow_context = saved
+
+
+def fetch_refusal(context) -> str:
+    """Why a run may not fetch an op whose outputs live in ``context`` (a branch or a loop)."""
+    loop = _frame_of(context)
+    if loop is not None:
+        return (
+            f"it lies inside the while loop '{loop.name}' built at {loop.location}, which runs "
+            "it once per iteration, while a run returns one value. Fetch the loop's results, "
+            "or make the value a loop variable and fetch its final value."
+        )
+    return (
+        f"it lies in {_describe(context)} built at {context.location}, so it has no value when "
+        "the other branch is taken. Fetch the cond's result, which has a value whichever "
+        "branch runs."
+    )
+
+
+def feed_refusal(context) -> str:
+    """Why a run may not feed a tensor that lives in ``context``, inside a loop or (a nested
+    loop's result) in a cond branch."""
+    loop = _frame_of(context)
+    if loop is not None:
+        return (
+            f"it lies inside the while loop frame '{loop.frame_name}' (loop built at "
+            f"{loop.location}). Only tensors outside every while loop can be fed, as in "
+            "TensorFlow 1.x: a loop sees one value per iteration, and a feed gives one value "
+            "per run. Feed a tensor the loop reads from outside, a loop variable's initial "
+            "value, or the loop's result"
+        )
+    return (
+        f"it is the result of a while loop built in {_describe(context)} (built at "
+        f"{context.location}), and TensorFlow 1.x feeds no tensor of a loop built inside a cond. "
+        "Feed the cond's result, or a tensor the loop reads from outside"
+    )
 
 
 class ControlFlowContext:
@@ -185,6 +237,8 @@ class ControlFlowContext:
         self.graph = graph
         self.name = name
         self.outer_context = outer_context
+        self.location = _graph._user_location()
+        self._marks_paused = 0  # > 0 while building ops that belong to a nested context
         # Tensor from outside -> the tensor that stands for it inside this context.
         self._external_values: dict[Tensor, Tensor] = {}
         # Operation in an enclosing frame -> the Identity that stands for it as a control input.
@@ -209,7 +263,9 @@ class ControlFlowContext:
         return inputs, controls
 
     def add_op(self, op: Operation) -> None:
-        """Nothing to record: membership is ``op._control_flow_context``, set by the graph."""
+        """Marks ``op`` unfetchable (and, in a loop, its outputs unfeedable) as TensorFlow 1.x
+        does; membership itself is ``op._control_flow_context``, set by the graph."""
+        raise NotImplementedError
 
     def check_used_outside(self, source: Operation, op_name: str, op_type: str) -> None:
         """Raises if an op outside every context (``op_name``, of type ``op_type``, about to be
@@ -387,10 +443,16 @@ class CondContext(ControlFlowContext):
             and other.branch != self.branch
         )
 
+    def add_op(self, op: Operation) -> None:
+        """Every op of a branch is unfetchable: it has no value when the other one is taken."""
+        if not self._marks_paused:
+            self.graph.prevent_fetching(op, fetch_refusal(self))
+
     def _capture(self, outer_value: Tensor) -> Tensor:
-        with building_in(self.graph, self.outer_context):
+        with building_in(self.graph, self.outer_context, marks=False):
             op = apply_op("Switch", [outer_value, self.pred], name="Switch")
         op._control_flow_context = self
+        self.graph.prevent_fetching(op, switch_refusal(self))
         return op.outputs[self.branch]
 
     def control_pivot(self) -> Tensor:
@@ -407,6 +469,17 @@ class CondContext(ControlFlowContext):
             f"<CondContext '{self.name}' branch={self.branch} ({side}) pred='{self.pred.name}' "
             f"pivot='{self.pivot.name}', outer: {_describe(self.outer_context)}>"
         )
+
+
+def switch_refusal(context: CondContext) -> str:
+    """Why a run may not fetch a Switch of the cond of branch ``context``."""
+    if _frame_of(context) is not None:
+        return fetch_refusal(context)
+    return (
+        f"it is a Switch of cond '{context.name}' built at {context.location}, which passes "
+        "its input to one branch only, so one of its outputs has no value whichever branch is "
+        "taken. Fetch the cond's result instead."
+    )
 
 
 def _unique_frame_name(graph, name: str) -> str:
@@ -465,17 +538,35 @@ class WhileContext(ControlFlowContext):
         variable: ``shape`` (a shape invariant) or ``initial``'s.  The Enter op alone knows no
         shape (later iterations may differ); the loop's builder, which checks what its body
         returns, vouches for it, as TensorFlow's ``_Enter(use_input_shape=True)`` does."""
-        with building_in(self.graph, self.outer_context, keep_control_dependencies):
+        with building_in(self.graph, self.outer_context, keep_control_dependencies, marks=False):
             op = apply_op("Enter", [initial], self.enter_attrs(False), name="Enter")
         op._control_flow_context = self
+        self.graph.prevent_feeding(op.outputs[0], feed_refusal(self))
         op.outputs[0].set_shape(initial.shape if shape is None else shape)
         return op
 
     def _capture(self, outer_value: Tensor) -> Tensor:
-        with building_in(self.graph, self.outer_context):
+        with building_in(self.graph, self.outer_context, marks=False):
             op = apply_op("Enter", [outer_value], self.enter_attrs(True), name="Enter")
         op._control_flow_context = self
+        self.graph.prevent_feeding(op.outputs[0], feed_refusal(self))
         return op.outputs[0]
+
+    def add_op(self, op: Operation) -> None:
+        """An op of the loop is unfetchable and its outputs unfeedable, as TensorFlow 1.x marks
+        them; so is an Exit of a loop nested in a cond or loop (where its output lives)."""
+        if self._marks_paused:
+            return
+        if op.op_def.kind == NodeKind.EXIT:
+            if self.outer_context is None:
+                return  # a top-level loop's result
+            where = self.outer_context
+        else:
+            where = self
+        self.graph.prevent_fetching(op, fetch_refusal(where))
+        refusal = feed_refusal(where)
+        for output in op.outputs:
+            self.graph.prevent_feeding(output, refusal)
 
     def add_exit(self, exit_op: Operation) -> None:
         self.exits.append(exit_op)

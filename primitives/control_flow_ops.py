@@ -61,7 +61,13 @@ from dataflow.sparse_tensor import SparseTensorSpec
 from dataflow.tensor_shape import TensorShape, as_shape
 from dataflow.tensor_spec import TensorSpec
 
-from .contexts import CondContext, WhileContext, building_in
+from .contexts import (
+    CondContext,
+    WhileContext,
+    building_in,
+    fetch_refusal,
+    switch_refusal,
+)
 from .raw_ops import check_predicate, set_merge_input
 
 __all__ = ["case", "cond", "while_loop", "with_dependencies"]
@@ -186,8 +192,12 @@ def cond(
             pivot_t = apply_op("Identity", [switch_op.outputs[1]], name="switch_t").outputs[0]
             pivot_f = apply_op("Identity", [switch_op.outputs[0]], name="switch_f").outputs[0]
         context_t = CondContext(graph, cond_name, pred, pivot_t, 1, outer)
-        orig_t, flat_t, returned_t = _build_branch(context_t, true_fn, "true_fn", location)
         context_f = CondContext(graph, cond_name, pred, pivot_f, 0, outer)
+        # As in TensorFlow 1.x: the Switch has a dead output and each pivot lives in its branch.
+        graph.prevent_fetching(switch_op, switch_refusal(context_t))
+        for context in (context_t, context_f):
+            graph.prevent_fetching(context.pivot.op, fetch_refusal(context))
+        orig_t, flat_t, returned_t = _build_branch(context_t, true_fn, "true_fn", location)
         orig_f, flat_f, returned_f = _build_branch(context_f, false_fn, "false_fn", location)
 
         if not strict:

@@ -105,7 +105,9 @@ def test_layers_name_variables_ops_and_collections_as_tf1():
         "batch_normalization_1/moving_mean:0",
         "batch_normalization_1/moving_variance:0",
     ]
-    assert [op.name for op in df.get_collection(df.GraphKeys.UPDATE_OPS)] == [
+    update_ops = df.get_collection(df.GraphKeys.UPDATE_OPS)
+    assert all(isinstance(op, df.Operation) for op in update_ops)  # TF1 holds the ops there
+    assert [op.name for op in update_ops] == [
         "batch_normalization/AssignMovingAvg",
         "batch_normalization/AssignMovingAvg_1",
         "batch_normalization_1/cond_2/Merge",

@@ -909,9 +909,9 @@ def _kernel_error(bump):
 
 def _dead_fetch(bump):
     p = df.placeholder(df.bool, [])
-    df.cond(p, lambda: bump * 2.0, lambda: bump + 3.0, name="pick")
-    dead = df.get_default_graph().get_tensor_by_name("pick/mul:0")
-    return (lambda s: s.run(dead, {p: False})), df.errors.InvalidArgumentError, "pick/mul"
+    _, if_true = df.switch(bump, p)
+    dead = df.multiply(if_true, 2.0, name="only_if_p")
+    return (lambda s: s.run(dead, {p: False})), df.errors.InvalidArgumentError, "only_if_p"
 
 
 def _deadline(bump):

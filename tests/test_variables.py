@@ -21,8 +21,9 @@ def test_variable_op_names_follow_tensorflow():
     with df.name_scope("outer"):
         assert v.read_value().name == "outer/read:0"
     update = v.assign([3.0, 4.0])
-    assert update.name == "Assign:0" and update.op.inputs[1].op.name == "Assign/value"
-    assert v.assign_add([1.0, 1.0], name="step").name == "step:0"
+    # As TF1's resource variables: an update's result is named after its op.
+    assert update.name == "Assign" and update.op.inputs[1].op.name == "Assign/value"
+    assert v.assign_add([1.0, 1.0], name="step").name == "step"
 
 
 def test_callable_initial_value_is_built_in_an_initializer_scope():
@@ -38,6 +39,34 @@ def test_assign_with_read_value_false_returns_the_operation():
         sess.run(v.initializer)
         assert sess.run(op) is None
         assert sess.run(v) == 2.0
+
+
+def test_an_update_returns_the_variable_as_seen_after_it_as_tf1_resource_variables_do():
+    v = df.Variable(0.0)
+    incremented = v.assign_add(1.0)
+    assert isinstance(incremented, df.Variable) and incremented not in df.global_variables()
+    assert incremented.op.type == "AssignAdd" and incremented.name == incremented.op.name
+    assert (incremented.dtype, incremented.shape) == (df.float32, df.TensorShape([]))
+    read = incremented.read_value()
+    assert incremented.op in read.op.control_inputs
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(incremented) == 1.0  # fetching it runs the update
+        assert sess.run(read) == 2.0
+        assert sess.run(incremented * 10.0) == 30.0  # used as a tensor: read after the update
+        assert sess.run(v) == 3.0
+
+
+def test_depending_on_an_update_runs_it_and_a_further_update_runs_after_it():
+    v = df.Variable(1.0)
+    doubled_then_incremented = v.assign(v * 2.0).assign_add(1.0)
+    with df.control_dependencies([v.assign_sub(0.5)]):
+        marker = df.constant(0)
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(doubled_then_incremented) == 3.0
+        sess.run(marker)
+        assert sess.run(v) == 2.5
 
 
 def test_assigning_a_tensor_of_another_dtype_is_a_type_error():

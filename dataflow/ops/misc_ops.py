@@ -132,9 +132,9 @@ def tuple(tensors, name: Optional[str] = None, control_inputs=None) -> list:  # 
             elif t is not None:
                 gating.append(t.op)
         for c in control_inputs or ():
-            if not isinstance(c, (Tensor, Operation)):
+            if not _is_graph_element(c):
                 raise TypeError(f"Control inputs must be Tensors or Operations, got {c!r}")
-            gating.append(c.op if isinstance(c, Tensor) else c)
+            gating.append(c)
         gate = group(*gating)
         result = []
         for t in converted:

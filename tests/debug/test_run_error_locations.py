@@ -160,7 +160,7 @@ def test_non_scalar_cond_predicate_names_the_switch_and_the_cond_line(graph):
     assert "Switch" in str(error) and at(line) in str(error)
 
 
-def test_fetching_an_untaken_branch_names_the_op_the_cond_and_the_line(graph):
+def test_fetching_a_branch_tensor_names_the_op_the_cond_and_the_line(graph):
     holder = {}
 
     def true_fn():
@@ -169,9 +169,11 @@ def test_fetching_an_untaken_branch_names_the_op_the_cond_and_the_line(graph):
         return holder["t"]
 
     df.cond(df.constant(False), true_fn, lambda: df.constant(0.0), name="branchy")
-    error = run_error(holder["t"])
-    assert "untaken (true) branch of cond 'branchy'" in str(error)
-    assert at(holder["line"]) in str(error)
+    with df.Session() as sess:
+        with pytest.raises(errors.InaccessibleTensorError) as info:  # refused before running
+            sess.run(holder["t"])
+    assert "the true branch of cond 'branchy'" in str(info.value)
+    assert at(holder["line"]) in str(info.value)
 
 
 def test_each_fetch_without_a_value_carries_tf1s_retval_phrase_with_its_position(graph):

@@ -146,6 +146,19 @@ def test_collections_of_tensors_operations_and_plain_values_survive(fresh_graph,
     assert loaded.get_collection("notes") == ["hello", (1, 2.5, None)]
 
 
+def test_a_collected_update_result_is_saved_as_the_value_it_stands_for(fresh_graph, round_trip):
+    v = df.Variable(1.0, name="v")
+    incremented = v.assign_add(2.0, name="bump")  # TF1's unread variable, not a variable
+    fresh_graph.add_to_collection("results", incremented)
+    loaded = round_trip(fresh_graph)
+    assert [x.name for x in loaded.get_collection(df.GraphKeys.GLOBAL_VARIABLES)] == ["v:0"]
+    (result,) = loaded.get_collection("results")
+    assert result is loaded.get_tensor_by_name("bump:0")
+    with df.Session(graph=loaded) as sess:
+        sess.run(df.variables_initializer(loaded.get_collection(df.GraphKeys.GLOBAL_VARIABLES)))
+        assert sess.run(result) == 3.0
+
+
 def test_what_a_file_cannot_hold_in_a_standard_collection_is_left_out_with_a_warning(
     fresh_graph, round_trip
 ):
