@@ -1,6 +1,6 @@
 """TF1's remaining everyday array names: sorting, masks, ``linspace``, broadcasting and
 repeating, rolls, partitions, set differences, permutations, grids and the small helpers
-(``shape_n``, ``identity_n``, ``ensure_shape``, ``get_static_value``, ``is_tensor``).
+(``shape_n``, ``ensure_shape``, ``get_static_value``, ``is_tensor``).
 
 All of them compose existing ops, as TensorFlow's Python does for most (``sort`` is a
 ``top_k``, ``boolean_mask`` a ``where`` and a ``gather``), so their gradients, their runs in
@@ -35,7 +35,6 @@ __all__ = [
     "dynamic_partition",
     "ensure_shape",
     "get_static_value",
-    "identity_n",
     "invert_permutation",
     "is_tensor",
     "lin_space",
@@ -317,11 +316,6 @@ def meshgrid(*args, **kwargs) -> list:
 def shape_n(input, out_type=_dtypes.int32, name: Optional[str] = None) -> list:  # noqa: A002
     """The shape of each tensor in ``input``."""
     return [_a.shape(t, out_type=out_type) for t in input]
-
-
-def identity_n(input, name: Optional[str] = None) -> list:  # noqa: A002
-    """An identity of each tensor in ``input``."""
-    return [_a.identity(t) for t in input]
 
 
 def ensure_shape(x, shape, name: Optional[str] = None) -> Tensor:
