@@ -57,6 +57,13 @@ from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .passes.inplace import is_fresh_value
 from .protos import Message
 from .random_streams import RandomStreams
+from .step_stats import (
+    AllocationDescription,
+    NodeExecStats,
+    NodeOutput,
+    StepStats,
+    TensorDescription,
+)
 from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
@@ -121,34 +128,14 @@ class RunOptions(Message):
 
 
 @dataclass
-class NodeExecStats:
-    """When and where one op ran in one (frame instance, iteration); ``location`` is the
-    user's file:line that built it.  ``node_name`` and ``op_type`` are those of the op that ran,
-    after graph passes; ``original_op_name`` names the user's op it stands for (the same name
-    unless a pass moved or replaced the op: a hoisted op is renamed, a fused kernel takes the
-    name of the last op of its chain and its own type)."""
-
-    node_name: str
-    op_type: str
-    start: float
-    end: float
-    thread: str
-    frame: str
-    iteration: int
-    location: str = ""
-    original_op_name: str = ""
-
-    @property
-    def duration(self) -> float:
-        return self.end - self.start
-
-
-@dataclass
 class RunMetadata(Message):
     """Filled in by ``Session.run(..., run_metadata=...)``.
 
     ``step_stats``: one `NodeExecStats` per op execution, in start order; it names the ops that
-    ran, after graph passes (a fused kernel under the name of the last op of its chain).
+    ran, after graph passes (a fused kernel under the name of the last op of its chain).  It is
+    a `StepStats`, a list that also reads as TensorFlow's proto (``step_stats.dev_stats[0]
+    .node_stats``, see ``dataflow.step_stats``); ``HasField("step_stats")`` says whether a run
+    filled it.
     ``loop_iterations``: for each loop (frame name), the iterations each of its instances ran.
     ``dead_step_stats``: one `NodeExecStats` per *dead* firing (an op on an untaken branch, or
     in a loop's last iteration, that passed deadness on without running), in start order.
@@ -161,7 +148,7 @@ class RunMetadata(Message):
     for the graph with what ran drawn on it.
     """
 
-    step_stats: list = field(default_factory=list)
+    step_stats: StepStats = field(default_factory=StepStats)
     loop_iterations: dict = field(default_factory=dict)
     dead_step_stats: list = field(default_factory=list)
     debug_dump: Any = None
@@ -1167,8 +1154,8 @@ def _fill_metadata(run_metadata: RunMetadata, stats, plan: _Plan) -> None:
     run_metadata.rewritten_ops = dict(plan.taken_out)
 
 
-def _exec_stats(records, nodes) -> list:
-    step_stats = []
+def _exec_stats(records, nodes) -> StepStats:
+    step_stats = StepStats()
     for record in records:
         node = nodes[record.node_index]
         op = node.tag
@@ -1184,7 +1171,13 @@ def _exec_stats(records, nodes) -> list:
                 record.iteration,
                 str(op.location) if is_op else "",
                 _user_op(op).name if is_op and node.kind != NodeKind.ARG else node.name,
+                tuple(_node_output(output) for output in record.outputs),
             )
         )
     step_stats.sort(key=lambda s: s.start)
     return step_stats
+
+
+def _node_output(output) -> NodeOutput:
+    allocation = AllocationDescription(output.nbytes, output.nbytes, "cpu", output.address)
+    return NodeOutput(output.slot, TensorDescription(output.dtype, output.shape, allocation))

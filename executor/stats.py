@@ -12,6 +12,9 @@ class NodeRecord(NamedTuple):
     nodes, around the firing).  ``frame`` describes the frame instance: ``"root"``, or
     ``"<frame_name>[iter <k> of <parent instance>]"`` for the instance started in iteration k
     of its parent, e.g. ``"inner[iter 3 of outer[iter 0 of root]]"``.
+    ``outputs``: for a kernel that ran, one `OutputRecord` per output that is an array (taken
+    when the kernel returned, so that no value is kept alive by the statistics); empty for
+    control-flow nodes, which pass their input on without allocating.
     """
 
     node_index: int
@@ -21,6 +24,33 @@ class NodeRecord(NamedTuple):
     thread: str
     frame: str
     iteration: int
+    outputs: tuple = ()
+
+
+class OutputRecord(NamedTuple):
+    """One array a kernel returned: its output ``slot``, ``dtype`` name, ``shape``, ``nbytes``
+    and ``address`` (where its buffer starts, the same for two outputs that share a buffer: an
+    op that forwards its input, or a view of it)."""
+
+    slot: int
+    dtype: str
+    shape: tuple
+    nbytes: int
+    address: int
+
+
+def output_records(outputs) -> tuple:
+    """The `OutputRecord` of each array among ``outputs``; other values are left out."""
+    records = []
+    for slot, value in enumerate(outputs):
+        interface = getattr(value, "__array_interface__", None)
+        if interface is not None:
+            records.append(
+                OutputRecord(
+                    slot, str(value.dtype), tuple(value.shape), value.nbytes, interface["data"][0]
+                )
+            )
+    return tuple(records)
 
 
 class RunStats:
