@@ -966,6 +966,15 @@ def _default_graph_stack() -> list:
     return stack
 
 
+def graph_to_build_in(graph: Graph) -> Graph:
+    """The graph in which to build an op that reads tensors of ``graph``: ``graph``, unless the
+    default graph is a function being traced (it captures the tensors of other graphs), where
+    the op belongs to the function, as a closure's ops do in TensorFlow (a ``cond`` branch
+    built with control flow v2 that assigns to a variable of the outer graph, say)."""
+    default = get_default_graph()
+    return default if default.captures_outer_tensors else graph
+
+
 def get_default_graph() -> Graph:
     """The innermost graph opened with ``as_default()`` in this thread, else the global one."""
     global _global_default_graph

@@ -42,6 +42,7 @@ from .graph import (
     control_dependencies,
     convert_to_tensor,
     get_default_graph,
+    graph_to_build_in,
     name_scope,
     register_tensor_conversion_function,
 )
@@ -413,7 +414,7 @@ class Variable:
         return self._update("AssignSub", delta, name, read_value)
 
     def _update(self, op_type: str, value, name, read_value=True, validate_shape=True):
-        graph = self._handle.graph
+        graph = graph_to_build_in(self._handle.graph)
         with graph.as_default(), graph.name_scope(name or op_type) as scope:
             # A tensor of another dtype is the op's TypeError; other values convert to ours
             # (as "Assign/value", like TensorFlow's op wrappers name them).
@@ -464,7 +465,7 @@ class Variable:
         return self._scatter("ScatterNdSub", indices, updates, name)
 
     def _scatter(self, op_type: str, indices, updates, name) -> Tensor:
-        graph = self._handle.graph
+        graph = graph_to_build_in(self._handle.graph)
         with graph.as_default(), graph.name_scope(name or op_type) as scope:
             if not isinstance(indices, Tensor):
                 indices = convert_to_tensor(indices, name="indices")

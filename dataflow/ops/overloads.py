@@ -41,7 +41,7 @@ def _binary(fn, op_name: str, reflected_name: str):
         # first operand its own dtype.
         if isinstance(other, Tensor):
             return fn(other, self, name=op_name)
-        graph = self.graph
+        graph = math_ops.graph_of((self,))
         with graph.as_default(), graph.name_scope(op_name) as scope:
             other = convert_to_tensor(other, dtype=self.dtype, name="x")
             return fn(other, self, name=scope)
