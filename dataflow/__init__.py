@@ -231,7 +231,6 @@ from .graph import (
 from .legacy import (
     arg_max,
     arg_min,
-    disable_control_flow_v2,
     disable_eager_execution,
     disable_v2_behavior,
     disable_v2_tensorshape,
@@ -319,3 +318,12 @@ from .ops.extra_array_ops import *  # noqa: E402, F403
 from .ops.extra_math_ops import *  # noqa: E402, F403
 from .ops.extra_segment_ops import *  # noqa: E402, F403
 from .ops.matrix_ops import *  # noqa: E402, F403
+
+# isort: split
+# control flow v2: cond as a functional If op (lowered to Switch/Merge by a Session unless
+# ConfigProto.experimental.executor_type is SINGLE_THREADED_EXECUTOR)
+from primitives.cond_v2 import (  # noqa: E402
+    control_flow_v2_enabled,
+    disable_control_flow_v2,
+    enable_control_flow_v2,
+)

@@ -55,6 +55,7 @@ from .op_registry import ref_inputs
 from .passes import GraphItem, PassManager
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .passes.inplace import is_fresh_value
+from .passes.lower_functional_ops import LOWER_FUNCTIONAL_OPS
 from .protos import Message
 from .random_streams import RandomStreams
 from .step_stats import (
@@ -68,6 +69,22 @@ from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
 _INLINE_MAX_ELEMENTS = 4096
+
+
+# ``ConfigProto.experimental.executor_type`` values (TensorFlow's names; "" is the default).
+DEFAULT_EXECUTOR = "DEFAULT"
+SINGLE_THREADED_EXECUTOR = "SINGLE_THREADED_EXECUTOR"
+
+
+@dataclass
+class Experimental(Message):
+    """``ConfigProto.experimental``: ``executor_type`` is ``""``/``"DEFAULT"`` (functional
+    control-flow ops such as ``If`` are lowered to Switch/Merge before a plan is made, and
+    independent ops may run on the inter-op threads) or ``"SINGLE_THREADED_EXECUTOR"`` (every
+    op runs on the calling thread, and an ``If`` runs as one op that calls the branch taken,
+    as TensorFlow's single-threaded executor does; see ``primitives.cond_v2``)."""
+
+    executor_type: str = ""
 
 
 @dataclass
@@ -92,6 +109,7 @@ class ConfigProto(Message):
     # Graph passes run on each plan (`dataflow.passes.config`); read when the Session is
     # created, as TensorFlow copies the ConfigProto it is given.
     graph_options: GraphOptions = field(default_factory=GraphOptions)
+    experimental: Experimental = field(default_factory=Experimental)
 
 
 @dataclass
@@ -296,6 +314,17 @@ class Session:
                 "`with df.Graph().as_default():` to run it in a Session."
             )
         self._config = config if config is not None else ConfigProto()
+        executor_type = self._config.experimental.executor_type
+        if executor_type not in ("", DEFAULT_EXECUTOR, SINGLE_THREADED_EXECUTOR):
+            raise ValueError(
+                f"No executor of type {executor_type!r} ({_user_location()}): "
+                "ConfigProto.experimental.executor_type is one of '', "
+                f"'{DEFAULT_EXECUTOR}' and '{SINGLE_THREADED_EXECUTOR}'."
+            )
+        single_threaded = executor_type == SINGLE_THREADED_EXECUTOR
+        # Lowering functional ops is not a rewrite option: it runs whatever they say, as
+        # TensorFlow's does, unless the single-threaded executor runs those ops as calls.
+        self._lowering = () if single_threaded else (LOWER_FUNCTIONAL_OPS,)
         self._variable_values: dict[str, Any] = {}
         self._resources: dict[str, Any] = {}  # queues, iterators: see RunContext.resource
         self._random_streams = RandomStreams()
@@ -303,7 +332,7 @@ class Session:
         self._lock = threading.Lock()
         self._closed = False
         threads = self._config.inter_op_parallelism_threads or (os.cpu_count() or 1)
-        self._inter_op_threads = threads
+        self._inter_op_threads = 1 if single_threaded else threads
         self._pool: Optional[executor.DaemonThreadPool] = None
         self._default_context = None
         self._default_graph_context = None
@@ -554,10 +583,10 @@ class Session:
         Session's."""
         rewrite = getattr(options, "rewrite_options", None)
         if rewrite is not None:
-            return pipeline_for(self._config.graph_options, rewrite)
+            return self._lowering + pipeline_for(self._config.graph_options, rewrite)
         if _debug_watcher.requested_watches(options):
-            return ()
-        return self._pipeline_of_config
+            return self._lowering
+        return self._lowering + self._pipeline_of_config
 
     def _place_on_host(self, ops: list) -> None:
         """Checks that each op's device can be satisfied here (`dataflow.device.place_on_host`)
@@ -583,65 +612,7 @@ class Session:
             sys.stderr.write("".join(lines))
 
     def _make_plan(self, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
-        if pipeline and flat_fetches:
-            item = GraphItem.from_graph(self._graph, flat_fetches, feed_tensors)
-            item, reports = PassManager(pipeline).run(item, copy=False)
-            flat_fetches, feed_tensors = item.fetches, tuple(item.feeds)
-            taken_out = {
-                name: f"{report.verb} ({report.name})"
-                for report in reports
-                for name in report.taken_out
-            }
-        else:
-            taken_out = {}
-        needed = needed_ops(flat_fetches, feed_tensors)
-        nodes: list[Node] = []
-        node_of: dict[Operation, int] = {}
-        arg_of: dict[Tensor, int] = {}
-        for tensor in feed_tensors:
-            arg_of[tensor] = len(nodes)
-            nodes.append(Node(name=tensor.name, kind=NodeKind.ARG, tag=tensor.op, inline=True))
-        for op in needed:
-            node_of[op] = len(nodes)
-            nodes.append(None)  # filled below, once every op has its index
-        for op in needed:
-            try:
-                nodes[node_of[op]] = _lower_op(op, node_of, arg_of)
-            except Exception as e:  # a kernel factory that rejects the op's attributes
-                op = _user_op(op)
-                raise errors.InvalidArgumentError(
-                    None,
-                    op,
-                    f"{errors.describe_op(op)} cannot be prepared to run: {type(e).__name__}: {e}",
-                ) from e
-        fetch_edges = []
-        fetch_positions = []
-        targets = []
-        for element in flat_fetches:
-            if isinstance(element, Operation):
-                targets.append(node_of[element])
-                fetch_positions.append(None)
-                continue
-            edge = (
-                (arg_of[element], 0)
-                if element in arg_of
-                else (node_of[element.op], element.value_index)
-            )
-            fetch_positions.append(len(fetch_edges))
-            fetch_edges.append(edge)
-        program = Program(
-            nodes=nodes,
-            arg_nodes=tuple(arg_of[t] for t in feed_tensors),
-            fetches=fetch_edges,
-            targets=targets,
-        )
-        try:
-            executable = executor.prepare(program)
-        except executor.InvalidProgramError as e:
-            raise errors.InvalidArgumentError(
-                None, _op_of_node(nodes, e.nodes), _explain_invalid_program(e, nodes)
-            ) from None
-        return _Plan(executable, fetch_positions, feed_tensors, nodes, taken_out)
+        return lower_graph(self._graph, flat_fetches, feed_tensors, pipeline)
 
     # -- execution --------------------------------------------------------------------------------
     def _execute(self, plan: _Plan, feed_values, options, run_metadata, location):
@@ -839,6 +810,92 @@ def _as_result(value: np.ndarray):
     if not value.flags.writeable:
         return value.copy()
     return value
+
+
+def lower_graph(graph: Graph, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
+    """The plan that runs ``flat_fetches`` of ``graph`` fed ``feed_tensors``: the passes of
+    ``pipeline`` run on a copy of the ops needed (the user's graph is never changed), then
+    every op is lowered to an executor node and the program is analysed.  A pipeline that only
+    lowers functional ops costs no copy when no op needed is one."""
+    if pipeline == (LOWER_FUNCTIONAL_OPS,) and not any(
+        op._op_def.extra.get("lowering") for op in needed_ops(flat_fetches, feed_tensors)
+    ):
+        pipeline = ()
+    if pipeline and flat_fetches:
+        item = GraphItem.from_graph(graph, flat_fetches, feed_tensors)
+        item, reports = PassManager(pipeline).run(item, copy=False)
+        flat_fetches, feed_tensors = item.fetches, tuple(item.feeds)
+        taken_out = {
+            name: f"{report.verb} ({report.name})"
+            for report in reports
+            for name in report.taken_out
+        }
+    else:
+        taken_out = {}
+    needed = needed_ops(flat_fetches, feed_tensors)
+    nodes: list[Node] = []
+    node_of: dict[Operation, int] = {}
+    arg_of: dict[Tensor, int] = {}
+    for tensor in feed_tensors:
+        arg_of[tensor] = len(nodes)
+        nodes.append(Node(name=tensor.name, kind=NodeKind.ARG, tag=tensor.op, inline=True))
+    for op in needed:
+        node_of[op] = len(nodes)
+        nodes.append(None)  # filled below, once every op has its index
+    for op in needed:
+        try:
+            nodes[node_of[op]] = _lower_op(op, node_of, arg_of)
+        except Exception as e:  # a kernel factory that rejects the op's attributes
+            op = _user_op(op)
+            raise errors.InvalidArgumentError(
+                None,
+                op,
+                f"{errors.describe_op(op)} cannot be prepared to run: {type(e).__name__}: {e}",
+            ) from e
+    fetch_edges = []
+    fetch_positions = []
+    targets = []
+    for element in flat_fetches:
+        if isinstance(element, Operation):
+            targets.append(node_of[element])
+            fetch_positions.append(None)
+            continue
+        edge = (
+            (arg_of[element], 0)
+            if element in arg_of
+            else (node_of[element.op], element.value_index)
+        )
+        fetch_positions.append(len(fetch_edges))
+        fetch_edges.append(edge)
+    program = Program(
+        nodes=nodes,
+        arg_nodes=tuple(arg_of[t] for t in feed_tensors),
+        fetches=fetch_edges,
+        targets=targets,
+    )
+    try:
+        executable = executor.prepare(program)
+    except executor.InvalidProgramError as e:
+        raise errors.InvalidArgumentError(
+            None, _op_of_node(nodes, e.nodes), _explain_invalid_program(e, nodes)
+        ) from None
+    return _Plan(executable, fetch_positions, feed_tensors, nodes, taken_out)
+
+
+def run_inside(plan: _Plan, values, context: RunContext) -> list:
+    """The values of ``plan``'s fetches, run on ``values`` for its feeds as part of the run
+    ``context`` belongs to (a function an op calls, such as a branch of ``If``): it reads and
+    writes that run's variables, shares its deadline and runs on the calling thread.  Its
+    errors are those a run raises (an `errors.OpError` naming the op inside and its line)."""
+    try:
+        results = plan.executable.run(
+            list(values), context=context, pool=None, deadline=context.deadline
+        )
+    except executor.KernelError as e:
+        raise _kernel_error(e) from e.cause
+    except executor.FetchNotLiveError as e:
+        raise _dead_fetch_error(e, plan) from None
+    return [results[p] for p in plan.fetch_positions]
 
 
 def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = True) -> Node:

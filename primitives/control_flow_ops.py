@@ -59,6 +59,7 @@ from dataflow.ops.constant_op import constant
 from dataflow.ref_variables import forwarding_identity
 from dataflow.tensor_shape import TensorShape, as_shape
 
+from . import cond_v2
 from .contexts import CondContext, WhileContext, building_in
 from .raw_ops import check_predicate, set_merge_input
 
@@ -174,6 +175,14 @@ def cond(
     if graph._eager:  # the predicate has its value: only the branch taken is called
         result = true_fn() if pred else false_fn()
         return result if strict else _unpack_if_singleton(result)
+    if cond_v2.control_flow_v2_enabled():
+        return cond_v2.cond_v2(pred, true_fn, false_fn, strict, name, location)
+    return _cond_v1(graph, pred, true_fn, false_fn, strict, name, location)
+
+
+def _cond_v1(graph, pred: Tensor, true_fn, false_fn, strict: bool, name, location):
+    """Builds v1's Switch/Merge form of a cond whose arguments `cond` has checked (also how
+    ``primitives.cond_v2`` lowers an ``If`` op)."""
     outer = graph._control_flow_context
     with graph.name_scope(name or "cond") as scope:
         cond_name = scope[:-1]
