@@ -580,7 +580,8 @@ class Session:
         """The graph passes for a run: ``options.rewrite_options`` when given; else none when
         the run watches tensors, so that every watched tensor is computed as the user's graph
         says (the values are the same either way: passes never change one); else the
-        Session's."""
+        Session's.  Each starts with the lowering of functional ops (``If``) unless the
+        single-threaded executor was chosen, which runs them as calls."""
         rewrite = getattr(options, "rewrite_options", None)
         if rewrite is not None:
             return self._lowering + pipeline_for(self._config.graph_options, rewrite)
