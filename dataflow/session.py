@@ -58,13 +58,7 @@ from .passes.inplace import is_fresh_value
 from .passes.lower_functional_ops import LOWER_FUNCTIONAL_OPS
 from .protos import Message
 from .random_streams import RandomStreams
-from .step_stats import (
-    AllocationDescription,
-    NodeExecStats,
-    NodeOutput,
-    StepStats,
-    TensorDescription,
-)
+from .step_stats import NodeExecStats, StepStats
 from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
@@ -1229,13 +1223,8 @@ def _exec_stats(records, nodes) -> StepStats:
                 record.iteration,
                 str(op.location) if is_op else "",
                 _user_op(op).name if is_op and node.kind != NodeKind.ARG else node.name,
-                tuple(_node_output(output) for output in record.outputs),
+                record.outputs,
             )
         )
     step_stats.sort(key=lambda s: s.start)
     return step_stats
-
-
-def _node_output(output) -> NodeOutput:
-    allocation = AllocationDescription(output.nbytes, output.nbytes, "cpu", output.address)
-    return NodeOutput(output.slot, TensorDescription(output.dtype, output.shape, allocation))

@@ -58,8 +58,10 @@ class NodeExecStats:
     after graph passes; ``original_op_name`` names the user's op it stands for (the same name
     unless a pass moved or replaced the op: a hoisted op is renamed, a fused kernel takes the
     name of the last op of its chain and its own type).  ``output`` (TensorFlow's name) has a
-    `NodeOutput` per array the kernel returned; it is empty for a control-flow op, which passes
-    its input on.  The other TensorFlow fields are computed from ``start`` and ``end``."""
+    `NodeOutput` per array the kernel returned, made when it is read from ``output_records``
+    (the executor's `executor.OutputRecord` tuples); it is empty for a control-flow op, which
+    passes its input on, and for numpy scalars, which own no buffer.  The other TensorFlow
+    fields are computed from ``start`` and ``end``."""
 
     node_name: str
     op_type: str
@@ -70,11 +72,25 @@ class NodeExecStats:
     iteration: int
     location: str = ""
     original_op_name: str = ""
-    output: tuple = ()
+    output_records: tuple = ()
 
     @property
     def duration(self) -> float:
         return self.end - self.start
+
+    @property
+    def output(self) -> tuple:
+        return tuple(
+            NodeOutput(
+                record.slot,
+                TensorDescription(
+                    str(record.dtype),
+                    tuple(record.shape),
+                    AllocationDescription(record.nbytes, record.nbytes, "cpu", record.address),
+                ),
+            )
+            for record in self.output_records
+        )
 
     @property
     def all_start_micros(self) -> int:
