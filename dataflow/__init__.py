@@ -231,7 +231,6 @@ from .graph import (
 from .legacy import (
     arg_max,
     arg_min,
-    disable_control_flow_v2,
     disable_eager_execution,
     disable_v2_behavior,
     disable_v2_tensorshape,
@@ -352,3 +351,12 @@ from .sparse_tensor import SparseTensorSpec  # noqa: E402
 # isort: split
 # lazy tensors: ops record into a graph that runs, with the graph passes, when a value is needed
 from .lazy import LazyTensor, lazy_mode  # noqa: E402
+
+# isort: split
+# control flow v2: cond as a functional If op (lowered to Switch/Merge by a Session unless
+# ConfigProto.experimental.executor_type is SINGLE_THREADED_EXECUTOR)
+from primitives.cond_v2 import (  # noqa: E402
+    control_flow_v2_enabled,
+    disable_control_flow_v2,
+    enable_control_flow_v2,
+)

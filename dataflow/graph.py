@@ -949,10 +949,10 @@ class Graph:
                 for index, tensor in enumerate(op._inputs):
                     self._remove_edge(tensor, op, index)
                 for tensor in op._outputs:
-                    self._unfeedable_tensors.discard(tensor)
+                    self._unfeedable_tensors.pop(tensor, None)
                 del self._ops[op]
                 del self._ops_by_name[op._name]
-                self._unfetchable_ops.discard(op)
+                self._unfetchable_ops.pop(op, None)
                 self._version += 1
                 self._ops_added_at_top_level += 1
 
@@ -990,6 +990,15 @@ def _default_graph_stack() -> list:
     if stack is None:
         stack = _thread_state.graph_stack = []
     return stack
+
+
+def graph_to_build_in(graph: Graph) -> Graph:
+    """The graph in which to build an op that reads tensors of ``graph``: ``graph``, unless the
+    default graph is a function being traced (it captures the tensors of other graphs), where
+    the op belongs to the function, as a closure's ops do in TensorFlow (a ``cond`` branch
+    built with control flow v2 that assigns to a variable of the outer graph, say)."""
+    default = get_default_graph()
+    return default if default.captures_outer_tensors else graph
 
 
 def get_default_graph() -> Graph:

@@ -22,6 +22,8 @@ from .graph import (
     control_dependencies,
     convert_to_tensor,
     get_default_graph,
+    graph_to_build_in,
+    name_scope,
     numpy_value_or_none,
 )
 from .ops import array_ops as _a
@@ -257,7 +259,7 @@ def convert_image_dtype(image, dtype, saturate: bool = False, name: Optional[str
         _fail("convert_image_dtype", f"cannot convert {source.name} to {dtype.name}", TypeError)
     if source is dtype:
         return _a.identity(image, name=name)
-    graph = image.graph
+    graph = graph_to_build_in(image.graph)
     with graph.as_default(), graph.name_scope(name or "convert_image"):
         source_int = source in _m.INT_TYPES
         target_int = dtype in _m.INT_TYPES
@@ -287,7 +289,7 @@ def rgb_to_grayscale(images, name: Optional[str] = None) -> Tensor:
     """The luma of RGB ``images`` (ITU-R 601 weights), with a last dimension of 1, in the input
     dtype."""
     images = convert_to_tensor(images, name="images")
-    with images.graph.as_default(), images.graph.name_scope(name or "rgb_to_grayscale"):
+    with graph_to_build_in(images.graph).as_default(), name_scope(name or "rgb_to_grayscale"):
         floats = convert_image_dtype(images, _dtypes.float32)
         gray = _m.reduce_sum(_m.multiply(floats, _GRAY_WEIGHTS), -1, keepdims=True)
         return convert_image_dtype(gray, images.dtype)
@@ -297,7 +299,7 @@ def adjust_brightness(image, delta) -> Tensor:
     """``image + delta``, computed in float32 (``delta`` on the [0, 1] scale) and converted
     back to the image's dtype."""
     image = convert_to_tensor(image, name="image")
-    with image.graph.as_default(), image.graph.name_scope("adjust_brightness"):
+    with graph_to_build_in(image.graph).as_default(), name_scope("adjust_brightness"):
         floats = convert_image_dtype(image, _dtypes.float32)
         brighter = _m.add(floats, _m.cast(delta, _dtypes.float32), name="adjusted")
         return convert_image_dtype(brighter, image.dtype, saturate=True)
@@ -312,7 +314,7 @@ def per_image_standardization(image) -> Tensor:
             "per_image_standardization",
             f"'image' must have either 3 or 4 dimensions, got shape {image.shape}",
         )
-    with image.graph.as_default(), image.graph.name_scope("per_image_standardization"):
+    with graph_to_build_in(image.graph).as_default(), name_scope("per_image_standardization"):
         floats = _m.cast(image, _dtypes.float32)
         axes = [-1, -2, -3]
         pixels = _m.reduce_prod(_m.cast(_a.shape(floats)[-3:], _dtypes.float32))
@@ -377,7 +379,7 @@ def random_crop(value, size, seed: Optional[int] = None, name: Optional[str] = N
     """A block of ``value`` of shape ``size`` at a uniformly drawn offset.  ``size`` larger
     than ``value`` in any dimension is an error (at build time when both are known)."""
     value = convert_to_tensor(value, name="value")
-    with value.graph.as_default(), value.graph.name_scope(name or "random_crop"):
+    with graph_to_build_in(value.graph).as_default(), name_scope(name or "random_crop"):
         size = convert_to_tensor(size, dtype=_dtypes.int32, name="size")
         static = numpy_value_or_none(size)
         dims = value.shape.as_list() if value.shape.ndims is not None else None

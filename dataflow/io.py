@@ -229,6 +229,12 @@ def _encode_value(value: Any, arrays: _ArrayWriter, where: str) -> dict:
         }
     if isinstance(value, _slot_type()):
         return {"slot": int(value.index)}
+    if isinstance(value, Graph):
+        raise GraphNotSerializableError(
+            f"{where} is a function (a branch of a cond built with control flow v2); this "
+            "format stores no functions yet. Build the cond with control flow v1 "
+            "(df.disable_control_flow_v2()) to save the graph."
+        )
     if callable(value):
         raise GraphNotSerializableError(
             f"{where} is a Python callable ({value!r}); a graph with py_func or "

@@ -31,10 +31,6 @@ def disable_eager_execution() -> None:
     """Accepted: dataflow always builds graphs."""
 
 
-def disable_control_flow_v2() -> None:
-    """Accepted: ``cond`` and ``while_loop`` always build TensorFlow 1.x's control-flow ops."""
-
-
 def disable_v2_tensorshape() -> None:
     """Accepted: static shapes always offer TensorFlow 1.x's ``Dimension`` view
     (``shape[1].value``, ``shape.dims``) beside plain integers."""

@@ -15,7 +15,8 @@ Field types understood (anything else is not checked):
   ``str``: a string;
 - another `Message` type, or a dict of its fields (which builds one, as protobuf accepts);
 - ``list[T]``: a list or tuple of ``T`` (kept as given when it is a list); ``dict[str, T]``: a
-  mapping from strings to ``T``; a bare ``list`` or ``dict`` takes any elements;
+  mapping from strings to ``T``; a bare ``list`` or ``dict`` takes any elements; a subclass of
+  ``list`` takes a list or tuple and makes one of that class from it;
 - ``Optional[T]``: None or a ``T``; ``Any``: anything.
 """
 
@@ -46,6 +47,20 @@ class Message:
                 f"{type(self).__name__} has no field '{name}' (its fields: {fields})."
             )
         object.__setattr__(self, name, check(value, f"{type(self).__name__}.{name}"))
+
+    def HasField(self, name: str) -> bool:  # noqa: N802 (protobuf's name)
+        """Whether field ``name`` holds something other than its default (protobuf's
+        ``HasField``); a name that is no field is a ``ValueError``, as protobuf raises."""
+        fields = {f.name: f for f in dataclasses.fields(self)}
+        if name not in fields:
+            raise ValueError(f'Protocol message {type(self).__name__} has no "{name}" field.')
+        default = fields[name].default
+        if default is dataclasses.MISSING:
+            default = fields[name].default_factory()
+        value = getattr(self, name)
+        if isinstance(value, np.ndarray) or isinstance(default, np.ndarray):
+            return True
+        return bool(value != default)
 
 
 _CHECKS: dict[type, dict[str, _Check]] = {}
@@ -82,6 +97,8 @@ def _check_for(hint: Any) -> _Check:
         others = [a for a in args if a is not type(None)]
         inner = _check_for(others[0] if len(others) == 1 else Any)
         return lambda value, where: None if value is None else inner(value, where)
+    if isinstance(hint, type) and issubclass(hint, list) and hint is not list:
+        return _list_subclass_check(hint)
     if hint is list or origin is list:
         return _list_check(_check_for(args[0]) if args else None)
     if hint is dict or origin is dict:
@@ -128,6 +145,17 @@ def _list_check(element: _Check | None) -> _Check:
         if isinstance(value, list) and all(a is b for a, b in zip(checked, value)):
             return value  # a repeated field's own list type (its ``add``) is kept
         return type(value)(checked) if isinstance(value, list) else checked
+
+    return check
+
+
+def _list_subclass_check(cls: type) -> _Check:
+    def check(value: Any, where: str) -> Any:
+        if isinstance(value, cls):
+            return value
+        if not isinstance(value, (list, tuple)):
+            raise _wrong(value, where, "a list")
+        return cls(value)
 
     return check
 

@@ -55,12 +55,30 @@ from .op_registry import ref_inputs
 from .passes import GraphItem, PassManager
 from .passes.config import GraphOptions, RewriterConfig, pipeline_for
 from .passes.inplace import is_fresh_value
+from .passes.lower_functional_ops import LOWER_FUNCTIONAL_OPS
 from .protos import Message
 from .random_streams import RandomStreams
+from .step_stats import NodeExecStats, StepStats
 from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
 _INLINE_MAX_ELEMENTS = 4096
+
+
+# ``ConfigProto.experimental.executor_type`` values (TensorFlow's names; "" is the default).
+DEFAULT_EXECUTOR = "DEFAULT"
+SINGLE_THREADED_EXECUTOR = "SINGLE_THREADED_EXECUTOR"
+
+
+@dataclass
+class Experimental(Message):
+    """``ConfigProto.experimental``: ``executor_type`` is ``""``/``"DEFAULT"`` (functional
+    control-flow ops such as ``If`` are lowered to Switch/Merge before a plan is made, and
+    independent ops may run on the inter-op threads) or ``"SINGLE_THREADED_EXECUTOR"`` (every
+    op runs on the calling thread, and an ``If`` runs as one op that calls the branch taken,
+    as TensorFlow's single-threaded executor does; see ``primitives.cond_v2``)."""
+
+    executor_type: str = ""
 
 
 @dataclass
@@ -85,6 +103,7 @@ class ConfigProto(Message):
     # Graph passes run on each plan (`dataflow.passes.config`); read when the Session is
     # created, as TensorFlow copies the ConfigProto it is given.
     graph_options: GraphOptions = field(default_factory=GraphOptions)
+    experimental: Experimental = field(default_factory=Experimental)
 
 
 @dataclass
@@ -121,34 +140,14 @@ class RunOptions(Message):
 
 
 @dataclass
-class NodeExecStats:
-    """When and where one op ran in one (frame instance, iteration); ``location`` is the
-    user's file:line that built it.  ``node_name`` and ``op_type`` are those of the op that ran,
-    after graph passes; ``original_op_name`` names the user's op it stands for (the same name
-    unless a pass moved or replaced the op: a hoisted op is renamed, a fused kernel takes the
-    name of the last op of its chain and its own type)."""
-
-    node_name: str
-    op_type: str
-    start: float
-    end: float
-    thread: str
-    frame: str
-    iteration: int
-    location: str = ""
-    original_op_name: str = ""
-
-    @property
-    def duration(self) -> float:
-        return self.end - self.start
-
-
-@dataclass
 class RunMetadata(Message):
     """Filled in by ``Session.run(..., run_metadata=...)``.
 
     ``step_stats``: one `NodeExecStats` per op execution, in start order; it names the ops that
-    ran, after graph passes (a fused kernel under the name of the last op of its chain).
+    ran, after graph passes (a fused kernel under the name of the last op of its chain).  It is
+    a `StepStats`, a list that also reads as TensorFlow's proto (``step_stats.dev_stats[0]
+    .node_stats``, see ``dataflow.step_stats``); ``HasField("step_stats")`` says whether a run
+    filled it.
     ``loop_iterations``: for each loop (frame name), the iterations each of its instances ran.
     ``dead_step_stats``: one `NodeExecStats` per *dead* firing (an op on an untaken branch, or
     in a loop's last iteration, that passed deadness on without running), in start order.
@@ -161,7 +160,7 @@ class RunMetadata(Message):
     for the graph with what ran drawn on it.
     """
 
-    step_stats: list = field(default_factory=list)
+    step_stats: StepStats = field(default_factory=StepStats)
     loop_iterations: dict = field(default_factory=dict)
     dead_step_stats: list = field(default_factory=list)
     debug_dump: Any = None
@@ -309,6 +308,17 @@ class Session:
                 "`with df.Graph().as_default():` to run it in a Session."
             )
         self._config = config if config is not None else ConfigProto()
+        executor_type = self._config.experimental.executor_type
+        if executor_type not in ("", DEFAULT_EXECUTOR, SINGLE_THREADED_EXECUTOR):
+            raise ValueError(
+                f"No executor of type {executor_type!r} ({_user_location()}): "
+                "ConfigProto.experimental.executor_type is one of '', "
+                f"'{DEFAULT_EXECUTOR}' and '{SINGLE_THREADED_EXECUTOR}'."
+            )
+        single_threaded = executor_type == SINGLE_THREADED_EXECUTOR
+        # Lowering functional ops is not a rewrite option: it runs whatever they say, as
+        # TensorFlow's does, unless the single-threaded executor runs those ops as calls.
+        self._lowering = () if single_threaded else (LOWER_FUNCTIONAL_OPS,)
         self._variable_values: dict[str, Any] = {}
         self._resources: dict[str, Any] = {}  # queues, iterators: see RunContext.resource
         self._random_streams = RandomStreams()
@@ -316,7 +326,7 @@ class Session:
         self._lock = threading.Lock()
         self._closed = False
         threads = self._config.inter_op_parallelism_threads or (os.cpu_count() or 1)
-        self._inter_op_threads = threads
+        self._inter_op_threads = 1 if single_threaded else threads
         self._pool: Optional[executor.DaemonThreadPool] = None
         self._default_context = None
         self._default_graph_context = None
@@ -564,13 +574,14 @@ class Session:
         """The graph passes for a run: ``options.rewrite_options`` when given; else none when
         the run watches tensors, so that every watched tensor is computed as the user's graph
         says (the values are the same either way: passes never change one); else the
-        Session's."""
+        Session's.  Each starts with the lowering of functional ops (``If``) unless the
+        single-threaded executor was chosen, which runs them as calls."""
         rewrite = getattr(options, "rewrite_options", None)
         if rewrite is not None:
-            return pipeline_for(self._config.graph_options, rewrite)
+            return self._lowering + pipeline_for(self._config.graph_options, rewrite)
         if _debug_watcher.requested_watches(options):
-            return ()
-        return self._pipeline_of_config
+            return self._lowering
+        return self._lowering + self._pipeline_of_config
 
     def _place_on_host(self, ops: list) -> None:
         """Checks that each op's device can be satisfied here (`dataflow.device.place_on_host`)
@@ -596,65 +607,7 @@ class Session:
             sys.stderr.write("".join(lines))
 
     def _make_plan(self, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
-        if pipeline and flat_fetches:
-            item = GraphItem.from_graph(self._graph, flat_fetches, feed_tensors)
-            item, reports = PassManager(pipeline).run(item, copy=False)
-            flat_fetches, feed_tensors = item.fetches, tuple(item.feeds)
-            taken_out = {
-                name: f"{report.verb} ({report.name})"
-                for report in reports
-                for name in report.taken_out
-            }
-        else:
-            taken_out = {}
-        needed = needed_ops(flat_fetches, feed_tensors)
-        nodes: list[Node] = []
-        node_of: dict[Operation, int] = {}
-        arg_of: dict[Tensor, int] = {}
-        for tensor in feed_tensors:
-            arg_of[tensor] = len(nodes)
-            nodes.append(Node(name=tensor.name, kind=NodeKind.ARG, tag=tensor.op, inline=True))
-        for op in needed:
-            node_of[op] = len(nodes)
-            nodes.append(None)  # filled below, once every op has its index
-        for op in needed:
-            try:
-                nodes[node_of[op]] = _lower_op(op, node_of, arg_of)
-            except Exception as e:  # a kernel factory that rejects the op's attributes
-                op = _user_op(op)
-                raise errors.InvalidArgumentError(
-                    None,
-                    op,
-                    f"{errors.describe_op(op)} cannot be prepared to run: {type(e).__name__}: {e}",
-                ) from e
-        fetch_edges = []
-        fetch_positions = []
-        targets = []
-        for element in flat_fetches:
-            if isinstance(element, Operation):
-                targets.append(node_of[element])
-                fetch_positions.append(None)
-                continue
-            edge = (
-                (arg_of[element], 0)
-                if element in arg_of
-                else (node_of[element.op], element.value_index)
-            )
-            fetch_positions.append(len(fetch_edges))
-            fetch_edges.append(edge)
-        program = Program(
-            nodes=nodes,
-            arg_nodes=tuple(arg_of[t] for t in feed_tensors),
-            fetches=fetch_edges,
-            targets=targets,
-        )
-        try:
-            executable = executor.prepare(program)
-        except executor.InvalidProgramError as e:
-            raise errors.InvalidArgumentError(
-                None, _op_of_node(nodes, e.nodes), _explain_invalid_program(e, nodes)
-            ) from None
-        return _Plan(executable, fetch_positions, feed_tensors, nodes, taken_out)
+        return lower_graph(self._graph, flat_fetches, feed_tensors, pipeline)
 
     # -- execution --------------------------------------------------------------------------------
     def _execute(self, plan: _Plan, feed_values, options, run_metadata, location):
@@ -852,6 +805,92 @@ def _as_result(value: np.ndarray):
     if not value.flags.writeable:
         return value.copy()
     return value
+
+
+def lower_graph(graph: Graph, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
+    """The plan that runs ``flat_fetches`` of ``graph`` fed ``feed_tensors``: the passes of
+    ``pipeline`` run on a copy of the ops needed (the user's graph is never changed), then
+    every op is lowered to an executor node and the program is analysed.  A pipeline that only
+    lowers functional ops costs no copy when no op needed is one."""
+    if pipeline == (LOWER_FUNCTIONAL_OPS,) and not any(
+        op._op_def.extra.get("lowering") for op in needed_ops(flat_fetches, feed_tensors)
+    ):
+        pipeline = ()
+    if pipeline and flat_fetches:
+        item = GraphItem.from_graph(graph, flat_fetches, feed_tensors)
+        item, reports = PassManager(pipeline).run(item, copy=False)
+        flat_fetches, feed_tensors = item.fetches, tuple(item.feeds)
+        taken_out = {
+            name: f"{report.verb} ({report.name})"
+            for report in reports
+            for name in report.taken_out
+        }
+    else:
+        taken_out = {}
+    needed = needed_ops(flat_fetches, feed_tensors)
+    nodes: list[Node] = []
+    node_of: dict[Operation, int] = {}
+    arg_of: dict[Tensor, int] = {}
+    for tensor in feed_tensors:
+        arg_of[tensor] = len(nodes)
+        nodes.append(Node(name=tensor.name, kind=NodeKind.ARG, tag=tensor.op, inline=True))
+    for op in needed:
+        node_of[op] = len(nodes)
+        nodes.append(None)  # filled below, once every op has its index
+    for op in needed:
+        try:
+            nodes[node_of[op]] = _lower_op(op, node_of, arg_of)
+        except Exception as e:  # a kernel factory that rejects the op's attributes
+            op = _user_op(op)
+            raise errors.InvalidArgumentError(
+                None,
+                op,
+                f"{errors.describe_op(op)} cannot be prepared to run: {type(e).__name__}: {e}",
+            ) from e
+    fetch_edges = []
+    fetch_positions = []
+    targets = []
+    for element in flat_fetches:
+        if isinstance(element, Operation):
+            targets.append(node_of[element])
+            fetch_positions.append(None)
+            continue
+        edge = (
+            (arg_of[element], 0)
+            if element in arg_of
+            else (node_of[element.op], element.value_index)
+        )
+        fetch_positions.append(len(fetch_edges))
+        fetch_edges.append(edge)
+    program = Program(
+        nodes=nodes,
+        arg_nodes=tuple(arg_of[t] for t in feed_tensors),
+        fetches=fetch_edges,
+        targets=targets,
+    )
+    try:
+        executable = executor.prepare(program)
+    except executor.InvalidProgramError as e:
+        raise errors.InvalidArgumentError(
+            None, _op_of_node(nodes, e.nodes), _explain_invalid_program(e, nodes)
+        ) from None
+    return _Plan(executable, fetch_positions, feed_tensors, nodes, taken_out)
+
+
+def run_inside(plan: _Plan, values, context: RunContext) -> list:
+    """The values of ``plan``'s fetches, run on ``values`` for its feeds as part of the run
+    ``context`` belongs to (a function an op calls, such as a branch of ``If``): it reads and
+    writes that run's variables, shares its deadline and runs on the calling thread.  Its
+    errors are those a run raises (an `errors.OpError` naming the op inside and its line)."""
+    try:
+        results = plan.executable.run(
+            list(values), context=context, pool=None, deadline=context.deadline
+        )
+    except executor.KernelError as e:
+        raise _kernel_error(e) from e.cause
+    except executor.FetchNotLiveError as e:
+        raise _dead_fetch_error(e, plan) from None
+    return [results[p] for p in plan.fetch_positions]
 
 
 def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = True) -> Node:
@@ -1183,8 +1222,8 @@ def _fill_metadata(run_metadata: RunMetadata, stats, plan: _Plan) -> None:
     run_metadata.rewritten_ops = dict(plan.taken_out)
 
 
-def _exec_stats(records, nodes) -> list:
-    step_stats = []
+def _exec_stats(records, nodes) -> StepStats:
+    step_stats = StepStats()
     for record in records:
         node = nodes[record.node_index]
         op = node.tag
@@ -1200,6 +1239,7 @@ def _exec_stats(records, nodes) -> list:
                 record.iteration,
                 str(op.location) if is_op else "",
                 _user_op(op).name if is_op and node.kind != NodeKind.ARG else node.name,
+                record.outputs,
             )
         )
     step_stats.sort(key=lambda s: s.start)

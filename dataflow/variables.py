@@ -43,6 +43,7 @@ from .graph import (
     control_dependencies,
     convert_to_tensor,
     get_default_graph,
+    graph_to_build_in,
     name_scope,
     register_tensor_conversion_function,
 )
@@ -458,7 +459,7 @@ class Variable:
         return get_default_graph() if self._eager else self._handle.graph
 
     def _update(self, op_type: str, value, name, read_value=True, validate_shape=True):
-        graph = self._update_graph()
+        graph = graph_to_build_in(self._update_graph())
         with graph.as_default(), graph.name_scope(name or op_type) as scope:
             # A tensor of another dtype is the op's TypeError; other values convert to ours
             # (as "Assign/value", like TensorFlow's op wrappers name them).
@@ -511,7 +512,7 @@ class Variable:
         return self._scatter("ScatterNdSub", indices, updates, name)
 
     def _scatter(self, op_type: str, indices, updates, name) -> Tensor:
-        graph = self._update_graph()
+        graph = graph_to_build_in(self._update_graph())
         with graph.as_default(), graph.name_scope(name or op_type) as scope:
             if not isinstance(indices, Tensor):
                 indices = convert_to_tensor(indices, name="indices")
@@ -575,12 +576,18 @@ class _UnreadVariable(Variable):
     def op(self):
         return self._update_op
 
+    @property
+    def graph(self):
+        return self._update_op.graph
+
+    # Reads and further updates go where the update was built (a traced branch or function
+    # builds it in its own graph, not in the variable's).
     def _read(self, name: str) -> Tensor:
-        with self._handle.graph.as_default(), control_dependencies([self._update_op]):
+        with self._update_op.graph.as_default(), control_dependencies([self._update_op]):
             return super()._read(name)
 
     def _update(self, op_type: str, value, name, read_value=True, validate_shape=True):
-        with self._handle.graph.as_default(), control_dependencies([self._update_op]):
+        with self._update_op.graph.as_default(), control_dependencies([self._update_op]):
             return super()._update(op_type, value, name, read_value, validate_shape)
 
 

@@ -25,7 +25,7 @@ from .errors import (
 from .observe import RunObserver
 from .plan import Plan, prepare
 from .program import Node, NodeKind, Program
-from .stats import NodeRecord, RunStats
+from .stats import NodeRecord, OutputRecord, RunStats
 from .threads import DaemonThreadPool
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "Node",
     "NodeKind",
     "NodeRecord",
+    "OutputRecord",
     "Plan",
     "Program",
     "RunCancelledError",

@@ -143,7 +143,7 @@ from .plan import (
     Plan,
 )
 from .program import NodeKind
-from .stats import NodeRecord, RunStats
+from .stats import NodeRecord, RunStats, output_records
 from .threads import DaemonThreadPool
 
 # Inputs larger than this (in total) make a node with ``inline=None`` worth a pool thread.
@@ -580,7 +580,7 @@ class _Run:
     def _kernel_done(self, iteration: IterationState, info: NodeInfo, start, end, outputs):
         """Records a kernel that ran and shows its outputs to the observer (instrumented)."""
         if self.stats is not None:
-            self._record(iteration, info, start, end, True)
+            self._record(iteration, info, start, end, True, output_records(outputs))
         observer = self.observer
         if observer is not None and (self.observed is None or info.index in self.observed):
             observer.node_fired(
@@ -591,7 +591,13 @@ class _Run:
             )
 
     def _record(
-        self, iteration: IterationState, info: NodeInfo, start: float, end: float, live: bool
+        self,
+        iteration: IterationState,
+        info: NodeInfo,
+        start: float,
+        end: float,
+        live: bool,
+        outputs: tuple = (),
     ) -> None:
         record = NodeRecord(
             info.index,
@@ -601,6 +607,7 @@ class _Run:
             threading.current_thread().name,
             iteration.instance.description,
             iteration.number,
+            outputs,
         )
         if live:
             self.stats.node_records.append(record)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 
 class NodeRecord(NamedTuple):
     """One firing of one node in one (frame instance, iteration).
@@ -12,6 +14,9 @@ class NodeRecord(NamedTuple):
     nodes, around the firing).  ``frame`` describes the frame instance: ``"root"``, or
     ``"<frame_name>[iter <k> of <parent instance>]"`` for the instance started in iteration k
     of its parent, e.g. ``"inner[iter 3 of outer[iter 0 of root]]"``.
+    ``outputs``: for a kernel that ran, one `OutputRecord` per output that is an array (taken
+    when the kernel returned, so that no value is kept alive by the statistics); empty for
+    control-flow nodes, which pass their input on without allocating.
     """
 
     node_index: int
@@ -21,6 +26,32 @@ class NodeRecord(NamedTuple):
     thread: str
     frame: str
     iteration: int
+    outputs: tuple = ()
+
+
+class OutputRecord(NamedTuple):
+    """One array a kernel returned: its output ``slot``, ``dtype`` (the array's own dtype
+    object), ``shape``, ``nbytes`` and ``address`` (where its buffer starts, the same for two
+    outputs that share a buffer: an op that forwards its input, or a view of it)."""
+
+    slot: int
+    dtype: object
+    shape: tuple
+    nbytes: int
+    address: int
+
+
+def output_records(outputs) -> tuple:
+    """The `OutputRecord` of each numpy array among ``outputs``.  Other values (numpy
+    scalars, which own no buffer an op could pass on, and anything else) are left out.  Costs
+    about a microsecond per array: only a run that collects statistics pays it."""
+    records = []
+    for slot, value in enumerate(outputs):
+        if isinstance(value, np.ndarray):
+            records.append(
+                OutputRecord(slot, value.dtype, value.shape, value.nbytes, value.ctypes.data)
+            )
+    return tuple(records)
 
 
 class RunStats:

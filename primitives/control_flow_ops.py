@@ -61,6 +61,7 @@ from dataflow.sparse_tensor import SparseTensorSpec
 from dataflow.tensor_shape import TensorShape, as_shape
 from dataflow.tensor_spec import TensorSpec
 
+from . import cond_v2
 from .contexts import (
     CondContext,
     WhileContext,
@@ -182,6 +183,14 @@ def cond(
     if graph._eager:  # the predicate has its value: only the branch taken is called
         result = true_fn() if pred else false_fn()
         return result if strict else _unpack_if_singleton(result)
+    if cond_v2.control_flow_v2_enabled():
+        return cond_v2.cond_v2(pred, true_fn, false_fn, strict, name, location)
+    return _cond_v1(graph, pred, true_fn, false_fn, strict, name, location)
+
+
+def _cond_v1(graph, pred: Tensor, true_fn, false_fn, strict: bool, name, location):
+    """Builds v1's Switch/Merge form of a cond whose arguments `cond` has checked (also how
+    ``primitives.cond_v2`` lowers an ``If`` op)."""
     outer = graph._control_flow_context
     with graph.name_scope(name or "cond") as scope:
         cond_name = scope[:-1]

@@ -37,6 +37,7 @@ from ..graph import (
     _user_location,
     convert_to_tensor,
     get_default_graph,
+    graph_to_build_in,
     holds_tensor,
     is_tensor_like,
     numpy_value_or_none,
@@ -311,7 +312,7 @@ def reshape(tensor, shape, name: Optional[str] = None) -> Tensor:
     """``tensor`` with the same elements in ``shape`` (one ``-1`` is inferred).  ``shape`` may be
     a list, a tensor, or a list mixing ints and scalar tensors."""
     tensor = convert_to_tensor(tensor)
-    graph = tensor.graph
+    graph = graph_to_build_in(tensor.graph)
     with graph.as_default(), graph.name_scope(name or "Reshape") as scope:
         shape = _as_index_vector(shape, "shape")
         return apply_op("Reshape", (tensor, shape), None, scope).outputs[0]
@@ -763,7 +764,7 @@ def slice(input_, begin, size, name: Optional[str] = None) -> Tensor:  # noqa: A
     """The block of ``input_`` starting at ``begin`` with extent ``size`` (-1: to the end).
     Out-of-bounds requests are errors, not clipped."""
     input_ = convert_to_tensor(input_)
-    graph = input_.graph
+    graph = graph_to_build_in(input_.graph)
     with graph.as_default(), graph.name_scope(name or "Slice") as scope:
         begin = _as_index_vector(begin, "begin")
         size = _as_index_vector(size, "size", begin.dtype)
@@ -889,7 +890,7 @@ def strided_slice(
     ignores ``begin[i]``/``end[i]``, of ``ellipsis_mask`` makes entry ``i`` an ``...``, of
     ``new_axis_mask`` a new size-1 axis, of ``shrink_axis_mask`` an integer index."""
     input_ = convert_to_tensor(input_)
-    graph = input_.graph
+    graph = graph_to_build_in(input_.graph)
     with graph.as_default(), graph.name_scope(name or "StridedSlice") as scope:
         begin = _as_index_vector(begin, "begin")
         end = _as_index_vector(end, "end", begin.dtype)
@@ -965,7 +966,7 @@ def _getitem(tensor: Tensor, key) -> Tensor:
     if dtype is None and max(map(builtins.abs, begin + end), default=0) >= 2**31:
         dtype = _dtypes.int64
     dtype = dtype or _dtypes.int32
-    graph = tensor.graph
+    graph = graph_to_build_in(tensor.graph)
     with graph.as_default(), graph.name_scope("strided_slice") as scope:
         vectors = [
             _pack_indices(v, n, dtype)
@@ -1018,7 +1019,7 @@ def gather(
     if not isinstance(axis, int):
         raise TypeError(f"gather takes a single axis, got {axis!r}")
     params = convert_to_tensor(params)
-    graph = params.graph
+    graph = graph_to_build_in(params.graph)
     with graph.as_default(), graph.name_scope(name or "GatherV2") as scope:
         indices = convert_to_tensor(indices, name="indices")
         return apply_op("GatherV2", (params, indices), {"axis": axis}, scope).outputs[0]
@@ -1054,7 +1055,7 @@ define_op("Tile", _infer_tile, lambda attrs: _tile)
 def tile(input, multiples, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """``input`` repeated ``multiples[i]`` times along each dimension ``i``."""
     input = convert_to_tensor(input)  # noqa: A001
-    graph = input.graph
+    graph = graph_to_build_in(input.graph)
     with graph.as_default(), graph.name_scope(name or "Tile") as scope:
         multiples = _as_index_vector(multiples, "multiples")
         return apply_op("Tile", (input, multiples), None, scope).outputs[0]
@@ -1148,7 +1149,7 @@ def pad(tensor, paddings, mode: str = "CONSTANT", name: Optional[str] = None, co
     pairs = tuple((int(a), int(b)) for a, b in array.reshape(-1, 2))
     if any(a < 0 or b < 0 for a, b in pairs):
         raise ValueError(f"Paddings must be non-negative, got {paddings!r}")
-    graph = tensor.graph
+    graph = graph_to_build_in(tensor.graph)
     if mode != "CONSTANT":
         attrs = {"paddings": pairs, "mode": mode}
         return apply_op("MirrorPad", (tensor,), attrs, name or "MirrorPad").outputs[0]
@@ -1230,11 +1231,11 @@ def _filled_like(op_type, fill_value, tensor, dtype, name):
     tensor = convert_to_tensor(tensor)
     dtype = tensor.dtype if dtype is None else _dtypes.as_dtype(dtype)
     if tensor.shape.is_fully_defined():
-        with tensor.graph.as_default():
+        with graph_to_build_in(tensor.graph).as_default():
             return _filled(fill_value, tensor.shape.as_list(), dtype, name)
     fill_shape = _saved_shape_query("Shape", tensor, _dtypes.int32)
     if dtype is not tensor.dtype or fill_shape is not None:
-        graph = tensor.graph
+        graph = graph_to_build_in(tensor.graph)
         with graph.as_default(), graph.name_scope(name) as scope:
             if fill_shape is None:
                 fill_shape = shape(tensor)
@@ -1299,7 +1300,7 @@ def shape(input, name: Optional[str] = None, out_type=_dtypes.int32) -> Tensor: 
     input = convert_to_tensor(input)  # noqa: A001
     out_type = _dtypes.as_dtype(out_type)
     if input.shape.is_fully_defined():
-        with input.graph.as_default():
+        with graph_to_build_in(input.graph).as_default():
             return constant(input.shape.as_list(), dtype=out_type, name=name or "Shape")
     saved = _saved_shape_query("Shape", input, out_type)
     if saved is not None:
@@ -1312,7 +1313,7 @@ def size(input, name: Optional[str] = None, out_type=_dtypes.int32) -> Tensor:  
     input = convert_to_tensor(input)  # noqa: A001
     out_type = _dtypes.as_dtype(out_type)
     if input.shape.is_fully_defined():
-        with input.graph.as_default():
+        with graph_to_build_in(input.graph).as_default():
             count = input.shape.num_elements()
             return constant(count, dtype=out_type, name=name or "Size")
     saved = _saved_shape_query("Size", input, out_type)
@@ -1325,7 +1326,7 @@ def rank(input, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The number of dimensions of ``input`` as an int32 scalar (a constant when known)."""
     input = convert_to_tensor(input)  # noqa: A001
     if input.shape.ndims is not None:
-        with input.graph.as_default():
+        with graph_to_build_in(input.graph).as_default():
             return constant(input.shape.ndims, dtype=_dtypes.int32, name=name or "Rank")
     saved = _saved_shape_query("Rank", input, _dtypes.int32)
     if saved is not None:

@@ -22,6 +22,8 @@ from ..graph import (
     control_dependencies,
     convert_to_tensor,
     get_default_graph,
+    graph_to_build_in,
+    name_scope,
     numpy_value_or_none,
 )
 from ..op_registry import apply_op, define_op
@@ -221,7 +223,7 @@ def assert_type(tensor, tf_type, message=None, name=None):
             f"assert_type at {_user_location()}: {prefix}{tensor.name} must be of type "
             f"{tf_type.name}; got {tensor.dtype.name}"
         )
-    with tensor.graph.as_default(), tensor.graph.name_scope(name or "assert_type"):
+    with graph_to_build_in(tensor.graph).as_default(), name_scope(name or "assert_type"):
         return no_op(name="statically_determined_correct_type")
 
 
@@ -234,7 +236,7 @@ def assert_integer(x, message=None, name=None):
             f'assert_integer at {_user_location()}: {prefix}Expected "x" to be integer type.  '
             f"Found: {x.name} of dtype {x.dtype.name}"
         )
-    with x.graph.as_default(), x.graph.name_scope(name or "assert_integer"):
+    with graph_to_build_in(x.graph).as_default(), name_scope(name or "assert_integer"):
         return no_op(name="statically_determined_was_integer")
 
 
@@ -290,7 +292,7 @@ def verify_tensor_all_finite(t, msg: str, name: Optional[str] = None, x=None, me
     t = x if t is None else t
     msg = message if msg is None else msg
     t = convert_to_tensor(t, name="t")
-    with t.graph.as_default(), t.graph.name_scope(name or "VerifyFinite"):
+    with graph_to_build_in(t.graph).as_default(), name_scope(name or "VerifyFinite"):
         checked = check_numerics(t, message=msg)
         with control_dependencies([checked]):
             return _a.identity(t)

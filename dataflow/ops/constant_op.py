@@ -208,6 +208,8 @@ define_op(
     _infer_placeholder_with_default,
     lambda attrs: lambda default: default,
     inline=True,
+    # Its value may be fed: constant folding leaves it alone, as TensorFlow's does.
+    extra={"feedable": True},
 )
 
 

@@ -19,6 +19,7 @@ from ..graph import (
     _user_location,
     control_dependencies,
     convert_to_tensor,
+    graph_to_build_in,
     numpy_value_or_none,
 )
 from ..tensor_shape import TensorShape
@@ -325,7 +326,7 @@ def ensure_shape(x, shape, name: Optional[str] = None) -> Tensor:
     shape = TensorShape(shape)
     if not x.shape.is_compatible_with(shape):
         _fail("ensure_shape", f"Shape of tensor {x.name} {x.shape} is not compatible with {shape}")
-    graph = x.graph
+    graph = graph_to_build_in(x.graph)
     with graph.as_default(), graph.name_scope(name or "EnsureShape"):
         actual = _a.shape(x)
         checks = []

@@ -33,6 +33,7 @@ from ..graph import (
     _user_location,
     convert_to_tensor,
     get_default_graph,
+    graph_to_build_in,
     is_tensor_like,
     numpy_value_or_none,
 )
@@ -156,12 +157,14 @@ def broadcast_shape(a: TensorShape, b: TensorShape) -> TensorShape:
 
 
 def graph_of(values):
-    """The graph of the first tensor-like value in ``values``, else the default graph."""
+    """The graph of the first tensor-like value in ``values``, else the default graph; but
+    always the default graph when it captures the tensors of other graphs (a function being
+    traced, whose ops must be its own even when they read a closure's tensors)."""
     for v in values:
         if isinstance(v, Tensor):
-            return v.graph
+            return graph_to_build_in(v.graph)
         if is_tensor_like(v):
-            return convert_to_tensor(v).graph
+            return graph_to_build_in(convert_to_tensor(v).graph)
     return get_default_graph()
 
 

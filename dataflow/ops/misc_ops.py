@@ -28,6 +28,7 @@ from ..graph import (
     control_dependencies,
     convert_to_tensor,
     get_default_graph,
+    graph_to_build_in,
     is_tensor_like,
 )
 from ..op_registry import apply_op, define_op
@@ -260,7 +261,7 @@ def Assert(condition, data, summarize: Optional[int] = None, name: Optional[str]
     does that, so no guard is built."""
     graph = get_default_graph()
     if isinstance(condition, Tensor):
-        graph = condition.graph
+        graph = graph_to_build_in(condition.graph)
     with graph.as_default(), graph.name_scope(name or "Assert"):
         condition = convert_to_tensor(condition, name="condition")
         template, tensors = _split_data(data, "data")
@@ -313,7 +314,7 @@ def Print(
     """``input_`` unchanged; each time it is computed, ``message`` followed by the values of
     ``data`` is written to stderr (only the first ``first_n`` times when given)."""
     input_ = convert_to_tensor(input_)
-    graph = input_.graph
+    graph = graph_to_build_in(input_.graph)
     with graph.as_default(), graph.name_scope(name or "Print") as scope:
         template, tensors = _split_data(data, "data")
         attrs = {
@@ -433,7 +434,7 @@ def print(*inputs, **kwargs) -> Operation:  # noqa: A001 - mirrors tf.print
     graph = get_default_graph()
     for value in inputs:
         if isinstance(value, Tensor):
-            graph = value.graph
+            graph = graph_to_build_in(value.graph)
             break
     with graph.as_default(), graph.name_scope(name or "PrintV2") as scope:
         tensors: list = []
@@ -526,7 +527,7 @@ def py_func(func: Callable, inp, Tout, stateful: bool = True, name: Optional[str
     graph = get_default_graph()
     for value in inp:
         if isinstance(value, Tensor):
-            graph = value.graph
+            graph = graph_to_build_in(value.graph)
             break
     with graph.as_default():
         tensors = [convert_to_tensor(x) for x in inp]

@@ -18,7 +18,13 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
+from ..graph import (
+    Tensor,
+    _user_location,
+    convert_to_tensor,
+    graph_to_build_in,
+    numpy_value_or_none,
+)
 from ..op_registry import apply_op, define_op
 from ..random_seed import op_seed_attrs
 from ..tensor_shape import TensorShape
@@ -551,7 +557,7 @@ def dropout(
     if noise_shape is not None:
         noise_shape = static_axis(noise_shape, "noise_shape")
         noise_shape = (noise_shape,) if isinstance(noise_shape, int) else noise_shape
-    graph = x.graph
+    graph = graph_to_build_in(x.graph)
     with graph.as_default(), graph.name_scope(name or "dropout") as scope:
         if keep_prob is not None:
             known = _known_scalar(keep_prob)

@@ -41,7 +41,7 @@ def _binary(fn, op_name: str, reflected_name: str):
         # first operand its own dtype.
         if isinstance(other, Tensor):
             return fn(other, self, name=op_name)
-        graph = self.graph
+        graph = math_ops.graph_of((self,))
         if graph._eager:  # no scope to open: eager ops are not named uniquely
             return fn(convert_to_tensor(other, dtype=self.dtype, name="x"), self, name=op_name)
         with graph.as_default(), graph.name_scope(op_name) as scope:

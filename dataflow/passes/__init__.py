@@ -15,6 +15,9 @@ chains of elementwise ops into one kernel writing into one buffer.  Each pass is
 ``inplace``                an elementwise op writes into an input buffer nothing else holds
 =========================  ===================================================================
 
+Before those, a Session lowers functional control-flow ops (``If``) to Switch/Merge
+(``lower_functional_ops``); that pass is not a rewrite option (see its module).
+
 ``df.Session`` runs `DEFAULT_PIPELINE` on the pruned graph of each (fetches, feeds) plan, once,
 when it builds the plan; ``ConfigProto.graph_options.rewrite_options`` (a `RewriterConfig`, as
 in TensorFlow 1.x) or ``RunOptions.rewrite_options`` turn passes off or choose them.  To look at
@@ -30,6 +33,7 @@ from . import (  # noqa: E402  (each module registers its pass)
     inplace,
     layout,
     loop_invariant_motion,
+    lower_functional_ops,
     pruning,
 )
 from .config import GraphOptions, OptimizerOptions, RewriterConfig, pipeline_for

@@ -11,7 +11,9 @@ Two rewrites, repeated until neither applies:
   its frame and is dead exactly when the op would have been.  An op whose kernel raises is left
   alone (the run raises as before); outputs over `MAX_FOLDED_BYTES` are not folded (the graph
   would hold them for good), nor are ops without data inputs (``Placeholder``) or without a
-  kernel.
+  kernel, nor ops that stand for a value a run may feed (``PlaceholderWithDefault``, marked
+  ``extra["feedable"]``): as in TensorFlow, the default of a placeholder is not a constant, so
+  a cond on one keeps its Switches whether or not this run feeds it.
 - **Constant predicates.**  A ``Switch`` whose predicate is a ``Const`` always sends its data
   the same way: the taken output's consumers read the data directly (or, when the predicate
   has control inputs, an ``Identity`` of it gated by them, since the Switch was live only
@@ -54,6 +56,8 @@ class ConstantFolding(GraphPass):
 
 def _foldable(item: GraphItem, op: Operation) -> bool:
     if not op._inputs or not is_pure(op) or item.is_fetched(op):
+        return False
+    if op._op_def.extra.get("feedable"):
         return False
     for out in op._outputs:
         size = out.shape.num_elements()

@@ -395,6 +395,12 @@ class GraphItem:
         )
         return op._outputs[0]
 
+    def ops_made_outside(self) -> None:
+        """Tells the item that ops were made in its graph without `add_op` (by the graph's own
+        ``create_op``, as a lowering that reuses a graph builder does): the control-edge index
+        is rebuilt on its next use.  The caller gives those ops ``_original`` itself."""
+        self._control_index = None
+
     def set_input(self, op: Operation, index: int, tensor: Tensor) -> None:
         graph = self.graph
         graph._remove_edge(op._inputs[index], op, index)

@@ -343,7 +343,8 @@ COVERED_HERE |= {
     "IteratorGetNext",
     "OneShotIteratorGetNext",
 }
-NEVER_SAVED = {"PyFunc", "PyFuncStateless"}
+# If: control flow v2's branches are functions, which the format does not store yet.
+NEVER_SAVED = {"PyFunc", "PyFuncStateless", "If"}
 
 
 def test_every_op_of_the_library_round_trips_in_the_op_and_control_flow_suites(tmp_path):

@@ -135,6 +135,17 @@ def test_stateful_ops_are_never_folded(fresh_graph):
     assert {"Assert", "Print"} <= set(op_types(item.graph))
 
 
+def test_a_placeholder_with_default_is_no_constant_so_a_cond_on_it_keeps_its_switches(
+    fresh_graph,
+):
+    pred = df.placeholder_with_default(True, [], name="pred")
+    y = df.cond(pred, lambda: df.constant(1.0), lambda: df.constant(2.0))
+    item, _ = optimize(fresh_graph, [y])
+    assert {"PlaceholderWithDefault", "Switch", "Merge"} <= set(op_types(item.graph))
+    before, after = run_both(y, {})
+    assert_bitwise_equal(before, after)
+
+
 def test_outputs_larger_than_the_limit_are_not_folded(fresh_graph, monkeypatch):
     monkeypatch.setattr(constant_folding, "MAX_FOLDED_BYTES", 64)
     big = df.constant(np.ones(100, np.float32)) * 2.0

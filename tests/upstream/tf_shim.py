@@ -557,12 +557,19 @@ def _in_cached_session(fn):
     return run
 
 
-def _needs_control_flow_v2(fn):
+def _with_control_flow_v2_enabled(fn):
+    """TensorFlow's ``test_util.enable_control_flow_v2``: the test builds with control flow v2
+    (``df.enable_control_flow_v2``), and the setting is restored after it."""
+
     @functools.wraps(fn)
     def run(self, *args, **kwargs):
-        raise NotImplementedError(
-            "this test enables control flow v2 (functional If/While ops); dataflow has v1 only"
-        )
+        was_enabled = df.control_flow_v2_enabled()
+        df.enable_control_flow_v2()
+        try:
+            return fn(self, *args, **kwargs)
+        finally:
+            if not was_enabled:
+                df.disable_control_flow_v2()
 
     return run
 
@@ -614,7 +621,7 @@ _test_util.with_control_flow_v2 = _as_is
 _test_util.with_eager_op_as_function = _decorator_with_optional_reason(_as_is)
 _test_util.disable_control_flow_v2 = _disable_v2
 _test_util.disable_tfrt = _disable_v2
-_test_util.enable_control_flow_v2 = _needs_control_flow_v2
+_test_util.enable_control_flow_v2 = _with_control_flow_v2_enabled
 _test_util.enable_output_all_intermediates = _as_is
 _test_util.run_gpu_only = _needs_gpu
 _test_util.is_gpu_available = _no_gpu
