@@ -13,6 +13,10 @@ One function per figure; `main` prints them in turn.
    same 10-op graph, fed the same value (target: within 2x); and trace time against the
    function's length (ops per trace): it should grow linearly, so the time per op stays
    about flat.
+0c. `bench_graph_breaks` (breaks): a 20-op function with one ``.numpy()`` in the middle,
+   called eagerly op by op, through ``df.function(experimental_graph_breaks=True)`` (two
+   traced segments and the breaking statement), and the same 20 ops with no break under a
+   plain ``df.function``, for scale.
 Timings are medians over repeats, every way timed in turn within a round; the machine may be
 shared, so read the ratios.
 """
@@ -130,6 +134,37 @@ def bench_function(repeats: int) -> None:
         print(f"  {length:5d} ops: {median * 1e3:8.2f} ms   {median / length * 1e6:6.1f} us per op")
 
 
+def _twenty_ops_with_a_break(x):
+    """Twenty small ops, with one statement that needs a value between the two halves."""
+    y = _ten_ops(x)
+    peek = y.numpy()
+    return _ten_ops(y) + peek
+
+
+def _twenty_ops(x):
+    return _ten_ops(_ten_ops(x)) + 1.0
+
+
+def bench_graph_breaks(repeats: int) -> None:
+    """df.function with graph breaks against eager calls and a break-free trace."""
+    print("-- graph breaks --")
+    with df.eager_mode():
+        value = df.constant(np.ones(4, np.float32))
+        broken = df.function(_twenty_ops_with_a_break, experimental_graph_breaks=True)
+        whole = df.function(_twenty_ops)
+        eager_time, broken_time, whole_time = paired_median_times(
+            lambda: _twenty_ops_with_a_break(value),
+            lambda: broken(value),
+            lambda: whole(value),
+            repeats=max(20, repeats // 10),
+        )
+    print(
+        f"20 ops, one .numpy() between: eagerly {eager_time * 1e6:8.1f} us   with graph breaks "
+        f"{broken_time * 1e6:8.1f} us ({broken_time / eager_time:.2f}x eager; "
+        f"{len(broken.graph_breaks())} break)   no break, one trace {whole_time * 1e6:8.1f} us"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -138,6 +173,7 @@ def main() -> None:
     print(describe_machine(repeats))
     section_eager_per_op_overhead()
     bench_function(repeats)
+    bench_graph_breaks(repeats)
 
 
 if __name__ == "__main__":

@@ -276,7 +276,8 @@ from .tensor_spec import TensorSpec  # noqa: E402
 from .tracing import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
 
 # isort: split
-# eager execution: modes, eager tensors, gradient tapes
+# eager execution: modes, eager tensors, gradient tapes, custom gradients
+from .custom_gradient import custom_gradient  # noqa: E402
 from .eager import (  # noqa: E402
     EagerTensor,
     GradientTape,

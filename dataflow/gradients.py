@@ -83,6 +83,8 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
+import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Optional, Union
@@ -168,6 +170,39 @@ class RegisterGradient:
             raise KeyError(f"A gradient for op type {self._op_type!r} is already registered")
         op_def.gradient = fn
         return fn
+
+
+# Gradient functions of single ops, by the name in the op's ``_gradient_op_type`` attr (the ops
+# `df.custom_gradient` makes).  An op keeps its own function alive (`set_op_gradient`), so the
+# entry goes when the op does: a graph's ops with the graph, an eager op with the tape that
+# recorded it.
+_op_gradients: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_op_gradient_names = itertools.count()
+
+
+def set_op_gradient(op: Operation, fn: Callable) -> None:
+    """Makes ``fn`` (called as a registered gradient is) the gradient function of ``op`` alone,
+    named in its ``_gradient_op_type`` attr, as TensorFlow's gradient_override_map names one."""
+    name = f"CustomGradient-{next(_op_gradient_names)}"
+    _op_gradients[name] = fn
+    op.attrs["_gradient_op_type"] = name
+    op._gradient_function = fn
+
+
+def gradient_function(op: Operation) -> Optional[Callable]:
+    """The gradient function of ``op``: the one given to the op itself (`set_op_gradient`), or
+    the one registered for its type; None when there is neither."""
+    name = op.attrs.get("_gradient_op_type")
+    if name is None:
+        return op.op_def.gradient
+    fn = _op_gradients.get(name)
+    if fn is None:
+        raise LookupError(
+            f"Op '{op.name}' (op type: {op.type}), created at {op.location}, takes its gradient "
+            f"from the function '{name}', which no longer exists (a custom gradient defined in "
+            "another process or graph)."
+        )
+    return fn
 
 
 def NotDifferentiable(op_type: str) -> None:  # noqa: N802 - TensorFlow's name
@@ -659,7 +694,7 @@ def _x_grad_name(x: Tensor) -> str:
 def _call_gradient(graph: Graph, op: Operation, out_grads: list, context) -> list:
     from primitives.contexts import building_in
 
-    grad_fn = op.op_def.gradient
+    grad_fn = gradient_function(op)
     if grad_fn is None:
         raise LookupError(
             f"No gradient defined for operation '{op.name}' (op type: {op.type}), created at "

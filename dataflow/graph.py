@@ -982,13 +982,22 @@ def get_default_graph() -> Graph:
 
 
 def reset_default_graph() -> None:
-    """Replaces the global default graph with a new, empty one."""
+    """Replaces the global default graph with a new, empty one.  In eager mode (its graph is
+    the default: `enable_eager_execution`, ``with eager_mode():``) eager mode stays on, as in
+    TensorFlow, where it is no property of a graph; what that graph kept (its collections)
+    is forgotten."""
     global _global_default_graph
-    if _default_graph_stack():
+    stack = _default_graph_stack()
+    if any(not graph._eager for graph in stack):
         raise AssertionError(
             "Do not use reset_default_graph() inside a `with graph.as_default():` block."
         )
-    _global_default_graph = Graph()
+    for graph in stack:
+        graph._reset()
+    if _global_default_graph is None or not _global_default_graph._eager:
+        _global_default_graph = Graph()
+    else:
+        _global_default_graph._reset()
 
 
 def name_scope(name: Optional[str], default_name: Optional[str] = None, values=None):
@@ -1062,19 +1071,33 @@ def convert_to_tensor(
                 f"with dtype {value.dtype.name}"
             )
         return value
+    constant = _constant_function()
+    if value.__class__ in _PYTHON_SCALARS and preferred_dtype is None:
+        return constant(value, dtype=dtype, name=name)
     for base_type, func in _conversion_functions:
         if isinstance(value, base_type):
             return func(value, dtype, name)
     if isinstance(value, (list, tuple)) and holds_tensor(value):
         return _autopack_list(value, dtype, name or "packed")
-    from .ops.constant_op import constant
-
     if dtype is None and preferred_dtype is not None:
         try:
             return constant(value, dtype=preferred_dtype, name=name)
         except (TypeError, ValueError):
             pass
     return constant(value, dtype=dtype, name=name)
+
+
+_constant = None
+
+
+def _constant_function():
+    """`constant_op.constant`, imported on first use (the op modules import this one)."""
+    global _constant
+    if _constant is None:
+        from .ops.constant_op import constant
+
+        _constant = constant
+    return _constant
 
 
 def holds_tensor(value) -> bool:
@@ -1129,7 +1152,12 @@ def _first_tensor_dtype(values):
 
 
 def is_tensor_like(value) -> bool:
+    if value.__class__ in _PYTHON_SCALARS:
+        return False
     return isinstance(value, Tensor) or any(isinstance(value, t) for t, _ in _conversion_functions)
+
+
+_PYTHON_SCALARS = frozenset({float, int, bool})
 
 
 def numpy_value_or_none(t: Tensor) -> Optional[np.ndarray]:

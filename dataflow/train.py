@@ -12,7 +12,10 @@ An `Optimizer` mirrors ``tf.compat.v1.train.Optimizer``:
   (``GradientDescent``) and is added to the ``train_op`` collection;
 - ``minimize`` does both.
 
-Everything is graph ops: running the returned op once performs one training step.  The
+Everything is graph ops: running the returned op once performs one training step.  In eager
+mode the same ops run as they are made, so ``apply_gradients`` performs the step at once (and
+returns None, as TensorFlow's does), and ``minimize`` takes the loss as a function of no
+arguments, which it runs under a `GradientTape` for the gradients.  The
 optimizers are GradientDescent, Momentum, Adam, RMSProp, Adagrad, Adadelta, Ftrl,
 ProximalGradientDescent and ProximalAdagrad as in ``tf.compat.v1.train``, and AdamW and
 MomentumW (decoupled weight decay, from TensorFlow 1.x's ``tf.contrib.opt``).
@@ -62,6 +65,7 @@ from .graph import (
     GraphKeys,
     Operation,
     Tensor,
+    _user_location,
     control_dependencies,
     convert_to_tensor,
     get_default_graph,
@@ -199,15 +203,28 @@ class Optimizer:
         variable ``loss`` does not depend on.  ``GATE_GRAPH`` makes every gradient wait for all
         of them (an identity per gradient); ``GATE_OP`` and ``GATE_NONE`` add nothing, as
         gradients here read forward values, never a variable an update may already have
-        changed.  ``loss`` is a Tensor (or a Variable); a callable loss is an eager-mode feature
-        and is refused.
+        changed.
+
+        ``loss`` is a Tensor (or a Variable), or a function of no arguments that returns it.
+        Eagerly it must be a function, which runs under a `GradientTape` that computes the
+        gradients; ``var_list`` then defaults to the trainable variables the function read.  In
+        a graph the function is called once and its result differentiated as a tensor would be.
         """
+        eager = get_default_graph()._eager
+        if callable(loss) and not isinstance(loss, (Tensor, Variable)):
+            if eager:
+                return self._compute_gradients_eagerly(loss, var_list, grad_loss)
+            loss = loss()
+        elif eager:
+            raise RuntimeError(
+                "`loss` passed to Optimizer.compute_gradients should be a function when eager "
+                f"execution is enabled ({_user_location()}): its value is already computed, "
+                "so no tape saw how; pass `lambda: <the loss>`."
+            )
         if isinstance(loss, Variable):
             loss = loss.read_value()
         if not isinstance(loss, Tensor):
-            raise TypeError(
-                f"loss must be a Tensor, got {loss!r} (a callable loss is for eager execution)"
-            )
+            raise TypeError(f"loss must be a Tensor or a function returning one, got {loss!r}")
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
             raise ValueError(
                 "gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, "
@@ -238,6 +255,34 @@ class Optimizer:
         _assert_valid_dtypes([v for g, v in grads_and_vars if g is not None])
         return grads_and_vars
 
+    def _compute_gradients_eagerly(self, loss_fn, var_list, grad_loss) -> list:
+        """`compute_gradients` of the function ``loss_fn`` in eager mode, by a `GradientTape`
+        that watches ``var_list`` (or, when it is None, every trainable variable read)."""
+        from .eager import GradientTape
+
+        if var_list is not None:
+            var_list = nest.flatten(var_list)
+            for v in var_list:
+                if not isinstance(v, (Variable, Tensor)):
+                    raise TypeError(f"Trying to optimize unsupported type {v!r}: pass Variables")
+        with GradientTape() as tape:
+            if var_list is not None:
+                tape.watch(var_list)
+            loss = loss_fn()
+        if isinstance(loss, Variable):
+            loss = loss.read_value()
+        if not isinstance(loss, Tensor):
+            raise TypeError(f"The loss function returned {loss!r}, not a Tensor")
+        _assert_valid_dtypes([loss])
+        if var_list is None:
+            var_list = list(tape.watched_variables())
+        if not var_list:
+            raise ValueError("No variables to optimize.")
+        grads = tape.gradient(loss, var_list, output_gradients=grad_loss)
+        grads_and_vars = list(zip(grads, var_list))
+        _assert_valid_dtypes([v for g, v in grads_and_vars if g is not None])
+        return grads_and_vars
+
     def apply_gradients(
         self, grads_and_vars, global_step: Optional[Variable] = None, name: Optional[str] = None
     ) -> Operation:
@@ -245,7 +290,7 @@ class Optimizer:
         skipped) and then, when ``global_step`` is given, increments ``global_step`` by one.
 
         ``name`` (default: the optimizer's name) names the scope of the update ops and the
-        returned op.
+        returned op.  Eagerly the step runs at once and the result is None, as in TensorFlow.
         """
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
@@ -290,6 +335,8 @@ class Optimizer:
                 else:
                     with control_dependencies([self._finish(update_ops, "update")]):
                         apply_updates = global_step.assign_add(1, name=scope).op
+            if graph._eager:
+                return None
             train_ops = graph.get_collection_ref(GraphKeys.TRAIN_OP)
             if apply_updates not in train_ops:
                 train_ops.append(apply_updates)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import threading
 import weakref
 from typing import Optional
 
@@ -50,6 +51,32 @@ from .tensor_shape import TensorShape
 
 # The variables made eagerly, by the id of their handle (a tape finds a read's variable here).
 _eager_variables: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+# Lists that collect the variables read on this thread while `watching_reads` is active.
+_read_watchers = threading.local()
+
+
+@contextlib.contextmanager
+def watching_reads():
+    """Yields a list to which every variable read on this thread inside the block is appended
+    (once per read, in order), as TensorFlow's VariableWatcher: how `df.custom_gradient` finds
+    the variables a function uses."""
+    stack = getattr(_read_watchers, "stack", None)
+    if stack is None:
+        stack = _read_watchers.stack = []
+    found: list = []
+    stack.append(found)
+    try:
+        yield found
+    finally:
+        stack.remove(found)
+
+
+def _note_read(variable) -> None:
+    stack = getattr(_read_watchers, "stack", None)
+    if stack:
+        for found in stack:
+            found.append(variable)
 
 
 class VariableRef:
@@ -255,7 +282,13 @@ class Variable:
             raise ValueError("initial_value must be specified.")
         if constraint is not None and not callable(constraint):
             raise ValueError(f"The `constraint` argument must be a callable, got {constraint!r}")
-        with name_scope(name or "Variable") as scope, _outside_control_flow():
+        # A graph may build its variables elsewhere (a trace in eager mode makes them eagerly).
+        creation_scope = getattr(get_default_graph(), "variable_creation_scope", None)
+        with (
+            creation_scope(self) if creation_scope else contextlib.nullcontext(),
+            name_scope(name or "Variable") as scope,
+            _outside_control_flow(),
+        ):
             op_name = scope[:-1]
             # As TensorFlow: a callable runs in an "Initializer" scope, a value converts to
             # "<name>/initial_value"; neither is under the control dependencies in force.
@@ -297,8 +330,11 @@ class Variable:
         self._synchronization = synchronization or VariableSynchronization.AUTO
         self._aggregation = aggregation or VariableAggregation.NONE
         self._graph = self._handle.graph
-        if self._eager:  # as in TensorFlow's eager mode, no collection keeps the variable
+        if self._eager:  # as in TensorFlow's eager mode, no collection keeps the variable...
             _eager_variables[id(self._handle)] = self
+            if collections and GraphKeys.GLOBAL_STEP in collections:
+                # ...but the global step, so that get_or_create_global_step finds it again.
+                self._graph.add_to_collection(GraphKeys.GLOBAL_STEP, self)
             return
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]
@@ -310,6 +346,7 @@ class Variable:
         return {"dtype": self._dtype, "shape": self._shape}
 
     def _read(self, name: str) -> Tensor:
+        _note_read(self)
         return apply_op("ReadVariableOp", [self._handle], self._attrs(), name=name).outputs[0]
 
     # -- properties ------------------------------------------------------------------------------
@@ -377,7 +414,10 @@ class Variable:
     def value(self) -> Tensor:
         """A read of the variable made when the variable was created (its graph element);
         eagerly, the variable's value now."""
-        return self._read("read") if self._eager else self._snapshot
+        if self._eager:
+            return self._read("read")
+        _note_read(self)
+        return self._snapshot
 
     def numpy(self):
         """The variable's value now, as a numpy array (eager mode only, as in TensorFlow)."""
@@ -399,7 +439,7 @@ class Variable:
             return gather(self, indices)
 
     def _as_graph_element(self) -> Tensor:
-        return self._read("read") if self._eager else self._snapshot
+        return self.value()
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """An op that writes ``value``; its output is the new value, or with
@@ -412,8 +452,13 @@ class Variable:
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         return self._update("AssignSub", delta, name, read_value)
 
+    def _update_graph(self):
+        """Where an update of the variable is built: its own graph, or for an eager variable
+        the default graph (eager mode's, or a trace that captures the variable)."""
+        return get_default_graph() if self._eager else self._handle.graph
+
     def _update(self, op_type: str, value, name, read_value=True, validate_shape=True):
-        graph = self._handle.graph
+        graph = self._update_graph()
         with graph.as_default(), graph.name_scope(name or op_type) as scope:
             # A tensor of another dtype is the op's TypeError; other values convert to ours
             # (as "Assign/value", like TensorFlow's op wrappers name them).
@@ -464,7 +509,7 @@ class Variable:
         return self._scatter("ScatterNdSub", indices, updates, name)
 
     def _scatter(self, op_type: str, indices, updates, name) -> Tensor:
-        graph = self._handle.graph
+        graph = self._update_graph()
         with graph.as_default(), graph.name_scope(name or op_type) as scope:
             if not isinstance(indices, Tensor):
                 indices = convert_to_tensor(indices, name="indices")

@@ -71,6 +71,15 @@ class EagerGraph(_graph.Graph):
         """Nothing to colocate: eager ops run on the host as they are made."""
         yield
 
+    def _reset(self) -> None:
+        """`reset_default_graph` in eager mode: eager mode stays on (this graph stays the
+        default) and forgets its collections (the global step); the graph `graph_mode` builds
+        into is a new one too.  The seed stays, as it is eager context state in TensorFlow."""
+        global _graph_before_eager
+        self._collections = {}
+        with _process_lock:
+            _graph_before_eager = _graph.Graph()
+
     def create_op(self, op_def, inputs, attrs, name=None, control_inputs=(), location=None):
         raise RuntimeError(
             f"A {op_def.type} op cannot be added to a graph while executing eagerly "

@@ -5,9 +5,13 @@ An op runs as a Session would run it, with the same OpDef: ``infer`` on an `Eage
 (the op's inputs, attrs and name, with no graph), then the kernel that ``kernel(attrs)`` builds,
 on the input values.  A kernel is built once per (op type, attrs) when the attrs are hashable
 and the op is not stateful (a stateful kernel, such as a variable handle's, may hold state of
-its own, so it is built per run).  Errors are those of a Session run: inference raises
+its own, so it is built per run), and the result of inference is kept too, per (op type,
+attrs, input dtypes and shapes), where it cannot depend on more (`EagerOpRunner`).  A ``Const``
+needs neither: its output is its value.  Errors are those of a Session run: inference raises
 ``TypeError``/``ValueError`` naming the op and the user's line; a failing kernel raises the
-`errors.OpError` a run would (``InvalidArgumentError`` for bad values).
+`errors.OpError` a run would (``InvalidArgumentError`` for bad values).  The user's line is
+looked for only when an error is raised, or when a tape records the op (its gradient's errors
+name it later).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from .. import graph as _graph
 from ..graph import Operation, _user_location
 from ..random_streams import RandomStreams
 from ..variables import VariableRef, _uninitialized
+from . import tensor as _tensor
 from .tensor import EagerTensor
 
 _KERNEL_CACHE_LIMIT = 4096
@@ -93,18 +98,20 @@ class EagerOperation(Operation):
     name, attrs, inputs and outputs (`EagerTensor`s).  It is in no graph, and only a tape keeps
     it (an `EagerTensor` does not point back to it)."""
 
-    def __init__(self, graph, op_def, name: str, inputs: list, attrs: dict):
-        self._graph = graph
+    _graph = None
+    _control_inputs = ()
+    _control_flow_context = None
+    _control_blocks = frozenset()
+    _device = ""
+    _location = None
+
+    def __init__(self, op_def, name: str, inputs: list, attrs: dict):
         self._op_def = op_def
         self._name = name
         self._inputs = inputs
         self._control_inputs = []
         self.attrs = attrs
         self._outputs = []
-        self._control_flow_context = None
-        self._control_blocks = frozenset()
-        self._device = ""
-        self._location = None
 
     @property
     def location(self):
@@ -143,27 +150,40 @@ def _refuse(op_def, name: Optional[str]) -> None:
 
 
 class EagerOpRunner:
-    """Runs each op at once (see the module docstring); `apply` is `op_registry`'s hook."""
+    """Runs each op at once (see the module docstring); `apply` is `op_registry`'s hook.
+
+    What ``infer`` and ``kernel(attrs)`` give depends on the op's type, attrs and its inputs'
+    dtypes and shapes only, for most ops: so the runner keeps, per such key, a plan (the
+    output dtypes and the built kernel) and runs a repeated op with no inference.  An op whose
+    inference looked at an input's value (through ``tensor.op``, as `Reshape` reads its shape
+    argument), a stateful op, or one whose attrs cannot be hashed is inferred every time.
+    """
 
     def __init__(self, context: EagerContext):
         self.context = context
         self._kernels: dict = {}
+        self._plans: dict = {}
 
     def apply(self, op_def, inputs, attrs: dict, name: Optional[str], control_inputs=()):
         """Runs ``op_def`` on ``inputs`` (tensors or values to convert) and returns the
         `EagerOperation` with its outputs.  ``control_inputs`` need nothing: every op before
         this one has already run."""
-        if op_def.kind is not NodeKind.OP or op_def.feed_only or op_def.kernel is None:
-            _refuse(op_def, name)
+        value_attr = op_def.extra.get("output_is_attr")
+        if value_attr is not None:  # a Const: the value it holds is its one output
+            name = name.rstrip("/") if name else op_def.type
+            return _Constant(EagerTensor(attrs[value_attr], attrs["dtype"], name))
         tensors = [x if x.__class__ is EagerTensor else _as_eager(x, op_def) for x in inputs]
         name = name.rstrip("/") if name else op_def.type
-        op = EagerOperation(None, op_def, name, tensors, attrs)
+        op = EagerOperation(op_def, name, tensors, attrs)
         try:
-            specs = op_def.infer(op)
-        except (ValueError, TypeError) as e:
-            raise type(e)(f"{op_def.type} op '{name}' at {_user_location()}: {e}") from None
+            key = (op_def.type, *attrs.items(), *[(t._dtype, t._value.shape) for t in tensors])
+            plan = self._plans.get(key)
+        except TypeError:  # an attr that is not hashable (an array, a list)
+            key = plan = None
+        if plan is None:
+            plan = self._plan(op, key)
+        out_types, kernel = plan
         args = [t._value for t in tensors]
-        kernel = self._kernel(op_def, attrs, name)
         try:
             if op_def.wants_context:
                 result = kernel(self.context, *args)
@@ -171,22 +191,52 @@ class EagerOpRunner:
                 result = kernel(*args)
         except Exception as e:  # turned into what a Session run raises
             raise _kernel_error(op, e, args) from None
-        if len(specs) == 1:
-            results = (result,)
-        else:
-            results = result
         outputs = op._outputs
-        for index, ((dtype, _), value) in enumerate(zip(specs, results)):
-            dtype = _dtypes.as_dtype(dtype)
-            if value.__class__ is not np.ndarray and dtype not in _OBJECT_DTYPES:
-                value = np.asarray(value, _dtypes.numpy_dtype(dtype))
-            outputs.append(EagerTensor(value, dtype, name, index))
+        if len(out_types) == 1:
+            dtype, np_dtype = out_types[0]
+            if result.__class__ is not np.ndarray and np_dtype is not None:
+                result = np.asarray(result, np_dtype)
+            outputs.append(EagerTensor(result, dtype, name, 0))
+        else:
+            for index, ((dtype, np_dtype), value) in enumerate(zip(out_types, result)):
+                if value.__class__ is not np.ndarray and np_dtype is not None:
+                    value = np.asarray(value, np_dtype)
+                outputs.append(EagerTensor(value, dtype, name, index))
         tapes = getattr(_recording, "tapes", None)
         if tapes:
             op._location = _user_location()
             for tape in tapes:
                 tape._record(op)
         return op
+
+    def _plan(self, op: EagerOperation, key) -> tuple:
+        """Infers ``op`` and builds its kernel: ``(output (dtype, numpy dtype or None for
+        object values) pairs, kernel)``, kept for ``key`` when the plan holds for every op of
+        that key (see the class docstring)."""
+        op_def = op._op_def
+        if op_def.kind is not NodeKind.OP or op_def.feed_only or op_def.kernel is None:
+            _refuse(op_def, op._name)  # so no plan is ever kept for such an op
+        values_read = _tensor.value_reads
+        try:
+            specs = op_def.infer(op)
+        except (ValueError, TypeError) as e:
+            raise type(e)(f"{op_def.type} op '{op._name}' at {_user_location()}: {e}") from None
+        out_types = []
+        for dtype, _ in specs:
+            dtype = _dtypes.as_dtype(dtype)
+            np_dtype = None if dtype in _OBJECT_DTYPES else _dtypes.numpy_dtype(dtype)
+            out_types.append((dtype, np_dtype))
+        plan = (tuple(out_types), self._kernel(op_def, op.attrs, op._name))
+        if (
+            key is not None
+            and not op_def.stateful
+            and not op_def.extra.get("random_stream")
+            and _tensor.value_reads == values_read
+        ):
+            if len(self._plans) >= _KERNEL_CACHE_LIMIT:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
 
     def _kernel(self, op_def, attrs: dict, name: str):
         if op_def.extra.get("random_stream"):
@@ -203,6 +253,15 @@ class EagerOpRunner:
                 self._kernels.clear()
             kernel = self._kernels[key] = op_def.kernel(attrs)
         return kernel
+
+
+class _Constant:
+    """What running a ``Const`` op eagerly gives: its value, as the one output."""
+
+    __slots__ = ("outputs",)
+
+    def __init__(self, tensor: EagerTensor):
+        self.outputs = [tensor]
 
 
 def _as_eager(value, op_def) -> EagerTensor:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 
 from .. import nest
-from ..gradients import UnconnectedGradients, _dense
+from ..gradients import UnconnectedGradients, _dense, gradient_function
 from ..graph import Tensor, _user_location
 from ..indexed_slices import IndexedSlices
 from ..variables import _eager_variables as _variables_by_handle
@@ -230,7 +230,7 @@ def _aggregate(grads: list):
 
 def _call_eagerly(op, out_grads: list) -> list:
     """The gradients of ``op``'s inputs from its registered gradient function."""
-    grad_fn = op._op_def.gradient
+    grad_fn = gradient_function(op)
     if grad_fn is None:
         raise LookupError(
             f"No gradient defined for operation '{op.name}' (op type: {op.type}), run at "

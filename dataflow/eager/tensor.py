@@ -10,6 +10,12 @@ from .. import dtypes as _dtypes
 from .. import graph as _graph
 from ..tensor_shape import TensorShape, as_shape
 
+# How many times code has looked at an eager tensor's value through ``tensor.op`` (as shape
+# inference does with a constant argument): the eager runner keeps the inference of an op only
+# if it did not (`EagerOpRunner`).  Only ever compared before and after, so races only lose a
+# cache entry.
+value_reads = 0
+
 
 class EagerTensor(_graph.Tensor):
     """The value of an op run eagerly: a numpy array with the tensor's dtype and operators.
@@ -63,6 +69,8 @@ class EagerTensor(_graph.Tensor):
 
     @property
     def op(self) -> _ConstView:
+        global value_reads
+        value_reads += 1
         return _ConstView(self)
 
     @property

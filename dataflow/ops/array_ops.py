@@ -63,6 +63,7 @@ __all__ = [
     "fill",
     "gather",
     "identity",
+    "identity_n",
     "one_hot",
     "ones",
     "ones_like",
@@ -236,6 +237,17 @@ define_op(
 define_op("StopGradient", _infer_identity, lambda attrs: _identity, inline=True)
 
 
+def _infer_identity_n(op):
+    return [(x.dtype, x.shape) for x in op.inputs]
+
+
+def _identity_n(*values):
+    return values if len(values) != 1 else values[0]
+
+
+define_op("IdentityN", _infer_identity_n, lambda attrs: _identity_n, inline=True)
+
+
 def identity(input, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """A tensor with the value of ``input`` (a new node, e.g. to hang control dependencies on).
     An IndexedSlices or SparseTensor gives one of the same kind, each part passed through."""
@@ -243,6 +255,12 @@ def identity(input, name: Optional[str] = None) -> Tensor:  # noqa: A002 - Tenso
         with get_default_graph().name_scope(name or "Identity"):
             return composites.map_parts(input, identity)
     return apply_op("Identity", (input,), None, name or "Identity").outputs[0]
+
+
+def identity_n(input, name: Optional[str] = None) -> list:  # noqa: A002 - TensorFlow's name
+    """One op whose outputs have the values of the tensors ``input``, in order; its gradient
+    passes each output's gradient to its input (`df.custom_gradient` gives it another)."""
+    return list(apply_op("IdentityN", list(input), None, name or "IdentityN").outputs)
 
 
 def stop_gradient(input, name: Optional[str] = None) -> Tensor:  # noqa: A002
@@ -1575,6 +1593,11 @@ def equal_minus_one(t: Tensor) -> Tensor:
 @RegisterGradient("Identity")
 def _identity_grad(op, grad):
     return grad
+
+
+@RegisterGradient("IdentityN")
+def _identity_n_grad(op, *grads):
+    return list(grads)
 
 
 @RegisterGradient("Reshape")

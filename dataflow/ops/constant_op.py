@@ -23,7 +23,9 @@ def _const_kernel(attrs):
     return lambda: value
 
 
-define_op("Const", _infer_const, _const_kernel, inline=True)
+# ``output_is_attr``: the op's one output is the attr "value" (of the attr "dtype"), which lets
+# eager mode skip inference and kernel for it.
+define_op("Const", _infer_const, _const_kernel, inline=True, extra={"output_is_attr": "value"})
 
 
 def _element_check(dtype: _dtypes.DType):
@@ -130,16 +132,38 @@ def _fit_to_shape(array: np.ndarray, shape: tuple, verify_shape: bool) -> np.nda
     )
 
 
+# The read-only arrays made of scalars (Python numbers, numpy scalars), by (type, value, dtype),
+# so that code converting the same numbers over and over (``x * 2.0`` in an eager loop) checks
+# and converts each once.  Zeros and NaNs are left out: 0.0 and -0.0 are equal keys for two
+# different arrays, and a NaN is equal to no key.
+_scalar_arrays: dict = {}
+_SCALAR_ARRAYS_LIMIT = 1024
+
+
+def _scalar_key(value, dtype):
+    if (value.__class__ in (float, int, bool) or isinstance(value, np.number)) and value:
+        if value == value:
+            return (value.__class__, value, dtype)
+    return None
+
+
 def constant(value, dtype=None, shape=None, name: str = "Const", verify_shape: bool = False):
     """A tensor whose value is fixed in the graph.  Mirrors ``tf.compat.v1.constant``."""
     dtype = None if dtype is None else _dtypes.as_dtype(dtype)
-    try:
-        array = _as_constant_array(value, dtype)
-        if shape is not None:
-            array = _fit_to_shape(array, tuple(as_shape(shape).as_list()), verify_shape)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"Const op '{name}' at {_user_location()}: {e}") from None
-    array.flags.writeable = False
+    key = _scalar_key(value, dtype) if shape is None else None
+    array = None if key is None else _scalar_arrays.get(key)
+    if array is None:
+        try:
+            array = _as_constant_array(value, dtype)
+            if shape is not None:
+                array = _fit_to_shape(array, tuple(as_shape(shape).as_list()), verify_shape)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"Const op '{name}' at {_user_location()}: {e}") from None
+        array.flags.writeable = False
+        if key is not None:
+            if len(_scalar_arrays) >= _SCALAR_ARRAYS_LIMIT:
+                _scalar_arrays.clear()
+            _scalar_arrays[key] = array
     attrs = {"value": array, "dtype": _dtypes.as_dtype(array.dtype)}
     return apply_op("Const", (), attrs, name=name, graph=get_default_graph()).outputs[0]
 

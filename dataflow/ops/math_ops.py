@@ -371,6 +371,12 @@ def binary_op(op_type: str, x, y, name: Optional[str]) -> Tensor:
     if isinstance(x, Tensor) and isinstance(y, Tensor):
         return apply_op(op_type, (x, y), None, name).outputs[0]
     graph = graph_of((x, y))
+    if graph._eager:  # no scope to open: eager ops are not named uniquely
+        try:
+            x, y = convert_in_order((x, y), ("x", "y"))
+        except TypeError as e:
+            raise TypeError(f"{op_type} op '{name}' at {_user_location()}: {e}") from None
+        return apply_op(op_type, (x, y), None, name).outputs[0]
     with graph.as_default(), graph.name_scope(name) as scope:
         try:
             x, y = convert_in_order((x, y), ("x", "y"))

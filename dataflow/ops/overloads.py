@@ -42,6 +42,8 @@ def _binary(fn, op_name: str, reflected_name: str):
         if isinstance(other, Tensor):
             return fn(other, self, name=op_name)
         graph = self.graph
+        if graph._eager:  # no scope to open: eager ops are not named uniquely
+            return fn(convert_to_tensor(other, dtype=self.dtype, name="x"), self, name=op_name)
         with graph.as_default(), graph.name_scope(op_name) as scope:
             other = convert_to_tensor(other, dtype=self.dtype, name="x")
             return fn(other, self, name=scope)

@@ -20,21 +20,34 @@ running it once per *signature* on symbolic tensors (a trace), as ``tf.function`
   a trace (`Function.experimental_get_tracing_count`).  The function is built anew at each call
   site rather than copied from its `FuncGraph`, because a traced cond or loop would have to be
   re-nested inside the caller's cond or loop, which only building it there does exactly.
+- Called eagerly, the function reads and writes eager variables as TensorFlow does: a variable
+  it uses is a captured resource of its graph (a ``VarHandleOp`` of the trace, not a constant),
+  so each call reads the value of the moment and its assignments stay, and only when the call
+  succeeds.  A variable made on the first trace is made eagerly and outlives the trace.
+- Called eagerly under a `GradientTape`, a call is recorded as one op whose gradient is
+  ``df.gradients`` of the trace, fed with the forward run's own values (`tape_calls`).
+- ``df.function(fn, experimental_graph_breaks=True)`` splits an eager call where a statement
+  needs a tensor's value (TorchDynamo's graph breaks) and retraces a part when a Python value
+  it baked in changes (guards); which statements break is said in `breaks`.
 
-Invariants: a trace never runs an op; a `FuncGraph` is an ordinary `Graph` (passes, rendering
-and ``df.io`` take it as it is); the Python function to trace is chosen in one place,
-`Function._python_function_to_trace` (where AutoGraph's conversion plugs in).
+Invariants: a trace never runs an op (a variable made by a trace in eager mode is not the
+trace's op: it is made at once, outside the graph); a `FuncGraph` is an ordinary `Graph`
+(passes, rendering and ``df.io`` take it as it is); the Python function to trace is chosen in
+one place, `Function._python_function_to_trace` (where AutoGraph's conversion plugs in).
 """
 
 from ..tensor_spec import TensorSpec
+from .breaks import BreakingFunction, GraphBreak
 from .legacy import Defun, wrap_function
 from .tracing import ConcreteFunction, FuncGraph, Function, function
 
 __all__ = [
+    "BreakingFunction",
     "ConcreteFunction",
     "Defun",
     "FuncGraph",
     "Function",
+    "GraphBreak",
     "TensorSpec",
     "function",
     "wrap_function",

@@ -10,15 +10,18 @@ state of a `Function`:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any, Optional
 
 import numpy as np
 
+from .. import dtypes as _dtypes
 from .. import nest
+from ..eager.runner import active_tapes
 from ..graph import (
     Graph,
     GraphKeys,
@@ -30,6 +33,8 @@ from ..graph import (
     needed_ops,
 )
 from ..tensor_spec import TensorSpec
+from ..variables import VariableRef
+from .tape_calls import taped_call
 
 # A function traced this many times warns that it retraces too often, as TensorFlow's does.
 RETRACE_WARNING_THRESHOLD = 5
@@ -60,10 +65,18 @@ class _PythonValue:
         return self.shown
 
 
+def _is_variable(value) -> bool:
+    return hasattr(value, "_as_graph_element") and hasattr(value, "handle")
+
+
 def _is_tensor_value(value) -> bool:
-    """Whether an argument is passed to the trace as a tensor (a placeholder stands for it)."""
+    """Whether an argument is passed to the trace as a tensor (a placeholder stands for it).
+    A variable is not: the trace gets the variable itself, and captures it."""
     return isinstance(value, (Tensor, np.ndarray, np.generic)) or (
-        hasattr(value, "dtype") and hasattr(value, "shape") and hasattr(value, "numpy")
+        hasattr(value, "dtype")
+        and hasattr(value, "shape")
+        and hasattr(value, "numpy")
+        and not _is_variable(value)
     )
 
 
@@ -72,7 +85,7 @@ def _leaf_signature(value):
         return TensorSpec(value.shape, value.dtype)
     if _is_tensor_value(value):
         return TensorSpec.from_value(value)
-    if hasattr(value, "_as_graph_element") and hasattr(value, "handle"):  # a Variable
+    if _is_variable(value):
         return ("variable", id(value))
     return _PythonValue(value)
 
@@ -176,6 +189,13 @@ class FuncGraph(Graph):
         self.control_captures: set[Operation] = set()
         # id(eager tensor) -> (the eager tensor, its placeholder); the values are fed per call.
         self.eager_captures: dict[int, tuple[Tensor, Tensor]] = {}
+        # id(eager variable handle) -> (that handle, the graph's VarHandleOp output standing
+        # for it); and the key of each such VarHandleOp -> the eager variable's VariableRef.
+        self.captured_variables: dict[int, tuple[Tensor, Tensor]] = {}
+        self.variable_refs: dict[str, VariableRef] = {}
+        self.lifts_variables = False  # traced in eager mode: see `variable_creation_scope`
+        self.lifted_variables: list = []
+        self.control_outputs: list[Operation] = []  # ops a call runs besides the outputs
 
     captures_outer_tensors = True
     building_function = True
@@ -203,12 +223,53 @@ class FuncGraph(Graph):
 
     def _capture_eager_tensor(self, tensor: Tensor, op_type: str) -> Tensor:
         """An eager value the function reads (a closure over it) becomes an input of the
-        graph, fed with the value at each call, rather than a constant baked in."""
+        graph, fed with the value at each call, rather than a constant baked in.  An eager
+        variable's handle becomes a handle of this graph (`_capture_eager_variable`)."""
+        if tensor.dtype is _dtypes.resource and isinstance(tensor._value, VariableRef):
+            return self._capture_eager_variable(tensor)
         known = self.eager_captures.get(id(tensor))
         if known is None:
             known = (tensor, self._capture_placeholder(tensor, "captured"))
             self.eager_captures[id(tensor)] = known
         return known[1]
+
+    def _capture_eager_variable(self, handle: Tensor) -> Tensor:
+        """A ``VarHandleOp`` of this graph that stands for the eager variable of ``handle``:
+        its key (``shared_name``) is unique in the graph, and a run of the graph reads and
+        writes that key in the eager context (`_EagerVariableStore`), so each call sees the
+        variable's value of the moment and its assignments stay, as TensorFlow's captured
+        resource inputs."""
+        known = self.captured_variables.get(id(handle))
+        if known is not None:
+            return known[1]
+        from primitives.contexts import building_in
+
+        from ..op_registry import apply_op
+
+        ref = handle._value
+        key = f"captured_variable_{len(self.captured_variables)}"
+        attrs = {"dtype": ref.dtype, "shape": ref.shape, "shared_name": key}
+        with self.as_default(), self.control_dependencies(None), building_in(self, None):
+            inner = apply_op("VarHandleOp", (), attrs, name=key + "/").outputs[0]
+        self.captured_variables[id(handle)] = (handle, inner)
+        self.variable_refs[key] = ref
+        return inner
+
+    @contextlib.contextmanager
+    def variable_creation_scope(self, variable):
+        """Where `Variable` builds ``variable`` when it is made during this trace: a trace
+        started in eager mode makes it eagerly, once, so that it outlives the trace and keeps
+        its value across calls (TensorFlow lifts it out of the function the same way); the
+        trace then reads it as any captured variable, and ``lifted_variables`` keeps it.
+        Other traces build it in this graph."""
+        if not self.lifts_variables:
+            yield
+            return
+        from ..eager import eager_mode
+
+        with eager_mode():
+            yield
+        self.lifted_variables.append(variable)
 
     def _capture_placeholder(self, tensor: Tensor, name: str) -> Tensor:
         from primitives.contexts import building_in
@@ -317,6 +378,12 @@ def _automatic_control_dependencies(
     if structured_outputs is None:
         with graph.control_dependencies(must_run):
             return group(*must_run)
+    if isinstance(graph, FuncGraph) and not any(
+        isinstance(t, Tensor) for t in nest.flatten(structured_outputs)
+    ):
+        # Nothing returned waits for the effects: a call runs them as control outputs.
+        with graph.control_dependencies(must_run):
+            graph.control_outputs.append(group(*must_run))
     return nest.map_structure(wait_for_effects, structured_outputs)
 
 
@@ -352,6 +419,8 @@ class ConcreteFunction:
             (tuple(args), dict(kwargs)),
         )
         self._runner: Optional[Callable] = None
+        self._taped_runner: Optional[Callable] = None
+        self._function_session = None
 
     @property
     def inputs(self) -> list[Tensor]:
@@ -384,20 +453,39 @@ class ConcreteFunction:
             return self._call_eagerly(arguments)
         return self._function._build_at_call_site(arguments)
 
+    @property
+    def captured_variables(self) -> list:
+        """The eager variables the trace reads or writes, in the order it first used them."""
+        from ..variables import _eager_variables
+
+        found = (_eager_variables.get(id(h)) for h, _ in self.graph.captured_variables.values())
+        return [variable for variable in found if variable is not None]
+
+    def _session(self):
+        """The Session that runs the trace (its variables are the captured eager ones)."""
+        if self._function_session is None:
+            self._function_session = _function_session(self.graph)
+        return self._function_session
+
     def _run(self, flat_values: list):
         """Runs the traced graph on values for ``inputs``, through one plan made on first use."""
         if self._runner is None:
-            from ..session import Session
+            fetches = self.outputs + self.graph.control_outputs
+            self._runner = self._session().make_callable(fetches, feed_list=self.inputs)
+        return self._runner(*flat_values)[: len(self.outputs)]
 
-            session = Session(graph=self.graph)
-            self._runner = session.make_callable(self.outputs, feed_list=self.inputs)
-        return self._runner(*flat_values)
+    def _run_with(self, flat_values: list, saved: list) -> list:
+        """As `_run`, also fetching ``saved`` (a taped call's saved tensors, fixed per
+        concrete function): the outputs' values, then the saved ones."""
+        if self._taped_runner is None:
+            self._taped_runner = self._session().make_callable(
+                self.outputs + saved + self.graph.control_outputs, feed_list=self.inputs
+            )
+        return list(self._taped_runner(*flat_values))[: len(self.outputs) + len(saved)]
 
     def _call_eagerly(self, arguments):
         """Runs the trace on the call's tensor arguments and the captured eager values now;
         returns the structured outputs with `EagerTensor` values."""
-        from ..eager import EagerTensor
-
         flat_arguments = nest.flatten(arguments)
         values = [
             np.asarray(value)
@@ -411,11 +499,23 @@ class ConcreteFunction:
                 "read only eager values"
             )
         values += [np.asarray(tensor) for tensor, _ in self.graph.eager_captures.values()]
+        tapes = active_tapes()
+        if tapes:
+            arguments = [
+                value
+                for value, leaf in zip(flat_arguments, self._signature.leaves)
+                if isinstance(leaf, TensorSpec)
+            ]
+            results = iter(taped_call(self, arguments, values, tapes))
+            return nest.map_structure(
+                lambda value: next(results) if isinstance(value, Tensor) else value,
+                self.structured_outputs,
+            )
         results = iter(self._run(values))
 
         def as_eager(value):
             if isinstance(value, Tensor):
-                return EagerTensor(next(results), value.dtype)
+                return eager_result(next(results), value.dtype)
             return value
 
         return nest.map_structure(as_eager, self.structured_outputs)
@@ -424,10 +524,53 @@ class ConcreteFunction:
         return f"<ConcreteFunction {self.name} inputs={self.inputs} outputs={self.outputs}>"
 
 
+class _EagerVariableStore(MutableMapping):
+    """The variable values a `_FunctionSession` sees: each key of a captured variable's
+    ``VarHandleOp`` (`FuncGraph._capture_eager_variable`) is that eager variable's value in the
+    eager context.  The Session writes here only when a run succeeds, so a failed call leaves
+    every variable as it was."""
+
+    def __init__(self, refs: dict[str, VariableRef]):
+        from ..eager import eager_context
+
+        self._refs = refs
+        self._context = eager_context()
+
+    def __getitem__(self, key: str):
+        ref = self._refs.get(key)
+        if ref is None:
+            raise KeyError(key)
+        return self._context.read_variable(ref)
+
+    def __setitem__(self, key: str, value) -> None:
+        self._context.write_variable(self._refs[key], value)
+
+    def __delitem__(self, key: str) -> None:
+        raise TypeError("a traced function cannot delete an eager variable")
+
+    def __iter__(self):
+        return iter(self._refs)
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+
+def _function_session(graph: FuncGraph):
+    """A Session for running ``graph`` eagerly, whose variables are the eager ones it
+    captured (see `_EagerVariableStore`)."""
+    from ..session import Session
+
+    session = Session(graph=graph)
+    session._variable_values = _EagerVariableStore(graph.variable_refs)
+    return session
+
+
 # -- the polymorphic function ----------------------------------------------------------------------
 class Function:
     """A Python function traced into graphs, one `ConcreteFunction` per signature (see the
     package docstring).  Made by ``df.function``."""
+
+    _graph_class = FuncGraph  # what a trace builds (`breaks` traces into one of its own)
 
     def __init__(
         self,
@@ -596,7 +739,8 @@ class Function:
         """Traces the function into a new `FuncGraph` for ``signature``."""
         self._note_trace(signature, location, graph_mode=False)
         outer = get_default_graph()
-        graph = FuncGraph(self._name, outer)
+        graph = self._graph_class(self._name, outer)
+        graph.lifts_variables = outer._eager
         args, kwargs = arguments
         flat_arguments = nest.flatten((args, kwargs))
         traced_arguments = []
@@ -615,7 +759,7 @@ class Function:
             variables_before = {id(v) for v in _variables_of(graph)}
             outputs = self._python_function_to_trace()(*args, **kwargs)
             new_variables = [v for v in _variables_of(graph) if id(v) not in variables_before]
-            self._check_variables_made(new_variables, location)
+            self._check_variables_made(new_variables + graph.lifted_variables, location)
             outputs = self._order_effects(graph, graph.get_operations(), outputs, new_variables)
         graph.structured_outputs = outputs
         graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, Tensor)]
@@ -692,6 +836,14 @@ class _CallerLocation:
         return str(self._location)
 
 
+def eager_result(value, dtype):
+    """A run's result as an `EagerTensor` (which holds an array: a Session gives a numpy
+    scalar for a 0-d result)."""
+    from ..eager import EagerTensor
+
+    return EagerTensor(value if value.__class__ is np.ndarray else np.asarray(value), dtype)
+
+
 def _executing_eagerly() -> bool:
     return get_default_graph()._eager
 
@@ -746,15 +898,27 @@ def function(
     reduce_retracing: Optional[bool] = None,
     jit_compile=None,
     experimental_compile=None,
+    experimental_graph_breaks: bool = False,
 ):
     """``df.function``: traces ``fn`` into graphs, as ``tf.function`` (see the package docstring).
 
     Usable as ``@df.function``, ``@df.function(input_signature=[...])`` and
     ``df.function(fn)``.  ``reduce_retracing`` is TensorFlow 2's later name for
-    ``experimental_relax_shapes``; ``jit_compile`` is accepted and ignored (no XLA here)."""
+    ``experimental_relax_shapes``; ``jit_compile`` is accepted and ignored (no XLA here).
+    ``experimental_graph_breaks=True`` splits an eager call where a statement needs a tensor's
+    value, and guards the Python values baked in (`dataflow.tracing.breaks`)."""
     relax = bool(experimental_relax_shapes or reduce_retracing)
 
     def decorate(python_function: Callable) -> Function:
+        if experimental_graph_breaks:
+            from .breaks import BreakingFunction
+
+            return BreakingFunction(
+                python_function,
+                input_signature=input_signature,
+                autograph=autograph,
+                experimental_relax_shapes=relax,
+            )
         return Function(python_function, input_signature, autograph, relax)
 
     if fn is None:

@@ -13,5 +13,8 @@ def fresh_graph():
 
 @pytest.fixture
 def eager():
+    """Eager mode for the test; the global step a test made is forgotten after it (eager mode's
+    graph lives as long as the process)."""
     with df.eager_mode():
         yield
+        df.get_collection_ref(df.GraphKeys.GLOBAL_STEP).clear()

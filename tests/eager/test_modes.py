@@ -129,3 +129,28 @@ def test_enable_eager_execution_is_refused_once_a_graph_op_was_built():
     out = _run("df.constant(1.0)")
     assert "refused: df.enable_eager_execution must be called at program startup" in out
     assert "False <df.Tensor 'mul:0'" in out
+
+
+RESET_SCRIPT = """
+import dataflow as df
+df.enable_eager_execution()
+step = df.train.get_or_create_global_step()
+df.reset_default_graph()
+print(df.executing_eagerly(), df.constant(2.0) * 2)
+print("same step:", df.train.get_or_create_global_step() is step)
+with df.Graph().as_default():
+    try:
+        df.reset_default_graph()
+    except AssertionError as e:
+        print("nested:", e)
+"""
+
+
+def test_reset_default_graph_keeps_eager_execution_on_and_forgets_the_global_step():
+    result = subprocess.run(
+        [sys.executable, "-c", RESET_SCRIPT], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert "True df.Tensor(4.0, shape=(), dtype=float32)" in result.stdout
+    assert "same step: False" in result.stdout
+    assert "nested: Do not use reset_default_graph() inside" in result.stdout

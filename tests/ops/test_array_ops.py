@@ -23,6 +23,19 @@ def test_identity_and_stop_gradient_pass_values_through():
     assert_same(evaluate(b, {x: value}), value)
 
 
+def test_identity_n_passes_values_and_gradients_through():
+    a, b = df.placeholder(df.float32, [None]), df.constant(3.0)
+    out = df.identity_n([a, b])
+    assert [t.op.type for t in out] == ["IdentityN", "IdentityN"] and out[0].op is out[1].op
+    assert out[0].shape.as_list() == [None] and out[1].shape.as_list() == []
+    grads = df.gradients(out[0] * 2.0 + out[1], [a, b])
+    value = np.array([1.0, 2.0], np.float32)
+    (a_out, b_out), (da, db) = run([out, grads], {a: value})
+    assert_same(a_out, value)
+    assert b_out == 3.0 and db == 2.0  # b was broadcast over two elements
+    assert_same(da, np.array([2.0, 2.0], np.float32))
+
+
 def test_reshape_infers_the_minus_one_dimension():
     out = df.reshape(X, [4, -1])
     assert out.shape.as_list() == [4, 6]
