@@ -92,7 +92,15 @@ from typing import Optional, Union
 from executor.program import NodeKind
 
 from . import dtypes as _dtypes
-from .graph import Graph, GraphKeys, Operation, Tensor, convert_to_tensor
+from .graph import (
+    Graph,
+    GraphKeys,
+    Operation,
+    Tensor,
+    _user_location,
+    convert_to_tensor,
+    get_default_graph,
+)
 from .indexed_slices import IndexedSlices
 from .op_registry import apply_op, get_op_def
 
@@ -228,12 +236,18 @@ def _as_list(values) -> list:
 
 
 def _as_tensor(value, graph: Optional[Graph], what: str) -> Tensor:
+    """``value`` as a tensor of the graph being built.  A value computed eagerly (a variable's
+    eager handle, or an eager tensor a traced function closes over) is the tensor that stands
+    for it in the function's graph, its capture, as any op of that graph would take it."""
     from .variables import Variable
 
     if isinstance(value, Variable):
-        return value.handle
+        value = value.handle
     if not isinstance(value, Tensor):
         raise TypeError(f"{what} must be Tensors or Variables, got {value!r}")
+    graph_being_built = get_default_graph()
+    if value._is_eager and graph_being_built.captures_outer_tensors:
+        return graph_being_built._capture_eager_tensor(value, "gradients")
     return value
 
 
@@ -394,6 +408,11 @@ def gradients(
         raise ValueError(
             f"Invalid aggregation_method specified {aggregation_method!r}. Accepted values are "
             f"{list(valid_methods)} (df.AggregationMethod)."
+        )
+    if get_default_graph()._eager:
+        raise RuntimeError(
+            "df.gradients is not supported when eager execution is enabled; use "
+            f"df.GradientTape instead ({_user_location()})."
         )
     ys_list = [_as_tensor(y, None, "ys") for y in _as_list(ys)]
     xs_list = [_as_tensor(x, None, "xs") for x in _as_list(xs)]

@@ -54,6 +54,7 @@ import dataflow as _df
 from dataflow import composites, nest
 from dataflow import graph as _graph
 from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from dataflow.indexed_slices import IndexedSlices
 from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from dataflow.ref_variables import forwarding_identity
@@ -154,6 +155,10 @@ def cond(
     Raises ``TypeError`` when a function is missing or not callable or ``pred`` is not bool,
     ``ValueError`` when ``pred`` is not a scalar, a function returns None or nothing, or the
     branches' results differ in structure (``TypeError`` when sequence types differ) or dtype.
+
+    Inside a df.function, as TensorFlow builds a functional cond there: ``strict`` is ignored
+    and singletons are kept, and a result that is IndexedSlices from one branch only is a
+    ``TypeError`` ("Cannot reconcile tf.cond ...").
     """
     location = _graph._user_location()
     for old_name, old_fn, fn_name in (("fn1", fn1, "true_fn"), ("fn2", fn2, "false_fn")):
@@ -183,6 +188,10 @@ def cond(
     if graph._eager:  # the predicate has its value: only the branch taken is called
         result = true_fn() if pred else false_fn()
         return result if strict else _unpack_if_singleton(result)
+    if graph.building_function:
+        # TensorFlow builds a function's cond as a functional If (cond_v2), which has no
+        # ``strict``: a singleton list stays a list, and the argument is never looked at.
+        strict = True
     if cond_v2.control_flow_v2_enabled():
         return cond_v2.cond_v2(pred, true_fn, false_fn, strict, name, location)
     return _cond_v1(graph, pred, true_fn, false_fn, strict, name, location)
@@ -217,6 +226,8 @@ def _cond_v1(graph, pred: Tensor, true_fn, false_fn, strict: bool, name, locatio
             f"in cond '{cond_name}' ({location}; true_fn defined at {_defined_at(true_fn)}, "
             f"false_fn at {_defined_at(false_fn)})"
         )
+        if graph.building_function:
+            _check_indexed_slices_in_both_branches(returned_t, returned_f, where)
         try:
             nest.assert_same_structure(orig_t, orig_f)
         except TypeError as e:
@@ -254,6 +265,21 @@ def _cond_v1(graph, pred: Tensor, true_fn, false_fn, strict: bool, name, locatio
     result = nest.pack_sequence_as(orig_t, _with_tensor_arrays(nest.flatten(orig_t), merges))
     result = composites.pack(returned_t, result)
     return result if strict else _unpack_if_singleton(result)
+
+
+def _check_indexed_slices_in_both_branches(returned_t, returned_f, where: str) -> None:
+    """Refuses, as TensorFlow's functional cond does, a result that is IndexedSlices from one
+    branch and not from the other (a TF1 graph's cond reports it as a structure mismatch)."""
+    leaves_t = nest.flatten(returned_t)
+    leaves_f = nest.flatten(returned_f)
+    if len(leaves_t) != len(leaves_f):
+        return  # the structure check below reports it
+    for k, (leaf_t, leaf_f) in enumerate(zip(leaves_t, leaves_f)):
+        if isinstance(leaf_t, IndexedSlices) != isinstance(leaf_f, IndexedSlices):
+            raise TypeError(
+                f"Cannot reconcile tf.cond {k}-th outputs {where}:\n"
+                f"  branches returned: ({leaf_t!r}, {leaf_f!r})"
+            )
 
 
 def _cast_disagreeing_indices(returned_t, returned_f, flat_t, flat_f, context_t, context_f):

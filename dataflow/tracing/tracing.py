@@ -290,6 +290,43 @@ def _ops_made_by_variables(graph: Graph, variables: list) -> set:
     return made
 
 
+# The ops that carry a value out of a nested cond or loop whenever the construct runs: a Merge
+# is live as soon as one input is, an Exit when its loop ends.
+_LIVE_WHEN_CONSTRUCT_RUNS = frozenset({"Merge", "RefMerge", "Exit", "RefExit"})
+
+
+def _child_context_of(op: Operation, context):
+    """The context directly inside ``context`` that holds ``op``, or None when ``op`` is not
+    inside a cond or loop nested in ``context``."""
+    inner = op._control_flow_context
+    while inner is not None and inner.outer_context is not context:
+        inner = inner.outer_context
+    return inner
+
+
+def _ops_run_by_one_branch(new_ops: list, context) -> set:
+    """The ops among ``new_ops`` at the level of ``context`` that only run when a nested cond
+    takes a particular branch, so that waiting for them would leave the outputs dead.
+
+    Such an op reads, directly or through other such ops, a tensor from inside a nested cond or
+    loop that is not a Merge or Exit output: the zeros a gradient makes for a Switch's untaken
+    output are the usual case.  A Merge at this level ends the chain, since it is live as soon
+    as one of its inputs is.  ``new_ops`` are in creation order, so inputs come first."""
+    bound: set = set()
+    for op in new_ops:
+        if op._control_flow_context is not context or op.type in _LIVE_WHEN_CONSTRUCT_RUNS:
+            continue
+        for t in op.inputs:
+            source = t.op
+            if source in bound or (
+                source.type not in _LIVE_WHEN_CONSTRUCT_RUNS
+                and _child_context_of(source, context) is not None
+            ):
+                bound.add(op)
+                break
+    return bound
+
+
 def _automatic_control_dependencies(
     graph: Graph, new_ops: list, context, structured_outputs, excluded: set
 ):
@@ -299,18 +336,18 @@ def _automatic_control_dependencies(
     An op at ``context``'s level that reads a cond or loop the function built, which holds a
     stateful op (a Merge of a cond whose branch assigns), must run as well: the outputs wait
     for it too, as TensorFlow's do.  Ops inside those conds and loops keep v1 control flow's
-    order (TensorFlow does the same)."""
+    order (TensorFlow does the same).  Ops at this level that run only with one branch of a
+    nested cond are left out: waiting for them would leave the outputs dead."""
     stateful_nested_contexts = set()
     chain: list[Operation] = []
+    excluded = excluded | _ops_run_by_one_branch(new_ops, context)
     for op in new_ops:
         if op in excluded or not op.op_def.stateful:
             continue
         if op._control_flow_context is context:
             chain.append(op)
         else:
-            inner = op._control_flow_context
-            while inner is not None and inner.outer_context is not context:
-                inner = inner.outer_context
+            inner = _child_context_of(op, context)
             if inner is not None:
                 stateful_nested_contexts.add(id(inner))
     for earlier, later in zip(chain, chain[1:]):

@@ -91,6 +91,27 @@ def test_function_without_outputs_returns_an_op_that_runs_its_effects():
         assert sess.run(v) == 6.0
 
 
+def test_gradients_through_a_stateful_cond_in_a_function_are_live_on_either_branch():
+    # The true branch reads a variable, so the outputs wait for the cond; the gradient of each
+    # captured value makes zeros for its untaken Switch output, which the outputs must not wait
+    # for.
+    v = df.Variable([1.0, 2.0])
+    x = df.constant(3.0)
+    take_true = df.placeholder(df.bool, [])
+
+    @df.function
+    def grads():
+        y = df.cond(take_true, lambda: df.reduce_sum(v.read_value()) * x, lambda: x * x)
+        return df.gradients(y, [v, x])
+
+    dv, dx = grads()
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(dv, {take_true: True}), [3.0, 3.0])
+        assert sess.run(dx, {take_true: True}) == 3.0
+        assert sess.run(dx, {take_true: False}) == 6.0
+
+
 def test_wrap_function_prunes_effects_the_outputs_do_not_need():
     out = io.StringIO()
 

@@ -413,6 +413,10 @@ class TestCase(_VariantsTestCase):
         return self._as_default(self._cached_session)
 
     def evaluate(self, tensors):
+        """The values of ``tensors``: run in the default (or cached) Session, or, in eager mode,
+        the numpy values the eager tensors already hold, as TensorFlow's TestCase gives."""
+        if df.executing_eagerly():
+            return df.nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else t, tensors)
         sess = df.get_default_session()
         if sess is not None:
             return sess.run(tensors)
