@@ -360,3 +360,7 @@ from primitives.cond_v2 import (  # noqa: E402
     disable_control_flow_v2,
     enable_control_flow_v2,
 )
+
+# isort: split
+# the devices this process offers, as TensorFlow's client.device_lib lists them
+from . import device_lib  # noqa: E402, F401

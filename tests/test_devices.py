@@ -271,3 +271,12 @@ def test_gradients_colocated_with_their_ops_take_the_forward_device(colocate):
     assert placed == ["while/Square"] + (square_grad if colocate else [])
     with df.Session() as sess:
         assert sess.run(grad) == 1024.0
+
+
+def test_local_devices_are_the_hosts_cpus_as_many_as_the_config_asks():
+    (only,) = df.device_lib.list_local_devices()
+    assert (only.name, only.device_type) == ("/device:CPU:0", "CPU")
+    config = df.ConfigProto(device_count={"CPU": 3})
+    names = [d.name for d in df.device_lib.list_local_devices(config)]
+    assert names == ["/device:CPU:0", "/device:CPU:1", "/device:CPU:2"]
+    assert "GPU" not in {d.device_type for d in df.device_lib.list_local_devices(config)}

@@ -265,7 +265,11 @@ _module(
     assert_same_structure="nest.assert_same_structure",
 )
 _module("tensorflow.python.client.session", ["Session", "InteractiveSession"])
-_module("tensorflow.python.client.device_lib", [])
+_module(
+    "tensorflow.python.client.device_lib",
+    [],
+    list_local_devices="device_lib.list_local_devices",
+)
 _module(
     "tensorflow.core.protobuf.config_pb2",
     ["ConfigProto", "RunOptions", "RunMetadata", "GraphOptions", "OptimizerOptions"],
