@@ -520,39 +520,7 @@ def count_nonzero(
 
 
 # -- running products ------------------------------------------------------------------------------
-def _infer_cumprod(op):
-    (x,) = op.inputs
-    check_dtype(x.dtype, NUMERIC_TYPES, "Input of 'Cumprod'")
-    rank = x.shape.ndims
-    if rank == 0:
-        raise ValueError("Cumprod needs a tensor of rank at least 1, got a scalar")
-    normalize_axis(op.attrs["axis"], rank)
-    return [(x.dtype, x.shape)]
-
-
-def _cumprod_kernel(attrs):
-    axis, exclusive, reverse = attrs["axis"], attrs["exclusive"], attrs["reverse"]
-
-    def cumprod(x):
-        if reverse:
-            x = np.flip(x, axis)
-        with np.errstate(all="ignore"):
-            out = np.cumprod(x, axis=axis, dtype=x.dtype)
-        if exclusive:
-            shifted = np.ones_like(out)
-            into = [slice(None)] * out.ndim
-            take = [slice(None)] * out.ndim
-            into[axis], take[axis] = slice(1, None), slice(None, -1)
-            shifted[tuple(into)] = out[tuple(take)]
-            out = shifted
-        if reverse:
-            out = np.flip(out, axis)
-        return out
-
-    return cumprod
-
-
-define_op("Cumprod", _infer_cumprod, _cumprod_kernel)
+define_op("Cumprod", _m._infer_running, _m.running_kernel(np.cumprod, 1))
 
 
 def cumprod(

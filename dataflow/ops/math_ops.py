@@ -1180,38 +1180,47 @@ def argmin(
     return _arg_reduce("ArgMin", input, axis, name, dimension, output_type)
 
 
-def _infer_cumsum(op):
+def _infer_running(op):
+    """Cumsum's and Cumprod's inference: the input's dtype and shape, along a valid axis."""
     (x,) = op.inputs
-    check_dtype(x.dtype, NUMERIC_TYPES, "Input of 'Cumsum'")
+    check_dtype(x.dtype, NUMERIC_TYPES, f"Input of '{op.type}'")
     rank = x.shape.ndims
     if rank == 0:
-        raise ValueError("Cumsum needs a tensor of rank at least 1, got a scalar")
+        raise ValueError(f"{op.type} needs a tensor of rank at least 1, got a scalar")
     normalize_axis(op.attrs["axis"], rank)
     return [(x.dtype, x.shape)]
 
 
-def _cumsum_kernel(attrs):
-    axis, exclusive, reverse = attrs["axis"], attrs["exclusive"], attrs["reverse"]
+def running_kernel(accumulate, empty):
+    """The kernel builder of a running reduction (``np.cumsum`` for Cumsum, ``np.cumprod``
+    for Cumprod) with TensorFlow's ``exclusive`` (shifted by one, ``empty`` first: 0 for
+    sums, 1 for products) and ``reverse``; overflow is silent, as in TensorFlow."""
 
-    def cumsum(x):
-        if reverse:
-            x = np.flip(x, axis)
-        out = np.cumsum(x, axis=axis, dtype=x.dtype)
-        if exclusive:
-            shifted = np.zeros_like(out)
-            into = [slice(None)] * out.ndim
-            take = [slice(None)] * out.ndim
-            into[axis], take[axis] = slice(1, None), slice(None, -1)
-            shifted[tuple(into)] = out[tuple(take)]
-            out = shifted
-        if reverse:
-            out = np.flip(out, axis)
-        return out
+    def kernel(attrs):
+        axis, exclusive, reverse = attrs["axis"], attrs["exclusive"], attrs["reverse"]
 
-    return cumsum
+        def running(x):
+            if reverse:
+                x = np.flip(x, axis)
+            with np.errstate(all="ignore"):
+                out = accumulate(x, axis=axis, dtype=x.dtype)
+            if exclusive:
+                shifted = np.full_like(out, empty)
+                into = [slice(None)] * out.ndim
+                take = [slice(None)] * out.ndim
+                into[axis], take[axis] = slice(1, None), slice(None, -1)
+                shifted[tuple(into)] = out[tuple(take)]
+                out = shifted
+            if reverse:
+                out = np.flip(out, axis)
+            return out
+
+        return running
+
+    return kernel
 
 
-define_op("Cumsum", _infer_cumsum, _cumsum_kernel)
+define_op("Cumsum", _infer_running, running_kernel(np.cumsum, 0))
 
 
 def cumsum(
