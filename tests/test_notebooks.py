@@ -511,6 +511,12 @@ PINNED = {
         ),
     ],
     "07_static_vs_dynamic.ipynb": [
+        pin(
+            "broken = df.function(normalise, experimental_graph_breaks=True)",
+            "with graph breaks: 1.4353415966033936 eagerly: 1.4353415966033936",
+            ".numpy() of a tensor -- `scale = float(df.reduce_max(df.abs(y)).numpy())`",
+            stated="`graph_breaks()` reports each cut with the user's line and the reason",
+        ),
         pin('print("eager:", step(', "eager: 2.496132 0.83204395"),
         pin(
             "result = step(df.constant(up))",

@@ -53,7 +53,7 @@ import types
 from dataclasses import dataclass
 from typing import Optional
 
-from ..graph import Tensor
+from ..graph import SourceLocation, Tensor, _ipython_cell
 from .tracing import FuncGraph, Function
 
 _GUARDED_TYPES = (bool, int, float, complex, str, bytes, type(None))
@@ -162,7 +162,7 @@ class BreakingFunction(Function):
         for i, statement in enumerate(self._body):
             if any(isinstance(n, _NOT_STAGED) for n in ast.walk(statement)):
                 self._breaking[i] = GraphBreak(
-                    f"{self._filename}:{statement.lineno}",
+                    self._where(statement.lineno),
                     "global, nonlocal, yield or await cannot be staged",
                     ast.unparse(statement).splitlines()[0],
                 )
@@ -226,10 +226,15 @@ class BreakingFunction(Function):
         if index in self._breaking:  # cannot be: a breaking statement is not traced
             raise error
         self._breaking[index] = GraphBreak(
-            f"{self._filename}:{line or statement.lineno}",
+            self._where(line or statement.lineno),
             f"{error.why} of a tensor",
             ast.unparse(statement).splitlines()[0],
         )
+
+    def _where(self, lineno: int) -> str:
+        """``file:line`` of the function's line ``lineno`` (``Cell In[n], line k`` in IPython)."""
+        cell = _ipython_cell(self._filename)
+        return str(SourceLocation(self._filename, lineno, self._name, cell))
 
     def _inputs_of(self, segment: _Segment, namespace: dict) -> dict:
         """What ``segment`` reads: the bound names, the closure's cells and the guarded
