@@ -1,6 +1,7 @@
 """Random small programs with if/while/for/break/continue over int and float scalars: converted
-and run in a Session on placeholders (so every statement is staged), they give the values the
-plain Python function gives on Python numbers."""
+and run in a Session on placeholders (so every statement is staged), run eagerly, and traced
+with ``df.function`` (converted, then traced), they give the values the plain Python function
+gives on Python numbers."""
 
 import importlib.util
 import itertools
@@ -131,6 +132,36 @@ def test_converted_programs_run_in_a_session_match_python(source, x, y, f):
         got = [next(computed) if isinstance(r, df.Tensor) else r for r in results]
     assert [int(v) for v in got[:2]] == list(expected[:2]), source
     assert math.isclose(float(got[2]), expected[2], rel_tol=1e-5, abs_tol=1e-5), source
+
+
+def _numbers(results) -> tuple:
+    a, b, f = (r.numpy() if isinstance(r, df.Tensor) else r for r in results)
+    return int(a), int(b), float(f)
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    source=programs(),
+    x=st.integers(0, 4),
+    y=st.integers(0, 4),
+    f=st.sampled_from((-1.0, 0.5, 2.0)),
+)
+def test_one_program_run_eagerly_and_traced_matches_python(source, x, y, f):
+    program = _load(source)
+    expected = program(x, y, f)
+    with df.eager_mode():
+        arguments = (df.constant(x), df.constant(y), df.constant(f, dtype=df.float32))
+        eager = _numbers(program(*arguments))  # Python's own control flow on eager values
+        traced = df.function(program)
+        staged = _numbers(traced(*arguments))  # converted, traced into a graph, run as one
+    for got in (eager, staged):
+        assert got[:2] == tuple(expected[:2]), source
+        assert math.isclose(got[2], expected[2], rel_tol=1e-5, abs_tol=1e-5), source
+    assert traced.experimental_get_tracing_count() == 1
 
 
 def test_the_generator_makes_programs_with_every_construct():
