@@ -6,8 +6,9 @@
 One function per figure; `main` prints them in turn.
 
 0. `section_eager_per_op_overhead`: one op on scalars and on small arrays, eagerly, against
-   the numpy call (median microseconds per op, ratio to the numpy floor), and one
-   ``Session.run`` of the same scalar add for scale.
+   the numpy call (median microseconds per op, ratio to the numpy floor), TensorFlow 2's
+   eager ``tf.add`` beside it with ``--tensorflow-python PATH`` (a Python that has
+   TensorFlow), and one ``Session.run`` of the same scalar add for scale.
 0b. `bench_function` (tracing): the call overhead of a traced 10-op function after tracing
    (its `ConcreteFunction` run through its cached plan) against one ``Session.run`` of the
    same 10-op graph, fed the same value (target: within 2x); and trace time against the
@@ -43,9 +44,12 @@ from harness import describe_machine, paired_median_times
 
 # isort: split
 import argparse
+import json
 import statistics
+import subprocess
 import time
 import timeit
+from typing import Optional
 
 import numpy as np
 
@@ -58,23 +62,62 @@ def _median_us(fn, number: int = 2000, repeat: int = 7) -> float:
     return statistics.median(times) / number * 1e6
 
 
-def section_eager_per_op_overhead() -> None:
-    """One op on scalars and on small arrays, eagerly, against the numpy call."""
+# The cases of the per-op section, as (label, shape): float32 operands of that shape.
+_PER_OP_CASES = (("scalar add", ()), ("4x4 add", (4, 4)), ("64x64 add", (64, 64)))
+
+# TensorFlow 2's eager tf.add on the same cases, timed the same way, run by another Python.
+_TENSORFLOW_EAGER = """
+import json, os, statistics, timeit
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import numpy as np
+import tensorflow as tf
+figures = {}
+for label, shape in CASES:
+    a = tf.constant(np.full(shape, 1.5, np.float32))
+    b = tf.constant(np.full(shape, 2.5, np.float32))
+    times = timeit.repeat(lambda: tf.add(a, b), number=2000, repeat=7)
+    figures[label] = statistics.median(times) / 2000 * 1e6
+print(json.dumps(figures))
+"""
+
+
+def _tensorflow_eager_per_op(python: Optional[str]) -> dict:
+    """TensorFlow 2 eager's microseconds per ``tf.add``, per case, measured by ``python``
+    (a Python with TensorFlow); empty when none is given or it fails."""
+    if python is None:
+        return {}
+    script = _TENSORFLOW_EAGER.replace("CASES", repr(_PER_OP_CASES))
+    result = subprocess.run([python, "-c", script], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        print(f"(TensorFlow in {python} failed: {result.stderr.strip().splitlines()[-1:]})")
+        return {}
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def section_eager_per_op_overhead(tensorflow_python: Optional[str] = None) -> None:
+    """One op on scalars and on small arrays, eagerly, against the numpy call (and TensorFlow
+    2's eager ``tf.add``, with ``--tensorflow-python``)."""
     print("== eager per-op overhead (median us per op; ratio to the numpy floor) ==")
     cases = [
-        ("scalar add", np.float32(1.5), np.float32(2.5)),
-        ("4x4 add", np.ones((4, 4), np.float32), np.ones((4, 4), np.float32)),
-        ("64x64 add", np.ones((64, 64), np.float32), np.ones((64, 64), np.float32)),
+        (label, np.full(shape, 1.5, np.float32), np.full(shape, 2.5, np.float32))
+        for label, shape in _PER_OP_CASES
     ]
+    tensorflow = _tensorflow_eager_per_op(tensorflow_python)
     with df.eager_mode():
         for label, a, b in cases:
             ta, tb = df.constant(a), df.constant(b)
             floor = _median_us(lambda a=a, b=b: np.add(a, b))
             op = _median_us(lambda ta=ta, tb=tb: df.add(ta, tb))
             operator = _median_us(lambda ta=ta, tb=tb: ta + tb)
+            tf_add = tensorflow.get(label)
             print(
                 f"{label:>10}: numpy {floor:6.2f}   df.add {op:6.2f} ({op / floor:5.1f}x)   "
                 f"a + b {operator:6.2f} ({operator / floor:5.1f}x)"
+                + (
+                    ""
+                    if tf_add is None
+                    else f"   TF2 eager tf.add {tf_add:6.2f} ({tf_add / floor:5.1f}x)"
+                )
             )
         ta = df.constant(np.float32(1.5))
         converted = _median_us(lambda: ta * 2.0)
@@ -470,12 +513,15 @@ def training_loop_figure(quick: bool) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
+    parser.add_argument(
+        "--tensorflow-python", help="a Python with TensorFlow 2, for its eager per-op figures"
+    )
     args = parser.parse_args()
     repeats = 200 if args.quick else 2000
     figure_repeats = 5 if args.quick else 15
     print(describe_machine(f"{repeats} (sections 0b, 0c), {figure_repeats} (figures 1, 2)"))
     print()
-    section_eager_per_op_overhead()
+    section_eager_per_op_overhead(args.tensorflow_python)
     print()
     bench_function(repeats)
     print()
