@@ -158,7 +158,46 @@ def _channels_first(data_format: str, layer: Layer) -> bool:
 
 
 # -- the base layer --------------------------------------------------------------------------------
-class Layer:
+class VariableOwner:
+    """What TF1's layers and RNN cells (both ``base_layer.Layer`` there) report about
+    themselves: ``name``, ``dtype``, ``scope_name`` and the variables they made, split by
+    ``trainable``.  The owner sets ``_name``, ``_dtype``, ``_scope``, ``_variables`` and
+    ``trainable``."""
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def scope_name(self) -> Optional[str]:
+        return self._scope.name if self._scope is not None else None
+
+    @property
+    def variables(self) -> list:
+        return list(self._variables)
+
+    weights = variables
+
+    @property
+    def trainable_variables(self) -> list:
+        return [v for v in self._variables if v.trainable] if self.trainable else []
+
+    trainable_weights = trainable_variables
+
+    @property
+    def non_trainable_variables(self) -> list:
+        if not self.trainable:
+            return list(self._variables)
+        return [v for v in self._variables if not v.trainable]
+
+    non_trainable_weights = non_trainable_variables
+
+
+class Layer(VariableOwner):
     """A TF1 layer (``tf.compat.v1.layers.Layer``): subclasses define ``build(input_shape)``,
     which makes variables with `add_weight`, and ``call(inputs, **kwargs)``.  See the module
     docstring for the scopes a call opens."""
@@ -190,40 +229,8 @@ class Layer:
 
     # -- state -------------------------------------------------------------------------------------
     @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
-    def scope_name(self) -> Optional[str]:
-        return self._scope.name if self._scope is not None else None
-
-    @property
     def activity_regularizer(self):
         return self._activity_regularizer
-
-    @property
-    def variables(self) -> list:
-        return list(self._variables)
-
-    weights = variables
-
-    @property
-    def trainable_variables(self) -> list:
-        return [v for v in self._variables if v.trainable] if self.trainable else []
-
-    trainable_weights = trainable_variables
-
-    @property
-    def non_trainable_variables(self) -> list:
-        if not self.trainable:
-            return list(self._variables)
-        return [v for v in self._variables if not v.trainable]
-
-    non_trainable_weights = non_trainable_variables
 
     @property
     def losses(self) -> list:

@@ -24,6 +24,7 @@ from typing import Optional
 from . import dtypes as _dtypes
 from . import nest
 from .graph import Tensor, convert_to_tensor, name_scope
+from .layers import VariableOwner
 from .ops.array_ops import concat, split, stack, zeros
 from .ops.math_ops import add, clip_by_value, matmul, multiply, sigmoid, tanh
 from .ops.nn_ops import bias_add
@@ -95,7 +96,7 @@ def _zero_state_tensors(state_size, batch_size, dtype):
     return nest.map_structure(zeros_for, state_size)
 
 
-class RNNCell:
+class RNNCell(VariableOwner):
     """The abstract cell: ``cell(inputs, state) -> (output, new_state)``, with ``state_size``
     and ``output_size`` (ints, `TensorShape`\\ s, or nested structures of them) and
     ``zero_state``.  Subclasses implement ``build(inputs_shape)`` (making variables with
@@ -130,38 +131,6 @@ class RNNCell:
         raise NotImplementedError("Abstract method")
 
     # -- the layer machinery ---------------------------------------------------------------------
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
-    def scope_name(self) -> str:
-        return self._scope.name if self._scope is not None else None
-
-    @property
-    def variables(self) -> list:
-        return list(self._variables)
-
-    weights = variables
-
-    @property
-    def trainable_variables(self) -> list:
-        return [v for v in self._variables if v.trainable] if self.trainable else []
-
-    trainable_weights = trainable_variables
-
-    @property
-    def non_trainable_variables(self) -> list:
-        if not self.trainable:
-            return list(self._variables)
-        return [v for v in self._variables if not v.trainable]
-
-    non_trainable_weights = non_trainable_variables
-
     def add_variable(self, name: str, shape, dtype=None, initializer=None, trainable=True, **kw):
         """Makes (or, in a reused scope, finds) the variable ``name`` in the cell's scope."""
         variable = get_variable(
