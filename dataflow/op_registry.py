@@ -122,8 +122,10 @@ def apply_op(
     if graph is None:
         graph = _graph.get_default_graph()
         if tensors and not graph.captures_outer_tensors:
-            # An eager input belongs to no graph: the op goes where its other inputs are.
-            graph = next((t.graph for t in tensors if not t._is_eager), graph)
+            if not _op_runners_in_use:
+                graph = tensors[0].graph
+            else:  # an eager input belongs to no graph: the op goes where its others are
+                graph = next((t.graph for t in tensors if not t._is_eager), graph)
     if _op_runners_in_use:
         tensors = [
             graph._capture_eager_tensor(t, op_def.type) if t._is_eager else t for t in tensors
