@@ -114,7 +114,8 @@ class Tensor:
     """A symbolic handle to output ``value_index`` of an `Operation`.
 
     As in TensorFlow 1.x, ``==`` and ``hash`` are by identity (so tensors can be dict keys and
-    feed keys); use `df.equal` for an elementwise comparison.  Arithmetic operators build ops
+    feed keys); use `df.equal` for an elementwise comparison.  An eager tensor compares values
+    instead, as TensorFlow 2's, and is keyed through `ref`.  Arithmetic operators build ops
     (they are attached by ``dataflow.ops.overloads``).
     """
 
@@ -168,6 +169,13 @@ class Tensor:
     def consumers(self) -> list[Operation]:
         return list(self._op.graph._consumers.get(self, ()))
 
+    def ref(self) -> TensorRef:
+        """A hashable key for this tensor, equal only to keys of the same tensor; ``deref()``
+        gives the tensor back.  Needed for an eager tensor, whose ``==`` compares values."""
+        return TensorRef(self)
+
+    experimental_ref = ref
+
     def eval(self, feed_dict=None, session=None):
         """Runs the default (or given) session to compute this tensor."""
         from .session import _session_for_eval
@@ -212,6 +220,27 @@ class Tensor:
             f"Cannot convert the symbolic tensor '{self.name}' to a numpy array: run it in a "
             "Session to get its value."
         )
+
+
+class TensorRef:
+    """What `Tensor.ref` returns: a dict key for a tensor by identity, whatever its ``==``."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor: Tensor):
+        self._tensor = tensor
+
+    def deref(self) -> Tensor:
+        return self._tensor
+
+    def __hash__(self) -> int:
+        return id(self._tensor)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TensorRef) and other._tensor is self._tensor
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._tensor!r}>"
 
 
 class Consumers:

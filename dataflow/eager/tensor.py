@@ -139,6 +139,19 @@ class EagerTensor(_graph.Tensor):
         shape, dtype = tuple(self._value.shape), self._dtype.name
         return f"df.Tensor({self._value}, shape={shape}, dtype={dtype})"
 
+    # -- equality: by value, as TensorFlow 2's eager tensors -----------------------------------
+    # A graph tensor compares by identity (TF1).  An eager tensor holds a value, so ``x == 0``
+    # must mean the elementwise comparison, or Python's own ``if x == 0:`` would silently test
+    # identity.  Such a tensor cannot also hash by value, so it does not hash: key on ``ref()``.
+    def __hash__(self):
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+    def __eq__(self, other):
+        return _compare(self, other, "equal")
+
+    def __ne__(self, other):
+        return _compare(self, other, "not_equal")
+
     def __copy__(self) -> EagerTensor:
         return self
 
@@ -147,6 +160,26 @@ class EagerTensor(_graph.Tensor):
 
     def __reduce__(self):
         return (_rebuild, (self.numpy(), self._dtype.name))
+
+
+def _compare(tensor: EagerTensor, other, which: str):
+    """``tensor == other`` (or ``!=``) elementwise; ``None`` and values of shapes that do not
+    broadcast give a plain answer, as TensorFlow's ``incompatible_shape_error=False``."""
+    from ..ops import math_ops
+
+    if other is None:
+        return which == "not_equal"
+    if isinstance(other, EagerTensor):
+        other_shape = other._value.shape
+    elif isinstance(other, _graph.Tensor):  # a graph tensor: the op decides
+        other_shape = ()
+    else:
+        other_shape = np.shape(other)
+    try:
+        np.broadcast_shapes(tensor._value.shape, other_shape)
+    except ValueError:
+        return which == "not_equal"
+    return getattr(math_ops, which)(tensor, other)
 
 
 def _rebuild(value, dtype_name: str) -> EagerTensor:

@@ -32,6 +32,26 @@ def test_scalars_drive_python_control_flow():
     assert float(df.constant(2.5)) == 2.5
 
 
+def test_equality_compares_values_so_python_if_tests_the_value():
+    x = df.constant(0)
+    taken = "zero" if x == 0 else "other"  # identity here would always say "other"
+    assert taken == "zero" and not (x != 0)
+    v = df.constant([1, 2, 3])
+    np.testing.assert_array_equal((v == 2).numpy(), [False, True, False])
+    np.testing.assert_array_equal((v != df.constant([1, 0, 3])).numpy(), [False, True, False])
+    assert (v == None) is False and (v != None) is True  # noqa: E711
+    assert (v == [1, 2]) is False  # shapes that do not broadcast are simply unequal
+
+
+def test_an_eager_tensor_is_a_dict_key_only_through_ref():
+    x = df.constant(1.0)
+    with pytest.raises(TypeError, match=r"unhashable.*tensor\.ref\(\)"):
+        hash(x)
+    table = {x.ref(): "x"}
+    assert table[x.ref()] == "x" and x.ref().deref() is x
+    assert df.constant(1.0).ref() not in table  # the same value is another tensor
+
+
 def test_operators_and_ops_compute_what_numpy_computes():
     a = np.array([[1.0, -2.0], [3.0, 4.0]], np.float32)
     x = df.constant(a)
