@@ -1083,17 +1083,31 @@ def save_graph(graph: Graph, path: Union[str, os.PathLike]) -> None:
     Raises `GraphNotSerializableError` for a graph holding a Python callable (``py_func``).
     """
     with gc_paused():
-        document, arrays = graph_to_document(graph)
-        text = _document_text(document)
+        _atomic_write(os.fspath(path), _archive_writer(graph))
 
-        def write(f) -> None:
-            headers: dict[tuple, bytes] = {}
-            with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-                archive.writestr(_GRAPH_MEMBER, text)
-                for key, array in arrays.items():
-                    archive.writestr(_ARRAY_PREFIX + key + ".npy", _npy_bytes(array, headers))
 
-        _atomic_write(os.fspath(path), write)
+def graph_to_bytes(graph: Graph) -> bytes:
+    """The bytes `save_graph` would write for ``graph``: to send a graph to another process."""
+    buffer = _io.BytesIO()
+    with gc_paused():
+        _archive_writer(graph)(buffer)
+    return buffer.getvalue()
+
+
+def _archive_writer(graph: Graph) -> Callable[[Any], None]:
+    """A function writing ``graph``'s archive to an open binary file; encoding happens now, so
+    that an unserializable graph fails before any file is opened."""
+    document, arrays = graph_to_document(graph)
+    text = _document_text(document)
+
+    def write(f) -> None:
+        headers: dict[tuple, bytes] = {}
+        with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(_GRAPH_MEMBER, text)
+            for key, array in arrays.items():
+                archive.writestr(_ARRAY_PREFIX + key + ".npy", _npy_bytes(array, headers))
+
+    return write
 
 
 # -- loading ---------------------------------------------------------------------------------------
@@ -1124,7 +1138,18 @@ def load_graph(
         raise GraphFormatError(f"{path}: {e}") from None
 
 
-def _load_graph(path: str, max_array_bytes: int, allow_file_output: bool) -> Graph:
+def graph_from_bytes(
+    data: bytes, *, max_array_bytes: int = MAX_ARRAY_BYTES, allow_file_output: bool = False
+) -> Graph:
+    """Reads a graph from bytes made by `graph_to_bytes`, with `load_graph`'s checks."""
+    try:
+        with gc_paused():
+            return _load_graph(_io.BytesIO(data), max_array_bytes, allow_file_output)
+    except GraphFormatError as e:
+        raise GraphFormatError(f"graph bytes: {e}") from None
+
+
+def _load_graph(path, max_array_bytes: int, allow_file_output: bool) -> Graph:
     try:
         archive = zipfile.ZipFile(path)
     except FileNotFoundError:
