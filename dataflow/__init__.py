@@ -364,3 +364,9 @@ from primitives.cond_v2 import (  # noqa: E402
 # isort: split
 # the devices this process offers, as TensorFlow's client.device_lib lists them
 from . import device_lib  # noqa: E402, F401
+
+# isort: split
+# clusters on Ray (issue 13): df.distribute.RayCluster, Session(cluster.target), train.ClusterSpec
+from . import distribute  # noqa: E402, F401
+
+train.ClusterSpec = distribute.ClusterSpec

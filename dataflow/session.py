@@ -287,6 +287,18 @@ def _session_for_eval(session: Optional[Session], graph: Graph) -> Session:
     return session
 
 
+# Session targets other than "": a prefix -> function(target, graph) making the object that runs
+# the Session's steps elsewhere (`register_target`; `dataflow.distribute` registers "ray://").
+_TARGETS: dict[str, Callable] = {}
+
+
+def register_target(prefix: str, make_master: Callable) -> None:
+    """Makes a ``Session(target)`` whose target starts with ``prefix`` run its steps through
+    ``make_master(target, graph)``, an object with ``run(session, fetches, feed_dict, options,
+    location)``."""
+    _TARGETS[prefix] = make_master
+
+
 class Session:
     """Runs fetches of one graph; holds that graph's variable values between runs.
 
@@ -332,6 +344,11 @@ class Session:
         self._default_graph_context = None
         self._pipeline_of_config = pipeline_for(self._config.graph_options)
         self._logged_placements: set[Operation] = set()
+        self._target = target
+        self._master = None  # runs the steps on a cluster, for a registered target
+        for prefix, make_master in _TARGETS.items():
+            if target.startswith(prefix):
+                self._master = make_master(target, self._graph)
 
     # -- lifecycle --------------------------------------------------------------------------------
     @property
@@ -340,7 +357,7 @@ class Session:
 
     @property
     def sess_str(self) -> str:
-        return ""
+        return self._target
 
     def close(self) -> None:
         """Releases the thread pool and the variable values; the Session can't run any more.
@@ -442,6 +459,8 @@ class Session:
     def _run(self, fetches, feed_dict, options, run_metadata, location):
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self._master is not None:
+            return self._master.run(self, fetches, feed_dict, options, location)
         if feed_dict is not None and type(feed_dict) is not dict:
             _check_argument(
                 "feed_dict", feed_dict, Mapping, "a dict from tensors to values", location

@@ -1,0 +1,515 @@
+"""Clusters on Ray: one actor per task, and the master that runs a Session's steps on them.
+
+``RayCluster({"ps": 1, "worker": 2})`` starts a local Ray (or joins the one at ``address``)
+and one actor per task, named after the task (``/job:ps/task:0``).  Each actor runs a
+`TaskServer`, which holds, between steps:
+
+- the graphs registered with it, each sent once as `dataflow.io` bytes and cached under its
+  registration id, each with its own `Session`;
+- the task's variables, shared by all its registered graphs (as a TensorFlow task's resource
+  container is shared by the graphs of every client), so they live on the task between runs;
+- one `StepMailbox` per step in progress, receiving the tensors other tasks send to it.
+
+``Session(cluster.target)`` makes a `RayMaster`, which plays TensorFlow 1.x's master: it places
+the ops the fetches need on tasks, registers each task's graph once, and per ``run`` sends a
+fresh step id, the feeds and the fetch names to each task and gathers the fetched values.
+
+A step's tensors travel between tasks through Ray: the sending task calls the receiving task's
+``deliver`` with the value as an argument, which Ray moves through its object store (a numpy
+array of 100 KB or more arrives zero-copy, read-only); the receiver's mailbox keeps it for the
+``recv`` of its key.  ``abort`` reaches every task of the step: the task whose step fails aborts
+its peers' mailboxes, and the master aborts the survivors of a task that died.
+
+Invariants: a task runs each step id at most once; a mailbox outlives its step only as the id
+of a finished step, so that a value arriving late is dropped rather than kept; errors cross
+processes as (error class name, op name, message) and are raised again on the master with the
+op of the user's graph, so they name the user's file and line as a local run's do.
+"""
+
+from __future__ import annotations
+
+import builtins
+import collections
+import itertools
+import threading
+import time
+import uuid
+import weakref
+from typing import Any, Optional
+
+from .. import composites, errors, nest
+from ..device import DeviceSpec
+from ..graph import Graph, Operation, needed_ops
+from .cluster_spec import ClusterSpec
+from .rendezvous import StepMailbox, parse_key
+
+TARGET_PREFIX = "ray://dataflow/"
+
+# Threads of a task actor: one per step it runs at once, plus those delivering tensors to it
+# and aborting its steps while its steps block.
+_TASK_CONCURRENCY = 32
+# Ids of finished steps a task remembers, so that a tensor sent to a finished step is dropped.
+_FINISHED_STEPS_KEPT = 4096
+
+_clusters: weakref.WeakValueDictionary[str, RayCluster] = weakref.WeakValueDictionary()
+
+
+def import_ray():
+    """The ``ray`` module, or an ``ImportError`` saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise ImportError(
+            "Clusters on Ray need Ray, an optional dependency: pip install 'dataflow[distributed]'"
+        ) from None
+    return ray
+
+
+def task_name(job: str, index: int) -> str:
+    """The short device name of a task, which is also its actor's name: ``/job:ps/task:0``."""
+    return f"/job:{job}/task:{index}"
+
+
+def task_of_device(device: str, default_job: str) -> str:
+    """The task a device name lies on (``/job:ps/task:1/device:CPU:0`` -> ``/job:ps/task:1``);
+    a name without a job lies on ``default_job``, one without a task index on task 0."""
+    spec = DeviceSpec.from_string(device)
+    return task_name(spec.job or default_job, spec.task or 0)
+
+
+# -- the task side ---------------------------------------------------------------------------------
+class TaskServer:
+    """The body of one task's actor: its graphs, its variables and its steps' mailboxes.
+
+    Ray runs its methods on up to `_TASK_CONCURRENCY` threads, so ``deliver`` and
+    ``abort_step`` are served while ``run_step`` blocks in a ``recv``.
+    """
+
+    def __init__(self, job: str, index: int):
+        self.name = task_name(job, index)
+        self._job = job
+        self._index = index
+        self._peers: dict[str, Any] = {}
+        self._sessions: dict[str, Any] = {}  # registration id -> Session of that graph
+        self._variable_values: dict[str, Any] = {}
+        self._variables_lock = threading.Lock()
+        self._mailboxes: dict[str, StepMailbox] = {}
+        self._finished_steps: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    # -- cluster membership ----------------------------------------------------------------------
+    def ping(self) -> tuple[str, int]:
+        """This task's name and process id (the cluster waits for it before it is ready)."""
+        import os
+
+        return self.name, os.getpid()
+
+    def connect(self, peers: dict) -> None:
+        """Learns the actor handle of every task of the cluster, by task name."""
+        self._peers = dict(peers)
+
+    # -- graphs and steps ------------------------------------------------------------------------
+    def register_graph(self, registration_id: str, graph_bytes: bytes) -> None:
+        """Loads a graph sent as `dataflow.io` bytes and keeps it under ``registration_id``; a
+        second registration under the same id changes nothing."""
+        from ..io import graph_from_bytes
+        from ..session import Session
+
+        if registration_id in self._sessions:
+            return
+        graph = graph_from_bytes(graph_bytes)
+        for op in graph.get_operations():
+            if op.device:
+                self._strip_own_task(op)
+        session = Session(graph=graph)
+        # All graphs of this task read and write one set of variables, under one lock.
+        session._variable_values = self._variable_values
+        session._lock = self._variables_lock
+        with self._lock:
+            self._sessions.setdefault(registration_id, session)
+
+    def registrations(self) -> list[str]:
+        """The ids of the graphs registered with this task, in the order they came."""
+        return list(self._sessions)
+
+    def _strip_own_task(self, op: Operation) -> None:
+        """Drops the job, replica and task of a device that names this task, so that this
+        task's Session, which runs on its own host, places the op on its own device."""
+        spec = DeviceSpec.from_string(op.device)
+        if (spec.job, spec.task or 0) == (self._job, self._index):
+            spec.job = spec.replica = spec.task = None
+            op._set_device(spec.to_string())
+
+    def run_step(
+        self,
+        step_id: str,
+        registration_id: str,
+        feeds: dict,
+        fetch_names: list,
+        timeout_ms: int,
+    ) -> tuple:
+        """Runs ``fetch_names`` of a registered graph with ``feeds`` (tensor name -> value) as
+        step ``step_id``: ``("ok", values)`` or ``("error", class name, op name, message)``."""
+        from ..session import RunOptions
+
+        deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
+        mailbox = self._mailbox(step_id)
+        if mailbox is None:
+            return ("error", "CancelledError", None, f"Step {step_id} ended before it began")
+        mailbox.deadline = deadline
+        try:
+            session = self._sessions.get(registration_id)
+            if session is None:
+                raise errors.FailedPreconditionError(
+                    None, None, f"No graph is registered as {registration_id!r} on {self.name}"
+                )
+            if mailbox.aborted is not None:
+                raise mailbox.aborted
+            options = RunOptions(timeout_in_ms=timeout_ms) if timeout_ms > 0 else None
+            values = session.run(list(fetch_names), feed_dict=feeds or None, options=options)
+            return ("ok", values)
+        except Exception as e:
+            failure = _describe_failure(e)
+            self._abort_peers(step_id, failure)
+            return failure
+        finally:
+            self._end_step(step_id)
+
+    def rendezvous(self, step_id: str, timeout_ms: int = 0) -> RayRendezvous:
+        """The rendezvous of step ``step_id`` as this task sees it."""
+        deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
+        return RayRendezvous(self, step_id, deadline)
+
+    # -- the rendezvous, as other tasks and the master reach it ----------------------------------
+    def deliver(self, step_id: str, key: str, value, is_dead: bool) -> None:
+        """Keeps a value another task sent to this one, until this task's ``recv`` of ``key``."""
+        mailbox = self._mailbox(step_id)
+        if mailbox is not None:
+            mailbox.send(key, value, is_dead)
+
+    def abort_step(self, step_id: str, failure: tuple) -> None:
+        """Fails step ``step_id`` here: its waiting and later ``recv`` calls raise the error
+        ``failure`` describes (`_describe_failure`)."""
+        mailbox = self._mailbox(step_id)
+        if mailbox is not None:
+            mailbox.abort(_rebuild_failure(failure, None, self.name))
+
+    def send(self, step_id: str, key: str, value, is_dead: bool = False) -> None:
+        """Sends through step ``step_id``'s rendezvous from this task, as a `_Send` does."""
+        self.rendezvous(step_id).send(key, value, is_dead)
+
+    def recv(self, step_id: str, key: str, timeout_ms: int = 0) -> tuple:
+        """Receives from step ``step_id``'s rendezvous on this task, as a `_Recv` does:
+        ``(value, is_dead)``; the step ends here when the value arrives or the wait fails."""
+        try:
+            return self.rendezvous(step_id, timeout_ms).recv(key)
+        finally:
+            self._end_step(step_id)
+
+    # -- mailboxes -------------------------------------------------------------------------------
+    def _mailbox(self, step_id: str) -> Optional[StepMailbox]:
+        """Step ``step_id``'s mailbox, made when first needed; None once the step has ended."""
+        with self._lock:
+            mailbox = self._mailboxes.get(step_id)
+            if mailbox is None:
+                if step_id in self._finished_steps:
+                    return None
+                mailbox = self._mailboxes[step_id] = StepMailbox(step_id)
+            return mailbox
+
+    def _end_step(self, step_id: str) -> None:
+        with self._lock:
+            self._mailboxes.pop(step_id, None)
+            self._finished_steps[step_id] = None
+            while len(self._finished_steps) > _FINISHED_STEPS_KEPT:
+                self._finished_steps.popitem(last=False)
+
+    def _abort_peers(self, step_id: str, failure: tuple) -> None:
+        for name, peer in self._peers.items():
+            if name != self.name:
+                peer.abort_step.remote(step_id, failure)
+
+
+class RayRendezvous:
+    """The rendezvous of one step as one task sees it (interface: `dataflow.distribute.rendezvous`).
+
+    ``send`` of a key whose destination device lies on this task puts the value into this
+    task's mailbox; any other goes to the destination task's ``deliver`` as a Ray call that
+    returns at once.  ``recv`` waits on this task's mailbox until the step's deadline.
+    """
+
+    def __init__(self, server: TaskServer, step_id: str, deadline: Optional[float]):
+        self._server = server
+        self._step_id = step_id
+        self._deadline = deadline
+
+    def send(self, key: str, value, is_dead: bool) -> None:
+        destination = task_of_device(parse_key(key).destination_device, self._server._job)
+        if destination == self._server.name:
+            mailbox = self._server._mailbox(self._step_id)
+            if mailbox is not None:
+                mailbox.send(key, value, is_dead)
+            return
+        peer = self._server._peers.get(destination)
+        if peer is None:
+            raise errors.InvalidArgumentError(
+                None, None, f"Rendezvous key {key!r} names {destination}, not a task of the cluster"
+            )
+        peer.deliver.remote(self._step_id, key, None if is_dead else value, is_dead)
+
+    def recv(self, key: str) -> tuple[Any, bool]:
+        mailbox = self._server._mailbox(self._step_id)
+        if mailbox is None:
+            raise errors.CancelledError(None, None, f"Step {self._step_id} has ended")
+        if self._deadline is not None:
+            mailbox.deadline = self._deadline
+        return mailbox.recv(key)
+
+    def abort(self, error: BaseException) -> None:
+        failure = _describe_failure(error)
+        mailbox = self._server._mailbox(self._step_id)
+        if mailbox is not None:
+            mailbox.abort(error)
+        self._server._abort_peers(self._step_id, failure)
+
+
+# -- errors across processes -----------------------------------------------------------------------
+def _describe_failure(error: BaseException) -> tuple:
+    """``("error", class name, op name or None, message)``: an error as it crosses processes."""
+    op = getattr(error, "op", None)
+    op_name = op.name if isinstance(op, Operation) else None
+    message = error.message if isinstance(error, errors.OpError) else str(error)
+    return ("error", type(error).__name__, op_name, message)
+
+
+def _rebuild_failure(failure: tuple, graph: Optional[Graph], task: str) -> BaseException:
+    """The error ``failure`` describes, with the op of ``graph`` it names (when there is one),
+    as the same class when it is one of `dataflow.errors` or a built-in exception."""
+    _, class_name, op_name, message = failure
+    op = None
+    if graph is not None and op_name is not None:
+        try:
+            op = graph.get_operation_by_name(op_name)
+        except KeyError:
+            op = None
+    error_class = getattr(errors, class_name, None)
+    if isinstance(error_class, type) and issubclass(error_class, errors.OpError):
+        return error_class(None, op, f"{message} (on {task})")
+    error_class = getattr(builtins, class_name, None)
+    if isinstance(error_class, type) and issubclass(error_class, Exception):
+        return error_class(f"{message} (on {task})")
+    return errors.UnknownError(None, op, f"{class_name}: {message} (on {task})")
+
+
+# -- the cluster -----------------------------------------------------------------------------------
+class RayCluster:
+    """A cluster of tasks on Ray, one actor per task: ``RayCluster({"ps": 1, "worker": 2})``.
+
+    ``jobs`` maps each job name to its number of tasks.  With ``address`` None a local Ray is
+    started (``num_cpus``, default 2, and no dashboard) unless this process is already
+    connected to one; otherwise Ray is joined at ``address`` (``"auto"`` or
+    ``"ray://host:port"``).  The actors take no CPU of Ray's accounting, so that any number of
+    tasks fits a small machine.  ``target`` is what ``df.Session`` takes to run on the cluster;
+    ``spec`` its `ClusterSpec`, whose addresses are the actors' names.
+    """
+
+    def __init__(self, jobs: dict, address: Optional[str] = None, num_cpus: Optional[int] = None):
+        ray = import_ray()
+        if not isinstance(jobs, dict) or not jobs:
+            raise TypeError(
+                f'RayCluster takes a dict from job names to task counts, like {{"worker": 2}}; '
+                f"got {jobs!r}"
+            )
+        for job, count in jobs.items():
+            if not isinstance(job, str) or not job or not isinstance(count, int) or count < 1:
+                raise ValueError(
+                    f"RayCluster: job {job!r} -> {count!r} is not a job name and a task count >= 1"
+                )
+        self._ray = ray
+        self._started_ray = False
+        if not ray.is_initialized():
+            if address is None:
+                ray.init(
+                    num_cpus=2 if num_cpus is None else num_cpus,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                )
+            else:
+                ray.init(address=address, log_to_driver=False)
+            self._started_ray = True
+        self._id = uuid.uuid4().hex[:12]
+        self.target = f"{TARGET_PREFIX}{self._id}"
+        names = {job: [task_name(job, i) for i in range(count)] for job, count in jobs.items()}
+        self.spec = ClusterSpec(
+            {job: [f"{self.target}{n}" for n in ns] for job, ns in names.items()}
+        )
+        actor_class = ray.remote(TaskServer)
+        self._actors: dict[str, Any] = {}
+        for job, count in jobs.items():
+            for index in range(count):
+                name = task_name(job, index)
+                self._actors[name] = actor_class.options(
+                    num_cpus=0, max_concurrency=_TASK_CONCURRENCY, name=f"{self.target}{name}"
+                ).remote(job, index)
+        ray.get([actor.ping.remote() for actor in self._actors.values()])
+        ray.get([actor.connect.remote(self._actors) for actor in self._actors.values()])
+        self._closed = False
+        _clusters[self.target] = self
+
+    @property
+    def tasks(self) -> list[str]:
+        """The names of the tasks, ``/job:<name>/task:<index>``, job by job."""
+        return list(self._actors)
+
+    def actor(self, task: str):
+        """The Ray actor handle of ``task`` (a name of `tasks`)."""
+        try:
+            return self._actors[task]
+        except KeyError:
+            raise ValueError(f"No task {task!r} in this cluster (tasks: {self.tasks})") from None
+
+    def shutdown(self) -> None:
+        """Stops every task actor, and Ray when this cluster started it; the cluster's Sessions
+        can't run any more."""
+        if self._closed:
+            return
+        self._closed = True
+        _clusters.pop(self.target, None)
+        for actor in self._actors.values():
+            try:
+                self._ray.kill(actor)
+            except Exception:  # already gone
+                pass
+        if self._started_ray:
+            self._ray.shutdown()
+
+    def __enter__(self) -> RayCluster:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.shutdown()
+
+    def __repr__(self) -> str:
+        return f"RayCluster({self.target!r}, tasks={self.tasks})"
+
+
+def cluster_for_target(target: str) -> RayCluster:
+    """The running cluster ``target`` names, or a ``ValueError``."""
+    cluster = _clusters.get(target)
+    if cluster is None:
+        raise ValueError(
+            f"Session target {target!r} names no running RayCluster in this process (make one "
+            "with df.distribute.RayCluster(...) and pass its .target)"
+        )
+    return cluster
+
+
+# -- the master ------------------------------------------------------------------------------------
+class RayMaster:
+    """What a ``Session(cluster.target)`` runs its steps with, as TensorFlow 1.x's master.
+
+    An op without a job in its device runs on ``default_task`` (the first worker, else the first
+    task).  Until the graph is partitioned across tasks, the ops one run needs must all lie on
+    one task: that task gets the whole graph.
+    """
+
+    _ids = itertools.count()
+
+    def __init__(self, cluster: RayCluster, graph: Graph):
+        self._cluster = cluster
+        self._graph = graph
+        tasks = cluster.tasks
+        workers = [t for t in tasks if t.startswith("/job:worker/")]
+        self._default_task = workers[0] if workers else tasks[0]
+        self._default_job = DeviceSpec.from_string(self._default_task).job
+        self._master_id = f"{uuid.uuid4().hex[:8]}"
+        self._steps = itertools.count()
+        self._registrations: dict[tuple, str] = {}  # (graph version, task) -> registration id
+        self._lock = threading.Lock()
+
+    def run(self, session, fetches, feed_dict, options, location):
+        """`Session.run` on the cluster; the checks of fetches and feeds are the Session's."""
+        if self._cluster._closed:
+            raise RuntimeError(f"The cluster of this Session was shut down (run at {location}).")
+        flat = nest.flatten(fetches)
+        if any(composites.is_composite(f) for f in flat):
+            raise TypeError(
+                f"A Session on a cluster fetches tensors and ops, not IndexedSlices or "
+                f"SparseTensors (run at {location}); fetch their component tensors."
+            )
+        flat_fetches = [session._as_fetch(f, location) for f in flat]
+        feed_tensors, feed_values = session._prepare_feeds(feed_dict, location)
+        task = self._task_for(flat_fetches, feed_tensors)
+        registration = self._register(task)
+        step_id = f"{self._master_id}:{next(self._steps)}"
+        timeout_ms = getattr(options, "timeout_in_ms", 0) or session._config.operation_timeout_in_ms
+        fetch_names = [f.name for f in flat_fetches]
+        feeds = {t.name: v for t, v in zip(feed_tensors, feed_values)}
+        actor = self._cluster.actor(task)
+        ray = self._cluster._ray
+        reply = actor.run_step.remote(step_id, registration, feeds, fetch_names, timeout_ms)
+        try:
+            outcome = ray.get(reply)
+        except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as e:
+            op = flat_fetches[0] if isinstance(flat_fetches[0], Operation) else flat_fetches[0].op
+            raise errors.UnavailableError(
+                None,
+                op,
+                f"Task {task} is unavailable: it stopped during step {step_id} while running "
+                f"{errors.describe_op(op)} (run at {location}): {type(e).__name__}",
+            ) from None
+        if outcome[0] != "ok":
+            raise _rebuild_failure(outcome, self._graph, task)
+        values = outcome[1]
+        if not nest.is_nested(fetches):
+            return values[0]
+        return nest.pack_sequence_as(fetches, values)
+
+    def _task_for(self, flat_fetches, feed_tensors) -> str:
+        """The one task that runs every op the fetches need."""
+        chosen = None
+        first = None
+        for op in needed_ops(flat_fetches, feed_tensors):
+            task = task_of_device(op.device, self._default_job) if op.device else None
+            if task is not None and task not in self._cluster._actors:
+                raise errors.InvalidArgumentError(
+                    None,
+                    op,
+                    f"Cannot assign a device for operation {op.name}: {errors.describe_op(op)} "
+                    f"asks for {op.device}, which is not a task of the cluster "
+                    f"({', '.join(self._cluster.tasks)})",
+                )
+            if task is None:
+                continue
+            if chosen is None:
+                chosen, first = task, op
+            elif task != chosen:
+                raise errors.UnimplementedError(
+                    None,
+                    op,
+                    f"{errors.describe_op(op)} is placed on {task} and "
+                    f"{errors.describe_op(first)} on {chosen}: a run on a cluster runs on one "
+                    "task until graphs are partitioned across tasks",
+                )
+        return chosen or self._default_task
+
+    def _register(self, task: str) -> str:
+        """The registration id of this graph's current version on ``task``, sent once."""
+        from ..io import graph_to_bytes
+
+        key = (self._graph.version, task)
+        with self._lock:
+            registration = self._registrations.get(key)
+        if registration is not None:
+            return registration
+        registration = f"{self._master_id}/{next(self._ids)}"
+        data = graph_to_bytes(self._graph)
+        self._cluster._ray.get(self._cluster.actor(task).register_graph.remote(registration, data))
+        with self._lock:
+            self._registrations[key] = registration
+        return registration
+
+
+def master_for_target(target: str, graph: Graph) -> RayMaster:
+    """The master of a ``Session(target)`` on a `RayCluster` (`dataflow.session` calls it)."""
+    return RayMaster(cluster_for_target(target), graph)

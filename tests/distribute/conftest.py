@@ -1,0 +1,29 @@
+"""One local Ray for the whole test session: clusters of the tests start their actors on it.
+
+Ray takes seconds to start, so it starts once, the first time a test asks for it, with two CPUs
+and no dashboard, and stops when the session ends.  `cluster` is a ps and two workers shared by
+the tests that leave its tasks alive; a test that kills a task makes a cluster of its own.
+"""
+
+import pytest
+
+import dataflow as df
+
+
+@pytest.fixture(scope="session")
+def local_ray():
+    import ray  # in the test extra: a missing Ray fails these tests rather than skipping them
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def cluster(local_ray):
+    cluster = df.distribute.RayCluster({"ps": 1, "worker": 2})
+    yield cluster
+    cluster.shutdown()

@@ -1,0 +1,187 @@
+"""df.distribute.RayCluster: one Ray actor per task, and a Session whose steps run on them."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import dataflow as df
+from dataflow import errors
+from dataflow.distribute.rendezvous import make_key
+
+WORKER0 = "/job:worker/task:0"
+WORKER1 = "/job:worker/task:1"
+
+
+def key_to(destination, tensor="x:0", frame="", iteration=0):
+    return make_key(
+        f"{WORKER0}/device:CPU:0", f"{destination}/device:CPU:0", tensor, frame, iteration
+    )
+
+
+def test_cluster_has_one_named_task_per_job_index_and_a_cluster_spec(cluster, local_ray):
+    assert cluster.tasks == ["/job:ps/task:0", WORKER0, WORKER1]
+    assert cluster.spec.jobs == ["ps", "worker"]
+    assert cluster.spec.num_tasks("worker") == 2
+    assert isinstance(cluster.spec, df.train.ClusterSpec)
+    names_and_pids = local_ray.get([cluster.actor(t).ping.remote() for t in cluster.tasks])
+    assert [name for name, _ in names_and_pids] == cluster.tasks
+    assert len({pid for _, pid in names_and_pids}) == 3  # a process each
+    assert df.Session(cluster.target).sess_str == cluster.target
+
+
+def test_variables_live_on_their_task_between_runs_and_sessions(cluster):
+    with df.Graph().as_default():
+        with df.device("/job:ps/task:0"):
+            total = df.Variable(np.zeros(3, np.float32), name="total")
+            x = df.placeholder(df.float32, [3], name="x")
+            add = df.assign_add(total, x)
+        with df.Session(cluster.target) as sess:
+            sess.run(total.initializer)
+            sess.run(add, {x: [1.0, 2.0, 3.0]})
+            assert sess.run(add, {x: [1.0, 2.0, 3.0]}).tolist() == [2.0, 4.0, 6.0]
+        with df.Session(cluster.target) as sess:
+            assert sess.run(total).tolist() == [2.0, 4.0, 6.0]
+
+
+def test_a_graph_is_registered_with_its_task_once_per_version(cluster, local_ray):
+    worker1 = cluster.actor(WORKER1)
+    before = local_ray.get(worker1.registrations.remote())
+    with df.Graph().as_default():
+        with df.device(WORKER1):
+            x = df.placeholder(df.float32, [], name="x")
+            y = x * 2.0
+        with df.Session(cluster.target) as sess:
+            assert [sess.run(y, {x: float(i)}) for i in range(3)] == [0.0, 2.0, 4.0]
+            assert len(local_ray.get(worker1.registrations.remote())) == len(before) + 1
+            z = y + 1.0  # a new op: the graph's new version is registered again
+            assert sess.run(z, {x: 1.0}) == 3.0
+    assert len(local_ray.get(worker1.registrations.remote())) == len(before) + 2
+
+
+def test_loops_conds_feeds_and_nested_fetches_give_the_local_values(cluster):
+    with df.Graph().as_default():
+        n = df.placeholder(df.int32, [], name="n")
+        x = df.placeholder(df.float32, [None], name="x")
+        _, grown = df.while_loop(
+            lambda i, a: i < n,
+            lambda i, a: (i + 1, df.cond(i < 2, lambda: a * 2.0, lambda: a + 1.0)),
+            [0, x],
+        )
+        fetches = {"grown": grown, "pair": (df.reduce_sum(grown), n + 1)}
+        feed = {n: 5, x: np.array([1.0, -0.5], np.float32)}
+        with df.Session() as local:
+            expected = local.run(fetches, feed)
+        with df.Session(cluster.target) as remote:
+            got = remote.run(fetches, feed)
+    assert got["grown"].tolist() == expected["grown"].tolist()
+    assert got["pair"] == expected["pair"]
+
+
+def test_an_error_on_a_task_names_the_op_the_users_line_and_the_task(cluster):
+    with df.Graph().as_default():
+        with df.device(WORKER1):
+            p = df.placeholder(df.float32, [], name="needs_a_feed")
+            y = p + 1.0
+        with df.Session(cluster.target) as sess:
+            with pytest.raises(errors.InvalidArgumentError) as caught:
+                sess.run(y)
+            assert caught.value.op is p.op
+            assert "test_ray_cluster.py" in str(caught.value)
+            assert WORKER1 in str(caught.value)
+            assert sess.run(y, {p: 1.0}) == 2.0  # the Session is still usable
+
+
+def test_an_op_placed_on_no_task_of_the_cluster_is_refused_naming_it(cluster):
+    with df.Graph().as_default():
+        with df.device("/job:worker/task:7"):
+            y = df.constant(1.0, name="far_away")
+        with df.Session(cluster.target) as sess:
+            with pytest.raises(errors.InvalidArgumentError, match="far_away.*task:7"):
+                sess.run(y)
+
+
+def test_a_target_naming_no_cluster_is_refused():
+    with pytest.raises(ValueError, match="names no running RayCluster"):
+        df.Session("ray://dataflow/no-such-cluster")
+
+
+# -- the rendezvous between tasks ------------------------------------------------------------------
+def test_a_tensor_sent_to_another_task_arrives_through_the_object_store(cluster, local_ray):
+    array = np.arange(1 << 18, dtype=np.float32)  # 1 MB: Ray moves it through its object store
+    key = key_to(WORKER1)
+    local_ray.get(cluster.actor(WORKER0).send.remote("step-a", key, array))
+    value, is_dead = local_ray.get(cluster.actor(WORKER1).recv.remote("step-a", key, 10_000))
+    assert not is_dead
+    np.testing.assert_array_equal(value, array)
+    assert not value.flags.writeable  # a zero-copy view of the stored object
+
+
+def test_a_recv_waiting_before_the_send_gets_the_value_once_it_is_sent(cluster, local_ray):
+    key = key_to(WORKER1, "late:0", frame="while", iteration=3)
+    waiting = cluster.actor(WORKER1).recv.remote("step-b", key, 30_000)
+    time.sleep(0.2)
+    local_ray.get(cluster.actor(WORKER0).send.remote("step-b", key, np.float32(7.0)))
+    assert local_ray.get(waiting) == (7.0, False)
+
+
+def test_a_dead_value_travels_dead(cluster, local_ray):
+    key = key_to(WORKER1, "branch:0")
+    local_ray.get(cluster.actor(WORKER0).send.remote("step-c", key, np.ones(3), True))
+    assert local_ray.get(cluster.actor(WORKER1).recv.remote("step-c", key, 10_000)) == (None, True)
+
+
+def test_a_recv_that_gets_no_value_stops_at_its_deadline(cluster, local_ray):
+    start = time.monotonic()
+    with pytest.raises(errors.DeadlineExceededError, match="never:0"):
+        local_ray.get(cluster.actor(WORKER1).recv.remote("step-d", key_to(WORKER1, "never:0"), 300))
+    assert time.monotonic() - start < 10
+
+
+def test_a_failed_step_aborts_the_recvs_of_that_step_on_every_other_task(cluster, local_ray):
+    with df.Graph().as_default() as graph:
+        with df.device(WORKER0):
+            p = df.placeholder(df.float32, [], name="unfed")
+            y = p * 2.0
+        with df.Session(cluster.target) as sess:
+            sess.run(y, {p: 1.0})  # registers the graph
+            registration = sess._master._registrations[(graph.version, WORKER0)]
+    waiting = cluster.actor(WORKER1).recv.remote("step-e", key_to(WORKER1), 60_000)
+    time.sleep(0.2)
+    outcome = local_ray.get(
+        cluster.actor(WORKER0).run_step.remote("step-e", registration, {}, [y.name], 0)
+    )
+    assert outcome[:3] == ("error", "InvalidArgumentError", "unfed")
+    with pytest.raises(errors.InvalidArgumentError, match="unfed"):
+        local_ray.get(waiting, timeout=30)
+
+
+# -- faults ----------------------------------------------------------------------------------------
+def test_a_task_that_dies_mid_step_fails_the_step_with_unavailable_error(local_ray):
+    with df.distribute.RayCluster({"worker": 2}) as small:
+        with df.Graph().as_default():
+            with df.device(WORKER1):
+                queue = df.FIFOQueue(4, df.float32, shapes=[[]], name="empty_queue")
+                taken = queue.dequeue(name="waits_forever")
+            with df.Session(small.target) as sess:
+                failures = []
+
+                def run():
+                    try:
+                        sess.run(taken)
+                    except Exception as e:  # noqa: BLE001 - the test inspects it
+                        failures.append(e)
+
+                runner = threading.Thread(target=run)
+                runner.start()
+                time.sleep(1.0)  # the step is blocked in the dequeue on worker 1
+                local_ray.kill(small.actor(WORKER1))
+                runner.join(60)
+                assert not runner.is_alive()
+                (failure,) = failures
+                assert isinstance(failure, errors.UnavailableError)
+                assert WORKER1 in str(failure) and "waits_forever" in str(failure)
+                assert "test_ray_cluster.py" in str(failure)
+                with pytest.raises(errors.UnavailableError, match="task:1"):
+                    sess.run(taken)  # the task stays lost: the next step fails at once
