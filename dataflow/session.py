@@ -40,7 +40,7 @@ from . import composites, errors, nest
 from . import dtypes as _dtypes
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
-from .device import place_on_host
+from .distribute.placer import place
 from .graph import (
     Graph,
     Operation,
@@ -256,6 +256,8 @@ class _Plan:
     nodes: list
     # User's op name -> what the graph passes did to it, for the ops no node stands for.
     taken_out: dict
+    # User's op name -> full device name, for every op the run needs (`distribute.placer`).
+    placement: dict = field(default_factory=dict)
 
 
 _default_session_stack = threading.local()
@@ -489,9 +491,9 @@ class Session:
         if plan is None:
             with gc_paused():
                 _check_feedable(feed_tensors, location)
-                if self._graph._has_devices or self._config.log_device_placement:
-                    self._place_on_host(needed_ops(flat_fetches, feed_tensors))
+                placement = self._place(needed_ops(flat_fetches, feed_tensors))
                 plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
+                plan.placement = placement
             _check_fetchable(plan, flat_fetches, location)
             with self._lock:
                 if len(self._plans) > 256:
@@ -602,28 +604,20 @@ class Session:
             return self._lowering
         return self._lowering + self._pipeline_of_config
 
-    def _place_on_host(self, ops: list) -> None:
-        """Checks that each op's device can be satisfied here (`dataflow.device.place_on_host`)
-        and, with ``log_device_placement``, prints the device of each op this Session has not
-        placed before, as TensorFlow does (``name: (Type): /job:localhost/.../device:CPU:0``)."""
-        config = self._config
-        lines = []
-        for op in ops:
-            try:
-                assigned = place_on_host(
-                    op._device, config.allow_soft_placement, config.device_count
-                )
-            except ValueError as e:
-                raise errors.InvalidArgumentError(
-                    None,
-                    op,
-                    f"Cannot assign a device for operation {op.name}: {errors.describe_op(op)} {e}",
-                ) from None
-            if config.log_device_placement and op not in self._logged_placements:
-                self._logged_placements.add(op)
-                lines.append(f"{op.name}: ({op.type}): {assigned}\n")
-        if lines:
-            sys.stderr.write("".join(lines))
+    def _place(self, ops: list) -> dict[str, str]:
+        """The device of each op of a run (`dataflow.distribute.placer.place`) and, with
+        ``log_device_placement``, a line on stderr for each op this Session has not placed
+        before, as TensorFlow prints it (``name: (Type): /job:localhost/.../device:CPU:0``)."""
+        placement = place(self._graph, ops, self._config)
+        if self._config.log_device_placement:
+            lines = []
+            for op in ops:
+                if op not in self._logged_placements:
+                    self._logged_placements.add(op)
+                    lines.append(f"{op.name}: ({op.type}): {placement[op.name]}\n")
+            if lines:
+                sys.stderr.write("".join(lines))
+        return placement
 
     def _make_plan(self, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
         return lower_graph(self._graph, flat_fetches, feed_tensors, pipeline)

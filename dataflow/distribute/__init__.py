@@ -1,20 +1,24 @@
-"""Distributed execution: clusters of tasks, the rendezvous between them, and clusters on Ray.
+"""Partitioned and distributed execution: placement, partitioning, and running the partitions.
+
+The layer sits between a built graph and the executor (``architecture.md``): the placer gives
+every op of a run one full device name (`placer.place`); the partitioner cuts the placed graph
+into one graph per device, joined by ``_Send``/``_Recv`` pairs that meet at a rendezvous; the
+partitions run in process (one executor run per device) or on the tasks of a Ray cluster.
 
 - `ClusterSpec` (``df.train.ClusterSpec``): the jobs of a cluster and their tasks' addresses.
-- `rendezvous`: the interface a step's `_Send`/`_Recv` meet through (``send``, ``recv``,
-  ``abort``; one per step) and `StepMailbox`, its in-process table of values and waiters.
+- `rendezvous`: the interface a step's ``_Send``/``_Recv`` meet through (``send``, ``recv``,
+  ``abort``; one per step) and `StepMailbox`, an in-process table of values and waiters.
 - `RayCluster` (`ray_cluster`): one Ray actor per task; ``df.Session(cluster.target)`` runs
   steps on it through a master, as TensorFlow 1.x's distributed runtime does.
 
-Invariants: Ray is optional; nothing here imports it until a `RayCluster` is made, so
-``import dataflow`` works without it.  A task's variables live in its actor between runs; every
-value crossing tasks travels through Ray.
+Invariants: the executor never learns about devices (each partition is an ordinary program);
+placement is a pure function of the graph, the ops of the run, the ``ConfigProto`` and the
+cluster, so a plan and its placement are cached together; ops of one colocation group always
+share a device.  Ray is optional: nothing here imports it until a `RayCluster` is made, so
+``import dataflow`` works without it; a task's variables live in its actor between runs.
 """
 
-from ..session import register_target
 from .cluster_spec import ClusterSpec
-from .ray_cluster import TARGET_PREFIX, RayCluster, master_for_target
-
-register_target(TARGET_PREFIX, master_for_target)
+from .ray_cluster import RayCluster
 
 __all__ = ["ClusterSpec", "RayCluster"]

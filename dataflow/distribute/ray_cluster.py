@@ -41,6 +41,7 @@ from .. import composites, errors, nest
 from ..device import DeviceSpec
 from ..graph import Graph, Operation, needed_ops
 from .cluster_spec import ClusterSpec
+from .placer import place
 from .rendezvous import StepMailbox, parse_key
 
 TARGET_PREFIX = "ray://dataflow/"
@@ -439,7 +440,7 @@ class RayMaster:
             )
         flat_fetches = [session._as_fetch(f, location) for f in flat]
         feed_tensors, feed_values = session._prepare_feeds(feed_dict, location)
-        task = self._task_for(flat_fetches, feed_tensors)
+        task = self._task_for(session, flat_fetches, feed_tensors)
         registration = self._register(task)
         step_id = f"{self._master_id}:{next(self._steps)}"
         timeout_ms = getattr(options, "timeout_in_ms", 0) or session._config.operation_timeout_in_ms
@@ -465,22 +466,14 @@ class RayMaster:
             return values[0]
         return nest.pack_sequence_as(fetches, values)
 
-    def _task_for(self, flat_fetches, feed_tensors) -> str:
-        """The one task that runs every op the fetches need."""
-        chosen = None
-        first = None
-        for op in needed_ops(flat_fetches, feed_tensors):
-            task = task_of_device(op.device, self._default_job) if op.device else None
-            if task is not None and task not in self._cluster._actors:
-                raise errors.InvalidArgumentError(
-                    None,
-                    op,
-                    f"Cannot assign a device for operation {op.name}: {errors.describe_op(op)} "
-                    f"asks for {op.device}, which is not a task of the cluster "
-                    f"({', '.join(self._cluster.tasks)})",
-                )
-            if task is None:
-                continue
+    def _task_for(self, session, flat_fetches, feed_tensors) -> str:
+        """The one task that runs every op the fetches need, as the placer places them on the
+        cluster's tasks (`dataflow.distribute.placer`)."""
+        ops = needed_ops(flat_fetches, feed_tensors)
+        placement = place(self._graph, ops, session._config, self._cluster.spec)
+        chosen = first = None
+        for op in ops:
+            task = task_of_device(placement[op.name], self._default_job)
             if chosen is None:
                 chosen, first = task, op
             elif task != chosen:

@@ -55,7 +55,8 @@ def test_a_graph_is_registered_with_its_task_once_per_version(cluster, local_ray
         with df.Session(cluster.target) as sess:
             assert [sess.run(y, {x: float(i)}) for i in range(3)] == [0.0, 2.0, 4.0]
             assert len(local_ray.get(worker1.registrations.remote())) == len(before) + 1
-            z = y + 1.0  # a new op: the graph's new version is registered again
+            with df.device(WORKER1):
+                z = y + 1.0  # a new op: the graph's new version is registered again
             assert sess.run(z, {x: 1.0}) == 3.0
     assert len(local_ray.get(worker1.registrations.remote())) == len(before) + 2
 
