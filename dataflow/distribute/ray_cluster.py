@@ -258,12 +258,14 @@ class RayRendezvous:
             )
         peer.deliver.remote(self._step_id, key, None if is_dead else value, is_dead)
 
-    def recv(self, key: str) -> tuple[Any, bool]:
+    def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
+        """The value of ``key`` once it arrives; waits until ``deadline`` (a
+        ``time.monotonic()`` value) or the step's, whichever comes first."""
         mailbox = self._server._mailbox(self._step_id)
         if mailbox is None:
             raise errors.CancelledError(None, None, f"Step {self._step_id} has ended")
-        if self._deadline is not None:
-            mailbox.deadline = self._deadline
+        deadlines = [d for d in (deadline, self._deadline, mailbox.deadline) if d is not None]
+        mailbox.deadline = min(deadlines, default=None)
         return mailbox.recv(key)
 
     def abort(self, error: BaseException) -> None:

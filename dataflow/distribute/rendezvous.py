@@ -38,19 +38,16 @@ class RendezvousKey(NamedTuple):
 
 
 def make_key(
-    source_device: str,
-    destination_device: str,
+    send_device: str,
+    incarnation: int,
+    recv_device: str,
     tensor_name: str,
-    frame: str = "",
-    iteration: int = 0,
-    source_incarnation: int = 1,
+    frame: str,
+    iteration: int,
 ) -> str:
-    """The rendezvous key of ``tensor_name`` sent from one device to another in ``frame`` at
-    ``iteration`` (the root frame is ``""``, iteration 0)."""
-    return (
-        f"{source_device};{source_incarnation:x};{destination_device};{tensor_name};"
-        f"{frame}:{iteration}"
-    )
+    """TF's rendezvous key: ``src;incarnation;dst;tensor;frame:iteration`` (the incarnation in
+    hex), naming one value of a step (the root frame is ``""``, iteration 0)."""
+    return f"{send_device};{incarnation:x};{recv_device};{tensor_name};{frame}:{iteration}"
 
 
 def parse_key(key: str) -> RendezvousKey:

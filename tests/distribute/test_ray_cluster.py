@@ -15,9 +15,8 @@ WORKER1 = "/job:worker/task:1"
 
 
 def key_to(destination, tensor="x:0", frame="", iteration=0):
-    return make_key(
-        f"{WORKER0}/device:CPU:0", f"{destination}/device:CPU:0", tensor, frame, iteration
-    )
+    source = f"{WORKER0}/replica:0/device:CPU:0"
+    return make_key(source, 1, f"{destination}/device:CPU:0", tensor, frame, iteration)
 
 
 def test_cluster_has_one_named_task_per_job_index_and_a_cluster_spec(cluster, local_ray):
