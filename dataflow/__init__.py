@@ -366,10 +366,9 @@ from primitives.cond_v2 import (  # noqa: E402
 from . import device_lib  # noqa: E402, F401
 
 # isort: split
-# clusters on Ray (issue 13): df.distribute.RayCluster, Session(cluster.target), train.ClusterSpec
+# clusters on Ray (issue 13): df.distribute.RayCluster and Session(cluster.target)
 from . import distribute  # noqa: E402, F401
 from .distribute import ray_cluster as _ray_cluster  # noqa: E402
 from .session import register_target as _register_target  # noqa: E402
 
-train.ClusterSpec = distribute.ClusterSpec
 _register_target(_ray_cluster.TARGET_PREFIX, _ray_cluster.master_for_target)

@@ -18,7 +18,7 @@ share a device.  Ray is optional: nothing here imports it until a `RayCluster` i
 ``import dataflow`` works without it; a task's variables live in its actor between runs.
 """
 
-from .cluster_spec import ClusterSpec
+from .cluster import ClusterSpec
 from .ray_cluster import RayCluster
 
 __all__ = ["ClusterSpec", "RayCluster"]

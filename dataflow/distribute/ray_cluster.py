@@ -40,7 +40,7 @@ from typing import Any, Optional
 from .. import composites, errors, nest
 from ..device import DeviceSpec
 from ..graph import Graph, Operation, needed_ops
-from .cluster_spec import ClusterSpec
+from .cluster import ClusterSpec
 from .placer import place
 from .rendezvous import StepMailbox, parse_key
 
