@@ -366,9 +366,10 @@ from primitives.cond_v2 import (  # noqa: E402
 from . import device_lib  # noqa: E402, F401
 
 # isort: split
-# clusters on Ray (issue 13): df.distribute.RayCluster and Session(cluster.target)
+# clusters on Ray (issue 13): df.distribute.RayCluster, Session(cluster.target), train.Server
 from . import distribute  # noqa: E402, F401
 from .distribute import ray_cluster as _ray_cluster  # noqa: E402
 from .session import register_target as _register_target  # noqa: E402
 
 _register_target(_ray_cluster.TARGET_PREFIX, _ray_cluster.master_for_target)
+train.Server = _ray_cluster.Server

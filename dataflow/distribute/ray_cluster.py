@@ -34,6 +34,7 @@ import itertools
 import threading
 import time
 import uuid
+import warnings
 import weakref
 from typing import Any, Optional
 
@@ -357,6 +358,7 @@ class RayCluster:
         ray.get([actor.ping.remote() for actor in self._actors.values()])
         ray.get([actor.connect.remote(self._actors) for actor in self._actors.values()])
         self._closed = False
+        self._stopped = threading.Event()
         _clusters[self.target] = self
 
     @property
@@ -377,6 +379,7 @@ class RayCluster:
         if self._closed:
             return
         self._closed = True
+        self._stopped.set()
         _clusters.pop(self.target, None)
         for actor in self._actors.values():
             try:
@@ -396,34 +399,88 @@ class RayCluster:
         return f"RayCluster({self.target!r}, tasks={self.tasks})"
 
 
-def cluster_for_target(target: str) -> RayCluster:
-    """The running cluster ``target`` names, or a ``ValueError``."""
-    cluster = _clusters.get(target)
+def cluster_for_target(target: str) -> tuple[RayCluster, Optional[str]]:
+    """The running cluster ``target`` names and the task it names after the cluster (a
+    `Server`'s target: ``<cluster target>/job:worker/task:1``), or a ``ValueError``."""
+    cluster_target, slash, task = target.partition("/job:")
+    cluster = _clusters.get(cluster_target)
     if cluster is None:
         raise ValueError(
             f"Session target {target!r} names no running RayCluster in this process (make one "
             "with df.distribute.RayCluster(...) and pass its .target)"
         )
-    return cluster
+    task = slash + task if slash else None
+    if task is not None:
+        cluster.actor(task)  # a ValueError naming the tasks when it is not one of them
+    return cluster, task
+
+
+class Server:
+    """``train.Server`` for one task of a running `RayCluster`, as TF1 programs make them.
+
+    ``Server(cluster.spec, job_name="worker", task_index=1)`` stands for that task; its
+    ``target`` is what ``Session``/``MonitoredTrainingSession(master=...)`` take, and runs ops
+    that ask for no task on this task, as a TF1 worker's Session does.  The tasks themselves
+    are the cluster's actors, already running: ``start`` does nothing, and ``join`` (what a
+    parameter server's process calls) waits until the cluster shuts down.  A ClusterSpec that
+    no RayCluster of this process runs is refused: this runtime has no server of its own.
+    """
+
+    def __init__(
+        self,
+        server_or_cluster_def,
+        job_name: Optional[str] = None,
+        task_index: Optional[int] = None,
+        protocol: Optional[str] = None,
+        config=None,
+        start: bool = True,
+    ):
+        spec = ClusterSpec(server_or_cluster_def)
+        matching = [c for c in list(_clusters.values()) if c.spec == spec]
+        if not matching:
+            raise ValueError(
+                f"No running RayCluster has the cluster {spec!r}: make one with "
+                "df.distribute.RayCluster({job: task count}) and pass its .spec"
+            )
+        self._cluster = matching[0]
+        if job_name is None:
+            if len(spec.jobs) != 1:
+                raise ValueError(f"Server needs a job_name: the cluster has jobs {spec.jobs}")
+            job_name = spec.jobs[0]
+        if task_index is None:
+            if spec.num_tasks(job_name) != 1:
+                raise ValueError(f"Server needs a task_index: job {job_name!r} has several tasks")
+            task_index = spec.task_indices(job_name)[0]
+        self._task = task_name(job_name, task_index)
+        self._cluster.actor(self._task)  # a ValueError naming the tasks when it is not one
+        self.target = f"{self._cluster.target}{self._task}"
+        self.server_def = {"cluster": spec, "job_name": job_name, "task_index": task_index}
+
+    def start(self) -> None:
+        """Does nothing: the task's actor runs since its cluster started."""
+
+    def join(self) -> None:
+        """Blocks until the cluster shuts down."""
+        self._cluster._stopped.wait()
 
 
 # -- the master ------------------------------------------------------------------------------------
 class RayMaster:
     """What a ``Session(cluster.target)`` runs its steps with, as TensorFlow 1.x's master.
 
-    An op without a job in its device runs on ``default_task`` (the first worker, else the first
-    task).  Until the graph is partitioned across tasks, the ops one run needs must all lie on
-    one task: that task gets the whole graph.
+    An op that asks for no task runs on ``default_task`` (a `Server`'s task; else the first
+    worker, else the first task).  Until the graph is partitioned across tasks, the ops one run
+    needs must all lie on one task: that task gets the whole graph.
     """
 
     _ids = itertools.count()
 
-    def __init__(self, cluster: RayCluster, graph: Graph):
+    def __init__(self, cluster: RayCluster, graph: Graph, default_task: Optional[str] = None):
         self._cluster = cluster
         self._graph = graph
         tasks = cluster.tasks
         workers = [t for t in tasks if t.startswith("/job:worker/")]
-        self._default_task = workers[0] if workers else tasks[0]
+        self._default_task = default_task or (workers[0] if workers else tasks[0])
         self._default_job = DeviceSpec.from_string(self._default_task).job
         self._master_id = f"{uuid.uuid4().hex[:8]}"
         self._steps = itertools.count()
@@ -472,7 +529,9 @@ class RayMaster:
         """The one task that runs every op the fetches need, as the placer places them on the
         cluster's tasks (`dataflow.distribute.placer`)."""
         ops = needed_ops(flat_fetches, feed_tensors)
-        placement = place(self._graph, ops, session._config, self._cluster.spec)
+        placement = place(
+            self._graph, ops, session._config, self._cluster.spec, default_device=self._default_task
+        )
         chosen = first = None
         for op in ops:
             task = task_of_device(placement[op.name], self._default_job)
@@ -498,7 +557,10 @@ class RayMaster:
         if registration is not None:
             return registration
         registration = f"{self._master_id}/{next(self._ids)}"
-        data = graph_to_bytes(self._graph)
+        with warnings.catch_warnings():
+            # Python objects in collections (a Saver) stay here: the task runs ops, not them.
+            warnings.filterwarnings("ignore", "Collection .* cannot be saved", UserWarning)
+            data = graph_to_bytes(self._graph)
         self._cluster._ray.get(self._cluster.actor(task).register_graph.remote(registration, data))
         with self._lock:
             self._registrations[key] = registration
@@ -507,4 +569,5 @@ class RayMaster:
 
 def master_for_target(target: str, graph: Graph) -> RayMaster:
     """The master of a ``Session(target)`` on a `RayCluster` (`dataflow.session` calls it)."""
-    return RayMaster(cluster_for_target(target), graph)
+    cluster, task = cluster_for_target(target)
+    return RayMaster(cluster, graph, task)

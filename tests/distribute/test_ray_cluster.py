@@ -185,3 +185,40 @@ def test_a_task_that_dies_mid_step_fails_the_step_with_unavailable_error(local_r
                 assert "test_ray_cluster.py" in str(failure)
                 with pytest.raises(errors.UnavailableError, match="task:1"):
                     sess.run(taken)  # the task stays lost: the next step fails at once
+
+
+# -- train.Server ----------------------------------------------------------------------------------
+def test_a_servers_target_runs_ops_that_ask_for_no_task_on_its_task(cluster, local_ray):
+    server = df.train.Server(cluster.spec, job_name="worker", task_index=1)
+    server.start()
+    worker1 = cluster.actor(WORKER1)
+    before = len(local_ray.get(worker1.registrations.remote()))
+    with df.Graph().as_default():
+        y = df.constant(3.0) * 2.0
+        with df.Session(server.target) as sess:
+            assert sess.run(y) == 6.0
+    assert len(local_ray.get(worker1.registrations.remote())) == before + 1
+
+
+def test_monitored_training_session_trains_on_a_servers_task(cluster):
+    server = df.train.Server(cluster.spec, job_name="worker", task_index=0)
+    with df.Graph().as_default():
+        step = df.train.get_or_create_global_step()
+        weight = df.Variable(4.0, name="weight")
+        loss = df.square(weight)
+        train = df.train.GradientDescentOptimizer(0.25).minimize(loss, global_step=step)
+        hooks = [df.train.StopAtStepHook(last_step=3)]
+        with df.train.MonitoredTrainingSession(
+            master=server.target, is_chief=True, hooks=hooks
+        ) as sess:
+            while not sess.should_stop():
+                sess.run(train)
+        with df.Session(server.target) as sess:
+            assert sess.run([step, weight]) == [3, 0.5]  # 4 * (1 - 2 * 0.25) ** 3
+
+
+def test_a_server_for_a_cluster_no_ray_cluster_runs_is_refused(cluster):
+    with pytest.raises(ValueError, match="No running RayCluster"):
+        df.train.Server({"worker": ["localhost:2222"]}, job_name="worker", task_index=0)
+    with pytest.raises(ValueError, match="task:5"):
+        df.train.Server(cluster.spec, job_name="worker", task_index=5)
