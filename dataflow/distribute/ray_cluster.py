@@ -50,6 +50,8 @@ TARGET_PREFIX = "ray://dataflow/"
 # Threads of a task actor: one per step it runs at once, plus those delivering tensors to it
 # and aborting its steps while its steps block.
 _TASK_CONCURRENCY = 32
+# How long after a step's deadline the master waits for a task that has not answered.
+_DEADLINE_GRACE_SECONDS = 10.0
 # Ids of finished steps a task remembers, so that a tensor sent to a finished step is dropped.
 _FINISHED_STEPS_KEPT = 4096
 
@@ -508,22 +510,42 @@ class RayMaster:
         actor = self._cluster.actor(task)
         ray = self._cluster._ray
         reply = actor.run_step.remote(step_id, registration, feeds, fetch_names, timeout_ms)
+        # A task gives up at the deadline by itself; one that does not answer well after it is
+        # wedged, and the step fails here all the same.
+        wait = timeout_ms / 1000.0 + _DEADLINE_GRACE_SECONDS if timeout_ms > 0 else None
+        op = flat_fetches[0] if isinstance(flat_fetches[0], Operation) else flat_fetches[0].op
         try:
-            outcome = ray.get(reply)
+            outcome = ray.get(reply, timeout=wait)
         except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as e:
-            op = flat_fetches[0] if isinstance(flat_fetches[0], Operation) else flat_fetches[0].op
-            raise errors.UnavailableError(
+            error = errors.UnavailableError(
                 None,
                 op,
                 f"Task {task} is unavailable: it stopped during step {step_id} while running "
                 f"{errors.describe_op(op)} (run at {location}): {type(e).__name__}",
-            ) from None
+            )
+            self._abort_step(step_id, error)
+            raise error from None
+        except ray.exceptions.GetTimeoutError:
+            error = errors.DeadlineExceededError(
+                None,
+                op,
+                f"Task {task} did not answer step {step_id} within its deadline of "
+                f"{timeout_ms} ms while running {errors.describe_op(op)} (run at {location})",
+            )
+            self._abort_step(step_id, error)
+            raise error from None
         if outcome[0] != "ok":
             raise _rebuild_failure(outcome, self._graph, task)
         values = outcome[1]
         if not nest.is_nested(fetches):
             return values[0]
         return nest.pack_sequence_as(fetches, values)
+
+    def _abort_step(self, step_id: str, error: BaseException) -> None:
+        """Aborts step ``step_id`` on every task still there, so no recv of it waits on."""
+        failure = _describe_failure(error)
+        for name in self._cluster.tasks:
+            self._cluster.actor(name).abort_step.remote(step_id, failure)
 
     def _task_for(self, session, flat_fetches, feed_tensors) -> str:
         """The one task that runs every op the fetches need, as the placer places them on the

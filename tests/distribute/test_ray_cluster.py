@@ -222,3 +222,16 @@ def test_a_server_for_a_cluster_no_ray_cluster_runs_is_refused(cluster):
         df.train.Server({"worker": ["localhost:2222"]}, job_name="worker", task_index=0)
     with pytest.raises(ValueError, match="task:5"):
         df.train.Server(cluster.spec, job_name="worker", task_index=5)
+
+
+def test_a_step_that_waits_past_its_deadline_fails_and_leaves_the_session_usable(cluster):
+    with df.Graph().as_default():
+        with df.device(WORKER1):
+            queue = df.FIFOQueue(4, df.float32, shapes=[[]], name="slow_queue")
+            taken = queue.dequeue(name="waits_for_an_item")
+            put = queue.enqueue(5.0)
+        with df.Session(cluster.target) as sess:
+            with pytest.raises(errors.DeadlineExceededError, match="waits_for_an_item"):
+                sess.run(taken, options=df.RunOptions(timeout_in_ms=300))
+            sess.run(put)
+            assert sess.run(taken) == 5.0
