@@ -11,9 +11,10 @@ One function per figure; `main` prints them in turn.
    TensorFlow), and one ``Session.run`` of the same scalar add for scale.
 0b. `bench_function` (tracing): the call overhead of a traced 10-op function after tracing
    (its `ConcreteFunction` run through its cached plan) against one ``Session.run`` of the
-   same 10-op graph, fed the same value (target: within 2x); and trace time against the
-   function's length (ops per trace): it should grow linearly, so the time per op stays
-   about flat.
+   same 10-op graph, fed the same value, and the whole eager call (finding the trace,
+   running it, making the EagerTensor) against the same (target: within 2x); and trace time
+   against the function's length (10 to 3000 ops, `trace_time_figure`): it grows linearly,
+   so the time per op added stays flat.
 0c. `bench_graph_breaks` (breaks): a 20-op function with one ``.numpy()`` in the middle,
    called eagerly op by op, through ``df.function(experimental_graph_breaks=True)`` (two
    traced segments and the breaking statement), and the same 20 ops with no break under a
@@ -44,10 +45,10 @@ from harness import describe_machine, paired_median_times
 
 # isort: split
 import argparse
+import gc
 import json
 import statistics
 import subprocess
-import time
 import timeit
 from typing import Optional
 
@@ -171,25 +172,61 @@ def bench_function(repeats: int) -> None:
         )
     print(
         f"10-op function called eagerly (signature, run, EagerTensor out): "
-        f"{eager_call * 1e6:8.1f} us   ratio to Session.run {eager_call / run_time:.2f}"
+        f"{eager_call * 1e6:8.1f} us   ratio to Session.run {eager_call / run_time:.2f} "
+        "(target <= 2)"
     )
 
-    print("trace time by function length:")
-    for length in (10, 100, 1000):
+    print(trace_time_figure((10, 100, 1000, 3000), rounds=5 if repeats < 1000 else 11))
 
-        def long_function(x, length=length):
-            for _ in range(length // 2):
-                x = df.tanh(x * 0.5)
-            return x
 
-        samples = []
-        for _ in range(max(3, repeats // 50)):
-            fn = df.function(long_function)
-            start = time.perf_counter()
-            fn.get_concrete_function(df.TensorSpec([4], df.float32))
-            samples.append(time.perf_counter() - start)
-        median = sorted(samples)[len(samples) // 2]
-        print(f"  {length:5d} ops: {median * 1e3:8.2f} ms   {median / length * 1e6:6.1f} us per op")
+def _function_of_length(length: int):
+    """A Python function of ``length`` small ops (a multiply and a tanh, ``length // 2`` times)."""
+
+    def long_function(x):
+        for _ in range(length // 2):
+            x = df.tanh(x * 0.5)
+        return x
+
+    return long_function
+
+
+def trace_time_figure(lengths: tuple, rounds: int) -> str:
+    """Trace time against the function's length: the median time of one trace (of a new
+    ``df.function``, so nothing is cached), per op, and per op added from the length before
+    (the slope, free of the fixed cost of a trace).  Linear means the slope stays flat from
+    the second length on (the first slope, over a few ops, is mostly noise).  Python's garbage
+    collector is paused during each trace: its full collections scan the whole heap, and their
+    timing, not the tracer, would decide the figure for the longest functions."""
+    spec = df.TensorSpec([4], df.float32)
+
+    def trace(length: int) -> None:
+        function = df.function(_function_of_length(length))
+        gc.disable()
+        try:
+            function.get_concrete_function(spec)
+        finally:
+            gc.enable()
+
+    traces = [lambda length=length: trace(length) for length in lengths]
+    medians = paired_median_times(*traces, repeats=rounds)
+    lines = ["trace time by function length (median of one trace; per op; per op added):"]
+    slopes = []
+    for i, (length, median) in enumerate(zip(lengths, medians)):
+        added = ""
+        if i:
+            slope = (median - medians[i - 1]) / (length - lengths[i - 1])
+            slopes.append(slope)
+            added = f"   {slope * 1e6:6.1f} us per op from {lengths[i - 1]} ops"
+        lines.append(
+            f"  {length:5d} ops: {median * 1e3:8.2f} ms   {median / length * 1e6:6.1f} us per op"
+            + added
+        )
+    lines.append(
+        f"  linear: the slope from {lengths[-2]} ops is {slopes[-1] / slopes[1]:.2f}x the one "
+        f"from {lengths[1]} (about 1 when each op costs the same to trace, however long the "
+        "function)"
+    )
+    return "\n".join(lines)
 
 
 def _twenty_ops_with_a_break(x):
