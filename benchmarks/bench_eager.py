@@ -180,7 +180,7 @@ def bench_function(repeats: int) -> None:
         "(target <= 2)"
     )
 
-    print(trace_time_figure((10, 100, 1000, 3000), rounds=5 if repeats < 1000 else 11))
+    print(trace_time_figure((10, 100, 1000, 3000), rounds=9 if repeats < 1000 else 21))
 
 
 def _function_of_length(length: int):
