@@ -11,9 +11,10 @@ One function per figure; `main` prints them in turn.
    TensorFlow), and one ``Session.run`` of the same scalar add for scale.
 0b. `bench_function` (tracing): the call overhead of a traced 10-op function after tracing
    (its `ConcreteFunction` run through its cached plan) against one ``Session.run`` of the
-   same 10-op graph, fed the same value (target: within 2x); and trace time against the
-   function's length (ops per trace): it should grow linearly, so the time per op stays
-   about flat.
+   same 10-op graph, fed the same value, and the whole eager call (finding the trace,
+   running it, making the EagerTensor) against the same (target: within 2x); and trace time
+   against the function's length (10 to 3000 ops, `trace_time_figure`): it grows linearly,
+   so the time per op added stays flat.
 0c. `bench_graph_breaks` (breaks): a 20-op function with one ``.numpy()`` in the middle,
    called eagerly op by op, through ``df.function(experimental_graph_breaks=True)`` (two
    traced segments and the breaking statement), and the same 20 ops with no break under a
@@ -32,6 +33,10 @@ One function per figure; `main` prints them in turn.
    block) and as a graph run by a Session; time per step, and where the fastest way changes.
    PyTorch eager is an optional row when ``torch`` is importable.  A way whose parts are not
    in this build prints ``n/a``.
+3. `training_crossover_figure`: from how many ops a df.function (called eagerly) is faster
+   than the same ops run eagerly: a chain of 2 to 64 small ops, then the training step of
+   figure 2 at depths 0 to 8 (16) hidden layers, at widths 8 and 512; each prints its
+   crossover.
 
 Timings are medians over repeats, every way timed in turn within a round; the machine may be
 shared, so read the ratios.
@@ -44,10 +49,10 @@ from harness import describe_machine, paired_median_times
 
 # isort: split
 import argparse
+import gc
 import json
 import statistics
 import subprocess
-import time
 import timeit
 from typing import Optional
 
@@ -171,25 +176,61 @@ def bench_function(repeats: int) -> None:
         )
     print(
         f"10-op function called eagerly (signature, run, EagerTensor out): "
-        f"{eager_call * 1e6:8.1f} us   ratio to Session.run {eager_call / run_time:.2f}"
+        f"{eager_call * 1e6:8.1f} us   ratio to Session.run {eager_call / run_time:.2f} "
+        "(target <= 2)"
     )
 
-    print("trace time by function length:")
-    for length in (10, 100, 1000):
+    print(trace_time_figure((10, 100, 1000, 3000), rounds=9 if repeats < 1000 else 21))
 
-        def long_function(x, length=length):
-            for _ in range(length // 2):
-                x = df.tanh(x * 0.5)
-            return x
 
-        samples = []
-        for _ in range(max(3, repeats // 50)):
-            fn = df.function(long_function)
-            start = time.perf_counter()
-            fn.get_concrete_function(df.TensorSpec([4], df.float32))
-            samples.append(time.perf_counter() - start)
-        median = sorted(samples)[len(samples) // 2]
-        print(f"  {length:5d} ops: {median * 1e3:8.2f} ms   {median / length * 1e6:6.1f} us per op")
+def _function_of_length(length: int):
+    """A Python function of ``length`` small ops (a multiply and a tanh, ``length // 2`` times)."""
+
+    def long_function(x):
+        for _ in range(length // 2):
+            x = df.tanh(x * 0.5)
+        return x
+
+    return long_function
+
+
+def trace_time_figure(lengths: tuple, rounds: int) -> str:
+    """Trace time against the function's length: the median time of one trace (of a new
+    ``df.function``, so nothing is cached), per op, and per op added from the length before
+    (the slope, free of the fixed cost of a trace).  Linear means the slope stays flat from
+    the second length on (the first slope, over a few ops, is mostly noise).  Python's garbage
+    collector is paused during each trace: its full collections scan the whole heap, and their
+    timing, not the tracer, would decide the figure for the longest functions."""
+    spec = df.TensorSpec([4], df.float32)
+
+    def trace(length: int) -> None:
+        function = df.function(_function_of_length(length))
+        gc.disable()
+        try:
+            function.get_concrete_function(spec)
+        finally:
+            gc.enable()
+
+    traces = [lambda length=length: trace(length) for length in lengths]
+    medians = paired_median_times(*traces, repeats=rounds)
+    lines = ["trace time by function length (median of one trace; per op; per op added):"]
+    slopes = []
+    for i, (length, median) in enumerate(zip(lengths, medians)):
+        added = ""
+        if i:
+            slope = (median - medians[i - 1]) / (length - lengths[i - 1])
+            slopes.append(slope)
+            added = f"   {slope * 1e6:6.1f} us per op from {lengths[i - 1]} ops"
+        lines.append(
+            f"  {length:5d} ops: {median * 1e3:8.2f} ms   {median / length * 1e6:6.1f} us per op"
+            + added
+        )
+    lines.append(
+        f"  linear: the slope from {lengths[-2]} ops is {slopes[-1] / slopes[1]:.2f}x the one "
+        f"from {lengths[1]} (about 1 when each op costs the same to trace, however long the "
+        "function)"
+    )
+    return "\n".join(lines)
 
 
 def _twenty_ops_with_a_break(x):
@@ -343,10 +384,12 @@ BATCH = 32
 INPUTS = 16
 
 
-def _mlp_init(width: int) -> list:
-    """The initial weights and biases of an MLP with two hidden layers of ``width`` units."""
+def _mlp_init(width: int, depth: int = 2) -> list:
+    """The initial weights and biases of an MLP with ``depth`` hidden layers of ``width``
+    units (weight, bias, weight, bias, ...; the last pair is the linear output layer)."""
     rng = np.random.default_rng(0)
-    shapes = [(INPUTS, width), (width,), (width, width), (width,), (width, 1), (1,)]
+    sizes = [INPUTS] + [width] * depth + [1]
+    shapes = [shape for n, m in zip(sizes, sizes[1:]) for shape in ((n, m), (m,))]
     return [
         (rng.normal(size=shape) / np.sqrt(shape[0] if len(shape) == 2 else 1)).astype(np.float32)
         for shape in shapes
@@ -354,15 +397,16 @@ def _mlp_init(width: int) -> list:
 
 
 def _mlp_loss(params, x, y):
-    w1, b1, w2, b2, w3, b3 = params
-    hidden = df.nn.relu(df.matmul(x, w1) + b1)
-    hidden = df.nn.relu(df.matmul(hidden, w2) + b2)
-    return df.reduce_mean(df.square(df.matmul(hidden, w3) + b3 - y))
+    *hidden_layers, w_out, b_out = params
+    hidden = x
+    for weights, biases in zip(hidden_layers[::2], hidden_layers[1::2]):
+        hidden = df.nn.relu(df.matmul(hidden, weights) + biases)
+    return df.reduce_mean(df.square(df.matmul(hidden, w_out) + b_out - y))
 
 
-def _sgd(params, grads) -> None:
+def _sgd(params, grads, learning_rate: float = LEARNING_RATE) -> None:
     for param, grad in zip(params, grads):
-        param.assign_sub(LEARNING_RATE * grad)
+        param.assign_sub(learning_rate * grad)
 
 
 def _graph_step(width: int, x, y):
@@ -392,23 +436,23 @@ def _lazy_step(width: int, x, y):
     return step
 
 
-def _eager_step(width: int, x, y):
+def _eager_step(width: int, x, y, depth: int = 2, learning_rate: float = LEARNING_RATE):
     if not hasattr(df, "GradientTape"):
         return None
     with df.eager_mode():
-        params = [df.Variable(value) for value in _mlp_init(width)]
+        params = [df.Variable(value) for value in _mlp_init(width, depth)]
 
     def step():
         with df.eager_mode():
             with df.GradientTape() as tape:
                 loss = _mlp_loss(params, x, y)
-            _sgd(params, tape.gradient(loss, params))
+            _sgd(params, tape.gradient(loss, params), learning_rate)
             return float(loss)
 
     return step
 
 
-def _function_step(width: int, x, y):
+def _function_step(width: int, x, y, depth: int = 2, learning_rate: float = LEARNING_RATE):
     """The step as one traced function: it takes the parameters and returns the loss and the
     updated parameters, so the whole step is one graph run (variables captured by a traced
     function get no gradient from ``df.gradients`` in this build)."""
@@ -419,10 +463,10 @@ def _function_step(width: int, x, y):
     def train(params, x, y):
         loss = _mlp_loss(params, x, y)
         grads = df.gradients(loss, params)
-        return loss, [p - LEARNING_RATE * g for p, g in zip(params, grads)]
+        return loss, [p - learning_rate * g for p, g in zip(params, grads)]
 
     with df.eager_mode():
-        params = [df.constant(value) for value in _mlp_init(width)]
+        params = [df.constant(value) for value in _mlp_init(width, depth)]
 
     def step():
         nonlocal params
@@ -430,6 +474,8 @@ def _function_step(width: int, x, y):
             loss, params = train(params, x, y)
             return float(loss)
 
+    step.function = train
+    step.arguments = (params, x, y)
     return step
 
 
@@ -510,6 +556,112 @@ def training_loop_figure(quick: bool) -> str:
     return "\n".join(lines)
 
 
+# Deep, wide MLPs diverge at figure 2's rate within the timed steps (and inf and NaN run at
+# other speeds): the crossover sweep learns slower.
+CROSSOVER_LEARNING_RATE = 1e-4
+
+
+def _ops_per_step(function_step) -> int:
+    """The computing ops (neither placeholders nor constants) of a traced training step."""
+    with df.eager_mode():
+        concrete = function_step.function.get_concrete_function(*function_step.arguments)
+    return sum(op.type not in ("Placeholder", "Const") for op in concrete.graph.get_operations())
+
+
+def _faster_from(counts_and_ratios: list) -> Optional[int]:
+    """The smallest op count from which every ratio (eager over function) is above 1.1 (faster
+    by more than the noise of a shared machine), or None when the largest is not."""
+    crossover = None
+    for count, ratio in reversed(counts_and_ratios):
+        if ratio <= 1.1:
+            break
+        crossover = count
+    return crossover
+
+
+def _chain_crossover(repeats: int) -> tuple[list, str]:
+    """Rows of a chain of n small ops (on 4 floats) run eagerly and as a df.function called
+    eagerly, and from how many ops the function is faster."""
+    value = np.ones(4, np.float32)
+    rows, measured = [], []
+    with df.eager_mode():
+        tensor = df.constant(value)
+        for length in (2, 4, 8, 16, 32, 64):
+            chain = _function_of_length(length)
+            traced = df.function(chain)
+            np.testing.assert_allclose(traced(tensor).numpy(), chain(tensor).numpy(), rtol=1e-6)
+            eager_time, function_time = paired_median_times(
+                lambda chain=chain: chain(tensor),
+                lambda traced=traced: traced(tensor),
+                repeats=repeats,
+            )
+            measured.append((length, eager_time / function_time))
+            rows.append(
+                ["chain", "", length, _ms(eager_time), _ms(function_time), f"{measured[-1][1]:.2f}"]
+            )
+    return rows, f"   a chain of small ops: df.function is {_crossover_words(measured)}"
+
+
+def _crossover_words(counts_and_ratios: list) -> str:
+    crossover = _faster_from(counts_and_ratios)
+    if crossover is None:
+        return "not faster by more than 10% at the most ops measured"
+    if crossover == counts_and_ratios[0][0]:
+        return f"faster by more than 10% at every size measured, from {crossover} ops"
+    return f"faster by more than 10% from {crossover} ops on"
+
+
+def training_crossover_figure(quick: bool) -> str:
+    """Where a function under ``df.function`` becomes faster than the same ops run eagerly: a
+    chain of n small ops, then the training step of figure 2 over its depth (ops per step) at
+    a small and a large width.  Eager pays a fixed cost per op (and the tape's per op again
+    for gradients); a function pays a fixed cost per call, then far less per op; with large
+    ops the kernels dominate both, so the function wins once ops are many and small."""
+    depths = (0, 1, 4, 8) if quick else (0, 1, 2, 4, 8, 16)
+    widths = (8, 512)
+    repeats = 9 if quick else 21
+    rows, chain_said = _chain_crossover(repeats * 10)
+    crossovers = [chain_said]
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(BATCH, INPUTS)).astype(np.float32)
+    y = rng.normal(size=(BATCH, 1)).astype(np.float32)
+    for width in widths:
+        measured = []
+        for depth in depths:
+            eager = _eager_step(width, x, y, depth, CROSSOVER_LEARNING_RATE)
+            traced = _function_step(width, x, y, depth, CROSSOVER_LEARNING_RATE)
+            if eager is None or traced is None:
+                return "3. Crossover: n/a (no GradientTape or df.function in this build)"
+            assert abs(eager() - traced()) <= 1e-4 * max(1.0, abs(traced()))
+            eager_time, function_time = paired_median_times(eager, traced, repeats=repeats)
+            assert np.isfinite(eager()) and np.isfinite(traced())
+            ops = _ops_per_step(traced)
+            measured.append((ops, eager_time / function_time))
+            rows.append(
+                [
+                    width,
+                    depth,
+                    ops,
+                    _ms(eager_time),
+                    _ms(function_time),
+                    f"{eager_time / function_time:.2f}",
+                ]
+            )
+        crossovers.append(
+            f"   training step, width {width}: df.function is {_crossover_words(measured)}"
+        )
+    header = ["width", "depth", "ops", "eager", "function", "eager/function"]
+    return "\n".join(
+        [
+            "3. Crossover: a chain of `ops` small ops (tanh and multiply on 4 floats), then the "
+            "training step of figure 2 with `depth` hidden layers (`ops`: the computing ops of "
+            "the traced step), eagerly and as a df.function called eagerly",
+            _table(header, rows),
+            *crossovers,
+        ]
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
@@ -528,6 +680,8 @@ def main() -> None:
     print(lazy_chain_figure(args.quick))
     print()
     print(training_loop_figure(args.quick))
+    print()
+    print(training_crossover_figure(args.quick))
     print()
     bench_graph_breaks(repeats)
 

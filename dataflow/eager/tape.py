@@ -30,8 +30,8 @@ def _handle_of(value) -> Tensor:
 
     if isinstance(value, Variable):
         return value.handle
-    if isinstance(value, EagerTensor):
-        return value
+    if isinstance(value, EagerTensor) or (isinstance(value, Tensor) and value._is_eager):
+        return value  # an eager tensor, or a lazy one (`dataflow.lazy`)
     raise TypeError(
         f"A GradientTape watches eager tensors and variables, got {value!r:.80} "
         f"({_user_location()})"

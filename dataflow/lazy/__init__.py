@@ -30,6 +30,11 @@ Invariants:
   ``Recording.plan_reuses`` counts these runs.  The ops of such a recording then leave the
   graph (except variable handles, which later recordings name), so the graph of a loop stays
   the size of its distinct programs, and so do the walks over it (``gradients``).
+- A `GradientTape` active under ``lazy_mode`` records the lazy ops as it records eager ones
+  (`TapedOperation`), and the gradient functions it replays record lazily too, so a taped
+  training step is one recorded program like any other.  A value the tape follows may not
+  flow into a ``cond`` or ``while_loop`` recorded here: they are graph control flow, which a
+  tape does not follow op by op, so that is refused (``df.gradients`` differentiates them).
 - Variables made under ``lazy_mode`` live in the recording's Session, one per ``lazy_mode``
   block; their ``initializer`` is an effect like any other.  A variable made eagerly and used
   under ``lazy_mode`` keeps its value in the eager context: each run takes the value it has

@@ -14,6 +14,7 @@ from executor.program import NodeKind
 from .. import dtypes as _dtypes
 from .. import graph as _graph
 from .. import op_registry
+from ..eager.runner import active_tapes
 from ..op_registry import get_op_def
 from ..passes.graph_item import attrs_fingerprint
 from ..tensor_shape import TensorShape
@@ -192,6 +193,9 @@ class Recording:
             output = LazyTensor(self, symbolic)
             self._pending.append(weakref.ref(output))
             return LazyOperation(symbolic.op, [output])
+        tapes = active_tapes()
+        if tapes and graph._control_flow_context is not None:
+            _refuse_taped_control_flow(op_def, inputs, tapes)
         tensors = [self._as_input(x) for x in inputs]
         controls = [c for c in (self._as_control(c) for c in control_inputs) if c is not None]
         # The previous effect goes in at creation: a control input added later would change
@@ -209,7 +213,23 @@ class Recording:
                 op._control_inputs.remove(self._effects[-1])
         outputs = [LazyTensor(self, t) for t in op._outputs]
         self._pending.extend(weakref.ref(t) for t in outputs)
+        if tapes and graph._control_flow_context is None:
+            taped = TapedOperation(op, outputs, self._taped_inputs(inputs, tensors))
+            for tape in tapes:
+                tape._record(taped)
         return LazyOperation(op, outputs)
+
+    def _taped_inputs(self, inputs, tensors: list) -> list:
+        """An op's inputs as a tape sees them: the lazy or eager tensors given (which the tape
+        knows by identity), and for any other value (a number, an array), a lazy tensor of
+        what stands for it here, so that gradient functions read tensors of the right dtype."""
+        taped = []
+        for value, tensor in zip(inputs, tensors):
+            if not (isinstance(value, _graph.Tensor) and value._is_eager):
+                value = LazyTensor(self, tensor)
+                self._pending.append(weakref.ref(value))
+            taped.append(value)
+        return taped
 
     def _as_input(self, value) -> _graph.Tensor:
         if isinstance(value, LazyTensor):
@@ -397,6 +417,21 @@ class Recording:
         return self._session
 
 
+def _refuse_taped_control_flow(op_def, inputs, tapes: list) -> None:
+    """Refuses a value a tape follows flowing into a cond or while_loop recorded lazily: the
+    recording builds them as graph control flow, whose ops a tape does not record one by one,
+    so the gradient would silently leave them out."""
+    for value in inputs:
+        if any(id(value) in tape._tracked for tape in tapes):
+            raise NotImplementedError(
+                f"A GradientTape under lazy_mode cannot differentiate through cond or "
+                f"while_loop: '{value.name}' flows into a {op_def.type} op of one (at "
+                f"{_graph._user_location()}).  Take the gradient with df.gradients inside "
+                "lazy_mode, or record the tape in eager mode, where Python runs the branch "
+                "or loop."
+            )
+
+
 def _names_state(op: _graph.Operation) -> bool:
     """Whether ``op`` only names state (a variable's handle): stateful, so never merged or
     folded, but no effect to order, and safe to run again from a later materialisation."""
@@ -485,6 +520,28 @@ class LazyOperation(_graph.Operation):
     __str__ = __repr__
 
 
+class TapedOperation(LazyOperation):
+    """A recorded op as an active `GradientTape` records it: its ``inputs`` are the lazy (or
+    eager) tensors it was given, as its ``outputs`` are lazy, so the tape follows values by
+    identity as it does eagerly, and the gradient functions it calls record their ops lazily
+    on those tensors.  A tensor the tape holds stays alive, so a materialisation computes it,
+    and a gradient recorded after that reads its value."""
+
+    __slots__ = ("_lazy_inputs",)
+
+    def __init__(self, symbolic: _graph.Operation, outputs: list, inputs: list):
+        super().__init__(symbolic, outputs)
+        object.__setattr__(self, "_lazy_inputs", inputs)
+
+    @property
+    def _inputs(self) -> list:
+        return self._lazy_inputs
+
+    @property
+    def _outputs(self) -> list:
+        return self._lazy_outputs
+
+
 @contextlib.contextmanager
 def _plain_graph_building():
     """Ops made inside build plain graph ops: those a control-flow context or a graph pass
@@ -521,6 +578,9 @@ class _Recorder:
     def apply(self, op_def, inputs, attrs, name, control_inputs):
         recording = self.recording
         if getattr(_local, "plain", 0):
+            tapes = active_tapes()
+            if tapes:
+                _refuse_taped_control_flow(op_def, inputs, tapes)
             tensors = [recording._as_input(x) for x in inputs]
             op = recording.graph.create_op(
                 op_def, tensors, attrs, name=name, control_inputs=control_inputs

@@ -25,7 +25,8 @@ running it once per *signature* on symbolic tensors (a trace), as ``tf.function`
   so each call reads the value of the moment and its assignments stay, and only when the call
   succeeds.  A variable made on the first trace is made eagerly and outlives the trace.
 - Called eagerly under a `GradientTape`, a call is recorded as one op whose gradient is
-  ``df.gradients`` of the trace, fed with the forward run's own values (`tape_calls`).
+  ``df.gradients`` of the trace, fed with the forward run's own values (`tape_calls`); under
+  nested tapes that gradient is recorded as one op too, so gradients of any order flow.
 - ``df.function(fn, experimental_graph_breaks=True)`` splits an eager call where a statement
   needs a tensor's value (TorchDynamo's graph breaks) and retraces a part when a Python value
   it baked in changes (guards); which statements break is said in `breaks`.

@@ -14,8 +14,13 @@ there is computed again, from the saved values around it.  A variable the functi
 watched by a tape that watches accessed variables, as TensorFlow's tapes do; the backward run
 is a gradient of the function, so it changes no variable.
 
-Limits: the backward run is one graph run, not recorded on an outer tape, so a gradient through
-a call cannot be differentiated again (nested tapes each get first-order gradients).
+Higher order, as TensorFlow's function gradients: the saved values are outputs of the
+recorded call too, and a backward run made while other tapes record (a gradient taken inside
+an outer tape) is recorded on them as one op (`DerivativeCallOp`): a run of the trace's graph
+from the call's inputs, the saved values and the output gradients to the input gradients.  Its
+gradient is ``df.gradients`` of that run, holding the saved values as inputs of their own
+(``stop_gradients``); what flows back to them reaches the call's inputs through the call's own
+gradient.  So every order computes with the forward run's values, and is again one op.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Optional
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..eager.runner import active_tapes
 from ..graph import Tensor, _user_location
 
 
@@ -47,7 +53,8 @@ class _CallOpDef:
 
 class FunctionCallOp:
     """One eager call of a concrete function, as a tape records it (see the module
-    docstring); ``saved`` holds the values of the forward run that the gradient reads."""
+    docstring): its outputs are the function's, then the saved values (as eager tensors), and
+    ``saved`` holds those values as the backward run is fed them."""
 
     op_def = _op_def = _CallOpDef()
     type = _CallOpDef.type
@@ -69,13 +76,133 @@ class FunctionCallOp:
         needed = tuple(i for i, g in enumerate(output_gradients) if g is not None)
         if not needed:
             return [None] * len(self._inputs)
-        backward = _backward_for(self._concrete, needed)
+        concrete = self._concrete
+        backward = _backward_for(concrete, needed)
         seeds = [np.asarray(output_gradients[i]) for i in needed]
         results = backward.run(self._feeds, self._saved, seeds)
-        return [
+        grads = [
             None if value is None else eager_result(value, _source_dtype(source))
-            for value, source in zip(results, _sources(self._concrete))
+            for value, source in zip(results, _sources(concrete))
         ]
+        tapes = active_tapes()
+        if tapes:
+            saved = saved_tensors(concrete)
+            run = _GraphRun(
+                concrete,
+                sources=_sources(concrete) + saved + backward.seeds,
+                fed=concrete.inputs + saved + backward.seeds,
+                results=backward.grads,
+                held=saved,
+            )
+            saved_outputs = self._outputs[len(concrete.outputs) :]
+            inputs = self._inputs + saved_outputs + [output_gradients[i] for i in needed]
+            fed_values = self._feeds + self._saved + seeds
+            _record(DerivativeCallOp(run, inputs, grads, fed_values), tapes)
+        return grads
+
+
+class _GraphRun:
+    """A differentiable run of part of a trace's graph: ``results`` (tensors, or None)
+    computed from ``sources``; ``fed`` are the tensors fed for a run (the other sources are
+    captured variables' handles).  ``held`` are fed tensors of the forward computation that
+    the run takes as given: its derivative does not differentiate through what computes them.
+    Its derivative is another `_GraphRun`."""
+
+    def __init__(self, concrete, sources: list, fed: list, results: list, held: list):
+        self.concrete = concrete
+        self.sources = sources
+        self.fed = fed
+        self.results = results
+        self.held = held
+        self._derivatives: dict[tuple, _GraphRun] = {}
+        self._runner = None
+
+    def derivative(self, needed: tuple) -> _GraphRun:
+        """The run giving the sources' gradients from the sources and one gradient per
+        ``results[i]`` for ``i`` in ``needed`` (new placeholders, fed after ``fed``)."""
+        known = self._derivatives.get(needed)
+        if known is not None:
+            return known
+        from ..gradients import _dense, gradients
+        from ..ops.constant_op import placeholder
+
+        graph = self.concrete.graph
+        ys = [self.results[i] for i in needed]
+        differentiable = [s for s in self.sources if _differentiable(_source_dtype(s))]
+        with graph.as_default(), graph.name_scope(None):
+            seeds = [placeholder(y.dtype, y.shape, name="grad_y") for y in ys]
+            found = []
+            if differentiable:
+                found = gradients(
+                    ys, differentiable, grad_ys=seeds, stop_gradients=self.held or None
+                )
+            by_source = {
+                id(s): None if g is None else _dense(g) for s, g in zip(differentiable, found)
+            }
+        derivative = _GraphRun(
+            self.concrete,
+            sources=self.sources + seeds,
+            fed=self.fed + seeds,
+            results=[by_source.get(id(s)) for s in self.sources],
+            held=self.held,
+        )
+        self._derivatives[needed] = derivative
+        return derivative
+
+    def run(self, fed_values: list) -> list:
+        """The values of ``results`` (None where a result is None) for values of ``fed``."""
+        fetched = [r for r in self.results if r is not None]
+        if not fetched:
+            return [None] * len(self.results)
+        if self._runner is None:
+            self._runner = self.concrete._session().make_callable(fetched, feed_list=self.fed)
+        values = iter(self._runner(*fed_values))
+        return [None if r is None else next(values) for r in self.results]
+
+
+class DerivativeCallOp:
+    """A backward run of a taped call, recorded on the tapes that were active while it ran
+    (see the module docstring): ``inputs`` are the eager tensors standing for its run's
+    sources, ``outputs`` the gradients it gave (None for a source that got none)."""
+
+    op_def = _op_def = _CallOpDef()
+    type = _CallOpDef.type
+    attrs = MappingProxyType({})
+
+    def __init__(self, run: _GraphRun, inputs: list, outputs: list, fed_values: list):
+        self._run = run
+        self._inputs = inputs
+        self._outputs = [t for t in outputs if t is not None]
+        self._given = [i for i, t in enumerate(outputs) if t is not None]
+        self._fed_values = fed_values
+        self.name = run.concrete.name + "/gradient"
+        self.location = _user_location()
+
+    def backward(self, output_gradients) -> list:
+        """The gradients of the inputs, given one gradient (or None) per output."""
+        from .tracing import eager_result
+
+        by_result = dict(zip(self._given, output_gradients))
+        needed = tuple(i for i in self._given if by_result[i] is not None)
+        if not needed:
+            return [None] * len(self._inputs)
+        derivative = self._run.derivative(needed)
+        seeds = [np.asarray(by_result[i]) for i in needed]
+        fed_values = self._fed_values + seeds
+        grads = [
+            None if value is None else eager_result(value, _source_dtype(source))
+            for value, source in zip(derivative.run(fed_values), derivative.sources)
+        ]
+        tapes = active_tapes()
+        if tapes:
+            inputs = self._inputs + [by_result[i] for i in needed]
+            _record(DerivativeCallOp(derivative, inputs, grads, fed_values), tapes)
+        return grads[: len(self._inputs)]
+
+
+def _record(op, tapes: list) -> None:
+    for tape in tapes:
+        tape._record(op)
 
 
 class Backward:
@@ -90,18 +217,15 @@ class Backward:
         sources = _sources(concrete)
         differentiable = [s for s in sources if _differentiable(_source_dtype(s))]
         with graph.as_default(), graph.name_scope(None):
-            seeds = [
-                placeholder(concrete.outputs[i].dtype, concrete.outputs[i].shape, name="grad_y")
-                for i in needed
-            ]
-            ys = [concrete.outputs[i] for i in needed]
+            ys = [_call_outputs(concrete, needed)[i] for i in needed]
+            seeds = [placeholder(y.dtype, y.shape, name="grad_y") for y in ys]
             found = gradients(ys, differentiable, grad_ys=seeds) if differentiable else []
             by_source = {
                 id(s): None if g is None else _dense(g) for s, g in zip(differentiable, found)
             }
         self.grads: list[Optional[Tensor]] = [by_source.get(id(s)) for s in sources]
         self._concrete = concrete
-        self._seeds = seeds
+        self.seeds = seeds
         self._runner = None
 
     def run(self, feeds: list, saved: list, seeds: list) -> list:
@@ -111,10 +235,18 @@ class Backward:
         if self._runner is None:
             concrete = self._concrete
             self._runner = concrete._session().make_callable(
-                fetched, feed_list=concrete.inputs + saved_tensors(concrete) + self._seeds
+                fetched, feed_list=concrete.inputs + saved_tensors(concrete) + self.seeds
             )
         values = iter(self._runner(*feeds, *saved, *seeds))
         return [None if g is None else next(values) for g in self.grads]
+
+
+def _call_outputs(concrete, needed: tuple) -> list:
+    """What a taped call's recorded outputs are in the trace: the outputs, then (when
+    ``needed`` reaches past them) the saved tensors."""
+    if max(needed) < len(concrete.outputs):
+        return concrete.outputs
+    return concrete.outputs + saved_tensors(concrete)
 
 
 def _sources(concrete) -> list:
@@ -172,20 +304,22 @@ def saved_tensors(concrete) -> list:
 def taped_call(concrete, arguments: list, values: list, tapes: list):
     """Runs ``concrete`` on ``values`` (its ``inputs``' values) for a call whose tensor
     arguments are ``arguments``, records the call on ``tapes`` and returns the flat output
-    values."""
+    values (the saved values are outputs of the recorded op only)."""
     from .tracing import eager_result
 
     saved = saved_tensors(concrete)
     results = concrete._run_with(values, saved)
     outputs = [eager_result(v, t.dtype) for v, t in zip(results, concrete.outputs)]
+    saved_values = results[len(concrete.outputs) :]
+    saved_outputs = [eager_result(v, t.dtype) for v, t in zip(saved_values, saved)]
     handles = [handle for handle, _ in concrete.graph.captured_variables.values()]
     eager_captured = [tensor for tensor, _ in concrete.graph.eager_captures.values()]
     op = FunctionCallOp(
         concrete,
         list(arguments) + eager_captured + handles,
-        outputs,
+        outputs + saved_outputs,
         values,
-        results[len(concrete.outputs) :],
+        saved_values,
     )
     for variable in concrete.captured_variables:
         if variable.trainable:

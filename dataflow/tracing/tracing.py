@@ -22,6 +22,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from .. import nest
 from ..eager.runner import active_tapes
+from ..eager.tensor import EagerTensor
 from ..graph import (
     Graph,
     GraphKeys,
@@ -121,7 +122,7 @@ class _Signature:
         return self.structure == other.structure and self.leaves == other.leaves
 
     def __hash__(self) -> int:
-        return hash((repr(self.structure), self.leaves))
+        return hash((self.structure, self.leaves))
 
     def relaxed_with(self, other: _Signature) -> Optional[_Signature]:
         """The signature whose tensor shapes both fit (differing dims unknown), if the two
@@ -164,6 +165,45 @@ class _Signature:
                     return f"{name} has shape {mine.shape}, was {theirs.shape}"
                 return f"{name} is the Python value {mine!r}, was {theirs!r}"
         return "the arguments differ"
+
+
+# The Python argument types a call's fast key takes by value (`_fast_key`): immutable, hashed
+# and compared as `_PythonValue` compares them.
+_PLAIN_PYTHON_TYPES = frozenset({int, float, bool, str, type(None)})
+
+# A `Function` forgets its fast keys when it has met this many (varying Python values or shapes
+# under relaxed shapes would otherwise grow the table without end).
+_FAST_KEYS_KEPT = 1024
+
+
+def _fast_key(args: tuple) -> Optional[tuple]:
+    """A cheap key for a call whose arguments are all eager tensors, numpy arrays or plain
+    Python values, given flat and positional; None for any other call.
+
+    It is at least as fine as the call's `_Signature` (two calls with one fast key have equal
+    signatures: a tensor's dtype and shape, a Python value's type and value), so a table from
+    fast keys to the concrete function the signature chose is exact while that choice stands.
+    Tensors and Python values give entries of different lengths, so they never compare equal."""
+    key = []
+    for value in args:
+        kind = value.__class__
+        if kind is EagerTensor:
+            array = value._value
+            if array.__class__ is not np.ndarray:
+                return None
+            key.append((kind, value._dtype, array.shape))
+        elif kind is np.ndarray:
+            key.append((kind, value.dtype, value.shape))
+        elif kind in _PLAIN_PYTHON_TYPES:
+            key.append((kind, value))
+        else:
+            return None
+    return tuple(key)
+
+
+def _feed_value(value) -> np.ndarray:
+    """The array a tensor argument feeds its placeholder with."""
+    return value._value if value.__class__ is EagerTensor else np.asarray(value)
 
 
 # -- the graph a trace builds ----------------------------------------------------------------------
@@ -418,6 +458,10 @@ class ConcreteFunction:
             ),
             (tuple(args), dict(kwargs)),
         )
+        # Which flat arguments are tensors, fed to ``graph.inputs`` in this order.
+        self._fed_positions = tuple(
+            i for i, leaf in enumerate(signature.leaves) if isinstance(leaf, TensorSpec)
+        )
         self._runner: Optional[Callable] = None
         self._taped_runner: Optional[Callable] = None
         self._function_session = None
@@ -484,38 +528,39 @@ class ConcreteFunction:
         return list(self._taped_runner(*flat_values))[: len(self.outputs) + len(saved)]
 
     def _call_eagerly(self, arguments):
-        """Runs the trace on the call's tensor arguments and the captured eager values now;
-        returns the structured outputs with `EagerTensor` values."""
-        flat_arguments = nest.flatten(arguments)
-        values = [
-            np.asarray(value)
-            for value, leaf in zip(flat_arguments, self._signature.leaves)
-            if isinstance(leaf, TensorSpec)
-        ]
+        """Runs the trace on the call's ``(args, kwargs)`` now (see `_call_flat`)."""
+        return self._call_flat(nest.flatten(arguments))
+
+    def _call_flat(self, flat_arguments):
+        """Runs the trace on the call's tensor arguments (among ``flat_arguments``, the call's
+        arguments flattened) and the captured eager values now; returns the structured outputs
+        with `EagerTensor` values."""
         if self.graph.captures:
             raise ValueError(
                 f"df.function '{self.name}' reads tensors of a graph "
                 f"({', '.join(t.name for t in self.graph.captures)}); called eagerly it can "
                 "read only eager values"
             )
-        values += [np.asarray(tensor) for tensor, _ in self.graph.eager_captures.values()]
+        tensor_arguments = [flat_arguments[i] for i in self._fed_positions]
+        values = [_feed_value(value) for value in tensor_arguments]
+        for tensor, _ in self.graph.eager_captures.values():
+            values.append(_feed_value(tensor))
         tapes = active_tapes()
         if tapes:
-            arguments = [
-                value
-                for value, leaf in zip(flat_arguments, self._signature.leaves)
-                if isinstance(leaf, TensorSpec)
-            ]
-            results = iter(taped_call(self, arguments, values, tapes))
+            results = iter(taped_call(self, tensor_arguments, values, tapes))
             return nest.map_structure(
                 lambda value: next(results) if isinstance(value, Tensor) else value,
                 self.structured_outputs,
             )
-        results = iter(self._run(values))
+        results = self._run(values)
+        structured = self.graph.structured_outputs
+        if isinstance(structured, Tensor):
+            return eager_result(results[0], structured.dtype)
+        remaining = iter(results)
 
         def as_eager(value):
             if isinstance(value, Tensor):
-                return eager_result(next(results), value.dtype)
+                return eager_result(next(remaining), value.dtype)
             return value
 
         return nest.map_structure(as_eager, self.structured_outputs)
@@ -597,6 +642,9 @@ class Function:
         self._built_signatures: dict[int, list[_Signature]] = {}  # id(graph) -> signatures
         self._trace_count = 0
         self._trace_signatures: list[_Signature] = []
+        # `_fast_key` of an eager call -> the concrete function its signature chose; emptied at
+        # each trace, which may change the choice (a relaxed trace serves later shapes).
+        self._concrete_by_fast_key: dict[tuple, ConcreteFunction] = {}
         self._variables: list = []
         functools.update_wrapper(self, python_function)
 
@@ -634,6 +682,12 @@ class Function:
 
     # -- calls -----------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        fast_key = None
+        if not kwargs and len(args) == self._positional_count and _executing_eagerly():
+            fast_key = _fast_key(args)
+            concrete = self._concrete_by_fast_key.get(fast_key)
+            if concrete is not None:
+                return concrete._call_flat(args)
         location = _CallerLocation()
         arguments = self._canonical_arguments(args, kwargs, location)
         signature = self._signature_for(arguments, location)
@@ -641,6 +695,10 @@ class Function:
             concrete = self._concrete_functions.get(signature)
             if concrete is None:
                 concrete = self._trace(signature, arguments, location)
+            if fast_key is not None:
+                if len(self._concrete_by_fast_key) >= _FAST_KEYS_KEPT:
+                    self._concrete_by_fast_key.clear()
+                self._concrete_by_fast_key[fast_key] = concrete
             return concrete._call_eagerly(arguments)
         self._note_trace(signature, location, graph_mode=True)
         return self._build_at_call_site(arguments)
@@ -721,6 +779,7 @@ class Function:
             if signature in self._trace_signatures:
                 return
         self._trace_count += 1
+        self._concrete_by_fast_key.clear()
         previous = self._trace_signatures[-1] if self._trace_signatures else None
         self._trace_signatures.append(signature)
         if self._trace_count >= RETRACE_WARNING_THRESHOLD and previous is not None:

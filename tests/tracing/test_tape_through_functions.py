@@ -146,3 +146,78 @@ def test_an_eager_optimizer_step_through_a_function_trains_the_variable():
         weight.assign_sub(0.1 * grad)
     np.testing.assert_allclose(weight.numpy(), target, atol=1e-4)
     assert loss.experimental_get_tracing_count() == 1
+
+
+def test_second_order_gradient_through_a_call_matches_the_same_computation_run_eagerly():
+    weights = df.Variable([[1.0, 2.0], [3.0, 4.0]])
+    bias = df.Variable([0.5, -0.5])
+    forward = _layer(weights, bias)
+    traced = df.function(forward)
+    x = df.constant([[1.0, -1.0], [0.25, 0.5]])
+
+    def second_order(layer):
+        with df.GradientTape() as outer:
+            outer.watch(x)
+            with df.GradientTape() as inner:
+                inner.watch(x)
+                loss, _ = layer(x)
+            grad_x, grad_w = inner.gradient(loss, [x, weights])
+            curvature = df.reduce_sum(grad_x * grad_x) + df.reduce_sum(grad_w)
+        return outer.gradient(curvature, [x, weights, bias])
+
+    for got, want in zip(second_order(traced), second_order(forward)):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
+
+
+def test_third_order_gradient_through_a_call():
+    @df.function
+    def cube(x):
+        return x * x * x
+
+    x = df.constant(2.0)
+    with df.GradientTape() as third:
+        third.watch(x)
+        with df.GradientTape() as second:
+            second.watch(x)
+            with df.GradientTape() as first:
+                first.watch(x)
+                y = cube(x)
+            dy = first.gradient(y, x)
+        d2y = second.gradient(dy, x)
+    d3y = third.gradient(d2y, x)
+    assert (dy.numpy(), d2y.numpy(), d3y.numpy()) == (12.0, 12.0, 6.0)
+
+
+def test_second_order_gradient_uses_the_forward_runs_random_draws():
+    @df.function
+    def noisy_square(x):
+        noise = df.random.uniform([4], seed=1)
+        return x * x * noise, noise
+
+    x = df.constant([1.0, 2.0, 3.0, 4.0])
+    with df.GradientTape() as outer:
+        outer.watch(x)
+        with df.GradientTape() as inner:
+            inner.watch(x)
+            y, noise = noisy_square(x)
+        dy = inner.gradient(y, x)
+    np.testing.assert_allclose(outer.gradient(dy, x).numpy(), 2.0 * noise.numpy(), rtol=1e-6)
+
+
+def test_second_order_gradient_does_not_repeat_the_functions_assignments():
+    counter = df.Variable(0.0)
+
+    @df.function
+    def step(x):
+        counter.assign_add(1.0)
+        return df.sin(x)
+
+    x = df.constant(0.5)
+    with df.GradientTape() as outer:
+        outer.watch(x)
+        with df.GradientTape() as inner:
+            inner.watch(x)
+            y = step(x)
+        dy = inner.gradient(y, x)
+    np.testing.assert_allclose(outer.gradient(dy, x).numpy(), -np.sin(0.5), rtol=1e-6)
+    assert counter.numpy() == 1.0
