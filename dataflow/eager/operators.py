@@ -32,9 +32,9 @@ def _operand(other, dtype) -> Optional[EagerTensor]:
     """``other`` as an eager tensor for the short way: itself if it is one, a kept conversion
     to ``dtype`` if it is a plain Python number that converts; else None (the general way
     then converts it, or raises what is wrong with it)."""
-    if other.__class__ is EagerTensor:
-        return other
     kind = other.__class__
+    if kind is EagerTensor:
+        return other
     if kind is float:
         if not other or other != other:
             return None
@@ -63,7 +63,7 @@ def _binary(op_type: str, attrs_key: tuple, name: str, general, reflected: bool 
     when the short way is not open."""
 
     def operator(self, other):
-        other_tensor = _operand(other, self._dtype)
+        other_tensor = other if other.__class__ is EagerTensor else _operand(other, self._dtype)
         if other_tensor is not None:
             x, y = (other_tensor, self) if reflected else (self, other_tensor)
             x_value, y_value = x._value, y._value

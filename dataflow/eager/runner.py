@@ -37,6 +37,7 @@ from . import tensor as _tensor
 from .tensor import EagerTensor
 
 _KERNEL_CACHE_LIMIT = 4096
+_ndarray, _asarray = np.ndarray, np.asarray  # read on every op run the short way
 _OBJECT_DTYPES = (_dtypes.resource, _dtypes.string)
 
 
@@ -277,7 +278,9 @@ def run_planned(key: tuple, args, name: str) -> Optional[EagerTensor]:
 
     A plan key is ``(op type, tuple(attrs.items()) or (), then each input's dtype enum and
     shape)``, as `EagerOpRunner.apply` keeps it (the enum hashes faster than the `DType`)."""
-    runner = _graph.get_default_graph()._op_runner
+    graph_stack = _graph._thread_state.graph_stack  # `get_default_graph`, with one call less
+    graph = graph_stack[-1] if graph_stack else _graph.get_default_graph()
+    runner = graph._op_runner
     if runner.__class__ is not EagerOpRunner or _recording.tapes:
         return None
     plan = runner._plans.get(key)
@@ -291,8 +294,8 @@ def run_planned(key: tuple, args, name: str) -> Optional[EagerTensor]:
     except Exception:
         return None
     dtype, np_dtype = out_types[0]
-    if result.__class__ is not np.ndarray and np_dtype is not None:
-        result = np.asarray(result, np_dtype)
+    if result.__class__ is not _ndarray and np_dtype is not None:
+        result = _asarray(result, np_dtype)
     return EagerTensor(result, dtype, name)
 
 
@@ -300,17 +303,36 @@ def run_planned_op(
     type_name: str, inputs, attrs: Optional[dict], name: Optional[str]
 ) -> Optional[EagerTensor]:
     """`run_planned` for an op given as `op_registry.apply_op_output` gets it (its inputs
-    must all be eager tensors, or None is returned); registered there by `EagerGraph`."""
-    key = [type_name, tuple(attrs.items()) if attrs else ()]
-    args = []
-    for tensor in inputs:
-        if tensor.__class__ is not EagerTensor:
-            return None
-        value = tensor._value
-        key += (tensor._dtype._enum, value.shape)
-        args.append(value)
+    must all be eager tensors, or None is returned); registered there by `EagerGraph`.  Ops
+    of one and two inputs, the most, make their keys with no loop."""
+    attrs_key = tuple(attrs.items()) if attrs else ()
+    name = name.rstrip("/") if name else type_name
+    count = len(inputs)
     try:
-        return run_planned(tuple(key), args, name.rstrip("/") if name else type_name)
+        if count == 1:
+            (x,) = inputs
+            if x.__class__ is not EagerTensor:
+                return None
+            x_value = x._value
+            return run_planned(
+                (type_name, attrs_key, x._dtype._enum, x_value.shape), (x_value,), name
+            )
+        if count == 2:
+            x, y = inputs
+            if x.__class__ is not EagerTensor or y.__class__ is not EagerTensor:
+                return None
+            x_value, y_value = x._value, y._value
+            key = (type_name, attrs_key, x._dtype._enum, x_value.shape, y._dtype._enum)
+            return run_planned((*key, y_value.shape), (x_value, y_value), name)
+        key = [type_name, attrs_key]
+        args = []
+        for tensor in inputs:
+            if tensor.__class__ is not EagerTensor:
+                return None
+            value = tensor._value
+            key += (tensor._dtype._enum, value.shape)
+            args.append(value)
+        return run_planned(tuple(key), args, name)
     except TypeError:  # an attr that is not hashable (an array, a list)
         return None
 

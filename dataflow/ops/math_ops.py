@@ -886,7 +886,8 @@ def matmul(
     }
     graph = graph_of((a, b))
     if graph._eager:  # no scope to open: eager ops are not named uniquely
-        a, b = convert_in_order((a, b), ("a", "b"))
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+            a, b = convert_in_order((a, b), ("a", "b"))
         op_type = "MatMul" if a.shape.ndims == 2 and b.shape.ndims == 2 else "BatchMatMulV2"
         return apply_op_output(op_type, (a, b), attrs, name or "MatMul")
     with graph.as_default(), graph.name_scope(name or "MatMul") as scope:
