@@ -11,6 +11,7 @@ One function per figure; `main` prints them in turn.
    numpy floor); TensorFlow 2's and PyTorch's eager ops beside them with
    ``--tensorflow-python PATH`` / ``--torch-python PATH`` (a Python that has the library:
    neither is a dependency), and one ``Session.run`` of a scalar add for scale.
+   `section_where_the_time_goes` then splits one eager ``a + b`` into its steps.
 0b. `bench_function` (tracing): the call overhead of a traced 10-op function after tracing
    (its `ConcreteFunction` run through its cached plan) against one ``Session.run`` of the
    same 10-op graph, fed the same value (target: within 2x); and trace time against the
@@ -196,6 +197,50 @@ def section_eager_per_op_overhead(
             sess.run(total)
             run = _median_us(lambda: sess.run(total), number=500)
     print(f"for scale, one Session.run of a scalar add: {run:6.2f}")
+
+
+def section_where_the_time_goes() -> None:
+    """The short way of one eager ``a + b`` (`dataflow.eager.runner.run_planned`), step by
+    step: each step timed alone, less the cost of an empty call; the operator's own share is
+    the whole ``a + b`` less one ``run_planned`` call, and run_planned's is that call less its
+    steps (Python calls and the freeing of the result)."""
+    from dataflow.eager.runner import EagerTensor, run_planned, runs_eagerly_unrecorded
+
+    print("-- where the time of one eager a + b goes (median us, CPU time) --")
+    rows = []
+    with df.eager_mode():
+        plans = df.get_default_graph()._op_runner._plans
+        for label, shape in (("scalar", ()), ("10x10", (10, 10))):
+            a, b = _operands("add", shape)
+            ta, tb = df.constant(a), df.constant(b)
+            enum = ta.dtype.as_datatype_enum
+            key = ("Add", (), enum, a.shape, enum, b.shape)
+            ta + tb  # the plan is kept
+            result = np.add(a, b)
+            empty = _median_us(lambda: None)
+            whole = _median_us(partial(operator.add, ta, tb)) - empty
+            short_way = _median_us(partial(run_planned, key, (a, b), "add")) - empty
+            steps = {
+                "the operator: call, operand check, plan key": whole - short_way,
+                "run_planned: mode and tape check": _median_us(runs_eagerly_unrecorded) - empty,
+                "run_planned: plan lookup": _median_us(partial(plans.get, key)) - empty,
+                "run_planned: kernel (np.add)": _median_us(partial(np.add, a, b)) - empty,
+                "run_planned: a 0-d result made an array": (
+                    _median_us(partial(np.asarray, result, np.float32)) - empty if not shape else 0
+                ),
+                "run_planned: the EagerTensor": _median_us(
+                    partial(EagerTensor, np.asarray(result), df.float32, "add")
+                )
+                - empty,
+            }
+            steps["run_planned: its call, the steps between"] = short_way - sum(
+                time for name, time in steps.items() if name.startswith("run_planned")
+            )
+            rows.append((label, steps, whole))
+    names = list(rows[0][1])
+    table = [[name, *(f"{steps[name]:.2f}" for _, steps, _ in rows)] for name in names]
+    table.append(["whole a + b", *(f"{whole:.2f}" for _, _, whole in rows)])
+    print(_table(["step", *(label for label, _, _ in rows)], table))
 
 
 # -- 0b. df.function call overhead and trace time ----------------------------------------------
@@ -591,6 +636,7 @@ def main() -> None:
     print(describe_machine(f"{repeats} (sections 0b, 0c), {figure_repeats} (figures 1, 2)"))
     print()
     section_eager_per_op_overhead(args.tensorflow_python, args.torch_python)
+    section_where_the_time_goes()
     print()
     bench_function(repeats)
     print()
