@@ -5,10 +5,13 @@
 
 One function per figure; `main` prints them in turn.
 
-0. `section_eager_per_op_overhead`: one op on scalars and on small arrays, eagerly, against
-   the numpy call (median microseconds per op, ratio to the numpy floor), TensorFlow 2's
-   eager ``tf.add`` beside it with ``--tensorflow-python PATH`` (a Python that has
-   TensorFlow), and one ``Session.run`` of the same scalar add for scale.
+0. `section_eager_per_op_overhead`: add, mul, matmul, relu and reduce_sum on scalars and on
+   10x10 arrays, eagerly, as the df function and as the Python operator (``+ * @``), against
+   the numpy call the op's kernel makes (median microseconds per op in CPU time, ratio to that
+   numpy floor); TensorFlow 2's and PyTorch's eager ops beside them with
+   ``--tensorflow-python PATH`` / ``--torch-python PATH`` (a Python that has the library:
+   neither is a dependency), and one ``Session.run`` of a scalar add for scale.
+   `section_where_the_time_goes` then splits one eager ``a + b`` into its steps.
 0b. `bench_function` (tracing): the call overhead of a traced 10-op function after tracing
    (its `ConcreteFunction` run through its cached plan) against one ``Session.run`` of the
    same 10-op graph, fed the same value, and the whole eager call (finding the trace,
@@ -51,9 +54,11 @@ from harness import describe_machine, paired_median_times
 import argparse
 import gc
 import json
+import operator
 import statistics
 import subprocess
 import timeit
+from functools import partial
 from typing import Optional
 
 import numpy as np
@@ -63,70 +68,132 @@ import dataflow as df
 
 # -- 0. eager per-op overhead ----------------------------------------------------------------
 def _median_us(fn, number: int = 2000, repeat: int = 7) -> float:
-    times = timeit.repeat(fn, number=number, repeat=repeat)
+    """Median microseconds per call of ``fn``, in CPU time of this process (so the other load
+    of a shared machine counts less than it would in wall time)."""
+    times = timeit.repeat(fn, number=number, repeat=repeat, timer=time.process_time)
     return statistics.median(times) / number * 1e6
 
 
-# The cases of the per-op section, as (label, shape): float32 operands of that shape.
-_PER_OP_CASES = (("scalar add", ()), ("4x4 add", (4, 4)), ("64x64 add", (64, 64)))
+# The per-op cases: (label, op, operand shape).  An op is timed as the numpy call its kernel
+# makes (the floor), as the df function, as its Python operator where it has one, and in
+# TensorFlow 2 and PyTorch eager when a Python with them is given.  ``matmul`` of "scalars"
+# multiplies 1x1 matrices.
+_PER_OP_CASES = tuple(
+    (f"{label} {op}", op, shape)
+    for label, shape in (("scalar", ()), ("10x10", (10, 10)))
+    for op in ("add", "mul", "matmul", "relu", "reduce_sum")
+)
+_OPERATORS = {"add": operator.add, "mul": operator.mul, "matmul": operator.matmul}
 
-# TensorFlow 2's eager tf.add on the same cases, timed the same way, run by another Python.
-_TENSORFLOW_EAGER = """
-import json, os, statistics, timeit
+
+def _operands(op: str, shape: tuple) -> tuple:
+    if op == "matmul" and not shape:
+        shape = (1, 1)
+    return np.full(shape, 1.5, np.float32), np.full(shape, -2.5, np.float32)
+
+
+# The same cases in another Python, timed the same way: OPS maps an op to a function of the
+# two operands, made from ``LIBRARY`` and ``CONVERT`` (its eager tensor from a numpy array).
+_OTHER_EAGER = """
+import json, os, statistics, time, timeit
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
 import numpy as np
-import tensorflow as tf
+SETUP
 figures = {}
-for label, shape in CASES:
-    a = tf.constant(np.full(shape, 1.5, np.float32))
-    b = tf.constant(np.full(shape, 2.5, np.float32))
-    times = timeit.repeat(lambda: tf.add(a, b), number=2000, repeat=7)
+for label, op, shape in CASES:
+    if op == "matmul" and not shape:
+        shape = (1, 1)
+    a = CONVERT(np.full(shape, 1.5, np.float32))
+    b = CONVERT(np.full(shape, -2.5, np.float32))
+    fn = OPS[op]
+    fn(a, b)
+    times = timeit.repeat(lambda: fn(a, b), number=2000, repeat=7, timer=time.process_time)
     figures[label] = statistics.median(times) / 2000 * 1e6
 print(json.dumps(figures))
 """
+_TENSORFLOW_SETUP = """
+import tensorflow as tf
+CONVERT = tf.constant
+OPS = {"add": tf.add, "mul": tf.multiply, "matmul": tf.matmul,
+       "relu": lambda a, b: tf.nn.relu(a), "reduce_sum": lambda a, b: tf.reduce_sum(a)}
+"""
+_TORCH_SETUP = """
+import torch
+torch.set_num_threads(1)
+CONVERT = torch.from_numpy
+OPS = {"add": torch.add, "mul": torch.mul, "matmul": torch.matmul,
+       "relu": lambda a, b: torch.relu(a), "reduce_sum": lambda a, b: torch.sum(a)}
+"""
 
 
-def _tensorflow_eager_per_op(python: Optional[str]) -> dict:
-    """TensorFlow 2 eager's microseconds per ``tf.add``, per case, measured by ``python``
-    (a Python with TensorFlow); empty when none is given or it fails."""
+def _other_eager_per_op(python: Optional[str], setup: str, what: str) -> dict:
+    """Microseconds per op of another framework's eager mode, per case, measured by
+    ``python`` (a Python that has it); empty when none is given or it fails."""
     if python is None:
         return {}
-    script = _TENSORFLOW_EAGER.replace("CASES", repr(_PER_OP_CASES))
+    script = _OTHER_EAGER.replace("SETUP", setup).replace("CASES", repr(_PER_OP_CASES))
     result = subprocess.run([python, "-c", script], capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        print(f"(TensorFlow in {python} failed: {result.stderr.strip().splitlines()[-1:]})")
+        print(f"({what} in {python} failed: {result.stderr.strip().splitlines()[-1:]})")
         return {}
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def section_eager_per_op_overhead(tensorflow_python: Optional[str] = None) -> None:
-    """One op on scalars and on small arrays, eagerly, against the numpy call (and TensorFlow
-    2's eager ``tf.add``, with ``--tensorflow-python``)."""
-    print("== eager per-op overhead (median us per op; ratio to the numpy floor) ==")
-    cases = [
-        (label, np.full(shape, 1.5, np.float32), np.full(shape, 2.5, np.float32))
-        for label, shape in _PER_OP_CASES
-    ]
-    tensorflow = _tensorflow_eager_per_op(tensorflow_python)
+def _numpy_floor(op: str, a, b):
+    """The numpy call the op's kernel makes, on the same operands."""
+    return {
+        "add": lambda: np.add(a, b),
+        "mul": lambda: np.multiply(a, b),
+        "matmul": lambda: np.matmul(a, b),
+        "relu": lambda: np.maximum(a, 0),
+        "reduce_sum": lambda: np.add.reduce(a, axis=None, dtype=a.dtype, keepdims=False),
+    }[op]
+
+
+def _df_function(op: str, ta, tb):
+    return {
+        "add": lambda: df.add(ta, tb),
+        "mul": lambda: df.multiply(ta, tb),
+        "matmul": lambda: df.matmul(ta, tb),
+        "relu": lambda: df.nn.relu(ta),
+        "reduce_sum": lambda: df.reduce_sum(ta),
+    }[op]
+
+
+def section_eager_per_op_overhead(
+    tensorflow_python: Optional[str] = None, torch_python: Optional[str] = None
+) -> None:
+    """One op on scalars and on 10x10 arrays, eagerly, against the numpy call its kernel makes
+    (and TensorFlow 2's and PyTorch's eager ops, given a Python that has them)."""
+    print("== eager per-op overhead (median us per op, CPU time; x = ratio to the numpy floor) ==")
+    others = {
+        "TF2": _other_eager_per_op(tensorflow_python, _TENSORFLOW_SETUP, "TensorFlow"),
+        "torch": _other_eager_per_op(torch_python, _TORCH_SETUP, "PyTorch"),
+    }
+    header = ["case", "numpy", "df function", "operator"] + [n for n, f in others.items() if f]
+    rows = []
     with df.eager_mode():
-        for label, a, b in cases:
+        for label, op, shape in _PER_OP_CASES:
+            a, b = _operands(op, shape)
             ta, tb = df.constant(a), df.constant(b)
-            floor = _median_us(lambda a=a, b=b: np.add(a, b))
-            op = _median_us(lambda ta=ta, tb=tb: df.add(ta, tb))
-            operator = _median_us(lambda ta=ta, tb=tb: ta + tb)
-            tf_add = tensorflow.get(label)
-            print(
-                f"{label:>10}: numpy {floor:6.2f}   df.add {op:6.2f} ({op / floor:5.1f}x)   "
-                f"a + b {operator:6.2f} ({operator / floor:5.1f}x)"
-                + (
-                    ""
-                    if tf_add is None
-                    else f"   TF2 eager tf.add {tf_add:6.2f} ({tf_add / floor:5.1f}x)"
-                )
-            )
+            floor = _median_us(_numpy_floor(op, a, b))
+            row = [label, f"{floor:.2f}"]
+            function = _median_us(_df_function(op, ta, tb))
+            row.append(f"{function:.2f} ({function / floor:.1f}x)")
+            if op in _OPERATORS:
+                by_operator = _median_us(partial(_OPERATORS[op], ta, tb))
+                row.append(f"{by_operator:.2f} ({by_operator / floor:.1f}x)")
+            else:
+                row.append("-")
+            for figures in others.values():
+                if figures:
+                    other = figures.get(label)
+                    row.append("n/a" if other is None else f"{other:.2f} ({other / floor:.1f}x)")
+            rows.append(row)
+        print(_table(header, rows))
         ta = df.constant(np.float32(1.5))
         converted = _median_us(lambda: ta * 2.0)
-        print(f"{'scalar*2.0':>10}: with a Python operand converted: {converted:6.2f}")
+        print(f"scalar * 2.0 (a Python operand, converted once and kept): {converted:6.2f}")
         sess_graph = df.Graph()
     with sess_graph.as_default():
         a = df.constant(np.float32(1.5))
@@ -134,7 +201,51 @@ def section_eager_per_op_overhead(tensorflow_python: Optional[str] = None) -> No
         with df.Session() as sess:
             sess.run(total)
             run = _median_us(lambda: sess.run(total), number=500)
-    print(f"{'for scale':>10}: one Session.run of the same scalar add: {run:6.2f}")
+    print(f"for scale, one Session.run of a scalar add: {run:6.2f}")
+
+
+def section_where_the_time_goes() -> None:
+    """The short way of one eager ``a + b`` (`dataflow.eager.runner.run_planned`), step by
+    step: each step timed alone, less the cost of an empty call; the operator's own share is
+    the whole ``a + b`` less one ``run_planned`` call, and run_planned's is that call less its
+    steps (Python calls and the freeing of the result)."""
+    from dataflow.eager.runner import EagerTensor, run_planned, runs_eagerly_unrecorded
+
+    print("-- where the time of one eager a + b goes (median us, CPU time) --")
+    rows = []
+    with df.eager_mode():
+        plans = df.get_default_graph()._op_runner._plans
+        for label, shape in (("scalar", ()), ("10x10", (10, 10))):
+            a, b = _operands("add", shape)
+            ta, tb = df.constant(a), df.constant(b)
+            enum = ta.dtype.as_datatype_enum
+            key = ("Add", (), enum, a.shape, enum, b.shape)
+            ta + tb  # the plan is kept
+            result = np.add(a, b)
+            empty = _median_us(lambda: None)
+            whole = _median_us(partial(operator.add, ta, tb)) - empty
+            short_way = _median_us(partial(run_planned, key, (a, b), "add")) - empty
+            steps = {
+                "the operator: call, operand check, plan key": whole - short_way,
+                "run_planned: mode and tape check": _median_us(runs_eagerly_unrecorded) - empty,
+                "run_planned: plan lookup": _median_us(partial(plans.get, key)) - empty,
+                "run_planned: kernel (np.add)": _median_us(partial(np.add, a, b)) - empty,
+                "run_planned: a 0-d result made an array": (
+                    _median_us(partial(np.asarray, result, np.float32)) - empty if not shape else 0
+                ),
+                "run_planned: the EagerTensor": _median_us(
+                    partial(EagerTensor, np.asarray(result), df.float32, "add")
+                )
+                - empty,
+            }
+            steps["run_planned: its call, the steps between"] = short_way - sum(
+                time for name, time in steps.items() if name.startswith("run_planned")
+            )
+            rows.append((label, steps, whole))
+    names = list(rows[0][1])
+    table = [[name, *(f"{steps[name]:.2f}" for _, steps, _ in rows)] for name in names]
+    table.append(["whole a + b", *(f"{whole:.2f}" for _, _, whole in rows)])
+    print(_table(["step", *(label for label, _, _ in rows)], table))
 
 
 # -- 0b. df.function call overhead and trace time ----------------------------------------------
@@ -668,12 +779,16 @@ def main() -> None:
     parser.add_argument(
         "--tensorflow-python", help="a Python with TensorFlow 2, for its eager per-op figures"
     )
+    parser.add_argument(
+        "--torch-python", help="a Python with PyTorch, for its eager per-op figures"
+    )
     args = parser.parse_args()
     repeats = 200 if args.quick else 2000
     figure_repeats = 5 if args.quick else 15
     print(describe_machine(f"{repeats} (sections 0b, 0c), {figure_repeats} (figures 1, 2)"))
     print()
-    section_eager_per_op_overhead(args.tensorflow_python)
+    section_eager_per_op_overhead(args.tensorflow_python, args.torch_python)
+    section_where_the_time_goes()
     print()
     bench_function(repeats)
     print()

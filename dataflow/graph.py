@@ -1011,14 +1011,22 @@ class Graph:
 
 # -- default graph ---------------------------------------------------------------------------------
 _global_default_graph: Optional[Graph] = None
-_thread_state = threading.local()
+
+
+class _ThreadState(threading.local):
+    """Per thread, the stack of graphs made the default with ``as_default()``: every thread
+    has one from its first look, so `get_default_graph`, which runs for every op built and
+    every op run eagerly, reads it with no call and no check."""
+
+    def __init__(self):
+        self.graph_stack: list = []
+
+
+_thread_state = _ThreadState()
 
 
 def _default_graph_stack() -> list:
-    stack = getattr(_thread_state, "graph_stack", None)
-    if stack is None:
-        stack = _thread_state.graph_stack = []
-    return stack
+    return _thread_state.graph_stack
 
 
 def graph_to_build_in(graph: Graph) -> Graph:
@@ -1033,7 +1041,7 @@ def graph_to_build_in(graph: Graph) -> Graph:
 def get_default_graph() -> Graph:
     """The innermost graph opened with ``as_default()`` in this thread, else the global one."""
     global _global_default_graph
-    stack = _default_graph_stack()
+    stack = _thread_state.graph_stack
     if stack:
         return stack[-1]
     if _global_default_graph is None:

@@ -85,6 +85,17 @@ def enable_op_runners() -> None:
     _op_runners_in_use = True
 
 
+# Eager mode's short way for an op of one output (`dataflow.eager.runner.run_planned_op`):
+# ``(type_name, inputs, attrs, name) -> output tensor``, or None to take `apply_op`.
+_planned_output: Optional[Callable] = None
+
+
+def register_planned_output(run: Callable) -> None:
+    """Gives `apply_op_output` the short way of the mode that runs ops (eager mode's)."""
+    global _planned_output
+    _planned_output = run
+
+
 def registered_op_types() -> list[str]:
     return sorted(_OP_DEFS)
 
@@ -134,3 +145,20 @@ def apply_op(
     if variant is not None and _forwards_refs_of(get_op_def(variant), tensors):
         op_def = get_op_def(variant)
     return graph.create_op(op_def, tensors, attrs or {}, name=name, control_inputs=control_inputs)
+
+
+def apply_op_output(
+    type_name: str, inputs=(), attrs: Optional[dict] = None, name: Optional[str] = None
+) -> _graph.Tensor:
+    """The one output of a new op of type ``type_name``: ``apply_op(type_name, inputs, attrs,
+    name).outputs[0]``, for the functions of ops with one output that never need the op.
+
+    In eager mode a repeated op takes the short way registered with
+    `register_planned_output`: straight to the kernel of the plan kept for it, with no
+    `Operation` made (the general way makes the plan, records on tapes, raises errors).
+    """
+    if _op_runners_in_use and _planned_output is not None:
+        output = _planned_output(type_name, inputs, attrs, name)
+        if output is not None:
+            return output
+    return apply_op(type_name, inputs, attrs, name).outputs[0]

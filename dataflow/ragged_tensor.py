@@ -382,8 +382,9 @@ def override_for(name: str, *values) -> Optional[Callable]:
     """The ragged version of ``name`` when any of ``values`` (or a value in a list among them)
     is a RaggedTensor; else None.  The dense ops call this first, as TF's dispatch does."""
     for value in values:
-        items = value if isinstance(value, (list, tuple)) else (value,)
-        if any(isinstance(item, RaggedTensor) for item in items):
+        if isinstance(value, RaggedTensor) or (
+            isinstance(value, (list, tuple)) and any(isinstance(v, RaggedTensor) for v in value)
+        ):
             return _override(name)
     return None
 

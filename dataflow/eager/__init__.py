@@ -17,12 +17,20 @@ The mode contract (`context`), which tracing and lazy modes rely on:
   op is built as always.  Another mode plugs in by giving a graph of its own a runner with
   ``apply(op_def, inputs, attrs, name, control_inputs) -> object with .outputs`` and calling
   `op_registry.enable_op_runners()` first.
+- The short way (`runner.run_planned`) only shortens that hook: an op that already ran with
+  the same type, attrs, input dtypes and shapes goes straight to the kernel of the plan kept
+  for it, and returns its output tensor with no `EagerOperation`.  It is taken by
+  `EagerTensor`'s operators (`operators`) and by `op_registry.apply_op_output` (the functions
+  of ops of one output), and only while eager mode's runner is the default graph's and no
+  tape records; anything else (a first run, a tape, a trace, lazy mode, a failing kernel)
+  goes through ``apply``.
 
 Invariants: state that outlives an op (variable values, random streams, queues) lives in one
 process-wide `EagerContext`; an `EagerTensor` keeps its value only, never the op that made it
 or that op's inputs, so a long eager loop holds no history unless a tape records it.
 """
 
+from . import operators as _operators  # noqa: F401 - attaches EagerTensor's operators
 from .context import (
     EagerGraph,
     eager_mode,

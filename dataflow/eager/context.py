@@ -96,6 +96,9 @@ def _eager_graph() -> EagerGraph:
     if _process_graph is None:
         with _process_lock:
             if _process_graph is None:
+                from .runner import run_planned_op
+
+                op_registry.register_planned_output(run_planned_op)
                 op_registry.enable_op_runners()
                 _process_graph = EagerGraph()
     return _process_graph

@@ -12,6 +12,9 @@ needs neither: its output is its value.  Errors are those of a Session run: infe
 `errors.OpError` a run would (``InvalidArgumentError`` for bad values).  The user's line is
 looked for only when an error is raised, or when a tape records the op (its gradient's errors
 name it later).
+
+`run_planned` is the short way of a repeated op (see the package docstring): no inference, no
+`EagerOperation`, only the kernel of the kept plan and the output's `EagerTensor`.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from . import tensor as _tensor
 from .tensor import EagerTensor
 
 _KERNEL_CACHE_LIMIT = 4096
+_ndarray, _asarray = np.ndarray, np.asarray  # read on every op run the short way
 _OBJECT_DTYPES = (_dtypes.resource, _dtypes.string)
 
 
@@ -128,15 +132,20 @@ class EagerOperation(Operation):
         return f"<df.EagerOperation '{self._name}' type={self.type}>"
 
 
-# Tapes that record the ops run on this thread (`dataflow.eager.tape` pushes and pops them).
-_recording = threading.local()
+class _Recording(threading.local):
+    """The tapes that record the ops run on this thread (`dataflow.eager.tape` pushes and pops
+    them): a list that every thread has from its first look, so reading it never fails (a
+    failed attribute lookup would cost more than running a small op)."""
+
+    def __init__(self):
+        self.tapes: list = []
+
+
+_recording = _Recording()
 
 
 def active_tapes() -> list:
-    tapes = getattr(_recording, "tapes", None)
-    if tapes is None:
-        tapes = _recording.tapes = []
-    return tapes
+    return _recording.tapes
 
 
 def _refuse(op_def, name: Optional[str]) -> None:
@@ -153,10 +162,12 @@ class EagerOpRunner:
     """Runs each op at once (see the module docstring); `apply` is `op_registry`'s hook.
 
     What ``infer`` and ``kernel(attrs)`` give depends on the op's type, attrs and its inputs'
-    dtypes and shapes only, for most ops: so the runner keeps, per such key, a plan (the
-    output dtypes and the built kernel) and runs a repeated op with no inference.  An op whose
-    inference looked at an input's value (through ``tensor.op``, as `Reshape` reads its shape
-    argument), a stateful op, or one whose attrs cannot be hashed is inferred every time.
+    dtypes and shapes only, for most ops: so the runner keeps, per such key (`run_planned`), a
+    plan (the output dtypes and the built kernel) and runs a repeated op with no inference.
+    An op whose inference looked at an input's value (through ``tensor.op``, as `Reshape` reads
+    its shape argument), a stateful or random op, or one whose attrs cannot be hashed is
+    inferred every time.  `run_planned` is the short way for callers that know their op's key
+    (`dataflow.eager.operators`): a kept plan, its kernel and the result, nothing else.
     """
 
     def __init__(self, context: EagerContext):
@@ -175,20 +186,22 @@ class EagerOpRunner:
         tensors = [x if x.__class__ is EagerTensor else _as_eager(x, op_def) for x in inputs]
         name = name.rstrip("/") if name else op_def.type
         op = EagerOperation(op_def, name, tensors, attrs)
+        key = [op_def.type, tuple(attrs.items()) if attrs else ()]
+        args = []
+        for tensor in tensors:
+            value = tensor._value
+            key += (tensor._dtype._enum, value.shape)
+            args.append(value)
+        key = tuple(key)
         try:
-            key = (op_def.type, *attrs.items(), *[(t._dtype, t._value.shape) for t in tensors])
             plan = self._plans.get(key)
         except TypeError:  # an attr that is not hashable (an array, a list)
             key = plan = None
         if plan is None:
             plan = self._plan(op, key)
-        out_types, kernel = plan
-        args = [t._value for t in tensors]
+        out_types, kernel, wants_context = plan
         try:
-            if op_def.wants_context:
-                result = kernel(self.context, *args)
-            else:
-                result = kernel(*args)
+            result = kernel(self.context, *args) if wants_context else kernel(*args)
         except Exception as e:  # turned into what a Session run raises
             raise _kernel_error(op, e, args) from None
         outputs = op._outputs
@@ -196,13 +209,13 @@ class EagerOpRunner:
             dtype, np_dtype = out_types[0]
             if result.__class__ is not np.ndarray and np_dtype is not None:
                 result = np.asarray(result, np_dtype)
-            outputs.append(EagerTensor(result, dtype, name, 0))
+            outputs.append(EagerTensor(result, dtype, name))
         else:
             for index, ((dtype, np_dtype), value) in enumerate(zip(out_types, result)):
                 if value.__class__ is not np.ndarray and np_dtype is not None:
                     value = np.asarray(value, np_dtype)
                 outputs.append(EagerTensor(value, dtype, name, index))
-        tapes = getattr(_recording, "tapes", None)
+        tapes = _recording.tapes
         if tapes:
             op._location = _user_location()
             for tape in tapes:
@@ -211,8 +224,8 @@ class EagerOpRunner:
 
     def _plan(self, op: EagerOperation, key) -> tuple:
         """Infers ``op`` and builds its kernel: ``(output (dtype, numpy dtype or None for
-        object values) pairs, kernel)``, kept for ``key`` when the plan holds for every op of
-        that key (see the class docstring)."""
+        object values) pairs, kernel, whether the kernel takes the context)``, kept for ``key``
+        when the plan holds for every op of that key (see the class docstring)."""
         op_def = op._op_def
         if op_def.kind is not NodeKind.OP or op_def.feed_only or op_def.kernel is None:
             _refuse(op_def, op._name)  # so no plan is ever kept for such an op
@@ -226,7 +239,8 @@ class EagerOpRunner:
             dtype = _dtypes.as_dtype(dtype)
             np_dtype = None if dtype in _OBJECT_DTYPES else _dtypes.numpy_dtype(dtype)
             out_types.append((dtype, np_dtype))
-        plan = (tuple(out_types), self._kernel(op_def, op.attrs, op._name))
+        kernel = self._kernel(op_def, op.attrs, op._name)
+        plan = (tuple(out_types), kernel, op_def.wants_context)
         if (
             key is not None
             and not op_def.stateful
@@ -253,6 +267,81 @@ class EagerOpRunner:
                 self._kernels.clear()
             kernel = self._kernels[key] = op_def.kernel(attrs)
         return kernel
+
+
+def run_planned(key: tuple, args, name: str) -> Optional[EagerTensor]:
+    """The one output of the op of plan key ``key`` run on the values ``args``, named
+    ``name``, when ops made now run eagerly with no tape recording and a plan of one output is
+    kept for ``key``; else None, and the caller takes the general way (which makes the plan,
+    records the op on the tapes, builds a graph op, or raises the error of a failing kernel
+    with the op and the user's line; a failed kernel is simply run again there).
+
+    A plan key is ``(op type, tuple(attrs.items()) or (), then each input's dtype enum and
+    shape)``, as `EagerOpRunner.apply` keeps it (the enum hashes faster than the `DType`)."""
+    graph_stack = _graph._thread_state.graph_stack  # `get_default_graph`, with one call less
+    graph = graph_stack[-1] if graph_stack else _graph.get_default_graph()
+    runner = graph._op_runner
+    if runner.__class__ is not EagerOpRunner or _recording.tapes:
+        return None
+    plan = runner._plans.get(key)
+    if plan is None:
+        return None
+    out_types, kernel, wants_context = plan
+    if wants_context or len(out_types) != 1:
+        return None
+    try:
+        result = kernel(*args)
+    except Exception:
+        return None
+    dtype, np_dtype = out_types[0]
+    if result.__class__ is not _ndarray and np_dtype is not None:
+        result = _asarray(result, np_dtype)
+    return EagerTensor(result, dtype, name)
+
+
+def run_planned_op(
+    type_name: str, inputs, attrs: Optional[dict], name: Optional[str]
+) -> Optional[EagerTensor]:
+    """`run_planned` for an op given as `op_registry.apply_op_output` gets it (its inputs
+    must all be eager tensors, or None is returned); registered there by `EagerGraph`.  Ops
+    of one and two inputs, the most, make their keys with no loop."""
+    attrs_key = tuple(attrs.items()) if attrs else ()
+    name = name.rstrip("/") if name else type_name
+    count = len(inputs)
+    try:
+        if count == 1:
+            (x,) = inputs
+            if x.__class__ is not EagerTensor:
+                return None
+            x_value = x._value
+            return run_planned(
+                (type_name, attrs_key, x._dtype._enum, x_value.shape), (x_value,), name
+            )
+        if count == 2:
+            x, y = inputs
+            if x.__class__ is not EagerTensor or y.__class__ is not EagerTensor:
+                return None
+            x_value, y_value = x._value, y._value
+            key = (type_name, attrs_key, x._dtype._enum, x_value.shape, y._dtype._enum)
+            return run_planned((*key, y_value.shape), (x_value, y_value), name)
+        key = [type_name, attrs_key]
+        args = []
+        for tensor in inputs:
+            if tensor.__class__ is not EagerTensor:
+                return None
+            value = tensor._value
+            key += (tensor._dtype._enum, value.shape)
+            args.append(value)
+        return run_planned(tuple(key), args, name)
+    except TypeError:  # an attr that is not hashable (an array, a list)
+        return None
+
+
+def runs_eagerly_unrecorded() -> bool:
+    """Whether `run_planned` may run ops now: they run eagerly and no tape records them."""
+    return _graph.get_default_graph()._op_runner.__class__ is EagerOpRunner and not (
+        _recording.tapes
+    )
 
 
 class _Constant:

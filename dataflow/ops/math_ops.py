@@ -37,7 +37,7 @@ from ..graph import (
     is_tensor_like,
     numpy_value_or_none,
 )
-from ..op_registry import apply_op, define_op
+from ..op_registry import apply_op, apply_op_output, define_op
 from ..ragged_tensor import override_for
 from ..tensor_shape import TensorShape
 
@@ -372,20 +372,20 @@ def binary_op(op_type: str, x, y, name: Optional[str]) -> Tensor:
     name, as ``add/y`` for ``x + 1`` in TensorFlow; see `convert_in_order` for its dtype.
     """
     if isinstance(x, Tensor) and isinstance(y, Tensor):
-        return apply_op(op_type, (x, y), None, name).outputs[0]
+        return apply_op_output(op_type, (x, y), None, name)
     graph = graph_of((x, y))
     if graph._eager:  # no scope to open: eager ops are not named uniquely
         try:
             x, y = convert_in_order((x, y), ("x", "y"))
         except TypeError as e:
             raise TypeError(f"{op_type} op '{name}' at {_user_location()}: {e}") from None
-        return apply_op(op_type, (x, y), None, name).outputs[0]
+        return apply_op_output(op_type, (x, y), None, name)
     with graph.as_default(), graph.name_scope(name) as scope:
         try:
             x, y = convert_in_order((x, y), ("x", "y"))
         except TypeError as e:
             raise TypeError(f"{op_type} op '{scope[:-1]}' at {_user_location()}: {e}") from None
-        return apply_op(op_type, (x, y), None, scope).outputs[0]
+        return apply_op_output(op_type, (x, y), None, scope)
 
 
 def add(x, y, name: Optional[str] = None) -> Tensor:
@@ -431,7 +431,7 @@ def truediv(x, y, name: Optional[str] = None) -> Tensor:
             x, y = cast(x, float_dtype), cast(y, float_dtype)
         elif x.dtype not in FLOAT_TYPES:
             raise TypeError(f"Invalid dtype {x.dtype.name} for division")
-        return apply_op("RealDiv", (x, y), None, scope).outputs[0]
+        return apply_op_output("RealDiv", (x, y), None, scope)
 
 
 def divide(x, y, name: Optional[str] = None) -> Tensor:
@@ -567,7 +567,7 @@ for _type, _allowed, _fn in _UNARY_OPS:
 
 
 def unary_op(op_type: str, x, name: Optional[str]) -> Tensor:
-    return apply_op(op_type, (x,), None, name or op_type).outputs[0]
+    return apply_op_output(op_type, (x,), None, name or op_type)
 
 
 def negative(x, name: Optional[str] = None) -> Tensor:
@@ -740,28 +740,28 @@ def where(condition, x=None, y=None, name: Optional[str] = None) -> Tensor:
     broadcasts all three.
     """
     if x is None and y is None:
-        return apply_op("Where", (condition,), None, name or "Where").outputs[0]
+        return apply_op_output("Where", (condition,), None, name or "Where")
     if x is None or y is None:
         raise ValueError("x and y must both be given, or both be None")
     graph = graph_of((condition, x, y))
     with graph.as_default(), graph.name_scope(name or "Select") as scope:
         condition = convert_to_tensor(condition, name="condition")
         x, y = convert_in_order((x, y), ("t", "e"))
-        return apply_op("Select", (condition, x, y), None, scope).outputs[0]
+        return apply_op_output("Select", (condition, x, y), None, scope)
 
 
 def where_v2(condition, x=None, y=None, name: Optional[str] = None) -> Tensor:
     """``where`` with numpy broadcasting of all three operands (TensorFlow 2's ``where``): a
     condition vector lines up with the last dimension of the data."""
     if x is None and y is None:
-        return apply_op("Where", (condition,), None, name or "Where").outputs[0]
+        return apply_op_output("Where", (condition,), None, name or "Where")
     if x is None or y is None:
         raise ValueError("x and y must both be given, or both be None")
     graph = graph_of((condition, x, y))
     with graph.as_default(), graph.name_scope(name or "SelectV2") as scope:
         condition = convert_to_tensor(condition, name="condition")
         x, y = convert_in_order((x, y), ("x", "y"))
-        return apply_op("SelectV2", (condition, x, y), None, scope).outputs[0]
+        return apply_op_output("SelectV2", (condition, x, y), None, scope)
 
 
 def _infer_cast(op):
@@ -785,13 +785,13 @@ def cast(x, dtype, name: Optional[str] = None) -> Tensor:
     if isinstance(x, Tensor):
         if x.dtype is dtype:
             return x
-        return apply_op("Cast", (x,), {"DstT": dtype}, name or "Cast").outputs[0]
+        return apply_op_output("Cast", (x,), {"DstT": dtype}, name or "Cast")
     graph = graph_of((x,))
     with graph.as_default(), graph.name_scope(name or "Cast") as scope:
         x = convert_to_tensor(x, name="x")
         if x.dtype is dtype:
             return x
-        return apply_op("Cast", (x,), {"DstT": dtype}, scope).outputs[0]
+        return apply_op_output("Cast", (x,), {"DstT": dtype}, scope)
 
 
 def _infer_clip(op):
@@ -822,7 +822,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name: Optional[str] = None)
         tensors = convert_all(
             (t, clip_value_min, clip_value_max), ("t", "clip_value_min", "clip_value_max")
         )
-        return apply_op("ClipByValue", tensors, None, scope).outputs[0]
+        return apply_op_output("ClipByValue", tensors, None, scope)
 
 
 # -- matrix products and sums of several tensors ---------------------------------------------------
@@ -880,15 +880,20 @@ def matmul(
     """The matrix product ``a @ b`` of the last two dimensions, broadcasting leading (batch)
     dimensions.  Rank-2 operands make a ``MatMul`` op, others a ``BatchMatMulV2``.  The adjoint
     of a real matrix is its transpose; the sparsity hints are ignored."""
+    attrs = {
+        "transpose_a": bool(transpose_a or adjoint_a),
+        "transpose_b": bool(transpose_b or adjoint_b),
+    }
     graph = graph_of((a, b))
+    if graph._eager:  # no scope to open: eager ops are not named uniquely
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+            a, b = convert_in_order((a, b), ("a", "b"))
+        op_type = "MatMul" if a.shape.ndims == 2 and b.shape.ndims == 2 else "BatchMatMulV2"
+        return apply_op_output(op_type, (a, b), attrs, name or "MatMul")
     with graph.as_default(), graph.name_scope(name or "MatMul") as scope:
         a, b = convert_in_order((a, b), ("a", "b"))
-        attrs = {
-            "transpose_a": bool(transpose_a or adjoint_a),
-            "transpose_b": bool(transpose_b or adjoint_b),
-        }
         op_type = "MatMul" if a.shape.ndims == 2 and b.shape.ndims == 2 else "BatchMatMulV2"
-        return apply_op(op_type, (a, b), attrs, scope).outputs[0]
+        return apply_op_output(op_type, (a, b), attrs, scope)
 
 
 def _infer_add_n(op):
@@ -930,7 +935,7 @@ def add_n(inputs, name: Optional[str] = None) -> Tensor:
     graph = graph_of(inputs)
     with graph.as_default(), graph.name_scope(name or "AddN") as scope:
         tensors = convert_all(inputs, [f"inputs_{i}" for i in range(len(inputs))])
-        return apply_op("AddN", tensors, None, scope).outputs[0]
+        return apply_op_output("AddN", tensors, None, scope)
 
 
 # -- reductions ------------------------------------------------------------------------------------
@@ -1050,7 +1055,7 @@ def _reduction_args(axis, keepdims, reduction_indices, keep_dims):
 
 def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):
     attrs = _reduction_args(axis, keepdims, reduction_indices, keep_dims)
-    return apply_op(op_type, (input_tensor,), attrs, name or op_type).outputs[0]
+    return apply_op_output(op_type, (input_tensor,), attrs, name or op_type)
 
 
 def reduce_sum(
@@ -1153,7 +1158,7 @@ def _arg_reduce(op_type, input, axis, name, dimension, output_type):  # noqa: A0
     if not isinstance(axis, int):
         raise TypeError(f"{op_type} takes a single axis, got {axis!r}")
     attrs = {"axis": axis, "output_type": _dtypes.as_dtype(output_type)}
-    return apply_op(op_type, (input,), attrs, name or op_type).outputs[0]
+    return apply_op_output(op_type, (input,), attrs, name or op_type)
 
 
 def argmax(
@@ -1232,7 +1237,7 @@ def cumsum(
     if not isinstance(axis, int):
         raise TypeError(f"cumsum takes a single axis, got {axis!r}")
     attrs = {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)}
-    return apply_op("Cumsum", (x,), attrs, name or "Cumsum").outputs[0]
+    return apply_op_output("Cumsum", (x,), attrs, name or "Cumsum")
 
 
 # -- gradients -------------------------------------------------------------------------------------
@@ -1588,7 +1593,7 @@ def _extremum_grad(op, grad):
     y = _keepdims_grad(op, op.outputs[0])
     chosen = cast(equal(y, x), grad.dtype)
     attrs = {"axis": op.attrs["axis"], "keepdims": True}
-    count = apply_op("Sum", (chosen,), attrs, "count").outputs[0]
+    count = apply_op_output("Sum", (chosen,), attrs, "count")
     return multiply(realdiv(chosen, count), _keepdims_grad(op, grad))
 
 
@@ -1607,7 +1612,7 @@ def _prod_grad(op, grad):
     attrs = {"axis": op.attrs["axis"], "keepdims": True}
     is_zero = equal(x, _zeros(x))
     non_zero = where(is_zero, ones_like(x), x)
-    product_non_zero = apply_op("Prod", (non_zero,), attrs, "product_non_zero").outputs[0]
+    product_non_zero = apply_op_output("Prod", (non_zero,), attrs, "product_non_zero")
     zero_count = apply_op("Sum", (cast(is_zero, x.dtype),), attrs, "zero_count").outputs[0]
     product = _keepdims_grad(op, op.outputs[0])
     others = where_v2(

@@ -25,7 +25,7 @@ from ..graph import (
     graph_to_build_in,
     numpy_value_or_none,
 )
-from ..op_registry import apply_op, define_op
+from ..op_registry import apply_op, apply_op_output, define_op
 from ..random_seed import op_seed_attrs
 from ..tensor_shape import TensorShape
 from .array_ops import squeeze, stop_gradient
@@ -113,22 +113,22 @@ for _type, _allowed, _fn in (
 
 def relu(features, name: Optional[str] = None) -> Tensor:
     """``max(features, 0)``."""
-    return apply_op("Relu", (features,), None, name or "Relu").outputs[0]
+    return apply_op_output("Relu", (features,), None, name or "Relu")
 
 
 def relu6(features, name: Optional[str] = None) -> Tensor:
     """``min(max(features, 0), 6)``."""
-    return apply_op("Relu6", (features,), None, name or "Relu6").outputs[0]
+    return apply_op_output("Relu6", (features,), None, name or "Relu6")
 
 
 def elu(features, name: Optional[str] = None) -> Tensor:
     """``features`` where positive, else ``exp(features) - 1``."""
-    return apply_op("Elu", (features,), None, name or "Elu").outputs[0]
+    return apply_op_output("Elu", (features,), None, name or "Elu")
 
 
 def softplus(features, name: Optional[str] = None) -> Tensor:
     """``log(exp(features) + 1)``, computed without overflow."""
-    return apply_op("Softplus", (features,), None, name or "Softplus").outputs[0]
+    return apply_op_output("Softplus", (features,), None, name or "Softplus")
 
 
 # -- softmax and cross entropy ---------------------------------------------------------------------
@@ -191,13 +191,13 @@ def _softmax_axis(axis, dim):
 def softmax(logits, axis=None, name: Optional[str] = None, dim=None) -> Tensor:
     """``exp(logits) / sum(exp(logits))`` along ``axis`` (default last)."""
     attrs = {"axis": _softmax_axis(axis, dim)}
-    return apply_op("Softmax", (logits,), attrs, name or "Softmax").outputs[0]
+    return apply_op_output("Softmax", (logits,), attrs, name or "Softmax")
 
 
 def log_softmax(logits, axis=None, name: Optional[str] = None, dim=None) -> Tensor:
     """``logits - log(sum(exp(logits)))`` along ``axis`` (default last)."""
     attrs = {"axis": _softmax_axis(axis, dim)}
-    return apply_op("LogSoftmax", (logits,), attrs, name or "LogSoftmax").outputs[0]
+    return apply_op_output("LogSoftmax", (logits,), attrs, name or "LogSoftmax")
 
 
 def _infer_sparse_xent(op):
@@ -426,7 +426,7 @@ def bias_add(value, bias, data_format: Optional[str] = None, name: Optional[str]
     graph = graph_of((value, bias))
     with graph.as_default(), graph.name_scope(name or "BiasAdd") as scope:
         value, bias = convert_all((value, bias), ("value", "bias"))
-        return apply_op("BiasAdd", (value, bias), {"data_format": data_format}, scope).outputs[0]
+        return apply_op_output("BiasAdd", (value, bias), {"data_format": data_format}, scope)
 
 
 # -- normalization ---------------------------------------------------------------------------------
@@ -576,7 +576,7 @@ def dropout(
             return x  # as TensorFlow: nothing to drop, no op
         rate = convert_to_tensor(rate, dtype=x.dtype, name="rate")
         attrs = {"noise_shape": noise_shape, **op_seed_attrs(seed, graph)}
-        return apply_op("Dropout", (x, rate), attrs, scope).outputs[0]
+        return apply_op_output("Dropout", (x, rate), attrs, scope)
 
 
 def _known_scalar(value) -> Optional[float]:
