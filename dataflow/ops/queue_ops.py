@@ -71,6 +71,9 @@ class _Queue:
         while not ready():
             context.check_not_stopped(f"{what} of {self.describe()}")
             self.changed.wait(_POLL_SECONDS)
+        # Woken by the change it waited for, but perhaps after its run gave up: a run past its
+        # deadline must not take an element that a later run then never sees.
+        context.check_not_stopped(f"{what} of {self.describe()}")
 
     # -- the operations ---------------------------------------------------------------------------
     def enqueue(self, context, elements: list) -> None:
