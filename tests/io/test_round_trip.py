@@ -323,9 +323,6 @@ COVERED_HERE = {
     "MirrorPadGrad",
     "StridedSliceGrad",
     "SumToShape",
-    "IndexedStack",
-    "IndexedStackPush",
-    "IndexedStackPop",
 }
 # Queues and dataset iterators hold state in the Session, so the op suites' rerun on a loaded
 # copy cannot repeat their runs: tests/input_pipelines round-trip each of these op types.
