@@ -100,7 +100,7 @@ def _loop_session(n: int):
         x = df.placeholder(df.float64, [], name="x")
         w = df.placeholder(df.float64, [], name="w")
         y, grads = _scalar_loop(df, x, w, n)
-    saved = [op.inputs[2].name for op in graph.get_operations() if op.type == "IndexedStackPush"]
+    saved = [op.inputs[1].name for op in graph.get_operations() if op.type == "StackPushV2"]
     return df.Session(graph=graph), {x: 0.5, w: 1.1}, y, grads, saved
 
 
@@ -195,7 +195,7 @@ def main() -> None:
     print(
         f"   saved per iteration: {len(r['saved'])} float64 scalar(s) "
         f"({', '.join(r['saved'])}), {r['value_bytes']} B of data each; the rest is the numpy "
-        "scalar object and its slot in the stack's dict.  The gradient of tanh reads its output "
+        "scalar object and its slot in the stack's list.  The gradient of tanh reads its output "
         "and that of a * w reads a; w is a loop invariant and is not saved."
     )
 

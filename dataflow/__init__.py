@@ -64,10 +64,7 @@ from primitives.raw_ops import (  # noqa: E402
 
 # ops library
 from . import nn  # noqa: E402
-from .ops import (
-    data_flow_ops,  # noqa: E402, F401  (registers the stacks loop gradients use)
-    overloads,  # noqa: E402, F401
-)
+from .ops import overloads  # noqa: E402, F401
 from .ops.array_ops import *  # noqa: E402, F403
 from .ops.math_ops import *  # noqa: E402, F403
 from .ops.misc_ops import *  # noqa: E402, F403

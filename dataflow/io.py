@@ -725,6 +725,8 @@ for _names, _what, _check in (
         lambda v: isinstance(v, list) and all(isinstance(x, TensorShape) for x in v),
     ),
     ("pipeline", "a list of dataset stages [kind, inputs, parents, params, None]", _is_pipeline),
+    # a Defun's call (dataflow.tracing.defun_call): its function is never in a file
+    ("f", "a traced function, which graph files do not store", lambda v: False),
 ):
     for _name in _names.split():
         _ATTR_CHECKS[_name] = (_what, _check)

@@ -2,11 +2,11 @@
 
 `dataflow.gradients` walks the graph from ``ys`` back to ``xs``.  When the walk meets a loop, it
 builds a *backward loop* that runs as many iterations as the forward one did, in reverse, and
-reads the forward values it needs from indexed stacks (``dataflow.ops.data_flow_ops``) that the
-forward loop fills.  This module holds that machinery; the gradient functions of the primitives
-(``primitives.raw_ops``) call into it.  TensorFlow 1.x does the same (``control_flow_grad.py``,
-``control_flow_state.py``; Yu et al., EuroSys 2018); the shapes below follow it, except that the
-stacks are addressed by iteration number.
+reads the forward values it needs from TF1's stacks (``StackV2``, ``dataflow.ops.stack_ops``)
+that the forward loop fills.  This module holds that machinery; the gradient functions of the
+primitives (``primitives.raw_ops``) call into it.  TensorFlow 1.x does the same
+(``control_flow_grad.py``, ``control_flow_state.py``; Yu et al., EuroSys 2018); the shapes below
+follow it.
 
 Invariants first:
 
@@ -26,9 +26,9 @@ Invariants first:
 - **Forward values reach the backward loop only through the mirror contexts' capture hook.**
   When a backward op built in mirror context ``M`` takes a forward tensor ``v`` computed in the
   forward context ``M`` mirrors, `ControlFlowGradState.saved_value` replaces it by a pop:
-  ``IndexedStack`` (made in the loop's enclosing context, so each run of the loop, i.e. each
-  forward frame instance, gets its own), ``IndexedStackPush(stack, k, v)`` in ``v``'s forward
-  context, ``IndexedStackPop(stack, k)`` in ``M``.  Tensors from further out are captured the
+  ``StackV2`` (made in the loop's enclosing context, so each run of the loop, i.e. each
+  forward frame instance, gets its own), ``StackPushV2(stack, v)`` in ``v``'s forward
+  context, ``StackPopV2(stack)`` in ``M``.  Tensors from further out are captured the
   usual way (constant Enter, Switch), level by level, and go through the same hook at their
   own level: a loop invariant is entered into the backward loop, not saved, and so is one
   that a cond inside the loop switched into a branch (the backward branch captures it from the
@@ -45,15 +45,24 @@ Invariants first:
   mirror context (`_MirrorCapture.shape_query`); the query is computed beside the value in the
   forward loop, and only its result, a few integers, is saved.
 - **Counters.**  The forward loop gets a counter loop variable: ``forward_index`` is ``k`` in
-  iteration ``k`` (it is the index of every push) and its Exit is the iteration count ``n``.  The
-  backward loop counts ``n, n-1, ..., 1`` on its own counter and stops at 0; its body sees
-  ``backward_index = count - 1`` (``n-1-j`` in backward iteration ``j``), the index of every pop.
-- **Pushes before pops.**  The counter's increment in iteration ``k`` has a control input from
-  every push of iteration ``k`` (pushes in a cond branch reach it through a Merge of one token
-  per branch, so the untaken branch's dead pushes do not kill it).  The count ``n`` therefore
-  leaves the forward loop only after every push, and every pop depends on ``n``.  With
-  ``parallel_iterations > 1`` the pushes of different iterations may run in any order; the index
-  makes that irrelevant, so results never depend on ``parallel_iterations``.
+  iteration ``k`` and its Exit is the iteration count ``n``.  The backward loop counts ``n,
+  n-1, ..., 1`` on its own counter and stops at 0; its body sees ``backward_index = count - 1``
+  (``n-1-j`` in backward iteration ``j``), which is also its pivot.
+- **Order: pushes in iteration order, pops in reverse, whatever ``parallel_iterations``.**  A
+  stack is last in, first out, so the backward iteration that mirrors forward iteration ``k``
+  must pop exactly what iteration ``k`` pushed.  With several iterations in flight (and on the
+  inter-op pool) nothing would order the kernels of different iterations, so the counters
+  chain them, as TensorFlow's ``forward_sync``/``grad_sync`` do: every push of iteration ``k``
+  has a control input from the counter's Switch of iteration ``k`` and is a control input of
+  the counter's increment (``next_index``) of iteration ``k``, which the counter of iteration
+  ``k+1`` waits for.  Likewise every pop of backward iteration ``j`` has a control input from
+  ``backward_index`` and is a control input of ``next_count``, the op between it and the
+  backward counter's NextIteration.  A push or pop in a cond branch reaches the increment
+  through a Merge of one token per branch (``push_sync``, ``pop_sync``), so the untaken
+  branch's dead stack ops do not kill it; TensorFlow uses a ControlTrigger there.  Only the
+  counters are serialized: the rest of each iteration still overlaps with its neighbours.
+- **Pushes before pops.**  The count ``n`` leaves the forward loop only after the last
+  increment, so after every push, and every pop depends on ``n``.
 
 How the walk uses it (the pending-count exclusions that break the loop's cycle):
 
@@ -123,6 +132,7 @@ from dataflow import dtypes as _dtypes
 from dataflow.graph import GraphKeys, Operation, Tensor, _user_location
 from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
+from dataflow.ops.stack_ops import stack_pop_v2, stack_push_v2, stack_v2
 from executor.program import NodeKind
 
 from .contexts import (
@@ -333,7 +343,9 @@ class LoopGradState:
         self.backward_merges: dict[Operation, Tensor] = {}
         self.backward_switches: dict[Operation, Operation] = {}
         self.closed: set[Operation] = set()
-        self._push_syncs: dict[CondContext, Operation] = {}
+        self.backward_increment: Optional[Operation] = None
+        # Per cond branch inside the forward or backward loop: the token its stack ops precede.
+        self._syncs: dict[CondContext, Operation] = {}
 
     def __repr__(self) -> str:
         return f"<LoopGradState of while loop '{self.forward.name}' active={self.active}>"
@@ -395,10 +407,13 @@ class LoopGradState:
                 context.switches.append(switch)
                 index = apply_op("Sub", [switch.outputs[1], one], name="index").outputs[0]
                 context.pivot = index
-                next_iteration = apply_op("NextIteration", [index], name="NextIteration")
+                # The pops of this iteration are control inputs of the next count.
+                next_count = apply_op("Identity", [index], name="next_count")
+                next_iteration = apply_op("NextIteration", next_count.outputs, name="NextIteration")
                 set_merge_input(merge, 1, next_iteration.outputs[0])
                 context.next_iterations.append(next_iteration)
         self.backward_index = index
+        self.backward_increment = next_count
 
     # -- gradients of the loop's primitives (called by raw_ops' registered gradients) ------------
     def exit_grad(self, grad: Tensor) -> Tensor:
@@ -487,9 +502,9 @@ class LoopGradState:
 
     # -- saving forward values --------------------------------------------------------------------
     def save(self, value: Tensor, forward_context, backward_context) -> Tensor:
-        """Pops ``value`` in ``backward_context`` at the backward index from a new stack;
-        returns the pop.  The push of ``value`` in ``forward_context`` at the forward index is
-        added by `push` once the call knows the pop is needed."""
+        """Pops ``value`` in ``backward_context`` from a new stack; returns the pop.  The push
+        of ``value`` in ``forward_context`` is added by `push` once the call knows the pop is
+        needed (the pop joins the backward order only then, so an unneeded pop never runs)."""
         graph = self.graph
         name = value.op.name.replace("/", "_") + (
             f"_{value.value_index}" if value.value_index else ""
@@ -502,51 +517,58 @@ class LoopGradState:
             graph.colocate_with(value.op, ignore_existing=True),
         ):
             with building_in(graph, self.forward.outer_context):
-                stack = apply_op("IndexedStack", [], {"dtype": value.dtype}, name="stack")
-            attrs = {"dtype": value.dtype, "shape": value.shape}
+                stack = stack_v2(-1, value.dtype.base_dtype, stack_name=scope[:-1], name="stack")
             with building_in(graph, backward_context):
-                pop = apply_op(
-                    "IndexedStackPop", [stack.outputs[0], self.backward_index], attrs, name="pop"
-                )
-        self.cf_state.unpushed[pop] = (self, scope, stack.outputs[0], value, forward_context)
-        _backward_loop_around(backward_context).saved_values[pop] = value
-        return pop.outputs[0]
+                pop = stack_pop_v2(stack, value.dtype.base_dtype, name="pop")
+            pop.set_shape(value.shape)
+            pop.op._add_control_input(self.backward_index.op)
+        self.cf_state.unpushed[pop.op] = (self, scope, stack, value, forward_context)
+        _backward_loop_around(backward_context).saved_values[pop.op] = value
+        return pop
 
-    def push(self, scope: str, stack: Tensor, value: Tensor, forward_context) -> None:
-        """Pushes ``value`` in ``forward_context`` at the forward index on ``stack``, before
-        the iteration count leaves the loop (module docstring)."""
+    def push(
+        self, scope: str, stack: Tensor, value: Tensor, forward_context, pop: Operation
+    ) -> None:
+        """Pushes ``value`` in ``forward_context`` on ``stack`` after the push of the previous
+        iteration, and orders ``pop`` before the pop of the next backward iteration (module
+        docstring, "Order")."""
         graph = self.graph
         with graph.name_scope(scope), graph.colocate_with(value.op, ignore_existing=True):
             with building_in(graph, forward_context):
-                push = apply_op("IndexedStackPush", [stack, self.forward_index, value], name="push")
-            self._sync_target(forward_context)._add_control_input(push)
+                push = stack_push_v2(stack, value, self.forward.swap_memory, name="push").op
+        push._add_control_input(self.forward_index.op)
+        self._sync_target(forward_context, forward=True)._add_control_input(push)
+        backward_context = pop._control_flow_context
+        self._sync_target(backward_context, forward=False)._add_control_input(pop)
 
-    def _sync_target(self, context) -> Operation:
-        """The op a push in ``context`` must run before (module docstring, "Pushes before
-        pops")."""
-        if context is self.forward:
-            return self.forward_increment
+    def _sync_target(self, context, forward: bool) -> Operation:
+        """The op that a push (``forward``) or pop in ``context`` must run before so that the
+        next iteration's pushes or pops come after it (module docstring, "Order")."""
+        loop = self.forward if forward else self.grad_context
+        if context is loop:
+            return self.forward_increment if forward else self.backward_increment
         if not isinstance(context, CondContext):
-            raise AssertionError(
-                f"a push in {_describe(context)} is not inside '{self.forward.name}'"
-            )
-        sync = self._push_syncs.get(context)
+            raise AssertionError(f"a stack op in {_describe(context)} is not inside '{loop.name}'")
+        sync = self._syncs.get(context)
         if sync is not None:
             return sync
         graph = self.graph
-        sibling = _sibling_branch(context)
+        if forward:
+            sibling = _sibling_branch(context)
+        else:
+            sibling = self.cf_state.mirror(_sibling_branch(context.forward_context))
         tokens = {}
-        with graph.name_scope(self.scope + "push_sync/"):
+        with graph.name_scope(self.scope + ("push_sync/" if forward else "pop_sync/")):
             for branch in (context, sibling):
                 with building_in(graph, branch):
                     side = "true" if branch.branch else "false"
                     tokens[branch.branch] = apply_op("Identity", [branch.pivot], name=side)
-                self._push_syncs[branch] = tokens[branch.branch]
+                self._syncs[branch] = tokens[branch.branch]
             with building_in(graph, context.outer_context):
                 merge = apply_op(
                     "Merge", [tokens[0].outputs[0], tokens[1].outputs[0]], name="Merge"
                 )
-        self._sync_target(context.outer_context)._add_control_input(merge)
+        self._sync_target(context.outer_context, forward)._add_control_input(merge)
         return tokens[context.branch]
 
 
@@ -881,14 +903,14 @@ class ControlFlowGradState:
         stack = [t.op for t in results if t is not None]
         while stack:
             op = stack.pop()
-            if op in seen or op.type == "IndexedStackPush":
+            if op in seen or op.type == "StackPushV2":
                 continue
             seen.add(op)
             stack.extend(t.op for t in op._inputs)
             stack.extend(op._control_inputs)
         for pop in [pop for pop in self.unpushed if pop in seen]:  # in the order saved
             state, *saved = self.unpushed.pop(pop)
-            state.push(*saved)
+            state.push(*saved, pop)
 
 
 def _check_not_second_order(graph, ys: list, reached: set, passes) -> None:
@@ -927,18 +949,20 @@ def _check_not_second_order(graph, ys: list, reached: set, passes) -> None:
         if op in seen:
             continue
         seen.add(op)
-        if not passes(op):
-            continue
         backward = _backward_loop_around(op._control_flow_context)
         if backward is not None and backward.forward_context in reached_loops:
+            # A stack pop passes no gradient (StackPopV2 is not differentiable): it is
+            # checked here, before the walk stops at it.
             saved = backward.saved_values.get(op)
-            if op in reached or (saved is not None and saved.op in reached):
+            if (op in reached and passes(op)) or (saved is not None and saved.op in reached):
                 raise _second_order_error(
                     f"ys depend on '{op.name}' ({op.type}, created at {op.location}) of the "
                     f"backward loop '{backward.name}', which reads values of while loop "
                     f"'{backward.forward_context.name}' saved by the forward pass, and xs "
                     "affect that loop (the saved values have no gradient)."
                 )
+        if not passes(op):
+            continue
         stack.extend(t.op for t in op._inputs if t.dtype.is_floating or t.dtype is _dtypes.resource)
 
 

@@ -299,7 +299,7 @@ PINNED = {
             stated="the network recognizes about 98% of the digits it has never seen",
         ),
         pin(
-            '"IndexedStackPush"',
+            '"StackPushV2"',
             "loops in the graph: ['rnn/over_time/LoopCond', "
             "'gradients/rnn/over_time_grad/backward_count/LoopCond']",
             "values the forward loop saves in each iteration (10):",

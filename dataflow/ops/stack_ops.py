@@ -10,14 +10,16 @@ Four ops, as TensorFlow names them (``gen_data_flow_ops.stack_v2`` and its relat
 Where the stack lives.  TensorFlow keeps a stack in the run's *step container*: each run of
 ``StackV2`` makes a new stack that lasts until the run ends, so a value pushed in one
 ``Session.run`` is not there in the next.  Here the value ``StackV2`` outputs as the handle *is*
-that stack, a fresh `Stack` made by the kernel call in that run (as TensorArrays and the
-indexed stacks of loop gradients are): nothing is kept in the Graph or the Session, concurrent
-runs never share a stack, and a failed run drops its stacks with its other values.
+that stack, a fresh `Stack` made by the kernel call in that run (as TensorArrays are):
+nothing is kept in the Graph or the Session, concurrent runs never share a stack, a stack made
+in a loop body is a new one in each iteration, and a failed run drops its stacks with its other
+values.
 
 Order.  Pushes and pops act in the order their kernels run, as in TensorFlow, so a program
 orders them with data or control edges (a ``while_loop`` with ``parallel_iterations=1``, or
-``with_dependencies``).  A lock keeps each push and pop whole when kernels run on several
-threads.
+``with_dependencies``; the stacks of loop gradients are ordered by the edges
+``primitives.loop_gradients`` adds).  A lock keeps each push and pop whole when kernels run on
+several threads.
 
 Errors keep TensorFlow's wording: "Stack[foo_3] is empty when calling Pop().", "... overflowed
 its max_size (2)", "... has already been closed.", and a push of another dtype "Must have type
@@ -117,6 +119,9 @@ def _stack_kernel(attrs):
     return make_stack
 
 
+_HANDLE_TYPES = (_dtypes.resource,)
+
+
 def _infer_push(op):
     if len(op.inputs) != 2:
         raise ValueError(f"expects (handle, elem), got {len(op.inputs)} inputs")
@@ -127,6 +132,11 @@ def _infer_push(op):
 
 def _push_kernel(attrs):
     def push(stack, value):
+        if stack.elem_type.base_dtype in _HANDLE_TYPES:
+            # A handle's value is the object it stands for (a stack, a TensorArray), which
+            # numpy cannot type; the graph's dtypes already matched at build time.
+            stack.push(value)
+            return value
         pushed = _dtypes.as_dtype(np.asarray(value).dtype)
         if pushed.base_dtype is not stack.elem_type.base_dtype:
             raise InvalidArgumentError(

@@ -15,8 +15,8 @@ so a read runs after the writes it was built after.  A `TensorArray` object is i
 like any outside tensor), as TF1's ``_convert_tensorarray_to_flow`` does.
 
 Where the array lives.  The value ``TensorArrayV3`` outputs as the handle *is* the storage: a
-fresh `TensorArrayStorage` made by that kernel call in that run (as
-``dataflow.ops.data_flow_ops`` does for the stacks of loop gradients).  Nothing is kept in the
+fresh `TensorArrayStorage` made by that kernel call in that run (as ``StackV2`` does for a
+stack, ``dataflow.ops.stack_ops``).  Nothing is kept in the
 Graph or the Session, so two concurrent runs of one Session never share an array, an array
 created in a loop body is a new one in each iteration, as in TF1, and a failed run drops its
 arrays with its other values.  Several iterations of a loop may write to one array at once on

@@ -20,6 +20,8 @@ running it once per *signature* on symbolic tensors (a trace), as ``tf.function`
   a trace (`Function.experimental_get_tracing_count`).  The function is built anew at each call
   site rather than copied from its `FuncGraph`, because a traced cond or loop would have to be
   re-nested inside the caller's cond or loop, which only building it there does exactly.
+  TF1's ``Defun`` is the exception, as in TensorFlow: its call is one ``PartitionedCall`` op
+  that runs the traced graph, with the function's gradient as its own (`defun_call`).
 - Called eagerly, the function reads and writes eager variables as TensorFlow does: a variable
   it uses is a captured resource of its graph (a ``VarHandleOp`` of the trace, not a constant),
   so each call reads the value of the moment and its assignments stay, and only when the call

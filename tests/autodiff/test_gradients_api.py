@@ -232,7 +232,7 @@ def test_every_op_a_call_adds_is_listed_as_a_backward_op():
     forward = graph.get_operations()
     df.gradients(y, x, name="mygrads")
     added = graph.get_operations()[len(forward) :]
-    assert any(op.type == "IndexedStackPush" for op in added)
+    assert any(op.type == "StackPushV2" for op in added)
     assert graph.get_collection(df.GraphKeys.BACKWARD_OPS) == added
     doubled = y * 2.0
     before_second_call = len(graph.get_operations())

@@ -2,6 +2,7 @@
 
 import collections
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -9,8 +10,8 @@ from gradient_checking import check_gradients, define_counted_identity
 
 import dataflow as df
 from dataflow.gradients import WhileLoopGradientError
-from dataflow.op_registry import apply_op
-from dataflow.ops.data_flow_ops import IndexedStackStorage
+from dataflow.op_registry import apply_op, define_op
+from dataflow.ops.stack_ops import Stack
 
 rng = np.random.default_rng(11)
 
@@ -247,6 +248,48 @@ def test_results_do_not_depend_on_parallel_iterations_or_threads():
             assert a.tobytes() == b.tobytes()
 
 
+def _define_slow_scale():
+    """``SlowScaleForTest(k)``: 1 + k/10, after a sleep that is longer for smaller k, on a pool
+    thread (not inline), so that with several iterations in flight later ones finish first."""
+
+    def kernel(attrs):
+        def slow_scale(k):
+            time.sleep(0.003 * (8 - int(k)))
+            return np.float64(1.0 + 0.1 * int(k))
+
+        return slow_scale
+
+    scalar = df.TensorShape([])
+    define_op("SlowScaleForTest", lambda op: [(df.float64, scalar)], kernel, inline=False)
+    df.NotDifferentiable("SlowScaleForTest")
+    return lambda k: apply_op("SlowScaleForTest", [k]).outputs[0]
+
+
+@pytest.mark.parametrize("parallel_iterations", [1, 10])
+@pytest.mark.parametrize("threads", [1, 4])
+def test_each_pop_reads_the_value_its_forward_iteration_pushed(parallel_iterations, threads):
+    # v_k depends only on k and is ready out of order under the pool; the gradient pairs v_k
+    # with a_k (d/da of a*v + sin(a) is v + cos(a)), so a push or pop out of order shows.
+    slow_scale = _define_slow_scale()
+    x = df.placeholder(df.float64, [])
+
+    def body(i, a):
+        return i + 1, a * slow_scale(i) + df.sin(a)
+
+    _, y = loop(lambda i, a: i < 8, body, [0, x], parallel_iterations=parallel_iterations)
+    (g,) = df.gradients(y, x)
+    config = df.ConfigProto(inter_op_parallelism_threads=threads)
+    with df.Session(config=config) as session:
+        value, grad = session.run([y, g], {x: 0.7})
+    a, expected = 0.7, 1.0
+    for k in range(8):
+        v = 1.0 + 0.1 * k
+        expected *= v + np.cos(a)
+        a = a * v + np.sin(a)
+    np.testing.assert_allclose(value, a)
+    np.testing.assert_allclose(grad, expected)
+
+
 def test_concurrent_runs_of_one_session_do_not_share_stacks():
     graph, x, w, grads = _recurrent_program(32)
     w_value = normal(4, 4) * 0.5
@@ -332,26 +375,25 @@ def test_loop_in_an_untaken_branch_runs_no_backward_kernel_and_does_not_stall():
 
 def test_a_thousand_iterations_save_only_what_the_backward_ops_read(monkeypatch):
     pushed, popped = [], []
-    original_push, original_pop = IndexedStackStorage.push, IndexedStackStorage.pop
+    original_push, original_pop = Stack.push, Stack.pop
 
-    def push(self, index, value):
+    def push(self, value):
         pushed.append(np.asarray(value).nbytes)
-        original_push(self, index, value)
+        original_push(self, value)
 
-    def pop(self, index):
-        popped.append(index)
-        return original_pop(self, index)
+    def pop(self):
+        value = original_pop(self)
+        popped.append(float(value))
+        return value
 
-    monkeypatch.setattr(IndexedStackStorage, "push", push)
-    monkeypatch.setattr(IndexedStackStorage, "pop", pop)
+    monkeypatch.setattr(Stack, "push", push)
+    monkeypatch.setattr(Stack, "pop", pop)
     x = df.placeholder(df.float64, [])
     w = df.placeholder(df.float64, [])
     _, y = loop(lambda i, a: i < 1000, lambda i, a: (i + 1, a * w), [0, x], parallel_iterations=1)
     gx, gw = df.gradients(y, [x, w])
     saved = [
-        op.inputs[2]
-        for op in df.get_default_graph().get_operations()
-        if op.type == "IndexedStackPush"
+        op.inputs[1] for op in df.get_default_graph().get_operations() if op.type == "StackPushV2"
     ]
     # The gradient of a * w reads a (w is a loop invariant, entered into the backward loop).
     assert [t.op.type for t in saved] == ["Identity"]
@@ -360,27 +402,26 @@ def test_a_thousand_iterations_save_only_what_the_backward_ops_read(monkeypatch)
     np.testing.assert_allclose(grad_x, 1.001**1000)
     np.testing.assert_allclose(grad_w, 1000 * 1.001**999)
     assert pushed == [8] * 1000
-    assert sorted(popped) == list(range(1000))
-    # One backward iteration per forward one, in reverse (in order: one iteration at a time).
-    assert popped == list(range(999, -1, -1))
+    # One backward iteration per forward one, in reverse: a is 1.001**k in iteration k.
+    np.testing.assert_allclose(popped, [1.001**k for k in range(999, -1, -1)])
 
 
 def _record_pushes(monkeypatch) -> list:
-    """The values pushed on indexed stacks by the runs that follow, in push order."""
+    """The values pushed on stacks by the runs that follow, in push order."""
     pushed = []
-    original_push = IndexedStackStorage.push
+    original_push = Stack.push
 
-    def push(self, index, value):
+    def push(self, value):
         pushed.append(np.asarray(value))
-        original_push(self, index, value)
+        original_push(self, value)
 
-    monkeypatch.setattr(IndexedStackStorage, "push", push)
+    monkeypatch.setattr(Stack, "push", push)
     return pushed
 
 
 def _saved_tensors(graph=None) -> list:
     graph = graph or df.get_default_graph()
-    return [op.inputs[2] for op in graph.get_operations() if op.type == "IndexedStackPush"]
+    return [op.inputs[1] for op in graph.get_operations() if op.type == "StackPushV2"]
 
 
 def test_backward_ops_that_need_only_a_shape_save_the_shape_not_the_value(monkeypatch):
@@ -539,28 +580,6 @@ def test_two_gradient_calls_build_two_independent_backward_loops():
     assert all(c.name.startswith(("gradients/", "gradients_1/")) for c in backward)
     with df.Session() as session:
         assert session.run([g1, g2], {x: 1.5}) == [8 * 1.5**7, 16 * 1.5**7]
-
-
-def test_indexed_stack_pops_by_index_in_any_order_and_names_a_missing_index():
-    stack = apply_op("IndexedStack", [], {"dtype": df.float64}).outputs[0]
-    pushes = [
-        apply_op("IndexedStackPush", [stack, df.constant(k), df.constant(float(k), df.float64)])
-        for k in (2, 0, 1)
-    ]
-    attrs = {"dtype": df.float64, "shape": df.TensorShape([])}
-    with df.control_dependencies(pushes):
-        pops = [
-            apply_op("IndexedStackPop", [stack, df.constant(k)], attrs).outputs[0]
-            for k in (1, 2, 0)
-        ]
-    with df.control_dependencies(pushes):
-        missing = apply_op("IndexedStackPop", [stack, df.constant(3)], attrs, name="missing")
-    with df.Session() as session:
-        assert session.run(pops) == [1.0, 2.0, 0.0]
-        with pytest.raises(
-            df.errors.InvalidArgumentError, match="missing.*no value was pushed at index 3"
-        ):
-            session.run(missing.outputs[0])
 
 
 def test_nested_conds_and_a_case_inside_a_loop():
