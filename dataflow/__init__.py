@@ -364,3 +364,8 @@ from primitives.cond_v2 import (  # noqa: E402
 # isort: split
 # the devices this process offers, as TensorFlow's client.device_lib lists them
 from . import device_lib  # noqa: E402, F401
+
+# isort: split
+# partitioned execution: _Send/_Recv, the partitioning pass, in-process runs of several devices
+from .distribute import local as _distribute_local  # noqa: E402, F401
+from .distribute import sendrecv as _distribute_sendrecv  # noqa: E402, F401

@@ -137,6 +137,8 @@ class RunOptions(Message):
     debug_options: DebugOptions = field(default_factory=DebugOptions)
     # Replaces the Session's rewrite options for this run (`dataflow.passes.config`).
     rewrite_options: Optional[RewriterConfig] = None
+    # Fills ``RunMetadata.partition_graphs`` when the run is partitioned across devices.
+    output_partition_graphs: bool = False
 
 
 @dataclass
@@ -158,6 +160,9 @@ class RunMetadata(Message):
     happened to it, e.g. ``{"mul": "fused (elementwise_fusion)"}``.
     Pass it to ``df.debug.chrome_trace`` for a trace, or ``df.render(..., run_metadata=...)``
     for the graph with what ran drawn on it.
+    ``partition_graphs``: with ``RunOptions(output_partition_graphs=True)``, the graph of each
+    device of a run placed on several (`dataflow.distribute.partition`), with its
+    ``_Send``/``_Recv`` ops; each renders with ``df.render``.
     """
 
     step_stats: StepStats = field(default_factory=StepStats)
@@ -165,11 +170,13 @@ class RunMetadata(Message):
     dead_step_stats: list = field(default_factory=list)
     debug_dump: Any = None
     rewritten_ops: dict = field(default_factory=dict)
+    partition_graphs: list = field(default_factory=list)
 
 
 class RunContext:
     """What kernels may see of the run they belong to: the variables, read and written, and the
-    random streams (`random_generator`).
+    random streams (`random_generator`).  The partitions of one step share one context, so
+    their variable writes commit together or not at all.
 
     Writes go to ``pending_writes`` and are committed by the Session only when the run succeeds.
     A variable that the run changed only by adding to (or subtracting from) the value it read
@@ -179,10 +186,19 @@ class RunContext:
     updates.
     """
 
-    __slots__ = ("session", "pending_writes", "update_bases", "deadline", "random_draws")
+    __slots__ = (
+        "session",
+        "pending_writes",
+        "update_bases",
+        "deadline",
+        "random_draws",
+        "rendezvous",
+    )
 
-    def __init__(self, session: Session, deadline: Optional[float] = None):
+    def __init__(self, session: Session, deadline: Optional[float] = None, rendezvous=None):
         self.session = session
+        # Where the _Send/_Recv of a partitioned step meet (`dataflow.distribute`); else None.
+        self.rendezvous = rendezvous
         self.pending_writes: dict[str, Any] = {}
         self.update_bases: Optional[dict[str, Any]] = None
         self.deadline = deadline  # time.monotonic() value, or None
@@ -259,6 +275,16 @@ class _Plan:
 
 
 _default_session_stack = threading.local()
+
+
+# Makes the plan of a step placed on several devices (`dataflow.distribute.local.make_plan`,
+# which registers itself), or None when everything lands on one.
+_partitioned_steps: Optional[Callable] = None
+
+
+def register_partitioned_steps(make_plan: Callable) -> None:
+    global _partitioned_steps
+    _partitioned_steps = make_plan
 
 
 def _session_stack() -> list:
@@ -470,10 +496,18 @@ class Session:
         if plan is None:
             with gc_paused():
                 _check_feedable(feed_tensors, location)
+                devices = None
                 if self._graph._has_devices or self._config.log_device_placement:
-                    self._place_on_host(needed_ops(flat_fetches, feed_tensors))
-                plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
-            _check_fetchable(plan, flat_fetches, location)
+                    devices = self._place_on_host(needed_ops(flat_fetches, feed_tensors))
+                plan = None
+                if devices is not None and len(devices) > 1 and _partitioned_steps is not None:
+                    plan = _partitioned_steps(
+                        self._graph, flat_fetches, feed_tensors, pipeline, self._device_of
+                    )
+                if plan is None:
+                    plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
+            if isinstance(plan, _Plan):
+                _check_fetchable(plan, flat_fetches, location)
             with self._lock:
                 if len(self._plans) > 256:
                     self._plans.clear()
@@ -583,12 +617,19 @@ class Session:
             return self._lowering
         return self._lowering + self._pipeline_of_config
 
-    def _place_on_host(self, ops: list) -> None:
+    def _device_of(self, op: Operation) -> str:
+        """The full name of the device that runs ``op`` (`dataflow.device.place_on_host`)."""
+        config = self._config
+        return place_on_host(op._device, config.allow_soft_placement, config.device_count)
+
+    def _place_on_host(self, ops: list) -> set:
         """Checks that each op's device can be satisfied here (`dataflow.device.place_on_host`)
         and, with ``log_device_placement``, prints the device of each op this Session has not
-        placed before, as TensorFlow does (``name: (Type): /job:localhost/.../device:CPU:0``)."""
+        placed before, as TensorFlow does (``name: (Type): /job:localhost/.../device:CPU:0``).
+        Returns the devices the ops run on."""
         config = self._config
         lines = []
+        devices = set()
         for op in ops:
             try:
                 assigned = place_on_host(
@@ -600,11 +641,13 @@ class Session:
                     op,
                     f"Cannot assign a device for operation {op.name}: {errors.describe_op(op)} {e}",
                 ) from None
+            devices.add(assigned)
             if config.log_device_placement and op not in self._logged_placements:
                 self._logged_placements.add(op)
                 lines.append(f"{op.name}: ({op.type}): {assigned}\n")
         if lines:
             sys.stderr.write("".join(lines))
+        return devices
 
     def _make_plan(self, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
         return lower_graph(self._graph, flat_fetches, feed_tensors, pipeline)
@@ -649,6 +692,8 @@ class Session:
                 self._random_streams.give_back(context.random_draws)
             if stats is not None:
                 _fill_metadata(run_metadata, stats, plan)
+            if run_metadata is not None and getattr(options, "output_partition_graphs", False):
+                run_metadata.partition_graphs = list(getattr(plan, "partition_graphs", {}).values())
             if watcher is not None:
                 watcher.finish(run_metadata)
         # Closed while the run went on: the variables were released and its writes are
@@ -928,6 +973,9 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
             attrs["stream"] = op.name
         node.kernel = op_def.kernel(attrs)
         node.wants_context = op_def.wants_context
+        node.fires_on_dead = op_def.fires_on_dead
+        node.blocking = op_def.blocking
+        node.wants_frame = op_def.wants_frame
         kept = ref_inputs(op_def, len(op._inputs))
         read = [i for i, t in enumerate(op._inputs) if t._dtype.is_ref_dtype and i not in kept]
         if read:

@@ -343,6 +343,9 @@ COVERED_HERE |= {
     "IteratorGetNext",
     "OneShotIteratorGetNext",
 }
+# The two ends of a partitioned edge live only in partition graphs, which
+# tests/distribute/test_partitioned_runs.py saves and loads.
+COVERED_HERE |= {"_Send", "_Recv"}
 # If: control flow v2's branches are functions, which the format does not store yet.
 NEVER_SAVED = {"PyFunc", "PyFuncStateless", "If"}
 

@@ -1,0 +1,117 @@
+"""The rendezvous: where the ``_Send`` and ``_Recv`` of one step meet, keyed by strings.
+
+A key names one value of one step: source device, destination device, tensor, frame instance
+and iteration (`make_key`; the transport never looks inside).  The interface (`Rendezvous`)
+is what a ``_Send``/``_Recv`` kernel uses, so that another transport (Ray actors) can stand in:
+
+- ``send(key, value, is_dead)`` stores the value (or the dead mark) and wakes its receiver;
+- ``recv(key, deadline=None) -> (value, is_dead)`` waits until the key was sent, the step's
+  deadline passed (`errors.DeadlineExceededError`) or the rendezvous was aborted (the abort's
+  error);
+- ``abort(error)`` wakes every waiter, now and later, with ``error``.
+
+`LocalRendezvous` is the in-process table with waiters: one condition variable, values taken
+out when received (so a value is held only between its Send and its Recv).  Each key is sent
+once and received once per step; a second send of a key is a programming error.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Optional
+
+from .. import errors
+
+
+def make_key(
+    send_device: str,
+    incarnation: int,
+    recv_device: str,
+    tensor_name: str,
+    frame: str,
+    iteration: int,
+) -> str:
+    """TF's rendezvous key: ``src;incarnation;dst;tensor;frame:iteration`` (the incarnation in
+    hex), naming one value of a step."""
+    return f"{send_device};{incarnation:x};{recv_device};{tensor_name};{frame}:{iteration}"
+
+
+class RendezvousAborted(Exception):
+    """Raised by ``recv`` after ``abort``: carries the error that stopped the step, so that a
+    partition woken by another one's failure reports that failure, not its own wait."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(f"the step was aborted: {error}")
+        self.error = error
+
+
+class Rendezvous:
+    """The interface a ``_Send``/``_Recv`` kernel talks to (see the module docstring)."""
+
+    def send(self, key: str, value: Any, is_dead: bool) -> None:
+        raise NotImplementedError
+
+    def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
+        raise NotImplementedError
+
+    def abort(self, error: BaseException) -> None:
+        raise NotImplementedError
+
+
+class LocalRendezvous(Rendezvous):
+    """The in-process rendezvous of one step.
+
+    Invariant (guarded by ``_condition``): ``_table`` holds exactly the values sent and not yet
+    received; once ``_aborted`` is set it never changes and every ``recv`` raises it.
+    """
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition(threading.Lock())
+        self._table: dict[str, tuple[Any, bool]] = {}
+        self._aborted: Optional[BaseException] = None
+
+    def send(self, key: str, value: Any, is_dead: bool) -> None:
+        with self._condition:
+            if self._aborted is not None:
+                return  # the step is over; nobody will receive it
+            if key in self._table:
+                raise RuntimeError(f"the rendezvous key {key!r} was sent twice in one step")
+            self._table[key] = (None if is_dead else value, is_dead)
+            self._condition.notify_all()
+
+    def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
+        with self._condition:
+            while True:
+                if self._aborted is not None:
+                    raise RendezvousAborted(self._aborted)
+                found = self._table.pop(key, None)
+                if found is not None:
+                    return found
+                if deadline is None:
+                    self._condition.wait()
+                    continue
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise errors.DeadlineExceededError(
+                        None, None, f"Timed out waiting for the value of rendezvous key {key!r}"
+                    )
+                self._condition.wait(remaining)
+
+    def abort(self, error: BaseException) -> None:
+        with self._condition:
+            if self._aborted is None:
+                self._aborted = error
+                self._table.clear()
+            self._condition.notify_all()
+
+    @property
+    def aborted_with(self) -> Optional[BaseException]:
+        """The error of the first ``abort``, or None."""
+        return self._aborted
+
+    @property
+    def pending_keys(self) -> list[str]:
+        """The keys sent and not yet received (for tests and error messages)."""
+        with self._condition:
+            return sorted(self._table)
