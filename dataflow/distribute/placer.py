@@ -73,12 +73,22 @@ def place(graph, ops: Iterable, config, cluster=None, *, default_device=None) ->
         return {op.name: name for op in run_ops}
     preferred = [default] + [d for d in devices if d != default]
     groups = _ColocationGroups(graph, soft)
+    checked = set()
     for op in run_ops:
-        _check_request(op, DeviceSpec.from_string(op._device), devices)
+        if op._device not in checked:
+            _check_request(op, groups.parsed(op._device), devices)
+            checked.add(op._device)
     groups.raise_first_error({groups.find(op.name) for op in run_ops})
+    candidates_of_request: dict[str, list[str]] = {}
 
-    def candidates(op) -> list:
-        return _candidates(op, groups.spec[groups.find(op.name)], devices, preferred, soft)
+    def candidates(op) -> list[str]:
+        """The names of the devices ``op``'s group may run on, the default first."""
+        spec = groups.spec[groups.find(op.name)]
+        key = spec.to_string()
+        if key not in candidates_of_request:
+            found = _candidates(op, spec, devices, preferred, soft)
+            candidates_of_request[key] = [d.to_string() for d in found]
+        return candidates_of_request[key]
 
     return _choose(run_ops, groups, candidates)
 
@@ -153,8 +163,9 @@ class _ColocationGroups:
         self.spec: dict[str, DeviceSpec] = {}
         self.error: dict[str, tuple[int, errors.InvalidArgumentError]] = {}
         self._graph = graph
+        self._parsed: dict[str, DeviceSpec] = {}
         for op in graph._ops:
-            self._add(op.name, DeviceSpec.from_string(op._device))
+            self._add(op.name, self.parsed(op._device))
             for group in op.attrs.get("_class", ()):
                 if group.startswith("loc:@"):
                     self._colocate(op, group[len("loc:@") :], soft)
@@ -166,6 +177,14 @@ class _ColocationGroups:
                 dtype = tensor._dtype
                 if dtype.name == "resource" or (dtype.is_ref_dtype and slot in kept):
                     self._join_resource_user(tensor._op, op)
+
+    def parsed(self, device: str) -> DeviceSpec:
+        """``device`` parsed, once per distinct string (the result is shared: not to be
+        changed)."""
+        spec = self._parsed.get(device)
+        if spec is None:
+            spec = self._parsed[device] = DeviceSpec.from_string(device)
+        return spec
 
     def find(self, name: str) -> str:
         parent = self.parent
@@ -310,7 +329,7 @@ def _choose(run_ops: list, groups: _ColocationGroups, candidates) -> dict:
     """Rule 5: every op on its group's device, or its group's first candidate (``candidates(op)``
     raises for a group none suits, naming the first op the placer visits); generators last,
     beside their consumers in the run when those agree."""
-    chosen_for_group: dict[str, DeviceSpec] = {}
+    chosen_for_group: dict[str, str] = {}
     placement: dict[str, str] = {}
     generators = []
     for op in run_ops:
@@ -319,8 +338,7 @@ def _choose(run_ops: list, groups: _ColocationGroups, candidates) -> dict:
             continue
         root = groups.find(op.name)
         device = chosen_for_group.get(root) or candidates(op)[0]
-        chosen_for_group[root] = device
-        placement[op.name] = device.to_string()
+        chosen_for_group[root] = placement[op.name] = device
     if generators:
         consumers = _consumers_in_run(run_ops, {op.name for op in generators})
         for op in generators:
@@ -330,11 +348,10 @@ def _choose(run_ops: list, groups: _ColocationGroups, candidates) -> dict:
                 options = candidates(op)
                 beside = {placement.get(c.name) for c in consumers.get(op.name, ())}
                 device = options[0]
-                if len(beside) == 1 and None not in beside:
-                    (name,) = beside
-                    device = next((d for d in options if d.to_string() == name), device)
+                if len(beside) == 1 and None not in beside and next(iter(beside)) in options:
+                    (device,) = beside
                 chosen_for_group[root] = device
-            placement[op.name] = device.to_string()
+            placement[op.name] = device
     return {op.name: placement[op.name] for op in run_ops}
 
 
