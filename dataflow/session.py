@@ -92,10 +92,10 @@ class ConfigProto(Message):
 
     inter_op_parallelism_threads: int = 0
     intra_op_parallelism_threads: int = 0
-    # Devices (`dataflow.device`): every op runs on the host; an op whose ``df.device`` names
-    # another device of this process (``/gpu:0``) runs there only with soft placement, as in
-    # TensorFlow.  ``log_device_placement`` prints each op's device to stderr when a run first
-    # uses it; ``device_count["CPU"]`` is how many CPU devices the host offers.
+    # Devices (`dataflow.distribute.placer`): each op of a run is placed on one of the host's
+    # ``device_count["CPU"]`` CPUs (default 1); an op whose ``df.device`` names a device this
+    # process lacks (``/gpu:0``) goes to a CPU only with soft placement, as in TensorFlow.
+    # ``log_device_placement`` prints each op's device to stderr when a run first uses it.
     allow_soft_placement: bool = False
     log_device_placement: bool = False
     device_count: dict[str, int] = field(default_factory=dict)
