@@ -3,12 +3,9 @@
 A device string names where an op should run: ``/job:ps/replica:0/task:1/device:CPU:0``, any
 part optional, with the short forms ``/cpu:0`` and ``/gpu:1``.  ``with df.device(...)``
 records the merged string on every op built inside (`Operation.device`), and
-``colocate_with`` records TensorFlow's ``_class`` attribute (``loc:@op``); a future placer
-reads those two fields.  For now every op runs on the host, the one device a Session has:
-``/job:localhost/replica:0/task:0/device:CPU:0`` (more CPUs with ``ConfigProto.device_count``).
-`place_on_host` decides, as TensorFlow's placer does, whether an op's device can be
-satisfied: another job, replica or task never; another device (``/gpu:0``) only with
-``allow_soft_placement``, which then places it on the host.
+``colocate_with`` records TensorFlow's ``_class`` attribute (``loc:@op``); the placer
+(`dataflow.distribute.placer`) reads those two fields and gives each op of a run a full name
+such as ``/job:localhost/replica:0/task:0/device:CPU:0``.
 
 This module depends on nothing else in the package, so the graph can use it.
 """
@@ -224,25 +221,3 @@ def merge_device(spec: Union[str, DeviceSpec]):
 
     merge.device_spec = scope_spec
     return merge
-
-
-def place_on_host(device: str, allow_soft_placement: bool, device_count: dict) -> str:
-    """The full name of the host device that runs an op annotated with ``device``, as
-    TensorFlow's placer decides it for a process with ``device_count["CPU"]`` CPUs (default
-    1): the CPU the annotation names, or by soft placement ``CPU:0`` for any other device of
-    this task.  A ``ValueError`` in TensorFlow's words when the op cannot run here."""
-    spec = DeviceSpec.from_string(device)
-    cpus = max(device_count.get("CPU", 1), 1)
-    local = spec.job in (None, HOST_JOB) and spec.replica in (None, 0) and spec.task in (None, 0)
-    if spec.device_type == "CPU" and (spec.device_index or 0) < cpus and local:
-        return f"/job:localhost/replica:0/task:0/device:CPU:{spec.device_index or 0}"
-    if local and (spec.device_type is None or allow_soft_placement):
-        return HOST_DEVICE
-    available = ", ".join(f"/job:localhost/replica:0/task:0/device:CPU:{i}" for i in range(cpus))
-    why = (
-        f"was explicitly assigned to {device} but available devices are [ {available} ]. Make "
-        "sure the device specification refers to a valid device."
-    )
-    if local and spec.device_type == "GPU":
-        why += " The requested device appears to be a GPU, but CUDA is not enabled."
-    raise ValueError(why)

@@ -40,7 +40,8 @@ from . import composites, errors, nest
 from . import dtypes as _dtypes
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
-from .device import place_on_host
+from .device import HOST_DEVICE
+from .distribute.placer import place
 from .graph import (
     Graph,
     Operation,
@@ -92,10 +93,10 @@ class ConfigProto(Message):
 
     inter_op_parallelism_threads: int = 0
     intra_op_parallelism_threads: int = 0
-    # Devices (`dataflow.device`): every op runs on the host; an op whose ``df.device`` names
-    # another device of this process (``/gpu:0``) runs there only with soft placement, as in
-    # TensorFlow.  ``log_device_placement`` prints each op's device to stderr when a run first
-    # uses it; ``device_count["CPU"]`` is how many CPU devices the host offers.
+    # Devices (`dataflow.distribute.placer`): each op of a run is placed on one of the host's
+    # ``device_count["CPU"]`` CPUs (default 1); an op whose ``df.device`` names a device this
+    # process lacks (``/gpu:0``) goes to a CPU only with soft placement, as in TensorFlow.
+    # ``log_device_placement`` prints each op's device to stderr when a run first uses it.
     allow_soft_placement: bool = False
     log_device_placement: bool = False
     device_count: dict[str, int] = field(default_factory=dict)
@@ -272,6 +273,8 @@ class _Plan:
     nodes: list
     # User's op name -> what the graph passes did to it, for the ops no node stands for.
     taken_out: dict
+    # User's op name -> full device name, for every op the run needs (`distribute.placer`).
+    placement: dict = field(default_factory=dict)
 
 
 _default_session_stack = threading.local()
@@ -496,16 +499,21 @@ class Session:
         if plan is None:
             with gc_paused():
                 _check_feedable(feed_tensors, location)
-                devices = None
-                if self._graph._has_devices or self._config.log_device_placement:
-                    devices = self._place_on_host(needed_ops(flat_fetches, feed_tensors))
+                placement = self._place(needed_ops(flat_fetches, feed_tensors))
                 plan = None
-                if devices is not None and len(devices) > 1 and _partitioned_steps is not None:
+                if len(set(placement.values())) > 1 and _partitioned_steps is not None:
                     plan = _partitioned_steps(
-                        self._graph, flat_fetches, feed_tensors, pipeline, self._device_of
+                        self._graph,
+                        flat_fetches,
+                        feed_tensors,
+                        pipeline,
+                        # A fed op is not placed (the feed replaces it): its value stays with
+                        # the client, the host's first CPU.
+                        lambda op: placement.get(op.name, HOST_DEVICE),
                     )
                 if plan is None:
                     plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
+                plan.placement = placement
             if isinstance(plan, _Plan):
                 _check_fetchable(plan, flat_fetches, location)
             with self._lock:
@@ -617,37 +625,20 @@ class Session:
             return self._lowering
         return self._lowering + self._pipeline_of_config
 
-    def _device_of(self, op: Operation) -> str:
-        """The full name of the device that runs ``op`` (`dataflow.device.place_on_host`)."""
-        config = self._config
-        return place_on_host(op._device, config.allow_soft_placement, config.device_count)
-
-    def _place_on_host(self, ops: list) -> set:
-        """Checks that each op's device can be satisfied here (`dataflow.device.place_on_host`)
-        and, with ``log_device_placement``, prints the device of each op this Session has not
-        placed before, as TensorFlow does (``name: (Type): /job:localhost/.../device:CPU:0``).
-        Returns the devices the ops run on."""
-        config = self._config
-        lines = []
-        devices = set()
-        for op in ops:
-            try:
-                assigned = place_on_host(
-                    op._device, config.allow_soft_placement, config.device_count
-                )
-            except ValueError as e:
-                raise errors.InvalidArgumentError(
-                    None,
-                    op,
-                    f"Cannot assign a device for operation {op.name}: {errors.describe_op(op)} {e}",
-                ) from None
-            devices.add(assigned)
-            if config.log_device_placement and op not in self._logged_placements:
-                self._logged_placements.add(op)
-                lines.append(f"{op.name}: ({op.type}): {assigned}\n")
-        if lines:
-            sys.stderr.write("".join(lines))
-        return devices
+    def _place(self, ops: list) -> dict[str, str]:
+        """The device of each op of a run (`dataflow.distribute.placer.place`) and, with
+        ``log_device_placement``, a line on stderr for each op this Session has not placed
+        before, as TensorFlow prints it (``name: (Type): /job:localhost/.../device:CPU:0``)."""
+        placement = place(self._graph, ops, self._config)
+        if self._config.log_device_placement:
+            lines = []
+            for op in ops:
+                if op not in self._logged_placements:
+                    self._logged_placements.add(op)
+                    lines.append(f"{op.name}: ({op.type}): {placement[op.name]}\n")
+            if lines:
+                sys.stderr.write("".join(lines))
+        return placement
 
     def _make_plan(self, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
         return lower_graph(self._graph, flat_fetches, feed_tensors, pipeline)

@@ -1229,3 +1229,8 @@ from .saver import (  # noqa: E402, F401
     get_checkpoint_state,
     latest_checkpoint,
 )
+
+# isort: split
+# clusters and parameter servers (dataflow.distribute)
+from .distribute.cluster import ClusterSpec  # noqa: E402, F401
+from .distribute.device_setter import replica_device_setter  # noqa: E402, F401

@@ -1,12 +1,15 @@
-"""``dataflow.distribute``: partitioned and distributed execution (issue 13).
+"""Partitioned and distributed execution: placement, partitioning, and running the partitions.
 
-One graph runs on many devices as TensorFlow 1.x runs it: every op is placed on a device, the
-graph is cut into one graph per device (`partition`), every edge that crosses the cut becomes a
-``_Send``/``_Recv`` pair (`sendrecv`) meeting at a rendezvous (`rendezvous`), and each
-partition lowers and runs on the executor unchanged.  The executor never learns about devices:
-it only knows the node flags those two ops declare (``fires_on_dead``, ``blocking``,
-``wants_frame``).
+The layer sits between a built graph and the executor (``architecture.md``): the placer gives
+every op of a run one full device name (`placer.place`); the partitioner (`partition`) cuts the
+placed graph into one graph per device, joined by ``_Send``/``_Recv`` pairs (`sendrecv`) that
+meet at a rendezvous (`rendezvous`); the partitions run in process (`local`, one executor run
+per device) or on the tasks of a Ray cluster.
 
-Invariants: a partition graph is an ordinary `Graph` (it renders, saves and loads); one
-rendezvous serves one step; a value crosses between partitions only through a rendezvous.
+Invariants: the executor never learns about devices (each partition is an ordinary program; it
+only knows the node flags ``_Send``/``_Recv`` declare: ``fires_on_dead``, ``blocking``,
+``wants_frame``); placement is a pure function of the graph, the ops of the run, the
+``ConfigProto`` and the cluster, so a plan and its placement are cached together; ops of one
+colocation group always share a device; one rendezvous serves one step, and a value crosses
+between partitions only through it.
 """
