@@ -219,15 +219,18 @@ def test_a_loop_held_on_one_device_with_its_predicate_on_another_gets_one_pair_p
     # control loop on cpu:2, which itself needs the predicate; one pair must serve both.
     n = df.placeholder(df.int32, [])
     x = df.placeholder(df.float32, [])
-    with df.device("/cpu:2"):
-        i, acc = split_loop(n, x, cond_device="/cpu:1", body_device="/cpu:2")
+    predicate_types = ("Less", "LoopCond")
+    with df.device(lambda op: "/cpu:1" if op.type in predicate_types else "/cpu:2"):
+        i, acc = split_loop(n, x, cond_device=None, body_device=None)
     with df.Session(config=config()) as sess:
         assert sess.run([i, acc], {n: 3, x: 1.0}) == [3, 12.0]
         graphs = partition_graphs_of(sess, acc, {n: 3, x: 1.0})
-    names = [
-        op.attrs["tensor_name"] for op in graphs[CPU(1)].get_operations() if op.type == "_Send"
+    sent = [
+        (op.attrs["tensor_name"], op.attrs["recv_device"])
+        for op in graphs[CPU(1)].get_operations()
+        if op.type == "_Send"
     ]
-    assert len(names) == len(set(names))
+    assert len(sent) == len(set(sent))
 
 
 def test_nested_loops_and_conds_across_devices_give_the_one_device_values():
