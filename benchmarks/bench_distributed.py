@@ -2,9 +2,17 @@
 
     python benchmarks/bench_distributed.py            # every section
     python benchmarks/bench_distributed.py --quick    # fewer repeats
-    python benchmarks/bench_distributed.py --only ray_transfer
+    python benchmarks/bench_distributed.py --only in_process
 
 Sections (each a function ``section_<name>(repeats)`` listed in `SECTIONS`):
+
+- ``in_process``: what cutting a graph across in-process devices costs against the same graph
+  on one device.  (1) Per Send/Recv pair: a chain of ``K`` scalar adds placed alternately on
+  ``/cpu:0`` and ``/cpu:1`` (every edge crosses: ``K`` pairs); the figure is (partitioned - one
+  device) / K.  (2) Per cross-device loop iteration: a ``while_loop`` of ``N`` iterations whose
+  predicate is on ``/cpu:0`` and whose body is on ``/cpu:1`` (each iteration sends the predicate
+  to the body's control loop and the loop variable both ways); the figure is (partitioned - one
+  device) / N.
 
 - ``ray_transfer``: a 1 MB and a 100 MB float32 tensor moved from one task actor to another
   through the cluster's rendezvous (the sender's ``send``, the receiver's ``recv`` of the same
@@ -28,8 +36,84 @@ import itertools
 
 import numpy as np
 
+import dataflow as df
 from dataflow.distribute.ray_cluster import TaskServer
 from dataflow.distribute.rendezvous import make_key
+
+
+# -- In process: partitions on several CPUs of one process ------------------------------------
+def _chain(length: int, split: bool):
+    graph = df.Graph()
+    with graph.as_default():
+        x = df.placeholder(df.float32, [], name="x")
+        value = x
+        for k in range(length):
+            with df.device(f"/cpu:{k % 2 if split else 0}"):
+                value = value + 1.0
+    return graph, x, value
+
+
+def _loop(split: bool):
+    graph = df.Graph()
+    with graph.as_default():
+        n = df.placeholder(df.int32, [], name="n")
+
+        def cond(i, acc):
+            with df.device("/cpu:0"):
+                return i < n
+
+        def body(i, acc):
+            with df.device(f"/cpu:{1 if split else 0}"):
+                return i + 1, acc * 0.5 + 1.0
+
+        with df.device("/cpu:0"):
+            out = df.while_loop(cond, body, [df.constant(0), df.constant(0.0)])[1]
+    return graph, n, out
+
+
+def _session_runner(graph, fetch, feed):
+    # No graph passes: the chain of adds would be fused into one op on one device.
+    config = df.ConfigProto(
+        device_count={"CPU": 2},
+        graph_options=df.GraphOptions(
+            rewrite_options=df.RewriterConfig(disable_meta_optimizer=True)
+        ),
+    )
+    sess = df.Session(graph=graph, config=config)
+    sess.run(fetch, feed)
+    return sess, (lambda: sess.run(fetch, feed))
+
+
+def section_in_process(repeats: int) -> None:
+    length = 64
+    runners, sessions = [], []
+    for split in (False, True):
+        graph, x, out = _chain(length, split)
+        sess, run = _session_runner(graph, out, {x: np.float32(0)})
+        sessions.append(sess)
+        runners.append(run)
+    one, parted = paired_median_times(*runners, repeats=repeats * 4)
+    print(
+        f"In process, chain of {length} adds: one device {one * 1e3:.2f} ms, split on 2 devices "
+        f"{parted * 1e3:.2f} ms ({length} Send/Recv pairs): "
+        f"{(parted - one) / length * 1e6:.1f} us per Send/Recv pair"
+    )
+    iterations = 200
+    runners = []
+    for split in (False, True):
+        graph, n, out = _loop(split)
+        sess, run = _session_runner(graph, out, {n: iterations})
+        sessions.append(sess)
+        runners.append(run)
+    one, parted = paired_median_times(*runners, repeats=max(3, repeats))
+    print(
+        f"In process, while_loop of {iterations} iterations: one device {one * 1e3:.2f} ms, "
+        f"predicate and body on 2 devices {parted * 1e3:.2f} ms: "
+        f"{(parted - one) / iterations * 1e6:.1f} us per cross-device iteration "
+        f"({parted / one:.1f}x)"
+    )
+    for sess in sessions:
+        sess.close()
 
 
 # -- Ray transfer between two tasks ----------------------------------------------------------------
@@ -92,7 +176,7 @@ def section_ray_transfer(repeats: int) -> None:
         ray.shutdown()
 
 
-SECTIONS = {"ray_transfer": section_ray_transfer}
+SECTIONS = {"in_process": section_in_process, "ray_transfer": section_ray_transfer}
 
 
 def main() -> None:

@@ -370,3 +370,8 @@ from .session import register_target as _register_target  # noqa: E402
 
 _register_target(_ray_cluster.TARGET_PREFIX, _ray_cluster.master_for_target)
 train.Server = _ray_cluster.Server
+
+# isort: split
+# partitioned execution: _Send/_Recv, the partitioning pass, in-process runs of several devices
+from .distribute import local as _distribute_local  # noqa: E402, F401
+from .distribute import sendrecv as _distribute_sendrecv  # noqa: E402, F401

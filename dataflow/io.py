@@ -727,6 +727,11 @@ for _names, _what, _check in (
     ("pipeline", "a list of dataset stages [kind, inputs, parents, params, None]", _is_pipeline),
     # a Defun's call (dataflow.tracing.defun_call): its function is never in a file
     ("f", "a traced function, which graph files do not store", lambda v: False),
+    # the two ends of a partitioned edge (dataflow.distribute.sendrecv)
+    ("tensor_name send_device recv_device", "a string", lambda v: isinstance(v, str)),
+    ("send_device_incarnation", "an integer", _is_int),
+    ("client_terminated", "a bool", lambda v: isinstance(v, bool)),
+    ("tensor_type", "a dtype", lambda v: isinstance(v, _dtypes.DType)),
 ):
     for _name in _names.split():
         _ATTR_CHECKS[_name] = (_what, _check)

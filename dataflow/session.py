@@ -40,6 +40,7 @@ from . import composites, errors, nest
 from . import dtypes as _dtypes
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
+from .device import HOST_DEVICE
 from .distribute.placer import place
 from .graph import (
     Graph,
@@ -92,10 +93,10 @@ class ConfigProto(Message):
 
     inter_op_parallelism_threads: int = 0
     intra_op_parallelism_threads: int = 0
-    # Devices (`dataflow.device`): every op runs on the host; an op whose ``df.device`` names
-    # another device of this process (``/gpu:0``) runs there only with soft placement, as in
-    # TensorFlow.  ``log_device_placement`` prints each op's device to stderr when a run first
-    # uses it; ``device_count["CPU"]`` is how many CPU devices the host offers.
+    # Devices (`dataflow.distribute.placer`): each op of a run is placed on one of the host's
+    # ``device_count["CPU"]`` CPUs (default 1); an op whose ``df.device`` names a device this
+    # process lacks (``/gpu:0``) goes to a CPU only with soft placement, as in TensorFlow.
+    # ``log_device_placement`` prints each op's device to stderr when a run first uses it.
     allow_soft_placement: bool = False
     log_device_placement: bool = False
     device_count: dict[str, int] = field(default_factory=dict)
@@ -137,6 +138,8 @@ class RunOptions(Message):
     debug_options: DebugOptions = field(default_factory=DebugOptions)
     # Replaces the Session's rewrite options for this run (`dataflow.passes.config`).
     rewrite_options: Optional[RewriterConfig] = None
+    # Fills ``RunMetadata.partition_graphs`` when the run is partitioned across devices.
+    output_partition_graphs: bool = False
 
 
 @dataclass
@@ -158,6 +161,9 @@ class RunMetadata(Message):
     happened to it, e.g. ``{"mul": "fused (elementwise_fusion)"}``.
     Pass it to ``df.debug.chrome_trace`` for a trace, or ``df.render(..., run_metadata=...)``
     for the graph with what ran drawn on it.
+    ``partition_graphs``: with ``RunOptions(output_partition_graphs=True)``, the graph of each
+    device of a run placed on several (`dataflow.distribute.partition`), with its
+    ``_Send``/``_Recv`` ops; each renders with ``df.render``.
     """
 
     step_stats: StepStats = field(default_factory=StepStats)
@@ -165,11 +171,13 @@ class RunMetadata(Message):
     dead_step_stats: list = field(default_factory=list)
     debug_dump: Any = None
     rewritten_ops: dict = field(default_factory=dict)
+    partition_graphs: list = field(default_factory=list)
 
 
 class RunContext:
     """What kernels may see of the run they belong to: the variables, read and written, and the
-    random streams (`random_generator`).
+    random streams (`random_generator`).  The partitions of one step share one context, so
+    their variable writes commit together or not at all.
 
     Writes go to ``pending_writes`` and are committed by the Session only when the run succeeds.
     A variable that the run changed only by adding to (or subtracting from) the value it read
@@ -179,10 +187,19 @@ class RunContext:
     updates.
     """
 
-    __slots__ = ("session", "pending_writes", "update_bases", "deadline", "random_draws")
+    __slots__ = (
+        "session",
+        "pending_writes",
+        "update_bases",
+        "deadline",
+        "random_draws",
+        "rendezvous",
+    )
 
-    def __init__(self, session: Session, deadline: Optional[float] = None):
+    def __init__(self, session: Session, deadline: Optional[float] = None, rendezvous=None):
         self.session = session
+        # Where the _Send/_Recv of a partitioned step meet (`dataflow.distribute`); else None.
+        self.rendezvous = rendezvous
         self.pending_writes: dict[str, Any] = {}
         self.update_bases: Optional[dict[str, Any]] = None
         self.deadline = deadline  # time.monotonic() value, or None
@@ -261,6 +278,16 @@ class _Plan:
 
 
 _default_session_stack = threading.local()
+
+
+# Makes the plan of a step placed on several devices (`dataflow.distribute.local.make_plan`,
+# which registers itself), or None when everything lands on one.
+_partitioned_steps: Optional[Callable] = None
+
+
+def register_partitioned_steps(make_plan: Callable) -> None:
+    global _partitioned_steps
+    _partitioned_steps = make_plan
 
 
 def _session_stack() -> list:
@@ -492,9 +519,22 @@ class Session:
             with gc_paused():
                 _check_feedable(feed_tensors, location)
                 placement = self._place(needed_ops(flat_fetches, feed_tensors))
-                plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
+                plan = None
+                if len(set(placement.values())) > 1 and _partitioned_steps is not None:
+                    plan = _partitioned_steps(
+                        self._graph,
+                        flat_fetches,
+                        feed_tensors,
+                        pipeline,
+                        # A fed op is not placed (the feed replaces it): its value stays with
+                        # the client, the host's first CPU.
+                        lambda op: placement.get(op.name, HOST_DEVICE),
+                    )
+                if plan is None:
+                    plan = self._make_plan(flat_fetches, feed_tensors, pipeline)
                 plan.placement = placement
-            _check_fetchable(plan, flat_fetches, location)
+            if isinstance(plan, _Plan):
+                _check_fetchable(plan, flat_fetches, location)
             with self._lock:
                 if len(self._plans) > 256:
                     self._plans.clear()
@@ -662,6 +702,8 @@ class Session:
                 self._random_streams.give_back(context.random_draws)
             if stats is not None:
                 _fill_metadata(run_metadata, stats, plan)
+            if run_metadata is not None and getattr(options, "output_partition_graphs", False):
+                run_metadata.partition_graphs = list(getattr(plan, "partition_graphs", {}).values())
             if watcher is not None:
                 watcher.finish(run_metadata)
         # Closed while the run went on: the variables were released and its writes are
@@ -941,6 +983,9 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
             attrs["stream"] = op.name
         node.kernel = op_def.kernel(attrs)
         node.wants_context = op_def.wants_context
+        node.fires_on_dead = op_def.fires_on_dead
+        node.blocking = op_def.blocking
+        node.wants_frame = op_def.wants_frame
         kept = ref_inputs(op_def, len(op._inputs))
         read = [i for i, t in enumerate(op._inputs) if t._dtype.is_ref_dtype and i not in kept]
         if read:

@@ -23,12 +23,13 @@ from .errors import (
     RunCancelledError,
 )
 from .observe import RunObserver
-from .plan import Plan, prepare
+from .plan import DEAD, Plan, prepare
 from .program import Node, NodeKind, Program
 from .stats import NodeRecord, OutputRecord, RunStats
 from .threads import DaemonThreadPool
 
 __all__ = [
+    "DEAD",
     "CycleError",
     "DaemonThreadPool",
     "DeadlineExceededError",

@@ -87,7 +87,9 @@ class _Marker:
         return self.name
 
 
-# A dead value: marks a path not taken.  It is never passed to a kernel.
+# A dead value: marks a path not taken.  It is passed only to the kernel of a node that
+# ``fires_on_dead``, and returned only by kernels of nodes with one of the rendezvous flags
+# (`Node.fires_on_dead`, ``blocking``, ``wants_frame``).
 DEAD = _Marker("DEAD")
 # What a fetch sink holds until a value reaches it.
 NOT_PRODUCED = _Marker("NOT_PRODUCED")
@@ -177,6 +179,10 @@ class NodeInfo:
         "back_count",
         "value_indices",
         "is_constant",
+        "fires_on_dead",
+        "blocking",
+        "wants_frame",
+        "talks",
     )
 
     def __init__(self, index: int, node: Node, kind: NodeKind):
@@ -203,6 +209,11 @@ class NodeInfo:
         self.back_count = 0
         self.value_indices: tuple = ()
         self.is_constant = bool(node.is_constant)
+        self.fires_on_dead = bool(node.fires_on_dead)
+        self.blocking = bool(node.blocking)
+        self.wants_frame = bool(node.wants_frame)
+        # Any of the three: the node takes the slow path, where they are looked at.
+        self.talks = self.fires_on_dead or self.blocking or self.wants_frame
 
     def __repr__(self) -> str:
         return f"NodeInfo({self.index}, {self.name!r}, {self.kind.name})"
@@ -236,6 +247,8 @@ class Plan:
         # Slot of each fetch in the root frame, or None for a fetch inside a loop frame.
         self.fetch_slots = fetch_slots
         self.arg_count = len(program.arg_nodes)
+        # A run with a blocking kernel shares its state with the thread that kernel waits on.
+        self.has_blocking_nodes = any(info.blocking for info in infos)
 
     def run(
         self,
@@ -728,6 +741,7 @@ def _table_entry(info: NodeInfo) -> tuple:
     if (
         info.kind != NodeKind.OP
         or info.wants_context
+        or info.talks
         or info.num_outputs != 1
         or info.control_consumers
         or any(mp >= 0 for _, _, mp in info.consumers[0])

@@ -20,6 +20,21 @@ Node kinds (see ``control-flow-semantics.md`` for their firing rules):
 - ``NEXT_ITERATION``: one data input; moves it to the next iteration of its frame.
 
 Every kind may also have control inputs.
+
+Three flags of an ``OP`` node serve kernels that talk to other runs (a partition's ``_Send``
+and ``_Recv``, which meet at a rendezvous):
+
+- ``fires_on_dead``: the kernel runs even when an input arrived dead; it gets `DEAD` in place
+  of each dead data input, and the node's outputs and control edges are dead afterwards.
+- ``blocking``: the kernel may wait for another run; it runs on a waiting thread of its own
+  (never the run's driving thread, never the inter-op pool), so that the run goes on firing
+  other nodes meanwhile and a run of any number of blocked kernels cannot starve a pool.
+- ``wants_frame``: the kernel gets, after the context, ``(frame instance, iteration)`` of the
+  firing: the frame instance's description (``"root"``, ``"loop[iter 2 of root]"``) and the
+  iteration number, which are equal in two runs of programs with the same frames.
+
+A kernel of a node with any of these flags may return `DEAD` for an output: every output and
+control edge of the node is then dead.
 """
 
 from __future__ import annotations
@@ -64,6 +79,10 @@ class Node:
     is_constant: bool = False
     parallel_iterations: int = 10
     tag: Any = None
+    # OP only (see the module docstring):
+    fires_on_dead: bool = False
+    blocking: bool = False
+    wants_frame: bool = False
 
 
 @dataclass

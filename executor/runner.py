@@ -301,6 +301,9 @@ class _Run:
         else:
             self.table_kind = INLINE_TABLE if pool is None else POOL_TABLE
             self.handlers = _HANDLERS
+        # Other threads touch the run's state (pool threads, threads blocked kernels wait on):
+        # it is guarded by the lock.
+        self.sharing = pool is not None or plan.has_blocking_nodes
         self.lock = threading.Lock()
         self.condition = threading.Condition(self.lock)
         self.in_flight = 0
@@ -336,7 +339,7 @@ class _Run:
 
     def _run_to_end(self) -> list[Any]:
         """Drives the run on this thread until it ends; returns the fetched values."""
-        if self.pool is None:
+        if not self.sharing:
             try:
                 self._drain()
             except BaseException:
@@ -449,7 +452,7 @@ class _Run:
         root_instance = self.root_instance
         handlers = self.handlers
         batch = _BATCH if deadline is None else _EVERY_FIRING
-        sharing = self.pool is not None
+        sharing = self.sharing
         node = None
         while ready_iterations:
             if self.stopped:
@@ -622,6 +625,8 @@ class _Run:
             if isinstance(local_or_info, NodeInfo)
             else iteration.frame.nodes[local_or_info]
         )
+        if info.wants_frame and inputs is not None:
+            inputs = inputs[1:]  # the (frame instance, iteration) the kernel was given
         self._fail(
             KernelError(
                 info.index,
@@ -645,7 +650,7 @@ class _Run:
             self.deadline_where = (iteration, info)
         self.deadline_passed = True
         self.stopped = True
-        if self.pool is not None:
+        if self.sharing:
             self.condition.notify_all()
 
     def _deadline_error(self) -> DeadlineExceededError:
@@ -716,11 +721,24 @@ class _Run:
         args = slots[first:end]
         slots[first:end] = info.empty_slots
         dead = iteration.dead
+        fired_dead = False
         if info.local in dead:
             dead.discard(info.local)
-            self._send_dead(iteration, info)
-            return
-        if (
+            if not info.fires_on_dead:
+                self._send_dead(iteration, info)
+                return
+            fired_dead = True
+        if info.talks:
+            if info.wants_frame:
+                args = [(iteration.instance.description, iteration.number), *args]
+            if info.blocking:
+                holder = [iteration, info, args]
+                args = None
+                if self._submit(holder, _waiters):
+                    return
+                args = holder[2]
+                holder = None
+        elif (
             self.pool is not None
             and info.inline is not True
             and (iteration.ready or any(other.ready for other in self.ready_iterations))
@@ -758,16 +776,20 @@ class _Run:
             return
         if instrumented:
             self._kernel_done(iteration, info, start, _perf_counter(), outputs)
-        self._send(iteration, info, outputs)
+        if info.talks and (fired_dead or _any_dead(outputs)):
+            self._send_dead(iteration, info)
+        else:
+            self._send(iteration, info, outputs)
 
-    def _submit(self, holder: list) -> bool:
-        """Sends the kernel in ``holder`` to the pool; False if the pool refuses it."""
+    def _submit(self, holder: list, pool=None) -> bool:
+        """Sends the kernel in ``holder`` to ``pool`` (the run's by default); False if the pool
+        refuses it."""
         iteration = holder[0]
         iteration.running += 1
         self.in_flight += 1
         self.pool_kernels[id(holder)] = (iteration, holder[1])
         try:
-            future = self.pool.submit(self._run_on_pool, holder)
+            future = (pool or self.pool).submit(self._run_on_pool, holder)
         except RuntimeError:
             iteration.running -= 1
             self.in_flight -= 1
@@ -811,7 +833,10 @@ class _Run:
                 args = None
                 if instrumented:
                     self._kernel_done(iteration, info, start, end, outputs)
-                self._send(iteration, info, outputs)
+                if info.talks and _any_dead(outputs):
+                    self._send_dead(iteration, info)
+                else:
+                    self._send(iteration, info, outputs)
                 outputs = None
                 if iteration.instance is not self.root_instance and not iteration.done:
                     self._try_complete(iteration.instance)
@@ -1179,6 +1204,9 @@ _FIRING_CODES = frozenset((_DRAIN_CODE, _Run._fire_op.__code__, _Run._run_on_poo
 # never returns is not idle, so the next run gets another.  An idle one ends after
 # `threads.IDLE_TIMEOUT_SECONDS`, so many concurrent timed runs leave no threads behind.
 _drivers = DaemonThreadPool(name="dataflow-run-driver")
+# The threads blocking kernels wait on (`Node.blocking`): one per kernel waiting, never capped,
+# since a kernel waiting for another run must never wait for a thread as well.
+_waiters = DaemonThreadPool(name="dataflow-waiter")
 
 
 def _raise(error: BaseException):
@@ -1214,6 +1242,15 @@ def _outputs(info: NodeInfo, result) -> tuple:
             f"the node has {count} outputs"
         )
     return values
+
+
+def _any_dead(outputs) -> bool:
+    """Whether a kernel returned `DEAD` for an output (compared by identity: an array's ``==``
+    is elementwise)."""
+    for value in outputs:
+        if value is DEAD:
+            return True
+    return False
 
 
 def _total_nbytes(values) -> int:

@@ -1,21 +1,25 @@
 """Partitioned and distributed execution: placement, partitioning, and running the partitions.
 
 The layer sits between a built graph and the executor (``architecture.md``): the placer gives
-every op of a run one full device name (`placer.place`); the partitioner cuts the placed graph
-into one graph per device, joined by ``_Send``/``_Recv`` pairs that meet at a rendezvous; the
-partitions run in process (one executor run per device) or on the tasks of a Ray cluster.
+every op of a run one full device name (`placer.place`); the partitioner (`partition`) cuts the
+placed graph into one graph per device, joined by ``_Send``/``_Recv`` pairs (`sendrecv`) that
+meet at a rendezvous (`rendezvous`); the partitions run in process (`local`, one executor run
+per device) or on the tasks of a Ray cluster.
 
 - `ClusterSpec` (``df.train.ClusterSpec``): the jobs of a cluster and their tasks' addresses.
 - `rendezvous`: the interface a step's ``_Send``/``_Recv`` meet through (``send``, ``recv``,
-  ``abort``; one per step) and `StepMailbox`, an in-process table of values and waiters.
+  ``abort``; one per step), and its in-process tables.
 - `RayCluster` (`ray_cluster`): one Ray actor per task; ``df.Session(cluster.target)`` runs
   steps on it through a master, as TensorFlow 1.x's distributed runtime does.
 
-Invariants: the executor never learns about devices (each partition is an ordinary program);
-placement is a pure function of the graph, the ops of the run, the ``ConfigProto`` and the
-cluster, so a plan and its placement are cached together; ops of one colocation group always
-share a device.  Ray is optional: nothing here imports it until a `RayCluster` is made, so
-``import dataflow`` works without it; a task's variables live in its actor between runs.
+Invariants: the executor never learns about devices (each partition is an ordinary program; it
+only knows the node flags ``_Send``/``_Recv`` declare: ``fires_on_dead``, ``blocking``,
+``wants_frame``); placement is a pure function of the graph, the ops of the run, the
+``ConfigProto`` and the cluster, so a plan and its placement are cached together; ops of one
+colocation group always share a device; one rendezvous serves one step, and a value crosses
+between partitions only through it.  Ray is optional: nothing here imports it until a
+`RayCluster` is made, so ``import dataflow`` works without it; a task's variables live in its
+actor between runs.
 """
 
 from .cluster import ClusterSpec

@@ -73,15 +73,24 @@ def place(graph, ops: Iterable, config, cluster=None, *, default_device=None) ->
         return {op.name: name for op in run_ops}
     preferred = [default] + [d for d in devices if d != default]
     groups = _ColocationGroups(graph, soft)
+    checked = set()
     for op in run_ops:
-        _check_request(op, DeviceSpec.from_string(op._device), devices)
-    candidates_of_group: dict[str, list[DeviceSpec]] = {}
-    for op in run_ops:
-        root = groups.find(op.name)
-        if root not in candidates_of_group:
-            groups.raise_error(root)
-            candidates_of_group[root] = _candidates(op, groups.spec[root], devices, preferred, soft)
-    return _choose(run_ops, groups, candidates_of_group)
+        if op._device not in checked:
+            _check_request(op, groups.parsed(op._device), devices)
+            checked.add(op._device)
+    groups.raise_first_error({groups.find(op.name) for op in run_ops})
+    candidates_of_request: dict[str, list[str]] = {}
+
+    def candidates(op) -> list[str]:
+        """The names of the devices ``op``'s group may run on, the default first."""
+        spec = groups.spec[groups.find(op.name)]
+        key = spec.to_string()
+        if key not in candidates_of_request:
+            found = _candidates(op, spec, devices, preferred, soft)
+            candidates_of_request[key] = [d.to_string() for d in found]
+        return candidates_of_request[key]
+
+    return _choose(run_ops, groups, candidates)
 
 
 def available_devices(cpus: int = 1, cluster=None) -> list[DeviceSpec]:
@@ -144,17 +153,19 @@ class _ColocationGroups:
     """Union-find over the op names of a graph (rules 2 and 3 of the module docstring).
 
     ``spec[root]`` is the merged requested device of the group whose representative is
-    ``root``; ``error[root]`` the ``InvalidArgumentError`` its members' requests made, raised
-    only if a run needs the group.  A ``loc:@name`` class whose op is not in the graph (a
+    ``root``; ``error[root]`` the first ``InvalidArgumentError`` its members' requests made
+    (with its rank in the order the graph's ops made them), raised only if a run needs the
+    group.  A ``loc:@name`` class whose op is not in the graph (a
     graph loaded without it) still groups the ops that name it."""
 
     def __init__(self, graph, soft: bool):
         self.parent: dict[str, str] = {}
         self.spec: dict[str, DeviceSpec] = {}
-        self.error: dict[str, errors.InvalidArgumentError] = {}
+        self.error: dict[str, tuple[int, errors.InvalidArgumentError]] = {}
         self._graph = graph
+        self._parsed: dict[str, DeviceSpec] = {}
         for op in graph._ops:
-            self._add(op.name, DeviceSpec.from_string(op._device))
+            self._add(op.name, self.parsed(op._device))
             for group in op.attrs.get("_class", ()):
                 if group.startswith("loc:@"):
                     self._colocate(op, group[len("loc:@") :], soft)
@@ -167,6 +178,14 @@ class _ColocationGroups:
                 if dtype.name == "resource" or (dtype.is_ref_dtype and slot in kept):
                     self._join_resource_user(tensor._op, op)
 
+    def parsed(self, device: str) -> DeviceSpec:
+        """``device`` parsed, once per distinct string (the result is shared: not to be
+        changed)."""
+        spec = self._parsed.get(device)
+        if spec is None:
+            spec = self._parsed[device] = DeviceSpec.from_string(device)
+        return spec
+
     def find(self, name: str) -> str:
         parent = self.parent
         root = name
@@ -176,9 +195,11 @@ class _ColocationGroups:
             parent[name], name = root, parent[name]
         return root
 
-    def raise_error(self, root: str) -> None:
-        if root in self.error:
-            raise self.error[root]
+    def raise_first_error(self, roots: set[str]) -> None:
+        """Raises the error the graph's ops made first among the groups of ``roots``."""
+        found = [self.error[root] for root in roots if root in self.error]
+        if found:
+            raise min(found, key=lambda ranked: ranked[0])[1]
 
     def _add(self, name: str, spec: DeviceSpec) -> None:
         if name not in self.parent:
@@ -195,14 +216,10 @@ class _ColocationGroups:
         except _Conflict as conflict:
             anchor = self._graph._ops_by_name.get(group_name)
             where = errors.describe_op(anchor) if anchor is not None else f"'{group_name}'"
-            self.error.setdefault(
-                group,
-                errors.InvalidArgumentError(
-                    None,
-                    op,
-                    f"Cannot colocate nodes {errors.describe_op(op)} and {where}: {conflict}",
-                ),
+            error = errors.InvalidArgumentError(
+                None, op, f"Cannot colocate nodes {errors.describe_op(op)} and {where}: {conflict}"
             )
+            self.error.setdefault(group, (len(self.error), error))
             merged = self.spec[group]
         self._union(group, joining, merged)
 
@@ -221,7 +238,7 @@ class _ColocationGroups:
         self.parent[other] = root
         self.spec[root] = spec
         if other in self.error:
-            self.error.setdefault(root, self.error.pop(other))
+            self.error[root] = min(self.error.pop(other), self.error.get(root, (1 << 62, None)))
 
 
 def _kept_reference_slots(op) -> tuple:
@@ -308,10 +325,11 @@ def _is_generator(op) -> bool:
     return not op._inputs and len(outputs) == 1 and not outputs[0]._dtype.is_ref_dtype
 
 
-def _choose(run_ops: list, groups: _ColocationGroups, candidates_of_group: dict) -> dict:
-    """Rule 5: every op on its group's device, or its group's first candidate; generators
-    last, beside their consumers in the run when those agree."""
-    chosen_for_group: dict[str, DeviceSpec] = {}
+def _choose(run_ops: list, groups: _ColocationGroups, candidates) -> dict:
+    """Rule 5: every op on its group's device, or its group's first candidate (``candidates(op)``
+    raises for a group none suits, naming the first op the placer visits); generators last,
+    beside their consumers in the run when those agree."""
+    chosen_for_group: dict[str, str] = {}
     placement: dict[str, str] = {}
     generators = []
     for op in run_ops:
@@ -319,23 +337,21 @@ def _choose(run_ops: list, groups: _ColocationGroups, candidates_of_group: dict)
             generators.append(op)
             continue
         root = groups.find(op.name)
-        device = chosen_for_group.get(root) or candidates_of_group[root][0]
-        chosen_for_group[root] = device
-        placement[op.name] = device.to_string()
+        device = chosen_for_group.get(root) or candidates(op)[0]
+        chosen_for_group[root] = placement[op.name] = device
     if generators:
         consumers = _consumers_in_run(run_ops, {op.name for op in generators})
         for op in generators:
             root = groups.find(op.name)
             device = chosen_for_group.get(root)
             if device is None:
-                options = candidates_of_group[root]
+                options = candidates(op)
                 beside = {placement.get(c.name) for c in consumers.get(op.name, ())}
                 device = options[0]
-                if len(beside) == 1 and None not in beside:
-                    (name,) = beside
-                    device = next((d for d in options if d.to_string() == name), device)
+                if len(beside) == 1 and None not in beside and next(iter(beside)) in options:
+                    (device,) = beside
                 chosen_for_group[root] = device
-            placement[op.name] = device.to_string()
+            placement[op.name] = device
     return {op.name: placement[op.name] for op in run_ops}
 
 

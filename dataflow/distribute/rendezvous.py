@@ -1,20 +1,21 @@
-"""Rendezvous: where a step's `_Send` leaves a tensor and its `_Recv` picks it up.
+"""The rendezvous: where the ``_Send`` and ``_Recv`` of one step meet, keyed by strings.
 
-A rendezvous serves one step.  Its interface is three calls:
+A key names one value of one step: source device, destination device, tensor, frame instance
+and iteration (`make_key`; the transport never looks inside).  The interface (`Rendezvous`)
+is what a ``_Send``/``_Recv`` kernel uses, so that another transport (Ray actors) can stand in:
 
-- ``send(key, value, is_dead)``: hands over the value of one tensor (``is_dead``: the value is
-  dead, ``value`` is then ignored; a Recv of it fires dead).  Never blocks.
-- ``recv(key) -> (value, is_dead)``: blocks until the value for ``key`` was sent, the step was
-  aborted (raises the abort's error) or its deadline passed (``DeadlineExceededError``).
-- ``abort(error)``: fails every waiting and later ``recv`` of the step with ``error``.
+- ``send(key, value, is_dead)`` stores the value (or the dead mark) and wakes its receiver;
+- ``recv(key, deadline=None) -> (value, is_dead)`` waits until the key was sent, the step's
+  deadline passed (`errors.DeadlineExceededError`) or the rendezvous was aborted (the abort's
+  error);
+- ``abort(error)`` wakes every waiter, now and later, with ``error``.
 
-A key names the source device, the destination device, the tensor, and the frame and iteration
-it belongs to, as TensorFlow's do: ``"<src device>;<src incarnation>;<dst device>;<tensor
-name>;<frame>:<iteration>"`` (`make_key`, `parse_key`).  Each key is sent at most once per step.
-
-`StepMailbox` is the in-process table of one step (a dict with waiters); the Ray rendezvous of a
-cluster (`dataflow.distribute.ray_cluster`) keeps one per task and step for the values sent to
-that task, and carries sends between tasks as Ray calls.
+`LocalRendezvous` is the in-process table with waiters: one condition variable, values taken
+out when received (so a value is held only between its Send and its Recv).  Each key is sent
+once and received once per step; a second send of a key is a programming error.
+`StepMailbox` is the same table for one task of a Ray cluster (`dataflow.distribute.ray_cluster`
+keeps one per task and step, and carries sends between tasks as Ray calls); `parse_key` splits a
+key when a transport must route it.
 """
 
 from __future__ import annotations
@@ -26,17 +27,6 @@ from typing import Any, NamedTuple, Optional
 from .. import errors
 
 
-class RendezvousKey(NamedTuple):
-    """The parts of a rendezvous key (`parse_key`)."""
-
-    source_device: str
-    source_incarnation: int
-    destination_device: str
-    tensor_name: str
-    frame: str
-    iteration: int
-
-
 def make_key(
     send_device: str,
     incarnation: int,
@@ -46,8 +36,19 @@ def make_key(
     iteration: int,
 ) -> str:
     """TF's rendezvous key: ``src;incarnation;dst;tensor;frame:iteration`` (the incarnation in
-    hex), naming one value of a step (the root frame is ``""``, iteration 0)."""
+    hex), naming one value of a step."""
     return f"{send_device};{incarnation:x};{recv_device};{tensor_name};{frame}:{iteration}"
+
+
+class RendezvousKey(NamedTuple):
+    """The parts of a rendezvous key (`parse_key`)."""
+
+    source_device: str
+    source_incarnation: int
+    destination_device: str
+    tensor_name: str
+    frame: str
+    iteration: int
 
 
 def parse_key(key: str) -> RendezvousKey:
@@ -65,61 +66,102 @@ def parse_key(key: str) -> RendezvousKey:
         raise ValueError(f"Invalid rendezvous key {key!r}: bad incarnation or iteration") from None
 
 
-class StepMailbox:
-    """The values sent to one place (a process, a task) during one step, with their waiters.
+class RendezvousAborted(Exception):
+    """Raised by ``recv`` after ``abort``: carries the error that stopped the step, so that a
+    partition woken by another one's failure reports that failure, not its own wait."""
 
-    Invariants: a key holds at most one value; once ``aborted`` is set, no ``recv`` returns a
-    value any more (a value sent before the abort included); ``deadline`` (a
-    ``time.monotonic()`` value or None) bounds every ``recv``.
-    """
+    def __init__(self, error: BaseException):
+        super().__init__(f"the step was aborted: {error}")
+        self.error = error
 
-    def __init__(self, step_id: str, deadline: Optional[float] = None):
-        self.step_id = step_id
-        self.deadline = deadline
-        self._values: dict[str, tuple[Any, bool]] = {}
-        self._aborted: Optional[BaseException] = None
-        self._changed = threading.Condition()
 
-    def send(self, key: str, value, is_dead: bool) -> None:
-        with self._changed:
-            if self._aborted is not None:
-                return  # the step failed: whatever still arrives is dropped
-            if key in self._values:
-                raise errors.InternalError(
-                    None, None, f"Rendezvous key {key!r} was sent twice in step {self.step_id}"
-                )
-            self._values[key] = (None if is_dead else value, bool(is_dead))
-            self._changed.notify_all()
+class Rendezvous:
+    """The interface a ``_Send``/``_Recv`` kernel talks to (see the module docstring)."""
 
-    def recv(self, key: str) -> tuple[Any, bool]:
-        """The value sent for ``key`` and whether it is dead, once it is there; the value is
-        taken out of the mailbox, so it is released after its one consumer has it."""
-        with self._changed:
-            while True:
-                if self._aborted is not None:
-                    raise self._aborted
-                found = self._values.pop(key, None)
-                if found is not None:
-                    return found
-                timeout = None
-                if self.deadline is not None:
-                    timeout = self.deadline - time.monotonic()
-                    if timeout <= 0:
-                        raise errors.DeadlineExceededError(
-                            None,
-                            None,
-                            f"Timed out in step {self.step_id} waiting for the value of "
-                            f"rendezvous key {key!r}",
-                        )
-                self._changed.wait(timeout)
+    def send(self, key: str, value: Any, is_dead: bool) -> None:
+        raise NotImplementedError
+
+    def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
+        raise NotImplementedError
 
     def abort(self, error: BaseException) -> None:
-        """Fails the waiting and later ``recv`` calls with ``error``; the first abort wins."""
-        with self._changed:
+        raise NotImplementedError
+
+
+class LocalRendezvous(Rendezvous):
+    """The in-process rendezvous of one step.
+
+    Invariant (guarded by ``_condition``): ``_table`` holds exactly the values sent and not yet
+    received; once ``_aborted`` is set it never changes and every ``recv`` raises it.
+    """
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition(threading.Lock())
+        self._table: dict[str, tuple[Any, bool]] = {}
+        self._aborted: Optional[BaseException] = None
+
+    def send(self, key: str, value: Any, is_dead: bool) -> None:
+        with self._condition:
+            if self._aborted is not None:
+                return  # the step is over; nobody will receive it
+            if key in self._table:
+                raise RuntimeError(f"the rendezvous key {key!r} was sent twice in one step")
+            self._table[key] = (None if is_dead else value, is_dead)
+            self._condition.notify_all()
+
+    def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
+        with self._condition:
+            while True:
+                if self._aborted is not None:
+                    raise RendezvousAborted(self._aborted)
+                found = self._table.pop(key, None)
+                if found is not None:
+                    return found
+                if deadline is None:
+                    self._condition.wait()
+                    continue
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise errors.DeadlineExceededError(
+                        None, None, f"Timed out waiting for the value of rendezvous key {key!r}"
+                    )
+                self._condition.wait(remaining)
+
+    def abort(self, error: BaseException) -> None:
+        with self._condition:
             if self._aborted is None:
                 self._aborted = error
-                self._values.clear()
-            self._changed.notify_all()
+                self._table.clear()
+            self._condition.notify_all()
+
+    @property
+    def aborted_with(self) -> Optional[BaseException]:
+        """The error of the first ``abort``, or None."""
+        return self._aborted
+
+    @property
+    def pending_keys(self) -> list[str]:
+        """The keys sent and not yet received (for tests and error messages)."""
+        with self._condition:
+            return sorted(self._table)
+
+
+class StepMailbox(LocalRendezvous):
+    """The values sent to one task of a cluster during one step: a `LocalRendezvous` that knows
+    its step and a deadline bounding every ``recv``, and raises the abort's own error (the task
+    reports it as the step's failure)."""
+
+    def __init__(self, step_id: str, deadline: Optional[float] = None):
+        super().__init__()
+        self.step_id = step_id
+        self.deadline = deadline
+
+    def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
+        deadlines = [d for d in (deadline, self.deadline) if d is not None]
+        try:
+            return super().recv(key, min(deadlines, default=None))
+        except RendezvousAborted as aborted:
+            raise aborted.error from None
 
     @property
     def aborted(self) -> Optional[BaseException]:

@@ -340,6 +340,9 @@ COVERED_HERE |= {
     "IteratorGetNext",
     "OneShotIteratorGetNext",
 }
+# The two ends of a partitioned edge live only in partition graphs, which
+# tests/distribute/test_partitioned_runs.py saves and loads.
+COVERED_HERE |= {"_Send", "_Recv"}
 # If and PartitionedCall (a Defun's call): control flow v2's branches and a Defun's body are
 # functions, which the format does not store yet (tests/tracing/test_defun_call_op.py pins the
 # refusal of a call).

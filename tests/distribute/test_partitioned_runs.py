@@ -1,0 +1,381 @@
+"""Graphs placed on several in-process devices: the partitioning pass, Send/Recv pairs, and
+runs whose values, errors, deadlines and variable updates are those of one device."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import threading
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import dataflow as df
+from dataflow.distribute.partition import partition
+from dataflow.distribute.rendezvous import LocalRendezvous, make_key
+
+CPU = "/job:localhost/replica:0/task:0/device:CPU:{}".format
+
+
+def config(devices: int = 3) -> df.ConfigProto:
+    return df.ConfigProto(device_count={"CPU": devices})
+
+
+def partition_graphs_of(sess, fetches, feed_dict=None) -> dict:
+    """Runs ``fetches`` and returns the partition graphs of the run, by device."""
+    metadata = df.RunMetadata()
+    sess.run(
+        fetches,
+        feed_dict,
+        options=df.RunOptions(output_partition_graphs=True),
+        run_metadata=metadata,
+    )
+    return {
+        next(iter({op._device for op in graph.get_operations()})): graph
+        for graph in metadata.partition_graphs
+    }
+
+
+def types_of(graph) -> list:
+    return [op.type for op in graph.get_operations()]
+
+
+# -- the pass ------------------------------------------------------------------------------------
+def test_a_crossing_tensor_gets_one_send_recv_pair_shared_by_its_consumers():
+    a = df.placeholder(df.float32, [], name="a")
+    b = df.add(a, 1.0, name="b")
+    c = df.multiply(b, 2.0, name="c")
+    d = df.subtract(b, 3.0, name="d")
+    graph = df.get_default_graph()
+    ops = graph.get_operations()
+    placement = {op.name: CPU(0) for op in ops}
+    placement.update({"c": CPU(1), "d": CPU(1), "c/y": CPU(1), "d/y": CPU(1)})
+    graphs = partition(graph, ops, placement)
+    assert types_of(graphs[CPU(0)]).count("_Send") == 1
+    assert types_of(graphs[CPU(1)]).count("_Recv") == 1
+    (recv,) = [op for op in graphs[CPU(1)].get_operations() if op.type == "_Recv"]
+    assert recv.attrs["tensor_name"] == b.name
+    assert recv.attrs["send_device"] == CPU(0) and recv.attrs["recv_device"] == CPU(1)
+    consumers = [op.name for op in graphs[CPU(1)].get_operations() if recv.outputs[0] in op.inputs]
+    assert sorted(consumers) == ["c", "d"]
+    assert c.op.name in {op.name for op in graphs[CPU(1)].get_operations()}
+    assert d.op.graph is graph  # the user's graph is not changed
+    assert [op.type for op in graph.get_operations()].count("_Send") == 0
+
+
+def test_a_crossing_control_edge_travels_as_a_dummy_value():
+    a = df.placeholder(df.float32, [], name="a")
+    with df.control_dependencies([a.op]):
+        df.constant(1.0, name="b")
+    graph = df.get_default_graph()
+    graphs = partition(graph, graph.get_operations(), {"a": CPU(0), "b": CPU(1)})
+    (send,) = [op for op in graphs[CPU(0)].get_operations() if op.type == "_Send"]
+    assert send.inputs[0].op.type == "Const" and send.inputs[0].op.control_inputs[0].name == "a"
+    b_copy = graphs[CPU(1)].get_operation_by_name("b")
+    assert [op.type for op in b_copy.control_inputs] == ["_Recv"]
+
+
+def test_rendezvous_keys_name_devices_tensor_frame_and_iteration():
+    key = make_key(CPU(0), 1, CPU(1), "x:0", "loop[iter 0 of root]", 3)
+    assert key == f"{CPU(0)};1;{CPU(1)};x:0;loop[iter 0 of root]:3"
+
+
+def test_a_recv_waiting_past_the_deadline_stops():
+    rendezvous = LocalRendezvous()
+    start = time.monotonic()
+    with pytest.raises(df.errors.DeadlineExceededError, match="rendezvous key 'k'"):
+        rendezvous.recv("k", deadline=start + 0.05)
+    assert time.monotonic() - start < 5
+
+
+def test_abort_wakes_every_waiting_recv_with_the_error():
+    rendezvous = LocalRendezvous()
+    woken = []
+
+    def wait():
+        try:
+            rendezvous.recv("never sent")
+        except Exception as e:  # noqa: BLE001 - the test records what woke it
+            woken.append(e)
+
+    threads = [threading.Thread(target=wait) for _ in range(3)]
+    for t in threads:
+        t.start()
+    rendezvous.abort(ValueError("partition failed"))
+    for t in threads:
+        t.join(5)
+    assert len(woken) == 3 and all("partition failed" in str(e) for e in woken)
+
+
+# -- runs ----------------------------------------------------------------------------------------
+def test_one_device_runs_the_ordinary_plan():
+    with df.device("/cpu:0"):
+        a = df.placeholder(df.float32, [])
+        b = a * 2.0
+    with df.Session(config=config()) as sess:
+        assert sess.run(b, {a: 3.0}) == 6.0
+        assert partition_graphs_of(sess, b, {a: 3.0}) == {}
+
+
+def test_a_value_crosses_devices_and_the_partition_graphs_are_reported():
+    with df.device("/cpu:0"):
+        a = df.placeholder(df.float32, [], name="a")
+    with df.device("/cpu:1"):
+        b = df.multiply(a, 2.0, name="b")
+    c = df.add(b, a, name="c")
+    with df.Session(config=config()) as sess:
+        assert sess.run(c, {a: 3.0}) == 9.0
+        graphs = partition_graphs_of(sess, c, {a: 3.0})
+    assert set(graphs) == {CPU(0), CPU(1)}
+    assert "_Send" in types_of(graphs[CPU(0)]) and "_Recv" in types_of(graphs[CPU(1)])
+    assert "_Recv" in types_of(graphs[CPU(0)]) and "_Send" in types_of(graphs[CPU(1)])
+
+
+def test_a_partition_graph_saves_and_loads_with_its_send_and_recv(tmp_path):
+    with df.device("/cpu:0"):
+        a = df.placeholder(df.float32, [], name="a")
+    with df.device("/cpu:1"):
+        b = df.multiply(a, 2.0, name="b")
+    with df.Session(config=config()) as sess:
+        graphs = partition_graphs_of(sess, b + a, {a: 3.0})
+    for graph in graphs.values():
+        path = tmp_path / "partition.dfg"
+        df.io.save_graph(graph, path)
+        loaded = df.io.load_graph(path)
+        for op in graph.get_operations():
+            twin = loaded.get_operation_by_name(op.name)
+            assert twin.type == op.type
+            if op.type in ("_Send", "_Recv"):
+                assert twin.attrs == op.attrs
+
+
+def test_a_partition_graph_renders():
+    with df.device("/cpu:0"):
+        a = df.placeholder(df.float32, [], name="a")
+    with df.device("/cpu:1"):
+        b = df.multiply(a, 2.0, name="b")
+    with df.Session(config=config()) as sess:
+        graphs = partition_graphs_of(sess, b + a, {a: 3.0})
+    source = df.render(graphs[CPU(1)], format="dot")
+    assert "_Recv" in str(source) and "_Send" in str(source)
+
+
+def test_a_dead_branch_across_devices_is_dead_and_the_taken_one_live():
+    p = df.placeholder(df.bool, [])
+    x = df.placeholder(df.float32, [])
+
+    def true_fn():
+        with df.device("/cpu:1"):
+            return x * 10.0
+
+    def false_fn():
+        with df.device("/cpu:2"):
+            return x - 1.0
+
+    out = df.cond(p, true_fn, false_fn)
+    with df.Session(config=config()) as sess:
+        assert sess.run(out, {p: True, x: 2.0}) == 20.0
+        assert sess.run(out, {p: False, x: 2.0}) == 1.0
+        graphs = partition_graphs_of(sess, out, {p: True, x: 2.0})
+    assert len(graphs) == 3
+
+
+def split_loop(n, x, cond_device="/cpu:1", body_device="/cpu:2"):
+    def cond(i, acc):
+        with df.device(cond_device):
+            return i < n
+
+    def body(i, acc):
+        with df.device(body_device):
+            return i + 1, acc * 2.0 + df.cast(i, df.float32)
+
+    return df.while_loop(cond, body, [df.constant(0), x])
+
+
+@pytest.mark.parametrize("trips", [0, 1, 6])
+def test_a_loop_whose_predicate_is_on_another_device_gives_the_one_device_values(trips):
+    n = df.placeholder(df.int32, [])
+    x = df.placeholder(df.float32, [])
+    i, acc = split_loop(n, x)
+    expected = 1.5
+    for k in range(trips):
+        expected = expected * 2.0 + k
+    with df.Session(config=config()) as sess:
+        assert sess.run([i, acc], {n: trips, x: 1.5}) == [trips, expected]
+        graphs = partition_graphs_of(sess, acc, {n: trips, x: 1.5})
+    # The body's device runs its own copy of the loop's control structure, driven by the
+    # predicate it receives.
+    body_types = types_of(graphs[CPU(2)])
+    for kind in ("Enter", "Merge", "Switch", "NextIteration", "_Recv"):
+        assert kind in body_types
+
+
+def test_a_loop_held_on_one_device_with_its_predicate_on_another_gets_one_pair_per_tensor():
+    # The loop's Switches (on cpu:2) read the predicate (on cpu:1): receiving it builds the
+    # control loop on cpu:2, which itself needs the predicate; one pair must serve both.
+    n = df.placeholder(df.int32, [])
+    x = df.placeholder(df.float32, [])
+    predicate_types = ("Less", "LoopCond")
+    with df.device(lambda op: "/cpu:1" if op.type in predicate_types else "/cpu:2"):
+        i, acc = split_loop(n, x, cond_device=None, body_device=None)
+    with df.Session(config=config()) as sess:
+        assert sess.run([i, acc], {n: 3, x: 1.0}) == [3, 12.0]
+        graphs = partition_graphs_of(sess, acc, {n: 3, x: 1.0})
+    sent = [
+        (op.attrs["tensor_name"], op.attrs["recv_device"])
+        for op in graphs[CPU(1)].get_operations()
+        if op.type == "_Send"
+    ]
+    assert len(sent) == len(set(sent))
+
+
+def test_nested_loops_and_conds_across_devices_give_the_one_device_values():
+    def program(split: bool):
+        n = df.placeholder(df.int32, [], name="n")
+        x = df.placeholder(df.float32, [], name="x")
+
+        def on(k):
+            return df.device(f"/cpu:{k if split else 0}")
+
+        def body(i, acc):
+            with on(2):
+                acc2 = acc * 1.5 + df.cast(i, df.float32)
+
+            def inner():
+                with on(1):
+                    return df.while_loop(
+                        lambda j, a: j < i, lambda j, a: (j + 1, a + 1.0), [0, acc2]
+                    )[1]
+
+            return i + 1, df.cond(df.equal(i % 2, 0), inner, lambda: acc2 - x)
+
+        with on(1):
+            out = df.while_loop(lambda i, acc: i < n, body, [df.constant(0), x])[1]
+        return n, x, out
+
+    results = []
+    for split in (False, True):
+        with df.Graph().as_default():
+            n, x, out = program(split)
+            with df.Session(config=config()) as sess:
+                results.append([sess.run(out, {n: k, x: 2.0}) for k in (0, 1, 5)])
+    assert results[0] == results[1]
+
+
+def test_an_error_in_one_partition_stops_the_step_names_the_op_and_keeps_variables():
+    v = df.Variable(1.0, name="v")
+    x = df.placeholder(df.float32, [])
+    with df.device("/cpu:1"):
+        checked = df.debugging.check_numerics(df.math.log(x), "log of x", name="checked")
+    with df.device("/cpu:0"):
+        update = df.assign_add(v, 10.0)
+        with df.control_dependencies([update]):
+            out = checked + 1.0
+    with df.Session(config=config()) as sess:
+        sess.run(v.initializer)
+        with pytest.raises(df.errors.InvalidArgumentError) as caught:
+            sess.run(out, {x: -1.0}, options=df.RunOptions(timeout_in_ms=20_000))
+        message = str(caught.value)
+        assert "checked" in message and os.path.basename(__file__) in message
+        assert sess.run(v) == 1.0  # the failed step left the variable as it was
+        assert sess.run(out, {x: 1.0}) == 1.0
+        assert sess.run(v) == 11.0
+
+
+def test_a_step_stuck_on_a_recv_stops_at_its_deadline():
+    release = threading.Event()
+
+    def slow(value):
+        release.wait(10)
+        return value
+
+    x = df.placeholder(df.float32, [])
+    with df.device("/cpu:1"):
+        stuck = df.py_func(slow, [x], df.float32)
+    with df.device("/cpu:0"):
+        out = stuck * 2.0
+    try:
+        with df.Session(config=config()) as sess:
+            start = time.monotonic()
+            with pytest.raises(df.errors.DeadlineExceededError):
+                sess.run(out, {x: 1.0}, options=df.RunOptions(timeout_in_ms=200))
+            assert time.monotonic() - start < 5
+            release.set()
+            assert sess.run(out, {x: 1.0}) == 2.0
+    finally:
+        release.set()
+
+
+def test_variable_updates_of_several_partitions_commit_together():
+    v = df.Variable(1.0, name="v")
+    w = df.Variable(2.0, name="w")
+    with df.device("/cpu:1"):
+        update_v = df.assign_add(v, 1.0)
+    with df.device("/cpu:2"):
+        update_w = df.assign_add(w, 1.0)
+    step = df.group(update_v, update_w)
+    with df.Session(config=config()) as sess:
+        sess.run([v.initializer, w.initializer])
+        for _ in range(3):
+            sess.run(step)
+        assert sess.run([v, w]) == [4.0, 5.0]
+
+
+# -- the property --------------------------------------------------------------------------------
+def _load_control_flow_programs():
+    path = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        "primitives",
+        "test_control_flow_properties.py",
+    )
+    spec = importlib.util.spec_from_file_location("_control_flow_programs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+programs = _load_control_flow_programs()
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    program=programs.programs,
+    x=st.floats(-4.0, 4.0, allow_nan=False),
+    n=st.integers(-3, 5),
+    devices=st.integers(2, 4),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_random_programs_placed_randomly_give_the_one_device_values(program, x, n, devices, seed):
+    start = {"f0": x, "f1": 1.0, "i0": n, "i1": 1}
+    try:
+        expected = programs.evaluate(program, start, {"x": x, "n": n})
+    except programs.Overflow:
+        assume(False)
+    chooser = random.Random(seed)
+    with df.Graph().as_default():
+        with df.device(lambda op: f"/device:CPU:{chooser.randrange(devices)}"):
+            xp = df.placeholder(df.float64, shape=[], name="x")
+            np_ = df.placeholder(df.int32, shape=[], name="n")
+            env = {
+                "f0": xp,
+                "f1": df.constant(1.0, dtype=df.float64),
+                "i0": np_,
+                "i1": df.constant(1, dtype=df.int32),
+            }
+            final = programs.build(program, env, {"x": xp, "n": np_}, 10)
+        with df.Session(config=config(devices)) as sess:
+            result = sess.run(
+                {k: final[k] for k in programs.NAMES},
+                {xp: np.float64(x), np_: np.int32(n)},
+                options=df.RunOptions(timeout_in_ms=60_000),
+            )
+    for name in programs.NAMES:
+        assert result[name] == expected[name], (name, result, expected, program)
