@@ -57,6 +57,7 @@ import json
 import operator
 import statistics
 import subprocess
+import time
 import timeit
 from functools import partial
 from typing import Optional
