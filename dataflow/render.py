@@ -50,6 +50,14 @@ long, which fired dead, each loop's iterations); that layer lives in ``dataflow.
 and is applied through three hooks in `_Builder` (nodes, loop boxes, collapsed boxes), after
 the colours above.
 
+Devices.  An op placed on a device (``render(..., placement=...)``, else its ``device()``
+annotation) takes the device's colour: an ordinary op is filled with it, a control-flow
+primitive keeps its fill and takes the device's border; a key of the devices is added.
+``group_by_device=True`` draws one box per device.  ``_Send`` and ``_Recv`` (tag shapes, labelled
+with the device they send to or receive from) are joined, when both are drawn, by a dashed edge
+labelled with the tensor they carry, so a run's partition graphs (a list or dict of graphs)
+render as one picture, each partition in the box of its device.
+
 Boxes: a while loop is a blue box labelled with its name and ``parallel_iterations`` (nested
 loops are darker); a cond is a yellow box holding ``Switch(pred, pred)``, its result Merges,
 and its two branches, ``true`` (green) and ``false`` (red), each with the Switches that capture
@@ -84,6 +92,7 @@ import numpy as np
 from executor.program import NodeKind
 
 from . import nest
+from .device import DeviceSpec, canonical_name
 from .graph import Graph, GraphKeys, Operation, Tensor, get_default_graph
 from .render_engine import GraphvizNotFoundError, draw, resolve_engine, svg_to_png
 
@@ -161,6 +170,8 @@ _NODE_STYLES: dict[str, dict[str, str]] = {
         "color": "#FF8F00",
         "margin": "0.02,0",
     },
+    "send": {"shape": "cds", "style": "filled", "fillcolor": "#FFFFFF", "color": "#455A64"},
+    "recv": {"shape": "cds", "style": "filled", "fillcolor": "#FFFFFF", "color": "#455A64"},
     "collapsed": {
         "shape": "box3d",
         "style": "filled",
@@ -195,6 +206,8 @@ _TYPE_CATEGORY = {
     "Placeholder": "placeholder",
     "PlaceholderWithDefault": "placeholder",
     "VarHandleOp": "variable",
+    "_Send": "send",
+    "_Recv": "recv",
 }
 
 _LOOP_FILLS = ("#E3F0FC", "#CCE2F8", "#B6D4F3", "#A0C6EE")
@@ -205,6 +218,7 @@ _EDGE_COLORS = {
     "back": "#C2185B",
     "control": "#90A4AE",
     "gradient": "#AD1457",  # the edges leaving backward ops
+    "pair": "#455A64",  # from a _Send to its _Recv, when the sender is on no device
 }
 
 
@@ -264,6 +278,100 @@ def _role_box_style(style: dict[str, str], role: Optional[str]) -> dict[str, str
     return style
 
 
+# -- devices -------------------------------------------------------------------------------------
+# Each device has a colour: (fill of its ordinary ops, fill of its box, border).  Devices take
+# them in order of their names, so /cpu:0 is always blue; more devices than colours reuse them.
+_DEVICE_COLOURS = (
+    ("#BBDEFB", "#F3F9FE", "#1565C0"),
+    ("#C8E6C9", "#F4FAF4", "#2E7D32"),
+    ("#FFE0B2", "#FFF8F0", "#E65100"),
+    ("#E1BEE7", "#FAF3FB", "#6A1B9A"),
+    ("#B2DFDB", "#F0F9F8", "#00695C"),
+    ("#FFCDD2", "#FFF5F6", "#C62828"),
+    ("#D7CCC8", "#F8F5F4", "#4E342E"),
+    ("#F0F4C3", "#FBFCF0", "#827717"),
+)
+# Categories whose fill says nothing about the op: a device recolours them entirely (the
+# control-flow primitives, and _Send/_Recv, keep their fill and take the device's border).
+_DEVICE_FILLED = ("op", "stateful", "const")
+
+
+def _canonical_device(name: str) -> str:
+    try:
+        return canonical_name(name)
+    except ValueError:
+        return name
+
+
+def _short_device(name: str) -> str:
+    """A device name as the picture shows it: ``/job:localhost/replica:0/task:0/device:CPU:1``
+    is ``CPU:1``, ``/job:worker/replica:0/task:1/device:CPU:0`` is ``worker/task:1/CPU:0``."""
+    try:
+        spec = DeviceSpec.from_string(name)
+    except ValueError:
+        return name
+    parts = []
+    if spec.job not in (None, "localhost"):
+        parts.append(spec.job)
+    if spec.task is not None and (spec.job not in (None, "localhost") or spec.task != 0):
+        parts.append(f"task:{spec.task}")
+    if spec.device_type is not None:
+        index = "*" if spec.device_index is None else spec.device_index
+        parts.append(f"{spec.device_type}:{index}")
+    return "/".join(parts) or name
+
+
+def _device_order(name: str) -> list:
+    """Sorts device names with their numbers as numbers (CPU:2 before CPU:10)."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+@dataclass
+class _Devices:
+    """The device each drawn op is assigned (canonical full name; ops on none are left out)
+    and the colours of the devices: ``(op fill, box fill, border)``."""
+
+    of: dict = field(default_factory=dict)
+    colours: dict = field(default_factory=dict)
+
+    @classmethod
+    def find(cls, ops: list[Operation], placement: Optional[dict]) -> _Devices:
+        """``placement`` (op name -> device, as the placer gives) where it names the op, else
+        the op's own ``device`` annotation."""
+        placement = placement or {}
+        of = {}
+        for op in ops:
+            device = placement.get(op.name) or getattr(op, "device", "")
+            if device:
+                of[op] = _canonical_device(str(device))
+        names = sorted(set(of.values()), key=_device_order)
+        colours = {name: _DEVICE_COLOURS[i % len(_DEVICE_COLOURS)] for i, name in enumerate(names)}
+        return cls(of, colours)
+
+
+def _apply_device(attrs: dict[str, str], category: str, colours: Optional[tuple]) -> dict:
+    if colours is None:
+        return attrs
+    op_fill, _, border = colours
+    attrs["color"] = border
+    attrs.setdefault("penwidth", "1.6")
+    if category in _DEVICE_FILLED:
+        attrs["fillcolor"] = op_fill
+    return attrs
+
+
+def _pair_key(op: Operation) -> tuple:
+    """What a ``_Send`` and the ``_Recv`` it feeds share (their rendezvous key, less the frame
+    and iteration, which only a run knows)."""
+    attrs = op.attrs
+    return (
+        _canonical_device(str(attrs.get("send_device", ""))),
+        attrs.get("send_device_incarnation"),
+        _canonical_device(str(attrs.get("recv_device", ""))),
+        attrs.get("tensor_name"),
+    )
+
+
 # -- the cluster tree ------------------------------------------------------------------------------
 @dataclass(eq=False)
 class _Box:
@@ -273,7 +381,7 @@ class _Box:
     what ``collapse_scopes`` matches (None: cannot be collapsed).
     """
 
-    kind: str  # "root", "while", "cond", "branch", "scope"
+    kind: str  # "root", "device", "while", "cond", "branch", "scope"
     label: str = ""
     prefix: str = ""
     name: Optional[str] = None
@@ -689,6 +797,9 @@ def _attach(scope: _Scope, box: _Box) -> None:
 # the pixels of a PNG): a count of nodes alone does not bound the width, which depends on how
 # many of them sit side by side.  benchmarks/probe_render.py prints the sizes this gives.
 NODE_BUDGETS = (80, 60, 45, 30, 20, 12)
+# A cond's branch is part of its cond, and a device's box holds a partition: neither is
+# ever drawn as one node.
+_NEVER_COLLAPSED = ("branch", "device")
 MAX_WIDTH_PX = 2500
 
 
@@ -697,7 +808,7 @@ def _collapsible_children(box: _Box) -> list[_Box]:
     (a branch is part of its cond, never collapsed on its own)."""
     found = []
     for child in box.children:
-        if child.kind == "branch":
+        if child.kind in _NEVER_COLLAPSED:
             found.extend(_collapsible_children(child))
         else:
             found.append(child)
@@ -708,7 +819,7 @@ def _visible_nodes(box: _Box, closed) -> int:
     """How many nodes ``box``'s content is drawn as when the boxes in ``closed`` are collapsed."""
     count = len(box.ops)
     for child in box.children:
-        if child.kind != "branch" and child in closed:
+        if child.kind not in _NEVER_COLLAPSED and child in closed:
             count += 1
         else:
             count += _visible_nodes(child, closed)
@@ -720,7 +831,7 @@ def _named_boxes(root: _Box, names, ops: list[Operation], option: str) -> list[_
     of a box or an op among the drawn ones."""
     names = [names] if isinstance(names, str) else list(names)
     names = {_strip(n) for n in names}
-    boxes = [b for b in _walk(root) if b.name and b.kind != "branch"]
+    boxes = [b for b in _walk(root) if b.name and b.kind not in _NEVER_COLLAPSED]
     known = {b.name for b in boxes}
     for name in names:
         if name not in known and not any(
@@ -753,7 +864,7 @@ def _collapse(
     if max_depth != "auto" and max_depth is not None:
         if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
             raise ValueError(f"max_depth must be 'auto', None or an int >= 0, got {max_depth!r}")
-    collapsible = [b for b in _walk(root) if b.kind != "branch" and b is not root]
+    collapsible = [b for b in _walk(root) if b.kind not in _NEVER_COLLAPSED and b is not root]
     wanted_closed: set = set()
     if collapse_scopes is True:
 
@@ -770,7 +881,7 @@ def _collapse(
     wanted_open: set = set()
     for box in _named_boxes(root, expand or (), ops, "expand"):
         while box is not None and box is not root:
-            if box.kind != "branch":
+            if box.kind not in _NEVER_COLLAPSED:
                 wanted_open.add(box)
             box = box.parent
     both = wanted_open & wanted_closed
@@ -821,7 +932,7 @@ def _collapsed_boxes(root: _Box) -> set:
 def _box_depth(box: _Box) -> int:
     depth = 0
     while box.parent is not None:
-        depth += box.kind != "branch"
+        depth += box.kind not in _NEVER_COLLAPSED
         box = box.parent
     return depth
 
@@ -945,8 +1056,27 @@ def _box_style(box: _Box) -> dict[str, str]:
 
 # -- building the Digraph --------------------------------------------------------------------------
 class _Builder:
-    def __init__(self, ops, fetched, loop_cond_ops, full_names, edge_labels, roles, overlay=None):
+    """Emits the boxes, nodes and edges of a laid-out picture.
+
+    ``node_ids`` names the nodes of ops whose name is not unique in the picture (the ops of
+    several partition graphs share names); the others are named by their op name.
+    """
+
+    def __init__(
+        self,
+        ops,
+        fetched,
+        loop_cond_ops,
+        full_names,
+        edge_labels,
+        roles,
+        overlay=None,
+        devices=None,
+        node_ids=None,
+    ):
         self.ops = ops
+        self.devices = devices or _Devices()
+        self.node_ids = node_ids or {}
         self.roles = roles
         self.overlay = overlay
         self.fetched = fetched
@@ -959,8 +1089,8 @@ class _Builder:
 
     def emit(self, box: _Box, sub) -> None:
         for op in box.ops:
-            self.rep[op] = op.name
-            sub.node(op.name, **self.node_attrs(op, box))
+            node_id = self.rep[op] = self.node_ids.get(op, op.name)
+            sub.node(node_id, **self.node_attrs(op, box))
         for child in box.children:
             if child.collapsed:
                 self.emit_collapsed(child, sub)
@@ -968,6 +1098,10 @@ class _Builder:
             self.clusters += 1
             slug = "".join(c if c.isalnum() else "_" for c in (child.name or child.label))
             with sub.subgraph(name=f"cluster_{self.clusters}_{child.kind}_{slug}") as cluster:
+                if child.kind == "device":
+                    cluster.attr(**self.device_box_attrs(child.context))
+                    self.emit(child, cluster)
+                    continue
                 role = _box_role(child, self.roles)
                 label = _box_label(child)
                 if role is not None and role != _box_role(box, self.roles):
@@ -979,6 +1113,18 @@ class _Builder:
                 cluster.attr(**attrs)
                 self.emit(child, cluster)
 
+    def device_box_attrs(self, device: str) -> dict[str, str]:
+        _, box_fill, border = self.devices.colours.get(device, _DEVICE_COLOURS[0])
+        return {
+            "label": f"<<b>{html.escape(_short_device(device))}</b>>",
+            "tooltip": device,
+            "style": "rounded,filled",
+            "fillcolor": box_fill,
+            "color": border,
+            "fontcolor": border,
+            "penwidth": "2",
+        }
+
     def node_attrs(self, op: Operation, box: _Box) -> dict[str, str]:
         category = _category(op, self.loop_cond_ops)
         attrs = dict(_NODE_STYLES[category])
@@ -988,6 +1134,12 @@ class _Builder:
             attrs["label"] = f"{name} = {value}"
         elif category == "const":
             attrs["label"] = _html_label(name, op.type, 7)
+        elif category == "send":
+            to = _short_device(str(op.attrs.get("recv_device", "")))
+            attrs["label"] = _html_label(name, f"_Send to {to}")
+        elif category == "recv":
+            source = _short_device(str(op.attrs.get("send_device", "")))
+            attrs["label"] = _html_label(name, f"_Recv from {source}")
         elif category == "enter" and op.attrs.get("is_constant"):
             attrs["label"] = _html_label(name, "Enter (constant)", 7)
         elif _UNIQUE_SUFFIX.sub("", name.rsplit("/", 1)[-1]).lower() == op.type.lower():
@@ -996,11 +1148,13 @@ class _Builder:
             attrs["label"] = _html_label(name, op.type)
         location = str(getattr(op, "location", "")).replace("\\", "/")
         created = f"\\ncreated at {location}" if location else ""
-        device = f"\\non {op.device}" if getattr(op, "device", "") else ""
-        attrs["tooltip"] = f"{op.name} ({op.type}){created}{device}"
+        device = self.devices.of.get(op) or getattr(op, "device", "")
+        on = f"\\non {device}" if device else ""
+        attrs["tooltip"] = f"{op.name} ({op.type}){created}{on}"
         if op in self.fetched:
             attrs["penwidth"] = "2.5"
         attrs = _apply_role(attrs, category, self.roles.get(op))
+        attrs = _apply_device(attrs, category, self.devices.colours.get(device))
         if self.overlay is not None:
             self.overlay.decorate_node(op, attrs)
         return attrs
@@ -1063,6 +1217,28 @@ class _Builder:
                 elif len(items) > 1:
                     attrs["label"] += f"  ×{len(items)}"
             digraph.edge(tail, head, **attrs)
+        self.emit_pairs(digraph)
+
+    def emit_pairs(self, digraph) -> None:
+        """A dashed edge from each drawn ``_Send`` to its drawn ``_Recv``, labelled with the
+        tensor the pair carries, in the sending device's colour."""
+        sends = {_pair_key(op): op for op in self.ops if op.type == "_Send"}
+        for recv in self.ops:
+            send = sends.get(_pair_key(recv)) if recv.type == "_Recv" else None
+            if send is None or self.rep[send] == self.rep[recv]:
+                continue
+            colours = self.devices.colours.get(self.devices.of.get(send))
+            colour = colours[2] if colours else _EDGE_COLORS["pair"]
+            digraph.edge(
+                self.rep[send],
+                self.rep[recv],
+                label=str(recv.attrs.get("tensor_name", "")),
+                style="dashed",
+                color=colour,
+                fontcolor=colour,
+                penwidth="1.5",
+                arrowhead="vee",
+            )
 
     def is_collapsed(self, *node_ids: str) -> bool:
         return any(node_id in self.collapsed_ids for node_id in node_ids)
@@ -1092,6 +1268,31 @@ class _Builder:
         if label:
             attrs["label"] = label
         return attrs
+
+
+def _add_device_legend(digraph, colours: dict) -> None:
+    """The key of the device colours, one swatch per device in a row; drawn whenever the
+    picture colours ops by device."""
+    with digraph.subgraph(name="cluster_devices") as key:
+        key.attr(label="<<b>devices</b>>", style="rounded", color="#CFD8DC", fontcolor=_SUBTLE)
+        ids = []
+        for index, (device, (op_fill, _, border)) in enumerate(colours.items()):
+            node_id = f"[device {index}]"  # no ":", which an edge would read as a port
+            ids.append(node_id)
+            key.node(
+                node_id,
+                label=_short_device(device),
+                tooltip=device,
+                shape="box",
+                style="rounded,filled",
+                fillcolor=op_fill,
+                color=border,
+                penwidth="1.6",
+            )
+        with key.subgraph() as same:
+            same.attr(rank="same")
+            for left, right in zip(ids, ids[1:]):
+                same.edge(left, right, style="invis")
 
 
 def _add_legend(digraph, roles: frozenset = frozenset()) -> None:
@@ -1244,6 +1445,54 @@ class Picture(graphviz.Digraph):
 GraphOrFetches = Union[Graph, Tensor, Operation, Sequence[Any], dict, None]
 
 
+def _graphs_given(graph_or_fetches) -> Optional[list[tuple[Optional[str], Graph]]]:
+    """The graphs of a list or dict of graphs (partition graphs), each with the device it
+    holds: the dict's key, else the one device all its ops are on (None when they are not);
+    None when ``graph_or_fetches`` is not such a list or dict."""
+    if isinstance(graph_or_fetches, dict):
+        items = list(graph_or_fetches.items())
+    elif isinstance(graph_or_fetches, (list, tuple)):
+        items = [(None, g) for g in graph_or_fetches]
+    else:
+        return None
+    if not items or not all(isinstance(g, Graph) for _, g in items):
+        if any(isinstance(g, Graph) for _, g in items):
+            raise TypeError(
+                "render() draws a Graph, fetches, or a list or dict of Graphs (the partition "
+                "graphs of a run); got a mix of Graphs and other things."
+            )
+        return None
+    graphs = []
+    for device, graph in items:
+        if device is None:
+            found = {_canonical_device(op.device) for op in graph.get_operations() if op.device}
+            device = found.pop() if len(found) == 1 else None
+        graphs.append((_canonical_device(str(device)) if device else None, graph))
+    return graphs
+
+
+def _device_boxes(parts: list[tuple[Optional[str], Graph, list[Operation]]]) -> tuple:
+    """Lays out each part (a device, a graph and the ops of it on that device) on its own and
+    puts it in a box of kind ``"device"`` (whose ``context`` is the device name); the ops of a
+    part on no device go at the top level.  Returns the root box and the loop conditions."""
+    root, loop_cond_ops = _Box("root"), set()
+    for device, graph, ops in parts:
+        if not ops:
+            continue
+        layout = _Layout(ops, graph)
+        _group_by_scope(layout.root)
+        loop_cond_ops |= layout.loop_cond_ops
+        box = root
+        if device is not None:
+            box = _Box("device", _short_device(device), "", None, device, root)
+            root.children.append(box)
+        box.ops.extend(layout.root.ops)
+        for child in layout.root.children:
+            child.parent = box
+            box.children.append(child)
+    return root, loop_cond_ops
+
+
 def _ops_to_draw(graph_or_fetches) -> tuple[Graph, list[Operation], set[Operation]]:
     """The graph, the ops to draw (in creation order) and the fetched ops."""
     if graph_or_fetches is None:
@@ -1293,17 +1542,45 @@ def graph_to_digraph(
     expand: Union[str, Sequence[str]] = (),
     max_depth: Union[int, str, None] = "auto",
     engine: Optional[str] = None,
+    placement: Optional[dict] = None,
+    group_by_device: bool = False,
 ) -> Picture:
-    """Builds the `Picture` (a ``graphviz.Digraph``) of a graph, or of the ops fetches need.
+    """Builds the `Picture` (a ``graphviz.Digraph``) of a graph, of the ops fetches need, or of
+    a list or dict of graphs (partition graphs) side by side.
 
     The options are those of `render`.  Only the default view of a graph of more than
     ``NODE_BUDGETS[0]`` ops needs a Graphviz (``engine``'s): it lays candidate views out to find
     one within `MAX_WIDTH_PX`; with no Graphviz at all it takes the first candidate.
     """
-    graph, ops, fetched = _ops_to_draw(graph_or_fetches)
-    layout = _Layout(ops, graph)
-    _group_by_scope(layout.root)
-    roles = _roles(graph, ops)
+    node_ids: dict[Operation, str] = {}
+    graphs = _graphs_given(graph_or_fetches)
+    if graphs is not None:
+        fetched: set[Operation] = set()
+        ops, roles, parts = [], {}, []
+        for index, (device, graph) in enumerate(graphs):
+            graph_ops = graph.get_operations()
+            # A node id in an edge may not hold ":" (Graphviz reads it as a port).
+            prefix = _short_device(device).replace(":", " ") if device else f"graph {index}"
+            node_ids.update((op, f"[{prefix}] {op.name}") for op in graph_ops)
+            ops.extend(graph_ops)
+            roles.update(_roles(graph, graph_ops))
+            parts.append((device, graph, graph_ops))
+        devices = _Devices.find(ops, placement)
+        root, loop_cond_ops = _device_boxes(parts)
+    else:
+        graph, ops, fetched = _ops_to_draw(graph_or_fetches)
+        roles = _roles(graph, ops)
+        devices = _Devices.find(ops, placement)
+        if group_by_device:
+            by_device: dict[Optional[str], list[Operation]] = {}
+            for op in ops:
+                by_device.setdefault(devices.of.get(op), []).append(op)
+            order = sorted(by_device, key=lambda d: (d is not None, _device_order(d or "")))
+            root, loop_cond_ops = _device_boxes([(d, graph, by_device[d]) for d in order])
+        else:
+            layout = _Layout(ops, graph)
+            _group_by_scope(layout.root)
+            root, loop_cond_ops = layout.root, layout.loop_cond_ops
     overlay = None
     if run_metadata is not None:
         from .debug.overlay import RunOverlay
@@ -1311,10 +1588,19 @@ def graph_to_digraph(
         overlay = RunOverlay(run_metadata)
 
     def build(node_budget: int) -> Picture:
-        _collapse(layout.root, collapse_scopes, ops, expand, max_depth, node_budget)
-        return _build_picture(
-            layout, ops, fetched, roles, overlay, legend, edge_labels, full_names, rankdir
+        _collapse(root, collapse_scopes, ops, expand, max_depth, node_budget)
+        builder = _Builder(
+            ops,
+            fetched,
+            loop_cond_ops,
+            full_names,
+            edge_labels,
+            roles,
+            overlay,
+            devices,
+            node_ids,
         )
+        return _build_picture(root, builder, roles, overlay, legend, rankdir)
 
     if max_depth != "auto" or len(ops) <= NODE_BUDGETS[0]:
         return build(NODE_BUDGETS[0])
@@ -1326,12 +1612,10 @@ def graph_to_digraph(
     return picture
 
 
-def _build_picture(
-    layout, ops, fetched, roles, overlay, legend, edge_labels, full_names, rankdir
-) -> Picture:
-    if edge_labels is None:
-        shown = _visible_nodes(layout.root, _collapsed_boxes(layout.root))
-        edge_labels = shown <= _EDGE_LABEL_LIMIT
+def _build_picture(root, builder, roles, overlay, legend, rankdir) -> Picture:
+    if builder.edge_labels is None:
+        shown = _visible_nodes(root, _collapsed_boxes(root))
+        builder.edge_labels = shown <= _EDGE_LABEL_LIMIT
     digraph = Picture(
         name="dataflow",
         graph_attr={
@@ -1358,9 +1642,10 @@ def _build_picture(
             "arrowsize": "0.6",
         },
     )
-    builder = _Builder(ops, fetched, layout.loop_cond_ops, full_names, edge_labels, roles, overlay)
-    builder.emit(layout.root, digraph)
+    builder.emit(root, digraph)
     builder.emit_edges(digraph)
+    if builder.devices.colours:
+        _add_device_legend(digraph, builder.devices.colours)
     if legend:
         _add_legend(digraph, frozenset(roles.values()))
         if overlay is not None:
@@ -1383,6 +1668,8 @@ def render(
     expand: Union[str, Sequence[str]] = (),
     max_depth: Union[int, str, None] = "auto",
     engine: Optional[str] = None,
+    placement: Optional[dict] = None,
+    group_by_device: bool = False,
 ) -> Picture:
     """Draws a graph (or the ops that fetches need) and optionally writes the picture to ``path``.
 
@@ -1390,7 +1677,9 @@ def render(
       graph_or_fetches: a `Graph` (all of it; the default graph when omitted), or a Tensor,
         Operation, Variable or name, or a list or dict of them: then only the ops those fetches
         need are drawn (following data and control inputs backwards), the fetched ops with a
-        thick border.
+        thick border.  A list of Graphs, or a dict of them keyed by device (a run's
+        ``run_metadata.partition_graphs``), is drawn as one picture with one box per graph,
+        labelled with its device, and each ``_Send`` joined to its ``_Recv`` in another graph.
       path: where to write the picture, or None to only build it.  ``path`` is the file name
         itself when it ends in the format's extension (``"out.png"`` writes ``out.png``);
         otherwise the extension is added (``render(g, "out", format="svg")`` writes ``out.svg``).
@@ -1423,6 +1712,12 @@ def render(
         installed with dataflow, compiled to WebAssembly (svg and png); ``"auto"``: the first
         when ``dot`` is installed, else the second.  None: the environment variable
         ``DATAFLOW_RENDER_ENGINE``, else ``"auto"``.  See `dataflow.render_engine`.
+      placement: op name -> device (what the placer assigned, e.g. from
+        ``log_device_placement`` or ``dataflow.distribute.placer.place``); an op it does not
+        name is on the device of its ``device()`` annotation.  Ops on a device are coloured by
+        it (one colour per device, in a key of the devices); ops on none keep their colours.
+      group_by_device: draw the ops of each device in one box of the device's colour (a loop or
+        cond whose ops lie on several devices is drawn in each, with that device's part).
 
     Returns:
       The `Picture`, a ``graphviz.Digraph`` (in Jupyter it displays itself inline, drawn by
@@ -1445,6 +1740,8 @@ def render(
         expand=expand,
         max_depth=max_depth,
         engine=engine,
+        placement=placement,
+        group_by_device=group_by_device,
     )
     digraph.drawing_engine = engine
     if path is not None:
