@@ -578,6 +578,74 @@ PINNED = {
         ),
         pin('df.io.save_graph(concrete.graph, "chain.dfg")', "61 ops; same result: True"),
     ],
+    "08_partitioning_and_distribution.ipynb": [
+        pin(
+            "placement = place(graph, graph.get_operations(), THREE_CPUS)",
+            "read ReadVariableOp asked for /device:CPU:0 placed on CPU:2",
+            "w2_seen Identity asked for /device:CPU:0 placed on CPU:0",
+            stated="The `ReadVariableOp` called `read` asked for `/device:CPU:0` and was placed on "
+            "`CPU:2`, with its variable `w2`.",
+        ),
+        pin(
+            "options=df.RunOptions(output_partition_graphs=True), run_metadata=metadata",
+            "loss: 0.057600003",
+            "CPU:0: 7 ops, sends ['target:0 -> CPU:2', 'w2_seen:0 -> CPU:2', 'x:0 -> CPU:1']",
+            "CPU:1: 6 ops, sends ['hidden:0 -> CPU:2']",
+            "CPU:2: 10 ops, sends ['read:0 -> CPU:0']",
+            stated="Five pairs carry the values",
+        ),
+        pin(
+            "three_devices = steps_for(",
+            "steps on one device: [0, 8, 16, 111]",
+            "steps on three devices: [0, 8, 16, 111]",
+            "the same: True",
+        ),
+        pin(
+            "receives the predicate:",
+            "CPU:1 {'Enter': 1, 'Switch': 2, 'NextIteration': 1, 'Merge': 2} receives the "
+            "predicate: ['loop/LoopCond:0']",
+            "CPU:2 {'Enter': 1, 'Switch': 1, 'NextIteration': 1, 'Merge': 1} receives the "
+            "predicate: ['loop/LoopCond:0']",
+            stated="`CPU:1` and `CPU:2` each hold only a control loop, one Enter, Merge, Switch "
+            "and NextIteration and no Exit, fed `loop/LoopCond:0` through a `_Recv`",
+        ),
+        pin(
+            "class ListeningRendezvous(",
+            "CPU:0->CPU:1 loop/LoopCond:0 loop[iter 0 of root]:1",
+            "CPU:1->CPU:0 loop/collatz/Merge:0 loop[iter 0 of root]:1 dead",
+            "a full key: /job:localhost/replica:0/task:0/device:CPU:0;1;"
+            "/job:localhost/replica:0/task:0/device:CPU:1;loop/LoopCond:0;loop[iter 0 of root]:0",
+            stated="in iteration 1 the body is dead, and its value travels as dead",
+        ),
+        pin("per_pair = (split - one) / length", "… us per Send/Recv pair"),
+        pin(
+            "cluster = df.distribute.RayCluster(",
+            "['/job:ps/task:0', '/job:worker/task:0']",
+            "w, read by another session of the cluster: [0.6999999 0.40000004 0.09999996]",
+            stated="the variable lives on the task, not in the client",
+        ),
+        pin(
+            "scaled = df.multiply(ray_loss, scale",
+            "UnimplementedError ->",
+            "a run on a cluster runs on one task until graphs are partitioned across tasks",
+        ),
+        pin(
+            "bandwidth = (16 << 20)",
+            "GB/s",
+            "cluster shut down: True",
+        ),
+        pin(
+            "t_apply = median_seconds(",
+            "parameters P = 30.0 kB (7510 floats)",
+            stated="(64 inputs, 100 hidden units, 10 classes, batches of 64)",
+        ),
+        pin(
+            "terms = {",
+            "512 1 … at the ps",
+            "1 1 … latency",
+            stated="at 512 the **ps** dominates by far",
+        ),
+    ],
 }
 
 
