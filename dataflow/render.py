@@ -79,6 +79,7 @@ that straddles a loop's boundary becomes two boxes.
 
 from __future__ import annotations
 
+import heapq
 import html
 import os
 import re
@@ -446,6 +447,36 @@ def _kind(op: Operation) -> NodeKind:
     return getattr(op.op_def, "kind", NodeKind.OP)
 
 
+def _producers_first(ops: list[Operation]) -> list[Operation]:
+    """``ops`` in a topological order of their data and control edges, leaving out the back
+    edges (NextIteration -> Merge), and in the given order where the edges leave it free."""
+    drawn = set(ops)
+    waiting_on = {}
+    consumers: dict[Operation, list[Operation]] = {}
+    for op in ops:
+        producers = {
+            p
+            for p in [t.op for t in op.inputs] + list(op.control_inputs)
+            if p in drawn and not (_kind(p) == NodeKind.NEXT_ITERATION and p is not op)
+        }
+        waiting_on[op] = len(producers)
+        for p in producers:
+            consumers.setdefault(p, []).append(op)
+    position = {op: i for i, op in enumerate(ops)}
+    ready = [(position[op], op) for op in ops if waiting_on[op] == 0]
+    heapq.heapify(ready)
+    ordered = []
+    while ready:
+        _, op = heapq.heappop(ready)
+        ordered.append(op)
+        for consumer in consumers.get(op, ()):
+            waiting_on[consumer] -= 1
+            if waiting_on[consumer] == 0:
+                heapq.heappush(ready, (position[consumer], consumer))
+    seen = set(ordered)
+    return ordered + [op for op in ops if op not in seen]  # a cycle: keep what is left as given
+
+
 class _Layout:
     """Assigns every drawn op to exactly one box."""
 
@@ -551,14 +582,15 @@ class _Layout:
 
         Their frames are found the way the executor finds them: an op lies in the frame of its
         inputs, except that an Enter's output lies in its child frame and an Exit's output in
-        the parent frame.  Creation order is a topological order apart from back edges.
+        the parent frame.  Ops are visited producers first, back edges aside (a partition
+        graph creates a control loop's Switch before its Merge).
         """
         if not any(_kind(op) == NodeKind.ENTER for op in self.ops):
             return
         output_frame: dict[Operation, tuple] = {}
         frame_of: dict[Operation, tuple] = {}
         parallel: dict[str, Any] = {}
-        for op in self.ops:
+        for op in _producers_first(self.ops):
             frame: tuple = ()
             for producer in [t.op for t in op.inputs] + op.control_inputs:
                 if producer in output_frame:

@@ -234,3 +234,21 @@ def test_partition_graphs_are_drawn_by_either_engine(graph, tmp_path, engine):
     df.render(partitions, tmp_path / "parts.svg", engine=engine)
     svg = (tmp_path / "parts.svg").read_text()
     assert "CPU:2" in svg and "b:0" in svg
+
+
+def test_a_partitions_control_loop_is_drawn_inside_its_frame(graph):
+    def body(i, total):
+        with df.device("/cpu:1"):
+            total = total + df.cast(i, df.float32)
+        return i + 1, total
+
+    with df.device("/cpu:0"):
+        _, total = df.while_loop(
+            lambda i, total: i < 4, body, [df.constant(0), df.constant(0.0)], name="loop"
+        )
+    _, partitions = _partition_graphs(total, cpus=2)
+    dot = _dot(partitions)
+    control_loop = [n for n in dot.nodes if n.startswith("[CPU 1] _cloop_loop_CPU_1/")]
+    assert len(control_loop) == 4  # Enter, Merge, Switch, NextIteration
+    for name in control_loop:
+        assert any(label.startswith("frame  loop") for label in dot.clusters_of(name)), name
