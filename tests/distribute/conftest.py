@@ -1,7 +1,8 @@
-"""One local Ray for the whole test session: clusters of the tests start their actors on it.
+"""One local Ray for the tests of this package: clusters of the tests start their actors on it.
 
-Ray takes seconds to start, so it starts once, the first time a test asks for it, with two CPUs
-and no dashboard, and stops when the session ends.  `cluster` is a ps and two workers shared by
+Ray takes seconds to start, so it starts once, the first time a test here asks for it, with two
+CPUs and no dashboard, and stops when these tests end (so that it is not still running when a
+notebook of the suite starts a Ray of its own).  `cluster` is a ps and two workers shared by
 the tests that leave its tasks alive; a test that kills a task makes a cluster of its own.
 """
 
@@ -10,7 +11,7 @@ import pytest
 import dataflow as df
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def local_ray():
     import ray  # in the test extra: a missing Ray fails these tests rather than skipping them
 
@@ -22,7 +23,7 @@ def local_ray():
         ray.shutdown()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def cluster(local_ray):
     cluster = df.distribute.RayCluster({"ps": 1, "worker": 2})
     yield cluster
