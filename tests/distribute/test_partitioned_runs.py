@@ -15,6 +15,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import dataflow as df
+import executor.runner
+from dataflow.distribute import rendezvous
 from dataflow.distribute.partition import partition
 from dataflow.distribute.rendezvous import LocalRendezvous, make_key
 
@@ -111,7 +113,70 @@ def test_abort_wakes_every_waiting_recv_with_the_error():
     assert len(woken) == 3 and all("partition failed" in str(e) for e in woken)
 
 
+def test_recv_async_completes_at_once_when_sent_and_on_the_senders_thread_when_not():
+    rendezvous = LocalRendezvous()
+    got = []
+
+    def callback(entry=None, error=None):
+        got.append((entry, error, threading.get_ident()))
+
+    rendezvous.send("early", 1.0, False)
+    rendezvous.recv_async("early", callback)
+    assert got == [((1.0, False), None, threading.get_ident())]
+    rendezvous.recv_async("late", callback)
+    assert rendezvous.waiting_keys == ["late"] and len(got) == 1
+    sender = threading.Thread(target=rendezvous.send, args=("late", None, True))
+    sender.start()
+    sender.join(5)
+    assert got[1] == ((None, True), None, sender.ident)
+    assert rendezvous.waiting_keys == [] and rendezvous.pending_keys == []
+
+
+def test_abort_completes_every_waiting_recv_async_with_the_error():
+    rendezvous = LocalRendezvous()
+    errors = []
+    for key in ("a", "b"):
+        rendezvous.recv_async(key, lambda entry=None, error=None: errors.append(error))
+    rendezvous.abort(ValueError("partition failed"))
+    rendezvous.recv_async("c", lambda entry=None, error=None: errors.append(error))
+    assert len(errors) == 3 and all("partition failed" in str(e) for e in errors)
+
+
 # -- runs ----------------------------------------------------------------------------------------
+class _RecordingPool:
+    """Stands in for a thread pool and records what is submitted to it."""
+
+    def __init__(self, pool):
+        self.pool = pool
+        self.submitted = []
+
+    def submit(self, fn, *args):
+        self.submitted.append(fn)
+        return self.pool.submit(fn, *args)
+
+
+def test_receiving_across_devices_takes_no_waiting_thread(monkeypatch):
+    waiters = _RecordingPool(executor.runner._waiters)
+    receivers = _RecordingPool(rendezvous._receivers)
+    monkeypatch.setattr(executor.runner, "_waiters", waiters)
+    monkeypatch.setattr(rendezvous, "_receivers", receivers)
+    n = df.placeholder(df.int32, [])
+    with df.device("/cpu:0"):
+        out = df.while_loop(
+            lambda i, acc: i < n,
+            lambda i, acc: _on_cpu1(lambda: (i + 1, acc * 2.0)),
+            [df.constant(0), df.constant(1.0)],
+        )[1]
+    with df.Session(config=config(2)) as sess:
+        assert sess.run(out, {n: 20}) == 2.0**20
+    assert waiters.submitted == [] and receivers.submitted == []
+
+
+def _on_cpu1(build):
+    with df.device("/cpu:1"):
+        return build()
+
+
 def test_one_device_runs_the_ordinary_plan():
     with df.device("/cpu:0"):
         a = df.placeholder(df.float32, [])
