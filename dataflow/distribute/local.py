@@ -18,13 +18,17 @@ partitions:
   fails, every partition ends, and the step raises the first error (naming its op and line);
 - a ``_Recv`` waiting past the deadline stops, and the partition's run reports the deadline;
 - node indices in errors and statistics are those of `PartitionedPlan.nodes`, the partitions'
-  nodes one after the other, so the Session explains them as for one plan.
+  nodes one after the other, so the Session explains them as for one plan;
+- closing the Session aborts the rendezvous of its steps in progress (`_StepsInProgress`, one
+  of the Session's resources) with ``CancelledError``: every ``_Recv`` waiting wakes, every
+  partition ends at its next receive, and the step raises that error.
 
 Tensor watches (``RunOptions.debug_options``) see no partitioned step (no observer is passed).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, Optional
 
@@ -130,6 +134,14 @@ class _PartitionedExecutable:
     ) -> list:
         rendezvous = LocalRendezvous()
         context.rendezvous = rendezvous
+        in_progress = context.resource(_StepsInProgress.KEY, _StepsInProgress)
+        in_progress.add(rendezvous)
+        try:
+            return self._run_partitions(args, rendezvous, context, pool, deadline, stats)
+        finally:
+            in_progress.discard(rendezvous)
+
+    def _run_partitions(self, args, rendezvous, context, pool, deadline, stats) -> list:
         partitions = self.plan.partitions
         partition_stats = [
             None if stats is None else executor.RunStats(record_dead=stats.record_dead)
@@ -172,6 +184,39 @@ class _PartitionedExecutable:
             for target, value in zip(partition.fetch_targets, partition_values):
                 values[target] = value
         return values
+
+
+class _StepsInProgress:
+    """The rendezvous of a Session's partitioned steps in progress.
+
+    A Session resource (made by the first partitioned step): the Session calls ``cancel`` when
+    it closes, which aborts each of them, and any added later, with ``CancelledError``.
+    """
+
+    KEY = "dataflow.distribute.steps_in_progress"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._steps: set[LocalRendezvous] = set()
+        self._cancelled = False
+
+    def add(self, rendezvous: LocalRendezvous) -> None:
+        with self._lock:
+            if not self._cancelled:
+                self._steps.add(rendezvous)
+                return
+        rendezvous.abort(_session._closed_during_run())
+
+    def discard(self, rendezvous: LocalRendezvous) -> None:
+        with self._lock:
+            self._steps.discard(rendezvous)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            steps, self._steps = self._steps, set()
+        for rendezvous in steps:
+            rendezvous.abort(_session._closed_during_run())
 
 
 def _shift_node_indices(error: BaseException, offset: int) -> None:

@@ -375,6 +375,45 @@ def test_a_step_stuck_on_a_recv_stops_at_its_deadline():
         release.set()
 
 
+def test_closing_the_session_wakes_the_waiting_recvs_and_stops_the_step():
+    # A loop that would run for ages, its predicate on one device and its body on the other:
+    # each partition spends its time waiting for the other's values.
+    v = df.Variable(1.0, name="v")
+    n = df.placeholder(df.int32, [])
+    started = threading.Event()
+
+    def body(i, acc):
+        with df.device("/cpu:1"):
+            mark = df.py_func(lambda: (started.set(), np.float32(0))[1], [], df.float32)
+            mark.set_shape([])
+            return i + 1, acc + mark
+
+    with df.device("/cpu:0"):
+        loop = df.while_loop(lambda i, acc: i < n, body, [df.constant(0), df.constant(0.0)])
+        with df.control_dependencies([loop[1]]):
+            update = df.assign_add(v, 1.0)
+    sess = df.Session(config=config(2))
+    sess.run(v.initializer)
+    outcome = []
+
+    def run():
+        try:
+            sess.run(update, {n: 10**9})
+        except Exception as error:  # noqa: BLE001 - the test looks at what stopped the step
+            outcome.append(error)
+
+    step = threading.Thread(target=run, daemon=True)
+    step.start()
+    assert started.wait(10)
+    sess.close()
+    step.join(10)
+    assert not step.is_alive(), "the step went on after its Session was closed"
+    assert len(outcome) == 1 and isinstance(outcome[0], df.errors.CancelledError)
+    assert "closed" in str(outcome[0])
+    with pytest.raises(RuntimeError):
+        sess.run(v)
+
+
 def test_variable_updates_of_several_partitions_commit_together():
     v = df.Variable(1.0, name="v")
     w = df.Variable(2.0, name="w")
