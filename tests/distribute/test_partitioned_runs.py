@@ -414,6 +414,51 @@ def test_closing_the_session_wakes_the_waiting_recvs_and_stops_the_step():
         sess.run(v)
 
 
+def _doubling_loop_across_devices():
+    """A loop whose predicate is on /cpu:0 and whose body is on /cpu:1, fed ``x``."""
+    x = df.placeholder(df.float32, [], name="x")
+    with df.device("/cpu:0"):
+        i0 = df.constant(0, name="i0")
+
+        def body(i, v):
+            with df.device("/cpu:1"):
+                return df.add(i, 1, name="next"), df.multiply(v, 2.0, name="double")
+
+        _, out = df.while_loop(lambda i, v: i < 4, body, [i0, x], name="loop")
+    return x, out
+
+
+def test_tensor_watches_see_every_partition_of_a_step():
+    x, out = _doubling_loop_across_devices()
+    options = df.RunOptions()
+    for name in ("loop/double", "x"):
+        df.debug.add_debug_tensor_watch(options, name, 0)
+    metadata = df.RunMetadata()
+    with df.Session(config=config(2)) as sess:
+        assert sess.run(out, {x: 1.0}, options=options, run_metadata=metadata) == 16.0
+    dump = metadata.debug_dump
+    doubled = dump.records("loop/double:0")
+    assert [(r.iteration, r.value) for r in doubled] == [(0, 2.0), (1, 4.0), (2, 8.0), (3, 16.0)]
+    assert {r.frame for r in doubled} == {"loop[iter 0 of root]"}
+    (fed,) = dump.records("x:0")
+    assert fed.value == 1.0
+    assert dump.watch_keys_not_run == []
+
+
+def test_loop_iterations_count_a_loop_split_across_devices_once():
+    x, out = _doubling_loop_across_devices()
+    reported = []
+    for devices in (1, 2):
+        metadata = df.RunMetadata()
+        one_or_two = df.ConfigProto(device_count={"CPU": devices}, allow_soft_placement=True)
+        with df.Session(config=one_or_two) as sess:
+            sess.run(out, {x: 1.0}, options=df.RunOptions(), run_metadata=metadata)
+        reported.append(metadata.loop_iterations)
+    one_device, two_devices = reported
+    assert one_device == {"loop": [5]}
+    assert two_devices == one_device
+
+
 def test_variable_updates_of_several_partitions_commit_together():
     v = df.Variable(1.0, name="v")
     w = df.Variable(2.0, name="w")
