@@ -459,6 +459,43 @@ def test_loop_iterations_count_a_loop_split_across_devices_once():
     assert two_devices == one_device
 
 
+def _twins_and_a_chain(split: bool):
+    """Two equal products (and their equal constants) and a chain of elementwise ops, half of
+    each on /cpu:1 when ``split``, else all on /cpu:0."""
+    a = df.placeholder(df.float32, [4], name="a")
+    other = "/cpu:1" if split else "/cpu:0"
+    with df.device("/cpu:0"):
+        b1 = df.multiply(a, 2.0, name="b1")
+        e1 = df.exp(b1, name="e1")
+    with df.device(other):
+        b2 = df.multiply(a, 2.0, name="b2")
+        e2 = df.exp(e1, name="e2")
+        t = df.tanh(e2, name="t")
+    with df.device("/cpu:0"):
+        out = df.add_n([b1, b2, t], name="out")
+    return a, out
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_graph_passes_never_merge_or_fuse_ops_of_different_devices(split):
+    a, out = _twins_and_a_chain(split)
+    metadata = df.RunMetadata()
+    ones = np.ones(4, np.float32)
+    with df.Session(config=config(2)) as sess:
+        value = sess.run(out, {a: ones}, options=df.RunOptions(), run_metadata=metadata)
+    np.testing.assert_allclose(value, 4.0 + np.tanh(np.exp(np.exp(2.0))), rtol=1e-6)
+    ran = {record.node_name for record in metadata.step_stats}
+    rewritten = metadata.rewritten_ops
+    if not split:
+        # On one device the passes do merge the twins and fuse the chain.
+        assert "b2" in rewritten and "e1" in rewritten
+        return
+    assert {"b1", "b2", "b1/y", "b2/y", "e1"} <= ran
+    assert "b2" not in rewritten and "b2/y" not in rewritten and "e1" not in rewritten
+    # Within one device they still work: e2 and t, both on /cpu:1, are fused.
+    assert rewritten.get("e2") == "fused (elementwise_fusion)"
+
+
 def test_variable_updates_of_several_partitions_commit_together():
     v = df.Variable(1.0, name="v")
     w = df.Variable(2.0, name="w")
