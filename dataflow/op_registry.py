@@ -24,9 +24,10 @@ OpDef fields:
   references; any other op's outputs are values), ``ref_variant`` (the op type `apply_op` makes
   instead when every ``ref_inputs`` position of that type gets a reference: Switch makes a
   RefSwitch, as TF1's control-flow builders do).
-- ``fires_on_dead``, ``blocking``, ``wants_frame``: the executor node flags of kernels that talk
-  to other runs through a rendezvous (``_Send``, ``_Recv``; see `executor.program`): run on a
-  dead input, wait on a thread of their own, learn the frame instance and iteration.
+- ``fires_on_dead``, ``blocking``, ``wants_frame``, ``asynchronous``: the executor node flags
+  of kernels that talk to other runs through a rendezvous (``_Send``, ``_Recv``; see
+  `executor.program`): run on a dead input, wait on a thread of their own, learn the frame
+  instance and iteration, complete through a callback.
 - ``inline``: ``True`` when the kernel is always cheap (shape queries, identities, scalars),
   ``None`` to let the executor decide from input sizes at run time.
 """
@@ -58,6 +59,7 @@ class OpDef:
     fires_on_dead: bool = False
     blocking: bool = False
     wants_frame: bool = False
+    asynchronous: bool = False
 
 
 _OP_DEFS: dict[str, OpDef] = {}

@@ -986,6 +986,7 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
         node.fires_on_dead = op_def.fires_on_dead
         node.blocking = op_def.blocking
         node.wants_frame = op_def.wants_frame
+        node.asynchronous = op_def.asynchronous
         kept = ref_inputs(op_def, len(op._inputs))
         read = [i for i, t in enumerate(op._inputs) if t._dtype.is_ref_dtype and i not in kept]
         if read:

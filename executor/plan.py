@@ -89,7 +89,7 @@ class _Marker:
 
 # A dead value: marks a path not taken.  It is passed only to the kernel of a node that
 # ``fires_on_dead``, and returned only by kernels of nodes with one of the rendezvous flags
-# (`Node.fires_on_dead`, ``blocking``, ``wants_frame``).
+# (`Node.fires_on_dead`, ``blocking``, ``wants_frame``, ``asynchronous``).
 DEAD = _Marker("DEAD")
 # What a fetch sink holds until a value reaches it.
 NOT_PRODUCED = _Marker("NOT_PRODUCED")
@@ -182,6 +182,7 @@ class NodeInfo:
         "fires_on_dead",
         "blocking",
         "wants_frame",
+        "asynchronous",
         "talks",
     )
 
@@ -212,8 +213,9 @@ class NodeInfo:
         self.fires_on_dead = bool(node.fires_on_dead)
         self.blocking = bool(node.blocking)
         self.wants_frame = bool(node.wants_frame)
-        # Any of the three: the node takes the slow path, where they are looked at.
-        self.talks = self.fires_on_dead or self.blocking or self.wants_frame
+        self.asynchronous = bool(node.asynchronous)
+        # Any of the four: the node takes the slow path, where they are looked at.
+        self.talks = self.fires_on_dead or self.blocking or self.wants_frame or self.asynchronous
 
     def __repr__(self) -> str:
         return f"NodeInfo({self.index}, {self.name!r}, {self.kind.name})"
@@ -247,8 +249,9 @@ class Plan:
         # Slot of each fetch in the root frame, or None for a fetch inside a loop frame.
         self.fetch_slots = fetch_slots
         self.arg_count = len(program.arg_nodes)
-        # A run with a blocking kernel shares its state with the thread that kernel waits on.
-        self.has_blocking_nodes = any(info.blocking for info in infos)
+        # A run with a blocking or asynchronous kernel shares its state with the thread that
+        # kernel waits on, or that completes it.
+        self.has_blocking_nodes = any(info.blocking or info.asynchronous for info in infos)
 
     def run(
         self,

@@ -21,7 +21,7 @@ Node kinds (see ``control-flow-semantics.md`` for their firing rules):
 
 Every kind may also have control inputs.
 
-Three flags of an ``OP`` node serve kernels that talk to other runs (a partition's ``_Send``
+Four flags of an ``OP`` node serve kernels that talk to other runs (a partition's ``_Send``
 and ``_Recv``, which meet at a rendezvous):
 
 - ``fires_on_dead``: the kernel runs even when an input arrived dead; it gets `DEAD` in place
@@ -29,6 +29,12 @@ and ``_Recv``, which meet at a rendezvous):
 - ``blocking``: the kernel may wait for another run; it runs on a waiting thread of its own
   (never the run's driving thread, never the inter-op pool), so that the run goes on firing
   other nodes meanwhile and a run of any number of blocked kernels cannot starve a pool.
+- ``asynchronous``: the kernel never waits; it is called with a completion callback ``done``
+  before its other arguments, and its result is what it passes to ``done(result)`` (or the
+  exception of ``done(error=exc)``), exactly once.  It may call ``done`` before it returns (the
+  value was there: the run goes on inline, no thread is involved) or later from any thread (the
+  run goes on meanwhile, and the completing thread only hands the outputs over).  This is how a
+  ``_Recv`` waits for its value without a thread of its own, as TF's ``RecvAsync`` does.
 - ``wants_frame``: the kernel gets, after the context, ``(frame instance, iteration)`` of the
   firing: the frame instance's description (``"root"``, ``"loop[iter 2 of root]"``) and the
   iteration number, which are equal in two runs of programs with the same frames.
@@ -83,6 +89,7 @@ class Node:
     fires_on_dead: bool = False
     blocking: bool = False
     wants_frame: bool = False
+    asynchronous: bool = False
 
 
 @dataclass

@@ -70,6 +70,13 @@ a submission (shut down) gets none: the kernel runs inline; a submitted kernel t
 cancels stops the run with a `RunCancelledError`.  A kernel that itself waits for work on the
 same pool can starve it, as in any thread pool.
 
+Kernels that wait for another run.  A ``blocking`` kernel is sent to a waiter thread of its own
+(`_waiters`).  An ``asynchronous`` one is called under the lock with a `_Completion` callback and
+counted in flight: completed during the call, its outputs go on inline; completed later from
+another thread, that thread passes the outputs on and, when the run's lock is free and it is not
+already doing so for another run, fires what they made ready itself (`_async_completed`), so a
+value handed from one run to another costs no thread switch.
+
 Stopping.  A kernel error sets ``error`` and ``stopped``: no thread schedules anything after
 that, late pool completions are dropped, and `Plan.run` waits for kernels still in flight
 (until the deadline, if one was given) before raising `KernelError`.
@@ -731,6 +738,9 @@ class _Run:
         if info.talks:
             if info.wants_frame:
                 args = [(iteration.instance.description, iteration.number), *args]
+            if info.asynchronous:
+                self._start_async(iteration, info, args, fired_dead)
+                return
             if info.blocking:
                 holder = [iteration, info, args]
                 args = None
@@ -780,6 +790,93 @@ class _Run:
             self._send_dead(iteration, info)
         else:
             self._send(iteration, info, outputs)
+
+    def _start_async(self, iteration: IterationState, info: NodeInfo, args, fired_dead) -> None:
+        """Calls an asynchronous kernel (`Node.asynchronous`) with its completion callback.
+
+        The kernel is called with the lock held (it must not wait), counted as in flight, so
+        that a completion from another thread waits for the call to return and finds the run's
+        bookkeeping in place.  A completion during the call (the value was there) is taken up
+        here and the outputs go on inline; a later one is `_async_completed`.
+        """
+        done = _Completion(self, iteration, info, args, fired_dead)
+        iteration.running += 1
+        self.in_flight += 1
+        self.pool_kernels[id(done)] = (iteration, info)
+        if self.instrumented:
+            done.start = _perf_counter()
+        try:
+            if info.wants_context:
+                info.kernel(done, self.context, *args)
+            else:
+                info.kernel(done, *args)
+        except Exception as exc:
+            if not done.finished:
+                done.finished = True
+                done.result, done.error = None, exc
+                done.calling = False
+        done.calling = False
+        if done.finished:
+            self._async_finished(done)
+
+    def _async_completed(self, done: _Completion, result, error) -> None:
+        """An asynchronous kernel completed on another thread: hands its outputs to the run.
+
+        When the run's lock is free (its driving thread waits for work) and this thread is not
+        already firing another run's nodes for a completion, this thread fires what the outputs
+        made ready itself, as a pool thread would: a value passed from one partition to another
+        then costs no thread switch.  Otherwise it only passes the outputs on and wakes the
+        driving thread; the one level of nesting keeps two runs that feed each other from
+        recursing into each other without bound (and a thread from taking a lock it holds).
+        """
+        lock = self.lock
+        fire_here = not getattr(_completing, "active", False) and lock.acquire(blocking=False)
+        if not fire_here:
+            lock.acquire()
+        try:
+            if done.finished:
+                raise RuntimeError(f"the kernel of {done.info.name!r} completed twice")
+            done.finished = True
+            done.result, done.error = result, error
+            self._async_finished(done)
+            if fire_here and not self.stopped:
+                _completing.active = True
+                try:
+                    self._drain()
+                except BaseException as exc:
+                    self._fail(exc)
+                finally:
+                    _completing.active = False
+            if self.stopped or self.ready_iterations or not self.in_flight:
+                self.condition.notify_all()
+        finally:
+            lock.release()
+
+    def _async_finished(self, done: _Completion) -> None:
+        """Accounts for a completed asynchronous kernel and passes on its outputs (lock held)."""
+        iteration, info = done.iteration, done.info
+        iteration.running -= 1
+        self.in_flight -= 1
+        del self.pool_kernels[id(done)]
+        if self.stopped:
+            return
+        try:
+            if done.error is not None:
+                self._kernel_failed(iteration, info, done.error, done.args)
+                return
+            outputs = _outputs(info, done.result)
+            done.result = done.args = None
+            if self.instrumented:
+                self._kernel_done(iteration, info, done.start, _perf_counter(), outputs)
+            if done.fired_dead or _any_dead(outputs):
+                self._send_dead(iteration, info)
+            else:
+                self._send(iteration, info, outputs)
+            outputs = None
+            if iteration.instance is not self.root_instance and not iteration.done:
+                self._try_complete(iteration.instance)
+        except Exception as exc:
+            self._fail(exc)
 
     def _submit(self, holder: list, pool=None) -> bool:
         """Sends the kernel in ``holder`` to ``pool`` (the run's by default); False if the pool
@@ -1174,6 +1271,52 @@ class _Run:
             self._try_complete(parent.instance)
 
 
+class _Completion:
+    """The ``done`` callback of one firing of an asynchronous kernel (`Node.asynchronous`).
+
+    ``done(result)`` or ``done(error=exc)``, exactly once, from any thread.  Called while the
+    kernel call is still on the stack of the run's thread, it only records the outcome, which
+    `_Run._start_async` takes up when the call returns; called later, it hands the outcome to
+    the run (`_Run._async_completed`).  A second call is a bug of the kernel: RuntimeError.
+    """
+
+    __slots__ = (
+        "run",
+        "iteration",
+        "info",
+        "args",
+        "fired_dead",
+        "thread",
+        "calling",
+        "finished",
+        "result",
+        "error",
+        "start",
+    )
+
+    def __init__(self, run: _Run, iteration: IterationState, info: NodeInfo, args, fired_dead):
+        self.run = run
+        self.iteration = iteration
+        self.info = info
+        self.args = args
+        self.fired_dead = fired_dead
+        self.thread = threading.get_ident()
+        self.calling = True
+        self.finished = False
+        self.result = None
+        self.error: Optional[BaseException] = None
+        self.start = 0.0
+
+    def __call__(self, result=None, error: Optional[BaseException] = None) -> None:
+        if self.finished:
+            raise RuntimeError(f"the kernel of {self.info.name!r} completed twice")
+        if self.calling and self.thread == threading.get_ident():
+            self.finished = True
+            self.result, self.error = result, error
+            return
+        self.run._async_completed(self, result, error)
+
+
 # The firing method of each node kind, indexed by `NodeKind` (a tuple: hashing an IntEnum
 # member is a Python-level call).
 _HANDLER_OF_KIND = {
@@ -1207,6 +1350,10 @@ _drivers = DaemonThreadPool(name="dataflow-run-driver")
 # The threads blocking kernels wait on (`Node.blocking`): one per kernel waiting, never capped,
 # since a kernel waiting for another run must never wait for a thread as well.
 _waiters = DaemonThreadPool(name="dataflow-waiter")
+
+
+# Per thread: ``active`` while the thread fires another run's nodes in `_Run._async_completed`.
+_completing = threading.local()
 
 
 def _raise(error: BaseException):

@@ -8,12 +8,12 @@ per device) or on the tasks of a Ray cluster.
 
 - `ClusterSpec` (``df.train.ClusterSpec``): the jobs of a cluster and their tasks' addresses.
 - `rendezvous`: the interface a step's ``_Send``/``_Recv`` meet through (``send``, ``recv``,
-  ``abort``; one per step), and its in-process tables.
+  ``recv_async``, ``abort``; one per step), and its in-process tables.
 - `RayCluster` (`ray_cluster`): one Ray actor per task; ``df.Session(cluster.target)`` runs
   steps on it through a master, as TensorFlow 1.x's distributed runtime does.
 
 Invariants: the executor never learns about devices (each partition is an ordinary program; it
-only knows the node flags ``_Send``/``_Recv`` declare: ``fires_on_dead``, ``blocking``,
+only knows the node flags ``_Send``/``_Recv`` declare: ``fires_on_dead``, ``asynchronous``,
 ``wants_frame``); placement is a pure function of the graph, the ops of the run, the
 ``ConfigProto`` and the cluster, so a plan and its placement are cached together; ops of one
 colocation group always share a device; one rendezvous serves one step, and a value crosses

@@ -10,9 +10,16 @@ is what a ``_Send``/``_Recv`` kernel uses, so that another transport (Ray actors
   error);
 - ``abort(error)`` wakes every waiter, now and later, with ``error``.
 
-`LocalRendezvous` is the in-process table with waiters: one condition variable, values taken
-out when received (so a value is held only between its Send and its Recv).  Each key is sent
-once and received once per step; a second send of a key is a programming error.
+A rendezvous may also offer ``recv_async(key, done)``, which never waits: it calls
+``done((value, is_dead))`` or ``done(error=exc)`` once, at once when the key was sent already,
+else from the thread that sends it (or aborts the step).  The ``_Recv`` kernel uses it when it is
+there, so that a value already sent costs no thread and a value still to come costs no waiting
+thread (TF's ``RecvAsync``); `receive_async` gives any rendezvous that form.
+
+`LocalRendezvous` is the in-process table with waiters: one condition variable for ``recv``,
+callbacks for ``recv_async``, values taken out when received (so a value is held only between
+its Send and its Recv).  Each key is sent once and received once per step; a second send of a
+key is a programming error.
 `StepMailbox` is the same table for one task of a Ray cluster (`dataflow.distribute.ray_cluster`
 keeps one per task and step, and carries sends between tasks as Ray calls); `parse_key` splits a
 key when a transport must route it.
@@ -22,7 +29,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, NamedTuple, Optional
+
+import executor
 
 from .. import errors
 
@@ -92,22 +102,51 @@ class LocalRendezvous(Rendezvous):
     """The in-process rendezvous of one step.
 
     Invariant (guarded by ``_condition``): ``_table`` holds exactly the values sent and not yet
-    received; once ``_aborted`` is set it never changes and every ``recv`` raises it.
+    received, ``_callbacks`` the ``recv_async`` callbacks of keys not yet sent (a key is never
+    in both); once ``_aborted`` is set it never changes, both are empty, and every receive
+    fails with it.  Callbacks are called with no lock held, so that they may do anything.
     """
 
     def __init__(self) -> None:
         self._condition = threading.Condition(threading.Lock())
         self._table: dict[str, tuple[Any, bool]] = {}
+        self._callbacks: dict[str, Callable] = {}
         self._aborted: Optional[BaseException] = None
 
     def send(self, key: str, value: Any, is_dead: bool) -> None:
+        entry = (None if is_dead else value, is_dead)
         with self._condition:
             if self._aborted is not None:
                 return  # the step is over; nobody will receive it
-            if key in self._table:
-                raise RuntimeError(f"the rendezvous key {key!r} was sent twice in one step")
-            self._table[key] = (None if is_dead else value, is_dead)
-            self._condition.notify_all()
+            callback = self._callbacks.pop(key, None)
+            if callback is None:
+                if key in self._table:
+                    raise RuntimeError(f"the rendezvous key {key!r} was sent twice in one step")
+                self._table[key] = entry
+                self._condition.notify_all()
+                return
+        callback(entry)
+
+    def recv_async(self, key: str, done: Callable) -> None:
+        """Calls ``done((value, is_dead))`` once ``key`` is sent, or ``done(error=...)`` when
+        the step is aborted (a `RendezvousAborted`); never waits."""
+        with self._condition:
+            aborted = self._aborted
+            if aborted is None:
+                entry = self._table.pop(key, None)
+                if entry is None:
+                    if key in self._callbacks:
+                        raise RuntimeError(f"the rendezvous key {key!r} was received twice")
+                    self._callbacks[key] = done
+                    return
+        if aborted is not None:
+            done(error=self._aborted_error(aborted))
+        else:
+            done(entry)
+
+    def _aborted_error(self, aborted: BaseException) -> BaseException:
+        """What a receive fails with once the step was aborted with ``aborted``."""
+        return RendezvousAborted(aborted)
 
     def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
         with self._condition:
@@ -132,7 +171,17 @@ class LocalRendezvous(Rendezvous):
             if self._aborted is None:
                 self._aborted = error
                 self._table.clear()
+            callbacks = list(self._callbacks.values())
+            self._callbacks.clear()
             self._condition.notify_all()
+        for callback in callbacks:
+            callback(error=self._aborted_error(self._aborted))
+
+    @property
+    def waiting_keys(self) -> list[str]:
+        """The keys a ``recv_async`` waits for (for tests and error messages)."""
+        with self._condition:
+            return sorted(self._callbacks)
 
     @property
     def aborted_with(self) -> Optional[BaseException]:
@@ -163,6 +212,34 @@ class StepMailbox(LocalRendezvous):
         except RendezvousAborted as aborted:
             raise aborted.error from None
 
+    def _aborted_error(self, aborted: BaseException) -> BaseException:
+        return aborted
+
     @property
     def aborted(self) -> Optional[BaseException]:
         return self._aborted
+
+
+# The threads `receive_async` waits on for a rendezvous that has no ``recv_async``: one per
+# receive waiting, never capped, as the executor's waiters.
+_receivers = executor.DaemonThreadPool(name="dataflow-recv")
+
+
+def receive_async(rendezvous, key: str, deadline: Optional[float], done: Callable) -> None:
+    """``rendezvous.recv_async(key, done)``, or, for a rendezvous with only the blocking
+    ``recv``, that ``recv`` (bounded by ``deadline``) on a thread of `_receivers` that then
+    calls ``done`` as ``recv_async`` would."""
+    recv_async = getattr(rendezvous, "recv_async", None)
+    if recv_async is not None:
+        recv_async(key, done)
+        return
+
+    def wait() -> None:
+        try:
+            entry = rendezvous.recv(key, deadline)
+        except Exception as error:  # noqa: BLE001 - handed to the receiver
+            done(error=error)
+        else:
+            done(entry)
+
+    _receivers.submit(wait)

@@ -12,8 +12,11 @@ The kernels talk to the step's rendezvous (``RunContext.rendezvous``) with the k
 (``wants_frame``), so a loop's values of different iterations never meet the wrong partner.
 Dead values travel as dead: ``_Send`` fires on a dead input (``fires_on_dead``) and sends the
 dead mark; ``_Recv`` of a dead mark returns `executor.DEAD`, so its output is dead.  ``_Recv``
-waits on a thread of its own (``blocking``): its partition goes on with other work meanwhile.
-It honours the step's deadline and wakes with the error of a failed partition (``abort``).
+is ``asynchronous``: it asks the rendezvous for its value with a callback (`receive_async`),
+which completes it at once when the value was sent already (the partition goes on inline, no
+thread involved) and otherwise from the sender's thread when it is sent, while its partition
+goes on with other work; no thread waits for it.  A failed partition's ``abort`` completes it
+with that error; the step's deadline stops its partition's run, which waits for it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from executor import DEAD
 from ..gradients import NotDifferentiable
 from ..op_registry import define_op
 from ..tensor_shape import as_shape
-from .rendezvous import make_key
+from .rendezvous import make_key, receive_async
 
 
 def _infer_send(op) -> list:
@@ -69,10 +72,17 @@ def _send_kernel(attrs: dict):
 
 
 def _recv_kernel(attrs: dict):
-    def recv(context, where):
+    def recv(done, context, where):
         rendezvous = _rendezvous_of(context, "_Recv")
-        value, is_dead = rendezvous.recv(_key(attrs, where), context.deadline)
-        return DEAD if is_dead else value
+
+        def received(entry=None, error=None):
+            if error is not None:
+                done(error=error)
+            else:
+                value, is_dead = entry
+                done(DEAD if is_dead else value)
+
+        receive_async(rendezvous, _key(attrs, where), context.deadline, received)
 
     return recv
 
@@ -94,7 +104,7 @@ define_op(
     stateful=True,
     wants_context=True,
     inline=True,
-    blocking=True,
+    asynchronous=True,
     wants_frame=True,
 )
 NotDifferentiable("_Send")

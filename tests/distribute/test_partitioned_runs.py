@@ -15,6 +15,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import dataflow as df
+import executor.runner
+from dataflow.distribute import rendezvous
 from dataflow.distribute.partition import partition
 from dataflow.distribute.rendezvous import LocalRendezvous, make_key
 
@@ -111,7 +113,70 @@ def test_abort_wakes_every_waiting_recv_with_the_error():
     assert len(woken) == 3 and all("partition failed" in str(e) for e in woken)
 
 
+def test_recv_async_completes_at_once_when_sent_and_on_the_senders_thread_when_not():
+    rendezvous = LocalRendezvous()
+    got = []
+
+    def callback(entry=None, error=None):
+        got.append((entry, error, threading.get_ident()))
+
+    rendezvous.send("early", 1.0, False)
+    rendezvous.recv_async("early", callback)
+    assert got == [((1.0, False), None, threading.get_ident())]
+    rendezvous.recv_async("late", callback)
+    assert rendezvous.waiting_keys == ["late"] and len(got) == 1
+    sender = threading.Thread(target=rendezvous.send, args=("late", None, True))
+    sender.start()
+    sender.join(5)
+    assert got[1] == ((None, True), None, sender.ident)
+    assert rendezvous.waiting_keys == [] and rendezvous.pending_keys == []
+
+
+def test_abort_completes_every_waiting_recv_async_with_the_error():
+    rendezvous = LocalRendezvous()
+    errors = []
+    for key in ("a", "b"):
+        rendezvous.recv_async(key, lambda entry=None, error=None: errors.append(error))
+    rendezvous.abort(ValueError("partition failed"))
+    rendezvous.recv_async("c", lambda entry=None, error=None: errors.append(error))
+    assert len(errors) == 3 and all("partition failed" in str(e) for e in errors)
+
+
 # -- runs ----------------------------------------------------------------------------------------
+class _RecordingPool:
+    """Stands in for a thread pool and records what is submitted to it."""
+
+    def __init__(self, pool):
+        self.pool = pool
+        self.submitted = []
+
+    def submit(self, fn, *args):
+        self.submitted.append(fn)
+        return self.pool.submit(fn, *args)
+
+
+def test_receiving_across_devices_takes_no_waiting_thread(monkeypatch):
+    waiters = _RecordingPool(executor.runner._waiters)
+    receivers = _RecordingPool(rendezvous._receivers)
+    monkeypatch.setattr(executor.runner, "_waiters", waiters)
+    monkeypatch.setattr(rendezvous, "_receivers", receivers)
+    n = df.placeholder(df.int32, [])
+    with df.device("/cpu:0"):
+        out = df.while_loop(
+            lambda i, acc: i < n,
+            lambda i, acc: _on_cpu1(lambda: (i + 1, acc * 2.0)),
+            [df.constant(0), df.constant(1.0)],
+        )[1]
+    with df.Session(config=config(2)) as sess:
+        assert sess.run(out, {n: 20}) == 2.0**20
+    assert waiters.submitted == [] and receivers.submitted == []
+
+
+def _on_cpu1(build):
+    with df.device("/cpu:1"):
+        return build()
+
+
 def test_one_device_runs_the_ordinary_plan():
     with df.device("/cpu:0"):
         a = df.placeholder(df.float32, [])
@@ -308,6 +373,127 @@ def test_a_step_stuck_on_a_recv_stops_at_its_deadline():
             assert sess.run(out, {x: 1.0}) == 2.0
     finally:
         release.set()
+
+
+def test_closing_the_session_wakes_the_waiting_recvs_and_stops_the_step():
+    # A loop that would run for ages, its predicate on one device and its body on the other:
+    # each partition spends its time waiting for the other's values.
+    v = df.Variable(1.0, name="v")
+    n = df.placeholder(df.int32, [])
+    started = threading.Event()
+
+    def body(i, acc):
+        with df.device("/cpu:1"):
+            mark = df.py_func(lambda: (started.set(), np.float32(0))[1], [], df.float32)
+            mark.set_shape([])
+            return i + 1, acc + mark
+
+    with df.device("/cpu:0"):
+        loop = df.while_loop(lambda i, acc: i < n, body, [df.constant(0), df.constant(0.0)])
+        with df.control_dependencies([loop[1]]):
+            update = df.assign_add(v, 1.0)
+    sess = df.Session(config=config(2))
+    sess.run(v.initializer)
+    outcome = []
+
+    def run():
+        try:
+            sess.run(update, {n: 10**9})
+        except Exception as error:  # noqa: BLE001 - the test looks at what stopped the step
+            outcome.append(error)
+
+    step = threading.Thread(target=run, daemon=True)
+    step.start()
+    assert started.wait(10)
+    sess.close()
+    step.join(10)
+    assert not step.is_alive(), "the step went on after its Session was closed"
+    assert len(outcome) == 1 and isinstance(outcome[0], df.errors.CancelledError)
+    assert "closed" in str(outcome[0])
+    with pytest.raises(RuntimeError):
+        sess.run(v)
+
+
+def _doubling_loop_across_devices():
+    """A loop whose predicate is on /cpu:0 and whose body is on /cpu:1, fed ``x``."""
+    x = df.placeholder(df.float32, [], name="x")
+    with df.device("/cpu:0"):
+        i0 = df.constant(0, name="i0")
+
+        def body(i, v):
+            with df.device("/cpu:1"):
+                return df.add(i, 1, name="next"), df.multiply(v, 2.0, name="double")
+
+        _, out = df.while_loop(lambda i, v: i < 4, body, [i0, x], name="loop")
+    return x, out
+
+
+def test_tensor_watches_see_every_partition_of_a_step():
+    x, out = _doubling_loop_across_devices()
+    options = df.RunOptions()
+    for name in ("loop/double", "x"):
+        df.debug.add_debug_tensor_watch(options, name, 0)
+    metadata = df.RunMetadata()
+    with df.Session(config=config(2)) as sess:
+        assert sess.run(out, {x: 1.0}, options=options, run_metadata=metadata) == 16.0
+    dump = metadata.debug_dump
+    doubled = dump.records("loop/double:0")
+    assert [(r.iteration, r.value) for r in doubled] == [(0, 2.0), (1, 4.0), (2, 8.0), (3, 16.0)]
+    assert {r.frame for r in doubled} == {"loop[iter 0 of root]"}
+    (fed,) = dump.records("x:0")
+    assert fed.value == 1.0
+    assert dump.watch_keys_not_run == []
+
+
+def test_loop_iterations_count_a_loop_split_across_devices_once():
+    x, out = _doubling_loop_across_devices()
+    reported = []
+    for devices in (1, 2):
+        metadata = df.RunMetadata()
+        one_or_two = df.ConfigProto(device_count={"CPU": devices}, allow_soft_placement=True)
+        with df.Session(config=one_or_two) as sess:
+            sess.run(out, {x: 1.0}, options=df.RunOptions(), run_metadata=metadata)
+        reported.append(metadata.loop_iterations)
+    one_device, two_devices = reported
+    assert one_device == {"loop": [5]}
+    assert two_devices == one_device
+
+
+def _twins_and_a_chain(split: bool):
+    """Two equal products (and their equal constants) and a chain of elementwise ops, half of
+    each on /cpu:1 when ``split``, else all on /cpu:0."""
+    a = df.placeholder(df.float32, [4], name="a")
+    other = "/cpu:1" if split else "/cpu:0"
+    with df.device("/cpu:0"):
+        b1 = df.multiply(a, 2.0, name="b1")
+        e1 = df.exp(b1, name="e1")
+    with df.device(other):
+        b2 = df.multiply(a, 2.0, name="b2")
+        e2 = df.exp(e1, name="e2")
+        t = df.tanh(e2, name="t")
+    with df.device("/cpu:0"):
+        out = df.add_n([b1, b2, t], name="out")
+    return a, out
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_graph_passes_never_merge_or_fuse_ops_of_different_devices(split):
+    a, out = _twins_and_a_chain(split)
+    metadata = df.RunMetadata()
+    ones = np.ones(4, np.float32)
+    with df.Session(config=config(2)) as sess:
+        value = sess.run(out, {a: ones}, options=df.RunOptions(), run_metadata=metadata)
+    np.testing.assert_allclose(value, 4.0 + np.tanh(np.exp(np.exp(2.0))), rtol=1e-6)
+    ran = {record.node_name for record in metadata.step_stats}
+    rewritten = metadata.rewritten_ops
+    if not split:
+        # On one device the passes do merge the twins and fuse the chain.
+        assert "b2" in rewritten and "e1" in rewritten
+        return
+    assert {"b1", "b2", "b1/y", "b2/y", "e1"} <= ran
+    assert "b2" not in rewritten and "b2/y" not in rewritten and "e1" not in rewritten
+    # Within one device they still work: e2 and t, both on /cpu:1, are fused.
+    assert rewritten.get("e2") == "fused (elementwise_fusion)"
 
 
 def test_variable_updates_of_several_partitions_commit_together():
