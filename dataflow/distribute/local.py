@@ -129,7 +129,7 @@ def make_plan(
         feeds, feed_positions = [], []
         for position, t in enumerate(item.feeds):
             if t.op in twins and partitioner.device[t.op] == device:
-                feeds.append(twins[t.op]._outputs[0])
+                feeds.append(twins[t.op]._outputs[t.value_index])
                 feed_positions.append(position)
         fetches = [f for f, _ in fetch_of_partition[device]]
         targets = [p for _, p in fetch_of_partition[device] if p is not None]

@@ -565,3 +565,14 @@ def test_random_programs_placed_randomly_give_the_one_device_values(program, x, 
             )
     for name in programs.NAMES:
         assert result[name] == expected[name], (name, result, expected, program)
+
+
+def test_feeding_a_later_output_of_a_multi_output_op_feeds_that_output():
+    with df.device("/cpu:0"):
+        x = df.placeholder(df.float32, [4], name="x")
+        first, second = df.split(x, 2)
+    with df.device("/cpu:1"):
+        y = df.reduce_sum(second * 10.0) + df.reduce_sum(first)
+    with df.Session(config=config()) as sess:
+        fed = {x: [1.0, 2.0, 3.0, 4.0], second: [5.0, 6.0]}
+        assert sess.run(y, fed) == (5.0 + 6.0) * 10.0 + 1.0 + 2.0
