@@ -963,7 +963,8 @@ def _compiled(plan: _Plan, options) -> _Plan:
         plan.runs += 1
         if not compiler.compile_now(plan.runs) or _debug_watcher.requested_watches(options):
             return plan
-        result = compiler.compile_program(plan.executable.program)
+        with gc_paused():
+            result = compiler.compile_program(plan.executable.program)
         if result is None:
             plan.compiled = twin = False
         else:
