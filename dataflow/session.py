@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 import numpy as np
@@ -36,7 +36,7 @@ import numpy as np
 import executor
 from executor.program import Node, NodeKind, Program
 
-from . import composites, errors, nest
+from . import compiler, composites, errors, nest
 from . import dtypes as _dtypes
 from .debug import watcher as _debug_watcher
 from .debug.options import DebugOptions
@@ -275,6 +275,13 @@ class _Plan:
     taken_out: dict
     # User's op name -> full device name, for every op the run needs (`distribute.placer`).
     placement: dict = field(default_factory=dict)
+    # Compiled regions (`dataflow.compiler`): how often the plan ran interpreted, and its
+    # compiled twin (None: not made yet; False: nothing to compile).  A twin has ``reference``,
+    # the interpreted plan, and ``regions``.
+    runs: int = 0
+    compiled: Any = None
+    reference: Any = None
+    regions: list = field(default_factory=list)
 
 
 _default_session_stack = threading.local()
@@ -662,8 +669,23 @@ class Session:
     def _make_plan(self, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
         return lower_graph(self._graph, flat_fetches, feed_tensors, pipeline)
 
+    def _compiled_regions(self, fetches, feed_keys) -> list:
+        """The compiled regions (`dataflow.compiler.CompiledRegion`) of the plan that runs
+        ``fetches`` fed ``feed_keys``, as the compilation mode makes them (``"off"`` is shown
+        as ``"auto"``); nothing runs."""
+        location = _user_location()
+        flat_fetches = [self._as_fetch(f, location) for f in nest.flatten(fetches)]
+        feed_tensors = [self._as_feed_key(k, location) for k in feed_keys]
+        feed_tensors = tuple(sorted(feed_tensors, key=lambda t: t.name))
+        plan = self._make_plan(flat_fetches, feed_tensors, self._pipeline(None))
+        min_ops = 1 if compiler.mode() == "force" else compiler.AUTO_MIN_OPS
+        result = compiler.compile_program(plan.executable.program, min_ops)
+        return [] if result is None else result.regions
+
     # -- execution --------------------------------------------------------------------------------
     def _execute(self, plan: _Plan, feed_values, options, run_metadata, location):
+        if run_metadata is None and type(plan) is _Plan:
+            plan = _compiled(plan, options)
         timeout_ms = getattr(options, "timeout_in_ms", 0) or self._config.operation_timeout_in_ms
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
         stats = executor.RunStats(record_dead=True) if run_metadata is not None else None
@@ -932,6 +954,33 @@ def lower_graph(graph: Graph, flat_fetches, feed_tensors, pipeline: tuple) -> _P
     return _Plan(executable, fetch_positions, feed_tensors, nodes, taken_out)
 
 
+def _compiled(plan: _Plan, options) -> _Plan:
+    """The plan a run without statistics uses: ``plan``'s compiled twin when the compilation
+    mode makes one (`dataflow.compiler`), else ``plan``; a run that watches tensors keeps the
+    interpreter."""
+    twin = plan.compiled
+    if twin is None:
+        plan.runs += 1
+        if not compiler.compile_now(plan.runs) or _debug_watcher.requested_watches(options):
+            return plan
+        with gc_paused():
+            result = compiler.compile_program(plan.executable.program)
+        if result is None:
+            plan.compiled = twin = False
+        else:
+            plan.compiled = twin = replace(
+                plan,
+                executable=result.executable,
+                nodes=result.nodes,
+                compiled=False,
+                reference=plan,
+                regions=result.regions,
+            )
+    if not twin or _debug_watcher.requested_watches(options):
+        return plan
+    return twin
+
+
 def run_inside(plan: _Plan, values, context: RunContext) -> list:
     """The values of ``plan``'s fetches, run on ``values`` for its feeds as part of the run
     ``context`` belongs to (a function an op calls, such as a branch of ``If``): it reads and
@@ -1167,6 +1216,10 @@ def _kernel_error(e: executor.KernelError) -> errors.OpError:
     op = _user_op(e.node.tag)
     cause = e.cause
     described, input_values = errors.describe_op(op), e.input_values
+    member = getattr(cause, "compiled_step", None)
+    if member is not None:  # a member of a compiled region (`dataflow.compiler`)
+        op = _user_op(member[0])
+        described, input_values = errors.describe_op(op), member[1]
     step = getattr(cause, "fused_step", None)
     if step is not None:  # a step of a fused kernel (`dataflow.passes.elementwise_fusion`)
         op, described, input_values = _failed_step(op, *step)
@@ -1249,8 +1302,11 @@ def _dead_fetch_error(e: executor.FetchNotLiveError, plan: _Plan) -> errors.OpEr
     tests look for), why it has none, and where it was made."""
     lines = []
     first_op = None
-    for position, node_index, state in e.missing:
-        op = _user_op(plan.nodes[node_index].tag)
+    if plan.reference is not None:  # a compiled twin: name the op as the interpreter does
+        plan = plan.reference
+    fetches = plan.executable.program.fetches
+    for position, _, state in e.missing:
+        op = _user_op(plan.nodes[fetches[position][0]].tag)
         first_op = first_op or op
         lines.append(
             f"  {op.name} (Retval[{position}] does not have value): "

@@ -192,7 +192,7 @@ def test_planning_runs_with_the_garbage_collector_paused_and_restores_it(monkeyp
     assert gc.isenabled()
     with df.Session(graph=graph, config=PASSES) as sess:
         sess.run(y, {x: np.zeros(4)})
-    assert seen == [False]
+    assert seen and not any(seen)  # a compiled twin's program is planned the same way
     assert gc.isenabled()
 
 

@@ -22,6 +22,10 @@ These tools pay that price back, without rebuilding the graph:
   graph with what ran, what fired dead (untaken branches), each loop's iteration count and the
   time per op (`overlay`).
 
+- **Compiled code.**  `compiled_source` shows the Python that the compiled regions of a plan
+  run (`dataflow.compiler`), one line per op.  Runs that watch tensors or record statistics
+  never use compiled regions, so each op has its own watch and record.
+
 Watching and tracing cost nothing in runs that do not ask for them: the executor then keeps its
 fast path (see ``executor.observe``).
 
@@ -46,6 +50,7 @@ Decisions (where TensorFlow 1.x offers a model, it is followed; these are the de
 - "First" nan or inf means first in execution order (see `numerics`).
 """
 
+from .compiled import compiled_source
 from .dump import (
     DebugDump,
     DebugTensorDatum,
@@ -60,6 +65,7 @@ from .overlay import RunOverlay
 from .timeline import Timeline, chrome_trace
 
 __all__ = [
+    "compiled_source",
     "DebugDump",
     "DebugOptions",
     "DebugTensorDatum",

@@ -1,0 +1,194 @@
+"""Compiled regions (`dataflow.compiler`) against the interpreter, numpy and TensorFlow 1.x.
+
+    python benchmarks/bench_compiled.py
+    python benchmarks/bench_compiled.py --tensorflow-python /work/tfvenv/bin/python
+    python benchmarks/bench_compiled.py --quick
+
+1. A chain of 1000 scalar float32 adds (``y = y + one``, one fed placeholder), per op:
+   dataflow interpreted and compiled (graph passes off, so that each add is a node: the
+   elementwise fusion pass would make the chain one kernel), one ``np.add`` call per op from a
+   Python loop (the floor of an interpreter of numpy calls), and TensorFlow 1.x graph mode
+   (Grappler off, so that its executor runs every add).  Target: compiled at most TF1's cost.
+   Also the first-run cost: a first run interpreted and a first run compiled, each in a new
+   Session (lowering included), and the compilation alone.
+
+Timings are medians over repeats, taken in turn within each round so that all see the same
+load; the machine may be shared, so read ratios, not absolutes.
+"""
+
+from __future__ import annotations
+
+# First, before numpy is imported: importing harness pins BLAS threads.
+from harness import describe_machine, paired_median_times, try_import_tensorflow
+
+# isort: split
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+LENGTH = 1000
+
+
+def _chain(api, length: int):
+    x = api.placeholder(api.float32, shape=[], name="x")
+    one = api.constant(1.0, dtype=api.float32)
+    y = x
+    for _ in range(length):
+        y = y + one
+    return x, y
+
+
+def _dataflow():
+    import dataflow as df
+
+    return df
+
+
+def _session(df, graph):
+    rewrite = df.passes.RewriterConfig(disable_meta_optimizer=True)
+    config = df.ConfigProto(graph_options=df.passes.GraphOptions(rewrite_options=rewrite))
+    return df.Session(graph=graph, config=config)
+
+
+def bench_chain(repeats: int, length: int = LENGTH) -> dict:
+    """Per-op nanoseconds of the chain interpreted, compiled and as numpy calls."""
+    df = _dataflow()
+    from dataflow import compiler
+
+    graph = df.Graph()
+    with graph.as_default():
+        x, y = _chain(df, length)
+    start = np.float32(0.5)
+    feed = {x: start}
+    compiler.set_mode("off")
+    interpreted = _session(df, graph)
+    reference = interpreted.run(y, feed)
+    compiler.set_mode("force")
+    compiled = _session(df, graph)
+    result = compiled.run(y, feed)
+    assert type(result) is type(reference) and result.tobytes() == reference.tobytes()
+    plan = next(iter(compiled._plans.values()))
+    assert plan.compiled and max(len(r.members) for r in plan.compiled.regions) >= length
+
+    add, one = np.add, np.float32(1.0)
+
+    def numpy_loop():
+        v = start
+        for _ in range(length):
+            v = add(v, one)
+        return v
+
+    def run_in(mode, sess):
+        # A plan not compiled yet follows the mode of the run that reaches it.
+        compiler.set_mode(mode)
+        return sess.run(y, feed)
+
+    times = paired_median_times(
+        lambda: run_in("off", interpreted),
+        lambda: run_in("force", compiled),
+        numpy_loop,
+        repeats=repeats,
+    )
+    interpreted.close()
+    compiled.close()
+    figures = dict(zip(("interpreted", "compiled", "numpy"), (t / length * 1e9 for t in times)))
+    figures.update(first_run(df, compiler, graph, y, feed, max(3, repeats // 5)))
+    return figures
+
+
+def first_run(df, compiler, graph, y, feed, repeats: int) -> dict:
+    """Milliseconds of a first run in a new Session, interpreted and compiled, and of the
+    compilation alone (`compiler.compile_program` on the lowered plan)."""
+    samples: dict[str, list] = {"first_interpreted_ms": [], "first_compiled_ms": []}
+    compile_samples = []
+    for _ in range(repeats):
+        for mode, key in (("off", "first_interpreted_ms"), ("force", "first_compiled_ms")):
+            compiler.set_mode(mode)
+            with _session(df, graph) as sess:
+                began = time.perf_counter()
+                sess.run(y, feed)
+                samples[key].append((time.perf_counter() - began) * 1e3)
+                if mode == "off":
+                    program = next(iter(sess._plans.values())).executable.program
+                    began = time.perf_counter()
+                    compiler.compile_program(program, 1)
+                    compile_samples.append((time.perf_counter() - began) * 1e3)
+    figures = {key: statistics.median(values) for key, values in samples.items()}
+    figures["compile_ms"] = statistics.median(compile_samples)
+    return figures
+
+
+def bench_tensorflow_chain(tf1, repeats: int, length: int = LENGTH) -> dict:
+    graph = tf1.Graph()
+    with graph.as_default():
+        x, y = _chain(tf1, length)
+    rewrite = tf1.OptimizerOptions(opt_level=tf1.OptimizerOptions.L0)
+    config = tf1.ConfigProto(
+        graph_options=tf1.GraphOptions(optimizer_options=rewrite),
+        inter_op_parallelism_threads=1,
+        intra_op_parallelism_threads=1,
+    )
+    config.graph_options.rewrite_options.disable_meta_optimizer = True
+    with tf1.Session(graph=graph, config=config) as sess:
+        feed = {x: np.float32(0.5)}
+        assert sess.run(y, feed) == np.float32(0.5) + length
+        (seconds,) = paired_median_times(lambda: sess.run(y, feed), repeats=repeats)
+    return {"tensorflow": seconds / length * 1e9}
+
+
+def tensorflow_figures(repeats: int, python: str | None):
+    """TF1's chain figure: measured here when TensorFlow is importable, else by this script
+    run with ``--tensorflow-only`` in ``python``; None when neither is possible."""
+    tf1 = try_import_tensorflow()
+    if tf1 is not None:
+        return bench_tensorflow_chain(tf1, repeats)
+    if python is None:
+        return None
+    command = [python, __file__, "--tensorflow-only", "--repeats", str(repeats)]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        print(f"(TensorFlow in {python} failed: {result.stderr.strip().splitlines()[-1:]})")
+        return None
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--repeats", type=int, help="repeats of every figure")
+    parser.add_argument("--tensorflow-python", help="a Python with TensorFlow, for its figures")
+    parser.add_argument("--tensorflow-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    repeats = args.repeats or (11 if args.quick else 51)
+    if args.tensorflow_only:
+        print(json.dumps(bench_tensorflow_chain(try_import_tensorflow(), repeats)))
+        return
+    tf = tensorflow_figures(repeats, args.tensorflow_python)
+    print(
+        describe_machine(
+            repeats,
+            tensorflow="not installed" if tf is None else "yes",
+            python=sys.version.split()[0],
+        )
+    )
+    r = bench_chain(repeats)
+    print(f"1. scalar float32 add chain ({LENGTH} ops), ns per op (median):")
+    for name in ("interpreted", "compiled"):
+        print(f"   dataflow {name:12}  {r[name]:7.0f}  ({r[name] / r['numpy']:.2f}x numpy)")
+    print(f"   numpy, one np.add/op  {r['numpy']:7.0f}")
+    if tf is not None:
+        ratio = r["compiled"] / tf["tensorflow"]
+        print(f"   TensorFlow 1.x graph  {tf['tensorflow']:7.0f}  (compiled / TF1 = {ratio:.2f})")
+    print(
+        f"   first run in a new Session: interpreted {r['first_interpreted_ms']:.1f} ms, "
+        f"compiled {r['first_compiled_ms']:.1f} ms (compilation alone {r['compile_ms']:.1f} ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""Python source for one region: its nodes' kernels called in order, on local variables.
+
+The generated function takes the region's inputs (the values of edges from outside it) in
+order and returns its outputs (the values used outside it, or fetched): one value, a tuple, or
+None when nothing leaves it.  Each node is one line, commented with its op's name, type and
+the user's file:line; a value used only inside the region is a local variable and is released
+when the function returns.
+
+A line calls the node's kernel, bound once when the function is made, except where a cheaper
+expression is known to give the same value of the same type:
+
+- a constant (an op whose output is its ``value`` attribute) is that value, bound once;
+- ``np.add``, ``np.subtract``, ``np.multiply`` on float32 or float64 become ``a + b``,
+  ``a - b``, ``a * b``: numpy's operators call the same ufuncs for arrays, and numpy scalars
+  (what a ufunc returns for 0-d operands) do the same IEEE operation in their own type, some
+  ten times faster.  It is used only when an operand is known to be a numpy value (a constant,
+  or the result of a ufunc or of such an expression), so two Python floats never meet (they
+  would give a Python float); a 0-d constant is used as a numpy scalar there.  Integers always
+  call the ufunc: numpy's scalar operators warn on overflow where the ufunc wraps silently.
+
+A kernel that raises is found by the line that raised (`CompiledRegion.locate`), so an error
+names the same op, with the same input values, as the interpreter's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Optional
+
+import numpy as np
+
+from executor.program import Node
+
+_OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*"}
+_OPERATOR_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _value_name(node_index: int, output: int, num_outputs: int) -> str:
+    return f"v{node_index}" if num_outputs == 1 else f"v{node_index}_{output}"
+
+
+def _describe(node: Node) -> str:
+    op = node.tag
+    location = getattr(op, "location", "")
+    return f"{node.name} ({getattr(op, 'type', '?')}) at {location}"
+
+
+def _output_dtype(node: Node) -> Optional[np.dtype]:
+    outputs = getattr(node.tag, "outputs", ())
+    if len(outputs) != 1:
+        return None
+    try:
+        return np.dtype(outputs[0].dtype.as_numpy_dtype)
+    except (TypeError, AttributeError):
+        return None
+
+
+def _constant_value(node: Node) -> Any:
+    """The value of a constant node, or None: an op whose one output is its attr ``value``."""
+    op_def = getattr(node.tag, "_op_def", None)
+    attr = op_def.extra.get("output_is_attr") if op_def is not None else None
+    if attr is None or node.inputs or node.num_outputs != 1:
+        return None
+    value = node.tag.attrs.get(attr)
+    return value if isinstance(value, np.ndarray) else None
+
+
+class CompiledRegion:
+    """A region's generated function and what it stands for.
+
+    ``members``: node indices of the interpreted program, in the order they run;
+    ``inputs``/``outputs``: the edges ``(node, output)`` of that program that the function
+    takes and returns; ``source``: its text; ``function``: the callable the executor runs.
+    ``lines`` maps a line of the source to ``(member, argument names)``.
+    """
+
+    def __init__(self, name: str, nodes: Sequence[Node], members: Sequence[int], outputs):
+        self.name = name
+        self.members = tuple(members)
+        member_set = set(members)
+        inputs: list = []
+        for index in members:
+            for edge in nodes[index].inputs:
+                if edge[0] not in member_set and tuple(edge) not in inputs:
+                    inputs.append(tuple(edge))
+        self.inputs = tuple(inputs)
+        self.outputs = tuple(outputs)
+        self.nodes = nodes
+        self.lines: dict[int, tuple[int, tuple[str, ...]]] = {}
+        self.source, bound = self._generate(nodes, member_set)
+        namespace: dict[str, Any] = {}
+        code = compile(self.source, f"<compiled region {name}>", "exec")
+        exec(code, namespace)  # noqa: S102 - the text generated just above
+        self.function = namespace["make"](**bound, locate=self.locate)
+        self._code = self.function.__code__
+
+    def _generate(self, nodes: Sequence[Node], member_set: set) -> tuple[str, dict]:
+        parameters = {edge: f"in{i}" for i, edge in enumerate(self.inputs)}
+        names: dict[tuple[int, int], str] = dict(parameters)
+        numpy_values: set[str] = set()  # names known to hold numpy values
+        scalars: dict[str, str] = {}  # a 0-d constant's name -> its numpy scalar's name
+        bound: dict[str, Any] = {}
+        body: list[tuple[str, int, tuple[str, ...]]] = []
+        for index in self.members:
+            node = nodes[index]
+            args = tuple(names[tuple(edge)] for edge in node.inputs)
+            comment = f"  # {_describe(node)}"
+            constant = _constant_value(node)
+            target = _value_name(index, 0, node.num_outputs)
+            operator = _OPERATORS.get(node.kernel) if len(args) == 2 else None
+            if constant is not None:
+                bound[f"const{index}"] = constant
+                line = f"{target} = const{index}"
+                numpy_values.add(target)
+                if constant.ndim == 0 and constant.dtype in _OPERATOR_DTYPES:
+                    bound[f"scalar{index}"] = constant[()]
+                    scalars[target] = f"scalar{index}"
+            elif (
+                operator is not None
+                and _output_dtype(node) in _OPERATOR_DTYPES
+                and any(a in numpy_values for a in args)
+            ):
+                left, right = (scalars.get(a, a) for a in args)
+                line = f"{target} = {left} {operator} {right}"
+                numpy_values.add(target)
+            else:
+                bound[f"k{index}"] = node.kernel
+                call = f"k{index}({', '.join(args)})"
+                if node.num_outputs == 0:
+                    line = call
+                elif node.num_outputs == 1:
+                    line = f"{target} = {call}"
+                    if isinstance(node.kernel, np.ufunc):
+                        numpy_values.add(target)
+                else:
+                    count = node.num_outputs
+                    targets = [_value_name(index, k, count) for k in range(count)]
+                    line = f"{', '.join(targets)} = {call}"
+            for k in range(node.num_outputs):
+                names[(index, k)] = _value_name(index, k, node.num_outputs)
+            body.append((line + comment, index, args))
+        results = [names[edge] for edge in self.outputs]
+        if not results:
+            returned = "return None"
+        elif len(results) == 1:
+            returned = f"return {results[0]}"
+        else:
+            returned = f"return ({', '.join(results)},)"
+        closure = ", ".join([*bound, "locate"])
+        lines = [
+            f"def make({closure}):",
+            f"    def {self.function_name}({', '.join(parameters.values())}):",
+            "        try:",
+        ]
+        for text, index, args in body:
+            self.lines[len(lines) + 1] = (index, args)
+            lines.append(f"            {text}")
+        lines += [
+            f"            {returned}",
+            "        except Exception as error:",
+            "            locate(error)",
+            "            raise",
+            f"    return {self.function_name}",
+        ]
+        return "\n".join(lines) + "\n", bound
+
+    @property
+    def function_name(self) -> str:
+        return "region_" + "".join(c if c.isalnum() else "_" for c in self.name)
+
+    def locate(self, error: BaseException) -> None:
+        """Records on ``error`` which member raised it and with what inputs, as
+        ``error.compiled_step = (the member's tag, input values)``."""
+        traceback = error.__traceback__
+        while traceback is not None and traceback.tb_frame.f_code is not self._code:
+            traceback = traceback.tb_next
+        if traceback is None or hasattr(error, "compiled_step"):
+            return
+        member, args = self.lines.get(traceback.tb_lineno, (None, ()))
+        if member is None:
+            return
+        values = traceback.tb_frame.f_locals
+        error.compiled_step = (self.nodes[member].tag, tuple(values.get(a) for a in args))

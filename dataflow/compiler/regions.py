@@ -1,0 +1,176 @@
+"""Which nodes of a lowered program may run together as one compiled region.
+
+A node is *eligible* when it is an ordinary op (``NodeKind.OP``) whose kernel is a pure
+function of its inputs: its op is not stateful, not random, not fed, takes no run context and
+has none of the rendezvous flags.  A *region* is a set of eligible nodes that one node can
+stand for without changing any run.  Three rules make that so:
+
+1. **Same deadness.**  A region fires once, so its outputs are all live or all dead; the nodes
+   in it must be dead in exactly the same firings.  Each node gets a *guard*, the set of
+   places a dead value can come from that reach it: a Switch output on a given predicate
+   (all Switches of one ``cond`` or loop share it), a Merge with several forward inputs, an
+   Exit, a rendezvous kernel.  An ordinary op's guard is the union of its inputs' guards, an
+   Enter passes its input's guard on, a loop's Merge has the guard of its entering value (its
+   back edge never carries a dead value).  An ordinary op is dead in a firing exactly when one
+   of its guard's places is, so nodes with equal guards are dead together.
+2. **One frame.**  Regions grow along direct edges between eligible nodes, and such an edge
+   never leaves a frame.
+3. **Convex.**  No path leaves a region and comes back into it, or the region node would wait
+   for itself.  Each node gets a *tier*: the largest number of times a path from a source to
+   it crosses from one candidate group into another; a region is the nodes of one group and
+   one tier, and a path that left it and came back would have crossed twice.  A node without
+   inputs whose consumers are all in its group takes the tier of the lowest of them.
+
+Only cheap nodes (``inline=True``: scalars, small arrays, shape queries) share a region; any
+other eligible node is a region of its own, so that independent large kernels still run
+concurrently on the inter-op pool (a region runs its members one after another).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from executor.program import Node, NodeKind
+
+
+def is_eligible(node: Node) -> bool:
+    """Whether ``node`` may be part of a compiled region (see the module docstring)."""
+    if node.kind != NodeKind.OP or node.kernel is None or node.wants_context:
+        return False
+    if node.fires_on_dead or node.blocking or node.wants_frame:
+        return False
+    op_def = getattr(node.tag, "_op_def", None)
+    if op_def is None or op_def.kind != NodeKind.OP:
+        return False
+    return not (
+        op_def.stateful
+        or op_def.wants_context
+        or op_def.feed_only
+        or op_def.extra.get("random_stream")
+        or op_def.extra.get("lowering")
+    )
+
+
+def topological_order(nodes: Sequence[Node]) -> list[int]:
+    """The node indices, each after its producers (back edges ``NextIteration -> Merge`` do
+    not count); nodes on a cycle that no source reaches are left out."""
+    consumers: list[list[int]] = [[] for _ in nodes]
+    pending = [0] * len(nodes)
+    for index, node in enumerate(nodes):
+        producers = [p for p, _ in node.inputs] + list(node.control_inputs)
+        if node.kind == NodeKind.MERGE:
+            producers = [
+                p
+                for p in producers
+                if not (nodes[p].kind == NodeKind.NEXT_ITERATION and (p, 0) in node.inputs)
+            ]
+        pending[index] = len(producers)
+        for p in producers:
+            consumers[p].append(index)
+    ready = [i for i in range(len(nodes)) if pending[i] == 0]
+    ready.reverse()
+    order = []
+    while ready:
+        index = ready.pop()
+        order.append(index)
+        for consumer in reversed(consumers[index]):
+            pending[consumer] -= 1
+            if pending[consumer] == 0:
+                ready.append(consumer)
+    return order
+
+
+def _is_back_edge(nodes: Sequence[Node], producer: int, consumer: Node) -> bool:
+    return consumer.kind == NodeKind.MERGE and nodes[producer].kind == NodeKind.NEXT_ITERATION
+
+
+def guards(nodes: Sequence[Node], order: Sequence[int]) -> list:
+    """Per node, a frozenset of the places its outputs' deadness comes from (rule 1)."""
+    guard: list = [frozenset()] * len(nodes)
+
+    def of_inputs(node: Node, producers) -> frozenset:
+        result = frozenset()
+        for p, output in node.inputs:
+            if p in producers:
+                result |= guard[p]
+                if nodes[p].kind == NodeKind.SWITCH:  # which branch: (predicate edge, output)
+                    result |= {("switch", tuple(nodes[p].inputs[1]), output)}
+        for p in node.control_inputs:
+            result |= guard[p]
+            if nodes[p].kind == NodeKind.SWITCH:
+                result |= {("node", p)}
+        return result
+
+    for index in order:
+        node = nodes[index]
+        kind = node.kind
+        producers = {p for p, _ in node.inputs}
+        if kind == NodeKind.OP and (node.fires_on_dead or node.blocking or node.wants_frame):
+            guard[index] = frozenset({("node", index)})
+        elif kind in (NodeKind.OP, NodeKind.SWITCH, NodeKind.ENTER, NodeKind.ARG):
+            guard[index] = of_inputs(node, producers)
+        elif kind == NodeKind.MERGE:
+            forward = {p for p in producers if not _is_back_edge(nodes, p, node)}
+            if len(forward) == 1 and len(forward) < len(producers):
+                guard[index] = of_inputs(node, forward)
+            else:
+                guard[index] = frozenset({("node", index)})
+        else:  # EXIT, NEXT_ITERATION
+            guard[index] = frozenset({("node", index)})
+    return guard
+
+
+def find_regions(nodes: Sequence[Node], min_size: int = 1) -> list[list[int]]:
+    """The regions of ``nodes`` with at least ``min_size`` nodes, each a list of node indices
+    in topological order; a node is in at most one region."""
+    order = topological_order(nodes)
+    guard = guards(nodes, order)
+    eligible = [False] * len(nodes)
+    for index in order:
+        eligible[index] = is_eligible(nodes[index])
+    parent = list(range(len(nodes)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def cheap(i: int) -> bool:
+        return nodes[i].inline is True
+
+    for index in order:
+        if not eligible[index]:
+            continue
+        node = nodes[index]
+        for p in [p for p, _ in node.inputs] + list(node.control_inputs):
+            if eligible[p] and guard[p] == guard[index] and cheap(p) and cheap(index):
+                parent[find(p)] = find(index)
+    tier = [0] * len(nodes)
+    for index in order:
+        node = nodes[index]
+        group = find(index)
+        best = 0
+        for p in [p for p, _ in node.inputs] + list(node.control_inputs):
+            if _is_back_edge(nodes, p, node):
+                continue
+            best = max(best, tier[p] + (0 if eligible[index] and find(p) == group else 1))
+        tier[index] = best
+    # A node without inputs (a constant) that feeds only its own group can join the tier of
+    # its lowest consumer: no path reaches it, and every path from it stays in the group.
+    consumers: list[list[int]] = [[] for _ in nodes]
+    for index, node in enumerate(nodes):
+        for p in {p for p, _ in node.inputs} | set(node.control_inputs):
+            consumers[p].append(index)
+    for index in order:
+        node = nodes[index]
+        if eligible[index] and not node.inputs and not node.control_inputs and consumers[index]:
+            group = find(index)
+            if all(eligible[c] and find(c) == group for c in consumers[index]):
+                tier[index] = min(tier[c] for c in consumers[index])
+    members: dict = defaultdict(list)
+    for index in order:
+        if eligible[index]:
+            members[(find(index), tier[index])].append(index)
+    return [region for region in members.values() if len(region) >= min_size]
