@@ -745,6 +745,9 @@ class Session:
                 f"of shape {variable.shape}"
             )
         value.flags.writeable = False
+        if self._master is not None:  # the value lives on the variable's task of a cluster
+            self._master.load_variable(self, variable, value)
+            return
         with self._lock:
             self._variable_values[variable.op.name] = value
 

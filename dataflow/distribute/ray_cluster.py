@@ -235,6 +235,13 @@ class TaskServer:
         finally:
             self._end_step(step_id)
 
+    def load_variable(self, name: str, value) -> None:
+        """Sets the variable ``name`` of this task to ``value`` (a restore, ``Variable.load``)."""
+        value = np.array(value)
+        value.flags.writeable = False
+        with self._variables_lock:
+            self._variable_values[name] = value
+
     def commit_step(self, step_id: str) -> tuple:
         """Commits the variable writes this task holds for step ``step_id``, which every task
         of the step ran successfully (phase two of the master's commit): ``("committed",)``,
@@ -442,19 +449,41 @@ class RayCluster:
         self.spec = ClusterSpec(
             {job: [f"{self.target}{n}" for n in ns] for job, ns in names.items()}
         )
-        actor_class = ray.remote(TaskServer)
+        self._actor_class = ray.remote(TaskServer)
         self._actors: dict[str, Any] = {}
+        # Counts the replaced tasks: the masters register their graphs again when it changes.
+        self.generation = 0
         for job, count in jobs.items():
             for index in range(count):
-                name = task_name(job, index)
-                self._actors[name] = actor_class.options(
-                    num_cpus=0, max_concurrency=_TASK_CONCURRENCY, name=f"{self.target}{name}"
-                ).remote(job, index)
+                self._actors[task_name(job, index)] = self._start_task(job, index)
         ray.get([actor.ping.remote() for actor in self._actors.values()])
         ray.get([actor.connect.remote(self._actors) for actor in self._actors.values()])
         self._closed = False
         self._stopped = threading.Event()
         _clusters[self.target] = self
+
+    def _start_task(self, job: str, index: int):
+        name = task_name(job, index)
+        suffix = f"#{self.generation}" if self.generation else ""
+        return self._actor_class.options(
+            num_cpus=0, max_concurrency=_TASK_CONCURRENCY, name=f"{self.target}{name}{suffix}"
+        ).remote(job, index)
+
+    def replace_task(self, task: str) -> None:
+        """Stops ``task`` (if it still runs) and starts a new one in its place, with no graph
+        and no variable: restore them from a checkpoint (``Saver.restore``) before training
+        on.  Steps in progress on the old task fail; the next runs register their graphs
+        again."""
+        old = self.actor(task)
+        try:
+            self._ray.kill(old, no_restart=True)
+        except Exception:  # already gone
+            pass
+        spec = DeviceSpec.from_string(task)
+        self.generation += 1
+        self._actors[task] = self._start_task(spec.job, spec.task)
+        self._ray.get(self._actors[task].ping.remote())
+        self._ray.get([actor.connect.remote(self._actors) for actor in self._actors.values()])
 
     @property
     def tasks(self) -> list[str]:
@@ -632,7 +661,8 @@ class RayMaster:
         self._default_job = DeviceSpec.from_string(self._default_task).job
         self._master_id = f"{uuid.uuid4().hex[:8]}"
         self._steps = itertools.count()
-        # (graph version, fetches, feeds) -> the step's parts, registered with their tasks.
+        # (cluster generation, graph version, fetches, feeds) -> the step's parts, registered
+        # with their tasks (a replaced task knows no registration: a new generation).
         self._distributions: dict[tuple, Any] = {}
         self._lock = threading.Lock()
 
@@ -650,7 +680,7 @@ class RayMaster:
         feed_tensors, feed_values = session._prepare_feeds(feed_dict, location)
         timeout_ms = getattr(options, "timeout_in_ms", 0) or session._config.operation_timeout_in_ms
         step_id = f"{self._master_id}:{next(self._steps)}"
-        key = (self._graph.version, tuple(flat_fetches), feed_tensors)
+        key = (self._cluster.generation, self._graph.version, tuple(flat_fetches), feed_tensors)
         with self._lock:
             distribution = self._distributions.get(key)
         if distribution is None:
@@ -762,6 +792,27 @@ class RayMaster:
         failure = ("error",) + tuple(failure[1:])
         for name in self._cluster.tasks:
             self._cluster.actor(name).abort_step.remote(step_id, failure)
+
+    def load_variable(self, session, variable, value) -> None:
+        """Sends ``value`` to the task ``variable`` is placed on (`Session._load_variable`)."""
+        op = variable.op
+        placement = place(
+            self._graph,
+            [op],
+            session._config,
+            self._cluster.spec,
+            default_device=self._default_task,
+        )
+        task = task_of_device(placement[op.name], self._default_job)
+        try:
+            self._cluster._ray.get(self._cluster.actor(task).load_variable.remote(op.name, value))
+        except self._cluster._ray.exceptions.RayActorError as e:
+            raise errors.UnavailableError(
+                None,
+                op,
+                f"Task {task} is unavailable: {errors.describe_op(op)} cannot be "
+                f"loaded there ({type(e).__name__})",
+            ) from None
 
     def _distribute(self, session, flat_fetches, feed_tensors) -> _DistributedStep:
         """The `_DistributedStep` of a run, its partitions registered with their tasks."""

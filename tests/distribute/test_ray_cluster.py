@@ -354,3 +354,27 @@ def test_a_step_across_tasks_waiting_past_its_deadline_fails_and_keeps_the_sessi
             assert time.monotonic() - start < 10
             sess.run(put)
             assert sess.run(used) == 10.0
+
+
+def test_a_replaced_task_gets_its_variables_back_from_the_last_checkpoint(local_ray, tmp_path):
+    with df.distribute.RayCluster({"ps": 1, "worker": 1}) as small:
+        with df.Graph().as_default():
+            with df.device(PS):
+                count = df.Variable(1.0, name="count")
+            with df.device(WORKER0):
+                bump = df.assign_add(count, 1.0, name="bump")
+            saver = df.train.Saver()
+            with df.Session(small.target) as sess:
+                sess.run(count.initializer)
+                sess.run(bump)
+                checkpoint = saver.save(sess, str(tmp_path / "model"))
+                sess.run(bump)  # after the checkpoint: lost with the task
+                local_ray.kill(small.actor(PS))
+                with pytest.raises(errors.UnavailableError, match="ps/task:0"):
+                    sess.run(bump)
+                small.replace_task(PS)
+                with pytest.raises(errors.FailedPreconditionError):
+                    sess.run(bump)  # the new task holds no variable
+                saver.restore(sess, checkpoint)
+                assert sess.run(count) == 2.0
+                assert sess.run(bump) == 3.0
