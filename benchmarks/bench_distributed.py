@@ -21,6 +21,16 @@ Sections (each a function ``section_<name>(repeats)`` listed in `SECTIONS`):
   through two actor calls and one copy into Ray's object store, and arrive zero-copy.  Target:
   the rendezvous within 1.5x of Ray's own.
 
+- ``data_parallel``: the digits MLP (scikit-learn's 8x8 digits, 64-64-10, batches of 64)
+  trained as TF1 between-graph replication on 1 ps + 2 workers of a local Ray cluster (each
+  worker a thread of this process with its own graph, ``replica_device_setter`` and
+  ``MonitoredTrainingSession`` on its ``train.Server``), against the same model trained in one
+  process for the same number of steps: test accuracy of each, and median step times.  Where a
+  cluster step's time goes, from runs of worker 0's graph: ``compute`` (the step in one
+  process), ``pull + compute`` (the gradients on the worker, the parameters sent from the ps),
+  ``push + apply`` (gradients fed to the ps's update, nothing computed on the worker), and the
+  whole step; transfer is what the cluster adds to compute.
+
 Medians over repeats, both ways timed in turn within each round; the machine may be shared, so
 read ratios, not absolutes.  Ray runs locally with two CPUs and no dashboard.
 """
@@ -176,7 +186,141 @@ def section_ray_transfer(repeats: int) -> None:
         ray.shutdown()
 
 
-SECTIONS = {"in_process": section_in_process, "ray_transfer": section_ray_transfer}
+# -- Data-parallel training: 1 ps + 2 workers against one process -----------------------------
+def _digits():
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    images = (digits.data / 16.0).astype(np.float32)
+    labels = digits.target.astype(np.int32)
+    order = np.random.default_rng(0).permutation(len(labels))
+    images, labels = images[order], labels[order]
+    return (images[:1400], labels[:1400]), (images[1400:], labels[1400:])
+
+
+def _mlp(setter=None):
+    """The digits MLP in the default graph, under ``setter`` (a device function) if given."""
+    with df.device(setter):
+        step = df.train.get_or_create_global_step()
+        x = df.placeholder(df.float32, [None, 64], name="x")
+        y = df.placeholder(df.int32, [None], name="y")
+        init = df.glorot_uniform_initializer(seed=1)
+        w1 = df.get_variable("w1", [64, 64], initializer=init)
+        b1 = df.get_variable("b1", [64], initializer=df.zeros_initializer())
+        w2 = df.get_variable("w2", [64, 10], initializer=init)
+        b2 = df.get_variable("b2", [10], initializer=df.zeros_initializer())
+        logits = df.matmul(df.nn.relu(df.matmul(x, w1) + b1), w2) + b2
+        loss = df.reduce_mean(
+            df.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+        )
+        optimizer = df.train.GradientDescentOptimizer(0.2)
+        grads_and_vars = optimizer.compute_gradients(loss)
+        train = optimizer.apply_gradients(grads_and_vars, global_step=step)
+        correct = df.equal(df.argmax(logits, 1, output_type=df.int32), y)
+        accuracy = df.reduce_mean(df.cast(correct, df.float32))
+    return x, y, train, accuracy, [g for g, _ in grads_and_vars]
+
+
+def _batches(images, labels, worker: int, size: int = 64):
+    rng = np.random.default_rng(worker)
+    while True:
+        chosen = rng.integers(0, len(labels), size)
+        yield images[chosen], labels[chosen]
+
+
+def section_data_parallel(repeats: int) -> None:
+    import threading
+    import time
+
+    (train_x, train_y), (test_x, test_y) = _digits()
+    steps = 100 * max(1, repeats // 3)
+
+    with df.Graph().as_default():
+        x, y, train, accuracy, grads = _mlp()
+        with df.Session() as sess:
+            sess.run(df.global_variables_initializer())
+            batches = _batches(train_x, train_y, 0)
+            times = []
+            for _ in range(2 * steps):
+                bx, by = next(batches)
+                start = time.perf_counter()
+                sess.run(train, {x: bx, y: by})
+                times.append(time.perf_counter() - start)
+            local_step = float(np.median(times))
+            local_accuracy = sess.run(accuracy, {x: test_x, y: test_y})
+
+    cluster = df.distribute.RayCluster({"ps": 1, "worker": 2})
+    results: dict = {}
+    chief_ready = threading.Event()
+
+    def worker(index: int) -> None:
+        if index:
+            chief_ready.wait(120)
+        server = df.train.Server(cluster.spec, job_name="worker", task_index=index)
+        with df.Graph().as_default():
+            setter = df.train.replica_device_setter(
+                cluster=cluster.spec, worker_device=f"/job:worker/task:{index}"
+            )
+            x, y, train, accuracy, grads = _mlp(setter)
+            hooks = [df.train.StopAtStepHook(last_step=2 * steps)]
+            batches = _batches(train_x, train_y, index)
+            times = []
+            with df.train.MonitoredTrainingSession(
+                master=server.target, is_chief=index == 0, hooks=hooks, log_step_count_steps=None
+            ) as sess:
+                while not sess.should_stop():
+                    bx, by = next(batches)
+                    start = time.perf_counter()
+                    sess.run(train, {x: bx, y: by})
+                    times.append(time.perf_counter() - start)
+                    chief_ready.set()
+            result = results[index] = {"steps": len(times), "step": float(np.median(times))}
+            if index == 0:
+                with df.Session(server.target) as sess:
+                    result["accuracy"] = sess.run(accuracy, {x: test_x, y: test_y})
+                    bx, by = next(batches)
+                    feed = {x: bx, y: by}
+                    gradient_values = sess.run(grads, feed)
+                    apply_feed = dict(zip(grads, gradient_values))
+                    result["pull_compute"], result["push_apply"], result["whole"] = (
+                        paired_median_times(
+                            lambda: sess.run(grads, feed),
+                            lambda: sess.run(train, apply_feed),
+                            lambda: sess.run(train, feed),
+                            repeats=repeats * 5,
+                        )
+                    )
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - started
+    cluster.shutdown()
+    chief = results[0]
+    print(f"Data-parallel digits MLP, {2 * steps} global steps of batch 64")
+    print(f"  one process   test accuracy {local_accuracy:.3f}  median step {local_step:.5f} s")
+    print(
+        f"  1 ps + 2 wkrs test accuracy {chief['accuracy']:.3f}  median step "
+        f"{chief['step']:.5f} s (worker 0), {results[1]['step']:.5f} s (worker 1); steps "
+        f"{chief['steps']} + {results[1]['steps']}; wall {wall:.2f} s"
+    )
+    print(f"  cluster step / one-process step: {chief['step'] / local_step:.1f}x")
+    print("  where a cluster step's time goes (worker 0's graph, median s):")
+    print(f"    compute (one process)   {local_step:.5f}")
+    print(f"    pull + compute          {chief['pull_compute']:.5f}")
+    print(f"    push + apply            {chief['push_apply']:.5f}")
+    print(f"    whole step              {chief['whole']:.5f}")
+    print(f"    transfer and rendezvous ~{chief['whole'] - local_step:.5f}")
+
+
+SECTIONS = {
+    "in_process": section_in_process,
+    "ray_transfer": section_ray_transfer,
+    "data_parallel": section_data_parallel,
+}
 
 
 def main() -> None:

@@ -160,7 +160,11 @@ class Saver:
         if not os.path.isdir(directory):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         values = {}
+        if getattr(sess, "_master", None) is not None:  # a cluster's: the values are on tasks
+            values = {k: np.asarray(v) for k, v in sess.run(dict(self._var_list)).items()}
         for name, variable in self._var_list.items():
+            if name in values:
+                continue
             try:
                 value = sess._variable_values[variable.op.name]
             except KeyError:

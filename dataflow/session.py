@@ -331,7 +331,7 @@ _TARGETS: dict[str, Callable] = {}
 def register_target(prefix: str, make_master: Callable) -> None:
     """Makes a ``Session(target)`` whose target starts with ``prefix`` run its steps through
     ``make_master(target, graph)``, an object with ``run(session, fetches, feed_dict, options,
-    location)``."""
+    location, run_metadata)``."""
     _TARGETS[prefix] = make_master
 
 
@@ -496,7 +496,7 @@ class Session:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         if self._master is not None:
-            return self._master.run(self, fetches, feed_dict, options, location)
+            return self._master.run(self, fetches, feed_dict, options, location, run_metadata)
         if feed_dict is not None and type(feed_dict) is not dict:
             _check_argument(
                 "feed_dict", feed_dict, Mapping, "a dict from tensors to values", location
@@ -683,7 +683,19 @@ class Session:
         return [] if result is None else result.regions
 
     # -- execution --------------------------------------------------------------------------------
-    def _execute(self, plan: _Plan, feed_values, options, run_metadata, location):
+    def _execute(
+        self,
+        plan: _Plan,
+        feed_values,
+        options,
+        run_metadata,
+        location,
+        rendezvous=None,
+        commit: Optional[Callable] = None,
+    ):
+        """Runs ``plan`` and commits its variable writes (`_commit`), or hands its `RunContext`
+        to ``commit`` when given (a task of a cluster holds it until every task of the step
+        succeeded); ``rendezvous`` is the step's, for a partition of a step of several tasks."""
         if run_metadata is None and type(plan) is _Plan:
             plan = _compiled(plan, options)
         timeout_ms = getattr(options, "timeout_in_ms", 0) or self._config.operation_timeout_in_ms
@@ -693,7 +705,7 @@ class Session:
         watcher = _debug_watcher.start_watching(
             options, plan.nodes, plan.feed_tensors, self._graph, run_metadata, location
         )
-        context = RunContext(self, deadline)
+        context = RunContext(self, deadline, rendezvous)
         pool = self._thread_pool()
         values = None
         try:
@@ -728,6 +740,11 @@ class Session:
                 run_metadata.partition_graphs = list(getattr(plan, "partition_graphs", {}).values())
             if watcher is not None:
                 watcher.finish(run_metadata)
+        (self._commit if commit is None else commit)(context)
+        return values
+
+    def _commit(self, context: RunContext) -> None:
+        """Makes the variable writes of a run that succeeded the Session's values."""
         # Closed while the run went on: the variables were released and its writes are
         # dropped, so the run reports that rather than a success that kept nothing.
         writes = context.pending_writes
@@ -740,7 +757,6 @@ class Session:
                 self._variable_values.update(writes)
         elif self._closed:
             raise _closed_during_run()
-        return values
 
     def _load_variable(self, variable, value) -> None:
         """Sets ``variable`` to a read-only copy of ``value`` (see `dataflow.variables`)."""
@@ -751,6 +767,9 @@ class Session:
                 f"of shape {variable.shape}"
             )
         value.flags.writeable = False
+        if self._master is not None:  # the value lives on the variable's task of a cluster
+            self._master.load_variable(self, variable, value)
+            return
         with self._lock:
             self._variable_values[variable.op.name] = value
 

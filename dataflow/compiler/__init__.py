@@ -79,7 +79,7 @@ def compile_program(program: Program, min_ops: int | None = None) -> CompiledPro
     if min_ops is None:
         min_ops = 1 if _mode == "force" else AUTO_MIN_OPS
     nodes = list(program.nodes)
-    if any(node.blocking for node in nodes):
+    if any(node.blocking or node.asynchronous for node in nodes):
         return None  # a rendezvous partner could wait on a member while the region waits
     found = find_regions(nodes, min_ops)
     if not found:

@@ -38,7 +38,7 @@ def is_eligible(node: Node) -> bool:
     """Whether ``node`` may be part of a compiled region (see the module docstring)."""
     if node.kind != NodeKind.OP or node.kernel is None or node.wants_context:
         return False
-    if node.fires_on_dead or node.blocking or node.wants_frame:
+    if node.fires_on_dead or node.blocking or node.asynchronous or node.wants_frame:
         return False
     op_def = getattr(node.tag, "_op_def", None)
     if op_def is None or op_def.kind != NodeKind.OP:
@@ -106,7 +106,9 @@ def guards(nodes: Sequence[Node], order: Sequence[int]) -> list:
         node = nodes[index]
         kind = node.kind
         producers = {p for p, _ in node.inputs}
-        if kind == NodeKind.OP and (node.fires_on_dead or node.blocking or node.wants_frame):
+        if kind == NodeKind.OP and (
+            node.fires_on_dead or node.blocking or node.asynchronous or node.wants_frame
+        ):
             guard[index] = frozenset({("node", index)})
         elif kind in (NodeKind.OP, NodeKind.SWITCH, NodeKind.ENTER, NodeKind.ARG):
             guard[index] = of_inputs(node, producers)

@@ -264,8 +264,8 @@ class _Partitioner:
         if frame[:-1]:
             source = self._control_loop(frame[:-1], device).merge._outputs[0]
         else:
-            source = self._dummy_const(device, f"_cloop_{name}/start", [], origin)._outputs[0]
-        base = f"_cloop_{name}_{_short(device)}"
+            source = self._dummy_const(device, f"{name}/_cloop_start", [], origin)._outputs[0]
+        base = f"{name}/_cloop_{_short(device)}"
         enter = self._new(
             device,
             "Enter",

@@ -4,15 +4,20 @@
 and one actor per task, named after the task (``/job:ps/task:0``).  Each actor runs a
 `TaskServer`, which holds, between steps:
 
-- the graphs registered with it, each sent once as `dataflow.io` bytes and cached under its
-  registration id, each with its own `Session`;
-- the task's variables, shared by all its registered graphs (as a TensorFlow task's resource
-  container is shared by the graphs of every client), so they live on the task between runs;
-- one `StepMailbox` per step in progress, receiving the tensors other tasks send to it.
+- the graphs registered with it (each the partition of one task for one kind of run), each
+  sent once as `dataflow.io` bytes and cached under its registration id, each with its own
+  `Session`;
+- the task's variables and resources (queues), shared by all its registered graphs (as a
+  TensorFlow task's resource container is shared by the graphs of every client), so they live
+  on the task between runs;
+- one `StepMailbox` per step in progress, receiving the tensors other tasks send to it, and the
+  variable writes of the steps that succeeded here and wait for the master's commit.
 
 ``Session(cluster.target)`` makes a `RayMaster`, which plays TensorFlow 1.x's master: it places
-the ops the fetches need on tasks, registers each task's graph once, and per ``run`` sends a
-fresh step id, the feeds and the fetch names to each task and gathers the fetched values.
+the ops the fetches need on tasks, cuts them into one partition per task, registers each once,
+and per ``run`` sends a fresh step id, the feeds and the fetch names to each task involved,
+gathers the fetched values, and commits the step's variable writes on every task or on none
+(see `RayMaster`).
 
 A step's tensors travel between tasks through Ray: the sending task calls the receiving task's
 ``deliver`` with the value as an argument, which Ray moves through its object store (a numpy
@@ -34,9 +39,10 @@ import itertools
 import threading
 import time
 import uuid
-import warnings
 import weakref
 from typing import Any, Optional
+
+import numpy as np
 
 from .. import composites, errors, nest
 from ..device import DeviceSpec
@@ -86,7 +92,7 @@ class TaskServer:
     """The body of one task's actor: its graphs, its variables and its steps' mailboxes.
 
     Ray runs its methods on up to `_TASK_CONCURRENCY` threads, so ``deliver`` and
-    ``abort_step`` are served while ``run_step`` blocks in a ``recv``.
+    ``abort_step`` are served while ``run_partition`` blocks in a ``recv``.
     """
 
     def __init__(self, job: str, index: int):
@@ -96,9 +102,15 @@ class TaskServer:
         self._peers: dict[str, Any] = {}
         self._sessions: dict[str, Any] = {}  # registration id -> Session of that graph
         self._variable_values: dict[str, Any] = {}
+        self._resources: dict[str, Any] = {}
         self._variables_lock = threading.Lock()
         self._mailboxes: dict[str, StepMailbox] = {}
         self._finished_steps: collections.OrderedDict[str, None] = collections.OrderedDict()
+        # (registration, fetches, targets, feeds) -> the lowered plan of a partition.
+        self._partition_plans: dict[tuple, Any] = {}
+        # Step id -> (Session, RunContext) of a partition that succeeded, whose variable writes
+        # wait for the master's commit_step (or are dropped by abort_step).
+        self._prepared: dict[str, tuple] = {}
         self._lock = threading.Lock()
 
     # -- cluster membership ----------------------------------------------------------------------
@@ -126,8 +138,11 @@ class TaskServer:
             if op.device:
                 self._strip_own_task(op)
         session = Session(graph=graph)
-        # All graphs of this task read and write one set of variables, under one lock.
+        # All graphs of this task read and write one set of variables and share one set of
+        # resources (queues), under one lock: the partitions of one graph's different runs
+        # are registered apart and must see the same state.
         session._variable_values = self._variable_values
+        session._resources = self._resources
         session._lock = self._variables_lock
         with self._lock:
             self._sessions.setdefault(registration_id, session)
@@ -144,40 +159,117 @@ class TaskServer:
             spec.job = spec.replica = spec.task = None
             op._set_device(spec.to_string())
 
-    def run_step(
+    def run_partition(
         self,
         step_id: str,
         registration_id: str,
         feeds: dict,
         fetch_names: list,
+        target_names: list,
         timeout_ms: int,
+        hold_writes: bool = True,
     ) -> tuple:
-        """Runs ``fetch_names`` of a registered graph with ``feeds`` (tensor name -> value) as
-        step ``step_id``: ``("ok", values)`` or ``("error", class name, op name, message)``."""
-        from ..session import RunOptions
+        """Runs this task's partition of step ``step_id`` of several tasks: the registered
+        graph ``registration_id`` with ``feeds`` (tensor name -> value), computing
+        ``fetch_names`` (tensors and ops) and running ``target_names`` (its ``_Send`` ops), with
+        the step's `RayRendezvous`.  With ``hold_writes`` its variable writes are held, not
+        committed: the answer is ``("prepared", values of the fetched tensors, whether writes
+        are held)``, then the master's ``commit_step`` or ``abort_step`` decides (a step of one
+        task commits at once).  A failure is ``("error", class,
+        op, message)`` when it began here (and the step is aborted on every other task), or
+        ``("aborted", ...)`` when this partition stopped because another task failed."""
+        from ..session import RunOptions, _as_result
+        from ..variables import VariableRef
 
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
         mailbox = self._mailbox(step_id)
         if mailbox is None:
-            return ("error", "CancelledError", None, f"Step {step_id} ended before it began")
+            return ("aborted", "CancelledError", None, f"Step {step_id} ended before it began")
         mailbox.deadline = deadline
         try:
+            if mailbox.aborted is not None:
+                raise mailbox.aborted
             session = self._sessions.get(registration_id)
             if session is None:
                 raise errors.FailedPreconditionError(
                     None, None, f"No graph is registered as {registration_id!r} on {self.name}"
                 )
-            if mailbox.aborted is not None:
-                raise mailbox.aborted
+            plan = self._partition_plan(
+                registration_id, session, fetch_names, target_names, list(feeds)
+            )
             options = RunOptions(timeout_in_ms=timeout_ms) if timeout_ms > 0 else None
-            values = session.run(list(fetch_names), feed_dict=feeds or None, options=options)
-            return ("ok", values)
+            held = []
+            values = session._execute(
+                plan,
+                tuple(feeds.values()),
+                options,
+                None,
+                f"step {step_id} on {self.name}",
+                rendezvous=RayRendezvous(self, step_id, deadline),
+                commit=held.append if hold_writes else None,
+            )
+            context = held[0] if held else None
+            results = []
+            for position in plan.fetch_positions[: len(fetch_names)]:
+                if position is None:
+                    continue
+                value = values[position]
+                if type(value) is VariableRef:
+                    pending = context.pending_writes if context is not None else {}
+                    value = pending.get(value.key, session._variable_values.get(value.key))
+                results.append(_as_result(value) if type(value) is np.ndarray else value)
+            with self._lock:
+                if mailbox.aborted is not None:
+                    raise mailbox.aborted
+                holds = context is not None and bool(context.pending_writes)
+                if holds:
+                    self._prepared[step_id] = (session, context)
+            return ("prepared", results, holds)
         except Exception as e:
+            if mailbox.aborted is not None:
+                return ("aborted",) + _describe_failure(mailbox.aborted)[1:]
             failure = _describe_failure(e)
+            mailbox.abort(e)
             self._abort_peers(step_id, failure)
             return failure
         finally:
             self._end_step(step_id)
+
+    def load_variable(self, name: str, value) -> None:
+        """Sets the variable ``name`` of this task to ``value`` (a restore, ``Variable.load``)."""
+        value = np.array(value)
+        value.flags.writeable = False
+        with self._variables_lock:
+            self._variable_values[name] = value
+
+    def commit_step(self, step_id: str) -> tuple:
+        """Commits the variable writes this task holds for step ``step_id``, which every task
+        of the step ran successfully (phase two of the master's commit): ``("committed",)``,
+        or the failure of the commit (the task's Session was closed meanwhile)."""
+        with self._lock:
+            prepared = self._prepared.pop(step_id, None)
+        if prepared is not None:
+            session, context = prepared
+            try:
+                session._commit(context)
+            except Exception as e:
+                return _describe_failure(e)
+        return ("committed",)
+
+    def _partition_plan(self, registration_id, session, fetch_names, target_names, feed_names):
+        """The lowered plan of a registered partition for these fetches, targets and feeds,
+        made on first use and kept."""
+        from ..session import lower_graph
+
+        key = (registration_id, tuple(fetch_names), tuple(target_names), tuple(feed_names))
+        plan = self._partition_plans.get(key)
+        if plan is None:
+            graph = session.graph
+            elements = [graph.as_graph_element(n) for n in (*fetch_names, *target_names)]
+            feeds = tuple(graph.get_tensor_by_name(n) for n in feed_names)
+            plan = lower_graph(graph, elements, feeds, session._pipeline(None))
+            self._partition_plans[key] = plan
+        return plan
 
     def rendezvous(self, step_id: str, timeout_ms: int = 0) -> RayRendezvous:
         """The rendezvous of step ``step_id`` as this task sees it."""
@@ -194,9 +286,12 @@ class TaskServer:
     def abort_step(self, step_id: str, failure: tuple) -> None:
         """Fails step ``step_id`` here: its waiting and later ``recv`` calls raise the error
         ``failure`` describes (`_describe_failure`)."""
+        with self._lock:
+            self._prepared.pop(step_id, None)
         mailbox = self._mailbox(step_id)
         if mailbox is not None:
-            mailbox.abort(_rebuild_failure(failure, None, self.name))
+            with self._lock:
+                mailbox.abort(_rebuild_failure(failure, None, self.name))
 
     def send(self, step_id: str, key: str, value, is_dead: bool = False) -> None:
         """Sends through step ``step_id``'s rendezvous from this task, as a `_Send` does."""
@@ -288,12 +383,17 @@ def _describe_failure(error: BaseException) -> tuple:
     return ("error", type(error).__name__, op_name, message)
 
 
-def _rebuild_failure(failure: tuple, graph: Optional[Graph], task: str) -> BaseException:
-    """The error ``failure`` describes, with the op of ``graph`` it names (when there is one),
-    as the same class when it is one of `dataflow.errors` or a built-in exception."""
+def _rebuild_failure(
+    failure: tuple, graph: Optional[Graph], task: str, origins: Optional[dict] = None
+) -> BaseException:
+    """The error ``failure`` describes, with the op of ``graph`` it names (when there is one;
+    ``origins`` maps an op of a partition to the user's op it stands for), as the same class
+    when it is one of `dataflow.errors` or a built-in exception."""
     _, class_name, op_name, message = failure
     op = None
-    if graph is not None and op_name is not None:
+    if origins is not None and op_name in origins:
+        op = origins[op_name]
+    elif graph is not None and op_name is not None:
         try:
             op = graph.get_operation_by_name(op_name)
         except KeyError:
@@ -349,19 +449,41 @@ class RayCluster:
         self.spec = ClusterSpec(
             {job: [f"{self.target}{n}" for n in ns] for job, ns in names.items()}
         )
-        actor_class = ray.remote(TaskServer)
+        self._actor_class = ray.remote(TaskServer)
         self._actors: dict[str, Any] = {}
+        # Counts the replaced tasks: the masters register their graphs again when it changes.
+        self.generation = 0
         for job, count in jobs.items():
             for index in range(count):
-                name = task_name(job, index)
-                self._actors[name] = actor_class.options(
-                    num_cpus=0, max_concurrency=_TASK_CONCURRENCY, name=f"{self.target}{name}"
-                ).remote(job, index)
+                self._actors[task_name(job, index)] = self._start_task(job, index)
         ray.get([actor.ping.remote() for actor in self._actors.values()])
         ray.get([actor.connect.remote(self._actors) for actor in self._actors.values()])
         self._closed = False
         self._stopped = threading.Event()
         _clusters[self.target] = self
+
+    def _start_task(self, job: str, index: int):
+        name = task_name(job, index)
+        suffix = f"#{self.generation}" if self.generation else ""
+        return self._actor_class.options(
+            num_cpus=0, max_concurrency=_TASK_CONCURRENCY, name=f"{self.target}{name}{suffix}"
+        ).remote(job, index)
+
+    def replace_task(self, task: str) -> None:
+        """Stops ``task`` (if it still runs) and starts a new one in its place, with no graph
+        and no variable: restore them from a checkpoint (``Saver.restore``) before training
+        on.  Steps in progress on the old task fail; the next runs register their graphs
+        again."""
+        old = self.actor(task)
+        try:
+            self._ray.kill(old, no_restart=True)
+        except Exception:  # already gone
+            pass
+        spec = DeviceSpec.from_string(task)
+        self.generation += 1
+        self._actors[task] = self._start_task(spec.job, spec.task)
+        self._ray.get(self._actors[task].ping.remote())
+        self._ray.get([actor.connect.remote(self._actors) for actor in self._actors.values()])
 
     @property
     def tasks(self) -> list[str]:
@@ -467,12 +589,65 @@ class Server:
 
 
 # -- the master ------------------------------------------------------------------------------------
+class _TaskPart:
+    """One task's part of a step of several tasks: its registered partition, and where its
+    feeds come from and its fetched values go."""
+
+    def __init__(self, task: str, graph: Graph):
+        self.task = task
+        self.graph = graph
+        self.registration: Optional[str] = None
+        self.feed_names: list[str] = []  # tensors of the partition that are fed
+        self.feed_positions: list[int] = []  # per feed: index into the step's feed values
+        self.fetch_names: list[str] = []  # tensors and ops of the partition fetched
+        self.fetch_targets: list[int] = []  # per fetched tensor: index into the step's values
+        self.target_names: list[str] = []  # its _Send ops
+        # Name of an op of the partition -> the op of the user's graph it stands for.
+        self.origins: dict[str, Operation] = {}
+
+    def named_op(self) -> Operation:
+        """The user's op an error about this part as a whole names: what it computes for the
+        step (its first fetch, else the first value it sends)."""
+        for name in (*self.fetch_names, *self.target_names):
+            op_name = name.rsplit(":", 1)[0] if ":" in name else name
+            if op_name in self.origins:
+                return self.origins[op_name]
+        return next(iter(self.origins.values()))
+
+
+class _DistributedStep:
+    """What the master keeps of a step placed on several tasks: a part per task, and the
+    position of each flat fetch among the values (None for an op)."""
+
+    def __init__(self, parts: list[_TaskPart], fetch_positions: list, value_count: int):
+        self.parts = parts
+        self.fetch_positions = fetch_positions
+        self.value_count = value_count
+
+
 class RayMaster:
     """What a ``Session(cluster.target)`` runs its steps with, as TensorFlow 1.x's master.
 
     An op that asks for no task runs on ``default_task`` (a `Server`'s task; else the first
-    worker, else the first task).  Until the graph is partitioned across tasks, the ops one run
-    needs must all lie on one task: that task gets the whole graph.
+    worker, else the first task).  A run whose ops all lie on one task sends that task the
+    whole graph (registered once per graph version) and commits there as a local run does.
+
+    A run whose ops lie on several tasks is partitioned by task, as the in-process partitions
+    are by device (`dataflow.distribute.partition`): every device of a task maps to that
+    task's one CPU, so a task runs one partition per step (a task's Session has one device;
+    splitting further would only add rendezvous traffic inside one process).  A fed tensor
+    goes to the task of its first consumer.  Each task's partition is registered once per
+    (graph version, fetches, feeds) and kept.  Per ``run`` every task involved gets the step
+    id and runs its partition with that step's `RayRendezvous`; values crossing tasks travel
+    as Ray calls into the receiving task's `StepMailbox`.
+
+    Variable writes of such a step commit in two phases: each task holds its writes when its
+    partition succeeds; once every task has, the master sends ``commit_step`` to those that
+    hold some (and waits for them, so the next run reads the writes); a failure anywhere
+    sends ``abort_step`` to all, which drops the held writes.  What holds: no task commits
+    before every partition of the step succeeded.  What does not: a task that dies between
+    its prepare and the commit loses its writes while the others keep theirs (there is no
+    log to replay, as in TensorFlow, whose variables are not transactional at all).
     """
 
     _ids = itertools.count()
@@ -486,10 +661,12 @@ class RayMaster:
         self._default_job = DeviceSpec.from_string(self._default_task).job
         self._master_id = f"{uuid.uuid4().hex[:8]}"
         self._steps = itertools.count()
-        self._registrations: dict[tuple, str] = {}  # (graph version, task) -> registration id
+        # (cluster generation, graph version, fetches, feeds) -> the step's parts, registered
+        # with their tasks (a replaced task knows no registration: a new generation).
+        self._distributions: dict[tuple, Any] = {}
         self._lock = threading.Lock()
 
-    def run(self, session, fetches, feed_dict, options, location):
+    def run(self, session, fetches, feed_dict, options, location, run_metadata=None):
         """`Session.run` on the cluster; the checks of fetches and feeds are the Session's."""
         if self._cluster._closed:
             raise RuntimeError(f"The cluster of this Session was shut down (run at {location}).")
@@ -501,92 +678,215 @@ class RayMaster:
             )
         flat_fetches = [session._as_fetch(f, location) for f in flat]
         feed_tensors, feed_values = session._prepare_feeds(feed_dict, location)
-        task = self._task_for(session, flat_fetches, feed_tensors)
-        registration = self._register(task)
-        step_id = f"{self._master_id}:{next(self._steps)}"
         timeout_ms = getattr(options, "timeout_in_ms", 0) or session._config.operation_timeout_in_ms
-        fetch_names = [f.name for f in flat_fetches]
-        feeds = {t.name: v for t, v in zip(feed_tensors, feed_values)}
-        actor = self._cluster.actor(task)
+        step_id = f"{self._master_id}:{next(self._steps)}"
+        key = (self._cluster.generation, self._graph.version, tuple(flat_fetches), feed_tensors)
+        with self._lock:
+            distribution = self._distributions.get(key)
+        if distribution is None:
+            distribution = self._distribute(session, flat_fetches, feed_tensors)
+            with self._lock:
+                if len(self._distributions) > 256:
+                    self._distributions.clear()
+                self._distributions[key] = distribution
+        if run_metadata is not None and getattr(options, "output_partition_graphs", False):
+            run_metadata.partition_graphs = [part.graph for part in distribution.parts]
+        values = self._run_on_tasks(distribution, step_id, feed_values, timeout_ms, location)
+        flat_results = [None if p is None else values[p] for p in distribution.fetch_positions]
+        if not nest.is_nested(fetches):
+            return flat_results[0]
+        return nest.pack_sequence_as(fetches, flat_results)
+
+    def _wait(self, replies: dict, step_id: str, timeout_ms: int, location) -> dict:
+        """Task -> outcome of each reply (Ray object ref -> (task, an op it runs)), gathered
+        as they come.  A first failure that began on a task is raised at once, after the step
+        is aborted on every task; a task that stopped is `errors.UnavailableError`, and one
+        that has not answered well after the deadline `errors.DeadlineExceededError`."""
         ray = self._cluster._ray
-        reply = actor.run_step.remote(step_id, registration, feeds, fetch_names, timeout_ms)
         # A task gives up at the deadline by itself; one that does not answer well after it is
         # wedged, and the step fails here all the same.
-        wait = timeout_ms / 1000.0 + _DEADLINE_GRACE_SECONDS if timeout_ms > 0 else None
-        op = flat_fetches[0] if isinstance(flat_fetches[0], Operation) else flat_fetches[0].op
-        try:
-            outcome = ray.get(reply, timeout=wait)
-        except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as e:
-            error = errors.UnavailableError(
-                None,
-                op,
-                f"Task {task} is unavailable: it stopped during step {step_id} while running "
-                f"{errors.describe_op(op)} (run at {location}): {type(e).__name__}",
-            )
-            self._abort_step(step_id, error)
-            raise error from None
-        except ray.exceptions.GetTimeoutError:
-            error = errors.DeadlineExceededError(
-                None,
-                op,
-                f"Task {task} did not answer step {step_id} within its deadline of "
-                f"{timeout_ms} ms while running {errors.describe_op(op)} (run at {location})",
-            )
-            self._abort_step(step_id, error)
-            raise error from None
-        if outcome[0] != "ok":
-            raise _rebuild_failure(outcome, self._graph, task)
-        values = outcome[1]
-        if not nest.is_nested(fetches):
-            return values[0]
-        return nest.pack_sequence_as(fetches, values)
+        end = (
+            time.monotonic() + timeout_ms / 1000.0 + _DEADLINE_GRACE_SECONDS
+            if timeout_ms > 0
+            else None
+        )
+        pending = dict(replies)
+        outcomes: dict[str, tuple] = {}
+        while pending:
+            remaining = None if end is None else max(0.0, end - time.monotonic())
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=remaining)
+            if not ready:
+                task, op = next(iter(pending.values()))
+                error = errors.DeadlineExceededError(
+                    None,
+                    op,
+                    f"Task {task} did not answer step {step_id} within its deadline of "
+                    f"{timeout_ms} ms while running {errors.describe_op(op)} (run at {location})",
+                )
+                self._abort_step(step_id, error)
+                raise error
+            for ref in ready:
+                task, op = pending.pop(ref)
+                try:
+                    outcome = ray.get(ref)
+                except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as e:
+                    error = errors.UnavailableError(
+                        None,
+                        op,
+                        f"Task {task} is unavailable: it stopped during step {step_id} while "
+                        f"running {errors.describe_op(op)} (run at {location}): "
+                        f"{type(e).__name__}",
+                    )
+                    self._abort_step(step_id, error)
+                    raise error from None
+                outcomes[task] = outcome
+                if outcome[0] == "error" and len(replies) > 1:
+                    self._abort_step(step_id, outcome)
+                    return outcomes
+        return outcomes
 
-    def _abort_step(self, step_id: str, error: BaseException) -> None:
-        """Aborts step ``step_id`` on every task still there, so no recv of it waits on."""
-        failure = _describe_failure(error)
+    def _run_on_tasks(
+        self, step: _DistributedStep, step_id: str, feed_values, timeout_ms: int, location
+    ) -> list:
+        """Runs a step of several tasks and commits it on all of them (see the class
+        docstring): the fetched values, in the order of ``step.fetch_positions``."""
+        replies = {}
+        for part in step.parts:
+            feeds = {n: feed_values[i] for n, i in zip(part.feed_names, part.feed_positions)}
+            reply = self._cluster.actor(part.task).run_partition.remote(
+                step_id,
+                part.registration,
+                feeds,
+                part.fetch_names,
+                part.target_names,
+                timeout_ms,
+                len(step.parts) > 1,
+            )
+            replies[reply] = (part.task, part.named_op())
+        outcomes = self._wait(replies, step_id, timeout_ms, location)
+        parts = {part.task: part for part in step.parts}
+        failures = [(t, o) for t, o in outcomes.items() if o[0] != "prepared"]
+        if failures:
+            began_here = [(t, o) for t, o in failures if o[0] == "error"]
+            task, failure = (began_here or failures)[0]
+            self._abort_step(step_id, failure)
+            raise _rebuild_failure(failure, self._graph, task, parts[task].origins)
+        holding = [t for t, o in outcomes.items() if o[2]]
+        if holding:
+            commits = {
+                self._cluster.actor(t).commit_step.remote(step_id): (t, None) for t in holding
+            }
+            for task, outcome in self._wait(commits, step_id, 0, location).items():
+                if outcome[0] != "committed":
+                    raise _rebuild_failure(outcome, self._graph, task)
+        values: list = [None] * step.value_count
+        for part in step.parts:
+            for target, value in zip(part.fetch_targets, outcomes[part.task][1]):
+                values[target] = value
+        return values
+
+    def _abort_step(self, step_id: str, error) -> None:
+        """Aborts step ``step_id`` on every task still there, so no recv of it waits on and no
+        task keeps its writes (``error``: an exception, or a failure as tasks describe it)."""
+        failure = error if isinstance(error, tuple) else _describe_failure(error)
+        failure = ("error",) + tuple(failure[1:])
         for name in self._cluster.tasks:
             self._cluster.actor(name).abort_step.remote(step_id, failure)
 
-    def _task_for(self, session, flat_fetches, feed_tensors) -> str:
-        """The one task that runs every op the fetches need, as the placer places them on the
-        cluster's tasks (`dataflow.distribute.placer`)."""
+    def load_variable(self, session, variable, value) -> None:
+        """Sends ``value`` to the task ``variable`` is placed on (`Session._load_variable`)."""
+        op = variable.op
+        placement = place(
+            self._graph,
+            [op],
+            session._config,
+            self._cluster.spec,
+            default_device=self._default_task,
+        )
+        task = task_of_device(placement[op.name], self._default_job)
+        try:
+            self._cluster._ray.get(self._cluster.actor(task).load_variable.remote(op.name, value))
+        except self._cluster._ray.exceptions.RayActorError as e:
+            raise errors.UnavailableError(
+                None,
+                op,
+                f"Task {task} is unavailable: {errors.describe_op(op)} cannot be "
+                f"loaded there ({type(e).__name__})",
+            ) from None
+
+    def _distribute(self, session, flat_fetches, feed_tensors) -> _DistributedStep:
+        """The `_DistributedStep` of a run, its partitions registered with their tasks."""
         ops = needed_ops(flat_fetches, feed_tensors)
         placement = place(
             self._graph, ops, session._config, self._cluster.spec, default_device=self._default_task
         )
-        chosen = first = None
-        for op in ops:
-            task = task_of_device(placement[op.name], self._default_job)
-            if chosen is None:
-                chosen, first = task, op
-            elif task != chosen:
-                raise errors.UnimplementedError(
-                    None,
-                    op,
-                    f"{errors.describe_op(op)} is placed on {task} and "
-                    f"{errors.describe_op(first)} on {chosen}: a run on a cluster runs on one "
-                    "task until graphs are partitioned across tasks",
-                )
-        return chosen or self._default_task
+        task_of = {op.name: task_of_device(placement[op.name], self._default_job) for op in ops}
+        return self._partition(flat_fetches, feed_tensors, task_of)
 
-    def _register(self, task: str) -> str:
-        """The registration id of this graph's current version on ``task``, sent once."""
+    def _partition(self, flat_fetches, feed_tensors, task_of: dict) -> _DistributedStep:
         from ..io import graph_to_bytes
+        from ..passes import GraphItem
+        from .partition import _Partitioner
 
-        key = (self._graph.version, task)
-        with self._lock:
-            registration = self._registrations.get(key)
-        if registration is not None:
-            return registration
-        registration = f"{self._master_id}/{next(self._ids)}"
-        with warnings.catch_warnings():
-            # Python objects in collections (a Saver) stay here: the task runs ops, not them.
-            warnings.filterwarnings("ignore", "Collection .* cannot be saved", UserWarning)
-            data = graph_to_bytes(self._graph)
-        self._cluster._ray.get(self._cluster.actor(task).register_graph.remote(registration, data))
-        with self._lock:
-            self._registrations[key] = registration
-        return registration
+        item = GraphItem.from_graph(self._graph, flat_fetches, feed_tensors)
+        ops = needed_ops(list(item.fetches), ())
+        ops = list(dict.fromkeys([t.op for t in item.feeds] + ops))
+        fed_ops = {t.op for t in item.feeds}
+        first_consumer: dict[Operation, Operation] = {}
+        for op in ops:
+            for t in op._inputs:
+                if t.op in fed_ops:
+                    first_consumer.setdefault(t.op, op)
+        placement = {}
+        for op in ops:
+            user_op = first_consumer.get(op, op) if op in fed_ops else op
+            task = task_of.get(getattr(user_op, "_original", user_op).name, self._default_task)
+            placement[op.name] = _task_device(task)
+        partitioner = _Partitioner(item.graph, ops, placement)
+        graphs = partitioner.run()
+        twins = partitioner.twins
+        parts = {device: _TaskPart(_task_of_full_device(device), g) for device, g in graphs.items()}
+        fetch_positions: list = []
+        value_count = 0
+        for element in item.fetches:
+            op = element if isinstance(element, Operation) else element.op
+            part = parts[partitioner.device[op]]
+            if isinstance(element, Operation):
+                part.fetch_names.append(twins[op].name)
+                fetch_positions.append(None)
+                continue
+            part.fetch_names.append(twins[op]._outputs[element.value_index].name)
+            part.fetch_targets.append(value_count)
+            fetch_positions.append(value_count)
+            value_count += 1
+        for position, t in enumerate(item.feeds):
+            part = parts[partitioner.device[t.op]]
+            part.feed_names.append(twins[t.op]._outputs[0].name)
+            part.feed_positions.append(position)
+        registrations = []
+        for device, part in parts.items():
+            part.target_names = [send.name for send in partitioner.sends.get(device, [])]
+            part.origins = {
+                op.name: getattr(op, "_original", op) for op in part.graph.get_operations()
+            }
+            part.registration = f"{self._master_id}/{next(self._ids)}"
+            data = graph_to_bytes(part.graph)
+            actor = self._cluster.actor(part.task)
+            registrations.append(actor.register_graph.remote(part.registration, data))
+        self._cluster._ray.get(registrations)
+        return _DistributedStep(list(parts.values()), fetch_positions, value_count)
+
+
+def _task_device(task: str) -> str:
+    """The one device a task runs a partition on: ``/job:ps/task:0`` ->
+    ``/job:ps/replica:0/task:0/device:CPU:0``."""
+    spec = DeviceSpec.from_string(task)
+    return f"/job:{spec.job}/replica:0/task:{spec.task}/device:CPU:0"
+
+
+def _task_of_full_device(device: str) -> str:
+    spec = DeviceSpec.from_string(device)
+    return task_name(spec.job, spec.task)
 
 
 def master_for_target(target: str, graph: Graph) -> RayMaster:

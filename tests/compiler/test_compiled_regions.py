@@ -194,3 +194,31 @@ def test_find_regions_keeps_stateful_and_control_flow_ops_out():
         for member in region:
             op = nodes[member].tag
             assert not op._op_def.stateful and op.type not in ("Switch", "Merge")
+
+
+def test_a_partition_that_receives_from_another_is_never_compiled(mode):
+    # A region would hold back values a _Send needs until its inputs, one of them a _Recv
+    # waiting on that very Send through another partition, were all there: a deadlock.
+    with df.device("/cpu:0"):
+        a = df.placeholder(df.float32, [], name="a")
+        b = a * 2.0 + 1.0
+    with df.device("/cpu:1"):
+        c = b * 3.0 - 1.0
+    d = (c + b) * 0.5 + a
+    mode("force")
+    config = df.ConfigProto(device_count={"CPU": 2})
+    with df.Session(config=config) as sess:
+        options = df.RunOptions(output_partition_graphs=True)
+        metadata = df.RunMetadata()
+        assert sess.run(d, {a: 1.0}, options=options, run_metadata=metadata) == 6.5
+        assert sess.run(d, {a: 1.0}) == 6.5  # forced compilation leaves it interpreted
+    receiving = [
+        g for g in metadata.partition_graphs if "_Recv" in {op.type for op in g.get_operations()}
+    ]
+    assert receiving
+    for graph in receiving:
+        ops = graph.get_operations()
+        feeds = tuple(op.outputs[0] for op in ops if op.type == "Placeholder")
+        targets = [op for op in ops if op.type != "Placeholder"]
+        program = df.session.lower_graph(graph, targets, feeds, ()).executable.program
+        assert compiler.compile_program(program, min_ops=1) is None

@@ -9,6 +9,7 @@ import pytest
 import dataflow as df
 from dataflow import errors
 from dataflow.distribute.rendezvous import make_key
+from dataflow.io import graph_to_bytes
 
 WORKER0 = "/job:worker/task:0"
 WORKER1 = "/job:worker/task:1"
@@ -144,14 +145,11 @@ def test_a_failed_step_aborts_the_recvs_of_that_step_on_every_other_task(cluster
         with df.device(WORKER0):
             p = df.placeholder(df.float32, [], name="unfed")
             y = p * 2.0
-        with df.Session(cluster.target) as sess:
-            sess.run(y, {p: 1.0})  # registers the graph
-            registration = sess._master._registrations[(graph.version, WORKER0)]
+    worker0 = cluster.actor(WORKER0)
+    local_ray.get(worker0.register_graph.remote("graph-e", graph_to_bytes(graph)))
     waiting = cluster.actor(WORKER1).recv.remote("step-e", key_to(WORKER1), 60_000)
     time.sleep(0.2)
-    outcome = local_ray.get(
-        cluster.actor(WORKER0).run_step.remote("step-e", registration, {}, [y.name], 0)
-    )
+    outcome = local_ray.get(worker0.run_partition.remote("step-e", "graph-e", {}, [y.name], [], 0))
     assert outcome[:3] == ("error", "InvalidArgumentError", "unfed")
     with pytest.raises(errors.InvalidArgumentError, match="unfed"):
         local_ray.get(waiting, timeout=30)
@@ -235,3 +233,148 @@ def test_a_step_that_waits_past_its_deadline_fails_and_leaves_the_session_usable
                 sess.run(taken, options=df.RunOptions(timeout_in_ms=300))
             sess.run(put)
             assert sess.run(taken) == 5.0
+
+
+# -- steps placed on several tasks -----------------------------------------------------------------
+PS = "/job:ps/task:0"
+
+
+def scaled_loop(placed: bool):
+    """A variable on the ps, a loop reading it on worker 1, a sum of its result on worker 0
+    (with ``placed`` False, the same graph on no device)."""
+
+    def on(task):
+        return df.device(task if placed else None)
+
+    with on(PS):
+        weight = df.Variable(np.array([1.0, 2.0, 3.0], np.float32), name="weight")
+    with on(WORKER1):
+        x = df.placeholder(df.float32, [3], name="x")
+        n = df.placeholder(df.int32, [], name="n")
+        _, grown = df.while_loop(
+            lambda i, a: i < n,
+            lambda i, a: (i + 1, df.cond(i < 2, lambda: a * weight, lambda: a + x)),
+            [0, x],
+        )
+    with on(WORKER0):
+        total = df.reduce_sum(grown, name="total")
+    return weight, x, n, grown, total
+
+
+def test_a_graph_placed_on_several_tasks_gives_the_one_device_values(cluster):
+    feed_values = (np.array([1.0, -0.5, 2.0], np.float32), 4)
+    with df.Graph().as_default():
+        weight, x, n, grown, total = scaled_loop(placed=False)
+        with df.Session() as local:
+            local.run(weight.initializer)
+            expected = local.run({"grown": grown, "total": total}, dict(zip((x, n), feed_values)))
+    with df.Graph().as_default():
+        weight, x, n, grown, total = scaled_loop(placed=True)
+        with df.Session(cluster.target) as sess:
+            sess.run(weight.initializer)
+            got = sess.run({"grown": grown, "total": total}, dict(zip((x, n), feed_values)))
+    assert got["grown"].tolist() == expected["grown"].tolist()
+    assert got["total"] == expected["total"]
+
+
+def test_each_tasks_partition_is_registered_once_per_fetches_and_feeds(cluster, local_ray):
+    def registered():
+        counts = local_ray.get([cluster.actor(t).registrations.remote() for t in cluster.tasks])
+        return {t: len(ids) for t, ids in zip(cluster.tasks, counts)}
+
+    with df.Graph().as_default():
+        weight, x, n, grown, total = scaled_loop(placed=True)
+        with df.Session(cluster.target) as sess:
+            sess.run(weight.initializer)
+            before = registered()
+            for trips in range(3):
+                sess.run(total, {x: np.ones(3, np.float32), n: trips})
+            after = registered()
+    assert {t: after[t] - before[t] for t in cluster.tasks} == {PS: 1, WORKER0: 1, WORKER1: 1}
+
+
+def test_run_metadata_gets_the_graph_of_each_task(cluster):
+    with df.Graph().as_default():
+        weight, x, n, grown, total = scaled_loop(placed=True)
+        with df.Session(cluster.target) as sess:
+            sess.run(weight.initializer)
+            metadata = df.RunMetadata()
+            sess.run(
+                total,
+                {x: np.ones(3, np.float32), n: 2},
+                options=df.RunOptions(output_partition_graphs=True),
+                run_metadata=metadata,
+            )
+    graphs = metadata.partition_graphs
+    assert len(graphs) == 3
+    devices = [{op.device for op in g.get_operations()} for g in graphs]
+    assert sorted(d.pop() for d in devices if len(d) == 1) == [
+        "/job:ps/replica:0/task:0/device:CPU:0",
+        "/job:worker/replica:0/task:0/device:CPU:0",
+        "/job:worker/replica:0/task:1/device:CPU:0",
+    ]
+    types = [op.type for g in graphs for op in g.get_operations()]
+    assert types.count("_Send") == types.count("_Recv") > 0
+
+
+def test_a_failure_on_one_task_leaves_every_tasks_variables_as_they_were(cluster):
+    with df.Graph().as_default():
+        with df.device(PS):
+            count = df.Variable(0.0, name="count")
+            counted = df.assign_add(count, 1.0, name="counted")
+        with df.device(WORKER1):
+            seen = df.Variable(0.0, name="seen")
+            noted = df.assign(seen, 5.0, name="noted")
+        with df.device(WORKER0):
+            p = df.placeholder(df.float32, [], name="needs_a_feed")
+            doubled = p * 2.0
+        with df.Session(cluster.target) as sess:
+            sess.run([count.initializer, seen.initializer])
+            with pytest.raises(errors.InvalidArgumentError) as caught:
+                sess.run([counted, noted, doubled])  # the ps and worker 1 succeed, worker 0 not
+            assert caught.value.op is p.op
+            assert "test_ray_cluster.py" in str(caught.value) and WORKER0 in str(caught.value)
+            assert sess.run([count, seen]) == [0.0, 0.0]
+            assert sess.run([counted, noted, doubled], {p: 1.0})[2] == 2.0
+            assert sess.run([count, seen]) == [1.0, 5.0]
+
+
+def test_a_step_across_tasks_waiting_past_its_deadline_fails_and_keeps_the_session(cluster):
+    with df.Graph().as_default():
+        with df.device(WORKER1):
+            queue = df.FIFOQueue(4, df.float32, shapes=[[]], name="cross_queue")
+            taken = queue.dequeue(name="waits_for_an_item")
+            put = queue.enqueue(5.0)
+        with df.device(PS):
+            used = df.identity(taken * 2.0, name="used_on_ps")
+        with df.Session(cluster.target) as sess:
+            start = time.monotonic()
+            with pytest.raises(errors.DeadlineExceededError):
+                sess.run(used, options=df.RunOptions(timeout_in_ms=500))
+            assert time.monotonic() - start < 10
+            sess.run(put)
+            assert sess.run(used) == 10.0
+
+
+def test_a_replaced_task_gets_its_variables_back_from_the_last_checkpoint(local_ray, tmp_path):
+    with df.distribute.RayCluster({"ps": 1, "worker": 1}) as small:
+        with df.Graph().as_default():
+            with df.device(PS):
+                count = df.Variable(1.0, name="count")
+            with df.device(WORKER0):
+                bump = df.assign_add(count, 1.0, name="bump")
+            saver = df.train.Saver()
+            with df.Session(small.target) as sess:
+                sess.run(count.initializer)
+                sess.run(bump)
+                checkpoint = saver.save(sess, str(tmp_path / "model"))
+                sess.run(bump)  # after the checkpoint: lost with the task
+                local_ray.kill(small.actor(PS))
+                with pytest.raises(errors.UnavailableError, match="ps/task:0"):
+                    sess.run(bump)
+                small.replace_task(PS)
+                with pytest.raises(errors.FailedPreconditionError):
+                    sess.run(bump)  # the new task holds no variable
+                saver.restore(sess, checkpoint)
+                assert sess.run(count) == 2.0
+                assert sess.run(bump) == 3.0
