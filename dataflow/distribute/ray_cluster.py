@@ -36,6 +36,7 @@ from __future__ import annotations
 import builtins
 import collections
 import itertools
+import logging
 import threading
 import time
 import uuid
@@ -439,6 +440,7 @@ class RayCluster:
                     num_cpus=2 if num_cpus is None else num_cpus,
                     include_dashboard=False,
                     log_to_driver=False,
+                    logging_level=logging.WARNING,  # Ray's own start-up notes are not ours
                 )
             else:
                 ray.init(address=address, log_to_driver=False)
