@@ -248,7 +248,7 @@ def test_a_partitions_control_loop_is_drawn_inside_its_frame(graph):
         )
     _, partitions = _partition_graphs(total, cpus=2)
     dot = _dot(partitions)
-    control_loop = [n for n in dot.nodes if n.startswith("[CPU 1] _cloop_loop_CPU_1/")]
+    control_loop = [n for n in dot.nodes if n.startswith("[CPU 1] loop/_cloop_CPU_1/")]
     assert len(control_loop) == 4  # Enter, Merge, Switch, NextIteration
     for name in control_loop:
         assert any(label.startswith("frame  loop") for label in dot.clusters_of(name)), name
