@@ -11,6 +11,8 @@
    (Grappler off, so that its executor runs every add).  Target: compiled at most TF1's cost.
    Also the first-run cost: a first run interpreted and a first run compiled, each in a new
    Session (lowering included), and the compilation alone.
+   The same chain with the default graph passes on, where elementwise fusion makes it one
+   ``FusedElementwise`` op: interpreted (its kernel) and compiled (its steps written out).
 
 Timings are medians over repeats, taken in turn within each round so that all see the same
 load; the machine may be shared, so read ratios, not absolutes.
@@ -49,7 +51,9 @@ def _dataflow():
     return df
 
 
-def _session(df, graph):
+def _session(df, graph, passes: bool = False):
+    if passes:
+        return df.Session(graph=graph)
     rewrite = df.passes.RewriterConfig(disable_meta_optimizer=True)
     config = df.ConfigProto(graph_options=df.passes.GraphOptions(rewrite_options=rewrite))
     return df.Session(graph=graph, config=config)
@@ -99,6 +103,32 @@ def bench_chain(repeats: int, length: int = LENGTH) -> dict:
     figures = dict(zip(("interpreted", "compiled", "numpy"), (t / length * 1e9 for t in times)))
     figures.update(first_run(df, compiler, graph, y, feed, max(3, repeats // 5)))
     return figures
+
+
+def bench_fused_chain(repeats: int, length: int = LENGTH) -> dict:
+    """Per-op nanoseconds of the chain with the default passes, interpreted and compiled."""
+    df = _dataflow()
+    from dataflow import compiler
+
+    graph = df.Graph()
+    with graph.as_default():
+        x, y = _chain(df, length)
+    feed = {x: np.float32(0.5)}
+    sessions = {mode: _session(df, graph, passes=True) for mode in ("off", "force")}
+
+    def run_in(mode):
+        # A plan not compiled yet follows the mode of the run that reaches it.
+        compiler.set_mode(mode)
+        return sessions[mode].run(y, feed)
+
+    interpreted, compiled = run_in("off"), run_in("force")
+    assert type(compiled) is type(interpreted) and compiled.tobytes() == interpreted.tobytes()
+    assert not next(iter(sessions["off"]._plans.values())).compiled
+
+    times = paired_median_times(lambda: run_in("off"), lambda: run_in("force"), repeats=repeats)
+    for sess in sessions.values():
+        sess.close()
+    return dict(zip(("interpreted", "compiled"), (t / length * 1e9 for t in times)))
 
 
 def first_run(df, compiler, graph, y, feed, repeats: int) -> dict:
@@ -188,6 +218,10 @@ def main() -> None:
         f"   first run in a new Session: interpreted {r['first_interpreted_ms']:.1f} ms, "
         f"compiled {r['first_compiled_ms']:.1f} ms (compilation alone {r['compile_ms']:.1f} ms)"
     )
+    fused = bench_fused_chain(repeats)
+    print("   graph passes on (the chain is one FusedElementwise op), ns per op (median):")
+    for name in ("interpreted", "compiled"):
+        print(f"   dataflow {name:12}  {fused[name]:7.0f}  ({fused[name] / r['numpy']:.2f}x numpy)")
 
 
 if __name__ == "__main__":

@@ -396,6 +396,35 @@ PINNED = {
             stated="When the `Pow` step fails inside it, the error still names `Pow`, the line "
             "that built it and its own inputs",
         ),
+        pin(
+            "print(df.debug.compiled_source(sess, [y, z], {x: 0.0}))",
+            "# region scaled/y..z: 6 op(s)",
+            "def make(const1, scalar1, const3, scalar3, k5, k6, locate):",
+            "v2 = in0 * scalar1 # scaled (Mul) at Cell In[…], line 4",
+            "v4 = v2 + scalar3 # shifted (Add) at Cell In[…], line 5",
+            "v5 = k5(v4) # y (Square) at Cell In[…], line 6",
+            "return (v5, v6,)",
+            "y, z = [np.float32(49.0), np.int32(49)]",
+            stated="`v2 = in0 * scalar1` and `v4 = v2 + scalar3`: for `float32` and `float64`",
+        ),
+        pin(
+            'for mode in ("off", "force"):',
+            "off first run … ns per op)",
+            "force first run … ns per op)",
+            "compiling costs the first run about … ms more",
+            "same result: True float32 300.5",
+            stated="The compiled plan runs the chain several times faster, and the result has the "
+            "same bits and the same type (`float32`).",
+        ),
+        pin(
+            "accumulated.assign_add(y",
+            "# region mul/y..Greater: 5 op(s) # region branch/switch_t..branch/mul: 3 op(s) "
+            "# region branch/Neg: 1 op(s)",
+            "update: 9.0 update: 18.0",
+            "a run with statistics records every op: ['x:0', 'accumulated', 'mul/y', 'add/y', "
+            "'add', 'Greater/y', 'Greater', 'branch/Switch', …]",
+            stated="Three regions: the arithmetic before the `cond`",
+        ),
     ],
     "05_debugging_static_graphs.ipynb": [
         pin(

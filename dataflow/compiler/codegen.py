@@ -18,8 +18,16 @@ expression is known to give the same value of the same type:
   would give a Python float); a 0-d constant is used as a numpy scalar there.  Integers always
   call the ufunc: numpy's scalar operators warn on overflow where the ufunc wraps silently.
 
+A ``FusedElementwise`` node (`dataflow.passes.elementwise_fusion`) of small values (``inline``:
+its output is known to hold few elements) is written out step by step, one line per step of
+its chain, each an expression or a call of the step's ufunc as above: the values are the ones
+its kernel computes, which only adds ``out=`` buffers that save allocations on large arrays (so a
+large or unknown-size chain keeps its kernel).  A chain with a "quiet" step (division,
+logarithms, ...) runs under ``np.errstate(all="ignore")``, as its kernel does.
+
 A kernel that raises is found by the line that raised (`CompiledRegion.locate`), so an error
-names the same op, with the same input values, as the interpreter's.
+names the same op, with the same input values, as the interpreter's; a failing step of a
+written-out chain is named as the fused kernel names it (``error.fused_step``).
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ from typing import Any, Optional
 import numpy as np
 
 from executor.program import Node
+
+from ..op_registry import get_op_def
 
 _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*"}
 _OPERATOR_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -55,6 +65,19 @@ def _output_dtype(node: Node) -> Optional[np.dtype]:
         return None
 
 
+def _written_out_steps(node: Node) -> Optional[list]:
+    """The steps ``(ufunc, operand positions, record, quiet)`` of a fused chain that the region
+    writes out, or None to call the node's kernel (see the module docstring)."""
+    op = node.tag
+    if getattr(op, "type", None) != "FusedElementwise" or node.inline is not True:
+        return None
+    steps = []
+    for record in op.attrs["steps"]:
+        extra = get_op_def(record[0]).extra
+        steps.append((extra["ufunc"], tuple(record[1]), record, bool(extra.get("quiet"))))
+    return steps
+
+
 def _constant_value(node: Node) -> Any:
     """The value of a constant node, or None: an op whose one output is its attr ``value``."""
     op_def = getattr(node.tag, "_op_def", None)
@@ -71,7 +94,8 @@ class CompiledRegion:
     ``members``: node indices of the interpreted program, in the order they run;
     ``inputs``/``outputs``: the edges ``(node, output)`` of that program that the function
     takes and returns; ``source``: its text; ``function``: the callable the executor runs.
-    ``lines`` maps a line of the source to ``(member, argument names)``.
+    ``lines`` maps a line of the source to ``(member, argument names, step)``, ``step`` being
+    ``(record, operand names)`` on a line of a written-out fused chain, else None.
     """
 
     def __init__(self, name: str, nodes: Sequence[Node], members: Sequence[int], outputs):
@@ -86,7 +110,7 @@ class CompiledRegion:
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
         self.nodes = nodes
-        self.lines: dict[int, tuple[int, tuple[str, ...]]] = {}
+        self.lines: dict[int, tuple[int, tuple[str, ...], Any]] = {}
         self.source, bound = self._generate(nodes, member_set)
         namespace: dict[str, Any] = {}
         code = compile(self.source, f"<compiled region {name}>", "exec")
@@ -100,7 +124,7 @@ class CompiledRegion:
         numpy_values: set[str] = set()  # names known to hold numpy values
         scalars: dict[str, str] = {}  # a 0-d constant's name -> its numpy scalar's name
         bound: dict[str, Any] = {}
-        body: list[tuple[str, int, tuple[str, ...]]] = []
+        body: list[tuple[str, int, tuple[str, ...], Any]] = []
         for index in self.members:
             node = nodes[index]
             args = tuple(names[tuple(edge)] for edge in node.inputs)
@@ -108,6 +132,11 @@ class CompiledRegion:
             constant = _constant_value(node)
             target = _value_name(index, 0, node.num_outputs)
             operator = _OPERATORS.get(node.kernel) if len(args) == 2 else None
+            steps = _written_out_steps(node)
+            if steps is not None:
+                body += self._write_out(index, node, args, steps, bound, numpy_values, scalars)
+                names[(index, 0)] = target
+                continue
             if constant is not None:
                 bound[f"const{index}"] = constant
                 line = f"{target} = const{index}"
@@ -138,7 +167,7 @@ class CompiledRegion:
                     line = f"{', '.join(targets)} = {call}"
             for k in range(node.num_outputs):
                 names[(index, k)] = _value_name(index, k, node.num_outputs)
-            body.append((line + comment, index, args))
+            body.append((line + comment, index, args, None))
         results = [names[edge] for edge in self.outputs]
         if not results:
             returned = "return None"
@@ -152,8 +181,8 @@ class CompiledRegion:
             f"    def {self.function_name}({', '.join(parameters.values())}):",
             "        try:",
         ]
-        for text, index, args in body:
-            self.lines[len(lines) + 1] = (index, args)
+        for text, index, args, step in body:
+            self.lines[len(lines) + 1] = (index, args, step)
             lines.append(f"            {text}")
         lines += [
             f"            {returned}",
@@ -163,6 +192,39 @@ class CompiledRegion:
             f"    return {self.function_name}",
         ]
         return "\n".join(lines) + "\n", bound
+
+    def _write_out(self, index, node, args, steps, bound, numpy_values, scalars) -> list:
+        """The body lines of fused node ``index``, one per step; the last one names the node's
+        value.  ``args`` are the names of the node's inputs."""
+        dtype = _output_dtype(node)
+        lines = []
+        indent = ""
+        if any(quiet for *_, quiet in steps):
+            bound["errstate"] = np.errstate
+            lines.append(('with errstate(all="ignore"):', index, args, None))
+            indent = "    "
+        previous = None
+        for position, (ufunc, operands, record, _) in enumerate(steps):
+            operand_names = tuple(previous if k < 0 else args[k] for k in operands)
+            last = position == len(steps) - 1
+            target = _value_name(index, 0, 1) if last else f"v{index}_step{position}"
+            operator = _OPERATORS.get(ufunc) if len(operand_names) == 2 else None
+            if (
+                operator is not None
+                and dtype in _OPERATOR_DTYPES
+                and any(a in numpy_values for a in operand_names)
+            ):
+                left, right = (scalars.get(a, a) for a in operand_names)
+                line = f"{target} = {left} {operator} {right}"
+            else:
+                bound[f"u{index}_{position}"] = ufunc
+                line = f"{target} = u{index}_{position}({', '.join(operand_names)})"
+            numpy_values.add(target)
+            op_type, _, name, location = record
+            comment = f"  # {name} ({op_type}) at {location}, step {position + 1} of {node.name}"
+            lines.append((indent + line + comment, index, args, (record, operand_names)))
+            previous = target
+        return lines
 
     @property
     def function_name(self) -> str:
@@ -176,8 +238,11 @@ class CompiledRegion:
             traceback = traceback.tb_next
         if traceback is None or hasattr(error, "compiled_step"):
             return
-        member, args = self.lines.get(traceback.tb_lineno, (None, ()))
+        member, args, step = self.lines.get(traceback.tb_lineno, (None, (), None))
         if member is None:
             return
         values = traceback.tb_frame.f_locals
         error.compiled_step = (self.nodes[member].tag, tuple(values.get(a) for a in args))
+        if step is not None:  # a step of a written-out fused chain
+            record, operand_names = step
+            error.fused_step = (record, tuple(values.get(a) for a in operand_names))
