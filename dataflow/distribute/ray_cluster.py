@@ -680,6 +680,13 @@ class RayMaster:
             )
         flat_fetches = [session._as_fetch(f, location) for f in flat]
         feed_tensors, feed_values = session._prepare_feeds(feed_dict, location)
+        graph = self._graph
+        if graph._unfeedable_tensors or graph._unfetchable_ops:
+            # TF1's refusals of a tensor inside a loop or cond, as a local Session gives them
+            # (imported here: the session module imports this package).
+            from ..session import _check_allowed
+
+            _check_allowed(graph, flat_fetches, feed_tensors, location)
         timeout_ms = getattr(options, "timeout_in_ms", 0) or session._config.operation_timeout_in_ms
         step_id = f"{self._master_id}:{next(self._steps)}"
         key = (self._cluster.generation, self._graph.version, tuple(flat_fetches), feed_tensors)

@@ -103,6 +103,23 @@ def test_an_op_placed_on_no_task_of_the_cluster_is_refused_naming_it(cluster):
                 sess.run(y)
 
 
+def test_a_tensor_inside_a_loop_across_tasks_is_refused_as_a_local_session_refuses_it(cluster):
+    with df.Graph().as_default():
+        inside = []
+
+        def body(i):
+            with df.device(WORKER1):
+                inside.append(i + 1)
+            return inside[-1]
+
+        with df.device(WORKER0):
+            result = df.while_loop(lambda i: i < 3, body, [df.constant(0)])
+        with df.Session(cluster.target) as sess:
+            assert sess.run(result) == 3
+            with pytest.raises(errors.InaccessibleTensorError, match="inside the while loop"):
+                sess.run(inside[0])
+
+
 def test_a_target_naming_no_cluster_is_refused():
     with pytest.raises(ValueError, match="names no running RayCluster"):
         df.Session("ray://dataflow/no-such-cluster")
