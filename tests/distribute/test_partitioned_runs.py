@@ -3,7 +3,6 @@ runs whose values, errors, deadlines and variable updates are those of one devic
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import threading
@@ -11,8 +10,9 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from placed_programs import check_placed_program, programs
 
 import dataflow as df
 import executor.runner
@@ -512,21 +512,6 @@ def test_variable_updates_of_several_partitions_commit_together():
 
 
 # -- the property --------------------------------------------------------------------------------
-def _load_control_flow_programs():
-    path = os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-        "primitives",
-        "test_control_flow_properties.py",
-    )
-    spec = importlib.util.spec_from_file_location("_control_flow_programs", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-programs = _load_control_flow_programs()
-
-
 @settings(
     max_examples=40,
     deadline=None,
@@ -540,31 +525,14 @@ programs = _load_control_flow_programs()
     seed=st.integers(0, 2**32 - 1),
 )
 def test_random_programs_placed_randomly_give_the_one_device_values(program, x, n, devices, seed):
-    start = {"f0": x, "f1": 1.0, "i0": n, "i1": 1}
-    try:
-        expected = programs.evaluate(program, start, {"x": x, "n": n})
-    except programs.Overflow:
-        assume(False)
     chooser = random.Random(seed)
-    with df.Graph().as_default():
-        with df.device(lambda op: f"/device:CPU:{chooser.randrange(devices)}"):
-            xp = df.placeholder(df.float64, shape=[], name="x")
-            np_ = df.placeholder(df.int32, shape=[], name="n")
-            env = {
-                "f0": xp,
-                "f1": df.constant(1.0, dtype=df.float64),
-                "i0": np_,
-                "i1": df.constant(1, dtype=df.int32),
-            }
-            final = programs.build(program, env, {"x": xp, "n": np_}, 10)
-        with df.Session(config=config(devices)) as sess:
-            result = sess.run(
-                {k: final[k] for k in programs.NAMES},
-                {xp: np.float64(x), np_: np.int32(n)},
-                options=df.RunOptions(timeout_in_ms=60_000),
-            )
-    for name in programs.NAMES:
-        assert result[name] == expected[name], (name, result, expected, program)
+    check_placed_program(
+        program,
+        x,
+        n,
+        lambda op: f"/device:CPU:{chooser.randrange(devices)}",
+        lambda: df.Session(config=config(devices)),
+    )
 
 
 def test_feeding_a_later_output_of_a_multi_output_op_feeds_that_output():

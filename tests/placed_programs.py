@@ -1,0 +1,57 @@
+"""Random control-flow programs placed on devices by a device function: the check that a
+placed run gives exactly the values of the plain-Python reference.
+
+The programs and their reference are those of `tests/primitives/test_control_flow_properties.py`
+(``programs``, ``evaluate``, ``build``); the tests of partitioned runs, in process and on Ray,
+place their ops at random with ``device_of`` and run them in a Session of their own.
+"""
+
+import importlib.util
+import os
+
+import numpy as np
+from hypothesis import assume
+
+import dataflow as df
+
+
+def _load_control_flow_programs():
+    path = os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "primitives", "test_control_flow_properties.py"
+    )
+    spec = importlib.util.spec_from_file_location("_control_flow_programs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+programs = _load_control_flow_programs()
+
+
+def check_placed_program(program, x: float, n: int, device_of, make_session) -> None:
+    """Builds ``program`` with every op placed by ``device_of``, runs it in ``make_session()``
+    and checks each result against the reference (an example that overflows is skipped)."""
+    start = {"f0": x, "f1": 1.0, "i0": n, "i1": 1}
+    try:
+        expected = programs.evaluate(program, start, {"x": x, "n": n})
+    except programs.Overflow:
+        assume(False)
+    with df.Graph().as_default():
+        with df.device(device_of):
+            xp = df.placeholder(df.float64, shape=[], name="x")
+            np_ = df.placeholder(df.int32, shape=[], name="n")
+            env = {
+                "f0": xp,
+                "f1": df.constant(1.0, dtype=df.float64),
+                "i0": np_,
+                "i1": df.constant(1, dtype=df.int32),
+            }
+            final = programs.build(program, env, {"x": xp, "n": np_}, 10)
+        with make_session() as sess:
+            result = sess.run(
+                {k: final[k] for k in programs.NAMES},
+                {xp: np.float64(x), np_: np.int32(n)},
+                options=df.RunOptions(timeout_in_ms=60_000),
+            )
+    for name in programs.NAMES:
+        assert result[name] == expected[name], (name, result, expected, program)
