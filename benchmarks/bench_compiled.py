@@ -21,13 +21,17 @@ load; the machine may be shared, so read ratios, not absolutes.
 from __future__ import annotations
 
 # First, before numpy is imported: importing harness pins BLAS threads.
-from harness import describe_machine, paired_median_times, try_import_tensorflow
+from harness import (
+    describe_machine,
+    paired_median_times,
+    tensorflow_figures,
+    try_import_tensorflow,
+)
 
 # isort: split
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 
@@ -171,22 +175,6 @@ def bench_tensorflow_chain(tf1, repeats: int, length: int = LENGTH) -> dict:
     return {"tensorflow": seconds / length * 1e9}
 
 
-def tensorflow_figures(repeats: int, python: str | None):
-    """TF1's chain figure: measured here when TensorFlow is importable, else by this script
-    run with ``--tensorflow-only`` in ``python``; None when neither is possible."""
-    tf1 = try_import_tensorflow()
-    if tf1 is not None:
-        return bench_tensorflow_chain(tf1, repeats)
-    if python is None:
-        return None
-    command = [python, __file__, "--tensorflow-only", "--repeats", str(repeats)]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        print(f"(TensorFlow in {python} failed: {result.stderr.strip().splitlines()[-1:]})")
-        return None
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -198,7 +186,7 @@ def main() -> None:
     if args.tensorflow_only:
         print(json.dumps(bench_tensorflow_chain(try_import_tensorflow(), repeats)))
         return
-    tf = tensorflow_figures(repeats, args.tensorflow_python)
+    tf = tensorflow_figures(__file__, bench_tensorflow_chain, repeats, args.tensorflow_python)
     print(
         describe_machine(
             repeats,

@@ -27,14 +27,18 @@ figures its intra-op pool is pinned to one thread too, so both sides use one cor
 from __future__ import annotations
 
 # First, before numpy is imported: importing harness pins BLAS threads.
-from harness import describe_machine, paired_median_times, try_import_tensorflow
+from harness import (
+    describe_machine,
+    paired_median_times,
+    tensorflow_figures,
+    try_import_tensorflow,
+)
 
 # isort: split
 import argparse
 import collections
 import json
 import statistics
-import subprocess
 import sys
 
 import numpy as np
@@ -135,22 +139,6 @@ def bench_tensorflow_step(tf1, repeats: int) -> dict:
     return {"forward_ms": forward * 1e3, "step_ms": both * 1e3}
 
 
-def tensorflow_figures(repeats: int, python: str = None):
-    """TensorFlow's step figures: measured here when it is importable, else by this script run
-    with ``--tensorflow-only`` in ``python``; None when neither is possible."""
-    tf1 = try_import_tensorflow()
-    if tf1 is not None:
-        return bench_tensorflow_step(tf1, repeats)
-    if python is None:
-        return None
-    command = [python, __file__, "--tensorflow-only", "--repeats", str(repeats)]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        print(f"(TensorFlow in {python} failed: {result.stderr.strip().splitlines()[-1:]})")
-        return None
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
 def bench_layout(repeats: int) -> dict:
     df = _dataflow()
     graph, init, loss, step, feed = _build(df, "NCHW")
@@ -206,7 +194,9 @@ def main() -> None:
         return
     tf_figures = None
     if not args.no_tensorflow:
-        tf_figures = tensorflow_figures(repeats, args.tensorflow_python)
+        tf_figures = tensorflow_figures(
+            __file__, bench_tensorflow_step, repeats, args.tensorflow_python
+        )
     tensorflow = "not installed" if tf_figures is None else "yes"
     print(describe_machine(repeats, tensorflow=tensorflow, python=sys.version.split()[0]))
 

@@ -16,7 +16,9 @@ import os
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
+import json  # noqa: E402
 import statistics  # noqa: E402
+import subprocess  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
@@ -55,6 +57,25 @@ def try_import_tensorflow():
         return tf1
     except Exception:  # not installed, or unusable here
         return None
+
+
+def tensorflow_figures(
+    script: str, measure: Callable[[object, int], dict], repeats: int, python: str | None
+) -> dict | None:
+    """TensorFlow's figures for a benchmark: ``measure(tf1, repeats)`` here when TensorFlow is
+    importable, else ``script`` run with ``--tensorflow-only --repeats N`` in ``python`` (it
+    prints the figures as its last line of JSON); None when neither is possible."""
+    tf1 = try_import_tensorflow()
+    if tf1 is not None:
+        return measure(tf1, repeats)
+    if python is None:
+        return None
+    command = [python, script, "--tensorflow-only", "--repeats", str(repeats)]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        print(f"(TensorFlow in {python} failed: {result.stderr.strip().splitlines()[-1:]})")
+        return None
+    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def describe_machine(repeats: object, **more: object) -> str:
