@@ -35,11 +35,11 @@ _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*"}
 _OPERATOR_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _value_name(node_index: int, output: int, num_outputs: int) -> str:
+def value_name(node_index: int, output: int, num_outputs: int) -> str:
     return f"v{node_index}" if num_outputs == 1 else f"v{node_index}_{output}"
 
 
-def _describe(node: Node) -> str:
+def describe(node: Node) -> str:
     op = node.tag
     location = getattr(op, "location", "")
     return f"{node.name} ({getattr(op, 'type', '?')}) at {location}"
@@ -63,6 +63,51 @@ def _constant_value(node: Node) -> Any:
         return None
     value = node.tag.attrs.get(attr)
     return value if isinstance(value, np.ndarray) else None
+
+
+class LineEmitter:
+    """Writes the line of one node, in the order nodes run, binding what it calls in
+    ``bound``; it remembers which names hold numpy values and which constants are 0-d, for the
+    expressions of the module docstring.  A node whose kernel wants the run's context is passed
+    the name ``context``."""
+
+    def __init__(self, bound: dict):
+        self.bound = bound
+        self.numpy_values: set[str] = set()  # names known to hold numpy values
+        self.scalars: dict[str, str] = {}  # a 0-d constant's name -> its numpy scalar's name
+
+    def line(self, node: Node, index: int, args: tuple) -> str:
+        bound, numpy_values, scalars = self.bound, self.numpy_values, self.scalars
+        constant = _constant_value(node)
+        target = value_name(index, 0, node.num_outputs)
+        operator = _OPERATORS.get(node.kernel) if len(args) == 2 else None
+        if constant is not None:
+            bound[f"const{index}"] = constant
+            numpy_values.add(target)
+            if constant.ndim == 0 and constant.dtype in _OPERATOR_DTYPES:
+                bound[f"scalar{index}"] = constant[()]
+                scalars[target] = f"scalar{index}"
+            return f"{target} = const{index}"
+        if (
+            operator is not None
+            and _output_dtype(node) in _OPERATOR_DTYPES
+            and any(a in numpy_values for a in args)
+        ):
+            left, right = (scalars.get(a, a) for a in args)
+            numpy_values.add(target)
+            return f"{target} = {left} {operator} {right}"
+        bound[f"k{index}"] = node.kernel
+        call_args = ("context", *args) if node.wants_context else args
+        call = f"k{index}({', '.join(call_args)})"
+        if node.num_outputs == 0:
+            return call
+        if node.num_outputs == 1:
+            if isinstance(node.kernel, np.ufunc):
+                numpy_values.add(target)
+            return f"{target} = {call}"
+        count = node.num_outputs
+        targets = [value_name(index, k, count) for k in range(count)]
+        return f"{', '.join(targets)} = {call}"
 
 
 class CompiledRegion:
@@ -97,47 +142,16 @@ class CompiledRegion:
     def _generate(self, nodes: Sequence[Node], member_set: set) -> tuple[str, dict]:
         parameters = {edge: f"in{i}" for i, edge in enumerate(self.inputs)}
         names: dict[tuple[int, int], str] = dict(parameters)
-        numpy_values: set[str] = set()  # names known to hold numpy values
-        scalars: dict[str, str] = {}  # a 0-d constant's name -> its numpy scalar's name
         bound: dict[str, Any] = {}
         body: list[tuple[str, int, tuple[str, ...]]] = []
+        emitter = LineEmitter(bound)
         for index in self.members:
             node = nodes[index]
             args = tuple(names[tuple(edge)] for edge in node.inputs)
-            comment = f"  # {_describe(node)}"
-            constant = _constant_value(node)
-            target = _value_name(index, 0, node.num_outputs)
-            operator = _OPERATORS.get(node.kernel) if len(args) == 2 else None
-            if constant is not None:
-                bound[f"const{index}"] = constant
-                line = f"{target} = const{index}"
-                numpy_values.add(target)
-                if constant.ndim == 0 and constant.dtype in _OPERATOR_DTYPES:
-                    bound[f"scalar{index}"] = constant[()]
-                    scalars[target] = f"scalar{index}"
-            elif (
-                operator is not None
-                and _output_dtype(node) in _OPERATOR_DTYPES
-                and any(a in numpy_values for a in args)
-            ):
-                left, right = (scalars.get(a, a) for a in args)
-                line = f"{target} = {left} {operator} {right}"
-                numpy_values.add(target)
-            else:
-                bound[f"k{index}"] = node.kernel
-                call = f"k{index}({', '.join(args)})"
-                if node.num_outputs == 0:
-                    line = call
-                elif node.num_outputs == 1:
-                    line = f"{target} = {call}"
-                    if isinstance(node.kernel, np.ufunc):
-                        numpy_values.add(target)
-                else:
-                    count = node.num_outputs
-                    targets = [_value_name(index, k, count) for k in range(count)]
-                    line = f"{', '.join(targets)} = {call}"
+            comment = f"  # {describe(node)}"
+            line = emitter.line(node, index, args)
             for k in range(node.num_outputs):
-                names[(index, k)] = _value_name(index, k, node.num_outputs)
+                names[(index, k)] = value_name(index, k, node.num_outputs)
             body.append((line + comment, index, args))
         results = [names[edge] for edge in self.outputs]
         if not results:
@@ -169,15 +183,22 @@ class CompiledRegion:
         return "region_" + "".join(c if c.isalnum() else "_" for c in self.name)
 
     def locate(self, error: BaseException) -> None:
-        """Records on ``error`` which member raised it and with what inputs, as
-        ``error.compiled_step = (the member's tag, input values)``."""
-        traceback = error.__traceback__
-        while traceback is not None and traceback.tb_frame.f_code is not self._code:
-            traceback = traceback.tb_next
-        if traceback is None or hasattr(error, "compiled_step"):
-            return
-        member, args = self.lines.get(traceback.tb_lineno, (None, ()))
-        if member is None:
-            return
-        values = traceback.tb_frame.f_locals
-        error.compiled_step = (self.nodes[member].tag, tuple(values.get(a) for a in args))
+        """Records on ``error`` which member raised it and with what inputs (`locate_member`)."""
+        locate_member(error, self._code, self.lines, self.nodes)
+
+
+def locate_member(error: BaseException, code, lines: dict, nodes: Sequence[Node]) -> None:
+    """Records on ``error``, raised by a line of generated ``code`` (``lines`` maps a line to
+    ``(member, argument names)``), which member raised it and with what inputs, as
+    ``error.compiled_step = (the member's tag, input values)``; the innermost code that
+    records it wins."""
+    traceback = error.__traceback__
+    while traceback is not None and traceback.tb_frame.f_code is not code:
+        traceback = traceback.tb_next
+    if traceback is None or hasattr(error, "compiled_step"):
+        return
+    member, args = lines.get(traceback.tb_lineno, (None, ()))
+    if member is None:
+        return
+    values = traceback.tb_frame.f_locals
+    error.compiled_step = (nodes[member].tag, tuple(values.get(a) for a in args))
