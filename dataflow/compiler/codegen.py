@@ -18,6 +18,8 @@ expression is known to give the same value of the same type:
   would give a Python float); a 0-d constant is used as a numpy scalar there.  Integers always
   call the ufunc: numpy's scalar operators warn on overflow where the ufunc wraps silently.
 
+A kernel that returns its one input unchanged (``Identity``, ``LoopCond``) is an assignment.
+
 A kernel that raises is found by the line that raised (`CompiledRegion.locate`), so an error
 names the same op, with the same input values, as the interpreter's.
 """
@@ -29,9 +31,12 @@ from typing import Any, Optional
 
 import numpy as np
 
+from dataflow.ops.array_ops import _identity
 from executor.program import Node
+from primitives.raw_ops import _pass_through
 
 _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*"}
+_PASS_THROUGH = (_identity, _pass_through)
 _OPERATOR_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -96,6 +101,10 @@ class LineEmitter:
             left, right = (scalars.get(a, a) for a in args)
             numpy_values.add(target)
             return f"{target} = {left} {operator} {right}"
+        if node.kernel in _PASS_THROUGH and len(args) == 1 and node.num_outputs == 1:
+            if args[0] in numpy_values:
+                numpy_values.add(target)
+            return f"{target} = {args[0]}"
         bound[f"k{index}"] = node.kernel
         call_args = ("context", *args) if node.wants_context else args
         call = f"k{index}({', '.join(call_args)})"
