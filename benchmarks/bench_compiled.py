@@ -14,6 +14,11 @@
    The same chain with the default graph passes on, where elementwise fusion makes it one
    ``FusedElementwise`` op: interpreted (its kernel) and compiled (its steps written out).
 
+2. A 10k-iteration ``while_loop`` (``i + 1``, ``a + cast(i)`` in float32), per iteration:
+   dataflow interpreted and compiled (the whole loop one generated function), and TensorFlow
+   1.x graph mode with control flow v1.  Target: compiled at most TF1's cost.  Fewer repeats
+   (a fifth): one interpreted run takes about a second.
+
 Timings are medians over repeats, taken in turn within each round so that all see the same
 load; the machine may be shared, so read ratios, not absolutes.
 """
@@ -38,6 +43,7 @@ import time
 import numpy as np
 
 LENGTH = 1000
+ITERATIONS = 10_000
 
 
 def _chain(api, length: int):
@@ -157,6 +163,68 @@ def first_run(df, compiler, graph, y, feed, repeats: int) -> dict:
     return figures
 
 
+def _loop(api, iterations: int):
+    limit = api.placeholder(api.int32, shape=[], name="limit")
+    i, a = api.while_loop(
+        lambda i, a: i < limit,
+        lambda i, a: (i + 1, a + api.cast(i, api.float32)),
+        [api.constant(0), api.constant(0.0)],
+    )
+    return limit, {limit: iterations}, [i, a]
+
+
+def bench_loop(repeats: int, iterations: int = ITERATIONS) -> dict:
+    """Per-iteration nanoseconds of the loop interpreted and compiled, and compilation's
+    first-run cost."""
+    df = _dataflow()
+    from dataflow import compiler
+
+    graph = df.Graph()
+    with graph.as_default():
+        _, feed, fetches = _loop(df, iterations)
+    compiler.set_mode("off")
+    interpreted = _session(df, graph)
+    reference = interpreted.run(fetches, feed)
+    compiler.set_mode("force")
+    compiled = _session(df, graph)
+    result = compiled.run(fetches, feed)
+    assert [v.tobytes() for v in result] == [v.tobytes() for v in reference]
+    plan = next(iter(compiled._plans.values()))
+    assert plan.compiled and any(hasattr(r, "frame_name") for r in plan.compiled.regions)
+
+    def run_in(mode, sess):
+        compiler.set_mode(mode)
+        return sess.run(fetches, feed)
+
+    times = paired_median_times(
+        lambda: run_in("off", interpreted), lambda: run_in("force", compiled), repeats=repeats
+    )
+    interpreted.close()
+    compiled.close()
+    figures = dict(zip(("interpreted", "compiled"), (t / iterations * 1e9 for t in times)))
+    small_feed = {key: 10 for key in feed}
+    figures.update(first_run(df, compiler, graph, fetches, small_feed, 3))
+    return figures
+
+
+def bench_tensorflow_loop(tf1, repeats: int, iterations: int = ITERATIONS) -> dict:
+    tf1.disable_control_flow_v2()
+    graph = tf1.Graph()
+    with graph.as_default():
+        _, feed, fetches = _loop(tf1, iterations)
+    with tf1.Session(graph=graph) as sess:
+        assert sess.run(fetches, feed)[0] == iterations
+        (seconds,) = paired_median_times(lambda: sess.run(fetches, feed), repeats=repeats)
+    return {"tensorflow_loop": seconds / iterations * 1e9}
+
+
+def bench_tensorflow(tf1, repeats: int) -> dict:
+    return {
+        **bench_tensorflow_chain(tf1, repeats),
+        **bench_tensorflow_loop(tf1, max(3, repeats // 5)),
+    }
+
+
 def bench_tensorflow_chain(tf1, repeats: int, length: int = LENGTH) -> dict:
     graph = tf1.Graph()
     with graph.as_default():
@@ -184,9 +252,9 @@ def main() -> None:
     args = parser.parse_args()
     repeats = args.repeats or (11 if args.quick else 51)
     if args.tensorflow_only:
-        print(json.dumps(bench_tensorflow_chain(try_import_tensorflow(), repeats)))
+        print(json.dumps(bench_tensorflow(try_import_tensorflow(), repeats)))
         return
-    tf = tensorflow_figures(__file__, bench_tensorflow_chain, repeats, args.tensorflow_python)
+    tf = tensorflow_figures(__file__, bench_tensorflow, repeats, args.tensorflow_python)
     print(
         describe_machine(
             repeats,
@@ -210,6 +278,21 @@ def main() -> None:
     print("   graph passes on (the chain is one FusedElementwise op), ns per op (median):")
     for name in ("interpreted", "compiled"):
         print(f"   dataflow {name:12}  {fused[name]:7.0f}  ({fused[name] / r['numpy']:.2f}x numpy)")
+
+    r = bench_loop(max(3, repeats // 5))
+    print(f"2. while_loop of {ITERATIONS} iterations (i + 1, a + cast(i)), ns per iteration:")
+    for name in ("interpreted", "compiled"):
+        print(f"   dataflow {name:12}  {r[name]:7.0f}")
+    if tf is not None:
+        ratio = r["compiled"] / tf["tensorflow_loop"]
+        print(
+            f"   TensorFlow 1.x graph  {tf['tensorflow_loop']:7.0f}  (compiled / TF1 = {ratio:.2f})"
+        )
+    print(
+        f"   first run (10 iterations) in a new Session: interpreted "
+        f"{r['first_interpreted_ms']:.1f} ms, compiled {r['first_compiled_ms']:.1f} ms "
+        f"(compilation alone {r['compile_ms']:.1f} ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -718,6 +718,11 @@ class Session:
                 observer=watcher,
             )
         except executor.KernelError as e:
+            if isinstance(e.cause, executor.DeadlineExceededError):  # seen by a compiled loop
+                e.cause.frame, e.cause.iteration = compiler.failed_where(
+                    e.cause, e.frame, e.iteration
+                )
+                raise _deadline_error(e.cause, plan.reference or plan, timeout_ms) from None
             raise _kernel_error(e) from e.cause
         except executor.DeadlineExceededError as e:
             if e.running and pool is not None:
@@ -1242,7 +1247,7 @@ def _kernel_error(e: executor.KernelError) -> errors.OpError:
     step = getattr(cause, "fused_step", None)
     if step is not None:  # a step of a fused kernel (`dataflow.passes.elementwise_fusion`)
         op, described, input_values = _failed_step(op, *step)
-    where = described + _where(e.frame, e.iteration)
+    where = described + _where(*compiler.failed_where(cause, e.frame, e.iteration))
     if isinstance(cause, errors.OpError):
         return type(cause)(None, op, f"{where}: {cause.message}")
     inputs = ", ".join(_describe_value(v) for v in input_values) or "none"

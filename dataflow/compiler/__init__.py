@@ -15,12 +15,17 @@ the members' kernels in order.  The Session keeps both and picks one per run:
   to one op (the test mode: the suite run with it proves compiled runs equal interpreted
   ones).
 
+Loops go first: a structured `while_loop` frame of pure ops becomes one node running a
+Python ``while`` loop (`loops`), innermost frames first; regions are then found in what is
+left, outside every loop that could not be compiled as a whole.
+
 Invariants of a compiled run, each as the interpreter's: the same values, bit for bit, of the
 same types and dtypes (members run their own kernels, see `codegen` for the few expressions
 that replace one); the same errors (a region's failure names the member that raised, its
 inputs, and the frame and iteration, `session._kernel_error`); the same deadness (rule 1 of
 `regions`); deadlines (a region is straight-line, bounded work, and the executor checks the
-clock between nodes).  Only plans that the Session lowers itself are compiled: functions run
+clock between nodes; a compiled loop checks it every `loops.CHECK_CLOCK_EVERY` iterations).
+Only plans that the Session lowers itself are compiled: functions run
 inside an op (``If``, ``PartitionedCall``) and partitioned steps keep the interpreter.
 """
 
@@ -34,6 +39,7 @@ import executor
 from executor.program import Node, NodeKind, Program
 
 from .codegen import CompiledRegion
+from .loops import CompiledLoop, compile_loops, failed_where
 from .regions import find_regions
 
 MODES = ("off", "auto", "force")
@@ -70,20 +76,24 @@ class CompiledProgram:
 
     nodes: list
     executable: executor.Plan
-    regions: list
+    regions: list  # the `CompiledLoop`s, then the `CompiledRegion`s
 
 
 def compile_program(program: Program, min_ops: int | None = None) -> CompiledProgram | None:
-    """The twin of ``program`` with its regions of at least ``min_ops`` ops (by default what
-    the mode says) compiled, or None when it has none."""
+    """The twin of ``program`` with every loop frame that may be compiled (`loops`) and its
+    regions of at least ``min_ops`` ops (by default what the mode says) compiled, or None when
+    it has neither."""
     if min_ops is None:
         min_ops = 1 if _mode == "force" else AUTO_MIN_OPS
-    nodes = list(program.nodes)
-    if any(node.blocking or node.asynchronous for node in nodes):
+    if any(node.blocking or node.asynchronous for node in program.nodes):
         return None  # a rendezvous partner could wait on a member while the region waits
+    program, loops = compile_loops(program)
+    nodes = list(program.nodes)
     found = find_regions(nodes, min_ops)
     if not found:
-        return None
+        if not loops:
+            return None
+        return CompiledProgram(nodes, executor.prepare(program), loops)
     region_of = {member: r for r, members in enumerate(found) for member in members}
     used_outside: list[list] = [[] for _ in found]
 
@@ -104,7 +114,7 @@ def compile_program(program: Program, min_ops: int | None = None) -> CompiledPro
         name = last.name if len(members) == 1 else f"{nodes[members[0]].name}..{last.name}"
         regions.append(CompiledRegion(name, nodes, members, sorted(used_outside[r])))
     new_nodes, new_program = _twin_program(program, nodes, regions, region_of)
-    return CompiledProgram(new_nodes, executor.prepare(new_program), regions)
+    return CompiledProgram(new_nodes, executor.prepare(new_program), [*loops, *regions])
 
 
 def _twin_program(program: Program, nodes: Sequence[Node], regions, region_of: dict):

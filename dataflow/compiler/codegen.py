@@ -25,6 +25,8 @@ its kernel computes, which only adds ``out=`` buffers that save allocations on l
 large or unknown-size chain keeps its kernel).  A chain with a "quiet" step (division,
 logarithms, ...) runs under ``np.errstate(all="ignore")``, as its kernel does.
 
+A kernel that returns its one input unchanged (``Identity``, ``LoopCond``) is an assignment.
+
 A kernel that raises is found by the line that raised (`CompiledRegion.locate`), so an error
 names the same op, with the same input values, as the interpreter's; a failing step of a
 written-out chain is named as the fused kernel names it (``error.fused_step``).
@@ -37,19 +39,22 @@ from typing import Any, Optional
 
 import numpy as np
 
+from dataflow.ops.array_ops import _identity
 from executor.program import Node
+from primitives.raw_ops import _pass_through
 
 from ..op_registry import get_op_def
 
 _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*"}
+_PASS_THROUGH = (_identity, _pass_through)
 _OPERATOR_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _value_name(node_index: int, output: int, num_outputs: int) -> str:
+def value_name(node_index: int, output: int, num_outputs: int) -> str:
     return f"v{node_index}" if num_outputs == 1 else f"v{node_index}_{output}"
 
 
-def _describe(node: Node) -> str:
+def describe(node: Node) -> str:
     op = node.tag
     location = getattr(op, "location", "")
     return f"{node.name} ({getattr(op, 'type', '?')}) at {location}"
@@ -66,8 +71,8 @@ def _output_dtype(node: Node) -> Optional[np.dtype]:
 
 
 def _written_out_steps(node: Node) -> Optional[list]:
-    """The steps ``(ufunc, operand positions, record, quiet)`` of a fused chain that the region
-    writes out, or None to call the node's kernel (see the module docstring)."""
+    """The steps ``(ufunc, operand positions, record, quiet)`` of a fused chain that is
+    written out, or None to call the node's kernel (see the module docstring)."""
     op = node.tag
     if getattr(op, "type", None) != "FusedElementwise" or node.inline is not True:
         return None
@@ -88,14 +93,104 @@ def _constant_value(node: Node) -> Any:
     return value if isinstance(value, np.ndarray) else None
 
 
+class LineEmitter:
+    """Writes the line of one node, in the order nodes run, binding what it calls in
+    ``bound``; it remembers which names hold numpy values and which constants are 0-d, for the
+    expressions of the module docstring.  A node whose kernel wants the run's context is passed
+    the name ``context``."""
+
+    def __init__(self, bound: dict):
+        self.bound = bound
+        self.numpy_values: set[str] = set()  # names known to hold numpy values
+        self.scalars: dict[str, str] = {}  # a 0-d constant's name -> its numpy scalar's name
+
+    def lines(self, node: Node, index: int, args: tuple) -> list[tuple[str, Any]]:
+        """The lines ``(text, step)`` of one node, commented: one line, or one per step of a
+        written-out fused chain, ``step`` then being ``(record, operand names)`` for
+        `locate_member` (else None).  ``args`` are the names of the node's inputs."""
+        steps = _written_out_steps(node)
+        if steps is not None:
+            return self._write_out(index, node, args, steps)
+        return [(f"{self.line(node, index, args)}  # {describe(node)}", None)]
+
+    def _write_out(self, index: int, node: Node, args: tuple, steps: list) -> list:
+        """The lines of fused node ``index``, one per step; the last one names its value."""
+        dtype = _output_dtype(node)
+        lines: list[tuple[str, Any]] = []
+        indent = ""
+        if any(quiet for *_, quiet in steps):
+            self.bound["errstate"] = np.errstate
+            lines.append(('with errstate(all="ignore"):', None))
+            indent = "    "
+        previous = None
+        for position, (ufunc, operands, record, _) in enumerate(steps):
+            operand_names = tuple(previous if k < 0 else args[k] for k in operands)
+            last = position == len(steps) - 1
+            target = value_name(index, 0, 1) if last else f"v{index}_step{position}"
+            operator = _OPERATORS.get(ufunc) if len(operand_names) == 2 else None
+            if (
+                operator is not None
+                and dtype in _OPERATOR_DTYPES
+                and any(a in self.numpy_values for a in operand_names)
+            ):
+                left, right = (self.scalars.get(a, a) for a in operand_names)
+                line = f"{target} = {left} {operator} {right}"
+            else:
+                self.bound[f"u{index}_{position}"] = ufunc
+                line = f"{target} = u{index}_{position}({', '.join(operand_names)})"
+            self.numpy_values.add(target)
+            op_type, _, name, location = record
+            comment = f"  # {name} ({op_type}) at {location}, step {position + 1} of {node.name}"
+            lines.append((indent + line + comment, (record, operand_names)))
+            previous = target
+        return lines
+
+    def line(self, node: Node, index: int, args: tuple) -> str:
+        """The text of the one line of a node that is not written out, uncommented."""
+        bound, numpy_values, scalars = self.bound, self.numpy_values, self.scalars
+        constant = _constant_value(node)
+        target = value_name(index, 0, node.num_outputs)
+        operator = _OPERATORS.get(node.kernel) if len(args) == 2 else None
+        if constant is not None:
+            bound[f"const{index}"] = constant
+            numpy_values.add(target)
+            if constant.ndim == 0 and constant.dtype in _OPERATOR_DTYPES:
+                bound[f"scalar{index}"] = constant[()]
+                scalars[target] = f"scalar{index}"
+            return f"{target} = const{index}"
+        if (
+            operator is not None
+            and _output_dtype(node) in _OPERATOR_DTYPES
+            and any(a in numpy_values for a in args)
+        ):
+            left, right = (scalars.get(a, a) for a in args)
+            numpy_values.add(target)
+            return f"{target} = {left} {operator} {right}"
+        if node.kernel in _PASS_THROUGH and len(args) == 1 and node.num_outputs == 1:
+            if args[0] in numpy_values:
+                numpy_values.add(target)
+            return f"{target} = {args[0]}"
+        bound[f"k{index}"] = node.kernel
+        call_args = ("context", *args) if node.wants_context else args
+        call = f"k{index}({', '.join(call_args)})"
+        if node.num_outputs == 0:
+            return call
+        if node.num_outputs == 1:
+            if isinstance(node.kernel, np.ufunc):
+                numpy_values.add(target)
+            return f"{target} = {call}"
+        count = node.num_outputs
+        targets = [value_name(index, k, count) for k in range(count)]
+        return f"{', '.join(targets)} = {call}"
+
+
 class CompiledRegion:
     """A region's generated function and what it stands for.
 
     ``members``: node indices of the interpreted program, in the order they run;
     ``inputs``/``outputs``: the edges ``(node, output)`` of that program that the function
     takes and returns; ``source``: its text; ``function``: the callable the executor runs.
-    ``lines`` maps a line of the source to ``(member, argument names, step)``, ``step`` being
-    ``(record, operand names)`` on a line of a written-out fused chain, else None.
+    ``lines`` maps a line of the source to ``(member, argument names, step)`` (`locate_member`).
     """
 
     def __init__(self, name: str, nodes: Sequence[Node], members: Sequence[int], outputs):
@@ -121,53 +216,16 @@ class CompiledRegion:
     def _generate(self, nodes: Sequence[Node], member_set: set) -> tuple[str, dict]:
         parameters = {edge: f"in{i}" for i, edge in enumerate(self.inputs)}
         names: dict[tuple[int, int], str] = dict(parameters)
-        numpy_values: set[str] = set()  # names known to hold numpy values
-        scalars: dict[str, str] = {}  # a 0-d constant's name -> its numpy scalar's name
         bound: dict[str, Any] = {}
         body: list[tuple[str, int, tuple[str, ...], Any]] = []
+        emitter = LineEmitter(bound)
         for index in self.members:
             node = nodes[index]
             args = tuple(names[tuple(edge)] for edge in node.inputs)
-            comment = f"  # {_describe(node)}"
-            constant = _constant_value(node)
-            target = _value_name(index, 0, node.num_outputs)
-            operator = _OPERATORS.get(node.kernel) if len(args) == 2 else None
-            steps = _written_out_steps(node)
-            if steps is not None:
-                body += self._write_out(index, node, args, steps, bound, numpy_values, scalars)
-                names[(index, 0)] = target
-                continue
-            if constant is not None:
-                bound[f"const{index}"] = constant
-                line = f"{target} = const{index}"
-                numpy_values.add(target)
-                if constant.ndim == 0 and constant.dtype in _OPERATOR_DTYPES:
-                    bound[f"scalar{index}"] = constant[()]
-                    scalars[target] = f"scalar{index}"
-            elif (
-                operator is not None
-                and _output_dtype(node) in _OPERATOR_DTYPES
-                and any(a in numpy_values for a in args)
-            ):
-                left, right = (scalars.get(a, a) for a in args)
-                line = f"{target} = {left} {operator} {right}"
-                numpy_values.add(target)
-            else:
-                bound[f"k{index}"] = node.kernel
-                call = f"k{index}({', '.join(args)})"
-                if node.num_outputs == 0:
-                    line = call
-                elif node.num_outputs == 1:
-                    line = f"{target} = {call}"
-                    if isinstance(node.kernel, np.ufunc):
-                        numpy_values.add(target)
-                else:
-                    count = node.num_outputs
-                    targets = [_value_name(index, k, count) for k in range(count)]
-                    line = f"{', '.join(targets)} = {call}"
+            for text, step in emitter.lines(node, index, args):
+                body.append((text, index, args, step))
             for k in range(node.num_outputs):
-                names[(index, k)] = _value_name(index, k, node.num_outputs)
-            body.append((line + comment, index, args, None))
+                names[(index, k)] = value_name(index, k, node.num_outputs)
         results = [names[edge] for edge in self.outputs]
         if not results:
             returned = "return None"
@@ -193,56 +251,31 @@ class CompiledRegion:
         ]
         return "\n".join(lines) + "\n", bound
 
-    def _write_out(self, index, node, args, steps, bound, numpy_values, scalars) -> list:
-        """The body lines of fused node ``index``, one per step; the last one names the node's
-        value.  ``args`` are the names of the node's inputs."""
-        dtype = _output_dtype(node)
-        lines = []
-        indent = ""
-        if any(quiet for *_, quiet in steps):
-            bound["errstate"] = np.errstate
-            lines.append(('with errstate(all="ignore"):', index, args, None))
-            indent = "    "
-        previous = None
-        for position, (ufunc, operands, record, _) in enumerate(steps):
-            operand_names = tuple(previous if k < 0 else args[k] for k in operands)
-            last = position == len(steps) - 1
-            target = _value_name(index, 0, 1) if last else f"v{index}_step{position}"
-            operator = _OPERATORS.get(ufunc) if len(operand_names) == 2 else None
-            if (
-                operator is not None
-                and dtype in _OPERATOR_DTYPES
-                and any(a in numpy_values for a in operand_names)
-            ):
-                left, right = (scalars.get(a, a) for a in operand_names)
-                line = f"{target} = {left} {operator} {right}"
-            else:
-                bound[f"u{index}_{position}"] = ufunc
-                line = f"{target} = u{index}_{position}({', '.join(operand_names)})"
-            numpy_values.add(target)
-            op_type, _, name, location = record
-            comment = f"  # {name} ({op_type}) at {location}, step {position + 1} of {node.name}"
-            lines.append((indent + line + comment, index, args, (record, operand_names)))
-            previous = target
-        return lines
-
     @property
     def function_name(self) -> str:
         return "region_" + "".join(c if c.isalnum() else "_" for c in self.name)
 
     def locate(self, error: BaseException) -> None:
-        """Records on ``error`` which member raised it and with what inputs, as
-        ``error.compiled_step = (the member's tag, input values)``."""
-        traceback = error.__traceback__
-        while traceback is not None and traceback.tb_frame.f_code is not self._code:
-            traceback = traceback.tb_next
-        if traceback is None or hasattr(error, "compiled_step"):
-            return
-        member, args, step = self.lines.get(traceback.tb_lineno, (None, (), None))
-        if member is None:
-            return
-        values = traceback.tb_frame.f_locals
-        error.compiled_step = (self.nodes[member].tag, tuple(values.get(a) for a in args))
-        if step is not None:  # a step of a written-out fused chain
-            record, operand_names = step
-            error.fused_step = (record, tuple(values.get(a) for a in operand_names))
+        """Records on ``error`` which member raised it and with what inputs (`locate_member`)."""
+        locate_member(error, self._code, self.lines, self.nodes)
+
+
+def locate_member(error: BaseException, code, lines: dict, nodes: Sequence[Node]) -> None:
+    """Records on ``error``, raised by a line of generated ``code`` (``lines`` maps a line to
+    ``(member, argument names, step)``), which member raised it and with what inputs, as
+    ``error.compiled_step = (the member's tag, input values)``; the innermost code that
+    records it wins.  On a step ``(record, operand names)`` of a written-out fused chain it
+    also records ``error.fused_step = (record, operand values)``, as the fused kernel does."""
+    traceback = error.__traceback__
+    while traceback is not None and traceback.tb_frame.f_code is not code:
+        traceback = traceback.tb_next
+    if traceback is None or hasattr(error, "compiled_step"):
+        return
+    member, args, step = lines.get(traceback.tb_lineno, (None, (), None))
+    if member is None:
+        return
+    values = traceback.tb_frame.f_locals
+    error.compiled_step = (nodes[member].tag, tuple(values.get(a) for a in args))
+    if step is not None:
+        record, operand_names = step
+        error.fused_step = (record, tuple(values.get(a) for a in operand_names))

@@ -1,0 +1,404 @@
+"""Whole `while_loop` frames compiled to one node: a generated function with a Python loop.
+
+A frame is compiled when `while_loop` built it and every op in it is pure: its Enter, Merge,
+Switch, Exit and NextIteration nodes are the ones the loop's `WhileContext` recorded (a graph
+of hand-wired primitives keeps the interpreter), each Merge joins one loop variable's Enter
+and NextIteration, one LoopCond drives every Switch, a Switch's false output goes only to its
+Exit, and every other node of the frame is eligible for a region (`regions.is_eligible`) or is
+an inner loop compiled already (frames are compiled innermost first, so a loop whose inner
+loop is refused is refused too).  The loop node stands in the parent frame where the Enters'
+inputs are; it takes those inputs (each outer edge once) and gives the Exits' values.
+
+What the generated function does, and why it equals the interpreter:
+
+- Each iteration runs first the *predicate side* (the ops that do not read a Switch's true
+  output, directly or through others: the interpreter runs them in every iteration, the last
+  included), then tests the predicate with ``bool`` as a Switch does, then the *body* (the ops
+  downstream of a true output: they run only when the predicate holds), then moves each
+  NextIteration's value into its Merge's variable.  Every op is pure, so running iterations
+  one at a time (``parallel_iterations`` = 1) gives what any overlap gives.
+- A zero-trip loop returns the Enters' values themselves; ``maximum_iterations`` is part of
+  the predicate the graph computes.
+- Deadness: an ordinary node is dead when an input is.  The Enters' inputs must have the same
+  guard (`regions.guards`), so they are dead together; the interpreter then makes every Merge,
+  the predicate and every Switch dead, and each Exit delivers a dead value when the instance
+  completes: the whole loop is dead, as the node is.
+- Errors: a failing line is found from the traceback (`codegen.locate_member`), and the loop
+  adds ``(frame name, iteration)`` to ``error.compiled_frames`` (innermost first, as the
+  error leaves each compiled loop), from which `failed_where` rebuilds the frame instance and
+  iteration that the interpreter would name.
+- Deadlines: the node takes the run's context; every `CHECK_CLOCK_EVERY` iterations the loop
+  compares the clock with ``context.deadline`` and raises `executor.DeadlineExceededError`,
+  which the Session reports as the interpreter's deadline error.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any, Optional
+
+import executor
+from executor.program import Node, NodeKind, Program
+
+from .codegen import LineEmitter, describe, locate_member, value_name
+from .regions import guards, is_eligible, topological_order
+
+CHECK_CLOCK_EVERY = 64
+
+
+def frames_of(nodes: Sequence[Node]) -> Optional[list[tuple]]:
+    """Per node, the path of loop frame names it lies in (``()`` is the root frame), or None
+    when some node lies on a cycle no source reaches (the executor rejects that program)."""
+    order = topological_order(nodes)
+    if len(order) != len(nodes):
+        return None
+    frame: list = [()] * len(nodes)
+    for index in order:
+        node = nodes[index]
+        producers = [p for p, _ in node.inputs] + list(node.control_inputs)
+        if node.kind == NodeKind.MERGE:
+            producers = [p for p in producers if nodes[p].kind != NodeKind.NEXT_ITERATION]
+        outer = frame[producers[0]] if producers else ()
+        if node.kind == NodeKind.ENTER:
+            frame[index] = (*outer, node.frame_name)
+        elif node.kind == NodeKind.EXIT:
+            frame[index] = outer[:-1]
+        else:
+            frame[index] = outer
+    return frame
+
+
+def failed_where(error: BaseException, frame: str, iteration: int) -> tuple[str, int]:
+    """The frame instance and iteration where ``error`` arose, from those of the node that
+    raised it (``frame``, ``iteration``) and the compiled loops it left."""
+    for name, inner_iteration in reversed(getattr(error, "compiled_frames", ())):
+        frame, iteration = f"{name}[iter {iteration} of {frame}]", inner_iteration
+    return frame, iteration
+
+
+def compile_loops(program: Program) -> tuple[Program, list]:
+    """``program`` with each loop frame that may be compiled replaced by one node, innermost
+    first, and the `CompiledLoop`s made."""
+    loops: list = []
+    refused: set = set()
+    while True:
+        nodes = program.nodes
+        frame = frames_of(nodes)
+        if frame is None or any(node.blocking for node in nodes):
+            return program, loops
+        paths = {f for f in frame if f}
+        innermost = sorted(
+            p
+            for p in paths
+            if p not in refused and not any(len(q) > len(p) and q[: len(p)] == p for q in paths)
+        )
+        if not innermost:
+            return program, loops
+        path = innermost[0]
+        loop = _make_loop(nodes, frame, path)
+        if loop is None:
+            refused.add(path)
+            continue
+        program = _replace_frame(program, loop)
+        loops.append(loop)
+
+
+def _context_of(node: Node):
+    return getattr(node.tag, "_control_flow_context", None)
+
+
+def _make_loop(nodes: Sequence[Node], frame: list, path: tuple) -> Optional[CompiledLoop]:
+    """The compiled loop of frame ``path``, or None when the frame may not be compiled."""
+    inside = [i for i, f in enumerate(frame) if f == path]
+    exits = [
+        i
+        for i, node in enumerate(nodes)
+        if node.kind == NodeKind.EXIT and frame[node.inputs[0][0]] == path
+    ]
+    enters = [i for i in inside if nodes[i].kind == NodeKind.ENTER]
+    context = _context_of(nodes[enters[0]]) if enters else None
+    if not exits or getattr(context, "frame_name", None) != path[-1]:
+        return None
+    recorded = {
+        NodeKind.ENTER: {id(op) for op in context.loop_enters},
+        NodeKind.MERGE: {id(op) for op in context.merges},
+        NodeKind.SWITCH: {id(op) for op in context.switches},
+        NodeKind.EXIT: {id(op) for op in context.exits},
+        NodeKind.NEXT_ITERATION: {id(op) for op in context.next_iterations},
+    }
+    loop_cond = [i for i in inside if nodes[i].tag is context.loop_cond]
+    if len(loop_cond) != 1:
+        return None
+    predicate = (loop_cond[0], 0)
+    switch_of_merge: dict[int, int] = {}
+    for index in [*inside, *exits]:
+        node = nodes[index]
+        kind = node.kind
+        if kind in recorded and kind != NodeKind.ENTER and id(node.tag) not in recorded[kind]:
+            return None
+        if kind == NodeKind.ENTER:
+            invariant = node.is_constant
+            if _context_of(node) is not context or (
+                not invariant and id(node.tag) not in recorded[kind]
+            ):
+                return None
+        elif kind == NodeKind.MERGE:
+            if node.control_inputs or len(node.inputs) != 2:
+                return None
+            (enter, _), (back, _) = node.inputs
+            if nodes[enter].kind != NodeKind.ENTER or nodes[enter].is_constant:
+                return None
+            if nodes[back].kind != NodeKind.NEXT_ITERATION:
+                return None
+        elif kind == NodeKind.SWITCH:
+            merge = node.inputs[0][0]
+            if node.control_inputs or tuple(node.inputs[1]) != predicate:
+                return None
+            if nodes[merge].kind != NodeKind.MERGE or merge in switch_of_merge:
+                return None
+            switch_of_merge[merge] = index
+        elif kind in (NodeKind.EXIT, NodeKind.NEXT_ITERATION):
+            if node.control_inputs:
+                return None
+        elif kind == NodeKind.OP:
+            if not (is_eligible(node) or index == predicate[0] or _is_loop_node(node)):
+                return None
+        else:
+            return None
+    merges = [i for i in inside if nodes[i].kind == NodeKind.MERGE]
+    if sorted(switch_of_merge) != merges:
+        return None
+    for index in [*inside, *exits]:
+        node = nodes[index]
+        if any(nodes[p].kind == NodeKind.SWITCH for p in node.control_inputs):
+            return None
+        for p, output in node.inputs:
+            if nodes[p].kind == NodeKind.SWITCH and output == 0 and node.kind != NodeKind.EXIT:
+                return None
+            if nodes[p].kind == NodeKind.MERGE and output != 0:
+                return None
+    guard = guards(nodes, topological_order(nodes))
+    if len({guard[i] for i in enters}) != 1:
+        return None  # some loop inputs could be dead while others are live
+    return CompiledLoop(path[-1], nodes, inside, exits, predicate, switch_of_merge)
+
+
+def _is_loop_node(node: Node) -> bool:
+    return isinstance(getattr(node.kernel, "compiled_loop", None), CompiledLoop)
+
+
+class CompiledLoop:
+    """One loop frame's generated function and what it stands for.
+
+    ``members``: the node indices of the frame (and its Exits) in the program it was made
+    from; ``inputs``: the outer edges its Enters take, each once (the function's arguments
+    after the run's context); ``control_inputs``: the Enters' control inputs; ``exits``: the
+    Exit nodes, whose values it returns in this order; ``source``, ``function``: the code.
+    """
+
+    def __init__(self, frame_name, nodes, inside, exits, predicate, switch_of_merge):
+        self.frame_name = frame_name
+        self.name = frame_name
+        self.nodes = nodes
+        self.members = tuple(sorted([*inside, *exits]))
+        self.exits = tuple(exits)
+        enters = [i for i in inside if nodes[i].kind == NodeKind.ENTER]
+        inputs: list = []
+        controls: list = []
+        for index in enters:
+            edge = tuple(nodes[index].inputs[0])
+            if edge not in inputs:
+                inputs.append(edge)
+            controls += [p for p in nodes[index].control_inputs if p not in controls]
+        self.inputs = tuple(inputs)
+        self.control_inputs = tuple(controls)
+        self.tag = nodes[predicate[0]].tag
+        self.lines: dict[int, tuple[int, tuple[str, ...], Any]] = {}
+        self.source, bound = self._generate(inside, predicate, switch_of_merge)
+        namespace: dict[str, Any] = {}
+        code = compile(self.source, f"<compiled loop {frame_name}>", "exec")
+        exec(code, namespace)  # noqa: S102 - the text generated just above
+        self.function = namespace["make"](
+            **bound,
+            locate=self.locate,
+            monotonic=time.monotonic,
+            deadline_error=self._deadline_error,
+            check_every=CHECK_CLOCK_EVERY,
+        )
+        self.function.compiled_loop = self
+        self._code = self.function.__code__
+
+    @property
+    def function_name(self) -> str:
+        return "loop_" + "".join(c if c.isalnum() else "_" for c in self.name)
+
+    def _generate(self, inside, predicate, switch_of_merge) -> tuple[str, dict]:
+        nodes = self.nodes
+        parameters = {edge: f"in{i}" for i, edge in enumerate(self.inputs)}
+        names: dict[tuple[int, int], str] = {}
+        bound: dict[str, Any] = {}
+        emitter = LineEmitter(bound)
+        start: list[str] = []
+        for index in inside:
+            node = nodes[index]
+            if node.kind == NodeKind.ENTER:
+                names[(index, 0)] = parameters[tuple(node.inputs[0])]
+        merges = [i for i in inside if nodes[i].kind == NodeKind.MERGE]
+        for merge in merges:
+            variable = value_name(merge, 0, 1)
+            enter = nodes[merge].inputs[0][0]
+            start.append(f"{variable} = {names[(enter, 0)]}  # {describe(nodes[merge])}")
+            names[(merge, 0)] = variable
+            switch = switch_of_merge[merge]
+            names[(switch, 0)] = names[(switch, 1)] = variable
+        ops = [i for i in topological_order(nodes) if i in set(inside)]
+        ops = [i for i in ops if nodes[i].kind == NodeKind.OP]
+        in_body: set[int] = set()
+        for index in ops:
+            node = nodes[index]
+            producers = [p for p, _ in node.inputs] + list(node.control_inputs)
+            if any(p in in_body for p in producers) or any(
+                nodes[p].kind == NodeKind.SWITCH for p, _ in node.inputs
+            ):
+                in_body.add(index)
+        if predicate[0] in in_body:
+            raise AssertionError("the loop's predicate lies in its body")
+        steps: list[tuple[str, int, tuple[str, ...], Any]] = []
+
+        def emit(index: int) -> None:
+            node = nodes[index]
+            args = tuple(names[tuple(edge)] for edge in node.inputs)
+            for text, step in emitter.lines(node, index, args):
+                steps.append((text, index, args, step))
+            for k in range(node.num_outputs):
+                names[(index, k)] = value_name(index, k, node.num_outputs)
+
+        for index in ops:
+            if index not in in_body:
+                emit(index)
+        first_switch = switch_of_merge[merges[0]]
+        test_args = (names[(merges[0], 0)], names[predicate])
+        steps.append((f"if not {names[predicate]}:  # the Switches", first_switch, test_args, None))
+        steps.append(("    break", -1, (), None))
+        for index in ops:
+            if index in in_body:
+                emit(index)
+        next_values = []
+        for merge in merges:
+            back = nodes[merge].inputs[1][0]
+            next_values.append(names[tuple(nodes[back].inputs[0])])
+        variables = ", ".join(names[(m, 0)] for m in merges)
+        steps.append(
+            (f"{variables} = {', '.join(next_values)}  # the NextIterations", -1, (), None)
+        )
+        results = [names[(nodes[e].inputs[0][0], 0)] for e in self.exits]
+        returned = results[0] if len(results) == 1 else f"({', '.join(results)},)"
+        closure = ", ".join([*bound, "locate", "monotonic", "deadline_error", "check_every"])
+        arguments = ", ".join(["context", *parameters.values()])
+        lines = [
+            f"def make({closure}):",
+            f"    def {self.function_name}({arguments}):",
+            '        deadline = getattr(context, "deadline", None)',
+            *(f"        {text}" for text in start),
+            "        iteration = 0",
+            "        next_check = check_every",
+            "        try:",
+            "            while True:",
+        ]
+        for text, index, args, step in steps:
+            if index >= 0:
+                self.lines[len(lines) + 1] = (index, args, step)
+            lines.append(f"                {text}")
+        lines += [
+            "                iteration += 1",
+            "                if deadline is not None and iteration >= next_check:",
+            "                    next_check = iteration + check_every",
+            "                    if monotonic() > deadline:",
+            "                        raise deadline_error(iteration)",
+            "        except Exception as error:",
+            "            locate(error, iteration)",
+            "            raise",
+            f"        return {returned}",
+            f"    return {self.function_name}",
+        ]
+        return "\n".join(lines) + "\n", bound
+
+    def _deadline_error(self, iteration: int) -> executor.DeadlineExceededError:
+        return executor.DeadlineExceededError(
+            f"the run did not finish before its deadline; it was noticed in iteration "
+            f"{iteration} of compiled loop {self.frame_name!r}",
+            iteration=iteration,
+        )
+
+    def locate(self, error: BaseException, iteration: int) -> None:
+        """Adds this loop's ``(frame name, iteration)`` to ``error.compiled_frames`` and, for
+        an error of one of its lines, records the member that raised it (`locate_member`)."""
+        if not hasattr(error, "compiled_frames"):
+            error.compiled_frames = []
+        error.compiled_frames.append((self.frame_name, iteration))
+        locate_member(error, self._code, self.lines, self.nodes)
+
+
+def _replace_frame(program: Program, loop: CompiledLoop) -> Program:
+    """``program`` with ``loop``'s members replaced by one node where its last member was,
+    and every edge, control edge, fetch and target renumbered."""
+    members = set(loop.members)
+    last = loop.members[-1]
+    new_index: dict[int, int] = {}
+    position = 0
+    for index in range(len(program.nodes)):
+        if index == last:
+            loop_index = position
+            position += 1
+        elif index not in members:
+            new_index[index] = position
+            position += 1
+    output_of = {exit_index: k for k, exit_index in enumerate(loop.exits)}
+
+    def edge_of(edge) -> tuple[int, int]:
+        producer, output = edge
+        if producer in members:
+            return (loop_index, output_of[producer])
+        return (new_index[producer], output)
+
+    def control_of(producers) -> list[int]:
+        result: list[int] = []
+        for p in producers:
+            target = loop_index if p in members else new_index[p]
+            if target not in result:
+                result.append(target)
+        return result
+
+    new_nodes: list[Node] = []
+    for index, node in enumerate(program.nodes):
+        if index == last:
+            new_nodes.append(
+                Node(
+                    name=loop.name,
+                    kind=NodeKind.OP,
+                    kernel=loop.function,
+                    inputs=[edge_of(e) for e in loop.inputs],
+                    control_inputs=control_of(loop.control_inputs),
+                    num_outputs=len(loop.exits),
+                    wants_context=True,
+                    inline=None,
+                    tag=loop.tag,
+                )
+            )
+        elif index not in members:
+            new_nodes.append(
+                Node(
+                    **{
+                        **node.__dict__,
+                        "inputs": [edge_of(e) for e in node.inputs],
+                        "control_inputs": control_of(node.control_inputs),
+                    }
+                )
+            )
+    return Program(
+        nodes=new_nodes,
+        arg_nodes=tuple(new_index[a] for a in program.arg_nodes),
+        fetches=[edge_of(e) for e in program.fetches],
+        targets=tuple(control_of(program.targets)),
+    )

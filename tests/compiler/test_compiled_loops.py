@@ -1,0 +1,227 @@
+"""Compiled loops (`dataflow.compiler.loops`): a `while_loop` frame of pure ops runs as one
+generated function, and a run gives what the interpreter gives, errors and deadlines included."""
+
+import time
+
+import numpy as np
+import pytest
+from bitwise import same_bits
+
+import dataflow as df
+import executor
+from dataflow import compiler, errors
+from dataflow.compiler.loops import CompiledLoop
+from executor.program import NodeKind
+
+
+@pytest.fixture
+def mode():
+    """Sets the compilation mode for one test and restores the one before it."""
+    previous = compiler.mode()
+    yield compiler.set_mode
+    compiler.set_mode(previous)
+
+
+NO_PASSES = df.ConfigProto(
+    graph_options=df.passes.GraphOptions(
+        rewrite_options=df.passes.RewriterConfig(disable_meta_optimizer=True)
+    )
+)
+
+
+def run_in(new_mode, set_mode, fetches, feed_dict=None, options=None):
+    """The results of one run in a new Session with compilation ``new_mode``, and its plan."""
+    set_mode(new_mode)
+    with df.Session(config=NO_PASSES) as sess:
+        results = sess.run(fetches, feed_dict, options=options)
+        plan = next(iter(sess._plans.values()))
+    return results, plan
+
+
+def error_in(new_mode, set_mode, fetches, feed_dict=None) -> errors.OpError:
+    set_mode(new_mode)
+    with df.Session(config=NO_PASSES) as sess:
+        with pytest.raises(errors.OpError) as caught:
+            sess.run(fetches, feed_dict)
+    return caught.value
+
+
+def compiled_loops(plan) -> list:
+    return [r for r in plan.compiled.regions if isinstance(r, CompiledLoop)]
+
+
+def counting_loop(limit, maximum_iterations=None):
+    """The issue's workload: ``i + 1`` and ``a + cast(i)``, float32."""
+    return df.while_loop(
+        lambda i, a: i < limit,
+        lambda i, a: (i + 1, a + df.cast(i, df.float32)),
+        [df.constant(0), df.constant(0.0)],
+        maximum_iterations=maximum_iterations,
+    )
+
+
+@pytest.mark.parametrize("limit", [0, 1, 7, 300])
+def test_a_while_loop_runs_as_one_node_with_the_interpreters_bits_and_dtypes(mode, limit):
+    n = df.placeholder(df.int32, [])
+    fetches = counting_loop(n)
+    compiled, plan = run_in("force", mode, fetches, {n: limit})
+    interpreted, _ = run_in("off", mode, fetches, {n: limit})
+    assert same_bits(compiled, interpreted)
+    assert [type(v) for v in compiled] == [type(v) for v in interpreted]
+    assert len(compiled_loops(plan)) == 1
+    assert not [node for node in plan.compiled.nodes if node.kind != NodeKind.OP and node.inputs]
+
+
+def test_maximum_iterations_bounds_a_compiled_loop(mode):
+    fetches = counting_loop(df.constant(1000), maximum_iterations=5)
+    compiled, plan = run_in("force", mode, fetches)
+    interpreted, _ = run_in("off", mode, fetches)
+    assert compiled[0] == 5 and same_bits(compiled, interpreted)
+    assert compiled_loops(plan)
+
+
+def test_integer_overflow_in_a_compiled_loop_wraps_as_the_interpreter(mode):
+    x = df.while_loop(
+        lambda x: x > 0, lambda x: [x * df.constant(3, df.int8)], [df.constant(1, df.int8)]
+    )
+    compiled, plan = run_in("force", mode, x)
+    interpreted, _ = run_in("off", mode, x)
+    assert compiled_loops(plan) and same_bits(compiled, interpreted)
+
+
+def test_nested_loops_compile_as_one_node_with_the_interpreters_bits(mode):
+    def outer_body(i, total):
+        (j, inner) = df.while_loop(
+            lambda j, s: j < 20,
+            lambda j, s: (j + 1, s * 0.5 + df.cast(i * j, df.float32)),
+            [df.constant(0), total],
+        )
+        return i + 1, inner
+
+    fetches = df.while_loop(lambda i, t: i < 30, outer_body, [df.constant(0), df.constant(1.0)])
+    compiled, plan = run_in("force", mode, fetches)
+    interpreted, _ = run_in("off", mode, fetches)
+    assert same_bits(compiled, interpreted)
+    assert [node.kind for node in plan.compiled.nodes].count(NodeKind.ENTER) == 0
+    assert len(compiled_loops(plan)) == 2
+
+
+def gather_past_the_end():
+    """A loop whose body fails in iteration 3: it gathers element i of a 3-element vector."""
+    table = df.constant([1.0, 2.0, 3.0])
+    return df.while_loop(
+        lambda i, s: i < 10, lambda i, s: (i + 1, s + df.gather(table, i)), [0, 0.0]
+    )
+
+
+def test_an_error_in_a_compiled_loop_names_the_op_its_line_and_iteration(mode):
+    fetches = gather_past_the_end()
+    compiled = error_in("force", mode, fetches)
+    interpreted = error_in("off", mode, fetches)
+    assert type(compiled) is type(interpreted)
+    assert compiled.op is interpreted.op and compiled.op.type == "GatherV2"
+    assert compiled.message == interpreted.message
+    assert "iteration 3 (frame instance while[iter 0 of root])" in compiled.message
+
+
+def test_an_error_in_an_inner_compiled_loop_names_both_iterations(mode):
+    """The compiled loop runs iterations in order, as the interpreter does with
+    ``parallel_iterations=1`` (with more, it may run a later failing iteration first)."""
+    table = df.constant([1.0, 2.0, 3.0])
+
+    def outer_body(i, total):
+        (_, inner) = df.while_loop(
+            lambda j, s: j < 2, lambda j, s: (j + 1, s + df.gather(table, i + j)), [0, total]
+        )
+        return i + 1, inner
+
+    fetches = df.while_loop(lambda i, t: i < 5, outer_body, [0, 0.0], parallel_iterations=1)
+    compiled = error_in("force", mode, fetches)
+    interpreted = error_in("off", mode, fetches)
+    assert compiled.op is interpreted.op
+    assert compiled.message == interpreted.message
+    assert "iteration 1 (frame instance while/while[iter 2 of while[iter 0 of root]])" in (
+        compiled.message
+    )
+
+
+def test_a_loop_in_the_untaken_branch_of_a_cond_is_dead_as_a_whole(mode):
+    pred = df.placeholder(df.bool, [])
+    x = df.placeholder(df.float32, [])
+
+    def loop():
+        return df.while_loop(lambda i, s: i < 4, lambda i, s: (i + 1, s * x), [0, x])[1]
+
+    result = df.cond(pred, loop, lambda: x - 1.0)
+    for taken in (True, False):
+        feed = {pred: taken, x: np.float32(1.5)}
+        compiled, plan = run_in("force", mode, result, feed)
+        interpreted, _ = run_in("off", mode, result, feed)
+        assert same_bits(compiled, interpreted)
+        assert compiled_loops(plan)
+
+
+def test_a_compiled_loop_that_never_ends_stops_at_the_deadline(mode):
+    endless = df.while_loop(lambda i: i >= 0, lambda i: [i + 1 - 1], [df.constant(0)])
+    mode("force")
+    with df.Session(config=NO_PASSES) as sess:
+        with pytest.raises(errors.DeadlineExceededError) as caught:
+            sess.run(endless, options=df.RunOptions(timeout_in_ms=300))
+        plan = next(iter(sess._plans.values()))
+        assert compiled_loops(plan)
+        assert "while" in caught.value.message
+        assert sess.run(df.constant(2.0)) == 2.0
+
+
+class PastDeadline:
+    deadline = time.monotonic() - 1.0
+
+
+def test_the_generated_loop_checks_the_clock_itself(mode):
+    """The loop raises the deadline error by itself: it does not go on in the background once
+    the run has given up on it."""
+    endless = df.while_loop(lambda i: i >= 0, lambda i: [i + 1 - 1], [df.constant(0)])
+    mode("force")
+    with df.Session(config=NO_PASSES) as sess:
+        (loop,) = [r for r in sess._compiled_regions(endless, []) if isinstance(r, CompiledLoop)]
+    with pytest.raises(executor.DeadlineExceededError):
+        loop.function(PastDeadline(), np.int32(0))
+
+
+def test_a_loop_with_a_stateful_body_keeps_the_interpreter(mode):
+    v = df.Variable(0.0)
+    with df.Session(config=NO_PASSES) as sess:
+        sess.run(v.initializer)
+    i = df.while_loop(
+        lambda i: i < 3, lambda i: [i + df.cast(v.assign_add(1.0) > 0, df.int32)], [0]
+    )
+    mode("force")
+    with df.Session(config=NO_PASSES) as sess:
+        sess.run(v.initializer)
+        assert sess.run(i) == 3
+        plan = next(iter(sess._plans.values()))
+        assert not plan.compiled or not compiled_loops(plan)
+
+
+def test_a_hand_wired_loop_keeps_the_interpreter(mode):
+    entered = df.enter(df.constant(0), frame_name="count")
+    limit = df.enter(df.constant(10), frame_name="count", is_constant=True)
+    one = df.enter(df.constant(1), frame_name="count", is_constant=True)
+    i, _ = df.merge([entered, entered])
+    keep_going = df.loop_cond(i < limit)
+    i_done, i_body = df.switch(i, keep_going)
+    df.set_merge_input(i, 1, df.next_iteration(i_body + one))
+    result = df.exit(i_done)
+    compiled, plan = run_in("force", mode, result)
+    assert compiled == 10
+    assert not plan.compiled or not compiled_loops(plan)
+
+
+def test_compiled_source_shows_the_python_while_loop(mode):
+    mode("force")
+    fetches = counting_loop(df.constant(4))
+    with df.Session(config=NO_PASSES) as sess:
+        source = df.debug.compiled_source(sess, fetches)
+    assert "# loop while:" in source
+    assert "while True:" in source and "break" in source
+    assert "while/Cast (Cast) at " in source and "test_compiled_loops.py" in source
