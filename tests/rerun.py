@@ -3,7 +3,9 @@ twin of its graph (``passes/passes_plugin.py``: graph passes; ``io/roundtrip_plu
 saving and loading), and by the tests that start the suites under them.
 
 - `check_every_run` wraps ``Session.run`` so that a check sees each run a test makes, with the
-  Session's state from before the run (`SessionState`), which `start_from` gives a twin;
+  Session's state from before the run (`SessionState`), which `start_from` gives a twin; runs
+  of a test marked ``counts_kernel_calls`` are not checked, since the check's extra runs would
+  add to its counts (a plugin imports `pytest_runtest_call` to know the test);
 - `unrepeatable` says which graphs cannot be run again with the same results;
 - `run_suites` runs groups of test folders under a plugin, in parallel processes, and returns
   what the plugin reported.
@@ -17,6 +19,8 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
+
+import pytest
 
 import dataflow as df
 from dataflow.session import Session
@@ -40,6 +44,21 @@ def start_from(shadow: Session, state: SessionState) -> None:
     shadow._random_streams.restore(state.random_streams)
 
 
+_current_test = {"counts_kernel_calls": False}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """Notes whether the test about to run counts kernel calls (see the module docstring)."""
+    _current_test["counts_kernel_calls"] = (
+        item.get_closest_marker("counts_kernel_calls") is not None
+    )
+    try:
+        yield
+    finally:
+        _current_test["counts_kernel_calls"] = False
+
+
 def check_every_run(check: Callable) -> Callable:
     """Replaces ``Session.run`` so that after each run a test makes, ``check(session,
     before, fetches, feed_dict, options, results, error)`` is called: ``before`` is the
@@ -59,7 +78,7 @@ def check_every_run(check: Callable) -> Callable:
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         __tracebackhide__ = True  # errors name the test's line, not this wrapper's
-        if getattr(state, "checking", False):
+        if getattr(state, "checking", False) or _current_test["counts_kernel_calls"]:
             return original_run(self, fetches, feed_dict, options, run_metadata)
         before = SessionState(dict(self._variable_values), self._random_streams.snapshot())
         try:
@@ -74,15 +93,38 @@ def check_every_run(check: Callable) -> Callable:
     return original_run
 
 
+# Ops whose state lives in the Session beside the variables (a queue's elements, an
+# iterator's position), which `start_from` cannot give a twin: a twin's dequeue would wait on
+# an empty queue, and its iterator would start again from the first element.
+SESSION_STATE_TYPES = frozenset(
+    {
+        "FIFOQueueV2",
+        "RandomShuffleQueueV2",
+        "QueueEnqueueV2",
+        "QueueDequeueV2",
+        "QueueCloseV2",
+        "QueueSizeV2",
+        "QueueIsClosedV2",
+        "IteratorV2",
+        "MakeIterator",
+        "IteratorGetNext",
+        "OneShotIteratorGetNext",
+    }
+)
+
+
 def unrepeatable(graph: df.Graph, op_types: frozenset = frozenset()) -> bool:
     """Whether runs of ``graph`` cannot be repeated in another Session with the same results:
-    it holds an op of ``op_types`` or prints to a file.  (Random ops repeat: `start_from` gives
-    the twin the Session's random streams.)"""
+    it holds an op of ``op_types`` or of `SESSION_STATE_TYPES`, or prints anywhere but to the
+    standard streams (a file, or a stream object the test reads).  (Random ops repeat:
+    `start_from` gives the twin the Session's random streams.)"""
     for op in graph.get_operations():
-        if op.type in op_types:
+        if op.type in op_types or op.type in SESSION_STATE_TYPES:
             return True
         stream = op.attrs.get("output_stream")
-        if isinstance(stream, str) and stream.startswith("file://"):
+        if stream is not None and not (
+            isinstance(stream, str) and not stream.startswith("file://")
+        ):
             return True
     return False
 

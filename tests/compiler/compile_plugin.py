@@ -21,7 +21,12 @@ import os
 
 from bitwise import same_bits
 from hypothesis import settings
-from rerun import check_every_run, start_from, unrepeatable
+from rerun import (
+    check_every_run,
+    pytest_runtest_call,  # noqa: F401 - the hook that sees marked tests
+    start_from,
+    unrepeatable,
+)
 
 import dataflow as df
 from dataflow import compiler, nest
@@ -35,7 +40,7 @@ _SKIPPED_TYPES = frozenset({"PyFunc", "PyFuncStateless"})
 def _interpreted(session, before, fetches, feed_dict, options):
     timeout = getattr(options, "timeout_in_ms", 0)
     rewrite = getattr(options, "rewrite_options", None)
-    compiler.set_mode("off")
+    previous = compiler.set_mode("off")
     try:
         with Session(graph=session.graph, config=session._config) as shadow:
             start_from(shadow, before)
@@ -53,7 +58,7 @@ def _interpreted(session, before, fetches, feed_dict, options):
                 except df.errors.OpError as e:
                     return None, e
     finally:
-        compiler.set_mode("force")
+        compiler.set_mode(previous)  # "force", or the mode the test chose
 
 
 def _check(session, before, fetches, feed_dict, options, results, error) -> None:

@@ -20,7 +20,12 @@ import tempfile
 
 from bitwise import same_bits
 from hypothesis import settings
-from rerun import check_every_run, start_from, unrepeatable
+from rerun import (
+    check_every_run,
+    pytest_runtest_call,  # noqa: F401 - the hook that sees marked tests
+    start_from,
+    unrepeatable,
+)
 
 import dataflow as df
 from dataflow import nest
