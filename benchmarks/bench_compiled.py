@@ -1,26 +1,44 @@
-"""Compiled regions (`dataflow.compiler`) against the interpreter, numpy and TensorFlow 1.x.
+"""Compiled plans (`dataflow.compiler`) against the interpreter, numpy, TensorFlow 1.x and JAX.
 
     python benchmarks/bench_compiled.py
-    python benchmarks/bench_compiled.py --tensorflow-python /work/tfvenv/bin/python
-    python benchmarks/bench_compiled.py --quick
+    python benchmarks/bench_compiled.py --quick \\
+        --tensorflow-python /work/tfvenv/bin/python --jax-python /work/jaxvenv/bin/python
 
-1. A chain of 1000 scalar float32 adds (``y = y + one``, one fed placeholder), per op:
-   dataflow interpreted and compiled (graph passes off, so that each add is a node: the
-   elementwise fusion pass would make the chain one kernel), one ``np.add`` call per op from a
-   Python loop (the floor of an interpreter of numpy calls), and TensorFlow 1.x graph mode
-   (Grappler off, so that its executor runs every add).  Target: compiled at most TF1's cost.
-   Also the first-run cost: a first run interpreted and a first run compiled, each in a new
-   Session (lowering included), and the compilation alone.
-   The same chain with the default graph passes on, where elementwise fusion makes it one
-   ``FusedElementwise`` op: interpreted (its kernel) and compiled (its steps written out).
+Every workload of issue 14, each in one table with a column per way of running it:
 
-2. A 10k-iteration ``while_loop`` (``i + 1``, ``a + cast(i)`` in float32), per iteration:
-   dataflow interpreted and compiled (the whole loop one generated function), and TensorFlow
-   1.x graph mode with control flow v1.  Target: compiled at most TF1's cost.  Fewer repeats
-   (a fifth): one interpreted run takes about a second.
+- ``interpreted``: dataflow with compilation off (``compiler.set_mode("off")``);
+- ``compiled``: every region and loop compiled to generated Python (``"force"``, native off);
+- ``native``: the same with the native tier forced (``compiler.set_native("force")``), printed
+  only where ``compiler.native_available()`` exists and is true;
+- ``numpy``: hand-written numpy, where one applies (the floor of an interpreter of numpy calls);
+- ``TF1``: TensorFlow 1.x graph mode with control flow v1, measured in the Python given by
+  ``--tensorflow-python`` (or here, when TensorFlow is importable);
+- ``JAX``: ``lax.while_loop`` under ``jit``, for the loop workloads, as the limit, measured in the
+  Python given by ``--jax-python`` (JAX is never a dependency of dataflow).
 
-Timings are medians over repeats, taken in turn within each round so that all see the same
-load; the machine may be shared, so read ratios, not absolutes.
+The workloads:
+
+1. ``chain``: 1000 scalar float32 adds (``y = y + one``, one fed placeholder), ns per op, graph
+   passes off so each add is a node (fusion would make the chain one kernel) and Grappler off
+   so TensorFlow's executor runs every add.  Target: compiled at most TF1, native a tenth.
+   Also the same chain with the default passes, where fusion makes it one ``FusedElementwise``.
+2. ``loop``: a 10k-iteration ``while_loop`` (``i + 1``, ``a + cast(i)``), ns per iteration.
+3. ``cond_loop``: the same with a ``cond`` in the body (even ``i`` adds, odd ``i`` subtracts).
+4. ``nested_loop``: a 100x100 nested ``while_loop``, ns per inner iteration.
+   Target for 2-4: compiled at most TF1, native a tenth of TF1.
+5. ``mlp_step``: one training step of the digits MLP (`programs.digits_mlp`, a batch of 64), and
+   ``rnn_step``: one training step of an Elman RNN over 20 time steps written as a
+   ``while_loop`` (the backward loop included), time per step with the default graph passes.
+6. ``big_chain``: a 20-op elementwise chain on 100 MB of float32, default passes, against the
+   same 20 numpy calls.  Target: at most 0.5x numpy on 2 cores.
+
+Under each table, the first-run cost: a first run in a new Session in each column (lowering and
+compilation included) and ``compiler.compile_program`` alone on the lowered plan; for JAX, its
+first call (trace and XLA compilation).  Values are checked bit for bit against the interpreted
+run before anything is timed (the native column's are reported if they differ).
+
+Timings are medians over repeats, the columns taken in turn within each round so all see the
+same load; the machine may be shared, so read ratios, not absolutes.
 """
 
 from __future__ import annotations
@@ -29,39 +47,200 @@ from __future__ import annotations
 from harness import (
     describe_machine,
     paired_median_times,
+    side_figures,
     tensorflow_figures,
     try_import_tensorflow,
 )
+from programs import digits_mlp
 
 # isort: split
 import argparse
+import dataclasses
+import functools
 import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 
 LENGTH = 1000
 ITERATIONS = 10_000
+NESTED = 100  # outer and inner iterations of the nested loop
+RNN_STEPS, RNN_BATCH, RNN_INPUTS, RNN_UNITS = 20, 32, 16, 32
+BIG_CHAIN_BYTES = 100 * 1024 * 1024
 
 
-def _chain(api, length: int):
+# -- The programs, each built by one function for dataflow and TensorFlow alike -------------------
+@dataclasses.dataclass
+class Built:
+    """What a workload's builder returns: the fetches of a timed run, its feed, and the op to
+    run once first (variable initialisation) or None."""
+
+    fetches: list
+    feed: dict
+    init: object = None
+
+
+def _chain(api, length: int = LENGTH) -> Built:
     x = api.placeholder(api.float32, shape=[], name="x")
     one = api.constant(1.0, dtype=api.float32)
     y = x
     for _ in range(length):
         y = y + one
-    return x, y
+    return Built([y], {x: np.float32(0.5)})
 
 
-def _dataflow():
-    import dataflow as df
+def _loop(api) -> Built:
+    limit = api.placeholder(api.int32, shape=[], name="limit")
+    i, a = api.while_loop(
+        lambda i, a: i < limit,
+        lambda i, a: (i + 1, a + api.cast(i, api.float32)),
+        [api.constant(0), api.constant(0.0)],
+    )
+    return Built([i, a], {limit: ITERATIONS})
 
-    return df
+
+def _cond_loop(api) -> Built:
+    limit = api.placeholder(api.int32, shape=[], name="limit")
+
+    def body(i, a):
+        even = api.equal(i % 2, 0)
+        a = api.cond(even, lambda: a + api.cast(i, api.float32), lambda: a - 1.0)
+        return i + 1, a
+
+    i, a = api.while_loop(lambda i, a: i < limit, body, [api.constant(0), api.constant(0.0)])
+    return Built([i, a], {limit: ITERATIONS})
 
 
-def _session(df, graph, passes: bool = False):
+def _nested_loop(api) -> Built:
+    limit = api.placeholder(api.int32, shape=[], name="limit")
+
+    def outer_body(i, a):
+        def inner_body(j, b):
+            return j + 1, b + api.cast(i + j, api.float32)
+
+        _, a = api.while_loop(lambda j, b: j < limit, inner_body, [api.constant(0), a])
+        return i + 1, a
+
+    i, a = api.while_loop(lambda i, a: i < limit, outer_body, [api.constant(0), api.constant(0.0)])
+    return Built([i, a], {limit: NESTED})
+
+
+def _mlp_step(api) -> Built:
+    """The digits MLP's step on a fixed batch of 64 images shaped like the digits (a step's
+    cost does not depend on the values, and TensorFlow's Python has no scikit-learn)."""
+    x, y, train, loss, _, _ = digits_mlp(api)
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 17, size=(64, 64)).astype(np.float32) / 16.0
+    labels = rng.integers(0, 10, size=64).astype(np.int32)
+    return Built([train, loss], {x: images, y: labels}, api.global_variables_initializer())
+
+
+def _rnn_step(api) -> Built:
+    """An Elman RNN, ``h = tanh(x[t] W_in + h W_rec + b)``, over time by a ``while_loop`` that
+    sums the squared error of ``h W_out`` against the targets; one gradient-descent step."""
+    rng = np.random.default_rng(0)
+
+    def weight(name, *shape):
+        value = rng.normal(0.0, 1.0 / np.sqrt(shape[0]), shape).astype(np.float32)
+        return api.Variable(value, name=name).value()
+
+    x = api.placeholder(api.float32, [RNN_STEPS, RNN_BATCH, RNN_INPUTS], name="x")
+    y = api.placeholder(api.float32, [RNN_STEPS, RNN_BATCH, 1], name="y")
+    w_in, w_rec = weight("w_in", RNN_INPUTS, RNN_UNITS), weight("w_rec", RNN_UNITS, RNN_UNITS)
+    w_out = weight("w_out", RNN_UNITS, 1)
+    b = api.Variable(np.zeros(RNN_UNITS, np.float32), name="b").value()
+
+    def body(t, h, total):
+        h = api.tanh(api.matmul(x[t], w_in) + api.matmul(h, w_rec) + b)
+        error = api.matmul(h, w_out) - y[t]
+        return t + 1, h, total + api.reduce_sum(api.square(error))
+
+    h0 = api.zeros([RNN_BATCH, RNN_UNITS])
+    _, _, total = api.while_loop(
+        lambda t, h, total: t < RNN_STEPS, body, [api.constant(0), h0, api.constant(0.0)]
+    )
+    loss = total / float(RNN_STEPS * RNN_BATCH)
+    train = api.train.GradientDescentOptimizer(0.05).minimize(loss)
+    feed = {
+        x: rng.normal(size=(RNN_STEPS, RNN_BATCH, RNN_INPUTS)).astype(np.float32),
+        y: rng.normal(size=(RNN_STEPS, RNN_BATCH, 1)).astype(np.float32),
+    }
+    return Built([train, loss], feed, api.global_variables_initializer())
+
+
+def _elementwise_chain(x, m):
+    """20 elementwise ops: scale, shift, clamp, fold and shift back, four times over."""
+    for k in range(4):
+        x = m.multiply(x, np.float32(0.999 - k * 1e-3))
+        x = m.add(x, np.float32(0.25))
+        x = m.maximum(x, np.float32(-4.0))
+        x = m.abs(x)
+        x = m.subtract(x, np.float32(0.5))
+    return x
+
+
+def _big_input() -> np.ndarray:
+    return np.random.default_rng(0).standard_normal(BIG_CHAIN_BYTES // 4, dtype=np.float32)
+
+
+def _big_chain(api) -> Built:
+    x = api.placeholder(api.float32, shape=[BIG_CHAIN_BYTES // 4], name="x")
+    return Built([_elementwise_chain(x, api)], {x: _big_input()})
+
+
+@dataclasses.dataclass
+class Workload:
+    """One figure of the issue: ``build(api)`` makes its program in the default graph, and one
+    run does ``units`` of work (ops, iterations, steps), reported per ``unit`` in ``scale``s."""
+
+    key: str
+    title: str
+    build: Callable[[object], Built]
+    unit: str
+    units: int
+    scale: str = "ns"  # or "ms"
+    passes: bool = False  # dataflow's default graph passes (and Grappler) on
+    repeats_divisor: int = 1  # a run of this workload is long: a fraction of the repeats
+    tensorflow_threads: int = 0  # 0: TensorFlow's default pools
+
+
+WORKLOADS = [
+    Workload("chain", f"scalar float32 add chain ({LENGTH} ops)", _chain, "op", LENGTH,
+             tensorflow_threads=1),
+    Workload("loop", f"while_loop of {ITERATIONS} iterations (i + 1, a + cast(i))", _loop,
+             "iteration", ITERATIONS, repeats_divisor=2),
+    Workload("cond_loop", f"while_loop of {ITERATIONS} iterations with a cond in the body",
+             _cond_loop, "iteration", ITERATIONS, repeats_divisor=2),
+    Workload("nested_loop", f"nested while_loop, {NESTED}x{NESTED} iterations",
+             _nested_loop, "inner iteration", NESTED * NESTED, repeats_divisor=2),
+    Workload("mlp_step", "digits MLP training step (64-64-10, batch 64)", _mlp_step, "step", 1,
+             scale="ms", passes=True),
+    Workload("rnn_step", f"RNN-on-while_loop training step ({RNN_STEPS} steps, batch "
+             f"{RNN_BATCH}, {RNN_UNITS} units)", _rnn_step, "step", 1, scale="ms", passes=True),
+    Workload("big_chain", "20-op elementwise chain on 100 MB of float32", _big_chain, "run", 1,
+             scale="ms", passes=True, repeats_divisor=2),
+]  # fmt: skip
+SCALES = {"ns": 1e9, "ms": 1e3}
+
+
+def _repeats(workload: Workload, repeats: int) -> int:
+    return max(3, repeats // workload.repeats_divisor)
+
+
+# -- dataflow: interpreted, compiled, native ------------------------------------------------------
+def _native_switch(compiler):
+    """``compiler.set_native`` when the native tier is there and usable, else None."""
+    available = getattr(compiler, "native_available", None)
+    set_native = getattr(compiler, "set_native", None)
+    if available is None or set_native is None or not available():
+        return None
+    return set_native
+
+
+def _session(df, graph, passes: bool):
     if passes:
         return df.Session(graph=graph)
     rewrite = df.passes.RewriterConfig(disable_meta_optimizer=True)
@@ -69,178 +248,272 @@ def _session(df, graph, passes: bool = False):
     return df.Session(graph=graph, config=config)
 
 
-def bench_chain(repeats: int, length: int = LENGTH) -> dict:
-    """Per-op nanoseconds of the chain interpreted, compiled and as numpy calls."""
-    df = _dataflow()
+def _same(a, b) -> bool:
+    return all(
+        (x is None and y is None)
+        or (type(x) is type(y) and np.asarray(x).tobytes() == np.asarray(y).tobytes())
+        for x, y in zip(a, b)
+    )
+
+
+def _describe_compiled(plan) -> str:
+    twin = plan.compiled
+    if not twin:
+        return "nothing compiled"
+    loops = [r for r in twin.regions if hasattr(r, "frame_name")]
+    regions = [r for r in twin.regions if not hasattr(r, "frame_name")]
+    members = sum(len(r.members) for r in twin.regions)
+    return f"compiled: {len(loops)} loop(s), {len(regions)} region(s), {members} ops in them"
+
+
+def bench_dataflow(workload: Workload, repeats: int) -> dict:
+    """Per-unit times of ``workload`` in each dataflow column, its first-run costs, and what
+    compilation made of it."""
+    import dataflow as df
     from dataflow import compiler
 
+    set_native = _native_switch(compiler)
+    columns = {"interpreted": ("off", "off"), "compiled": ("force", "off")}
+    if set_native is not None:
+        columns["native"] = ("force", "force")
     graph = df.Graph()
     with graph.as_default():
-        x, y = _chain(df, length)
-    start = np.float32(0.5)
-    feed = {x: start}
-    compiler.set_mode("off")
-    interpreted = _session(df, graph)
-    reference = interpreted.run(y, feed)
-    compiler.set_mode("force")
-    compiled = _session(df, graph)
-    result = compiled.run(y, feed)
-    assert type(result) is type(reference) and result.tobytes() == reference.tobytes()
-    plan = next(iter(compiled._plans.values()))
-    assert plan.compiled and max(len(r.members) for r in plan.compiled.regions) >= length
+        built = workload.build(df)
 
-    add, one = np.add, np.float32(1.0)
-
-    def numpy_loop():
-        v = start
-        for _ in range(length):
-            v = add(v, one)
-        return v
-
-    def run_in(mode, sess):
-        # A plan not compiled yet follows the mode of the run that reaches it.
+    def switch(column: str) -> None:
+        # A plan not compiled yet follows the modes of the run that reaches it.
+        mode, native = columns[column]
         compiler.set_mode(mode)
-        return sess.run(y, feed)
+        if set_native is not None:
+            set_native(native)
 
+    def run_in(column: str, sess, fetches):
+        switch(column)
+        return sess.run(fetches, built.feed)
+
+    sessions = {column: _session(df, graph, workload.passes) for column in columns}
+    results = {}
+    for column, sess in sessions.items():
+        if built.init is not None:
+            run_in(column, sess, built.init)
+        results[column] = run_in(column, sess, built.fetches)
+    assert _same(results["compiled"], results["interpreted"]), workload.key
+    figures: dict = {
+        "native_differs": "native" in results
+        and not _same(results["native"], results["interpreted"]),
+        "what": _describe_compiled(list(sessions["compiled"]._plans.values())[-1]),
+    }
+    del results
     times = paired_median_times(
-        lambda: run_in("off", interpreted),
-        lambda: run_in("force", compiled),
-        numpy_loop,
-        repeats=repeats,
+        *(lambda c=c, s=s: run_in(c, s, built.fetches) for c, s in sessions.items()),
+        repeats=_repeats(workload, repeats),
     )
-    interpreted.close()
-    compiled.close()
-    figures = dict(zip(("interpreted", "compiled", "numpy"), (t / length * 1e9 for t in times)))
-    figures.update(first_run(df, compiler, graph, y, feed, max(3, repeats // 5)))
+    for column, seconds in zip(sessions, times):
+        figures[column] = seconds / workload.units * SCALES[workload.scale]
+        sessions[column].close()
+    figures.update(_first_run(df, compiler, graph, built, workload, switch, list(columns)))
     return figures
 
 
-def bench_fused_chain(repeats: int, length: int = LENGTH) -> dict:
-    """Per-op nanoseconds of the chain with the default passes, interpreted and compiled."""
-    df = _dataflow()
-    from dataflow import compiler
-
-    graph = df.Graph()
-    with graph.as_default():
-        x, y = _chain(df, length)
-    feed = {x: np.float32(0.5)}
-    sessions = {mode: _session(df, graph, passes=True) for mode in ("off", "force")}
-
-    def run_in(mode):
-        # A plan not compiled yet follows the mode of the run that reaches it.
-        compiler.set_mode(mode)
-        return sessions[mode].run(y, feed)
-
-    interpreted, compiled = run_in("off"), run_in("force")
-    assert type(compiled) is type(interpreted) and compiled.tobytes() == interpreted.tobytes()
-    assert not next(iter(sessions["off"]._plans.values())).compiled
-
-    times = paired_median_times(lambda: run_in("off"), lambda: run_in("force"), repeats=repeats)
-    for sess in sessions.values():
-        sess.close()
-    return dict(zip(("interpreted", "compiled"), (t / length * 1e9 for t in times)))
-
-
-def first_run(df, compiler, graph, y, feed, repeats: int) -> dict:
-    """Milliseconds of a first run in a new Session, interpreted and compiled, and of the
-    compilation alone (`compiler.compile_program` on the lowered plan)."""
-    samples: dict[str, list] = {"first_interpreted_ms": [], "first_compiled_ms": []}
+def _first_run(df, compiler, graph, built: Built, workload: Workload, switch, columns) -> dict:
+    """Milliseconds of a first run in a new Session in each column (lowering and compilation
+    included; a workload with variables initialises them first, untimed), and of
+    `compiler.compile_program` alone on the lowered plan."""
+    samples: dict[str, list] = {column: [] for column in columns}
     compile_samples = []
-    for _ in range(repeats):
-        for mode, key in (("off", "first_interpreted_ms"), ("force", "first_compiled_ms")):
-            compiler.set_mode(mode)
-            with _session(df, graph) as sess:
+    for _ in range(3):
+        for column in columns:
+            switch(column)
+            with _session(df, graph, workload.passes) as sess:
+                if built.init is not None:
+                    sess.run(built.init)
                 began = time.perf_counter()
-                sess.run(y, feed)
-                samples[key].append((time.perf_counter() - began) * 1e3)
-                if mode == "off":
-                    program = next(iter(sess._plans.values())).executable.program
+                sess.run(built.fetches, built.feed)
+                samples[column].append((time.perf_counter() - began) * 1e3)
+                if column == "interpreted":
+                    program = list(sess._plans.values())[-1].executable.program
                     began = time.perf_counter()
                     compiler.compile_program(program, 1)
                     compile_samples.append((time.perf_counter() - began) * 1e3)
-    figures = {key: statistics.median(values) for key, values in samples.items()}
+    figures = {f"first_{column}_ms": statistics.median(s) for column, s in samples.items()}
     figures["compile_ms"] = statistics.median(compile_samples)
     return figures
 
 
-def _loop(api, iterations: int):
-    limit = api.placeholder(api.int32, shape=[], name="limit")
-    i, a = api.while_loop(
-        lambda i, a: i < limit,
-        lambda i, a: (i + 1, a + api.cast(i, api.float32)),
-        [api.constant(0), api.constant(0.0)],
-    )
-    return limit, {limit: iterations}, [i, a]
-
-
-def bench_loop(repeats: int, iterations: int = ITERATIONS) -> dict:
-    """Per-iteration nanoseconds of the loop interpreted and compiled, and compilation's
-    first-run cost."""
-    df = _dataflow()
+def bench_fused_chain(repeats: int) -> dict:
+    """Per-op nanoseconds of the chain with the default passes (one FusedElementwise op),
+    interpreted and compiled."""
+    import dataflow as df
     from dataflow import compiler
 
     graph = df.Graph()
     with graph.as_default():
-        _, feed, fetches = _loop(df, iterations)
-    compiler.set_mode("off")
-    interpreted = _session(df, graph)
-    reference = interpreted.run(fetches, feed)
-    compiler.set_mode("force")
-    compiled = _session(df, graph)
-    result = compiled.run(fetches, feed)
-    assert [v.tobytes() for v in result] == [v.tobytes() for v in reference]
-    plan = next(iter(compiled._plans.values()))
-    assert plan.compiled and any(hasattr(r, "frame_name") for r in plan.compiled.regions)
+        built = _chain(df)
+    sessions = {mode: _session(df, graph, passes=True) for mode in ("off", "force")}
 
-    def run_in(mode, sess):
+    def run_in(mode):
         compiler.set_mode(mode)
-        return sess.run(fetches, feed)
+        return sessions[mode].run(built.fetches, built.feed)
 
-    times = paired_median_times(
-        lambda: run_in("off", interpreted), lambda: run_in("force", compiled), repeats=repeats
+    assert _same(run_in("force"), run_in("off"))
+    times = paired_median_times(lambda: run_in("off"), lambda: run_in("force"), repeats=repeats)
+    for sess in sessions.values():
+        sess.close()
+    return dict(zip(("interpreted", "compiled"), (t / LENGTH * 1e9 for t in times)))
+
+
+# -- numpy, where a hand-written program applies --------------------------------------------------
+def bench_numpy(workload: Workload, repeats: int) -> float | None:
+    if workload.key == "chain":
+        add, one, start = np.add, np.float32(1.0), np.float32(0.5)
+
+        def program():
+            v = start
+            for _ in range(LENGTH):
+                v = add(v, one)
+            return v
+
+    elif workload.key == "big_chain":
+        data = _big_input()
+
+        def program():
+            return _elementwise_chain(data, np)
+
+    else:
+        return None
+    (seconds,) = paired_median_times(program, repeats=_repeats(workload, repeats))
+    return seconds / workload.units * SCALES[workload.scale]
+
+
+# -- TensorFlow 1.x graph mode (run in a Python that has it) --------------------------------------
+def bench_tensorflow(tf1, repeats: int) -> dict:
+    """Per-unit times of every workload in TF1 graph mode, and its first runs."""
+    return {w.key: _tensorflow_workload(tf1, w, _repeats(w, repeats)) for w in WORKLOADS}
+
+
+def _tensorflow_workload(tf1, workload: Workload, repeats: int) -> dict:
+    graph = tf1.Graph()
+    with graph.as_default():
+        built = workload.build(tf1)
+    config = tf1.ConfigProto(
+        inter_op_parallelism_threads=workload.tensorflow_threads,
+        intra_op_parallelism_threads=workload.tensorflow_threads,
     )
-    interpreted.close()
-    compiled.close()
-    figures = dict(zip(("interpreted", "compiled"), (t / iterations * 1e9 for t in times)))
-    small_feed = {key: 10 for key in feed}
-    figures.update(first_run(df, compiler, graph, fetches, small_feed, 3))
+    if not workload.passes:
+        config.graph_options.optimizer_options.opt_level = tf1.OptimizerOptions.L0
+        config.graph_options.rewrite_options.disable_meta_optimizer = True
+    with tf1.Session(graph=graph, config=config) as sess:
+        if built.init is not None:
+            sess.run(built.init)
+        began = time.perf_counter()
+        sess.run(built.fetches, built.feed)
+        first_ms = (time.perf_counter() - began) * 1e3
+        (seconds,) = paired_median_times(
+            lambda: sess.run(built.fetches, built.feed), repeats=repeats
+        )
+    return {"time": seconds / workload.units * SCALES[workload.scale], "first_ms": first_ms}
+
+
+# -- JAX: lax.while_loop under jit, for the loop workloads (run in a Python that has it) ----------
+def bench_jax(repeats: int) -> dict:
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def loop(limit):
+        def body(state):
+            i, a = state
+            return i + 1, a + i.astype(jnp.float32)
+
+        return lax.while_loop(lambda s: s[0] < limit, body, (0, jnp.float32(0.0)))
+
+    def cond_loop(limit):
+        def body(state):
+            i, a = state
+            a = lax.cond(i % 2 == 0, lambda: a + i.astype(jnp.float32), lambda: a - 1.0)
+            return i + 1, a
+
+        return lax.while_loop(lambda s: s[0] < limit, body, (0, jnp.float32(0.0)))
+
+    def nested_loop(limit):
+        def outer_body(state):
+            i, a = state
+
+            def inner_body(inner):
+                j, b = inner
+                return j + 1, b + (i + j).astype(jnp.float32)
+
+            _, a = lax.while_loop(lambda s: s[0] < limit, inner_body, (0, a))
+            return i + 1, a
+
+        return lax.while_loop(lambda s: s[0] < limit, outer_body, (0, jnp.float32(0.0)))
+
+    programs = {"loop": loop, "cond_loop": cond_loop, "nested_loop": nested_loop}
+    figures = {}
+    for workload in WORKLOADS:
+        if workload.key in programs:
+            limit = NESTED if workload.key == "nested_loop" else ITERATIONS
+            run = functools.partial(jax.jit(programs[workload.key]), limit)
+            began = time.perf_counter()
+            jax.block_until_ready(run())
+            first_ms = (time.perf_counter() - began) * 1e3
+            (seconds,) = paired_median_times(
+                lambda run=run: jax.block_until_ready(run()), repeats=_repeats(workload, repeats)
+            )
+            figures[workload.key] = {
+                "time": seconds / workload.units * SCALES[workload.scale],
+                "first_ms": first_ms,
+            }
     return figures
 
 
-def bench_tensorflow_loop(tf1, repeats: int, iterations: int = ITERATIONS) -> dict:
-    tf1.disable_control_flow_v2()
-    graph = tf1.Graph()
-    with graph.as_default():
-        _, feed, fetches = _loop(tf1, iterations)
-    with tf1.Session(graph=graph) as sess:
-        assert sess.run(fetches, feed)[0] == iterations
-        (seconds,) = paired_median_times(lambda: sess.run(fetches, feed), repeats=repeats)
-    return {"tensorflow_loop": seconds / iterations * 1e9}
+# -- The report -----------------------------------------------------------------------------------
+COLUMN_NAMES = ("interpreted", "compiled", "native", "numpy", "TF1", "JAX")
 
 
-def bench_tensorflow(tf1, repeats: int) -> dict:
-    return {
-        **bench_tensorflow_chain(tf1, repeats),
-        **bench_tensorflow_loop(tf1, max(3, repeats // 5)),
+def _cell(value: float | None, width: int = 12) -> str:
+    if value is None:
+        return f"{'--':>{width}}"
+    return f"{value:{width}.0f}" if value >= 100 else f"{value:{width}.3g}"
+
+
+def report(workload: Workload, number: int, ours: dict, numpy: float | None, tf, jax) -> None:
+    values = {
+        "interpreted": ours["interpreted"],
+        "compiled": ours["compiled"],
+        "native": ours.get("native"),
+        "numpy": numpy,
+        "TF1": tf["time"] if tf else None,
+        "JAX": jax["time"] if jax else None,
     }
-
-
-def bench_tensorflow_chain(tf1, repeats: int, length: int = LENGTH) -> dict:
-    graph = tf1.Graph()
-    with graph.as_default():
-        x, y = _chain(tf1, length)
-    rewrite = tf1.OptimizerOptions(opt_level=tf1.OptimizerOptions.L0)
-    config = tf1.ConfigProto(
-        graph_options=tf1.GraphOptions(optimizer_options=rewrite),
-        inter_op_parallelism_threads=1,
-        intra_op_parallelism_threads=1,
+    shown = [name for name in COLUMN_NAMES if values[name] is not None or name == "native"]
+    print(f"{number}. {workload.title}, {workload.scale} per {workload.unit} (median):")
+    print(f"   {'':20}" + "".join(f"{name:>12}" for name in shown))
+    print(
+        f"   {workload.scale + ' per ' + workload.unit:20}"
+        + "".join(_cell(values[n]) for n in shown)
     )
-    config.graph_options.rewrite_options.disable_meta_optimizer = True
-    with tf1.Session(graph=graph, config=config) as sess:
-        feed = {x: np.float32(0.5)}
-        assert sess.run(y, feed) == np.float32(0.5) + length
-        (seconds,) = paired_median_times(lambda: sess.run(y, feed), repeats=repeats)
-    return {"tensorflow": seconds / length * 1e9}
+    for base in ("numpy", "TF1"):
+        if values[base] is not None:
+            ratios = [None if values[n] is None else values[n] / values[base] for n in shown]
+            print(
+                f"   {'/ ' + base:20}"
+                + "".join(f"{'--':>12}" if r is None else f"{r:11.3g}x" for r in ratios)
+            )
+    firsts = {
+        "interpreted": ours["first_interpreted_ms"],
+        "compiled": ours["first_compiled_ms"],
+        "native": ours.get("first_native_ms"),
+        "TF1": tf["first_ms"] if tf else None,
+        "JAX": jax["first_ms"] if jax else None,
+    }
+    print(f"   {'first run, ms':20}" + "".join(_cell(firsts.get(n)) for n in shown))
+    notes = [f"compile_program alone {ours['compile_ms']:.1f} ms", ours["what"]]
+    if "native" not in ours:
+        notes.append("native tier: not available")
+    if ours["native_differs"]:
+        notes.append("NATIVE VALUES DIFFER FROM THE INTERPRETER'S")
+    print("   (" + "; ".join(notes) + ")")
 
 
 def main() -> None:
@@ -248,51 +521,38 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--repeats", type=int, help="repeats of every figure")
     parser.add_argument("--tensorflow-python", help="a Python with TensorFlow, for its figures")
+    parser.add_argument("--jax-python", help="a Python with JAX, for its figures")
     parser.add_argument("--tensorflow-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--jax-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     repeats = args.repeats or (11 if args.quick else 51)
     if args.tensorflow_only:
         print(json.dumps(bench_tensorflow(try_import_tensorflow(), repeats)))
         return
+    if args.jax_only:
+        print(json.dumps(bench_jax(repeats)))
+        return
     tf = tensorflow_figures(__file__, bench_tensorflow, repeats, args.tensorflow_python)
+    jax = side_figures(__file__, "--jax-only", "jax", bench_jax, repeats, args.jax_python)
     print(
         describe_machine(
             repeats,
             tensorflow="not installed" if tf is None else "yes",
+            jax="not installed" if jax is None else "yes",
             python=sys.version.split()[0],
         )
     )
-    r = bench_chain(repeats)
-    print(f"1. scalar float32 add chain ({LENGTH} ops), ns per op (median):")
-    for name in ("interpreted", "compiled"):
-        print(f"   dataflow {name:12}  {r[name]:7.0f}  ({r[name] / r['numpy']:.2f}x numpy)")
-    print(f"   numpy, one np.add/op  {r['numpy']:7.0f}")
-    if tf is not None:
-        ratio = r["compiled"] / tf["tensorflow"]
-        print(f"   TensorFlow 1.x graph  {tf['tensorflow']:7.0f}  (compiled / TF1 = {ratio:.2f})")
-    print(
-        f"   first run in a new Session: interpreted {r['first_interpreted_ms']:.1f} ms, "
-        f"compiled {r['first_compiled_ms']:.1f} ms (compilation alone {r['compile_ms']:.1f} ms)"
-    )
-    fused = bench_fused_chain(repeats)
-    print("   graph passes on (the chain is one FusedElementwise op), ns per op (median):")
-    for name in ("interpreted", "compiled"):
-        print(f"   dataflow {name:12}  {fused[name]:7.0f}  ({fused[name] / r['numpy']:.2f}x numpy)")
-
-    r = bench_loop(max(3, repeats // 5))
-    print(f"2. while_loop of {ITERATIONS} iterations (i + 1, a + cast(i)), ns per iteration:")
-    for name in ("interpreted", "compiled"):
-        print(f"   dataflow {name:12}  {r[name]:7.0f}")
-    if tf is not None:
-        ratio = r["compiled"] / tf["tensorflow_loop"]
-        print(
-            f"   TensorFlow 1.x graph  {tf['tensorflow_loop']:7.0f}  (compiled / TF1 = {ratio:.2f})"
-        )
-    print(
-        f"   first run (10 iterations) in a new Session: interpreted "
-        f"{r['first_interpreted_ms']:.1f} ms, compiled {r['first_compiled_ms']:.1f} ms "
-        f"(compilation alone {r['compile_ms']:.1f} ms)"
-    )
+    for number, workload in enumerate(WORKLOADS, 1):
+        ours = bench_dataflow(workload, repeats)
+        numpy = bench_numpy(workload, repeats)
+        report(workload, number, ours, numpy, (tf or {}).get(workload.key),
+               (jax or {}).get(workload.key))  # fmt: skip
+        if workload.key == "chain":
+            fused = bench_fused_chain(repeats)
+            print(
+                "   graph passes on (the chain is one FusedElementwise op), ns per op: "
+                f"interpreted {fused['interpreted']:.0f}, compiled {fused['compiled']:.0f}"
+            )
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 # First, before numpy is imported: importing harness pins BLAS threads.
 from harness import describe_machine, paired_median_times
+from programs import digits_mlp
 
 # isort: split
 import argparse
@@ -198,29 +199,6 @@ def _digits():
     return (images[:1400], labels[:1400]), (images[1400:], labels[1400:])
 
 
-def _mlp(setter=None):
-    """The digits MLP in the default graph, under ``setter`` (a device function) if given."""
-    with df.device(setter):
-        step = df.train.get_or_create_global_step()
-        x = df.placeholder(df.float32, [None, 64], name="x")
-        y = df.placeholder(df.int32, [None], name="y")
-        init = df.glorot_uniform_initializer(seed=1)
-        w1 = df.get_variable("w1", [64, 64], initializer=init)
-        b1 = df.get_variable("b1", [64], initializer=df.zeros_initializer())
-        w2 = df.get_variable("w2", [64, 10], initializer=init)
-        b2 = df.get_variable("b2", [10], initializer=df.zeros_initializer())
-        logits = df.matmul(df.nn.relu(df.matmul(x, w1) + b1), w2) + b2
-        loss = df.reduce_mean(
-            df.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
-        )
-        optimizer = df.train.GradientDescentOptimizer(0.2)
-        grads_and_vars = optimizer.compute_gradients(loss)
-        train = optimizer.apply_gradients(grads_and_vars, global_step=step)
-        correct = df.equal(df.argmax(logits, 1, output_type=df.int32), y)
-        accuracy = df.reduce_mean(df.cast(correct, df.float32))
-    return x, y, train, accuracy, [g for g, _ in grads_and_vars]
-
-
 def _batches(images, labels, worker: int, size: int = 64):
     rng = np.random.default_rng(worker)
     while True:
@@ -236,7 +214,7 @@ def section_data_parallel(repeats: int) -> None:
     steps = 100 * max(1, repeats // 3)
 
     with df.Graph().as_default():
-        x, y, train, accuracy, grads = _mlp()
+        x, y, train, _, accuracy, grads = digits_mlp(df)
         with df.Session() as sess:
             sess.run(df.global_variables_initializer())
             batches = _batches(train_x, train_y, 0)
@@ -261,7 +239,7 @@ def section_data_parallel(repeats: int) -> None:
             setter = df.train.replica_device_setter(
                 cluster=cluster.spec, worker_device=f"/job:worker/task:{index}"
             )
-            x, y, train, accuracy, grads = _mlp(setter)
+            x, y, train, _, accuracy, grads = digits_mlp(df, setter)
             hooks = [df.train.StopAtStepHook(last_step=2 * steps)]
             batches = _batches(train_x, train_y, index)
             times = []

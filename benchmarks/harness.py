@@ -63,17 +63,37 @@ def tensorflow_figures(
     script: str, measure: Callable[[object, int], dict], repeats: int, python: str | None
 ) -> dict | None:
     """TensorFlow's figures for a benchmark: ``measure(tf1, repeats)`` here when TensorFlow is
-    importable, else ``script`` run with ``--tensorflow-only --repeats N`` in ``python`` (it
-    prints the figures as its last line of JSON); None when neither is possible."""
+    importable, else ``script`` run with ``--tensorflow-only`` in ``python`` (`side_figures`);
+    None when neither is possible."""
     tf1 = try_import_tensorflow()
     if tf1 is not None:
         return measure(tf1, repeats)
+    return side_figures(script, "--tensorflow-only", "TensorFlow", None, repeats, python)
+
+
+def side_figures(
+    script: str,
+    flag: str,
+    what: str,
+    measure: Callable[[int], dict] | None,
+    repeats: int,
+    python: str | None,
+) -> dict | None:
+    """Figures of another framework (``what``) that may be installed only in another Python:
+    ``script`` run with ``flag --repeats N`` in ``python`` (it prints the figures as its last
+    line of JSON), else ``measure(repeats)`` here when ``what``'s module imports here, else
+    None."""
     if python is None:
-        return None
-    command = [python, script, "--tensorflow-only", "--repeats", str(repeats)]
+        if measure is None:
+            return None
+        try:
+            return measure(repeats)
+        except ImportError:
+            return None
+    command = [python, script, flag, "--repeats", str(repeats)]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        print(f"(TensorFlow in {python} failed: {result.stderr.strip().splitlines()[-1:]})")
+        print(f"({what} in {python} failed: {result.stderr.strip().splitlines()[-1:]})")
         return None
     return json.loads(result.stdout.strip().splitlines()[-1])
 

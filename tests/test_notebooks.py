@@ -677,6 +677,55 @@ PINNED = {
             stated="at 512 the **ps** dominates by far",
         ),
     ],
+    "09_from_graph_to_machine.ipynb": [
+        pin(
+            'print("y =", sess.run(y, feed))',
+            "y = 8.568699",
+            "ops in the graph: 52",
+        ),
+        pin(
+            "item, reports = optimize(graph, [y], [x, n])",
+            "constant_folding: … (folded 1)",
+            "pruning: … (removed 2)",
+            "elementwise_fusion: … (ops fused 9, fused kernels 3)",
+            "the graph: 52 ops as written, 40 after the passes",
+            stated="`constant_folding` computed `rate` once",
+        ),
+        pin(
+            "plan = lower_graph(graph, [y], (x, n), df.passes.DEFAULT_PIPELINE)",
+            "40 nodes:",
+            "ENTER loop/Enter inputs [(2, 0)] enters frame 'loop'",
+            stated="control flow becomes the primitives",
+        ),
+        pin(
+            "for threads in (1, 2):",
+            "inter_op_parallelism_threads=1: the matrix products ran on 1 thread(s)",
+            "left/matmul0 on dataflow-inter-op_…",
+            "right/matmul0 on dataflow-inter-op_…",
+            "speed-up",
+            stated="the left and right products run on the two threads of the inter-op pool",
+        ),
+        pin(
+            "source = df.debug.compiled_source(sess, y, feed)",
+            "compiled functions:",
+            "def make(… locate):",
+            "compiled y = 8.568699",
+            stated="The result has the same bits as the interpreter's.",
+        ),
+        pin(
+            'available = getattr(compiler, "native_available", None)',
+            "native tier:",
+            stated="the cell below says plainly whether this one does",
+        ),
+        pin(
+            "layers = [(",
+            "graph as written … True",
+            "+ graph passes … True",
+            "+ compiled regions … True",
+            "scheduling, 2 threads on the independent branches:",
+            stated="Every variant must give the same result, bit for bit.",
+        ),
+    ],
 }
 
 
