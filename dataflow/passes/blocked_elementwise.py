@@ -129,6 +129,23 @@ def shared_pool() -> IntraOpPool:
     return _shared_pool
 
 
+# Scratch buffers of BLOCK_BYTES, kept between runs (at most one per thread that ran blocks at
+# once): a run allocates none once the process has made them.
+_free_scratch: list[np.ndarray] = []
+
+
+def _take_scratch() -> np.ndarray:
+    try:
+        raw = _free_scratch.pop()
+    except IndexError:
+        return np.empty(BLOCK_BYTES, np.uint8)
+    return raw if raw.size == BLOCK_BYTES else np.empty(BLOCK_BYTES, np.uint8)
+
+
+def _give_back_scratch(raw: np.ndarray) -> None:
+    _free_scratch.append(raw)
+
+
 class _Geometry:
     """How the output splits into blocks: ``axis`` is the first axis whose trailing block
     (the axes after it) fits in a block; a block is one index of each axis before it and
@@ -300,8 +317,15 @@ class _Run:
     def work(self) -> None:
         """Takes blocks until none is left, under the error state the chain runs in."""
         chain = self.chain
-        block_elements = max(1, BLOCK_BYTES // chain.dtype.itemsize)
-        scratch = np.empty(block_elements, chain.dtype)
+        raw = _take_scratch()
+        try:
+            scratch = raw[: BLOCK_BYTES - BLOCK_BYTES % chain.dtype.itemsize].view(chain.dtype)
+            self._work_in(scratch)
+        finally:
+            _give_back_scratch(raw)
+
+    def _work_in(self, scratch: np.ndarray) -> None:
+        chain = self.chain
         if chain.quiet:
             with np.errstate(all="ignore"):
                 self._take_blocks(scratch, None)
