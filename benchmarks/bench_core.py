@@ -14,6 +14,9 @@
 4. A chain of 20 elementwise ops on a 100 MB array: peak memory in units of that array, the fed
    input included (target: at most 3).
 5. The same chain against the numpy code written by hand (target: within 1.05x).
+6. The same chain with the Session's intra-op threads at 1 and at the default (one per core):
+   the fused chain then runs in cache-sized blocks on every core (target, on 2 cores: at most
+   0.5x numpy by hand).
 
 Timings are medians over repeats; the machine may be shared, so read ratios, not absolutes.
 """
@@ -25,6 +28,7 @@ from harness import describe_machine, median_time, paired_median_times, try_impo
 
 # isort: split
 import argparse
+import os
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 
@@ -36,8 +40,12 @@ import dataflow as df
 GRAPH_OPTIONS = df.GraphOptions()
 
 
-def config(threads: int = 0) -> df.ConfigProto:
-    return df.ConfigProto(inter_op_parallelism_threads=threads, graph_options=GRAPH_OPTIONS)
+def config(threads: int = 0, intra_op_threads: int = 0) -> df.ConfigProto:
+    return df.ConfigProto(
+        inter_op_parallelism_threads=threads,
+        intra_op_parallelism_threads=intra_op_threads,
+        graph_options=GRAPH_OPTIONS,
+    )
 
 
 # -- 1. scalar chain ------------------------------------------------------------------------------
@@ -178,10 +186,17 @@ def bench_large_chain(repeats: int, megabytes: int = 100) -> dict:
         tracemalloc.stop()
         np.testing.assert_allclose(result, _chain(np, data))
         del result
-        graph_time, numpy_time = paired_median_times(
-            lambda: sess.run(y, {x: data}), lambda: _chain(np, data), repeats=repeats
-        )
+        with df.Session(graph=graph, config=config(1, intra_op_threads=1)) as one_thread:
+            assert one_thread.run(y, {x: data}).tobytes() == sess.run(y, {x: data}).tobytes()
+            graph_time, numpy_time, one_thread_time = paired_median_times(
+                lambda: sess.run(y, {x: data}),
+                lambda: _chain(np, data),
+                lambda: one_thread.run(y, {x: data}),
+                repeats=repeats,
+            )
     return {
+        "one_thread_ms": one_thread_time * 1e3,
+        "one_thread_ratio": one_thread_time / numpy_time,
         "array_mb": data.nbytes / 2**20,
         "peak_memory_in_arrays": (peak + data.nbytes) / data.nbytes,
         "dataflow_ms": graph_time * 1e3,
@@ -243,6 +258,11 @@ def main() -> None:
     print(
         f"5. same chain: dataflow {r['dataflow_ms']:.0f} ms vs numpy by hand "
         f"{r['numpy_ms']:.0f} ms -> {r['ratio']:.3f}x  (target <= 1.05x)"
+    )
+    print(
+        f"6. same chain, intra-op threads: 1 -> {r['one_thread_ms']:.0f} ms "
+        f"({r['one_thread_ratio']:.2f}x numpy), {os.cpu_count()} (default) -> "
+        f"{r['dataflow_ms']:.0f} ms ({r['ratio']:.2f}x numpy)  (target <= 0.5x on 2 cores)"
     )
 
 

@@ -87,7 +87,10 @@ class ConfigProto(Message):
     """Session options, mirroring the fields of ``tf.ConfigProto`` that apply here.
 
     ``inter_op_parallelism_threads``: threads that run independent expensive ops concurrently
-    (0 means one per core; 1 runs everything on the calling thread).  Like every option record
+    (0 means one per core; 1 runs everything on the calling thread).
+    ``intra_op_parallelism_threads``: threads one kernel may use (0 means one per core): a large
+    fused elementwise chain runs in blocks on that many threads, or fewer when other kernels
+    already keep the cores busy (`dataflow.passes.blocked_elementwise`).  Like every option record
     here, it checks the type of each field as protobuf does (`dataflow.protos.Message`).
     """
 
@@ -375,6 +378,7 @@ class Session:
         self._closed = False
         threads = self._config.inter_op_parallelism_threads or (os.cpu_count() or 1)
         self._inter_op_threads = 1 if single_threaded else threads
+        self._intra_op_threads = self._config.intra_op_parallelism_threads or (os.cpu_count() or 1)
         self._pool: Optional[executor.DaemonThreadPool] = None
         self._default_context = None
         self._default_graph_context = None
@@ -667,7 +671,9 @@ class Session:
         return placement
 
     def _make_plan(self, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
-        return lower_graph(self._graph, flat_fetches, feed_tensors, pipeline)
+        return lower_graph(
+            self._graph, flat_fetches, feed_tensors, pipeline, self._intra_op_threads
+        )
 
     def _compiled_regions(self, fetches, feed_keys) -> list:
         """The compiled regions (`dataflow.compiler.CompiledRegion`) of the plan that runs
@@ -908,10 +914,17 @@ def _as_result(value: np.ndarray):
     return value
 
 
-def lower_graph(graph: Graph, flat_fetches, feed_tensors, pipeline: tuple) -> _Plan:
+def lower_graph(
+    graph: Graph,
+    flat_fetches,
+    feed_tensors,
+    pipeline: tuple,
+    intra_op_threads: Optional[int] = None,
+) -> _Plan:
     """The plan that runs ``flat_fetches`` of ``graph`` fed ``feed_tensors``: the passes of
     ``pipeline`` run on a copy of the ops needed (the user's graph is never changed), then
-    every op is lowered to an executor node and the program is analysed.  A pipeline that only
+    every op is lowered to an executor node and the program is analysed; a kernel may use
+    ``intra_op_threads`` threads (None: one per core).  A pipeline that only
     lowers functional ops costs no copy when no op needed is one."""
     if pipeline == (LOWER_FUNCTIONAL_OPS,) and not any(
         op._op_def.extra.get("lowering") for op in needed_ops(flat_fetches, feed_tensors)
@@ -940,7 +953,7 @@ def lower_graph(graph: Graph, flat_fetches, feed_tensors, pipeline: tuple) -> _P
         nodes.append(None)  # filled below, once every op has its index
     for op in needed:
         try:
-            nodes[node_of[op]] = _lower_op(op, node_of, arg_of)
+            nodes[node_of[op]] = _lower_op(op, node_of, arg_of, True, intra_op_threads)
         except Exception as e:  # a kernel factory that rejects the op's attributes
             op = _user_op(op)
             raise errors.InvalidArgumentError(
@@ -1021,9 +1034,16 @@ def run_inside(plan: _Plan, values, context: RunContext) -> list:
     return [results[p] for p in plan.fetch_positions]
 
 
-def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = True) -> Node:
+def _lower_op(
+    op: Operation,
+    node_of: dict,
+    arg_of: dict,
+    with_kernel: bool = True,
+    intra_op_threads: Optional[int] = None,
+) -> Node:
     """The executor node of ``op``; without ``with_kernel``, one that is analysed but never
-    run (see `_check_feedable`)."""
+    run (see `_check_feedable`).  ``intra_op_threads``: the threads one kernel may use (None:
+    one per core)."""
     op_def = op._op_def
     inputs = [(arg_of[t], 0) if t in arg_of else (node_of[t.op], t.value_index) for t in op._inputs]
     control_inputs = _control_nodes(op._control_inputs, node_of, arg_of)
@@ -1050,6 +1070,10 @@ def _lower_op(op: Operation, node_of: dict, arg_of: dict, with_kernel: bool = Tr
             # A TF1 variable without a shared_name stores its value under the op's name.
             attrs = dict(attrs)
             attrs["op_name"] = op.name
+        if op_def.extra.get("intra_op_threads"):
+            # A kernel that splits its work among threads learns the Session's budget.
+            attrs = dict(attrs)
+            attrs["intra_op_threads"] = intra_op_threads
         if op_def.extra.get("random_stream"):
             # The op's stream in the Session is named by the op (`dataflow.random_streams`).
             attrs = dict(attrs)

@@ -23,6 +23,9 @@ record and its operand values), so that a Session's error names the user's op th
 its line and its inputs, exactly as without fusion.  If any step is
 a "quiet" op (division, logarithms, ... which TensorFlow computes without warnings), the whole
 kernel runs under ``np.errstate(all="ignore")``: other steps then do not warn either.
+A large chain runs in cache-sized blocks on the Session's intra-op threads
+(``attrs["intra_op_threads"]``, given at lowering), with the same values, dtypes, warnings and
+errors (`dataflow.passes.blocked_elementwise`).
 
 ``df.gradients`` through a ``FusedElementwise`` (an optimized graph saved and loaded, then
 differentiated) rebuilds its steps as the ops they were and applies each one's own gradient,
@@ -38,6 +41,7 @@ from ..gradients import RegisterGradient
 from ..graph import Operation, Tensor, topological_order
 from ..op_registry import apply_op, define_op, get_op_def
 from ..tensor_shape import TensorShape
+from .blocked_elementwise import BlockedChain, default_threads
 from .graph_item import GraphItem, is_pure
 from .manager import GraphPass, PassReport, register_pass
 
@@ -117,18 +121,33 @@ def _fused_kernel(attrs):
                 buffer = value
         return value
 
-    if not quiet:
-        return fused
+    one_thread = fused
+    if quiet:
 
-    def quiet_fused(*inputs):
-        with np.errstate(all="ignore"):
-            return fused(*inputs)
+        def one_thread(*inputs):
+            with np.errstate(all="ignore"):
+                return fused(*inputs)
 
-    return quiet_fused
+    threads = attrs.get("intra_op_threads") or default_threads()
+    blocked = BlockedChain(compiled, steps, quiet, inplace, dtype, threads, replay=fused)
+    if not blocked.usable:
+        return one_thread
+
+    def many_threads(*inputs):
+        value = blocked.run(inputs)
+        return one_thread(*inputs) if value is None else value
+
+    return many_threads
 
 
-# "fresh_output": the kernel returns an array that nothing else holds (see inplace.py).
-define_op("FusedElementwise", _infer_fused, _fused_kernel, extra={"fresh_output": True})
+# "fresh_output": the kernel returns an array that nothing else holds (see inplace.py);
+# "intra_op_threads": the Session gives the kernel its intra-op budget (blocked_elementwise.py).
+define_op(
+    "FusedElementwise",
+    _infer_fused,
+    _fused_kernel,
+    extra={"fresh_output": True, "intra_op_threads": True},
+)
 
 
 def _sum(grads: list):
