@@ -524,7 +524,11 @@ def main() -> None:
     parser.add_argument("--jax-python", help="a Python with JAX, for its figures")
     parser.add_argument("--tensorflow-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--jax-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--only", nargs="+", choices=[w.key for w in WORKLOADS], help="these workloads alone"
+    )
     args = parser.parse_args()
+    workloads = [w for w in WORKLOADS if args.only is None or w.key in args.only]
     repeats = args.repeats or (11 if args.quick else 51)
     if args.tensorflow_only:
         print(json.dumps(bench_tensorflow(try_import_tensorflow(), repeats)))
@@ -542,7 +546,8 @@ def main() -> None:
             python=sys.version.split()[0],
         )
     )
-    for number, workload in enumerate(WORKLOADS, 1):
+    for workload in workloads:
+        number = WORKLOADS.index(workload) + 1
         ours = bench_dataflow(workload, repeats)
         numpy = bench_numpy(workload, repeats)
         report(workload, number, ours, numpy, (tf or {}).get(workload.key),

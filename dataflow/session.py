@@ -1308,13 +1308,26 @@ def _deadline_error(e: executor.DeadlineExceededError, plan: _Plan, timeout_ms: 
         lines.append(f"  It was stopped after {errors.describe_op(op)}{where}.")
     elif e.frame is not None and e.frame != "root":
         lines.append(f"  It was stopped while starting iteration {e.iteration} of {e.frame}.")
+    frames = [e.frame]
     for node_index, frame, iteration in e.running:
-        running = _user_op(plan.nodes[node_index].tag)
+        node = plan.nodes[node_index]
+        running = _user_op(node.tag)
         op = op or running
-        lines.append(f"  Still running: {errors.describe_op(running)}{_where(frame, iteration)}.")
-    frames = [e.frame] + [frame for _, frame, _ in e.running]
+        loop = getattr(node.kernel, "compiled_loop", None)
+        if loop is None:
+            frames.append(frame)
+            lines.append(
+                f"  Still running: {errors.describe_op(running)}{_where(frame, iteration)}."
+            )
+            continue
+        instance = f"{loop.frame_name}[iter {iteration} of {frame}]"
+        frames.append(instance)
+        lines.append(
+            f"  Still running: loop '{loop.frame_name}' (frame instance {instance}), compiled "
+            "into one function, which stops at its own next check of the deadline."
+        )
     loops = {frame.split("[", 1)[0] for frame in frames if frame is not None and frame != "root"}
-    for node in plan.nodes:
+    for node in (plan.reference or plan).nodes:
         if node.kind == NodeKind.ENTER and node.frame_name in loops:
             loops.discard(node.frame_name)
             op = op or _user_op(node.tag)

@@ -4,8 +4,8 @@ saving and loading), and by the tests that start the suites under them.
 
 - `check_every_run` wraps ``Session.run`` so that a check sees each run a test makes, with the
   Session's state from before the run (`SessionState`), which `start_from` gives a twin; runs
-  of a test marked ``counts_kernel_calls`` are not checked, since the check's extra runs would
-  add to its counts (a plugin imports `pytest_runtest_call` to know the test);
+  of a test marked ``measures_its_runs`` are not checked, since the check's extra runs would
+  add to what it counts or measures (a plugin imports `pytest_runtest_call` to know the test);
 - `unrepeatable` says which graphs cannot be run again with the same results;
 - `run_suites` runs groups of test folders under a plugin, in parallel processes, and returns
   what the plugin reported.
@@ -44,19 +44,17 @@ def start_from(shadow: Session, state: SessionState) -> None:
     shadow._random_streams.restore(state.random_streams)
 
 
-_current_test = {"counts_kernel_calls": False}
+_current_test = {"measures_its_runs": False}
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    """Notes whether the test about to run counts kernel calls (see the module docstring)."""
-    _current_test["counts_kernel_calls"] = (
-        item.get_closest_marker("counts_kernel_calls") is not None
-    )
+    """Notes whether the test about to run measures its runs (see the module docstring)."""
+    _current_test["measures_its_runs"] = item.get_closest_marker("measures_its_runs") is not None
     try:
         yield
     finally:
-        _current_test["counts_kernel_calls"] = False
+        _current_test["measures_its_runs"] = False
 
 
 def check_every_run(check: Callable) -> Callable:
@@ -78,7 +76,7 @@ def check_every_run(check: Callable) -> Callable:
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         __tracebackhide__ = True  # errors name the test's line, not this wrapper's
-        if getattr(state, "checking", False) or _current_test["counts_kernel_calls"]:
+        if getattr(state, "checking", False) or _current_test["measures_its_runs"]:
             return original_run(self, fetches, feed_dict, options, run_metadata)
         before = SessionState(dict(self._variable_values), self._random_streams.snapshot())
         try:

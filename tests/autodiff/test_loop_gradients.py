@@ -373,7 +373,7 @@ def test_loop_in_an_untaken_branch_runs_no_backward_kernel_and_does_not_stall():
         assert calls == ["loop"] * 3
 
 
-@pytest.mark.counts_kernel_calls
+@pytest.mark.measures_its_runs
 def test_a_thousand_iterations_save_only_what_the_backward_ops_read(monkeypatch):
     pushed, popped = [], []
     original_push, original_pop = Stack.push, Stack.pop

@@ -1,6 +1,7 @@
 """Compiled loops (`dataflow.compiler.loops`): a `while_loop` frame of pure ops runs as one
 generated function, and a run gives what the interpreter gives, errors and deadlines included."""
 
+import inspect
 import time
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 from bitwise import same_bits
 
 import dataflow as df
+import dataflow.session as session_module
 import executor
 from dataflow import compiler, errors
 from dataflow.compiler.loops import CompiledLoop
@@ -44,6 +46,10 @@ def error_in(new_mode, set_mode, fetches, feed_dict=None) -> errors.OpError:
         with pytest.raises(errors.OpError) as caught:
             sess.run(fetches, feed_dict)
     return caught.value
+
+
+def here() -> int:
+    return inspect.currentframe().f_back.f_lineno
 
 
 def compiled_loops(plan) -> list:
@@ -186,6 +192,24 @@ def test_the_generated_loop_checks_the_clock_itself(mode):
         (loop,) = [r for r in sess._compiled_regions(endless, []) if isinstance(r, CompiledLoop)]
     with pytest.raises(executor.DeadlineExceededError):
         loop.function(PastDeadline(), np.int32(0))
+
+
+def test_a_deadline_noticed_while_a_compiled_loop_runs_names_the_loop_and_its_line(mode):
+    """When the run's own watch notices the deadline first, with the loop's node still running
+    on the pool, the error names the loop's frame instance and the line that built it, as the
+    interpreter's error does."""
+    line = here() + 1
+    endless = df.while_loop(lambda i: i >= 0, lambda i: [i + 1 - 1], [0], name="forever")
+    mode("force")
+    with df.Session(config=NO_PASSES) as sess:
+        with pytest.raises(errors.DeadlineExceededError):
+            sess.run(endless, options=df.RunOptions(timeout_in_ms=50))
+        plan = next(iter(sess._plans.values())).compiled
+    (index,) = [i for i, node in enumerate(plan.nodes) if hasattr(node.kernel, "compiled_loop")]
+    noticed = executor.DeadlineExceededError("past the deadline", running=[(index, "root", 0)])
+    message = str(session_module._deadline_error(noticed, plan, 50))
+    assert "forever[iter 0 of root]" in message
+    assert f"The loop 'forever' was built at {__file__}:{line}" in message
 
 
 def test_a_loop_with_a_stateful_body_keeps_the_interpreter(mode):

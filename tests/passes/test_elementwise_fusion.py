@@ -80,6 +80,7 @@ def test_ops_of_different_branches_are_not_fused(fresh_graph):
         assert_bitwise_equal(before, after)
 
 
+@pytest.mark.measures_its_runs
 def test_the_fused_kernel_allocates_no_intermediate_arrays(fresh_graph):
     size = 1 << 20
     x = df.placeholder(df.float64, [size])

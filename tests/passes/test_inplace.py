@@ -4,6 +4,7 @@ import json
 import zipfile
 
 import numpy as np
+import pytest
 from bitwise import assert_bitwise_equal
 from passes_testing import peak_in_arrays, run_both, session
 
@@ -33,6 +34,7 @@ def test_an_op_reading_a_fresh_single_use_value_writes_into_it(fresh_graph):
     assert_bitwise_equal(before, after)
 
 
+@pytest.mark.measures_its_runs
 def test_reusing_the_buffer_saves_an_allocation(fresh_graph):
     size = 1 << 20
     x = df.placeholder(df.float64, [size])

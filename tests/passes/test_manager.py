@@ -117,6 +117,7 @@ def test_options_choose_the_pipeline_with_tensorflows_names(options, expected):
     assert pipeline_for(options) == expected
 
 
+@pytest.mark.measures_its_runs
 def test_the_session_optimizes_each_plan_once(fresh_graph, monkeypatch):
     x = df.placeholder(df.float32, [3])
     y = df.exp(x * 2.0) + 1.0
