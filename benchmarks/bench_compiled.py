@@ -19,6 +19,10 @@
    1.x graph mode with control flow v1.  Target: compiled at most TF1's cost.  Fewer repeats
    (a fifth): one interpreted run takes about a second.
 
+3. The same loop with a `cond` in its body (``a + cast(i)`` in even iterations, ``a * 0.5`` in
+   odd ones): compiled, the cond is an ``if``/``else`` inside the loop's Python ``while``.
+   Target: compiled at most TF1's cost.
+
 Timings are medians over repeats, taken in turn within each round so that all see the same
 load; the machine may be shared, so read ratios, not absolutes.
 """
@@ -163,17 +167,22 @@ def first_run(df, compiler, graph, y, feed, repeats: int) -> dict:
     return figures
 
 
-def _loop(api, iterations: int):
+def _loop(api, iterations: int, with_cond: bool = False):
+    """The loop of workload 2; ``with_cond``: its body adds ``cast(i)`` in even iterations
+    and halves ``a`` in odd ones, with a `cond`."""
     limit = api.placeholder(api.int32, shape=[], name="limit")
-    i, a = api.while_loop(
-        lambda i, a: i < limit,
-        lambda i, a: (i + 1, a + api.cast(i, api.float32)),
-        [api.constant(0), api.constant(0.0)],
-    )
+
+    def body(i, a):
+        if not with_cond:
+            return i + 1, a + api.cast(i, api.float32)
+        even = api.equal(i % 2, 0)
+        return i + 1, api.cond(even, lambda: a + api.cast(i, api.float32), lambda: a * 0.5)
+
+    i, a = api.while_loop(lambda i, a: i < limit, body, [api.constant(0), api.constant(0.0)])
     return limit, {limit: iterations}, [i, a]
 
 
-def bench_loop(repeats: int, iterations: int = ITERATIONS) -> dict:
+def bench_loop(repeats: int, iterations: int = ITERATIONS, with_cond: bool = False) -> dict:
     """Per-iteration nanoseconds of the loop interpreted and compiled, and compilation's
     first-run cost."""
     df = _dataflow()
@@ -181,7 +190,7 @@ def bench_loop(repeats: int, iterations: int = ITERATIONS) -> dict:
 
     graph = df.Graph()
     with graph.as_default():
-        _, feed, fetches = _loop(df, iterations)
+        _, feed, fetches = _loop(df, iterations, with_cond)
     compiler.set_mode("off")
     interpreted = _session(df, graph)
     reference = interpreted.run(fetches, feed)
@@ -207,21 +216,25 @@ def bench_loop(repeats: int, iterations: int = ITERATIONS) -> dict:
     return figures
 
 
-def bench_tensorflow_loop(tf1, repeats: int, iterations: int = ITERATIONS) -> dict:
+def bench_tensorflow_loop(
+    tf1, repeats: int, iterations: int = ITERATIONS, with_cond: bool = False
+) -> dict:
     tf1.disable_control_flow_v2()
     graph = tf1.Graph()
     with graph.as_default():
-        _, feed, fetches = _loop(tf1, iterations)
+        _, feed, fetches = _loop(tf1, iterations, with_cond)
     with tf1.Session(graph=graph) as sess:
         assert sess.run(fetches, feed)[0] == iterations
         (seconds,) = paired_median_times(lambda: sess.run(fetches, feed), repeats=repeats)
-    return {"tensorflow_loop": seconds / iterations * 1e9}
+    key = "tensorflow_cond_loop" if with_cond else "tensorflow_loop"
+    return {key: seconds / iterations * 1e9}
 
 
 def bench_tensorflow(tf1, repeats: int) -> dict:
     return {
         **bench_tensorflow_chain(tf1, repeats),
         **bench_tensorflow_loop(tf1, max(3, repeats // 5)),
+        **bench_tensorflow_loop(tf1, max(3, repeats // 5), with_cond=True),
     }
 
 
@@ -279,20 +292,23 @@ def main() -> None:
     for name in ("interpreted", "compiled"):
         print(f"   dataflow {name:12}  {fused[name]:7.0f}  ({fused[name] / r['numpy']:.2f}x numpy)")
 
-    r = bench_loop(max(3, repeats // 5))
-    print(f"2. while_loop of {ITERATIONS} iterations (i + 1, a + cast(i)), ns per iteration:")
-    for name in ("interpreted", "compiled"):
-        print(f"   dataflow {name:12}  {r[name]:7.0f}")
-    if tf is not None:
-        ratio = r["compiled"] / tf["tensorflow_loop"]
-        print(
-            f"   TensorFlow 1.x graph  {tf['tensorflow_loop']:7.0f}  (compiled / TF1 = {ratio:.2f})"
-        )
-    print(
-        f"   first run (10 iterations) in a new Session: interpreted "
-        f"{r['first_interpreted_ms']:.1f} ms, compiled {r['first_compiled_ms']:.1f} ms "
-        f"(compilation alone {r['compile_ms']:.1f} ms)"
+    loops = (
+        ("2.", "(i + 1, a + cast(i))", False, "tensorflow_loop"),
+        ("3.", "with a cond in its body", True, "tensorflow_cond_loop"),
     )
+    for number, what, with_cond, tf_key in loops:
+        r = bench_loop(max(3, repeats // 5), with_cond=with_cond)
+        print(f"{number} while_loop of {ITERATIONS} iterations {what}, ns per iteration:")
+        for name in ("interpreted", "compiled"):
+            print(f"   dataflow {name:12}  {r[name]:7.0f}")
+        if tf is not None:
+            ratio = r["compiled"] / tf[tf_key]
+            print(f"   TensorFlow 1.x graph  {tf[tf_key]:7.0f}  (compiled / TF1 = {ratio:.2f})")
+        print(
+            f"   first run (10 iterations) in a new Session: interpreted "
+            f"{r['first_interpreted_ms']:.1f} ms, compiled {r['first_compiled_ms']:.1f} ms "
+            f"(compilation alone {r['compile_ms']:.1f} ms)"
+        )
 
 
 if __name__ == "__main__":
