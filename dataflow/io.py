@@ -813,7 +813,7 @@ def _encode_context(context, context_ids: dict) -> dict:
             "kind": "cond",
             "name": context.name,
             "pred": context.pred.name,
-            "pivot": context.pivot.name,
+            "pivot": _tensor_name(context.pivot),  # None: pruned with nothing hanging on it
             "branch": int(context.branch),
             "outer": outer,
         }
@@ -1598,7 +1598,7 @@ def _build_contexts(graph: Graph, contexts_doc: list) -> list:
             _expect_keys(record, {"kind", "name", "pred", "pivot", "branch", "outer"}, set(), where)
             context = CondContext.__new__(CondContext)
             context.pred = tensor(record["pred"], f"{where} pred")
-            context.pivot = tensor(record["pivot"], f"{where} pivot")
+            context.pivot = tensor(record["pivot"], f"{where} pivot", optional=True)
             context.branch = _check_int(record["branch"], f"{where} branch", 0)
             if context.branch > 1:
                 _fail(where, "branch is 0 or 1")

@@ -58,6 +58,9 @@ names are fixed)::
                                  switch_case's "branch <k>" (None for its chaining conds)
       isolated        bool       whether the other branch may not use this branch's tensors (a
                                  cond in a df.function graph, and switch_case), as TensorFlow
+      merges          [Operation]  the cond's result Merges, in the order of its flat results
+                                 (the same ops in both branches' records; empty in a record
+                                 loaded from a saved graph)
       outer_context   the enclosing CondContext or WhileContext, or None at the top level
 
     WhileContext, one per loop:
@@ -93,6 +96,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -413,6 +417,7 @@ class CondContext(ControlFlowContext):
     # serve the records of a loaded graph, which are made without __init__.
     isolated: bool = False
     _branch_name: Optional[str] = ""
+    merges: Sequence = ()
 
     @property
     def branch_name(self) -> Optional[str]:

@@ -262,6 +262,8 @@ def _cond_v1(graph, pred: Tensor, true_fn, false_fn, strict: bool, name, locatio
             merges = [
                 apply_op("Merge", [f, t], name="Merge").outputs[0] for f, t in zip(flat_f, flat_t)
             ]
+        context_t.merges = [m.op for m in merges]
+        context_f.merges = list(context_t.merges)
     result = nest.pack_sequence_as(orig_t, _with_tensor_arrays(nest.flatten(orig_t), merges))
     result = composites.pack(returned_t, result)
     return result if strict else _unpack_if_singleton(result)

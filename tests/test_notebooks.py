@@ -418,12 +418,11 @@ PINNED = {
         ),
         pin(
             "accumulated.assign_add(y",
-            "# region mul/y..Greater: 5 op(s) # region branch/switch_t..branch/mul: 3 op(s) "
-            "# region branch/Neg: 1 op(s)",
+            "# cond branch: 8 op(s) # region mul/y..Greater: 5 op(s)",
             "update: 9.0 update: 18.0",
             "a run with statistics records every op: ['x:0', 'accumulated', 'mul/y', 'add/y', "
             "'add', 'Greater/y', 'Greater', 'branch/Switch', …]",
-            stated="Three regions: the arithmetic before the `cond`",
+            stated="A region and a whole `cond`: the arithmetic before the `cond`",
         ),
     ],
     "05_debugging_static_graphs.ipynb": [

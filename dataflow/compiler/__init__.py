@@ -15,9 +15,11 @@ the members' kernels in order.  The Session keeps both and picks one per run:
   to one op (the test mode: the suite run with it proves compiled runs equal interpreted
   ones).
 
-Loops go first: a structured `while_loop` frame of pure ops becomes one node running a
-Python ``while`` loop (`loops`), innermost frames first; regions are then found in what is
-left, outside every loop that could not be compiled as a whole.
+Conds and loops go first, innermost first: a structured `cond` of pure branches becomes one
+node running ``if pred: ... else: ...`` (`conds`), a structured `while_loop` frame of pure ops
+(and of conds and loops compiled already) one node running a Python ``while`` loop (`loops`);
+the two alternate until neither finds more to compile.  Regions are then found in what is
+left, outside every cond and loop that could not be compiled as a whole.
 
 Invariants of a compiled run, each as the interpreter's: the same values, bit for bit, of the
 same types and dtypes (members run their own kernels, see `codegen` for the few expressions
@@ -39,6 +41,7 @@ import executor
 from executor.program import Node, NodeKind, Program
 
 from .codegen import CompiledRegion
+from .conds import CompiledCond, compile_conds
 from .loops import CompiledLoop, compile_loops, failed_where
 from .regions import find_regions
 
@@ -76,18 +79,31 @@ class CompiledProgram:
 
     nodes: list
     executable: executor.Plan
-    regions: list  # the `CompiledLoop`s, then the `CompiledRegion`s
+    regions: list  # the `CompiledCond`s and `CompiledLoop`s, then the `CompiledRegion`s
+
+
+def compile_structures(program: Program) -> tuple[Program, list]:
+    """``program`` with every cond and loop that may be compiled replaced by one node, inner
+    ones first, and the `CompiledCond`s and `CompiledLoop`s made, in the order made."""
+    made: list = []
+    while True:
+        program, conds = compile_conds(program)
+        program, loops = compile_loops(program)
+        made += conds + loops
+        if not loops:
+            return program, made
 
 
 def compile_program(program: Program, min_ops: int | None = None) -> CompiledProgram | None:
-    """The twin of ``program`` with every loop frame that may be compiled (`loops`) and its
+    """The twin of ``program`` with every cond and loop frame that may be compiled (`conds`,
+    `loops`) and its
     regions of at least ``min_ops`` ops (by default what the mode says) compiled, or None when
     it has neither."""
     if min_ops is None:
         min_ops = 1 if _mode == "force" else AUTO_MIN_OPS
     if any(node.blocking or node.asynchronous for node in program.nodes):
         return None  # a rendezvous partner could wait on a member while the region waits
-    program, loops = compile_loops(program)
+    program, loops = compile_structures(program)
     nodes = list(program.nodes)
     found = find_regions(nodes, min_ops)
     if not found:

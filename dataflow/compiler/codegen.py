@@ -57,6 +57,10 @@ def value_name(node_index: int, output: int, num_outputs: int) -> str:
 def describe(node: Node) -> str:
     op = node.tag
     location = getattr(op, "location", "")
+    for attribute in ("compiled_cond", "compiled_loop"):
+        compiled = getattr(node.kernel, attribute, None)
+        if compiled is not None:
+            return f"the compiled {compiled.kind} {compiled.name!r} above, built at {location}"
     return f"{node.name} ({getattr(op, 'type', '?')}) at {location}"
 
 

@@ -5,9 +5,10 @@ Switch, Exit and NextIteration nodes are the ones the loop's `WhileContext` reco
 of hand-wired primitives keeps the interpreter), each Merge joins one loop variable's Enter
 and NextIteration, one LoopCond drives every Switch, a Switch's false output goes only to its
 Exit, and every other node of the frame is eligible for a region (`regions.is_eligible`) or is
-an inner loop compiled already (frames are compiled innermost first, so a loop whose inner
-loop is refused is refused too).  The loop node stands in the parent frame where the Enters'
-inputs are; it takes those inputs (each outer edge once) and gives the Exits' values.
+an inner loop or `cond` compiled already (structures are compiled innermost first, so a loop
+around an inner loop or cond that was refused is refused too).  The loop node stands in the
+parent frame where the Enters' inputs are; it takes those inputs (each outer edge once) and
+gives the Exits' values.
 
 What the generated function does, and why it equals the interpreter:
 
@@ -42,7 +43,8 @@ import executor
 from executor.program import Node, NodeKind, Program
 
 from .codegen import LineEmitter, describe, locate_member, value_name
-from .regions import guards, is_eligible, topological_order
+from .conds import is_compiled_structure
+from .regions import guards, is_eligible, replace_members, topological_order
 
 CHECK_CLOCK_EVERY = 64
 
@@ -162,7 +164,7 @@ def _make_loop(nodes: Sequence[Node], frame: list, path: tuple) -> Optional[Comp
             if node.control_inputs:
                 return None
         elif kind == NodeKind.OP:
-            if not (is_eligible(node) or index == predicate[0] or _is_loop_node(node)):
+            if not (is_eligible(node) or index == predicate[0] or is_compiled_structure(node)):
                 return None
         else:
             return None
@@ -184,10 +186,6 @@ def _make_loop(nodes: Sequence[Node], frame: list, path: tuple) -> Optional[Comp
     return CompiledLoop(path[-1], nodes, inside, exits, predicate, switch_of_merge)
 
 
-def _is_loop_node(node: Node) -> bool:
-    return isinstance(getattr(node.kernel, "compiled_loop", None), CompiledLoop)
-
-
 class CompiledLoop:
     """One loop frame's generated function and what it stands for.
 
@@ -196,6 +194,8 @@ class CompiledLoop:
     after the run's context); ``control_inputs``: the Enters' control inputs; ``exits``: the
     Exit nodes, whose values it returns in this order; ``source``, ``function``: the code.
     """
+
+    kind = "loop"
 
     def __init__(self, frame_name, nodes, inside, exits, predicate, switch_of_merge):
         self.frame_name = frame_name
@@ -341,64 +341,22 @@ class CompiledLoop:
 
 
 def _replace_frame(program: Program, loop: CompiledLoop) -> Program:
-    """``program`` with ``loop``'s members replaced by one node where its last member was,
-    and every edge, control edge, fetch and target renumbered."""
-    members = set(loop.members)
-    last = loop.members[-1]
-    new_index: dict[int, int] = {}
-    position = 0
-    for index in range(len(program.nodes)):
-        if index == last:
-            loop_index = position
-            position += 1
-        elif index not in members:
-            new_index[index] = position
-            position += 1
-    output_of = {exit_index: k for k, exit_index in enumerate(loop.exits)}
+    """``program`` with ``loop``'s members replaced by one node where its last member was."""
 
-    def edge_of(edge) -> tuple[int, int]:
-        producer, output = edge
-        if producer in members:
-            return (loop_index, output_of[producer])
-        return (new_index[producer], output)
+    def loop_node(inputs, control_inputs) -> Node:
+        return Node(
+            name=loop.name,
+            kind=NodeKind.OP,
+            kernel=loop.function,
+            inputs=inputs,
+            control_inputs=control_inputs,
+            num_outputs=len(loop.exits),
+            wants_context=True,
+            inline=None,
+            tag=loop.tag,
+        )
 
-    def control_of(producers) -> list[int]:
-        result: list[int] = []
-        for p in producers:
-            target = loop_index if p in members else new_index[p]
-            if target not in result:
-                result.append(target)
-        return result
-
-    new_nodes: list[Node] = []
-    for index, node in enumerate(program.nodes):
-        if index == last:
-            new_nodes.append(
-                Node(
-                    name=loop.name,
-                    kind=NodeKind.OP,
-                    kernel=loop.function,
-                    inputs=[edge_of(e) for e in loop.inputs],
-                    control_inputs=control_of(loop.control_inputs),
-                    num_outputs=len(loop.exits),
-                    wants_context=True,
-                    inline=None,
-                    tag=loop.tag,
-                )
-            )
-        elif index not in members:
-            new_nodes.append(
-                Node(
-                    **{
-                        **node.__dict__,
-                        "inputs": [edge_of(e) for e in node.inputs],
-                        "control_inputs": control_of(node.control_inputs),
-                    }
-                )
-            )
-    return Program(
-        nodes=new_nodes,
-        arg_nodes=tuple(new_index[a] for a in program.arg_nodes),
-        fetches=[edge_of(e) for e in program.fetches],
-        targets=tuple(control_of(program.targets)),
+    output_of = {(exit_index, 0): k for k, exit_index in enumerate(loop.exits)}
+    return replace_members(
+        program, loop.members, loop_node, loop.inputs, loop.control_inputs, output_of
     )

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from executor.program import Node, NodeKind
+from executor.program import Node, NodeKind, Program
 
 
 def is_eligible(node: Node) -> bool:
@@ -176,3 +176,62 @@ def find_regions(nodes: Sequence[Node], min_size: int = 1) -> list[list[int]]:
         if eligible[index]:
             members[(find(index), tier[index])].append(index)
     return [region for region in members.values() if len(region) >= min_size]
+
+
+def replace_members(
+    program: Program, members, make_node, inputs, control_inputs, output_of: dict
+) -> Program:
+    """``program`` with the nodes ``members`` replaced by one node, placed where the last of
+    them was, and every edge, control edge, fetch and target renumbered.
+
+    ``make_node(inputs, control_inputs)`` makes the node from the renumbered ``inputs`` and
+    ``control_inputs`` (edges and producers outside ``members``); ``output_of`` maps each edge
+    of a member that is read outside to the node's output giving it.  A control edge from a
+    member becomes one from the node."""
+    members = set(members)
+    last = max(members)
+    new_index: dict[int, int] = {}
+    position = 0
+    replacement = -1
+    for index in range(len(program.nodes)):
+        if index == last:
+            replacement = position
+            position += 1
+        elif index not in members:
+            new_index[index] = position
+            position += 1
+
+    def edge_of(edge) -> tuple[int, int]:
+        producer, output = edge
+        if producer in members:
+            return (replacement, output_of[(producer, output)])
+        return (new_index[producer], output)
+
+    def control_of(producers) -> list[int]:
+        result: list[int] = []
+        for p in producers:
+            target = replacement if p in members else new_index[p]
+            if target not in result:
+                result.append(target)
+        return result
+
+    new_nodes: list[Node] = []
+    for index, node in enumerate(program.nodes):
+        if index == last:
+            new_nodes.append(make_node([edge_of(e) for e in inputs], control_of(control_inputs)))
+        elif index not in members:
+            new_nodes.append(
+                Node(
+                    **{
+                        **node.__dict__,
+                        "inputs": [edge_of(e) for e in node.inputs],
+                        "control_inputs": control_of(node.control_inputs),
+                    }
+                )
+            )
+    return Program(
+        nodes=new_nodes,
+        arg_nodes=tuple(new_index[a] for a in program.arg_nodes),
+        fetches=[edge_of(e) for e in program.fetches],
+        targets=tuple(control_of(program.targets)),
+    )

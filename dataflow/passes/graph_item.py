@@ -566,12 +566,20 @@ class GraphItem:
         for context in contexts:
             if hasattr(context, "branch"):
                 pivot = context.pivot
-                keep = (
-                    alive(pivot)
-                    and alive(context.pred)
-                    and pivot.op._inputs
-                    and pivot.op._inputs[0].op._op_def.kind == NodeKind.SWITCH
-                )
+                context.merges = [o for o in context.merges if o in present]
+                if alive(pivot):
+                    keep = (
+                        alive(context.pred)
+                        and pivot.op._inputs
+                        and pivot.op._inputs[0].op._op_def.kind == NodeKind.SWITCH
+                    )
+                else:
+                    # Nothing the fetches need hangs on the pivot: the cond stands as long as
+                    # its Merges do (folding a constant predicate replaces them).
+                    context.pivot = None
+                    keep = alive(context.pred) and any(
+                        o._op_def.kind == NodeKind.MERGE for o in context.merges
+                    )
             else:
                 context.loop_enters = [o for o in context.loop_enters if o in present]
                 context.merges = [o for o in context.merges if o in present]

@@ -114,7 +114,7 @@ def test_ops_on_either_side_of_a_switch_never_share_a_region(mode):
         interpreted, _ = run_in("off", mode, [b, c], {x: np.float32(value)})
         assert all(same_bits(p, q) for p, q in zip(compiled, interpreted))
     for region in plan.compiled.regions:
-        names = [plan.nodes[m].name for m in region.members]
+        names = [region.nodes[m].name for m in region.members]
         assert len({name.startswith("cond/") for name in names}) == 1, names
 
 

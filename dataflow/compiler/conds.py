@@ -1,0 +1,436 @@
+"""Whole `cond`s compiled to one node: a generated function ``if pred: ... else: ...``.
+
+Two parts, kept apart so that another code generator can reuse the first:
+
+- `find_conds` (the analysis) finds, in a lowered program, each `cond` that may be compiled
+  and says what it is made of (`CondStructure`): its predicate edge, the Switches that bring
+  values into each branch, each branch's ops in the order they run, the Merges, and what the
+  node takes (the predicate, then each outer value once; control inputs) and gives (the Merge
+  outputs used outside it).
+- `CompiledCond` (the code) writes the Python function of one structure.
+
+A cond is compiled when `cond` built it and each of its branches is pure:
+
+- its Merges are the ones the cond's `CondContext` recorded (``merges``), each joining one
+  value of the false branch (input 0) and one of the true branch (input 1); hand-wired
+  Switch/Merge pairs keep the interpreter;
+- a node is in a branch when the context it was built in lies within that branch's context;
+  every such node is a Switch on the cond's predicate built by the branch's context for a
+  value from outside (a capture: its data input lies outside the cond), or an op eligible for
+  a region (`regions.is_eligible`, the branch's pivot included), or an inner cond or loop
+  compiled already (the compiler works innermost first, so a cond around an inner structure
+  that could not be compiled is refused too);
+- the cond's own Switch(pred, pred), read by the two pivots, is part of it;
+- a branch node reads only its own branch's nodes, the outputs of Switches on its side, and
+  (by control edges only) nodes outside the cond; nothing outside reads a branch node except
+  through a Merge, and no branch node is fetched or run as a target (fetching a tensor inside
+  a branch keeps the cond interpreted);
+- **deadness**: every value and control edge entering the cond is dead only when the
+  predicate is.  Precisely, the guard (`regions.guards`) of each entering edge is a subset of
+  the predicate's.  The interpreter then gives: with a dead predicate, every Switch, hence every
+  branch op and every Merge, dead; with a live one, the taken branch all live and run (its
+  inputs are live), the untaken branch all dead, never run (ops without data inputs hang on the
+  pivot by a control edge), and every Merge live with the taken side's value.  The node gives
+  exactly that: it fires when all its inputs are live, and is dead as a whole otherwise.  A cond
+  whose data inputs may be dead on their own (a live predicate with a dead value that only the
+  untaken branch reads still gives live results) stays interpreted: one node cannot be partly
+  dead.
+
+What the generated function does: it tests the predicate with ``if`` (``bool``, as a Switch
+does), runs the taken branch's ops in topological order, each as a region's member runs (the
+`codegen.LineEmitter` lines: the same kernels or expressions, so values and dtypes are the
+interpreter's bit for bit), and returns the Merges' values: the taken side's value, the value
+itself when a branch returns a captured tensor, and ``value_index`` (output 1 of a Merge)
+as the interpreter's ``np.int32`` position.  An error names the op that raised it
+(`codegen.locate_member`); inside a compiled loop, the loop adds the iteration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, Optional
+
+import numpy as np
+
+from executor.program import Node, NodeKind, Program
+
+from .codegen import LineEmitter, describe, locate_member, value_name
+from .regions import guards, is_eligible, replace_members, topological_order
+
+
+def is_compiled_structure(node: Node) -> bool:
+    """Whether ``node`` stands for a cond or loop compiled already."""
+    return hasattr(node.kernel, "compiled_cond") or hasattr(node.kernel, "compiled_loop")
+
+
+@dataclasses.dataclass
+class Branch:
+    """One branch of a `CondStructure`: ``switches`` are the Switches whose output
+    ``taken_when`` (1: true, 0: false) it reads, each standing for the outer value it passes;
+    ``ops`` its ops in the order they run; ``results`` the edge giving each Merge's value when
+    it is taken (an edge of ``ops``, or a Switch output)."""
+
+    taken_when: int
+    switches: tuple[int, ...]
+    ops: tuple[int, ...]
+    results: tuple[tuple[int, int], ...]
+
+
+@dataclasses.dataclass
+class CondStructure:
+    """What one compilable cond of a program is made of (node indices of that program).
+
+    ``predicate``: the edge every Switch tests; ``switch``: the cond's own Switch(pred, pred)
+    or None (pruned with the pivots); ``branches``: (false, true); ``merges``: the Merges, in
+    node order; ``inputs``: the edges from outside the node takes, the predicate first, then the
+    value of each Switch from outside (each edge once); ``control_inputs``: the control inputs
+    of members from outside; ``outputs``: the Merge outputs ``(merge, 0 or 1)`` used outside or
+    fetched, in the order the node gives them; ``members``: every node it stands for.
+    """
+
+    name: str
+    predicate: tuple[int, int]
+    switch: Optional[int]
+    branches: tuple[Branch, Branch]
+    merges: tuple[int, ...]
+    inputs: tuple[tuple[int, int], ...]
+    control_inputs: tuple[int, ...]
+    outputs: tuple[tuple[int, int], ...]
+    members: tuple[int, ...]
+
+    def outer_value(self, switch: int, nodes: Sequence[Node]) -> tuple[int, int]:
+        """The edge from outside that Switch ``switch`` passes into a branch."""
+        return tuple(nodes[switch].inputs[0])
+
+
+def _context_chain(node: Node) -> list:
+    context = getattr(node.tag, "_control_flow_context", None)
+    chain = []
+    while context is not None:
+        chain.append(context)
+        context = context.outer_context
+    return chain
+
+
+def find_conds(program: Program) -> list[CondStructure]:
+    """The conds of ``program`` that may be compiled (see the module docstring); none of them
+    contains another, so they can be replaced together."""
+    nodes = program.nodes
+    chains = [_context_chain(node) for node in nodes]
+    owners: dict[int, dict[int, Any]] = {}  # id(Merge op) -> {branch: CondContext}
+    for chain in chains:
+        for context in chain:
+            if hasattr(context, "branch"):
+                for merge in context.merges:
+                    owners.setdefault(id(merge), {})[context.branch] = context
+    groups: dict[tuple[int, int], list[int]] = {}
+    contexts_of: dict[tuple[int, int], tuple] = {}
+    for index, node in enumerate(nodes):
+        pair = owners.get(id(node.tag))
+        if node.kind == NodeKind.MERGE and pair is not None and len(pair) == 2:
+            key = (id(pair[0]), id(pair[1]))
+            groups.setdefault(key, []).append(index)
+            contexts_of[key] = (pair[0], pair[1])
+    if not groups:
+        return []
+    order = topological_order(nodes)
+    if len(order) != len(nodes):
+        return []
+    guard = guards(nodes, order)
+    consumers: list[list[int]] = [[] for _ in nodes]
+    for index, node in enumerate(nodes):
+        for p in {p for p, _ in node.inputs} | set(node.control_inputs):
+            consumers[p].append(index)
+    outside_reads = {tuple(e) for e in program.fetches}
+    targets = set(program.targets)
+    found = []
+    for key, merges in groups.items():
+        structure = _analyse(
+            nodes, chains, order, guard, consumers, contexts_of[key], merges, outside_reads, targets
+        )
+        if structure is not None:
+            found.append(structure)
+    return found
+
+
+def _edge_guard(nodes: Sequence[Node], guard: list, edge) -> frozenset:
+    producer, output = edge
+    result = guard[producer]
+    if nodes[producer].kind == NodeKind.SWITCH:
+        result |= {("switch", tuple(nodes[producer].inputs[1]), output)}
+    return result
+
+
+def _control_guard(nodes: Sequence[Node], guard: list, producer: int) -> frozenset:
+    if nodes[producer].kind == NodeKind.SWITCH:
+        return guard[producer] | {("node", producer)}
+    return guard[producer]
+
+
+def _analyse(nodes, chains, order, guard, consumers, contexts, merges, fetched, targets):
+    """The `CondStructure` of the cond whose branch contexts are ``contexts`` (false, true)
+    and whose Merges in the program are ``merges``, or None when it may not be compiled."""
+    not_to_replace = {producer for producer, _ in fetched} | targets
+    side: dict[int, int] = {}  # node -> the branch it lies in
+    for index, chain in enumerate(chains):
+        for context in chain:
+            if context is contexts[0] or context is contexts[1]:
+                side[index] = context.branch
+                break
+    pivot_ops = {id(c.pivot.op) for c in contexts if c.pivot is not None}
+    own_switch = None
+    for index in side:
+        if id(nodes[index].tag) in pivot_ops:
+            producers = {p for p, _ in nodes[index].inputs}
+            if len(producers) != 1 or (own_switch is not None and producers != {own_switch}):
+                return None
+            own_switch = producers.pop()
+    predicates = set()
+    switch_side: dict[int, Optional[int]] = {}  # Switch -> the branch reading it (None: both)
+    if own_switch is not None:
+        switch = nodes[own_switch]
+        if switch.kind != NodeKind.SWITCH or own_switch in side or len(switch.inputs) != 2:
+            return None
+        if tuple(switch.inputs[0]) != tuple(switch.inputs[1]):
+            return None
+        predicates.add(tuple(switch.inputs[1]))
+        switch_side[own_switch] = None
+    for index, branch in side.items():
+        node = nodes[index]
+        if node.kind == NodeKind.SWITCH:
+            if node.tag._control_flow_context is not contexts[branch] or node.control_inputs:
+                return None
+            predicates.add(tuple(node.inputs[1]))
+            switch_side[index] = branch
+        elif node.kind != NodeKind.OP or not (is_eligible(node) or is_compiled_structure(node)):
+            return None
+    if len(predicates) != 1:
+        return None
+    predicate = predicates.pop()
+    members = set(side) | set(switch_side) | set(merges)
+    if predicate[0] in members:
+        return None
+    for switch in switch_side:
+        if nodes[switch].inputs[0][0] in members:
+            return None  # a Switch of this cond on a value of its own branches
+        for c in consumers[switch]:
+            if c not in members:
+                return None
+
+    def reads_from(edge, branch: int) -> bool:
+        """Whether a node of ``branch`` (or a Merge's ``branch`` side) may read ``edge``."""
+        producer, output = edge
+        if producer in switch_side:
+            return output == branch and switch_side[producer] in (None, branch)
+        return side.get(producer) == branch and nodes[producer].kind == NodeKind.OP
+
+    controls: list[int] = []
+    for index, branch in side.items():
+        node = nodes[index]
+        if node.kind == NodeKind.SWITCH:
+            continue
+        if not all(reads_from(tuple(e), branch) for e in node.inputs):
+            return None
+        for p in node.control_inputs:
+            if p in members:
+                if side.get(p) != branch:
+                    return None
+            elif p not in controls:
+                controls.append(p)
+        if index in not_to_replace:
+            return None
+        if any(c not in members for c in consumers[index]):
+            return None
+    if own_switch is not None:
+        controls += [p for p in nodes[own_switch].control_inputs if p not in controls]
+    if not_to_replace & set(switch_side):
+        return None
+    results: tuple[list, list] = ([], [])
+    for merge in merges:
+        node = nodes[merge]
+        if node.control_inputs or len(node.inputs) != 2:
+            return None
+        for branch in (0, 1):
+            edge = tuple(node.inputs[branch])
+            if not reads_from(edge, branch):
+                return None
+            results[branch].append(edge)
+    inputs = [predicate]
+    for switch in switch_side:
+        edge = tuple(nodes[switch].inputs[0])
+        if edge not in inputs:
+            inputs.append(edge)
+    allowed = _edge_guard(nodes, guard, predicate)
+    entering = [_edge_guard(nodes, guard, e) for e in inputs]
+    entering += [_control_guard(nodes, guard, c) for c in controls]
+    if any(not g <= allowed for g in entering):
+        return None
+    outputs = []
+    for merge in merges:
+        for output in (0, 1):
+            edge = (merge, output)
+            used = edge in fetched or any(
+                c not in members and edge in {tuple(e) for e in nodes[c].inputs}
+                for c in consumers[merge]
+            )
+            if used:
+                outputs.append(edge)
+    position = {index: k for k, index in enumerate(order)}
+    branches = tuple(
+        Branch(
+            taken_when=branch,
+            switches=tuple(s for s, b in switch_side.items() if b in (None, branch)),
+            ops=tuple(
+                sorted(
+                    (i for i, b in side.items() if b == branch and i not in switch_side),
+                    key=position.__getitem__,
+                )
+            ),
+            results=tuple(results[branch]),
+        )
+        for branch in (0, 1)
+    )
+    return CondStructure(
+        name=contexts[1].name,
+        predicate=predicate,
+        switch=own_switch,
+        branches=branches,
+        merges=tuple(sorted(merges)),
+        inputs=tuple(inputs),
+        control_inputs=tuple(controls),
+        outputs=tuple(outputs),
+        members=tuple(sorted(members)),
+    )
+
+
+class CompiledCond:
+    """One cond's generated function and what it stands for: ``structure`` (`CondStructure`),
+    ``members``, ``inputs`` (after the run's context when ``wants_context``), ``outputs``,
+    ``source`` and ``function``; ``lines`` maps a line of the source to ``(member, argument
+    names, step)`` (`codegen.locate_member`)."""
+
+    kind = "cond"
+
+    def __init__(self, nodes: Sequence[Node], structure: CondStructure):
+        self.nodes = nodes
+        self.structure = structure
+        self.name = structure.name
+        self.members = structure.members
+        self.inputs = structure.inputs
+        self.outputs = structure.outputs
+        ops = [i for branch in structure.branches for i in branch.ops]
+        self.wants_context = any(nodes[i].wants_context for i in ops)
+        self.inline = True if all(nodes[i].inline is True for i in ops) else None
+        self.tag = nodes[structure.merges[0]].tag
+        self.lines: dict[int, tuple[int, tuple[str, ...], Any]] = {}
+        self.source, bound = self._generate()
+        namespace: dict[str, Any] = {}
+        code = compile(self.source, f"<compiled cond {self.name}>", "exec")
+        exec(code, namespace)  # noqa: S102 - the text generated just above
+        self.function = namespace["make"](**bound, locate=self.locate)
+        self.function.compiled_cond = self
+        self._code = self.function.__code__
+
+    @property
+    def function_name(self) -> str:
+        return "cond_" + "".join(c if c.isalnum() else "_" for c in self.name)
+
+    def _generate(self) -> tuple[str, dict]:
+        nodes, structure = self.nodes, self.structure
+        parameters = {edge: f"in{k}" for k, edge in enumerate(structure.inputs)}
+        bound: dict[str, Any] = {"value_index0": np.int32(0), "value_index1": np.int32(1)}
+        emitter = LineEmitter(bound)
+        predicate = parameters[structure.predicate]
+        tester = structure.switch
+        if tester is None:
+            tester = (
+                structure.branches[1].switches[0]
+                if structure.branches[1].switches
+                else (structure.branches[0].switches[0])
+            )
+        arguments = (["context"] if self.wants_context else []) + list(parameters.values())
+        # The header names what the body binds: written once the body is, counted now.
+        lines = ["", "", "        try:"]
+        self.lines[len(lines) + 1] = (tester, (predicate, predicate), None)
+        lines.append(f"            if {predicate}:  # {describe(nodes[tester])}")
+        for branch in reversed(structure.branches):
+            names: dict[tuple[int, int], str] = {}
+            for switch in branch.switches:
+                outer = parameters[tuple(nodes[switch].inputs[0])]
+                names[(switch, 0)] = names[(switch, 1)] = outer
+            body = []
+            for index in branch.ops:
+                node = nodes[index]
+                args = tuple(names[tuple(edge)] for edge in node.inputs)
+                for text, step in emitter.lines(node, index, args):
+                    body.append((text, index, args, step))
+                for k in range(node.num_outputs):
+                    names[(index, k)] = value_name(index, k, node.num_outputs)
+            results = []
+            for merge, output in structure.outputs:
+                if output == 1:
+                    results.append(f"value_index{branch.taken_when}")
+                else:
+                    results.append(names[branch.results[structure.merges.index(merge)]])
+            if branch.taken_when == 0:
+                lines.append("            else:")
+            if not results:
+                returned = "return None"
+            elif len(results) == 1:
+                returned = f"return {results[0]}"
+            else:
+                returned = f"return ({', '.join(results)},)"
+            for text, index, args, step in body:
+                self.lines[len(lines) + 1] = (index, args, step)
+                lines.append(f"                {text}")
+            lines.append(f"                {returned}")
+        lines[0] = f"def make({', '.join([*bound, 'locate'])}):"
+        lines[1] = f"    def {self.function_name}({', '.join(arguments)}):"
+        lines += [
+            "        except Exception as error:",
+            "            locate(error)",
+            "            raise",
+            f"    return {self.function_name}",
+        ]
+        return "\n".join(lines) + "\n", bound
+
+    def node(self, inputs, control_inputs) -> Node:
+        """The node that runs this cond, taking ``inputs`` and ``control_inputs`` (renumbered)."""
+        return Node(
+            name=self.name,
+            kind=NodeKind.OP,
+            kernel=self.function,
+            inputs=inputs,
+            control_inputs=control_inputs,
+            num_outputs=len(self.outputs),
+            wants_context=self.wants_context,
+            inline=self.inline,
+            tag=self.tag,
+        )
+
+    def locate(self, error: BaseException) -> None:
+        """Records on ``error`` which member raised it and with what inputs."""
+        locate_member(error, self._code, self.lines, self.nodes)
+
+
+def compile_conds(program: Program) -> tuple[Program, list[CompiledCond]]:
+    """``program`` with each cond that may be compiled now replaced by one node, innermost
+    first, and the `CompiledCond`s made."""
+    made: list[CompiledCond] = []
+    while True:
+        found = find_conds(program)
+        if not found:
+            return program, made
+        for structure in found:
+            cond = CompiledCond(program.nodes, structure)
+            made.append(cond)
+            program = replace_members(
+                program,
+                structure.members,
+                lambda inputs, controls, cond=cond: cond.node(inputs, controls),
+                cond.inputs,
+                cond.structure.control_inputs,
+                {edge: k for k, edge in enumerate(cond.outputs)},
+            )
+            break  # the indices changed: look again
