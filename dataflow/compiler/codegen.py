@@ -44,6 +44,7 @@ from executor.program import Node
 from primitives.raw_ops import _pass_through
 
 from ..op_registry import get_op_def
+from . import native
 
 _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*"}
 _PASS_THROUGH = (_identity, _pass_through)
@@ -210,8 +211,9 @@ class CompiledRegion:
         namespace: dict[str, Any] = {}
         code = compile(self.source, f"<compiled region {name}>", "exec")
         exec(code, namespace)  # noqa: S102 - the text generated just above
-        self.function = namespace["make"](**bound, locate=self.locate)
-        self._code = self.function.__code__
+        python_function = namespace["make"](**bound, locate=self.locate)
+        self._code = python_function.__code__
+        self.function = native.native_region(self, python_function)
 
     def _generate(self, nodes: Sequence[Node], member_set: set) -> tuple[str, dict]:
         parameters = {edge: f"in{i}" for i, edge in enumerate(self.inputs)}
