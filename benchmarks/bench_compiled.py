@@ -19,6 +19,10 @@
    1.x graph mode with control flow v1.  Target: compiled at most TF1's cost.  Fewer repeats
    (a fifth): one interpreted run takes about a second.
 
+Where numba is installed, both also run natively (`dataflow.compiler.native`, mode "force":
+the chain and the loop as machine code), with the first-run cost of that tier: numba
+compiling, and loading the machine code from its disk cache.  Target: a tenth of TF1's cost.
+
 Timings are medians over repeats, taken in turn within each round so that all see the same
 load; the machine may be shared, so read ratios, not absolutes.
 """
@@ -36,6 +40,7 @@ from harness import (
 # isort: split
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -83,11 +88,13 @@ def bench_chain(repeats: int, length: int = LENGTH) -> dict:
     interpreted = _session(df, graph)
     reference = interpreted.run(y, feed)
     compiler.set_mode("force")
+    compiler.set_native("off")
     compiled = _session(df, graph)
     result = compiled.run(y, feed)
     assert type(result) is type(reference) and result.tobytes() == reference.tobytes()
     plan = next(iter(compiled._plans.values()))
     assert plan.compiled and max(len(r.members) for r in plan.compiled.regions) >= length
+    native = _native_session(df, compiler, graph, y, feed, reference)
 
     add, one = np.add, np.float32(1.0)
 
@@ -102,17 +109,66 @@ def bench_chain(repeats: int, length: int = LENGTH) -> dict:
         compiler.set_mode(mode)
         return sess.run(y, feed)
 
-    times = paired_median_times(
-        lambda: run_in("off", interpreted),
-        lambda: run_in("force", compiled),
-        numpy_loop,
-        repeats=repeats,
-    )
-    interpreted.close()
-    compiled.close()
-    figures = dict(zip(("interpreted", "compiled", "numpy"), (t / length * 1e9 for t in times)))
+    runs = [lambda: run_in("off", interpreted), lambda: run_in("force", compiled), numpy_loop]
+    if native is not None:
+        runs.append(lambda: run_in("force", native))
+    times = paired_median_times(*runs, repeats=repeats)
+    names = ("interpreted", "compiled", "numpy", "native")
+    figures = dict(zip(names, (t / length * 1e9 for t in times)))
+    for sess in (interpreted, compiled, native):
+        if sess is not None:
+            sess.close()
+    compiler.set_native("off")
     figures.update(first_run(df, compiler, graph, y, feed, max(3, repeats // 5)))
+    if native is not None:
+        figures.update(first_native_run(df, compiler, graph, y, feed, 3))
     return figures
+
+
+def _native_session(df, compiler, graph, fetches, feed, reference):
+    """A Session whose plan runs natively (numba, `dataflow.compiler.native`), checked
+    against ``reference``, or None without numba."""
+    if not compiler.native_available():
+        return None
+    compiler.set_native("force")
+    sess = _session(df, graph)
+    result = sess.run(fetches, feed)
+    flat = result if isinstance(result, list) else [result]
+    expected = reference if isinstance(reference, list) else [reference]
+    assert [v.tobytes() for v in flat] == [v.tobytes() for v in expected]
+    regions = next(iter(sess._plans.values())).compiled.regions
+    assert any(getattr(r.function, "native", None) is not None for r in regions)
+    return sess
+
+
+def first_native_run(df, compiler, graph, fetches, feed, repeats: int) -> dict:
+    """Milliseconds of a first run in a new Session in native "force" mode: with numba's
+    compilation (an empty cache directory), and with its machine code loaded from the disk
+    cache (as a new process finds it)."""
+    import tempfile
+
+    from dataflow.compiler import native
+
+    cold, warm = [], []
+    previous = os.environ.get("DATAFLOW_CACHE_DIR")
+    compiler.set_mode("force")
+    compiler.set_native("force")
+    try:
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory() as directory:
+                os.environ["DATAFLOW_CACHE_DIR"] = directory
+                for samples in (cold, warm):
+                    native._modules.clear()  # as in a new process
+                    with _session(df, graph) as sess:
+                        began = time.perf_counter()
+                        sess.run(fetches, feed)
+                        samples.append((time.perf_counter() - began) * 1e3)
+    finally:
+        if previous is None:
+            os.environ.pop("DATAFLOW_CACHE_DIR", None)
+        else:
+            os.environ["DATAFLOW_CACHE_DIR"] = previous
+    return {"first_native_ms": statistics.median(cold), "first_cached_ms": statistics.median(warm)}
 
 
 def bench_fused_chain(repeats: int, length: int = LENGTH) -> dict:
@@ -124,6 +180,7 @@ def bench_fused_chain(repeats: int, length: int = LENGTH) -> dict:
     with graph.as_default():
         x, y = _chain(df, length)
     feed = {x: np.float32(0.5)}
+    compiler.set_native("off")
     sessions = {mode: _session(df, graph, passes=True) for mode in ("off", "force")}
 
     def run_in(mode):
@@ -186,24 +243,33 @@ def bench_loop(repeats: int, iterations: int = ITERATIONS) -> dict:
     interpreted = _session(df, graph)
     reference = interpreted.run(fetches, feed)
     compiler.set_mode("force")
+    compiler.set_native("off")
     compiled = _session(df, graph)
     result = compiled.run(fetches, feed)
     assert [v.tobytes() for v in result] == [v.tobytes() for v in reference]
     plan = next(iter(compiled._plans.values()))
     assert plan.compiled and any(hasattr(r, "frame_name") for r in plan.compiled.regions)
+    native = _native_session(df, compiler, graph, fetches, feed, reference)
 
     def run_in(mode, sess):
         compiler.set_mode(mode)
         return sess.run(fetches, feed)
 
-    times = paired_median_times(
-        lambda: run_in("off", interpreted), lambda: run_in("force", compiled), repeats=repeats
+    runs = [lambda: run_in("off", interpreted), lambda: run_in("force", compiled)]
+    if native is not None:
+        runs.append(lambda: run_in("force", native))
+    times = paired_median_times(*runs, repeats=repeats)
+    figures = dict(
+        zip(("interpreted", "compiled", "native"), (t / iterations * 1e9 for t in times))
     )
-    interpreted.close()
-    compiled.close()
-    figures = dict(zip(("interpreted", "compiled"), (t / iterations * 1e9 for t in times)))
+    for sess in (interpreted, compiled, native):
+        if sess is not None:
+            sess.close()
     small_feed = {key: 10 for key in feed}
+    compiler.set_native("off")
     figures.update(first_run(df, compiler, graph, fetches, small_feed, 3))
+    if native is not None:
+        figures.update(first_native_run(df, compiler, graph, fetches, small_feed, 3))
     return figures
 
 
@@ -263,36 +329,48 @@ def main() -> None:
         )
     )
     r = bench_chain(repeats)
+    tiers = [name for name in ("interpreted", "compiled", "native") if name in r]
     print(f"1. scalar float32 add chain ({LENGTH} ops), ns per op (median):")
-    for name in ("interpreted", "compiled"):
+    for name in tiers:
         print(f"   dataflow {name:12}  {r[name]:7.0f}  ({r[name] / r['numpy']:.2f}x numpy)")
     print(f"   numpy, one np.add/op  {r['numpy']:7.0f}")
     if tf is not None:
-        ratio = r["compiled"] / tf["tensorflow"]
-        print(f"   TensorFlow 1.x graph  {tf['tensorflow']:7.0f}  (compiled / TF1 = {ratio:.2f})")
+        ratios = ", ".join(f"{name} / TF1 = {r[name] / tf['tensorflow']:.3f}" for name in tiers[1:])
+        print(f"   TensorFlow 1.x graph  {tf['tensorflow']:7.0f}  ({ratios})")
     print(
         f"   first run in a new Session: interpreted {r['first_interpreted_ms']:.1f} ms, "
         f"compiled {r['first_compiled_ms']:.1f} ms (compilation alone {r['compile_ms']:.1f} ms)"
     )
+    _print_first_native(r)
     fused = bench_fused_chain(repeats)
     print("   graph passes on (the chain is one FusedElementwise op), ns per op (median):")
     for name in ("interpreted", "compiled"):
         print(f"   dataflow {name:12}  {fused[name]:7.0f}  ({fused[name] / r['numpy']:.2f}x numpy)")
 
     r = bench_loop(max(3, repeats // 5))
+    tiers = [name for name in ("interpreted", "compiled", "native") if name in r]
     print(f"2. while_loop of {ITERATIONS} iterations (i + 1, a + cast(i)), ns per iteration:")
-    for name in ("interpreted", "compiled"):
+    for name in tiers:
         print(f"   dataflow {name:12}  {r[name]:7.0f}")
     if tf is not None:
-        ratio = r["compiled"] / tf["tensorflow_loop"]
-        print(
-            f"   TensorFlow 1.x graph  {tf['tensorflow_loop']:7.0f}  (compiled / TF1 = {ratio:.2f})"
-        )
+        loop = tf["tensorflow_loop"]
+        ratios = ", ".join(f"{name} / TF1 = {r[name] / loop:.3f}" for name in tiers[1:])
+        print(f"   TensorFlow 1.x graph  {loop:7.0f}  ({ratios})")
     print(
         f"   first run (10 iterations) in a new Session: interpreted "
         f"{r['first_interpreted_ms']:.1f} ms, compiled {r['first_compiled_ms']:.1f} ms "
         f"(compilation alone {r['compile_ms']:.1f} ms)"
     )
+    _print_first_native(r)
+
+
+def _print_first_native(r: dict) -> None:
+    if "first_native_ms" in r:
+        print(
+            f'   first run, native "force" (compiled before the run): numba compiling '
+            f"{r['first_native_ms']:.1f} ms, loading from the disk cache "
+            f'{r["first_cached_ms"]:.1f} ms; "auto" compiles in the background instead'
+        )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import pytest
 from bitwise import same_bits
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rerun import run_suites
 
 pytest.importorskip("numba")
 
@@ -351,3 +352,29 @@ def test_compiled_source_says_which_regions_run_natively():
     assert any(h.startswith("# loop") and "runs native" in h for h in headers), headers
     assert any("Exp" in h and "runs Python" in h for h in headers), headers
     assert "@njit" in source and "np.add(" in source
+
+
+# -- the suite's programs --------------------------------------------------------------------
+def test_native_runs_give_the_interpreters_results_on_programs_of_the_suite(tmp_path):
+    """Reruns the control-flow, loop and math tests with every region and loop that may be
+    native compiled by numba at once (compile_plugin.py, native mode "force"), each run
+    checked bit for bit against the same run interpreted.  A part of the suite only: numba
+    takes tens of milliseconds per function, and the whole suite has thousands of regions."""
+    reports = run_suites(
+        os.path.join(HERE, "compile_plugin.py"),
+        [
+            [
+                "primitives/test_control_flow_runs.py",
+                "primitives/test_switch_case.py",
+                "primitives/test_composites_in_control_flow.py",
+                "primitives/test_cond_graph.py",
+                "compiler/test_compiled_loops.py",
+                "ops/test_math_ops.py",
+            ]
+        ],
+        "DATAFLOW_COMPILE_REPORT",
+        tmp_path,
+        env={"DATAFLOW_NATIVE": "force", "DATAFLOW_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert sum(int(report) for report in reports) > 50, reports
+    assert len(os.listdir(tmp_path / "cache" / "native")) > 20  # numba compiled them
