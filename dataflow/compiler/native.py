@@ -29,8 +29,12 @@ Python too.
 
 **Values.**  numba returns Python scalars; the wrapper converts each result back to what the
 interpreter gives, from the kind each template declares: a numpy scalar of the op's dtype,
-a 0-d array, or the kind of an input (a ``Cast`` or ``Identity`` of a fed 0-d array is a 0-d
-array).  An input that is not a 0-d value of the expected dtype sends the call to Python.
+a 0-d array, or the kind of an input (a ``Cast`` or ``Identity`` of a 0-d array constant is
+a 0-d array).  An output that is an input passed through is that input itself.  A loop
+variable whose next value is another variable unchanged stays in Python: which kind its
+value has would depend on the iteration.  An input that is not a 0-d value of the expected
+dtype sends the call to Python.  Native code is silent where numpy warns (float overflow,
+invalid operations), as TensorFlow is; the values are the same.
 
 **Errors.**  No admitted op raises (floats follow ``error_model="numpy"``: division by zero
 gives inf as numpy does).  Should the native call raise all the same, the wrapper re-runs
@@ -40,6 +44,11 @@ names the op, line and iteration the interpreter names.
 **Deadlines.**  A native loop runs at most `CHUNK_ITERATIONS` iterations per call and returns
 its state; between calls the wrapper compares the clock with ``context.deadline`` and raises
 the Python loop's deadline error, with the iteration reached.
+
+**Not yet native:** arrays (values of any other shape than ``[]``), conds, a loop with an
+inner loop (the inner loop alone is native), float minimum/maximum (numba keeps the first
+operand of two zeros where numpy picks the signed one).  A cond could be added as an
+``if``/``else`` of two line blocks, the `_Writer` writing each branch.
 
 **When it compiles** (the mode: ``DATAFLOW_NATIVE``, read at import, or `set_native`):
 ``"off"`` never; ``"auto"`` (the default) in the background: the `AUTO_AFTER_CALLS`-th call
@@ -140,9 +149,15 @@ def set_native(new_mode: str) -> str:
     return previous
 
 
+_available: Optional[bool] = None
+
+
 def native_available() -> bool:
-    """Whether numba can be imported (it is not imported here)."""
-    return importlib.util.find_spec("numba") is not None
+    """Whether numba can be imported (it is looked for once, not imported)."""
+    global _available
+    if _available is None:
+        _available = importlib.util.find_spec("numba") is not None
+    return _available
 
 
 class NotNative(Exception):
@@ -260,8 +275,9 @@ class _Writer:
         from . import codegen
 
         previous = None
+        floats = dtype.kind == "f" or any(self.dtypes[a].kind == "f" for a in args)
         for position, (ufunc, operands, record, _) in enumerate(steps):
-            if ufunc not in EXACT_UFUNCS or (ufunc in INTEGER_ONLY_UFUNCS and dtype.kind == "f"):
+            if ufunc not in EXACT_UFUNCS or (ufunc in INTEGER_ONLY_UFUNCS and floats):
                 raise NotNative(f"{record[2]} ({record[0]}) has no exact native form")
             operand_names = [previous if k < 0 else args[k] for k in operands]
             last = position == len(steps) - 1
@@ -424,7 +440,7 @@ class _Tier:
             self.compile()
             return self.native
         self.calls += 1
-        if self.calls == AUTO_AFTER_CALLS:
+        if self.calls >= AUTO_AFTER_CALLS and self.pending is None:
             self.pending = _compile_in_background(self)
         return None
 

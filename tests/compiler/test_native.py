@@ -165,6 +165,26 @@ def test_float32_stays_float32_and_a_0d_array_stays_an_array():
     assert seen == {(np.float32, np.dtype(np.float32)), (np.ndarray, np.dtype(np.float32))}
 
 
+def test_a_fused_chain_runs_natively_step_by_step_with_the_interpreters_bits():
+    """With the default graph passes, elementwise fusion makes the chain one
+    ``FusedElementwise`` op; its steps are written out natively, one ufunc each."""
+    x = df.placeholder(df.float32, [])
+    y = df.sqrt(df.abs(x * 3.0 - 1.0)) / (x + 0.5)
+    feeds = [{x: v} for v in special_values(np.float32)]
+    regions = assert_same_as_interpreted(y, feeds, config=None)
+    (region,) = natives(regions)
+    assert ", step 1" in region.function.source and "np.sqrt(" in region.function.source
+
+
+def test_a_fused_chain_with_a_float_minimum_stays_in_python():
+    x = df.placeholder(df.float32, [])
+    y = df.cast(df.minimum(x * 2.0, -x) < 1.0, df.float32) * 3.0
+    feeds = [{x: np.float32(0.0)}, {x: np.float32(-0.0)}, {x: np.float32(np.nan)}]
+    regions = assert_same_as_interpreted(y, feeds, config=None)
+    assert not natives(regions)
+    assert any("(Minimum) has no exact native form" in native.status(r) for r in regions)
+
+
 # -- random programs -------------------------------------------------------------------------
 BINARY = [
     lambda a, b: a + b,
@@ -345,7 +365,7 @@ def test_compiled_source_says_which_regions_run_natively():
     fast = df.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + x), [0, x])
     slow = df.exp(x * 2.0) + 1.0
     with df.Session(config=NO_PASSES) as sess:
-        source = df.debug.compiled_source(sess, [fast, slow], {x: 0.0})
+        source = df.debug.compiled_source(sess, [fast, slow], {x: 0.0}, native=True)
     headers = [
         line for line in source.splitlines() if line.startswith("# loop") or "# region" in line
     ]
