@@ -1,10 +1,10 @@
 """The native tier: compiled regions and loops of scalars run as numba machine code.
 
 A `CompiledRegion` or `CompiledLoop` (the Python tier, `codegen`, `loops`) hands its Python
-function to `tiered`, which returns the callable the executor runs: the Python function itself
-when the code cannot be native, else a `NativeRegion` / `NativeLoop` that runs an ``njit``
-function written from the same members and falls back to the Python function, per call,
-whenever it cannot use it.
+function to `native_region` / `native_loop`, which return the callable the executor runs: the
+Python function itself when the code cannot be native, else a `NativeRegion` / `NativeLoop`
+that runs an ``njit`` function written from the same members and falls back to the Python
+function, per call, whenever it cannot use it.
 
 **What may be native** (`_Writer`): every value of the region or loop is a 0-d value of an
 admitted dtype (``bool``, the integers, ``float32``, ``float64``; the static shape must be
@@ -12,8 +12,8 @@ admitted dtype (``bool``, the integers, ``float32``, ``float64``; the static sha
 
 - a ufunc op whose ufunc numba computes exactly as numpy (`EXACT_UFUNCS`: arithmetic,
   comparisons, logical ops, min/max of integers, abs, negation, floor/ceil, square, sqrt --
-  the last correctly rounded in both), written ``np.<ufunc>(...)``: numba types a ufunc on scalars
-  with numpy's rules, so int32 stays int32 and wraps, float32 stays float32 (its operators
+  the last correctly rounded in both), written ``np.<ufunc>(...)``: numba types a ufunc on
+  scalars with numpy's rules, so int32 stays int32 and wraps, float32 stays float32 (its operators
   would promote small integers to int64, so the code never uses them);
 - an op whose definition declares a template (``OpDef.extra["native"]``, see `math_ops`:
   ``Cast``, ``Select``, ``SelectV2``);
@@ -34,7 +34,8 @@ a 0-d array).  An output that is an input passed through is that input itself.  
 variable whose next value is another variable unchanged stays in Python: which kind its
 value has would depend on the iteration.  An input that is not a 0-d value of the expected
 dtype sends the call to Python.  Native code is silent where numpy warns (float overflow,
-invalid operations), as TensorFlow is; the values are the same.
+invalid operations), as TensorFlow is; the values are the same, NaN signs and payloads
+included (of two NaN operands, numpy's ufuncs and numba's code both keep the first).
 
 **Errors.**  No admitted op raises (floats follow ``error_model="numpy"``: division by zero
 gives inf as numpy does).  Should the native call raise all the same, the wrapper re-runs
@@ -54,14 +55,15 @@ operand of two zeros where numpy picks the signed one).  A cond could be added a
 ``"off"`` never; ``"auto"`` (the default) in the background: the `AUTO_AFTER_CALLS`-th call
 of a region or loop hands its compilation to one compiler thread and every call runs the
 Python function until the machine code is ready, so no run waits for numba (its import alone
-takes a few tenths of a second, a compilation 0.05-1 s) and no run's deadline is spent on it;
+takes a few tenths of a second; a compilation from some 30 ms for a few ops to seconds for a
+1000-op region) and no run's deadline is spent on it;
 ``"force"`` at once, synchronously, when the region is made -- before its run starts the
 clock (the test mode: with the compile plugin, the suite proves native code equal to the
 interpreter).  The mode is read when a region is made, and at each call until it compiles.
 
 **Caching.**  Per plan, the wrapper keeps its compiled function.  Across plans and processes,
 the generated module is written to ``$DATAFLOW_CACHE_DIR`` (default
-``~/.cache/dataflow``) under ``native/<hash of its source>.py`` and imported from there, and
+``~/.cache/dataflow``) as ``native/df_<hash of its source>.py`` and imported from there, and
 numba's ``cache=True`` keeps the machine code beside it: a new process loads it instead of
 compiling.  `native_available` says whether numba can be imported; ``import dataflow`` never
 imports it.
