@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import pytest
 
@@ -134,12 +134,13 @@ def run_suites(
     tmp_path,
     deselect: Sequence[str] = (),
     timeout: float = 600,
+    env: Optional[dict] = None,
 ) -> list[str]:
     """Runs each group of test paths (relative to ``tests/``) in a pytest process of its own,
     all at once, with the plugin module ``plugin_file`` and without the tests ``deselect``
     names (node ids relative to ``tests/``); returns the report each process wrote to the file
     named by the environment variable ``report_variable``.  Fails with the end of a process's
-    output when it fails."""
+    output when it fails.  ``env``: more environment variables for the processes."""
     plugin_folder, plugin_module = os.path.split(os.path.splitext(plugin_file)[0])
     path = os.pathsep.join([plugin_folder, TESTS, os.environ.get("PYTHONPATH", "")])
     jobs = []
@@ -152,7 +153,7 @@ def run_suites(
             command += ["--deselect", "tests/" + test]
         process = subprocess.Popen(
             command,
-            env=dict(os.environ, PYTHONPATH=path, **{report_variable: str(report)}),
+            env=dict(os.environ, PYTHONPATH=path, **{report_variable: str(report)}, **(env or {})),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

@@ -29,6 +29,10 @@ inputs, and the frame and iteration, `session._kernel_error`); the same deadness
 clock between nodes; a compiled loop checks it every `loops.CHECK_CLOCK_EVERY` iterations).
 Only plans that the Session lowers itself are compiled: functions run
 inside an op (``If``, ``PartitionedCall``) and partitioned steps keep the interpreter.
+
+Where numba is installed, a region or loop of scalars whose every op has an exact native form
+runs as machine code (`native`: `set_native`, ``DATAFLOW_NATIVE``, `native_available`), the
+Python function staying its fallback.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from executor.program import Node, NodeKind, Program
 from .codegen import CompiledRegion
 from .conds import CompiledCond, compile_conds
 from .loops import CompiledLoop, compile_loops, failed_where
+from .native import native_available, native_mode, set_native
 from .regions import find_regions
 
 MODES = ("off", "auto", "force")

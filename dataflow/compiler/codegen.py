@@ -10,13 +10,15 @@ A line calls the node's kernel, bound once when the function is made, except whe
 expression is known to give the same value of the same type:
 
 - a constant (an op whose output is its ``value`` attribute) is that value, bound once;
-- ``np.add``, ``np.subtract``, ``np.multiply`` on float32 or float64 become ``a + b``,
-  ``a - b``, ``a * b``: numpy's operators call the same ufuncs for arrays, and numpy scalars
-  (what a ufunc returns for 0-d operands) do the same IEEE operation in their own type, some
-  ten times faster.  It is used only when an operand is known to be a numpy value (a constant,
-  or the result of a ufunc or of such an expression), so two Python floats never meet (they
-  would give a Python float); a 0-d constant is used as a numpy scalar there.  Integers always
-  call the ufunc: numpy's scalar operators warn on overflow where the ufunc wraps silently.
+- ``np.add``, ``np.subtract``, ``np.multiply`` of two float32 or float64 numpy scalars become
+  ``b + a``, ``a - b``, ``b * a``: numpy scalars do the same IEEE operation in their own type as
+  the ufunc, some ten times faster.  Both operands must be known to be numpy scalars (a 0-d
+  constant, or the result of a ufunc or of such an expression whose output has the static
+  shape ``()``): a 0-d array or a Python float would go through the ufunc or Python's own
+  arithmetic instead.  Addition and multiplication swap their operands because, of two NaNs,
+  numpy's scalar operators keep the second operand's and the ufunc the first's (its sign and
+  payload bits).  Integers always call the ufunc: numpy's scalar operators warn on overflow
+  where the ufunc wraps silently.
 
 A ``FusedElementwise`` node (`dataflow.passes.elementwise_fusion`) of small values (``inline``:
 its output is known to hold few elements) is written out step by step, one line per step of
@@ -44,8 +46,10 @@ from executor.program import Node
 from primitives.raw_ops import _pass_through
 
 from ..op_registry import get_op_def
+from . import native
 
-_OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*"}
+# ufunc -> (operator, whether the operands swap: see the module docstring)
+_OPERATORS = {np.add: ("+", True), np.subtract: ("-", False), np.multiply: ("*", True)}
 _PASS_THROUGH = (_identity, _pass_through)
 _OPERATOR_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -74,6 +78,16 @@ def _output_dtype(node: Node) -> Optional[np.dtype]:
         return None
 
 
+def _is_scalar_output(node: Node) -> bool:
+    """Whether the node's one output has the static shape ``()``."""
+    outputs = getattr(node.tag, "outputs", ())
+    if len(outputs) != 1:
+        return False
+    shape = getattr(outputs[0], "shape", None)
+    dims = getattr(shape, "dims", None)
+    return dims is not None and len(dims) == 0
+
+
 def _written_out_steps(node: Node) -> Optional[list]:
     """The steps ``(ufunc, operand positions, record, quiet)`` of a fused chain that is
     written out, or None to call the node's kernel (see the module docstring)."""
@@ -99,13 +113,13 @@ def _constant_value(node: Node) -> Any:
 
 class LineEmitter:
     """Writes the line of one node, in the order nodes run, binding what it calls in
-    ``bound``; it remembers which names hold numpy values and which constants are 0-d, for the
-    expressions of the module docstring.  A node whose kernel wants the run's context is passed
-    the name ``context``."""
+    ``bound``; it remembers which names hold float numpy scalars (a 0-d constant under its
+    scalar's name), for the expressions of the module docstring.  A node whose kernel wants the
+    run's context is passed the name ``context``."""
 
     def __init__(self, bound: dict):
         self.bound = bound
-        self.numpy_values: set[str] = set()  # names known to hold numpy values
+        self.float_scalars: set[str] = set()  # names known to hold float numpy scalars
         self.scalars: dict[str, str] = {}  # a 0-d constant's name -> its numpy scalar's name
 
     def lines(self, node: Node, index: int, args: tuple) -> list[tuple[str, Any]]:
@@ -117,9 +131,27 @@ class LineEmitter:
             return self._write_out(index, node, args, steps)
         return [(f"{self.line(node, index, args)}  # {describe(node)}", None)]
 
+    def _expression(self, ufunc, operands: tuple, dtype, target: str) -> Optional[str]:
+        """``target = <operator expression>`` for a ufunc of two float scalars, else None;
+        notes what ``target`` will hold."""
+        scalar_result = dtype in _OPERATOR_DTYPES
+        operator = _OPERATORS.get(ufunc) if len(operands) == 2 else None
+        names = tuple(self.scalars.get(a, a) for a in operands)
+        if (
+            operator is None
+            or not scalar_result
+            or not all(name in self.float_scalars for name in names)
+        ):
+            return None
+        symbol, swap = operator
+        left, right = names[::-1] if swap else names
+        self.float_scalars.add(target)
+        return f"{target} = {left} {symbol} {right}"
+
     def _write_out(self, index: int, node: Node, args: tuple, steps: list) -> list:
         """The lines of fused node ``index``, one per step; the last one names its value."""
         dtype = _output_dtype(node)
+        scalar = _is_scalar_output(node) and dtype in _OPERATOR_DTYPES
         lines: list[tuple[str, Any]] = []
         indent = ""
         if any(quiet for *_, quiet in steps):
@@ -131,18 +163,12 @@ class LineEmitter:
             operand_names = tuple(previous if k < 0 else args[k] for k in operands)
             last = position == len(steps) - 1
             target = value_name(index, 0, 1) if last else f"v{index}_step{position}"
-            operator = _OPERATORS.get(ufunc) if len(operand_names) == 2 else None
-            if (
-                operator is not None
-                and dtype in _OPERATOR_DTYPES
-                and any(a in self.numpy_values for a in operand_names)
-            ):
-                left, right = (self.scalars.get(a, a) for a in operand_names)
-                line = f"{target} = {left} {operator} {right}"
-            else:
+            line = self._expression(ufunc, operand_names, dtype, target)
+            if line is None:
                 self.bound[f"u{index}_{position}"] = ufunc
                 line = f"{target} = u{index}_{position}({', '.join(operand_names)})"
-            self.numpy_values.add(target)
+                if scalar:  # a ufunc of 0-d operands gives a numpy scalar
+                    self.float_scalars.add(target)
             op_type, _, name, location = record
             comment = f"  # {name} ({op_type}) at {location}, step {position + 1} of {node.name}"
             lines.append((indent + line + comment, (record, operand_names)))
@@ -151,28 +177,25 @@ class LineEmitter:
 
     def line(self, node: Node, index: int, args: tuple) -> str:
         """The text of the one line of a node that is not written out, uncommented."""
-        bound, numpy_values, scalars = self.bound, self.numpy_values, self.scalars
+        bound = self.bound
         constant = _constant_value(node)
         target = value_name(index, 0, node.num_outputs)
-        operator = _OPERATORS.get(node.kernel) if len(args) == 2 else None
         if constant is not None:
             bound[f"const{index}"] = constant
-            numpy_values.add(target)
             if constant.ndim == 0 and constant.dtype in _OPERATOR_DTYPES:
                 bound[f"scalar{index}"] = constant[()]
-                scalars[target] = f"scalar{index}"
+                self.scalars[target] = f"scalar{index}"
+                self.float_scalars.add(f"scalar{index}")
             return f"{target} = const{index}"
-        if (
-            operator is not None
-            and _output_dtype(node) in _OPERATOR_DTYPES
-            and any(a in numpy_values for a in args)
-        ):
-            left, right = (scalars.get(a, a) for a in args)
-            numpy_values.add(target)
-            return f"{target} = {left} {operator} {right}"
+        dtype = _output_dtype(node)
+        expression = self._expression(node.kernel, args, dtype, target)
+        if expression is not None:
+            return expression
         if node.kernel in _PASS_THROUGH and len(args) == 1 and node.num_outputs == 1:
-            if args[0] in numpy_values:
-                numpy_values.add(target)
+            if args[0] in self.float_scalars:
+                self.float_scalars.add(target)
+            if args[0] in self.scalars:
+                self.scalars[target] = self.scalars[args[0]]
             return f"{target} = {args[0]}"
         bound[f"k{index}"] = node.kernel
         call_args = ("context", *args) if node.wants_context else args
@@ -180,8 +203,12 @@ class LineEmitter:
         if node.num_outputs == 0:
             return call
         if node.num_outputs == 1:
-            if isinstance(node.kernel, np.ufunc):
-                numpy_values.add(target)
+            if (
+                isinstance(node.kernel, np.ufunc)
+                and _is_scalar_output(node)
+                and dtype in _OPERATOR_DTYPES
+            ):
+                self.float_scalars.add(target)  # a ufunc of 0-d operands gives a numpy scalar
             return f"{target} = {call}"
         count = node.num_outputs
         targets = [value_name(index, k, count) for k in range(count)]
@@ -214,8 +241,9 @@ class CompiledRegion:
         namespace: dict[str, Any] = {}
         code = compile(self.source, f"<compiled region {name}>", "exec")
         exec(code, namespace)  # noqa: S102 - the text generated just above
-        self.function = namespace["make"](**bound, locate=self.locate)
-        self._code = self.function.__code__
+        python_function = namespace["make"](**bound, locate=self.locate)
+        self._code = python_function.__code__
+        self.function = native.native_region(self, python_function)
 
     def _generate(self, nodes: Sequence[Node], member_set: set) -> tuple[str, dict]:
         parameters = {edge: f"in{i}" for i, edge in enumerate(self.inputs)}

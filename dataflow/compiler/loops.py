@@ -42,6 +42,7 @@ from typing import Any, Optional
 import executor
 from executor.program import Node, NodeKind, Program
 
+from . import native
 from .codegen import LineEmitter, describe, locate_member, value_name
 from .conds import is_compiled_structure
 from .regions import guards, is_eligible, replace_members, topological_order
@@ -214,6 +215,8 @@ class CompiledLoop:
         self.inputs = tuple(inputs)
         self.control_inputs = tuple(controls)
         self.tag = nodes[predicate[0]].tag
+        self.predicate = predicate
+        self.switch_of_merge = switch_of_merge
         self.lines: dict[int, tuple[int, tuple[str, ...], Any]] = {}
         self.source, bound = self._generate(inside, predicate, switch_of_merge)
         namespace: dict[str, Any] = {}
@@ -228,6 +231,7 @@ class CompiledLoop:
         )
         self.function.compiled_loop = self
         self._code = self.function.__code__
+        self.function = native.native_loop(self, self.function, self.schedule)
 
     @property
     def function_name(self) -> str:
@@ -274,6 +278,11 @@ class CompiledLoop:
             for k in range(node.num_outputs):
                 names[(index, k)] = value_name(index, k, node.num_outputs)
 
+        self.schedule = (
+            merges,
+            [i for i in ops if i not in in_body],
+            [i for i in ops if i in in_body],
+        )
         for index in ops:
             if index not in in_body:
                 emit(index)

@@ -277,6 +277,11 @@ def _quiet(fn):
 #   array; "identity": {"left"/"right": v}: v op x == x (x op v == x) bit for bit, for every x
 #   (floats: x + -0.0 == x, but x + 0.0 turns -0.0 into 0.0); "involution": op(op(x)) == x;
 #   "annihilator": x op v == v for integers (for floats NaN, inf and signed zeros differ).
+# What the native tier may write for an op that is not a ufunc (`dataflow.compiler.native`):
+#   "native": op -> (template, result) or None, ``template`` an expression over the inputs
+#   ``{0}``, ``{1}``... (numpy's functions as ``np.``) that numba computes exactly as the kernel
+#   does on 0-d values, and ``result`` what the kernel returns then: "scalar" (a numpy scalar),
+#   "array" (a 0-d array) or "like 0" (the kind of its first input); None where it cannot.
 _ALGEBRA = {
     "Add": {"identity": {"left": -0.0, "right": -0.0}},
     "Sub": {"identity": {"right": 0.0}},
@@ -663,7 +668,16 @@ def _infer_select(op):
     return [(x.dtype, broadcast_shape(cond.shape, broadcast_shape(x.shape, y.shape)))]
 
 
-define_op("SelectV2", _infer_select, _ufunc_kernel(np.where), extra={"layout": "elementwise"})
+def _select_native(op):
+    return ("({1} if {0} else {2})", "array")
+
+
+define_op(
+    "SelectV2",
+    _infer_select,
+    _ufunc_kernel(np.where),
+    extra={"layout": "elementwise", "native": _select_native},
+)
 
 
 def _infer_select_v1(op):
@@ -704,7 +718,12 @@ def _select_v1(cond, x, y):
     return np.where(cond, x, y)
 
 
-define_op("Select", _infer_select_v1, _ufunc_kernel(_select_v1), extra={"layout": "elementwise"})
+define_op(
+    "Select",
+    _infer_select_v1,
+    _ufunc_kernel(_select_v1),
+    extra={"layout": "elementwise", "native": _select_native},
+)
 
 
 def _infer_where(op):
@@ -775,7 +794,21 @@ def _cast_kernel(attrs):
     return lambda x: x.astype(np_dtype)
 
 
-define_op("Cast", _infer_cast, _cast_kernel)
+def _cast_native(op):
+    """``astype`` in numba: numpy's conversion, except float to integer (numpy's result for NaN
+    and out-of-range values is the machine's, which LLVM need not share)."""
+    source = _dtypes.numpy_dtype(op.inputs[0].dtype)
+    target = _dtypes.numpy_dtype(op.attrs["DstT"])
+    if target == np.bool_:
+        return (
+            "{0}" if source == np.bool_ else f"np.not_equal({{0}}, np.{source.name}(0))"
+        ), "like 0"
+    if source.kind == "f" and target.kind in "iu":
+        return None
+    return f"np.{target.name}({{0}})", "like 0"
+
+
+define_op("Cast", _infer_cast, _cast_kernel, extra={"native": _cast_native})
 
 
 def cast(x, dtype, name: Optional[str] = None) -> Tensor:

@@ -10,6 +10,9 @@ must raise the same error class, naming the same op, interpreted.  Graphs with P
 functions or prints to files, runs stopped by a deadline and runs with statistics (which never
 compile) are not repeated.  How many runs were checked is written to the file named by
 ``DATAFLOW_COMPILE_REPORT``.
+
+Where numba is installed, regions and loops that may run natively are compiled with it at once
+(`dataflow.compiler.native`, mode ``"force"``), unless ``DATAFLOW_NATIVE`` names a mode.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from dataflow import compiler, nest
 from dataflow.session import Session
 
 compiler.set_mode("force")
+if "DATAFLOW_NATIVE" not in os.environ:
+    compiler.set_native("force")
 _checked = {"compiled runs": 0}
 _SKIPPED_TYPES = frozenset({"PyFunc", "PyFuncStateless"})
 
@@ -59,6 +64,10 @@ def _interpreted(session, before, fetches, feed_dict, options):
                     return None, e
     finally:
         compiler.set_mode(previous)  # "force", or the mode the test chose
+
+
+if "DATAFLOW_NATIVE" not in os.environ:
+    compiler.set_native("force")
 
 
 def _check(session, before, fetches, feed_dict, options, results, error) -> None:

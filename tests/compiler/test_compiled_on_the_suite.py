@@ -18,5 +18,6 @@ def test_compiled_runs_give_the_interpreters_results_on_the_programs_of_the_suit
         ],
         "DATAFLOW_COMPILE_REPORT",
         tmp_path,
+        env={"DATAFLOW_NATIVE": "off"},  # the Python tier; test_native.py checks the native one
     )
     assert sum(int(report) for report in reports) > 500, reports

@@ -148,6 +148,30 @@ def test_runs_that_record_statistics_use_the_interpreter(mode):
     assert y.op.name in names and "add_1" in names
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_two_nans_give_the_first_operands_nan_as_the_ufunc_does(mode, dtype):
+    """Of two NaNs, numpy's scalar + and * keep the second operand's (sign and payload) and
+    the ufunc the first's; the generated expressions keep the ufunc's."""
+    previous = compiler.set_native("off")
+    try:
+        x = df.placeholder(df.as_dtype(dtype), [])
+        y = df.placeholder(df.as_dtype(dtype), [])
+        one = df.constant(1.0, df.as_dtype(dtype))
+        a, b = x * one, y * one  # ufunc results: numpy scalars
+        fetches = [a + b, a * b, a - b, b + a, (a + b) * (b - a)]
+        nan = dtype(np.nan)
+        for feed in ({x: nan, y: -nan}, {x: -nan, y: nan}, {x: np.inf, y: -nan}):
+            compiled, plan = run_in("force", mode, fetches, feed)
+            interpreted, _ = run_in("off", mode, fetches, feed)
+            assert plan.compiled
+            for got, want in zip(compiled, interpreted):
+                assert same_bits(got, want), (feed, got, want)
+        source = df.debug.compiled_source(df.Session(config=NO_PASSES), fetches, {x: 0, y: 0})
+        assert " + " in source and " * " in source
+    finally:
+        compiler.set_native(previous)
+
+
 def test_auto_mode_compiles_a_plan_on_its_third_run(mode):
     mode("auto")
     x, y = float32_chain(5)

@@ -1,0 +1,410 @@
+"""The native tier (`dataflow.compiler.native`): regions and loops of scalars run as numba
+machine code with the interpreter's values, dtypes, errors and deadlines, and fall back to
+the Python tier, per region, where they may not."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from bitwise import same_bits
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rerun import run_suites
+
+pytest.importorskip("numba")
+
+import dataflow as df  # noqa: E402
+from dataflow import compiler, errors  # noqa: E402
+from dataflow.compiler import native  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPOSITORY = os.path.dirname(os.path.dirname(HERE))
+NO_PASSES = df.ConfigProto(
+    graph_options=df.passes.GraphOptions(
+        rewrite_options=df.passes.RewriterConfig(disable_meta_optimizer=True)
+    )
+)
+
+
+@pytest.fixture(autouse=True)
+def modes(tmp_path_factory, monkeypatch):
+    """Compilation forced, the native mode restored after each test, and a cache directory
+    of this test session's own."""
+    monkeypatch.setenv("DATAFLOW_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+    previous_mode = compiler.set_mode("force")
+    previous_native = compiler.set_native("force")
+    yield
+    compiler.set_mode(previous_mode)
+    compiler.set_native(previous_native)
+
+
+def run(fetches, feeds=(), native_mode="force", config=NO_PASSES):
+    """The results of ``fetches`` for each feed dict of ``feeds`` (one Session, one plan) in
+    ``native_mode`` ("interpreted": compilation off), and the plan's compiled regions."""
+    if native_mode == "interpreted":
+        compiler.set_mode("off")
+    else:
+        compiler.set_native(native_mode)
+    try:
+        with df.Session(config=config) as sess:
+            results = [sess.run(fetches, feed) for feed in (feeds or [None])]
+            plan = next(iter(sess._plans.values()))
+            regions = plan.compiled.regions if plan.compiled else []
+    finally:
+        compiler.set_mode("force")
+        compiler.set_native("force")
+    return results, regions
+
+
+def natives(regions) -> list:
+    return [r for r in regions if isinstance(r.function, native._Tier) and r.function.native]
+
+
+def assert_same_as_interpreted(fetches, feeds=(), config=NO_PASSES):
+    """Runs natively and interpreted and compares every result bit for bit, types included;
+    returns the compiled regions."""
+    compiled, regions = run(fetches, feeds, config=config)
+    interpreted, _ = run(fetches, feeds, "interpreted", config=config)
+    for got, want in zip(compiled, interpreted):
+        for a, b in zip(df.nest.flatten(got), df.nest.flatten(want)):
+            assert same_bits(a, b), (a, b)
+    return regions
+
+
+# -- the API -----------------------------------------------------------------------------------
+def test_set_native_returns_the_previous_mode_and_refuses_an_unknown_one():
+    assert compiler.set_native("auto") == "force"
+    assert compiler.set_native("off") == "auto"
+    with pytest.raises(ValueError, match="off"):
+        compiler.set_native("fast")
+    assert compiler.native_available()
+
+
+def test_importing_dataflow_does_not_import_numba():
+    code = "import sys, dataflow; print('numba' in sys.modules)"
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPOSITORY
+    )
+    assert output.stdout.strip() == "False"
+
+
+# -- values and dtypes --------------------------------------------------------------------------
+SPECIAL_FLOATS = [0.0, -0.0, 1.0, -1.5, 0.1, 3.4e38, -3.4e38, 1e-45, np.inf, -np.inf, np.nan, 7.0]
+FLOAT_DTYPES = [np.float32, np.float64]
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8]
+
+
+def special_values(dtype) -> list:
+    if np.dtype(dtype).kind == "f":
+        return [dtype(v) for v in SPECIAL_FLOATS]
+    info = np.iinfo(dtype)
+    return [dtype(v) for v in {0, 1, 2, 7, info.max, info.min, info.max // 3, info.min + 1}]
+
+
+def every_op(x, y, dtype):
+    """One output per admitted op that applies to ``dtype``."""
+    outputs = [x + y, x - y, x * y, df.minimum(x, y), df.maximum(x, y), df.square(x)]
+    outputs += [x < y, x <= y, x > y, x >= y, df.equal(x, y), df.not_equal(x, y)]
+    outputs += [df.where(x < y, x, y)]
+    if np.dtype(dtype).kind in "fi":
+        outputs += [-x, df.abs(x)]
+    if np.dtype(dtype).kind == "f":
+        outputs += [x / y, df.sqrt(x), df.floor(x), df.ceil(x)]
+    for target in (df.float32, df.float64, df.int8, df.int64, df.uint16, df.bool):
+        if not (np.dtype(dtype).kind == "f" and target.is_integer):
+            outputs.append(df.cast(x, target))
+    return outputs
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + INT_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_each_admitted_op_gives_the_interpreters_bits_and_types(dtype):
+    x = df.placeholder(df.as_dtype(dtype), [])
+    y = df.placeholder(df.as_dtype(dtype), [])
+    values = special_values(dtype)
+    feeds = [{x: a, y: b} for a in values for b in values]
+    regions = assert_same_as_interpreted(every_op(x, y, dtype), feeds)
+    assert natives(regions), [native.status(r) for r in regions]
+
+
+def test_logical_ops_on_bools_give_the_interpreters_bits():
+    p = df.placeholder(df.bool, [])
+    q = df.placeholder(df.bool, [])
+    outputs = [df.logical_and(p, q), df.logical_or(p, q), df.logical_xor(p, q)]
+    outputs += [df.logical_not(p), df.cast(p, df.float32), df.cast(p, df.int8)]
+    feeds = [{p: np.bool_(a), q: np.bool_(b)} for a in (False, True) for b in (False, True)]
+    assert natives(assert_same_as_interpreted(outputs, feeds))
+
+
+def test_int32_overflow_wraps_as_numpy_in_a_native_loop():
+    x = df.while_loop(lambda i, x: i < 40, lambda i, x: (i + 1, x * 3 + 1), [0, df.constant(1)])
+    regions = assert_same_as_interpreted(x)
+    (loop,) = natives(regions)
+    assert "while" in loop.name
+    (results,), _ = run(x)
+    assert results[1].dtype == np.int32 and results[1] != 3**40  # it wrapped
+
+
+def test_float32_stays_float32_and_a_0d_array_stays_an_array():
+    """A ufunc of 0-d values gives a numpy scalar; a cast of a constant (a 0-d array) gives a
+    0-d array, as ``astype`` does; ``where`` gives a 0-d array."""
+    x = df.placeholder(df.float32, [])
+    c = df.constant(2.5, df.float32)
+    fetches = [x * 0.1 + c, df.cast(df.cast(c, df.float64), df.float32), df.where(x > c, x, c)]
+    regions = assert_same_as_interpreted(fetches, [{x: np.float32(3.0)}])
+    seen = set()
+    for region in natives(regions):  # a Session returns numpy scalars: ask the regions
+        values = [np.float32(3.0)] * len(region.inputs)
+        results = df.nest.flatten(region.function(*values))
+        expected = df.nest.flatten(region.function.python_function(*values))
+        assert all(same_bits(a, b) for a, b in zip(results, expected))
+        seen |= {(type(r), r.dtype) for r in results}
+    assert seen == {(np.float32, np.dtype(np.float32)), (np.ndarray, np.dtype(np.float32))}
+
+
+def test_a_fused_chain_runs_natively_step_by_step_with_the_interpreters_bits():
+    """With the default graph passes, elementwise fusion makes the chain one
+    ``FusedElementwise`` op; its steps are written out natively, one ufunc each."""
+    x = df.placeholder(df.float32, [])
+    y = df.sqrt(df.abs(x * 3.0 - 1.0)) / (x + 0.5)
+    feeds = [{x: v} for v in special_values(np.float32)]
+    regions = assert_same_as_interpreted(y, feeds, config=None)
+    (region,) = natives(regions)
+    assert ", step 1" in region.function.source and "np.sqrt(" in region.function.source
+
+
+def test_a_fused_chain_with_a_float_minimum_stays_in_python():
+    x = df.placeholder(df.float32, [])
+    y = df.cast(df.minimum(x * 2.0, -x) < 1.0, df.float32) * 3.0
+    feeds = [{x: np.float32(0.0)}, {x: np.float32(-0.0)}, {x: np.float32(np.nan)}]
+    regions = assert_same_as_interpreted(y, feeds, config=None)
+    assert not natives(regions)
+    assert any("(Minimum) has no exact native form" in native.status(r) for r in regions)
+
+
+# -- random programs -------------------------------------------------------------------------
+BINARY = [
+    lambda a, b: a + b,
+    lambda a, b: a - b,
+    lambda a, b: a * b,
+    df.minimum,
+    df.maximum,
+    lambda a, b: df.where(a < b, b, a),
+]
+BINARY_FLOAT = [op for op in BINARY if op not in (df.minimum, df.maximum)]  # stay in Python
+UNARY = [lambda a: -a, df.abs, df.square]
+
+
+def scalar_program(draw, dtype, inputs):
+    """A random straight-line program over ``inputs``; returns its values."""
+    values = list(inputs)
+    for _ in range(draw(st.integers(1, 12))):
+        if draw(st.booleans()):
+            binary = BINARY if np.dtype(dtype).kind != "f" else BINARY_FLOAT
+            op = draw(st.sampled_from(binary))
+            values.append(op(draw(st.sampled_from(values)), draw(st.sampled_from(values))))
+        else:
+            unary = UNARY if np.dtype(dtype).kind != "u" else [df.square]
+            values.append(draw(st.sampled_from(unary))(draw(st.sampled_from(values))))
+    return values
+
+
+@st.composite
+def programs(draw):
+    """(fetches, feeds): a random scalar program, or a loop that runs one each iteration."""
+    dtype = draw(st.sampled_from([np.float32, np.float64, np.int32, np.int8, np.uint8]))
+    x = df.placeholder(df.as_dtype(dtype), [])
+    elements = st.sampled_from(special_values(dtype))
+    feeds = [{x: draw(elements)} for _ in range(8)]
+    if draw(st.booleans()):
+        values = scalar_program(draw, dtype, [x, df.constant(draw(elements))])
+        return values[-draw(st.integers(1, 3)) :], feeds
+    trips = draw(st.integers(0, 30))
+
+    def body(i, a, b):
+        values = scalar_program(draw, dtype, [a, b, df.cast(i, df.as_dtype(dtype))])
+        return i + 1, values[-1], values[-2]
+
+    return list(df.while_loop(lambda i, a, b: i < trips, body, [0, x, x * x])), feeds
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.data())
+def test_random_scalar_programs_and_loops_give_the_interpreters_bits(data):
+    with df.Graph().as_default():
+        fetches, feeds = data.draw(programs())
+        regions = assert_same_as_interpreted(fetches, feeds)
+    # what stays in Python: regions of constants or of ops on constants only (LLVM would fold
+    # those), and loops that swap variables unchanged (the type of such a variable's value,
+    # scalar or 0-d array, depends on the iteration)
+    kept = ("computes nothing", "computes on constants only", "takes the value of another")
+    computing = [r for r in regions if not any(k in native.status(r) for k in kept)]
+    assert natives(regions) == computing, [native.status(r) for r in regions]
+
+
+def test_an_invalid_op_on_constants_gives_the_machines_nan_sign():
+    """inf - inf on constants: LLVM would fold it to a positive NaN where the machine (and
+    numpy) gives a negative one, so such an op stays in Python."""
+    inf = df.constant(np.inf, df.float32)
+    x = df.placeholder(df.float32, [])
+    regions = assert_same_as_interpreted([inf - inf, x * (inf - inf)], [{x: np.float32(1.0)}])
+    assert any("computes on constants only" in native.status(r) for r in regions)
+
+
+# -- falling back ------------------------------------------------------------------------------
+def test_a_region_with_an_inexact_op_runs_in_python_with_the_right_value():
+    x = df.placeholder(df.float32, [])
+    y = df.tanh(x * 2.0) + 1.0
+    regions = assert_same_as_interpreted(y, [{x: np.float32(0.3)}])
+    assert not natives(regions)
+    assert any("Tanh" in native.status(r) for r in regions), [native.status(r) for r in regions]
+
+
+def test_an_input_of_an_unexpected_type_takes_the_python_function():
+    x = df.placeholder(df.float32, [])
+    y = x * 2.0 + 1.0
+    _, regions = run(y, [{x: np.float32(1.0)}])
+    (region,) = natives(regions)
+    assert region.function(np.float64(1.5)) == region.function.python_function(np.float64(1.5))
+
+
+def test_a_loop_that_fails_runs_in_python_and_names_the_op_and_iteration():
+    """Integer division may raise, so the loop stays in Python and its error is the
+    interpreter's: the same op, message and iteration."""
+    zero_at_3 = df.while_loop(lambda i, s: i < 6, lambda i, s: (i + 1, s + 6 // (3 - i)), [0, 0])
+    compiler.set_native("force")
+    caught = []
+    for mode in ("force", "interpreted"):
+        with pytest.raises(errors.OpError) as error:
+            run(zero_at_3, native_mode=mode)
+        caught.append(error.value)
+    assert caught[0].op is caught[1].op and caught[0].message == caught[1].message
+    assert "iteration 3" in caught[0].message
+
+
+def test_a_native_call_that_raises_is_rerun_in_python(monkeypatch):
+    """Should machine code raise, the same inputs go through the Python function (a region
+    is pure), which gives the interpreter's value or names the op that fails."""
+    x = df.placeholder(df.float32, [])
+    y = x * 2.0 + 1.0
+    _, regions = run(y, [{x: np.float32(1.0)}])
+    (region,) = natives(regions)
+
+    def broken(*arguments):
+        raise RuntimeError("machine code failed")
+
+    monkeypatch.setattr(region.function, "native", broken)
+    assert region.function(np.float32(4.0)) == np.float32(9.0)
+
+
+# -- deadlines ---------------------------------------------------------------------------------
+def test_a_native_loop_that_never_ends_stops_at_the_deadline():
+    endless = df.while_loop(lambda i: i >= 0, lambda i: [i + 1 - 1], [df.constant(0)])
+    with df.Session(config=NO_PASSES) as sess:
+        with pytest.raises(errors.DeadlineExceededError) as caught:
+            sess.run(endless, options=df.RunOptions(timeout_in_ms=300))
+        plan = next(iter(sess._plans.values()))
+        assert natives(plan.compiled.regions)
+        assert "while[iter 0 of root]" in caught.value.message
+        assert sess.run(df.constant(2.0)) == 2.0
+
+
+# -- when it compiles, and the cache ----------------------------------------------------------
+def test_auto_mode_compiles_in_the_background_after_a_few_calls():
+    n = df.placeholder(df.int32, [])
+    fetches = df.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a * 0.5 + 1.0), [0, 2.0])
+    compiler.set_native("auto")
+    with df.Session(config=NO_PASSES) as sess:
+        sess.run(fetches, {n: 5})
+        regions = next(iter(sess._plans.values())).compiled.regions
+        (tier,) = [r.function for r in regions if hasattr(r, "frame_name")]
+        python_calls = []
+        python_function = tier.python_function
+        tier.python_function = lambda *a: python_calls.append(1) or python_function(*a)
+        for runs in range(2, native.AUTO_AFTER_CALLS + 1):
+            assert tier.native is None
+            sess.run(fetches, {n: runs})
+        tier.wait()
+        assert tier.native is not None
+        assert same_bits(sess.run(fetches, {n: 9}), run(fetches, [{n: 9}], "interpreted")[0][0])
+    assert len(python_calls) == native.AUTO_AFTER_CALLS - 1
+
+
+def test_a_new_process_loads_the_machine_code_from_the_cache(tmp_path):
+    script = textwrap.dedent(
+        """
+        import json, numpy as np, dataflow as df
+        from dataflow import compiler
+        compiler.set_mode("force"); compiler.set_native("force")
+        x = df.placeholder(df.float32, [])
+        y = df.while_loop(lambda i, a: i < 50, lambda i, a: (i + 1, a * 0.5 + x), [0, x])
+        with df.Session() as sess:
+            value = sess.run(y, {x: np.float32(3.0)})
+            regions = next(iter(sess._plans.values())).compiled.regions
+        (loop,) = [r for r in regions if hasattr(r, "frame_name")]
+        stats = loop.function.dispatcher.stats
+        hits, misses = sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
+        print(json.dumps([hits, misses, float(value[1])]))
+        """
+    )
+    env = dict(os.environ, DATAFLOW_CACHE_DIR=str(tmp_path), DATAFLOW_NATIVE="force")
+
+    def counts():
+        output = subprocess.run(
+            [sys.executable, "-c", script],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=REPOSITORY,
+        )
+        return json.loads(output.stdout.strip().splitlines()[-1])
+
+    first, second = counts(), counts()
+    assert first[:2] == [0, 1]  # compiled
+    assert second[:2] == [1, 0]  # loaded, not compiled
+    assert first[2] == second[2]
+    assert any(name.endswith(".py") for name in os.listdir(tmp_path / "native"))
+
+
+def test_compiled_source_says_which_regions_run_natively():
+    x = df.placeholder(df.float32, [])
+    fast = df.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + x), [0, x])
+    slow = df.exp(x * 2.0) + 1.0
+    with df.Session(config=NO_PASSES) as sess:
+        source = df.debug.compiled_source(sess, [fast, slow], {x: 0.0}, native=True)
+    headers = [
+        line for line in source.splitlines() if line.startswith("# loop") or "# region" in line
+    ]
+    assert any(h.startswith("# loop") and "runs native" in h for h in headers), headers
+    assert any("Exp" in h and "runs Python" in h for h in headers), headers
+    assert "@njit" in source and "np.add(" in source
+
+
+# -- the suite's programs --------------------------------------------------------------------
+def test_native_runs_give_the_interpreters_results_on_programs_of_the_suite(tmp_path):
+    """Reruns the control-flow, loop and math tests with every region and loop that may be
+    native compiled by numba at once (compile_plugin.py, native mode "force"), each run
+    checked bit for bit against the same run interpreted.  A part of the suite only: numba
+    takes tens of milliseconds per function, and the whole suite has thousands of regions."""
+    reports = run_suites(
+        os.path.join(HERE, "compile_plugin.py"),
+        [
+            [
+                "primitives/test_control_flow_runs.py",
+                "primitives/test_switch_case.py",
+                "primitives/test_composites_in_control_flow.py",
+                "primitives/test_cond_graph.py",
+                "compiler/test_compiled_loops.py",
+                "ops/test_math_ops.py",
+            ]
+        ],
+        "DATAFLOW_COMPILE_REPORT",
+        tmp_path,
+        env={"DATAFLOW_NATIVE": "force", "DATAFLOW_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert sum(int(report) for report in reports) > 50, reports
+    assert len(os.listdir(tmp_path / "cache" / "native")) > 20  # numba compiled them
