@@ -732,4 +732,6 @@ def status(compiled) -> str:
     if not native_available():
         return "Python (numba is not installed)"
     reason = getattr(compiled, "native_refused", None)
+    if reason is None and getattr(compiled, "kind", None) == "cond":
+        reason = "a cond is not written natively yet"
     return f"Python ({reason})" if reason else "Python (native mode off)"
