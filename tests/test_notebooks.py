@@ -717,7 +717,7 @@ PINNED = {
         pin(
             'available = getattr(compiler, "native_available", None)',
             "native tier: available",
-            "# loop loop: 22 op(s), runs Python (loop/mod (FloorMod) at … has no exact native form)",
+            "# loop loop: 22 op(s), runs Python (loop/mod (FloorMod) at … has no exact native …)",
             "# cond loop/step: 12 op(s), runs Python (a cond is not written natively yet)",
             "native … same bits: True",
             "def loop(budget, var0, var1, in0, in1):",
