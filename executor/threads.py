@@ -29,12 +29,13 @@ class DaemonThreadPool:
     holds no thread.  ``shutdown`` lets the calls already submitted run, then the threads end.
     A forked child has none of its parent's threads: the pool starts its own there.
 
-    Invariant (``_lock`` guards ``_idle``, ``_threads`` and the decisions below): ``_idle``
-    holds one token per thread that has finished its work and waits for more, and that no
-    submitted call has been promised to yet.  ``submit`` takes a token if there is one (an idle
-    thread will take the call), else starts a thread.  A thread whose wait for work times out
-    ends only if it can take a token itself; if none is left, a call is on its way to the idle
-    threads and it waits again, so no call is left in the queue without a thread to take it.
+    Invariant (``_lock`` guards ``_waiting``, ``_queued``, ``_threads`` and the decisions
+    below): ``_queued`` counts the calls in the queue that no thread has taken yet, and
+    ``_waiting`` the threads waiting for one.  ``submit`` starts a thread when the calls queued
+    outnumber the threads waiting (and the pool may have another).  A thread whose wait times
+    out ends only if no call is queued; otherwise a call arrived as it gave up, and it waits
+    again to take it.  So a queued call always has a thread that will take it: a waiting one,
+    a new one, or, when the pool is full, one of its busy threads once its call returns.
     """
 
     def __init__(
@@ -54,7 +55,8 @@ class DaemonThreadPool:
         and without the parent's queued work, which belongs to the parent's runs)."""
         self._pid = os.getpid()
         self._work: queue.SimpleQueue = queue.SimpleQueue()
-        self._idle = threading.Semaphore(0)
+        self._waiting = 0
+        self._queued = 0
         self._lock = threading.Lock()
         self._threads: set[threading.Thread] = set()
         self._started = itertools.count()
@@ -72,7 +74,8 @@ class DaemonThreadPool:
             if self._shut_down:
                 raise RuntimeError("cannot schedule new futures after shutdown")
             self._work.put((future, function, args))
-            if not self._idle.acquire(timeout=0) and (
+            self._queued += 1
+            if self._queued > self._waiting and (
                 self._max_workers is None or len(self._threads) < self._max_workers
             ):
                 thread = threading.Thread(
@@ -97,14 +100,21 @@ class DaemonThreadPool:
     def _serve(self) -> None:
         work = self._work
         while True:
+            with self._lock:
+                self._waiting += 1
             try:
                 item = work.get(timeout=self._idle_timeout)
             except queue.Empty:
                 with self._lock:
-                    if self._idle.acquire(timeout=0):
+                    self._waiting -= 1
+                    if not self._queued:
                         self._threads.discard(threading.current_thread())
                         return
-                continue  # a call was promised to an idle thread: wait for it
+                continue  # a call arrived as the wait timed out: take it
+            with self._lock:
+                self._waiting -= 1
+                if item is not None:
+                    self._queued -= 1
             if item is None:
                 work.put(None)
                 with self._lock:
@@ -122,4 +132,3 @@ class DaemonThreadPool:
                     future.set_result(result)
                     result = None
             future = function = args = None
-            self._idle.release()

@@ -90,3 +90,19 @@ def test_shutdown_runs_the_calls_already_submitted_then_ends_every_thread():
     pool.shutdown(wait=True)
     assert all(f.result(timeout=0) is True for f in futures)
     assert pool.thread_count == 0
+
+
+def test_a_call_queued_while_every_thread_was_busy_leaves_no_promise_behind():
+    # With every thread busy, a call waits in the queue for the first thread to finish. Once all
+    # threads have ended idle, a new call must start a thread: no thread may be counted as
+    # idle and promised it when none is left.
+    pool = DaemonThreadPool(max_workers=2, name="test-full", idle_timeout=0.05)
+    release = threading.Event()
+    busy = [pool.submit(release.wait, 10) for _ in range(2)]
+    queued = pool.submit(lambda: "queued")  # both threads busy, and no third may start
+    release.set()
+    assert [f.result(timeout=10) for f in busy] == [True, True]
+    assert queued.result(timeout=10) == "queued"
+    assert wait_until(lambda: pool.thread_count == 0)
+    assert pool.submit(lambda: "after").result(timeout=10) == "after"
+    pool.shutdown()
