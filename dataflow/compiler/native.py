@@ -16,7 +16,8 @@ admitted dtype (``bool``, the integers, ``float32``, ``float64``; the static sha
   scalars with numpy's rules, so int32 stays int32 and wraps, float32 stays float32 (its operators
   would promote small integers to int64, so the code never uses them);
 - an op whose definition declares a template (``OpDef.extra["native"]``, see `math_ops`:
-  ``Cast``, ``Select``, ``SelectV2``);
+  ``Cast``, ``Select``, ``SelectV2``, and ``FloorDiv``/``FloorMod`` of integers by a constant
+  divisor other than 0 and -1, which can then neither raise nor trap);
 - a constant (its value as a literal of its dtype), or a pass-through (``Identity``,
   ``LoopCond``);
 - a fused elementwise chain of small values whose steps are all exact ufuncs.
@@ -26,7 +27,7 @@ and its NaNs are positive where the machine's (and numpy's) are negative (``inf 
 The graph passes fold such ops before compilation anyway.
 
 Anything else -- transcendentals (LLVM's ``exp``/``tanh``/``log`` differ from numpy's in
-the last bit), reductions (numpy sums pairwise), ops that can raise (integer division),
+the last bit), reductions (numpy sums pairwise), ops that can raise (integer division by a value),
 arrays, inner loops -- keeps the whole region or loop in Python.  After compiling, the
 return types numba inferred are checked against the graph's dtypes; any difference keeps
 Python too.
@@ -229,7 +230,7 @@ class _Writer:
         self.dtypes: dict[str, np.dtype] = {}
         self.lines: list[str] = []
         self.computed = 0  # lines that are not constants
-        self.constants: set[str] = set()  # names of constants, written as literals
+        self.constants: dict[str, np.ndarray] = {}  # constants (written as literals) by name
 
     def parameter(self, edge: tuple, name: str, kind: Any) -> None:
         self.names[tuple(edge)] = name
@@ -253,7 +254,7 @@ class _Writer:
         self.names[(index, 0)] = target
         constant = codegen._constant_value(node)
         if constant is not None:
-            self._line(target, _literal(constant), "array", dtype, where, constant=True)
+            self._line(target, _literal(constant), "array", dtype, where, constant=constant)
             return
         if node.kernel in codegen._PASS_THROUGH and len(args) == 1:
             self.names[(index, 0)] = args[0]
@@ -276,7 +277,8 @@ class _Writer:
             self._line(target, text, "scalar", dtype, where)
             return
         template = extra.get("native")
-        written = template(node.tag) if template is not None else None
+        known = tuple(self.constants.get(a) for a in args)
+        written = template(node.tag, known) if template is not None else None
         if written is None:
             raise NotNative(f"{where} has no exact native form")
         text, result = written
@@ -300,10 +302,10 @@ class _Writer:
             previous = target
         self.names[(index, 0)] = previous
 
-    def _line(self, target, text, kind, dtype, comment: str, constant: bool = False) -> None:
-        self.computed += not constant
-        if constant:
-            self.constants.add(target)
+    def _line(self, target, text, kind, dtype, comment: str, constant=None) -> None:
+        self.computed += constant is None
+        if constant is not None:
+            self.constants[target] = constant
         self.lines.append(f"{target} = {text}  # {comment}")
         self.kinds[target] = kind
         if dtype is not None:

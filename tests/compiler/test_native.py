@@ -185,6 +185,49 @@ def test_a_fused_chain_with_a_float_minimum_stays_in_python():
     assert any("(Minimum) has no exact native form" in native.status(r) for r in regions)
 
 
+def divisors(dtype) -> list:
+    """The constant divisors the native tier takes: every special value but 0 and -1."""
+    return [d for d in special_values(dtype) if d != 0] + (
+        [dtype(-2), dtype(-7)] if np.dtype(dtype).kind == "i" else []
+    )
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_integer_floor_division_and_remainder_by_a_constant_give_the_interpreters_bits(dtype):
+    x = df.placeholder(df.as_dtype(dtype), [])
+    fetches = []
+    for d in divisors(dtype):
+        c = df.constant(d, df.as_dtype(dtype))
+        fetches += [df.floordiv(x, c), df.mod(x, c)]
+    signed = np.dtype(dtype).kind == "i"
+    values = special_values(dtype) + ([dtype(-1), dtype(-2), dtype(-7)] if signed else [])
+    regions = assert_same_as_interpreted(fetches, [{x: v} for v in values])
+    assert natives(regions) == regions, [native.status(r) for r in regions]
+    source = "".join(r.function.source for r in regions)
+    assert "np.remainder(" in source and "np.floor_divide(" in source
+
+
+@pytest.mark.parametrize("divisor", ["minus one", "fed"])
+def test_a_division_by_minus_one_or_by_a_fed_value_stays_in_python(divisor):
+    """Only a constant divisor other than 0 and -1 can neither raise nor trap the machine
+    (``MIN // -1``); a division by zero raises as the interpreter's does (see below)."""
+    x = df.placeholder(df.int32, [])
+    y = df.constant(-1) if divisor == "minus one" else df.placeholder(df.int32, [])
+    feeds = {x: np.int32(-(2**31))}
+    if divisor == "fed":
+        feeds[y] = np.int32(-1)
+    regions = assert_same_as_interpreted([df.mod(x, y) + 1, df.floordiv(x, y) * 2], [feeds])
+    assert not natives(regions)
+    assert any("no exact native form" in native.status(r) for r in regions)
+
+
+def test_a_loop_counting_modulo_a_constant_runs_natively():
+    """The parity test of a loop, ``i % 2``, is native: 2 is a constant."""
+    n = df.while_loop(lambda i, n: i < 50, lambda i, n: (i + 1, n + i % 2 * i // 3), [0, 0])
+    (loop,) = natives(assert_same_as_interpreted(n))
+    assert "np.remainder(" in loop.function.source
+
+
 # -- random programs -------------------------------------------------------------------------
 BINARY = [
     lambda a, b: a + b,
