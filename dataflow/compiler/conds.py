@@ -55,6 +55,7 @@ import numpy as np
 
 from executor.program import Node, NodeKind, Program
 
+from . import native
 from .codegen import LineEmitter, describe, locate_member, value_name
 from .regions import guards, is_eligible, replace_many, topological_order
 
@@ -336,6 +337,7 @@ class CompiledCond:
         self.function = namespace["make"](**bound, locate=self.locate)
         self.function.compiled_cond = self
         self._code = self.function.__code__
+        self.function = native.native_cond(self, self.function)
 
     @property
     def function_name(self) -> str:

@@ -1,10 +1,11 @@
-"""The native tier: compiled regions and loops of scalars run as numba machine code.
+"""The native tier: compiled regions, conds and loops of scalars run as numba machine code.
 
-A `CompiledRegion` or `CompiledLoop` (the Python tier, `codegen`, `loops`) hands its Python
-function to `native_region` / `native_loop`, which return the callable the executor runs: the
-Python function itself when the code cannot be native, else a `NativeRegion` / `NativeLoop`
-that runs an ``njit`` function written from the same members and falls back to the Python
-function, per call, whenever it cannot use it.
+A `CompiledRegion`, `CompiledCond` or `CompiledLoop` (the Python tier, `codegen`, `conds`,
+`loops`) hands its Python function to `native_region` / `native_cond` / `native_loop`, which
+return the callable the executor runs: the Python function itself when the code cannot be
+native, else a `NativeRegion` / `NativeCond` / `NativeLoop` that runs an ``njit`` function
+written from the same members and falls back to the Python function, per call, whenever it
+cannot use it.
 
 **What may be native** (`_Writer`): every value of the region or loop is a 0-d value of an
 admitted dtype (``bool``, the integers, ``float32``, ``float64``; the static shape must be
@@ -16,44 +17,62 @@ admitted dtype (``bool``, the integers, ``float32``, ``float64``; the static sha
   scalars with numpy's rules, so int32 stays int32 and wraps, float32 stays float32 (its operators
   would promote small integers to int64, so the code never uses them);
 - an op whose definition declares a template (``OpDef.extra["native"]``, see `math_ops`:
-  ``Cast``, ``Select``, ``SelectV2``);
+  ``Cast``, ``Select``, ``SelectV2``, and ``FloorDiv``/``FloorMod`` of integers by a constant
+  divisor other than 0 and -1, which can then neither raise nor trap);
 - a constant (its value as a literal of its dtype), or a pass-through (``Identity``,
   ``LoopCond``);
 - a fused elementwise chain of small values whose steps are all exact ufuncs.
 
 Anything else -- transcendentals (LLVM's ``exp``/``tanh``/``log`` differ from numpy's in
-the last bit), reductions (numpy sums pairwise), ops that can raise (integer division),
-arrays, inner loops -- keeps the whole region or loop in Python.  After compiling, the
-return types numba inferred are checked against the graph's dtypes; any difference keeps
-Python too.
+the last bit), reductions (numpy sums pairwise), ops that can raise (integer division by a
+value), arrays -- keeps the whole region, cond or loop in Python.  After compiling, the return
+types numba inferred are checked against the graph's dtypes; any difference keeps Python too.
+
+**Conds and inner loops.**  A compiled cond (`conds`) runs natively as an ``if``/``else``
+whose branches the `_Writer` writes from the cond's own members (`NativeCond`; the untaken
+branch's lines never run); inside a native loop's body, a compiled cond is written inline the
+same way, and a compiled inner loop as a ``while`` inside the outer one's body (`_write_loop`).
 
 **Values.**  numba returns Python scalars; the wrapper converts each result back to what the
-interpreter gives, from the kind each template declares: a numpy scalar of the op's dtype,
-a 0-d array, or the kind of an input (a ``Cast`` or ``Identity`` of a 0-d array constant is
-a 0-d array).  An output that is an input passed through is that input itself.  A loop
-variable whose next value is another variable unchanged stays in Python: which kind its
-value has would depend on the iteration.  An input that is not a 0-d value of the expected
-dtype sends the call to Python.  Native code is silent where numpy warns (float overflow,
-invalid operations), as TensorFlow is; the values are the same, NaN signs and payloads
-included: LLVM treats a NaN's sign and payload as free to change when it optimizes
-(``a - (-b)`` becomes ``a + b``; ``inf - inf`` on constants folds to a positive NaN where the
-machine makes a negative one), so a call whose results include a NaN is run again in Python,
-which gives the interpreter's bits.  Only a result that is a NaN can show a NaN's sign: no
-admitted op reads it (comparisons, ``where`` and casts to bool ignore it).
+interpreter gives: a numpy scalar of the op's dtype or a 0-d array.  Which of the two a value
+is may depend on the run (a cond's branch may give a constant, a 0-d array, where the other
+computes a scalar; a loop variable is its input's until an iteration replaces it), so the
+native code carries beside each such value a flag, "is a 0-d array", computed as the
+interpreter's kind would be: each argument comes with its flag, each template declares what
+its op gives (`_Writer`), and each result goes back with its flag.  An output that is an
+input passed through (by a region, or by the taken branch of a cond) is that input itself;
+a loop gives an equal copy of an input that came back unchanged through iterations.  An input
+that is not a 0-d value of the expected dtype sends the call to Python.  Native code is silent
+where numpy warns (float overflow, invalid operations), as TensorFlow is; the values are the
+same, NaN signs and payloads included: LLVM treats a NaN's sign and payload as free to change
+when it optimizes (``a - (-b)`` becomes ``a + b``; ``inf - inf`` on constants folds to a
+positive NaN where the machine makes a negative one), so a call whose results include a NaN is
+run again in Python, which gives the interpreter's bits.  Only a result that is a NaN can show
+a NaN's sign: no admitted op reads it (comparisons, ``where`` and casts to bool ignore it).
 
 **Errors.**  No admitted op raises (floats follow ``error_model="numpy"``: division by zero
-gives inf as numpy does).  Should the native call raise all the same, the wrapper re-runs
-the same inputs through the Python function -- regions and loops are pure -- so an error
-names the op, line and iteration the interpreter names.
+gives inf as numpy does; an integer division is admitted only by a constant other than 0 and
+-1).  Should the native call raise all the same, the wrapper re-runs the same inputs through
+the Python function -- regions and loops are pure -- so an error names the op, line and
+iteration the interpreter names.
 
-**Deadlines.**  A native loop runs at most `CHUNK_ITERATIONS` iterations per call and returns
-its state; between calls the wrapper compares the clock with ``context.deadline`` and raises
-the Python loop's deadline error, with the iteration reached.
+**Deadlines.**  A native loop runs in chunks and returns its state between them; between
+calls the wrapper compares the clock with ``context.deadline`` and raises the Python loop's
+deadline error, with the iteration reached.  A chunk ends at the end of the first iteration
+that finds `CHUNK_ITERATIONS` *steps* done: iterations of the loop and of the loops inside it
+(an inner loop runs whole within one outer iteration, so a chunk may run past the budget by
+one outer iteration).  When the run has a deadline, an inner loop that alone takes the chunk
+past `INNER_STEPS_LIMIT` steps gives the chunk up, and the call runs again from its start in
+the Python function, which checks the clock inside inner loops too: an endless inner loop
+still stops at the deadline, after some tens of milliseconds of native work thrown away.
 
-**Not yet native:** arrays (values of any other shape than ``[]``), conds, a loop with an
-inner loop (the inner loop alone is native), float minimum/maximum (numba keeps the first
-operand of two zeros where numpy picks the signed one).  A cond could be added as an
-``if``/``else`` of two line blocks, the `_Writer` writing each branch.
+**Not yet native:** arrays (values of any other shape than ``[]``), float minimum/maximum
+(numba keeps the first operand of two zeros where numpy picks the signed one), float
+``FloorDiv``/``FloorMod`` (not proven bit-exact), ``TruncateMod`` (numba's ``fmod`` of
+negative integers differs from numpy's), a loop variable of an 8- or 16-bit integer type
+(numba 0.68 compares such a variable unwrapped, ``int8(81) * 3 > 0`` holding, once the loop
+carries another variable), and an inner loop outside a native loop (a cond
+holding a loop: the inner loop alone is native).
 
 **When it compiles** (the mode: ``DATAFLOW_NATIVE``, read at import, or `set_native`):
 ``"off"`` never; ``"auto"`` (the default) in the background: the `AUTO_AFTER_CALLS`-th call
@@ -218,21 +237,35 @@ class _Writer:
     """Writes the native lines of nodes, in the order they run.
 
     ``names`` maps an edge ``(node, output)`` to its expression's variable name; ``kinds``
-    maps a name to what the interpreter's value there is: ``"scalar"``, ``"array"``, or
-    ``("input", k)`` / ``("var", k)``: the kind of the function's argument ``k`` / of loop
-    variable ``k`` (set by `NativeLoop`)."""
+    maps a name to a native boolean expression that says whether the interpreter's value there
+    is a 0-d array (else a numpy scalar): ``"True"``, ``"False"``, or the flag variable of a
+    value whose kind is known only at run time (an argument's ``in3_a``, a loop variable's
+    ``var1_a``, a cond output's ``c7_out0_a``), which the code carries beside the value.
 
-    def __init__(self, nodes: Sequence[Node]):
+    A compiled cond or loop among the nodes is written inline by a nested writer over its own
+    nodes (`_write_cond`, `_write_loop`), its names prefixed so they stay apart; ``kinds``,
+    ``dtypes`` and ``constants`` are shared with it.  ``abandon`` is the statement that gives
+    up the chunk of the outermost native loop (None outside one: no inner loop then)."""
+
+    def __init__(self, nodes: Sequence[Node], prefix: str = "", outer: Optional[_Writer] = None):
         self.nodes = nodes
+        self.prefix = prefix
         self.names: dict[tuple[int, int], str] = {}
-        self.kinds: dict[str, Any] = {}
-        self.dtypes: dict[str, np.dtype] = {}
         self.lines: list[str] = []
         self.computed = 0  # lines that are not constants
+        if outer is None:
+            self.kinds: dict[str, str] = {}
+            self.dtypes: dict[str, np.dtype] = {}
+            self.constants: dict[str, np.ndarray] = {}  # constants (written as literals)
+            self.abandon: Optional[str] = None
+        else:
+            self.kinds, self.dtypes = outer.kinds, outer.dtypes
+            self.constants, self.abandon = outer.constants, outer.abandon
 
-    def parameter(self, edge: tuple, name: str, kind: Any) -> None:
+    def parameter(self, edge: tuple, name: str) -> None:
+        """An argument of the function, with its flag argument ``<name>_a``."""
         self.names[tuple(edge)] = name
-        self.kinds[name] = kind
+        self.kinds[name] = f"{name}_a"
         self.dtypes[name] = _scalar_dtype(self.nodes[edge[0]], edge[1])
 
     def alias(self, edge: tuple, name: str) -> None:
@@ -245,14 +278,24 @@ class _Writer:
         node = self.nodes[index]
         args = tuple(self.names[tuple(edge)] for edge in node.inputs)
         where = codegen.describe(node)
+        cond = getattr(node.kernel, "compiled_cond", None)
+        loop = getattr(node.kernel, "compiled_loop", None)
+        if cond is not None or loop is not None:
+            if node.wants_context and loop is None:
+                raise NotNative(f"{where} has an op that takes the run's context")
+            if cond is not None:
+                _write_cond(self, index, args, cond)
+            else:
+                _write_loop(self, index, args, loop)
+            return
         if node.num_outputs != 1:
             raise NotNative(f"{where} has {node.num_outputs} outputs")
         dtype = _scalar_dtype(node, 0)
-        target = codegen.value_name(index, 0, 1)
+        target = self.prefix + codegen.value_name(index, 0, 1)
         self.names[(index, 0)] = target
         constant = codegen._constant_value(node)
         if constant is not None:
-            self._line(target, _literal(constant), "array", dtype, where, constant=True)
+            self._line(target, _literal(constant), "True", dtype, where, constant=constant)
             return
         if node.kernel in codegen._PASS_THROUGH and len(args) == 1:
             self.names[(index, 0)] = args[0]
@@ -267,14 +310,15 @@ class _Writer:
             if extra["ufunc"] in INTEGER_ONLY_UFUNCS and dtype.kind == "f":
                 raise NotNative(f"{where}: numba's float {extra['ufunc'].__name__} differs")
             text = f"np.{extra['ufunc'].__name__}({', '.join(args)})"
-            self._line(target, text, "scalar", dtype, where)
+            self._line(target, text, "False", dtype, where)
             return
         template = extra.get("native")
-        written = template(node.tag) if template is not None else None
+        known = tuple(self.constants.get(a) for a in args)
+        written = template(node.tag, known) if template is not None else None
         if written is None:
             raise NotNative(f"{where} has no exact native form")
         text, result = written
-        kind = self.kinds[args[0]] if result == "like 0" else result
+        kind = {"scalar": "False", "array": "True"}.get(result) or self.kinds[args[0]]
         self._line(target, text.format(*args), kind, dtype, where)
 
     def _fused(self, index: int, node: Node, args: tuple, steps: list, dtype) -> None:
@@ -287,15 +331,19 @@ class _Writer:
                 raise NotNative(f"{record[2]} ({record[0]}) has no exact native form")
             operand_names = [previous if k < 0 else args[k] for k in operands]
             last = position == len(steps) - 1
-            target = codegen.value_name(index, 0, 1) if last else f"v{index}_step{position}"
+            target = self.prefix + (
+                codegen.value_name(index, 0, 1) if last else f"v{index}_step{position}"
+            )
             comment = f"{record[2]} ({record[0]}) at {record[3]}, step {position + 1}"
             text = f"np.{ufunc.__name__}({', '.join(operand_names)})"
-            self._line(target, text, "scalar", dtype if last else None, comment)
+            self._line(target, text, "False", dtype if last else None, comment)
             previous = target
         self.names[(index, 0)] = previous
 
-    def _line(self, target, text, kind, dtype, comment: str, constant: bool = False) -> None:
-        self.computed += not constant
+    def _line(self, target, text, kind, dtype, comment: str, constant=None) -> None:
+        self.computed += constant is None
+        if constant is not None:
+            self.constants[target] = constant
         self.lines.append(f"{target} = {text}  # {comment}")
         self.kinds[target] = kind
         if dtype is not None:
@@ -303,6 +351,145 @@ class _Writer:
 
     def result(self, edge: tuple) -> str:
         return self.names[tuple(edge)]
+
+
+def _indented(lines: Sequence[str], depth: int = 1) -> list[str]:
+    return [" " * (4 * depth) + line for line in lines]
+
+
+def _write_cond(writer: _Writer, index: int, args: tuple, cond) -> list[list]:
+    """Writes compiled cond ``cond`` (`conds.CompiledCond`), node ``index`` of ``writer``'s
+    nodes taking the names ``args``, as an ``if``/``else`` of its two branches; the untaken
+    branch's lines never run.  Each output gets a variable assigned in both branches, and its
+    flag variable beside it (a branch may give a scalar where the other gives a 0-d array).
+    Returns, per branch (false, true), per output, the position in ``args`` of the argument
+    that the branch passes through unchanged, or None."""
+    structure = cond.structure
+    nodes = cond.nodes
+    inner = _Writer(nodes, f"{writer.prefix}c{index}_", writer)
+    for k, edge in enumerate(structure.inputs):
+        inner.alias(edge, args[k])
+    predicate = args[0]
+    if writer.dtypes[predicate] != np.bool_:
+        raise NotNative(f"the predicate of cond {cond.name!r} is not a bool")
+    if not structure.outputs:
+        raise NotNative(f"cond {cond.name!r} gives nothing")
+    targets = [f"{inner.prefix}out{j}" for j in range(len(structure.outputs))]
+    passed: list[list] = [[None] * len(targets), [None] * len(targets)]
+    lines = [f"if {predicate}:  # cond {cond.name!r}"]
+    for branch in reversed(structure.branches):
+        if branch.taken_when == 0:
+            lines.append("else:")
+        inner.lines = []
+        for switch in branch.switches:
+            outer = inner.result(nodes[switch].inputs[0])
+            inner.alias((switch, 0), outer)
+            inner.alias((switch, 1), outer)
+        for op in branch.ops:
+            inner.write(op)
+        for j, (merge, output) in enumerate(structure.outputs):
+            if output == 1:  # value_index: the interpreter's np.int32 position
+                inner.lines.append(f"{targets[j]} = np.int32({branch.taken_when})")
+                continue
+            name = inner.result(branch.results[structure.merges.index(merge)])
+            if name in args:
+                passed[branch.taken_when][j] = args.index(name)
+            inner.lines.append(f"{targets[j]} = {name}")
+            inner.lines.append(f"{targets[j]}_a = {writer.kinds[name]}")
+        lines += _indented(inner.lines)
+    writer.lines += lines
+    writer.computed += inner.computed
+    for j, (merge, output) in enumerate(structure.outputs):
+        target = targets[j]
+        writer.names[(index, j)] = target
+        writer.kinds[target] = "False" if output == 1 else f"{target}_a"
+        writer.dtypes[target] = (
+            np.dtype(np.int32) if output == 1 else _scalar_dtype(nodes[merge], 0)
+        )
+    return passed
+
+
+def _loop_parts(writer: _Writer, loop, argument_names: Sequence[str]) -> tuple:
+    """Writes compiled loop ``loop``'s predicate side and body with ``writer`` (over the
+    loop's nodes), its inputs being ``argument_names``.  Returns ``(variables, predicate
+    lines, predicate, body lines, next names, exits)``: per loop variable ``(name, input
+    position)``; the name of each variable's next value; per Exit, its variable."""
+    merges, predicate_ops, body_ops = loop.schedule
+    nodes = loop.nodes
+    enter_input = {}
+    for index in loop.members:
+        node = nodes[index]
+        if node.kind == NodeKind.ENTER:
+            k = loop.inputs.index(tuple(node.inputs[0]))
+            enter_input[index] = k
+            writer.alias((index, 0), argument_names[k])
+    variables = []
+    for v, merge in enumerate(merges):
+        k = enter_input[nodes[merge].inputs[0][0]]
+        name = f"{writer.prefix}var{v}"
+        writer.names[(merge, 0)] = name
+        writer.kinds[name] = f"{name}_a"
+        writer.dtypes[name] = _scalar_dtype(nodes[merge], 0)
+        if writer.dtypes[name] != writer.dtypes[argument_names[k]]:
+            raise NotNative(f"loop variable {v} changes its dtype")
+        if writer.dtypes[name].kind in "iu" and writer.dtypes[name].itemsize < 4:
+            raise NotNative(f"loop variable {v} is a narrow integer ({NARROW_LOOP_VARIABLES})")
+        switch = loop.switch_of_merge[merge]
+        writer.alias((switch, 0), name)
+        writer.alias((switch, 1), name)
+        variables.append((name, k))
+    writer.lines = []
+    for index in predicate_ops:
+        writer.write(index)
+    predicate_lines, writer.lines = writer.lines, []
+    predicate = writer.result(loop.predicate)
+    for index in body_ops:
+        writer.write(index)
+    body_lines, writer.lines = writer.lines, []
+    next_names = [writer.result(nodes[nodes[merge].inputs[1][0]].inputs[0]) for merge in merges]
+    exits = []
+    for exit_index in loop.exits:
+        switch = nodes[exit_index].inputs[0][0]
+        exits.append(merges.index(nodes[switch].inputs[0][0]))
+    return variables, predicate_lines, predicate, body_lines, next_names, exits
+
+
+def _write_loop(writer: _Writer, index: int, args: tuple, loop) -> None:
+    """Writes compiled loop ``loop``, node ``index`` of ``writer``'s nodes taking the names
+    ``args``, as a ``while`` inside the outer native loop's body.  Its iterations count in the
+    outer loop's ``steps``; past ``limit`` of them in one chunk, it gives the chunk up
+    (``writer.abandon``: the call reruns in Python, which checks the clock inside it)."""
+    if writer.abandon is None:
+        raise NotNative(f"inner loop {loop.name!r} lies outside a native loop")
+    inner = _Writer(loop.nodes, f"{writer.prefix}l{index}_", writer)
+    variables, predicate_lines, predicate, body_lines, next_names, exits = _loop_parts(
+        inner, loop, args
+    )
+    names = [name for name, _ in variables]
+    flags = [f"{name}_a" for name in names]
+
+    def assign(targets, values) -> str:
+        return f"{', '.join(targets)}, = {', '.join(values)},"
+
+    lines = [
+        f"# loop {loop.name!r}",
+        assign(names, [args[k] for _, k in variables]),
+        assign(flags, [writer.kinds[args[k]] for _, k in variables]),
+        "while True:",
+        *_indented(predicate_lines),
+        f"    if not {predicate}:",
+        "        break",
+        *_indented(body_lines),
+        "    " + assign(names, next_names),
+        "    " + assign(flags, [writer.kinds[n] for n in next_names]),
+        "    steps += 1",
+        "    if steps >= limit:",
+        f"        {writer.abandon}",
+    ]
+    writer.lines += lines
+    writer.computed += inner.computed
+    for j, v in enumerate(exits):
+        writer.names[(index, j)] = names[v]
 
 
 def _module_source(function_source: str) -> str:
@@ -367,6 +554,7 @@ def _compile(source: str, function_name: str, argument_dtypes, result_dtypes):
     if len(types) != len(result_dtypes):
         raise NotNative(f"numba returns {returned}")
     for got, want in zip(types, result_dtypes):
+        got = numba.types.unliteral(got)  # a flag returned as the literal True is a bool
         if want is not None and got != numba.from_dtype(want):
             raise NotNative(f"numba returns {got} where the graph has {want}")
     return overload.entry_point, dispatcher
@@ -409,8 +597,11 @@ class _Tier:
 
     signature_prefix: tuple = ()  # numba's arguments before the values'
 
-    def __init__(self, compiled, python_function, source, function_name, argument_dtypes):
+    def __init__(
+        self, compiled, python_function, source, function_name, argument_dtypes, value_dtypes
+    ):
         self.compiled = compiled
+        self.value_dtypes = tuple(value_dtypes)  # what each value the executor passes must be
         self.python_function = python_function
         self.source = source
         self.function_name = function_name
@@ -481,7 +672,7 @@ class _Tier:
         """``values`` as numba's arguments (numpy scalars), or None when one is not a 0-d
         value of its dtype."""
         arguments = []
-        for value, dtype in zip(values, self.argument_dtypes):
+        for value, dtype in zip(values, self.value_dtypes):
             if type(value) is dtype.type:
                 arguments.append(value)
             elif type(value) is np.ndarray and value.ndim == 0 and value.dtype == dtype:
@@ -497,26 +688,33 @@ def _any_nan(results) -> bool:
     return any(type(r) is float and r != r for r in results)
 
 
-def _out(value, dtype: np.dtype, kind, inputs) -> Any:
-    """A native result as the interpreter's value: numpy scalar or 0-d array (`_Writer`)."""
-    if isinstance(kind, tuple):
-        kind = "array" if type(inputs[kind[1]]) is np.ndarray else "scalar"
-    if kind == "array":
-        return np.array(value, dtype=dtype)
-    return dtype.type(value)
+def _flags(values) -> list:
+    """Per value, whether it is a 0-d array (the flag arguments of the native code)."""
+    return [type(value) is np.ndarray for value in values]
+
+
+def _out(value, dtype: np.dtype, is_array) -> Any:
+    """A native result as the interpreter's value: a 0-d array or a numpy scalar."""
+    return np.array(value, dtype=dtype) if is_array else dtype.type(value)
+
+
+def _returned(names: Sequence[str]) -> str:
+    return f"return ({''.join(name + ', ' for name in names)})"
 
 
 class NativeRegion(_Tier):
     """The executor's callable for a region that may run natively (module docstring)."""
 
     def __init__(self, region, python_function, source, outputs):
-        self.outputs = outputs  # per output: ("value", dtype, kind) or ("input", k)
+        self.outputs = outputs  # per output: ("value", dtype) or ("input", k)
         self.native_outputs = [o for o in outputs if o[0] == "value"]
-        argument_dtypes = region.native_argument_dtypes
-        super().__init__(region, python_function, source, "region", argument_dtypes)
+        dtypes = region.native_argument_dtypes
+        arguments = [*dtypes, *[np.dtype(np.bool_)] * len(dtypes)]  # values, then flags
+        super().__init__(region, python_function, source, "region", arguments, dtypes)
 
     def result_dtypes(self) -> list:
-        return [dtype for _, dtype, _ in self.native_outputs]
+        dtypes = [dtype for _, dtype in self.native_outputs]
+        return dtypes + [np.dtype(np.bool_)] * len(dtypes)
 
     def __call__(self, *values):
         native = self._ready()
@@ -526,23 +724,29 @@ class NativeRegion(_Tier):
         if arguments is None:
             return self.python_function(*values)
         try:
-            results = native(*arguments)
+            results = native(*arguments, *_flags(values))
         except Exception:
             return self.python_function(*values)
         if _any_nan(results):
             return self.python_function(*values)
+        count = len(self.native_outputs)
         position = 0
         outputs = []
         for output in self.outputs:
             if output[0] == "input":
                 outputs.append(values[output[1]])
             else:
-                _, dtype, kind = output
-                outputs.append(_out(results[position], dtype, kind, values))
+                flag = results[count + position]
+                outputs.append(_out(results[position], output[1], flag))
                 position += 1
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _signature(count: int) -> str:
+    values = [f"in{k}" for k in range(count)]
+    return ", ".join(values + [f"{name}_a" for name in values])
 
 
 def native_region(region, python_function):
@@ -554,7 +758,7 @@ def native_region(region, python_function):
     try:
         dtypes = []
         for k, edge in enumerate(region.inputs):
-            writer.parameter(edge, f"in{k}", ("input", k))
+            writer.parameter(edge, f"in{k}")
             dtypes.append(writer.dtypes[f"in{k}"])
         for index in region.members:
             writer.write(index)
@@ -562,27 +766,107 @@ def native_region(region, python_function):
         returned = []
         for edge in region.outputs:
             name = writer.result(edge)
-            if name.startswith("in"):
+            if name.startswith("in") and name[2:].isdigit():
                 outputs.append(("input", int(name[2:])))
                 continue
             returned.append(name)
-            outputs.append(("value", writer.dtypes[name], writer.kinds[name]))
+            outputs.append(("value", writer.dtypes[name]))
         if not writer.computed:
             raise NotNative("it computes nothing: constants and identities only")
     except NotNative as e:
         region.native_refused = str(e)
         return python_function
     region.native_argument_dtypes = dtypes
-    body = "\n".join(f"    {line}" for line in writer.lines)
-    parameters = ", ".join(f"in{k}" for k in range(len(region.inputs)))
     source = _module_source(
         f"{_DECORATOR}\n"
-        f"def region({parameters}):\n"
+        f"def region({_signature(len(region.inputs))}):\n"
         f"    # {region.name}\n"
-        f"{body}\n"
-        f"    return ({''.join(name + ', ' for name in returned)})\n"
+        + "\n".join(_indented(writer.lines))
+        + f"\n    {_returned(returned + [writer.kinds[n] for n in returned])}\n"
     )
     return NativeRegion(region, python_function, source, outputs)
+
+
+class NativeCond(_Tier):
+    """The executor's callable for a cond that may run natively: an ``if``/``else`` of its
+    branches' native lines (`_write_cond`).  An output that the taken branch passes through
+    unchanged is the input itself, as the Python function gives it."""
+
+    def __init__(self, cond, python_function, source, dtypes, passed):
+        self.compiled_cond = cond
+        self.output_dtypes = dtypes
+        self.passed = passed  # per branch (false, true), per output: an input position or None
+        dtypes = cond.native_argument_dtypes
+        arguments = [*dtypes, *[np.dtype(np.bool_)] * len(dtypes)]  # values, then flags
+        super().__init__(cond, python_function, source, "cond", arguments, dtypes)
+
+    def result_dtypes(self) -> list:
+        return [*self.output_dtypes, *[np.dtype(np.bool_)] * len(self.output_dtypes)]
+
+    def __call__(self, *values):
+        native = self._ready()
+        if native is None:
+            return self.python_function(*values)
+        arguments = self.arguments(values)
+        if arguments is None:
+            return self.python_function(*values)
+        try:
+            results = native(*arguments, *_flags(values))
+        except Exception:
+            return self.python_function(*values)
+        if _any_nan(results):
+            return self.python_function(*values)
+        count = len(self.output_dtypes)
+        passed = self.passed[bool(arguments[0])]
+        outputs = [
+            values[passed[j]]
+            if passed[j] is not None
+            else _out(results[j], dtype, results[count + j])
+            for j, dtype in enumerate(self.output_dtypes)
+        ]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def native_cond(cond, python_function):
+    """The callable for ``cond`` (`conds.CompiledCond`): a `NativeCond`, or
+    ``python_function`` when its code may not be native or the mode is off."""
+    if _mode == "off" or not native_available():
+        return python_function
+    writer = _Writer(cond.nodes)
+    inputs = cond.structure.inputs
+    try:
+        if cond.wants_context:
+            raise NotNative("an op of a branch takes the run's context")
+        dtypes = []
+        for k, edge in enumerate(inputs):
+            writer.parameter(edge, f"in{k}")
+            dtypes.append(writer.dtypes[f"in{k}"])
+        index = len(cond.nodes)  # a node index of its own for the cond's outputs
+        passed = _write_cond(writer, index, tuple(f"in{k}" for k in range(len(inputs))), cond)
+        if not writer.computed:
+            raise NotNative("it computes nothing: constants and identities only")
+    except NotNative as e:
+        cond.native_refused = str(e)
+        return python_function
+    results = [writer.names[(index, j)] for j in range(len(cond.outputs))]
+    cond.native_argument_dtypes = dtypes
+    source = _module_source(
+        f"{_DECORATOR}\n"
+        f"def cond({_signature(len(inputs))}):\n"
+        f"    # {cond.name}\n"
+        + "\n".join(_indented(writer.lines))
+        + f"\n    {_returned(results + [writer.kinds[n] for n in results])}\n"
+    )
+    output_dtypes = [writer.dtypes[name] for name in results]
+    return NativeCond(cond, python_function, source, output_dtypes, passed)
+
+
+INNER_STEPS_LIMIT = 1 << 24
+NARROW_LOOP_VARIABLES = (
+    "numba compares an 8- or 16-bit integer carried across iterations beside another "
+    "variable without its wrap"
+)
+_NO_LIMIT = 1 << 62
 
 
 class NativeLoop(_Tier):
@@ -590,33 +874,45 @@ class NativeLoop(_Tier):
     the run's context and the loop's inputs, runs chunks of at most `CHUNK_ITERATIONS`
     iterations, and checks the deadline between them."""
 
-    signature_prefix = (np.dtype(np.int64),)  # the chunk's budget of iterations
+    signature_prefix = (np.dtype(np.int64), np.dtype(np.int64))  # the chunk's budget, limit
 
-    def __init__(self, loop, python_function, source, variables, exits, argument_dtypes):
-        self.variables = variables  # per loop variable: (input position, dtype, kind)
+    def __init__(self, loop, python_function, source, variables, exits, input_dtypes):
+        self.variables = variables  # per loop variable: (input position, dtype)
         self.exits = exits  # per Exit: the loop variable it gives
         self.compiled_loop = loop
-        super().__init__(loop, python_function, source, "loop", argument_dtypes)
+        flag = np.dtype(np.bool_)
+        state = [*(d for _, d in variables), *[flag] * len(variables)]
+        arguments = [*state, *input_dtypes, *[flag] * len(input_dtypes)]  # values, then flags
+        super().__init__(loop, python_function, source, "loop", arguments, input_dtypes)
 
     def result_dtypes(self) -> list:
-        return [np.dtype(np.bool_), np.dtype(np.int64), *(d for _, d, _ in self.variables)]
+        dtypes = [d for _, d in self.variables]
+        flags = [np.dtype(np.bool_)] * len(dtypes)
+        return [np.dtype(np.int64), np.dtype(np.int64), *dtypes, *flags]
 
     def __call__(self, context, *values):
         native = self._ready()
         if native is None:
             return self.python_function(context, *values)
-        arguments = self.arguments([values[k] for k, _, _ in self.variables] + list(values))
-        if arguments is None:
+        invariants = self.arguments(values)
+        if invariants is None:
             return self.python_function(context, *values)
+        flags = _flags(values)
         count = len(self.variables)
-        state, invariants = arguments[:count], arguments[count:]
+        state = [invariants[k] for k, _ in self.variables]
+        state += [flags[k] for k, _ in self.variables]
         deadline = getattr(context, "deadline", None)
+        limit = _NO_LIMIT if deadline is None else INNER_STEPS_LIMIT
         iteration = 0
         try:
             while True:
-                done, iterations, *state = native(CHUNK_ITERATIONS, *state, *invariants)
+                status, iterations, *state = native(
+                    CHUNK_ITERATIONS, limit, *state, *invariants, *flags
+                )
+                if status == _ABANDONED:
+                    return self.python_function(context, *values)
                 iteration += iterations
-                if done:
+                if status == _FINISHED:
                     break
                 if deadline is not None and time.monotonic() > deadline:
                     error = self.compiled._deadline_error(iteration)
@@ -631,98 +927,68 @@ class NativeLoop(_Tier):
         if iteration == 0:
             results = [values[self.variables[v][0]] for v in self.exits]
         else:
-            results = []
-            for v in self.exits:
-                _, dtype, kind = self.variables[v]
-                results.append(_out(state[v], dtype, kind, values))
+            results = [_out(state[v], self.variables[v][1], state[count + v]) for v in self.exits]
         return results[0] if len(results) == 1 else tuple(results)
+
+
+_CHUNK_DONE, _FINISHED, _ABANDONED = 0, 1, 2
 
 
 def native_loop(loop, python_function, schedule):
     """The callable for ``loop`` (`CompiledLoop`): a `NativeLoop`, or ``python_function``
     when its code may not be native or the mode is off.  ``schedule`` is
-    ``(merges, predicate side, body)`` as the Python loop runs them."""
+    ``(merges, predicate side, body)`` as the Python loop runs them.
+
+    A chunk ends at the first iteration's end after ``budget`` steps: iterations of this
+    loop and of the loops inside it, which run whole inside one of its iterations.  With a
+    deadline, an inner loop that takes more than ``limit`` (`INNER_STEPS_LIMIT`) steps in one
+    chunk gives the chunk up, and the whole call runs in Python, which checks the clock
+    inside inner loops too."""
     if _mode == "off" or not native_available():
         return python_function
-    merges, predicate_ops, body_ops = schedule
-    nodes = loop.nodes
-    writer = _Writer(nodes)
-    count = len(merges)
+    writer = _Writer(loop.nodes)
+    count = len(schedule[0])
+    state_names = [f"var{v}" for v in range(count)]
+    state = ", ".join([*state_names, *(f"{name}_a" for name in state_names)])
+    writer.abandon = f"return {_ABANDONED}, iterations, {state}"
     try:
         argument_dtypes = []
-        enter_input = {}
         for k, edge in enumerate(loop.inputs):
-            writer.parameter(edge, f"in{k}", ("input", k))
+            writer.parameter(edge, f"in{k}")
             argument_dtypes.append(writer.dtypes[f"in{k}"])
-        for index, node in enumerate(nodes):
-            if index in set(loop.members) and node.kind == NodeKind.ENTER:
-                k = loop.inputs.index(tuple(node.inputs[0]))
-                enter_input[index] = k
-                writer.alias((index, 0), f"in{k}")
-        variables = []
-        for v, merge in enumerate(merges):
-            enter = nodes[merge].inputs[0][0]
-            k = enter_input[enter]
-            name = f"var{v}"
-            writer.names[(merge, 0)] = name
-            writer.kinds[name] = ("var", v)
-            writer.dtypes[name] = _scalar_dtype(nodes[merge], 0)
-            switch = loop.switch_of_merge[merge]
-            writer.alias((switch, 0), name)
-            writer.alias((switch, 1), name)
-            variables.append([k, writer.dtypes[name], None])
-        for index in predicate_ops:
-            writer.write(index)
-        predicate_lines = list(writer.lines)
-        writer.lines = []
-        predicate = writer.result(loop.predicate)
-        for index in body_ops:
-            writer.write(index)
-        next_names = []
-        for v, merge in enumerate(merges):
-            back = nodes[merge].inputs[1][0]
-            name = writer.result(nodes[back].inputs[0])
-            kind = writer.kinds.get(name)
-            if kind == ("var", v):
-                kind = ("input", variables[v][0])
-            elif isinstance(kind, tuple) and kind[0] == "var":
-                raise NotNative(f"loop variable {v} takes the value of another")
-            variables[v][2] = kind
-            next_names.append(name)
-        exits = []
-        for exit_index in loop.exits:
-            switch = nodes[exit_index].inputs[0][0]
-            merge = nodes[switch].inputs[0][0]
-            exits.append(merges.index(merge))
+        inputs = [f"in{k}" for k in range(len(loop.inputs))]
+        variables, predicate_lines, predicate, body_lines, next_names, exits = _loop_parts(
+            writer, loop, inputs
+        )
     except NotNative as e:
         loop.native_refused = str(e)
         return python_function
-    state = ", ".join(f"var{v}" for v in range(count))
-    invariants = ", ".join(f"in{k}" for k in range(len(loop.inputs)))
-    indent = "        "
+    next_flags = [writer.kinds[name] for name in next_names]
     lines = [
         _DECORATOR,
-        f"def loop(budget, {state}, {invariants}):",
+        f"def loop(budget, limit, {state}, {_signature(len(inputs))}):",
         f"    # {loop.name}",
         "    iterations = 0",
-        "    while iterations < budget:",
-        *(indent + line for line in predicate_lines),
-        f"{indent}if not {predicate}:",
-        f"{indent}    return True, iterations, {state}",
-        *(indent + line for line in writer.lines),
-        f"{indent}{state} = {', '.join(next_names)}",
-        f"{indent}iterations += 1",
-        f"    return False, iterations, {state}",
+        "    steps = 0",
+        "    while steps < budget:",
+        *_indented(predicate_lines, 2),
+        f"        if not {predicate}:",
+        f"            return {_FINISHED}, iterations, {state}",
+        *_indented(body_lines, 2),
+        f"        {', '.join([*state_names, *(n + '_a' for n in state_names)])}, = "
+        f"{', '.join([*next_names, *next_flags])},",
+        "        iterations += 1",
+        "        steps += 1",
+        f"    return {_CHUNK_DONE}, iterations, {state}",
     ]
     source = _module_source("\n".join(lines) + "\n")
-    variable_dtypes = [d for _, d, _ in variables]
     return NativeLoop(
         loop,
         python_function,
         source,
-        [tuple(v) for v in variables],
+        [(k, writer.dtypes[name]) for name, k in variables],
         exits,
-        [*variable_dtypes, *argument_dtypes],
+        argument_dtypes,
     )
 
 
@@ -734,6 +1000,4 @@ def status(compiled) -> str:
     if not native_available():
         return "Python (numba is not installed)"
     reason = getattr(compiled, "native_refused", None)
-    if reason is None and getattr(compiled, "kind", None) == "cond":
-        reason = "a cond is not written natively yet"
     return f"Python ({reason})" if reason else "Python (native mode off)"

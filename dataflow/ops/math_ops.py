@@ -278,10 +278,12 @@ def _quiet(fn):
 #   (floats: x + -0.0 == x, but x + 0.0 turns -0.0 into 0.0); "involution": op(op(x)) == x;
 #   "annihilator": x op v == v for integers (for floats NaN, inf and signed zeros differ).
 # What the native tier may write for an op that is not a ufunc (`dataflow.compiler.native`):
-#   "native": op -> (template, result) or None, ``template`` an expression over the inputs
-#   ``{0}``, ``{1}``... (numpy's functions as ``np.``) that numba computes exactly as the kernel
-#   does on 0-d values, and ``result`` what the kernel returns then: "scalar" (a numpy scalar),
-#   "array" (a 0-d array) or "like 0" (the kind of its first input); None where it cannot.
+#   "native": (op, constants) -> (template, result) or None, ``constants`` holding per input
+#   its value when the native code has it as a constant (else None), ``template`` an expression
+#   over the inputs ``{0}``, ``{1}``... (numpy's functions as ``np.``) that numba computes
+#   exactly as the kernel does on 0-d values, and ``result`` what the kernel returns then:
+#   "scalar" (a numpy scalar), "array" (a 0-d array) or "like 0" (the kind of its first input);
+#   None where it cannot.
 _ALGEBRA = {
     "Add": {"identity": {"left": -0.0, "right": -0.0}},
     "Sub": {"identity": {"right": 0.0}},
@@ -292,8 +294,34 @@ _ALGEBRA = {
 }
 
 
+def _integer_division_native(ufunc: np.ufunc):
+    """The native template of an integer floor division or remainder by a constant divisor
+    other than 0 and -1, which cannot raise: numba's ``floor_divide``/``remainder`` give numpy's
+    bits for every integer dtype and sign, but a zero divisor is not an error there, and
+    ``MIN // -1`` traps the machine.  Float operands keep Python (``_floordiv`` floors a true
+    division, which numba need not round alike)."""
+
+    def native(op, constants):
+        divisor = constants[1]
+        if divisor is None or divisor.dtype.kind not in "iu" or divisor.ndim != 0:
+            return None
+        if divisor == 0 or (divisor.dtype.kind == "i" and divisor == -1):
+            return None
+        return f"np.{ufunc.__name__}({{0}}, {{1}})", "scalar"
+
+    return native
+
+
+_NATIVE = {
+    "FloorDiv": _integer_division_native(np.floor_divide),
+    "FloorMod": _integer_division_native(np.remainder),
+}
+
+
 def _elementwise_extra(op_type: str, fn) -> dict:
     extra = dict(_ALGEBRA.get(op_type, {}))
+    if op_type in _NATIVE:
+        extra["native"] = _NATIVE[op_type]
     if isinstance(fn, np.ufunc):
         extra["ufunc"] = fn
     elif isinstance(getattr(fn, "ufunc", None), np.ufunc):
@@ -668,7 +696,7 @@ def _infer_select(op):
     return [(x.dtype, broadcast_shape(cond.shape, broadcast_shape(x.shape, y.shape)))]
 
 
-def _select_native(op):
+def _select_native(op, constants):
     return ("({1} if {0} else {2})", "array")
 
 
@@ -794,7 +822,7 @@ def _cast_kernel(attrs):
     return lambda x: x.astype(np_dtype)
 
 
-def _cast_native(op):
+def _cast_native(op, constants):
     """``astype`` in numba: numpy's conversion, except float to integer (numpy's result for NaN
     and out-of-range values is the machine's, which LLVM need not share)."""
     source = _dtypes.numpy_dtype(op.inputs[0].dtype)

@@ -19,7 +19,7 @@ pytest.importorskip("numba")
 
 import dataflow as df  # noqa: E402
 from dataflow import compiler, errors  # noqa: E402
-from dataflow.compiler import native  # noqa: E402
+from dataflow.compiler import codegen, native  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPOSITORY = os.path.dirname(os.path.dirname(HERE))
@@ -139,6 +139,19 @@ def test_logical_ops_on_bools_give_the_interpreters_bits():
     assert natives(assert_same_as_interpreted(outputs, feeds))
 
 
+def test_a_narrow_integer_loop_variable_keeps_python_and_wraps_as_numpy():
+    """numba would compare the wrapped int8 unwrapped and never leave this loop."""
+    x = df.while_loop(
+        lambda i, x: x > 0,
+        lambda i, x: (i + 1, x * df.constant(3, df.int8)),
+        [0, df.constant(1, df.int8)],
+    )
+    regions = assert_same_as_interpreted(x)
+    assert any("narrow integer" in native.status(r) for r in regions)
+    (results,), _ = run(x)
+    assert results[1] == np.int8(-13) and results[0] == 5
+
+
 def test_int32_overflow_wraps_as_numpy_in_a_native_loop():
     x = df.while_loop(lambda i, x: i < 40, lambda i, x: (i + 1, x * 3 + 1), [0, df.constant(1)])
     regions = assert_same_as_interpreted(x)
@@ -183,6 +196,173 @@ def test_a_fused_chain_with_a_float_minimum_stays_in_python():
     regions = assert_same_as_interpreted(y, feeds, config=None)
     assert not natives(regions)
     assert any("(Minimum) has no exact native form" in native.status(r) for r in regions)
+
+
+def divisors(dtype) -> list:
+    """The constant divisors the native tier takes: every special value but 0 and -1."""
+    return [d for d in special_values(dtype) if d != 0] + (
+        [dtype(-2), dtype(-7)] if np.dtype(dtype).kind == "i" else []
+    )
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_integer_floor_division_and_remainder_by_a_constant_give_the_interpreters_bits(dtype):
+    x = df.placeholder(df.as_dtype(dtype), [])
+    fetches = []
+    for d in divisors(dtype):
+        c = df.constant(d, df.as_dtype(dtype))
+        fetches += [df.floordiv(x, c), df.mod(x, c)]
+    signed = np.dtype(dtype).kind == "i"
+    values = special_values(dtype) + ([dtype(-1), dtype(-2), dtype(-7)] if signed else [])
+    regions = assert_same_as_interpreted(fetches, [{x: v} for v in values])
+    assert natives(regions) == regions, [native.status(r) for r in regions]
+    source = "".join(r.function.source for r in regions)
+    assert "np.remainder(" in source and "np.floor_divide(" in source
+
+
+@pytest.mark.parametrize("divisor", ["minus one", "fed"])
+def test_a_division_by_minus_one_or_by_a_fed_value_stays_in_python(divisor):
+    """Only a constant divisor other than 0 and -1 can neither raise nor trap the machine
+    (``MIN // -1``); a division by zero raises as the interpreter's does (see below)."""
+    x = df.placeholder(df.int32, [])
+    y = df.constant(-1) if divisor == "minus one" else df.placeholder(df.int32, [])
+    feeds = {x: np.int32(-(2**31))}
+    if divisor == "fed":
+        feeds[y] = np.int32(-1)
+    regions = assert_same_as_interpreted([df.mod(x, y) + 1, df.floordiv(x, y) * 2], [feeds])
+    assert not natives(regions)
+    assert any("no exact native form" in native.status(r) for r in regions)
+
+
+def test_a_loop_counting_modulo_a_constant_runs_natively():
+    """The parity test of a loop, ``i % 2``, is native: 2 is a constant."""
+    n = df.while_loop(lambda i, n: i < 50, lambda i, n: (i + 1, n + i % 2 * i // 3), [0, 0])
+    (loop,) = natives(assert_same_as_interpreted(n))
+    assert "np.remainder(" in loop.function.source
+
+
+# -- conds and inner loops ---------------------------------------------------------------------
+def same_as_its_python_function(compiled, *arguments, identity=True) -> None:
+    """Calls a native region, cond or loop and its Python function on ``arguments``: the
+    same bits, the same types (scalar or 0-d array), and (``identity``) an input passed
+    through is that very input.  A loop gives an equal copy of an input that came back
+    unchanged through iterations: its variables live in machine code."""
+    got = df.nest.flatten(compiled.function(*arguments))
+    want = df.nest.flatten(compiled.function.python_function(*arguments))
+    assert [type(g) for g in got] == [type(w) for w in want], (got, want)
+    assert all(same_bits(g, w) for g, w in zip(got, want)), (got, want)
+    assert not identity or [any(g is a for a in arguments) for g in got] == [
+        any(w is a for a in arguments) for w in want
+    ]
+
+
+def inputs_of(compiled, fed) -> list:
+    """The values a compiled loop's inputs take: each constant's own value (a 0-d array, as
+    the interpreter passes it), ``fed`` for the others."""
+    values = []
+    for producer, _ in compiled.inputs:
+        value = codegen._constant_value(compiled.nodes[producer])
+        values.append(fed if value is None else value)
+    return values
+
+
+def test_a_cond_runs_natively_with_each_branchs_values_and_kinds():
+    """Each branch gives what the interpreter's branch gives: a numpy scalar from a ufunc, a
+    0-d array from a constant, the captured input itself when passed through, and the Merge's
+    ``value_index`` as an ``np.int32``."""
+    x = df.placeholder(df.float32, [])
+    y = df.placeholder(df.float32, [])
+    value = df.cond(x > y, lambda: x * 2.0, lambda: df.constant(3.0))
+    passed = df.cond(x < y, lambda: x - y, lambda: y)
+    fetches = [value, value.op.outputs[1], passed]
+    feeds = [{x: np.float32(a), y: np.float32(b)} for a, b in [(1, 0), (0, 1), (np.nan, 0)]]
+    regions = assert_same_as_interpreted(fetches, feeds)
+    conds = [r for r in natives(regions) if getattr(r, "kind", None) == "cond"]
+    assert len(conds) == 2, [native.status(r) for r in regions]
+    for cond in conds:
+        assert "if in0:" in cond.function.source and "else:" in cond.function.source
+        for taken in (np.bool_(True), np.bool_(False)):
+            for value in (np.float32(1.5), np.array(-2.0, np.float32)):
+                same_as_its_python_function(cond, taken, *[value] * (len(cond.inputs) - 1))
+
+
+def test_a_loop_with_a_cond_in_its_body_runs_natively():
+    """The parity cond of the benchmark's loop is written inline, as an if/else in the
+    while, each branch assigning the cond's outputs."""
+
+    def body(i, a):
+        a = df.cond(df.equal(i % 2, 0), lambda: a + df.cast(i, df.float32), lambda: a - 1.0)
+        return i + 1, a
+
+    limit = df.placeholder(df.int32, [])
+    fetches = df.while_loop(lambda i, a: i < limit, body, [df.constant(0), df.constant(0.0)])
+    regions = assert_same_as_interpreted(fetches, [{limit: n} for n in (0, 1, 7, 100)])
+    (loop,) = [r for r in natives(regions) if getattr(r, "kind", None) == "loop"]
+    assert "if v" in loop.function.source and "np.remainder(" in loop.function.source
+    for n in (0, 1, 9):
+        same_as_its_python_function(loop, None, *inputs_of(loop, np.int32(n)), identity=False)
+
+
+def test_a_nested_loop_runs_natively_with_the_inner_while_inside_the_outer_body():
+    """The inner loop's value is the outer variable itself when it runs no iteration (a 0-d
+    array constant at first), a scalar once it has run: the kind each value has at run time
+    travels beside it in the native code."""
+
+    def outer_body(i, a):
+        def inner_body(j, b):
+            return j + 1, b + df.cast(i + j, df.float32)
+
+        _, a = df.while_loop(lambda j, b: j < i % 3, inner_body, [df.constant(0), a])
+        return i + 1, a
+
+    limit = df.placeholder(df.int32, [])
+    start = df.constant(0.5)
+    fetches = df.while_loop(lambda i, a: i < limit, outer_body, [df.constant(0), start])
+    regions = assert_same_as_interpreted(fetches, [{limit: n} for n in (0, 1, 2, 30)])
+    (loop,) = [
+        r
+        for r in natives(regions)
+        if getattr(r, "kind", None) == "loop" and "while True" in r.function.source
+    ]
+    for n in (0, 1, 2, 5):
+        same_as_its_python_function(loop, None, *inputs_of(loop, np.int32(n)), identity=False)
+
+
+def test_a_long_inner_loop_under_a_deadline_gives_up_its_chunk_to_python(monkeypatch):
+    """With a deadline, an inner loop past `INNER_STEPS_LIMIT` steps in one chunk makes the
+    call rerun in Python, which checks the clock inside it: an endless inner loop stops at
+    the deadline, and the Session stays usable."""
+
+    def outer_body(i):
+        inner = df.while_loop(lambda j: j >= 0, lambda j: [j + 1 - 1], [i])
+        return [inner + 1]
+
+    endless = df.while_loop(lambda i: i < 10, outer_body, [df.constant(0)])
+    with df.Session(config=NO_PASSES) as sess:
+        with pytest.raises(errors.DeadlineExceededError):
+            sess.run(endless, options=df.RunOptions(timeout_in_ms=300))
+        plan = next(iter(sess._plans.values()))
+        assert any("while True" in r.function.source for r in natives(plan.compiled.regions))
+        assert sess.run(df.constant(2.0)) == 2.0
+    monkeypatch.setattr(native, "INNER_STEPS_LIMIT", 5)
+    counting = df.while_loop(
+        lambda i, n: i < 4,
+        lambda i, n: (i + 1, df.while_loop(lambda j: j < 50, lambda j: [j + 1], [n])),
+        [0, 0],
+    )
+    (interpreted,), _ = run(counting, native_mode="interpreted")
+    with df.Session(config=NO_PASSES) as sess:
+        sess.run(counting)
+        regions = next(iter(sess._plans.values())).compiled.regions
+        (loop,) = [r.function for r in natives(regions) if "while True" in r.function.source]
+        python_calls = []
+        python_function = loop.python_function
+        loop.python_function = lambda *a: python_calls.append(1) or python_function(*a)
+        assert same_bits(sess.run(counting), interpreted)
+        assert not python_calls  # no deadline: no limit
+        options = df.RunOptions(timeout_in_ms=60_000)
+        assert same_bits(sess.run(counting, options=options), interpreted)
+        assert python_calls == [1]
 
 
 # -- random programs -------------------------------------------------------------------------
@@ -237,11 +417,55 @@ def test_random_scalar_programs_and_loops_give_the_interpreters_bits(data):
     with df.Graph().as_default():
         fetches, feeds = data.draw(programs())
         regions = assert_same_as_interpreted(fetches, feeds)
-    # what stays in Python: regions of constants, and loops that swap variables unchanged
-    # (the type of such a variable's value, scalar or 0-d array, depends on the iteration)
-    kept = ("computes nothing", "takes the value of another")
+    # what stays in Python: regions of constants, and loops of a narrow integer variable
+    kept = ("computes nothing", "a narrow integer")
     computing = [r for r in regions if not any(k in native.status(r) for k in kept)]
     assert natives(regions) == computing, [native.status(r) for r in regions]
+
+
+@st.composite
+def control_flow_programs(draw):
+    """(fetches, feeds): a loop whose body holds a cond of random branches (one of them may
+    pass a value through) and an inner loop, on random scalar programs."""
+    dtype = draw(st.sampled_from([np.float32, np.float64, np.int32, np.int64]))
+    tensor_dtype = df.as_dtype(dtype)
+    x = df.placeholder(tensor_dtype, [])
+    trips = df.placeholder(df.int32, [])
+    elements = st.sampled_from(special_values(dtype))
+    feeds = [{x: draw(elements), trips: draw(st.integers(0, 5))} for _ in range(4)]
+    inner_trips = draw(st.integers(0, 3))
+
+    def branch(values):
+        if draw(st.booleans()):
+            return lambda: scalar_program(draw, dtype, values)[-1]
+        return lambda: draw(st.sampled_from(values))
+
+    def body(i, a, b):
+        counter = df.cast(i, tensor_dtype)
+        if draw(st.booleans()):
+            predicate = df.equal(i % draw(st.integers(2, 3)), 0)
+        else:
+            predicate = a < b
+        chosen = df.cond(predicate, branch([a, counter]), branch([b, counter]))
+
+        def inner_body(j, c):
+            values = scalar_program(draw, dtype, [c, chosen, df.cast(j, tensor_dtype)])
+            return j + 1, values[-1]
+
+        _, inner = df.while_loop(lambda j, c: j < inner_trips, inner_body, [i, b])
+        return i + 1, chosen, inner
+
+    return list(df.while_loop(lambda i, a, b: i < trips, body, [0, x, x * x])), feeds
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.data())
+def test_random_loops_with_conds_and_inner_loops_give_the_interpreters_bits(data):
+    with df.Graph().as_default():
+        fetches, feeds = data.draw(control_flow_programs())
+        regions = assert_same_as_interpreted(fetches, feeds)
+    outermost = [r for r in regions if "while True" in getattr(r.function, "source", "")]
+    assert outermost, [native.status(r) for r in regions]
 
 
 def test_a_nan_result_has_the_interpreters_sign_and_payload():
