@@ -19,6 +19,16 @@ expression is known to give the same value of the same type:
   numpy's scalar operators keep the second operand's and the ufunc the first's (its sign and
   payload bits).  Integers always call the ufunc: numpy's scalar operators warn on overflow
   where the ufunc wraps silently.
+- a comparison (``np.equal``, ``np.less``, ...) of two values of static shape ``()`` and a
+  boolean, integer or float dtype becomes ``a == b``, ``a < b``, ...: whether each operand is a
+  numpy scalar or a 0-d array, the operator gives the ufunc's ``np.bool_`` (a 0-d array's
+  operator calls the ufunc itself), and a comparison neither warns nor has NaN bits to keep;
+- ``FloorMod`` and ``FloorDiv`` of integers of static shape ``()`` by a constant other than 0
+  and -1 become ``a % c`` and ``a // c``: the kernel's checks (a zero divisor) and its
+  ``errstate`` (silencing the overflow of ``MIN // -1``) cannot matter for such a divisor, and
+  numpy's integer ``%`` and ``//`` are the floored ones of ``np.mod`` and ``np.floor_divide``,
+  for a 0-d array (through the ufunc) as for a numpy scalar (whose own code is some fifty times
+  cheaper than the kernel).
 
 A ``FusedElementwise`` node (`dataflow.passes.elementwise_fusion`) of small values (``inline``:
 its output is known to hold few elements) is written out step by step, one line per step of
@@ -52,6 +62,15 @@ from . import native
 _OPERATORS = {np.add: ("+", True), np.subtract: ("-", False), np.multiply: ("*", True)}
 _PASS_THROUGH = (_identity, _pass_through)
 _OPERATOR_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_COMPARISONS = {
+    np.equal: "==",
+    np.not_equal: "!=",
+    np.less: "<",
+    np.less_equal: "<=",
+    np.greater: ">",
+    np.greater_equal: ">=",
+}
+_INTEGER_DIVISIONS = {"FloorMod": "%", "FloorDiv": "//"}
 
 
 def value_name(node_index: int, output: int, num_outputs: int) -> str:
@@ -88,6 +107,23 @@ def _is_scalar_output(node: Node) -> bool:
     return dims is not None and len(dims) == 0
 
 
+def _scalar_inputs(node: Node, kinds: str) -> bool:
+    """Whether each input of ``node`` has the static shape ``()`` and a dtype of one of the
+    numpy ``kinds`` (``"biuf"``)."""
+    inputs = getattr(node.tag, "inputs", ())
+    if not inputs or len(inputs) != len(node.inputs):
+        return False
+    for tensor in inputs:
+        dims = getattr(getattr(tensor, "shape", None), "dims", None)
+        try:
+            kind = np.dtype(tensor.dtype.as_numpy_dtype).kind
+        except (TypeError, AttributeError):
+            return False
+        if dims is None or len(dims) != 0 or kind not in kinds:
+            return False
+    return True
+
+
 def _written_out_steps(node: Node) -> Optional[list]:
     """The steps ``(ufunc, operand positions, record, quiet)`` of a fused chain that is
     written out, or None to call the node's kernel (see the module docstring)."""
@@ -120,6 +156,7 @@ class LineEmitter:
     def __init__(self, bound: dict):
         self.bound = bound
         self.float_scalars: set[str] = set()  # names known to hold float numpy scalars
+        self.int_scalars: set[str] = set()  # bound integer constants' numpy scalars
         self.scalars: dict[str, str] = {}  # a 0-d constant's name -> its numpy scalar's name
 
     def lines(self, node: Node, index: int, args: tuple) -> list[tuple[str, Any]]:
@@ -146,6 +183,23 @@ class LineEmitter:
         symbol, swap = operator
         left, right = names[::-1] if swap else names
         self.float_scalars.add(target)
+        return f"{target} = {left} {symbol} {right}"
+
+    def _scalar_operator(self, node: Node, args: tuple, target: str) -> Optional[str]:
+        """``target = a <op> b`` for a comparison, or an integer ``FloorMod``/``FloorDiv`` by a
+        constant, of scalars (see the module docstring), else None."""
+        if len(args) != 2 or node.num_outputs != 1:
+            return None
+        left, right = (self.scalars.get(a, a) for a in args)
+        symbol = _COMPARISONS.get(node.kernel) if isinstance(node.kernel, np.ufunc) else None
+        if symbol is not None and _scalar_inputs(node, "biuf"):
+            return f"{target} = {left} {symbol} {right}"
+        symbol = _INTEGER_DIVISIONS.get(getattr(node.tag, "type", None))
+        divisor = self.bound.get(right) if right in self.float_scalars | self.int_scalars else None
+        if symbol is None or divisor is None or not _scalar_inputs(node, "iu"):
+            return None
+        if divisor == 0 or divisor == -1:
+            return None
         return f"{target} = {left} {symbol} {right}"
 
     def _write_out(self, index: int, node: Node, args: tuple, steps: list) -> list:
@@ -182,13 +236,18 @@ class LineEmitter:
         target = value_name(index, 0, node.num_outputs)
         if constant is not None:
             bound[f"const{index}"] = constant
-            if constant.ndim == 0 and constant.dtype in _OPERATOR_DTYPES:
+            if constant.ndim == 0 and constant.dtype.kind in "biuf":
                 bound[f"scalar{index}"] = constant[()]
                 self.scalars[target] = f"scalar{index}"
-                self.float_scalars.add(f"scalar{index}")
+                if constant.dtype in _OPERATOR_DTYPES:
+                    self.float_scalars.add(f"scalar{index}")
+                elif constant.dtype.kind in "iu":
+                    self.int_scalars.add(f"scalar{index}")
             return f"{target} = const{index}"
         dtype = _output_dtype(node)
         expression = self._expression(node.kernel, args, dtype, target)
+        if expression is None:
+            expression = self._scalar_operator(node, args, target)
         if expression is not None:
             return expression
         if node.kernel in _PASS_THROUGH and len(args) == 1 and node.num_outputs == 1:

@@ -1,0 +1,160 @@
+"""The cheap forms of generated code (`dataflow.compiler.codegen`): where a line is a Python
+operator instead of a kernel call, a run gives the interpreter's values, types, dtypes and
+warnings bit for bit, over the special values of each dtype, whether an operand is a fed 0-d
+array or a numpy scalar computed by an op."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from bitwise import same_bits
+
+import dataflow as df
+from dataflow import compiler
+
+NO_PASSES = df.ConfigProto(
+    graph_options=df.passes.GraphOptions(
+        rewrite_options=df.passes.RewriterConfig(disable_meta_optimizer=True)
+    )
+)
+
+
+@pytest.fixture
+def mode():
+    """Sets the compilation mode for one test and restores the one before it."""
+    previous = compiler.mode()
+    yield compiler.set_mode
+    compiler.set_mode(previous)
+
+
+def run_recording(new_mode, set_mode, fetches, feeds):
+    """For each feed dict, the results of a run with compilation ``new_mode`` and the warnings
+    it gave; and the compiled source."""
+    set_mode(new_mode)
+    outcomes = []
+    with df.Session(config=NO_PASSES) as sess:
+        for feed in feeds:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                results = sess.run(fetches, feed)
+            outcomes.append((results, [(w.category, str(w.message)) for w in caught]))
+        source = df.debug.compiled_source(sess, fetches) if new_mode == "force" else ""
+    return outcomes, source
+
+
+def assert_same_as_interpreter(set_mode, fetches, feeds) -> str:
+    """Checks every run gives the same bits, types and warnings compiled and interpreted;
+    returns the compiled source."""
+    compiled, source = run_recording("force", set_mode, fetches, feeds)
+    interpreted, _ = run_recording("off", set_mode, fetches, feeds)
+    for feed, (c, c_warnings), (i, i_warnings) in zip(feeds, compiled, interpreted):
+        for c_value, i_value in zip(c, i):
+            assert same_bits(c_value, i_value), (feed, c, i)
+        assert c_warnings == i_warnings, feed
+    return source
+
+
+def special_values(dtype) -> list:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        nan = np.frombuffer(np.array(-1, np.int64).tobytes()[: dtype.itemsize], dtype)[0]
+        return [dtype.type(v) for v in (0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan)] + [nan]
+    if dtype.kind == "b":
+        return [np.True_, np.False_]
+    info = np.iinfo(dtype)
+    return [
+        dtype.type(v)
+        for v in {info.min, info.min + 1, -3, -1, 0, 1, 2, 7, info.max}
+        if info.min <= v <= info.max
+    ]
+
+
+def operand_kinds(x, y):
+    """``x`` and ``y`` as fed (0-d arrays) and as an op's results (numpy scalars)."""
+    as_scalar = (lambda t: df.identity(t) * 1) if x.dtype != df.bool else df.logical_not
+    return [(x, y), (as_scalar(x), as_scalar(y))]
+
+
+COMPARISONS = [
+    (df.equal, "=="),
+    (df.not_equal, "!="),
+    (df.less, "<"),
+    (df.less_equal, "<="),
+    (df.greater, ">"),
+    (df.greater_equal, ">="),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.float32, np.float64])
+@pytest.mark.parametrize(("comparison", "symbol"), COMPARISONS)
+def test_a_comparison_of_scalars_is_an_operator_with_the_ufuncs_bits(
+    mode, dtype, comparison, symbol
+):
+    x = df.placeholder(df.as_dtype(dtype), [], name="x")
+    y = df.placeholder(df.as_dtype(dtype), [], name="y")
+    fetches = [comparison(a, b) for a, b in operand_kinds(x, y)]
+    values = special_values(dtype)
+    feeds = [{x: np.array(a), y: np.array(b)} for a, b in itertools.product(values, values)]
+    source = assert_same_as_interpreter(mode, fetches, feeds)
+    assert f" {symbol} " in source
+
+
+def test_an_equality_of_booleans_is_an_operator_with_the_ufuncs_bits(mode):
+    x = df.placeholder(df.bool, [], name="x")
+    y = df.placeholder(df.bool, [], name="y")
+    fetches = [df.equal(a, b) for a, b in operand_kinds(x, y)]
+    pairs = itertools.product([True, False], repeat=2)
+    feeds = [{x: np.array(a), y: np.array(b)} for a, b in pairs]
+    source = assert_same_as_interpreter(mode, fetches, feeds)
+    assert " == " in source
+
+
+def test_a_comparison_of_arrays_keeps_the_ufunc(mode):
+    x = df.placeholder(df.float32, [2], name="x")
+    fetches = [df.less(x, 1.0)]
+    source = assert_same_as_interpreter(mode, fetches, [{x: np.array([0.5, np.nan], np.float32)}])
+    assert " < " not in source
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8])
+@pytest.mark.parametrize("divisor", [2, 3, -2, -7, 127])
+@pytest.mark.parametrize(("division", "symbol"), [(df.floormod, "%"), (df.floordiv, "//")])
+def test_an_integer_floormod_or_floordiv_by_a_constant_is_an_operator(
+    mode, dtype, divisor, division, symbol
+):
+    if np.dtype(dtype).kind == "u" and divisor < 0:
+        pytest.skip("no negative unsigned divisor")
+    x = df.placeholder(df.as_dtype(dtype), [], name="x")
+    constant = df.constant(divisor, df.as_dtype(dtype))
+    fetches = [division(a, constant) for a, _ in operand_kinds(x, x)]
+    feeds = [{x: np.array(v)} for v in special_values(dtype)]
+    source = assert_same_as_interpreter(mode, fetches, feeds)
+    assert f" {symbol} scalar" in source
+
+
+@pytest.mark.parametrize("divisor", [0, -1])
+@pytest.mark.parametrize("division", [df.floormod, df.floordiv])
+def test_an_integer_division_by_zero_or_minus_one_keeps_the_kernel(mode, divisor, division):
+    """The kernel names a zero divisor and wraps ``MIN // -1`` silently."""
+    x = df.placeholder(df.int32, [], name="x")
+    quotient = division(x, df.constant(divisor, df.int32))
+    feeds = [{x: np.array(v, np.int32)} for v in (-(2**31), 5)]
+    if divisor == 0:
+        for new_mode in ("force", "off"):
+            mode(new_mode)
+            with df.Session(config=NO_PASSES) as sess:
+                with pytest.raises(df.errors.InvalidArgumentError, match="division by zero"):
+                    sess.run(quotient, feeds[1])
+        return
+    source = assert_same_as_interpreter(mode, [quotient], feeds)
+    assert " % " not in source and " // " not in source
+
+
+def test_a_float_floormod_keeps_the_kernel_and_its_silence(mode):
+    x = df.placeholder(df.float32, [], name="x")
+    fetches = [df.floormod(x, df.constant(2.0))]
+    source = assert_same_as_interpreter(
+        mode, fetches, [{x: np.array(v, np.float32)} for v in (np.inf, -1.5, np.nan)]
+    )
+    assert " % " not in source
