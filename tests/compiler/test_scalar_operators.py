@@ -28,9 +28,15 @@ def mode():
     compiler.set_mode(previous)
 
 
+def warning_of(caught: warnings.WarningMessage) -> tuple:
+    """A warning's category and message, where numpy's scalar operators say ``scalar add`` for
+    the ufunc's ``add`` (the one difference of the float operators, see `codegen`)."""
+    return caught.category, str(caught.message).replace(" scalar ", " ")
+
+
 def run_recording(new_mode, set_mode, fetches, feeds):
     """For each feed dict, the results of a run with compilation ``new_mode`` and the warnings
-    it gave; and the compiled source."""
+    it gave (`warning_of`); and the compiled source."""
     set_mode(new_mode)
     outcomes = []
     with df.Session(config=NO_PASSES) as sess:
@@ -38,7 +44,7 @@ def run_recording(new_mode, set_mode, fetches, feeds):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 results = sess.run(fetches, feed)
-            outcomes.append((results, [(w.category, str(w.message)) for w in caught]))
+            outcomes.append((results, [warning_of(w) for w in caught]))
         source = df.debug.compiled_source(sess, fetches) if new_mode == "force" else ""
     return outcomes, source
 
@@ -158,3 +164,62 @@ def test_a_float_floormod_keeps_the_kernel_and_its_silence(mode):
         mode, fetches, [{x: np.array(v, np.float32)} for v in (np.inf, -1.5, np.nan)]
     )
     assert " % " not in source
+
+
+ARITHMETIC = [(lambda a, b: a + b, "+"), (lambda a, b: a - b, "-"), (lambda a, b: a * b, "*")]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8])
+@pytest.mark.parametrize(("operation", "symbol"), ARITHMETIC)
+def test_integer_arithmetic_uses_the_operator_only_where_it_cannot_overflow(
+    mode, dtype, operation, symbol
+):
+    """numpy's scalar operators warn on overflow where the kernel wraps silently: a run that
+    overflows gives the kernel's wrapped value and no warning."""
+    x = df.placeholder(df.as_dtype(dtype), [], name="x")
+    y = df.placeholder(df.as_dtype(dtype), [], name="y")
+    fetches = [operation(a, b) for a, b in operand_kinds(x, y)]
+    fetches.append(operation(x, df.constant(3, df.as_dtype(dtype))))
+    values = special_values(dtype)
+    feeds = [{x: np.array(a), y: np.array(b)} for a, b in itertools.product(values, values)]
+    source = assert_same_as_interpreter(mode, fetches, feeds)
+    assert f" {symbol} " in source and " if " in source
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("operation", "symbol"), ARITHMETIC)
+def test_float_arithmetic_of_operands_of_unknown_kind_keeps_the_ufuncs_nan_bits(
+    mode, dtype, operation, symbol
+):
+    """A fed operand is a 0-d array, whose operator would keep the other NaN: the line tests
+    the operands' types and calls the kernel unless both are numpy scalars."""
+    x = df.placeholder(df.as_dtype(dtype), [], name="x")
+    y = df.placeholder(df.as_dtype(dtype), [], name="y")
+    scalar_x, scalar_y = operand_kinds(x, y)[1]
+    fetches = [operation(x, y), operation(x, scalar_y), operation(scalar_x, y)]
+    fetches.append(operation(scalar_x, scalar_y))
+    values = special_values(dtype)
+    feeds = [{x: np.array(a), y: np.array(b)} for a, b in itertools.product(values, values)]
+    source = assert_same_as_interpreter(mode, fetches, feeds)
+    assert "is np_" in source
+
+
+CAST_TYPES = [np.bool_, np.int8, np.int32, np.int64, np.uint8, np.float16, np.float32, np.float64]
+
+
+@pytest.mark.parametrize("source_dtype", CAST_TYPES)
+@pytest.mark.parametrize("target_dtype", CAST_TYPES)
+def test_a_cast_of_a_numpy_scalar_converts_as_astype_and_keeps_a_0d_array(
+    mode, source_dtype, target_dtype
+):
+    x = df.placeholder(df.as_dtype(source_dtype), [], name="x")
+    as_scalar = operand_kinds(x, x)[1][0]
+    target = df.as_dtype(target_dtype)
+    fetches = [df.cast(x, target), df.cast(as_scalar, target)]
+    feeds = [{x: np.array(v)} for v in special_values(source_dtype)]
+    source = assert_same_as_interpreter(mode, fetches, feeds)
+    source_kind, target_kind = np.dtype(source_dtype).kind, np.dtype(target_dtype).kind
+    widening = np.can_cast(source_dtype, target_dtype, "safe")
+    converts = (source_kind in "biu" and target_kind == "f") or widening
+    expected = converts and source_dtype is not target_dtype  # a cast to its dtype is no op
+    assert (f"np_{np.dtype(target_dtype).name}(" in source) == expected
