@@ -425,7 +425,9 @@ class CompiledRegion:
 
 def locate_member(error: BaseException, code, lines: dict, nodes: Sequence[Node]) -> None:
     """Records on ``error``, raised by a line of generated ``code`` (``lines`` maps a line to
-    ``(member, argument names, step)``), which member raised it and with what inputs, as
+    ``(member, argument names, step)``, the member being an index of ``nodes`` or the `Node`
+    itself: a line of a compiled cond written inside a loop's code), which member raised it
+    and with what inputs, as
     ``error.compiled_step = (the member's tag, input values)``; the innermost code that
     records it wins.  On a step ``(record, operand names)`` of a written-out fused chain it
     also records ``error.fused_step = (record, operand values)``, as the fused kernel does."""
@@ -438,7 +440,8 @@ def locate_member(error: BaseException, code, lines: dict, nodes: Sequence[Node]
     if member is None:
         return
     values = traceback.tb_frame.f_locals
-    error.compiled_step = (nodes[member].tag, tuple(values.get(a) for a in args))
+    node = member if isinstance(member, Node) else nodes[member]
+    error.compiled_step = (node.tag, tuple(values.get(a) for a in args))
     if step is not None:
         record, operand_names = step
         error.fused_step = (record, tuple(values.get(a) for a in operand_names))

@@ -18,6 +18,9 @@ What the generated function does, and why it equals the interpreter:
   downstream of a true output: they run only when the predicate holds), then moves each
   NextIteration's value into its Merge's variable.  Every op is pure, so running iterations
   one at a time (``parallel_iterations`` = 1) gives what any overlap gives.
+- A compiled cond of the body is written in the loop's code (`CompiledCond.inline_lines`):
+  the same ``if``/``else`` and branch lines its own function runs, without a call per
+  iteration; an error of a branch line names the cond's member as that function would.
 - A zero-trip loop returns the Enters' values themselves; ``maximum_iterations`` is part of
   the predicate the graph computes.
 - Deadness: an ordinary node is dead when an input is.  The Enters' inputs must have the same
@@ -273,10 +276,15 @@ class CompiledLoop:
         def emit(index: int) -> None:
             node = nodes[index]
             args = tuple(names[tuple(edge)] for edge in node.inputs)
-            for text, step in emitter.lines(node, index, args):
-                steps.append((text, index, args, step))
+            targets = [value_name(index, k, node.num_outputs) for k in range(node.num_outputs)]
+            cond = getattr(node.kernel, "compiled_cond", None)
+            if cond is not None:
+                steps.extend(cond.inline_lines(emitter, args, targets, f"c{index}_"))
+            else:
+                for text, step in emitter.lines(node, index, args):
+                    steps.append((text, index, args, step))
             for k in range(node.num_outputs):
-                names[(index, k)] = value_name(index, k, node.num_outputs)
+                names[(index, k)] = targets[k]
 
         self.schedule = (
             merges,
@@ -289,7 +297,7 @@ class CompiledLoop:
         first_switch = switch_of_merge[merges[0]]
         test_args = (names[(merges[0], 0)], names[predicate])
         steps.append((f"if not {names[predicate]}:  # the Switches", first_switch, test_args, None))
-        steps.append(("    break", -1, (), None))
+        steps.append(("    break", None, (), None))
         for index in ops:
             if index in in_body:
                 emit(index)
@@ -299,7 +307,7 @@ class CompiledLoop:
             next_values.append(names[tuple(nodes[back].inputs[0])])
         variables = ", ".join(names[(m, 0)] for m in merges)
         steps.append(
-            (f"{variables} = {', '.join(next_values)}  # the NextIterations", -1, (), None)
+            (f"{variables} = {', '.join(next_values)}  # the NextIterations", None, (), None)
         )
         results = [names[(nodes[e].inputs[0][0], 0)] for e in self.exits]
         returned = results[0] if len(results) == 1 else f"({', '.join(results)},)"
@@ -315,9 +323,9 @@ class CompiledLoop:
             "        try:",
             "            while True:",
         ]
-        for text, index, args, step in steps:
-            if index >= 0:
-                self.lines[len(lines) + 1] = (index, args, step)
+        for text, member, args, step in steps:
+            if member is not None:
+                self.lines[len(lines) + 1] = (member, args, step)
             lines.append(f"                {text}")
         lines += [
             "                iteration += 1",
