@@ -174,6 +174,22 @@ class LineEmitter:
         self.python_ints: dict[str, str] = {}  # an integer constant's scalar -> its int's name
         self.scalars: dict[str, str] = {}  # a 0-d constant's name -> its numpy scalar's name
 
+    def scalar_alias(self, name: str, producer: Node) -> Optional[str]:
+        """The line ``<name>_scalar = <name>[()]`` that binds, once, the numpy scalar of a
+        value of static shape ``()`` (a loop's invariant input, a 0-d array when fed), for the
+        lines where only its value counts (operands of a ufunc, a comparison or an operator
+        whose test needs numpy scalars); the value itself stays where its kind shows (a
+        ``Cast``, an ``Identity``, a result).  None when ``producer``'s output is not such
+        a value."""
+        dtype = _output_dtype(producer)
+        if not _is_scalar_output(producer) or dtype is None or dtype.kind not in "biuf":
+            return None
+        alias = f"{name}_scalar"
+        self.scalars[name] = alias
+        if dtype in _OPERATOR_DTYPES:
+            self.float_scalars.add(alias)
+        return f"{alias} = {name}[()]"
+
     def lines(self, node: Node, index: int, args: tuple) -> list[tuple[str, Any]]:
         """The lines ``(text, step)`` of one node, commented: one line, or one per step of a
         written-out fused chain, ``step`` then being ``(record, operand names)`` for

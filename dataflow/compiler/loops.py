@@ -21,6 +21,9 @@ What the generated function does, and why it equals the interpreter:
 - A compiled cond of the body is written in the loop's code (`CompiledCond.inline_lines`):
   the same ``if``/``else`` and branch lines its own function runs, without a call per
   iteration; an error of a branch line names the cond's member as that function would.
+- Lines that give the same value in every iteration run once, before the loop: the
+  constants, and the numpy scalar of each invariant input of static shape ``()``
+  (`codegen.LineEmitter.scalar_alias`).
 - A zero-trip loop returns the Enters' values themselves; ``maximum_iterations`` is part of
   the predicate the graph computes.
 - Deadness: an ordinary node is dead when an input is.  The Enters' inputs must have the same
@@ -46,7 +49,7 @@ import executor
 from executor.program import Node, NodeKind, Program
 
 from . import native
-from .codegen import LineEmitter, describe, locate_member, value_name
+from .codegen import LineEmitter, _constant_value, describe, locate_member, value_name
 from .conds import is_compiled_structure
 from .regions import guards, is_eligible, replace_members, topological_order
 
@@ -250,7 +253,12 @@ class CompiledLoop:
         for index in inside:
             node = nodes[index]
             if node.kind == NodeKind.ENTER:
-                names[(index, 0)] = parameters[tuple(node.inputs[0])]
+                parameter = parameters[tuple(node.inputs[0])]
+                names[(index, 0)] = parameter
+                if node.is_constant and parameter not in emitter.scalars:
+                    alias = emitter.scalar_alias(parameter, node)
+                    if alias is not None:
+                        start.append(f"{alias}  # {describe(node)}")
         merges = [i for i in inside if nodes[i].kind == NodeKind.MERGE]
         for merge in merges:
             variable = value_name(merge, 0, 1)
@@ -278,7 +286,9 @@ class CompiledLoop:
             args = tuple(names[tuple(edge)] for edge in node.inputs)
             targets = [value_name(index, k, node.num_outputs) for k in range(node.num_outputs)]
             cond = getattr(node.kernel, "compiled_cond", None)
-            if cond is not None:
+            if _constant_value(node) is not None:
+                start.extend(text for text, _ in emitter.lines(node, index, args))
+            elif cond is not None:
                 steps.extend(cond.inline_lines(emitter, args, targets, f"c{index}_"))
             else:
                 for text, step in emitter.lines(node, index, args):
