@@ -399,8 +399,9 @@ PINNED = {
         pin(
             "print(df.debug.compiled_source(sess, [y, z], {x: 0.0}))",
             "# region scaled/y..z: 6 op(s)",
-            "def make(const1, scalar1, k2, const3, scalar3, k5, k6, locate):",
-            "v2 = k2(in0, v1) # scaled (Mul) at Cell In[…], line 4",
+            "def make(const1, scalar1, k2, np_float32, const3, scalar3, k5, k6, locate):",
+            "v2 = scalar1 * in0 if type(in0) is np_float32 else k2(in0, v1) # scaled (Mul) at "
+            "Cell In[…], line 4",
             "v4 = scalar3 + v2 # shifted (Add) at Cell In[…], line 5",
             "v5 = k5(v4) # y (Square) at Cell In[…], line 6",
             "return (v5, v6,)",
@@ -710,9 +711,12 @@ PINNED = {
             "# cond loop/step: 12 op(s)",
             "# loop loop: 22 op(s)",
             "def make(… locate, monotonic, deadline_error, check_every):",
-            "v28 = k28(v17, v13, v12, in3) # the compiled cond 'loop/step' above, built at …",
+            "in2_scalar = in2[()] # loop/Enter_2 (Enter) at …",
+            "if v17: # loop/step/Switch (Switch) at Cell In[…], line 8",
+            "v28 = vc28_38 # the Merges",
+            "np_float32(v12) if type(v12) is np_int32 else kc28_24(v12)",
             "compiled y = 8.568699",
-            stated="one `if`/`else`, and a whole `while_loop` frame of pure ops, conds included",
+            stated="the cond is not called but written inside the loop's code",
         ),
         pin(
             'available = getattr(compiler, "native_available", None)',
