@@ -1327,7 +1327,7 @@ def _deadline_error(e: executor.DeadlineExceededError, plan: _Plan, timeout_ms: 
             "into one function, which stops at its own next check of the deadline."
         )
     loops = {frame.split("[", 1)[0] for frame in frames if frame is not None and frame != "root"}
-    for node in (plan.reference or plan).nodes:
+    for node in (getattr(plan, "reference", None) or plan).nodes:
         if node.kind == NodeKind.ENTER and node.frame_name in loops:
             loops.discard(node.frame_name)
             op = op or _user_op(node.tag)

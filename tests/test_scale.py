@@ -21,6 +21,7 @@ import pytest
 from work_counter import count_work
 
 import dataflow as df
+from dataflow import compiler
 
 # Work for 2n ops over work for n ops: 2 for linear work, 4 for quadratic work.  The margin
 # takes in n log n parts and the fixed cost of a run.
@@ -143,6 +144,30 @@ def test_collapsing_many_conds_on_constants_is_linear():
         return first_run_work(lambda: conds_on_constants(count), PASSES)
 
     assert growth(work, 80) < LINEAR
+
+
+def loops_with_conds(count: int):
+    """``count`` independent while loops, each with a cond in its body."""
+    x = df.placeholder(df.float64, [], name="x")
+
+    def body(v):
+        return [df.cond(v > 2.0, lambda: v * 0.5, lambda: v + 1.0)]
+
+    return x, [df.while_loop(lambda v: v < 5.0, body, [x + float(i)]) for i in range(count)]
+
+
+def test_compiling_a_plan_of_many_loops_and_conds_is_linear():
+    # Each loop and cond becomes one node: finding and replacing them must not rescan the
+    # whole plan once per loop or cond.
+    def work(count):
+        graph = df.Graph()
+        with graph.as_default():
+            x, ys = loops_with_conds(count)
+        plan = df.session.lower_graph(graph, ys, (x,), [])
+        program = plan.executable.program
+        return count_work(lambda: compiler.compile_program(program, min_ops=1))
+
+    assert growth(work, 40) < LINEAR
 
 
 def _stack_depth() -> int:

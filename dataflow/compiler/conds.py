@@ -56,7 +56,7 @@ import numpy as np
 from executor.program import Node, NodeKind, Program
 
 from .codegen import LineEmitter, describe, locate_member, value_name
-from .regions import guards, is_eligible, replace_members, topological_order
+from .regions import guards, is_eligible, replace_many, topological_order
 
 
 def is_compiled_structure(node: Node) -> bool:
@@ -144,11 +144,17 @@ def find_conds(program: Program) -> list[CondStructure]:
             consumers[p].append(index)
     outside_reads = {tuple(e) for e in program.fetches}
     targets = set(program.targets)
+    within: dict[int, list[int]] = {}  # id(context) -> the nodes inside it, at any depth
+    for index, chain in enumerate(chains):
+        for context in chain:
+            within.setdefault(id(context), []).append(index)
+    position = {index: k for k, index in enumerate(order)}
     found = []
     for key, merges in groups.items():
         structure = _analyse(
-            nodes, chains, order, guard, consumers, contexts_of[key], merges, outside_reads, targets
-        )
+            nodes, within, position, guard, consumers, contexts_of[key], merges, outside_reads,
+            targets,
+        )  # fmt: skip
         if structure is not None:
             found.append(structure)
     return found
@@ -168,16 +174,16 @@ def _control_guard(nodes: Sequence[Node], guard: list, producer: int) -> frozens
     return guard[producer]
 
 
-def _analyse(nodes, chains, order, guard, consumers, contexts, merges, fetched, targets):
+def _analyse(nodes, within, position, guard, consumers, contexts, merges, fetched, targets):
     """The `CondStructure` of the cond whose branch contexts are ``contexts`` (false, true)
-    and whose Merges in the program are ``merges``, or None when it may not be compiled."""
+    and whose Merges in the program are ``merges``, or None when it may not be compiled.
+    ``within`` lists the nodes inside each context; ``position`` is each node's place in a
+    topological order."""
     not_to_replace = {producer for producer, _ in fetched} | targets
     side: dict[int, int] = {}  # node -> the branch it lies in
-    for index, chain in enumerate(chains):
-        for context in chain:
-            if context is contexts[0] or context is contexts[1]:
-                side[index] = context.branch
-                break
+    for context in contexts:
+        for index in within.get(id(context), ()):
+            side[index] = context.branch
     pivot_ops = {id(c.pivot.op) for c in contexts if c.pivot is not None}
     own_switch = None
     for index in side:
@@ -276,7 +282,6 @@ def _analyse(nodes, chains, order, guard, consumers, contexts, merges, fetched, 
             )
             if used:
                 outputs.append(edge)
-    position = {index: k for k, index in enumerate(order)}
     branches = tuple(
         Branch(
             taken_when=branch,
@@ -463,15 +468,18 @@ def compile_conds(program: Program) -> tuple[Program, list[CompiledCond]]:
         found = find_conds(program)
         if not found:
             return program, made
-        for structure in found:
-            cond = CompiledCond(program.nodes, structure)
-            made.append(cond)
-            program = replace_members(
-                program,
-                structure.members,
-                lambda inputs, controls, cond=cond: cond.node(inputs, controls),
-                cond.inputs,
-                cond.structure.control_inputs,
-                {edge: k for k, edge in enumerate(cond.outputs)},
-            )
-            break  # the indices changed: look again
+        conds = [CompiledCond(program.nodes, structure) for structure in found]
+        made += conds
+        program = replace_many(
+            program,
+            [
+                (
+                    cond.members,
+                    lambda inputs, controls, cond=cond: cond.node(inputs, controls),
+                    cond.inputs,
+                    cond.structure.control_inputs,
+                    {edge: k for k, edge in enumerate(cond.outputs)},
+                )
+                for cond in conds
+            ],
+        )  # then look again: an outer cond may be compilable now that its inner ones are nodes

@@ -51,7 +51,7 @@ from executor.program import Node, NodeKind, Program
 from . import native
 from .codegen import LineEmitter, _constant_value, describe, locate_member, value_name
 from .conds import is_compiled_structure
-from .regions import guards, is_eligible, replace_members, topological_order
+from .regions import guards, is_eligible, replace_many, topological_order
 
 CHECK_CLOCK_EVERY = 64
 
@@ -88,7 +88,9 @@ def failed_where(error: BaseException, frame: str, iteration: int) -> tuple[str,
 
 def compile_loops(program: Program) -> tuple[Program, list]:
     """``program`` with each loop frame that may be compiled replaced by one node, innermost
-    first, and the `CompiledLoop`s made."""
+    first, and the `CompiledLoop`s made.  Each pass analyses the program once and replaces every
+    innermost frame it can together, so the work grows with the program times the depth of its
+    nesting, not with the number of loops."""
     loops: list = []
     refused: set = set()
     while True:
@@ -96,35 +98,43 @@ def compile_loops(program: Program) -> tuple[Program, list]:
         frame = frames_of(nodes)
         if frame is None or any(node.blocking for node in nodes):
             return program, loops
-        paths = {f for f in frame if f}
-        innermost = sorted(
-            p
-            for p in paths
-            if p not in refused and not any(len(q) > len(p) and q[: len(p)] == p for q in paths)
-        )
+        inside: dict[tuple, list[int]] = {}
+        exits: dict[tuple, list[int]] = {}
+        for index, path in enumerate(frame):
+            if path:
+                inside.setdefault(path, []).append(index)
+            node = nodes[index]
+            if node.kind == NodeKind.EXIT and frame[node.inputs[0][0]]:
+                exits.setdefault(frame[node.inputs[0][0]], []).append(index)
+        parents = {path[:-1] for path in inside}
+        innermost = sorted(p for p in inside if p not in refused and p not in parents)
         if not innermost:
             return program, loops
-        path = innermost[0]
-        loop = _make_loop(nodes, frame, path)
-        if loop is None:
-            refused.add(path)
-            continue
-        program = _replace_frame(program, loop)
-        loops.append(loop)
+        order = topological_order(nodes)
+        analysis = (guards(nodes, order), {index: k for k, index in enumerate(order)})
+        made = []
+        for path in innermost:
+            loop = _make_loop(nodes, inside[path], exits.get(path, []), path, analysis)
+            if loop is None:
+                refused.add(path)
+            else:
+                made.append(loop)
+        if made:
+            program = replace_many(program, [_replacement(loop) for loop in made])
+            loops += made
 
 
 def _context_of(node: Node):
     return getattr(node.tag, "_control_flow_context", None)
 
 
-def _make_loop(nodes: Sequence[Node], frame: list, path: tuple) -> Optional[CompiledLoop]:
-    """The compiled loop of frame ``path``, or None when the frame may not be compiled."""
-    inside = [i for i, f in enumerate(frame) if f == path]
-    exits = [
-        i
-        for i, node in enumerate(nodes)
-        if node.kind == NodeKind.EXIT and frame[node.inputs[0][0]] == path
-    ]
+def _make_loop(
+    nodes: Sequence[Node], inside: list, exits: list, path: tuple, analysis: tuple
+) -> Optional[CompiledLoop]:
+    """The compiled loop of frame ``path`` (its nodes ``inside``, its Exits ``exits``), or None
+    when the frame may not be compiled.  ``analysis`` is ``(guards, topological positions)``
+    of the program's nodes."""
+    guard, position = analysis
     enters = [i for i in inside if nodes[i].kind == NodeKind.ENTER]
     context = _context_of(nodes[enters[0]]) if enters else None
     if not exits or getattr(context, "frame_name", None) != path[-1]:
@@ -187,10 +197,9 @@ def _make_loop(nodes: Sequence[Node], frame: list, path: tuple) -> Optional[Comp
                 return None
             if nodes[p].kind == NodeKind.MERGE and output != 0:
                 return None
-    guard = guards(nodes, topological_order(nodes))
     if len({guard[i] for i in enters}) != 1:
         return None  # some loop inputs could be dead while others are live
-    return CompiledLoop(path[-1], nodes, inside, exits, predicate, switch_of_merge)
+    return CompiledLoop(path[-1], nodes, inside, exits, predicate, switch_of_merge, position)
 
 
 class CompiledLoop:
@@ -204,7 +213,7 @@ class CompiledLoop:
 
     kind = "loop"
 
-    def __init__(self, frame_name, nodes, inside, exits, predicate, switch_of_merge):
+    def __init__(self, frame_name, nodes, inside, exits, predicate, switch_of_merge, position):
         self.frame_name = frame_name
         self.name = frame_name
         self.nodes = nodes
@@ -224,7 +233,7 @@ class CompiledLoop:
         self.predicate = predicate
         self.switch_of_merge = switch_of_merge
         self.lines: dict[int, tuple[int, tuple[str, ...], Any]] = {}
-        self.source, bound = self._generate(inside, predicate, switch_of_merge)
+        self.source, bound = self._generate(inside, predicate, switch_of_merge, position)
         namespace: dict[str, Any] = {}
         code = compile(self.source, f"<compiled loop {frame_name}>", "exec")
         exec(code, namespace)  # noqa: S102 - the text generated just above
@@ -243,7 +252,7 @@ class CompiledLoop:
     def function_name(self) -> str:
         return "loop_" + "".join(c if c.isalnum() else "_" for c in self.name)
 
-    def _generate(self, inside, predicate, switch_of_merge) -> tuple[str, dict]:
+    def _generate(self, inside, predicate, switch_of_merge, position) -> tuple[str, dict]:
         nodes = self.nodes
         parameters = {edge: f"in{i}" for i, edge in enumerate(self.inputs)}
         names: dict[tuple[int, int], str] = {}
@@ -267,7 +276,7 @@ class CompiledLoop:
             names[(merge, 0)] = variable
             switch = switch_of_merge[merge]
             names[(switch, 0)] = names[(switch, 1)] = variable
-        ops = [i for i in topological_order(nodes) if i in set(inside)]
+        ops = sorted(inside, key=position.__getitem__)
         ops = [i for i in ops if nodes[i].kind == NodeKind.OP]
         in_body: set[int] = set()
         for index in ops:
@@ -367,8 +376,8 @@ class CompiledLoop:
         locate_member(error, self._code, self.lines, self.nodes)
 
 
-def _replace_frame(program: Program, loop: CompiledLoop) -> Program:
-    """``program`` with ``loop``'s members replaced by one node where its last member was."""
+def _replacement(loop: CompiledLoop) -> tuple:
+    """What `replace_many` needs to put ``loop``'s node where its last member was."""
 
     def loop_node(inputs, control_inputs) -> Node:
         return Node(
@@ -384,6 +393,4 @@ def _replace_frame(program: Program, loop: CompiledLoop) -> Program:
         )
 
     output_of = {(exit_index, 0): k for k, exit_index in enumerate(loop.exits)}
-    return replace_members(
-        program, loop.members, loop_node, loop.inputs, loop.control_inputs, output_of
-    )
+    return loop.members, loop_node, loop.inputs, loop.control_inputs, output_of

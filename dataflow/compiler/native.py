@@ -21,10 +21,6 @@ admitted dtype (``bool``, the integers, ``float32``, ``float64``; the static sha
   ``LoopCond``);
 - a fused elementwise chain of small values whose steps are all exact ufuncs.
 
-An op whose operands are all constants keeps Python too: LLVM would compute it while compiling,
-and its NaNs are positive where the machine's (and numpy's) are negative (``inf - inf``).
-The graph passes fold such ops before compilation anyway.
-
 Anything else -- transcendentals (LLVM's ``exp``/``tanh``/``log`` differ from numpy's in
 the last bit), reductions (numpy sums pairwise), ops that can raise (integer division),
 arrays, inner loops -- keeps the whole region or loop in Python.  After compiling, the
@@ -39,7 +35,11 @@ variable whose next value is another variable unchanged stays in Python: which k
 value has would depend on the iteration.  An input that is not a 0-d value of the expected
 dtype sends the call to Python.  Native code is silent where numpy warns (float overflow,
 invalid operations), as TensorFlow is; the values are the same, NaN signs and payloads
-included (of two NaN operands, numpy's ufuncs and numba's code both keep the first).
+included: LLVM treats a NaN's sign and payload as free to change when it optimizes
+(``a - (-b)`` becomes ``a + b``; ``inf - inf`` on constants folds to a positive NaN where the
+machine makes a negative one), so a call whose results include a NaN is run again in Python,
+which gives the interpreter's bits.  Only a result that is a NaN can show a NaN's sign: no
+admitted op reads it (comparisons, ``where`` and casts to bool ignore it).
 
 **Errors.**  No admitted op raises (floats follow ``error_model="numpy"``: division by zero
 gives inf as numpy does).  Should the native call raise all the same, the wrapper re-runs
@@ -229,7 +229,6 @@ class _Writer:
         self.dtypes: dict[str, np.dtype] = {}
         self.lines: list[str] = []
         self.computed = 0  # lines that are not constants
-        self.constants: set[str] = set()  # names of constants, written as literals
 
     def parameter(self, edge: tuple, name: str, kind: Any) -> None:
         self.names[tuple(edge)] = name
@@ -258,11 +257,6 @@ class _Writer:
         if node.kernel in codegen._PASS_THROUGH and len(args) == 1:
             self.names[(index, 0)] = args[0]
             return
-        if args and all(a in self.constants for a in args):
-            raise NotNative(
-                f"{where} computes on constants only, which LLVM would fold at compile time "
-                "(its NaNs do not have the sign the machine's arithmetic gives)"
-            )
         op_def = getattr(node.tag, "_op_def", None)
         extra = op_def.extra if op_def is not None else {}
         steps = codegen._written_out_steps(node)
@@ -302,8 +296,6 @@ class _Writer:
 
     def _line(self, target, text, kind, dtype, comment: str, constant: bool = False) -> None:
         self.computed += not constant
-        if constant:
-            self.constants.add(target)
         self.lines.append(f"{target} = {text}  # {comment}")
         self.kinds[target] = kind
         if dtype is not None:
@@ -499,6 +491,12 @@ class _Tier:
         return arguments
 
 
+def _any_nan(results) -> bool:
+    """Whether a native result is a NaN, whose sign and payload LLVM does not keep as the
+    machine's arithmetic makes them (module docstring, "Values")."""
+    return any(type(r) is float and r != r for r in results)
+
+
 def _out(value, dtype: np.dtype, kind, inputs) -> Any:
     """A native result as the interpreter's value: numpy scalar or 0-d array (`_Writer`)."""
     if isinstance(kind, tuple):
@@ -530,6 +528,8 @@ class NativeRegion(_Tier):
         try:
             results = native(*arguments)
         except Exception:
+            return self.python_function(*values)
+        if _any_nan(results):
             return self.python_function(*values)
         position = 0
         outputs = []
@@ -625,6 +625,8 @@ class NativeLoop(_Tier):
         except Exception as error:
             if hasattr(error, "compiled_frames"):
                 raise
+            return self.python_function(context, *values)
+        if _any_nan([state[v] for v in self.exits]):
             return self.python_function(context, *values)
         if iteration == 0:
             results = [values[self.variables[v][0]] for v in self.exits]

@@ -178,48 +178,55 @@ def find_regions(nodes: Sequence[Node], min_size: int = 1) -> list[list[int]]:
     return [region for region in members.values() if len(region) >= min_size]
 
 
-def replace_members(
-    program: Program, members, make_node, inputs, control_inputs, output_of: dict
-) -> Program:
-    """``program`` with the nodes ``members`` replaced by one node, placed where the last of
-    them was, and every edge, control edge, fetch and target renumbered.
+def replace_many(program: Program, replacements) -> Program:
+    """``program`` with each group of nodes replaced by one node, placed where the last of them
+    was, and every edge, control edge, fetch and target renumbered, in one pass.
 
-    ``make_node(inputs, control_inputs)`` makes the node from the renumbered ``inputs`` and
-    ``control_inputs`` (edges and producers outside ``members``); ``output_of`` maps each edge
-    of a member that is read outside to the node's output giving it.  A control edge from a
-    member becomes one from the node."""
-    members = set(members)
-    last = max(members)
+    Each replacement is ``(members, make_node, inputs, control_inputs, output_of)``, the groups
+    of ``members`` disjoint: ``make_node(inputs, control_inputs)`` makes the node from the
+    renumbered ``inputs`` and ``control_inputs`` (edges and producers outside ``members``);
+    ``output_of`` maps each edge of a member that is read outside to the node's output giving
+    it.  A control edge from a member becomes one from its node."""
+    group_of: dict[int, int] = {}
+    last_of: dict[int, int] = {}
+    for g, (members, *_rest) in enumerate(replacements):
+        for index in members:
+            group_of[index] = g
+        last_of[max(members)] = g
     new_index: dict[int, int] = {}
+    replacement_index: dict[int, int] = {}
     position = 0
-    replacement = -1
     for index in range(len(program.nodes)):
-        if index == last:
-            replacement = position
+        if index in last_of:
+            replacement_index[last_of[index]] = position
             position += 1
-        elif index not in members:
+        elif index not in group_of:
             new_index[index] = position
             position += 1
 
     def edge_of(edge) -> tuple[int, int]:
         producer, output = edge
-        if producer in members:
-            return (replacement, output_of[(producer, output)])
+        g = group_of.get(producer)
+        if g is not None:
+            return (replacement_index[g], replacements[g][4][(producer, output)])
         return (new_index[producer], output)
 
     def control_of(producers) -> list[int]:
         result: list[int] = []
         for p in producers:
-            target = replacement if p in members else new_index[p]
+            g = group_of.get(p)
+            target = replacement_index[g] if g is not None else new_index[p]
             if target not in result:
                 result.append(target)
         return result
 
     new_nodes: list[Node] = []
     for index, node in enumerate(program.nodes):
-        if index == last:
+        g = last_of.get(index)
+        if g is not None:
+            _, make_node, inputs, control_inputs, _ = replacements[g]
             new_nodes.append(make_node([edge_of(e) for e in inputs], control_of(control_inputs)))
-        elif index not in members:
+        elif index not in group_of:
             new_nodes.append(
                 Node(
                     **{
