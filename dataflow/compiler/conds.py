@@ -329,6 +329,14 @@ class CompiledCond:
         self.wants_context = any(nodes[i].wants_context for i in ops)
         self.inline = True if all(nodes[i].inline is True for i in ops) else None
         self.tag = nodes[structure.merges[0]].tag
+        tester = structure.switch
+        if tester is None:
+            tester = (
+                structure.branches[1].switches[0]
+                if structure.branches[1].switches
+                else (structure.branches[0].switches[0])
+            )
+        self.tester = tester  # the node an error of the test of the predicate names
         self.lines: dict[int, tuple[int, tuple[str, ...], Any]] = {}
         self.source, bound = self._generate()
         namespace: dict[str, Any] = {}
@@ -349,37 +357,14 @@ class CompiledCond:
         bound: dict[str, Any] = {"value_index0": np.int32(0), "value_index1": np.int32(1)}
         emitter = LineEmitter(bound)
         predicate = parameters[structure.predicate]
-        tester = structure.switch
-        if tester is None:
-            tester = (
-                structure.branches[1].switches[0]
-                if structure.branches[1].switches
-                else (structure.branches[0].switches[0])
-            )
+        tester = self.tester
         arguments = (["context"] if self.wants_context else []) + list(parameters.values())
         # The header names what the body binds: written once the body is, counted now.
         lines = ["", "", "        try:"]
         self.lines[len(lines) + 1] = (tester, (predicate, predicate), None)
         lines.append(f"            if {predicate}:  # {describe(nodes[tester])}")
         for branch in reversed(structure.branches):
-            names: dict[tuple[int, int], str] = {}
-            for switch in branch.switches:
-                outer = parameters[tuple(nodes[switch].inputs[0])]
-                names[(switch, 0)] = names[(switch, 1)] = outer
-            body = []
-            for index in branch.ops:
-                node = nodes[index]
-                args = tuple(names[tuple(edge)] for edge in node.inputs)
-                for text, step in emitter.lines(node, index, args):
-                    body.append((text, index, args, step))
-                for k in range(node.num_outputs):
-                    names[(index, k)] = value_name(index, k, node.num_outputs)
-            results = []
-            for merge, output in structure.outputs:
-                if output == 1:
-                    results.append(f"value_index{branch.taken_when}")
-                else:
-                    results.append(names[branch.results[structure.merges.index(merge)]])
+            body, results = self._branch(branch, emitter, parameters, "")
             if branch.taken_when == 0:
                 lines.append("            else:")
             if not results:
@@ -401,6 +386,62 @@ class CompiledCond:
             f"    return {self.function_name}",
         ]
         return "\n".join(lines) + "\n", bound
+
+    def _branch(self, branch: Branch, emitter: LineEmitter, parameters: dict, stem: str):
+        """The lines ``(text, member, argument names, step)`` of one branch, its ops' values
+        named with ``stem`` before their indices (`codegen.LineEmitter.lines`), and the names
+        of the values it gives for ``outputs``."""
+        nodes, structure = self.nodes, self.structure
+        names: dict[tuple[int, int], str] = {}
+        for switch in branch.switches:
+            outer = parameters[tuple(nodes[switch].inputs[0])]
+            names[(switch, 0)] = names[(switch, 1)] = outer
+        body = []
+        for index in branch.ops:
+            node = nodes[index]
+            args = tuple(names[tuple(edge)] for edge in node.inputs)
+            for text, step in emitter.lines(node, f"{stem}{index}", args):
+                body.append((text, index, args, step))
+            for k in range(node.num_outputs):
+                names[(index, k)] = value_name(f"{stem}{index}", k, node.num_outputs)
+        results = []
+        for merge, output in structure.outputs:
+            if output == 1:
+                results.append(f"value_index{branch.taken_when}")
+            else:
+                results.append(names[branch.results[structure.merges.index(merge)]])
+        return body, results
+
+    def inline_lines(self, emitter: LineEmitter, arguments: tuple, targets: list, stem: str):
+        """The lines ``(text, member node, argument names, step)`` that run this cond where
+        its node would be called, for a caller's generated code (a compiled loop's body):
+        ``if``/``else`` on the predicate, each branch's lines, then its values assigned to
+        ``targets``.  ``arguments`` name the node's inputs; ``emitter`` is the caller's, so
+        the branches' names (``stem`` before each member's index) and bindings join its own."""
+        nodes, structure = self.nodes, self.structure
+        parameters = dict(zip(structure.inputs, arguments))
+        emitter.bound["value_index0"], emitter.bound["value_index1"] = np.int32(0), np.int32(1)
+        predicate = parameters[structure.predicate]
+        lines = [
+            (
+                f"if {predicate}:  # {describe(nodes[self.tester])}",
+                nodes[self.tester],
+                (predicate, predicate),
+                None,
+            )
+        ]
+        for branch in reversed(structure.branches):
+            body, results = self._branch(branch, emitter, parameters, stem)
+            if branch.taken_when == 0:
+                lines.append(("else:", None, (), None))
+            for text, index, args, step in body:
+                lines.append(("    " + text, nodes[index], args, step))
+            if targets:
+                assigned = f"{', '.join(targets)} = {', '.join(results)}"
+                lines.append((f"    {assigned}  # the Merges", None, (), None))
+            else:
+                lines.append(("    pass", None, (), None))
+        return lines
 
     def node(self, inputs, control_inputs) -> Node:
         """The node that runs this cond, taking ``inputs`` and ``control_inputs`` (renumbered)."""

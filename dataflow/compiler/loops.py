@@ -18,6 +18,12 @@ What the generated function does, and why it equals the interpreter:
   downstream of a true output: they run only when the predicate holds), then moves each
   NextIteration's value into its Merge's variable.  Every op is pure, so running iterations
   one at a time (``parallel_iterations`` = 1) gives what any overlap gives.
+- A compiled cond of the body is written in the loop's code (`CompiledCond.inline_lines`):
+  the same ``if``/``else`` and branch lines its own function runs, without a call per
+  iteration; an error of a branch line names the cond's member as that function would.
+- Lines that give the same value in every iteration run once, before the loop: the
+  constants, and the numpy scalar of each invariant input of static shape ``()``
+  (`codegen.LineEmitter.scalar_alias`).
 - A zero-trip loop returns the Enters' values themselves; ``maximum_iterations`` is part of
   the predicate the graph computes.
 - Deadness: an ordinary node is dead when an input is.  The Enters' inputs must have the same
@@ -43,7 +49,7 @@ import executor
 from executor.program import Node, NodeKind, Program
 
 from . import native
-from .codegen import LineEmitter, describe, locate_member, value_name
+from .codegen import LineEmitter, _constant_value, describe, locate_member, value_name
 from .conds import is_compiled_structure
 from .regions import guards, is_eligible, replace_many, topological_order
 
@@ -256,7 +262,12 @@ class CompiledLoop:
         for index in inside:
             node = nodes[index]
             if node.kind == NodeKind.ENTER:
-                names[(index, 0)] = parameters[tuple(node.inputs[0])]
+                parameter = parameters[tuple(node.inputs[0])]
+                names[(index, 0)] = parameter
+                if node.is_constant and parameter not in emitter.scalars:
+                    alias = emitter.scalar_alias(parameter, node)
+                    if alias is not None:
+                        start.append(f"{alias}  # {describe(node)}")
         merges = [i for i in inside if nodes[i].kind == NodeKind.MERGE]
         for merge in merges:
             variable = value_name(merge, 0, 1)
@@ -282,10 +293,17 @@ class CompiledLoop:
         def emit(index: int) -> None:
             node = nodes[index]
             args = tuple(names[tuple(edge)] for edge in node.inputs)
-            for text, step in emitter.lines(node, index, args):
-                steps.append((text, index, args, step))
+            targets = [value_name(index, k, node.num_outputs) for k in range(node.num_outputs)]
+            cond = getattr(node.kernel, "compiled_cond", None)
+            if _constant_value(node) is not None:
+                start.extend(text for text, _ in emitter.lines(node, index, args))
+            elif cond is not None:
+                steps.extend(cond.inline_lines(emitter, args, targets, f"c{index}_"))
+            else:
+                for text, step in emitter.lines(node, index, args):
+                    steps.append((text, index, args, step))
             for k in range(node.num_outputs):
-                names[(index, k)] = value_name(index, k, node.num_outputs)
+                names[(index, k)] = targets[k]
 
         self.schedule = (
             merges,
@@ -298,7 +316,7 @@ class CompiledLoop:
         first_switch = switch_of_merge[merges[0]]
         test_args = (names[(merges[0], 0)], names[predicate])
         steps.append((f"if not {names[predicate]}:  # the Switches", first_switch, test_args, None))
-        steps.append(("    break", -1, (), None))
+        steps.append(("    break", None, (), None))
         for index in ops:
             if index in in_body:
                 emit(index)
@@ -308,7 +326,7 @@ class CompiledLoop:
             next_values.append(names[tuple(nodes[back].inputs[0])])
         variables = ", ".join(names[(m, 0)] for m in merges)
         steps.append(
-            (f"{variables} = {', '.join(next_values)}  # the NextIterations", -1, (), None)
+            (f"{variables} = {', '.join(next_values)}  # the NextIterations", None, (), None)
         )
         results = [names[(nodes[e].inputs[0][0], 0)] for e in self.exits]
         returned = results[0] if len(results) == 1 else f"({', '.join(results)},)"
@@ -324,9 +342,9 @@ class CompiledLoop:
             "        try:",
             "            while True:",
         ]
-        for text, index, args, step in steps:
-            if index >= 0:
-                self.lines[len(lines) + 1] = (index, args, step)
+        for text, member, args, step in steps:
+            if member is not None:
+                self.lines[len(lines) + 1] = (member, args, step)
             lines.append(f"                {text}")
         lines += [
             "                iteration += 1",
