@@ -190,6 +190,27 @@ class NotNative(Exception):
 
 
 # -- writing the source ------------------------------------------------------------------------
+
+# Signed integer ufuncs that can overflow: numba marks signed arithmetic as never wrapping
+# (LLVM's ``nsw``), so LLVM may rewrite around an overflow (``abs(MAX - x)`` became ``MAX - x``).
+# They are written on the unsigned type of the same width, whose arithmetic wraps by definition,
+# and the bits are read back as the signed type: numpy's wrapped value.
+_WRAPPING_UFUNCS = {np.add, np.subtract, np.multiply, np.negative, np.square}
+
+
+def _ufunc_text(ufunc, args: Sequence[str], dtype: Optional[np.dtype]) -> str:
+    """``np.<ufunc>(args)``, on unsigned operands for signed integers (`_WRAPPING_UFUNCS`)."""
+    if dtype is None or dtype.kind != "i" or ufunc not in _WRAPPING_UFUNCS:
+        return f"np.{ufunc.__name__}({', '.join(args)})"
+    unsigned = f"np.uint{dtype.itemsize * 8}"
+    operands = ", ".join(f"{unsigned}({a})" for a in args)
+    if ufunc is np.negative:
+        return f"np.{dtype.name}(np.subtract({unsigned}(0), {operands}))"
+    if ufunc is np.square:
+        return f"np.{dtype.name}(np.multiply({operands}, {operands}))"
+    return f"np.{dtype.name}(np.{ufunc.__name__}({operands}))"
+
+
 def _static(node: Node, output: int) -> tuple[np.dtype, Any]:
     outputs = getattr(node.tag, "outputs", ())
     if output >= len(outputs):
@@ -309,7 +330,7 @@ class _Writer:
         if extra.get("ufunc") in EXACT_UFUNCS:
             if extra["ufunc"] in INTEGER_ONLY_UFUNCS and dtype.kind == "f":
                 raise NotNative(f"{where}: numba's float {extra['ufunc'].__name__} differs")
-            text = f"np.{extra['ufunc'].__name__}({', '.join(args)})"
+            text = _ufunc_text(extra["ufunc"], args, dtype)
             self._line(target, text, "False", dtype, where)
             return
         template = extra.get("native")
@@ -335,7 +356,8 @@ class _Writer:
                 codegen.value_name(index, 0, 1) if last else f"v{index}_step{position}"
             )
             comment = f"{record[2]} ({record[0]}) at {record[3]}, step {position + 1}"
-            text = f"np.{ufunc.__name__}({', '.join(operand_names)})"
+            same = {self.dtypes.get(a, dtype) for a in operand_names if a != previous} <= {dtype}
+            text = _ufunc_text(ufunc, operand_names, dtype if same else None)
             self._line(target, text, "False", dtype if last else None, comment)
             previous = target
         self.names[(index, 0)] = previous

@@ -484,6 +484,19 @@ def test_a_nan_result_has_the_interpreters_sign_and_payload():
     assert natives(regions)
 
 
+@pytest.mark.parametrize("dtype", [np.int16, np.int32, np.int64], ids=lambda d: np.dtype(d).name)
+def test_a_signed_overflow_wraps_before_the_next_op_reads_it(dtype):
+    """numba's signed arithmetic promises LLVM it never wraps, which let LLVM drop the ``abs``
+    of ``MAX - x``; written on unsigned operands, every op wraps as numpy's."""
+    info = np.iinfo(dtype)
+    x = df.placeholder(df.as_dtype(dtype), [])
+    biggest = df.constant(dtype(info.max))
+    fetches = [df.abs(biggest - x), (x * 3 + 1) > 0, df.abs(-x), df.square(x + biggest) < 0]
+    feeds = [{x: dtype(v)} for v in (info.min, info.min + 1, -1, 0, 1, info.max)]
+    regions = assert_same_as_interpreted(fetches, feeds)
+    assert natives(regions)
+
+
 # -- falling back ------------------------------------------------------------------------------
 def test_a_region_with_an_inexact_op_runs_in_python_with_the_right_value():
     x = df.placeholder(df.float32, [])
