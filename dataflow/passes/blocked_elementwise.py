@@ -245,6 +245,9 @@ class BlockedChain:
                 return None
         shapes = [np.shape(x) for x in inputs]
         try:
+            # every input is read by some step: the value is at most their broadcast's size
+            if math.prod(np.broadcast_shapes(*shapes)) < MIN_PARALLEL_ELEMENTS:
+                return None  # checked first: a small chain pays one call, not one per step
             step_shapes = self._step_shapes(shapes)
         except ValueError:
             return None
