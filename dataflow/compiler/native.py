@@ -690,6 +690,22 @@ class _Tier:
     def result_dtypes(self) -> list:
         raise NotImplementedError
 
+    def _call_native(self, values) -> Optional[tuple]:
+        """``(arguments, results)`` of the machine code on ``values`` (results: the values,
+        then their flags), or None when the call belongs to the Python function: not compiled
+        yet, an argument it does not take, an exception, or a NaN (module docstring)."""
+        native = self._ready()
+        if native is None:
+            return None
+        arguments = self.arguments(values)
+        if arguments is None:
+            return None
+        try:
+            results = native(*arguments, *_flags(values))
+        except Exception:
+            return None
+        return None if _any_nan(results) else (arguments, results)
+
     def arguments(self, values) -> Optional[list]:
         """``values`` as numba's arguments (numpy scalars), or None when one is not a 0-d
         value of its dtype."""
@@ -739,18 +755,10 @@ class NativeRegion(_Tier):
         return dtypes + [np.dtype(np.bool_)] * len(dtypes)
 
     def __call__(self, *values):
-        native = self._ready()
-        if native is None:
+        called = self._call_native(values)
+        if called is None:
             return self.python_function(*values)
-        arguments = self.arguments(values)
-        if arguments is None:
-            return self.python_function(*values)
-        try:
-            results = native(*arguments, *_flags(values))
-        except Exception:
-            return self.python_function(*values)
-        if _any_nan(results):
-            return self.python_function(*values)
+        _, results = called
         count = len(self.native_outputs)
         position = 0
         outputs = []
@@ -826,18 +834,10 @@ class NativeCond(_Tier):
         return [*self.output_dtypes, *[np.dtype(np.bool_)] * len(self.output_dtypes)]
 
     def __call__(self, *values):
-        native = self._ready()
-        if native is None:
+        called = self._call_native(values)
+        if called is None:
             return self.python_function(*values)
-        arguments = self.arguments(values)
-        if arguments is None:
-            return self.python_function(*values)
-        try:
-            results = native(*arguments, *_flags(values))
-        except Exception:
-            return self.python_function(*values)
-        if _any_nan(results):
-            return self.python_function(*values)
+        arguments, results = called
         count = len(self.output_dtypes)
         passed = self.passed[bool(arguments[0])]
         outputs = [
