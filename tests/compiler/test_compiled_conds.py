@@ -18,14 +18,6 @@ from dataflow.compiler.loops import CompiledLoop
 from executor.program import NodeKind
 
 
-@pytest.fixture
-def mode():
-    """Sets the compilation mode for one test and restores the one before it."""
-    previous = compiler.mode()
-    yield compiler.set_mode
-    compiler.set_mode(previous)
-
-
 def run_in(new_mode, set_mode, fetches, feed_dict=None):
     """The results of one run in a new Session with compilation ``new_mode``, and its plan."""
     set_mode(new_mode)

@@ -11,18 +11,9 @@ from bitwise import same_bits
 import dataflow as df
 import dataflow.session as session_module
 import executor
-from dataflow import compiler, errors
+from dataflow import errors
 from dataflow.compiler.loops import CompiledLoop
 from executor.program import NodeKind
-
-
-@pytest.fixture
-def mode():
-    """Sets the compilation mode for one test and restores the one before it."""
-    previous = compiler.mode()
-    yield compiler.set_mode
-    compiler.set_mode(previous)
-
 
 NO_PASSES = df.ConfigProto(
     graph_options=df.passes.GraphOptions(

@@ -12,14 +12,6 @@ from dataflow import compiler, errors
 from dataflow.compiler.regions import find_regions
 
 
-@pytest.fixture
-def mode():
-    """Sets the compilation mode for one test and restores the one before it."""
-    previous = compiler.mode()
-    yield compiler.set_mode
-    compiler.set_mode(previous)
-
-
 def here() -> int:
     return inspect.currentframe().f_back.f_lineno - 1
 

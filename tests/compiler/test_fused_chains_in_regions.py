@@ -8,15 +8,7 @@ import pytest
 from bitwise import same_bits
 
 import dataflow as df
-from dataflow import compiler, errors
-
-
-@pytest.fixture
-def mode():
-    """Sets the compilation mode for one test and restores the one before it."""
-    previous = compiler.mode()
-    yield compiler.set_mode
-    compiler.set_mode(previous)
+from dataflow import errors
 
 
 def here() -> int:

@@ -10,15 +10,6 @@ import pytest
 from interpreter_match import NO_PASSES, assert_same_as_interpreter
 
 import dataflow as df
-from dataflow import compiler
-
-
-@pytest.fixture
-def mode():
-    """Sets the compilation mode for one test and restores the one before it."""
-    previous = compiler.mode()
-    yield compiler.set_mode
-    compiler.set_mode(previous)
 
 
 def special_values(dtype) -> list:
