@@ -7,15 +7,11 @@ import numpy as np
 import dataflow as df
 
 
-def _peak_bytes_of_loop(n_iterations: int) -> int:
-    graph = df.Graph()
-    with graph.as_default():
-        n = df.placeholder(df.int32, shape=[])
-        i0 = df.constant(0)
-        v0 = df.zeros([1000], dtype=df.float64)
-        _, total = df.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, v + 1.0), [i0, v0])
-    with df.Session(graph=graph) as sess:
-        sess.run(total, {n: 2})  # plan built and cached before measuring
+def _peak_bytes_of_run(graph, total, n, n_iterations: int, config=None) -> int:
+    """The peak of memory traced during a run of ``total`` fed ``n_iterations`` (the plan is
+    built and cached first, so only the run is measured); checks the result."""
+    with df.Session(graph=graph, config=config) as sess:
+        sess.run(total, {n: 2})
         tracemalloc.start()
         try:
             result = sess.run(total, {n: n_iterations})
@@ -24,6 +20,16 @@ def _peak_bytes_of_loop(n_iterations: int) -> int:
             tracemalloc.stop()
     assert np.all(result == n_iterations)
     return peak
+
+
+def _peak_bytes_of_loop(n_iterations: int) -> int:
+    graph = df.Graph()
+    with graph.as_default():
+        n = df.placeholder(df.int32, shape=[])
+        i0 = df.constant(0)
+        v0 = df.zeros([1000], dtype=df.float64)
+        _, total = df.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, v + 1.0), [i0, v0])
+    return _peak_bytes_of_run(graph, total, n, n_iterations)
 
 
 def test_memory_of_a_100000_iteration_loop_stays_flat():
@@ -50,16 +56,7 @@ def _peak_bytes_of_loop_across_devices(n_iterations: int) -> int:
             _, total = df.while_loop(lambda i, v: i < n, body, [i0, v0])
             total = df.identity(total)
     config = df.ConfigProto(device_count={"CPU": 2})
-    with df.Session(graph=graph, config=config) as sess:
-        sess.run(total, {n: 2})  # plan built and cached before measuring
-        tracemalloc.start()
-        try:
-            result = sess.run(total, {n: n_iterations})
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-    assert np.all(result == n_iterations)
-    return peak
+    return _peak_bytes_of_run(graph, total, n, n_iterations, config)
 
 
 def test_memory_of_a_loop_across_devices_stays_flat():
