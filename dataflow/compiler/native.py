@@ -69,9 +69,7 @@ still stops at the deadline, after some tens of milliseconds of native work thro
 **Not yet native:** arrays (values of any other shape than ``[]``), float minimum/maximum
 (numba keeps the first operand of two zeros where numpy picks the signed one), float
 ``FloorDiv``/``FloorMod`` (not proven bit-exact), ``TruncateMod`` (numba's ``fmod`` of
-negative integers differs from numpy's), a loop variable of an 8- or 16-bit integer type
-(numba 0.68 compares such a variable unwrapped, ``int8(81) * 3 > 0`` holding, once the loop
-carries another variable), and an inner loop outside a native loop (a cond
+negative integers differs from numpy's), and an inner loop outside a native loop (a cond
 holding a loop: the inner loop alone is native).
 
 **When it compiles** (the mode: ``DATAFLOW_NATIVE``, read at import, or `set_native`):
@@ -195,6 +193,8 @@ class NotNative(Exception):
 # (LLVM's ``nsw``), so LLVM may rewrite around an overflow (``abs(MAX - x)`` became ``MAX - x``).
 # They are written on the unsigned type of the same width, whose arithmetic wraps by definition,
 # and the bits are read back as the signed type: numpy's wrapped value.
+# It also keeps an 8- or 16-bit loop variable wrapped where the loop compares it: under ``nsw``
+# LLVM compared ``int8(81) * 3`` as 243, not as -13.
 _WRAPPING_UFUNCS = {np.add, np.subtract, np.multiply, np.negative, np.square}
 
 
@@ -454,8 +454,6 @@ def _loop_parts(writer: _Writer, loop, argument_names: Sequence[str]) -> tuple:
         writer.dtypes[name] = _scalar_dtype(nodes[merge], 0)
         if writer.dtypes[name] != writer.dtypes[argument_names[k]]:
             raise NotNative(f"loop variable {v} changes its dtype")
-        if writer.dtypes[name].kind in "iu" and writer.dtypes[name].itemsize < 4:
-            raise NotNative(f"loop variable {v} is a narrow integer ({NARROW_LOOP_VARIABLES})")
         switch = loop.switch_of_merge[merge]
         writer.alias((switch, 0), name)
         writer.alias((switch, 1), name)
@@ -884,10 +882,6 @@ def native_cond(cond, python_function):
 
 
 INNER_STEPS_LIMIT = 1 << 24
-NARROW_LOOP_VARIABLES = (
-    "numba compares an 8- or 16-bit integer carried across iterations beside another "
-    "variable without its wrap"
-)
 _NO_LIMIT = 1 << 62
 
 
