@@ -66,8 +66,7 @@ past `INNER_STEPS_LIMIT` steps gives the chunk up, and the call runs again from 
 the Python function, which checks the clock inside inner loops too: an endless inner loop
 still stops at the deadline, after some tens of milliseconds of native work thrown away.
 
-**Not yet native:** arrays (values of any other shape than ``[]``), float minimum/maximum
-(numba keeps the first operand of two zeros where numpy picks the signed one), float
+**Not yet native:** arrays (values of any other shape than ``[]``), float
 ``FloorDiv``/``FloorMod`` (not proven bit-exact), ``TruncateMod`` (numba's ``fmod`` of
 negative integers differs from numpy's), and an inner loop outside a native loop (a cond
 holding a loop: the inner loop alone is native).
@@ -139,8 +138,27 @@ EXACT_UFUNCS = frozenset(
         np.ceil,
     }
 )
-# numba's float minimum and maximum keep their first operand where numpy's pick -0.0 / 0.0
-INTEGER_ONLY_UFUNCS = frozenset({np.minimum, np.maximum})
+
+
+def _numpy_keeps_the_second_of_equal_floats() -> bool:
+    """Whether numpy's float ``minimum``/``maximum`` give their second operand when neither is
+    less (0.0 and -0.0), on scalars and 0-d arrays alike: the rule the written form follows
+    (numba's own ``np.minimum`` keeps the first)."""
+    for t in (np.float32, np.float64):
+        for ufunc in (np.minimum, np.maximum):
+            for a, b in ((t(0.0), t(-0.0)), (t(-0.0), t(0.0))):
+                for x, y in ((a, b), (np.array(a), np.array(b))):
+                    if np.signbit(ufunc(x, y)) != np.signbit(b):
+                        return False
+    return True
+
+
+# Float minimum and maximum are written out: the first operand where it is strictly smaller
+# (larger) or a NaN, else the second.  Where numpy breaks ties otherwise, they stay in Python.
+FLOAT_EXTREMA = {np.minimum: "<", np.maximum: ">"}
+INTEGER_ONLY_UFUNCS = (
+    frozenset() if _numpy_keeps_the_second_of_equal_floats() else frozenset(FLOAT_EXTREMA)
+)
 ADMITTED_DTYPES = frozenset(
     np.dtype(t)
     for t in (
@@ -199,7 +217,11 @@ _WRAPPING_UFUNCS = {np.add, np.subtract, np.multiply, np.negative, np.square}
 
 
 def _ufunc_text(ufunc, args: Sequence[str], dtype: Optional[np.dtype]) -> str:
-    """``np.<ufunc>(args)``, on unsigned operands for signed integers (`_WRAPPING_UFUNCS`)."""
+    """``np.<ufunc>(args)``, on unsigned operands for signed integers (`_WRAPPING_UFUNCS`);
+    a float minimum or maximum written out (`FLOAT_EXTREMA`)."""
+    if ufunc in FLOAT_EXTREMA and dtype is not None and dtype.kind == "f":
+        a, b = args
+        return f"np.{dtype.name}({a} if {a} {FLOAT_EXTREMA[ufunc]} {b} or {a} != {a} else {b})"
     if dtype is None or dtype.kind != "i" or ufunc not in _WRAPPING_UFUNCS:
         return f"np.{ufunc.__name__}({', '.join(args)})"
     unsigned = f"np.uint{dtype.itemsize * 8}"
@@ -329,7 +351,9 @@ class _Writer:
             return
         if extra.get("ufunc") in EXACT_UFUNCS:
             if extra["ufunc"] in INTEGER_ONLY_UFUNCS and dtype.kind == "f":
-                raise NotNative(f"{where}: numba's float {extra['ufunc'].__name__} differs")
+                raise NotNative(
+                    f"{where}: numpy's float {extra['ufunc'].__name__} breaks ties unlike ours"
+                )
             text = _ufunc_text(extra["ufunc"], args, dtype)
             self._line(target, text, "False", dtype, where)
             return
@@ -348,15 +372,20 @@ class _Writer:
         previous = None
         floats = dtype.kind == "f" or any(self.dtypes[a].kind == "f" for a in args)
         for position, (ufunc, operands, record, _) in enumerate(steps):
-            if ufunc not in EXACT_UFUNCS or (ufunc in INTEGER_ONLY_UFUNCS and floats):
-                raise NotNative(f"{record[2]} ({record[0]}) has no exact native form")
             operand_names = [previous if k < 0 else args[k] for k in operands]
+            same = {self.dtypes.get(a, dtype) for a in operand_names if a != previous} <= {dtype}
+            extremum = ufunc in FLOAT_EXTREMA and floats
+            if (
+                ufunc not in EXACT_UFUNCS
+                or (ufunc in INTEGER_ONLY_UFUNCS and floats)
+                or (extremum and not same)
+            ):
+                raise NotNative(f"{record[2]} ({record[0]}) has no exact native form")
             last = position == len(steps) - 1
             target = self.prefix + (
                 codegen.value_name(index, 0, 1) if last else f"v{index}_step{position}"
             )
             comment = f"{record[2]} ({record[0]}) at {record[3]}, step {position + 1}"
-            same = {self.dtypes.get(a, dtype) for a in operand_names if a != previous} <= {dtype}
             text = _ufunc_text(ufunc, operand_names, dtype if same else None)
             self._line(target, text, "False", dtype if last else None, comment)
             previous = target
