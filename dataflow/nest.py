@@ -34,6 +34,8 @@ def _sorted_keys(d: dict) -> list:
 def flatten(structure: Any) -> list:
     """The leaves of ``structure`` in order (a dict's ``keys()``/``values()`` view counts as a
     list, as in ``tf.nest``)."""
+    if _is_flat(structure):
+        return list(structure)
     if isinstance(structure, (KeysView, ValuesView)):
         structure = list(structure)
     if not is_nested(structure):
@@ -42,6 +44,24 @@ def flatten(structure: Any) -> list:
     for child in _children(structure):
         leaves.extend(flatten(child))
     return leaves
+
+
+def _is_flat(structure: Any) -> bool:
+    """Whether ``structure`` is a plain list or tuple of leaves (the common case, taken
+    without recursion)."""
+    if type(structure) is not list and type(structure) is not tuple:
+        return False
+    for child in structure:
+        kind = type(child)
+        if kind not in _LEAF_TYPES:
+            if isinstance(child, (list, tuple, dict, KeysView, ValuesView)):
+                return False
+            _LEAF_TYPES.add(kind)
+    return True
+
+
+# Types seen to be leaves, so that a leaf costs one set lookup, not the views' ABC checks.
+_LEAF_TYPES: set = set()
 
 
 def _rebuild(structure: Any, children: list) -> Any:
@@ -57,6 +77,8 @@ def _rebuild(structure: Any, children: list) -> Any:
 def pack_sequence_as(structure: Any, flat_sequence: list) -> Any:
     """The inverse of `flatten`: puts ``flat_sequence`` back into the shape of ``structure``."""
     flat_sequence = list(flat_sequence)
+    if _is_flat(structure) and len(flat_sequence) == len(structure):
+        return flat_sequence if type(structure) is list else tuple(flat_sequence)
     if len(flat_sequence) != len(flatten(structure)):
         raise ValueError(
             f"Structure has {len(flatten(structure))} leaves but flat_sequence has "

@@ -890,7 +890,8 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
                 f"Cannot feed value {value!r} to tensor '{tensor.name}' of dtype {dtype.name} "
                 f"(created at {tensor.op.location}; feed at {location}): {e}"
             ) from None
-    if not tensor.shape.is_compatible_with(converted.shape):
+    static = tensor.shape
+    if converted.shape != static.as_tuple() and not static.is_compatible_with(converted.shape):
         raise ValueError(
             f"Cannot feed value of shape {converted.shape} for Tensor '{tensor.name}', which "
             f"has shape {tensor.shape} (created at {tensor.op.location}; feed at {location})."
