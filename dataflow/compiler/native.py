@@ -728,34 +728,35 @@ class _Tier:
         if arguments is None:
             return None
         try:
-            results = native(*arguments, *_flags(values))
+            results = native(*arguments)
         except Exception:
             return None
         return None if _any_nan(results) else (arguments, results)
 
     def arguments(self, values) -> Optional[list]:
-        """``values`` as numba's arguments (numpy scalars), or None when one is not a 0-d
-        value of its dtype."""
+        """``values`` as numba's arguments (numpy scalars), then per value whether it is a
+        0-d array (the flag arguments); or None when one is not a 0-d value of its dtype."""
         arguments = []
+        flags = []
         for value, dtype in zip(values, self.value_dtypes):
             if type(value) is dtype.type:
                 arguments.append(value)
+                flags.append(False)
             elif type(value) is np.ndarray and value.ndim == 0 and value.dtype == dtype:
                 arguments.append(value[()])
+                flags.append(True)
             else:
                 return None
-        return arguments
+        return arguments + flags
 
 
 def _any_nan(results) -> bool:
     """Whether a native result is a NaN, whose sign and payload LLVM does not keep as the
     machine's arithmetic makes them (module docstring, "Values")."""
-    return any(type(r) is float and r != r for r in results)
-
-
-def _flags(values) -> list:
-    """Per value, whether it is a 0-d array (the flag arguments of the native code)."""
-    return [type(value) is np.ndarray for value in values]
+    for result in results:
+        if type(result) is float and result != result:
+            return True
+    return False
 
 
 def _out(value, dtype: np.dtype, is_array) -> Any:
@@ -939,10 +940,10 @@ class NativeLoop(_Tier):
         native = self._ready()
         if native is None:
             return self.python_function(context, *values)
-        invariants = self.arguments(values)
-        if invariants is None:
+        arguments = self.arguments(values)
+        if arguments is None:
             return self.python_function(context, *values)
-        flags = _flags(values)
+        invariants, flags = arguments[: len(values)], arguments[len(values) :]
         count = len(self.variables)
         state = [invariants[k] for k, _ in self.variables]
         state += [flags[k] for k, _ in self.variables]
@@ -951,9 +952,7 @@ class NativeLoop(_Tier):
         iteration = 0
         try:
             while True:
-                status, iterations, *state = native(
-                    CHUNK_ITERATIONS, limit, *state, *invariants, *flags
-                )
+                status, iterations, *state = native(CHUNK_ITERATIONS, limit, *state, *arguments)
                 if status == _ABANDONED:
                     return self.python_function(context, *values)
                 iteration += iterations
