@@ -311,6 +311,12 @@ class _Writer:
         self.kinds[name] = f"{name}_a"
         self.dtypes[name] = _scalar_dtype(self.nodes[edge[0]], edge[1])
 
+    def parameters(self, inputs: Sequence[tuple]) -> list[np.dtype]:
+        """The function's arguments ``in0, in1, ...`` for edges ``inputs``; their dtypes."""
+        for k, edge in enumerate(inputs):
+            self.parameter(edge, f"in{k}")
+        return [self.dtypes[f"in{k}"] for k in range(len(inputs))]
+
     def alias(self, edge: tuple, name: str) -> None:
         self.names[tuple(edge)] = name
 
@@ -775,12 +781,10 @@ class NativeRegion(_Tier):
         self.outputs = outputs  # per output: ("value", dtype) or ("input", k)
         self.native_outputs = [o for o in outputs if o[0] == "value"]
         dtypes = region.native_argument_dtypes
-        arguments = [*dtypes, *[np.dtype(np.bool_)] * len(dtypes)]  # values, then flags
-        super().__init__(region, python_function, source, "region", arguments, dtypes)
+        super().__init__(region, python_function, source, "region", _with_flags(dtypes), dtypes)
 
     def result_dtypes(self) -> list:
-        dtypes = [dtype for _, dtype in self.native_outputs]
-        return dtypes + [np.dtype(np.bool_)] * len(dtypes)
+        return _with_flags([dtype for _, dtype in self.native_outputs])
 
     def __call__(self, *values):
         called = self._call_native(values)
@@ -802,9 +806,26 @@ class NativeRegion(_Tier):
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
+def _with_flags(dtypes: Sequence[np.dtype]) -> list[np.dtype]:
+    """``dtypes``, then one bool per value: its flag (whether it is a 0-d array)."""
+    return [*dtypes, *[np.dtype(np.bool_)] * len(dtypes)]
+
+
 def _signature(count: int) -> str:
     values = [f"in{k}" for k in range(count)]
     return ", ".join(values + [f"{name}_a" for name in values])
+
+
+def _straight_source(name: str, writer: _Writer, argument_count: int, results, title) -> str:
+    """The module of function ``name``: ``writer``'s lines, returning ``results`` and then
+    their flags."""
+    return _module_source(
+        f"{_DECORATOR}\n"
+        f"def {name}({_signature(argument_count)}):\n"
+        f"    # {title}\n"
+        + "\n".join(_indented(writer.lines))
+        + f"\n    {_returned(results + [writer.kinds[n] for n in results])}\n"
+    )
 
 
 def native_region(region, python_function):
@@ -814,10 +835,7 @@ def native_region(region, python_function):
         return python_function
     writer = _Writer(region.nodes)
     try:
-        dtypes = []
-        for k, edge in enumerate(region.inputs):
-            writer.parameter(edge, f"in{k}")
-            dtypes.append(writer.dtypes[f"in{k}"])
+        dtypes = writer.parameters(region.inputs)
         for index in region.members:
             writer.write(index)
         outputs = []
@@ -835,13 +853,7 @@ def native_region(region, python_function):
         region.native_refused = str(e)
         return python_function
     region.native_argument_dtypes = dtypes
-    source = _module_source(
-        f"{_DECORATOR}\n"
-        f"def region({_signature(len(region.inputs))}):\n"
-        f"    # {region.name}\n"
-        + "\n".join(_indented(writer.lines))
-        + f"\n    {_returned(returned + [writer.kinds[n] for n in returned])}\n"
-    )
+    source = _straight_source("region", writer, len(region.inputs), returned, region.name)
     return NativeRegion(region, python_function, source, outputs)
 
 
@@ -855,11 +867,10 @@ class NativeCond(_Tier):
         self.output_dtypes = dtypes
         self.passed = passed  # per branch (false, true), per output: an input position or None
         dtypes = cond.native_argument_dtypes
-        arguments = [*dtypes, *[np.dtype(np.bool_)] * len(dtypes)]  # values, then flags
-        super().__init__(cond, python_function, source, "cond", arguments, dtypes)
+        super().__init__(cond, python_function, source, "cond", _with_flags(dtypes), dtypes)
 
     def result_dtypes(self) -> list:
-        return [*self.output_dtypes, *[np.dtype(np.bool_)] * len(self.output_dtypes)]
+        return _with_flags(self.output_dtypes)
 
     def __call__(self, *values):
         called = self._call_native(values)
@@ -887,10 +898,7 @@ def native_cond(cond, python_function):
     try:
         if cond.wants_context:
             raise NotNative("an op of a branch takes the run's context")
-        dtypes = []
-        for k, edge in enumerate(inputs):
-            writer.parameter(edge, f"in{k}")
-            dtypes.append(writer.dtypes[f"in{k}"])
+        dtypes = writer.parameters(inputs)
         index = len(cond.nodes)  # a node index of its own for the cond's outputs
         passed = _write_cond(writer, index, tuple(f"in{k}" for k in range(len(inputs))), cond)
         if not writer.computed:
@@ -900,13 +908,7 @@ def native_cond(cond, python_function):
         return python_function
     results = [writer.names[(index, j)] for j in range(len(cond.outputs))]
     cond.native_argument_dtypes = dtypes
-    source = _module_source(
-        f"{_DECORATOR}\n"
-        f"def cond({_signature(len(inputs))}):\n"
-        f"    # {cond.name}\n"
-        + "\n".join(_indented(writer.lines))
-        + f"\n    {_returned(results + [writer.kinds[n] for n in results])}\n"
-    )
+    source = _straight_source("cond", writer, len(inputs), results, cond.name)
     output_dtypes = [writer.dtypes[name] for name in results]
     return NativeCond(cond, python_function, source, output_dtypes, passed)
 
@@ -926,15 +928,13 @@ class NativeLoop(_Tier):
         self.variables = variables  # per loop variable: (input position, dtype)
         self.exits = exits  # per Exit: the loop variable it gives
         self.compiled_loop = loop
-        flag = np.dtype(np.bool_)
-        state = [*(d for _, d in variables), *[flag] * len(variables)]
-        arguments = [*state, *input_dtypes, *[flag] * len(input_dtypes)]  # values, then flags
+        state = _with_flags([d for _, d in variables])
+        arguments = [*state, *_with_flags(input_dtypes)]
         super().__init__(loop, python_function, source, "loop", arguments, input_dtypes)
 
     def result_dtypes(self) -> list:
-        dtypes = [d for _, d in self.variables]
-        flags = [np.dtype(np.bool_)] * len(dtypes)
-        return [np.dtype(np.int64), np.dtype(np.int64), *dtypes, *flags]
+        state = _with_flags([d for _, d in self.variables])
+        return [np.dtype(np.int64), np.dtype(np.int64), *state]
 
     def __call__(self, context, *values):
         native = self._ready()
@@ -996,10 +996,7 @@ def native_loop(loop, python_function, schedule):
     state = ", ".join([*state_names, *(f"{name}_a" for name in state_names)])
     writer.abandon = f"return {_ABANDONED}, iterations, {state}"
     try:
-        argument_dtypes = []
-        for k, edge in enumerate(loop.inputs):
-            writer.parameter(edge, f"in{k}")
-            argument_dtypes.append(writer.dtypes[f"in{k}"])
+        argument_dtypes = writer.parameters(loop.inputs)
         inputs = [f"in{k}" for k in range(len(loop.inputs))]
         variables, predicate_lines, predicate, body_lines, next_names, exits = _loop_parts(
             writer, loop, inputs
