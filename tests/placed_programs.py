@@ -28,6 +28,21 @@ def _load_control_flow_programs():
 programs = _load_control_flow_programs()
 
 
+def build_fed(program, x: float, n: int) -> tuple[dict, dict]:
+    """``program`` built in the default graph on placeholders ``x`` and ``n``: its fetches
+    (by variable name) and the feed of ``x`` and ``n``."""
+    xp = df.placeholder(df.float64, shape=[], name="x")
+    np_ = df.placeholder(df.int32, shape=[], name="n")
+    env = {
+        "f0": xp,
+        "f1": df.constant(1.0, dtype=df.float64),
+        "i0": np_,
+        "i1": df.constant(1, dtype=df.int32),
+    }
+    final = programs.build(program, env, {"x": xp, "n": np_}, 10)
+    return {k: final[k] for k in programs.NAMES}, {xp: np.float64(x), np_: np.int32(n)}
+
+
 def check_placed_program(program, x: float, n: int, device_of, make_session) -> None:
     """Builds ``program`` with every op placed by ``device_of``, runs it in ``make_session()``
     and checks each result against the reference (an example that overflows is skipped)."""
@@ -38,20 +53,8 @@ def check_placed_program(program, x: float, n: int, device_of, make_session) -> 
         assume(False)
     with df.Graph().as_default():
         with df.device(device_of):
-            xp = df.placeholder(df.float64, shape=[], name="x")
-            np_ = df.placeholder(df.int32, shape=[], name="n")
-            env = {
-                "f0": xp,
-                "f1": df.constant(1.0, dtype=df.float64),
-                "i0": np_,
-                "i1": df.constant(1, dtype=df.int32),
-            }
-            final = programs.build(program, env, {"x": xp, "n": np_}, 10)
+            fetches, feed = build_fed(program, x, n)
         with make_session() as sess:
-            result = sess.run(
-                {k: final[k] for k in programs.NAMES},
-                {xp: np.float64(x), np_: np.int32(n)},
-                options=df.RunOptions(timeout_in_ms=60_000),
-            )
+            result = sess.run(fetches, feed, options=df.RunOptions(timeout_in_ms=60_000))
     for name in programs.NAMES:
         assert result[name] == expected[name], (name, result, expected, program)

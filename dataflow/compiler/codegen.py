@@ -87,6 +87,15 @@ _COMPARISONS = {
 _INTEGER_DIVISIONS = {"FloorMod": "%", "FloorDiv": "//"}
 
 
+def return_statement(results: Sequence[str]) -> str:
+    """The ``return`` of a generated function: nothing, one value, or a tuple of them."""
+    if not results:
+        return "return None"
+    if len(results) == 1:
+        return f"return {results[0]}"
+    return f"return ({', '.join(results)},)"
+
+
 def value_name(node_index: int, output: int, num_outputs: int) -> str:
     return f"v{node_index}" if num_outputs == 1 else f"v{node_index}_{output}"
 
@@ -405,13 +414,7 @@ class CompiledRegion:
                 body.append((text, index, args, step))
             for k in range(node.num_outputs):
                 names[(index, k)] = value_name(index, k, node.num_outputs)
-        results = [names[edge] for edge in self.outputs]
-        if not results:
-            returned = "return None"
-        elif len(results) == 1:
-            returned = f"return {results[0]}"
-        else:
-            returned = f"return ({', '.join(results)},)"
+        returned = return_statement([names[edge] for edge in self.outputs])
         closure = ", ".join([*bound, "locate"])
         lines = [
             f"def make({closure}):",

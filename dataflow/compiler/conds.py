@@ -56,7 +56,7 @@ import numpy as np
 from executor.program import Node, NodeKind, Program
 
 from . import native
-from .codegen import LineEmitter, describe, locate_member, value_name
+from .codegen import LineEmitter, describe, locate_member, return_statement, value_name
 from .regions import guards, is_eligible, replace_many, topological_order
 
 
@@ -367,12 +367,7 @@ class CompiledCond:
             body, results = self._branch(branch, emitter, parameters, "")
             if branch.taken_when == 0:
                 lines.append("            else:")
-            if not results:
-                returned = "return None"
-            elif len(results) == 1:
-                returned = f"return {results[0]}"
-            else:
-                returned = f"return ({', '.join(results)},)"
+            returned = return_statement(results)
             for text, index, args, step in body:
                 self.lines[len(lines) + 1] = (index, args, step)
                 lines.append(f"                {text}")

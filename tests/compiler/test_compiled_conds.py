@@ -9,7 +9,7 @@ import pytest
 from bitwise import same_bits
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from placed_programs import programs
+from placed_programs import build_fed, programs
 
 import dataflow as df
 from dataflow import compiler, errors
@@ -306,18 +306,9 @@ def test_random_programs_of_conds_and_loops_give_the_interpreters_bits(program, 
     results = []
     for new_mode in ("force", "off"):
         with compilation(new_mode), df.Graph().as_default():
-            xp = df.placeholder(df.float64, shape=[], name="x")
-            np_ = df.placeholder(df.int32, shape=[], name="n")
-            env = {
-                "f0": xp,
-                "f1": df.constant(1.0, dtype=df.float64),
-                "i0": np_,
-                "i1": df.constant(1, dtype=df.int32),
-            }
-            final = programs.build(program, env, {"x": xp, "n": np_}, 10)
+            fetches, feed = build_fed(program, x, n)
             with df.Session() as sess:
-                fetches = {k: final[k] for k in programs.NAMES}
-                results.append(sess.run(fetches, {xp: np.float64(x), np_: np.int32(n)}))
+                results.append(sess.run(fetches, feed))
     names = programs.NAMES
     assert same_bits([results[0][k] for k in names], [results[1][k] for k in names]), program
 
