@@ -894,7 +894,7 @@ def _convert_feed(tensor: Tensor, value, location) -> Any:
     if converted.shape != static.as_tuple() and not static.is_compatible_with(converted.shape):
         raise ValueError(
             f"Cannot feed value of shape {converted.shape} for Tensor '{tensor.name}', which "
-            f"has shape {tensor.shape} (created at {tensor.op.location}; feed at {location})."
+            f"has shape {static} (created at {tensor.op.location}; feed at {location})."
         )
     if converted.flags.writeable:
         # The run sees the user's array through a read-only view: no kernel (an in-place one
