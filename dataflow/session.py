@@ -396,6 +396,11 @@ class Session:
         return self._graph
 
     @property
+    def graph_def(self):
+        """The Session's graph as a TensorFlow ``GraphDef`` (`Graph.as_graph_def`)."""
+        return self._graph.as_graph_def()
+
+    @property
     def sess_str(self) -> str:
         return self._target
 
