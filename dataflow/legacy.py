@@ -1,8 +1,9 @@
 """TensorFlow 1.x's old names and the switches of TensorFlow 2's ``tf.compat.v1``.
 
 Programs written for TensorFlow 1.x call ``tf.arg_max``; programs ported to TensorFlow 2 start
-with ``tf.disable_v2_behavior()`` or ``tf.compat.v1.disable_eager_execution()``.  Here graph
-mode is the only mode, so the switches have nothing to switch and are accepted as they are.
+with ``tf.disable_v2_behavior()`` or ``tf.compat.v1.disable_eager_execution()``.  Graph mode
+is the default here, so the switches that would turn TensorFlow 2's behaviour off are accepted
+as they are; the shape switch (`dataflow.tensor_shape`) and eager execution switch for real.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Optional
 
 from . import dtypes as _dtypes
 from .ops.math_ops import argmax, argmin
+from .tensor_shape import disable_v2_tensorshape, enable_v2_tensorshape
 
 
 def arg_max(input, dimension, output_type=_dtypes.int64, name: Optional[str] = None):  # noqa: A002
@@ -24,13 +26,19 @@ def arg_min(input, dimension, output_type=_dtypes.int64, name: Optional[str] = N
 
 
 def disable_v2_behavior() -> None:
-    """Accepted: dataflow always behaves as TensorFlow 1.x graph mode."""
+    """TensorFlow 1.x behaviour, the default: graph mode, and shapes whose items are
+    `Dimension` objects (`disable_v2_tensorshape`)."""
+    disable_v2_tensorshape()
+
+
+def enable_v2_behavior() -> None:
+    """TensorFlow 2's behaviour: eager execution (`dataflow.eager.enable_eager_execution`, at
+    program start) and shapes whose items are plain integers (`enable_v2_tensorshape`)."""
+    from .eager.context import enable_eager_execution
+
+    enable_eager_execution()
+    enable_v2_tensorshape()
 
 
 def disable_eager_execution() -> None:
     """Accepted: dataflow always builds graphs."""
-
-
-def disable_v2_tensorshape() -> None:
-    """Accepted: static shapes always offer TensorFlow 1.x's ``Dimension`` view
-    (``shape[1].value``, ``shape.dims``) beside plain integers."""
