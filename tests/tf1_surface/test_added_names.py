@@ -142,3 +142,65 @@ def test_a_frozen_graph_is_read_into_tf_graphdef_and_imported_as_tf1_programs_do
     summary = df.Summary(value=[df.Summary.Value(tag="loss", simple_value=0.5)])
     assert df.summary.Summary is df.Summary and summary.value[0].tag == "loss"
     assert df.NodeDef(name="n").name == "n" and df.summary.Event(step=3).step == 3
+
+
+def test_cross_entropies_take_labels_and_logits_by_position_as_tensorflow_2_does():
+    labels, logits = df.constant([[0.0, 1.0]]), df.constant([[1.0, 2.0]])
+    by_position = df.nn.softmax_cross_entropy_with_logits(labels, logits)
+    by_name = df.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    sparse = df.nn.sparse_softmax_cross_entropy_with_logits(df.constant([1]), logits)
+    sigmoid = df.nn.sigmoid_cross_entropy_with_logits(labels, logits)
+    with df.Session() as sess:
+        a, b, c, d = sess.run([by_position, by_name, sparse, sigmoid])
+    # TF: [0.31326166] twice, [0.31326166], [[1.3132616 0.12692805]]
+    np.testing.assert_allclose(a, [0.31326166], rtol=1e-6)
+    np.testing.assert_allclose(b, a) and np.testing.assert_allclose(c, a)
+    np.testing.assert_allclose(d, [[1.3132616, 0.12692805]], rtol=1e-6)
+
+
+def test_tensorflow_2_parameter_spellings_of_compat_v1_functions_work():
+    x = df.placeholder(df.float32, [None, 2])
+    assert df.shape(x, out_type=None).dtype == df.int32 and df.size(x).dtype == df.int32
+    assert df.convert_to_tensor(3, dtype_hint=df.float32).dtype == df.float32
+    assert df.convert_to_tensor(3, preferred_dtype=df.int64).dtype == df.int64
+    number = df.string_to_number(input=df.constant(["2.5"]))
+    checked = df.verify_tensor_all_finite(x=df.constant([1.0]), message="finite")
+    doubled = df.numpy_function(lambda a: a * 2, [df.constant([1, 2])], df.int32, stateful=False)
+    assert doubled.op.type == "PyFuncStateless"
+    with df.Session() as sess:
+        np.testing.assert_allclose(sess.run(number), [2.5])
+        assert sess.run(checked) == [1.0] and list(sess.run(doubled)) == [2, 4]
+    with pytest.raises(ValueError, match="one of string_tensor and input"):
+        df.string_to_number(df.constant(["1"]), input=df.constant(["1"]))
+    a = df.SparseTensor([[0]], [1.0], [2])
+    summed = df.sparse_add(a, a)  # threshold None: every sum kept
+    with df.Session() as sess:
+        assert list(sess.run(summed).values) == [2.0]
+
+
+def test_a_variable_is_trainable_unless_it_is_synchronized_on_read():
+    v = df.Variable(1.0, name="v")
+    on_read = df.Variable(1.0, synchronization=df.VariableSynchronization.ON_READ, name="r")
+    assert v.trainable and not on_read.trainable
+    assert df.trainable_variables() == [v]
+
+
+def test_conversion_functions_of_lower_priority_are_tried_first():
+    class Celsius:
+        def __init__(self, degrees):
+            self.degrees = degrees
+
+    class Precise(Celsius):
+        pass
+
+    df.register_tensor_conversion_function(
+        Celsius, lambda v, dtype=None, name=None, **_: df.constant(float(v.degrees))
+    )
+    df.register_tensor_conversion_function(
+        Precise,
+        lambda v, dtype=None, name=None, **_: df.constant(v.degrees, df.float64),
+        priority=10,
+    )
+    # Precise is a Celsius too: its own function wins by its lower priority
+    assert df.convert_to_tensor(Precise(2)).dtype == df.float64
+    assert df.convert_to_tensor(Celsius(2)).dtype == df.float32
