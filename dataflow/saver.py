@@ -22,6 +22,7 @@ from __future__ import annotations
 import io as _io
 import json
 import os
+import time
 import zipfile
 from typing import NamedTuple, Optional, Union
 
@@ -41,6 +42,7 @@ __all__ = [
 ]
 
 _INDEX = "checkpoint"
+_now = time.time  # the clock of keep_checkpoint_every_n_hours
 _SUFFIX = ".npz"
 
 
@@ -104,13 +106,67 @@ class Saver:
     """Saves and restores variables (``tf.compat.v1.train.Saver``).
 
     ``var_list``: a list of variables, or a dict from checkpoint names to variables; by default
-    the graph's global variables.  ``max_to_keep``: how many recent checkpoints to keep (older
-    ones are deleted); ``None`` or 0 keeps all of them.
+    the graph's global variables (when the Saver is built: at once, or at `build` with
+    ``defer_build``).  ``max_to_keep``: how many recent checkpoints to keep (older ones are
+    deleted); ``None`` or 0 keeps all of them; of those, one every
+    ``keep_checkpoint_every_n_hours`` is kept for good.  ``reshape``: a restore may load a
+    value of another shape with as many elements.  ``allow_empty``: with no variable, the
+    Saver saves and restores nothing instead of refusing.  ``pad_step_number``: the step in
+    the file name has 8 digits (``model-00000100``).
+
+    Checkpoints here are one ``.npz`` file whatever the devices (``sharded`` changes nothing),
+    their index names paths relative to its directory (as ``save_relative_paths=True``), and
+    a Saver builds no ops, so ``name``, ``restore_sequentially``, ``filename`` and
+    ``write_version`` (1 or 2) have nothing to act on.  ``saver_def`` and ``builder``
+    (TensorFlow's objects for its own save ops) must be None.
     """
 
-    def __init__(self, var_list=None, max_to_keep: Optional[int] = 5, graph=None):
+    def __init__(
+        self,
+        var_list=None,
+        reshape: bool = False,
+        sharded: bool = False,
+        max_to_keep: Optional[int] = 5,
+        keep_checkpoint_every_n_hours: float = 10000.0,
+        name: Optional[str] = None,
+        restore_sequentially: bool = False,
+        saver_def=None,
+        builder=None,
+        defer_build: bool = False,
+        allow_empty: bool = False,
+        write_version: int = 2,
+        pad_step_number: bool = False,
+        save_relative_paths: bool = False,
+        filename: Optional[str] = None,
+        graph=None,
+    ):
+        for given, what in ((saver_def, "saver_def"), (builder, "builder")):
+            if given is not None:
+                raise ValueError(
+                    f"Saver's {what} describes TensorFlow's save ops; a Saver here builds none "
+                    f"(pass {what}=None)"
+                )
+        if write_version not in (1, 2):
+            raise ValueError(f"write_version must be 1 or 2, got {write_version!r}")
+        self._reshape = reshape
+        self._max_to_keep = max_to_keep
+        self._keep_every_seconds = keep_checkpoint_every_n_hours * 3600
+        self._next_kept_for_good = _now() + self._keep_every_seconds
+        self._allow_empty = allow_empty
+        self._pad_step_number = pad_step_number
+        self._last_checkpoints: list[str] = []
+        self._saved_at: dict[str, float] = {}
+        self._var_list_arg, self._graph = var_list, graph
+        self._var_list: Optional[dict] = None
+        if not defer_build:
+            self.build()
+
+    def build(self) -> None:
+        """Resolves the variables the Saver saves (the graph's global variables when no
+        ``var_list`` was given): at construction, or here with ``defer_build``."""
+        var_list = self._var_list_arg
         if var_list is None:
-            graph = graph or get_default_graph()
+            graph = self._graph or get_default_graph()
             var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
         if isinstance(var_list, dict):
             named = dict(var_list)
@@ -121,11 +177,14 @@ class Saver:
                 if name in named and named[name] is not variable:
                     raise ValueError(f"Two variables in var_list are named '{name}'")
                 named[name] = variable
-        if not named:
+        if not named and not self._allow_empty:
             raise ValueError("No variables to save")
         self._var_list = named
-        self._max_to_keep = max_to_keep
-        self._last_checkpoints: list[str] = []
+
+    def _built_var_list(self) -> dict:
+        if self._var_list is None:
+            raise RuntimeError("`build()` should be called before save if defer_build==True")
+        return self._var_list
 
     @property
     def last_checkpoints(self) -> list[str]:
@@ -149,20 +208,26 @@ class Saver:
         """Writes the variables' values in ``sess`` to ``save_path[-global_step].npz``.
 
         Returns the checkpoint path (without ``.npz``), which `restore` and `latest_checkpoint`
-        accept.
+        accept; None, writing nothing, for a Saver of no variables (``allow_empty``).
         """
+        var_list = self._built_var_list()
+        if not var_list:
+            return None
         save_path = os.fspath(save_path)
         if global_step is not None:
             if not isinstance(global_step, (int, np.integer)):
                 global_step = sess.run(global_step)
-            save_path = f"{save_path}-{int(global_step)}"
+            step = int(global_step)
+            save_path = (
+                f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
+            )
         directory = os.path.dirname(os.path.abspath(save_path))
         if not os.path.isdir(directory):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         values = {}
         if getattr(sess, "_master", None) is not None:  # a cluster's: the values are on tasks
-            values = {k: np.asarray(v) for k, v in sess.run(dict(self._var_list)).items()}
-        for name, variable in self._var_list.items():
+            values = {k: np.asarray(v) for k, v in sess.run(dict(var_list)).items()}
+        for name, variable in var_list.items():
             if name in values:
                 continue
             try:
@@ -182,9 +247,11 @@ class Saver:
 
         _atomic_write(_checkpoint_file(save_path), write)
         kept = [p for p in self._last_checkpoints if p != save_path] + [save_path]
+        self._saved_at[save_path] = _now()
         dropped = []
         if self._max_to_keep and len(kept) > self._max_to_keep:
             dropped, kept = kept[: -self._max_to_keep], kept[-self._max_to_keep :]
+            dropped = [p for p in dropped if not self._kept_for_good(p)]
         # The index first: until it names the new checkpoint, it names the old ones, which
         # must then still exist.
         if write_state:
@@ -196,6 +263,15 @@ class Saver:
             except FileNotFoundError:
                 pass
         return save_path
+
+    def _kept_for_good(self, path: str) -> bool:
+        """Whether ``path``, leaving the recent checkpoints, stays on disk: the first saved
+        after each ``keep_checkpoint_every_n_hours`` does, as in TensorFlow."""
+        saved_at = self._saved_at.pop(path, None)
+        if saved_at is None or saved_at <= self._next_kept_for_good:
+            return False
+        self._next_kept_for_good += self._keep_every_seconds
+        return True
 
     def _write_index(self, directory: str, save_path: str, filename: str, kept: list) -> None:
         def relative(path: str) -> str:
@@ -218,6 +294,9 @@ class Saver:
         so a failed restore changes nothing.  Raises ``NotFoundError`` for a missing checkpoint
         or variable, ``InvalidArgumentError`` for a dtype or shape mismatch.
         """
+        var_list = self._built_var_list()
+        if not var_list:
+            return
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         path = _checkpoint_file(os.fspath(save_path))
@@ -227,7 +306,7 @@ class Saver:
             with np.load(path, allow_pickle=False) as archive:
                 stored = set(archive.files)
                 values = {}
-                for name, variable in self._var_list.items():
+                for name, variable in var_list.items():
                     if name not in stored:
                         raise NotFoundError(
                             None, variable.op, f"Key {name} not found in checkpoint {save_path}"
@@ -235,7 +314,7 @@ class Saver:
                     values[name] = archive[name]
         except (zipfile.BadZipFile, OSError, EOFError) as e:
             raise ValueError(f"Checkpoint {path} is not readable: {e}") from None
-        for name, variable in self._var_list.items():
+        for name, variable in var_list.items():
             value = values[name]
             expected = _dtypes.numpy_dtype(variable.dtype)
             if value.dtype != expected:
@@ -245,6 +324,9 @@ class Saver:
                     f"Variable {name} is {variable.dtype.name} but the checkpoint holds "
                     f"{value.dtype}",
                 )
+            if self._reshape and not variable.shape.is_compatible_with(value.shape):
+                if variable.shape.num_elements() == value.size:
+                    values[name] = value = value.reshape(variable.shape.as_list())
             if not variable.shape.is_compatible_with(value.shape):
                 raise InvalidArgumentError(
                     None,
@@ -252,5 +334,5 @@ class Saver:
                     f"Variable {name} has shape {variable.shape} but the checkpoint holds shape "
                     f"{list(value.shape)}",
                 )
-        for name, variable in self._var_list.items():
+        for name, variable in var_list.items():
             sess._load_variable(variable, values[name])

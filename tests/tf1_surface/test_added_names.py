@@ -204,3 +204,74 @@ def test_conversion_functions_of_lower_priority_are_tried_first():
     # Precise is a Celsius too: its own function wins by its lower priority
     assert df.convert_to_tensor(Precise(2)).dtype == df.float64
     assert df.convert_to_tensor(Celsius(2)).dtype == df.float32
+
+
+def test_saver_takes_tensorflows_parameters_in_their_order(tmp_path):
+    import inspect
+
+    names = list(inspect.signature(df.train.Saver).parameters)
+    assert names[:4] == ["var_list", "reshape", "sharded", "max_to_keep"]
+    assert names[-2:] == ["filename", "graph"]
+    with pytest.raises(ValueError, match="saver_def describes TensorFlow's save ops"):
+        df.train.Saver(saver_def=object())
+
+
+def test_saver_pads_the_step_and_defers_its_build(tmp_path):
+    v = df.Variable([1.0, 2.0], name="v")
+    saver = df.train.Saver(defer_build=True, pad_step_number=True)
+    w = df.Variable(3.0, name="w")  # made after the Saver: saved, since it builds later
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        with pytest.raises(RuntimeError, match="build\\(\\)` should be called before save"):
+            saver.save(sess, str(tmp_path / "model"))
+        saver.build()
+        path = saver.save(sess, str(tmp_path / "model"), global_step=7)
+        assert path == str(tmp_path / "model-00000007")
+        sess.run([v.assign([0.0, 0.0]), w.assign(0.0)])
+        saver.restore(sess, path)
+        assert sess.run(w) == 3.0 and list(sess.run(v)) == [1.0, 2.0]
+
+
+def test_saver_with_reshape_restores_a_value_of_another_shape(tmp_path):
+    with df.Graph().as_default():
+        df.Variable([[1.0, 2.0], [3.0, 4.0]], name="m")
+        saver = df.train.Saver()
+        with df.Session() as sess:
+            sess.run(df.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "square"))
+    with df.Graph().as_default():
+        flat = df.Variable(df.zeros([4]), name="m")
+        with df.Session() as sess:
+            with pytest.raises(df.errors.InvalidArgumentError, match="shape"):
+                df.train.Saver().restore(sess, path)
+            df.train.Saver(reshape=True).restore(sess, path)
+            assert list(sess.run(flat)) == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_an_empty_saver_is_refused_unless_allowed(tmp_path):
+    with pytest.raises(ValueError, match="No variables to save"):
+        df.train.Saver()
+    saver = df.train.Saver(allow_empty=True)
+    with df.Session() as sess:
+        assert saver.save(sess, str(tmp_path / "nothing")) is None
+        saver.restore(sess, str(tmp_path / "nothing"))
+    assert os.listdir(tmp_path) == []
+
+
+def test_saver_keeps_one_checkpoint_every_n_hours_beyond_max_to_keep(tmp_path, monkeypatch):
+    import dataflow.saver as saver_module
+
+    clock = [1000.0]
+    monkeypatch.setattr(saver_module, "_now", lambda: clock[0])
+    df.Variable(1.0, name="v")
+    saver = df.train.Saver(max_to_keep=1, keep_checkpoint_every_n_hours=1.0)
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        for step, at in enumerate([1000.0, 2000.0, 5000.0, 5100.0, 5200.0]):
+            clock[0] = at
+            saver.save(sess, str(tmp_path / "m"), global_step=step)
+    # TF: the first checkpoint saved more than an hour after the Saver was made (step 2, at
+    # 5000 s) stays; the others beyond max_to_keep go
+    kept = sorted(p for p in os.listdir(tmp_path) if p.endswith(".npz"))
+    assert kept == ["m-2.npz", "m-4.npz"]
+    assert saver.last_checkpoints == [str(tmp_path / "m-4")]
