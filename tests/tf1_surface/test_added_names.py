@@ -275,3 +275,32 @@ def test_saver_keeps_one_checkpoint_every_n_hours_beyond_max_to_keep(tmp_path, m
     kept = sorted(p for p in os.listdir(tmp_path) if p.endswith(".npz"))
     assert kept == ["m-2.npz", "m-4.npz"]
     assert saver.last_checkpoints == [str(tmp_path / "m-4")]
+
+
+def test_image_augmentation_and_box_crops_of_the_cifar10_tutorial():
+    image = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+    gray = np.array([[[1.0], [2.0]], [[3.0], [4.0]]], np.float32)
+    with df.Session() as sess:
+        for k in range(-1, 5):
+            np.testing.assert_array_equal(
+                sess.run(df.image.rot90(image, k)), np.rot90(image, k, axes=(0, 1))
+            )
+        # TF: adjust_contrast(gray, 2.0) -> [-0.5 1.5 3.5 5.5]
+        contrast = sess.run(df.image.adjust_contrast(gray, 2.0))
+        np.testing.assert_allclose(contrast.ravel(), [-0.5, 1.5, 3.5, 5.5])
+        padded = sess.run(df.image.pad_to_bounding_box(gray, 1, 0, 3, 3))
+        np.testing.assert_array_equal(padded[..., 0], [[0, 0, 0], [1, 2, 0], [3, 4, 0]])
+        cropped = sess.run(df.image.crop_to_bounding_box(image, 1, 1, 1, 2))
+        np.testing.assert_array_equal(cropped, image[1:2, 1:3])
+        assert sess.run(df.image.grayscale_to_rgb(gray)).shape == (2, 2, 3)
+        np.testing.assert_array_equal(sess.run(df.image.transpose(image)), image.transpose(1, 0, 2))
+        brighter = sess.run(df.image.random_brightness(image, 0.5, seed=1))
+        assert np.all(np.abs(brighter - image) <= 0.5) and np.ptp(brighter - image) < 1e-5
+        varied = sess.run(df.image.random_contrast(gray, 0.5, 1.5, seed=1))
+        factor = (varied.ravel()[0] - 2.5) / (1.0 - 2.5)
+        assert 0.5 <= factor < 1.5
+    assert df.image.resize_with_crop_or_pad is df.image.resize_image_with_crop_or_pad
+    with pytest.raises(ValueError, match="upper must be > lower"):
+        df.image.random_contrast(gray, 1.0, 0.5)
+    with pytest.raises(ValueError, match="the box must lie within the image"):
+        df.image.crop_to_bounding_box(image, 1, 1, 2, 2)
