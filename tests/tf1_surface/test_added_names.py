@@ -304,3 +304,44 @@ def test_image_augmentation_and_box_crops_of_the_cifar10_tutorial():
         df.image.random_contrast(gray, 1.0, 0.5)
     with pytest.raises(ValueError, match="the box must lie within the image"):
         df.image.crop_to_bounding_box(image, 1, 1, 2, 2)
+
+
+def test_math_composites_are_zero_safe_and_their_gradients_match_tensorflows():
+    x = df.constant([0.0, 1.0, 2.0])
+    y = df.constant([0.0, np.e, 0.0])
+    big = df.constant([np.inf, 2.0, 3.0])
+    xlogy = df.math.xlogy(x, y)
+    grads = df.gradients(df.reduce_sum(xlogy), [x, y])
+    with df.Session() as sess:
+        got = sess.run(
+            [
+                xlogy,
+                df.math.xdivy(x, y),
+                df.math.xlog1py(x, df.constant([-1.0, np.e - 1, 0.0])),
+                df.math.multiply_no_nan(big, y),
+                df.math.reciprocal_no_nan(x),
+                df.math.reduce_std([[1.0, 2.0], [3.0, 4.0]]),
+                df.math.reduce_variance([[1.0, 2.0], [3.0, 4.0]], axis=0),
+                df.math.reduce_euclidean_norm([3.0, 4.0]),
+                df.math.polyval([2.0, 3.0, 4.0], 2.0),
+            ]
+        )
+        # TF: [0 1 -inf] [0 0.36787945 inf] [0 1 0] [0 5.4365635 0] [0 1 0.5] 1.118034 [1 1] 5 18
+        expected = [
+            [0.0, 1.0, -np.inf],
+            [0.0, 0.36787945, np.inf],
+            [0.0, 1.0, 0.0],
+            [0.0, 5.4365635, 0.0],
+            [0.0, 1.0, 0.5],
+            1.118034,
+            [1.0, 1.0],
+            5.0,
+            18.0,
+        ]
+        for value, want in zip(got, expected):
+            np.testing.assert_allclose(value, want, rtol=1e-6)
+        # TF: d/dx = xlogy(x != 0, y) = [0 1 -inf], d/dy = xdivy(x, y) = [0 0.36787945 inf]
+        np.testing.assert_allclose(sess.run(grads[0]), [0.0, 1.0, -np.inf])
+        np.testing.assert_allclose(sess.run(grads[1]), [0.0, 0.36787945, np.inf], rtol=1e-6)
+        assert sess.run(df.math.is_non_decreasing([1, 2, 2])) and sess.run(df.is_non_decreasing(3))
+        assert not sess.run(df.is_strictly_increasing([1, 2, 2]))
