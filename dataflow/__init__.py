@@ -249,6 +249,7 @@ from .legacy import (
 from .logging import get_logger
 from .ops.extra_nn_ops import depth_to_space, space_to_depth
 from .ops.state_ops import *  # noqa: F403
+from .template import make_template
 from .tensor_shape import Dimension
 from .variable_scope import (
     AUTO_REUSE,

@@ -345,3 +345,30 @@ def test_math_composites_are_zero_safe_and_their_gradients_match_tensorflows():
         np.testing.assert_allclose(sess.run(grads[1]), [0.0, 0.36787945, np.inf], rtol=1e-6)
         assert sess.run(df.math.is_non_decreasing([1, 2, 2])) and sess.run(df.is_non_decreasing(3))
         assert not sess.run(df.is_strictly_increasing([1, 2, 2]))
+
+
+def test_make_template_shares_the_variables_of_its_first_call():
+    def dense(x, units):
+        w = df.get_variable("w", [int(x.shape[-1]), units], initializer=df.ones_initializer())
+        return df.matmul(x, w)
+
+    template = df.make_template("dense", dense, units=2)
+    first, second = template(df.ones([1, 3])), template(df.ones([1, 3]))
+    other = df.make_template("dense", dense, units=2)(df.ones([1, 3]))
+    # TF: variables dense/w:0 and dense_1/w:0; outputs dense/MatMul:0 and dense_1/MatMul:0
+    assert [v.name for v in df.global_variables()] == ["dense/w:0", "dense_1/w:0"]
+    assert (first.name, second.name, template.variable_scope_name) == (
+        "dense/MatMul:0",
+        "dense_1/MatMul:0",
+        "dense",
+    )
+    assert [v.name for v in template.trainable_variables] == ["dense/w:0"]
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        assert sess.run(first).tolist() == sess.run(second).tolist() == [[3.0, 3.0]]
+        assert sess.run(other).tolist() == [[3.0, 3.0]]
+
+    leaky = df.make_template("leaky", lambda x: x * df.Variable(1.0))
+    leaky(1.0)
+    with pytest.raises(ValueError, match="Trainable variable created when calling a template"):
+        leaky(1.0)
