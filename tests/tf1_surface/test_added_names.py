@@ -372,3 +372,25 @@ def test_make_template_shares_the_variables_of_its_first_call():
     leaky(1.0)
     with pytest.raises(ValueError, match="Trainable variable created when calling a template"):
         leaky(1.0)
+
+
+def test_checkpoints_are_listed_and_read_without_a_graph(tmp_path):
+    with df.Graph().as_default():
+        df.Variable([[1.0, 2.0]], name="dense/kernel")
+        df.Variable(7, name="step")
+        saver = df.train.Saver()
+        with df.Session() as sess:
+            sess.run(df.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "model"), global_step=3)
+    # TF: [('dense/kernel', [1, 2]), ('step', [])]
+    assert df.train.list_variables(str(tmp_path)) == [("dense/kernel", [1, 2]), ("step", [])]
+    np.testing.assert_array_equal(df.train.load_variable(path, "dense/kernel:0"), [[1.0, 2.0]])
+    reader = df.train.NewCheckpointReader(path)
+    assert reader.has_tensor("step") and reader.get_tensor("step") == 7
+    assert reader.get_variable_to_dtype_map() == {"dense/kernel": df.float32, "step": df.int32}
+    assert df.train.load_checkpoint(str(tmp_path)).get_variable_to_shape_map()["step"] == []
+    with pytest.raises(df.errors.NotFoundError, match="Key missing not found"):
+        reader.get_tensor("missing")
+    os.mkdir(tmp_path / "nothing")
+    with pytest.raises(ValueError, match="Couldn't find 'checkpoint' file"):
+        df.train.load_checkpoint(str(tmp_path / "nothing"))
