@@ -394,3 +394,35 @@ def test_checkpoints_are_listed_and_read_without_a_graph(tmp_path):
     os.mkdir(tmp_path / "nothing")
     with pytest.raises(ValueError, match="Couldn't find 'checkpoint' file"):
         df.train.load_checkpoint(str(tmp_path / "nothing"))
+
+
+def test_assert_near_rank_in_and_the_static_dtype_checks():
+    x = df.placeholder(df.float32, [None])
+    near = df.assert_near(x, df.constant([1.0, 2.0]), atol=0.1)
+    unknown_rank = df.placeholder(df.float32)
+    in_ranks = df.debugging.assert_rank_in(unknown_rank, [1, 2])
+    with df.Session() as sess:
+        sess.run(near, {x: [1.05, 1.95]})
+        with pytest.raises(df.errors.InvalidArgumentError, match="not equal to tolerance"):
+            sess.run(near, {x: [1.2, 2.0]})
+        sess.run(in_ranks, {unknown_rank: [[1.0]]})
+        with pytest.raises(df.errors.InvalidArgumentError, match="must have rank in"):
+            sess.run(in_ranks, {unknown_rank: 1.0})
+    with pytest.raises(df.errors.InvalidArgumentError, match="not equal to tolerance"):
+        df.assert_near(df.constant([1.0]), df.constant([1.5]))  # both known: fails now
+    with pytest.raises(ValueError, match=r"must have rank in \(0, 1\)"):
+        df.assert_rank_in(df.zeros([2, 2]), [0, 1])
+    a, b = df.constant(1.0), df.constant(2.0, df.float64)
+    assert (
+        df.assert_same_float_dtype([a]) == df.float32 and df.assert_same_float_dtype() == df.float32
+    )
+    with pytest.raises(ValueError, match="must be of the same type"):
+        df.assert_same_float_dtype([a, b])
+    with pytest.raises(ValueError, match="Expected floating point type, got int32"):
+        df.assert_same_float_dtype([df.constant(1)])
+    df.assert_proper_iterable([a, b])
+    for bad in (a, np.zeros(2), "text", 3):
+        with pytest.raises(TypeError, match="iterable"):
+            df.assert_proper_iterable(bad)
+    assert df.is_numeric_tensor(a) and not df.is_numeric_tensor(df.constant(True))
+    assert not df.is_numeric_tensor(1.0)
