@@ -426,3 +426,26 @@ def test_assert_near_rank_in_and_the_static_dtype_checks():
             df.assert_proper_iterable(bad)
     assert df.is_numeric_tensor(a) and not df.is_numeric_tensor(df.constant(True))
     assert not df.is_numeric_tensor(1.0)
+
+
+def test_text_line_dataset_reads_lines_of_plain_and_compressed_files(tmp_path):
+    import gzip
+    import zlib
+
+    (tmp_path / "a.txt").write_bytes(b"one\ntwo\r\n\nlast")
+    (tmp_path / "b.gz").write_bytes(gzip.compress(b"x\ny\n"))
+    (tmp_path / "c.z").write_bytes(zlib.compress(b"z\n"))
+    plain = df.data.TextLineDataset([str(tmp_path / "a.txt")])
+    packed = df.data.TextLineDataset(str(tmp_path / "b.gz"), compression_type="GZIP")
+    deflated = df.data.TextLineDataset(str(tmp_path / "c.z"), compression_type="ZLIB")
+    lines = plain.concatenate(packed).concatenate(deflated).prefetch(df.data.AUTOTUNE)
+    batch = lines.batch(10).make_one_shot_iterator().get_next()
+    missing = df.data.TextLineDataset(str(tmp_path / "none.txt")).make_one_shot_iterator()
+    with df.Session() as sess:
+        # TF: [b'one' b'two' b'' b'last' b'x' b'y' b'z']
+        assert sess.run(batch).tolist() == [b"one", b"two", b"", b"last", b"x", b"y", b"z"]
+        with pytest.raises(df.errors.OutOfRangeError):
+            sess.run(batch)
+        with pytest.raises(df.errors.NotFoundError, match="none.txt"):
+            sess.run(missing.get_next())
+    assert plain.output_types == df.string and plain.output_shapes.as_list() == []
