@@ -449,3 +449,17 @@ def test_text_line_dataset_reads_lines_of_plain_and_compressed_files(tmp_path):
         with pytest.raises(df.errors.NotFoundError, match="none.txt"):
             sess.run(missing.get_next())
     assert plain.output_types == df.string and plain.output_shapes.as_list() == []
+
+
+def test_uniform_unit_scaling_and_identity_initializers():
+    w = df.get_variable("w", [50, 4], initializer=df.uniform_unit_scaling_initializer(2.0, seed=1))
+    eye = df.get_variable("eye", [2, 3], initializer=df.initializers.identity(gain=0.5))
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        values = sess.run(w)
+        limit = 2.0 * np.sqrt(3 / 50)
+        assert np.all(np.abs(values) <= limit) and np.abs(values).max() > limit / 2
+        np.testing.assert_array_equal(sess.run(eye), [[0.5, 0, 0], [0, 0.5, 0]])
+    assert df.initializers.uniform_unit_scaling is df.uniform_unit_scaling_initializer
+    with pytest.raises(ValueError, match="only be used for 2D matrices"):
+        df.initializers.identity()([2, 2, 2])
