@@ -126,6 +126,12 @@ from . import coordinator as _coordinator  # noqa: E402
 from . import input as _input  # noqa: E402
 from . import queue_runner as _queue_runner  # noqa: E402
 from .ops.queue_ops import FIFOQueue, QueueBase, RandomShuffleQueue  # noqa: E402
+from .ops.reader_ops import (  # noqa: E402
+    FixedLengthRecordReader,
+    ReaderBase,
+    TextLineReader,
+    WholeFileReader,
+)
 
 for _module in (_coordinator, _queue_runner, _input):
     for _name in _module.__all__:
