@@ -463,3 +463,27 @@ def test_uniform_unit_scaling_and_identity_initializers():
     assert df.initializers.uniform_unit_scaling is df.uniform_unit_scaling_initializer
     with pytest.raises(ValueError, match="only be used for 2D matrices"):
         df.initializers.identity()([2, 2, 2])
+
+
+def test_batch_join_and_shuffle_batch_join_batch_examples_of_several_sources():
+    sources = [[df.constant(1), df.constant("a")], [df.constant(2), df.constant("b")]]
+    numbers, letters = df.train.batch_join(sources, batch_size=6, capacity=8)
+    shuffled = df.train.shuffle_batch_join(
+        [{"n": df.constant(3)}, {"n": df.constant(4)}], 5, capacity=10, min_after_dequeue=2, seed=1
+    )
+    assert numbers.shape.as_list() == [6] and shuffled["n"].shape.as_list() == [5]
+    with df.Session() as sess:
+        coord = df.train.Coordinator()
+        threads = df.train.start_queue_runners(sess, coord)
+        try:
+            got_numbers, got_letters = sess.run([numbers, letters])
+            got_shuffled = sess.run(shuffled["n"])
+        finally:
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=30)
+    pairs = set(zip(got_numbers.tolist(), got_letters.tolist()))
+    assert pairs <= {(1, b"a"), (2, b"b")} and set(got_shuffled.tolist()) <= {3, 4}
+    with pytest.raises(TypeError, match="must have the dtypes"):
+        df.train.batch_join([[df.constant(1)], [df.constant(1.0)]], 2)
+    with pytest.raises(ValueError, match="Expected at least one input in batch_join"):
+        df.train.batch_join([], 2)
