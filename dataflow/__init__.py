@@ -308,6 +308,7 @@ from .eager import (  # noqa: E402
     executing_eagerly,
     graph_mode,
 )
+from .eager.py_function import py_function  # noqa: E402
 
 # isort: split
 # TF1's reference variables and the dtypes they and TF1's quantized ops use

@@ -487,3 +487,21 @@ def test_batch_join_and_shuffle_batch_join_batch_examples_of_several_sources():
         df.train.batch_join([[df.constant(1)], [df.constant(1.0)]], 2)
     with pytest.raises(ValueError, match="Expected at least one input in batch_join"):
         df.train.batch_join([], 2)
+
+
+def test_py_function_runs_its_function_eagerly_on_eager_tensors():
+    x = df.placeholder(df.float32, [2])
+    seen = []
+
+    def scale(a, b):
+        seen.append((type(a).__name__, df.executing_eagerly()))
+        return a * 2.0 + df.reduce_sum(a), b + 1
+
+    doubled, bumped = df.py_function(scale, [x, df.constant(3)], [df.float32, df.int32])
+    total = df.py_function(lambda a: a.numpy().sum(), [x], df.float32)
+    with df.Session() as sess:
+        got = sess.run([doubled, bumped, total], {x: [1.0, 2.0]})
+    # TF: [5. 7.], 4, 3.0
+    np.testing.assert_array_equal(got[0], [5.0, 7.0])
+    assert (got[1], got[2]) == (4, 3.0) and seen == [("EagerTensor", True)]
+    assert not df.executing_eagerly()
