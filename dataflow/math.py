@@ -14,6 +14,7 @@ from .ops.extra_segment_ops import (  # noqa: F401
     unsorted_segment_mean,
     unsorted_segment_min,
     unsorted_segment_prod,
+    unsorted_segment_sqrt_n,
 )
 from .ops.math_ops import *  # noqa: F403
 from .ops.math_ops import __all__ as _math_all
@@ -46,6 +47,7 @@ __all__ = sorted(
         "unsorted_segment_mean",
         "unsorted_segment_min",
         "unsorted_segment_prod",
+        "unsorted_segment_sqrt_n",
         "unsorted_segment_sum",
         "zero_fraction",
     }

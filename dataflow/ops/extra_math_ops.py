@@ -88,6 +88,8 @@ __all__ = [
     "truncatediv",
     "truncatemod",
     "zeta",
+    "lbeta",
+    "nextafter",
 ]
 
 
@@ -255,6 +257,7 @@ _BINARY = [
     ("DivNoNan", FLOAT_TYPES, _div_no_nan),
     ("Zeta", FLOAT_TYPES, _zeta),
     ("Polygamma", FLOAT_TYPES, _typed_polygamma),
+    ("NextAfter", frozenset({_dtypes.float32, _dtypes.float64}), np.nextafter),
 ]
 for _type, _allowed, _fn in _BINARY:
     define_op(
@@ -350,6 +353,22 @@ def polygamma(a, x, name: Optional[str] = None) -> Tensor:
     """The ``a``-th derivative of ``digamma`` at ``x`` (``a`` a float holding a non-negative
     integer; NaN for other orders)."""
     return binary_op("Polygamma", a, x, name or "Polygamma")
+
+
+def nextafter(x1, x2, name: Optional[str] = None) -> Tensor:
+    """The float next to ``x1`` in the direction of ``x2``, elementwise (float32, float64)."""
+    return binary_op("NextAfter", x1, x2, name or "NextAfter")
+
+
+def lbeta(x, name: Optional[str] = None) -> Tensor:
+    """``log(|Beta(x)|)`` over the last axis: ``sum(lgamma(x)) - lgamma(sum(x))``, as
+    TensorFlow composes it."""
+    graph = _m.graph_of((x,))
+    with graph.as_default(), graph.name_scope(name or "lbeta"):
+        x = convert_to_tensor(x, name="x")
+        log_prod_gamma_x = _m.reduce_sum(lgamma(x), axis=[-1])
+        log_gamma_sum_x = lgamma(_m.reduce_sum(x, axis=[-1]))
+        return _m.subtract(log_prod_gamma_x, log_gamma_sum_x)
 
 
 def zeta(x, q, name: Optional[str] = None) -> Tensor:
@@ -549,7 +568,7 @@ def cumprod(
 # -- gradients -------------------------------------------------------------------------------------
 from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
 
-for _type in "Round Rint IsNan IsInf IsFinite TruncateDiv TruncateMod".split():
+for _type in "Round Rint IsNan IsInf IsFinite TruncateDiv TruncateMod NextAfter".split():
     NotDifferentiable(_type)
 
 

@@ -25,6 +25,7 @@ from .segment_ops import _infer_unsorted, unsorted_segment_sum
 
 __all__ = [
     "dynamic_stitch",
+    "unsorted_segment_sqrt_n",
     "segment_max",
     "segment_mean",
     "segment_min",
@@ -122,6 +123,19 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name: Optional[str] =
         total = unsorted_segment_sum(data, ids, num_segments)
         sizes = _m.maximum(_segment_sizes(data, ids, num_segments), 1)
         return _m.realdiv(total, sizes) if data.dtype in _m.FLOAT_TYPES else total // sizes
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name: Optional[str] = None) -> Tensor:
+    """The sums of the rows of ``data`` grouped by ``segment_ids``, each divided by the square
+    root of its segment's row count (0 when empty); floats only."""
+    graph = graph_of((data, segment_ids))
+    with graph.as_default(), graph.name_scope(name or "UnsortedSegmentSqrtN"):
+        data = convert_to_tensor(data, name="data")
+        _m.check_dtype(data.dtype, _m.FLOAT_TYPES, "Input 'data' of 'unsorted_segment_sqrt_n'")
+        ids = convert_to_tensor(segment_ids, name="segment_ids")
+        total = unsorted_segment_sum(data, ids, num_segments)
+        sizes = _m.maximum(_segment_sizes(data, ids, num_segments), 1)
+        return _m.realdiv(total, _m.sqrt(sizes))
 
 
 def _sorted(reduce, empty_is_zero: bool, data, segment_ids, name, scope: str) -> Tensor:

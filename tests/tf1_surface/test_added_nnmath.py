@@ -56,3 +56,29 @@ def test_bitwise_ops_refuse_floats_and_have_no_gradient():
     y = tf.bitwise.bitwise_xor(x, 1, name="flip")
     assert y.op.type == "BitwiseXor" and y.op.name == "flip"
     assert tf.gradients(tf.cast(y, tf.float32), x) == [None]
+
+
+def test_unsorted_segment_sqrt_n_divides_sums_by_the_root_of_the_counts():
+    data = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    out = tf.math.unsorted_segment_sqrt_n(data, tf.constant([0, 2, 0, 0]), 3)
+    (v,) = _run(out)
+    r3 = np.sqrt(3.0)
+    np.testing.assert_allclose(v, [[13 / r3, 16 / r3], [0.0, 0.0], [3.0, 4.0]], rtol=1e-6)
+    assert tf.unsorted_segment_sqrt_n is tf.math.unsorted_segment_sqrt_n
+    (g,) = _run(tf.gradients(tf.reduce_sum(out), data)[0])
+    np.testing.assert_allclose(g, [[1 / r3] * 2, [1.0] * 2, [1 / r3] * 2, [1 / r3] * 2], rtol=1e-6)
+
+
+def test_lbeta_is_the_log_beta_function_over_the_last_axis():
+    (v,) = _run(tf.math.lbeta(tf.constant([[1.0, 2.0], [0.5, 0.5], [3.0, 4.0]])))
+    np.testing.assert_allclose(v, [-0.6931472, 1.1447299, -4.0943446], rtol=1e-5)
+    assert tf.lbeta is tf.math.lbeta
+
+
+def test_nextafter_steps_one_float_towards_the_second_argument():
+    x = tf.constant([1.0, 1.0, 0.0], dtype=tf.float32)
+    (v,) = _run(tf.math.nextafter(x, tf.constant([2.0, 0.0, 1.0], dtype=tf.float32)))
+    assert v.dtype == np.float32
+    np.testing.assert_array_equal(
+        v, np.array([1.0000001192092896, 0.9999999403953552, 1e-45], np.float32)
+    )
