@@ -25,6 +25,10 @@ from .math_ops import FLOAT_TYPES, INDEX_TYPES, NUMERIC_TYPES, check_dtype, grap
 from .nn_ops import bias_add, relu, sigmoid
 
 __all__ = [
+    "avg_pool1d",
+    "compute_average_loss",
+    "max_pool1d",
+    "scale_regularization_loss",
     "avg_pool2d",
     "crelu",
     "depth_to_space",
@@ -540,3 +544,62 @@ def _top_k_grad(op, grad_values, grad_indices):
     flat = _a.reshape(_m.add(rows, offsets), [-1])
     scattered = unsorted_segment_sum(_a.reshape(grad_values, [-1]), flat, _a.size(x))
     return _a.reshape(scattered, x_shape), None
+
+
+# -- 1-D pooling and the per-replica loss scalings -------------------------------------------------
+def _width(values, what: str, data_format: str) -> int:
+    """The window width from an int, 1 int, or TensorFlow's 3-list in ``data_format`` order."""
+    values = [int(values)] if isinstance(values, (int, np.integer)) else [int(v) for v in values]
+    if len(values) == 3:
+        values = [values[2] if data_format == "NCW" else values[1]]
+    if len(values) != 1:
+        _fail(f"pool1d's {what}", f"must be an int, 1 int or 3 ints, got {values}")
+    return values[0]
+
+
+def _pool1d(pool, input, ksize, strides, padding, data_format, name, scope):  # noqa: A002
+    if data_format not in ("NWC", "NCW"):
+        _fail(scope, f"data_format must be 'NWC' or 'NCW', got {data_format!r}")
+    k, s = _width(ksize, "ksize", data_format), _width(strides, "strides", data_format)
+    graph = graph_of((input,))
+    with graph.as_default(), graph.name_scope(name or scope):
+        x = convert_to_tensor(input, name="input")
+        axis = 2 if data_format == "NCW" else 1
+        fmt = "NCHW" if data_format == "NCW" else "NHWC"
+        pooled = pool(_a.expand_dims(x, axis), [1, k], [1, s], padding, data_format=fmt)
+        return _a.squeeze(pooled, [axis])
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """The maximum over each ``ksize`` window along the width of a 3-D ``input`` (NWC or NCW)."""
+    return _pool1d(max_pool, input, ksize, strides, padding, data_format, name, "MaxPool1d")
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """The mean over each ``ksize`` window along the width of a 3-D ``input`` (NWC or NCW)."""
+    return _pool1d(avg_pool, input, ksize, strides, padding, data_format, name, "AvgPool1d")
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None) -> Tensor:
+    """The sum of ``per_example_loss`` (times ``sample_weight``) over ``global_batch_size``, by
+    default the batch's size (dataflow runs one replica); 0 when the batch size is 0."""
+    loss = convert_to_tensor(per_example_loss, name="per_example_loss")
+    dtype = loss.dtype
+    if sample_weight is not None:
+        loss = _m.cast(_m.multiply(loss, _m.cast(sample_weight, dtype)), dtype)
+    if global_batch_size is None:
+        global_batch_size = _a.shape(loss)[0]
+    size = convert_to_tensor(global_batch_size, name="global_batch_size")
+    if size.dtype not in INDEX_TYPES:
+        _fail(
+            "compute_average_loss", f"global_batch_size must be an integer, got {size.dtype.name}"
+        )
+    return div_no_nan(_m.reduce_sum(loss), _m.cast(size, dtype))
+
+
+def scale_regularization_loss(regularization_loss) -> Tensor:
+    """The sum of ``regularization_loss`` (a tensor, or a list added up first) divided by the
+    number of replicas, which is 1 in dataflow."""
+    if isinstance(regularization_loss, (list, tuple)):
+        regularization_loss = _m.add_n(regularization_loss)
+    return _m.reduce_sum(regularization_loss)

@@ -82,3 +82,29 @@ def test_nextafter_steps_one_float_towards_the_second_argument():
     np.testing.assert_array_equal(
         v, np.array([1.0000001192092896, 0.9999999403953552, 1e-45], np.float32)
     )
+
+
+def test_pool1d_pools_along_the_width_in_both_layouts():
+    x = tf.constant(np.arange(12, dtype=np.float32).reshape(1, 6, 2))
+    m, a, ncw = _run(
+        tf.nn.max_pool1d(x, 2, 2, "VALID"),
+        tf.nn.avg_pool1d(x, 3, 2, "SAME"),
+        tf.nn.max_pool1d(tf.transpose(x, [0, 2, 1]), [1, 1, 2], [1, 1, 2], "VALID", "NCW"),
+    )
+    np.testing.assert_array_equal(m, [[[2, 3], [6, 7], [10, 11]]])
+    np.testing.assert_array_equal(a, [[[2, 3], [6, 7], [9, 10]]])
+    np.testing.assert_array_equal(ncw, [[[2, 6, 10], [3, 7, 11]]])
+
+
+def test_compute_average_loss_divides_the_weighted_sum_by_the_global_batch():
+    loss = tf.constant([1.0, 2.0, 3.0, 6.0])
+    values = _run(
+        tf.nn.compute_average_loss(loss),
+        tf.nn.compute_average_loss(loss, sample_weight=[1.0, 0.0, 2.0, 0.5], global_batch_size=8),
+        tf.nn.compute_average_loss(loss, global_batch_size=0),
+        tf.nn.scale_regularization_loss([loss[0], loss[3]]),
+        tf.nn.scale_regularization_loss(loss),
+    )
+    assert values == [3.0, 1.25, 0.0, 7.0, 12.0]
+    with pytest.raises(ValueError, match="integer"):
+        tf.nn.compute_average_loss(loss, global_batch_size=2.0)
