@@ -161,6 +161,9 @@ def _static_k(k: Tensor) -> Optional[int]:
     return None if value is None else int(value)
 
 
+_TOP_K_INDEX_TYPES = frozenset({_dtypes.int16, _dtypes.int32, _dtypes.int64})
+
+
 def _infer_top_k(op):
     x, k = op.inputs
     check_dtype(x.dtype, NUMERIC_TYPES, "Input 'input' of 'TopKV2'")
@@ -170,18 +173,22 @@ def _infer_top_k(op):
     k_value = _static_k(k)
     if k_value is not None and k_value < 0:
         raise ValueError(f"Need k >= 0, got {k_value}")
+    index_type = op.attrs.get("index_type", _dtypes.int32)
+    check_dtype(index_type, _TOP_K_INDEX_TYPES, "Attr 'index_type' of 'TopKV2'")
     if x.shape.ndims is None:
-        return [(x.dtype, TensorShape(None)), (_dtypes.int32, TensorShape(None))]
+        return [(x.dtype, TensorShape(None)), (index_type, TensorShape(None))]
     if x.shape.ndims == 0:
         raise ValueError("input must be at least 1-D, got a scalar")
     last = x.shape.as_list()[-1]
     if k_value is not None and last is not None and last < k_value:
         raise ValueError(f"input must have at least k={k_value} columns, got {last}")
     shape = TensorShape(x.shape.as_list()[:-1] + [k_value])
-    return [(x.dtype, shape), (_dtypes.int32, shape)]
+    return [(x.dtype, shape), (index_type, shape)]
 
 
 def _top_k_kernel(attrs):
+    index_dtype = _dtypes.numpy_dtype(attrs.get("index_type", _dtypes.int32))
+
     def top_k(x, k):
         k = int(k)
         if x.shape[-1] < k:
@@ -192,7 +199,7 @@ def _top_k_kernel(attrs):
             )
         # A stable sort of the negated values: ties keep the lower index first, as TensorFlow.
         keys = -x.astype(np.float64) if x.dtype.kind in "iub" else -x
-        order = np.argsort(keys, axis=-1, kind="stable")[..., :k].astype(np.int32)
+        order = np.argsort(keys, axis=-1, kind="stable")[..., :k].astype(index_dtype)
         return np.take_along_axis(x, order, axis=-1), order
 
     return top_k
@@ -201,13 +208,23 @@ def _top_k_kernel(attrs):
 define_op("TopKV2", _infer_top_k, _top_k_kernel)
 
 
-def top_k(input, k=1, sorted: bool = True, name: Optional[str] = None) -> tuple:  # noqa: A002
-    """The ``k`` largest entries of the last axis of ``input`` and their int32 indices, largest
-    first (equal values: lower index first)."""
+def top_k(
+    input,  # noqa: A002
+    k=1,
+    sorted: bool = True,  # noqa: A002
+    index_type=_dtypes.int32,
+    name: Optional[str] = None,
+) -> tuple:
+    """The ``k`` largest entries of the last axis of ``input`` and their indices (of
+    ``index_type``: int16, int32 or int64), largest first (equal values: lower index first)."""
     graph = graph_of((input, k))
+    index_type = _dtypes.as_dtype(index_type)
+    attrs = {"sorted": bool(sorted)}
+    if index_type is not _dtypes.int32:  # graphs saved before index_type existed: int32
+        attrs["index_type"] = index_type
     with graph.as_default():
         k = convert_to_tensor(k, dtype=_dtypes.int32, name="k")
-        op = apply_op("TopKV2", (input, k), {"sorted": bool(sorted)}, name or "TopKV2")
+        op = apply_op("TopKV2", (input, k), attrs, name or "TopKV2")
     return _TopKResult(op.outputs[0], op.outputs[1])
 
 
@@ -533,7 +550,7 @@ def _top_k_grad(op, grad_values, grad_indices):
     from .segment_ops import unsorted_segment_sum
 
     x = op.inputs[0]
-    indices = op.outputs[1]
+    indices = _m.cast(op.outputs[1], _dtypes.int32)
     if grad_values is None:
         return _a.zeros_like(x), None
     x_shape = _a.shape(x)

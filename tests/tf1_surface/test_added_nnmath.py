@@ -108,3 +108,18 @@ def test_compute_average_loss_divides_the_weighted_sum_by_the_global_batch():
     assert values == [3.0, 1.25, 0.0, 7.0, 12.0]
     with pytest.raises(ValueError, match="integer"):
         tf.nn.compute_average_loss(loss, global_batch_size=2.0)
+
+
+def test_top_k_gives_indices_of_the_requested_index_type_and_keeps_its_gradient():
+    x = tf.constant([[3.0, 1.0, 4.0, 1.5], [2.0, 7.0, 1.0, 8.0]])
+    values, indices = tf.math.top_k(x, 2, True, tf.int64, "best")
+    assert indices.dtype == tf.int64 and values.op.name == "best"
+    (grad,) = tf.gradients(tf.reduce_sum(values), x)
+    v, i, g = _run(values, indices, grad)
+    np.testing.assert_array_equal(v, [[4.0, 3.0], [8.0, 7.0]])
+    np.testing.assert_array_equal(i, [[2, 0], [3, 1]])
+    assert i.dtype == np.int64
+    np.testing.assert_array_equal(g, [[1, 0, 1, 0], [0, 1, 0, 1]])
+    assert tf.nn.top_k(x).indices.dtype == tf.int32
+    with pytest.raises(TypeError, match="index_type"):
+        tf.nn.top_k(x, index_type=tf.float32)
