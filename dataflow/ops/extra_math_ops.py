@@ -90,6 +90,7 @@ __all__ = [
     "zeta",
     "lbeta",
     "nextafter",
+    "cumulative_logsumexp",
 ]
 
 
@@ -553,6 +554,30 @@ def count_nonzero(
 define_op("Cumprod", _m._infer_running, _m.running_kernel(np.cumprod, 1))
 
 
+def _infer_cumulative_logsumexp(op):
+    check_dtype(op.inputs[0].dtype, FLOAT_TYPES, "Input 'x' of 'CumulativeLogsumexp'")
+    return _m._infer_running(op)
+
+
+define_op(
+    "CumulativeLogsumexp",
+    _infer_cumulative_logsumexp,
+    _m.running_kernel(np.logaddexp.accumulate, -np.inf),
+)
+
+
+def cumulative_logsumexp(
+    x, axis=0, exclusive: bool = False, reverse: bool = False, name: Optional[str] = None
+) -> Tensor:
+    """Running ``log(sum(exp(x)))`` along ``axis``, without overflow: ``exclusive`` leaves out
+    the current element (``-inf`` first), ``reverse`` runs from the end."""
+    axis = static_axis(axis)
+    if not isinstance(axis, int):
+        raise TypeError(f"cumulative_logsumexp takes a single axis, got {axis!r}")
+    attrs = {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)}
+    return apply_op("CumulativeLogsumexp", (x,), attrs, name or "CumulativeLogsumexp").outputs[0]
+
+
 def cumprod(
     x, axis=0, exclusive: bool = False, reverse: bool = False, name: Optional[str] = None
 ) -> Tensor:
@@ -756,3 +781,26 @@ def polyval(coeffs, x, name=None) -> Tensor:
     for coefficient in coeffs[1:]:
         result = _m.add(_m.multiply(result, x), convert_to_tensor(coefficient, dtype=x.dtype))
     return _m.add(result, _m._zeros(result), name=name or "polyval")
+
+
+@RegisterGradient("CumulativeLogsumexp")
+def _cumulative_logsumexp_grad(op, grad):
+    """TensorFlow's gradient, in log space: the positive and negative parts of ``grad`` run
+    backwards through a cumulative_logsumexp of their own, so nothing overflows."""
+    x, out = op.inputs[0], op.outputs[0]
+    attrs = op.attrs
+    lowest = float(np.finfo(_dtypes.numpy_dtype(grad.dtype)).min)
+
+    def part(mask, magnitude):
+        log_grad = _m.where_v2(mask, _m.log(magnitude), convert_to_tensor(lowest, dtype=grad.dtype))
+        running = cumulative_logsumexp(
+            _m.subtract(log_grad, out),
+            attrs["axis"],
+            exclusive=attrs["exclusive"],
+            reverse=not attrs["reverse"],
+        )
+        return _m.exp(_m.add(running, x))
+
+    positive = part(_m.greater(grad, 0), grad)
+    negative = part(_m.less(grad, 0), _m.negative(grad))
+    return _m.subtract(positive, negative)

@@ -123,3 +123,23 @@ def test_top_k_gives_indices_of_the_requested_index_type_and_keeps_its_gradient(
     assert tf.nn.top_k(x).indices.dtype == tf.int32
     with pytest.raises(TypeError, match="index_type"):
         tf.nn.top_k(x, index_type=tf.float32)
+
+
+def test_cumulative_logsumexp_runs_without_overflow_and_has_tensorflows_gradient():
+    x = tf.constant([[0.0, 1.0, 2.0], [1000.0, -1000.0, 1000.0]])
+    y = tf.math.cumulative_logsumexp(x, axis=1)
+    z = tf.math.cumulative_logsumexp(x, 1, exclusive=True, reverse=True)
+    weights = tf.constant([[1.0, -2.0, 0.5], [1.0, 1.0, 1.0]])
+    (g,) = tf.gradients(tf.reduce_sum(y * weights), x)
+    yv, zv, gv = _run(y, z, g)
+    np.testing.assert_allclose(
+        yv, [[0.0, 1.3132617, 2.4076061], [1000.0, 1000.0, 1000.6932]], rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        zv, [[2.3132617, 2.0, -np.inf], [1000.0, 1000.0, -np.inf]], rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        gv, [[0.50713253, -1.3397529, 0.3326204], [2.4999225, 0.0, 0.49998546]], rtol=1e-4
+    )
+    with pytest.raises(TypeError, match="CumulativeLogsumexp"):
+        tf.math.cumulative_logsumexp(tf.constant([1, 2]))
