@@ -91,6 +91,7 @@ __all__ = [
     "lbeta",
     "nextafter",
     "cumulative_logsumexp",
+    "confusion_matrix",
 ]
 
 
@@ -588,6 +589,43 @@ def cumprod(
         raise TypeError(f"cumprod at {_user_location()}: takes a single axis, got {axis!r}")
     attrs = {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)}
     return apply_op("Cumprod", (x,), attrs, name or "Cumprod").outputs[0]
+
+
+def confusion_matrix(
+    labels, predictions, num_classes=None, dtype=_dtypes.int32, name=None, weights=None
+) -> Tensor:
+    """The ``num_classes x num_classes`` matrix counting (or summing ``weights`` of) each
+    ``(label, prediction)`` pair; ``num_classes`` defaults to the largest class seen plus 1.
+    Negative classes, and classes not below ``num_classes``, fail at run time, as in TensorFlow."""
+    from ..graph import control_dependencies
+    from .array_ops import ones_like, stack
+    from .check_ops import assert_less, assert_non_negative
+    from .nd_index_ops import scatter_nd
+
+    graph = _m.graph_of((labels, predictions, weights))
+    with graph.as_default(), graph.name_scope(name or "confusion_matrix"):
+        labels = _m.cast(labels, _dtypes.int64)
+        predictions = _m.cast(predictions, _dtypes.int64)
+        checks = [
+            assert_non_negative(labels, message="`labels` contains negative values"),
+            assert_non_negative(predictions, message="`predictions` contains negative values"),
+        ]
+        if num_classes is None:
+            highest = _m.maximum(_m.reduce_max(predictions), _m.reduce_max(labels))
+            num_classes = _m.add(highest, convert_to_tensor(1, dtype=_dtypes.int64))
+        else:
+            num_classes = _m.cast(num_classes, _dtypes.int64)
+            checks.append(assert_less(labels, num_classes, message="`labels` out of bound"))
+            checks.append(
+                assert_less(predictions, num_classes, message="`predictions` out of bound")
+            )
+        if weights is None:
+            values = ones_like(predictions, dtype=dtype)
+        else:
+            values = _m.cast(convert_to_tensor(weights, name="weights"), dtype)
+        with control_dependencies(checks):
+            indices = stack([labels, predictions], axis=1)
+        return scatter_nd(indices, values, stack([num_classes, num_classes]))
 
 
 # -- gradients -------------------------------------------------------------------------------------

@@ -143,3 +143,19 @@ def test_cumulative_logsumexp_runs_without_overflow_and_has_tensorflows_gradient
     )
     with pytest.raises(TypeError, match="CumulativeLogsumexp"):
         tf.math.cumulative_logsumexp(tf.constant([1, 2]))
+
+
+def test_confusion_matrix_counts_or_weighs_label_prediction_pairs():
+    counts, weighed = _run(
+        tf.math.confusion_matrix([1, 2, 4, 2], [2, 2, 4, 1]),
+        tf.confusion_matrix(
+            [0, 1, 1], [1, 1, 0], num_classes=3, dtype=tf.float32, weights=[0.5, 2.0, 1.5]
+        ),
+    )
+    expected = np.zeros((5, 5), np.int32)
+    expected[1, 2] = expected[2, 2] = expected[2, 1] = expected[4, 4] = 1
+    np.testing.assert_array_equal(counts, expected)
+    assert counts.dtype == np.int32
+    np.testing.assert_array_equal(weighed, [[0, 0.5, 0], [1.5, 2.0, 0], [0, 0, 0]])
+    with pytest.raises(df.errors.InvalidArgumentError, match="out of bound"):
+        _run(tf.math.confusion_matrix([0, 3], [0, 1], num_classes=3))
