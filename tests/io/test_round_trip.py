@@ -226,6 +226,28 @@ def test_less_common_ops_round_trip(fresh_graph, round_trip):
     assert repr(new.attrs) == repr(old.attrs)
 
 
+def test_bitwise_nextafter_and_cumulative_logsumexp_ops_round_trip(fresh_graph, round_trip):
+    i = df.constant(np.int32([12, -7, 3]), name="i")
+    j = df.constant(np.int32([10, 3, 9]), name="j")
+    df.stack(
+        [
+            df.bitwise.bitwise_and(i, j),
+            df.bitwise.bitwise_or(i, j),
+            df.bitwise.bitwise_xor(i, j),
+            df.bitwise.invert(i),
+            df.bitwise.left_shift(i, j),
+            df.bitwise.right_shift(i, j),
+        ],
+        name="bits",
+    )
+    f = df.constant(np.float32([[0.0, 1000.0, -1.0]]), name="f")
+    df.math.nextafter(f, df.zeros_like(f), name="next")
+    df.math.cumulative_logsumexp(f, 1, exclusive=True, reverse=True, name="cls")
+    loaded = round_trip(fresh_graph)
+    for x_, y_ in zip(*run_both(fresh_graph, loaded, ["bits:0", "next:0", "cls:0"], {})):
+        assert_bitwise_equal(x_, y_)
+
+
 def test_gradient_ops_round_trip(fresh_graph, round_trip):
     x = df.placeholder(df.float32, [1, 4, 4, 1], name="x")
     u = df.placeholder(df.float32, None, name="u")
@@ -308,6 +330,14 @@ def test_gradients_through_a_loop_of_a_loaded_graph(fresh_graph, round_trip):
 
 # Op types exercised by the tests above rather than by the shadow runs of the op suites.
 COVERED_HERE = {
+    "BitwiseAnd",
+    "BitwiseOr",
+    "BitwiseXor",
+    "CumulativeLogsumexp",
+    "Invert",
+    "LeftShift",
+    "NextAfter",
+    "RightShift",
     "FusedElementwise",  # made by graph passes only: tests/passes/test_optimize_cli.py
     "ToLayout",  # made by the layout pass only: tests/passes/test_layout.py
     "OnesLike",
