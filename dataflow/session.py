@@ -285,6 +285,7 @@ class _Plan:
     compiled: Any = None
     reference: Any = None
     regions: list = field(default_factory=list)
+    compile_lock: Any = field(default_factory=threading.Lock, repr=False, compare=False)
 
 
 _default_session_stack = threading.local()
@@ -546,10 +547,10 @@ class Session:
                 plan.placement = placement
             if isinstance(plan, _Plan):
                 _check_fetchable(plan, flat_fetches, location)
-            with self._lock:
+            with self._lock:  # threads that lowered it at once all run the first one stored
                 if len(self._plans) > 256:
                     self._plans.clear()
-                self._plans[key] = plan
+                plan = self._plans.setdefault(key, plan)
         values = self._execute(plan, feed_values, options, run_metadata, location)
         flat_results = [None if p is None else values[p] for p in plan.fetch_positions]
         for i, value in enumerate(flat_results):
@@ -998,22 +999,26 @@ def _compiled(plan: _Plan, options) -> _Plan:
     interpreter."""
     twin = plan.compiled
     if twin is None:
-        plan.runs += 1
-        if not compiler.compile_now(plan.runs) or _debug_watcher.requested_watches(options):
-            return plan
-        with gc_paused():
-            result = compiler.compile_program(plan.executable.program)
-        if result is None:
-            plan.compiled = twin = False
-        else:
-            plan.compiled = twin = replace(
-                plan,
-                executable=result.executable,
-                nodes=result.nodes,
-                compiled=False,
-                reference=plan,
-                regions=result.regions,
-            )
+        with plan.compile_lock:  # one thread compiles; the others wait for its twin
+            twin = plan.compiled
+            if twin is None:
+                plan.runs += 1
+                watched = _debug_watcher.requested_watches(options)
+                if not compiler.compile_now(plan.runs) or watched:
+                    return plan
+                with gc_paused():
+                    result = compiler.compile_program(plan.executable.program)
+                if result is None:
+                    plan.compiled = twin = False
+                else:
+                    plan.compiled = twin = replace(
+                        plan,
+                        executable=result.executable,
+                        nodes=result.nodes,
+                        compiled=False,
+                        reference=plan,
+                        regions=result.regions,
+                    )
     if not twin or _debug_watcher.requested_watches(options):
         return plan
     return twin
