@@ -694,6 +694,51 @@ def test_a_native_call_that_raises_is_rerun_in_python(monkeypatch):
     assert region.function(np.float32(4.0)) == np.float32(9.0)
 
 
+def overflowing(structure: str):
+    """A float64 computation that overflows, as a straight region, a cond, or a loop squaring
+    ``1e20`` (its fourth square, in iteration 3, passes the top); the fetch, the feeds and the
+    op that overflows."""
+    x = df.placeholder(df.float64, [])
+    if structure == "region":
+        product = x * x
+        return product + 1.0, {x: 1e200}, product.op
+    if structure == "cond":
+        products = []
+
+        def square():
+            products.append(x * x)
+            return products[0]
+
+        return df.cond(x > 0, square, lambda: x - 1.0), {x: 1e200}, products[0].op
+    squares = []
+
+    def body(i, a):
+        squares.append(a * a)
+        return i + 1, squares[0]
+
+    fetch = df.while_loop(lambda i, a: i < 5, body, [df.constant(0), x])
+    return fetch, {x: 1e20}, squares[0].op
+
+
+@pytest.mark.parametrize("structure", ["region", "cond", "loop"])
+def test_numpys_error_state_raises_in_every_tier(structure):
+    """Under ``np.errstate(over="raise")`` an overflow is an error of the op that overflowed,
+    interpreted, compiled to Python and native alike (native code notices no floating-point
+    error, so the call goes to Python); under numpy's default state the native code runs and
+    gives ``inf`` as numpy does."""
+    fetch, feed, overflowing_op = overflowing(structure)
+    with np.errstate(over="ignore"):
+        regions = assert_same_as_interpreted(fetch, [feed])
+        assert natives(regions), [native.status(r) for r in regions]
+    for tier in ("interpreted", "off", "force"):
+        with np.errstate(over="raise"), pytest.raises(errors.InvalidArgumentError) as caught:
+            run(fetch, [feed], tier)
+        assert caught.value.op is overflowing_op, (tier, caught.value)
+        assert "overflow" in caught.value.message
+        if structure == "loop":
+            assert "iteration 3" in caught.value.message
+
+
 # -- deadlines ---------------------------------------------------------------------------------
 def test_a_native_loop_that_never_ends_stops_at_the_deadline():
     endless = df.while_loop(lambda i: i >= 0, lambda i: [i + 1 - 1], [df.constant(0)])
