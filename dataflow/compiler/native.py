@@ -52,9 +52,12 @@ a NaN's sign: no admitted op reads it (comparisons, ``where`` and casts to bool 
 
 **Errors.**  No admitted op raises (floats follow ``error_model="numpy"``: division by zero
 gives inf as numpy does; an integer division is admitted only by a constant other than 0 and
--1).  Should the native call raise all the same, the wrapper re-runs the same inputs through
-the Python function -- regions and loops are pure -- so an error names the op, line and
-iteration the interpreter names.
+-1).  Where numpy's error state makes a floating-point error raise or call back
+(``np.errstate(over="raise")``, ``np.seterrcall``), every call runs the Python function,
+so the op that overflows raises as interpreted (warnings stay unsaid, "Values").  Should the
+native call raise all the same, the wrapper re-runs the same inputs through the Python
+function -- regions and loops are pure -- so an error names the op, line and iteration the
+interpreter names.
 
 **Deadlines.**  A native loop runs in chunks and returns its state between them; between
 calls the wrapper compares the clock with ``context.deadline`` and raises the Python loop's
@@ -886,8 +889,10 @@ class _Tier:
         """The entry point to call now, or None for the Python function (module docstring:
         in "auto", the `AUTO_AFTER_CALLS`-th call starts compiling in the background)."""
         native = self.native
-        if native is not None or self.refused is not None or _mode == "off":
-            return native
+        if native is not None:
+            return None if _numpy_errors_are_strict() else native
+        if self.refused is not None or _mode == "off":
+            return None
         if _mode == "force":
             self.compile()
             return self.native
@@ -957,6 +962,30 @@ class _Tier:
             else:
                 return None
         return arguments + flags
+
+
+try:  # numpy's error state as a context variable (numpy 2): its value changes with the state
+    from numpy._core.umath import _extobj_contextvar as _numpy_error_state
+except ImportError:
+    _numpy_error_state = None
+_STRICT_ERROR_MODES = frozenset({"raise", "call"})
+_error_state_seen: tuple = (None, False)  # (the last state looked at, whether it is strict)
+
+
+def _numpy_errors_are_strict() -> bool:
+    """Whether numpy's error state here (``np.errstate``, ``np.seterr``) raises or calls back
+    on some floating-point error, which native code would not notice: the call then goes to
+    the Python function (module docstring, "Errors").  Reading the state costs a microsecond,
+    so its answer is kept for the state's object, which numpy replaces whenever it changes."""
+    global _error_state_seen
+    if _numpy_error_state is None:
+        return not _STRICT_ERROR_MODES.isdisjoint(np.geterr().values())
+    state = _numpy_error_state.get()
+    seen, strict = _error_state_seen
+    if state is not seen:
+        strict = not _STRICT_ERROR_MODES.isdisjoint(np.geterr().values())
+        _error_state_seen = (state, strict)
+    return strict
 
 
 def _any_nan(results) -> bool:
