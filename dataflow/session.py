@@ -1369,11 +1369,11 @@ def _dead_fetch_error(e: executor.FetchNotLiveError, plan: _Plan) -> errors.OpEr
     tests look for), why it has none, and where it was made."""
     lines = []
     first_op = None
-    if plan.reference is not None:  # a compiled twin: name the op as the interpreter does
-        plan = plan.reference
-    fetches = plan.executable.program.fetches
-    for position, _, state in e.missing:
-        op = _user_op(plan.nodes[fetches[position][0]].tag)
+    reference = plan.reference  # of a compiled twin: name the op as the interpreter does
+    for position, node_index, state in e.missing:
+        if reference is not None:
+            node_index = reference.executable.program.fetches[position][0]
+        op = _user_op((reference or plan).nodes[node_index].tag)
         first_op = first_op or op
         lines.append(
             f"  {op.name} (Retval[{position}] does not have value): "

@@ -22,7 +22,9 @@ Scheduler state (all of it belongs to one run; a `Plan` is shared and never writ
   finds nothing to do, and an iteration that completes is taken off the stack, so the stack
   never holds more than the iterations alive.
 - **outstanding ops**: ``ready`` + ``running`` of each iteration, and ``_Run.in_flight``
-  (kernels submitted to the pool and not yet propagated).
+  (kernels submitted to the pool or waiting for an asynchronous completion, counted until the
+  thread that finishes them has propagated their outputs and fired what those made ready, so
+  that it counts every thread that may still fire a node of the run).
 
 The loop (`_Run._drain`): pop an iteration, pop its ready nodes one by one and fire them.  An
 ordinary single-output op with ordinary consumers takes the *fast path* written out inline:
@@ -818,6 +820,7 @@ class _Run:
         done.calling = False
         if done.finished:
             self._async_finished(done)
+            self.in_flight -= 1
 
     def _async_completed(self, done: _Completion, result, error) -> None:
         """An asynchronous kernel completed on another thread: hands its outputs to the run.
@@ -828,6 +831,11 @@ class _Run:
         then costs no thread switch.  Otherwise it only passes the outputs on and wakes the
         driving thread; the one level of nesting keeps two runs that feed each other from
         recursing into each other without bound (and a thread from taking a lock it holds).
+
+        The kernel stays counted in ``in_flight`` until this thread has done so, as a pool
+        kernel does until `_run_on_pool` has drained: the inline kernels it fires run with the
+        lock released, and the run must not end (nor its fetches be read) while one of them
+        still runs, when the run's last other completion arrives meanwhile.
         """
         lock = self.lock
         fire_here = not getattr(_completing, "active", False) and lock.acquire(blocking=False)
@@ -838,25 +846,28 @@ class _Run:
                 raise RuntimeError(f"the kernel of {done.info.name!r} completed twice")
             done.finished = True
             done.result, done.error = result, error
-            self._async_finished(done)
-            if fire_here and not self.stopped:
-                _completing.active = True
-                try:
-                    self._drain()
-                except BaseException as exc:
-                    self._fail(exc)
-                finally:
-                    _completing.active = False
+            try:
+                self._async_finished(done)
+                if fire_here and not self.stopped:
+                    _completing.active = True
+                    try:
+                        self._drain()
+                    except BaseException as exc:
+                        self._fail(exc)
+                    finally:
+                        _completing.active = False
+            finally:
+                self.in_flight -= 1
             if self.stopped or self.ready_iterations or not self.in_flight:
                 self.condition.notify_all()
         finally:
             lock.release()
 
     def _async_finished(self, done: _Completion) -> None:
-        """Accounts for a completed asynchronous kernel and passes on its outputs (lock held)."""
+        """Accounts for a completed asynchronous kernel and passes on its outputs (lock held);
+        the caller takes it out of ``in_flight`` once it has done what it does with them."""
         iteration, info = done.iteration, done.info
         iteration.running -= 1
-        self.in_flight -= 1
         del self.pool_kernels[id(done)]
         if self.stopped:
             return

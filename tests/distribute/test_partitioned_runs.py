@@ -351,6 +351,55 @@ def test_an_error_in_one_partition_stops_the_step_names_the_op_and_keeps_variabl
         assert sess.run(v) == 11.0
 
 
+def test_a_fetch_without_a_value_on_another_device_names_its_op_and_position():
+    with df.device("/cpu:0"):
+        p = df.placeholder(df.bool, [])
+        a = df.constant(1.0)
+        output_false, output_true = df.switch(df.constant([1, 2]), p)
+    with df.device("/cpu:1"):
+        b = df.identity(a) * 3.0
+        dead = df.identity(output_false, name="dead_branch")
+    with df.Session(config=config()) as sess:
+        with pytest.raises(df.errors.InvalidArgumentError) as caught:
+            sess.run([a, output_true, b, dead], {p: True})
+    message = str(caught.value)
+    assert "dead_branch (Retval[3] does not have value): it depends on the untaken" in message
+    assert os.path.basename(__file__) in message
+    assert "Retval[0]" not in message and "Retval[2]" not in message
+
+
+def _yielding(tensor):
+    """``tensor`` passed through a kernel that gives the GIL away before it returns, as a
+    kernel that takes time does: other threads of the step run meanwhile."""
+
+    def give_way(value):
+        time.sleep(0)
+        return value
+
+    out = df.py_func(give_way, [tensor], tensor.dtype, name="give_way")
+    out.set_shape(tensor.shape)
+    return out
+
+
+@pytest.mark.parametrize("senders", [2, 3])
+def test_a_value_computed_from_several_received_values_is_there_at_the_end_of_every_step(
+    senders,
+):
+    # Each value arrives on the receiving device from another thread and goes on through a
+    # kernel run by that thread; the step ends only once the last of them has been added.
+    received = []
+    for k in range(senders):
+        with df.device(f"/cpu:{k}"):
+            received.append(_yielding(df.constant(np.full(3, float(k + 1)))))
+    with df.device(f"/cpu:{senders}"):
+        total = df.add_n([_yielding(value) for value in received])
+    expected = np.full(3, senders * (senders + 1) / 2)
+    with df.Session(config=config(senders + 1)) as sess:
+        for step in range(1000):
+            value = sess.run(total, options=df.RunOptions(timeout_in_ms=20_000))
+            assert np.array_equal(value, expected), step
+
+
 def test_a_step_stuck_on_a_recv_stops_at_its_deadline():
     release = threading.Event()
 
@@ -532,6 +581,35 @@ def test_random_programs_placed_randomly_give_the_one_device_values(program, x, 
         n,
         lambda op: f"/device:CPU:{chooser.randrange(devices)}",
         lambda: df.Session(config=config(devices)),
+    )
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    program=programs.programs,
+    x=st.floats(-4.0, 4.0, allow_nan=False),
+    n=st.integers(-3, 5),
+    devices=st.integers(2, 4),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_random_programs_with_slow_kernels_placed_randomly_give_the_reference_every_step(
+    program, x, n, devices, seed
+):
+    # Every assigned value goes through a kernel that lets other threads run, so values cross
+    # devices while the receiving partition's kernels still run.
+    chooser = random.Random(seed)
+    check_placed_program(
+        program,
+        x,
+        n,
+        lambda op: f"/device:CPU:{chooser.randrange(devices)}",
+        lambda: df.Session(config=config(devices)),
+        through=_yielding,
+        steps=10,
     )
 
 

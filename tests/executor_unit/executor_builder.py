@@ -46,6 +46,7 @@ class Builder:
         num_outputs: int = 1,
         inline: Optional[bool] = None,
         wants_context: bool = False,
+        asynchronous: bool = False,
     ):
         index = self.add(
             Node(
@@ -57,6 +58,7 @@ class Builder:
                 num_outputs=num_outputs,
                 inline=inline,
                 wants_context=wants_context,
+                asynchronous=asynchronous,
             )
         )
         if num_outputs == 0:
