@@ -540,7 +540,7 @@ class SessionCreator:
     """Makes the raw `Session` a `MonitoredSession` wraps: ``create_session()``."""
 
     def create_session(self) -> Session:
-        raise NotImplementedError("create_session is not implemented for {self}.")
+        raise NotImplementedError(f"create_session is not implemented for {self}.")
 
 
 class ChiefSessionCreator(SessionCreator):
