@@ -439,7 +439,6 @@ class GraphKeys:
     LOSSES = "losses"
     SUMMARIES = "summaries"
     SUMMARY_OP = "summary_op"
-    QUEUE_RUNNERS = "queue_runners"
     INIT_OP = "init_op"
     LOCAL_INIT_OP = "local_init_op"
     READY_OP = "ready_op"

@@ -2,7 +2,9 @@
 
 Programs written for TensorFlow 1.x call ``tf.arg_max``; programs ported to TensorFlow 2 start
 with ``tf.disable_v2_behavior()`` or ``tf.compat.v1.disable_eager_execution()``.  Here graph
-mode is the only mode, so the switches have nothing to switch and are accepted as they are.
+mode is the default (eager mode is opted into with ``enable_eager_execution`` or
+``with eager_mode():``), so the switches that ask for TensorFlow 1.x's graph mode have nothing
+to switch at program start and are accepted as they are.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ def disable_v2_behavior() -> None:
 
 
 def disable_eager_execution() -> None:
-    """Accepted: dataflow always builds graphs."""
+    """Accepted: graph mode is already the default here.  Eager mode is on only where a
+    program asks for it (``enable_eager_execution``, ``with eager_mode():``), which TF1
+    programs that call this at start-up do not."""
 
 
 def disable_v2_tensorshape() -> None:

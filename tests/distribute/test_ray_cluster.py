@@ -1,5 +1,7 @@
 """df.distribute.RayCluster: one Ray actor per task, and a Session whose steps run on them."""
 
+import os
+import signal
 import threading
 import time
 
@@ -200,6 +202,50 @@ def test_a_task_that_dies_mid_step_fails_the_step_with_unavailable_error(local_r
                 assert "test_ray_cluster.py" in str(failure)
                 with pytest.raises(errors.UnavailableError, match="task:1"):
                     sess.run(taken)  # the task stays lost: the next step fails at once
+
+
+def test_a_stopped_task_fails_a_step_at_its_deadline_not_long_after(local_ray):
+    with df.distribute.RayCluster({"worker": 2}) as small:
+        with df.Graph().as_default():
+            with df.device(WORKER1):
+                doubled = df.multiply(df.constant(2.0), 2.0, name="doubled_on_worker1")
+                tripled = df.multiply(df.constant(2.0), 3.0, name="tripled_on_worker1")
+            with df.Session(small.target) as sess:
+                assert sess.run(doubled) == 4.0  # registered with worker 1 while it runs
+                _, pid = local_ray.get(small.actor(WORKER1).ping.remote())
+                os.kill(pid, signal.SIGSTOP)
+                try:
+                    # A run the task has seen, and one it must first register: both stop at
+                    # the deadline, as the task cannot answer (it is stopped, not gone).
+                    for fetch, op_name in [(doubled, "doubled_on_worker1"), (tripled, "tripled")]:
+                        start = time.monotonic()
+                        with pytest.raises(errors.DeadlineExceededError) as failure:
+                            sess.run(fetch, options=df.RunOptions(timeout_in_ms=3000))
+                        elapsed = time.monotonic() - start
+                        assert 2.9 < elapsed < 8.0  # at the deadline of 3 s, give or take load
+                        assert WORKER1 in str(failure.value) and op_name in str(failure.value)
+                finally:
+                    os.kill(pid, signal.SIGCONT)
+                assert sess.run(tripled) == 6.0  # once it runs again, so does the Session
+
+
+def test_a_dead_task_fails_runs_it_has_never_seen_with_unavailable_error(local_ray):
+    with df.distribute.RayCluster({"worker": 2}) as small:
+        with df.Graph().as_default():
+            with df.device(WORKER1):
+                doubled = df.multiply(df.constant(2.0), 2.0, name="doubled_on_worker1")
+                tripled = df.multiply(df.constant(2.0), 3.0, name="tripled_on_worker1")
+            with df.device(WORKER0):
+                summed = df.add(doubled, 1.0, name="summed_on_worker0")
+            with df.Session(small.target) as sess:
+                assert sess.run(doubled) == 4.0
+                local_ray.kill(small.actor(WORKER1))
+                for fetch, op_name in [(tripled, "tripled_on_worker1"), (summed, "summed")]:
+                    with pytest.raises(errors.UnavailableError) as failure:
+                        sess.run(fetch, options=df.RunOptions(timeout_in_ms=60_000))
+                    assert WORKER1 in str(failure.value)
+                    assert op_name in str(failure.value) or "doubled" in str(failure.value)
+                    assert "test_ray_cluster.py" in str(failure.value)
 
 
 # -- train.Server ----------------------------------------------------------------------------------
