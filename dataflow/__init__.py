@@ -231,6 +231,8 @@ from .legacy import (
     disable_eager_execution,
     disable_v2_behavior,
     disable_v2_tensorshape,
+    enable_v2_behavior,
+    enable_v2_tensorshape,
 )
 from .ops.state_ops import *  # noqa: F403
 from .tensor_shape import Dimension

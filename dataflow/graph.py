@@ -302,6 +302,7 @@ class Operation:
         # The `control_dependencies` blocks open when the op was created (see create_op).
         self._control_blocks: frozenset = frozenset()
         self._device = ""  # canonical (`dataflow.device`); "" when no device was asked for
+        self._id = 0  # the graph's `version` just after this op was added to it
 
     # -- public API mirroring tf.Operation -------------------------------------------------------
     @property
@@ -931,6 +932,7 @@ class Graph:
             for index, t in enumerate(inputs):
                 self._add_edge(t, op, index)
             self._version += 1
+            op._id = self._version  # what `as_graph_def(from_version=...)` compares
             if context is None:
                 self._ops_added_at_top_level += 1
         if context is not None:
@@ -991,6 +993,13 @@ class Graph:
         if not consumers:
             del self._consumers[tensor]
 
+    def as_graph_def(self, from_version: Optional[int] = None, add_shapes: bool = False):
+        """This graph as a TensorFlow ``GraphDef`` proto (`dataflow.io.export_graph_def`):
+        only the ops added after `version` was ``from_version`` when that is given, each with
+        an ``_output_shapes`` attribute when ``add_shapes``.  An op outside the op set shared
+        with TensorFlow (a variable: freeze the graph first) is an error naming it."""
+        return _graph_def_exporter(self, from_version=from_version, add_shapes=add_shapes)
+
     # -- display ---------------------------------------------------------------------------------
     def __str__(self) -> str:
         return "\n".join(str(op) for op in self._ops)
@@ -1006,6 +1015,16 @@ class Graph:
 
     def _repr_pretty_(self, printer, cycle) -> None:
         printer.text(f"<df.Graph with {len(self._ops)} ops>")
+
+
+# Writes a Graph as a GraphDef: registered by `dataflow.graph_def`, which sits above this module.
+_graph_def_exporter: Optional[Callable] = None
+
+
+def register_graph_def_exporter(exporter: Callable) -> None:
+    """``exporter(graph, from_version=, add_shapes=)`` serves `Graph.as_graph_def`."""
+    global _graph_def_exporter
+    _graph_def_exporter = exporter
 
 
 # -- default graph ---------------------------------------------------------------------------------

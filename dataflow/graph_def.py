@@ -22,6 +22,7 @@ The protos come from the optional package tensorboardX (`dataflow.tensorboard_pr
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any, Optional
 
@@ -35,13 +36,21 @@ from .graph import (
     _user_location,
     convert_to_tensor,
     get_default_graph,
+    register_graph_def_exporter,
     topological_order,
 )
 from .op_registry import get_op_def
 from .tensor_shape import TensorShape
 from .tensorboard_protos import protos
 
-__all__ = ["export_graph_def", "import_graph_def", "make_ndarray", "make_tensor_proto"]
+__all__ = [
+    "GraphDefError",
+    "export_graph_def",
+    "import_graph_def",
+    "make_ndarray",
+    "make_tensor_proto",
+    "write_graph",
+]
 
 # The GraphDef version TensorFlow 1.15 writes; every op below has existed since well before.
 _PRODUCER = 134
@@ -318,13 +327,20 @@ def _const_value(op: Operation, attr: str) -> np.ndarray:
     return np.array(value, dtype=np.int32)
 
 
-def export_graph_def(graph: Optional[Graph] = None, for_display: bool = False):
+def export_graph_def(
+    graph: Optional[Graph] = None,
+    for_display: bool = False,
+    from_version: Optional[int] = None,
+    add_shapes: bool = True,
+):
     """``graph`` (the default graph when None) as a TensorFlow ``GraphDef`` proto (call
     ``SerializeToString()`` for the bytes of a ``.pb`` file).
 
-    Every node carries ``_output_shapes``, which TensorBoard shows on the edges.  An op outside
-    the shared op set is a `GraphDefError` naming it, unless ``for_display``: then it is written
-    with its type, inputs and shapes only, for TensorBoard's graph tab.
+    Every node carries ``_output_shapes``, which TensorBoard shows on the edges, unless
+    ``add_shapes`` is False (`Graph.as_graph_def`'s default, as in TensorFlow).  With
+    ``from_version``, only the ops added after the graph's ``version`` was that are written.
+    An op outside the shared op set is a `GraphDefError` naming it, unless ``for_display``:
+    then it is written with its type, inputs and shapes only, for TensorBoard's graph tab.
     """
     p = protos()
     graph = graph if graph is not None else get_default_graph()
@@ -332,6 +348,8 @@ def export_graph_def(graph: Optional[Graph] = None, for_display: bool = False):
     graph_def.versions.producer = _PRODUCER
     written_names: set = set()  # the constants written for attributes TensorFlow takes as inputs
     for op in topological_order(graph, control_inputs=False):
+        if from_version is not None and op._id <= from_version:
+            continue
         if op.type in _EXPANSIONS and not for_display:  # a picture shows our op as one node
             _EXPANSIONS[op.type](graph_def, op, lambda n: _claim_name(graph, n, written_names))
             continue
@@ -378,7 +396,40 @@ def export_graph_def(graph: Optional[Graph] = None, for_display: bool = False):
         shapes = node.attr["_output_shapes"].list.shape
         for t in op.outputs:
             shapes.add().CopyFrom(_shape_proto(t.shape))
+    if not add_shapes:
+        for node in graph_def.node:
+            if "_output_shapes" in node.attr:
+                del node.attr["_output_shapes"]
     return graph_def
+
+
+register_graph_def_exporter(export_graph_def)
+
+
+def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True) -> str:
+    """Writes a `Graph` (as `Graph.as_graph_def` gives it) or a ``GraphDef`` to
+    ``logdir/name``, in protobuf text format or, unless ``as_text``, binary; makes ``logdir``
+    if needed and returns the file's path, as ``tf.io.write_graph``."""
+    if isinstance(graph_or_graph_def, Graph):
+        graph_def = graph_or_graph_def.as_graph_def()
+    elif hasattr(graph_or_graph_def, "node") and hasattr(graph_or_graph_def, "SerializeToString"):
+        graph_def = graph_or_graph_def
+    else:
+        raise TypeError(
+            "write_graph writes a Graph or a GraphDef, got "
+            f"{type(graph_or_graph_def).__name__} ({_user_location()})"
+        )
+    os.makedirs(logdir, exist_ok=True)
+    path = os.path.join(logdir, name)
+    if as_text:
+        from google.protobuf import text_format
+
+        with open(path, "w") as f:
+            f.write(text_format.MessageToString(graph_def))
+    else:
+        with open(path, "wb") as f:
+            f.write(graph_def.SerializeToString(deterministic=True))
+    return path
 
 
 def _claim_name(graph: Graph, name: str, written: set) -> str:

@@ -117,11 +117,13 @@ __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "GraphFormatError",
+    "GraphDefError",
     "GraphNotSerializableError",
     "export_graph_def",
     "import_graph_def",
     "load_graph",
     "save_graph",
+    "write_graph",
 ]
 
 FORMAT_NAME = "dataflow.graph"
@@ -1767,4 +1769,9 @@ def _check_standard_collection(key: str, element, where: str) -> None:
 
 
 # -- TensorFlow's GraphDef (dataflow/graph_def.py; needs the "tensorboard" extra) ----------------
-from .graph_def import export_graph_def, import_graph_def  # noqa: E402, F401
+from .graph_def import (  # noqa: E402, F401
+    GraphDefError,
+    export_graph_def,
+    import_graph_def,
+    write_graph,
+)

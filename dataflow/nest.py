@@ -46,6 +46,29 @@ def flatten(structure: Any) -> list:
     return leaves
 
 
+def flatten_up_to(shallow_tree: Any, input_tree: Any) -> list:
+    """The parts of ``input_tree`` at the leaves of ``shallow_tree`` (deeper structure in
+    ``input_tree`` stays whole), as ``tf.nest.flatten_up_to``; a ``ValueError`` where
+    ``input_tree`` has another structure above those leaves."""
+    if not is_nested(shallow_tree):
+        return [input_tree]
+    if not is_nested(input_tree):
+        raise ValueError(
+            f"If shallow structure is a sequence, input must also be a sequence. Input has "
+            f"type: {type(input_tree).__name__}."
+        )
+    shallow, given = _children(shallow_tree), _children(input_tree)
+    if len(shallow) != len(given):
+        raise ValueError(
+            f"The two structures don't have the same sequence length. Input structure has "
+            f"length {len(given)}, while shallow structure has length {len(shallow)}."
+        )
+    leaves: list = []
+    for shallow_child, input_child in zip(shallow, given):
+        leaves.extend(flatten_up_to(shallow_child, input_child))
+    return leaves
+
+
 def _is_flat(structure: Any) -> bool:
     """Whether ``structure`` is a plain list or tuple of leaves (the common case, taken
     without recursion)."""

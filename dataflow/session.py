@@ -397,6 +397,11 @@ class Session:
         return self._graph
 
     @property
+    def graph_def(self):
+        """The Session's graph as a TensorFlow ``GraphDef`` (`Graph.as_graph_def`)."""
+        return self._graph.as_graph_def()
+
+    @property
     def sess_str(self) -> str:
         return self._target
 
@@ -630,7 +635,10 @@ class Session:
         if not feed_dict:
             return (), ()
         pairs = []
-        for key, value in feed_dict.items():
+        items = feed_dict.items()
+        if any(type(key) is not Tensor and isinstance(key, tuple) for key in feed_dict):
+            items = _flat_feed_items(feed_dict, location)
+        for key, value in items:
             if composites.is_composite(key):  # IndexedSlices, SparseTensor: by their parts
                 for tensor, part in key._feed_pairs(value):
                     tensor = self._as_feed_key(tensor, location)
@@ -1426,3 +1434,33 @@ def _exec_stats(records, nodes) -> StepStats:
         )
     step_stats.sort(key=lambda s: s.start)
     return step_stats
+
+
+def _flat_feed_items(feed_dict, location) -> list:
+    """The (key, value) pairs of ``feed_dict`` with each key that is a nested structure (a
+    tuple of state tensors, as TF1's RNN states) taken apart with its value, part by part, as
+    TensorFlow's ``nest.flatten_dict_items`` (which also takes a list in the value where the
+    key has a tensor apart; here it is that tensor's value)."""
+    items, seen = [], set()
+    for key, value in feed_dict.items():
+        if isinstance(key, tuple):
+            keys = nest.flatten(key)
+            try:
+                values = nest.flatten_up_to(key, value)
+            except ValueError:
+                values = nest.flatten(value)
+                raise ValueError(
+                    f"Could not flatten dictionary. Key had {len(keys)} elements, but value had "
+                    f"{len(values)} elements. Key: {keys}, value: {values} (at {location})."
+                ) from None
+        else:
+            keys, values = [key], [value]
+        for part, part_value in zip(keys, values):
+            name = part.name if isinstance(part, Tensor) else part
+            if name in seen:
+                raise ValueError(
+                    f"Cannot flatten dict because this key is not unique: {name!r} (at {location})."
+                )
+            seen.add(name)
+            items.append((part, part_value))
+    return items

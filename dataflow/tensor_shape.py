@@ -1,22 +1,53 @@
 """Static shapes that may be partly unknown, as in ``tf.TensorShape``.
 
 A dimension is an ``int`` or ``None`` (unknown); the rank itself may be unknown
-(``TensorShape(None)``).  Indexing a shape gives an ``int`` or ``None``, as ``tf.compat.v1``
-does under TensorFlow 2, so code can test ``shape[0] is None``; a known dimension is a
-`Dimension` too (an ``int`` subclass), so TensorFlow 1.x code reading ``shape[1].value``
-works.  ``shape.dims`` is TensorFlow 1.x's list of `Dimension` objects, an unknown one
-``Dimension(None)``; ``as_list()`` and iteration give plain values.
+(``TensorShape(None)``).  What indexing and iterating a shape give follows TensorFlow's
+switch: after ``disable_v2_tensorshape()`` (the default, as ``tf.compat.v1`` after
+``disable_v2_behavior()``), `Dimension` objects, as TensorFlow 1.x code expects
+(``x.get_shape()[1].value``); a known one is an ``int`` subclass, so it also works wherever a
+number does.  After ``enable_v2_tensorshape()``, plain ``int`` and ``None``, as TensorFlow 2.
+``shape.dims`` is always the list of `Dimension` objects and ``as_list()`` always plain values.
+
+dataflow's own modules read an unknown dimension as ``None`` whatever the switch: the switch
+is a view for programs, and the library's shape inference (``if shape[0] is None``) does not
+change with what a program asked for.  Which code is reading is told by the caller's module,
+and only an unknown dimension under the TensorFlow 1.x view asks.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable
 from typing import Optional, Union
 
 import numpy as np
 
 ShapeLike = Union["TensorShape", Iterable[Optional[int]], None]
+
+# False: indexing and iterating give `Dimension` objects (TensorFlow 1.x, the default).
+_v2_tensorshape = False
+_LIBRARY_PACKAGES = ("dataflow", "primitives", "executor")
+
+
+def enable_v2_tensorshape() -> None:
+    """Indexing and iterating a shape give plain ``int`` and ``None``, as TensorFlow 2."""
+    global _v2_tensorshape
+    _v2_tensorshape = True
+
+
+def disable_v2_tensorshape() -> None:
+    """Indexing and iterating a shape give `Dimension` objects (``shape[1].value``), as
+    TensorFlow 1.x: the default here, as in ``tf.compat.v1`` after ``disable_v2_behavior()``."""
+    global _v2_tensorshape
+    _v2_tensorshape = False
+
+
+def _program_reads(depth: int = 2) -> bool:
+    """Whether the code that indexed or iterated a shape (``depth`` frames up) is a program's
+    rather than this library's (see the module docstring)."""
+    module = sys._getframe(depth).f_globals.get("__name__", "")
+    return module.partition(".")[0] not in _LIBRARY_PACKAGES
 
 
 class TensorShape:
@@ -142,15 +173,19 @@ class TensorShape:
     def __iter__(self):
         if self._dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
-        return iter(self._dims)
+        if _v2_tensorshape or None not in self._dims or not _program_reads():
+            return iter(self._dims)
+        return iter([Dimension(d) for d in self._dims])
 
     def __getitem__(self, key):
-        if self._dims is None:
-            return TensorShape(None) if isinstance(key, slice) else None
         if isinstance(key, slice):
-            return TensorShape(self._dims[key])
-        dim = self._dims[key]
-        return None if dim is None else _KnownDimension(dim)
+            return TensorShape(None if self._dims is None else self._dims[key])
+        dim = None if self._dims is None else self._dims[key]
+        if _v2_tensorshape:
+            return dim
+        if dim is not None:
+            return _KnownDimension(dim)
+        return _UnknownDimension() if _program_reads() else None
 
     def __eq__(self, other) -> bool:
         try:
@@ -184,7 +219,7 @@ class Dimension:
     def __new__(cls, value):
         value = _dimension_value_of(value)
         if value is None:
-            return object.__new__(_UnknownDimension)
+            return _UnknownDimension()
         return _KnownDimension(value)
 
     @property
@@ -222,6 +257,8 @@ class _KnownDimension(int, Dimension):
 
 class _UnknownDimension(Dimension):
     """An unknown dimension: comparisons give None, arithmetic gives unknown."""
+
+    __new__ = object.__new__
 
     @property
     def value(self) -> None:

@@ -1207,6 +1207,7 @@ def get_or_create_global_step(graph: Optional[Graph] = None):
 
 # checkpoints
 # learning-rate schedules
+from .graph_def import write_graph  # noqa: E402, F401
 from .learning_rate_decay import (  # noqa: E402, F401
     cosine_decay,
     cosine_decay_restarts,

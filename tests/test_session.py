@@ -823,6 +823,25 @@ def test_feed_key_that_is_no_tensor_of_the_graph_is_a_type_error(key):
         assert sess.run(x, {x: 1.0}) == 1.0
 
 
+def test_a_nested_structure_of_tensors_is_a_feed_key_with_a_value_of_that_structure():
+    state = collections.namedtuple("State", "c h")
+    c = df.placeholder(df.float32, [2], name="c")
+    h = df.placeholder(df.float32, [], name="h")
+    n = df.placeholder(df.int32, [], name="n")
+    out = df.reduce_sum(c) * h + df.cast(n, df.float32)
+    with df.Session() as sess:
+        # TF1: sess.run(out, {lstm_state_tuple: values}) feeds each part (TensorFlow takes
+        # the list [1.0, 2.0] apart too and refuses; here it is the value of c)
+        assert sess.run(out, {state(c, h): state([1.0, 2.0], 3.0), n: 1}) == 10.0
+        assert sess.run(out, {((c,), "h:0"): (([1.0, 1.0],), 2.0), n: 0}) == 4.0
+        assert sess.run(out, {(c, h, n): [[0.5, 0.5], 4.0, 2]}) == 6.0
+        # TF: "Could not flatten dictionary. Key had 2 elements, but value had 4 elements."
+        with pytest.raises(ValueError, match="Key had 2 elements, but value had 4 elements"):
+            sess.run(out, {(c, h): ([1.0, 2.0], 3.0, 4.0), n: 0})
+        with pytest.raises(ValueError, match="key is not unique.*'c:0'"):
+            sess.run(out, {(c, h): ([1.0, 2.0], 3.0), c: [0.0, 0.0], n: 0})
+
+
 def test_callable_given_the_wrong_number_of_feeds_fails_like_a_run():
     x = df.placeholder(df.float32, [], name="x")
     with df.Session() as sess:

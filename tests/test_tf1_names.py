@@ -77,7 +77,7 @@ def test_shapes_offer_tensorflow_1_dimensions_beside_plain_integers():
     x = df.placeholder(df.float32, [None, 3])
     shape = x.shape
     assert shape[1].value == 3 and shape[1] == 3 and isinstance(shape[1], df.Dimension)
-    assert shape[0] is None and shape.as_list() == [None, 3] and list(shape) == [None, 3]
+    assert shape[0].value is None and shape.as_list() == [None, 3]
     assert (repr(shape[1]), str(shape[1])) == ("Dimension(3)", "3")
     unknown, known = shape.dims
     assert (unknown.value, known.value, repr(unknown), str(unknown)) == (
@@ -98,6 +98,59 @@ def test_shapes_offer_tensorflow_1_dimensions_beside_plain_integers():
         df.Dimension(-2)
     with pytest.raises(TypeError, match="Dimension value must be integer or None"):
         df.Dimension(2.5)
+
+
+def test_shape_items_are_tf1_dimensions_after_disable_v2_behavior():
+    # TF: import tensorflow.compat.v1 as tf; tf.disable_v2_behavior() gives these.
+    df.disable_v2_behavior()
+    x = df.placeholder(df.float32, [None, 3])
+    first, second = x.shape[0], x.get_shape()[1]
+    assert isinstance(first, df.Dimension) and isinstance(second, df.Dimension)
+    assert (first.value, second.value, repr(first), repr(second)) == (
+        None,
+        3,
+        "Dimension(None)",
+        "Dimension(3)",
+    )
+    assert [d.value for d in x.shape] == [None, 3]  # iteration gives Dimensions too
+    assert [type(d) for d in x.shape.as_list()] == [type(None), int]  # as_list stays plain
+    assert second == 3 and second != 4 and (first == 3) is None and (first != 3) is None
+    assert (second + 1, 2 * second, second // 2, int(second), [0, 1, 2, 3][second]) == (
+        4,
+        6,
+        1,
+        3,
+        3,
+    )
+    assert df.zeros([second, 2]).shape.as_list() == [3, 2]
+    assert df.TensorShape(None)[0].value is None
+    assert df.TensorShape([2, None])[1:].as_list() == [None]
+    with pytest.raises(TypeError):
+        int(first)
+
+
+def test_enable_v2_tensorshape_gives_plain_integers_and_none():
+    x = df.placeholder(df.float32, [None, 3])
+    try:
+        df.enable_v2_tensorshape()
+        assert x.shape[0] is None and type(x.shape[1]) is int and x.shape[1] == 3
+        assert list(x.shape) == [None, 3] and df.TensorShape(None)[0] is None
+        df.disable_v2_tensorshape()
+        assert x.shape[0].value is None and isinstance(x.shape[1], df.Dimension)
+        df.enable_v2_tensorshape()
+        df.disable_v2_behavior()
+        assert x.shape[0].value is None
+    finally:
+        df.disable_v2_tensorshape()
+
+
+def test_dataflows_own_code_reads_unknown_dimensions_as_none_whatever_the_switch():
+    x = df.placeholder(df.float32, [None])
+    with pytest.raises(ValueError, match=r"Cannot infer num from the shape \(\?,\)"):
+        df.unstack(x)
+    y = df.placeholder(df.float32, [None, 4])
+    parts = df.split(y, 2, axis=1)
+    assert [p.shape.as_list() for p in parts] == [[None, 2], [None, 2]]
 
 
 def test_prevented_fetches_and_feeds_are_refused_with_tensorflows_errors(fresh_graph):
