@@ -1,6 +1,6 @@
 """`Session`: runs parts of a graph, holding the values of variables between runs.
 
-A ``run(fetches, feed_dict)`` goes through four steps (see ``architecture.md``):
+A ``run(fetches, feed_dict)`` goes through four steps (see ``docs/architecture.md``):
 
 1. **Prune**: keep the ops the fetches need (`graph.needed_ops`), following data and control
    inputs backwards and stopping at fed tensors (a fed tensor's producer does not run for it).

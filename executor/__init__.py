@@ -1,4 +1,4 @@
-"""``executor``: runs a lowered `Program` as a dataflow machine (``control-flow-semantics.md``).
+"""``executor``: runs a lowered `Program` as the dataflow machine of docs/control-flow-semantics.md.
 
 ::
 

@@ -1,6 +1,6 @@
 """Static analysis of a `Program`, done once: `prepare(program) -> Plan`.
 
-What `prepare` finds out, in this order (``control-flow-semantics.md``, "Static analysis"):
+What `prepare` finds out, in this order (``docs/control-flow-semantics.md``, "Static analysis"):
 
 1. **Shape checks.**  Every edge names an existing node and output; each node kind has the
    inputs its firing rule needs (``SWITCH`` two, ``ENTER``/``EXIT``/``NEXT_ITERATION`` one,

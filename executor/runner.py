@@ -1,4 +1,4 @@
-"""The dataflow machine: one `_Run` executes a `Plan` once, following ``control-flow-semantics.md``.
+"""The dataflow machine: one `_Run` executes a `Plan` once, by docs/control-flow-semantics.md.
 
 Scheduler state (all of it belongs to one run; a `Plan` is shared and never written):
 

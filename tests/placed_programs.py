@@ -4,6 +4,12 @@ placed run gives exactly the values of the plain-Python reference.
 The programs and their reference are those of `tests/primitives/test_control_flow_properties.py`
 (``programs``, ``evaluate``, ``build``); the tests of partitioned runs, in process and on Ray,
 place their ops at random with ``device_of`` and run them in a Session of their own.
+
+Every run of a partitioned program in the tests (devices in one process, tasks on Ray) has a
+deadline, `STEP_TIMEOUT_MS` (`partitioned_config`, or the run's own options): such a step takes
+milliseconds, and one whose ``_Send`` and ``_Recv`` never meet (a rendezvous key that lost its
+frame) then fails its test with ``DeadlineExceededError`` naming the ops still waiting,
+instead of hanging the suite.
 """
 
 import importlib.util
@@ -13,6 +19,17 @@ import numpy as np
 from hypothesis import assume
 
 import dataflow as df
+
+# Far above what a partitioned step of the tests takes on a loaded two-core machine (tens of
+# milliseconds; forced compilation happens before a run's clock starts), and far below the
+# suite's per-test timeout (setup.cfg), so that a step that hangs fails its test by itself.
+STEP_TIMEOUT_MS = 30_000
+
+
+def partitioned_config(**fields) -> df.ConfigProto:
+    """A ``ConfigProto`` with ``fields`` whose every run has the deadline `STEP_TIMEOUT_MS`
+    (``operation_timeout_in_ms``; a run's own ``RunOptions.timeout_in_ms`` overrides it)."""
+    return df.ConfigProto(operation_timeout_in_ms=STEP_TIMEOUT_MS, **fields)
 
 
 def _load_control_flow_programs():
@@ -59,6 +76,8 @@ def check_placed_program(
             fetches, feed = build_fed(program, x, n, through)
         with make_session() as sess:
             for step in range(steps):
-                result = sess.run(fetches, feed, options=df.RunOptions(timeout_in_ms=60_000))
+                result = sess.run(
+                    fetches, feed, options=df.RunOptions(timeout_in_ms=STEP_TIMEOUT_MS)
+                )
                 for name in programs.NAMES:
                     assert result[name] == expected[name], (step, name, result, expected, program)

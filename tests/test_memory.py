@@ -3,6 +3,7 @@
 import tracemalloc
 
 import numpy as np
+from placed_programs import partitioned_config
 
 import dataflow as df
 
@@ -55,7 +56,7 @@ def _peak_bytes_of_loop_across_devices(n_iterations: int) -> int:
 
             _, total = df.while_loop(lambda i, v: i < n, body, [i0, v0])
             total = df.identity(total)
-    config = df.ConfigProto(device_count={"CPU": 2})
+    config = partitioned_config(device_count={"CPU": 2})
     return _peak_bytes_of_run(graph, total, n, n_iterations, config)
 
 

@@ -7,6 +7,7 @@ import threading
 import numpy as np
 import pytest
 from bitwise import same_bits
+from placed_programs import partitioned_config
 
 import dataflow as df
 from dataflow import compiler, errors
@@ -263,7 +264,7 @@ def test_a_partition_that_receives_from_another_is_never_compiled(mode):
         c = b * 3.0 - 1.0
     d = (c + b) * 0.5 + a
     mode("force")
-    config = df.ConfigProto(device_count={"CPU": 2})
+    config = partitioned_config(device_count={"CPU": 2})
     with df.Session(config=config) as sess:
         options = df.RunOptions(output_partition_graphs=True)
         metadata = df.RunMetadata()

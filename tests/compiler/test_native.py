@@ -14,7 +14,7 @@ import pytest
 from bitwise import same_bits
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rerun import run_suites
+from rerun import reruns_the_suite, run_suites
 
 pytest.importorskip("numba")
 
@@ -824,6 +824,7 @@ def test_compiled_source_says_which_regions_run_natively():
 
 
 # -- the suite's programs --------------------------------------------------------------------
+@reruns_the_suite
 def test_native_runs_give_the_interpreters_results_on_programs_of_the_suite(tmp_path):
     """Reruns the control-flow, loop and math tests with every region and loop that may be
     native compiled by numba at once (compile_plugin.py, native mode "force"), each run

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from placed_programs import check_placed_program, programs
+import placed_programs
+from placed_programs import check_placed_program, partitioned_config, programs
 
 import dataflow as df
 import executor.runner
@@ -24,7 +25,7 @@ CPU = "/job:localhost/replica:0/task:0/device:CPU:{}".format
 
 
 def config(devices: int = 3) -> df.ConfigProto:
-    return df.ConfigProto(device_count={"CPU": devices})
+    return partitioned_config(device_count={"CPU": devices})
 
 
 def partition_graphs_of(sess, fetches, feed_dict=None) -> dict:
@@ -424,6 +425,24 @@ def test_a_step_stuck_on_a_recv_stops_at_its_deadline():
         release.set()
 
 
+def test_a_step_in_the_tests_sessions_whose_recv_never_gets_its_value_fails_at_the_deadline(
+    monkeypatch,
+):
+    """The tests' partitioned sessions (`partitioned_config`) give every step a deadline, so a
+    step whose ``_Recv`` waits for a value that never comes fails its test instead of hanging
+    the suite (here with the deadline made short)."""
+    monkeypatch.setattr(placed_programs, "STEP_TIMEOUT_MS", 300)
+    with df.device("/cpu:1"):
+        queue = df.FIFOQueue(1, df.float32, shapes=[[]], name="empty_queue")
+        never = queue.dequeue(name="never")
+    with df.device("/cpu:0"):
+        out = df.multiply(never, 2.0, name="out")
+    with df.Session(config=partitioned_config(device_count={"CPU": 2})) as sess:
+        with pytest.raises(df.errors.DeadlineExceededError, match="timeout_in_ms=300") as caught:
+            sess.run(out)
+    assert "never" in str(caught.value)
+
+
 def test_closing_the_session_wakes_the_waiting_recvs_and_stops_the_step():
     # A loop that would run for ages, its predicate on one device and its body on the other:
     # each partition spends its time waiting for the other's values.
@@ -499,7 +518,7 @@ def test_loop_iterations_count_a_loop_split_across_devices_once():
     reported = []
     for devices in (1, 2):
         metadata = df.RunMetadata()
-        one_or_two = df.ConfigProto(device_count={"CPU": devices}, allow_soft_placement=True)
+        one_or_two = partitioned_config(device_count={"CPU": devices}, allow_soft_placement=True)
         with df.Session(config=one_or_two) as sess:
             sess.run(out, {x: 1.0}, options=df.RunOptions(), run_metadata=metadata)
         reported.append(metadata.loop_iterations)

@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 import pytest
+from placed_programs import partitioned_config
 
 import dataflow as df
 from dataflow import errors
@@ -39,11 +40,11 @@ def test_variables_live_on_their_task_between_runs_and_sessions(cluster):
             total = df.Variable(np.zeros(3, np.float32), name="total")
             x = df.placeholder(df.float32, [3], name="x")
             add = df.assign_add(total, x)
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             sess.run(total.initializer)
             sess.run(add, {x: [1.0, 2.0, 3.0]})
             assert sess.run(add, {x: [1.0, 2.0, 3.0]}).tolist() == [2.0, 4.0, 6.0]
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             assert sess.run(total).tolist() == [2.0, 4.0, 6.0]
 
 
@@ -54,7 +55,7 @@ def test_a_graph_is_registered_with_its_task_once_per_version(cluster, local_ray
         with df.device(WORKER1):
             x = df.placeholder(df.float32, [], name="x")
             y = x * 2.0
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             assert [sess.run(y, {x: float(i)}) for i in range(3)] == [0.0, 2.0, 4.0]
             assert len(local_ray.get(worker1.registrations.remote())) == len(before) + 1
             with df.device(WORKER1):
@@ -76,7 +77,7 @@ def test_loops_conds_feeds_and_nested_fetches_give_the_local_values(cluster):
         feed = {n: 5, x: np.array([1.0, -0.5], np.float32)}
         with df.Session() as local:
             expected = local.run(fetches, feed)
-        with df.Session(cluster.target) as remote:
+        with df.Session(cluster.target, config=partitioned_config()) as remote:
             got = remote.run(fetches, feed)
     assert got["grown"].tolist() == expected["grown"].tolist()
     assert got["pair"] == expected["pair"]
@@ -87,7 +88,7 @@ def test_an_error_on_a_task_names_the_op_the_users_line_and_the_task(cluster):
         with df.device(WORKER1):
             p = df.placeholder(df.float32, [], name="needs_a_feed")
             y = p + 1.0
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             with pytest.raises(errors.InvalidArgumentError) as caught:
                 sess.run(y)
             assert caught.value.op is p.op
@@ -100,7 +101,7 @@ def test_an_op_placed_on_no_task_of_the_cluster_is_refused_naming_it(cluster):
     with df.Graph().as_default():
         with df.device("/job:worker/task:7"):
             y = df.constant(1.0, name="far_away")
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             with pytest.raises(errors.InvalidArgumentError, match="far_away.*task:7"):
                 sess.run(y)
 
@@ -116,7 +117,7 @@ def test_a_tensor_inside_a_loop_across_tasks_is_refused_as_a_local_session_refus
 
         with df.device(WORKER0):
             result = df.while_loop(lambda i: i < 3, body, [df.constant(0)])
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             assert sess.run(result) == 3
             with pytest.raises(errors.InaccessibleTensorError, match="inside the while loop"):
                 sess.run(inside[0])
@@ -181,7 +182,7 @@ def test_a_task_that_dies_mid_step_fails_the_step_with_unavailable_error(local_r
             with df.device(WORKER1):
                 queue = df.FIFOQueue(4, df.float32, shapes=[[]], name="empty_queue")
                 taken = queue.dequeue(name="waits_forever")
-            with df.Session(small.target) as sess:
+            with df.Session(small.target, config=partitioned_config()) as sess:
                 failures = []
 
                 def run():
@@ -256,7 +257,7 @@ def test_a_servers_target_runs_ops_that_ask_for_no_task_on_its_task(cluster, loc
     before = len(local_ray.get(worker1.registrations.remote()))
     with df.Graph().as_default():
         y = df.constant(3.0) * 2.0
-        with df.Session(server.target) as sess:
+        with df.Session(server.target, config=partitioned_config()) as sess:
             assert sess.run(y) == 6.0
     assert len(local_ray.get(worker1.registrations.remote())) == before + 1
 
@@ -270,11 +271,11 @@ def test_monitored_training_session_trains_on_a_servers_task(cluster):
         train = df.train.GradientDescentOptimizer(0.25).minimize(loss, global_step=step)
         hooks = [df.train.StopAtStepHook(last_step=3)]
         with df.train.MonitoredTrainingSession(
-            master=server.target, is_chief=True, hooks=hooks
+            master=server.target, is_chief=True, hooks=hooks, config=partitioned_config()
         ) as sess:
             while not sess.should_stop():
                 sess.run(train)
-        with df.Session(server.target) as sess:
+        with df.Session(server.target, config=partitioned_config()) as sess:
             assert sess.run([step, weight]) == [3, 0.5]  # 4 * (1 - 2 * 0.25) ** 3
 
 
@@ -291,7 +292,7 @@ def test_a_step_that_waits_past_its_deadline_fails_and_leaves_the_session_usable
             queue = df.FIFOQueue(4, df.float32, shapes=[[]], name="slow_queue")
             taken = queue.dequeue(name="waits_for_an_item")
             put = queue.enqueue(5.0)
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             with pytest.raises(errors.DeadlineExceededError, match="waits_for_an_item"):
                 sess.run(taken, options=df.RunOptions(timeout_in_ms=300))
             sess.run(put)
@@ -333,7 +334,7 @@ def test_a_graph_placed_on_several_tasks_gives_the_one_device_values(cluster):
             expected = local.run({"grown": grown, "total": total}, dict(zip((x, n), feed_values)))
     with df.Graph().as_default():
         weight, x, n, grown, total = scaled_loop(placed=True)
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             sess.run(weight.initializer)
             got = sess.run({"grown": grown, "total": total}, dict(zip((x, n), feed_values)))
     assert got["grown"].tolist() == expected["grown"].tolist()
@@ -347,7 +348,7 @@ def test_each_tasks_partition_is_registered_once_per_fetches_and_feeds(cluster, 
 
     with df.Graph().as_default():
         weight, x, n, grown, total = scaled_loop(placed=True)
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             sess.run(weight.initializer)
             before = registered()
             for trips in range(3):
@@ -359,7 +360,7 @@ def test_each_tasks_partition_is_registered_once_per_fetches_and_feeds(cluster, 
 def test_run_metadata_gets_the_graph_of_each_task(cluster):
     with df.Graph().as_default():
         weight, x, n, grown, total = scaled_loop(placed=True)
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             sess.run(weight.initializer)
             metadata = df.RunMetadata()
             sess.run(
@@ -391,7 +392,7 @@ def test_a_failure_on_one_task_leaves_every_tasks_variables_as_they_were(cluster
         with df.device(WORKER0):
             p = df.placeholder(df.float32, [], name="needs_a_feed")
             doubled = p * 2.0
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             sess.run([count.initializer, seen.initializer])
             with pytest.raises(errors.InvalidArgumentError) as caught:
                 sess.run([counted, noted, doubled])  # the ps and worker 1 succeed, worker 0 not
@@ -410,7 +411,7 @@ def test_a_step_across_tasks_waiting_past_its_deadline_fails_and_keeps_the_sessi
             put = queue.enqueue(5.0)
         with df.device(PS):
             used = df.identity(taken * 2.0, name="used_on_ps")
-        with df.Session(cluster.target) as sess:
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
             start = time.monotonic()
             with pytest.raises(errors.DeadlineExceededError):
                 sess.run(used, options=df.RunOptions(timeout_in_ms=500))
@@ -427,7 +428,7 @@ def test_a_replaced_task_gets_its_variables_back_from_the_last_checkpoint(local_
             with df.device(WORKER0):
                 bump = df.assign_add(count, 1.0, name="bump")
             saver = df.train.Saver()
-            with df.Session(small.target) as sess:
+            with df.Session(small.target, config=partitioned_config()) as sess:
                 sess.run(count.initializer)
                 sess.run(bump)
                 checkpoint = saver.save(sess, str(tmp_path / "model"))
