@@ -115,6 +115,22 @@ def set_step_name(document, text):
     op(document, "fused")["attrs"]["steps"]["list"][0]["list"][2] = {"str": text}
 
 
+def set_step_type(document, text):
+    op(document, "fused")["attrs"]["steps"]["list"][0]["list"][0] = {"str": "Mul" + text}
+
+
+def set_location_line(document, text):
+    op(document, "y")["location"]["line"] = "3" + text
+
+
+def set_scope(document, text):
+    op(document, "y")["name"] = f"scope{text}/y"
+
+
+def set_collection_key(document, text):
+    document.setdefault("collections", {})[text] = []
+
+
 def set_step_location(document, text):
     op(document, "fused")["attrs"]["steps"]["list"][0]["list"][3] = {"str": text}
 
@@ -144,8 +160,18 @@ def set_colocation(document, text):
     op(document, "y")["attrs"]["_class"] = encode([f"loc:@x{text}"])
 
 
-# field -> (what sets it, what the error names)
+# field -> (what sets it, what the error names, and why it refuses it when not for a control
+# character)
 FIELDS = {
+    "op type": (
+        lambda document, text: op(document, "y").update(type=text),
+        "op 'y'",
+        "unknown op type",
+    ),
+    "scope name": (set_scope, "op #6", "is not a valid op name"),
+    "location line": (set_location_line, "op 'y' location line", "expected an integer"),
+    "fused step type": (set_step_type, "attribute 'steps' of 'FusedElementwise' op 'fused'"),
+    "collection key": (set_collection_key, 'collection "x\\n'),
     "location file": (set_location_file, "op 'y' location file"),
     "location function": (set_location_function, "op 'y' location function"),
     "fused step name": (set_step_name, "attribute 'steps' of 'FusedElementwise' op 'fused'"),
@@ -194,7 +220,7 @@ def load_and_run_three_times(path):
 def test_a_file_whose_text_would_run_as_code_is_refused_and_nothing_runs(
     tmp_path, saved, native_code, field
 ):
-    set_text, where = FIELDS[field]
+    set_text, where, *why = FIELDS[field]
     native_code("force" if field in NATIVE_FIELDS else "auto")
     marker = tmp_path / "ran"
     outcomes = []
@@ -205,7 +231,8 @@ def test_a_file_whose_text_would_run_as_code_is_refused_and_nothing_runs(
     assert not marker.exists(), "text from the graph file ran as code"
     for outcome in outcomes:
         assert isinstance(outcome, GraphFormatError), outcome
-        assert where in str(outcome) and "control character '\\n'" in str(outcome)
+        assert where in str(outcome)
+        assert (why or ["control character '\\n'"])[0] in str(outcome)
 
 
 def test_an_op_name_ending_in_a_newline_is_refused(tmp_path, saved):
@@ -260,7 +287,7 @@ CLI_INJECTION = {
 def test_python_m_dataflow_run_refuses_the_file_and_runs_nothing_in_force_mode(
     tmp_path, saved, field
 ):
-    set_text, where = FIELDS[field]
+    set_text, where, *_ = FIELDS[field]
     marker = tmp_path / "ran"
     document, members = saved
     set_text(document, injections(marker)[CLI_INJECTION[field]])
@@ -346,7 +373,7 @@ _PROPERTY_FIELDS = [
 def test_random_text_in_a_file_is_refused_for_its_control_characters_or_runs_as_before(
     tmp_path, saved, field, text
 ):
-    set_text, where = FIELDS[field]
+    set_text, where, *_ = FIELDS[field]
     marker = tmp_path / "ran"
     document = json.loads(json.dumps(saved[0]))
     text = "z" + text + statement(marker)  # a frame name may not be empty
