@@ -30,10 +30,12 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .graph import (
+    DATA_TEXT_ATTRS,
     Graph,
     Operation,
     Tensor,
     _user_location,
+    control_character,
     convert_to_tensor,
     get_default_graph,
     register_graph_def_exporter,
@@ -661,7 +663,7 @@ def import_graph_def(
             except (TypeError, ValueError) as e:
                 if isinstance(e, GraphDefError):
                     raise
-                raise GraphDefError(f"cannot import node '{node_name}' ({location}): {e}") from e
+                raise GraphDefError(f"cannot import node {node_name!r} ({location}): {e}") from e
     from primitives.raw_ops import set_merge_input
 
     for merge, index, (source, output) in back_edges:
@@ -698,6 +700,14 @@ def _build_node(graph, node, nodes, built, input_map, constants, back_edges, sco
             raise GraphDefError(f"Merge node '{node.name}' has no input from outside its loop")
         inputs = [stand_in if t is None else t for t in inputs]
     inputs, attrs = _our_attrs(node, spec, inputs, constants)
+    for attr, value in attrs.items():
+        character = None if attr in DATA_TEXT_ATTRS else control_character(value)
+        if character is not None:
+            raise GraphDefError(
+                f"{node.op} node {node.name!r}: attribute '{attr}' holds the control character "
+                f"{character!r} (U+{ord(character):04X}); names and attributes that are not a "
+                "kernel's data are printable text"
+            )
     op_def = get_op_def(spec.get("type", node.op))
     op = graph.create_op(
         op_def, inputs, attrs, name=f"{scope}{node.name}/", control_inputs=controls

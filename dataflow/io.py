@@ -48,9 +48,15 @@ shape and each string's bytes in base64), ``{"list": [values]}``, ``{"tuple": [v
 
 Loading never runs code from the file: JSON and NPY with ``allow_pickle=False`` only, every op
 type must be registered, and every attribute is checked against the type it must have before the
-op is built.  A malformed, hostile or damaged file raises `GraphFormatError` (a ``ValueError``)
-whose message starts with the file's path and names the op, field or archive member at fault,
-whatever the damage (a flipped bit in compressed data, a bad CRC, a cut-off file).
+op is built.  The file's text is printable: a control character (a newline, a NUL, a
+bidirectional override) in a name, a location, a device or an attribute is refused, but in the
+attributes that are a kernel's data (`graph.DATA_TEXT_ATTRS`: a print's ``end``, a regular
+expression).  Generated code holds such text only as string literals anyway
+(`dataflow.compiler.codegen`); the check keeps it out of listings and messages too.
+
+A malformed, hostile or damaged file raises `GraphFormatError` (a ``ValueError``) whose message
+starts with the file's path and names the op, field or archive member at fault, whatever the
+damage (a flipped bit in compressed data, a bad CRC, a cut-off file).
 
 Sizes are bounded before anything is built from them: the JSON (`MAX_JSON_BYTES`, and the
 number of its values and their depth, `MAX_JSON_VALUES` and `MAX_JSON_DEPTH`, counted before
@@ -101,11 +107,13 @@ from executor.program import NodeKind
 from . import dtypes as _dtypes
 from .graph import (
     _VALID_OP_NAME,
+    DATA_TEXT_ATTRS,
     Graph,
     GraphKeys,
     Operation,
     SourceLocation,
     Tensor,
+    control_character,
     gc_paused,
     topological_order,
 )
@@ -297,6 +305,23 @@ def _check_str(value, where: str) -> str:
     if not isinstance(value, str):
         _fail(where, f"expected a string, got {value!r:.80}")
     return value
+
+
+def _check_text(value, where: str):
+    """``value`` (a string, or strings in lists and dicts), refused when it holds a control
+    character (see the module docstring)."""
+    character = control_character(value)
+    if character is not None:
+        _fail(
+            where,
+            f"holds the control character {character!r} (U+{ord(character):04X}); the names, "
+            "locations, devices and attributes of a graph file are printable text",
+        )
+    return value
+
+
+def _check_printable_str(value, where: str) -> str:
+    return _check_text(_check_str(value, where), where)
 
 
 def _decode_shape_dims(dims, where: str) -> Optional[list]:
@@ -1378,6 +1403,8 @@ def document_to_graph(
         for key, encoded in record["attrs"].items():
             value = _decode_value(encoded, arrays, f"attribute '{key}' of {where}")
             _check_attr(where, key, value)
+            if key not in DATA_TEXT_ATTRS:
+                _check_text(value, f"attribute '{key}' of {where}")
             if key == "output_stream" and not allow_file_output:
                 _check_not_a_file(where, value)
             attrs[key] = _PLAN_ATTRS.get((op_type, key), value)
@@ -1415,8 +1442,9 @@ def document_to_graph(
         location = _decode_location(record["location"], where)
         op = _create(graph, op_def, name, inputs, attrs, location, where)
         if "device" in record:
+            device = _check_printable_str(record["device"], f"{where} device")
             try:
-                op._set_device(_check_str(record["device"], f"{where} device"))
+                op._set_device(device)
             except ValueError as e:
                 _fail(where, f"bad device: {e}")
         deferred.extend((op, j, producer, index) for j, producer, index in pending)
@@ -1541,9 +1569,9 @@ def _create(
 def _decode_location(location, where: str) -> SourceLocation:
     _expect_keys(location, {"file", "line", "function"}, set(), f"{where} location")
     return SourceLocation(
-        _check_str(location["file"], f"{where} location file"),
+        _check_printable_str(location["file"], f"{where} location file"),
         _check_int(location["line"], f"{where} location line"),
-        _check_str(location["function"], f"{where} location function"),
+        _check_printable_str(location["function"], f"{where} location function"),
     )
 
 
@@ -1625,7 +1653,7 @@ def _build_contexts(graph: Graph, contexts_doc: list) -> list:
             }
             _expect_keys(record, fields, set(), where)
             context = WhileContext.__new__(WhileContext)
-            context.frame_name = _check_str(record["frame_name"], f"{where} frame_name")
+            context.frame_name = _check_printable_str(record["frame_name"], f"{where} frame_name")
             context.pivot = tensor(record["pivot"], f"{where} pivot", optional=True)
             context.pivot_for_pred = tensor(
                 record["pivot_for_pred"], f"{where} pivot_for_pred", optional=True
@@ -1647,7 +1675,8 @@ def _build_contexts(graph: Graph, contexts_doc: list) -> list:
                 record["maximum_iterations"], f"{where} maximum_iterations", optional=True
             )
             context._exit_ops = set(context.exits)
-        ControlFlowContext.__init__(context, graph, _check_str(record["name"], where), None)
+        name = _check_printable_str(record["name"], f"{where} name")
+        ControlFlowContext.__init__(context, graph, name, None)
         contexts.append(context)
     for i, record in enumerate(contexts_doc):
         outer = record["outer"]
@@ -1700,7 +1729,8 @@ def _build_collections(graph: Graph, document: dict, contexts: list) -> None:
     if not isinstance(collections, dict):
         _fail(_GRAPH_MEMBER, "'collections' is an object")
     for key, items in collections.items():
-        where = f"collection '{key:.80}'"
+        where = f"collection {key!r:.80}"
+        _check_text(key, where)
         if not isinstance(items, list):
             _fail(where, "a collection is a list")
         for item in items:

@@ -49,7 +49,15 @@ import executor
 from executor.program import Node, NodeKind, Program
 
 from . import native
-from .codegen import LineEmitter, _constant_value, describe, locate_member, value_name
+from .codegen import (
+    LineEmitter,
+    _constant_value,
+    describe,
+    identifier,
+    locate_member,
+    quoted,
+    value_name,
+)
 from .conds import is_compiled_structure
 from .regions import guards, is_eligible, replace_many, topological_order
 
@@ -235,7 +243,7 @@ class CompiledLoop:
         self.lines: dict[int, tuple[int, tuple[str, ...], Any]] = {}
         self.source, bound = self._generate(inside, predicate, switch_of_merge, position)
         namespace: dict[str, Any] = {}
-        code = compile(self.source, f"<compiled loop {frame_name}>", "exec")
+        code = compile(self.source, f"<compiled loop {quoted(frame_name)}>", "exec")
         exec(code, namespace)  # noqa: S102 - the text generated just above
         self.function = namespace["make"](
             **bound,
@@ -250,7 +258,7 @@ class CompiledLoop:
 
     @property
     def function_name(self) -> str:
-        return "loop_" + "".join(c if c.isalnum() else "_" for c in self.name)
+        return identifier("loop_", self.name)
 
     def _generate(self, inside, predicate, switch_of_merge, position) -> tuple[str, dict]:
         nodes = self.nodes

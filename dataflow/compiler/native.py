@@ -397,12 +397,14 @@ class _Writer:
                 or (ufunc in INTEGER_ONLY_UFUNCS and floats)
                 or (extremum and not same)
             ):
-                raise NotNative(f"{record[2]} ({record[0]}) has no exact native form")
+                raise NotNative(
+                    f"{codegen.quoted(record[2])} ({record[0]}) has no exact native form"
+                )
             last = position == len(steps) - 1
             target = self.prefix + (
                 codegen.value_name(index, 0, 1) if last else f"v{index}_step{position}"
             )
-            comment = f"{record[2]} ({record[0]}) at {record[3]}, step {position + 1}"
+            comment = codegen.step_comment(record, position)
             text = _ufunc_text(ufunc, operand_names, dtype if same else None)
             self._line(target, text, "False", dtype if last else None, comment)
             previous = target
@@ -432,6 +434,8 @@ def _write_cond(writer: _Writer, index: int, args: tuple, cond) -> list[list]:
     flag variable beside it (a branch may give a scalar where the other gives a 0-d array).
     Returns, per branch (false, true), per output, the position in ``args`` of the argument
     that the branch passes through unchanged, or None."""
+    from . import codegen
+
     structure = cond.structure
     nodes = cond.nodes
     inner = _Writer(nodes, f"{writer.prefix}c{index}_", writer)
@@ -444,7 +448,7 @@ def _write_cond(writer: _Writer, index: int, args: tuple, cond) -> list[list]:
         raise NotNative(f"cond {cond.name!r} gives nothing")
     targets = [f"{inner.prefix}out{j}" for j in range(len(structure.outputs))]
     passed: list[list] = [[None] * len(targets), [None] * len(targets)]
-    lines = [f"if {predicate}:  # cond {cond.name!r}"]
+    lines = [f"if {predicate}:  # cond {codegen.quoted(cond.name)}"]
     for branch in reversed(structure.branches):
         if branch.taken_when == 0:
             lines.append("else:")
@@ -525,6 +529,8 @@ def _write_loop(writer: _Writer, index: int, args: tuple, loop) -> None:
     ``args``, as a ``while`` inside the outer native loop's body.  Its iterations count in the
     outer loop's ``steps``; past ``limit`` of them in one chunk, it gives the chunk up
     (``writer.abandon``: the call reruns in Python, which checks the clock inside it)."""
+    from . import codegen
+
     if writer.abandon is None:
         raise NotNative(f"inner loop {loop.name!r} lies outside a native loop")
     inner = _Writer(loop.nodes, f"{writer.prefix}l{index}_", writer)
@@ -538,7 +544,7 @@ def _write_loop(writer: _Writer, index: int, args: tuple, loop) -> None:
         return f"{', '.join(targets)}, = {', '.join(values)},"
 
     lines = [
-        f"# loop {loop.name!r}",
+        f"# loop {codegen.quoted(loop.name)}",
         assign(names, [args[k] for _, k in variables]),
         assign(flags, [writer.kinds[args[k]] for _, k in variables]),
         "while True:",
@@ -1051,10 +1057,12 @@ def _signature(count: int) -> str:
 def _straight_source(name: str, writer: _Writer, argument_count: int, results, title) -> str:
     """The module of function ``name``: ``writer``'s lines, returning ``results`` and then
     their flags."""
+    from . import codegen
+
     return _module_source(
         f"{_DECORATOR}\n"
         f"def {name}({_signature(argument_count)}):\n"
-        f"    # {title}\n"
+        f"    # {codegen.quoted(title)}\n"
         + "\n".join(_indented(writer.lines))
         + f"\n    {_returned(results + [writer.kinds[n] for n in results])}\n"
     )
@@ -1220,6 +1228,8 @@ def native_loop(loop, python_function, schedule):
     deadline, an inner loop that takes more than ``limit`` (`INNER_STEPS_LIMIT`) steps in one
     chunk gives the chunk up, and the whole call runs in Python, which checks the clock
     inside inner loops too."""
+    from . import codegen
+
     if _mode == "off" or not native_available():
         return python_function
     writer = _Writer(loop.nodes)
@@ -1240,7 +1250,7 @@ def native_loop(loop, python_function, schedule):
     lines = [
         _DECORATOR,
         f"def loop(budget, limit, {state}, {_signature(len(inputs))}):",
-        f"    # {loop.name}",
+        f"    # {codegen.quoted(loop.name)}",
         "    iterations = 0",
         "    steps = 0",
         "    while steps < budget:",

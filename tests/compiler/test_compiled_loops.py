@@ -239,4 +239,4 @@ def test_compiled_source_shows_the_python_while_loop(mode):
         source = df.debug.compiled_source(sess, fetches)
     assert "# loop while:" in source
     assert "while True:" in source and "break" in source
-    assert "while/Cast (Cast) at " in source and "test_compiled_loops.py" in source
+    assert "'while/Cast' (Cast) at " in source and "test_compiled_loops.py" in source

@@ -233,8 +233,8 @@ def test_compiled_source_shows_one_line_per_op_named_with_its_line(mode):
     line = here()
     with df.Session(config=NO_PASSES) as sess:
         source = df.debug.compiled_source(sess, y, {x: 0.0})
-    (shifted,) = [text for text in source.splitlines() if "# shifted (" in text]
-    assert f"shifted (Add) at {__file__}:{line}" in shifted
+    (shifted,) = [text for text in source.splitlines() if "# 'shifted' (" in text]
+    assert f"'shifted' (Add) at {ascii(f'{__file__}:{line}')}" in shifted
     assert "def region_" in source
     compile(source, "<check>", "exec")
 
