@@ -832,13 +832,13 @@ def _compile_forever(jobs: queue.Queue) -> None:
     while True:
         tier, done = jobs.get()
         try:
-            if tier is None:
-                _warm_up()
-            else:
-                _compile_in_worker(tier)
+            with contextlib.suppress(Exception):  # what fails here, tier.compile() does
+                if tier is None:
+                    _warm_up()
+                else:
+                    _compile_in_worker(tier)
+            if tier is not None:
                 tier.compile()  # which records any failure: the thread goes on to the next
-        except Exception:  # the warm-up or the compile process: compile() follows anyway
-            pass
         finally:
             done.set()
 
@@ -900,9 +900,9 @@ def _start_worker():
     if _worker is None and COMPILE_PROCESS:
         with _modules_lock:
             usable = _disk_cache() is not None
+        if not usable:  # the child leaves its work in the disk cache alone
+            return None
         try:
-            if not usable:
-                raise OSError("no disk cache")
             _worker = subprocess.Popen(
                 [sys.executable, "-I", "-c", _WORKER_SOURCE],
                 stdin=subprocess.PIPE,
