@@ -9,6 +9,7 @@ import stat
 import warnings
 
 import pytest
+from forking import in_forked_child
 
 pytest.importorskip("numba")
 
@@ -364,3 +365,24 @@ def test_auto_mode_compiles_a_short_function_here(monkeypatch):
     tier, value = compiled_in_auto_mode(x, y, 2.0)
     assert value == 7.0 and tier.native is not None
     assert sum(tier.dispatcher.stats.cache_misses.values()) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_compiles_in_the_background_too(monkeypatch):
+    """The child of a fork has no compile thread (threads do not survive a fork): it starts
+    its own, or its regions would stay in Python."""
+    monkeypatch.setattr(native, "_worker", None)
+    x, y = scale_and_shift(3.0)
+    assert compiled_in_auto_mode(x, y, 2.0)[0].native is not None  # the thread is running
+
+    def in_the_child():
+        x, y = scale_and_shift(4.0)
+        compiler.set_native("auto")
+        with df.Session() as sess:
+            for _ in range(native.AUTO_AFTER_CALLS):
+                sess.run(y, {x: 2.0})
+            (region,) = next(iter(sess._plans.values())).compiled.regions
+            compiled = region.function.pending.wait(timeout=60)
+            return compiled, region.function.native is not None, float(sess.run(y, {x: 2.0}))
+
+    assert in_forked_child(in_the_child) == repr((True, True, 9.0))
