@@ -480,7 +480,8 @@ TIME_TO_NATIVE = [  # the workloads measured (--quick: the first): a short nativ
              functools.partial(_chain, length=100), "op", 100),
 ]  # fmt: skip
 NATIVE_COMPILERS = {  # how "auto" mode compiles: `native.COMPILE_PROCESS`
-    "process": "in a child process (the default)",
+    "process": "in a child process (the default; a function under "
+    "native.PROCESS_MIN_LINES lines is compiled in the thread all the same)",
     "thread": "in the compile thread alone",
 }
 
