@@ -471,6 +471,124 @@ def bench_jax(repeats: int) -> dict:
 COLUMN_NAMES = ("interpreted", "compiled", "native", "numpy", "TF1", "JAX")
 
 
+# -- Time to native code in "auto" mode, under a stream of runs -----------------------------------
+STREAM_SECONDS = 90  # at most, per measurement
+TIME_TO_NATIVE = [  # the workloads measured (--quick: the first): a short native function and
+    # a long one (`native.PROCESS_MIN_LINES`: the long one compiles in the child process)
+    *[w for w in WORKLOADS if w.key == "loop"],
+    Workload("chain100", "scalar float32 add chain (100 ops)",
+             functools.partial(_chain, length=100), "op", 100),
+]  # fmt: skip
+NATIVE_COMPILERS = {  # how "auto" mode compiles: `native.COMPILE_PROCESS`
+    "process": "in a child process (the default; a function under "
+    "native.PROCESS_MIN_LINES lines is compiled in the thread all the same)",
+    "thread": "in the compile thread alone",
+}
+
+
+def bench_time_to_native(quick: bool) -> None:
+    """Prints, per workload and per way of compiling, the time from a stream's first run to
+    its first native run, and how the runs meanwhile compare with the Python tier's: each
+    measured in a new process with an empty cache (numba not imported, nothing compiled), as
+    a program's first start finds it."""
+    import os
+    import subprocess
+    import tempfile
+
+    from dataflow import compiler
+
+    if _native_switch(compiler) is None:
+        print('8. time to native code in "auto" mode: numba is not installed')
+        return
+    keys = [w.key for w in (TIME_TO_NATIVE[:1] if quick else TIME_TO_NATIVE)]
+    print(
+        '8. time to native code in "auto" mode: a new process with an empty cache runs one '
+        "workload without a pause:"
+    )
+    print(
+        f"   {'':13}{'compiled':>12}{'Python tier':>13}{'native from':>13}"
+        f"{'runs before it, ms':>22}{'slowdown':>10}"
+    )
+    print(f"   {'':13}{'':>12}{'run, ms':>13}{'run, s':>13}{'median':>11}{'max':>11}{'':>10}")
+    for key in keys:
+        for how in NATIVE_COMPILERS:
+            with tempfile.TemporaryDirectory() as cache:
+                output = subprocess.run(
+                    [sys.executable, __file__, "--time-to-native-of", key, how],
+                    env=dict(os.environ, DATAFLOW_CACHE_DIR=cache),
+                    capture_output=True,
+                    text=True,
+                    timeout=STREAM_SECONDS + 120,
+                )
+            if output.returncode != 0:
+                print(f"   {key:13}{how:>12}   failed: {output.stderr.strip()[-200:]}")
+                continue
+            f = json.loads(output.stdout.strip().splitlines()[-1])
+            native = "never" if f["native_s"] is None else f"{f['native_s']:.2f}"
+            slowdown = (
+                "" if f["meanwhile_ms"] is None else f"{f['meanwhile_ms'] / f['python_ms']:.1f}x"
+            )
+            print(
+                f"   {key:13}{how:>12}{_cell(f['python_ms'], 13)}{native:>13}"
+                f"{_cell(f['meanwhile_ms'], 11)}{_cell(f['meanwhile_max_ms'], 11)}{slowdown:>10}"
+            )
+    print(
+        "   (native from: seconds from the stream's first run, lowering and compiling included, "
+        "to the first run whose code is all native; runs before it: from the start of the "
+        "native compilation; slowdown: their median over the Python tier's; compiled: "
+        + "; ".join(f"{how} = {what}" for how, what in NATIVE_COMPILERS.items())
+        + ")"
+    )
+
+
+def measure_time_to_native(key: str, how: str) -> dict:
+    """In this process: the Python tier's median run of workload ``key``, then a stream of runs
+    in "auto" mode until native code runs (`bench_time_to_native`)."""
+    import dataflow as df
+    from dataflow import compiler
+    from dataflow.compiler import native
+
+    native.COMPILE_PROCESS = how == "process"
+    (workload,) = [w for w in TIME_TO_NATIVE if w.key == key]
+    graph = df.Graph()
+    with graph.as_default():
+        built = workload.build(df)
+    compiler.set_mode("auto")
+    compiler.set_native("off")
+    with _session(df, graph, workload.passes) as sess:
+        for _ in range(compiler.AUTO_AFTER_RUNS + 1):
+            sess.run(built.fetches, built.feed)
+        python_runs = []
+        for _ in range(21):
+            began = time.perf_counter()
+            sess.run(built.fetches, built.feed)
+            python_runs.append(time.perf_counter() - began)
+    compiler.set_native("auto")
+    runs = []  # (start, seconds, whether the run was native, whether compiling had begun)
+    start = time.perf_counter()
+    native_at = None
+    with _session(df, graph, workload.passes) as sess:
+        while time.perf_counter() - start < STREAM_SECONDS:
+            plan = next(iter(sess._plans.values()), None)
+            tiers = [r.function for r in plan.compiled.regions] if plan and plan.compiled else []
+            tiers = [t for t in tiers if isinstance(t, native._Tier) and t.calls]
+            compiling = any(t.pending is not None for t in tiers)
+            natively = bool(tiers) and all(t.native is not None for t in tiers)
+            began = time.perf_counter()
+            sess.run(built.fetches, built.feed)
+            runs.append((began - start, time.perf_counter() - began, natively, compiling))
+            if natively:
+                native_at = began - start
+                break
+    meanwhile = [seconds for _, seconds, natively, compiling in runs if compiling and not natively]
+    return {
+        "python_ms": statistics.median(python_runs) * 1e3,
+        "native_s": native_at,
+        "meanwhile_ms": statistics.median(meanwhile) * 1e3 if meanwhile else None,
+        "meanwhile_max_ms": max(meanwhile) * 1e3 if meanwhile else None,
+    }
+
+
 def _cell(value: float | None, width: int = 12) -> str:
     if value is None:
         return f"{'--':>{width}}"
@@ -527,7 +645,17 @@ def main() -> None:
     parser.add_argument(
         "--only", nargs="+", choices=[w.key for w in WORKLOADS], help="these workloads alone"
     )
+    parser.add_argument(
+        "--time-to-native", action="store_true", help="the time to native code alone (8.)"
+    )
+    parser.add_argument("--time-to-native-of", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.time_to_native_of:
+        print(json.dumps(measure_time_to_native(*args.time_to_native_of)))
+        return
+    if args.time_to_native:
+        bench_time_to_native(args.quick)
+        return
     workloads = [w for w in WORKLOADS if args.only is None or w.key in args.only]
     repeats = args.repeats or (11 if args.quick else 51)
     if args.tensorflow_only:
@@ -558,6 +686,8 @@ def main() -> None:
                 "   graph passes on (the chain is one FusedElementwise op), ns per op: "
                 f"interpreted {fused['interpreted']:.0f}, compiled {fused['compiled']:.0f}"
             )
+    if args.only is None:
+        bench_time_to_native(args.quick)
 
 
 if __name__ == "__main__":

@@ -79,7 +79,10 @@ holding a loop: the inner loop alone is native).
 of a region or loop hands its compilation to one compiler thread and every call runs the
 Python function until the machine code is ready, so no run waits for numba (its import alone
 takes a few tenths of a second; a compilation from some 30 ms for a few ops to seconds for a
-1000-op region) and no run's deadline is spent on it;
+1000-op region) and no run's deadline is spent on it.  numba holds the GIL while it compiles,
+so the thread imports numba as soon as the first native function is made, and a long function
+is compiled by a child process into the disk cache, from which the thread loads it (see "the
+compile process" below);
 ``"force"`` at once, synchronously, when the region is made -- before its run starts the
 clock (the test mode: with the compile plugin, the suite proves native code equal to the
 interpreter).  The mode is read when a region is made, and at each call until it compiles.
@@ -101,9 +104,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import json
 import os
 import queue
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -680,7 +685,7 @@ def load_function(source: str, function_name: str):
         if module is None:
             directory = _disk_cache()
             path = None if directory is None else _cache_entry(directory, digest, source)
-            name = f"dataflow_native_{digest}"
+            name = _module_name(digest)
             module = None
             if path is not None:
                 module = _run_module(name, source, path)
@@ -690,6 +695,10 @@ def load_function(source: str, function_name: str):
                 module = _run_module(name, source.replace(_DECORATOR, _UNCACHED_DECORATOR), None)
             _modules[digest] = module
     return getattr(module, function_name)
+
+
+def _module_name(digest: str) -> str:
+    return f"dataflow_native_{digest}"
 
 
 def _cache_entry(directory: str, digest: str, source: str) -> Optional[str]:
@@ -809,10 +818,10 @@ def _compile(source: str, function_name: str, argument_dtypes, result_dtypes):
 _compile_queue: Optional[queue.Queue] = None
 
 
-def _compile_in_background(tier: _Tier) -> threading.Event:
-    """Queues ``tier``'s compilation for the one daemon thread that compiles native code in
-    "auto" mode, one function at a time (a process may exit while it compiles); returns the
-    event set when it is done."""
+def _compile_in_background(tier: Optional[_Tier]) -> threading.Event:
+    """Queues ``tier``'s compilation (None: the warm-up, `_warm_up`) for the one daemon thread
+    that compiles native code in "auto" mode, one function at a time (a process may exit
+    while it compiles); returns the event set when it is done."""
     global _compile_queue
     with _modules_lock:
         if _compile_queue is None:
@@ -832,9 +841,138 @@ def _compile_forever(jobs: queue.Queue) -> None:
     while True:
         tier, done = jobs.get()
         try:
-            tier.compile()  # which records any failure: the thread goes on to the next
+            with contextlib.suppress(Exception):  # what fails here, tier.compile() does
+                if tier is None:
+                    _warm_up()
+                else:
+                    _compile_in_worker(tier)
+            if tier is not None:
+                tier.compile()  # which records any failure: the thread goes on to the next
         finally:
             done.set()
+
+
+# -- the compile process -----------------------------------------------------------------------
+# numba holds the GIL for most of a compilation (typing and lowering are Python: some 70 ms of
+# CPU for a function of ten lines, 0.9 s for 300, 13 s for a region of 1000 adds), so a
+# compilation in a thread of the process slows every run meanwhile, and the runs slow it.  In
+# "auto" mode, where the cache directory may be used, a child process compiles each function
+# of at least `PROCESS_MIN_LINES` lines first (one process for the life of this one), which
+# leaves numba's machine code in the cache; the compile thread then loads it from there (5 to
+# 30 ms).  A smaller function costs less to compile here than to wait for the child's start.
+# What this process must do itself, import numba and set up its code generator (0.3 s of CPU),
+# the compile thread does as soon as the first native function is made (`_warm_up`), while the
+# function's first calls run in Python; the child starts then too.  The child takes its work on
+# stdin and answers on stdout, one JSON line each, and ends with its stdin.
+COMPILE_PROCESS = True  # False: "auto" mode compiles in the compile thread alone
+PROCESS_MIN_LINES = 40
+_WORKER_SOURCE = r"""
+import json, sys, types
+sys.path[:] = json.loads(sys.stdin.readline())
+import numpy as np
+import numba
+for line in sys.stdin:
+    source, path, module_name, name, dtypes = json.loads(line)
+    try:
+        module = sys.modules[module_name] = types.ModuleType(module_name)
+        module.__file__ = path
+        exec(compile(source, path, "exec"), module.__dict__)
+        getattr(module, name).compile(tuple(numba.from_dtype(np.dtype(d)) for d in dtypes))
+        answer = None
+    except Exception as e:
+        answer = f"{type(e).__name__}: {e}"
+    print(json.dumps(answer), flush=True)
+"""
+_worker: Any = None  # the child process; False once it failed
+_warmed_up = False
+
+
+def _start_warming_up() -> None:
+    """Queues the warm-up (`_warm_up`), once per process."""
+    global _warmed_up
+    if not _warmed_up:
+        _warmed_up = True
+        _compile_in_background(None)
+
+
+def _warm_up() -> None:
+    """Starts the compile process (`_start_worker`) and makes numba ready in this one."""
+    _start_worker()
+    import numba.core.registry
+
+    numba.core.registry.cpu_target.target_context.refresh()
+
+
+def _start_worker():
+    """The compile process, started if need be; None where it is not used or failed."""
+    global _worker
+    if _worker is None and COMPILE_PROCESS:
+        with _modules_lock:
+            usable = _disk_cache() is not None
+        if not usable:  # the child leaves its work in the disk cache alone
+            return None
+        try:
+            _worker = subprocess.Popen(
+                [sys.executable, "-I", "-c", _WORKER_SOURCE],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+            _worker.stdin.write(json.dumps(sys.path) + "\n")
+            _worker.stdin.flush()
+        except (OSError, ValueError):
+            _worker = False
+    return _worker or None
+
+
+def _compile_in_worker(tier: _Tier) -> None:
+    """Has the compile process compile ``tier``'s function into the disk cache, where it is
+    not there yet and the process can; failures leave the compilation to this process."""
+    global _worker
+    if tier.source.count("\n") < PROCESS_MIN_LINES or not COMPILE_PROCESS:
+        return
+    digest = cache_key(tier.source)
+    with _modules_lock:
+        directory = _disk_cache()
+        if directory is None or digest in _modules or _in_numba_cache(directory, digest):
+            return
+        path = _cache_entry(directory, digest, tier.source)
+    worker = _start_worker()
+    if path is None or worker is None:
+        return
+    dtypes = [d.str for d in (*tier.signature_prefix, *tier.argument_dtypes)]
+    try:
+        request = [tier.source, path, _module_name(digest), tier.function_name, dtypes]
+        worker.stdin.write(json.dumps(request) + "\n")
+        worker.stdin.flush()
+        if not worker.stdout.readline():
+            raise EOFError("the compile process ended")
+    except (OSError, ValueError, EOFError):
+        _worker = False
+
+
+def _in_numba_cache(directory: str, digest: str) -> bool:
+    """Whether numba's index of the module of key ``digest`` is in the cache ``directory``."""
+    try:
+        names = os.listdir(_numba_directory(directory))
+    except OSError:
+        return False
+    prefix = f"df_{digest}."
+    return any(name.startswith(prefix) and name.endswith(".nbi") for name in names)
+
+
+def _forget_threads_in_a_child() -> None:
+    """After a fork, the child has neither the compile thread nor its own compile process."""
+    global _compile_queue, _worker, _modules_lock, _warmed_up
+    _compile_queue = None
+    _worker = None
+    _warmed_up = False
+    _modules_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_threads_in_a_child)
 
 
 _failure_reported = False
@@ -879,6 +1017,8 @@ class _Tier:
         self._lock = threading.Lock()
         if _mode == "force":
             self.compile()
+        elif _mode == "auto":
+            _start_warming_up()
 
     def status(self) -> str:
         if self.native is not None:

@@ -9,6 +9,7 @@ import stat
 import warnings
 
 import pytest
+from forking import in_forked_child
 
 pytest.importorskip("numba")
 
@@ -308,3 +309,80 @@ def test_a_used_entry_counts_as_recent(monkeypatch):
     native._modules.clear()
     run_once(x, y)
     assert os.stat(path).st_atime > 1_000_000
+
+
+# -- the compile process ----------------------------------------------------------------------
+def long_chain(x):
+    """A region whose native function is long enough for the compile process."""
+    y = x
+    for k in range(native.PROCESS_MIN_LINES):
+        y = y * 0.5 + float(k)
+    return y
+
+
+def compiled_in_auto_mode(x, y, value):
+    """The native tier of ``y``'s one region once "auto" mode compiled it in the background,
+    and the value of its last run."""
+    compiler.set_native("auto")
+    with df.Session() as sess:
+        for _ in range(native.AUTO_AFTER_CALLS):
+            sess.run(y, {x: value})
+        (region,) = next(iter(sess._plans.values())).compiled.regions
+        assert region.function.pending.wait(timeout=120)
+        return region.function, sess.run(y, {x: value})
+
+
+def test_auto_mode_has_a_child_process_compile_a_long_function(monkeypatch):
+    """This process loads numba's machine code from the cache; the child compiled it, so
+    the runs meanwhile did not share the GIL with numba's compiler."""
+    monkeypatch.setattr(native, "_worker", None)
+    x = df.placeholder(df.float64, [])
+    y = long_chain(x)
+    tier, value = compiled_in_auto_mode(x, y, 3.0)
+    assert tier.native is not None
+    assert tier.source.count("\n") >= native.PROCESS_MIN_LINES
+    assert sum(tier.dispatcher.stats.cache_hits.values()) == 1
+    assert not tier.dispatcher.stats.cache_misses
+    compiler.set_native("off")
+    want, _ = run_once(x, y, 3.0)
+    assert value == want
+
+
+def test_auto_mode_compiles_here_when_the_child_process_fails(monkeypatch):
+    monkeypatch.setattr(native, "_worker", None)
+    monkeypatch.setattr(native, "_WORKER_SOURCE", "raise SystemExit(3)")
+    x = df.placeholder(df.float64, [])
+    y = long_chain(x)
+    tier, value = compiled_in_auto_mode(x, y, 3.0)
+    assert tier.native is not None
+    assert sum(tier.dispatcher.stats.cache_misses.values()) == 1
+    assert native._worker is False
+
+
+def test_auto_mode_compiles_a_short_function_here(monkeypatch):
+    monkeypatch.setattr(native, "_worker", None)
+    x, y = scale_and_shift(3.0)
+    tier, value = compiled_in_auto_mode(x, y, 2.0)
+    assert value == 7.0 and tier.native is not None
+    assert sum(tier.dispatcher.stats.cache_misses.values()) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_compiles_in_the_background_too(monkeypatch):
+    """The child of a fork has no compile thread (threads do not survive a fork): it starts
+    its own, or its regions would stay in Python."""
+    monkeypatch.setattr(native, "_worker", None)
+    x, y = scale_and_shift(3.0)
+    assert compiled_in_auto_mode(x, y, 2.0)[0].native is not None  # the thread is running
+
+    def in_the_child():
+        x, y = scale_and_shift(4.0)
+        compiler.set_native("auto")
+        with df.Session() as sess:
+            for _ in range(native.AUTO_AFTER_CALLS):
+                sess.run(y, {x: 2.0})
+            (region,) = next(iter(sess._plans.values())).compiled.regions
+            compiled = region.function.pending.wait(timeout=60)
+            return compiled, region.function.native is not None, float(sess.run(y, {x: 2.0}))
+
+    assert in_forked_child(in_the_child) == repr((True, True, 9.0))
