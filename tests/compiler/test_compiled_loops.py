@@ -215,9 +215,9 @@ def test_a_compiled_loop_with_a_slow_body_does_no_work_after_its_deadline(mode, 
 
     monkeypatch.setattr(matmul, "kernel", counting_kernel)
     monkeypatch.setattr(CompiledLoop, "locate", locate)
-    a = df.constant(np.ones((400, 400)))
+    a = df.constant(np.ones((1000, 1000)))
     endless = df.while_loop(
-        lambda i, a: i >= 0, lambda i, a: (i + 1, df.matmul(a, a) * 0.0025), [0, a]
+        lambda i, a: i >= 0, lambda i, a: (i + 1, df.matmul(a, a) * 0.001), [0, a]
     )
     mode("force")
     with df.Session(config=NO_PASSES) as sess:
