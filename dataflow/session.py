@@ -197,6 +197,7 @@ class RunContext:
         "deadline",
         "random_draws",
         "rendezvous",
+        "cancellation",
     )
 
     def __init__(self, session: Session, deadline: Optional[float] = None, rendezvous=None):
@@ -207,6 +208,7 @@ class RunContext:
         self.update_bases: Optional[dict[str, Any]] = None
         self.deadline = deadline  # time.monotonic() value, or None
         self.random_draws: dict[tuple, Any] = {}
+        self.cancellation = session._cancellation  # the runs stop when the Session closes
 
     def resource(self, key: str, make):
         """The Session's resource ``key`` (a queue, an iterator), made by ``make()`` the first
@@ -377,6 +379,8 @@ class Session:
         self._plans: dict[tuple, _Plan] = {}
         self._lock = threading.Lock()
         self._closed = False
+        # Stops the runs in progress, and the functions their ops call, on `close`.
+        self._cancellation = executor.Cancellation()
         threads = self._config.inter_op_parallelism_threads or (os.cpu_count() or 1)
         self._inter_op_threads = 1 if single_threaded else threads
         self._intra_op_threads = self._config.intra_op_parallelism_threads or (os.cpu_count() or 1)
@@ -408,11 +412,13 @@ class Session:
     def close(self) -> None:
         """Releases the thread pool and the variable values; the Session can't run any more.
 
-        Runs still going on in other threads stop with ``errors.CancelledError`` (at their next
-        read of a variable, or when they end) and change no variable."""
+        Runs still going on in other threads stop with ``errors.CancelledError`` and change no
+        variable: no op starts after this, and a compiled loop stops at its next look at the
+        clock (an op that is running goes on until it returns)."""
         with self._lock:
             self._closed = True
             pool, self._pool = self._pool, None
+        self._cancellation.cancel(_CLOSED_DURING_RUN)
         for resource in self._resources.values():
             cancel = getattr(resource, "cancel", None)
             if cancel is not None:
@@ -746,6 +752,8 @@ class Session:
         except executor.FetchNotLiveError as e:
             raise _dead_fetch_error(e, plan) from None
         except executor.RunCancelledError as e:
+            if e.node_index is None:  # the run as a whole: the Session was closed
+                raise errors.CancelledError(None, None, str(e)) from None
             op = _user_op(plan.nodes[e.node_index].tag)
             raise errors.CancelledError(
                 None, op, f"{errors.describe_op(op)}{_where(e.frame, e.iteration)}: {e}"
@@ -821,13 +829,14 @@ def _check_argument(name: str, value, types, expected: str, location=None) -> No
         )
 
 
+_CLOSED_DURING_RUN = (
+    "The Session was closed while the run was in progress; the run was stopped and changed no "
+    "variable."
+)
+
+
 def _closed_during_run() -> errors.CancelledError:
-    return errors.CancelledError(
-        None,
-        None,
-        "The Session was closed while the run was in progress; the run was stopped and "
-        "changed no variable.",
-    )
+    return errors.CancelledError(None, None, _CLOSED_DURING_RUN)
 
 
 def _rebase_updates(writes: dict, bases: dict, values: dict) -> None:
@@ -1288,6 +1297,8 @@ def _kernel_error(e: executor.KernelError) -> errors.OpError:
     where = described + _where(*compiler.failed_where(cause, e.frame, e.iteration))
     if isinstance(cause, errors.OpError):
         return type(cause)(None, op, f"{where}: {cause.message}")
+    if isinstance(cause, executor.RunCancelledError):  # noticed by a compiled loop
+        return errors.CancelledError(None, op, f"{where}: {cause}")
     inputs = ", ".join(_describe_value(v) for v in input_values) or "none"
     message = f"{where} failed: {type(cause).__name__}: {cause}\n  inputs: {inputs}"
     if isinstance(cause, _INVALID_ARGUMENT_CAUSES):

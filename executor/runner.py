@@ -81,7 +81,9 @@ value handed from one run to another costs no thread switch.
 
 Stopping.  A kernel error sets ``error`` and ``stopped``: no thread schedules anything after
 that, late pool completions are dropped, and `Plan.run` waits for kernels still in flight
-(until the deadline, if one was given) before raising `KernelError`.
+(until the deadline, if one was given) before raising `KernelError`.  A run whose context
+carries a `Cancellation` (``context.cancellation``) stops in the same way when it is
+cancelled (its Session closed), with a `RunCancelledError`.
 
 Deadlines.  A run without a deadline is driven by the thread that calls `Plan.run` and never
 looks at the clock.  A run with one is driven by a *driver thread* (of `_drivers`, kept between
@@ -297,6 +299,7 @@ class _Run:
         self.plan = plan
         self.args = args
         self.context = context
+        self.cancellation = getattr(context, "cancellation", None)
         self.pool = pool
         self.deadline = deadline
         self.stats = stats
@@ -342,9 +345,29 @@ class _Run:
     # -- top level --------------------------------------------------------------------------------
 
     def execute(self) -> list[Any]:
-        if self.deadline is not None:
-            return self._execute_until_deadline()
-        return self._run_to_end()
+        cancellation = self.cancellation
+        key = None if cancellation is None else cancellation.register(self.cancel)
+        try:
+            if self.deadline is not None:
+                return self._execute_until_deadline()
+            return self._run_to_end()
+        finally:
+            if cancellation is not None:
+                cancellation.deregister(key)
+
+    def cancel(self) -> None:
+        """Stops the run from another thread (its context's `Cancellation`): nothing fires
+        after this, and the run raises `RunCancelledError` once the kernels running return.
+        The lock may be held by a thread in a kernel: the flags are set without it, as at a
+        deadline, and a thread waiting for pool work is woken if the lock is free."""
+        if self.error is None and not self.deadline_passed:
+            self.error = self.cancellation.error()
+        self.stopped = True
+        if self.sharing and self.lock.acquire(blocking=False):
+            try:
+                self.condition.notify_all()
+            finally:
+                self.lock.release()
 
     def _run_to_end(self) -> list[Any]:
         """Drives the run on this thread until it ends; returns the fetched values."""

@@ -59,15 +59,18 @@ native call raise all the same, the wrapper re-runs the same inputs through the 
 function -- regions and loops are pure -- so an error names the op, line and iteration the
 interpreter names.
 
-**Deadlines.**  A native loop runs in chunks and returns its state between them; between
-calls the wrapper compares the clock with ``context.deadline`` and raises the Python loop's
-deadline error, with the iteration reached.  A chunk ends at the end of the first iteration
-that finds `CHUNK_ITERATIONS` *steps* done: iterations of the loop and of the loops inside it
-(an inner loop runs whole within one outer iteration, so a chunk may run past the budget by
-one outer iteration).  When the run has a deadline, an inner loop that alone takes the chunk
-past `INNER_STEPS_LIMIT` steps gives the chunk up, and the call runs again from its start in
-the Python function, which checks the clock inside inner loops too: an endless inner loop
-still stops at the deadline, after some tens of milliseconds of native work thrown away.
+**Deadlines and cancellation.**  A native loop runs in chunks and returns its state between
+them; between calls the wrapper raises what stops the Python loop
+(`loops.CompiledLoop.stop_error`: the run cancelled, or past ``context.deadline``), with
+the iteration reached.  A chunk ends at the end of the first iteration that finds
+`CHUNK_ITERATIONS` *steps* done: iterations of the loop and of the loops inside it (an inner
+loop runs whole within one outer iteration, so a chunk may run past the budget by one outer
+iteration).  When the run has a deadline, an inner loop that alone takes the chunk past
+`INNER_STEPS_LIMIT` steps gives the chunk up, and the call runs again from its start in the
+Python function, which checks the clock inside inner loops too: an endless inner loop still
+stops at the deadline, after some tens of milliseconds of native work thrown away.  Without
+a deadline an inner loop runs whole, so a Session closed meanwhile stops the loop only once
+that inner loop ends (giving up its work to Python would make long inner loops slow).
 
 **Not yet native:** arrays (values of any other shape than ``[]``), float
 ``FloorDiv``/``FloorMod`` (not proven bit-exact), ``TruncateMod`` (numba's ``fmod`` of
@@ -1338,8 +1341,8 @@ class NativeLoop(_Tier):
                 iteration += iterations
                 if status == _FINISHED:
                     break
-                if deadline is not None and time.monotonic() > deadline:
-                    error = self.compiled._deadline_error(iteration)
+                error = self.compiled.stop_error(context, iteration, time.monotonic())
+                if error is not None:
                     self.compiled.locate(error, iteration)
                     raise error
         except Exception as error:

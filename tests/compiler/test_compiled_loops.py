@@ -2,6 +2,7 @@
 generated function, and a run gives what the interpreter gives, errors and deadlines included."""
 
 import inspect
+import threading
 import time
 
 import numpy as np
@@ -12,7 +13,9 @@ import dataflow as df
 import dataflow.session as session_module
 import executor
 from dataflow import errors
+from dataflow.compiler import loops
 from dataflow.compiler.loops import CompiledLoop
+from dataflow.op_registry import get_op_def
 from executor.program import NodeKind
 
 NO_PASSES = df.ConfigProto(
@@ -183,6 +186,69 @@ def test_the_generated_loop_checks_the_clock_itself(mode):
         (loop,) = [r for r in sess._compiled_regions(endless, []) if isinstance(r, CompiledLoop)]
     with pytest.raises(executor.DeadlineExceededError):
         loop.function(PastDeadline(), np.int32(0))
+
+
+def test_a_compiled_loop_with_a_slow_body_does_no_work_after_its_deadline(mode, monkeypatch):
+    """A loop whose iterations are slow (a matrix product) looks at the clock by the time its
+    iterations take, not only every `CHECK_CLOCK_EVERY` of them: once the caller has its
+    deadline error, the loop starts no further product and stops by itself."""
+    matmul = get_op_def("MatMul")
+    make_kernel = matmul.kernel
+    error_seen, loop_stopped = threading.Event(), threading.Event()
+    products_after_error = []
+
+    def counting_kernel(attrs):
+        kernel = make_kernel(attrs)
+
+        def run(*args):
+            if error_seen.is_set():
+                products_after_error.append(1)
+            return kernel(*args)
+
+        return run
+
+    located = CompiledLoop.locate  # called with the error that leaves the loop
+
+    def locate(self, error, iteration):
+        loop_stopped.set()
+        located(self, error, iteration)
+
+    monkeypatch.setattr(matmul, "kernel", counting_kernel)
+    monkeypatch.setattr(CompiledLoop, "locate", locate)
+    a = df.constant(np.ones((1000, 1000)))
+    endless = df.while_loop(
+        lambda i, a: i >= 0, lambda i, a: (i + 1, df.matmul(a, a) * 0.001), [0, a]
+    )
+    mode("force")
+    with df.Session(config=NO_PASSES) as sess:
+        with pytest.raises(errors.DeadlineExceededError):
+            sess.run(endless, options=df.RunOptions(timeout_in_ms=300))
+        error_seen.set()
+        assert loop_stopped.wait(60)
+        plan = next(iter(sess._plans.values()))
+        assert compiled_loops(plan)
+    assert len(products_after_error) <= 1, len(products_after_error)
+
+
+class Cancelled:
+    """A run's context whose cancellation was cancelled (its Session closed)."""
+
+    deadline = None
+
+    def __init__(self) -> None:
+        self.cancellation = executor.Cancellation()
+        self.cancellation.cancel("the Session was closed")
+
+
+def test_the_generated_loop_stops_itself_when_its_run_is_cancelled(mode):
+    endless = df.while_loop(lambda i: i >= 0, lambda i: [i + 1 - 1], [df.constant(0)])
+    mode("force")
+    with df.Session(config=NO_PASSES) as sess:
+        (loop,) = [r for r in sess._compiled_regions(endless, []) if isinstance(r, CompiledLoop)]
+    generated = getattr(loop.function, "python_function", loop.function)  # not numba's
+    with pytest.raises(executor.RunCancelledError, match="Session was closed") as caught:
+        generated(Cancelled(), np.int32(0))
+    assert caught.value.compiled_frames == [(loop.frame_name, loops.FIRST_CHECK)]  # its first look
 
 
 def test_a_deadline_noticed_while_a_compiled_loop_runs_names_the_loop_and_its_line(mode):

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import types
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from rerun import reruns_the_suite, run_suites
 pytest.importorskip("numba")
 
 import dataflow as df  # noqa: E402
+import executor  # noqa: E402
 from dataflow import compiler, errors  # noqa: E402
 from dataflow.compiler import codegen, native  # noqa: E402
 
@@ -749,6 +751,18 @@ def test_a_native_loop_that_never_ends_stops_at_the_deadline():
         assert natives(plan.compiled.regions)
         assert "while[iter 0 of root]" in caught.value.message
         assert sess.run(df.constant(2.0)) == 2.0
+
+
+def test_a_native_loop_stops_between_chunks_when_its_run_is_cancelled():
+    endless = df.while_loop(lambda i: i >= 0, lambda i: [i + 1 - 1], [df.constant(0)])
+    with df.Session(config=NO_PASSES) as sess:
+        (loop,) = [r for r in sess._compiled_regions(endless, []) if hasattr(r, "frame_name")]
+    assert loop.function.native
+    context = types.SimpleNamespace(deadline=None, cancellation=executor.Cancellation())
+    context.cancellation.cancel("the Session was closed")
+    with pytest.raises(executor.RunCancelledError, match="Session was closed") as caught:
+        loop.function(context, *inputs_of(loop, np.int32(0)))
+    assert caught.value.compiled_frames == [(loop.frame_name, native.CHUNK_ITERATIONS)]
 
 
 # -- when it compiles, and the cache ----------------------------------------------------------

@@ -318,6 +318,58 @@ def test_no_op_starts_once_the_deadline_has_passed(monkeypatch, wants_context):
     assert plan.program.nodes[info.value.node_index].kernel is step  # the first step fired
 
 
+# -- cancellation ---------------------------------------------------------------------------------
+class CancellableContext:
+    """A run's context that carries a `executor.Cancellation`."""
+
+    def __init__(self) -> None:
+        self.cancellation = executor.Cancellation()
+
+
+def loop_cancelled_in_iteration(stop_at: int, context: CancellableContext, seen: list):
+    """An endless loop whose predicate records each iteration and cancels ``context`` in
+    iteration ``stop_at``."""
+
+    def forever(i):
+        seen.append(i)
+        if i == stop_at:
+            context.cancellation.cancel("the run's session was closed")
+        return True
+
+    b = Builder()
+    (result,) = b.while_loop(
+        lambda loop: b.op(forever, loop.vars[0]),
+        lambda loop: [b.op(lambda v: v + 1, loop.vars[0])],
+        [b.const(0)],
+    )
+    return executor.prepare(b.program([result]))
+
+
+@pytest.mark.parametrize("timed", [False, True], ids=["no deadline", "deadline"])
+@pytest.mark.parametrize("use_pool", [False, True], ids=["inline", "pool"])
+def test_a_cancelled_run_stops_its_endless_loop_in_the_iteration_it_was_cancelled(
+    use_pool, pool, timed
+):
+    context, seen = CancellableContext(), []
+    plan = loop_cancelled_in_iteration(3, context, seen)
+    with pytest.raises(executor.RunCancelledError, match="session was closed") as info:
+        plan.run(
+            (), context=context, pool=pool if use_pool else None, deadline=_far() if timed else None
+        )
+    assert info.value.node_index is None
+    assert seen == [0, 1, 2, 3]
+
+
+def test_a_run_whose_cancellation_was_cancelled_before_it_starts_fires_nothing():
+    context, seen = CancellableContext(), []
+    plan = loop_cancelled_in_iteration(0, context, seen)
+    context.cancellation.cancel("closed before the run")
+    with pytest.raises(executor.RunCancelledError, match="closed before the run"):
+        plan.run((), context=context)
+    assert seen == []
+    assert not context.cancellation._stops  # the run let go of its cancellation
+
+
 # -- fetches, targets, context --------------------------------------------------------------------
 
 
