@@ -35,8 +35,11 @@ from __future__ import annotations
 
 import builtins
 import collections
+import contextlib
+import ipaddress
 import itertools
 import logging
+import os
 import threading
 import time
 import uuid
@@ -76,6 +79,103 @@ def import_ray():
             "Clusters on Ray need Ray, an optional dependency: pip install 'dataflow[distributed]'"
         ) from None
     return ray
+
+
+# Ray's switch of its token authentication (Ray 2.52 and later): "token" or "disabled".
+_AUTH_MODE_VARIABLE = "RAY_AUTH_MODE"
+# Ray's switch between a node that other machines reach (its address on the network, the
+# default on Linux) and one on this machine only (the loopback address, Ray's default on macOS
+# and Windows); read by `ray._private.services.get_node_ip_address`.
+_MULTI_MACHINE_VARIABLE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def start_local_ray(num_cpus: Optional[int] = None, node_ip_address: Optional[str] = None):
+    """Starts Ray in this process for a cluster's tasks (``num_cpus``, default 2, and no
+    dashboard) and returns the ``ray`` module.
+
+    Anything that can reach a Ray node can run code in it, so by default the node is private
+    to this machine and to the holders of its token: its servers listen on the loopback
+    address only, and Ray's token authentication is on (``RAY_AUTH_MODE=token``, unless the
+    environment says otherwise; Ray finds the token in ``RAY_AUTH_TOKEN``,
+    ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``, and makes the last when there is
+    none).  ``node_ip_address`` opts into a node that other machines reach at that address
+    (to ``ray start --address=...`` more nodes into it).
+    """
+    ray = import_ray()
+    _require_token_authentication()
+    options = dict(
+        num_cpus=2 if num_cpus is None else num_cpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level=logging.WARNING,  # Ray's own start-up notes are not ours
+    )
+    if node_ip_address is not None:
+        ray.init(_node_ip_address=node_ip_address, **options)
+    else:
+        with _this_machine_only():
+            ray.init(**options)
+    return ray
+
+
+def join_ray(address: str):
+    """Joins the Ray cluster at ``address`` (``"auto"``: the one running on this machine;
+    ``"host:port"``) with token authentication, and returns the ``ray`` module.  A cluster
+    on this machine is reached on the loopback address (see `start_local_ray`)."""
+    ray = import_ray()
+    _require_token_authentication()
+    host = address.rsplit(":", 1)[0].strip("[]")
+    local = address == "auto" or host == "localhost" or _is_loopback(host)
+    with _this_machine_only() if local else contextlib.nullcontext():
+        ray.init(address=address, log_to_driver=False)
+    return ray
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@contextlib.contextmanager
+def _this_machine_only():
+    """Ray's single-machine mode while a node starts or a driver joins one: Ray turns
+    127.0.0.1 given as a node's address into the machine's network address, and only this
+    mode keeps it on the loopback address.  The variable is read when Ray is imported (here
+    perhaps before) and by the processes a node starts."""
+    from ray._private import ray_constants
+
+    saved = os.environ.get(_MULTI_MACHINE_VARIABLE), ray_constants.ENABLE_RAY_CLUSTER
+    os.environ[_MULTI_MACHINE_VARIABLE] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        if saved[0] is None:
+            os.environ.pop(_MULTI_MACHINE_VARIABLE, None)
+        else:
+            os.environ[_MULTI_MACHINE_VARIABLE] = saved[0]
+        ray_constants.ENABLE_RAY_CLUSTER = saved[1]
+
+
+def _require_token_authentication() -> None:
+    """Turns Ray's token authentication on for this process and the ones it starts, unless
+    ``RAY_AUTH_MODE`` says otherwise (then a warning: the cluster takes anyone's calls)."""
+    mode = os.environ.get(_AUTH_MODE_VARIABLE)
+    if mode is None:
+        os.environ[_AUTH_MODE_VARIABLE] = "token"
+        # Ray keeps its configuration, read from the environment, once loaded: load it again
+        # (as Ray's own switch to token authentication does).
+        from ray._raylet import Config
+
+        Config.initialize("")
+    elif mode.lower() != "token":
+        logging.getLogger(__name__).warning(
+            "%s=%s: the Ray cluster of this RayCluster accepts calls from anyone who can reach "
+            "it, and a call to it can run any code; unset it to require Ray's token",
+            _AUTH_MODE_VARIABLE,
+            mode,
+        )
 
 
 def task_name(job: str, index: int) -> str:
@@ -119,8 +219,6 @@ class TaskServer:
     # -- cluster membership ----------------------------------------------------------------------
     def ping(self) -> tuple[str, int]:
         """This task's name and process id (the cluster waits for it before it is ready)."""
-        import os
-
         return self.name, os.getpid()
 
     def connect(self, peers: dict) -> None:
@@ -415,14 +513,22 @@ class RayCluster:
     """A cluster of tasks on Ray, one actor per task: ``RayCluster({"ps": 1, "worker": 2})``.
 
     ``jobs`` maps each job name to its number of tasks.  With ``address`` None a local Ray is
-    started (``num_cpus``, default 2, and no dashboard) unless this process is already
-    connected to one; otherwise Ray is joined at ``address`` (``"auto"`` or
-    ``"ray://host:port"``).  The actors take no CPU of Ray's accounting, so that any number of
-    tasks fits a small machine.  ``target`` is what ``df.Session`` takes to run on the cluster;
-    ``spec`` its `ClusterSpec`, whose addresses are the actors' names.
+    started unless this process is already connected to one (`start_local_ray`: ``num_cpus``,
+    default 2; on the loopback address only, with Ray's token authentication, unless
+    ``node_ip_address`` names the address other machines reach it at); otherwise Ray is
+    joined at ``address`` (``"auto"`` or ``"host:port"``), with token authentication too.
+    The actors take no CPU of Ray's accounting, so that any number of tasks fits a small
+    machine.  ``target`` is what ``df.Session`` takes to run on the cluster; ``spec`` its
+    `ClusterSpec`, whose addresses are the actors' names.
     """
 
-    def __init__(self, jobs: dict, address: Optional[str] = None, num_cpus: Optional[int] = None):
+    def __init__(
+        self,
+        jobs: dict,
+        address: Optional[str] = None,
+        num_cpus: Optional[int] = None,
+        node_ip_address: Optional[str] = None,
+    ):
         ray = import_ray()
         if not isinstance(jobs, dict) or not jobs:
             raise TypeError(
@@ -436,16 +542,16 @@ class RayCluster:
                 )
         self._ray = ray
         self._started_ray = False
+        if address is not None and node_ip_address is not None:
+            raise ValueError(
+                "RayCluster takes an address to join or a node_ip_address to start a Ray node "
+                "at, not both"
+            )
         if not ray.is_initialized():
             if address is None:
-                ray.init(
-                    num_cpus=2 if num_cpus is None else num_cpus,
-                    include_dashboard=False,
-                    log_to_driver=False,
-                    logging_level=logging.WARNING,  # Ray's own start-up notes are not ours
-                )
+                start_local_ray(num_cpus, node_ip_address)
             else:
-                ray.init(address=address, log_to_driver=False)
+                join_ray(address)
             self._started_ray = True
         self._id = uuid.uuid4().hex[:12]
         self.target = f"{TARGET_PREFIX}{self._id}"

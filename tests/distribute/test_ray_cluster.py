@@ -1,7 +1,11 @@
 """df.distribute.RayCluster: one Ray actor per task, and a Session whose steps run on them."""
 
+import ipaddress
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 
@@ -442,3 +446,65 @@ def test_a_replaced_task_gets_its_variables_back_from_the_last_checkpoint(local_
                 saver.restore(sess, checkpoint)
                 assert sess.run(count) == 2.0
                 assert sess.run(bump) == 3.0
+
+
+# -- who can reach the cluster ---------------------------------------------------------------------
+def is_loopback(address: str) -> bool:
+    ip = ipaddress.ip_address(address)
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return (mapped or ip).is_loopback
+
+
+def test_a_local_ray_is_reachable_on_the_loopback_address_only(cluster, local_ray):
+    psutil = pytest.importorskip("psutil")
+    assert [n["NodeManagerAddress"] for n in local_ray.nodes() if n["Alive"]] == ["127.0.0.1"]
+    # Every server of Ray (its control store, its node manager, the task actors' workers)
+    # runs in a process this one started, directly or through another.
+    processes = [psutil.Process(), *psutil.Process().children(recursive=True)]
+    listening = set()
+    for process in processes:
+        try:
+            connections = process.net_connections(kind="inet")
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        listening |= {c.laddr.ip for c in connections if c.status == psutil.CONN_LISTEN}
+    assert listening, "no Ray server found"
+    assert all(is_loopback(address) for address in listening), listening
+
+
+def join_from_another_process(address: str, auth_environment: dict) -> subprocess.CompletedProcess:
+    """Runs a program that joins the Ray at ``address`` with a RayCluster of its own, in an
+    environment with ``auth_environment`` (and no other token setting), runs a step on it and
+    prints its value."""
+    code = textwrap.dedent(
+        f"""
+        import dataflow as df
+        with df.distribute.RayCluster({{"visitor": 1}}, address={address!r}) as cluster:
+            with df.Session(cluster.target) as sess:
+                print("joined", sess.run(df.constant(2.0) * 3.0), flush=True)
+        """
+    )
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+    }
+    environment.update(auth_environment, PYTHONPATH=os.pathsep.join(sys.path))
+    return subprocess.run(
+        [sys.executable, "-c", code], env=environment, capture_output=True, text=True, timeout=180
+    )
+
+
+def test_a_local_ray_refuses_a_program_without_its_token(cluster, local_ray):
+    address = local_ray.get_runtime_context().gcs_address
+    refused = join_from_another_process(address, {"RAY_AUTH_TOKEN": "f" * 64})
+    assert refused.returncode != 0 and "joined" not in refused.stdout
+    assert "InvalidAuthToken" in refused.stderr, refused.stderr[-2000:]
+    # The same program with the token (where Ray keeps it, ~/.ray/auth_token) joins.
+    joined = join_from_another_process(address, {})
+    assert joined.stdout.strip() == "joined 6.0", joined.stderr[-2000:]
+
+
+def test_a_cluster_refuses_both_an_address_to_join_and_a_node_address():
+    with pytest.raises(ValueError, match="not both"):
+        df.distribute.RayCluster({"worker": 1}, address="auto", node_ip_address="10.0.0.5")
