@@ -81,9 +81,17 @@ value handed from one run to another costs no thread switch.
 
 Stopping.  A kernel error sets ``error`` and ``stopped``: no thread schedules anything after
 that, late pool completions are dropped, and `Plan.run` waits for kernels still in flight
-(until the deadline, if one was given) before raising `KernelError`.  A run whose context
-carries a `Cancellation` (``context.cancellation``) stops in the same way when it is
-cancelled (its Session closed), with a `RunCancelledError`.
+(until the deadline, if one was given) before raising `KernelError`.  Except in a loop whose
+earlier iterations are still going on (``parallel_iterations > 1``): the error names the
+lowest failing iteration, as when the iterations run one after the other (and as compiled
+code does), so the run goes on with those earlier iterations only (`_kernel_failed`):
+``error_bound`` holds the path of the failing iteration, `_drain` fires nothing in an
+iteration that does not come before it (`_comes_before`), the failing iteration is held open
+(one more ``running``) so that nothing after it completes, and an error in an earlier
+iteration takes the place of the one found.  The run ends when those earlier iterations have
+nothing left to do; the error it raises is then the same whatever the order of firings.
+A run whose context carries a `Cancellation` (``context.cancellation``) stops in the same way
+when it is cancelled (its Session closed), with a `RunCancelledError`.
 
 Deadlines.  A run without a deadline is driven by the thread that calls `Plan.run` and never
 looks at the clock.  A run with one is driven by a *driver thread* (of `_drivers`, kept between
@@ -322,6 +330,9 @@ class _Run:
         self.stopped = False
         self.deadline_passed = False
         self.error: Optional[BaseException] = None
+        # The iterations from the root's down to the one whose kernel error is ``error``,
+        # while earlier iterations of a loop go on (see "Stopping"); None otherwise.
+        self.error_bound: Optional[list[IterationState]] = None
         # Where the deadline was noticed: (iteration, node info or None), and the kernels that
         # were running on the pool then (see `DeadlineExceededError`).
         self.deadline_where: Optional[tuple] = None
@@ -374,6 +385,8 @@ class _Run:
         if not self.sharing:
             try:
                 self._drain()
+                while self.error_bound is not None and self.ready_iterations and not self.stopped:
+                    self._drain()  # the earlier iterations of a loop that failed
             except BaseException:
                 self.stopped = True
                 raise
@@ -495,6 +508,8 @@ class _Run:
             iteration = ready_iterations.popitem()[0]
             if iteration.done:
                 continue
+            if self.error_bound is not None and not _comes_before(iteration, self.error_bound):
+                continue  # a kernel failed in or before it (see "Stopping")
             if sharing:
                 # Other threads may push work into this iteration while a kernel of it runs
                 # with the lock released: let them put it back on the stack for any thread.
@@ -593,7 +608,7 @@ class _Run:
         live = _HANDLERS[kind](self, iteration, info)
         if kind == NodeKind.OP:
             live = False  # a live OP reports itself from _fire_op; this firing was dead
-        if self.stopped and not live:
+        if (self.stopped or self.error is not None) and not live:
             return  # it failed (a Switch whose predicate has no truth value), not fired dead
         stats = self.stats
         if stats is not None and (live or stats.record_dead):
@@ -659,16 +674,26 @@ class _Run:
         )
         if info.wants_frame and inputs is not None:
             inputs = inputs[1:]  # the (frame instance, iteration) the kernel was given
-        self._fail(
-            KernelError(
-                info.index,
-                info.node,
-                cause,
-                tuple(inputs),
-                iteration.instance.description,
-                iteration.number,
-            )
+        error = KernelError(
+            info.index,
+            info.node,
+            cause,
+            tuple(inputs),
+            iteration.instance.description,
+            iteration.number,
         )
+        if self.error is not None:
+            if self.stopped or not _comes_before(iteration, self.error_bound):
+                return  # the error found first, or in an earlier iteration, is the run's
+        elif self.stopped or not _earlier_iterations_go_on(iteration):
+            self._fail(error)
+            return
+        # Earlier iterations of a loop this one lies in may still fail: they go on, and the
+        # run reports the lowest failing iteration (see "Stopping").
+        self.error = error
+        self.error_bound = _path_of(iteration)
+        iteration.running += 1
+        iteration.ready.clear()
 
     def _fail(self, error: BaseException) -> None:
         if self.error is None and not self.deadline_passed:
@@ -1395,6 +1420,35 @@ def _raise(error: BaseException):
     if isinstance(error, KernelError):
         raise error from error.cause
     raise error
+
+
+def _path_of(iteration: IterationState) -> list[IterationState]:
+    """The iterations from the root's down to ``iteration``, each in the instance of a frame
+    nested in the one before."""
+    path = []
+    while iteration is not None:
+        path.append(iteration)
+        iteration = iteration.instance.parent_iteration
+    path.reverse()
+    return path
+
+
+def _comes_before(iteration: IterationState, failing: list[IterationState]) -> bool:
+    """Whether ``iteration`` lies in an iteration of a loop that comes before the one the path
+    ``failing`` passes through (so that it runs first when iterations run one at a time)."""
+    for mine, theirs in zip(_path_of(iteration), failing):
+        if mine is not theirs:
+            return mine.instance is theirs.instance and mine.number < theirs.number
+    return False  # the failing iteration, one it lies in, or one inside it
+
+
+def _earlier_iterations_go_on(iteration: IterationState) -> bool:
+    """Whether an iteration before ``iteration`` or one it lies in has not completed."""
+    while iteration.instance.parent_iteration is not None:
+        if iteration.instance.oldest < iteration.number:
+            return True
+        iteration = iteration.instance.parent_iteration
+    return False
 
 
 def _live_outputs(info: NodeInfo, inputs) -> tuple:

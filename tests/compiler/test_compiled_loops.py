@@ -124,9 +124,10 @@ def test_an_error_in_a_compiled_loop_names_the_op_its_line_and_iteration(mode):
     assert "iteration 3 (frame instance while[iter 0 of root])" in compiled.message
 
 
-def test_an_error_in_an_inner_compiled_loop_names_both_iterations(mode):
-    """The compiled loop runs iterations in order, as the interpreter does with
-    ``parallel_iterations=1`` (with more, it may run a later failing iteration first)."""
+@pytest.mark.parametrize("parallel_iterations", [1, 10])
+def test_an_error_in_an_inner_compiled_loop_names_both_iterations(mode, parallel_iterations):
+    """The compiled loop runs iterations in order; the interpreter, which may run a later
+    failing iteration first, reports the lowest failing one as well."""
     table = df.constant([1.0, 2.0, 3.0])
 
     def outer_body(i, total):
@@ -135,7 +136,9 @@ def test_an_error_in_an_inner_compiled_loop_names_both_iterations(mode):
         )
         return i + 1, inner
 
-    fetches = df.while_loop(lambda i, t: i < 5, outer_body, [0, 0.0], parallel_iterations=1)
+    fetches = df.while_loop(
+        lambda i, t: i < 5, outer_body, [0, 0.0], parallel_iterations=parallel_iterations
+    )
     compiled = error_in("force", mode, fetches)
     interpreted = error_in("off", mode, fetches)
     assert compiled.op is interpreted.op
@@ -143,6 +146,43 @@ def test_an_error_in_an_inner_compiled_loop_names_both_iterations(mode):
     assert "iteration 1 (frame instance while/while[iter 2 of while[iter 0 of root]])" in (
         compiled.message
     )
+
+
+def divides_by_zero_once_fed_zero(n, parallel_iterations):
+    """A loop whose body divides ``d // d`` where ``d`` is 0 in every iteration from the one
+    in which ``n - i`` reaches 0; ``d`` comes out of an inner loop, so that the interpreter
+    can start later iterations of the outer loop before an earlier one has its ``d``."""
+
+    def body(i, acc):
+        _, inner = df.while_loop(
+            lambda j, s: j < 2, lambda j, s: (j + 1, s + 1), [df.constant(0), n - i]
+        )
+        d = df.maximum(inner - 2, 0)
+        return i + 1, acc + df.math.floordiv(d, d, name="ratio")
+
+    return df.while_loop(
+        lambda i, acc: i < 10,
+        body,
+        [df.constant(0), df.constant(0)],
+        parallel_iterations=parallel_iterations,
+    )
+
+
+@pytest.mark.parametrize("parallel_iterations", [1, 3, 10])
+@pytest.mark.parametrize("first_failing", [0, 1, 4])
+def test_an_error_names_the_lowest_failing_iteration_in_every_tier(
+    mode, parallel_iterations, first_failing
+):
+    n = df.placeholder(df.int32, [])
+    fetches = divides_by_zero_once_fed_zero(n, parallel_iterations)
+    for tier in ("off", "force"):
+        for _ in range(3):
+            error = error_in(tier, mode, fetches, {n: first_failing})
+            assert isinstance(error, errors.InvalidArgumentError), tier
+            assert error.op.name.endswith("ratio"), tier
+            assert f"iteration {first_failing} (frame instance while[iter 0 of root])" in (
+                error.message
+            ), (tier, error.message)
 
 
 def test_a_loop_in_the_untaken_branch_of_a_cond_is_dead_as_a_whole(mode):

@@ -47,6 +47,7 @@ class Builder:
         inline: Optional[bool] = None,
         wants_context: bool = False,
         asynchronous: bool = False,
+        blocking: bool = False,
     ):
         index = self.add(
             Node(
@@ -59,6 +60,7 @@ class Builder:
                 inline=inline,
                 wants_context=wants_context,
                 asynchronous=asynchronous,
+                blocking=blocking,
             )
         )
         if num_outputs == 0:

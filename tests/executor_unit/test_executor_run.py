@@ -110,6 +110,70 @@ def test_kernel_error_inside_a_loop_stops_the_loop():
     assert calls == [0, 1, 2, 3]
 
 
+def failing_from_iteration(first_failing: int, parallel_iterations: int, kernel, **flags):
+    """``total += kernel(i)`` for ``i`` in 0..19, the kernel's node named ``check``; the counter
+    does not wait for the kernel, so later iterations start while earlier ones still run."""
+    b = Builder()
+
+    def body(loop):
+        i, total = loop.vars
+        checked = b.op(kernel, i, name="check", **flags)
+        return [b.op(np.add, i, loop.outer(b.const(1))), b.op(np.add, total, checked)]
+
+    _, total = b.while_loop(
+        lambda loop: b.op(np.less, loop.vars[0], loop.outer(b.const(20))),
+        body,
+        [b.const(0), b.const(0)],
+        parallel_iterations=parallel_iterations,
+    )
+    return executor.prepare(b.program([total]))
+
+
+@pytest.mark.parametrize("parallel_iterations", [1, 4, 32])
+@pytest.mark.parametrize("first_failing", [0, 1, 5])
+def test_a_kernel_error_in_a_loop_names_the_lowest_failing_iteration(
+    first_failing, parallel_iterations
+):
+    ran = []
+
+    def check(i):
+        ran.append(int(i))
+        if i >= first_failing:
+            raise ValueError(f"iteration {i}")
+        return i
+
+    plan = failing_from_iteration(first_failing, parallel_iterations, check)
+    with pytest.raises(KernelError, match="check") as info:
+        plan.run(())
+    assert info.value.iteration == first_failing
+    assert str(info.value.cause) == f"iteration {first_failing}"
+    # Every iteration before it ran; none after the window of the iterations then alive.
+    assert set(range(first_failing)) <= set(ran)
+    assert max(ran) < first_failing + parallel_iterations
+
+
+@pytest.mark.parametrize("parallel_iterations", [2, 10])
+def test_an_earlier_iteration_failing_after_a_later_one_is_the_one_reported(parallel_iterations):
+    later_failed = threading.Event()
+
+    def check(i):
+        if i == 3:
+            later_failed.wait(10)  # fails once iteration 4 has
+            raise ValueError("iteration 3")
+        if i > 3:
+            later_failed.set()
+            raise ValueError(f"iteration {i}")
+        return i
+
+    plan = failing_from_iteration(3, parallel_iterations, check, blocking=True)
+    for _ in range(5):
+        later_failed.clear()
+        with pytest.raises(KernelError, match="check") as info:
+            plan.run(())
+        assert info.value.iteration == 3 and str(info.value.cause) == "iteration 3"
+        assert later_failed.is_set()
+
+
 def test_kernel_error_with_a_pool_waits_for_kernels_in_flight(pool):
     finished = threading.Event()
     b = Builder()
