@@ -397,15 +397,10 @@ class _ArrayReader:
         return array[()] if scalar else array
 
     def _decode(self, key: str, dims: list, dtype: np.dtype, where: str) -> np.ndarray:
-        size = math.prod(dims) * dtype.itemsize
-        if size > self.max_array_bytes:
-            _fail(where, f"array of shape {dims} ({dtype}) is larger than {self.max_array_bytes}B")
-        if self.total_bytes + size > self.max_array_bytes:
-            _fail(
-                where,
-                f"the arrays of the file hold more than {self.max_array_bytes}B in all (pass a "
-                "larger max_array_bytes to load it)",
-            )
+        try:
+            size = array_bytes(dims, dtype, self.total_bytes, self.max_array_bytes)
+        except ValueError as e:
+            _fail(where, f"{e} (pass a larger max_array_bytes to load it)")
         member = _ARRAY_PREFIX + key + ".npy"
         try:
             info = self.archive.getinfo(member)
@@ -433,6 +428,30 @@ class _ArrayReader:
         self.decoded[key] = array
         self.total_bytes += size
         return array
+
+
+def array_bytes(dims, dtype: np.dtype, total: int = 0, limit: Optional[int] = None) -> int:
+    """The bytes an array of shape ``dims`` and ``dtype`` takes, checked before it is allocated:
+    ``ValueError`` when it holds more than ``limit`` bytes (`MAX_ARRAY_BYTES` when None) alone,
+    or together with the ``total`` bytes of the arrays of the same file read before it.  Every
+    loader of arrays from a file (graph files, GraphDefs, checkpoints) bounds them here."""
+    limit = MAX_ARRAY_BYTES if limit is None else limit
+    dims = [int(d) for d in dims]
+    if len(dims) > MAX_RANK:
+        raise ValueError(f"an array of rank {len(dims)} is too large (at most {MAX_RANK})")
+    if any(d < 0 for d in dims):
+        raise ValueError(f"an array of shape {dims} has dimension {min(dims)}")
+    elements = 1
+    for d in dims:  # as a declared shape is checked: [2**62, 2**62, 0] is no empty array
+        elements *= d
+        if elements > MAX_SHAPE_ELEMENTS:
+            raise ValueError(f"the shape {dims} is too large")
+    size = math.prod(dims) * dtype.itemsize
+    if size > limit:
+        raise ValueError(f"array of shape {dims} ({dtype}) is larger than {limit}B")
+    if total + size > limit:
+        raise ValueError(f"the arrays of the file hold more than {limit}B in all")
+    return size
 
 
 _READ_CHUNK = 2**18
