@@ -215,7 +215,7 @@ from .random_seed import get_seed, set_random_seed  # noqa: E402
 
 # isort: split
 # variable scopes, collections, variables' fields and ops, devices, TF1's small names
-from . import app, compat, flags, logging
+from . import app, compat, flags, gfile, logging, manip, queue
 from .device import DeviceSpec
 from .graph import (
     add_to_collection,
@@ -225,15 +225,29 @@ from .graph import (
     get_collection,
     get_collection_ref,
 )
+from .graph_def import make_ndarray, make_tensor_proto
 from .legacy import (
+    NoGradient,
+    all_variables,
     arg_max,
     arg_min,
+    batch_gather,
     disable_eager_execution,
     disable_v2_behavior,
     disable_v2_tensorshape,
     enable_v2_behavior,
     enable_v2_tensorshape,
+    initialize_all_tables,
+    initialize_local_variables,
+    initialize_variables,
+    no_gradient,
+    op_scope,
+    saturate_cast,
+    tables_initializer,
+    variable_op_scope,
 )
+from .logging import get_logger
+from .ops.extra_nn_ops import depth_to_space, space_to_depth
 from .ops.state_ops import *  # noqa: F403
 from .tensor_shape import Dimension
 from .variable_scope import (
@@ -377,3 +391,18 @@ train.Server = _ray_cluster.Server
 # partitioned execution: _Send/_Recv, the partitioning pass, in-process runs of several devices
 from .distribute import local as _distribute_local  # noqa: E402, F401
 from .distribute import sendrecv as _distribute_sendrecv  # noqa: E402, F401
+
+# TensorFlow's protocol buffer messages (tf.GraphDef, tf.Summary, ...), from the optional
+# tensorboardX, which is imported the first time one of them is asked for.
+_PROTO_NAMES = frozenset(
+    ("AttrValue", "Event", "GraphDef", "HistogramProto", "NodeDef", "SessionLog", "Summary")
+    + ("SummaryMetadata",)
+)
+
+
+def __getattr__(name: str):
+    if name in _PROTO_NAMES:
+        from .tensorboard_protos import protos
+
+        return getattr(protos(), name)
+    raise AttributeError(f"module 'dataflow' has no attribute '{name}'")

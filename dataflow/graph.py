@@ -24,6 +24,7 @@ from the pivot.  The graph only calls the two hooks; it does not know what a con
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import gc
 import itertools
@@ -1172,16 +1173,27 @@ def get_collection_ref(key: str) -> list:
 _conversion_functions: list[tuple[type, Callable]] = []
 
 
-def register_tensor_conversion_function(base_type: type, conversion_func: Callable) -> None:
-    """``conversion_func(value, dtype, name)`` turns instances of ``base_type`` into Tensors."""
-    _conversion_functions.append((base_type, conversion_func))
+_conversion_priorities: list[int] = []  # beside _conversion_functions, ascending
+
+
+def register_tensor_conversion_function(
+    base_type: type, conversion_func: Callable, priority: int = 100
+) -> None:
+    """``conversion_func(value, dtype, name)`` turns instances of ``base_type`` into Tensors.
+    Functions of lower ``priority`` are tried first, equal ones in the order registered."""
+    position = bisect.bisect_right(_conversion_priorities, priority)
+    _conversion_priorities.insert(position, priority)
+    _conversion_functions.insert(position, (base_type, conversion_func))
 
 
 def convert_to_tensor(
-    value, dtype=None, name: Optional[str] = None, preferred_dtype=None
+    value, dtype=None, name: Optional[str] = None, preferred_dtype=None, dtype_hint=None
 ) -> Tensor:
     """Returns ``value`` as a Tensor: tensors pass through, Python and numpy values become
-    constants, registered types (variables) convert themselves."""
+    constants, registered types (variables) convert themselves.  ``dtype_hint`` is TensorFlow
+    2's name for ``preferred_dtype``."""
+    if dtype_hint is not None and preferred_dtype is None:
+        preferred_dtype = dtype_hint
     if dtype is not None:
         dtype = _dtypes.as_dtype(dtype)
     if isinstance(value, Tensor):

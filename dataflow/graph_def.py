@@ -71,10 +71,16 @@ class GraphDefError(ValueError):
 
 
 # -- tensors ---------------------------------------------------------------------------------------
-def make_tensor_proto(array) -> Any:
-    """A ``TensorProto`` of a numpy array (or a value of a string tensor)."""
+def make_tensor_proto(
+    values, dtype=None, shape=None, verify_shape: bool = False, allow_broadcast: bool = False
+) -> Any:
+    """A ``TensorProto`` of ``values`` (a numpy array, a Python value, or a value of a string
+    tensor), as ``tf.make_tensor_proto``: Python floats become float32 and Python ints int32
+    (int64 when they do not fit) unless ``dtype`` says; with ``shape``, one value fills the
+    shape, as many values as it has are reshaped to it, fewer are padded with the last one,
+    and ``allow_broadcast`` broadcasts; ``verify_shape`` asks for exactly ``shape``."""
     p = protos()
-    array = np.asarray(array)
+    array = _tensor_proto_array(values, dtype, shape, verify_shape, allow_broadcast)
     dtype = _dtypes.string if array.dtype == object else _dtypes.as_dtype(array.dtype)
     proto = p.TensorProto(dtype=dtype.as_datatype_enum)
     proto.tensor_shape.CopyFrom(_shape_proto(TensorShape(array.shape)))
@@ -85,6 +91,41 @@ def make_tensor_proto(array) -> Any:
             np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
         )
     return proto
+
+
+def _tensor_proto_array(values, dtype, shape, verify_shape: bool, allow_broadcast: bool):
+    if dtype is not None:
+        dtype = _dtypes.as_dtype(dtype)
+        array = _dtypes.string_array(values) if dtype is _dtypes.string else None
+        if array is None:
+            array = np.asarray(values, dtype=_dtypes.numpy_dtype(dtype))
+    elif isinstance(values, (np.ndarray, np.generic)):
+        array = np.asarray(values)
+    else:
+        array = np.asarray(values)
+        if array.dtype == np.float64:
+            array = array.astype(np.float32)
+        elif array.dtype == np.int64 and (array.size == 0 or np.abs(array).max() < 2**31):
+            array = array.astype(np.int32)
+    if shape is None:
+        return array
+    shape = [int(d) for d in shape]
+    if verify_shape and list(array.shape) != shape:
+        raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {array.shape}.")
+    needed = int(np.prod(shape, dtype=np.int64))
+    if array.size == needed:
+        return array.reshape(shape)
+    if allow_broadcast or array.size == 1:
+        return np.broadcast_to(array, shape).copy()
+    if array.size > needed:
+        raise ValueError(
+            f"Too many elements provided. Needed at most {needed}, but received {array.size}"
+        )
+    flat = array.reshape(-1)
+    if flat.size == 0:
+        raise ValueError(f"No values to fill a tensor of shape {shape}")
+    padding = np.full(needed - flat.size, flat[-1], dtype=flat.dtype)
+    return np.concatenate([flat, padding]).reshape(shape)
 
 
 # TensorProto's repeated field holding the values of each dtype when tensor_content is empty.
@@ -118,36 +159,36 @@ def _declared_bytes(proto, total: int = 0) -> int:
         raise GraphDefError(str(e)) from None
 
 
-def make_ndarray(proto) -> np.ndarray:
+def make_ndarray(tensor) -> np.ndarray:
     """The numpy array of a ``TensorProto``, read-only; a value list shorter than the shape is
     padded with its last value, as TensorFlow reads it."""
     try:
-        dtype = _dtypes.as_dtype(proto.dtype)
+        dtype = _dtypes.as_dtype(tensor.dtype)
     except TypeError:
-        raise GraphDefError(f"tensors of DataType {proto.dtype} are not supported") from None
+        raise GraphDefError(f"tensors of DataType {tensor.dtype} are not supported") from None
     if dtype is _dtypes.resource:
         raise GraphDefError("resource tensors cannot be read from a GraphDef")
-    shape = [d.size for d in proto.tensor_shape.dim]
-    _declared_bytes(proto)
+    shape = [d.size for d in tensor.tensor_shape.dim]
+    _declared_bytes(tensor)
     size = math.prod(shape)
     if dtype is _dtypes.string:
-        values = list(proto.string_val)
+        values = list(tensor.string_val)
         array = np.empty(size, dtype=object)
         if values:
             array[: len(values)] = values[:size]
             array[len(values) :] = values[-1]
         else:
             array[:] = b""
-    elif proto.tensor_content:
+    elif tensor.tensor_content:
         np_dtype = _dtypes.numpy_dtype(dtype).newbyteorder("<")
-        if len(proto.tensor_content) != size * np_dtype.itemsize:
+        if len(tensor.tensor_content) != size * np_dtype.itemsize:
             raise GraphDefError(
-                f"tensor_content holds {len(proto.tensor_content)} bytes, but a {dtype.name} "
+                f"tensor_content holds {len(tensor.tensor_content)} bytes, but a {dtype.name} "
                 f"tensor of shape {shape} needs {size * np_dtype.itemsize}"
             )
-        array = np.frombuffer(proto.tensor_content, np_dtype).astype(_dtypes.numpy_dtype(dtype))
+        array = np.frombuffer(tensor.tensor_content, np_dtype).astype(_dtypes.numpy_dtype(dtype))
     else:
-        values = np.asarray(getattr(proto, _VALUE_FIELDS[dtype.name]))
+        values = np.asarray(getattr(tensor, _VALUE_FIELDS[dtype.name]))
         if dtype is _dtypes.float16:
             values = values.astype(np.uint16).view(np.float16)
         values = values.astype(_dtypes.numpy_dtype(dtype))

@@ -1824,3 +1824,8 @@ from .graph_def import (  # noqa: E402, F401
     import_graph_def,
     write_graph,
 )
+
+# isort: split
+# -- TensorFlow's file functions and queues under ``tf.io`` ---------------------------------------
+from .gfile import io_gfile as gfile  # noqa: E402, F401
+from .ops.queue_ops import QueueBase, RandomShuffleQueue  # noqa: E402, F401

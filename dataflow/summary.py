@@ -827,3 +827,11 @@ for _type in (
     "ScalarSummary HistogramSummary ImageSummary AudioSummaryV2 TensorSummaryV2 MergeSummary"
 ).split():
     NotDifferentiable(_type)
+
+
+def __getattr__(name: str):
+    """TensorFlow's summary protocol buffer messages (``df.summary.Summary``, ``Event``,
+    ``SessionLog``, ``TaggedRunMetadata``), from the optional tensorboardX."""
+    if name in ("Event", "SessionLog", "Summary", "TaggedRunMetadata"):
+        return getattr(protos(), name)
+    raise AttributeError(f"module 'dataflow.summary' has no attribute '{name}'")

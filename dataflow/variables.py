@@ -264,7 +264,7 @@ class Variable:
     def __init__(
         self,
         initial_value=None,
-        trainable: bool = True,
+        trainable: Optional[bool] = None,
         collections=None,
         validate_shape: bool = True,
         caching_device=None,
@@ -281,6 +281,8 @@ class Variable:
     ):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
+        if trainable is None:  # as TensorFlow: a variable synchronized on read is not trained
+            trainable = synchronization is not VariableSynchronization.ON_READ
         if constraint is not None and not callable(constraint):
             raise ValueError(f"The `constraint` argument must be a callable, got {constraint!r}")
         # A graph may build its variables elsewhere (a trace in eager mode makes them eagerly).

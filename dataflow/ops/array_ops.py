@@ -343,7 +343,7 @@ define_op(
 )
 
 
-def transpose(a, perm=None, name: Optional[str] = None, conjugate: bool = False) -> Tensor:
+def transpose(a, perm=None, name: Optional[str] = "transpose", conjugate: bool = False) -> Tensor:
     """``a`` with its axes permuted by ``perm`` (reversed when ``None``)."""
     perm = static_axis(perm, "perm")
     if isinstance(perm, int):
@@ -1295,10 +1295,11 @@ def _saved_shape_query(kind: str, input: Tensor, out_type) -> Optional[Tensor]: 
     return None if query is None else query(kind, input, out_type)
 
 
-def shape(input, name: Optional[str] = None, out_type=_dtypes.int32) -> Tensor:  # noqa: A002
-    """The shape of ``input`` as a 1-D int tensor (a constant when fully known statically)."""
+def shape(input, name: Optional[str] = None, out_type=None) -> Tensor:  # noqa: A002
+    """The shape of ``input`` as a 1-D int tensor (int32 unless ``out_type`` says; a constant
+    when fully known statically)."""
     input = convert_to_tensor(input)  # noqa: A001
-    out_type = _dtypes.as_dtype(out_type)
+    out_type = _dtypes.int32 if out_type is None else _dtypes.as_dtype(out_type)
     if input.shape.is_fully_defined():
         with graph_to_build_in(input.graph).as_default():
             return constant(input.shape.as_list(), dtype=out_type, name=name or "Shape")
@@ -1308,10 +1309,11 @@ def shape(input, name: Optional[str] = None, out_type=_dtypes.int32) -> Tensor: 
     return apply_op("Shape", (input,), {"out_type": out_type}, name or "Shape").outputs[0]
 
 
-def size(input, name: Optional[str] = None, out_type=_dtypes.int32) -> Tensor:  # noqa: A002
-    """The number of elements of ``input`` (a constant when its shape is fully known)."""
+def size(input, name: Optional[str] = None, out_type=None) -> Tensor:  # noqa: A002
+    """The number of elements of ``input`` (int32 unless ``out_type`` says; a constant when
+    its shape is fully known)."""
     input = convert_to_tensor(input)  # noqa: A001
-    out_type = _dtypes.as_dtype(out_type)
+    out_type = _dtypes.int32 if out_type is None else _dtypes.as_dtype(out_type)
     if input.shape.is_fully_defined():
         with graph_to_build_in(input.graph).as_default():
             count = input.shape.num_elements()

@@ -287,10 +287,15 @@ def check_numerics(tensor, message: str, name: Optional[str] = None) -> Tensor:
     return apply_op("CheckNumerics", (tensor,), attrs, name or "CheckNumerics").outputs[0]
 
 
-def verify_tensor_all_finite(t, msg: str, name: Optional[str] = None, x=None, message=None):
-    """``t`` (an identity of it), run only after `check_numerics` has passed on it."""
+def verify_tensor_all_finite(
+    t=None, msg: Optional[str] = None, name: Optional[str] = None, x=None, message=None
+):
+    """``t`` (an identity of it), run only after `check_numerics` has passed on it; ``x``
+    and ``message`` are TensorFlow 2's names for ``t`` and ``msg``."""
     t = x if t is None else t
     msg = message if msg is None else msg
+    if t is None or msg is None:
+        raise ValueError("verify_tensor_all_finite needs a tensor (t or x) and a message")
     t = convert_to_tensor(t, name="t")
     with graph_to_build_in(t.graph).as_default(), name_scope(name or "VerifyFinite"):
         checked = check_numerics(t, message=msg)

@@ -547,7 +547,7 @@ def logical_or(x, y, name: Optional[str] = None) -> Tensor:
     return binary_op("LogicalOr", x, y, name or "LogicalOr")
 
 
-def logical_xor(x, y, name: Optional[str] = None) -> Tensor:
+def logical_xor(x, y, name: Optional[str] = "LogicalXor") -> Tensor:
     """Elementwise exclusive or of two bool tensors (one op here; TensorFlow composes it)."""
     return binary_op("LogicalXor", x, y, name or "LogicalXor")
 

@@ -539,9 +539,17 @@ def py_func(func: Callable, inp, Tout, stateful: bool = True, name: Optional[str
     return op.outputs if tout else op
 
 
-def numpy_function(func: Callable, inp, Tout, name: Optional[str] = None):
-    """`py_func` with ``stateful=True``: ``func`` takes and returns numpy values."""
-    return py_func(func, inp, Tout, stateful=True, name=name)
+def numpy_function(
+    func: Optional[Callable] = None,
+    inp=None,
+    Tout=None,  # noqa: N803 - TensorFlow's name
+    stateful: bool = True,
+    name: Optional[str] = None,
+):
+    """`py_func`: ``func`` takes and returns numpy values."""
+    if func is None or inp is None or Tout is None:
+        raise TypeError("numpy_function needs func, inp and Tout")
+    return py_func(func, inp, Tout, stateful=stateful, name=name)
 
 
 # -- gradients -------------------------------------------------------------------------------------

@@ -91,17 +91,11 @@ def _xent_inputs(fn_name: str, labels, logits) -> tuple[Tensor, Tensor]:
 
 
 def sigmoid_cross_entropy_with_logits(
-    _sentinel=None, labels=None, logits=None, name: Optional[str] = None
+    labels=None, logits=None, name: Optional[str] = None
 ) -> Tensor:
     """The logistic loss of each element, ``labels`` in [0, 1] being the probability that
     the event whose log-odds are ``logits`` happens: ``max(x, 0) - x * z + log1p(exp(-|x|))``
-    for ``x = logits``, ``z = labels``, which overflows for no ``x``.  Arguments by name only,
-    as TensorFlow 1.x's ``_sentinel`` enforces."""
-    if _sentinel is not None:
-        raise ValueError(
-            "Only call `sigmoid_cross_entropy_with_logits` with named arguments (labels=..., "
-            "logits=..., ...)"
-        )
+    for ``x = logits``, ``z = labels``, which overflows for no ``x``."""
     with name_scope(name, "logistic_loss", [logits, labels]) as scope:
         labels, logits = _xent_inputs("sigmoid_cross_entropy_with_logits", labels, logits)
         zeros = zeros_like(logits, dtype=logits.dtype)

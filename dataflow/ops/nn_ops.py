@@ -6,8 +6,9 @@ The user-facing names live in ``df.nn``; convolution and pooling are in ``conv_o
 Deliberate differences from TensorFlow 1.x: softmax along another axis than the last, the
 cross entropies and dropout are one op each, where TensorFlow builds them from several
 (transposes, reshapes, random ops), so their output tensors have other names
-(``softmax_cross_entropy_with_logits:0`` rather than ``..._sg/Reshape_2:0``); the cross
-entropies take their arguments by name only, as TF 1.x's ``_sentinel`` enforces.
+(``softmax_cross_entropy_with_logits:0`` rather than ``..._sg/Reshape_2:0``).  The cross
+entropies take ``labels`` and ``logits`` by position too, as ``tf.compat.v1`` does since
+TensorFlow 2 dropped TF 1.x's ``_sentinel`` (which refused them).
 """
 
 from __future__ import annotations
@@ -293,20 +294,12 @@ def _xent_kernel(attrs):
 define_op("SoftmaxCrossEntropyWithLogits", _infer_xent, _xent_kernel)
 
 
-def _check_named_only(fn_name: str, sentinel) -> None:
-    if sentinel is not None:
-        raise ValueError(
-            f"Only call `{fn_name}` with named arguments (labels=..., logits=..., ...)"
-        )
-
-
 def sparse_softmax_cross_entropy_with_logits(
-    _sentinel=None, labels=None, logits=None, name: Optional[str] = None
+    labels=None, logits=None, name: Optional[str] = None
 ) -> Tensor:
     """The cross entropy between ``softmax(logits)`` and the class indices ``labels``, one loss
     per row: ``labels`` has the shape of ``logits`` without its last (class) dimension.  A label
     outside ``[0, num_classes)`` is a run-time error."""
-    _check_named_only("sparse_softmax_cross_entropy_with_logits", _sentinel)
     if labels is None or logits is None:
         raise ValueError("Both labels= and logits= must be given")
     graph = graph_of((logits, labels))
@@ -321,7 +314,6 @@ def sparse_softmax_cross_entropy_with_logits(
 
 
 def softmax_cross_entropy_with_logits(
-    _sentinel=None,
     labels=None,
     logits=None,
     dim=-1,
@@ -331,7 +323,6 @@ def softmax_cross_entropy_with_logits(
     """The cross entropy between ``softmax(logits)`` and the distributions ``labels`` along
     ``axis`` (default last).  ``labels`` is cast to the dtype of ``logits`` and broadcast to its
     shape; as in TF1, no gradient flows into ``labels``."""
-    _check_named_only("softmax_cross_entropy_with_logits", _sentinel)
     return _softmax_cross_entropy(labels, logits, dim if axis is None else axis, name, True)
 
 

@@ -301,7 +301,7 @@ def _sparse_add_grad_kernel(attrs):
 define_op("SparseAddGrad", _infer_sparse_add_grad, _sparse_add_grad_kernel)
 
 
-def sparse_add(a, b, threshold=0, thresh=None):
+def sparse_add(a, b, threshold=None, thresh=None):
     """``a + b`` where at least one is a SparseTensor.
 
     Two SparseTensors (of one dense shape, indices in row-major order) give a SparseTensor
@@ -313,6 +313,8 @@ def sparse_add(a, b, threshold=0, thresh=None):
 
     if thresh is not None:
         threshold = thresh
+    if threshold is None:
+        threshold = 0
     if isinstance(a, SparseTensor) and isinstance(b, SparseTensor):
         with name_scope("SparseAdd"):
             threshold = cast(convert_to_tensor(threshold), a.dtype.real_dtype, name="thresh")

@@ -318,9 +318,18 @@ def _string_to_number_kernel(attrs):
 define_op("StringToNumber", _infer_string_to_number, _string_to_number_kernel)
 
 
-def string_to_number(string_tensor, out_type=_dtypes.float32, name: Optional[str] = None):
+def string_to_number(
+    string_tensor=None,
+    out_type=_dtypes.float32,
+    name: Optional[str] = None,
+    input=None,  # noqa: A002
+):
     """Parses each string as a number of ``out_type`` (float32, float64, int32 or int64); a
-    string that is not one, or does not fit, is an error at run time."""
+    string that is not one, or does not fit, is an error at run time.  ``input`` is
+    TensorFlow 2's name for ``string_tensor``."""
+    if (string_tensor is None) == (input is None):
+        raise ValueError("string_to_number takes one of string_tensor and input")
+    string_tensor = input if string_tensor is None else string_tensor
     attrs = {"out_type": _dtypes.as_dtype(out_type)}
     return apply_op("StringToNumber", (string_tensor,), attrs, name or "StringToNumber").outputs[0]
 

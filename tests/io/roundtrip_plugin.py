@@ -58,8 +58,10 @@ def _shadow_run(session, before, fetches, feed_dict, options, results, error) ->
     names = nest.map_structure(_by_name, fetches)
     feeds = {}
     for key, value in (feed_dict or {}).items():
-        pairs = key._feed_pairs(value) if hasattr(type(key), "_feed_pairs") else [(key, value)]
-        feeds.update((_by_name(k), v) for k, v in pairs)
+        if hasattr(type(key), "_feed_pairs"):
+            feeds.update((_by_name(k), v) for k, v in key._feed_pairs(value))
+        else:  # a tensor, a name, or a nested structure of them
+            feeds[nest.map_structure(_by_name, key)] = value
     with df.Session(graph=loaded) as shadow:
         start_from(shadow, before)
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):

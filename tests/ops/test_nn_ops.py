@@ -115,13 +115,6 @@ def test_sparse_softmax_cross_entropy_with_mismatched_shapes_raises_value_error(
         df.nn.sparse_softmax_cross_entropy_with_logits(labels=[0, 1, 2], logits=df.zeros([2, 3]))
 
 
-def test_cross_entropies_must_be_called_with_named_arguments():
-    with pytest.raises(ValueError, match="named arguments"):
-        df.nn.sparse_softmax_cross_entropy_with_logits([0], df.zeros([1, 2]))
-    with pytest.raises(ValueError, match="named arguments"):
-        df.nn.softmax_cross_entropy_with_logits(df.zeros([1, 2]), df.zeros([1, 2]))
-
-
 @pytest.mark.parametrize("axis", [-1, 0])
 def test_softmax_cross_entropy_matches_the_definition(axis):
     logits = random(3, 4).astype(np.float64)

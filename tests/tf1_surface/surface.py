@@ -186,7 +186,10 @@ def gaps(snapshot: dict) -> list[str]:
             where = f"{module}.{name}" if module else name
             if entry["kind"] == "module" and is_excluded(where) or where in _EXCLUDED_NAME_SET:
                 continue
-            obj = getattr(namespace, name, None) if namespace is not None else None
+            try:
+                obj = getattr(namespace, name, None) if namespace is not None else None
+            except ImportError:  # there, but needs an optional extra that is not installed
+                continue
             if obj is None and not (namespace is not None and hasattr(namespace, name)):
                 found.append(where)
                 continue

@@ -241,8 +241,6 @@ def test_l2_normalize_takes_dim_as_the_old_name_of_axis():
 
 def test_nn_losses_refuse_bad_arguments():
     logits = df.constant(LOGITS)
-    with pytest.raises(ValueError, match="named arguments"):
-        df.nn.sigmoid_cross_entropy_with_logits(logits, logits)
     with pytest.raises(ValueError, match="Both labels and logits must be provided"):
         df.nn.sigmoid_cross_entropy_with_logits(logits=logits)
     with pytest.raises(ValueError, match=r"must have the same shape \(\(2, 3\) vs \(3,\)\)"):
