@@ -121,22 +121,30 @@ class Partner:
             return None
         return json.loads(line)
 
-    def timer(self, key: str) -> SelfTimed:
-        """Case ``key`` as a function that runs it once and returns its seconds (built, and
-        its first run timed into ``first_ms``, on the first call of `timer`)."""
+    def timer(self, key: str, *args) -> SelfTimed:
+        """Case ``key`` as a function that runs it once and returns its seconds (made by
+        ``make(*args)``, and its first run timed into ``first_ms``, on the first call of
+        `timer`; ``args`` are JSON values)."""
         if self._process is None:
             if key not in self._made:
                 began = time.perf_counter()
-                self._made[key] = run = self._cases[key]()
+                self._made[key] = run = self._cases[key](*args)
                 run()
                 self.first_ms[key] = (time.perf_counter() - began) * 1e3
             return SelfTimed(functools.partial(_time_once, self._made[key]))
         if key not in self.first_ms:
-            answer = self._ask({"make": key})
+            answer = self._ask({"make": key, "args": list(args)})
             if answer is None or "error" in answer:
                 raise RuntimeError(f"the partner could not make {key!r}: {answer}")
             self.first_ms[key] = answer["first_ms"]
         return SelfTimed(lambda: self._ask({"time": key})["seconds"])
+
+    def call(self, key: str, *args):
+        """What ``cases[key](*args)`` returns (a JSON value), not timed: figures a benchmark
+        collects after its runs."""
+        if self._process is None:
+            return self._cases[key](*args)
+        return self._ask({"call": key, "args": list(args)})["value"]
 
     def close(self) -> None:
         if self._process is not None:
@@ -168,11 +176,13 @@ def serve_partner(load: Callable[[], object], cases: Callable[[object], dict]) -
         request = json.loads(line)
         if "ping" in request:
             answer: dict = {"pong": True}
+        elif "call" in request:
+            answer = {"value": cases[request["call"]](*request["args"])}
         elif "make" in request:
             key = request["make"]
             try:
                 began = time.perf_counter()
-                made[key] = run = cases[key]()
+                made[key] = run = cases[key](*request["args"])
                 run()
                 answer = {"first_ms": (time.perf_counter() - began) * 1e3}
             except Exception as e:  # noqa: BLE001 - reported to the parent
@@ -196,18 +206,6 @@ def try_import_tensorflow():
         return tf1
     except Exception:  # not installed, or unusable here
         return None
-
-
-def tensorflow_figures(
-    script: str, measure: Callable[[object, int], dict], repeats: int, python: str | None
-) -> dict | None:
-    """TensorFlow's figures for a benchmark: ``measure(tf1, repeats)`` here when TensorFlow is
-    importable, else ``script`` run with ``--tensorflow-only`` in ``python`` (`side_figures`);
-    None when neither is possible."""
-    tf1 = try_import_tensorflow()
-    if tf1 is not None:
-        return measure(tf1, repeats)
-    return side_figures(script, "--tensorflow-only", "TensorFlow", None, repeats, python)
 
 
 def side_figures(
