@@ -98,6 +98,7 @@ imports it.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import importlib.util
@@ -917,6 +918,21 @@ def _start_worker():
     return _worker or None
 
 
+def _stop_worker() -> None:
+    """Ends the compile process (at exit: a compilation it is in the middle of is dropped;
+    numba replaces its cache files whole, so none is left half written)."""
+    worker = _worker
+    if worker:
+        worker.kill()
+        worker.wait()
+        for pipe in (worker.stdin, worker.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
+
+
+atexit.register(_stop_worker)
+
+
 def _compile_in_worker(tier: _Tier) -> None:
     """Has the compile process compile ``tier``'s function into the disk cache, where it is
     not there yet and the process can; failures leave the compilation to this process."""
@@ -940,6 +956,7 @@ def _compile_in_worker(tier: _Tier) -> None:
         if not worker.stdout.readline():
             raise EOFError("the compile process ended")
     except (OSError, ValueError, EOFError):
+        _stop_worker()
         _worker = False
 
 
