@@ -384,3 +384,19 @@ def test_a_forked_child_compiles_in_the_background_too():
             return compiled, region.function.native is not None, float(sess.run(y, {x: 2.0}))
 
     assert in_forked_child(in_the_child) == repr((True, True, 9.0))
+
+
+def test_a_numba_cache_directory_others_may_write_is_refused(tmp_path, monkeypatch):
+    """numba's own cache directory (``NUMBA_CACHE_DIR``) holds the pickles it loads: it is
+    checked as the cache directory is."""
+    import numba
+
+    shared = tmp_path / "numba cache"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(shared))
+    x, y = scale_and_shift(3.0)
+    with pytest.warns(RuntimeWarning, match="NUMBA_CACHE_DIR"):
+        result, tier = run_once(x, y)
+    assert result == 7.0 and tier.native is not None
+    assert not any(files for _, _, files in os.walk(shared))
