@@ -1020,8 +1020,9 @@ def _compiled(plan: _Plan, options) -> _Plan:
             twin = plan.compiled
             if twin is None:
                 plan.runs += 1
-                watched = _debug_watcher.requested_watches(options)
-                if not compiler.compile_now(plan.runs) or watched:
+                if not compiler.compile_now(plan.runs):
+                    return plan
+                if _debug_watcher.requested_watches(options):
                     return plan
                 with gc_paused():
                     result = compiler.compile_program(plan.executable.program)

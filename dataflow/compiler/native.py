@@ -104,6 +104,7 @@ imports it.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import importlib.util
@@ -645,22 +646,30 @@ def _disk_cache() -> Optional[str]:
     (`_trusted_directory`) once per process, or None (after one warning) when it may not be
     used."""
     directory = cache_directory()
-    if directory not in _refused_directories:
+    paths = (os.path.dirname(directory), directory, _numba_directory(directory))
+    return directory if _checked(directory, paths, "DATAFLOW_CACHE_DIR") else None
+
+
+def _checked(key: str, paths: Sequence[str], variable: str) -> bool:
+    """Whether the directories ``paths`` may hold what this process runs (`_trusted_directory`),
+    found once per process for ``key``; when not, one warning, which names the environment
+    variable that chooses them."""
+    if key not in _refused_directories:
         reason = None
-        for path in (os.path.dirname(directory), directory, _numba_directory(directory)):
+        for path in paths:
             reason = _trusted_directory(path)
             if reason is not None:
                 break
-        _refused_directories[directory] = reason
+        _refused_directories[key] = reason
         if reason is not None:
             warnings.warn(
-                f"dataflow does not keep native code on disk in {directory} ({reason}), and "
-                "compiles it in every process: point DATAFLOW_CACHE_DIR at a directory of "
+                f"dataflow does not keep native code on disk in {key} ({reason}), and "
+                f"compiles it in every process: point {variable} at a directory of "
                 "your own that only you may write (mode 0700)",
                 RuntimeWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-    return None if _refused_directories[directory] else directory
+    return _refused_directories[key] is None
 
 
 def _numba_directory(directory: str) -> str:
@@ -675,7 +684,7 @@ def _numba_cache_trusted(dispatcher, directory: str) -> bool:
     path = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
     if path is None or path == _numba_directory(directory):
         return True
-    return _trusted_directory(path) is None
+    return _checked(path, (os.path.dirname(path), path), "NUMBA_CACHE_DIR")
 
 
 def load_function(source: str, function_name: str):
@@ -929,6 +938,21 @@ def _start_worker():
     return _worker or None
 
 
+def _stop_worker() -> None:
+    """Ends the compile process (at exit: a compilation it is in the middle of is dropped;
+    numba replaces its cache files whole, so none is left half written)."""
+    worker = _worker
+    if worker:
+        worker.kill()
+        worker.wait()
+        for pipe in (worker.stdin, worker.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
+
+
+atexit.register(_stop_worker)
+
+
 def _compile_in_worker(tier: _Tier) -> None:
     """Has the compile process compile ``tier``'s function into the disk cache, where it is
     not there yet and the process can; failures leave the compilation to this process."""
@@ -952,6 +976,7 @@ def _compile_in_worker(tier: _Tier) -> None:
         if not worker.stdout.readline():
             raise EOFError("the compile process ended")
     except (OSError, ValueError, EOFError):
+        _stop_worker()
         _worker = False
 
 

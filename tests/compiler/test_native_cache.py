@@ -27,11 +27,13 @@ def fresh_process(tmp_path, monkeypatch):
     monkeypatch.setattr(native, "_refused_directories", {})
     monkeypatch.setattr(native, "_failure_reported", False)
     monkeypatch.setattr(native, "_written_since_eviction", None)
+    monkeypatch.setattr(native, "_worker", None)
     previous_mode = compiler.set_mode("force")
     previous_native = compiler.set_native("force")
     yield
     compiler.set_mode(previous_mode)
     compiler.set_native(previous_native)
+    native._stop_worker()  # one a test started (monkeypatch then restores the one before)
 
 
 def scale_and_shift(scale: float):
@@ -332,10 +334,9 @@ def compiled_in_auto_mode(x, y, value):
         return region.function, sess.run(y, {x: value})
 
 
-def test_auto_mode_has_a_child_process_compile_a_long_function(monkeypatch):
+def test_auto_mode_has_a_child_process_compile_a_long_function():
     """This process loads numba's machine code from the cache; the child compiled it, so
     the runs meanwhile did not share the GIL with numba's compiler."""
-    monkeypatch.setattr(native, "_worker", None)
     x = df.placeholder(df.float64, [])
     y = long_chain(x)
     tier, value = compiled_in_auto_mode(x, y, 3.0)
@@ -349,7 +350,6 @@ def test_auto_mode_has_a_child_process_compile_a_long_function(monkeypatch):
 
 
 def test_auto_mode_compiles_here_when_the_child_process_fails(monkeypatch):
-    monkeypatch.setattr(native, "_worker", None)
     monkeypatch.setattr(native, "_WORKER_SOURCE", "raise SystemExit(3)")
     x = df.placeholder(df.float64, [])
     y = long_chain(x)
@@ -359,8 +359,7 @@ def test_auto_mode_compiles_here_when_the_child_process_fails(monkeypatch):
     assert native._worker is False
 
 
-def test_auto_mode_compiles_a_short_function_here(monkeypatch):
-    monkeypatch.setattr(native, "_worker", None)
+def test_auto_mode_compiles_a_short_function_here():
     x, y = scale_and_shift(3.0)
     tier, value = compiled_in_auto_mode(x, y, 2.0)
     assert value == 7.0 and tier.native is not None
@@ -368,10 +367,9 @@ def test_auto_mode_compiles_a_short_function_here(monkeypatch):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
-def test_a_forked_child_compiles_in_the_background_too(monkeypatch):
+def test_a_forked_child_compiles_in_the_background_too():
     """The child of a fork has no compile thread (threads do not survive a fork): it starts
     its own, or its regions would stay in Python."""
-    monkeypatch.setattr(native, "_worker", None)
     x, y = scale_and_shift(3.0)
     assert compiled_in_auto_mode(x, y, 2.0)[0].native is not None  # the thread is running
 
@@ -386,3 +384,19 @@ def test_a_forked_child_compiles_in_the_background_too(monkeypatch):
             return compiled, region.function.native is not None, float(sess.run(y, {x: 2.0}))
 
     assert in_forked_child(in_the_child) == repr((True, True, 9.0))
+
+
+def test_a_numba_cache_directory_others_may_write_is_refused(tmp_path, monkeypatch):
+    """numba's own cache directory (``NUMBA_CACHE_DIR``) holds the pickles it loads: it is
+    checked as the cache directory is."""
+    import numba
+
+    shared = tmp_path / "numba cache"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(shared))
+    x, y = scale_and_shift(3.0)
+    with pytest.warns(RuntimeWarning, match="NUMBA_CACHE_DIR"):
+        result, tier = run_once(x, y)
+    assert result == 7.0 and tier.native is not None
+    assert not any(files for _, _, files in os.walk(shared))
