@@ -488,8 +488,9 @@ class _Run:
 
         Called with the lock held when the run has a pool.  The fast path below is the ordinary
         op; its locals are rebound per iteration and its output is dropped (``value = None``)
-        as soon as it has been written to the consumers' slots.  The clock is read after every
-        `_BATCH_SIZE` firings, or after every firing in a run with a deadline.
+        as soon as it has been written to the consumers' slots.  The clock (and ``stopped``,
+        set by another thread) is read after every `_BATCH_SIZE` firings, or after every
+        firing in a run with a deadline.
         """
         ready_iterations = self.ready_iterations
         table_kind = self.table_kind
@@ -580,6 +581,8 @@ class _Run:
                             if not count:
                                 ready.append(consumer)
                     value = None
+                if self.stopped:  # cancelled, or failed on another thread
+                    return
                 if deadline is not None and _monotonic() > deadline:
                     self._deadline_reached(iteration, infos[node])
                     return

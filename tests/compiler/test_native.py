@@ -741,6 +741,21 @@ def test_numpys_error_state_raises_in_every_tier(structure):
             assert "iteration 3" in caught.value.message
 
 
+def test_numpys_error_callback_is_called_for_an_overflow_in_a_native_region():
+    """``np.errstate(over="call")`` calls the function given to ``np.seterrcall``, as the
+    interpreter's multiply does: the call goes to Python."""
+    fetch, feed, _ = overflowing("region")
+    calls = []
+    previous = np.seterrcall(lambda kind, flag: calls.append(kind))
+    try:
+        with np.errstate(over="call"):
+            (results,), regions = run(fetch, [feed])
+    finally:
+        np.seterrcall(previous)
+    assert natives(regions) and results == np.inf
+    assert calls and "overflow" in calls[0]
+
+
 # -- deadlines ---------------------------------------------------------------------------------
 def test_a_native_loop_that_never_ends_stops_at_the_deadline():
     endless = df.while_loop(lambda i: i >= 0, lambda i: [i + 1 - 1], [df.constant(0)])

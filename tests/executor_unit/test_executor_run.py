@@ -424,6 +424,29 @@ def test_a_cancelled_run_stops_its_endless_loop_in_the_iteration_it_was_cancelle
     assert seen == [0, 1, 2, 3]
 
 
+@pytest.mark.parametrize("timed", [False, True], ids=["no deadline", "deadline"])
+def test_a_cancelled_run_stops_a_long_chain_in_the_root_frame(timed):
+    """The root frame is one iteration: the run looks at its cancellation between batches of
+    firings (after each firing in a timed run), as it looks at the clock."""
+    context, calls = CancellableContext(), []
+
+    def step(v):
+        calls.append(v)
+        if v == 3:
+            context.cancellation.cancel("the run's session was closed")
+        return v + 1
+
+    b = Builder()
+    value = b.arg("x")
+    for _ in range(3 * runner._BATCH_SIZE):
+        value = b.op(step, value)
+    plan = executor.prepare(b.program([value]))
+    with pytest.raises(executor.RunCancelledError):
+        plan.run((0,), context=context, deadline=_far() if timed else None)
+    assert calls[:4] == [0, 1, 2, 3]
+    assert len(calls) <= (4 if timed else runner._BATCH_SIZE)
+
+
 def test_a_run_whose_cancellation_was_cancelled_before_it_starts_fires_nothing():
     context, seen = CancellableContext(), []
     plan = loop_cancelled_in_iteration(0, context, seen)
