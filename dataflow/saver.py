@@ -14,7 +14,9 @@ a save leaves the previous checkpoint and index intact, never a half-written one
 temporary file such a crash leaves is deleted by a later save into the directory, once it is
 stale (`dataflow.io._remove_stale_temporaries` says when).  Checkpoints beyond
 ``max_to_keep`` are deleted only once the new index is written, so the index never names a
-deleted checkpoint.  Files get the permissions of any new file (``0o666`` less the umask).
+deleted checkpoint, and only in the directory of the save that drops them: a path that an
+index names elsewhere (absolute, or through ``..``) is dropped from the list, never deleted.
+Files get the permissions of any new file (``0o666`` less the umask).
 
 A checkpoint is read as an untrusted file: each array's NPY header is checked against its
 variable (dtype, shape, and `dataflow.io.array_bytes`'s bound where the shape is not fully
@@ -58,6 +60,13 @@ _SUFFIX = ".npz"
 
 def _checkpoint_file(save_path: str) -> str:
     return save_path if save_path.endswith(_SUFFIX) else save_path + _SUFFIX
+
+
+def _in_directory(path: str, directory: str) -> bool:
+    """Whether the file ``path`` lies in ``directory`` itself, both resolved (``..``, symbolic
+    links to directories): the only files checkpoint housekeeping deletes."""
+    parent = os.path.dirname(os.path.abspath(path))
+    return os.path.realpath(parent) == os.path.realpath(directory)
 
 
 def _read_index(directory: str, latest_filename: str = _INDEX) -> Optional[dict]:
@@ -203,6 +212,8 @@ class Saver:
             self._write_index(directory, save_path, latest_filename or _INDEX, kept)
         self._last_checkpoints = kept
         for old in dropped:
+            if not _in_directory(_checkpoint_file(old), directory):
+                continue  # an index (recover_last_checkpoints) may name any path
             try:
                 os.remove(_checkpoint_file(old))
             except FileNotFoundError:

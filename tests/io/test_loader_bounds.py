@@ -4,6 +4,7 @@ allocate it, name what is wrong in it, and checkpoint housekeeping stays in its 
 from __future__ import annotations
 
 import io
+import json
 import os
 import tracemalloc
 import zipfile
@@ -336,3 +337,34 @@ def test_a_checkpoint_of_object_arrays_is_refused_without_reading_their_bytes(tm
     outcome, _ = restore_peak(saver, str(tmp_path / "objects"))
     assert isinstance(outcome, df.errors.InvalidArgumentError), outcome
     assert "Variable v: the checkpoint holds an array of Python objects" in str(outcome)
+
+
+# -- checkpoint housekeeping ---------------------------------------------------------------------
+def test_max_to_keep_never_deletes_a_file_outside_the_checkpoint_directory(tmp_path):
+    directory, outside = tmp_path / "ckpt", tmp_path / "elsewhere"
+    directory.mkdir()
+    outside.mkdir()
+    victims = [outside / "precious.npz", tmp_path / "sibling.npz"]
+    for victim in victims:
+        victim.write_bytes(b"not yours")
+    df.Variable(np.zeros(2, np.float32), name="v")
+    saver = df.train.Saver(max_to_keep=1)
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        own = saver.save(sess, str(directory / "model"), global_step=1)
+        # A hostile index names a file elsewhere, by an absolute path and by a relative one.
+        index = {
+            "model_checkpoint_path": "model-1",
+            "all_model_checkpoint_paths": [str(outside / "precious"), "../sibling", "model-1"],
+        }
+        (directory / "checkpoint").write_text(json.dumps(index))
+        state = df.train.get_checkpoint_state(str(directory))
+        restarted = df.train.Saver(max_to_keep=1)
+        restarted.recover_last_checkpoints(state.all_model_checkpoint_paths)
+        restarted.save(sess, str(directory / "model"), global_step=2)
+        restarted.save(sess, str(directory / "model"), global_step=3)
+    assert all(victim.read_bytes() == b"not yours" for victim in victims)
+    # Its own older checkpoints in the directory are still deleted.
+    assert not os.path.exists(own + ".npz") and not (directory / "model-2.npz").exists()
+    assert (directory / "model-3.npz").exists()
+    assert df.train.latest_checkpoint(str(directory)) == str(directory / "model-3")
