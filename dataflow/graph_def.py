@@ -699,6 +699,7 @@ for _type in "Conv2D DepthwiseConv2dNative Conv2DBackpropInput Conv2DBackpropFil
     _DEFAULT_ATTRS[_type] = {"data_format": "NHWC", "dilations": [1, 1, 1, 1]}
 for _type in "MaxPool AvgPool".split():
     _DEFAULT_ATTRS[_type] = {"data_format": "NHWC"}
+_DEFAULT_ATTRS["ImageSummary"]["bad_color"].flags.writeable = False  # shared by every import
 
 
 def _node_attr(node, attr: str) -> Any:

@@ -414,20 +414,32 @@ class _ArrayReader:
                     f"array {member!r} holds {file_dtype}{list(shape)}, but the graph declares "
                     f"{dtype}{dims}",
                 )
-            flat = np.empty(math.prod(dims), dtype)
-            if _read_into(stream, flat.view(np.uint8)) != size:
-                _fail(where, f"array {member!r} is truncated")
-            # Reading on to the end makes zipfile check the member's CRC.
-            if stream.read(1):
-                _fail(where, f"array {member!r} holds more bytes than its header declares")
-        if dtype.kind == "b" and flat.view(np.uint8).max(initial=0) > 1:
-            _fail(where, f"the bool array {member!r} holds a byte other than 0 and 1")
-        array = flat.reshape(dims, order="F" if fortran else "C")
+            array = _read_npy_data(stream, info, dims, dtype, fortran, where)
         array.flags.writeable = False
         self.used.add(key)
         self.decoded[key] = array
         self.total_bytes += size
         return array
+
+
+def _read_npy_data(stream, info: zipfile.ZipInfo, dims, dtype: np.dtype, fortran, where: str):
+    """The array whose NPY header `_read_npy_header` has just read from the stream of member
+    ``info``, read straight into its own buffer a chunk at a time; its size must have been
+    bounded before (`array_bytes`).  A member shorter or longer than its header declares is
+    refused, before the buffer is allocated when the zip's directory says so."""
+    member = info.filename
+    size = math.prod(dims) * dtype.itemsize
+    if size > info.file_size - stream.tell():
+        _fail(where, f"array {member!r} is truncated")
+    flat = np.empty(math.prod(dims), dtype)
+    if _read_into(stream, flat.view(np.uint8)) != flat.nbytes:
+        _fail(where, f"array {member!r} is truncated")
+    # Reading on to the end makes zipfile check the member's CRC.
+    if stream.read(1):
+        _fail(where, f"array {member!r} holds more bytes than its header declares")
+    if dtype.kind == "b" and flat.view(np.uint8).max(initial=0) > 1:
+        _fail(where, f"the bool array {member!r} holds a byte other than 0 and 1")
+    return flat.reshape(dims, order="F" if fortran else "C")
 
 
 def array_bytes(dims, dtype: np.dtype, total: int = 0, limit: Optional[int] = None) -> int:

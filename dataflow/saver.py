@@ -14,7 +14,14 @@ a save leaves the previous checkpoint and index intact, never a half-written one
 temporary file such a crash leaves is deleted by a later save into the directory, once it is
 stale (`dataflow.io._remove_stale_temporaries` says when).  Checkpoints beyond
 ``max_to_keep`` are deleted only once the new index is written, so the index never names a
-deleted checkpoint.  Files get the permissions of any new file (``0o666`` less the umask).
+deleted checkpoint, and only in the directory of the save that drops them: a path that an
+index names elsewhere (absolute, or through ``..``) is dropped from the list, never deleted.
+Files get the permissions of any new file (``0o666`` less the umask).
+
+A checkpoint is read as an untrusted file: each array's NPY header is checked against its
+variable (dtype, shape, and `dataflow.io.array_bytes`'s bound where the shape is not fully
+known) before any array is allocated or inflated, and the arrays are read as `dataflow.io`
+reads a graph file's.
 """
 
 from __future__ import annotations
@@ -30,7 +37,14 @@ import numpy as np
 from . import dtypes as _dtypes
 from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from .graph import GraphKeys, get_default_graph
-from .io import _atomic_write
+from .io import (
+    GraphFormatError,
+    _atomic_write,
+    _open_member,
+    _read_npy_data,
+    _read_npy_header,
+    array_bytes,
+)
 
 __all__ = [
     "CheckpointState",
@@ -46,6 +60,13 @@ _SUFFIX = ".npz"
 
 def _checkpoint_file(save_path: str) -> str:
     return save_path if save_path.endswith(_SUFFIX) else save_path + _SUFFIX
+
+
+def _in_directory(path: str, directory: str) -> bool:
+    """Whether the file ``path`` lies in ``directory`` itself, both resolved (``..``, symbolic
+    links to directories): the only files checkpoint housekeeping deletes."""
+    parent = os.path.dirname(os.path.abspath(path))
+    return os.path.realpath(parent) == os.path.realpath(directory)
 
 
 def _read_index(directory: str, latest_filename: str = _INDEX) -> Optional[dict]:
@@ -191,6 +212,8 @@ class Saver:
             self._write_index(directory, save_path, latest_filename or _INDEX, kept)
         self._last_checkpoints = kept
         for old in dropped:
+            if not _in_directory(_checkpoint_file(old), directory):
+                continue  # an index (recover_last_checkpoints) may name any path
             try:
                 os.remove(_checkpoint_file(old))
             except FileNotFoundError:
@@ -211,6 +234,62 @@ class Saver:
         text = json.dumps(index, indent=1).encode("utf-8")
         _atomic_write(os.path.join(directory, filename), lambda f: f.write(text))
 
+    def _read(self, path: str, save_path) -> dict:
+        """The checkpoint's value of each variable, every one checked by its NPY header
+        (present, same dtype, compatible shape; bounded as `dataflow.io.array_bytes` bounds a
+        graph file's arrays where the variable's shape is not fully known) before any array
+        is allocated or inflated: a small file can declare gigabytes of zeros."""
+        with zipfile.ZipFile(path) as archive:
+            headers = {}
+            unknown_bytes = 0
+            for name, variable in self._var_list.items():
+                member = name + ".npy"
+                where = f"variable {name}"
+                try:
+                    info = archive.getinfo(member)
+                except KeyError:
+                    raise NotFoundError(
+                        None, variable.op, f"Key {name} not found in checkpoint {save_path}"
+                    ) from None
+                with _open_member(archive, info, where) as stream:
+                    shape, fortran, dtype = _read_npy_header(stream, member, where)
+                expected = _dtypes.numpy_dtype(variable.dtype)
+                if dtype.hasobject:  # its bytes would be pointers: only pickle writes such
+                    raise InvalidArgumentError(
+                        None,
+                        variable.op,
+                        f"Variable {name}: the checkpoint holds an array of Python objects, "
+                        "which only pickle could read",
+                    )
+                if dtype != expected:
+                    raise InvalidArgumentError(
+                        None,
+                        variable.op,
+                        f"Variable {name} is {variable.dtype.name} but the checkpoint holds "
+                        f"{dtype}",
+                    )
+                if not variable.shape.is_compatible_with(shape):
+                    raise InvalidArgumentError(
+                        None,
+                        variable.op,
+                        f"Variable {name} has shape {variable.shape} but the checkpoint holds "
+                        f"shape {list(shape)}",
+                    )
+                if not variable.shape.is_fully_defined():
+                    try:
+                        unknown_bytes += array_bytes(shape, dtype, unknown_bytes)
+                    except ValueError as e:
+                        raise InvalidArgumentError(
+                            None, variable.op, f"Variable {name}: the checkpoint's {e}"
+                        ) from None
+                headers[name] = info, list(shape), fortran, dtype, where
+            values = {}
+            for name, (info, shape, fortran, dtype, where) in headers.items():
+                with _open_member(archive, info, where) as stream:
+                    _read_npy_header(stream, info.filename, where)
+                    values[name] = _read_npy_data(stream, info, shape, dtype, fortran, where)
+        return values
+
     def restore(self, sess, save_path: Union[str, os.PathLike]) -> None:
         """Loads the variables' values from a checkpoint into ``sess``.
 
@@ -224,33 +303,8 @@ class Saver:
         if not os.path.exists(path):
             raise NotFoundError(None, None, f"Checkpoint {save_path} not found ({path})")
         try:
-            with np.load(path, allow_pickle=False) as archive:
-                stored = set(archive.files)
-                values = {}
-                for name, variable in self._var_list.items():
-                    if name not in stored:
-                        raise NotFoundError(
-                            None, variable.op, f"Key {name} not found in checkpoint {save_path}"
-                        )
-                    values[name] = archive[name]
-        except (zipfile.BadZipFile, OSError, EOFError) as e:
+            values = self._read(path, save_path)
+        except (GraphFormatError, zipfile.BadZipFile, OSError, EOFError) as e:
             raise ValueError(f"Checkpoint {path} is not readable: {e}") from None
-        for name, variable in self._var_list.items():
-            value = values[name]
-            expected = _dtypes.numpy_dtype(variable.dtype)
-            if value.dtype != expected:
-                raise InvalidArgumentError(
-                    None,
-                    variable.op,
-                    f"Variable {name} is {variable.dtype.name} but the checkpoint holds "
-                    f"{value.dtype}",
-                )
-            if not variable.shape.is_compatible_with(value.shape):
-                raise InvalidArgumentError(
-                    None,
-                    variable.op,
-                    f"Variable {name} has shape {variable.shape} but the checkpoint holds shape "
-                    f"{list(value.shape)}",
-                )
         for name, variable in self._var_list.items():
             sess._load_variable(variable, values[name])

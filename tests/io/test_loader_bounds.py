@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import tracemalloc
 import zipfile
 
@@ -68,7 +69,7 @@ def import_peak(definition, **kwargs):
         tracemalloc.stop()
 
 
-# -- GraphDef: sizes --------------------------------------------------------------------------------
+# -- GraphDef: sizes -------------------------------------------------------------------------------
 def test_a_const_declaring_two_billion_floats_is_refused_before_they_are_allocated():
     hostile = graph_def(const("big", shape=[2**31]))  # 8 GiB from a node of a few bytes
     assert len(hostile.SerializeToString()) < 64
@@ -108,7 +109,7 @@ def test_make_ndarray_refuses_what_df_io_would_refuse():
         make_ndarray(tensor)
 
 
-# -- GraphDef: inputs -------------------------------------------------------------------------------
+# -- GraphDef: inputs ------------------------------------------------------------------------------
 @pytest.mark.parametrize("text", ["c:-1", "c:+0", "c: 0", "c:x", "c:", "c:1_0", "c:0:1"])
 def test_an_input_whose_output_index_is_not_digits_is_refused(text):
     hostile = graph_def(const("c"), node("y", "Identity", [text], T=dtype()))
@@ -219,3 +220,151 @@ def test_a_missing_attribute_without_a_default_is_a_graph_def_error_naming_it():
         outcome, _ = import_peak(no_dtype)
     assert isinstance(outcome, GraphDefError) and "Const node 'c'" in str(outcome)
     assert "attribute 'dtype'" in str(outcome)
+
+
+# -- checkpoints -----------------------------------------------------------------------------------
+def npy_header(shape, dtype="<f4") -> bytes:
+    stream = io.BytesIO()
+    header = {"descr": dtype, "fortran_order": False, "shape": tuple(shape)}
+    np.lib.format.write_array_header_1_0(stream, header)
+    return stream.getvalue()
+
+
+def write_checkpoint(path, members: dict, compression=zipfile.ZIP_DEFLATED):
+    """A checkpoint whose member ``name.npy`` holds each ``members[name]``: bytes, or a pair
+    (header bytes, number of zero bytes after it), streamed so that building it stays small."""
+    with zipfile.ZipFile(path, "w", compression=compression) as archive:
+        for name, content in members.items():
+            with archive.open(name + ".npy", "w", force_zip64=True) as f:
+                if isinstance(content, bytes):
+                    f.write(content)
+                    continue
+                header, zeros = content
+                f.write(header)
+                chunk = bytes(2**20)
+                for start in range(0, zeros, len(chunk)):
+                    f.write(chunk[: zeros - start])
+
+
+def restore_peak(saver, path):
+    """``(what restore raised, its peak traced allocation in bytes)``."""
+    with df.Session() as sess:
+        tracemalloc.start()
+        try:
+            try:
+                saver.restore(sess, path)
+                outcome = None
+            except (ValueError, df.errors.OpError) as e:
+                outcome = e
+            return outcome, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+
+def test_a_checkpoint_of_the_wrong_shape_is_refused_before_it_is_inflated(tmp_path):
+    df.Variable(np.zeros(2, np.float32), name="v")
+    saver = df.train.Saver()
+    elements = 2**26  # 256 MiB of zeros, which deflate to a quarter of a megabyte
+    write_checkpoint(tmp_path / "bomb.npz", {"v": (npy_header([elements]), 4 * elements)})
+    assert os.path.getsize(tmp_path / "bomb.npz") < 2**20
+    outcome, peak = restore_peak(saver, str(tmp_path / "bomb"))
+    assert isinstance(outcome, df.errors.InvalidArgumentError), outcome
+    assert f"Variable v has shape (2,) but the checkpoint holds shape [{elements}]" in str(outcome)
+    assert peak < 2**22, f"{peak} bytes allocated"
+
+
+def test_a_checkpoint_for_a_variable_of_unknown_shape_is_bounded_as_df_io_bounds(
+    tmp_path, monkeypatch
+):
+    initial = df.placeholder_with_default(np.zeros(2, np.float32), [None])
+    df.Variable(initial, validate_shape=False, name="v")
+    saver = df.train.Saver()
+    monkeypatch.setattr(df.io, "MAX_ARRAY_BYTES", 2**20)
+    write_checkpoint(tmp_path / "big.npz", {"v": (npy_header([2**22]), 2**24)})
+    outcome, peak = restore_peak(saver, str(tmp_path / "big"))
+    assert isinstance(outcome, df.errors.InvalidArgumentError), outcome
+    assert f"larger than {2**20}B" in str(outcome) and "Variable v" in str(outcome)
+    assert peak < 2**19, f"{peak} bytes allocated"
+    write_checkpoint(
+        tmp_path / "fits.npz", {"v": npy_header([3]) + np.float32([1, 2, 3]).tobytes()}
+    )
+    with df.Session() as sess:
+        saver.restore(sess, str(tmp_path / "fits"))
+        assert sess.run("v:0").tolist() == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [
+        (npy_header([2**28]) + bytes(8), "truncated"),  # 1 GiB declared, 8 bytes there
+        (npy_header([2]) + bytes(12), "more bytes than its header declares"),
+        (b"\x93NUMPY\x01\x00\xff\xff" + b" " * 100, "NPY header"),
+        (b"not an array", "not a valid NPY file"),
+    ],
+    ids=["truncated", "too-long", "huge-header", "not-npy"],
+)
+def test_a_damaged_checkpoint_member_is_a_clear_error_without_a_large_allocation(
+    tmp_path, content, error
+):
+    initial = df.placeholder_with_default(np.zeros(2, np.float32), [None])
+    df.Variable(initial, validate_shape=False, name="v")
+    saver = df.train.Saver()
+    write_checkpoint(tmp_path / "bad.npz", {"v": content}, compression=zipfile.ZIP_STORED)
+    outcome, peak = restore_peak(saver, str(tmp_path / "bad"))
+    assert isinstance(outcome, ValueError), outcome
+    assert f"Checkpoint {tmp_path / 'bad.npz'} is not readable" in str(outcome)
+    assert error in str(outcome) and "'v.npy'" in str(outcome)
+    assert peak < 2**20, f"{peak} bytes allocated"
+
+
+def test_a_checkpoint_missing_a_variable_or_of_another_dtype_is_refused_as_before(tmp_path):
+    df.Variable(np.zeros(2, np.float32), name="v")
+    saver = df.train.Saver()
+    write_checkpoint(tmp_path / "other.npz", {"w": npy_header([2]) + bytes(8)})
+    outcome, _ = restore_peak(saver, str(tmp_path / "other"))
+    assert isinstance(outcome, df.errors.NotFoundError) and "Key v not found" in str(outcome)
+    write_checkpoint(tmp_path / "ints.npz", {"v": npy_header([2], "<i4") + bytes(8)})
+    outcome, _ = restore_peak(saver, str(tmp_path / "ints"))
+    assert isinstance(outcome, df.errors.InvalidArgumentError), outcome
+    assert "Variable v is float32 but the checkpoint holds int32" in str(outcome)
+
+
+def test_a_checkpoint_of_object_arrays_is_refused_without_reading_their_bytes(tmp_path):
+    initial = df.placeholder_with_default(np.zeros(2, np.float32), [None])
+    df.Variable(initial, validate_shape=False, name="v")
+    saver = df.train.Saver()
+    write_checkpoint(tmp_path / "objects.npz", {"v": npy_header([2], "|O") + bytes(16)})
+    outcome, _ = restore_peak(saver, str(tmp_path / "objects"))
+    assert isinstance(outcome, df.errors.InvalidArgumentError), outcome
+    assert "Variable v: the checkpoint holds an array of Python objects" in str(outcome)
+
+
+# -- checkpoint housekeeping ---------------------------------------------------------------------
+def test_max_to_keep_never_deletes_a_file_outside_the_checkpoint_directory(tmp_path):
+    directory, outside = tmp_path / "ckpt", tmp_path / "elsewhere"
+    directory.mkdir()
+    outside.mkdir()
+    victims = [outside / "precious.npz", tmp_path / "sibling.npz"]
+    for victim in victims:
+        victim.write_bytes(b"not yours")
+    df.Variable(np.zeros(2, np.float32), name="v")
+    saver = df.train.Saver(max_to_keep=1)
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        own = saver.save(sess, str(directory / "model"), global_step=1)
+        # A hostile index names a file elsewhere, by an absolute path and by a relative one.
+        index = {
+            "model_checkpoint_path": "model-1",
+            "all_model_checkpoint_paths": [str(outside / "precious"), "../sibling", "model-1"],
+        }
+        (directory / "checkpoint").write_text(json.dumps(index))
+        state = df.train.get_checkpoint_state(str(directory))
+        restarted = df.train.Saver(max_to_keep=1)
+        restarted.recover_last_checkpoints(state.all_model_checkpoint_paths)
+        restarted.save(sess, str(directory / "model"), global_step=2)
+        restarted.save(sess, str(directory / "model"), global_step=3)
+    assert all(victim.read_bytes() == b"not yours" for victim in victims)
+    # Its own older checkpoints in the directory are still deleted.
+    assert not os.path.exists(own + ".npz") and not (directory / "model-2.npz").exists()
+    assert (directory / "model-3.npz").exists()
+    assert df.train.latest_checkpoint(str(directory)) == str(directory / "model-3")
