@@ -21,6 +21,14 @@ WORKER0 = "/job:worker/task:0"
 WORKER1 = "/job:worker/task:1"
 
 
+def wait_until(condition, what: str, timeout: float = 60.0) -> None:
+    """Polls ``condition`` until it holds, failing the test after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"waited {timeout} s in vain until {what}"
+        time.sleep(0.01)
+
+
 def key_to(destination, tensor="x:0", frame="", iteration=0):
     source = f"{WORKER0}/replica:0/device:CPU:0"
     return make_key(source, 1, f"{destination}/device:CPU:0", tensor, frame, iteration)
@@ -144,8 +152,12 @@ def test_a_tensor_sent_to_another_task_arrives_through_the_object_store(cluster,
 
 def test_a_recv_waiting_before_the_send_gets_the_value_once_it_is_sent(cluster, local_ray):
     key = key_to(WORKER1, "late:0", frame="while", iteration=3)
-    waiting = cluster.actor(WORKER1).recv.remote("step-b", key, 30_000)
-    time.sleep(0.2)
+    worker1 = cluster.actor(WORKER1)
+    waiting = worker1.recv.remote("step-b", key, 30_000)
+    wait_until(
+        lambda: local_ray.get(worker1.waiting_keys.remote("step-b")) == [key],
+        "worker 1's recv waits",
+    )
     local_ray.get(cluster.actor(WORKER0).send.remote("step-b", key, np.float32(7.0)))
     assert local_ray.get(waiting) == (7.0, False)
 
@@ -170,8 +182,12 @@ def test_a_failed_step_aborts_the_recvs_of_that_step_on_every_other_task(cluster
             y = p * 2.0
     worker0 = cluster.actor(WORKER0)
     local_ray.get(worker0.register_graph.remote("graph-e", graph_to_bytes(graph)))
-    waiting = cluster.actor(WORKER1).recv.remote("step-e", key_to(WORKER1), 60_000)
-    time.sleep(0.2)
+    worker1 = cluster.actor(WORKER1)
+    waiting = worker1.recv.remote("step-e", key_to(WORKER1), 60_000)
+    wait_until(
+        lambda: local_ray.get(worker1.waiting_keys.remote("step-e")) == [key_to(WORKER1)],
+        "worker 1's recv waits",
+    )
     outcome = local_ray.get(worker0.run_partition.remote("step-e", "graph-e", {}, [y.name], [], 0))
     assert outcome[:3] == ("error", "InvalidArgumentError", "unfed")
     with pytest.raises(errors.InvalidArgumentError, match="unfed"):
@@ -196,7 +212,11 @@ def test_a_task_that_dies_mid_step_fails_the_step_with_unavailable_error(local_r
 
                 runner = threading.Thread(target=run)
                 runner.start()
-                time.sleep(1.0)  # the step is blocked in the dequeue on worker 1
+                worker1 = small.actor(WORKER1)
+                wait_until(
+                    lambda: local_ray.get(worker1.steps_in_progress.remote()) != [],
+                    "the step runs on worker 1 (where it blocks in the dequeue)",
+                )
                 local_ray.kill(small.actor(WORKER1))
                 runner.join(60)
                 assert not runner.is_alive()
