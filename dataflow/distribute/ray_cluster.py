@@ -962,7 +962,7 @@ class RayMaster:
         task = task_of_device(placement[op.name], self._default_job)
         try:
             self._cluster._ray.get(self._cluster.actor(task).load_variable.remote(op.name, value))
-        except self._cluster._ray.exceptions.RayActorError as e:
+        except self._cluster._ray.exceptions.RayError as e:
             raise errors.UnavailableError(
                 None,
                 op,
