@@ -467,6 +467,85 @@ def test_a_replaced_task_gets_its_variables_back_from_the_last_checkpoint(local_
                 assert sess.run(bump) == 3.0
 
 
+class StepAtCreation(df.train.SessionRunHook):
+    """Records the global step each session created starts at."""
+
+    def __init__(self, global_step):
+        self.global_step = global_step
+        self.steps = []
+
+    def after_create_session(self, session, coord):
+        self.steps.append(session.run(self.global_step))
+
+
+class LoseTheTaskAt(df.train.SessionRunHook):
+    """Kills ``task`` of ``cluster`` after the run that read the global step ``step``, once
+    the other hooks are done with that run (a checkpoint of ``step`` is saved)."""
+
+    def __init__(self, cluster, task, global_step, step):
+        self.cluster, self.task, self.global_step, self.step = cluster, task, global_step, step
+        self.killed = False
+
+    def before_run(self, run_context):
+        return df.train.SessionRunArgs(self.global_step)
+
+    def after_run(self, run_context, run_values):
+        if run_values.results == self.step and not self.killed:
+            self.killed = True
+            self.cluster._ray.kill(self.cluster.actor(self.task))
+
+
+class ReplacingLostTasks(df.train.SessionCreator):
+    """Creates a chief's sessions; when one cannot be created because ``task`` is gone, the
+    task is replaced (as a cluster manager restarts a lost task) and the error raised."""
+
+    def __init__(self, cluster, task, **chief_options):
+        self.cluster, self.task = cluster, task
+        self.chief = df.train.ChiefSessionCreator(**chief_options)
+        self.replaced = 0
+
+    def create_session(self):
+        try:
+            return self.chief.create_session()
+        except errors.UnavailableError:
+            self.replaced += 1
+            self.cluster.replace_task(self.task)
+            raise
+
+
+def test_a_monitored_session_recovers_from_a_lost_ps_from_its_last_checkpoint(tmp_path):
+    with df.distribute.RayCluster({"ps": 1, "worker": 1}) as small:
+        with df.Graph().as_default():
+            with df.device(PS):
+                step = df.train.get_or_create_global_step()
+                weight = df.Variable(4.0, name="weight")
+            with df.device(WORKER0):
+                train = df.train.GradientDescentOptimizer(0.25).minimize(
+                    df.square(weight), global_step=step
+                )
+            creator = ReplacingLostTasks(
+                small, PS, master=small.target, checkpoint_dir=str(tmp_path)
+            )
+            hooks = [
+                df.train.CheckpointSaverHook(str(tmp_path), save_steps=2),
+                df.train.StopAtStepHook(last_step=6),
+                LoseTheTaskAt(small, PS, step, 4),
+                StepAtCreation(step),
+            ]
+            calls = 0
+            with df.train.MonitoredSession(session_creator=creator, hooks=hooks) as sess:
+                while not sess.should_stop():
+                    sess.run(train, options=df.RunOptions(timeout_in_ms=60_000))
+                    calls += 1
+            assert hooks[2].killed and creator.replaced == 1
+            assert hooks[3].steps == [0, 4]  # the second session restored step 4's checkpoint
+            # Five runs, the fifth (from step 4 to 5) lost with the ps; then the runs from the
+            # checkpoint to step 6, the first of them the call that met the lost ps.
+            assert calls == 7
+            with df.Session(small.target) as check:
+                assert check.run([step, weight]) == [6, 4.0 * 0.5**6]
+
+
 # -- who can reach the cluster ---------------------------------------------------------------------
 def is_loopback(address: str) -> bool:
     ip = ipaddress.ip_address(address)
