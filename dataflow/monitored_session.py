@@ -27,8 +27,9 @@ Session on a `dataflow.distribute.RayCluster` raises when a task dies or stops a
 recovered from as in TensorFlow: `MonitoredSession` closes the session (without the hooks'
 ``end``), creates a new one with its session creator (which restores the newest checkpoint,
 or initializes), calls the hooks' ``after_create_session`` again and runs the step again;
-creating the session is retried the same way.  As in TensorFlow this goes on for as long as
-the error comes back, and `SingularMonitoredSession` does not recover: the error is raised.
+creating the session is retried the same way (after a pause, growing to 10 s).  As in
+TensorFlow this goes on for as long as the error comes back, and `SingularMonitoredSession`
+does not recover: the error is raised.
 """
 
 from __future__ import annotations
@@ -73,6 +74,11 @@ USE_DEFAULT = object()
 
 # The errors of a lost worker or parameter server, which a recoverable session recovers from.
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
+# The pause before creating a session again after a preemption error, doubling from the first
+# to the last: a lost task fails a call here at once, where TensorFlow's calls wait for their
+# RPC timeouts, so retrying without one would spin while the task is gone.
+_FIRST_RETRY_PAUSE_SECONDS = 0.1
+_LAST_RETRY_PAUSE_SECONDS = 10.0
 
 
 # -- hooks' protocol -------------------------------------------------------------------------------
@@ -689,6 +695,7 @@ class MonitoredSession:
         """Creates the session, starts the queue runners and calls the hooks'
         ``after_create_session``; all of it again after a preemption error, when this session
         recovers."""
+        pause = _FIRST_RETRY_PAUSE_SECONDS
         while True:
             try:
                 return self._create_session_once()
@@ -698,9 +705,12 @@ class MonitoredSession:
                 _logging.info(
                     "An error was raised while a session was being created. This may be due "
                     "to a preemption of a connected worker or parameter server. A new session "
-                    "will be created. Error: %s",
+                    "will be created in %.1f s. Error: %s",
+                    pause,
                     e,
                 )
+                time.sleep(pause)
+                pause = min(2 * pause, _LAST_RETRY_PAUSE_SECONDS)
 
     def _create_session_once(self) -> None:
         from .queue_runner import start_queue_runners

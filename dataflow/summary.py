@@ -10,7 +10,7 @@ CRC-32C).
 The ops are TensorFlow's (``ScalarSummary``, ``HistogramSummary``, ``ImageSummary``,
 ``AudioSummaryV2``, ``TensorSummaryV2`` for text, ``MergeSummary``) with TensorFlow's op
 names: a summary named ``loss`` under the name scope ``train`` is the op ``train/loss``, and
-its tag is ``train/loss``.  The protos and the event-file framing come from the optional
+its tag is ``train/loss``.  The protos and the framing's CRC-32C come from the optional
 package tensorboardX (`dataflow.tensorboard_protos`); without it a summary function raises an
 ``ImportError`` naming the extra to install.
 

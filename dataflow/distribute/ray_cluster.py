@@ -406,6 +406,18 @@ class TaskServer:
         finally:
             self._end_step(step_id)
 
+    def steps_in_progress(self) -> list[str]:
+        """The ids of the steps this task runs, or receives values for, now."""
+        with self._lock:
+            return list(self._mailboxes)
+
+    def waiting_keys(self, step_id: str) -> list[str]:
+        """The rendezvous keys the receives of step ``step_id`` wait for on this task (none
+        once the step has ended): what a step that does not end waits on here."""
+        with self._lock:
+            mailbox = self._mailboxes.get(step_id)
+        return [] if mailbox is None else mailbox.waiting_keys
+
     # -- mailboxes -------------------------------------------------------------------------------
     def _mailbox(self, step_id: str) -> Optional[StepMailbox]:
         """Step ``step_id``'s mailbox, made when first needed; None once the step has ended."""
@@ -950,7 +962,7 @@ class RayMaster:
         task = task_of_device(placement[op.name], self._default_job)
         try:
             self._cluster._ray.get(self._cluster.actor(task).load_variable.remote(op.name, value))
-        except self._cluster._ray.exceptions.RayActorError as e:
+        except self._cluster._ray.exceptions.RayError as e:
             raise errors.UnavailableError(
                 None,
                 op,

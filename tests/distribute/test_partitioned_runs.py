@@ -133,6 +133,29 @@ def test_recv_async_completes_at_once_when_sent_and_on_the_senders_thread_when_n
     assert rendezvous.waiting_keys == [] and rendezvous.pending_keys == []
 
 
+def test_waiting_keys_name_the_keys_blocking_recvs_wait_for_until_their_values_come():
+    rendezvous = LocalRendezvous()
+    received = {}
+    receivers = {
+        key: threading.Thread(
+            target=lambda k=key: received.update({k: rendezvous.recv(k)}), daemon=True
+        )
+        for key in ("a", "b")
+    }
+    for receiver in receivers.values():
+        receiver.start()
+    end = time.monotonic() + 60
+    while rendezvous.waiting_keys != ["a", "b"]:
+        assert time.monotonic() < end, "the receivers never waited"
+        time.sleep(0.01)
+    rendezvous.send("a", 1.0, False)
+    receivers["a"].join(60)
+    assert received == {"a": (1.0, False)} and rendezvous.waiting_keys == ["b"]
+    rendezvous.send("b", None, True)
+    receivers["b"].join(60)
+    assert received["b"] == (None, True) and rendezvous.waiting_keys == []
+
+
 def test_abort_completes_every_waiting_recv_async_with_the_error():
     rendezvous = LocalRendezvous()
     errors = []

@@ -22,6 +22,14 @@ WORKER0 = "/job:worker/task:0"
 WORKER1 = "/job:worker/task:1"
 
 
+def wait_until(condition, what: str, timeout: float = 60.0) -> None:
+    """Polls ``condition`` until it holds, failing the test after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"waited {timeout} s in vain until {what}"
+        time.sleep(0.01)
+
+
 def key_to(destination, tensor="x:0", frame="", iteration=0):
     source = f"{WORKER0}/replica:0/device:CPU:0"
     return make_key(source, 1, f"{destination}/device:CPU:0", tensor, frame, iteration)
@@ -145,8 +153,12 @@ def test_a_tensor_sent_to_another_task_arrives_through_the_object_store(cluster,
 
 def test_a_recv_waiting_before_the_send_gets_the_value_once_it_is_sent(cluster, local_ray):
     key = key_to(WORKER1, "late:0", frame="while", iteration=3)
-    waiting = cluster.actor(WORKER1).recv.remote("step-b", key, 30_000)
-    time.sleep(0.2)
+    worker1 = cluster.actor(WORKER1)
+    waiting = worker1.recv.remote("step-b", key, 30_000)
+    wait_until(
+        lambda: local_ray.get(worker1.waiting_keys.remote("step-b")) == [key],
+        "worker 1's recv waits",
+    )
     local_ray.get(cluster.actor(WORKER0).send.remote("step-b", key, np.float32(7.0)))
     assert local_ray.get(waiting) == (7.0, False)
 
@@ -171,8 +183,12 @@ def test_a_failed_step_aborts_the_recvs_of_that_step_on_every_other_task(cluster
             y = p * 2.0
     worker0 = cluster.actor(WORKER0)
     local_ray.get(worker0.register_graph.remote("graph-e", graph_to_bytes(graph)))
-    waiting = cluster.actor(WORKER1).recv.remote("step-e", key_to(WORKER1), 60_000)
-    time.sleep(0.2)
+    worker1 = cluster.actor(WORKER1)
+    waiting = worker1.recv.remote("step-e", key_to(WORKER1), 60_000)
+    wait_until(
+        lambda: local_ray.get(worker1.waiting_keys.remote("step-e")) == [key_to(WORKER1)],
+        "worker 1's recv waits",
+    )
     outcome = local_ray.get(worker0.run_partition.remote("step-e", "graph-e", {}, [y.name], [], 0))
     assert outcome[:3] == ("error", "InvalidArgumentError", "unfed")
     with pytest.raises(errors.InvalidArgumentError, match="unfed"):
@@ -197,7 +213,11 @@ def test_a_task_that_dies_mid_step_fails_the_step_with_unavailable_error(local_r
 
                 runner = threading.Thread(target=run)
                 runner.start()
-                time.sleep(1.0)  # the step is blocked in the dequeue on worker 1
+                worker1 = small.actor(WORKER1)
+                wait_until(
+                    lambda: local_ray.get(worker1.steps_in_progress.remote()) != [],
+                    "the step runs on worker 1 (where it blocks in the dequeue)",
+                )
                 local_ray.kill(small.actor(WORKER1))
                 runner.join(60)
                 assert not runner.is_alive()
@@ -446,6 +466,85 @@ def test_a_replaced_task_gets_its_variables_back_from_the_last_checkpoint(local_
                 saver.restore(sess, checkpoint)
                 assert sess.run(count) == 2.0
                 assert sess.run(bump) == 3.0
+
+
+class StepAtCreation(df.train.SessionRunHook):
+    """Records the global step each session created starts at."""
+
+    def __init__(self, global_step):
+        self.global_step = global_step
+        self.steps = []
+
+    def after_create_session(self, session, coord):
+        self.steps.append(session.run(self.global_step))
+
+
+class LoseTheTaskAt(df.train.SessionRunHook):
+    """Kills ``task`` of ``cluster`` after the run that read the global step ``step``, once
+    the other hooks are done with that run (a checkpoint of ``step`` is saved)."""
+
+    def __init__(self, cluster, task, global_step, step):
+        self.cluster, self.task, self.global_step, self.step = cluster, task, global_step, step
+        self.killed = False
+
+    def before_run(self, run_context):
+        return df.train.SessionRunArgs(self.global_step)
+
+    def after_run(self, run_context, run_values):
+        if run_values.results == self.step and not self.killed:
+            self.killed = True
+            self.cluster._ray.kill(self.cluster.actor(self.task))
+
+
+class ReplacingLostTasks(df.train.SessionCreator):
+    """Creates a chief's sessions; when one cannot be created because ``task`` is gone, the
+    task is replaced (as a cluster manager restarts a lost task) and the error raised."""
+
+    def __init__(self, cluster, task, **chief_options):
+        self.cluster, self.task = cluster, task
+        self.chief = df.train.ChiefSessionCreator(**chief_options)
+        self.replaced = 0
+
+    def create_session(self):
+        try:
+            return self.chief.create_session()
+        except errors.UnavailableError:
+            self.replaced += 1
+            self.cluster.replace_task(self.task)
+            raise
+
+
+def test_a_monitored_session_recovers_from_a_lost_ps_from_its_last_checkpoint(tmp_path):
+    with df.distribute.RayCluster({"ps": 1, "worker": 1}) as small:
+        with df.Graph().as_default():
+            with df.device(PS):
+                step = df.train.get_or_create_global_step()
+                weight = df.Variable(4.0, name="weight")
+            with df.device(WORKER0):
+                train = df.train.GradientDescentOptimizer(0.25).minimize(
+                    df.square(weight), global_step=step
+                )
+            creator = ReplacingLostTasks(
+                small, PS, master=small.target, checkpoint_dir=str(tmp_path)
+            )
+            hooks = [
+                df.train.CheckpointSaverHook(str(tmp_path), save_steps=2),
+                df.train.StopAtStepHook(last_step=6),
+                LoseTheTaskAt(small, PS, step, 4),
+                StepAtCreation(step),
+            ]
+            calls = 0
+            with df.train.MonitoredSession(session_creator=creator, hooks=hooks) as sess:
+                while not sess.should_stop():
+                    sess.run(train, options=df.RunOptions(timeout_in_ms=60_000))
+                    calls += 1
+            assert hooks[2].killed and creator.replaced == 1
+            assert hooks[3].steps == [0, 4]  # the second session restored step 4's checkpoint
+            # Five runs, the fifth (from step 4 to 5) lost with the ps; then the runs from the
+            # checkpoint to step 6, the first of them the call that met the lost ps.
+            assert calls == 7
+            with df.Session(small.target) as check:
+                assert check.run([step, weight]) == [6, 4.0 * 0.5**6]
 
 
 # -- who can reach the cluster ---------------------------------------------------------------------

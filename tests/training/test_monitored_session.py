@@ -508,6 +508,27 @@ def test_a_lost_worker_recreates_the_session_from_the_last_checkpoint_and_traini
     np.testing.assert_allclose(saved["w.npy"], 3.0 * (1 - 0.8**8), rtol=1e-6)
 
 
+def test_creating_a_session_is_tried_again_while_the_worker_is_lost():
+    global_step, _, _, train_op = least_squares()
+
+    class LostForTwoAttempts(df.train.SessionCreator):
+        attempts = 0
+
+        def create_session(self):
+            self.attempts += 1
+            if self.attempts <= 2:
+                raise df.errors.UnavailableError(None, None, "the worker is not reachable")
+            return df.train.ChiefSessionCreator().create_session()
+
+    creator = LostForTwoAttempts()
+    recorder = RecordingHook()
+    with df.train.MonitoredSession(session_creator=creator, hooks=[recorder]) as sess:
+        sess.run(train_op)
+        assert sess.run(global_step) == 1
+    assert creator.attempts == 3
+    assert recorder.calls.count("after_create_session") == 1
+
+
 def test_a_singular_monitored_session_does_not_recover_a_lost_worker(tmp_path):
     _, train_op, lost_at = train_losing_the_worker_once(df.errors.UnavailableError, 2)
     with pytest.raises(df.errors.UnavailableError, match="parameter server restarted"):
