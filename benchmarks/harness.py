@@ -137,14 +137,20 @@ class Partner:
             if answer is None or "error" in answer:
                 raise RuntimeError(f"the partner could not make {key!r}: {answer}")
             self.first_ms[key] = answer["first_ms"]
-        return SelfTimed(lambda: self._ask({"time": key})["seconds"])
+        return SelfTimed(lambda: self._answer({"time": key})["seconds"])
 
     def call(self, key: str, *args):
         """What ``cases[key](*args)`` returns (a JSON value), not timed: figures a benchmark
         collects after its runs."""
         if self._process is None:
             return self._cases[key](*args)
-        return self._ask({"call": key, "args": list(args)})["value"]
+        return self._answer({"call": key, "args": list(args)})["value"]
+
+    def _answer(self, request: dict) -> dict:
+        answer = self._ask(request)
+        if answer is None:
+            raise RuntimeError(f"the partner ended before it answered {request}")
+        return answer
 
     def close(self) -> None:
         if self._process is not None:

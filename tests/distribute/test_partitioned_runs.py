@@ -9,10 +9,10 @@ import threading
 import time
 
 import numpy as np
+import placed_programs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-import placed_programs
 from placed_programs import check_placed_program, partitioned_config, programs
 
 import dataflow as df
