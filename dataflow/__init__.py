@@ -142,6 +142,7 @@ from .dtypes import string  # noqa: E402
 from .graph_def import import_graph_def  # noqa: E402
 from .ops.string_ops import (  # noqa: E402
     as_string,
+    decode_raw,
     reduce_join,
     regex_replace,
     string_join,
@@ -193,11 +194,13 @@ from .init_ops import (  # noqa: E402
     constant_initializer,
     glorot_normal_initializer,
     glorot_uniform_initializer,
+    identity_initializer,
     ones_initializer,
     orthogonal_initializer,
     random_normal_initializer,
     random_uniform_initializer,
     truncated_normal_initializer,
+    uniform_unit_scaling_initializer,
     variance_scaling_initializer,
     zeros_initializer,
 )
@@ -249,6 +252,7 @@ from .legacy import (
 from .logging import get_logger
 from .ops.extra_nn_ops import depth_to_space, space_to_depth
 from .ops.state_ops import *  # noqa: F403
+from .template import make_template
 from .tensor_shape import Dimension
 from .variable_scope import (
     AUTO_REUSE,

@@ -35,7 +35,17 @@ from .ops.reverse_ops import reverse
 __all__ = [
     "ResizeMethod",
     "adjust_brightness",
+    "adjust_contrast",
     "central_crop",
+    "crop_to_bounding_box",
+    "grayscale_to_rgb",
+    "pad_to_bounding_box",
+    "random_brightness",
+    "random_contrast",
+    "resize_with_crop_or_pad",
+    "rot90",
+    "transpose",
+    "transpose_image",
     "convert_image_dtype",
     "flip_left_right",
     "flip_up_down",
@@ -404,3 +414,137 @@ def random_crop(value, size, seed: Optional[int] = None, name: Optional[str] = N
             limit,
         )
         return _a.slice(value, offset, size)
+
+
+# -- TF1's data augmentation and box crops ---------------------------------------------------------
+def random_brightness(image, max_delta, seed: Optional[int] = None) -> Tensor:
+    """`adjust_brightness` by a delta drawn uniformly from ``[-max_delta, max_delta)``."""
+    if max_delta < 0:
+        _fail("random_brightness", "max_delta must be non-negative.")
+    delta = random_uniform([], -max_delta, max_delta, seed=seed)
+    return adjust_brightness(image, delta)
+
+
+def adjust_contrast(images, contrast_factor) -> Tensor:
+    """Each channel of each image moved away from (factor > 1) or towards its mean over the
+    image's pixels: ``(x - mean) * contrast_factor + mean``, computed in float32 and converted
+    back to the images' dtype."""
+    images = convert_to_tensor(images, name="images")
+    if images.shape.ndims is not None and images.shape.ndims < 3:
+        _fail("adjust_contrast", f"images must be at least 3-D, got shape {images.shape}")
+    with graph_to_build_in(images.graph).as_default(), name_scope("adjust_contrast"):
+        floats = convert_image_dtype(images, _dtypes.float32)
+        mean = _m.reduce_mean(floats, [-3, -2], keepdims=True)
+        factor = _m.cast(contrast_factor, _dtypes.float32)
+        adjusted = _m.add(_m.multiply(_m.subtract(floats, mean), factor), mean)
+        return convert_image_dtype(adjusted, images.dtype, saturate=True)
+
+
+def random_contrast(image, lower, upper, seed: Optional[int] = None) -> Tensor:
+    """`adjust_contrast` by a factor drawn uniformly from ``[lower, upper)``."""
+    if upper <= lower:
+        _fail("random_contrast", "upper must be > lower.")
+    if lower < 0:
+        _fail("random_contrast", "lower must be non-negative.")
+    factor = random_uniform([], lower, upper, seed=seed)
+    return adjust_contrast(image, factor)
+
+
+def _static_ints(function: str, **values) -> list[int]:
+    found = []
+    for name, value in values.items():
+        known = numpy_value_or_none(value) if isinstance(value, Tensor) else value
+        if known is None or np.ndim(known) != 0:
+            _fail(function, f"{name} must be an int known when the graph is built, got {value!r}")
+        found.append(int(known))
+    return found
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """The ``target_height`` x ``target_width`` block of ``image`` whose top-left corner is at
+    (``offset_height``, ``offset_width``)."""
+    image = convert_to_tensor(image, name="image")
+    height, width = _static_hw("crop_to_bounding_box", image)
+    top, left, rows, cols = _static_ints(
+        "crop_to_bounding_box",
+        offset_height=offset_height,
+        offset_width=offset_width,
+        target_height=target_height,
+        target_width=target_width,
+    )
+    if top < 0 or left < 0:
+        _fail("crop_to_bounding_box", "offset_height and offset_width must be >= 0.")
+    if rows <= 0 or cols <= 0:
+        _fail("crop_to_bounding_box", "target_height and target_width must be > 0.")
+    if top + rows > height or left + cols > width:
+        _fail("crop_to_bounding_box", "the box must lie within the image")
+    return _crop(image, top, left, rows, cols)
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """``image`` placed at (``offset_height``, ``offset_width``) of a zero image of
+    ``target_height`` x ``target_width``."""
+    image = convert_to_tensor(image, name="image")
+    height, width = _static_hw("pad_to_bounding_box", image)
+    top, left, rows, cols = _static_ints(
+        "pad_to_bounding_box",
+        offset_height=offset_height,
+        offset_width=offset_width,
+        target_height=target_height,
+        target_width=target_width,
+    )
+    if top < 0 or left < 0:
+        _fail("pad_to_bounding_box", "offset_height and offset_width must be >= 0")
+    if rows < top + height:
+        _fail("pad_to_bounding_box", "target_height must be >= offset_height + height")
+    if cols < left + width:
+        _fail("pad_to_bounding_box", "target_width must be >= offset_width + width")
+    paddings = [[top, rows - top - height], [left, cols - left - width], [0, 0]]
+    if image.shape.ndims == 4:
+        paddings = [[0, 0]] + paddings
+    return _a.pad(image, paddings)
+
+
+resize_with_crop_or_pad = resize_image_with_crop_or_pad
+
+
+def grayscale_to_rgb(images, name: Optional[str] = None) -> Tensor:
+    """Gray ``images`` (a last dimension of 1) with that channel repeated three times."""
+    images = convert_to_tensor(images, name="images")
+    if images.shape.ndims is not None and images.shape.as_list()[-1] not in (1, None):
+        _fail("grayscale_to_rgb", f"the last dimension must be 1, got shape {images.shape}")
+    with graph_to_build_in(images.graph).as_default(), name_scope(name or "grayscale_to_rgb"):
+        multiples = [1] * (images.shape.ndims - 1) + [3]
+        return _a.tile(images, multiples)
+
+
+def transpose_image(image, name: Optional[str] = None) -> Tensor:
+    """``image`` with its height and width swapped."""
+    image = convert_to_tensor(image, name="image")
+    _static_rank = image.shape.ndims
+    if _static_rank not in (3, 4):
+        _fail("transpose_image", f"'image' must have either 3 or 4 dimensions, got {image.shape}")
+    perm = [1, 0, 2] if _static_rank == 3 else [0, 2, 1, 3]
+    return _a.transpose(image, perm, name=name or "transpose_image")
+
+
+transpose = transpose_image
+
+
+def rot90(image, k=1, name: Optional[str] = None) -> Tensor:
+    """``image`` rotated counter-clockwise by ``k`` quarter turns (``np.rot90``), ``k`` known
+    when the graph is built."""
+    image = convert_to_tensor(image, name="image")
+    (turns,) = _static_ints("rot90", k=k)
+    if image.shape.ndims not in (3, 4):
+        _fail("rot90", f"'image' must have either 3 or 4 dimensions, got shape {image.shape}")
+    height_axis = image.shape.ndims - 3
+    with graph_to_build_in(image.graph).as_default(), name_scope(name or "rot90"):
+        turns %= 4
+        if turns == 0:
+            return _a.identity(image)
+        if turns == 2:
+            return reverse(image, [height_axis, height_axis + 1])
+        if turns == 1:  # the last column becomes the first row
+            return transpose_image(reverse(image, [height_axis + 1]))
+        return reverse(transpose_image(image), [height_axis + 1])

@@ -39,6 +39,10 @@ __all__ = [
     "Constant",
     "GlorotNormal",
     "GlorotUniform",
+    "Identity",
+    "UniformUnitScaling",
+    "identity_initializer",
+    "uniform_unit_scaling_initializer",
     "Initializer",
     "Ones",
     "Orthogonal",
@@ -353,6 +357,47 @@ class Orthogonal(Initializer):
 
 
 # TensorFlow 1.x's lowercase names are the classes themselves.
+class UniformUnitScaling(Initializer):
+    """Draws uniformly from ``[-limit, limit)``, ``limit = factor * sqrt(3 / input_size)``
+    where ``input_size`` is the product of all dimensions but the last (TensorFlow 1.x's
+    initializer that keeps the scale of a linear layer's outputs)."""
+
+    def __init__(self, factor: float = 1.0, seed: Optional[int] = None, dtype=_dtypes.float32):
+        self.factor = float(factor)
+        self.seed = seed
+        self.dtype = _dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = self.dtype if dtype is None else _dtypes.as_dtype(dtype)
+        full_shape = shape if partition_info is None else partition_info.full_shape
+        input_size = max(math.prod(float(d) for d in list(full_shape)[:-1]), 1.0)
+        limit = math.sqrt(3 / input_size) * self.factor
+        return random_ops.random_uniform(shape, -limit, limit, dtype, seed=self.seed)
+
+    def get_config(self) -> dict:
+        return {"factor": self.factor, "seed": self.seed, "dtype": self.dtype.name}
+
+
+class Identity(Initializer):
+    """``gain`` times the identity matrix (a 2-D shape only)."""
+
+    def __init__(self, gain: float = 1.0, dtype=_dtypes.float32):
+        self.gain = gain
+        self.dtype = _dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = self.dtype if dtype is None else _dtypes.as_dtype(dtype)
+        full_shape = shape if partition_info is None else partition_info.full_shape
+        dims = TensorShape(full_shape).as_list()
+        if len(dims) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+        value = np.eye(*dims) * self.gain
+        return constant(value.astype(_dtypes.numpy_dtype(dtype)), dtype=dtype)
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain, "dtype": self.dtype.name}
+
+
 zeros_initializer = Zeros
 ones_initializer = Ones
 constant_initializer = Constant
@@ -363,6 +408,8 @@ variance_scaling_initializer = VarianceScaling
 glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
 orthogonal_initializer = Orthogonal
+uniform_unit_scaling_initializer = UniformUnitScaling
+identity_initializer = Identity
 
 
 def he_normal(seed: Optional[int] = None) -> VarianceScaling:

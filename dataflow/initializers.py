@@ -4,11 +4,13 @@
 from .init_ops import Constant as constant
 from .init_ops import GlorotNormal as glorot_normal
 from .init_ops import GlorotUniform as glorot_uniform
+from .init_ops import Identity as identity
 from .init_ops import Ones as ones
 from .init_ops import Orthogonal as orthogonal
 from .init_ops import RandomNormal as random_normal
 from .init_ops import RandomUniform as random_uniform
 from .init_ops import TruncatedNormal as truncated_normal
+from .init_ops import UniformUnitScaling as uniform_unit_scaling
 from .init_ops import VarianceScaling as variance_scaling
 from .init_ops import Zeros as zeros
 from .init_ops import he_normal, he_uniform, lecun_normal, lecun_uniform
@@ -23,6 +25,7 @@ __all__ = [
     "glorot_uniform",
     "he_normal",
     "he_uniform",
+    "identity",
     "lecun_normal",
     "lecun_uniform",
     "local_variables",
@@ -31,6 +34,7 @@ __all__ = [
     "random_normal",
     "random_uniform",
     "truncated_normal",
+    "uniform_unit_scaling",
     "variables",
     "variance_scaling",
     "zeros",

@@ -1841,3 +1841,4 @@ from .graph_def import (  # noqa: E402, F401
 # -- TensorFlow's file functions and queues under ``tf.io`` ---------------------------------------
 from .gfile import io_gfile as gfile  # noqa: E402, F401
 from .ops.queue_ops import QueueBase, RandomShuffleQueue  # noqa: E402, F401
+from .ops.string_ops import decode_raw  # noqa: E402, F401

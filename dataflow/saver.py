@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import io as _io
 import json
+import math
 import os
+import time
 import zipfile
 from typing import NamedTuple, Optional, Union
 
@@ -55,6 +57,7 @@ __all__ = [
 ]
 
 _INDEX = "checkpoint"
+_now = time.time  # the clock of keep_checkpoint_every_n_hours
 _SUFFIX = ".npz"
 
 
@@ -125,13 +128,67 @@ class Saver:
     """Saves and restores variables (``tf.compat.v1.train.Saver``).
 
     ``var_list``: a list of variables, or a dict from checkpoint names to variables; by default
-    the graph's global variables.  ``max_to_keep``: how many recent checkpoints to keep (older
-    ones are deleted); ``None`` or 0 keeps all of them.
+    the graph's global variables (when the Saver is built: at once, or at `build` with
+    ``defer_build``).  ``max_to_keep``: how many recent checkpoints to keep (older ones are
+    deleted); ``None`` or 0 keeps all of them; of those, one every
+    ``keep_checkpoint_every_n_hours`` is kept for good.  ``reshape``: a restore may load a
+    value of another shape with as many elements.  ``allow_empty``: with no variable, the
+    Saver saves and restores nothing instead of refusing.  ``pad_step_number``: the step in
+    the file name has 8 digits (``model-00000100``).
+
+    Checkpoints here are one ``.npz`` file whatever the devices (``sharded`` changes nothing),
+    their index names paths relative to its directory (as ``save_relative_paths=True``), and
+    a Saver builds no ops, so ``name``, ``restore_sequentially``, ``filename`` and
+    ``write_version`` (1 or 2) have nothing to act on.  ``saver_def`` and ``builder``
+    (TensorFlow's objects for its own save ops) must be None.
     """
 
-    def __init__(self, var_list=None, max_to_keep: Optional[int] = 5, graph=None):
+    def __init__(
+        self,
+        var_list=None,
+        reshape: bool = False,
+        sharded: bool = False,
+        max_to_keep: Optional[int] = 5,
+        keep_checkpoint_every_n_hours: float = 10000.0,
+        name: Optional[str] = None,
+        restore_sequentially: bool = False,
+        saver_def=None,
+        builder=None,
+        defer_build: bool = False,
+        allow_empty: bool = False,
+        write_version: int = 2,
+        pad_step_number: bool = False,
+        save_relative_paths: bool = False,
+        filename: Optional[str] = None,
+        graph=None,
+    ):
+        for given, what in ((saver_def, "saver_def"), (builder, "builder")):
+            if given is not None:
+                raise ValueError(
+                    f"Saver's {what} describes TensorFlow's save ops; a Saver here builds none "
+                    f"(pass {what}=None)"
+                )
+        if write_version not in (1, 2):
+            raise ValueError(f"write_version must be 1 or 2, got {write_version!r}")
+        self._reshape = reshape
+        self._max_to_keep = max_to_keep
+        self._keep_every_seconds = keep_checkpoint_every_n_hours * 3600
+        self._next_kept_for_good = _now() + self._keep_every_seconds
+        self._allow_empty = allow_empty
+        self._pad_step_number = pad_step_number
+        self._last_checkpoints: list[str] = []
+        self._saved_at: dict[str, float] = {}
+        self._var_list_arg, self._graph = var_list, graph
+        self._var_list: Optional[dict] = None
+        if not defer_build:
+            self.build()
+
+    def build(self) -> None:
+        """Resolves the variables the Saver saves (the graph's global variables when no
+        ``var_list`` was given): at construction, or here with ``defer_build``."""
+        var_list = self._var_list_arg
         if var_list is None:
-            graph = graph or get_default_graph()
+            graph = self._graph or get_default_graph()
             var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
         if isinstance(var_list, dict):
             named = dict(var_list)
@@ -142,11 +199,14 @@ class Saver:
                 if name in named and named[name] is not variable:
                     raise ValueError(f"Two variables in var_list are named '{name}'")
                 named[name] = variable
-        if not named:
+        if not named and not self._allow_empty:
             raise ValueError("No variables to save")
         self._var_list = named
-        self._max_to_keep = max_to_keep
-        self._last_checkpoints: list[str] = []
+
+    def _built_var_list(self) -> dict:
+        if self._var_list is None:
+            raise RuntimeError("`build()` should be called before save if defer_build==True")
+        return self._var_list
 
     @property
     def last_checkpoints(self) -> list[str]:
@@ -170,20 +230,26 @@ class Saver:
         """Writes the variables' values in ``sess`` to ``save_path[-global_step].npz``.
 
         Returns the checkpoint path (without ``.npz``), which `restore` and `latest_checkpoint`
-        accept.
+        accept; None, writing nothing, for a Saver of no variables (``allow_empty``).
         """
+        var_list = self._built_var_list()
+        if not var_list:
+            return None
         save_path = os.fspath(save_path)
         if global_step is not None:
             if not isinstance(global_step, (int, np.integer)):
                 global_step = sess.run(global_step)
-            save_path = f"{save_path}-{int(global_step)}"
+            step = int(global_step)
+            save_path = (
+                f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
+            )
         directory = os.path.dirname(os.path.abspath(save_path))
         if not os.path.isdir(directory):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         values = {}
         if getattr(sess, "_master", None) is not None:  # a cluster's: the values are on tasks
-            values = {k: np.asarray(v) for k, v in sess.run(dict(self._var_list)).items()}
-        for name, variable in self._var_list.items():
+            values = {k: np.asarray(v) for k, v in sess.run(dict(var_list)).items()}
+        for name, variable in var_list.items():
             if name in values:
                 continue
             try:
@@ -203,9 +269,11 @@ class Saver:
 
         _atomic_write(_checkpoint_file(save_path), write)
         kept = [p for p in self._last_checkpoints if p != save_path] + [save_path]
+        self._saved_at[save_path] = _now()
         dropped = []
         if self._max_to_keep and len(kept) > self._max_to_keep:
             dropped, kept = kept[: -self._max_to_keep], kept[-self._max_to_keep :]
+            dropped = [p for p in dropped if not self._kept_for_good(p)]
         # The index first: until it names the new checkpoint, it names the old ones, which
         # must then still exist.
         if write_state:
@@ -219,6 +287,15 @@ class Saver:
             except FileNotFoundError:
                 pass
         return save_path
+
+    def _kept_for_good(self, path: str) -> bool:
+        """Whether ``path``, leaving the recent checkpoints, stays on disk: the first saved
+        after each ``keep_checkpoint_every_n_hours`` does, as in TensorFlow."""
+        saved_at = self._saved_at.pop(path, None)
+        if saved_at is None or saved_at <= self._next_kept_for_good:
+            return False
+        self._next_kept_for_good += self._keep_every_seconds
+        return True
 
     def _write_index(self, directory: str, save_path: str, filename: str, kept: list) -> None:
         def relative(path: str) -> str:
@@ -234,15 +311,17 @@ class Saver:
         text = json.dumps(index, indent=1).encode("utf-8")
         _atomic_write(os.path.join(directory, filename), lambda f: f.write(text))
 
-    def _read(self, path: str, save_path) -> dict:
+    def _read(self, var_list: dict, path: str, save_path) -> dict:
         """The checkpoint's value of each variable, every one checked by its NPY header
         (present, same dtype, compatible shape; bounded as `dataflow.io.array_bytes` bounds a
         graph file's arrays where the variable's shape is not fully known) before any array
-        is allocated or inflated: a small file can declare gigabytes of zeros."""
+        is allocated or inflated: a small file can declare gigabytes of zeros.  With
+        ``reshape``, a value of as many elements as the variable's (fully known) shape takes
+        that shape."""
         with zipfile.ZipFile(path) as archive:
             headers = {}
             unknown_bytes = 0
-            for name, variable in self._var_list.items():
+            for name, variable in var_list.items():
                 member = name + ".npy"
                 where = f"variable {name}"
                 try:
@@ -268,7 +347,15 @@ class Saver:
                         f"Variable {name} is {variable.dtype.name} but the checkpoint holds "
                         f"{dtype}",
                     )
-                if not variable.shape.is_compatible_with(shape):
+                if (
+                    self._reshape
+                    and not variable.shape.is_compatible_with(shape)
+                    and variable.shape.num_elements() == math.prod(shape)
+                ):
+                    reshaped_to = variable.shape.as_list()
+                elif variable.shape.is_compatible_with(shape):
+                    reshaped_to = None
+                else:
                     raise InvalidArgumentError(
                         None,
                         variable.op,
@@ -282,12 +369,13 @@ class Saver:
                         raise InvalidArgumentError(
                             None, variable.op, f"Variable {name}: the checkpoint's {e}"
                         ) from None
-                headers[name] = info, list(shape), fortran, dtype, where
+                headers[name] = info, list(shape), fortran, dtype, where, reshaped_to
             values = {}
-            for name, (info, shape, fortran, dtype, where) in headers.items():
+            for name, (info, shape, fortran, dtype, where, reshaped_to) in headers.items():
                 with _open_member(archive, info, where) as stream:
                     _read_npy_header(stream, info.filename, where)
-                    values[name] = _read_npy_data(stream, info, shape, dtype, fortran, where)
+                    value = _read_npy_data(stream, info, shape, dtype, fortran, where)
+                values[name] = value if reshaped_to is None else value.reshape(reshaped_to)
         return values
 
     def restore(self, sess, save_path: Union[str, os.PathLike]) -> None:
@@ -297,14 +385,17 @@ class Saver:
         so a failed restore changes nothing.  Raises ``NotFoundError`` for a missing checkpoint
         or variable, ``InvalidArgumentError`` for a dtype or shape mismatch.
         """
+        var_list = self._built_var_list()
+        if not var_list:
+            return
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         path = _checkpoint_file(os.fspath(save_path))
         if not os.path.exists(path):
             raise NotFoundError(None, None, f"Checkpoint {save_path} not found ({path})")
         try:
-            values = self._read(path, save_path)
+            values = self._read(var_list, path, save_path)
         except (GraphFormatError, zipfile.BadZipFile, OSError, EOFError) as e:
             raise ValueError(f"Checkpoint {path} is not readable: {e}") from None
-        for name, variable in self._var_list.items():
+        for name, variable in var_list.items():
             sess._load_variable(variable, values[name])

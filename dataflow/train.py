@@ -1207,6 +1207,12 @@ def get_or_create_global_step(graph: Optional[Graph] = None):
 
 # checkpoints
 # learning-rate schedules
+from .checkpoint_utils import (  # noqa: E402, F401
+    NewCheckpointReader,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+)
 from .graph_def import write_graph  # noqa: E402, F401
 from .learning_rate_decay import (  # noqa: E402, F401
     cosine_decay,

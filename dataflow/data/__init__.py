@@ -31,21 +31,28 @@ tensors of the outer graph.  A graph whose pipeline has a function cannot be sav
 from __future__ import annotations
 
 import functools
+import gzip
+import io
 import threading
+import zlib
 from typing import Optional
 
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
+from ..errors import FailedPreconditionError, InvalidArgumentError, NotFoundError, OutOfRangeError
 from ..graph import Graph, Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..random_seed import get_seed
 from ..tensor_shape import TensorShape
 
 __all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
     "Dataset",
     "Iterator",
+    "TextLineDataset",
     "get_output_shapes",
     "get_output_types",
     "make_initializable_iterator",
@@ -334,6 +341,33 @@ def _prefetch(inputs, parents, params, function):
     return parents[0]
 
 
+def _text_lines(inputs, parents, params, function):
+    files = [f.decode() if isinstance(f, bytes) else str(f) for f in np.ravel(inputs[0])]
+    compression = np.asarray(inputs[1]).item()
+    compression = compression.decode() if isinstance(compression, bytes) else str(compression)
+    if compression not in ("", "GZIP", "ZLIB"):
+        raise InvalidArgumentError(
+            None, None, f"Unsupported compression_type: {compression} (ZLIB, GZIP or '')"
+        )
+
+    def lines_of(path: str):
+        try:
+            if compression == "GZIP":
+                opened = gzip.open(path, "rb")
+            else:
+                opened = open(path, "rb")  # noqa: SIM115 - closed by the with below
+        except FileNotFoundError:
+            raise NotFoundError(None, None, f"{path}; No such file or directory") from None
+        with opened as f:
+            if compression == "ZLIB":
+                f = io.BytesIO(zlib.decompress(f.read()))
+            for line in f:  # as TensorFlow: without the "\n" or "\r\n" that ends it
+                line = line[:-1] if line.endswith(b"\n") else line
+                yield (line[:-1] if line.endswith(b"\r") else line,)
+
+    return lambda: (line for path in files for line in lines_of(path))
+
+
 STAGE_KINDS = _STAGE_FACTORIES = {
     "slices": _slices,
     "tensors": _tensors,
@@ -348,6 +382,7 @@ STAGE_KINDS = _STAGE_FACTORIES = {
     "zip": _zip,
     "concatenate": _concatenate,
     "prefetch": _prefetch,
+    "text_lines": _text_lines,
 }
 
 
@@ -774,3 +809,34 @@ from ..gradients import NotDifferentiable  # noqa: E402
 
 for _type in ("IteratorV2", "MakeIterator", "IteratorGetNext", "OneShotIteratorGetNext"):
     NotDifferentiable(_type)
+
+
+# -- TF1's file datasets and constants ---------------------------------------------------------
+AUTOTUNE = -1  # a buffer size (``prefetch``) that the runtime may choose
+INFINITE_CARDINALITY = -1
+UNKNOWN_CARDINALITY = -2
+
+
+class TextLineDataset(Dataset):
+    """The lines of the text files ``filenames`` (a string or a vector of them), one string
+    element per line without its ``"\\n"``/``"\\r\\n"``, file after file;
+    ``compression_type`` is ``""`` (or None), ``"GZIP"`` or ``"ZLIB"``.  ``buffer_size`` and
+    ``num_parallel_reads`` tune TensorFlow's reading and change no element."""
+
+    def __init__(
+        self,
+        filenames,
+        compression_type=None,
+        buffer_size=None,
+        num_parallel_reads=None,
+        name: Optional[str] = None,
+    ):
+        with name_scope(name or "TextLineDataset"):
+            files = convert_to_tensor(filenames, dtype=_dtypes.string, name="filenames")
+            compression = convert_to_tensor(
+                compression_type or "", dtype=_dtypes.string, name="compression_type"
+            )
+        if files.shape.ndims not in (None, 0, 1):
+            raise ValueError(f"filenames must be a string or a vector of them, got {files.shape}")
+        stage = _Stage("text_lines", [files, compression])
+        super().__init__(stage, 0, [_dtypes.string], [TensorShape([])])

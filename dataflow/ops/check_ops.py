@@ -29,11 +29,16 @@ from ..graph import (
 from ..op_registry import apply_op, define_op
 from . import array_ops as _a
 from . import math_ops as _m
-from .math_ops import FLOAT_TYPES, INT_TYPES, check_dtype, graph_of
+from .math_ops import FLOAT_TYPES, INT_TYPES, NUMERIC_TYPES, check_dtype, graph_of
 from .misc_ops import Assert, group, no_op
 
 __all__ = [
     "add_check_numerics_ops",
+    "assert_near",
+    "assert_proper_iterable",
+    "assert_rank_in",
+    "assert_same_float_dtype",
+    "is_numeric_tensor",
     "assert_equal",
     "assert_greater",
     "assert_greater_equal",
@@ -250,6 +255,103 @@ def assert_scalar(tensor, name=None, message=None) -> Tensor:
             f"{tensor.name}, saw shape: {tensor.shape}."
         )
     return tensor
+
+
+def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=None, name=None):
+    """Asserts ``|x - y| <= atol + rtol * |y|`` elementwise; the tolerances default to 10
+    machine epsilons of the dtype, as in TensorFlow."""
+    graph = graph_of((x, y))
+    with graph.as_default(), graph.name_scope(name or "assert_near"):
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype, name="y")
+        check_dtype(x.dtype, FLOAT_TYPES, f"assert_near's input {x.name}")
+        eps = float(np.finfo(_dtypes.numpy_dtype(x.dtype)).eps)
+        rtol = convert_to_tensor(10 * eps if rtol is None else rtol, dtype=x.dtype, name="rtol")
+        atol = convert_to_tensor(10 * eps if atol is None else atol, dtype=x.dtype, name="atol")
+        if data is None:
+            data = [
+                "x and y not equal to tolerance rtol = ",
+                rtol,
+                ", atol = ",
+                atol,
+                f"x ({x.name}) = ",
+                x,
+                f"y ({y.name}) = ",
+                y,
+            ]
+        if message is not None:
+            data = [message] + list(data)
+        tolerance = _m.add(atol, _m.multiply(rtol, _m.abs(y)))
+        difference = _m.abs(_m.subtract(x, y))
+        known = [numpy_value_or_none(t) for t in (x, y, rtol, atol)]
+        if all(v is not None for v in known) and not np.all(
+            np.abs(known[0] - known[1]) <= known[3] + known[2] * np.abs(known[1])
+        ):
+            raise _static_failure(
+                "assert_near",
+                [d if isinstance(d, str) else str(numpy_value_or_none(d)) for d in data],
+            )
+        condition = _m.reduce_all(_m.less_equal(difference, tolerance))
+        return Assert(condition, data, summarize=summarize)
+
+
+def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None):
+    """Asserts that the rank of ``x`` is one of ``ranks``: a ``ValueError`` now when its rank
+    is known."""
+    graph = graph_of((x,))
+    with graph.as_default(), graph.name_scope(name or "assert_rank_in"):
+        x = convert_to_tensor(x, name="x")
+        wanted = [int(r) for r in ranks]
+        prefix = f"{message}  " if message else ""
+        if x.shape.ndims is not None:
+            if x.shape.ndims not in wanted:
+                raise ValueError(
+                    f"assert_rank_in at {_user_location()}: {prefix}Tensor {x.name} must have "
+                    f"rank in {tuple(wanted)}.  Received rank {x.shape.ndims}, shape {x.shape}"
+                )
+            return no_op(name="static_checks_determined_all_ok")
+        ranks_tensor = convert_to_tensor(wanted, dtype=_dtypes.int32, name="ranks")
+        condition = _m.reduce_any(_m.equal(_a.rank(x), ranks_tensor))
+        if data is None:
+            data = [f"{prefix}Tensor {x.name} must have rank in", ranks_tensor, "Received shape: ",
+                    _a.shape(x)]  # fmt: skip
+        return Assert(condition, data, summarize=summarize)
+
+
+def assert_same_float_dtype(tensors=None, dtype=None):
+    """The one floating-point dtype of ``tensors`` (and ``dtype``, when given), float32 when
+    there is neither; a ``ValueError`` when they differ or are not floating point."""
+    if dtype is not None:
+        dtype = _dtypes.as_dtype(dtype)
+    for tensor in tensors or ():
+        if dtype is None:
+            dtype = tensor.dtype
+        elif tensor.dtype.base_dtype is not dtype.base_dtype:
+            raise ValueError(
+                f"{tensor.name}, type={tensor.dtype.name} must be of the same type "
+                f"({dtype.name}) ({_user_location()})."
+            )
+    if dtype is None:
+        return _dtypes.float32
+    if dtype.base_dtype not in FLOAT_TYPES:
+        raise ValueError(f"Expected floating point type, got {dtype.name}.")
+    return dtype
+
+
+def assert_proper_iterable(values) -> None:
+    """A ``TypeError`` unless ``values`` is an iterable of values rather than one tensor,
+    array or string (whose iteration gives its elements or characters)."""
+    if isinstance(values, (Tensor, np.ndarray, str, bytes)) or hasattr(values, "dense_shape"):
+        raise TypeError(
+            f'Expected argument "values" to be a "proper" iterable.  Found: {type(values)}'
+        )
+    if not hasattr(values, "__iter__"):
+        raise TypeError(f'Expected argument "values" to be iterable.  Found: {type(values)}')
+
+
+def is_numeric_tensor(tensor) -> bool:
+    """Whether ``tensor`` is a Tensor of a number dtype (not bool or string)."""
+    return isinstance(tensor, Tensor) and tensor.dtype.base_dtype in NUMERIC_TYPES
 
 
 # -- numerics --------------------------------------------------------------------------------------

@@ -40,6 +40,17 @@ from .math_ops import (
 )
 
 __all__ = [
+    "is_non_decreasing",
+    "is_strictly_increasing",
+    "multiply_no_nan",
+    "polyval",
+    "reciprocal_no_nan",
+    "reduce_euclidean_norm",
+    "reduce_std",
+    "reduce_variance",
+    "xdivy",
+    "xlog1py",
+    "xlogy",
     "accumulate_n",
     "acos",
     "acosh",
@@ -616,3 +627,113 @@ def _cumprod_grad(op, grad):
     prod = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
     out = _m.cumsum(_m.multiply(prod, grad), axis, exclusive=exclusive, reverse=not reverse)
     return _m.realdiv(out, x)
+
+
+# -- tf.math's composites: statistics, zero-safe products, monotonicity, polynomials -----------
+def reduce_variance(input_tensor, axis=None, keepdims: bool = False, name=None) -> Tensor:
+    """The mean squared deviation from the mean over ``axis`` (all axes when None)."""
+    x = convert_to_tensor(input_tensor, name="input_tensor")
+    check_dtype(x.dtype, FLOAT_TYPES, f"reduce_variance's input {x.name}")
+    mean = _m.reduce_mean(x, axis=axis, keepdims=True)
+    squared = _m.squared_difference(x, mean)
+    return _m.reduce_mean(squared, axis=axis, keepdims=keepdims, name=name or "reduce_variance")
+
+
+def reduce_std(input_tensor, axis=None, keepdims: bool = False, name=None) -> Tensor:
+    """The square root of `reduce_variance`."""
+    variance = reduce_variance(input_tensor, axis=axis, keepdims=keepdims)
+    return _m.sqrt(variance, name=name or "reduce_std")
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims: bool = False, name=None) -> Tensor:
+    """``sqrt(sum(x**2))`` over ``axis`` (all axes when None)."""
+    x = convert_to_tensor(input_tensor, name="input_tensor")
+    summed = _m.reduce_sum(_m.square(x), axis=axis, keepdims=keepdims)
+    return _m.sqrt(summed, name=name or "reduce_euclidean_norm")
+
+
+def _where_zero(condition_of: Tensor, value: Tensor, name: Optional[str]) -> Tensor:
+    """``value`` with 0 where ``condition_of`` is 0 (broadcast as ``where_v2`` does)."""
+    zero = _m.equal(condition_of, _m._zeros(condition_of))
+    return _m.where_v2(zero, _m._zeros(value), value, name=name)
+
+
+def _zero_safe(x: Tensor, y: Tensor, fill) -> Tensor:
+    """``y`` with ``fill`` where ``x`` is 0: what the unused branch reads, so that neither it
+    nor its gradient is inf or NaN there."""
+    zero = _m.equal(x, _m._zeros(x))
+    return _m.where_v2(zero, _m.cast(fill, y.dtype), y)
+
+
+def _binary_inputs(function: str, x, y) -> tuple[Tensor, Tensor]:
+    x = convert_to_tensor(x, name="x")
+    y = convert_to_tensor(y, dtype=x.dtype, name="y")
+    check_dtype(x.dtype, FLOAT_TYPES, f"{function}'s input {x.name}")
+    return x, y
+
+
+def xlogy(x, y, name=None) -> Tensor:
+    """``x * log(y)``, and 0 where ``x`` is 0 (whatever ``y``)."""
+    x, y = _binary_inputs("xlogy", x, y)
+    return _where_zero(x, _m.multiply(x, _m.log(_zero_safe(x, y, 1))), name or "xlogy")
+
+
+def xlog1py(x, y, name=None) -> Tensor:
+    """``x * log1p(y)``, and 0 where ``x`` is 0 (whatever ``y``)."""
+    x, y = _binary_inputs("xlog1py", x, y)
+    return _where_zero(x, _m.multiply(x, _m.log1p(_zero_safe(x, y, 0))), name or "xlog1py")
+
+
+def xdivy(x, y, name=None) -> Tensor:
+    """``x / y``, and 0 where ``x`` is 0 (whatever ``y``)."""
+    x, y = _binary_inputs("xdivy", x, y)
+    return _where_zero(x, _m.realdiv(x, _zero_safe(x, y, 1)), name or "xdivy")
+
+
+def multiply_no_nan(x, y, name=None) -> Tensor:
+    """``x * y``, and 0 where ``y`` is 0 (even where ``x`` is inf or NaN)."""
+    x, y = _binary_inputs("multiply_no_nan", x, y)
+    return _where_zero(y, _m.multiply(_zero_safe(y, x, 0), y), name or "multiply_no_nan")
+
+
+def reciprocal_no_nan(x, name=None) -> Tensor:
+    """``1 / x``, and 0 where ``x`` is 0."""
+    x = convert_to_tensor(x, name="x")
+    check_dtype(x.dtype, FLOAT_TYPES, f"reciprocal_no_nan's input {x.name}")
+    one = _m.cast(1, x.dtype)
+    return _where_zero(x, _m.realdiv(one, _zero_safe(x, x, 1)), name or "reciprocal_no_nan")
+
+
+def _monotone(function: str, x, compare, name) -> Tensor:
+    from .array_ops import reshape
+
+    x = convert_to_tensor(x, name="x")
+    check_dtype(x.dtype, NUMERIC_TYPES, f"{function}'s input {x.name}")
+    flat = reshape(x, [-1])
+    return _m.reduce_all(compare(flat[:-1], flat[1:]), name=name or function)
+
+
+def is_non_decreasing(x, name=None) -> Tensor:
+    """True when each element of ``x`` (in row-major order) is >= the one before it."""
+    return _monotone("is_non_decreasing", x, _m.less_equal, name)
+
+
+def is_strictly_increasing(x, name=None) -> Tensor:
+    """True when each element of ``x`` (in row-major order) is > the one before it."""
+    return _monotone("is_strictly_increasing", x, _m.less, name)
+
+
+def polyval(coeffs, x, name=None) -> Tensor:
+    """``coeffs[0] * x**(n-1) + ... + coeffs[n-1]`` by Horner's rule (0 for no
+    coefficients)."""
+    from .array_ops import zeros_like
+
+    if not isinstance(coeffs, (list, tuple)):
+        raise ValueError(f"coeffs must be a list of tensors, got {coeffs!r} ({_user_location()})")
+    x = convert_to_tensor(x, name="x")
+    if not coeffs:
+        return zeros_like(x, name=name or "polyval")
+    result = convert_to_tensor(coeffs[0], dtype=x.dtype)
+    for coefficient in coeffs[1:]:
+        result = _m.add(_m.multiply(result, x), convert_to_tensor(coefficient, dtype=x.dtype))
+    return _m.add(result, _m._zeros(result), name=name or "polyval")

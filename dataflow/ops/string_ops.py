@@ -617,11 +617,81 @@ def lower(input, encoding: str = "", name: Optional[str] = None) -> Tensor:  # n
     return apply_op("StringLower", (input,), attrs, name or "StringLower").outputs[0]
 
 
+# -- DecodeRaw -------------------------------------------------------------------------------------
+_DECODE_RAW_TYPES = frozenset(
+    {_dtypes.float16, _dtypes.float32, _dtypes.float64, _dtypes.int8, _dtypes.int16}
+    | {_dtypes.int32, _dtypes.int64, _dtypes.uint8, _dtypes.bool}
+)
+
+
+def _infer_decode_raw(op):
+    x = _check_string_input(op, what="bytes")
+    out_type = op.attrs["out_type"]
+    if out_type not in _DECODE_RAW_TYPES:
+        raise TypeError(f"DecodeRaw cannot decode to {out_type.name}")
+    if x.shape.ndims is None:
+        return [(out_type, TensorShape(None))]
+    return [(out_type, x.shape.concatenate([None]))]
+
+
+def _decode_raw_kernel(attrs):
+    dtype = _dtypes.numpy_dtype(attrs["out_type"])
+    dtype = dtype.newbyteorder("<" if attrs["little_endian"] else ">")
+
+    def decode_raw(x):
+        values = [bytes(v) for v in x.reshape(-1)]
+        sizes = {len(v) for v in values}
+        if len(sizes) > 1:
+            first = len(values[0])
+            index, size = next((i, len(v)) for i, v in enumerate(values) if len(v) != first)
+            raise InvalidArgumentError(
+                None,
+                None,
+                "DecodeRaw requires input strings to all be the same size, but element "
+                f"{index} has size {size} != {first}",
+            )
+        size = sizes.pop() if sizes else 0
+        if size % dtype.itemsize:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Input to DecodeRaw has length {size} that is not a multiple of "
+                f"{dtype.itemsize}, the size of {attrs['out_type'].name}",
+            )
+        flat = np.frombuffer(b"".join(values), dtype=dtype).astype(dtype.newbyteorder("="))
+        return flat.reshape(x.shape + (size // dtype.itemsize,))
+
+    return decode_raw
+
+
+define_op("DecodeRaw", _infer_decode_raw, _decode_raw_kernel)
+
+
+def decode_raw(
+    input_bytes=None,
+    out_type=None,
+    little_endian: bool = True,
+    name: Optional[str] = None,
+    bytes=None,  # noqa: A002 - TensorFlow 1.x's name for input_bytes
+) -> Tensor:
+    """Each string of ``input_bytes`` read as a vector of ``out_type`` numbers (bytes in
+    ``little_endian`` order or big-endian); every string must have the same length, a
+    multiple of the type's size.  ``bytes`` is TensorFlow 1.x's name for ``input_bytes``."""
+    if (input_bytes is None) == (bytes is None):
+        raise ValueError("decode_raw takes one of input_bytes and bytes")
+    if out_type is None:
+        raise ValueError("decode_raw needs an out_type")
+    data = convert_to_tensor(bytes if input_bytes is None else input_bytes, _dtypes.string)
+    attrs = {"out_type": _dtypes.as_dtype(out_type), "little_endian": bool(little_endian)}
+    return apply_op("DecodeRaw", (data,), attrs, name or "DecodeRaw").outputs[0]
+
+
 # -- gradients -------------------------------------------------------------------------------------
 from ..gradients import NotDifferentiable  # noqa: E402
 
 for _type in (
     "AsString StringJoin StringLength Substr StringToNumber ReduceJoin StaticRegexReplace "
+    "DecodeRaw "
     "RegexReplace StringUpper StringLower"
 ).split():
     NotDifferentiable(_type)

@@ -349,3 +349,23 @@ def test_string_constants_render():
     text = df.constant("héllo", name="greeting")
     source = df.render(df.strings.upper(text), format="dot").source
     assert "greeting" in source and "StringUpper" in source
+
+
+def test_decode_raw_reads_each_string_as_a_vector_of_numbers():
+    import struct
+
+    records = df.placeholder(df.string, [None])
+    little = df.decode_raw(records, df.int16)
+    big = df.io.decode_raw(input_bytes=records, out_type=df.int16, little_endian=False)
+    floats = df.decode_raw(bytes=df.constant([struct.pack("<2f", 1.5, -2.0)]), out_type=df.float32)
+    assert little.shape.as_list() == [None, None] and little.dtype == df.int16
+    with df.Session() as sess:
+        # TF: [[1 256] [-1 2]] and, big-endian, [[256 1] [-1 512]]
+        feed = {records: [b"\x01\x00\x00\x01", b"\xff\xff\x02\x00"]}
+        np.testing.assert_array_equal(sess.run(little, feed), [[1, 256], [-1, 2]])
+        np.testing.assert_array_equal(sess.run(big, feed), [[256, 1], [-1, 512]])
+        np.testing.assert_array_equal(sess.run(floats), [[1.5, -2.0]])
+        with pytest.raises(df.errors.InvalidArgumentError, match="same size, but element 1"):
+            sess.run(little, {records: [b"\x01\x00", b"\x01"]})
+        with pytest.raises(df.errors.InvalidArgumentError, match="not a multiple of 2"):
+            sess.run(little, {records: [b"\x01"]})

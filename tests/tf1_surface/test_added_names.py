@@ -204,3 +204,262 @@ def test_conversion_functions_of_lower_priority_are_tried_first():
     # Precise is a Celsius too: its own function wins by its lower priority
     assert df.convert_to_tensor(Precise(2)).dtype == df.float64
     assert df.convert_to_tensor(Celsius(2)).dtype == df.float32
+
+
+def test_saver_takes_tensorflows_parameters_in_their_order(tmp_path):
+    import inspect
+
+    names = list(inspect.signature(df.train.Saver).parameters)
+    assert names[:4] == ["var_list", "reshape", "sharded", "max_to_keep"]
+    assert names[-2:] == ["filename", "graph"]
+    with pytest.raises(ValueError, match="saver_def describes TensorFlow's save ops"):
+        df.train.Saver(saver_def=object())
+
+
+def test_saver_pads_the_step_and_defers_its_build(tmp_path):
+    v = df.Variable([1.0, 2.0], name="v")
+    saver = df.train.Saver(defer_build=True, pad_step_number=True)
+    w = df.Variable(3.0, name="w")  # made after the Saver: saved, since it builds later
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        with pytest.raises(RuntimeError, match="build\\(\\)` should be called before save"):
+            saver.save(sess, str(tmp_path / "model"))
+        saver.build()
+        path = saver.save(sess, str(tmp_path / "model"), global_step=7)
+        assert path == str(tmp_path / "model-00000007")
+        sess.run([v.assign([0.0, 0.0]), w.assign(0.0)])
+        saver.restore(sess, path)
+        assert sess.run(w) == 3.0 and list(sess.run(v)) == [1.0, 2.0]
+
+
+def test_saver_with_reshape_restores_a_value_of_another_shape(tmp_path):
+    with df.Graph().as_default():
+        df.Variable([[1.0, 2.0], [3.0, 4.0]], name="m")
+        saver = df.train.Saver()
+        with df.Session() as sess:
+            sess.run(df.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "square"))
+    with df.Graph().as_default():
+        flat = df.Variable(df.zeros([4]), name="m")
+        with df.Session() as sess:
+            with pytest.raises(df.errors.InvalidArgumentError, match="shape"):
+                df.train.Saver().restore(sess, path)
+            df.train.Saver(reshape=True).restore(sess, path)
+            assert list(sess.run(flat)) == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_an_empty_saver_is_refused_unless_allowed(tmp_path):
+    with pytest.raises(ValueError, match="No variables to save"):
+        df.train.Saver()
+    saver = df.train.Saver(allow_empty=True)
+    with df.Session() as sess:
+        assert saver.save(sess, str(tmp_path / "nothing")) is None
+        saver.restore(sess, str(tmp_path / "nothing"))
+    assert os.listdir(tmp_path) == []
+
+
+def test_saver_keeps_one_checkpoint_every_n_hours_beyond_max_to_keep(tmp_path, monkeypatch):
+    import dataflow.saver as saver_module
+
+    clock = [1000.0]
+    monkeypatch.setattr(saver_module, "_now", lambda: clock[0])
+    df.Variable(1.0, name="v")
+    saver = df.train.Saver(max_to_keep=1, keep_checkpoint_every_n_hours=1.0)
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        for step, at in enumerate([1000.0, 2000.0, 5000.0, 5100.0, 5200.0]):
+            clock[0] = at
+            saver.save(sess, str(tmp_path / "m"), global_step=step)
+    # TF: the first checkpoint saved more than an hour after the Saver was made (step 2, at
+    # 5000 s) stays; the others beyond max_to_keep go
+    kept = sorted(p for p in os.listdir(tmp_path) if p.endswith(".npz"))
+    assert kept == ["m-2.npz", "m-4.npz"]
+    assert saver.last_checkpoints == [str(tmp_path / "m-4")]
+
+
+def test_image_augmentation_and_box_crops_of_the_cifar10_tutorial():
+    image = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+    gray = np.array([[[1.0], [2.0]], [[3.0], [4.0]]], np.float32)
+    with df.Session() as sess:
+        for k in range(-1, 5):
+            np.testing.assert_array_equal(
+                sess.run(df.image.rot90(image, k)), np.rot90(image, k, axes=(0, 1))
+            )
+        # TF: adjust_contrast(gray, 2.0) -> [-0.5 1.5 3.5 5.5]
+        contrast = sess.run(df.image.adjust_contrast(gray, 2.0))
+        np.testing.assert_allclose(contrast.ravel(), [-0.5, 1.5, 3.5, 5.5])
+        padded = sess.run(df.image.pad_to_bounding_box(gray, 1, 0, 3, 3))
+        np.testing.assert_array_equal(padded[..., 0], [[0, 0, 0], [1, 2, 0], [3, 4, 0]])
+        cropped = sess.run(df.image.crop_to_bounding_box(image, 1, 1, 1, 2))
+        np.testing.assert_array_equal(cropped, image[1:2, 1:3])
+        assert sess.run(df.image.grayscale_to_rgb(gray)).shape == (2, 2, 3)
+        np.testing.assert_array_equal(sess.run(df.image.transpose(image)), image.transpose(1, 0, 2))
+        brighter = sess.run(df.image.random_brightness(image, 0.5, seed=1))
+        assert np.all(np.abs(brighter - image) <= 0.5) and np.ptp(brighter - image) < 1e-5
+        varied = sess.run(df.image.random_contrast(gray, 0.5, 1.5, seed=1))
+        factor = (varied.ravel()[0] - 2.5) / (1.0 - 2.5)
+        assert 0.5 <= factor < 1.5
+    assert df.image.resize_with_crop_or_pad is df.image.resize_image_with_crop_or_pad
+    with pytest.raises(ValueError, match="upper must be > lower"):
+        df.image.random_contrast(gray, 1.0, 0.5)
+    with pytest.raises(ValueError, match="the box must lie within the image"):
+        df.image.crop_to_bounding_box(image, 1, 1, 2, 2)
+
+
+def test_math_composites_are_zero_safe_and_their_gradients_match_tensorflows():
+    x = df.constant([0.0, 1.0, 2.0])
+    y = df.constant([0.0, np.e, 0.0])
+    big = df.constant([np.inf, 2.0, 3.0])
+    xlogy = df.math.xlogy(x, y)
+    grads = df.gradients(df.reduce_sum(xlogy), [x, y])
+    with df.Session() as sess:
+        got = sess.run(
+            [
+                xlogy,
+                df.math.xdivy(x, y),
+                df.math.xlog1py(x, df.constant([-1.0, np.e - 1, 0.0])),
+                df.math.multiply_no_nan(big, y),
+                df.math.reciprocal_no_nan(x),
+                df.math.reduce_std([[1.0, 2.0], [3.0, 4.0]]),
+                df.math.reduce_variance([[1.0, 2.0], [3.0, 4.0]], axis=0),
+                df.math.reduce_euclidean_norm([3.0, 4.0]),
+                df.math.polyval([2.0, 3.0, 4.0], 2.0),
+            ]
+        )
+        # TF: [0 1 -inf] [0 0.36787945 inf] [0 1 0] [0 5.4365635 0] [0 1 0.5] 1.118034 [1 1] 5 18
+        expected = [
+            [0.0, 1.0, -np.inf],
+            [0.0, 0.36787945, np.inf],
+            [0.0, 1.0, 0.0],
+            [0.0, 5.4365635, 0.0],
+            [0.0, 1.0, 0.5],
+            1.118034,
+            [1.0, 1.0],
+            5.0,
+            18.0,
+        ]
+        for value, want in zip(got, expected):
+            np.testing.assert_allclose(value, want, rtol=1e-6)
+        # TF: d/dx = xlogy(x != 0, y) = [0 1 -inf], d/dy = xdivy(x, y) = [0 0.36787945 inf]
+        np.testing.assert_allclose(sess.run(grads[0]), [0.0, 1.0, -np.inf])
+        np.testing.assert_allclose(sess.run(grads[1]), [0.0, 0.36787945, np.inf], rtol=1e-6)
+        assert sess.run(df.math.is_non_decreasing([1, 2, 2])) and sess.run(df.is_non_decreasing(3))
+        assert not sess.run(df.is_strictly_increasing([1, 2, 2]))
+
+
+def test_make_template_shares_the_variables_of_its_first_call():
+    def dense(x, units):
+        w = df.get_variable("w", [int(x.shape[-1]), units], initializer=df.ones_initializer())
+        return df.matmul(x, w)
+
+    template = df.make_template("dense", dense, units=2)
+    first, second = template(df.ones([1, 3])), template(df.ones([1, 3]))
+    other = df.make_template("dense", dense, units=2)(df.ones([1, 3]))
+    # TF: variables dense/w:0 and dense_1/w:0; outputs dense/MatMul:0 and dense_1/MatMul:0
+    assert [v.name for v in df.global_variables()] == ["dense/w:0", "dense_1/w:0"]
+    assert (first.name, second.name, template.variable_scope_name) == (
+        "dense/MatMul:0",
+        "dense_1/MatMul:0",
+        "dense",
+    )
+    assert [v.name for v in template.trainable_variables] == ["dense/w:0"]
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        assert sess.run(first).tolist() == sess.run(second).tolist() == [[3.0, 3.0]]
+        assert sess.run(other).tolist() == [[3.0, 3.0]]
+
+    leaky = df.make_template("leaky", lambda x: x * df.Variable(1.0))
+    leaky(1.0)
+    with pytest.raises(ValueError, match="Trainable variable created when calling a template"):
+        leaky(1.0)
+
+
+def test_checkpoints_are_listed_and_read_without_a_graph(tmp_path):
+    with df.Graph().as_default():
+        df.Variable([[1.0, 2.0]], name="dense/kernel")
+        df.Variable(7, name="step")
+        saver = df.train.Saver()
+        with df.Session() as sess:
+            sess.run(df.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "model"), global_step=3)
+    # TF: [('dense/kernel', [1, 2]), ('step', [])]
+    assert df.train.list_variables(str(tmp_path)) == [("dense/kernel", [1, 2]), ("step", [])]
+    np.testing.assert_array_equal(df.train.load_variable(path, "dense/kernel:0"), [[1.0, 2.0]])
+    reader = df.train.NewCheckpointReader(path)
+    assert reader.has_tensor("step") and reader.get_tensor("step") == 7
+    assert reader.get_variable_to_dtype_map() == {"dense/kernel": df.float32, "step": df.int32}
+    assert df.train.load_checkpoint(str(tmp_path)).get_variable_to_shape_map()["step"] == []
+    with pytest.raises(df.errors.NotFoundError, match="Key missing not found"):
+        reader.get_tensor("missing")
+    os.mkdir(tmp_path / "nothing")
+    with pytest.raises(ValueError, match="Couldn't find 'checkpoint' file"):
+        df.train.load_checkpoint(str(tmp_path / "nothing"))
+
+
+def test_assert_near_rank_in_and_the_static_dtype_checks():
+    x = df.placeholder(df.float32, [None])
+    near = df.assert_near(x, df.constant([1.0, 2.0]), atol=0.1)
+    unknown_rank = df.placeholder(df.float32)
+    in_ranks = df.debugging.assert_rank_in(unknown_rank, [1, 2])
+    with df.Session() as sess:
+        sess.run(near, {x: [1.05, 1.95]})
+        with pytest.raises(df.errors.InvalidArgumentError, match="not equal to tolerance"):
+            sess.run(near, {x: [1.2, 2.0]})
+        sess.run(in_ranks, {unknown_rank: [[1.0]]})
+        with pytest.raises(df.errors.InvalidArgumentError, match="must have rank in"):
+            sess.run(in_ranks, {unknown_rank: 1.0})
+    with pytest.raises(df.errors.InvalidArgumentError, match="not equal to tolerance"):
+        df.assert_near(df.constant([1.0]), df.constant([1.5]))  # both known: fails now
+    with pytest.raises(ValueError, match=r"must have rank in \(0, 1\)"):
+        df.assert_rank_in(df.zeros([2, 2]), [0, 1])
+    a, b = df.constant(1.0), df.constant(2.0, df.float64)
+    assert (
+        df.assert_same_float_dtype([a]) == df.float32 and df.assert_same_float_dtype() == df.float32
+    )
+    with pytest.raises(ValueError, match="must be of the same type"):
+        df.assert_same_float_dtype([a, b])
+    with pytest.raises(ValueError, match="Expected floating point type, got int32"):
+        df.assert_same_float_dtype([df.constant(1)])
+    df.assert_proper_iterable([a, b])
+    for bad in (a, np.zeros(2), "text", 3):
+        with pytest.raises(TypeError, match="iterable"):
+            df.assert_proper_iterable(bad)
+    assert df.is_numeric_tensor(a) and not df.is_numeric_tensor(df.constant(True))
+    assert not df.is_numeric_tensor(1.0)
+
+
+def test_text_line_dataset_reads_lines_of_plain_and_compressed_files(tmp_path):
+    import gzip
+    import zlib
+
+    (tmp_path / "a.txt").write_bytes(b"one\ntwo\r\n\nlast")
+    (tmp_path / "b.gz").write_bytes(gzip.compress(b"x\ny\n"))
+    (tmp_path / "c.z").write_bytes(zlib.compress(b"z\n"))
+    plain = df.data.TextLineDataset([str(tmp_path / "a.txt")])
+    packed = df.data.TextLineDataset(str(tmp_path / "b.gz"), compression_type="GZIP")
+    deflated = df.data.TextLineDataset(str(tmp_path / "c.z"), compression_type="ZLIB")
+    lines = plain.concatenate(packed).concatenate(deflated).prefetch(df.data.AUTOTUNE)
+    batch = lines.batch(10).make_one_shot_iterator().get_next()
+    missing = df.data.TextLineDataset(str(tmp_path / "none.txt")).make_one_shot_iterator()
+    with df.Session() as sess:
+        # TF: [b'one' b'two' b'' b'last' b'x' b'y' b'z']
+        assert sess.run(batch).tolist() == [b"one", b"two", b"", b"last", b"x", b"y", b"z"]
+        with pytest.raises(df.errors.OutOfRangeError):
+            sess.run(batch)
+        with pytest.raises(df.errors.NotFoundError, match="none.txt"):
+            sess.run(missing.get_next())
+    assert plain.output_types == df.string and plain.output_shapes.as_list() == []
+
+
+def test_uniform_unit_scaling_and_identity_initializers():
+    w = df.get_variable("w", [50, 4], initializer=df.uniform_unit_scaling_initializer(2.0, seed=1))
+    eye = df.get_variable("eye", [2, 3], initializer=df.initializers.identity(gain=0.5))
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        values = sess.run(w)
+        limit = 2.0 * np.sqrt(3 / 50)
+        assert np.all(np.abs(values) <= limit) and np.abs(values).max() > limit / 2
+        np.testing.assert_array_equal(sess.run(eye), [[0.5, 0, 0], [0, 0.5, 0]])
+    assert df.initializers.uniform_unit_scaling is df.uniform_unit_scaling_initializer
+    with pytest.raises(ValueError, match="only be used for 2D matrices"):
+        df.initializers.identity()([2, 2, 2])
