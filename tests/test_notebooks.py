@@ -710,7 +710,7 @@ PINNED = {
             "compiled functions:",
             "# cond loop/step: 12 op(s)",
             "# loop loop: 22 op(s)",
-            "def make(… locate, monotonic, deadline_error, check_every):",
+            "def make(… locate, monotonic, stop_error, check_every, check_seconds):",
             "in2_scalar = in2[()] # 'loop/Enter_2' (Enter) at …",
             "if v17: # 'loop/step/Switch' (Switch) at 'Cell In[…], line 8'",
             "v28 = vc28_38 # the Merges",
