@@ -152,6 +152,7 @@ from .ops.string_ops import (  # noqa: E402
     reduce_join,
     regex_replace,
     string_join,
+    string_strip,
     string_to_number,
     substr,
 )
