@@ -126,6 +126,12 @@ from . import coordinator as _coordinator  # noqa: E402
 from . import input as _input  # noqa: E402
 from . import queue_runner as _queue_runner  # noqa: E402
 from .ops.queue_ops import FIFOQueue, QueueBase, RandomShuffleQueue  # noqa: E402
+from .ops.reader_ops import (  # noqa: E402
+    FixedLengthRecordReader,
+    ReaderBase,
+    TextLineReader,
+    WholeFileReader,
+)
 
 for _module in (_coordinator, _queue_runner, _input):
     for _name in _module.__all__:
@@ -146,6 +152,7 @@ from .ops.string_ops import (  # noqa: E402
     reduce_join,
     regex_replace,
     string_join,
+    string_strip,
     string_to_number,
     substr,
 )
@@ -302,6 +309,7 @@ from .eager import (  # noqa: E402
     executing_eagerly,
     graph_mode,
 )
+from .eager.py_function import py_function  # noqa: E402
 
 # isort: split
 # TF1's reference variables and the dtypes they and TF1's quantized ops use

@@ -32,6 +32,8 @@ from .variables import Variable
 
 __all__ = [
     "batch",
+    "batch_join",
+    "shuffle_batch_join",
     "input_producer",
     "limit_epochs",
     "range_input_producer",
@@ -281,4 +283,92 @@ def shuffle_batch(
         return _batch_on(
             queue, tensor_list, tensors, batch_size, num_threads, enqueue_many,
             allow_smaller_final_batch, scope,
+        )  # fmt: skip
+
+
+def _join_lists(function: str, tensors_list) -> list[list]:
+    """The examples of ``tensors_list`` as lists of tensors, checked to match in length and
+    dtypes (each becomes the enqueue of its own feeding thread)."""
+    if not tensors_list:
+        raise ValueError(f"Expected at least one input in {function}().")
+    lists = [[convert_to_tensor(t) for t in _as_tensor_list(ts)] for ts in tensors_list]
+    first = [t.dtype for t in lists[0]]
+    for other in lists[1:]:
+        if [t.dtype for t in other] != first:
+            raise TypeError(
+                f"{function}: every element of tensors_list must have the dtypes {first}, got "
+                f"{[t.dtype for t in other]}"
+            )
+    return lists
+
+
+def _join_on(queue, lists, original, batch_size, enqueue_many, smaller, name):
+    enqueues = [queue.enqueue_many(tl) if enqueue_many else queue.enqueue(tl) for tl in lists]
+    add_queue_runner(QueueRunner(queue, enqueues))
+    if smaller:
+        dequeued = queue.dequeue_up_to(batch_size, name=name)
+    else:
+        dequeued = queue.dequeue_many(batch_size, name=name)
+    return _as_original_type(original, dequeued)
+
+
+def batch_join(
+    tensors_list,
+    batch_size,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes=None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: Optional[str] = None,
+    name: Optional[str] = None,
+):
+    """Batches of examples from several sources: each element of ``tensors_list`` (one
+    example's tensors, as ``batch`` takes) is enqueued by a thread of its own, so readers of
+    different files fill one queue."""
+    if dynamic_pad:
+        raise ValueError(
+            "batch_join(dynamic_pad=True) needs a PaddingFIFOQueue, which dataflow lacks"
+        )
+    with name_scope(name or "batch_join") as scope:
+        lists = _join_lists("batch_join", tensors_list)
+        queue = FIFOQueue(
+            capacity=capacity,
+            dtypes=[t.dtype for t in lists[0]],
+            shapes=_queue_shapes(lists[0], shapes, enqueue_many),
+            shared_name=shared_name,
+        )
+        return _join_on(
+            queue, lists, tensors_list[0], batch_size, enqueue_many, allow_smaller_final_batch,
+            scope,
+        )  # fmt: skip
+
+
+def shuffle_batch_join(
+    tensors_list,
+    batch_size,
+    capacity,
+    min_after_dequeue,
+    seed: Optional[int] = None,
+    enqueue_many: bool = False,
+    shapes=None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: Optional[str] = None,
+    name: Optional[str] = None,
+):
+    """`shuffle_batch` of examples from several sources, each element of ``tensors_list``
+    enqueued by a thread of its own."""
+    with name_scope(name or "shuffle_batch_join") as scope:
+        lists = _join_lists("shuffle_batch_join", tensors_list)
+        queue = RandomShuffleQueue(
+            capacity=capacity,
+            min_after_dequeue=min_after_dequeue,
+            seed=seed,
+            dtypes=[t.dtype for t in lists[0]],
+            shapes=_queue_shapes(lists[0], shapes, enqueue_many),
+            shared_name=shared_name,
+        )
+        return _join_on(
+            queue, lists, tensors_list[0], batch_size, enqueue_many, allow_smaller_final_batch,
+            scope,
         )  # fmt: skip

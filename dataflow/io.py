@@ -638,6 +638,7 @@ def _is_stream(v) -> bool:
 
 
 _QUEUE_KINDS = ("FIFOQueue", "RandomShuffleQueue")
+_READER_KINDS = ("TextLineReader", "FixedLengthRecordReader", "WholeFileReader")
 
 
 def _is_pipeline(v) -> bool:
@@ -771,6 +772,14 @@ for _names, _what, _check in (
     ("capacity min_after_dequeue seed2 limit", "an integer", _is_int),
     ("count", "an integer or none", _optional(_is_int)),
     ("many allow_fewer cancel_pending_enqueues", "a bool", lambda v: isinstance(v, bool)),
+    # readers (dataflow.ops.reader_ops)
+    ("reader", "a reader kind", lambda v: v in _READER_KINDS),
+    (
+        "skip_header_lines record_bytes header_bytes footer_bytes hop_bytes",
+        "a non-negative integer",
+        lambda v: _is_int(v) and v >= 0,
+    ),
+    ("field", "'produced' or 'completed'", lambda v: v in ("produced", "completed")),
     # datasets and their iterators (dataflow.data)
     (
         "output_types",

@@ -98,8 +98,8 @@ def check_every_run(check: Callable) -> Callable:
 
 
 # Ops whose state lives in the Session beside the variables (a queue's elements, an
-# iterator's position), which `start_from` cannot give a twin: a twin's dequeue would wait on
-# an empty queue, and its iterator would start again from the first element.
+# iterator's or a reader's position), which `start_from` cannot give a twin: a twin's dequeue
+# would wait on an empty queue, and its iterator would start again from the first element.
 SESSION_STATE_TYPES = frozenset(
     {
         "FIFOQueueV2",
@@ -113,6 +113,11 @@ SESSION_STATE_TYPES = frozenset(
         "MakeIterator",
         "IteratorGetNext",
         "OneShotIteratorGetNext",
+        "ReaderHandle",
+        "ReaderReadV2",
+        "ReaderReadUpToV2",
+        "ReaderCountV2",
+        "ReaderResetV2",
     }
 )
 

@@ -25,6 +25,13 @@ from .math_ops import FLOAT_TYPES, INDEX_TYPES, NUMERIC_TYPES, check_dtype, grap
 from .nn_ops import bias_add, relu, sigmoid
 
 __all__ = [
+    "avg_pool1d",
+    "avg_pool_v2",
+    "batch_norm_with_global_normalization",
+    "compute_average_loss",
+    "max_pool1d",
+    "max_pool_v2",
+    "scale_regularization_loss",
     "avg_pool2d",
     "crelu",
     "depth_to_space",
@@ -366,6 +373,109 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:  # noqa: A002
     """`avg_pool` under TF2's name (``input`` first)."""
     return avg_pool(input, ksize, strides, padding, data_format=data_format, name=name)
+
+
+def _one_d(function: str, values, name: str) -> int:
+    """A 1-D pooling's window or stride: an int, ``[k]`` or ``[1, k, 1]``."""
+    values = [values] if isinstance(values, (int, np.integer)) else list(values)
+    if len(values) == 3 and values[0] == values[2] == 1:
+        values = values[1:2]
+    if len(values) != 1:
+        _fail(function, f"{name} must be an int, [k] or [1, k, 1], got {values}")
+    return int(values[0])
+
+
+def _pool1d(function: str, pool, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    if data_format != "NWC":
+        _fail(
+            function, f"supports data_format 'NWC' only (as TensorFlow on CPU), got {data_format!r}"
+        )
+    k, s = _one_d(function, ksize, "ksize"), _one_d(function, strides, "strides")
+    x = _a.expand_dims(convert_to_tensor(input, name="input"), 1)
+    pooled = pool(x, [1, 1, k, 1], [1, 1, s, 1], padding, data_format="NHWC")
+    return _a.squeeze(pooled, [1], name=name or function)
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None) -> Tensor:  # noqa: A002
+    """Max pooling along the width of ``[batch, width, channels]``."""
+    return _pool1d("max_pool1d", max_pool, input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None) -> Tensor:  # noqa: A002
+    """Average pooling along the width of ``[batch, width, channels]``."""
+    return _pool1d("avg_pool1d", avg_pool, input, ksize, strides, padding, data_format, name)
+
+
+def _pool_v2(function, one_d, two_d, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    x = convert_to_tensor(input, name="input")
+    rank = x.shape.ndims
+    if rank == 3:
+        return one_d(x, ksize, strides, padding, data_format or "NWC", name)
+    if rank == 4:
+        return two_d(x, ksize, strides, padding, data_format or "NHWC", name)
+    _fail(function, f"pools inputs of rank 3 (NWC) or 4 (NHWC) here, got shape {x.shape}")
+
+
+def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:  # noqa: A002
+    """`max_pool1d` or `max_pool2d`, by the rank of ``input``."""
+    return _pool_v2("max_pool_v2", max_pool1d, max_pool2d, input, ksize, strides, padding,
+                    data_format, name)  # fmt: skip
+
+
+def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:  # noqa: A002
+    """`avg_pool1d` or `avg_pool2d`, by the rank of ``input``."""
+    return _pool_v2("avg_pool_v2", avg_pool1d, avg_pool2d, input, ksize, strides, padding,
+                    data_format, name)  # fmt: skip
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """The sum of ``per_example_loss`` (times ``sample_weight``) over the global batch size
+    (the first dimension of the loss when None; one replica here), 0 for an empty batch."""
+    loss = convert_to_tensor(per_example_loss, name="per_example_loss")
+    dtype = loss.dtype
+    if sample_weight is not None:
+        loss = _m.cast(_m.multiply(loss, _m.cast(sample_weight, dtype)), dtype)
+    if global_batch_size is None:
+        global_batch_size = _a.shape(loss)[0]
+    return div_no_nan(_m.reduce_sum(loss), _m.cast(global_batch_size, dtype))
+
+
+def scale_regularization_loss(regularization_loss):
+    """``regularization_loss`` (summed when a list) over the number of replicas, which is 1
+    here."""
+    if isinstance(regularization_loss, (list, tuple)):
+        return _m.add_n(list(regularization_loss))
+    return convert_to_tensor(regularization_loss)
+
+
+def batch_norm_with_global_normalization(
+    t=None,
+    m=None,
+    v=None,
+    beta=None,
+    gamma=None,
+    variance_epsilon=None,
+    scale_after_normalization=None,
+    name=None,
+    input=None,  # noqa: A002
+    mean=None,
+    variance=None,
+):
+    """`batch_normalization` with TensorFlow 0.x's argument names: ``gamma`` scales only
+    when ``scale_after_normalization``; ``input``/``mean``/``variance`` are the newer names
+    of ``t``/``m``/``v``."""
+    from .nn_ops import batch_normalization
+
+    t = input if t is None else t
+    m = mean if m is None else m
+    v = variance if v is None else v
+    if t is None or m is None or v is None or variance_epsilon is None:
+        raise ValueError("batch_norm_with_global_normalization needs t, m, v and variance_epsilon")
+    t = convert_to_tensor(t, name="t")
+    m, v = (convert_to_tensor(x, dtype=t.dtype) for x in (m, v))
+    beta = None if beta is None else convert_to_tensor(beta, dtype=t.dtype, name="beta")
+    scale = convert_to_tensor(gamma, dtype=t.dtype) if scale_after_normalization else None
+    return batch_normalization(t, m, v, beta, scale, variance_epsilon, name=name)
 
 
 def _block_args(function: str, input, block_size, data_format) -> Tensor:  # noqa: A002

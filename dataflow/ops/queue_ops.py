@@ -169,7 +169,8 @@ def _component_arrays(queue: _Queue, values, many: bool) -> list:
                 "enqueue_many needs every component to have the same size in dimension 0, got "
                 f"shapes {[list(a.shape) for a in arrays]}",
             )
-        elements = [tuple(a[i] for a in arrays) for i in range(sizes.pop())]
+        # a[i, ...] is an array even where a[i] of a string array would be bare bytes
+        elements = [tuple(a[i, ...] for a in arrays) for i in range(sizes.pop())]
     else:
         elements = [tuple(arrays)]
     if queue.shapes and elements:

@@ -617,6 +617,17 @@ def lower(input, encoding: str = "", name: Optional[str] = None) -> Tensor:  # n
     return apply_op("StringLower", (input,), attrs, name or "StringLower").outputs[0]
 
 
+# -- strip ---------------------------------------------------------------------------------------
+# TensorFlow's StringStrip removes what C's isspace calls whitespace, at both ends.
+_SPACE = "[ \\t\\n\\v\\f\\r]"
+
+
+def string_strip(input, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Each string without the whitespace (space, tab, newline, vertical tab, form feed,
+    carriage return) at its start and end."""
+    return regex_replace(input, f"^{_SPACE}+|{_SPACE}+$", "", name=name or "StringStrip")
+
+
 # -- DecodeRaw -------------------------------------------------------------------------------------
 _DECODE_RAW_TYPES = frozenset(
     {_dtypes.float16, _dtypes.float32, _dtypes.float64, _dtypes.int8, _dtypes.int16}

@@ -287,3 +287,12 @@ def test_a_queue_graph_saves_loads_and_renders(tmp_path):
     np.testing.assert_array_equal(ys, [5, 6])
     dot = df.render(loaded.get_tensor_by_name("take:0"), format="dot").source
     assert "take" in dot and "pairs" in dot
+
+
+def test_enqueue_many_of_strings_into_a_queue_of_known_shapes():
+    # string_input_producer's queue: file names enqueued many at a time, shape [] each
+    queue = df.FIFOQueue(4, df.string, shapes=[[]])
+    fill = queue.enqueue_many([["a.txt", "b.txt"]])
+    with df.Session() as sess:
+        sess.run(fill)
+        assert [sess.run(queue.dequeue()) for _ in range(2)] == [b"a.txt", b"b.txt"]

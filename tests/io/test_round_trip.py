@@ -325,7 +325,8 @@ COVERED_HERE = {
     "SumToShape",
 }
 # Queues and dataset iterators hold state in the Session, so the op suites' rerun on a loaded
-# copy cannot repeat their runs: tests/input_pipelines round-trip each of these op types.
+# copy cannot repeat their runs: tests/input_pipelines and tests/ops/test_reader_ops.py
+# round-trip each of these op types.
 COVERED_HERE |= {"CountUpTo"} | SESSION_STATE_TYPES
 # The two ends of a partitioned edge live only in partition graphs, which
 # tests/distribute/test_partitioned_runs.py saves and loads.

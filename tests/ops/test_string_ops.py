@@ -369,3 +369,12 @@ def test_decode_raw_reads_each_string_as_a_vector_of_numbers():
             sess.run(little, {records: [b"\x01\x00", b"\x01"]})
         with pytest.raises(df.errors.InvalidArgumentError, match="not a multiple of 2"):
             sess.run(little, {records: [b"\x01"]})
+
+
+def test_string_strip_removes_whitespace_at_both_ends():
+    stripped = df.string_strip(["  a b \t\n", "x", "\v\f\r", ""])
+    padded = df.constant(" y ")
+    with df.Session() as sess:
+        # TF: [b'a b' b'x' b'' b'']
+        assert sess.run(stripped).tolist() == [b"a b", b"x", b"", b""]
+        assert sess.run(df.strings.strip(padded)) == b"y"
