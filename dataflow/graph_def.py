@@ -18,9 +18,9 @@ not part of the shared set: freeze a graph first (``df.graph_util.
 convert_variables_to_constants``, or TensorFlow's).
 
 A ``GraphDef`` is read as an untrusted file: its tensors are bounded as a graph file's arrays
-are (`dataflow.io.array_bytes`) before any is allocated, an input names an output by decimal
-digits that the node has, and an attribute TensorFlow strips when it holds its default takes
-that default (`_DEFAULT_ATTRS`); anything else is a `GraphDefError` naming the node.
+are (`dataflow.array_bounds.array_bytes`) before any is allocated, an input names an output by
+decimal digits that the node has, and an attribute TensorFlow strips when it holds its default
+takes that default (`_DEFAULT_ATTRS`); anything else is a `GraphDefError` naming the node.
 
 The protos come from the optional package tensorboardX (`dataflow.tensorboard_protos`).
 """
@@ -36,6 +36,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import dtypes as _dtypes
+from .array_bounds import array_bytes
 from .graph import (
     DATA_TEXT_ATTRS,
     Graph,
@@ -145,10 +146,8 @@ _VALUE_FIELDS = {
 
 def _declared_bytes(proto, total: int = 0) -> int:
     """The bytes the array of a ``TensorProto`` takes by its declared shape, refused as
-    `dataflow.io` refuses an array of a graph file (`dataflow.io.array_bytes`), alone or with
-    the ``total`` bytes of the arrays of the same GraphDef, before anything is allocated."""
-    from .io import array_bytes
-
+    `dataflow.io` refuses an array of a graph file (`dataflow.array_bounds.array_bytes`), alone
+    or with the ``total`` bytes of the arrays of the same GraphDef, before anything is allocated."""
     try:
         dtype = _dtypes.numpy_dtype(_dtypes.as_dtype(proto.dtype))
     except TypeError:
@@ -820,7 +819,7 @@ def import_graph_def(
 
 def _check_array_sizes(graph_def, location: str) -> None:
     """Refuses a GraphDef whose tensors (a Const's value) declare more than `dataflow.io`
-    allows a graph file (`dataflow.io.MAX_ARRAY_BYTES`, alone and in all), before any is
+    allows a graph file (`dataflow.array_bounds.MAX_ARRAY_BYTES`, alone and in all), before any is
     built: a node of a few bytes can declare a shape of billions of elements."""
     total = 0
     for node in graph_def.node:

@@ -105,6 +105,7 @@ import numpy as np
 from executor.program import NodeKind
 
 from . import dtypes as _dtypes
+from .array_bounds import MAX_ARRAY_BYTES, MAX_RANK, MAX_SHAPE_ELEMENTS, array_bytes
 from .graph import (
     _VALID_OP_NAME,
     DATA_TEXT_ATTRS,
@@ -143,9 +144,6 @@ MAX_JSON_BYTES = 256 * 2**20
 # bound, parsing builds at most about 1.5 GB of Python objects, whatever the file holds.
 MAX_JSON_VALUES = 2**24
 MAX_JSON_DEPTH = 64
-MAX_ARRAY_BYTES = 2**30
-MAX_RANK = 32
-MAX_SHAPE_ELEMENTS = 2**40
 # The most outputs an op of a file may have (Split's num_split, Unpack's num, the length of
 # SplitV's size_splits and of PyFunc's Tout), so that a file cannot make shape inference
 # build billions of tensors.
@@ -440,30 +438,6 @@ def _read_npy_data(stream, info: zipfile.ZipInfo, dims, dtype: np.dtype, fortran
     if dtype.kind == "b" and flat.view(np.uint8).max(initial=0) > 1:
         _fail(where, f"the bool array {member!r} holds a byte other than 0 and 1")
     return flat.reshape(dims, order="F" if fortran else "C")
-
-
-def array_bytes(dims, dtype: np.dtype, total: int = 0, limit: Optional[int] = None) -> int:
-    """The bytes an array of shape ``dims`` and ``dtype`` takes, checked before it is allocated:
-    ``ValueError`` when it holds more than ``limit`` bytes (`MAX_ARRAY_BYTES` when None) alone,
-    or together with the ``total`` bytes of the arrays of the same file read before it.  Every
-    loader of arrays from a file (graph files, GraphDefs, checkpoints) bounds them here."""
-    limit = MAX_ARRAY_BYTES if limit is None else limit
-    dims = [int(d) for d in dims]
-    if len(dims) > MAX_RANK:
-        raise ValueError(f"an array of rank {len(dims)} is too large (at most {MAX_RANK})")
-    if any(d < 0 for d in dims):
-        raise ValueError(f"an array of shape {dims} has dimension {min(dims)}")
-    elements = 1
-    for d in dims:  # as a declared shape is checked: [2**62, 2**62, 0] is no empty array
-        elements *= d
-        if elements > MAX_SHAPE_ELEMENTS:
-            raise ValueError(f"the shape {dims} is too large")
-    size = math.prod(dims) * dtype.itemsize
-    if size > limit:
-        raise ValueError(f"array of shape {dims} ({dtype}) is larger than {limit}B")
-    if total + size > limit:
-        raise ValueError(f"the arrays of the file hold more than {limit}B in all")
-    return size
 
 
 _READ_CHUNK = 2**18

@@ -19,8 +19,8 @@ index names elsewhere (absolute, or through ``..``) is dropped from the list, ne
 Files get the permissions of any new file (``0o666`` less the umask).
 
 A checkpoint is read as an untrusted file: each array's NPY header is checked against its
-variable (dtype, shape, and `dataflow.io.array_bytes`'s bound where the shape is not fully
-known) before any array is allocated or inflated, and the arrays are read as `dataflow.io`
+variable (dtype, shape, and `dataflow.array_bounds.array_bytes`'s bound where the shape is not
+fully known) before any array is allocated or inflated, and the arrays are read as `dataflow.io`
 reads a graph file's.
 """
 
@@ -37,6 +37,7 @@ from typing import NamedTuple, Optional, Union
 import numpy as np
 
 from . import dtypes as _dtypes
+from .array_bounds import array_bytes
 from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from .graph import GraphKeys, get_default_graph
 from .io import (
@@ -45,7 +46,6 @@ from .io import (
     _open_member,
     _read_npy_data,
     _read_npy_header,
-    array_bytes,
 )
 
 __all__ = [
@@ -313,8 +313,8 @@ class Saver:
 
     def _read(self, var_list: dict, path: str, save_path) -> dict:
         """The checkpoint's value of each variable, every one checked by its NPY header
-        (present, same dtype, compatible shape; bounded as `dataflow.io.array_bytes` bounds a
-        graph file's arrays where the variable's shape is not fully known) before any array
+        (present, same dtype, compatible shape; bounded as `dataflow.array_bounds.array_bytes`
+        bounds a graph file's arrays where the variable's shape is not fully known) before any array
         is allocated or inflated: a small file can declare gigabytes of zeros.  With
         ``reshape``, a value of as many elements as the variable's (fully known) shape takes
         that shape."""

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
+from dataflow import array_bounds
 from dataflow.graph_def import GraphDefError, make_ndarray
 
 pytest.importorskip("tensorboardX")
@@ -76,12 +77,12 @@ def test_a_const_declaring_two_billion_floats_is_refused_before_they_are_allocat
     outcome, peak = import_peak(hostile)
     assert isinstance(outcome, GraphDefError), outcome
     assert "node 'big'" in str(outcome) and "[2147483648]" in str(outcome)
-    assert f"larger than {df.io.MAX_ARRAY_BYTES}B" in str(outcome)
+    assert f"larger than {array_bounds.MAX_ARRAY_BYTES}B" in str(outcome)
     assert peak < 2**20, f"{peak} bytes allocated"
 
 
 def test_the_consts_of_a_graph_def_share_df_io_s_bound_in_all(monkeypatch):
-    monkeypatch.setattr(df.io, "MAX_ARRAY_BYTES", 2**20)
+    monkeypatch.setattr(array_bounds, "MAX_ARRAY_BYTES", 2**20)
     fits = graph_def(*(const(f"c{i}", shape=[2**16]) for i in range(4)))  # 4 x 256 KiB
     assert df.import_graph_def(fits, return_elements=["c3:0"])[0].shape.as_list() == [2**16]
     with df.Graph().as_default():
@@ -105,7 +106,7 @@ def test_a_const_with_an_impossible_shape_is_a_graph_def_error(shape, error):
 def test_make_ndarray_refuses_what_df_io_would_refuse():
     tensor = protos().TensorProto(dtype=FLOAT)
     tensor.tensor_shape.dim.add(size=2**40)
-    with pytest.raises(GraphDefError, match=f"larger than {df.io.MAX_ARRAY_BYTES}B"):
+    with pytest.raises(GraphDefError, match=f"larger than {array_bounds.MAX_ARRAY_BYTES}B"):
         make_ndarray(tensor)
 
 
@@ -279,7 +280,7 @@ def test_a_checkpoint_for_a_variable_of_unknown_shape_is_bounded_as_df_io_bounds
     initial = df.placeholder_with_default(np.zeros(2, np.float32), [None])
     df.Variable(initial, validate_shape=False, name="v")
     saver = df.train.Saver()
-    monkeypatch.setattr(df.io, "MAX_ARRAY_BYTES", 2**20)
+    monkeypatch.setattr(array_bounds, "MAX_ARRAY_BYTES", 2**20)
     write_checkpoint(tmp_path / "big.npz", {"v": (npy_header([2**22]), 2**24)})
     outcome, peak = restore_peak(saver, str(tmp_path / "big"))
     assert isinstance(outcome, df.errors.InvalidArgumentError), outcome
