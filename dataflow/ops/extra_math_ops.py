@@ -781,7 +781,6 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
     at most ``maxlength`` (larger values are left out)."""
     from ..graph import name_scope
     from .array_ops import ones_like, reshape, size
-    from .extra_array_ops import boolean_mask
     from .segment_ops import unsorted_segment_sum
 
     with name_scope("bincount"):
@@ -797,10 +796,9 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
             values = ones_like(arr, dtype=_dtypes.as_dtype(dtype))
         else:
             values = reshape(convert_to_tensor(weights, name="weights"), [-1])
-        kept = _m.less(arr, length)
-        return unsorted_segment_sum(
-            boolean_mask(values, kept), boolean_mask(arr, kept), length, name="bincount"
-        )
+        # a value past maxlength goes to segment -1, which the sum leaves out
+        segments = _m.where_v2(_m.less(arr, length), arr, -1)
+        return unsorted_segment_sum(values, segments, length, name="bincount")
 
 
 def histogram_fixed_width_bins(
