@@ -138,7 +138,13 @@ for _module in (_coordinator, _queue_runner, _input):
         setattr(train, _name, getattr(_module, _name))
 train.queue_runner = _queue_runner
 count_up_to = _input.count_up_to
-from . import data  # noqa: E402
+from . import data, python_io  # noqa: E402
+from .ops.parsing_ops import (  # noqa: E402
+    FixedLenFeature,
+    VarLenFeature,
+    parse_example,
+    parse_single_example,
+)
 
 # isort: split
 # strings, summaries and GraphDef exchange (df.strings as tf.strings; df.summary, whose protos

@@ -1790,3 +1790,18 @@ from .graph_def import (  # noqa: E402, F401
 from .gfile import io_gfile as gfile  # noqa: E402, F401
 from .ops.queue_ops import QueueBase, RandomShuffleQueue  # noqa: E402, F401
 from .ops.string_ops import decode_raw  # noqa: E402, F401
+
+# isort: split
+# -- tf.train.Example parsing and TFRecord files ---------------------------------------------------
+from .ops.parsing_ops import (  # noqa: E402, F401
+    FixedLenFeature,
+    VarLenFeature,
+    parse_example,
+    parse_single_example,
+)
+from .tfrecord import (  # noqa: E402, F401
+    TFRecordCompressionType,
+    TFRecordOptions,
+    TFRecordWriter,
+    tf_record_iterator,
+)

@@ -45,6 +45,7 @@ from ..graph import Graph, Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..random_seed import get_seed
 from ..tensor_shape import TensorShape
+from ..tfrecord import read_records
 
 __all__ = [
     "AUTOTUNE",
@@ -52,6 +53,7 @@ __all__ = [
     "UNKNOWN_CARDINALITY",
     "Dataset",
     "Iterator",
+    "TFRecordDataset",
     "TextLineDataset",
     "get_output_shapes",
     "get_output_types",
@@ -368,6 +370,17 @@ def _text_lines(inputs, parents, params, function):
     return lambda: (line for path in files for line in lines_of(path))
 
 
+def _tf_records(inputs, parents, params, function):
+    files = [f.decode() if isinstance(f, bytes) else str(f) for f in np.ravel(inputs[0])]
+    compression = np.asarray(inputs[1]).item()
+    compression = compression.decode() if isinstance(compression, bytes) else str(compression)
+    if compression not in ("", "GZIP", "ZLIB"):
+        raise InvalidArgumentError(
+            None, None, f"Unsupported compression_type: {compression} (ZLIB, GZIP or '')"
+        )
+    return lambda: ((record,) for path in files for record in read_records(path, compression))
+
+
 STAGE_KINDS = _STAGE_FACTORIES = {
     "slices": _slices,
     "tensors": _tensors,
@@ -383,6 +396,7 @@ STAGE_KINDS = _STAGE_FACTORIES = {
     "concatenate": _concatenate,
     "prefetch": _prefetch,
     "text_lines": _text_lines,
+    "tf_records": _tf_records,
 }
 
 
@@ -839,4 +853,30 @@ class TextLineDataset(Dataset):
         if files.shape.ndims not in (None, 0, 1):
             raise ValueError(f"filenames must be a string or a vector of them, got {files.shape}")
         stage = _Stage("text_lines", [files, compression])
+        super().__init__(stage, 0, [_dtypes.string], [TensorShape([])])
+
+
+class TFRecordDataset(Dataset):
+    """The records of the TFRecord files ``filenames`` (a string or a vector of them), one
+    string element per record, file after file; ``compression_type`` is ``""`` (or None),
+    ``"GZIP"`` or ``"ZLIB"``.  A corrupted record fails ``get_next`` with `DataLossError`.
+    ``buffer_size`` and ``num_parallel_reads`` tune TensorFlow's reading and change no
+    element."""
+
+    def __init__(
+        self,
+        filenames,
+        compression_type=None,
+        buffer_size=None,
+        num_parallel_reads=None,
+        name: Optional[str] = None,
+    ):
+        with name_scope(name or "TFRecordDataset"):
+            files = convert_to_tensor(filenames, dtype=_dtypes.string, name="filenames")
+            compression = convert_to_tensor(
+                compression_type or "", dtype=_dtypes.string, name="compression_type"
+            )
+        if files.shape.ndims not in (None, 0, 1):
+            raise ValueError(f"filenames must be a string or a vector of them, got {files.shape}")
+        stage = _Stage("tf_records", [files, compression])
         super().__init__(stage, 0, [_dtypes.string], [TensorShape([])])
