@@ -139,6 +139,13 @@ for _module in (_coordinator, _queue_runner, _input):
 train.queue_runner = _queue_runner
 count_up_to = _input.count_up_to
 from . import data, python_io  # noqa: E402
+from .ops.io_ops import (  # noqa: E402
+    decode_base64,
+    encode_base64,
+    matching_files,
+    read_file,
+    write_file,
+)
 from .ops.parsing_ops import (  # noqa: E402
     FixedLenFeature,
     VarLenFeature,

@@ -1792,7 +1792,14 @@ from .ops.queue_ops import QueueBase, RandomShuffleQueue  # noqa: E402, F401
 from .ops.string_ops import decode_raw  # noqa: E402, F401
 
 # isort: split
-# -- tf.train.Example parsing and TFRecord files ---------------------------------------------------
+# -- file ops, tf.train.Example parsing and TFRecord files -----------------------------------------
+from .ops.io_ops import (  # noqa: E402, F401
+    decode_base64,
+    encode_base64,
+    matching_files,
+    read_file,
+    write_file,
+)
 from .ops.parsing_ops import (  # noqa: E402, F401
     FixedLenFeature,
     VarLenFeature,

@@ -161,3 +161,39 @@ def test_parse_example_of_a_tfrecord_dataset_does_batch_examples(tmp_path):
     )
     with df.Session() as sess:
         np.testing.assert_array_equal(sess.run(out["f"]), np.array([1.5, 0.5], np.float32))
+
+
+def test_write_file_and_read_file_do_round_trip_bytes_and_make_directories(tmp_path):
+    path = str(tmp_path / "new" / "dir" / "x.bin")
+    write = df.io.write_file(path, b"ab\x00c")
+    assert write.type == "WriteFile" and not write.outputs
+    with df.Session() as sess:
+        sess.run(write)
+        assert sess.run(df.read_file(path)) == b"ab\x00c"
+        with pytest.raises(df.errors.NotFoundError, match="No such file or directory"):
+            sess.run(df.io.read_file(str(tmp_path / "nope")))
+
+
+def test_matching_files_does_give_the_sorted_matches_of_all_patterns(tmp_path):
+    for name in ("b.txt", "a.txt", "c.csv"):
+        (tmp_path / name).write_bytes(b"")
+    root = str(tmp_path)
+    with df.Session() as sess:
+        got = sess.run(df.io.matching_files(f"{root}/*.txt"))
+        assert list(got) == [f"{root}/a.txt".encode(), f"{root}/b.txt".encode()]
+        got = sess.run(df.matching_files([f"{root}/*.csv", f"{root}/a*"]))
+        assert list(got) == [f"{root}/a.txt".encode(), f"{root}/c.csv".encode()]
+        assert sess.run(df.io.matching_files(f"{root}/none*")).shape == (0,)
+
+
+def test_base64_does_use_the_web_safe_alphabet_with_optional_padding():
+    with df.Session() as sess:
+        got = sess.run(df.io.encode_base64([b"hello?>", b"\xff\xfe"]))
+        assert list(got) == [b"aGVsbG8_Pg", b"__4"]
+        assert sess.run(df.encode_base64(b"hi", pad=True)) == b"aGk="
+        assert list(sess.run(df.io.decode_base64(["aGVsbG8_Pg", "aGk="]))) == [b"hello?>", b"hi"]
+        with pytest.raises(df.errors.InvalidArgumentError, match="cannot be 1 modulo 4"):
+            sess.run(df.decode_base64("a"))
+        for bad in ("a+b/", "ab!d", "aGk=x"):
+            with pytest.raises(df.errors.InvalidArgumentError, match="Invalid character"):
+                sess.run(df.io.decode_base64(bad))
