@@ -179,6 +179,23 @@ from .indexed_slices import (  # noqa: E402
 )
 from .ops.nd_index_ops import gather_nd, scatter_nd  # noqa: E402
 from .ops.segment_ops import segment_sum, unique, unsorted_segment_sum  # noqa: E402
+from .ops.sparse_extra_ops import (  # noqa: E402
+    sparse_concat,
+    sparse_fill_empty_rows,
+    sparse_maximum,
+    sparse_minimum,
+    sparse_reduce_max,
+    sparse_reduce_max_sparse,
+    sparse_reduce_sum_sparse,
+    sparse_reset_shape,
+    sparse_reshape,
+    sparse_retain,
+    sparse_slice,
+    sparse_softmax,
+    sparse_split,
+    sparse_to_indicator,
+    sparse_transpose,
+)
 from .ops.sparse_ops import (  # noqa: E402
     sparse_add,
     sparse_reduce_sum,

@@ -197,3 +197,126 @@ def test_base64_does_use_the_web_safe_alphabet_with_optional_padding():
         for bad in ("a+b/", "ab!d", "aGk=x"):
             with pytest.raises(df.errors.InvalidArgumentError, match="Invalid character"):
                 sess.run(df.io.decode_base64(bad))
+
+
+def _sp():
+    return df.SparseTensor([[0, 1], [1, 0], [1, 2]], [1.0, 2.0, 3.0], [2, 3])
+
+
+def _triple(value):
+    return (value.indices.tolist(), value.values.tolist(), value.dense_shape.tolist())
+
+
+def test_sparse_ops_that_move_indices_do_give_tensorflows_values():
+    sp = _sp()
+    small = df.SparseTensor([[0, 0]], [9.0], [1, 3])
+    cases = {
+        "transpose": (df.sparse.transpose(sp), ([[0, 1], [1, 0], [2, 1]], [2.0, 1.0, 3.0], [3, 2])),
+        "reshape": (
+            df.sparse.reshape(sp, [3, -1]),
+            ([[0, 1], [1, 1], [2, 1]], [1.0, 2.0, 3.0], [3, 2]),
+        ),
+        "retain": (
+            df.sparse.retain(sp, [True, False, True]),
+            ([[0, 1], [1, 2]], [1.0, 3.0], [2, 3]),
+        ),
+        "reset_shape": (
+            df.sparse.reset_shape(sp),
+            ([[0, 1], [1, 0], [1, 2]], [1.0, 2.0, 3.0], [2, 3]),
+        ),
+        "reset_shape2": (
+            df.sparse_reset_shape(sp, [4, 5]),
+            ([[0, 1], [1, 0], [1, 2]], [1.0, 2.0, 3.0], [4, 5]),
+        ),
+        "slice": (df.sparse.slice(sp, [1, 1], [5, 5]), ([[0, 1]], [3.0], [1, 2])),
+        "concat": (
+            df.sparse.concat(1, [sp, sp]),
+            (
+                [[0, 1], [0, 4], [1, 0], [1, 2], [1, 3], [1, 5]],
+                [1.0, 1.0, 2.0, 3.0, 2.0, 3.0],
+                [2, 6],
+            ),
+        ),
+        "concat0": (
+            df.sparse_concat(0, [sp, small]),
+            ([[0, 1], [1, 0], [1, 2], [2, 0]], [1.0, 2.0, 3.0, 9.0], [3, 3]),
+        ),
+        "expand_dims": (
+            df.sparse.expand_dims(sp, 1),
+            ([[0, 0, 1], [1, 0, 0], [1, 0, 2]], [1.0, 2.0, 3.0], [2, 1, 3]),
+        ),
+        "expand_dims_none": (
+            df.sparse.expand_dims(sp),
+            ([[0, 1, 0], [1, 0, 0], [1, 2, 0]], [1.0, 2.0, 3.0], [2, 3, 1]),
+        ),
+        "eye": (df.sparse.eye(2, 3), ([[0, 0], [1, 1]], [1.0, 1.0], [2, 3])),
+        "from_dense": (
+            df.sparse.from_dense(df.constant([[0, 5, 0], [7, 0, 0]])),
+            ([[0, 1], [1, 0]], [5, 7], [2, 3]),
+        ),
+    }
+    with df.Session() as sess:
+        for name, (tensor, expected) in cases.items():
+            assert _triple(sess.run(tensor)) == expected, name
+
+
+def test_sparse_split_and_fill_empty_rows_do_give_tensorflows_values():
+    filled, empty = df.sparse.fill_empty_rows(
+        df.SparseTensor([[0, 1], [2, 0]], [1.0, 2.0], [4, 3]), -1.0
+    )
+    pieces = df.sparse.split(sp_input=_sp(), num_split=2, axis=1)
+    with df.Session() as sess:
+        got_filled, got_empty = sess.run([filled, empty])
+        assert _triple(got_filled) == (
+            [[0, 1], [1, 0], [2, 0], [3, 0]],
+            [1.0, -1.0, 2.0, -1.0],
+            [4, 3],
+        )
+        assert got_empty.tolist() == [False, True, False, True]
+        assert [_triple(p) for p in sess.run(pieces)] == [
+            ([[0, 1], [1, 0]], [1.0, 2.0], [2, 2]),
+            ([[1, 0]], [3.0], [2, 1]),
+        ]
+    with pytest.raises(ValueError, match="Keyword arguments are required"):
+        df.sparse.split(_sp(), 2, 1)
+
+
+def test_sparse_maximum_minimum_softmax_and_reductions_do_give_tensorflows_values():
+    sp = _sp()
+    other = df.SparseTensor([[0, 1], [0, 2]], [-4.0, 5.0], [2, 3])
+    with df.Session() as sess:
+        assert _triple(sess.run(df.sparse.maximum(sp, other))) == (
+            [[0, 1], [0, 2], [1, 0], [1, 2]],
+            [1.0, 5.0, 2.0, 3.0],
+            [2, 3],
+        )
+        assert _triple(sess.run(df.sparse_minimum(sp, other))) == (
+            [[0, 1], [0, 2], [1, 0], [1, 2]],
+            [-4.0, 0.0, 0.0, 0.0],
+            [2, 3],
+        )
+        soft = sess.run(df.sparse.softmax(sp))
+        np.testing.assert_allclose(soft.values, [1.0, 0.26894143, 0.7310586], rtol=1e-6)
+        assert sess.run(df.sparse.reduce_max(sp, 1)).tolist() == [1.0, 3.0]
+        negative = df.SparseTensor([[0, 1]], [-1.0], [2, 3])
+        assert sess.run(df.sparse_reduce_max(negative, 1)).tolist() == [-1.0, 0.0]
+        assert sess.run(df.sparse.reduce_max(sp)) == 3.0
+        assert _triple(sess.run(df.sparse.reduce_max_sparse(sp, 0))) == (
+            [[0], [1], [2]],
+            [2.0, 1.0, 3.0],
+            [3],
+        )
+        assert _triple(sess.run(df.sparse.reduce_sum_sparse(sp, 1, keepdims=True))) == (
+            [[0, 0], [1, 0]],
+            [1.0, 5.0],
+            [2, 1],
+        )
+        ids = df.SparseTensor([[0, 0], [0, 1], [1, 0]], df.constant([0, 3, 2], df.int64), [2, 2])
+        assert sess.run(df.sparse.to_indicator(ids, 4)).tolist() == [
+            [True, False, False, True],
+            [False, False, True, False],
+        ]
+        with pytest.raises(df.errors.InvalidArgumentError, match="same ranks or shapes"):
+            sess.run(df.sparse.maximum(sp, df.SparseTensor([[0, 1]], [1.0], [3, 3])))
+        with pytest.raises(df.errors.InvalidArgumentError, match="6 dense values"):
+            sess.run(df.sparse.reshape(sp, df.constant([4, -1], df.int64) + 0))
