@@ -13,6 +13,9 @@ from .ops.sparse_extra_ops import sparse_reduce_sum_sparse as reduce_sum_sparse
 from .ops.sparse_extra_ops import sparse_reset_shape as reset_shape
 from .ops.sparse_extra_ops import sparse_reshape as reshape
 from .ops.sparse_extra_ops import sparse_retain as retain
+from .ops.sparse_extra_ops import sparse_segment_mean as segment_mean
+from .ops.sparse_extra_ops import sparse_segment_sqrt_n as segment_sqrt_n
+from .ops.sparse_extra_ops import sparse_segment_sum as segment_sum
 from .ops.sparse_extra_ops import sparse_slice as slice  # noqa: A004 - TensorFlow's name
 from .ops.sparse_extra_ops import sparse_softmax as softmax
 from .ops.sparse_extra_ops import sparse_split as split
@@ -49,6 +52,9 @@ __all__ = [
     "reset_shape",
     "reshape",
     "retain",
+    "segment_mean",
+    "segment_sqrt_n",
+    "segment_sum",
     "slice",
     "softmax",
     "sparse_dense_matmul",

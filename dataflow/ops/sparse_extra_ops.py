@@ -36,6 +36,9 @@ __all__ = [
     "sparse_reset_shape",
     "sparse_reshape",
     "sparse_retain",
+    "sparse_segment_mean",
+    "sparse_segment_sqrt_n",
+    "sparse_segment_sum",
     "sparse_slice",
     "sparse_softmax",
     "sparse_split",
@@ -688,6 +691,52 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
             "SparseToIndicator",
         )
     return op.outputs[0]
+
+
+# -- sparse segment reductions (by composition: rows gathered, then segment sums) ---------------
+def _sparse_segment(kind: str, data, indices, segment_ids, name, num_segments) -> object:
+    from . import extra_segment_ops as _seg
+    from . import math_ops as _m
+    from .array_ops import concat, gather, reshape
+    from .segment_ops import unsorted_segment_sum
+
+    with name_scope(name or f"SparseSegment{kind}"):
+        data = convert_to_tensor(data, name="data")
+        rows = gather(data, convert_to_tensor(indices, name="indices"))
+        ids = convert_to_tensor(segment_ids, name="segment_ids")
+        if num_segments is None:
+            num_segments = _m.add(_m.reduce_max(concat([reshape(ids, [-1]), [-1]], 0)), 1)
+        total = unsorted_segment_sum(rows, ids, num_segments)
+        if kind == "Sum":
+            return total
+        if data.dtype not in _m.FLOAT_TYPES:
+            raise TypeError(f"sparse.segment_{kind.lower()} takes floats, got {data.dtype.name}")
+        sizes = _m.maximum(_seg._segment_sizes(rows, ids, num_segments), 1)
+        return _m.realdiv(total, sizes if kind == "Mean" else _m.sqrt(sizes))
+
+
+def sparse_segment_sum(
+    data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False
+):
+    """The sums of the rows ``data[indices]`` grouped by the sorted ``segment_ids``
+    (``num_segments`` rows, or one more than the largest id).  ``sparse_gradient`` chooses
+    TensorFlow's representation of the gradient and changes no value."""
+    return _sparse_segment("Sum", data, indices, segment_ids, name, num_segments)
+
+
+def sparse_segment_mean(
+    data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False
+):
+    """The means of the rows ``data[indices]`` grouped by ``segment_ids`` (0 when empty)."""
+    return _sparse_segment("Mean", data, indices, segment_ids, name, num_segments)
+
+
+def sparse_segment_sqrt_n(
+    data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False
+):
+    """The sums of the rows ``data[indices]`` grouped by ``segment_ids``, each divided by the
+    square root of its row count (0 when empty)."""
+    return _sparse_segment("SqrtN", data, indices, segment_ids, name, num_segments)
 
 
 # -- gradients -------------------------------------------------------------------------------------

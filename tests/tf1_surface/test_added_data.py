@@ -320,3 +320,20 @@ def test_sparse_maximum_minimum_softmax_and_reductions_do_give_tensorflows_value
             sess.run(df.sparse.maximum(sp, df.SparseTensor([[0, 1]], [1.0], [3, 3])))
         with pytest.raises(df.errors.InvalidArgumentError, match="6 dense values"):
             sess.run(df.sparse.reshape(sp, df.constant([4, -1], df.int64) + 0))
+
+
+def test_sparse_segment_reductions_do_gather_rows_then_reduce_segments():
+    data = df.constant([[1.0, 2], [3, 4], [5, 6]])
+    with df.Session() as sess:
+        got = sess.run(df.sparse.segment_sum(data, [0, 2, 1], [0, 0, 1]))
+        assert got.tolist() == [[6.0, 8.0], [3.0, 4.0]]
+        got = sess.run(df.sparse_segment_mean(data, [0, 2, 1], [0, 0, 2]))
+        assert got.tolist() == [[3.0, 4.0], [0.0, 0.0], [3.0, 4.0]]
+        got = sess.run(df.sparse.segment_sqrt_n(data, [0, 2, 1], [0, 0, 1], num_segments=3))
+        np.testing.assert_allclose(got, [[4.2426405, 5.656854], [3.0, 4.0], [0.0, 0.0]], rtol=1e-6)
+    grad = df.gradients(df.reduce_sum(df.sparse.segment_sum(data, [0, 0], [0, 1])), data)[0]
+    with df.Session() as sess:
+        assert df.convert_to_tensor(grad) is not None
+        np.testing.assert_array_equal(
+            sess.run(df.convert_to_tensor(grad)), [[2, 2], [0, 0], [0, 0]]
+        )
