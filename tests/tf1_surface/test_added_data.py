@@ -337,3 +337,54 @@ def test_sparse_segment_reductions_do_gather_rows_then_reduce_segments():
         np.testing.assert_array_equal(
             sess.run(df.convert_to_tensor(grad)), [[2, 2], [0, 0], [0, 0]]
         )
+
+
+def test_set_operations_do_give_tensorflows_sorted_sets_per_row():
+    a = df.constant([[1, 2, 2, 5], [3, 0, 0, 0]], df.int64)
+    b = df.constant([[2, 4, 1, 1], [3, 3, 7, 0]], df.int64)
+    sparse_b = df.SparseTensor([[0, 0], [0, 1], [1, 0]], df.constant([5, 2, 9], df.int64), [2, 3])
+    cases = {
+        "union": (
+            df.sets.union(a, b),
+            (
+                [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2]],
+                [1, 2, 4, 5, 0, 3, 7],
+                [2, 4],
+            ),
+        ),
+        "intersection": (
+            df.sets.intersection(a, b),
+            ([[0, 0], [0, 1], [1, 0], [1, 1]], [1, 2, 0, 3], [2, 2]),
+        ),
+        "difference": (df.sets.difference(a, b), ([[0, 0]], [5], [2, 1])),
+        "difference_b_a": (
+            df.sets.set_difference(a, b, aminusb=False),
+            ([[0, 0], [1, 0]], [4, 7], [2, 1]),
+        ),
+        "sparse": (df.sets.set_intersection(a, sparse_b), ([[0, 0], [0, 1]], [2, 5], [2, 2])),
+        "both_sparse": (
+            df.sets.set_union(sparse_b, sparse_b),
+            ([[0, 0], [0, 1], [1, 0]], [2, 5, 9], [2, 2]),
+        ),
+        "strings": (
+            df.sets.union(df.constant([["a", "b"]]), df.constant([["c", "a"]])),
+            ([[0, 0], [0, 1], [0, 2]], [b"a", b"b", b"c"], [1, 3]),
+        ),
+        "rank3": (
+            df.sets.intersection(df.ones([2, 1, 2], df.int32), df.ones([2, 1, 3], df.int32)),
+            ([[0, 0, 0], [1, 0, 0]], [1, 1], [2, 1, 1]),
+        ),
+    }
+    with df.Session() as sess:
+        for name, (tensor, expected) in cases.items():
+            assert _triple(sess.run(tensor)) == expected, name
+        counted = df.SparseTensor(
+            [[0, 0], [0, 1], [1, 0]], df.constant([1, 1, 2], df.int64), [2, 3]
+        )
+        assert sess.run(df.sets.size(counted)).tolist() == [1, 1]
+    with pytest.raises(TypeError, match="Expected `SparseTensor`"):
+        df.sets.set_size(a)
+    with pytest.raises(TypeError, match="integer or string"):
+        df.sets.union(df.constant([[1.0]]), df.constant([[1.0]]))
+    with pytest.raises(ValueError, match="at least rank 2"):
+        df.sets.union(df.constant([1, 2]), df.constant([2, 3]))
