@@ -139,6 +139,7 @@ for _module in (_coordinator, _queue_runner, _input):
 train.queue_runner = _queue_runner
 count_up_to = _input.count_up_to
 from . import data, python_io, sets  # noqa: E402
+from .ops.csv_ops import decode_csv  # noqa: E402
 from .ops.io_ops import (  # noqa: E402
     decode_base64,
     encode_base64,

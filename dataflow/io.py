@@ -1793,6 +1793,7 @@ from .ops.string_ops import decode_raw  # noqa: E402, F401
 
 # isort: split
 # -- file ops, tf.train.Example parsing and TFRecord files -----------------------------------------
+from .ops.csv_ops import decode_csv  # noqa: E402, F401
 from .ops.io_ops import (  # noqa: E402, F401
     decode_base64,
     encode_base64,

@@ -388,3 +388,42 @@ def test_set_operations_do_give_tensorflows_sorted_sets_per_row():
         df.sets.union(df.constant([[1.0]]), df.constant([[1.0]]))
     with pytest.raises(ValueError, match="at least rank 2"):
         df.sets.union(df.constant([1, 2]), df.constant([2, 3]))
+
+
+def test_decode_csv_does_give_one_typed_column_per_default():
+    records = ['1,2.5,"a,b"', "3,,x", 'NA,1e3,"q""r"']
+    columns = df.io.decode_csv(records, [[0], [9.0], [""]], na_value="NA")
+    assert [c.dtype for c in columns] == [df.int32, df.float32, df.string]
+    with df.Session() as sess:
+        ints, floats, strings = sess.run(columns)
+        assert ints.tolist() == [1, 3, 0] and ints.dtype == np.int32
+        assert floats.tolist() == [2.5, 9.0, 1000.0]
+        assert strings.tolist() == [b"a,b", b"x", b'q"r']
+        selected = df.decode_csv(
+            "1;2;3", [[0], df.constant([], df.int64)], field_delim=";", select_cols=[0, 2]
+        )
+        assert sess.run(selected) == [1, 3]
+        unquoted = df.io.decode_csv(['"a",1'], [[""], [0]], use_quote_delim=False)
+        assert [v.tolist() for v in sess.run(unquoted)] == [[b'"a"'], [1]]
+        assert [v.tolist() for v in sess.run(df.io.decode_csv([" 1 ,2"], [[0.0], [0]]))] == [
+            [1.0],
+            [2],
+        ]
+
+
+@pytest.mark.parametrize(
+    "records, defaults, message",
+    [
+        (["1,2"], [[0], [0], [0]], "Expect 3 fields but have 2 in record 0"),
+        (["1,2,3"], [[0], [0]], "Expect 2 fields but have 3 in record 0"),
+        (["1,"], [[0], "int32"], "Field 1 is required but missing in record 0!"),
+        (["x,1"], [[0], [0]], "Field 0 in record 0 is not a valid int32: x"),
+        (["1.5,2"], [[0], [0]], "Field 0 in record 0 is not a valid int32: 1.5"),
+        (['"a"b,1'], [[""], [0]], "Quote inside a string has to be escaped by another quote"),
+    ],
+)
+def test_decode_csv_does_fail_as_tensorflow_on_bad_records(records, defaults, message):
+    defaults = [df.constant([], df.int32) if d == "int32" else d for d in defaults]
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InvalidArgumentError, match=message.replace(".", r"\.")):
+            sess.run(df.io.decode_csv(records, defaults))
