@@ -52,6 +52,7 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "FixedLengthRecordDataset",
     "Iterator",
     "TFRecordDataset",
     "TextLineDataset",
@@ -381,6 +382,45 @@ def _tf_records(inputs, parents, params, function):
     return lambda: ((record,) for path in files for record in read_records(path, compression))
 
 
+def _fixed_length_records(inputs, parents, params, function):
+    files = [f.decode() if isinstance(f, bytes) else str(f) for f in np.ravel(inputs[0])]
+    record, header, footer = (int(np.asarray(v).item()) for v in inputs[1:4])
+    compression = np.asarray(inputs[4]).item()
+    compression = compression.decode() if isinstance(compression, bytes) else str(compression)
+    if compression not in ("", "GZIP", "ZLIB"):
+        raise InvalidArgumentError(
+            None, None, f"Unsupported compression_type: {compression} (ZLIB, GZIP or '')"
+        )
+    if record <= 0 or header < 0 or footer < 0:
+        raise InvalidArgumentError(
+            None, None, "record_bytes must be positive; header_bytes and footer_bytes not negative"
+        )
+
+    def records_of(path: str):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise NotFoundError(None, None, f"{path}; No such file or directory") from None
+        if compression == "GZIP":
+            data = gzip.decompress(data)
+        elif compression == "ZLIB":
+            data = zlib.decompress(data)
+        body = len(data) - header - footer
+        if body < 0 or body % record:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Excluding the header ({header} bytes) and footer ({footer} bytes), input file "
+                f'"{path}" has body length {body} bytes, which is not an exact multiple of the '
+                f"record length ({record} bytes).",
+            )
+        for start in range(header, header + body, record):
+            yield (data[start : start + record],)
+
+    return lambda: (r for path in files for r in records_of(path))
+
+
 STAGE_KINDS = _STAGE_FACTORIES = {
     "slices": _slices,
     "tensors": _tensors,
@@ -397,6 +437,7 @@ STAGE_KINDS = _STAGE_FACTORIES = {
     "prefetch": _prefetch,
     "text_lines": _text_lines,
     "tf_records": _tf_records,
+    "fixed_length_records": _fixed_length_records,
 }
 
 
@@ -692,6 +733,16 @@ class Dataset:
         return self._derived("filter", function=function)
 
     # -- iterators --------------------------------------------------------------------------------
+    def apply(self, transformation_func) -> Dataset:
+        """``transformation_func(self)``, which must be a Dataset (the transformations of
+        `df.data.experimental` are such functions)."""
+        result = transformation_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError(
+                f"`transformation_func` must return a Dataset, got {type(result).__name__}"
+            )
+        return result
+
     def make_one_shot_iterator(self) -> Iterator:
         return Iterator._one_shot(self)
 
@@ -880,3 +931,43 @@ class TFRecordDataset(Dataset):
             raise ValueError(f"filenames must be a string or a vector of them, got {files.shape}")
         stage = _Stage("tf_records", [files, compression])
         super().__init__(stage, 0, [_dtypes.string], [TensorShape([])])
+
+
+class FixedLengthRecordDataset(Dataset):
+    """The records of ``record_bytes`` bytes of the files ``filenames`` (a string or a vector
+    of them), after each file's ``header_bytes`` and before its ``footer_bytes``, one string
+    element per record; a file whose body is not a whole number of records fails with
+    `InvalidArgumentError`.  ``compression_type`` is ``""`` (or None), ``"GZIP"`` or
+    ``"ZLIB"``; ``buffer_size`` and ``num_parallel_reads`` change no element."""
+
+    def __init__(
+        self,
+        filenames,
+        record_bytes,
+        header_bytes=None,
+        footer_bytes=None,
+        buffer_size=None,
+        compression_type=None,
+        num_parallel_reads=None,
+        name: Optional[str] = None,
+    ):
+        with name_scope(name or "FixedLengthRecordDataset"):
+            files = convert_to_tensor(filenames, dtype=_dtypes.string, name="filenames")
+            sizes = [
+                _int64(value, what)
+                for value, what in (
+                    (record_bytes, "record_bytes"),
+                    (header_bytes or 0, "header_bytes"),
+                    (footer_bytes or 0, "footer_bytes"),
+                )
+            ]
+            compression = convert_to_tensor(
+                compression_type or "", dtype=_dtypes.string, name="compression_type"
+            )
+        if files.shape.ndims not in (None, 0, 1):
+            raise ValueError(f"filenames must be a string or a vector of them, got {files.shape}")
+        stage = _Stage("fixed_length_records", [files, *sizes, compression])
+        super().__init__(stage, 0, [_dtypes.string], [TensorShape([])])
+
+
+from . import experimental  # noqa: E402

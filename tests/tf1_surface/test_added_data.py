@@ -427,3 +427,51 @@ def test_decode_csv_does_fail_as_tensorflow_on_bad_records(records, defaults, me
     with df.Session() as sess:
         with pytest.raises(df.errors.InvalidArgumentError, match=message.replace(".", r"\.")):
             sess.run(df.io.decode_csv(records, defaults))
+
+
+def test_fixed_length_record_dataset_does_skip_headers_and_footers(tmp_path):
+    first, second = tmp_path / "a.bin", tmp_path / "b.bin"
+    first.write_bytes(b"HHabcdefFF")
+    second.write_bytes(b"HHxyzFF")
+    records = df.data.FixedLengthRecordDataset(
+        [str(first), str(second)], 3, header_bytes=2, footer_bytes=2
+    )
+    got = records.make_one_shot_iterator().get_next()
+    with df.Session() as sess:
+        assert [sess.run(got) for _ in range(3)] == [b"abc", b"def", b"xyz"]
+        with pytest.raises(df.errors.OutOfRangeError):
+            sess.run(got)
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"HHabcdefgFF")
+    got = df.data.FixedLengthRecordDataset(str(bad), 3, 2, 2).make_one_shot_iterator().get_next()
+    message = (
+        "Excluding the header (2 bytes) and footer (2 bytes), input file "
+        f'"{bad}" has body length 7 bytes, which is not an exact multiple of the record '
+        "length (3 bytes)."
+    )
+    with df.Session() as sess:
+        with pytest.raises(df.errors.InvalidArgumentError) as raised:
+            sess.run(got)
+    assert message in str(raised.value)
+
+
+def test_experimental_transformations_do_compose_dataset_methods_through_apply():
+    assert df.data.experimental.AUTOTUNE == -1
+    assert df.data.experimental.INFINITE_CARDINALITY == -1
+    assert df.data.experimental.UNKNOWN_CARDINALITY == -2
+    numbers = df.data.Dataset.range(5)
+    batched = numbers.apply(df.data.experimental.map_and_batch(lambda x: x * 10, 2))
+    got = batched.make_one_shot_iterator().get_next()
+    with df.Session() as sess:
+        assert [sess.run(got).tolist() for _ in range(3)] == [[0, 10], [20, 30], [40]]
+    dropped = numbers.apply(df.data.experimental.map_and_batch(lambda x: x, 2, drop_remainder=True))
+    assert dropped.output_shapes.as_list() == [2]
+    repeated = numbers.apply(df.data.experimental.shuffle_and_repeat(5, count=2, seed=1))
+    got = repeated.make_one_shot_iterator().get_next()
+    with df.Session() as sess:
+        values = [sess.run(got) for _ in range(10)]
+        with pytest.raises(df.errors.OutOfRangeError):
+            sess.run(got)
+    assert sorted(values[:5]) == [0, 1, 2, 3, 4] and sorted(values[5:]) == [0, 1, 2, 3, 4]
+    with pytest.raises(TypeError, match="must return a Dataset"):
+        numbers.apply(lambda d: 3)
