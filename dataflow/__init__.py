@@ -130,6 +130,7 @@ from .ops.reader_ops import (  # noqa: E402
     FixedLengthRecordReader,
     ReaderBase,
     TextLineReader,
+    TFRecordReader,
     WholeFileReader,
 )
 

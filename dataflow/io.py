@@ -582,7 +582,7 @@ def _is_stream(v) -> bool:
 
 
 _QUEUE_KINDS = ("FIFOQueue", "RandomShuffleQueue")
-_READER_KINDS = ("TextLineReader", "FixedLengthRecordReader", "WholeFileReader")
+_READER_KINDS = ("TextLineReader", "FixedLengthRecordReader", "WholeFileReader", "TFRecordReader")
 
 
 def _is_pipeline(v) -> bool:

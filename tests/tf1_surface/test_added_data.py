@@ -475,3 +475,24 @@ def test_experimental_transformations_do_compose_dataset_methods_through_apply()
     assert sorted(values[:5]) == [0, 1, 2, 3, 4] and sorted(values[5:]) == [0, 1, 2, 3, 4]
     with pytest.raises(TypeError, match="must return a Dataset"):
         numbers.apply(lambda d: 3)
+
+
+def test_tfrecord_reader_does_read_records_keyed_by_byte_offset(tmp_path):
+    path = str(tmp_path / "records")
+    with df.io.TFRecordWriter(path, "GZIP") as writer:
+        for record in (b"hello", b"", b"xyz"):
+            writer.write(record)
+    queue = df.FIFOQueue(3, df.string)
+    reader = df.TFRecordReader(options=df.io.TFRecordOptions("GZIP"))
+    key, value = reader.read(queue)
+    with df.Session() as sess:
+        sess.run(queue.enqueue_many([[path]]))
+        sess.run(queue.close())
+        got = [sess.run([key, value]) for _ in range(3)]
+        with pytest.raises(df.errors.OutOfRangeError):
+            sess.run(value)
+    assert got == [
+        [f"{path}:0".encode(), b"hello"],
+        [f"{path}:21".encode(), b""],
+        [f"{path}:37".encode(), b"xyz"],
+    ]
