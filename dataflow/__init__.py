@@ -150,6 +150,7 @@ from .ops.io_ops import (  # noqa: E402
 )
 from .ops.parsing_ops import (  # noqa: E402
     FixedLenFeature,
+    FixedLenSequenceFeature,
     VarLenFeature,
     parse_example,
     parse_single_example,

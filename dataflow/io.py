@@ -1803,6 +1803,7 @@ from .ops.io_ops import (  # noqa: E402, F401
 )
 from .ops.parsing_ops import (  # noqa: E402, F401
     FixedLenFeature,
+    FixedLenSequenceFeature,
     VarLenFeature,
     parse_example,
     parse_single_example,

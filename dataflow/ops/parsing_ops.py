@@ -21,7 +21,13 @@ from ..op_registry import apply_op, define_op
 from ..sparse_tensor import SparseTensor
 from ..tensor_shape import TensorShape
 
-__all__ = ["FixedLenFeature", "VarLenFeature", "parse_example", "parse_single_example"]
+__all__ = [
+    "FixedLenFeature",
+    "FixedLenSequenceFeature",
+    "VarLenFeature",
+    "parse_example",
+    "parse_single_example",
+]
 
 _KINDS = {1: _dtypes.string, 2: _dtypes.float32, 3: _dtypes.int64}
 _TYPE_NAMES = {_dtypes.string: "string", _dtypes.float32: "float", _dtypes.int64: "int64"}
@@ -33,6 +39,18 @@ class FixedLenFeature(NamedTuple):
 
     shape: object
     dtype: object
+    default_value: object = None
+
+
+class FixedLenSequenceFeature(NamedTuple):
+    """A feature holding any number of items of ``shape``, parsed into a dense tensor
+    ``[length] + shape`` (``[batch, longest] + shape`` for a batch, shorter examples padded
+    with the scalar ``default_value``, or 0 / ``b""`` when None).  ``allow_missing`` must be
+    True, as in TensorFlow: an example without the feature has no items."""
+
+    shape: object
+    dtype: object
+    allow_missing: bool = False
     default_value: object = None
 
 
@@ -139,8 +157,9 @@ def _infer_parse_example(op):
     outputs = [(_dtypes.int64, TensorShape([None, len(batch) + 1])) for _ in sparse_types]
     outputs += [(dtype, TensorShape([None])) for dtype in sparse_types]
     outputs += [(_dtypes.int64, TensorShape([len(batch) + 1])) for _ in sparse_types]
-    for dtype, shape in zip(op.attrs["dense_types"], op.attrs["dense_shapes"]):
-        outputs.append((dtype, TensorShape(batch + list(shape))))
+    dense = zip(op.attrs["dense_types"], op.attrs["dense_shapes"], op.attrs["dense_sequence"])
+    for dtype, shape, sequence in dense:
+        outputs.append((dtype, TensorShape(batch + ([None] if sequence else []) + list(shape))))
     return outputs
 
 
@@ -156,7 +175,28 @@ def _parse_example_kernel(attrs):
     sparse_keys, sparse_types = attrs["sparse_keys"], attrs["sparse_types"]
     dense_keys, dense_types = attrs["dense_keys"], attrs["dense_types"]
     dense_shapes, dense_defaults = attrs["dense_shapes"], attrs["dense_defaults"]
-    batched = attrs["batched"]
+    batched, sequences = attrs["batched"], attrs["dense_sequence"]
+
+    def sequence_of(key, dtype, shape, default, examples) -> np.ndarray:
+        size = int(np.prod(shape, dtype=np.int64))
+        rows = []
+        for b, features in enumerate(examples):
+            _, found = values_of(features, key, dtype, b)
+            if size == 0 or len(found) % size:
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"Error while parsing feature with key {key}: number of elements should "
+                    f"be divisible by {size}, found {len(found)} instead",
+                )
+            rows.append(_typed(found, dtype).reshape((-1, *shape)))
+        longest = max((len(r) for r in rows), default=0)
+        pad = default if default is not None else (b"" if dtype == _dtypes.string else 0)
+        out = np.empty((len(rows), longest, *shape), dtype=_typed([], dtype).dtype)
+        out[...] = pad
+        for b, row in enumerate(rows):
+            out[b, : len(row)] = row
+        return out if batched else out[0]
 
     def values_of(features, key, dtype, index):
         kind, values = features.get(key, (None, []))
@@ -191,9 +231,11 @@ def _parse_example_kernel(attrs):
             dims = [len(examples), longest] if batched else [longest]
             shapes_out.append(np.asarray(dims, dtype=np.int64))
         dense_out = []
-        for key, dtype, shape, default in zip(
-            dense_keys, dense_types, dense_shapes, dense_defaults
-        ):
+        dense = zip(dense_keys, dense_types, dense_shapes, dense_defaults, sequences)
+        for key, dtype, shape, default, sequence in dense:
+            if sequence:
+                dense_out.append(sequence_of(key, dtype, shape, default, examples))
+                continue
             size = int(np.prod(shape, dtype=np.int64))
             rows = []
             for b, features in enumerate(examples):
@@ -257,6 +299,7 @@ def _parse(serialized, features: dict, name, batched: bool) -> dict:
     sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes, defaults = (
         [] for _ in range(6)
     )
+    sequence = []
     for key in sorted(features):
         feature = features[key]
         dtype = _dtypes.as_dtype(feature.dtype)
@@ -276,6 +319,25 @@ def _parse(serialized, features: dict, name, batched: bool) -> dict:
             dense_types.append(dtype)
             dense_shapes.append(tuple(shape))
             defaults.append(_default_array(feature, key, dtype, shape))
+            sequence.append(False)
+        elif isinstance(feature, FixedLenSequenceFeature):
+            if not feature.allow_missing:
+                raise ValueError(
+                    "Unsupported: FixedLenSequenceFeature requires allow_missing to be True."
+                )
+            shape = TensorShape(feature.shape)
+            if not shape.is_fully_defined():
+                raise ValueError(
+                    f"Feature {key!r}: a FixedLenSequenceFeature needs a fully defined shape"
+                )
+            dense_keys.append(key)
+            dense_types.append(dtype)
+            dense_shapes.append(tuple(int(d) for d in shape.as_list()))
+            default = feature.default_value
+            if default is not None:
+                default = _default_array(feature, key, dtype, [])
+            defaults.append(default)
+            sequence.append(True)
         else:
             raise ValueError(f"Feature {key!r}: unsupported feature {type(feature).__name__}")
     with name_scope(name or ("ParseExample" if batched else "ParseSingleExample")):
@@ -293,6 +355,7 @@ def _parse(serialized, features: dict, name, batched: bool) -> dict:
             "dense_types": tuple(dense_types),
             "dense_shapes": tuple(dense_shapes),
             "dense_defaults": tuple(defaults),
+            "dense_sequence": tuple(sequence),
             "batched": batched,
         }
         outputs = apply_op("ParseExample", (serialized,), attrs, "ParseExample").outputs

@@ -496,3 +496,33 @@ def test_tfrecord_reader_does_read_records_keyed_by_byte_offset(tmp_path):
         [f"{path}:21".encode(), b""],
         [f"{path}:37".encode(), b"xyz"],
     ]
+
+
+def test_fixed_len_sequence_features_do_pad_to_the_longest_example():
+    features = {
+        "a": df.io.FixedLenSequenceFeature([], df.int64, allow_missing=True, default_value=-1),
+        "s": df.FixedLenSequenceFeature([], df.string, allow_missing=True),
+        "f": df.io.FixedLenSequenceFeature([], df.float32, allow_missing=True),
+    }
+    out = df.io.parse_example([EXAMPLE_AFS, EXAMPLE_A7, EXAMPLE_A7], features)
+    assert out["a"].shape.as_list() == [3, None]
+    single = df.io.parse_single_example(
+        EXAMPLE_AFS, {"a": df.io.FixedLenSequenceFeature([2], df.int64, allow_missing=True)}
+    )
+    assert single["a"].shape.as_list() == [None, 2]
+    with df.Session() as sess:
+        got = sess.run(out)
+        assert got["a"].tolist() == [[1, -2], [7, -1], [7, -1]]
+        assert got["s"].tolist() == [[b"x", b"yz"], [b"", b""], [b"", b""]]
+        assert got["f"].tolist() == [[1.5], [0.0], [0.0]]
+        assert sess.run(single)["a"].tolist() == [[1, -2]]
+        uneven = df.io.parse_single_example(
+            EXAMPLE_AFS, {"a": df.io.FixedLenSequenceFeature([3], df.int64, allow_missing=True)}
+        )
+        with pytest.raises(
+            df.errors.InvalidArgumentError,
+            match="key a: number of elements should be divisible by 3, found 2 instead",
+        ):
+            sess.run(uneven)
+    with pytest.raises(ValueError, match="requires allow_missing to be True"):
+        df.io.parse_example([EXAMPLE_AFS], {"a": df.io.FixedLenSequenceFeature([], df.int64)})
