@@ -1797,6 +1797,7 @@ from .ops.csv_ops import decode_csv  # noqa: E402, F401
 from .ops.io_ops import (  # noqa: E402, F401
     decode_base64,
     encode_base64,
+    match_filenames_once,
     matching_files,
     read_file,
     write_file,

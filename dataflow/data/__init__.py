@@ -56,6 +56,7 @@ __all__ = [
     "Iterator",
     "TFRecordDataset",
     "TextLineDataset",
+    "get_output_classes",
     "get_output_shapes",
     "get_output_types",
     "make_initializable_iterator",
@@ -867,6 +868,11 @@ def get_output_types(dataset_or_iterator):
 
 def get_output_shapes(dataset_or_iterator):
     return dataset_or_iterator.output_shapes
+
+
+def get_output_classes(dataset_or_iterator):
+    """The classes of the components of an element (`Tensor` for each), in its structure."""
+    return dataset_or_iterator.output_classes
 
 
 # -- gradients -------------------------------------------------------------------------------------

@@ -4,12 +4,19 @@ that are compositions of `Dataset` methods (each returns a function of a dataset
 
 from __future__ import annotations
 
-from . import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
+import numpy as np
+
+from .. import dtypes as _dtypes
+from . import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+
+_INT64_MAX = np.iinfo(np.int64).max
 
 __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
+    "Counter",
+    "enumerate_dataset",
     "map_and_batch",
     "map_and_batch_with_legacy_function",
     "shuffle_and_repeat",
@@ -45,3 +52,24 @@ def map_and_batch(
 
 
 map_and_batch_with_legacy_function = map_and_batch
+
+
+def Counter(start=0, step=1, dtype=_dtypes.int64):  # noqa: N802 - TensorFlow's name
+    """The numbers ``start``, ``start + step``, ... without end (until int64 overflows), of
+    ``dtype``."""
+    from ..ops.math_ops import cast
+
+    stop = _INT64_MAX if step > 0 else -_INT64_MAX - 1
+    counted = Dataset.range(start, stop, step)
+    dtype = _dtypes.as_dtype(dtype)
+    return counted if dtype == _dtypes.int64 else counted.map(lambda x: cast(x, dtype))
+
+
+def enumerate_dataset(start=0):
+    """Each element ``e`` of a dataset as ``(index, e)``, the int64 index counting from
+    ``start``."""
+
+    def apply(dataset):
+        return Dataset.zip((Dataset.range(start, _INT64_MAX), dataset))
+
+    return apply

@@ -13,12 +13,19 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, NotFoundError
-from ..graph import convert_to_tensor
+from ..graph import convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape
 from .string_ops import _check_string_input, _strings
 
-__all__ = ["decode_base64", "encode_base64", "matching_files", "read_file", "write_file"]
+__all__ = [
+    "decode_base64",
+    "encode_base64",
+    "match_filenames_once",
+    "matching_files",
+    "read_file",
+    "write_file",
+]
 
 
 def _text(value) -> str:
@@ -109,6 +116,22 @@ def matching_files(pattern, name: Optional[str] = None):
     them); none matching gives an empty vector."""
     pattern = convert_to_tensor(pattern, _dtypes.string, name="pattern")
     return apply_op("MatchingFiles", (pattern,), {}, name or "MatchingFiles").outputs[0]
+
+
+def match_filenames_once(pattern, name: Optional[str] = None):
+    """A local variable (initialized by ``local_variables_initializer``) holding the names of
+    the files that match ``pattern`` when it is initialized."""
+    from ..graph import GraphKeys
+    from ..variables import Variable
+
+    with name_scope(name or "matching_filenames") as scope:
+        return Variable(
+            matching_files(pattern),
+            trainable=False,
+            validate_shape=False,
+            collections=[GraphKeys.LOCAL_VARIABLES],
+            name=scope,
+        )
 
 
 # -- EncodeBase64 / DecodeBase64 -------------------------------------------------------------------

@@ -526,3 +526,30 @@ def test_fixed_len_sequence_features_do_pad_to_the_longest_example():
             sess.run(uneven)
     with pytest.raises(ValueError, match="requires allow_missing to be True"):
         df.io.parse_example([EXAMPLE_AFS], {"a": df.io.FixedLenSequenceFeature([], df.int64)})
+
+
+def test_match_filenames_once_is_a_local_variable_of_the_matches(tmp_path):
+    for name in ("b.txt", "a.txt"):
+        (tmp_path / name).write_bytes(b"")
+    names = df.io.match_filenames_once(str(tmp_path / "*.txt"))
+    assert names.name == "matching_filenames:0"
+    assert df.get_collection(df.GraphKeys.LOCAL_VARIABLES) == [names]
+    assert df.trainable_variables() == []
+    with df.Session() as sess:
+        sess.run(df.local_variables_initializer())
+        assert sess.run(names).tolist() == [str(tmp_path / n).encode() for n in ("a.txt", "b.txt")]
+
+
+def test_counter_and_enumerate_dataset_do_count_elements():
+    counter = df.data.experimental.Counter(3, 2, df.int32)
+    assert counter.output_types == df.int32
+    got = counter.make_one_shot_iterator().get_next()
+    letters = df.data.Dataset.from_tensor_slices(np.array([b"a", b"b"], dtype=object))
+    pairs = letters.apply(df.data.experimental.enumerate_dataset(start=5))
+    pair = pairs.make_one_shot_iterator().get_next()
+    with df.Session() as sess:
+        assert [sess.run(got) for _ in range(3)] == [3, 5, 7]
+        assert [tuple(sess.run(pair)) for _ in range(2)] == [(5, b"a"), (6, b"b")]
+        with pytest.raises(df.errors.OutOfRangeError):
+            sess.run(pair)
+    assert df.data.get_output_classes(letters) is df.Tensor
