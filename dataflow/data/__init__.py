@@ -325,6 +325,38 @@ def _filter(inputs, parents, params, function):
     return lambda: (element for element in parent() if keep(element))
 
 
+def _take_while(inputs, parents, params, function):
+    (parent,) = parents
+
+    def run():
+        for element in parent():
+            (verdict,) = function(element)
+            if not verdict:
+                return
+            yield element
+
+    return run
+
+
+def _unbatch(inputs, parents, params, function):
+    (parent,) = parents
+
+    def run():
+        for element in parent():
+            sizes = {np.shape(part)[0] for part in element}
+            if len(sizes) > 1:
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    "Input element must have the same batch size in each component; got "
+                    f"sizes {sorted(sizes)}",
+                )
+            for i in range(sizes.pop() if sizes else 0):
+                yield tuple(part[i] for part in element)
+
+    return run
+
+
 def _zip(inputs, parents, params, function):
     def run():
         for elements in zip(*(p() for p in parents)):
@@ -433,6 +465,8 @@ STAGE_KINDS = _STAGE_FACTORIES = {
     "skip": _skip,
     "map": _map,
     "filter": _filter,
+    "take_while": _take_while,
+    "unbatch": _unbatch,
     "zip": _zip,
     "concatenate": _concatenate,
     "prefetch": _prefetch,
@@ -732,6 +766,24 @@ class Dataset:
         if len(function.outputs) != 1 or function.outputs[0].dtype != _dtypes.bool:
             raise ValueError("`predicate` must return a scalar boolean tensor.")
         return self._derived("filter", function=function)
+
+    def take_while(self, predicate, name: Optional[str] = None) -> Dataset:
+        """The elements up to (not including) the first for which ``predicate`` gives
+        False."""
+        function = _DatasetFunction(
+            predicate, self._structure, self._types, self._shapes, "take_while"
+        )
+        if len(function.outputs) != 1 or function.outputs[0].dtype != _dtypes.bool:
+            raise ValueError("`predicate` must return a scalar boolean tensor.")
+        return self._derived("take_while", function=function)
+
+    def unbatch(self, name: Optional[str] = None) -> Dataset:
+        """Each element split along its first dimension into that many elements (the
+        inverse of ``batch``)."""
+        if any(s.ndims == 0 for s in self._shapes):
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        shapes = [TensorShape(None) if s.ndims is None else s[1:] for s in self._shapes]
+        return self._derived("unbatch", shapes=shapes)
 
     # -- iterators --------------------------------------------------------------------------------
     def apply(self, transformation_func) -> Dataset:

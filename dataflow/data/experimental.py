@@ -20,6 +20,8 @@ __all__ = [
     "map_and_batch",
     "map_and_batch_with_legacy_function",
     "shuffle_and_repeat",
+    "take_while",
+    "unbatch",
 ]
 
 
@@ -73,3 +75,14 @@ def enumerate_dataset(start=0):
         return Dataset.zip((Dataset.range(start, _INT64_MAX), dataset))
 
     return apply
+
+
+def unbatch():
+    """``dataset.unbatch()``: each element split along its first dimension."""
+    return lambda dataset: dataset.unbatch()
+
+
+def take_while(predicate):
+    """``dataset.take_while(predicate)``: the elements before the first that fails
+    ``predicate``."""
+    return lambda dataset: dataset.take_while(predicate)

@@ -553,3 +553,28 @@ def test_counter_and_enumerate_dataset_do_count_elements():
         with pytest.raises(df.errors.OutOfRangeError):
             sess.run(pair)
     assert df.data.get_output_classes(letters) is df.Tensor
+
+
+def test_unbatch_and_take_while_do_split_and_stop_elements():
+    batches = df.data.Dataset.range(5).batch(2)
+    flat = batches.apply(df.data.experimental.unbatch())
+    assert flat.output_shapes.as_list() == []
+    got = flat.make_one_shot_iterator().get_next()
+    pairs = df.data.Dataset.from_tensor_slices(
+        (np.arange(6).reshape(3, 2), np.array([[1, 2], [3, 4], [5, 6]]))
+    ).unbatch()
+    pair = pairs.make_one_shot_iterator().get_next()
+    head = df.data.Dataset.range(10).apply(df.data.experimental.take_while(lambda x: x < 3))
+    first = head.make_one_shot_iterator().get_next()
+    with df.Session() as sess:
+        assert [sess.run(got) for _ in range(5)] == [0, 1, 2, 3, 4]
+        with pytest.raises(df.errors.OutOfRangeError):
+            sess.run(got)
+        assert [tuple(sess.run(pair)) for _ in range(2)] == [(0, 1), (1, 2)]
+        assert [sess.run(first) for _ in range(3)] == [0, 1, 2]
+        with pytest.raises(df.errors.OutOfRangeError):
+            sess.run(first)
+    with pytest.raises(ValueError, match="scalar components"):
+        df.data.Dataset.range(3).unbatch()
+    with pytest.raises(ValueError, match="scalar boolean"):
+        df.data.Dataset.range(3).take_while(lambda x: x)
