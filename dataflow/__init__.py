@@ -155,6 +155,7 @@ from .ops.parsing_ops import (  # noqa: E402
     parse_example,
     parse_single_example,
 )
+from .ops.tensor_proto_ops import parse_tensor, serialize_tensor  # noqa: E402
 
 # isort: split
 # strings, summaries and GraphDef exchange (df.strings as tf.strings; df.summary, whose protos

@@ -1809,6 +1809,7 @@ from .ops.parsing_ops import (  # noqa: E402, F401
     parse_example,
     parse_single_example,
 )
+from .ops.tensor_proto_ops import parse_tensor, serialize_tensor  # noqa: E402, F401
 from .tfrecord import (  # noqa: E402, F401
     TFRecordCompressionType,
     TFRecordOptions,

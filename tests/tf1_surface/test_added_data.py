@@ -578,3 +578,36 @@ def test_unbatch_and_take_while_do_split_and_stop_elements():
         df.data.Dataset.range(3).unbatch()
     with pytest.raises(ValueError, match="scalar boolean"):
         df.data.Dataset.range(3).take_while(lambda x: x)
+
+
+# serialize_tensor's bytes as TensorFlow writes them
+TENSOR_PROTOS = [
+    (np.array([[1.5, 2.0]], np.float32), "08011208120208011202080222080000c03f00000040"),
+    (np.int64(7), "0809120022080700000000000000"),
+    (np.array([b"ab", b""], dtype=object), "0807120412020802420261624200"),
+    (np.array([True, False]), "080a12041202080222020100"),
+    (np.zeros((0, 3), np.int32), "08031206120012020803"),
+    (np.array([1, 2], np.uint8), "080412041202080222020102"),
+    (np.float16(1.0), "081312002202003c"),
+]
+
+
+@pytest.mark.parametrize("value, proto", TENSOR_PROTOS)
+def test_serialize_tensor_does_write_tensorflows_tensor_proto(value, proto):
+    tensor = df.constant(value)
+    with df.Session() as sess:
+        assert sess.run(df.io.serialize_tensor(tensor)).hex() == proto
+        parsed = sess.run(df.parse_tensor(bytes.fromhex(proto), tensor.dtype))
+    assert parsed.shape == np.shape(value) and parsed.tolist() == np.asarray(value).tolist()
+
+
+def test_parse_tensor_does_reject_a_wrong_type_or_bad_bytes():
+    serialized = df.serialize_tensor(df.constant([[1.5, 2.0]]))
+    with df.Session() as sess:
+        with pytest.raises(
+            df.errors.InvalidArgumentError,
+            match=r"Type mismatch between parsed tensor \(float\) and dtype \(int32\)",
+        ):
+            sess.run(df.io.parse_tensor(serialized, df.int32))
+        with pytest.raises(df.errors.InvalidArgumentError, match="Could not parse `serialized`"):
+            sess.run(df.io.parse_tensor(b"\xff\xff", df.int32))

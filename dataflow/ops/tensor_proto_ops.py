@@ -1,0 +1,213 @@
+"""``tf.io.serialize_tensor`` and ``parse_tensor``: a tensor as the bytes of TensorFlow's
+``TensorProto`` (its dtype, its shape, and its values as raw little-endian bytes or, for
+strings, one field each), readable by TensorFlow and the other way round."""
+
+from __future__ import annotations
+
+import struct
+from typing import Optional
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..graph import convert_to_tensor
+from ..op_registry import apply_op, define_op
+from ..tensor_shape import TensorShape
+from .parsing_ops import _fields, _varint
+from .string_ops import _check_string_input, _strings
+
+__all__ = ["parse_tensor", "serialize_tensor"]
+
+# TensorFlow's DataType enum values
+_ENUM = {
+    _dtypes.float32: 1,
+    _dtypes.float64: 2,
+    _dtypes.int32: 3,
+    _dtypes.uint8: 4,
+    _dtypes.int16: 5,
+    _dtypes.int8: 6,
+    _dtypes.string: 7,
+    _dtypes.int64: 9,
+    _dtypes.bool: 10,
+    _dtypes.uint16: 17,
+    _dtypes.float16: 19,
+    _dtypes.uint32: 22,
+    _dtypes.uint64: 23,
+}
+_BY_ENUM = {number: dtype for dtype, number in _ENUM.items()}
+_TYPE_NAMES = {_dtypes.float32: "float", _dtypes.float64: "double"}
+
+
+def _key(number: int, wire: int) -> bytes:
+    return _encode_varint(number << 3 | wire)
+
+
+def _encode_varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _length_delimited(number: int, data: bytes) -> bytes:
+    return _key(number, 2) + _encode_varint(len(data)) + data
+
+
+def _serialize(array: np.ndarray, dtype) -> bytes:
+    dims = b"".join(  # a size of 0 is proto3's default, which is not written
+        _length_delimited(2, _key(1, 0) + _encode_varint(d) if d else b"") for d in array.shape
+    )
+    out = [_key(1, 0) + _encode_varint(_ENUM[dtype]), _length_delimited(2, dims)]
+    if dtype == _dtypes.string:
+        out.extend(_length_delimited(8, bytes(v)) for v in array.reshape(-1))
+    elif array.size:
+        little = array.astype(array.dtype.newbyteorder("<"), copy=False)
+        out.append(_length_delimited(4, np.ascontiguousarray(little).tobytes()))
+    return b"".join(out)
+
+
+def _name(dtype) -> str:
+    return _TYPE_NAMES.get(dtype, dtype.name)
+
+
+def _parse(data: bytes, out_type) -> np.ndarray:
+    dtype_enum, dims, content, strings, packed = None, [], None, [], []
+    for number, wire, value in _fields(data):
+        if number == 1 and wire == 0:
+            dtype_enum = value
+        elif number == 2 and wire == 2:
+            for n, w, dim in _fields(value):
+                if n == 2 and w == 2:
+                    size = 0
+                    for dn, dw, dv in _fields(dim):
+                        if dn == 1 and dw == 0:
+                            size = dv
+                    dims.append(size)
+        elif number == 4 and wire == 2:
+            content = bytes(value)
+        elif number == 8 and wire == 2:
+            strings.append(bytes(value))
+        elif number in (5, 6, 7, 10, 11, 13):
+            packed.append((number, wire, value))
+    dtype = _BY_ENUM.get(dtype_enum)
+    if dtype is None:
+        raise ValueError(f"unsupported DataType {dtype_enum}")
+    if dtype != out_type:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Type mismatch between parsed tensor ({_name(dtype)}) and dtype ({_name(out_type)})",
+        )
+    size = int(np.prod(dims, dtype=np.int64))
+    if dtype == _dtypes.string:
+        return _strings(tuple(dims), strings if strings else [b""] * size)
+    np_type = _dtypes.numpy_dtype(dtype)
+    if content is not None:
+        flat = np.frombuffer(content, dtype=np.dtype(np_type).newbyteorder("<")).astype(np_type)
+    else:
+        flat = _repeated_values(packed, np_type)
+        if len(flat) == 1 and size > 1:  # TensorFlow stores a splat as one value
+            flat = np.repeat(flat, size)
+        if len(flat) == 0:
+            flat = np.zeros(size, np_type)
+    if flat.size != size:
+        raise ValueError(f"{flat.size} values for shape {dims}")
+    return flat.reshape(dims)
+
+
+def _repeated_values(fields, np_type) -> np.ndarray:
+    values = []
+    for number, wire, value in fields:
+        if number in (5, 6):  # float_val, double_val
+            code, width = ("f", 4) if number == 5 else ("d", 8)
+            values.extend(struct.unpack(f"<{len(value) // width}{code}", value))
+        elif number == 13:  # half_val: float16 bits as ints
+            ints = _packed_ints(value) if wire == 2 else [value]
+            values.extend(np.asarray(ints, np.uint16).view(np.float16).tolist())
+        else:
+            ints = _packed_ints(value) if wire == 2 else [value]
+            values.extend(v - (1 << 64) if v >= 1 << 63 else v for v in ints)
+    return np.asarray(values).astype(np_type) if values else np.zeros(0, np_type)
+
+
+def _packed_ints(data: bytes) -> list:
+    out, pos = [], 0
+    while pos < len(data):
+        value, pos = _varint(data, pos)
+        out.append(value)
+    return out
+
+
+# -- SerializeTensor / ParseTensor -----------------------------------------------------------------
+def _infer_serialize(op):
+    if op.inputs[0].dtype not in _ENUM:
+        raise TypeError(f"serialize_tensor cannot serialize {op.inputs[0].dtype.name}")
+    return [(_dtypes.string, TensorShape([]))]
+
+
+def _serialize_kernel(attrs):
+    dtype = attrs["T"]
+    return lambda x: _strings((), [_serialize(np.asarray(x), dtype)])
+
+
+define_op("SerializeTensor", _infer_serialize, _serialize_kernel)
+
+
+def serialize_tensor(tensor, name: Optional[str] = None):
+    """``tensor`` as a string scalar: the bytes of TensorFlow's ``TensorProto`` of it."""
+    tensor = convert_to_tensor(tensor, name="tensor")
+    attrs = {"T": tensor.dtype}
+    return apply_op("SerializeTensor", (tensor,), attrs, name or "SerializeTensor").outputs[0]
+
+
+def _infer_parse(op):
+    serialized = _check_string_input(op, 0, "serialized")
+    if serialized.shape.ndims not in (None, 0):
+        raise ValueError(f"serialized must be a scalar, got shape {serialized.shape}")
+    if op.attrs["out_type"] not in _ENUM:
+        raise TypeError(f"parse_tensor cannot parse {op.attrs['out_type'].name}")
+    return [(op.attrs["out_type"], TensorShape(None))]
+
+
+def _parse_kernel(attrs):
+    out_type = attrs["out_type"]
+
+    def parse_tensor(serialized):
+        data = bytes(serialized.item() if isinstance(serialized, np.ndarray) else serialized)
+        try:
+            return _parse(data, out_type)
+        except ValueError:
+            import base64
+
+            raise InvalidArgumentError(
+                None,
+                None,
+                "Could not parse `serialized` as TensorProto, base64: "
+                f"{base64.urlsafe_b64encode(data).decode()}",
+            ) from None
+
+    return parse_tensor
+
+
+define_op("ParseTensor", _infer_parse, _parse_kernel)
+
+
+def parse_tensor(serialized, out_type, name: Optional[str] = None):
+    """The tensor whose ``TensorProto`` bytes the string scalar ``serialized`` holds; its
+    dtype must be ``out_type``."""
+    serialized = convert_to_tensor(serialized, _dtypes.string, name="serialized")
+    attrs = {"out_type": _dtypes.as_dtype(out_type)}
+    return apply_op("ParseTensor", (serialized,), attrs, name or "ParseTensor").outputs[0]
+
+
+# -- gradients -------------------------------------------------------------------------------------
+from ..gradients import NotDifferentiable  # noqa: E402
+
+NotDifferentiable("SerializeTensor")
+NotDifferentiable("ParseTensor")
