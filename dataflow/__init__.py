@@ -155,7 +155,13 @@ from .ops.parsing_ops import (  # noqa: E402
     parse_example,
     parse_single_example,
 )
-from .ops.tensor_proto_ops import parse_tensor, serialize_tensor  # noqa: E402
+from .ops.tensor_proto_ops import (  # noqa: E402
+    deserialize_many_sparse,
+    parse_tensor,
+    serialize_many_sparse,
+    serialize_sparse,
+    serialize_tensor,
+)
 
 # isort: split
 # strings, summaries and GraphDef exchange (df.strings as tf.strings; df.summary, whose protos

@@ -1809,7 +1809,13 @@ from .ops.parsing_ops import (  # noqa: E402, F401
     parse_example,
     parse_single_example,
 )
-from .ops.tensor_proto_ops import parse_tensor, serialize_tensor  # noqa: E402, F401
+from .ops.tensor_proto_ops import (  # noqa: E402, F401
+    deserialize_many_sparse,
+    parse_tensor,
+    serialize_many_sparse,
+    serialize_sparse,
+    serialize_tensor,
+)
 from .tfrecord import (  # noqa: E402, F401
     TFRecordCompressionType,
     TFRecordOptions,

@@ -17,7 +17,13 @@ from ..tensor_shape import TensorShape
 from .parsing_ops import _fields, _varint
 from .string_ops import _check_string_input, _strings
 
-__all__ = ["parse_tensor", "serialize_tensor"]
+__all__ = [
+    "deserialize_many_sparse",
+    "parse_tensor",
+    "serialize_many_sparse",
+    "serialize_sparse",
+    "serialize_tensor",
+]
 
 # TensorFlow's DataType enum values
 _ENUM = {
@@ -206,8 +212,127 @@ def parse_tensor(serialized, out_type, name: Optional[str] = None):
     return apply_op("ParseTensor", (serialized,), attrs, name or "ParseTensor").outputs[0]
 
 
+# -- SparseTensors as three TensorProtos -----------------------------------------------------------
+def _check_out_type(out_type) -> None:
+    if _dtypes.as_dtype(out_type) != _dtypes.string:
+        raise TypeError(f"out_type must be string, got {_dtypes.as_dtype(out_type).name}")
+
+
+def serialize_sparse(sp_input, name: Optional[str] = None, out_type=_dtypes.string):
+    """``sp_input`` as a string vector of three: the `serialize_tensor` bytes of its
+    indices, values and dense shape."""
+    from ..graph import name_scope
+    from .array_ops import stack
+
+    _check_out_type(out_type)
+    with name_scope(name or "SerializeSparse"):
+        parts = (sp_input.indices, sp_input.values, sp_input.dense_shape)
+        return stack([serialize_tensor(p) for p in parts])
+
+
+def _infer_serialize_many(op):
+    if op.inputs[1].dtype not in _ENUM:
+        raise TypeError(f"serialize_many_sparse cannot serialize {op.inputs[1].dtype.name}")
+    return [(_dtypes.string, TensorShape([None, 3]))]
+
+
+def _serialize_many_kernel(attrs):
+    dtype = attrs["T"]
+
+    def serialize_many(indices, values, shape):
+        if len(shape) < 2:
+            raise InvalidArgumentError(
+                None, None, f"SparseTensor must have rank at least 2, got {len(shape)}"
+            )
+        rows = []
+        for b in range(int(shape[0])):
+            mine = indices[:, 0] == b
+            parts = (
+                (indices[mine][:, 1:], _dtypes.int64),
+                (values[mine], dtype),
+                (np.asarray(shape[1:], np.int64), _dtypes.int64),
+            )
+            rows.extend(_serialize(np.asarray(a), t) for a, t in parts)
+        return _strings((int(shape[0]), 3), rows)
+
+    return serialize_many
+
+
+define_op("SerializeManySparse", _infer_serialize_many, _serialize_many_kernel)
+
+
+def serialize_many_sparse(sp_input, name: Optional[str] = None, out_type=_dtypes.string):
+    """Each entry along the first dimension of ``sp_input`` (rank >= 2) as a row of three
+    `serialize_tensor` strings (indices, values, dense shape of that entry)."""
+    _check_out_type(out_type)
+    inputs = (sp_input.indices, sp_input.values, sp_input.dense_shape)
+    attrs = {"T": sp_input.values.dtype}
+    op = apply_op("SerializeManySparse", inputs, attrs, name or "SerializeManySparse")
+    return op.outputs[0]
+
+
+def _infer_deserialize_many(op):
+    _check_string_input(op, 0, "serialized_sparse")
+    rank = op.attrs["rank"]
+    return [
+        (_dtypes.int64, TensorShape([None, rank])),
+        (op.attrs["dtype"], TensorShape([None])),
+        (_dtypes.int64, TensorShape([rank])),
+    ]
+
+
+def _deserialize_many_kernel(attrs):
+    dtype = attrs["dtype"]
+
+    def deserialize_many(serialized):
+        if serialized.ndim != 2 or serialized.shape[1] != 3:
+            raise InvalidArgumentError(
+                None, None, f"Serialized sparse should be [N, 3], got {list(serialized.shape)}"
+            )
+        indices, values, shapes = [], [], []
+        try:
+            for b, (ind, val, shape) in enumerate(serialized):
+                ind = _parse(bytes(ind), _dtypes.int64)
+                indices.append(np.concatenate([np.full((len(ind), 1), b, np.int64), ind], 1))
+                values.append(_parse(bytes(val), dtype))
+                shapes.append(_parse(bytes(shape), _dtypes.int64))
+        except ValueError as e:
+            raise InvalidArgumentError(
+                None, None, f"Could not parse serialized sparse: {e}"
+            ) from None
+        if len({len(s) for s in shapes}) > 1:
+            raise InvalidArgumentError(None, None, "Inconsistent rank across SparseTensors")
+        if not shapes:
+            raise InvalidArgumentError(None, None, "Serialized sparse has no rows to deserialize")
+        rank = len(shapes[0])
+        out_shape = np.concatenate([[len(shapes)], np.max(np.stack(shapes), axis=0)])
+        all_indices = np.concatenate(indices).reshape(-1, rank + 1)
+        all_values = np.concatenate(values)
+        order = np.lexsort(tuple(all_indices.T[::-1])) if len(all_indices) else []
+        return all_indices[order], all_values[order], out_shape.astype(np.int64)
+
+    return deserialize_many
+
+
+define_op("DeserializeManySparse", _infer_deserialize_many, _deserialize_many_kernel)
+
+
+def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name: Optional[str] = None):
+    """The SparseTensor that `serialize_many_sparse` gave as the ``[N, 3]`` string matrix
+    ``serialized_sparse``, its entries stacked along a new first dimension (the largest of
+    their dense shapes); ``rank`` is its rank when known."""
+    from ..sparse_tensor import SparseTensor
+
+    serialized = convert_to_tensor(serialized_sparse, _dtypes.string, name="serialized_sparse")
+    attrs = {"dtype": _dtypes.as_dtype(dtype), "rank": None if rank is None else int(rank)}
+    op = apply_op("DeserializeManySparse", (serialized,), attrs, name or "DeserializeManySparse")
+    return SparseTensor(*op.outputs)
+
+
 # -- gradients -------------------------------------------------------------------------------------
 from ..gradients import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("SerializeTensor")
 NotDifferentiable("ParseTensor")
+NotDifferentiable("SerializeManySparse")
+NotDifferentiable("DeserializeManySparse")

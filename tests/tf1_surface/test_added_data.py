@@ -611,3 +611,25 @@ def test_parse_tensor_does_reject_a_wrong_type_or_bad_bytes():
             sess.run(df.io.parse_tensor(serialized, df.int32))
         with pytest.raises(df.errors.InvalidArgumentError, match="Could not parse `serialized`"):
             sess.run(df.io.parse_tensor(b"\xff\xff", df.int32))
+
+
+def test_serialized_sparse_tensors_are_tensorflows_bytes_and_read_back():
+    sp = df.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 3])
+    many = df.io.serialize_many_sparse(sp)
+    assert many.shape.as_list() == [None, 3]
+    back = df.io.deserialize_many_sparse(many, df.float32)
+    with df.Session() as sess:
+        assert [v.hex() for v in sess.run(df.io.serialize_sparse(sp))] == [
+            "08091208120208021202080222200000000000000000010000000000000001000000000000000000000000000000",
+            "080112041202080222080000803f00000040",
+            "0809120412020802221002000000000000000300000000000000",
+        ]
+        assert [[v.hex() for v in row] for row in sess.run(many)] == [
+            ["08091208120208011202080122080100000000000000", "080112041202080122040000803f",
+             "080912041202080122080300000000000000"],
+            ["08091208120208011202080122080000000000000000", "0801120412020801220400000040",
+             "080912041202080122080300000000000000"],
+        ]  # fmt: skip
+        assert _triple(sess.run(back)) == ([[0, 1], [1, 0]], [1.0, 2.0], [2, 3])
+    with pytest.raises(TypeError, match="out_type must be string"):
+        df.io.serialize_sparse(sp, out_type=df.int32)
