@@ -192,6 +192,7 @@ from .ops.segment_ops import segment_sum, unique, unsorted_segment_sum  # noqa: 
 from .ops.sparse_extra_ops import (  # noqa: E402
     sparse_concat,
     sparse_fill_empty_rows,
+    sparse_mask,
     sparse_maximum,
     sparse_minimum,
     sparse_reduce_max,

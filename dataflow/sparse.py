@@ -5,6 +5,7 @@ from .ops.sparse_extra_ops import sparse_expand_dims as expand_dims
 from .ops.sparse_extra_ops import sparse_eye as eye
 from .ops.sparse_extra_ops import sparse_fill_empty_rows as fill_empty_rows
 from .ops.sparse_extra_ops import sparse_from_dense as from_dense
+from .ops.sparse_extra_ops import sparse_mask as mask
 from .ops.sparse_extra_ops import sparse_maximum as maximum
 from .ops.sparse_extra_ops import sparse_minimum as minimum
 from .ops.sparse_extra_ops import sparse_reduce_max as reduce_max
@@ -40,6 +41,7 @@ __all__ = [
     "eye",
     "fill_empty_rows",
     "from_dense",
+    "mask",
     "matmul",
     "maximum",
     "minimum",

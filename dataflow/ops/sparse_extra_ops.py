@@ -28,6 +28,7 @@ __all__ = [
     "sparse_eye",
     "sparse_fill_empty_rows",
     "sparse_from_dense",
+    "sparse_mask",
     "sparse_maximum",
     "sparse_minimum",
     "sparse_reduce_max",
@@ -691,6 +692,17 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
             "SparseToIndicator",
         )
     return op.outputs[0]
+
+
+def sparse_mask(a, mask_indices, name=None):
+    """The IndexedSlices ``a`` without its slices whose index is in ``mask_indices``."""
+    from ..indexed_slices import IndexedSlices
+    from .array_ops import gather
+    from .extra_array_ops import setdiff1d
+
+    with name_scope(name or "sparse_mask"):
+        kept_indices, positions = setdiff1d(a.indices, mask_indices)
+        return IndexedSlices(gather(a.values, positions), kept_indices, a.dense_shape)
 
 
 # -- sparse segment reductions (by composition: rows gathered, then segment sums) ---------------

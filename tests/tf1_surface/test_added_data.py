@@ -633,3 +633,15 @@ def test_serialized_sparse_tensors_are_tensorflows_bytes_and_read_back():
         assert _triple(sess.run(back)) == ([[0, 1], [1, 0]], [1.0, 2.0], [2, 3])
     with pytest.raises(TypeError, match="out_type must be string"):
         df.io.serialize_sparse(sp, out_type=df.int32)
+
+
+def test_sparse_mask_does_drop_the_masked_slices():
+    values = df.constant([[1.0, 2], [3, 4], [5, 6]])
+    slices = df.IndexedSlices(values, df.constant([12, 26, 37]), df.constant([40, 2]))
+    masked = df.sparse.mask(slices, [12, 45])
+    assert isinstance(masked, df.IndexedSlices)
+    with df.Session() as sess:
+        got = sess.run(masked)
+    assert got.values.tolist() == [[3.0, 4.0], [5.0, 6.0]]
+    assert got.indices.tolist() == [26, 37]
+    assert got.dense_shape.tolist() == [40, 2]
