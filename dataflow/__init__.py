@@ -194,6 +194,7 @@ from .ops.sparse_extra_ops import (  # noqa: E402
     sparse_fill_empty_rows,
     sparse_mask,
     sparse_maximum,
+    sparse_merge,
     sparse_minimum,
     sparse_reduce_max,
     sparse_reduce_max_sparse,

@@ -7,6 +7,7 @@ from .ops.sparse_extra_ops import sparse_fill_empty_rows as fill_empty_rows
 from .ops.sparse_extra_ops import sparse_from_dense as from_dense
 from .ops.sparse_extra_ops import sparse_mask as mask
 from .ops.sparse_extra_ops import sparse_maximum as maximum
+from .ops.sparse_extra_ops import sparse_merge as merge
 from .ops.sparse_extra_ops import sparse_minimum as minimum
 from .ops.sparse_extra_ops import sparse_reduce_max as reduce_max
 from .ops.sparse_extra_ops import sparse_reduce_max_sparse as reduce_max_sparse
@@ -44,6 +45,7 @@ __all__ = [
     "mask",
     "matmul",
     "maximum",
+    "merge",
     "minimum",
     "placeholder",
     "reduce_max",

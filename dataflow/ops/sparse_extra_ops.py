@@ -30,6 +30,7 @@ __all__ = [
     "sparse_from_dense",
     "sparse_mask",
     "sparse_maximum",
+    "sparse_merge",
     "sparse_minimum",
     "sparse_reduce_max",
     "sparse_reduce_max_sparse",
@@ -703,6 +704,33 @@ def sparse_mask(a, mask_indices, name=None):
     with name_scope(name or "sparse_mask"):
         kept_indices, positions = setdiff1d(a.indices, mask_indices)
         return IndexedSlices(gather(a.values, positions), kept_indices, a.dense_shape)
+
+
+def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
+    """The SparseTensor with ``sp_values``'s values at the ids of ``sp_ids`` as a new last
+    dimension of ``vocab_size`` (a list of id SparseTensors and of sizes give one dimension
+    each); its indices are put in row-major order unless ``already_sorted``."""
+    from .array_ops import concat, expand_dims
+    from .math_ops import cast
+    from .sparse_ops import sparse_reorder
+
+    many = isinstance(sp_ids, (list, tuple))
+    ids_list = list(sp_ids) if many else [sp_ids]
+    sizes = list(vocab_size) if isinstance(vocab_size, (list, tuple)) else [vocab_size]
+    if len(ids_list) != len(sizes):
+        raise ValueError("sp_ids and vocab_size must have the same length")
+    ids_list = [_as_sparse(ids, "sp_ids") for ids in ids_list]
+    values = _as_sparse(sp_values, "sp_values")
+    for ids in ids_list:
+        if ids.dtype not in (_dtypes.int32, _dtypes.int64):
+            raise TypeError(f"sp_ids must hold int32 or int64 ids, got {ids.dtype.name}")
+    with name_scope(name or "SparseMerge"):
+        columns = [cast(expand_dims(ids.values, 1), _dtypes.int64) for ids in ids_list]
+        indices = concat([ids_list[0].indices[:, :-1]] + columns, 1)
+        sizes = [cast(convert_to_tensor(v, name="vocab_size"), _dtypes.int64) for v in sizes]
+        shape = concat([ids_list[0].dense_shape[:-1]] + [expand_dims(v, 0) for v in sizes], 0)
+        merged = SparseTensor(indices, values.values, shape)
+        return merged if already_sorted else sparse_reorder(merged)
 
 
 # -- sparse segment reductions (by composition: rows gathered, then segment sums) ---------------

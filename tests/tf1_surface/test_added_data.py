@@ -645,3 +645,25 @@ def test_sparse_mask_does_drop_the_masked_slices():
     assert got.values.tolist() == [[3.0, 4.0], [5.0, 6.0]]
     assert got.indices.tolist() == [26, 37]
     assert got.dense_shape.tolist() == [40, 2]
+
+
+def test_sparse_merge_does_put_values_at_their_ids():
+    ids = df.SparseTensor([[0, 0], [0, 1], [1, 0]], df.constant([4, 1, 3], df.int64), [2, 2])
+    values = df.SparseTensor([[0, 0], [0, 1], [1, 0]], [0.5, -1.0, 2.0], [2, 2])
+    more_ids = df.SparseTensor([[0, 0], [0, 1], [1, 0]], df.constant([0, 2, 1], df.int64), [2, 2])
+    with df.Session() as sess:
+        assert _triple(sess.run(df.sparse.merge(ids, values, 5))) == (
+            [[0, 1], [0, 4], [1, 3]],
+            [-1.0, 0.5, 2.0],
+            [2, 5],
+        )
+        assert _triple(sess.run(df.sparse_merge(ids, values, 5, already_sorted=True))) == (
+            [[0, 4], [0, 1], [1, 3]],
+            [0.5, -1.0, 2.0],
+            [2, 5],
+        )
+        assert _triple(sess.run(df.sparse.merge([ids, more_ids], values, [5, 3]))) == (
+            [[0, 1, 2], [0, 4, 0], [1, 3, 1]],
+            [-1.0, 0.5, 2.0],
+            [2, 5, 3],
+        )
