@@ -612,7 +612,7 @@ def _is_stream(v) -> bool:
 
 
 _QUEUE_KINDS = ("FIFOQueue", "RandomShuffleQueue")
-_READER_KINDS = ("TextLineReader", "FixedLengthRecordReader", "WholeFileReader")
+_READER_KINDS = ("TextLineReader", "FixedLengthRecordReader", "WholeFileReader", "TFRecordReader")
 
 
 def _is_pipeline(v) -> bool:
@@ -1825,3 +1825,35 @@ from .graph_def import (  # noqa: E402, F401
 from .gfile import io_gfile as gfile  # noqa: E402, F401
 from .ops.queue_ops import QueueBase, RandomShuffleQueue  # noqa: E402, F401
 from .ops.string_ops import decode_raw  # noqa: E402, F401
+
+# isort: split
+# -- file ops, tf.train.Example parsing and TFRecord files -----------------------------------------
+from .ops.csv_ops import decode_csv  # noqa: E402, F401
+from .ops.io_ops import (  # noqa: E402, F401
+    decode_base64,
+    encode_base64,
+    match_filenames_once,
+    matching_files,
+    read_file,
+    write_file,
+)
+from .ops.parsing_ops import (  # noqa: E402, F401
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    parse_example,
+    parse_single_example,
+)
+from .ops.tensor_proto_ops import (  # noqa: E402, F401
+    deserialize_many_sparse,
+    parse_tensor,
+    serialize_many_sparse,
+    serialize_sparse,
+    serialize_tensor,
+)
+from .tfrecord import (  # noqa: E402, F401
+    TFRecordCompressionType,
+    TFRecordOptions,
+    TFRecordWriter,
+    tf_record_iterator,
+)
