@@ -5,6 +5,7 @@ from .ops.linalg_ops import norm, qr
 from .ops.math_ops import matmul
 from .ops.matrix_ops import (
     cholesky,
+    cholesky_solve,
     einsum,
     eye,
     matrix_transpose,
@@ -25,6 +26,7 @@ transpose = matrix_transpose
 __all__ = [
     "band_part",
     "cholesky",
+    "cholesky_solve",
     "det",
     "diag",
     "diag_part",

@@ -24,6 +24,7 @@ from .math_ops import FLOAT_TYPES, check_dtype, check_same_dtype, graph_of
 
 __all__ = [
     "cholesky",
+    "cholesky_solve",
     "diag",
     "diag_part",
     "einsum",
@@ -160,6 +161,15 @@ def cholesky(input, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The lower-triangular ``L`` with ``L @ L^T == input`` for each symmetric positive-definite
     matrix; any other matrix is an error at run time."""
     return apply_op("Cholesky", (input,), None, name or "Cholesky").outputs[0]
+
+
+def cholesky_solve(chol, rhs, name: Optional[str] = None) -> Tensor:
+    """``X`` with ``A @ X == rhs`` given ``chol``, the Cholesky factor ``L`` of ``A``
+    (``A == L @ L^T``): two solves, ``L @ Y == rhs`` then ``L^T @ X == Y``."""
+    graph = graph_of((chol, rhs))
+    with graph.as_default(), graph.name_scope(name or "cholesky_solve"):
+        y = matrix_solve(chol, rhs)
+        return matrix_solve(chol, y, adjoint=True)
 
 
 # -- composed helpers ------------------------------------------------------------------------------

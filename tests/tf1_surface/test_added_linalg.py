@@ -1,0 +1,39 @@
+"""Behaviour of linalg names added to close tf.compat.v1 surface gaps (values from TF 2.21)."""
+
+import numpy as np
+import pytest
+
+import dataflow as df
+
+tf = df.compat.v1
+
+
+def _run(t):
+    with tf.Session(graph=t.graph) as sess:
+        return sess.run(t)
+
+
+def test_cholesky_solve_does_solve_with_the_factor_of_a():
+    with tf.Graph().as_default():
+        a = np.array([[4.0, 2.0], [2.0, 3.0]])
+        chol = tf.constant(np.linalg.cholesky(a))
+        x = tf.linalg.cholesky_solve(chol, tf.constant(np.array([[1.0, 2.0], [3.0, 4.0]])))
+        np.testing.assert_allclose(_run(x), [[-0.375, -0.25], [1.25, 1.5]], rtol=1e-6)
+
+
+def test_cholesky_solve_does_batch_and_is_the_top_level_name():
+    assert tf.cholesky_solve is tf.linalg.cholesky_solve
+    rng = np.random.default_rng(0)
+    m = rng.normal(size=(3, 4, 4))
+    a = m @ np.swapaxes(m, -1, -2) + 4 * np.eye(4)
+    b = rng.normal(size=(3, 4, 2))
+    with tf.Graph().as_default():
+        x = tf.cholesky_solve(tf.constant(np.linalg.cholesky(a)), tf.constant(b))
+        assert x.shape.as_list() == [3, 4, 2]
+        np.testing.assert_allclose(_run(x), np.linalg.solve(a, b), rtol=1e-8)
+
+
+def test_cholesky_solve_does_reject_a_rank_one_rhs():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError):
+            tf.linalg.cholesky_solve(tf.constant(np.eye(2)), tf.constant(np.array([1.0, 2.0])))
