@@ -1,6 +1,7 @@
 """``df.linalg``: linear algebra under ``tf.linalg``'s names, each the same function as its
 top-level spelling (``df.linalg.inv is df.matrix_inverse``)."""
 
+from .ops.clip_ops import global_norm
 from .ops.linalg_ops import norm, qr
 from .ops.math_ops import matmul
 from .ops.matrix_ops import (
@@ -9,6 +10,7 @@ from .ops.matrix_ops import (
     einsum,
     eye,
     matrix_transpose,
+    matvec,
     tensordot,
     trace,
 )
@@ -32,10 +34,12 @@ __all__ = [
     "diag_part",
     "einsum",
     "eye",
+    "global_norm",
     "inv",
     "l2_normalize",
     "matmul",
     "matrix_transpose",
+    "matvec",
     "norm",
     "qr",
     "set_diag",

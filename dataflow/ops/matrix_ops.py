@@ -172,6 +172,27 @@ def cholesky_solve(chol, rhs, name: Optional[str] = None) -> Tensor:
         return matrix_solve(chol, y, adjoint=True)
 
 
+def matvec(
+    a,
+    b,
+    transpose_a: bool = False,
+    adjoint_a: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    name: Optional[str] = None,
+) -> Tensor:
+    """The matrix-vector product ``a @ b`` over the last dimension of ``b`` (batches
+    broadcast): ``matmul`` with ``b`` as a one-column matrix."""
+    graph = graph_of((a, b))
+    with graph.as_default(), graph.name_scope(name or "MatVec"):
+        column = _a.expand_dims(convert_to_tensor(b, name="b"), -1)
+        product = _m.matmul(
+            a, column, transpose_a=transpose_a, adjoint_a=adjoint_a,
+            a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse,
+        )  # fmt: skip
+        return _a.squeeze(product, [-1])
+
+
 # -- composed helpers ------------------------------------------------------------------------------
 def _matrix_dims(function: str, x: Tensor) -> tuple:
     if x.shape.ndims is None or x.shape.ndims < 2:

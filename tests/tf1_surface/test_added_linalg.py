@@ -37,3 +37,22 @@ def test_cholesky_solve_does_reject_a_rank_one_rhs():
     with tf.Graph().as_default():
         with pytest.raises(ValueError):
             tf.linalg.cholesky_solve(tf.constant(np.eye(2)), tf.constant(np.array([1.0, 2.0])))
+
+
+def test_matvec_does_multiply_batches_of_matrices_by_vectors():
+    a = np.arange(12.0).reshape(2, 2, 3)
+    v = np.array([1.0, -1.0, 2.0])
+    with tf.Graph().as_default():
+        y = tf.linalg.matvec(tf.constant(a), tf.constant(v))
+        yt = tf.linalg.matvec(
+            tf.constant(a[0]), tf.constant(np.array([1.0, 2.0])), transpose_a=True
+        )
+        assert y.shape.as_list() == [2, 2]
+        np.testing.assert_allclose(_run(y), [[3.0, 9.0], [15.0, 21.0]])
+        np.testing.assert_allclose(_run(yt), [6.0, 9.0, 12.0])
+
+
+def test_global_norm_does_take_the_norm_of_all_tensors_together():
+    with tf.Graph().as_default():
+        n = tf.linalg.global_norm([tf.constant([3.0]), tf.constant([[4.0, 12.0]])])
+        np.testing.assert_allclose(_run(n), 13.0, rtol=1e-6)
