@@ -5,10 +5,12 @@ from .ops.clip_ops import global_norm
 from .ops.linalg_ops import norm, qr
 from .ops.math_ops import matmul
 from .ops.matrix_ops import (
+    adjoint,
     cholesky,
     cholesky_solve,
     einsum,
     eye,
+    logdet,
     matrix_transpose,
     matvec,
     tensordot,
@@ -26,6 +28,7 @@ from .ops.nn_impl import l2_normalize
 transpose = matrix_transpose
 
 __all__ = [
+    "adjoint",
     "band_part",
     "cholesky",
     "cholesky_solve",
@@ -37,6 +40,7 @@ __all__ = [
     "global_norm",
     "inv",
     "l2_normalize",
+    "logdet",
     "matmul",
     "matrix_transpose",
     "matvec",

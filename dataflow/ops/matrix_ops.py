@@ -193,6 +193,20 @@ def matvec(
         return _a.squeeze(product, [-1])
 
 
+def adjoint(matrix, name: Optional[str] = None) -> Tensor:
+    """The conjugate transpose of each matrix (the transpose, for real dtypes)."""
+    return matrix_transpose(matrix, name=name or "adjoint", conjugate=True)
+
+
+def logdet(matrix, name: Optional[str] = None) -> Tensor:
+    """``log(det(matrix))`` of each Hermitian positive-definite matrix, from its Cholesky
+    factor (twice the sum of the logs of its diagonal), so it does not overflow."""
+    graph = graph_of((matrix,))
+    with graph.as_default(), graph.name_scope(name or "logdet"):
+        chol = cholesky(matrix)
+        return 2.0 * _m.reduce_sum(_m.log(matrix_diag_part(chol)), axis=[-1])
+
+
 # -- composed helpers ------------------------------------------------------------------------------
 def _matrix_dims(function: str, x: Tensor) -> tuple:
     if x.shape.ndims is None or x.shape.ndims < 2:

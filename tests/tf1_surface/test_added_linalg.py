@@ -56,3 +56,19 @@ def test_global_norm_does_take_the_norm_of_all_tensors_together():
     with tf.Graph().as_default():
         n = tf.linalg.global_norm([tf.constant([3.0]), tf.constant([[4.0, 12.0]])])
         np.testing.assert_allclose(_run(n), 13.0, rtol=1e-6)
+
+
+def test_adjoint_does_swap_the_matrix_dimensions():
+    a = np.arange(12.0).reshape(2, 2, 3)
+    with tf.Graph().as_default():
+        t = tf.linalg.adjoint(tf.constant(a))
+        assert t.shape.as_list() == [2, 3, 2]
+        np.testing.assert_array_equal(_run(t), np.swapaxes(a, -1, -2))
+
+
+def test_logdet_does_not_overflow_where_det_would():
+    with tf.Graph().as_default():
+        small = tf.linalg.logdet(tf.constant(np.array([[4.0, 2.0], [2.0, 3.0]])))
+        big = tf.linalg.logdet(tf.constant(np.eye(400) * 1e3))
+        np.testing.assert_allclose(_run(small), np.log(8.0), rtol=1e-12)
+        np.testing.assert_allclose(_run(big), 400 * np.log(1e3), rtol=1e-12)
