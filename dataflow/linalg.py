@@ -16,6 +16,8 @@ from .ops.matrix_ops import (
     tensordot,
     trace,
 )
+from .ops.matrix_ops import diag as tensor_diag
+from .ops.matrix_ops import diag_part as tensor_diag_part
 from .ops.matrix_ops import matrix_band_part as band_part
 from .ops.matrix_ops import matrix_determinant as det
 from .ops.matrix_ops import matrix_diag as diag
@@ -48,6 +50,8 @@ __all__ = [
     "qr",
     "set_diag",
     "solve",
+    "tensor_diag",
+    "tensor_diag_part",
     "tensordot",
     "trace",
     "transpose",

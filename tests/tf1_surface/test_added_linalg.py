@@ -72,3 +72,14 @@ def test_logdet_does_not_overflow_where_det_would():
         big = tf.linalg.logdet(tf.constant(np.eye(400) * 1e3))
         np.testing.assert_allclose(_run(small), np.log(8.0), rtol=1e-12)
         np.testing.assert_allclose(_run(big), 400 * np.log(1e3), rtol=1e-12)
+
+
+def test_tensor_diag_does_build_and_read_a_rank_2k_diagonal():
+    assert tf.linalg.tensor_diag is tf.diag and tf.linalg.tensor_diag_part is tf.diag_part
+    d = np.array([[1.0, 2.0], [3.0, 4.0]])
+    with tf.Graph().as_default():
+        t = tf.linalg.tensor_diag(tf.constant(d))
+        assert t.shape.as_list() == [2, 2, 2, 2]
+        out = _run(t)
+        assert out[1, 0, 1, 0] == 3.0 and out[1, 0, 0, 1] == 0.0 and out.sum() == 10.0
+        np.testing.assert_array_equal(_run(tf.linalg.tensor_diag_part(t)), d)
