@@ -2,7 +2,7 @@
 top-level spelling (``df.linalg.inv is df.matrix_inverse``)."""
 
 from .ops.clip_ops import global_norm
-from .ops.linalg_ops import norm, qr
+from .ops.linalg_ops import norm, normalize, qr
 from .ops.math_ops import matmul
 from .ops.matrix_ops import (
     adjoint,
@@ -47,6 +47,7 @@ __all__ = [
     "matrix_transpose",
     "matvec",
     "norm",
+    "normalize",
     "qr",
     "set_diag",
     "solve",

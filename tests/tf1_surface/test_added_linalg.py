@@ -83,3 +83,14 @@ def test_tensor_diag_does_build_and_read_a_rank_2k_diagonal():
         out = _run(t)
         assert out[1, 0, 1, 0] == 3.0 and out[1, 0, 0, 1] == 0.0 and out.sum() == 10.0
         np.testing.assert_array_equal(_run(tf.linalg.tensor_diag_part(t)), d)
+
+
+def test_normalize_does_return_the_unit_tensor_and_its_kept_norm():
+    x = np.array([[3.0, 4.0], [6.0, 8.0]])
+    with tf.Graph().as_default():
+        rows, row_norms = tf.linalg.normalize(tf.constant(x), axis=1)
+        whole, total = tf.linalg.normalize(tf.constant(x), ord=1)
+        np.testing.assert_allclose(_run(rows), [[0.6, 0.8], [0.6, 0.8]])
+        np.testing.assert_allclose(_run(row_norms), [[5.0], [10.0]])
+        np.testing.assert_allclose(_run(whole), x / 21.0)
+        np.testing.assert_allclose(_run(total), [[21.0]])
