@@ -11,16 +11,20 @@ Every workload of issue 14, each in one table with a column per way of running i
 - ``native``: the same with the native tier forced (``compiler.set_native("force")``), printed
   only where ``compiler.native_available()`` exists and is true;
 - ``numpy``: hand-written numpy, where one applies (the floor of an interpreter of numpy calls);
-- ``TF1``: TensorFlow 1.x graph mode with control flow v1, measured in the Python given by
-  ``--tensorflow-python`` (or here, when TensorFlow is importable);
+- ``TF1``: TensorFlow 1.x graph mode with control flow v1 as users run it (a default
+  ``ConfigProto``: Grappler and the graph optimizer on, default thread pools), in the Python
+  given by ``--tensorflow-python`` (or here, when TensorFlow is importable);
+- ``TF1 strip``: the same with Grappler and the L0 optimizer off and the workload's thread
+  pools (``chain`` one thread), where that differs: TensorFlow's executor running every op;
 - ``JAX``: ``lax.while_loop`` under ``jit``, for the loop workloads, as the limit, measured in the
   Python given by ``--jax-python`` (JAX is never a dependency of dataflow).
 
 The workloads:
 
 1. ``chain``: 1000 scalar float32 adds (``y = y + one``, one fed placeholder), ns per op, graph
-   passes off so each add is a node (fusion would make the chain one kernel) and Grappler off
-   so TensorFlow's executor runs every add.  Target: compiled at most TF1, native a tenth.
+   passes off so each add is a node (fusion would make the chain one kernel).  As shipped,
+   Grappler folds TensorFlow's chain into a few ops; ``TF1 strip`` runs every add.
+   Target: compiled at most TF1, native a tenth.
    Also the same chain with the default passes, where fusion makes it one ``FusedElementwise``.
 2. ``loop``: a 10k-iteration ``while_loop`` (``i + 1``, ``a + cast(i)``), ns per iteration.
 3. ``cond_loop``: the same with a ``cond`` in the body (even ``i`` adds, odd ``i`` subtracts).
@@ -38,17 +42,20 @@ first call (trace and XLA compilation).  Values are checked bit for bit against 
 run before anything is timed (the native column's are reported if they differ).
 
 Timings are medians over repeats, the columns taken in turn within each round so all see the
-same load; the machine may be shared, so read ratios, not absolutes.
+same load, TensorFlow's included (its process is kept for the whole run and times each run
+around ``Session.run``, between dataflow's runs: `harness.Partner`); the ratios are of those
+medians.  The machine may be shared, so read ratios, not absolutes.
 """
 
 from __future__ import annotations
 
 # First, before numpy is imported: importing harness pins BLAS threads.
 from harness import (
+    Partner,
     describe_machine,
     paired_median_times,
+    serve_partner,
     side_figures,
-    tensorflow_figures,
     try_import_tensorflow,
 )
 from programs import digits_mlp
@@ -266,9 +273,10 @@ def _describe_compiled(plan) -> str:
     return f"compiled: {len(loops)} loop(s), {len(regions)} region(s), {members} ops in them"
 
 
-def bench_dataflow(workload: Workload, repeats: int) -> dict:
-    """Per-unit times of ``workload`` in each dataflow column, its first-run costs, and what
-    compilation made of it."""
+def bench_dataflow(workload: Workload, repeats: int, tensorflow: Partner | None = None) -> dict:
+    """Per-unit times of ``workload`` in each dataflow column and, with ``tensorflow``, in
+    TensorFlow's columns, timed in the same rounds; the first-run costs, and what compilation
+    made of it."""
     import dataflow as df
     from dataflow import compiler
 
@@ -304,13 +312,16 @@ def bench_dataflow(workload: Workload, repeats: int) -> dict:
         "what": _describe_compiled(list(sessions["compiled"]._plans.values())[-1]),
     }
     del results
-    times = paired_median_times(
-        *(lambda c=c, s=s: run_in(c, s, built.fetches) for c, s in sessions.items()),
-        repeats=_repeats(workload, repeats),
-    )
-    for column, seconds in zip(sessions, times):
+    timed = {c: lambda c=c, s=s: run_in(c, s, built.fetches) for c, s in sessions.items()}
+    if tensorflow is not None:
+        for column, key in tensorflow_columns(workload).items():
+            timed[column] = tensorflow.timer(key)
+            figures[f"first_{column}_ms"] = tensorflow.first_ms[key]
+    times = paired_median_times(*timed.values(), repeats=_repeats(workload, repeats))
+    for column, seconds in zip(timed, times):
         figures[column] = seconds / workload.units * SCALES[workload.scale]
-        sessions[column].close()
+    for sess in sessions.values():
+        sess.close()
     figures.update(_first_run(df, compiler, graph, built, workload, switch, list(columns)))
     return figures
 
@@ -385,33 +396,44 @@ def bench_numpy(workload: Workload, repeats: int) -> float | None:
     return seconds / workload.units * SCALES[workload.scale]
 
 
-# -- TensorFlow 1.x graph mode (run in a Python that has it) --------------------------------------
-def bench_tensorflow(tf1, repeats: int) -> dict:
-    """Per-unit times of every workload in TF1 graph mode, and its first runs."""
-    return {w.key: _tensorflow_workload(tf1, w, _repeats(w, repeats)) for w in WORKLOADS}
+# -- TensorFlow 1.x graph mode (in a Python that has it, timed in step: harness.Partner) ---------
+def tensorflow_columns(workload: Workload) -> dict[str, str]:
+    """TensorFlow's columns of ``workload`` and the `tensorflow_cases` key of each: as shipped
+    always, and stripped where its config differs from the default."""
+    columns = {"TF1": workload.key}
+    if not workload.passes or workload.tensorflow_threads:
+        columns["TF1 strip"] = f"{workload.key}/stripped"
+    return columns
 
 
-def _tensorflow_workload(tf1, workload: Workload, repeats: int) -> dict:
+def tensorflow_cases(tf1) -> dict:
+    """Every workload's TensorFlow case (`harness.Partner`): as shipped, and stripped."""
+    cases = {}
+    for workload in WORKLOADS:
+        for key in tensorflow_columns(workload).values():
+            stripped = key.endswith("/stripped")
+            cases[key] = functools.partial(_tensorflow_case, tf1, workload, stripped)
+    return cases
+
+
+def _tensorflow_case(tf1, workload: Workload, stripped: bool):
+    """``workload`` built in a TF1 Session (a default ``ConfigProto``, or ``stripped``: the
+    workload's thread pools, and Grappler and the L0 optimizer off unless it has passes on),
+    its variables initialised; returns a function that runs it once."""
     graph = tf1.Graph()
     with graph.as_default():
         built = workload.build(tf1)
-    config = tf1.ConfigProto(
-        inter_op_parallelism_threads=workload.tensorflow_threads,
-        intra_op_parallelism_threads=workload.tensorflow_threads,
-    )
-    if not workload.passes:
-        config.graph_options.optimizer_options.opt_level = tf1.OptimizerOptions.L0
-        config.graph_options.rewrite_options.disable_meta_optimizer = True
-    with tf1.Session(graph=graph, config=config) as sess:
-        if built.init is not None:
-            sess.run(built.init)
-        began = time.perf_counter()
-        sess.run(built.fetches, built.feed)
-        first_ms = (time.perf_counter() - began) * 1e3
-        (seconds,) = paired_median_times(
-            lambda: sess.run(built.fetches, built.feed), repeats=repeats
-        )
-    return {"time": seconds / workload.units * SCALES[workload.scale], "first_ms": first_ms}
+    config = tf1.ConfigProto()
+    if stripped:
+        config.inter_op_parallelism_threads = workload.tensorflow_threads
+        config.intra_op_parallelism_threads = workload.tensorflow_threads
+        if not workload.passes:
+            config.graph_options.optimizer_options.opt_level = tf1.OptimizerOptions.L0
+            config.graph_options.rewrite_options.disable_meta_optimizer = True
+    sess = tf1.Session(graph=graph, config=config)
+    if built.init is not None:
+        sess.run(built.init)
+    return functools.partial(sess.run, built.fetches, built.feed)
 
 
 # -- JAX: lax.while_loop under jit, for the loop workloads (run in a Python that has it) ----------
@@ -468,7 +490,125 @@ def bench_jax(repeats: int) -> dict:
 
 
 # -- The report -----------------------------------------------------------------------------------
-COLUMN_NAMES = ("interpreted", "compiled", "native", "numpy", "TF1", "JAX")
+COLUMN_NAMES = ("interpreted", "compiled", "native", "numpy", "TF1", "TF1 strip", "JAX")
+
+
+# -- Time to native code in "auto" mode, under a stream of runs -----------------------------------
+STREAM_SECONDS = 90  # at most, per measurement
+TIME_TO_NATIVE = [  # the workloads measured (--quick: the first): a short native function and
+    # a long one (`native.PROCESS_MIN_LINES`: the long one compiles in the child process)
+    *[w for w in WORKLOADS if w.key == "loop"],
+    Workload("chain100", "scalar float32 add chain (100 ops)",
+             functools.partial(_chain, length=100), "op", 100),
+]  # fmt: skip
+NATIVE_COMPILERS = {  # how "auto" mode compiles: `native.COMPILE_PROCESS`
+    "process": "in a child process (the default; a function under "
+    "native.PROCESS_MIN_LINES lines is compiled in the thread all the same)",
+    "thread": "in the compile thread alone",
+}
+
+
+def bench_time_to_native(quick: bool) -> None:
+    """Prints, per workload and per way of compiling, the time from a stream's first run to
+    its first native run, and how the runs meanwhile compare with the Python tier's: each
+    measured in a new process with an empty cache (numba not imported, nothing compiled), as
+    a program's first start finds it."""
+    import os
+    import subprocess
+    import tempfile
+
+    from dataflow import compiler
+
+    if _native_switch(compiler) is None:
+        print('8. time to native code in "auto" mode: numba is not installed')
+        return
+    keys = [w.key for w in (TIME_TO_NATIVE[:1] if quick else TIME_TO_NATIVE)]
+    print(
+        '8. time to native code in "auto" mode: a new process with an empty cache runs one '
+        "workload without a pause:"
+    )
+    print(
+        f"   {'':13}{'compiled':>12}{'Python tier':>13}{'native from':>13}"
+        f"{'runs before it, ms':>22}{'slowdown':>10}"
+    )
+    print(f"   {'':13}{'':>12}{'run, ms':>13}{'run, s':>13}{'median':>11}{'max':>11}{'':>10}")
+    for key in keys:
+        for how in NATIVE_COMPILERS:
+            with tempfile.TemporaryDirectory() as cache:
+                output = subprocess.run(
+                    [sys.executable, __file__, "--time-to-native-of", key, how],
+                    env=dict(os.environ, DATAFLOW_CACHE_DIR=cache),
+                    capture_output=True,
+                    text=True,
+                    timeout=STREAM_SECONDS + 120,
+                )
+            if output.returncode != 0:
+                print(f"   {key:13}{how:>12}   failed: {output.stderr.strip()[-200:]}")
+                continue
+            f = json.loads(output.stdout.strip().splitlines()[-1])
+            native = "never" if f["native_s"] is None else f"{f['native_s']:.2f}"
+            slowdown = (
+                "" if f["meanwhile_ms"] is None else f"{f['meanwhile_ms'] / f['python_ms']:.1f}x"
+            )
+            print(
+                f"   {key:13}{how:>12}{_cell(f['python_ms'], 13)}{native:>13}"
+                f"{_cell(f['meanwhile_ms'], 11)}{_cell(f['meanwhile_max_ms'], 11)}{slowdown:>10}"
+            )
+    print(
+        "   (native from: seconds from the stream's first run, lowering and compiling included, "
+        "to the first run whose code is all native; runs before it: from the start of the "
+        "native compilation; slowdown: their median over the Python tier's; compiled: "
+        + "; ".join(f"{how} = {what}" for how, what in NATIVE_COMPILERS.items())
+        + ")"
+    )
+
+
+def measure_time_to_native(key: str, how: str) -> dict:
+    """In this process: the Python tier's median run of workload ``key``, then a stream of runs
+    in "auto" mode until native code runs (`bench_time_to_native`)."""
+    import dataflow as df
+    from dataflow import compiler
+    from dataflow.compiler import native
+
+    native.COMPILE_PROCESS = how == "process"
+    (workload,) = [w for w in TIME_TO_NATIVE if w.key == key]
+    graph = df.Graph()
+    with graph.as_default():
+        built = workload.build(df)
+    compiler.set_mode("auto")
+    compiler.set_native("off")
+    with _session(df, graph, workload.passes) as sess:
+        for _ in range(compiler.AUTO_AFTER_RUNS + 1):
+            sess.run(built.fetches, built.feed)
+        python_runs = []
+        for _ in range(21):
+            began = time.perf_counter()
+            sess.run(built.fetches, built.feed)
+            python_runs.append(time.perf_counter() - began)
+    compiler.set_native("auto")
+    runs = []  # (start, seconds, whether the run was native, whether compiling had begun)
+    start = time.perf_counter()
+    native_at = None
+    with _session(df, graph, workload.passes) as sess:
+        while time.perf_counter() - start < STREAM_SECONDS:
+            plan = next(iter(sess._plans.values()), None)
+            tiers = [r.function for r in plan.compiled.regions] if plan and plan.compiled else []
+            tiers = [t for t in tiers if isinstance(t, native._Tier) and t.calls]
+            compiling = any(t.pending is not None for t in tiers)
+            natively = bool(tiers) and all(t.native is not None for t in tiers)
+            began = time.perf_counter()
+            sess.run(built.fetches, built.feed)
+            runs.append((began - start, time.perf_counter() - began, natively, compiling))
+            if natively:
+                native_at = began - start
+                break
+    meanwhile = [seconds for _, seconds, natively, compiling in runs if compiling and not natively]
+    return {
+        "python_ms": statistics.median(python_runs) * 1e3,
+        "native_s": native_at,
+        "meanwhile_ms": statistics.median(meanwhile) * 1e3 if meanwhile else None,
+        "meanwhile_max_ms": max(meanwhile) * 1e3 if meanwhile else None,
+    }
 
 
 def _cell(value: float | None, width: int = 12) -> str:
@@ -477,13 +617,14 @@ def _cell(value: float | None, width: int = 12) -> str:
     return f"{value:{width}.0f}" if value >= 100 else f"{value:{width}.3g}"
 
 
-def report(workload: Workload, number: int, ours: dict, numpy: float | None, tf, jax) -> None:
+def report(workload: Workload, number: int, ours: dict, numpy: float | None, jax) -> None:
     values = {
         "interpreted": ours["interpreted"],
         "compiled": ours["compiled"],
         "native": ours.get("native"),
         "numpy": numpy,
-        "TF1": tf["time"] if tf else None,
+        "TF1": ours.get("TF1"),
+        "TF1 strip": ours.get("TF1 strip"),
         "JAX": jax["time"] if jax else None,
     }
     shown = [name for name in COLUMN_NAMES if values[name] is not None or name == "native"]
@@ -493,7 +634,7 @@ def report(workload: Workload, number: int, ours: dict, numpy: float | None, tf,
         f"   {workload.scale + ' per ' + workload.unit:20}"
         + "".join(_cell(values[n]) for n in shown)
     )
-    for base in ("numpy", "TF1"):
+    for base in ("numpy", "TF1", "TF1 strip"):
         if values[base] is not None:
             ratios = [None if values[n] is None else values[n] / values[base] for n in shown]
             print(
@@ -504,7 +645,8 @@ def report(workload: Workload, number: int, ours: dict, numpy: float | None, tf,
         "interpreted": ours["first_interpreted_ms"],
         "compiled": ours["first_compiled_ms"],
         "native": ours.get("first_native_ms"),
-        "TF1": tf["first_ms"] if tf else None,
+        "TF1": ours.get("first_TF1_ms"),
+        "TF1 strip": ours.get("first_TF1 strip_ms"),
         "JAX": jax["first_ms"] if jax else None,
     }
     print(f"   {'first run, ms':20}" + "".join(_cell(firsts.get(n)) for n in shown))
@@ -522,42 +664,61 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, help="repeats of every figure")
     parser.add_argument("--tensorflow-python", help="a Python with TensorFlow, for its figures")
     parser.add_argument("--jax-python", help="a Python with JAX, for its figures")
-    parser.add_argument("--tensorflow-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--tensorflow-partner", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--jax-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
         "--only", nargs="+", choices=[w.key for w in WORKLOADS], help="these workloads alone"
     )
+    parser.add_argument(
+        "--time-to-native", action="store_true", help="the time to native code alone (8.)"
+    )
+    parser.add_argument("--time-to-native-of", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.time_to_native_of:
+        print(json.dumps(measure_time_to_native(*args.time_to_native_of)))
+        return
+    if args.time_to_native:
+        bench_time_to_native(args.quick)
+        return
     workloads = [w for w in WORKLOADS if args.only is None or w.key in args.only]
     repeats = args.repeats or (11 if args.quick else 51)
-    if args.tensorflow_only:
-        print(json.dumps(bench_tensorflow(try_import_tensorflow(), repeats)))
+    if args.tensorflow_partner:
+        serve_partner(try_import_tensorflow, tensorflow_cases)
         return
     if args.jax_only:
         print(json.dumps(bench_jax(repeats)))
         return
-    tf = tensorflow_figures(__file__, bench_tensorflow, repeats, args.tensorflow_python)
+    tf = Partner.start(
+        try_import_tensorflow,
+        tensorflow_cases,
+        __file__,
+        "--tensorflow-partner",
+        args.tensorflow_python,
+    )
     jax = side_figures(__file__, "--jax-only", "jax", bench_jax, repeats, args.jax_python)
     print(
         describe_machine(
             repeats,
-            tensorflow="not installed" if tf is None else "yes",
+            tensorflow="not installed" if tf is None else "as shipped, and stripped",
             jax="not installed" if jax is None else "yes",
             python=sys.version.split()[0],
         )
     )
     for workload in workloads:
         number = WORKLOADS.index(workload) + 1
-        ours = bench_dataflow(workload, repeats)
+        ours = bench_dataflow(workload, repeats, tf)
         numpy = bench_numpy(workload, repeats)
-        report(workload, number, ours, numpy, (tf or {}).get(workload.key),
-               (jax or {}).get(workload.key))  # fmt: skip
+        report(workload, number, ours, numpy, (jax or {}).get(workload.key))
         if workload.key == "chain":
             fused = bench_fused_chain(repeats)
             print(
                 "   graph passes on (the chain is one FusedElementwise op), ns per op: "
                 f"interpreted {fused['interpreted']:.0f}, compiled {fused['compiled']:.0f}"
             )
+    if tf is not None:
+        tf.close()
+    if args.only is None:
+        bench_time_to_native(args.quick)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,10 @@
    gradient descent update), NHWC: the median time of the forward pass alone and of the whole
    step, and the same two figures for TensorFlow 1.x (graph mode) with the ratio ours /
    TensorFlow's, when TensorFlow is importable here or ``--tensorflow-python`` names a Python
-   that has it (the same script runs there with ``--tensorflow-only``, which needs no
-   dataflow, and prints its figures as JSON).
+   that has it (the same script runs there with ``--tensorflow-partner``, which needs no
+   dataflow, and times each of TensorFlow's runs when asked: `harness.Partner`).  TensorFlow
+   as users run it (a default ``ConfigProto``: its intra-op pool on every core), and beside
+   it pinned to one thread per kernel as BLAS is here.
 2. The same step written in NCHW, with the ``layout`` pass on (the default) and off: the pass
    runs the chain of convolutions and pools in NHWC, the layout the kernels are fast in, and
    transposes only at the chain's edges.  TensorFlow's CPU kernels do not run NCHW
@@ -19,25 +21,26 @@
 3. Each kernel of the step alone (the NHWC step's ops, timed through ``RunMetadata`` with
    ``FULL_TRACE``): where the time goes.
 
-Timings are medians over repeats, each function timed in turn within every round; the machine
-may be shared, so read ratios, not absolutes.  BLAS runs on one thread here and in TensorFlow's
-figures its intra-op pool is pinned to one thread too, so both sides use one core per kernel.
+Timings are medians over repeats, each function timed in turn within every round (dataflow's
+runs and TensorFlow's alike); the machine may be shared, so read ratios, not absolutes.  BLAS
+runs on one thread here; TensorFlow's pinned figures use one core per kernel too.
 """
 
 from __future__ import annotations
 
 # First, before numpy is imported: importing harness pins BLAS threads.
 from harness import (
+    Partner,
     describe_machine,
     paired_median_times,
-    tensorflow_figures,
+    serve_partner,
     try_import_tensorflow,
 )
 
 # isort: split
 import argparse
 import collections
-import json
+import functools
 import statistics
 import sys
 
@@ -116,27 +119,51 @@ def _dataflow():
     return dataflow
 
 
-def bench_step(repeats: int) -> dict:
+# TensorFlow's figures of `bench_step`: as shipped, and pinned to one thread per kernel.
+TENSORFLOW_FIGURES = {
+    "tf_forward_ms": ("forward", False),
+    "tf_step_ms": ("step", False),
+    "tf_pinned_forward_ms": ("forward", True),
+    "tf_pinned_step_ms": ("step", True),
+}
+
+
+def bench_step(repeats: int, tensorflow: Partner | None = None) -> dict:
+    """The NHWC step's forward and whole-step times, and with ``tensorflow`` its figures
+    (`TENSORFLOW_FIGURES`), all timed in the same rounds."""
     df = _dataflow()
     graph, init, loss, step, feed = _build(df, "NHWC")
+    timed = {}
     with df.Session(graph=graph) as sess:
         sess.run(init)
-        forward, both = paired_median_times(
-            lambda: sess.run(loss, feed), lambda: sess.run([loss, step], feed), repeats=repeats
-        )
-    return {"forward_ms": forward * 1e3, "step_ms": both * 1e3}
+        timed["forward_ms"] = lambda: sess.run(loss, feed)
+        timed["step_ms"] = lambda: sess.run([loss, step], feed)
+        if tensorflow is not None:
+            for figure in TENSORFLOW_FIGURES:
+                timed[figure] = tensorflow.timer(figure)
+        times = paired_median_times(*timed.values(), repeats=repeats)
+    return {figure: seconds * 1e3 for figure, seconds in zip(timed, times)}
 
 
-def bench_tensorflow_step(tf1, repeats: int) -> dict:
-    """The LeNet step's figures in TensorFlow 1.x, its intra-op pool pinned to one thread."""
+def tensorflow_cases(tf1) -> dict:
+    """`TENSORFLOW_FIGURES` as cases of `harness.Partner`."""
+    return {
+        figure: functools.partial(_tensorflow_case, tf1, what, pinned)
+        for figure, (what, pinned) in TENSORFLOW_FIGURES.items()
+    }
+
+
+def _tensorflow_case(tf1, what: str, pinned: bool):
+    """The LeNet step (``what``: its forward pass or the whole step) in a TF1 Session, as
+    shipped or ``pinned`` to one thread; returns a function that runs it once."""
     graph, init, loss, step, feed = _build(tf1, "NHWC")
-    config = tf1.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
-    with tf1.Session(graph=graph, config=config) as sess:
-        sess.run(init)
-        forward, both = paired_median_times(
-            lambda: sess.run(loss, feed), lambda: sess.run([loss, step], feed), repeats=repeats
-        )
-    return {"forward_ms": forward * 1e3, "step_ms": both * 1e3}
+    config = tf1.ConfigProto()
+    if pinned:
+        config.intra_op_parallelism_threads = config.inter_op_parallelism_threads = 1
+    sess = tf1.Session(graph=graph, config=config)
+    sess.run(init)
+    fetches = loss if what == "forward" else [loss, step]
+    return functools.partial(sess.run, fetches, feed)
 
 
 def bench_layout(repeats: int) -> dict:
@@ -186,33 +213,38 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, help="repeats of every figure")
     parser.add_argument("--no-tensorflow", action="store_true", help="skip the TF comparison")
     parser.add_argument("--tensorflow-python", help="a Python with TensorFlow, for its figures")
-    parser.add_argument("--tensorflow-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--tensorflow-partner", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     repeats = args.repeats or (5 if args.quick else 15)
-    if args.tensorflow_only:
-        print(json.dumps(bench_tensorflow_step(try_import_tensorflow(), repeats)))
+    if args.tensorflow_partner:
+        serve_partner(try_import_tensorflow, tensorflow_cases)
         return
-    tf_figures = None
+    tf = None
     if not args.no_tensorflow:
-        tf_figures = tensorflow_figures(
-            __file__, bench_tensorflow_step, repeats, args.tensorflow_python
+        tf = Partner.start(
+            try_import_tensorflow,
+            tensorflow_cases,
+            __file__,
+            "--tensorflow-partner",
+            args.tensorflow_python,
         )
-    tensorflow = "not installed" if tf_figures is None else "yes"
+    tensorflow = "not installed" if tf is None else "as shipped, and pinned"
     print(describe_machine(repeats, tensorflow=tensorflow, python=sys.version.split()[0]))
 
-    r = bench_step(repeats)
-    line = (
+    r = bench_step(repeats, tf)
+    print(
         f"1. LeNet step (batch {BATCH}, NHWC): forward {r['forward_ms']:.1f} ms, "
         f"forward+backward+update {r['step_ms']:.1f} ms"
     )
-    if tf_figures is not None:
-        line += (
-            f"; TensorFlow 1.x: forward {tf_figures['forward_ms']:.1f} ms, step "
-            f"{tf_figures['step_ms']:.1f} ms -> ours/TensorFlow "
-            f"{r['step_ms'] / tf_figures['step_ms']:.2f}x (forward "
-            f"{r['forward_ms'] / tf_figures['forward_ms']:.2f}x)"
-        )
-    print(line)
+    if tf is not None:
+        for name, prefix in (("as shipped", "tf_"), ("pinned to one thread", "tf_pinned_")):
+            forward, step = r[f"{prefix}forward_ms"], r[f"{prefix}step_ms"]
+            print(
+                f"   TensorFlow 1.x {name}: forward {forward:.1f} ms, step {step:.1f} ms "
+                f"-> ours/TensorFlow {r['step_ms'] / step:.2f}x "
+                f"(forward {r['forward_ms'] / forward:.2f}x)"
+            )
+        tf.close()
 
     r = bench_layout(repeats)
     print(

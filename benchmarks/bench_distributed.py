@@ -156,9 +156,11 @@ class _TransferTask(TaskServer):
 def section_ray_transfer(repeats: int) -> None:
     import ray
 
+    from dataflow.distribute.ray_cluster import start_local_ray
+
     started = not ray.is_initialized()
     if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        start_local_ray(num_cpus=2)  # as a RayCluster starts it: loopback, token required
     names = ["/job:worker/task:0", "/job:worker/task:1"]
     actor_class = ray.remote(_TransferTask).options(num_cpus=0, max_concurrency=32)
     sender, receiver = [actor_class.remote("worker", i) for i in range(2)]

@@ -9,9 +9,10 @@ step.  Printed: the median time of the forward pass, of the training step (forwa
 backward loop reading the forward values back, the update), their ratio, and the same for the
 cell unrolled with ``static_rnn``.  With TensorFlow 1.x and its legacy Keras (``tf_keras``,
 which ``tf.compat.v1.nn.rnn_cell`` needs under TensorFlow 2.16 and later; run with
-``TF_USE_LEGACY_KERAS=1``) installed, its figures for the same programs are printed beside
-ours.  Timings are medians over repeats, each function timed in turn within every round; the
-machine may be shared, so read ratios, not absolutes.
+``TF_USE_LEGACY_KERAS=1``) installed, its figures for the same programs (a default
+``ConfigProto``: TensorFlow as users run it) are printed beside ours.  Timings are medians over
+repeats, each function timed in turn within every round, TensorFlow's in the same rounds as
+ours; the machine may be shared, so read ratios, not absolutes.
 """
 
 from __future__ import annotations
@@ -49,16 +50,31 @@ def _model(api, dynamic: bool):
     return loss, train, {x: x_value, y: y_value}
 
 
-def bench(api, dynamic: bool, repeats: int) -> tuple[float, float]:
+def _runs(api, dynamic: bool) -> tuple:
+    """The model in a new Session of ``api`` (a default config: TensorFlow as users run it),
+    its variables initialised: (a forward run, a training step, the Session)."""
     graph = api.Graph()
     with graph.as_default():
         loss, train, feed = _model(api, dynamic)
         init = api.global_variables_initializer()
-    with api.Session(graph=graph) as sess:
-        sess.run(init)
-        return paired_median_times(
-            lambda: sess.run(loss, feed), lambda: sess.run(train, feed), repeats=repeats
-        )
+    sess = api.Session(graph=graph)
+    sess.run(init)
+    return lambda: sess.run(loss, feed), lambda: sess.run(train, feed), sess
+
+
+def bench(dynamic: bool, repeats: int, tf1=None) -> tuple[float, ...]:
+    """Medians of dataflow's forward run and training step and, with ``tf1``, TensorFlow's,
+    all four timed in turn within every round."""
+    forward, step, sess = _runs(df, dynamic)
+    timed, sessions = [forward, step], [sess]
+    if tf1 is not None:
+        tf_forward, tf_step, tf_sess = _runs(tf1, dynamic)
+        timed += [tf_forward, tf_step]
+        sessions.append(tf_sess)
+    times = paired_median_times(*timed, repeats=repeats)
+    for sess in sessions:
+        sess.close()
+    return times
 
 
 def _tf1_with_cells():
@@ -80,17 +96,17 @@ def main() -> None:
     tf1, why_not = _tf1_with_cells()
     print(f"LSTM training step: batch {BATCH}, {STEPS} steps, {INPUTS} inputs, {UNITS} units")
     for dynamic, what in ((True, "dynamic_rnn"), (False, "static_rnn ")):
-        forward, step = bench(df, dynamic, repeats)
+        forward, step, *tf_times = bench(dynamic, repeats, tf1)
         line = (
             f"  {what}  dataflow: forward {forward * 1e3:7.2f} ms, training step "
             f"{step * 1e3:7.2f} ms ({step / forward:.1f}x)"
         )
-        if tf1 is not None:
-            tf_forward, tf_step = bench(tf1, dynamic, repeats)
+        if tf_times:
+            tf_forward, tf_step = tf_times
             line += (
-                f"   TF1: forward {tf_forward * 1e3:7.2f} ms, training step "
+                f"   TF1 as shipped: forward {tf_forward * 1e3:7.2f} ms, training step "
                 f"{tf_step * 1e3:7.2f} ms ({tf_step / tf_forward:.1f}x); "
-                f"dataflow/TF1 step {step / tf_step:.1f}x"
+                f"dataflow/TF1 step {step / tf_step:.2f}x"
             )
         print(line)
     if why_not:

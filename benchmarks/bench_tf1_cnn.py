@@ -1,6 +1,7 @@
 """Notebook 6's TF1 CNN, trained here and in TensorFlow 1.x: time per step and final accuracy.
 
     python benchmarks/bench_tf1_cnn.py
+    python benchmarks/bench_tf1_cnn.py --quick        # 20 steps
     python benchmarks/bench_tf1_cnn.py --tensorflow-python path/to/python-with-tensorflow
                                        # TensorFlow's figures from another environment
 
@@ -14,29 +15,34 @@ minibatches of the corpus's MNIST stand-in (``tf1_corpus/mnist_standin.py``: sci
 digits at 28x28).  Initial weights and dropout masks come from each side's own random streams
 under the same seeds, so the accuracies agree in class, not digit for digit.
 
-Printed for each side: the median wall time of one training step (the steps after the first,
-which builds the plan), the minibatch loss at the first and last step, and the accuracy on the
-400 test images.  TensorFlow runs when it is importable here or ``--tensorflow-python`` names a
-Python that has it (the script runs there with ``--tensorflow-only BATCHES.npz`` and prints its
-figures as JSON; that side needs neither dataflow nor scikit-learn).  BLAS runs on one thread
-here and TensorFlow's intra-op pool gets one thread too, so both use one core per kernel; the
-machine may be shared, so read the ratio, not the absolutes.
+Printed for each side: the median wall time of one training step (the steps after the first
+two: the first builds the plan), the minibatch loss at the first and last step, and the
+accuracy on the 400 test images.  TensorFlow runs when it is importable here or
+``--tensorflow-python`` names a Python that has it (the script runs there with
+``--tensorflow-partner``, reads the minibatches from a file and needs neither dataflow nor
+scikit-learn): as users run it (a default ``ConfigProto``) and, beside it, with its intra-op
+pool pinned to one thread as BLAS is here (one core per kernel on both sides).  The three
+train step by step in turn (dataflow, TensorFlow, pinned TensorFlow, dataflow, ...:
+`harness.Partner`), so each step of each side sees the same load; the machine may be shared,
+so read the ratios, not the absolutes.
 """
 
 from __future__ import annotations
 
 # First, before numpy is imported: importing harness pins BLAS threads.
-from harness import describe_machine, try_import_tensorflow
+from harness import (
+    Partner,
+    describe_machine,
+    paired_median_times,
+    serve_partner,
+    try_import_tensorflow,
+)
 
 # isort: split
 import argparse
-import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -122,45 +128,89 @@ def stand_in_batches(steps: int = STEPS, batch: int = BATCH) -> dict:
     }
 
 
-def train(tf, data: dict) -> dict:
-    """Trains the program of `build` in ``tf`` on ``data``'s minibatches; its figures."""
-    graph = tf.Graph()
-    with graph.as_default():
-        x, y_, keep_prob, loss, accuracy, train_step = build(tf)
-        init = tf.global_variables_initializer()
-    config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=2)
-    step_times, losses = [], []
-    with tf.Session(graph=graph, config=config) as sess:
-        sess.run(init)
-        for images, labels in zip(data["images"], data["labels"]):
-            start = time.perf_counter()
-            _, batch_loss = sess.run([train_step, loss], {x: images, y_: labels, keep_prob: 0.5})
-            step_times.append(time.perf_counter() - start)
-            losses.append(float(batch_loss))
-        test_feed = {x: data["test_images"], y_: data["test_labels"], keep_prob: 1.0}
-        test_accuracy = float(sess.run(accuracy, test_feed))
+class Training:
+    """The program of `build` in a Session of ``tf`` (a default ``ConfigProto``, or ``pinned``:
+    one intra-op thread), trained by `step` on ``data``'s minibatches one after another."""
+
+    def __init__(self, tf, data: dict, pinned: bool = False) -> None:
+        self.data = data
+        graph = tf.Graph()
+        with graph.as_default():
+            self.x, self.y_, self.keep_prob, self.loss, self.accuracy, self.train_step = build(tf)
+            init = tf.global_variables_initializer()
+        config = tf.ConfigProto()
+        if pinned:
+            config.intra_op_parallelism_threads = 1
+            config.inter_op_parallelism_threads = 2
+        self.sess = tf.Session(graph=graph, config=config)
+        self.sess.run(init)
+        self.losses: list[float] = []
+
+    def step(self) -> None:
+        n = len(self.losses)
+        feed = {
+            self.x: self.data["images"][n],
+            self.y_: self.data["labels"][n],
+            self.keep_prob: 0.5,
+        }
+        _, batch_loss = self.sess.run([self.train_step, self.loss], feed)
+        self.losses.append(float(batch_loss))
+
+    def figures(self) -> dict:
+        """The first and last losses and the test accuracy (closes the Session)."""
+        test_feed = {
+            self.x: self.data["test_images"],
+            self.y_: self.data["test_labels"],
+            self.keep_prob: 1.0,
+        }
+        test_accuracy = float(self.sess.run(self.accuracy, test_feed))
+        self.sess.close()
+        return {
+            "first_loss": self.losses[0],
+            "last_loss": self.losses[-1],
+            "test_accuracy": test_accuracy,
+        }
+
+
+def tensorflow_cases(tf) -> dict:
+    """`harness.Partner`'s cases: a training as shipped and one pinned, each on the minibatches
+    of an ``.npz`` file, a step per run; ``figures`` (a call) ends one and gives its figures."""
+    trainings: dict[str, Training] = {}
+
+    def start(name: str, path: str):
+        trainings[name] = Training(tf, dict(np.load(path)), pinned=name == "pinned")
+        return trainings[name].step
+
     return {
-        "step_seconds": statistics.median(step_times[1:]),
-        "first_loss": losses[0],
-        "last_loss": losses[-1],
-        "test_accuracy": test_accuracy,
+        "shipped": lambda path: start("shipped", path),
+        "pinned": lambda path: start("pinned", path),
+        "figures": lambda name: trainings.pop(name).figures(),
     }
 
 
-def _tensorflow_figures(data: dict, python: str | None) -> dict | None:
-    if python is None:
-        tf = try_import_tensorflow()
-        return None if tf is None else train(tf, data)
+def train_in_step(data: dict, tensorflow: Partner | None) -> dict:
+    """Trains dataflow and, with ``tensorflow``, TensorFlow as shipped and pinned, a step of
+    each in turn on ``data``'s minibatches; each side's figures by name."""
+    import dataflow
+
+    ours = Training(dataflow, data)
+    ours.step()  # the first step builds the plan, as the first run of TensorFlow's (`timer`)
+    timed = {"dataflow": ours.step}
     with tempfile.TemporaryDirectory() as directory:
         path = os.path.join(directory, "batches.npz")
-        np.savez(path, **data)
-        done = subprocess.run(
-            [python, os.path.abspath(__file__), "--tensorflow-only", path],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+        if tensorflow is not None:
+            np.savez(path, **data)
+            timed["TensorFlow"] = tensorflow.timer("shipped", path)
+            timed["TF pinned"] = tensorflow.timer("pinned", path)
+        steps = len(data["images"])
+        times = paired_median_times(*timed.values(), repeats=steps - 2)
+    figures = {"dataflow": ours.figures()}
+    if tensorflow is not None:
+        figures["TensorFlow"] = tensorflow.call("figures", "shipped")
+        figures["TF pinned"] = tensorflow.call("figures", "pinned")
+    for name, seconds in zip(timed, times):
+        figures[name]["step_seconds"] = seconds
+    return figures
 
 
 def _row(name: str, figures: dict) -> str:
@@ -173,26 +223,33 @@ def _row(name: str, figures: dict) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help=f"20 steps instead of {STEPS}")
     parser.add_argument("--tensorflow-python", metavar="PYTHON")
-    parser.add_argument("--tensorflow-only", metavar="BATCHES_NPZ", help=argparse.SUPPRESS)
+    parser.add_argument("--tensorflow-partner", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.tensorflow_only:
-        print(json.dumps(train(try_import_tensorflow(), dict(np.load(args.tensorflow_only)))))
+    if args.tensorflow_partner:
+        serve_partner(try_import_tensorflow, tensorflow_cases)
         return 0
 
-    import dataflow
-
-    print(describe_machine("median of the steps after the first", steps=STEPS, batch=BATCH))
-    data = stand_in_batches()
-    ours = train(dataflow, data)
-    print(_row("dataflow", ours))
-    theirs = _tensorflow_figures(data, args.tensorflow_python)
-    if theirs is None:
+    steps = 20 if args.quick else STEPS
+    print(describe_machine("median of the steps after the first two", steps=steps, batch=BATCH))
+    tf = Partner.start(
+        try_import_tensorflow,
+        tensorflow_cases,
+        os.path.abspath(__file__),
+        "--tensorflow-partner",
+        args.tensorflow_python,
+    )
+    figures = train_in_step(stand_in_batches(steps), tf)
+    for name, row in figures.items():
+        print(_row(name, row))
+    if tf is None:
         print("TensorFlow is not installed here (give --tensorflow-python): no comparison")
         return 0
-    print(_row("TensorFlow", theirs))
-    ratio = ours["step_seconds"] / theirs["step_seconds"]
-    print(f"time per step, dataflow / TensorFlow: {ratio:.1f}x")
+    tf.close()
+    for name in ("TensorFlow", "TF pinned"):
+        ratio = figures["dataflow"]["step_seconds"] / figures[name]["step_seconds"]
+        print(f"time per step, dataflow / {name}: {ratio:.2f}x")
     return 0
 
 

@@ -130,6 +130,7 @@ from .ops.reader_ops import (  # noqa: E402
     FixedLengthRecordReader,
     ReaderBase,
     TextLineReader,
+    TFRecordReader,
     WholeFileReader,
 )
 
@@ -138,7 +139,29 @@ for _module in (_coordinator, _queue_runner, _input):
         setattr(train, _name, getattr(_module, _name))
 train.queue_runner = _queue_runner
 count_up_to = _input.count_up_to
-from . import data  # noqa: E402
+from . import data, python_io, sets  # noqa: E402
+from .ops.csv_ops import decode_csv  # noqa: E402
+from .ops.io_ops import (  # noqa: E402
+    decode_base64,
+    encode_base64,
+    matching_files,
+    read_file,
+    write_file,
+)
+from .ops.parsing_ops import (  # noqa: E402
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    parse_example,
+    parse_single_example,
+)
+from .ops.tensor_proto_ops import (  # noqa: E402
+    deserialize_many_sparse,
+    parse_tensor,
+    serialize_many_sparse,
+    serialize_sparse,
+    serialize_tensor,
+)
 
 # isort: split
 # strings, summaries and GraphDef exchange (df.strings as tf.strings; df.summary, whose protos
@@ -152,6 +175,7 @@ from .ops.string_ops import (  # noqa: E402
     reduce_join,
     regex_replace,
     string_join,
+    string_strip,
     string_to_number,
     substr,
 )
@@ -166,6 +190,28 @@ from .indexed_slices import (  # noqa: E402
 )
 from .ops.nd_index_ops import gather_nd, scatter_nd  # noqa: E402
 from .ops.segment_ops import segment_sum, unique, unsorted_segment_sum  # noqa: E402
+from .ops.sparse_extra_ops import (  # noqa: E402
+    sparse_concat,
+    sparse_fill_empty_rows,
+    sparse_mask,
+    sparse_maximum,
+    sparse_merge,
+    sparse_minimum,
+    sparse_reduce_max,
+    sparse_reduce_max_sparse,
+    sparse_reduce_sum_sparse,
+    sparse_reset_shape,
+    sparse_reshape,
+    sparse_retain,
+    sparse_segment_mean,
+    sparse_segment_sqrt_n,
+    sparse_segment_sum,
+    sparse_slice,
+    sparse_softmax,
+    sparse_split,
+    sparse_to_indicator,
+    sparse_transpose,
+)
 from .ops.sparse_ops import (  # noqa: E402
     sparse_add,
     sparse_reduce_sum,

@@ -441,7 +441,6 @@ class GraphKeys:
     LOSSES = "losses"
     SUMMARIES = "summaries"
     SUMMARY_OP = "summary_op"
-    QUEUE_RUNNERS = "queue_runners"
     INIT_OP = "init_op"
     LOCAL_INIT_OP = "local_init_op"
     READY_OP = "ready_op"
@@ -461,8 +460,42 @@ class GraphKeys:
     BACKWARD_OPS = "backward_ops"
 
 
-_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
-_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")  # inside a scope, "_x" is allowed
+# ``\Z``, not ``$``: ``$`` also matches before a final newline, which a name must not hold.
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*\Z")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*\Z")  # inside a scope, "_x" is allowed
+
+# Attributes whose strings are data a kernel prints or matches (a print's ``end="\n"``, a
+# regular expression), which may hold any character.  Every other string of a graph (a name,
+# a location, a device, a frame name, a fused step's record) is printable text, and a loader
+# refuses one holding a control character (`control_character`).
+DATA_TEXT_ATTRS = frozenset(
+    {"message", "sep", "end", "template", "fill", "separator", "pattern", "rewrite"}
+)
+# Unicode's control and format characters (a bidirectional override among them), lone
+# surrogates, and the line and paragraph separators.
+_CONTROL_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def control_character(value: Any) -> Optional[str]:
+    """The first control character (a newline, a NUL, a bidirectional override, a line
+    separator...) of a string, or of the strings inside lists, tuples and dicts; None when
+    there is none.  A loaded graph's text must hold none: it ends up in error messages,
+    printed listings and (as string literals) in generated code."""
+    if isinstance(value, str):
+        if value.isprintable():  # the common case, in C: no character of Other or Separator
+            return None
+        import unicodedata
+
+        return next((c for c in value if unicodedata.category(c) in _CONTROL_CATEGORIES), None)
+    if isinstance(value, (list, tuple)):
+        items: Iterable = value
+    elif isinstance(value, dict):
+        items = value.values()
+    else:
+        return None
+    return next((c for c in map(control_character, items) if c is not None), None)
+
+
 _control_block_ids = itertools.count()  # ids of `control_dependencies` blocks
 
 
@@ -733,7 +766,7 @@ class Graph:
         state = self._state
         old = state.name_scope
         if name and not (_VALID_SCOPE_NAME if old else _VALID_OP_NAME).match(name):
-            raise ValueError(f"'{name}' is not a valid scope name ({_user_location()})")
+            raise ValueError(f"{name!r} is not a valid scope name ({_user_location()})")
         if not name:
             new = ""
         elif name.endswith("/"):
@@ -901,7 +934,7 @@ class Graph:
             if name is None:
                 name = op_def.type
             elif not _VALID_OP_NAME.match(name.rstrip("/")):
-                raise ValueError(f"'{name}' is not a valid op name ({location})")
+                raise ValueError(f"{name!r} is not a valid op name ({location})")
             if name.endswith("/"):
                 unique = name[:-1]
                 if unique in self._ops_by_name:

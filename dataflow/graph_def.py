@@ -17,23 +17,33 @@ graph tab draws it with its type, inputs and shapes only); on import, always.  V
 not part of the shared set: freeze a graph first (``df.graph_util.
 convert_variables_to_constants``, or TensorFlow's).
 
+A ``GraphDef`` is read as an untrusted file: its tensors are bounded as a graph file's arrays
+are (`dataflow.array_bounds.array_bytes`) before any is allocated, an input names an output by
+decimal digits that the node has, and an attribute TensorFlow strips when it holds its default
+takes that default (`_DEFAULT_ATTRS`); anything else is a `GraphDefError` naming the node.
+
 The protos come from the optional package tensorboardX (`dataflow.tensorboard_protos`).
 """
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
 import numpy as np
 
 from . import dtypes as _dtypes
+from .array_bounds import array_bytes
 from .graph import (
+    DATA_TEXT_ATTRS,
     Graph,
     Operation,
     Tensor,
     _user_location,
+    control_character,
     convert_to_tensor,
     get_default_graph,
     register_graph_def_exporter,
@@ -134,6 +144,20 @@ _VALUE_FIELDS = {
 }
 
 
+def _declared_bytes(proto, total: int = 0) -> int:
+    """The bytes the array of a ``TensorProto`` takes by its declared shape, refused as
+    `dataflow.io` refuses an array of a graph file (`dataflow.array_bounds.array_bytes`), alone
+    or with the ``total`` bytes of the arrays of the same GraphDef, before anything is allocated."""
+    try:
+        dtype = _dtypes.numpy_dtype(_dtypes.as_dtype(proto.dtype))
+    except TypeError:
+        raise GraphDefError(f"tensors of DataType {proto.dtype} are not supported") from None
+    try:
+        return array_bytes([d.size for d in proto.tensor_shape.dim], dtype, total)
+    except ValueError as e:
+        raise GraphDefError(str(e)) from None
+
+
 def make_ndarray(tensor) -> np.ndarray:
     """The numpy array of a ``TensorProto``, read-only; a value list shorter than the shape is
     padded with its last value, as TensorFlow reads it."""
@@ -144,7 +168,8 @@ def make_ndarray(tensor) -> np.ndarray:
     if dtype is _dtypes.resource:
         raise GraphDefError("resource tensors cannot be read from a GraphDef")
     shape = [d.size for d in tensor.tensor_shape.dim]
-    size = int(np.prod(shape, dtype=np.int64))
+    _declared_bytes(tensor)
+    size = math.prod(shape)
     if dtype is _dtypes.string:
         values = list(tensor.string_val)
         array = np.empty(size, dtype=object)
@@ -575,12 +600,32 @@ def _attr_python(attr) -> Any:
     return None
 
 
+# TensorFlow's tensor names: ``node``, ``node:3`` (an output index of decimal digits), ``^node``.
+_INPUT = re.compile(r"(\^)?([^:]+)(?::([0-9]+))?")
+
+
 def _parse_input(text: str) -> tuple[str, int, bool]:
-    """``(node name, output index, is a control input)`` of a NodeDef input string."""
-    if text.startswith("^"):
-        return text[1:], 0, True
-    name, _, index = text.partition(":")
-    return name, int(index) if index else 0, False
+    """``(node name, output index, is a control input)`` of a NodeDef input string; anything
+    else (``c:-1``, ``c:+0``, ``c:x``) is a `GraphDefError`."""
+    match = _INPUT.fullmatch(text)
+    if match is None or (match[1] and match[3] is not None):
+        raise GraphDefError(
+            f"'{text}' is not a tensor name ('node', 'node:index' with a decimal output index, "
+            "or '^node' for a control input)"
+        )
+    return match[2], int(match[3] or 0), bool(match[1])
+
+
+def _output(op: Operation, index: int, text: str, who: str) -> Tensor:
+    """Output ``index`` of ``op``, which ``who`` (a node's input, return_elements) names as
+    ``text``."""
+    if index >= len(op.outputs):
+        count = len(op.outputs)
+        raise GraphDefError(
+            f"{who} '{text}', but {op.type} node '{_parse_input(text)[0]}' has {count} "
+            f"output{'' if count == 1 else 's'}"
+        )
+    return op.outputs[index]
 
 
 def _node_order(nodes: dict) -> list:
@@ -601,7 +646,10 @@ def _node_order(nodes: dict) -> list:
             stack.append((name, True))
             node = nodes[name]
             for text in reversed(node.input):
-                source = _parse_input(text)[0]
+                try:
+                    source = _parse_input(text)[0]
+                except GraphDefError as e:
+                    raise GraphDefError(f"{node.op} node '{name}' has input {e}") from None
                 if source not in nodes:
                     raise GraphDefError(
                         f"node '{name}' has input '{text}', which is not a node of the GraphDef"
@@ -615,16 +663,68 @@ def _node_order(nodes: dict) -> list:
     return order
 
 
+# The defaults of TensorFlow's op definitions for the attributes read above: TensorFlow leaves
+# an attribute holding its default out of a GraphDef it writes with defaults stripped (a
+# SavedModel's, ``strip_default_attrs``).  An attribute with no default must be there.
+_DEFAULT_ATTRS: dict[str, dict] = {
+    "Placeholder": {"shape": TensorShape(None)},
+    "MatMul": {"transpose_a": False, "transpose_b": False},
+    "Enter": {"is_constant": False, "parallel_iterations": 10},
+    "Pack": {"axis": 0},
+    "StridedSlice": dict.fromkeys(
+        ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"), 0
+    ),
+    "Shape": {"out_type": _dtypes.int32},
+    "Size": {"out_type": _dtypes.int32},
+    "BiasAdd": {"data_format": "NHWC"},
+    "StringJoin": {"separator": ""},
+    "AsString": {"precision": -1, "scientific": False, "shortest": False, "width": -1, "fill": ""},
+    "StringToNumber": {"out_type": _dtypes.float32},
+    "StringLength": {"unit": "BYTE"},
+    "Substr": {"unit": "BYTE"},
+    "StaticRegexReplace": {"replace_global": True},
+    "RegexReplace": {"replace_global": True},
+    "StringUpper": {"encoding": ""},
+    "StringLower": {"encoding": ""},
+    "ImageSummary": {"max_images": 3, "bad_color": np.array([255, 0, 0, 255], np.uint8)},
+    "AudioSummaryV2": {"max_outputs": 3},
+    "ArgMax": {"output_type": _dtypes.int64},
+    "ArgMin": {"output_type": _dtypes.int64},
+    "LRN": {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5},
+    "RandomUniform": {"seed": 0, "seed2": 0},
+    "RandomStandardNormal": {"seed": 0, "seed2": 0},
+}
+for _type in "Conv2D DepthwiseConv2dNative Conv2DBackpropInput Conv2DBackpropFilter".split():
+    _DEFAULT_ATTRS[_type] = {"data_format": "NHWC", "dilations": [1, 1, 1, 1]}
+for _type in "MaxPool AvgPool".split():
+    _DEFAULT_ATTRS[_type] = {"data_format": "NHWC"}
+_DEFAULT_ATTRS["ImageSummary"]["bad_color"].flags.writeable = False  # shared by every import
+
+
+def _node_attr(node, attr: str) -> Any:
+    """The value of attribute ``attr`` of ``node``, TensorFlow's default when it has none."""
+    if attr in node.attr:
+        value = _attr_python(node.attr[attr])
+        if value is not None:
+            return value
+        problem = f"an attribute '{attr}' of a kind dataflow does not read"
+    else:
+        defaults = _DEFAULT_ATTRS.get(node.op, {})
+        if attr in defaults:
+            return defaults[attr]
+        problem = f"no attribute '{attr}', which TensorFlow's {node.op} requires"
+    raise GraphDefError(f"{node.op} node '{node.name}' has {problem}")
+
+
 def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, dict]:
     """Our inputs and attributes for a NodeDef of the shared op set."""
     attrs = {}
     for attr in spec.get("attrs", ()):
-        if attr in node.attr:
-            attrs[attr] = _attr_python(node.attr[attr])
+        attrs[attr] = _node_attr(node, attr)
     if spec.get("keep_dims"):
         attrs["keepdims"] = bool(node.attr["keep_dims"].b) if "keep_dims" in node.attr else False
     for attr in spec.get("spatial", ()):
-        full = _attr_python(node.attr[attr])
+        full = _node_attr(node, attr)
         attrs[attr] = tuple(full[i] for i in _spatial_positions(attrs["data_format"]))
     for attr, tf_attr in spec.get("renamed", {}).items():
         value = tuple(_attr_python(node.attr[tf_attr]) or ()) if tf_attr in node.attr else ()
@@ -647,7 +747,7 @@ def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, d
         attrs[attr] = value
     for attr, source in spec.get("dtypes", {}).items():
         if source == "out":  # the output's dtype is our attribute of the same name
-            attrs[attr] = _attr_python(node.attr[attr])
+            attrs[attr] = _node_attr(node, attr)
     if node.op == "Placeholder":
         attrs.setdefault("shape", TensorShape(None))
     return inputs, attrs
@@ -687,7 +787,11 @@ def import_graph_def(
                 f"set it shares with TensorFlow ({location})"
             )
         nodes[node.name] = node
-    input_map = {_tensor_key(k): v for k, v in (input_map or {}).items()}
+    _check_array_sizes(graph_def, location)
+    try:
+        input_map = {_tensor_key(k): v for k, v in (input_map or {}).items()}
+    except GraphDefError as e:
+        raise GraphDefError(f"input_map has key {e} ({location})") from None
     graph = get_default_graph()
     built: dict[str, Operation] = {}
     constants: dict[tuple, np.ndarray] = {}
@@ -702,14 +806,31 @@ def import_graph_def(
             except (TypeError, ValueError) as e:
                 if isinstance(e, GraphDefError):
                     raise
-                raise GraphDefError(f"cannot import node '{node_name}' ({location}): {e}") from e
+                raise GraphDefError(f"cannot import node {node_name!r} ({location}): {e}") from e
     from primitives.raw_ops import set_merge_input
 
     for merge, index, (source, output) in back_edges:
-        set_merge_input(merge, index, built[source].outputs[output])
+        who = f"Merge node '{merge.name}' has input"
+        set_merge_input(merge, index, _output(built[source], output, f"{source}:{output}", who))
     if return_elements is None:
         return None
     return [_element(built, text, location) for text in return_elements]
+
+
+def _check_array_sizes(graph_def, location: str) -> None:
+    """Refuses a GraphDef whose tensors (a Const's value) declare more than `dataflow.io`
+    allows a graph file (`dataflow.array_bounds.MAX_ARRAY_BYTES`, alone and in all), before any is
+    built: a node of a few bytes can declare a shape of billions of elements."""
+    total = 0
+    for node in graph_def.node:
+        for attr, value in node.attr.items():
+            if value.WhichOneof("value") == "tensor":
+                try:
+                    total += _declared_bytes(value.tensor, total)
+                except GraphDefError as e:
+                    raise GraphDefError(
+                        f"{node.op} node '{node.name}', attribute '{attr}' ({location}): {e}"
+                    ) from None
 
 
 def _tensor_key(text: str) -> tuple:
@@ -730,7 +851,8 @@ def _build_node(graph, node, nodes, built, input_map, constants, back_edges, sco
             pending.append((len(inputs), (source, index)))
             inputs.append(None)
         else:
-            inputs.append(built[source].outputs[index])
+            who = f"{node.op} node '{node.name}' has input"
+            inputs.append(_output(built[source], index, text, who))
             if nodes[source].op == "Const":
                 constants[inputs[-1]] = built[source].attrs["value"]
     if pending:
@@ -739,6 +861,14 @@ def _build_node(graph, node, nodes, built, input_map, constants, back_edges, sco
             raise GraphDefError(f"Merge node '{node.name}' has no input from outside its loop")
         inputs = [stand_in if t is None else t for t in inputs]
     inputs, attrs = _our_attrs(node, spec, inputs, constants)
+    for attr, value in attrs.items():
+        character = None if attr in DATA_TEXT_ATTRS else control_character(value)
+        if character is not None:
+            raise GraphDefError(
+                f"{node.op} node {node.name!r}: attribute '{attr}' holds the control character "
+                f"{character!r} (U+{ord(character):04X}); names and attributes that are not a "
+                "kernel's data are printable text"
+            )
     op_def = get_op_def(spec.get("type", node.op))
     op = graph.create_op(
         op_def, inputs, attrs, name=f"{scope}{node.name}/", control_inputs=controls
@@ -757,4 +887,4 @@ def _element(built: dict, text: str, location):
         )
     if ":" not in text:
         return op
-    return op.outputs[index]
+    return _output(op, index, text, "return_elements names")

@@ -48,9 +48,15 @@ shape and each string's bytes in base64), ``{"list": [values]}``, ``{"tuple": [v
 
 Loading never runs code from the file: JSON and NPY with ``allow_pickle=False`` only, every op
 type must be registered, and every attribute is checked against the type it must have before the
-op is built.  A malformed, hostile or damaged file raises `GraphFormatError` (a ``ValueError``)
-whose message starts with the file's path and names the op, field or archive member at fault,
-whatever the damage (a flipped bit in compressed data, a bad CRC, a cut-off file).
+op is built.  The file's text is printable: a control character (a newline, a NUL, a
+bidirectional override) in a name, a location, a device or an attribute is refused, but in the
+attributes that are a kernel's data (`graph.DATA_TEXT_ATTRS`: a print's ``end``, a regular
+expression).  Generated code holds such text only as string literals anyway
+(`dataflow.compiler.codegen`); the check keeps it out of listings and messages too.
+
+A malformed, hostile or damaged file raises `GraphFormatError` (a ``ValueError``) whose message
+starts with the file's path and names the op, field or archive member at fault, whatever the
+damage (a flipped bit in compressed data, a bad CRC, a cut-off file).
 
 Sizes are bounded before anything is built from them: the JSON (`MAX_JSON_BYTES`, and the
 number of its values and their depth, `MAX_JSON_VALUES` and `MAX_JSON_DEPTH`, counted before
@@ -99,13 +105,16 @@ import numpy as np
 from executor.program import NodeKind
 
 from . import dtypes as _dtypes
+from .array_bounds import MAX_ARRAY_BYTES, MAX_RANK, MAX_SHAPE_ELEMENTS, array_bytes
 from .graph import (
     _VALID_OP_NAME,
+    DATA_TEXT_ATTRS,
     Graph,
     GraphKeys,
     Operation,
     SourceLocation,
     Tensor,
+    control_character,
     gc_paused,
     topological_order,
 )
@@ -135,9 +144,6 @@ MAX_JSON_BYTES = 256 * 2**20
 # bound, parsing builds at most about 1.5 GB of Python objects, whatever the file holds.
 MAX_JSON_VALUES = 2**24
 MAX_JSON_DEPTH = 64
-MAX_ARRAY_BYTES = 2**30
-MAX_RANK = 32
-MAX_SHAPE_ELEMENTS = 2**40
 # The most outputs an op of a file may have (Split's num_split, Unpack's num, the length of
 # SplitV's size_splits and of PyFunc's Tout), so that a file cannot make shape inference
 # build billions of tensors.
@@ -299,6 +305,23 @@ def _check_str(value, where: str) -> str:
     return value
 
 
+def _check_text(value, where: str):
+    """``value`` (a string, or strings in lists and dicts), refused when it holds a control
+    character (see the module docstring)."""
+    character = control_character(value)
+    if character is not None:
+        _fail(
+            where,
+            f"holds the control character {character!r} (U+{ord(character):04X}); the names, "
+            "locations, devices and attributes of a graph file are printable text",
+        )
+    return value
+
+
+def _check_printable_str(value, where: str) -> str:
+    return _check_text(_check_str(value, where), where)
+
+
 def _decode_shape_dims(dims, where: str) -> Optional[list]:
     if dims is None:
         return None
@@ -372,15 +395,10 @@ class _ArrayReader:
         return array[()] if scalar else array
 
     def _decode(self, key: str, dims: list, dtype: np.dtype, where: str) -> np.ndarray:
-        size = math.prod(dims) * dtype.itemsize
-        if size > self.max_array_bytes:
-            _fail(where, f"array of shape {dims} ({dtype}) is larger than {self.max_array_bytes}B")
-        if self.total_bytes + size > self.max_array_bytes:
-            _fail(
-                where,
-                f"the arrays of the file hold more than {self.max_array_bytes}B in all (pass a "
-                "larger max_array_bytes to load it)",
-            )
+        try:
+            size = array_bytes(dims, dtype, self.total_bytes, self.max_array_bytes)
+        except ValueError as e:
+            _fail(where, f"{e} (pass a larger max_array_bytes to load it)")
         member = _ARRAY_PREFIX + key + ".npy"
         try:
             info = self.archive.getinfo(member)
@@ -394,20 +412,32 @@ class _ArrayReader:
                     f"array {member!r} holds {file_dtype}{list(shape)}, but the graph declares "
                     f"{dtype}{dims}",
                 )
-            flat = np.empty(math.prod(dims), dtype)
-            if _read_into(stream, flat.view(np.uint8)) != size:
-                _fail(where, f"array {member!r} is truncated")
-            # Reading on to the end makes zipfile check the member's CRC.
-            if stream.read(1):
-                _fail(where, f"array {member!r} holds more bytes than its header declares")
-        if dtype.kind == "b" and flat.view(np.uint8).max(initial=0) > 1:
-            _fail(where, f"the bool array {member!r} holds a byte other than 0 and 1")
-        array = flat.reshape(dims, order="F" if fortran else "C")
+            array = _read_npy_data(stream, info, dims, dtype, fortran, where)
         array.flags.writeable = False
         self.used.add(key)
         self.decoded[key] = array
         self.total_bytes += size
         return array
+
+
+def _read_npy_data(stream, info: zipfile.ZipInfo, dims, dtype: np.dtype, fortran, where: str):
+    """The array whose NPY header `_read_npy_header` has just read from the stream of member
+    ``info``, read straight into its own buffer a chunk at a time; its size must have been
+    bounded before (`array_bytes`).  A member shorter or longer than its header declares is
+    refused, before the buffer is allocated when the zip's directory says so."""
+    member = info.filename
+    size = math.prod(dims) * dtype.itemsize
+    if size > info.file_size - stream.tell():
+        _fail(where, f"array {member!r} is truncated")
+    flat = np.empty(math.prod(dims), dtype)
+    if _read_into(stream, flat.view(np.uint8)) != flat.nbytes:
+        _fail(where, f"array {member!r} is truncated")
+    # Reading on to the end makes zipfile check the member's CRC.
+    if stream.read(1):
+        _fail(where, f"array {member!r} holds more bytes than its header declares")
+    if dtype.kind == "b" and flat.view(np.uint8).max(initial=0) > 1:
+        _fail(where, f"the bool array {member!r} holds a byte other than 0 and 1")
+    return flat.reshape(dims, order="F" if fortran else "C")
 
 
 _READ_CHUNK = 2**18
@@ -582,7 +612,7 @@ def _is_stream(v) -> bool:
 
 
 _QUEUE_KINDS = ("FIFOQueue", "RandomShuffleQueue")
-_READER_KINDS = ("TextLineReader", "FixedLengthRecordReader", "WholeFileReader")
+_READER_KINDS = ("TextLineReader", "FixedLengthRecordReader", "WholeFileReader", "TFRecordReader")
 
 
 def _is_pipeline(v) -> bool:
@@ -1387,6 +1417,8 @@ def document_to_graph(
         for key, encoded in record["attrs"].items():
             value = _decode_value(encoded, arrays, f"attribute '{key}' of {where}")
             _check_attr(where, key, value)
+            if key not in DATA_TEXT_ATTRS:
+                _check_text(value, f"attribute '{key}' of {where}")
             if key == "output_stream" and not allow_file_output:
                 _check_not_a_file(where, value)
             attrs[key] = _PLAN_ATTRS.get((op_type, key), value)
@@ -1424,8 +1456,9 @@ def document_to_graph(
         location = _decode_location(record["location"], where)
         op = _create(graph, op_def, name, inputs, attrs, location, where)
         if "device" in record:
+            device = _check_printable_str(record["device"], f"{where} device")
             try:
-                op._set_device(_check_str(record["device"], f"{where} device"))
+                op._set_device(device)
             except ValueError as e:
                 _fail(where, f"bad device: {e}")
         deferred.extend((op, j, producer, index) for j, producer, index in pending)
@@ -1550,9 +1583,9 @@ def _create(
 def _decode_location(location, where: str) -> SourceLocation:
     _expect_keys(location, {"file", "line", "function"}, set(), f"{where} location")
     return SourceLocation(
-        _check_str(location["file"], f"{where} location file"),
+        _check_printable_str(location["file"], f"{where} location file"),
         _check_int(location["line"], f"{where} location line"),
-        _check_str(location["function"], f"{where} location function"),
+        _check_printable_str(location["function"], f"{where} location function"),
     )
 
 
@@ -1634,7 +1667,7 @@ def _build_contexts(graph: Graph, contexts_doc: list) -> list:
             }
             _expect_keys(record, fields, set(), where)
             context = WhileContext.__new__(WhileContext)
-            context.frame_name = _check_str(record["frame_name"], f"{where} frame_name")
+            context.frame_name = _check_printable_str(record["frame_name"], f"{where} frame_name")
             context.pivot = tensor(record["pivot"], f"{where} pivot", optional=True)
             context.pivot_for_pred = tensor(
                 record["pivot_for_pred"], f"{where} pivot_for_pred", optional=True
@@ -1656,7 +1689,8 @@ def _build_contexts(graph: Graph, contexts_doc: list) -> list:
                 record["maximum_iterations"], f"{where} maximum_iterations", optional=True
             )
             context._exit_ops = set(context.exits)
-        ControlFlowContext.__init__(context, graph, _check_str(record["name"], where), None)
+        name = _check_printable_str(record["name"], f"{where} name")
+        ControlFlowContext.__init__(context, graph, name, None)
         contexts.append(context)
     for i, record in enumerate(contexts_doc):
         outer = record["outer"]
@@ -1709,7 +1743,8 @@ def _build_collections(graph: Graph, document: dict, contexts: list) -> None:
     if not isinstance(collections, dict):
         _fail(_GRAPH_MEMBER, "'collections' is an object")
     for key, items in collections.items():
-        where = f"collection '{key:.80}'"
+        where = f"collection {key!r:.80}"
+        _check_text(key, where)
         if not isinstance(items, list):
             _fail(where, "a collection is a list")
         for item in items:
@@ -1790,3 +1825,35 @@ from .graph_def import (  # noqa: E402, F401
 from .gfile import io_gfile as gfile  # noqa: E402, F401
 from .ops.queue_ops import QueueBase, RandomShuffleQueue  # noqa: E402, F401
 from .ops.string_ops import decode_raw  # noqa: E402, F401
+
+# isort: split
+# -- file ops, tf.train.Example parsing and TFRecord files -----------------------------------------
+from .ops.csv_ops import decode_csv  # noqa: E402, F401
+from .ops.io_ops import (  # noqa: E402, F401
+    decode_base64,
+    encode_base64,
+    match_filenames_once,
+    matching_files,
+    read_file,
+    write_file,
+)
+from .ops.parsing_ops import (  # noqa: E402, F401
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    parse_example,
+    parse_single_example,
+)
+from .ops.tensor_proto_ops import (  # noqa: E402, F401
+    deserialize_many_sparse,
+    parse_tensor,
+    serialize_many_sparse,
+    serialize_sparse,
+    serialize_tensor,
+)
+from .tfrecord import (  # noqa: E402, F401
+    TFRecordCompressionType,
+    TFRecordOptions,
+    TFRecordWriter,
+    tf_record_iterator,
+)

@@ -1,9 +1,11 @@
 """TensorFlow 1.x's old names and the switches of TensorFlow 2's ``tf.compat.v1``.
 
 Programs written for TensorFlow 1.x call ``tf.arg_max``; programs ported to TensorFlow 2 start
-with ``tf.disable_v2_behavior()`` or ``tf.compat.v1.disable_eager_execution()``.  Graph mode
-is the default here, so the switches that would turn TensorFlow 2's behaviour off are accepted
-as they are; the shape switch (`dataflow.tensor_shape`) and eager execution switch for real.
+with ``tf.disable_v2_behavior()`` or ``tf.compat.v1.disable_eager_execution()``.  Here graph
+mode is the default (eager mode is opted into with ``enable_eager_execution`` or
+``with eager_mode():``), so the switches that ask for TensorFlow 1.x's graph mode have nothing
+to switch at program start and are accepted as they are; the shape switch
+(`dataflow.tensor_shape`) switches for real.
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ def enable_v2_behavior() -> None:
 
 
 def disable_eager_execution() -> None:
-    """Accepted: dataflow always builds graphs."""
+    """Accepted: graph mode is already the default here.  Eager mode is on only where a
+    program asks for it (``enable_eager_execution``, ``with eager_mode():``), which TF1
+    programs that call this at start-up do not."""
 
 
 # -- TensorFlow 1.x's deprecated spellings of what has another name now ----------------------------

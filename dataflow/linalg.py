@@ -1,16 +1,23 @@
 """``df.linalg``: linear algebra under ``tf.linalg``'s names, each the same function as its
 top-level spelling (``df.linalg.inv is df.matrix_inverse``)."""
 
-from .ops.linalg_ops import norm, qr
+from .ops.clip_ops import global_norm
+from .ops.linalg_ops import norm, normalize, qr
 from .ops.math_ops import matmul
 from .ops.matrix_ops import (
+    adjoint,
     cholesky,
+    cholesky_solve,
     einsum,
     eye,
+    logdet,
     matrix_transpose,
+    matvec,
     tensordot,
     trace,
 )
+from .ops.matrix_ops import diag as tensor_diag
+from .ops.matrix_ops import diag_part as tensor_diag_part
 from .ops.matrix_ops import matrix_band_part as band_part
 from .ops.matrix_ops import matrix_determinant as det
 from .ops.matrix_ops import matrix_diag as diag
@@ -23,21 +30,29 @@ from .ops.nn_impl import l2_normalize
 transpose = matrix_transpose
 
 __all__ = [
+    "adjoint",
     "band_part",
     "cholesky",
+    "cholesky_solve",
     "det",
     "diag",
     "diag_part",
     "einsum",
     "eye",
+    "global_norm",
     "inv",
     "l2_normalize",
+    "logdet",
     "matmul",
     "matrix_transpose",
+    "matvec",
     "norm",
+    "normalize",
     "qr",
     "set_diag",
     "solve",
+    "tensor_diag",
+    "tensor_diag_part",
     "tensordot",
     "trace",
     "transpose",

@@ -22,8 +22,14 @@ The pieces, as TensorFlow names them:
   closes without ``end`` and propagates.  A graph the monitored session finalized is
   unfinalized again when it closes.
 
-TensorFlow differences: there is no recovery from a lost worker (``AbortedError`` and
-``UnavailableError`` are raised, not retried), as sessions here are in-process.
+A lost worker or parameter server (``AbortedError`` or ``UnavailableError`` from a run, as a
+Session on a `dataflow.distribute.RayCluster` raises when a task dies or stops answering) is
+recovered from as in TensorFlow: `MonitoredSession` closes the session (without the hooks'
+``end``), creates a new one with its session creator (which restores the newest checkpoint,
+or initializes), calls the hooks' ``after_create_session`` again and runs the step again;
+creating the session is retried the same way (after a pause, growing to 10 s).  As in
+TensorFlow this goes on for as long as the error comes back, and `SingularMonitoredSession`
+does not recover: the error is raised.
 """
 
 from __future__ import annotations
@@ -65,6 +71,14 @@ __all__ = [
 ]
 
 USE_DEFAULT = object()
+
+# The errors of a lost worker or parameter server, which a recoverable session recovers from.
+_PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
+# The pause before creating a session again after a preemption error, doubling from the first
+# to the last: a lost task fails a call here at once, where TensorFlow's calls wait for their
+# RPC timeouts, so retrying without one would spin while the task is gone.
+_FIRST_RETRY_PAUSE_SECONDS = 0.1
+_LAST_RETRY_PAUSE_SECONDS = 10.0
 
 
 # -- hooks' protocol -------------------------------------------------------------------------------
@@ -540,7 +554,7 @@ class SessionCreator:
     """Makes the raw `Session` a `MonitoredSession` wraps: ``create_session()``."""
 
     def create_session(self) -> Session:
-        raise NotImplementedError("create_session is not implemented for {self}.")
+        raise NotImplementedError(f"create_session is not implemented for {self}.")
 
 
 class ChiefSessionCreator(SessionCreator):
@@ -645,8 +659,11 @@ class MonitoredSession:
     cleanly (``tf.compat.v1.train.MonitoredSession``; see the module docstring).
 
     ``session_creator`` defaults to a `ChiefSessionCreator`.  Every hook's ``begin`` runs here,
-    before the session is created.
+    before the session is created.  A run or a session creation that fails with
+    ``AbortedError`` or ``UnavailableError`` is recovered from (see the module docstring).
     """
+
+    _recovers = True  # from a lost worker; SingularMonitoredSession does not
 
     def __init__(
         self,
@@ -675,6 +692,27 @@ class MonitoredSession:
             raise
 
     def _create_session(self) -> None:
+        """Creates the session, starts the queue runners and calls the hooks'
+        ``after_create_session``; all of it again after a preemption error, when this session
+        recovers."""
+        pause = _FIRST_RETRY_PAUSE_SECONDS
+        while True:
+            try:
+                return self._create_session_once()
+            except _PREEMPTION_ERRORS as e:
+                if not self._recovers:
+                    raise
+                _logging.info(
+                    "An error was raised while a session was being created. This may be due "
+                    "to a preemption of a connected worker or parameter server. A new session "
+                    "will be created in %.1f s. Error: %s",
+                    pause,
+                    e,
+                )
+                time.sleep(pause)
+                pause = min(2 * pause, _LAST_RETRY_PAUSE_SECONDS)
+
+    def _create_session_once(self) -> None:
         from .queue_runner import start_queue_runners
 
         sess = self._session_creator.create_session()
@@ -685,7 +723,7 @@ class MonitoredSession:
             for hook in self._hooks:
                 hook.after_create_session(sess, self._coord)
         except BaseException:
-            self._close_session()
+            self._close_session(unfinalize=False)
             raise
 
     # -- context manager ------------------------------------------------------------------------
@@ -717,7 +755,37 @@ class MonitoredSession:
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """`Session.run` of ``fetches`` together with what every hook's ``before_run`` asked
         for; each hook's ``after_run`` gets its own results.  ``RuntimeError`` when called
-        after `should_stop` became true."""
+        after `should_stop` became true.  A lost worker recreates the session and the run
+        is made again (see the module docstring)."""
+        return self._recovering(self._run_once, fetches, feed_dict, options, run_metadata)
+
+    def _recovering(self, function: Callable, *args):
+        """``function(*args)``; when it fails with a preemption error, the session is
+        recreated and it is called again (unless this session does not recover)."""
+        while True:
+            try:
+                return function(*args)
+            except _PREEMPTION_ERRORS as e:
+                if not self._recovers or self._sess is None:
+                    raise
+                _logging.info(
+                    "An error was raised. This may be due to a preemption of a connected "
+                    "worker or parameter server. The current session will be closed and a new "
+                    "session will be created. Error: %s",
+                    e,
+                )
+                self._recreate_session()
+
+    def _recreate_session(self) -> None:
+        """Closes the session without the hooks' ``end`` (whatever closing it raises: its
+        tasks may be gone) and creates a new one; the graph stays finalized."""
+        try:
+            self._close_session(unfinalize=False)
+        except Exception as e:  # noqa: BLE001 - the session is replaced either way
+            _logging.info("Closing the lost session raised %s: %s", type(e).__name__, e)
+        self._create_session()
+
+    def _run_once(self, fetches, feed_dict, options, run_metadata):
         if self.should_stop():
             raise RuntimeError("Run called even after should_stop requested.")
         run_context = SessionRunContext(SessionRunArgs(fetches, feed_dict), self._sess)
@@ -788,11 +856,19 @@ class MonitoredSession:
             )
         if self.should_stop():
             raise RuntimeError("Run called even after should_stop requested.")
+        return self._recovering(self._call_step_fn, step_fn)
+
+    def _call_step_fn(self, step_fn: Callable):
         try:
-            return step_fn(StepContext(self._sess, self.run))
+            return step_fn(StepContext(self._sess, self._run_once_with_hooks))
         except _StopRequested:
             self._should_stop_flag = True
             return None
+
+    def _run_once_with_hooks(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """``run_with_hooks`` of a ``step_fn``: a monitored run whose preemption error leaves
+        the ``step_fn``, which is called again as a whole on the new session."""
+        return self._run_once(fetches, feed_dict, options, run_metadata)
 
     # -- closing --------------------------------------------------------------------------------
     def close(self) -> None:
@@ -809,7 +885,7 @@ class MonitoredSession:
         finally:
             self._close_session()
 
-    def _close_session(self) -> None:
+    def _close_session(self, unfinalize: bool = True) -> None:
         try:
             if self._coord is not None:
                 self._coord.request_stop()
@@ -826,7 +902,8 @@ class MonitoredSession:
             self._coord = None
             if sess is not None:
                 sess.close()
-            self._unfinalize()
+            if unfinalize:
+                self._unfinalize()
 
     def _unfinalize(self) -> None:
         if not self._graph_was_finalized:
@@ -864,7 +941,9 @@ MonitoredSession.StepContext = StepContext
 class SingularMonitoredSession(MonitoredSession):
     """A `MonitoredSession` for one process: a `ChiefSessionCreator` made from ``scaffold``,
     ``master``, ``config`` and the checkpoint arguments, and `raw_session` to reach the
-    `Session` beneath."""
+    `Session` beneath.  It does not recover from a lost worker (TensorFlow's does not)."""
+
+    _recovers = False
 
     def __init__(
         self,

@@ -1029,7 +1029,7 @@ def _shortened(name: str) -> str:
 
 
 # The suffix that makes a name unique: "Switch_3" is named after its type, like "Switch".
-_UNIQUE_SUFFIX = re.compile(r"_\d+$")
+_UNIQUE_SUFFIX = re.compile(r"_\d+\Z")
 
 
 def _box_label(box: _Box) -> str:

@@ -216,7 +216,7 @@ def _quote_plain(lines: list[TextLine]) -> str:
     return '"' + "\\n".join(escaped) + '"'
 
 
-_SUBGRAPH_HEAD = re.compile(r'^\s*subgraph\s+("(?:[^"\\]|\\.)*"|\S+)\s*\{\s*$')
+_SUBGRAPH_HEAD = re.compile(r'^\s*subgraph\s+("(?:[^"\\]|\\.)*"|\S+)\s*\{\s*\Z')
 
 
 def plain_labels(source: str) -> tuple[str, dict[tuple[str, str], list[TextLine]]]:

@@ -14,13 +14,21 @@ a save leaves the previous checkpoint and index intact, never a half-written one
 temporary file such a crash leaves is deleted by a later save into the directory, once it is
 stale (`dataflow.io._remove_stale_temporaries` says when).  Checkpoints beyond
 ``max_to_keep`` are deleted only once the new index is written, so the index never names a
-deleted checkpoint.  Files get the permissions of any new file (``0o666`` less the umask).
+deleted checkpoint, and only in the directory of the save that drops them: a path that an
+index names elsewhere (absolute, or through ``..``) is dropped from the list, never deleted.
+Files get the permissions of any new file (``0o666`` less the umask).
+
+A checkpoint is read as an untrusted file: each array's NPY header is checked against its
+variable (dtype, shape, and `dataflow.array_bounds.array_bytes`'s bound where the shape is not
+fully known) before any array is allocated or inflated, and the arrays are read as `dataflow.io`
+reads a graph file's.
 """
 
 from __future__ import annotations
 
 import io as _io
 import json
+import math
 import os
 import time
 import zipfile
@@ -29,9 +37,16 @@ from typing import NamedTuple, Optional, Union
 import numpy as np
 
 from . import dtypes as _dtypes
+from .array_bounds import array_bytes
 from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from .graph import GraphKeys, get_default_graph
-from .io import _atomic_write
+from .io import (
+    GraphFormatError,
+    _atomic_write,
+    _open_member,
+    _read_npy_data,
+    _read_npy_header,
+)
 
 __all__ = [
     "CheckpointState",
@@ -48,6 +63,13 @@ _SUFFIX = ".npz"
 
 def _checkpoint_file(save_path: str) -> str:
     return save_path if save_path.endswith(_SUFFIX) else save_path + _SUFFIX
+
+
+def _in_directory(path: str, directory: str) -> bool:
+    """Whether the file ``path`` lies in ``directory`` itself, both resolved (``..``, symbolic
+    links to directories): the only files checkpoint housekeeping deletes."""
+    parent = os.path.dirname(os.path.abspath(path))
+    return os.path.realpath(parent) == os.path.realpath(directory)
 
 
 def _read_index(directory: str, latest_filename: str = _INDEX) -> Optional[dict]:
@@ -258,6 +280,8 @@ class Saver:
             self._write_index(directory, save_path, latest_filename or _INDEX, kept)
         self._last_checkpoints = kept
         for old in dropped:
+            if not _in_directory(_checkpoint_file(old), directory):
+                continue  # an index (recover_last_checkpoints) may name any path
             try:
                 os.remove(_checkpoint_file(old))
             except FileNotFoundError:
@@ -287,6 +311,73 @@ class Saver:
         text = json.dumps(index, indent=1).encode("utf-8")
         _atomic_write(os.path.join(directory, filename), lambda f: f.write(text))
 
+    def _read(self, var_list: dict, path: str, save_path) -> dict:
+        """The checkpoint's value of each variable, every one checked by its NPY header
+        (present, same dtype, compatible shape; bounded as `dataflow.array_bounds.array_bytes`
+        bounds a graph file's arrays where the variable's shape is not fully known) before any array
+        is allocated or inflated: a small file can declare gigabytes of zeros.  With
+        ``reshape``, a value of as many elements as the variable's (fully known) shape takes
+        that shape."""
+        with zipfile.ZipFile(path) as archive:
+            headers = {}
+            unknown_bytes = 0
+            for name, variable in var_list.items():
+                member = name + ".npy"
+                where = f"variable {name}"
+                try:
+                    info = archive.getinfo(member)
+                except KeyError:
+                    raise NotFoundError(
+                        None, variable.op, f"Key {name} not found in checkpoint {save_path}"
+                    ) from None
+                with _open_member(archive, info, where) as stream:
+                    shape, fortran, dtype = _read_npy_header(stream, member, where)
+                expected = _dtypes.numpy_dtype(variable.dtype)
+                if dtype.hasobject:  # its bytes would be pointers: only pickle writes such
+                    raise InvalidArgumentError(
+                        None,
+                        variable.op,
+                        f"Variable {name}: the checkpoint holds an array of Python objects, "
+                        "which only pickle could read",
+                    )
+                if dtype != expected:
+                    raise InvalidArgumentError(
+                        None,
+                        variable.op,
+                        f"Variable {name} is {variable.dtype.name} but the checkpoint holds "
+                        f"{dtype}",
+                    )
+                if (
+                    self._reshape
+                    and not variable.shape.is_compatible_with(shape)
+                    and variable.shape.num_elements() == math.prod(shape)
+                ):
+                    reshaped_to = variable.shape.as_list()
+                elif variable.shape.is_compatible_with(shape):
+                    reshaped_to = None
+                else:
+                    raise InvalidArgumentError(
+                        None,
+                        variable.op,
+                        f"Variable {name} has shape {variable.shape} but the checkpoint holds "
+                        f"shape {list(shape)}",
+                    )
+                if not variable.shape.is_fully_defined():
+                    try:
+                        unknown_bytes += array_bytes(shape, dtype, unknown_bytes)
+                    except ValueError as e:
+                        raise InvalidArgumentError(
+                            None, variable.op, f"Variable {name}: the checkpoint's {e}"
+                        ) from None
+                headers[name] = info, list(shape), fortran, dtype, where, reshaped_to
+            values = {}
+            for name, (info, shape, fortran, dtype, where, reshaped_to) in headers.items():
+                with _open_member(archive, info, where) as stream:
+                    _read_npy_header(stream, info.filename, where)
+                    value = _read_npy_data(stream, info, shape, dtype, fortran, where)
+                values[name] = value if reshaped_to is None else value.reshape(reshaped_to)
+        return values
+
     def restore(self, sess, save_path: Union[str, os.PathLike]) -> None:
         """Loads the variables' values from a checkpoint into ``sess``.
 
@@ -303,36 +394,8 @@ class Saver:
         if not os.path.exists(path):
             raise NotFoundError(None, None, f"Checkpoint {save_path} not found ({path})")
         try:
-            with np.load(path, allow_pickle=False) as archive:
-                stored = set(archive.files)
-                values = {}
-                for name, variable in var_list.items():
-                    if name not in stored:
-                        raise NotFoundError(
-                            None, variable.op, f"Key {name} not found in checkpoint {save_path}"
-                        )
-                    values[name] = archive[name]
-        except (zipfile.BadZipFile, OSError, EOFError) as e:
+            values = self._read(var_list, path, save_path)
+        except (GraphFormatError, zipfile.BadZipFile, OSError, EOFError) as e:
             raise ValueError(f"Checkpoint {path} is not readable: {e}") from None
-        for name, variable in var_list.items():
-            value = values[name]
-            expected = _dtypes.numpy_dtype(variable.dtype)
-            if value.dtype != expected:
-                raise InvalidArgumentError(
-                    None,
-                    variable.op,
-                    f"Variable {name} is {variable.dtype.name} but the checkpoint holds "
-                    f"{value.dtype}",
-                )
-            if self._reshape and not variable.shape.is_compatible_with(value.shape):
-                if variable.shape.num_elements() == value.size:
-                    values[name] = value = value.reshape(variable.shape.as_list())
-            if not variable.shape.is_compatible_with(value.shape):
-                raise InvalidArgumentError(
-                    None,
-                    variable.op,
-                    f"Variable {name} has shape {variable.shape} but the checkpoint holds shape "
-                    f"{list(value.shape)}",
-                )
         for name, variable in var_list.items():
             sess._load_variable(variable, values[name])

@@ -1,6 +1,6 @@
 """`Session`: runs parts of a graph, holding the values of variables between runs.
 
-A ``run(fetches, feed_dict)`` goes through four steps (see ``architecture.md``):
+A ``run(fetches, feed_dict)`` goes through four steps (see ``docs/architecture.md``):
 
 1. **Prune**: keep the ops the fetches need (`graph.needed_ops`), following data and control
    inputs backwards and stopping at fed tensors (a fed tensor's producer does not run for it).
@@ -197,6 +197,7 @@ class RunContext:
         "deadline",
         "random_draws",
         "rendezvous",
+        "cancellation",
     )
 
     def __init__(self, session: Session, deadline: Optional[float] = None, rendezvous=None):
@@ -207,6 +208,7 @@ class RunContext:
         self.update_bases: Optional[dict[str, Any]] = None
         self.deadline = deadline  # time.monotonic() value, or None
         self.random_draws: dict[tuple, Any] = {}
+        self.cancellation = session._cancellation  # the runs stop when the Session closes
 
     def resource(self, key: str, make):
         """The Session's resource ``key`` (a queue, an iterator), made by ``make()`` the first
@@ -285,6 +287,7 @@ class _Plan:
     compiled: Any = None
     reference: Any = None
     regions: list = field(default_factory=list)
+    compile_lock: Any = field(default_factory=threading.Lock, repr=False, compare=False)
 
 
 _default_session_stack = threading.local()
@@ -376,6 +379,8 @@ class Session:
         self._plans: dict[tuple, _Plan] = {}
         self._lock = threading.Lock()
         self._closed = False
+        # Stops the runs in progress, and the functions their ops call, on `close`.
+        self._cancellation = executor.Cancellation()
         threads = self._config.inter_op_parallelism_threads or (os.cpu_count() or 1)
         self._inter_op_threads = 1 if single_threaded else threads
         self._intra_op_threads = self._config.intra_op_parallelism_threads or (os.cpu_count() or 1)
@@ -407,11 +412,13 @@ class Session:
     def close(self) -> None:
         """Releases the thread pool and the variable values; the Session can't run any more.
 
-        Runs still going on in other threads stop with ``errors.CancelledError`` (at their next
-        read of a variable, or when they end) and change no variable."""
+        Runs still going on in other threads stop with ``errors.CancelledError`` and change no
+        variable: no op starts after this, and a compiled loop stops at its next look at the
+        clock (an op that is running goes on until it returns)."""
         with self._lock:
             self._closed = True
             pool, self._pool = self._pool, None
+        self._cancellation.cancel(_CLOSED_DURING_RUN)
         for resource in self._resources.values():
             cancel = getattr(resource, "cancel", None)
             if cancel is not None:
@@ -551,10 +558,10 @@ class Session:
                 plan.placement = placement
             if isinstance(plan, _Plan):
                 _check_fetchable(plan, flat_fetches, location)
-            with self._lock:
+            with self._lock:  # threads that lowered it at once all run the first one stored
                 if len(self._plans) > 256:
                     self._plans.clear()
-                self._plans[key] = plan
+                plan = self._plans.setdefault(key, plan)
         values = self._execute(plan, feed_values, options, run_metadata, location)
         flat_results = [None if p is None else values[p] for p in plan.fetch_positions]
         for i, value in enumerate(flat_results):
@@ -745,6 +752,8 @@ class Session:
         except executor.FetchNotLiveError as e:
             raise _dead_fetch_error(e, plan) from None
         except executor.RunCancelledError as e:
+            if e.node_index is None:  # the run as a whole: the Session was closed
+                raise errors.CancelledError(None, None, str(e)) from None
             op = _user_op(plan.nodes[e.node_index].tag)
             raise errors.CancelledError(
                 None, op, f"{errors.describe_op(op)}{_where(e.frame, e.iteration)}: {e}"
@@ -820,13 +829,14 @@ def _check_argument(name: str, value, types, expected: str, location=None) -> No
         )
 
 
+_CLOSED_DURING_RUN = (
+    "The Session was closed while the run was in progress; the run was stopped and changed no "
+    "variable."
+)
+
+
 def _closed_during_run() -> errors.CancelledError:
-    return errors.CancelledError(
-        None,
-        None,
-        "The Session was closed while the run was in progress; the run was stopped and "
-        "changed no variable.",
-    )
+    return errors.CancelledError(None, None, _CLOSED_DURING_RUN)
 
 
 def _rebase_updates(writes: dict, bases: dict, values: dict) -> None:
@@ -1006,22 +1016,27 @@ def _compiled(plan: _Plan, options) -> _Plan:
     interpreter."""
     twin = plan.compiled
     if twin is None:
-        plan.runs += 1
-        if not compiler.compile_now(plan.runs) or _debug_watcher.requested_watches(options):
-            return plan
-        with gc_paused():
-            result = compiler.compile_program(plan.executable.program)
-        if result is None:
-            plan.compiled = twin = False
-        else:
-            plan.compiled = twin = replace(
-                plan,
-                executable=result.executable,
-                nodes=result.nodes,
-                compiled=False,
-                reference=plan,
-                regions=result.regions,
-            )
+        with plan.compile_lock:  # one thread compiles; the others wait for its twin
+            twin = plan.compiled
+            if twin is None:
+                plan.runs += 1
+                if not compiler.compile_now(plan.runs):
+                    return plan
+                if _debug_watcher.requested_watches(options):
+                    return plan
+                with gc_paused():
+                    result = compiler.compile_program(plan.executable.program)
+                if result is None:
+                    plan.compiled = twin = False
+                else:
+                    plan.compiled = twin = replace(
+                        plan,
+                        executable=result.executable,
+                        nodes=result.nodes,
+                        compiled=False,
+                        reference=plan,
+                        regions=result.regions,
+                    )
     if not twin or _debug_watcher.requested_watches(options):
         return plan
     return twin
@@ -1283,6 +1298,8 @@ def _kernel_error(e: executor.KernelError) -> errors.OpError:
     where = described + _where(*compiler.failed_where(cause, e.frame, e.iteration))
     if isinstance(cause, errors.OpError):
         return type(cause)(None, op, f"{where}: {cause.message}")
+    if isinstance(cause, executor.RunCancelledError):  # noticed by a compiled loop
+        return errors.CancelledError(None, op, f"{where}: {cause}")
     inputs = ", ".join(_describe_value(v) for v in input_values) or "none"
     message = f"{where} failed: {type(cause).__name__}: {cause}\n  inputs: {inputs}"
     if isinstance(cause, _INVALID_ARGUMENT_CAUSES):
@@ -1372,11 +1389,11 @@ def _dead_fetch_error(e: executor.FetchNotLiveError, plan: _Plan) -> errors.OpEr
     tests look for), why it has none, and where it was made."""
     lines = []
     first_op = None
-    if plan.reference is not None:  # a compiled twin: name the op as the interpreter does
-        plan = plan.reference
-    fetches = plan.executable.program.fetches
-    for position, _, state in e.missing:
-        op = _user_op(plan.nodes[fetches[position][0]].tag)
+    reference = plan.reference  # of a compiled twin: name the op as the interpreter does
+    for position, node_index, state in e.missing:
+        if reference is not None:
+            node_index = reference.executable.program.fetches[position][0]
+        op = _user_op((reference or plan).nodes[node_index].tag)
         first_op = first_op or op
         lines.append(
             f"  {op.name} (Retval[{position}] does not have value): "

@@ -3,6 +3,7 @@
 from .ops.string_ops import as_string, lower, reduce_join, regex_replace, substr, upper
 from .ops.string_ops import string_join as join
 from .ops.string_ops import string_length as length
+from .ops.string_ops import string_strip as strip
 from .ops.string_ops import string_to_number as to_number
 
 __all__ = [
@@ -12,6 +13,7 @@ __all__ = [
     "lower",
     "reduce_join",
     "regex_replace",
+    "strip",
     "substr",
     "to_number",
     "upper",

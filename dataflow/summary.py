@@ -4,12 +4,13 @@ As in TensorFlow 1.x, each summary function adds an op whose value is a serializ
 protocol buffer (a string scalar) and puts it in the ``SUMMARIES`` collection (or those named
 by ``collections``); ``merge``/``merge_all`` join several into one; a ``FileWriter`` writes
 them, with the graph and run metadata, to an event file that TensorBoard reads
-(``events.out.tfevents.<time>.<host>``, TFRecord framing with masked CRC-32C).
+(``events.out.tfevents.<time>.<host>.<pid>.<count>``, TFRecord framing with masked
+CRC-32C).
 
 The ops are TensorFlow's (``ScalarSummary``, ``HistogramSummary``, ``ImageSummary``,
 ``AudioSummaryV2``, ``TensorSummaryV2`` for text, ``MergeSummary``) with TensorFlow's op
 names: a summary named ``loss`` under the name scope ``train`` is the op ``train/loss``, and
-its tag is ``train/loss``.  The protos and the event-file framing come from the optional
+its tag is ``train/loss``.  The protos and the framing's CRC-32C come from the optional
 package tensorboardX (`dataflow.tensorboard_protos`); without it a summary function raises an
 ``ImportError`` naming the extra to install.
 
@@ -19,15 +20,17 @@ and save and load with ``df.io``.
 
 from __future__ import annotations
 
+import collections
 import io as _io
 import itertools
 import math
 import os
-import queue
 import re
+import socket
 import struct
 import threading
 import time
+import warnings
 import wave
 import zlib
 from typing import Optional
@@ -563,14 +566,61 @@ def _run_metadata_proto(run_metadata):
     return proto
 
 
+class _EventFile:
+    """One event file, opened exclusively under a name no other writer has: TensorFlow's
+    ``events.out.tfevents.<second>.<host>.<pid>.<count><suffix>``.  The name alone would do
+    in one process; opening with ``"xb"`` (and trying the next count when the name is taken)
+    keeps a writer of another process, or one on another host sharing the directory, from
+    emptying a file that is in use.  Records are TFRecords: the length, its masked CRC-32C,
+    the serialized ``Event``, its masked CRC-32C."""
+
+    def __init__(self, logdir: str, suffix: str):
+        self._protos = protos()
+        second = int(time.time())
+        host = socket.gethostname()
+        while True:
+            name = f"events.out.tfevents.{second:010d}.{host}.{os.getpid()}.{next(_file_numbers)}"
+            try:
+                self._file = open(os.path.join(logdir, name + suffix), "xb")  # noqa: SIM115
+                break
+            except FileExistsError:
+                continue
+        self._lock = threading.Lock()
+        self.write_event(self._protos.Event(wall_time=time.time(), file_version="brain.Event:2"))
+
+    def write_event(self, event) -> None:
+        data = event.SerializeToString()
+        header = struct.pack("<Q", len(data))
+        crc = self._protos.masked_crc32c
+        record = header + struct.pack("<I", crc(header)) + data + struct.pack("<I", crc(data))
+        with self._lock:
+            self._file.write(record)
+
+    def flush(self) -> None:
+        with self._lock:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self.flush()
+        with self._lock:
+            self._file.close()
+
+
 class FileWriter:
     """Writes summaries, the graph and run metadata to an event file in ``logdir``, for
     TensorBoard.  Mirrors ``tf.compat.v1.summary.FileWriter``.
 
-    Events are written in order by a background thread, at most ``max_queue`` waiting, and the
-    file is flushed every ``flush_secs`` seconds; ``flush`` returns when every event added
-    before it is on disk, ``close`` flushes and closes the file (``reopen`` starts a new one in
-    the same directory).  ``graph`` (or ``graph_def``) is written at once, as `add_graph` does.
+    Events are written in order by a background thread, at most ``max_queue`` waiting (an add
+    blocks while the queue is full), and the file is flushed every ``flush_secs`` seconds;
+    ``flush`` returns when every event added before it is on disk, ``close`` writes every
+    event added before it, flushes and closes the file (``reopen`` starts a new one in the
+    same directory).  ``graph`` (or ``graph_def``) is written at once, as `add_graph` does.
+    Each writer has a file of its own (`_EventFile`), whatever other writers of the
+    directory, in this process or another, opened in the same second.
+
+    As in TensorFlow, an event added once the writer is closed is dropped with a warning;
+    so is one whose add was still waiting for room in the queue when ``close`` began.
     """
 
     def __init__(
@@ -588,6 +638,8 @@ class FileWriter:
         self._max_queue = max_queue
         self._flush_secs = flush_secs
         self._filename_suffix = filename_suffix or ""
+        # Guards the queue and the counts below; notified whenever any of them changes.
+        self._changed = threading.Condition()
         self._closed = True
         self.reopen()
         if graph is not None or graph_def is not None:
@@ -597,37 +649,37 @@ class FileWriter:
     def reopen(self) -> None:
         """Opens a new event file in the same directory after `close`; does nothing while the
         writer is open."""
-        if not self._closed:
-            return
-        os.makedirs(self._logdir, exist_ok=True)
-        prefix = os.path.join(self._logdir, "events")
-        self._file = self._protos.EventsWriter(prefix, self._unique_suffix())
-        self._queue: queue.Queue = queue.Queue(self._max_queue)
-        self._closed = False
-        self._failure: Optional[BaseException] = None
-        self._thread = threading.Thread(
-            target=self._write_events, name=f"FileWriter({self._logdir})", daemon=True
-        )
-        self._thread.start()
-
-    def _unique_suffix(self) -> str:
-        """The file name suffix, made unique when a file of this second exists already: the
-        name has the time in seconds, and opening a file of the same name would empty it."""
-        second = f"events.out.tfevents.{str(time.time())[:10]}."
-        if any(name.startswith(second) for name in os.listdir(self._logdir)):
-            return f".{os.getpid()}.{next(_file_numbers)}{self._filename_suffix}"
-        return self._filename_suffix
+        with self._changed:
+            if not self._closed:
+                return
+            os.makedirs(self._logdir, exist_ok=True)
+            self._file = _EventFile(self._logdir, self._filename_suffix)
+            self._pending: collections.deque = collections.deque()
+            self._added = 0  # events accepted into the queue
+            self._written = 0  # of those, events the thread has written (or failed to)
+            self._failure: Optional[BaseException] = None
+            self._closed = False
+            self._thread = threading.Thread(
+                target=self._write_events, name=f"FileWriter({self._logdir})", daemon=True
+            )
+            self._thread.start()
 
     def _write_events(self) -> None:
+        """The writing thread: writes the queued events in order, flushing every
+        ``flush_secs``, until the writer is closed and the queue is empty."""
         next_flush = time.monotonic() + self._flush_secs
         while True:
-            try:
-                event = self._queue.get(timeout=max(next_flush - time.monotonic(), 0.0))
-            except queue.Empty:
-                event = None
-            try:
-                if event is _STOP:
+            with self._changed:
+                while not self._pending and not self._closed:
+                    remaining = next_flush - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    self._changed.wait(remaining)
+                if not self._pending and self._closed:
                     return
+                event = self._pending.popleft() if self._pending else None
+                self._changed.notify_all()  # room in the queue
+            try:
                 if event is not None:
                     self._file.write_event(event)
                 if time.monotonic() >= next_flush:
@@ -637,7 +689,9 @@ class FileWriter:
                 self._failure = e
             finally:
                 if event is not None:
-                    self._queue.task_done()
+                    with self._changed:
+                        self._written += 1
+                        self._changed.notify_all()
 
     def _check_failure(self) -> None:
         failure, self._failure = self._failure, None
@@ -649,27 +703,40 @@ class FileWriter:
         return self._logdir
 
     def add_event(self, event) -> None:
-        """Adds an ``Event`` proto to the file (ignored once the writer is closed)."""
-        if not self._closed:
-            self._queue.put(event)
+        """Adds an ``Event`` proto to the file; waits while ``max_queue`` events wait to be
+        written.  Once the writer is closed it is dropped, with TensorFlow's warning."""
+        with self._changed:
+            while not self._closed and 0 < self._max_queue <= len(self._pending):
+                self._changed.wait()
+            if not self._closed:
+                self._pending.append(event)
+                self._added += 1
+                self._changed.notify_all()
+                return
+        _warn_closed()
 
     def flush(self) -> None:
         """Returns when every event added so far is written and flushed to disk."""
-        if self._closed:
-            return
-        self._queue.join()
+        with self._changed:
+            if self._closed:
+                return
+            added = self._added
+            while self._written < added and self._thread.is_alive():
+                self._changed.wait()
         self._file.flush()
         self._check_failure()
 
     def close(self) -> None:
-        """Flushes, stops the writing thread and closes the file."""
-        if self._closed:
-            return
-        self.flush()
-        self._queue.put(_STOP)
+        """Writes every event added so far, stops the writing thread, flushes and closes the
+        file.  Adds waiting for room in the queue meanwhile are dropped (see the class)."""
+        with self._changed:
+            if self._closed:
+                return
+            self._closed = True
+            self._changed.notify_all()
         self._thread.join()
         self._file.close()
-        self._closed = True
+        self._check_failure()
 
     def __enter__(self) -> FileWriter:
         return self
@@ -719,7 +786,14 @@ class FileWriter:
         self.add_event(self._event(global_step, tagged_run_metadata=tagged))
 
 
-_STOP = object()
+def _warn_closed() -> None:
+    warnings.warn(
+        "Attempting to use a closed FileWriter. The operation will be a noop unless the "
+        "FileWriter is explicitly reopened.",
+        stacklevel=3,
+    )
+
+
 _file_numbers = itertools.count()
 
 

@@ -30,7 +30,6 @@ class MissingExtraError(ImportError):
 def protos() -> SimpleNamespace:
     """The proto modules and message classes, imported on first use."""
     try:
-        from tensorboardX.event_file_writer import EventsWriter
         from tensorboardX.proto import (
             attr_value_pb2,
             event_pb2,
@@ -42,13 +41,14 @@ def protos() -> SimpleNamespace:
             types_pb2,
             versions_pb2,
         )
+        from tensorboardX.record_writer import masked_crc32c
     except ImportError as e:
         raise MissingExtraError(
             "Summaries, event files and GraphDef need the optional package tensorboardX, which "
             f"is not installed ({e}); install it with: {INSTALL_HINT}"
         ) from None
     return SimpleNamespace(
-        EventsWriter=EventsWriter,
+        masked_crc32c=masked_crc32c,
         AttrValue=attr_value_pb2.AttrValue,
         Event=event_pb2.Event,
         SessionLog=event_pb2.SessionLog,

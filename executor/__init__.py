@@ -1,4 +1,4 @@
-"""``executor``: runs a lowered `Program` as a dataflow machine (``control-flow-semantics.md``).
+"""``executor``: runs a lowered `Program` as the dataflow machine of docs/control-flow-semantics.md.
 
 ::
 
@@ -12,6 +12,7 @@ state machine, `stats` the optional per-run records, `observe` the optional hook
 values nodes produce (for debuggers).
 """
 
+from .cancellation import Cancellation
 from .errors import (
     CycleError,
     DeadlineExceededError,
@@ -29,6 +30,7 @@ from .stats import NodeRecord, OutputRecord, RunStats
 from .threads import DaemonThreadPool
 
 __all__ = [
+    "Cancellation",
     "DEAD",
     "CycleError",
     "DaemonThreadPool",

@@ -82,12 +82,20 @@ class DeadlineExceededError(ExecutorError):
 
 
 class RunCancelledError(ExecutorError):
-    """The thread pool cancelled a kernel the run had submitted (it was shut down meanwhile).
+    """The run was cancelled (`Cancellation`), or the thread pool cancelled a kernel the run
+    had submitted (it was shut down meanwhile).
 
-    ``node_index``, ``frame`` and ``iteration`` name the firing that never ran.
+    ``node_index``, ``frame`` and ``iteration`` name the firing that never ran; they are None
+    for a run cancelled as a whole.
     """
 
-    def __init__(self, message: str, node_index: int, frame: str, iteration: int):
+    def __init__(
+        self,
+        message: str,
+        node_index: Optional[int],
+        frame: Optional[str],
+        iteration: Optional[int],
+    ):
         super().__init__(message)
         self.node_index = node_index
         self.frame = frame

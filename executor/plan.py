@@ -1,6 +1,6 @@
 """Static analysis of a `Program`, done once: `prepare(program) -> Plan`.
 
-What `prepare` finds out, in this order (``control-flow-semantics.md``, "Static analysis"):
+What `prepare` finds out, in this order (``docs/control-flow-semantics.md``, "Static analysis"):
 
 1. **Shape checks.**  Every edge names an existing node and output; each node kind has the
    inputs its firing rule needs (``SWITCH`` two, ``ENTER``/``EXIT``/``NEXT_ITERATION`` one,
@@ -266,7 +266,8 @@ class Plan:
         """Runs the program once and returns the values of ``program.fetches``, in order.
 
         ``args[k]`` is the value of ``program.arg_nodes[k]``; ``context`` is passed first to
-        kernels with ``wants_context``; ``pool`` runs expensive independent kernels concurrently;
+        kernels with ``wants_context``, and its ``cancellation`` (a `Cancellation`), when it
+        has one, stops the run; ``pool`` runs expensive independent kernels concurrently;
         ``deadline`` is a ``time.monotonic()`` instant; ``stats`` collects per-node records;
         ``observer`` (a `RunObserver`) is shown the values that nodes produce.
         Raises `KernelError`, `DeadlineExceededError`, `FetchNotLiveError` or

@@ -5,7 +5,7 @@ An edge is a pair ``(producer_index, output_index)``; a control edge is just a p
 Nothing here knows about graphs, ops, dtypes or Sessions: any front end that can express its
 computation as nodes with kernels can be run (the tests build programs by hand).
 
-Node kinds (see ``control-flow-semantics.md`` for their firing rules):
+Node kinds (see ``docs/control-flow-semantics.md`` for their firing rules):
 
 - ``OP``: an ordinary kernel.  Called as ``kernel(*input_values)``, or
   ``kernel(context, *input_values)`` when ``wants_context`` is set (``context`` is the opaque

@@ -1,4 +1,4 @@
-"""The dataflow machine: one `_Run` executes a `Plan` once, following ``control-flow-semantics.md``.
+"""The dataflow machine: one `_Run` executes a `Plan` once, by docs/control-flow-semantics.md.
 
 Scheduler state (all of it belongs to one run; a `Plan` is shared and never written):
 
@@ -22,7 +22,9 @@ Scheduler state (all of it belongs to one run; a `Plan` is shared and never writ
   finds nothing to do, and an iteration that completes is taken off the stack, so the stack
   never holds more than the iterations alive.
 - **outstanding ops**: ``ready`` + ``running`` of each iteration, and ``_Run.in_flight``
-  (kernels submitted to the pool and not yet propagated).
+  (kernels submitted to the pool or waiting for an asynchronous completion, counted until the
+  thread that finishes them has propagated their outputs and fired what those made ready, so
+  that it counts every thread that may still fire a node of the run).
 
 The loop (`_Run._drain`): pop an iteration, pop its ready nodes one by one and fire them.  An
 ordinary single-output op with ordinary consumers takes the *fast path* written out inline:
@@ -79,7 +81,17 @@ value handed from one run to another costs no thread switch.
 
 Stopping.  A kernel error sets ``error`` and ``stopped``: no thread schedules anything after
 that, late pool completions are dropped, and `Plan.run` waits for kernels still in flight
-(until the deadline, if one was given) before raising `KernelError`.
+(until the deadline, if one was given) before raising `KernelError`.  Except in a loop whose
+earlier iterations are still going on (``parallel_iterations > 1``): the error names the
+lowest failing iteration, as when the iterations run one after the other (and as compiled
+code does), so the run goes on with those earlier iterations only (`_kernel_failed`):
+``error_bound`` holds the path of the failing iteration, `_drain` fires nothing in an
+iteration that does not come before it (`_comes_before`), the failing iteration is held open
+(one more ``running``) so that nothing after it completes, and an error in an earlier
+iteration takes the place of the one found.  The run ends when those earlier iterations have
+nothing left to do; the error it raises is then the same whatever the order of firings.
+A run whose context carries a `Cancellation` (``context.cancellation``) stops in the same way
+when it is cancelled (its Session closed), with a `RunCancelledError`.
 
 Deadlines.  A run without a deadline is driven by the thread that calls `Plan.run` and never
 looks at the clock.  A run with one is driven by a *driver thread* (of `_drivers`, kept between
@@ -295,6 +307,7 @@ class _Run:
         self.plan = plan
         self.args = args
         self.context = context
+        self.cancellation = getattr(context, "cancellation", None)
         self.pool = pool
         self.deadline = deadline
         self.stats = stats
@@ -317,6 +330,9 @@ class _Run:
         self.stopped = False
         self.deadline_passed = False
         self.error: Optional[BaseException] = None
+        # The iterations from the root's down to the one whose kernel error is ``error``,
+        # while earlier iterations of a loop go on (see "Stopping"); None otherwise.
+        self.error_bound: Optional[list[IterationState]] = None
         # Where the deadline was noticed: (iteration, node info or None), and the kernels that
         # were running on the pool then (see `DeadlineExceededError`).
         self.deadline_where: Optional[tuple] = None
@@ -340,15 +356,37 @@ class _Run:
     # -- top level --------------------------------------------------------------------------------
 
     def execute(self) -> list[Any]:
-        if self.deadline is not None:
-            return self._execute_until_deadline()
-        return self._run_to_end()
+        cancellation = self.cancellation
+        key = None if cancellation is None else cancellation.register(self.cancel)
+        try:
+            if self.deadline is not None:
+                return self._execute_until_deadline()
+            return self._run_to_end()
+        finally:
+            if cancellation is not None:
+                cancellation.deregister(key)
+
+    def cancel(self) -> None:
+        """Stops the run from another thread (its context's `Cancellation`): nothing fires
+        after this, and the run raises `RunCancelledError` once the kernels running return.
+        The lock may be held by a thread in a kernel: the flags are set without it, as at a
+        deadline, and a thread waiting for pool work is woken if the lock is free."""
+        if self.error is None and not self.deadline_passed:
+            self.error = self.cancellation.error()
+        self.stopped = True
+        if self.sharing and self.lock.acquire(blocking=False):
+            try:
+                self.condition.notify_all()
+            finally:
+                self.lock.release()
 
     def _run_to_end(self) -> list[Any]:
         """Drives the run on this thread until it ends; returns the fetched values."""
         if not self.sharing:
             try:
                 self._drain()
+                while self.error_bound is not None and self.ready_iterations and not self.stopped:
+                    self._drain()  # the earlier iterations of a loop that failed
             except BaseException:
                 self.stopped = True
                 raise
@@ -450,8 +488,9 @@ class _Run:
 
         Called with the lock held when the run has a pool.  The fast path below is the ordinary
         op; its locals are rebound per iteration and its output is dropped (``value = None``)
-        as soon as it has been written to the consumers' slots.  The clock is read after every
-        `_BATCH_SIZE` firings, or after every firing in a run with a deadline.
+        as soon as it has been written to the consumers' slots.  The clock (and ``stopped``,
+        set by another thread) is read after every `_BATCH_SIZE` firings, or after every
+        firing in a run with a deadline.
         """
         ready_iterations = self.ready_iterations
         table_kind = self.table_kind
@@ -470,6 +509,8 @@ class _Run:
             iteration = ready_iterations.popitem()[0]
             if iteration.done:
                 continue
+            if self.error_bound is not None and not _comes_before(iteration, self.error_bound):
+                continue  # a kernel failed in or before it (see "Stopping")
             if sharing:
                 # Other threads may push work into this iteration while a kernel of it runs
                 # with the lock released: let them put it back on the stack for any thread.
@@ -540,6 +581,8 @@ class _Run:
                             if not count:
                                 ready.append(consumer)
                     value = None
+                if self.stopped:  # cancelled, or failed on another thread
+                    return
                 if deadline is not None and _monotonic() > deadline:
                     self._deadline_reached(iteration, infos[node])
                     return
@@ -568,7 +611,7 @@ class _Run:
         live = _HANDLERS[kind](self, iteration, info)
         if kind == NodeKind.OP:
             live = False  # a live OP reports itself from _fire_op; this firing was dead
-        if self.stopped and not live:
+        if (self.stopped or self.error is not None) and not live:
             return  # it failed (a Switch whose predicate has no truth value), not fired dead
         stats = self.stats
         if stats is not None and (live or stats.record_dead):
@@ -634,16 +677,26 @@ class _Run:
         )
         if info.wants_frame and inputs is not None:
             inputs = inputs[1:]  # the (frame instance, iteration) the kernel was given
-        self._fail(
-            KernelError(
-                info.index,
-                info.node,
-                cause,
-                tuple(inputs),
-                iteration.instance.description,
-                iteration.number,
-            )
+        error = KernelError(
+            info.index,
+            info.node,
+            cause,
+            tuple(inputs),
+            iteration.instance.description,
+            iteration.number,
         )
+        if self.error is not None:
+            if self.stopped or not _comes_before(iteration, self.error_bound):
+                return  # the error found first, or in an earlier iteration, is the run's
+        elif self.stopped or not _earlier_iterations_go_on(iteration):
+            self._fail(error)
+            return
+        # Earlier iterations of a loop this one lies in may still fail: they go on, and the
+        # run reports the lowest failing iteration (see "Stopping").
+        self.error = error
+        self.error_bound = _path_of(iteration)
+        iteration.running += 1
+        iteration.ready.clear()
 
     def _fail(self, error: BaseException) -> None:
         if self.error is None and not self.deadline_passed:
@@ -818,6 +871,7 @@ class _Run:
         done.calling = False
         if done.finished:
             self._async_finished(done)
+            self.in_flight -= 1
 
     def _async_completed(self, done: _Completion, result, error) -> None:
         """An asynchronous kernel completed on another thread: hands its outputs to the run.
@@ -828,6 +882,11 @@ class _Run:
         then costs no thread switch.  Otherwise it only passes the outputs on and wakes the
         driving thread; the one level of nesting keeps two runs that feed each other from
         recursing into each other without bound (and a thread from taking a lock it holds).
+
+        The kernel stays counted in ``in_flight`` until this thread has done so, as a pool
+        kernel does until `_run_on_pool` has drained: the inline kernels it fires run with the
+        lock released, and the run must not end (nor its fetches be read) while one of them
+        still runs, when the run's last other completion arrives meanwhile.
         """
         lock = self.lock
         fire_here = not getattr(_completing, "active", False) and lock.acquire(blocking=False)
@@ -838,25 +897,28 @@ class _Run:
                 raise RuntimeError(f"the kernel of {done.info.name!r} completed twice")
             done.finished = True
             done.result, done.error = result, error
-            self._async_finished(done)
-            if fire_here and not self.stopped:
-                _completing.active = True
-                try:
-                    self._drain()
-                except BaseException as exc:
-                    self._fail(exc)
-                finally:
-                    _completing.active = False
+            try:
+                self._async_finished(done)
+                if fire_here and not self.stopped:
+                    _completing.active = True
+                    try:
+                        self._drain()
+                    except BaseException as exc:
+                        self._fail(exc)
+                    finally:
+                        _completing.active = False
+            finally:
+                self.in_flight -= 1
             if self.stopped or self.ready_iterations or not self.in_flight:
                 self.condition.notify_all()
         finally:
             lock.release()
 
     def _async_finished(self, done: _Completion) -> None:
-        """Accounts for a completed asynchronous kernel and passes on its outputs (lock held)."""
+        """Accounts for a completed asynchronous kernel and passes on its outputs (lock held);
+        the caller takes it out of ``in_flight`` once it has done what it does with them."""
         iteration, info = done.iteration, done.info
         iteration.running -= 1
-        self.in_flight -= 1
         del self.pool_kernels[id(done)]
         if self.stopped:
             return
@@ -1361,6 +1423,35 @@ def _raise(error: BaseException):
     if isinstance(error, KernelError):
         raise error from error.cause
     raise error
+
+
+def _path_of(iteration: IterationState) -> list[IterationState]:
+    """The iterations from the root's down to ``iteration``, each in the instance of a frame
+    nested in the one before."""
+    path = []
+    while iteration is not None:
+        path.append(iteration)
+        iteration = iteration.instance.parent_iteration
+    path.reverse()
+    return path
+
+
+def _comes_before(iteration: IterationState, failing: list[IterationState]) -> bool:
+    """Whether ``iteration`` lies in an iteration of a loop that comes before the one the path
+    ``failing`` passes through (so that it runs first when iterations run one at a time)."""
+    for mine, theirs in zip(_path_of(iteration), failing):
+        if mine is not theirs:
+            return mine.instance is theirs.instance and mine.number < theirs.number
+    return False  # the failing iteration, one it lies in, or one inside it
+
+
+def _earlier_iterations_go_on(iteration: IterationState) -> bool:
+    """Whether an iteration before ``iteration`` or one it lies in has not completed."""
+    while iteration.instance.parent_iteration is not None:
+        if iteration.instance.oldest < iteration.number:
+            return True
+        iteration = iteration.instance.parent_iteration
+    return False
 
 
 def _live_outputs(info: NodeInfo, inputs) -> tuple:

@@ -65,8 +65,8 @@ class RunStats:
     dead), in the same form; otherwise it stays empty.  A node of an untaken cond branch shows
     up only here; a node inside a loop shows up in both (live in the iterations whose predicate
     held, dead in the last one).  An Exit of a completed instance that delivers its pending
-    dead value to the parent (``control-flow-semantics.md``) is a delivery, not a firing, and is
-    not recorded.
+    dead value to the parent (``docs/control-flow-semantics.md``) is a delivery, not a firing,
+    and is not recorded.
     ``frame_iterations``: for each loop frame name, the number of iterations each of its
     instances ran, in the order the instances completed.  Iterations are counted as the
     executor numbers them: a while loop whose body ran n times has n + 1 iterations (the last

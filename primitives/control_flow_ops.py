@@ -2,7 +2,7 @@
 
 They mirror ``tf.compat.v1`` (control flow v1) in names, signatures, return structures and graph
 shapes, so that TensorFlow 1.x code and intuition carry over.  The graphs they build are the ones
-``control-flow-semantics.md`` prescribes:
+``docs/control-flow-semantics.md`` prescribes:
 
 cond(pred, true_fn, false_fn), in name scope "cond"::
 

@@ -1,6 +1,6 @@
 """The control-flow primitives as graph ops, and the raw builders for writing them by hand.
 
-Five ops carry control flow (`control-flow-semantics.md` gives their firing rules): ``Switch``,
+Five ops carry control flow (`docs/control-flow-semantics.md` gives their firing rules): ``Switch``,
 ``Merge``, ``Enter``, ``Exit`` and ``NextIteration``.  They have no kernel: their ``OpDef.kind``
 tells the Session to lower them to executor nodes of that kind, and the executor fires them.
 ``LoopCond`` marks a loop's predicate; it is an ordinary op whose kernel passes its input on.

@@ -4,6 +4,12 @@ placed run gives exactly the values of the plain-Python reference.
 The programs and their reference are those of `tests/primitives/test_control_flow_properties.py`
 (``programs``, ``evaluate``, ``build``); the tests of partitioned runs, in process and on Ray,
 place their ops at random with ``device_of`` and run them in a Session of their own.
+
+Every run of a partitioned program in the tests (devices in one process, tasks on Ray) has a
+deadline, `STEP_TIMEOUT_MS` (`partitioned_config`, or the run's own options): such a step takes
+milliseconds, and one whose ``_Send`` and ``_Recv`` never meet (a rendezvous key that lost its
+frame) then fails its test with ``DeadlineExceededError`` naming the ops still waiting,
+instead of hanging the suite.
 """
 
 import importlib.util
@@ -13,6 +19,17 @@ import numpy as np
 from hypothesis import assume
 
 import dataflow as df
+
+# Far above what a partitioned step of the tests takes on a loaded two-core machine (tens of
+# milliseconds; forced compilation happens before a run's clock starts), and far below the
+# suite's per-test timeout (setup.cfg), so that a step that hangs fails its test by itself.
+STEP_TIMEOUT_MS = 30_000
+
+
+def partitioned_config(**fields) -> df.ConfigProto:
+    """A ``ConfigProto`` with ``fields`` whose every run has the deadline `STEP_TIMEOUT_MS`
+    (``operation_timeout_in_ms``; a run's own ``RunOptions.timeout_in_ms`` overrides it)."""
+    return df.ConfigProto(operation_timeout_in_ms=STEP_TIMEOUT_MS, **fields)
 
 
 def _load_control_flow_programs():
@@ -28,9 +45,9 @@ def _load_control_flow_programs():
 programs = _load_control_flow_programs()
 
 
-def build_fed(program, x: float, n: int) -> tuple[dict, dict]:
-    """``program`` built in the default graph on placeholders ``x`` and ``n``: its fetches
-    (by variable name) and the feed of ``x`` and ``n``."""
+def build_fed(program, x: float, n: int, through=None) -> tuple[dict, dict]:
+    """``program`` built in the default graph on placeholders ``x`` and ``n`` (``through`` as
+    in ``programs.build``): its fetches (by variable name) and the feed of ``x`` and ``n``."""
     xp = df.placeholder(df.float64, shape=[], name="x")
     np_ = df.placeholder(df.int32, shape=[], name="n")
     env = {
@@ -39,13 +56,16 @@ def build_fed(program, x: float, n: int) -> tuple[dict, dict]:
         "i0": np_,
         "i1": df.constant(1, dtype=df.int32),
     }
-    final = programs.build(program, env, {"x": xp, "n": np_}, 10)
+    final = programs.build(program, env, {"x": xp, "n": np_}, 10, through)
     return {k: final[k] for k in programs.NAMES}, {xp: np.float64(x), np_: np.int32(n)}
 
 
-def check_placed_program(program, x: float, n: int, device_of, make_session) -> None:
-    """Builds ``program`` with every op placed by ``device_of``, runs it in ``make_session()``
-    and checks each result against the reference (an example that overflows is skipped)."""
+def check_placed_program(
+    program, x: float, n: int, device_of, make_session, through=None, steps: int = 1
+) -> None:
+    """Builds ``program`` with every op placed by ``device_of`` (``through`` as in
+    ``programs.build``), runs it ``steps`` times in ``make_session()`` and checks each result
+    against the reference (an example that overflows is skipped)."""
     start = {"f0": x, "f1": 1.0, "i0": n, "i1": 1}
     try:
         expected = programs.evaluate(program, start, {"x": x, "n": n})
@@ -53,8 +73,11 @@ def check_placed_program(program, x: float, n: int, device_of, make_session) -> 
         assume(False)
     with df.Graph().as_default():
         with df.device(device_of):
-            fetches, feed = build_fed(program, x, n)
+            fetches, feed = build_fed(program, x, n, through)
         with make_session() as sess:
-            result = sess.run(fetches, feed, options=df.RunOptions(timeout_in_ms=60_000))
-    for name in programs.NAMES:
-        assert result[name] == expected[name], (name, result, expected, program)
+            for step in range(steps):
+                result = sess.run(
+                    fetches, feed, options=df.RunOptions(timeout_in_ms=STEP_TIMEOUT_MS)
+                )
+                for name in programs.NAMES:
+                    assert result[name] == expected[name], (step, name, result, expected, program)

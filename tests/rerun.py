@@ -8,7 +8,7 @@ saving and loading), and by the tests that start the suites under them.
   add to what it counts or measures (a plugin imports `pytest_runtest_call` to know the test);
 - `unrepeatable` says which graphs cannot be run again with the same results;
 - `run_suites` runs groups of test folders under a plugin, in parallel processes, and returns
-  what the plugin reported.
+  what the plugin reported; a test that calls it is marked `reruns_the_suite`.
 """
 
 from __future__ import annotations
@@ -28,6 +28,12 @@ from dataflow.session import Session
 TESTS = os.path.dirname(os.path.abspath(__file__))
 # Subprocesses run from here, where `executor` names the package and not a test folder.
 REPOSITORY_ROOT = os.path.dirname(TESTS)
+
+# The time limit (pytest-timeout) of a test that calls `run_suites`, in place of the suite's
+# limit per test (setup.cfg): its processes run hundreds of tests each (the passes' rerun took
+# 260 s on a loaded two-core machine) and are stopped by `run_suites` after ``timeout``; each
+# test inside them has the suite's limit.
+reruns_the_suite = pytest.mark.timeout(1200)
 
 
 class SessionState(NamedTuple):

@@ -6,6 +6,7 @@ for the same program on a machine with one CPU and no GPU.
 
 import numpy as np
 import pytest
+from placed_programs import partitioned_config
 
 import dataflow as df
 
@@ -168,7 +169,7 @@ def test_which_devices_the_host_satisfies(device, soft, runs):
 def test_device_count_offers_more_host_cpus():
     with df.device("/cpu:1"):
         a = df.constant(1.0, name="a")
-    with df.Session(config=df.ConfigProto(device_count={"CPU": 2})) as sess:
+    with df.Session(config=partitioned_config(device_count={"CPU": 2})) as sess:
         assert sess.run(a) == 1.0
 
 

@@ -233,13 +233,20 @@ def test_packing_a_list_of_tensors_into_another_dtype_casts_them_as_tensorflow_d
         assert sess.run(joined).tolist() == [[0, 2], [3, 2]]
 
 
-@pytest.mark.parametrize("bad", ["x:y", "a b", "_hidden", "ü"])
+@pytest.mark.parametrize("bad", ["x:y", "a b", "_hidden", "ü", "a\n"])
 def test_an_invalid_scope_name_is_refused_with_the_line(bad):
     with pytest.raises(ValueError) as info:
         with df.name_scope(bad):
             pass
     assert "not a valid scope name" in str(info.value)
     assert "test_graph.py" in str(info.value)
+
+
+@pytest.mark.parametrize("bad", ["a\n", "a\n/", "a\nb", "a b"])
+def test_an_op_name_with_a_newline_even_at_its_end_is_refused(bad):
+    """A name check that ends in ``$`` lets a final newline through: the checks end in ``\\Z``."""
+    with pytest.raises(ValueError, match="is not a valid op name"):
+        df.constant(1.0, name=bad)
 
 
 def test_inside_a_scope_a_name_may_start_with_an_underscore():

@@ -6,6 +6,7 @@ The DOT text is read back with `test_render`'s parser.
 
 import pytest
 from drawing_engines import ENGINES
+from placed_programs import partitioned_config
 from test_render import _dot
 
 import dataflow as df
@@ -35,7 +36,7 @@ def _chain_on_three_devices():
 
 
 def _partition_graphs(fetch, feed=None, cpus=3):
-    config = df.ConfigProto(device_count={"CPU": cpus})
+    config = partitioned_config(device_count={"CPU": cpus})
     metadata = df.RunMetadata()
     with df.Session(config=config) as sess:
         value = sess.run(

@@ -16,6 +16,8 @@ from deadlines import Gate, budget_ms, stopped_in_time, wait_until
 from forking import in_forked_child
 
 import dataflow as df
+from dataflow import compiler
+from dataflow.compiler.loops import CompiledLoop
 
 
 @pytest.fixture(autouse=True)
@@ -669,6 +671,63 @@ def test_a_run_going_on_when_the_session_is_closed_is_cancelled_and_writes_nothi
         assert sess._variable_values == {} and values["v"] == 1.0  # nothing committed
         with pytest.raises(RuntimeError, match="closed Session"):
             sess.run(v)
+
+
+@pytest.fixture
+def tier():
+    """Sets how loops run for one test ("interpreted", "compiled" to Python, "native") and
+    restores the modes from before it."""
+    previous = compiler.mode(), compiler.native_mode()
+
+    def set_tier(name: str) -> None:
+        if name == "native" and not compiler.native_available():
+            pytest.skip("numba is not installed")
+        compiler.set_mode("off" if name == "interpreted" else "force")
+        compiler.set_native("force" if name == "native" else "off")
+
+    yield set_tier
+    compiler.set_mode(previous[0])
+    compiler.set_native(previous[1])
+
+
+@pytest.mark.parametrize("timeout_ms", [0, 600_000])
+@pytest.mark.parametrize("loops_run", ["interpreted", "compiled", "native"])
+def test_closing_the_session_stops_a_loop_running_in_another_thread(tier, loops_run, timeout_ms):
+    """A loop of 10**15 iterations, run in a thread, ends with ``CancelledError`` when its
+    Session is closed, however loops run and with a deadline or without; the Session stays
+    closed, with no variable values and no run in progress."""
+    tier(loops_run)
+    started = threading.Event()
+    begin = df.py_func(lambda: (started.set(), np.int64(0))[1], [], df.int64)
+    begin.set_shape([])
+    endless = df.while_loop(lambda i: i < 10**15, lambda i: [i + 1], [begin])
+    outcome = []
+
+    def run():
+        try:
+            outcome.append(sess.run(endless, options=df.RunOptions(timeout_in_ms=timeout_ms)))
+        except Exception as e:
+            outcome.append(e)
+
+    sess = df.Session()
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    assert started.wait(60)
+    (plan,) = sess._plans.values()
+    closer = threading.Thread(target=sess.close, daemon=True)
+    closer.start()
+    closer.join(timeout=60)
+    assert not closer.is_alive(), "close() waits for the loop"
+    runner.join(timeout=60)
+    assert not runner.is_alive(), "the loop goes on after close()"
+    assert len(outcome) == 1 and isinstance(outcome[0], df.errors.CancelledError), outcome
+    assert "closed while the run was in progress" in str(outcome[0])
+    assert sess._variable_values == {} and not sess._cancellation._stops  # no run goes on
+    with pytest.raises(RuntimeError, match="closed Session"):
+        sess.run(endless)
+    loops = [r for r in getattr(plan.compiled, "regions", ()) if isinstance(r, CompiledLoop)]
+    assert len(loops) == (0 if loops_run == "interpreted" else 1)
+    assert all(bool(getattr(r.function, "native", None)) == (loops_run == "native") for r in loops)
 
 
 def test_an_op_blocked_forever_does_not_keep_the_interpreter_from_exiting():

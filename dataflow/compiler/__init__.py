@@ -25,8 +25,9 @@ Invariants of a compiled run, each as the interpreter's: the same values, bit fo
 same types and dtypes (members run their own kernels, see `codegen` for the few expressions
 that replace one); the same errors (a region's failure names the member that raised, its
 inputs, and the frame and iteration, `session._kernel_error`); the same deadness (rule 1 of
-`regions`); deadlines (a region is straight-line, bounded work, and the executor checks the
-clock between nodes; a compiled loop checks it every `loops.CHECK_CLOCK_EVERY` iterations).
+`regions`); deadlines and cancellation (a region is straight-line, bounded work, and the
+executor checks between nodes; a compiled loop checks itself, at intervals of iterations
+that it keeps about a millisecond of work long, see `loops`).
 Only plans that the Session lowers itself are compiled: functions run
 inside an op (``If``, ``PartitionedCall``) and partitioned steps keep the interpreter.
 

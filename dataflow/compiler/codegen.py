@@ -6,6 +6,13 @@ None when nothing leaves it.  Each node is one line, commented with its op's nam
 the user's file:line; a value used only inside the region is a local variable and is released
 when the function returns.
 
+A graph may come from an untrusted file, so no text of it (an op's name or location, a fused
+step's, a cond's or loop's name) is ever pasted into generated source: it appears only as a
+string literal (`quoted`: in comments, where a newline would otherwise end the comment and
+start a statement, and in the file name the code is compiled under) or reduced to an
+identifier of ASCII letters, digits and underscores (`identifier`).  These two helpers serve
+every code generator of the package.
+
 A line calls the node's kernel, bound once when the function is made, except where a cheaper
 expression is known to give the same value of the same type:
 
@@ -100,14 +107,40 @@ def value_name(node_index: int, output: int, num_outputs: int) -> str:
     return f"v{node_index}" if num_outputs == 1 else f"v{node_index}_{output}"
 
 
+def quoted(text: Any) -> str:
+    """``text`` (a name, a location) as generated source may hold it: a Python string literal,
+    of ASCII characters only (``ascii``: ``repr`` with every other character escaped), so no
+    character of it ends a comment or a string, whatever the file it came from."""
+    return ascii(str(text))
+
+
+def identifier(prefix: str, name: str) -> str:
+    """A function name made of ``prefix`` and ``name`` with every character but ASCII letters
+    and digits replaced by ``_`` (``str.isalnum`` alone accepts ``²``, which no identifier
+    holds)."""
+    return prefix + "".join(c if c.isascii() and c.isalnum() else "_" for c in name)
+
+
 def describe(node: Node) -> str:
+    """The comment text of a node's line: its op's name, type and location, the name and
+    location `quoted`."""
     op = node.tag
-    location = getattr(op, "location", "")
+    location = quoted(getattr(op, "location", ""))
     for attribute in ("compiled_cond", "compiled_loop"):
         compiled = getattr(node.kernel, attribute, None)
         if compiled is not None:
-            return f"the compiled {compiled.kind} {compiled.name!r} above, built at {location}"
-    return f"{node.name} ({getattr(op, 'type', '?')}) at {location}"
+            return (
+                f"the compiled {compiled.kind} {quoted(compiled.name)} above, built at {location}"
+            )
+    return f"{quoted(node.name)} ({getattr(op, 'type', '?')}) at {location}"
+
+
+def step_comment(record, position: int) -> str:
+    """The comment text of step ``position`` of a fused chain, of ``record`` ``[op type,
+    operands, name, location]``: the type is a registered op's (the chain's inference looked
+    it up), the name and location are `quoted`."""
+    op_type, _, name, location = record
+    return f"{quoted(name)} ({get_op_def(op_type).type}) at {quoted(location)}, step {position + 1}"
 
 
 def _output_dtype(node: Node) -> Optional[np.dtype]:
@@ -314,8 +347,7 @@ class LineEmitter:
                 line = f"{target} = u{index}_{position}({', '.join(operand_names)})"
                 if scalar:  # a ufunc of 0-d operands gives a numpy scalar
                     self.float_scalars.add(target)
-            op_type, _, name, location = record
-            comment = f"  # {name} ({op_type}) at {location}, step {position + 1} of {node.name}"
+            comment = f"  # {step_comment(record, position)} of {quoted(node.name)}"
             lines.append((indent + line + comment, (record, operand_names)))
             previous = target
         return lines
@@ -395,7 +427,7 @@ class CompiledRegion:
         self.lines: dict[int, tuple[int, tuple[str, ...], Any]] = {}
         self.source, bound = self._generate(nodes, member_set)
         namespace: dict[str, Any] = {}
-        code = compile(self.source, f"<compiled region {name}>", "exec")
+        code = compile(self.source, f"<compiled region {quoted(name)}>", "exec")
         exec(code, namespace)  # noqa: S102 - the text generated just above
         python_function = namespace["make"](**bound, locate=self.locate)
         self._code = python_function.__code__
@@ -435,7 +467,7 @@ class CompiledRegion:
 
     @property
     def function_name(self) -> str:
-        return "region_" + "".join(c if c.isalnum() else "_" for c in self.name)
+        return identifier("region_", self.name)
 
     def locate(self, error: BaseException) -> None:
         """Records on ``error`` which member raised it and with what inputs (`locate_member`)."""

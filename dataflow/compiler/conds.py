@@ -56,7 +56,15 @@ import numpy as np
 from executor.program import Node, NodeKind, Program
 
 from . import native
-from .codegen import LineEmitter, describe, locate_member, return_statement, value_name
+from .codegen import (
+    LineEmitter,
+    describe,
+    identifier,
+    locate_member,
+    quoted,
+    return_statement,
+    value_name,
+)
 from .regions import guards, is_eligible, replace_many, topological_order
 
 
@@ -340,7 +348,7 @@ class CompiledCond:
         self.lines: dict[int, tuple[int, tuple[str, ...], Any]] = {}
         self.source, bound = self._generate()
         namespace: dict[str, Any] = {}
-        code = compile(self.source, f"<compiled cond {self.name}>", "exec")
+        code = compile(self.source, f"<compiled cond {quoted(self.name)}>", "exec")
         exec(code, namespace)  # noqa: S102 - the text generated just above
         self.function = namespace["make"](**bound, locate=self.locate)
         self.function.compiled_cond = self
@@ -349,7 +357,7 @@ class CompiledCond:
 
     @property
     def function_name(self) -> str:
-        return "cond_" + "".join(c if c.isalnum() else "_" for c in self.name)
+        return identifier("cond_", self.name)
 
     def _generate(self) -> tuple[str, dict]:
         nodes, structure = self.nodes, self.structure

@@ -34,9 +34,15 @@ What the generated function does, and why it equals the interpreter:
   adds ``(frame name, iteration)`` to ``error.compiled_frames`` (innermost first, as the
   error leaves each compiled loop), from which `failed_where` rebuilds the frame instance and
   iteration that the interpreter would name.
-- Deadlines: the node takes the run's context; every `CHECK_CLOCK_EVERY` iterations the loop
-  compares the clock with ``context.deadline`` and raises `executor.DeadlineExceededError`,
-  which the Session reports as the interpreter's deadline error.
+- Deadlines and cancellation: the node takes the run's context, and the loop itself stops
+  when the run's ``context.cancellation`` is cancelled (its Session closed:
+  `executor.RunCancelledError`) or ``context.deadline`` passes
+  (`executor.DeadlineExceededError`, which the Session reports as the interpreter's deadline
+  error), so no work goes on after the run has given up.  It looks after `FIRST_CHECK`
+  iterations, then at intervals that grow fourfold (up to `CHECK_CLOCK_EVERY` iterations)
+  while the iterations between two looks take less than `CHECK_CLOCK_SECONDS`, and halve
+  when they take more: a loop of slow iterations looks after each one, a loop of fast ones
+  pays for a look every 64, and a short inner loop for one or two looks per call.
 """
 
 from __future__ import annotations
@@ -49,11 +55,21 @@ import executor
 from executor.program import Node, NodeKind, Program
 
 from . import native
-from .codegen import LineEmitter, _constant_value, describe, locate_member, value_name
+from .codegen import (
+    LineEmitter,
+    _constant_value,
+    describe,
+    identifier,
+    locate_member,
+    quoted,
+    value_name,
+)
 from .conds import is_compiled_structure
 from .regions import guards, is_eligible, replace_many, topological_order
 
 CHECK_CLOCK_EVERY = 64
+CHECK_CLOCK_SECONDS = 0.001
+FIRST_CHECK = 2
 
 
 def frames_of(nodes: Sequence[Node]) -> Optional[list[tuple]]:
@@ -235,14 +251,15 @@ class CompiledLoop:
         self.lines: dict[int, tuple[int, tuple[str, ...], Any]] = {}
         self.source, bound = self._generate(inside, predicate, switch_of_merge, position)
         namespace: dict[str, Any] = {}
-        code = compile(self.source, f"<compiled loop {frame_name}>", "exec")
+        code = compile(self.source, f"<compiled loop {quoted(frame_name)}>", "exec")
         exec(code, namespace)  # noqa: S102 - the text generated just above
         self.function = namespace["make"](
             **bound,
             locate=self.locate,
             monotonic=time.monotonic,
-            deadline_error=self._deadline_error,
+            stop_error=self.stop_error,
             check_every=CHECK_CLOCK_EVERY,
+            check_seconds=CHECK_CLOCK_SECONDS,
         )
         self.function.compiled_loop = self
         self._code = self.function.__code__
@@ -250,7 +267,7 @@ class CompiledLoop:
 
     @property
     def function_name(self) -> str:
-        return "loop_" + "".join(c if c.isalnum() else "_" for c in self.name)
+        return identifier("loop_", self.name)
 
     def _generate(self, inside, predicate, switch_of_merge, position) -> tuple[str, dict]:
         nodes = self.nodes
@@ -330,15 +347,19 @@ class CompiledLoop:
         )
         results = [names[(nodes[e].inputs[0][0], 0)] for e in self.exits]
         returned = results[0] if len(results) == 1 else f"({', '.join(results)},)"
-        closure = ", ".join([*bound, "locate", "monotonic", "deadline_error", "check_every"])
+        closure = ", ".join(
+            [*bound, "locate", "monotonic", "stop_error", "check_every", "check_seconds"]
+        )
         arguments = ", ".join(["context", *parameters.values()])
         lines = [
             f"def make({closure}):",
             f"    def {self.function_name}({arguments}):",
-            '        deadline = getattr(context, "deadline", None)',
             *(f"        {text}" for text in start),
             "        iteration = 0",
-            "        next_check = check_every",
+            '        deadline = getattr(context, "deadline", None)',
+            '        cancellation = getattr(context, "cancellation", None)',
+            f"        next_check = interval = {FIRST_CHECK}",
+            "        checked = monotonic()",
             "        try:",
             "            while True:",
         ]
@@ -348,10 +369,18 @@ class CompiledLoop:
             lines.append(f"                {text}")
         lines += [
             "                iteration += 1",
-            "                if deadline is not None and iteration >= next_check:",
-            "                    next_check = iteration + check_every",
-            "                    if monotonic() > deadline:",
-            "                        raise deadline_error(iteration)",
+            "                if iteration >= next_check:",
+            "                    now = monotonic()",
+            "                    if (cancellation is not None and cancellation.cancelled) or (",
+            "                        deadline is not None and now > deadline",
+            "                    ):",
+            "                        raise stop_error(context, iteration, now)",
+            "                    if now - checked < check_seconds:",
+            "                        interval = min(4 * interval, check_every)",
+            "                    else:",
+            "                        interval = (interval + 1) // 2",
+            "                    next_check = iteration + interval",
+            "                    checked = now",
             "        except Exception as error:",
             "            locate(error, iteration)",
             "            raise",
@@ -359,6 +388,17 @@ class CompiledLoop:
             f"    return {self.function_name}",
         ]
         return "\n".join(lines) + "\n", bound
+
+    def stop_error(self, context, iteration: int, now: float) -> Optional[Exception]:
+        """The error that stops the loop in iteration ``iteration`` at time ``now``: its run
+        was cancelled or is past its deadline; else None."""
+        cancellation = getattr(context, "cancellation", None)
+        if cancellation is not None and cancellation.cancelled:
+            return cancellation.error()
+        deadline = getattr(context, "deadline", None)
+        if deadline is not None and now > deadline:
+            return self._deadline_error(iteration)
+        return None
 
     def _deadline_error(self, iteration: int) -> executor.DeadlineExceededError:
         return executor.DeadlineExceededError(

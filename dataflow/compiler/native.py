@@ -52,19 +52,25 @@ a NaN's sign: no admitted op reads it (comparisons, ``where`` and casts to bool 
 
 **Errors.**  No admitted op raises (floats follow ``error_model="numpy"``: division by zero
 gives inf as numpy does; an integer division is admitted only by a constant other than 0 and
--1).  Should the native call raise all the same, the wrapper re-runs the same inputs through
-the Python function -- regions and loops are pure -- so an error names the op, line and
-iteration the interpreter names.
+-1).  Where numpy's error state makes a floating-point error raise or call back
+(``np.errstate(over="raise")``, ``np.seterrcall``), every call runs the Python function,
+so the op that overflows raises as interpreted (warnings stay unsaid, "Values").  Should the
+native call raise all the same, the wrapper re-runs the same inputs through the Python
+function -- regions and loops are pure -- so an error names the op, line and iteration the
+interpreter names.
 
-**Deadlines.**  A native loop runs in chunks and returns its state between them; between
-calls the wrapper compares the clock with ``context.deadline`` and raises the Python loop's
-deadline error, with the iteration reached.  A chunk ends at the end of the first iteration
-that finds `CHUNK_ITERATIONS` *steps* done: iterations of the loop and of the loops inside it
-(an inner loop runs whole within one outer iteration, so a chunk may run past the budget by
-one outer iteration).  When the run has a deadline, an inner loop that alone takes the chunk
-past `INNER_STEPS_LIMIT` steps gives the chunk up, and the call runs again from its start in
-the Python function, which checks the clock inside inner loops too: an endless inner loop
-still stops at the deadline, after some tens of milliseconds of native work thrown away.
+**Deadlines and cancellation.**  A native loop runs in chunks and returns its state between
+them; between calls the wrapper raises what stops the Python loop
+(`loops.CompiledLoop.stop_error`: the run cancelled, or past ``context.deadline``), with
+the iteration reached.  A chunk ends at the end of the first iteration that finds
+`CHUNK_ITERATIONS` *steps* done: iterations of the loop and of the loops inside it (an inner
+loop runs whole within one outer iteration, so a chunk may run past the budget by one outer
+iteration).  When the run has a deadline, an inner loop that alone takes the chunk past
+`INNER_STEPS_LIMIT` steps gives the chunk up, and the call runs again from its start in the
+Python function, which checks the clock inside inner loops too: an endless inner loop still
+stops at the deadline, after some tens of milliseconds of native work thrown away.  Without
+a deadline an inner loop runs whole, so a Session closed meanwhile stops the loop only once
+that inner loop ends (giving up its work to Python would make long inner loops slow).
 
 **Not yet native:** arrays (values of any other shape than ``[]``), float
 ``FloorDiv``/``FloorMod`` (not proven bit-exact), ``TruncateMod`` (numba's ``fmod`` of
@@ -76,28 +82,42 @@ holding a loop: the inner loop alone is native).
 of a region or loop hands its compilation to one compiler thread and every call runs the
 Python function until the machine code is ready, so no run waits for numba (its import alone
 takes a few tenths of a second; a compilation from some 30 ms for a few ops to seconds for a
-1000-op region) and no run's deadline is spent on it;
+1000-op region) and no run's deadline is spent on it.  numba holds the GIL while it compiles,
+so the thread imports numba as soon as the first native function is made, and a long function
+is compiled by a child process into the disk cache, from which the thread loads it (see "the
+compile process" below);
 ``"force"`` at once, synchronously, when the region is made -- before its run starts the
 clock (the test mode: with the compile plugin, the suite proves native code equal to the
 interpreter).  The mode is read when a region is made, and at each call until it compiles.
 
 **Caching.**  Per plan, the wrapper keeps its compiled function.  Across plans and processes,
 the generated module is written to ``$DATAFLOW_CACHE_DIR`` (default
-``~/.cache/dataflow``) as ``native/df_<hash of its source>.py`` and imported from there, and
-numba's ``cache=True`` keeps the machine code beside it: a new process loads it instead of
-compiling.  `native_available` says whether numba can be imported; ``import dataflow`` never
+``~/.cache/dataflow``) as ``native/df_<hash of its source>.py``, and numba's ``cache=True``
+keeps the machine code beside it: a new process loads it instead of compiling.  What is on
+disk can run code (numba's files are pickles), so the cache is used only where nobody but the
+user may write it, and a module's file must hold exactly the source it was named after;
+its size is bounded (see "the disk cache" below).  A compilation that fails for any reason
+leaves the Python function running, with one warning per process.
+`native_available` says whether numba can be imported; ``import dataflow`` never
 imports it.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import hashlib
 import importlib.util
+import json
 import os
 import queue
+import stat
+import subprocess
 import sys
 import threading
 import time
+import types
+import warnings
 from collections.abc import Sequence
 from typing import Any, Optional
 
@@ -386,12 +406,14 @@ class _Writer:
                 or (ufunc in INTEGER_ONLY_UFUNCS and floats)
                 or (extremum and not same)
             ):
-                raise NotNative(f"{record[2]} ({record[0]}) has no exact native form")
+                raise NotNative(
+                    f"{codegen.quoted(record[2])} ({record[0]}) has no exact native form"
+                )
             last = position == len(steps) - 1
             target = self.prefix + (
                 codegen.value_name(index, 0, 1) if last else f"v{index}_step{position}"
             )
-            comment = f"{record[2]} ({record[0]}) at {record[3]}, step {position + 1}"
+            comment = codegen.step_comment(record, position)
             text = _ufunc_text(ufunc, operand_names, dtype if same else None)
             self._line(target, text, "False", dtype if last else None, comment)
             previous = target
@@ -421,6 +443,8 @@ def _write_cond(writer: _Writer, index: int, args: tuple, cond) -> list[list]:
     flag variable beside it (a branch may give a scalar where the other gives a 0-d array).
     Returns, per branch (false, true), per output, the position in ``args`` of the argument
     that the branch passes through unchanged, or None."""
+    from . import codegen
+
     structure = cond.structure
     nodes = cond.nodes
     inner = _Writer(nodes, f"{writer.prefix}c{index}_", writer)
@@ -433,7 +457,7 @@ def _write_cond(writer: _Writer, index: int, args: tuple, cond) -> list[list]:
         raise NotNative(f"cond {cond.name!r} gives nothing")
     targets = [f"{inner.prefix}out{j}" for j in range(len(structure.outputs))]
     passed: list[list] = [[None] * len(targets), [None] * len(targets)]
-    lines = [f"if {predicate}:  # cond {cond.name!r}"]
+    lines = [f"if {predicate}:  # cond {codegen.quoted(cond.name)}"]
     for branch in reversed(structure.branches):
         if branch.taken_when == 0:
             lines.append("else:")
@@ -514,6 +538,8 @@ def _write_loop(writer: _Writer, index: int, args: tuple, loop) -> None:
     ``args``, as a ``while`` inside the outer native loop's body.  Its iterations count in the
     outer loop's ``steps``; past ``limit`` of them in one chunk, it gives the chunk up
     (``writer.abandon``: the call reruns in Python, which checks the clock inside it)."""
+    from . import codegen
+
     if writer.abandon is None:
         raise NotNative(f"inner loop {loop.name!r} lies outside a native loop")
     inner = _Writer(loop.nodes, f"{writer.prefix}l{index}_", writer)
@@ -527,7 +553,7 @@ def _write_loop(writer: _Writer, index: int, args: tuple, loop) -> None:
         return f"{', '.join(targets)}, = {', '.join(values)},"
 
     lines = [
-        f"# loop {loop.name!r}",
+        f"# loop {codegen.quoted(loop.name)}",
         assign(names, [args[k] for _, k in variables]),
         assign(flags, [writer.kinds[args[k]] for _, k in variables]),
         "while True:",
@@ -552,11 +578,26 @@ def _module_source(function_source: str) -> str:
 
 
 _DECORATOR = '@njit(cache=True, error_model="numpy")'
+_UNCACHED_DECORATOR = '@njit(error_model="numpy")'
 
 
-# -- loading and compiling ---------------------------------------------------------------------
+# -- the disk cache ----------------------------------------------------------------------------
+# An entry is a module ``native/df_<key>.py``, where the key is the hash of its source text, and
+# numba's files for it, ``native/__pycache__/df_<key>.*`` (an index and machine code, both
+# pickles that numba unpickles).  So that nobody but the user can make this process run code,
+# every directory of the cache must be the user's and writable by nobody else (as pip checks
+# its own); one that is not is refused, with one warning, and native code is then compiled in
+# memory.  A module is never imported from the file: the process runs the source it wrote
+# itself, and a file whose text is not that source (damaged, or planted) is discarded with
+# numba's files for it before the source is written again.  When the entries exceed
+# `CACHE_LIMIT_BYTES`, the least recently used are removed (a region's key holds its file and
+# line, so every edit of a program adds entries).
+CACHE_LIMIT_BYTES = 256 << 20
+EVICT_EVERY = 64  # entries written between two looks at the cache's size
 _modules: dict[str, Any] = {}
 _modules_lock = threading.Lock()
+_refused_directories: dict[str, Optional[str]] = {}  # directory -> why refused, or None
+_written_since_eviction: Optional[int] = None  # None: not looked at in this process yet
 
 
 def cache_directory() -> str:
@@ -567,28 +608,199 @@ def cache_directory() -> str:
     return os.path.join(root, "native")
 
 
+def cache_key(source: str) -> str:
+    """The key of the module ``source`` in the cache: its file is ``df_<key>.py``."""
+    return hashlib.sha256(source.encode()).hexdigest()[:24]
+
+
+def _why_untrusted(path: str) -> Optional[str]:
+    """Why the directory ``path`` may not hold what this process runs (not a directory, not
+    the user's, writable by others), or None when it may."""
+    try:
+        info = os.stat(path)
+    except OSError as e:
+        return e.strerror or type(e).__name__
+    if not stat.S_ISDIR(info.st_mode):
+        return "it is not a directory"
+    getuid = getattr(os, "getuid", None)  # POSIX only
+    if getuid is not None and info.st_uid != getuid():
+        return f"it belongs to user id {info.st_uid}, not to this user ({getuid()})"
+    if info.st_mode & 0o022:
+        return f"others than its owner may write it (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def _trusted_directory(path: str) -> Optional[str]:
+    """Makes the directory ``path`` (mode 0700) where missing; why it may not hold what this
+    process runs (`_why_untrusted`), or None when it may."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+    except OSError as e:
+        return f"{path}: {e.strerror or type(e).__name__}"
+    why = _why_untrusted(path)
+    return None if why is None else f"{path}: {why}"
+
+
+def _disk_cache() -> Optional[str]:
+    """The cache directory (`cache_directory`), made where missing and checked
+    (`_trusted_directory`) once per process, or None (after one warning) when it may not be
+    used."""
+    directory = cache_directory()
+    paths = (os.path.dirname(directory), directory, _numba_directory(directory))
+    return directory if _checked(directory, paths, "DATAFLOW_CACHE_DIR") else None
+
+
+def _checked(key: str, paths: Sequence[str], variable: str) -> bool:
+    """Whether the directories ``paths`` may hold what this process runs (`_trusted_directory`),
+    found once per process for ``key``; when not, one warning, which names the environment
+    variable that chooses them."""
+    if key not in _refused_directories:
+        reason = None
+        for path in paths:
+            reason = _trusted_directory(path)
+            if reason is not None:
+                break
+        _refused_directories[key] = reason
+        if reason is not None:
+            warnings.warn(
+                f"dataflow does not keep native code on disk in {key} ({reason}), and "
+                f"compiles it in every process: point {variable} at a directory of "
+                "your own that only you may write (mode 0700)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    return _refused_directories[key] is None
+
+
+def _numba_directory(directory: str) -> str:
+    """Where numba keeps its files for the modules of ``directory`` (unless ``NUMBA_CACHE_DIR``
+    says otherwise, `_numba_cache_trusted`)."""
+    return os.path.join(directory, "__pycache__")
+
+
+def _numba_cache_trusted(dispatcher, directory: str) -> bool:
+    """Whether the directory numba reads ``dispatcher``'s cache from is ``directory``'s own or
+    one as trustworthy (numba's ``NUMBA_CACHE_DIR`` moves it)."""
+    path = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+    if path is None or path == _numba_directory(directory):
+        return True
+    return _checked(path, (os.path.dirname(path), path), "NUMBA_CACHE_DIR")
+
+
 def load_function(source: str, function_name: str):
-    """The numba dispatcher named ``function_name`` of the module ``source``: written to the
-    cache directory under its hash (once) and imported from there (once per process)."""
-    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    """The numba dispatcher named ``function_name`` of the module ``source``, made once per
+    process: from the disk cache where it may be used (numba then loads machine code another
+    process compiled), else in memory."""
+    digest = cache_key(source)
     with _modules_lock:
         module = _modules.get(digest)
         if module is None:
-            directory = cache_directory()
-            os.makedirs(directory, exist_ok=True)
-            path = os.path.join(directory, f"df_{digest}.py")
-            if not os.path.exists(path):
-                partial = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-                with open(partial, "w") as f:
-                    f.write(source)
-                os.replace(partial, path)
-            name = f"dataflow_native_{digest}"
-            spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            spec.loader.exec_module(module)
+            directory = _disk_cache()
+            path = None if directory is None else _cache_entry(directory, digest, source)
+            name = _module_name(digest)
+            module = None
+            if path is not None:
+                module = _run_module(name, source, path)
+                if not _numba_cache_trusted(getattr(module, function_name), directory):
+                    module = None
+            if module is None:
+                module = _run_module(name, source.replace(_DECORATOR, _UNCACHED_DECORATOR), None)
             _modules[digest] = module
     return getattr(module, function_name)
+
+
+def _module_name(digest: str) -> str:
+    return f"dataflow_native_{digest}"
+
+
+def _cache_entry(directory: str, digest: str, source: str) -> Optional[str]:
+    """The path of ``source``'s module in ``directory``, whose text is ``source`` (written,
+    or written again over a file with another text); None when it cannot be written."""
+    global _written_since_eviction
+    path = os.path.join(directory, f"df_{digest}.py")
+    text = source.encode()
+    try:
+        with open(path, "rb") as f:
+            found = f.read(len(text) + 1)
+    except OSError:
+        found = None
+    try:
+        if found == text:
+            # The access time says when an entry was last used; the modification time
+            # stays: numba compares it with the one its index recorded.
+            os.utime(path, ns=(time.time_ns(), os.stat(path).st_mtime_ns))
+            return path
+        if found is not None:
+            _remove(_entry_files(directory).get(digest, ()))
+        partial = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        with open(partial, "wb") as f:
+            f.write(text)
+        os.replace(partial, path)
+    except OSError:
+        return None
+    if _written_since_eviction is None or _written_since_eviction >= EVICT_EVERY:
+        _written_since_eviction = 0
+        evict(directory)
+    _written_since_eviction += 1
+    return path
+
+
+def _entry_files(directory: str) -> dict[str, list[str]]:
+    """Per key, the files of that cache entry in ``directory``: its module and numba's."""
+    entries: dict[str, list[str]] = {}
+    for folder in (directory, os.path.join(directory, "__pycache__")):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("df_"):
+                digest = name[3:].split(".", 1)[0]
+                entries.setdefault(digest, []).append(os.path.join(folder, name))
+    return entries
+
+
+def _remove(paths) -> None:
+    for path in paths:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+
+
+def evict(directory: str, limit: Optional[int] = None) -> None:
+    """Removes the least recently used entries of the cache ``directory`` (not those this
+    process loaded) until its files take at most three quarters of ``limit`` bytes
+    (`CACHE_LIMIT_BYTES`), if they take more than ``limit``."""
+    limit = CACHE_LIMIT_BYTES if limit is None else limit
+    sizes: dict[str, int] = {}
+    used: dict[str, float] = {}
+    entries = _entry_files(directory)
+    for digest, paths in entries.items():
+        for path in paths:
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            sizes[digest] = sizes.get(digest, 0) + info.st_size
+            used[digest] = max(used.get(digest, 0.0), info.st_atime, info.st_mtime)
+    total = sum(sizes.values())
+    if total <= limit:
+        return
+    for digest in sorted(sizes, key=used.__getitem__):
+        if total <= limit * 3 // 4:
+            break
+        if digest not in _modules:
+            _remove(entries[digest])
+            total -= sizes[digest]
+
+
+def _run_module(name: str, source: str, path: Optional[str]):
+    """A new module ``name`` made by running ``source`` (numba finds its cache through the
+    function's file name, ``path``)."""
+    module = types.ModuleType(name)
+    module.__file__ = path or f"<{name}>"
+    sys.modules[name] = module
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    return module
 
 
 def _compile(source: str, function_name: str, argument_dtypes, result_dtypes):
@@ -618,10 +830,10 @@ def _compile(source: str, function_name: str, argument_dtypes, result_dtypes):
 _compile_queue: Optional[queue.Queue] = None
 
 
-def _compile_in_background(tier: _Tier) -> threading.Event:
-    """Queues ``tier``'s compilation for the one daemon thread that compiles native code in
-    "auto" mode, one function at a time (a process may exit while it compiles); returns the
-    event set when it is done."""
+def _compile_in_background(tier: Optional[_Tier]) -> threading.Event:
+    """Queues ``tier``'s compilation (None: the warm-up, `_warm_up`) for the one daemon thread
+    that compiles native code in "auto" mode, one function at a time (a process may exit
+    while it compiles); returns the event set when it is done."""
     global _compile_queue
     with _modules_lock:
         if _compile_queue is None:
@@ -641,9 +853,172 @@ def _compile_forever(jobs: queue.Queue) -> None:
     while True:
         tier, done = jobs.get()
         try:
-            tier.compile()
+            with contextlib.suppress(Exception):  # what fails here, tier.compile() does
+                if tier is None:
+                    _warm_up()
+                else:
+                    _compile_in_worker(tier)
+            if tier is not None:
+                tier.compile()  # which records any failure: the thread goes on to the next
         finally:
             done.set()
+
+
+# -- the compile process -----------------------------------------------------------------------
+# numba holds the GIL for most of a compilation (typing and lowering are Python: some 70 ms of
+# CPU for a function of ten lines, 0.9 s for 300, 13 s for a region of 1000 adds), so a
+# compilation in a thread of the process slows every run meanwhile, and the runs slow it.  In
+# "auto" mode, where the cache directory may be used, a child process compiles each function
+# of at least `PROCESS_MIN_LINES` lines first (one process for the life of this one), which
+# leaves numba's machine code in the cache; the compile thread then loads it from there (5 to
+# 30 ms).  A smaller function costs less to compile here than to wait for the child's start.
+# What this process must do itself, import numba and set up its code generator (0.3 s of CPU),
+# the compile thread does as soon as the first native function is made (`_warm_up`), while the
+# function's first calls run in Python; the child starts then too.  The child takes its work on
+# stdin and answers on stdout, one JSON line each, and ends with its stdin.
+COMPILE_PROCESS = True  # False: "auto" mode compiles in the compile thread alone
+PROCESS_MIN_LINES = 40
+_WORKER_SOURCE = r"""
+import json, sys, types
+sys.path[:] = json.loads(sys.stdin.readline())
+import numpy as np
+import numba
+for line in sys.stdin:
+    source, path, module_name, name, dtypes = json.loads(line)
+    try:
+        module = sys.modules[module_name] = types.ModuleType(module_name)
+        module.__file__ = path
+        exec(compile(source, path, "exec"), module.__dict__)
+        getattr(module, name).compile(tuple(numba.from_dtype(np.dtype(d)) for d in dtypes))
+        answer = None
+    except Exception as e:
+        answer = f"{type(e).__name__}: {e}"
+    print(json.dumps(answer), flush=True)
+"""
+_worker: Any = None  # the child process; False once it failed
+_warmed_up = False
+
+
+def _start_warming_up() -> None:
+    """Queues the warm-up (`_warm_up`), once per process."""
+    global _warmed_up
+    if not _warmed_up:
+        _warmed_up = True
+        _compile_in_background(None)
+
+
+def _warm_up() -> None:
+    """Starts the compile process (`_start_worker`) and makes numba ready in this one."""
+    _start_worker()
+    import numba.core.registry
+
+    numba.core.registry.cpu_target.target_context.refresh()
+
+
+def _start_worker():
+    """The compile process, started if need be; None where it is not used or failed."""
+    global _worker
+    if _worker is None and COMPILE_PROCESS:
+        with _modules_lock:
+            usable = _disk_cache() is not None
+        if not usable:  # the child leaves its work in the disk cache alone
+            return None
+        try:
+            _worker = subprocess.Popen(
+                [sys.executable, "-I", "-c", _WORKER_SOURCE],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+            _worker.stdin.write(json.dumps(sys.path) + "\n")
+            _worker.stdin.flush()
+        except (OSError, ValueError):
+            _worker = False
+    return _worker or None
+
+
+def _stop_worker() -> None:
+    """Ends the compile process (at exit: a compilation it is in the middle of is dropped;
+    numba replaces its cache files whole, so none is left half written)."""
+    worker = _worker
+    if worker:
+        worker.kill()
+        worker.wait()
+        for pipe in (worker.stdin, worker.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
+
+
+atexit.register(_stop_worker)
+
+
+def _compile_in_worker(tier: _Tier) -> None:
+    """Has the compile process compile ``tier``'s function into the disk cache, where it is
+    not there yet and the process can; failures leave the compilation to this process."""
+    global _worker
+    if tier.source.count("\n") < PROCESS_MIN_LINES or not COMPILE_PROCESS:
+        return
+    digest = cache_key(tier.source)
+    with _modules_lock:
+        directory = _disk_cache()
+        if directory is None or digest in _modules or _in_numba_cache(directory, digest):
+            return
+        path = _cache_entry(directory, digest, tier.source)
+    worker = _start_worker()
+    if path is None or worker is None:
+        return
+    dtypes = [d.str for d in (*tier.signature_prefix, *tier.argument_dtypes)]
+    try:
+        request = [tier.source, path, _module_name(digest), tier.function_name, dtypes]
+        worker.stdin.write(json.dumps(request) + "\n")
+        worker.stdin.flush()
+        if not worker.stdout.readline():
+            raise EOFError("the compile process ended")
+    except (OSError, ValueError, EOFError):
+        _stop_worker()
+        _worker = False
+
+
+def _in_numba_cache(directory: str, digest: str) -> bool:
+    """Whether numba's index of the module of key ``digest`` is in the cache ``directory``."""
+    try:
+        names = os.listdir(_numba_directory(directory))
+    except OSError:
+        return False
+    prefix = f"df_{digest}."
+    return any(name.startswith(prefix) and name.endswith(".nbi") for name in names)
+
+
+def _forget_threads_in_a_child() -> None:
+    """After a fork, the child has neither the compile thread nor its own compile process."""
+    global _compile_queue, _worker, _modules_lock, _warmed_up
+    _compile_queue = None
+    _worker = None
+    _warmed_up = False
+    _modules_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_threads_in_a_child)
+
+
+_failure_reported = False
+
+
+def _report_failure(compiled, error: Exception) -> None:
+    """Warns, once per process, that compiling ``compiled``'s native code failed."""
+    global _failure_reported
+    if _failure_reported:
+        return
+    _failure_reported = True
+    warnings.warn(
+        f"dataflow could not compile {getattr(compiled, 'name', compiled)} to native code "
+        f"({type(error).__name__}: {error}); it runs in Python, as does any other whose "
+        "compilation fails (not reported again)",
+        RuntimeWarning,
+        stacklevel=2,
+    )
 
 
 class _Tier:
@@ -670,6 +1045,8 @@ class _Tier:
         self._lock = threading.Lock()
         if _mode == "force":
             self.compile()
+        elif _mode == "auto":
+            _start_warming_up()
 
     def status(self) -> str:
         if self.native is not None:
@@ -686,8 +1063,10 @@ class _Tier:
         """The entry point to call now, or None for the Python function (module docstring:
         in "auto", the `AUTO_AFTER_CALLS`-th call starts compiling in the background)."""
         native = self.native
-        if native is not None or self.refused is not None or _mode == "off":
-            return native
+        if native is not None:
+            return None if _numpy_errors_are_strict() else native
+        if self.refused is not None or _mode == "off":
+            return None
         if _mode == "force":
             self.compile()
             return self.native
@@ -711,6 +1090,9 @@ class _Tier:
                 )
             except NotNative as e:
                 self.refused = str(e)
+            except Exception as e:  # numba, the disk, a bug: the Python function stays
+                self.refused = f"compiling it failed: {type(e).__name__}: {e}"
+                _report_failure(self.compiled, e)
             else:
                 self.native = native
             self.compile_seconds = time.perf_counter() - began
@@ -754,6 +1136,30 @@ class _Tier:
             else:
                 return None
         return arguments + flags
+
+
+try:  # numpy's error state as a context variable (numpy 2): its value changes with the state
+    from numpy._core.umath import _extobj_contextvar as _numpy_error_state
+except ImportError:
+    _numpy_error_state = None
+_STRICT_ERROR_MODES = frozenset({"raise", "call"})
+_error_state_seen: tuple = (None, False)  # (the last state looked at, whether it is strict)
+
+
+def _numpy_errors_are_strict() -> bool:
+    """Whether numpy's error state here (``np.errstate``, ``np.seterr``) raises or calls back
+    on some floating-point error, which native code would not notice: the call then goes to
+    the Python function (module docstring, "Errors").  Reading the state costs a microsecond,
+    so its answer is kept for the state's object, which numpy replaces whenever it changes."""
+    global _error_state_seen
+    if _numpy_error_state is None:
+        return not _STRICT_ERROR_MODES.isdisjoint(np.geterr().values())
+    state = _numpy_error_state.get()
+    seen, strict = _error_state_seen
+    if state is not seen:
+        strict = not _STRICT_ERROR_MODES.isdisjoint(np.geterr().values())
+        _error_state_seen = (state, strict)
+    return strict
 
 
 def _any_nan(results) -> bool:
@@ -819,10 +1225,12 @@ def _signature(count: int) -> str:
 def _straight_source(name: str, writer: _Writer, argument_count: int, results, title) -> str:
     """The module of function ``name``: ``writer``'s lines, returning ``results`` and then
     their flags."""
+    from . import codegen
+
     return _module_source(
         f"{_DECORATOR}\n"
         f"def {name}({_signature(argument_count)}):\n"
-        f"    # {title}\n"
+        f"    # {codegen.quoted(title)}\n"
         + "\n".join(_indented(writer.lines))
         + f"\n    {_returned(results + [writer.kinds[n] for n in results])}\n"
     )
@@ -958,8 +1366,8 @@ class NativeLoop(_Tier):
                 iteration += iterations
                 if status == _FINISHED:
                     break
-                if deadline is not None and time.monotonic() > deadline:
-                    error = self.compiled._deadline_error(iteration)
+                error = self.compiled.stop_error(context, iteration, time.monotonic())
+                if error is not None:
                     self.compiled.locate(error, iteration)
                     raise error
         except Exception as error:
@@ -988,6 +1396,8 @@ def native_loop(loop, python_function, schedule):
     deadline, an inner loop that takes more than ``limit`` (`INNER_STEPS_LIMIT`) steps in one
     chunk gives the chunk up, and the whole call runs in Python, which checks the clock
     inside inner loops too."""
+    from . import codegen
+
     if _mode == "off" or not native_available():
         return python_function
     writer = _Writer(loop.nodes)
@@ -1008,7 +1418,7 @@ def native_loop(loop, python_function, schedule):
     lines = [
         _DECORATOR,
         f"def loop(budget, limit, {state}, {_signature(len(inputs))}):",
-        f"    # {loop.name}",
+        f"    # {codegen.quoted(loop.name)}",
         "    iterations = 0",
         "    steps = 0",
         "    while steps < budget:",

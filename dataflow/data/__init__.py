@@ -45,14 +45,18 @@ from ..graph import Graph, Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..random_seed import get_seed
 from ..tensor_shape import TensorShape
+from ..tfrecord import read_records
 
 __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "FixedLengthRecordDataset",
     "Iterator",
+    "TFRecordDataset",
     "TextLineDataset",
+    "get_output_classes",
     "get_output_shapes",
     "get_output_types",
     "make_initializable_iterator",
@@ -321,6 +325,38 @@ def _filter(inputs, parents, params, function):
     return lambda: (element for element in parent() if keep(element))
 
 
+def _take_while(inputs, parents, params, function):
+    (parent,) = parents
+
+    def run():
+        for element in parent():
+            (verdict,) = function(element)
+            if not verdict:
+                return
+            yield element
+
+    return run
+
+
+def _unbatch(inputs, parents, params, function):
+    (parent,) = parents
+
+    def run():
+        for element in parent():
+            sizes = {np.shape(part)[0] for part in element}
+            if len(sizes) > 1:
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    "Input element must have the same batch size in each component; got "
+                    f"sizes {sorted(sizes)}",
+                )
+            for i in range(sizes.pop() if sizes else 0):
+                yield tuple(part[i] for part in element)
+
+    return run
+
+
 def _zip(inputs, parents, params, function):
     def run():
         for elements in zip(*(p() for p in parents)):
@@ -368,6 +404,56 @@ def _text_lines(inputs, parents, params, function):
     return lambda: (line for path in files for line in lines_of(path))
 
 
+def _tf_records(inputs, parents, params, function):
+    files = [f.decode() if isinstance(f, bytes) else str(f) for f in np.ravel(inputs[0])]
+    compression = np.asarray(inputs[1]).item()
+    compression = compression.decode() if isinstance(compression, bytes) else str(compression)
+    if compression not in ("", "GZIP", "ZLIB"):
+        raise InvalidArgumentError(
+            None, None, f"Unsupported compression_type: {compression} (ZLIB, GZIP or '')"
+        )
+    return lambda: ((record,) for path in files for record in read_records(path, compression))
+
+
+def _fixed_length_records(inputs, parents, params, function):
+    files = [f.decode() if isinstance(f, bytes) else str(f) for f in np.ravel(inputs[0])]
+    record, header, footer = (int(np.asarray(v).item()) for v in inputs[1:4])
+    compression = np.asarray(inputs[4]).item()
+    compression = compression.decode() if isinstance(compression, bytes) else str(compression)
+    if compression not in ("", "GZIP", "ZLIB"):
+        raise InvalidArgumentError(
+            None, None, f"Unsupported compression_type: {compression} (ZLIB, GZIP or '')"
+        )
+    if record <= 0 or header < 0 or footer < 0:
+        raise InvalidArgumentError(
+            None, None, "record_bytes must be positive; header_bytes and footer_bytes not negative"
+        )
+
+    def records_of(path: str):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise NotFoundError(None, None, f"{path}; No such file or directory") from None
+        if compression == "GZIP":
+            data = gzip.decompress(data)
+        elif compression == "ZLIB":
+            data = zlib.decompress(data)
+        body = len(data) - header - footer
+        if body < 0 or body % record:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Excluding the header ({header} bytes) and footer ({footer} bytes), input file "
+                f'"{path}" has body length {body} bytes, which is not an exact multiple of the '
+                f"record length ({record} bytes).",
+            )
+        for start in range(header, header + body, record):
+            yield (data[start : start + record],)
+
+    return lambda: (r for path in files for r in records_of(path))
+
+
 STAGE_KINDS = _STAGE_FACTORIES = {
     "slices": _slices,
     "tensors": _tensors,
@@ -379,10 +465,14 @@ STAGE_KINDS = _STAGE_FACTORIES = {
     "skip": _skip,
     "map": _map,
     "filter": _filter,
+    "take_while": _take_while,
+    "unbatch": _unbatch,
     "zip": _zip,
     "concatenate": _concatenate,
     "prefetch": _prefetch,
     "text_lines": _text_lines,
+    "tf_records": _tf_records,
+    "fixed_length_records": _fixed_length_records,
 }
 
 
@@ -677,7 +767,35 @@ class Dataset:
             raise ValueError("`predicate` must return a scalar boolean tensor.")
         return self._derived("filter", function=function)
 
+    def take_while(self, predicate, name: Optional[str] = None) -> Dataset:
+        """The elements up to (not including) the first for which ``predicate`` gives
+        False."""
+        function = _DatasetFunction(
+            predicate, self._structure, self._types, self._shapes, "take_while"
+        )
+        if len(function.outputs) != 1 or function.outputs[0].dtype != _dtypes.bool:
+            raise ValueError("`predicate` must return a scalar boolean tensor.")
+        return self._derived("take_while", function=function)
+
+    def unbatch(self, name: Optional[str] = None) -> Dataset:
+        """Each element split along its first dimension into that many elements (the
+        inverse of ``batch``)."""
+        if any(s.ndims == 0 for s in self._shapes):
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        shapes = [TensorShape(None) if s.ndims is None else s[1:] for s in self._shapes]
+        return self._derived("unbatch", shapes=shapes)
+
     # -- iterators --------------------------------------------------------------------------------
+    def apply(self, transformation_func) -> Dataset:
+        """``transformation_func(self)``, which must be a Dataset (the transformations of
+        `df.data.experimental` are such functions)."""
+        result = transformation_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError(
+                f"`transformation_func` must return a Dataset, got {type(result).__name__}"
+            )
+        return result
+
     def make_one_shot_iterator(self) -> Iterator:
         return Iterator._one_shot(self)
 
@@ -804,6 +922,11 @@ def get_output_shapes(dataset_or_iterator):
     return dataset_or_iterator.output_shapes
 
 
+def get_output_classes(dataset_or_iterator):
+    """The classes of the components of an element (`Tensor` for each), in its structure."""
+    return dataset_or_iterator.output_classes
+
+
 # -- gradients -------------------------------------------------------------------------------------
 from ..gradients import NotDifferentiable  # noqa: E402
 
@@ -840,3 +963,69 @@ class TextLineDataset(Dataset):
             raise ValueError(f"filenames must be a string or a vector of them, got {files.shape}")
         stage = _Stage("text_lines", [files, compression])
         super().__init__(stage, 0, [_dtypes.string], [TensorShape([])])
+
+
+class TFRecordDataset(Dataset):
+    """The records of the TFRecord files ``filenames`` (a string or a vector of them), one
+    string element per record, file after file; ``compression_type`` is ``""`` (or None),
+    ``"GZIP"`` or ``"ZLIB"``.  A corrupted record fails ``get_next`` with `DataLossError`.
+    ``buffer_size`` and ``num_parallel_reads`` tune TensorFlow's reading and change no
+    element."""
+
+    def __init__(
+        self,
+        filenames,
+        compression_type=None,
+        buffer_size=None,
+        num_parallel_reads=None,
+        name: Optional[str] = None,
+    ):
+        with name_scope(name or "TFRecordDataset"):
+            files = convert_to_tensor(filenames, dtype=_dtypes.string, name="filenames")
+            compression = convert_to_tensor(
+                compression_type or "", dtype=_dtypes.string, name="compression_type"
+            )
+        if files.shape.ndims not in (None, 0, 1):
+            raise ValueError(f"filenames must be a string or a vector of them, got {files.shape}")
+        stage = _Stage("tf_records", [files, compression])
+        super().__init__(stage, 0, [_dtypes.string], [TensorShape([])])
+
+
+class FixedLengthRecordDataset(Dataset):
+    """The records of ``record_bytes`` bytes of the files ``filenames`` (a string or a vector
+    of them), after each file's ``header_bytes`` and before its ``footer_bytes``, one string
+    element per record; a file whose body is not a whole number of records fails with
+    `InvalidArgumentError`.  ``compression_type`` is ``""`` (or None), ``"GZIP"`` or
+    ``"ZLIB"``; ``buffer_size`` and ``num_parallel_reads`` change no element."""
+
+    def __init__(
+        self,
+        filenames,
+        record_bytes,
+        header_bytes=None,
+        footer_bytes=None,
+        buffer_size=None,
+        compression_type=None,
+        num_parallel_reads=None,
+        name: Optional[str] = None,
+    ):
+        with name_scope(name or "FixedLengthRecordDataset"):
+            files = convert_to_tensor(filenames, dtype=_dtypes.string, name="filenames")
+            sizes = [
+                _int64(value, what)
+                for value, what in (
+                    (record_bytes, "record_bytes"),
+                    (header_bytes or 0, "header_bytes"),
+                    (footer_bytes or 0, "footer_bytes"),
+                )
+            ]
+            compression = convert_to_tensor(
+                compression_type or "", dtype=_dtypes.string, name="compression_type"
+            )
+        if files.shape.ndims not in (None, 0, 1):
+            raise ValueError(f"filenames must be a string or a vector of them, got {files.shape}")
+        stage = _Stage("fixed_length_records", [files, *sizes, compression])
+        super().__init__(stage, 0, [_dtypes.string], [TensorShape([])])
+
+
+from . import experimental  # noqa: E402

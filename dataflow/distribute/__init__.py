@@ -1,6 +1,6 @@
 """Partitioned and distributed execution: placement, partitioning, and running the partitions.
 
-The layer sits between a built graph and the executor (``architecture.md``): the placer gives
+The layer sits between a built graph and the executor (``docs/architecture.md``): the placer gives
 every op of a run one full device name (`placer.place`); the partitioner (`partition`) cuts the
 placed graph into one graph per device, joined by ``_Send``/``_Recv`` pairs (`sendrecv`) that
 meet at a rendezvous (`rendezvous`); the partitions run in process (`local`, one executor run

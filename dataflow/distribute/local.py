@@ -63,6 +63,9 @@ class PartitionedPlan:
     """What the Session keeps of a step over several devices (the fields of `session._Plan`
     it reads, plus ``partitions`` and ``partition_graphs``)."""
 
+    # Never a compiled twin of another plan (`session._Plan.reference`).
+    reference = None
+
     def __init__(
         self, partitions, fetch_positions, feed_tensors, taken_out, partition_graphs, loop_owners
     ):
@@ -195,7 +198,7 @@ class _PartitionedExecutable:
                     observer=observers[k],
                 )
             except BaseException as error:
-                _renumber_nodes(error, partition.node_index)
+                _renumber_nodes(error, partition)
                 rendezvous.abort(error)
                 raise
 
@@ -274,10 +277,12 @@ class _PartitionObserver(executor.RunObserver):
             self._observer.node_fired(self._node_index[node_index], outputs, frame, iteration)
 
 
-def _renumber_nodes(error: BaseException, node_index: list) -> None:
-    """Makes the node indices of an executor error those of `PartitionedPlan.nodes`."""
+def _renumber_nodes(error: BaseException, partition: _Partition) -> None:
+    """Makes the node indices of an executor error those of `PartitionedPlan.nodes`, and the
+    fetch positions of a `FetchNotLiveError` those of the step's values."""
     if getattr(error, "_indices_renumbered", False):
         return
+    node_index = partition.node_index
     if isinstance(error, executor.KernelError | executor.RunCancelledError):
         error.node_index = node_index[error.node_index]
     elif isinstance(error, executor.DeadlineExceededError):
@@ -285,7 +290,9 @@ def _renumber_nodes(error: BaseException, node_index: list) -> None:
             error.node_index = node_index[error.node_index]
         error.running = tuple((node_index[i], f, n) for i, f, n in error.running)
     elif isinstance(error, executor.FetchNotLiveError):
-        error.missing = [(p, node_index[i], state) for p, i, state in error.missing]
+        error.missing = [
+            (partition.fetch_targets[p], node_index[i], state) for p, i, state in error.missing
+        ]
     elif isinstance(error, executor.InvalidProgramError):
         error.nodes = tuple(node_index[i] for i in error.nodes)
     error._indices_renumbered = True

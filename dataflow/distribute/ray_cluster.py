@@ -35,8 +35,11 @@ from __future__ import annotations
 
 import builtins
 import collections
+import contextlib
+import ipaddress
 import itertools
 import logging
+import os
 import threading
 import time
 import uuid
@@ -57,8 +60,10 @@ TARGET_PREFIX = "ray://dataflow/"
 # Threads of a task actor: one per step it runs at once, plus those delivering tensors to it
 # and aborting its steps while its steps block.
 _TASK_CONCURRENCY = 32
-# How long after a step's deadline the master waits for a task that has not answered.
-_DEADLINE_GRACE_SECONDS = 10.0
+# How long after a step's deadline the master waits for a task that has not answered, so
+# that a task which gave up at the deadline itself reports the op it waited in; a task silent
+# past that is wedged (stopped, or its host unreachable) and the step fails without it.
+_DEADLINE_GRACE_SECONDS = 0.5
 # Ids of finished steps a task remembers, so that a tensor sent to a finished step is dropped.
 _FINISHED_STEPS_KEPT = 4096
 
@@ -74,6 +79,103 @@ def import_ray():
             "Clusters on Ray need Ray, an optional dependency: pip install 'dataflow[distributed]'"
         ) from None
     return ray
+
+
+# Ray's switch of its token authentication (Ray 2.52 and later): "token" or "disabled".
+_AUTH_MODE_VARIABLE = "RAY_AUTH_MODE"
+# Ray's switch between a node that other machines reach (its address on the network, the
+# default on Linux) and one on this machine only (the loopback address, Ray's default on macOS
+# and Windows); read by `ray._private.services.get_node_ip_address`.
+_MULTI_MACHINE_VARIABLE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def start_local_ray(num_cpus: Optional[int] = None, node_ip_address: Optional[str] = None):
+    """Starts Ray in this process for a cluster's tasks (``num_cpus``, default 2, and no
+    dashboard) and returns the ``ray`` module.
+
+    Anything that can reach a Ray node can run code in it, so by default the node is private
+    to this machine and to the holders of its token: its servers listen on the loopback
+    address only, and Ray's token authentication is on (``RAY_AUTH_MODE=token``, unless the
+    environment says otherwise; Ray finds the token in ``RAY_AUTH_TOKEN``,
+    ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``, and makes the last when there is
+    none).  ``node_ip_address`` opts into a node that other machines reach at that address
+    (to ``ray start --address=...`` more nodes into it).
+    """
+    ray = import_ray()
+    _require_token_authentication()
+    options = dict(
+        num_cpus=2 if num_cpus is None else num_cpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level=logging.WARNING,  # Ray's own start-up notes are not ours
+    )
+    if node_ip_address is not None:
+        ray.init(_node_ip_address=node_ip_address, **options)
+    else:
+        with _this_machine_only():
+            ray.init(**options)
+    return ray
+
+
+def join_ray(address: str):
+    """Joins the Ray cluster at ``address`` (``"auto"``: the one running on this machine;
+    ``"host:port"``) with token authentication, and returns the ``ray`` module.  A cluster
+    on this machine is reached on the loopback address (see `start_local_ray`)."""
+    ray = import_ray()
+    _require_token_authentication()
+    host = address.rsplit(":", 1)[0].strip("[]")
+    local = address == "auto" or host == "localhost" or _is_loopback(host)
+    with _this_machine_only() if local else contextlib.nullcontext():
+        ray.init(address=address, log_to_driver=False)
+    return ray
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@contextlib.contextmanager
+def _this_machine_only():
+    """Ray's single-machine mode while a node starts or a driver joins one: Ray turns
+    127.0.0.1 given as a node's address into the machine's network address, and only this
+    mode keeps it on the loopback address.  The variable is read when Ray is imported (here
+    perhaps before) and by the processes a node starts."""
+    from ray._private import ray_constants
+
+    saved = os.environ.get(_MULTI_MACHINE_VARIABLE), ray_constants.ENABLE_RAY_CLUSTER
+    os.environ[_MULTI_MACHINE_VARIABLE] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        if saved[0] is None:
+            os.environ.pop(_MULTI_MACHINE_VARIABLE, None)
+        else:
+            os.environ[_MULTI_MACHINE_VARIABLE] = saved[0]
+        ray_constants.ENABLE_RAY_CLUSTER = saved[1]
+
+
+def _require_token_authentication() -> None:
+    """Turns Ray's token authentication on for this process and the ones it starts, unless
+    ``RAY_AUTH_MODE`` says otherwise (then a warning: the cluster takes anyone's calls)."""
+    mode = os.environ.get(_AUTH_MODE_VARIABLE)
+    if mode is None:
+        os.environ[_AUTH_MODE_VARIABLE] = "token"
+        # Ray keeps its configuration, read from the environment, once loaded: load it again
+        # (as Ray's own switch to token authentication does).
+        from ray._raylet import Config
+
+        Config.initialize("")
+    elif mode.lower() != "token":
+        logging.getLogger(__name__).warning(
+            "%s=%s: the Ray cluster of this RayCluster accepts calls from anyone who can reach "
+            "it, and a call to it can run any code; unset it to require Ray's token",
+            _AUTH_MODE_VARIABLE,
+            mode,
+        )
 
 
 def task_name(job: str, index: int) -> str:
@@ -117,8 +219,6 @@ class TaskServer:
     # -- cluster membership ----------------------------------------------------------------------
     def ping(self) -> tuple[str, int]:
         """This task's name and process id (the cluster waits for it before it is ready)."""
-        import os
-
         return self.name, os.getpid()
 
     def connect(self, peers: dict) -> None:
@@ -306,6 +406,18 @@ class TaskServer:
         finally:
             self._end_step(step_id)
 
+    def steps_in_progress(self) -> list[str]:
+        """The ids of the steps this task runs, or receives values for, now."""
+        with self._lock:
+            return list(self._mailboxes)
+
+    def waiting_keys(self, step_id: str) -> list[str]:
+        """The rendezvous keys the receives of step ``step_id`` wait for on this task (none
+        once the step has ended): what a step that does not end waits on here."""
+        with self._lock:
+            mailbox = self._mailboxes.get(step_id)
+        return [] if mailbox is None else mailbox.waiting_keys
+
     # -- mailboxes -------------------------------------------------------------------------------
     def _mailbox(self, step_id: str) -> Optional[StepMailbox]:
         """Step ``step_id``'s mailbox, made when first needed; None once the step has ended."""
@@ -413,14 +525,22 @@ class RayCluster:
     """A cluster of tasks on Ray, one actor per task: ``RayCluster({"ps": 1, "worker": 2})``.
 
     ``jobs`` maps each job name to its number of tasks.  With ``address`` None a local Ray is
-    started (``num_cpus``, default 2, and no dashboard) unless this process is already
-    connected to one; otherwise Ray is joined at ``address`` (``"auto"`` or
-    ``"ray://host:port"``).  The actors take no CPU of Ray's accounting, so that any number of
-    tasks fits a small machine.  ``target`` is what ``df.Session`` takes to run on the cluster;
-    ``spec`` its `ClusterSpec`, whose addresses are the actors' names.
+    started unless this process is already connected to one (`start_local_ray`: ``num_cpus``,
+    default 2; on the loopback address only, with Ray's token authentication, unless
+    ``node_ip_address`` names the address other machines reach it at); otherwise Ray is
+    joined at ``address`` (``"auto"`` or ``"host:port"``), with token authentication too.
+    The actors take no CPU of Ray's accounting, so that any number of tasks fits a small
+    machine.  ``target`` is what ``df.Session`` takes to run on the cluster; ``spec`` its
+    `ClusterSpec`, whose addresses are the actors' names.
     """
 
-    def __init__(self, jobs: dict, address: Optional[str] = None, num_cpus: Optional[int] = None):
+    def __init__(
+        self,
+        jobs: dict,
+        address: Optional[str] = None,
+        num_cpus: Optional[int] = None,
+        node_ip_address: Optional[str] = None,
+    ):
         ray = import_ray()
         if not isinstance(jobs, dict) or not jobs:
             raise TypeError(
@@ -434,16 +554,16 @@ class RayCluster:
                 )
         self._ray = ray
         self._started_ray = False
+        if address is not None and node_ip_address is not None:
+            raise ValueError(
+                "RayCluster takes an address to join or a node_ip_address to start a Ray node "
+                "at, not both"
+            )
         if not ray.is_initialized():
             if address is None:
-                ray.init(
-                    num_cpus=2 if num_cpus is None else num_cpus,
-                    include_dashboard=False,
-                    log_to_driver=False,
-                    logging_level=logging.WARNING,  # Ray's own start-up notes are not ours
-                )
+                start_local_ray(num_cpus, node_ip_address)
             else:
-                ray.init(address=address, log_to_driver=False)
+                join_ray(address)
             self._started_ray = True
         self._id = uuid.uuid4().hex[:12]
         self.target = f"{TARGET_PREFIX}{self._id}"
@@ -617,6 +737,41 @@ class _TaskPart:
         return next(iter(self.origins.values()))
 
 
+class _Step:
+    """One ``run`` as the master sees it: its step id, its timeout (0: none), where the user
+    called it, and when the master stops waiting for a task's answer (None: never)."""
+
+    def __init__(self, step_id: str, timeout_ms: int, location):
+        self.id = step_id
+        self.timeout_ms = timeout_ms
+        self.location = location
+        self.answer_deadline = (
+            time.monotonic() + timeout_ms / 1000.0 + _DEADLINE_GRACE_SECONDS
+            if timeout_ms > 0
+            else None
+        )
+
+
+def _task_failure(error, task: str, op: Operation, step: _Step) -> errors.OpError:
+    """The error of a step whose call to ``task`` failed in Ray (``error``, a
+    ``ray.exceptions.RayError``): `errors.UnavailableError` when the task stopped or cannot be
+    reached, `errors.InternalError` when the task's method itself raised."""
+    ray = import_ray()
+    if isinstance(error, ray.exceptions.RayTaskError):
+        return errors.InternalError(
+            None,
+            op,
+            f"Task {task} failed in step {step.id} while running {errors.describe_op(op)} "
+            f"(run at {step.location}): {error}",
+        )
+    return errors.UnavailableError(
+        None,
+        op,
+        f"Task {task} is unavailable: it stopped during step {step.id} while running "
+        f"{errors.describe_op(op)} (run at {step.location}): {type(error).__name__}",
+    )
+
+
 class _DistributedStep:
     """What the master keeps of a step placed on several tasks: a part per task, and the
     position of each flat fetch among the values (None for an op)."""
@@ -689,107 +844,99 @@ class RayMaster:
             _check_allowed(graph, flat_fetches, feed_tensors, location)
         timeout_ms = getattr(options, "timeout_in_ms", 0) or session._config.operation_timeout_in_ms
         step_id = f"{self._master_id}:{next(self._steps)}"
+        step = _Step(step_id, timeout_ms, location)
         key = (self._cluster.generation, self._graph.version, tuple(flat_fetches), feed_tensors)
         with self._lock:
             distribution = self._distributions.get(key)
         if distribution is None:
-            distribution = self._distribute(session, flat_fetches, feed_tensors)
+            distribution = self._distribute(session, flat_fetches, feed_tensors, step)
             with self._lock:
                 if len(self._distributions) > 256:
                     self._distributions.clear()
                 self._distributions[key] = distribution
         if run_metadata is not None and getattr(options, "output_partition_graphs", False):
             run_metadata.partition_graphs = [part.graph for part in distribution.parts]
-        values = self._run_on_tasks(distribution, step_id, feed_values, timeout_ms, location)
+        values = self._run_on_tasks(distribution, step, feed_values)
         flat_results = [None if p is None else values[p] for p in distribution.fetch_positions]
         if not nest.is_nested(fetches):
             return flat_results[0]
         return nest.pack_sequence_as(fetches, flat_results)
 
-    def _wait(self, replies: dict, step_id: str, timeout_ms: int, location) -> dict:
+    def _wait(self, replies: dict, step: _Step, deadline: Optional[float]) -> dict:
         """Task -> outcome of each reply (Ray object ref -> (task, an op it runs)), gathered
-        as they come.  A first failure that began on a task is raised at once, after the step
-        is aborted on every task; a task that stopped is `errors.UnavailableError`, and one
-        that has not answered well after the deadline `errors.DeadlineExceededError`."""
+        as they come, until ``deadline`` (a ``time.monotonic()`` value, or None).  A first
+        failure that began on a task is raised at once, after the step is aborted on every
+        task; a task that stopped or cannot be reached is `errors.UnavailableError`, and one
+        that has not answered by the deadline `errors.DeadlineExceededError`, each naming the
+        task and the user's op."""
         ray = self._cluster._ray
-        # A task gives up at the deadline by itself; one that does not answer well after it is
-        # wedged, and the step fails here all the same.
-        end = (
-            time.monotonic() + timeout_ms / 1000.0 + _DEADLINE_GRACE_SECONDS
-            if timeout_ms > 0
-            else None
-        )
         pending = dict(replies)
-        outcomes: dict[str, tuple] = {}
+        outcomes: dict[str, Any] = {}
         while pending:
-            remaining = None if end is None else max(0.0, end - time.monotonic())
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=remaining)
             if not ready:
                 task, op = next(iter(pending.values()))
                 error = errors.DeadlineExceededError(
                     None,
                     op,
-                    f"Task {task} did not answer step {step_id} within its deadline of "
-                    f"{timeout_ms} ms while running {errors.describe_op(op)} (run at {location})",
+                    f"Task {task} did not answer step {step.id} within its deadline of "
+                    f"{step.timeout_ms} ms while running {errors.describe_op(op)} "
+                    f"(run at {step.location})",
                 )
-                self._abort_step(step_id, error)
+                self._abort_step(step.id, error)
                 raise error
             for ref in ready:
                 task, op = pending.pop(ref)
                 try:
                     outcome = ray.get(ref)
-                except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as e:
-                    error = errors.UnavailableError(
-                        None,
-                        op,
-                        f"Task {task} is unavailable: it stopped during step {step_id} while "
-                        f"running {errors.describe_op(op)} (run at {location}): "
-                        f"{type(e).__name__}",
-                    )
-                    self._abort_step(step_id, error)
+                except ray.exceptions.RayError as e:
+                    error = _task_failure(e, task, op, step)
+                    self._abort_step(step.id, error)
                     raise error from None
                 outcomes[task] = outcome
-                if outcome[0] == "error" and len(replies) > 1:
-                    self._abort_step(step_id, outcome)
+                if isinstance(outcome, tuple) and outcome[0] == "error" and len(replies) > 1:
+                    self._abort_step(step.id, outcome)
                     return outcomes
         return outcomes
 
-    def _run_on_tasks(
-        self, step: _DistributedStep, step_id: str, feed_values, timeout_ms: int, location
-    ) -> list:
+    def _run_on_tasks(self, parts: _DistributedStep, step: _Step, feed_values) -> list:
         """Runs a step of several tasks and commits it on all of them (see the class
-        docstring): the fetched values, in the order of ``step.fetch_positions``."""
+        docstring): the fetched values, in the order of ``parts.fetch_positions``."""
         replies = {}
-        for part in step.parts:
+        for part in parts.parts:
             feeds = {n: feed_values[i] for n, i in zip(part.feed_names, part.feed_positions)}
             reply = self._cluster.actor(part.task).run_partition.remote(
-                step_id,
+                step.id,
                 part.registration,
                 feeds,
                 part.fetch_names,
                 part.target_names,
-                timeout_ms,
-                len(step.parts) > 1,
+                step.timeout_ms,
+                len(parts.parts) > 1,
             )
             replies[reply] = (part.task, part.named_op())
-        outcomes = self._wait(replies, step_id, timeout_ms, location)
-        parts = {part.task: part for part in step.parts}
+        outcomes = self._wait(replies, step, step.answer_deadline)
+        by_task = {part.task: part for part in parts.parts}
         failures = [(t, o) for t, o in outcomes.items() if o[0] != "prepared"]
         if failures:
             began_here = [(t, o) for t, o in failures if o[0] == "error"]
             task, failure = (began_here or failures)[0]
-            self._abort_step(step_id, failure)
-            raise _rebuild_failure(failure, self._graph, task, parts[task].origins)
+            self._abort_step(step.id, failure)
+            raise _rebuild_failure(failure, self._graph, task, by_task[task].origins)
         holding = [t for t, o in outcomes.items() if o[2]]
         if holding:
+            # Every task prepared: the commit goes through whatever the deadline (a step that
+            # failed after some tasks committed would leave the others' writes half done).
             commits = {
-                self._cluster.actor(t).commit_step.remote(step_id): (t, None) for t in holding
+                self._cluster.actor(t).commit_step.remote(step.id): (t, by_task[t].named_op())
+                for t in holding
             }
-            for task, outcome in self._wait(commits, step_id, 0, location).items():
+            for task, outcome in self._wait(commits, step, None).items():
                 if outcome[0] != "committed":
                     raise _rebuild_failure(outcome, self._graph, task)
-        values: list = [None] * step.value_count
-        for part in step.parts:
+        values: list = [None] * parts.value_count
+        for part in parts.parts:
             for target, value in zip(part.fetch_targets, outcomes[part.task][1]):
                 values[target] = value
         return values
@@ -815,7 +962,7 @@ class RayMaster:
         task = task_of_device(placement[op.name], self._default_job)
         try:
             self._cluster._ray.get(self._cluster.actor(task).load_variable.remote(op.name, value))
-        except self._cluster._ray.exceptions.RayActorError as e:
+        except self._cluster._ray.exceptions.RayError as e:
             raise errors.UnavailableError(
                 None,
                 op,
@@ -823,16 +970,17 @@ class RayMaster:
                 f"loaded there ({type(e).__name__})",
             ) from None
 
-    def _distribute(self, session, flat_fetches, feed_tensors) -> _DistributedStep:
-        """The `_DistributedStep` of a run, its partitions registered with their tasks."""
+    def _distribute(self, session, flat_fetches, feed_tensors, step: _Step) -> _DistributedStep:
+        """The `_DistributedStep` of a run, its partitions registered with their tasks (within
+        the deadline of ``step``, the run that first needs them)."""
         ops = needed_ops(flat_fetches, feed_tensors)
         placement = place(
             self._graph, ops, session._config, self._cluster.spec, default_device=self._default_task
         )
         task_of = {op.name: task_of_device(placement[op.name], self._default_job) for op in ops}
-        return self._partition(flat_fetches, feed_tensors, task_of)
+        return self._partition(flat_fetches, feed_tensors, task_of, step)
 
-    def _partition(self, flat_fetches, feed_tensors, task_of: dict) -> _DistributedStep:
+    def _partition(self, flat_fetches, feed_tensors, task_of: dict, step: _Step):
         from ..io import graph_to_bytes
         from ..passes import GraphItem
         from .partition import _Partitioner
@@ -872,7 +1020,7 @@ class RayMaster:
             part = parts[partitioner.device[t.op]]
             part.feed_names.append(twins[t.op]._outputs[0].name)
             part.feed_positions.append(position)
-        registrations = []
+        registrations = {}
         for device, part in parts.items():
             part.target_names = [send.name for send in partitioner.sends.get(device, [])]
             part.origins = {
@@ -881,8 +1029,9 @@ class RayMaster:
             part.registration = f"{self._master_id}/{next(self._ids)}"
             data = graph_to_bytes(part.graph)
             actor = self._cluster.actor(part.task)
-            registrations.append(actor.register_graph.remote(part.registration, data))
-        self._cluster._ray.get(registrations)
+            reply = actor.register_graph.remote(part.registration, data)
+            registrations[reply] = (part.task, part.named_op())
+        self._wait(registrations, step, step.answer_deadline)
         return _DistributedStep(list(parts.values()), fetch_positions, value_count)
 
 

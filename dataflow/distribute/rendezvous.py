@@ -111,6 +111,7 @@ class LocalRendezvous(Rendezvous):
         self._condition = threading.Condition(threading.Lock())
         self._table: dict[str, tuple[Any, bool]] = {}
         self._callbacks: dict[str, Callable] = {}
+        self._blocked: dict[str, int] = {}  # key -> how many blocking ``recv`` wait for it
         self._aborted: Optional[BaseException] = None
 
     def send(self, key: str, value: Any, is_dead: bool) -> None:
@@ -150,21 +151,27 @@ class LocalRendezvous(Rendezvous):
 
     def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
         with self._condition:
-            while True:
-                if self._aborted is not None:
-                    raise RendezvousAborted(self._aborted)
-                found = self._table.pop(key, None)
-                if found is not None:
-                    return found
-                if deadline is None:
-                    self._condition.wait()
-                    continue
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise errors.DeadlineExceededError(
-                        None, None, f"Timed out waiting for the value of rendezvous key {key!r}"
-                    )
-                self._condition.wait(remaining)
+            self._blocked[key] = self._blocked.get(key, 0) + 1
+            try:
+                while True:
+                    if self._aborted is not None:
+                        raise RendezvousAborted(self._aborted)
+                    found = self._table.pop(key, None)
+                    if found is not None:
+                        return found
+                    if deadline is None:
+                        self._condition.wait()
+                        continue
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise errors.DeadlineExceededError(
+                            None, None, f"Timed out waiting for the value of rendezvous key {key!r}"
+                        )
+                    self._condition.wait(remaining)
+            finally:
+                waiters = self._blocked.pop(key) - 1
+                if waiters:
+                    self._blocked[key] = waiters
 
     def abort(self, error: BaseException) -> None:
         with self._condition:
@@ -179,9 +186,9 @@ class LocalRendezvous(Rendezvous):
 
     @property
     def waiting_keys(self) -> list[str]:
-        """The keys a ``recv_async`` waits for (for tests and error messages)."""
+        """The keys a ``recv`` or ``recv_async`` waits for (for tests and error messages)."""
         with self._condition:
-            return sorted(self._callbacks)
+            return sorted(self._callbacks.keys() | self._blocked.keys())
 
     @property
     def aborted_with(self) -> Optional[BaseException]:

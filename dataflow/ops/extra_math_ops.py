@@ -40,6 +40,11 @@ from .math_ops import (
 )
 
 __all__ = [
+    "bincount",
+    "confusion_matrix",
+    "histogram_fixed_width",
+    "histogram_fixed_width_bins",
+    "unravel_index",
     "is_non_decreasing",
     "is_strictly_increasing",
     "multiply_no_nan",
@@ -842,3 +847,78 @@ def _cumulative_logsumexp_grad(op, grad):
     positive = part(_m.greater(grad, 0), grad)
     negative = part(_m.less(grad, 0), _m.negative(grad))
     return _m.subtract(positive, negative)
+
+
+# -- counting: confusion matrices, bin counts, histograms, unravelled indices ------------------
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.int32) -> Tensor:
+    """How often each value ``0, 1, ...`` occurs in the non-negative ints ``arr`` (or the sum
+    of the ``weights`` where it does): ``max(arr) + 1`` counts, at least ``minlength`` and
+    at most ``maxlength`` (larger values are left out)."""
+    from ..graph import name_scope
+    from .array_ops import ones_like, reshape, size
+    from .segment_ops import unsorted_segment_sum
+
+    with name_scope("bincount"):
+        arr = _m.cast(reshape(convert_to_tensor(arr, name="arr"), [-1]), _dtypes.int32)
+        nonempty = _m.greater(size(arr), 0)
+        largest = _m.where_v2(nonempty, _m.reduce_max(arr), -1)
+        length = _m.add(largest, 1)
+        if minlength is not None:
+            length = _m.maximum(length, _m.cast(minlength, _dtypes.int32))
+        if maxlength is not None:
+            length = _m.minimum(length, _m.cast(maxlength, _dtypes.int32))
+        if weights is None:
+            values = ones_like(arr, dtype=_dtypes.as_dtype(dtype))
+        else:
+            values = reshape(convert_to_tensor(weights, name="weights"), [-1])
+        # a value past maxlength goes to segment -1, which the sum leaves out
+        segments = _m.where_v2(_m.less(arr, length), arr, -1)
+        return unsorted_segment_sum(values, segments, length, name="bincount")
+
+
+def histogram_fixed_width_bins(
+    values, value_range, nbins=100, dtype=_dtypes.int32, name=None
+) -> Tensor:
+    """The bin of each of ``values`` among ``nbins`` equal bins spanning ``value_range``
+    ``[lo, hi]``; values below ``lo`` go to bin 0, at or above ``hi`` to the last."""
+    from ..graph import name_scope
+
+    with name_scope(name, "histogram_fixed_width", [values, value_range, nbins]):
+        values = convert_to_tensor(values, name="values")
+        value_range = convert_to_tensor(value_range, dtype=values.dtype, name="value_range")
+        lo, hi = value_range[0], value_range[1]
+        scaled = _m.realdiv(_m.subtract(values, lo), _m.subtract(hi, lo))
+        bins = _m.floor(_m.multiply(scaled, _m.cast(nbins, values.dtype)))
+        bins = _m.clip_by_value(_m.cast(bins, _dtypes.int32), 0, _m.cast(nbins, _dtypes.int32) - 1)
+        return _m.cast(bins, _dtypes.as_dtype(dtype))
+
+
+def histogram_fixed_width(values, value_range, nbins=100, dtype=_dtypes.int32, name=None):
+    """How many of ``values`` fall in each of ``nbins`` equal bins spanning ``value_range``
+    (`histogram_fixed_width_bins` says which)."""
+    from ..graph import name_scope
+    from .array_ops import ones_like, reshape
+    from .segment_ops import unsorted_segment_sum
+
+    with name_scope(name, "histogram_fixed_width", [values, value_range, nbins]):
+        bins = reshape(histogram_fixed_width_bins(values, value_range, nbins), [-1])
+        ones = ones_like(bins, dtype=_dtypes.as_dtype(dtype))
+        return unsorted_segment_sum(ones, bins, nbins)
+
+
+def unravel_index(indices, dims, name=None) -> Tensor:
+    """The coordinates in an array of shape ``dims`` of the flat ``indices`` (a scalar or a
+    vector): one row per dimension, as ``np.unravel_index`` stacked."""
+    from ..graph import name_scope
+    from .array_ops import expand_dims, reshape
+
+    with name_scope(name, "UnravelIndex", [indices, dims]):
+        indices = convert_to_tensor(indices, name="indices")
+        dims = convert_to_tensor(dims, dtype=indices.dtype, name="dims")
+        if indices.shape.ndims not in (0, 1):
+            raise ValueError(f"unravel_index takes a scalar or a vector, got {indices.shape}")
+        strides = cumprod(dims, exclusive=True, reverse=True)
+        flat = expand_dims(indices, 0)
+        column = [-1] + [1] * indices.shape.ndims
+        quotient = _m.floordiv(flat, reshape(strides, column))
+        return _m.mod(quotient, reshape(dims, column))

@@ -26,8 +26,11 @@ from .nn_ops import bias_add, relu, sigmoid
 
 __all__ = [
     "avg_pool1d",
+    "avg_pool_v2",
+    "batch_norm_with_global_normalization",
     "compute_average_loss",
     "max_pool1d",
+    "max_pool_v2",
     "scale_regularization_loss",
     "avg_pool2d",
     "crelu",
@@ -387,6 +390,58 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:  # noqa: A002
     """`avg_pool` under TF2's name (``input`` first)."""
     return avg_pool(input, ksize, strides, padding, data_format=data_format, name=name)
+
+
+def _pool_v2(function, one_d, two_d, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    x = convert_to_tensor(input, name="input")
+    rank = x.shape.ndims
+    if rank == 3:
+        return one_d(x, ksize, strides, padding, data_format or "NWC", name)
+    if rank == 4:
+        return two_d(x, ksize, strides, padding, data_format or "NHWC", name)
+    _fail(function, f"pools inputs of rank 3 (NWC) or 4 (NHWC) here, got shape {x.shape}")
+
+
+def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:  # noqa: A002
+    """`max_pool1d` or `max_pool2d`, by the rank of ``input``."""
+    return _pool_v2("max_pool_v2", max_pool1d, max_pool2d, input, ksize, strides, padding,
+                    data_format, name)  # fmt: skip
+
+
+def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:  # noqa: A002
+    """`avg_pool1d` or `avg_pool2d`, by the rank of ``input``."""
+    return _pool_v2("avg_pool_v2", avg_pool1d, avg_pool2d, input, ksize, strides, padding,
+                    data_format, name)  # fmt: skip
+
+
+def batch_norm_with_global_normalization(
+    t=None,
+    m=None,
+    v=None,
+    beta=None,
+    gamma=None,
+    variance_epsilon=None,
+    scale_after_normalization=None,
+    name=None,
+    input=None,  # noqa: A002
+    mean=None,
+    variance=None,
+):
+    """`batch_normalization` with TensorFlow 0.x's argument names: ``gamma`` scales only
+    when ``scale_after_normalization``; ``input``/``mean``/``variance`` are the newer names
+    of ``t``/``m``/``v``."""
+    from .nn_ops import batch_normalization
+
+    t = input if t is None else t
+    m = mean if m is None else m
+    v = variance if v is None else v
+    if t is None or m is None or v is None or variance_epsilon is None:
+        raise ValueError("batch_norm_with_global_normalization needs t, m, v and variance_epsilon")
+    t = convert_to_tensor(t, name="t")
+    m, v = (convert_to_tensor(x, dtype=t.dtype) for x in (m, v))
+    beta = None if beta is None else convert_to_tensor(beta, dtype=t.dtype, name="beta")
+    scale = convert_to_tensor(gamma, dtype=t.dtype) if scale_after_normalization else None
+    return batch_normalization(t, m, v, beta, scale, variance_epsilon, name=name)
 
 
 def _block_args(function: str, input, block_size, data_format) -> Tensor:  # noqa: A002

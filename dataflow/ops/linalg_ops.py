@@ -23,7 +23,7 @@ from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape
 from .math_ops import FLOAT_TYPES, check_dtype
 
-__all__ = ["norm", "qr"]
+__all__ = ["norm", "normalize", "qr"]
 
 
 def _infer_qr(op):
@@ -158,3 +158,15 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
         power = convert_to_tensor(float(ord), dtype=x.dtype)
         total = reduce_sum(_pow(magnitude, power), axis=axis, keepdims=keepdims)
         return _pow(total, convert_to_tensor(1.0 / float(ord), dtype=x.dtype))
+
+
+def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
+    """``(tensor / norm, norm)``: ``tensor`` scaled to unit `norm` (same ``ord`` and ``axis``),
+    with the norm kept in reduced dimensions of size 1."""
+    from ..graph import name_scope
+    from .math_ops import truediv
+
+    with name_scope(name or "normalize"):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        n = norm(tensor, ord=ord, axis=axis, keepdims=True)
+        return truediv(tensor, n, name="normalized"), n

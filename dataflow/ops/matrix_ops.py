@@ -24,6 +24,7 @@ from .math_ops import FLOAT_TYPES, check_dtype, check_same_dtype, graph_of
 
 __all__ = [
     "cholesky",
+    "cholesky_solve",
     "diag",
     "diag_part",
     "einsum",
@@ -160,6 +161,50 @@ def cholesky(input, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The lower-triangular ``L`` with ``L @ L^T == input`` for each symmetric positive-definite
     matrix; any other matrix is an error at run time."""
     return apply_op("Cholesky", (input,), None, name or "Cholesky").outputs[0]
+
+
+def cholesky_solve(chol, rhs, name: Optional[str] = None) -> Tensor:
+    """``X`` with ``A @ X == rhs`` given ``chol``, the Cholesky factor ``L`` of ``A``
+    (``A == L @ L^T``): two solves, ``L @ Y == rhs`` then ``L^T @ X == Y``."""
+    graph = graph_of((chol, rhs))
+    with graph.as_default(), graph.name_scope(name or "cholesky_solve"):
+        y = matrix_solve(chol, rhs)
+        return matrix_solve(chol, y, adjoint=True)
+
+
+def matvec(
+    a,
+    b,
+    transpose_a: bool = False,
+    adjoint_a: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    name: Optional[str] = None,
+) -> Tensor:
+    """The matrix-vector product ``a @ b`` over the last dimension of ``b`` (batches
+    broadcast): ``matmul`` with ``b`` as a one-column matrix."""
+    graph = graph_of((a, b))
+    with graph.as_default(), graph.name_scope(name or "MatVec"):
+        column = _a.expand_dims(convert_to_tensor(b, name="b"), -1)
+        product = _m.matmul(
+            a, column, transpose_a=transpose_a, adjoint_a=adjoint_a,
+            a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse,
+        )  # fmt: skip
+        return _a.squeeze(product, [-1])
+
+
+def adjoint(matrix, name: Optional[str] = None) -> Tensor:
+    """The conjugate transpose of each matrix (the transpose, for real dtypes)."""
+    return matrix_transpose(matrix, name=name or "adjoint", conjugate=True)
+
+
+def logdet(matrix, name: Optional[str] = None) -> Tensor:
+    """``log(det(matrix))`` of each Hermitian positive-definite matrix, from its Cholesky
+    factor (twice the sum of the logs of its diagonal), so it does not overflow."""
+    graph = graph_of((matrix,))
+    with graph.as_default(), graph.name_scope(name or "logdet"):
+        chol = cholesky(matrix)
+        return 2.0 * _m.reduce_sum(_m.log(matrix_diag_part(chol)), axis=[-1])
 
 
 # -- composed helpers ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""Readers: TF1's ``TextLineReader``, ``FixedLengthRecordReader`` and ``WholeFileReader``,
-which read records from the files whose names a queue holds (``string_input_producer``).
+"""Readers: TF1's ``TextLineReader``, ``FixedLengthRecordReader``, ``TFRecordReader`` and
+``WholeFileReader``, which read records from the files whose names a queue holds
+(``string_input_producer``).
 
 A reader is a handle op (``ReaderHandle``, its kind and parameters in attributes:
 ``reader``, ``record_bytes``, ...) whose value,
@@ -24,8 +25,15 @@ from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, NotFoundError
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
+from ..tfrecord import TFRecordOptions, read_records
 
-__all__ = ["FixedLengthRecordReader", "ReaderBase", "TextLineReader", "WholeFileReader"]
+__all__ = [
+    "FixedLengthRecordReader",
+    "ReaderBase",
+    "TFRecordReader",
+    "TextLineReader",
+    "WholeFileReader",
+]
 
 
 class _ReaderState:
@@ -99,6 +107,13 @@ def _fixed_length_records(filename: str, attrs: dict):
         start, number = start + step, number + 1
 
 
+def _tf_records(filename: str, attrs: dict):
+    offset = 0
+    for record in read_records(filename, attrs["encoding"]):
+        yield f"{filename}:{offset}".encode(), record
+        offset += 16 + len(record)
+
+
 def _whole_file(filename: str, attrs: dict):
     yield filename.encode(), _file_bytes(filename)
 
@@ -107,6 +122,7 @@ _RECORDS = {
     "TextLineReader": _text_lines,
     "FixedLengthRecordReader": _fixed_length_records,
     "WholeFileReader": _whole_file,
+    "TFRecordReader": _tf_records,
 }
 
 
@@ -321,6 +337,16 @@ class FixedLengthRecordReader(ReaderBase):
         }
         kind = "FixedLengthRecordReader"
         super().__init__(_reader_handle(kind, attrs, name or kind))
+
+
+class TFRecordReader(ReaderBase):
+    """Records are those of TFRecord files (compressed as ``options`` says: a
+    `TFRecordOptions`, a `TFRecordCompressionType` or its name); the key is
+    ``"<file>:<offset>"``, the record's byte offset in the file."""
+
+    def __init__(self, name: Optional[str] = None, options=None):
+        attrs = {"encoding": TFRecordOptions.get_compression_type_string(options)}
+        super().__init__(_reader_handle("TFRecordReader", attrs, name or "TFRecordReader"))
 
 
 class WholeFileReader(ReaderBase):

@@ -6,14 +6,16 @@ arguments are encoded as UTF-8 when they become constants.
 
 None of these ops has a gradient, as in TensorFlow.  Differences from TensorFlow: the axes of
 ``reduce_join`` are attributes, known when the graph is built (as for the numeric reductions);
-regular expressions are Python's `re` on bytes rather than RE2 (the two agree on the common
-syntax, and ``\\1`` refers to a group in both); a pattern given as a Python string is checked
-when the graph is built.
+a rewrite string that RE2 would silently ignore (an escape other than ``\\0`` to ``\\9`` and
+``\\\\``, a group the pattern lacks) is an error here.  Regular expressions are RE2's, as in
+TensorFlow, from the optional ``google-re2`` package (``pip install 'dataflow[strings]'``), and
+never Python's ``re``, which can backtrack for hours on a hostile pattern; a pattern given as a
+Python string is checked when the graph is built.
 """
 
 from __future__ import annotations
 
-import re
+import functools
 from typing import Optional
 
 import numpy as np
@@ -387,30 +389,136 @@ def reduce_join(
 
 
 # -- RegexReplace ----------------------------------------------------------------------------------
-def _compile(pattern: bytes):
+_RE2_MISSING = (
+    "regular expressions need the google-re2 package (RE2, TensorFlow's engine, matches in "
+    "time linear in the text): pip install 'dataflow[strings]'"
+)
+
+
+@functools.cache
+def _re2():
+    """The ``re2`` module, with the options TensorFlow's ``RE2(pattern)`` has (UTF-8, Perl
+    classes), errors returned rather than logged.  Never Python's ``re``: a backtracking engine
+    can run for hours on a hostile pattern, holding the GIL past any deadline."""
     try:
-        return re.compile(pattern)
-    except re.error as e:
+        import re2
+    except ImportError:
+        return None
+    options = re2.Options()
+    options.log_errors = False
+    return re2, options
+
+
+def _compile(pattern: bytes):
+    """``pattern`` compiled by RE2; ``ValueError`` if RE2 rejects it (as TensorFlow does,
+    including the Perl features RE2 leaves out: backreferences, lookaround)."""
+    loaded = _re2()
+    if loaded is None:
+        raise ValueError(_RE2_MISSING)
+    re2, options = loaded
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as e:
         text = pattern.decode("utf-8", "replace")
-        raise ValueError(f"Invalid pattern: {text}, error: {e}") from None
+        error = e.args[0].decode("utf-8", "replace") if e.args else str(e)
+        raise ValueError(f"Invalid pattern: {text}, error: {error}") from None
 
 
-def _replace_all(x: np.ndarray, compiled, rewrite: bytes, count: int) -> np.ndarray:
-    items = [compiled.sub(rewrite, v, count=count) for v in x.reshape(-1)]
+def _parse_rewrite(rewrite: bytes, groups: int) -> list:
+    """``rewrite`` as RE2 reads it, as literal ``bytes`` and group numbers: ``\\0`` to ``\\9``
+    are groups and ``\\\\`` is a backslash.  Where RE2 would silently leave the text alone (any
+    other escape, a group the pattern lacks) this raises ``ValueError``."""
+    pieces: list = []
+    literal = bytearray()
+    i = 0
+    while i < len(rewrite):
+        byte = rewrite[i : i + 1]
+        i += 1
+        if byte != b"\\":
+            literal += byte
+            continue
+        if i == len(rewrite):
+            error = "'\\' not allowed at the end"
+        else:
+            after = rewrite[i : i + 1]
+            i += 1
+            if after == b"\\":
+                literal += after
+                continue
+            if after.isdigit() and int(after) <= groups:
+                pieces += [bytes(literal), int(after)]
+                literal.clear()
+                continue
+            if after.isdigit():
+                error = (
+                    f"\\{int(after)} refers to group {int(after)}, but the pattern has "
+                    f"{groups} capturing group{'' if groups == 1 else 's'}"
+                )
+            else:
+                escape = after.decode("utf-8", "replace")
+                error = f"'\\{escape}' is neither a group (\\0 to \\9) nor '\\\\'"
+        text = rewrite.decode("utf-8", "replace")
+        raise ValueError(f"Invalid rewrite: {text}, error: {error}")
+    pieces.append(bytes(literal))
+    return pieces
+
+
+def _rune_length(value: bytes, at: int) -> int:
+    """The length of the UTF-8 character starting at ``value[at]`` (1 for an invalid one)."""
+    for length in (1, 2, 3, 4):
+        try:
+            value[at : at + length].decode("utf-8")
+            return length
+        except UnicodeDecodeError:
+            continue
+    return 1
+
+
+def _replace(value: bytes, compiled, rewrite: list, replace_global: bool) -> bytes:
+    """``RE2::GlobalReplace`` (or ``RE2::Replace``): each match, left to right, is replaced by
+    ``rewrite``; an empty match right where the previous match ended is skipped."""
+    out = []
+    at, last_end = 0, -1
+    while at <= len(value):
+        match = compiled.search(value, at)
+        if match is None:
+            break
+        start, end = match.span()
+        out.append(value[at:start])
+        if start == end == last_end:
+            step = _rune_length(value, at)
+            out.append(value[at : at + step])
+            at += step
+            continue
+        for index, piece in enumerate(rewrite):
+            out.append(piece if index % 2 == 0 else match.group(piece) or b"")
+        at = last_end = end
+        if not replace_global:
+            break
+    out.append(value[at:])
+    return b"".join(out)
+
+
+def _replace_all(x: np.ndarray, compiled, rewrite: list, replace_global: bool) -> np.ndarray:
+    items = [_replace(v, compiled, rewrite, replace_global) for v in x.reshape(-1)]
     return _strings(x.shape, items)
+
+
+def _compile_static(attrs):
+    compiled = _compile(attrs["pattern"].encode("utf-8"))
+    return compiled, _parse_rewrite(attrs["rewrite"].encode("utf-8"), compiled.groups)
 
 
 def _infer_static_regex_replace(op):
     x = _check_string_input(op)
-    _compile(op.attrs["pattern"].encode("utf-8"))
+    _compile_static(op.attrs)
     return [(_dtypes.string, x.shape)]
 
 
 def _static_regex_replace_kernel(attrs):
-    compiled = _compile(attrs["pattern"].encode("utf-8"))
-    rewrite = attrs["rewrite"].encode("utf-8")
-    count = 0 if attrs["replace_global"] else 1
-    return lambda x: _replace_all(x, compiled, rewrite, count)
+    compiled, rewrite = _compile_static(attrs)
+    replace_global = attrs["replace_global"]
+    return lambda x: _replace_all(x, compiled, rewrite, replace_global)
 
 
 define_op("StaticRegexReplace", _infer_static_regex_replace, _static_regex_replace_kernel)
@@ -418,6 +526,8 @@ define_op("StaticRegexReplace", _infer_static_regex_replace, _static_regex_repla
 
 def _infer_regex_replace(op):
     x = _check_string_input(op)
+    if _re2() is None:
+        raise ValueError(_RE2_MISSING)
     for index, what in ((1, "pattern"), (2, "rewrite")):
         t = _check_string_input(op, index, what)
         if not t.shape.is_compatible_with([]):
@@ -426,14 +536,15 @@ def _infer_regex_replace(op):
 
 
 def _regex_replace_kernel(attrs):
-    count = 0 if attrs["replace_global"] else 1
+    replace_global = attrs["replace_global"]
 
     def regex_replace(x, pattern, rewrite):
         try:
             compiled = _compile(pattern[()])
+            pieces = _parse_rewrite(rewrite[()], compiled.groups)
         except ValueError as e:
             raise InvalidArgumentError(None, None, str(e)) from None
-        return _replace_all(x, compiled, rewrite[()], count)
+        return _replace_all(x, compiled, pieces, replace_global)
 
     return regex_replace
 
@@ -504,6 +615,17 @@ def lower(input, encoding: str = "", name: Optional[str] = None) -> Tensor:  # n
     """Each string in lower case: ASCII letters only, or all of UTF-8 with ``encoding``."""
     attrs = {"encoding": encoding}
     return apply_op("StringLower", (input,), attrs, name or "StringLower").outputs[0]
+
+
+# -- strip ---------------------------------------------------------------------------------------
+# TensorFlow's StringStrip removes what C's isspace calls whitespace, at both ends.
+_SPACE = "[ \\t\\n\\v\\f\\r]"
+
+
+def string_strip(input, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Each string without the whitespace (space, tab, newline, vertical tab, form feed,
+    carriage return) at its start and end."""
+    return regex_replace(input, f"^{_SPACE}+|{_SPACE}+$", "", name=name or "StringStrip")
 
 
 # -- DecodeRaw -------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ inputs are read once and the output written once.  The blocks are shared out amo
 threads, numpy releasing the GIL inside its ufunc loops; each thread takes the next block not
 yet taken, so a thread the machine slows down takes fewer.
 
-Why numpy itself, and not numexpr or numba (both optional extras here): a block runs the same
+Why numpy itself, and not numexpr or numba (the `fast` extra): a block runs the same
 ufuncs, with the same operand layouts, on the same elements as the one-thread kernel, so its
 values are those bits by construction, for every op and dtype.  numexpr computes ``tanh``,
 ``exp`` and ``log`` with its own functions, which differ from numpy's in the last bit on about

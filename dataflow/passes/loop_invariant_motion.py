@@ -9,7 +9,7 @@ move out together, in topological order.
 
 What is kept exactly:
 
-- The loop helpers gate such an op with the loop's pivot (``control-flow-semantics.md``): a
+- The loop helpers gate such an op with the loop's pivot (``docs/control-flow-semantics.md``): a
   constant Enter delivers to every iteration, including the last one whose predicate is false,
   and without the gate the op would run once more than the body.  The op's consumers inside the
   loop take that gate as a control input, so they still run only in iterations that run the

@@ -269,7 +269,7 @@ def test_compiled_source_shows_the_if_and_else(mode):
     with df.Session() as sess:
         source = df.debug.compiled_source(sess, loop_with_a_cond(df.constant(4)))
     assert "# cond while/cond:" in source
-    assert "            if in0:  # while/cond/Switch (Switch) at " in source
+    assert "            if in0:  # 'while/cond/Switch' (Switch) at " in source
     assert "            else:" in source
 
 
@@ -282,7 +282,7 @@ def test_a_cond_in_a_loop_body_is_written_inside_the_loops_code(mode):
     loop = source[source.index("# loop while:") :]
     loop = loop[: loop.index("\n\n")]
     assert "the compiled cond 'while/cond' above" not in loop
-    assert "                if v" in loop and "  # while/cond/Switch (Switch) at " in loop
+    assert "                if v" in loop and "  # 'while/cond/Switch' (Switch) at " in loop
     assert "                else:" in loop and "  # the Merges" in loop
 
 

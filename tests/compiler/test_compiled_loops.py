@@ -2,6 +2,7 @@
 generated function, and a run gives what the interpreter gives, errors and deadlines included."""
 
 import inspect
+import threading
 import time
 
 import numpy as np
@@ -12,7 +13,9 @@ import dataflow as df
 import dataflow.session as session_module
 import executor
 from dataflow import errors
+from dataflow.compiler import loops
 from dataflow.compiler.loops import CompiledLoop
+from dataflow.op_registry import get_op_def
 from executor.program import NodeKind
 
 NO_PASSES = df.ConfigProto(
@@ -121,9 +124,10 @@ def test_an_error_in_a_compiled_loop_names_the_op_its_line_and_iteration(mode):
     assert "iteration 3 (frame instance while[iter 0 of root])" in compiled.message
 
 
-def test_an_error_in_an_inner_compiled_loop_names_both_iterations(mode):
-    """The compiled loop runs iterations in order, as the interpreter does with
-    ``parallel_iterations=1`` (with more, it may run a later failing iteration first)."""
+@pytest.mark.parametrize("parallel_iterations", [1, 10])
+def test_an_error_in_an_inner_compiled_loop_names_both_iterations(mode, parallel_iterations):
+    """The compiled loop runs iterations in order; the interpreter, which may run a later
+    failing iteration first, reports the lowest failing one as well."""
     table = df.constant([1.0, 2.0, 3.0])
 
     def outer_body(i, total):
@@ -132,7 +136,9 @@ def test_an_error_in_an_inner_compiled_loop_names_both_iterations(mode):
         )
         return i + 1, inner
 
-    fetches = df.while_loop(lambda i, t: i < 5, outer_body, [0, 0.0], parallel_iterations=1)
+    fetches = df.while_loop(
+        lambda i, t: i < 5, outer_body, [0, 0.0], parallel_iterations=parallel_iterations
+    )
     compiled = error_in("force", mode, fetches)
     interpreted = error_in("off", mode, fetches)
     assert compiled.op is interpreted.op
@@ -140,6 +146,43 @@ def test_an_error_in_an_inner_compiled_loop_names_both_iterations(mode):
     assert "iteration 1 (frame instance while/while[iter 2 of while[iter 0 of root]])" in (
         compiled.message
     )
+
+
+def divides_by_zero_once_fed_zero(n, parallel_iterations):
+    """A loop whose body divides ``d // d`` where ``d`` is 0 in every iteration from the one
+    in which ``n - i`` reaches 0; ``d`` comes out of an inner loop, so that the interpreter
+    can start later iterations of the outer loop before an earlier one has its ``d``."""
+
+    def body(i, acc):
+        _, inner = df.while_loop(
+            lambda j, s: j < 2, lambda j, s: (j + 1, s + 1), [df.constant(0), n - i]
+        )
+        d = df.maximum(inner - 2, 0)
+        return i + 1, acc + df.math.floordiv(d, d, name="ratio")
+
+    return df.while_loop(
+        lambda i, acc: i < 10,
+        body,
+        [df.constant(0), df.constant(0)],
+        parallel_iterations=parallel_iterations,
+    )
+
+
+@pytest.mark.parametrize("parallel_iterations", [1, 3, 10])
+@pytest.mark.parametrize("first_failing", [0, 1, 4])
+def test_an_error_names_the_lowest_failing_iteration_in_every_tier(
+    mode, parallel_iterations, first_failing
+):
+    n = df.placeholder(df.int32, [])
+    fetches = divides_by_zero_once_fed_zero(n, parallel_iterations)
+    for tier in ("off", "force"):
+        for _ in range(3):
+            error = error_in(tier, mode, fetches, {n: first_failing})
+            assert isinstance(error, errors.InvalidArgumentError), tier
+            assert error.op.name.endswith("ratio"), tier
+            assert f"iteration {first_failing} (frame instance while[iter 0 of root])" in (
+                error.message
+            ), (tier, error.message)
 
 
 def test_a_loop_in_the_untaken_branch_of_a_cond_is_dead_as_a_whole(mode):
@@ -183,6 +226,69 @@ def test_the_generated_loop_checks_the_clock_itself(mode):
         (loop,) = [r for r in sess._compiled_regions(endless, []) if isinstance(r, CompiledLoop)]
     with pytest.raises(executor.DeadlineExceededError):
         loop.function(PastDeadline(), np.int32(0))
+
+
+def test_a_compiled_loop_with_a_slow_body_does_no_work_after_its_deadline(mode, monkeypatch):
+    """A loop whose iterations are slow (a matrix product) looks at the clock by the time its
+    iterations take, not only every `CHECK_CLOCK_EVERY` of them: once the caller has its
+    deadline error, the loop starts no further product and stops by itself."""
+    matmul = get_op_def("MatMul")
+    make_kernel = matmul.kernel
+    error_seen, loop_stopped = threading.Event(), threading.Event()
+    products_after_error = []
+
+    def counting_kernel(attrs):
+        kernel = make_kernel(attrs)
+
+        def run(*args):
+            if error_seen.is_set():
+                products_after_error.append(1)
+            return kernel(*args)
+
+        return run
+
+    located = CompiledLoop.locate  # called with the error that leaves the loop
+
+    def locate(self, error, iteration):
+        loop_stopped.set()
+        located(self, error, iteration)
+
+    monkeypatch.setattr(matmul, "kernel", counting_kernel)
+    monkeypatch.setattr(CompiledLoop, "locate", locate)
+    a = df.constant(np.ones((1000, 1000)))
+    endless = df.while_loop(
+        lambda i, a: i >= 0, lambda i, a: (i + 1, df.matmul(a, a) * 0.001), [0, a]
+    )
+    mode("force")
+    with df.Session(config=NO_PASSES) as sess:
+        with pytest.raises(errors.DeadlineExceededError):
+            sess.run(endless, options=df.RunOptions(timeout_in_ms=300))
+        error_seen.set()
+        assert loop_stopped.wait(60)
+        plan = next(iter(sess._plans.values()))
+        assert compiled_loops(plan)
+    assert len(products_after_error) <= 1, len(products_after_error)
+
+
+class Cancelled:
+    """A run's context whose cancellation was cancelled (its Session closed)."""
+
+    deadline = None
+
+    def __init__(self) -> None:
+        self.cancellation = executor.Cancellation()
+        self.cancellation.cancel("the Session was closed")
+
+
+def test_the_generated_loop_stops_itself_when_its_run_is_cancelled(mode):
+    endless = df.while_loop(lambda i: i >= 0, lambda i: [i + 1 - 1], [df.constant(0)])
+    mode("force")
+    with df.Session(config=NO_PASSES) as sess:
+        (loop,) = [r for r in sess._compiled_regions(endless, []) if isinstance(r, CompiledLoop)]
+    generated = getattr(loop.function, "python_function", loop.function)  # not numba's
+    with pytest.raises(executor.RunCancelledError, match="Session was closed") as caught:
+        generated(Cancelled(), np.int32(0))
+    assert caught.value.compiled_frames == [(loop.frame_name, loops.FIRST_CHECK)]  # its first look
 
 
 def test_a_deadline_noticed_while_a_compiled_loop_runs_names_the_loop_and_its_line(mode):
@@ -239,4 +345,4 @@ def test_compiled_source_shows_the_python_while_loop(mode):
         source = df.debug.compiled_source(sess, fetches)
     assert "# loop while:" in source
     assert "while True:" in source and "break" in source
-    assert "while/Cast (Cast) at " in source and "test_compiled_loops.py" in source
+    assert "'while/Cast' (Cast) at " in source and "test_compiled_loops.py" in source

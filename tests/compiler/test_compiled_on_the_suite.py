@@ -2,11 +2,12 @@
 
 import os
 
-from rerun import run_suites
+from rerun import reruns_the_suite, run_suites
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+@reruns_the_suite
 def test_compiled_runs_give_the_interpreters_results_on_the_programs_of_the_suites(tmp_path):
     """Reruns a representative part of the suite with every region compiled, each run checked
     bit for bit (errors by class and op) against the same run interpreted (compile_plugin.py)."""

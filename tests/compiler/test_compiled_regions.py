@@ -2,10 +2,12 @@
 generated function, and a run gives what the interpreter gives, errors included."""
 
 import inspect
+import threading
 
 import numpy as np
 import pytest
 from bitwise import same_bits
+from placed_programs import partitioned_config
 
 import dataflow as df
 from dataflow import compiler, errors
@@ -175,6 +177,46 @@ def test_auto_mode_compiles_a_plan_on_its_third_run(mode):
     assert plan.compiled.regions
 
 
+@pytest.mark.parametrize("compile_mode", ["force", "auto"])
+def test_threads_starting_the_same_plan_compile_it_once(mode, monkeypatch, compile_mode):
+    mode(compile_mode)
+    x, y = float32_chain(5)
+    compile_program = compiler.compile_program
+    programs = []
+    another_compiles = threading.Event()
+
+    def counted(program, *arguments):
+        programs.append(program)
+        if len(programs) == 1:  # room for a racing thread to start compiling too
+            another_compiles.wait(timeout=0.5)
+        another_compiles.set()
+        return compile_program(program, *arguments)
+
+    monkeypatch.setattr(compiler, "compile_program", counted)
+    threads = 4
+    runs = 1 if compile_mode == "force" else compiler.AUTO_AFTER_RUNS + 1
+    start = threading.Barrier(threads)
+    results = [[] for _ in range(threads)]
+
+    def run(k):
+        start.wait()
+        for _ in range(runs):
+            results[k].append(sess.run(y, {x: np.float32(1.0)}))
+
+    with df.Session(config=NO_PASSES) as sess:
+        workers = [threading.Thread(target=run, args=(k,)) for k in range(threads)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        (plan,) = sess._plans.values()
+        assert plan.compiled and plan.compiled.regions
+    assert len(programs) == 1
+    assert [len(got_runs) for got_runs in results] == [runs] * threads
+    want, _ = run_in("off", mode, y, {x: np.float32(1.0)})
+    assert all(same_bits(got, want) for got_runs in results for got in got_runs), results
+
+
 def test_off_mode_never_compiles(mode):
     mode("off")
     x, y = float32_chain(5)
@@ -191,8 +233,8 @@ def test_compiled_source_shows_one_line_per_op_named_with_its_line(mode):
     line = here()
     with df.Session(config=NO_PASSES) as sess:
         source = df.debug.compiled_source(sess, y, {x: 0.0})
-    (shifted,) = [text for text in source.splitlines() if "# shifted (" in text]
-    assert f"shifted (Add) at {__file__}:{line}" in shifted
+    (shifted,) = [text for text in source.splitlines() if "# 'shifted' (" in text]
+    assert f"'shifted' (Add) at {ascii(f'{__file__}:{line}')}" in shifted
     assert "def region_" in source
     compile(source, "<check>", "exec")
 
@@ -222,7 +264,7 @@ def test_a_partition_that_receives_from_another_is_never_compiled(mode):
         c = b * 3.0 - 1.0
     d = (c + b) * 0.5 + a
     mode("force")
-    config = df.ConfigProto(device_count={"CPU": 2})
+    config = partitioned_config(device_count={"CPU": 2})
     with df.Session(config=config) as sess:
         options = df.RunOptions(output_partition_graphs=True)
         metadata = df.RunMetadata()

@@ -63,7 +63,7 @@ def test_an_invariant_input_is_made_a_numpy_scalar_once_before_the_loop(mode):
     ]
     assert_same_as_interpreter(mode, fetches, feeds)
     before, inside = loop_source(mode, fetches, feeds[1]).split("while True:")
-    assert "_scalar = in" in before and "_scalar  # while/Less" in inside
+    assert "_scalar = in" in before and "_scalar  # 'while/Less'" in inside
 
 
 def test_constants_of_a_loop_body_are_bound_once_before_the_loop(mode):

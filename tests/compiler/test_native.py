@@ -3,21 +3,24 @@ machine code with the interpreter's values, dtypes, errors and deadlines, and fa
 the Python tier, per region, where they may not."""
 
 import json
+import math
 import os
 import subprocess
 import sys
 import textwrap
+import types
 
 import numpy as np
 import pytest
 from bitwise import same_bits
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rerun import run_suites
+from rerun import reruns_the_suite, run_suites
 
 pytest.importorskip("numba")
 
 import dataflow as df  # noqa: E402
+import executor  # noqa: E402
 from dataflow import compiler, errors  # noqa: E402
 from dataflow.compiler import codegen, native  # noqa: E402
 
@@ -589,6 +592,64 @@ def test_a_signed_overflow_wraps_before_the_next_op_reads_it(dtype):
     assert natives(regions)
 
 
+SIGNED_DTYPES = [np.int8, np.int16, np.int32, np.int64]
+
+
+def wrapping_facts(x) -> list:
+    """Comparisons true of mathematical integers that numpy's wrapped arithmetic breaks at the
+    ends of the range: ``x + MAX > x`` (for ``x > 0``), ``x - 1 < x`` (but at ``MIN``),
+    ``x * x >= 0`` and ``x**2 >= 0`` (where the square passes the top), ``-x > 0`` exactly
+    when ``x < 0`` (but at ``MIN``).  Machine code that let LLVM assume that signed
+    arithmetic never wraps folds the add, subtract and multiply facts to True in a region
+    and a cond, and the multiply facts in a loop (numba marks those ops so; its negation and
+    square it does not mark today, and their facts pin the values all the same)."""
+    dtype = x.dtype
+    biggest = df.constant(dtype.max, dtype)
+    return [
+        df.logical_or((x + biggest) > x, x <= 0),
+        (x - df.constant(1, dtype)) < x,
+        (x * x) >= 0,
+        df.square(x) >= 0,
+        df.equal(-x > 0, x < 0),
+    ]
+
+
+def wrapping_structures(dtype) -> tuple[dict, tuple]:
+    """``wrapping_facts`` of a fed value of ``dtype`` in a straight region, in each branch of
+    a cond, and in the body of a loop: the fetches per structure, and the placeholders."""
+    x = df.placeholder(df.as_dtype(dtype), [])
+    p = df.placeholder(df.bool, [])
+    in_cond = df.cond(
+        p,
+        lambda: wrapping_facts(x),
+        lambda: [df.logical_not(f) for f in wrapping_facts(x)],
+    )
+    in_loop = df.while_loop(
+        lambda i, a, *facts: i < 2,
+        lambda i, a, *facts: (i + 1, a, *wrapping_facts(a)),
+        [df.constant(0), x, *[df.constant(False)] * 5],
+    )[2:]
+    return {"region": wrapping_facts(x), "cond": in_cond, "loop": in_loop}, (x, p)
+
+
+@pytest.mark.parametrize("structure", ["region", "cond", "loop"])
+@pytest.mark.parametrize("dtype", SIGNED_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_signed_add_sub_mul_and_neg_wrap_in_native_code_as_in_numpy(dtype, structure):
+    """Each fact is False at an end of the range in the interpreter, and native code gives
+    the interpreter's bits for every value: the signed arithmetic is written on the unsigned
+    type of the same width, whose arithmetic wraps by definition."""
+    info = np.iinfo(dtype)
+    fetches, (x, p) = wrapping_structures(dtype)
+    square_wraps = math.isqrt(int(info.max)) + 1  # its square lies past the top
+    ends = [info.min, info.min + 1, -1, 0, 1, square_wraps, info.max - 1, info.max]
+    feeds = [{x: dtype(a), p: np.bool_(taken)} for a in ends for taken in (True, False)]
+    regions = assert_same_as_interpreted(fetches[structure], feeds)
+    assert natives(regions), [native.status(r) for r in regions]
+    interpreted, _ = run(fetches[structure], feeds, "interpreted")
+    for fact in range(5):
+        assert not all(results[fact] for results in interpreted), fact
+
+
 # -- falling back ------------------------------------------------------------------------------
 def test_a_region_with_an_inexact_op_runs_in_python_with_the_right_value():
     x = df.placeholder(df.float32, [])
@@ -635,6 +696,66 @@ def test_a_native_call_that_raises_is_rerun_in_python(monkeypatch):
     assert region.function(np.float32(4.0)) == np.float32(9.0)
 
 
+def overflowing(structure: str):
+    """A float64 computation that overflows, as a straight region, a cond, or a loop squaring
+    ``1e20`` (its fourth square, in iteration 3, passes the top); the fetch, the feeds and the
+    op that overflows."""
+    x = df.placeholder(df.float64, [])
+    if structure == "region":
+        product = x * x
+        return product + 1.0, {x: 1e200}, product.op
+    if structure == "cond":
+        products = []
+
+        def square():
+            products.append(x * x)
+            return products[0]
+
+        return df.cond(x > 0, square, lambda: x - 1.0), {x: 1e200}, products[0].op
+    squares = []
+
+    def body(i, a):
+        squares.append(a * a)
+        return i + 1, squares[0]
+
+    fetch = df.while_loop(lambda i, a: i < 5, body, [df.constant(0), x])
+    return fetch, {x: 1e20}, squares[0].op
+
+
+@pytest.mark.parametrize("structure", ["region", "cond", "loop"])
+def test_numpys_error_state_raises_in_every_tier(structure):
+    """Under ``np.errstate(over="raise")`` an overflow is an error of the op that overflowed,
+    interpreted, compiled to Python and native alike (native code notices no floating-point
+    error, so the call goes to Python); under numpy's default state the native code runs and
+    gives ``inf`` as numpy does."""
+    fetch, feed, overflowing_op = overflowing(structure)
+    with np.errstate(over="ignore"):
+        regions = assert_same_as_interpreted(fetch, [feed])
+        assert natives(regions), [native.status(r) for r in regions]
+    for tier in ("interpreted", "off", "force"):
+        with np.errstate(over="raise"), pytest.raises(errors.InvalidArgumentError) as caught:
+            run(fetch, [feed], tier)
+        assert caught.value.op is overflowing_op, (tier, caught.value)
+        assert "overflow" in caught.value.message
+        if structure == "loop":
+            assert "iteration 3" in caught.value.message
+
+
+def test_numpys_error_callback_is_called_for_an_overflow_in_a_native_region():
+    """``np.errstate(over="call")`` calls the function given to ``np.seterrcall``, as the
+    interpreter's multiply does: the call goes to Python."""
+    fetch, feed, _ = overflowing("region")
+    calls = []
+    previous = np.seterrcall(lambda kind, flag: calls.append(kind))
+    try:
+        with np.errstate(over="call"):
+            (results,), regions = run(fetch, [feed])
+    finally:
+        np.seterrcall(previous)
+    assert natives(regions) and results == np.inf
+    assert calls and "overflow" in calls[0]
+
+
 # -- deadlines ---------------------------------------------------------------------------------
 def test_a_native_loop_that_never_ends_stops_at_the_deadline():
     endless = df.while_loop(lambda i: i >= 0, lambda i: [i + 1 - 1], [df.constant(0)])
@@ -645,6 +766,18 @@ def test_a_native_loop_that_never_ends_stops_at_the_deadline():
         assert natives(plan.compiled.regions)
         assert "while[iter 0 of root]" in caught.value.message
         assert sess.run(df.constant(2.0)) == 2.0
+
+
+def test_a_native_loop_stops_between_chunks_when_its_run_is_cancelled():
+    endless = df.while_loop(lambda i: i >= 0, lambda i: [i + 1 - 1], [df.constant(0)])
+    with df.Session(config=NO_PASSES) as sess:
+        (loop,) = [r for r in sess._compiled_regions(endless, []) if hasattr(r, "frame_name")]
+    assert loop.function.native
+    context = types.SimpleNamespace(deadline=None, cancellation=executor.Cancellation())
+    context.cancellation.cancel("the Session was closed")
+    with pytest.raises(executor.RunCancelledError, match="Session was closed") as caught:
+        loop.function(context, *inputs_of(loop, np.int32(0)))
+    assert caught.value.compiled_frames == [(loop.frame_name, native.CHUNK_ITERATIONS)]
 
 
 # -- when it compiles, and the cache ----------------------------------------------------------
@@ -720,6 +853,7 @@ def test_compiled_source_says_which_regions_run_natively():
 
 
 # -- the suite's programs --------------------------------------------------------------------
+@reruns_the_suite
 def test_native_runs_give_the_interpreters_results_on_programs_of_the_suite(tmp_path):
     """Reruns the control-flow, loop and math tests with every region and loop that may be
     native compiled by numba at once (compile_plugin.py, native mode "force"), each run

@@ -5,6 +5,7 @@ its own graph with `replica_device_setter` and training the ps's variables throu
 import threading
 
 import numpy as np
+from placed_programs import partitioned_config
 
 import dataflow as df
 
@@ -48,7 +49,10 @@ def worker_program(cluster, index: int, results: dict, chief_ready, both_running
         placements = {"weights": weights.op.device, "step": step.op.device, "train": train.device}
         hooks = [df.train.StopAtStepHook(last_step=2 * STEPS_PER_WORKER)]
         with df.train.MonitoredTrainingSession(
-            master=server.target, is_chief=index == 0, hooks=hooks
+            master=server.target,
+            is_chief=index == 0,
+            hooks=hooks,
+            config=partitioned_config(),
         ) as sess:
             runs = 0
             while not sess.should_stop():
@@ -57,7 +61,7 @@ def worker_program(cluster, index: int, results: dict, chief_ready, both_running
                 if runs == 1:  # both train together: each waits for the other's first step
                     chief_ready.set()
                     both_running.wait(120)
-        with df.Session(server.target) as sess:
+        with df.Session(server.target, config=partitioned_config()) as sess:
             results[index] = {
                 "runs": runs,
                 "accuracy": sess.run(accuracy, {x: points, y: labels}),

@@ -9,10 +9,11 @@ import threading
 import time
 
 import numpy as np
+import placed_programs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from placed_programs import check_placed_program, programs
+from placed_programs import check_placed_program, partitioned_config, programs
 
 import dataflow as df
 import executor.runner
@@ -24,7 +25,7 @@ CPU = "/job:localhost/replica:0/task:0/device:CPU:{}".format
 
 
 def config(devices: int = 3) -> df.ConfigProto:
-    return df.ConfigProto(device_count={"CPU": devices})
+    return partitioned_config(device_count={"CPU": devices})
 
 
 def partition_graphs_of(sess, fetches, feed_dict=None) -> dict:
@@ -130,6 +131,29 @@ def test_recv_async_completes_at_once_when_sent_and_on_the_senders_thread_when_n
     sender.join(5)
     assert got[1] == ((None, True), None, sender.ident)
     assert rendezvous.waiting_keys == [] and rendezvous.pending_keys == []
+
+
+def test_waiting_keys_name_the_keys_blocking_recvs_wait_for_until_their_values_come():
+    rendezvous = LocalRendezvous()
+    received = {}
+    receivers = {
+        key: threading.Thread(
+            target=lambda k=key: received.update({k: rendezvous.recv(k)}), daemon=True
+        )
+        for key in ("a", "b")
+    }
+    for receiver in receivers.values():
+        receiver.start()
+    end = time.monotonic() + 60
+    while rendezvous.waiting_keys != ["a", "b"]:
+        assert time.monotonic() < end, "the receivers never waited"
+        time.sleep(0.01)
+    rendezvous.send("a", 1.0, False)
+    receivers["a"].join(60)
+    assert received == {"a": (1.0, False)} and rendezvous.waiting_keys == ["b"]
+    rendezvous.send("b", None, True)
+    receivers["b"].join(60)
+    assert received["b"] == (None, True) and rendezvous.waiting_keys == []
 
 
 def test_abort_completes_every_waiting_recv_async_with_the_error():
@@ -351,6 +375,55 @@ def test_an_error_in_one_partition_stops_the_step_names_the_op_and_keeps_variabl
         assert sess.run(v) == 11.0
 
 
+def test_a_fetch_without_a_value_on_another_device_names_its_op_and_position():
+    with df.device("/cpu:0"):
+        p = df.placeholder(df.bool, [])
+        a = df.constant(1.0)
+        output_false, output_true = df.switch(df.constant([1, 2]), p)
+    with df.device("/cpu:1"):
+        b = df.identity(a) * 3.0
+        dead = df.identity(output_false, name="dead_branch")
+    with df.Session(config=config()) as sess:
+        with pytest.raises(df.errors.InvalidArgumentError) as caught:
+            sess.run([a, output_true, b, dead], {p: True})
+    message = str(caught.value)
+    assert "dead_branch (Retval[3] does not have value): it depends on the untaken" in message
+    assert os.path.basename(__file__) in message
+    assert "Retval[0]" not in message and "Retval[2]" not in message
+
+
+def _yielding(tensor):
+    """``tensor`` passed through a kernel that gives the GIL away before it returns, as a
+    kernel that takes time does: other threads of the step run meanwhile."""
+
+    def give_way(value):
+        time.sleep(0)
+        return value
+
+    out = df.py_func(give_way, [tensor], tensor.dtype, name="give_way")
+    out.set_shape(tensor.shape)
+    return out
+
+
+@pytest.mark.parametrize("senders", [2, 3])
+def test_a_value_computed_from_several_received_values_is_there_at_the_end_of_every_step(
+    senders,
+):
+    # Each value arrives on the receiving device from another thread and goes on through a
+    # kernel run by that thread; the step ends only once the last of them has been added.
+    received = []
+    for k in range(senders):
+        with df.device(f"/cpu:{k}"):
+            received.append(_yielding(df.constant(np.full(3, float(k + 1)))))
+    with df.device(f"/cpu:{senders}"):
+        total = df.add_n([_yielding(value) for value in received])
+    expected = np.full(3, senders * (senders + 1) / 2)
+    with df.Session(config=config(senders + 1)) as sess:
+        for step in range(1000):
+            value = sess.run(total, options=df.RunOptions(timeout_in_ms=20_000))
+            assert np.array_equal(value, expected), step
+
+
 def test_a_step_stuck_on_a_recv_stops_at_its_deadline():
     release = threading.Event()
 
@@ -373,6 +446,24 @@ def test_a_step_stuck_on_a_recv_stops_at_its_deadline():
             assert sess.run(out, {x: 1.0}) == 2.0
     finally:
         release.set()
+
+
+def test_a_step_in_the_tests_sessions_whose_recv_never_gets_its_value_fails_at_the_deadline(
+    monkeypatch,
+):
+    """The tests' partitioned sessions (`partitioned_config`) give every step a deadline, so a
+    step whose ``_Recv`` waits for a value that never comes fails its test instead of hanging
+    the suite (here with the deadline made short)."""
+    monkeypatch.setattr(placed_programs, "STEP_TIMEOUT_MS", 300)
+    with df.device("/cpu:1"):
+        queue = df.FIFOQueue(1, df.float32, shapes=[[]], name="empty_queue")
+        never = queue.dequeue(name="never")
+    with df.device("/cpu:0"):
+        out = df.multiply(never, 2.0, name="out")
+    with df.Session(config=partitioned_config(device_count={"CPU": 2})) as sess:
+        with pytest.raises(df.errors.DeadlineExceededError, match="timeout_in_ms=300") as caught:
+            sess.run(out)
+    assert "never" in str(caught.value)
 
 
 def test_closing_the_session_wakes_the_waiting_recvs_and_stops_the_step():
@@ -450,7 +541,7 @@ def test_loop_iterations_count_a_loop_split_across_devices_once():
     reported = []
     for devices in (1, 2):
         metadata = df.RunMetadata()
-        one_or_two = df.ConfigProto(device_count={"CPU": devices}, allow_soft_placement=True)
+        one_or_two = partitioned_config(device_count={"CPU": devices}, allow_soft_placement=True)
         with df.Session(config=one_or_two) as sess:
             sess.run(out, {x: 1.0}, options=df.RunOptions(), run_metadata=metadata)
         reported.append(metadata.loop_iterations)
@@ -532,6 +623,35 @@ def test_random_programs_placed_randomly_give_the_one_device_values(program, x, 
         n,
         lambda op: f"/device:CPU:{chooser.randrange(devices)}",
         lambda: df.Session(config=config(devices)),
+    )
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    program=programs.programs,
+    x=st.floats(-4.0, 4.0, allow_nan=False),
+    n=st.integers(-3, 5),
+    devices=st.integers(2, 4),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_random_programs_with_slow_kernels_placed_randomly_give_the_reference_every_step(
+    program, x, n, devices, seed
+):
+    # Every assigned value goes through a kernel that lets other threads run, so values cross
+    # devices while the receiving partition's kernels still run.
+    chooser = random.Random(seed)
+    check_placed_program(
+        program,
+        x,
+        n,
+        lambda op: f"/device:CPU:{chooser.randrange(devices)}",
+        lambda: df.Session(config=config(devices)),
+        through=_yielding,
+        steps=10,
     )
 
 

@@ -5,6 +5,7 @@ same program (graph mode, ``log_device_placement``) on a machine with no GPU.
 """
 
 import pytest
+from placed_programs import partitioned_config
 
 import dataflow as df
 from dataflow.distribute.placer import available_devices, place
@@ -237,7 +238,7 @@ def test_without_a_cluster_only_the_local_task_exists():
 def test_a_run_places_its_ops_and_keeps_the_placement_with_its_plan():
     with df.device("/cpu:1"):
         y = df.multiply(df.constant(2.0, name="x"), 3.0, name="y")
-    with df.Session(config=df.ConfigProto(device_count={"CPU": 2})) as sess:
+    with df.Session(config=partitioned_config(device_count={"CPU": 2})) as sess:
         assert sess.run(y) == 6.0
         (plan,) = sess._plans.values()
         assert plan.placement == {"x": LOCAL + "1", "y/y": LOCAL + "1", "y": LOCAL + "1"}
@@ -247,7 +248,7 @@ def test_log_device_placement_prints_the_placers_choice_once_per_op(capfd):
     with df.device("/cpu:1"):
         y = df.multiply(df.constant(2.0, name="x"), 3.0, name="y")
     z = df.add(y, 1.0, name="z")
-    config = df.ConfigProto(device_count={"CPU": 2}, log_device_placement=True)
+    config = partitioned_config(device_count={"CPU": 2}, log_device_placement=True)
     with df.Session(config=config) as sess:
         sess.run(z)
         sess.run([y, z])

@@ -5,7 +5,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from placed_programs import check_placed_program, programs
+from placed_programs import check_placed_program, partitioned_config, programs
 
 import dataflow as df
 
@@ -38,5 +38,5 @@ def test_random_programs_placed_randomly_on_tasks_give_the_one_device_values(
         x,
         n,
         lambda op: chooser.choice(TASKS),
-        lambda: df.Session(cluster.target),
+        lambda: df.Session(cluster.target, config=partitioned_config()),
     )

@@ -1,7 +1,7 @@
 """Builds executor programs by hand for the tests, in the shapes ``primitives`` produces.
 
 A value is a handle ``(node_index, output_index)``.  `Builder.cond` and `Builder.while_loop`
-follow the graph shapes of ``control-flow-semantics.md`` ("The helpers' graph shapes"), so the
+follow the graph shapes of ``docs/control-flow-semantics.md`` ("The helpers' graph shapes"), so the
 tests exercise the executor on the programs the front end will give it.
 """
 
@@ -46,6 +46,8 @@ class Builder:
         num_outputs: int = 1,
         inline: Optional[bool] = None,
         wants_context: bool = False,
+        asynchronous: bool = False,
+        blocking: bool = False,
     ):
         index = self.add(
             Node(
@@ -57,6 +59,8 @@ class Builder:
                 num_outputs=num_outputs,
                 inline=inline,
                 wants_context=wants_context,
+                asynchronous=asynchronous,
+                blocking=blocking,
             )
         )
         if num_outputs == 0:

@@ -1,4 +1,4 @@
-"""Each node kind on its own: the firing rules of ``control-flow-semantics.md``, one by one."""
+"""Each node kind on its own: the firing rules of ``docs/control-flow-semantics.md``, one by one."""
 
 import numpy as np
 import pytest

@@ -14,6 +14,9 @@ that each statement extends):
   new state.  The loop's results are the final state.
 """
 
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 from executor_builder import Builder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -146,10 +149,14 @@ class Env:
         return self.after[index - self.outer_size]
 
 
-def lower(b: Builder, block, env: Env, pivot, parallel_iterations, names, loop=None):
+def lower(
+    b: Builder, block, env: Env, pivot, parallel_iterations, names, loop=None, completer=None
+):
     """Appends the handles of ``block``'s values to ``env``.  ``loop`` is the loop whose body
     this is (None in the root frame and in a branch), for TensorFlow's rule that an op whose
-    inputs are all loop invariants gets a control input from the loop's pivot."""
+    inputs are all loop invariants gets a control input from the loop's pivot.  With a
+    ``completer`` (`Completer`), an op whose ``inline`` is None is asynchronous, completed
+    by it from another thread, and every other op's kernel lets other threads run first."""
 
     def control_for(*inputs):
         if loop is not None and all(loop.is_invariant(h) for h in inputs):
@@ -161,7 +168,14 @@ def lower(b: Builder, block, env: Env, pivot, parallel_iterations, names, loop=N
         if kind == "op":
             _, name, i, j, inline = statement
             x, y = env[i], env[j]
-            env.after.append(b.op(OPS[name], x, y, inline=inline, control=control_for(x, y)))
+            control = control_for(x, y)
+            if completer is None:
+                env.after.append(b.op(OPS[name], x, y, inline=inline, control=control))
+            elif inline is None:
+                start = completer.kernel(OPS[name])
+                env.after.append(b.op(start, x, y, control=control, asynchronous=True))
+            else:
+                env.after.append(b.op(_yielding(OPS[name]), x, y, inline=inline, control=control))
         elif kind == "const":
             env.after.append(b.const(statement[1], control=[pivot] if pivot else []))
         elif kind == "cond":
@@ -172,7 +186,9 @@ def lower(b: Builder, block, env: Env, pivot, parallel_iterations, names, loop=N
             def branch_fn(block, picks):
                 def fn(branch):
                     inner = Env(outer=env, bring=branch.outer)
-                    lower(b, block, inner, branch.pivot, parallel_iterations, names)
+                    lower(
+                        b, block, inner, branch.pivot, parallel_iterations, names, None, completer
+                    )
                     return [inner[k] for k in picks]
 
                 return fn
@@ -201,7 +217,7 @@ def lower(b: Builder, block, env: Env, pivot, parallel_iterations, names, loop=N
 
             def body_fn(loop, body=body, picks=picks):
                 inner = Env(loop.vars, outer=env, bring=loop.outer)
-                lower(b, body, inner, loop.pivot, parallel_iterations, names, loop)
+                lower(b, body, inner, loop.pivot, parallel_iterations, names, loop, completer)
                 step = b.op(lambda count: count + 1, loop.vars[0], inline=True)
                 return [step] + [inner[k] for k in picks]
 
@@ -215,11 +231,39 @@ def lower(b: Builder, block, env: Env, pivot, parallel_iterations, names, loop=N
             env.after.extend(exits[1:])
 
 
-def build(block, inputs, parallel_iterations):
+def build(block, inputs, parallel_iterations, completer=None):
     b = Builder()
     env = Env([b.arg(f"x{k}") for k in range(len(inputs))])
-    lower(b, block, env, None, parallel_iterations, iter(range(10**6)))
+    lower(b, block, env, None, parallel_iterations, iter(range(10**6)), None, completer)
     return b.program([env[k] for k in range(len(env))])
+
+
+def _yielding(kernel):
+    """``kernel``, letting other threads run before it computes (as a slow kernel would)."""
+
+    def run(*args):
+        time.sleep(0)
+        return kernel(*args)
+
+    return run
+
+
+class Completer:
+    """Completes asynchronous kernels from threads of its own, as a rendezvous completes a
+    receive from the thread of the sender: each call of a kernel made by `kernel` is completed
+    later, from one of ``threads`` threads."""
+
+    def __init__(self, threads: int):
+        self._threads = ThreadPoolExecutor(threads, thread_name_prefix="test-completer")
+
+    def kernel(self, compute):
+        def start(done, *args):
+            self._threads.submit(_yielding(lambda: done(compute(*args))))
+
+        return start
+
+    def close(self) -> None:
+        self._threads.shutdown()
 
 
 # -- the property -------------------------------------------------------------------------------
@@ -241,3 +285,30 @@ def test_random_programs_agree_with_the_reference(pool, data, inputs):
         plan = executor.prepare(build(block, inputs, parallel_iterations))
         assert plan.run(inputs) == expected
         assert plan.run(inputs, pool=pool) == expected
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    data=st.data(),
+    inputs=st.lists(st.integers(0, MODULUS - 1), min_size=1, max_size=3),
+)
+def test_random_programs_whose_kernels_complete_on_other_threads_agree_with_the_reference(
+    pool, data, inputs
+):
+    # The threads that complete the asynchronous kernels fire what their values make ready
+    # themselves, while other values still arrive: every run must still end with every value.
+    block = data.draw(blocks(len(inputs), depth=2), label="block")
+    expected = evaluate(block, inputs)
+    completer = Completer(3)
+    try:
+        for parallel_iterations in (1, 32):
+            plan = executor.prepare(build(block, inputs, parallel_iterations, completer))
+            for _ in range(5):
+                assert plan.run(inputs) == expected
+                assert plan.run(inputs, pool=pool) == expected
+    finally:
+        completer.close()

@@ -110,6 +110,70 @@ def test_kernel_error_inside_a_loop_stops_the_loop():
     assert calls == [0, 1, 2, 3]
 
 
+def failing_from_iteration(first_failing: int, parallel_iterations: int, kernel, **flags):
+    """``total += kernel(i)`` for ``i`` in 0..19, the kernel's node named ``check``; the counter
+    does not wait for the kernel, so later iterations start while earlier ones still run."""
+    b = Builder()
+
+    def body(loop):
+        i, total = loop.vars
+        checked = b.op(kernel, i, name="check", **flags)
+        return [b.op(np.add, i, loop.outer(b.const(1))), b.op(np.add, total, checked)]
+
+    _, total = b.while_loop(
+        lambda loop: b.op(np.less, loop.vars[0], loop.outer(b.const(20))),
+        body,
+        [b.const(0), b.const(0)],
+        parallel_iterations=parallel_iterations,
+    )
+    return executor.prepare(b.program([total]))
+
+
+@pytest.mark.parametrize("parallel_iterations", [1, 4, 32])
+@pytest.mark.parametrize("first_failing", [0, 1, 5])
+def test_a_kernel_error_in_a_loop_names_the_lowest_failing_iteration(
+    first_failing, parallel_iterations
+):
+    ran = []
+
+    def check(i):
+        ran.append(int(i))
+        if i >= first_failing:
+            raise ValueError(f"iteration {i}")
+        return i
+
+    plan = failing_from_iteration(first_failing, parallel_iterations, check)
+    with pytest.raises(KernelError, match="check") as info:
+        plan.run(())
+    assert info.value.iteration == first_failing
+    assert str(info.value.cause) == f"iteration {first_failing}"
+    # Every iteration before it ran; none after the window of the iterations then alive.
+    assert set(range(first_failing)) <= set(ran)
+    assert max(ran) < first_failing + parallel_iterations
+
+
+@pytest.mark.parametrize("parallel_iterations", [2, 10])
+def test_an_earlier_iteration_failing_after_a_later_one_is_the_one_reported(parallel_iterations):
+    later_failed = threading.Event()
+
+    def check(i):
+        if i == 3:
+            later_failed.wait(10)  # fails once iteration 4 has
+            raise ValueError("iteration 3")
+        if i > 3:
+            later_failed.set()
+            raise ValueError(f"iteration {i}")
+        return i
+
+    plan = failing_from_iteration(3, parallel_iterations, check, blocking=True)
+    for _ in range(5):
+        later_failed.clear()
+        with pytest.raises(KernelError, match="check") as info:
+            plan.run(())
+        assert info.value.iteration == 3 and str(info.value.cause) == "iteration 3"
+        assert later_failed.is_set()
+
+
 def test_kernel_error_with_a_pool_waits_for_kernels_in_flight(pool):
     finished = threading.Event()
     b = Builder()
@@ -316,6 +380,81 @@ def test_no_op_starts_once_the_deadline_has_passed(monkeypatch, wants_context):
         plan.run((1,), deadline=5.0)
     assert calls == [0]
     assert plan.program.nodes[info.value.node_index].kernel is step  # the first step fired
+
+
+# -- cancellation ---------------------------------------------------------------------------------
+class CancellableContext:
+    """A run's context that carries a `executor.Cancellation`."""
+
+    def __init__(self) -> None:
+        self.cancellation = executor.Cancellation()
+
+
+def loop_cancelled_in_iteration(stop_at: int, context: CancellableContext, seen: list):
+    """An endless loop whose predicate records each iteration and cancels ``context`` in
+    iteration ``stop_at``."""
+
+    def forever(i):
+        seen.append(i)
+        if i == stop_at:
+            context.cancellation.cancel("the run's session was closed")
+        return True
+
+    b = Builder()
+    (result,) = b.while_loop(
+        lambda loop: b.op(forever, loop.vars[0]),
+        lambda loop: [b.op(lambda v: v + 1, loop.vars[0])],
+        [b.const(0)],
+    )
+    return executor.prepare(b.program([result]))
+
+
+@pytest.mark.parametrize("timed", [False, True], ids=["no deadline", "deadline"])
+@pytest.mark.parametrize("use_pool", [False, True], ids=["inline", "pool"])
+def test_a_cancelled_run_stops_its_endless_loop_in_the_iteration_it_was_cancelled(
+    use_pool, pool, timed
+):
+    context, seen = CancellableContext(), []
+    plan = loop_cancelled_in_iteration(3, context, seen)
+    with pytest.raises(executor.RunCancelledError, match="session was closed") as info:
+        plan.run(
+            (), context=context, pool=pool if use_pool else None, deadline=_far() if timed else None
+        )
+    assert info.value.node_index is None
+    assert seen == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("timed", [False, True], ids=["no deadline", "deadline"])
+def test_a_cancelled_run_stops_a_long_chain_in_the_root_frame(timed):
+    """The root frame is one iteration: the run looks at its cancellation between batches of
+    firings (after each firing in a timed run), as it looks at the clock."""
+    context, calls = CancellableContext(), []
+
+    def step(v):
+        calls.append(v)
+        if v == 3:
+            context.cancellation.cancel("the run's session was closed")
+        return v + 1
+
+    b = Builder()
+    value = b.arg("x")
+    for _ in range(3 * runner._BATCH_SIZE):
+        value = b.op(step, value)
+    plan = executor.prepare(b.program([value]))
+    with pytest.raises(executor.RunCancelledError):
+        plan.run((0,), context=context, deadline=_far() if timed else None)
+    assert calls[:4] == [0, 1, 2, 3]
+    assert len(calls) <= (4 if timed else runner._BATCH_SIZE)
+
+
+def test_a_run_whose_cancellation_was_cancelled_before_it_starts_fires_nothing():
+    context, seen = CancellableContext(), []
+    plan = loop_cancelled_in_iteration(0, context, seen)
+    context.cancellation.cancel("closed before the run")
+    with pytest.raises(executor.RunCancelledError, match="closed before the run"):
+        plan.run((), context=context)
+    assert seen == []
+    assert not context.cancellation._stops  # the run let go of its cancellation
 
 
 # -- fetches, targets, context --------------------------------------------------------------------

@@ -2,7 +2,6 @@
 queue-based input functions (``slice_input_producer``, ``batch``, ``shuffle_batch``, ...)."""
 
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -74,11 +73,19 @@ def test_join_names_threads_that_outlive_the_grace_period():
 def test_looper_thread_calls_its_target_until_the_stop():
     coord = df.train.Coordinator()
     calls = []
-    looper = df.train.LooperThread.loop(coord, 0.01, calls.append, args=(1,))
-    time.sleep(0.1)
+    called_twice = threading.Event()
+
+    def target(value):
+        calls.append(value)
+        if len(calls) >= 2:
+            called_twice.set()
+
+    looper = df.train.LooperThread.loop(coord, 0.01, target, args=(1,))
+    assert called_twice.wait(60)
     coord.request_stop()
-    coord.join([looper], stop_grace_period_secs=5)
-    assert len(calls) >= 2
+    coord.join([looper], stop_grace_period_secs=60)
+    assert not looper.is_alive()
+    assert calls[:2] == [1, 1]
 
 
 # -- QueueRunner ---------------------------------------------------------------------------------

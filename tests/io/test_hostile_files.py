@@ -46,8 +46,14 @@ def load_fails(tmp_path, document, members, match, raw_json=None):
         df.io.load_graph(path)
 
 
-def test_the_untampered_file_loads(tmp_path, saved):
-    df.io.load_graph(write(tmp_path, *saved))
+def test_the_untampered_file_loads_the_ops_it_lists_and_computes_what_was_saved(tmp_path, saved):
+    document, members = saved
+    loaded = df.io.load_graph(write(tmp_path, document, members))
+    listed = [(record["name"], record["type"]) for record in document["ops"]]
+    assert [(op.name, op.type) for op in loaded.get_operations()] == listed
+    with df.Session(graph=loaded) as sess:
+        assert sess.run("y:0", {"x:0": [0.5, -1.0]}).tolist() == [1.5, 1.0]
+        assert sess.run("while/Exit:0") == 3
 
 
 def test_graph_format_error_is_a_value_error():
@@ -463,8 +469,14 @@ def test_a_graph_printing_to_a_file_loads_only_when_the_caller_allows_it(tmp_pat
     assert log.read_text() == "x is 2.0\n"
 
 
-def test_a_graph_printing_to_stderr_loads(tmp_path, fresh_graph):
+def test_a_graph_printing_to_stderr_loads_and_prints_there(tmp_path, fresh_graph, capfd):
     x = df.placeholder(df.float32, [], name="x")
-    df.print("x is", x, name="shout")
+    shout = df.print("x is", x, name="shout")
+    with df.control_dependencies([shout]):
+        df.identity(x, name="y")
     df.io.save_graph(fresh_graph, tmp_path / "g.dfg")
-    df.io.load_graph(tmp_path / "g.dfg").get_operation_by_name("shout")
+    loaded = df.io.load_graph(tmp_path / "g.dfg")
+    assert loaded.get_operation_by_name("shout").get_attr("output_stream") == "stderr"
+    with df.Session(graph=loaded) as sess:
+        assert sess.run("y:0", {"x:0": 2.0}) == 2.0
+    assert capfd.readouterr() == ("", "x is 2.0\n")

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 from bitwise import assert_bitwise_equal
-from rerun import SESSION_STATE_TYPES, run_suites
+from rerun import SESSION_STATE_TYPES, reruns_the_suite, run_suites
 
 import dataflow as df
 from dataflow.op_registry import registered_op_types
@@ -367,13 +367,14 @@ COVERED_HERE |= {"_Send", "_Recv"}
 NEVER_SAVED = {"PyFunc", "PyFuncStateless", "If", "PartitionedCall"}
 
 
+@reruns_the_suite
 def test_every_op_of_the_library_round_trips_in_the_op_and_control_flow_suites(tmp_path):
     """Reruns the op, control-flow and session suites with every Session.run repeated on a
     saved-and-loaded copy of its graph (see roundtrip_plugin.py); results must match bit for
     bit, and together with the tests above every registered op type must have been covered."""
     reports = run_suites(
         os.path.join(HERE, "roundtrip_plugin.py"),
-        [["ops"], ["primitives", "test_session.py"]],
+        [["ops"], ["primitives", "test_session.py", "tf1_surface/test_added_data.py"]],
         "DATAFLOW_ROUNDTRIP_REPORT",
         tmp_path,
         timeout=300,

@@ -4,6 +4,11 @@ Expected values were printed by TensorFlow 2.21 in TF1 graph mode
 (``tf.compat.v1``, ``disable_v2_behavior``) for the same programs.
 """
 
+import inspect
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from ops_testing import evaluate, run
@@ -190,6 +195,98 @@ def test_bad_regex_is_reported_at_build_or_run_time():
         run(replaced)
 
 
+# A pattern that makes a backtracking engine try every way of splitting the a's: 2**40 ways.
+_BACKTRACKING_PROGRAM = """
+import dataflow as df
+text = df.constant([b"a" * 40 + b"!", b"aaa"])
+static = df.regex_replace(text, "(a+)+$", "<\\\\0>")
+dynamic = df.regex_replace(text, df.constant("(a+)+$"), "x")
+with df.Session() as sess:
+    print([value.tolist() for value in sess.run([static, dynamic])])
+"""
+
+
+def test_regex_replace_with_a_backtracking_pattern_finishes_in_linear_time(tmp_path):
+    # Python's re would backtrack for hours here with the GIL held, past any run deadline;
+    # RE2, TensorFlow's engine, is linear in the text.  The subprocess bounds the wait.
+    script = tmp_path / "backtrack.py"
+    script.write_text(_BACKTRACKING_PROGRAM)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    expected = [[b"a" * 40 + b"!", b"<aaa>"], [b"a" * 40 + b"!", b"x"]]
+    assert done.stdout.strip() == repr(expected)
+
+
+def test_regex_replace_uses_re2_matching_semantics():
+    # RE2 on UTF-8 text: "." is one character, and an empty match is never taken right after
+    # the previous match (RE2::GlobalReplace, as TensorFlow's kernel calls it).
+    results = evaluate(
+        [
+            df.regex_replace("é!", ".", "x"),
+            df.regex_replace("é", "", "-"),
+            df.regex_replace("abxd", "x*", "-"),
+            df.regex_replace("ab", "", "-", replace_global=False),
+            df.regex_replace("A1 b2", r"\pL(\d)", r"[\1|\0|\\]"),
+            df.regex_replace(df.constant(["a.b", "c"]), df.constant(r"\."), df.constant(r"\0\0")),
+        ]
+    )
+    assert results[:5] == [b"xx", "-é-".encode(), b"-a-b-d-", b"-ab", b"[1|A1|\\] [2|b2|\\]"]
+    assert results[5].tolist() == [b"a..b", b"c"]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [r"(a)\1", r"a(?=b)", r"(?<!a)b", r"a++", r"(?P<x>a)(?P=x)"],
+    ids=["backreference", "lookahead", "lookbehind", "possessive", "named-backreference"],
+)
+def test_patterns_re2_rejects_are_refused_naming_the_op_and_the_line(pattern):
+    here = f"test_string_ops.py:{inspect.currentframe().f_lineno + 1}"
+    build = lambda: df.regex_replace("ab", pattern, "x")  # noqa: E731 - the line errors name
+    with pytest.raises(ValueError, match=rf"StaticRegexReplace op .* at .*{here}: Invalid pattern"):
+        build()
+    replaced = df.regex_replace("ab", df.constant(pattern), "x")
+    here = f"test_string_ops.py:{inspect.currentframe().f_lineno - 1}"
+    with pytest.raises(
+        df.errors.InvalidArgumentError,
+        match=rf"'RegexReplace'.* created at .*{here}: Invalid pattern",
+    ):
+        run(replaced)
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "error"),
+    [
+        (r"\2", "refers to group 2, but the pattern has 1 capturing group"),
+        ("x\\", "'\\\\' not allowed at the end"),
+        (r"\n", r"'\\n' is neither a group"),
+        (r"\g<1>", r"'\\g' is neither a group"),
+    ],
+    ids=["missing-group", "trailing-backslash", "python-escape", "python-group"],
+)
+def test_rewrites_re2_rejects_are_refused_at_build_or_run_time(rewrite, error):
+    with pytest.raises(ValueError, match=rf"StaticRegexReplace op .*: Invalid rewrite: .*{error}"):
+        df.regex_replace("ab", "(a)", rewrite)
+    replaced = df.regex_replace("ab", df.constant("(a)"), df.constant(rewrite))
+    with pytest.raises(df.errors.InvalidArgumentError, match=rf"Invalid rewrite: .*{error}"):
+        run(replaced)
+
+
+def test_regex_ops_without_re2_say_how_to_install_it_and_never_use_python_re(monkeypatch):
+    from dataflow.ops import string_ops
+
+    monkeypatch.setitem(sys.modules, "re2", None)  # as if google-re2 were not installed
+    string_ops._re2.cache_clear()
+    try:
+        for pattern in ("a+", df.constant("a+")):
+            with pytest.raises(ValueError, match=r"Regex.*: .*pip install 'dataflow\[strings\]'"):
+                df.regex_replace("aab", pattern, "x")
+    finally:
+        string_ops._re2.cache_clear()
+
+
 def test_upper_and_lower_change_ascii_letters_unless_asked_for_utf8():
     text = df.constant("héllo")
     # tf.strings.upper("héllo") -> b'H\xc3\xa9LLO' (ASCII only)
@@ -272,3 +369,12 @@ def test_decode_raw_reads_each_string_as_a_vector_of_numbers():
             sess.run(little, {records: [b"\x01\x00", b"\x01"]})
         with pytest.raises(df.errors.InvalidArgumentError, match="not a multiple of 2"):
             sess.run(little, {records: [b"\x01"]})
+
+
+def test_string_strip_removes_whitespace_at_both_ends():
+    stripped = df.string_strip(["  a b \t\n", "x", "\v\f\r", ""])
+    padded = df.constant(" y ")
+    with df.Session() as sess:
+        # TF: [b'a b' b'x' b'' b'']
+        assert sess.run(stripped).tolist() == [b"a b", b"x", b"", b""]
+        assert sess.run(df.strings.strip(padded)) == b"y"

@@ -2,13 +2,14 @@
 
 import os
 
-from rerun import run_suites
+from rerun import reruns_the_suite, run_suites
 
 from dataflow.passes import registered_passes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+@reruns_the_suite
 def test_every_pass_gives_bitwise_identical_results_on_the_programs_of_the_suites(tmp_path):
     """Reruns the suites with each Session.run repeated with every pass off, and with one pass
     alone (the passes taking turns), and compares with the default pipeline bit for bit (see

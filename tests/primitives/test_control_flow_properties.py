@@ -201,16 +201,19 @@ def build_pred(p, env, inputs):
     return df.equal(a, b) if kind == "ieq" else df.less(a, b)
 
 
-def build(program, env, inputs, parallel: int) -> dict:
+def build(program, env, inputs, parallel: int, through=None) -> dict:
+    """The graph of ``program``: its variables' final tensors.  ``through``, when given, is
+    applied to every assigned value (a test's way to add a kernel of its own after each)."""
     env = dict(env)
     for s in program:
         if s[0] == "assign":
-            env[s[1]] = build_expr(s[2], env, inputs)
+            value = build_expr(s[2], env, inputs)
+            env[s[1]] = value if through is None else through(value)
         elif s[0] == "if":
             _, pred, then_block, else_block = s
 
             def branch(block, start=env):
-                result = build(block, start, inputs, parallel)
+                result = build(block, start, inputs, parallel, through)
                 return tuple(result[n] for n in NAMES)
 
             values = df.cond(
@@ -227,7 +230,7 @@ def build(program, env, inputs, parallel: int) -> dict:
                 return dict(zip(NAMES, values))
 
             def run_body(values, body=body):
-                result = build(body, loop_env(values), inputs, parallel)
+                result = build(body, loop_env(values), inputs, parallel, through)
                 return tuple(result[n] for n in NAMES)
 
             start = tuple(env[n] for n in NAMES)

@@ -71,7 +71,8 @@ def test_flush_writes_what_was_added_and_reopen_starts_a_new_file(tmp_path):
     writer.flush()
     assert [(e.step, e.value) for e in read_back(tmp_path).Scalars("loss")] == [(7, 0.25)]
     writer.close()
-    writer.add_summary(b"")  # ignored once closed, as in TensorFlow
+    with pytest.warns(UserWarning, match="closed FileWriter"):
+        writer.add_summary(b"")  # ignored once closed, as in TensorFlow
     writer.reopen()
     writer.close()
     assert len(os.listdir(tmp_path)) == 2

@@ -235,3 +235,43 @@ def test_dropout_whose_mask_a_gradient_reads_stays_out_and_the_picture_still_dra
         df.io.export_graph_def()
     display = df.io.export_graph_def(for_display=True)
     assert "Dropout" in {node.op for node in display.node}
+
+
+def exported_loop_with_cond():
+    build_loop_with_cond()
+    return df.io.export_graph_def()
+
+
+def test_a_node_name_ending_in_a_newline_is_refused():
+    """The name check once ended in ``$``, which matches before a final newline too."""
+    graph_def = exported_loop_with_cond()
+    next(node for node in graph_def.node if node.name == "out").name = "out\n"
+    with df.Graph().as_default():
+        with pytest.raises(
+            df.graph_def.GraphDefError, match=r"cannot import node 'out\\n'.*not a valid op name"
+        ):
+            df.import_graph_def(graph_def)
+
+
+def test_an_attribute_holding_a_control_character_is_refused_naming_the_node():
+    """A frame name reaches generated code (as a string literal) and error messages: like a
+    graph file, a GraphDef holds printable text there."""
+    graph_def = exported_loop_with_cond()
+    enter = next(node for node in graph_def.node if node.op == "Enter")
+    enter.attr["frame_name"].s = b"loop\n__import__('os')"
+    with df.Graph().as_default():
+        with pytest.raises(
+            df.graph_def.GraphDefError,
+            match=rf"Enter node '{enter.name}': attribute 'frame_name' holds the control "
+            r"character '\\n' \(U\+000A\)",
+        ):
+            df.import_graph_def(graph_def)
+
+
+def test_an_attribute_that_is_data_keeps_its_control_characters():
+    text = df.string_join([df.constant("a"), df.constant("b")], separator="\n\t")
+    graph_def = df.io.export_graph_def()
+    with df.Graph().as_default():
+        (joined,) = df.import_graph_def(graph_def, return_elements=[text.name], name="")
+        with df.Session() as sess:
+            assert sess.run(joined) == b"a\n\tb"

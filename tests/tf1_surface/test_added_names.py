@@ -505,3 +505,78 @@ def test_py_function_runs_its_function_eagerly_on_eager_tensors():
     np.testing.assert_array_equal(got[0], [5.0, 7.0])
     assert (got[1], got[2]) == (4, 3.0) and seen == [("EagerTensor", True)]
     assert not df.executing_eagerly()
+
+
+def test_counting_functions_match_tensorflow():
+    values = [-1.0, 0.0, 1.5, 2.0, 5.0, 15.0]
+    with df.Session() as sess:
+        got = sess.run(
+            [
+                df.math.confusion_matrix([1, 2, 4], [2, 2, 4]),
+                df.confusion_matrix([1, 2], [2, 2], num_classes=3, weights=[0.5, 2.0]),
+                df.math.bincount([1, 1, 3]),
+                df.bincount([1, 1, 3], minlength=6),
+                df.bincount([1, 1, 3], maxlength=2),
+                df.bincount([0, 2], weights=[0.5, 1.5]),
+                df.histogram_fixed_width(values, [0.0, 5.0], nbins=5),
+                df.histogram_fixed_width_bins(values, [0.0, 5.0], nbins=5),
+                df.unravel_index([2, 5, 7], [3, 3]),
+                df.unravel_index(1621, [6, 7, 8, 9]),
+            ]
+        )
+    expected_matrix = np.zeros((5, 5), np.int32)
+    expected_matrix[1, 2] = expected_matrix[2, 2] = expected_matrix[4, 4] = 1
+    np.testing.assert_array_equal(got[0], expected_matrix)
+    np.testing.assert_array_equal(got[1], [[0, 0, 0], [0, 0, 0], [0, 0, 2]])  # int32 weights
+    # TF: [0 2 0 1], [0 2 0 1 0 0], [0 2], [0.5 0. 1.5], [2 1 1 0 2], [0 0 1 2 4 4]
+    for value, want in zip(
+        got[2:8],
+        [
+            [0, 2, 0, 1],
+            [0, 2, 0, 1, 0, 0],
+            [0, 2],
+            [0.5, 0, 1.5],
+            [2, 1, 1, 0, 2],
+            [0, 0, 1, 2, 4, 4],
+        ],
+    ):
+        np.testing.assert_array_equal(value, want)
+    np.testing.assert_array_equal(got[8], np.unravel_index([2, 5, 7], (3, 3)))
+    np.testing.assert_array_equal(got[9], [3, 1, 4, 1])
+
+
+def test_one_d_pools_the_v2_pools_and_tf2s_loss_helpers():
+    x = np.arange(12, dtype=np.float32).reshape(1, 6, 2)
+    with df.Session() as sess:
+        np.testing.assert_array_equal(
+            sess.run(df.nn.max_pool1d(x, 2, 2, "VALID"))[0], [[2, 3], [6, 7], [10, 11]]
+        )
+        np.testing.assert_array_equal(
+            sess.run(df.nn.avg_pool_v2(x, [2], [2], "VALID"))[0], [[1, 2], [5, 6], [9, 10]]
+        )
+        assert sess.run(df.nn.max_pool_v2(x.reshape(1, 2, 3, 2), 2, 1, "VALID")).shape == (
+            1,
+            1,
+            2,
+            2,
+        )
+        assert sess.run(df.nn.compute_average_loss([1.0, 2.0, 3.0])) == 2.0
+        weighted = df.nn.compute_average_loss(
+            [1.0, 2.0], sample_weight=[2.0, 0.0], global_batch_size=4
+        )
+        assert sess.run(weighted) == 0.5
+        assert sess.run(df.nn.scale_regularization_loss([1.0, 2.0])) == 3.0
+        normalized = df.nn.batch_norm_with_global_normalization(
+            np.ones((1, 2), np.float32), [0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [2.0, 2.0], 0.0, True
+        )
+        np.testing.assert_array_equal(sess.run(normalized), [[2.0, 2.0]])
+    channels_first = np.arange(12, dtype=np.float32).reshape(1, 2, 6)
+    with df.Session() as sess:  # values from TensorFlow 2.21
+        np.testing.assert_array_equal(
+            sess.run(df.nn.max_pool1d(channels_first, 2, 2, "VALID", data_format="NCW"))[0],
+            [[1, 3, 5], [7, 9, 11]],
+        )
+        np.testing.assert_array_equal(
+            sess.run(df.nn.avg_pool1d(channels_first, 2, 2, "VALID", data_format="NCW"))[0],
+            [[0.5, 2.5, 4.5], [6.5, 8.5, 10.5]],
+        )

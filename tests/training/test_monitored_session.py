@@ -456,3 +456,88 @@ def test_training_without_the_tensorboard_extra_checkpoints_and_writes_no_events
         while not sess.should_stop():
             sess.run(train_op)
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt-0.npz", "model.ckpt-3.npz"]
+
+
+def train_losing_the_worker_once(error_class, lose_at_step):
+    """`least_squares`, whose step raises ``error_class`` once (a worker or parameter
+    server lost) when it starts at global step ``lose_at_step``; returns the ops and the
+    steps at which the worker was lost."""
+    global_step = df.train.get_or_create_global_step()
+    w = df.Variable(0.0, name="w")
+    lost_at = []
+
+    def check_the_worker(step):
+        if step == lose_at_step and not lost_at:
+            lost_at.append(int(step))
+            raise error_class(None, None, "the parameter server restarted")
+        return step
+
+    check = df.py_func(check_the_worker, [global_step], df.int64, name="check_the_worker")
+    with df.control_dependencies([check]):
+        loss = df.square(w - 3.0, name="loss")
+        train_op = df.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
+    return w, train_op, lost_at
+
+
+@pytest.mark.parametrize("error_class", [df.errors.UnavailableError, df.errors.AbortedError])
+def test_a_lost_worker_recreates_the_session_from_the_last_checkpoint_and_training_goes_on(
+    tmp_path, error_class
+):
+    w, train_op, lost_at = train_losing_the_worker_once(error_class, lose_at_step=5)
+    recorder = RecordingHook()
+    hooks = [
+        df.train.StopAtStepHook(last_step=8),
+        df.train.CheckpointSaverHook(str(tmp_path), save_steps=2),
+        recorder,
+    ]
+    creator = df.train.ChiefSessionCreator(checkpoint_dir=str(tmp_path))
+    calls = 0
+    with df.train.MonitoredSession(session_creator=creator, hooks=hooks) as sess:
+        while not sess.should_stop():
+            sess.run(train_op)
+            calls += 1
+    assert lost_at == [5]
+    # Five steps, then the sixth call recreates the session from the checkpoint of step 4 and
+    # runs again: steps 5 to 8 are four calls.
+    assert calls == 9
+    assert recorder.calls.count("begin") == 1
+    assert recorder.calls.count("after_create_session") == 2
+    assert recorder.calls.count("end") == 1
+    assert df.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-8")
+    saved = np.load(os.path.join(tmp_path, "model.ckpt-8.npz"))
+    np.testing.assert_allclose(saved["w.npy"], 3.0 * (1 - 0.8**8), rtol=1e-6)
+
+
+def test_creating_a_session_is_tried_again_while_the_worker_is_lost():
+    global_step, _, _, train_op = least_squares()
+
+    class LostForTwoAttempts(df.train.SessionCreator):
+        attempts = 0
+
+        def create_session(self):
+            self.attempts += 1
+            if self.attempts <= 2:
+                raise df.errors.UnavailableError(None, None, "the worker is not reachable")
+            return df.train.ChiefSessionCreator().create_session()
+
+    creator = LostForTwoAttempts()
+    recorder = RecordingHook()
+    with df.train.MonitoredSession(session_creator=creator, hooks=[recorder]) as sess:
+        sess.run(train_op)
+        assert sess.run(global_step) == 1
+    assert creator.attempts == 3
+    assert recorder.calls.count("after_create_session") == 1
+
+
+def test_a_singular_monitored_session_does_not_recover_a_lost_worker(tmp_path):
+    _, train_op, lost_at = train_losing_the_worker_once(df.errors.UnavailableError, 2)
+    with pytest.raises(df.errors.UnavailableError, match="parameter server restarted"):
+        with df.train.SingularMonitoredSession(checkpoint_dir=str(tmp_path)) as sess:
+            while not sess.should_stop():
+                sess.run(train_op)
+    assert lost_at == [2]
+
+
+def test_a_session_creator_without_create_session_names_itself():
+    with pytest.raises(NotImplementedError, match="create_session is not implemented for <"):
+        df.train.SessionCreator().create_session()

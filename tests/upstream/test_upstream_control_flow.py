@@ -23,6 +23,7 @@ UPSTREAM_FILE = os.environ.get("DATAFLOW_UPSTREAM_TESTS", "")
     reason="DATAFLOW_UPSTREAM_TESTS does not name a copy of TensorFlow's "
     "control_flow_ops_py_test.py",
 )
+@pytest.mark.timeout(run_upstream.RUN_TIMEOUT_S + 300)  # the whole file in a child process
 def test_tensorflow_control_flow_tests_that_passed_here_still_pass():
     expected = json.loads((HERE / "expected_to_pass_here.json").read_text())
     results = run_upstream.run(UPSTREAM_FILE)

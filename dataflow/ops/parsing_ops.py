@@ -1,0 +1,388 @@
+"""Parsing serialized ``tf.train.Example`` protos: ``tf.io.parse_example`` and
+``parse_single_example`` with ``FixedLenFeature`` (a dense tensor of a fixed shape, or its
+default where the example lacks the key) and ``VarLenFeature`` (a SparseTensor of the values,
+one row per example).
+
+The protos are read from their wire format here (Example > Features > map<string, Feature>,
+each Feature a BytesList, FloatList or Int64List), so no protobuf package is needed.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..errors import InvalidArgumentError
+from ..graph import convert_to_tensor, name_scope
+from ..op_registry import apply_op, define_op
+from ..sparse_tensor import SparseTensor
+from ..tensor_shape import TensorShape
+
+__all__ = [
+    "FixedLenFeature",
+    "FixedLenSequenceFeature",
+    "VarLenFeature",
+    "parse_example",
+    "parse_single_example",
+]
+
+_KINDS = {1: _dtypes.string, 2: _dtypes.float32, 3: _dtypes.int64}
+_TYPE_NAMES = {_dtypes.string: "string", _dtypes.float32: "float", _dtypes.int64: "int64"}
+
+
+class FixedLenFeature(NamedTuple):
+    """A feature of ``shape`` holding ``dtype`` values (float32, int64 or string); an example
+    without it takes ``default_value``, or fails when that is None."""
+
+    shape: object
+    dtype: object
+    default_value: object = None
+
+
+class FixedLenSequenceFeature(NamedTuple):
+    """A feature holding any number of items of ``shape``, parsed into a dense tensor
+    ``[length] + shape`` (``[batch, longest] + shape`` for a batch, shorter examples padded
+    with the scalar ``default_value``, or 0 / ``b""`` when None).  ``allow_missing`` must be
+    True, as in TensorFlow: an example without the feature has no items."""
+
+    shape: object
+    dtype: object
+    allow_missing: bool = False
+    default_value: object = None
+
+
+class VarLenFeature(NamedTuple):
+    """A feature with any number of ``dtype`` values, parsed into a SparseTensor."""
+
+    dtype: object
+
+
+# -- the wire format ------------------------------------------------------------------------------
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(data):
+            raise ValueError("truncated varint")
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return result, pos
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
+def _fields(data: bytes):
+    """(field number, wire type, value) of each field of the message ``data``; a
+    length-delimited value is its bytes."""
+    pos = 0
+    while pos < len(data):
+        key, pos = _varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(data, pos)
+        elif wire == 1:
+            value, pos = data[pos : pos + 8], pos + 8
+        elif wire == 2:
+            length, pos = _varint(data, pos)
+            value, pos = data[pos : pos + length], pos + length
+        elif wire == 5:
+            value, pos = data[pos : pos + 4], pos + 4
+        else:
+            raise ValueError(f"unsupported wire type {wire}")
+        if pos > len(data):
+            raise ValueError("truncated field")
+        yield number, wire, value
+
+
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _feature_values(data: bytes) -> tuple[Optional[object], list]:
+    """The dtype and values of a serialized Feature (None and [] when it holds no list)."""
+    kind, values = None, []
+    for number, _wire, body in _fields(data):
+        if number not in _KINDS:
+            continue
+        kind, values = _KINDS[number], []
+        for inner, wire, value in _fields(body):
+            if inner != 1:
+                continue
+            if number == 1:
+                values.append(bytes(value))
+            elif number == 2:
+                if wire == 2:
+                    values.extend(struct.unpack(f"<{len(value) // 4}f", value))
+                else:
+                    values.append(struct.unpack("<f", value)[0])
+            elif wire == 2:
+                pos = 0
+                while pos < len(value):
+                    v, pos = _varint(value, pos)
+                    values.append(_signed(v))
+            else:
+                values.append(_signed(value))
+    return kind, values
+
+
+def _parse_example_proto(data: bytes) -> dict:
+    features = {}
+    for number, wire, body in _fields(data):
+        if number != 1 or wire != 2:
+            continue
+        for entry_number, entry_wire, entry in _fields(body):
+            if entry_number != 1 or entry_wire != 2:
+                continue
+            key, feature = b"", b""
+            for n, _w, v in _fields(entry):
+                if n == 1:
+                    key = bytes(v)
+                elif n == 2:
+                    feature = bytes(v)
+            features[key.decode("utf-8", "replace")] = _feature_values(feature)
+    return features
+
+
+# -- the ParseExample op ---------------------------------------------------------------------------
+def _infer_parse_example(op):
+    serialized = op.inputs[0]
+    batched = op.attrs["batched"]
+    batch = [serialized.shape[0] if serialized.shape.ndims else None] if batched else []
+    sparse_types = op.attrs["sparse_types"]
+    outputs = [(_dtypes.int64, TensorShape([None, len(batch) + 1])) for _ in sparse_types]
+    outputs += [(dtype, TensorShape([None])) for dtype in sparse_types]
+    outputs += [(_dtypes.int64, TensorShape([len(batch) + 1])) for _ in sparse_types]
+    dense = zip(op.attrs["dense_types"], op.attrs["dense_shapes"], op.attrs["dense_sequence"])
+    for dtype, shape, sequence in dense:
+        outputs.append((dtype, TensorShape(batch + ([None] if sequence else []) + list(shape))))
+    return outputs
+
+
+def _typed(values: list, dtype) -> np.ndarray:
+    if dtype == _dtypes.string:
+        array = np.empty(len(values), dtype=object)
+        array[:] = values
+        return array
+    return np.asarray(values, dtype=_dtypes.numpy_dtype(dtype))
+
+
+def _parse_example_kernel(attrs):
+    sparse_keys, sparse_types = attrs["sparse_keys"], attrs["sparse_types"]
+    dense_keys, dense_types = attrs["dense_keys"], attrs["dense_types"]
+    dense_shapes, dense_defaults = attrs["dense_shapes"], attrs["dense_defaults"]
+    batched, sequences = attrs["batched"], attrs["dense_sequence"]
+
+    def sequence_of(key, dtype, shape, default, examples) -> np.ndarray:
+        size = int(np.prod(shape, dtype=np.int64))
+        rows = []
+        for b, features in enumerate(examples):
+            _, found = values_of(features, key, dtype, b)
+            if size == 0 or len(found) % size:
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"Error while parsing feature with key {key}: number of elements should "
+                    f"be divisible by {size}, found {len(found)} instead",
+                )
+            rows.append(_typed(found, dtype).reshape((-1, *shape)))
+        longest = max((len(r) for r in rows), default=0)
+        pad = default if default is not None else (b"" if dtype == _dtypes.string else 0)
+        out = np.empty((len(rows), longest, *shape), dtype=_typed([], dtype).dtype)
+        out[...] = pad
+        for b, row in enumerate(rows):
+            out[b, : len(row)] = row
+        return out if batched else out[0]
+
+    def values_of(features, key, dtype, index):
+        kind, values = features.get(key, (None, []))
+        if kind is not None and values and kind != dtype:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Name: <unknown>, Key: {key}, Index: {index}.  Data types don't match. "
+                f"Data type: {_TYPE_NAMES[kind]} but expected type: {_TYPE_NAMES[dtype]}",
+            )
+        return kind, values
+
+    def parse_example(serialized):
+        records = (
+            [bytes(s) for s in np.ravel(serialized)] if batched else [bytes(serialized.item())]
+        )
+        try:
+            examples = [_parse_example_proto(r) for r in records]
+        except ValueError as e:
+            raise InvalidArgumentError(None, None, f"Could not parse example input: {e}") from None
+        indices_out, values_out, shapes_out = [], [], []
+        for key, dtype in zip(sparse_keys, sparse_types):
+            indices, values, longest = [], [], 0
+            for b, features in enumerate(examples):
+                _, found = values_of(features, key, dtype, b)
+                longest = max(longest, len(found))
+                indices.extend([b, i] if batched else [i] for i in range(len(found)))
+                values.extend(found)
+            rank = 2 if batched else 1
+            indices_out.append(np.asarray(indices, dtype=np.int64).reshape(-1, rank))
+            values_out.append(_typed(values, dtype))
+            dims = [len(examples), longest] if batched else [longest]
+            shapes_out.append(np.asarray(dims, dtype=np.int64))
+        dense_out = []
+        dense = zip(dense_keys, dense_types, dense_shapes, dense_defaults, sequences)
+        for key, dtype, shape, default, sequence in dense:
+            if sequence:
+                dense_out.append(sequence_of(key, dtype, shape, default, examples))
+                continue
+            size = int(np.prod(shape, dtype=np.int64))
+            rows = []
+            for b, features in enumerate(examples):
+                kind, found = values_of(features, key, dtype, b)
+                if kind is None:
+                    if default is None:
+                        raise InvalidArgumentError(
+                            None,
+                            None,
+                            f"Name: <unknown>, Feature: {key} (data type: {_TYPE_NAMES[dtype]}) "
+                            "is required but could not be found.",
+                        )
+                    rows.append(default)
+                    continue
+                if len(found) != size:
+                    raise InvalidArgumentError(
+                        None,
+                        None,
+                        f"Name: <unknown>, Key: {key}, Index: {b}.  Number of "
+                        f"{_TYPE_NAMES[dtype]} values != expected.  Values size: {len(found)} "
+                        f"but output shape: {list(shape)}",
+                    )
+                rows.append(_typed(found, dtype).reshape(shape))
+            if batched:
+                out = np.empty((len(rows), *shape), dtype=_typed([], dtype).dtype)
+                for b, row in enumerate(rows):
+                    out[b] = row
+            else:
+                out = rows[0]
+            dense_out.append(out)
+        outputs = indices_out + values_out + shapes_out + dense_out
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    return parse_example
+
+
+define_op("ParseExample", _infer_parse_example, _parse_example_kernel)
+
+
+def _default_array(feature: FixedLenFeature, key: str, dtype, shape: list):
+    if feature.default_value is None:
+        return None
+    default = np.asarray(feature.default_value, dtype=object if dtype == _dtypes.string else None)
+    if dtype == _dtypes.string:
+        default = np.vectorize(lambda v: v.encode() if isinstance(v, str) else v, otypes=[object])(
+            default
+        )
+    else:
+        default = default.astype(_dtypes.numpy_dtype(dtype))
+    if default.size != int(np.prod(shape, dtype=np.int64)):
+        raise ValueError(
+            f"The default value of feature {key!r} has {default.size} values; its shape "
+            f"{shape} needs {int(np.prod(shape, dtype=np.int64))}"
+        )
+    return default.reshape(shape)
+
+
+def _parse(serialized, features: dict, name, batched: bool) -> dict:
+    if not features:
+        raise ValueError("Missing: features was empty.")
+    sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes, defaults = (
+        [] for _ in range(6)
+    )
+    sequence = []
+    for key in sorted(features):
+        feature = features[key]
+        dtype = _dtypes.as_dtype(feature.dtype)
+        if dtype not in _TYPE_NAMES:
+            raise ValueError(
+                f"Feature {key!r}: dtype must be float32, int64 or string, got {dtype.name}"
+            )
+        if isinstance(feature, VarLenFeature):
+            sparse_keys.append(key)
+            sparse_types.append(dtype)
+        elif isinstance(feature, FixedLenFeature):
+            shape = TensorShape(feature.shape)
+            if not shape.is_fully_defined():
+                raise ValueError(f"Feature {key!r}: a FixedLenFeature needs a fully defined shape")
+            shape = [int(d) for d in shape.as_list()]
+            dense_keys.append(key)
+            dense_types.append(dtype)
+            dense_shapes.append(tuple(shape))
+            defaults.append(_default_array(feature, key, dtype, shape))
+            sequence.append(False)
+        elif isinstance(feature, FixedLenSequenceFeature):
+            if not feature.allow_missing:
+                raise ValueError(
+                    "Unsupported: FixedLenSequenceFeature requires allow_missing to be True."
+                )
+            shape = TensorShape(feature.shape)
+            if not shape.is_fully_defined():
+                raise ValueError(
+                    f"Feature {key!r}: a FixedLenSequenceFeature needs a fully defined shape"
+                )
+            dense_keys.append(key)
+            dense_types.append(dtype)
+            dense_shapes.append(tuple(int(d) for d in shape.as_list()))
+            default = feature.default_value
+            if default is not None:
+                default = _default_array(feature, key, dtype, [])
+            defaults.append(default)
+            sequence.append(True)
+        else:
+            raise ValueError(f"Feature {key!r}: unsupported feature {type(feature).__name__}")
+    with name_scope(name or ("ParseExample" if batched else "ParseSingleExample")):
+        serialized = convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")
+        want = 1 if batched else 0
+        if serialized.shape.ndims not in (None, want):
+            raise ValueError(
+                f"serialized must be a {'vector' if batched else 'scalar'} of strings, "
+                f"got shape {serialized.shape}"
+            )
+        attrs = {
+            "sparse_keys": tuple(sparse_keys),
+            "sparse_types": tuple(sparse_types),
+            "dense_keys": tuple(dense_keys),
+            "dense_types": tuple(dense_types),
+            "dense_shapes": tuple(dense_shapes),
+            "dense_defaults": tuple(defaults),
+            "dense_sequence": tuple(sequence),
+            "batched": batched,
+        }
+        outputs = apply_op("ParseExample", (serialized,), attrs, "ParseExample").outputs
+    n = len(sparse_keys)
+    result = {
+        key: SparseTensor(outputs[i], outputs[n + i], outputs[2 * n + i])
+        for i, key in enumerate(sparse_keys)
+    }
+    result.update((key, outputs[3 * n + i]) for i, key in enumerate(dense_keys))
+    return result
+
+
+def parse_example(serialized, features, name=None, example_names=None) -> dict:
+    """The ``features`` (a dict of key to `FixedLenFeature`/`VarLenFeature`) of each serialized
+    ``tf.train.Example`` of the string vector ``serialized``: a dense tensor ``[batch] + shape``
+    per FixedLenFeature, a SparseTensor ``[batch, longest]`` per VarLenFeature.
+    ``example_names`` only names examples in TensorFlow's messages."""
+    return _parse(serialized, features, name, batched=True)
+
+
+def parse_single_example(serialized, features, name=None, example_names=None) -> dict:
+    """`parse_example` of one serialized example (a string scalar): dense tensors of the
+    features' shapes, SparseTensors of rank 1."""
+    return _parse(serialized, features, name, batched=False)
+
+
+# -- gradients -------------------------------------------------------------------------------------
+from ..gradients import NotDifferentiable  # noqa: E402
+
+NotDifferentiable("ParseExample")

@@ -1,0 +1,96 @@
+"""Behaviour of linalg names added to close tf.compat.v1 surface gaps (values from TF 2.21)."""
+
+import numpy as np
+import pytest
+
+import dataflow as df
+
+tf = df.compat.v1
+
+
+def _run(t):
+    with tf.Session(graph=t.graph) as sess:
+        return sess.run(t)
+
+
+def test_cholesky_solve_does_solve_with_the_factor_of_a():
+    with tf.Graph().as_default():
+        a = np.array([[4.0, 2.0], [2.0, 3.0]])
+        chol = tf.constant(np.linalg.cholesky(a))
+        x = tf.linalg.cholesky_solve(chol, tf.constant(np.array([[1.0, 2.0], [3.0, 4.0]])))
+        np.testing.assert_allclose(_run(x), [[-0.375, -0.25], [1.25, 1.5]], rtol=1e-6)
+
+
+def test_cholesky_solve_does_batch_and_is_the_top_level_name():
+    assert tf.cholesky_solve is tf.linalg.cholesky_solve
+    rng = np.random.default_rng(0)
+    m = rng.normal(size=(3, 4, 4))
+    a = m @ np.swapaxes(m, -1, -2) + 4 * np.eye(4)
+    b = rng.normal(size=(3, 4, 2))
+    with tf.Graph().as_default():
+        x = tf.cholesky_solve(tf.constant(np.linalg.cholesky(a)), tf.constant(b))
+        assert x.shape.as_list() == [3, 4, 2]
+        np.testing.assert_allclose(_run(x), np.linalg.solve(a, b), rtol=1e-8)
+
+
+def test_cholesky_solve_does_reject_a_rank_one_rhs():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError):
+            tf.linalg.cholesky_solve(tf.constant(np.eye(2)), tf.constant(np.array([1.0, 2.0])))
+
+
+def test_matvec_does_multiply_batches_of_matrices_by_vectors():
+    a = np.arange(12.0).reshape(2, 2, 3)
+    v = np.array([1.0, -1.0, 2.0])
+    with tf.Graph().as_default():
+        y = tf.linalg.matvec(tf.constant(a), tf.constant(v))
+        yt = tf.linalg.matvec(
+            tf.constant(a[0]), tf.constant(np.array([1.0, 2.0])), transpose_a=True
+        )
+        assert y.shape.as_list() == [2, 2]
+        np.testing.assert_allclose(_run(y), [[3.0, 9.0], [15.0, 21.0]])
+        np.testing.assert_allclose(_run(yt), [6.0, 9.0, 12.0])
+
+
+def test_global_norm_does_take_the_norm_of_all_tensors_together():
+    with tf.Graph().as_default():
+        n = tf.linalg.global_norm([tf.constant([3.0]), tf.constant([[4.0, 12.0]])])
+        np.testing.assert_allclose(_run(n), 13.0, rtol=1e-6)
+
+
+def test_adjoint_does_swap_the_matrix_dimensions():
+    a = np.arange(12.0).reshape(2, 2, 3)
+    with tf.Graph().as_default():
+        t = tf.linalg.adjoint(tf.constant(a))
+        assert t.shape.as_list() == [2, 3, 2]
+        np.testing.assert_array_equal(_run(t), np.swapaxes(a, -1, -2))
+
+
+def test_logdet_does_not_overflow_where_det_would():
+    with tf.Graph().as_default():
+        small = tf.linalg.logdet(tf.constant(np.array([[4.0, 2.0], [2.0, 3.0]])))
+        big = tf.linalg.logdet(tf.constant(np.eye(400) * 1e3))
+        np.testing.assert_allclose(_run(small), np.log(8.0), rtol=1e-12)
+        np.testing.assert_allclose(_run(big), 400 * np.log(1e3), rtol=1e-12)
+
+
+def test_tensor_diag_does_build_and_read_a_rank_2k_diagonal():
+    assert tf.linalg.tensor_diag is tf.diag and tf.linalg.tensor_diag_part is tf.diag_part
+    d = np.array([[1.0, 2.0], [3.0, 4.0]])
+    with tf.Graph().as_default():
+        t = tf.linalg.tensor_diag(tf.constant(d))
+        assert t.shape.as_list() == [2, 2, 2, 2]
+        out = _run(t)
+        assert out[1, 0, 1, 0] == 3.0 and out[1, 0, 0, 1] == 0.0 and out.sum() == 10.0
+        np.testing.assert_array_equal(_run(tf.linalg.tensor_diag_part(t)), d)
+
+
+def test_normalize_does_return_the_unit_tensor_and_its_kept_norm():
+    x = np.array([[3.0, 4.0], [6.0, 8.0]])
+    with tf.Graph().as_default():
+        rows, row_norms = tf.linalg.normalize(tf.constant(x), axis=1)
+        whole, total = tf.linalg.normalize(tf.constant(x), ord=1)
+        np.testing.assert_allclose(_run(rows), [[0.6, 0.8], [0.6, 0.8]])
+        np.testing.assert_allclose(_run(row_norms), [[5.0], [10.0]])
+        np.testing.assert_allclose(_run(whole), x / 21.0)
+        np.testing.assert_allclose(_run(total), [[21.0]])
