@@ -5,8 +5,13 @@
 and ``get_seed`` are `dataflow.random_seed`'s; the candidate samplers (also in ``df.nn``) are
 ``ops/candidate_sampling_ops.py``'s.  As in ``tf.compat.v1``, ``poisson`` takes
 ``lam`` first (TensorFlow 2's ``tf.random.poisson`` takes ``shape`` first).
+
+The ``stateless_*`` draws, ``split`` and ``fold_in`` depend only on a seed of two ints
+(`dataflow.ops.stateless_random_ops`); a `Generator` keeps a stream's state in a variable
+(`dataflow.random_experimental`, also ``df.random.experimental``).
 """
 
+from . import random_experimental as experimental  # noqa: E402,I001
 from .ops.candidate_sampling_ops import (
     fixed_unigram_candidate_sampler,
     log_uniform_candidate_sampler,
@@ -18,10 +23,47 @@ from .ops.random_ops import random_normal as normal
 from .ops.random_ops import random_poisson as poisson
 from .ops.random_ops import random_shuffle as shuffle
 from .ops.random_ops import random_uniform as uniform
+from .ops.stateless_random_ops import (
+    create_rng_state,
+    fold_in,
+    split,
+    stateless_binomial,
+    stateless_categorical,
+    stateless_gamma,
+    stateless_multinomial,
+    stateless_normal,
+    stateless_parameterized_truncated_normal,
+    stateless_poisson,
+    stateless_truncated_normal,
+    stateless_uniform,
+)
+from .random_experimental import (
+    Algorithm,
+    Generator,
+    get_global_generator,
+    set_global_generator,
+)
 from .random_seed import get_seed, set_random_seed
 
 __all__ = [
+    "Algorithm",
+    "Generator",
     "categorical",
+    "create_rng_state",
+    "experimental",
+    "fold_in",
+    "get_global_generator",
+    "set_global_generator",
+    "split",
+    "stateless_binomial",
+    "stateless_categorical",
+    "stateless_gamma",
+    "stateless_multinomial",
+    "stateless_normal",
+    "stateless_parameterized_truncated_normal",
+    "stateless_poisson",
+    "stateless_truncated_normal",
+    "stateless_uniform",
     "fixed_unigram_candidate_sampler",
     "log_uniform_candidate_sampler",
     "uniform_candidate_sampler",
