@@ -750,26 +750,24 @@ def _parameterised(op_type, function, shape, seed, parameters, attrs, name) -> T
 
 
 def stateless_gamma(shape, seed, alpha, beta=None, dtype=_dtypes.float32, name=None) -> Tensor:
-    """Gamma draws of shape ``alpha`` and rate ``beta`` (1 when None), ``shape`` ending in the
-    broadcast shape of ``alpha`` and ``beta``, depending only on the inputs and ``seed``."""
+    """Gamma draws of shape ``alpha`` and rate ``beta`` (1 when None); ``shape`` ends in the
+    broadcast shape of ``alpha`` and ``beta``.  Depends only on the inputs and ``seed``; the
+    gradient reaches ``alpha`` (each draw moves with alpha as its quantile stays put) and
+    ``beta``."""
+    from .array_ops import ones_like
+    from .math_ops import maximum, realdiv
+
     dtype = _dtypes.as_dtype(dtype)
     graph = graph_of([shape, seed, alpha, beta])
     with graph.as_default(), graph.name_scope(name or "stateless_random_gamma") as scope:
         alpha = convert_to_tensor(alpha, dtype=dtype, name="alpha")
-        draws = _parameterised(
-            "StatelessRandomGammaV2",
-            "stateless_random_gamma",
-            shape,
-            seed,
-            {"alpha": (alpha, dtype)},
-            {},
-            None,
-        )
-        if beta is None:
-            return draws
-        from .math_ops import realdiv
-
-        return realdiv(draws, convert_to_tensor(beta, dtype=dtype, name="beta"), name=scope)
+        beta = convert_to_tensor(1 if beta is None else beta, dtype=dtype, name="beta")
+        alpha = multiply(alpha, ones_like(beta))  # alpha broadcast with beta, as TensorFlow
+        shape = _shape_input(shape, "stateless_random_gamma")
+        seed = _seed_tensor(seed, "stateless_random_gamma")
+        draws = apply_op("StatelessRandomGammaV2", (shape, seed, alpha), {}).outputs[0]
+        tiny = convert_to_tensor(np.finfo(_dtypes.numpy_dtype(dtype)).tiny, dtype=dtype)
+        return maximum(tiny, realdiv(draws, beta), name=scope)
 
 
 def stateless_poisson(shape, seed, lam, dtype=_dtypes.int32, name=None) -> Tensor:
@@ -871,3 +869,38 @@ def rng_state_words(seed, alg) -> np.ndarray:
         words.append(value & 0xFFFFFFFFFFFFFFFF)
         value >>= 64
     return np.array(words, np.uint64).view(np.int64)
+
+
+# -- gradients -------------------------------------------------------------------------------------
+from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+
+
+@RegisterGradient("StatelessRandomGammaV2")
+def _stateless_gamma_grad(op, grad):
+    """TensorFlow's: with respect to ``alpha`` only, summed over the leading dimensions of
+    ``shape`` that ``alpha`` does not have."""
+    from .array_ops import range as _range
+    from .array_ops import rank, size
+    from .math_ops import reduce_sum
+
+    shape, _, alpha = op.inputs
+    partial = apply_op("RandomGammaGrad", (alpha, op.outputs[0])).outputs[0]
+    sample_dims = subtract(size(shape), rank(alpha))
+    return None, None, reduce_sum(multiply(grad, partial), _range(sample_dims))
+
+
+for _op_type in (
+    *_FLOAT_DRAWS,
+    *_STATEFUL_FLOAT_DRAWS,
+    "StatelessRandomUniformInt",
+    "StatelessRandomUniformFullInt",
+    "StatelessMultinomial",
+    "StatelessRandomPoisson",
+    "StatelessRandomBinomial",
+    "StatelessParameterizedTruncatedNormal",
+    "StatelessShuffle",
+    "StatefulUniformInt",
+    "StatefulUniformFullInt",
+    "RngReadAndSkip",
+):
+    NotDifferentiable(_op_type)
