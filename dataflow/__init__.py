@@ -256,6 +256,7 @@ from .init_ops import (  # noqa: E402
     variance_scaling_initializer,
     zeros_initializer,
 )
+from .ops.approx_top_k_ops import approx_top_k  # noqa: E402
 from .ops.linalg_ops import norm, qr  # noqa: E402
 from .ops.random_ops import (  # noqa: E402
     multinomial,

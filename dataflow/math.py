@@ -1,6 +1,7 @@
 """``df.math``: TensorFlow's ``tf.math`` names, each the same function as its top-level or
 ``df.nn`` spelling (``df.math.top_k is df.nn.top_k``)."""
 
+from .ops.approx_top_k_ops import approx_max_k, approx_min_k  # noqa: F401
 from .ops.extra_array_ops import invert_permutation  # noqa: F401
 from .ops.extra_math_ops import *  # noqa: F403
 from .ops.extra_math_ops import __all__ as _extra_math_all
@@ -21,6 +22,7 @@ from .ops.math_ops import __all__ as _math_all
 from .ops.nn_impl import l2_normalize  # noqa: F401
 from .ops.nn_ops import log_softmax, sigmoid, softmax, softplus  # noqa: F401
 from .ops.segment_ops import segment_sum, unsorted_segment_sum  # noqa: F401
+from .ops.stateless_random_ops import sobol_sample  # noqa: F401
 
 divide_no_nan = div_no_nan  # noqa: F405
 
@@ -28,6 +30,8 @@ __all__ = sorted(
     set(_math_all)
     | set(_extra_math_all)
     | {
+        "approx_max_k",
+        "approx_min_k",
         "divide_no_nan",
         "in_top_k",
         "invert_permutation",
@@ -39,6 +43,7 @@ __all__ = sorted(
         "segment_prod",
         "segment_sum",
         "sigmoid",
+        "sobol_sample",
         "softmax",
         "softplus",
         "softsign",

@@ -9,6 +9,7 @@ their gradients from them.
 
 from __future__ import annotations
 
+import collections
 from typing import Optional
 
 import numpy as np
@@ -231,19 +232,9 @@ def top_k(
     return _TopKResult(op.outputs[0], op.outputs[1])
 
 
-class _TopKResult(tuple):
-    """``(values, indices)``, also reachable as ``.values`` and ``.indices`` (TF's namedtuple)."""
-
-    def __new__(cls, values, indices):
-        return super().__new__(cls, (values, indices))
-
-    @property
-    def values(self) -> Tensor:
-        return self[0]
-
-    @property
-    def indices(self) -> Tensor:
-        return self[1]
+# ``(values, indices)``, also reachable by name, as TensorFlow's namedtuple: a Session fetches
+# it as one and gives back the same structure of arrays.
+_TopKResult = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
 def _infer_in_top_k(op):

@@ -32,6 +32,7 @@ from .random_ops import _infer_shape_input, _run_shape, _shape_input
 __all__ = [
     "create_rng_state",
     "fold_in",
+    "sobol_sample",
     "split",
     "stateless_binomial",
     "stateless_categorical",
@@ -606,6 +607,78 @@ def _shuffle_kernel(attrs):
 define_op("StatelessShuffle", _infer_shuffle, _shuffle_kernel)
 
 
+# -- Sobol sequences ------------------------------------------------------------------------------
+_MAX_SOBOL_DIMENSIONS = 21201  # the direction numbers of Joe and Kuo, as TensorFlow's
+
+
+def _infer_sobol(op):
+    dim, num_results, skip = op.inputs
+    for what, t in (("dim", dim), ("num_results", num_results), ("skip", skip)):
+        check_dtype(t.dtype, frozenset({_dtypes.int32}), f"Input '{what}' of '{op.type}'")
+        if t.shape.ndims not in (None, 0):
+            raise ValueError(f"{op.type}: {what} must be a scalar, got shape {t.shape}")
+    check_dtype(op.attrs["dtype"], FLOAT_TYPES, f"Attribute 'dtype' of '{op.type}'")
+    rows, cols = numpy_value_or_none(num_results), numpy_value_or_none(dim)
+    return [
+        (
+            op.attrs["dtype"],
+            TensorShape([None if rows is None else int(rows), None if cols is None else int(cols)]),
+        )
+    ]
+
+
+def _sobol_kernel(attrs):
+    out = _dtypes.numpy_dtype(attrs["dtype"])
+
+    def sobol_sample(dim, num_results, skip):
+        dim, num_results, skip = int(dim), int(num_results), int(skip)
+        if not 1 <= dim <= _MAX_SOBOL_DIMENSIONS:
+            raise InvalidArgumentError(
+                None, None, f"dim must be in [1, {_MAX_SOBOL_DIMENSIONS}], got {dim}"
+            )
+        if num_results < 0 or skip < 0:
+            raise InvalidArgumentError(None, None, "num_results and skip must be >= 0")
+        return _sobol_points(dim, num_results, skip).astype(out)
+
+    return sobol_sample
+
+
+def _sobol_points(dim: int, count: int, skip: int) -> np.ndarray:
+    """Points ``skip + 1 ...`` of the unscrambled Sobol sequence (TensorFlow leaves out the
+    first point, the origin), from scipy's generator with the same direction numbers."""
+    import warnings
+
+    try:
+        from scipy.stats import qmc
+    except ImportError:
+        raise InvalidArgumentError(
+            None,
+            None,
+            "sobol_sample needs scipy's Sobol generator: pip install 'dataflow[special]'",
+        ) from None
+    sequence = qmc.Sobol(dim, scramble=False)
+    sequence.fast_forward(skip + 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # balance holds for powers of two; TensorFlow's too
+        return sequence.random(count)
+
+
+define_op("SobolSample", _infer_sobol, _sobol_kernel)
+
+
+def sobol_sample(dim, num_results, skip=0, dtype=_dtypes.float32, name=None) -> Tensor:
+    """``[num_results, dim]`` points of the Sobol low-discrepancy sequence in the unit cube,
+    from point ``skip + 1`` on (the origin, point 0, is never returned)."""
+    graph = graph_of([dim, num_results, skip])
+    with graph.as_default(), graph.name_scope(name or "sobol_sample") as scope:
+        inputs = tuple(
+            convert_to_tensor(v, dtype=_dtypes.int32, name=n)
+            for v, n in ((dim, "dim"), (num_results, "num_results"), (skip, "skip"))
+        )
+        dtype = _dtypes.as_dtype(dtype)
+        return apply_op("SobolSample", inputs, {"dtype": dtype}, scope).outputs[0]
+
+
 # -- the user-facing functions -------------------------------------------------------------------
 _ALGORITHMS = {"philox": 1, "threefry": 2, "auto_select": 3}
 
@@ -902,5 +975,6 @@ for _op_type in (
     "StatefulUniformInt",
     "StatefulUniformFullInt",
     "RngReadAndSkip",
+    "SobolSample",
 ):
     NotDifferentiable(_op_type)

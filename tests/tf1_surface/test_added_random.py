@@ -275,3 +275,53 @@ def test_stateless_gamma_does_pass_a_gradient_to_alpha_and_beta():
     # the mean is alpha / beta: d/dalpha = 1 / beta, d/dbeta = -alpha / beta**2
     assert abs(got_alpha - 0.5) < 0.02
     assert abs(got_beta - (-0.75)) < 0.03
+
+
+def test_sobol_sample_does_give_tensorflows_points_after_the_origin():
+    first, skipped = _run(
+        tf.math.sobol_sample(2, 5), tf.math.sobol_sample(3, 4, skip=2, dtype=tf.float64)
+    )
+    assert first.dtype == np.float32 and skipped.dtype == np.float64
+    np.testing.assert_array_equal(
+        first, [[0.5, 0.5], [0.75, 0.25], [0.25, 0.75], [0.375, 0.375], [0.875, 0.875]]
+    )
+    np.testing.assert_array_equal(
+        skipped,
+        [[0.25, 0.75, 0.75], [0.375, 0.375, 0.625], [0.875, 0.875, 0.125], [0.625, 0.125, 0.875]],
+    )
+    with tf.Session() as sess:
+        with pytest.raises(df.errors.InvalidArgumentError, match="dim must be in"):
+            sess.run(tf.math.sobol_sample(0, 3))
+
+
+def test_a_session_does_fetch_top_k_as_its_named_pair():
+    with tf.Session() as sess:
+        result = sess.run(tf.nn.top_k([[1.0, 3.0, 2.0]], 2))
+    np.testing.assert_array_equal(result.values, [[3.0, 2.0]])
+    np.testing.assert_array_equal(result.indices, [[1, 2]])
+
+
+def test_approx_max_k_and_min_k_are_exact_on_a_cpu_along_any_axis():
+    x = [[1.0, 5.0, 3.0, 2.0], [0.0, -1.0, 7.0, 7.0]]
+    largest, smallest, by_column = _run(
+        tf.math.approx_max_k(x, 2),
+        tf.math.approx_min_k(x, 2),
+        tf.math.approx_max_k(x, 1, reduction_dimension=0),
+    )
+    np.testing.assert_array_equal(largest[0], [[5, 3], [7, 7]])  # TensorFlow's values
+    np.testing.assert_array_equal(largest[1], [[1, 2], [2, 3]])
+    np.testing.assert_array_equal(smallest[0], [[1, 2], [-1, 0]])
+    np.testing.assert_array_equal(smallest[1], [[0, 3], [1, 0]])
+    np.testing.assert_array_equal(by_column[0], [[1, 5, 7, 7]])
+    np.testing.assert_array_equal(by_column[1], [[0, 0, 1, 1]])
+    values, _ = tf.approx_top_k(tf.constant(x), 2, is_max_k=False)
+    np.testing.assert_array_equal(_run(values)[0], [[1, 2], [-1, 0]])
+    with pytest.raises(ValueError, match="recall_target must be in"):
+        tf.math.approx_max_k(x, 1, recall_target=0.0)
+
+
+def test_approx_max_k_does_pass_its_gradient_to_the_chosen_entries():
+    x = tf.constant([[1.0, 5.0, 3.0, 2.0]])
+    values, _ = tf.math.approx_max_k(x, 2)
+    (grad,) = _run(tf.gradients(tf.reduce_sum(values * [[10.0, 1.0]]), x)[0])
+    np.testing.assert_array_equal(grad, [[0, 10, 1, 0]])
