@@ -267,6 +267,7 @@ from .ops.random_ops import (  # noqa: E402
     random_uniform,
     truncated_normal,
 )
+from .ops.stateless_random_ops import random_index_shuffle  # noqa: E402
 from .random_seed import get_seed, set_random_seed  # noqa: E402
 
 # isort: split

@@ -20,7 +20,12 @@ from . import dtypes as _dtypes
 from .graph import Tensor, _user_location, convert_to_tensor, get_default_graph
 from .op_registry import apply_op
 from .ops import stateless_random_ops as _stateless
-from .ops.stateless_random_ops import create_rng_state, rng_state_words, stateless_shuffle
+from .ops.stateless_random_ops import (
+    create_rng_state,
+    index_shuffle,
+    rng_state_words,
+    stateless_shuffle,
+)
 from .ops.stateless_random_ops import fold_in as stateless_fold_in
 from .ops.stateless_random_ops import split as stateless_split
 
@@ -29,6 +34,7 @@ __all__ = [
     "Generator",
     "create_rng_state",
     "get_global_generator",
+    "index_shuffle",
     "set_global_generator",
     "stateless_fold_in",
     "stateless_shuffle",

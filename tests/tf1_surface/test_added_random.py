@@ -325,3 +325,28 @@ def test_approx_max_k_does_pass_its_gradient_to_the_chosen_entries():
     values, _ = tf.math.approx_max_k(x, 2)
     (grad,) = _run(tf.gradients(tf.reduce_sum(values * [[10.0, 1.0]]), x)[0])
     np.testing.assert_array_equal(grad, [[0, 10, 1, 0]])
+
+
+def test_index_shuffle_does_place_indices_as_tensorflows_permutation():
+    places, wide, raw, six_rounds, batched = _run(
+        tf.random.experimental.index_shuffle(tf.range(10), seed=[5, 8], max_index=9),
+        tf.random.experimental.index_shuffle(
+            tf.constant([0, 1, 2, 3], tf.int64), seed=[7, 7], max_index=10**12
+        ),
+        tf.random_index_shuffle(tf.range(10), [5, 8, 0], 9),
+        tf.random_index_shuffle(tf.range(5), [1, 2, 3], 4, rounds=6),
+        tf.random_index_shuffle(tf.constant([3, 3]), [[1, 2, 3], [4, 5, 6]], tf.constant([100, 7])),
+    )
+    np.testing.assert_array_equal(places, [3, 8, 0, 1, 2, 7, 6, 9, 4, 5])
+    np.testing.assert_array_equal(wide, [560727983410, 560658793635, 560593765904, 560524576641])
+    np.testing.assert_array_equal(raw, [9, 1, 5, 6, 4, 8, 0, 7, 2, 3])
+    np.testing.assert_array_equal(six_rounds, [1, 4, 3, 2, 0])
+    np.testing.assert_array_equal(batched, [54, 7])
+
+
+def test_index_shuffle_is_a_permutation_for_any_size():
+    for max_index in (0, 1, 2, 255, 256, 1000):
+        (places,) = _run(
+            tf.random.experimental.index_shuffle(tf.range(max_index + 1), [3, 1], max_index)
+        )
+        assert sorted(places.tolist()) == list(range(max_index + 1))
