@@ -78,6 +78,7 @@ from .passes.config import GraphOptions, OptimizerOptions, RewriterConfig
 from .render import render
 from .session import (
     ConfigProto,
+    GPUOptions,
     InteractiveSession,
     NodeExecStats,
     RunMetadata,
@@ -272,7 +273,7 @@ from .random_seed import get_seed, set_random_seed  # noqa: E402
 
 # isort: split
 # variable scopes, collections, variables' fields and ops, devices, TF1's small names
-from . import app, bitwise, compat, flags, gfile, logging, manip, queue
+from . import app, bitwise, compat, config, flags, gfile, logging, manip, queue
 from .device import DeviceSpec
 from .graph import (
     add_to_collection,

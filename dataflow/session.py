@@ -83,6 +83,22 @@ class Experimental(Message):
 
 
 @dataclass
+class GPUOptions(Message):
+    """``ConfigProto.gpu_options``: how a process shares its GPUs' memory.  This host runs
+    every op on its CPU and has no GPU, so there is nothing for these fields to configure;
+    they are kept so that programs written for GPUs build their ``ConfigProto`` unchanged."""
+
+    per_process_gpu_memory_fraction: float = 0.0
+    allow_growth: bool = False
+    allocator_type: str = ""
+    deferred_deletion_bytes: int = 0
+    visible_device_list: str = ""
+    polling_active_delay_usecs: int = 0
+    polling_inactive_delay_msecs: int = 0
+    force_gpu_compatible: bool = False
+
+
+@dataclass
 class ConfigProto(Message):
     """Session options, mirroring the fields of ``tf.ConfigProto`` that apply here.
 
@@ -104,6 +120,7 @@ class ConfigProto(Message):
     log_device_placement: bool = False
     device_count: dict[str, int] = field(default_factory=dict)
     operation_timeout_in_ms: int = 0
+    gpu_options: GPUOptions = field(default_factory=GPUOptions)
     # Graph passes run on each plan (`dataflow.passes.config`); read when the Session is
     # created, as TensorFlow copies the ConfigProto it is given.
     graph_options: GraphOptions = field(default_factory=GraphOptions)
@@ -361,7 +378,11 @@ class Session:
                 "eager ops run at once and have their values; build a graph inside "
                 "`with df.Graph().as_default():` to run it in a Session."
             )
-        self._config = config if config is not None else ConfigProto()
+        if config is None:  # the process's options, as `df.config` set them
+            from .config import session_config
+
+            config = session_config()
+        self._config = config
         executor_type = self._config.experimental.executor_type
         if executor_type not in ("", DEFAULT_EXECUTOR, SINGLE_THREADED_EXECUTOR):
             raise ValueError(

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from .. import nest
+from ..config import _state as _config
 from ..eager.runner import active_tapes
 from ..eager.tensor import EagerTensor
 from ..graph import (
@@ -682,6 +683,8 @@ class Function:
 
     # -- calls -----------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if _config.STATE.functions_run_eagerly and _executing_eagerly():
+            return self._python_function(*args, **kwargs)  # `df.config.run_functions_eagerly`
         fast_key = None
         if not kwargs and len(args) == self._positional_count and _executing_eagerly():
             fast_key = _fast_key(args)
