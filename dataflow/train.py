@@ -53,6 +53,7 @@ its dense update of the dense gradient, so Adam makes the gradient dense instead
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional
 
 import numpy as np
@@ -295,6 +296,12 @@ class Optimizer:
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
+        from .distribute import strategy as _strategy
+
+        replica = _strategy.replica_merging()
+        if replica is not None:  # one of a strategy's replicas: sum the gradients, apply once
+            merge = functools.partial(_strategy.merged_apply_gradients, optimizer=self)
+            return replica.merge_call(merge, args=(grads_and_vars, global_step, name))
         converted = []
         for g, v in grads_and_vars:
             if g is not None and not isinstance(g, IndexedSlices):

@@ -11,6 +11,9 @@ per device) or on the tasks of a Ray cluster.
   ``recv_async``, ``abort``; one per step), and its in-process tables.
 - `RayCluster` (`ray_cluster`): one Ray actor per task; ``df.Session(cluster.target)`` runs
   steps on it through a master, as TensorFlow 1.x's distributed runtime does.
+- Strategies (`strategy`, ``tf.distribute``'s): a step function replicated over devices
+  (`MirroredStrategy`, `OneDeviceStrategy`), and `cluster_resolver`: where a cluster's tasks
+  are, read from ``TF_CONFIG`` or given.
 
 Invariants: the executor never learns about devices (each partition is an ordinary program; it
 only knows the node flags ``_Send``/``_Recv`` declare: ``fires_on_dead``, ``asynchronous``,
@@ -22,7 +25,53 @@ between partitions only through it.  Ray is optional: nothing here imports it un
 actor between runs.
 """
 
+from . import cluster_resolver
 from .cluster import ClusterSpec
-from .ray_cluster import RayCluster
+from .ray_cluster import RayCluster, Server
+from .strategy import (
+    CrossDeviceOps,
+    HierarchicalCopyAllReduce,
+    InputContext,
+    InputReplicationMode,
+    MirroredStrategy,
+    NcclAllReduce,
+    OneDeviceStrategy,
+    ReduceOp,
+    ReductionToOneDevice,
+    ReplicaContext,
+    RunOptions,
+    Strategy,
+    StrategyExtended,
+    experimental_set_strategy,
+    get_loss_reduction,
+    get_replica_context,
+    get_strategy,
+    has_strategy,
+    in_cross_replica_context,
+)
 
-__all__ = ["ClusterSpec", "RayCluster"]
+__all__ = [
+    "ClusterSpec",
+    "CrossDeviceOps",
+    "HierarchicalCopyAllReduce",
+    "InputContext",
+    "InputReplicationMode",
+    "MirroredStrategy",
+    "NcclAllReduce",
+    "OneDeviceStrategy",
+    "RayCluster",
+    "ReduceOp",
+    "ReductionToOneDevice",
+    "ReplicaContext",
+    "RunOptions",
+    "Server",
+    "Strategy",
+    "StrategyExtended",
+    "cluster_resolver",
+    "experimental_set_strategy",
+    "get_loss_reduction",
+    "get_replica_context",
+    "get_strategy",
+    "has_strategy",
+    "in_cross_replica_context",
+]
