@@ -10,7 +10,6 @@ gradient is the gather's scatter, as TensorFlow's ``ResizeBilinearGrad`` compute
 
 from __future__ import annotations
 
-import enum
 from typing import Optional
 
 import numpy as np
@@ -26,6 +25,7 @@ from .graph import (
     name_scope,
     numpy_value_or_none,
 )
+from .op_registry import apply_op, define_op
 from .ops import array_ops as _a
 from .ops import math_ops as _m
 from .ops.misc_ops import Assert
@@ -53,7 +53,11 @@ __all__ = [
     "random_crop",
     "random_flip_left_right",
     "random_flip_up_down",
+    "resize",
+    "resize_area",
+    "resize_bicubic",
     "resize_bilinear",
+    "resize_image_with_pad",
     "resize_image_with_crop_or_pad",
     "resize_images",
     "resize_nearest_neighbor",
@@ -61,13 +65,17 @@ __all__ = [
 ]
 
 
-class ResizeMethod(enum.IntEnum):
-    """TF1's resize methods (``tf.compat.v1.image.ResizeMethod``)."""
+class ResizeMethod:
+    """TF1's resize methods (``tf.compat.v1.image.ResizeMethod``); `resize_images` also takes
+    TensorFlow 2's names of them (``"bilinear"``, ``"nearest"``, ``"bicubic"``, ``"area"``)."""
 
     BILINEAR = 0
     NEAREST_NEIGHBOR = 1
     BICUBIC = 2
     AREA = 3
+
+
+_METHOD_NAMES = {"bilinear": 0, "nearest": 1, "bicubic": 2, "area": 3}
 
 
 def _fail(function: str, message: str, error=ValueError):
@@ -188,6 +196,168 @@ def resize_nearest_neighbor(
         return _unbatch(picked, single)
 
 
+# Bicubic and area resizing read a different number of source pixels per output pixel; the op
+# below gives, for one axis, each output's source indices and weights (TensorFlow's sampling
+# rules), and the resize gathers and blends them, so the gradient is the gather's scatter.
+_CUBIC_TABLE_SIZE = 1024
+
+
+def _cubic_table(a: float) -> np.ndarray:
+    """TensorFlow's tabulated cubic kernel: for ``i / 1024`` in [0, 1], the weights of the
+    nearer and the farther tap on one side, in float32."""
+    x = (np.arange(_CUBIC_TABLE_SIZE + 1) / _CUBIC_TABLE_SIZE).astype(np.float32)
+    x = x.astype(np.float64)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    x = x + 1.0
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.stack([near, far], axis=1).astype(np.float32)
+
+
+_CUBIC_TABLES = {-0.75: _cubic_table(-0.75), -0.5: _cubic_table(-0.5)}
+
+
+def _resize_scale(in_size: int, out_size: int, align_corners: bool) -> np.float32:
+    if align_corners and out_size > 1:
+        return np.float32(in_size - 1) / np.float32(out_size - 1)
+    return np.float32(in_size) / np.float32(out_size)
+
+
+def _bicubic_taps(in_size: int, out_size: int, align_corners: bool, half_pixel: bool):
+    scale = _resize_scale(in_size, out_size, align_corners)
+    outputs = np.arange(out_size, dtype=np.float32)
+    if half_pixel:
+        position = (outputs + np.float32(0.5)) * scale - np.float32(0.5)
+    else:
+        position = outputs * scale
+    base = np.floor(position)
+    offset = np.rint((position - base) * np.float32(_CUBIC_TABLE_SIZE)).astype(np.int64)
+    table = _CUBIC_TABLES[-0.5 if half_pixel else -0.75]
+    weights = np.stack(
+        [
+            table[offset, 1],
+            table[offset, 0],
+            table[_CUBIC_TABLE_SIZE - offset, 0],
+            table[_CUBIC_TABLE_SIZE - offset, 1],
+        ],
+        axis=1,
+    )
+    wanted = base.astype(np.int64)[:, None] + np.arange(-1, 3)
+    indices = np.clip(wanted, 0, in_size - 1)
+    if half_pixel:
+        # Keys' kernel: taps outside the image weigh nothing, and the rest are renormalized.
+        weights = np.where(indices == wanted, weights, np.float32(0))
+        total = weights.sum(axis=1, keepdims=True, dtype=np.float32)
+        usable = np.abs(total) >= 1000 * np.finfo(np.float32).tiny
+        weights = np.where(usable, weights / np.where(usable, total, 1), weights)
+    return indices, weights.astype(np.float32)
+
+
+def _area_taps(in_size: int, out_size: int, align_corners: bool):
+    scale = _resize_scale(in_size, out_size, align_corners)
+    outputs = np.arange(out_size, dtype=np.float32)
+    begin = outputs * scale
+    end = (outputs + np.float32(1)) * scale
+    first = np.floor(begin).astype(np.int64)
+    count = int((np.ceil(end).astype(np.int64) - first).max()) if out_size else 0
+    cells = first[:, None] + np.arange(count)
+    inside = cells < np.ceil(end).astype(np.int64)[:, None]
+    lower = cells.astype(np.float32)
+    begin, end = begin[:, None], end[:, None]
+    weights = np.where(
+        lower < begin,
+        np.where(lower + 1 > end, scale, lower + 1 - begin),
+        np.where(lower + 1 > end, end - lower, np.float32(1)),
+    ).astype(np.float32)
+    weights = np.where(inside, weights / scale, np.float32(0)).astype(np.float32)
+    return np.clip(cells, 0, max(in_size - 1, 0)), weights
+
+
+def _infer_resize_taps(op):
+    size = op.attrs["out_size"]
+    return [(_dtypes.int32, [size, None]), (_dtypes.float32, [size, None])]
+
+
+def _resize_taps_kernel(attrs):
+    method, out_size = attrs["method"], attrs["out_size"]
+    align_corners, half_pixel = attrs["align_corners"], attrs["half_pixel_centers"]
+
+    def resize_taps(in_size):
+        in_size = int(in_size)
+        if method == "bicubic":
+            indices, weights = _bicubic_taps(in_size, out_size, align_corners, half_pixel)
+        else:
+            indices, weights = _area_taps(in_size, out_size, align_corners)
+        return indices.astype(np.int32), weights
+
+    return resize_taps
+
+
+define_op("ImageResizeTaps", _infer_resize_taps, _resize_taps_kernel)
+
+
+def _resize_along(images: Tensor, axis: int, out_size: int, method: str, align_corners, half):
+    """``images`` resampled along ``axis`` (1 or 2) to ``out_size`` by ``method``'s taps."""
+    in_size = _a.shape(images)[axis]
+    attrs = {
+        "out_size": out_size,
+        "method": method,
+        "align_corners": bool(align_corners),
+        "half_pixel_centers": bool(half),
+    }
+    indices, weights = apply_op("ImageResizeTaps", (in_size,), attrs, "taps").outputs
+    picked = _a.gather(images, indices, axis=axis)  # the taps as a new axis after ``axis``
+    shape = [1, 1, 1, 1, 1]
+    shape[axis] = out_size
+    shape[axis + 1] = -1
+    return _m.reduce_sum(_m.multiply(picked, _a.reshape(weights, shape)), axis + 1)
+
+
+def _resize_taps(function, images, size, align_corners, half_pixel, name, method):
+    if align_corners and half_pixel:
+        _fail(function, "half_pixel_centers and align_corners may not both be true")
+    height, width = _static_size(function, size)
+    graph = images.graph if isinstance(images, Tensor) else get_default_graph()
+    with graph.as_default(), graph.name_scope(name or function) as scope:
+        batch, single = _as_batch(function, images)
+        if batch.dtype not in _m.NUMERIC_TYPES:
+            _fail(function, f"images must be numbers, got {batch.dtype.name}", TypeError)
+        batch = _m.cast(batch, _dtypes.float32)
+        rows = _resize_along(batch, 1, height, method, align_corners, half_pixel)
+        both = _resize_along(rows, 2, width, method, align_corners, half_pixel)
+        return _a.identity(_unbatch(both, single), name=scope[:-1])
+
+
+def resize_bicubic(
+    images,
+    size,
+    align_corners: bool = False,
+    name: Optional[str] = None,
+    half_pixel_centers: bool = False,
+) -> Tensor:
+    """Bicubic resizing of ``images`` to ``size = [new_height, new_width]`` (float32), as
+    TensorFlow's ``ResizeBicubic``: its tabulated cubic kernel with a = -0.75 and edge pixels
+    repeated, or with ``half_pixel_centers`` Keys' kernel (a = -0.5) whose taps outside the
+    image weigh nothing."""
+    return _resize_taps(
+        "resize_bicubic", images, size, align_corners, half_pixel_centers, name, "bicubic"
+    )
+
+
+def resize_area(images, size, align_corners: bool = False, name: Optional[str] = None) -> Tensor:
+    """Area resizing of ``images`` to ``size`` (float32), as TensorFlow's ``ResizeArea``: each
+    output pixel is the mean of the source pixels its box covers, weighted by the covered
+    fraction of each."""
+    return _resize_taps("resize_area", images, size, align_corners, False, name, "area")
+
+
+def _method_number(function: str, method) -> int:
+    if isinstance(method, str) and method in _METHOD_NAMES:
+        return _METHOD_NAMES[method]
+    if not isinstance(method, (bool, str)) and method in (0, 1, 2, 3):
+        return int(method)
+    _fail(function, f"Resize method is not implemented: {method}")
+
+
 def resize_images(
     images,
     size,
@@ -196,22 +366,65 @@ def resize_images(
     preserve_aspect_ratio: bool = False,
     name: Optional[str] = None,
 ) -> Tensor:
-    """``images`` resized to ``size`` by ``method`` (BILINEAR or NEAREST_NEIGHBOR here; BICUBIC
-    and AREA are refused).  A resize to the same size returns the images unchanged, as in
-    TensorFlow; bilinear results are float32."""
-    if preserve_aspect_ratio:
-        _fail("resize_images", "preserve_aspect_ratio is not supported", NotImplementedError)
-    method = ResizeMethod(method)
-    height, width = _static_size("resize_images", size)
+    """``images`` resized to ``size`` by ``method`` (a `ResizeMethod`, or ``"bilinear"``,
+    ``"nearest"``, ``"bicubic"``, ``"area"``).  A resize to the same size returns the images
+    unchanged, as in TensorFlow; nearest-neighbour results keep the dtype, the others are
+    float32.  ``preserve_aspect_ratio`` scales both sides by one factor so that the image fits
+    in ``size``."""
+    method = _method_number("resize_images", method)
     images = convert_to_tensor(images, name="images")
-    dims = images.shape.as_list() if images.shape.ndims in (3, 4) else None
-    if dims is not None and dims[-3:-1] == [height, width]:
+    if images.shape.ndims not in (3, 4):
+        _fail("resize_images", f"'images' must have either 3 or 4 dimensions, got {images.shape}")
+    height, width = _static_size("resize_images", size)
+    dims = images.shape.as_list()[-3:-1]
+    if preserve_aspect_ratio:
+        if None in dims:
+            _fail(
+                "resize_images",
+                f"preserve_aspect_ratio needs images of known height and width, got {images.shape}",
+            )
+        factor = min(
+            np.float32(height) / np.float32(dims[0]), np.float32(width) / np.float32(dims[1])
+        )
+        height = int(np.round(factor * np.float32(dims[0])))
+        width = int(np.round(factor * np.float32(dims[1])))
+        size = [height, width]
+    if dims == [height, width]:
         return images
     if method == ResizeMethod.BILINEAR:
         return resize_bilinear(images, size, align_corners, name=name)
     if method == ResizeMethod.NEAREST_NEIGHBOR:
         return resize_nearest_neighbor(images, size, align_corners, name=name)
-    _fail("resize_images", f"method {method.name} is not supported", NotImplementedError)
+    if method == ResizeMethod.BICUBIC:
+        return resize_bicubic(images, size, align_corners, name=name)
+    return resize_area(images, size, align_corners, name=name)
+
+
+resize = resize_images
+
+
+def resize_image_with_pad(
+    image, target_height, target_width, method=ResizeMethod.BILINEAR, align_corners: bool = False
+) -> Tensor:
+    """``image`` resized to fit ``target_height`` x ``target_width`` with its aspect ratio kept,
+    then zero-padded (centred) to exactly that size."""
+    image = convert_to_tensor(image, name="image")
+    height, width = _static_hw("resize_image_with_pad", image)
+    target_height, target_width = _static_ints(
+        "resize_image_with_pad", target_height=target_height, target_width=target_width
+    )
+    if target_height <= 0 or target_width <= 0:
+        _fail("resize_image_with_pad", "target_height and target_width must be > 0.")
+    f32 = np.float32
+    ratio = max(f32(width) / f32(target_width), f32(height) / f32(target_height))
+    resized_height, resized_width = f32(height) / ratio, f32(width) / ratio
+    top = max(0, int(np.floor((f32(target_height) - resized_height) / f32(2))))
+    left = max(0, int(np.floor((f32(target_width) - resized_width) / f32(2))))
+    with graph_to_build_in(image.graph).as_default(), name_scope("resize_image_with_pad"):
+        resized = resize_images(
+            image, [int(resized_height), int(resized_width)], method, align_corners
+        )
+        return pad_to_bounding_box(resized, top, left, target_height, target_width)
 
 
 # -- flips -----------------------------------------------------------------------------------------
