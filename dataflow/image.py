@@ -15,6 +15,7 @@ from typing import Optional
 import numpy as np
 
 from . import dtypes as _dtypes
+from .gradients import NotDifferentiable
 from .graph import (
     Tensor,
     _user_location,
@@ -293,6 +294,7 @@ def _resize_taps_kernel(attrs):
 
 
 define_op("ImageResizeTaps", _infer_resize_taps, _resize_taps_kernel)
+NotDifferentiable("ImageResizeTaps")  # its input is a size
 
 
 def _resize_along(images: Tensor, axis: int, out_size: int, method: str, align_corners, half):
