@@ -134,3 +134,240 @@ def test_resize_image_with_pad_does_fit_and_pad_with_zeros():
     )
     with pytest.raises(ValueError, match="must be > 0"):
         tf.image.resize_image_with_pad(_image(), 0, 5)
+
+
+# -- colour spaces, hue, saturation, gamma ---------------------------------------------------------
+RGB = np.array(
+    [
+        [[0.5, 0.5, 0.5], [0.0, 0.0, 0.0], [1.0, 0.2, 1.0], [0.3, 0.9, 0.7]],
+        [[0.9, 0.1, 0.4], [0.2, 0.6, 0.1], [0.25, 0.3, 0.95], [1.0, 1.0, 0.0]],
+    ],
+    np.float32,
+)
+RGB_U8 = (RGB * 255).astype(np.uint8)
+COLOUR = {
+    "hsv": [
+        [0, 0, 0.5],
+        [0, 0, 0],
+        [0.8333333, 0.8, 1],
+        [0.4444444, 0.6666666, 0.9],
+        [0.9375, 0.8888888, 0.9],
+        [0.3, 0.8333333, 0.6],
+        [0.6547619, 0.7368421, 0.95],
+        [0.1666667, 1, 1],
+    ],
+    "back": [
+        [0.5, 0.5, 0.5],
+        [0, 0, 0],
+        [1, 0.2, 1],
+        [0.3, 0.9, 0.7],
+        [0.9, 0.1, 0.4],
+        [0.2, 0.6, 0.1],
+        [0.25, 0.3, 0.95],
+        [1, 1, 0],
+    ],
+    "grad": [
+        [7, 0, -4],
+        [3, 0, 0],
+        [3.608333, -2, -0.2083333],
+        [-2.314815, 3.555556, 0.2777778],
+        [3.325039, -2.092014, -0.2083334],
+        [-0.3333333, 3.622222, -3.066667],
+        [-1.884175, -0.2380952, 3.571023],
+        [2.833333, 0.1666667, 0],
+    ],
+    "yiq": [
+        [0.5, 0, -1.832843e-05],
+        [0, 0, 0],
+        [0.5304, 0.2196454, 0.4181523],
+        [0.6978, -0.2932715, -0.1891729],
+        [0.3734, 0.3803172, 0.2625562],
+        [0.4234, -0.07768828, -0.2402218],
+        [0.35915, -0.2386686, 0.1916937],
+        [0.886, 0.3213439, -0.3112362],
+    ],
+    "yuv": [
+        [0.5, 0, 7.450581e-09],
+        [0, 0, 0],
+        [0.5304, 0.2310953, 0.4119721],
+        [0.6978, 0.001082654, -0.3489831],
+        [0.3734, 0.01309017, 0.4619772],
+        [0.4234, -0.1591487, -0.195985],
+        [0.35915, 0.2907638, -0.09575544],
+        [0.886, -0.4360104, 0.1000103],
+    ],
+    "from_yiq": [
+        [1.288406, 0.04039147, 0.7987452],
+        [0, 0, 0],
+        [1.812022, 0.2983932, 2.482882],
+        [1.594965, -0.3978545, 0.4968952],
+        [1.243929, 0.613917, 1.471018],
+        [0.8356743, -0.02792813, -0.2936211],
+        [1.12658, -0.4464478, 1.536997],
+        [1.955986, 0.7279872, -0.1067402],
+    ],
+    "from_yuv": [
+        [1.069942, 0.0123679, 1.516031],
+        [0, 0, 0],
+        [2.139883, 0.3404497, 1.406412],
+        [1.097918, -0.4616134, 2.128856],
+        [1.355953, 0.628287, 1.103206],
+        [0.3139883, -0.09484759, 1.419237],
+        [1.332889, -0.4199834, 0.8596185],
+        [1, 0.6053576, 3.032062],
+    ],
+    "hue": [
+        [0.5, 0.5, 0.5],
+        [0, 0, 0],
+        [1, 0.8400002, 0.2],
+        [0.58, 0.3, 0.9],
+        [0.5599998, 0.9, 0.1],
+        [0.1, 0.3, 0.6],
+        [0.95, 0.25, 0.44],
+        [0, 1, 0.8000002],
+    ],
+    "hue_u8": [
+        [127, 127, 127],
+        [0, 0, 0],
+        [51, 255, 112],
+        [229, 76, 81],
+        [25, 229, 213],
+        [153, 25, 140],
+        [201, 242, 63],
+        [76, 0, 255],
+    ],
+    "sat": [
+        [0.5, 0.5, 0.5],
+        [0, 0, 0],
+        [1, 0, 1],
+        [0, 0.9, 0.6000001],
+        [0.9, 0, 0.3375],
+        [0.12, 0.6, 0],
+        [0, 0.06785711, 0.95],
+        [1, 1, 0],
+    ],
+    "sat_u8": [
+        [127, 127, 127],
+        [0, 0, 0],
+        [255, 173, 255],
+        [168, 229, 209],
+        [229, 147, 178],
+        [112, 153, 101],
+        [170, 175, 242],
+        [255, 255, 153],
+    ],
+    "gamma": [
+        [0.1741101, 0.1741101, 0.1741101],
+        [0, 0, 0],
+        [0.8, 0.02319295, 0.8],
+        [0.05659222, 0.6344881, 0.3650107],
+        [0.6344881, 0.005047658, 0.1065668],
+        [0.02319295, 0.2600296, 0.005047658],
+        [0.03789291, 0.05659222, 0.7146311],
+        [0.8, 0.8, 0],
+    ],
+    "gamma_u8": [
+        [234, 234, 234],
+        [0, 0, 0],
+        [255, 148, 255],
+        [181, 255, 255],
+        [255, 104, 210],
+        [148, 255, 104],
+        [165, 181, 255],
+        [255, 255, 0],
+    ],
+}
+
+
+def _pixels(t):
+    return np.asarray(_run(t)).reshape(-1, 3)
+
+
+def test_rgb_to_hsv_and_back_does_match_tensorflow():
+    with tf.Graph().as_default():
+        hsv = tf.image.rgb_to_hsv(RGB)
+        back = tf.image.hsv_to_rgb(hsv)
+        assert hsv.shape.as_list() == [2, 4, 3]
+        np.testing.assert_allclose(_pixels(hsv), COLOUR["hsv"], rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(_pixels(back), COLOUR["back"], rtol=1e-6, atol=1e-6)
+
+
+def test_rgb_to_hsv_does_have_tensorflows_gradient_away_from_grey():
+    with tf.Graph().as_default():
+        x = tf.constant(RGB)
+        hsv = tf.image.rgb_to_hsv(x)
+        grad = _pixels(tf.gradients(tf.reduce_sum(hsv * np.float32([1, 2, 3])), x)[0])
+    # Pixel 0 is grey, where hue has no derivative (TensorFlow's formula gives [7, 0, -4]); in
+    # pixel 7, (1, 1, 0), a tie, TensorFlow's formula drops blue's derivative (saturation's, -2).
+    np.testing.assert_allclose(grad[1:7], COLOUR["grad"][1:7], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grad[7][2], -2.0, rtol=1e-6)
+    assert np.isfinite(grad).all()
+
+
+@pytest.mark.parametrize("name", ["rgb_to_yiq", "rgb_to_yuv", "yiq_to_rgb", "yuv_to_rgb"])
+def test_yiq_and_yuv_conversions_do_match_tensorflow(name):
+    key = {"rgb_to_yiq": "yiq", "rgb_to_yuv": "yuv"}.get(name, "from_" + name[:3])
+    with tf.Graph().as_default():
+        out = getattr(tf.image, name)(RGB)
+        np.testing.assert_allclose(_pixels(out), COLOUR[key], rtol=1e-6, atol=1e-6)
+        with pytest.raises(TypeError, match=name):
+            getattr(tf.image, name)(RGB_U8)
+        with pytest.raises(ValueError, match="last dimension"):
+            getattr(tf.image, name)(RGB[..., :2])
+
+
+def test_adjust_hue_does_turn_the_hue_in_the_images_dtype():
+    with tf.Graph().as_default():
+        turned = tf.image.adjust_hue(RGB, 0.3)
+        turned_u8 = tf.image.adjust_hue(RGB_U8, -0.45)
+        assert turned_u8.dtype == tf.uint8
+        np.testing.assert_allclose(_pixels(turned), COLOUR["hue"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(_pixels(turned_u8), COLOUR["hue_u8"])
+        with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+            tf.image.adjust_hue(RGB, 1.5)
+        with pytest.raises(LookupError, match="AdjustHue"):
+            x = tf.constant(RGB)
+            tf.gradients(tf.image.adjust_hue(x, 0.1), x)
+
+
+def test_adjust_saturation_does_scale_and_clip_the_saturation():
+    with tf.Graph().as_default():
+        more = tf.image.adjust_saturation(RGB, 1.7)
+        less = tf.image.adjust_saturation(RGB_U8, 0.4)
+        np.testing.assert_allclose(_pixels(more), COLOUR["sat"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(_pixels(less), COLOUR["sat_u8"])
+
+
+def test_adjust_gamma_does_correct_and_saturate():
+    with tf.Graph().as_default():
+        dark = tf.image.adjust_gamma(RGB, 2.2, 0.8)
+        bright = tf.image.adjust_gamma(RGB_U8, 0.5, 1.3)
+        same = tf.image.adjust_gamma(RGB.astype(np.float64))
+        assert same.dtype == tf.float64
+        np.testing.assert_allclose(_pixels(dark), COLOUR["gamma"], rtol=1e-5, atol=1e-7)
+        np.testing.assert_array_equal(_pixels(bright), COLOUR["gamma_u8"])
+        np.testing.assert_allclose(_run(same), RGB, rtol=1e-7)
+        with pytest.raises(ValueError, match="non-negative"):
+            tf.image.adjust_gamma(RGB, -1.0)
+        gamma = tf.placeholder(tf.float32, [])
+        checked = tf.image.adjust_gamma(RGB, gamma)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="Gamma"):
+            sess.run(checked, {gamma: -2.0})
+
+
+def test_random_hue_and_saturation_do_draw_within_their_range():
+    with tf.Graph().as_default():
+        image = tf.constant(RGB)
+        hue = tf.image.random_hue(image, 0.2, seed=3)
+        saturation = tf.image.random_saturation(image, 0.5, 1.5, seed=3)
+        with tf.Session() as sess:
+            for _ in range(3):
+                h, s = sess.run([tf.image.rgb_to_hsv(hue), tf.image.rgb_to_hsv(saturation)])
+                shift = np.mod(h[0, 2, 0] - COLOUR["hsv"][2][0] + 0.5, 1.0) - 0.5
+                assert abs(shift) <= 0.2 + 1e-6
+                factor = s[1, 0, 1] / COLOUR["hsv"][4][1]
+                assert 0.5 - 1e-6 <= factor <= 1.5 + 1e-6
+        with pytest.raises(ValueError, match="max_delta must be <= 0.5"):
+            tf.image.random_hue(image, 0.7)
+        with pytest.raises(ValueError, match="upper must be > lower"):
+            tf.image.random_saturation(image, 1.0, 0.5)
