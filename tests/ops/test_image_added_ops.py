@@ -371,3 +371,154 @@ def test_random_hue_and_saturation_do_draw_within_their_range():
             tf.image.random_hue(image, 0.7)
         with pytest.raises(ValueError, match="upper must be > lower"):
             tf.image.random_saturation(image, 1.0, 0.5)
+
+
+# -- differences and quality metrics -------------------------------------------------------------
+SMALL = np.arange(2 * 3 * 4 * 2, dtype=np.float32).reshape(2, 3, 4, 2) ** 1.5 % 7
+
+
+def _pair():
+    rng = np.random.default_rng(7)
+    a = rng.random((2, 24, 26, 3)).astype(np.float32)
+    b = np.clip(a + rng.normal(0, 0.1, a.shape), 0, 1).astype(np.float32)
+    return a, b
+
+
+def test_total_variation_does_sum_neighbour_differences_per_image():
+    with tf.Graph().as_default():
+        batch = tf.image.total_variation(SMALL)
+        one = tf.image.total_variation(SMALL[0])
+        assert batch.shape.as_list() == [2] and one.shape.as_list() == []
+        np.testing.assert_allclose(_run(batch), [84.87786865234375, 92.91793823242188])
+        np.testing.assert_allclose(_run(one), 84.87786865234375)
+        x = tf.constant(SMALL[:1, :2, :2, :1])
+        grad = _run(tf.gradients(tf.image.total_variation(x), x)[0])
+    v = SMALL[0, :2, :2, 0]
+    down, across = np.sign(v[1] - v[0]), np.sign(v[:, 1] - v[:, 0])
+    expected = np.zeros((2, 2), np.float32)
+    expected[0] -= down
+    expected[1] += down
+    expected[:, 0] -= across
+    expected[:, 1] += across
+    np.testing.assert_array_equal(grad[0, ..., 0], expected)
+    with pytest.raises(ValueError, match="3 or 4"):
+        tf.image.total_variation(np.zeros([3, 3]))
+
+
+def test_image_gradients_does_take_differences_with_a_zero_edge():
+    with tf.Graph().as_default():
+        dy, dx = tf.image.image_gradients(SMALL)
+        dy, dx = _run(dy, dx)
+    np.testing.assert_allclose(
+        dy[1, :, :, 1],
+        [
+            [-5.4294281005859375, 3.7666778564453125, -1.1075592041015625, 0.9542083740234375],
+            [2.9575347900390625, -2.0929412841796875, -0.1930389404296875, -5.3391571044921875],
+            [0.0, 0.0, 0.0, 0.0],
+        ],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        dx[1, :, :, 1],
+        [
+            [-5.703887939453125, 1.8736572265625, 2.430938720703125, 0.0],
+            [3.492218017578125, -3.000579833984375, 4.492706298828125, 0.0],
+            [-1.558258056640625, -1.100677490234375, -0.653411865234375, 0.0],
+        ],
+        rtol=1e-6,
+    )
+    with pytest.raises(ValueError, match="4D"):
+        tf.image.image_gradients(SMALL[0])
+
+
+def test_sobel_edges_does_filter_each_channel_with_a_reflected_border():
+    with tf.Graph().as_default():
+        edges = tf.image.sobel_edges(SMALL)
+        assert edges.shape.as_list() == [2, 3, 4, 2, 2]
+        got = _run(edges)
+    np.testing.assert_allclose(
+        got[0, :, :, 0, :],
+        [
+            [[0.0, 0.0], [0.0, 11.883609771728516], [0.0, -4.74212646484375], [0.0, 0.0]],
+            [
+                [9.078207015991211, 0.0],
+                [12.520925521850586, 15.32632827758789],
+                [16.916749954223633, -3.789020538330078],
+                [17.869855880737305, 0.0],
+            ],
+            [[0.0, 0.0], [0.0, 18.769046783447266], [0.0, -2.8359146118164062], [0.0, 0.0]],
+        ],
+        rtol=1e-6,
+        atol=1e-6,
+    )
+    with pytest.raises(TypeError, match="float32 or float64"):
+        tf.image.sobel_edges(SMALL.astype(np.int32))
+
+
+def test_psnr_does_match_tensorflow_for_floats_and_integers():
+    a, b = _pair()
+    with tf.Graph().as_default():
+        floats = tf.image.psnr(a, b, 1.0)
+        ints = tf.image.psnr((a * 255).astype(np.uint8), (b * 255).astype(np.uint8), 255)
+        np.testing.assert_allclose(
+            _run(floats), [20.499046325683594, 20.630123138427734], rtol=1e-6
+        )
+        np.testing.assert_allclose(_run(ints), [20.495159149169922, 20.62763023376465], rtol=1e-6)
+        with pytest.raises(ValueError, match="not compatible"):
+            tf.image.psnr(a, b[:, :, :20], 1.0)
+
+
+def test_ssim_does_match_tensorflow_with_and_without_an_index_map():
+    a, b = _pair()
+    with tf.Graph().as_default():
+        mean = tf.image.ssim(a, b, 1.0)
+        ints = tf.image.ssim((a * 255).astype(np.uint8), (b * 255).astype(np.uint8), 255)
+        index_map = tf.image.ssim(a, b, 1.0, filter_size=5, filter_sigma=1.0, return_index_map=True)
+        assert index_map.shape.as_list() == [2, 20, 22]
+        mean, ints, index_map = _run(mean, ints, index_map)
+    np.testing.assert_allclose(mean, [0.9467721581459045, 0.9476022720336914], rtol=1e-6)
+    np.testing.assert_allclose(ints, [0.9466700553894043, 0.9475191235542297], rtol=1e-6)
+    np.testing.assert_allclose(
+        index_map[0, :3, :3],
+        [
+            [0.9393168091773987, 0.9290658831596375, 0.9269795417785645],
+            [0.9539723992347717, 0.9479764103889465, 0.9491594433784485],
+            [0.9615340828895569, 0.9507601261138916, 0.9470978379249573],
+        ],
+        rtol=1e-5,
+    )
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="at least 11x11"):
+        tf.image.ssim(a[:, :8], b[:, :8], 1.0)
+
+
+def test_ssim_does_differentiate_towards_the_other_image():
+    a, b = _pair()
+    with tf.Graph().as_default():
+        x = tf.Variable(a[:1, :12, :12])
+        loss = 1.0 - tf.image.ssim(x, b[:1, :12, :12], 1.0)[0]
+        step = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            before = sess.run(loss)
+            for _ in range(5):
+                sess.run(step)
+            assert sess.run(loss) < before
+
+
+def test_ssim_multiscale_does_match_tensorflow():
+    rng = np.random.default_rng(7)
+    rng.random((2, 24, 26, 3))
+    rng.normal(0, 0.1, (2, 24, 26, 3))
+    big1 = rng.random((1, 45, 50, 1)).astype(np.float32)
+    big2 = np.clip(big1 + rng.normal(0, 0.05, big1.shape), 0, 1).astype(np.float32)
+    with tf.Graph().as_default():
+        three = tf.image.ssim_multiscale(
+            big1, big2, 1.0, power_factors=(0.3, 0.4, 0.3), filter_size=7
+        )
+        five = tf.image.ssim_multiscale(
+            np.tile(big1, [1, 4, 4, 1]), np.tile(big2, [1, 4, 4, 1]), 1.0
+        )
+        np.testing.assert_allclose(_run(three), [0.9851976633071899], rtol=1e-6)
+        np.testing.assert_allclose(_run(five), [0.987644612789154], rtol=1e-5)
+        with pytest.raises(ValueError, match="known, equal height and width"):
+            tf.image.ssim_multiscale(tf.placeholder(tf.float32, [1, None, None, 1]), big2, 1.0)
