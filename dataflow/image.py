@@ -31,6 +31,13 @@ from .ops import array_ops as _a
 from .ops import math_ops as _m
 from .ops.conv_ops import avg_pool, depthwise_conv2d
 from .ops.extra_math_ops import reciprocal
+from .ops.image_ops import (
+    combined_non_max_suppression,
+    non_max_suppression,
+    non_max_suppression_padded,
+    non_max_suppression_with_overlaps,
+    non_max_suppression_with_scores,
+)
 from .ops.math_ops import check_dtype
 from .ops.matrix_ops import tensordot
 from .ops.misc_ops import Assert
@@ -46,6 +53,7 @@ __all__ = [
     "adjust_hue",
     "adjust_saturation",
     "central_crop",
+    "combined_non_max_suppression",
     "convert_image_dtype",
     "crop_to_bounding_box",
     "flip_left_right",
@@ -53,6 +61,10 @@ __all__ = [
     "grayscale_to_rgb",
     "hsv_to_rgb",
     "image_gradients",
+    "non_max_suppression",
+    "non_max_suppression_overlaps",
+    "non_max_suppression_padded",
+    "non_max_suppression_with_scores",
     "pad_to_bounding_box",
     "per_image_standardization",
     "psnr",
@@ -1313,3 +1325,6 @@ def rot90(image, k=1, name: Optional[str] = None) -> Tensor:
         if turns == 1:  # the last column becomes the first row
             return transpose_image(reverse(image, [height_axis + 1]))
         return reverse(transpose_image(image), [height_axis + 1])
+
+
+non_max_suppression_overlaps = non_max_suppression_with_overlaps

@@ -522,3 +522,128 @@ def test_ssim_multiscale_does_match_tensorflow():
         np.testing.assert_allclose(_run(five), [0.987644612789154], rtol=1e-5)
         with pytest.raises(ValueError, match="known, equal height and width"):
             tf.image.ssim_multiscale(tf.placeholder(tf.float32, [1, None, None, 1]), big2, 1.0)
+
+
+# -- non-max suppression ---------------------------------------------------------------------------
+def _boxes():
+    rng = np.random.default_rng(11)
+    corner = rng.random((40, 2)) * 0.8
+    size = rng.random((40, 2)) * 0.4 + 0.05
+    boxes = np.concatenate([corner, corner + size], 1).astype(np.float32)
+    boxes[3] = boxes[3][[2, 3, 0, 1]]  # given by the other two corners
+    scores = rng.random(40).astype(np.float32)
+    scores[5] = scores[7]  # a tie: the lower index goes first
+    return rng, boxes, scores
+
+
+def test_non_max_suppression_does_select_greedily_as_tensorflow():
+    _, boxes, scores = _boxes()
+    with tf.Graph().as_default():
+        top = tf.image.non_max_suppression(boxes, scores, 10, 0.3)
+        above = tf.image.non_max_suppression(boxes, scores, 30, 0.5, score_threshold=0.4)
+        none = tf.image.non_max_suppression(boxes, scores, 0)
+        assert top.dtype == tf.int32 and top.shape.as_list() == [None]
+        top, above, none = _run(top, above, none)
+    np.testing.assert_array_equal(top, [5, 7, 16, 24, 39, 33, 35, 13, 1, 14])
+    np.testing.assert_array_equal(
+        above,
+        [5, 7, 16, 37, 24, 39, 33, 35, 13, 1, 14, 28, 17, 21, 26, 34, 25, 4, 19, 15, 30, 27]
+        + [32, 3, 10, 36, 29, 2],
+    )
+    assert none.shape == (0,)
+
+
+def test_non_max_suppression_does_check_its_inputs():
+    _, boxes, scores = _boxes()
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="4 columns"):
+            tf.image.non_max_suppression(boxes[:, :3], scores, 3)
+        bad = tf.image.non_max_suppression(boxes, scores, 3, iou_threshold=1.5)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match=r"\[0, 1\]"):
+            sess.run(bad)
+
+
+def test_non_max_suppression_with_scores_does_soft_nms():
+    _, boxes, scores = _boxes()
+    with tf.Graph().as_default():
+        indices, kept = tf.image.non_max_suppression_with_scores(
+            boxes, scores, 12, 0.5, 0.1, soft_nms_sigma=0.5
+        )
+        indices, kept = _run(indices, kept)
+    np.testing.assert_array_equal(indices, [5, 7, 16, 39, 24, 35, 1, 28, 33, 13, 14, 26])
+    np.testing.assert_allclose(
+        kept,
+        [0.9793815612792969, 0.9558094143867493, 0.8987084031105042, 0.8629767298698425]
+        + [0.8204255700111389, 0.8031522035598755, 0.7956167459487915, 0.7732981443405151]
+        + [0.7493425011634827, 0.7469615340232849, 0.7463230490684509, 0.7446787357330322],
+        rtol=1e-6,
+    )
+
+
+def test_non_max_suppression_overlaps_does_use_the_given_overlaps():
+    rng, _, scores = _boxes()
+    overlaps = rng.random((40, 40)).astype(np.float32)
+    overlaps = (overlaps + overlaps.T) / 2
+    with tf.Graph().as_default():
+        got = _run(tf.image.non_max_suppression_overlaps(overlaps, scores, 8, 0.6, 0.2))
+    np.testing.assert_array_equal(got, [5, 37, 24, 13, 28, 6])
+
+
+def test_non_max_suppression_padded_does_pad_and_batch():
+    _, boxes, scores = _boxes()
+    with tf.Graph().as_default():
+        indices, valid = tf.image.non_max_suppression_padded(boxes, scores, 10, 0.3)
+        batch = np.stack([boxes, boxes[::-1]]), np.stack([scores, scores[::-1] * 0.9])
+        padded, counts = tf.image.non_max_suppression_padded(
+            *batch, 12, 0.4, score_threshold=0.2, pad_to_max_output_size=True
+        )
+        assert padded.shape.as_list() == [2, 12] and counts.shape.as_list() == [2]
+        indices, valid, padded, counts = _run(indices, valid, padded, counts)
+        with pytest.raises(ValueError, match="must be True for batched input"):
+            tf.image.non_max_suppression_padded(*batch, 12)
+    np.testing.assert_array_equal(indices, [5, 7, 16, 24, 39, 33, 35, 13, 1, 14])
+    assert valid == 10
+    np.testing.assert_array_equal(
+        padded,
+        [
+            [5, 7, 16, 37, 24, 39, 33, 35, 13, 1, 14, 28],
+            [32, 34, 23, 2, 15, 0, 6, 4, 26, 38, 25, 11],
+        ],
+    )
+    np.testing.assert_array_equal(counts, [12, 12])
+
+
+def test_combined_non_max_suppression_does_merge_classes_as_tensorflow():
+    rng, _, _ = _boxes()
+    rng.random((40, 40))
+    boxes = rng.random((2, 15, 3, 4)).astype(np.float32)
+    boxes[..., 2:] = boxes[..., :2] + 0.3
+    boxes[0, 0, 0] = [-0.1, 0.2, 0.5, 1.3]
+    scores = rng.random((2, 15, 3)).astype(np.float32)
+    with tf.Graph().as_default():
+        out = tf.image.combined_non_max_suppression(boxes, scores, 4, 7, 0.3, 0.1)
+        assert [t.shape.as_list() for t in out] == [[2, 7, 4], [2, 7], [2, 7], [2]]
+        per_class = tf.image.combined_non_max_suppression(
+            boxes[:, :, :1], scores, 2, 20, 0.3, 0.5, pad_per_class=True, clip_boxes=False
+        )
+        assert per_class[1].shape.as_list() == [2, 6]
+        b, s, c, v, b2, s2, c2, v2 = _run(*out, *per_class)
+    np.testing.assert_allclose(
+        b[0, [0, 1, 6]],
+        [[0.5191103, 0.1993263, 0.8191104, 0.4993263], [0.7760823, 0.0986686, 1.0, 0.3986686]]
+        + [[0.0, 0.2, 0.5, 1.0]],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        s[1],
+        [0.9996072, 0.993021, 0.9652209, 0.9633501, 0.9383596, 0.9168198, 0.9155442],
+        rtol=1e-6,
+    )
+    np.testing.assert_array_equal(c, [[1, 0, 0, 2, 2, 2, 0], [2, 0, 1, 2, 2, 1, 0]])
+    np.testing.assert_array_equal(v, [7, 7])
+    np.testing.assert_allclose(b2[0, 1], [0.7760823, 0.0986686, 1.0760822, 0.3986686], rtol=1e-6)
+    np.testing.assert_allclose(
+        s2[0], [0.9731449, 0.9424003, 0.9275097, 0.8983492, 0.888801, 0.8400704], rtol=1e-6
+    )
+    np.testing.assert_array_equal(c2, [[1, 0, 0, 2, 2, 1], [2, 0, 1, 2, 1, 0]])
+    np.testing.assert_array_equal(v2, [6, 6])
