@@ -55,6 +55,7 @@ __all__ = [
     "central_crop",
     "combined_non_max_suppression",
     "convert_image_dtype",
+    "crop_and_resize",
     "crop_to_bounding_box",
     "flip_left_right",
     "flip_up_down",
@@ -1109,6 +1110,108 @@ def ssim_multiscale(
         stacked = _a.stack(mcs + [relu(per_channel)], axis=-1)
         factors = np.asarray(power_factors, np.float32)
         return _m.reduce_mean(_m.reduce_prod(_m.pow(stacked, factors), [-1]), [-1])
+
+
+# -- crop_and_resize -------------------------------------------------------------------------------
+def _crop_positions(low, high, in_size: Tensor, count: int):
+    """TensorFlow's sampling positions along one axis for boxes ``[low, high]`` (``[n, 1]``,
+    normalized): ``[n, count]`` source coordinates, and where they lie inside the image."""
+    last = _m.cast(_m.subtract(in_size, 1), _dtypes.float32)
+    if count > 1:
+        step = _m.realdiv(_m.multiply(_m.subtract(high, low), last), float(count - 1))
+        steps = _a.reshape(_a.range(count, dtype=_dtypes.float32), [1, count])
+        position = _m.add(_m.multiply(low, last), _m.multiply(steps, step))
+    else:
+        position = _m.multiply(_m.multiply(_m.add(low, high), 0.5), last)
+    inside = _m.logical_and(_m.greater_equal(position, 0.0), _m.less_equal(position, last))
+    return position, inside
+
+
+def crop_and_resize(
+    image,
+    boxes,
+    box_ind=None,
+    crop_size=None,
+    method="bilinear",
+    extrapolation_value=0,
+    name: Optional[str] = None,
+    box_indices=None,
+) -> Tensor:
+    """Crops of ``image`` (``[batch, h, w, c]``) at ``boxes`` (``[n, 4]``, normalized
+    ``[y1, x1, y2, x2]``; y1 > y2 flips the crop) of the images ``box_indices`` (``box_ind`` is
+    its old name), each resampled to ``crop_size = [crop_height, crop_width]`` by
+    ``"bilinear"`` or ``"nearest"`` sampling; samples outside the image are
+    ``extrapolation_value``.  float32 ``[n, crop_height, crop_width, c]``, differentiable with
+    respect to the image and (bilinear) the boxes, as TensorFlow."""
+    function = "crop_and_resize"
+    if box_ind is not None and box_indices is not None:
+        _fail(function, "Cannot specify both 'box_indices' and 'box_ind'")
+    box_indices = box_ind if box_indices is None else box_indices
+    if box_indices is None or crop_size is None:
+        _fail(function, "box_indices and crop_size are required")
+    if method not in ("bilinear", "nearest"):
+        _fail(function, f"method must be 'bilinear' or 'nearest', got {method!r}")
+    crop_height, crop_width = _static_size(function, crop_size)
+    image = convert_to_tensor(image, name="image")
+    if image.shape.ndims != 4:
+        _fail(function, f"image must be 4-D [batch, height, width, depth], got {image.shape}")
+    if image.dtype not in _m.NUMERIC_TYPES:
+        _fail(function, f"image must be numbers, got {image.dtype.name}", TypeError)
+    with graph_to_build_in(image.graph).as_default(), name_scope(name or "CropAndResize"):
+        boxes = convert_to_tensor(boxes, dtype=_dtypes.float32, name="boxes")
+        box_indices = convert_to_tensor(box_indices, dtype=_dtypes.int32, name="box_indices")
+        if boxes.shape.ndims not in (None, 2) or boxes.shape.as_list()[-1] not in (4, None):
+            _fail(function, f"boxes must be [num_boxes, 4], got shape {boxes.shape}")
+        if box_indices.shape.ndims not in (None, 1):
+            _fail(function, f"box_indices must be 1-D, got shape {box_indices.shape}")
+        shape = _a.shape(image)
+        batch, height, width = shape[0], shape[1], shape[2]
+        check = Assert(
+            _m.reduce_all(
+                _m.logical_and(_m.greater_equal(box_indices, 0), _m.less(box_indices, batch))
+            ),
+            ["box_indices has values outside [0, batch_size)"],
+        )
+        with control_dependencies([check]):
+            box_indices = _a.identity(box_indices)
+        y1, x1, y2, x2 = _a.unstack(_a.reshape(boxes, [-1, 4, 1]), 4, axis=1)
+        rows, rows_inside = _crop_positions(y1, y2, height, crop_height)
+        cols, cols_inside = _crop_positions(x1, x2, width, crop_width)
+        flat = _a.reshape(_m.cast(image, _dtypes.float32), _a.stack([-1, shape[3]]))
+        base = _a.reshape(_m.multiply(box_indices, _m.multiply(height, width)), [-1, 1, 1])
+
+        def sample(row_index, col_index):
+            row_index = _m.minimum(_m.maximum(row_index, 0), _m.subtract(height, 1))
+            col_index = _m.minimum(_m.maximum(col_index, 0), _m.subtract(width, 1))
+            at = _m.add(
+                _m.add(base, _m.multiply(_a.expand_dims(row_index, 2), width)),
+                _a.expand_dims(col_index, 1),
+            )
+            return _a.gather(flat, at)  # [n, crop_height, crop_width, depth]
+
+        as_int = lambda v: _m.cast(v, _dtypes.int32)  # noqa: E731
+        if method == "nearest":
+            # std::round: halves away from zero (positions inside the image are >= 0)
+            crops = sample(as_int(_m.floor(_m.add(rows, 0.5))), as_int(_m.floor(_m.add(cols, 0.5))))
+        else:
+            top, left = _m.floor(rows), _m.floor(cols)
+            bottom, right = as_int(_m.ceil(rows)), as_int(_m.ceil(cols))
+            row_weight = _a.reshape(_m.subtract(rows, top), [-1, crop_height, 1, 1])
+            col_weight = _a.reshape(_m.subtract(cols, left), [-1, 1, crop_width, 1])
+            top, left = as_int(top), as_int(left)
+            upper = sample(top, left)
+            upper = _m.add(upper, _m.multiply(_m.subtract(sample(top, right), upper), col_weight))
+            lower = sample(bottom, left)
+            lower = _m.add(
+                lower, _m.multiply(_m.subtract(sample(bottom, right), lower), col_weight)
+            )
+            crops = _m.add(upper, _m.multiply(_m.subtract(lower, upper), row_weight))
+        inside = _m.logical_and(
+            _a.reshape(rows_inside, [-1, crop_height, 1, 1]),
+            _a.reshape(cols_inside, [-1, 1, crop_width, 1]),
+        )
+        fill = _m.cast(extrapolation_value, _dtypes.float32)
+        return _m.where_v2(inside, crops, fill)
 
 
 # -- crops -----------------------------------------------------------------------------------------

@@ -647,3 +647,92 @@ def test_combined_non_max_suppression_does_merge_classes_as_tensorflow():
     )
     np.testing.assert_array_equal(c2, [[1, 0, 0, 2, 2, 1], [2, 0, 1, 2, 1, 0]])
     np.testing.assert_array_equal(v2, [6, 6])
+
+
+# -- crop_and_resize -------------------------------------------------------------------------------
+def _crops_input():
+    image = np.random.default_rng(5).random((2, 6, 7, 2)).astype(np.float32)
+    boxes = np.float32(
+        [[0.1, 0.2, 0.8, 0.9], [0.9, 0.8, 0.0, 0.1], [-0.2, 0.3, 0.5, 1.4], [0.3, 0.3, 0.3, 0.3]]
+    )
+    return image, boxes, np.int32([0, 1, 1, 0])
+
+
+def test_crop_and_resize_does_sample_bilinearly_with_extrapolation():
+    image, boxes, indices = _crops_input()
+    with tf.Graph().as_default():
+        crops = tf.image.crop_and_resize(image, boxes, indices, [3, 4], extrapolation_value=-1)
+        assert crops.shape.as_list() == [4, 3, 4, 2] and crops.dtype == tf.float32
+        crops = _run(crops)
+    np.testing.assert_allclose(
+        crops[1, :, :, 0],  # a flipped box
+        [
+            [0.5660022, 0.2527842, 0.4264372, 0.4306886],
+            [0.7276437, 0.4992102, 0.6770625, 0.3093103],
+            [0.9758242, 0.7483323, 0.0009199, 0.3821617],
+        ],
+        rtol=1e-5,
+        atol=1e-7,
+    )
+    np.testing.assert_allclose(
+        crops[2, :, :, 1],  # partly outside the image
+        [[-1, -1, -1, -1], [0.5447247, 0.161534, -1, -1], [0.3451983, 0.2772545, -1, -1]],
+        rtol=1e-6,
+    )
+
+
+def test_crop_and_resize_does_nearest_and_single_pixel_crops():
+    image, boxes, indices = _crops_input()
+    with tf.Graph().as_default():
+        nearest = tf.image.crop_and_resize(image, boxes, indices, [3, 4], method="nearest")
+        single = tf.image.crop_and_resize(image, boxes, box_ind=indices, crop_size=[1, 1])
+        ints = tf.image.crop_and_resize((image * 255).astype(np.uint8), boxes, indices, [2, 2])
+        assert ints.dtype == tf.float32
+        nearest, single = _run(nearest, single)
+    np.testing.assert_allclose(
+        nearest[0, :, :, 0],
+        [
+            [0.3924047, 0.5555961, 0.8796512, 0.6791815],
+            [0.7074956, 0.2032528, 0.8062154, 0.1490386],
+            [0.7414217, 0.2218886, 0.1070895, 0.6353868],
+        ],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        single[:, 0, 0, 0], [0.29708704, 0.47925386, 0.86006266, 0.58201134], rtol=1e-6
+    )
+
+
+def test_crop_and_resize_does_differentiate_image_and_boxes_as_tensorflow():
+    image, boxes, indices = _crops_input()
+    with tf.Graph().as_default():
+        x, b = tf.constant(image), tf.constant(boxes)
+        crops = tf.image.crop_and_resize(x, b, indices, [3, 4], extrapolation_value=-1)
+        grad_image, grad_boxes = _run(*tf.gradients(tf.reduce_sum(crops * crops), [x, b]))
+    np.testing.assert_allclose(grad_image[1, :, :, 0].sum(), 15.600209, rtol=1e-5)
+    np.testing.assert_allclose(grad_image.sum(), 74.367355, rtol=1e-5)
+    np.testing.assert_allclose(
+        grad_boxes,
+        [
+            [3.9095333, -5.4691854, 0.956483, 2.8725705],
+            [-11.57703, 2.1419477, -6.0559039, 0.0306301],
+            [-0.6588159, -4.0889244, -9.116456, 0.0],
+            [0.3741282, 1.7084373, 0.3741283, 1.7084374],
+        ],
+        rtol=1e-4,
+        atol=1e-5,
+    )
+
+
+def test_crop_and_resize_does_check_its_arguments():
+    image, boxes, indices = _crops_input()
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="both"):
+            tf.image.crop_and_resize(image, boxes, indices, [2, 2], box_indices=indices)
+        with pytest.raises(ValueError, match="method"):
+            tf.image.crop_and_resize(image, boxes, indices, [2, 2], method="area")
+        with pytest.raises(ValueError, match="4-D"):
+            tf.image.crop_and_resize(image[0], boxes, indices, [2, 2])
+        wrong = tf.image.crop_and_resize(image, boxes, [0, 1, 2, 0], [2, 2])
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="box_ind"):
+            sess.run(wrong)
