@@ -33,10 +33,13 @@ from .ops.conv_ops import avg_pool, depthwise_conv2d
 from .ops.extra_math_ops import reciprocal
 from .ops.image_ops import (
     combined_non_max_suppression,
+    draw_bounding_boxes,
+    extract_glimpse,
     non_max_suppression,
     non_max_suppression_padded,
     non_max_suppression_with_overlaps,
     non_max_suppression_with_scores,
+    sample_distorted_bounding_box,
 )
 from .ops.math_ops import check_dtype
 from .ops.matrix_ops import tensordot
@@ -57,6 +60,8 @@ __all__ = [
     "convert_image_dtype",
     "crop_and_resize",
     "crop_to_bounding_box",
+    "draw_bounding_boxes",
+    "extract_glimpse",
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",
@@ -90,6 +95,7 @@ __all__ = [
     "rgb_to_yiq",
     "rgb_to_yuv",
     "rot90",
+    "sample_distorted_bounding_box",
     "sobel_edges",
     "ssim",
     "ssim_multiscale",

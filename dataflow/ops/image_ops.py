@@ -539,3 +539,374 @@ def combined_non_max_suppression(
         )
         attrs = {"pad_per_class": bool(pad_per_class), "clip_boxes": bool(clip_boxes)}
         return tuple(apply_op("CombinedNonMaxSuppression", inputs, attrs).outputs)
+
+
+# -- drawing boxes ---------------------------------------------------------------------------------
+_DEFAULT_COLOURS = np.float32(
+    [
+        [1, 1, 0, 1],
+        [0, 0, 1, 1],
+        [1, 0, 0, 1],
+        [0, 1, 0, 1],
+        [0.5, 0, 0.5, 1],
+        [0.5, 0.5, 0, 1],
+        [0.5, 0, 0, 1],
+        [0, 0, 0.5, 1],
+        [0, 1, 1, 1],
+        [1, 0, 1, 1],
+    ]
+)
+
+
+def _infer_draw(op):
+    images, boxes, colours = op.inputs
+    check_dtype(images.dtype, _BOX_TYPES, "Input 'images' of 'DrawBoundingBoxesV2'")
+    _check_rank(op, images, 4, "images")
+    _check_rank(op, boxes, 3, "boxes")
+    _check_rank(op, colours, 2, "colors")
+    depth = images.shape.as_list()[3] if images.shape.ndims else None
+    if depth not in (1, 3, 4, None):
+        raise ValueError("Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
+    return [(images.dtype, images.shape)]
+
+
+def _draw_kernel(attrs):
+    def draw(images, boxes, colours):
+        op_type = "DrawBoundingBoxesV2"
+        batch, height, width, depth = images.shape
+        if depth not in (1, 3, 4):
+            raise _run_error(
+                op_type, "Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)"
+            )
+        if boxes.shape[0] != batch:
+            raise _run_error(op_type, "The batch sizes should be the same")
+        if boxes.shape[2] != 4:
+            raise _run_error(op_type, "The size of the third dimension of the box must be 4")
+        if colours.shape[1] < depth and colours.size:
+            raise _run_error(op_type, "colors must have equal or more channels than the image")
+        table = colours[:, :depth] if colours.size else _DEFAULT_COLOURS[:, :depth].copy()
+        if not colours.size and depth == 1:
+            table[:, 0] = 1
+        canvas = images.copy()
+        for b in range(batch):
+            for k, box in enumerate(boxes[b].astype(np.float32)):
+                colour = table[k % len(table)].astype(images.dtype)
+                # float coordinates truncated toward zero, as TensorFlow's int64 conversion
+                top = int(np.trunc(box[0] * np.float32(height - 1)))
+                bottom = int(np.trunc(box[2] * np.float32(height - 1)))
+                left = int(np.trunc(box[1] * np.float32(width - 1)))
+                right = int(np.trunc(box[3] * np.float32(width - 1)))
+                if top > bottom or left > right:
+                    continue  # inverted: not drawn
+                if top >= height or bottom < 0 or left >= width or right < 0:
+                    continue  # outside the image
+                rows = slice(max(top, 0), min(bottom, height - 1) + 1)
+                cols = slice(max(left, 0), min(right, width - 1) + 1)
+                if top >= 0:
+                    canvas[b, top, cols] = colour
+                if bottom < height:
+                    canvas[b, bottom, cols] = colour
+                if left >= 0:
+                    canvas[b, rows, left] = colour
+                if right < width:
+                    canvas[b, rows, right] = colour
+        return canvas
+
+    return draw
+
+
+define_op("DrawBoundingBoxesV2", _infer_draw, _draw_kernel)
+NotDifferentiable("DrawBoundingBoxesV2")
+
+
+def draw_bounding_boxes(images, boxes, name: Optional[str] = None, colors=None) -> Tensor:
+    """``images`` (``[batch, h, w, depth]``, float32 or float16; depth 1, 3 or 4) with the
+    outlines of ``boxes`` (``[batch, n, 4]``, normalized ``[y_min, x_min, y_max, x_max]``) drawn
+    one pixel wide, in ``colors`` (``[k, >= depth]``, cycled) or TensorFlow's ten default
+    colours.  Inverted boxes and boxes wholly outside the image are not drawn."""
+    graph = graph_of([images, boxes, colors])
+    with graph.as_default(), graph.name_scope(name or "DrawBoundingBoxes"):
+        images = convert_to_tensor(images, name="images")
+        boxes = convert_to_tensor(boxes, dtype=_dtypes.float32, name="boxes")
+        if colors is None:
+            colors = np.zeros((0, 4), np.float32)
+        colors = convert_to_tensor(colors, dtype=_dtypes.float32, name="colors")
+        return apply_op("DrawBoundingBoxesV2", (images, boxes, colors)).outputs[0]
+
+
+# -- sample_distorted_bounding_box -----------------------------------------------------------------
+def _random_crop_box(rng, width, height, min_area, max_area, aspect):
+    """TensorFlow's ``GenerateRandomCrop``: (x, y, w, h) or None."""
+    height_ = int(np.rint(np.float32(np.sqrt(np.float32(min_area) / aspect))))
+    max_height = int(np.rint(np.float32(np.sqrt(np.float32(max_area) / aspect))))
+    if np.rint(np.float32(max_height * aspect)) > width:
+        max_height = int((width + 0.5 - 1e-7) / aspect)
+        if np.rint(np.float32(max_height * aspect)) > width:
+            max_height -= 1
+    max_height = min(max_height, height)
+    height_ = min(height_, max_height)
+    if height_ < max_height:
+        height_ += int(rng.integers(0, max_height - height_ + 1))
+    width_ = int(np.rint(np.float32(height_ * aspect)))
+    area = np.float32(width_ * height_)
+    if area < min_area:
+        height_ += 1
+        width_ = int(np.rint(np.float32(height_ * aspect)))
+        area = np.float32(width_ * height_)
+    if area > max_area:
+        height_ -= 1
+        width_ = int(np.rint(np.float32(height_ * aspect)))
+        area = np.float32(width_ * height_)
+    if area < min_area or area > max_area or width_ > width or height_ > height:
+        return None
+    if width_ <= 0 or height_ <= 0:
+        return None
+    y = int(rng.integers(0, height - height_)) if height_ < height else 0
+    x = int(rng.integers(0, width - width_)) if width_ < width else 0
+    return x, y, width_, height_
+
+
+def _covers_an_object(crop, boxes, min_covered) -> bool:
+    x, y, w, h = crop
+    for x0, y0, x1, y1 in boxes:
+        area = (x1 - x0) * (y1 - y0)
+        if area <= 0:
+            continue
+        inter_w = min(x + w, x1) - max(x, x0)
+        inter_h = min(y + h, y1) - max(y, y0)
+        inter = inter_w * inter_h if inter_w > 0 and inter_h > 0 else 0
+        if np.float32(inter) / np.float32(area) >= min_covered:
+            return True
+    return False
+
+
+def _infer_distort(op):
+    image_size, boxes, min_covered = op.inputs
+    check_dtype(
+        image_size.dtype, _INT_SIZE_TYPES, "Input 'image_size' of 'SampleDistortedBoundingBoxV2'"
+    )
+    _check_rank(op, image_size, 1, "image_size")
+    _check_rank(op, boxes, 3, "bounding_boxes")
+    return [
+        (image_size.dtype, [3]),
+        (image_size.dtype, [3]),
+        (_dtypes.float32, [1, 1, 4]),
+    ]
+
+
+_INT_SIZE_TYPES = frozenset(
+    {_dtypes.uint8, _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64}
+)
+
+
+def _distort_kernel(attrs):
+    aspect_low, aspect_high = attrs["aspect_ratio_range"]
+    area_low, area_high = attrs["area_range"]
+    attempts, whole_image = attrs["max_attempts"], attrs["use_image_if_no_bounding_boxes"]
+
+    def sample(context, image_size, boxes, min_covered):
+        op_type = "SampleDistortedBoundingBoxV2"
+        if image_size.shape != (3,):
+            raise _run_error(op_type, f"image_size must be 1-D with 3 elements, got {image_size}")
+        height, width = int(image_size[0]), int(image_size[1])
+        if height <= 0 or width <= 0:
+            raise _run_error(op_type, f"image height and width must be positive, got {image_size}")
+        boxes = boxes.reshape(-1, 4).astype(np.float32)
+        if ((boxes < 0) | (boxes > 1)).any():
+            raise _run_error(op_type, "All bounding box coordinates must be in [0.0, 1.0]")
+        if (boxes[:, 0] > boxes[:, 2]).any() or (boxes[:, 1] > boxes[:, 3]).any():
+            raise _run_error(op_type, "Bounding boxes must have min <= max")
+        rects = [
+            (int(x0 * np.float32(width)), int(y0 * np.float32(height)))
+            + (int(x1 * np.float32(width)), int(y1 * np.float32(height)))
+            for y0, x0, y1, x1 in boxes
+        ]
+        if not rects:
+            if not whole_image:
+                raise _run_error(
+                    op_type,
+                    "No bounding boxes provided as input. One must enable "
+                    "use_image_if_no_bounding_boxes if you wish to not provide any bounding boxes.",
+                )
+            rects = [(0, 0, width, height)]
+        rng = context.random_generator(attrs["stream"], attrs["seed"], attrs["seed2"])
+        min_area = np.float32(area_low) * np.float32(height) * np.float32(width)
+        max_area = np.float32(area_high) * np.float32(height) * np.float32(width)
+        crop = None
+        for _ in range(attempts):
+            aspect = np.float32(rng.random() * (aspect_high - aspect_low) + aspect_low)
+            candidate = _random_crop_box(rng, width, height, min_area, max_area, aspect)
+            if candidate is not None and _covers_an_object(candidate, rects, float(min_covered)):
+                crop = candidate
+                break
+        x, y, w, h = crop if crop is not None else (0, 0, width, height)
+        dtype = image_size.dtype
+        box = np.float32([y / height, x / width, (y + h) / height, (x + w) / width])
+        return (
+            np.array([y, x, 0], dtype),
+            np.array([h, w, -1], dtype),
+            box.reshape(1, 1, 4),
+        )
+
+    return sample
+
+
+define_op(
+    "SampleDistortedBoundingBoxV2",
+    _infer_distort,
+    _distort_kernel,
+    stateful=True,
+    wants_context=True,
+    extra={"random_stream": True},
+)
+NotDifferentiable("SampleDistortedBoundingBoxV2")
+
+
+def sample_distorted_bounding_box(
+    image_size,
+    bounding_boxes,
+    seed=None,
+    seed2=None,
+    min_object_covered=0.1,
+    aspect_ratio_range=None,
+    area_range=None,
+    max_attempts=None,
+    use_image_if_no_bounding_boxes=None,
+    name: Optional[str] = None,
+) -> tuple:
+    """A random crop of an image of ``image_size`` (``[height, width, channels]``) for data
+    augmentation, as TensorFlow's: ``(begin, size, bboxes)`` for `tf.slice` and for drawing.
+    Up to ``max_attempts`` (100) crops of an aspect ratio in ``aspect_ratio_range``
+    ([0.75, 1.33]) and an area fraction in ``area_range`` ([0.05, 1]) are drawn; the first
+    covering at least ``min_object_covered`` of one of ``bounding_boxes`` (``[batch, n, 4]``,
+    normalized) is taken, else the whole image.  ``seed`` and ``seed2`` are the op's seeds (both
+    0: different draws in every Session), as TensorFlow's attributes."""
+    aspect = [0.75, 1.33] if aspect_ratio_range is None else [float(v) for v in aspect_ratio_range]
+    area = [0.05, 1.0] if area_range is None else [float(v) for v in area_range]
+    attempts = 100 if max_attempts is None else int(max_attempts)
+    function = "sample_distorted_bounding_box"
+    if len(aspect) != 2 or not 0 < aspect[0] <= aspect[1]:
+        _fail(function, f"aspect_ratio_range must be 2 positive increasing floats, got {aspect}")
+    if len(area) != 2 or not 0 < area[0] <= area[1] <= 1:
+        _fail(function, f"area_range must be 2 increasing floats in (0, 1], got {area}")
+    if attempts <= 0:
+        _fail(function, f"max_attempts must be positive, got {attempts}")
+    graph = graph_of([image_size, bounding_boxes, min_object_covered])
+    with graph.as_default(), graph.name_scope(name or "sample_distorted_bounding_box"):
+        image_size = convert_to_tensor(image_size, name="image_size")
+        boxes = convert_to_tensor(bounding_boxes, dtype=_dtypes.float32, name="bounding_boxes")
+        covered = convert_to_tensor(
+            min_object_covered, dtype=_dtypes.float32, name="min_object_covered"
+        )
+        # As TensorFlow: the op's own seed attributes, not combined with the graph's seed.
+        attrs = {
+            "seed": int(seed or 0),
+            "seed2": int(seed2 or 0),
+            "aspect_ratio_range": aspect,
+            "area_range": area,
+            "max_attempts": attempts,
+            "use_image_if_no_bounding_boxes": bool(use_image_if_no_bounding_boxes),
+        }
+        op = apply_op("SampleDistortedBoundingBoxV2", (image_size, boxes, covered), attrs)
+        return tuple(op.outputs)
+
+
+# -- extract_glimpse -------------------------------------------------------------------------------
+def _infer_glimpse(op):
+    images, size, offsets = op.inputs
+    check_dtype(images.dtype, {_dtypes.float32}, "Input 'input' of 'ExtractGlimpse'")
+    _check_rank(op, images, 4, "input")
+    _check_rank(op, offsets, 2, "offsets")
+    value = numpy_value_or_none(size)
+    height, width = (None, None) if value is None else (int(value[0]), int(value[1]))
+    dims = images.shape.as_list() if images.shape.ndims else [None] * 4
+    return [(_dtypes.float32, [dims[0], height, width, dims[3]])]
+
+
+def _glimpse_kernel(attrs):
+    centered, normalized = attrs["centered"], attrs["normalized"]
+    noise = attrs["noise"]
+
+    def glimpse(context, images, size, offsets):
+        op_type = "ExtractGlimpse"
+        batch, in_height, in_width, depth = images.shape
+        if size.shape != (2,):
+            raise _run_error(op_type, f"size must be a vector of 2 elements, got {size.tolist()}")
+        height, width = int(size[0]), int(size[1])
+        if offsets.shape != (batch, 2):
+            raise _run_error(op_type, f"offsets must be [{batch}, 2], got shape {offsets.shape}")
+        rng = None
+        out = np.zeros((batch, height, width, depth), np.float32)
+        for i in range(batch):
+            y, x = np.float32(offsets[i, 0]), np.float32(offsets[i, 1])
+            if normalized:
+                x, y = x * np.float32(in_width), y * np.float32(in_height)
+            if centered:
+                x = x / np.float32(2) + np.float32(in_width / 2.0)
+                y = y / np.float32(2) + np.float32(in_height / 2.0)
+            x -= np.float32(width / 2.0)
+            y -= np.float32(height / 2.0)
+            left, top = int(x), int(y)  # truncated toward zero, as TensorFlow
+            image = images[i]
+            if left < 0 or top < 0 or left + width >= in_width or top + height >= in_height:
+                # a glimpse reaching out of the image starts as noise
+                if noise == "uniform":
+                    if rng is None:
+                        rng = context.random_generator(attrs["stream"], 0, 0)
+                    low, high = image.min(), image.max()
+                    out[i] = rng.random((height, width, depth), np.float32) * (high - low) + low
+                elif noise == "gaussian":
+                    if rng is None:
+                        rng = context.random_generator(attrs["stream"], 0, 0)
+                    mean = image.mean(axis=(0, 1))
+                    std = image.std(axis=(0, 1))
+                    out[i] = rng.standard_normal((height, width, depth)) * std + mean
+            rows = np.arange(height) + top
+            cols = np.arange(width) + left
+            row_in = (rows >= 0) & (rows < in_height)
+            col_in = (cols >= 0) & (cols < in_width)
+            out[i][np.ix_(row_in, col_in)] = image[np.ix_(rows[row_in], cols[col_in])]
+        return out
+
+    return glimpse
+
+
+define_op(
+    "ExtractGlimpse",
+    _infer_glimpse,
+    _glimpse_kernel,
+    stateful=True,
+    wants_context=True,
+    extra={"random_stream": True},
+)
+NotDifferentiable("ExtractGlimpse")
+
+
+def extract_glimpse(
+    input,  # noqa: A002 - TensorFlow's name
+    size,
+    offsets,
+    centered: bool = True,
+    normalized: bool = True,
+    uniform_noise: bool = True,
+    name: Optional[str] = None,
+) -> Tensor:
+    """A ``size = [height, width]`` window of each image of ``input`` (``[batch, h, w, c]``,
+    float32) at ``offsets`` (``[batch, 2]``, ``(y, x)`` of the window's centre: normalized to
+    [-1, 1] when ``centered``, to [0, 1] when only ``normalized``, else pixels from the top left),
+    as TF1's ``ExtractGlimpse``.  A window reaching out of the image is filled outside with
+    uniform noise between the image's minimum and maximum (``uniform_noise``), else with
+    Gaussian noise of each channel's mean and deviation."""
+    graph = graph_of([input, size, offsets])
+    with graph.as_default(), graph.name_scope(name or "ExtractGlimpse"):
+        inputs = (
+            convert_to_tensor(input, dtype=_dtypes.float32, name="input"),
+            convert_to_tensor(size, dtype=_dtypes.int32, name="size"),
+            convert_to_tensor(offsets, dtype=_dtypes.float32, name="offsets"),
+        )
+        attrs = {
+            "centered": bool(centered),
+            "normalized": bool(normalized),
+            "noise": "uniform" if uniform_noise else "gaussian",
+        }
+        return apply_op("ExtractGlimpse", inputs, attrs).outputs[0]

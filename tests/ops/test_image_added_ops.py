@@ -736,3 +736,156 @@ def test_crop_and_resize_does_check_its_arguments():
         wrong = tf.image.crop_and_resize(image, boxes, [0, 1, 2, 0], [2, 2])
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="box_ind"):
             sess.run(wrong)
+
+
+# -- drawing boxes, glimpses, distorted crops ------------------------------------------------------
+DRAWN_BOXES = np.float32(
+    [
+        [[0.1, 0.2, 0.8, 0.9], [-0.3, -0.5, 0.4, 0.5], [0.5, 0.5, 0.2, 0.9], [0.6, 0.1, 1.4, 0.5]],
+        [[1.2, 0.0, 1.5, 0.5], [0.0, 0.0, 1.0, 1.0], [-0.05, 0.3, 0.3, 0.3], [0.2, 0.2, 0.2, 0.2]],
+    ]
+)
+
+
+def _as_letters(image, letters):
+    return ["".join(letters[tuple(round(float(v), 2) for v in px)] for px in row) for row in image]
+
+
+def test_draw_bounding_boxes_does_draw_outlines_in_tensorflows_colours():
+    images = np.zeros((2, 6, 7, 3), np.float32) + 0.25
+    with tf.Graph().as_default():
+        drawn = tf.image.draw_bounding_boxes(images, DRAWN_BOXES)
+        assert drawn.shape.as_list() == [2, 6, 7, 3]
+        drawn = _run(drawn)
+    letters = {(0.25, 0.25, 0.25): ".", (1, 1, 0): "Y", (0, 0, 1): "B", (1, 0, 0): "R"}
+    letters[(0, 1, 0)] = "G"
+    assert _as_letters(drawn[0], letters) == [
+        ".YYBYY.",
+        ".Y.B.Y.",
+        "BBBB.Y.",
+        "GGGG.Y.",
+        "GYYGYY.",
+        "G..G...",
+    ]
+    assert _as_letters(drawn[1], letters) == [
+        "BRBBBBB",
+        "BG....B",
+        "B.....B",
+        "B.....B",
+        "B.....B",
+        "BBBBBBB",
+    ]
+
+
+def test_draw_bounding_boxes_does_cycle_given_colours_and_gray_images():
+    images = np.zeros((2, 6, 7, 3), np.float32) + 0.25
+    colours = np.float32([[0.1, 0.2, 0.3, 0.4], [0.9, 0.8, 0.7, 0.6]])
+    with tf.Graph().as_default():
+        drawn = _run(tf.image.draw_bounding_boxes(images, DRAWN_BOXES, colors=colours))
+        gray = _run(tf.image.draw_bounding_boxes(images[..., :1], DRAWN_BOXES))
+        with pytest.raises(ValueError, match="Channel depth"):
+            tf.image.draw_bounding_boxes(np.zeros((1, 4, 4, 2), np.float32), DRAWN_BOXES[:1])
+    letters = {(0.25, 0.25, 0.25): ".", (0.1, 0.2, 0.3): "a", (0.9, 0.8, 0.7): "b"}
+    assert _as_letters(drawn[0], letters) == [
+        ".aabaa.",
+        ".a.b.a.",
+        "bbbb.a.",
+        "bbbb.a.",
+        "baabaa.",
+        "b..b...",
+    ]
+    assert set(np.unique(gray)) == {0.25, 1.0}
+
+
+GLIMPSE_IMAGES = np.arange(2 * 8 * 9 * 2, dtype=np.float32).reshape(2, 8, 9, 2)
+
+
+def test_extract_glimpse_does_place_windows_as_tensorflow():
+    offsets = np.float32([[0.0, 0.0], [0.3, -0.5]])
+    with tf.Graph().as_default():
+        centred = tf.image.extract_glimpse(GLIMPSE_IMAGES, [3, 4], offsets)
+        assert centred.shape.as_list() == [2, 3, 4, 2]
+        pixels = tf.image.extract_glimpse(
+            GLIMPSE_IMAGES, [3, 4], [[2.0, 3.0], [4.0, 5.0]], centered=False, normalized=False
+        )
+        unit = tf.image.extract_glimpse(
+            GLIMPSE_IMAGES, [2, 2], [[0.5, 0.5], [0.25, 0.75]], centered=False
+        )
+        centred, pixels, unit = _run(centred, pixels, unit)
+    np.testing.assert_array_equal(
+        centred[..., 0],
+        [
+            [[40, 42, 44, 46], [58, 60, 62, 64], [76, 78, 80, 82]],
+            [[198, 200, 202, 204], [216, 218, 220, 222], [234, 236, 238, 240]],
+        ],
+    )
+    np.testing.assert_array_equal(
+        pixels[..., 0],
+        [
+            [[2, 4, 6, 8], [20, 22, 24, 26], [38, 40, 42, 44]],
+            [[186, 188, 190, 192], [204, 206, 208, 210], [222, 224, 226, 228]],
+        ],
+    )
+    np.testing.assert_array_equal(unit[..., 0], [[[60, 62], [78, 80]], [[172, 174], [190, 192]]])
+
+
+def test_extract_glimpse_does_fill_outside_the_image_with_noise():
+    offsets = np.float32([[-0.9, -0.9], [0.9, 0.8]])
+    with tf.Graph().as_default():
+        uniform = tf.image.extract_glimpse(GLIMPSE_IMAGES, [4, 5], offsets)
+        gaussian = tf.image.extract_glimpse(GLIMPSE_IMAGES, [4, 5], offsets, uniform_noise=False)
+        uniform, gaussian = _run(uniform, gaussian)
+    inside = np.zeros((2, 4, 5), bool)
+    inside[0, 1:, 2:] = True
+    inside[1, :3, :4] = True
+    np.testing.assert_array_equal(uniform[0, 1:, 2:, 0], [[0, 2, 4], [18, 20, 22], [36, 38, 40]])
+    np.testing.assert_array_equal(
+        uniform[1, :3, :4, 0], [[244, 246, 248, 250], [262, 264, 266, 268], [280, 282, 284, 286]]
+    )
+    np.testing.assert_array_equal(gaussian[inside], uniform[inside])
+    for i in range(2):
+        noise = uniform[i][~inside[i]]
+        image = GLIMPSE_IMAGES[i]
+        assert image.min() <= noise.min() and noise.max() < image.max()
+        assert len(np.unique(noise)) > len(noise) // 2  # drawn, not a constant
+
+
+def test_sample_distorted_bounding_box_does_draw_crops_covering_an_object():
+    boxes = np.float32([[[0.1, 0.1, 0.6, 0.7]]])
+    with tf.Graph().as_default():
+        begin, size, box = tf.image.sample_distorted_bounding_box(
+            [40, 50, 3], boxes, seed=1, min_object_covered=0.5, area_range=[0.2, 0.9]
+        )
+        assert begin.shape.as_list() == [3] and box.shape.as_list() == [1, 1, 4]
+        assert begin.dtype == tf.int32
+        with tf.Session() as sess:
+            draws = [sess.run([begin, size, box]) for _ in range(20)]
+        with tf.Session() as sess:
+            again = [sess.run([begin, size, box]) for _ in range(20)]
+    for (b, s, bb), again_one in zip(draws, again):
+        np.testing.assert_array_equal(b, again_one[0])  # the same seed, the same crops
+        (y, x, z), (h, w, c) = b, s
+        assert z == 0 and c == -1 and 0 <= y and y + h <= 40 and 0 <= x and x + w <= 50
+        assert 0.2 * 2000 - 1e-3 <= h * w <= 0.9 * 2000 + 1e-3
+        assert 0.75 - 0.05 <= w / h <= 1.33 + 0.05
+        np.testing.assert_allclose(bb[0, 0], [y / 40, x / 50, (y + h) / 40, (x + w) / 50])
+        covered = max(0, min(y + h, 24) - max(y, 4)) * max(0, min(x + w, 35) - max(x, 5))
+        assert covered / (20 * 30) >= 0.5
+    assert len({tuple(b) for b, _, _ in draws}) > 1
+
+
+def test_sample_distorted_bounding_box_does_fall_back_to_the_whole_image():
+    none = np.zeros((1, 0, 4), np.float32)
+    with tf.Graph().as_default():
+        whole = tf.image.sample_distorted_bounding_box(
+            [40, 50, 3], none, use_image_if_no_bounding_boxes=True, min_object_covered=2.0
+        )
+        begin, size, box = _run(*whole)
+        np.testing.assert_array_equal(begin, [0, 0, 0])
+        np.testing.assert_array_equal(size, [40, 50, -1])
+        np.testing.assert_array_equal(box, [[[0, 0, 1, 1]]])
+        missing = tf.image.sample_distorted_bounding_box([40, 50, 3], none)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="No bound"):
+            sess.run(missing)
+        with pytest.raises(ValueError, match="area_range"):
+            tf.image.sample_distorted_bounding_box([4, 5, 3], none, area_range=[0.5, 0.1])
