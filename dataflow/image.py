@@ -62,6 +62,8 @@ __all__ = [
     "crop_to_bounding_box",
     "draw_bounding_boxes",
     "extract_glimpse",
+    "extract_image_patches",
+    "extract_patches",
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",
@@ -1218,6 +1220,98 @@ def crop_and_resize(
         )
         fill = _m.cast(extrapolation_value, _dtypes.float32)
         return _m.where_v2(inside, crops, fill)
+
+
+# -- patches ---------------------------------------------------------------------------------------
+def _window_list(function: str, name: str, value) -> tuple:
+    values = [int(v) for v in value] if value is not None else []
+    if len(values) != 4 or values[0] != 1 or values[3] != 1 or min(values) <= 0:
+        _fail(function, f"{name} must be [1, rows, cols, 1] of positive ints, got {value!r}")
+    return values[1], values[2]
+
+
+def extract_patches(images, sizes, strides, rates, padding, name: Optional[str] = None) -> Tensor:
+    """The ``sizes = [1, rows, cols, 1]`` patches of ``images`` (``[batch, h, w, depth]``)
+    taken every ``strides`` pixels, their pixels ``rates`` apart (dilation), each flattened into
+    the depth dimension (row, column, channel order): ``[batch, out_rows, out_cols, rows * cols
+    * depth]``.  ``padding`` "VALID" keeps patches inside the image, "SAME" pads with zeros as a
+    convolution would.  The images' height and width must be known when the graph is built."""
+    function = "extract_patches"
+    rows, cols = _window_list(function, "sizes", sizes)
+    stride_rows, stride_cols = _window_list(function, "strides", strides)
+    rate_rows, rate_cols = _window_list(function, "rates", rates)
+    if padding not in ("VALID", "SAME"):
+        _fail(function, f"padding must be 'VALID' or 'SAME', got {padding!r}")
+    images = convert_to_tensor(images, name="images")
+    if images.shape.ndims != 4:
+        _fail(function, f"images must be 4-D [batch, rows, cols, depth], got {images.shape}")
+    height, width, depth = images.shape.as_list()[1:]
+    if height is None or width is None:
+        _fail(function, f"needs images of known height and width, got {images.shape}")
+    with graph_to_build_in(images.graph).as_default(), name_scope(name or "ExtractImagePatches"):
+        span_rows = rows + (rows - 1) * (rate_rows - 1)
+        span_cols = cols + (cols - 1) * (rate_cols - 1)
+        if padding == "VALID":
+            out_rows = (height - span_rows) // stride_rows + 1
+            out_cols = (width - span_cols) // stride_cols + 1
+            pad_rows = pad_cols = 0
+        else:
+            out_rows = -(-height // stride_rows)
+            out_cols = -(-width // stride_cols)
+            pad_rows = max((out_rows - 1) * stride_rows + span_rows - height, 0)
+            pad_cols = max((out_cols - 1) * stride_cols + span_cols - width, 0)
+            images = _a.pad(
+                images,
+                [
+                    [0, 0],
+                    [pad_rows // 2, pad_rows - pad_rows // 2],
+                    [pad_cols // 2, pad_cols - pad_cols // 2],
+                    [0, 0],
+                ],
+            )
+        if out_rows <= 0 or out_cols <= 0:
+            _fail(
+                function,
+                f"the patches ({span_rows}x{span_cols} with the rates) do not fit in the "
+                f"{height}x{width} images",
+            )
+        pieces = []
+        for i in range(rows):
+            for j in range(cols):
+                top, left = i * rate_rows, j * rate_cols
+                bottom = top + (out_rows - 1) * stride_rows + 1
+                right = left + (out_cols - 1) * stride_cols + 1
+                pieces.append(
+                    _a.strided_slice(
+                        images,
+                        [0, top, left, 0],
+                        [0, bottom, right, 0],
+                        [1, stride_rows, stride_cols, 1],
+                        begin_mask=9,
+                        end_mask=9,
+                    )
+                )
+        stacked = _a.stack(pieces, axis=3)  # [batch, out_rows, out_cols, rows * cols, depth]
+        patch_depth = -1 if depth is None else rows * cols * depth
+        shape = _a.concat([_a.shape(images)[:1], [out_rows, out_cols, patch_depth]], 0)
+        return _a.reshape(stacked, shape)
+
+
+def extract_image_patches(
+    images,
+    ksizes=None,
+    strides=None,
+    rates=None,
+    padding=None,
+    name: Optional[str] = None,
+    sizes=None,
+) -> Tensor:
+    """`extract_patches` under TF1's name, with ``ksizes`` the old name of ``sizes``."""
+    if ksizes is not None and sizes is not None:
+        _fail("extract_image_patches", "Cannot specify both 'sizes' and 'ksizes'")
+    return extract_patches(
+        images, ksizes if sizes is None else sizes, strides, rates, padding, name
+    )
 
 
 # -- crops -----------------------------------------------------------------------------------------

@@ -889,3 +889,62 @@ def test_sample_distorted_bounding_box_does_fall_back_to_the_whole_image():
             sess.run(missing)
         with pytest.raises(ValueError, match="area_range"):
             tf.image.sample_distorted_bounding_box([4, 5, 3], none, area_range=[0.5, 0.1])
+
+
+# -- patches ---------------------------------------------------------------------------------------
+PATCH_IMAGES = np.arange(2 * 7 * 8 * 3, dtype=np.float32).reshape(2, 7, 8, 3)
+
+
+def test_extract_patches_does_match_tensorflow_with_padding_strides_and_rates():
+    with tf.Graph().as_default():
+        same = tf.image.extract_patches(
+            PATCH_IMAGES, [1, 3, 2, 1], [1, 1, 2, 1], [1, 2, 1, 1], "SAME"
+        )
+        valid = tf.image.extract_patches(
+            PATCH_IMAGES, [1, 2, 2, 1], [1, 1, 1, 1], [1, 2, 3, 1], "VALID"
+        )
+        strided = tf.image.extract_patches(
+            PATCH_IMAGES, [1, 2, 3, 1], [1, 2, 3, 1], [1, 1, 1, 1], "SAME"
+        )
+        assert same.shape.as_list() == [2, 7, 4, 18]
+        assert valid.shape.as_list() == [2, 5, 5, 12]
+        assert strided.shape.as_list() == [2, 4, 3, 18]
+        same, valid, strided = _run(same, valid, strided)
+    np.testing.assert_array_equal(same[0, 0, 0], [0] * 7 + [1, 2, 3, 4, 5, 48, 49, 50, 51, 52, 53])
+    np.testing.assert_array_equal(
+        same[1, 6, 3], [282, 283, 284, 285, 286, 287, 330, 331, 332, 333, 334, 335] + [0] * 6
+    )
+    np.testing.assert_array_equal(
+        valid[1, 4, 4], [276, 277, 278, 285, 286, 287, 324, 325, 326, 333, 334, 335]
+    )
+    np.testing.assert_array_equal(strided[0, 3, 2], [162, 163, 164, 165, 166, 167] + [0] * 12)
+
+
+def test_extract_image_patches_does_take_ksizes_and_differentiate():
+    assert tf.image.extract_patches is not tf.image.extract_image_patches
+    with tf.Graph().as_default():
+        x = tf.constant(PATCH_IMAGES)
+        y = tf.image.extract_image_patches(
+            x, ksizes=[1, 3, 2, 1], strides=[1, 2, 2, 1], rates=[1, 1, 2, 1], padding="SAME"
+        )
+        same = tf.image.extract_image_patches(
+            x, sizes=[1, 3, 2, 1], strides=[1, 2, 2, 1], rates=[1, 1, 2, 1], padding="SAME"
+        )
+        grad = _run(tf.gradients(tf.reduce_sum(y * y), x)[0])
+        np.testing.assert_array_equal(*_run(y, same))
+        with pytest.raises(ValueError, match="both"):
+            tf.image.extract_image_patches(
+                x, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "SAME", sizes=[1, 2, 2, 1]
+            )
+        with pytest.raises(ValueError, match="padding"):
+            tf.image.extract_patches(x, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "FULL")
+        with pytest.raises(ValueError, match="do not fit"):
+            tf.image.extract_patches(x, [1, 9, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID")
+    np.testing.assert_array_equal(
+        grad[0, :3, :, 0],
+        [
+            [0, 0, 24, 0, 48, 0, 72, 0],
+            [96, 0, 240, 0, 288, 0, 336, 0],
+            [96, 0, 216, 0, 240, 0, 264, 0],
+        ],
+    )
