@@ -1,11 +1,15 @@
-"""``df.image``: TF1's everyday image ops (``tf.compat.v1.image``): resizing, flips, crops,
-dtype conversion, grayscale, brightness and per-image standardization.
+"""``df.image``: TF1's image ops (``tf.compat.v1.image``): resizing, flips, crops, dtype
+conversion, colour spaces and adjustments, image metrics (PSNR, SSIM), patches, and the box
+ops (crop_and_resize, non-max suppression, drawing boxes, glimpses, distorted crops).
 
 Images are ``[height, width, channels]`` or batches ``[batch, height, width, channels]``.
-Everything here composes existing ops, so gradients, conds, loops and saving come with them:
-resizing gathers the source rows and columns each output pixel reads (TensorFlow's sampling
-rules, with or without ``align_corners``/``half_pixel_centers``) and blends them, so its
-gradient is the gather's scatter, as TensorFlow's ``ResizeBilinearGrad`` computes it.
+Most functions here compose existing ops, so gradients, conds, loops and saving come with
+them: resizing gathers the source rows and columns each output pixel reads (TensorFlow's
+sampling rules, with or without ``align_corners``/``half_pixel_centers``; bicubic and area
+weights from the op ``ImageResizeTaps``) and blends them, so its gradient is the gather's
+scatter, as TensorFlow's ``ResizeBilinearGrad`` computes it; crop_and_resize likewise, with
+respect to the image and the boxes.  Ops with kernels of their own: ``AdjustHue``,
+``AdjustSaturation`` (here), and the box ops of `dataflow.ops.image_ops`.
 """
 
 from __future__ import annotations
