@@ -407,9 +407,13 @@ def non_max_suppression_padded(
         from . import array_ops as _a
 
         max_output = convert_to_tensor(max_output_size, dtype=_dtypes.int32, name="max_output_size")
+        from . import math_ops as _m
+
         batch_dims = _a.shape(boxes)[:-2]
-        flat_boxes = _a.reshape(boxes, [-1, _a.shape(boxes)[-2], 4])
-        flat_scores = _a.reshape(scores, _a.stack([-1, _a.shape(scores)[-1]]))
+        count = _a.shape(boxes)[-2]
+        batch = _m.reduce_prod(batch_dims)  # 1 for a single set of boxes
+        flat_boxes = _a.reshape(boxes, _a.stack([batch, count, 4]))
+        flat_scores = _a.reshape(scores, _a.stack([batch, count]))
         op = apply_op(
             "NonMaxSuppressionPadded",
             (

@@ -948,3 +948,29 @@ def test_extract_image_patches_does_take_ksizes_and_differentiate():
             [96, 0, 216, 0, 240, 0, 264, 0],
         ],
     )
+
+
+def test_box_ops_do_take_no_boxes():
+    no_boxes, no_scores = np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+    with tf.Graph().as_default():
+        plain = tf.image.non_max_suppression(no_boxes, no_scores, 3)
+        padded, valid = tf.image.non_max_suppression_padded(
+            np.zeros((2, 0, 4), np.float32),
+            np.zeros((2, 0), np.float32),
+            3,
+            pad_to_max_output_size=True,
+        )
+        combined = tf.image.combined_non_max_suppression(
+            np.zeros((1, 0, 1, 4), np.float32), np.zeros((1, 0, 2), np.float32), 3, 4
+        )
+        crops = tf.image.crop_and_resize(np.ones((1, 4, 4, 1), np.float32), no_boxes, [], [2, 2])
+        drawn = tf.image.draw_bounding_boxes(np.ones((1, 4, 4, 3), np.float32), no_boxes[None])
+        plain, padded, valid, scores, count, crops, drawn = _run(
+            plain, padded, valid, combined[1], combined[3], crops, drawn
+        )
+    assert plain.shape == (0,) and crops.shape == (0, 2, 2, 1)
+    np.testing.assert_array_equal(padded, np.zeros((2, 3)))
+    np.testing.assert_array_equal(valid, [0, 0])
+    np.testing.assert_array_equal(scores, np.zeros((1, 4)))
+    np.testing.assert_array_equal(count, [0])
+    np.testing.assert_array_equal(drawn, np.ones((1, 4, 4, 3)))
