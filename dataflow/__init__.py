@@ -392,6 +392,7 @@ from .ops.extra_array_ops import *  # noqa: E402, F403
 from .ops.extra_math_ops import *  # noqa: E402, F403
 from .ops.extra_segment_ops import *  # noqa: E402, F403
 from .ops.matrix_ops import *  # noqa: E402, F403
+from .ops.special_ops import betainc, igamma, igammac  # noqa: E402
 
 # isort: split
 # autograph: source conversion of Python control flow (df.autograph.to_graph, to_code)

@@ -1,6 +1,7 @@
 """``df.math``: TensorFlow's ``tf.math`` names, each the same function as its top-level or
 ``df.nn`` spelling (``df.math.top_k is df.nn.top_k``)."""
 
+from .ops import special_ops as special  # noqa: F401
 from .ops.approx_top_k_ops import approx_max_k, approx_min_k  # noqa: F401
 from .ops.extra_array_ops import invert_permutation  # noqa: F401
 from .ops.extra_math_ops import *  # noqa: F403
@@ -22,6 +23,18 @@ from .ops.math_ops import __all__ as _math_all
 from .ops.nn_impl import l2_normalize  # noqa: F401
 from .ops.nn_ops import log_softmax, sigmoid, softmax, softplus  # noqa: F401
 from .ops.segment_ops import segment_sum, unsorted_segment_sum  # noqa: F401
+from .ops.special_ops import (  # noqa: F401
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
+    betainc,
+    erfcinv,
+    erfinv,
+    igamma,
+    igammac,
+    ndtri,
+)
 from .ops.stateless_random_ops import sobol_sample  # noqa: F401
 
 divide_no_nan = div_no_nan  # noqa: F405
@@ -32,7 +45,18 @@ __all__ = sorted(
     | {
         "approx_max_k",
         "approx_min_k",
+        "bessel_i0",
+        "bessel_i0e",
+        "bessel_i1",
+        "bessel_i1e",
+        "betainc",
         "divide_no_nan",
+        "erfcinv",
+        "erfinv",
+        "igamma",
+        "igammac",
+        "ndtri",
+        "special",
         "in_top_k",
         "invert_permutation",
         "l2_normalize",
