@@ -197,7 +197,29 @@ class _Namer:
 
 # -- 1. statements rewritten in place --------------------------------------------------------------
 class _StatementRewriter(ast.NodeTransformer):
-    """``assert`` to ``ag__.assert_``, ``xs.append(v)`` to ``xs = ag__.list_append(xs, v)``."""
+    """``assert`` to ``ag__.assert_``, ``xs.append(v)`` to ``xs = ag__.list_append(xs, v)``
+    where ``xs`` is a local of the function (a list of an enclosing function or of the module
+    is appended to in place, as Python does: rebinding it would make it a local)."""
+
+    def __init__(self):
+        self._locals: list[set] = []  # the local names of each function entered
+
+    def _visit_function(self, node):
+        args = node.args
+        params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+        params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+        declared = {
+            name
+            for child in _walk_scope(node)
+            if isinstance(child, (ast.Global, ast.Nonlocal))
+            for name in child.names
+        }
+        self._locals.append((params | set(bound_names(node.body))) - declared)
+        self.generic_visit(node)
+        self._locals.pop()
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = _visit_function
 
     def visit_Assert(self, node: ast.Assert):
         self.generic_visit(node)
@@ -214,6 +236,7 @@ class _StatementRewriter(ast.NodeTransformer):
             and isinstance(call.func.value, ast.Name)
             and len(call.args) == 1
             and not call.keywords
+            and (not self._locals or call.func.value.id in self._locals[-1])
         ):
             target = call.func.value.id
             value = _ag_call("list_append", _load(target), call.args[0])

@@ -330,6 +330,31 @@ def test_list_appended_in_a_staged_loop_becomes_a_tensor_array():
     np.testing.assert_array_equal(autograph.to_graph(squares)(3).shape, [3])
 
 
+def test_a_list_of_the_enclosing_function_is_appended_to_in_place():
+    log = []
+
+    def scaled(x):
+        log.append("traced")
+        return x * 2
+
+    x = _scalar()
+    result = autograph.to_graph(scaled)(x)
+    assert log == ["traced"]
+    assert _run(result, {x: 3}) == 6
+
+
+_MODULE_LOG: list = []
+
+
+def test_a_module_level_list_is_appended_to_in_place():
+    def noted(x):
+        _MODULE_LOG.append(1)
+        return x + 1
+
+    autograph.to_graph(noted)(_scalar())
+    assert _MODULE_LOG == [1]
+
+
 def test_list_with_first_elements_appended_in_a_staged_while():
     def doubling(n):
         values = [1.0]
