@@ -849,12 +849,7 @@ def random_hue(image, max_delta, seed: Optional[int] = None) -> Tensor:
 
 def random_saturation(image, lower, upper, seed: Optional[int] = None) -> Tensor:
     """`adjust_saturation` by a factor drawn uniformly from ``[lower, upper)``."""
-    if upper <= lower:
-        _fail("random_saturation", "upper must be > lower.")
-    if lower < 0:
-        _fail("random_saturation", "lower must be non-negative.")
-    factor = random_uniform([], lower, upper, seed=seed)
-    return adjust_saturation(image, factor)
+    return adjust_saturation(image, _random_factor("random_saturation", lower, upper, seed))
 
 
 def adjust_gamma(image, gamma=1, gain=1) -> Tensor:
@@ -1424,14 +1419,18 @@ def adjust_contrast(images, contrast_factor) -> Tensor:
         return convert_image_dtype(adjusted, images.dtype, saturate=True)
 
 
+def _random_factor(function: str, lower, upper, seed) -> Tensor:
+    """A factor drawn uniformly from ``[lower, upper)``, ``0 <= lower < upper``."""
+    if upper <= lower:
+        _fail(function, "upper must be > lower.")
+    if lower < 0:
+        _fail(function, "lower must be non-negative.")
+    return random_uniform([], lower, upper, seed=seed)
+
+
 def random_contrast(image, lower, upper, seed: Optional[int] = None) -> Tensor:
     """`adjust_contrast` by a factor drawn uniformly from ``[lower, upper)``."""
-    if upper <= lower:
-        _fail("random_contrast", "upper must be > lower.")
-    if lower < 0:
-        _fail("random_contrast", "lower must be non-negative.")
-    factor = random_uniform([], lower, upper, seed=seed)
-    return adjust_contrast(image, factor)
+    return adjust_contrast(image, _random_factor("random_contrast", lower, upper, seed))
 
 
 def _static_ints(function: str, **values) -> list[int]:

@@ -169,7 +169,13 @@ define_op(
 
 def _infer_uniform_int(op):
     shape, minval, maxval = op.inputs
-    check_dtype(minval.dtype, INDEX_TYPES, f"Input 'minval' of '{op.type}'")
+    return infer_int_bounds(op.type, shape, minval, maxval)
+
+
+def infer_int_bounds(op_type: str, shape, minval, maxval):
+    """The output of an integer draw of ``shape`` in ``[minval, maxval)``: scalar bounds of
+    one int dtype, ``minval < maxval`` when both are known."""
+    check_dtype(minval.dtype, INDEX_TYPES, f"Input 'minval' of '{op_type}'")
     if maxval.dtype is not minval.dtype:
         raise TypeError(
             f"minval and maxval must have the same dtype, got {minval.dtype.name} and "
@@ -181,7 +187,7 @@ def _infer_uniform_int(op):
     low, high = numpy_value_or_none(minval), numpy_value_or_none(maxval)
     if low is not None and high is not None and not low < high:
         raise ValueError(f"Need minval < maxval: {low} >= {high}")
-    return [(minval.dtype, _infer_shape_input(shape, op.type))]
+    return [(minval.dtype, _infer_shape_input(shape, op_type))]
 
 
 def _uniform_int_kernel(attrs):

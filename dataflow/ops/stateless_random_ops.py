@@ -27,7 +27,7 @@ from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape
 from . import philox
 from .math_ops import FLOAT_TYPES, INDEX_TYPES, add, check_dtype, graph_of, multiply, subtract
-from .random_ops import _infer_shape_input, _run_shape, _shape_input
+from .random_ops import _infer_shape_input, _run_shape, _shape_input, infer_int_bounds
 
 __all__ = [
     "create_rng_state",
@@ -184,16 +184,7 @@ def _full_ints(key, counter, dims: tuple, out: np.dtype) -> np.ndarray:
 def _infer_uniform_int(op):
     shape, seed, minval, maxval = op.inputs
     _check_seed(seed, op.type)
-    check_dtype(minval.dtype, INDEX_TYPES, f"Input 'minval' of '{op.type}'")
-    if maxval.dtype is not minval.dtype:
-        raise TypeError(
-            f"{op.type}: minval and maxval must have the same dtype, got "
-            f"{minval.dtype.name} and {maxval.dtype.name}"
-        )
-    for what, bound in (("minval", minval), ("maxval", maxval)):
-        if bound.shape.ndims not in (None, 0):
-            raise ValueError(f"{op.type}: {what} must be a scalar, got shape {bound.shape}")
-    return [(minval.dtype, _infer_shape_input(shape, op.type))]
+    return infer_int_bounds(op.type, shape, minval, maxval)
 
 
 def _uniform_int_kernel(attrs):
@@ -319,8 +310,7 @@ for _op_type in _STATEFUL_FLOAT_DRAWS:
 
 def _infer_stateful_int(op):
     _, algorithm, shape, minval, maxval = op.inputs
-    check_dtype(minval.dtype, INDEX_TYPES, f"Input 'minval' of '{op.type}'")
-    return [(minval.dtype, _infer_shape_input(shape, op.type))]
+    return infer_int_bounds(op.type, shape, minval, maxval)
 
 
 def _stateful_int_kernel(attrs):
