@@ -7,21 +7,66 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..graph import Tensor
+from ..tensor_shape import TensorShape
 from . import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .options import (
+    AutoShardPolicy,
+    AutotuneAlgorithm,
+    AutotuneOptions,
+    DistributeOptions,
+    ExternalStatePolicy,
+    OptimizationOptions,
+    ServiceOptions,
+    ThreadingOptions,
+)
+
+# ``shard(SHARD_HINT, ...)`` in a pipeline: a distribution strategy with the HINT policy puts
+# the number of workers there.
+SHARD_HINT = -1
 
 _INT64_MAX = np.iinfo(np.int64).max
 
 __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
+    "SHARD_HINT",
     "UNKNOWN_CARDINALITY",
+    "AutoShardPolicy",
+    "AutotuneAlgorithm",
+    "AutotuneOptions",
     "Counter",
+    "DistributeOptions",
+    "ExternalStatePolicy",
+    "OptimizationOptions",
+    "RandomDataset",
+    "Reducer",
+    "ServiceOptions",
+    "ThreadingOptions",
+    "assert_cardinality",
+    "bucket_by_sequence_length",
+    "cardinality",
+    "choose_from_datasets",
+    "copy_to_device",
+    "enable_debug_mode",
     "enumerate_dataset",
+    "from_list",
+    "get_single_element",
+    "get_structure",
+    "group_by_reducer",
+    "group_by_window",
+    "ignore_errors",
     "map_and_batch",
     "map_and_batch_with_legacy_function",
+    "pad_to_cardinality",
+    "parallel_interleave",
+    "prefetch_to_device",
+    "sample_from_datasets",
+    "scan",
     "shuffle_and_repeat",
     "take_while",
     "unbatch",
+    "unique",
 ]
 
 
@@ -86,3 +131,302 @@ def take_while(predicate):
     """``dataset.take_while(predicate)``: the elements before the first that fails
     ``predicate``."""
     return lambda dataset: dataset.take_while(predicate)
+
+
+# -- TensorFlow's Dataset transformations, for ``dataset.apply`` -----------------------------------
+def scan(initial_state, scan_func):
+    """``dataset.scan(initial_state, scan_func)``: a running state; ``scan_func(state,
+    element)`` gives ``(new_state, output)``."""
+    return lambda dataset: dataset.scan(initial_state, scan_func)
+
+
+def unique():
+    """``dataset.unique()``: the elements without repeats, in order of first appearance."""
+    return lambda dataset: dataset.unique()
+
+
+def ignore_errors(log_warning=False):
+    """``dataset.ignore_errors(log_warning)``: the elements, leaving out those whose making
+    failed."""
+    return lambda dataset: dataset.ignore_errors(log_warning)
+
+
+def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+    """``dataset.group_by_window(...)``: windows of the elements of each key, each made a
+    dataset by ``reduce_func(key, window)``."""
+
+    def apply(dataset):
+        return dataset.group_by_window(key_func, reduce_func, window_size, window_size_func)
+
+    return apply
+
+
+def bucket_by_sequence_length(
+    element_length_func,
+    bucket_boundaries,
+    bucket_batch_sizes,
+    padded_shapes=None,
+    padding_values=None,
+    pad_to_bucket_boundary=False,
+    no_padding=False,
+    drop_remainder=False,
+):
+    """``dataset.bucket_by_sequence_length(...)``: elements batched (and padded) with others
+    of about their length."""
+
+    def apply(dataset):
+        return dataset.bucket_by_sequence_length(
+            element_length_func,
+            bucket_boundaries,
+            bucket_batch_sizes,
+            padded_shapes,
+            padding_values,
+            pad_to_bucket_boundary,
+            no_padding,
+            drop_remainder,
+        )
+
+    return apply
+
+
+def parallel_interleave(
+    map_func,
+    cycle_length,
+    block_length=1,
+    sloppy=False,
+    buffer_output_elements=None,
+    prefetch_input_elements=None,
+):
+    """``dataset.interleave(map_func, cycle_length, block_length)``: the elements of the
+    datasets ``map_func`` makes, in TensorFlow's deterministic order (``sloppy`` allows any
+    order, so that one too); the buffer sizes tune TensorFlow's threads and change no
+    element."""
+    for value, what in ((buffer_output_elements, "buffer_output_elements"),
+                        (prefetch_input_elements, "prefetch_input_elements")):  # fmt: skip
+        if value is not None and not isinstance(value, Tensor) and int(value) < 0:
+            raise ValueError(f"`{what}` must be at least 0, got {value}")
+
+    def apply(dataset):
+        return dataset.interleave(map_func, cycle_length, block_length)
+
+    return apply
+
+
+class Reducer:
+    """How ``group_by_reducer`` reduces the elements of a key: ``init_func(key)`` gives the
+    first state, ``reduce_func(state, element)`` the next one, ``finalize_func(state)`` the
+    output."""
+
+    def __init__(self, init_func, reduce_func, finalize_func):
+        self._init_func = init_func
+        self._reduce_func = reduce_func
+        self._finalize_func = finalize_func
+
+    @property
+    def init_func(self):
+        return self._init_func
+
+    @property
+    def reduce_func(self):
+        return self._reduce_func
+
+    @property
+    def finalize_func(self):
+        return self._finalize_func
+
+
+def group_by_reducer(key_func, reducer):
+    """One element per key (``key_func``, an int64 scalar), in increasing order of key, once
+    the input ends: the `Reducer`'s finalized state of that key's elements."""
+    from . import (
+        _check_int64_scalar,
+        _DatasetFunction,
+        _Stage,
+        _trace_with_state,
+    )
+
+    def apply(dataset):
+        key = _DatasetFunction(
+            key_func, dataset._structure, dataset._types, dataset._shapes, "key_func"
+        )
+        _check_int64_scalar(key, "key_func")
+        init = _DatasetFunction(reducer.init_func, 0, [_dtypes.int64], [TensorShape([])],
+                                "init_func")  # fmt: skip
+        if init.dataset is not None:
+            raise TypeError("`init_func` must return tensors")
+        state_types = [t.dtype for t in init.outputs]
+        reduce, _ = _trace_with_state(
+            reducer.reduce_func,
+            init.structure,
+            state_types,
+            [t.shape for t in init.outputs],
+            dataset,
+            "reduce_func",
+            split=False,
+        )
+        finalize = _DatasetFunction(
+            reducer.finalize_func, init.structure, state_types, reduce.state_shapes,
+            "finalize_func",
+        )  # fmt: skip
+        if finalize.dataset is not None:
+            raise TypeError("`finalize_func` must return tensors")
+        stage = _Stage(
+            "group_by_reducer",
+            params={"state_count": len(state_types)},
+            parents=[dataset._stage],
+            function=(key, init, reduce, finalize),
+        )
+        return Dataset(
+            stage,
+            finalize.structure,
+            [t.dtype for t in finalize.outputs],
+            [t.shape for t in finalize.outputs],
+        )._with_options_of(dataset)
+
+    return apply
+
+
+def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
+    """For each element ``i`` of ``choice_dataset``, the next element of ``datasets[i]``
+    (``Dataset.choose_from_datasets``, whose ``stop_on_empty_dataset`` is True by default)."""
+    return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+    """Elements of ``datasets`` drawn at random with ``weights``
+    (``Dataset.sample_from_datasets``)."""
+    return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+
+class RandomDataset(Dataset):
+    """Random int64 scalars in ``[0, 2**32)`` without end (``Dataset.random``)."""
+
+    def __init__(self, seed=None, rerandomize_each_iteration=None, name=None):
+        made = Dataset.random(seed, rerandomize_each_iteration, name)
+        super().__init__(made._stage, made._structure, made._types, made._shapes)
+
+
+def get_single_element(dataset):
+    """``dataset.get_single_element()``: the one element of ``dataset`` as tensors."""
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"`dataset` must be a `tf.data.Dataset` object, got {type(dataset)}")
+    return dataset.get_single_element()
+
+
+def cardinality(dataset):
+    """``dataset.cardinality()``: the number of elements, ``INFINITE_CARDINALITY`` or
+    ``UNKNOWN_CARDINALITY``, as an int64 scalar tensor."""
+    return dataset.cardinality()
+
+
+def assert_cardinality(expected_cardinality):
+    """The elements, failing with `FailedPreconditionError` when there are not exactly
+    ``expected_cardinality`` of them (which ``cardinality`` then gives)."""
+    from . import _int64
+
+    def apply(dataset):
+        return dataset._derived(
+            "assert_cardinality", [_int64(expected_cardinality, "expected_cardinality")]
+        )
+
+    return apply
+
+
+def from_list(elements, name=None):
+    """A dataset of the elements of the list ``elements`` (each a structure of tensors, all
+    of the same structure and dtypes), one after another."""
+    from . import _flatten, _Stage, convert_to_tensor, name_scope
+
+    if not isinstance(elements, list) or not elements:
+        raise ValueError("`elements` must be a non-empty list")
+    with name_scope(name or "ListDataset"):
+        flat = [[convert_to_tensor(t) for t in _flatten(e)] for e in elements]
+    first = flat[0]
+    for e in flat[1:]:
+        if [t.dtype for t in e] != [t.dtype for t in first]:
+            raise TypeError(
+                "All elements of from_list must have the same structure and dtypes, got "
+                f"{[t.dtype.name for t in first]} and {[t.dtype.name for t in e]}"
+            )
+    shapes = [t.shape for t in first]
+    for e in flat[1:]:
+        shapes = [a.most_specific_compatible_shape(t.shape) for a, t in zip(shapes, e)]
+    stage = _Stage("list", [t for e in flat for t in e], {"width": len(first)})
+    return Dataset(stage, elements[0], [t.dtype for t in first], shapes)
+
+
+def pad_to_cardinality(cardinality, mask_key="valid"):
+    """The elements (dicts) with ``mask_key`` True, then filler elements (zeros, with
+    ``mask_key`` False) up to ``cardinality`` elements in all."""
+    from ..ops.array_ops import zeros
+    from ..ops.constant_op import constant
+
+    def apply(dataset):
+        if not isinstance(dataset._structure, dict):
+            raise ValueError("`pad_to_cardinality` requires its input dataset to be a dictionary.")
+        padding = cardinality - dataset.cardinality()
+        filler = {
+            key: zeros(shape, dtype)
+            for key, dtype, shape in zip(
+                sorted(dataset._structure), dataset._types, dataset._shapes
+            )
+        }
+        filler[mask_key] = constant(False)
+
+        def valid(element):
+            element = dict(element)
+            element[mask_key] = True
+            return element
+
+        return dataset.map(valid).concatenate(Dataset.from_tensors(filler).repeat(padding))
+
+    return apply
+
+
+def _cpu_device(device, what: str) -> None:
+    from ..device import DeviceSpec
+
+    spec = DeviceSpec.from_string(device)
+    if spec.device_type is not None and spec.device_type.upper() != "CPU":
+        raise ValueError(f"{what}: dataflow runs on the CPU only; got the device {device!r}")
+
+
+def copy_to_device(target_device, source_device="/cpu:0"):
+    """The elements, copied from ``source_device`` to ``target_device`` (CPU devices: the
+    same elements)."""
+    _cpu_device(target_device, "copy_to_device")
+    _cpu_device(source_device, "copy_to_device")
+    return lambda dataset: dataset._derived("prefetch")
+
+
+def prefetch_to_device(device, buffer_size=None):
+    """The elements, read ahead (``buffer_size`` of them) onto ``device`` (a CPU device: the
+    same elements)."""
+    _cpu_device(device, "prefetch_to_device")
+    return lambda dataset: dataset._derived("prefetch")
+
+
+def get_structure(dataset_or_iterator):
+    """The `TensorSpec` of each component of an element, in its structure."""
+    from . import Iterator
+
+    if not isinstance(dataset_or_iterator, (Dataset, Iterator)):
+        raise TypeError(
+            "`dataset_or_iterator` must be a `tf.data.Dataset` or tf.data.Iterator object, "
+            f"but got {type(dataset_or_iterator)}."
+        )
+    return dataset_or_iterator.element_spec
+
+
+def enable_debug_mode():
+    """TensorFlow's debug mode runs a pipeline's functions eagerly and in order; it is only
+    for eager execution there, and is refused in graph mode as TensorFlow does."""
+    from ..eager.context import executing_eagerly
+
+    if not executing_eagerly():
+        raise ValueError("`enable_debug_mode() is only supported in eager mode.")
+    global _DEBUG_MODE
+    _DEBUG_MODE = True
+
+
+_DEBUG_MODE = False

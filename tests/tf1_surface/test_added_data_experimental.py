@@ -1,0 +1,424 @@
+"""Behaviour of the ``data`` and ``data.experimental`` names added to close gaps of
+``known_missing.txt``: options, the Iterator constructor, and TensorFlow's transformations,
+sources and whole-dataset ops.
+
+Expected values are what TensorFlow 2.21's ``tf.compat.v1`` (graph mode) gives for the same
+program.
+"""
+
+import numpy as np
+import pytest
+
+import dataflow as df
+
+D = df.data.Dataset
+E = df.data.experimental
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    with df.Graph().as_default() as graph:
+        yield graph
+
+
+def read(dataset, limit=100):
+    """The elements (as lists where arrays) of a one-shot iterator over ``dataset``."""
+    element = dataset.make_one_shot_iterator().get_next()
+    out = []
+    with df.Session() as sess:
+        for _ in range(limit):
+            try:
+                value = sess.run(element)
+            except df.errors.OutOfRangeError:
+                break
+            out.append(value.tolist() if isinstance(value, np.ndarray) else value)
+    return out
+
+
+def read_until_error(dataset, error):
+    element = dataset.make_one_shot_iterator().get_next()
+    out = []
+    with df.Session() as sess:
+        with pytest.raises(error) as raised:
+            while True:
+                out.append(sess.run(element))
+    return out, str(raised.value)
+
+
+# -- options ---------------------------------------------------------------------------------------
+def test_options_do_start_unset_check_types_and_refuse_unknown_names():
+    options = df.data.Options()
+    assert options.deterministic is None
+    assert options.threading.private_threadpool_size is None
+    assert options.autotune.enabled is None
+    assert options.experimental_distribute.auto_shard_policy == E.AutoShardPolicy.AUTO
+    assert options.experimental_optimization.map_parallelization is None
+    assert df.data.experimental.ThreadingOptions is df.data.ThreadingOptions
+    with pytest.raises(AttributeError, match="Cannot set the property foo on Options"):
+        options.foo = 1
+    with pytest.raises(TypeError, match='Property "deterministic" must be of type'):
+        options.deterministic = 3
+    with pytest.raises(AttributeError):
+        options.optimization  # noqa: B018 - TF's name is experimental_optimization
+    options.experimental_deterministic = False  # the deprecated name of deterministic
+    assert options.deterministic is False
+    assert options.experimental_threading is options.threading
+
+
+def test_with_options_does_merge_and_options_cannot_be_changed():
+    first = df.data.Options()
+    first.deterministic = False
+    second = df.data.Options()
+    second.threading.private_threadpool_size = 3
+    merged = first.merge(second)
+    assert merged.deterministic is False and merged.threading.private_threadpool_size == 3
+    assert df.data.Options() == df.data.Options() and first != second
+    dataset = D.range(3).with_options(first).with_options(second).map(lambda x: x + 1)
+    got = dataset.options()
+    assert got.deterministic is False and got.threading.private_threadpool_size == 3
+    with pytest.raises(ValueError, match="Mutating `tf.data.Options\\(\\)` returned by"):
+        got.deterministic = True
+    zipped = D.zip((D.range(2).with_options(first), D.range(2).with_options(second)))
+    assert zipped.options() == merged
+    assert D.range(2).options() == df.data.Options()
+    assert read(dataset) == [1, 2, 3]
+    with pytest.raises(TypeError, match="tf.data.Options"):
+        D.range(2).with_options({"deterministic": False})
+
+
+def test_option_enums_and_shard_hint_are_tensorflows():
+    assert {m.name: m.value for m in E.AutoShardPolicy} == {
+        "OFF": -1,
+        "AUTO": 0,
+        "FILE": 1,
+        "DATA": 2,
+        "HINT": 3,
+    }
+    assert [m.name for m in E.AutotuneAlgorithm] == [
+        "DEFAULT",
+        "HILL_CLIMB",
+        "GRADIENT_DESCENT",
+        "MAX_PARALLELISM",
+        "STAGE_BASED",
+    ]
+    assert [(m.name, m.value) for m in E.ExternalStatePolicy] == [
+        ("WARN", 0),
+        ("IGNORE", 1),
+        ("FAIL", 2),
+    ]
+    assert E.SHARD_HINT == -1
+    assert E.ServiceOptions().pinned is None
+    assert E.DistributeOptions().num_devices is None
+
+
+# -- Iterator --------------------------------------------------------------------------------------
+def test_iterator_constructor_does_take_tf1s_resource_initializer_and_structure():
+    template = df.data.Iterator.from_structure((df.int64, df.float32), ([], [2]))
+    init = template.make_initializer(D.from_tensor_slices((np.arange(3), np.ones((3, 2), "f4"))))
+    iterator = df.data.Iterator(
+        template._handle,
+        init,
+        template.output_types,
+        template.output_shapes,
+        template.output_classes,
+    )
+    assert iterator.initializer is init
+    assert iterator.output_types == (df.int64, df.float32)
+    assert iterator.output_shapes[1].as_list() == [2]
+    assert iterator.output_classes == (df.Tensor, df.Tensor)
+    first, second = iterator.get_next()
+    with df.Session() as sess:
+        sess.run(iterator.initializer)
+        assert sess.run(first) == 0
+        assert sess.run(second).tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError, match="same structure"):
+        df.data.Iterator(template._handle, None, (df.int64,), ([], []), (df.Tensor,))
+    with pytest.raises(TypeError, match="resource tensor"):
+        df.data.Iterator(df.constant(1), None, df.int64, [], df.Tensor)
+
+
+# -- transformations -------------------------------------------------------------------------------
+def test_scan_does_carry_a_state_and_relax_its_shape():
+    got = read(D.range(5).apply(E.scan(np.int64(0), lambda s, x: (s + x, s * 10))))
+    assert got == [0, 0, 10, 30, 60]
+    growing = D.range(3).apply(
+        E.scan(
+            df.constant([], df.int64),
+            lambda s, x: (df.concat([s, df.reshape(x, [1])], 0), s),
+        )
+    )
+    assert growing.output_shapes.as_list() == [None]
+    assert read(growing) == [[], [0], [0, 1]]
+    with pytest.raises(TypeError, match="types for the new state must match"):
+        D.range(3).scan(np.int64(0), lambda s, x: (df.cast(s, df.float32), x))
+
+
+def test_unique_does_keep_first_appearances_of_ints_and_strings():
+    got = read(D.from_tensor_slices(np.array([1, 3, 1, 2, 3], np.int32)).apply(E.unique()))
+    assert got == [1, 3, 2]
+    assert read(D.from_tensor_slices([b"a", b"b", b"a"]).apply(E.unique())) == [b"a", b"b"]
+    with pytest.raises(TypeError, match="does not support type"):
+        D.from_tensor_slices(np.array([1.0])).apply(E.unique())
+
+
+def test_ignore_errors_does_drop_failing_elements_and_read_on():
+    dataset = D.from_tensor_slices([1.0, 0.0, 2.0]).map(
+        lambda x: df.debugging.check_numerics(1.0 / x, "bad")
+    )
+    assert read(dataset.apply(E.ignore_errors())) == [1.0, 0.5]
+    assert read(dataset.apply(E.ignore_errors(log_warning=True))) == [1.0, 0.5]
+    _, message = read_until_error(dataset, df.errors.InvalidArgumentError)
+    assert "bad" in message
+
+
+def test_group_by_window_does_flush_full_windows_then_the_rest_by_key():
+    windows = D.range(10).apply(
+        E.group_by_window(lambda x: x % 2, lambda key, w: w.batch(3), window_size=3)
+    )
+    assert read(windows) == [[0, 2, 4], [1, 3, 5], [6, 8], [7, 9]]
+    sized = D.range(10).apply(
+        E.group_by_window(
+            lambda x: x % 3, lambda k, w: w.batch(10), window_size_func=lambda k: k + 1
+        )
+    )
+    assert read(sized) == [[0], [3], [1, 4], [6], [2, 5, 8], [9], [7]]
+    with pytest.raises(ValueError, match="Either the `window_size` argument"):
+        D.range(3).group_by_window(lambda x: x, lambda k, w: w)
+    with pytest.raises(ValueError, match="tf.int64 scalar"):
+        D.range(3).group_by_window(lambda x: df.cast(x, df.int32), lambda k, w: w, 2)
+
+
+def test_group_by_reducer_does_give_one_state_per_key_in_key_order():
+    reducer = E.Reducer(lambda key: np.int64(0), lambda state, x: state + x, lambda state: state)
+    assert read(D.range(10).apply(E.group_by_reducer(lambda x: x % 3, reducer))) == [18, 12, 15]
+    keys = D.from_tensor_slices(np.array([9, 3, 100, -1, 3, 50, -7], np.int64))
+    assert read(keys.apply(E.group_by_reducer(lambda x: x, reducer))) == [-7, -1, 6, 9, 50, 100]
+    counting = E.Reducer(
+        lambda key: (np.int64(0), np.int64(0)),
+        lambda state, x: (state[0] + 1, state[1] + x),
+        lambda count, total: {"count": count, "total": total},  # a tuple state comes unpacked
+    )
+    got = read(D.range(5).apply(E.group_by_reducer(lambda x: x % 2, counting)))
+    assert got == [{"count": 3, "total": 6}, {"count": 2, "total": 4}]
+
+
+def test_padded_batch_does_pad_to_the_longest_or_the_given_shape():
+    ragged = D.range(1, 5).map(lambda x: df.fill([x], x))
+    assert read(ragged.padded_batch(2)) == [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]]
+    padded = ragged.padded_batch(2, [5], np.int64(-1))
+    assert padded.output_shapes.as_list() == [None, 5]
+    assert read(padded) == [
+        [[1, -1, -1, -1, -1], [2, 2, -1, -1, -1]],
+        [[3, 3, 3, -1, -1], [4, 4, 4, 4, -1]],
+    ]
+    got, message = read_until_error(ragged.padded_batch(2, [2]), df.errors.OpError)
+    assert "Attempted to pad to a smaller size than the input element." in message
+    assert len(got) == 1
+
+
+def test_bucket_by_sequence_length_does_batch_by_length_bucket():
+    ragged = D.range(1, 8).map(lambda x: df.fill([x], x))
+    buckets = ragged.apply(E.bucket_by_sequence_length(lambda x: df.shape(x)[0], [3, 5], [2, 2, 2]))
+    assert buckets.output_shapes.as_list() == [None, None]
+    assert read(buckets) == [
+        [[1, 0], [2, 2]],
+        [[3, 3, 3, 0], [4, 4, 4, 4]],
+        [[5, 5, 5, 5, 5, 0], [6, 6, 6, 6, 6, 6]],
+        [[7, 7, 7, 7, 7, 7, 7]],
+    ]
+    to_boundary = D.range(1, 5).map(lambda x: df.fill([x], x))
+    got = read(
+        to_boundary.apply(
+            E.bucket_by_sequence_length(
+                lambda x: df.shape(x)[0], [3, 5], [2, 2, 2], pad_to_bucket_boundary=True
+            )
+        )
+    )
+    assert got == [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]]
+    unpadded = D.range(1, 5).map(lambda x: df.fill([2], x))
+    got = read(
+        unpadded.apply(
+            E.bucket_by_sequence_length(
+                lambda x: df.cast(x[0], df.int32), [3], [2, 3], no_padding=True
+            )
+        )
+    )
+    assert got == [[[1, 1], [2, 2]], [[3, 3], [4, 4]]]
+    with pytest.raises(ValueError, match="len\\(bucket_batch_sizes\\) must equal"):
+        ragged.apply(E.bucket_by_sequence_length(lambda x: df.shape(x)[0], [3], [2]))
+
+
+def test_parallel_interleave_and_interleave_do_cycle_in_tensorflows_order():
+    def repeated(x):
+        return D.from_tensors(x).repeat(6 - x)
+
+    want = [1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 1, 4, 4, 5]
+    assert read(D.range(1, 6).interleave(repeated, cycle_length=3, block_length=2)) == want
+    parallel = D.range(1, 6).apply(E.parallel_interleave(repeated, 3, block_length=2, sloppy=True))
+    assert read(parallel) == want
+    growing = D.range(1, 4).apply(E.parallel_interleave(lambda x: D.from_tensors(x).repeat(x), 2))
+    assert read(growing) == [1, 2, 2, 3, 3, 3]
+    assert read(D.range(1, 4).flat_map(lambda x: D.range(x))) == [0, 0, 1, 0, 1, 2]
+    with pytest.raises(TypeError, match="must return a Dataset"):
+        D.range(3).flat_map(lambda x: x)
+
+
+def test_choose_from_datasets_does_follow_the_choices_and_pass_over_empty_inputs():
+    choices = D.from_tensor_slices(np.array([0, 0, 1, 0, 1], np.int64))
+    inputs = [D.range(1), D.range(10, 13)]
+    assert read(E.choose_from_datasets(inputs, choices)) == [0, 10, 11]
+    stopping = E.choose_from_datasets(inputs, choices, stop_on_empty_dataset=True)
+    assert read(stopping) == [0]
+    wrong = D.from_tensor_slices(np.array([0, 1, 1, 5, 0], np.int64))
+    got, message = read_until_error(
+        E.choose_from_datasets([D.range(3), D.range(10, 13)], wrong),
+        df.errors.InvalidArgumentError,
+    )
+    assert [int(x) for x in got] == [0, 10, 11]
+    assert "Selector index out of range: 5 >= 2" in message
+    with pytest.raises(TypeError, match="scalar `tf.int64`"):
+        E.choose_from_datasets(inputs, D.range(2).map(lambda x: df.cast(x, df.int32)))
+
+
+def test_sample_from_datasets_does_draw_by_weight_until_all_are_read():
+    got = read(E.sample_from_datasets([D.range(3), D.range(10, 13)], seed=5))
+    assert sorted(got) == [0, 1, 2, 10, 11, 12]
+    assert [x for x in got if x < 10] == [0, 1, 2]  # each input keeps its order
+    only_second = E.sample_from_datasets([D.range(3), D.range(10, 13)], [0.0, 1.0])
+    assert read(only_second) == [10, 11, 12]
+    stopping = E.sample_from_datasets(
+        [D.range(0), D.range(10, 100)], [0.5, 0.5], seed=1, stop_on_empty_dataset=True
+    )
+    got = read(stopping)
+    assert got == list(range(10, 10 + len(got))) and len(got) < 90
+    weighted = E.sample_from_datasets(
+        [D.range(1).repeat(), D.range(1, 2).repeat()], [0.8, 0.2], seed=3
+    )
+    draws = read(weighted.take(2000), limit=2000)
+    assert 0.75 < draws.count(0) / 2000 < 0.85
+    by_dataset = E.sample_from_datasets(
+        [D.range(3), D.range(10, 13)], D.from_tensors([1.0, 0.0]).repeat()
+    )
+    assert read(by_dataset) == [0, 1, 2]
+
+
+def test_random_dataset_does_give_int64_scalars_below_2_to_the_32():
+    dataset = E.RandomDataset(seed=3)
+    assert dataset.output_types == df.int64 and dataset.output_shapes.as_list() == []
+    first = read(dataset.take(50))
+    assert all(0 <= x < 2**32 for x in first) and len(set(first)) == 50
+    assert read(E.RandomDataset(seed=3).take(50)) == first
+    again = read(E.RandomDataset(seed=3).take(3).repeat(2))
+    assert again[:3] == again[3:]
+    fresh = read(E.RandomDataset(seed=3, rerandomize_each_iteration=True).take(3).repeat(2))
+    assert fresh[:3] != fresh[3:]
+
+
+# -- whole-dataset ops -----------------------------------------------------------------------------
+def test_get_single_element_does_give_the_one_element_or_fail():
+    with df.Session() as sess:
+        assert sess.run(E.get_single_element(D.range(1))) == 0
+        pair = E.get_single_element(D.from_tensors((1, "a")))
+        assert sess.run(pair) == (1, b"a")
+        with pytest.raises(df.errors.InvalidArgumentError, match="Dataset was empty."):
+            sess.run(E.get_single_element(D.range(0)))
+        with pytest.raises(df.errors.InvalidArgumentError, match="more than one element"):
+            sess.run(E.get_single_element(D.range(2)))
+    with pytest.raises(TypeError, match="tf.data.Dataset"):
+        E.get_single_element([1])
+
+
+def test_cardinality_does_count_as_tensorflow_without_reading():
+    few = D.range(5).filter(lambda x: x > 1)
+    cases = {
+        D.range(5): 5,
+        D.range(5).repeat(): -1,
+        few: -2,
+        D.range(5).batch(2): 3,
+        D.range(5).batch(2, drop_remainder=True): 2,
+        D.range(10).take(3): 3,
+        D.range(10).skip(3): 7,
+        D.range(3).repeat(2): 6,
+        D.range(4).shuffle(3): 4,
+        D.range(3).map(lambda x: x): -2,  # TF1's map does not keep the count
+        D.zip((D.range(3), D.range(5))): 3,
+        D.range(3).concatenate(D.range(2)): 5,
+        D.range(0).repeat(): 0,
+        D.range(10).shard(3, 0): 4,
+        D.range(10).shard(3, 2): 3,
+        D.range(5).padded_batch(2): 3,
+        few.take(2): -2,
+        D.range(3).repeat().take(4): 4,
+        D.range(3).skip(-1): 0,
+        D.range(3).repeat().skip(2): -1,
+        E.RandomDataset(1): -1,
+        few.repeat(): -1,
+        few.repeat(2): -2,
+        D.zip((few, D.range(0))): -2,
+        D.range(1).repeat().concatenate(few): -1,
+        few.apply(E.assert_cardinality(4)): 4,
+        D.range(5, 1): 0,
+        D.range(0, 10, 3): 4,
+        D.from_tensors(1): 1,
+        D.range(3).apply(E.scan(np.int64(0), lambda s, x: (s, x))): 5 - 2,
+        D.range(3).apply(E.unique()): -2,
+    }
+    counts = [E.cardinality(d) for d in cases]
+    with df.Session() as sess:
+        assert [int(c) for c in sess.run(counts)] == list(cases.values())
+
+
+def test_assert_cardinality_does_fail_on_too_few_or_too_many_elements():
+    got, message = read_until_error(
+        D.range(3).apply(E.assert_cardinality(5)), df.errors.FailedPreconditionError
+    )
+    assert got == [0, 1, 2]
+    assert "expected to contain 5 elements but contained only 3 elements." in message
+    got, message = read_until_error(
+        D.range(3).apply(E.assert_cardinality(2)), df.errors.FailedPreconditionError
+    )
+    assert got == [0, 1]
+    assert "expected to contain 2 elements but contained at least 3 elements." in message
+    assert read(D.range(3).apply(E.assert_cardinality(3))) == [0, 1, 2]
+
+
+def test_from_list_and_pad_to_cardinality_do_make_tensorflows_elements():
+    assert read(E.from_list([(1, "a"), (2, "b")])) == [(1, b"a"), (2, b"b")]
+    rows = E.from_list([[1, 2], [3]])
+    assert rows.output_shapes.as_list() == [None]
+    assert read(rows) == [[1, 2], [3]]
+    with pytest.raises(TypeError, match="same structure and dtypes"):
+        E.from_list([1, "a"])
+    padded = D.from_tensor_slices({"a": [1, 2]}).apply(E.pad_to_cardinality(4))
+    assert read(padded) == [
+        {"a": 1, "valid": True},
+        {"a": 2, "valid": True},
+        {"a": 0, "valid": False},
+        {"a": 0, "valid": False},
+    ]
+    with pytest.raises(ValueError, match="requires its input dataset to be a dictionary"):
+        D.range(2).apply(E.pad_to_cardinality(4))
+
+
+def test_device_transformations_do_keep_elements_on_cpu_devices():
+    assert read(D.range(3).apply(E.copy_to_device("/cpu:0"))) == [0, 1, 2]
+    assert read(D.range(3).apply(E.prefetch_to_device("/device:CPU:0", 2))) == [0, 1, 2]
+    with pytest.raises(ValueError, match="CPU only"):
+        E.prefetch_to_device("/gpu:0")
+    with pytest.raises(ValueError, match="CPU only"):
+        E.copy_to_device("/job:w/device:GPU:1")
+
+
+def test_get_structure_does_give_tensor_specs_of_datasets_and_iterators():
+    dataset = D.from_tensor_slices({"x": np.zeros((4, 2), "f4"), "y": np.arange(4)})
+    spec = E.get_structure(dataset)
+    assert spec["x"] == df.TensorSpec([2], df.float32)
+    assert spec["y"] == df.TensorSpec([], df.int64)
+    assert E.get_structure(dataset.make_one_shot_iterator()) == spec
+    with pytest.raises(TypeError, match="must be a `tf.data.Dataset`"):
+        E.get_structure(3)
+
+
+def test_enable_debug_mode_is_refused_in_graph_mode():
+    with pytest.raises(ValueError, match="only supported in eager mode"):
+        E.enable_debug_mode()
