@@ -20,6 +20,7 @@ from .options import (
     ServiceOptions,
     ThreadingOptions,
 )
+from .readers import CsvDataset, SqlDataset, TFRecordWriter, make_csv_dataset
 
 # ``shard(SHARD_HINT, ...)`` in a pipeline: a distribution strategy with the HINT policy puts
 # the number of workers there.
@@ -36,12 +37,15 @@ __all__ = [
     "AutotuneAlgorithm",
     "AutotuneOptions",
     "Counter",
+    "CsvDataset",
     "DistributeOptions",
     "ExternalStatePolicy",
     "OptimizationOptions",
     "RandomDataset",
     "Reducer",
     "ServiceOptions",
+    "SqlDataset",
+    "TFRecordWriter",
     "ThreadingOptions",
     "assert_cardinality",
     "bucket_by_sequence_length",
@@ -57,6 +61,7 @@ __all__ = [
     "group_by_window",
     "ignore_errors",
     "map_and_batch",
+    "make_csv_dataset",
     "map_and_batch_with_legacy_function",
     "pad_to_cardinality",
     "parallel_interleave",

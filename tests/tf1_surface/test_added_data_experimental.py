@@ -422,3 +422,125 @@ def test_get_structure_does_give_tensor_specs_of_datasets_and_iterators():
 def test_enable_debug_mode_is_refused_in_graph_mode():
     with pytest.raises(ValueError, match="only supported in eager mode"):
         E.enable_debug_mode()
+
+
+# -- file and database sources ---------------------------------------------------------------------
+def test_csv_dataset_does_parse_typed_columns_and_fail_as_tensorflow(tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_text('h1,h2,h3\n1,2.5,x\n,3.5,"y,z"\n4,,w\n')
+    defaults = [df.constant([0], df.int32), df.constant([], df.float32), df.string]
+    dataset = E.CsvDataset(str(path), defaults, header=True)
+    assert dataset.output_types == (df.int32, df.float32, df.string)
+    got, message = read_until_error(dataset, df.errors.InvalidArgumentError)
+    assert got == [(1, 2.5, b"x"), (0, 3.5, b"y,z")]
+    assert "Field 1 is required but missing in record!" in message
+    two = [df.constant([0], df.int64), df.string]
+    want = [(1, b"x"), (0, b"y,z"), (4, b"w")]
+    assert read(E.CsvDataset(str(path), two, header=True, select_cols=[0, 2])) == want
+    assert read(E.CsvDataset(str(path), two, header=True, exclude_cols=[1])) == want
+    with pytest.raises(ValueError, match="Either select_cols or exclude_cols"):
+        E.CsvDataset(str(path), two, select_cols=[0, 2], exclude_cols=[1])
+    unquoted = E.CsvDataset(str(path), [df.string] * 3, header=True, use_quote_delim=False)
+    got, message = read_until_error(unquoted, df.errors.InvalidArgumentError)
+    assert got == [(b"1", b"2.5", b"x")] and "Field 0 is required" in message
+
+
+def test_csv_dataset_does_read_on_past_bad_records_with_ignore_errors(tmp_path):
+    short = tmp_path / "b.csv"
+    short.write_text("1,2\n3\n5,6\n")
+    pairs = E.CsvDataset(str(short), [df.constant([0], df.int32)] * 2)
+    got, message = read_until_error(pairs, df.errors.InvalidArgumentError)
+    assert got == [(1, 2)] and "Expect 2 fields but have 1 in record" in message
+    assert read(pairs.apply(E.ignore_errors())) == [(1, 2), (5, 6)]
+    bad = tmp_path / "c.csv"
+    bad.write_text("1,abc\n")
+    _, message = read_until_error(
+        E.CsvDataset(str(bad), [df.constant([0], df.int32)] * 2), df.errors.InvalidArgumentError
+    )
+    assert "Field 1 in record is not a valid int32: abc" in message
+    gz = tmp_path / "d.csv.gz"
+    import gzip
+
+    gz.write_bytes(gzip.compress(b"7,8\n"))
+    zipped = E.CsvDataset(str(gz), [df.constant([0], df.int32)] * 2, compression_type="GZIP")
+    assert read(zipped) == [(7, 8)]
+
+
+def test_make_csv_dataset_does_infer_names_and_types_and_batch_dicts(tmp_path):
+    (tmp_path / "m1.csv").write_text('a,b,c,d\n1,2.5,x,7\n2,,y,8\n3,4.5,"p,q",9\n')
+    (tmp_path / "m2.csv").write_text("a,b,c,d\n4,1e40,z,10\n")
+    pattern = str(tmp_path / "m*.csv")
+    dataset = E.make_csv_dataset(pattern, 3, shuffle=False, num_epochs=1)
+    assert dataset.output_types == {"a": df.int32, "b": df.float64, "c": df.string, "d": df.int32}
+    assert dataset.output_shapes["a"].as_list() == [None]
+    got = read(dataset)
+    assert got[0]["a"].tolist() == [1, 2, 3] and got[0]["b"].tolist() == [2.5, 0.0, 4.5]
+    assert got[0]["c"].tolist() == [b"x", b"y", b"p,q"] and got[1]["b"].tolist() == [1e40]
+    labelled = E.make_csv_dataset(
+        str(tmp_path / "m1.csv"), 2, shuffle=False, num_epochs=1, label_name="d",
+        select_columns=["a", "d"],
+    )  # fmt: skip
+    assert labelled.output_types == ({"a": df.int32}, df.int32)
+    pairs = read(labelled)
+    assert [(f["a"].tolist(), label.tolist()) for f, label in pairs] == [
+        ([1, 2], [7, 8]),
+        ([3], [9]),
+    ]
+    typed = E.make_csv_dataset(
+        str(tmp_path / "m1.csv"), 2, shuffle=False, label_name="d",
+        column_defaults=[df.int64, 0.0, "", 0],
+    )  # fmt: skip
+    assert typed.output_types == ({"a": df.int64, "b": df.float32, "c": df.string}, df.int32)
+    assert typed.output_shapes[1].as_list() == [2]  # without end, every batch is full
+    batches = read(typed, limit=3)
+    assert [label.tolist() for _, label in batches] == [[7, 8], [9, 7], [8, 9]]
+    with pytest.raises(ValueError, match="No files match"):
+        E.make_csv_dataset(str(tmp_path / "none*.csv"), 2)
+    with pytest.raises(ValueError, match="`label_name` provided must be one of the columns"):
+        E.make_csv_dataset(pattern, 2, label_name="z")
+
+
+def test_sql_dataset_does_read_sqlite_rows_as_tensorflow(tmp_path):
+    import sqlite3
+
+    db = str(tmp_path / "t.db")
+    with sqlite3.connect(db) as connection:
+        connection.execute("create table t(a int, b text, c real, d int)")
+        connection.executemany(
+            "insert into t values(?,?,?,?)",
+            [(1, "x", 1.5, 1), (2, "y", 2.5, 0), (3, None, None, None)],
+        )
+    types = (df.int32, df.string, df.float64, df.bool)
+    rows = read(E.SqlDataset("sqlite", db, "select a, b, c, d from t", types))
+    assert rows == [(1, b"x", 1.5, True), (2, b"y", 2.5, False), (3, b"", 0.0, False)]
+    single = E.SqlDataset("sqlite", db, "select a from t", df.int32)
+    assert single.output_types == df.int32 and read(single) == [1, 2, 3]
+    cases = [
+        ("sqlite", "select a, b from t", (df.int64, df.string, df.int8),
+         df.errors.InvalidArgumentError, "The number of columns in query (2) must match"),
+        ("sqlite", "select a, c from t", (df.string, df.float32),
+         df.errors.InvalidArgumentError, "must be one of: DT_STRING"),
+        ("mysql", "select a from t", (df.int32,),
+         df.errors.InvalidArgumentError, "The database type, mysql, is not supported"),
+        ("sqlite", "select nope from t", (df.int32,),
+         df.errors.UnknownError, "no such column: nope"),
+    ]  # fmt: skip
+    for driver, query, out_types, error, message in cases:
+        _, got = read_until_error(E.SqlDataset(driver, db, query, out_types), error)
+        assert message in got
+
+
+def test_tfrecord_writer_does_write_a_dataset_as_tensorflow(tmp_path):
+    path = str(tmp_path / "out.tfr")
+    op = E.TFRecordWriter(path).write(D.from_tensor_slices([b"a", b"bc"]))
+    with df.Session() as sess:
+        assert sess.run(op) is None
+    want = "01000000000000000175de4161786ee428020000000000000078270b3462633433dba7"
+    assert open(path, "rb").read().hex() == want
+    zipped = str(tmp_path / "out.tfr.gz")
+    op = E.TFRecordWriter(zipped, "GZIP").write(D.from_tensor_slices([b"a", b"bc"]))
+    with df.Session() as sess:
+        sess.run(op)
+    assert read(df.data.TFRecordDataset(zipped, "GZIP")) == [b"a", b"bc"]
+    with pytest.raises(TypeError, match="scalar `tf.string` elements"):
+        E.TFRecordWriter(path).write(D.range(3))
