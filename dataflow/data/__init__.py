@@ -64,8 +64,10 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "DatasetSpec",
     "FixedLengthRecordDataset",
     "Iterator",
+    "NumpyIterator",
     "Options",
     "ThreadingOptions",
     "TFRecordDataset",
@@ -1956,6 +1958,13 @@ class Iterator:
             name=name or "MakeIterator",
         )
 
+    def get_next_as_optional(self):
+        """The next element as a `df.data.experimental.Optional`, without a value past the
+        end."""
+        from .structures import get_next_as_optional
+
+        return get_next_as_optional(self)
+
     def get_next(self, name: Optional[str] = None):
         """The next element, a structure of tensors (``OutOfRangeError`` past the end)."""
         attrs = _get_next_attrs(self._types, self._shapes)
@@ -2115,3 +2124,4 @@ class FixedLengthRecordDataset(Dataset):
 
 
 from . import experimental  # noqa: E402
+from .structures import DatasetSpec, NumpyIterator  # noqa: E402

@@ -21,6 +21,15 @@ from .options import (
     ThreadingOptions,
 )
 from .readers import CsvDataset, SqlDataset, TFRecordWriter, make_csv_dataset
+from .structures import (
+    DatasetStructure,
+    Optional,
+    OptionalStructure,
+    RaggedTensorStructure,
+    SparseTensorStructure,
+    TensorStructure,
+    get_next_as_optional,
+)
 
 # ``shard(SHARD_HINT, ...)`` in a pipeline: a distribution strategy with the HINT policy puts
 # the number of workers there.
@@ -38,14 +47,20 @@ __all__ = [
     "AutotuneOptions",
     "Counter",
     "CsvDataset",
+    "DatasetStructure",
     "DistributeOptions",
     "ExternalStatePolicy",
     "OptimizationOptions",
+    "Optional",
+    "OptionalStructure",
+    "RaggedTensorStructure",
     "RandomDataset",
     "Reducer",
     "ServiceOptions",
+    "SparseTensorStructure",
     "SqlDataset",
     "TFRecordWriter",
+    "TensorStructure",
     "ThreadingOptions",
     "assert_cardinality",
     "bucket_by_sequence_length",
@@ -55,6 +70,7 @@ __all__ = [
     "enable_debug_mode",
     "enumerate_dataset",
     "from_list",
+    "get_next_as_optional",
     "get_single_element",
     "get_structure",
     "group_by_reducer",

@@ -544,3 +544,76 @@ def test_tfrecord_writer_does_write_a_dataset_as_tensorflow(tmp_path):
     assert read(df.data.TFRecordDataset(zipped, "GZIP")) == [b"a", b"bc"]
     with pytest.raises(TypeError, match="scalar `tf.string` elements"):
         E.TFRecordWriter(path).write(D.range(3))
+
+
+# -- specs, Optional, NumpyIterator ----------------------------------------------------------------
+def test_get_next_as_optional_does_say_when_the_iterator_has_ended():
+    iterator = df.data.make_initializable_iterator(D.range(2))
+    optional = E.get_next_as_optional(iterator)
+    assert isinstance(optional, E.Optional)
+    assert optional.element_spec == df.TensorSpec([], df.int64)
+    has_value, value = optional.has_value(), optional.get_value()
+    with df.Session() as sess:
+        sess.run(iterator.initializer)
+        assert sess.run([has_value, value]) == [True, 0]
+        assert sess.run([has_value, value]) == [True, 1]
+        assert not sess.run(has_value)
+        with pytest.raises(df.errors.InvalidArgumentError, match="does not have a value"):
+            sess.run(value)
+    one_shot = D.range(1).make_one_shot_iterator().get_next_as_optional()
+    with df.Session() as sess:
+        assert sess.run([one_shot.has_value(), one_shot.get_value()]) == [True, 0]
+        assert not sess.run(one_shot.has_value())
+
+
+def test_optional_from_value_and_empty_do_hold_a_value_or_none():
+    empty = E.Optional.empty(df.TensorSpec([2], df.float32))
+    full = E.Optional.from_value((1, "a"))
+    assert full.element_spec == (df.TensorSpec([], df.int32), df.TensorSpec([], df.string))
+    with df.Session() as sess:
+        assert sess.run([empty.has_value(), full.has_value(), full.get_value()]) == [
+            False,
+            True,
+            (1, b"a"),
+        ]
+        with pytest.raises(df.errors.InvalidArgumentError):
+            sess.run(empty.get_value())
+    spec = E.OptionalStructure(df.TensorSpec([], df.int64))
+    assert repr(spec) == "OptionalSpec(TensorSpec(shape=(), dtype=df.int64, name=None),)"
+    assert spec == E.OptionalStructure(df.TensorSpec([], df.int64))
+    assert spec.is_compatible_with(E.Optional.from_value(np.int64(3)))
+    assert not spec.is_compatible_with(full)
+
+
+def test_dataset_spec_and_structures_are_tensorflows_specs():
+    dataset = D.from_tensor_slices(np.zeros((3, 2), np.float32))
+    spec = df.data.DatasetSpec.from_value(dataset)
+    assert spec == df.data.DatasetSpec(df.TensorSpec([2], df.float32))
+    assert spec.element_spec == df.TensorSpec([2], df.float32) and spec.value_type is D
+    assert spec.is_compatible_with(df.data.DatasetSpec(df.TensorSpec([None], df.float32)))
+    assert not spec.is_compatible_with(df.data.DatasetSpec(df.TensorSpec([3], df.float32)))
+    assert repr(E.DatasetStructure(df.TensorSpec([2], df.float32), [4])) == (
+        "DatasetSpec(TensorSpec(shape=(2,), dtype=df.float32, name=None), TensorShape([4]))"
+    )
+    assert E.TensorStructure(df.int32, [2]) == df.TensorSpec([2], df.int32)
+    assert E.SparseTensorStructure(df.int32, [2]) == df.SparseTensorSpec([2], df.int32)
+    ragged = E.RaggedTensorStructure(df.int32, [2, None], 1)
+    assert ragged.ragged_rank == 1 and ragged.dtype == df.int32
+    with pytest.raises(TypeError, match="structure of TensorSpecs"):
+        df.data.DatasetSpec(3)
+
+
+def test_numpy_iterator_does_give_numpy_elements_in_eager_mode_only():
+    from dataflow.eager.context import eager_mode
+
+    with pytest.raises(RuntimeError, match="only supports Python-style iteration in eager"):
+        df.data.NumpyIterator(D.range(2))
+    with eager_mode():
+        rows = D.from_tensor_slices({"a": np.arange(3), "b": [b"x", b"y", b"z"]}).map(
+            lambda e: {"a": e["a"] * 2, "b": e["b"]}
+        )
+        got = list(df.data.NumpyIterator(rows))
+        batches = [b.tolist() for b in df.data.NumpyIterator(D.range(3).batch(2))]
+    assert got == [{"a": 0, "b": b"x"}, {"a": 2, "b": b"y"}, {"a": 4, "b": b"z"}]
+    assert type(got[0]["a"]) is np.int64
+    assert batches == [[0, 1], [2]]
