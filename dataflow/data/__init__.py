@@ -43,6 +43,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import (
+    DataLossError,
     FailedPreconditionError,
     InvalidArgumentError,
     NotFoundError,
@@ -86,7 +87,41 @@ def _is_structure(value) -> bool:
     return isinstance(value, (tuple, dict))
 
 
+def _composite_spec(value):
+    """The spec of a sparse or ragged leaf (a tensor, its value or its spec), else None."""
+    from ..ragged_tensor import RaggedTensor, RaggedTensorSpec, RaggedTensorValue
+    from ..sparse_tensor import SparseTensor, SparseTensorSpec, SparseTensorValue
+
+    if isinstance(value, (SparseTensorSpec, RaggedTensorSpec)):
+        return value
+    if isinstance(value, SparseTensor):
+        return SparseTensorSpec(value.shape, value.dtype)
+    if isinstance(value, SparseTensorValue):
+        return SparseTensorSpec(
+            [int(d) for d in np.asarray(value.dense_shape)], np.asarray(value.values).dtype
+        )
+    if isinstance(value, RaggedTensor):
+        return RaggedTensorSpec.from_value(value)
+    if isinstance(value, RaggedTensorValue):
+        rank = value.ragged_rank
+        inner = list(np.shape(value.flat_values)[1:])
+        return RaggedTensorSpec(
+            [len(value.row_splits) - 1] + [None] * rank + inner,
+            value.flat_values.dtype,
+            rank,
+            np.asarray(value.row_splits).dtype,
+        )
+    return None
+
+
 def _flatten(value) -> list:
+    """The leaves of an element; a sparse leaf is its indices, values and dense shape, a
+    ragged one its flat values and row splits."""
+    spec = _composite_spec(value)
+    if spec is not None and not isinstance(value, type(spec)):
+        if hasattr(value, "indices"):
+            return [value.indices, value.values, value.dense_shape]
+        return [value.flat_values, *value.nested_row_splits]
     if isinstance(value, dict):
         return [leaf for key in sorted(value) for leaf in _flatten(value[key])]
     if isinstance(value, tuple):
@@ -94,12 +129,81 @@ def _flatten(value) -> list:
     return [value]
 
 
-def _pack(structure, flat: list):
-    """``flat`` in the nesting of ``structure`` (whose leaves are ignored)."""
+def _structure_of(value):
+    """``value``'s nesting, each sparse or ragged leaf replaced by its spec."""
+    spec = _composite_spec(value)
+    if spec is not None:
+        return spec
+    if isinstance(value, dict):
+        return {key: _structure_of(value[key]) for key in value}
+    if isinstance(value, tuple):
+        items = [_structure_of(item) for item in value]
+        return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
+    return value
+
+
+def _width(spec) -> int:
+    """How many flat components a leaf of a structure stands for."""
+    spec = _composite_spec(spec)
+    if spec is None:
+        return 1
+    return 1 + spec.ragged_rank if hasattr(spec, "ragged_rank") else 3
+
+
+def _parts(spec) -> list:
+    """The (dtype, shape) of each flat component of a leaf spec (sparse or ragged)."""
+    shape = spec.shape
+    if not hasattr(spec, "ragged_rank"):
+        rank = shape.ndims
+        return [
+            (_dtypes.int64, TensorShape([None, rank])),
+            (spec.dtype, TensorShape([None])),
+            (_dtypes.int64, TensorShape([rank])),
+        ]
+    inner = TensorShape(None) if shape.ndims is None else shape[spec.ragged_rank + 1 :]
+    return [(spec.dtype, TensorShape([None]).concatenate(inner))] + [
+        (spec.row_splits_dtype, TensorShape([None]))
+    ] * spec.ragged_rank
+
+
+def _composite(spec, parts: list):
+    """The sparse or ragged tensor (or value) ``spec`` describes, from its flat ``parts``."""
+    from ..ragged_tensor import RaggedTensor, RaggedTensorValue
+    from ..sparse_tensor import SparseTensor, SparseTensorValue
+
+    tensors = all(isinstance(p, Tensor) for p in parts)
+    if not hasattr(spec, "ragged_rank"):
+        return SparseTensor(*parts) if tensors else SparseTensorValue(*parts)
+    if tensors:
+        return RaggedTensor.from_nested_row_splits(parts[0], parts[1:], validate=False)
+    value = parts[0]
+    for splits in reversed(parts[1:]):
+        value = RaggedTensorValue(value, splits)
+    return value
+
+
+def _pack(structure, flat: list, meta: Optional[str] = None):
+    """``flat`` in the nesting of ``structure`` (whose dense leaves are ignored): a sparse or
+    ragged leaf takes its components, made into that tensor, or with ``meta`` into what
+    ``output_types`` ("types"), ``output_shapes`` ("shapes"), ``output_classes`` ("classes")
+    or ``element_spec`` ("specs") give for it."""
     position = 0
 
     def rebuild(s):
         nonlocal position
+        spec = _composite_spec(s)
+        if spec is not None:
+            width = _width(spec)
+            parts = flat[position : position + width]
+            position += width
+            if meta is None:
+                return _composite(spec, parts)
+            return {
+                "types": spec.dtype,
+                "shapes": spec.shape,
+                "classes": _composite_class(spec),
+                "specs": spec,
+            }[meta]
         if isinstance(s, dict):
             return {key: rebuild(s[key]) for key in sorted(s)}
         if isinstance(s, tuple):
@@ -109,6 +213,28 @@ def _pack(structure, flat: list):
         return flat[position - 1]
 
     return rebuild(structure)
+
+
+def _replace_leaves(structure, leaves: list):
+    """``structure`` with its leaves (a sparse or ragged spec being one) replaced in turn."""
+    remaining = iter(leaves)
+
+    def rebuild(s):
+        if _composite_spec(s) is None and isinstance(s, dict):
+            return {key: rebuild(s[key]) for key in sorted(s)}
+        if _composite_spec(s) is None and isinstance(s, tuple):
+            items = [rebuild(item) for item in s]
+            return type(s)(*items) if hasattr(type(s), "_fields") else tuple(items)
+        return next(remaining)
+
+    return rebuild(structure)
+
+
+def _composite_class(spec):
+    from ..ragged_tensor import RaggedTensor
+    from ..sparse_tensor import SparseTensor
+
+    return RaggedTensor if hasattr(spec, "ragged_rank") else SparseTensor
 
 
 # -- the pipeline as data --------------------------------------------------------------------------
@@ -164,7 +290,7 @@ class _DatasetFunction:
                 result = func(*element, *extra)
             else:
                 result = func(element, *extra)
-            self.structure = result
+            self.structure = result if isinstance(result, Dataset) else _structure_of(result)
             if isinstance(result, Dataset):
                 self.dataset = result
                 self.records, self.outputs = _describe_pipeline(result._stage)
@@ -258,22 +384,40 @@ def _batch(inputs, parents, params, function):
     if size <= 0:
         raise InvalidArgumentError(None, None, f"Batch size must be greater than zero, got {size}")
     drop_remainder = params["drop_remainder"]
+    layout = params.get("layout")  # per leaf: ("dense"|"sparse"|"ragged"|"to_ragged", rank)
     (parent,) = parents
 
+    def stack_dense(elements, i):
+        first = np.shape(elements[0][i])
+        for k, e in enumerate(elements[1:], 1):
+            if np.shape(e[i]) != first:
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"Cannot batch tensors with different shapes in component {i}. First "
+                    f"element had shape {list(first)} and element {k} had shape "
+                    f"{list(np.shape(e[i]))}.",
+                )
+        return [np.stack([e[i] for e in elements])]
+
     def stack(elements):
-        components = []
-        for i in range(len(elements[0])):
-            first = np.shape(elements[0][i])
-            for k, e in enumerate(elements[1:], 1):
-                if np.shape(e[i]) != first:
-                    raise InvalidArgumentError(
-                        None,
-                        None,
-                        f"Cannot batch tensors with different shapes in component {i}. First "
-                        f"element had shape {list(first)} and element {k} had shape "
-                        f"{list(np.shape(e[i]))}.",
-                    )
-            components.append(np.stack([e[i] for e in elements]))
+        if layout is None:
+            return tuple(c for i in range(len(elements[0])) for c in stack_dense(elements, i))
+        components, i = [], 0
+        for kind, rank in layout:
+            if kind == "dense":
+                components.extend(stack_dense(elements, i))
+                i += 1
+            elif kind == "sparse":
+                components.extend(_batch_sparse([e[i : i + 3] for e in elements], i))
+                i += 3
+            elif kind == "ragged":
+                parts = [list(e[i : i + 1 + rank]) for e in elements]
+                components.extend(_batch_ragged(parts))
+                i += 1 + rank
+            else:  # a dense component batched as a ragged one of ``rank`` ragged dimensions
+                components.extend(_batch_ragged([_dense_as_ragged(e[i], rank) for e in elements]))
+                i += 1
         return tuple(components)
 
     def run():
@@ -287,6 +431,67 @@ def _batch(inputs, parents, params, function):
             yield stack(pending)
 
     return run
+
+
+def _batch_sparse(elements: list, component: int) -> list:
+    """One sparse tensor of the sparse tensors ``elements`` (indices, values, dense shape),
+    each a row of it."""
+    ranks = {len(np.ravel(shape)) for _, _, shape in elements}
+    if len(ranks) != 1:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Cannot batch sparse tensors of different ranks in component {component}: "
+            f"{sorted(ranks)}",
+        )
+    rank = ranks.pop()
+    indices = [
+        np.concatenate(
+            [
+                np.full((len(np.asarray(idx)), 1), k, np.int64),
+                np.asarray(idx, np.int64).reshape(-1, rank),
+            ],
+            axis=1,
+        )
+        for k, (idx, _, _) in enumerate(elements)
+    ]
+    values = np.concatenate([np.asarray(v) for _, v, _ in elements])
+    shape = np.max(np.stack([np.asarray(s, np.int64) for _, _, s in elements]), axis=0)
+    return [
+        np.concatenate(indices).astype(np.int64).reshape(-1, rank + 1),
+        values,
+        np.concatenate([[len(elements)], shape]).astype(np.int64),
+    ]
+
+
+def _dense_as_ragged(value, rank: int) -> list:
+    """A dense array as the parts of a ragged tensor with ``rank`` ragged dimensions."""
+    value = np.asarray(value)
+    shape = value.shape
+    splits = []
+    rows = shape[0]
+    for k in range(1, rank + 1):
+        splits.append(np.arange(rows + 1, dtype=np.int64) * shape[k])
+        rows *= shape[k]
+    return [value.reshape((rows, *shape[rank + 1 :])), *splits]
+
+
+def _batch_ragged(elements: list) -> list:
+    """The parts (flat values, row splits outermost first) of the ragged tensor whose rows are
+    the ragged tensors (or dense ones, as ``[values]``) ``elements``."""
+    flat_values = np.concatenate([np.asarray(e[0]) for e in elements])
+    levels = len(elements[0]) - 1
+    outer_rows = [len(e[1]) - 1 if levels else len(e[0]) for e in elements]
+    splits = [np.concatenate([[0], np.cumsum(outer_rows)]).astype(np.int64)]
+    for level in range(1, levels + 1):
+        pieces, offset = [], 0
+        for e in elements:
+            s = np.asarray(e[level], np.int64)
+            pieces.append(s[:-1] + offset)
+            offset += int(s[-1])
+        pieces.append(np.array([offset], np.int64))
+        splits.append(np.concatenate(pieces))
+    return [flat_values, *splits]
 
 
 def _shuffle(inputs, parents, params, function):
@@ -866,6 +1071,83 @@ def _shard(inputs, parents, params, function):
     return run
 
 
+def _dense_to_sparse_batch(inputs, parents, params, function):
+    size = int(inputs[0])
+    if size <= 0:
+        raise InvalidArgumentError(None, None, f"Batch size must be greater than zero, got {size}")
+    row_shape = [int(d) for d in np.ravel(inputs[1])]
+    (parent,) = parents
+
+    def sparse(elements):
+        indices, values = [], []
+        largest = [0] * len(row_shape)
+        for k, (value,) in enumerate(elements):
+            value = np.asarray(value)
+            if value.ndim != len(row_shape):
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"Input element had rank {value.ndim} but the row shape "
+                    f"({row_shape}) has rank {len(row_shape)}.",
+                )
+            for d, (have, want) in enumerate(zip(value.shape, row_shape)):
+                if want >= 0 and have > want:
+                    raise DataLossError(
+                        None,
+                        None,
+                        f"Input element had shape ({list(value.shape)}) that is larger than the "
+                        f"row shape ({row_shape}).",
+                    )
+                largest[d] = max(largest[d], have)
+            positions = np.indices(value.shape).reshape(value.ndim, -1).T
+            indices.append(
+                np.concatenate([np.full((len(positions), 1), k, np.int64), positions], axis=1)
+            )
+            values.append(value.reshape(-1))
+        shape = [want if want >= 0 else most for want, most in zip(row_shape, largest)]
+        return (
+            np.concatenate(indices).astype(np.int64).reshape(-1, len(row_shape) + 1),
+            np.concatenate(values),
+            np.array([len(elements), *shape], np.int64),
+        )
+
+    def run():
+        pending = []
+        for element in parent():
+            pending.append(element)
+            if len(pending) == size:
+                yield sparse(pending)
+                pending = []
+        if pending:
+            yield sparse(pending)
+
+    return run
+
+
+def _list_files(inputs, parents, params, function):
+    import glob
+
+    patterns = [p.decode() if isinstance(p, bytes) else str(p) for p in np.ravel(inputs[0])]
+    seed = None if params["seed"] is None else [params["seed"], params["seed2"]]
+    rng = np.random.default_rng(seed)
+
+    def run():
+        names = sorted({name for p in patterns for name in glob.glob(p)})
+        if not names:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Expected 'tf.Tensor({patterns!r})' to be non-empty. No files matched pattern",
+            )
+        if params["shuffle"]:
+            generator = rng if seed is None else np.random.default_rng(seed)
+            names = [names[i] for i in generator.permutation(len(names))]
+        for name in names:
+            yield (name.encode(),)
+
+    return run
+
+
 def _list(inputs, parents, params, function):
     width = params["width"]
     return lambda: (tuple(inputs[i : i + width]) for i in range(0, len(inputs), width))
@@ -909,6 +1191,8 @@ STAGE_KINDS = _STAGE_FACTORIES = {
     "flat_map": _flat_map,
     "shard": _shard,
     "list": _list,
+    "list_files": _list_files,
+    "dense_to_sparse_batch": _dense_to_sparse_batch,
 }
 
 
@@ -1196,15 +1480,22 @@ class Dataset:
     # -- structure --------------------------------------------------------------------------------
     @property
     def output_types(self):
-        return _pack(self._structure, self._types)
+        return _pack(self._structure, self._types, "types")
 
     @property
     def output_shapes(self):
-        return _pack(self._structure, self._shapes)
+        return _pack(self._structure, self._shapes, "shapes")
 
     @property
     def output_classes(self):
-        return _pack(self._structure, [Tensor] * len(self._types))
+        return _pack(self._structure, [Tensor] * len(self._types), "classes")
+
+    def _reject_composites(self, what: str) -> None:
+        if _is_composite_structure(self._structure):
+            raise TypeError(
+                f"Dataset.{what} takes elements of dense tensors; this dataset's elements hold "
+                f"sparse or ragged tensors ({self.output_classes})"
+            )
 
     @property
     def element_spec(self):
@@ -1249,6 +1540,11 @@ class Dataset:
     @staticmethod
     def from_tensor_slices(tensors) -> Dataset:
         """The rows (slices along dimension 0) of ``tensors``, one element per row."""
+        if _is_composite_structure(_structure_of(tensors)):
+            raise TypeError(
+                "from_tensor_slices takes dense tensors; batch sparse or ragged tensors with "
+                "from_tensors(...).unbatch() of dense ones, or dense_to_sparse_batch"
+            )
         with name_scope("TensorSliceDataset"):
             flat = [convert_to_tensor(t, name=f"component_{i}") for i, t in enumerate(
                 _flatten(tensors))]  # fmt: skip
@@ -1266,7 +1562,7 @@ class Dataset:
         with name_scope("TensorDataset"):
             flat = [convert_to_tensor(t, name=f"component_{i}") for i, t in enumerate(
                 _flatten(tensors))]  # fmt: skip
-        return Dataset(_Stage("tensors", flat), tensors, [t.dtype for t in flat],
+        return Dataset(_Stage("tensors", flat), _structure_of(tensors), [t.dtype for t in flat],
                        [t.shape for t in flat])  # fmt: skip
 
     @staticmethod
@@ -1278,6 +1574,23 @@ class Dataset:
         with name_scope("RangeDataset"):
             tensors = [_int64(start, "start"), _int64(stop, "stop"), _int64(step, "step")]
         return Dataset(_Stage("range", tensors), 0, [_dtypes.int64], [TensorShape([])])
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name: Optional[str] = None) -> Dataset:
+        """The names of the files matching ``file_pattern`` (a glob, or a vector of them), found
+        when the iterator starts (`InvalidArgumentError` when none match): sorted, or in a
+        random order unless ``shuffle`` is False."""
+        with name_scope("ListFilesDataset"):
+            patterns = convert_to_tensor(file_pattern, dtype=_dtypes.string, name="file_pattern")
+        global_seed, op_seed = get_seed(seed)
+        params = {
+            "shuffle": True if shuffle is None else bool(shuffle),
+            "seed": global_seed,
+            "seed2": op_seed,
+        }
+        return Dataset(
+            _Stage("list_files", [patterns], params), 0, [_dtypes.string], [TensorShape([])]
+        )
 
     @staticmethod
     def zip(datasets) -> Dataset:
@@ -1295,12 +1608,100 @@ class Dataset:
     def batch(self, batch_size, drop_remainder: bool = False) -> Dataset:
         """Elements of ``batch_size`` consecutive elements stacked (the last one smaller unless
         ``drop_remainder``)."""
+        return self._batch(batch_size, drop_remainder)
+
+    def _batch(self, batch_size, drop_remainder, to_ragged=None) -> Dataset:
+        """``batch``; a sparse or ragged leaf is batched as TensorFlow does (one more
+        dimension, ragged for a ragged one); ``to_ragged(spec)`` may give the number of
+        ragged dimensions to batch a dense leaf with (``dense_to_ragged_batch``)."""
+        from ..ragged_tensor import RaggedTensorSpec
+        from ..sparse_tensor import SparseTensorSpec
+
         size = _int64(batch_size, "batch_size")
         known = int(size.op.attrs["value"]) if size.op.type == "Const" else None
         outer = known if drop_remainder and known is not None else None
-        shapes = [TensorShape([outer]).concatenate(s) for s in self._shapes]
-        return self._derived("batch", [size], {"drop_remainder": bool(drop_remainder)},
+        params = {"drop_remainder": bool(drop_remainder)}
+        if not _is_composite_structure(self._structure) and to_ragged is None:
+            shapes = [TensorShape([outer]).concatenate(s) for s in self._shapes]
+            return self._derived("batch", [size], params, shapes=shapes)
+        layout, leaves, types, shapes = [], [], [], []
+        position = 0
+        for leaf in _flatten(self._structure):
+            spec = _composite_spec(leaf)
+            if spec is None:
+                t, shape = self._types[position], self._shapes[position]
+                rank = None if to_ragged is None else to_ragged(shape)
+                if rank is None:
+                    layout.append(("dense", 0))
+                    leaves.append(leaf)
+                    types.append(t)
+                    shapes.append(TensorShape([outer]).concatenate(shape))
+                    position += 1
+                    continue
+                layout.append(("to_ragged", rank))
+                spec = RaggedTensorSpec(TensorShape([outer]).concatenate(shape), t, rank + 1)
+                position += 1
+            elif isinstance(spec, SparseTensorSpec):
+                layout.append(("sparse", 0))
+                position += 3
+                spec = SparseTensorSpec(TensorShape([outer]).concatenate(spec.shape), spec.dtype)
+            else:
+                layout.append(("ragged", spec.ragged_rank))
+                position += 1 + spec.ragged_rank
+                spec = RaggedTensorSpec(
+                    TensorShape([outer]).concatenate(spec.shape),
+                    spec.dtype,
+                    spec.ragged_rank + 1,
+                    spec.row_splits_dtype,
+                )
+            leaves.append(spec)
+            for t, shape in _parts(spec):
+                types.append(t)
+                shapes.append(shape)
+        params["layout"] = layout
+        structure = _replace_leaves(self._structure, leaves)
+        return self._derived("batch", [size], params, structure=structure, types=types,
                              shapes=shapes)  # fmt: skip
+
+    def sparse_batch(self, batch_size, row_shape, name: Optional[str] = None) -> Dataset:
+        """``batch_size`` consecutive elements (dense tensors of the rank of ``row_shape``)
+        as one `SparseTensor` holding each element's values as a row of dense shape
+        ``row_shape`` (a None or -1 dimension: the longest of the batch)."""
+        from ..sparse_tensor import SparseTensorSpec
+
+        if len(self._types) != 1 or _is_composite_structure(self._structure):
+            raise TypeError("dense_to_sparse_batch takes a dataset of single dense tensors")
+        dims = [-1 if d is None else int(d) for d in TensorShape(row_shape).as_list()]
+        with name_scope("DenseToSparseBatchDataset"):
+            tensors = [_int64(batch_size, "batch_size"), _int64(dims, "row_shape")]
+        shape = TensorShape([None]).concatenate([None if d < 0 else d for d in dims])
+        spec = SparseTensorSpec(shape, self._types[0])
+        parts = _parts(spec)
+        return self._derived(
+            "dense_to_sparse_batch",
+            tensors,
+            structure=spec,
+            types=[t for t, _ in parts],
+            shapes=[s for _, s in parts],
+        )
+
+    def ragged_batch(self, batch_size, drop_remainder: bool = False, row_splits_dtype=None,
+                     name: Optional[str] = None) -> Dataset:  # fmt: skip
+        """Like ``batch``, with each component whose shape is not fully known batched as a
+        `RaggedTensor` (ragged up to its last unknown dimension), so elements of different
+        shapes batch together."""
+        row_splits = (
+            _dtypes.int64 if row_splits_dtype is None else _dtypes.as_dtype(row_splits_dtype)
+        )
+        if row_splits != _dtypes.int64:
+            raise ValueError("dense_to_ragged_batch: dataflow's ragged row splits are int64")
+
+        def ragged_dims(shape):
+            if shape.ndims is None or shape.ndims == 0 or shape.is_fully_defined():
+                return None
+            return max(i for i, d in enumerate(shape.as_list()) if d is None)
+
+        return self._batch(batch_size, drop_remainder, ragged_dims)
 
     def shuffle(self, buffer_size, seed: Optional[int] = None,
                 reshuffle_each_iteration: Optional[bool] = None) -> Dataset:  # fmt: skip
@@ -1378,6 +1779,7 @@ class Dataset:
     def unbatch(self, name: Optional[str] = None) -> Dataset:
         """Each element split along its first dimension into that many elements (the
         inverse of ``batch``)."""
+        self._reject_composites("unbatch")
         if any(s.ndims == 0 for s in self._shapes):
             raise ValueError("Cannot unbatch an input with scalar components.")
         shapes = [TensorShape(None) if s.ndims is None else s[1:] for s in self._shapes]
@@ -1442,6 +1844,7 @@ class Dataset:
         """Like ``batch``, each component padded with ``padding_values`` (0, or b"" for strings)
         to ``padded_shapes`` (a None or -1 dimension: the longest of the batch; by default all
         dimensions).  A padded shape may be a tensor (an int64 vector)."""
+        self._reject_composites("padded_batch")
         if padded_shapes is None:
             targets = [[-1] * s.ndims if s.ndims is not None else None for s in self._shapes]
         else:
@@ -1774,7 +2177,7 @@ class Dataset:
 
     def make_initializable_iterator(self, shared_name: Optional[str] = None) -> Iterator:
         iterator = Iterator.from_structure(
-            self.output_types, self.output_shapes, shared_name=shared_name
+            self.output_types, self.output_shapes, shared_name, self.output_classes
         )
         iterator._initializer = iterator.make_initializer(self)
         return iterator
@@ -1859,16 +2262,7 @@ class Iterator:
         gives; ``Iterator.from_structure`` makes one), started by the op ``initializer`` (or
         None), whose elements have the structure, dtypes and shapes of ``output_types`` and
         ``output_shapes`` (``output_classes``: `Tensor` for each component)."""
-        types = [_dtypes.as_dtype(t) for t in _flatten(output_types)]
-        shapes = [TensorShape(s) for s in _flatten_shapes(output_shapes, output_types)]
-        classes = _flatten_shapes(output_classes, output_types)
-        if len(shapes) != len(types) or len(classes) != len(types):
-            raise ValueError(
-                "output_types, output_shapes and output_classes must have the same structure"
-            )
-        for c in classes:
-            if c is not Tensor:
-                raise TypeError(f"An iterator's components are Tensors, got the class {c}")
+        structure, types, shapes = _structure_from_meta(output_types, output_shapes, output_classes)
         if iterator_resource is not None and (
             not isinstance(iterator_resource, Tensor) or iterator_resource.dtype != _dtypes.resource
         ):
@@ -1876,7 +2270,7 @@ class Iterator:
                 f"iterator_resource must be a resource tensor, got {iterator_resource!r}"
             )
         self._handle = iterator_resource
-        self._structure = output_types
+        self._structure = structure
         self._types = types
         self._shapes = shapes
         self._initializer = initializer
@@ -1885,19 +2279,17 @@ class Iterator:
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
         """An iterator for any dataset of this structure, started by `make_initializer`."""
-        types = [_dtypes.as_dtype(t) for t in _flatten(output_types)]
-        if output_shapes is None:
-            shapes = [TensorShape(None)] * len(types)
-        else:
-            shapes = [TensorShape(s) for s in _flatten_shapes(output_shapes, output_types)]
+        _structure_from_meta(output_types, output_shapes, output_classes)  # checks them
         with name_scope("Iterator") as scope:
             op_name = scope[:-1]
             handle = apply_op(
                 "IteratorV2", (), {"shared_name": shared_name or op_name}, name=op_name + "/"
             ).outputs[0]
-        return Iterator(
-            handle, None, output_types, _pack(output_types, shapes), _classes_of(output_types)
-        )
+        if output_shapes is None:
+            output_shapes = _pack(output_types, [None] * len(_flatten(output_types)))
+        if output_classes is None:
+            output_classes = _pack(output_types, [Tensor] * len(_flatten(output_types)))
+        return Iterator(handle, None, output_types, output_shapes, output_classes)
 
     @staticmethod
     def _one_shot(dataset: Dataset) -> Iterator:
@@ -1920,11 +2312,11 @@ class Iterator:
 
     @property
     def output_types(self):
-        return _pack(self._structure, self._types)
+        return _pack(self._structure, self._types, "types")
 
     @property
     def output_shapes(self):
-        return _pack(self._structure, self._shapes)
+        return _pack(self._structure, self._shapes, "shapes")
 
     @property
     def output_classes(self):
@@ -1980,11 +2372,63 @@ class Iterator:
 def _element_spec(structure, types, shapes):
     from ..tensor_spec import TensorSpec
 
-    return _pack(structure, [TensorSpec(s, t) for t, s in zip(types, shapes)])
+    return _pack(structure, [TensorSpec(s, t) for t, s in zip(types, shapes)], "specs")
 
 
 def _classes_of(structure):
-    return _pack(structure, [Tensor] * len(_flatten(structure)))
+    return _pack(structure, [Tensor] * _flat_width(structure), "classes")
+
+
+def _flat_width(structure) -> int:
+    return sum(_width(leaf) for leaf in _flatten(structure))
+
+
+def _is_composite_structure(structure) -> bool:
+    return any(_composite_spec(leaf) is not None for leaf in _flatten(structure))
+
+
+def _structure_from_meta(output_types, output_shapes, output_classes):
+    """(structure, flat types, flat shapes) of elements whose leaves have the dtypes, shapes
+    and classes (`Tensor`, `SparseTensor` or `RaggedTensor`) given in the same nesting."""
+    from ..ragged_tensor import RaggedTensor, RaggedTensorSpec
+    from ..sparse_tensor import SparseTensor, SparseTensorSpec
+
+    leaf_types = [_dtypes.as_dtype(t) for t in _flatten(output_types)]
+    if output_shapes is None:
+        leaf_shapes = [TensorShape(None)] * len(leaf_types)
+    else:
+        leaf_shapes = [TensorShape(s) for s in _flatten_shapes(output_shapes, output_types)]
+    if output_classes is None:
+        leaf_classes = [Tensor] * len(leaf_types)
+    else:
+        leaf_classes = _flatten_shapes(output_classes, output_types)
+    if len(leaf_shapes) != len(leaf_types) or len(leaf_classes) != len(leaf_types):
+        raise ValueError(
+            "output_types, output_shapes and output_classes must have the same structure"
+        )
+    leaves, types, shapes = [], [], []
+    for dtype, shape, cls in zip(leaf_types, leaf_shapes, leaf_classes):
+        if isinstance(cls, (SparseTensorSpec, RaggedTensorSpec)):
+            cls = _composite_class(cls)
+        if cls is Tensor:
+            leaves.append(dtype)
+            types.append(dtype)
+            shapes.append(shape)
+            continue
+        if cls is SparseTensor:
+            spec = SparseTensorSpec(shape, dtype)
+        elif cls is RaggedTensor:
+            spec = RaggedTensorSpec(shape, dtype)
+        else:
+            raise TypeError(
+                f"An iterator's components are Tensors, SparseTensors or RaggedTensors, got the "
+                f"class {cls}"
+            )
+        leaves.append(spec)
+        for t, s in _parts(spec):
+            types.append(t)
+            shapes.append(s)
+    return _pack(output_types, leaves), types, shapes
 
 
 def _flatten_shapes(shapes, types) -> list:

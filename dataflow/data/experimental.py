@@ -67,6 +67,8 @@ __all__ = [
     "cardinality",
     "choose_from_datasets",
     "copy_to_device",
+    "dense_to_ragged_batch",
+    "dense_to_sparse_batch",
     "enable_debug_mode",
     "enumerate_dataset",
     "from_list",
@@ -77,10 +79,12 @@ __all__ = [
     "group_by_window",
     "ignore_errors",
     "map_and_batch",
+    "make_batched_features_dataset",
     "make_csv_dataset",
     "map_and_batch_with_legacy_function",
     "pad_to_cardinality",
     "parallel_interleave",
+    "parse_example_dataset",
     "prefetch_to_device",
     "sample_from_datasets",
     "scan",
@@ -451,3 +455,88 @@ def enable_debug_mode():
 
 
 _DEBUG_MODE = False
+
+
+def dense_to_sparse_batch(batch_size, row_shape):
+    """``batch_size`` consecutive dense elements as one `SparseTensor` whose rows have the
+    dense shape ``row_shape`` (``Dataset.sparse_batch``)."""
+    return lambda dataset: dataset.sparse_batch(batch_size, row_shape)
+
+
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=_dtypes.int64):
+    """Like ``batch``, components of not fully known shape batched as `RaggedTensor`s
+    (``Dataset.ragged_batch``)."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
+def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
+    """Each element (a vector of serialized ``tf.train.Example``) parsed into the dict of
+    ``features`` that ``df.io.parse_example`` gives; the elements stay in order whatever
+    ``num_parallel_calls`` and ``deterministic`` say."""
+    from ..ops.parsing_ops import parse_example
+
+    if features is None:
+        raise ValueError("Argument `features` is required, but not specified.")
+
+    def apply(dataset):
+        types, shapes = dataset._types, dataset._shapes
+        if types != [_dtypes.string] or not shapes[0].is_compatible_with([None]):
+            raise TypeError(
+                "Input dataset should be a dataset of vectors of strings. Instead it is "
+                f"`{dataset.element_spec}`."
+            )
+        return dataset.map(lambda serialized: parse_example(serialized, features))
+
+    return apply
+
+
+def make_batched_features_dataset(
+    file_pattern,
+    batch_size,
+    features,
+    reader=None,
+    label_key=None,
+    reader_args=None,
+    num_epochs=None,
+    shuffle=True,
+    shuffle_buffer_size=10000,
+    shuffle_seed=None,
+    prefetch_buffer_size=None,
+    reader_num_threads=None,
+    parser_num_threads=None,
+    sloppy_ordering=False,
+    drop_final_batch=False,
+):
+    """Batches of ``batch_size`` ``tf.train.Example`` records of the files ``file_pattern``
+    (read by ``reader``, ``TFRecordDataset`` by default, with ``reader_args``), parsed into the
+    dict of ``features`` (with ``label_key``: a ``(features, label)`` pair), as TensorFlow
+    makes them: files and records shuffled unless ``shuffle`` is False, read ``num_epochs``
+    times (None: without end, batches then all full)."""
+    from . import TFRecordDataset
+
+    if reader is None:
+        reader = TFRecordDataset
+    if reader_num_threads is None:
+        reader_num_threads = 1
+    reader_args = list(reader_args or [])
+    if label_key is not None and label_key not in features:
+        raise ValueError(
+            f"The `label_key` provided ({label_key}) must be one of the `features` keys."
+        )
+    dataset = Dataset.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
+    dataset = dataset.interleave(
+        lambda filename: reader(filename, *reader_args),
+        cycle_length=reader_num_threads,
+        block_length=1,
+    )
+    if dataset._types == [_dtypes.string, _dtypes.string]:  # (key, value) records
+        dataset = dataset.map(lambda _, value: value)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=drop_final_batch or num_epochs is None)
+    dataset = dataset.apply(parse_example_dataset(features, parser_num_threads or 2))
+    if label_key is not None:
+        dataset = dataset.map(lambda x: (x, x.pop(label_key)))
+    return dataset.prefetch(prefetch_buffer_size)

@@ -617,3 +617,114 @@ def test_numpy_iterator_does_give_numpy_elements_in_eager_mode_only():
     assert got == [{"a": 0, "b": b"x"}, {"a": 2, "b": b"y"}, {"a": 4, "b": b"z"}]
     assert type(got[0]["a"]) is np.int64
     assert batches == [[0, 1], [2]]
+
+
+# -- sparse and ragged elements --------------------------------------------------------------------
+def _sparse(value):
+    return (value.indices.tolist(), value.values.tolist(), value.dense_shape.tolist())
+
+
+def test_dense_to_sparse_batch_does_make_rows_of_a_sparse_tensor():
+    rows = D.range(1, 5).map(lambda x: df.fill([x], x))
+    batched = rows.apply(E.dense_to_sparse_batch(2, [5]))
+    assert df.data.get_output_classes(batched) is df.SparseTensor
+    assert batched.output_shapes.as_list() == [None, 5] and batched.output_types == df.int64
+    got = [_sparse(v) for v in read(batched)]
+    assert got == [
+        ([[0, 0], [1, 0], [1, 1]], [1, 2, 2], [2, 5]),
+        ([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2], [1, 3]], [3, 3, 3, 4, 4, 4, 4], [2, 5]),
+    ]
+    longest = D.range(1, 4).map(lambda x: df.fill([x], x)).apply(E.dense_to_sparse_batch(2, [None]))
+    assert [_sparse(v)[2] for v in read(longest)] == [[2, 2], [1, 3]]
+    got, message = read_until_error(
+        rows.apply(E.dense_to_sparse_batch(2, [2])), df.errors.DataLossError
+    )
+    assert len(got) == 1
+    assert "Input element had shape ([3]) that is larger than the row shape ([2])." in message
+
+
+def test_dense_to_ragged_batch_does_batch_unknown_shapes_as_ragged():
+    pairs = D.range(1, 5).map(lambda x: (df.fill([x], x), x))
+    batched = pairs.apply(E.dense_to_ragged_batch(2))
+    ragged_spec, dense_spec = batched.element_spec
+    assert ragged_spec.ragged_rank == 1 and ragged_spec.shape.as_list() == [None, None]
+    assert dense_spec == df.TensorSpec([None], df.int64)
+    assert df.data.get_output_classes(batched) == (df.RaggedTensor, df.Tensor)
+    got = read(batched)
+    assert [(r.to_list(), d.tolist()) for r, d in got] == [
+        ([[1], [2, 2]], [1, 2]),
+        ([[3, 3, 3], [4, 4, 4, 4]], [3, 4]),
+    ]
+    fixed = D.range(1, 5).map(lambda x: df.fill([2], x)).apply(E.dense_to_ragged_batch(3))
+    assert fixed.element_spec == df.TensorSpec([None, 2], df.int64)
+    assert read(fixed) == [[[1, 1], [2, 2], [3, 3]], [[4, 4]]]
+
+
+def test_sparse_elements_do_batch_map_and_feed_an_iterator():
+    sparse = df.SparseTensor([[0, 1]], np.array([5], np.int32), [2, 3])
+    batched = D.from_tensors(sparse).repeat(3).batch(2)
+    assert batched.element_spec == df.SparseTensorSpec([None, 2, 3], df.int32)
+    assert [_sparse(v) for v in read(batched)] == [
+        ([[0, 0, 1], [1, 0, 1]], [5, 5], [2, 2, 3]),
+        ([[0, 0, 1]], [5], [1, 2, 3]),
+    ]
+    made = D.range(3).map(
+        lambda x: df.SparseTensor(df.reshape(x, [1, 1]), df.reshape(x, [1]), df.reshape(x + 1, [1]))
+    )
+    assert [_sparse(v) for v in read(made.batch(2))] == [
+        ([[0, 0], [1, 1]], [0, 1], [2, 2]),
+        ([[0, 2]], [2], [1, 3]),
+    ]
+    dense = (
+        D.range(3)
+        .map(lambda x: df.SparseTensor([[0]], df.reshape(x, [1]), [3]))
+        .map(lambda s: df.sparse.to_dense(s))
+    )
+    assert read(dense) == [[0, 0, 0], [1, 0, 0], [2, 0, 0]]
+    iterator = df.data.Iterator.from_structure(
+        df.int64, df.TensorShape([None]), output_classes=df.SparseTensor
+    )
+    element = iterator.get_next()
+    assert isinstance(element, df.SparseTensor)
+    with df.Session() as sess:
+        sess.run(iterator.make_initializer(made))
+        assert _sparse(sess.run(element)) == ([[0]], [0], [1])
+    with pytest.raises(TypeError, match="dense tensors"):
+        made.padded_batch(2)
+    with pytest.raises(TypeError, match="dense tensors"):
+        D.from_tensor_slices(sparse)
+
+
+def test_parse_example_dataset_and_make_batched_features_dataset_do_parse_batches(tmp_path):
+    records = [
+        bytes.fromhex("0a1c0a0b0a016112061a040a0201020a0d0a0166120812060a040000003f"),
+        bytes.fromhex("0a1b0a0a0a016112051a030a01030a0d0a0166120812060a040000c03f"),
+        bytes.fromhex("0a180a070a016112021a000a0d0a0166120812060a0400002040"),
+    ]  # a: int64 [1, 2], [3], []; f: float [0.5], [1.5], [2.5] (written by TensorFlow)
+    features = {"a": df.io.VarLenFeature(df.int64), "f": df.io.FixedLenFeature([1], df.float32)}
+    parsed = D.from_tensor_slices(records).batch(2).apply(E.parse_example_dataset(features))
+    assert df.data.get_output_classes(parsed) == {"a": df.SparseTensor, "f": df.Tensor}
+    assert parsed.output_shapes["f"].as_list() == [None, 1]
+    first, second = read(parsed)
+    assert _sparse(first["a"]) == ([[0, 0], [0, 1], [1, 0]], [1, 2, 3], [2, 2])
+    assert first["f"].tolist() == [[0.5], [1.5]]
+    assert _sparse(second["a"]) == ([], [], [1, 0]) and second["f"].tolist() == [[2.5]]
+    with pytest.raises(TypeError, match="vectors of strings"):
+        D.from_tensor_slices(records).apply(E.parse_example_dataset(features))
+    path = str(tmp_path / "f1.tfr")
+    with df.python_io.TFRecordWriter(path) as writer:
+        for r in records:
+            writer.write(r)
+    labelled = E.make_batched_features_dataset(
+        path, 2, features, label_key="f", shuffle=False, num_epochs=1
+    )
+    got = read(labelled)
+    assert [label.tolist() for _, label in got] == [[[0.5], [1.5]], [[2.5]]]
+    assert _sparse(got[0][0]["a"]) == ([[0, 0], [0, 1], [1, 0]], [1, 2, 3], [2, 2])
+    endless = E.make_batched_features_dataset(path, 2, features, shuffle=False)
+    assert endless.element_spec["f"] == df.TensorSpec([2, 1], df.float32)
+    assert len(read(endless, limit=5)) == 5
+    missing = E.make_batched_features_dataset(str(tmp_path / "none*.tfr"), 2, features)
+    read_until_error(missing, df.errors.InvalidArgumentError)
+    with pytest.raises(ValueError, match="must be one of the `features` keys"):
+        E.make_batched_features_dataset(path, 2, features, label_key="z")
