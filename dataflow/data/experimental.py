@@ -86,6 +86,7 @@ __all__ = [
     "parallel_interleave",
     "parse_example_dataset",
     "prefetch_to_device",
+    "rejection_resample",
     "sample_from_datasets",
     "scan",
     "shuffle_and_repeat",
@@ -540,3 +541,103 @@ def make_batched_features_dataset(
     if label_key is not None:
         dataset = dataset.map(lambda x: (x, x.pop(label_key)))
     return dataset.prefetch(prefetch_buffer_size)
+
+
+# -- rejection_resample ----------------------------------------------------------------------------
+def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
+    """``(class, element)`` pairs of a dataset resampled so that the classes
+    (``class_func(element)``, an int32 or int64 scalar) follow ``target_dist``, as TensorFlow
+    does it: elements of an over-represented class are dropped at random, mixed with the
+    original elements as far as ``initial_dist`` allows (estimated from the classes seen so far
+    when None).  Like TensorFlow's, the mixing reads the input twice."""
+    from ..ops import array_ops, math_ops, random_ops
+
+    def acceptance(initial, target):
+        tiny = np.finfo(np.float32).tiny
+        ratio = target / (initial + tiny)
+        top, least = math_ops.reduce_max(ratio), math_ops.reduce_min(ratio)
+        return (ratio - least) / (top - least), least
+
+    def apply(dataset):
+        target_value = _constant_floats(target_dist, "target_dist")
+        original_share = None
+        if initial_dist is not None:
+            initial_value = _constant_floats(initial_dist, "initial_dist")
+            ratio = target_value / (initial_value + np.finfo(np.float32).tiny)
+            original_share = float(ratio.min())
+            with np.errstate(invalid="ignore", divide="ignore"):
+                accept = (ratio - ratio.min()) / (ratio.max() - ratio.min())
+            accept_ds = Dataset.from_tensors(accept.astype(np.float32)).repeat()
+            share_ds = Dataset.from_tensors(np.float32(original_share)).repeat()
+        else:
+            num_classes = len(target_value)
+
+            def estimate(seen, classes):
+                seen = seen + math_ops.reduce_sum(
+                    array_ops.one_hot(classes, num_classes, dtype=_dtypes.int64), 0
+                )
+                dist = math_ops.cast(
+                    math_ops.truediv(seen, math_ops.reduce_sum(seen)), _dtypes.float32
+                )
+                return seen, array_ops.tile(array_ops.expand_dims(dist, 0), [32, 1])
+
+            initial_ds = (
+                dataset.map(class_func)
+                .batch(32)
+                .scan(np.full([num_classes], 10, np.int64), estimate)
+                .unbatch()
+            )
+            pairs = initial_ds.map(lambda dist: acceptance(dist, target_value))
+            accept_ds = pairs.map(lambda a, share: a)
+            share_ds = pairs.map(lambda a, share: share)
+
+        def with_class(*element):
+            value = element[0] if len(element) == 1 else element
+            return class_func(*element), value
+
+        def gather(accept, *element):
+            value = element[0] if len(element) == 1 else element
+            label = class_func(*element)
+            return label, array_ops.gather(accept, label), value
+
+        def keep(label, chance, value):
+            return random_ops.random_uniform([], seed=seed, dtype=_dtypes.float32) < chance
+
+        kept = (
+            Dataset.zip((accept_ds, dataset))
+            .map(lambda accept, element: gather(accept, *_unpacked(element)))
+            .filter(keep)
+            .map(lambda label, chance, value: (label, value))
+        )
+        if original_share == 1:
+            return dataset.map(with_class)
+        if original_share == 0:
+            return kept
+        return Dataset.sample_from_datasets(
+            [dataset.map(with_class), kept],
+            weights=share_ds.map(lambda share: [share, 1.0 - share]),
+            seed=seed,
+            stop_on_empty_dataset=True,
+        )
+
+    return apply
+
+
+def _constant_floats(value, what: str) -> np.ndarray:
+    """A distribution given as a list, an array or a constant tensor, as float32 values (the
+    pipeline's functions cannot read other tensors of the graph)."""
+    if isinstance(value, Tensor):
+        if value.op.type != "Const":
+            raise ValueError(
+                f"rejection_resample: `{what}` must be a constant, got {value.name} made by a "
+                f"{value.op.type} op"
+            )
+        value = value.op.attrs["value"]
+    values = np.asarray(value, np.float32)
+    if values.ndim != 1:
+        raise ValueError(f"rejection_resample: `{what}` must be a vector, got shape {values.shape}")
+    return values
+
+
+def _unpacked(element) -> tuple:
+    return element if isinstance(element, tuple) and not hasattr(element, "_fields") else (element,)

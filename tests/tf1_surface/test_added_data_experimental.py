@@ -728,3 +728,31 @@ def test_parse_example_dataset_and_make_batched_features_dataset_do_parse_batche
     read_until_error(missing, df.errors.InvalidArgumentError)
     with pytest.raises(ValueError, match="must be one of the `features` keys"):
         E.make_batched_features_dataset(path, 2, features, label_key="z")
+
+
+def _resampled(dataset):
+    pairs = read(dataset, limit=5000)
+    classes = np.array([int(c) for c, _ in pairs])
+    assert all(int(c) == int(v) for c, v in pairs)  # each class is its element's
+    return classes
+
+
+def test_rejection_resample_does_even_out_the_classes_as_tensorflow():
+    data = np.array([0] * 800 + [1] * 200, np.int32)
+    np.random.RandomState(0).shuffle(data)
+    dataset = D.from_tensor_slices(data)
+    given = dataset.apply(
+        E.rejection_resample(lambda x: x, [0.5, 0.5], initial_dist=[0.8, 0.2], seed=1)
+    )
+    assert given.output_types == (df.int32, df.int32)
+    classes = _resampled(given)
+    # TensorFlow keeps 570 of 1000 here, 292 and 278 of each class (its random draws differ)
+    assert 450 < len(classes) < 650 and abs(np.mean(classes) - 0.5) < 0.08
+    estimated = _resampled(dataset.apply(E.rejection_resample(lambda x: x, [0.5, 0.5], seed=1)))
+    assert 450 < len(estimated) < 700 and abs(np.mean(estimated) - 0.5) < 0.08
+    unchanged = _resampled(
+        dataset.apply(E.rejection_resample(lambda x: x, [0.8, 0.2], initial_dist=[0.8, 0.2]))
+    )
+    assert len(unchanged) == 1000 and unchanged.tolist() == data.tolist()
+    with pytest.raises(ValueError, match="must be a constant"):
+        dataset.apply(E.rejection_resample(lambda x: x, df.placeholder(df.float32, [2])))
