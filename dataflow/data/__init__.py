@@ -1211,7 +1211,9 @@ class _IteratorState:
         was started already: a one-shot iterator)."""
         with self.lock:
             if not (only_once and self.elements is not None):
-                self.elements = _run_pipeline(records, list(arrays), self.sessions)
+                self.records, self.arrays = records, list(arrays)
+                self.elements = _run_pipeline(records, self.arrays, self.sessions)
+                self.consumed = 0  # the reads since the start, failed ones too
 
     def next(self) -> tuple:
         with self.lock:
@@ -1224,9 +1226,30 @@ class _IteratorState:
                     "getting the next element.",
                 )
             try:
-                return next(self.elements)
+                element = next(self.elements)
             except StopIteration:
                 raise OutOfRangeError(None, None, "End of sequence") from None
+            except Exception:
+                self.consumed += 1
+                raise
+            self.consumed += 1
+            return element
+
+    def replay(self, consumed: int) -> None:
+        """Runs the pipeline again from its start and reads ``consumed`` times: the position
+        a saved iterator had (`make_saveable_from_iterator`)."""
+        with self.lock:
+            self.elements = _run_pipeline(self.records, self.arrays, self.sessions)
+            self.consumed = 0
+            for _ in range(consumed):
+                try:
+                    next(self.elements)
+                except StopIteration:
+                    break
+                except Exception:  # noqa: S112 - the read failed then too; the position moves
+                    pass
+                finally:
+                    self.consumed += 1
 
     def cancel(self) -> None:
         for key, session in self.sessions.items():

@@ -21,6 +21,7 @@ from .options import (
     ThreadingOptions,
 )
 from .readers import CsvDataset, SqlDataset, TFRecordWriter, make_csv_dataset
+from .saveable import make_saveable_from_iterator
 from .structures import (
     DatasetStructure,
     Optional,
@@ -81,6 +82,7 @@ __all__ = [
     "map_and_batch",
     "make_batched_features_dataset",
     "make_csv_dataset",
+    "make_saveable_from_iterator",
     "map_and_batch_with_legacy_function",
     "pad_to_cardinality",
     "parallel_interleave",

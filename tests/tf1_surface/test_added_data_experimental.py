@@ -756,3 +756,49 @@ def test_rejection_resample_does_even_out_the_classes_as_tensorflow():
     assert len(unchanged) == 1000 and unchanged.tolist() == data.tolist()
     with pytest.raises(ValueError, match="must be a constant"):
         dataset.apply(E.rejection_resample(lambda x: x, df.placeholder(df.float32, [2])))
+
+
+# -- saving an iterator ----------------------------------------------------------------------------
+def test_make_saveable_from_iterator_does_save_and_restore_the_position(tmp_path):
+    iterator = df.data.make_initializable_iterator(D.range(10).map(lambda x: x * 2).batch(2))
+    element = iterator.get_next()
+    saveable = E.make_saveable_from_iterator(iterator)
+    df.add_to_collection(df.GraphKeys.SAVEABLE_OBJECTS, saveable)
+    saver = df.train.Saver()
+    with df.Session() as sess:
+        sess.run(iterator.initializer)
+        assert sess.run(element).tolist() == [0, 2]
+        path = saver.save(sess, str(tmp_path / "it"))
+        assert sess.run(element).tolist() == [4, 6]
+    with df.Session() as sess:
+        with pytest.raises(df.errors.FailedPreconditionError, match="not been initialized"):
+            saver.restore(sess, path)
+        sess.run(iterator.initializer)
+        saver.restore(sess, path)
+        assert [sess.run(element).tolist() for _ in range(2)] == [[4, 6], [8, 10]]
+    one_shot = D.range(5).make_one_shot_iterator()
+    value = one_shot.get_next()
+    one_shot_saver = df.train.Saver([E.make_saveable_from_iterator(one_shot)])
+    with df.Session() as sess:
+        sess.run(value), sess.run(value)
+        path = one_shot_saver.save(sess, str(tmp_path / "one_shot"))
+    with df.Session() as sess:
+        one_shot_saver.restore(sess, path)
+        assert sess.run(value) == 2
+
+
+def test_make_saveable_from_iterator_does_apply_the_external_state_policy(tmp_path):
+    noisy = df.data.make_initializable_iterator(
+        D.range(10).map(lambda x: x + df.random.uniform([], 0, 1, df.int64))
+    )
+    refusing = df.train.Saver([E.make_saveable_from_iterator(noisy)])
+    ignoring = df.train.Saver([E.make_saveable_from_iterator(noisy, "ignore")])
+    warning = df.train.Saver([E.make_saveable_from_iterator(noisy, E.ExternalStatePolicy.WARN)])
+    with df.Session() as sess:
+        sess.run(noisy.initializer)
+        with pytest.raises(df.errors.FailedPreconditionError, match="RandomUniformInt"):
+            refusing.save(sess, str(tmp_path / "a"))
+        assert ignoring.save(sess, str(tmp_path / "b")) == str(tmp_path / "b")
+        assert warning.save(sess, str(tmp_path / "c")) == str(tmp_path / "c")
+    with pytest.raises(ValueError, match="Invalid `ExternalStatePolicy.`"):
+        E.make_saveable_from_iterator(noisy, "sometimes")
