@@ -1192,6 +1192,7 @@ STAGE_KINDS = _STAGE_FACTORIES = {
     "shard": _shard,
     "list": _list,
     "list_files": _list_files,
+    "copy_to_device": _prefetch,
     "dense_to_sparse_batch": _dense_to_sparse_batch,
 }
 
@@ -1380,11 +1381,20 @@ def _stage_cardinality(kind, inputs, ns, params) -> int:
     if kind == "range":
         start, stop, step = (int(x) for x in inputs)
         return len(range(start, stop, step)) if step else _UNKNOWN
-    if kind in ("batch", "padded_batch"):
+    if kind in ("batch", "padded_batch", "dense_to_sparse_batch"):
         size = int(inputs[0])
+        if params.get("ragged_batch"):
+            return _UNKNOWN  # TensorFlow maps the elements to ragged ones first
         if n < 0 or size <= 0:
             return n
-        return n // size if params["drop_remainder"] else -(-n // size)
+        return n // size if params.get("drop_remainder") else -(-n // size)
+    if kind == "list":
+        return len(inputs) // params["width"]
+    if kind == "list_files":
+        import glob
+
+        patterns = [p.decode() if isinstance(p, bytes) else str(p) for p in np.ravel(inputs[0])]
+        return len({name for p in patterns for name in glob.glob(p)})
     if kind in ("shuffle", "prefetch", "scan"):
         return n
     if kind == "repeat":
@@ -1644,6 +1654,8 @@ class Dataset:
         known = int(size.op.attrs["value"]) if size.op.type == "Const" else None
         outer = known if drop_remainder and known is not None else None
         params = {"drop_remainder": bool(drop_remainder)}
+        if to_ragged is not None:
+            params["ragged_batch"] = True
         if not _is_composite_structure(self._structure) and to_ragged is None:
             shapes = [TensorShape([outer]).concatenate(s) for s in self._shapes]
             return self._derived("batch", [size], params, shapes=shapes)

@@ -424,14 +424,14 @@ def copy_to_device(target_device, source_device="/cpu:0"):
     same elements)."""
     _cpu_device(target_device, "copy_to_device")
     _cpu_device(source_device, "copy_to_device")
-    return lambda dataset: dataset._derived("prefetch")
+    return lambda dataset: dataset._derived("copy_to_device")
 
 
 def prefetch_to_device(device, buffer_size=None):
     """The elements, read ahead (``buffer_size`` of them) onto ``device`` (a CPU device: the
     same elements)."""
     _cpu_device(device, "prefetch_to_device")
-    return lambda dataset: dataset._derived("prefetch")
+    return lambda dataset: dataset._derived("copy_to_device")
 
 
 def get_structure(dataset_or_iterator):

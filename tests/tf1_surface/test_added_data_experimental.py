@@ -328,6 +328,19 @@ def test_get_single_element_does_give_the_one_element_or_fail():
         E.get_single_element([1])
 
 
+def test_cardinality_of_list_files_does_count_the_matches(tmp_path):
+    for name in ("a.csv", "b.csv", "c.txt"):
+        (tmp_path / name).write_text("")
+    files = D.list_files(str(tmp_path / "*.csv"), shuffle=False)
+    with df.Session() as sess:
+        assert sess.run(E.cardinality(files)) == 2
+    assert read(files) == [str(tmp_path / "a.csv").encode(), str(tmp_path / "b.csv").encode()]
+    shuffled = read(D.list_files(str(tmp_path / "*"), seed=3))
+    assert sorted(shuffled) == sorted(
+        str(tmp_path / n).encode() for n in ("a.csv", "b.csv", "c.txt")
+    )
+
+
 def test_cardinality_does_count_as_tensorflow_without_reading():
     few = D.range(5).filter(lambda x: x > 1)
     cases = {
@@ -362,6 +375,13 @@ def test_cardinality_does_count_as_tensorflow_without_reading():
         D.from_tensors(1): 1,
         D.range(3).apply(E.scan(np.int64(0), lambda s, x: (s, x))): 5 - 2,
         D.range(3).apply(E.unique()): -2,
+        D.range(5).apply(E.dense_to_sparse_batch(2, [5])): 3,
+        D.range(5).apply(E.dense_to_ragged_batch(2)): -2,
+        D.range(3).interleave(lambda x: D.range(2), cycle_length=1): -2,
+        E.from_list([1, 2, 3]): 3,
+        D.range(3).apply(E.copy_to_device("/cpu:0")): -2,
+        D.range(3).with_options(df.data.Options()): 3,
+        E.RandomDataset(1).take(3): 3,
     }
     counts = [E.cardinality(d) for d in cases]
     with df.Session() as sess:
