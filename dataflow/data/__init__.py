@@ -280,11 +280,19 @@ class _DatasetFunction:
         self.graph = Graph()
         self.what = what
         self.dataset = None
+        nested = _nested_dataset_positions(element_structure)
+        self.nested = {}  # flat position -> slot of a dataset the element holds
         with self.graph.as_default(), name_scope(what):
-            args = [
-                apply_op("Placeholder", (), {"dtype": t, "shape": s}, name=f"args_{i}").outputs[0]
-                for i, (t, s) in enumerate(zip(types, shapes))
-            ]
+            args = []
+            for i, (t, s) in enumerate(zip(types, shapes)):
+                if i in nested:  # an element that is a dataset: its pipeline, run when called
+                    self.nested[i] = _next_slot()
+                    args.append(_fed_dataset(nested[i], self.nested[i]))
+                    continue
+                args.append(
+                    apply_op("Placeholder", (), {"dtype": t, "shape": s}, name=f"args_{i}")
+                    .outputs[0]
+                )  # fmt: skip
             element = _pack(element_structure, args)
             if isinstance(element, tuple) and not hasattr(type(element), "_fields"):
                 result = func(*element, *extra)
@@ -298,7 +306,7 @@ class _DatasetFunction:
                 self.outputs = [
                     r if isinstance(r, Tensor) else convert_to_tensor(r) for r in _flatten(result)
                 ]
-        self.inputs = args
+        self.inputs = [None if i in self.nested else a for i, a in enumerate(args)]
         self.graph.finalize()
 
     def __repr__(self) -> str:
@@ -310,7 +318,10 @@ class _DatasetFunction:
         session = sessions.get(id(self))
         if session is None:
             session = sessions[id(self)] = self._session_type(graph=self.graph)
-        outputs = session.run(self.outputs, dict(zip(self.inputs, values)))
+        for i, slot in self.nested.items():
+            sessions[("dataset", slot)] = values[i]
+        feeds = {p: v for p, v in zip(self.inputs, values) if p is not None}
+        outputs = session.run(self.outputs, feeds)
         if self.dataset is not None:
             return _run_pipeline(self.records, outputs, sessions)
         return outputs
@@ -337,7 +348,12 @@ def _run_pipeline(records: list, arrays: list, sessions: dict):
         inputs = arrays[position : position + count]
         position += count
         if kind == "feed":
-            factories.append(functools.partial(_fed_elements, sessions, params["slot"]))
+            fed = sessions[("feed", params["slot"])]
+            factories.append(functools.partial(iter, fed))
+            continue
+        if kind == "fed_dataset":  # a dataset an element held: (records, arrays)
+            fed_records, fed_arrays = sessions[("dataset", params["slot"])]
+            factories.append(functools.partial(_run_pipeline, fed_records, fed_arrays, sessions))
             continue
         if function is None:
             run = None
@@ -345,14 +361,38 @@ def _run_pipeline(records: list, arrays: list, sessions: dict):
             run = tuple(functools.partial(f, sessions=sessions) for f in function)
         else:
             run = functools.partial(function, sessions=sessions)
-        factories.append(
-            _STAGE_FACTORIES[kind](inputs, [factories[p] for p in parents], params, run)
-        )
+        made = [factories[p] for p in parents]
+        if kind in _WITH_SESSIONS:
+            factories.append(_STAGE_FACTORIES[kind](inputs, made, params, run, sessions))
+        else:
+            factories.append(_STAGE_FACTORIES[kind](inputs, made, params, run))
     return factories[-1]()
 
 
-def _fed_elements(sessions: dict, slot: int):
-    return iter(sessions[("feed", slot)])
+_WITH_SESSIONS: set = set()  # stage kinds whose factories also take the pipeline's sessions
+
+
+def _nested_dataset_positions(structure) -> dict:
+    """The flat positions of the leaves of ``structure`` that are datasets (`DatasetSpec`)."""
+    from .structures import DatasetSpec
+
+    found, position = {}, 0
+    for leaf in _flatten(structure):
+        if isinstance(leaf, DatasetSpec):
+            found[position] = leaf
+        position += _width(leaf)
+    return found
+
+
+def _fed_dataset(spec, slot: int) -> Dataset:
+    """The dataset of ``spec`` that an element holds, seen by a function of the pipeline."""
+    specs = _flatten(spec.element_spec)
+    return Dataset(
+        _Stage("fed_dataset", params={"slot": slot}),
+        spec.element_spec,
+        [s.dtype for s in specs],
+        [s.shape for s in specs],
+    )
 
 
 def _slices(inputs, parents, params, function):
@@ -2227,6 +2267,20 @@ def _check_int64_scalar(function: _DatasetFunction, what: str) -> None:
         or (not outputs[0].shape.is_compatible_with([]))
     ):
         raise ValueError(f"`{what}` must return a single tf.int64 scalar tensor.")
+
+
+def _check_int64_or_int32_scalar(function: _DatasetFunction, what: str) -> None:
+    outputs = function.outputs
+    if (
+        function.dataset is not None
+        or len(outputs) != 1
+        or outputs[0].dtype not in (_dtypes.int32, _dtypes.int64)
+        or not outputs[0].shape.is_compatible_with([])
+    ):
+        raise TypeError(
+            f"Invalid `{what}`. `{what}` must return `tf.int64` scalar tensor but its return "
+            f"type is {[(t.dtype.name, t.shape) for t in outputs]}."
+        )
 
 
 _slots = iter(range(1 << 62))

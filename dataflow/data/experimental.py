@@ -22,6 +22,7 @@ from .options import (
 )
 from .readers import CsvDataset, SqlDataset, TFRecordWriter, make_csv_dataset
 from .saveable import make_saveable_from_iterator
+from .snapshot import snapshot
 from .structures import (
     DatasetStructure,
     Optional,
@@ -92,6 +93,7 @@ __all__ = [
     "sample_from_datasets",
     "scan",
     "shuffle_and_repeat",
+    "snapshot",
     "take_while",
     "unbatch",
     "unique",

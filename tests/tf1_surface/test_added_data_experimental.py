@@ -822,3 +822,46 @@ def test_make_saveable_from_iterator_does_apply_the_external_state_policy(tmp_pa
         assert warning.save(sess, str(tmp_path / "c")) == str(tmp_path / "c")
     with pytest.raises(ValueError, match="Invalid `ExternalStatePolicy.`"):
         E.make_saveable_from_iterator(noisy, "sometimes")
+
+
+# -- snapshot --------------------------------------------------------------------------------------
+def test_snapshot_does_write_once_then_read_the_snapshot(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text("a\nb\nc\nd\ne\n")
+    snap = tmp_path / "snap"
+    dataset = df.data.TextLineDataset(str(source)).apply(E.snapshot(str(snap)))
+    assert dataset.output_types == df.string
+    assert read(dataset) == [b"a", b"b", b"c", b"d", b"e"]
+    (directory,) = list(snap.iterdir())
+    assert (directory / "snapshot.metadata").exists()
+    source.write_text("X\nY\n")  # the snapshot, not the file, is read now, in the same order
+    assert read(dataset) == [b"a", b"b", b"c", b"d", b"e"]
+    other = df.data.TextLineDataset(str(source)).map(lambda x: x).apply(E.snapshot(str(snap)))
+    assert read(other) == [b"X", b"Y"]  # another pipeline: a snapshot of its own
+
+
+def test_snapshot_does_use_shard_func_reader_func_and_compression(tmp_path):
+    numbers = D.range(6).map(lambda x: (x, df.as_string(x)))
+    custom = numbers.apply(
+        E.snapshot(
+            str(tmp_path / "s"),
+            compression="GZIP",
+            shard_func=lambda x, s: x % 3,
+            reader_func=lambda shards: shards.flat_map(lambda shard: shard),
+        )
+    )
+    assert read(custom) == [(i, str(i).encode()) for i in range(6)]  # the first read
+    assert read(custom) == [(i, str(i).encode()) for i in (0, 3, 1, 4, 2, 5)]  # shard by shard
+    (directory,) = list((tmp_path / "s").iterdir())
+    assert sorted(p.name for p in directory.iterdir() if p.suffix == ".shard") == [
+        "00000000.shard",
+        "00000001.shard",
+        "00000002.shard",
+    ]
+    partial = D.range(6).apply(E.snapshot(str(tmp_path / "p")))
+    assert read(partial, limit=2) == [0, 1]  # stopped early: no snapshot is left
+    assert all(not any(d.iterdir()) for d in (tmp_path / "p").iterdir())
+    with pytest.raises(ValueError, match="SNAPPY"):
+        D.range(3).apply(E.snapshot(str(tmp_path / "x"), compression="SNAPPY"))
+    with pytest.raises(TypeError, match="Invalid `shard_func`"):
+        D.range(3).apply(E.snapshot(str(tmp_path / "x"), shard_func=lambda x: 1.0))
