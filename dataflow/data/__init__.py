@@ -317,7 +317,9 @@ class _DatasetFunction:
             sessions[("feed", self.feed_slot)] = feed
         session = sessions.get(id(self))
         if session is None:
-            session = sessions[id(self)] = self._session_type(graph=self.graph)
+            session = sessions[id(self)] = self._session_type(
+                graph=self.graph, config=_function_config(sessions.get(("threading",)))
+            )
         for i, slot in self.nested.items():
             sessions[("dataset", slot)] = values[i]
         feeds = {p: v for p, v in zip(self.inputs, values) if p is not None}
@@ -325,6 +327,32 @@ class _DatasetFunction:
         if self.dataset is not None:
             return _run_pipeline(self.records, outputs, sessions)
         return outputs
+
+
+def _function_config(threading):
+    """The ConfigProto of the Sessions that run a pipeline's functions: the dataset's
+    ``threading`` options as the Session's thread counts (None: the defaults)."""
+    from ..session import ConfigProto
+
+    pool, intra = threading or (None, None)
+    return ConfigProto(
+        inter_op_parallelism_threads=pool or 0, intra_op_parallelism_threads=intra or 0
+    )
+
+
+def _threading_of(dataset) -> Optional[tuple]:
+    """``(private_threadpool_size, max_intra_op_parallelism)`` of a dataset's options."""
+    if dataset._options_set is None:
+        return None
+    threading = dataset._options_set.threading
+    given = {
+        "private_threadpool_size": threading.private_threadpool_size,
+        "max_intra_op_parallelism": threading.max_intra_op_parallelism,
+    }
+    for what, value in given.items():
+        if value is not None and value < 0:
+            raise ValueError(f"threading.{what} must be at least 0, got {value}")
+    return (threading.private_threadpool_size, threading.max_intra_op_parallelism)
 
 
 def _function_outputs(function: _DatasetFunction, what: str) -> tuple:
@@ -1247,11 +1275,13 @@ class _IteratorState:
         self.elements = None
         self.sessions: dict = {}  # the Sessions of the pipeline's functions
 
-    def start(self, records, arrays, only_once: bool = False) -> None:
+    def start(self, records, arrays, only_once: bool = False, threading=None) -> None:
         """Runs the pipeline ``records`` describe from its start (with ``only_once``, unless it
-        was started already: a one-shot iterator)."""
+        was started already: a one-shot iterator); ``threading`` is the dataset's
+        ``(private_threadpool_size, max_intra_op_parallelism)`` options."""
         with self.lock:
             if not (only_once and self.elements is not None):
+                self.sessions[("threading",)] = threading
                 self.records, self.arrays = records, list(arrays)
                 self.elements = _run_pipeline(records, self.arrays, self.sessions)
                 self.consumed = 0  # the reads since the start, failed ones too
@@ -1323,7 +1353,7 @@ def _make_iterator_kernel(attrs):
     records = attrs["pipeline"]
 
     def make_iterator(context, key, *arrays):
-        _state(context, key).start(records, arrays)
+        _state(context, key).start(records, arrays, threading=attrs.get("threading"))
         return ()
 
     return make_iterator
@@ -1371,7 +1401,7 @@ def _one_shot_get_next_kernel(attrs):
 
     def get_next(context, *arrays):
         state = _state(context, key)
-        state.start(records, arrays, only_once=True)
+        state.start(records, arrays, only_once=True, threading=attrs.get("threading"))
         return _check_element(state.next(), attrs)
 
     return get_next
@@ -1496,7 +1526,7 @@ def _single_element_kernel(attrs):
     records = attrs["pipeline"]
 
     def single_element(*arrays):
-        sessions: dict = {}
+        sessions: dict = {("threading",): attrs.get("threading")}
         try:
             elements = _run_pipeline(records, list(arrays), sessions)
             first = next(elements, None)
@@ -2223,6 +2253,7 @@ class Dataset:
         records, tensors = _describe_pipeline(self._stage)
         attrs = _get_next_attrs(self._types, self._shapes)
         attrs["pipeline"] = records
+        attrs["threading"] = _threading_of(self)
         op = apply_op(
             "DatasetToSingleElement", tensors, attrs, name=name or "DatasetToSingleElement"
         )
@@ -2435,7 +2466,7 @@ class Iterator:
         return apply_op(
             "MakeIterator",
             [self._handle, *tensors],
-            {"pipeline": records},
+            {"pipeline": records, "threading": _threading_of(dataset)},
             name=name or "MakeIterator",
         )
 
@@ -2451,7 +2482,11 @@ class Iterator:
         attrs = _get_next_attrs(self._types, self._shapes)
         if self._one_shot_dataset is not None:
             records, tensors = _describe_pipeline(self._one_shot_dataset._stage)
-            attrs.update(pipeline=records, shared_name=self._one_shot_key)
+            attrs.update(
+                pipeline=records,
+                shared_name=self._one_shot_key,
+                threading=_threading_of(self._one_shot_dataset),
+            )
             op = apply_op("OneShotIteratorGetNext", tensors, attrs, name=name or "IteratorGetNext")
         else:
             op = apply_op("IteratorGetNext", [self._handle], attrs, name=name or "IteratorGetNext")

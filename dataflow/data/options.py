@@ -5,8 +5,11 @@ Every option starts unset (None, or its default); setting one checks its type, a
 name is refused.  A dataset made from others carries their options merged (the later setting
 wins).  dataflow runs a pipeline's stages one element at a time in the reading Session's
 thread, in order: ``deterministic`` (or ``False``) is always honoured, since an ordered result
-is one of the orders a non-deterministic pipeline may give; the threading, autotuning,
-optimization and distribution settings tune TensorFlow's runtime and change no element.
+is one of the orders a non-deterministic pipeline may give.  ``threading`` sets the threads
+of the Sessions that run the pipeline's functions: ``private_threadpool_size`` their
+inter-op threads, ``max_intra_op_parallelism`` the threads one of their ops may use.  The
+autotuning, optimization and distribution settings tune TensorFlow's runtime and change no
+element.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from . import (
     _pack,
     _run_pipeline,
     _state,
+    _threading_of,
 )
 
 __all__ = [
@@ -313,7 +314,7 @@ def _next_as_optional_kernel(attrs):
     def next_as_optional(context, *inputs):
         if one_shot is not None:
             state = _state(context, attrs["shared_name"])
-            state.start(one_shot, inputs, only_once=True)
+            state.start(one_shot, inputs, only_once=True, threading=attrs.get("threading"))
         else:
             state = _state(context, inputs[0])
         try:
@@ -344,7 +345,11 @@ def get_next_as_optional(iterator) -> Optional:
     attrs = _get_next_attrs(iterator._types, iterator._shapes)
     if iterator._one_shot_dataset is not None:
         records, tensors = _describe_pipeline(iterator._one_shot_dataset._stage)
-        attrs.update(pipeline=records, shared_name=iterator._one_shot_key)
+        attrs.update(
+            pipeline=records,
+            shared_name=iterator._one_shot_key,
+            threading=_threading_of(iterator._one_shot_dataset),
+        )
         inputs = tensors
     else:
         inputs = [iterator._handle]

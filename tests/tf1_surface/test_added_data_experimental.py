@@ -865,3 +865,21 @@ def test_snapshot_does_use_shard_func_reader_func_and_compression(tmp_path):
         D.range(3).apply(E.snapshot(str(tmp_path / "x"), compression="SNAPPY"))
     with pytest.raises(TypeError, match="Invalid `shard_func`"):
         D.range(3).apply(E.snapshot(str(tmp_path / "x"), shard_func=lambda x: 1.0))
+
+
+def test_threading_options_do_set_the_threads_of_the_pipelines_functions():
+    options = df.data.Options()
+    options.threading.private_threadpool_size = 3
+    options.threading.max_intra_op_parallelism = 1
+    iterator = D.range(3).map(lambda x: x * 2).with_options(options).make_one_shot_iterator()
+    element = iterator.get_next()
+    with df.Session() as sess:
+        assert [sess.run(element) for _ in range(3)] == [0, 2, 4]
+        state = sess._resources[iterator._one_shot_key]
+        (function_session,) = [s for k, s in state.sessions.items() if not isinstance(k, tuple)]
+        assert function_session._config.inter_op_parallelism_threads == 3
+        assert function_session._intra_op_threads == 1
+    bad = df.data.Options()
+    bad.threading.private_threadpool_size = -1
+    with pytest.raises(ValueError, match="private_threadpool_size must be at least 0"):
+        D.range(3).with_options(bad).make_one_shot_iterator().get_next()
