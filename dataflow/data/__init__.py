@@ -26,6 +26,14 @@ attribute.  A ``map``/``filter`` function is traced once into a graph of its own
 for the element, its ops) and run by a Session of its own within the iterator; it cannot use
 tensors of the outer graph.  A graph whose pipeline has a function cannot be saved with
 ``df.io`` (the function is Python), like one with ``py_func``.
+
+A leaf of an element may also be a `SparseTensor` or `RaggedTensor` (``map`` functions
+returning one, ``dense_to_sparse_batch``, ``parse_example_dataset``): the pipeline carries its
+parts, functions and iterators see the tensor, and ``batch`` joins them as TensorFlow does.
+The stages run one element at a time in the reading thread, in order, so a pipeline's output
+is always deterministic; ``with_options`` attaches `Options` (`df.data.options`).  TensorFlow's
+other transformations and sources are in `df.data.experimental` (and `readers`, `structures`,
+`snapshot`, `saveable`).
 """
 
 from __future__ import annotations
@@ -353,17 +361,6 @@ def _threading_of(dataset) -> Optional[tuple]:
         if value is not None and value < 0:
             raise ValueError(f"threading.{what} must be at least 0, got {value}")
     return (threading.private_threadpool_size, threading.max_intra_op_parallelism)
-
-
-def _function_outputs(function: _DatasetFunction, what: str) -> tuple:
-    """(structure, types, shapes) of what a traced ``function`` returns; it must be tensors."""
-    if function.dataset is not None:
-        raise TypeError(f"The function given to {what} must return tensors, not a Dataset")
-    return (
-        function.structure,
-        [t.dtype for t in function.outputs],
-        [t.shape for t in function.outputs],
-    )
 
 
 def _run_pipeline(records: list, arrays: list, sessions: dict):
