@@ -124,6 +124,12 @@ def checkpoint_exists(checkpoint_prefix: str) -> bool:
     return os.path.exists(_checkpoint_file(os.fspath(checkpoint_prefix)))
 
 
+def _is_saveable(item) -> bool:
+    """Whether ``item`` of a var_list is an object that saves its own state (what
+    ``df.data.experimental.make_saveable_from_iterator`` gives) rather than a variable."""
+    return getattr(item, "_is_saveable", False)
+
+
 class Saver:
     """Saves and restores variables (``tf.compat.v1.train.Saver``).
 
@@ -189,13 +195,15 @@ class Saver:
         var_list = self._var_list_arg
         if var_list is None:
             graph = self._graph or get_default_graph()
-            var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
+            var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + graph.get_collection(
+                GraphKeys.SAVEABLE_OBJECTS
+            )
         if isinstance(var_list, dict):
             named = dict(var_list)
         else:
             named = {}
             for variable in var_list:
-                name = variable.op.name
+                name = variable.name if _is_saveable(variable) else variable.op.name
                 if name in named and named[name] is not variable:
                     raise ValueError(f"Two variables in var_list are named '{name}'")
                 named[name] = variable
@@ -248,9 +256,13 @@ class Saver:
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         values = {}
         if getattr(sess, "_master", None) is not None:  # a cluster's: the values are on tasks
-            values = {k: np.asarray(v) for k, v in sess.run(dict(var_list)).items()}
+            remote = {k: v for k, v in var_list.items() if not _is_saveable(v)}
+            values = {k: np.asarray(v) for k, v in sess.run(remote).items()}
         for name, variable in var_list.items():
             if name in values:
+                continue
+            if _is_saveable(variable):  # an object saving its own state (an iterator's)
+                values[name] = np.asarray(variable._save_value(sess))
                 continue
             try:
                 value = sess._variable_values[variable.op.name]
@@ -398,4 +410,7 @@ class Saver:
         except (GraphFormatError, zipfile.BadZipFile, OSError, EOFError) as e:
             raise ValueError(f"Checkpoint {path} is not readable: {e}") from None
         for name, variable in var_list.items():
-            sess._load_variable(variable, values[name])
+            if _is_saveable(variable):
+                variable._restore_value(sess, values[name])
+            else:
+                sess._load_variable(variable, values[name])
