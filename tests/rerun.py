@@ -112,6 +112,7 @@ SESSION_STATE_TYPES = frozenset(
         "IteratorV2",
         "MakeIterator",
         "IteratorGetNext",
+        "IteratorGetNextAsOptional",
         "OneShotIteratorGetNext",
         "ReaderHandle",
         "ReaderReadV2",

@@ -171,6 +171,22 @@ def test_an_initializable_iterator_saves_and_loads(tmp_path):
         assert [int(v) for v in read_all(sess, "item:0")] == [4, 5, 4, 5]
 
 
+def test_an_iterators_optional_next_element_saves_and_loads(tmp_path):
+    iterator = Dataset.from_tensor_slices(np.array([7, 8])).make_initializable_iterator()
+    optional = iterator.get_next_as_optional()
+    df.identity(optional.has_value(), name="has_value")
+    path = str(tmp_path / "optional.dfg")
+    df.io.save_graph(df.get_default_graph(), path)
+    loaded = df.io.load_graph(path)
+    got_op = loaded.get_operation_by_name(optional._has_value.op.name)
+    assert got_op.type == "IteratorGetNextAsOptional"
+    with df.Session(graph=loaded) as sess:
+        sess.run(iterator.initializer.name)
+        reads = [sess.run(["has_value:0", got_op.outputs[1]]) for _ in range(2)]
+        assert [(bool(h), int(v)) for h, v in reads] == [(True, 7), (True, 8)]
+        assert not sess.run("has_value:0")  # past the end: no value, and no error
+
+
 def test_a_pipeline_with_a_function_refuses_to_save(tmp_path):
     Dataset.range(3).map(lambda i: i + 1).make_one_shot_iterator().get_next()
     with pytest.raises(df.io.GraphNotSerializableError, match="Dataset.map"):
