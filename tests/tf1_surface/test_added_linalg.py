@@ -165,3 +165,43 @@ def test_diag_part_does_reject_bad_bands_and_aligns():
             tf.linalg.diag_part(_X34, k=4)
         with pytest.raises(ValueError, match="num_rows"):
             tf.linalg.diag(np.array([1.0, 2.0]), num_rows=5, num_cols=7)
+
+
+# -- matmul's parameters ---------------------------------------------------------------------------
+_I8A = np.array([[100, 100], [3, 4]], np.int8)
+_I8B = np.array([[100, 1], [2, 3]], np.int8)
+
+
+def test_matmul_does_multiply_int8_into_int32_with_output_type():
+    with tf.Graph().as_default():
+        a, b = tf.constant(_I8A), tf.constant(_I8B)
+        r = tf.matmul(a, b, output_type=tf.int32)
+        rb = tf.linalg.matmul(
+            tf.reshape(a, [1, 2, 2]), tf.cast(b, tf.uint8), output_type=tf.int32, transpose_a=True
+        )
+        assert r.dtype == tf.int32 and rb.shape.as_list() == [1, 2, 2]
+        np.testing.assert_array_equal(_run(r), [[10200, 400], [308, 15]])
+        np.testing.assert_array_equal(_run(rb), [[[10006, 109], [10008, 112]]])
+
+
+def test_matmul_does_keep_grad_hints_and_reject_bad_output_types():
+    with tf.Graph().as_default():
+        fa, fb = tf.constant(_I8A.astype(np.float32)), tf.constant(_I8B.astype(np.float32))
+        same = tf.matmul(fa, fb, output_type=tf.float32, grad_a=True)
+        assert same.op.get_attr("grad_a") is True
+        np.testing.assert_array_equal(_run(same), [[10200, 400], [308, 15]])
+        with pytest.raises(TypeError, match="output_type"):
+            tf.matmul(fa, fb, output_type=tf.int32)
+        with pytest.raises(TypeError, match="int32"):
+            tf.matmul(tf.constant(_I8A), tf.constant(_I8B), output_type=tf.int64)
+        with pytest.raises(ValueError, match="transpose_a"):
+            tf.matmul(fa, fb, transpose_a=True, adjoint_a=True)
+
+
+def test_sparse_matmul_does_multiply_float32_matrices():
+    with tf.Graph().as_default():
+        fa, fb = tf.constant(_I8A.astype(np.float32)), tf.constant(_I8B.astype(np.float32))
+        sp = tf.sparse_matmul(fa, fb, transpose_b=True, a_is_sparse=True)
+        np.testing.assert_array_equal(_run(sp), [[10100, 500], [304, 18]])
+        with pytest.raises(TypeError, match="float32"):
+            tf.sparse_matmul(tf.cast(fa, tf.float64), tf.cast(fb, tf.float64))
