@@ -1,6 +1,27 @@
 """``df.linalg``: linear algebra under ``tf.linalg``'s names, each the same function as its
 top-level spelling (``df.linalg.inv is df.matrix_inverse``)."""
 
+from . import linalg_experimental as experimental
+from .linear_operator import (
+    LinearOperator,
+    LinearOperatorAdjoint,
+    LinearOperatorBlockDiag,
+    LinearOperatorBlockLowerTriangular,
+    LinearOperatorComposition,
+    LinearOperatorDiag,
+    LinearOperatorFullMatrix,
+    LinearOperatorHouseholder,
+    LinearOperatorIdentity,
+    LinearOperatorInversion,
+    LinearOperatorKronecker,
+    LinearOperatorLowerTriangular,
+    LinearOperatorLowRankUpdate,
+    LinearOperatorPermutation,
+    LinearOperatorScaledIdentity,
+    LinearOperatorToeplitz,
+    LinearOperatorTridiag,
+    LinearOperatorZeros,
+)
 from .ops.clip_ops import global_norm
 from .ops.linalg_impl import (
     cross,
@@ -50,6 +71,24 @@ from .ops.nn_impl import l2_normalize
 transpose = matrix_transpose
 
 __all__ = [
+    "LinearOperator",
+    "LinearOperatorAdjoint",
+    "LinearOperatorBlockDiag",
+    "LinearOperatorBlockLowerTriangular",
+    "LinearOperatorComposition",
+    "LinearOperatorDiag",
+    "LinearOperatorFullMatrix",
+    "LinearOperatorHouseholder",
+    "LinearOperatorIdentity",
+    "LinearOperatorInversion",
+    "LinearOperatorKronecker",
+    "LinearOperatorLowRankUpdate",
+    "LinearOperatorLowerTriangular",
+    "LinearOperatorPermutation",
+    "LinearOperatorScaledIdentity",
+    "LinearOperatorToeplitz",
+    "LinearOperatorTridiag",
+    "LinearOperatorZeros",
     "adjoint",
     "band_part",
     "cholesky",
@@ -62,6 +101,7 @@ __all__ = [
     "eigh_tridiagonal",
     "eigvalsh",
     "einsum",
+    "experimental",
     "expm",
     "eye",
     "global_norm",
