@@ -802,11 +802,24 @@ def _is_zero(t) -> bool:
 lstsq = matrix_solve_ls
 
 
-def _check_float_matrix(function: str, a):
+def _check_float_matrix(function: str, a, validate_args: bool):
+    """``a``, checked to be a float matrix; of unknown rank with ``validate_args``, behind an
+    assertion of its rank when the graph runs."""
     if not a.dtype.is_floating:
         _fail(function, f"input a must have a float dtype, got {a.dtype.name}", TypeError)
-    if a.shape.ndims is not None and a.shape.ndims < 2:
-        _fail(function, f"input a must have at least 2 dimensions, got {a.shape}")
+    if a.shape.ndims is not None:
+        if a.shape.ndims < 2:
+            _fail(function, f"input a must have at least 2 dimensions, got {a.shape}")
+        return a
+    if not validate_args:
+        return a
+    from .check_ops import assert_rank_at_least
+
+    check = assert_rank_at_least(
+        a, 2, message=f"{function}: input a must have at least 2 dimensions"
+    )
+    with a.graph.control_dependencies([check]):
+        return _a.identity(a)
 
 
 def matrix_rank(a, tol=None, validate_args: bool = False, name: Optional[str] = None) -> Tensor:
@@ -815,7 +828,7 @@ def matrix_rank(a, tol=None, validate_args: bool = False, name: Optional[str] = 
     graph = graph_of((a, tol))
     with graph.as_default(), graph.name_scope(name or "matrix_rank"):
         a = convert_to_tensor(a, name="a")
-        _check_float_matrix("matrix_rank", a)
+        a = _check_float_matrix("matrix_rank", a, validate_args)
         s = svd(a, compute_uv=False)
         if tol is None:
             dims = a.shape.as_list()[-2:] if a.shape.ndims else [None, None]
@@ -837,7 +850,7 @@ def pinv(a, rcond=None, validate_args: bool = False, name: Optional[str] = None)
     graph = graph_of((a, rcond))
     with graph.as_default(), graph.name_scope(name or "pinv"):
         a = convert_to_tensor(a, name="a")
-        _check_float_matrix("pinv", a)
+        a = _check_float_matrix("pinv", a, validate_args)
         dtype = a.dtype.as_numpy_dtype
         if rcond is None:
             dims = a.shape.as_list()[-2:] if a.shape.ndims else [None, None]
@@ -1309,9 +1322,8 @@ def _cross_gradient(op, grad):
 
 @RegisterGradient("MatrixSolveLs")
 def _lstsq_gradient(op, grad):
-    raise NotImplementedError(
-        f"The gradient of matrix_solve_ls '{op.name}' is not defined for fast=False"
-    )
+    # Only fast=False makes this op (fast=True is composed of ops with their gradients).
+    raise ValueError(f"Gradient not defined for fast=False (matrix_solve_ls '{op.name}')")
 
 
 def _shift_left(x):
@@ -1371,4 +1383,3 @@ def _tridiagonal_solve_gradient(op, grad):
 NotDifferentiable("SvdGrad")
 NotDifferentiable("MatrixSquareRootGrad")
 NotDifferentiable("MatrixExponentialGrad")
-NotDifferentiable("Lu")

@@ -339,3 +339,26 @@ def test_eigh_tridiagonal_does_select_eigenvalues():
         np.testing.assert_allclose(_run(by_index), expected[1:3])
         with pytest.raises(ValueError, match="select"):
             tf.linalg.eigh_tridiagonal(alpha, beta, select="x")
+
+
+def test_pinv_and_matrix_rank_do_validate_unknown_ranks_when_asked():
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.float64)
+        rank = tf.linalg.matrix_rank(p, validate_args=True)
+        inverse = tf.linalg.pinv(p, validate_args=True)
+        with tf.Session() as sess:
+            assert sess.run(rank, {p: np.eye(3)}) == 3
+            np.testing.assert_allclose(sess.run(inverse, {p: 2 * np.eye(2)}), 0.5 * np.eye(2))
+            with pytest.raises(tf.errors.InvalidArgumentError, match="at least 2 dimensions"):
+                sess.run(rank, {p: np.ones(3)})
+
+
+def test_lu_does_have_no_gradient_as_in_tensorflow():
+    with tf.Graph().as_default():
+        x = tf.constant(M)
+        lu, _ = tf.linalg.lu(x)
+        with pytest.raises(LookupError, match="Lu"):
+            tf.gradients(tf.reduce_sum(lu), x)
+        slow = tf.linalg.lstsq(x, tf.constant(RHS), fast=False)
+        with pytest.raises(ValueError, match="fast=False"):
+            tf.gradients(tf.reduce_sum(slow), x)
