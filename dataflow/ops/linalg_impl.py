@@ -136,6 +136,12 @@ def _svd_kernel(attrs):
                 ).copy()
             )
             return s, eye(m, m if full else k), eye(n, n if full else k)
+        if not np.all(np.isfinite(x)):  # LAPACK does not converge: NaNs, as TensorFlow gives
+            k = min(m, n)
+            nan = lambda *shape: np.full(x.shape[:-2] + shape, np.nan, dtype)  # noqa: E731
+            if not compute_uv:
+                return nan(k), np.zeros(0, dtype), np.zeros(0, dtype)
+            return nan(k), nan(m, m if full else k), nan(n, n if full else k)
         with np.errstate(all="ignore"):
             if not compute_uv:
                 s = np.linalg.svd(_lapack(x), compute_uv=False)
@@ -230,6 +236,12 @@ def _eig_kernel(attrs):
         if x.size == 0:
             e = np.zeros(x.shape[:-1], dtype)
             return e, (np.zeros(x.shape, dtype) if compute_v else np.zeros(0, dtype))
+        if not np.all(np.isfinite(np.tril(x))):
+            raise InvalidArgumentError(
+                None, None,
+                "Self-adjoint eigen decomposition was not successful. The input might not be "
+                "valid.",
+            )  # fmt: skip
         with np.errstate(all="ignore"):
             if not compute_v:
                 return np.linalg.eigvalsh(_lapack(x), UPLO="L").astype(dtype), np.zeros(0, dtype)
@@ -292,8 +304,18 @@ def _triangular_solve_np(matrix, rhs, lower: bool, adjoint: bool) -> np.ndarray:
     rhs_b = np.broadcast_to(rhs, batch + rhs.shape[-2:])
     if rhs_b.size == 0 or triangle.size == 0:
         return np.zeros(rhs_b.shape, rhs.dtype)
+    # Substitution, row by row: what LAPACK's trsm computes (a zero or NaN on the diagonal
+    # gives infinities or NaNs, never an error).
+    a, b = _lapack(triangle), _lapack(rhs_b)
+    n = a.shape[-1]
+    x = np.zeros(b.shape, np.result_type(a, b))
     with np.errstate(all="ignore"):
-        return np.linalg.solve(_lapack(triangle), _lapack(rhs_b)).astype(rhs.dtype)
+        forward = lower != adjoint  # the triangle being solved is lower
+        for i in range(n) if forward else range(n - 1, -1, -1):
+            done = slice(0, i) if forward else slice(i + 1, n)
+            known = np.einsum("...j,...jk->...k", a[..., i, done], x[..., done, :])
+            x[..., i, :] = (b[..., i, :] - known) / a[..., i, i, None]
+    return x.astype(rhs.dtype)
 
 
 def _triangular_solve_kernel(attrs):
@@ -335,6 +357,7 @@ def _slogdet_kernel(attrs):
     def log_matrix_determinant(x):
         with np.errstate(all="ignore"):
             sign, logdet = np.linalg.slogdet(_lapack(x))
+            sign = np.where(np.isnan(logdet), np.nan, sign)
         return np.asarray(sign, x.dtype), np.asarray(logdet, x.dtype)
 
     return log_matrix_determinant
@@ -605,7 +628,7 @@ def _lu_kernel(attrs):
             raise InvalidArgumentError(None, None, f"Input must be square, got {x.shape}")
         with np.errstate(all="ignore"):
             factors, perm = _lu_np(x)
-        if np.any(np.diagonal(factors, axis1=-2, axis2=-1) == 0):
+        if not np.all(np.abs(np.diagonal(factors, axis1=-2, axis2=-1)) > 0):
             raise _not_invertible()
         return factors, perm.astype(index)
 
@@ -739,6 +762,9 @@ def _lstsq_kernel(attrs):
         flat_b = _lapack(rhs).reshape((-1, m, rhs.shape[-1]))
         flat_out = out.reshape((-1, n, rhs.shape[-1]))
         for i in range(flat_a.shape[0]):
+            if not (np.all(np.isfinite(flat_a[i])) and np.all(np.isfinite(flat_b[i]))):
+                flat_out[i] = np.nan
+                continue
             flat_out[i] = np.linalg.lstsq(flat_a[i], flat_b[i], rcond=None)[0]
         return out
 

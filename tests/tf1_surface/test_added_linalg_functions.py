@@ -362,3 +362,16 @@ def test_lu_does_have_no_gradient_as_in_tensorflow():
         slow = tf.linalg.lstsq(x, tf.constant(RHS), fast=False)
         with pytest.raises(ValueError, match="fast=False"):
             tf.gradients(tf.reduce_sum(slow), x)
+
+
+def test_decompositions_do_treat_nan_inputs_as_tensorflow():
+    nan = np.array([[np.nan, 1.0], [1.0, 2.0]])
+    with tf.Graph().as_default():
+        assert np.isnan(_run(list(tf.svd(nan)))[0]).all()
+        sign, log_abs = _run(list(tf.linalg.slogdet(nan)))
+        assert np.isnan(sign) and np.isnan(log_abs)
+        assert np.isnan(_run(tf.linalg.triangular_solve(nan, np.ones((2, 1))))).all()
+        with pytest.raises(tf.errors.InvalidArgumentError, match="eigen decomposition"):
+            _run(tf.linalg.eigh(nan)[0])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not invertible"):
+            _run(tf.linalg.lu(nan)[0])
