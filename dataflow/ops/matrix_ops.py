@@ -261,28 +261,36 @@ def eye(
 
 
 # -- band diagonals (MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3) ------------------------------
+# As TensorFlow's ops, they take the band ``k`` (and MatrixDiagV3 the matrix size) as int32
+# inputs, so these may be computed in the graph; a constant one also gives static shapes.
 _ALIGNS = ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")
 
 
-def _static_int(function: str, what: str, value) -> int:
-    known = numpy_value_or_none(value) if isinstance(value, Tensor) else value
-    if known is None or np.ndim(known) != 0:
-        _fail(function, f"'{what}' must be an int known when the graph is built, got {value!r}")
-    return int(known)
+def _int32_input(function: str, what: str, value, ranks=(0,)) -> Tensor:
+    t = convert_to_tensor(value, name=what)
+    if not t.dtype.is_integer:
+        _fail(function, f"'{what}' must be an integer, got {t.dtype.name}", TypeError)
+    if t.shape.ndims is not None and t.shape.ndims not in ranks:
+        _fail(function, f"'{what}' must have rank in {list(ranks)}, got shape {t.shape}")
+    return t if t.dtype == _dtypes.int32 else _m.cast(t, _dtypes.int32)
 
 
-def _diag_band(function: str, k) -> tuple:
-    """``k`` (an int or a pair ``(low, high)``, or a constant tensor of them) as ``(low, high)``."""
-    known = numpy_value_or_none(k) if isinstance(k, Tensor) else k
-    if known is None:
-        _fail(function, f"'k' must be known when the graph is built, got {k!r}")
-    values = np.asarray(known).reshape(-1)
-    if values.size not in (1, 2) or not np.issubdtype(values.dtype, np.integer):
-        _fail(function, f"'k' must be an int or a pair of ints, got {known!r}")
+def _band_of(values, error=InvalidArgumentError) -> tuple:
+    """``k`` (an int or a pair) as ``(low, high)``."""
+    values = np.asarray(values).reshape(-1)
+    if values.size not in (1, 2):
+        message = f"k must have one or two elements, got {values.size}"
+        raise error(message) if error is ValueError else error(None, None, message)
     low, high = int(values[0]), int(values[-1])
     if low > high:
-        _fail(function, f"'k' must be (low, high) with low <= high, got ({low}, {high})")
+        message = f"k must be (low, high) with low <= high, got ({low}, {high})"
+        raise error(message) if error is ValueError else error(None, None, message)
     return low, high
+
+
+def _known_band(op, index: int = 1):
+    known = numpy_value_or_none(op.inputs[index])
+    return None if known is None else _band_of(known, ValueError)
 
 
 def _check_align(function: str, align: str) -> str:
@@ -291,21 +299,12 @@ def _check_align(function: str, align: str) -> str:
     return align
 
 
-def _diag_length(rows: int, columns: int, d: int) -> int:
-    return min(rows + min(0, d), columns - max(0, d))
-
-
-def _diag_offset(align: str, d: int, length: int, longest: int) -> int:
-    """Where diagonal ``d`` (``length`` long) starts in a row of ``longest`` values."""
-    right = align.split("_")[0 if d >= 0 else 1] == "RIGHT"
-    return longest - length if right else 0
-
-
 def _band_layout(rows: int, columns: int, low: int, high: int, align: str) -> tuple:
     """For every ``(i, j)`` of a ``rows x columns`` matrix: whether it is in the band, and the
-    (diagonal row, position) it has in the packed ``[high - low + 1, longest]`` diagonals."""
-    longest = max((_diag_length(rows, columns, d) for d in range(low, high + 1)), default=0)
-    longest = max(longest, 0)
+    (diagonal row, position) it has in the packed ``[high - low + 1, longest]`` diagonals
+    (row ``r`` holds diagonal ``high - r``; a short diagonal starts at the right of its row
+    when ``align`` says RIGHT for its side: superdiagonals first, subdiagonals second)."""
+    longest = max(min(rows + min(0, high), columns - max(0, low)), 0)
     i = np.arange(rows).reshape(-1, 1)
     j = np.arange(columns).reshape(1, -1)
     d = j - i
@@ -317,29 +316,8 @@ def _band_layout(rows: int, columns: int, low: int, high: int, align: str) -> tu
     return in_band, row, np.where(in_band, position, 0), longest
 
 
-def _infer_matrix_diag(op):
-    diagonal, padding = op.inputs
-    check_same_dtype((diagonal, padding), ("diagonal", "padding_value"), op.type)
-    low, high = op.attrs["k"]
-    if diagonal.shape.ndims is None:
-        return [(diagonal.dtype, TensorShape(None))]
-    need = 1 if low == high else 2
-    if diagonal.shape.ndims < need:
-        raise ValueError(f"diagonal must be at least rank {need}, got shape {diagonal.shape}")
-    dims = diagonal.shape.as_list()
-    batch = dims[:-1] if low == high else dims[:-2]
-    if low != high and dims[-2] is not None and dims[-2] != high - low + 1:
-        raise ValueError(
-            f"diagonal's second to last dimension must be {high - low + 1} for k=({low}, "
-            f"{high}), got shape {diagonal.shape}"
-        )
-    if dims[-1] is None:
-        return [(diagonal.dtype, TensorShape(batch + [None, None]))]
-    rows, columns = _diag_matrix_size(op.type, dims[-1], low, high, *op.attrs["size"])
-    return [(diagonal.dtype, TensorShape(batch + [rows, columns]))]
-
-
-def _diag_matrix_size(op_type: str, longest: int, low: int, high: int, rows: int, columns: int):
+def _diag_matrix_size(op_type: str, longest: int, low: int, high: int, rows: int, columns: int,
+                      error=ValueError):  # fmt: skip
     least_rows = longest - min(high, 0)
     least_columns = longest + max(low, 0)
     if rows == -1 and columns == -1:
@@ -349,62 +327,13 @@ def _diag_matrix_size(op_type: str, longest: int, low: int, high: int, rows: int
     elif columns == -1:
         columns = least_columns
     if rows != least_rows and columns != least_columns:
-        raise ValueError(
+        message = (
             f"{op_type}: the number of rows or columns is not consistent with the diagonal: "
             f"num_rows={rows}, num_cols={columns}, a diagonal of {longest} and k=({low}, {high}) "
             f"need num_rows={least_rows} or num_cols={least_columns}"
         )
+        raise error(message) if error is ValueError else error(None, None, message)
     return rows, columns
-
-
-def _matrix_diag_kernel(attrs):
-    low, high = attrs["k"]
-    align = attrs["align"]
-
-    def matrix_diag(diagonal, padding):
-        if diagonal.ndim < (1 if low == high else 2):
-            raise InvalidArgumentError(None, None, "diagonal must be at least rank 1 or 2")
-        packed = diagonal[..., None, :] if low == high else diagonal
-        if packed.shape[-2] != high - low + 1:
-            raise InvalidArgumentError(
-                None, None, f"diagonal's second to last dimension must be {high - low + 1}"
-            )
-        try:
-            rows, columns = _diag_matrix_size("MatrixDiagV3", packed.shape[-1], low, high,
-                                              *attrs["size"])  # fmt: skip
-        except ValueError as e:
-            raise InvalidArgumentError(None, None, str(e)) from None
-        in_band, row, position, longest = _band_layout(rows, columns, low, high, align)
-        if longest != packed.shape[-1] and in_band.any():
-            raise InvalidArgumentError(
-                None, None, f"diagonal's last dimension must be {longest}, got {packed.shape[-1]}"
-            )
-        picked = (
-            packed[..., row, position]
-            if in_band.any()
-            else np.zeros(packed.shape[:-2] + (rows, columns), packed.dtype)
-        )
-        return np.where(in_band, picked, padding).astype(diagonal.dtype, copy=False)
-
-    return matrix_diag
-
-
-def _infer_matrix_diag_part(op):
-    x, padding = op.inputs
-    check_same_dtype((x, padding), ("input", "padding_value"), op.type)
-    low, high = op.attrs["k"]
-    if x.shape.ndims is None:
-        return [(x.dtype, TensorShape(None))]
-    if x.shape.ndims < 2:
-        raise ValueError(f"input must be at least rank 2, got shape {x.shape}")
-    *batch, rows, columns = x.shape.as_list()
-    longest = None
-    if rows is not None and columns is not None:
-        _check_band(op.type, rows, columns, low, high, ValueError)
-        longest = min(rows + min(0, high), columns - max(0, low))
-    if low == high:
-        return [(x.dtype, TensorShape(batch + [longest]))]
-    return [(x.dtype, TensorShape(batch + [high - low + 1, longest]))]
 
 
 def _check_band(op_type: str, rows: int, columns: int, low: int, high: int, error):
@@ -416,13 +345,82 @@ def _check_band(op_type: str, rows: int, columns: int, low: int, high: int, erro
         raise (error(message) if error is ValueError else error(None, None, message))
 
 
-def _matrix_diag_part_kernel(attrs):
-    low, high = attrs["k"]
+def _infer_matrix_diag(op):
+    diagonal, _, num_rows, num_cols, padding = op.inputs
+    check_same_dtype((diagonal, padding), ("diagonal", "padding_value"), op.type)
+    band = _known_band(op)
+    if diagonal.shape.ndims is None or band is None:
+        return [(diagonal.dtype, TensorShape(None))]
+    low, high = band
+    need = 1 if low == high else 2
+    if diagonal.shape.ndims < need:
+        raise ValueError(f"diagonal must be at least rank {need}, got shape {diagonal.shape}")
+    dims = diagonal.shape.as_list()
+    batch = dims[:-1] if low == high else dims[:-2]
+    if low != high and dims[-2] is not None and dims[-2] != high - low + 1:
+        raise ValueError(
+            f"diagonal's second to last dimension must be {high - low + 1} for k=({low}, "
+            f"{high}), got shape {diagonal.shape}"
+        )
+    sizes = [numpy_value_or_none(t) for t in (num_rows, num_cols)]
+    if dims[-1] is None or any(s is None for s in sizes):
+        return [(diagonal.dtype, TensorShape(batch + [None, None]))]
+    rows, columns = _diag_matrix_size(op.type, dims[-1], low, high, *(int(s) for s in sizes))
+    return [(diagonal.dtype, TensorShape(batch + [rows, columns]))]
+
+
+def _matrix_diag_kernel(attrs):
     align = attrs["align"]
 
-    def matrix_diag_part(x, padding):
-        if x.ndim < 2:
-            raise InvalidArgumentError(None, None, f"input must be at least rank 2: {x.shape}")
+    def matrix_diag(diagonal, k, num_rows, num_cols, padding):
+        low, high = _band_of(k)
+        if diagonal.ndim < (1 if low == high else 2):
+            raise InvalidArgumentError(None, None, f"diagonal's rank is too low: {diagonal.shape}")
+        packed = diagonal[..., None, :] if low == high else diagonal
+        if packed.shape[-2] != high - low + 1:
+            raise InvalidArgumentError(
+                None, None, f"diagonal's second to last dimension must be {high - low + 1}"
+            )
+        rows, columns = _diag_matrix_size(
+            "MatrixDiagV3", packed.shape[-1], low, high, int(num_rows), int(num_cols),
+            InvalidArgumentError,
+        )  # fmt: skip
+        in_band, row, position, longest = _band_layout(rows, columns, low, high, align)
+        if not in_band.any():
+            return np.full(packed.shape[:-2] + (rows, columns), padding, diagonal.dtype)
+        if longest != packed.shape[-1]:
+            raise InvalidArgumentError(
+                None, None, f"diagonal's last dimension must be {longest}, got {packed.shape[-1]}"
+            )
+        return np.where(in_band, packed[..., row, position], padding).astype(diagonal.dtype)
+
+    return matrix_diag
+
+
+def _infer_matrix_diag_part(op):
+    x, _, padding = op.inputs
+    check_same_dtype((x, padding), ("input", "padding_value"), op.type)
+    if x.shape.ndims is not None and x.shape.ndims < 2:
+        raise ValueError(f"input must be at least rank 2, got shape {x.shape}")
+    band = _known_band(op)
+    if x.shape.ndims is None or band is None:
+        return [(x.dtype, TensorShape(None))]
+    low, high = band
+    *batch, rows, columns = x.shape.as_list()
+    longest = None
+    if rows is not None and columns is not None:
+        _check_band(op.type, rows, columns, low, high, ValueError)
+        longest = max(min(rows + min(0, high), columns - max(0, low)), 0)
+    if low == high:
+        return [(x.dtype, TensorShape(batch + [longest]))]
+    return [(x.dtype, TensorShape(batch + [high - low + 1, longest]))]
+
+
+def _matrix_diag_part_kernel(attrs):
+    align = attrs["align"]
+
+    def matrix_diag_part(x, k, padding):
+        low, high = _band_of(k)
         rows, columns = x.shape[-2:]
         _check_band("MatrixDiagPartV3", rows, columns, low, high, InvalidArgumentError)
         longest = max(min(rows + min(0, high), columns - max(0, low)), 0)
@@ -435,14 +433,17 @@ def _matrix_diag_part_kernel(attrs):
         valid = (n >= 0) & (n < lengths)
         i = np.where(valid, n + np.maximum(0, -diagonals), 0)
         j = np.where(valid, n + np.maximum(0, diagonals), 0)
-        out = np.where(valid, x[..., i, j], padding).astype(x.dtype, copy=False)
+        if x.size == 0:
+            out = np.full(x.shape[:-2] + valid.shape, padding, x.dtype)
+        else:
+            out = np.where(valid, x[..., i, j], padding).astype(x.dtype, copy=False)
         return out[..., 0, :] if low == high else out
 
     return matrix_diag_part
 
 
 def _infer_matrix_set_diag(op):
-    x, diagonal = op.inputs
+    x, diagonal, _ = op.inputs
     check_same_dtype((x, diagonal), ("input", "diagonal"), op.type)
     if x.shape.ndims is not None and x.shape.ndims < 2:
         raise ValueError(f"input must be at least rank 2, got shape {x.shape}")
@@ -450,12 +451,10 @@ def _infer_matrix_set_diag(op):
 
 
 def _matrix_set_diag_kernel(attrs):
-    low, high = attrs["k"]
     align = attrs["align"]
 
-    def matrix_set_diag(x, diagonal):
-        if x.ndim < 2:
-            raise InvalidArgumentError(None, None, f"input must be at least rank 2: {x.shape}")
+    def matrix_set_diag(x, diagonal, k):
+        low, high = _band_of(k)
         rows, columns = x.shape[-2:]
         _check_band("MatrixSetDiagV3", rows, columns, low, high, InvalidArgumentError)
         in_band, row, position, longest = _band_layout(rows, columns, low, high, align)
@@ -467,7 +466,7 @@ def _matrix_set_diag_kernel(attrs):
                 None, None,
                 f"diagonal must have shape {list(shown)}, got {list(diagonal.shape)}",
             )  # fmt: skip
-        if not in_band.any():
+        if not in_band.any() or x.size == 0:
             return x.copy()
         return np.where(in_band, packed[..., row, position], x)
 
@@ -477,6 +476,17 @@ def _matrix_set_diag_kernel(attrs):
 define_op("MatrixDiagV3", _infer_matrix_diag, _matrix_diag_kernel)
 define_op("MatrixDiagPartV3", _infer_matrix_diag_part, _matrix_diag_part_kernel)
 define_op("MatrixSetDiagV3", _infer_matrix_set_diag, _matrix_set_diag_kernel)
+
+
+def _band_input(function: str, k) -> Tensor:
+    k = _int32_input(function, "k", k, ranks=(0, 1))
+    known = numpy_value_or_none(k)
+    if known is not None:
+        try:
+            _band_of(known, ValueError)
+        except ValueError as e:
+            _fail(function, str(e))
+    return k
 
 
 def matrix_diag(
@@ -492,21 +502,20 @@ def matrix_diag(
     band: then ``diagonal`` is ``[..., high - low + 1, longest]``, its row ``r`` holding
     diagonal ``high - r``, short diagonals padded as ``align`` says), ``padding_value``
     elsewhere.  ``num_rows``/``num_cols`` default (``-1``) to the smallest that fit."""
-    graph = graph_of((diagonal,))
+    graph = graph_of((diagonal, k, num_rows, num_cols, padding_value))
     with graph.as_default(), graph.name_scope(name):
         diagonal = convert_to_tensor(diagonal, name="diagonal")
         if diagonal.shape.ndims == 0:
             _fail("matrix_diag", "diagonal must be at least rank 1, got a scalar")
-        attrs = {
-            "k": _diag_band("matrix_diag", k),
-            "size": (
-                _static_int("matrix_diag", "num_rows", num_rows),
-                _static_int("matrix_diag", "num_cols", num_cols),
-            ),
-            "align": _check_align("matrix_diag", align),
-        }
-        padding = convert_to_tensor(padding_value, dtype=diagonal.dtype, name="padding_value")
-        return apply_op("MatrixDiagV3", (diagonal, padding), attrs, "MatrixDiag").outputs[0]
+        inputs = (
+            diagonal,
+            _band_input("matrix_diag", k),
+            _int32_input("matrix_diag", "num_rows", num_rows),
+            _int32_input("matrix_diag", "num_cols", num_cols),
+            convert_to_tensor(padding_value, dtype=diagonal.dtype, name="padding_value"),
+        )
+        attrs = {"align": _check_align("matrix_diag", align)}
+        return apply_op("MatrixDiagV3", inputs, attrs, "MatrixDiag").outputs[0]
 
 
 def matrix_diag_part(
@@ -520,16 +529,17 @@ def matrix_diag_part(
     (``min(rows, columns)`` long); for a band ``k=(low, high)``, ``[..., high - low + 1,
     longest]`` with row ``r`` holding diagonal ``high - r``, short ones padded with
     ``padding_value`` on the side ``align`` says."""
-    graph = graph_of((input,))
+    graph = graph_of((input, k, padding_value))
     with graph.as_default(), graph.name_scope(name):
         x = convert_to_tensor(input, name="input")
         _matrix_dims("matrix_diag_part", x)
-        attrs = {
-            "k": _diag_band("matrix_diag_part", k),
-            "align": _check_align("matrix_diag_part", align),
-        }
-        padding = convert_to_tensor(padding_value, dtype=x.dtype, name="padding_value")
-        return apply_op("MatrixDiagPartV3", (x, padding), attrs, "MatrixDiagPart").outputs[0]
+        inputs = (
+            x,
+            _band_input("matrix_diag_part", k),
+            convert_to_tensor(padding_value, dtype=x.dtype, name="padding_value"),
+        )
+        attrs = {"align": _check_align("matrix_diag_part", align)}
+        return apply_op("MatrixDiagPartV3", inputs, attrs, "MatrixDiagPart").outputs[0]
 
 
 def matrix_set_diag(
@@ -541,16 +551,14 @@ def matrix_set_diag(
 ) -> Tensor:
     """``input`` with its diagonals ``k`` replaced by ``diagonal`` (laid out as
     `matrix_diag_part` gives them)."""
-    graph = graph_of((input, diagonal))
+    graph = graph_of((input, diagonal, k))
     with graph.as_default(), graph.name_scope(name):
         x = convert_to_tensor(input, name="input")
         diagonal = convert_to_tensor(diagonal, dtype=x.dtype, name="diagonal")
         _matrix_dims("matrix_set_diag", x)
-        attrs = {
-            "k": _diag_band("matrix_set_diag", k),
-            "align": _check_align("matrix_set_diag", align),
-        }
-        return apply_op("MatrixSetDiagV3", (x, diagonal), attrs, "MatrixSetDiag").outputs[0]
+        inputs = (x, diagonal, _band_input("matrix_set_diag", k))
+        attrs = {"align": _check_align("matrix_set_diag", align)}
+        return apply_op("MatrixSetDiagV3", inputs, attrs, "MatrixSetDiag").outputs[0]
 
 
 def matrix_band_part(input, num_lower, num_upper, name: Optional[str] = None) -> Tensor:  # noqa: A002
@@ -758,25 +766,27 @@ def _cholesky_grad(op, grad):
 
 @RegisterGradient("MatrixDiagV3")
 def _matrix_diag_grad(op, grad):
-    attrs = {"k": op.attrs["k"], "align": op.attrs["align"]}
-    zero = _a.zeros_like(op.inputs[1])
-    return apply_op("MatrixDiagPartV3", (grad, zero), attrs).outputs[0], None
+    diagonal, k, _, _, padding = op.inputs
+    zero = _a.zeros_like(padding)
+    part = apply_op("MatrixDiagPartV3", (grad, k, zero), {"align": op.attrs["align"]})
+    return part.outputs[0], None, None, None, None
 
 
 @RegisterGradient("MatrixDiagPartV3")
 def _matrix_diag_part_grad(op, grad):
-    attrs = {"k": op.attrs["k"], "align": op.attrs["align"]}
-    zeros = _a.zeros_like(op.inputs[0])
-    return apply_op("MatrixSetDiagV3", (zeros, grad), attrs).outputs[0], None
+    x, k, _ = op.inputs
+    placed = apply_op("MatrixSetDiagV3", (_a.zeros_like(x), grad, k), {"align": op.attrs["align"]})
+    return placed.outputs[0], None, None
 
 
 @RegisterGradient("MatrixSetDiagV3")
 def _matrix_set_diag_grad(op, grad):
-    attrs = {"k": op.attrs["k"], "align": op.attrs["align"]}
-    zeros = _a.zeros_like(op.inputs[1])
-    grad_input = apply_op("MatrixSetDiagV3", (grad, zeros), attrs).outputs[0]
-    grad_diagonal = apply_op("MatrixDiagPartV3", (grad, _a.zeros([], grad.dtype)), attrs)
-    return grad_input, grad_diagonal.outputs[0]
+    _, diagonal, k = op.inputs
+    attrs = {"align": op.attrs["align"]}
+    grad_input = apply_op("MatrixSetDiagV3", (grad, _a.zeros_like(diagonal), k), attrs)
+    zero = _a.zeros([], grad.dtype)
+    grad_diagonal = apply_op("MatrixDiagPartV3", (grad, k, zero), attrs)
+    return grad_input.outputs[0], grad_diagonal.outputs[0], None
 
 
 @RegisterGradient("Einsum")

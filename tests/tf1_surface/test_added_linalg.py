@@ -205,3 +205,23 @@ def test_sparse_matmul_does_multiply_float32_matrices():
         np.testing.assert_array_equal(_run(sp), [[10100, 500], [304, 18]])
         with pytest.raises(TypeError, match="float32"):
             tf.sparse_matmul(tf.cast(fa, tf.float64), tf.cast(fb, tf.float64))
+
+
+def test_diag_ops_do_take_the_band_and_sizes_as_tensors():
+    with tf.Graph().as_default():
+        k = tf.placeholder(tf.int32, [2])
+        rows = tf.placeholder(tf.int32, [])
+        part = tf.linalg.diag_part(_X34, k=k)
+        built = tf.linalg.diag(np.array([1.0, 2.0]), k=-1, num_rows=rows)
+        assert part.shape.ndims is None and built.shape.as_list() == [None, None]
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(
+                sess.run(part, {k: [-1, 2]}), [[0, 3, 8], [2, 7, 12], [1, 6, 11], [5, 10, 0]]
+            )
+            np.testing.assert_array_equal(
+                sess.run(built, {rows: 4}), [[0, 0], [1, 0], [0, 2], [0, 0]]
+            )
+            with pytest.raises(tf.errors.InvalidArgumentError, match="low <= high"):
+                sess.run(part, {k: [2, 1]})
+        with pytest.raises(TypeError, match="integer"):
+            tf.linalg.diag_part(_X34, k=1.5)
