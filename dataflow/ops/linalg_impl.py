@@ -1340,6 +1340,12 @@ def _expm_gradient(op, grad):
     return apply_op("MatrixExponentialGrad", (op.inputs[0], grad)).outputs[0]
 
 
+@RegisterGradient("Lu")
+def _lu_gradient(op, grad_lu, grad_perm):
+    # TensorFlow defines none: differentiating through lu is an error there too.
+    raise LookupError(f"No gradient defined for operation '{op.name}' (op type: Lu)")
+
+
 @RegisterGradient("Cross")
 def _cross_gradient(op, grad):
     a, b = op.inputs

@@ -934,7 +934,7 @@ def _infer_matmul_v3(op):
         if t.dtype not in (_dtypes.int8, _dtypes.uint8):
             raise TypeError(f"Input '{arg}' of '{op.type}' must be int8 or uint8, got {t.dtype}")
     _, shape = _infer_matmul(_SameDtypeView(op))[0]
-    return [(op.attrs["Tout"], shape)]
+    return [(op.attrs["output_type"], shape)]
 
 
 class _SameDtypeView:
@@ -953,7 +953,7 @@ class _DtypeShape:
 
 def _matmul_v3_kernel(attrs):
     product = _matmul_kernel(attrs)
-    out = _dtypes.numpy_dtype(attrs["Tout"])
+    out = _dtypes.numpy_dtype(attrs["output_type"])
     return lambda a, b: product(a.astype(out), b.astype(out))
 
 
@@ -1014,7 +1014,7 @@ def matmul(
                         f"matmul: output_type must be int32 for (u)int8 inputs, got "
                         f"{output_type.name}"
                     )
-                attrs["Tout"] = output_type
+                attrs["output_type"] = output_type
                 return apply_op_output("BatchMatMulV3", (a, b), attrs, scope)
         a, b = convert_in_order((a, b), ("a", "b"))
         op_type = "MatMul" if a.shape.ndims == 2 and b.shape.ndims == 2 else "BatchMatMulV2"
@@ -1528,6 +1528,7 @@ for _type in (
     "LogicalNot FloorDiv ArgMax ArgMin Any All Where Floor Ceil"
 ).split():
     NotDifferentiable(_type)
+NotDifferentiable("BatchMatMulV3")  # only (u)int8 matrices into int32 here: integers
 
 
 @RegisterGradient("Neg")
