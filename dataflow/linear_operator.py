@@ -488,12 +488,6 @@ class LinearOperator:
         return f"<{type(self).__name__} '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
 
-def _hint_true(where: str, hint, value, message: str):
-    if hint is not None and bool(hint) != value:
-        _fail(where, message)
-    return value
-
-
 # -- full matrix, diagonal, triangular -------------------------------------------------------------
 class LinearOperatorFullMatrix(LinearOperator):
     """A dense matrix (or batch) ``matrix`` ``[..., M, N]`` as an operator."""
@@ -695,7 +689,15 @@ def _num_rows_tensor(where: str, num_rows, assert_proper_shapes: bool):
     rows = convert_to_tensor(num_rows, name="num_rows")
     if rows.dtype not in (_dtypes.int32, _dtypes.int64) or rows.shape.ndims not in (None, 0):
         _fail(where, f"num_rows must be an int32 or int64 scalar, got {rows}")
-    return _m.cast(rows, _dtypes.int32)
+    rows = _m.cast(rows, _dtypes.int32)
+    if assert_proper_shapes:  # the static checks were inconclusive: check when the graph runs
+        from .graph import control_dependencies
+        from .ops.check_ops import assert_non_negative
+
+        check = assert_non_negative(rows, message=f"{where}: num_rows must be non-negative")
+        with control_dependencies([check]):
+            rows = _a.identity(rows)
+    return rows
 
 
 class _BaseIdentity(LinearOperator):
@@ -728,6 +730,27 @@ class _BaseIdentity(LinearOperator):
         return _a.ones(
             _a.concat([shape[:-2], [_m.minimum(shape[-2], shape[-1])]], 0), dtype=self.dtype
         )
+
+    def _checked_rows(self, x, expected):
+        """``x``, whose rows must number ``expected`` (an int or a scalar tensor): checked now
+        when both are known, else, with ``assert_proper_shapes``, when the graph runs."""
+        size = x.shape.as_list()[-2] if x.shape.ndims else None
+        if isinstance(expected, int) and size is not None:
+            if size != expected:
+                _fail(self.name, f"x has {size} rows where the operator has {expected} columns")
+            return x
+        if not self._assert_proper_shapes:
+            return x
+        from .graph import control_dependencies
+        from .ops.check_ops import assert_equal
+
+        check = assert_equal(
+            _a.shape(x)[-2],
+            convert_to_tensor(expected, dtype=_dtypes.int32),
+            message="Incompatible matrix/vector dimensions.",
+        )
+        with control_dependencies([check]):
+            return _a.identity(x)
 
     def _broadcast_batch(self, x):
         """``x`` broadcast against this operator's batch shape."""
@@ -785,26 +808,9 @@ class LinearOperatorIdentity(_BaseIdentity):
         self._assert_proper_shapes = assert_proper_shapes
         super().__init__(dtype, None, True, True, True, True, name, parameters)
 
-    def _check_x_rows(self, x, axis):
-        if not self._assert_proper_shapes:
-            return x
-        from .ops.check_ops import assert_equal
-
-        rows = convert_to_tensor(self._num_rows, dtype=_dtypes.int32)
-        check = assert_equal(
-            _a.shape(x)[axis], rows, message="Incompatible matrix/vector dimensions."
-        )
-        from .graph import control_dependencies
-
-        with control_dependencies([check]):
-            return _a.identity(x)
-
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = _adjoint(x) if adjoint_arg else x
-        size = x.shape.as_list()[-2] if x.shape.ndims else None
-        if isinstance(self._num_rows, int) and size is not None and size != self._num_rows:
-            _fail(self.name, f"x has {size} rows where the operator has {self._num_rows} columns")
-        return self._broadcast_batch(self._check_x_rows(x, -2))
+        return self._broadcast_batch(self._checked_rows(x, self._num_rows))
 
     def _to_dense(self):
         if isinstance(self._num_rows, int):
@@ -875,6 +881,7 @@ class LinearOperatorScaledIdentity(_BaseIdentity):
             self._batch_shape_static = None if mshape.ndims is None else mshape.as_list()
         if is_self_adjoint is False:
             _fail(name, "A real scaled identity operator is always self adjoint.")
+        self._assert_proper_shapes = assert_proper_shapes
         super().__init__(
             self._multiplier.dtype, [self._multiplier], is_non_singular, True,
             is_positive_definite, True, name, parameters,
@@ -892,7 +899,7 @@ class LinearOperatorScaledIdentity(_BaseIdentity):
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = _adjoint(x) if adjoint_arg else x
-        return _m.multiply(self._scale(), x)
+        return _m.multiply(self._scale(), self._checked_rows(x, self._num_rows))
 
     def _to_dense(self):
         return _m.multiply(self._scale(), _mx.matrix_diag(self._ones_diag()))
@@ -993,6 +1000,7 @@ class LinearOperatorZeros(_BaseIdentity):
                 "LinearOperatorZeros initialized as is_square=True, but got num_rows = "
                 f"{self._num_rows} != num_columns = {self._num_columns}",
             )
+        self._assert_proper_shapes = assert_proper_shapes
         super().__init__(
             dtype, None, is_non_singular, is_self_adjoint, is_positive_definite, is_square, name,
             parameters,
@@ -1006,6 +1014,7 @@ class LinearOperatorZeros(_BaseIdentity):
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = _adjoint(x) if adjoint_arg else x
+        x = self._checked_rows(x, self._num_rows if adjoint else self._num_columns)
         return self._broadcast_batch(_a.zeros(self._out_shape(x, adjoint), dtype=x.dtype))
 
     def _to_dense(self):

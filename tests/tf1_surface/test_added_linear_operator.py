@@ -251,3 +251,24 @@ def test_conjugate_gradient_does_converge_in_a_graph_loop():
         np.testing.assert_allclose(r2, [-0.085445643225, -0.05303522683, -0.1399540708], rtol=1e-8)
         with pytest.raises(ValueError, match="positive definite"):
             L.experimental.conjugate_gradient(L.LinearOperatorFullMatrix(M), rhs)
+
+
+def test_identities_do_assert_proper_shapes_when_asked():
+    with tf.Graph().as_default():
+        rows = tf.placeholder(tf.int32, [])
+        x = tf.placeholder(tf.float64, [None, 2])
+        checked = L.LinearOperatorIdentity(rows, dtype=tf.float64, assert_proper_shapes=True)
+        scaled = L.LinearOperatorScaledIdentity(rows, np.float64(2.0), assert_proper_shapes=True)
+        unchecked = L.LinearOperatorIdentity(rows, dtype=tf.float64)
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(checked.matmul(x), {rows: 3, x: X}), X)
+            np.testing.assert_array_equal(sess.run(scaled.matmul(x), {rows: 3, x: X}), 2 * X)
+            np.testing.assert_array_equal(sess.run(unchecked.matmul(x), {rows: 2, x: X}), X)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible"):
+                sess.run(checked.matmul(x), {rows: 2, x: X})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="non-negative"):
+                sess.run(checked.to_dense(), {rows: -1})
+        with pytest.raises(ValueError, match="rows"):
+            L.LinearOperatorZeros(3, 2, is_square=False, is_self_adjoint=False).matmul(
+                np.ones((3, 1), np.float32)
+            )
