@@ -665,25 +665,52 @@ def _permutation_matrix(perm, n, dtype):
     return _a.one_hot(perm, n, dtype=dtype)
 
 
-def _check_lu_args(function: str, lower_upper, perm, validate_args: bool):
-    if lower_upper.shape.ndims is not None and lower_upper.shape.ndims < 2:
-        _fail(function, f"lower_upper must have at least 2 dimensions, got {lower_upper.shape}")
-    if perm.shape.ndims is not None and perm.shape.ndims < 1:
-        _fail(function, f"perm must have at least 1 dimension, got {perm.shape}")
-    if lower_upper.shape.ndims is not None and perm.shape.ndims is not None:
-        if lower_upper.shape.ndims != perm.shape.ndims + 1:
-            _fail(function, f"lower_upper {lower_upper.shape} and perm {perm.shape} differ in rank")
-    dims = lower_upper.shape.as_list()[-2:] if lower_upper.shape.ndims else [None, None]
-    if None not in dims and dims[0] != dims[1]:
-        _fail(function, f"lower_upper must be square, got {lower_upper.shape}")
-    if validate_args:
-        from .check_ops import assert_equal
+def _check_lu_args(function: str, lower_upper, perm, validate_args: bool, rhs=None) -> list:
+    """TensorFlow's checks of LU factors (and a right-hand side): each made now when the
+    static shapes decide it, else, with ``validate_args``, as an assertion when the graph
+    runs (the assertions are returned)."""
+    from .check_ops import assert_equal, assert_rank_at_least
 
+    checks = []
+    lu_rank, perm_rank = lower_upper.shape.ndims, perm.shape.ndims
+    message = f"{function}: lower_upper must have at least 2 dimensions"
+    if lu_rank is not None:
+        if lu_rank < 2:
+            _fail(function, f"lower_upper must have at least 2 dimensions, got {lower_upper.shape}")
+    elif validate_args:
+        checks.append(assert_rank_at_least(lower_upper, 2, message=message))
+    message = f"{function}: rank(lower_upper) must equal rank(perm) + 1"
+    if lu_rank is not None and perm_rank is not None:
+        if lu_rank != perm_rank + 1:
+            _fail(function, f"lower_upper {lower_upper.shape} and perm {perm.shape} differ in rank")
+    elif validate_args:
+        checks.append(assert_equal(_a.rank(lower_upper), _a.rank(perm) + 1, message=message))
+    dims = lower_upper.shape.as_list()[-2:] if lu_rank else [None, None]
+    if None not in dims:
+        if dims[0] != dims[1]:
+            _fail(function, f"lower_upper must be square, got {lower_upper.shape}")
+    elif validate_args:
         shape = _a.shape(lower_upper)
-        return [
+        checks.append(
             assert_equal(shape[-2], shape[-1], message=f"{function}: lower_upper must be square")
-        ]
-    return []
+        )
+    if rhs is not None:
+        if rhs.shape.ndims is not None:
+            if rhs.shape.ndims < 2:
+                _fail(function, f"rhs must have at least 2 dimensions, got {rhs.shape}")
+        elif validate_args:
+            message = f"{function}: rhs must have at least 2 dimensions"
+            checks.append(assert_rank_at_least(rhs, 2, message=message))
+        size = rhs.shape.as_list()[-2] if rhs.shape.ndims else None
+        if dims[-1] is not None and size is not None:
+            if dims[-1] != size:
+                _fail(function, f"lower_upper {lower_upper.shape} and rhs {rhs.shape} do not match")
+        elif validate_args:
+            message = f"{function}: lower_upper.shape[-1] must equal rhs.shape[-2]"
+            checks.append(
+                assert_equal(_a.shape(lower_upper)[-1], _a.shape(rhs)[-2], message=message)
+            )
+    return checks
 
 
 def _matrix_size(x):
@@ -713,9 +740,7 @@ def lu_solve(lower_upper, perm, rhs, validate_args: bool = False, name: Optional
         lower_upper = convert_to_tensor(lower_upper, name="lower_upper")
         perm = convert_to_tensor(perm, name="perm")
         rhs = convert_to_tensor(rhs, dtype=lower_upper.dtype, name="rhs")
-        checks = _check_lu_args("lu_solve", lower_upper, perm, validate_args)
-        if rhs.shape.ndims is not None and rhs.shape.ndims < 2:
-            _fail("lu_solve", f"rhs must have at least 2 dimensions, got {rhs.shape}")
+        checks = _check_lu_args("lu_solve", lower_upper, perm, validate_args, rhs)
         with graph.control_dependencies(checks):
             lower, upper = _lu_factors(lower_upper)
             p = _permutation_matrix(perm, _matrix_size(lower_upper), lower_upper.dtype)

@@ -208,6 +208,13 @@ def logdet(matrix, name: Optional[str] = None) -> Tensor:
 
 
 # -- composed helpers ------------------------------------------------------------------------------
+def _check_matrices(function: str, x: Tensor) -> None:
+    """Fails now when ``x`` is known to have rank below 2 (an unknown rank is checked by the
+    kernel when the graph runs)."""
+    if x.shape.ndims is not None and x.shape.ndims < 2:
+        _fail(function, f"input must have rank of at least 2, got shape {x.shape}")
+
+
 def _matrix_dims(function: str, x: Tensor) -> tuple:
     if x.shape.ndims is None or x.shape.ndims < 2:
         _fail(function, f"input must have a known rank of at least 2, got shape {x.shape}")
@@ -421,6 +428,8 @@ def _matrix_diag_part_kernel(attrs):
 
     def matrix_diag_part(x, k, padding):
         low, high = _band_of(k)
+        if x.ndim < 2:
+            raise InvalidArgumentError(None, None, f"input must be at least rank 2: {x.shape}")
         rows, columns = x.shape[-2:]
         _check_band("MatrixDiagPartV3", rows, columns, low, high, InvalidArgumentError)
         longest = max(min(rows + min(0, high), columns - max(0, low)), 0)
@@ -455,6 +464,8 @@ def _matrix_set_diag_kernel(attrs):
 
     def matrix_set_diag(x, diagonal, k):
         low, high = _band_of(k)
+        if x.ndim < 2:
+            raise InvalidArgumentError(None, None, f"input must be at least rank 2: {x.shape}")
         rows, columns = x.shape[-2:]
         _check_band("MatrixSetDiagV3", rows, columns, low, high, InvalidArgumentError)
         in_band, row, position, longest = _band_layout(rows, columns, low, high, align)
@@ -532,7 +543,7 @@ def matrix_diag_part(
     graph = graph_of((input, k, padding_value))
     with graph.as_default(), graph.name_scope(name):
         x = convert_to_tensor(input, name="input")
-        _matrix_dims("matrix_diag_part", x)
+        _check_matrices("matrix_diag_part", x)
         inputs = (
             x,
             _band_input("matrix_diag_part", k),
@@ -555,7 +566,7 @@ def matrix_set_diag(
     with graph.as_default(), graph.name_scope(name):
         x = convert_to_tensor(input, name="input")
         diagonal = convert_to_tensor(diagonal, dtype=x.dtype, name="diagonal")
-        _matrix_dims("matrix_set_diag", x)
+        _check_matrices("matrix_set_diag", x)
         inputs = (x, diagonal, _band_input("matrix_set_diag", k))
         attrs = {"align": _check_align("matrix_set_diag", align)}
         return apply_op("MatrixSetDiagV3", inputs, attrs, "MatrixSetDiag").outputs[0]
@@ -567,7 +578,7 @@ def matrix_band_part(input, num_lower, num_upper, name: Optional[str] = None) ->
     graph = graph_of((input, num_lower, num_upper))
     with graph.as_default(), graph.name_scope(name or "MatrixBandPart"):
         x = convert_to_tensor(input, name="input")
-        _matrix_dims("matrix_band_part", x)
+        _check_matrices("matrix_band_part", x)
         rows, columns = _matrix_sizes(x)
         below = _a.reshape(_a.range(rows), [-1, 1]) - _a.reshape(_a.range(columns), [1, -1])
         lower = _m.cast(convert_to_tensor(num_lower, name="num_lower"), _dtypes.int32)

@@ -375,3 +375,24 @@ def test_decompositions_do_treat_nan_inputs_as_tensorflow():
             _run(tf.linalg.eigh(nan)[0])
         with pytest.raises(tf.errors.InvalidArgumentError, match="not invertible"):
             _run(tf.linalg.lu(nan)[0])
+
+
+def test_lu_helpers_do_validate_unknown_shapes_when_asked():
+    with tf.Graph().as_default():
+        lu, perm = tf.linalg.lu(M)
+        factors = tf.placeholder(tf.float64)
+        rhs = tf.placeholder(tf.float64)
+        solved = tf.linalg.lu_solve(factors, perm, rhs, validate_args=True)
+        rebuilt = tf.linalg.lu_reconstruct(factors, perm, validate_args=True)
+        with tf.Session() as sess:
+            lu_value = sess.run(lu)
+            np.testing.assert_allclose(
+                sess.run(solved, {factors: lu_value, rhs: RHS}), np.linalg.solve(M, RHS)
+            )
+            np.testing.assert_allclose(sess.run(rebuilt, {factors: lu_value}), M, atol=1e-12)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="rhs"):
+                sess.run(solved, {factors: lu_value, rhs: np.ones((2, 1))})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="rank"):
+                sess.run(rebuilt, {factors: np.ones((1, 3, 3))})
+        with pytest.raises(ValueError, match="do not match"):
+            tf.linalg.lu_solve(lu, perm, np.ones((2, 1)))
