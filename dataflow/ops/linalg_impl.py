@@ -829,18 +829,24 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast: bool = True, name: Op
             return apply_op(
                 "MatrixSolveLs", (matrix, rhs, l2_64), {"fast": False}, "MatrixSolveLs"
             ).outputs[0]
-        dims = matrix.shape.as_list()[-2:] if matrix.shape.ndims else [None, None]
-        if None in dims:
-            _fail(
-                "matrix_solve_ls",
-                f"fast=True needs the matrix dimensions known, got {matrix.shape}",
-            )
         regularizer = None if _is_zero(l2) else l2
-        if dims[0] >= dims[1]:
+
+        def overdetermined():
             chol = _regularized_gramian_cholesky(matrix, regularizer, first_kind=True)
             return _mx.cholesky_solve(chol, _m.matmul(matrix, rhs, transpose_a=True))
-        chol = _regularized_gramian_cholesky(matrix, regularizer, first_kind=False)
-        return _m.matmul(matrix, _mx.cholesky_solve(chol, rhs), transpose_a=True)
+
+        def underdetermined():
+            chol = _regularized_gramian_cholesky(matrix, regularizer, first_kind=False)
+            return _m.matmul(matrix, _mx.cholesky_solve(chol, rhs), transpose_a=True)
+
+        dims = matrix.shape.as_list()[-2:] if matrix.shape.ndims else [None, None]
+        if None not in dims:
+            return overdetermined() if dims[0] >= dims[1] else underdetermined()
+        # The shape decides which normal equations when the graph runs, as in TensorFlow.
+        from primitives.control_flow_ops import cond
+
+        shape = _a.shape(matrix)
+        return cond(_m.greater_equal(shape[-2], shape[-1]), overdetermined, underdetermined)
 
 
 def _is_zero(t) -> bool:

@@ -396,3 +396,22 @@ def test_lu_helpers_do_validate_unknown_shapes_when_asked():
                 sess.run(rebuilt, {factors: np.ones((1, 3, 3))})
         with pytest.raises(ValueError, match="do not match"):
             tf.linalg.lu_solve(lu, perm, np.ones((2, 1)))
+
+
+def test_lstsq_does_choose_its_normal_equations_when_the_shape_is_unknown():
+    with tf.Graph().as_default():
+        matrix = tf.placeholder(tf.float64, [None, None])
+        rhs = tf.placeholder(tf.float64, [None, None])
+        x = tf.linalg.lstsq(matrix, rhs, l2_regularizer=0.5)
+        (grad,) = tf.gradients(tf.reduce_sum(x), matrix)
+        with tf.Session() as sess:
+            np.testing.assert_allclose(
+                sess.run(x, {matrix: TALL, rhs: RHS}),
+                [[-0.4981132075, -0.2264150943], [0.279245283, 0.4905660377]], rtol=1e-9,
+            )  # fmt: skip
+            np.testing.assert_allclose(
+                sess.run(x, {matrix: TALL.T, rhs: np.array([[1.0], [2.0]])}),
+                np.linalg.solve(TALL @ TALL.T + 0.5 * np.eye(3), TALL) @ [[1.0], [2.0]],
+                rtol=1e-9,
+            )
+            assert sess.run(grad, {matrix: TALL, rhs: RHS}).shape == (3, 2)
