@@ -892,6 +892,12 @@ def _infer_matmul(op):
     a, b = op.inputs
     check_same_dtype((a, b), ("a", "b"), op.type)
     check_dtype(a.dtype, NUMERIC_TYPES, f"Input 'a' of '{op.type}'")
+    return [(a.dtype, _matmul_shape(op))]
+
+
+def _matmul_shape(op) -> TensorShape:
+    """The static shape of the product of a MatMul-family op's two inputs."""
+    a, b = op.inputs
     ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
     batched = op.type != "MatMul"
     for t, arg in ((a, "a"), (b, "b")):
@@ -900,7 +906,7 @@ def _infer_matmul(op):
             need = "at least 2" if batched else "2"
             raise ValueError(f"Input '{arg}' must have rank {need}, but has shape {t.shape}")
     if a.shape.ndims is None or b.shape.ndims is None:
-        return [(a.dtype, TensorShape(None))]
+        return TensorShape(None)
     a_dims, b_dims = a.shape.as_list(), b.shape.as_list()
     m, ka = (a_dims[-1], a_dims[-2]) if ta else (a_dims[-2], a_dims[-1])
     kb, n = (b_dims[-1], b_dims[-2]) if tb else (b_dims[-2], b_dims[-1])
@@ -910,7 +916,7 @@ def _infer_matmul(op):
             f"(shapes {a.shape} and {b.shape}, transpose_a={ta}, transpose_b={tb})"
         )
     batch = broadcast_shape(TensorShape(a_dims[:-2]), TensorShape(b_dims[:-2]))
-    return [(a.dtype, TensorShape(batch.as_list() + [m, n]))]
+    return TensorShape(batch.as_list() + [m, n])
 
 
 def _matmul_kernel(attrs):
@@ -929,26 +935,11 @@ define_op("BatchMatMulV2", _infer_matmul, _matmul_kernel)
 
 
 def _infer_matmul_v3(op):
-    a, b = op.inputs
-    for t, arg in ((a, "a"), (b, "b")):
+    """(u)int8 matrices multiplied into ``output_type`` (int32)."""
+    for t, arg in zip(op.inputs, ("a", "b")):
         if t.dtype not in (_dtypes.int8, _dtypes.uint8):
             raise TypeError(f"Input '{arg}' of '{op.type}' must be int8 or uint8, got {t.dtype}")
-    _, shape = _infer_matmul(_SameDtypeView(op))[0]
-    return [(op.attrs["output_type"], shape)]
-
-
-class _SameDtypeView:
-    """An op seen with both inputs of ``a``'s dtype, to reuse `_infer_matmul`'s shapes."""
-
-    def __init__(self, op):
-        a, b = op.inputs
-        self.inputs = (a, _DtypeShape(a.dtype, b.shape))
-        self.attrs, self.type = op.attrs, op.type
-
-
-class _DtypeShape:
-    def __init__(self, dtype, shape):
-        self.dtype, self.shape = dtype, shape
+    return [(op.attrs["output_type"], _matmul_shape(op))]
 
 
 def _matmul_v3_kernel(attrs):
