@@ -1628,7 +1628,9 @@ class LinearOperatorKronecker(LinearOperator):
             for op in self._operators
         ]
         columns = x.shape.as_list()[-1] if x.shape.ndims else None
-        if columns is None or x.shape.ndims is None or None in x.shape.as_list()[:-2]:
+        batched = any(op.batch_shape.ndims != 0 for op in self._operators)
+        if batched or columns is None or None in x.shape.as_list()[:-2]:
+            # Factors with batches would mix their batch dimensions with the reshaped rows.
             return _m.matmul(self.to_dense(), x, adjoint_a=adjoint)
         batch = x.shape.as_list()[:-2]
         current = x

@@ -272,3 +272,20 @@ def test_identities_do_assert_proper_shapes_when_asked():
             L.LinearOperatorZeros(3, 2, is_square=False, is_self_adjoint=False).matmul(
                 np.ones((3, 1), np.float32)
             )
+
+
+def test_kronecker_does_multiply_batched_factors():
+    first = np.stack([[[1.0, 2.0], [3.0, 5.0]], [[2.0, 0.0], [1.0, 1.0]]])
+    second = np.array([[2.0, 0.5, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]])
+    x = np.arange(12.0).reshape(6, 2)
+    with tf.Graph().as_default():
+        op = L.LinearOperatorKronecker(
+            [L.LinearOperatorFullMatrix(first), L.LinearOperatorFullMatrix(second)]
+        )
+        assert op.shape.as_list() == [2, 6, 6]
+        dense = np.stack([np.kron(f, second) for f in first])
+        np.testing.assert_allclose(_run(op.matmul(tf.constant(x))), dense @ x)
+        np.testing.assert_allclose(
+            _run(op.solve(tf.constant(x))), np.linalg.solve(dense, x), atol=1e-12
+        )
+        np.testing.assert_allclose(_run(op.determinant()), np.linalg.det(dense))
