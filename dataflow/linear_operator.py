@@ -1263,7 +1263,7 @@ class LinearOperatorComposition(LinearOperator):
         return result
 
     def _log_abs_determinant(self):
-        return _m.add_n([op.log_abs_determinant() for op in self._operators])
+        return _sum([op.log_abs_determinant() for op in self._operators])
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         if not all(op.is_square is not False for op in self._operators):
@@ -1366,7 +1366,9 @@ class LinearOperatorBlockDiag(LinearOperator):
         return _a.concat(_broadcast_all(rows), axis=-2)
 
     def _diag_part(self):
-        return _a.concat(_broadcast_all([op.diag_part() for op in self._operators]), axis=-1)
+        return _a.concat(
+            _broadcast_all([op.diag_part() for op in self._operators], core=1), axis=-1
+        )
 
     def _determinant(self):
         result = self._operators[0].determinant()
@@ -1375,10 +1377,10 @@ class LinearOperatorBlockDiag(LinearOperator):
         return result
 
     def _log_abs_determinant(self):
-        return _m.add_n(_broadcast_all([op.log_abs_determinant() for op in self._operators]))
+        return _sum([op.log_abs_determinant() for op in self._operators])
 
     def _eigvals(self):
-        return _a.concat(_broadcast_all([op.eigvals() for op in self._operators]), axis=-1)
+        return _a.concat(_broadcast_all([op.eigvals() for op in self._operators], core=1), axis=-1)
 
     def _inverse_operator(self):
         return LinearOperatorBlockDiag(
@@ -1392,22 +1394,31 @@ class LinearOperatorBlockDiag(LinearOperator):
         return LinearOperatorBlockDiag([op.adjoint() for op in self._operators])
 
 
-def _broadcast_all(tensors: list) -> list:
+def _broadcast_all(tensors: list, core: int = 2) -> list:
     """``tensors`` with their leading (batch) dimensions broadcast against each other, their
-    last dimensions as they are (static batch shapes)."""
+    last ``core`` dimensions as they are (static batch shapes)."""
     ranks = {t.shape.ndims for t in tensors}
-    if None in ranks or len({tuple(t.shape.as_list()[:-2]) for t in tensors}) == 1:
+    if None in ranks or len({tuple(t.shape.as_list()[:-core]) for t in tensors}) == 1:
         return tensors
     batch = TensorShape([])
     for t in tensors:
-        batch = _broadcast_static(batch, TensorShape(t.shape.as_list()[:-2]))
+        batch = _broadcast_static(batch, TensorShape(t.shape.as_list()[:-core]))
     if not batch.is_fully_defined():
         return tensors
     out = []
     for t in tensors:
         dims = t.shape.as_list()
-        out.append(_broadcast_to(t, batch.as_list() + dims[-2:]) if None not in dims[-2:] else t)
+        known = None not in dims[-core:]
+        out.append(_broadcast_to(t, batch.as_list() + dims[-core:]) if known else t)
     return out
+
+
+def _sum(tensors: list):
+    """The broadcasting sum of ``tensors``."""
+    total = tensors[0]
+    for t in tensors[1:]:
+        total = _m.add(total, t)
+    return total
 
 
 class LinearOperatorBlockLowerTriangular(LinearOperator):
@@ -1491,7 +1502,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
                 terms = [self._rows[j][i].matmul(parts[j], adjoint=True) for j in range(i, n)]
             else:
                 terms = [self._rows[i][j].matmul(parts[j]) for j in range(i + 1)]
-            results.append(_m.add_n(_broadcast_all(terms)) if len(terms) > 1 else terms[0])
+            results.append(_sum(terms))
         return _a.concat(_broadcast_all(results), axis=-2)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
@@ -1525,7 +1536,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         return _a.concat(_broadcast_all(block_rows), axis=-2)
 
     def _diag_part(self):
-        return _a.concat(_broadcast_all([op.diag_part() for op in self._diagonal]), axis=-1)
+        return _a.concat(_broadcast_all([op.diag_part() for op in self._diagonal], core=1), axis=-1)
 
     def _determinant(self):
         result = self._diagonal[0].determinant()
@@ -1534,7 +1545,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         return result
 
     def _log_abs_determinant(self):
-        return _m.add_n(_broadcast_all([op.log_abs_determinant() for op in self._diagonal]))
+        return _sum([op.log_abs_determinant() for op in self._diagonal])
 
 
 class LinearOperatorKronecker(LinearOperator):
@@ -1661,7 +1672,7 @@ class LinearOperatorKronecker(LinearOperator):
         total = self.domain_dimension.value
         terms = [_m.multiply(op.log_abs_determinant(), float(total // op.domain_dimension.value))
                  for op in self._operators]  # fmt: skip
-        return _m.add_n(_broadcast_all(terms)) if len(terms) > 1 else terms[0]
+        return _sum(terms)
 
     def _diag_part(self):
         result = self._operators[0].diag_part()

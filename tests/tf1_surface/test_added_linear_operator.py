@@ -289,3 +289,18 @@ def test_kronecker_does_multiply_batched_factors():
             _run(op.solve(tf.constant(x))), np.linalg.solve(dense, x), atol=1e-12
         )
         np.testing.assert_allclose(_run(op.determinant()), np.linalg.det(dense))
+
+
+def test_block_operators_do_broadcast_batched_blocks():
+    batch = np.stack([M, M.T]) + 3 * np.eye(3)
+    with tf.Graph().as_default():
+        op = L.LinearOperatorBlockDiag(
+            [L.LinearOperatorFullMatrix(batch[:, :2, :2]), L.LinearOperatorDiag(np.array([7.0]))]
+        )
+        assert op.shape.as_list() == [2, 3, 3]
+        dense = np.zeros((2, 3, 3))
+        dense[:, :2, :2], dense[:, 2, 2] = batch[:, :2, :2], 7.0
+        got = _run([op.to_dense(), op.log_abs_determinant(), op.diag_part()])
+        np.testing.assert_allclose(got[0], dense)
+        np.testing.assert_allclose(got[1], np.log(np.abs(np.linalg.det(dense))))
+        np.testing.assert_allclose(got[2], np.diagonal(dense, axis1=1, axis2=2))
