@@ -258,6 +258,15 @@ from .init_ops import (  # noqa: E402
     zeros_initializer,
 )
 from .ops.approx_top_k_ops import approx_top_k  # noqa: E402
+from .ops.linalg_impl import (  # noqa: E402
+    cross,
+    matrix_solve_ls,
+    matrix_square_root,
+    matrix_triangular_solve,
+    self_adjoint_eig,
+    self_adjoint_eigvals,
+    svd,
+)
 from .ops.linalg_ops import norm, qr  # noqa: E402
 from .ops.random_ops import (  # noqa: E402
     multinomial,

@@ -87,6 +87,7 @@ __all__ = [
     "sigmoid",
     "sign",
     "sin",
+    "sparse_matmul",
     "sqrt",
     "square",
     "squared_difference",
@@ -891,15 +892,21 @@ def _infer_matmul(op):
     a, b = op.inputs
     check_same_dtype((a, b), ("a", "b"), op.type)
     check_dtype(a.dtype, NUMERIC_TYPES, f"Input 'a' of '{op.type}'")
+    return [(a.dtype, _matmul_shape(op))]
+
+
+def _matmul_shape(op) -> TensorShape:
+    """The static shape of the product of a MatMul-family op's two inputs."""
+    a, b = op.inputs
     ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
-    batched = op.type == "BatchMatMulV2"
+    batched = op.type != "MatMul"
     for t, arg in ((a, "a"), (b, "b")):
         rank = t.shape.ndims
         if rank is not None and (rank < 2 if batched else rank != 2):
             need = "at least 2" if batched else "2"
             raise ValueError(f"Input '{arg}' must have rank {need}, but has shape {t.shape}")
     if a.shape.ndims is None or b.shape.ndims is None:
-        return [(a.dtype, TensorShape(None))]
+        return TensorShape(None)
     a_dims, b_dims = a.shape.as_list(), b.shape.as_list()
     m, ka = (a_dims[-1], a_dims[-2]) if ta else (a_dims[-2], a_dims[-1])
     kb, n = (b_dims[-1], b_dims[-2]) if tb else (b_dims[-2], b_dims[-1])
@@ -909,7 +916,7 @@ def _infer_matmul(op):
             f"(shapes {a.shape} and {b.shape}, transpose_a={ta}, transpose_b={tb})"
         )
     batch = broadcast_shape(TensorShape(a_dims[:-2]), TensorShape(b_dims[:-2]))
-    return [(a.dtype, TensorShape(batch.as_list() + [m, n]))]
+    return TensorShape(batch.as_list() + [m, n])
 
 
 def _matmul_kernel(attrs):
@@ -927,6 +934,23 @@ define_op("MatMul", _infer_matmul, _matmul_kernel)
 define_op("BatchMatMulV2", _infer_matmul, _matmul_kernel)
 
 
+def _infer_matmul_v3(op):
+    """(u)int8 matrices multiplied into ``output_type`` (int32)."""
+    for t, arg in zip(op.inputs, ("a", "b")):
+        if t.dtype not in (_dtypes.int8, _dtypes.uint8):
+            raise TypeError(f"Input '{arg}' of '{op.type}' must be int8 or uint8, got {t.dtype}")
+    return [(op.attrs["output_type"], _matmul_shape(op))]
+
+
+def _matmul_v3_kernel(attrs):
+    product = _matmul_kernel(attrs)
+    out = _dtypes.numpy_dtype(attrs["output_type"])
+    return lambda a, b: product(a.astype(out), b.astype(out))
+
+
+define_op("BatchMatMulV3", _infer_matmul_v3, _matmul_v3_kernel)
+
+
 def matmul(
     a,
     b,
@@ -936,25 +960,80 @@ def matmul(
     adjoint_b: bool = False,
     a_is_sparse: bool = False,
     b_is_sparse: bool = False,
+    output_type=None,
+    grad_a: bool = False,
+    grad_b: bool = False,
     name: Optional[str] = None,
 ) -> Tensor:
     """The matrix product ``a @ b`` of the last two dimensions, broadcasting leading (batch)
     dimensions.  Rank-2 operands make a ``MatMul`` op, others a ``BatchMatMulV2``.  The adjoint
-    of a real matrix is its transpose; the sparsity hints are ignored."""
+    of a real matrix is its transpose; the sparsity hints are ignored.  ``output_type`` int32
+    multiplies int8/uint8 matrices into int32 (a ``BatchMatMulV3``), as TensorFlow's;
+    ``grad_a``/``grad_b`` are TensorFlow's hints that an operand is of the backward pass, kept
+    as attributes of the op (they change no value)."""
+    if transpose_a and adjoint_a:
+        raise ValueError("matmul: only one of transpose_a and adjoint_a can be True")
+    if transpose_b and adjoint_b:
+        raise ValueError("matmul: only one of transpose_b and adjoint_b can be True")
     attrs = {
         "transpose_a": bool(transpose_a or adjoint_a),
         "transpose_b": bool(transpose_b or adjoint_b),
     }
+    if grad_a or grad_b:
+        attrs.update(grad_a=bool(grad_a), grad_b=bool(grad_b))
     graph = graph_of((a, b))
-    if graph._eager:  # no scope to open: eager ops are not named uniquely
+    if output_type is not None:
+        output_type = _dtypes.as_dtype(output_type)
+    if graph._eager and output_type is None:  # no scope to open: eager ops are not named uniquely
         if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
             a, b = convert_in_order((a, b), ("a", "b"))
         op_type = "MatMul" if a.shape.ndims == 2 and b.shape.ndims == 2 else "BatchMatMulV2"
         return apply_op_output(op_type, (a, b), attrs, name or "MatMul")
     with graph.as_default(), graph.name_scope(name or "MatMul") as scope:
+        if output_type is not None:
+            a = convert_to_tensor(a, name="a")
+            b = convert_to_tensor(b, name="b")
+            if output_type != a.dtype or output_type != b.dtype:
+                quantized = (_dtypes.int8, _dtypes.uint8)
+                if a.dtype not in quantized or b.dtype not in quantized:
+                    raise TypeError(
+                        f"matmul: output_type {output_type.name} needs (u)int8 inputs (or "
+                        f"inputs of that dtype), got {a.dtype.name} and {b.dtype.name}"
+                    )
+                if output_type != _dtypes.int32:
+                    raise TypeError(
+                        f"matmul: output_type must be int32 for (u)int8 inputs, got "
+                        f"{output_type.name}"
+                    )
+                attrs["output_type"] = output_type
+                return apply_op_output("BatchMatMulV3", (a, b), attrs, scope)
         a, b = convert_in_order((a, b), ("a", "b"))
         op_type = "MatMul" if a.shape.ndims == 2 and b.shape.ndims == 2 else "BatchMatMulV2"
         return apply_op_output(op_type, (a, b), attrs, scope)
+
+
+def sparse_matmul(
+    a,
+    b,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    name: Optional[str] = None,
+) -> Tensor:
+    """TF1's ``SparseMatMul``: the float32 product of two float32 matrices, with hints that
+    one is mostly zeros (which change no value: the product is `matmul`'s)."""
+    graph = graph_of((a, b))
+    with graph.as_default(), graph.name_scope(name or "SparseMatMul") as scope:
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, name="b")
+        for t, arg in ((a, "a"), (b, "b")):
+            if t.dtype != _dtypes.float32:
+                raise TypeError(f"sparse_matmul: '{arg}' must be float32, got {t.dtype.name}")
+            if t.shape.ndims is not None and t.shape.ndims != 2:
+                raise ValueError(f"sparse_matmul: '{arg}' must be a matrix, got shape {t.shape}")
+        attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
+        return apply_op_output("MatMul", (a, b), attrs, scope)
 
 
 def _infer_add_n(op):
@@ -1440,6 +1519,7 @@ for _type in (
     "LogicalNot FloorDiv ArgMax ArgMin Any All Where Floor Ceil"
 ).split():
     NotDifferentiable(_type)
+NotDifferentiable("BatchMatMulV3")  # only (u)int8 matrices into int32 here: integers
 
 
 @RegisterGradient("Neg")

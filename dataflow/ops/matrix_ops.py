@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..graph import Tensor, _user_location, convert_to_tensor
+from ..graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
 from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape
 from . import array_ops as _a
@@ -208,6 +208,13 @@ def logdet(matrix, name: Optional[str] = None) -> Tensor:
 
 
 # -- composed helpers ------------------------------------------------------------------------------
+def _check_matrices(function: str, x: Tensor) -> None:
+    """Fails now when ``x`` is known to have rank below 2 (an unknown rank is checked by the
+    kernel when the graph runs)."""
+    if x.shape.ndims is not None and x.shape.ndims < 2:
+        _fail(function, f"input must have rank of at least 2, got shape {x.shape}")
+
+
 def _matrix_dims(function: str, x: Tensor) -> tuple:
     if x.shape.ndims is None or x.shape.ndims < 2:
         _fail(function, f"input must have a known rank of at least 2, got shape {x.shape}")
@@ -260,46 +267,309 @@ def eye(
         return _a.tile(matrix, batch + [1, 1])
 
 
-def matrix_diag(diagonal, name: str = "diag") -> Tensor:
-    """Square matrices with ``diagonal``'s last dimension on their diagonals, zeros elsewhere."""
-    graph = graph_of((diagonal,))
+# -- band diagonals (MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3) ------------------------------
+# As TensorFlow's ops, they take the band ``k`` (and MatrixDiagV3 the matrix size) as int32
+# inputs, so these may be computed in the graph; a constant one also gives static shapes.
+_ALIGNS = ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")
+
+
+def _int32_input(function: str, what: str, value, ranks=(0,)) -> Tensor:
+    t = convert_to_tensor(value, name=what)
+    if not t.dtype.is_integer:
+        _fail(function, f"'{what}' must be an integer, got {t.dtype.name}", TypeError)
+    if t.shape.ndims is not None and t.shape.ndims not in ranks:
+        _fail(function, f"'{what}' must have rank in {list(ranks)}, got shape {t.shape}")
+    return t if t.dtype == _dtypes.int32 else _m.cast(t, _dtypes.int32)
+
+
+def _band_of(values, error=InvalidArgumentError) -> tuple:
+    """``k`` (an int or a pair) as ``(low, high)``."""
+    values = np.asarray(values).reshape(-1)
+    if values.size not in (1, 2):
+        message = f"k must have one or two elements, got {values.size}"
+        raise error(message) if error is ValueError else error(None, None, message)
+    low, high = int(values[0]), int(values[-1])
+    if low > high:
+        message = f"k must be (low, high) with low <= high, got ({low}, {high})"
+        raise error(message) if error is ValueError else error(None, None, message)
+    return low, high
+
+
+def _known_band(op, index: int = 1):
+    known = numpy_value_or_none(op.inputs[index])
+    return None if known is None else _band_of(known, ValueError)
+
+
+def _check_align(function: str, align: str) -> str:
+    if align not in _ALIGNS:
+        _fail(function, f"'align' must be one of {', '.join(_ALIGNS)}, got {align!r}")
+    return align
+
+
+def _band_layout(rows: int, columns: int, low: int, high: int, align: str) -> tuple:
+    """For every ``(i, j)`` of a ``rows x columns`` matrix: whether it is in the band, and the
+    (diagonal row, position) it has in the packed ``[high - low + 1, longest]`` diagonals
+    (row ``r`` holds diagonal ``high - r``; a short diagonal starts at the right of its row
+    when ``align`` says RIGHT for its side: superdiagonals first, subdiagonals second)."""
+    longest = max(min(rows + min(0, high), columns - max(0, low)), 0)
+    i = np.arange(rows).reshape(-1, 1)
+    j = np.arange(columns).reshape(1, -1)
+    d = j - i
+    in_band = (d >= low) & (d <= high)
+    lengths = np.minimum(rows + np.minimum(0, d), columns - np.maximum(0, d))
+    right = np.where(d >= 0, align.split("_")[0] == "RIGHT", align.split("_")[1] == "RIGHT")
+    position = np.minimum(i, j) + np.where(right, longest - lengths, 0)
+    row = np.clip(high - d, 0, high - low)
+    return in_band, row, np.where(in_band, position, 0), longest
+
+
+def _diag_matrix_size(op_type: str, longest: int, low: int, high: int, rows: int, columns: int,
+                      error=ValueError):  # fmt: skip
+    least_rows = longest - min(high, 0)
+    least_columns = longest + max(low, 0)
+    if rows == -1 and columns == -1:
+        rows = columns = max(least_rows, least_columns)
+    elif rows == -1:
+        rows = least_rows
+    elif columns == -1:
+        columns = least_columns
+    if rows != least_rows and columns != least_columns:
+        message = (
+            f"{op_type}: the number of rows or columns is not consistent with the diagonal: "
+            f"num_rows={rows}, num_cols={columns}, a diagonal of {longest} and k=({low}, {high}) "
+            f"need num_rows={least_rows} or num_cols={least_columns}"
+        )
+        raise error(message) if error is ValueError else error(None, None, message)
+    return rows, columns
+
+
+def _check_band(op_type: str, rows: int, columns: int, low: int, high: int, error):
+    if (rows and -low >= rows) or (columns and high >= columns):
+        message = (
+            f"{op_type}: the diagonal band k=({low}, {high}) is outside a {rows} x {columns} "
+            f"matrix: k must lie in ({-rows}, {columns})"
+        )
+        raise (error(message) if error is ValueError else error(None, None, message))
+
+
+def _infer_matrix_diag(op):
+    diagonal, _, num_rows, num_cols, padding = op.inputs
+    check_same_dtype((diagonal, padding), ("diagonal", "padding_value"), op.type)
+    band = _known_band(op)
+    if diagonal.shape.ndims is None or band is None:
+        return [(diagonal.dtype, TensorShape(None))]
+    low, high = band
+    need = 1 if low == high else 2
+    if diagonal.shape.ndims < need:
+        raise ValueError(f"diagonal must be at least rank {need}, got shape {diagonal.shape}")
+    dims = diagonal.shape.as_list()
+    batch = dims[:-1] if low == high else dims[:-2]
+    if low != high and dims[-2] is not None and dims[-2] != high - low + 1:
+        raise ValueError(
+            f"diagonal's second to last dimension must be {high - low + 1} for k=({low}, "
+            f"{high}), got shape {diagonal.shape}"
+        )
+    sizes = [numpy_value_or_none(t) for t in (num_rows, num_cols)]
+    if dims[-1] is None or any(s is None for s in sizes):
+        return [(diagonal.dtype, TensorShape(batch + [None, None]))]
+    rows, columns = _diag_matrix_size(op.type, dims[-1], low, high, *(int(s) for s in sizes))
+    return [(diagonal.dtype, TensorShape(batch + [rows, columns]))]
+
+
+def _matrix_diag_kernel(attrs):
+    align = attrs["align"]
+
+    def matrix_diag(diagonal, k, num_rows, num_cols, padding):
+        low, high = _band_of(k)
+        if diagonal.ndim < (1 if low == high else 2):
+            raise InvalidArgumentError(None, None, f"diagonal's rank is too low: {diagonal.shape}")
+        packed = diagonal[..., None, :] if low == high else diagonal
+        if packed.shape[-2] != high - low + 1:
+            raise InvalidArgumentError(
+                None, None, f"diagonal's second to last dimension must be {high - low + 1}"
+            )
+        rows, columns = _diag_matrix_size(
+            "MatrixDiagV3", packed.shape[-1], low, high, int(num_rows), int(num_cols),
+            InvalidArgumentError,
+        )  # fmt: skip
+        in_band, row, position, longest = _band_layout(rows, columns, low, high, align)
+        if not in_band.any():
+            return np.full(packed.shape[:-2] + (rows, columns), padding, diagonal.dtype)
+        if longest != packed.shape[-1]:
+            raise InvalidArgumentError(
+                None, None, f"diagonal's last dimension must be {longest}, got {packed.shape[-1]}"
+            )
+        return np.where(in_band, packed[..., row, position], padding).astype(diagonal.dtype)
+
+    return matrix_diag
+
+
+def _infer_matrix_diag_part(op):
+    x, _, padding = op.inputs
+    check_same_dtype((x, padding), ("input", "padding_value"), op.type)
+    if x.shape.ndims is not None and x.shape.ndims < 2:
+        raise ValueError(f"input must be at least rank 2, got shape {x.shape}")
+    band = _known_band(op)
+    if x.shape.ndims is None or band is None:
+        return [(x.dtype, TensorShape(None))]
+    low, high = band
+    *batch, rows, columns = x.shape.as_list()
+    longest = None
+    if rows is not None and columns is not None:
+        _check_band(op.type, rows, columns, low, high, ValueError)
+        longest = max(min(rows + min(0, high), columns - max(0, low)), 0)
+    if low == high:
+        return [(x.dtype, TensorShape(batch + [longest]))]
+    return [(x.dtype, TensorShape(batch + [high - low + 1, longest]))]
+
+
+def _matrix_diag_part_kernel(attrs):
+    align = attrs["align"]
+
+    def matrix_diag_part(x, k, padding):
+        low, high = _band_of(k)
+        if x.ndim < 2:
+            raise InvalidArgumentError(None, None, f"input must be at least rank 2: {x.shape}")
+        rows, columns = x.shape[-2:]
+        _check_band("MatrixDiagPartV3", rows, columns, low, high, InvalidArgumentError)
+        longest = max(min(rows + min(0, high), columns - max(0, low)), 0)
+        diagonals = np.arange(high, low - 1, -1).reshape(-1, 1)  # row r holds diagonal high - r
+        lengths = np.minimum(rows + np.minimum(0, diagonals), columns - np.maximum(0, diagonals))
+        right = np.where(
+            diagonals >= 0, align.split("_")[0] == "RIGHT", align.split("_")[1] == "RIGHT"
+        )
+        n = np.arange(longest).reshape(1, -1) - np.where(right, longest - lengths, 0)
+        valid = (n >= 0) & (n < lengths)
+        i = np.where(valid, n + np.maximum(0, -diagonals), 0)
+        j = np.where(valid, n + np.maximum(0, diagonals), 0)
+        if x.size == 0:
+            out = np.full(x.shape[:-2] + valid.shape, padding, x.dtype)
+        else:
+            out = np.where(valid, x[..., i, j], padding).astype(x.dtype, copy=False)
+        return out[..., 0, :] if low == high else out
+
+    return matrix_diag_part
+
+
+def _infer_matrix_set_diag(op):
+    x, diagonal, _ = op.inputs
+    check_same_dtype((x, diagonal), ("input", "diagonal"), op.type)
+    if x.shape.ndims is not None and x.shape.ndims < 2:
+        raise ValueError(f"input must be at least rank 2, got shape {x.shape}")
+    return [(x.dtype, x.shape)]
+
+
+def _matrix_set_diag_kernel(attrs):
+    align = attrs["align"]
+
+    def matrix_set_diag(x, diagonal, k):
+        low, high = _band_of(k)
+        if x.ndim < 2:
+            raise InvalidArgumentError(None, None, f"input must be at least rank 2: {x.shape}")
+        rows, columns = x.shape[-2:]
+        _check_band("MatrixSetDiagV3", rows, columns, low, high, InvalidArgumentError)
+        in_band, row, position, longest = _band_layout(rows, columns, low, high, align)
+        packed = diagonal[..., None, :] if low == high else diagonal
+        expected = x.shape[:-2] + (high - low + 1, longest)
+        if packed.shape != expected:
+            shown = expected if low != high else expected[:-2] + expected[-1:]
+            raise InvalidArgumentError(
+                None, None,
+                f"diagonal must have shape {list(shown)}, got {list(diagonal.shape)}",
+            )  # fmt: skip
+        if not in_band.any() or x.size == 0:
+            return x.copy()
+        return np.where(in_band, packed[..., row, position], x)
+
+    return matrix_set_diag
+
+
+define_op("MatrixDiagV3", _infer_matrix_diag, _matrix_diag_kernel)
+define_op("MatrixDiagPartV3", _infer_matrix_diag_part, _matrix_diag_part_kernel)
+define_op("MatrixSetDiagV3", _infer_matrix_set_diag, _matrix_set_diag_kernel)
+
+
+def _band_input(function: str, k) -> Tensor:
+    k = _int32_input(function, "k", k, ranks=(0, 1))
+    known = numpy_value_or_none(k)
+    if known is not None:
+        try:
+            _band_of(known, ValueError)
+        except ValueError as e:
+            _fail(function, str(e))
+    return k
+
+
+def matrix_diag(
+    diagonal,
+    name: str = "diag",
+    k=0,
+    num_rows=-1,
+    num_cols=-1,
+    padding_value=0,
+    align: str = "RIGHT_LEFT",
+) -> Tensor:
+    """Matrices with ``diagonal`` on their diagonals ``k`` (an int, or ``(low, high)`` for a
+    band: then ``diagonal`` is ``[..., high - low + 1, longest]``, its row ``r`` holding
+    diagonal ``high - r``, short diagonals padded as ``align`` says), ``padding_value``
+    elsewhere.  ``num_rows``/``num_cols`` default (``-1``) to the smallest that fit."""
+    graph = graph_of((diagonal, k, num_rows, num_cols, padding_value))
     with graph.as_default(), graph.name_scope(name):
         diagonal = convert_to_tensor(diagonal, name="diagonal")
         if diagonal.shape.ndims == 0:
             _fail("matrix_diag", "diagonal must be at least rank 1, got a scalar")
-        size = diagonal.shape.as_list()[-1] if diagonal.shape.ndims else None
-        size = size if size is not None else _a.shape(diagonal)[-1]
-        column = _a.expand_dims(diagonal, -1)
-        return _m.where_v2(_eye_mask(size, size), column, _a.zeros_like(column))
+        inputs = (
+            diagonal,
+            _band_input("matrix_diag", k),
+            _int32_input("matrix_diag", "num_rows", num_rows),
+            _int32_input("matrix_diag", "num_cols", num_cols),
+            convert_to_tensor(padding_value, dtype=diagonal.dtype, name="padding_value"),
+        )
+        attrs = {"align": _check_align("matrix_diag", align)}
+        return apply_op("MatrixDiagV3", inputs, attrs, "MatrixDiag").outputs[0]
 
 
-def matrix_diag_part(input, name: str = "diag_part") -> Tensor:  # noqa: A002
-    """The main diagonals of the matrices of ``input`` (``min(rows, columns)`` long)."""
-    graph = graph_of((input,))
+def matrix_diag_part(
+    input,  # noqa: A002
+    name: str = "diag_part",
+    k=0,
+    padding_value=0,
+    align: str = "RIGHT_LEFT",
+) -> Tensor:
+    """The diagonals ``k`` of the matrices of ``input``: the main one by default
+    (``min(rows, columns)`` long); for a band ``k=(low, high)``, ``[..., high - low + 1,
+    longest]`` with row ``r`` holding diagonal ``high - r``, short ones padded with
+    ``padding_value`` on the side ``align`` says."""
+    graph = graph_of((input, k, padding_value))
     with graph.as_default(), graph.name_scope(name):
         x = convert_to_tensor(input, name="input")
-        _matrix_dims("matrix_diag_part", x)
-        rows, columns = _matrix_sizes(x)
-        kept = _m.where_v2(_eye_mask(rows, columns), x, _a.zeros_like(x))
-        summed = _m.reduce_sum(kept, -1)
-        if isinstance(rows, int) and isinstance(columns, int):
-            return summed if rows <= columns else summed[..., :columns]
-        return summed[..., : _m.minimum(rows, columns)]
+        _check_matrices("matrix_diag_part", x)
+        inputs = (
+            x,
+            _band_input("matrix_diag_part", k),
+            convert_to_tensor(padding_value, dtype=x.dtype, name="padding_value"),
+        )
+        attrs = {"align": _check_align("matrix_diag_part", align)}
+        return apply_op("MatrixDiagPartV3", inputs, attrs, "MatrixDiagPart").outputs[0]
 
 
-def matrix_set_diag(input, diagonal, name: str = "set_diag") -> Tensor:  # noqa: A002
-    """``input`` with the main diagonal of each matrix replaced by ``diagonal``."""
-    graph = graph_of((input, diagonal))
+def matrix_set_diag(
+    input,  # noqa: A002
+    diagonal,
+    name: str = "set_diag",
+    k=0,
+    align: str = "RIGHT_LEFT",
+) -> Tensor:
+    """``input`` with its diagonals ``k`` replaced by ``diagonal`` (laid out as
+    `matrix_diag_part` gives them)."""
+    graph = graph_of((input, diagonal, k))
     with graph.as_default(), graph.name_scope(name):
         x = convert_to_tensor(input, name="input")
         diagonal = convert_to_tensor(diagonal, dtype=x.dtype, name="diagonal")
-        rank, _ = _matrix_dims("matrix_set_diag", x)
-        rows, columns = _matrix_sizes(x)
-        if isinstance(rows, int) and isinstance(columns, int) and rows > columns:
-            # Rows past the last column hold no diagonal entry: any padding is never picked.
-            diagonal = _a.pad(diagonal, [[0, 0]] * (rank - 2) + [[0, rows - columns]])
-        column = _a.expand_dims(diagonal, -1)
-        return _m.where_v2(_eye_mask(rows, columns), column, x)
+        _check_matrices("matrix_set_diag", x)
+        inputs = (x, diagonal, _band_input("matrix_set_diag", k))
+        attrs = {"align": _check_align("matrix_set_diag", align)}
+        return apply_op("MatrixSetDiagV3", inputs, attrs, "MatrixSetDiag").outputs[0]
 
 
 def matrix_band_part(input, num_lower, num_upper, name: Optional[str] = None) -> Tensor:  # noqa: A002
@@ -308,7 +578,7 @@ def matrix_band_part(input, num_lower, num_upper, name: Optional[str] = None) ->
     graph = graph_of((input, num_lower, num_upper))
     with graph.as_default(), graph.name_scope(name or "MatrixBandPart"):
         x = convert_to_tensor(input, name="input")
-        _matrix_dims("matrix_band_part", x)
+        _check_matrices("matrix_band_part", x)
         rows, columns = _matrix_sizes(x)
         below = _a.reshape(_a.range(rows), [-1, 1]) - _a.reshape(_a.range(columns), [1, -1])
         lower = _m.cast(convert_to_tensor(num_lower, name="num_lower"), _dtypes.int32)
@@ -503,6 +773,31 @@ def _cholesky_grad(op, grad):
     grad_a = _m.matmul(_m.matmul(lower_inverse, middle, transpose_a=True), lower_inverse)
     grad_a = _m.add(grad_a, matrix_transpose(grad_a))
     return _m.multiply(grad_a, 0.5)
+
+
+@RegisterGradient("MatrixDiagV3")
+def _matrix_diag_grad(op, grad):
+    diagonal, k, _, _, padding = op.inputs
+    zero = _a.zeros_like(padding)
+    part = apply_op("MatrixDiagPartV3", (grad, k, zero), {"align": op.attrs["align"]})
+    return part.outputs[0], None, None, None, None
+
+
+@RegisterGradient("MatrixDiagPartV3")
+def _matrix_diag_part_grad(op, grad):
+    x, k, _ = op.inputs
+    placed = apply_op("MatrixSetDiagV3", (_a.zeros_like(x), grad, k), {"align": op.attrs["align"]})
+    return placed.outputs[0], None, None
+
+
+@RegisterGradient("MatrixSetDiagV3")
+def _matrix_set_diag_grad(op, grad):
+    _, diagonal, k = op.inputs
+    attrs = {"align": op.attrs["align"]}
+    grad_input = apply_op("MatrixSetDiagV3", (grad, _a.zeros_like(diagonal), k), attrs)
+    zero = _a.zeros([], grad.dtype)
+    grad_diagonal = apply_op("MatrixDiagPartV3", (grad, k, zero), attrs)
+    return grad_input.outputs[0], grad_diagonal.outputs[0], None
 
 
 @RegisterGradient("Einsum")
