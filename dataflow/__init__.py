@@ -463,3 +463,7 @@ def __getattr__(name: str):
 
         return getattr(protos(), name)
     raise AttributeError(f"module 'dataflow' has no attribute '{name}'")
+
+# isort: split
+# TensorFlow's generic convolution op and the 2-d backward ops taking tensors for sizes
+from .ops.conv_nd_ops import conv, conv2d_backprop_filter_v2, conv2d_backprop_input_v2  # noqa: E402

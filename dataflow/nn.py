@@ -53,3 +53,10 @@ from .ops import extra_nn_ops as _extra_nn_ops  # noqa: E402
 from .ops.extra_nn_ops import *  # noqa: E402, F403
 
 __all__ = sorted(__all__ + _extra_nn_ops.__all__)
+
+# isort: split
+# convolution and pooling in any number of dimensions (ops/conv_nd_ops.py)
+from .ops import conv_nd_ops as _conv_nd_ops  # noqa: E402
+from .ops.conv_nd_ops import *  # noqa: E402, F403
+
+__all__ = sorted(__all__ + _conv_nd_ops.__all__)

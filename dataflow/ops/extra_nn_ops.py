@@ -370,9 +370,8 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
     return max_pool(input, ksize, strides, padding, data_format=data_format, name=name)
 
 
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:  # noqa: A002
-    """`avg_pool` under TF2's name (``input`` first)."""
-    return avg_pool(input, ksize, strides, padding, data_format=data_format, name=name)
+# ``tf.compat.v1.nn.avg_pool2d`` is TF1's `avg_pool` itself (``value`` first, ``input`` last).
+avg_pool2d = avg_pool
 
 
 def _one_d(function: str, values, name: str) -> int:
@@ -578,12 +577,15 @@ def embedding_lookup_sparse(
     name: Optional[str] = None,
     combiner: Optional[str] = None,
     max_norm=None,
+    allow_fast_lookup: bool = False,
 ) -> Tensor:
     """For each row of the SparseTensor ``sp_ids``, the embeddings of its ids combined by
     ``combiner`` ("mean", the default, "sum" or "sqrtn"), weighted by ``sp_weights`` (a
     SparseTensor of the same indices, or None for weight 1).  Row ``i`` of the result is the
     combination for the ``i``-th row of ``sp_ids``; rows past the last one with ids are absent,
-    rows without ids in between are zeros (TensorFlow's segment semantics)."""
+    rows without ids in between are zeros (TensorFlow's segment semantics).
+    ``allow_fast_lookup`` gathers a single (unsharded) table's rows at the ids directly, without
+    first making the ids unique (same values, as in TensorFlow)."""
     from ..sparse_tensor import SparseTensor
     from .embedding_ops import embedding_lookup
     from .segment_ops import segment_sum, unique
@@ -601,9 +603,13 @@ def embedding_lookup_sparse(
     with graph.as_default(), graph.name_scope(name or "embedding_lookup_sparse"):
         segment_ids = _m.cast(_a.slice(sp_ids.indices, [0, 0], [-1, 1]), _dtypes.int32)
         segment_ids = _a.reshape(segment_ids, [-1])
-        ids, positions = unique(sp_ids.values)
-        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy)
-        embeddings = _a.gather(embeddings, positions)
+        shards = params if isinstance(params, (list, tuple)) else [params]
+        if allow_fast_lookup and len(shards) == 1:
+            embeddings = _a.gather(shards[0], sp_ids.values)
+        else:
+            ids, positions = unique(sp_ids.values)
+            embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy)
+            embeddings = _a.gather(embeddings, positions)
         if sp_weights is None:
             weights = _m.cast(_a.ones_like(segment_ids), embeddings.dtype)
         else:
