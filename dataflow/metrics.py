@@ -28,14 +28,31 @@ from . import dtypes as _dtypes
 from .graph import GraphKeys, Tensor, _user_location, control_dependencies, convert_to_tensor
 from .graph import add_to_collections as _add_to_collections
 from .losses import _broadcast_weights, _div_no_nan
-from .ops.array_ops import expand_dims, identity, reshape, size, squeeze, zeros, zeros_like
+from .ops.array_ops import (
+    expand_dims,
+    gather,
+    identity,
+    ones_like,
+    reshape,
+    size,
+    squeeze,
+    zeros,
+    zeros_like,
+)
 from .ops.constant_op import constant
+from .ops.extra_math_ops import confusion_matrix
+from .ops.math_ops import abs as abs_
 from .ops.math_ops import (
+    add,
+    argmax,
+    argmin,
     cast,
+    cumsum,
     divide,
     equal,
     greater,
     greater_equal,
+    less,
     less_equal,
     log,
     logical_and,
@@ -43,12 +60,19 @@ from .ops.math_ops import (
     maximum,
     minimum,
     multiply,
+    not_equal,
     reduce_all,
+    reduce_mean,
+    reduce_min,
     reduce_sum,
+    sqrt,
     squared_difference,
+    subtract,
     where,
 )
+from .ops.matrix_ops import diag_part
 from .ops.misc_ops import Assert
+from .ops.state_ops import scatter_add
 from .variable_scope import variable_scope
 from .variables import Variable
 
@@ -56,13 +80,29 @@ __all__ = [
     "accuracy",
     "auc",
     "false_negatives",
+    "false_negatives_at_thresholds",
     "false_positives",
+    "false_positives_at_thresholds",
     "mean",
+    "mean_absolute_error",
+    "mean_cosine_distance",
+    "mean_iou",
+    "mean_per_class_accuracy",
+    "mean_relative_error",
     "mean_squared_error",
+    "mean_tensor",
+    "percentage_below",
     "precision",
+    "precision_at_thresholds",
     "recall",
+    "recall_at_thresholds",
+    "root_mean_squared_error",
+    "sensitivity_at_specificity",
+    "specificity_at_sensitivity",
     "true_negatives",
+    "true_negatives_at_thresholds",
     "true_positives",
+    "true_positives_at_thresholds",
 ]
 
 
@@ -292,11 +332,13 @@ def recall(
 
 
 # -- the area under a curve ------------------------------------------------------------------------
-def _confusion_matrix_at_thresholds(labels, predictions, thresholds: list, weights=None):
+def _confusion_matrix_at_thresholds(
+    labels, predictions, thresholds: list, weights=None, includes=("tp", "fn", "tn", "fp")
+):
     """The variables ``true_positives``, ``false_negatives``, ``true_negatives`` and
     ``false_positives`` (one count per threshold: a prediction above the threshold counts as
     positive) and the ops that add a batch to them, as two dicts keyed ``tp``, ``fn``, ``tn``,
-    ``fp``.  The run fails when a prediction is outside [0, 1]."""
+    ``fp`` (only those in ``includes``).  The run fails when a prediction is outside [0, 1]."""
     predictions = convert_to_tensor(predictions)
     in_range = logical_and(
         reduce_all(greater_equal(predictions, cast(0.0, predictions.dtype))),
@@ -323,6 +365,8 @@ def _confusion_matrix_at_thresholds(labels, predictions, thresholds: list, weigh
         ("tn", "true_negatives", label_is_negative, prediction_is_negative),
         ("fp", "false_positives", label_is_negative, prediction_is_positive),
     ):
+        if key not in includes:
+            continue
         counts = metric_variable([len(thresholds)], _dtypes.float32, name=name)
         hits = cast(logical_and(label_side, prediction_side), _dtypes.float32)
         if weights is not None:
@@ -421,5 +465,408 @@ def auc(
         update_op = compute_auc(
             update_ops["tp"], update_ops["fn"], update_ops["tn"], update_ops["fp"], "update_op"
         )
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+# -- more means --------------------------------------------------------------------------------
+def mean_absolute_error(
+    labels,
+    predictions,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The (weighted) mean of ``|predictions - labels|`` over everything seen, in
+    ``mean_absolute_error/total`` and ``mean_absolute_error/count``."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    absolute_errors = abs_(subtract(predictions, labels))
+    return mean(
+        absolute_errors, weights, metrics_collections, updates_collections,
+        name or "mean_absolute_error",
+    )  # fmt: skip
+
+
+def root_mean_squared_error(
+    labels,
+    predictions,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The square root of `mean_squared_error` over everything seen (the totals in
+    ``root_mean_squared_error/total`` and ``/count``)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    mse, update_mse = mean_squared_error(
+        labels, predictions, weights, None, None, name or "root_mean_squared_error"
+    )
+    rmse = sqrt(mse)
+    _collect(metrics_collections, rmse)
+    update_op = sqrt(update_mse)
+    _collect(updates_collections, update_op)
+    return rmse, update_op
+
+
+def mean_relative_error(
+    labels,
+    predictions,
+    normalizer,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The (weighted) mean of ``|labels - predictions| / normalizer`` over everything seen
+    (0 where ``normalizer`` is 0), in ``mean_relative_error/total`` and ``/count``."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    predictions, normalizer, _ = _remove_squeezable_dimensions(predictions, normalizer, None)
+    relative_errors = where(
+        equal(normalizer, 0.0),
+        zeros_like(labels),
+        divide(abs_(subtract(labels, predictions)), normalizer),
+    )
+    return mean(
+        relative_errors, weights, metrics_collections, updates_collections,
+        name or "mean_relative_error",
+    )  # fmt: skip
+
+
+def mean_cosine_distance(
+    labels,
+    predictions,
+    dim,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """One minus the (weighted) mean over everything seen of the dot products of ``labels``
+    and ``predictions`` (unit vectors) along ``dim``: the mean cosine distance, in
+    ``mean_cosine_distance/total`` and ``/count``."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    radial_diffs = reduce_sum(multiply(predictions, labels), axis=[dim], keepdims=True)
+    mean_distance, update_op = mean(
+        radial_diffs, weights, None, None, name or "mean_cosine_distance"
+    )
+    mean_distance = subtract(1.0, mean_distance)
+    update_op = subtract(1.0, update_op)
+    _collect(metrics_collections, mean_distance)
+    _collect(updates_collections, update_op)
+    return mean_distance, update_op
+
+
+def mean_tensor(
+    values,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The element-wise (weighted) mean of every ``values`` seen (all of one shape), in
+    ``mean/total_tensor`` and ``mean/count_tensor``."""
+    with variable_scope(name, "mean", [values, weights]):
+        values = cast(values, _dtypes.float32)
+        if not values.shape.is_fully_defined():
+            raise ValueError(
+                f"mean_tensor needs values of a fully known shape, got {values.shape} (at "
+                f"{_user_location()})"
+            )
+        total = metric_variable(values.shape, _dtypes.float32, name="total_tensor")
+        count = metric_variable(values.shape, _dtypes.float32, name="count_tensor")
+        num_values = ones_like(values)
+        if weights is not None:
+            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
+            weights = _broadcast_weights(cast(weights, _dtypes.float32), values)
+            values = multiply(values, weights)
+            num_values = multiply(num_values, weights)
+        update_total = total.assign_add(values)
+        with control_dependencies([values]):
+            update_count = count.assign_add(num_values)
+        value = _div_no_nan(total.read_value(), maximum(count.read_value(), 0), "value")
+        _collect(metrics_collections, value)
+        update_op = _div_no_nan(update_total, maximum(update_count, 0), "update_op")
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def percentage_below(
+    values,
+    threshold,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The (weighted) share of the ``values`` seen that are below ``threshold``, in
+    ``percentage_below_threshold/total`` and ``/count``."""
+    is_below = cast(less(values, threshold), _dtypes.float32)
+    return mean(
+        is_below, weights, metrics_collections, updates_collections,
+        name or "percentage_below_threshold",
+    )  # fmt: skip
+
+
+# -- counts and ratios at thresholds -------------------------------------------------------------
+def _at_thresholds(key: str, default_name: str):
+    def count(
+        labels,
+        predictions,
+        thresholds,
+        weights=None,
+        metrics_collections=None,
+        updates_collections=None,
+        name: Optional[str] = None,
+    ):
+        with variable_scope(name, default_name, [predictions, labels, weights]):
+            values, update_ops = _confusion_matrix_at_thresholds(
+                labels, predictions, list(thresholds), weights=weights, includes=(key,)
+            )
+            _collect(metrics_collections, values[key])
+            _collect(updates_collections, update_ops[key])
+            return values[key], update_ops[key]
+
+    count.__name__ = f"{default_name}_at_thresholds"
+    count.__doc__ = (
+        f"The (weighted) number of {default_name.replace('_', ' ')} seen at each of the "
+        f"``thresholds`` (a prediction above a threshold counts as positive; predictions in "
+        f"[0, 1]), in ``{default_name}/{default_name}``."
+    )
+    return count
+
+
+true_positives_at_thresholds = _at_thresholds("tp", "true_positives")
+false_positives_at_thresholds = _at_thresholds("fp", "false_positives")
+true_negatives_at_thresholds = _at_thresholds("tn", "true_negatives")
+false_negatives_at_thresholds = _at_thresholds("fn", "false_negatives")
+
+
+def _share_at_thresholds(other: str, default_name: str, labels, predictions, thresholds,
+                         weights, metrics_collections, updates_collections, name):  # fmt: skip
+    with variable_scope(name, default_name, [predictions, labels, weights]):
+        values, update_ops = _confusion_matrix_at_thresholds(
+            labels, predictions, list(thresholds), weights, includes=("tp", other)
+        )
+        epsilon = 1e-7
+
+        def share(tp, o, op_name):
+            return divide(tp, add(epsilon, add(tp, o)), name=op_name)
+
+        value = share(values["tp"], values[other], "value")
+        _collect(metrics_collections, value)
+        update_op = share(update_ops["tp"], update_ops[other], "update_op")
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def precision_at_thresholds(
+    labels,
+    predictions,
+    thresholds,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The precision ``tp / (tp + fp)`` at each of the ``thresholds`` over everything seen
+    (predictions in [0, 1], positive above a threshold)."""
+    return _share_at_thresholds(
+        "fp", "precision_at_thresholds", labels, predictions, thresholds, weights,
+        metrics_collections, updates_collections, name,
+    )  # fmt: skip
+
+
+def recall_at_thresholds(
+    labels,
+    predictions,
+    thresholds,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The recall ``tp / (tp + fn)`` at each of the ``thresholds`` over everything seen."""
+    return _share_at_thresholds(
+        "fn", "recall_at_thresholds", labels, predictions, thresholds, weights,
+        metrics_collections, updates_collections, name,
+    )  # fmt: skip
+
+
+def _even_thresholds(num_thresholds: int, last: float) -> list:
+    kepsilon = 1e-7
+    inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+    return [0.0 - kepsilon] + inner + [last]
+
+
+def sensitivity_at_specificity(
+    labels,
+    predictions,
+    specificity,
+    weights=None,
+    num_thresholds: int = 200,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The sensitivity (recall) at the threshold whose specificity ``tn / (tn + fp)`` is
+    closest to ``specificity``, over ``num_thresholds`` thresholds spread over [0, 1]."""
+    if specificity < 0 or specificity > 1:
+        raise ValueError(
+            f"`specificity` must be in the range [0, 1]. Currently, `specificity` got "
+            f"{specificity} (at {_user_location()})."
+        )
+    with variable_scope(name, "sensitivity_at_specificity", [predictions, labels, weights]):
+        kepsilon = 1e-7
+        thresholds = _even_thresholds(num_thresholds, 1.0 + kepsilon)
+        values, update_ops = _confusion_matrix_at_thresholds(
+            labels, predictions, thresholds, weights
+        )
+
+        def compute(tp, tn, fp, fn, op_name):
+            specificities = divide(tn, tn + fp + kepsilon)
+            index = cast(argmin(abs_(specificities - specificity), 0), _dtypes.int32)
+            return divide(gather(tp, index), gather(tp, index) + gather(fn, index) + kepsilon,
+                          name=op_name)  # fmt: skip
+
+        value = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
+        _collect(metrics_collections, value)
+        update_op = compute(
+            update_ops["tp"], update_ops["tn"], update_ops["fp"], update_ops["fn"], "update_op"
+        )
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def specificity_at_sensitivity(
+    labels,
+    predictions,
+    sensitivity,
+    weights=None,
+    num_thresholds: int = 200,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The specificity at the threshold whose sensitivity ``tp / (tp + fn)`` is closest to
+    ``sensitivity`` (the last such threshold on ties), over ``num_thresholds`` thresholds
+    spread over [0, 1]."""
+    if sensitivity < 0 or sensitivity > 1:
+        raise ValueError(
+            f"`sensitivity` must be in the range [0, 1]. Currently, `sensitivity` is "
+            f"{sensitivity} (at {_user_location()})."
+        )
+    with variable_scope(name, "specificity_at_sensitivity", [predictions, labels, weights]):
+        kepsilon = 1e-7
+        thresholds = _even_thresholds(num_thresholds, 1.0 - kepsilon)
+        values, update_ops = _confusion_matrix_at_thresholds(
+            labels, predictions, thresholds, weights
+        )
+
+        def compute(tp, tn, fp, fn, op_name):
+            distance = abs_(divide(tp, tp + fn + kepsilon) - sensitivity)
+            at_min = cast(equal(distance, reduce_min(distance)), _dtypes.int64)
+            index = cast(argmax(cumsum(at_min), 0), _dtypes.int32)
+            return divide(gather(tn, index), gather(tn, index) + gather(fp, index) + kepsilon,
+                          name=op_name)  # fmt: skip
+
+        value = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
+        _collect(metrics_collections, value)
+        update_op = compute(
+            update_ops["tp"], update_ops["tn"], update_ops["fp"], update_ops["fn"], "update_op"
+        )
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+# -- per-class metrics ---------------------------------------------------------------------------
+def _flat(t: Tensor) -> Tensor:
+    return reshape(t, [-1]) if t.shape.ndims is None or t.shape.ndims > 1 else t
+
+
+def mean_iou(
+    labels,
+    predictions,
+    num_classes,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The mean over classes of the intersection over union ``tp / (tp + fp + fn)`` of the
+    class ids ``labels`` and ``predictions`` (classes that appear in neither are left out),
+    from the running confusion matrix ``mean_iou/total_confusion_matrix`` (float64); the
+    update op returns the updated matrix, as in TensorFlow."""
+    with variable_scope(name, "mean_iou", [predictions, labels, weights]):
+        predictions, labels = convert_to_tensor(predictions), convert_to_tensor(labels)
+        if not predictions.shape.is_compatible_with(labels.shape):
+            raise ValueError(
+                f"Shapes {predictions.shape} and {labels.shape} are incompatible (at "
+                f"{_user_location()})"
+            )
+        total_cm = metric_variable(
+            [num_classes, num_classes], _dtypes.float64, name="total_confusion_matrix"
+        )
+        if weights is not None:
+            weights = _flat(convert_to_tensor(weights))
+        current = confusion_matrix(
+            _flat(cast(labels, _dtypes.int64)), _flat(cast(predictions, _dtypes.int64)),
+            cast(num_classes, _dtypes.int64), weights=weights, dtype=_dtypes.float64,
+        )  # fmt: skip
+        update_op = total_cm.assign_add(current)
+        cm = total_cm.read_value()
+        sum_over_row = cast(reduce_sum(cm, 0), _dtypes.float32)
+        sum_over_col = cast(reduce_sum(cm, 1), _dtypes.float32)
+        cm_diag = cast(diag_part(cm), _dtypes.float32)
+        denominator = sum_over_row + sum_over_col - cm_diag
+        num_valid = reduce_sum(cast(not_equal(denominator, 0), _dtypes.float32))
+        denominator = where(greater(denominator, 0), denominator, ones_like(denominator))
+        iou = divide(cm_diag, denominator)
+        value = where(
+            greater(num_valid, 0),
+            reduce_sum(iou, name="mean_iou") / num_valid,
+            zeros_like(num_valid),
+        )
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def mean_per_class_accuracy(
+    labels,
+    predictions,
+    num_classes,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name: Optional[str] = None,
+):
+    """The mean over the ``num_classes`` classes of each class's (weighted) accuracy: how
+    often an example of that label was predicted as it, in ``mean_accuracy/total`` (examples
+    per class) and ``mean_accuracy/count`` (correct ones)."""
+    with variable_scope(name, "mean_accuracy", [predictions, labels, weights]):
+        labels = _flat(cast(labels, _dtypes.int64))
+        predictions = _flat(convert_to_tensor(predictions))
+        if not predictions.shape.is_compatible_with(labels.shape):
+            raise ValueError(
+                f"Shapes {predictions.shape} and {labels.shape} are incompatible (at "
+                f"{_user_location()})"
+            )
+        total = metric_variable([num_classes], _dtypes.float32, name="total")
+        count = metric_variable([num_classes], _dtypes.float32, name="count")
+        ones = ones_like(labels, dtype=_dtypes.float32)
+        if labels.dtype is not predictions.dtype:
+            predictions = cast(predictions, labels.dtype)
+        is_correct = cast(equal(predictions, labels), _dtypes.float32)
+        if weights is not None:
+            weights = cast(_flat(convert_to_tensor(weights)), _dtypes.float32)
+            is_correct = is_correct * weights
+            ones = ones * weights
+        update_total = scatter_add(total, labels, ones)
+        update_count = scatter_add(count, labels, is_correct)
+        per_class = _div_no_nan(count.read_value(), maximum(total.read_value(), 0), "div_no_nan")
+        value = reduce_mean(per_class, name="mean_accuracy")
+        _collect(metrics_collections, value)
+        update_op = _div_no_nan(update_count, maximum(update_total, 0), "update_op")
         _collect(updates_collections, update_op)
         return value, update_op
