@@ -17,7 +17,9 @@ from .ops.nn_impl import __all__ as _nn_impl_all
 # isort: split
 # candidate samplers (ops/candidate_sampling_ops.py)
 from .ops.candidate_sampling_ops import (  # noqa: F401
+    all_candidate_sampler,
     fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
@@ -37,6 +39,8 @@ __all__ = sorted(
     + _norm_ops.__all__
     + _nn_impl_all
     + [
+        "all_candidate_sampler",
+        "learned_unigram_candidate_sampler",
         "compute_accidental_hits",
         "embedding_lookup",
         "fixed_unigram_candidate_sampler",
@@ -60,3 +64,6 @@ from .ops import conv_nd_ops as _conv_nd_ops  # noqa: E402
 from .ops.conv_nd_ops import *  # noqa: E402, F403
 
 __all__ = sorted(__all__ + _conv_nd_ops.__all__)
+
+# isort: split
+from . import nn_experimental as experimental  # noqa: E402, F401
