@@ -67,3 +67,10 @@ __all__ = sorted(__all__ + _conv_nd_ops.__all__)
 
 # isort: split
 from . import nn_experimental as experimental  # noqa: E402, F401
+
+# isort: split
+# connectionist temporal classification (ops/ctc_ops.py)
+from .ops import ctc_ops as _ctc_ops  # noqa: E402
+from .ops.ctc_ops import *  # noqa: E402, F403
+
+__all__ = sorted(__all__ + _ctc_ops.__all__)

@@ -14,6 +14,12 @@ def _run(t, feed=None):
         return sess.run(t, feed)
 
 
+def _check_close(got, want):
+    got = np.asarray(got)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
 def test_all_candidate_sampler_does_give_every_class_once():
     with tf.Graph().as_default():
         got = _run(tf.nn.all_candidate_sampler(tf.constant([[1, 2], [0, 4]], tf.int64), 2, 5, True))
@@ -77,3 +83,314 @@ def test_general_dropout_does_return_x_at_rate_zero_and_reject_bad_rates():
             tf.nn.experimental.general_dropout(x, 1.0, None)
         with pytest.raises(ValueError, match="floating"):
             tf.nn.experimental.general_dropout(tf.constant([1, 2]), 0.5, None)
+
+
+def test_ctc_loss_does_score_label_sequences():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.sin(np.arange(5 * 2 * 4) * 0.7).reshape(5, 2, 4).astype(np.float32) * 2
+        )
+        labels = tf.SparseTensor(
+            [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], tf.constant([1, 1, 2, 0, 2], tf.int32), [2, 3]
+        )
+        y = tf.nn.ctc_loss(labels, logits, [5, 4])
+        _check_close(_run(y), np.array([6.0008736, 2.2482779], dtype=np.float32))
+
+
+def test_ctc_loss_gradient_does_match_tf():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.sin(np.arange(5 * 2 * 4) * 0.7).reshape(5, 2, 4).astype(np.float32) * 2
+        )
+        labels = tf.SparseTensor(
+            [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], tf.constant([1, 1, 2, 0, 2], tf.int32), [2, 3]
+        )
+        loss = tf.nn.ctc_loss(labels, logits, [5, 4])
+        y = tf.gradients(tf.reduce_sum(loss * [1.0, 2.0]), logits)[0]
+        _check_close(
+            _run(y),
+            np.array(
+                [
+                    [
+                        [0.0573897, -0.7042667, 0.4118934, 0.2349835],
+                        [-0.4537789, 0.3586138, 0.126553, -0.0313879],
+                    ],
+                    [
+                        [0.0230887, -0.0596954, 0.3036421, -0.2670355],
+                        [-0.571551, 0.4691477, 0.0787881, 0.0236156],
+                    ],
+                    [
+                        [0.0265363, -0.406937, 0.2011631, 0.1792377],
+                        [-0.4195209, 0.7247221, -0.2734523, -0.0317491],
+                    ],
+                    [
+                        [0.0987557, -0.4856421, -0.0240442, 0.4109306],
+                        [0.4274942, 0.7959579, -1.2855868, 0.0621351],
+                    ],
+                    [[0.4227571, 0.1562621, -0.7310719, 0.1520525], [0.0, 0.0, 0.0, 0.0]],
+                ],
+                dtype=np.float32,
+            ),
+        )
+
+
+def test_ctc_loss_does_collapse_and_not_merge():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.sin(np.arange(5 * 2 * 4) * 0.7).reshape(5, 2, 4).astype(np.float32) * 2
+        )
+        labels = tf.SparseTensor(
+            [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], tf.constant([1, 1, 2, 0, 2], tf.int32), [2, 3]
+        )
+        y = [
+            tf.nn.ctc_loss(labels, logits, [5, 3], preprocess_collapse_repeated=True),
+            tf.nn.ctc_loss(labels, logits, [4, 4], ctc_merge_repeated=False),
+        ]
+        got = _run(y)
+        _check_close(got[0], np.array([3.1411076, 2.6342347], dtype=np.float32))
+        _check_close(got[1], np.array([5.1341124, 6.6290741], dtype=np.float32))
+
+
+def test_ctc_loss_does_ignore_longer_outputs():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.sin(np.arange(5 * 2 * 4) * 0.7).reshape(5, 2, 4).astype(np.float32) * 2
+        )
+        labels = tf.SparseTensor(
+            [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], tf.constant([1, 1, 2, 0, 2], tf.int32), [2, 3]
+        )
+        loss = tf.nn.ctc_loss(
+            labels,
+            tf.transpose(logits, [1, 0, 2]),
+            [3, 4],
+            ignore_longer_outputs_than_inputs=True,
+            time_major=False,
+        )
+        y = [loss, tf.gradients(tf.reduce_sum(loss), logits)[0]]
+        got = _run(y)
+        _check_close(got[0], np.array([np.inf, 2.2482779], dtype=np.float32))
+        _check_close(
+            got[1],
+            np.array(
+                [
+                    [
+                        [0.0573897, 0.2081586, 0.4118934, 0.3225583],
+                        [-0.2268894, 0.1793069, 0.0632765, -0.0156939],
+                    ],
+                    [
+                        [0.0230887, 0.0843947, 0.3036421, 0.5888745],
+                        [-0.2857755, 0.2345738, 0.0393941, 0.0118078],
+                    ],
+                    [
+                        [0.0265363, 0.0546307, 0.2011631, 0.7176698],
+                        [-0.2097604, 0.3623611, -0.1367262, -0.0158746],
+                    ],
+                    [[0.0, 0.0, 0.0, 0.0], [0.2137471, 0.3979789, -0.6427934, 0.0310676]],
+                    [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]],
+                ],
+                dtype=np.float32,
+            ),
+        )
+
+
+def test_ctc_loss_v2_does_take_dense_labels_with_blank_zero():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.sin(np.arange(5 * 2 * 4) * 0.7).reshape(5, 2, 4).astype(np.float32) * 2
+        )
+        y = tf.nn.ctc_loss_v2(tf.constant([[1, 1, 2], [3, 2, 0]]), logits, [3, 2], [5, 4])
+        _check_close(_run(y), np.array([10.1310434, 4.1771946], dtype=np.float32))
+
+
+def test_ctc_loss_v2_does_take_sparse_labels_and_a_blank_index():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.sin(np.arange(5 * 2 * 4) * 0.7).reshape(5, 2, 4).astype(np.float32) * 2
+        )
+        labels = tf.SparseTensor(
+            [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], tf.constant([1, 1, 2, 0, 2], tf.int32), [2, 3]
+        )
+        y = tf.nn.ctc_loss_v2(
+            labels,
+            tf.transpose(logits, [1, 0, 2]),
+            None,
+            [5, 4],
+            logits_time_major=False,
+            blank_index=1,
+        )
+        _check_close(_run(y), np.array([10.9502983, 1.3953718], dtype=np.float32))
+
+
+def test_ctc_loss_v2_gradient_does_match_tf():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.sin(np.arange(5 * 2 * 4) * 0.7).reshape(5, 2, 4).astype(np.float32) * 2
+        )
+        y = tf.gradients(
+            tf.nn.ctc_loss_v2(tf.constant([[1, 1, 2], [3, 2, 0]]), logits, [3, 2], [5, 4]), logits
+        )[0]
+        _check_close(
+            _run(y),
+            np.array(
+                [
+                    [
+                        [0.021561, -0.7560128, 0.4118934, 0.3225583],
+                        [0.2129418, 0.1793069, 0.0632765, -0.4555255],
+                    ],
+                    [
+                        [-0.8111281, -0.0813887, 0.3036421, 0.5888745],
+                        [-0.0597882, 0.2345739, 0.0270193, -0.2018049],
+                    ],
+                    [
+                        [-0.1748, -0.744033, 0.2011631, 0.7176698],
+                        [-0.0036594, 0.3623611, -0.0946776, -0.2640241],
+                    ],
+                    [
+                        [0.0114667, -0.1917213, -0.4643444, 0.644599],
+                        [0.1015033, 0.3979789, -0.5965074, 0.0970253],
+                    ],
+                    [[-0.0617719, 0.1562621, -0.3814077, 0.2869174], [0.0, 0.0, 0.0, 0.0]],
+                ],
+                dtype=np.float32,
+            ),
+        )
+
+
+def test_ctc_greedy_decoder_does_merge_and_drop_blanks():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.sin(np.arange(5 * 2 * 4) * 0.7).reshape(5, 2, 4).astype(np.float32) * 2
+        )
+        d, p = tf.nn.ctc_greedy_decoder(logits, [5, 3])
+        y = [d[0].indices, d[0].values, d[0].dense_shape, p]
+        got = _run(y)
+        _check_close(got[0], np.array([[0, 0], [0, 1], [1, 0]], dtype=np.int64))
+        _check_close(got[1], np.array([2, 0, 0], dtype=np.int64))
+        _check_close(got[2], np.array([2, 2], dtype=np.int64))
+        _check_close(got[3], np.array([[-4.5921097], [-4.3603888]], dtype=np.float32))
+
+
+def test_ctc_greedy_decoder_does_keep_repeats_with_a_blank_index():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.sin(np.arange(5 * 2 * 4) * 0.7).reshape(5, 2, 4).astype(np.float32) * 2
+        )
+        d, p = tf.nn.ctc_greedy_decoder(
+            tf.tile(logits, [2, 1, 1]), [10, 7], merge_repeated=False, blank_index=0
+        )
+        y = [d[0].indices, d[0].values, d[0].dense_shape, p]
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4], [0, 5], [0, 6], [0, 7], [1, 0], [1, 1]],
+                dtype=np.int64,
+            ),
+        )
+        _check_close(got[1], np.array([2, 3, 3, 3, 2, 3, 3, 3, 1, 2], dtype=np.int64))
+        _check_close(got[2], np.array([2, 8], dtype=np.int64))
+        _check_close(got[3], np.array([[-9.1842194], [-10.714385]], dtype=np.float32))
+
+
+def test_ctc_beam_search_decoder_does_find_top_paths():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.sin(np.arange(5 * 2 * 4) * 0.7).reshape(5, 2, 4).astype(np.float32) * 2
+        )
+        d, p = tf.nn.ctc_beam_search_decoder(logits, [5, 4], beam_width=3, top_paths=2)
+        y = [d[0].indices, d[0].values, d[0].dense_shape, d[1].values, p]
+        got = _run(y)
+        _check_close(got[0], np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=np.int64))
+        _check_close(got[1], np.array([2, 0, 0, 1], dtype=np.int64))
+        _check_close(got[2], np.array([2, 2], dtype=np.int64))
+        _check_close(got[3], np.array([2, 0, 1, 0], dtype=np.int64))
+        _check_close(
+            got[4], np.array([[-2.0416684, -2.2538507], [-1.5181972, -2.5571728]], dtype=np.float32)
+        )
+
+
+def test_ctc_beam_search_decoder_v2_does_not_merge():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.log(
+                np.array(
+                    [[[0.4, 0.1, 0.5]], [[0.1, 0.1, 0.8]], [[0.45, 0.05, 0.5]], [[0.6, 0.3, 0.1]]],
+                    np.float32,
+                )
+            )
+        )
+        d, p = tf.nn.ctc_beam_search_decoder_v2(logits, [4], beam_width=4, top_paths=3)
+        y = [d[0].values, d[1].values, d[2].values, p]
+        got = _run(y)
+        _check_close(got[0], np.array([0], dtype=np.int64))
+        _check_close(got[1], np.array([0, 0], dtype=np.int64))
+        _check_close(got[2], np.array([0, 1], dtype=np.int64))
+        _check_close(got[3], np.array([[-1.2212886, -1.4970025, -2.0584631]], dtype=np.float32))
+
+
+def test_ctc_beam_search_decoder_does_merge_repeats_in_output():
+    with tf.Graph().as_default():
+        logits = tf.constant(
+            np.log(
+                np.array(
+                    [[[0.4, 0.1, 0.5]], [[0.1, 0.1, 0.8]], [[0.45, 0.05, 0.5]], [[0.6, 0.3, 0.1]]],
+                    np.float32,
+                )
+            )
+        )
+        d, p = tf.nn.ctc_beam_search_decoder(logits, [4], beam_width=4, top_paths=3)
+        y = [d[0].values, d[1].values, d[2].values, p]
+        got = _run(y)
+        _check_close(got[0], np.array([0], dtype=np.int64))
+        _check_close(got[1], np.array([0], dtype=np.int64))
+        _check_close(got[2], np.array([0, 1], dtype=np.int64))
+        _check_close(got[3], np.array([[-1.2212886, -1.4970025, -2.0584631]], dtype=np.float32))
+
+
+def test_ctc_unique_labels_does_number_values_per_row():
+    with tf.Graph().as_default():
+        y = list(tf.nn.ctc_unique_labels(tf.constant([[3, 1, 3, 0, 1], [2, 2, 2, 2, 2]])))
+        got = _run(y)
+        _check_close(got[0], np.array([[3, 1, 0, 0, 0], [2, 0, 0, 0, 0]], dtype=np.int64))
+        _check_close(got[1], np.array([[0, 1, 0, 2, 1], [0, 0, 0, 0, 0]], dtype=np.int32))
+
+
+def test_collapse_repeated_does_merge_runs():
+    with tf.Graph().as_default():
+        a, b = tf.nn.collapse_repeated(
+            tf.constant([[1, 1, 2, 2, 2, 3], [4, 4, 4, 5, 5, 5]]), tf.constant([6, 4])
+        )
+        y = [a, b]
+        got = _run(y)
+        _check_close(got[0], np.array([[1, 2, 3], [4, 5, 0]], dtype=np.int32))
+        _check_close(got[1], np.array([3, 2], dtype=np.int32))
+
+
+def test_ctc_loss_does_reject_bad_labels_and_too_few_frames():
+    with tf.Graph().as_default():
+        logits = tf.constant(np.zeros((3, 1, 4), np.float32))
+        blank_label = tf.SparseTensor([[0, 0]], tf.constant([3], tf.int32), [1, 1])
+        with pytest.raises(df.errors.InvalidArgumentError, match="non-null label"):
+            _run(tf.nn.ctc_loss(blank_label, logits, [3]))
+        long_label = tf.SparseTensor([[0, 0], [0, 1]], tf.constant([1, 1], tf.int32), [1, 2])
+        with pytest.raises(df.errors.InvalidArgumentError, match="Not enough time"):
+            _run(tf.nn.ctc_loss(long_label, logits, [2]))
+        with pytest.raises(TypeError, match="SparseTensor"):
+            tf.nn.ctc_loss([[1]], logits, [3])
+        with pytest.raises(ValueError, match="blank_index"):
+            tf.nn.ctc_loss_v2(long_label, logits, None, [3])
+
+
+def test_ctc_loss_does_give_zero_for_an_empty_sequence_and_uniform_logits():
+    with tf.Graph().as_default():
+        logits = tf.constant(np.zeros((2, 1, 3), np.float32))
+        labels = tf.SparseTensor([[0, 0]], tf.constant([0], tf.int32), [1, 1])
+        got = _run(tf.nn.ctc_loss(labels, logits, [2]))
+    # paths giving "0" in 2 frames of 3 equally likely classes: 0-, -0, 00 -> 3 / 9
+    np.testing.assert_allclose(got, [-np.log(3 / 9)], rtol=1e-6)
+
+
+def test_ctc_beam_search_decoder_does_reject_more_paths_than_beams():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="top_paths"):
+            tf.nn.ctc_beam_search_decoder(np.zeros((2, 1, 3), np.float32), [2], 2, 3)
