@@ -464,6 +464,13 @@ def __getattr__(name: str):
         return getattr(protos(), name)
     raise AttributeError(f"module 'dataflow' has no attribute '{name}'")
 
+
 # isort: split
 # TensorFlow's generic convolution op and the 2-d backward ops taking tensors for sizes
-from .ops.conv_nd_ops import conv, conv2d_backprop_filter_v2, conv2d_backprop_input_v2  # noqa: E402
+from .ops.conv_nd_ops import (  # noqa: E402
+    conv,
+    conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2,
+    extract_volume_patches,
+)
+from .ops.ctc_ops import edit_distance  # noqa: E402

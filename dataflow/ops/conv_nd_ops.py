@@ -1102,3 +1102,65 @@ def _max_pool3d_grad_grad_grad(op, grad):
 @RegisterGradient("DilatedMaxPool")
 def _dilated_max_pool_grad(op, grad):
     return _op("DilatedMaxPoolGrad", (op.inputs[0], op.outputs[0], grad), _copy(op, _POOL_ATTRS))
+
+
+# -- volume patches ----------------------------------------------------------------------------
+def _extract_volume_patches_last(x, attrs):
+    g = _Geometry(x.shape[1:-1], attrs["ksize"], attrs)
+    n, c = x.shape[0], x.shape[-1]
+    k = int(np.prod(g.ksize))
+    if min(n, *g.out, c) == 0:
+        return np.zeros((n, *g.out, k * c), dtype=x.dtype)
+    return np.ascontiguousarray(_windows(x, g)).reshape(n, *g.out, k * c)
+
+
+def _infer_volume_patches(op):
+    (x,) = op.inputs
+    check_dtype(x.dtype, NUMERIC_TYPES, "input")
+    _check_rank(x, 5, "input", op)
+    n, *sizes, c = _dims_last(x.shape, 5, False)
+    out = _static_out(sizes, op.attrs["ksize"], op.attrs, op.type)
+    depth = None if c is None else c * int(np.prod(op.attrs["ksize"]))
+    return [(x.dtype, TensorShape([n, *out, depth]))]
+
+
+define_op("ExtractVolumePatches", _infer_volume_patches, _kernel(_extract_volume_patches_last))
+
+
+def extract_volume_patches(input, ksizes, strides, padding, name: Optional[str] = None):  # noqa: A002
+    """The ``ksizes = [1, planes, rows, cols, 1]`` patches of the 5-d ``input`` (``[batch,
+    depth, height, width, channels]``) taken every ``strides``, each flattened into the last
+    dimension in (plane, row, column, channel) order: ``[batch, out_planes, out_rows,
+    out_cols, planes * rows * cols * channels]``.  ``padding`` "SAME" pads with zeros as a
+    convolution would."""
+    with argument_errors("ExtractVolumePatches", name):
+        attrs = {
+            "ksize": _spatial_list(ksizes, "ksizes", 3, False),
+            "strides": _spatial_list(strides, "strides", 3, False),
+            "padding": _padding(padding),
+        }
+        for what, values in (("ksizes", ksizes), ("strides", strides)):
+            if isinstance(values, (int, np.integer)) or len(values) != 5:
+                raise ValueError(f"{what} must be 5 ints [1, planes, rows, cols, 1], got {values}")
+    graph = _graph_of((input,))
+    with graph.as_default():
+        x = convert_to_tensor(input, name="input")
+        return apply_op(
+            "ExtractVolumePatches", (x,), attrs, name or "ExtractVolumePatches"
+        ).outputs[0]
+
+
+@RegisterGradient("ExtractVolumePatches")
+def _extract_volume_patches_grad(op, grad):
+    """The patches are a convolution with a one-hot filter (one output channel per patch
+    position and channel); their gradient is that convolution's input gradient."""
+    x = op.inputs[0]
+    c = x.shape.as_list()[-1] if x.shape.ndims == 5 else None
+    if c is None:
+        raise ValueError("the gradient of extract_volume_patches needs a known channel count")
+    ksize = op.attrs["ksize"]
+    k = int(np.prod(ksize))
+    one_hot = np.eye(k * c, dtype=x.dtype.as_numpy_dtype).reshape(*ksize, c, k * c)
+    attrs = {"strides": op.attrs["strides"], "padding": op.attrs["padding"]}
+    f = convert_to_tensor(one_hot)
+    return _op("Conv3DBackpropInputV2", (_a.shape(x), f, grad), attrs)

@@ -632,3 +632,87 @@ def _ctc_loss_grad(op, grad_loss, _):
 
 for _type in ("CTCGreedyDecoder", "CTCBeamSearchDecoder", "CTCUniqueLabels"):
     NotDifferentiable(_type)
+
+
+# -- edit distance ---------------------------------------------------------------------------
+def _levenshtein(a: list, b: list) -> int:
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    return previous[-1]
+
+
+def _sequences(indices, values, shape) -> dict:
+    """The sequences of a SparseTensor: its values grouped by all but the last index, in the
+    order of the last."""
+    groups: dict = {}
+    order = np.lexsort(indices.T[::-1]) if len(indices) else []
+    for i in order:
+        groups.setdefault(tuple(int(v) for v in indices[i, :-1]), []).append(values[i])
+    return groups
+
+
+def _edit_distance_kernel(attrs):
+    normalize = attrs["normalize"]
+
+    def kernel(h_indices, h_values, h_shape, t_indices, t_values, t_shape):
+        if len(h_shape) != len(t_shape) or len(h_shape) < 1:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"hypothesis and truth must have one rank, got {len(h_shape)} and {len(t_shape)}",
+            )
+        out_shape = np.maximum(h_shape[:-1], t_shape[:-1]).astype(np.int64)
+        out = np.zeros(out_shape, dtype=np.float32)
+        hypotheses = _sequences(h_indices, h_values, h_shape)
+        truths = _sequences(t_indices, t_values, t_shape)
+        for key in set(hypotheses) | set(truths):
+            h, t = hypotheses.get(key, []), truths.get(key, [])
+            distance = float(_levenshtein(h, t))
+            if normalize:
+                distance = distance / len(t) if t else (np.inf if h else 0.0)
+            out[key] = distance
+        return out
+
+    return kernel
+
+
+def _infer_edit_distance(op):
+    h_values, t_values = op.inputs[1], op.inputs[4]
+    if h_values.dtype is not t_values.dtype:
+        raise TypeError(
+            f"hypothesis and truth must have one dtype, got {h_values.dtype.name} and "
+            f"{t_values.dtype.name}"
+        )
+    rank = op.inputs[2].shape.as_list()[0] if op.inputs[2].shape.ndims == 1 else None
+    return [(_dtypes.float32, TensorShape(None if rank is None else [None] * (rank - 1)))]
+
+
+define_op("EditDistance", _infer_edit_distance, _edit_distance_kernel)
+NotDifferentiable("EditDistance")
+
+
+def edit_distance(hypothesis, truth, normalize: bool = True, name: str = "edit_distance"):
+    """The Levenshtein distance between the sequences of the SparseTensors ``hypothesis`` and
+    ``truth`` (the values along their last dimension, for each index of the others): a
+    float32 tensor of the larger of their leading shapes; with ``normalize`` divided by the
+    truth's length (inf for an empty truth against a non-empty hypothesis, 0 for two empty
+    sequences)."""
+    from ..sparse_tensor import SparseTensor, SparseTensorValue
+
+    for what, value in (("Hypothesis", hypothesis), ("Truth", truth)):
+        if not isinstance(value, (SparseTensor, SparseTensorValue)):
+            raise TypeError(f"{what} must be a SparseTensor (at {_user_location()}).")
+    graph = _m.graph_of((hypothesis.values, truth.values))
+    with graph.as_default():
+        inputs = []
+        for sp in (hypothesis, truth):
+            inputs += [
+                convert_to_tensor(sp.indices, _dtypes.int64),
+                convert_to_tensor(sp.values),
+                convert_to_tensor(sp.dense_shape, _dtypes.int64),
+            ]
+        return apply_op("EditDistance", inputs, {"normalize": bool(normalize)}, name).outputs[0]

@@ -14,6 +14,10 @@ def _run(t, feed=None):
         return sess.run(t, feed)
 
 
+def _x(*shape):
+    return (np.arange(np.prod(shape)) % 7 - 3).reshape(shape).astype(np.float32) / 4
+
+
 def _check_close(got, want):
     got = np.asarray(got)
     assert got.shape == want.shape
@@ -394,3 +398,332 @@ def test_ctc_beam_search_decoder_does_reject_more_paths_than_beams():
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="top_paths"):
             tf.nn.ctc_beam_search_decoder(np.zeros((2, 1, 3), np.float32), [2], 2, 3)
+
+
+def test_extract_volume_patches_does_flatten_windows():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(1, 3, 4, 3, 2))
+        y = tf.extract_volume_patches(x, [1, 2, 2, 2, 1], [1, 1, 2, 2, 1], "SAME")
+        _check_close(
+            _run(y),
+            np.array(
+                [
+                    [
+                        [
+                            [
+                                [
+                                    -0.75,
+                                    -0.5,
+                                    -0.25,
+                                    0.0,
+                                    0.75,
+                                    -0.75,
+                                    -0.5,
+                                    -0.25,
+                                    0.0,
+                                    0.25,
+                                    0.5,
+                                    0.75,
+                                    -0.25,
+                                    0.0,
+                                    0.25,
+                                    0.5,
+                                ],
+                                [
+                                    0.25,
+                                    0.5,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.25,
+                                    0.0,
+                                    0.0,
+                                    -0.75,
+                                    -0.5,
+                                    0.0,
+                                    0.0,
+                                    0.75,
+                                    -0.75,
+                                    0.0,
+                                    0.0,
+                                ],
+                            ],
+                            [
+                                [
+                                    0.5,
+                                    0.75,
+                                    -0.75,
+                                    -0.5,
+                                    0.25,
+                                    0.5,
+                                    0.75,
+                                    -0.75,
+                                    -0.5,
+                                    -0.25,
+                                    0.0,
+                                    0.25,
+                                    -0.75,
+                                    -0.5,
+                                    -0.25,
+                                    0.0,
+                                ],
+                                [
+                                    -0.25,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    -0.5,
+                                    -0.25,
+                                    0.0,
+                                    0.0,
+                                    0.5,
+                                    0.75,
+                                    0.0,
+                                    0.0,
+                                    0.25,
+                                    0.5,
+                                    0.0,
+                                    0.0,
+                                ],
+                            ],
+                        ],
+                        [
+                            [
+                                [
+                                    0.0,
+                                    0.25,
+                                    0.5,
+                                    0.75,
+                                    -0.25,
+                                    0.0,
+                                    0.25,
+                                    0.5,
+                                    0.75,
+                                    -0.75,
+                                    -0.5,
+                                    -0.25,
+                                    0.5,
+                                    0.75,
+                                    -0.75,
+                                    -0.5,
+                                ],
+                                [
+                                    -0.75,
+                                    -0.5,
+                                    0.0,
+                                    0.0,
+                                    0.75,
+                                    -0.75,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.25,
+                                    0.0,
+                                    0.0,
+                                    -0.25,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                ],
+                            ],
+                            [
+                                [
+                                    -0.5,
+                                    -0.25,
+                                    0.0,
+                                    0.25,
+                                    -0.75,
+                                    -0.5,
+                                    -0.25,
+                                    0.0,
+                                    0.25,
+                                    0.5,
+                                    0.75,
+                                    -0.75,
+                                    0.0,
+                                    0.25,
+                                    0.5,
+                                    0.75,
+                                ],
+                                [
+                                    0.5,
+                                    0.75,
+                                    0.0,
+                                    0.0,
+                                    0.25,
+                                    0.5,
+                                    0.0,
+                                    0.0,
+                                    -0.5,
+                                    -0.25,
+                                    0.0,
+                                    0.0,
+                                    -0.75,
+                                    -0.5,
+                                    0.0,
+                                    0.0,
+                                ],
+                            ],
+                        ],
+                        [
+                            [
+                                [
+                                    0.75,
+                                    -0.75,
+                                    -0.5,
+                                    -0.25,
+                                    0.5,
+                                    0.75,
+                                    -0.75,
+                                    -0.5,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                ],
+                                [
+                                    0.0,
+                                    0.25,
+                                    0.0,
+                                    0.0,
+                                    -0.25,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                ],
+                            ],
+                            [
+                                [
+                                    0.25,
+                                    0.5,
+                                    0.75,
+                                    -0.75,
+                                    0.0,
+                                    0.25,
+                                    0.5,
+                                    0.75,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                ],
+                                [
+                                    -0.5,
+                                    -0.25,
+                                    0.0,
+                                    0.0,
+                                    -0.75,
+                                    -0.5,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                ],
+                            ],
+                        ],
+                    ]
+                ],
+                dtype=np.float32,
+            ),
+        )
+
+
+def test_extract_volume_patches_gradient_does_match_tf():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(1, 3, 4, 3, 2))
+        p = tf.extract_volume_patches(x, [1, 2, 3, 2, 1], [1, 1, 1, 2, 1], "VALID")
+        y = tf.gradients(tf.reduce_sum(p * p), x)[0]
+        _check_close(
+            _run(y),
+            np.array(
+                [
+                    [
+                        [
+                            [[-1.5, -1.0], [-0.5, 0.0], [0.0, 0.0]],
+                            [[3.0, -3.0], [-2.0, -1.0], [0.0, 0.0]],
+                            [[2.0, 3.0], [-3.0, -2.0], [0.0, 0.0]],
+                            [[0.5, 1.0], [1.5, -1.5], [0.0, 0.0]],
+                        ],
+                        [
+                            [[0.0, 1.0], [2.0, 3.0], [0.0, 0.0]],
+                            [[-2.0, 0.0], [2.0, 4.0], [0.0, 0.0]],
+                            [[-4.0, -2.0], [0.0, 2.0], [0.0, 0.0]],
+                            [[-3.0, -2.0], [-1.0, 0.0], [0.0, 0.0]],
+                        ],
+                        [
+                            [[1.5, -1.5], [-1.0, -0.5], [0.0, 0.0]],
+                            [[2.0, 3.0], [-3.0, -2.0], [0.0, 0.0]],
+                            [[1.0, 2.0], [3.0, -3.0], [0.0, 0.0]],
+                            [[0.0, 0.5], [1.0, 1.5], [0.0, 0.0]],
+                        ],
+                    ]
+                ],
+                dtype=np.float32,
+            ),
+        )
+
+
+def test_edit_distance_does_compare_sequences():
+    with tf.Graph().as_default():
+        h = tf.SparseTensor(
+            [[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 0]],
+            tf.constant(["a", "b", "c", "d"]),
+            [2, 3, 2],
+        )
+        t = tf.SparseTensor(
+            [[0, 0, 0], [0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 0, 2]],
+            tf.constant(["a", "x", "c", "c", "e"]),
+            [2, 2, 3],
+        )
+        y = [tf.edit_distance(h, t), tf.edit_distance(h, t, normalize=False)]
+        got = _run(y)
+        _check_close(
+            got[0], np.array([[1.0, 1.0, 0.0], [0.6666667, np.inf, 0.0]], dtype=np.float32)
+        )
+        _check_close(got[1], np.array([[1.0, 1.0, 0.0], [2.0, 1.0, 0.0]], dtype=np.float32))
+
+
+def test_edit_distance_does_take_ints_of_rank_two():
+    with tf.Graph().as_default():
+        h = tf.SparseTensor(
+            [[0, 0], [0, 1], [0, 2], [1, 0]], tf.constant([1, 2, 3, 4], tf.int64), [2, 4]
+        )
+        t = tf.SparseTensor(
+            [[0, 0], [0, 1], [1, 0], [1, 1]], tf.constant([1, 3, 5, 4], tf.int64), [2, 3]
+        )
+        y = tf.edit_distance(h, t)
+        _check_close(_run(y), np.array([0.5, 0.5], dtype=np.float32))
+
+
+def test_edit_distance_does_reject_dense_inputs():
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="SparseTensor"):
+            tf.edit_distance([[1, 2]], tf.SparseTensor([[0, 0]], [1], [1, 1]))
+
+
+def test_extract_volume_patches_does_reject_bad_sizes():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="ksizes"):
+            tf.extract_volume_patches(_x(1, 2, 2, 2, 1), [2, 2, 2], [1, 1, 1, 1, 1], "VALID")
