@@ -55,7 +55,10 @@ __all__ = [
     "depthwise_conv2d_backprop_input",
     "depthwise_conv2d_native_backprop_filter",
     "depthwise_conv2d_native_backprop_input",
+    "dilation2d",
+    "erosion2d",
     "max_pool3d",
+    "max_pool_with_argmax",
     "pool",
 ]
 
@@ -105,6 +108,8 @@ def _pad(x, pads, fill):
 def _windows(x, g: _Geometry, fill=0):
     """The windows of the channels-last ``x``: ``(N, *out, *ksize, C)``, a strided view."""
     s = len(g.ksize)
+    if min(g.out, default=1) == 0:
+        return np.zeros((x.shape[0], *g.out, *g.ksize, x.shape[-1]), dtype=x.dtype)
     padded = _pad(x, g.pads, fill)
     view = sliding_window_view(padded, g.eff, axis=tuple(range(1, s + 1)))
     index = (
@@ -1164,3 +1169,249 @@ def _extract_volume_patches_grad(op, grad):
     attrs = {"strides": op.attrs["strides"], "padding": op.attrs["padding"]}
     f = convert_to_tensor(one_hot)
     return _op("Conv3DBackpropInputV2", (_a.shape(x), f, grad), attrs)
+
+
+# -- max pooling with the places of the maxima ------------------------------------------------
+def _max_pool_with_argmax_kernel(attrs):
+    include_batch = attrs["include_batch_in_index"]
+    index_dtype = attrs["Targmax"].as_numpy_dtype
+
+    def kernel(x):
+        if x.ndim != 4:
+            raise InvalidArgumentError(None, None, f"input must be 4-D, got {x.shape}")
+        n, h, w, c = x.shape
+        g = _Geometry((h, w), attrs["ksize"], attrs)
+        (oh, ow), (kh, kw) = g.out, g.ksize
+        if min(n, oh, ow, c) == 0:
+            return np.zeros((n, oh, ow, c), x.dtype), np.zeros((n, oh, ow, c), index_dtype)
+        fill = -np.inf if x.dtype.kind == "f" else _lowest(x.dtype)
+        windows = _windows(x, g, fill=fill).reshape(n, oh, ow, kh * kw, c)
+        best = np.argmax(windows, axis=3)  # the first maximum in row-major window order
+        values = np.take_along_axis(windows, best[:, :, :, None], axis=3)[:, :, :, 0]
+        rows = np.arange(oh)[None, :, None, None] * g.strides[0] - g.pads[0][0] + best // kw
+        cols = np.arange(ow)[None, None, :, None] * g.strides[1] - g.pads[1][0] + best % kw
+        index = (rows * w + cols) * c + np.arange(c)
+        if include_batch:
+            index = index + np.arange(n)[:, None, None, None] * (h * w * c)
+        return values, index.astype(index_dtype)
+
+    return kernel
+
+
+def _infer_max_pool_with_argmax(op):
+    (x,) = op.inputs
+    check_dtype(x.dtype, NUMERIC_TYPES, "input")
+    _check_rank(x, 4, "input", op)
+    n, h, w, c = _dims_last(x.shape, 4, False)
+    oh, ow = _static_out((h, w), op.attrs["ksize"], op.attrs, op.type)
+    shape = TensorShape([n, oh, ow, c])
+    return [(x.dtype, shape), (op.attrs["Targmax"], shape)]
+
+
+define_op("MaxPoolWithArgmax", _infer_max_pool_with_argmax, _max_pool_with_argmax_kernel)
+
+
+def max_pool_with_argmax(
+    input,  # noqa: A002
+    ksize,
+    strides,
+    padding,
+    data_format: str = "NHWC",
+    Targmax=None,  # noqa: N803 - TensorFlow's name
+    name: Optional[str] = None,
+    output_dtype=None,
+    include_batch_in_index: bool = False,
+):
+    """`max_pool` of the NHWC ``input`` and, for each output, where its maximum is in the
+    flattened input: ``(y * width + x) * channels + c``, plus ``b * height * width *
+    channels`` with ``include_batch_in_index``.  ``output_dtype`` (TF1's ``Targmax``) is the
+    indices' dtype, int64 by default; the first maximum of a window wins, as in TensorFlow's
+    CPU kernel."""
+    with argument_errors("MaxPoolWithArgmax", name):
+        if data_format != "NHWC":
+            raise ValueError(
+                f"Data formats other than 'NHWC' are not yet supported, got {data_format!r}"
+            )
+        if Targmax is not None and output_dtype is not None and Targmax != output_dtype:
+            raise ValueError("Cannot specify both 'Targmax' and 'output_dtype'")
+        dtype = _dtypes.as_dtype(output_dtype or Targmax or _dtypes.int64)
+        if dtype not in (_dtypes.int32, _dtypes.int64):
+            raise TypeError(f"output_dtype must be int32 or int64, got {dtype.name}")
+        attrs = {
+            "ksize": _spatial_list(ksize, "ksize", 2, False),
+            "strides": _spatial_list(strides, "strides", 2, False),
+            "padding": _padding(padding),
+            "Targmax": dtype,
+            "include_batch_in_index": bool(include_batch_in_index),
+        }
+    graph = _graph_of((input,))
+    with graph.as_default():
+        x = convert_to_tensor(input, name="input")
+        op = apply_op("MaxPoolWithArgmax", (x,), attrs, name or "MaxPoolWithArgmax")
+        return op.outputs[0], op.outputs[1]
+
+
+@RegisterGradient("MaxPoolWithArgmax")
+def _max_pool_with_argmax_grad(op, grad, _):
+    """Each output's gradient added at the input position its index names."""
+    from . import math_ops as _m
+    from .segment_ops import unsorted_segment_sum
+
+    x, index = op.inputs[0], _m.cast(op.outputs[1], _dtypes.int64)
+    size = _m.cast(_a.size(x), _dtypes.int64)
+    if not op.attrs["include_batch_in_index"]:
+        per_example = size // _m.cast(_a.shape(x)[0], _dtypes.int64)
+        batch = _m.cast(_a.range(_a.shape(index)[0]), _dtypes.int64)
+        index = index + _a.reshape(batch * per_example, [-1, 1, 1, 1])
+    flat = unsorted_segment_sum(_a.reshape(grad, [-1]), _a.reshape(index, [-1]), size)
+    return _a.reshape(flat, _a.shape(x))
+
+
+# -- morphological dilation and erosion ----------------------------------------------------------
+def _dilation_windows(x, f, attrs):
+    """The windows of ``x`` plus the filter, ``(N, OH, OW, KH*KW, C)``, their geometry, and the
+    first maximum of each."""
+    n, h, w, c = x.shape
+    kh, kw, fc = f.shape
+    if fc != c:
+        raise InvalidArgumentError(
+            None, None, f"input has {c} channels but the filter {list(f.shape)} has {fc}"
+        )
+    g = _Geometry((h, w), (kh, kw), attrs)
+    fill = -np.inf if x.dtype.kind == "f" else _lowest(x.dtype)
+    sums = _windows(x, g, fill=fill) + f[None, None, None]
+    sums = sums.reshape(n, *g.out, kh * kw, c)
+    best = np.argmax(sums, axis=3) if sums.size else np.zeros((n, *g.out, c), np.int64)
+    return sums, g, best
+
+
+def _dilation2d_kernel(attrs):
+    def kernel(x, f):
+        sums, g, best = _dilation_windows(x, f, attrs)
+        if sums.size == 0:
+            return np.zeros((x.shape[0], *g.out, x.shape[3]), dtype=x.dtype)
+        return np.take_along_axis(sums, best[:, :, :, None], axis=3)[:, :, :, 0]
+
+    return kernel
+
+
+def _dilation2d_backprop_input_kernel(attrs):
+    def kernel(x, f, dy):
+        sums, g, best = _dilation_windows(x, f, attrs)
+        n, h, w, c = x.shape
+        kw = f.shape[1]
+        grad = np.zeros((n, h + sum(g.pads[0]), w + sum(g.pads[1]), c), dtype=dy.dtype)
+        if sums.size == 0:
+            return _crop(grad, x.shape, g)
+        (sh, sw), (rh, rw) = g.strides, g.dilations
+        rows = np.arange(g.out[0])[None, :, None, None] * sh + (best // kw) * rh
+        cols = np.arange(g.out[1])[None, None, :, None] * sw + (best % kw) * rw
+        batch = np.arange(n)[:, None, None, None]
+        channel = np.arange(c)[None, None, None, :]
+        np.add.at(grad, (batch, rows, cols, channel), dy)
+        return _crop(grad, x.shape, g)
+
+    return kernel
+
+
+def _dilation2d_backprop_filter_kernel(attrs):
+    def kernel(x, f, dy):
+        sums, g, best = _dilation_windows(x, f, attrs)
+        kh, kw, c = f.shape
+        grad = np.zeros((kh * kw, c), dtype=dy.dtype)
+        if sums.size:
+            np.add.at(grad, (best, np.broadcast_to(np.arange(c), best.shape)), dy)
+        return grad.reshape(f.shape)
+
+    return kernel
+
+
+def _infer_dilation2d(op):
+    x, f = op.inputs[:2]
+    check_same_dtype((x, f), ("input", "filter"), op.type)
+    check_dtype(x.dtype, NUMERIC_TYPES, "input")
+    _check_rank(x, 4, "input", op)
+    _check_rank(f, 3, "filter", op)
+    n, h, w, c = _dims_last(x.shape, 4, False)
+    kh, kw, fc = f.shape.as_list() if f.shape.ndims == 3 else [None] * 3
+    if c is not None and fc is not None and c != fc:
+        raise ValueError(f"input has {c} channels but the filter {f.shape} has {fc}")
+    oh, ow = _static_out((h, w), (kh, kw), op.attrs, op.type)
+    return [(x.dtype, TensorShape([n, oh, ow, c if c is not None else fc]))]
+
+
+define_op("Dilation2D", _infer_dilation2d, _dilation2d_kernel)
+define_op(
+    "Dilation2DBackpropInput",
+    lambda op: [(op.inputs[2].dtype, op.inputs[0].shape)],
+    _dilation2d_backprop_input_kernel,
+)
+define_op(
+    "Dilation2DBackpropFilter",
+    lambda op: [(op.inputs[2].dtype, op.inputs[1].shape)],
+    _dilation2d_backprop_filter_kernel,
+)
+
+
+def _dilation_attrs(strides, rates, padding) -> dict:
+    for what, values in (("strides", strides), ("rates", rates)):
+        if values is None or isinstance(values, (int, np.integer)) or len(values) != 4:
+            raise ValueError(f"{what} must be 4 ints [1, h, w, 1], got {values!r}")
+    return {
+        "strides": _spatial_list(strides, "strides", 2, False),
+        "dilations": _spatial_list(rates, "rates", 2, False),
+        "padding": _padding(padding),
+    }
+
+
+def dilation2d(
+    input,  # noqa: A002
+    filter=None,  # noqa: A002
+    strides=None,
+    rates=None,
+    padding=None,
+    name: Optional[str] = None,
+    filters=None,
+    dilations=None,
+) -> Tensor:
+    """The grayscale morphological dilation of the NHWC ``input`` by the ``[height, width,
+    channels]`` ``filter``: each output is the largest ``input + filter`` over its window
+    (``strides`` and ``rates`` are ``[1, h, w, 1]``; positions in the padding take no
+    part)."""
+    with argument_errors("Dilation2D", name):
+        filter = _one_of(filter, filters, "filter", "filters")  # noqa: A001
+        if dilations is not None:
+            rates = _one_of(rates, dilations, "rates", "dilations")
+        attrs = _dilation_attrs(strides, rates, padding)
+    graph = _graph_of((input, filter))
+    with graph.as_default():
+        x, f = convert_all((input, filter), ("input", "filter"))
+        return apply_op("Dilation2D", (x, f), attrs, name or "Dilation2D").outputs[0]
+
+
+def erosion2d(value, kernel, strides, rates, padding, name: Optional[str] = None) -> Tensor:
+    """The grayscale morphological erosion of the NHWC ``value`` by ``kernel``: each output is
+    the smallest ``value - kernel`` over its window (with the kernel reflected), computed as
+    TensorFlow does, as ``-dilation2d(-value, reverse(kernel))``."""
+    from . import math_ops as _m
+
+    with argument_errors("Dilation2D", name or "erosion2d"):
+        attrs = _dilation_attrs(strides, rates, padding)
+    graph = _graph_of((value, kernel))
+    with graph.as_default(), graph.name_scope(name or "erosion2d") as scope:
+        value, kernel = convert_all((value, kernel), ("value", "kernel"))
+        from .reverse_ops import reverse
+
+        reflected = reverse(kernel, [0, 1])
+        dilated = apply_op("Dilation2D", (_m.negative(value), reflected), attrs, scope)
+        return _m.negative(dilated.outputs[0])
+
+
+@RegisterGradient("Dilation2D")
+def _dilation2d_grad(op, grad):
+    x, f = op.inputs
+    attrs = _copy(op, ("strides", "dilations", "padding"))
+    return (
+        _op("Dilation2DBackpropInput", (x, f, grad), attrs),
+        _op("Dilation2DBackpropFilter", (x, f, grad), attrs),
+    )

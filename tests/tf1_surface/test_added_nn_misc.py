@@ -18,6 +18,10 @@ def _x(*shape):
     return (np.arange(np.prod(shape)) % 7 - 3).reshape(shape).astype(np.float32) / 4
 
 
+def _f(*shape):
+    return (np.arange(np.prod(shape)) % 5 - 2).reshape(shape).astype(np.float32) / 3
+
+
 def _check_close(got, want):
     got = np.asarray(got)
     assert got.shape == want.shape
@@ -727,3 +731,267 @@ def test_extract_volume_patches_does_reject_bad_sizes():
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="ksizes"):
             tf.extract_volume_patches(_x(1, 2, 2, 2, 1), [2, 2, 2], [1, 1, 1, 1, 1], "VALID")
+
+
+def test_max_pool_with_argmax_does_give_flat_indices():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(2, 4, 5, 2))
+        v, i = tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        y = [v, i]
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [
+                        [[0.5, 0.75], [0.75, 0.5], [0.25, 0.5]],
+                        [[0.75, 0.5], [0.75, 0.75], [0.0, 0.25]],
+                    ],
+                    [
+                        [[0.5, 0.75], [0.5, 0.75], [0.75, 0.0]],
+                        [[0.75, 0.5], [0.75, 0.5], [0.5, 0.75]],
+                    ],
+                ],
+                dtype=np.float32,
+            ),
+        )
+        _check_close(
+            got[1],
+            np.array(
+                [
+                    [[[12, 13], [6, 5], [18, 19]], [[20, 33], [34, 27], [38, 39]]],
+                    [[[0, 1], [14, 15], [8, 19]], [[22, 21], [36, 35], [28, 29]]],
+                ],
+                dtype=np.int64,
+            ),
+        )
+
+
+def test_max_pool_with_argmax_does_count_the_batch_when_asked():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(2, 4, 5, 2))
+        v, i = tf.nn.max_pool_with_argmax(
+            x,
+            [1, 3, 2, 1],
+            [1, 1, 2, 1],
+            "VALID",
+            output_dtype=tf.int32,
+            include_batch_in_index=True,
+        )
+        y = [v, i]
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [[[0.75, 0.75], [0.75, 0.75]], [[0.75, 0.75], [0.75, 0.75]]],
+                    [[[0.75, 0.75], [0.5, 0.75]], [[0.75, 0.5], [0.75, 0.75]]],
+                ],
+                dtype=np.float32,
+            ),
+        )
+        _check_close(
+            got[1],
+            np.array(
+                [
+                    [[[20, 13], [6, 27]], [[20, 13], [34, 27]]],
+                    [[[62, 41], [54, 55]], [[62, 61], [76, 55]]],
+                ],
+                dtype=np.int32,
+            ),
+        )
+
+
+def test_max_pool_with_argmax_gradient_does_match_tf():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(2, 4, 5, 2))
+        v, i = tf.nn.max_pool_with_argmax(x, [1, 3, 3, 1], [1, 1, 2, 1], "SAME")
+        y = tf.gradients(tf.reduce_sum(v * v), x)[0]
+        _check_close(
+            _run(y),
+            np.array(
+                [
+                    [
+                        [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [6.0, 0.0], [0.0, 0.0]],
+                        [[0.0, 0.0], [1.0, 9.0], [0.0, 0.0], [0.0, 0.0], [0.0, 1.0]],
+                        [[4.5, 0.0], [0.0, 0.0], [0.0, 0.0], [2.0, 6.0], [0.0, 0.0]],
+                        [[0.0, 0.0], [0.0, 1.0], [3.0, 0.0], [0.0, 0.0], [0.0, 0.0]],
+                    ],
+                    [
+                        [[1.0, 3.0], [0.0, 0.0], [0.0, 0.0], [0.0, 1.0], [3.0, 0.0]],
+                        [[0.0, 0.0], [0.0, 0.0], [1.0, 4.5], [0.0, 0.0], [0.0, 0.0]],
+                        [[0.0, 2.0], [9.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 4.5]],
+                        [[0.0, 0.0], [0.0, 0.0], [0.0, 1.0], [3.0, 0.0], [0.0, 0.0]],
+                    ],
+                ],
+                dtype=np.float32,
+            ),
+        )
+
+
+def test_dilation2d_does_take_the_largest_sum():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(1, 5, 4, 2))
+        f = tf.constant(_f(2, 3, 2))
+        z = tf.constant(_x(1, 5, 5, 2))
+        y = [
+            tf.nn.dilation2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+            tf.nn.dilation2d(z, f, [1, 2, 1, 1], [1, 1, 2, 1], "VALID"),
+            tf.nn.dilation2d(x, f, [1, 2, 1, 1], [1, 1, 2, 1], "VALID"),
+        ]
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [
+                        [
+                            [0.4166667, 0.4166667],
+                            [0.9166667, 0.9166667],
+                            [1.4166667, 1.4166667],
+                            [0.75, 0.75],
+                        ],
+                        [
+                            [0.6666667, 0.6666667],
+                            [1.1666667, 1.1666667],
+                            [1.0833334, 1.0833334],
+                            [0.4166667, 0.4166667],
+                        ],
+                        [
+                            [0.9166667, 0.9166667],
+                            [1.4166667, 1.4166667],
+                            [0.75, 0.75],
+                            [0.0833333, 0.6666667],
+                        ],
+                        [
+                            [1.1666667, 1.1666667],
+                            [1.0833334, 1.0833334],
+                            [0.4166667, 0.4166667],
+                            [0.3333333, 0.9166667],
+                        ],
+                        [
+                            [1.4166667, 0.8333334],
+                            [0.75, 0.1666667],
+                            [0.6666667, 0.0833333],
+                            [0.0, 0.5833334],
+                        ],
+                    ]
+                ],
+                dtype=np.float32,
+            ),
+        )
+        _check_close(
+            got[1], np.array([[[[0.25, 0.8333334]], [[1.0833334, 0.5833334]]]], dtype=np.float32)
+        )
+        _check_close(got[2], np.zeros((1, 2, 0, 2), dtype=np.float32))
+
+
+def test_dilation2d_gradients_do_match_tf():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(1, 5, 4, 2))
+        f = tf.constant(_f(2, 3, 2))
+        d = tf.nn.dilation2d(x, f, [1, 2, 1, 1], [1, 1, 1, 1], "SAME")
+        y = tf.gradients(tf.reduce_sum(d * d), [x, f])
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [
+                        [[0.0, 0.0], [0.8333334, 0.0], [1.8333334, 0.0], [4.3333335, 0.0]],
+                        [[0.0, 0.8333334], [0.0, 1.8333334], [0.0, 4.3333335], [0.0, 0.0]],
+                        [[0.0, 0.0], [1.8333334, 0.0], [4.3333335, 0.0], [0.0, 0.0]],
+                        [[0.0, 1.8333334], [0.0, 4.3333335], [0.0, 0.0], [0.1666667, 1.3333334]],
+                        [[0.0, 2.0], [4.3333335, 0.0], [0.0, 0.1666667], [1.3333334, 1.1666667]],
+                    ]
+                ],
+                dtype=np.float32,
+            ),
+        )
+        _check_close(
+            got[1],
+            np.array(
+                [
+                    [[0.0, 0.3333333], [4.5, 3.0000002], [14.333333, 0.0]],
+                    [[0.0, 3.0], [0.1666667, 11.5], [0.0, 0.0]],
+                ],
+                dtype=np.float32,
+            ),
+        )
+
+
+def test_erosion2d_does_take_the_smallest_difference():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(1, 5, 4, 2))
+        f = tf.constant(_f(2, 3, 2))
+        e = tf.nn.erosion2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1], "SAME")
+        y = [e, tf.gradients(tf.reduce_sum(e * e), f)[0]]
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [
+                        [
+                            [-1.0833334, -1.1666667],
+                            [-1.1666667, -0.6666667],
+                            [-0.6666667, -0.75],
+                            [-0.75, -1.4166667],
+                        ],
+                        [
+                            [-0.8333334, -0.9166667],
+                            [-0.9166667, -0.4166667],
+                            [-0.4166667, -1.0833334],
+                            [-1.0833334, -1.1666667],
+                        ],
+                        [
+                            [-0.5833334, -0.6666667],
+                            [-0.6666667, -0.75],
+                            [-0.75, -1.4166667],
+                            [-1.4166667, -0.9166667],
+                        ],
+                        [
+                            [-0.3333333, -0.4166667],
+                            [-0.4166667, -1.0833334],
+                            [-1.0833334, -1.1666667],
+                            [-1.1666667, -0.6666667],
+                        ],
+                        [
+                            [-0.0833333, -0.75],
+                            [-0.1666667, -1.4166667],
+                            [-0.8333334, -0.9166667],
+                            [-0.3333333, -0.4166667],
+                        ],
+                    ]
+                ],
+                dtype=np.float32,
+            ),
+        )
+        _check_close(
+            got[1],
+            np.array(
+                [
+                    [[0.0, 0.0], [3.0, 4.3333335], [13.6666679, 0.0]],
+                    [[0.3333333, 4.5], [12.500001, 27.5000038], [0.0, 0.0]],
+                ],
+                dtype=np.float32,
+            ),
+        )
+
+
+def test_max_pool_with_argmax_does_reject_nchw_and_bad_index_types():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(1, 4, 4, 1))
+        with pytest.raises(ValueError, match="NHWC"):
+            tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME", data_format="NCHW")
+        with pytest.raises(TypeError, match="int32 or int64"):
+            tf.nn.max_pool_with_argmax(x, 2, 2, "SAME", output_dtype=tf.float32)
+
+
+def test_dilation2d_does_reject_channel_mismatch_and_short_rates():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(1, 4, 4, 2))
+        with pytest.raises(ValueError, match="channels"):
+            tf.nn.dilation2d(x, _f(2, 2, 3), [1, 1, 1, 1], [1, 1, 1, 1], "SAME")
+        with pytest.raises(ValueError, match="rates"):
+            tf.nn.erosion2d(x, _f(2, 2, 2), [1, 1, 1, 1], [1, 1], "SAME")
