@@ -674,7 +674,7 @@ def conv2d_backprop_input_v2(
     strides,
     padding,
     use_cudnn_on_gpu: bool = True,
-    explicit_paddings=(),
+    explicit_paddings=[],  # noqa: B006 - TensorFlow's default, never mutated
     data_format: str = "NHWC",
     dilations=[1, 1, 1, 1],  # noqa: B006 - TensorFlow's default, never mutated
     name: Optional[str] = None,
@@ -699,7 +699,7 @@ def conv2d_backprop_filter_v2(
     strides,
     padding,
     use_cudnn_on_gpu: bool = True,
-    explicit_paddings=(),
+    explicit_paddings=[],  # noqa: B006 - TensorFlow's default, never mutated
     data_format: str = "NHWC",
     dilations=[1, 1, 1, 1],  # noqa: B006 - TensorFlow's default, never mutated
     name: Optional[str] = None,
@@ -970,9 +970,9 @@ def conv(
     filter,  # noqa: A002
     strides,
     padding,
-    explicit_paddings=(),
+    explicit_paddings=[],  # noqa: B006 - TensorFlow's default, never mutated
     data_format: str = "CHANNELS_LAST",
-    dilations=(),
+    dilations=[],  # noqa: B006 - TensorFlow's default, never mutated
     batch_dims: int = 1,
     groups: int = 1,
     name: Optional[str] = None,
