@@ -995,3 +995,130 @@ def test_dilation2d_does_reject_channel_mismatch_and_short_rates():
             tf.nn.dilation2d(x, _f(2, 2, 3), [1, 1, 1, 1], [1, 1, 1, 1], "SAME")
         with pytest.raises(ValueError, match="rates"):
             tf.nn.erosion2d(x, _f(2, 2, 2), [1, 1, 1, 1], [1, 1], "SAME")
+
+
+def test_safe_embedding_lookup_sparse_does_skip_bad_ids_and_fill_empty_rows():
+    with tf.Graph().as_default():
+        params = tf.constant(np.arange(15.0).reshape(5, 3) / 4 - 1)
+        ids = tf.SparseTensor(
+            [[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 1, 1]],
+            tf.constant([3, -1, 1, 4, 0, 2], tf.int64),
+            [2, 3, 2],
+        )
+        y = tf.nn.safe_embedding_lookup_sparse(params, ids)
+        _check_close(
+            _run(y),
+            np.array(
+                [
+                    [[1.25, 1.5, 1.75], [-0.25, 0.0, 0.25], [0.0, 0.0, 0.0]],
+                    [[0.5, 0.75, 1.0], [0.5, 0.75, 1.0], [0.0, 0.0, 0.0]],
+                ],
+                dtype=np.float64,
+            ),
+        )
+
+
+def test_safe_embedding_lookup_sparse_does_weigh_and_use_the_default_id():
+    with tf.Graph().as_default():
+        params = tf.constant(np.arange(15.0).reshape(5, 3) / 4 - 1)
+        ids = tf.SparseTensor(
+            [[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 1, 1]],
+            tf.constant([3, -1, 1, 4, 0, 2], tf.int64),
+            [2, 3, 2],
+        )
+        w = tf.SparseTensor(
+            [[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 1, 1]],
+            tf.constant([1.0, 2.0, 0.0, 0.5, 2.0, -1.0], tf.float64),
+            [2, 3, 2],
+        )
+        y = [
+            tf.nn.safe_embedding_lookup_sparse(params, ids, w, default_id=2),
+            tf.nn.safe_embedding_lookup_sparse(params, ids, w, combiner="sum"),
+        ]
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [[1.25, 1.5, 1.75], [0.5, 0.75, 1.0], [0.5, 0.75, 1.0]],
+                    [[-0.4, -0.15, 0.1], [0.5, 0.75, 1.0], [0.5, 0.75, 1.0]],
+                ],
+                dtype=np.float64,
+            ),
+        )
+        _check_close(
+            got[1],
+            np.array(
+                [
+                    [[1.25, 1.5, 1.75], [-0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
+                    [[-1.0, -0.375, 0.25], [-0.5, -0.75, -1.0], [0.0, 0.0, 0.0]],
+                ],
+                dtype=np.float64,
+            ),
+        )
+
+
+def test_safe_embedding_lookup_sparse_does_clip_norms_and_shards():
+    with tf.Graph().as_default():
+        params = tf.constant(np.arange(15.0).reshape(5, 3) / 4 - 1)
+        ids = tf.SparseTensor(
+            [[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 1, 1]],
+            tf.constant([3, -1, 1, 4, 0, 2], tf.int64),
+            [2, 3, 2],
+        )
+        y = [
+            tf.nn.safe_embedding_lookup_sparse(
+                [params[:3], params[3:]], ids, combiner="sqrtn", max_norm=1.0
+            ),
+            tf.nn.safe_embedding_lookup_sparse(params, ids, allow_fast_lookup=True),
+        ]
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [[0.4767313, 0.5720776, 0.6674238], [-0.25, 0.0, 0.25], [0.0, 0.0, 0.0]],
+                    [
+                        [-0.1638226, 0.0126593, 0.1891411],
+                        [0.3713907, 0.557086, 0.7427814],
+                        [0.0, 0.0, 0.0],
+                    ],
+                ],
+                dtype=np.float64,
+            ),
+        )
+        _check_close(
+            got[1],
+            np.array(
+                [
+                    [[1.25, 1.5, 1.75], [-0.25, 0.0, 0.25], [0.0, 0.0, 0.0]],
+                    [[0.5, 0.75, 1.0], [0.5, 0.75, 1.0], [0.0, 0.0, 0.0]],
+                ],
+                dtype=np.float64,
+            ),
+        )
+
+
+def test_embedding_lookup_does_clip_to_max_norm():
+    with tf.Graph().as_default():
+        params = tf.constant(np.arange(15.0).reshape(5, 3) / 4 - 1)
+        y = tf.nn.embedding_lookup(params, tf.constant([[0, 4], [2, 2]]), max_norm=1.5)
+        _check_close(
+            _run(y),
+            np.array(
+                [
+                    [[-1.0, -0.75, -0.5], [0.7666519, 0.8624834, 0.9583148]],
+                    [[0.5, 0.75, 1.0], [0.5, 0.75, 1.0]],
+                ],
+                dtype=np.float64,
+            ),
+        )
+
+
+def test_safe_embedding_lookup_sparse_does_reject_missing_weights():
+    with tf.Graph().as_default():
+        ids = tf.SparseTensor([[0, 0]], tf.constant([0], tf.int64), [1, 1])
+        with pytest.raises(ValueError, match="embedding_weights"):
+            tf.nn.safe_embedding_lookup_sparse(None, ids)
+        with pytest.raises(ValueError, match="embedding_weights"):
+            tf.nn.safe_embedding_lookup_sparse([], ids)
