@@ -9,9 +9,11 @@ import dataflow as df
 tf = df.compat.v1
 
 
-def _run(t, feed=None):
+def _run(t, init=None):
     with tf.Session() as sess:
-        return sess.run(t, feed)
+        if init is not None:
+            sess.run(init)
+        return sess.run(t)
 
 
 def _x(*shape):
@@ -1122,3 +1124,197 @@ def test_safe_embedding_lookup_sparse_does_reject_missing_weights():
             tf.nn.safe_embedding_lookup_sparse(None, ids)
         with pytest.raises(ValueError, match="embedding_weights"):
             tf.nn.safe_embedding_lookup_sparse([], ids)
+
+
+def test_raw_rnn_does_run_the_cell_until_every_entry_is_finished():
+    with tf.Graph().as_default():
+
+        class Cell:
+            output_size = 2
+            state_size = 2
+
+            def __call__(self, inputs, state):
+                w = tf.constant([[0.5, -0.25], [0.1, 0.3], [-0.4, 0.2]])
+                new = tf.tanh(tf.matmul(inputs, w) + state * 0.5)
+                return new * 2.0, new
+
+            def zero_state(self, batch_size, dtype):
+                return tf.zeros([batch_size, 2], dtype)
+
+            def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+                return self.zero_state(batch_size, dtype)
+
+        cell = Cell()
+        inputs = tf.constant(_x(4, 2, 3))
+        seq_len = tf.constant([4, 2])
+        inputs_ta = tf.TensorArray(tf.float32, size=4).unstack(inputs)
+
+        def loop_fn(time, cell_output, cell_state, loop_state):
+            next_cell_state = cell.zero_state(2, tf.float32) if cell_output is None else cell_state
+            elements_finished = time >= seq_len
+            finished = tf.reduce_all(elements_finished)
+            next_input = tf.cond(
+                finished, lambda: tf.zeros([2, 3]), lambda: inputs_ta.read(tf.minimum(time, 3))
+            )
+            if cell_output is None:
+                return (
+                    elements_finished,
+                    next_input,
+                    next_cell_state,
+                    (tf.zeros([2]), tf.zeros([1])),
+                    tf.constant(0.0),
+                )
+            return (
+                elements_finished,
+                next_input,
+                next_cell_state,
+                (cell_output, cell_output[:, :1] * 3),
+                loop_state + tf.reduce_sum(cell_output),
+            )
+
+        (out_a, out_b), final_state, loop_state = tf.nn.raw_rnn(cell, loop_fn)
+        y = [out_a.stack(), out_b.stack(), final_state, loop_state]
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [[-0.6280419, -0.0249987], [-0.3464703, 0.3464704]],
+                    [[0.6602874, -0.9534689], [-0.6038159, 0.3930543]],
+                    [[1.3168995, -0.5612626], [0.0, 0.0]],
+                    [[0.4028644, 0.1937591], [0.0, 0.0]],
+                ],
+                dtype=np.float32,
+            ),
+        )
+        _check_close(
+            got[1],
+            np.array(
+                [
+                    [[-1.8841257], [-1.0394109]],
+                    [[1.9808621], [-1.8114477]],
+                    [[3.9506986], [0.0]],
+                    [[1.2085931], [0.0]],
+                ],
+                dtype=np.float32,
+            ),
+        )
+        _check_close(
+            got[2], np.array([[0.2014322, 0.0968795], [-0.301908, 0.1965271]], dtype=np.float32)
+        )
+        _check_close(got[3], np.array(-1.0291061, dtype=np.float32))
+
+
+def test_raw_rnn_does_emit_the_cell_output_by_default():
+    with tf.Graph().as_default():
+
+        class Cell:
+            output_size = 2
+            state_size = 2
+
+            def __call__(self, inputs, state):
+                w = tf.constant([[0.5, -0.25], [0.1, 0.3], [-0.4, 0.2]])
+                new = tf.tanh(tf.matmul(inputs, w) + state * 0.5)
+                return new * 2.0, new
+
+            def zero_state(self, batch_size, dtype):
+                return tf.zeros([batch_size, 2], dtype)
+
+            def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+                return self.zero_state(batch_size, dtype)
+
+        cell = Cell()
+        inputs = tf.constant(_x(4, 2, 3))
+        seq_len = tf.constant([4, 2])
+        inputs_ta = tf.TensorArray(tf.float32, size=4).unstack(inputs)
+
+        def loop_fn(time, cell_output, cell_state, loop_state):
+            next_cell_state = cell.zero_state(2, tf.float32) if cell_output is None else cell_state
+            elements_finished = time >= seq_len
+            finished = tf.reduce_all(elements_finished)
+            next_input = tf.cond(
+                finished, lambda: tf.zeros([2, 3]), lambda: inputs_ta.read(tf.minimum(time, 3))
+            )
+            if cell_output is None:
+                return elements_finished, next_input, next_cell_state, None, None
+            return elements_finished, next_input, next_cell_state, cell_output, None
+
+        out, final_state, loop_state = tf.nn.raw_rnn(cell, loop_fn)
+        assert loop_state is None
+        y = [out.stack(), final_state]
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [[-0.6280419, -0.0249987], [-0.3464703, 0.3464704]],
+                    [[0.6602874, -0.9534689], [-0.6038159, 0.3930543]],
+                    [[1.3168995, -0.5612626], [0.0, 0.0]],
+                    [[0.4028644, 0.1937591], [0.0, 0.0]],
+                ],
+                dtype=np.float32,
+            ),
+        )
+        _check_close(
+            got[1], np.array([[0.2014322, 0.0968795], [-0.301908, 0.1965271]], dtype=np.float32)
+        )
+
+
+def test_static_state_saving_rnn_does_read_and_save_the_state():
+    with tf.Graph().as_default():
+
+        class Cell:
+            output_size = 2
+            state_size = 2
+
+            def __call__(self, inputs, state):
+                w = tf.constant([[0.5, -0.25], [0.1, 0.3], [-0.4, 0.2]])
+                new = tf.tanh(tf.matmul(inputs, w) + state * 0.5)
+                return new * 2.0, new
+
+            def zero_state(self, batch_size, dtype):
+                return tf.zeros([batch_size, 2], dtype)
+
+            def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+                return self.zero_state(batch_size, dtype)
+
+        cell = Cell()
+        inputs = tf.constant(_x(4, 2, 3))
+        seq_len = tf.constant([4, 2])
+
+        class Saver:
+            def __init__(self):
+                self.saved = tf.Variable(
+                    tf.constant([[0.5, -0.5], [0.25, 0.0]]), name="saved_state"
+                )
+
+            def state(self, name):
+                assert name == "h"
+                return self.saved.read_value()
+
+            def save_state(self, name, value):
+                return self.saved.assign(value)
+
+        saver = Saver()
+        outputs, state = tf.nn.static_state_saving_rnn(
+            cell, tf.unstack(inputs), saver, "h", sequence_length=seq_len
+        )
+        init = tf.global_variables_initializer()
+        y = [outputs[-1], state]
+        got = _run(y, init)
+        _check_close(got[0], np.array([[0.4295893, 0.1537267], [0.0, 0.0]], dtype=np.float32))
+        _check_close(
+            got[1], np.array([[0.2147946, 0.0768634], [-0.2448991, 0.1965271]], dtype=np.float32)
+        )
+
+
+def test_static_state_saving_rnn_does_reject_names_unlike_the_state():
+    class Cell:
+        output_size = 2
+        state_size = (2, 2)
+
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="state_name"):
+            tf.nn.static_state_saving_rnn(Cell(), [tf.zeros([1, 2])], None, "h")
+        with pytest.raises(ValueError, match="#elems"):
+            tf.nn.static_state_saving_rnn(Cell(), [tf.zeros([1, 2])], None, ("h",))
