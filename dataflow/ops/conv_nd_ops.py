@@ -57,6 +57,8 @@ __all__ = [
     "depthwise_conv2d_native_backprop_input",
     "dilation2d",
     "erosion2d",
+    "fractional_avg_pool",
+    "fractional_max_pool",
     "max_pool3d",
     "max_pool_with_argmax",
     "pool",
@@ -1414,4 +1416,244 @@ def _dilation2d_grad(op, grad):
     return (
         _op("Dilation2DBackpropInput", (x, f, grad), attrs),
         _op("Dilation2DBackpropFilter", (x, f, grad), attrs),
+    )
+
+
+# -- fractional pooling ------------------------------------------------------------------------
+def _pooling_sequence(size: int, out: int, generator, pseudo_random: bool) -> np.ndarray:
+    """The ``out + 1`` boundaries of the pooling regions along a dimension of ``size``
+    (TensorFlow's ``GeneratePoolingSequence``): random region sizes of ``size // out`` or one
+    more, or with ``pseudo_random`` ``ceil(alpha * (i + u)) - ceil(alpha * u)`` for a random
+    ``u``, where ``alpha = size / out``."""
+    if pseudo_random:
+        alpha = size / out
+        k = size // out
+        max_u = min((k + 2) / alpha - 1, (size + 1 - k) / alpha - (out - 1))
+        u = generator.uniform(0.0, max_u)
+        seq = [0] + [int(np.ceil(alpha * (i + u))) - int(np.ceil(alpha * u)) for i in range(1, out)]
+        return np.array(seq + [size], dtype=np.int64)
+    k, extra = divmod(size, out)
+    diff = np.full(out, k, dtype=np.int64)
+    diff[:extra] += 1
+    generator.shuffle(diff)
+    return np.concatenate([[0], np.cumsum(diff)]).astype(np.int64)
+
+
+class _FixedSequences:
+    """The pooling regions a ``deterministic`` fractional pooling op keeps for a Session."""
+
+    def __init__(self):
+        self.by_size: dict = {}
+
+    def cancel(self) -> None:
+        pass
+
+
+def _region(seq, i: int, size: int, overlapping: bool) -> slice:
+    end = seq[i + 1] + 1 if overlapping else seq[i + 1]
+    return slice(int(seq[i]), int(min(end, size)))
+
+
+def _fractional_pool_kernel(attrs):
+    ratio = attrs["pooling_ratio"]
+    pseudo, overlapping = attrs["pseudo_random"], attrs["overlapping"]
+    stream = (attrs["stream"], attrs["seed"], attrs["seed2"])
+    is_max = attrs["kind"] == "max"
+    if not attrs["deterministic"] and (attrs["seed"] or attrs["seed2"]):
+        raise InvalidArgumentError(
+            None, None, "Both seed and seed2 should be 0 if deterministic is false."
+        )
+
+    def kernel(context, x):
+        if x.ndim != 4:
+            raise InvalidArgumentError(None, None, f"value must be 4-D, got {x.shape}")
+        n, h, w, c = x.shape
+        oh, ow = int(h / ratio[0]), int(w / ratio[1])
+        if oh <= 0 or ow <= 0:
+            raise InvalidArgumentError(
+                None, None, f"pooling_ratio {list(ratio)} is too large for the input {x.shape}"
+            )
+
+        def draw():
+            generator = context.random_generator(*stream)
+            return (
+                _pooling_sequence(h, oh, generator, pseudo),
+                _pooling_sequence(w, ow, generator, pseudo),
+            )
+
+        if attrs["deterministic"]:
+            fixed = context.resource(f"FractionalPool:{attrs['stream']}", _FixedSequences)
+            rows, cols = fixed.by_size.setdefault((h, w), None) or draw()
+            fixed.by_size[(h, w)] = (rows, cols)
+        else:
+            rows, cols = draw()
+        out = np.empty((n, oh, ow, c), dtype=x.dtype)
+        for i in range(oh):
+            r = _region(rows, i, h, overlapping)
+            for j in range(ow):
+                region = x[:, r, _region(cols, j, w, overlapping)]
+                out[:, i, j] = region.max(axis=(1, 2)) if is_max else region.mean(axis=(1, 2))
+        return out, rows, cols
+
+    return kernel
+
+
+def _infer_fractional_pool(op):
+    (x,) = op.inputs
+    allowed = NUMERIC_TYPES if op.attrs["kind"] == "max" else FLOAT_TYPES
+    check_dtype(x.dtype, allowed, "value")
+    _check_rank(x, 4, "value", op)
+    n, h, w, c = _dims_last(x.shape, 4, False)
+    ratio = op.attrs["pooling_ratio"]
+    oh = None if h is None else int(h / ratio[0])
+    ow = None if w is None else int(w / ratio[1])
+    return [
+        (x.dtype, TensorShape([n, oh, ow, c])),
+        (_dtypes.int64, TensorShape([None if oh is None else oh + 1])),
+        (_dtypes.int64, TensorShape([None if ow is None else ow + 1])),
+    ]
+
+
+def _fractional_max_pool_grad_kernel(attrs):
+    overlapping = attrs["overlapping"]
+
+    def kernel(x, y, dy, rows, cols):
+        n, h, w, c = x.shape
+        grad = np.zeros(x.shape, dtype=dy.dtype)
+        batch, channel = np.arange(n)[:, None], np.arange(c)[None, :]
+        for i in range(len(rows) - 1):
+            r = _region(rows, i, h, overlapping)
+            for j in range(len(cols) - 1):
+                q = _region(cols, j, w, overlapping)
+                region = x[:, r, q].reshape(n, -1, c)
+                first = np.argmax(region == y[:, i, j][:, None, :], axis=1)  # [n, c]
+                width = q.stop - q.start
+                grad[batch, r.start + first // width, q.start + first % width, channel] += dy[
+                    :, i, j
+                ]
+        return grad
+
+    return kernel
+
+
+def _fractional_avg_pool_grad_kernel(attrs):
+    overlapping = attrs["overlapping"]
+
+    def kernel(x_shape, dy, rows, cols):
+        x_shape = tuple(int(v) for v in np.asarray(x_shape))
+        _, h, w, _ = x_shape
+        grad = np.zeros(x_shape, dtype=dy.dtype)
+        for i in range(len(rows) - 1):
+            r = _region(rows, i, h, overlapping)
+            for j in range(len(cols) - 1):
+                q = _region(cols, j, w, overlapping)
+                count = (r.stop - r.start) * (q.stop - q.start)
+                grad[:, r, q] += (dy[:, i, j] / count)[:, None, None, :]
+        return grad
+
+    return kernel
+
+
+for _kind in ("Max", "Avg"):
+    define_op(
+        f"Fractional{_kind}Pool",
+        _infer_fractional_pool,
+        _fractional_pool_kernel,
+        stateful=True,
+        wants_context=True,
+        extra={"random_stream": True},
+    )
+define_op(
+    "FractionalMaxPoolGrad",
+    lambda op: [(op.inputs[2].dtype, op.inputs[0].shape)],
+    _fractional_max_pool_grad_kernel,
+)
+define_op(
+    "FractionalAvgPoolGrad",
+    _infer_like_sizes(0, 1),
+    _fractional_avg_pool_grad_kernel,
+)
+
+
+def _fractional_pool(kind, value, pooling_ratio, pseudo_random, overlapping, deterministic,
+                     seed, seed2, name):  # fmt: skip
+    op_type = f"Fractional{kind.capitalize()}Pool"
+    with argument_errors(op_type, name):
+        ratio = [float(r) for r in pooling_ratio]
+        if len(ratio) != 4 or ratio[0] != 1.0 or ratio[3] != 1.0:
+            raise ValueError(
+                f"pooling_ratio must be [1.0, rows, cols, 1.0] (no pooling over the batch or "
+                f"channels), got {pooling_ratio}"
+            )
+        if min(ratio) < 1.0:
+            raise ValueError(f"pooling_ratio must be at least 1, got {pooling_ratio}")
+        attrs = {
+            "kind": kind,
+            "pooling_ratio": (ratio[1], ratio[2]),
+            "pseudo_random": bool(pseudo_random),
+            "overlapping": bool(overlapping),
+            "deterministic": bool(deterministic),
+            "seed": int(seed),
+            "seed2": int(seed2),
+        }
+    graph = _graph_of((value,))
+    with graph.as_default():
+        x = convert_to_tensor(value, name="value")
+        return tuple(apply_op(op_type, (x,), attrs, name or op_type).outputs)
+
+
+def fractional_max_pool(
+    value,
+    pooling_ratio,
+    pseudo_random: bool = False,
+    overlapping: bool = False,
+    deterministic: bool = False,
+    seed: int = 0,
+    seed2: int = 0,
+    name: Optional[str] = None,
+):
+    """Max pooling of the NHWC ``value`` over regions of random, non-integer average size
+    ``pooling_ratio = [1.0, rows, cols, 1.0]`` (Graham's fractional max pooling): the output
+    has ``floor(size / ratio)`` rows and columns, and the region boundaries are drawn each run
+    (random sizes of ``size // out`` or one more, or with ``pseudo_random`` TensorFlow's
+    pseudo-random sequence), or once per Session with ``deterministic``; ``overlapping``
+    regions share their boundary.  Returns ``(output, row_pooling_sequence,
+    col_pooling_sequence)``; the draws are not TensorFlow's, the rules are."""
+    return _fractional_pool(
+        "max", value, pooling_ratio, pseudo_random, overlapping, deterministic, seed, seed2, name
+    )
+
+
+def fractional_avg_pool(
+    value,
+    pooling_ratio,
+    pseudo_random: bool = False,
+    overlapping: bool = False,
+    deterministic: bool = False,
+    seed: int = 0,
+    seed2: int = 0,
+    name: Optional[str] = None,
+):
+    """`fractional_max_pool` with the mean of each region instead of its maximum."""
+    return _fractional_pool(
+        "avg", value, pooling_ratio, pseudo_random, overlapping, deterministic, seed, seed2, name
+    )
+
+
+@RegisterGradient("FractionalMaxPool")
+def _fractional_max_pool_grad(op, grad, _rows, _cols):
+    x, y = op.inputs[0], op.outputs[0]
+    return _op(
+        "FractionalMaxPoolGrad",
+        (x, y, grad, op.outputs[1], op.outputs[2]),
+        {"overlapping": op.attrs["overlapping"]},
+    )
+
+
+@RegisterGradient("FractionalAvgPool")
+def _fractional_avg_pool_grad(op, grad, _rows, _cols):
+    return _op(
+        "FractionalAvgPoolGrad",
+        (_a.shape(op.inputs[0]), grad, op.outputs[1], op.outputs[2]),
+        {"overlapping": op.attrs["overlapping"]},
     )

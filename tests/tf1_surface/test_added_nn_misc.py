@@ -1318,3 +1318,161 @@ def test_static_state_saving_rnn_does_reject_names_unlike_the_state():
             tf.nn.static_state_saving_rnn(Cell(), [tf.zeros([1, 2])], None, "h")
         with pytest.raises(ValueError, match="#elems"):
             tf.nn.static_state_saving_rnn(Cell(), [tf.zeros([1, 2])], None, ("h",))
+
+
+def test_fractional_max_pool_does_pool_regions_of_an_integer_ratio():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(2, 6, 4, 2))
+        y = list(tf.nn.fractional_max_pool(x, [1.0, 2.0, 2.0, 1.0]))
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [
+                        [[0.0, 0.25], [0.75, 0.75]],
+                        [[0.5, 0.75], [0.75, 0.0]],
+                        [[0.75, 0.75], [0.25, 0.5]],
+                    ],
+                    [
+                        [[0.75, 0.0], [0.75, 0.75]],
+                        [[0.25, 0.5], [0.75, 0.75]],
+                        [[0.75, 0.75], [0.0, 0.25]],
+                    ],
+                ],
+                dtype=np.float32,
+            ),
+        )
+        _check_close(got[1], np.array([0, 2, 4, 6], dtype=np.int64))
+        _check_close(got[2], np.array([0, 2, 4], dtype=np.int64))
+
+
+def test_fractional_avg_pool_does_overlap_regions():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(2, 6, 4, 2))
+        y = list(
+            tf.nn.fractional_avg_pool(x, [1.0, 3.0, 2.0, 1.0], pseudo_random=True, overlapping=True)
+        )
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [
+                        [[-0.0208333, 0.0833333], [0.0, -0.1875]],
+                        [[-0.0277778, 0.0277778], [-0.25, 0.0]],
+                    ],
+                    [
+                        [[0.0208333, -0.0208333], [0.1875, 0.0]],
+                        [[0.1111111, -0.0277778], [-0.2083333, -0.25]],
+                    ],
+                ],
+                dtype=np.float32,
+            ),
+        )
+        _check_close(got[1], np.array([0, 3, 6], dtype=np.int64))
+        _check_close(got[2], np.array([0, 2, 4], dtype=np.int64))
+
+
+def test_fractional_pool_gradients_do_match_tf():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(2, 6, 4, 2))
+        a = tf.nn.fractional_max_pool(x, [1.0, 2.0, 2.0, 1.0], overlapping=True)[0]
+        b = tf.nn.fractional_avg_pool(x, [1.0, 2.0, 2.0, 1.0], pseudo_random=True)[0]
+        y = tf.gradients([tf.reduce_sum(a * a), tf.reduce_sum(b * b)], x)
+        got = _run(y)
+        _check_close(
+            got[0],
+            np.array(
+                [
+                    [
+                        [[-0.1875, -0.0625], [-0.1875, -0.0625], [0.09375, 0.0], [1.59375, 0.0]],
+                        [[-0.1875, -0.0625], [-0.1875, -0.0625], [0.09375, 3.0], [0.09375, 0.0]],
+                        [
+                            [0.0625, 0.1875],
+                            [0.0625, 0.1875],
+                            [4.40625, -0.1875],
+                            [-0.09375, -0.1875],
+                        ],
+                        [
+                            [0.0625, 0.1875],
+                            [0.0625, 1.6875],
+                            [-0.09375, -0.1875],
+                            [-0.09375, -0.1875],
+                        ],
+                        [[0.09375, 0.0], [1.59375, 0.0], [-0.0625, 0.0625], [-0.0625, 0.5625]],
+                        [[0.09375, 1.5], [0.09375, 0.0], [-0.0625, 0.0625], [0.4375, 1.0625]],
+                    ],
+                    [
+                        [
+                            [1.40625, -0.1875],
+                            [-0.09375, -0.1875],
+                            [0.1875, 0.09375],
+                            [0.1875, 1.59375],
+                        ],
+                        [
+                            [-0.09375, -0.1875],
+                            [-0.09375, -0.1875],
+                            [0.1875, 0.09375],
+                            [1.6875, 0.09375],
+                        ],
+                        [[-0.0625, 0.0625], [-0.0625, 0.0625], [0.0, 4.40625], [0.0, -0.09375]],
+                        [[-0.0625, 0.0625], [-0.0625, 0.0625], [3.0, -0.09375], [0.0, -0.09375]],
+                        [
+                            [0.1875, 0.09375],
+                            [0.1875, 1.59375],
+                            [-0.1875, -0.0625],
+                            [-0.1875, -0.0625],
+                        ],
+                        [
+                            [0.1875, 0.09375],
+                            [1.6875, 0.09375],
+                            [-0.1875, -0.0625],
+                            [-0.1875, 0.4375],
+                        ],
+                    ],
+                ],
+                dtype=np.float32,
+            ),
+        )
+
+
+def test_fractional_max_pool_does_draw_regions_of_sizes_k_or_k_plus_one():
+    x = np.random.default_rng(0).normal(size=(1, 10, 7, 1)).astype(np.float32)
+    with tf.Graph().as_default():
+        out, rows, cols = tf.nn.fractional_max_pool(x, [1.0, 1.44, 1.73, 1.0])
+        assert out.shape.as_list() == [1, 6, 4, 1]
+        with tf.Session() as sess:
+            for _ in range(5):
+                got, r, c = sess.run([out, rows, cols])
+                assert r[0] == 0 and r[-1] == 10 and set(np.diff(r)) <= {1, 2}
+                assert c[0] == 0 and c[-1] == 7 and set(np.diff(c)) <= {1, 2}
+                want = [
+                    [x[0, r[i] : r[i + 1], c[j] : c[j + 1], 0].max() for j in range(4)]
+                    for i in range(6)
+                ]
+                np.testing.assert_allclose(got[0, :, :, 0], want)
+
+
+def test_fractional_avg_pool_deterministic_does_keep_its_regions():
+    x = np.arange(100.0, dtype=np.float32).reshape(1, 10, 10, 1)
+    with tf.Graph().as_default():
+        _, rows, cols = tf.nn.fractional_avg_pool(
+            x, [1.0, 1.5, 1.5, 1.0], pseudo_random=True, deterministic=True, seed=3, seed2=4
+        )
+        with tf.Session() as sess:
+            first = sess.run([rows, cols])
+            for _ in range(3):
+                again = sess.run([rows, cols])
+                np.testing.assert_array_equal(again[0], first[0])
+                np.testing.assert_array_equal(again[1], first[1])
+
+
+def test_fractional_max_pool_does_reject_seeds_without_determinism_and_bad_ratios():
+    with tf.Graph().as_default():
+        x = tf.constant(_x(1, 4, 4, 1))
+        out = tf.nn.fractional_max_pool(x, [1.0, 2.0, 2.0, 1.0], seed=1)[0]
+        with pytest.raises(df.errors.InvalidArgumentError, match="seed"):
+            _run(out)
+        with pytest.raises(ValueError, match="pooling_ratio"):
+            tf.nn.fractional_max_pool(x, [2.0, 2.0, 2.0, 1.0])
