@@ -16,6 +16,7 @@ padding puts the odd element after).
 from __future__ import annotations
 
 import itertools
+import zlib
 from typing import Optional
 
 import numpy as np
@@ -66,6 +67,13 @@ __all__ = [
 
 
 # -- geometry ----------------------------------------------------------------------------------
+def _explicit_pairs(attrs, n: int) -> list:
+    """The ``(before, after)`` padding of each spatial dimension from the flat
+    ``explicit_paddings`` attribute (``[before_0, after_0, before_1, ...]``)."""
+    flat = attrs.get("explicit_paddings") or (0,) * (2 * n)
+    return [(flat[2 * i], flat[2 * i + 1]) for i in range(n)]
+
+
 class _Geometry:
     """Where the windows of an N-d convolution or pooling lie over a channels-last input of
     spatial ``sizes``: ``ksize``, ``strides``, ``dilations``, the effective (dilated) window
@@ -76,7 +84,7 @@ class _Geometry:
         self.ksize = tuple(int(k) for k in ksize)
         self.strides = tuple(attrs["strides"])
         self.dilations = tuple(attrs.get("dilations") or (1,) * len(self.ksize))
-        explicit = attrs.get("explicit_paddings") or ((0, 0),) * len(self.ksize)
+        explicit = _explicit_pairs(attrs, len(self.ksize))
         self.eff = tuple((k - 1) * d + 1 for k, d in zip(self.ksize, self.dilations))
         self.out, self.pads = [], []
         for size, e, s, pair in zip(sizes, self.eff, self.strides, explicit):
@@ -258,13 +266,15 @@ def _avg_pool_last(x, attrs):
     return out / _window_counts(x.shape, g, x.dtype)
 
 
-def _first_maxima(x, y, g: _Geometry):
+def _first_maxima(x, y, g: _Geometry, every_tie=None):
     """For each window offset, the slices it covers and the mask of the windows whose maximum
     is there: where the window's gradient goes.  In 1 and 2 dimensions that is the first
     maximum in row-major window order (TensorFlow's MaxPoolGrad); in 3 every element equal to
-    the maximum gets the whole gradient (its MaxPool3DGrad)."""
+    the maximum gets the whole gradient (its MaxPool3DGrad), unless ``every_tie`` is False
+    (its MaxPool3DGradGrad reads the first)."""
     padded = _pad(x, g.pads, -np.inf if x.dtype.kind == "f" else _lowest(x.dtype))
-    every_tie = len(g.ksize) == 3
+    if every_tie is None:
+        every_tie = len(g.ksize) == 3
     taken = np.zeros(y.shape, dtype=bool)
     for offset in g.offsets():
         where = g.offset_slices(offset)
@@ -288,7 +298,7 @@ def _max_pool_grad_grad_last(x, y, grad, attrs):
     g = _Geometry(x.shape[1:-1], attrs["ksize"], attrs)
     padded = _pad(grad, g.pads, 0)
     out = np.zeros(y.shape, dtype=grad.dtype)
-    for where, first in _first_maxima(x, y, g):
+    for where, first in _first_maxima(x, y, g, every_tie=False):
         out += np.where(first, padded[(slice(None), *where)], 0)
     return out
 
@@ -344,7 +354,7 @@ def _dims_back(dims: list, first: bool) -> TensorShape:
 
 def _static_out(sizes, ksize, attrs, what):
     out = []
-    explicit = attrs.get("explicit_paddings") or ((0, 0),) * len(sizes)
+    explicit = _explicit_pairs(attrs, len(sizes))
     dilations = attrs.get("dilations") or (1,) * len(sizes)
     for size, k, s, d, pair in zip(sizes, ksize, attrs["strides"], dilations, explicit):
         if size is None or k is None:
@@ -446,6 +456,11 @@ define_op(
     "DilatedMaxPoolGrad",
     lambda op: [(op.inputs[2].dtype, op.inputs[0].shape)],
     _kernel(_max_pool_grad_last, images=(0, 1, 2)),
+)
+define_op(
+    "DilatedMaxPoolGradGrad",
+    lambda op: [(op.inputs[2].dtype, op.inputs[1].shape)],
+    _kernel(_max_pool_grad_grad_last, images=(0, 1, 2)),
 )
 define_op(
     "DilatedAvgPoolGrad",
@@ -1014,9 +1029,8 @@ def conv(
                     f"explicit_paddings must be {2 * (n + 2)} non-negative ints, got "
                     f"{explicit_paddings}"
                 )
-            pairs = [tuple(flat[i : i + 2]) for i in range(0, len(flat), 2)]
-            pairs = pairs[2:] if first else pairs[1:-1]
-            attrs.update(padding="EXPLICIT", explicit_paddings=tuple(pairs))
+            spatial = flat[4:] if first else flat[2:-2]
+            attrs.update(padding="EXPLICIT", explicit_paddings=tuple(spatial))
         else:
             attrs["padding"] = _padding(padding)
             if len(explicit_paddings):
@@ -1106,9 +1120,21 @@ def _max_pool3d_grad_grad_grad(op, grad):
     return None, None, _op("MaxPool3DGrad", (x, y, grad), _copy(op, _POOL_ATTRS))
 
 
-@RegisterGradient("DilatedMaxPool")
-def _dilated_max_pool_grad(op, grad):
-    return _op("DilatedMaxPoolGrad", (op.inputs[0], op.outputs[0], grad), _copy(op, _POOL_ATTRS))
+_max_pool_grads("DilatedMaxPool", "DilatedMaxPoolGrad", "DilatedMaxPoolGradGrad")
+
+
+@RegisterGradient("DilatedMaxPoolGradGrad")
+def _dilated_max_pool_grad_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    return None, None, _op("DilatedMaxPoolGrad", (x, y, grad), _copy(op, _POOL_ATTRS))
+
+
+def _no_gradient(op, *grads):
+    """TensorFlow registers no gradient for these op types: asking for one is its error."""
+    raise LookupError(
+        f"No gradient defined for operation '{op.name}' (op type: {op.type}). In general every "
+        "operation must have an associated `@tf.RegisterGradient` for correct autodiff."
+    )
 
 
 # -- volume patches ----------------------------------------------------------------------------
@@ -1439,16 +1465,6 @@ def _pooling_sequence(size: int, out: int, generator, pseudo_random: bool) -> np
     return np.concatenate([[0], np.cumsum(diff)]).astype(np.int64)
 
 
-class _FixedSequences:
-    """The pooling regions a ``deterministic`` fractional pooling op keeps for a Session."""
-
-    def __init__(self):
-        self.by_size: dict = {}
-
-    def cancel(self) -> None:
-        pass
-
-
 def _region(seq, i: int, size: int, overlapping: bool) -> slice:
     end = seq[i + 1] + 1 if overlapping else seq[i + 1]
     return slice(int(seq[i]), int(min(end, size)))
@@ -1458,7 +1474,7 @@ def _fractional_pool_kernel(attrs):
     ratio = attrs["pooling_ratio"]
     pseudo, overlapping = attrs["pseudo_random"], attrs["overlapping"]
     stream = (attrs["stream"], attrs["seed"], attrs["seed2"])
-    is_max = attrs["kind"] == "max"
+    is_max = attrs["pooling"] == "max"
     if not attrs["deterministic"] and (attrs["seed"] or attrs["seed2"]):
         raise InvalidArgumentError(
             None, None, "Both seed and seed2 should be 0 if deterministic is false."
@@ -1482,9 +1498,12 @@ def _fractional_pool_kernel(attrs):
             )
 
         if attrs["deterministic"]:
-            fixed = context.resource(f"FractionalPool:{attrs['stream']}", _FixedSequences)
-            rows, cols = fixed.by_size.setdefault((h, w), None) or draw()
-            fixed.by_size[(h, w)] = (rows, cols)
+            # The same regions at every run: a generator of its own, keyed by the op's name
+            # and seeds (TensorFlow fixes them when it makes the kernel).
+            key = [zlib.crc32(attrs["stream"].encode()), attrs["seed"], attrs["seed2"]]
+            generator = np.random.default_rng(key)
+            rows = _pooling_sequence(h, oh, generator, pseudo)
+            cols = _pooling_sequence(w, ow, generator, pseudo)
         else:
             rows, cols = draw()
         out = np.empty((n, oh, ow, c), dtype=x.dtype)
@@ -1500,7 +1519,7 @@ def _fractional_pool_kernel(attrs):
 
 def _infer_fractional_pool(op):
     (x,) = op.inputs
-    allowed = NUMERIC_TYPES if op.attrs["kind"] == "max" else FLOAT_TYPES
+    allowed = NUMERIC_TYPES if op.attrs["pooling"] == "max" else FLOAT_TYPES
     check_dtype(x.dtype, allowed, "value")
     _check_rank(x, 4, "value", op)
     n, h, w, c = _dims_last(x.shape, 4, False)
@@ -1588,7 +1607,7 @@ def _fractional_pool(kind, value, pooling_ratio, pseudo_random, overlapping, det
         if min(ratio) < 1.0:
             raise ValueError(f"pooling_ratio must be at least 1, got {pooling_ratio}")
         attrs = {
-            "kind": kind,
+            "pooling": kind,
             "pooling_ratio": (ratio[1], ratio[2]),
             "pseudo_random": bool(pseudo_random),
             "overlapping": bool(overlapping),
@@ -1616,8 +1635,8 @@ def fractional_max_pool(
     ``pooling_ratio = [1.0, rows, cols, 1.0]`` (Graham's fractional max pooling): the output
     has ``floor(size / ratio)`` rows and columns, and the region boundaries are drawn each run
     (random sizes of ``size // out`` or one more, or with ``pseudo_random`` TensorFlow's
-    pseudo-random sequence), or once per Session with ``deterministic``; ``overlapping``
-    regions share their boundary.  Returns ``(output, row_pooling_sequence,
+    pseudo-random sequence), or fixed by the op's name and seeds with ``deterministic``;
+    ``overlapping`` regions share their boundary.  Returns ``(output, row_pooling_sequence,
     col_pooling_sequence)``; the draws are not TensorFlow's, the rules are."""
     return _fractional_pool(
         "max", value, pooling_ratio, pseudo_random, overlapping, deterministic, seed, seed2, name
@@ -1657,3 +1676,13 @@ def _fractional_avg_pool_grad(op, grad, _rows, _cols):
         (_a.shape(op.inputs[0]), grad, op.outputs[1], op.outputs[2]),
         {"overlapping": op.attrs["overlapping"]},
     )
+
+
+for _type in (
+    "Conv",
+    "Dilation2DBackpropInput",
+    "Dilation2DBackpropFilter",
+    "FractionalMaxPoolGrad",
+    "FractionalAvgPoolGrad",
+):
+    RegisterGradient(_type)(_no_gradient)

@@ -56,6 +56,18 @@ def test_learned_unigram_candidate_sampler_does_learn_from_true_classes():
     np.testing.assert_allclose(again.true_expected_count, np.full((2, 2), 0.5))
 
 
+def test_learned_unigram_candidate_sampler_does_round_trip_and_start_counting_again(tmp_path):
+    with tf.Graph().as_default() as graph:
+        classes = tf.constant([[1, 2], [0, 4]], tf.int64)
+        tf.nn.learned_unigram_candidate_sampler(classes, 2, 3, False, 6, seed=1, name="s")
+    df.io.save_graph(graph, tmp_path / "g.dfg")
+    loaded = df.io.load_graph(tmp_path / "g.dfg")
+    with tf.Session(graph=loaded) as sess:
+        counts = [sess.run("s:1") for _ in range(2)]
+    np.testing.assert_allclose(counts[0], np.full((2, 2), 0.5))
+    np.testing.assert_allclose(counts[1], np.full((2, 2), 0.6), rtol=1e-6)
+
+
 def test_learned_unigram_candidate_sampler_does_reject_classes_out_of_range():
     with tf.Graph().as_default():
         sampler = tf.nn.learned_unigram_candidate_sampler(
