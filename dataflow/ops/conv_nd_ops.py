@@ -63,6 +63,7 @@ __all__ = [
     "max_pool3d",
     "max_pool_with_argmax",
     "pool",
+    "with_space_to_batch",
 ]
 
 
@@ -1686,3 +1687,103 @@ for _type in (
     "FractionalAvgPoolGrad",
 ):
     RegisterGradient(_type)(_no_gradient)
+
+
+# -- an op run on a space-to-batch rearranged input ------------------------------------------------
+def _adjust_to_dims(values, fill, spatial_dims: list):
+    """``values`` (one row per spatial dimension, an array or a tensor of pairs) with rows of
+    ``fill`` for the dimensions between ``1`` and the last of ``spatial_dims`` that are not
+    among them."""
+    if not isinstance(values, Tensor):
+        values = np.asarray(values)
+        given = dict(zip(spatial_dims, values))
+        filler = np.full(values.shape[1:], fill, values.dtype)
+        return np.stack([given.get(d, filler) for d in range(1, spatial_dims[-1] + 1)])
+    index = {d: i for i, d in enumerate(spatial_dims)}
+    filler = np.full([1, 2], fill, values.dtype.as_numpy_dtype)
+    rows = [
+        values[index[d] : index[d] + 1] if d in index else filler
+        for d in range(1, spatial_dims[-1] + 1)
+    ]
+    return _a.concat(rows, 0)
+
+
+def with_space_to_batch(
+    input,  # noqa: A002
+    dilation_rate,
+    padding,
+    op,
+    filter_shape=None,
+    spatial_dims=None,
+    data_format=None,
+):
+    """``op(input, num_spatial_dims, padding)`` computed with holes of ``dilation_rate``
+    between the taps of its window, as TensorFlow does: the input is rearranged with
+    ``space_to_batch_nd`` (padded as ``padding`` says, SAME needing ``filter_shape``), ``op``
+    runs on it with VALID padding, and ``batch_to_space_nd`` undoes the rearrangement.  With
+    a rate of 1 everywhere it is ``op(input, num_spatial_dims, padding)`` itself.
+    ``spatial_dims`` (increasing, from 1) are the dimensions ``dilation_rate`` applies to: by
+    default those after the batch (and the channels, for a ``data_format`` starting
+    ``"NC"``).  ``dilation_rate`` and ``filter_shape`` must be known when the graph is built.
+    The rearranging ops come from ``ops/space_batch_ops.py``."""
+    with argument_errors("with_space_to_batch", None):
+        x = convert_to_tensor(input, name="input")
+        rate = np.asarray(dilation_rate, dtype=np.int64).reshape(-1)
+        n = len(rate)
+        first = data_format is not None and data_format.startswith("NC")
+        start = 2 if first else 1
+        dims = list(range(start, n + start)) if spatial_dims is None else list(spatial_dims)
+        if sorted({int(d) for d in dims}) != dims or any(d < 1 for d in dims):
+            raise ValueError(
+                "`spatial_dims` must be a monotonically increasing sequence of positive "
+                f"integers. Received: spatial_dims={dims}"
+            )
+        if len(dims) != n:
+            raise ValueError(f"spatial_dims {dims} do not match dilation_rate {list(rate)}")
+        expected_rank = dims[-1] if first else dims[-1] + 1
+        if x.shape.ndims is not None and x.shape.ndims < expected_rank:
+            raise ValueError(
+                f"`input.shape.rank` must be at least {expected_rank}. Received: "
+                f"input.shape={x.shape} with rank {x.shape.ndims}"
+            )
+        if (rate < 1).any():
+            raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={rate}")
+        if (rate == 1).all():
+            return op(x, n, padding)
+        if padding == "SAME":
+            if filter_shape is None:
+                raise ValueError(
+                    "`filter_shape` must be specified for `padding='SAME'`. Received: "
+                    f"filter_shape={filter_shape} and padding={padding}"
+                )
+            spatial = np.asarray(filter_shape, dtype=np.int64).reshape(-1)[:n]
+            extra = (spatial - 1) * rate
+            base_paddings = np.stack([extra // 2, extra - extra // 2], axis=1)
+        elif padding == "VALID":
+            base_paddings = np.zeros([n, 2], np.int64)
+        else:
+            raise ValueError(f"`padding` must be one of 'SAME' or 'VALID'. Received: {padding}")
+    from .space_batch_ops import (
+        batch_to_space_nd,
+        required_space_to_batch_paddings,
+        space_to_batch_nd,
+    )
+
+    known = x.shape.as_list() if x.shape.ndims is not None else None
+    if known is not None and None not in [known[d] for d in dims]:
+        input_spatial_shape = np.array([known[d] for d in dims], dtype=np.int64)
+    else:
+        shape = _a.shape(x, out_type=_dtypes.int64)
+        input_spatial_shape = _a.stack([shape[d] for d in dims])
+    paddings, crops = required_space_to_batch_paddings(
+        input_spatial_shape, rate, base_paddings=base_paddings
+    )
+    from ..graph import numpy_value_or_none
+
+    known_paddings, known_crops = numpy_value_or_none(paddings), numpy_value_or_none(crops)
+    block = _adjust_to_dims(rate.reshape(-1, 1), 1, dims).reshape(-1)
+    paddings = _adjust_to_dims(paddings if known_paddings is None else known_paddings, 0, dims)
+    crops = _adjust_to_dims(crops if known_crops is None else known_crops, 0, dims)
+    converted = space_to_batch_nd(x, block, paddings)
+    result = op(converted, n, "VALID")
+    return batch_to_space_nd(result, block, crops)
