@@ -1,5 +1,5 @@
 """``df.nn.experimental`` (``tf.compat.v1.nn.experimental``): dropout with a random source the
-caller gives."""
+caller gives, or TensorFlow's stateless random numbers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .ops import array_ops as _a
 from .ops import math_ops as _m
 from .ops.constant_op import constant
 
-__all__ = ["general_dropout"]
+__all__ = ["general_dropout", "stateless_dropout"]
 
 
 def _noise_shape(x: Tensor, noise_shape):
@@ -61,3 +61,18 @@ def general_dropout(x, rate, uniform_sampler, noise_shape=None, name: Optional[s
         random = uniform_sampler(shape=_noise_shape(x, noise_shape), dtype=x.dtype)
         keep = _m.greater_equal(random, rate)
         return _m.where_v2(keep, scaled, constant(0, dtype=x.dtype))
+
+
+def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name: Optional[str] = None):
+    """`general_dropout` whose mask comes from ``stateless_random_uniform`` with ``seed`` (a
+    shape-[2] int seed) and ``rng_alg``: the same seed gives the same mask, TensorFlow's own
+    values (from ``ops/stateless_random_ops.py``)."""
+    from .ops.stateless_random_ops import stateless_uniform
+
+    alg = "auto_select" if rng_alg is None else rng_alg
+
+    def sampler(shape, dtype):
+        return stateless_uniform(shape, seed=seed, dtype=dtype, alg=alg)
+
+    with name_scope(name, "stateless_dropout", [x]) as scope:
+        return general_dropout(x, rate, sampler, noise_shape, name=scope)
