@@ -42,7 +42,7 @@ _NEG_INF = -np.inf
 def _logsumexp(a, b):
     top = np.maximum(a, b)
     safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(
             np.isneginf(top), _NEG_INF, safe + np.log(np.exp(a - safe) + np.exp(b - safe))
         )
