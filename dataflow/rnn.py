@@ -464,9 +464,10 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
     ``(finished, next_input, next_cell_state, emit_output, next_loop_state)``; it is called
     once before the loop with ``cell_output``, ``cell_state`` and ``loop_state`` None (its
     ``next_cell_state`` is then the initial state and its ``emit_output``, if not None, the
-    structure of what is emitted, one entry's shape without the batch), and after each step.  Entries ``finished`` keep their state
-    and emit zeros; the loop stops when every entry is finished.  Returns ``(emit_ta,
-    final_state, final_loop_state)``, the TensorArrays of what was emitted at each step."""
+    structure of what is emitted, one entry's shape without the batch), and after each step.
+    Entries ``finished`` keep their state and emit zeros; the loop stops when every entry is
+    finished.  Returns ``(emit_ta, final_state, final_loop_state)``, the TensorArrays of what
+    was emitted at each step."""
     from primitives.control_flow_ops import while_loop
 
     __tracebackhide__ = True
