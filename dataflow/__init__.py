@@ -395,7 +395,7 @@ from .ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
 # isort: split
 # TF1's remaining everyday names: more math and nn, df.math, df.image, matrices and checks
 from . import debugging, image, math  # noqa: E402
-from .image import random_crop  # noqa: E402
+from .image import extract_image_patches, random_crop  # noqa: E402
 from .ops.check_ops import *  # noqa: E402, F403
 from .ops.extra_array_ops import *  # noqa: E402, F403
 from .ops.extra_math_ops import *  # noqa: E402, F403
@@ -476,3 +476,14 @@ def __getattr__(name: str):
 
         return getattr(protos(), name)
     raise AttributeError(f"module 'dataflow' has no attribute '{name}'")
+
+
+# isort: split
+# TensorFlow's generic convolution op and the 2-d backward ops taking tensors for sizes
+from .ops.conv_nd_ops import (  # noqa: E402
+    conv,
+    conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2,
+    extract_volume_patches,
+)
+from .ops.ctc_ops import edit_distance  # noqa: E402

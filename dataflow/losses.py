@@ -38,7 +38,8 @@ from .graph import (
     get_default_graph,
     name_scope,
 )
-from .ops.array_ops import ones_like, shape, size, squeeze, stop_gradient, zeros_like
+from .ops.array_ops import ones_like, rank, shape, size, squeeze, stop_gradient, zeros_like
+from .ops.array_ops import range as range_
 from .ops.constant_op import constant
 from .ops.math_ops import abs as _abs
 from .ops.math_ops import (
@@ -47,10 +48,12 @@ from .ops.math_ops import (
     cast,
     equal,
     log,
+    maximum,
     minimum,
     multiply,
     realdiv,
     reduce_sum,
+    square,
     squared_difference,
     subtract,
     where,
@@ -75,6 +78,7 @@ __all__ = [
     "hinge_loss",
     "huber_loss",
     "log_loss",
+    "mean_pairwise_squared_error",
     "mean_squared_error",
     "sigmoid_cross_entropy",
     "softmax_cross_entropy",
@@ -345,6 +349,47 @@ def cosine_distance(
         radial_diffs = multiply(predictions, labels)
         losses = 1 - reduce_sum(radial_diffs, axis=(axis,), keepdims=True)
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
+
+
+def mean_pairwise_squared_error(
+    labels, predictions, weights=1.0, scope: Optional[str] = None, loss_collection=GraphKeys.LOSSES
+) -> Tensor:
+    """For each example (the first dimension), the mean over all pairs of its elements of
+    ``((p_i - p_j) - (l_i - l_j)) ** 2``, computed as TensorFlow does from the sums of the
+    differences and of their squares; ``weights`` scales each example's value (a scalar or one
+    weight per example, broadcast against ``[batch, 1, ...]``), and the result is the sum (0
+    when no element has a non-zero weight).  Always summed: there is no ``reduction``."""
+    _require(labels=labels, predictions=predictions)
+    with name_scope(scope, "mean_pairwise_squared_error", [predictions, labels, weights]):
+        weights = cast(weights, _dtypes.float32)
+        labels = cast(labels, _dtypes.float32)
+        _check_broadcastable(weights, labels)
+        predictions = cast(predictions, _dtypes.float32)
+        _check_compatible(predictions, labels, "predictions", "labels")
+        diffs = subtract(predictions, labels)
+        axis = range_(1, rank(diffs))
+        sum_squares_diff_per_batch = reduce_sum(square(diffs), axis=axis, keepdims=True)
+        with name_scope(None, "num_present", [diffs, weights]) as present_scope:
+            present = where(equal(weights, 0.0), zeros_like(weights), ones_like(weights))
+            present = _broadcast_weights(present, diffs)
+            num_present_per_batch = reduce_sum(
+                present, axis=range_(1, rank(present)), keepdims=True, name=present_scope
+            )
+        term1 = 2.0 * _div_no_nan(
+            sum_squares_diff_per_batch, maximum(num_present_per_batch - 1, 0), name="value"
+        )
+        sum_diff = reduce_sum(diffs, axis=axis, keepdims=True)
+        term2 = 2.0 * _div_no_nan(
+            square(sum_diff),
+            maximum(multiply(num_present_per_batch, num_present_per_batch - 1), 0),
+            name="value",
+        )
+        loss = reduce_sum(multiply(term1 - term2, weights))
+        mean_loss = where(
+            reduce_sum(num_present_per_batch) > 0, loss, zeros_like(loss), name="value"
+        )
+        add_loss(mean_loss, loss_collection)
+        return mean_loss
 
 
 def sigmoid_cross_entropy(

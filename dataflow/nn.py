@@ -17,7 +17,9 @@ from .ops.nn_impl import __all__ as _nn_impl_all
 # isort: split
 # candidate samplers (ops/candidate_sampling_ops.py)
 from .ops.candidate_sampling_ops import (  # noqa: F401
+    all_candidate_sampler,
     fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
@@ -37,6 +39,8 @@ __all__ = sorted(
     + _norm_ops.__all__
     + _nn_impl_all
     + [
+        "all_candidate_sampler",
+        "learned_unigram_candidate_sampler",
         "compute_accidental_hits",
         "embedding_lookup",
         "fixed_unigram_candidate_sampler",
@@ -53,3 +57,25 @@ from .ops import extra_nn_ops as _extra_nn_ops  # noqa: E402
 from .ops.extra_nn_ops import *  # noqa: E402, F403
 
 __all__ = sorted(__all__ + _extra_nn_ops.__all__)
+
+# isort: split
+# convolution and pooling in any number of dimensions (ops/conv_nd_ops.py)
+from .ops import conv_nd_ops as _conv_nd_ops  # noqa: E402
+from .ops.conv_nd_ops import *  # noqa: E402, F403
+
+__all__ = sorted(__all__ + _conv_nd_ops.__all__)
+
+# isort: split
+from . import nn_experimental as experimental  # noqa: E402, F401
+
+# isort: split
+# connectionist temporal classification (ops/ctc_ops.py)
+from .ops import ctc_ops as _ctc_ops  # noqa: E402
+from .ops.ctc_ops import *  # noqa: E402, F403
+
+__all__ = sorted(__all__ + _ctc_ops.__all__)
+
+# isort: split
+# the k largest or smallest entries, exact on a CPU (ops/approx_top_k_ops.py)
+
+__all__ = sorted(__all__ + ["approx_max_k", "approx_min_k"])

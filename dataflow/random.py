@@ -13,7 +13,9 @@ The ``stateless_*`` draws, ``split`` and ``fold_in`` depend only on a seed of tw
 
 from . import random_experimental as experimental  # noqa: E402,I001
 from .ops.candidate_sampling_ops import (
+    all_candidate_sampler,
     fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
@@ -48,6 +50,7 @@ from .random_seed import get_seed, set_random_seed
 __all__ = [
     "Algorithm",
     "Generator",
+    "all_candidate_sampler",
     "categorical",
     "create_rng_state",
     "experimental",
@@ -69,6 +72,7 @@ __all__ = [
     "uniform_candidate_sampler",
     "gamma",
     "get_seed",
+    "learned_unigram_candidate_sampler",
     "multinomial",
     "normal",
     "poisson",

@@ -20,7 +20,17 @@ from . import dtypes as _dtypes
 from . import nest
 from .graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from .ops.array_ops import concat, identity, shape, stack, transpose, zeros
-from .ops.math_ops import cast, equal, maximum, minimum, reduce_all, reduce_max, where
+from .ops.math_ops import (
+    cast,
+    equal,
+    logical_not,
+    logical_or,
+    maximum,
+    minimum,
+    reduce_all,
+    reduce_max,
+    where,
+)
 from .ops.misc_ops import Assert
 from .ops.reverse_ops import reverse, reverse_sequence
 from .ops.tensor_array_ops import TensorArray
@@ -31,8 +41,10 @@ from .variable_scope import variable_scope
 __all__ = [
     "bidirectional_dynamic_rnn",
     "dynamic_rnn",
+    "raw_rnn",
     "static_bidirectional_rnn",
     "static_rnn",
+    "static_state_saving_rnn",
 ]
 
 
@@ -443,3 +455,176 @@ def _reverse_steps(steps: list, sequence_length) -> list:
             value.set_shape(flat_steps[t][leaf].shape)
             results[t].append(value)
     return [nest.pack_sequence_as(step, flat) for step, flat in zip(steps, results)]
+
+
+# -- raw_rnn and the state-saving static rnn -----------------------------------------------------
+def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=None):
+    """Runs ``cell`` in a `while_loop` whose every step ``loop_fn`` drives, as TF1's
+    ``raw_rnn``: ``loop_fn(time, cell_output, cell_state, loop_state)`` returns
+    ``(finished, next_input, next_cell_state, emit_output, next_loop_state)``; it is called
+    once before the loop with ``cell_output``, ``cell_state`` and ``loop_state`` None (its
+    ``next_cell_state`` is then the initial state and its ``emit_output``, if not None, the
+    structure of what is emitted, one entry's shape without the batch), and after each step.
+    Entries ``finished`` keep their state and emit zeros; the loop stops when every entry is
+    finished.  Returns ``(emit_ta, final_state, final_loop_state)``, the TensorArrays of what
+    was emitted at each step."""
+    from primitives.control_flow_ops import while_loop
+
+    __tracebackhide__ = True
+    _check_cell(cell)
+    if not callable(loop_fn):
+        raise TypeError("loop_fn must be a callable")
+    parallel_iterations = parallel_iterations or 32
+    with variable_scope(scope or "rnn"):
+        time = convert_to_tensor(0, dtype=_dtypes.int32)
+        finished, next_input, initial_state, emit_structure, init_loop_state = loop_fn(
+            time=time, cell_output=None, cell_state=None, loop_state=None
+        )
+        flat_input = [convert_to_tensor(t) for t in nest.flatten(next_input)]
+        next_input = nest.pack_sequence_as(next_input, flat_input)
+        loop_state = (
+            init_loop_state
+            if init_loop_state is not None
+            else convert_to_tensor(0, dtype=_dtypes.int32)
+        )
+        static_batch = None
+        for t in flat_input:
+            if t.shape.ndims:
+                dim = dimension_value(t.shape[0])
+                if static_batch is not None and dim is not None and dim != static_batch:
+                    raise ValueError(
+                        f"all inputs must have one batch size, got {static_batch} and {dim}"
+                    )
+                static_batch = dim if dim is not None else static_batch
+        batch_size = static_batch if static_batch is not None else shape(flat_input[0])[0]
+        nest.assert_same_structure(initial_state, cell.state_size)
+        flat_state = [convert_to_tensor(t) for t in nest.flatten(initial_state)]
+        state = nest.pack_sequence_as(initial_state, flat_state)
+        if emit_structure is not None:
+            flat_emit = [convert_to_tensor(t) for t in nest.flatten(emit_structure)]
+            flat_emit_size = [
+                e.shape.as_list() if e.shape.is_fully_defined() else shape(e) for e in flat_emit
+            ]
+            flat_emit_dtypes = [e.dtype for e in flat_emit]
+        else:
+            emit_structure = cell.output_size
+            flat_emit_size = [_state_size_with_prefix(s, []) for s in nest.flatten(emit_structure)]
+            flat_emit_dtypes = [flat_state[0].dtype] * len(flat_emit_size)
+
+        def element_shape(size):
+            dims = size if isinstance(size, list) else None
+            return TensorShape([static_batch]).concatenate(TensorShape(dims))
+
+        flat_emit_ta = [
+            TensorArray(
+                dtype,
+                size=0,
+                dynamic_size=True,
+                element_shape=element_shape(size),
+                tensor_array_name=f"rnn_output_{i}",
+            )  # fmt: skip
+            for i, (dtype, size) in enumerate(zip(flat_emit_dtypes, flat_emit_size))
+        ]
+        emit_ta = nest.pack_sequence_as(emit_structure, flat_emit_ta)
+
+        def zeros_of(size, dtype):
+            if isinstance(size, list):
+                if isinstance(batch_size, int):
+                    return zeros([batch_size] + size, dtype)
+                return zeros(stack([batch_size] + size), dtype)
+            batch = stack([convert_to_tensor(batch_size, _dtypes.int32)])
+            return zeros(concat([batch, cast(size, _dtypes.int32)], 0), dtype)
+
+        zero_emit = nest.pack_sequence_as(
+            emit_structure, [zeros_of(s, d) for s, d in zip(flat_emit_size, flat_emit_dtypes)]
+        )
+
+        def condition(unused_time, elements_finished, *_):
+            return logical_not(reduce_all(elements_finished))
+
+        def body(time, elements_finished, current_input, emit_ta, state, loop_state):
+            next_output, cell_state = cell(current_input, state)
+            nest.assert_same_structure(state, cell_state)
+            nest.assert_same_structure(cell.output_size, next_output)
+            next_time = time + 1
+            next_finished, next_input, next_state, emit_output, next_loop_state = loop_fn(
+                next_time, next_output, cell_state, loop_state
+            )
+            nest.assert_same_structure(state, next_state)
+            nest.assert_same_structure(current_input, next_input)
+            nest.assert_same_structure(emit_ta, emit_output)
+            loop_state = loop_state if next_loop_state is None else next_loop_state
+
+            def copy_some_through(current, candidate):
+                def copy(cur, cand):
+                    if isinstance(cur, TensorArray) or cur.shape.ndims == 0:
+                        return cand
+                    return where(elements_finished, cur, cand)
+
+                return nest.map_structure(copy, current, candidate)
+
+            emit_output = copy_some_through(zero_emit, emit_output)
+            next_state = copy_some_through(state, next_state)
+            emit_ta = nest.map_structure(lambda ta, e: ta.write(time, e), emit_ta, emit_output)
+            elements_finished = logical_or(elements_finished, next_finished)
+            return next_time, elements_finished, next_input, emit_ta, next_state, loop_state
+
+        returned = while_loop(
+            condition,
+            body,
+            [time, finished, next_input, emit_ta, state, loop_state],
+            parallel_iterations=parallel_iterations,
+            swap_memory=swap_memory,
+        )
+        emit_ta, final_state, final_loop_state = returned[-3:]
+        if init_loop_state is None:
+            final_loop_state = None
+        return emit_ta, final_state, final_loop_state
+
+
+def static_state_saving_rnn(cell, inputs, state_saver, state_name, sequence_length=None,
+                            scope=None):  # fmt: skip
+    """`static_rnn` whose initial state is read from ``state_saver`` (``state_saver.state(
+    name)``) and whose final state is saved back (``state_saver.save_state(name, value)``)
+    before the last output and the final state are given: ``state_name`` names the state, or
+    each of its parts when ``cell.state_size`` is a tuple.  Returns ``(outputs, state)``."""
+    state_size = cell.state_size
+    state_is_tuple = nest.is_nested(state_size)
+    if state_is_tuple != nest.is_nested(state_name):
+        raise ValueError(
+            f"state_name should be the same type as cell.state_size. state_name: "
+            f"{state_name!s}, cell.state_size: {state_size!s}"
+        )
+    if state_is_tuple:
+        state_name_flat = nest.flatten(state_name)
+        state_size_flat = nest.flatten(state_size)
+        if len(state_name_flat) != len(state_size_flat):
+            raise ValueError(
+                f"#elems(state_name) != #elems(state_size): {len(state_name_flat)} vs. "
+                f"{len(state_size_flat)}"
+            )
+        initial_state = nest.pack_sequence_as(
+            state_size, [state_saver.state(name) for name in state_name_flat]
+        )
+    else:
+        initial_state = state_saver.state(state_name)
+    outputs, state = static_rnn(
+        cell, inputs, initial_state=initial_state, sequence_length=sequence_length, scope=scope
+    )
+    if state_is_tuple:
+        flat_last_state = nest.flatten(state)
+        save_state = [
+            state_saver.save_state(name, substate)
+            for name, substate in zip(state_name_flat, flat_last_state)
+        ]
+    else:
+        save_state = [state_saver.save_state(state_name, state)]
+    with control_dependencies(save_state):
+        last_output = outputs[-1]
+        flat_last_output = [identity(o) for o in nest.flatten(last_output)]
+        outputs[-1] = nest.pack_sequence_as(last_output, flat_last_output)
+        if state_is_tuple:
+            state = nest.pack_sequence_as(state, [identity(s) for s in flat_last_state])
+        else:
+            state = identity(state)
+    return outputs, state

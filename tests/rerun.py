@@ -119,6 +119,7 @@ SESSION_STATE_TYPES = frozenset(
         "ReaderReadUpToV2",
         "ReaderCountV2",
         "ReaderResetV2",
+        "LearnedUnigramCandidateSampler",  # the class counts it has learned
     }
 )
 

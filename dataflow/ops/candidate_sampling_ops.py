@@ -33,7 +33,9 @@ from ..random_seed import op_seed_attrs
 from ..tensor_shape import TensorShape
 
 __all__ = [
+    "all_candidate_sampler",
     "fixed_unigram_candidate_sampler",
+    "learned_unigram_candidate_sampler",
     "log_uniform_candidate_sampler",
     "uniform_candidate_sampler",
 ]
@@ -83,6 +85,35 @@ def _expected_count(probability: np.ndarray, num_sampled: int, num_tries: int) -
         return (-np.expm1(num_tries * np.log1p(-probability))).astype(np.float32)
 
 
+def _draw_candidates(generator, draw, num_sampled: int, unique: bool):
+    """``num_sampled`` classes from ``draw(generator, n)`` (distinct ones when ``unique``) and
+    how many draws that took."""
+    if not unique:
+        return draw(generator, num_sampled).astype(np.int64), num_sampled
+    candidates, num_tries = [], 0
+    seen: set = set()
+    while len(candidates) < num_sampled:
+        for value in draw(generator, 2 * (num_sampled - len(candidates))).tolist():
+            num_tries += 1
+            if value not in seen:
+                seen.add(value)
+                candidates.append(value)
+                if len(candidates) == num_sampled:
+                    break
+    return np.array(candidates, np.int64), num_tries
+
+
+def _check_true_classes(true_classes, num_true: int, range_max: int) -> None:
+    if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"true_classes must be [batch_size, {num_true}], got shape {true_classes.shape}",
+        )
+    if true_classes.size and (true_classes.min() < 0 or true_classes.max() >= range_max):
+        raise InvalidArgumentError(None, None, f"true_classes must be in [0, {range_max})")
+
+
 def _sampler_kernel(attrs, probabilities: np.ndarray, draw):
     """The kernel of a sampler over ``probabilities`` (of each class) whose ``draw(generator,
     n)`` gives ``n`` classes."""
@@ -90,33 +121,9 @@ def _sampler_kernel(attrs, probabilities: np.ndarray, draw):
     stream = (attrs["stream"], attrs["seed"], attrs["seed2"])
 
     def sample(context, true_classes):
-        if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
-            raise InvalidArgumentError(
-                None,
-                None,
-                f"true_classes must be [batch_size, {num_true}], got shape {true_classes.shape}",
-            )
-        if true_classes.size and (
-            true_classes.min() < 0 or true_classes.max() >= len(probabilities)
-        ):
-            raise InvalidArgumentError(
-                None, None, f"true_classes must be in [0, {len(probabilities)})"
-            )
+        _check_true_classes(true_classes, num_true, len(probabilities))
         generator = context.random_generator(*stream)
-        if unique:
-            candidates, num_tries = [], 0
-            seen: set = set()
-            while len(candidates) < num_sampled:
-                for value in draw(generator, 2 * (num_sampled - len(candidates))).tolist():
-                    num_tries += 1
-                    if value not in seen:
-                        seen.add(value)
-                        candidates.append(value)
-                        if len(candidates) == num_sampled:
-                            break
-            sampled = np.array(candidates, np.int64)
-        else:
-            sampled, num_tries = draw(generator, num_sampled).astype(np.int64), num_sampled
+        sampled, num_tries = _draw_candidates(generator, draw, num_sampled, unique)
         return (
             sampled,
             _expected_count(probabilities[true_classes], num_sampled, num_tries),
@@ -159,10 +166,67 @@ def _fixed_unigram_kernel(attrs):
     return _sampler_kernel(attrs, probabilities, draw)
 
 
+class _UnigramCounts:
+    """The class counts a learned unigram sampler has seen in one Session: 1 for each class to
+    begin with, and 1 more for each true class of every run."""
+
+    def __init__(self, range_max: int):
+        self.counts = np.ones(range_max, np.float64)
+
+    def cancel(self) -> None:
+        pass
+
+
+def _learned_unigram_kernel(attrs):
+    num_true, num_sampled, unique = attrs["num_true"], attrs["num_sampled"], attrs["unique"]
+    range_max = attrs["range_max"]
+    stream = (attrs["stream"], attrs["seed"], attrs["seed2"])
+
+    def sample(context, true_classes):
+        _check_true_classes(true_classes, num_true, range_max)
+        state = context.resource(
+            f"LearnedUnigramCandidateSampler:{attrs['stream']}", lambda: _UnigramCounts(range_max)
+        )
+        probabilities = state.counts / state.counts.sum()
+        cumulative = np.cumsum(probabilities)
+
+        def draw(generator, n):
+            values = np.searchsorted(cumulative, generator.random(n) * cumulative[-1], "right")
+            return np.minimum(values, range_max - 1)
+
+        generator = context.random_generator(*stream)
+        sampled, num_tries = _draw_candidates(generator, draw, num_sampled, unique)
+        result = (
+            sampled,
+            _expected_count(probabilities[true_classes], num_sampled, num_tries),
+            _expected_count(probabilities[sampled], num_sampled, num_tries),
+        )
+        np.add.at(state.counts, true_classes.reshape(-1), 1.0)  # learned after sampling
+        return result
+
+    return sample
+
+
+def _all_kernel(attrs):
+    num_true, num_sampled = attrs["num_true"], attrs["num_sampled"]
+
+    def sample(context, true_classes):
+        _check_true_classes(true_classes, num_true, np.iinfo(np.int64).max)
+        return (
+            np.arange(num_sampled, dtype=np.int64),
+            np.ones(true_classes.shape, np.float32),
+            np.ones(num_sampled, np.float32),
+        )
+
+    return sample
+
+
 for _type, _kernel in (
     ("UniformCandidateSampler", _uniform_kernel),
     ("LogUniformCandidateSampler", _log_uniform_kernel),
     ("FixedUnigramCandidateSampler", _fixed_unigram_kernel),
+    ("LearnedUnigramCandidateSampler", _learned_unigram_kernel),
+    ("AllCandidateSampler", _all_kernel),
 ):
     define_op(
         _type,
@@ -291,5 +355,42 @@ for _type in (
     "UniformCandidateSampler",
     "LogUniformCandidateSampler",
     "FixedUnigramCandidateSampler",
+    "LearnedUnigramCandidateSampler",
+    "AllCandidateSampler",
 ):
     NotDifferentiable(_type)
+
+
+def learned_unigram_candidate_sampler(
+    true_classes,
+    num_true: int,
+    num_sampled: int,
+    unique: bool,
+    range_max: int,
+    seed: Optional[int] = None,
+    name: Optional[str] = None,
+) -> CandidateSamples:
+    """Draws ``num_sampled`` classes from ``[0, range_max)`` with probabilities proportional
+    to how often each was a true class so far in the Session (each class counted once to
+    begin with); a run samples first and then counts its ``true_classes``, as TensorFlow's."""
+    return _sample(
+        "LearnedUnigramCandidateSampler", true_classes, num_true, num_sampled, unique,
+        range_max, seed, name,
+    )  # fmt: skip
+
+
+def all_candidate_sampler(
+    true_classes,
+    num_true: int,
+    num_sampled: int,
+    unique: bool,
+    seed: Optional[int] = None,
+    name: Optional[str] = None,
+) -> CandidateSamples:
+    """Every class of ``[0, num_sampled)``, in order, each expected once (for testing a
+    sampled loss against the full one); ``unique`` and ``seed`` change nothing, as in
+    TensorFlow."""
+    return _sample(
+        "AllCandidateSampler", true_classes, num_true, num_sampled, unique, num_sampled, seed,
+        name,
+    )  # fmt: skip

@@ -476,7 +476,7 @@ def conv2d(
     padding=None,
     use_cudnn_on_gpu: bool = True,
     data_format: str = "NHWC",
-    dilations=None,
+    dilations=[1, 1, 1, 1],  # noqa: B006 - TensorFlow's default, never mutated
     name: Optional[str] = None,
     filters=None,
 ) -> Tensor:
@@ -512,7 +512,7 @@ def conv2d_backprop_input(
     padding=None,
     use_cudnn_on_gpu: bool = True,
     data_format: str = "NHWC",
-    dilations=None,
+    dilations=[1, 1, 1, 1],  # noqa: B006 - TensorFlow's default, never mutated
     name: Optional[str] = None,
     filters=None,
 ) -> Tensor:
@@ -535,7 +535,7 @@ def conv2d_backprop_filter(
     padding,
     use_cudnn_on_gpu: bool = True,
     data_format: str = "NHWC",
-    dilations=None,
+    dilations=[1, 1, 1, 1],  # noqa: B006 - TensorFlow's default, never mutated
     name: Optional[str] = None,
 ) -> Tensor:
     """The gradient of `conv2d` with respect to its filter of shape ``filter_sizes``."""
@@ -760,7 +760,7 @@ def depthwise_conv2d_native(
     strides,
     padding,
     data_format: str = "NHWC",
-    dilations=None,
+    dilations=[1, 1, 1, 1],  # noqa: B006 - TensorFlow's default, never mutated
     name: Optional[str] = None,
 ) -> Tensor:
     """Each input channel convolved with its own ``channel_multiplier`` filters: ``filter`` is

@@ -40,20 +40,38 @@ def embedding_lookup(
     max_norm=None,
 ):
     """The rows of ``params`` (a table, or a list of shards of one) at ``ids``; the result has
-    shape ``ids.shape + params.shape[1:]``."""
+    shape ``ids.shape + params.shape[1:]``.  With ``max_norm`` each row is scaled down to
+    that l2 norm when larger."""
     if partition_strategy not in ("mod", "div"):
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
     shards = list(params) if isinstance(params, (list, tuple)) else [params]
     if not shards:
         raise ValueError("Need at least one param")
-    if max_norm is not None:
-        raise ValueError("embedding_lookup(max_norm=...) is not supported")
     with name_scope(name or "embedding_lookup") as scope:
         ids = convert_to_tensor(ids, name="ids")
         if len(shards) == 1:
             looked_up = gather(shards[0], ids, name=scope)
-            return identity(looked_up)
-        return identity(_sharded_lookup(shards, ids, partition_strategy), name=scope)
+            return identity(_clip(looked_up, ids, max_norm))
+        looked_up = _clip(_sharded_lookup(shards, ids, partition_strategy), ids, max_norm)
+        return identity(looked_up, name=scope)
+
+
+def _clip(looked_up, ids, max_norm):
+    """Each embedding of ``looked_up`` scaled down to an l2 norm of ``max_norm`` when larger
+    (the norm over the embedding's own dimensions), as TensorFlow's ``max_norm``."""
+    if max_norm is None:
+        return looked_up
+    from .clip_ops import clip_by_norm
+
+    ids_rank, rank = ids.shape.ndims, looked_up.shape.ndims
+    if ids_rank is None or rank is None:
+        from .array_ops import range as range_
+        from .array_ops import rank as rank_of
+
+        axes = range_(rank_of(ids), rank_of(looked_up))
+    else:
+        axes = list(range(ids_rank, rank))
+    return clip_by_norm(looked_up, max_norm, axes=axes)
 
 
 def _sharded_lookup(shards: list, ids, strategy: str):
