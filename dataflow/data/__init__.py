@@ -2590,7 +2590,14 @@ def get_output_classes(dataset_or_iterator):
 # -- gradients -------------------------------------------------------------------------------------
 from ..gradients import NotDifferentiable  # noqa: E402
 
-for _type in ("IteratorV2", "MakeIterator", "IteratorGetNext", "OneShotIteratorGetNext"):
+for _type in (
+    "IteratorV2",
+    "MakeIterator",
+    "IteratorGetNext",
+    "OneShotIteratorGetNext",
+    "DatasetCardinality",
+    "DatasetToSingleElement",
+):
     NotDifferentiable(_type)
 
 

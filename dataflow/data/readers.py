@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, NotFoundError, UnknownError
+from ..gradients import NotDifferentiable
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..ops.csv_ops import _split
@@ -620,3 +621,4 @@ def _to_tfrecord_kernel(attrs):
 
 
 define_op("DatasetToTFRecord", _infer_to_tfrecord, _to_tfrecord_kernel, stateful=True, inline=True)
+NotDifferentiable("DatasetToTFRecord")

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
+from ..gradients import NotDifferentiable
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..ragged_tensor import RaggedTensorSpec
@@ -289,6 +290,7 @@ def _get_value_kernel(attrs):
 
 
 define_op("OptionalGetValue", _infer_get_value, _get_value_kernel)
+NotDifferentiable("OptionalGetValue")
 
 
 def _infer_next_as_optional(op):
@@ -335,6 +337,7 @@ define_op(
     inline=True,
     wants_context=True,
 )
+NotDifferentiable("IteratorGetNextAsOptional")
 
 
 def get_next_as_optional(iterator) -> Optional:
