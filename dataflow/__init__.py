@@ -175,7 +175,11 @@ from .ops.string_ops import (  # noqa: E402
     reduce_join,
     regex_replace,
     string_join,
+    string_split,
     string_strip,
+    string_to_hash_bucket,
+    string_to_hash_bucket_fast,
+    string_to_hash_bucket_strong,
     string_to_number,
     substr,
 )

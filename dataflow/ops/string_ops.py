@@ -706,3 +706,445 @@ for _type in (
     "RegexReplace StringUpper StringLower"
 ).split():
     NotDifferentiable(_type)
+
+
+# -- StringToHashBucket, StringToHashBucketFast, StringToHashBucketStrong --------------------------
+from . import string_hash as _hash  # noqa: E402
+
+
+def _infer_hash_bucket(op):
+    x = _check_string_input(op)
+    if op.attrs["num_buckets"] < 1:
+        raise ValueError(
+            f"{op.type}: num_buckets must be at least 1, got {op.attrs['num_buckets']}"
+        )
+    if op.type == "StringToHashBucketStrong" and len(op.attrs["key"]) != 2:
+        raise ValueError(
+            f"StringToHashBucketStrong: key must have 2 elements, got {op.attrs['key']}"
+        )
+    return [(_dtypes.int64, x.shape)]
+
+
+def _hash_bucket_kernel(hash_of):
+    def build(attrs):
+        buckets = attrs["num_buckets"]
+        key = attrs.get("key")
+
+        def hash_bucket(x):
+            flat = x.reshape(-1)
+            if key is None:
+                items = [hash_of(v) % buckets for v in flat]
+            else:
+                items = [hash_of(key, v) % buckets for v in flat]
+            return np.array(items, dtype=np.int64).reshape(x.shape)
+
+        return hash_bucket
+
+    return build
+
+
+define_op("StringToHashBucket", _infer_hash_bucket, _hash_bucket_kernel(_hash.legacy_hash64))
+define_op("StringToHashBucketFast", _infer_hash_bucket, _hash_bucket_kernel(_hash.fingerprint64))
+define_op("StringToHashBucketStrong", _infer_hash_bucket, _hash_bucket_kernel(_hash.siphash))
+
+
+def _string_input(value, name: str) -> Tensor:
+    return (
+        value if isinstance(value, Tensor) else convert_to_tensor(value, _dtypes.string, name=name)
+    )
+
+
+def string_to_hash_bucket_fast(input, num_buckets, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Each string's bucket in ``[0, num_buckets)``: its FarmHash ``Fingerprint64`` modulo
+    ``num_buckets``, as TensorFlow computes it (stable across processes and machines)."""
+    attrs = {"num_buckets": int(num_buckets)}
+    x = _string_input(input, "input")
+    return apply_op(
+        "StringToHashBucketFast", (x,), attrs, name or "StringToHashBucketFast"
+    ).outputs[0]
+
+
+def string_to_hash_bucket_strong(input, num_buckets, key, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Each string's bucket in ``[0, num_buckets)``: its SipHash-2-4 under the 128-bit ``key``
+    (a list of two integers) modulo ``num_buckets``, so that an adversary who does not know
+    the key cannot choose strings that share a bucket."""
+    attrs = {"num_buckets": int(num_buckets), "key": tuple(int(k) for k in key)}
+    x = _string_input(input, "input")
+    return apply_op(
+        "StringToHashBucketStrong", (x,), attrs, name or "StringToHashBucketStrong"
+    ).outputs[0]
+
+
+def string_to_hash_bucket(
+    string_tensor=None,
+    num_buckets=None,
+    name: Optional[str] = None,
+    input=None,  # noqa: A002
+) -> Tensor:
+    """Each string's bucket in ``[0, num_buckets)`` by TensorFlow's older ``Hash64`` (prefer
+    `string_to_hash_bucket_fast`).  ``input`` is TensorFlow 2's name for ``string_tensor``."""
+    if (string_tensor is None) == (input is None):
+        raise ValueError("string_to_hash_bucket takes one of string_tensor and input")
+    if num_buckets is None:
+        raise ValueError("string_to_hash_bucket needs num_buckets")
+    x = _string_input(input if string_tensor is None else string_tensor, "string_tensor")
+    attrs = {"num_buckets": int(num_buckets)}
+    return apply_op("StringToHashBucket", (x,), attrs, name or "StringToHashBucket").outputs[0]
+
+
+# -- RegexFullMatch / StaticRegexFullMatch ---------------------------------------------------------
+def _full_match_all(x: np.ndarray, compiled) -> np.ndarray:
+    flat = [compiled.fullmatch(v) is not None for v in x.reshape(-1)]
+    return np.array(flat, dtype=bool).reshape(x.shape)
+
+
+def _infer_static_full_match(op):
+    x = _check_string_input(op)
+    _compile(op.attrs["pattern"].encode("utf-8"))
+    return [(_dtypes.bool, x.shape)]
+
+
+def _static_full_match_kernel(attrs):
+    compiled = _compile(attrs["pattern"].encode("utf-8"))
+    return lambda x: _full_match_all(x, compiled)
+
+
+define_op("StaticRegexFullMatch", _infer_static_full_match, _static_full_match_kernel)
+
+
+def _infer_full_match(op):
+    x = _check_string_input(op)
+    if _re2() is None:
+        raise ValueError(_RE2_MISSING)
+    pattern = _check_string_input(op, 1, "pattern")
+    if not pattern.shape.is_compatible_with([]):
+        raise ValueError(f"pattern must be a scalar, got shape {pattern.shape}")
+    return [(_dtypes.bool, x.shape)]
+
+
+def _full_match_kernel(attrs):
+    def regex_full_match(x, pattern):
+        try:
+            compiled = _compile(pattern[()])
+        except ValueError as e:
+            raise InvalidArgumentError(None, None, str(e)) from None
+        return _full_match_all(x, compiled)
+
+    return regex_full_match
+
+
+define_op("RegexFullMatch", _infer_full_match, _full_match_kernel)
+
+
+def regex_full_match(input, pattern, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """Whether each whole string matches the RE2 ``pattern``.  With a Python string for
+    ``pattern`` the op is TensorFlow's ``StaticRegexFullMatch``, checked when built."""
+    x = _string_input(input, "input")
+    if isinstance(pattern, (str, bytes)):
+        text = pattern if isinstance(pattern, str) else pattern.decode("utf-8")
+        return apply_op(
+            "StaticRegexFullMatch", (x,), {"pattern": text}, name or "StaticRegexFullMatch"
+        ).outputs[0]
+    pattern = convert_to_tensor(pattern, dtype=_dtypes.string, name="pattern")
+    return apply_op("RegexFullMatch", (x, pattern), {}, name or "RegexFullMatch").outputs[0]
+
+
+# -- UnsortedSegmentJoin ---------------------------------------------------------------------------
+def _infer_unsorted_segment_join(op):
+    x = _check_string_input(op, what="inputs")
+    segment_ids, num_segments = op.inputs[1:]
+    check_dtype(segment_ids.dtype, INDEX_TYPES, f"Input 'segment_ids' of '{op.type}'")
+    check_dtype(num_segments.dtype, INDEX_TYPES, f"Input 'num_segments' of '{op.type}'")
+    if x.shape.ndims is None or segment_ids.shape.ndims is None:
+        return [(_dtypes.string, TensorShape(None))]
+    ids_rank = segment_ids.shape.ndims
+    if not x.shape[:ids_rank].is_compatible_with(segment_ids.shape):
+        raise ValueError(
+            f"UnsortedSegmentJoin: segment_ids of shape {segment_ids.shape} must be a prefix of "
+            f"the shape of inputs, {x.shape}"
+        )
+    from ..graph import numpy_value_or_none
+
+    count = numpy_value_or_none(num_segments)
+    first = None if count is None else int(count)
+    return [(_dtypes.string, TensorShape([first]).concatenate(x.shape[ids_rank:]))]
+
+
+def _unsorted_segment_join_kernel(attrs):
+    separator = attrs["separator"].encode("utf-8")
+
+    def unsorted_segment_join(x, segment_ids, num_segments):
+        count = int(num_segments)
+        ids = segment_ids.reshape(-1)
+        if x.shape[: segment_ids.ndim] != segment_ids.shape:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"segment_ids should be the same size as inputs' leading dimensions: "
+                f"{segment_ids.shape} against {x.shape}",
+            )
+        if count < 0:
+            raise InvalidArgumentError(None, None, f"num_segments must be >= 0, got {count}")
+        if ids.size and (ids.min() < 0 or ids.max() >= count):
+            raise InvalidArgumentError(
+                None,
+                None,
+                "segment_ids are not allowed to exceed num_segments or be negative: "
+                f"found {int(ids.min() if ids.min() < 0 else ids.max())} with num_segments "
+                f"{count}",
+            )
+        inner = x.shape[segment_ids.ndim :]
+        rows = x.reshape((ids.size, -1))
+        width = int(np.prod(inner, dtype=np.int64))
+        groups: list = [[[] for _ in range(width)] for _ in range(count)]
+        for row, segment in zip(rows, ids.tolist()):
+            for column, value in enumerate(row):
+                groups[segment][column].append(value)
+        items = [separator.join(cell) for group in groups for cell in group]
+        return _strings((count,) + inner, items)
+
+    return unsorted_segment_join
+
+
+define_op("UnsortedSegmentJoin", _infer_unsorted_segment_join, _unsorted_segment_join_kernel)
+
+
+def unsorted_segment_join(
+    inputs, segment_ids, num_segments, separator: str = "", name: Optional[str] = None
+) -> Tensor:
+    """Joins with ``separator`` the strings of ``inputs`` that ``segment_ids`` (a prefix of its
+    shape) sends to the same segment, in their order; a segment no string goes to is ``b""``.
+    Ids must lie in ``[0, num_segments)``."""
+    x = _string_input(inputs, "inputs")
+    segment_ids = convert_to_tensor(segment_ids, name="segment_ids")
+    num_segments = convert_to_tensor(num_segments, name="num_segments")
+    attrs = {"separator": str(separator)}
+    return apply_op(
+        "UnsortedSegmentJoin", (x, segment_ids, num_segments), attrs, name or "UnsortedSegmentJoin"
+    ).outputs[0]
+
+
+# -- StringSplit / StringSplitV2 -------------------------------------------------------------------
+def _sparse_rows(rows: list) -> tuple:
+    """The (indices, values, dense_shape) of a 2-D SparseTensor whose row ``i`` is
+    ``rows[i]``, as the split ops return it."""
+    lengths = np.array([len(row) for row in rows], dtype=np.int64)
+    row_ids = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
+    starts = np.cumsum(lengths) - lengths
+    columns = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(starts, lengths)
+    indices = np.stack([row_ids, columns], axis=1).reshape(-1, 2)
+    values = _strings(len(row_ids), [v for row in rows for v in row])
+    shape = np.array([len(rows), int(lengths.max()) if len(rows) else 0], dtype=np.int64)
+    return indices, values, shape
+
+
+def _infer_split(op):
+    x = _check_string_input(op)
+    x.shape.with_rank(1)
+    sep = _check_string_input(op, 1, "delimiter" if op.type == "StringSplit" else "sep")
+    if not sep.shape.is_compatible_with([]):
+        raise ValueError(f"{op.type}: the delimiter must be a scalar, got shape {sep.shape}")
+    return [
+        (_dtypes.int64, TensorShape([None, 2])),
+        (_dtypes.string, TensorShape([None])),
+        (_dtypes.int64, TensorShape([2])),
+    ]
+
+
+def _check_vector(op_type: str, x: np.ndarray, sep: np.ndarray) -> None:
+    if x.ndim != 1:
+        raise InvalidArgumentError(
+            None, None, f"{op_type}: input must be a vector, got shape {x.shape}"
+        )
+    if sep.ndim != 0:
+        raise InvalidArgumentError(
+            None, None, f"{op_type}: sep must be a scalar, got shape {sep.shape}"
+        )
+
+
+def _string_split_kernel(attrs):
+    skip_empty = attrs["skip_empty"]
+
+    def split_one(value: bytes, delimiters: bytes) -> list:
+        if not delimiters:
+            return [value[i : i + 1] for i in range(len(value))]
+        tokens, start = [], 0
+        for i, byte in enumerate(value):
+            if byte in delimiters:
+                tokens.append(value[start:i])
+                start = i + 1
+        tokens.append(value[start:])
+        return [t for t in tokens if t] if skip_empty else tokens
+
+    def string_split(x, delimiter):
+        _check_vector("StringSplit", x, delimiter)
+        return _sparse_rows([split_one(v, delimiter[()]) for v in x])
+
+    return string_split
+
+
+def _string_split_v2_kernel(attrs):
+    maxsplit = attrs["maxsplit"]
+
+    def string_split_v2(x, sep):
+        _check_vector("StringSplitV2", x, sep)
+        separator = sep[()] or None  # an empty separator splits at runs of whitespace
+        return _sparse_rows([v.split(separator, maxsplit) for v in x])
+
+    return string_split_v2
+
+
+define_op("StringSplit", _infer_split, _string_split_kernel)
+define_op("StringSplitV2", _infer_split, _string_split_v2_kernel)
+
+
+def _string_vector_or_ragged(value, name: str):
+    from ..ragged_tensor import RaggedTensor
+
+    if isinstance(value, RaggedTensor):
+        return value
+    return _string_input(value, name)
+
+
+def _split_result(indices, values, shape, result_type: str):
+    from ..ragged_tensor import RaggedTensor
+    from ..sparse_tensor import SparseTensor
+    from . import array_ops
+
+    if result_type == "SparseTensor":
+        return SparseTensor(indices, values, shape)
+    row_ids = array_ops.strided_slice(indices, [0, 0], [0, 1], shrink_axis_mask=2, end_mask=1)
+    nrows = array_ops.strided_slice(shape, [0], [1], shrink_axis_mask=1)
+    return RaggedTensor.from_value_rowids(values, row_ids, nrows=nrows, validate=False)
+
+
+def _check_result_type(result_type: str) -> None:
+    if result_type not in ("SparseTensor", "RaggedTensor"):
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
+
+
+def string_split(
+    source,
+    sep=None,
+    skip_empty: bool = True,
+    delimiter=None,
+    result_type: str = "SparseTensor",
+    name: Optional[str] = None,
+):
+    """Splits each string of the vector ``source`` at every byte that is in ``sep`` (a space
+    by default; ``delimiter`` is its older name), into a 2-D SparseTensor (or a RaggedTensor
+    with ``result_type="RaggedTensor"``).  An empty ``sep`` splits into single bytes; empty
+    tokens are dropped unless ``skip_empty`` is False."""
+    if sep is not None and delimiter is not None:
+        raise ValueError("Cannot specify both 'sep' and 'delimiter'")
+    _check_result_type(result_type)
+    sep = delimiter if sep is None else sep
+    sep = convert_to_tensor(" " if sep is None else sep, _dtypes.string, name="delimiter")
+    source = _string_input(source, "source")
+    attrs = {"skip_empty": bool(skip_empty)}
+    indices, values, shape = apply_op(
+        "StringSplit", (source, sep), attrs, name or "StringSplit"
+    ).outputs
+    return _split_result(indices, values, shape, result_type)
+
+
+def _nest_rows(rows, shape: Tensor, rank: int):
+    """``rows`` (a RaggedTensor with one row per element of a tensor of ``shape`` and static
+    ``rank``, in row-major order) nested into that tensor's dimensions."""
+    from ..ragged_tensor import RaggedTensor
+    from . import array_ops, math_ops
+
+    shape = math_ops.cast(shape, rows.row_splits.dtype)
+    for axis in reversed(range(1, rank)):
+        outer = math_ops.reduce_prod(array_ops.strided_slice(shape, [0], [axis]))
+        width = array_ops.strided_slice(shape, [axis], [axis + 1], shrink_axis_mask=1)
+        splits = array_ops.range(outer + 1, dtype=shape.dtype) * width
+        rows = RaggedTensor.from_row_splits(rows, splits, validate=False)
+    return rows
+
+
+def _split_v2(x, sep, maxsplit: int, name: Optional[str], sparse: bool):
+    """StringSplitV2 of the tensor ``x`` of any known rank: a RaggedTensor with one more
+    dimension, or (``sparse``) the SparseTensor of its values."""
+    from ..graph import name_scope
+    from ..ragged_tensor import RaggedTensor
+    from ..sparse_tensor import SparseTensor
+    from . import array_ops
+
+    sep = convert_to_tensor("" if sep is None else sep, _dtypes.string, name="sep")
+    attrs = {"maxsplit": int(maxsplit)}
+    if isinstance(x, RaggedTensor):
+        if sparse:
+            raise TypeError("strings.split of a RaggedTensor gives a RaggedTensor only")
+        return x.with_flat_values(_split_v2(x.flat_values, sep, maxsplit, name, False))
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError("strings.split: the rank of input must be known")
+    with name_scope(name or "StringSplit"):
+        if rank == 0:
+            x = array_ops.expand_dims(x, 0)
+            rank = 1
+        flat = x if rank == 1 else array_ops.reshape(x, [-1])
+        indices, values, shape = apply_op(
+            "StringSplitV2", (flat, sep), attrs, "StringSplitV2"
+        ).outputs
+        if rank == 1:
+            return _split_result(indices, values, shape, "SparseTensor" if sparse else "Ragged")
+        if sparse:
+            dims = array_ops.shape(x, out_type=_dtypes.int64)
+            rows = array_ops.strided_slice(indices, [0, 0], [0, 1], shrink_axis_mask=2, end_mask=1)
+            columns = array_ops.strided_slice(indices, [0, 1], [0, 2], end_mask=1)
+            from .extra_math_ops import unravel_index
+
+            outer = array_ops.transpose(unravel_index(rows, dims))
+            longest = array_ops.strided_slice(shape, [1], [2])
+            return SparseTensor(
+                array_ops.concat([outer, columns], 1), values, array_ops.concat([dims, longest], 0)
+            )
+        flat_rows = _split_result(indices, values, shape, "RaggedTensor")
+        return _nest_rows(flat_rows, array_ops.shape(x, out_type=_dtypes.int64), rank)
+
+
+def split(
+    input=None,  # noqa: A002 - mirrors tf.strings.split
+    sep=None,
+    maxsplit: int = -1,
+    result_type: str = "SparseTensor",
+    source=None,
+    name: Optional[str] = None,
+):
+    """Splits each string at ``sep`` (at runs of whitespace when None, dropping empty tokens,
+    as Python's ``str.split``), at most ``maxsplit`` times (no limit when -1).  A SparseTensor
+    with one more dimension than ``input`` (a scalar counts as a vector of one), or a
+    RaggedTensor with ``result_type="RaggedTensor"``; ``source`` is the older name of
+    ``input``."""
+    if input is not None and source is not None:
+        raise ValueError("Cannot specify both 'input' and 'source'")
+    _check_result_type(result_type)
+    x = _string_vector_or_ragged(source if input is None else input, "input")
+    return _split_v2(x, sep, maxsplit, name, result_type == "SparseTensor")
+
+
+def bytes_split(input, name: Optional[str] = None):  # noqa: A002 - mirrors tf.strings.bytes_split
+    """Each string cut into its bytes: a RaggedTensor with one more dimension (for a scalar,
+    a vector of its bytes)."""
+    from ..graph import name_scope
+    from ..ragged_tensor import RaggedTensor
+    from . import array_ops
+
+    x = _string_vector_or_ragged(input, "input")
+    with name_scope(name or "StringsByteSplit"):
+        if isinstance(x, RaggedTensor):
+            return x.with_flat_values(bytes_split(x.flat_values))
+        rank = x.shape.ndims
+        if rank is None:
+            raise ValueError("input must have a statically-known rank.")
+        if rank == 0:
+            return bytes_split(array_ops.expand_dims(x, 0)).values
+        if rank > 1:
+            return bytes_split(RaggedTensor.from_tensor(x))
+        empty = convert_to_tensor("", _dtypes.string)
+        indices, values, shape = apply_op(
+            "StringSplit", (x, empty), {"skip_empty": False}, "StringSplit"
+        ).outputs
+        return _split_result(indices, values, shape, "RaggedTensor")
