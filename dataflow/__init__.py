@@ -152,8 +152,11 @@ from .ops.parsing_ops import (  # noqa: E402
     FixedLenFeature,
     FixedLenSequenceFeature,
     VarLenFeature,
+    decode_compressed,
     parse_example,
+    parse_sequence_example,
     parse_single_example,
+    parse_single_sequence_example,
 )
 from .ops.tensor_proto_ops import (  # noqa: E402
     deserialize_many_sparse,
@@ -166,7 +169,7 @@ from .ops.tensor_proto_ops import (  # noqa: E402
 # isort: split
 # strings, summaries and GraphDef exchange (df.strings as tf.strings; df.summary, whose protos
 # and event files need the "tensorboard" extra; df.io.export_graph_def/import_graph_def)
-from . import strings, summary  # noqa: E402
+from . import audio, strings, summary  # noqa: E402
 from .dtypes import string  # noqa: E402
 from .graph_def import import_graph_def  # noqa: E402
 from .ops.string_ops import (  # noqa: E402

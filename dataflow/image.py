@@ -548,3 +548,21 @@ def rot90(image, k=1, name: Optional[str] = None) -> Tensor:
         if turns == 1:  # the last column becomes the first row
             return transpose_image(reverse(image, [height_axis + 1]))
         return reverse(transpose_image(image), [height_axis + 1])
+
+
+# -- image files: decoding and encoding (dataflow/ops/image_codec_ops.py) --------------------------
+from .ops.image_codec_ops import (  # noqa: E402, F401
+    adjust_jpeg_quality,
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    decode_webp,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
+    random_jpeg_quality,
+)

@@ -1841,8 +1841,11 @@ from .ops.parsing_ops import (  # noqa: E402, F401
     FixedLenFeature,
     FixedLenSequenceFeature,
     VarLenFeature,
+    decode_compressed,
     parse_example,
+    parse_sequence_example,
     parse_single_example,
+    parse_single_sequence_example,
 )
 from .ops.tensor_proto_ops import (  # noqa: E402, F401
     deserialize_many_sparse,
@@ -1856,4 +1859,20 @@ from .tfrecord import (  # noqa: E402, F401
     TFRecordOptions,
     TFRecordWriter,
     tf_record_iterator,
+)
+
+# isort: split
+# -- image files -----------------------------------------------------------------------------------
+from .ops.image_codec_ops import (  # noqa: E402, F401
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    decode_webp,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
 )

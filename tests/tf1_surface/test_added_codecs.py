@@ -1,12 +1,17 @@
 """Behaviour of the codec and string names added to close tf.compat.v1 surface gaps: string
 hashing, splitting and matching, image and audio codecs, parsing (values from TF 2.21)."""
 
+import gzip
+import io
+import struct
+import zlib
+
+import numpy as np
 import pytest
 
 import dataflow as df
 
 tf = df.compat.v1
-re2 = pytest.importorskip("re2")
 
 
 def _run(t):
@@ -155,6 +160,7 @@ def test_bytes_split_does_cut_into_bytes():
 
 # -- matching and joining --------------------------------------------------------------------------
 def test_regex_full_match_does_match_whole_strings():
+    pytest.importorskip("re2")
     with tf.Graph().as_default():
         static = tf.strings.regex_full_match(["abc", "ab", "xabc"], "a.c")
         assert static.op.type == "StaticRegexFullMatch"
@@ -165,6 +171,7 @@ def test_regex_full_match_does_match_whole_strings():
 
 
 def test_regex_full_match_does_reject_a_bad_pattern():
+    pytest.importorskip("re2")
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="Invalid pattern"):
             tf.strings.regex_full_match(["a"], "(a")
@@ -188,3 +195,492 @@ def test_unsorted_segment_join_does_reject_ids_out_of_range():
             joined = tf.strings.unsorted_segment_join(["a", "b"], ids, 2)
             with pytest.raises(tf.errors.InvalidArgumentError, match="segment_ids"):
                 _run(joined)
+
+
+# -- image files -----------------------------------------------------------------------------------
+def _chunk(kind, body):
+    crc = struct.pack(">I", zlib.crc32(kind + body))
+    return struct.pack(">I", len(body)) + kind + body + crc
+
+
+def _png(width, height, depth, color, rows, interlace=0, extra=b""):
+    header = struct.pack(">IIBBBBB", width, height, depth, color, 0, 0, interlace)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _chunk(b"IHDR", header)
+        + extra
+        + _chunk(b"IDAT", zlib.compress(rows))
+        + _chunk(b"IEND", b"")
+    )
+
+
+RGB = np.array(
+    [[[255, 0, 0], [0, 255, 0], [0, 0, 255]], [[10, 20, 30], [7, 7, 7], [200, 100, 50]]], np.uint8
+)
+
+
+def _palette_png(trns=False):
+    """A 2-bit palette PNG of 2x3 pixels, indices [[0, 1, 2], [3, 2, 1]]."""
+    palette = bytes([255, 0, 0, 0, 255, 0, 0, 0, 255, 9, 9, 9])
+    extra = _chunk(b"PLTE", palette) + (_chunk(b"tRNS", bytes([0, 128])) if trns else b"")
+    return _png(3, 2, 2, 3, bytes([0, 0b00011000, 0, 0b11100100]), extra=extra)
+
+
+def _gray1_png():
+    """A 1-bit gray PNG of 2x5 pixels: [[1, 0, 1, 1, 0], [0, 0, 1, 0, 1]]."""
+    return _png(5, 2, 1, 0, bytes([0, 0b10110000, 0, 0b00101000]))
+
+
+def _gray_trns_png():
+    gray = np.array([[0, 50, 100], [150, 50, 255]], np.uint8)
+    rows = b"".join(b"\x00" + r.tobytes() for r in gray)
+    return _png(3, 2, 8, 0, rows, extra=_chunk(b"tRNS", struct.pack(">H", 50)))
+
+
+def _rgb16_png():
+    rgb = np.array(
+        [[[300, 300, 300], [65535, 0, 1000]], [[12345, 54321, 999], [0, 65535, 40000]]], ">u2"
+    )
+    return _png(2, 2, 16, 2, b"".join(b"\x00" + r.tobytes() for r in rgb))
+
+
+def _bmp(image, top_down=False):
+    height, width, channels = image.shape
+    row = (channels * width + 3) // 4 * 4
+    order = [2, 1, 0, 3][:channels] if channels >= 3 else [0]
+    pixels = b""
+    for line in image if top_down else image[::-1]:
+        data = line[:, order].tobytes()
+        pixels += data + b"\0" * (row - len(data))
+    header = b"BM" + struct.pack("<IHHI", 54 + len(pixels), 0, 0, 54)
+    header += struct.pack(
+        "<IiiHHIIiiII", 40, width, -height if top_down else height, 1, channels * 8, 0,
+        len(pixels), 2835, 2835, 0, 0,
+    )  # fmt: skip
+    return header + pixels
+
+
+# Two frames of RGB (the second RGB upside down), as Pillow writes them
+GIF = (
+    b"GIF89a\x03\x00\x02\x00\x82\x00\x00\x00\xff\x00\xc8d2\n\x14\x1e\x07\x07\x07\xff\x00\x00"
+    b"\x00\x00\xff\x00\x00\x00\x00\x00\x00!\xf9\x04\x00\x05\x00\x00\x00,\x00\x00\x00\x00\x03"
+    b"\x00\x02\x00\x00\x08\t\x00\t\x00( `@\x80\x80\x00!\xf9\x04\x01\x05\x00\x06\x00,\x00\x00"
+    b"\x00\x00\x03\x00\x02\x00\x82\x00\xff\x00\xc8d2\n\x14\x1e\x07\x07\x07\xff\x00\x00\x00\x00"
+    b"\xff\x00\x00\x00\x00\x00\x00\x08\t\x00\x05\x0c\x08@\x00@\x81\x80\x00;"
+)
+
+
+def _decoded(t):
+    return _run(t).tolist()
+
+
+def test_decode_png_does_convert_palettes_and_transparency_as_tf():
+    with tf.Graph().as_default():
+        assert _decoded(tf.io.decode_png(_palette_png())) == [
+            [[255, 0, 0], [0, 255, 0], [0, 0, 255]], [[9, 9, 9], [0, 0, 255], [0, 255, 0]]
+        ]  # fmt: skip
+        assert _decoded(tf.image.decode_png(_palette_png(True))) == [
+            [[255, 0, 0, 0], [0, 255, 0, 128], [0, 0, 255, 255]],
+            [[9, 9, 9, 255], [0, 0, 255, 255], [0, 255, 0, 128]],
+        ]
+        gray = tf.io.decode_png(_palette_png(), channels=1)
+        assert gray.shape.as_list() == [None, None, 1]
+        assert _decoded(gray) == [[[76], [149], [29]], [[9], [29], [149]]]
+        # TensorFlow's filler for a missing alpha is (1 << bit depth) - 1, as libpng adds it
+        assert [p[3] for p in _decoded(tf.io.decode_png(_palette_png(), 4))[0]] == [3, 3, 3]
+        assert _decoded(tf.io.decode_png(_gray_trns_png(), 4))[0] == [
+            [0, 0, 0, 255], [50, 50, 50, 0], [100, 100, 100, 255]
+        ]  # fmt: skip
+
+
+def test_decode_png_does_expand_low_bit_depths_and_scale_to_uint16():
+    with tf.Graph().as_default():
+        assert _decoded(tf.io.decode_png(_gray1_png())) == [
+            [[255], [0], [255], [255], [0]], [[0], [0], [255], [0], [255]]
+        ]  # fmt: skip
+        wide = tf.io.decode_png(_gray1_png(), 4, dtype=tf.uint16)
+        assert wide.dtype == tf.uint16
+        assert _decoded(wide)[0][:2] == [[65535, 65535, 65535, 257], [0, 0, 0, 257]]
+
+
+def test_decode_png_does_read_16_bits_and_make_gray_as_libpng():
+    with tf.Graph().as_default():
+        data = _rgb16_png()
+        assert _decoded(tf.io.decode_png(data, dtype=tf.uint16)) == [
+            [[300, 300, 300], [65535, 0, 1000]], [[12345, 54321, 999], [0, 65535, 40000]]
+        ]  # fmt: skip
+        assert _decoded(tf.io.decode_png(data)) == [
+            [[1, 1, 1], [255, 0, 3]], [[48, 212, 3], [0, 255, 156]]
+        ]  # fmt: skip
+        assert _decoded(tf.io.decode_png(data, 1, tf.uint16)) == [
+            [[300], [19708]],
+            [[35690], [43029]],
+        ]
+        assert _decoded(tf.io.decode_png(data, 1)) == [[[1], [76]], [[139], [168]]]
+
+
+def test_decode_png_does_read_interlaced_images():
+    image = (np.arange(9 * 10 * 3).reshape(9, 10, 3) * 7 % 256).astype(np.uint8)
+    raw = b""
+    passes = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2))
+    for x0, y0, dx, dy in passes + ((0, 1, 1, 2),):
+        sub = image[y0::dy, x0::dx]
+        if sub.size:
+            raw += b"".join(b"\x00" + r.tobytes() for r in sub)
+    with tf.Graph().as_default():
+        np.testing.assert_array_equal(_run(tf.io.decode_png(_png(10, 9, 8, 2, raw, 1))), image)
+
+
+def test_encode_png_does_write_tfs_bytes_and_round_trip():
+    with tf.Graph().as_default():
+        encoded = _run(tf.io.encode_png(RGB))
+        assert encoded == (
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x03\x00\x00\x00\x02\x08\x02\x00"
+            b'\x00\x00\x12\x16\xf1M\x00\x00\x00\x17IDAT\x08\x99c\xf8\xcf\xc0\xc0\x00\xc1\\"r'
+            b"\xec\xec\xec'R\x8c\x002n\x04\xad\xd7\x01\xac\xf7\x00\x00\x00\x00IEND\xaeB`\x82"
+        )
+        best = _run(tf.image.encode_png(RGB, compression=9))
+        assert best[41:45] == b"\x08\xd7c\xf8"
+        rng = np.random.default_rng(0)
+        for image in (rng.integers(0, 65536, (5, 7, 2)).astype(np.uint16), RGB[..., :1]):
+            again = tf.io.decode_png(tf.io.encode_png(image), dtype=tf.as_dtype(image.dtype))
+            np.testing.assert_array_equal(_run(again), image)
+
+
+def test_decode_png_does_reject_corrupt_and_oversized_data():
+    with tf.Graph().as_default():
+        for data in (_palette_png()[:40], b"\x89PNG\r\n\x1a\nxx", b""):
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                _run(tf.io.decode_png(data))
+        huge = _png(2**20, 2**20, 8, 0, b"\x00")
+        with pytest.raises(tf.errors.InvalidArgumentError, match="too large"):
+            _run(tf.io.decode_png(huge))
+        bad_crc = bytearray(_gray1_png())
+        bad_crc[30] ^= 1
+        with pytest.raises(tf.errors.InvalidArgumentError, match="CRC"):
+            _run(tf.io.decode_png(bytes(bad_crc)))
+        with pytest.raises(ValueError, match="channels"):
+            tf.io.decode_png(_gray1_png(), channels=2)
+
+
+def test_decode_bmp_does_read_bgr_rows_as_tf():
+    rgba = np.concatenate([RGB, np.arange(1, 7, dtype=np.uint8).reshape(2, 3, 1)], -1)
+    with tf.Graph().as_default():
+        assert _decoded(tf.io.decode_bmp(_bmp(RGB))) == RGB.tolist()
+        assert _decoded(tf.image.decode_bmp(_bmp(RGB), 4))[1][2] == [200, 100, 50, 255]
+        assert _decoded(tf.io.decode_bmp(_bmp(rgba, top_down=True))) == rgba.tolist()
+        assert _decoded(tf.io.decode_bmp(_bmp(rgba, top_down=True), 3)) == RGB.tolist()
+        assert _decoded(tf.io.decode_bmp(_bmp(RGB[..., :1]), 3))[1] == [
+            [10, 10, 10], [7, 7, 7], [200, 200, 200]
+        ]  # fmt: skip
+        as_float = _run(tf.io.decode_image(_bmp(RGB), dtype=tf.float32))
+        np.testing.assert_allclose(as_float, RGB / 255.0, rtol=1e-6)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Input size"):
+            _run(tf.io.decode_bmp(_bmp(RGB)[:-1]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="DecodeBmp"):
+            _run(tf.io.decode_bmp(_gray1_png()))
+
+
+def test_decode_gif_does_give_every_frame():
+    with tf.Graph().as_default():
+        frames = tf.io.decode_gif(GIF)
+        assert frames.shape.as_list() == [None, None, None, 3]
+        assert _decoded(frames) == [RGB.tolist(), RGB[::-1].tolist()]
+        assert _decoded(tf.io.decode_image(GIF, expand_animations=False)) == RGB.tolist()
+        assert _run(tf.io.decode_image(GIF)).shape == (2, 2, 3, 3)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="animated"):
+            _run(tf.io.decode_png(GIF))
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            _run(tf.io.decode_gif(GIF[:60]))
+
+
+def test_decode_image_does_reject_unknown_and_empty_data():
+    with tf.Graph().as_default():
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Unknown image file format"):
+            _run(tf.io.decode_image(b"hello"))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="empty"):
+            _run(tf.io.decode_image(b""))
+        sixteen = tf.io.decode_image(_gray1_png(), dtype=tf.uint16)
+        assert _decoded(sixteen)[0][:2] == [[65535], [0]]
+
+
+# -- JPEG and WebP (the images extra) --------------------------------------------------------------
+def _jpeg():
+    pytest.importorskip("simplejpeg")
+    pytest.importorskip("PIL")
+    return _run(tf.io.encode_jpeg(RGB, quality=90))
+
+
+def test_decode_jpeg_does_give_tfs_pixels_for_each_dct_method():
+    with tf.Graph().as_default():
+        data = _jpeg()
+        assert _decoded(tf.io.decode_jpeg(data)) == [
+            [[80, 87, 20], [151, 158, 91], [56, 5, 110]], [[25, 32, 0], [8, 15, 0], [144, 93, 198]]
+        ]  # fmt: skip
+        accurate = tf.image.decode_jpeg(data, dct_method="INTEGER_ACCURATE")
+        assert _decoded(accurate) == [
+            [[79, 86, 19], [151, 158, 91], [59, 6, 112]], [[24, 31, 0], [8, 15, 0], [146, 93, 199]]
+        ]  # fmt: skip
+        gray = tf.io.decode_jpeg(data, channels=1)
+        assert _decoded(gray) == [[[77], [148], [32]], [[22], [5], [120]]]
+        wide = tf.io.decode_image(data, dtype=tf.uint16)
+        assert _decoded(wide)[0][0] == [20480, 22272, 5120]
+
+
+def test_decode_and_crop_jpeg_does_crop_the_window():
+    with tf.Graph().as_default():
+        data = _jpeg()
+        crop = tf.io.decode_and_crop_jpeg(data, [1, 1, 1, 2])
+        assert _decoded(crop) == [[[8, 15, 0], [144, 93, 198]]]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="crop window"):
+            _run(tf.image.decode_and_crop_jpeg(data, [1, 1, 2, 2]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="JPEG only"):
+            _run(tf.io.decode_and_crop_jpeg(_gray1_png(), [0, 0, 1, 1]))
+
+
+def test_extract_jpeg_shape_and_is_jpeg_do_read_the_header():
+    with tf.Graph().as_default():
+        data = _jpeg()
+        shape = tf.io.extract_jpeg_shape(data, tf.int64)
+        assert shape.dtype == tf.int64 and _run(shape).tolist() == [2, 3, 3]
+        assert _run(tf.image.extract_jpeg_shape(data)).dtype == np.int32
+        assert _run(tf.io.is_jpeg(data)) and not _run(tf.image.is_jpeg(_gray1_png()))
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            _run(tf.io.extract_jpeg_shape(b"\xff\xd8\xff\xe0"))
+
+
+def test_decode_jpeg_does_reject_bad_arguments():
+    with tf.Graph().as_default():
+        data = _jpeg()
+        with pytest.raises(tf.errors.InvalidArgumentError, match="4 channels"):
+            _run(tf.io.decode_jpeg(data, channels=4))
+        with pytest.raises(ValueError, match="ratio"):
+            tf.io.decode_jpeg(data, ratio=3)
+        with pytest.raises(ValueError, match="dct_method"):
+            tf.io.decode_jpeg(data, dct_method="FLOAT")
+        with pytest.raises(ValueError, match="try_recover_truncated"):
+            tf.io.decode_jpeg(data, try_recover_truncated=True)
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            _run(tf.io.decode_jpeg(data[:-20]))
+
+
+def test_encode_jpeg_does_write_tfs_bytes():
+    import hashlib
+
+    def digest(t):
+        return hashlib.sha256(_run(t)).hexdigest()[:16]
+
+    with tf.Graph().as_default():
+        _jpeg()
+        gray = tf.io.encode_jpeg(RGB[..., :1], format="grayscale", quality=80)
+        assert digest(gray) == "70cfc78ca9672202"
+        options = {"quality": 70, "chroma_downsampling": False, "density_unit": "cm"}
+        dense = tf.io.encode_jpeg(RGB, x_density=5, y_density=7, xmp_metadata="<meta/>", **options)
+        assert digest(dense) == "7036ed6ea15846f9"
+        progressive = tf.image.encode_jpeg(RGB, progressive=True, optimize_size=True)
+        assert digest(progressive) == "7050325b03a0ac45"
+        with pytest.raises(ValueError, match="channels"):
+            tf.io.encode_jpeg(RGB, format="grayscale")
+        with pytest.raises(ValueError, match="density_unit"):
+            tf.io.encode_jpeg(RGB, density_unit="mm")
+
+
+def test_adjust_jpeg_quality_does_round_trip_in_the_images_dtype():
+    with tf.Graph().as_default():
+        _jpeg()
+        assert _decoded(tf.image.adjust_jpeg_quality(RGB, 30))[0] == [
+            [122, 107, 100], [77, 62, 55], [103, 77, 124]
+        ]  # fmt: skip
+        floats = tf.image.adjust_jpeg_quality(tf.constant(RGB / 255.0, tf.float32), 30)
+        assert floats.dtype == tf.float32
+        np.testing.assert_allclose(_run(floats)[1][0], [0.16862746, 0.10980393, 0.08235294])
+        randomized = tf.image.random_jpeg_quality(RGB, 20, 90, seed=3)
+        assert _run(randomized).shape == (2, 3, 3)
+        with pytest.raises(ValueError, match="less than"):
+            tf.image.random_jpeg_quality(RGB, 50, 50)
+
+
+def test_decode_webp_does_give_frames():
+    PIL = pytest.importorskip("PIL.Image")
+    out = io.BytesIO()
+    PIL.fromarray(RGB).save(out, "WEBP", lossless=True)
+    with tf.Graph().as_default():
+        frames = tf.io.decode_webp(out.getvalue())
+        assert _decoded(frames) == [RGB.tolist()]
+        assert _decoded(tf.io.decode_image(out.getvalue(), expand_animations=False)) == RGB.tolist()
+        with pytest.raises(tf.errors.InvalidArgumentError, match="channels"):
+            _run(tf.io.decode_webp(out.getvalue(), channels=4))
+
+
+# -- audio -----------------------------------------------------------------------------------------
+WAV = (
+    b"RIFF4\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x02\x00\x80>\x00\x00\x00\xfa\x00\x00"
+    b"\x04\x00\x10\x00data\x10\x00\x00\x00\x00@\x00\xe0\xff\x7f\x00\x80\xcd\x0c\x00\x00\x00"
+    b"\x00\xff\x7f"
+)
+
+
+def test_encode_wav_does_write_tfs_bytes():
+    audio = [[0.5, -0.25], [1.0, -1.0], [0.1, 0.0], [-0.00001, 2.0]]
+    with tf.Graph().as_default():
+        assert _run(tf.audio.encode_wav(tf.constant(audio), 16000)) == WAV
+
+
+def test_decode_wav_does_pad_and_repeat_channels():
+    with tf.Graph().as_default():
+        audio, rate = _run(tf.audio.decode_wav(WAV))
+        assert rate == 16000
+        np.testing.assert_array_equal(
+            audio, np.float32([[0.5, -0.25], [0.9999695, -1], [0.1000061, 0], [0, 0.9999695]])
+        )
+        wider = _run(tf.audio.decode_wav(WAV, desired_channels=3, desired_samples=5)).audio
+        assert wider.shape == (5, 3)
+        np.testing.assert_array_equal(wider[:, 2], wider[:, 1])
+        assert not wider[4].any()
+        mono = tf.audio.decode_wav(WAV, desired_channels=1, desired_samples=2).audio
+        assert mono.shape.as_list() == [2, 1]
+        np.testing.assert_array_equal(_run(mono), np.float32([[0.5], [0.9999695]]))
+
+
+def test_decode_wav_does_reject_corrupt_files():
+    with tf.Graph().as_default():
+        for data in (WAV[:50], b"RIFX" + WAV[4:], WAV.replace(b"\x10\x00data", b"\x08\x00data")):
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                _run(tf.audio.decode_wav(data))
+        with pytest.raises(ValueError):
+            tf.audio.encode_wav(tf.constant([0.5]), 8000)
+
+
+# -- decode_compressed -----------------------------------------------------------------------------
+def test_decode_compressed_does_inflate_zlib_and_gzip():
+    with tf.Graph().as_default():
+        zipped = [zlib.compress(b"hello"), zlib.compress(b"")]
+        assert _run(tf.decode_compressed(zipped, "ZLIB")).tolist() == [b"hello", b""]
+        assert _run(tf.io.decode_compressed([[gzip.compress(b"ab")]], "GZIP")).tolist() == [[b"ab"]]
+        assert _run(tf.io.decode_compressed(b"raw")) == b"raw"
+        for bad in (b"garbage", zlib.compress(b"hello world")[:-3]):
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                _run(tf.io.decode_compressed(bad, "ZLIB"))
+        with pytest.raises(ValueError, match="compression_type"):
+            tf.io.decode_compressed(b"x", "BZ2")
+
+
+# -- SequenceExample -------------------------------------------------------------------------------
+def _varint(n):
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _field(number, body):
+    return _varint(number << 3 | 2) + _varint(len(body)) + body
+
+
+def _feature(kind, values):
+    if kind == "b":
+        return _field(1, b"".join(_field(1, v) for v in values))
+    if kind == "f":
+        return _field(2, _field(1, struct.pack(f"<{len(values)}f", *values)))
+    return _field(3, _field(1, b"".join(_varint(v & (2**64 - 1)) for v in values)))
+
+
+def _sequence_example(context, lists):
+    entries = b"".join(
+        _field(1, _field(1, k.encode()) + _field(2, _feature(*v))) for k, v in context.items()
+    )
+    feature_lists = b"".join(
+        _field(
+            1, _field(1, k.encode()) + _field(2, b"".join(_field(1, _feature(*s)) for s in steps))
+        )
+        for k, steps in lists.items()
+    )
+    return _field(1, entries) + (_field(2, feature_lists) if lists else b"")
+
+
+SEQ1 = _sequence_example(
+    {"len": ("i", [3]), "name": ("b", [b"ab"])},
+    {
+        "tok": [("i", [1, 2]), ("i", [3, 4]), ("i", [5, 6])],
+        "w": [("f", [0.5]), ("f", []), ("f", [1.5, 2.5])],
+    },
+)
+SEQ2 = _sequence_example(
+    {"len": ("i", [1]), "tags": ("b", [b"x", b"y"])}, {"tok": [("i", [7, 8])], "w": []}
+)
+SEQ3 = _sequence_example({}, {})
+
+
+def _sequence_features(allow_missing=False):
+    context = {
+        "len": tf.FixedLenFeature([], tf.int64, default_value=-1 if allow_missing else None),
+        "name": tf.FixedLenFeature([], tf.string, default_value="none"),
+        "tags": tf.VarLenFeature(tf.string),
+    }
+    sequence = {
+        "tok": tf.FixedLenSequenceFeature([2], tf.int64, allow_missing=allow_missing),
+        "w": tf.VarLenFeature(tf.float32),
+    }
+    return context, sequence
+
+
+def test_parse_single_sequence_example_does_parse_context_and_steps():
+    with tf.Graph().as_default():
+        context, lists = tf.io.parse_single_sequence_example(SEQ1, *_sequence_features())
+        assert lists["tok"].shape.as_list() == [None, 2]
+        with tf.Session() as sess:
+            c, s = sess.run((context, lists))
+        assert (c["len"], c["name"]) == (3, b"ab")
+        assert c["tags"].dense_shape.tolist() == [0]
+        assert s["tok"].tolist() == [[1, 2], [3, 4], [5, 6]]
+        assert s["w"].indices.tolist() == [[0, 0], [2, 0], [2, 1]]
+        assert s["w"].values.tolist() == [0.5, 1.5, 2.5]
+        assert s["w"].dense_shape.tolist() == [3, 2]
+        only = tf.parse_single_sequence_example(SEQ1, {"len": tf.FixedLenFeature([], tf.int64)})
+        assert _run(only[0]["len"]) == 3 and only[1] == {}
+
+
+def test_parse_single_sequence_example_does_use_defaults_or_fail():
+    with tf.Graph().as_default():
+        context, lists = tf.io.parse_single_sequence_example(SEQ3, *_sequence_features(True))
+        with tf.Session() as sess:
+            c, s = sess.run((context, lists))
+        assert (c["len"], c["name"]) == (-1, b"none")
+        assert s["tok"].shape == (0, 2) and s["w"].dense_shape.tolist() == [0, 0]
+        missing = tf.io.parse_single_sequence_example(SEQ3, *_sequence_features())
+        with pytest.raises(tf.errors.InvalidArgumentError, match="len"):
+            _run(missing[0]["len"])
+        wrong = {"tok": tf.FixedLenSequenceFeature([3], tf.int64)}
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Number of int64 values"):
+            _run(tf.io.parse_single_sequence_example(SEQ1, None, wrong)[1]["tok"])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Data types"):
+            kind = {"len": tf.FixedLenFeature([], tf.float32)}
+            _run(tf.io.parse_single_sequence_example(SEQ1, kind)[0]["len"])
+        with pytest.raises(ValueError, match="must be None"):
+            padded = {"tok": tf.FixedLenSequenceFeature([2], tf.int64, True, default_value=0)}
+            tf.io.parse_sequence_example([SEQ1], None, padded)
+
+
+def test_parse_sequence_example_does_pad_a_batch_and_give_lengths():
+    with tf.Graph().as_default():
+        parsed = tf.io.parse_sequence_example([SEQ1, SEQ2, SEQ3], *_sequence_features(True))
+        with tf.Session() as sess:
+            c, s, lengths = sess.run(parsed)
+        assert c["len"].tolist() == [3, 1, -1]
+        assert c["name"].tolist() == [b"ab", b"none", b"none"]
+        assert c["tags"].indices.tolist() == [[1, 0], [1, 1]]
+        assert c["tags"].dense_shape.tolist() == [3, 2]
+        assert s["tok"].tolist() == [
+            [[1, 2], [3, 4], [5, 6]], [[7, 8], [0, 0], [0, 0]], [[0, 0], [0, 0], [0, 0]]
+        ]  # fmt: skip
+        assert s["w"].indices.tolist() == [[0, 0, 0], [0, 2, 0], [0, 2, 1]]
+        assert s["w"].dense_shape.tolist() == [3, 3, 2]
+        assert lengths["tok"].tolist() == [3, 1, 0]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse"):
+            _run(
+                tf.io.parse_sequence_example([b"\x0a\x05ab"], {"n": tf.VarLenFeature(tf.int64)})[0][
+                    "n"
+                ].values
+            )
