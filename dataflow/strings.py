@@ -4,14 +4,22 @@ from .ops.string_ops import (
     as_string,
     bytes_split,
     lower,
+    ngrams,
     reduce_join,
     regex_full_match,
     regex_replace,
     split,
     substr,
+    unicode_decode,
+    unicode_decode_with_offsets,
+    unicode_encode,
+    unicode_split,
+    unicode_split_with_offsets,
+    unicode_transcode,
     unsorted_segment_join,
     upper,
 )
+from .ops.string_ops import string_format as format  # noqa: A004 - tf.strings.format
 from .ops.string_ops import string_join as join
 from .ops.string_ops import string_length as length
 from .ops.string_ops import string_strip as strip
@@ -23,9 +31,11 @@ from .ops.string_ops import string_to_number as to_number
 __all__ = [
     "as_string",
     "bytes_split",
+    "format",
     "join",
     "length",
     "lower",
+    "ngrams",
     "reduce_join",
     "regex_full_match",
     "regex_replace",
@@ -36,6 +46,12 @@ __all__ = [
     "to_hash_bucket_fast",
     "to_hash_bucket_strong",
     "to_number",
+    "unicode_decode",
+    "unicode_decode_with_offsets",
+    "unicode_encode",
+    "unicode_split",
+    "unicode_split_with_offsets",
+    "unicode_transcode",
     "unsorted_segment_join",
     "upper",
 ]

@@ -684,3 +684,149 @@ def test_parse_sequence_example_does_pad_a_batch_and_give_lengths():
                     "n"
                 ].values
             )
+
+
+# -- unicode ---------------------------------------------------------------------------------------
+def test_unicode_decode_does_give_code_points_with_tfs_error_handling():
+    with tf.Graph().as_default():
+        rows = tf.strings.unicode_decode(["h\u00e9llo".encode(), b"", b"a\xffb"], "UTF-8")
+        assert _run(rows).to_list() == [[104, 233, 108, 108, 111], [], [97, 65533, 98]]
+        replaced = tf.strings.unicode_decode(
+            [b"a\xff\xfeb", b"\xe2\x82", b"\xe2\x82a"], "UTF-8", replacement_char=63
+        )
+        assert _run(replaced).to_list() == [[97, 63, 63, 98], [63], [63, 97]]
+        ignored = tf.strings.unicode_decode([b"\x01a\xff"], "utf-8", "ignore", 65533, True)
+        assert _run(ignored).to_list() == [[97]]
+        controls = tf.strings.unicode_decode(
+            ["\x01\x1f\x7f\u0085 a\t".encode()], "UTF-8", replace_control_characters=True
+        )
+        assert _run(controls).to_list() == [[65533, 65533, 127, 133, 32, 97, 65533]]
+        assert _run(tf.strings.unicode_decode("h\u00e9", "UTF-8")).tolist() == [104, 233]
+        wide = [b"\x00a\xd8\x00\x00b\x00", "h\u00e9".encode("utf-16-le")]
+        assert _run(tf.strings.unicode_decode(wide[:1], "UTF-16-BE")).to_list() == [
+            [97, 65533, 98, 65533]
+        ]
+        assert _run(tf.strings.unicode_decode(wide[1:], "UTF-16-LE")).to_list() == [[104, 233]]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid formatting"):
+            _run(tf.strings.unicode_decode([b"a\xffb"], "UTF-8", errors="strict"))
+        with pytest.raises(ValueError, match="converter"):
+            tf.strings.unicode_decode([b"h"], "NOPE")
+
+
+def test_unicode_decode_with_offsets_does_give_byte_starts_for_any_rank():
+    with tf.Graph().as_default():
+        points, starts = tf.strings.unicode_decode_with_offsets(
+            [["h\u00e9", "x"], ["", "ab"]], "UTF-8"
+        )
+        assert _run(points).to_list() == [[[104, 233], [120]], [[], [97, 98]]]
+        assert _run(starts).to_list() == [[[0, 1], [0]], [[], [0, 1]]]
+        bad = tf.strings.unicode_decode_with_offsets([b"a\xff\xe2\x82b"], "UTF-8")
+        assert _run(bad[1]).to_list() == [[0, 1, 2, 4]]
+
+
+def test_unicode_split_does_cut_into_characters():
+    with tf.Graph().as_default():
+        chars = tf.strings.unicode_split(["h\u00e9llo", "ab"], "UTF-8")
+        assert _run(chars).to_list() == [[b"h", b"\xc3\xa9", b"l", b"l", b"o"], [b"a", b"b"]]
+        assert _run(tf.strings.unicode_split("h\u00e9", "UTF-8")).tolist() == [b"h", b"\xc3\xa9"]
+        assert _run(tf.strings.unicode_split([b"a\xffb"], "UTF-8")).to_list() == [
+            [b"a", b"\xef\xbf\xbd", b"b"]
+        ]
+        chars, starts = tf.strings.unicode_split_with_offsets(["h\u00e9llo"], "UTF-8")
+        assert _run(starts).to_list() == [[0, 1, 3, 4, 5]]
+        nested = tf.strings.unicode_split(tf.ragged.constant([["h\u00e9"], ["a", "b"]]), "UTF-8")
+        assert _run(nested).to_list() == [[[b"h", b"\xc3\xa9"]], [[b"a"], [b"b"]]]
+
+
+def test_unicode_encode_does_encode_the_last_dimension():
+    with tf.Graph().as_default():
+        ragged = tf.ragged.constant([[104, 233], [], [0x110000, 65]])
+        assert _run(tf.strings.unicode_encode(ragged, "UTF-8")).tolist() == [
+            b"h\xc3\xa9", b"", b"\xef\xbf\xbdA"
+        ]  # fmt: skip
+        dense = tf.strings.unicode_encode([[104, 233], [65, 66]], "UTF-16-BE")
+        assert _run(dense).tolist() == [b"\x00h\x00\xe9", b"\x00A\x00B"]
+        assert _run(tf.strings.unicode_encode([104, 233], "UTF-8")) == b"h\xc3\xa9"
+        cube = tf.strings.unicode_encode([[[104, 105]], [[106, 107]]], "UTF-8")
+        assert _run(cube).tolist() == [[b"hi"], [b"jk"]]
+        skipped = tf.strings.unicode_encode([104, -5, 0xD800], "UTF-8", errors="ignore")
+        assert _run(skipped) == b"h"
+        assert _run(tf.strings.unicode_encode([104, -5], "UTF-8", replacement_char=63)) == b"h?"
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            _run(tf.strings.unicode_encode([104, -5], "UTF-8", errors="strict"))
+        with pytest.raises(ValueError, match="output_encoding"):
+            tf.strings.unicode_encode([104], "UTF-16-LE")
+
+
+def test_unicode_transcode_does_reencode_with_tfs_errors():
+    with tf.Graph().as_default():
+        text = ["h\u00e9llo".encode(), b"a\xffb"]
+        assert _run(tf.strings.unicode_transcode(text, "UTF-8", "UTF-16-BE")).tolist() == [
+            b"\x00h\x00\xe9\x00l\x00l\x00o", b"\x00a\xff\xfd\x00b"
+        ]  # fmt: skip
+        ignored = tf.strings.unicode_transcode(text[1:], "UTF-8", "UTF-16-BE", errors="ignore")
+        assert _run(ignored).tolist() == [b"\x00a\x00b"]
+        controls = tf.strings.unicode_transcode(
+            [b"a\x01b"], "UTF-8", "UTF-8", replace_control_characters=True
+        )
+        assert _run(controls).tolist() == [b"a\xef\xbf\xbdb"]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid formatting"):
+            _run(tf.strings.unicode_transcode(text[1:], "UTF-8", "UTF-8", errors="strict"))
+
+
+# -- ngrams and format -----------------------------------------------------------------------------
+def test_ngrams_does_pad_and_keep_tensors_dense():
+    with tf.Graph().as_default():
+        assert _run(tf.strings.ngrams(["a", "b", "c", "d"], 2)).tolist() == [b"a b", b"b c", b"c d"]
+        grid = tf.strings.ngrams([["a", "b", "c"], ["d", "e", "f"]], 2, separator="-")
+        assert _run(grid).tolist() == [[b"a-b", b"b-c"], [b"d-e", b"e-f"]]
+        rows = tf.ragged.constant([["a", "b", "c"], ["d"], []])
+        padded = tf.strings.ngrams(rows, [2, 3], pad_values=("<", ">"))
+        assert _run(padded).to_list() == [
+            [b"< a", b"a b", b"b c", b"c >", b"< < a", b"< a b", b"a b c", b"b c >", b"c > >"],
+            [b"< d", b"d >", b"< < d", b"< d >", b"d > >"],
+            [b"< >", b"< < >", b"< > >"],
+        ]
+        once = tf.strings.ngrams(rows, 3, pad_values="#", padding_width=1)
+        assert _run(once).to_list() == [[b"# a b", b"a b c", b"b c #"], [b"# d #"], []]
+        short = tf.strings.ngrams(rows, 4, "#".join(" " * 2), "#", 1, True)
+        assert _run(short).to_list() == [[b"# # a # b # c", b"a # b # c # #"], [b"# # d # #"], []]
+        preserved = tf.strings.ngrams(rows, 3, preserve_short_sequences=True)
+        assert _run(preserved).to_list() == [[b"a b c"], [b"d"], []]
+
+
+def test_ngrams_does_reject_bad_padding():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="pad_values must be provided"):
+            tf.strings.ngrams(["a"], 2, padding_width=1)
+        with pytest.raises(ValueError, match="greater than 0"):
+            tf.strings.ngrams(["a"], 2, pad_values="#", padding_width=0)
+        with pytest.raises(ValueError, match="rank>0"):
+            tf.strings.ngrams("a", 2)
+
+
+def test_strings_format_does_print_tensors_as_tf():
+    with tf.Graph().as_default():
+        two = tf.strings.format("x={} y={}", [tf.constant([1, 2, 3, 4, 5, 6, 7]), tf.constant(2.5)])
+        assert _run(two) == b"x=[1 2 3 ... 5 6 7] y=2.5"
+        grid = tf.strings.format("a {} b", tf.constant([[1.5, 2.0], [3.25, 4.0]]), summarize=1)
+        assert _run(grid) == b"a [[1.5 2]\n [3.25 4]] b"
+        text = tf.strings.format("{}", tf.constant(['a"b', "c\nd"]))
+        assert _run(text) == b'["a\\"b" "c\\nd"]'
+        assert _run(tf.strings.format("{}", tf.constant("ab"))) == b'"ab"'
+        floats = tf.constant([1 / 3, 1e-5, 100.0, -0.0, float("nan"), float("inf")], tf.float32)
+        assert _run(tf.strings.format("{}", floats)) == b"[0.333333343 1e-05 100 -0 nan inf]"
+        doubles = tf.constant([0.1, 1 / 3, 1e100, 123456789.0], tf.float64)
+        assert (
+            _run(tf.strings.format("{}", doubles)) == b"[0.1 0.33333333333333331 1e+100 123456789]"
+        )
+        cube = tf.strings.format("{}", tf.reshape(tf.range(60), [3, 4, 5]), summarize=1)
+        assert _run(cube) == (
+            b"[[[0 ... 4]\n  ...\n  [15 ... 19]]\n\n ...\n\n [[40 ... 44]\n  ...\n  [55 ... 59]]]"
+        )
+        assert _run(tf.strings.format("{}", tf.zeros([2, 0]))) == b"[\n ...]"
+        assert _run(tf.strings.format("%", tf.constant([True, False]), placeholder="%")) == b"[1 0]"
+        everything = tf.strings.format("{}", tf.range(10), summarize=-1)
+        assert _run(everything) == b"[0 1 2 3 4 5 6 7 8 9]"
+        with pytest.raises(ValueError, match="expects 2 tensors"):
+            tf.strings.format("{} {}", [tf.constant(1)])
