@@ -151,6 +151,8 @@ from .ops.io_ops import (  # noqa: E402
 from .ops.parsing_ops import (  # noqa: E402
     FixedLenFeature,
     FixedLenSequenceFeature,
+    RaggedFeature,
+    SparseFeature,
     VarLenFeature,
     decode_compressed,
     parse_example,

@@ -1840,6 +1840,8 @@ from .ops.io_ops import (  # noqa: E402, F401
 from .ops.parsing_ops import (  # noqa: E402, F401
     FixedLenFeature,
     FixedLenSequenceFeature,
+    RaggedFeature,
+    SparseFeature,
     VarLenFeature,
     decode_compressed,
     parse_example,

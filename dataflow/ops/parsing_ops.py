@@ -27,6 +27,8 @@ __all__ = [
     "decode_compressed",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "RaggedFeature",
+    "SparseFeature",
     "VarLenFeature",
     "parse_example",
     "parse_single_example",
@@ -61,6 +63,75 @@ class VarLenFeature(NamedTuple):
     """A feature with any number of ``dtype`` values, parsed into a SparseTensor."""
 
     dtype: object
+
+
+class SparseFeature(NamedTuple):
+    """A SparseTensor built from several features of each example: ``value_key`` holds the
+    values, ``index_key`` (one key, or a list of keys, one per dimension) their indices in a
+    tensor of ``size`` (an int, or a list).  The indices are sorted unless
+    ``already_sorted``."""
+
+    index_key: object
+    value_key: str
+    dtype: object
+    size: object
+    already_sorted: bool = False
+
+
+class _RowSplits(NamedTuple):
+    key: str
+
+
+class _RowLengths(NamedTuple):
+    key: str
+
+
+class _RowStarts(NamedTuple):
+    key: str
+
+
+class _RowLimits(NamedTuple):
+    key: str
+
+
+class _ValueRowIds(NamedTuple):
+    key: str
+
+
+class _UniformRowLength(NamedTuple):
+    length: int
+
+
+class RaggedFeature(NamedTuple):
+    """A feature parsed into a RaggedTensor: the values of ``value_key`` (the feature's own key
+    when None), cut by ``partitions`` (outermost first), each read from another feature of
+    the example: ``RaggedFeature.RowSplits(key)``, ``RowLengths``, ``RowStarts``,
+    ``RowLimits``, ``ValueRowIds``, or ``UniformRowLength(length)``.  ``validate`` checks
+    that the partitions fit the values when the graph runs."""
+
+    dtype: object
+    value_key: Optional[str] = None
+    partitions: tuple = ()
+    row_splits_dtype: object = _dtypes.int32
+    validate: bool = False
+
+    RowSplits = _RowSplits
+    RowLengths = _RowLengths
+    RowStarts = _RowStarts
+    RowLimits = _RowLimits
+    ValueRowIds = _ValueRowIds
+    UniformRowLength = _UniformRowLength
+
+
+for _partition in (
+    _RowSplits,
+    _RowLengths,
+    _RowStarts,
+    _RowLimits,
+    _ValueRowIds,
+    _UniformRowLength,
+):
+    _partition.__name__ = _partition.__qualname__ = "RaggedFeature." + _partition.__name__[1:]
 
 
 # -- the wire format ------------------------------------------------------------------------------
@@ -371,18 +442,199 @@ def _parse(serialized, features: dict, name, batched: bool) -> dict:
     return result
 
 
+def _composite_parts(features: dict) -> dict:
+    """``features`` with each SparseFeature and RaggedFeature replaced by the VarLenFeatures
+    of the keys it is built from."""
+    plain = {k: f for k, f in features.items() if not isinstance(f, (SparseFeature, RaggedFeature))}
+    wanted: dict = {}
+    for key, feature in features.items():
+        if isinstance(feature, SparseFeature):
+            index_keys = feature.index_key
+            index_keys = [index_keys] if isinstance(index_keys, str) else list(index_keys)
+            wanted.update((k, _dtypes.int64) for k in index_keys)
+            wanted[feature.value_key] = _dtypes.as_dtype(feature.dtype)
+        elif isinstance(feature, RaggedFeature):
+            wanted[feature.value_key or key] = _dtypes.as_dtype(feature.dtype)
+            for partition in feature.partitions:
+                if not isinstance(partition, _UniformRowLength):
+                    wanted[partition.key] = _dtypes.int64
+    for key, dtype in wanted.items():
+        existing = plain.get(key)
+        if existing is None:
+            plain[key] = VarLenFeature(dtype)
+        elif not isinstance(existing, VarLenFeature) or _dtypes.as_dtype(existing.dtype) != dtype:
+            raise ValueError(
+                f"Feature {key!r} is requested as {existing}, and as {dtype.name} values"
+            )
+    return plain
+
+
+def _sparse_feature(feature: SparseFeature, parsed: dict):
+    from .sparse_extra_ops import sparse_merge
+
+    keys = feature.index_key
+    if isinstance(keys, str):
+        ids, size = parsed[keys], feature.size
+    else:
+        ids, size = [parsed[k] for k in keys], list(feature.size)
+    return sparse_merge(ids, parsed[feature.value_key], size, already_sorted=feature.already_sorted)
+
+
+def _splits_from(partition, values, row_splits_dtype, vector):
+    """Row splits for ``values`` (a Tensor or RaggedTensor) from one example's partition
+    ``vector`` (1-D)."""
+    from . import array_ops, math_ops
+
+    count = _nrows(values, row_splits_dtype)
+    vector = math_ops.cast(vector, row_splits_dtype)
+    zero = convert_to_tensor([0], row_splits_dtype)
+    if isinstance(partition, _RowSplits):
+        return vector
+    if isinstance(partition, _RowLengths):
+        return array_ops.concat([zero, math_ops.cumsum(vector)], 0)
+    if isinstance(partition, _RowStarts):
+        return array_ops.concat([vector, array_ops.reshape(count, [1])], 0)
+    if isinstance(partition, _RowLimits):
+        return array_ops.concat([zero, vector], 0)
+    from .ragged_ops import segment_ids_to_row_splits
+
+    return math_ops.cast(segment_ids_to_row_splits(vector), row_splits_dtype)
+
+
+def _nrows(values, dtype):
+    from ..ragged_tensor import RaggedTensor
+    from . import array_ops
+
+    if isinstance(values, RaggedTensor):
+        return values.nrows(out_type=dtype)
+    return array_ops.reshape(array_ops.shape(values, out_type=dtype)[:1], [])
+
+
+def _uniform(values, length, dtype, validate):
+    from ..ragged_tensor import RaggedTensor
+    from . import array_ops, math_ops
+
+    if not isinstance(values, RaggedTensor):
+        rest = array_ops.shape(values)[1:]
+        return array_ops.reshape(values, array_ops.concat([[-1, int(length)], rest], 0))
+    rows = math_ops.floordiv(_nrows(values, dtype), int(length))
+    splits = array_ops.range(rows + 1, dtype=dtype) * int(length)
+    return RaggedTensor.from_row_splits(values, splits, validate=validate)
+
+
+def _ragged_feature(key: str, feature: RaggedFeature, parsed: dict, batched: bool):
+    from ..ragged_tensor import RaggedTensor
+    from . import array_ops, math_ops
+
+    dtype = _dtypes.as_dtype(feature.row_splits_dtype)
+    if dtype not in (_dtypes.int32, _dtypes.int64):
+        raise ValueError(f"RaggedFeature {key!r}: row_splits_dtype must be int32 or int64")
+    validate = bool(feature.validate)
+    values = parsed[feature.value_key or key]
+    if not batched:
+        result = values.values
+        for partition in reversed(tuple(feature.partitions)):
+            if isinstance(partition, _UniformRowLength):
+                result = _uniform(result, partition.length, dtype, validate)
+                continue
+            splits = _splits_from(partition, result, dtype, parsed[partition.key].values)
+            result = RaggedTensor.from_row_splits(result, splits, validate=validate)
+        return result
+
+    def by_example(sparse):
+        rows = math_ops.cast(sparse.indices[:, 0], dtype)
+        count = math_ops.cast(sparse.dense_shape[0], dtype)
+        return RaggedTensor.from_value_rowids(sparse.values, rows, nrows=count, validate=False)
+
+    result = by_example(values)
+    for partition in reversed(tuple(feature.partitions)):
+        if isinstance(partition, _UniformRowLength):
+            length = int(partition.length)
+            inner = _uniform(result.values, length, dtype, validate)
+            result = RaggedTensor.from_row_splits(
+                inner, math_ops.floordiv(result.row_splits, length), validate=validate
+            )
+            continue
+        part = by_example(parsed[partition.key])
+        vector = part.values
+        # each example's partition is relative to its own values: shift it by where they start
+        starts = array_ops.gather(result.row_splits, part.value_rowids())
+        if isinstance(partition, _RowSplits):
+            # drop each example's leading 0: what is left are the limits of its rows
+            lengths = part.row_lengths()
+            keep = array_ops.gather(part.row_splits, part.value_rowids())
+            positions = array_ops.range(array_ops.size(vector, out_type=dtype), dtype=dtype)
+            first = math_ops.equal(positions, keep)
+            from .extra_array_ops import boolean_mask
+
+            limits = boolean_mask(
+                math_ops.cast(vector, dtype) + starts, math_ops.logical_not(first)
+            )
+            counts = math_ops.maximum(lengths - 1, 0)
+            splits = array_ops.concat([convert_to_tensor([0], dtype), limits], 0)
+        elif isinstance(partition, _RowLengths):
+            counts = part.row_lengths()
+            splits = array_ops.concat(
+                [convert_to_tensor([0], dtype), math_ops.cumsum(math_ops.cast(vector, dtype))], 0
+            )
+        elif isinstance(partition, _RowLimits):
+            counts = part.row_lengths()
+            limits = math_ops.cast(vector, dtype) + starts
+            splits = array_ops.concat([convert_to_tensor([0], dtype), limits], 0)
+        elif isinstance(partition, _RowStarts):
+            counts = part.row_lengths()
+            total = array_ops.reshape(_nrows(result.values, dtype), [1])
+            splits = array_ops.concat([math_ops.cast(vector, dtype) + starts, total], 0)
+        else:  # ValueRowIds
+            ids = math_ops.cast(vector, dtype)
+            from .extra_segment_ops import unsorted_segment_max
+
+            per_example = unsorted_segment_max(
+                ids + 1, part.value_rowids(), part.nrows(out_type=dtype)
+            )
+            counts = math_ops.maximum(per_example, 0)
+            offsets = math_ops.cumsum(counts, exclusive=True)
+            rowids = ids + array_ops.gather(offsets, part.value_rowids())
+            inner = RaggedTensor.from_value_rowids(
+                result.values, rowids, nrows=math_ops.reduce_sum(counts), validate=validate
+            )
+            result = RaggedTensor.from_row_lengths(inner, counts, validate=validate)
+            continue
+        inner = RaggedTensor.from_row_splits(result.values, splits, validate=validate)
+        result = RaggedTensor.from_row_lengths(inner, counts, validate=validate)
+    return result
+
+
+def _parse_composite(serialized, features: dict, name, batched: bool) -> dict:
+    if not features:
+        raise ValueError("Missing: features was empty.")
+    parsed = _parse(serialized, _composite_parts(features), name, batched)
+    result = {}
+    for key, feature in features.items():
+        if isinstance(feature, SparseFeature):
+            result[key] = _sparse_feature(feature, parsed)
+        elif isinstance(feature, RaggedFeature):
+            result[key] = _ragged_feature(key, feature, parsed, batched)
+        else:
+            result[key] = parsed[key]
+    return result
+
+
 def parse_example(serialized, features, name=None, example_names=None) -> dict:
-    """The ``features`` (a dict of key to `FixedLenFeature`/`VarLenFeature`) of each serialized
-    ``tf.train.Example`` of the string vector ``serialized``: a dense tensor ``[batch] + shape``
-    per FixedLenFeature, a SparseTensor ``[batch, longest]`` per VarLenFeature.
-    ``example_names`` only names examples in TensorFlow's messages."""
-    return _parse(serialized, features, name, batched=True)
+    """The ``features`` (a dict of key to `FixedLenFeature`, `VarLenFeature`, `SparseFeature`
+    or `RaggedFeature`) of each serialized ``tf.train.Example`` of the string vector
+    ``serialized``: a dense tensor ``[batch] + shape`` per FixedLenFeature, a SparseTensor
+    ``[batch, longest]`` per VarLenFeature, ``[batch] + size`` per SparseFeature, and a
+    RaggedTensor with a row per example per RaggedFeature.  ``example_names`` only names
+    examples in TensorFlow's messages."""
+    return _parse_composite(serialized, features, name, batched=True)
 
 
 def parse_single_example(serialized, features, name=None, example_names=None) -> dict:
     """`parse_example` of one serialized example (a string scalar): dense tensors of the
-    features' shapes, SparseTensors of rank 1."""
-    return _parse(serialized, features, name, batched=False)
+    features' shapes, SparseTensors without the batch dimension, and for a RaggedFeature its
+    values (a vector) cut by its partitions."""
+    return _parse_composite(serialized, features, name, batched=False)
 
 
 # -- DecodeCompressed ------------------------------------------------------------------------------

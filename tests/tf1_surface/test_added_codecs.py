@@ -830,3 +830,108 @@ def test_strings_format_does_print_tensors_as_tf():
         assert _run(everything) == b"[0 1 2 3 4 5 6 7 8 9]"
         with pytest.raises(ValueError, match="expects 2 tensors"):
             tf.strings.format("{} {}", [tf.constant(1)])
+
+
+# -- SparseFeature and RaggedFeature ---------------------------------------------------------------
+def _example(features):
+    entries = b"".join(
+        _field(1, _field(1, k.encode()) + _field(2, _feature(*v))) for k, v in features.items()
+    )
+    return _field(1, entries)
+
+
+RX1 = _example(
+    {
+        "v": ("i", [1, 2, 3, 4, 5, 6]),
+        "len": ("i", [2, 1, 3]),
+        "splits": ("i", [0, 2, 3, 6]),
+        "starts": ("i", [0, 2, 3]),
+        "limits": ("i", [2, 3, 6]),
+        "ids": ("i", [0, 0, 1, 2, 2, 2]),
+        "idx": ("i", [3, 0]),
+        "idx2": ("i", [1, 2]),
+        "val": ("f", [0.5, 1.5]),
+    }
+)
+RX2 = _example(
+    {
+        "v": ("i", [7, 8]),
+        "len": ("i", [0, 2]),
+        "splits": ("i", [0, 0, 2]),
+        "starts": ("i", [0, 0]),
+        "limits": ("i", [0, 2]),
+        "ids": ("i", [1, 1]),
+        "idx": ("i", [1]),
+        "idx2": ("i", [0]),
+        "val": ("f", [2.5]),
+    }
+)
+
+
+def test_sparse_feature_does_merge_index_and_value_features():
+    with tf.Graph().as_default():
+        assert tf.SparseFeature is tf.io.SparseFeature
+        merged = tf.io.parse_example(
+            [RX1, RX2], {"sp": tf.SparseFeature("idx", "val", tf.float32, 5)}
+        )
+        value = _run(merged["sp"])
+        assert value.indices.tolist() == [[0, 0], [0, 3], [1, 1]]
+        assert value.values.tolist() == [1.5, 0.5, 2.5]
+        assert value.dense_shape.tolist() == [2, 5]
+        grid = tf.io.SparseFeature(["idx", "idx2"], "val", tf.float32, [4, 3])
+        value = _run(tf.io.parse_example([RX1, RX2], {"sp": grid})["sp"])
+        assert value.indices.tolist() == [[0, 0, 2], [0, 3, 1], [1, 1, 0]]
+        assert value.dense_shape.tolist() == [2, 4, 3]
+        single = tf.io.parse_single_example(
+            RX1, {"sp": tf.SparseFeature("idx", "val", tf.float32, 5)}
+        )
+        value = _run(single["sp"])
+        assert value.indices.tolist() == [[0], [3]] and value.dense_shape.tolist() == [5]
+        both = {
+            "sp": tf.SparseFeature("idx", "val", tf.float32, 5, already_sorted=True),
+            "idx": tf.io.VarLenFeature(tf.int64),
+        }
+        parsed = tf.io.parse_example([RX1, RX2], both)
+        assert sorted(parsed) == ["idx", "sp"]
+        assert _run(parsed["sp"]).indices.tolist() == [[0, 3], [0, 0], [1, 1]]
+
+
+def test_ragged_feature_does_cut_values_by_each_kind_of_partition():
+    R = tf.io.RaggedFeature
+    rows = [[[1, 2], [3], [4, 5, 6]], [[], [7, 8]]]
+    with tf.Graph().as_default():
+        for partition in (
+            R.RowLengths("len"),
+            R.RowSplits("splits"),
+            R.RowStarts("starts"),
+            R.RowLimits("limits"),
+            R.ValueRowIds("ids"),
+        ):
+            features = {"r": R(tf.int64, value_key="v", partitions=(partition,))}
+            batch = tf.io.parse_example([RX1, RX2], features)["r"]
+            assert batch.row_splits.dtype == tf.int32
+            assert _run(batch).to_list() == rows, partition
+            single = tf.io.parse_single_example(RX1, features)["r"]
+            assert _run(single).to_list() == rows[0], partition
+
+
+def test_ragged_feature_does_give_plain_and_uniform_rows():
+    R = tf.io.RaggedFeature
+    with tf.Graph().as_default():
+        plain = tf.io.parse_example([RX1, RX2], {"v": R(tf.int64, row_splits_dtype=tf.int64)})
+        assert plain["v"].row_splits.dtype == tf.int64
+        assert _run(plain["v"]).to_list() == [[1, 2, 3, 4, 5, 6], [7, 8]]
+        vector = tf.io.parse_single_example(RX1, {"v": R(tf.int64)})["v"]
+        assert _run(vector).tolist() == [1, 2, 3, 4, 5, 6]
+        pairs = {"r": R(tf.int64, value_key="v", partitions=(R.UniformRowLength(2),))}
+        assert _run(tf.io.parse_single_example(RX1, pairs)["r"]).tolist() == [
+            [1, 2],
+            [3, 4],
+            [5, 6],
+        ]
+        assert _run(tf.io.parse_example([RX1, RX2], pairs)["r"]).to_list() == [
+            [[1, 2], [3, 4], [5, 6]], [[7, 8]]
+        ]  # fmt: skip
+        nested = (R.RowLengths("len"), R.UniformRowLength(1))
+        both = tf.io.parse_example([RX1, RX2], {"r": R(tf.int64, value_key="v", partitions=nested)})
+        assert _run(both["r"]).to_list() == [[[[1], [2]], [[3]], [[4], [5], [6]]], [[], [[7], [8]]]]
