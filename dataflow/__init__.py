@@ -155,6 +155,7 @@ from .ops.parsing_ops import (  # noqa: E402
     SparseFeature,
     VarLenFeature,
     decode_compressed,
+    decode_json_example,
     parse_example,
     parse_sequence_example,
     parse_single_example,

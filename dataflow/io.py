@@ -1844,6 +1844,7 @@ from .ops.parsing_ops import (  # noqa: E402, F401
     SparseFeature,
     VarLenFeature,
     decode_compressed,
+    decode_json_example,
     parse_example,
     parse_sequence_example,
     parse_single_example,

@@ -1049,3 +1049,173 @@ def parse_sequence_example(
     sequences padded to the longest (with 0 or ``b""``), and ``lengths`` the number of steps
     of each example for each `FixedLenSequenceFeature`."""
     return _parse_sequence(serialized, context_features, sequence_features, name, batched=True)
+
+
+# -- DecodeJSONExample -----------------------------------------------------------------------------
+def _proto_varint(value: int) -> bytes:
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _proto_field(number: int, body: bytes) -> bytes:
+    return _proto_varint(number << 3 | 2) + _proto_varint(len(body)) + body
+
+
+def _json_fields(message, where: str, names: dict) -> dict:
+    """The fields of the JSON object ``message`` by their proto names (a field may be given
+    by its proto name or its JSON name, as protobuf's parser accepts)."""
+    if not isinstance(message, dict):
+        raise ValueError(f"{where}: expected an object, got {type(message).__name__}")
+    fields = {}
+    for name, value in message.items():
+        if name not in names:
+            raise ValueError(f"{where}: Cannot find field: {name}")
+        if names[name] in fields:
+            raise ValueError(f"{where}: field {name} given twice")
+        fields[names[name]] = value
+    return fields
+
+
+def _json_list(value, where: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _json_int64(value, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str, float)):
+        raise ValueError(f"{where}: invalid int64 value {value!r}")
+    try:
+        number = int(value) if not isinstance(value, float) else int(value)
+        if isinstance(value, float) and value != number:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"{where}: invalid int64 value {value!r}") from None
+    if not -(2**63) <= number < 2**63:
+        raise ValueError(f"{where}: int64 value out of range: {value!r}")
+    return number
+
+
+def _json_float(value, where: str) -> float:
+    if isinstance(value, bool):
+        raise ValueError(f"{where}: invalid float value {value!r}")
+    if isinstance(value, str):
+        special = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+        if value in special:
+            return special[value]
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"{where}: invalid float value {value!r}") from None
+    if not isinstance(value, (int, float)):
+        raise ValueError(f"{where}: invalid float value {value!r}")
+    return float(value)
+
+
+def _json_bytes(value, where: str) -> bytes:
+    import base64
+    import binascii
+
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: bytes must be base64 text, got {value!r}")
+    text = value.replace("-", "+").replace("_", "/")
+    text += "=" * (-len(text) % 4)
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError(f"{where}: invalid base64 data {value!r}") from None
+
+
+def _json_feature(feature, where: str) -> bytes:
+    names = {
+        "bytesList": "bytes_list",
+        "bytes_list": "bytes_list",
+        "floatList": "float_list",
+        "float_list": "float_list",
+        "int64List": "int64_list",
+        "int64_list": "int64_list",
+    }
+    fields = _json_fields(feature, where, names)
+    if len(fields) > 1:
+        raise ValueError(f"{where}: a Feature holds one of bytes_list, float_list, int64_list")
+    body = b""
+    for kind, holder in fields.items():
+        values = _json_list(_json_fields(holder, where, {"value": "value"}).get("value"), where)
+        if kind == "bytes_list":
+            inner = b"".join(_proto_field(1, _json_bytes(v, where)) for v in values)
+            body = _proto_field(1, inner)
+        elif kind == "float_list":
+            # one field per value, not packed: the bytes TensorFlow's JSON converter writes
+            body = _proto_field(
+                2, b"".join(b"\x0d" + struct.pack("<f", _json_float(v, where)) for v in values)
+            )
+        else:
+            body = _proto_field(
+                3, b"".join(b"\x08" + _proto_varint(_json_int64(v, where)) for v in values)
+            )
+    return body
+
+
+def json_to_example(text: bytes) -> bytes:
+    """The binary ``tf.train.Example`` of its JSON form (protobuf's JSON mapping, with field
+    names in either spelling); the map's entries are written in order of their keys."""
+    import json
+
+    try:
+        message = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"invalid JSON: {e}") from None
+    example = _json_fields(message, "Example", {"features": "features"})
+    if "features" not in example or example["features"] is None:
+        return b""
+    features = _json_fields(example["features"], "Features", {"feature": "feature"})
+    entries = features.get("feature") or {}
+    if not isinstance(entries, dict):
+        raise ValueError("Features.feature: expected an object")
+    body = b""
+    for key in sorted(entries):
+        feature = _json_feature(entries[key], f"feature {key!r}")
+        body += _proto_field(1, _proto_field(1, key.encode("utf-8")) + _proto_field(2, feature))
+    return _proto_field(1, body)
+
+
+def _infer_decode_json_example(op):
+    (x,) = op.inputs
+    if x.dtype != _dtypes.string:
+        raise TypeError(
+            f"Input 'json_examples' of 'DecodeJSONExample' must be string, got {x.dtype.name}"
+        )
+    return [(_dtypes.string, x.shape)]
+
+
+def _decode_json_example_kernel(attrs):
+    def decode_json_example(x):
+        flat = x.reshape(-1)
+        out = np.empty(flat.shape, dtype=object)
+        for i, text in enumerate(flat):
+            try:
+                out[i] = json_to_example(bytes(text))
+            except ValueError as e:
+                raise InvalidArgumentError(None, None, f"Error while parsing JSON: {e}") from None
+        return out.reshape(x.shape)
+
+    return decode_json_example
+
+
+define_op("DecodeJSONExample", _infer_decode_json_example, _decode_json_example_kernel)
+NotDifferentiable("DecodeJSONExample")
+
+
+def decode_json_example(json_examples, name=None):
+    """Each ``tf.train.Example`` in its JSON form (as protobuf writes it: ``{"features":
+    {"feature": {"age": {"int64List": {"value": ["7"]}}}}}``, bytes in base64) as the binary
+    proto `parse_example` reads; malformed JSON is an error when the graph runs."""
+    x = convert_to_tensor(json_examples, dtype=_dtypes.string, name="json_examples")
+    return apply_op("DecodeJSONExample", (x,), {}, name or "DecodeJSONExample").outputs[0]

@@ -1751,3 +1751,11 @@ def string_format(
         "summarize": int(summarize),
     }
     return apply_op("StringFormat", tensors, attrs, name or "StringFormat").outputs[0]
+
+
+for _type in (
+    "StringToHashBucket StringToHashBucketFast StringToHashBucketStrong StaticRegexFullMatch "
+    "RegexFullMatch UnsortedSegmentJoin StringSplit StringSplitV2 UnicodeDecode "
+    "UnicodeDecodeWithOffsets UnicodeEncode UnicodeTranscode StringNGrams StringFormat"
+).split():
+    NotDifferentiable(_type)

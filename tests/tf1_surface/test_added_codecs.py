@@ -935,3 +935,40 @@ def test_ragged_feature_does_give_plain_and_uniform_rows():
         nested = (R.RowLengths("len"), R.UniformRowLength(1))
         both = tf.io.parse_example([RX1, RX2], {"r": R(tf.int64, value_key="v", partitions=nested)})
         assert _run(both["r"]).to_list() == [[[[1], [2]], [[3]], [[4], [5], [6]]], [[], [[7], [8]]]]
+
+
+# -- decode_json_example ---------------------------------------------------------------------------
+def test_decode_json_example_does_write_tfs_binary_example():
+    ints = '{"features": {"feature": {"a": {"int64List": {"value": ["1", 2, "-3"]}}}}}'
+    data = '{"features": {"feature": {"b": {"bytes_list": {"value": ["YWJj", "eA"]}}}}}'
+    floats = '{"features": {"feature": {"c": {"floatList": {"value": [1.5, "NaN", -2]}}}}}'
+    with tf.Graph().as_default():
+        assert _run(tf.io.decode_json_example(ints)) == (
+            b"\n\x18\n\x16\n\x01a\x12\x11\x1a\x0f\x08\x01\x08\x02\x08\xfd\xff\xff\xff\xff\xff"
+            b"\xff\xff\xff\x01"
+        )
+        assert _run(tf.decode_json_example([data, floats])).tolist() == [
+            b"\n\x11\n\x0f\n\x01b\x12\n\n\x08\n\x03abc\n\x01x",
+            b"\n\x18\n\x16\n\x01c\x12\x11\x12\x0f\r\x00\x00\xc0?\r\x00\x00\xc0\x7f\r\x00\x00\x00\xc0",
+        ]
+        empty = '{"features": {"feature": {"e": {"floatList": {}}}}}'
+        assert _run(tf.io.decode_json_example([[empty, "{}"]])).tolist() == [
+            [b"\n\t\n\x07\n\x01e\x12\x02\x12\x00", b""]
+        ]
+        parsed = tf.io.parse_example(
+            tf.io.decode_json_example([ints]), {"a": tf.io.VarLenFeature(tf.int64)}
+        )
+        assert _run(parsed["a"]).values.tolist() == [1, 2, -3]
+
+
+def test_decode_json_example_does_reject_malformed_json():
+    with tf.Graph().as_default():
+        for text in (
+            '{"features": 3}',
+            '{"feat": {}}',
+            "{",
+            '{"features": {"feature": {"b": {"bytesList": {"value": ["@@"]}}}}}',
+            '{"features": {"feature": {"b": {"bytesList": {}, "int64List": {}}}}}',
+        ):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="parsing JSON"):
+                _run(tf.io.decode_json_example(text))
