@@ -726,8 +726,8 @@ for _names, _what, _check in (
     ("output_stream", "'stdout', 'stderr' or 'file://<path>'", _is_stream),
     (
         "template",
-        "a list of print items",
-        lambda v: isinstance(v, (list, tuple)) and _is_template_item(v),
+        "a list of print items (PrintV2) or a string (StringFormat)",
+        lambda v: isinstance(v, str) or (isinstance(v, (list, tuple)) and _is_template_item(v)),
     ),
     ("func", "nothing (Python functions are never loaded)", lambda v: False),
     ("steps", "a list of fused steps [type, operands, name, 'file:line']", _is_fused_steps),
