@@ -1879,3 +1879,4 @@ from .ops.image_codec_ops import (  # noqa: E402, F401
     extract_jpeg_shape,
     is_jpeg,
 )
+from .ops.proto_ops import decode_proto, encode_proto  # noqa: E402, F401

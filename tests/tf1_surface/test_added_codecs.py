@@ -972,3 +972,148 @@ def test_decode_json_example_does_reject_malformed_json():
         ):
             with pytest.raises(tf.errors.InvalidArgumentError, match="parsing JSON"):
                 _run(tf.io.decode_json_example(text))
+
+
+# -- decode_proto and encode_proto -----------------------------------------------------------------
+def _rec_descriptors():
+    """A FileDescriptorSet of message test.Rec with fields of many types (proto2)."""
+    descriptor_pb2 = pytest.importorskip("google.protobuf.descriptor_pb2")
+    F = descriptor_pb2.FieldDescriptorProto
+    files = descriptor_pb2.FileDescriptorSet()
+    file = files.file.add(name="rec.proto", package="test", syntax="proto2")
+    colors = file.enum_type.add(name="Color")
+    colors.value.add(name="RED", number=0)
+    colors.value.add(name="BLUE", number=5)
+    message = file.message_type.add(name="Rec")
+    for name, number, kind, label, extra in (
+        ("i32", 1, F.TYPE_INT32, 1, {"default_value": "7"}),
+        ("u64", 4, F.TYPE_UINT64, 1, {}),
+        ("s32", 5, F.TYPE_SINT32, 1, {}),
+        ("f", 7, F.TYPE_FLOAT, 1, {"default_value": "1.5"}),
+        ("b", 9, F.TYPE_BOOL, 1, {}),
+        ("s", 10, F.TYPE_STRING, 1, {"default_value": "hi"}),
+        ("ri", 12, F.TYPE_INT32, 3, {}),
+        ("e", 13, F.TYPE_ENUM, 1, {"type_name": ".test.Color", "default_value": "BLUE"}),
+        ("child", 14, F.TYPE_MESSAGE, 1, {"type_name": ".test.Rec"}),
+        ("rs", 15, F.TYPE_STRING, 3, {}),
+        ("rp", 16, F.TYPE_SINT64, 3, {}),
+    ):
+        field = message.field.add(name=name, number=number, type=kind, label=label, **extra)
+        if name == "rp":
+            field.options.packed = True
+    return files.SerializeToString()
+
+
+# test.Rec(i32=-3, u64=2**63 + 5, s32=-9, f=0.25, b=True, s="héllo", ri=[1, 2, 3], e=5,
+# child=Rec(i32=42), rs=["x", "yz"], rp=[-1, 2]) and test.Rec(ri=[9], rs=["q"]), as protobuf
+# writes them
+REC_A = (
+    b"\x08\xfd\xff\xff\xff\xff\xff\xff\xff\xff\x01 \x85\x80\x80\x80\x80\x80\x80\x80\x80\x01(\x11"
+    b"=\x00\x00\x80>H\x01R\x06h\xc3\xa9llo`\x01`\x02`\x03h\x05r\x02\x08*z\x01xz\x02yz\x82\x01"
+    b"\x02\x01\x04"
+)
+REC_B = b"`\tz\x01q"
+
+
+def test_decode_proto_does_read_fields_with_defaults_and_padding(tmp_path):
+    path = tmp_path / "rec.desc"
+    path.write_bytes(_rec_descriptors())
+    names = ["i32", "u64", "s32", "f", "b", "s", "ri", "e", "child", "rs", "rp"]
+    types = [tf.int32, tf.uint64, tf.int32, tf.float32, tf.bool, tf.string, tf.int64, tf.int32]
+    types += [tf.string, tf.string, tf.int64]
+    with tf.Graph().as_default():
+        sizes, values = tf.io.decode_proto(
+            [REC_A, REC_B, b""], "test.Rec", names, types, descriptor_source=str(path)
+        )
+        assert sizes.shape.as_list() == [3, 11]
+        with tf.Session() as sess:
+            sizes, values = sess.run((sizes, values))
+        assert sizes.tolist() == [
+            [1, 1, 1, 1, 1, 1, 3, 1, 1, 2, 2], [0] * 6 + [1, 0, 0, 1, 0], [0] * 11
+        ]  # fmt: skip
+        got = dict(zip(names, (v.tolist() for v in values)))
+        assert got["i32"] == [[-3], [7], [7]]
+        assert got["u64"] == [[2**63 + 5], [0], [0]] and values[1].dtype == np.uint64
+        assert got["s32"] == [[-9], [0], [0]]
+        assert got["f"] == [[0.25], [1.5], [1.5]]
+        assert got["s"] == [["h\u00e9llo".encode()], [b"hi"], [b"hi"]]
+        assert got["ri"] == [[1, 2, 3], [9, 0, 0], [0, 0, 0]]
+        assert got["e"] == [[5], [5], [5]]
+        assert got["child"] == [[b"\x08*"], [b""], [b""]]
+        assert got["rs"] == [[b"x", b"yz"], [b"q", b""], [b"", b""]]
+        assert got["rp"] == [[-1, 2], [0, 0], [0, 0]]
+
+
+def test_decode_proto_does_read_text_and_well_known_types(tmp_path):
+    path = tmp_path / "rec.desc"
+    path.write_bytes(_rec_descriptors())
+    with tf.Graph().as_default():
+        text = tf.io.decode_proto(
+            ['i32: 5 ri: 1 ri: 2 s: "x"'], "test.Rec", ["i32", "ri", "s"],
+            [tf.int32, tf.int32, tf.string], descriptor_source=str(path), message_format="text",
+        )  # fmt: skip
+        sizes, values = _run(text.sizes), [_run(v).tolist() for v in text.values]
+        assert sizes.tolist() == [[1, 2, 1]] and values == [[[5]], [[1, 2]], [[b"x"]]]
+        duration = tf.io.decode_proto(
+            [b"\x08\x05\x10\x07"], "google.protobuf.Duration", ["seconds", "nanos"],
+            [tf.int64, tf.int32],
+        )  # fmt: skip
+        assert [_run(v).tolist() for v in duration.values] == [[[5]], [[7]]]
+
+
+def test_decode_proto_does_reject_bad_fields_and_data(tmp_path):
+    path = str(tmp_path / "rec.desc")
+    (tmp_path / "rec.desc").write_bytes(_rec_descriptors())
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Unexpected output type"):
+            tf.io.decode_proto([REC_A], "test.Rec", ["s"], [tf.int32], descriptor_source=path)
+        with pytest.raises(ValueError, match="Unknown field"):
+            tf.io.decode_proto([REC_A], "test.Rec", ["zz"], [tf.int32], descriptor_source=path)
+        with pytest.raises(ValueError, match="No descriptor"):
+            tf.io.decode_proto([REC_A], "test.No", ["i32"], [tf.int32], descriptor_source=path)
+        corrupt = tf.io.decode_proto(
+            [b"\x08"], "test.Rec", ["i32"], [tf.int32], descriptor_source=path
+        )
+        with pytest.raises(tf.errors.DataLossError):
+            _run(corrupt.sizes)
+
+
+def test_encode_proto_does_write_tfs_bytes(tmp_path):
+    path = str(tmp_path / "rec.desc")
+    (tmp_path / "rec.desc").write_bytes(_rec_descriptors())
+    with tf.Graph().as_default():
+        values = [
+            tf.constant([[5], [0]]),
+            tf.constant([["hey"], [""]]),
+            tf.constant([[1, 2, 3], [4, 0, 0]]),
+            tf.constant([[1.5], [0]], tf.float32),
+            tf.constant([["x", "y"], ["", ""]]),
+            tf.constant([[-1, 300], [0, 0]], tf.int64),
+        ]
+        sizes = [[1, 1, 3, 1, 2, 2], [0, 0, 1, 0, 0, 0]]
+        names = ["i32", "s", "ri", "f", "rs", "rp"]
+        encoded = tf.io.encode_proto(sizes, values, names, "test.Rec", descriptor_source=path)
+        assert encoded.shape.as_list() == [2]
+        assert _run(encoded).tolist() == [
+            b"\x08\x05=\x00\x00\xc0?R\x03hey`\x01`\x02`\x03z\x01xz\x01y\x82\x01\x03\x01\xd8\x04",
+            b"`\x04",
+        ]
+        nested = tf.io.encode_proto(
+            [[1, 1]], [tf.constant([[True]]), tf.constant([[b"\x08*"]])], ["b", "child"],
+            "test.Rec", descriptor_source=path,
+        )  # fmt: skip
+        assert _run(nested).tolist() == [b"H\x01r\x02\x08*"]
+        ordered = tf.io.encode_proto(
+            [[1, 1]], [tf.constant([[7]]), tf.constant([[5]])], ["e", "i32"], "test.Rec",
+            descriptor_source=path,
+        )  # fmt: skip
+        assert _run(ordered).tolist() == [b"\x08\x05h\x07"]
+        duration = tf.io.encode_proto(
+            [[1, 1]], [tf.constant([[5]], tf.int64), tf.constant([[7]])], ["seconds", "nanos"],
+            "google.protobuf.Duration",
+        )  # fmt: skip
+        assert _run(duration).tolist() == [b"\x08\x05\x10\x07"]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="size 3"):
+            _run(tf.io.encode_proto([[3]], [tf.constant([[1, 2]])], ["ri"], "test.Rec", path))
+        with pytest.raises(ValueError, match="Unexpected output type"):
+            tf.io.encode_proto([[1]], [tf.constant([[7]])], ["u64"], "test.Rec", path)
