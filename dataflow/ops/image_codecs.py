@@ -605,8 +605,9 @@ def jpeg_header(data: bytes) -> tuple[int, int, int, bool]:
         raise CodecError("not a JPEG: the start-of-image marker is missing")
     pos, adobe = 2, False
     while pos + 4 <= len(data):
-        if data[pos] != 0xFF:
-            raise CodecError("the JPEG has a corrupt marker")
+        if data[pos] != 0xFF:  # stray bytes between segments, which libjpeg skips
+            pos += 1
+            continue
         marker = data[pos + 1]
         if marker == 0xFF:
             pos += 1
@@ -630,6 +631,34 @@ def jpeg_header(data: bytes) -> tuple[int, int, int, bool]:
             break
         pos += 2 + length
     raise CodecError("the JPEG has no frame header")
+
+
+def _without_stray_bytes(data: bytes) -> bytes:
+    """``data`` without bytes between the segments of its header: libjpeg skips them with a
+    warning (TensorFlow decodes such files), where TurboJPEG's header reader stops."""
+    parts, pos = [data[:2]], 2
+    while pos + 4 <= len(data):
+        if data[pos] != 0xFF:
+            while pos < len(data) and data[pos] != 0xFF:
+                pos += 1
+            if pos >= len(data):
+                return data
+            continue
+        marker = data[pos + 1]
+        if marker == 0xFF:
+            pos += 1
+            continue
+        if marker == 0xDA:  # the first scan: the rest is entropy-coded data
+            parts.append(data[pos:])
+            return b"".join(parts)
+        if marker in (0x01, *range(0xD0, 0xD8)):
+            parts.append(data[pos : pos + 2])
+            pos += 2
+            continue
+        (length,) = struct.unpack_from(">H", data, pos + 2)
+        parts.append(data[pos : pos + 2 + length])
+        pos += 2 + length
+    return data
 
 
 def decode_jpeg(
@@ -664,7 +693,14 @@ def decode_jpeg(
             rgb = ink * black // 255 if adobe else (255 - ink) * (255 - black) // 255
             return rgb.astype(np.uint8)
         space = "GRAY" if channels == 1 else "RGB"
-        image = simplejpeg.decode_jpeg(data, colorspace=space, **options)
+        data = _without_stray_bytes(data)
+        try:
+            image = simplejpeg.decode_jpeg(data, colorspace=space, **options)
+        except ValueError as e:
+            if "Premature end" in str(e):
+                raise  # a truncated JPEG is an error in TensorFlow too
+            # libjpeg's other warnings (corrupt data it can step over) do not stop TensorFlow
+            image = simplejpeg.decode_jpeg(data, colorspace=space, strict=False, **options)
     except ValueError as e:
         raise CodecError(f"Invalid JPEG data: {e}") from None
     return np.ascontiguousarray(image).reshape(image.shape[0], image.shape[1], channels)

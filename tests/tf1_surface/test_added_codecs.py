@@ -460,8 +460,16 @@ def test_decode_jpeg_does_reject_bad_arguments():
             tf.io.decode_jpeg(data, dct_method="FLOAT")
         with pytest.raises(ValueError, match="try_recover_truncated"):
             tf.io.decode_jpeg(data, try_recover_truncated=True)
-        with pytest.raises(tf.errors.InvalidArgumentError):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Premature end"):
             _run(tf.io.decode_jpeg(data[:-20]))
+
+
+def test_decode_jpeg_does_step_over_stray_bytes_as_libjpeg():
+    with tf.Graph().as_default():
+        data = _jpeg()
+        stray = data[:20] + b"\x00\x01" + data[20:]  # between the JFIF and DQT segments
+        np.testing.assert_array_equal(_run(tf.io.decode_jpeg(stray)), _run(tf.io.decode_jpeg(data)))
+        assert _run(tf.io.extract_jpeg_shape(stray)).tolist() == [2, 3, 3]
 
 
 def test_encode_jpeg_does_write_tfs_bytes():
