@@ -204,6 +204,7 @@ def _unpack(rows: np.ndarray, info: PngInfo, width: int) -> np.ndarray:
 
 def _png_samples(info: PngInfo) -> np.ndarray:
     """The image's samples ``[height, width, samples]`` at its own bit depth."""
+    _bounded((info.height, _row_bytes(info, info.width) + 1), np.uint8)
     expected = 0
     shapes = []
     for x0, y0, dx, dy in _passes(info):
@@ -220,6 +221,7 @@ def _png_samples(info: PngInfo) -> np.ndarray:
     if len(raw) < expected:
         raise CodecError(f"Not enough image data: {len(raw)} bytes of {expected}")
     dtype = np.uint16 if info.depth == 16 else np.uint8
+    _bounded((info.height, info.width, info.samples), dtype)
     samples = np.zeros((info.height, info.width, info.samples), dtype)
     bpp = max(1, info.samples * info.depth // 8)
     at = 0

@@ -355,6 +355,10 @@ def test_decode_png_does_reject_corrupt_and_oversized_data():
         huge = _png(2**20, 2**20, 8, 0, b"\x00")
         with pytest.raises(tf.errors.InvalidArgumentError, match="too large"):
             _run(tf.io.decode_png(huge))
+        # a large declared image whose data is not there fails before anything is allocated
+        empty = _png(16000, 16000, 8, 6, b"\x00")
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Not enough image data"):
+            _run(tf.io.decode_png(empty))
         bad_crc = bytearray(_gray1_png())
         bad_crc[30] ^= 1
         with pytest.raises(tf.errors.InvalidArgumentError, match="CRC"):
