@@ -152,9 +152,15 @@ from .ops.io_ops import (  # noqa: E402
 from .ops.parsing_ops import (  # noqa: E402
     FixedLenFeature,
     FixedLenSequenceFeature,
+    RaggedFeature,
+    SparseFeature,
     VarLenFeature,
+    decode_compressed,
+    decode_json_example,
     parse_example,
+    parse_sequence_example,
     parse_single_example,
+    parse_single_sequence_example,
 )
 from .ops.tensor_proto_ops import (  # noqa: E402
     deserialize_many_sparse,
@@ -167,7 +173,7 @@ from .ops.tensor_proto_ops import (  # noqa: E402
 # isort: split
 # strings, summaries and GraphDef exchange (df.strings as tf.strings; df.summary, whose protos
 # and event files need the "tensorboard" extra; df.io.export_graph_def/import_graph_def)
-from . import strings, summary  # noqa: E402
+from . import audio, strings, summary  # noqa: E402
 from .dtypes import string  # noqa: E402
 from .graph_def import import_graph_def  # noqa: E402
 from .ops.string_ops import (  # noqa: E402
@@ -176,7 +182,11 @@ from .ops.string_ops import (  # noqa: E402
     reduce_join,
     regex_replace,
     string_join,
+    string_split,
     string_strip,
+    string_to_hash_bucket,
+    string_to_hash_bucket_fast,
+    string_to_hash_bucket_strong,
     string_to_number,
     substr,
 )

@@ -1534,3 +1534,19 @@ def rot90(image, k=1, name: Optional[str] = None) -> Tensor:
 
 
 non_max_suppression_overlaps = non_max_suppression_with_overlaps
+# -- image files: decoding and encoding (dataflow/ops/image_codec_ops.py) --------------------------
+from .ops.image_codec_ops import (  # noqa: E402, F401
+    adjust_jpeg_quality,
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    decode_webp,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
+    random_jpeg_quality,
+)

@@ -726,8 +726,8 @@ for _names, _what, _check in (
     ("output_stream", "'stdout', 'stderr' or 'file://<path>'", _is_stream),
     (
         "template",
-        "a list of print items",
-        lambda v: isinstance(v, (list, tuple)) and _is_template_item(v),
+        "a list of print items (PrintV2) or a string (StringFormat)",
+        lambda v: isinstance(v, str) or (isinstance(v, (list, tuple)) and _is_template_item(v)),
     ),
     ("func", "nothing (Python functions are never loaded)", lambda v: False),
     ("steps", "a list of fused steps [type, operands, name, 'file:line']", _is_fused_steps),
@@ -1840,9 +1840,15 @@ from .ops.io_ops import (  # noqa: E402, F401
 from .ops.parsing_ops import (  # noqa: E402, F401
     FixedLenFeature,
     FixedLenSequenceFeature,
+    RaggedFeature,
+    SparseFeature,
     VarLenFeature,
+    decode_compressed,
+    decode_json_example,
     parse_example,
+    parse_sequence_example,
     parse_single_example,
+    parse_single_sequence_example,
 )
 from .ops.tensor_proto_ops import (  # noqa: E402, F401
     deserialize_many_sparse,
@@ -1857,3 +1863,20 @@ from .tfrecord import (  # noqa: E402, F401
     TFRecordWriter,
     tf_record_iterator,
 )
+
+# isort: split
+# -- image files -----------------------------------------------------------------------------------
+from .ops.image_codec_ops import (  # noqa: E402, F401
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    decode_webp,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
+)
+from .ops.proto_ops import decode_proto, encode_proto  # noqa: E402, F401

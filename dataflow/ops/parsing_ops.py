@@ -10,11 +10,13 @@ each Feature a BytesList, FloatList or Int64List), so no protobuf package is nee
 from __future__ import annotations
 
 import struct
+import zlib
 from typing import NamedTuple, Optional
 
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..array_bounds import MAX_ARRAY_BYTES
 from ..errors import InvalidArgumentError
 from ..graph import convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
@@ -22,8 +24,11 @@ from ..sparse_tensor import SparseTensor
 from ..tensor_shape import TensorShape
 
 __all__ = [
+    "decode_compressed",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "RaggedFeature",
+    "SparseFeature",
     "VarLenFeature",
     "parse_example",
     "parse_single_example",
@@ -58,6 +63,75 @@ class VarLenFeature(NamedTuple):
     """A feature with any number of ``dtype`` values, parsed into a SparseTensor."""
 
     dtype: object
+
+
+class SparseFeature(NamedTuple):
+    """A SparseTensor built from several features of each example: ``value_key`` holds the
+    values, ``index_key`` (one key, or a list of keys, one per dimension) their indices in a
+    tensor of ``size`` (an int, or a list).  The indices are sorted unless
+    ``already_sorted``."""
+
+    index_key: object
+    value_key: str
+    dtype: object
+    size: object
+    already_sorted: bool = False
+
+
+class _RowSplits(NamedTuple):
+    key: str
+
+
+class _RowLengths(NamedTuple):
+    key: str
+
+
+class _RowStarts(NamedTuple):
+    key: str
+
+
+class _RowLimits(NamedTuple):
+    key: str
+
+
+class _ValueRowIds(NamedTuple):
+    key: str
+
+
+class _UniformRowLength(NamedTuple):
+    length: int
+
+
+class RaggedFeature(NamedTuple):
+    """A feature parsed into a RaggedTensor: the values of ``value_key`` (the feature's own key
+    when None), cut by ``partitions`` (outermost first), each read from another feature of
+    the example: ``RaggedFeature.RowSplits(key)``, ``RowLengths``, ``RowStarts``,
+    ``RowLimits``, ``ValueRowIds``, or ``UniformRowLength(length)``.  ``validate`` checks
+    that the partitions fit the values when the graph runs."""
+
+    dtype: object
+    value_key: Optional[str] = None
+    partitions: tuple = ()
+    row_splits_dtype: object = _dtypes.int32
+    validate: bool = False
+
+    RowSplits = _RowSplits
+    RowLengths = _RowLengths
+    RowStarts = _RowStarts
+    RowLimits = _RowLimits
+    ValueRowIds = _ValueRowIds
+    UniformRowLength = _UniformRowLength
+
+
+for _partition in (
+    _RowSplits,
+    _RowLengths,
+    _RowStarts,
+    _RowLimits,
+    _ValueRowIds,
+    _UniformRowLength,
+):
+    _partition.__name__ = _partition.__qualname__ = "RaggedFeature." + _partition.__name__[1:]
 
 
 # -- the wire format ------------------------------------------------------------------------------
@@ -368,21 +442,780 @@ def _parse(serialized, features: dict, name, batched: bool) -> dict:
     return result
 
 
+def _composite_parts(features: dict) -> dict:
+    """``features`` with each SparseFeature and RaggedFeature replaced by the VarLenFeatures
+    of the keys it is built from."""
+    plain = {k: f for k, f in features.items() if not isinstance(f, (SparseFeature, RaggedFeature))}
+    wanted: dict = {}
+    for key, feature in features.items():
+        if isinstance(feature, SparseFeature):
+            index_keys = feature.index_key
+            index_keys = [index_keys] if isinstance(index_keys, str) else list(index_keys)
+            wanted.update((k, _dtypes.int64) for k in index_keys)
+            wanted[feature.value_key] = _dtypes.as_dtype(feature.dtype)
+        elif isinstance(feature, RaggedFeature):
+            wanted[feature.value_key or key] = _dtypes.as_dtype(feature.dtype)
+            for partition in feature.partitions:
+                if not isinstance(partition, _UniformRowLength):
+                    wanted[partition.key] = _dtypes.int64
+    for key, dtype in wanted.items():
+        existing = plain.get(key)
+        if existing is None:
+            plain[key] = VarLenFeature(dtype)
+        elif not isinstance(existing, VarLenFeature) or _dtypes.as_dtype(existing.dtype) != dtype:
+            raise ValueError(
+                f"Feature {key!r} is requested as {existing}, and as {dtype.name} values"
+            )
+    return plain
+
+
+def _sparse_feature(feature: SparseFeature, parsed: dict):
+    from .sparse_extra_ops import sparse_merge
+
+    keys = feature.index_key
+    if isinstance(keys, str):
+        ids, size = parsed[keys], feature.size
+    else:
+        ids, size = [parsed[k] for k in keys], list(feature.size)
+    return sparse_merge(ids, parsed[feature.value_key], size, already_sorted=feature.already_sorted)
+
+
+def _splits_from(partition, values, row_splits_dtype, vector):
+    """Row splits for ``values`` (a Tensor or RaggedTensor) from one example's partition
+    ``vector`` (1-D)."""
+    from . import array_ops, math_ops
+
+    count = _nrows(values, row_splits_dtype)
+    vector = math_ops.cast(vector, row_splits_dtype)
+    zero = convert_to_tensor([0], row_splits_dtype)
+    if isinstance(partition, _RowSplits):
+        return vector
+    if isinstance(partition, _RowLengths):
+        return array_ops.concat([zero, math_ops.cumsum(vector)], 0)
+    if isinstance(partition, _RowStarts):
+        return array_ops.concat([vector, array_ops.reshape(count, [1])], 0)
+    if isinstance(partition, _RowLimits):
+        return array_ops.concat([zero, vector], 0)
+    from .ragged_ops import segment_ids_to_row_splits
+
+    return math_ops.cast(segment_ids_to_row_splits(vector), row_splits_dtype)
+
+
+def _nrows(values, dtype):
+    from ..ragged_tensor import RaggedTensor
+    from . import array_ops
+
+    if isinstance(values, RaggedTensor):
+        return values.nrows(out_type=dtype)
+    return array_ops.reshape(array_ops.shape(values, out_type=dtype)[:1], [])
+
+
+def _uniform(values, length, dtype, validate):
+    from ..ragged_tensor import RaggedTensor
+    from . import array_ops, math_ops
+
+    if not isinstance(values, RaggedTensor):
+        rest = array_ops.shape(values)[1:]
+        return array_ops.reshape(values, array_ops.concat([[-1, int(length)], rest], 0))
+    rows = math_ops.floordiv(_nrows(values, dtype), int(length))
+    splits = array_ops.range(rows + 1, dtype=dtype) * int(length)
+    return RaggedTensor.from_row_splits(values, splits, validate=validate)
+
+
+def _ragged_feature(key: str, feature: RaggedFeature, parsed: dict, batched: bool):
+    from ..ragged_tensor import RaggedTensor
+    from . import array_ops, math_ops
+
+    dtype = _dtypes.as_dtype(feature.row_splits_dtype)
+    if dtype not in (_dtypes.int32, _dtypes.int64):
+        raise ValueError(f"RaggedFeature {key!r}: row_splits_dtype must be int32 or int64")
+    validate = bool(feature.validate)
+    values = parsed[feature.value_key or key]
+    if not batched:
+        result = values.values
+        for partition in reversed(tuple(feature.partitions)):
+            if isinstance(partition, _UniformRowLength):
+                result = _uniform(result, partition.length, dtype, validate)
+                continue
+            splits = _splits_from(partition, result, dtype, parsed[partition.key].values)
+            result = RaggedTensor.from_row_splits(result, splits, validate=validate)
+        return result
+
+    def by_example(sparse):
+        rows = math_ops.cast(sparse.indices[:, 0], dtype)
+        count = math_ops.cast(sparse.dense_shape[0], dtype)
+        return RaggedTensor.from_value_rowids(sparse.values, rows, nrows=count, validate=False)
+
+    result = by_example(values)
+    for partition in reversed(tuple(feature.partitions)):
+        if isinstance(partition, _UniformRowLength):
+            length = int(partition.length)
+            inner = _uniform(result.values, length, dtype, validate)
+            result = RaggedTensor.from_row_splits(
+                inner, math_ops.floordiv(result.row_splits, length), validate=validate
+            )
+            continue
+        part = by_example(parsed[partition.key])
+        vector = part.values
+        # each example's partition is relative to its own values: shift it by where they start
+        starts = array_ops.gather(result.row_splits, part.value_rowids())
+        if isinstance(partition, _RowSplits):
+            # drop each example's leading 0: what is left are the limits of its rows
+            lengths = part.row_lengths()
+            keep = array_ops.gather(part.row_splits, part.value_rowids())
+            positions = array_ops.range(array_ops.size(vector, out_type=dtype), dtype=dtype)
+            first = math_ops.equal(positions, keep)
+            from .extra_array_ops import boolean_mask
+
+            limits = boolean_mask(
+                math_ops.cast(vector, dtype) + starts, math_ops.logical_not(first)
+            )
+            counts = math_ops.maximum(lengths - 1, 0)
+            splits = array_ops.concat([convert_to_tensor([0], dtype), limits], 0)
+        elif isinstance(partition, _RowLengths):
+            counts = part.row_lengths()
+            splits = array_ops.concat(
+                [convert_to_tensor([0], dtype), math_ops.cumsum(math_ops.cast(vector, dtype))], 0
+            )
+        elif isinstance(partition, _RowLimits):
+            counts = part.row_lengths()
+            limits = math_ops.cast(vector, dtype) + starts
+            splits = array_ops.concat([convert_to_tensor([0], dtype), limits], 0)
+        elif isinstance(partition, _RowStarts):
+            counts = part.row_lengths()
+            total = array_ops.reshape(_nrows(result.values, dtype), [1])
+            splits = array_ops.concat([math_ops.cast(vector, dtype) + starts, total], 0)
+        else:  # ValueRowIds
+            ids = math_ops.cast(vector, dtype)
+            from .extra_segment_ops import unsorted_segment_max
+
+            per_example = unsorted_segment_max(
+                ids + 1, part.value_rowids(), part.nrows(out_type=dtype)
+            )
+            counts = math_ops.maximum(per_example, 0)
+            offsets = math_ops.cumsum(counts, exclusive=True)
+            rowids = ids + array_ops.gather(offsets, part.value_rowids())
+            inner = RaggedTensor.from_value_rowids(
+                result.values, rowids, nrows=math_ops.reduce_sum(counts), validate=validate
+            )
+            result = RaggedTensor.from_row_lengths(inner, counts, validate=validate)
+            continue
+        inner = RaggedTensor.from_row_splits(result.values, splits, validate=validate)
+        result = RaggedTensor.from_row_lengths(inner, counts, validate=validate)
+    return result
+
+
+def _parse_composite(serialized, features: dict, name, batched: bool) -> dict:
+    if not features:
+        raise ValueError("Missing: features was empty.")
+    parsed = _parse(serialized, _composite_parts(features), name, batched)
+    result = {}
+    for key, feature in features.items():
+        if isinstance(feature, SparseFeature):
+            result[key] = _sparse_feature(feature, parsed)
+        elif isinstance(feature, RaggedFeature):
+            result[key] = _ragged_feature(key, feature, parsed, batched)
+        else:
+            result[key] = parsed[key]
+    return result
+
+
 def parse_example(serialized, features, name=None, example_names=None) -> dict:
-    """The ``features`` (a dict of key to `FixedLenFeature`/`VarLenFeature`) of each serialized
-    ``tf.train.Example`` of the string vector ``serialized``: a dense tensor ``[batch] + shape``
-    per FixedLenFeature, a SparseTensor ``[batch, longest]`` per VarLenFeature.
-    ``example_names`` only names examples in TensorFlow's messages."""
-    return _parse(serialized, features, name, batched=True)
+    """The ``features`` (a dict of key to `FixedLenFeature`, `VarLenFeature`, `SparseFeature`
+    or `RaggedFeature`) of each serialized ``tf.train.Example`` of the string vector
+    ``serialized``: a dense tensor ``[batch] + shape`` per FixedLenFeature, a SparseTensor
+    ``[batch, longest]`` per VarLenFeature, ``[batch] + size`` per SparseFeature, and a
+    RaggedTensor with a row per example per RaggedFeature.  ``example_names`` only names
+    examples in TensorFlow's messages."""
+    return _parse_composite(serialized, features, name, batched=True)
 
 
 def parse_single_example(serialized, features, name=None, example_names=None) -> dict:
     """`parse_example` of one serialized example (a string scalar): dense tensors of the
-    features' shapes, SparseTensors of rank 1."""
-    return _parse(serialized, features, name, batched=False)
+    features' shapes, SparseTensors without the batch dimension, and for a RaggedFeature its
+    values (a vector) cut by its partitions."""
+    return _parse_composite(serialized, features, name, batched=False)
+
+
+# -- DecodeCompressed ------------------------------------------------------------------------------
+_COMPRESSIONS = {"": None, "ZLIB": zlib.MAX_WBITS, "GZIP": zlib.MAX_WBITS | 16}
+
+
+def _infer_decode_compressed(op):
+    data = op.inputs[0]
+    if data.dtype != _dtypes.string:
+        raise TypeError(
+            f"Input 'bytes' of 'DecodeCompressed' must be string, got {data.dtype.name}"
+        )
+    if op.attrs["compression_type"] not in _COMPRESSIONS:
+        raise ValueError(
+            f"compression_type must be '', 'ZLIB' or 'GZIP', got {op.attrs['compression_type']!r}"
+        )
+    return [(_dtypes.string, data.shape)]
+
+
+def _inflate(value: bytes, wbits: int, total: int) -> bytes:
+    """``value`` inflated, refusing to give more than the bytes an array may hold."""
+    inflater = zlib.decompressobj(wbits)
+    room = MAX_ARRAY_BYTES - total
+    try:
+        out = inflater.decompress(value, room + 1)
+    except zlib.error as e:
+        raise InvalidArgumentError(None, None, f"DecodeCompressed: corrupt data: {e}") from None
+    if len(out) > room:
+        raise InvalidArgumentError(
+            None, None, f"DecodeCompressed: the data inflates to more than {MAX_ARRAY_BYTES}B"
+        )
+    if not inflater.eof:
+        raise InvalidArgumentError(None, None, "DecodeCompressed: the compressed data is truncated")
+    return out
+
+
+def _decode_compressed_kernel(attrs):
+    wbits = _COMPRESSIONS[attrs["compression_type"]]
+
+    def decode_compressed(data):
+        flat = data.reshape(-1)
+        result = np.empty(flat.shape, dtype=object)
+        total = 0
+        for i, value in enumerate(flat):
+            result[i] = bytes(value) if wbits is None else _inflate(bytes(value), wbits, total)
+            total += len(result[i])
+        return result.reshape(data.shape)
+
+    return decode_compressed
+
+
+define_op("DecodeCompressed", _infer_decode_compressed, _decode_compressed_kernel)
+
+
+def decode_compressed(bytes, compression_type: str = "", name=None):  # noqa: A002 - TF's name
+    """Each string of ``bytes`` inflated from ``compression_type`` "ZLIB" or "GZIP" (or left
+    as it is for ""), a string tensor of the same shape."""
+    data = convert_to_tensor(bytes, dtype=_dtypes.string, name="bytes")
+    attrs = {"compression_type": str(compression_type)}
+    return apply_op("DecodeCompressed", (data,), attrs, name or "DecodeCompressed").outputs[0]
 
 
 # -- gradients -------------------------------------------------------------------------------------
 from ..gradients import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("ParseExample")
+NotDifferentiable("DecodeCompressed")
+
+
+# -- ParseSequenceExample --------------------------------------------------------------------------
+def _parse_sequence_example_proto(data: bytes) -> tuple[dict, dict]:
+    """The context features and feature lists of a serialized ``tf.train.SequenceExample``:
+    ``{key: (dtype, values)}`` and ``{key: [(dtype, values) per step]}``."""
+    context = _parse_example_proto(data)
+    lists: dict = {}
+    for number, wire, body in _fields(data):
+        if number != 2 or wire != 2:
+            continue
+        for entry_number, entry_wire, entry in _fields(body):
+            if entry_number != 1 or entry_wire != 2:
+                continue
+            key, steps = b"", []
+            for n, _w, v in _fields(entry):
+                if n == 1:
+                    key = bytes(v)
+                elif n == 2:
+                    steps = [_feature_values(bytes(f)) for k, _, f in _fields(v) if k == 1]
+            lists[key.decode("utf-8", "replace")] = steps
+    return context, lists
+
+
+def _check_kind(key: str, kind, dtype, where: str) -> None:
+    if kind is not None and kind != dtype:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"{where}: Data types don't match for feature {key!r}: the feature holds "
+            f"{_TYPE_NAMES[kind]}, but {_TYPE_NAMES[dtype]} is expected",
+        )
+
+
+def _sparse_of(rows: list, dtype, batch: Optional[int]) -> tuple:
+    """(indices, values, dense_shape) of a SparseTensor holding ``rows``: for one example the
+    lists of values of each step; for a batch (``batch`` examples) those of each example."""
+    indices, values = [], []
+    if batch is None:
+        longest = 0
+        for step, items in enumerate(rows):
+            indices += [(step, j) for j in range(len(items))]
+            values += items
+            longest = max(longest, len(items))
+        shape = [len(rows), longest]
+    else:
+        steps = longest = 0
+        for example, example_rows in enumerate(rows):
+            for step, items in enumerate(example_rows):
+                indices += [(example, step, j) for j in range(len(items))]
+                values += items
+                longest = max(longest, len(items))
+            steps = max(steps, len(example_rows))
+        shape = [batch, steps, longest]
+    rank = len(shape)
+    return (
+        np.asarray(indices, np.int64).reshape(-1, rank),
+        _typed(values, dtype),
+        np.asarray(shape, np.int64),
+    )
+
+
+def _infer_parse_sequence_example(op):
+    a = op.attrs
+    batched = a["batched"]
+    batch = [None] if batched else []
+    outputs = []
+    for rank, sparse in ((len(batch) + 1, a["context_sparse_types"]),):
+        outputs += [(_dtypes.int64, TensorShape([None, rank])) for _ in sparse]
+        outputs += [(dtype, TensorShape([None])) for dtype in sparse]
+        outputs += [(_dtypes.int64, TensorShape([rank])) for _ in sparse]
+    for dtype, shape in zip(a["context_dense_types"], a["context_dense_shapes"]):
+        outputs.append((dtype, TensorShape(batch + list(shape))))
+    rank = len(batch) + 2
+    sparse = a["feature_list_sparse_types"]
+    outputs += [(_dtypes.int64, TensorShape([None, rank])) for _ in sparse]
+    outputs += [(dtype, TensorShape([None])) for dtype in sparse]
+    outputs += [(_dtypes.int64, TensorShape([rank])) for _ in sparse]
+    for dtype, shape in zip(a["feature_list_dense_types"], a["feature_list_dense_shapes"]):
+        outputs.append((dtype, TensorShape(batch + [None] + list(shape))))
+    outputs += [(_dtypes.int64, TensorShape(batch)) for _ in a["feature_list_dense_types"]]
+    return outputs
+
+
+def _parse_sequence_example_kernel(attrs):
+    a = attrs
+    batched = a["batched"]
+
+    def parse_sequence_example(serialized):
+        records = [bytes(v) for v in serialized.reshape(-1)]
+        parsed = []
+        for index, data in enumerate(records):
+            try:
+                parsed.append(_parse_sequence_example_proto(data))
+            except ValueError as e:
+                raise InvalidArgumentError(
+                    None, None, f"Could not parse example input, value {index}: {e}"
+                ) from None
+        where = "ParseSequenceExample" if batched else "ParseSingleSequenceExample"
+        outputs: list = []
+        # context: sparse, then dense
+        sparse_parts = []
+        for key, dtype in zip(a["context_sparse_keys"], a["context_sparse_types"]):
+            rows = []
+            for context, _lists in parsed:
+                kind, values = context.get(key, (None, []))
+                _check_kind(key, kind, dtype, where)
+                rows.append(values)
+            if batched:
+                sparse_parts.append(_sparse_of([[r] for r in rows], dtype, len(rows)))
+                indices, values, shape = sparse_parts[-1]
+                sparse_parts[-1] = (indices[:, [0, 2]], values, shape[[0, 2]])
+            else:
+                indices, values, shape = _sparse_of(rows, dtype, None)
+                sparse_parts.append((indices[:, 1:], values, shape[1:]))
+        for part in range(3):
+            outputs += [p[part] for p in sparse_parts]
+        dense = zip(
+            a["context_dense_keys"],
+            a["context_dense_types"],
+            a["context_dense_shapes"],
+            a["context_dense_defaults"],
+        )
+        for key, dtype, shape, default in dense:
+            size = int(np.prod(shape, dtype=np.int64))
+            items = []
+            for context, _lists in parsed:
+                kind, values = context.get(key, (None, None))
+                if values is None or (kind is None and not values):
+                    if default is None:
+                        raise InvalidArgumentError(
+                            None,
+                            None,
+                            f"{where}: Feature: {key} (data type: {_TYPE_NAMES[dtype]}) is "
+                            "required but could not be found.",
+                        )
+                    items.append(default)
+                    continue
+                _check_kind(key, kind, dtype, where)
+                if len(values) != size:
+                    raise InvalidArgumentError(
+                        None,
+                        None,
+                        f"{where}: Key: {key}.  Number of {_TYPE_NAMES[dtype]} values != "
+                        f"expected.  Values size: {len(values)} but output shape: {list(shape)}",
+                    )
+                items.append(_typed(values, dtype).reshape(shape))
+            stacked = np.stack(items) if items else np.zeros([0, *shape], _typed([], dtype).dtype)
+            outputs.append(stacked if batched else stacked[0])
+        # feature lists: sparse, then dense, then the dense lengths
+        sparse_parts = []
+        for key, dtype in zip(a["feature_list_sparse_keys"], a["feature_list_sparse_types"]):
+            examples = []
+            for _context, lists in parsed:
+                steps = []
+                for kind, values in lists.get(key, []):
+                    _check_kind(key, kind, dtype, where)
+                    steps.append(values)
+                examples.append(steps)
+            sparse_parts.append(
+                _sparse_of(examples, dtype, len(examples))
+                if batched
+                else _sparse_of(examples[0], dtype, None)
+            )
+        for part in range(3):
+            outputs += [p[part] for p in sparse_parts]
+        lengths = []
+        dense = zip(
+            a["feature_list_dense_keys"],
+            a["feature_list_dense_types"],
+            a["feature_list_dense_shapes"],
+            a["feature_list_dense_missing"],
+        )
+        for key, dtype, shape, allow_missing in dense:
+            size = int(np.prod(shape, dtype=np.int64))
+            examples = []
+            for _context, lists in parsed:
+                if key not in lists and not allow_missing:
+                    raise InvalidArgumentError(
+                        None,
+                        None,
+                        f"{where}: Feature list '{key}' is required but could not be found.  "
+                        "Did you mean to include it in feature_list_dense_missing_assumed_empty "
+                        "or feature_list_dense_defaults?",
+                    )
+                steps = []
+                for step, (kind, values) in enumerate(lists.get(key, [])):
+                    _check_kind(key, kind, dtype, where)
+                    if len(values) != size:
+                        raise InvalidArgumentError(
+                            None,
+                            None,
+                            f"{where}: Key: {key}, Index: {step}.  Number of "
+                            f"{_TYPE_NAMES[dtype]} values != expected.  values size: "
+                            f"{len(values)} but output shape: {list(shape)}",
+                        )
+                    steps.append(values)
+                examples.append(steps)
+            longest = max((len(steps) for steps in examples), default=0)
+            empty = _typed([], dtype)
+            out = np.zeros([len(examples), longest, *shape], empty.dtype)
+            if dtype == _dtypes.string:
+                out[...] = b""
+            for i, steps in enumerate(examples):
+                if steps:
+                    out[i, : len(steps)] = _typed(sum(steps, []), dtype).reshape(-1, *shape)
+            outputs.append(out if batched else out[0])
+            lengths.append(np.array([len(steps) for steps in examples], np.int64))
+        outputs += lengths if batched else [v[0] for v in lengths]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    return parse_sequence_example
+
+
+define_op("ParseSequenceExample", _infer_parse_sequence_example, _parse_sequence_example_kernel)
+NotDifferentiable("ParseSequenceExample")
+
+
+def _sequence_attrs(context_features, sequence_features) -> dict:
+    a = {
+        "context_sparse_keys": [],
+        "context_sparse_types": [],
+        "context_dense_keys": [],
+        "context_dense_types": [],
+        "context_dense_shapes": [],
+        "context_dense_defaults": [],
+        "feature_list_sparse_keys": [],
+        "feature_list_sparse_types": [],
+        "feature_list_dense_keys": [],
+        "feature_list_dense_types": [],
+        "feature_list_dense_shapes": [],
+        "feature_list_dense_missing": [],
+    }
+    for key in sorted(context_features or {}):
+        feature = context_features[key]
+        dtype = _feature_dtype(key, feature)
+        if isinstance(feature, VarLenFeature):
+            a["context_sparse_keys"].append(key)
+            a["context_sparse_types"].append(dtype)
+        elif isinstance(feature, FixedLenFeature):
+            shape = _fixed_shape(key, feature.shape)
+            a["context_dense_keys"].append(key)
+            a["context_dense_types"].append(dtype)
+            a["context_dense_shapes"].append(tuple(shape))
+            a["context_dense_defaults"].append(_default_array(feature, key, dtype, shape))
+        else:
+            raise ValueError(
+                f"Context feature {key!r}: a context feature is a FixedLenFeature or a "
+                f"VarLenFeature, got {type(feature).__name__}"
+            )
+    for key in sorted(sequence_features or {}):
+        feature = sequence_features[key]
+        dtype = _feature_dtype(key, feature)
+        if isinstance(feature, VarLenFeature):
+            a["feature_list_sparse_keys"].append(key)
+            a["feature_list_sparse_types"].append(dtype)
+        elif isinstance(feature, FixedLenSequenceFeature):
+            if feature.default_value is not None:
+                raise ValueError(f"Value feature_list.dense_defaults[{key}] must be None")
+            a["feature_list_dense_keys"].append(key)
+            a["feature_list_dense_types"].append(dtype)
+            a["feature_list_dense_shapes"].append(tuple(_fixed_shape(key, feature.shape)))
+            a["feature_list_dense_missing"].append(bool(feature.allow_missing))
+        else:
+            raise ValueError(
+                f"Sequence feature {key!r}: a sequence feature is a FixedLenSequenceFeature "
+                f"or a VarLenFeature, got {type(feature).__name__}"
+            )
+    return {k: tuple(v) for k, v in a.items()}
+
+
+def _feature_dtype(key: str, feature):
+    dtype = _dtypes.as_dtype(feature.dtype)
+    if dtype not in _TYPE_NAMES:
+        raise ValueError(
+            f"Feature {key!r}: dtype must be float32, int64 or string, got {dtype.name}"
+        )
+    return dtype
+
+
+def _fixed_shape(key: str, shape) -> list:
+    shape = TensorShape(shape)
+    if not shape.is_fully_defined():
+        raise ValueError(f"Feature {key!r}: the shape must be fully defined, got {shape}")
+    return [int(d) for d in shape.as_list()]
+
+
+def _parse_sequence(serialized, context_features, sequence_features, name, batched: bool):
+    if not context_features and not sequence_features:
+        raise ValueError("Missing features.")
+    attrs = _sequence_attrs(context_features, sequence_features)
+    attrs["batched"] = batched
+    default_name = "ParseSequenceExample" if batched else "ParseSingleSequenceExample"
+    with name_scope(name or default_name):
+        serialized = convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")
+        want = 1 if batched else 0
+        if serialized.shape.ndims not in (None, want):
+            raise ValueError(
+                f"serialized must be a {'vector' if batched else 'scalar'} of strings, "
+                f"got shape {serialized.shape}"
+            )
+        outputs = list(
+            apply_op("ParseSequenceExample", (serialized,), attrs, "ParseSequenceExample").outputs
+        )
+
+    def take(count: int) -> list:
+        taken = outputs[:count]
+        del outputs[:count]
+        return taken
+
+    def sparse(keys) -> dict:
+        n = len(keys)
+        indices, values, shapes = take(n), take(n), take(n)
+        return {k: SparseTensor(i, v, s) for k, i, v, s in zip(keys, indices, values, shapes)}
+
+    context = sparse(attrs["context_sparse_keys"])
+    context.update(zip(attrs["context_dense_keys"], take(len(attrs["context_dense_keys"]))))
+    lists = sparse(attrs["feature_list_sparse_keys"])
+    dense_keys = attrs["feature_list_dense_keys"]
+    lists.update(zip(dense_keys, take(len(dense_keys))))
+    lengths = dict(zip(dense_keys, take(len(dense_keys))))
+    return context, lists, lengths
+
+
+def parse_single_sequence_example(
+    serialized, context_features=None, sequence_features=None, example_name=None, name=None
+):
+    """The context and sequence features of one serialized ``tf.train.SequenceExample`` (a
+    string scalar): ``(context, sequences)``, two dicts.  Context features are
+    `FixedLenFeature` (a dense tensor of its shape) or `VarLenFeature` (a SparseTensor);
+    sequence features are `FixedLenSequenceFeature` (``[steps] + shape``) or `VarLenFeature`
+    (a SparseTensor ``[steps, longest]``).  ``example_name`` only names the example in
+    TensorFlow's messages."""
+    context, lists, _ = _parse_sequence(
+        serialized, context_features, sequence_features, name, batched=False
+    )
+    return context, lists
+
+
+def parse_sequence_example(
+    serialized, context_features=None, sequence_features=None, example_names=None, name=None
+):
+    """`parse_single_sequence_example` of a vector of serialized SequenceExamples:
+    ``(context, sequences, lengths)``, each feature with a leading batch dimension, the
+    sequences padded to the longest (with 0 or ``b""``), and ``lengths`` the number of steps
+    of each example for each `FixedLenSequenceFeature`."""
+    return _parse_sequence(serialized, context_features, sequence_features, name, batched=True)
+
+
+# -- DecodeJSONExample -----------------------------------------------------------------------------
+def _proto_varint(value: int) -> bytes:
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _proto_field(number: int, body: bytes) -> bytes:
+    return _proto_varint(number << 3 | 2) + _proto_varint(len(body)) + body
+
+
+def _json_fields(message, where: str, names: dict) -> dict:
+    """The fields of the JSON object ``message`` by their proto names (a field may be given
+    by its proto name or its JSON name, as protobuf's parser accepts)."""
+    if not isinstance(message, dict):
+        raise ValueError(f"{where}: expected an object, got {type(message).__name__}")
+    fields = {}
+    for name, value in message.items():
+        if name not in names:
+            raise ValueError(f"{where}: Cannot find field: {name}")
+        if names[name] in fields:
+            raise ValueError(f"{where}: field {name} given twice")
+        fields[names[name]] = value
+    return fields
+
+
+def _json_list(value, where: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _json_int64(value, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str, float)):
+        raise ValueError(f"{where}: invalid int64 value {value!r}")
+    try:
+        number = int(value) if not isinstance(value, float) else int(value)
+        if isinstance(value, float) and value != number:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"{where}: invalid int64 value {value!r}") from None
+    if not -(2**63) <= number < 2**63:
+        raise ValueError(f"{where}: int64 value out of range: {value!r}")
+    return number
+
+
+def _json_float(value, where: str) -> float:
+    if isinstance(value, bool):
+        raise ValueError(f"{where}: invalid float value {value!r}")
+    if isinstance(value, str):
+        special = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+        if value in special:
+            return special[value]
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"{where}: invalid float value {value!r}") from None
+    if not isinstance(value, (int, float)):
+        raise ValueError(f"{where}: invalid float value {value!r}")
+    return float(value)
+
+
+def _json_bytes(value, where: str) -> bytes:
+    import base64
+    import binascii
+
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: bytes must be base64 text, got {value!r}")
+    text = value.replace("-", "+").replace("_", "/")
+    text += "=" * (-len(text) % 4)
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError(f"{where}: invalid base64 data {value!r}") from None
+
+
+def _json_feature(feature, where: str) -> bytes:
+    names = {
+        "bytesList": "bytes_list",
+        "bytes_list": "bytes_list",
+        "floatList": "float_list",
+        "float_list": "float_list",
+        "int64List": "int64_list",
+        "int64_list": "int64_list",
+    }
+    fields = _json_fields(feature, where, names)
+    if len(fields) > 1:
+        raise ValueError(f"{where}: a Feature holds one of bytes_list, float_list, int64_list")
+    body = b""
+    for kind, holder in fields.items():
+        values = _json_list(_json_fields(holder, where, {"value": "value"}).get("value"), where)
+        if kind == "bytes_list":
+            inner = b"".join(_proto_field(1, _json_bytes(v, where)) for v in values)
+            body = _proto_field(1, inner)
+        elif kind == "float_list":
+            # one field per value, not packed: the bytes TensorFlow's JSON converter writes
+            body = _proto_field(
+                2, b"".join(b"\x0d" + struct.pack("<f", _json_float(v, where)) for v in values)
+            )
+        else:
+            body = _proto_field(
+                3, b"".join(b"\x08" + _proto_varint(_json_int64(v, where)) for v in values)
+            )
+    return body
+
+
+def json_to_example(text: bytes) -> bytes:
+    """The binary ``tf.train.Example`` of its JSON form (protobuf's JSON mapping, with field
+    names in either spelling); the map's entries are written in order of their keys."""
+    import json
+
+    try:
+        message = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"invalid JSON: {e}") from None
+    example = _json_fields(message, "Example", {"features": "features"})
+    if "features" not in example or example["features"] is None:
+        return b""
+    features = _json_fields(example["features"], "Features", {"feature": "feature"})
+    entries = features.get("feature") or {}
+    if not isinstance(entries, dict):
+        raise ValueError("Features.feature: expected an object")
+    body = b""
+    for key in sorted(entries):
+        feature = _json_feature(entries[key], f"feature {key!r}")
+        body += _proto_field(1, _proto_field(1, key.encode("utf-8")) + _proto_field(2, feature))
+    return _proto_field(1, body)
+
+
+def _infer_decode_json_example(op):
+    (x,) = op.inputs
+    if x.dtype != _dtypes.string:
+        raise TypeError(
+            f"Input 'json_examples' of 'DecodeJSONExample' must be string, got {x.dtype.name}"
+        )
+    return [(_dtypes.string, x.shape)]
+
+
+def _decode_json_example_kernel(attrs):
+    def decode_json_example(x):
+        flat = x.reshape(-1)
+        out = np.empty(flat.shape, dtype=object)
+        for i, text in enumerate(flat):
+            try:
+                out[i] = json_to_example(bytes(text))
+            except ValueError as e:
+                raise InvalidArgumentError(None, None, f"Error while parsing JSON: {e}") from None
+        return out.reshape(x.shape)
+
+    return decode_json_example
+
+
+define_op("DecodeJSONExample", _infer_decode_json_example, _decode_json_example_kernel)
+NotDifferentiable("DecodeJSONExample")
+
+
+def decode_json_example(json_examples, name=None):
+    """Each ``tf.train.Example`` in its JSON form (as protobuf writes it: ``{"features":
+    {"feature": {"age": {"int64List": {"value": ["7"]}}}}}``, bytes in base64) as the binary
+    proto `parse_example` reads; malformed JSON is an error when the graph runs."""
+    x = convert_to_tensor(json_examples, dtype=_dtypes.string, name="json_examples")
+    return apply_op("DecodeJSONExample", (x,), {}, name or "DecodeJSONExample").outputs[0]
