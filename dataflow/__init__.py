@@ -391,6 +391,21 @@ from .ops.extra_segment_ops import *  # noqa: E402, F403
 from .ops.matrix_ops import *  # noqa: E402, F403
 
 # isort: split
+# complex numbers (df.complex64, df.complex, df.real, ...; df.dtypes.complex as tf.dtypes.complex)
+from .dtypes import complex64, complex128  # noqa: E402
+from .ops.complex_ops import (  # noqa: E402
+    angle,
+    complex,  # noqa: A004 - mirrors tf.complex
+    conj,
+    imag,
+    real,
+    to_complex64,
+    to_complex128,
+)
+
+dtypes.complex = complex
+
+# isort: split
 # autograph: source conversion of Python control flow (df.autograph.to_graph, to_code)
 from . import autograph  # noqa: E402
 

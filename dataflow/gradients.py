@@ -252,7 +252,7 @@ def _as_tensor(value, graph: Optional[Graph], what: str) -> Tensor:
 
 
 def _is_backpropagatable(t: Tensor) -> bool:
-    return t.dtype.is_floating or t.dtype is _dtypes.resource
+    return t.dtype.is_floating or t.dtype.is_complex or t.dtype is _dtypes.resource
 
 
 def _passes_gradient(op: Operation, stop_ops: set) -> bool:

@@ -1,6 +1,7 @@
 """``df.math``: TensorFlow's ``tf.math`` names, each the same function as its top-level or
 ``df.nn`` spelling (``df.math.top_k is df.nn.top_k``)."""
 
+from .ops.complex_ops import angle, conj, imag, real  # noqa: F401
 from .ops.extra_array_ops import invert_permutation  # noqa: F401
 from .ops.extra_math_ops import *  # noqa: F403
 from .ops.extra_math_ops import __all__ as _extra_math_all
@@ -27,6 +28,10 @@ __all__ = sorted(
     set(_math_all)
     | set(_extra_math_all)
     | {
+        "angle",
+        "conj",
+        "imag",
+        "real",
         "divide_no_nan",
         "in_top_k",
         "invert_permutation",

@@ -103,6 +103,11 @@ INT_TYPES = frozenset({_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64
 NUMERIC_TYPES = FLOAT_TYPES | INT_TYPES
 BOOL_TYPES = frozenset({_dtypes.bool})
 NUMERIC_OR_BOOL_TYPES = NUMERIC_TYPES | BOOL_TYPES
+COMPLEX_TYPES = frozenset({_dtypes.complex64, _dtypes.complex128})
+# The types of ops TensorFlow also registers for complex numbers (arithmetic, sums, products).
+ARITHMETIC_TYPES = NUMERIC_TYPES | COMPLEX_TYPES
+INEXACT_TYPES = FLOAT_TYPES | COMPLEX_TYPES
+EQUALITY_TYPES = NUMERIC_OR_BOOL_TYPES | COMPLEX_TYPES | {_dtypes.string}
 INDEX_TYPES = frozenset({_dtypes.int32, _dtypes.int64})
 # TensorFlow registers no unsigned kernels for sign changes and powers, and only the wide
 # integers for SquaredDifference.
@@ -369,18 +374,18 @@ def _squared_difference(x, y):
 
 _BINARY_OPS = [
     # (op type, allowed input dtypes, output dtype or None for the input dtype, kernel)
-    ("Add", NUMERIC_TYPES, None, np.add),
-    ("Sub", NUMERIC_TYPES, None, np.subtract),
-    ("Mul", NUMERIC_TYPES, None, np.multiply),
-    ("RealDiv", FLOAT_TYPES, None, _quiet(np.true_divide)),
+    ("Add", ARITHMETIC_TYPES, None, np.add),
+    ("Sub", ARITHMETIC_TYPES, None, np.subtract),
+    ("Mul", ARITHMETIC_TYPES, None, np.multiply),
+    ("RealDiv", INEXACT_TYPES, None, _quiet(np.true_divide)),
     ("FloorDiv", NUMERIC_TYPES, None, _floordiv),
     ("FloorMod", NUMERIC_TYPES, None, _floormod),
     ("Pow", SIGNED_TYPES, None, _quiet(np.power)),
     ("Minimum", NUMERIC_TYPES, None, np.minimum),
     ("Maximum", NUMERIC_TYPES, None, np.maximum),
     ("SquaredDifference", SQUARED_DIFFERENCE_TYPES, None, _squared_difference),
-    ("Equal", NUMERIC_OR_BOOL_TYPES | {_dtypes.string}, _dtypes.bool, np.equal),
-    ("NotEqual", NUMERIC_OR_BOOL_TYPES | {_dtypes.string}, _dtypes.bool, np.not_equal),
+    ("Equal", EQUALITY_TYPES, _dtypes.bool, np.equal),
+    ("NotEqual", EQUALITY_TYPES, _dtypes.bool, np.not_equal),
     ("Less", NUMERIC_TYPES, _dtypes.bool, np.less),
     ("LessEqual", NUMERIC_TYPES, _dtypes.bool, np.less_equal),
     ("Greater", NUMERIC_TYPES, _dtypes.bool, np.greater),
@@ -462,7 +467,7 @@ def truediv(x, y, name: Optional[str] = None) -> Tensor:
         float_dtype = _TRUEDIV_DTYPE.get(x.dtype)
         if float_dtype is not None:
             x, y = cast(x, float_dtype), cast(y, float_dtype)
-        elif x.dtype not in FLOAT_TYPES:
+        elif x.dtype not in INEXACT_TYPES:
             raise TypeError(f"Invalid dtype {x.dtype.name} for division")
         return apply_op_output("RealDiv", (x, y), None, scope)
 
@@ -575,13 +580,13 @@ def _sigmoid(x):
 
 
 _UNARY_OPS = [
-    ("Neg", SIGNED_TYPES, np.negative),
+    ("Neg", SIGNED_TYPES | COMPLEX_TYPES, np.negative),
     ("Abs", SIGNED_TYPES, np.abs),
     ("Sign", SIGNED_TYPES, np.sign),
-    ("Square", NUMERIC_TYPES, np.square),
+    ("Square", ARITHMETIC_TYPES, np.square),
     ("Sqrt", FLOAT_TYPES, _quiet(np.sqrt)),
     ("Rsqrt", FLOAT_TYPES, _rsqrt),
-    ("Exp", FLOAT_TYPES, _quiet(np.exp)),
+    ("Exp", INEXACT_TYPES, _quiet(np.exp)),
     ("Log", FLOAT_TYPES, _quiet(np.log)),
     ("Log1p", FLOAT_TYPES, _quiet(np.log1p)),
     ("Sin", FLOAT_TYPES, np.sin),
@@ -609,7 +614,11 @@ def negative(x, name: Optional[str] = None) -> Tensor:
 
 
 def abs(x, name: Optional[str] = None) -> Tensor:  # noqa: A001 - mirrors tf.abs
-    """``|x|`` elementwise."""
+    """``|x|`` elementwise; for a complex tensor the modulus, a real tensor (``ComplexAbs``)."""
+    if getattr(x, "dtype", None) in COMPLEX_TYPES:
+        from .complex_ops import complex_abs
+
+        return complex_abs(x, name or "ComplexAbs")
     return unary_op("Abs", x, name)
 
 
@@ -813,12 +822,20 @@ def where_v2(condition, x=None, y=None, name: Optional[str] = None) -> Tensor:
 
 def _infer_cast(op):
     (x,) = op.inputs
-    check_dtype(x.dtype, NUMERIC_OR_BOOL_TYPES, "Input of 'Cast'")
+    check_dtype(x.dtype, NUMERIC_OR_BOOL_TYPES | COMPLEX_TYPES, "Input of 'Cast'")
     return [(op.attrs["DstT"], x.shape)]
 
 
 def _cast_kernel(attrs):
     np_dtype = _dtypes.numpy_dtype(attrs["DstT"])
+    if np_dtype.kind != "c":
+
+        def cast_dropping_imaginary(x):
+            if x.dtype.kind == "c":  # as in TensorFlow, the imaginary part is dropped
+                x = x.real
+            return x.astype(np_dtype)
+
+        return cast_dropping_imaginary
     return lambda x: x.astype(np_dtype)
 
 
@@ -831,7 +848,7 @@ def _cast_native(op, constants):
         return (
             "{0}" if source == np.bool_ else f"np.not_equal({{0}}, np.{source.name}(0))"
         ), "like 0"
-    if source.kind == "f" and target.kind in "iu":
+    if (source.kind == "f" and target.kind in "iu") or "c" in (source.kind, target.kind):
         return None
     return f"np.{target.name}({{0}})", "like 0"
 
@@ -890,7 +907,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name: Optional[str] = None)
 def _infer_matmul(op):
     a, b = op.inputs
     check_same_dtype((a, b), ("a", "b"), op.type)
-    check_dtype(a.dtype, NUMERIC_TYPES, f"Input 'a' of '{op.type}'")
+    check_dtype(a.dtype, ARITHMETIC_TYPES, f"Input 'a' of '{op.type}'")
     ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
     batched = op.type == "BatchMatMulV2"
     for t, arg in ((a, "a"), (b, "b")):
@@ -960,7 +977,7 @@ def matmul(
 def _infer_add_n(op):
     inputs = op.inputs
     check_same_dtype(inputs, [f"inputs[{i}]" for i in range(len(inputs))], op.type)
-    check_dtype(inputs[0].dtype, NUMERIC_TYPES, "inputs of 'AddN'")
+    check_dtype(inputs[0].dtype, ARITHMETIC_TYPES, "inputs of 'AddN'")
     shape = TensorShape(None)
     for t in inputs:
         if not shape.is_compatible_with(t.shape):
@@ -1046,7 +1063,7 @@ def _mean_kernel(attrs):
     axis, keepdims = attrs["axis"], attrs["keepdims"]
 
     def mean(x):
-        if x.dtype.kind == "f":
+        if x.dtype.kind in "fc":
             return np.mean(x, axis=axis, keepdims=keepdims)
         # An integer mean truncates toward zero, as in TensorFlow; the sum is taken in 64 bits
         # so that it cannot wrap around (the mean of uint8 pixels is right).
@@ -1090,9 +1107,9 @@ def _logical_reduce_kernel(ufunc):
     return build
 
 
-define_op("Sum", _infer_reduction(NUMERIC_TYPES), _sum_kernel)
-define_op("Prod", _infer_reduction(NUMERIC_TYPES), _prod_kernel)
-define_op("Mean", _infer_reduction(NUMERIC_TYPES), _mean_kernel)
+define_op("Sum", _infer_reduction(ARITHMETIC_TYPES), _sum_kernel)
+define_op("Prod", _infer_reduction(ARITHMETIC_TYPES), _prod_kernel)
+define_op("Mean", _infer_reduction(ARITHMETIC_TYPES), _mean_kernel)
 define_op("Max", _infer_reduction(NUMERIC_TYPES), _extremum_kernel(np.maximum, -np.inf, "min"))
 define_op("Min", _infer_reduction(NUMERIC_TYPES), _extremum_kernel(np.minimum, np.inf, "max"))
 define_op("Any", _infer_reduction(BOOL_TYPES), _logical_reduce_kernel(np.logical_or))
@@ -1386,15 +1403,25 @@ def _sub_grad(op, grad):
     return _binary_grads(op, grad, negative(grad))
 
 
+def _conj(t: Tensor) -> Tensor:
+    """``t`` conjugated when complex: TensorFlow's gradients of complex products use the
+    conjugates of the other operands."""
+    if t.dtype in COMPLEX_TYPES:
+        from .complex_ops import conj_if_complex
+
+        return conj_if_complex(t)
+    return t
+
+
 @RegisterGradient("Mul")
 def _mul_grad(op, grad):
-    x, y = op.inputs
+    x, y = (_conj(t) for t in op.inputs)
     return _binary_grads(op, multiply(grad, y), multiply(x, grad))
 
 
 @RegisterGradient("RealDiv")
 def _real_div_grad(op, grad):
-    x, y = op.inputs
+    x, y = (_conj(t) for t in op.inputs)
     return _binary_grads(op, realdiv(grad, y), negative(realdiv(multiply(grad, x), square(y))))
 
 
@@ -1459,7 +1486,7 @@ def _sign_grad(op, grad):
 
 @RegisterGradient("Square")
 def _square_grad(op, grad):
-    return multiply(grad, multiply(op.inputs[0], 2))
+    return multiply(grad, multiply(_conj(op.inputs[0]), 2))
 
 
 @RegisterGradient("Sqrt")
@@ -1475,7 +1502,7 @@ def _rsqrt_grad(op, grad):
 
 @RegisterGradient("Exp")
 def _exp_grad(op, grad):
-    return multiply(grad, op.outputs[0])
+    return multiply(grad, _conj(op.outputs[0]))
 
 
 @RegisterGradient("Log")
@@ -1541,7 +1568,7 @@ def _select_v1_grad(op, grad):
 @RegisterGradient("Cast")
 def _cast_grad(op, grad):
     source = op.inputs[0].dtype
-    if source in FLOAT_TYPES and op.attrs["DstT"] in FLOAT_TYPES:
+    if source in INEXACT_TYPES and op.attrs["DstT"] in INEXACT_TYPES:
         return cast(grad, source)
     return None
 
@@ -1560,7 +1587,7 @@ def _clip_grad(op, grad):
 
 @RegisterGradient("MatMul")
 def _matmul_grad(op, grad):
-    a, b = op.inputs
+    a, b = (_conj(t) for t in op.inputs)
     ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
     if not ta and not tb:
         return matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)
