@@ -406,6 +406,23 @@ from .ops.complex_ops import (  # noqa: E402
 dtypes.complex = complex
 
 # isort: split
+# Fourier transforms and signal processing (df.signal, and TF1's df.spectral; the FFTs also at
+# the top level, as in tf.compat.v1)
+from . import signal, spectral  # noqa: E402
+from .ops.spectral_ops import (  # noqa: E402
+    fft,
+    fft2d,
+    fft3d,
+    fftnd,
+    ifft,
+    ifft2d,
+    ifft3d,
+    ifftnd,
+    irfftnd,
+    rfftnd,
+)
+
+# isort: split
 # autograph: source conversion of Python control flow (df.autograph.to_graph, to_code)
 from . import autograph  # noqa: E402
 
