@@ -197,8 +197,10 @@ _BY_NAME.update(half=float16, double=float64, float=float32)
 _REAL_OF = {complex64: float32, complex128: float64}
 _BY_NUMPY = {d._np: d for d in _VALUES if d is not resource}
 _BY_ENUM = {d._enum: d for d in _ALL}
-# Python's own types map as in TensorFlow: float -> float32, bool -> bool.  ``int`` (and the
-# name "int") is no dtype in TensorFlow: its width is ambiguous, so it is a TypeError there too.
+# Python's own types map as in TensorFlow: float -> float32, bool -> bool.  ``int`` and
+# ``complex`` (and the name "int") are no dtype in TensorFlow: their width is ambiguous, so they
+# are a TypeError there too.
+_NO_DTYPE = (builtins.int, builtins.complex)
 _BY_PYTHON = {builtins.float: float32, builtins.bool: bool, builtins.str: string, bytes: string}
 
 
@@ -214,7 +216,7 @@ def as_dtype(type_value: Any) -> DType:
         found = _BY_ENUM.get(type_value)
     elif type_value in _BY_PYTHON:
         found = _BY_PYTHON[type_value]
-    elif type_value is not None and type_value is not builtins.int:
+    elif type_value is not None and all(type_value is not t for t in _NO_DTYPE):
         try:
             np_dtype = np.dtype(type_value)
         except TypeError:

@@ -141,6 +141,8 @@ _VALUE_FIELDS = {
     "int64": "int64_val",
     "bool": "bool_val",
     "string": "string_val",
+    "complex64": "scomplex_val",
+    "complex128": "dcomplex_val",
 }
 
 
@@ -190,6 +192,8 @@ def make_ndarray(tensor) -> np.ndarray:
         values = np.asarray(getattr(tensor, _VALUE_FIELDS[dtype.name]))
         if dtype is _dtypes.float16:
             values = values.astype(np.uint16).view(np.float16)
+        if dtype.is_complex:  # the real and imaginary parts, interleaved
+            values = values[0::2] + 1j * values[1::2]
         values = values.astype(_dtypes.numpy_dtype(dtype))
         if values.size == 0:
             array = np.zeros(size, _dtypes.numpy_dtype(dtype))

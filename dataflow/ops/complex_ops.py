@@ -50,11 +50,11 @@ def _infer_complex(op):
     re, im = op.inputs
     check_same_dtype((re, im), ("real", "imag"), op.type)
     check_dtype(re.dtype, frozenset(_COMPLEX_OF), "Input 'real' of 'Complex'")
-    return [(op.attrs["Tout"], broadcast_shape(re.shape, im.shape))]
+    return [(op.attrs["Tcomplex"], broadcast_shape(re.shape, im.shape))]
 
 
 def _complex_kernel(attrs):
-    np_dtype = _dtypes.numpy_dtype(attrs["Tout"])
+    np_dtype = _dtypes.numpy_dtype(attrs["Tcomplex"])
 
     def make(re, im):
         out = np.empty(np.broadcast_shapes(np.shape(re), np.shape(im)), np_dtype)
@@ -104,7 +104,7 @@ def complex(real, imag, name: Optional[str] = None) -> Tensor:  # noqa: A001 - t
                 f"{imag.dtype.name}. They must be consistent, and one of [tf.float32, "
                 "tf.float64]"
             )
-        return apply_op_output("Complex", (real, imag), {"Tout": out}, scope)
+        return apply_op_output("Complex", (real, imag), {"Tcomplex": out}, scope)
 
 
 def _real_input(x, name: str) -> Tensor:

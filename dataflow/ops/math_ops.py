@@ -380,7 +380,7 @@ _BINARY_OPS = [
     ("RealDiv", INEXACT_TYPES, None, _quiet(np.true_divide)),
     ("FloorDiv", NUMERIC_TYPES, None, _floordiv),
     ("FloorMod", NUMERIC_TYPES, None, _floormod),
-    ("Pow", SIGNED_TYPES, None, _quiet(np.power)),
+    ("Pow", SIGNED_TYPES | COMPLEX_TYPES, None, _quiet(np.power)),
     ("Minimum", NUMERIC_TYPES, None, np.minimum),
     ("Maximum", NUMERIC_TYPES, None, np.maximum),
     ("SquaredDifference", SQUARED_DIFFERENCE_TYPES, None, _squared_difference),
@@ -587,7 +587,7 @@ _UNARY_OPS = [
     ("Sqrt", FLOAT_TYPES, _quiet(np.sqrt)),
     ("Rsqrt", FLOAT_TYPES, _rsqrt),
     ("Exp", INEXACT_TYPES, _quiet(np.exp)),
-    ("Log", FLOAT_TYPES, _quiet(np.log)),
+    ("Log", INEXACT_TYPES, _quiet(np.log)),
     ("Log1p", FLOAT_TYPES, _quiet(np.log1p)),
     ("Sin", FLOAT_TYPES, np.sin),
     ("Cos", FLOAT_TYPES, np.cos),
@@ -1433,10 +1433,12 @@ def _floor_mod_grad(op, grad):
 
 @RegisterGradient("Pow")
 def _pow_grad(op, grad):
-    x, y = op.inputs
-    z = op.outputs[0]
+    x, y = (_conj(t) for t in op.inputs)
+    z = _conj(op.outputs[0])
     gx = multiply(grad, multiply(y, pow(x, subtract(y, 1))))
-    safe_log = where(greater(x, 0), log(x), _zeros(x))
+    # log(x) where it is defined (x > 0; x != 0 for complex x), else 0
+    defined = not_equal(x, _zeros(x)) if x.dtype in COMPLEX_TYPES else greater(x, 0)
+    safe_log = where(defined, log(where(defined, x, _zeros(x) + 1)), _zeros(x))
     gy = multiply(grad, multiply(z, safe_log))
     return _binary_grads(op, gx, gy)
 
@@ -1507,7 +1509,7 @@ def _exp_grad(op, grad):
 
 @RegisterGradient("Log")
 def _log_grad(op, grad):
-    return realdiv(grad, op.inputs[0])
+    return realdiv(grad, _conj(op.inputs[0]))
 
 
 @RegisterGradient("Log1p")

@@ -302,7 +302,7 @@ def _infer_window(op):
 
 
 def _window_kernel(attrs):
-    kind, periodic, beta = attrs["kind"], attrs["periodic"], attrs["beta"]
+    kind, periodic, beta = attrs["window"], attrs["periodic"], attrs["beta"]
     np_dtype = _dtypes.numpy_dtype(attrs["dtype"])
     return lambda length: _window_values(kind, int(length), periodic, beta, np_dtype)
 
@@ -328,7 +328,7 @@ def _window(kind, default_name, window_length, periodic, beta, dtype, name):
     graph = graph_of((window_length,))
     with graph.as_default(), graph.name_scope(name or default_name) as scope:
         length = convert_to_tensor(window_length, _dtypes.int32, name="window_length")
-        attrs = {"kind": kind, "periodic": bool(periodic), "beta": float(beta), "dtype": dtype}
+        attrs = {"window": kind, "periodic": bool(periodic), "beta": float(beta), "dtype": dtype}
         return apply_op_output("SignalWindow", (length,), attrs, scope)
 
 

@@ -460,26 +460,34 @@ RegisterGradient("IFFTND")(_fftnd_grad_for("FFTND", False))
 
 
 def _nd_inputs(x: Tensor, fft_length, axes, inverse_real: bool):
-    """``fft_length`` and ``axes`` as int32 tensors, defaulting as TensorFlow does: all axes,
-    and the input's size along them (``2 * (n - 1)`` for the last one of an IRFFTND)."""
-    from .array_ops import shape
+    """``fft_length`` and ``axes`` as int32 tensors: by default all axes, and the input's size
+    along them (``2 * (n - 1)`` for the last one of an IRFFTND).  (TensorFlow's wrappers take
+    the whole shape as the default ``fft_length`` even when ``axes`` is given, which its
+    GPU-only kernels then refuse; here the default follows ``axes``.)"""
+    from .array_ops import gather, shape
 
-    if x.shape.ndims is None and (axes is None or fft_length is None):
-        raise ValueError("The rank of the input must be known when axes or fft_length is None")
+    rank = x.shape.ndims
+    if rank is None and axes is None:
+        raise ValueError("The rank of the input must be known when axes is None")
     if axes is None:
-        axes = list(range(x.shape.ndims))
-    axes = convert_to_tensor(axes, _dtypes.int32, name="axes")
+        axes = list(range(rank))
+    axes_t = convert_to_tensor(axes, _dtypes.int32, name="axes")
     if fft_length is None:
-        dims = x.shape.as_list()
-        if None in dims:
-            fft_length = shape(x)
+        axes_value = _known_vector(axes_t)
+        dims = x.shape.as_list() if rank is not None else None
+        if dims is not None and axes_value is not None:
+            sizes = [dims[normalize_axis(a, rank, "axes")] for a in axes_value]
+        else:
+            sizes = [None]
+        if None in sizes:
             if inverse_real:
                 raise ValueError("irfftnd needs fft_length when the input's shape is not known")
+            fft_length = gather(shape(x), axes_t)
         else:
-            if inverse_real and dims:
-                dims[-1] = max(0, 2 * (dims[-1] - 1))
-            fft_length = np.array(dims, np.int32)
-    return convert_to_tensor(fft_length, _dtypes.int32, name="fft_length"), axes
+            if inverse_real and sizes:
+                sizes[-1] = max(0, 2 * (sizes[-1] - 1))
+            fft_length = np.array(sizes, np.int32)
+    return convert_to_tensor(fft_length, _dtypes.int32, name="fft_length"), axes_t
 
 
 def _raw_nd(op_type: str, inverse_real: bool = False):

@@ -344,7 +344,15 @@ def test_every_op_of_the_library_round_trips_in_the_op_and_control_flow_suites(t
     bit, and together with the tests above every registered op type must have been covered."""
     reports = run_suites(
         os.path.join(HERE, "roundtrip_plugin.py"),
-        [["ops"], ["primitives", "test_session.py", "tf1_surface/test_added_data.py"]],
+        [
+            ["ops"],
+            [
+                "primitives",
+                "test_session.py",
+                "tf1_surface/test_added_data.py",
+                "tf1_surface/test_added_fft.py",
+            ],
+        ],
         "DATAFLOW_ROUNDTRIP_REPORT",
         tmp_path,
         timeout=300,
