@@ -171,6 +171,21 @@ def complex_abs(x: Tensor, name: Optional[str] = None) -> Tensor:
     return apply_op_output("ComplexAbs", (x,), None, name or "ComplexAbs")
 
 
+def complex_sign(x: Tensor, name: Optional[str] = None) -> Tensor:
+    """``x / |x|`` of a complex tensor, 0 where ``x`` is 0 (TensorFlow's ``sign`` of complex
+    numbers, a ``div_no_nan``)."""
+    from .array_ops import ones_like, zeros_like
+    from .math_ops import equal, realdiv, where_v2
+
+    graph = graph_of((x,))
+    with graph.as_default(), graph.name_scope(name or "Sign"):
+        magnitude = complex_abs(x)
+        is_zero = equal(magnitude, zeros_like(magnitude))
+        safe = where_v2(is_zero, ones_like(magnitude), magnitude)
+        scaled = realdiv(x, complex(safe, zeros_like(safe)))
+        return where_v2(is_zero, zeros_like(x), scaled)
+
+
 def to_complex64(x, name: str = "ToComplex64") -> Tensor:
     """``x`` cast to complex64 (TF1's ``to_complex64``)."""
     return cast(x, _dtypes.complex64, name=name)

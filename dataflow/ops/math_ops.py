@@ -582,17 +582,17 @@ def _sigmoid(x):
 _UNARY_OPS = [
     ("Neg", SIGNED_TYPES | COMPLEX_TYPES, np.negative),
     ("Abs", SIGNED_TYPES, np.abs),
-    ("Sign", SIGNED_TYPES, np.sign),
+    ("Sign", SIGNED_TYPES | COMPLEX_TYPES, np.sign),
     ("Square", ARITHMETIC_TYPES, np.square),
-    ("Sqrt", FLOAT_TYPES, _quiet(np.sqrt)),
-    ("Rsqrt", FLOAT_TYPES, _rsqrt),
+    ("Sqrt", INEXACT_TYPES, _quiet(np.sqrt)),
+    ("Rsqrt", INEXACT_TYPES, _rsqrt),
     ("Exp", INEXACT_TYPES, _quiet(np.exp)),
     ("Log", INEXACT_TYPES, _quiet(np.log)),
-    ("Log1p", FLOAT_TYPES, _quiet(np.log1p)),
-    ("Sin", FLOAT_TYPES, np.sin),
-    ("Cos", FLOAT_TYPES, np.cos),
-    ("Tan", FLOAT_TYPES, np.tan),
-    ("Tanh", FLOAT_TYPES, np.tanh),
+    ("Log1p", INEXACT_TYPES, _quiet(np.log1p)),
+    ("Sin", INEXACT_TYPES, np.sin),
+    ("Cos", INEXACT_TYPES, np.cos),
+    ("Tan", INEXACT_TYPES, np.tan),
+    ("Tanh", INEXACT_TYPES, np.tanh),
     ("Sigmoid", FLOAT_TYPES, _sigmoid),
     ("LogicalNot", BOOL_TYPES, np.logical_not),
     ("Floor", FLOAT_TYPES, np.floor),
@@ -623,7 +623,13 @@ def abs(x, name: Optional[str] = None) -> Tensor:  # noqa: A001 - mirrors tf.abs
 
 
 def sign(x, name: Optional[str] = None) -> Tensor:
-    """``-1``, ``0`` or ``1`` elementwise, as ``x`` is negative, zero or positive."""
+    """``-1``, ``0`` or ``1`` elementwise, as ``x`` is negative, zero or positive; for a complex
+    ``x``, ``x / |x|`` (0 where ``x`` is 0), composed as TensorFlow does so that it has a
+    gradient."""
+    if getattr(x, "dtype", None) in COMPLEX_TYPES:
+        from .complex_ops import complex_sign
+
+        return complex_sign(x, name)
     return unary_op("Sign", x, name)
 
 
@@ -957,7 +963,10 @@ def matmul(
 ) -> Tensor:
     """The matrix product ``a @ b`` of the last two dimensions, broadcasting leading (batch)
     dimensions.  Rank-2 operands make a ``MatMul`` op, others a ``BatchMatMulV2``.  The adjoint
-    of a real matrix is its transpose; the sparsity hints are ignored."""
+    of a real matrix is its transpose, of a complex one its conjugate transpose; the sparsity
+    hints are ignored."""
+    if adjoint_a or adjoint_b:
+        a, b = _conjugated_for_adjoint(a, b, adjoint_a, adjoint_b)
     attrs = {
         "transpose_a": bool(transpose_a or adjoint_a),
         "transpose_b": bool(transpose_b or adjoint_b),
@@ -972,6 +981,20 @@ def matmul(
         a, b = convert_in_order((a, b), ("a", "b"))
         op_type = "MatMul" if a.shape.ndims == 2 and b.shape.ndims == 2 else "BatchMatMulV2"
         return apply_op_output(op_type, (a, b), attrs, scope)
+
+
+def _conjugated_for_adjoint(a, b, adjoint_a: bool, adjoint_b: bool):
+    """``a`` and ``b`` with the complex ones that are to be adjoint conjugated (the transposes
+    are the op's attributes)."""
+    graph = graph_of((a, b))
+    with graph.as_default():
+        a, b = convert_in_order((a, b), ("a", "b"))
+    if a.dtype in COMPLEX_TYPES:
+        from .complex_ops import conj
+
+        a = conj(a) if adjoint_a else a
+        b = conj(b) if adjoint_b else b
+    return a, b
 
 
 def _infer_add_n(op):
@@ -1266,7 +1289,9 @@ def argmin(
 def _infer_running(op):
     """Cumsum's and Cumprod's inference: the input's dtype and shape, along a valid axis."""
     (x,) = op.inputs
-    check_dtype(x.dtype, NUMERIC_TYPES, f"Input of '{op.type}'")
+    check_dtype(
+        x.dtype, ARITHMETIC_TYPES if op.type == "Cumsum" else NUMERIC_TYPES, f"Input of '{op.type}'"
+    )
     rank = x.shape.ndims
     if rank == 0:
         raise ValueError(f"{op.type} needs a tensor of rank at least 1, got a scalar")
@@ -1493,12 +1518,12 @@ def _square_grad(op, grad):
 
 @RegisterGradient("Sqrt")
 def _sqrt_grad(op, grad):
-    return realdiv(multiply(grad, 0.5), op.outputs[0])
+    return realdiv(multiply(grad, 0.5), _conj(op.outputs[0]))
 
 
 @RegisterGradient("Rsqrt")
 def _rsqrt_grad(op, grad):
-    y = op.outputs[0]
+    y = _conj(op.outputs[0])
     return multiply(multiply(grad, -0.5), multiply(y, square(y)))
 
 
@@ -1514,29 +1539,29 @@ def _log_grad(op, grad):
 
 @RegisterGradient("Log1p")
 def _log1p_grad(op, grad):
-    return realdiv(grad, add(op.inputs[0], 1))
+    return realdiv(grad, _conj(add(op.inputs[0], 1)))
 
 
 @RegisterGradient("Sin")
 def _sin_grad(op, grad):
-    return multiply(grad, cos(op.inputs[0]))
+    return multiply(grad, _conj(cos(op.inputs[0])))
 
 
 @RegisterGradient("Cos")
 def _cos_grad(op, grad):
-    return negative(multiply(grad, sin(op.inputs[0])))
+    return negative(multiply(grad, _conj(sin(op.inputs[0]))))
 
 
 @RegisterGradient("Tan")
 def _tan_grad(op, grad):
     y = op.outputs[0]
-    return multiply(grad, add(square(y), 1))
+    return multiply(grad, _conj(add(square(y), 1)))
 
 
 @RegisterGradient("Tanh")
 def _tanh_grad(op, grad):
     y = op.outputs[0]
-    return multiply(grad, 1 - square(y))
+    return multiply(grad, _conj(1 - square(y)))
 
 
 @RegisterGradient("Sigmoid")

@@ -549,6 +549,60 @@ def test_complex_gradients_does_match_tensorflow():
         np.testing.assert_allclose(gb, [-0.32483938, 371.86102], rtol=1e-4)
 
 
+COMPLEX_GRADS = {
+    "sqrt": [[0.85915, -0.03869, 0.52198], [0.57769, 0.66962, 0.03677]],
+    "rsqrt": [[-0.75373, 0.21881, -0.20814], [-1.60762, 0.43037, 0.09609]],
+    "log1p": [[0.89744, -1.22642, 0.49461], [0.51282, 1.79245, -0.01469]],
+    "sin": [[1.30306, 1.03575, -0.43427], [0.67768, -0.83313, -2.16893]],
+    "cos": [[-0.88536, 1.61736, -2.55368], [0.15028, 0.99725, 0.07515]],
+    "tan": [[1.83236, -1.52376, -0.16867], [0.01119, 1.63804, -0.79008]],
+    "tanh": [[1.09764, 0.3421, -0.03242], [0.7602, -0.43343, -0.11382]],
+    "sinh": [[1.69289, 1.59109, 0.94363], [0.30764, 2.15107, 5.70169]],
+    "cosh": [[0.91335, -1.14852, 0.79125], [-0.25094, -2.32693, 5.85191]],
+    "expm1": [[2.60624, 0.44257, 1.73488], [0.0567, -0.17587, 11.5536]],
+    "reciprocal": [[-0.77855, -0.60807, -0.23523], [-4.58477, 0.54901, 0.19175]],
+    "sign": [[0.30264, 0.43077, 0.24512], [-0.50441, 0.73846, 0.44568]],
+    "cumsum": [[4.5, 3.0, 1.5], [1.5, 1.0, 0.5]],
+    "log": [[1.76471, -1.11399, 0.68138], [2.05882, 0.23316, -0.12476]],
+    "div": [[-2.02422, -0.21987, 0.16088], [3.3737, -0.37692, 0.29251]],
+    "matmul": [[0.4, 3.3, -5.3], [1.8, -2.9, 4.9]],
+    "norm": [[0.27423, -0.65815, 1.09691], [0.16454, 0.38392, -0.6033]],
+    "pow": [[0.28972, -104.25053, -2.07647], [-0.33472, -74.94223, 2.0819]],
+    "transpose": [[1.5, 1.5, 1.5], [-0.5, -0.5, -0.5]],
+}
+
+
+def test_complex_math_does_take_tensorflows_gradients():
+    a = tf.constant(np.array([0.5, -1.2, 2.0], np.float32))
+    b = tf.constant(np.array([0.3, 0.7, -1.1], np.float32))
+    z, w = tf.complex(a, b), tf.complex(b, a)
+    functions = {
+        "sqrt": tf.sqrt,
+        "rsqrt": tf.rsqrt,
+        "log1p": tf.log1p,
+        "sin": tf.sin,
+        "cos": tf.cos,
+        "tan": tf.tan,
+        "tanh": tf.tanh,
+        "sinh": tf.sinh,
+        "cosh": tf.cosh,
+        "expm1": tf.expm1,
+        "reciprocal": tf.reciprocal,
+        "sign": tf.sign,
+        "cumsum": tf.cumsum,
+        "log": tf.log,
+        "div": lambda t: t / w,
+        "matmul": lambda t: tf.matmul(tf.reshape(t, [1, 3]), tf.reshape(w, [1, 3]), adjoint_b=True),
+        "norm": tf.norm,
+        "pow": lambda t: t**w,
+        "transpose": lambda t: tf.transpose(tf.reshape(t, [3, 1]), conjugate=True),
+    }
+    for key, fn in functions.items():
+        y = fn(z)
+        loss = tf.reduce_sum(tf.real(y) * 1.5 + tf.imag(y) * 0.5)
+        _close(np.stack(_run(tf.gradients(loss, [a, b]))), COMPLEX_GRADS[key], atol=1e-4)
+
+
 def test_complex_abs_and_angle_gradients_does_match_tensorflow():
     with tf.Graph().as_default():
         x = tf.constant(X)
@@ -910,3 +964,21 @@ def test_signal_ops_does_run_eagerly():
             tape.watch(x)
             loss = tf.reduce_sum(tf.abs(tf.signal.stft(x, 8, 4)))
         _close(tape.gradient(loss, x).numpy(), GRAD_STFT, atol=1e-4)
+
+
+def test_complex_matrices_does_conjugate_for_adjoints():
+    a = np.array([[1 + 2j, 3 - 1j], [0.5j, 2]], np.complex64)
+    with tf.Graph().as_default():
+        t = tf.constant(a)
+        product, adjoint, sums, norm = _run(
+            [
+                tf.matmul(t, t, adjoint_a=True),
+                tf.linalg.adjoint(t),
+                tf.cumsum(t),
+                tf.norm(t),
+            ]
+        )
+        _close(product, [[5.25, 1 - 8j], [1 + 8j, 14]])
+        _close(adjoint, [[1 - 2j, -0.5j], [3 + 1j, 2]])
+        _close(sums, [[1 + 2j, 3 - 1j], [1 + 2.5j, 5 - 1j]])
+        _close(norm, 4.3875)
