@@ -982,3 +982,11 @@ def test_complex_matrices_does_conjugate_for_adjoints():
         _close(adjoint, [[1 - 2j, -0.5j], [3 + 1j, 2]])
         _close(sums, [[1 + 2j, 3 - 1j], [1 + 2.5j, 5 - 1j]])
         _close(norm, 4.3875)
+
+
+def test_serialize_tensor_does_write_complex_tensors_as_tensorflow():
+    with tf.Graph().as_default():
+        data = tf.io.serialize_tensor(tf.constant([1 + 2j, 3], tf.complex64))
+        value = _run(data)
+        assert value.hex() == "080812041202080222100000803f000000400000404000000000"
+        _close(_run(tf.io.parse_tensor(value, tf.complex64)), [1 + 2j, 3])
