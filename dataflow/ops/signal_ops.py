@@ -208,7 +208,8 @@ def _infer_overlap_and_add(op):
 
 
 def _output_length(frames: int, frame_length: int, frame_step: int) -> int:
-    return frame_step * (frames - 1) + frame_length if frames else 0
+    # TensorFlow's formula, also for no frames (frame_length - frame_step zeros).
+    return max(0, frame_step * (frames - 1) + frame_length)
 
 
 def _overlap_and_add_kernel(attrs):

@@ -990,3 +990,37 @@ def test_serialize_tensor_does_write_complex_tensors_as_tensorflow():
         value = _run(data)
         assert value.hex() == "080812041202080222100000803f000000400000404000000000"
         _close(_run(tf.io.parse_tensor(value, tf.complex64)), [1 + 2j, 3])
+
+
+def test_frame_and_overlap_and_add_does_handle_edges_as_tensorflow():
+    x = np.arange(10, dtype=np.int32)
+    with tf.Graph().as_default():
+        gap, padded, empty = _run(
+            [
+                tf.signal.frame(x, 3, 5, pad_end=True),
+                tf.signal.frame(x, 12, 2, pad_end=True),
+                tf.signal.frame(x, 0, 1),
+            ]
+        )
+        np.testing.assert_array_equal(gap, [[0, 1, 2], [5, 6, 7]])
+        assert padded.shape == (5, 12) and padded.dtype == np.int32
+        np.testing.assert_array_equal(padded[4], [8, 9] + [0] * 10)
+        assert empty.shape == (11, 0)
+        spaced, none = _run(
+            [
+                tf.signal.overlap_and_add(x.reshape(2, 5), 7),
+                tf.signal.overlap_and_add(np.zeros([3, 0, 4], np.float32), 2),
+            ]
+        )
+        np.testing.assert_array_equal(spaced, [0, 1, 2, 3, 4, 0, 0, 5, 6, 7, 8, 9])
+        np.testing.assert_array_equal(none, np.zeros([3, 2]))
+        hamming, kbd, nothing = _run(
+            [
+                tf.signal.hamming_window(2, periodic=False),
+                tf.signal.kaiser_bessel_derived_window(3),
+                tf.signal.hann_window(0),
+            ]
+        )
+        _close(hamming, [0.08, 0.08])
+        _close(kbd, [0.70710677, 0.70710677])
+        assert nothing.shape == (0,)
