@@ -1024,3 +1024,17 @@ def test_frame_and_overlap_and_add_does_handle_edges_as_tensorflow():
         _close(hamming, [0.08, 0.08])
         _close(kbd, [0.70710677, 0.70710677])
         assert nothing.shape == (0,)
+
+
+def test_overlap_and_add_does_sum_many_overlapping_frames():
+    frames = np.random.default_rng(3).normal(size=(2, 50, 6))
+    expected = np.zeros((2, 2 * 49 + 6))
+    for i in range(50):
+        expected[:, 2 * i : 2 * i + 6] += frames[:, i]
+    with tf.Graph().as_default():
+        t = tf.constant(frames)
+        added = tf.signal.overlap_and_add(t, 2)
+        (grad,) = tf.gradients(tf.reduce_sum(added * np.arange(104.0)), t)
+        value, grad = _run([added, grad])
+    _close(value, expected, atol=1e-12)
+    _close(grad[1, 3], np.arange(6.0, 12.0))
