@@ -592,7 +592,7 @@ class _GradientWalk:
             outer = self.control_flow.mirror(forward.outer_context)
             for switch in loop.switches:
                 if (
-                    not switch.outputs[0].dtype.is_floating
+                    not (switch.outputs[0].dtype.is_floating or switch.outputs[0].dtype.is_complex)
                     or switch.inputs[0].op not in self.between
                 ):
                     continue

@@ -1038,3 +1038,17 @@ def test_overlap_and_add_does_sum_many_overlapping_frames():
         value, grad = _run([added, grad])
     _close(value, expected, atol=1e-12)
     _close(grad[1, 3], np.arange(6.0, 12.0))
+
+
+def test_complex_gradients_does_flow_through_while_loop_and_cond():
+    with tf.Graph().as_default():
+        a, b = tf.constant([0.5, -1.0]), tf.constant([0.2, 0.3])
+        z = tf.complex(a, b)
+        _, acc = tf.while_loop(
+            lambda i, s: i < 3, lambda i, s: (i + 1, s * z + tf.signal.fft(s)), [0, z]
+        )
+        c = tf.cond(tf.reduce_sum(a) > 0, lambda: acc * 2, lambda: tf.conj(acc))
+        value, ga, gb = _run([c] + tf.gradients(tf.reduce_sum(tf.abs(c)), [a, b]))
+        _close(value, [-2.2059 - 3.628j, 10.7881 + 6.824j], atol=1e-4)
+        _close(ga, [2.7712, -31.877], atol=1e-3)
+        _close(gb, [6.0655, 7.5462], atol=1e-3)
