@@ -30,7 +30,14 @@ from ..gradients import NotDifferentiable, RegisterGradient
 from ..graph import Tensor, convert_to_tensor, numpy_value_or_none
 from ..op_registry import apply_op_output, define_op
 from ..tensor_shape import TensorShape
-from .math_ops import COMPLEX_TYPES, FLOAT_TYPES, check_dtype, graph_of, normalize_axis
+from .math_ops import (
+    COMPLEX_TYPES,
+    FLOAT_TYPES,
+    check_dtype,
+    graph_of,
+    normalize_axis,
+    static_axis,
+)
 
 _COMPLEX_OF = {_dtypes.float32: _dtypes.complex64, _dtypes.float64: _dtypes.complex128}
 _REAL_TYPES = frozenset(_COMPLEX_OF)
@@ -644,15 +651,17 @@ def _shift(x, axes, name: Optional[str], default_name: str, sign: int) -> Tensor
     graph = graph_of((x,))
     with graph.as_default(), graph.name_scope(name or default_name):
         x = convert_to_tensor(x, name="x")
-        single = isinstance(axes, (int, np.integer))
-        if axes is None:
-            if x.shape.ndims is None:
-                raise ValueError(f"{default_name} needs axes when the rank of x is unknown")
-            axes = list(range(x.shape.ndims))
-        axes_list = [int(axes)] if single else [int(a) for a in np.reshape(axes, [-1])]
         rank = x.shape.ndims
+        axes = static_axis(axes, f"axes of {default_name}")
+        if axes is None:
+            if rank is None:
+                raise ValueError(f"{default_name} needs axes when the rank of x is unknown")
+            axes = tuple(range(rank))
+        axes_list = [axes] if isinstance(axes, int) else list(axes)
         if rank is not None:
             axes_list = [normalize_axis(a, rank, f"axes of {default_name}") for a in axes_list]
+        elif any(a < 0 for a in axes_list):
+            raise ValueError(f"{default_name} needs the rank of x for negative axes")
         dims = [x.shape.as_list()[a] if rank is not None else None for a in axes_list]
         if None not in dims:
             shifts = [sign * (d // 2) for d in dims]
