@@ -182,11 +182,13 @@ def mdct(
             raise ValueError(f"Shape {signals.shape} must have rank at least 1")
         frame_length = _scalar(frame_length, "frame_length")
         length_static = _known_int(frame_length)
-        if length_static is None:
-            raise ValueError("mdct's frame_length must be known when the graph is built")
-        if length_static % 4 != 0:
-            raise ValueError("The frame length must be a multiple of 4.")
-        framed = frame(signals, frame_length, length_static // 2, pad_end=pad_end)
+        if length_static is not None:
+            if length_static % 4 != 0:
+                raise ValueError("The frame length must be a multiple of 4.")
+            frame_step = length_static // 2
+        else:  # known at run time only: a length that is no multiple of 4 fails in split
+            frame_step = _m.floordiv(frame_length, 2)
+        framed = frame(signals, frame_length, frame_step, pad_end=pad_end)
         if window_fn is not None:
             framed = _m.multiply(framed, window_fn(frame_length, dtype=framed.dtype))
         else:

@@ -942,6 +942,8 @@ def test_mdct_does_give_tensorflows_values_and_invert():
         _close(_run(back)[4:16], SIG[4:16], atol=1e-5)
         with pytest.raises(ValueError, match="multiple of 4"):
             tf.signal.mdct(SIG, 6)
+        length = tf.placeholder(tf.int32, [])
+        _close(_run(tf.signal.mdct(SIG[:16], length), {length: 8}), MDCT_SIG, atol=1e-4)
 
 
 def test_mel_and_mfcc_does_give_tensorflows_values():
