@@ -295,17 +295,24 @@ def _kaiser(length: int, beta: float, np_dtype) -> np.ndarray:
 
 
 def _infer_window(op):
-    (length,) = op.inputs
+    length, periodic, beta = op.inputs
     check_dtype(length.dtype, _INT_TYPES, "window_length")
-    _check_scalar(length, "window_length", op.type)
+    check_dtype(periodic.dtype, frozenset({_dtypes.bool}), "periodic")
+    check_dtype(beta.dtype, frozenset({op.attrs["dtype"]}), "beta")
+    for t, what in ((length, "window_length"), (periodic, "periodic"), (beta, "beta")):
+        _check_scalar(t, what, op.type)
     n = _known_int(length)
     return [(op.attrs["dtype"], TensorShape([n if n is None else max(n, 0)]))]
 
 
 def _window_kernel(attrs):
-    kind, periodic, beta = attrs["window"], attrs["periodic"], attrs["beta"]
+    kind = attrs["window"]
     np_dtype = _dtypes.numpy_dtype(attrs["dtype"])
-    return lambda length: _window_values(kind, int(length), periodic, beta, np_dtype)
+
+    def run(length, periodic, beta):
+        return _window_values(kind, int(length), bool(periodic), beta, np_dtype)
+
+    return run
 
 
 define_op("SignalWindow", _infer_window, _window_kernel)
@@ -313,24 +320,22 @@ NotDifferentiable("SignalWindow")
 
 
 def _window(kind, default_name, window_length, periodic, beta, dtype, name):
+    """The ``kind`` window; ``window_length``, ``periodic`` and ``beta`` may be tensors
+    computed at run time, as in TensorFlow."""
     dtype = _dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise ValueError(f"dtype must be a floating point type. Found {dtype}")
-    if isinstance(periodic, Tensor):
-        value = numpy_value_or_none(periodic)
-        if value is None:
-            raise ValueError(f"{default_name}'s periodic must be known when the graph is built")
-        periodic = bool(value)
-    if isinstance(beta, Tensor):
-        value = numpy_value_or_none(beta)
-        if value is None:
-            raise ValueError(f"{default_name}'s beta must be known when the graph is built")
-        beta = float(value)
-    graph = graph_of((window_length,))
+    graph = graph_of((window_length, periodic, beta))
     with graph.as_default(), graph.name_scope(name or default_name) as scope:
         length = convert_to_tensor(window_length, _dtypes.int32, name="window_length")
-        attrs = {"window": kind, "periodic": bool(periodic), "beta": float(beta), "dtype": dtype}
-        return apply_op_output("SignalWindow", (length,), attrs, scope)
+        periodic = convert_to_tensor(periodic, _dtypes.bool, name="periodic")
+        beta = convert_to_tensor(beta, name="beta")
+        if beta.dtype is not dtype:
+            from .math_ops import cast
+
+            beta = cast(beta, dtype)
+        attrs = {"window": kind, "dtype": dtype}
+        return apply_op_output("SignalWindow", (length, periodic, beta), attrs, scope)
 
 
 def hann_window(

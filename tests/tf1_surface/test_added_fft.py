@@ -848,6 +848,11 @@ def test_windows_does_give_tensorflows_values():
         window = tf.signal.hamming_window(n)
         assert window.shape.as_list() == [None]
         _close(_run(window, {n: 6}), HAMMING_6)
+        periodic = tf.placeholder(tf.bool, [])
+        beta = tf.placeholder(tf.float32, [])
+        hann, kaiser = tf.signal.hann_window(5, periodic), tf.signal.kaiser_window(6, beta)
+        _close(_run(hann, {periodic: False}), HANN_5_SYM)
+        _close(_run(kaiser, {beta: 5.0}), KAISER_6)
         with pytest.raises(ValueError, match="floating point"):
             tf.signal.vorbis_window(4, dtype=tf.int32)
 
