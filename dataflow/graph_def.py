@@ -331,6 +331,15 @@ for _type in "Sum Mean Max Min Prod".split():
     }
 for _type in "Any All".split():
     _EXPORTS[_type] = {"const": ("axis", "reduction_indices"), "keep_dims": True}
+# Fourier transforms: the complex ones of the innermost 1-3 dimensions, and the real ones with
+# their fft_length input (TensorFlow's too).
+for _type in "FFT IFFT FFT2D IFFT2D FFT3D IFFT3D".split():
+    _EXPORTS[_type] = {"dtypes": {"Tcomplex": 0}}
+for _type in "RFFT RFFT2D RFFT3D".split():
+    _EXPORTS[_type] = {"dtypes": {"Treal": 0, "Tcomplex": "out"}}
+for _type in "IRFFT IRFFT2D IRFFT3D".split():
+    _EXPORTS[_type] = {"dtypes": {"Treal": "out", "Tcomplex": 0}}
+_EXPORTS["Conj"] = {"dtypes": {"T": 0}}
 _EXPORTS["AddV2"] = {"type": "Add", "dtypes": {"T": 0}}  # TensorFlow 1.15+'s name for Add
 _BY_OUR_TYPE = {spec.get("type", tf_type): tf_type for tf_type, spec in _EXPORTS.items()}
 _BY_OUR_TYPE["Add"] = "Add"

@@ -1059,3 +1059,19 @@ def test_complex_gradients_does_flow_through_while_loop_and_cond():
         _close(value, [-2.2059 - 3.628j, 10.7881 + 6.824j], atol=1e-4)
         _close(ga, [2.7712, -31.877], atol=1e-3)
         _close(gb, [6.0655, 7.5462], atol=1e-3)
+
+
+def test_fft_graphs_does_go_through_tensorflows_graph_def():
+    pytest.importorskip("tensorboardX")
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2, 6], name="x")
+        spectrum = tf.signal.ifft(tf.signal.fft(tf.signal.rfft(x, [6])))
+        tf.identity(tf.signal.irfft(tf.conj(spectrum), [6]), name="y")
+    graph_def = g.as_graph_def()
+    assert {"FFT", "IFFT", "RFFT", "IRFFT", "Conj"} <= {node.op for node in graph_def.node}
+    loaded = tf.Graph()
+    with loaded.as_default():
+        tf.import_graph_def(graph_def, name="")
+    flipped = _run("y:0", {"x:0": X}, graph=loaded)
+    _close(flipped, np.roll(X[:, ::-1], 1, axis=1))  # the conjugate spectrum reverses time
