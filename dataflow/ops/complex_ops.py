@@ -50,22 +50,18 @@ def _infer_complex(op):
     re, im = op.inputs
     check_same_dtype((re, im), ("real", "imag"), op.type)
     check_dtype(re.dtype, frozenset(_COMPLEX_OF), "Input 'real' of 'Complex'")
-    return [(op.attrs["Tcomplex"], broadcast_shape(re.shape, im.shape))]
+    return [(_COMPLEX_OF[re.dtype], broadcast_shape(re.shape, im.shape))]
 
 
-def _complex_kernel(attrs):
-    np_dtype = _dtypes.numpy_dtype(attrs["Tcomplex"])
-
-    def make(re, im):
-        out = np.empty(np.broadcast_shapes(np.shape(re), np.shape(im)), np_dtype)
-        out.real = re
-        out.imag = im
-        return out
-
-    return make
+def _make_complex(re, im):
+    # complex64 from float32 parts, complex128 from float64 ones
+    out = np.empty(np.broadcast_shapes(np.shape(re), np.shape(im)), np.result_type(re, 1j))
+    out.real = re
+    out.imag = im
+    return out
 
 
-define_op("Complex", _infer_complex, _complex_kernel)
+define_op("Complex", _infer_complex, lambda attrs: _make_complex)
 
 
 def _infer_part(op):
@@ -104,7 +100,7 @@ def complex(real, imag, name: Optional[str] = None) -> Tensor:  # noqa: A001 - t
                 f"{imag.dtype.name}. They must be consistent, and one of [tf.float32, "
                 "tf.float64]"
             )
-        return apply_op_output("Complex", (real, imag), {"Tcomplex": out}, scope)
+        return apply_op_output("Complex", (real, imag), None, scope)
 
 
 def _real_input(x, name: str) -> Tensor:

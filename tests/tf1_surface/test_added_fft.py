@@ -1075,3 +1075,21 @@ def test_fft_graphs_does_go_through_tensorflows_graph_def():
         tf.import_graph_def(graph_def, name="")
     flipped = _run("y:0", {"x:0": X}, graph=loaded)
     _close(flipped, np.roll(X[:, ::-1], 1, axis=1))  # the conjugate spectrum reverses time
+
+
+def test_complex_graphs_does_go_through_tensorflows_graph_def(tmp_path):
+    pytest.importorskip("tensorboardX")
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.placeholder(tf.float64, [3], name="a")
+        z = tf.complex(a, a * 2)
+        tf.identity(tf.real(z) + tf.imag(z) + tf.angle(z) + tf.abs(z), name="y")
+    graph_def = g.as_graph_def()
+    ops = {node.op: node for node in graph_def.node}
+    assert {"Complex", "Real", "Imag", "Angle", "ComplexAbs"} <= set(ops)
+    assert ops["Complex"].attr["Tout"].type == tf.complex128.as_datatype_enum
+    loaded = tf.Graph()
+    with loaded.as_default():
+        tf.import_graph_def(graph_def, name="")
+    _close(_run("y:0", {"a:0": [1.0, -2.0, 0.5]}, graph=loaded), [6.3432167, -3.562308, 3.7251827])
+    df.io.save_graph(loaded, tmp_path / "imported.dfg")  # no attribute TensorFlow's only
