@@ -1093,3 +1093,19 @@ def test_complex_graphs_does_go_through_tensorflows_graph_def(tmp_path):
         tf.import_graph_def(graph_def, name="")
     _close(_run("y:0", {"a:0": [1.0, -2.0, 0.5]}, graph=loaded), [6.3432167, -3.562308, 3.7251827])
     df.io.save_graph(loaded, tmp_path / "imported.dfg")  # no attribute TensorFlow's only
+
+
+def test_tensor_protos_does_read_tensorflows_complex_value_fields():
+    pytest.importorskip("tensorboardX")
+    from dataflow.graph_def import make_ndarray
+    from dataflow.tensorboard_protos import protos
+
+    p = protos()
+    splat = p.TensorProto(dtype=8, scomplex_val=[1.0, 2.0])
+    splat.tensor_shape.dim.add(size=3)
+    pairs = p.TensorProto(dtype=18, dcomplex_val=[1.0, 2.0, 3.0, -4.0])
+    pairs.tensor_shape.dim.add(size=2)
+    np.testing.assert_array_equal(make_ndarray(splat), np.full(3, 1 + 2j, np.complex64))
+    assert make_ndarray(splat).dtype == np.complex64
+    np.testing.assert_array_equal(make_ndarray(pairs), [1 + 2j, 3 - 4j])
+    assert make_ndarray(df.make_tensor_proto(np.complex128(1 - 1j))) == 1 - 1j
