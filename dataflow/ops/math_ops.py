@@ -1735,7 +1735,7 @@ def _prod_grad(op, grad):
         multiply(cast(equal(zero_count, 1), x.dtype), product_non_zero),
         realdiv(product, non_zero),
     )
-    return multiply(others, _keepdims_grad(op, grad))
+    return multiply(_conj(others), _keepdims_grad(op, grad))
 
 
 @RegisterGradient("Cumsum")

@@ -1109,3 +1109,19 @@ def test_tensor_protos_does_read_tensorflows_complex_value_fields():
     assert make_ndarray(splat).dtype == np.complex64
     np.testing.assert_array_equal(make_ndarray(pairs), [1 + 2j, 3 - 4j])
     assert make_ndarray(df.make_tensor_proto(np.complex128(1 - 1j))) == 1 - 1j
+
+
+def test_complex_products_and_gathers_does_take_tensorflows_gradients():
+    with tf.Graph().as_default():
+        a = tf.constant([0.5, -1.2, 2.0])
+        b = tf.constant([0.3, 0.7, 0.0])
+        z = tf.complex(a, b)
+        grads = []
+        for y in (tf.reduce_prod(z), tf.gather(z, [2, 0]) * 2j):
+            loss = tf.reduce_sum(tf.real(y) * 1.5 + tf.imag(y) * 0.5)
+            grads.append(tf.gradients(loss, [a, b]))
+        prod, gathered = _run(grads)
+        _close(np.stack(prod), [[-2.9, 1.8, -1.22], [-3.3, -0.4, -0.39]], atol=1e-5)
+        _close(np.stack(gathered), [[1.0, 0.0, 1.0], [-3.0, 0.0, -3.0]])
+        segments = tf.unsorted_segment_sum(z, [1, 0, 1], 2)
+        _close(_run(segments), [-1.2 + 0.7j, 2.5 + 0.3j])
