@@ -414,6 +414,38 @@ from .ops.matrix_ops import *  # noqa: E402, F403
 from .ops.special_ops import betainc, igamma, igammac  # noqa: E402
 
 # isort: split
+# complex numbers (df.complex64, df.complex, df.real, ...; df.dtypes.complex as tf.dtypes.complex)
+from .dtypes import complex64, complex128  # noqa: E402
+from .ops.complex_ops import (  # noqa: E402
+    angle,
+    complex,  # noqa: A004 - mirrors tf.complex
+    conj,
+    imag,
+    real,
+    to_complex64,
+    to_complex128,
+)
+
+dtypes.complex = complex
+
+# isort: split
+# Fourier transforms and signal processing (df.signal, and TF1's df.spectral; the FFTs also at
+# the top level, as in tf.compat.v1)
+from . import signal, spectral  # noqa: E402
+from .ops.spectral_ops import (  # noqa: E402
+    fft,
+    fft2d,
+    fft3d,
+    fftnd,
+    ifft,
+    ifft2d,
+    ifft3d,
+    ifftnd,
+    irfftnd,
+    rfftnd,
+)
+
+# isort: split
 # autograph: source conversion of Python control flow (df.autograph.to_graph, to_code)
 from . import autograph  # noqa: E402
 

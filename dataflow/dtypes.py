@@ -1,12 +1,12 @@
 """Element types of tensors, mirroring ``tf.compat.v1`` dtypes on top of numpy dtypes.
 
 Deliberately a subset of TensorFlow's types: float16/32/64, int8/16/32/64, uint8/16/32/64,
-bool, ``string`` (and ``resource`` for variable handles), the quantized types ``qint8``,
-``quint8``, ``qint16``, ``quint16``, ``qint32`` (numpy structured dtypes of one field, as
+complex64/128, bool, ``string`` (and ``resource`` for variable handles), the quantized types
+``qint8``, ``quint8``, ``qint16``, ``quint16``, ``qint32`` (numpy structured dtypes of one field, as
 TensorFlow represents them: ``np.dtype([("qint8", np.int8)])``), and TF1's reference types
 (``float32_ref``, ...): the dtype of a tensor that names a variable's storage rather than holding
 a value (see `dataflow.ref_variables`); its ``base_dtype`` is the value's dtype.  ``as_dtype``
-raises ``TypeError`` for the others (complex, bfloat16, ...), which TensorFlow accepts.
+raises ``TypeError`` for the others (bfloat16, ...), which TensorFlow accepts.
 
 A ``string`` tensor's value is a numpy object array whose elements are ``bytes``, as TensorFlow
 1.x returns them from a fetch; `string_array` converts what users write (``str`` is encoded as
@@ -63,7 +63,9 @@ class DType:
 
     @property
     def real_dtype(self) -> DType:
-        return self
+        """The dtype of the real and imaginary parts: float32 for complex64, float64 for
+        complex128, the type itself for the others."""
+        return _REAL_OF.get(self._base, self)
 
     @property
     def as_datatype_enum(self) -> int:
@@ -80,7 +82,7 @@ class DType:
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self._np.kind == "c"
 
     @property
     def is_quantized(self) -> bool:
@@ -104,7 +106,7 @@ class DType:
 
     @property
     def is_numeric(self) -> bool:
-        return self._np.kind in "iuf"
+        return self._np.kind in "iufc"
 
     @property
     def size(self) -> int:
@@ -112,13 +114,13 @@ class DType:
 
     @property
     def min(self):
-        if not self.is_numeric:
+        if not self.is_numeric or self.is_complex:
             raise TypeError(f"Cannot find minimum value of {self}.")
         return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
 
     @property
     def max(self):
-        if not self.is_numeric:
+        if not self.is_numeric or self.is_complex:
             raise TypeError(f"Cannot find maximum value of {self}.")
         return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
 
@@ -166,6 +168,8 @@ uint8 = DType("uint8", np.uint8, 4)
 uint16 = DType("uint16", np.uint16, 17)
 uint32 = DType("uint32", np.uint32, 22)
 uint64 = DType("uint64", np.uint64, 23)
+complex64 = DType("complex64", np.complex64, 8)
+complex128 = DType("complex128", np.complex128, 18)
 bool = DType("bool", np.bool_, 10)  # noqa: A001 - the public name mirrors tf.bool
 string = DType("string", object, 7)
 resource = DType("resource", object, 20)
@@ -180,7 +184,7 @@ double = float64
 _QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
 _VALUES = (
     (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)
-    + (string, resource)
+    + (complex64, complex128, string, resource)
     + _QUANTIZED
 )
 # Each value type's reference type, numbered as TensorFlow does (the value's number + 100).
@@ -190,10 +194,13 @@ for _value in _VALUES:
 _ALL = _VALUES + tuple(d._ref for d in _VALUES)
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update(half=float16, double=float64, float=float32)
+_REAL_OF = {complex64: float32, complex128: float64}
 _BY_NUMPY = {d._np: d for d in _VALUES if d is not resource}
 _BY_ENUM = {d._enum: d for d in _ALL}
-# Python's own types map as in TensorFlow: float -> float32, bool -> bool.  ``int`` (and the
-# name "int") is no dtype in TensorFlow: its width is ambiguous, so it is a TypeError there too.
+# Python's own types map as in TensorFlow: float -> float32, bool -> bool.  ``int`` and
+# ``complex`` (and the name "int") are no dtype in TensorFlow: their width is ambiguous, so they
+# are a TypeError there too.
+_NO_DTYPE = (builtins.int, builtins.complex)
 _BY_PYTHON = {builtins.float: float32, builtins.bool: bool, builtins.str: string, bytes: string}
 
 
@@ -209,7 +216,7 @@ def as_dtype(type_value: Any) -> DType:
         found = _BY_ENUM.get(type_value)
     elif type_value in _BY_PYTHON:
         found = _BY_PYTHON[type_value]
-    elif type_value is not None and type_value is not builtins.int:
+    elif type_value is not None and all(type_value is not t for t in _NO_DTYPE):
         try:
             np_dtype = np.dtype(type_value)
         except TypeError:

@@ -252,7 +252,7 @@ def _as_tensor(value, graph: Optional[Graph], what: str) -> Tensor:
 
 
 def _is_backpropagatable(t: Tensor) -> bool:
-    return t.dtype.is_floating or t.dtype is _dtypes.resource
+    return t.dtype.is_floating or t.dtype.is_complex or t.dtype is _dtypes.resource
 
 
 def _passes_gradient(op: Operation, stop_ops: set) -> bool:
@@ -592,7 +592,7 @@ class _GradientWalk:
             outer = self.control_flow.mirror(forward.outer_context)
             for switch in loop.switches:
                 if (
-                    not switch.outputs[0].dtype.is_floating
+                    not (switch.outputs[0].dtype.is_floating or switch.outputs[0].dtype.is_complex)
                     or switch.inputs[0].op not in self.between
                 ):
                     continue

@@ -141,6 +141,8 @@ _VALUE_FIELDS = {
     "int64": "int64_val",
     "bool": "bool_val",
     "string": "string_val",
+    "complex64": "scomplex_val",
+    "complex128": "dcomplex_val",
 }
 
 
@@ -190,6 +192,8 @@ def make_ndarray(tensor) -> np.ndarray:
         values = np.asarray(getattr(tensor, _VALUE_FIELDS[dtype.name]))
         if dtype is _dtypes.float16:
             values = values.astype(np.uint16).view(np.float16)
+        if dtype.is_complex:  # the real and imaginary parts, interleaved
+            values = values[0::2] + 1j * values[1::2]
         values = values.astype(_dtypes.numpy_dtype(dtype))
         if values.size == 0:
             array = np.zeros(size, _dtypes.numpy_dtype(dtype))
@@ -230,6 +234,8 @@ def _shape_of(proto) -> TensorShape:
 #             holds per dimension of the data format (``strides=[1, 2, 2, 1]`` for NHWC);
 #   "renamed": {our attribute: TensorFlow's name for it};
 #   "last_axis": our axis attribute, where TensorFlow's op works on the last axis only.
+#   "derived": dtype attributes TensorFlow's op carries that ours computes from its inputs:
+#             written on export, not kept on import.
 _EXPORTS: dict[str, dict] = {
     "Const": {"dtypes": {"dtype": "out"}, "attrs": ("value",)},
     "Placeholder": {"dtypes": {"dtype": "out"}, "attrs": ("shape",)},
@@ -327,6 +333,18 @@ for _type in "Sum Mean Max Min Prod".split():
     }
 for _type in "Any All".split():
     _EXPORTS[_type] = {"const": ("axis", "reduction_indices"), "keep_dims": True}
+# Fourier transforms: the complex ones of the innermost 1-3 dimensions, and the real ones with
+# their fft_length input (TensorFlow's too).
+for _type in "FFT IFFT FFT2D IFFT2D FFT3D IFFT3D".split():
+    _EXPORTS[_type] = {"dtypes": {"Tcomplex": 0}}
+for _type in "RFFT RFFT2D RFFT3D".split():
+    _EXPORTS[_type] = {"dtypes": {"Treal": 0, "Tcomplex": "out"}}
+for _type in "IRFFT IRFFT2D IRFFT3D".split():
+    _EXPORTS[_type] = {"dtypes": {"Treal": "out", "Tcomplex": 0}}
+_EXPORTS["Conj"] = {"dtypes": {"T": 0}}
+# Complex numbers: built from and taken apart into their parts.
+for _type in "Complex Real Imag Angle ComplexAbs".split():
+    _EXPORTS[_type] = {"dtypes": {"T": 0, "Tout": "out"}, "derived": ("Tout",)}
 _EXPORTS["AddV2"] = {"type": "Add", "dtypes": {"T": 0}}  # TensorFlow 1.15+'s name for Add
 _BY_OUR_TYPE = {spec.get("type", tf_type): tf_type for tf_type, spec in _EXPORTS.items()}
 _BY_OUR_TYPE["Add"] = "Add"
@@ -746,7 +764,8 @@ def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, d
         )
         attrs[attr] = value
     for attr, source in spec.get("dtypes", {}).items():
-        if source == "out":  # the output's dtype is our attribute of the same name
+        if source == "out" and attr not in spec.get("derived", ()):
+            # the output's dtype is our attribute of the same name
             attrs[attr] = _node_attr(node, attr)
     if node.op == "Placeholder":
         attrs.setdefault("shape", TensorShape(None))

@@ -203,7 +203,7 @@ def _encode_value(value: Any, arrays: _ArrayWriter, where: str) -> dict:
         return {"strings": _encode_strings(value, where)}
     if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, np.bool_):
         array = np.asarray(value)
-        if array.dtype.kind not in "biuf":
+        if array.dtype.kind not in "biufc":
             raise GraphNotSerializableError(
                 f"{where}: an array of dtype {array.dtype} cannot be saved (only numbers and bools)"
             )
@@ -342,7 +342,7 @@ def _decode_shape_dims(dims, where: str) -> Optional[list]:
 # The dtypes an array of a file may have, by the names `save_graph` writes: numbers and bools,
 # nothing that needs pickle.
 _ARRAY_DTYPES: dict[str, np.dtype] = {}
-for _code in "?bhilqBHILQefdg":  # the first of the codes that share a name (int64) is kept
+for _code in "?bhilqBHILQefdgFD":  # the first of the codes that share a name (int64) is kept
     _ARRAY_DTYPES.setdefault(np.dtype(_code).name, np.dtype(_code))
 
 

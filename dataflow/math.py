@@ -3,6 +3,7 @@
 
 from .ops import special_ops as special  # noqa: F401
 from .ops.approx_top_k_ops import approx_max_k, approx_min_k  # noqa: F401
+from .ops.complex_ops import angle, conj, imag, real  # noqa: F401
 from .ops.extra_array_ops import invert_permutation  # noqa: F401
 from .ops.extra_math_ops import *  # noqa: F403
 from .ops.extra_math_ops import __all__ as _extra_math_all
@@ -50,6 +51,10 @@ __all__ = sorted(
         "bessel_i1",
         "bessel_i1e",
         "betainc",
+        "angle",
+        "conj",
+        "imag",
+        "real",
         "divide_no_nan",
         "erfcinv",
         "erfinv",

@@ -369,7 +369,9 @@ def _gradient_graph(graph: Graph, forward: FuncGraph, inputs: list, output_grads
         outputs = inline_graph(forward, forward_inputs)
         differentiable = [k for k, t in enumerate(forward_inputs) if _is_backpropagatable(t)]
         results: list = [None] * len(inputs)
-        float_outputs = [k for k, t in enumerate(outputs) if t.dtype.is_floating]
+        float_outputs = [
+            k for k, t in enumerate(outputs) if t.dtype.is_floating or t.dtype.is_complex
+        ]
         if differentiable and float_outputs:
             grads = gradients(
                 [outputs[k] for k in float_outputs],

@@ -156,6 +156,11 @@ __all__ = [
 ]
 
 
+def _differentiable(dtype) -> bool:
+    """Whether values of ``dtype`` carry gradients (floating and complex ones, as in TF)."""
+    return dtype.is_floating or dtype.is_complex
+
+
 def _second_order_error(message: str) -> Exception:
     from dataflow.gradients import SecondOrderLoopGradientError
 
@@ -624,7 +629,11 @@ def stopped_loop_variables(reached: set, between: set, connected, passed_back, p
         return [], []
     loops: dict[WhileContext, list] = {}
     for op in connected():
-        if _is_loop_variable_switch(op) and op not in between and op.outputs[0].dtype.is_floating:
+        if (
+            _is_loop_variable_switch(op)
+            and op not in between
+            and _differentiable(op.outputs[0].dtype)
+        ):
             loops.setdefault(op._control_flow_context, []).append(op)
     exits: list = []
     switches: list = []
@@ -963,7 +972,9 @@ def _check_not_second_order(graph, ys: list, reached: set, passes) -> None:
                 )
         if not passes(op):
             continue
-        stack.extend(t.op for t in op._inputs if t.dtype.is_floating or t.dtype is _dtypes.resource)
+        stack.extend(
+            t.op for t in op._inputs if _differentiable(t.dtype) or t.dtype is _dtypes.resource
+        )
 
 
 def _backward_loop_around(context) -> Optional[BackwardLoopContext]:

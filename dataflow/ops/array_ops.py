@@ -348,7 +348,12 @@ def transpose(a, perm=None, name: Optional[str] = "transpose", conjugate: bool =
     perm = static_axis(perm, "perm")
     if isinstance(perm, int):
         raise TypeError(f"perm must be a list of axes, got {perm!r}")
-    return apply_op("Transpose", (a,), {"perm": perm}, name or "transpose").outputs[0]
+    out = apply_op("Transpose", (a,), {"perm": perm}, name or "transpose").outputs[0]
+    if conjugate and out.dtype.is_complex:
+        from .complex_ops import conj
+
+        out = conj(out)
+    return out
 
 
 def _infer_expand_dims(op):

@@ -35,12 +35,17 @@ def _element_check(dtype: _dtypes.DType):
         return lambda v: isinstance(v, bool)
     if dtype.is_integer:
         return lambda v: isinstance(v, (numbers.Integral, np.integer))
+    if dtype.is_complex:
+        return lambda v: isinstance(v, (numbers.Number, np.number)) and not isinstance(v, bool)
     return lambda v: isinstance(v, (numbers.Real, np.integer, np.floating))
 
 
 def _check_python_elements(value, dtype: _dtypes.DType) -> None:
     accepts = _element_check(dtype)
-    allowed_kinds = "b" if dtype.is_bool else "iub" if dtype.is_integer else "iubf"
+    if dtype.is_bool or dtype.is_integer:
+        allowed_kinds = "b" if dtype.is_bool else "iub"
+    else:
+        allowed_kinds = "iubfc" if dtype.is_complex else "iubf"
 
     def walk(v):
         if isinstance(v, (list, tuple)):
@@ -95,7 +100,7 @@ def _as_constant_array(value, dtype: Optional[_dtypes.DType]) -> np.ndarray:
             array = array.astype(np.int32 if fits else np.int64)
     if array.dtype == object or array.dtype.kind in "USO":
         raise TypeError(f"Cannot convert {value!r} to a tensor: unsupported type {array.dtype}")
-    _dtypes.as_dtype(array.dtype)  # raises for dtypes we do not support (complex, ...)
+    _dtypes.as_dtype(array.dtype)  # raises for dtypes we do not support (bfloat16, ...)
     return array
 
 

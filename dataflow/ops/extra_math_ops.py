@@ -235,16 +235,16 @@ _UNARY = [
     # (op type, allowed dtypes, kernel)
     ("Round", NUMERIC_TYPES, np.round),  # half to even, as TensorFlow
     ("Rint", FLOAT_TYPES, np.rint),
-    ("Reciprocal", NUMERIC_TYPES - {_dtypes.uint8}, _quiet(np.reciprocal)),
-    ("Sinh", FLOAT_TYPES, _quiet(np.sinh)),
-    ("Cosh", FLOAT_TYPES, _quiet(np.cosh)),
+    ("Reciprocal", (NUMERIC_TYPES - {_dtypes.uint8}) | _m.COMPLEX_TYPES, _quiet(np.reciprocal)),
+    ("Sinh", _m.INEXACT_TYPES, _quiet(np.sinh)),
+    ("Cosh", _m.INEXACT_TYPES, _quiet(np.cosh)),
     ("Asin", FLOAT_TYPES, _quiet(np.arcsin)),
     ("Acos", FLOAT_TYPES, _quiet(np.arccos)),
     ("Atan", FLOAT_TYPES, np.arctan),
     ("Asinh", FLOAT_TYPES, np.arcsinh),
     ("Acosh", FLOAT_TYPES, _quiet(np.arccosh)),
     ("Atanh", FLOAT_TYPES, _quiet(np.arctanh)),
-    ("Expm1", FLOAT_TYPES, _quiet(np.expm1)),
+    ("Expm1", _m.INEXACT_TYPES, _quiet(np.expm1)),
     ("Erf", FLOAT_TYPES, _elementwise_python(math.erf)),
     ("Erfc", FLOAT_TYPES, _elementwise_python(math.erfc)),
     ("Lgamma", FLOAT_TYPES, _elementwise_python(_lgamma_scalar)),
@@ -648,7 +648,8 @@ def _grad_times(fn):
     """A unary gradient ``grad * fn(x, y)`` with ``x`` the input and ``y`` the output."""
 
     def gradient(op, grad):
-        return _m.multiply(grad, fn(op.inputs[0], op.outputs[0]))
+        # TensorFlow's gradients of complex functions take the conjugate derivative.
+        return _m.multiply(grad, _m._conj(fn(op.inputs[0], op.outputs[0])))
 
     return gradient
 

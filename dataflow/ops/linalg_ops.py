@@ -139,6 +139,11 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
     with name_scope(name or "norm"):
         x = convert_to_tensor(tensor, name="tensor")
         if ord in ("euclidean", "fro") or (not matrix and ord == 2):
+            if x.dtype.is_complex:  # |x|^2 as x * conj(x), as TensorFlow (a complex result)
+                from .complex_ops import conj
+                from .math_ops import multiply
+
+                return sqrt(reduce_sum(multiply(x, conj(x)), axis=axis, keepdims=keepdims))
             return sqrt(reduce_sum(square(x), axis=axis, keepdims=keepdims))
         magnitude = _abs(x)
         if matrix:

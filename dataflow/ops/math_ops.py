@@ -104,6 +104,11 @@ INT_TYPES = frozenset({_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64
 NUMERIC_TYPES = FLOAT_TYPES | INT_TYPES
 BOOL_TYPES = frozenset({_dtypes.bool})
 NUMERIC_OR_BOOL_TYPES = NUMERIC_TYPES | BOOL_TYPES
+COMPLEX_TYPES = frozenset({_dtypes.complex64, _dtypes.complex128})
+# The types of ops TensorFlow also registers for complex numbers (arithmetic, sums, products).
+ARITHMETIC_TYPES = NUMERIC_TYPES | COMPLEX_TYPES
+INEXACT_TYPES = FLOAT_TYPES | COMPLEX_TYPES
+EQUALITY_TYPES = NUMERIC_OR_BOOL_TYPES | COMPLEX_TYPES | {_dtypes.string}
 INDEX_TYPES = frozenset({_dtypes.int32, _dtypes.int64})
 # TensorFlow registers no unsigned kernels for sign changes and powers, and only the wide
 # integers for SquaredDifference.
@@ -370,18 +375,18 @@ def _squared_difference(x, y):
 
 _BINARY_OPS = [
     # (op type, allowed input dtypes, output dtype or None for the input dtype, kernel)
-    ("Add", NUMERIC_TYPES, None, np.add),
-    ("Sub", NUMERIC_TYPES, None, np.subtract),
-    ("Mul", NUMERIC_TYPES, None, np.multiply),
-    ("RealDiv", FLOAT_TYPES, None, _quiet(np.true_divide)),
+    ("Add", ARITHMETIC_TYPES, None, np.add),
+    ("Sub", ARITHMETIC_TYPES, None, np.subtract),
+    ("Mul", ARITHMETIC_TYPES, None, np.multiply),
+    ("RealDiv", INEXACT_TYPES, None, _quiet(np.true_divide)),
     ("FloorDiv", NUMERIC_TYPES, None, _floordiv),
     ("FloorMod", NUMERIC_TYPES, None, _floormod),
-    ("Pow", SIGNED_TYPES, None, _quiet(np.power)),
+    ("Pow", SIGNED_TYPES | COMPLEX_TYPES, None, _quiet(np.power)),
     ("Minimum", NUMERIC_TYPES, None, np.minimum),
     ("Maximum", NUMERIC_TYPES, None, np.maximum),
     ("SquaredDifference", SQUARED_DIFFERENCE_TYPES, None, _squared_difference),
-    ("Equal", NUMERIC_OR_BOOL_TYPES | {_dtypes.string}, _dtypes.bool, np.equal),
-    ("NotEqual", NUMERIC_OR_BOOL_TYPES | {_dtypes.string}, _dtypes.bool, np.not_equal),
+    ("Equal", EQUALITY_TYPES, _dtypes.bool, np.equal),
+    ("NotEqual", EQUALITY_TYPES, _dtypes.bool, np.not_equal),
     ("Less", NUMERIC_TYPES, _dtypes.bool, np.less),
     ("LessEqual", NUMERIC_TYPES, _dtypes.bool, np.less_equal),
     ("Greater", NUMERIC_TYPES, _dtypes.bool, np.greater),
@@ -463,7 +468,7 @@ def truediv(x, y, name: Optional[str] = None) -> Tensor:
         float_dtype = _TRUEDIV_DTYPE.get(x.dtype)
         if float_dtype is not None:
             x, y = cast(x, float_dtype), cast(y, float_dtype)
-        elif x.dtype not in FLOAT_TYPES:
+        elif x.dtype not in INEXACT_TYPES:
             raise TypeError(f"Invalid dtype {x.dtype.name} for division")
         return apply_op_output("RealDiv", (x, y), None, scope)
 
@@ -576,19 +581,19 @@ def _sigmoid(x):
 
 
 _UNARY_OPS = [
-    ("Neg", SIGNED_TYPES, np.negative),
+    ("Neg", SIGNED_TYPES | COMPLEX_TYPES, np.negative),
     ("Abs", SIGNED_TYPES, np.abs),
-    ("Sign", SIGNED_TYPES, np.sign),
-    ("Square", NUMERIC_TYPES, np.square),
-    ("Sqrt", FLOAT_TYPES, _quiet(np.sqrt)),
-    ("Rsqrt", FLOAT_TYPES, _rsqrt),
-    ("Exp", FLOAT_TYPES, _quiet(np.exp)),
-    ("Log", FLOAT_TYPES, _quiet(np.log)),
-    ("Log1p", FLOAT_TYPES, _quiet(np.log1p)),
-    ("Sin", FLOAT_TYPES, np.sin),
-    ("Cos", FLOAT_TYPES, np.cos),
-    ("Tan", FLOAT_TYPES, np.tan),
-    ("Tanh", FLOAT_TYPES, np.tanh),
+    ("Sign", SIGNED_TYPES | COMPLEX_TYPES, np.sign),
+    ("Square", ARITHMETIC_TYPES, np.square),
+    ("Sqrt", INEXACT_TYPES, _quiet(np.sqrt)),
+    ("Rsqrt", INEXACT_TYPES, _rsqrt),
+    ("Exp", INEXACT_TYPES, _quiet(np.exp)),
+    ("Log", INEXACT_TYPES, _quiet(np.log)),
+    ("Log1p", INEXACT_TYPES, _quiet(np.log1p)),
+    ("Sin", INEXACT_TYPES, np.sin),
+    ("Cos", INEXACT_TYPES, np.cos),
+    ("Tan", INEXACT_TYPES, np.tan),
+    ("Tanh", INEXACT_TYPES, np.tanh),
     ("Sigmoid", FLOAT_TYPES, _sigmoid),
     ("LogicalNot", BOOL_TYPES, np.logical_not),
     ("Floor", FLOAT_TYPES, np.floor),
@@ -610,12 +615,22 @@ def negative(x, name: Optional[str] = None) -> Tensor:
 
 
 def abs(x, name: Optional[str] = None) -> Tensor:  # noqa: A001 - mirrors tf.abs
-    """``|x|`` elementwise."""
+    """``|x|`` elementwise; for a complex tensor the modulus, a real tensor (``ComplexAbs``)."""
+    if getattr(x, "dtype", None) in COMPLEX_TYPES:
+        from .complex_ops import complex_abs
+
+        return complex_abs(x, name or "ComplexAbs")
     return unary_op("Abs", x, name)
 
 
 def sign(x, name: Optional[str] = None) -> Tensor:
-    """``-1``, ``0`` or ``1`` elementwise, as ``x`` is negative, zero or positive."""
+    """``-1``, ``0`` or ``1`` elementwise, as ``x`` is negative, zero or positive; for a complex
+    ``x``, ``x / |x|`` (0 where ``x`` is 0), composed as TensorFlow does so that it has a
+    gradient."""
+    if getattr(x, "dtype", None) in COMPLEX_TYPES:
+        from .complex_ops import complex_sign
+
+        return complex_sign(x, name)
     return unary_op("Sign", x, name)
 
 
@@ -814,12 +829,20 @@ def where_v2(condition, x=None, y=None, name: Optional[str] = None) -> Tensor:
 
 def _infer_cast(op):
     (x,) = op.inputs
-    check_dtype(x.dtype, NUMERIC_OR_BOOL_TYPES, "Input of 'Cast'")
+    check_dtype(x.dtype, NUMERIC_OR_BOOL_TYPES | COMPLEX_TYPES, "Input of 'Cast'")
     return [(op.attrs["DstT"], x.shape)]
 
 
 def _cast_kernel(attrs):
     np_dtype = _dtypes.numpy_dtype(attrs["DstT"])
+    if np_dtype.kind != "c":
+
+        def cast_dropping_imaginary(x):
+            if x.dtype.kind == "c":  # as in TensorFlow, the imaginary part is dropped
+                x = x.real
+            return x.astype(np_dtype)
+
+        return cast_dropping_imaginary
     return lambda x: x.astype(np_dtype)
 
 
@@ -832,7 +855,7 @@ def _cast_native(op, constants):
         return (
             "{0}" if source == np.bool_ else f"np.not_equal({{0}}, np.{source.name}(0))"
         ), "like 0"
-    if source.kind == "f" and target.kind in "iu":
+    if (source.kind == "f" and target.kind in "iu") or "c" in (source.kind, target.kind):
         return None
     return f"np.{target.name}({{0}})", "like 0"
 
@@ -891,7 +914,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name: Optional[str] = None)
 def _infer_matmul(op):
     a, b = op.inputs
     check_same_dtype((a, b), ("a", "b"), op.type)
-    check_dtype(a.dtype, NUMERIC_TYPES, f"Input 'a' of '{op.type}'")
+    check_dtype(a.dtype, ARITHMETIC_TYPES, f"Input 'a' of '{op.type}'")
     return [(a.dtype, _matmul_shape(op))]
 
 
@@ -967,7 +990,8 @@ def matmul(
 ) -> Tensor:
     """The matrix product ``a @ b`` of the last two dimensions, broadcasting leading (batch)
     dimensions.  Rank-2 operands make a ``MatMul`` op, others a ``BatchMatMulV2``.  The adjoint
-    of a real matrix is its transpose; the sparsity hints are ignored.  ``output_type`` int32
+    of a real matrix is its transpose, of a complex one its conjugate transpose; the sparsity
+    hints are ignored.  ``output_type`` int32
     multiplies int8/uint8 matrices into int32 (a ``BatchMatMulV3``), as TensorFlow's;
     ``grad_a``/``grad_b`` are TensorFlow's hints that an operand is of the backward pass, kept
     as attributes of the op (they change no value)."""
@@ -975,6 +999,8 @@ def matmul(
         raise ValueError("matmul: only one of transpose_a and adjoint_a can be True")
     if transpose_b and adjoint_b:
         raise ValueError("matmul: only one of transpose_b and adjoint_b can be True")
+    if adjoint_a or adjoint_b:
+        a, b = _conjugated_for_adjoint(a, b, adjoint_a, adjoint_b)
     attrs = {
         "transpose_a": bool(transpose_a or adjoint_a),
         "transpose_b": bool(transpose_b or adjoint_b),
@@ -1036,10 +1062,24 @@ def sparse_matmul(
         return apply_op_output("MatMul", (a, b), attrs, scope)
 
 
+def _conjugated_for_adjoint(a, b, adjoint_a: bool, adjoint_b: bool):
+    """``a`` and ``b`` with the complex ones that are to be adjoint conjugated (the transposes
+    are the op's attributes)."""
+    graph = graph_of((a, b))
+    with graph.as_default():
+        a, b = convert_in_order((a, b), ("a", "b"))
+    if a.dtype in COMPLEX_TYPES:
+        from .complex_ops import conj
+
+        a = conj(a) if adjoint_a else a
+        b = conj(b) if adjoint_b else b
+    return a, b
+
+
 def _infer_add_n(op):
     inputs = op.inputs
     check_same_dtype(inputs, [f"inputs[{i}]" for i in range(len(inputs))], op.type)
-    check_dtype(inputs[0].dtype, NUMERIC_TYPES, "inputs of 'AddN'")
+    check_dtype(inputs[0].dtype, ARITHMETIC_TYPES, "inputs of 'AddN'")
     shape = TensorShape(None)
     for t in inputs:
         if not shape.is_compatible_with(t.shape):
@@ -1125,7 +1165,7 @@ def _mean_kernel(attrs):
     axis, keepdims = attrs["axis"], attrs["keepdims"]
 
     def mean(x):
-        if x.dtype.kind == "f":
+        if x.dtype.kind in "fc":
             return np.mean(x, axis=axis, keepdims=keepdims)
         # An integer mean truncates toward zero, as in TensorFlow; the sum is taken in 64 bits
         # so that it cannot wrap around (the mean of uint8 pixels is right).
@@ -1169,9 +1209,9 @@ def _logical_reduce_kernel(ufunc):
     return build
 
 
-define_op("Sum", _infer_reduction(NUMERIC_TYPES), _sum_kernel)
-define_op("Prod", _infer_reduction(NUMERIC_TYPES), _prod_kernel)
-define_op("Mean", _infer_reduction(NUMERIC_TYPES), _mean_kernel)
+define_op("Sum", _infer_reduction(ARITHMETIC_TYPES), _sum_kernel)
+define_op("Prod", _infer_reduction(ARITHMETIC_TYPES), _prod_kernel)
+define_op("Mean", _infer_reduction(ARITHMETIC_TYPES), _mean_kernel)
 define_op("Max", _infer_reduction(NUMERIC_TYPES), _extremum_kernel(np.maximum, -np.inf, "min"))
 define_op("Min", _infer_reduction(NUMERIC_TYPES), _extremum_kernel(np.minimum, np.inf, "max"))
 define_op("Any", _infer_reduction(BOOL_TYPES), _logical_reduce_kernel(np.logical_or))
@@ -1328,7 +1368,9 @@ def argmin(
 def _infer_running(op):
     """Cumsum's and Cumprod's inference: the input's dtype and shape, along a valid axis."""
     (x,) = op.inputs
-    check_dtype(x.dtype, NUMERIC_TYPES, f"Input of '{op.type}'")
+    check_dtype(
+        x.dtype, ARITHMETIC_TYPES if op.type == "Cumsum" else NUMERIC_TYPES, f"Input of '{op.type}'"
+    )
     rank = x.shape.ndims
     if rank == 0:
         raise ValueError(f"{op.type} needs a tensor of rank at least 1, got a scalar")
@@ -1465,15 +1507,25 @@ def _sub_grad(op, grad):
     return _binary_grads(op, grad, negative(grad))
 
 
+def _conj(t: Tensor) -> Tensor:
+    """``t`` conjugated when complex: TensorFlow's gradients of complex products use the
+    conjugates of the other operands."""
+    if t.dtype in COMPLEX_TYPES:
+        from .complex_ops import conj_if_complex
+
+        return conj_if_complex(t)
+    return t
+
+
 @RegisterGradient("Mul")
 def _mul_grad(op, grad):
-    x, y = op.inputs
+    x, y = (_conj(t) for t in op.inputs)
     return _binary_grads(op, multiply(grad, y), multiply(x, grad))
 
 
 @RegisterGradient("RealDiv")
 def _real_div_grad(op, grad):
-    x, y = op.inputs
+    x, y = (_conj(t) for t in op.inputs)
     return _binary_grads(op, realdiv(grad, y), negative(realdiv(multiply(grad, x), square(y))))
 
 
@@ -1485,10 +1537,12 @@ def _floor_mod_grad(op, grad):
 
 @RegisterGradient("Pow")
 def _pow_grad(op, grad):
-    x, y = op.inputs
-    z = op.outputs[0]
+    x, y = (_conj(t) for t in op.inputs)
+    z = _conj(op.outputs[0])
     gx = multiply(grad, multiply(y, pow(x, subtract(y, 1))))
-    safe_log = where(greater(x, 0), log(x), _zeros(x))
+    # log(x) where it is defined (x > 0; x != 0 for complex x), else 0
+    defined = not_equal(x, _zeros(x)) if x.dtype in COMPLEX_TYPES else greater(x, 0)
+    safe_log = where(defined, log(where(defined, x, _zeros(x) + 1)), _zeros(x))
     gy = multiply(grad, multiply(z, safe_log))
     return _binary_grads(op, gx, gy)
 
@@ -1539,55 +1593,55 @@ def _sign_grad(op, grad):
 
 @RegisterGradient("Square")
 def _square_grad(op, grad):
-    return multiply(grad, multiply(op.inputs[0], 2))
+    return multiply(grad, multiply(_conj(op.inputs[0]), 2))
 
 
 @RegisterGradient("Sqrt")
 def _sqrt_grad(op, grad):
-    return realdiv(multiply(grad, 0.5), op.outputs[0])
+    return realdiv(multiply(grad, 0.5), _conj(op.outputs[0]))
 
 
 @RegisterGradient("Rsqrt")
 def _rsqrt_grad(op, grad):
-    y = op.outputs[0]
+    y = _conj(op.outputs[0])
     return multiply(multiply(grad, -0.5), multiply(y, square(y)))
 
 
 @RegisterGradient("Exp")
 def _exp_grad(op, grad):
-    return multiply(grad, op.outputs[0])
+    return multiply(grad, _conj(op.outputs[0]))
 
 
 @RegisterGradient("Log")
 def _log_grad(op, grad):
-    return realdiv(grad, op.inputs[0])
+    return realdiv(grad, _conj(op.inputs[0]))
 
 
 @RegisterGradient("Log1p")
 def _log1p_grad(op, grad):
-    return realdiv(grad, add(op.inputs[0], 1))
+    return realdiv(grad, _conj(add(op.inputs[0], 1)))
 
 
 @RegisterGradient("Sin")
 def _sin_grad(op, grad):
-    return multiply(grad, cos(op.inputs[0]))
+    return multiply(grad, _conj(cos(op.inputs[0])))
 
 
 @RegisterGradient("Cos")
 def _cos_grad(op, grad):
-    return negative(multiply(grad, sin(op.inputs[0])))
+    return negative(multiply(grad, _conj(sin(op.inputs[0]))))
 
 
 @RegisterGradient("Tan")
 def _tan_grad(op, grad):
     y = op.outputs[0]
-    return multiply(grad, add(square(y), 1))
+    return multiply(grad, _conj(add(square(y), 1)))
 
 
 @RegisterGradient("Tanh")
 def _tanh_grad(op, grad):
     y = op.outputs[0]
-    return multiply(grad, 1 - square(y))
+    return multiply(grad, _conj(1 - square(y)))
 
 
 @RegisterGradient("Sigmoid")
@@ -1621,7 +1675,7 @@ def _select_v1_grad(op, grad):
 @RegisterGradient("Cast")
 def _cast_grad(op, grad):
     source = op.inputs[0].dtype
-    if source in FLOAT_TYPES and op.attrs["DstT"] in FLOAT_TYPES:
+    if source in INEXACT_TYPES and op.attrs["DstT"] in INEXACT_TYPES:
         return cast(grad, source)
     return None
 
@@ -1640,7 +1694,7 @@ def _clip_grad(op, grad):
 
 @RegisterGradient("MatMul")
 def _matmul_grad(op, grad):
-    a, b = op.inputs
+    a, b = (_conj(t) for t in op.inputs)
     ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
     if not ta and not tb:
         return matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)
@@ -1761,7 +1815,7 @@ def _prod_grad(op, grad):
         multiply(cast(equal(zero_count, 1), x.dtype), product_non_zero),
         realdiv(product, non_zero),
     )
-    return multiply(others, _keepdims_grad(op, grad))
+    return multiply(_conj(others), _keepdims_grad(op, grad))
 
 
 @RegisterGradient("Cumsum")

@@ -222,11 +222,12 @@ def _matrix_dims(function: str, x: Tensor) -> tuple:
 
 
 def matrix_transpose(a, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
-    """Each matrix of ``a`` transposed (the last two dimensions swapped)."""
+    """Each matrix of ``a`` transposed (the last two dimensions swapped); with ``conjugate``, a
+    complex one is also conjugated (its adjoint)."""
     a = convert_to_tensor(a, name="a")
     rank, _ = _matrix_dims("matrix_transpose", a)
     perm = list(range(rank - 2)) + [rank - 1, rank - 2]
-    return _a.transpose(a, perm, name=name)
+    return _a.transpose(a, perm, name=name, conjugate=conjugate)
 
 
 def _eye_mask(rows, columns) -> Tensor:

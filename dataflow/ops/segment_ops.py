@@ -18,14 +18,14 @@ from ..errors import InvalidArgumentError
 from ..graph import Tensor, convert_to_tensor
 from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape
-from .math_ops import INDEX_TYPES, NUMERIC_TYPES, check_dtype
+from .math_ops import ARITHMETIC_TYPES, INDEX_TYPES, check_dtype
 
 __all__ = ["segment_sum", "unique", "unsorted_segment_sum"]
 
 
 def _check_ids(op) -> tuple:
     data, ids = op.inputs[0], op.inputs[1]
-    check_dtype(data.dtype, NUMERIC_TYPES, "segment data")
+    check_dtype(data.dtype, ARITHMETIC_TYPES, "segment data")
     check_dtype(ids.dtype, INDEX_TYPES, "segment_ids")
     if data.shape.ndims is not None and ids.shape.ndims is not None:
         if not data.shape[: ids.shape.ndims].is_compatible_with(ids.shape):

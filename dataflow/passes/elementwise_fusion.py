@@ -168,7 +168,7 @@ def _fused_grad(op: Operation, grad):
     described by its type and operands, so the rebuilt ops compute the fused values."""
     inputs = list(op.inputs)
     steps = op.attrs["steps"]
-    if grad is None or not op.outputs[0].dtype.is_floating:
+    if grad is None or not (op.outputs[0].dtype.is_floating or op.outputs[0].dtype.is_complex):
         return [None] * len(inputs)
     rebuilt = []
     value = None

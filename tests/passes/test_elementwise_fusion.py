@@ -190,3 +190,13 @@ def test_gradients_through_fused_ops_in_the_branches_of_a_cond(fresh_graph, tmp_
         feed = {"x:0": value, "p:0": taken}
         (got,) = differentiated_after_saving(fresh_graph, tmp_path, "y:0", ["x:0"], feed)
         np.testing.assert_allclose(got, expected, rtol=1e-14)
+
+
+def test_gradients_flow_through_a_fused_chain_of_complex_values(fresh_graph, tmp_path):
+    x = df.placeholder(df.complex128, [3], name="x")
+    y = df.identity(df.tanh(x * (1.5 - 0.5j) + 1.0) / 3.0, name="y")
+    feed = {"x:0": np.array([0.3 + 0.1j, -1.2, 2.0 - 1.0j])}
+    with session([]) as sess:
+        expected = sess.run(df.gradients(y, [x]), feed)
+    got = differentiated_after_saving(fresh_graph, tmp_path, "y:0", ["x:0"], feed)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-14)
