@@ -270,7 +270,7 @@ from .random_seed import get_seed, set_random_seed  # noqa: E402
 
 # isort: split
 # variable scopes, collections, variables' fields and ops, devices, TF1's small names
-from . import app, compat, flags, gfile, logging, manip, queue
+from . import app, compat, flags, gfile, logging, manip, queue, resource_loader
 from .device import DeviceSpec
 from .graph import (
     add_to_collection,
@@ -448,6 +448,14 @@ train.Server = _ray_cluster.Server
 # partitioned execution: _Send/_Recv, the partitioning pass, in-process runs of several devices
 from .distribute import local as _distribute_local  # noqa: E402, F401
 from .distribute import sendrecv as _distribute_sendrecv  # noqa: E402, F401
+
+# the GraphDef versions this library writes and reads (TensorFlow 1.15's), and OpError at the
+# top level as TF1 has it
+from .errors import OpError  # noqa: E402
+from .graph_def import _PRODUCER as GRAPH_DEF_VERSION  # noqa: E402
+
+GRAPH_DEF_VERSION_MIN_CONSUMER = 0
+GRAPH_DEF_VERSION_MIN_PRODUCER = 0
 
 # TensorFlow's protocol buffer messages (tf.GraphDef, tf.Summary, ...), from the optional
 # tensorboardX, which is imported the first time one of them is asked for.
