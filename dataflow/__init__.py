@@ -461,7 +461,7 @@ GRAPH_DEF_VERSION_MIN_PRODUCER = 0
 # tensorboardX, which is imported the first time one of them is asked for.
 _PROTO_NAMES = frozenset(
     ("AttrValue", "Event", "GraphDef", "HistogramProto", "NodeDef", "SessionLog", "Summary")
-    + ("SummaryMetadata",)
+    + ("NameAttrList", "SummaryMetadata")
 )
 
 
@@ -470,4 +470,8 @@ def __getattr__(name: str):
         from .tensorboard_protos import protos
 
         return getattr(protos(), name)
+    if name == "LogMessage":
+        from .train_protos import messages
+
+        return messages().LogMessage
     raise AttributeError(f"module 'dataflow' has no attribute '{name}'")

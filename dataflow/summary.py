@@ -832,6 +832,6 @@ for _type in (
 def __getattr__(name: str):
     """TensorFlow's summary protocol buffer messages (``df.summary.Summary``, ``Event``,
     ``SessionLog``, ``TaggedRunMetadata``), from the optional tensorboardX."""
-    if name in ("Event", "SessionLog", "Summary", "TaggedRunMetadata"):
+    if name in ("Event", "SessionLog", "Summary", "SummaryDescription", "TaggedRunMetadata"):
         return getattr(protos(), name)
     raise AttributeError(f"module 'dataflow.summary' has no attribute '{name}'")

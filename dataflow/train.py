@@ -1241,3 +1241,13 @@ from .saver import (  # noqa: E402, F401
 # clusters and parameter servers (dataflow.distribute)
 from .distribute.cluster import ClusterSpec  # noqa: E402, F401
 from .distribute.device_setter import replica_device_setter  # noqa: E402, F401
+
+
+# TensorFlow's protocol buffer messages of tf.train (tf.train.Example, SaverDef, ClusterDef,
+# ...), from protobuf (the tensorboard extra), built the first time one is asked for.
+def __getattr__(name: str):
+    from . import train_protos
+
+    if name in train_protos.TRAIN_NAMES:
+        return getattr(train_protos.messages(), name)
+    raise AttributeError(f"module 'dataflow.train' has no attribute '{name}'")

@@ -4,6 +4,7 @@ close tf.compat.v1 surface gaps (expected values from TensorFlow 2.21's tf.compa
 import os
 import warnings
 
+import numpy as np
 import pytest
 
 import dataflow as df
@@ -79,3 +80,80 @@ def test_graph_def_versions_are_the_ones_written():
     assert tf.GRAPH_DEF_VERSION == 134
     assert tf.GRAPH_DEF_VERSION_MIN_CONSUMER == 0
     assert tf.GRAPH_DEF_VERSION_MIN_PRODUCER == 0
+
+
+# -- protocol buffer messages ----------------------------------------------------------------------
+
+
+def _example():
+    return tf.train.Example(
+        features=tf.train.Features(
+            feature={
+                "a": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, 2])),
+                "b": tf.train.Feature(float_list=tf.train.FloatList(value=[0.5])),
+                "c": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"x"])),
+            }
+        )
+    )
+
+
+def test_example_does_serialize_as_tensorflow_does():
+    data = _example().SerializeToString(deterministic=True)
+    assert data.hex() == (
+        "0a280a0b0a016112061a040a0201020a0d0a0162120812060a040000003f0a0a0a016312050a030a0178"
+    )
+    back = tf.train.Example.FromString(data)
+    assert list(back.features.feature["a"].int64_list.value) == [1, 2]
+    assert back.features.feature["c"].WhichOneof("kind") == "bytes_list"
+
+
+def test_example_does_parse_with_parse_single_example():
+    with tf.Graph().as_default():
+        parsed = tf.io.parse_single_example(
+            _example().SerializeToString(),
+            {
+                "a": tf.io.FixedLenFeature([2], tf.int64),
+                "b": tf.io.FixedLenFeature([1], tf.float32),
+                "c": tf.io.FixedLenFeature([], tf.string),
+            },
+        )
+        with tf.Session() as sess:
+            values = sess.run(parsed)
+    np.testing.assert_array_equal(values["a"], [1, 2])
+    np.testing.assert_array_equal(values["b"], [0.5])
+    assert values["c"] == b"x"
+
+
+def test_sequence_example_does_serialize_as_tensorflow_does():
+    se = tf.train.SequenceExample()
+    se.context.feature["n"].int64_list.value.append(3)
+    se.feature_lists.feature_list["t"].feature.add().float_list.value.extend([1.0, 2.0])
+    assert se.SerializeToString(deterministic=True).hex() == (
+        "0a0c0a0a0a016e12051a030a010312150a130a0174120e0a0c120a0a080000803f00000040"
+    )
+    assert isinstance(se.feature_lists.feature_list["t"], tf.train.FeatureList)
+    assert isinstance(se.feature_lists, tf.train.FeatureLists)
+
+
+def test_saver_def_cluster_def_and_log_message_do_serialize_as_tensorflow_does():
+    saver_def = tf.train.SaverDef(version=tf.train.SaverDef.V2, max_to_keep=3)
+    assert saver_def.SerializeToString().hex() == "20033802"
+    assert (tf.train.SaverDef.LEGACY, tf.train.SaverDef.V1) == (0, 1)
+    cluster = tf.train.ClusterDef(job=[tf.train.JobDef(name="w", tasks={0: "a:1"})])
+    assert cluster.SerializeToString().hex() == "0a0c0a0177120708001203613a31"
+    message = tf.LogMessage(level=tf.LogMessage.WARN, message="hi")
+    assert message.SerializeToString().hex() == "081e12026869"
+    with pytest.raises(TypeError):
+        tf.train.Int64List(value=["not a number"])
+
+
+def test_cluster_spec_does_take_and_give_a_cluster_def():
+    cluster = tf.train.ClusterDef(job=[tf.train.JobDef(name="w", tasks={0: "a:1", 2: "b:2"})])
+    spec = tf.train.ClusterSpec(cluster)
+    assert spec.as_dict() == {"w": {0: "a:1", 2: "b:2"}}
+    assert spec.as_cluster_def() == cluster
+
+
+def test_name_attr_list_and_summary_description_are_protos():
+    assert tf.NameAttrList(name="f").name == "f"
+    assert tf.summary.SummaryDescription(type_hint="x").type_hint == "x"
