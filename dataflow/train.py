@@ -1207,6 +1207,13 @@ def get_or_create_global_step(graph: Optional[Graph] = None):
 
 # checkpoints
 # learning-rate schedules
+from .checkpoint_management import (  # noqa: E402, F401
+    checkpoints_iterator,
+    generate_checkpoint_state_proto,
+    get_checkpoint_mtimes,
+    remove_checkpoint,
+    update_checkpoint_state,
+)
 from .checkpoint_utils import (  # noqa: E402, F401
     NewCheckpointReader,
     list_variables,
@@ -1229,6 +1236,7 @@ from .learning_rate_decay import (  # noqa: E402, F401
 
 # moving averages
 from .moving_averages import ExponentialMovingAverage  # noqa: E402, F401
+from .ops.io_ops import match_filenames_once  # noqa: E402, F401
 from .saver import (  # noqa: E402, F401
     CheckpointState,
     Saver,

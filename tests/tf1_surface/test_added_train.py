@@ -157,3 +157,84 @@ def test_cluster_spec_does_take_and_give_a_cluster_def():
 def test_name_attr_list_and_summary_description_are_protos():
     assert tf.NameAttrList(name="f").name == "f"
     assert tf.summary.SummaryDescription(type_hint="x").type_hint == "x"
+
+
+# -- checkpoint files and their index --------------------------------------------------------------
+
+
+def test_generate_checkpoint_state_proto_does_append_and_relativize():
+    state = tf.train.generate_checkpoint_state_proto(
+        "rel/dir", "rel/dir/model-3", ["rel/dir/model-1"], [1.0, 2.0], 0.5
+    )
+    assert state.model_checkpoint_path == "model-3"
+    assert list(state.all_model_checkpoint_paths) == ["model-1", "model-3"]
+    assert list(state.all_model_checkpoint_timestamps) == [1.0, 2.0]
+    assert state.last_preserved_timestamp == 0.5
+    state = tf.train.generate_checkpoint_state_proto("/abs", "model-3")
+    assert list(state.all_model_checkpoint_paths) == ["model-3"]
+    with pytest.raises(ValueError, match="must match checkpoint paths"):
+        tf.train.generate_checkpoint_state_proto("/abs", "m", ["a"], [1.0])
+
+
+def test_update_checkpoint_state_does_write_what_get_checkpoint_state_reads(tmp_path):
+    d = str(tmp_path)
+    tf.train.update_checkpoint_state(
+        d,
+        os.path.join(d, "model-5"),
+        [os.path.join(d, "model-4")],
+        all_model_checkpoint_timestamps=[3.0, 4.0],
+        last_preserved_timestamp=1.5,
+    )
+    state = tf.train.get_checkpoint_state(d)
+    assert state.model_checkpoint_path == os.path.join(d, "model-5")
+    assert state.all_model_checkpoint_paths == [os.path.join(d, "model-4"), state[0]]
+    assert state.all_model_checkpoint_timestamps == [3.0, 4.0]
+    assert state.last_preserved_timestamp == 1.5
+    tf.train.update_checkpoint_state(d, "model-6", latest_filename="other")
+    assert tf.train.get_checkpoint_state(d, "other").model_checkpoint_path == os.path.join(
+        d, "model-6"
+    )
+    with pytest.raises(RuntimeError, match="conflicts with path used for checkpoint state"):
+        tf.train.update_checkpoint_state(d, os.path.join(d, "checkpoint"))
+
+
+def _saved(directory, steps):
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        saver = tf.train.Saver(max_to_keep=None)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            return [
+                saver.save(sess, os.path.join(directory, "model"), global_step=s) for s in steps
+            ]
+
+
+def test_get_checkpoint_mtimes_and_remove_checkpoint_do_act_on_saved_files(tmp_path):
+    first, second = _saved(str(tmp_path), [1, 2])
+    mtimes = tf.train.get_checkpoint_mtimes([first, str(tmp_path / "none"), second])
+    assert len(mtimes) == 2
+    assert mtimes[0] == pytest.approx(os.path.getmtime(first + ".npz"))
+    (tmp_path / "model-1.meta").write_bytes(b"")
+    tf.train.remove_checkpoint(first)
+    assert not tf.train.checkpoint_exists(first) and tf.train.checkpoint_exists(second)
+    assert not (tmp_path / "model-1.meta").exists()
+    tf.train.remove_checkpoint(first)  # nothing left to delete: no error
+    with pytest.raises(ValueError, match="checkpoint_format_version"):
+        tf.train.remove_checkpoint(second, checkpoint_format_version=7)
+
+
+def test_checkpoints_iterator_does_yield_new_checkpoints_until_timeout(tmp_path):
+    (path,) = _saved(str(tmp_path), [1])
+    calls = []
+
+    def timeout_fn():  # False after the checkpoint, True after the wait that times out
+        calls.append(1)
+        return len(calls) > 1
+
+    found = list(tf.train.checkpoints_iterator(str(tmp_path), timeout=0, timeout_fn=timeout_fn))
+    assert found == [path] and len(calls) == 2
+    assert list(tf.train.checkpoints_iterator(str(tmp_path / "empty"), timeout=0)) == []
+
+
+def test_match_filenames_once_is_the_io_function():
+    assert tf.train.match_filenames_once is tf.io.match_filenames_once
