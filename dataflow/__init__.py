@@ -318,6 +318,7 @@ from .variable_scope import (
 from .variables import (
     VariableAggregation,
     VariableSynchronization,
+    assert_variables_initialized,
     model_variables,
     moving_average_variables,
 )
@@ -345,7 +346,7 @@ from .tracing import ConcreteFunction, Defun, function, wrap_function  # noqa: E
 
 # isort: split
 # eager execution: modes, eager tensors, gradient tapes, custom gradients
-from .custom_gradient import custom_gradient  # noqa: E402
+from .custom_gradient import custom_gradient, grad_pass_through, recompute_grad  # noqa: E402
 from .eager import (  # noqa: E402
     EagerTensor,
     GradientTape,

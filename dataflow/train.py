@@ -144,11 +144,22 @@ class Optimizer:
     GATE_OP = 1
     GATE_GRAPH = 2
 
-    def __init__(self, use_locking: bool, name: str):
+    def __init__(
+        self, use_locking: bool, name: str, use_own_namescope_for_non_slot_vars: bool = False
+    ):
         if not name:
             raise ValueError("Must specify the optimizer name")
         self._use_locking = use_locking
         self._name = name
+        # With use_own_namescope_for_non_slot_vars, the non-slot variables (Adam's
+        # beta1_power, ...) live in a variable scope of the optimizer's own, made unique here
+        # ("Adam", "Adam_1", ...), at the root of the name scopes, as in TensorFlow.
+        self._use_own_namescope_for_non_slot_vars = use_own_namescope_for_non_slot_vars
+        if use_own_namescope_for_non_slot_vars:
+            from .variable_scope import variable_scope
+
+            with variable_scope(None, default_name=self._name) as vs:
+                self._non_slot_variable_scope = vs
         # slot name -> {variable: slot variable}
         self._slots: dict[str, dict[Variable, Variable]] = {}
         # (name, graph) -> variable: state shared by all variables, one per graph.
@@ -420,7 +431,16 @@ class Optimizer:
         ``colocate_with``, made on first use in the current name scope."""
         key = (name, colocate_with.graph)
         if key not in self._non_slot_dict:
-            self._non_slot_dict[key] = Variable(initial_value, name=name, trainable=False)
+            if self._use_own_namescope_for_non_slot_vars:
+                from .variable_scope import get_variable, variable_scope
+
+                graph = colocate_with.graph
+                with graph.name_scope(None), variable_scope(self._non_slot_variable_scope):
+                    self._non_slot_dict[key] = get_variable(
+                        name, initializer=initial_value, trainable=False
+                    )
+            else:
+                self._non_slot_dict[key] = Variable(initial_value, name=name, trainable=False)
         return self._non_slot_dict[key]
 
     def _get_non_slot_variable(self, name: str, graph: Optional[Graph] = None):
@@ -577,8 +597,9 @@ class AdamOptimizer(Optimizer):
         epsilon=1e-08,
         use_locking: bool = False,
         name: str = "Adam",
+        use_own_namescope_for_non_slot_vars: bool = False,
     ):
-        super().__init__(use_locking, name)
+        super().__init__(use_locking, name, use_own_namescope_for_non_slot_vars)
         self._lr, self._beta1, self._beta2, self._epsilon = learning_rate, beta1, beta2, epsilon
         self._lr_t = self._beta1_t = self._beta2_t = self._epsilon_t = None
 

@@ -238,3 +238,87 @@ def test_checkpoints_iterator_does_yield_new_checkpoints_until_timeout(tmp_path)
 
 def test_match_filenames_once_is_the_io_function():
     assert tf.train.match_filenames_once is tf.io.match_filenames_once
+
+
+# -- optimizers, gradients, variables --------------------------------------------------------------
+
+
+def test_adam_does_put_non_slot_variables_in_its_own_scope():
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="w")
+        opt = tf.train.AdamOptimizer(0.1, use_own_namescope_for_non_slot_vars=True)
+        opt2 = tf.train.AdamOptimizer(0.1, use_own_namescope_for_non_slot_vars=True)
+        with tf.name_scope("outer"):
+            step = opt.minimize(tf.reduce_sum(v * v))
+            opt2.minimize(tf.reduce_sum(v * v))
+        names = [x.name for x in tf.global_variables()]
+        assert "Adam/beta1_power:0" in names and "Adam_1/beta2_power:0" in names
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(step)
+            values = sess.run([v] + opt._non_slot_variables())
+    np.testing.assert_allclose(values[0], [0.9, 1.9], rtol=1e-6)
+    np.testing.assert_allclose(values[1:], [0.81, 0.998001], rtol=1e-6)
+
+
+def test_optimizer_default_keeps_non_slot_variables_in_the_name_scope():
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0], name="w")
+        with tf.name_scope("outer"):
+            tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(v))
+        assert "outer/beta1_power:0" in [x.name for x in tf.global_variables()]
+
+
+def test_grad_pass_through_does_pass_the_gradient_unchanged():
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        y = tf.grad_pass_through(lambda t: tf.round(t * 10.0))(x)
+        (g,) = tf.gradients(y * 3.0, x)
+        with tf.Session() as sess:
+            values = sess.run([y, g])
+    np.testing.assert_allclose(values[0], [10.0, 20.0])
+    np.testing.assert_allclose(values[1], [3.0, 3.0])
+
+
+def test_recompute_grad_does_give_the_functions_values_and_gradients():
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        r = tf.recompute_grad(lambda t: tf.sin(t) * t)(x)
+        (g,) = tf.gradients(tf.reduce_sum(r), x)
+        w = tf.Variable(2.0)
+        r2 = tf.recompute_grad(lambda t: t * w * w)(x)
+        g2 = tf.gradients(tf.reduce_sum(r2), [x, w])
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            values = sess.run([r, g] + g2)
+    np.testing.assert_allclose(values[0], [0.84147096, 1.8185948], rtol=1e-6)
+    np.testing.assert_allclose(values[1], [1.3817732, 0.07700372], rtol=1e-5)
+    np.testing.assert_allclose(values[2], [4.0, 4.0])
+    assert values[3] == pytest.approx(12.0)
+
+
+def test_recompute_grad_does_work_eagerly():
+    with tf.eager_mode():
+        x = tf.constant([1.0, 2.0])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            r = tf.recompute_grad(lambda t: tf.sin(t) * t)(x)
+        np.testing.assert_allclose(
+            np.asarray(tape.gradient(r, x)), [1.3817732, 0.07700372], rtol=1e-5
+        )
+
+
+def test_assert_variables_initialized_does_fail_until_initialized():
+    with tf.Graph().as_default():
+        assert tf.assert_variables_initialized() is None
+        tf.Variable([1.0, 2.0], name="w")
+        u = tf.Variable(3.0, name="u")
+        every = tf.assert_variables_initialized()
+        one = tf.assert_variables_initialized([u])
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError):
+                sess.run(every)
+            sess.run(tf.global_variables_initializer())
+            ranks, rank = sess.run([every, one])
+    np.testing.assert_array_equal(ranks, [1, 0])
+    assert rank == 0
