@@ -1265,6 +1265,7 @@ from .saver import (  # noqa: E402, F401
     get_checkpoint_state,
     latest_checkpoint,
 )
+from .summary import summary_iterator  # noqa: E402, F401
 
 # isort: split
 # clusters and parameter servers (dataflow.distribute)

@@ -13,7 +13,8 @@ tf = df.compat.v1
 
 
 def _run(t, feed_dict=None):
-    with tf.Session(graph=t.graph) as sess:
+    graph = t[0].graph if isinstance(t, list) else t.graph
+    with tf.Session(graph=graph) as sess:
         return sess.run(t, feed_dict)
 
 
@@ -322,3 +323,60 @@ def test_assert_variables_initialized_does_fail_until_initialized():
             ranks, rank = sess.run([every, one])
     np.testing.assert_array_equal(ranks, [1, 0])
     assert rank == 0
+
+
+# -- summaries -------------------------------------------------------------------------------------
+
+
+def test_tensor_summary_does_hold_the_tensor_and_metadata():
+    with tf.Graph().as_default():
+        x = tf.constant([[1, 2], [3, 4]])
+        with tf.name_scope("sc"):
+            s = tf.summary.tensor_summary(
+                "t", x, summary_description="desc", display_name="disp", family="fam"
+            )
+            s2 = tf.summary.tensor_summary("u", 1.5)
+        assert s.name == "sc/fam/t:0" and s2.name == "sc/u:0"
+        assert tf.get_collection(tf.GraphKeys.SUMMARIES) == [s, s2]
+        value, value2 = _run([s, s2])
+    (entry,) = tf.Summary.FromString(value).value
+    assert entry.tag == "fam/sc/fam/t"
+    assert (entry.metadata.display_name, entry.metadata.summary_description) == ("disp", "desc")
+    np.testing.assert_array_equal(tf.make_ndarray(entry.tensor), [[1, 2], [3, 4]])
+    (entry2,) = tf.Summary.FromString(value2).value
+    assert entry2.tag == "sc/u"
+    assert entry2.tensor.dtype == 1 and tf.make_ndarray(entry2.tensor) == np.float32(1.5)
+
+
+def test_get_summary_description_does_read_a_tensor_summary_node():
+    node = tf.NodeDef(op="TensorSummary")
+    node.attr["description"].s = b'{"typeHint": "scalar"}'
+    assert tf.summary.get_summary_description(node).type_hint == "scalar"
+    with pytest.raises(ValueError, match="Can't get_summary_description on TensorSummaryV2"):
+        tf.summary.get_summary_description(tf.NodeDef(op="TensorSummaryV2"))
+
+
+def test_all_v2_summary_ops_does_leave_out_tf1_summaries():
+    with tf.Graph().as_default():
+        tf.summary.scalar("s", 1.0)
+        assert tf.summary.all_v2_summary_ops() == []
+    with tf.eager_mode():
+        assert tf.summary.all_v2_summary_ops() is None
+
+
+def test_summary_iterator_does_read_back_an_event_file(tmp_path):
+    with tf.Graph().as_default():
+        value = _run(tf.summary.scalar("loss", 0.25))
+    writer = tf.summary.FileWriter(str(tmp_path))
+    writer.add_summary(value, 3)
+    writer.close()
+    (name,) = os.listdir(tmp_path)
+    events = list(tf.train.summary_iterator(str(tmp_path / name)))
+    assert events[0].file_version == "brain.Event:2"
+    assert events[1].step == 3
+    assert events[1].summary.value[0].tag == "loss"
+    assert events[1].summary.value[0].simple_value == 0.25
+    data = (tmp_path / name).read_bytes()
+    (tmp_path / "bad").write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    with pytest.raises(tf.errors.DataLossError):
+        list(tf.train.summary_iterator(str(tmp_path / "bad")))
