@@ -380,3 +380,143 @@ def test_summary_iterator_does_read_back_an_event_file(tmp_path):
     (tmp_path / "bad").write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
     with pytest.raises(tf.errors.DataLossError):
         list(tf.train.summary_iterator(str(tmp_path / "bad")))
+
+
+# -- graph_util ------------------------------------------------------------------------------------
+
+
+def _training_graph():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2], name="x")
+        c = tf.debugging.check_numerics(x, "bad", name="check")
+        i = tf.identity(x, name="ident")
+        s = tf.stop_gradient(i, name="stop")
+        y = tf.multiply(s, c, name="y")
+        z = tf.add(x, 1.0, name="z")
+        with tf.control_dependencies([z]):
+            tf.identity(y, name="k")
+    return g
+
+
+def _nodes(graph_def):
+    return [(n.name, list(n.input)) for n in graph_def.node]
+
+
+def test_remove_training_nodes_does_splice_identities_and_drop_checks():
+    gd = _training_graph().as_graph_def()
+    assert [n.op for n in gd.node][:5] == [
+        "Placeholder",
+        "CheckNumerics",
+        "Identity",
+        "StopGradient",
+        "Mul",
+    ]
+    z_const = gd.node[5].name
+    assert _nodes(tf.graph_util.remove_training_nodes(gd)) == [
+        ("x", []),
+        ("y", ["x"]),
+        (z_const, []),
+        ("z", ["x", z_const]),
+        ("k", ["y", "^z"]),
+    ]
+    assert _nodes(tf.graph_util.remove_training_nodes(gd, protected_nodes=["ident"]))[:3] == [
+        ("x", []),
+        ("ident", ["x"]),
+        ("y", ["ident"]),
+    ]
+
+
+def test_extract_sub_graph_does_keep_what_the_nodes_need():
+    g = _training_graph()
+    gd = g.as_graph_def()
+    out = tf.graph_util.extract_sub_graph(gd, ["y"])
+    assert [n.name for n in out.node] == ["x", "check", "ident", "stop", "y"]
+    assert out.versions.producer == gd.versions.producer
+    with pytest.raises(TypeError, match="dest_nodes must be an iterable of strings"):
+        tf.graph_util.extract_sub_graph(gd, "y")
+    with pytest.raises(AssertionError, match="nope is not in graph"):
+        tf.graph_util.extract_sub_graph(gd, ["nope"])
+    with pytest.raises(TypeError, match="GraphDef"):
+        tf.graph_util.extract_sub_graph("not a graph", ["y"])
+    sub = tf.graph_util.extract_sub_graph(g, ["y"])
+    assert sorted(op.name for op in sub.get_operations()) == ["check", "ident", "stop", "x", "y"]
+
+
+def test_must_run_on_cpu_does_follow_tf1s_rules():
+    g = _training_graph()
+    gd = g.as_graph_def()
+    with g.as_default():
+        ci = tf.constant(3, name="ci")
+        cast = tf.cast(ci, tf.float32)
+        cf = tf.constant(3.0, name="cf")
+    assert tf.graph_util.must_run_on_cpu(ci.op)
+    assert tf.graph_util.must_run_on_cpu(cast.op)
+    assert not tf.graph_util.must_run_on_cpu(cf.op)
+    assert not tf.graph_util.must_run_on_cpu(gd.node[0])
+    node = tf.NodeDef(op="VariableV2")
+    assert not tf.graph_util.must_run_on_cpu(node)
+    assert tf.graph_util.must_run_on_cpu(node, pin_variables_on_cpu=True)
+
+
+def test_tensor_shape_from_node_def_name_and_import_graph_def():
+    g = _training_graph()
+    assert tf.graph_util.tensor_shape_from_node_def_name(g, "x").as_list() == [2]
+    assert tf.graph_util.tensor_shape_from_node_def_name(g, "y:0").as_list() == [2]
+    assert tf.graph_util.import_graph_def is tf.import_graph_def
+
+
+def test_convert_variables_to_constants_does_freeze_a_graph_def():
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.Variable([1.0, 2.0], name="w")
+        u = tf.Variable([10.0, 20.0], name="u")
+        sess = tf.Session()
+        sess.run(tf.global_variables_initializer())
+    gd = tf.GraphDef()
+    for name in ("w", "u"):
+        handle = gd.node.add(name=name, op="VarHandleOp")
+        handle.attr["dtype"].type = 1
+        handle.attr["shape"].shape.dim.add(size=2)
+        read = gd.node.add(name=name + "/Read", op="ReadVariableOp", input=[name])
+        read.attr["dtype"].type = 1
+    y = gd.node.add(name="y", op="AddV2", input=["w/Read", "u/Read"])
+    y.attr["T"].type = 1
+    frozen = tf.graph_util.convert_variables_to_constants(sess, gd, ["y"])
+    assert [(n.name, n.op) for n in frozen.node] == [
+        ("w", "Const"),
+        ("w/Read", "Identity"),
+        ("u", "Const"),
+        ("u/Read", "Identity"),
+        ("y", "AddV2"),
+    ]
+    with tf.Graph().as_default():
+        (out,) = tf.import_graph_def(frozen, return_elements=["y:0"], name="")
+        np.testing.assert_allclose(_run(out), [11.0, 22.0])
+    partly = tf.graph_util.convert_variables_to_constants(
+        sess, gd, ["y"], variable_names_blacklist=["u"]
+    )
+    assert [n.op for n in partly.node][:3] == ["Const", "Identity", "VarHandleOp"]
+    only_u = tf.graph_util.convert_variables_to_constants(
+        sess, gd, ["y"], variable_names_whitelist=["u"]
+    )
+    assert [n.op for n in only_u.node][:3] == ["VarHandleOp", "ReadVariableOp", "Const"]
+    sess.close()
+    del w, u
+
+
+def test_convert_variables_to_constants_does_freeze_a_graph_with_lists():
+    with tf.Graph().as_default() as g:
+        w = tf.Variable([1.0, 2.0], name="w")
+        u = tf.Variable([10.0, 20.0], name="u")
+        tf.add(w, u, name="y")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            frozen = tf.graph_util.convert_variables_to_constants(
+                sess, g, ["y", u.initializer.name], variable_names_whitelist=["w"]
+            )
+    types = {op.name: op.type for op in frozen.get_operations()}
+    assert types["w"] == "Const" and types["u"] == "VarHandleOp"
+    with tf.Session(graph=frozen) as sess:
+        sess.run(frozen.get_operation_by_name(u.initializer.name))
+        np.testing.assert_allclose(sess.run("y:0"), [11.0, 22.0])
