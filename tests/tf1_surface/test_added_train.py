@@ -520,3 +520,85 @@ def test_convert_variables_to_constants_does_freeze_a_graph_with_lists():
     with tf.Session(graph=frozen) as sess:
         sess.run(frozen.get_operation_by_name(u.initializer.name))
         np.testing.assert_allclose(sess.run("y:0"), [11.0, 22.0])
+
+
+# -- autograph -------------------------------------------------------------------------------------
+
+
+def _counting_loop(n):
+    i = tf.constant(0)
+    while i < n:
+        tf.autograph.experimental.set_loop_options(maximum_iterations=3, parallel_iterations=1)
+        i += 1
+    return i
+
+
+def test_set_loop_options_does_pass_while_loop_arguments():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.int32, [])
+        y = tf.autograph.to_graph(_counting_loop)(x)
+        enters = [op for op in g.get_operations() if op.type == "Enter"]
+        assert enters and all(op.attrs["parallel_iterations"] == 1 for op in enters)
+        with tf.Session() as sess:
+            assert sess.run(y, {x: 10}) == 3
+            assert sess.run(y, {x: 2}) == 2
+    assert tf.autograph.experimental.set_loop_options(maximum_iterations=3) is None
+
+
+def _asserting(x):
+    assert x > 0, "must be positive"
+    items = []
+    for i in range(2):
+        items.append(x + i)
+    return items
+
+
+def test_to_graph_does_choose_optional_features():
+    feature = tf.autograph.experimental.Feature
+    assert feature.ALL.value == "ALL" and feature.LISTS.value == "LISTS"
+    code = tf.autograph.to_code(_asserting)
+    assert "ag__.assert_" in code and "ag__.list_append" in code
+    code = tf.autograph.to_code(_asserting, experimental_optional_features=feature.LISTS)
+    assert "ag__.assert_" not in code and "ag__.list_append" in code
+    code = tf.autograph.to_code(_asserting, experimental_optional_features=())
+    assert "ag__.assert_" not in code and "ag__.list_append" not in code
+    code = tf.autograph.to_code(_asserting, experimental_optional_features=[feature.ALL])
+    assert "ag__.assert_" in code and "ag__.list_append" in code
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        converted = tf.autograph.to_graph(
+            _asserting, experimental_optional_features=feature.ASSERT_STATEMENTS
+        )
+        out = converted(x)
+        with tf.Session() as sess:
+            assert sess.run(out, {x: 1.0}) == [1.0, 2.0]
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                sess.run(out, {x: -1.0})
+    with pytest.raises(TypeError, match="Feature"):
+        tf.autograph.to_graph(_asserting, experimental_optional_features=["LISTS"])
+    assert set(feature.all_but(feature.LISTS)) == set(feature) - {feature.ALL, feature.LISTS}
+
+
+def test_do_not_convert_does_work_as_a_decorator_factory():
+    @tf.autograph.experimental.do_not_convert()
+    def kept(x):
+        return x
+
+    assert tf.autograph.experimental.do_not_convert(kept) is kept
+    assert tf.autograph.experimental.do_not_convert is tf.autograph.do_not_convert
+
+
+def test_set_verbosity_does_log_conversions(capsys):
+    def converted_here(x):
+        if x > 0:
+            x = x + 1
+        return x
+
+    tf.autograph.set_verbosity(1, alsologtostdout=True)
+    try:
+        tf.autograph.to_graph(converted_here)
+    finally:
+        tf.autograph.set_verbosity(0)
+    assert "Converted " in capsys.readouterr().out
+    tf.autograph.trace("value", 3)
+    assert capsys.readouterr().out == "value 3\n"
