@@ -361,7 +361,11 @@ class Session:
                 "eager ops run at once and have their values; build a graph inside "
                 "`with df.Graph().as_default():` to run it in a Session."
             )
-        self._config = config if config is not None else ConfigProto()
+        if config is None:  # as TensorFlow's context-wide default config
+            from .debugging import get_log_device_placement
+
+            config = ConfigProto(log_device_placement=get_log_device_placement())
+        self._config = config
         executor_type = self._config.experimental.executor_type
         if executor_type not in ("", DEFAULT_EXECUTOR, SINGLE_THREADED_EXECUTOR):
             raise ValueError(

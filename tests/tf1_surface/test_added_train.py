@@ -602,3 +602,54 @@ def test_set_verbosity_does_log_conversions(capsys):
     assert "Converted " in capsys.readouterr().out
     tf.autograph.trace("value", 3)
     assert capsys.readouterr().out == "value 3\n"
+
+
+# -- debugging -------------------------------------------------------------------------------------
+
+
+def test_assert_shapes_does_check_symbols_statically_and_at_run_time():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = tf.placeholder(tf.float32, [None, 7], name="y")
+        s = tf.placeholder(tf.float32, None, name="s")
+        check = tf.debugging.assert_shapes([(x, ["N", "Q"]), (y, ["N", 7]), (s, [])])
+        with tf.Session() as sess:
+            sess.run(check, {x: np.zeros((2, 3)), y: np.zeros((2, 7)), s: 1.0})
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                sess.run(check, {x: np.zeros((2, 3)), y: np.zeros((4, 7)), s: 1.0})
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                sess.run(check, {x: np.zeros((2, 3)), y: np.zeros((2, 7)), s: np.zeros((2, 2))})
+        with pytest.raises(ValueError, match="dimension 1 must have size 4"):
+            tf.debugging.assert_shapes([(x, ["N", 4])], message="msg")
+        with pytest.raises(ValueError, match="must have rank 3"):
+            tf.debugging.assert_shapes([(x, [1, "N", 3])])
+        with pytest.raises(ValueError, match="only allowed as the first entry"):
+            tf.debugging.assert_shapes([(x, ["N", ..., 3])])
+        with pytest.raises(ValueError, match="must be an iterable"):
+            tf.debugging.assert_shapes([(x, 5)])
+        tf.debugging.assert_shapes([(x, ["*", 3])])
+        tf.debugging.assert_shapes({x: ("N", 3), y: None})
+
+
+def test_is_non_decreasing_and_is_strictly_increasing_are_the_math_functions():
+    assert tf.debugging.is_non_decreasing is tf.is_non_decreasing
+    assert tf.debugging.is_strictly_increasing is tf.math.is_strictly_increasing
+
+
+def test_set_log_device_placement_does_reach_sessions_without_config(capfd):
+    assert tf.debugging.get_log_device_placement() is False
+    tf.debugging.set_log_device_placement(True)
+    try:
+        assert tf.debugging.get_log_device_placement() is True
+        with tf.Graph().as_default():
+            y = tf.add(tf.constant(1.0), 2.0, name="placed_add")
+            with tf.Session() as sess:
+                sess.run(y)
+    finally:
+        tf.debugging.set_log_device_placement(False)
+    assert "placed_add: (Add" in capfd.readouterr().err
+    with tf.Graph().as_default():
+        y = tf.add(tf.constant(1.0), 2.0, name="quiet_add")
+        with tf.Session() as sess:
+            sess.run(y)
+    assert "quiet_add" not in capfd.readouterr().err
