@@ -653,3 +653,75 @@ def test_set_log_device_placement_does_reach_sessions_without_config(capfd):
         with tf.Session() as sess:
             sess.run(y)
     assert "quiet_add" not in capfd.readouterr().err
+
+
+# -- conditional batching --------------------------------------------------------------------------
+
+
+def _drain(sess, batch) -> list:
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess, coord)
+    got = []
+    try:
+        while True:
+            got.append(sess.run(batch).tolist())
+    except tf.errors.OutOfRangeError:
+        pass
+    coord.request_stop()
+    coord.join(threads, stop_grace_period_secs=5)
+    return got
+
+
+def test_maybe_batch_does_keep_the_examples_a_scalar_keeps():
+    with tf.Graph().as_default():
+        i = tf.train.range_input_producer(10, shuffle=False, num_epochs=1).dequeue()
+        b = tf.train.maybe_batch(
+            [i], tf.equal(i % 2, 0), batch_size=2, allow_smaller_final_batch=True
+        )
+        assert b.name == "batch:0"
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            assert _drain(sess, b) == [[0, 2], [4, 6], [8]]
+
+
+def test_maybe_batch_does_keep_the_rows_a_vector_keeps():
+    with tf.Graph().as_default():
+        data = tf.constant(np.arange(6).reshape(6, 1))
+        keep = tf.constant([True, False, True, True, False, True])
+        b = tf.train.maybe_batch([data], keep, batch_size=4, enqueue_many=True)
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            assert sess.run(b).ravel().tolist() == [0, 2, 3, 5]
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=5)
+
+
+def test_maybe_batch_does_check_keep_input():
+    with tf.Graph().as_default():
+        x = tf.constant(1)
+        with pytest.raises(ValueError, match="cannot be a vector when `enqueue_many=False`"):
+            tf.train.maybe_batch([x], tf.constant([True]), 2)
+        with pytest.raises(ValueError, match="must be known at graph construction"):
+            tf.train.maybe_batch([x], tf.placeholder(tf.bool), 2)
+        with pytest.raises(ValueError, match="must be 0 or 1 dimensions"):
+            tf.train.maybe_batch([x], tf.constant([[True]]), 2, enqueue_many=True)
+
+
+def test_maybe_shuffle_batch_and_joins_do_batch_kept_examples():
+    with tf.Graph().as_default():
+        b = tf.train.maybe_shuffle_batch([tf.constant([1, 2])], 3, 10, 2, True, seed=1)
+        bj = tf.train.maybe_batch_join([[tf.constant(1)], [tf.constant(2)]], True, 4)
+        sj = tf.train.maybe_shuffle_batch_join(
+            [[tf.constant(1)], [tf.constant(2)]], 4, 10, 1, tf.constant(False)
+        )
+        assert (b.shape.as_list(), b.name) == ([3, 2], "shuffle_batch:0")
+        assert (bj.shape.as_list(), bj.name) == ([4], "batch_join:0")
+        assert sj.name == "shuffle_batch_join:0"
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            assert sess.run(b).tolist() == [[1, 2]] * 3
+            assert set(sess.run(bj).tolist()) <= {1, 2}
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=5)
