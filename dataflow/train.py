@@ -1237,6 +1237,7 @@ from .checkpoint_management import (  # noqa: E402, F401
 )
 from .checkpoint_utils import (  # noqa: E402, F401
     NewCheckpointReader,
+    init_from_checkpoint,
     list_variables,
     load_checkpoint,
     load_variable,

@@ -725,3 +725,62 @@ def test_maybe_shuffle_batch_and_joins_do_batch_kept_examples():
             assert set(sess.run(bj).tolist()) <= {1, 2}
             coord.request_stop()
             coord.join(threads, stop_grace_period_secs=5)
+
+
+# -- init_from_checkpoint --------------------------------------------------------------------------
+
+
+def _checkpoint_with_scopes(directory):
+    with tf.Graph().as_default():
+        with tf.variable_scope("old"):
+            tf.get_variable("a", initializer=np.array([1.0, 2.0], np.float32))
+            tf.get_variable("b", initializer=np.array([[3.0]], np.float32))
+        tf.get_variable("c", initializer=np.float32(5.0))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return tf.train.Saver().save(sess, os.path.join(directory, "m"))
+
+
+def test_init_from_checkpoint_does_load_scopes_names_and_variables(tmp_path):
+    path = _checkpoint_with_scopes(str(tmp_path))
+    with tf.Graph().as_default():
+        with tf.variable_scope("new"):
+            a = tf.get_variable("a", shape=[2], initializer=tf.zeros_initializer())
+            b = tf.get_variable("b", shape=[1, 1], initializer=tf.zeros_initializer())
+        z = tf.get_variable("z", shape=[], initializer=tf.zeros_initializer())
+        w = tf.Variable(0.0, name="w")
+        tf.train.init_from_checkpoint(str(tmp_path), {"old/": "new/"})
+        tf.train.init_from_checkpoint(path, {"c": "z"})
+        tf.train.init_from_checkpoint(path, [("c", w)])
+        assert w.initial_value.op.type == "RestoreV2"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            values = sess.run([a, b, z, w])
+    np.testing.assert_array_equal(values[0], [1.0, 2.0])
+    np.testing.assert_array_equal(values[1], [[3.0]])
+    assert values[2] == 5.0 and values[3] == 5.0
+
+
+def test_init_from_checkpoint_does_reject_missing_and_mismatched_names(tmp_path):
+    _checkpoint_with_scopes(str(tmp_path))
+    with tf.Graph().as_default():
+        tf.get_variable("z", shape=[], initializer=tf.zeros_initializer())
+        with pytest.raises(ValueError, match="Tensor nope is not found"):
+            tf.train.init_from_checkpoint(str(tmp_path), {"nope": "z"})
+        with pytest.raises(ValueError, match="doesn't match with shape of tensor old/a"):
+            tf.train.init_from_checkpoint(str(tmp_path), {"old/a": "z"})
+        with pytest.raises(ValueError, match="Tensor old/ is not found"):
+            tf.train.init_from_checkpoint(str(tmp_path), {"old/": "z"})
+        with pytest.raises(ValueError, match="should map to scope only"):
+            tf.train.init_from_checkpoint(str(tmp_path), {"c": "missing/"})
+
+
+def test_init_from_checkpoint_does_read_the_file_when_the_initializer_runs(tmp_path):
+    path = _checkpoint_with_scopes(str(tmp_path))
+    with tf.Graph().as_default():
+        z = tf.get_variable("z", shape=[], initializer=tf.zeros_initializer())
+        tf.train.init_from_checkpoint(path, {"c": "z"})
+        os.remove(path + ".npz")
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.NotFoundError):
+                sess.run(z.initializer)
