@@ -747,6 +747,84 @@ class AdagradOptimizer(Optimizer):
         return var.assign_sub(grad * lr * rsqrt(new_accum))
 
 
+class AdagradDAOptimizer(Optimizer):
+    """Adagrad Dual Averaging (Duchi et al., 2011), for sparse linear models: the variable is
+    recomputed from the sums of the gradients and of their squares at every step ``t``
+    (``global_step + 1``):
+
+    ``g_acc += grad``, ``gg_acc += grad^2``,
+    ``var = -lr * g_acc / (l2 * t * lr + sqrt(gg_acc))``, or with ``l1 > 0``
+    ``var = sign(-g_acc) * max(|g_acc| - l1 * t, 0) * lr / (l2 * t * lr + sqrt(gg_acc))``.
+
+    Slots ``"gradient_accumulator"`` (``<var>/AdagradDA``, starting at zero) and
+    ``"gradient_squared_accumulator"`` (``<var>/AdagradDA_1``, starting at
+    ``initial_gradient_squared_accumulator_value``, which must be positive).  ``global_step``
+    is the step variable ``minimize`` increments (it must be given).
+    """
+
+    def __init__(
+        self,
+        learning_rate,
+        global_step,
+        initial_gradient_squared_accumulator_value=0.1,
+        l1_regularization_strength=0.0,
+        l2_regularization_strength=0.0,
+        use_locking: bool = False,
+        name: str = "AdagradDA",
+    ):
+        if initial_gradient_squared_accumulator_value <= 0.0:
+            raise ValueError(
+                "initial_gradient_squared_accumulator_value must be positive: "
+                f"{initial_gradient_squared_accumulator_value}"
+            )
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._initial_gradient_squared_accumulator_value = (
+            initial_gradient_squared_accumulator_value
+        )
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
+        self._global_step = global_step
+        self._learning_rate_tensor = None
+        self._global_step_on_worker = None
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "gradient_accumulator", self._name)
+            self._filled_slot(
+                v,
+                "gradient_squared_accumulator",
+                self._name + "_1",
+                self._initial_gradient_squared_accumulator_value,
+            )
+
+    def _prepare(self):
+        if self._global_step is None:
+            raise ValueError("AdagradDAOptimizer needs its global_step (got None)")
+        self._learning_rate_tensor = _hyperparameter(self._learning_rate, "learning_rate")
+        step = self._global_step
+        step = step.value() if isinstance(step, Variable) else convert_to_tensor(step)
+        self._global_step_on_worker = _identity(step) + 1
+
+    def _apply_dense(self, grad, var):
+        g_acc = self.get_slot(var, "gradient_accumulator")
+        gg_acc = self.get_slot(var, "gradient_squared_accumulator")
+        dtype = var.dtype.base_dtype
+        new_g_acc = g_acc.assign_add(grad)
+        new_gg_acc = gg_acc.assign_add(square(grad))
+        lr = cast(self._learning_rate_tensor, dtype)
+        step = cast(self._global_step_on_worker, dtype)
+        l1 = cast(self._l1_regularization_strength, dtype)
+        l2 = cast(self._l2_regularization_strength, dtype)
+        denominator = l2 * step * lr + sqrt(new_gg_acc)
+        shrunk = where(
+            greater(l1, 0),
+            sign(negative(new_g_acc)) * maximum(_abs(new_g_acc) - l1 * step, 0),
+            negative(new_g_acc),
+        )
+        return var.assign(shrunk * lr / denominator)
+
+
 class AdadeltaOptimizer(Optimizer):
     """Adadelta (Zeiler, 2012), whose step size is the ratio of two running root mean squares:
 

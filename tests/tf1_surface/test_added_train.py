@@ -784,3 +784,47 @@ def test_init_from_checkpoint_does_read_the_file_when_the_initializer_runs(tmp_p
         with tf.Session() as sess:
             with pytest.raises(tf.errors.NotFoundError):
                 sess.run(z.initializer)
+
+
+# -- AdagradDAOptimizer ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "l1, l2, v_expected, e_rows",
+    [
+        (0.0, 0.0, [-0.07886684, 0.08991796, -0.06204436], [-0.17284536, -0.1717795]),
+        (0.1, 0.2, [-0.0641555, 0.08576819, -0.05359612], [-0.16708028, -0.16043459]),
+    ],
+)
+def test_adagrad_da_does_step_as_tensorflow(l1, l2, v_expected, e_rows):
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, -2.0, 0.5], name="v")
+        e = tf.Variable(np.ones((4, 2), np.float32), name="e")
+        gs = tf.train.get_or_create_global_step()
+        opt = tf.train.AdagradDAOptimizer(0.1, gs, 0.2, l1, l2)
+        loss = tf.reduce_sum(v * v * [1.0, 2.0, 3.0]) + tf.reduce_sum(tf.gather(e, [0, 2, 0]) * 2.0)
+        step = opt.minimize(loss, global_step=gs)
+        names = sorted(x.name for x in tf.global_variables())
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(step)
+            v_value, e_value, gs_value = sess.run([v, e, gs])
+    assert names == [
+        "e/AdagradDA:0",
+        "e/AdagradDA_1:0",
+        "e:0",
+        "global_step:0",
+        "v/AdagradDA:0",
+        "v/AdagradDA_1:0",
+        "v:0",
+    ]
+    np.testing.assert_allclose(v_value, v_expected, rtol=1e-5)
+    np.testing.assert_allclose(e_value[[0, 2], 0], e_rows, rtol=1e-5)
+    np.testing.assert_array_equal(e_value[[1, 3]], np.ones((2, 2)))
+    assert gs_value == 3
+
+
+def test_adagrad_da_does_reject_a_non_positive_accumulator():
+    with pytest.raises(ValueError, match="must be positive: 0.0"):
+        tf.train.AdagradDAOptimizer(0.1, None, 0.0)
