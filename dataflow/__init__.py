@@ -446,6 +446,12 @@ _register_target(_ray_cluster.TARGET_PREFIX, _ray_cluster.master_for_target)
 train.Server = _ray_cluster.Server
 
 # isort: split
+# tf.train.experimental: loss scales for reduced-precision training
+from . import train_experimental as _train_experimental  # noqa: E402
+
+train.experimental = _train_experimental
+
+# isort: split
 # partitioned execution: _Send/_Recv, the partitioning pass, in-process runs of several devices
 from .distribute import local as _distribute_local  # noqa: E402, F401
 from .distribute import sendrecv as _distribute_sendrecv  # noqa: E402, F401

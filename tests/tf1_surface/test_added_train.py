@@ -828,3 +828,67 @@ def test_adagrad_da_does_step_as_tensorflow(l1, l2, v_expected, e_rows):
 def test_adagrad_da_does_reject_a_non_positive_accumulator():
     with pytest.raises(ValueError, match="must be positive: 0.0"):
         tf.train.AdagradDAOptimizer(0.1, None, 0.0)
+
+
+# -- loss scales -----------------------------------------------------------------------------------
+
+
+def test_dynamic_loss_scale_does_skip_nonfinite_steps_and_adapt():
+    experimental = tf.train.experimental
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v")
+        x = tf.placeholder(tf.float32, [])
+        gs = tf.train.get_or_create_global_step()
+        scale = experimental.DynamicLossScale(
+            initial_loss_scale=8.0, increment_period=2, multiplier=2.0
+        )
+        opt = experimental.MixedPrecisionLossScaleOptimizer(
+            tf.train.GradientDescentOptimizer(0.1), scale
+        )
+        grads_and_vars = opt.compute_gradients(tf.reduce_sum(v * v) * x)
+        step = opt.apply_gradients(grads_and_vars, global_step=gs)
+        names = sorted(x.name for x in tf.global_variables())
+        got = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with np.errstate(invalid="ignore"):
+                for feed in (1.0, 1.0, 1.0, np.inf, 1.0):
+                    sess.run(step, {x: feed})
+                    got.append(sess.run([v, scale(), gs]))
+            grad = sess.run(grads_and_vars[0][0], {x: 1.0})
+    assert names == ["current_loss_scale:0", "global_step:0", "good_steps:0", "v:0"]
+    expected_v = [[0.8, 1.6], [0.64, 1.28], [0.512, 1.024], [0.512, 1.024], [0.4096, 0.8192]]
+    np.testing.assert_allclose([g[0] for g in got], expected_v, rtol=1e-5)
+    assert [float(g[1]) for g in got] == [8.0, 16.0, 16.0, 8.0, 8.0]
+    assert [int(g[2]) for g in got] == [1, 2, 3, 3, 4]
+    np.testing.assert_allclose(grad, [0.8191999, 1.6383998], rtol=1e-5)
+
+
+def test_fixed_loss_scale_and_rewrite_switches_do_as_tensorflow():
+    experimental = tf.train.experimental
+    fixed = experimental.FixedLossScale(4)
+    assert repr(fixed) == "FixedLossScale(4.0)"
+    assert fixed.get_config() == {"loss_scale_value": 4.0}
+    with pytest.raises(ValueError, match="at least 1"):
+        experimental.FixedLossScale(0.5)
+    with pytest.raises(ValueError, match="Python int or float"):
+        experimental.FixedLossScale("x")
+    with pytest.raises(ValueError, match='"opt" must be an instance of Optimizer'):
+        experimental.MixedPrecisionLossScaleOptimizer(object(), 1.0)
+    with tf.Graph().as_default():
+        v = tf.Variable(3.0)
+        opt = experimental.enable_mixed_precision_graph_rewrite(
+            tf.train.GradientDescentOptimizer(0.5), 128.0
+        )
+        assert isinstance(opt, experimental.MixedPrecisionLossScaleOptimizer)
+        assert repr(opt._loss_scale) == "FixedLossScale(128.0)"
+        with pytest.raises(ValueError, match="must not already be an instance"):
+            experimental.enable_mixed_precision_graph_rewrite(opt)
+        experimental.disable_mixed_precision_graph_rewrite()
+        step = opt.minimize(v * v)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            sess.run(step)
+            assert sess.run(v) == 0.0
+    assert isinstance(experimental.DynamicLossScale, type)
+    assert issubclass(experimental.DynamicLossScale, experimental.LossScale)
