@@ -451,6 +451,12 @@ from . import train_experimental as _train_experimental  # noqa: E402
 
 train.experimental = _train_experimental
 
+# object-based checkpoints: tf.train.Checkpoint, CheckpointManager, CheckpointOptions
+from . import checkpoint as _checkpoint  # noqa: E402
+
+for _name in _checkpoint.__all__:
+    setattr(train, _name, getattr(_checkpoint, _name))
+
 # isort: split
 # partitioned execution: _Send/_Recv, the partitioning pass, in-process runs of several devices
 from .distribute import local as _distribute_local  # noqa: E402, F401

@@ -892,3 +892,138 @@ def test_fixed_loss_scale_and_rewrite_switches_do_as_tensorflow():
             assert sess.run(v) == 0.0
     assert isinstance(experimental.DynamicLossScale, type)
     assert issubclass(experimental.DynamicLossScale, experimental.LossScale)
+
+
+# -- object-based checkpoints ----------------------------------------------------------------------
+
+
+class _Model:
+    def __init__(self, scope):
+        with tf.variable_scope(scope):
+            self.w = tf.get_variable("w", initializer=np.array([1.0, 2.0], np.float32))
+            self.b = tf.get_variable("b", initializer=np.float32(3.0))
+
+
+def test_checkpoint_does_save_the_object_graph_with_tensorflows_keys(tmp_path):
+    with tf.Graph().as_default():
+        model = _Model("m")
+        opt = tf.train.AdamOptimizer(0.1)
+        step = opt.minimize(tf.reduce_sum(model.w * model.w) + model.b)
+        ckpt = tf.train.Checkpoint(model=model, optimizer=opt)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(step)
+            first = ckpt.save(str(tmp_path / "ck"), session=sess)
+            second = ckpt.save(str(tmp_path / "ck"), session=sess)
+    assert (os.path.basename(first), os.path.basename(second)) == ("ck-1", "ck-2")
+    assert tf.train.latest_checkpoint(str(tmp_path)) == second
+    assert [name for name, _ in tf.train.list_variables(second)] == [
+        "model/b/.ATTRIBUTES/VARIABLE_VALUE",
+        "model/b/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE",
+        "model/b/.OPTIMIZER_SLOT/optimizer/v/.ATTRIBUTES/VARIABLE_VALUE",
+        "model/w/.ATTRIBUTES/VARIABLE_VALUE",
+        "model/w/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE",
+        "model/w/.OPTIMIZER_SLOT/optimizer/v/.ATTRIBUTES/VARIABLE_VALUE",
+        "optimizer/beta1_power/.ATTRIBUTES/VARIABLE_VALUE",
+        "optimizer/beta2_power/.ATTRIBUTES/VARIABLE_VALUE",
+        "save_counter/.ATTRIBUTES/VARIABLE_VALUE",
+    ]
+
+
+def test_checkpoint_does_restore_by_object_path_not_name(tmp_path):
+    with tf.Graph().as_default():
+        model = _Model("m")
+        ckpt = tf.train.Checkpoint(model=model)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(model.w.assign([7.0, 8.0]))
+            path = ckpt.save(str(tmp_path / "ck"), session=sess)
+    with tf.Graph().as_default():
+        other = _Model("elsewhere")
+        extra = tf.Variable(4.0, name="extra")
+        ckpt = tf.train.Checkpoint(model=other, extra=extra)
+        status = ckpt.restore(path)
+        with tf.Session() as sess:
+            status.initialize_or_restore(sess)
+            w, b, e, counter = sess.run([other.w, other.b, extra, ckpt.save_counter])
+            with pytest.raises(AssertionError):
+                status.assert_existing_objects_matched()
+            status.assert_nontrivial_match()
+    np.testing.assert_array_equal(w, [7.0, 8.0])
+    assert (b, e, counter) == (3.0, 4.0, 1)
+    with pytest.raises(tf.errors.NotFoundError):
+        ckpt.restore(str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="expecting a trackable object"):
+        tf.train.Checkpoint(number=3)
+
+
+def test_checkpoint_does_save_and_restore_eagerly(tmp_path):
+    with tf.eager_mode():
+        v = tf.Variable([1.0, 2.0])
+        ckpt = tf.train.Checkpoint(v=v)
+        path = ckpt.save(str(tmp_path / "e"))
+        v.assign([5.0, 6.0])
+        ckpt.restore(path).assert_consumed()
+        np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+        assert int(ckpt.save_counter.numpy()) == 1
+
+
+def test_checkpoint_manager_does_keep_the_newest_and_recover(tmp_path):
+    d = str(tmp_path)
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        step = tf.Variable(0, dtype=tf.int64, name="step")
+        increment = step.assign_add(1)
+        ckpt = tf.train.Checkpoint(v=v, step=step)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            manager = tf.train.CheckpointManager(ckpt, d, max_to_keep=2)
+            assert manager.restore_or_initialize() is None
+            saved = [os.path.basename(manager.save()) for _ in range(3)]
+            assert saved == ["ckpt-1", "ckpt-2", "ckpt-3"]
+            assert [os.path.basename(p) for p in manager.checkpoints] == ["ckpt-2", "ckpt-3"]
+            assert os.path.basename(manager.save(checkpoint_number=step)) == "ckpt-0"
+            assert sorted(f for f in os.listdir(d) if f.startswith("ckpt")) == [
+                "ckpt-0.npz",
+                "ckpt-3.npz",
+            ]
+            recovered = tf.train.CheckpointManager(ckpt, d, max_to_keep=3)
+            assert [os.path.basename(p) for p in recovered.checkpoints] == ["ckpt-3", "ckpt-0"]
+            assert os.path.basename(recovered.latest_checkpoint) == "ckpt-0"
+            timed = tf.train.CheckpointManager(
+                ckpt, os.path.join(d, "iv"), None, step_counter=step, checkpoint_interval=2
+            )
+            got = []
+            for _ in range(4):
+                got.append(timed.save())
+                sess.run(increment)
+    assert [None if g is None else os.path.basename(g) for g in got] == [
+        "ckpt-5",
+        None,
+        "ckpt-6",
+        None,
+    ]
+    with pytest.raises(ValueError, match="positive integer or `None`"):
+        tf.train.CheckpointManager(ckpt, d, max_to_keep=0)
+
+
+def test_checkpoint_options_do_skip_slots_and_call_back(tmp_path):
+    written = []
+    options = tf.train.CheckpointOptions(
+        experimental_skip_slot_variables=True, experimental_write_callbacks=[written.append]
+    )
+    assert options.enable_async is False
+    with pytest.raises(ValueError, match="experimental_sharding_callback"):
+        tf.train.CheckpointOptions(experimental_sharding_callback=object())
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0], name="v")
+        opt = tf.train.AdamOptimizer(0.1)
+        step = opt.minimize(tf.reduce_sum(v))
+        ckpt = tf.train.Checkpoint(v=v, opt=opt)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(step)
+            manager = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=1)
+            path = manager.save(options=options)
+    assert written == [path]
+    assert not any(".OPTIMIZER_SLOT" in n for n, _ in tf.train.list_variables(path))
