@@ -457,6 +457,12 @@ from . import checkpoint as _checkpoint  # noqa: E402
 for _name in _checkpoint.__all__:
     setattr(train, _name, getattr(_checkpoint, _name))
 
+# warm-starting from a checkpoint: tf.train.warm_start, tf.train.VocabInfo
+from . import warm_starting as _warm_starting  # noqa: E402
+
+train.warm_start = _warm_starting.warm_start
+train.VocabInfo = _warm_starting.VocabInfo
+
 # isort: split
 # partitioned execution: _Send/_Recv, the partitioning pass, in-process runs of several devices
 from .distribute import local as _distribute_local  # noqa: E402, F401

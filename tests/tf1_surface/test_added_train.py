@@ -1027,3 +1027,74 @@ def test_checkpoint_options_do_skip_slots_and_call_back(tmp_path):
             path = manager.save(options=options)
     assert written == [path]
     assert not any(".OPTIMIZER_SLOT" in n for n, _ in tf.train.list_variables(path))
+
+
+# -- warm_start ------------------------------------------------------------------------------------
+
+
+def _vocab_checkpoint(d):
+    (d / "old.txt").write_text("mercury\nvenus\nmars\n")
+    (d / "new.txt").write_text("venus\njupiter\nmercury\n")
+    with tf.Graph().as_default():
+        tf.get_variable("emb", initializer=np.arange(6, dtype=np.float32).reshape(3, 2))
+        tf.get_variable("out", initializer=np.arange(6, dtype=np.float32).reshape(2, 3))
+        tf.get_variable("bias", initializer=np.float32(7.0))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().save(sess, str(d / "m"))
+
+
+def test_warm_start_does_remap_vocabularies_and_rename(tmp_path):
+    _vocab_checkpoint(tmp_path)
+    new, old = str(tmp_path / "new.txt"), str(tmp_path / "old.txt")
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", shape=[4, 2], initializer=tf.zeros_initializer())
+        out2 = tf.get_variable("out2", shape=[2, 3], initializer=tf.zeros_initializer())
+        b = tf.get_variable("b", shape=[], initializer=tf.zeros_initializer())
+        untouched = tf.get_variable("untouched", shape=[], initializer=tf.ones_initializer())
+        tf.train.warm_start(
+            str(tmp_path),
+            ["emb", "out2", "b"],
+            {
+                "emb": tf.train.VocabInfo(new, 3, 1, old),
+                "out2": tf.train.VocabInfo(new, 3, 0, old, axis=1),
+            },
+            {"out2": "out", "b": "bias"},
+        )
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            values = sess.run([emb, out2, b, untouched])
+    np.testing.assert_array_equal(values[0], [[2, 3], [0, 0], [0, 1], [0, 0]])
+    np.testing.assert_array_equal(values[1], [[1, 0, 0], [4, 0, 3]])
+    assert (values[2], values[3]) == (7.0, 1.0)
+
+
+def test_warm_start_does_fill_missing_rows_from_the_backup_initializer(tmp_path):
+    _vocab_checkpoint(tmp_path)
+    new, old = str(tmp_path / "new.txt"), str(tmp_path / "old.txt")
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", shape=[5, 2], initializer=tf.zeros_initializer())
+        info = tf.train.VocabInfo(
+            new, 3, 2, old, old_vocab_size=1, backup_initializer=lambda shape: tf.fill(shape, -1.0)
+        )
+        tf.train.warm_start(str(tmp_path), "emb", {"emb": info})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            value = sess.run(emb)
+    np.testing.assert_array_equal(value, [[-1, -1], [-1, -1], [0, 1], [-1, -1], [-1, -1]])
+
+
+def test_warm_start_does_reject_bad_arguments(tmp_path):
+    _vocab_checkpoint(tmp_path)
+    with pytest.raises(ValueError, match="axis argument are 0 and 1.  Provided axis: 2"):
+        tf.train.VocabInfo("a", 1, 0, "b", axis=2)
+    with tf.Graph().as_default():
+        tf.get_variable("b", shape=[], initializer=tf.zeros_initializer())
+        with pytest.raises(ValueError, match="Tensor b is not found"):
+            tf.train.warm_start(str(tmp_path), ["b"])
+        with pytest.raises(ValueError, match="var_name_to_prev_var_name that were not used"):
+            tf.train.warm_start(
+                str(tmp_path), ["b"], var_name_to_prev_var_name={"b": "bias", "nope": "x"}
+            )
+        with pytest.raises(ValueError, match="must be a `list` or `str`"):
+            tf.train.warm_start(str(tmp_path), 3)
