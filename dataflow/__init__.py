@@ -463,6 +463,11 @@ from . import warm_starting as _warm_starting  # noqa: E402
 train.warm_start = _warm_starting.warm_start
 train.VocabInfo = _warm_starting.VocabInfo
 
+# synchronous replicas: tf.train.SyncReplicasOptimizer
+from .sync_replicas import SyncReplicasOptimizer as _SyncReplicasOptimizer  # noqa: E402
+
+train.SyncReplicasOptimizer = _SyncReplicasOptimizer
+
 # isort: split
 # partitioned execution: _Send/_Recv, the partitioning pass, in-process runs of several devices
 from .distribute import local as _distribute_local  # noqa: E402, F401

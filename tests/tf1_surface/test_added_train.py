@@ -1098,3 +1098,91 @@ def test_warm_start_does_reject_bad_arguments(tmp_path):
             )
         with pytest.raises(ValueError, match="must be a `list` or `str`"):
             tf.train.warm_start(str(tmp_path), 3)
+
+
+# -- SyncReplicasOptimizer -------------------------------------------------------------------------
+
+
+def _sync_replicas_graph(replicas_to_aggregate, total_num_replicas=None):
+    w = tf.Variable([1.0, 2.0], name="w")
+    emb = tf.Variable(np.ones((3, 2), np.float32), name="emb")
+    x = tf.placeholder(tf.float32, [2])
+    ids = tf.placeholder(tf.int32, [None])
+    gs = tf.train.get_or_create_global_step()
+    loss = tf.reduce_sum(w * x) + tf.reduce_sum(tf.gather(emb, ids))
+    opt = tf.train.SyncReplicasOptimizer(
+        tf.train.GradientDescentOptimizer(1.0), replicas_to_aggregate, total_num_replicas
+    )
+    return w, emb, x, ids, gs, opt, opt.minimize(loss, global_step=gs)
+
+
+def _run_replicas(sess, train_op, feeds):
+    import threading
+
+    errors = []
+
+    def replica(feed):
+        try:
+            sess.run(train_op, feed)
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=replica, args=(feed,)) for feed in feeds]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors and not any(t.is_alive() for t in threads)
+
+
+def _wait_for_step(sess, gs, step):
+    import time
+
+    deadline = time.monotonic() + 30
+    while sess.run(gs) < step and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_sync_replicas_does_apply_the_average_of_the_replicas_gradients():
+    with tf.Graph().as_default():
+        w, emb, x, ids, gs, opt, train_op = _sync_replicas_graph(2)
+        hook = opt.make_session_run_hook(is_chief=True)
+        with tf.train.MonitoredTrainingSession(hooks=[hook]) as sess:
+            feeds = [
+                {x: np.array([1.0, 0.0], np.float32), ids: [0]},
+                {x: np.array([3.0, 2.0], np.float32), ids: [0, 2]},
+            ]
+            _run_replicas(sess, train_op, feeds)
+            _wait_for_step(sess, gs, 1)  # the first tokens are handed out before any update
+            w_value, emb_value, step = sess.run([w, emb, gs])
+            # The replicas' local step is still that of the first tokens (0): the accumulators,
+            # at step 1 now, drop these gradients as stale, as TensorFlow's do.
+            _run_replicas(sess, train_op, feeds)
+            stale_step = sess.run(gs)
+            _run_replicas(sess, train_op, feeds)
+            _wait_for_step(sess, gs, 2)
+            w_value2, step2 = sess.run([w, gs])
+    np.testing.assert_array_equal(w_value, [-1.0, 1.0])
+    np.testing.assert_array_equal(emb_value, [[0, 0], [1, 1], [0, 0]])
+    assert step == 1 and stale_step == 1
+    np.testing.assert_array_equal(w_value2, [-3.0, 0.0])
+    assert step2 == 2
+
+
+def test_sync_replicas_does_check_its_use():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(1.0), 2, 3)
+        with pytest.raises(ValueError, match="after apply_gradients"):
+            opt.get_chief_queue_runner()
+        with pytest.raises(ValueError, match="Global step is required"):
+            opt.minimize(v * v)
+        gs = tf.train.get_or_create_global_step()
+        opt.minimize(v * v, global_step=gs)
+        assert opt._tokens_per_step == 3
+        with pytest.raises(ValueError, match="Too few tokens"):
+            opt.get_init_tokens_op(num_tokens=-2)
+        assert opt.get_init_tokens_op(num_tokens=0).type == "NoOp"
+        assert isinstance(opt.get_chief_queue_runner(), tf.train.QueueRunner)
+        local = tf.get_collection(tf.GraphKeys.LOCAL_VARIABLES)
+        assert [v.op.name for v in local] == ["sync_rep_local_step"]
