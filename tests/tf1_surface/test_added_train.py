@@ -1143,23 +1143,28 @@ def _wait_for_step(sess, gs, step):
         time.sleep(0.01)
 
 
+# The chief's queue runner, waiting in an accumulator when the session closes, ends with
+# CancelledError in its thread, as TensorFlow's does.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_sync_replicas_does_apply_the_average_of_the_replicas_gradients():
     with tf.Graph().as_default():
         w, emb, x, ids, gs, opt, train_op = _sync_replicas_graph(2)
         hook = opt.make_session_run_hook(is_chief=True)
-        with tf.train.MonitoredTrainingSession(hooks=[hook]) as sess:
-            feeds = [
-                {x: np.array([1.0, 0.0], np.float32), ids: [0]},
-                {x: np.array([3.0, 2.0], np.float32), ids: [0, 2]},
-            ]
-            _run_replicas(sess, train_op, feeds)
+        a = {x: np.array([1.0, 0.0], np.float32), ids: [0]}
+        b = {x: np.array([3.0, 2.0], np.float32), ids: [0, 2]}
+        # The chief's queue runner waits in the accumulators until the grace period ends, as
+        # in TensorFlow: keep that period short.
+        with tf.train.MonitoredTrainingSession(hooks=[hook], stop_grace_period_secs=1) as sess:
+            _run_replicas(sess, train_op, [a, b])  # two replicas at once
             _wait_for_step(sess, gs, 1)  # the first tokens are handed out before any update
             w_value, emb_value, step = sess.run([w, emb, gs])
-            # The replicas' local step is still that of the first tokens (0): the accumulators,
-            # at step 1 now, drop these gradients as stale, as TensorFlow's do.
-            _run_replicas(sess, train_op, feeds)
+            # One replica after the other: the first still has the local step of the first
+            # tokens (0), so the accumulators, at step 1 now, drop its gradient as stale (as
+            # TensorFlow's do); it then takes a token of step 1.
+            sess.run(train_op, a)
+            sess.run(train_op, b)
             stale_step = sess.run(gs)
-            _run_replicas(sess, train_op, feeds)
+            sess.run(train_op, a)
             _wait_for_step(sess, gs, 2)
             w_value2, step2 = sess.run([w, gs])
     np.testing.assert_array_equal(w_value, [-1.0, 1.0])
@@ -1169,6 +1174,9 @@ def test_sync_replicas_does_apply_the_average_of_the_replicas_gradients():
     assert step2 == 2
 
 
+# The chief's queue runner, waiting in an accumulator when the session closes, ends with
+# CancelledError in its thread, as TensorFlow's does.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_sync_replicas_does_check_its_use():
     with tf.Graph().as_default():
         v = tf.Variable(1.0)
