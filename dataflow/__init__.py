@@ -468,6 +468,11 @@ from .sync_replicas import SyncReplicasOptimizer as _SyncReplicasOptimizer  # no
 
 train.SyncReplicasOptimizer = _SyncReplicasOptimizer
 
+# tf.train.ProfilerHook: timelines of traced runs
+from .profiler_hook import ProfilerHook as _ProfilerHook  # noqa: E402
+
+train.ProfilerHook = _ProfilerHook
+
 # isort: split
 # partitioned execution: _Send/_Recv, the partitioning pass, in-process runs of several devices
 from .distribute import local as _distribute_local  # noqa: E402, F401

@@ -1194,3 +1194,39 @@ def test_sync_replicas_does_check_its_use():
         assert isinstance(opt.get_chief_queue_runner(), tf.train.QueueRunner)
         local = tf.get_collection(tf.GraphKeys.LOCAL_VARIABLES)
         assert [v.op.name for v in local] == ["sync_rep_local_step"]
+
+
+# -- ProfilerHook ----------------------------------------------------------------------------------
+
+
+def test_profiler_hook_does_write_timelines_every_n_steps(tmp_path):
+    import json
+
+    with tf.Graph().as_default():
+        gs = tf.train.get_or_create_global_step()
+        v = tf.Variable([1.0, 2.0], name="v")
+        y = tf.reduce_sum(v * 2.0, name="y")
+        step = tf.group(y, gs.assign_add(1))
+        hook = tf.train.ProfilerHook(save_steps=2, output_dir=str(tmp_path))
+        with tf.train.MonitoredSession(hooks=[hook]) as sess:
+            for _ in range(5):
+                sess.run(step)
+    names = sorted(f for f in os.listdir(tmp_path) if f.startswith("timeline"))
+    assert names == ["timeline-2.json", "timeline-4.json"]
+    trace = json.loads((tmp_path / names[0]).read_text())
+    ops = {e["name"] for e in trace["traceEvents"] if e.get("ph") == "X"}
+    assert "y" in ops
+    flows = [e for e in trace["traceEvents"] if e.get("cat") == "DataFlow"]
+    assert flows and {e["ph"] for e in flows} == {"s", "t"}
+    assert len({e["id"] for e in flows}) * 2 == len(flows)
+
+
+def test_profiler_hook_does_refuse_what_it_cannot_do():
+    with pytest.raises(ValueError, match="show_memory"):
+        tf.train.ProfilerHook(save_steps=1, show_memory=True)
+    with pytest.raises(ValueError, match="Either every_secs or every_steps"):
+        tf.train.ProfilerHook()
+    with tf.Graph().as_default():
+        hook = tf.train.ProfilerHook(save_steps=1)
+        with pytest.raises(RuntimeError, match="Global step should be created"):
+            hook.begin()
