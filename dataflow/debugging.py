@@ -1,6 +1,11 @@
 """``df.debugging``: TF1's ``tf.debugging`` names for the checks, each the same function as
 its top-level spelling (``df.debugging.assert_equal is df.assert_equal``)."""
 
+import os
+import threading
+import traceback
+import types
+
 from .ops.check_ops import (  # noqa: F401
     assert_equal,
     assert_greater,
@@ -57,7 +62,10 @@ __all__ = sorted(
         "is_inf",
         "is_nan",
         "assert_shapes",
+        "disable_traceback_filtering",
+        "enable_traceback_filtering",
         "get_log_device_placement",
+        "is_traceback_filtering_enabled",
         "is_non_decreasing",
         "is_strictly_increasing",
         "set_log_device_placement",
@@ -225,3 +233,43 @@ def set_log_device_placement(enabled) -> None:
 def get_log_device_placement() -> bool:
     """The switch `set_log_device_placement` sets (False until it is called)."""
     return _log_device_placement
+
+
+# -- traceback filtering ---------------------------------------------------------------------------
+_filtering = threading.local()
+# The directories of the runtime's own code, whose frames filtering leaves out.
+_RUNTIME_DIRECTORIES = tuple(
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), package) + os.sep
+    for package in ("dataflow", "executor", "primitives")
+)
+
+
+def is_traceback_filtering_enabled() -> bool:
+    """Whether errors of a Session run show the user's frames only (on by default, per
+    thread, as in TensorFlow)."""
+    return getattr(_filtering, "value", True)
+
+
+def enable_traceback_filtering() -> None:
+    """Errors raised by ``Session.run`` (in this thread) leave dataflow's own frames out of
+    their traceback, showing the user's code; the error's message and cause are unchanged."""
+    _filtering.value = True
+
+
+def disable_traceback_filtering() -> None:
+    """Errors keep every frame of their traceback, dataflow's own included."""
+    _filtering.value = False
+
+
+def _filtered_traceback(tb):
+    """``tb`` without the runtime's frames (its last frame kept if nothing else is left), as
+    TensorFlow's ``traceback_utils`` filters."""
+    frames = list(traceback.walk_tb(tb))
+    new_tb = None
+    for frame, line_no in reversed(frames):
+        if not os.path.abspath(frame.f_code.co_filename).startswith(_RUNTIME_DIRECTORIES):
+            new_tb = types.TracebackType(new_tb, frame, frame.f_lasti, line_no)
+    if new_tb is None and frames:
+        frame, line_no = frames[-1]
+        new_tb = types.TracebackType(None, frame, frame.f_lasti, line_no)
+    return new_tb

@@ -1230,3 +1230,38 @@ def test_profiler_hook_does_refuse_what_it_cannot_do():
         hook = tf.train.ProfilerHook(save_steps=1)
         with pytest.raises(RuntimeError, match="Global step should be created"):
             hook.begin()
+
+
+def test_traceback_filtering_does_leave_out_runtime_frames_per_thread():
+    import threading
+    import traceback
+
+    def frames_of(error):
+        return [f.filename for f in traceback.extract_tb(error.__traceback__)]
+
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32)
+        y = tf.debugging.check_numerics(tf.log(x), "bad")
+        found = {}
+        with tf.Session() as sess:
+            for enabled in (True, False):
+                if enabled:
+                    tf.debugging.enable_traceback_filtering()
+                else:
+                    tf.debugging.disable_traceback_filtering()
+                assert tf.debugging.is_traceback_filtering_enabled() is enabled
+                with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                    sess.run(y, {x: -1.0})
+                found[enabled] = frames_of(info.value)
+                assert isinstance(info.value.__cause__, tf.errors.InvalidArgumentError)
+        seen_in_thread = []
+        thread = threading.Thread(
+            target=lambda: seen_in_thread.append(tf.debugging.is_traceback_filtering_enabled())
+        )
+        thread.start()
+        thread.join()
+        tf.debugging.enable_traceback_filtering()
+    assert seen_in_thread == [True]  # the switch is per thread; on by default
+    runtime = os.sep + "dataflow" + os.sep
+    assert found[True][0] == __file__ and found[False][0] == __file__
+    assert sum(runtime in f for f in found[True]) < sum(runtime in f for f in found[False])
