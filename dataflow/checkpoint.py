@@ -17,6 +17,7 @@ given), as TF1's; eagerly, from and into the variables themselves.
 
 from __future__ import annotations
 
+import abc
 import os
 import time
 from collections import OrderedDict, deque
@@ -34,9 +35,10 @@ from .saver import _checkpoint_file, checkpoint_exists, get_checkpoint_state
 from .train import Optimizer
 from .variables import Variable
 
-__all__ = ["Checkpoint", "CheckpointManager", "CheckpointOptions"]
+__all__ = ["Checkpoint", "CheckpointManager", "CheckpointOptions"]  # tf.train's names
 
 _VALUE = ".ATTRIBUTES/VARIABLE_VALUE"
+_PY_STATE = ".ATTRIBUTES/py_state"
 _SLOT = ".OPTIMIZER_SLOT"
 
 
@@ -97,6 +99,22 @@ class CheckpointOptions:
         return copied
 
 
+class PythonState(abc.ABC):
+    """A mixin for putting Python state in an object-based checkpoint
+    (``tf.train.experimental.PythonState``): a subclass defines ``serialize()`` (returns a
+    string or bytes) and ``deserialize(string_value)`` (gets the bytes back); an instance
+    reachable from a `Checkpoint` is saved as ``<path>/.ATTRIBUTES/py_state`` and restored
+    along with the variables."""
+
+    @abc.abstractmethod
+    def serialize(self):
+        """The object's state, as a string."""
+
+    @abc.abstractmethod
+    def deserialize(self, string_value):
+        """Restores the state ``serialize`` gave (as bytes)."""
+
+
 # -- the object graph ------------------------------------------------------------------------------
 def _children(obj) -> list:
     """The ``(name, child)`` dependencies of ``obj``, in a stable order."""
@@ -122,7 +140,7 @@ def _children(obj) -> list:
 
 
 def _is_trackable(value, depth: int = 0) -> bool:
-    if isinstance(value, (Variable, Optimizer, Checkpoint)):
+    if isinstance(value, (Variable, Optimizer, Checkpoint, PythonState)):
         return True
     if depth > 8 or isinstance(value, (str, bytes, int, float, bool, type(None), np.ndarray)):
         return False
@@ -149,7 +167,7 @@ def _object_graph_keys(root, skip_slots: bool = False) -> OrderedDict[str, Varia
     optimizers = []
     while queue:
         obj = queue.popleft()
-        if isinstance(obj, Variable):
+        if isinstance(obj, (Variable, PythonState)):
             continue
         if isinstance(obj, Optimizer):
             optimizers.append(obj)
@@ -161,6 +179,8 @@ def _object_graph_keys(root, skip_slots: bool = False) -> OrderedDict[str, Varia
             if isinstance(child, Variable):
                 keys[f"{path}/{_VALUE}"] = child
                 variable_paths[id(child)] = path
+            elif isinstance(child, PythonState):
+                keys[f"{path}/{_PY_STATE}"] = child
             else:
                 queue.append(child)
     if not skip_slots:
@@ -246,21 +266,19 @@ class Checkpoint:
     def write(self, file_prefix, session=None, options=None) -> str:
         """Writes the values of the object graph to ``file_prefix`` (no numbering, no index
         file) and returns the path."""
-        from .saver import Saver
-
         file_prefix = os.fspath(file_prefix)
         options = options or CheckpointOptions()
         keys = self._keys(options.experimental_skip_slot_variables)
-        if _eager():
-            _write_eager(keys, file_prefix)
+        variables = {k: v for k, v in keys.items() if isinstance(v, Variable)}
+        if _eager() or not variables:
+            values = {k: np.asarray(v.value()) for k, v in variables.items()}
         else:
-            saver = Saver(var_list=dict(keys), max_to_keep=None, allow_empty=True)
-            directory = os.path.dirname(os.path.abspath(file_prefix))
-            os.makedirs(directory, exist_ok=True)
-            if keys:
-                saver.save(_session(session), file_prefix, write_state=False)
-            else:
-                _write_eager({}, file_prefix)
+            values = _session(session).run(variables)
+        for key, obj in keys.items():
+            if isinstance(obj, PythonState):
+                state = obj.serialize()
+                values[key] = np.array(state.encode() if isinstance(state, str) else bytes(state))
+        _write_values(values, file_prefix)
         for callback in options.experimental_write_callbacks or ():
             callback(file_prefix)
         return file_prefix
@@ -309,19 +327,19 @@ class Checkpoint:
         return status
 
 
-def _write_eager(keys: dict, file_prefix: str) -> None:
+def _write_values(values: dict, file_prefix: str) -> None:
+    """Writes ``values`` (arrays by key) as the checkpoint ``file_prefix`` (`dataflow.saver`'s
+    format), atomically."""
     import io as _io
     import zipfile
 
     from .io import _atomic_write
 
-    values = {key: np.asarray(var.value()) for key, var in keys.items()}
-
     def write(f) -> None:
         with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as archive:
             for name, value in values.items():
                 buffer = _io.BytesIO()
-                np.lib.format.write_array(buffer, value, allow_pickle=False)
+                np.lib.format.write_array(buffer, np.asarray(value), allow_pickle=False)
                 archive.writestr(name + ".npy", buffer.getvalue())
 
     directory = os.path.dirname(os.path.abspath(file_prefix))
@@ -382,21 +400,25 @@ class CheckpointLoadStatus:
         from .saver import Saver
 
         _, matched = self._matches()
+        variables = {k: v for k, v in matched.items() if isinstance(v, Variable)}
+        reader = CheckpointReader(self._save_path)
         if _eager():
-            reader = CheckpointReader(self._save_path)
-            for key, var in matched.items():
+            for key, var in variables.items():
                 var.assign(reader.get_tensor(key))
-        elif matched:
-            Saver(var_list=dict(matched), max_to_keep=None).restore(
-                _session(session), self._save_path
-            )
+        elif variables:
+            Saver(var_list=variables, max_to_keep=None).restore(_session(session), self._save_path)
+        for key, obj in matched.items():
+            if isinstance(obj, PythonState):
+                obj.deserialize(bytes(reader.get_tensor(key).item()))
         self._restored |= set(matched)
 
     def initialize_or_restore(self, session=None) -> None:
         """`run_restore_ops`, and the initializers of the variables it left alone."""
         keys, matched = self._matches()
         self.run_restore_ops(session)
-        _initialize([v for k, v in keys.items() if k not in matched], session)
+        _initialize(
+            [v for k, v in keys.items() if k not in matched and isinstance(v, Variable)], session
+        )
 
 
 class InitializationOnlyStatus:
@@ -419,7 +441,9 @@ class InitializationOnlyStatus:
         """Nothing to restore."""
 
     def initialize_or_restore(self, session=None) -> None:
-        _initialize(list(self._checkpoint._keys().values()), session)
+        _initialize(
+            [v for v in self._checkpoint._keys().values() if isinstance(v, Variable)], session
+        )
 
 
 def _initialize(variables: list, session) -> None:

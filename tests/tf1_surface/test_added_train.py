@@ -1265,3 +1265,40 @@ def test_traceback_filtering_does_leave_out_runtime_frames_per_thread():
     runtime = os.sep + "dataflow" + os.sep
     assert found[True][0] == __file__ and found[False][0] == __file__
     assert sum(runtime in f for f in found[True]) < sum(runtime in f for f in found[False])
+
+
+class _Counter(tf.train.experimental.PythonState):
+    def __init__(self, n=0):
+        self.n = n
+
+    def serialize(self):
+        return str(self.n)
+
+    def deserialize(self, string_value):
+        self.n = int(string_value)
+
+
+def test_python_state_does_go_into_checkpoints(tmp_path):
+    with tf.Graph().as_default():
+        v = tf.Variable(2.0, name="v")
+        ckpt = tf.train.Checkpoint(c=_Counter(5), v=v)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            path = ckpt.save(str(tmp_path / "x"), session=sess)
+    assert [name for name, _ in tf.train.list_variables(path)] == [
+        "c/.ATTRIBUTES/py_state",
+        "save_counter/.ATTRIBUTES/VARIABLE_VALUE",
+        "v/.ATTRIBUTES/VARIABLE_VALUE",
+    ]
+    with tf.Graph().as_default():
+        counter = _Counter()
+        status = tf.train.Checkpoint(c=counter).restore(path)
+        with tf.Session() as sess:
+            status.run_restore_ops(sess)
+    assert counter.n == 5
+    with tf.eager_mode():
+        counter = _Counter()
+        tf.train.Checkpoint(c=counter).restore(path)
+        assert counter.n == 5
+    with pytest.raises(TypeError):
+        tf.train.experimental.PythonState()
