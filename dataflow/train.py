@@ -1360,3 +1360,19 @@ def __getattr__(name: str):
     if name in train_protos.TRAIN_NAMES:
         return getattr(train_protos.messages(), name)
     raise AttributeError(f"module 'dataflow.train' has no attribute '{name}'")
+
+
+def sdca_shrink_l1(weights, l1, l2, name=None):
+    """The L1 shrinkage step of SDCA (``tf.train.sdca_shrink_l1``): one op that sets every
+    variable of ``weights`` to ``sign(w) * max(|w| - l1 / l2, 0)``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shrinkage = np.float32(l1) / np.float32(l2)
+    weights = list(weights)
+    graph = weights[0].graph if weights else get_default_graph()
+    with graph.as_default(), graph.name_scope(name or "SdcaShrinkL1") as scope:
+        updates = []
+        for w in weights:
+            value = w.value() if isinstance(w, Variable) else w
+            shrunk = sign(value) * maximum(_abs(value) - shrinkage, 0)
+            updates.append(w.assign(shrunk, read_value=False))
+        return group(*updates, name=scope)

@@ -1302,3 +1302,20 @@ def test_python_state_does_go_into_checkpoints(tmp_path):
         assert counter.n == 5
     with pytest.raises(TypeError):
         tf.train.experimental.PythonState()
+
+
+def test_sdca_shrink_l1_does_shrink_every_weight():
+    with tf.Graph().as_default():
+        a = tf.Variable([1.0, -0.3, 0.05, -2.0])
+        b = tf.Variable([[0.5, -0.1]])
+        shrink = tf.train.sdca_shrink_l1([a, b], l1=0.2, l2=2.0)
+        unchanged = tf.train.sdca_shrink_l1([a], l1=0.0, l2=0.5)
+        assert shrink.name == "SdcaShrinkL1"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(unchanged)
+            np.testing.assert_allclose(sess.run(a), [1.0, -0.3, 0.05, -2.0])
+            sess.run(shrink)
+            a_value, b_value = sess.run([a, b])
+    np.testing.assert_allclose(a_value, [0.9, -0.2, 0.0, -1.9], rtol=1e-6)
+    np.testing.assert_allclose(b_value, [[0.4, 0.0]], rtol=1e-6)
