@@ -292,7 +292,7 @@ from .random_seed import get_seed, set_random_seed  # noqa: E402
 
 # isort: split
 # variable scopes, collections, variables' fields and ops, devices, TF1's small names
-from . import app, bitwise, compat, config, flags, gfile, logging, manip, queue
+from . import app, bitwise, compat, config, flags, gfile, logging, manip, queue, resource_loader
 from .device import DeviceSpec
 from .graph import (
     add_to_collection,
@@ -340,6 +340,7 @@ from .variable_scope import (
 from .variables import (
     VariableAggregation,
     VariableSynchronization,
+    assert_variables_initialized,
     model_variables,
     moving_average_variables,
 )
@@ -367,7 +368,7 @@ from .tracing import ConcreteFunction, Defun, function, wrap_function  # noqa: E
 
 # isort: split
 # eager execution: modes, eager tensors, gradient tapes, custom gradients
-from .custom_gradient import custom_gradient  # noqa: E402
+from .custom_gradient import custom_gradient, grad_pass_through, recompute_grad  # noqa: E402
 from .eager import (  # noqa: E402
     EagerTensor,
     GradientTape,
@@ -500,15 +501,51 @@ _register_target(_ray_cluster.TARGET_PREFIX, _ray_cluster.master_for_target)
 train.Server = _ray_cluster.Server
 
 # isort: split
+# tf.train.experimental: loss scales for reduced-precision training
+from . import train_experimental as _train_experimental  # noqa: E402
+
+train.experimental = _train_experimental
+
+# object-based checkpoints: tf.train.Checkpoint, CheckpointManager, CheckpointOptions
+from . import checkpoint as _checkpoint  # noqa: E402
+
+for _name in _checkpoint.__all__:
+    setattr(train, _name, getattr(_checkpoint, _name))
+
+# warm-starting from a checkpoint: tf.train.warm_start, tf.train.VocabInfo
+from . import warm_starting as _warm_starting  # noqa: E402
+
+train.warm_start = _warm_starting.warm_start
+train.VocabInfo = _warm_starting.VocabInfo
+
+# synchronous replicas: tf.train.SyncReplicasOptimizer
+from .sync_replicas import SyncReplicasOptimizer as _SyncReplicasOptimizer  # noqa: E402
+
+train.SyncReplicasOptimizer = _SyncReplicasOptimizer
+
+# tf.train.ProfilerHook: timelines of traced runs
+from .profiler_hook import ProfilerHook as _ProfilerHook  # noqa: E402
+
+train.ProfilerHook = _ProfilerHook
+
+# isort: split
 # partitioned execution: _Send/_Recv, the partitioning pass, in-process runs of several devices
 from .distribute import local as _distribute_local  # noqa: E402, F401
 from .distribute import sendrecv as _distribute_sendrecv  # noqa: E402, F401
+
+# the GraphDef versions this library writes and reads (TensorFlow 1.15's), and OpError at the
+# top level as TF1 has it
+from .errors import OpError  # noqa: E402
+from .graph_def import _PRODUCER as GRAPH_DEF_VERSION  # noqa: E402
+
+GRAPH_DEF_VERSION_MIN_CONSUMER = 0
+GRAPH_DEF_VERSION_MIN_PRODUCER = 0
 
 # TensorFlow's protocol buffer messages (tf.GraphDef, tf.Summary, ...), from the optional
 # tensorboardX, which is imported the first time one of them is asked for.
 _PROTO_NAMES = frozenset(
     ("AttrValue", "Event", "GraphDef", "HistogramProto", "NodeDef", "SessionLog", "Summary")
-    + ("SummaryMetadata",)
+    + ("NameAttrList", "SummaryMetadata")
 )
 
 
@@ -517,6 +554,10 @@ def __getattr__(name: str):
         from .tensorboard_protos import protos
 
         return getattr(protos(), name)
+    if name == "LogMessage":
+        from .train_protos import messages
+
+        return messages().LogMessage
     raise AttributeError(f"module 'dataflow' has no attribute '{name}'")
 
 

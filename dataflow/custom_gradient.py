@@ -127,3 +127,76 @@ def _definition_site(f) -> str:
     if code is None:
         return "<unknown>"
     return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def grad_pass_through(f: Callable):
+    """``f`` with the identity as its gradient (``tf.grad_pass_through``): ``g(x)`` computes
+    ``f(x)``, and the gradient that reaches its result goes on to ``x`` unchanged (a
+    straight-through estimator, for ``round`` or an assignment, which have no gradient).
+    ``x`` is one tensor (or a structure of tensors matching ``f``'s result)."""
+
+    @custom_gradient
+    def pass_through(x):
+        def grad(*dy, variables=None):
+            if variables:
+                return dy, [None] * len(variables)
+            return dy
+
+        return f(x), grad
+
+    return functools.wraps(f)(pass_through)
+
+
+def recompute_grad(f: Callable):
+    """``f`` whose intermediate values are not kept for its gradient but recomputed when the
+    gradient is taken (``tf.recompute_grad``): the forward pass computes ``f(*args)``; the
+    gradient runs ``f`` again, after the incoming gradients exist, on copies of ``args``, and
+    differentiates that copy.  Values and gradients are ``f``'s own; variables ``f`` reads get
+    their gradients too."""
+    from .eager import GradientTape
+    from .gradients import gradients
+    from .graph import control_dependencies
+    from .ops.array_ops import identity
+
+    @custom_gradient
+    def inner(*args):
+        result = f(*args)
+
+        def grad(*dresult, variables=None):
+            eager = get_default_graph()._eager
+            sources_vars = list(variables or [])
+            if eager:
+                with GradientTape() as tape:
+                    copies = [identity(a) for a in args]
+                    tape.watch(copies)
+                    for v in sources_vars:
+                        tape.watch(v)
+                    recomputed = f(*copies)
+                grads = tape.gradient(
+                    nest.flatten(recomputed), copies + sources_vars, output_gradients=list(dresult)
+                )
+            else:
+                with control_dependencies([d for d in dresult if d is not None]):
+                    copies = [identity(a) for a in args]
+                recomputed = f(*copies)
+                grads = gradients(
+                    nest.flatten(recomputed), copies + sources_vars, grad_ys=list(dresult)
+                )
+            grads = [
+                g if g is not None else _zeros_like_of(s)
+                for g, s in zip(grads, copies + sources_vars)
+            ]
+            arg_grads = grads[: len(copies)]
+            if variables:
+                return arg_grads, grads[len(copies) :]
+            return arg_grads
+
+        return result, grad
+
+    return functools.wraps(f)(inner)
+
+
+def _zeros_like_of(source):
+    from .ops.array_ops import zeros_like
+
+    return zeros_like(source.value() if isinstance(source, Variable) else source)

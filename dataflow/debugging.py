@@ -1,6 +1,11 @@
 """``df.debugging``: TF1's ``tf.debugging`` names for the checks, each the same function as
 its top-level spelling (``df.debugging.assert_equal is df.assert_equal``)."""
 
+import os
+import threading
+import traceback
+import types
+
 from .ops.check_ops import (  # noqa: F401
     assert_equal,
     assert_greater,
@@ -56,5 +61,217 @@ __all__ = sorted(
         "is_finite",
         "is_inf",
         "is_nan",
+        "assert_shapes",
+        "disable_traceback_filtering",
+        "enable_traceback_filtering",
+        "get_log_device_placement",
+        "is_traceback_filtering_enabled",
+        "is_non_decreasing",
+        "is_strictly_increasing",
+        "set_log_device_placement",
     ]
 )
+
+
+# -- assert_shapes ---------------------------------------------------------------------------------
+def _dimension_sizes(x):
+    """Each dimension's size: an int where known statically, else a tensor (a scalar counts as
+    rank 1 of size 1)."""
+    from primitives.control_flow_ops import cond
+
+    from .ops.array_ops import rank as _rank
+    from .ops.array_ops import shape as _shape
+    from .ops.constant_op import constant
+    from .ops.math_ops import equal
+
+    rank = x.shape.ndims
+    if rank == 0:
+        return (1,)
+    dynamic = _shape(x)
+    if rank is not None:
+        return [int(s) if s is not None else dynamic[i] for i, s in enumerate(x.shape.as_list())]
+    return cond(equal(_rank(x), 0), lambda: constant([1]), lambda: dynamic)
+
+
+def _has_known_value(size) -> bool:
+    if size is None:
+        return False
+    try:
+        int(size)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
+    """Checks the shapes of several tensors against each other (``tf.debugging.assert_shapes``,
+    TF1's signature): ``shapes`` is a list (or dict) of ``(tensor, shape)`` pairs, each shape a
+    list of sizes (an int), symbols (a string: every use of one symbol must be the same size),
+    ``None`` or ``"."`` (any size); a first entry ``...`` or ``"*"`` lets the tensor have more
+    leading dimensions.  A scalar counts as shape ``[1]``.  What is known when the graph is
+    built is checked then (``ValueError``); the rest at run time: the op returned fails with
+    ``InvalidArgumentError``.  A shape of None puts no constraint."""
+    from .graph import control_dependencies, convert_to_tensor, get_default_graph
+    from .ops.array_ops import shape as _shape
+    from .ops.math_ops import equal
+    from .ops.misc_ops import group
+
+    if isinstance(shapes, dict):
+        shapes = shapes.items()
+    prefix = f"{message}.  " if message else ""
+    graph = get_default_graph()
+    eager = graph._eager
+    with graph.name_scope(name or "assert_shapes"):
+        constraints = [(convert_to_tensor(x), s) for x, s in shapes if s is not None]
+
+        def tensor_name(x) -> str:
+            return f"shape={x.shape} dtype={x.dtype.name}" if eager else x.name
+
+        entries = []
+        for tensor, symbolic in constraints:
+            if not (hasattr(symbolic, "__iter__") or hasattr(symbolic, "__getitem__")):
+                raise ValueError(
+                    f"{prefix}Tensor {tensor_name(tensor)}.  Specified shape must be an "
+                    "iterable.  An iterable has the attribute `__iter__` or `__getitem__`.  "
+                    f"Received specified shape: {symbolic}"
+                )
+            symbols = tuple(symbolic)
+            innermost = False
+            for i, symbol in enumerate(symbols):
+                if not (symbol is Ellipsis or (isinstance(symbol, str) and symbol == "*")):
+                    continue
+                if i != 0:
+                    raise ValueError(
+                        f"{prefix}Tensor {tensor_name(tensor)} specified shape index {i}.  "
+                        "Symbol `...` or `*` for a variable number of unspecified dimensions "
+                        "is only allowed as the first entry"
+                    )
+                innermost = True
+            sized = symbols[1:] if innermost else symbols
+            entries.append((tensor, innermost, _dimension_sizes(tensor), sized or (1,)))
+
+        rank_assertions = []
+        for tensor, innermost, _, sized in entries:
+            rank = len(sized)
+            if innermost:
+                if rank in (0, 1):
+                    continue
+                assertion = assert_rank_at_least(
+                    tensor, rank, data=data, summarize=summarize, message=message, name=name
+                )
+            elif rank in (0, 1):
+                assertion = assert_rank_in(
+                    tensor, [0, 1], data=data, summarize=summarize, message=message, name=name
+                )
+            else:
+                assertion = assert_rank(
+                    tensor, rank, data=data, summarize=summarize, message=message, name=name
+                )
+            rank_assertions.append(assertion)
+
+        size_assertions = []
+        specified: dict = {}
+        for tensor, innermost, actual_sizes, sized in entries:
+            for i, symbol in enumerate(sized):
+                if symbol is None or (isinstance(symbol, str) and symbol == "."):
+                    continue
+                dim = i - len(sized) if innermost else i
+                if symbol in specified or _has_known_value(symbol):
+                    if _has_known_value(symbol):
+                        expected = int(symbol)
+                        check = "Specified explicitly"
+                    else:
+                        expected, by, at = specified[symbol]
+                        check = f"Specified by tensor {tensor_name(by)} dimension {at}"
+                    with control_dependencies([a for a in rank_assertions if a is not None]):
+                        actual = actual_sizes[dim]
+                    if _has_known_value(actual) and _has_known_value(expected):
+                        if int(actual) != int(expected):
+                            raise ValueError(
+                                f"{prefix}{check}.  Tensor {tensor_name(tensor)} dimension "
+                                f"{dim} must have size {int(expected)}.  Received size "
+                                f"{int(actual)}, shape {tensor.shape}"
+                            )
+                        continue
+                    condition = equal(convert_to_tensor(actual), convert_to_tensor(expected))
+                    shown = data
+                    if data is None:
+                        shown = [
+                            prefix,
+                            check,
+                            f"Tensor {tensor_name(tensor)} dimension",
+                            dim,
+                            "must have size",
+                            expected,
+                            "Received shape: ",
+                            _shape(tensor),
+                        ]
+                    size_assertions.append(Assert(condition, shown, summarize=summarize))
+                else:
+                    with control_dependencies([a for a in rank_assertions if a is not None]):
+                        size = actual_sizes[dim]
+                    specified[symbol] = (size, tensor, dim)
+    if eager:
+        return None
+    with control_dependencies([a for a in rank_assertions if a is not None]):
+        return group(*size_assertions)
+
+
+from .ops.extra_math_ops import is_non_decreasing, is_strictly_increasing  # noqa: E402, F401
+
+
+# -- log device placement --------------------------------------------------------------------------
+def set_log_device_placement(enabled) -> None:
+    """Whether Sessions made without a ``config`` print where each op runs (their
+    ``ConfigProto.log_device_placement``), as TensorFlow's context-wide switch; one of the
+    process's runtime options (`dataflow.config`)."""
+    from .config._state import STATE
+
+    STATE.log_device_placement = bool(enabled)
+
+
+def get_log_device_placement() -> bool:
+    """The switch `set_log_device_placement` sets (False until it is called)."""
+    from .config._state import STATE
+
+    return STATE.log_device_placement
+
+
+# -- traceback filtering ---------------------------------------------------------------------------
+_filtering = threading.local()
+# The directories of the runtime's own code, whose frames filtering leaves out.
+_RUNTIME_DIRECTORIES = tuple(
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), package) + os.sep
+    for package in ("dataflow", "executor", "primitives")
+)
+
+
+def is_traceback_filtering_enabled() -> bool:
+    """Whether errors of a Session run show the user's frames only (on by default, per
+    thread, as in TensorFlow)."""
+    return getattr(_filtering, "value", True)
+
+
+def enable_traceback_filtering() -> None:
+    """Errors raised by ``Session.run`` (in this thread) leave dataflow's own frames out of
+    their traceback, showing the user's code; the error's message and cause are unchanged."""
+    _filtering.value = True
+
+
+def disable_traceback_filtering() -> None:
+    """Errors keep every frame of their traceback, dataflow's own included."""
+    _filtering.value = False
+
+
+def _filtered_traceback(tb):
+    """``tb`` without the runtime's frames (its last frame kept if nothing else is left), as
+    TensorFlow's ``traceback_utils`` filters."""
+    frames = list(traceback.walk_tb(tb))
+    new_tb = None
+    for frame, line_no in reversed(frames):
+        if not os.path.abspath(frame.f_code.co_filename).startswith(_RUNTIME_DIRECTORIES):
+            new_tb = types.TracebackType(new_tb, frame, frame.f_lasti, line_no)
+    if new_tb is None and frames:
+        frame, line_no = frames[-1]
+        new_tb = types.TracebackType(None, frame, frame.f_lasti, line_no)
+    return new_tb

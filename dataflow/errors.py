@@ -160,3 +160,89 @@ def describe_op(op: Optional[Any]) -> str:
     if op is None:
         return "the run"
     return f"op '{op.name}' ({op.type}) created at {op.location}"
+
+
+_CODE_TO_EXCEPTION_CLASS = {
+    CANCELLED: CancelledError,
+    UNKNOWN: UnknownError,
+    INVALID_ARGUMENT: InvalidArgumentError,
+    DEADLINE_EXCEEDED: DeadlineExceededError,
+    NOT_FOUND: NotFoundError,
+    ALREADY_EXISTS: AlreadyExistsError,
+    PERMISSION_DENIED: PermissionDeniedError,
+    UNAUTHENTICATED: UnauthenticatedError,
+    RESOURCE_EXHAUSTED: ResourceExhaustedError,
+    FAILED_PRECONDITION: FailedPreconditionError,
+    ABORTED: AbortedError,
+    OUT_OF_RANGE: OutOfRangeError,
+    UNIMPLEMENTED: UnimplementedError,
+    INTERNAL: InternalError,
+    UNAVAILABLE: UnavailableError,
+    DATA_LOSS: DataLossError,
+}
+_EXCEPTION_CLASS_TO_CODE = {cls: code for code, cls in _CODE_TO_EXCEPTION_CLASS.items()}
+
+
+def exception_type_from_error_code(error_code):
+    """The `OpError` subclass of a TensorFlow error code (``5`` -> `NotFoundError`); a code
+    that has none (``OK`` or an unknown number) is a ``KeyError``, as in TensorFlow."""
+    return _CODE_TO_EXCEPTION_CLASS[error_code]
+
+
+def error_code_from_exception_type(cls):
+    """The error code of an `OpError` subclass (`NotFoundError` -> ``5``).  For any other
+    class TensorFlow warns ``"Unknown class exception"`` and returns (not raises) an
+    `UnknownError`; so does this."""
+    try:
+        return _EXCEPTION_CLASS_TO_CODE[cls]
+    except (KeyError, TypeError):
+        import warnings
+
+        warnings.warn("Unknown class exception", stacklevel=2)
+        return UnknownError(None, None, "Unknown class exception", None)
+
+
+def _make_specific_exception(node_def, op, message: str, error_code: int) -> OpError:
+    try:
+        return exception_type_from_error_code(error_code)(node_def, op, message)
+    except KeyError:
+        import warnings
+
+        warnings.warn(f"Unknown error code: {error_code}", stacklevel=3)
+        return UnknownError(node_def, op, message, error_code)
+
+
+class _Status:
+    """What ``raise_exception_on_not_ok_status`` hands out: an error ``code`` (``OK`` until
+    something sets one) and its ``message``, the Python side of TensorFlow's ``TF_Status``."""
+
+    __slots__ = ("code", "message")
+
+    def __init__(self):
+        self.code = OK
+        self.message = ""
+
+    def set(self, code: int, message: str) -> None:
+        """Records a failure (TensorFlow's ``TF_SetStatus``)."""
+        self.code = int(code)
+        self.message = str(message)
+
+
+class raise_exception_on_not_ok_status:  # noqa: N801 (TensorFlow's name)
+    """Context manager over a status: ``with raise_exception_on_not_ok_status() as status:``
+    hands out a status (``OK``), and on leaving raises the `OpError` subclass of its code with
+    its message if the code inside the block set one (an unknown code raises `UnknownError`
+    carrying it, with a warning, as TensorFlow does).  An exception raised inside the block
+    propagates unchanged."""
+
+    def __enter__(self) -> _Status:
+        self.status = _Status()
+        return self.status
+
+    def __exit__(self, type_arg, value_arg, traceback_arg) -> bool:
+        try:
+            if self.status.code != OK:
+                raise _make_specific_exception(None, None, self.status.message, self.status.code)
+        finally:
+            del self.status
+        return False

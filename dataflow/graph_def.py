@@ -242,6 +242,7 @@ _EXPORTS: dict[str, dict] = {
     "PlaceholderWithDefault": {"dtypes": {"dtype": 0}, "attrs": ("shape",)},
     "Identity": {"dtypes": {"T": 0}},
     "StopGradient": {"dtypes": {"T": 0}},
+    "CheckNumerics": {"dtypes": {"T": 0}, "attrs": ("message",)},
     "NoOp": {},
     "Switch": {"dtypes": {"T": 0}},
     "Merge": {"dtypes": {"T": 0}, "count": "N"},

@@ -36,6 +36,10 @@ __all__ = [
     "shuffle_batch_join",
     "input_producer",
     "limit_epochs",
+    "maybe_batch",
+    "maybe_batch_join",
+    "maybe_shuffle_batch",
+    "maybe_shuffle_batch_join",
     "range_input_producer",
     "shuffle_batch",
     "slice_input_producer",
@@ -216,8 +220,43 @@ def _queue_shapes(tensors: list, shapes, enqueue_many: bool) -> list:
     return found
 
 
-def _batch_on(queue, tensors, original, batch_size, num_threads, enqueue_many, smaller, name):
-    enqueue = queue.enqueue_many(tensors) if enqueue_many else queue.enqueue(tensors)
+def _validate_keep_input(keep_input, enqueue_many: bool):
+    """``keep_input`` as a bool tensor of rank 0 (or 1 with ``enqueue_many``), as TF1 checks."""
+    keep_input = convert_to_tensor(keep_input)
+    if keep_input.shape.ndims is None:
+        raise ValueError("`keep_input` dimensions must be known at graph construction.")
+    if not enqueue_many and keep_input.shape.ndims == 1:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    if keep_input.shape.ndims > 1:
+        raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    return keep_input
+
+
+def _enqueue_op(queue, tensors: list, enqueue_many: bool, keep_input=None):
+    """The op that enqueues ``tensors`` (one example, or a batch with ``enqueue_many``); with
+    ``keep_input``, only the examples it keeps: all or none for a scalar, those whose entry is
+    true for a vector (TF1's ``maybe_batch``).  The kept examples are picked with
+    ``dynamic_partition`` and enqueued as a batch of 0 or more."""
+    if keep_input is None:
+        return queue.enqueue_many(tensors) if enqueue_many else queue.enqueue(tensors)
+    from .ops.array_ops import expand_dims, fill, reshape
+    from .ops.extra_array_ops import dynamic_partition
+    from .ops.math_ops import cast
+
+    select = cast(keep_input, _dtypes.int32)
+    if not enqueue_many:
+        tensors = [expand_dims(t, 0) for t in tensors]
+        select = reshape(select, [1])
+    elif keep_input.shape.ndims == 0:
+        select = fill(shape(tensors[0])[0:1], select)
+    kept = [dynamic_partition(t, select, num_partitions=2)[1] for t in tensors]
+    return queue.enqueue_many(kept)
+
+
+def _batch_on(
+    queue, tensors, original, batch_size, num_threads, enqueue_many, smaller, name, keep=None
+):
+    enqueue = _enqueue_op(queue, tensors, enqueue_many, keep)
     add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
     if smaller:
         dequeued = queue.dequeue_up_to(batch_size, name=name)
@@ -302,8 +341,8 @@ def _join_lists(function: str, tensors_list) -> list[list]:
     return lists
 
 
-def _join_on(queue, lists, original, batch_size, enqueue_many, smaller, name):
-    enqueues = [queue.enqueue_many(tl) if enqueue_many else queue.enqueue(tl) for tl in lists]
+def _join_on(queue, lists, original, batch_size, enqueue_many, smaller, name, keep=None):
+    enqueues = [_enqueue_op(queue, tl, enqueue_many, keep) for tl in lists]
     add_queue_runner(QueueRunner(queue, enqueues))
     if smaller:
         dequeued = queue.dequeue_up_to(batch_size, name=name)
@@ -371,4 +410,134 @@ def shuffle_batch_join(
         return _join_on(
             queue, lists, tensors_list[0], batch_size, enqueue_many, allow_smaller_final_batch,
             scope,
+        )  # fmt: skip
+
+
+def maybe_batch(
+    tensors,
+    keep_input,
+    batch_size,
+    num_threads: int = 1,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes=None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: Optional[str] = None,
+    name: Optional[str] = None,
+):
+    """`batch` of the examples ``keep_input`` keeps: a bool scalar keeps or drops the example
+    (or, with ``enqueue_many``, the whole batch); a bool vector (with ``enqueue_many``) keeps
+    the examples whose entry is true."""
+    if dynamic_pad:
+        raise ValueError(
+            "maybe_batch(dynamic_pad=True) needs a PaddingFIFOQueue, which dataflow lacks"
+        )
+    with name_scope(name or "batch") as scope:
+        tensor_list = [convert_to_tensor(t) for t in _as_tensor_list(tensors)]
+        keep = _validate_keep_input(keep_input, enqueue_many)
+        queue = FIFOQueue(
+            capacity=capacity,
+            dtypes=[t.dtype for t in tensor_list],
+            shapes=_queue_shapes(tensor_list, shapes, enqueue_many),
+            shared_name=shared_name,
+        )
+        return _batch_on(
+            queue, tensor_list, tensors, batch_size, num_threads, enqueue_many,
+            allow_smaller_final_batch, scope, keep,
+        )  # fmt: skip
+
+
+def maybe_batch_join(
+    tensors_list,
+    keep_input,
+    batch_size,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes=None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: Optional[str] = None,
+    name: Optional[str] = None,
+):
+    """`batch_join` of the examples ``keep_input`` keeps (as `maybe_batch`)."""
+    if dynamic_pad:
+        raise ValueError(
+            "maybe_batch_join(dynamic_pad=True) needs a PaddingFIFOQueue, which dataflow lacks"
+        )
+    with name_scope(name or "batch_join") as scope:
+        lists = _join_lists("maybe_batch_join", tensors_list)
+        keep = _validate_keep_input(keep_input, enqueue_many)
+        queue = FIFOQueue(
+            capacity=capacity,
+            dtypes=[t.dtype for t in lists[0]],
+            shapes=_queue_shapes(lists[0], shapes, enqueue_many),
+            shared_name=shared_name,
+        )
+        return _join_on(
+            queue, lists, tensors_list[0], batch_size, enqueue_many, allow_smaller_final_batch,
+            scope, keep,
+        )  # fmt: skip
+
+
+def maybe_shuffle_batch(
+    tensors,
+    batch_size,
+    capacity,
+    min_after_dequeue,
+    keep_input,
+    num_threads: int = 1,
+    seed: Optional[int] = None,
+    enqueue_many: bool = False,
+    shapes=None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: Optional[str] = None,
+    name: Optional[str] = None,
+):
+    """`shuffle_batch` of the examples ``keep_input`` keeps (as `maybe_batch`)."""
+    with name_scope(name or "shuffle_batch") as scope:
+        tensor_list = [convert_to_tensor(t) for t in _as_tensor_list(tensors)]
+        keep = _validate_keep_input(keep_input, enqueue_many)
+        queue = RandomShuffleQueue(
+            capacity=capacity,
+            min_after_dequeue=min_after_dequeue,
+            seed=seed,
+            dtypes=[t.dtype for t in tensor_list],
+            shapes=_queue_shapes(tensor_list, shapes, enqueue_many),
+            shared_name=shared_name,
+        )
+        return _batch_on(
+            queue, tensor_list, tensors, batch_size, num_threads, enqueue_many,
+            allow_smaller_final_batch, scope, keep,
+        )  # fmt: skip
+
+
+def maybe_shuffle_batch_join(
+    tensors_list,
+    batch_size,
+    capacity,
+    min_after_dequeue,
+    keep_input,
+    seed: Optional[int] = None,
+    enqueue_many: bool = False,
+    shapes=None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: Optional[str] = None,
+    name: Optional[str] = None,
+):
+    """`shuffle_batch_join` of the examples ``keep_input`` keeps (as `maybe_batch`)."""
+    with name_scope(name or "shuffle_batch_join") as scope:
+        lists = _join_lists("maybe_shuffle_batch_join", tensors_list)
+        keep = _validate_keep_input(keep_input, enqueue_many)
+        queue = RandomShuffleQueue(
+            capacity=capacity,
+            min_after_dequeue=min_after_dequeue,
+            seed=seed,
+            dtypes=[t.dtype for t in lists[0]],
+            shapes=_queue_shapes(lists[0], shapes, enqueue_many),
+            shared_name=shared_name,
+        )
+        return _join_on(
+            queue, lists, tensors_list[0], batch_size, enqueue_many, allow_smaller_final_batch,
+            scope, keep,
         )  # fmt: skip

@@ -123,3 +123,8 @@ def log_first_n(level: int, msg, n: int, *args) -> None:
 def flush() -> None:
     for handler in get_logger().handlers:
         handler.flush()
+
+
+def TaskLevelStatusMessage(msg) -> None:  # noqa: N802 (TensorFlow's name)
+    """Logs ``msg`` at ``ERROR`` level, as TensorFlow's ``TaskLevelStatusMessage`` does."""
+    error(msg)

@@ -100,6 +100,11 @@ class CheckpointState(NamedTuple):
 
     model_checkpoint_path: str
     all_model_checkpoint_paths: list
+    # When each was written (seconds since the epoch), where the writer recorded it (as
+    # ``update_checkpoint_state`` and ``CheckpointManager`` do), and when the last checkpoint
+    # kept for good was written.
+    all_model_checkpoint_timestamps: list = []  # noqa: RUF012 (never mutated: a new list is made)
+    last_preserved_timestamp: float = 0.0
 
 
 def get_checkpoint_state(
@@ -113,9 +118,15 @@ def get_checkpoint_state(
     paths = index.get("all_model_checkpoint_paths")
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
         paths = [index["model_checkpoint_path"]]
+    timestamps = index.get("all_model_checkpoint_timestamps")
+    if not isinstance(timestamps, list) or not all(isinstance(t, (int, float)) for t in timestamps):
+        timestamps = []
+    preserved = index.get("last_preserved_timestamp", 0.0)
     return CheckpointState(
         os.path.join(directory, index["model_checkpoint_path"]),
         [os.path.join(directory, p) for p in paths],
+        [float(t) for t in timestamps],
+        float(preserved) if isinstance(preserved, (int, float)) else 0.0,
     )
 
 

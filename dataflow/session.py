@@ -527,7 +527,14 @@ class Session:
         it when its outputs are fed (an ``assign`` still assigns), except a fed
         ``Placeholder``, which the feed replaces whole, so that a control edge from it waits
         for the feed, as in TensorFlow."""
-        return self._run(fetches, feed_dict, options, run_metadata, _user_location())
+        try:
+            return self._run(fetches, feed_dict, options, run_metadata, _user_location())
+        except Exception as e:
+            from .debugging import _filtered_traceback, is_traceback_filtering_enabled
+
+            if not is_traceback_filtering_enabled():
+                raise
+            raise e.with_traceback(_filtered_traceback(e.__traceback__))  # noqa: B904
 
     def _run(self, fetches, feed_dict, options, run_metadata, location):
         if self._closed:

@@ -53,7 +53,11 @@ __all__ = [
     "image",
     "merge",
     "merge_all",
+    "all_v2_summary_ops",
+    "get_summary_description",
     "scalar",
+    "summary_iterator",
+    "tensor_summary",
     "text",
 ]
 
@@ -470,6 +474,74 @@ def text(name: str, tensor, collections=None) -> Tensor:
     return _summary_op("TensorSummaryV2", name, None, inputs_of, {}, collections)
 
 
+def tensor_summary(
+    name: str,
+    tensor,
+    summary_description=None,
+    collections=None,
+    summary_metadata=None,
+    family=None,
+    display_name=None,
+) -> Tensor:
+    """A summary holding ``tensor`` whole, as a ``TensorProto`` (``tf.summary.tensor_summary``):
+    its ``SummaryMetadata`` is ``summary_metadata`` (a ``SummaryMetadata`` proto, default
+    empty) with ``summary_description`` and ``display_name`` set where given; the tag is
+    ``[family/]name`` under the name scopes, as the other summaries'."""
+    metadata = protos().SummaryMetadata()
+    if summary_metadata is not None:
+        metadata.CopyFrom(summary_metadata)
+    if summary_description is not None:
+        metadata.summary_description = summary_description
+    if display_name is not None:
+        metadata.display_name = display_name
+    serialized_metadata = metadata.SerializeToString()
+
+    def inputs_of(tag):
+        serialized = convert_to_tensor(
+            serialized_metadata, _dtypes.string, name="serialized_summary_metadata"
+        )
+        return [_tag_constant(tag), convert_to_tensor(tensor), serialized]
+
+    return _summary_op("TensorSummaryV2", name, family, inputs_of, {}, collections)
+
+
+def get_summary_description(node_def):
+    """The ``SummaryDescription`` stored (as JSON) in the ``description`` attribute of the
+    ``NodeDef`` of a ``TensorSummary`` op; ``ValueError`` for a node of any other op (the
+    ``TensorSummaryV2`` ops `tensor_summary` makes included, as in TensorFlow)."""
+    if node_def.op != "TensorSummary":
+        raise ValueError(f"Can't get_summary_description on {node_def.op}")
+    from google.protobuf import json_format
+
+    description = protos().SummaryDescription()
+    json_format.Parse(node_def.attr["description"].s.decode("utf-8"), description)
+    return description
+
+
+# The collection of TensorFlow 2's summary ops (tf.summary.write and the ops built on it).
+_SUMMARY_V2_COLLECTION = "_SUMMARY_V2"
+
+
+def all_v2_summary_ops():
+    """The TensorFlow 2 style summary ops of the default graph (its ``_SUMMARY_V2``
+    collection); the TF1 ops of this module (`scalar`, `tensor_summary`, ...) are not among
+    them.  None when executing eagerly."""
+    graph = get_default_graph()
+    if graph._eager:
+        return None
+    return graph.get_collection(_SUMMARY_V2_COLLECTION)
+
+
+def summary_iterator(path):
+    """The ``Event`` protos of the event file ``path``, in order (``tf.train.summary_iterator``):
+    its TFRecords, each checked by its CRCs (a damaged file raises ``DataLossError``)."""
+    from .tfrecord import tf_record_iterator
+
+    event_class = protos().Event
+    for record in tf_record_iterator(path):
+        yield event_class.FromString(bytes(record))
+
+
 # -- merging ---------------------------------------------------------------------------------------
 def _infer_merge_summary(op):
     if not op.inputs:
@@ -832,6 +904,6 @@ for _type in (
 def __getattr__(name: str):
     """TensorFlow's summary protocol buffer messages (``df.summary.Summary``, ``Event``,
     ``SessionLog``, ``TaggedRunMetadata``), from the optional tensorboardX."""
-    if name in ("Event", "SessionLog", "Summary", "TaggedRunMetadata"):
+    if name in ("Event", "SessionLog", "Summary", "SummaryDescription", "TaggedRunMetadata"):
         return getattr(protos(), name)
     raise AttributeError(f"module 'dataflow.summary' has no attribute '{name}'")

@@ -53,6 +53,8 @@ def protos() -> SimpleNamespace:
         Event=event_pb2.Event,
         SessionLog=event_pb2.SessionLog,
         TaggedRunMetadata=event_pb2.TaggedRunMetadata,
+        NameAttrList=attr_value_pb2.NameAttrList,
+        SummaryDescription=summary_pb2.SummaryDescription,
         GraphDef=graph_pb2.GraphDef,
         NodeDef=node_def_pb2.NodeDef,
         Summary=summary_pb2.Summary,

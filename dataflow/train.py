@@ -145,11 +145,22 @@ class Optimizer:
     GATE_OP = 1
     GATE_GRAPH = 2
 
-    def __init__(self, use_locking: bool, name: str):
+    def __init__(
+        self, use_locking: bool, name: str, use_own_namescope_for_non_slot_vars: bool = False
+    ):
         if not name:
             raise ValueError("Must specify the optimizer name")
         self._use_locking = use_locking
         self._name = name
+        # With use_own_namescope_for_non_slot_vars, the non-slot variables (Adam's
+        # beta1_power, ...) live in a variable scope of the optimizer's own, made unique here
+        # ("Adam", "Adam_1", ...), at the root of the name scopes, as in TensorFlow.
+        self._use_own_namescope_for_non_slot_vars = use_own_namescope_for_non_slot_vars
+        if use_own_namescope_for_non_slot_vars:
+            from .variable_scope import variable_scope
+
+            with variable_scope(None, default_name=self._name) as vs:
+                self._non_slot_variable_scope = vs
         # slot name -> {variable: slot variable}
         self._slots: dict[str, dict[Variable, Variable]] = {}
         # (name, graph) -> variable: state shared by all variables, one per graph.
@@ -427,7 +438,16 @@ class Optimizer:
         ``colocate_with``, made on first use in the current name scope."""
         key = (name, colocate_with.graph)
         if key not in self._non_slot_dict:
-            self._non_slot_dict[key] = Variable(initial_value, name=name, trainable=False)
+            if self._use_own_namescope_for_non_slot_vars:
+                from .variable_scope import get_variable, variable_scope
+
+                graph = colocate_with.graph
+                with graph.name_scope(None), variable_scope(self._non_slot_variable_scope):
+                    self._non_slot_dict[key] = get_variable(
+                        name, initializer=initial_value, trainable=False
+                    )
+            else:
+                self._non_slot_dict[key] = Variable(initial_value, name=name, trainable=False)
         return self._non_slot_dict[key]
 
     def _get_non_slot_variable(self, name: str, graph: Optional[Graph] = None):
@@ -584,8 +604,9 @@ class AdamOptimizer(Optimizer):
         epsilon=1e-08,
         use_locking: bool = False,
         name: str = "Adam",
+        use_own_namescope_for_non_slot_vars: bool = False,
     ):
-        super().__init__(use_locking, name)
+        super().__init__(use_locking, name, use_own_namescope_for_non_slot_vars)
         self._lr, self._beta1, self._beta2, self._epsilon = learning_rate, beta1, beta2, epsilon
         self._lr_t = self._beta1_t = self._beta2_t = self._epsilon_t = None
 
@@ -731,6 +752,84 @@ class AdagradOptimizer(Optimizer):
         new_accum = accum.assign_add(square(grad))
         lr = cast(self._learning_rate_tensor, var.dtype)
         return var.assign_sub(grad * lr * rsqrt(new_accum))
+
+
+class AdagradDAOptimizer(Optimizer):
+    """Adagrad Dual Averaging (Duchi et al., 2011), for sparse linear models: the variable is
+    recomputed from the sums of the gradients and of their squares at every step ``t``
+    (``global_step + 1``):
+
+    ``g_acc += grad``, ``gg_acc += grad^2``,
+    ``var = -lr * g_acc / (l2 * t * lr + sqrt(gg_acc))``, or with ``l1 > 0``
+    ``var = sign(-g_acc) * max(|g_acc| - l1 * t, 0) * lr / (l2 * t * lr + sqrt(gg_acc))``.
+
+    Slots ``"gradient_accumulator"`` (``<var>/AdagradDA``, starting at zero) and
+    ``"gradient_squared_accumulator"`` (``<var>/AdagradDA_1``, starting at
+    ``initial_gradient_squared_accumulator_value``, which must be positive).  ``global_step``
+    is the step variable ``minimize`` increments (it must be given).
+    """
+
+    def __init__(
+        self,
+        learning_rate,
+        global_step,
+        initial_gradient_squared_accumulator_value=0.1,
+        l1_regularization_strength=0.0,
+        l2_regularization_strength=0.0,
+        use_locking: bool = False,
+        name: str = "AdagradDA",
+    ):
+        if initial_gradient_squared_accumulator_value <= 0.0:
+            raise ValueError(
+                "initial_gradient_squared_accumulator_value must be positive: "
+                f"{initial_gradient_squared_accumulator_value}"
+            )
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._initial_gradient_squared_accumulator_value = (
+            initial_gradient_squared_accumulator_value
+        )
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
+        self._global_step = global_step
+        self._learning_rate_tensor = None
+        self._global_step_on_worker = None
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "gradient_accumulator", self._name)
+            self._filled_slot(
+                v,
+                "gradient_squared_accumulator",
+                self._name + "_1",
+                self._initial_gradient_squared_accumulator_value,
+            )
+
+    def _prepare(self):
+        if self._global_step is None:
+            raise ValueError("AdagradDAOptimizer needs its global_step (got None)")
+        self._learning_rate_tensor = _hyperparameter(self._learning_rate, "learning_rate")
+        step = self._global_step
+        step = step.value() if isinstance(step, Variable) else convert_to_tensor(step)
+        self._global_step_on_worker = _identity(step) + 1
+
+    def _apply_dense(self, grad, var):
+        g_acc = self.get_slot(var, "gradient_accumulator")
+        gg_acc = self.get_slot(var, "gradient_squared_accumulator")
+        dtype = var.dtype.base_dtype
+        new_g_acc = g_acc.assign_add(grad)
+        new_gg_acc = gg_acc.assign_add(square(grad))
+        lr = cast(self._learning_rate_tensor, dtype)
+        step = cast(self._global_step_on_worker, dtype)
+        l1 = cast(self._l1_regularization_strength, dtype)
+        l2 = cast(self._l2_regularization_strength, dtype)
+        denominator = l2 * step * lr + sqrt(new_gg_acc)
+        shrunk = where(
+            greater(l1, 0),
+            sign(negative(new_g_acc)) * maximum(_abs(new_g_acc) - l1 * step, 0),
+            negative(new_g_acc),
+        )
+        return var.assign(shrunk * lr / denominator)
 
 
 class AdadeltaOptimizer(Optimizer):
@@ -1214,8 +1313,16 @@ def get_or_create_global_step(graph: Optional[Graph] = None):
 
 # checkpoints
 # learning-rate schedules
+from .checkpoint_management import (  # noqa: E402, F401
+    checkpoints_iterator,
+    generate_checkpoint_state_proto,
+    get_checkpoint_mtimes,
+    remove_checkpoint,
+    update_checkpoint_state,
+)
 from .checkpoint_utils import (  # noqa: E402, F401
     NewCheckpointReader,
+    init_from_checkpoint,
     list_variables,
     load_checkpoint,
     load_variable,
@@ -1236,6 +1343,7 @@ from .learning_rate_decay import (  # noqa: E402, F401
 
 # moving averages
 from .moving_averages import ExponentialMovingAverage  # noqa: E402, F401
+from .ops.io_ops import match_filenames_once  # noqa: E402, F401
 from .saver import (  # noqa: E402, F401
     CheckpointState,
     Saver,
@@ -1243,8 +1351,35 @@ from .saver import (  # noqa: E402, F401
     get_checkpoint_state,
     latest_checkpoint,
 )
+from .summary import summary_iterator  # noqa: E402, F401
 
 # isort: split
 # clusters and parameter servers (dataflow.distribute)
 from .distribute.cluster import ClusterSpec  # noqa: E402, F401
 from .distribute.device_setter import replica_device_setter  # noqa: E402, F401
+
+
+# TensorFlow's protocol buffer messages of tf.train (tf.train.Example, SaverDef, ClusterDef,
+# ...), from protobuf (the tensorboard extra), built the first time one is asked for.
+def __getattr__(name: str):
+    from . import train_protos
+
+    if name in train_protos.TRAIN_NAMES:
+        return getattr(train_protos.messages(), name)
+    raise AttributeError(f"module 'dataflow.train' has no attribute '{name}'")
+
+
+def sdca_shrink_l1(weights, l1, l2, name=None):
+    """The L1 shrinkage step of SDCA (``tf.train.sdca_shrink_l1``): one op that sets every
+    variable of ``weights`` to ``sign(w) * max(|w| - l1 / l2, 0)``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shrinkage = np.float32(l1) / np.float32(l2)
+    weights = list(weights)
+    graph = weights[0].graph if weights else get_default_graph()
+    with graph.as_default(), graph.name_scope(name or "SdcaShrinkL1") as scope:
+        updates = []
+        for w in weights:
+            value = w.value() if isinstance(w, Variable) else w
+            shrunk = sign(value) * maximum(_abs(value) - shrinkage, 0)
+            updates.append(w.assign(shrunk, read_value=False))
+        return group(*updates, name=scope)

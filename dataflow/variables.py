@@ -731,3 +731,25 @@ for _type in ("VarHandleOp", "Assign", "AssignAdd", "AssignSub"):
 @RegisterGradient("ReadVariableOp")
 def _read_variable_grad(op, grad):
     return grad
+
+
+def assert_variables_initialized(var_list=None):
+    """A tensor whose run fails with ``FailedPreconditionError`` if a variable of ``var_list``
+    (default: every global and local variable) is not initialized (TF1's
+    ``tf.assert_variables_initialized``): it reads each variable, and holds its rank (int32;
+    a vector of them for several variables).  None when there is no variable."""
+    from .op_registry import apply_op
+    from .ops.array_ops import stack
+
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    var_list = list(var_list)
+    if not var_list:
+        return None
+    ranks = []
+    for var in var_list:
+        value = var.value() if isinstance(var, Variable) else var
+        ranks.append(apply_op("Rank", (value,), {"out_type": _dtypes.int32}, "Rank").outputs[0])
+    if len(ranks) == 1:
+        return ranks[0]
+    return stack(ranks)

@@ -18,6 +18,8 @@ Invariants:
 - Library code (dataflow, numpy, the standard library, installed packages) is never converted.
 """
 
+from . import experimental
+from .ag_logging import set_verbosity, trace
 from .conversion import do_not_convert, to_code, to_graph
 from .operators import Undefined, set_loop_options
 from .transforms import ConversionError
@@ -26,10 +28,13 @@ __all__ = [
     "ConversionError",
     "Undefined",
     "do_not_convert",
+    "experimental",
     "set_loop_options",
+    "set_verbosity",
     "stack",
     "to_code",
     "to_graph",
+    "trace",
 ]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import functools
 import inspect
 import os
@@ -25,7 +26,7 @@ import weakref
 from collections.abc import Callable
 from typing import Optional
 
-from . import operators
+from . import ag_logging, operators
 from .transforms import AG, ConversionError, convert_function_tree
 
 # Where library code lives: functions from files under these are called, never converted.
@@ -44,11 +45,66 @@ _DO_NOT_CONVERT = "__ag_do_not_convert__"
 _CONVERTED = "__ag_converted__"
 
 
-def do_not_convert(function: Callable) -> Callable:
-    """Marks ``function`` to be called as it is by converted code (AutoGraph's
-    ``do_not_convert``)."""
-    setattr(function, _DO_NOT_CONVERT, True)
-    return function
+class Feature(enum.Enum):
+    """AutoGraph's optional conversions (``tf.autograph.experimental.Feature``), chosen with
+    ``experimental_optional_features``: ``ASSERT_STATEMENTS`` converts ``assert`` statements
+    to graph assertions and ``LISTS`` list appends in loops to list operations that stage;
+    ``ALL`` is every feature.  The others (``AUTO_CONTROL_DEPS``, ``BUILTIN_FUNCTIONS``,
+    ``EQUALITY_OPERATORS``, ``NAME_SCOPES``) name conversions this AutoGraph does not make
+    optionally, so choosing them changes nothing, as for TensorFlow's `to_graph`."""
+
+    ALL = "ALL"
+    AUTO_CONTROL_DEPS = "AUTO_CONTROL_DEPS"
+    ASSERT_STATEMENTS = "ASSERT_STATEMENTS"
+    BUILTIN_FUNCTIONS = "BUILTIN_FUNCTIONS"
+    EQUALITY_OPERATORS = "EQUALITY_OPERATORS"
+    LISTS = "LISTS"
+    NAME_SCOPES = "NAME_SCOPES"
+
+    @classmethod
+    def all(cls):
+        """A tuple of every feature."""
+        return tuple(cls.__members__.values())
+
+    @classmethod
+    def all_but(cls, exclude):
+        """A tuple of every feature but ``exclude`` (one feature or several), and not ALL."""
+        if not isinstance(exclude, (list, tuple, set)):
+            exclude = (exclude,)
+        return tuple(set(cls.all()) - set(exclude) - {cls.ALL})
+
+
+# (convert asserts, convert list appends): what `to_graph` does without features chosen.
+_DEFAULT_OPTIONS = (True, True)
+
+
+def _options_of(features) -> tuple:
+    """``(asserts, lists)`` for ``experimental_optional_features``: None keeps this
+    AutoGraph's default (both on); a `Feature` or a collection of them turns each on exactly
+    when it, or ``ALL``, is there."""
+    if features is None:
+        return _DEFAULT_OPTIONS
+    if isinstance(features, Feature):
+        features = (features,)
+    chosen = set()
+    for feature in features:
+        if not isinstance(feature, Feature):
+            raise TypeError(
+                "experimental_optional_features takes tf.autograph.experimental.Feature "
+                f"values, got {feature!r}"
+            )
+        chosen.add(feature)
+    every = Feature.ALL in chosen
+    return (every or Feature.ASSERT_STATEMENTS in chosen, every or Feature.LISTS in chosen)
+
+
+def do_not_convert(func: Optional[Callable] = None) -> Callable:
+    """Marks ``func`` to be called as it is by converted code (AutoGraph's
+    ``do_not_convert``); without ``func``, a decorator that does so."""
+    if func is None:
+        return do_not_convert
+    setattr(func, _DO_NOT_CONVERT, True)
+    return func
 
 
 def _is_user_function(function) -> bool:
@@ -74,14 +130,19 @@ def converted_or_none(function) -> Optional[Callable]:
     if not _is_user_function(function):
         return None
     try:
-        return to_graph(function)
+        return _to_graph(function, True, _current_options())
     except ConversionError:
         return None
 
 
 def _recursive() -> bool:
     stack = getattr(operators._local, "recursive", None)
-    return stack[-1] if stack else True
+    return stack[-1][0] if stack else True
+
+
+def _current_options() -> tuple:
+    stack = getattr(operators._local, "recursive", None)
+    return stack[-1][1] if stack else _DEFAULT_OPTIONS
 
 
 # -- source ----------------------------------------------------------------------------------------
@@ -153,12 +214,13 @@ def _names_in_scope(function) -> tuple[set, set]:
 
 
 # -- conversion ------------------------------------------------------------------------------------
-def converted_tree(function) -> ast.FunctionDef:
-    """The converted ``def`` of ``function`` (a fresh tree)."""
+def converted_tree(function, options: tuple = _DEFAULT_OPTIONS) -> ast.FunctionDef:
+    """The converted ``def`` of ``function`` (a fresh tree); ``options`` is ``(asserts,
+    lists)``, the optional conversions made (`Feature`)."""
     tree = _function_tree(function)
     modules, builtin_names = _names_in_scope(function)
     try:
-        return convert_function_tree(tree, modules, builtin_names)
+        return convert_function_tree(tree, modules, builtin_names, *options)
     except ConversionError as e:
         filename = function.__code__.co_filename
         raise ConversionError(f"Cannot convert {function.__qualname__} ({filename}): {e}") from None
@@ -209,40 +271,61 @@ def _build(function, code: types.CodeType):
     return converted
 
 
-def to_graph(function: Callable, recursive: bool = True) -> Callable:
-    """``function`` converted: its ``if``/``while``/``for`` (and ``and``/``or``/``not``,
+def to_graph(
+    entity: Callable,
+    recursive: bool = True,
+    arg_values=None,
+    arg_types=None,
+    experimental_optional_features=None,
+) -> Callable:
+    """``entity`` converted: its ``if``/``while``/``for`` (and ``and``/``or``/``not``,
     ``print``, ``assert``, list appends) stage graph control flow when their conditions are
     graph tensors and run as Python otherwise.  With ``recursive``, the user functions it calls
-    are converted too.  Methods stay bound; decorators are dropped (the function is converted
-    from its ``def``).  Raises `ConversionError` (a SyntaxError) when the source is missing."""
+    are converted too.  ``experimental_optional_features`` (a `Feature` or several) chooses
+    the optional conversions: ``assert`` statements with ``ASSERT_STATEMENTS``, list appends
+    with ``LISTS`` (``ALL`` both); None converts both (TensorFlow's None converts neither, and
+    its programs then fail where these stage).  ``arg_values`` and ``arg_types`` are ignored,
+    as in TF1 (deprecated there).  Methods stay bound; decorators are dropped (the function is
+    converted from its ``def``).  Raises `ConversionError` (a SyntaxError) when the source is
+    missing."""
+    del arg_values, arg_types  # deprecated in TF1, which ignores them too
+    return _to_graph(entity, recursive, _options_of(experimental_optional_features))
+
+
+def _to_graph(function: Callable, recursive: bool, options: tuple) -> Callable:
     if inspect.ismethod(function):
-        return types.MethodType(to_graph(function.__func__, recursive), function.__self__)
+        return types.MethodType(_to_graph(function.__func__, recursive, options), function.__self__)
     if not isinstance(function, types.FunctionType):
         raise TypeError(f"to_graph converts Python functions and methods, got {function!r}")
     if getattr(function, _CONVERTED, False):
         return function
-    cached = _converted.get(function, {}).get(recursive)
+    key = (recursive, options)
+    cached = _converted.get(function, {}).get(key)
     if cached is not None:
         return cached
-    raw = _build(function, _compile(function, converted_tree(function)))
+    tree = converted_tree(function, options)
+    ag_logging.log(1, "Converted %s", function.__qualname__)
+    if ag_logging.has_verbosity(4):
+        ag_logging.log(4, "Transformed %s:\n\n%s\n", function.__qualname__, ast.unparse(tree))
+    raw = _build(function, _compile(function, tree))
 
     @functools.wraps(function)
     def converted(*args, **kwargs):
         __tracebackhide__ = True
-        return _run(raw, recursive, args, kwargs)
+        return _run(raw, key, args, kwargs)
 
     setattr(converted, _CONVERTED, True)
     converted.__wrapped__ = function
-    _converted.setdefault(function, {})[recursive] = converted
+    _converted.setdefault(function, {})[key] = converted
     return converted
 
 
-def _run(raw, recursive: bool, args, kwargs):
+def _run(raw, key: tuple, args, kwargs):
     """Calls converted code in an effect scope; ties the effects to its results."""
     stack = getattr(operators._local, "recursive", None)
     if stack is None:
         stack = operators._local.recursive = []
-    stack.append(recursive)
+    stack.append(key)  # (recursive, options) of the conversion running
     try:
         with operators.EffectScope() as effects:
             result = raw(*args, **kwargs)
@@ -271,9 +354,22 @@ def _first_graph_leaf(values):
     return None
 
 
-def to_code(function: Callable) -> str:
-    """The converted source of ``function``, as text (what `to_graph` compiles)."""
+def to_code(
+    entity: Callable,
+    recursive: bool = True,
+    arg_values=None,
+    arg_types=None,
+    indentation="  ",
+    experimental_optional_features=None,
+) -> str:
+    """The converted source of ``entity``, as text (what `to_graph` compiles with the same
+    ``experimental_optional_features``).  ``recursive`` converts called functions only when
+    they run, so it does not change this text; ``arg_values``, ``arg_types`` and
+    ``indentation`` are ignored, as in TF1 (deprecated there)."""
+    del recursive, arg_values, arg_types, indentation  # as TF1's to_code_v1
+    function = entity
     if inspect.ismethod(function):
         function = function.__func__
     function = getattr(function, "__wrapped__", function)
-    return ast.unparse(converted_tree(function)) + "\n"
+    options = _options_of(experimental_optional_features)
+    return ast.unparse(converted_tree(function, options)) + "\n"

@@ -459,17 +459,50 @@ def _unstageable(name, value, statement, where) -> TypeError:
 
 
 # -- loops -----------------------------------------------------------------------------------------
-def loop_options(shape_invariants=()) -> dict:
+class _Unspecified:
+    """The default of `set_loop_options`'s arguments: the option is left as it is."""
+
+    def __repr__(self) -> str:
+        return "UNSPECIFIED"
+
+
+UNSPECIFIED = _Unspecified()
+
+
+def loop_options(
+    parallel_iterations=UNSPECIFIED,
+    swap_memory=UNSPECIFIED,
+    maximum_iterations=UNSPECIFIED,
+    shape_invariants=UNSPECIFIED,
+) -> dict:
     """The options a ``set_loop_options`` call in a loop's body gives (hoisted before the loop
-    by the conversion): ``shape_invariants``, pairs of a variable and the shape it may take."""
-    return {"shape_invariants": list(shape_invariants)}
+    by the conversion): ``shape_invariants`` (pairs of a variable and the shape it may take)
+    and the `while_loop` arguments ``parallel_iterations``, ``swap_memory`` and
+    ``maximum_iterations``, those that were given."""
+    options = {
+        "parallel_iterations": parallel_iterations,
+        "swap_memory": swap_memory,
+        "maximum_iterations": maximum_iterations,
+        "shape_invariants": shape_invariants,
+    }
+    options = {k: v for k, v in options.items() if v is not UNSPECIFIED}
+    options["shape_invariants"] = list(options.get("shape_invariants", ()))
+    return options
 
 
-def set_loop_options(shape_invariants=()) -> None:
+def set_loop_options(
+    parallel_iterations=UNSPECIFIED,
+    swap_memory=UNSPECIFIED,
+    maximum_iterations=UNSPECIFIED,
+    shape_invariants=UNSPECIFIED,
+) -> None:
     """Options for the staged loop whose body begins with this call (AutoGraph's
     ``tf.autograph.experimental.set_loop_options``): ``shape_invariants`` pairs a loop
-    variable with the shape it may take across iterations (``[(v, [None])]``).  Converted code
-    reads the call statically; called as Python it does nothing."""
+    variable with the shape it may take across iterations (``[(v, [None])]``), and
+    ``parallel_iterations``, ``swap_memory`` and ``maximum_iterations`` are passed to the
+    `while_loop` the loop becomes (``maximum_iterations`` also bounds a staged ``for``).
+    Converted code reads the call statically; called as Python it does nothing, as in
+    TensorFlow."""
 
 
 def while_stmt(test, body, state: tuple, options=None) -> tuple:
@@ -711,12 +744,18 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
             "so it would never end or never run"
         )
     shape_invariants = ([None] if kind == "for" else []) + invariants
+    loop_arguments = {
+        k: v
+        for k, v in (options or {}).items()
+        if k in ("parallel_iterations", "swap_memory", "maximum_iterations")
+    }
     finals = while_loop(
         loop_test,
         loop_body,
         loop_vars,
         shape_invariants=shape_invariants if any(s is not None for s in invariants) else None,
         return_same_structure=True,
+        **loop_arguments,
     )
     finals = list(finals)
     if kind == "for":

@@ -197,11 +197,13 @@ class _Namer:
 
 # -- 1. statements rewritten in place --------------------------------------------------------------
 class _StatementRewriter(ast.NodeTransformer):
-    """``assert`` to ``ag__.assert_``, ``xs.append(v)`` to ``xs = ag__.list_append(xs, v)``
-    where ``xs`` is a local of the function (a list of an enclosing function or of the module
-    is appended to in place, as Python does: rebinding it would make it a local)."""
+    """``assert`` to ``ag__.assert_``, ``xs.append(v)`` to ``xs = ag__.list_append(xs, v)``;
+    each only when its feature is on (AutoGraph's ``ASSERT_STATEMENTS`` and ``LISTS``), and an
+    append only where ``xs`` is a local of the function (a list of an enclosing function or of
+    the module is appended to in place, as Python does: rebinding it would make it a local)."""
 
-    def __init__(self):
+    def __init__(self, asserts: bool = True, lists: bool = True):
+        self.asserts, self.lists = asserts, lists
         self._locals: list[set] = []  # the local names of each function entered
 
     def _visit_function(self, node):
@@ -223,6 +225,8 @@ class _StatementRewriter(ast.NodeTransformer):
 
     def visit_Assert(self, node: ast.Assert):
         self.generic_visit(node)
+        if not self.asserts:
+            return node
         message = [_thunk(node.msg)] if node.msg is not None else []
         return ast.copy_location(ast.Expr(_ag_call("assert_", node.test, *message)), node)
 
@@ -230,7 +234,8 @@ class _StatementRewriter(ast.NodeTransformer):
         self.generic_visit(node)
         call = node.value
         if (
-            isinstance(call, ast.Call)
+            self.lists
+            and isinstance(call, ast.Call)
             and isinstance(call.func, ast.Attribute)
             and call.func.attr == "append"
             and isinstance(call.func.value, ast.Name)
@@ -668,7 +673,7 @@ class _ControlFlowConverter:
                 del node.body[index]
                 if not node.body:
                     node.body.append(_located(ast.Pass(), statement))
-                options = _ag_call("loop_options", keywords=call.keywords)
+                options = _ag_call("loop_options", *call.args, keywords=call.keywords)
                 return [_located(ast.keyword("options", options), statement)]
         return []
 
@@ -727,15 +732,20 @@ class _ControlFlowConverter:
 
 # -- the pipeline ----------------------------------------------------------------------------------
 def convert_function_tree(
-    function: ast.FunctionDef, module_names: set, builtin_names: set
+    function: ast.FunctionDef,
+    module_names: set,
+    builtin_names: set,
+    asserts: bool = True,
+    lists: bool = True,
 ) -> ast.FunctionDef:
     """Converts ``function`` (a parsed ``def``, changed in place and returned) and the functions
     nested in it.  ``module_names`` are the names that refer to modules where the function is
     defined (calls of their attributes, ``df.add``, ``np.sum``, stay as they are) and
-    ``builtin_names`` the names that refer to Python's builtins there."""
+    ``builtin_names`` the names that refer to Python's builtins there.  ``asserts`` and
+    ``lists`` turn the conversion of ``assert`` statements and of list appends on."""
     function.decorator_list = []
     namer = _Namer(_all_identifiers(function) | {AG})
-    _StatementRewriter().visit(function)
+    _StatementRewriter(asserts, lists).visit(function)
     functions = [n for n in ast.walk(function) if isinstance(n, _FUNCTIONS)]
     for nested in functions:
         nested.decorator_list = [] if nested is function else nested.decorator_list

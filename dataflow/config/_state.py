@@ -19,6 +19,7 @@ class RuntimeOptions:
     inter_op_threads: int = 0
     intra_op_threads: int = 0
     soft_placement: bool = False
+    log_device_placement: bool = False
     functions_run_eagerly: bool = False
     logical_devices: Optional[list] = None
     visible: list = field(default_factory=lambda: [CPU])
@@ -35,6 +36,7 @@ class RuntimeOptions:
             inter_op_parallelism_threads=self.inter_op_threads,
             intra_op_parallelism_threads=self.intra_op_threads,
             allow_soft_placement=self.soft_placement,
+            log_device_placement=self.log_device_placement,
         )
         if self.logical_devices is not None:
             config.device_count = {"CPU": self.logical_cpus()}

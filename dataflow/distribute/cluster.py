@@ -20,6 +20,8 @@ class ClusterSpec:
     def __init__(self, cluster):
         if isinstance(cluster, ClusterSpec):
             cluster = cluster.as_dict()
+        elif _is_cluster_def(cluster):
+            cluster = {job.name: dict(job.tasks) for job in cluster.job}
         if not isinstance(cluster, Mapping):
             raise TypeError(
                 "`cluster` must be a dictionary mapping one or more job names to lists of "
@@ -52,6 +54,16 @@ class ClusterSpec:
             contiguous = list(tasks) == list(range(len(tasks)))
             result[job] = list(tasks.values()) if contiguous else dict(tasks)
         return result
+
+    def as_cluster_def(self):
+        """The cluster as a ``tf.train.ClusterDef`` protocol buffer (one ``JobDef`` per job,
+        its ``tasks`` a map from index to address)."""
+        from ..train_protos import messages
+
+        protos = messages()
+        return protos.ClusterDef(
+            job=[protos.JobDef(name=job, tasks=tasks) for job, tasks in self._jobs.items()]
+        )
 
     def num_tasks(self, job_name: str) -> int:
         return len(self._tasks(job_name))
@@ -92,3 +104,8 @@ class ClusterSpec:
 
     def __repr__(self) -> str:
         return f"ClusterSpec({dict(sorted(self.as_dict().items()))!r})"
+
+
+def _is_cluster_def(value) -> bool:
+    descriptor = getattr(value, "DESCRIPTOR", None)
+    return descriptor is not None and descriptor.name == "ClusterDef"
