@@ -77,5 +77,6 @@ __all__ = sorted(__all__ + _ctc_ops.__all__)
 
 # isort: split
 # the k largest or smallest entries, exact on a CPU (ops/approx_top_k_ops.py)
+from .ops.approx_top_k_ops import approx_max_k, approx_min_k  # noqa: E402, F401
 
 __all__ = sorted(__all__ + ["approx_max_k", "approx_min_k"])

@@ -318,6 +318,8 @@ def test_approx_max_k_and_min_k_are_exact_on_a_cpu_along_any_axis():
     np.testing.assert_array_equal(_run(values)[0], [[1, 2], [-1, 0]])
     with pytest.raises(ValueError, match="recall_target must be in"):
         tf.math.approx_max_k(x, 1, recall_target=0.0)
+    assert tf.nn.approx_max_k is tf.math.approx_max_k
+    assert tf.nn.approx_min_k is tf.math.approx_min_k
 
 
 def test_approx_max_k_does_pass_its_gradient_to_the_chosen_entries():
