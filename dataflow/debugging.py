@@ -6,6 +6,8 @@ import threading
 import traceback
 import types
 
+import numpy as np
+
 from .ops.check_ops import (  # noqa: F401
     assert_equal,
     assert_greater,
@@ -62,7 +64,9 @@ __all__ = sorted(
         "is_inf",
         "is_nan",
         "assert_shapes",
+        "disable_check_numerics",
         "disable_traceback_filtering",
+        "enable_check_numerics",
         "enable_traceback_filtering",
         "get_log_device_placement",
         "is_traceback_filtering_enabled",
@@ -235,6 +239,53 @@ def get_log_device_placement() -> bool:
     from .config._state import STATE
 
     return STATE.log_device_placement
+
+
+# -- checking every op's output for Inf and NaN ----------------------------------------------------
+_CHECKED_DTYPES = ("float16", "bfloat16", "float32", "float64")
+CHECK_NUMERICS_ATTR = "_check_numerics"
+
+
+def _mark_for_numerics_check(op) -> None:
+    """An op run eagerly has its values: they are checked now.  A graph op gets the attribute
+    its lowering wraps the kernel for (an attribute, so that graph passes keep it on copies
+    and leave the op unfolded and unfused)."""
+    if not any(t.dtype.name in _CHECKED_DTYPES for t in op.outputs):
+        return
+    from .eager.tensor import EagerTensor
+
+    if isinstance(op.outputs[0], EagerTensor):
+        from .session import numerics_error
+
+        for index, t in enumerate(op.outputs):
+            if t.dtype.name in _CHECKED_DTYPES and not np.isfinite(t._value).all():
+                raise numerics_error(op, index, t._value)
+        return
+    op.attrs[CHECK_NUMERICS_ATTR] = True
+
+
+def enable_check_numerics(stack_height_limit=30, path_length_limit=50) -> None:
+    """From now on, every op this thread creates with a floating-point output checks it when
+    it runs: an Inf or NaN fails the run with ``InvalidArgumentError`` naming the op, the
+    output, its dtype and shape, its inputs and where the op was made (TensorFlow's
+    ``tf.debugging.enable_check_numerics``; ops made before are not checked).  The checked
+    ops run one by one, outside compiled regions."""
+    from .graph import add_op_creation_hook
+
+    for value, what in (
+        (stack_height_limit, "stack_height_limit"),
+        (path_length_limit, "path_length_limit"),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ValueError(f"enable_check_numerics: {what} must be a positive int, got {value!r}")
+    add_op_creation_hook(_mark_for_numerics_check)
+
+
+def disable_check_numerics() -> None:
+    """Stops `enable_check_numerics` for ops created from now on in this thread."""
+    from .graph import remove_op_creation_hook
+
+    remove_op_creation_hook(_mark_for_numerics_check)
 
 
 # -- traceback filtering ---------------------------------------------------------------------------

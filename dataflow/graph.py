@@ -528,6 +528,27 @@ def _values_for_inference(op_def, inputs: list):
             t._dtype = t._dtype._as_ref
 
 
+# Functions called with each op this thread creates, in any graph (``tf.debugging``'s
+# ``enable_check_numerics`` marks ops with one); higher layers add them, so that the graph
+# needs to know none of them.
+_op_creation_hooks = threading.local()
+
+
+def add_op_creation_hook(hook: Callable) -> None:
+    """Calls ``hook(op)`` for every op this thread creates from now on."""
+    hooks = getattr(_op_creation_hooks, "hooks", None)
+    if hooks is None:
+        hooks = _op_creation_hooks.hooks = []
+    if hook not in hooks:
+        hooks.append(hook)
+
+
+def remove_op_creation_hook(hook: Callable) -> None:
+    hooks = getattr(_op_creation_hooks, "hooks", None) or []
+    if hook in hooks:
+        hooks.remove(hook)
+
+
 class Graph:
     """A dataflow graph: the ops a program is made of.
 
@@ -973,6 +994,10 @@ class Graph:
         if context is not None:
             op._control_flow_context = context
             context.add_op(op)
+        hooks = getattr(_op_creation_hooks, "hooks", None)
+        if hooks:
+            for hook in hooks:
+                hook(op)
         return op
 
     def _tensor_from_other_graph(self, tensor: Tensor, op_type: str, location) -> Tensor:

@@ -1141,6 +1141,8 @@ def _lower_op(
         if read:
             node.kernel = _reading_refs(node.kernel, read, op_def.wants_context)
             node.wants_context = True
+        if op.attrs.get("_check_numerics"):  # `df.debugging.enable_check_numerics`
+            node.kernel = _checking_numerics(node.kernel, op)
         node.inline = op_def.inline
         if node.inline is None and all(
             (t.shape.num_elements() or _INLINE_MAX_ELEMENTS + 1) <= _INLINE_MAX_ELEMENTS
@@ -1152,6 +1154,49 @@ def _lower_op(
         node.is_constant = op.attrs["is_constant"]
         node.parallel_iterations = op.attrs["parallel_iterations"]
     return node
+
+
+def _checking_numerics(kernel: Callable, op: Operation) -> Callable:
+    """``kernel``, whose floating-point outputs must hold no Inf or NaN."""
+    count = len(op._outputs)
+    checked = [i for i, t in enumerate(op._outputs) if t.dtype.is_floating]
+
+    def check_numerics(*args):
+        result = kernel(*args)
+        values = result if count > 1 else (result,)
+        for index in checked:
+            value = values[index]
+            if isinstance(value, np.ndarray) or np.isscalar(value):
+                if not np.isfinite(value).all():
+                    raise numerics_error(op, index, value)
+        return result
+
+    return check_numerics
+
+
+def numerics_error(op, index: int, value) -> errors.InvalidArgumentError:
+    """The error of `df.debugging.enable_check_numerics` for output ``index`` of ``op``."""
+    return errors.InvalidArgumentError(None, op, _numerics_report(op, index, value))
+
+
+def _numerics_report(op, index: int, value) -> str:
+    value = np.asarray(value)
+    found = (
+        ("-Inf", np.isneginf(value).any()),
+        ("+Inf", np.isposinf(value).any()),
+        ("NaN", np.isnan(value).any()),
+    )
+    kinds = [kind for kind, present in found if present]
+    # an op run eagerly was made where it ran: the user's line now
+    location = _user_location() if op.location.filename == "<eager>" else op.location
+    inputs = "".join(f"\n    {i}: {t!r}" for i, t in enumerate(op.inputs))
+    return (
+        f'\n\n!!! Detected Infinity or NaN in output {index} of graph op "{op.type}" '
+        f"(# of outputs: {len(op.outputs)}) !!!\n  dtype: {op.outputs[index].dtype!r}\n"
+        f"  shape: {np.shape(value)}\n\n  Input tensors ({len(op.inputs)}):{inputs}\n\n"
+        f"  Op created at: {location}\n"
+        f" : Tensor had {' and '.join(kinds)} values"
+    )
 
 
 def _reading_refs(kernel: Callable, positions: list, kernel_wants_context: bool) -> Callable:

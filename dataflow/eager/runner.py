@@ -220,6 +220,10 @@ class EagerOpRunner:
             op._location = _user_location()
             for tape in tapes:
                 tape._record(op)
+        hooks = getattr(_graph._op_creation_hooks, "hooks", None)
+        if hooks:  # what watches each op made (`df.debugging.enable_check_numerics`)
+            for hook in hooks:
+                hook(op)
         return op
 
     def _plan(self, op: EagerOperation, key) -> tuple:
@@ -282,6 +286,8 @@ def run_planned(key: tuple, args, name: str) -> Optional[EagerTensor]:
     graph = graph_stack[-1] if graph_stack else _graph.get_default_graph()
     runner = graph._op_runner
     if runner.__class__ is not EagerOpRunner or _recording.tapes:
+        return None
+    if getattr(_graph._op_creation_hooks, "hooks", None):  # the general way calls them
         return None
     plan = runner._plans.get(key)
     if plan is None:

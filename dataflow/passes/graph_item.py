@@ -78,6 +78,9 @@ def is_pure(op: Operation) -> bool:
         and not op_def.stateful
         and not op_def.wants_context
         and op_def.kernel is not None
+        # an op that checks its outputs for Inf and NaN (`df.debugging.enable_check_numerics`)
+        # must run as itself
+        and not op.attrs.get("_check_numerics")
     )
 
 
