@@ -22,6 +22,11 @@ from .linear_operator import (
     LinearOperatorTridiag,
     LinearOperatorZeros,
 )
+from .linear_operator_circulant import (
+    LinearOperatorCirculant,
+    LinearOperatorCirculant2D,
+    LinearOperatorCirculant3D,
+)
 from .ops.clip_ops import global_norm
 from .ops.linalg_impl import (
     cross,
@@ -75,6 +80,9 @@ __all__ = [
     "LinearOperatorAdjoint",
     "LinearOperatorBlockDiag",
     "LinearOperatorBlockLowerTriangular",
+    "LinearOperatorCirculant",
+    "LinearOperatorCirculant2D",
+    "LinearOperatorCirculant3D",
     "LinearOperatorComposition",
     "LinearOperatorDiag",
     "LinearOperatorFullMatrix",
