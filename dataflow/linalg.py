@@ -50,6 +50,7 @@ from .ops.linalg_impl import (
 )
 from .ops.linalg_ops import norm, normalize, qr
 from .ops.math_ops import matmul
+from .ops.matrix_logarithm_ops import logm
 from .ops.matrix_ops import (
     adjoint,
     cholesky,
@@ -116,6 +117,7 @@ __all__ = [
     "inv",
     "l2_normalize",
     "logdet",
+    "logm",
     "lstsq",
     "lu",
     "lu_matrix_inverse",

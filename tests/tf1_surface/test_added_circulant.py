@@ -249,3 +249,111 @@ def test_circulant_signatures_follow_tf():
         assert params["input_output_dtype"].default == tf.complex64
         assert params["name"].default == default_name
     assert df.linalg.LinearOperatorCirculant is tf.linalg.LinearOperatorCirculant
+
+
+# -- logm ------------------------------------------------------------------------------------------
+def test_logm_matches_tf_on_defective_rotation_and_batched_matrices(graph):
+    defective = np.array([[2.0, 1, 0], [0, 2, 1], [0, 0, 2]], np.complex128)
+    rotation = np.array([[0.0, -1], [1, 0]], np.complex64)
+    batch = np.array(
+        [[[1 + 2j, 0.5], [0.25j, 3]], [[4, 1], [1, 4]]],
+        np.complex128,
+    )
+    negative = np.array([[-1.0, 0], [0, -2]], np.complex64)
+    stiff = np.array([[1e-3, 1], [0, 1e3]], np.complex128)
+    out = _run(
+        [tf.linalg.logm(tf.constant(v)) for v in (defective, rotation, batch, negative, stiff)]
+    )
+    assert [o.dtype for o in out] == [
+        np.complex128,
+        np.complex64,
+        np.complex128,
+        np.complex64,
+        np.complex128,
+    ]
+    np.testing.assert_allclose(
+        out[0], [[0.69314718, 0.5, -0.125], [0, 0.69314718, 0.5], [0, 0, 0.69314718]], atol=1e-8
+    )
+    np.testing.assert_allclose(out[1], [[0, -1.5707964], [1.5707964, 0]], atol=1e-6)
+    np.testing.assert_allclose(
+        out[2],
+        [
+            [
+                [0.79378456 + 1.10564178j, 0.17645002 - 0.10170229j],
+                [0.05085114 + 0.08822501j, 1.09277547 - 0.00696744j],
+            ],
+            [[1.3540251, 0.25541281], [0.25541281, 1.3540251]],
+        ],
+        atol=1e-7,
+    )
+    np.testing.assert_allclose(out[3], [[3.1415927j, 0], [0, 0.6931472 + 3.1415927j]], atol=1e-6)
+    np.testing.assert_allclose(out[4], [[-6.90775528, 0.01381552], [0, 6.90775528]], atol=1e-7)
+
+
+def test_logm_of_a_singular_matrix_is_nan_and_empty_inputs_pass_through(graph):
+    singular = np.stack([np.eye(2), np.zeros((2, 2)), [[1, 1], [1, 1]], [[0, 1], [0, 0]]])
+    tiny = np.array([[1e-30, 0], [0, 1]], np.complex128)
+    out, small, empty, no_rows = _run(
+        [
+            tf.linalg.logm(tf.constant(singular.astype(np.complex64))),
+            tf.linalg.logm(tf.constant(tiny)),
+            tf.linalg.logm(tf.zeros([0, 3, 3], tf.complex64)),
+            tf.linalg.logm(tf.zeros([2, 0, 0], tf.complex128)),
+        ]
+    )
+    np.testing.assert_array_equal(out[0], np.zeros((2, 2)))
+    assert np.all(np.isnan(out[1:].real)) and np.all(np.isnan(out[1:].imag))
+    np.testing.assert_allclose(small, [[-69.07755278982137, 0], [0, 0]])
+    assert empty.shape == (0, 3, 3) and empty.dtype == np.complex64
+    assert no_rows.shape == (2, 0, 0) and no_rows.dtype == np.complex128
+
+
+def test_logm_takes_square_complex_matrices_only(graph):
+    with pytest.raises(TypeError, match="not in list of allowed values: complex64, complex128"):
+        tf.linalg.logm(tf.constant([[1.0, 0.0], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+        tf.linalg.logm(tf.zeros([2, 3], tf.complex64))
+    with pytest.raises(ValueError, match="at least rank 2"):
+        tf.linalg.logm(tf.zeros([2], tf.complex64))
+    ph = tf.placeholder(tf.complex64, [None, None])
+    with pytest.raises(df.errors.InvalidArgumentError, match="must be square"):
+        _run(tf.linalg.logm(ph), {ph: np.zeros((2, 3), np.complex64)})
+
+
+def test_logm_is_inverted_by_expm_and_its_gradient_matches_finite_differences(graph):
+    rng = np.random.default_rng(0)
+    a = np.eye(3) * 2 + 0.3 * rng.normal(size=(3, 3)) + 0.3j * rng.normal(size=(3, 3))
+    w = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    x = tf.placeholder(tf.complex128, [3, 3])
+    log = tf.linalg.logm(x)
+    loss = tf.reduce_sum(tf.math.real(tf.math.conj(tf.constant(w)) * log))
+    (grad,) = tf.gradients(loss, x)
+    with tf.Session(graph=graph) as sess:
+        value, g = sess.run([log, grad], {x: a})
+
+        def f(v):
+            return sess.run(loss, {x: v})
+
+        h = 1e-6
+        numeric = np.zeros((3, 3), complex)
+        for i in range(3):
+            for j in range(3):
+                e = np.zeros((3, 3))
+                e[i, j] = h
+                numeric[i, j] = (f(a + e) - f(a - e)) / (2 * h) + 1j * (
+                    f(a + 1j * e) - f(a - 1j * e)
+                ) / (2 * h)
+    eigenvalues, vectors = np.linalg.eig(value)
+    np.testing.assert_allclose(
+        vectors @ np.diag(np.exp(eigenvalues)) @ np.linalg.inv(vectors), a, atol=1e-10
+    )
+    np.testing.assert_allclose(g, numeric, atol=1e-6)
+    assert df.linalg.logm is tf.linalg.logm
+
+
+def test_logm_without_scipy_names_the_extra(graph, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scipy.linalg", None)
+    with pytest.raises(ImportError, match=r"logm at .*test_added_circulant.*dataflow\[special\]"):
+        tf.linalg.logm(tf.eye(2, dtype=tf.complex64))
