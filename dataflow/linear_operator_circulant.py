@@ -43,10 +43,14 @@ def _to_complex(x):
 
 
 def _combined(left, right, attribute):
+    """TensorFlow's hint of a product of two commuting operators: True when both are, False
+    when one is not (non-singular) or exactly one is (self-adjoint), else unknown."""
     a, b = getattr(left, attribute), getattr(right, attribute)
     if a is True and b is True:
         return True
     if attribute == "is_non_singular" and (a is False or b is False):
+        return False
+    if attribute == "is_self_adjoint" and {a, b} == {True, False}:
         return False
     return None
 
@@ -308,6 +312,8 @@ class _BaseLinearOperatorCirculant(LinearOperator):
         return type(self)(spectrum=spectrum, **kwargs)
 
     def _adjoint_operator(self):
+        if self.is_self_adjoint:
+            return self
         spectrum = self.spectrum
         if spectrum.dtype.is_complex:
             spectrum = _c.conj(spectrum)

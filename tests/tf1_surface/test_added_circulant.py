@@ -251,6 +251,73 @@ def test_circulant_signatures_follow_tf():
     assert df.linalg.LinearOperatorCirculant is tf.linalg.LinearOperatorCirculant
 
 
+def test_circulant_gradients_flow_to_the_spectrum_and_the_argument(graph):
+    spectrum = tf.constant([[3.0, 1.0, 2.0], [1.0, 2.0, 5.0]], tf.float64)
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], tf.float64)
+    op = tf.linalg.LinearOperatorCirculant(spectrum, input_output_dtype=tf.float64)
+    loss = (
+        tf.reduce_sum(op.matmul(x) ** 2) + tf.reduce_sum(op.solve(x)) + op.log_abs_determinant()[0]
+    )
+    complex_spectrum = tf.constant([[3.0 + 1j, 1.0, 2.0 - 1j]], tf.complex64)
+    op2 = tf.linalg.LinearOperatorCirculant2D(complex_spectrum)
+    complex_loss = tf.reduce_sum(tf.abs(op2.matvec(tf.constant([1j, 2, 3], tf.complex64))))
+    grads = _run(tf.gradients(loss, [spectrum, x]) + tf.gradients(complex_loss, complex_spectrum))
+    np.testing.assert_allclose(grads[0], [[448.0, 25.0, 24.5], [129.0, 56.0, 56.0]], atol=1e-8)
+    np.testing.assert_allclose(
+        grads[1],
+        [[3.33333333, 23.33333333], [61.33333333, 81.33333333], [119.33333333, 139.33333333]],
+        atol=1e-7,
+    )
+    np.testing.assert_allclose(
+        grads[2],
+        [[4.435516 + 1.6813953j, 0.67218655 - 0.32225183j, 0.5554168 - 0.42091778j]],
+        atol=1e-5,
+    )
+
+
+def test_circulant_hints_and_dtypes_of_derived_operators_follow_tf(graph):
+    pd = tf.linalg.LinearOperatorCirculant(
+        tf.constant([1.0, 2.0], tf.complex64),
+        is_positive_definite=True,
+        is_non_singular=True,
+        is_self_adjoint=True,
+    )
+    not_sa = tf.linalg.LinearOperatorCirculant(
+        tf.constant([1 + 1j, 2.0], tf.complex64), is_self_adjoint=False, is_non_singular=False
+    )
+    other = tf.linalg.LinearOperatorCirculant(
+        tf.constant([1 + 1j, 2.0], tf.complex64), is_positive_definite=True
+    )
+
+    def hints(op):
+        return (op.is_non_singular, op.is_self_adjoint, op.is_positive_definite)
+
+    assert hints(pd.matmul(pd)) == (True, True, True)
+    assert hints(pd.solve(pd)) == (True, True, True)
+    assert hints(pd.matmul(not_sa)) == (False, False, None)
+    assert hints(pd.solve(not_sa)) == (False, False, None)
+    assert hints(not_sa.matmul(pd)) == (False, False, None)
+    assert hints(pd.matmul(other)) == (True, None, None)
+    assert hints(other.solve(other)) == (True, None, None)
+    assert pd.adjoint() is pd and pd.inverse().is_non_singular
+    assert not_sa.adjoint().is_self_adjoint is False
+    real = tf.linalg.LinearOperatorCirculant([1.0, 2.0], input_output_dtype=tf.float32)
+    assert real.adjoint() is real and real.inverse().dtype == tf.float32
+    # As TensorFlow: products and quotients take the default dtype, complex64.
+    assert real.matmul(real).dtype == tf.complex64 and real.solve(real).dtype == tf.complex64
+    assert sorted(real.parameters) == [
+        "input_output_dtype",
+        "is_non_singular",
+        "is_positive_definite",
+        "is_self_adjoint",
+        "is_square",
+        "name",
+        "spectrum",
+    ]
+    with pytest.raises(NotImplementedError, match="singular"):
+        not_sa.solve(pd)
+
+
 # -- logm ------------------------------------------------------------------------------------------
 def test_logm_matches_tf_on_defective_rotation_and_batched_matrices(graph):
     defective = np.array([[2.0, 1, 0], [0, 2, 1], [0, 0, 2]], np.complex128)
