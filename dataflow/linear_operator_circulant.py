@@ -190,11 +190,13 @@ class _BaseLinearOperatorCirculant(LinearOperator):
         )
         # [..., N, R] -> [R, ..., N] -> [R, ..., N0, ..., N(d-1)]
         rank = x.shape.ndims
-        if rank is not None:
-            x = _a.transpose(x, [rank - 1] + list(range(rank - 1)))
-        else:
-            r = _a.rank(x)
-            x = _a.transpose(x, _a.concat([[r - 1], _a.range(r - 1)], 0))
+        if rank is None:
+            # Transposes here need the rank when the graph is built (as matrix_transpose).
+            _fail(
+                self.name,
+                "the argument and the spectrum must have ranks known when the graph is built",
+            )
+        x = _a.transpose(x, [rank - 1] + list(range(rank - 1)))
         leading = _a.shape(x)[:-1]
         blocks = _a.reshape(x, _a.concat([leading, self.block_shape_tensor()], 0))
         transformed = self._fft(blocks)
@@ -203,11 +205,7 @@ class _BaseLinearOperatorCirculant(LinearOperator):
         else:
             result = self._ifft(spectrum * transformed)
         flat = _a.reshape(result, _a.shape(x))
-        if rank is not None:
-            y = _a.transpose(flat, list(range(1, rank)) + [0])
-        else:
-            r = _a.rank(flat)
-            y = _a.transpose(flat, _a.concat([_a.range(1, r), [0]], 0))
+        y = _a.transpose(flat, list(range(1, rank)) + [0])
         return _m.cast(y, self.dtype)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):

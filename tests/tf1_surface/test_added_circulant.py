@@ -318,6 +318,22 @@ def test_circulant_hints_and_dtypes_of_derived_operators_follow_tf(graph):
         not_sa.solve(pd)
 
 
+def test_circulant_of_unknown_rank_says_what_it_needs(graph):
+    op = tf.linalg.LinearOperatorCirculant2D(tf.placeholder(tf.complex64, None))
+    assert op.shape.ndims is None and op.batch_shape.ndims is None
+    with pytest.raises(ValueError, match="LinearOperatorCirculant2D.*ranks known"):
+        op.matmul(tf.placeholder(tf.complex64, None))
+    spectrum = tf.placeholder(tf.complex64, None)
+    op = tf.linalg.LinearOperatorCirculant2D(spectrum)
+    det, trace, shape = _run(
+        [op.determinant(), op.trace(), op.shape_tensor()],
+        {spectrum: np.arange(1, 7).reshape(1, 2, 3).astype(np.complex64)},
+    )
+    np.testing.assert_allclose(det, [720.0])
+    np.testing.assert_allclose(trace, [21.0])
+    assert shape.tolist() == [1, 6, 6]
+
+
 # -- logm ------------------------------------------------------------------------------------------
 def test_logm_matches_tf_on_defective_rotation_and_batched_matrices(graph):
     defective = np.array([[2.0, 1, 0], [0, 2, 1], [0, 0, 2]], np.complex128)
