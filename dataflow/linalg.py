@@ -22,6 +22,11 @@ from .linear_operator import (
     LinearOperatorTridiag,
     LinearOperatorZeros,
 )
+from .linear_operator_circulant import (
+    LinearOperatorCirculant,
+    LinearOperatorCirculant2D,
+    LinearOperatorCirculant3D,
+)
 from .ops.clip_ops import global_norm
 from .ops.linalg_impl import (
     cross,
@@ -45,6 +50,7 @@ from .ops.linalg_impl import (
 )
 from .ops.linalg_ops import norm, normalize, qr
 from .ops.math_ops import matmul
+from .ops.matrix_logarithm_ops import logm
 from .ops.matrix_ops import (
     adjoint,
     cholesky,
@@ -75,6 +81,9 @@ __all__ = [
     "LinearOperatorAdjoint",
     "LinearOperatorBlockDiag",
     "LinearOperatorBlockLowerTriangular",
+    "LinearOperatorCirculant",
+    "LinearOperatorCirculant2D",
+    "LinearOperatorCirculant3D",
     "LinearOperatorComposition",
     "LinearOperatorDiag",
     "LinearOperatorFullMatrix",
@@ -108,6 +117,7 @@ __all__ = [
     "inv",
     "l2_normalize",
     "logdet",
+    "logm",
     "lstsq",
     "lu",
     "lu_matrix_inverse",

@@ -12,7 +12,7 @@ on the dense matrix.
 The hints ``is_non_singular``, ``is_self_adjoint``, ``is_positive_definite`` and ``is_square``
 are TensorFlow's: promises by the caller, checked only where they contradict each other or the
 operator's structure, and used to choose algorithms.  dataflow has no complex dtypes, so the
-adjoint is the transpose.  (``LinearOperatorCirculant*`` need FFTs and are not here.)
+adjoint is the transpose.  (``LinearOperatorCirculant*`` are in linear_operator_circulant.py.)
 """
 
 from __future__ import annotations
