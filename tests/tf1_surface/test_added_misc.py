@@ -1,0 +1,193 @@
+"""Behaviour of the small top-level names and modules added to close gaps of
+``known_missing.txt`` (queues, scatters, space/batch moves, lookup tables, partitioners, ...).
+
+Expected values are what TensorFlow 2.21's ``tf.compat.v1`` (graph mode,
+``disable_v2_behavior()``) gives for the same program.
+"""
+
+import numpy as np
+import pytest
+
+import dataflow as df
+
+
+def _run(fetches, feed_dict=None):
+    with df.Session() as sess:
+        return sess.run(fetches, feed_dict)
+
+
+# -- tensor_scatter_nd_* ---------------------------------------------------------------------------
+def test_tensor_scatter_nd_ops_combine_updates_as_tensorflow():
+    t = df.constant([1, 2, 3, 4, 5, 6, 7, 8])
+    idx = df.constant([[4], [3], [1], [7]])
+    up = df.constant([9, 10, 11, 12])
+    got = _run(
+        [
+            df.tensor_scatter_nd_add(t, idx, up),
+            df.tensor_scatter_nd_sub(t, idx, up),
+            df.tensor_scatter_nd_min(t, idx, up),
+            df.tensor_scatter_nd_max(t, idx, up),
+            df.tensor_scatter_nd_update(t, idx, up),
+            df.tensor_scatter_nd_update(t, [[1], [1]], [5, 6]),
+            df.tensor_scatter_nd_add(t, [[1], [1]], [5, 6]),
+        ]
+    )
+    assert [g.tolist() for g in got] == [
+        [1, 13, 3, 14, 14, 6, 7, 20],
+        [1, -9, 3, -6, -4, 6, 7, -4],
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        [1, 11, 3, 10, 9, 6, 7, 12],
+        [1, 11, 3, 10, 9, 6, 7, 12],
+        [1, 6, 3, 4, 5, 6, 7, 8],
+        [1, 13, 3, 4, 5, 6, 7, 8],
+    ]
+    assert df.tensor_scatter_add is df.tensor_scatter_nd_add
+    assert df.tensor_scatter_sub is df.tensor_scatter_nd_sub
+    assert df.tensor_scatter_update is df.tensor_scatter_nd_update
+    assert df.tensor_scatter_nd_max(t, idx, up).op.type == "TensorScatterMax"
+
+
+def test_tensor_scatter_nd_update_writes_slices_and_checks_shapes():
+    r = df.tensor_scatter_nd_update(df.zeros([4, 4, 4]), [[0], [2]], df.ones([2, 4, 4]))
+    assert r.shape.as_list() == [4, 4, 4] and _run(df.reduce_sum(r)) == 32.0
+    with pytest.raises(ValueError, match="updates has shape"):
+        df.tensor_scatter_nd_update(df.zeros([4, 4, 4]), [[0], [2]], df.ones([2, 4, 3]))
+    unknown = df.tensor_scatter_nd_add(
+        df.placeholder(df.float32, [None, 3]),
+        df.placeholder(df.int32),
+        df.placeholder(df.float32),
+    )
+    assert unknown.shape.as_list() == [None, 3]
+    empty = df.tensor_scatter_nd_add([1, 2], df.zeros([0, 1], df.int32), df.zeros([0], df.int32))
+    assert _run(empty).tolist() == [1, 2]
+
+
+def test_bad_indices_are_errors_unless_the_policy_ignores_them():
+    t = df.constant([1, 2, 3, 4, 5, 6, 7, 8])
+    with pytest.raises(df.errors.InvalidArgumentError, match=r"indices\[1\] = \[9\]"):
+        _run(df.tensor_scatter_nd_add(t, [[1], [9]], [5, 6], bad_indices_policy="ERROR"))
+    with pytest.raises(df.errors.InvalidArgumentError):
+        _run(df.scatter_nd([[1], [9]], [5, 6], [8]))
+    with pytest.raises(df.errors.InvalidArgumentError):
+        _run(df.gather_nd(t, [[1], [9]], bad_indices_policy="DEFAULT"))
+    got = _run(
+        [
+            df.tensor_scatter_nd_add(t, [[1], [9]], [5, 6], bad_indices_policy="IGNORE"),
+            df.scatter_nd([[1], [9]], [5, 6], [8], bad_indices_policy="IGNORE"),
+            df.gather_nd(t, [[1], [9]], bad_indices_policy="IGNORE"),
+            df.manip.scatter_nd([[1], [9]], [5, 6], [8], "IGNORE"),
+        ]
+    )
+    assert [g.tolist() for g in got] == [
+        [1, 7, 3, 4, 5, 6, 7, 8],
+        [0, 5, 0, 0, 0, 0, 0, 0],
+        [2, 0],
+        [0, 5, 0, 0, 0, 0, 0, 0],
+    ]
+    with pytest.raises(ValueError, match="bad_indices_policy"):
+        df.tensor_scatter_nd_add(t, [[1]], [5], bad_indices_policy="FOO")
+
+
+def test_tensor_scatter_gradients_match_tensorflow():
+    x = df.constant([1.0, 2, 3, 4])
+    u = df.constant([5.0, 6])
+    w = df.constant([1.0, 2, 3, 4])
+    expected = {
+        df.tensor_scatter_nd_add: ([1, 2, 3, 4], [2, 4]),
+        df.tensor_scatter_nd_sub: ([1, 2, 3, 4], [-2, -4]),
+        df.tensor_scatter_nd_min: ([1, 2, 3, 4], [0, 0]),
+        df.tensor_scatter_nd_max: ([1, 0, 3, 0], [2, 4]),
+        df.tensor_scatter_nd_update: ([1, 0, 3, 0], [2, 4]),
+    }
+    for fn, (dx, du) in expected.items():
+        gx, gu = _run(df.gradients(fn(x, [[1], [3]], u) * w, [x, u]))
+        assert gx.tolist() == dx and gu.tolist() == du, fn.__name__
+
+
+def test_batch_scatter_update_updates_each_batch_row():
+    v = df.Variable([[1, 2, 3], [4, 5, 6]])
+    r = df.batch_scatter_update(v, [[0, 2], [1, 1]], [[10, 20], [30, 40]])
+    assert r.name == "ScatterNdUpdate:0"
+    with df.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(r).tolist() == [[10, 2, 20], [4, 40, 6]]
+        assert sess.run(v).tolist() == [[10, 2, 20], [4, 40, 6]]
+    with pytest.raises(ValueError, match="unknown shape"):
+        df.batch_scatter_update(v, df.placeholder(df.int32), [1])
+
+
+# -- space_to_batch and batch_to_space -------------------------------------------------------------
+def test_space_to_batch_nd_moves_padded_blocks_into_the_batch():
+    x = np.arange(2 * 4 * 6 * 3).reshape(2, 4, 6, 3).astype(np.float32)
+    r = df.space_to_batch_nd(x, [2, 3], [[0, 0], [1, 2]])
+    assert r.op.type == "SpaceToBatchND" and r.shape.as_list() == [12, 2, 3, 3]
+    got = _run(r)
+    assert got[:4, :, :, 0].tolist() == [
+        [[0.0, 6.0, 15.0], [0.0, 42.0, 51.0]],
+        [[0.0, 78.0, 87.0], [0.0, 114.0, 123.0]],
+        [[0.0, 9.0, 0.0], [36.0, 45.0, 0.0]],
+        [[72.0, 81.0, 0.0], [108.0, 117.0, 0.0]],
+    ]
+    assert got[-1, :, :, 0].tolist() == [[93.0, 102.0, 0.0], [129.0, 138.0, 0.0]]
+    back = df.batch_to_space_nd(r, [2, 3], [[0, 0], [1, 2]])
+    assert back.shape.as_list() == [2, 4, 6, 3]
+    np.testing.assert_array_equal(_run(back), x)
+    assert df.manip.space_to_batch_nd is df.space_to_batch_nd
+    assert df.manip.batch_to_space_nd is df.batch_to_space_nd
+    assert _run(df.space_to_batch_nd(np.arange(4).reshape(1, 4), [2], [[0, 0]])).tolist() == [
+        [0, 2],
+        [1, 3],
+    ]
+    assert _run(df.space_to_batch_nd(np.zeros((0, 4, 1)), [2], [[0, 0]])).shape == (0, 2, 1)
+
+
+def test_space_to_batch_shapes_errors_and_gradients():
+    x = np.arange(2 * 4 * 6 * 3).reshape(2, 4, 6, 3).astype(np.float32)
+    with pytest.raises(ValueError, match="evenly divisible by 3 but is 8"):
+        df.space_to_batch_nd(x, [2, 3], [[0, 0], [1, 1]])
+    with pytest.raises(ValueError, match="evenly divisible by 3 but is 2"):
+        df.batch_to_space_nd(x, [3, 1], [[0, 0], [0, 0]])
+    ph = df.placeholder(df.float32, [None, 4, 6, 3])
+    assert df.space_to_batch_nd(ph, [2, 3], [[0, 0], [1, 2]]).shape.as_list() == [None, 2, 3, 3]
+    assert df.batch_to_space_nd(ph, [2, 1], [[0, 1], [0, 0]]).shape.as_list() == [None, 7, 6, 3]
+    xx = df.constant(x)
+    g1 = df.gradients(df.space_to_batch_nd(xx, [2, 3], [[0, 0], [1, 2]]) * 2.0, xx)[0]
+    cropped = df.batch_to_space_nd(xx, [2, 1], [[1, 1], [0, 0]])
+    g2 = df.gradients(cropped * 2.0, xx)[0]
+    assert cropped.shape.as_list() == [1, 6, 6, 3]
+    assert _run([df.reduce_sum(g1), df.reduce_sum(g2)]) == [288.0, 216.0]
+    with pytest.raises(df.errors.InvalidArgumentError, match="not divisible"):
+        p = df.placeholder(df.int32, [2, 2])
+        _run(df.space_to_batch_nd(x, [2, 3], p), {p: [[0, 0], [1, 1]]})
+
+
+def test_space_to_batch_and_batch_to_space_take_a_square_block():
+    x = np.arange(2 * 4 * 6 * 3).reshape(2, 4, 6, 3).astype(np.float32)
+    r = df.space_to_batch(x, [[0, 0], [1, 1]], block_size=2)
+    assert r.shape.as_list() == [8, 2, 4, 3]
+    back = df.batch_to_space(r, [[0, 0], [1, 1]], block_size=2)
+    np.testing.assert_array_equal(_run(back), x)
+    r2 = df.space_to_batch(x, [[0, 0], [1, 1]], block_shape=2)
+    np.testing.assert_array_equal(*_run([r, r2]))
+
+
+def test_required_space_to_batch_paddings_pads_to_multiples_of_the_block():
+    p, c = df.required_space_to_batch_paddings([5, 7], [2, 3])
+    assert p.op.name == "required_space_to_batch_paddings/paddings"
+    assert [a.tolist() for a in _run([p, c])] == [[[0, 1], [0, 2]], [[0, 1], [0, 2]]]
+    p, c = df.required_space_to_batch_paddings([5, 7], [2, 3], base_paddings=[[1, 0], [0, 2]])
+    assert [a.tolist() for a in _run([p, c])] == [[[1, 0], [0, 2]], [[0, 0], [0, 0]]]
+    shape = df.placeholder(df.int32, [2])
+    p, c = df.required_space_to_batch_paddings(shape, [2, 3])
+    assert p.shape.as_list() == [2, 2]
+    got = _run([p, c], {shape: [5, 7]})
+    assert [a.tolist() for a in got] == [[[0, 1], [0, 2]], [[0, 1], [0, 2]]]
+
+
+def test_parallel_stack_stacks_values_of_a_known_shape():
+    r = df.parallel_stack([[1, 2], [3, 4], [5, 6]])
+    assert r.op.name.startswith("parallel_stack/")
+    assert _run(r).tolist() == [[1, 2], [3, 4], [5, 6]]
+    assert df.parallel_stack([df.placeholder(df.float32, [2])] * 2).shape.as_list() == [2, 2]
+    with pytest.raises(ValueError, match="fully defined"):
+        df.parallel_stack([df.placeholder(df.float32)] * 2)
