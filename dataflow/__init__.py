@@ -125,7 +125,13 @@ from .debug import DebugOptions, DebugTensorWatch
 from . import coordinator as _coordinator  # noqa: E402
 from . import input as _input  # noqa: E402
 from . import queue_runner as _queue_runner  # noqa: E402
-from .ops.queue_ops import FIFOQueue, QueueBase, RandomShuffleQueue  # noqa: E402
+from .ops.queue_ops import (  # noqa: E402
+    FIFOQueue,
+    PaddingFIFOQueue,
+    PriorityQueue,
+    QueueBase,
+    RandomShuffleQueue,
+)
 from .ops.reader_ops import (  # noqa: E402
     FixedLengthRecordReader,
     ReaderBase,

@@ -104,6 +104,8 @@ SESSION_STATE_TYPES = frozenset(
     {
         "FIFOQueueV2",
         "RandomShuffleQueueV2",
+        "PaddingFIFOQueueV2",
+        "PriorityQueueV2",
         "QueueEnqueueV2",
         "QueueDequeueV2",
         "QueueCloseV2",

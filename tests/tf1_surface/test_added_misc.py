@@ -191,3 +191,80 @@ def test_parallel_stack_stacks_values_of_a_known_shape():
     assert df.parallel_stack([df.placeholder(df.float32, [2])] * 2).shape.as_list() == [2, 2]
     with pytest.raises(ValueError, match="fully defined"):
         df.parallel_stack([df.placeholder(df.float32)] * 2)
+
+
+# -- queues ----------------------------------------------------------------------------------------
+def test_padding_fifo_queue_pads_batches_to_their_largest_element():
+    q = df.PaddingFIFOQueue(10, [df.int32, df.string], shapes=[[None], [None]])
+    assert q.name == "padding_fifo_queue" and q.queue_ref.op.type == "PaddingFIFOQueueV2"
+    assert [s.as_list() for s in q.shapes] == [[None], [None]]
+    many = q.dequeue_many(3)
+    assert [t.shape.as_list() for t in many] == [[3, None], [3, None]]
+    one = q.dequeue()
+    with df.Session() as sess:
+        sess.run(q.enqueue(([1, 2], ["a"])))
+        sess.run(q.enqueue(([3], ["b", "c", "d"])))
+        sess.run(q.enqueue(([], [])))
+        ints, strings = sess.run(many)
+        assert ints.tolist() == [[1, 2], [3, 0], [0, 0]]
+        assert strings.tolist() == [[b"a", b"", b""], [b"b", b"c", b"d"], [b"", b"", b""]]
+        sess.run(q.enqueue(([5, 6, 7], ["x"])))
+        ints, strings = sess.run(one)
+        assert ints.tolist() == [5, 6, 7] and strings.tolist() == [b"x"]
+        sess.run(q.close())
+        with pytest.raises(df.errors.OutOfRangeError):
+            sess.run(q.dequeue_up_to(2))
+    assert df.queue.PaddingFIFOQueue is df.PaddingFIFOQueue is df.io.PaddingFIFOQueue
+
+
+def test_padding_fifo_queue_pads_only_the_unknown_dimensions():
+    q = df.PaddingFIFOQueue(10, [df.float32], shapes=[[2, None]])
+    with pytest.raises(ValueError, match="not compatible"):
+        q.enqueue([[[1.0, 2, 3]]])
+    with df.Session() as sess:
+        sess.run(q.enqueue([[[1.0, 2, 3], [4, 5, 6]]]))
+        sess.run(q.enqueue([[[1.0], [2]]]))
+        got = sess.run(q.dequeue_many(2))
+    assert got.tolist() == [[[1, 2, 3], [4, 5, 6]], [[1, 0, 0], [2, 0, 0]]]
+    with pytest.raises(TypeError):
+        df.PaddingFIFOQueue(10, [df.int32])
+    with pytest.raises(ValueError, match="list of shapes must be provided"):
+        df.PaddingFIFOQueue(10, [df.int32], shapes=[None])
+
+
+def test_priority_queue_hands_out_the_smallest_priority_first():
+    pq = df.PriorityQueue(10, [df.string], shapes=[[]])
+    assert pq.name == "priority_queue" and pq.queue_ref.op.type == "PriorityQueueV2"
+    assert pq.dtypes == [df.int64, df.string]
+    assert [s.as_list() for s in pq.shapes] == [[], []]
+    ties = df.PriorityQueue(10, [df.int32], shapes=[[]])
+    with df.Session() as sess:
+        sess.run(pq.enqueue((5, "e")))
+        sess.run(pq.enqueue_many(([3, 1, 4, 1], ["c", "a", "d", "a2"])))
+        assert sess.run(pq.dequeue()) == [1, b"a"]
+        priorities, values = sess.run(pq.dequeue_many(2))
+        assert priorities.tolist() == [1, 3] and values.tolist() == [b"a2", b"c"]
+        assert sess.run(pq.size()) == 2
+        # equal priorities come out in the order of TensorFlow's heap
+        sess.run(ties.enqueue_many(([1, 1, 1, 0, 2], [1, 2, 3, 4, 5])))
+        priorities, values = sess.run(ties.dequeue_many(5))
+        assert priorities.tolist() == [0, 1, 1, 1, 2] and values.tolist() == [4, 3, 1, 2, 5]
+    with pytest.raises(TypeError, match="int64"):
+        pq.enqueue((2.5, "x"))
+
+
+def test_priority_queue_with_names_and_a_queue_base_from_a_handle():
+    pq = df.PriorityQueue(10, [df.int32], shapes=[[]], names=["p", "v"])
+    assert pq.names == ["p", "v"]
+    with df.Session() as sess:
+        sess.run(pq.enqueue({"p": 3, "v": 1}))
+        assert sess.run(pq.dequeue()) == {"p": 3, "v": 1}
+    fifo = df.FIFOQueue(5, [df.int32], shapes=[[]])
+    base = df.QueueBase([df.int32], None, None, fifo.queue_ref)
+    assert base.name == fifo.name and [s.ndims for s in base.shapes] == [None]
+    with df.Session() as sess:
+        sess.run(base.enqueue(7))
+        assert sess.run(fifo.dequeue()) == 7
+    with pytest.raises(ValueError, match="same length as dtypes"):
+        df.QueueBase([df.int32], None, ["a", "b"], fifo.queue_ref)
+    assert df.queue.QueueBase is df.io.QueueBase is df.QueueBase
