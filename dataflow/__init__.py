@@ -295,7 +295,7 @@ from .random_seed import get_seed, set_random_seed  # noqa: E402
 
 # isort: split
 # variable scopes, collections, variables' fields and ops, devices, TF1's small names
-from . import app, compat, flags, gfile, logging, manip, queue
+from . import app, compat, flags, gfile, logging, lookup, manip, queue
 from .device import DeviceSpec
 from .graph import (
     add_to_collection,

@@ -120,6 +120,16 @@ SESSION_STATE_TYPES = frozenset(
         "ReaderReadUpToV2",
         "ReaderCountV2",
         "ReaderResetV2",
+        "HashTableV2",
+        "MutableHashTableV2",
+        "MutableDenseHashTableV2",
+        "LookupTableFindV2",
+        "LookupTableInsertV2",
+        "LookupTableImportV2",
+        "LookupTableRemoveV2",
+        "LookupTableSizeV2",
+        "LookupTableExportV2",
+        "InitializeTableFromTextFileV2",
     }
 )
 

@@ -268,3 +268,145 @@ def test_priority_queue_with_names_and_a_queue_base_from_a_handle():
     with pytest.raises(ValueError, match="same length as dtypes"):
         df.QueueBase([df.int32], None, ["a", "b"], fifo.queue_ref)
     assert df.queue.QueueBase is df.io.QueueBase is df.QueueBase
+
+
+# -- lookup tables ---------------------------------------------------------------------------------
+def test_static_hash_table_looks_up_after_tables_initializer():
+    init = df.lookup.KeyValueTensorInitializer(["a", "b", "c"], [1, 2, 3])
+    assert (init.key_dtype, init.value_dtype) == (df.string, df.int32)
+    table = df.lookup.StaticHashTable(init, -1)
+    assert table.name == "hash_table" and table.resource_handle.op.type == "HashTableV2"
+    assert table.initializer.name == "key_value_init/LookupTableImportV2"
+    assert df.get_collection(df.GraphKeys.TABLE_INITIALIZERS) == [table.initializer]
+    found = table.lookup(df.constant(["a", "x", "c"]))
+    assert found.op.name == "hash_table_Lookup/LookupTableFindV2"
+    assert found.shape.as_list() == [3]
+    sparse = table.lookup(df.SparseTensor([[0, 0], [1, 2]], ["b", "z"], [2, 3]))
+    with df.Session() as sess:
+        with pytest.raises(df.errors.FailedPreconditionError, match="Table not initialized"):
+            sess.run(found)
+        sess.run(df.initializers.tables_initializer())
+        assert sess.run(found).tolist() == [1, -1, 3]
+        assert sess.run(table.size()) == 3
+        keys, values = sess.run(table.export())
+        assert keys.tolist() == [b"a", b"b", b"c"] and values.tolist() == [1, 2, 3]
+        sess.run(table.initializer)  # again: the same contents
+        assert sess.run(sparse.values).tolist() == [2, -1]
+    assert df.initializers.tables_initializer is df.tables_initializer
+
+
+def test_static_hash_table_checks_keys_and_duplicates():
+    table = df.lookup.StaticHashTable(df.lookup.KeyValueTensorInitializer([1, 2], [1.5, 2.5]), 0.0)
+    assert (table.key_dtype, table.value_dtype) == (df.int32, df.float32)
+    with pytest.raises(TypeError, match="Dtype of argument `keys` must be"):
+        table.lookup(df.constant(["a"]))
+    dup = df.lookup.StaticHashTable(
+        df.lookup.KeyValueTensorInitializer([1, 1], [1, 2], df.int64, df.int64), -1
+    )
+    with df.Session() as sess:
+        sess.run(table.initializer)
+        assert sess.run(table.lookup(df.constant([[1, 5], [2, 2]]))).tolist() == [
+            [1.5, 0.0],
+            [2.5, 2.5],
+        ]
+        with pytest.raises(df.errors.FailedPreconditionError, match="different value"):
+            sess.run(dup.initializer)
+    with pytest.raises(ValueError, match="anonymous"):
+        df.lookup.StaticHashTable(
+            df.lookup.KeyValueTensorInitializer([1], [1]), 0, experimental_is_anonymous=True
+        )
+
+
+def test_text_file_initializer_reads_columns_lines_and_line_numbers(tmp_path):
+    path = str(tmp_path / "vocab.txt")
+    with open(path, "w") as f:
+        f.write("emerson 10\nlake 20\npalmer 30\n")
+    lookup = df.lookup
+    by_column = lookup.StaticHashTable(
+        lookup.TextFileInitializer(path, df.string, 0, df.int64, 1, delimiter=" "), -1
+    )
+    whole_line = lookup.StaticHashTable(
+        lookup.TextFileInitializer(
+            path,
+            df.string,
+            lookup.TextFileIndex.WHOLE_LINE,
+            df.int64,
+            lookup.TextFileIndex.LINE_NUMBER,
+        ),
+        -1,
+    )
+    offset = lookup.StaticHashTable(
+        lookup.TextFileInitializer(
+            path, df.string, 0, df.int64, -1, vocab_size=2, delimiter=" ", value_index_offset=5
+        ),
+        -1,
+    )
+    too_short = lookup.StaticHashTable(
+        lookup.TextFileInitializer(path, df.string, 0, df.int64, -1, vocab_size=5, delimiter=" "),
+        -1,
+    )
+    int_keys = lookup.StaticHashTable(
+        lookup.TextFileInitializer(path, df.int64, 1, df.string, 0, delimiter=" "), "?"
+    )
+    assert (lookup.TextFileIndex.WHOLE_LINE, lookup.TextFileIndex.LINE_NUMBER) == (-2, -1)
+    with df.Session() as sess:
+        for table in (by_column, whole_line, offset, int_keys):
+            sess.run(table.initializer)
+        assert sess.run(by_column.lookup(df.constant(["lake", "x"]))).tolist() == [20, -1]
+        assert sess.run(whole_line.lookup(df.constant(["lake 20", "palmer 30"]))).tolist() == [
+            1,
+            2,
+        ]
+        got = sess.run(offset.lookup(df.constant(["emerson", "lake", "palmer"])))
+        assert got.tolist() == [5, 6, -1]
+        got = sess.run(int_keys.lookup(df.constant([20, 7], df.int64)))
+        assert got.tolist() == [b"lake", b"?"]
+        with pytest.raises(df.errors.InvalidArgumentError, match="expected 5 but got 3"):
+            sess.run(too_short.initializer)
+    with pytest.raises(ValueError, match="must be int64"):
+        lookup.TextFileInitializer(path, df.string, 0, df.int32, -1)
+
+
+def test_mutable_hash_table_inserts_removes_and_exports():
+    table = df.lookup.experimental.MutableHashTable(df.string, df.int64, -1)
+    assert table.name == "MutableHashTable"
+    insert = table.insert(["a", "b"], df.constant([1, 2], df.int64))
+    assert insert.name == "MutableHashTable_lookup_table_insert/LookupTableInsertV2"
+    vectors = df.lookup.experimental.MutableHashTable(df.int64, df.float32, [0.0, 0.0])
+    found = vectors.lookup(df.constant([[2, 5]], df.int64))
+    assert found.shape.as_list() == [1, 2, 2]
+    strings = df.lookup.experimental.MutableHashTable(df.int64, df.string, "none")
+    with df.Session() as sess:
+        sess.run(insert)
+        assert sess.run(table.lookup(["a", "c", "b"])).tolist() == [1, -1, 2]
+        assert sess.run(table.size()) == 2
+        sess.run(table.remove(df.constant(["a", "zz"])))
+        assert sess.run(table.lookup(["a", "b"])).tolist() == [-1, 2]
+        keys, values = sess.run(table.export())
+        assert keys.tolist() == [b"b"] and values.tolist() == [2]
+        dynamic = table.lookup(["b", "q"], dynamic_default_values=df.constant([7, 8], df.int64))
+        assert sess.run(dynamic).tolist() == [2, 8]
+        sess.run(vectors.insert(df.constant([1, 2], df.int64), [[1.0, 2], [3, 4]]))
+        assert sess.run(found).tolist() == [[[3.0, 4.0], [0.0, 0.0]]]
+        sess.run(strings.insert(df.constant([3], df.int64), ["three"]))
+        got = sess.run(strings.lookup(df.constant([3, 4], df.int64)))
+        assert got.tolist() == [b"three", b"none"]
+        with pytest.raises(df.errors.InvalidArgumentError, match="Expected shape"):
+            sess.run(vectors.insert(df.constant([1], df.int64), [[1.0, 2, 3]]))
+
+
+def test_dense_hash_table_refuses_its_empty_and_deleted_keys():
+    table = df.lookup.experimental.DenseHashTable(
+        df.int64, df.int64, default_value=-1, empty_key=0, deleted_key=-1
+    )
+    assert table.name == "MutableDenseHashTable"
+    keys = df.constant([5, 6, 7], df.int64)
+    with df.Session() as sess:
+        sess.run(table.insert(df.constant([5, 7], df.int64), df.constant([50, 70], df.int64)))
+        assert sess.run(table.lookup(keys)).tolist() == [50, -1, 70]
+        sess.run(table.erase(df.constant([5], df.int64)))
+        assert sess.run([table.lookup(keys), table.size()])[0].tolist() == [-1, -1, 70]
+        with pytest.raises(df.errors.InvalidArgumentError, match="empty_key"):
+            sess.run(table.insert(df.constant([0], df.int64), df.constant([1], df.int64)))
+        with pytest.raises(df.errors.InvalidArgumentError, match="deleted_key"):
+            sess.run(table.lookup(df.constant([-1], df.int64)))
