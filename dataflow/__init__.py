@@ -329,6 +329,12 @@ from .legacy import (
 from .logging import get_logger
 from .ops.extra_nn_ops import depth_to_space, space_to_depth
 from .ops.state_ops import *  # noqa: F403
+from .partitioned_variables import (
+    create_partitioned_variables,
+    fixed_size_partitioner,
+    min_max_variable_partitioner,
+    variable_axis_size_partitioner,
+)
 from .template import make_template
 from .tensor_shape import Dimension
 from .variable_scope import (

@@ -410,3 +410,70 @@ def test_dense_hash_table_refuses_its_empty_and_deleted_keys():
             sess.run(table.insert(df.constant([0], df.int64), df.constant([1], df.int64)))
         with pytest.raises(df.errors.InvalidArgumentError, match="deleted_key"):
             sess.run(table.lookup(df.constant([-1], df.int64)))
+
+
+# -- partitioners ----------------------------------------------------------------------------------
+def test_partitioners_compute_tensorflows_partitions():
+    shape = df.TensorShape([100, 10])
+    assert df.fixed_size_partitioner(3)(df.TensorShape([2, 4])) == [2, 1]
+    assert df.fixed_size_partitioner(3, 1)(df.TensorShape([2, 4])) == [1, 3]
+    assert df.min_max_variable_partitioner(8, min_slice_size=64)(shape, df.float32) == [8, 1]
+    assert df.variable_axis_size_partitioner(1000)(shape, df.float32) == [4, 1]
+    assert df.variable_axis_size_partitioner(1000, max_shards=2)(shape, df.float32) == [2, 1]
+    strings = df.variable_axis_size_partitioner(100, bytes_per_string_element=4)
+    assert strings(shape, df.string) == [50, 1]
+    with pytest.raises(ValueError, match="must be positive"):
+        df.variable_axis_size_partitioner(0)
+    with pytest.raises(ValueError, match="Cannot partition variable along axis 2"):
+        df.min_max_variable_partitioner(2, axis=2)(shape, df.float32)
+
+
+def test_create_partitioned_variables_slices_the_initial_value():
+    full = df.constant(np.arange(10.0).reshape(5, 2), df.float32)
+    parts = df.create_partitioned_variables([5, 2], [3, 1], full)
+    assert [v.name for v in parts] == [
+        "PartitionedVariable/part_0:0",
+        "PartitionedVariable/part_1:0",
+        "PartitionedVariable/part_2:0",
+    ]
+    assert [v.shape.as_list() for v in parts] == [[2, 2], [2, 2], [1, 2]]
+    ones = df.create_partitioned_variables([7], [3], df.ones_initializer(), name="w")
+    assert [v.shape.as_list() for v in ones] == [[3], [2], [2]]
+    local = df.create_partitioned_variables(
+        [4, 6], [1, 2], df.zeros_initializer(), df.float64, False, ["c"], "z"
+    )
+    assert df.get_collection("c") == local and local[0].dtype.base_dtype == df.float64
+    assert not set(local) & set(df.trainable_variables())
+    with df.Session() as sess:
+        sess.run(df.global_variables_initializer())
+        assert [p.tolist() for p in sess.run(parts)] == [
+            [[0.0, 1.0], [2.0, 3.0]],
+            [[4.0, 5.0], [6.0, 7.0]],
+            [[8.0, 9.0]],
+        ]
+        assert [p.tolist() for p in sess.run(ones)] == [[1.0] * 3, [1.0] * 2, [1.0] * 2]
+    with df.variable_scope("r"):
+        first = df.create_partitioned_variables([4], [2], df.zeros_initializer(), name="v")
+    with df.variable_scope("r", reuse=True):
+        again = df.create_partitioned_variables([4], [2], df.zeros_initializer(), name="v")
+    assert first[0] is again[0] and again[1].name == "r/v/part_1:0"
+
+
+def test_create_partitioned_variables_refuses_bad_slicings():
+    with pytest.raises(ValueError, match="along one dimension"):
+        df.create_partitioned_variables([4, 6], [2, 2], df.zeros_initializer())
+    with pytest.raises(ValueError, match="must have the length"):
+        df.create_partitioned_variables([4], [2, 2], df.zeros_initializer())
+    with pytest.raises(ValueError, match="offset=3, shape=3"):
+        df.create_partitioned_variables([3], [5], df.zeros_initializer())
+
+
+def test_partitioned_slices_draw_with_the_fans_of_the_full_variable():
+    calls = []
+
+    def init(shape, dtype=None, partition_info=None):
+        calls.append((list(shape), partition_info.full_shape, partition_info.var_offset))
+        return df.zeros(shape, dtype)
+
+    df.create_partitioned_variables([6, 3], [2, 1], init)
+    assert calls == [([3, 3], [6, 3], [0, 0]), ([3, 3], [6, 3], [3, 0])]
