@@ -477,3 +477,53 @@ def test_partitioned_slices_draw_with_the_fans_of_the_full_variable():
 
     df.create_partitioned_variables([6, 3], [2, 1], init)
     assert calls == [([3, 3], [6, 3], [0, 0]), ([3, 3], [6, 3], [3, 0])]
+
+
+# -- df.function's parameters ----------------------------------------------------------------------
+def test_function_takes_tensorflows_parameters_in_order():
+    import inspect
+
+    names = list(inspect.signature(df.function).parameters)
+    assert names[:11] == [
+        "func",
+        "input_signature",
+        "autograph",
+        "jit_compile",
+        "reduce_retracing",
+        "experimental_implements",
+        "experimental_autograph_options",
+        "experimental_attributes",
+        "experimental_relax_shapes",
+        "experimental_compile",
+        "experimental_follow_type_hints",
+    ]
+    f = df.function(lambda x: x + 1, experimental_implements="my.add", jit_compile=True)
+    assert f.experimental_attributes == {"_implements": "my.add"} and f.jit_compile
+    g = df.function(experimental_attributes={"api_implements": "a"})(lambda x: x * 2)
+    assert g.experimental_attributes == {"api_implements": "a"}
+    assert df.function(lambda x: x, experimental_compile=True).jit_compile
+    with pytest.raises(ValueError, match="disagree"):
+        df.function(lambda x: x, jit_compile=False, experimental_compile=True)
+    with pytest.raises(ValueError, match="experimental_autograph_options"):
+        df.function(lambda x: x, experimental_autograph_options=("LISTS",))
+    with pytest.raises(TypeError, match="experimental_implements"):
+        df.function(lambda x: x, experimental_implements=3)
+    with df.Session() as sess:
+        assert sess.run(f(df.constant(1))) == 2 and sess.run(g(df.constant(3))) == 6
+
+
+def test_function_reduce_retracing_traces_once_for_other_shapes():
+    def double(x):
+        return x * 2
+
+    with df.eager_mode():
+        relaxed = df.function(double, reduce_retracing=True)
+        relaxed(np.ones(2, np.float32))
+        relaxed(np.ones(3, np.float32))
+        relaxed(np.ones(4, np.float32))
+        strict = df.function(double)
+        strict(np.ones(2, np.float32))
+        strict(np.ones(3, np.float32))
+        strict(np.ones(4, np.float32))
+    assert relaxed.experimental_get_tracing_count() == 2
+    assert strict.experimental_get_tracing_count() == 3
