@@ -207,6 +207,21 @@ from .ops.nd_index_ops import (  # noqa: E402
     tensor_scatter_update,
 )
 from .ops.segment_ops import segment_sum, unique, unsorted_segment_sum  # noqa: E402
+from .ops.assorted_ops import (  # noqa: E402
+    bitcast,
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
+    convert_to_tensor_or_sparse_tensor,
+    dimension_at_index,
+    executing_eagerly_outside_functions,
+    floor_div,
+    guarantee_const,
+    hessians,
+    init_scope,
+    is_symbolic_tensor,
+    searchsorted,
+    timestamp,
+)
 from .ops.space_batch_ops import (  # noqa: E402
     batch_to_space,
     batch_to_space_nd,

@@ -527,3 +527,128 @@ def test_function_reduce_retracing_traces_once_for_other_shapes():
         strict(np.ones(4, np.float32))
     assert relaxed.experimental_get_tracing_count() == 2
     assert strict.experimental_get_tracing_count() == 3
+
+
+# -- small top-level ops ---------------------------------------------------------------------------
+def test_bitcast_reads_the_bytes_as_another_type():
+    wide_to_narrow = df.bitcast(df.constant([1, 2, 3, 4], df.int32), df.int16)
+    assert wide_to_narrow.shape.as_list() == [4, 2]
+    narrow_to_wide = df.bitcast(df.constant([[1, 2], [3, 4]], df.int16), df.int32)
+    assert narrow_to_wide.shape.as_list() == [2]
+    got = _run([df.bitcast(df.constant([1.0, 2.0]), df.int32), wide_to_narrow, narrow_to_wide])
+    assert got[0].tolist() == [1065353216, 1073741824]
+    assert got[1].tolist() == [[1, 0], [2, 0], [3, 0], [4, 0]]
+    assert got[2].tolist() == [131073, 262147]
+    assert df.bitcast(df.constant([1, 2, 3, 4], df.uint8), df.int32).shape.as_list() == []
+    unknown = df.bitcast(df.placeholder(df.int32, [None, 3]), df.uint8)
+    assert unknown.shape.as_list() == [None, 3, 4]
+    with pytest.raises(ValueError, match="3 does not match 4"):
+        df.bitcast(df.constant([1, 2, 3], df.uint8), df.int32)
+    with pytest.raises(TypeError, match="string"):
+        df.bitcast(df.constant(["a"]), df.int32)
+
+
+def test_broadcast_shapes_at_run_time_and_build_time():
+    shape = df.broadcast_dynamic_shape([2, 1, 3], [4, 1])
+    assert shape.op.type == "BroadcastArgs" and shape.shape.as_list() == [3]
+    assert _run(shape).tolist() == [2, 4, 3]
+    with pytest.raises(df.errors.InvalidArgumentError, match=r"Incompatible shapes: \[2,3\]"):
+        _run(df.broadcast_dynamic_shape([2, 3], [4]))
+    static = df.broadcast_static_shape(df.TensorShape([2, 1, 3]), df.TensorShape([None, 1]))
+    assert static.as_list() == [2, None, 3]
+    with pytest.raises(ValueError, match="Incompatible shapes for broadcasting"):
+        df.broadcast_static_shape(df.TensorShape([2, 3]), df.TensorShape([4]))
+
+
+def test_searchsorted_searches_each_row():
+    left = df.searchsorted([[1, 3, 5], [2, 4, 6]], [[3, 4], [7, 0]])
+    right = df.searchsorted([1, 3, 5], [3, 4], side="right", out_type=df.int64)
+    assert right.dtype == df.int64 and left.shape.as_list() == [2, 2]
+    got = _run([left, right])
+    assert got[0].tolist() == [[1, 2], [3, 0]] and got[1].tolist() == [2, 2]
+    with pytest.raises(ValueError, match="either 'right' or 'left'"):
+        df.searchsorted([1, 3, 5], [3], side="mid")
+
+
+def test_timestamp_floor_div_and_guarantee_const():
+    import time
+
+    before = time.time()
+    stamp = df.timestamp()
+    assert stamp.dtype == df.float64 and stamp.op.type == "Timestamp"
+    div = df.floor_div(df.constant([7, -7]), 2)
+    assert div.op.type == "FloorDiv"
+    x = df.constant([1.0, 2.0])
+    const = df.guarantee_const(x)
+    assert const.op.type == "GuaranteeConst"
+    got = _run([stamp, div, const, df.gradients(const * 3.0, x)[0]])
+    assert before <= got[0] <= time.time()
+    assert got[1].tolist() == [3, -4] and got[2].tolist() == [1.0, 2.0]
+    assert got[3].tolist() == [3.0, 3.0]
+
+
+def test_hessians_are_the_second_derivatives():
+    x = df.constant([1.0, 2.0])
+    (h,) = df.hessians(df.reduce_sum(x**3), x)
+    m = df.Variable([[1.0, 2.0], [3.0, 4.0]])
+    (hm,) = df.hessians(df.reduce_sum(m**3), m)
+    assert h.shape.as_list() == [2, 2] and hm.shape.as_list() == [2, 2, 2, 2]
+    with df.Session() as sess:
+        sess.run(m.initializer)
+        assert sess.run(h).tolist() == [[6.0, 0.0], [0.0, 12.0]]
+        np.testing.assert_array_equal(sess.run(hm).reshape(4, 4), np.diag([6.0, 12, 18, 24]))
+
+
+def test_contexts_and_predicates_of_tensors_and_shapes():
+    x = df.constant([1.0, 2.0])
+    v = df.Variable(1.0)
+    assert df.is_symbolic_tensor(x)
+    assert not any(
+        df.is_symbolic_tensor(o) for o in (1, np.ones(2), v, df.SparseTensor([[0]], [1], [2]))
+    )
+    assert df.executing_eagerly_outside_functions() is False
+    with df.eager_mode():
+        assert df.executing_eagerly_outside_functions() is True
+        assert not df.is_symbolic_tensor(df.constant(1.0))
+    assert df.dimension_at_index(df.TensorShape([2, None]), 1).value is None
+    assert df.dimension_at_index(df.TensorShape(None), 1).value is None
+    assert df.dimension_at_index(df.TensorShape([2, None]), 0).value == 2
+    sparse = df.convert_to_tensor_or_sparse_tensor(df.SparseTensorValue([[0]], [1], [2]))
+    assert isinstance(sparse, df.SparseTensor)
+    dense = df.convert_to_tensor_or_sparse_tensor([1, 2], dtype=df.float32, name="q")
+    assert dense.name == "q:0" and dense.dtype == df.float32
+    with pytest.raises(RuntimeError, match="Sparse dtype mismatch"):
+        df.convert_to_tensor_or_sparse_tensor(sparse, dtype=df.float32)
+
+
+def test_init_scope_leaves_control_dependencies_and_loop_bodies():
+    graph = df.get_default_graph()
+    made = []
+
+    def body(i):
+        with df.init_scope():
+            made.append(df.constant(5, name="lifted"))
+        return i + 1
+
+    df.while_loop(lambda i: i < 3, body, [0])
+    assert made[0].op._control_flow_context is None
+    gate = df.no_op(name="gate")
+    with df.control_dependencies([gate]), df.name_scope("outer"):
+        with df.init_scope():
+            c = df.constant(1, name="c")
+    assert c.op.control_inputs == [] and c.name == "outer/c:0" and c.graph is graph
+
+
+def test_init_scope_lifts_out_of_a_function_traced_eagerly():
+    made = []
+    with df.eager_mode():
+
+        @df.function
+        def double(x):
+            with df.init_scope():
+                made.append((df.executing_eagerly(), df.constant(2.0)))
+                assert df.executing_eagerly_outside_functions()
+            return x * 2
+
+        assert double(df.constant(1.0)).numpy() == 2.0
+    assert made[0][0] is True and made[0][1].numpy() == 2.0
