@@ -194,19 +194,6 @@ from .indexed_slices import (  # noqa: E402
     IndexedSlicesValue,
     convert_to_tensor_or_indexed_slices,
 )
-from .ops.nd_index_ops import (  # noqa: E402
-    gather_nd,
-    scatter_nd,
-    tensor_scatter_add,
-    tensor_scatter_nd_add,
-    tensor_scatter_nd_max,
-    tensor_scatter_nd_min,
-    tensor_scatter_nd_sub,
-    tensor_scatter_nd_update,
-    tensor_scatter_sub,
-    tensor_scatter_update,
-)
-from .ops.segment_ops import segment_sum, unique, unsorted_segment_sum  # noqa: E402
 from .ops.assorted_ops import (  # noqa: E402
     bitcast,
     broadcast_dynamic_shape,
@@ -222,6 +209,19 @@ from .ops.assorted_ops import (  # noqa: E402
     searchsorted,
     timestamp,
 )
+from .ops.nd_index_ops import (  # noqa: E402
+    gather_nd,
+    scatter_nd,
+    tensor_scatter_add,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+    tensor_scatter_sub,
+    tensor_scatter_update,
+)
+from .ops.segment_ops import segment_sum, unique, unsorted_segment_sum  # noqa: E402
 from .ops.space_batch_ops import (  # noqa: E402
     batch_to_space,
     batch_to_space_nd,

@@ -643,12 +643,12 @@ def test_init_scope_lifts_out_of_a_function_traced_eagerly():
     made = []
     with df.eager_mode():
 
-        @df.function
+        @df.function(autograph=False)
         def double(x):
             with df.init_scope():
                 made.append((df.executing_eagerly(), df.constant(2.0)))
-                assert df.executing_eagerly_outside_functions()
+                made.append(df.executing_eagerly_outside_functions())
             return x * 2
 
         assert double(df.constant(1.0)).numpy() == 2.0
-    assert made[0][0] is True and made[0][1].numpy() == 2.0
+    assert made[0][0] is True and made[0][1].numpy() == 2.0 and made[1] is True
