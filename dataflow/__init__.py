@@ -96,6 +96,7 @@ from .variables import (
     local_variables,
     local_variables_initializer,
     trainable_variables,
+    variable_creator_scope,
     variables_initializer,
 )
 
@@ -401,6 +402,7 @@ from .eager import (  # noqa: E402
     graph_mode,
 )
 from .eager.py_function import py_function  # noqa: E402
+from .eager.tensor import disable_tensor_equality, enable_tensor_equality  # noqa: E402
 
 # isort: split
 # TF1's reference variables and the dtypes they and TF1's quantized ops use
@@ -419,6 +421,7 @@ from .ref_variables import is_variable_initialized  # noqa: E402
 
 for _value_dtype in dtypes._VALUES:
     globals()[_value_dtype._as_ref.name] = _value_dtype._as_ref
+variant = dtypes.variant
 
 # isort: split
 # ragged tensors: df.RaggedTensor, df.ragged (constant, map_flat_values, ...); concat and
@@ -488,6 +491,10 @@ from .distribute import ray_cluster as _ray_cluster  # noqa: E402
 from .session import register_target as _register_target  # noqa: E402
 
 _register_target(_ray_cluster.TARGET_PREFIX, _ray_cluster.master_for_target)
+
+# tf.dtypes' functions, which dataflow.dtypes (imported by everything) cannot import itself
+dtypes.as_string, dtypes.saturate_cast = as_string, saturate_cast
+dtypes.cast = math.cast
 train.Server = _ray_cluster.Server
 
 # isort: split

@@ -652,3 +652,105 @@ def test_init_scope_lifts_out_of_a_function_traced_eagerly():
 
         assert double(df.constant(1.0)).numpy() == 2.0
     assert made[0][0] is True and made[0][1].numpy() == 2.0 and made[1] is True
+
+
+# -- dtypes, dimensions, nest, map_fn, switches ----------------------------------------------------
+def test_dtype_and_dimension_from_tensorflows_constructor_arguments():
+    assert df.DType(1) is df.float32 and df.DType(101) is df.float32_ref
+    assert df.dtypes.DType(3) is df.int32
+    with pytest.raises(TypeError, match="99 does not correspond"):
+        df.DType(99)
+    with pytest.raises(ValueError, match="handle_data"):
+        df.DType(20, handle_data=object())
+    assert df.Dimension(3) == 3 and df.Dimension(None).value is None
+    assert df.dtypes.QUANTIZED_DTYPES == frozenset(
+        {df.qint8, df.quint8, df.qint16, df.quint16, df.qint32}
+        | {df.qint8_ref, df.quint8_ref, df.qint16_ref, df.quint16_ref, df.qint32_ref}
+    )
+    assert df.variant is df.dtypes.variant and df.variant.as_datatype_enum == 21
+    assert not df.variant.is_numpy_compatible
+    assert df.dtypes.cast is df.cast and df.dtypes.saturate_cast is df.saturate_cast
+    assert df.dtypes.as_string is df.as_string
+
+
+def test_nest_expands_composite_tensors_in_tensorflows_order():
+    st = df.SparseTensor([[0, 0]], [1.0], [2, 2])
+    rt = df.ragged.constant([[[1], [2, 3]], [[4]]])
+    structure = {"a": st, "b": [1, rt]}
+    flat = df.nest.flatten(structure, expand_composites=True)
+    assert flat[:3] == [st.indices, st.values, st.dense_shape] and flat[3] == 1
+    assert flat[4:] == [rt.flat_values, rt.row_splits, rt.values.row_splits]
+    assert df.nest.flatten(st) == [st]
+    packed = df.nest.pack_sequence_as(structure, flat, expand_composites=True)
+    assert isinstance(packed["a"], df.SparseTensor) and packed["a"].values is st.values
+    assert packed["b"][1].flat_values is rt.flat_values and packed["b"][1].ragged_rank == 2
+    other = df.SparseTensor([[1, 1], [0, 1]], [1.0, 3.0], [2, 2])
+    df.nest.assert_same_structure(st, other, expand_composites=True)
+    df.nest.assert_same_structure(nest1=st, nest2=rt)  # leaves both, without expansion
+    with pytest.raises(ValueError):
+        df.nest.assert_same_structure(st, rt, expand_composites=True)
+    with pytest.raises(ValueError):
+        df.nest.assert_same_structure(st, 1, expand_composites=True)
+    assert not df.nest.is_nested(seq=st) and df.nest.is_nested([1]) and df.nest.is_nested({})
+
+
+def test_map_fn_takes_fn_output_signature():
+    x = df.constant([1.0, 2.0])
+    ints = df.map_fn(lambda v: df.cast(v, df.int64) * 2, x, fn_output_signature=df.int64)
+    pair = df.map_fn(
+        lambda v: (v, df.cast(v, df.int64)),
+        x,
+        fn_output_signature=(df.float32, df.TensorSpec([], df.int64)),
+    )
+    assert ints.dtype == df.int64 and pair[1].dtype == df.int64
+    got = _run([ints, pair])
+    assert got[0].tolist() == [2, 4] and got[1][1].tolist() == [1, 2]
+    with pytest.raises(TypeError, match="composite"):
+        df.map_fn(lambda v: v, x, fn_output_signature=df.SparseTensorSpec([1], df.float32))
+
+
+def test_tensor_equality_switches_eager_comparison():
+    with df.eager_mode():
+        x = df.constant([1, 2])
+        assert (x == x).numpy().tolist() == [True, True]
+        df.disable_tensor_equality()
+        try:
+            assert (x == x) is True and (x == df.constant([1, 2])) is False
+            assert {x: 1}[x] == 1
+        finally:
+            df.enable_tensor_equality()
+        assert (x == df.constant([1, 3])).numpy().tolist() == [True, False]
+        with pytest.raises(TypeError, match="unhashable"):
+            hash(x)
+    g = df.constant(1)
+    assert (g == g) is True  # graph tensors compare by identity either way
+
+
+def test_variable_creator_scope_wraps_every_variable_creation():
+    seen = []
+
+    def rename(next_creator, **kwargs):
+        seen.append(sorted(kwargs))
+        kwargs["name"] = "renamed"
+        return next_creator(**kwargs)
+
+    with df.variable_creator_scope(rename):
+        v = df.Variable(1.0, name="orig")
+        w = df.get_variable("gv", [2])
+    assert (v.name, w.name) == ("renamed:0", "renamed_1:0")
+    assert "initial_value" in seen[0] and "experimental_enable_variable_lifting" in seen[0]
+    order = []
+
+    def outer(next_creator, **kwargs):
+        order.append("outer")
+        kwargs["trainable"] = False
+        return next_creator(**kwargs)
+
+    def inner(next_creator, **kwargs):
+        order.append("inner")
+        return next_creator(**kwargs)
+
+    with df.variable_creator_scope(outer), df.variable_creator_scope(inner):
+        z = df.Variable(2.0)
+    assert order == ["inner", "outer"] and z not in df.trainable_variables()
+    assert df.Variable(3.0, name="plain").name == "plain:0"
