@@ -135,6 +135,7 @@ from .ops.queue_ops import (  # noqa: E402
 )
 from .ops.reader_ops import (  # noqa: E402
     FixedLengthRecordReader,
+    IdentityReader,
     ReaderBase,
     TextLineReader,
     TFRecordReader,

@@ -612,7 +612,13 @@ def _is_stream(v) -> bool:
 
 
 _QUEUE_KINDS = ("FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue")
-_READER_KINDS = ("TextLineReader", "FixedLengthRecordReader", "WholeFileReader", "TFRecordReader")
+_READER_KINDS = (
+    "TextLineReader",
+    "FixedLengthRecordReader",
+    "WholeFileReader",
+    "TFRecordReader",
+    "IdentityReader",
+)
 
 
 def _is_pipeline(v) -> bool:

@@ -754,3 +754,17 @@ def test_variable_creator_scope_wraps_every_variable_creation():
         z = df.Variable(2.0)
     assert order == ["inner", "outer"] and z not in df.trainable_variables()
     assert df.Variable(3.0, name="plain").name == "plain:0"
+
+
+def test_identity_reader_reads_each_work_item_as_key_and_value():
+    queue = df.FIFOQueue(5, df.string)
+    reader = df.IdentityReader()
+    key, value = reader.read(queue)
+    with df.Session() as sess:
+        sess.run(queue.enqueue_many([["a", "b\xff", "c"]]))
+        assert sess.run([key, value]) == [b"a", b"a"]
+        counts = [reader.num_records_produced(), reader.num_work_units_completed()]
+        assert sess.run(counts) == [1, 1]
+        keys, values = sess.run(reader.read_up_to(queue, 2))  # a work item ends a batch
+        assert keys.tolist() == values.tolist() == ["b\xff".encode()]
+        assert sess.run(counts) == [2, 2]
