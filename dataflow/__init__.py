@@ -390,6 +390,13 @@ from . import layers  # noqa: E402
 # tracing (df.function): concrete functions, TensorSpec, TF1's Defun and wrap_function
 from .tensor_spec import TensorSpec  # noqa: E402
 from .tracing import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
+from .type_spec import (  # noqa: E402
+    IndexedSlicesSpec,
+    NoneTensorSpec,
+    TensorArraySpec,
+    TypeSpec,
+    type_spec_from_value,
+)
 
 # isort: split
 # eager execution: modes, eager tensors, gradient tapes, custom gradients

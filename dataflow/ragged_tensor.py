@@ -25,6 +25,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .graph import Tensor, convert_to_tensor, numpy_value_or_none
 from .tensor_shape import TensorShape, as_shape
+from .type_spec import TypeSpec
 
 __all__ = ["RaggedTensor", "RaggedTensorSpec", "RaggedTensorValue"]
 
@@ -81,9 +82,13 @@ class RaggedTensorValue(NamedTuple):
         return f"<RaggedTensorValue {self.to_list()}>"
 
 
-class RaggedTensorSpec:
+class RaggedTensorSpec(TypeSpec):
     """The type of a RaggedTensor: its static ``shape``, ``dtype``, ``ragged_rank`` and
     ``row_splits_dtype`` (TensorFlow's, used here as a while_loop shape invariant)."""
+
+    @property
+    def value_type(self) -> type:
+        return RaggedTensor
 
     def __init__(
         self,

@@ -768,3 +768,47 @@ def test_identity_reader_reads_each_work_item_as_key_and_value():
         keys, values = sess.run(reader.read_up_to(queue, 2))  # a work item ends a batch
         assert keys.tolist() == values.tolist() == ["b\xff".encode()]
         assert sess.run(counts) == [2, 2]
+
+
+# -- type specs ------------------------------------------------------------------------------------
+def test_type_spec_from_value_gives_each_kind_its_spec():
+    spec = df.type_spec_from_value
+    assert spec(df.constant([1, 2])) == df.TensorSpec([2], df.int32)
+    assert spec(np.ones((2, 3))) == df.TensorSpec([2, 3], df.float64)
+    assert spec(3) == df.TensorSpec([], df.int32) and spec(2.5) == df.TensorSpec([], df.float32)
+    assert spec("s") == df.TensorSpec([], df.string) and spec([1, 2]) == df.TensorSpec(
+        [2], df.int32
+    )
+    assert spec(df.Variable(1.0)) == df.TensorSpec([], df.float32)
+    assert spec(None) == df.NoneTensorSpec()
+    assert spec(df.SparseTensor([[0]], [1.0], [3])) == df.SparseTensorSpec([3], df.float32)
+    ragged = spec(df.ragged.constant([[1], [2, 3]]))
+    assert isinstance(ragged, df.RaggedTensorSpec) and ragged.shape.as_list() == [2, None]
+    slices = df.IndexedSlices(df.constant([[1.0]]), df.constant([0]))
+    assert spec(slices) == df.IndexedSlicesSpec([None, 1], df.float32, df.int32, None, [1])
+    shaped = df.IndexedSlices(df.constant([[1.0]]), df.constant([0]), df.constant([4, 1]))
+    assert spec(shaped) == df.IndexedSlicesSpec([4, 1], df.float32, df.int32, df.int32, [1])
+    assert spec(df.TensorArray(df.float32, 3)) == df.TensorArraySpec(None, df.float32, False, True)
+    with pytest.raises(TypeError, match="Could not build a TypeSpec"):
+        spec(object())
+
+
+def test_type_specs_share_the_type_spec_base():
+    assert all(
+        issubclass(c, df.TypeSpec)
+        for c in (df.TensorSpec, df.SparseTensorSpec, df.RaggedTensorSpec, df.IndexedSlicesSpec)
+    )
+    with pytest.raises(TypeError, match="abstract"):
+        df.TypeSpec()
+    slices = df.IndexedSlicesSpec([None, 3], df.float32)
+    assert slices.value_type is df.IndexedSlices and slices.shape.as_list() == [None, 3]
+    assert slices.is_compatible_with(df.IndexedSlicesSpec([2, 3]))
+    assert not slices.is_compatible_with(df.IndexedSlicesSpec([2, 4]))
+    assert df.TensorSpec([None], df.int32).is_compatible_with(df.constant([1, 2]))
+    arrays = df.TensorArraySpec([2], df.int32, True, False)
+    assert arrays == df.TensorArraySpec([2], df.int32, True, False)
+    assert arrays != df.TensorArraySpec([2], df.int32) and arrays.value_type is df.TensorArray
+    assert hash(arrays) == hash(df.TensorArraySpec([2], df.int32, True, False))
+    assert df.NoneTensorSpec().value_type is type(None)
+    assert df.NoneTensorSpec().is_compatible_with(None)
+    assert df.TensorSpec([2], df.int32).value_type is df.Tensor
