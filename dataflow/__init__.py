@@ -352,6 +352,7 @@ from .partitioned_variables import (
     min_max_variable_partitioner,
     variable_axis_size_partitioner,
 )
+from .module import Module
 from .template import make_template
 from .tensor_shape import Dimension
 from .variable_scope import (

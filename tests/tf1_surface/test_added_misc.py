@@ -812,3 +812,47 @@ def test_type_specs_share_the_type_spec_base():
     assert df.NoneTensorSpec().value_type is type(None)
     assert df.NoneTensorSpec().is_compatible_with(None)
     assert df.TensorSpec([2], df.int32).value_type is df.Tensor
+
+
+# -- Module ----------------------------------------------------------------------------------------
+def test_module_finds_its_variables_and_submodules_as_tensorflow():
+    class Dense(df.Module):
+        def __init__(self, n, name=None):
+            super().__init__(name=name)
+            with self.name_scope:
+                self.w = df.Variable(df.ones([n]), name="w")
+                self.b = df.Variable(0.0, name="b", trainable=False)
+
+        @df.Module.with_name_scope
+        def __call__(self, x):
+            return df.identity(x * self.w + self.b, name="out")
+
+    class MLP(df.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = [Dense(2), Dense(2, name="second")]
+            self.extra = {"z": df.Variable(3.0, name="z")}
+
+    m = MLP()
+    assert (m.name, m.name_scope.name) == ("mlp", "mlp/")
+    assert [v.name for v in m.variables] == [
+        "z:0",
+        "dense/b:0",
+        "dense/w:0",
+        "second/b:0",
+        "second/w:0",
+    ]
+    assert [v.name for v in m.trainable_variables] == ["z:0", "dense/w:0", "second/w:0"]
+    assert [v.name for v in m.non_trainable_variables] == ["dense/b:0", "second/b:0"]
+    assert [s.name for s in m.submodules] == ["dense", "second"]
+    assert m.layers[0](df.constant([1.0, 2.0])).name == "dense/out:0"
+    assert df.Module().name == "module" and df.Module().name_scope.name == "module_1/"
+    assert df.Module(name="x").name_scope.name == "x/"
+    assert df.Module(name="x").name_scope.name == "x_1/"
+
+    class MyFancyModel(df.Module):
+        pass
+
+    assert MyFancyModel().name == "my_fancy_model"
+    with pytest.raises(ValueError, match="not a valid module name"):
+        df.Module(name="bad name")
