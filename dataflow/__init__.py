@@ -344,6 +344,7 @@ from .legacy import (
     variable_op_scope,
 )
 from .logging import get_logger
+from .module import Module
 from .ops.extra_nn_ops import depth_to_space, space_to_depth
 from .ops.state_ops import *  # noqa: F403
 from .partitioned_variables import (
@@ -352,7 +353,6 @@ from .partitioned_variables import (
     min_max_variable_partitioner,
     variable_axis_size_partitioner,
 )
-from .module import Module
 from .template import make_template
 from .tensor_shape import Dimension
 from .variable_scope import (

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Callable, Optional
+from collections.abc import Callable
+from typing import Optional
 
 from .graph import get_default_graph, name_scope
 
