@@ -345,6 +345,11 @@ from .legacy import (
 )
 from .logging import get_logger
 from .module import Module
+from .ops.accumulator_ops import (
+    ConditionalAccumulator,
+    ConditionalAccumulatorBase,
+    SparseConditionalAccumulator,
+)
 from .ops.extra_nn_ops import depth_to_space, space_to_depth
 from .ops.state_ops import *  # noqa: F403
 from .partitioned_variables import (

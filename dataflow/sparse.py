@@ -1,5 +1,6 @@
 """``df.sparse``: TensorFlow 1.x's ``tf.sparse`` names for the SparseTensor ops."""
 
+from .ops.accumulator_ops import SparseConditionalAccumulator
 from .ops.sparse_extra_ops import sparse_concat as concat
 from .ops.sparse_extra_ops import sparse_expand_dims as expand_dims
 from .ops.sparse_extra_ops import sparse_eye as eye
@@ -34,6 +35,7 @@ from .sparse_tensor import sparse_placeholder as placeholder
 matmul = sparse_dense_matmul
 
 __all__ = [
+    "SparseConditionalAccumulator",
     "SparseTensor",
     "SparseTensorValue",
     "add",

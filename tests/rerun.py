@@ -130,6 +130,14 @@ SESSION_STATE_TYPES = frozenset(
         "LookupTableSizeV2",
         "LookupTableExportV2",
         "InitializeTableFromTextFileV2",
+        "ResourceConditionalAccumulator",
+        "ResourceSparseConditionalAccumulator",
+        "ResourceAccumulatorApplyGradient",
+        "SparseAccumulatorApplyGradient",
+        "ResourceAccumulatorTakeGradient",
+        "SparseAccumulatorTakeGradient",
+        "ResourceAccumulatorNumAccumulated",
+        "ResourceAccumulatorSetGlobalStep",
     }
 )
 

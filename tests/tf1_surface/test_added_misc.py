@@ -856,3 +856,95 @@ def test_module_finds_its_variables_and_submodules_as_tensorflow():
     assert MyFancyModel().name == "my_fancy_model"
     with pytest.raises(ValueError, match="not a valid module name"):
         df.Module(name="bad name")
+
+
+# -- conditional accumulators ----------------------------------------------------------------------
+def test_conditional_accumulator_averages_fresh_gradients():
+    acc = df.ConditionalAccumulator(df.float32, shape=[2])
+    assert acc.name == "conditional_accumulator" and acc.dtype == df.float32
+    take = acc.take_grad(2)
+    assert take.shape.as_list() == [2]
+    with df.Session() as sess:
+        sess.run(acc.apply_grad([1.0, 2.0]))
+        sess.run(acc.apply_grad([3.0, 4.0]))
+        assert sess.run(acc.num_accumulated()) == 2
+        assert sess.run(take).tolist() == [2.0, 3.0] and sess.run(acc.num_accumulated()) == 0
+        sess.run(acc.apply_grad([1.0, 1.0], local_step=0))  # older than step 1: dropped
+        assert sess.run(acc.num_accumulated()) == 0
+        sess.run(acc.set_global_step(5))
+        sess.run(acc.apply_grad([1.0, 1.0], local_step=3))
+        sess.run(acc.apply_grad([2.0, 2.0], local_step=5))
+        assert sess.run(acc.take_grad(1)).tolist() == [2.0, 2.0]
+        with pytest.raises(df.errors.InvalidArgumentError, match="must be positive"):
+            sess.run(acc.take_grad(0))
+    with pytest.raises(ValueError, match="incompatible"):
+        acc.apply_grad([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="reduction_type"):
+        df.ConditionalAccumulator(df.float32, reduction_type="MAX")
+    with pytest.raises(TypeError, match="floating-point"):
+        df.ConditionalAccumulator(df.int32)
+
+
+def test_conditional_accumulator_sums_and_checks_shapes_at_run_time():
+    acc = df.ConditionalAccumulator(df.float32, reduction_type="SUM")
+    with df.Session() as sess:
+        sess.run(acc.apply_grad([[1.0, 2.0]]))
+        with pytest.raises(df.errors.InvalidArgumentError, match=r"expected \[1,2\], got \[1,3\]"):
+            sess.run(acc.apply_grad([[1.0, 2.0, 3.0]]))
+        sess.run(acc.apply_grad([[1.0, 2.0]]))
+        assert sess.run(acc.take_grad(2)).tolist() == [[2.0, 4.0]]
+
+
+def test_take_grad_waits_for_enough_gradients():
+    import threading
+
+    acc = df.ConditionalAccumulator(df.float32, shape=[])
+    take = acc.take_grad(2)
+    apply_one = acc.apply_grad(1.0)
+    with df.Session() as sess:
+        results = []
+        waiter = threading.Thread(target=lambda: results.append(sess.run(take)))
+        waiter.start()
+        sess.run(apply_one)
+        waiter.join(0.3)
+        assert waiter.is_alive()  # one gradient is not enough
+        sess.run(apply_one)
+        waiter.join(10)
+        assert results == [1.0]
+        with pytest.raises(df.errors.DeadlineExceededError):
+            sess.run(take, options=df.RunOptions(timeout_in_ms=100))
+
+
+def test_sparse_conditional_accumulator_averages_each_row():
+    acc = df.SparseConditionalAccumulator(df.float32, shape=[4, 2])
+    assert df.sparse.SparseConditionalAccumulator is df.SparseConditionalAccumulator
+    with df.Session() as sess:
+        sess.run(acc.apply_grad([0, 2], [[1.0, 1.0], [2.0, 2.0]]))
+        sess.run(acc.apply_grad([2, 3], [[4.0, 4.0], [3.0, 3.0]]))
+        assert sess.run(acc.num_accumulated()) == 2
+        got = sess.run(acc.take_grad(2))
+        assert got.indices.tolist() == [0, 2, 3] and got.shape.tolist() == [4, 2]
+        assert got.values.tolist() == [[1.0, 1.0], [3.0, 3.0], [3.0, 3.0]]
+        slices = df.IndexedSlices(
+            df.constant([[5.0, 5.0]]), df.constant([1], df.int64), df.constant([4, 2], df.int64)
+        )
+        sess.run(acc.apply_indexed_slices_grad(slices, local_step=1))
+        taken = sess.run(acc.take_indexed_slices_grad(1))
+        assert taken.indices.tolist() == [1] and taken.values.tolist() == [[5.0, 5.0]]
+    summed = df.SparseConditionalAccumulator(df.float32, reduction_type="SUM")
+    with df.Session() as sess:
+        # TensorFlow's merge takes the indices as sorted: unsorted ones are not combined
+        sess.run(summed.apply_grad([3, 1], [[1.0], [2.0]], grad_shape=[5, 1]))
+        sess.run(summed.apply_grad([1], [[7.0]]))
+        got = sess.run(summed.take_grad(2))
+        assert got.indices.tolist() == [1, 3, 1] and got.values.tolist() == [[7.0], [1.0], [2.0]]
+        assert got.shape.tolist() == [-1, 1]
+
+
+def test_conditional_accumulator_base_wraps_a_handle():
+    acc = df.ConditionalAccumulator(df.float32, shape=[2])
+    base = df.ConditionalAccumulatorBase(df.float32, [2], acc.accumulator_ref)
+    assert base.name == acc.name and base.accumulator_ref is acc.accumulator_ref
+    with df.Session() as sess:
+        sess.run(acc.apply_grad([1.0, 2.0]))
+        assert sess.run(base.num_accumulated()) == 1
