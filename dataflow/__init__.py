@@ -210,6 +210,7 @@ from .ops.assorted_ops import (  # noqa: E402
     is_symbolic_tensor,
     searchsorted,
     timestamp,
+    vectorized_map,
 )
 from .ops.nd_index_ops import (  # noqa: E402
     gather_nd,

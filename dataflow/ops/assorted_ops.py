@@ -42,6 +42,7 @@ __all__ = [
     "is_symbolic_tensor",
     "searchsorted",
     "timestamp",
+    "vectorized_map",
 ]
 
 # -- bitcast ---------------------------------------------------------------------------------------
@@ -336,6 +337,38 @@ def _zeros_of(x):
     from .array_ops import zeros_like
 
     return zeros_like(x)
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """``fn`` applied to each element of ``elems`` (a tensor or a nested structure of them,
+    split along dimension 0), the results stacked: the values of TensorFlow's vectorized map.
+    TensorFlow rewrites ``fn`` into batched ops where it can and otherwise (with
+    ``fallback_to_while_loop``) runs it in a while loop; here it always runs in the loop of
+    `map_fn`, so ``fallback_to_while_loop`` and ``warn`` (about that fallback) change nothing.
+    The results' structure and dtypes are found by tracing ``fn`` once on the elements'
+    specs, apart from the graph."""
+    from .. import nest
+    from ..functional_ops import map_fn
+    from ..tensor_spec import TensorSpec
+    from ..tracing import function
+
+    flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
+    if not flat:
+        raise ValueError("vectorized_map needs at least one element tensor in elems")
+    for t in flat:
+        if t.shape.ndims == 0:
+            raise ValueError(f"vectorized_map: elems must have a first dimension, got {t}")
+    elems = nest.pack_sequence_as(elems, flat)
+    specs = nest.pack_sequence_as(elems, [TensorSpec(t.shape[1:], t.dtype) for t in flat])
+    traced = function(fn, autograph=False).get_concrete_function(specs)
+    outputs = nest.flatten(traced.structured_outputs)
+    if any(not isinstance(o, Tensor) for o in outputs):
+        raise TypeError(
+            "vectorized_map: fn must return tensors (or a nested structure of them), got "
+            f"{traced.structured_outputs!r}"
+        )
+    signature = nest.pack_sequence_as(traced.structured_outputs, [o.dtype for o in outputs])
+    return map_fn(fn, elems, fn_output_signature=signature, name="vectorized_map")
 
 
 # -- contexts and predicates -----------------------------------------------------------------------

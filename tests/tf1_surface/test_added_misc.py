@@ -948,3 +948,21 @@ def test_conditional_accumulator_base_wraps_a_handle():
     with df.Session() as sess:
         sess.run(acc.apply_grad([1.0, 2.0]))
         assert sess.run(base.num_accumulated()) == 1
+
+
+def test_vectorized_map_maps_and_stacks_like_tensorflow():
+    x = df.constant(np.arange(6.0).reshape(3, 2).astype(np.float32))
+    w = df.constant(2.0)
+    ops_before = len(df.get_default_graph().get_operations())
+    sums, ints = df.vectorized_map(lambda e: (df.reduce_sum(e) * w, df.cast(e, df.int32)), x)
+    added = df.get_default_graph().get_operations()[ops_before:]
+    assert all(op.name.startswith("vectorized_map") for op in added)  # the trace is apart
+    assert sums.shape.as_list() == [3] and ints.dtype == df.int32
+    both = df.vectorized_map(lambda d: d["a"] + d["b"], {"a": x, "b": x * 10})
+    product = df.vectorized_map(lambda e: df.matmul(df.expand_dims(e, 0), df.ones([2, 3])), x)
+    assert product.shape.as_list() == [3, 1, 3]
+    got = _run([sums, ints, both])
+    assert got[0].tolist() == [2.0, 10.0, 18.0] and got[1].tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert got[2].tolist() == [[0.0, 11.0], [22.0, 33.0], [44.0, 55.0]]
+    with pytest.raises(ValueError, match="first dimension"):
+        df.vectorized_map(lambda e: e, df.constant(1.0))
