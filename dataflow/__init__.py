@@ -442,6 +442,10 @@ variant = dtypes.variant
 # ragged tensors: df.RaggedTensor, df.ragged (constant, map_flat_values, ...); concat and
 # reduce_sum take them through dataflow.ops.ragged_ops
 from . import ragged  # noqa: E402
+from .ops.ragged_extra_ops import (  # noqa: E402
+    ragged_fill_empty_rows,
+    ragged_fill_empty_rows_grad,
+)
 from .ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
 
 # isort: split

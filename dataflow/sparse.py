@@ -1,6 +1,8 @@
 """``df.sparse``: TensorFlow 1.x's ``tf.sparse`` names for the SparseTensor ops."""
 
 from .ops.accumulator_ops import SparseConditionalAccumulator
+from .ops.assorted_ops import sparse_bincount as bincount
+from .ops.ragged_extra_ops import sparse_cross as cross
 from .ops.sparse_extra_ops import sparse_concat as concat
 from .ops.sparse_extra_ops import sparse_expand_dims as expand_dims
 from .ops.sparse_extra_ops import sparse_eye as eye
@@ -39,7 +41,9 @@ __all__ = [
     "SparseTensor",
     "SparseTensorValue",
     "add",
+    "bincount",
     "concat",
+    "cross",
     "expand_dims",
     "eye",
     "fill_empty_rows",

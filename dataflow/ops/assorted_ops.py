@@ -41,6 +41,7 @@ __all__ = [
     "init_scope",
     "is_symbolic_tensor",
     "searchsorted",
+    "sparse_bincount",
     "timestamp",
     "vectorized_map",
 ]
@@ -371,6 +372,135 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     return map_fn(fn, elems, fn_output_signature=signature, name="vectorized_map")
 
 
+# -- sparse.bincount ------------------------------------------------------------------------------
+def _infer_count_sparse(op):
+    dtype = op.attrs["out_type"]
+    rank = 2 if op.attrs["per_row"] else 1
+    return [
+        (_dtypes.int64, TensorShape([None, rank])),
+        (dtype, TensorShape([None])),
+        (_dtypes.int64, TensorShape([rank])),
+    ]
+
+
+def _count_sparse_kernel(attrs):
+    weighted, per_row, binary = attrs["weighted"], attrs["per_row"], attrs["binary_output"]
+
+    def count(values, rows, weights, nrows, minlength, maxlength):
+        values = np.asarray(values).reshape(-1).astype(np.int64)
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        weights = np.asarray(weights).reshape(-1)
+        if values.size and values.min() < 0:
+            raise InvalidArgumentError(
+                None, None, f"Input must be non-negative, got {int(values.min())}"
+            )
+        size = (int(values.max()) if values.size else 0) + 1
+        minlength, maxlength = int(minlength), int(maxlength)
+        if maxlength >= 0:
+            size = min(size, maxlength)
+            keep = values < maxlength
+            values, rows = values[keep], rows[keep]
+            weights = weights[keep] if weighted else weights
+        if minlength >= 0:
+            size = max(size, minlength)
+        counts: dict = {}
+        for k, (row, value) in enumerate(zip(rows, values)):
+            key = (int(row), int(value)) if per_row else (int(value),)
+            counts[key] = counts.get(key, 0) + (weights[k] if weighted else 1)
+        keys = sorted(counts)
+        out_values = np.array(
+            [1 if binary else counts[k] for k in keys],
+            dtype=_dtypes.numpy_dtype(attrs["out_type"]),
+        )
+        rank = 2 if per_row else 1
+        indices = np.array(keys, dtype=np.int64).reshape(len(keys), rank)
+        shape = [int(nrows), size] if per_row else [size]
+        return indices, out_values, np.asarray(shape, dtype=np.int64)
+
+    return count
+
+
+define_op("CountSparseOutput", _infer_count_sparse, _count_sparse_kernel)
+
+
+def sparse_bincount(
+    values,
+    weights=None,
+    axis=0,
+    minlength=None,
+    maxlength=None,
+    binary_output=False,
+    name=None,
+):
+    """How many times each value of ``values`` (a Tensor, SparseTensor or RaggedTensor of
+    non-negative integers) occurs, as a SparseTensor: over everything (``axis=0``) or per row
+    of a 2-D input (``axis=-1``); with ``weights`` (of ``values``' structure) their sums
+    instead, with ``binary_output`` 1 for each value present.  Values at or above
+    ``maxlength`` are left out; the output has at least ``minlength`` bins."""
+    from ..ragged_tensor import RaggedTensor
+    from ..sparse_tensor import SparseTensor
+    from .array_ops import reshape, shape, zeros
+    from .math_ops import cast
+
+    if axis is None:
+        axis = 0
+    if axis not in (0, -1):
+        raise ValueError(
+            f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported."
+        )
+    with name_scope(name, "count"):
+        if isinstance(values, SparseTensor):
+            flat, rows = values.values, values.indices[:, 0]
+            nrows = values.dense_shape[0]
+            flat_weights = weights.values if isinstance(weights, SparseTensor) else weights
+        elif isinstance(values, RaggedTensor):
+            flat, rows = values.flat_values, cast(values.value_rowids(), _dtypes.int64)
+            nrows = cast(values.nrows(), _dtypes.int64)
+            flat_weights = weights.flat_values if isinstance(weights, RaggedTensor) else weights
+        else:
+            values = convert_to_tensor(values, name="values")
+            if axis == -1 and values.shape.ndims != 2:
+                raise ValueError(f"sparse.bincount with axis=-1 needs 2-D values, got {values}")
+            dims = shape(values, out_type=_dtypes.int64)
+            flat = reshape(values, [-1])
+            if axis == -1:
+                from .array_ops import range as _range
+
+                columns = dims[1]
+                rows = reshape(_range(0, dims[0] * columns, dtype=_dtypes.int64) // columns, [-1])
+                nrows = dims[0]
+            else:
+                rows = zeros(shape(flat, out_type=_dtypes.int64), _dtypes.int64)
+                nrows = convert_to_tensor(1, _dtypes.int64)
+            flat_weights = None if weights is None else reshape(convert_to_tensor(weights), [-1])
+        if flat.dtype not in (_dtypes.int32, _dtypes.int64):
+            raise TypeError(f"sparse.bincount counts integers, got {flat.dtype.name}")
+        weighted = flat_weights is not None
+        weights_in = (
+            convert_to_tensor(flat_weights, name="weights")
+            if weighted
+            else convert_to_tensor(np.zeros([0], np.float32))
+        )
+        attrs = {
+            "weighted": weighted,
+            "per_row": axis == -1,
+            "binary_output": bool(binary_output),
+            "out_type": weights_in.dtype if weighted else flat.dtype,
+        }
+        inputs = [
+            flat,
+            rows,
+            weights_in,
+            convert_to_tensor(nrows, _dtypes.int64),
+            convert_to_tensor(-1 if minlength is None else minlength, _dtypes.int64),
+            convert_to_tensor(-1 if maxlength is None else maxlength, _dtypes.int64),
+        ]
+        indices, counts, dense_shape = apply_op(
+            "CountSparseOutput", inputs, attrs, "CountSparseOutput"
+        ).outputs
+        return SparseTensor(indices, counts, dense_shape)
+
+
 # -- contexts and predicates -----------------------------------------------------------------------
 def _outermost_graph(graph):
     while getattr(graph, "building_function", False) and getattr(graph, "outer_graph", None):
@@ -439,7 +569,14 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
 # -- gradients -------------------------------------------------------------------------------------
 from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
 
-for _type in ("Bitcast", "BroadcastArgs", "LowerBound", "UpperBound", "Timestamp"):
+for _type in (
+    "Bitcast",
+    "BroadcastArgs",
+    "LowerBound",
+    "UpperBound",
+    "Timestamp",
+    "CountSparseOutput",
+):
     NotDifferentiable(_type)
 
 

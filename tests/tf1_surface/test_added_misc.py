@@ -966,3 +966,144 @@ def test_vectorized_map_maps_and_stacks_like_tensorflow():
     assert got[2].tolist() == [[0.0, 11.0], [22.0, 33.0], [44.0, 55.0]]
     with pytest.raises(ValueError, match="first dimension"):
         df.vectorized_map(lambda e: e, df.constant(1.0))
+
+
+# -- ragged ----------------------------------------------------------------------------------------
+def _lists(value):
+    with df.Session() as sess:
+        got = sess.run(value)
+    return got.to_list() if hasattr(got, "to_list") else got.tolist()
+
+
+def test_ragged_stack_dynamic_partitions_groups_items_by_partition():
+    data = df.constant(["a", "b", "c", "d", "e"])
+    got = df.ragged.stack_dynamic_partitions(data, df.constant([3, 0, 3, 2, 0]), 5)
+    assert _lists(got) == [[b"b", b"e"], [], [b"d"], [b"a", b"c"], []]
+    rows = df.ragged.stack_dynamic_partitions(
+        df.ragged.constant([[1], [2, 3], [4]]), df.constant([1, 0, 1]), 2
+    )
+    assert _lists(rows) == [[[2, 3]], [[1], [4]]]
+    bad = df.ragged.stack_dynamic_partitions(data, df.constant([0, 0, 7, 0, 0]), 5)
+    with pytest.raises(df.errors.InvalidArgumentError, match="less than num_partitions"):
+        _lists(bad)
+
+
+def test_ragged_boolean_mask_keeps_rows_of_what_is_left():
+    dense = df.constant([[1, 2, 3], [4, 5, 6]])
+    ragged = df.ragged.constant([[1, 2, 3], [4], [5, 6]])
+    mask = df.constant([[True, False, True], [False, False, True]])
+    assert _lists(df.ragged.boolean_mask(dense, mask)) == [[1, 3], [6]]
+    ragged_mask = df.ragged.constant([[True, False, True], [False], [True, True]])
+    assert _lists(df.ragged.boolean_mask(ragged, ragged_mask)) == [[1, 3], [], [5, 6]]
+    rows = df.ragged.boolean_mask(ragged, df.constant([True, False, True]))
+    assert _lists(rows) == [[1, 2, 3], [5, 6]]
+    plain = df.ragged.boolean_mask(df.constant([[1, 2], [3, 4], [5, 6]]), [True, False, True])
+    assert isinstance(plain, df.Tensor) and _lists(plain) == [[1, 2], [5, 6]]
+
+
+def test_ragged_stack_stacks_along_a_new_axis():
+    a, b = df.ragged.constant([[1, 2], [3]]), df.ragged.constant([[4], [5, 6], [7]])
+    assert _lists(df.ragged.stack([a, b])) == [[[1, 2], [3]], [[4], [5, 6], [7]]]
+    c = df.ragged.constant([[4], [5, 6]])
+    assert _lists(df.ragged.stack([a, c], axis=1)) == [[[1, 2], [4]], [[3], [5, 6]]]
+    vectors = df.ragged.stack([df.constant([1, 2]), df.constant([3, 4])])
+    assert isinstance(vectors, df.RaggedTensor) and _lists(vectors) == [[1, 2], [3, 4]]
+    mixed = df.ragged.stack([a, df.constant([[4, 5], [6, 7]])])
+    assert _lists(mixed) == [[[1, 2], [3]], [[4, 5], [6, 7]]]
+
+
+def test_ragged_fill_empty_rows_and_its_gradient():
+    rowids = df.constant([0, 0, 2, 4], df.int64)
+    values = df.constant([1.0, 2.0, 3.0, 4.0])
+    filled = df.ragged_fill_empty_rows(rowids, values, df.constant(6, df.int64), 9.0)
+    assert filled.reverse_index_map.shape.as_list() == [4]
+    grad = df.ragged_fill_empty_rows_grad(
+        df.constant([0, 1, 3, 5], df.int64), df.constant([1.0, 2, 3, 4, 5, 6, 7])
+    )
+    default = df.constant(9.0)
+    through = df.ragged_fill_empty_rows(rowids, values, 6, default).output_values
+    weights = df.constant([1.0, 2, 3, 4, 5, 6, 7])
+    d_values, d_default = df.gradients(df.reduce_sum(through * weights), [values, default])
+    with df.Session() as sess:
+        got = sess.run(filled)
+        assert got.output_value_rowids.tolist() == [0, 0, 1, 2, 3, 4, 5]
+        assert got.output_values.tolist() == [1.0, 2.0, 9.0, 3.0, 9.0, 4.0, 9.0]
+        assert got.empty_row_indicator.tolist() == [False, True, False, True, False, True]
+        assert got.reverse_index_map.tolist() == [0, 1, 3, 5]
+        g = sess.run(grad)
+        assert g.d_values.tolist() == [1.0, 2.0, 4.0, 6.0] and g.d_default_value == 15.0
+        assert sess.run(d_values).tolist() == [1.0, 2.0, 4.0, 6.0]
+        assert sess.run(d_default) == 15.0
+
+
+def test_cross_combines_one_feature_of_each_input_per_row():
+    crossed = df.ragged.cross(
+        [
+            df.ragged.constant([["a1", "a2"], ["b"], []]),
+            df.ragged.constant([["x1", "x2"], ["y"], ["z"]]),
+            df.constant([[1, 2], [3, 4], [5, 6]], df.int64),
+        ]
+    )
+    got = _lists(crossed)
+    assert got[0][:3] == [b"a1_X_x1_X_1", b"a1_X_x1_X_2", b"a1_X_x2_X_1"] and len(got[0]) == 8
+    assert got[1:] == [[b"b_X_y_X_3", b"b_X_y_X_4"], []]
+    sparse = df.sparse.cross(
+        [df.SparseTensor([[0, 0], [1, 0], [1, 1]], ["a", "b", "c"], [2, 2]), [[1], [2]]],
+        separator="+",
+    )
+    with df.Session() as sess:
+        value = sess.run(sparse)
+    assert value.indices.tolist() == [[0, 0], [1, 0], [1, 1]]
+    assert value.values.tolist() == [b"a+1", b"b+2", b"c+2"] and value.dense_shape.tolist() == [
+        2,
+        2,
+    ]
+    with pytest.raises(TypeError, match="string or integer"):
+        df.sparse.cross([df.constant([["a"]]), df.constant([[1.5]])])
+
+
+def test_ragged_tensor_and_value_take_tensorflows_arguments():
+    value = df.ragged.RaggedTensorValue(values=np.array([1, 2]), row_splits=np.array([0, 1, 2]))
+    assert value.to_list() == [[1], [2]]
+
+    class RowPartition:
+        def row_splits(self):
+            return df.constant([0, 2, 3], df.int64)
+
+    rt = df.RaggedTensor(df.constant([1, 2, 3]), row_partition=RowPartition(), internal=True)
+    assert _lists(rt) == [[1, 2], [3]]
+    with pytest.raises(ValueError, match="private"):
+        df.RaggedTensor(df.constant([1]), df.constant([0, 1], df.int64))
+
+
+def test_sparse_bincount_counts_values_overall_and_per_row():
+    per_row = df.sparse.bincount(
+        df.constant([[1, 2, 2], [0, 0, 5]], df.int64), axis=-1, minlength=8
+    )
+    binary = df.sparse.bincount(
+        df.ragged.constant([[1, 2, 2], [], [5]]), axis=-1, binary_output=True
+    )
+    weighted = df.sparse.bincount(
+        df.constant([[1, 2, 2], [0, 0, 5]]), weights=df.constant([[1.0, 2, 3], [4, 5, 6]])
+    )
+    sparse = df.sparse.bincount(
+        df.SparseTensor([[0, 0], [1, 1]], [3, 3], [2, 2]),
+        weights=df.SparseTensor([[0, 0], [1, 1]], [0.5, 2.0], [2, 2]),
+        axis=-1,
+    )
+    capped = df.sparse.bincount(df.constant([1, 2, 9]), maxlength=3)
+    empty = df.sparse.bincount(df.constant([], df.int32))
+    with df.Session() as sess:
+        got = sess.run([per_row, binary, weighted, sparse, capped, empty])
+        with pytest.raises(df.errors.InvalidArgumentError, match="non-negative"):
+            sess.run(df.sparse.bincount(df.constant([-1, 2])))
+    assert got[0].indices.tolist() == [[0, 1], [0, 2], [1, 0], [1, 5]]
+    assert got[0].values.tolist() == [1, 2, 2, 1] and got[0].dense_shape.tolist() == [2, 8]
+    assert got[1].indices.tolist() == [[0, 1], [0, 2], [2, 5]]
+    assert got[1].values.tolist() == [1, 1, 1] and got[1].dense_shape.tolist() == [3, 6]
+    assert got[2].values.tolist() == [9.0, 1.0, 5.0, 6.0] and got[2].dense_shape.tolist() == [6]
+    assert got[3].indices.tolist() == [[0, 3], [1, 3]] and got[3].values.tolist() == [0.5, 2.0]
+    assert got[4].indices.tolist() == [[1], [2]] and got[4].dense_shape.tolist() == [3]
+    assert got[5].values.tolist() == [] and got[5].dense_shape.tolist() == [1]
+    with pytest.raises(ValueError, match="Only 0 and -1"):
+        df.sparse.bincount(df.constant([1, 2]), axis=1)
