@@ -142,6 +142,10 @@ SESSION_STATE_TYPES = frozenset(
 )
 
 
+# Ops whose value differs from run to run by nature (the time of the run).
+NONDETERMINISTIC_TYPES = frozenset({"Timestamp"})
+
+
 def unrepeatable(graph: df.Graph, op_types: frozenset = frozenset()) -> bool:
     """Whether runs of ``graph`` cannot be repeated in another Session with the same results:
     it holds an op of ``op_types`` or of `SESSION_STATE_TYPES`, or prints anywhere but to the
@@ -149,6 +153,8 @@ def unrepeatable(graph: df.Graph, op_types: frozenset = frozenset()) -> bool:
     `start_from` gives the twin the Session's random streams.)"""
     for op in graph.get_operations():
         if op.type in op_types or op.type in SESSION_STATE_TYPES:
+            return True
+        if op.type in NONDETERMINISTIC_TYPES:
             return True
         stream = op.attrs.get("output_stream")
         if stream is not None and not (

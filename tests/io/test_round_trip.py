@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 from bitwise import assert_bitwise_equal
-from rerun import SESSION_STATE_TYPES, reruns_the_suite, run_suites
+from rerun import NONDETERMINISTIC_TYPES, SESSION_STATE_TYPES, reruns_the_suite, run_suites
 
 import dataflow as df
 from dataflow.op_registry import registered_op_types
@@ -327,7 +327,7 @@ COVERED_HERE = {
 # Queues and dataset iterators hold state in the Session, so the op suites' rerun on a loaded
 # copy cannot repeat their runs: tests/input_pipelines and tests/ops/test_reader_ops.py
 # round-trip each of these op types.
-COVERED_HERE |= {"CountUpTo"} | SESSION_STATE_TYPES
+COVERED_HERE |= {"CountUpTo"} | SESSION_STATE_TYPES | NONDETERMINISTIC_TYPES
 # The two ends of a partitioned edge live only in partition graphs, which
 # tests/distribute/test_partitioned_runs.py saves and loads.
 COVERED_HERE |= {"_Send", "_Recv"}
@@ -344,7 +344,15 @@ def test_every_op_of_the_library_round_trips_in_the_op_and_control_flow_suites(t
     bit, and together with the tests above every registered op type must have been covered."""
     reports = run_suites(
         os.path.join(HERE, "roundtrip_plugin.py"),
-        [["ops"], ["primitives", "test_session.py", "tf1_surface/test_added_data.py"]],
+        [
+            ["ops"],
+            [
+                "primitives",
+                "test_session.py",
+                "tf1_surface/test_added_data.py",
+                "tf1_surface/test_added_misc.py",
+            ],
+        ],
         "DATAFLOW_ROUNDTRIP_REPORT",
         tmp_path,
         timeout=300,
