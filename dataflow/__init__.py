@@ -208,6 +208,7 @@ from .ops.assorted_ops import (  # noqa: E402
     hessians,
     init_scope,
     is_symbolic_tensor,
+    nondifferentiable_batch_function,
     searchsorted,
     timestamp,
     vectorized_map,

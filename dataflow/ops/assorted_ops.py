@@ -40,6 +40,7 @@ __all__ = [
     "hessians",
     "init_scope",
     "is_symbolic_tensor",
+    "nondifferentiable_batch_function",
     "searchsorted",
     "sparse_bincount",
     "timestamp",
@@ -499,6 +500,64 @@ def sparse_bincount(
             "CountSparseOutput", inputs, attrs, "CountSparseOutput"
         ).outputs
         return SparseTensor(indices, counts, dense_shape)
+
+
+# -- batch functions -------------------------------------------------------------------------------
+def nondifferentiable_batch_function(
+    num_batch_threads,
+    max_batch_size,
+    batch_timeout_micros,
+    allowed_batch_sizes=None,
+    max_enqueued_batches=10,
+    autograph=True,
+    enable_large_batch_splitting=True,
+):
+    """A decorator for a function of tensors whose rows are independent (dimension 0 is the
+    batch): a call gives the function's results, with no gradient.  TensorFlow also gathers
+    the rows of calls that run at the same time into one batch (of at most
+    ``max_batch_size`` rows, padded to one of ``allowed_batch_sizes``, waiting at most
+    ``batch_timeout_micros``, with ``num_batch_threads`` threads), which gives such a function
+    the same results; here each call runs on its own rows.  A call of more than
+    ``max_batch_size`` rows is an ``InvalidArgumentError`` when it runs, as in TensorFlow."""
+    if max_batch_size < 1 or num_batch_threads < 1:
+        raise ValueError("max_batch_size and num_batch_threads must be positive")
+    if allowed_batch_sizes is not None:
+        sizes = list(allowed_batch_sizes)
+        if sizes != sorted(set(sizes)) or any(size < 1 for size in sizes):
+            raise ValueError(f"allowed_batch_sizes must increase, got {sizes}")
+
+    def decorator(fn):
+        import functools
+
+        from .. import nest
+        from ..autograph import to_graph
+        from ..graph import control_dependencies
+        from .array_ops import shape, stop_gradient
+        from .check_ops import assert_less_equal
+
+        body = to_graph(fn) if autograph else fn
+
+        @functools.wraps(fn)
+        def decorated(*args):
+            with name_scope("batch"):
+                tensors = [convert_to_tensor(a) for a in args]
+                checks = [
+                    assert_less_equal(
+                        shape(t)[0],
+                        max_batch_size,
+                        message=f"Task size is larger than maximum input batch size "
+                        f"{max_batch_size}",
+                    )
+                    for t in tensors
+                ]
+                with control_dependencies(checks):
+                    outputs = body(*tensors)
+                flat = [stop_gradient(convert_to_tensor(o)) for o in nest.flatten(outputs)]
+                return nest.pack_sequence_as(outputs, flat)
+
+        return decorated
+
+    return decorator
 
 
 # -- contexts and predicates -----------------------------------------------------------------------

@@ -1110,3 +1110,26 @@ def test_sparse_bincount_counts_values_overall_and_per_row():
     assert got[5].values.tolist() == [] and got[5].dense_shape.tolist() == [1]
     with pytest.raises(ValueError, match="Only 0 and -1"):
         df.sparse.bincount(df.constant([1, 2]), axis=1)
+
+
+def test_nondifferentiable_batch_function_runs_the_function_on_its_rows():
+    @df.nondifferentiable_batch_function(1, 4, 100000, allowed_batch_sizes=[2, 4])
+    def scale(x, y):
+        return x * 2 + y
+
+    @df.nondifferentiable_batch_function(1, 4, 100000)
+    def two(x):
+        return x * 2, df.reduce_sum(x, axis=1)
+
+    x = df.constant([[1.0], [2.0], [3.0]])
+    out = scale(x, df.constant([[10.0], [20.0], [30.0]]))
+    doubled, sums = two(df.constant([[1.0, 2.0], [3.0, 4.0]]))
+    assert df.gradients(out, x) == [None]
+    got = _run([out, doubled, sums])
+    assert got[0].tolist() == [[12.0], [24.0], [36.0]]
+    assert got[1].tolist() == [[2.0, 4.0], [6.0, 8.0]] and got[2].tolist() == [3.0, 7.0]
+    big = df.constant([1.0, 2, 3, 4, 5, 6])
+    with pytest.raises(df.errors.InvalidArgumentError, match="maximum input batch size 4"):
+        _run(scale(big, big))
+    with pytest.raises(ValueError, match="must increase"):
+        df.nondifferentiable_batch_function(1, 4, 10, allowed_batch_sizes=[4, 2])
