@@ -353,6 +353,11 @@ from .ops.accumulator_ops import (
     SparseConditionalAccumulator,
 )
 from .ops.extra_nn_ops import depth_to_space, space_to_depth
+from .ops.session_ops import (
+    delete_session_tensor,
+    get_session_handle,
+    get_session_tensor,
+)
 from .ops.state_ops import *  # noqa: F403
 from .partitioned_variables import (
     create_partitioned_variables,

@@ -138,6 +138,9 @@ SESSION_STATE_TYPES = frozenset(
         "SparseAccumulatorTakeGradient",
         "ResourceAccumulatorNumAccumulated",
         "ResourceAccumulatorSetGlobalStep",
+        "GetSessionHandle",
+        "GetSessionTensor",
+        "DeleteSessionTensor",
     }
 )
 

@@ -1133,3 +1133,30 @@ def test_nondifferentiable_batch_function_runs_the_function_on_its_rows():
         _run(scale(big, big))
     with pytest.raises(ValueError, match="must increase"):
         df.nondifferentiable_batch_function(1, 4, 10, allowed_batch_sizes=[4, 2])
+
+
+def test_session_handles_keep_values_between_runs():
+    a = df.constant(10.0) * 2
+    handle_op = df.get_session_handle(a)
+    assert handle_op.op.type == "GetSessionHandle" and handle_op.dtype == df.string
+    with df.Session() as sess:
+        h = sess.run(handle_op)
+        assert h.handle == "GetSessionHandle;0;/job:localhost/replica:0/task:0/device:CPU:0"
+        assert h.eval() == 20.0
+        holder, tensor = df.get_session_tensor(h.handle, df.float32)
+        assert sess.run(tensor * 3, feed_dict={holder: h.handle}) == 60.0
+        holder2, deleter = df.delete_session_tensor(h.handle)
+        assert deleter.type == "DeleteSessionTensor"
+        sess.run(deleter, feed_dict={holder2: h.handle})
+        with pytest.raises(df.errors.InvalidArgumentError, match="not in the session store"):
+            sess.run(tensor, feed_dict={holder: h.handle})
+        ints = sess.run(df.get_session_handle(df.constant([1, 2])))
+        assert ints.handle.split(";")[1] == "1"
+        holder3, wrong = df.get_session_tensor(ints.handle, df.float32)
+        with pytest.raises(df.errors.InternalError, match="does not match"):
+            sess.run(wrong, feed_dict={holder3: ints.handle})
+        ints.delete()
+        with pytest.raises(df.errors.InvalidArgumentError):
+            ints.eval()
+    with pytest.raises(ValueError, match="not a session tensor handle"):
+        df.get_session_tensor("nonsense", df.float32)
