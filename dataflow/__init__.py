@@ -203,6 +203,7 @@ from .ops.assorted_ops import (  # noqa: E402
     convert_to_tensor_or_sparse_tensor,
     dimension_at_index,
     executing_eagerly_outside_functions,
+    fingerprint,
     floor_div,
     guarantee_const,
     hessians,

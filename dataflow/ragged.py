@@ -1,6 +1,12 @@
 """``df.ragged``: TensorFlow 1.x's ``tf.ragged`` names for RaggedTensors and their ops."""
 
-from .ops.ragged_extra_ops import boolean_mask, cross, stack, stack_dynamic_partitions
+from .ops.ragged_extra_ops import (
+    boolean_mask,
+    cross,
+    cross_hashed,
+    stack,
+    stack_dynamic_partitions,
+)
 from .ops.ragged_ops import (
     constant,
     constant_value,
@@ -20,6 +26,7 @@ __all__ = [
     "constant",
     "constant_value",
     "cross",
+    "cross_hashed",
     "map_flat_values",
     "placeholder",
     "range",

@@ -3,6 +3,7 @@
 from .ops.accumulator_ops import SparseConditionalAccumulator
 from .ops.assorted_ops import sparse_bincount as bincount
 from .ops.ragged_extra_ops import sparse_cross as cross
+from .ops.ragged_extra_ops import sparse_cross_hashed as cross_hashed
 from .ops.sparse_extra_ops import sparse_concat as concat
 from .ops.sparse_extra_ops import sparse_expand_dims as expand_dims
 from .ops.sparse_extra_ops import sparse_eye as eye
@@ -44,6 +45,7 @@ __all__ = [
     "bincount",
     "concat",
     "cross",
+    "cross_hashed",
     "expand_dims",
     "eye",
     "fill_empty_rows",

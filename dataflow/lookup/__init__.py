@@ -4,6 +4,7 @@
 from ..ops.lookup_ops import (
     KeyValueTensorInitializer,
     StaticHashTable,
+    StaticVocabularyTable,
     TextFileIndex,
     TextFileInitializer,
 )
@@ -12,6 +13,7 @@ from . import experimental
 __all__ = [
     "KeyValueTensorInitializer",
     "StaticHashTable",
+    "StaticVocabularyTable",
     "TextFileIndex",
     "TextFileInitializer",
     "experimental",

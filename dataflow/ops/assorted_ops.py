@@ -35,6 +35,7 @@ __all__ = [
     "convert_to_tensor_or_sparse_tensor",
     "dimension_at_index",
     "executing_eagerly_outside_functions",
+    "fingerprint",
     "floor_div",
     "guarantee_const",
     "hessians",
@@ -373,6 +374,59 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     return map_fn(fn, elems, fn_output_signature=signature, name="vectorized_map")
 
 
+# -- fingerprint -----------------------------------------------------------------------------------
+def _infer_fingerprint(op):
+    data, method = op.inputs
+    if data.shape.ndims is not None and data.shape.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {data.shape.ndims}")
+    if data.dtype in (_dtypes.resource, _dtypes.variant):
+        raise TypeError(f"fingerprint of {data.dtype.name} data")
+    batch = data.shape[:1] if data.shape.ndims is not None else TensorShape([None])
+    return [(_dtypes.uint8, batch.concatenate([8]))]
+
+
+def _fingerprint_kernel(attrs):
+    import struct
+
+    from .string_hash import fingerprint64
+
+    def fingerprint(data, method):
+        method = np.asarray(method).item()
+        method = method.decode() if isinstance(method, bytes) else str(method)
+        if method != "farmhash64":
+            raise InvalidArgumentError(None, None, f"Unsupported method: {method}")
+        data = np.asarray(data)
+        rows = data.reshape(data.shape[0], -1) if data.shape[0] else data.reshape(0, 1)
+        out = np.zeros((data.shape[0], 8), dtype=np.uint8)
+        for i, row in enumerate(rows):
+            if data.dtype.kind == "O":  # strings: one's own fingerprint, several fingerprinted
+                if row.size == 1:
+                    value = fingerprint64(row[0])
+                else:
+                    joined = b"".join(struct.pack("<Q", fingerprint64(x)) for x in row)
+                    value = fingerprint64(joined)
+            else:
+                value = fingerprint64(np.ascontiguousarray(row).tobytes())
+            out[i] = np.frombuffer(struct.pack("<Q", value), dtype=np.uint8)
+        return out
+
+    return fingerprint
+
+
+define_op("Fingerprint", _infer_fingerprint, _fingerprint_kernel)
+
+
+def fingerprint(data, method="farmhash64", name=None) -> Tensor:
+    """For each row of ``data`` (its slices along dimension 0), TensorFlow's 8-byte
+    fingerprint (uint8, shape ``[batch, 8]``): FarmHash's Fingerprint64 of the row's bytes, of
+    a row's one string, or of the fingerprints of a row's several strings."""
+    data = convert_to_tensor(data, name="data")
+    method_t = convert_to_tensor(method, _dtypes.string, name="method")
+    if method != "farmhash64" and isinstance(method, str):
+        raise ValueError(f"Unsupported method: {method}")
+    return apply_op("Fingerprint", [data, method_t], {}, name or "Fingerprint").outputs[0]
+
+
 # -- sparse.bincount ------------------------------------------------------------------------------
 def _infer_count_sparse(op):
     dtype = op.attrs["out_type"]
@@ -635,6 +689,7 @@ for _type in (
     "UpperBound",
     "Timestamp",
     "CountSparseOutput",
+    "Fingerprint",
 ):
     NotDifferentiable(_type)
 

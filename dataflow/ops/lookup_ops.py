@@ -31,6 +31,7 @@ __all__ = [
     "KeyValueTensorInitializer",
     "MutableHashTable",
     "StaticHashTable",
+    "StaticVocabularyTable",
     "TextFileIndex",
     "TextFileInitializer",
 ]
@@ -264,6 +265,34 @@ define_op(
     lambda attrs: lambda table: table.export(),
     stateful=True,
 )
+
+
+def _infer_oov_bucket(op):
+    (keys,) = op.inputs
+    if not (keys.dtype == _dtypes.string or keys.dtype.is_integer):
+        raise TypeError(f"out-of-vocabulary buckets of {keys.dtype.name} keys")
+    return [(_dtypes.int64, keys.shape)]
+
+
+def _oov_bucket_kernel(attrs):
+    from .string_hash import fingerprint64
+
+    buckets = attrs["num_buckets"]
+
+    def bucket(keys):
+        keys = np.asarray(keys)
+        flat = [
+            fingerprint64(k if isinstance(k, bytes) else str(int(k)).encode()) % buckets
+            for k in keys.reshape(-1)
+        ]
+        return np.array(flat, dtype=np.int64).reshape(keys.shape)
+
+    return bucket
+
+
+# The bucket of an out-of-vocabulary key, as TensorFlow's StringToHashBucketFast of the key
+# (an integer key written in decimal): FarmHash's Fingerprint64 modulo the number of buckets.
+define_op("VocabularyOovBucket", _infer_oov_bucket, _oov_bucket_kernel)
 
 
 # -- text files ------------------------------------------------------------------------------------
@@ -718,3 +747,150 @@ class DenseHashTable(MutableHashTable):
     def erase(self, keys, name=None):
         """The op that removes ``keys`` (`remove`)."""
         return self.remove(keys, name or f"{self._name}_lookup_table_remove")
+
+
+class StaticVocabularyTable:
+    """A vocabulary: keys of ``initializer`` (int64 values, its ids) look up their id; any
+    other key one of ``num_oov_buckets`` buckets after them, chosen by its FarmHash
+    fingerprint as TensorFlow chooses it.  Without an initializer every key is hashed.
+    ``lookup_key_dtype`` is the dtype of the keys looked up (an integer key is looked up as
+    int64 in an int64 vocabulary)."""
+
+    def __init__(
+        self,
+        initializer,
+        num_oov_buckets,
+        lookup_key_dtype=None,
+        name=None,
+        experimental_is_anonymous=False,
+    ):
+        _no_anonymous("StaticVocabularyTable", experimental_is_anonymous)
+        if num_oov_buckets <= 0:
+            raise ValueError("`num_oov_buckets` must be > 0; use StaticHashTable.")
+        if name:
+            name = name.rstrip("/")
+        if initializer:
+            if lookup_key_dtype is None:
+                lookup_key_dtype = initializer.key_dtype
+            lookup_key_dtype = _dtypes.as_dtype(lookup_key_dtype)
+            if initializer.key_dtype not in (_dtypes.int64, _dtypes.string):
+                raise TypeError(
+                    "Invalid `key_dtype`, expected one of (tf.int64, tf.string), but got "
+                    f"{initializer.key_dtype}."
+                )
+            if initializer.key_dtype.is_integer != lookup_key_dtype.is_integer:
+                raise TypeError(
+                    "Invalid `key_dtype`, expected "
+                    f"{'integer' if lookup_key_dtype.is_integer else 'non-integer'} but got "
+                    f"{initializer.key_dtype}."
+                )
+            if initializer.value_dtype != _dtypes.int64:
+                raise TypeError(
+                    f"Invalid `value_dtype`, expected {_dtypes.int64} but got "
+                    f"{initializer.value_dtype}."
+                )
+            self._table = StaticHashTable(initializer, default_value=-1)
+            name = name or self._table.name
+        else:
+            lookup_key_dtype = _dtypes.string
+            self._table = None
+            name = name or "hash_bucket"
+        if not lookup_key_dtype.is_integer and lookup_key_dtype != _dtypes.string:
+            raise TypeError(
+                f"Invalid `key_dtype`, expected integer or string, got {lookup_key_dtype}"
+            )
+        self._num_oov_buckets = int(num_oov_buckets)
+        self._key_dtype = lookup_key_dtype
+        self._table_name = name.split("/")[-1]
+        self._init_op = None
+
+    @property
+    def name(self) -> str:
+        return self._table_name
+
+    @property
+    def key_dtype(self):
+        return self._key_dtype
+
+    @property
+    def value_dtype(self):
+        return _dtypes.int64
+
+    @property
+    def resource_handle(self):
+        return self._table.resource_handle if self._table is not None else None
+
+    @property
+    def initializer(self):
+        if self._table is not None:
+            return self._table.initializer
+        if self._init_op is None:
+            from .misc_ops import no_op
+
+            with name_scope("init"):
+                self._init_op = no_op()
+        return self._init_op
+
+    def size(self, name=None) -> Tensor:
+        """The vocabulary's size plus the number of buckets (an int64 scalar)."""
+        with name_scope(name or f"{self.name}_Size"):
+            if self._table is not None:
+                size = self._table.size()
+            else:
+                size = convert_to_tensor(0, _dtypes.int64)
+            return size + self._num_oov_buckets
+
+    def lookup(self, keys, name=None):
+        """The ids of ``keys`` (a Tensor, SparseTensor or RaggedTensor of the lookup dtype):
+        a vocabulary key's value, any other key's bucket."""
+        from ..ragged_tensor import RaggedTensor
+        from ..sparse_tensor import SparseTensor
+        from .math_ops import add, cast, not_equal
+        from .math_ops import where_v2 as where
+
+        if not isinstance(keys, (SparseTensor, RaggedTensor, Tensor)):
+            keys = convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
+        if keys.dtype.base_dtype != self._key_dtype:
+            raise TypeError(
+                f"Dtype of argument `keys` must be {self._key_dtype}, received: {keys.dtype}"
+            )
+        values = keys
+        if isinstance(keys, SparseTensor):
+            values = keys.values
+        elif isinstance(keys, RaggedTensor):
+            values = keys.flat_values
+        if self._table is not None and self._table.key_dtype == _dtypes.int64:
+            values = cast(values, _dtypes.int64)
+        with name_scope(name or f"{self.name}_Lookup"):
+            attrs = {"num_buckets": self._num_oov_buckets}
+            buckets = apply_op("VocabularyOovBucket", [values], attrs, "hash_bucket").outputs[0]
+            if self._table is not None:
+                ids = self._table.lookup(values)
+                buckets = add(buckets, self._table.size())
+                ids = where(not_equal(ids, self._table.default_value), ids, buckets)
+            else:
+                ids = buckets
+        if isinstance(keys, SparseTensor):
+            return SparseTensor(keys.indices, ids, keys.dense_shape)
+        if isinstance(keys, RaggedTensor):
+            return keys.with_flat_values(ids)
+        return ids
+
+    def __getitem__(self, keys):
+        return self.lookup(keys)
+
+
+from ..gradients import NotDifferentiable  # noqa: E402
+
+for _type in (
+    *_HANDLE_TYPES,
+    "LookupTableFindV2",
+    "LookupTableInsertV2",
+    "LookupTableImportV2",
+    "LookupTableRemoveV2",
+    "LookupTableSizeV2",
+    "LookupTableExportV2",
+    "InitializeTableFromTextFileV2",
+    "VocabularyOovBucket",
+):
+    NotDifferentiable(_type)

@@ -27,9 +27,11 @@ from ..tensor_shape import TensorShape
 __all__ = [
     "boolean_mask",
     "cross",
+    "cross_hashed",
     "ragged_fill_empty_rows",
     "ragged_fill_empty_rows_grad",
     "sparse_cross",
+    "sparse_cross_hashed",
     "stack",
     "stack_dynamic_partitions",
 ]
@@ -269,7 +271,38 @@ def _infer_cross(op):
     for t in op.inputs:
         if t.dtype not in (_dtypes.string, _dtypes.int64, _dtypes.int32):
             raise TypeError(f"cross takes string or integer features, got {t.dtype.name}")
-    return [(_dtypes.string, TensorShape([None])), (_dtypes.int64, TensorShape([None]))]
+    out = _dtypes.int64 if op.attrs.get("hashed") else _dtypes.string
+    return [(out, TensorShape([None])), (_dtypes.int64, TensorShape([None]))]
+
+
+_MASK64 = (1 << 64) - 1
+_CAT_MUL = 0xC6A4A7935BD1E995
+
+
+def _shift_mix(value: int) -> int:
+    return value ^ (value >> 47)
+
+
+def _fingerprint_cat64(fp1: int, fp2: int) -> int:
+    """TensorFlow's ``FingerprintCat64``: two fingerprints combined into one."""
+    result = fp1 ^ _CAT_MUL
+    result ^= (_shift_mix((fp2 * _CAT_MUL) & _MASK64) * _CAT_MUL) & _MASK64
+    result = (result * _CAT_MUL) & _MASK64
+    result = (_shift_mix(result) * _CAT_MUL) & _MASK64
+    return _shift_mix(result)
+
+
+def _hashed(features, num_buckets: int, hash_key: int) -> int:
+    """TensorFlow's hashed cross of one combination: starting from ``hash_key``, each feature's
+    hash (FarmHash's Fingerprint64 of a string; an integer as it is) combined in turn; modulo
+    ``num_buckets`` when it is positive."""
+    from .string_hash import fingerprint64
+
+    value = hash_key
+    for feature in features:
+        feature_hash = fingerprint64(feature) if isinstance(feature, bytes) else feature & _MASK64
+        value = _fingerprint_cat64(value, feature_hash)
+    return value % num_buckets if num_buckets > 0 else value
 
 
 def _text(value) -> bytes:
@@ -280,6 +313,8 @@ def _text(value) -> bytes:
 
 def _cross_kernel(attrs):
     separator = attrs["separator"].encode()
+    hashed = attrs.get("hashed", False)
+    num_buckets, hash_key = attrs.get("num_buckets", 0), attrs.get("hash_key", 0)
 
     def cross(*parts):
         count = len(parts) // 2
@@ -291,11 +326,20 @@ def _cross_kernel(attrs):
         out, out_splits = [], [0]
         for row in range(nrows.pop()):
             features = [
-                [_text(v) for v in values[splits[row] : splits[row + 1]]]
+                [
+                    (v if isinstance(v, bytes) else int(v)) if hashed else _text(v)
+                    for v in values[splits[row] : splits[row + 1]]
+                ]
                 for values, splits in zip(values_list, splits_list)
             ]
-            out.extend(separator.join(c) for c in itertools.product(*features))
+            combinations = itertools.product(*features)
+            if hashed:
+                out.extend(_hashed(c, num_buckets, hash_key) for c in combinations)
+            else:
+                out.extend(separator.join(c) for c in combinations)
             out_splits.append(len(out))
+        if hashed:
+            return np.array(out, dtype=np.uint64).astype(np.int64), np.asarray(out_splits, np.int64)
         return np.array(out, dtype=object).reshape(len(out)), np.asarray(out_splits, np.int64)
 
     return cross
@@ -330,14 +374,24 @@ def _as_rows(value):
     return _df().reshape(value, [-1]), splits
 
 
-def _cross(inputs, separator: str, name: str):
+# TensorFlow's default key of hashed crosses
+_DEFAULT_HASH_KEY = 0xDECAFCAFFE
+
+
+def _cross(inputs, separator: str, name: str, num_buckets=None, hash_key=None):
     inputs = list(inputs)
     if not inputs:
         raise ValueError("cross needs at least one input")
     flat = []
     for value in inputs:
         flat.extend(_as_rows(value))
-    values, splits = apply_op("RaggedCross", flat, {"separator": separator}, name).outputs
+    attrs = {"separator": separator}
+    if num_buckets is not None:
+        if num_buckets < 0:
+            raise ValueError(f"num_buckets must be >= 0, got {num_buckets}")
+        key = _DEFAULT_HASH_KEY if hash_key is None else int(hash_key)
+        attrs.update(hashed=True, num_buckets=int(num_buckets), hash_key=key & _MASK64)
+    values, splits = apply_op("RaggedCross", flat, attrs, name).outputs
     return values, splits
 
 
@@ -349,21 +403,40 @@ def cross(inputs, name=None) -> RaggedTensor:
         return RaggedTensor(values, splits, internal=True)
 
 
+def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None) -> RaggedTensor:
+    """`cross` with each combination hashed as TensorFlow hashes it (FarmHash fingerprints
+    combined from ``hash_key``; modulo ``num_buckets`` when it is positive): int64 values."""
+    with name_scope(name, "RaggedCross"):
+        values, splits = _cross(inputs, "", "RaggedCross", num_buckets, hash_key)
+        return RaggedTensor(values, splits, internal=True)
+
+
+def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """`cross_hashed` as a SparseTensor."""
+    with name_scope(name, "SparseCrossHashed"):
+        values, splits = _cross(inputs, "", "SparseCrossHashed", num_buckets, hash_key)
+        return _as_sparse(values, splits)
+
+
 def sparse_cross(inputs, name=None, separator=None):
     """`cross` as a SparseTensor (``separator`` joins the features, ``"_X_"`` by default)."""
-    from ..sparse_tensor import SparseTensor
-
     with name_scope(name, "SparseCross"):
         values, splits = _cross(inputs, "_X_" if separator is None else separator, "SparseCross")
-        rt = RaggedTensor(values, splits, internal=True)
-        rows = rt.value_rowids()
-        columns = _df().range(_df().size(values, out_type=_dtypes.int64), dtype=_dtypes.int64)
-        columns = columns - _df().gather(splits, rows)
-        lengths = splits[1:] - splits[:-1]
-        width = _df().reduce_max(_df().concat([lengths, [0]], 0))
-        nrows = _df().shape(splits, out_type=_dtypes.int64)[0] - 1
-        indices = _df().stack([rows, columns], axis=1)
-        return SparseTensor(indices, values, _df().stack([nrows, width]))
+        return _as_sparse(values, splits)
+
+
+def _as_sparse(values, splits):
+    from ..sparse_tensor import SparseTensor
+
+    rt = RaggedTensor(values, splits, internal=True)
+    rows = rt.value_rowids()
+    columns = _df().range(_df().size(values, out_type=_dtypes.int64), dtype=_dtypes.int64)
+    columns = columns - _df().gather(splits, rows)
+    lengths = splits[1:] - splits[:-1]
+    width = _df().reduce_max(_df().concat([lengths, [0]], 0))
+    nrows = _df().shape(splits, out_type=_dtypes.int64)[0] - 1
+    indices = _df().stack([rows, columns], axis=1)
+    return SparseTensor(indices, values, _df().stack([nrows, width]))
 
 
 # -- gradients -------------------------------------------------------------------------------------

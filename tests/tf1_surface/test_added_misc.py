@@ -1160,3 +1160,78 @@ def test_session_handles_keep_values_between_runs():
             ints.eval()
     with pytest.raises(ValueError, match="not a session tensor handle"):
         df.get_session_tensor("nonsense", df.float32)
+
+
+# -- FarmHash fingerprints: fingerprint, hashed crosses, vocabulary buckets ------------------------
+def test_fingerprint_gives_tensorflows_bytes_per_row():
+    got = _run(
+        [
+            df.fingerprint(df.constant(["hello", "a"])),
+            df.fingerprint(df.constant([["ab", "cd"], ["x", "y"]])),
+            df.fingerprint(df.constant([[1, 2], [3, 4]], df.int32)),
+            df.fingerprint(df.constant([1.5])),
+        ]
+    )
+    assert got[0].tolist() == [
+        [232, 12, 56, 49, 169, 229, 139, 180],
+        [227, 117, 223, 182, 101, 66, 69, 179],
+    ]
+    assert got[1][0].tolist() == [219, 37, 118, 251, 208, 176, 236, 56]
+    assert got[2][1].tolist() == [254, 162, 60, 240, 103, 244, 53, 255]
+    assert got[3].tolist() == [[64, 181, 56, 72, 223, 224, 189, 72]]
+    assert got[0].dtype == np.uint8
+    with pytest.raises(ValueError, match="at least rank 1"):
+        df.fingerprint(df.constant(1))
+    with pytest.raises(ValueError, match="Unsupported method: md5"):
+        df.fingerprint(df.constant([1]), method="md5")
+
+
+def test_hashed_crosses_match_tensorflows_buckets():
+    sparse_a = df.SparseTensor([[0, 0], [1, 0]], ["a", "b"], [2, 1])
+    bucketed = df.sparse.cross_hashed([sparse_a, df.constant([["x"], ["y"]])], num_buckets=1000)
+    raw = df.sparse.cross_hashed([sparse_a, df.constant([[5], [7]], df.int64)])
+    keyed = df.sparse.cross_hashed([df.constant([["a"]])], num_buckets=0, hash_key=123)
+    ragged = df.ragged.cross_hashed(
+        [df.ragged.constant([["a", "b"]]), df.constant([["x"]])], num_buckets=50
+    )
+    with df.Session() as sess:
+        got = sess.run([bucketed, raw, keyed])
+        assert sess.run(ragged).to_list() == [[42, 4]]
+    assert got[0].values.tolist() == [892, 805] and got[0].indices.tolist() == [[0, 0], [1, 0]]
+    assert got[1].values.tolist() == [1019146045564160463, 443223928722139976]
+    assert got[2].values.tolist() == [6263229206288292497]
+
+
+def test_static_vocabulary_table_hashes_unknown_keys_into_buckets():
+    init = df.lookup.KeyValueTensorInitializer(["a", "b"], df.constant([0, 1], df.int64))
+    table = df.lookup.StaticVocabularyTable(init, 3)
+    assert table.name == "hash_table" and table.key_dtype == df.string
+    ints = df.lookup.KeyValueTensorInitializer(
+        df.constant([10, 20], df.int64), df.constant([0, 1], df.int64)
+    )
+    int_table = df.lookup.StaticVocabularyTable(ints, 3)
+    narrow = df.lookup.StaticVocabularyTable(ints, 3, lookup_key_dtype=df.int32)
+    assert narrow.key_dtype == df.int32
+    with df.Session() as sess:
+        sess.run(df.tables_initializer())
+        got = sess.run(table.lookup(df.constant(["a", "b", "c", "d", "hello", ""])))
+        assert got.tolist() == [0, 1, 3, 4, 3, 4] and sess.run(table.size()) == 5
+        got = sess.run(int_table.lookup(df.constant([10, 5, 7, 123456789], df.int64)))
+        assert got.tolist() == [0, 3, 3, 4]
+        assert sess.run(narrow.lookup(df.constant([10, 5], df.int32))).tolist() == [0, 3]
+        sparse = sess.run(table.lookup(df.SparseTensor([[0]], ["zz"], [3])))
+        assert sparse.values.tolist() == [3]
+    with pytest.raises(ValueError, match="must be > 0"):
+        df.lookup.StaticVocabularyTable(init, 0)
+    with pytest.raises(TypeError, match="value_dtype"):
+        df.lookup.StaticVocabularyTable(df.lookup.KeyValueTensorInitializer(["a"], [0]), 1)
+    with pytest.raises(TypeError, match="must be"):
+        table.lookup(df.constant([1]))
+
+
+def test_static_vocabulary_table_without_a_vocabulary_only_hashes():
+    table = df.lookup.StaticVocabularyTable(None, 4)
+    assert (table.name, table.key_dtype, table.resource_handle) == ("hash_bucket", df.string, None)
+    assert table.initializer.name == "init/NoOp"
+    assert _run([table.lookup(df.constant(["x", "y"])), table.size()])[0].tolist() == [2, 1]
+    assert _run(table.size()) == 4
