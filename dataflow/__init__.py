@@ -366,6 +366,7 @@ from .partitioned_variables import (
     min_max_variable_partitioner,
     variable_axis_size_partitioner,
 )
+from .resource_containers import container
 from .template import make_template
 from .tensor_shape import Dimension
 from .variable_scope import (

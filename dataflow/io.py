@@ -756,7 +756,7 @@ for _names, _what, _check in (
         lambda v: v in ("HashTable", "MutableHashTable", "DenseHashTable"),
     ),
     ("key_index value_index vocab_size offset", "an integer", _is_int),
-    ("delimiter", "a string", lambda v: isinstance(v, str)),
+    ("delimiter container", "a string", lambda v: isinstance(v, str)),
     ("capacity min_after_dequeue seed2 limit", "an integer", _is_int),
     ("count", "an integer or none", _optional(_is_int)),
     ("many allow_fewer cancel_pending_enqueues", "a bool", lambda v: isinstance(v, bool)),

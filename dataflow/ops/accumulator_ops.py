@@ -29,6 +29,7 @@ from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
+from ..resource_containers import current_container, resource_key
 from ..tensor_shape import TensorShape
 
 __all__ = [
@@ -213,10 +214,10 @@ def _dims(shape) -> str:
 
 # -- ops -------------------------------------------------------------------------------------------
 def _handle_kernel(attrs):
-    key = attrs["shared_name"]
+    key = resource_key(attrs)
 
     def handle(context):
-        return context.resource(key, lambda: _Accumulator(attrs, key))
+        return context.resource(key, lambda: _Accumulator(attrs, attrs["shared_name"]))
 
     return handle
 
@@ -374,6 +375,7 @@ def _accumulator_handle(op_type, dtype, shape, shared_name, name, reduction_type
             "reduction_type": reduction_type,
             "sparse": sparse,
             "shared_name": shared_name or op_name,
+            "container": current_container(),
         }
         return apply_op(op_type, [], attrs, name=op_name + "/").outputs[0]
 

@@ -24,6 +24,7 @@ from .. import dtypes as _dtypes
 from ..errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from ..graph import GraphKeys, Tensor, add_to_collection, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
+from ..resource_containers import current_container, resource_key
 from ..tensor_shape import TensorShape
 
 __all__ = [
@@ -179,10 +180,10 @@ def _infer_handle(op):
 
 
 def _handle_kernel(attrs):
-    key = attrs["shared_name"]
+    key = resource_key(attrs)
 
     def handle(context, *special):
-        table = context.resource(key, lambda: _Table(attrs, key))
+        table = context.resource(key, lambda: _Table(attrs, attrs["shared_name"]))
         if special:  # a DenseHashTable's empty and deleted keys
             table.empty_key, table.deleted_key = (np.asarray(s) for s in special)
         return table
@@ -523,6 +524,7 @@ class _TableBase:
                 "value_dtype": self._value_dtype,
                 "value_shape": tuple(self._value_shape),
                 "shared_name": op_name,
+                "container": current_container(),
                 **(extra or {}),
             }
             self._resource_handle = apply_op(op_type, inputs, attrs, name=op_name + "/").outputs[0]

@@ -33,6 +33,7 @@ from ..errors import CancelledError, InvalidArgumentError, OutOfRangeError
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..random_seed import op_seed_attrs
+from ..resource_containers import current_container, resource_key
 from ..tensor_shape import TensorShape
 
 __all__ = ["FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue"]
@@ -191,10 +192,10 @@ def _infer_handle(op):
 
 
 def _handle_kernel(attrs):
-    key = attrs["shared_name"]
+    key = resource_key(attrs)
 
     def handle(context):
-        return context.resource(key, lambda: _Queue(attrs, key))
+        return context.resource(key, lambda: _Queue(attrs, attrs["shared_name"]))
 
     return handle
 
@@ -388,6 +389,7 @@ def _queue_handle(
             "shapes": shapes,
             "capacity": int(capacity),
             "shared_name": shared_name or op_name,
+            "container": current_container(),
             **(extra_attrs or {}),
         }
         return apply_op(kind + "V2", (), attrs, name=op_name + "/").outputs[0]

@@ -1235,3 +1235,19 @@ def test_static_vocabulary_table_without_a_vocabulary_only_hashes():
     assert table.initializer.name == "init/NoOp"
     assert _run([table.lookup(df.constant(["x", "y"])), table.size()])[0].tolist() == [2, 1]
     assert _run(table.size()) == 4
+
+
+def test_container_separates_resources_of_one_shared_name():
+    with df.container("a") as name:
+        first = df.FIFOQueue(3, df.int32, shared_name="q")
+        raw = df.ref_variables.variable([], df.float32, name="raw", shared_name="s")
+    assert name == "a" and first.queue_ref.op.attrs["container"] == "a"
+    assert raw.op.attrs["container"] == "a"
+    with df.container("b"):
+        second = df.FIFOQueue(3, df.int32, shared_name="q")
+    outside = df.FIFOQueue(3, df.int32, shared_name="q", name="outside")
+    again = df.FIFOQueue(3, df.int32, shared_name="q", name="again")
+    with df.Session() as sess:
+        sess.run([first.enqueue(1), outside.enqueue(5)])
+        sizes = sess.run([first.size(), second.size(), outside.size(), again.size()])
+    assert sizes == [1, 0, 1, 1]  # same container and shared name: the same queue
