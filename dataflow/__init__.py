@@ -353,6 +353,7 @@ from .ops.accumulator_ops import (
     ConditionalAccumulatorBase,
     SparseConditionalAccumulator,
 )
+from .ops.critical_section_ops import CriticalSection
 from .ops.extra_nn_ops import depth_to_space, space_to_depth
 from .ops.session_ops import (
     delete_session_tensor,

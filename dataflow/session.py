@@ -198,6 +198,7 @@ class RunContext:
         "random_draws",
         "rendezvous",
         "cancellation",
+        "at_end",
     )
 
     def __init__(self, session: Session, deadline: Optional[float] = None, rendezvous=None):
@@ -209,6 +210,14 @@ class RunContext:
         self.deadline = deadline  # time.monotonic() value, or None
         self.random_draws: dict[tuple, Any] = {}
         self.cancellation = session._cancellation  # the runs stop when the Session closes
+        # What kernels leave to the end of the run (a critical section's lock is released
+        # after the run's writes are committed, or when it fails).
+        self.at_end: list = []
+
+    def finish(self) -> None:
+        """Runs what kernels left to the end of the run (`at_end`), once."""
+        while self.at_end:
+            self.at_end.pop()()
 
     def resource(self, key: str, make):
         """The Session's resource ``key`` (a queue, an iterator), made by ``make()`` the first
@@ -759,6 +768,8 @@ class Session:
                 None, op, f"{errors.describe_op(op)}{_where(e.frame, e.iteration)}: {e}"
             ) from None
         finally:
+            if values is None:
+                context.finish()
             if values is None and context.random_draws:
                 # A failed run gives its random draws back (`dataflow.random_streams`).
                 self._random_streams.give_back(context.random_draws)
@@ -768,7 +779,10 @@ class Session:
                 run_metadata.partition_graphs = list(getattr(plan, "partition_graphs", {}).values())
             if watcher is not None:
                 watcher.finish(run_metadata)
-        (self._commit if commit is None else commit)(context)
+        try:
+            (self._commit if commit is None else commit)(context)
+        finally:
+            context.finish()
         return values
 
     def _commit(self, context: RunContext) -> None:

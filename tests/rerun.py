@@ -141,6 +141,9 @@ SESSION_STATE_TYPES = frozenset(
         "GetSessionHandle",
         "GetSessionTensor",
         "DeleteSessionTensor",
+        "MutexV2",
+        "MutexLock",
+        "ConsumeMutexLock",
     }
 )
 

@@ -1251,3 +1251,57 @@ def test_container_separates_resources_of_one_shared_name():
         sess.run([first.enqueue(1), outside.enqueue(5)])
         sizes = sess.run([first.size(), second.size(), outside.size(), again.size()])
     assert sizes == [1, 0, 1, 1]  # same container and shared name: the same queue
+
+
+# -- CriticalSection -------------------------------------------------------------------------------
+def test_critical_section_runs_its_bodies_one_run_at_a_time():
+    import threading
+
+    v = df.Variable(0.0)
+    cs = df.CriticalSection(name="cs")
+    assert cs.name == "cs"
+    increment = cs.execute(lambda: v.assign(v.read_value() + 1.0))
+    queue = df.FIFOQueue(1, df.float32)
+    waiting = cs.execute(lambda: queue.dequeue() + 1.0)
+    quick = cs.execute(lambda: df.constant(7.0))
+    with df.Session() as sess:
+        sess.run(v.initializer)
+
+        def work():
+            for _ in range(20):
+                sess.run(increment)
+
+        threads = [threading.Thread(target=work) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sess.run(v) == 60.0
+        results = []
+        holder = threading.Thread(target=lambda: results.append(sess.run(waiting)))
+        holder.start()
+        holder.join(0.3)  # waits on the queue, holding the section
+        with pytest.raises(df.errors.DeadlineExceededError):
+            sess.run(quick, options=df.RunOptions(timeout_in_ms=200))
+        sess.run(queue.enqueue(1.0))
+        holder.join(10)
+        assert results == [2.0] and sess.run(quick) == 7.0
+
+
+def test_critical_section_refuses_nesting_and_shared_exclusive_resources():
+    cs = df.CriticalSection(name="cs")
+    with pytest.raises(ValueError, match="already running"):
+        cs.execute(lambda: cs.execute(lambda: df.constant(1)))
+    w = df.Variable(1.0, name="w")
+    other = df.CriticalSection()
+    cs.execute(lambda: w.read_value() * 2)
+    with pytest.raises(ValueError, match=r"would access resources: \[w\]"):
+        other.execute(lambda: w.read_value() * 3)
+    u = df.Variable(1.0, name="u")
+    cs.execute(lambda: u.read_value(), exclusive_resource_access=False)
+    shared = other.execute(lambda: u.read_value() * 3, exclusive_resource_access=False)
+    with df.Session() as sess:
+        sess.run(u.initializer)
+        assert sess.run(shared) == 3.0
+    with pytest.raises(ValueError, match="critical_section_def"):
+        df.CriticalSection(critical_section_def=object())
