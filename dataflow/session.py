@@ -199,6 +199,7 @@ class RunContext:
         "rendezvous",
         "cancellation",
         "at_end",
+        "finished",
     )
 
     def __init__(self, session: Session, deadline: Optional[float] = None, rendezvous=None):
@@ -211,13 +212,26 @@ class RunContext:
         self.random_draws: dict[tuple, Any] = {}
         self.cancellation = session._cancellation  # the runs stop when the Session closes
         # What kernels leave to the end of the run (a critical section's lock is released
-        # after the run's writes are committed, or when it fails).
+        # after the run's writes are committed, or when it fails): see `defer`.
         self.at_end: list = []
+        self.finished = False
+
+    def defer(self, action) -> None:
+        """Runs ``action()`` when the run ends; at once if it has ended already (a kernel of a
+        run that failed or timed out may still be finishing on its thread)."""
+        self.at_end.append(action)
+        if self.finished:
+            self.finish()
 
     def finish(self) -> None:
-        """Runs what kernels left to the end of the run (`at_end`), once."""
-        while self.at_end:
-            self.at_end.pop()()
+        """Runs what kernels left to the end of the run, each once."""
+        self.finished = True
+        while True:
+            try:
+                action = self.at_end.pop()
+            except IndexError:
+                return
+            action()
 
     def resource(self, key: str, make):
         """The Session's resource ``key`` (a queue, an iterator), made by ``make()`` the first

@@ -46,6 +46,8 @@ class _Mutex:
             while self.held:
                 context.check_not_stopped(f"the critical section '{self.name}'")
                 self.changed.wait(_POLL_SECONDS)
+            # A run past its deadline (or whose Session closed) while it waited takes nothing.
+            context.check_not_stopped(f"the critical section '{self.name}'")
             self.held = True
 
     def release(self) -> None:
@@ -59,12 +61,14 @@ class _Lock:
 
     def __init__(self, mutex: _Mutex):
         self.mutex = mutex
-        self.released = False
+        self.released = threading.Event()
 
     def release(self) -> None:
-        if not self.released:
-            self.released = True
-            self.mutex.release()
+        with self.mutex.changed:
+            if self.released.is_set():
+                return
+            self.released.set()
+        self.mutex.release()
 
 
 def _mutex_kernel(attrs):
@@ -80,7 +84,7 @@ def _lock_kernel(attrs):
     def lock(context, mutex):
         mutex.acquire(context)
         held = _Lock(mutex)
-        context.at_end.append(held.release)
+        context.defer(held.release)
         return np.array(held, dtype=object)
 
     return lock

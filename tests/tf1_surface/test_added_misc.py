@@ -1256,6 +1256,7 @@ def test_container_separates_resources_of_one_shared_name():
 # -- CriticalSection -------------------------------------------------------------------------------
 def test_critical_section_runs_its_bodies_one_run_at_a_time():
     import threading
+    import time
 
     v = df.Variable(0.0)
     cs = df.CriticalSection(name="cs")
@@ -1280,7 +1281,11 @@ def test_critical_section_runs_its_bodies_one_run_at_a_time():
         results = []
         holder = threading.Thread(target=lambda: results.append(sess.run(waiting)))
         holder.start()
-        holder.join(0.3)  # waits on the queue, holding the section
+        deadline = time.monotonic() + 10
+        while not (sess._resources.get("cs") and sess._resources["cs"].held):
+            assert time.monotonic() < deadline, "the run never took the section"
+            time.sleep(0.01)
+        # it waits on the queue, holding the section: another body cannot run meanwhile
         with pytest.raises(df.errors.DeadlineExceededError):
             sess.run(quick, options=df.RunOptions(timeout_in_ms=200))
         sess.run(queue.enqueue(1.0))
