@@ -97,6 +97,7 @@ from .variables import (
     local_variables,
     local_variables_initializer,
     trainable_variables,
+    variable_creator_scope,
     variables_initializer,
 )
 
@@ -126,9 +127,16 @@ from .debug import DebugOptions, DebugTensorWatch
 from . import coordinator as _coordinator  # noqa: E402
 from . import input as _input  # noqa: E402
 from . import queue_runner as _queue_runner  # noqa: E402
-from .ops.queue_ops import FIFOQueue, QueueBase, RandomShuffleQueue  # noqa: E402
+from .ops.queue_ops import (  # noqa: E402
+    FIFOQueue,
+    PaddingFIFOQueue,
+    PriorityQueue,
+    QueueBase,
+    RandomShuffleQueue,
+)
 from .ops.reader_ops import (  # noqa: E402
     FixedLengthRecordReader,
+    IdentityReader,
     ReaderBase,
     TextLineReader,
     TFRecordReader,
@@ -199,8 +207,45 @@ from .indexed_slices import (  # noqa: E402
     IndexedSlicesValue,
     convert_to_tensor_or_indexed_slices,
 )
-from .ops.nd_index_ops import gather_nd, scatter_nd  # noqa: E402
+from .ops.assorted_ops import (  # noqa: E402
+    bitcast,
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
+    convert_to_tensor_or_sparse_tensor,
+    dimension_at_index,
+    executing_eagerly_outside_functions,
+    fingerprint,
+    floor_div,
+    guarantee_const,
+    hessians,
+    init_scope,
+    is_symbolic_tensor,
+    nondifferentiable_batch_function,
+    searchsorted,
+    timestamp,
+    vectorized_map,
+)
+from .ops.nd_index_ops import (  # noqa: E402
+    gather_nd,
+    scatter_nd,
+    tensor_scatter_add,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+    tensor_scatter_sub,
+    tensor_scatter_update,
+)
 from .ops.segment_ops import segment_sum, unique, unsorted_segment_sum  # noqa: E402
+from .ops.space_batch_ops import (  # noqa: E402
+    batch_to_space,
+    batch_to_space_nd,
+    parallel_stack,
+    required_space_to_batch_paddings,
+    space_to_batch,
+    space_to_batch_nd,
+)
 from .ops.sparse_extra_ops import (  # noqa: E402
     sparse_concat,
     sparse_fill_empty_rows,
@@ -292,7 +337,19 @@ from .random_seed import get_seed, set_random_seed  # noqa: E402
 
 # isort: split
 # variable scopes, collections, variables' fields and ops, devices, TF1's small names
-from . import app, bitwise, compat, config, flags, gfile, logging, manip, queue, resource_loader
+from . import (
+    app,
+    bitwise,
+    compat,
+    config,
+    flags,
+    gfile,
+    logging,
+    lookup,
+    manip,
+    queue,
+    resource_loader,
+)
 from .device import DeviceSpec
 from .graph import (
     add_to_collection,
@@ -324,8 +381,27 @@ from .legacy import (
     variable_op_scope,
 )
 from .logging import get_logger
+from .module import Module
+from .ops.accumulator_ops import (
+    ConditionalAccumulator,
+    ConditionalAccumulatorBase,
+    SparseConditionalAccumulator,
+)
+from .ops.critical_section_ops import CriticalSection
 from .ops.extra_nn_ops import depth_to_space, space_to_depth
+from .ops.session_ops import (
+    delete_session_tensor,
+    get_session_handle,
+    get_session_tensor,
+)
 from .ops.state_ops import *  # noqa: F403
+from .partitioned_variables import (
+    create_partitioned_variables,
+    fixed_size_partitioner,
+    min_max_variable_partitioner,
+    variable_axis_size_partitioner,
+)
+from .resource_containers import container
 from .template import make_template
 from .tensor_shape import Dimension
 from .variable_scope import (
@@ -365,6 +441,13 @@ from . import layers  # noqa: E402
 # tracing (df.function): concrete functions, TensorSpec, TF1's Defun and wrap_function
 from .tensor_spec import TensorSpec  # noqa: E402
 from .tracing import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
+from .type_spec import (  # noqa: E402
+    IndexedSlicesSpec,
+    NoneTensorSpec,
+    TensorArraySpec,
+    TypeSpec,
+    type_spec_from_value,
+)
 
 # isort: split
 # eager execution: modes, eager tensors, gradient tapes, custom gradients
@@ -378,6 +461,7 @@ from .eager import (  # noqa: E402
     graph_mode,
 )
 from .eager.py_function import py_function  # noqa: E402
+from .eager.tensor import disable_tensor_equality, enable_tensor_equality  # noqa: E402
 
 # isort: split
 # TF1's reference variables and the dtypes they and TF1's quantized ops use
@@ -396,11 +480,16 @@ from .ref_variables import is_variable_initialized  # noqa: E402
 
 for _value_dtype in dtypes._VALUES:
     globals()[_value_dtype._as_ref.name] = _value_dtype._as_ref
+variant = dtypes.variant
 
 # isort: split
 # ragged tensors: df.RaggedTensor, df.ragged (constant, map_flat_values, ...); concat and
 # reduce_sum take them through dataflow.ops.ragged_ops
 from . import ragged  # noqa: E402
+from .ops.ragged_extra_ops import (  # noqa: E402
+    ragged_fill_empty_rows,
+    ragged_fill_empty_rows_grad,
+)
 from .ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
 
 # isort: split
@@ -498,6 +587,10 @@ from .distribute import ray_cluster as _ray_cluster  # noqa: E402
 from .session import register_target as _register_target  # noqa: E402
 
 _register_target(_ray_cluster.TARGET_PREFIX, _ray_cluster.master_for_target)
+
+# tf.dtypes' functions, which dataflow.dtypes (imported by everything) cannot import itself
+dtypes.as_string, dtypes.saturate_cast = as_string, saturate_cast
+dtypes.cast = math.cast
 train.Server = _ray_cluster.Server
 
 # isort: split

@@ -1,12 +1,13 @@
 """Element types of tensors, mirroring ``tf.compat.v1`` dtypes on top of numpy dtypes.
 
 Deliberately a subset of TensorFlow's types: float16/32/64, int8/16/32/64, uint8/16/32/64,
-complex64/128, bool, ``string`` (and ``resource`` for variable handles), the quantized types
-``qint8``, ``quint8``, ``qint16``, ``quint16``, ``qint32`` (numpy structured dtypes of one field, as
-TensorFlow represents them: ``np.dtype([("qint8", np.int8)])``), and TF1's reference types
-(``float32_ref``, ...): the dtype of a tensor that names a variable's storage rather than holding
-a value (see `dataflow.ref_variables`); its ``base_dtype`` is the value's dtype.  ``as_dtype``
-raises ``TypeError`` for the others (bfloat16, ...), which TensorFlow accepts.
+complex64/128, bool, ``string`` (and ``resource`` for variable handles, ``variant`` for opaque
+values), the quantized types ``qint8``, ``quint8``, ``qint16``, ``quint16``, ``qint32`` (numpy
+structured dtypes of one field, as TensorFlow represents them: ``np.dtype([("qint8",
+np.int8)])``), and TF1's reference types (``float32_ref``, ...): the dtype of a tensor that names
+a variable's storage rather than holding a value (see `dataflow.ref_variables`); its
+``base_dtype`` is the value's dtype.  ``as_dtype`` raises ``TypeError`` for the others
+(bfloat16, ...), which TensorFlow accepts.
 
 A ``string`` tensor's value is a numpy object array whose elements are ``bytes``, as TensorFlow
 1.x returns them from a fetch; `string_array` converts what users write (``str`` is encoded as
@@ -32,12 +33,34 @@ class DType:
 
     __slots__ = ("name", "_np", "_enum", "_base", "_ref")
 
-    def __init__(self, name: str, numpy_dtype: Any, enum: int, base: DType | None = None):
+    def __new__(cls, type_enum, handle_data=None):
+        """The DType of TensorFlow's ``DataType`` number ``type_enum`` (``DType(1)`` is
+        ``float32``): there is one instance per type.  ``handle_data`` (what a resource handle
+        refers to) is not kept by a DType here: only None is accepted."""
+        if handle_data is not None:
+            raise ValueError(
+                "DType(handle_data=...): the dtype and shape data of a resource handle are not "
+                "kept on DTypes here; pass handle_data=None"
+            )
+        if isinstance(type_enum, builtins.bool) or not isinstance(type_enum, (int, np.integer)):
+            raise ValueError(f"invalid literal for int() with base 10: {type_enum!r}")
+        found = _BY_ENUM.get(int(type_enum))
+        if found is None:
+            raise TypeError(f"{type_enum} does not correspond to a valid tensorflow::DataType")
+        return found
+
+    def __init__(self, type_enum, handle_data=None):
+        """Nothing to set: `__new__` returns the one instance of the type."""
+
+    @classmethod
+    def _make(cls, name: str, numpy_dtype: Any, enum: int, base: DType | None = None) -> DType:
+        self = object.__new__(cls)
         self.name = name
         self._np = np.dtype(numpy_dtype)
         self._enum = enum
         self._base = base if base is not None else self
         self._ref = None
+        return self
 
     @property
     def as_numpy_dtype(self):
@@ -74,7 +97,7 @@ class DType:
 
     @property
     def is_numpy_compatible(self) -> bool:
-        return self is not resource
+        return self._base not in (resource, variant)
 
     @property
     def is_string(self) -> bool:
@@ -157,45 +180,48 @@ class DType:
 
 
 # The third argument is TensorFlow's DataType number (types.proto), which `as_dtype` accepts.
-float16 = DType("float16", np.float16, 19)
-float32 = DType("float32", np.float32, 1)
-float64 = DType("float64", np.float64, 2)
-int8 = DType("int8", np.int8, 6)
-int16 = DType("int16", np.int16, 5)
-int32 = DType("int32", np.int32, 3)
-int64 = DType("int64", np.int64, 9)
-uint8 = DType("uint8", np.uint8, 4)
-uint16 = DType("uint16", np.uint16, 17)
-uint32 = DType("uint32", np.uint32, 22)
-uint64 = DType("uint64", np.uint64, 23)
-complex64 = DType("complex64", np.complex64, 8)
-complex128 = DType("complex128", np.complex128, 18)
-bool = DType("bool", np.bool_, 10)  # noqa: A001 - the public name mirrors tf.bool
-string = DType("string", object, 7)
-resource = DType("resource", object, 20)
-qint8 = DType("qint8", [("qint8", np.int8)], 11)
-quint8 = DType("quint8", [("quint8", np.uint8)], 12)
-qint16 = DType("qint16", [("qint16", np.int16)], 15)
-quint16 = DType("quint16", [("quint16", np.uint16)], 16)
-qint32 = DType("qint32", [("qint32", np.int32)], 13)
+float16 = DType._make("float16", np.float16, 19)
+float32 = DType._make("float32", np.float32, 1)
+float64 = DType._make("float64", np.float64, 2)
+int8 = DType._make("int8", np.int8, 6)
+int16 = DType._make("int16", np.int16, 5)
+int32 = DType._make("int32", np.int32, 3)
+int64 = DType._make("int64", np.int64, 9)
+uint8 = DType._make("uint8", np.uint8, 4)
+uint16 = DType._make("uint16", np.uint16, 17)
+uint32 = DType._make("uint32", np.uint32, 22)
+uint64 = DType._make("uint64", np.uint64, 23)
+complex64 = DType._make("complex64", np.complex64, 8)
+complex128 = DType._make("complex128", np.complex128, 18)
+bool = DType._make("bool", np.bool_, 10)  # noqa: A001 - the public name mirrors tf.bool
+string = DType._make("string", object, 7)
+resource = DType._make("resource", object, 20)
+# TensorFlow's type of opaque C++ values (tensor lists, datasets' handles): an object array.
+variant = DType._make("variant", object, 21)
+qint8 = DType._make("qint8", [("qint8", np.int8)], 11)
+quint8 = DType._make("quint8", [("quint8", np.uint8)], 12)
+qint16 = DType._make("qint16", [("qint16", np.int16)], 15)
+quint16 = DType._make("quint16", [("quint16", np.uint16)], 16)
+qint32 = DType._make("qint32", [("qint32", np.int32)], 13)
 half = float16
 double = float64
 
 _QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
 _VALUES = (
     (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)
-    + (complex64, complex128, string, resource)
+    + (complex64, complex128, string, resource, variant)
     + _QUANTIZED
 )
 # Each value type's reference type, numbered as TensorFlow does (the value's number + 100).
 for _value in _VALUES:
-    _value._ref = DType(f"{_value.name}_ref", _value._np, _value._enum + 100, base=_value)
+    _value._ref = DType._make(f"{_value.name}_ref", _value._np, _value._enum + 100, base=_value)
     globals()[_value._ref.name] = _value._ref
 _ALL = _VALUES + tuple(d._ref for d in _VALUES)
+QUANTIZED_DTYPES = frozenset(_QUANTIZED + tuple(d._ref for d in _QUANTIZED))
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update(half=float16, double=float64, float=float32)
 _REAL_OF = {complex64: float32, complex128: float64}
-_BY_NUMPY = {d._np: d for d in _VALUES if d is not resource}
+_BY_NUMPY = {d._np: d for d in _VALUES if d not in (resource, variant)}
 _BY_ENUM = {d._enum: d for d in _ALL}
 # Python's own types map as in TensorFlow: float -> float32, bool -> bool.  ``int`` and
 # ``complex`` (and the name "int") are no dtype in TensorFlow: their width is ambiguous, so they

@@ -93,17 +93,21 @@ def map_fn(
     swap_memory: bool = False,
     infer_shape: bool = True,
     name: Optional[str] = None,
+    fn_output_signature=None,
 ):
     """``fn`` applied to each element of ``elems`` (its slices along the first dimension),
     the results stacked (``tf.compat.v1.map_fn``).
 
-    ``dtype`` gives the structure and dtypes of ``fn``'s result when they differ from those of
-    ``elems`` (a dtype, or a nested structure of them).  With ``infer_shape`` every result must
-    have one shape.  ``parallel_iterations`` (10 by default) results may be computed at once;
-    with ``back_prop=False`` no gradient flows through.
+    ``fn_output_signature`` (``dtype``, its earlier name, when it is not given) gives the
+    structure and dtypes of ``fn``'s result when they differ from those of ``elems``: a dtype
+    or a `TensorSpec` (whose dtype counts), or a nested structure of them.  With
+    ``infer_shape`` every result must have one shape.  ``parallel_iterations`` (10 by default)
+    results may be computed at once; with ``back_prop=False`` no gradient flows through.
     """
     __tracebackhide__ = True
     _check_fn(fn, "map_fn")
+    if fn_output_signature is not None:
+        dtype = nest.map_structure(_signature_dtype, fn_output_signature)
     if parallel_iterations is None:
         parallel_iterations = 10
     with name_scope(name, "map", nest.flatten(elems)):
@@ -155,6 +159,23 @@ def map_fn(
         results = [ta.stack() for ta in results_ta]
         _with_first_dimension(results, static_n)
     return nest.pack_sequence_as(output_structure, results)
+
+
+def _signature_dtype(spec):
+    """The dtype of one leaf of map_fn's ``fn_output_signature``."""
+    from .tensor_spec import TensorSpec
+
+    if isinstance(spec, TensorSpec):
+        return spec.dtype
+    if hasattr(spec, "_component_specs") or type(spec).__name__ in (
+        "SparseTensorSpec",
+        "RaggedTensorSpec",
+    ):
+        raise TypeError(
+            f"map_fn: fn_output_signature {spec!r} describes a composite tensor; map_fn stacks "
+            "tensors only here (give the dtypes of tensor results)"
+        )
+    return _dtypes.as_dtype(spec)
 
 
 def scan(

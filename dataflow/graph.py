@@ -469,7 +469,7 @@ _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*\Z")  # inside a scope, "_x"
 # a location, a device, a frame name, a fused step's record) is printable text, and a loader
 # refuses one holding a control character (`control_character`).
 DATA_TEXT_ATTRS = frozenset(
-    {"message", "sep", "end", "template", "fill", "separator", "pattern", "rewrite"}
+    {"message", "sep", "end", "template", "fill", "separator", "pattern", "rewrite", "delimiter"}
 )
 # Unicode's control and format characters (a bidirectional override among them), lone
 # surrogates, and the line and paragraph separators.

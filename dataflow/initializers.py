@@ -14,6 +14,7 @@ from .init_ops import UniformUnitScaling as uniform_unit_scaling
 from .init_ops import VarianceScaling as variance_scaling
 from .init_ops import Zeros as zeros
 from .init_ops import he_normal, he_uniform, lecun_normal, lecun_uniform
+from .legacy import tables_initializer
 from .variables import global_variables_initializer as global_variables
 from .variables import local_variables_initializer as local_variables
 from .variables import variables_initializer as variables
@@ -33,6 +34,7 @@ __all__ = [
     "orthogonal",
     "random_normal",
     "random_uniform",
+    "tables_initializer",
     "truncated_normal",
     "uniform_unit_scaling",
     "variables",

@@ -611,8 +611,14 @@ def _is_stream(v) -> bool:
     return isinstance(v, str) and (v in ("stdout", "stderr") or v.startswith("file://"))
 
 
-_QUEUE_KINDS = ("FIFOQueue", "RandomShuffleQueue")
-_READER_KINDS = ("TextLineReader", "FixedLengthRecordReader", "WholeFileReader", "TFRecordReader")
+_QUEUE_KINDS = ("FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue")
+_READER_KINDS = (
+    "TextLineReader",
+    "FixedLengthRecordReader",
+    "WholeFileReader",
+    "TFRecordReader",
+    "IdentityReader",
+)
 
 
 def _is_pipeline(v) -> bool:
@@ -742,7 +748,15 @@ for _names, _what, _check in (
         "a list of shapes or none",
         _optional(lambda v: isinstance(v, list) and all(isinstance(x, TensorShape) for x in v)),
     ),
-    ("kind", "'FIFOQueue' or 'RandomShuffleQueue'", lambda v: v in _QUEUE_KINDS),
+    ("kind", "a queue kind", lambda v: v in _QUEUE_KINDS),
+    # lookup tables (dataflow.ops.lookup_ops)
+    (
+        "table_kind",
+        "'HashTable', 'MutableHashTable' or 'DenseHashTable'",
+        lambda v: v in ("HashTable", "MutableHashTable", "DenseHashTable"),
+    ),
+    ("key_index value_index vocab_size offset", "an integer", _is_int),
+    ("delimiter container", "a string", lambda v: isinstance(v, str)),
     ("capacity min_after_dequeue seed2 limit", "an integer", _is_int),
     ("count", "an integer or none", _optional(_is_int)),
     ("many allow_fewer cancel_pending_enqueues", "a bool", lambda v: isinstance(v, bool)),
@@ -1823,7 +1837,12 @@ from .graph_def import (  # noqa: E402, F401
 # isort: split
 # -- TensorFlow's file functions and queues under ``tf.io`` ---------------------------------------
 from .gfile import io_gfile as gfile  # noqa: E402, F401
-from .ops.queue_ops import QueueBase, RandomShuffleQueue  # noqa: E402, F401
+from .ops.queue_ops import (  # noqa: E402, F401
+    PaddingFIFOQueue,
+    PriorityQueue,
+    QueueBase,
+    RandomShuffleQueue,
+)
 from .ops.string_ops import decode_raw  # noqa: E402, F401
 
 # isort: split

@@ -1,7 +1,10 @@
 """Nested structures of lists, tuples, namedtuples and dicts, as ``tf.nest`` treats them.
 
 Dicts are traversed in sorted key order (so two dicts with the same keys flatten alike);
-every other object is a leaf.
+every other object is a leaf.  With ``expand_composites=True`` a composite tensor is a
+structure of its component tensors, in TensorFlow's order: a SparseTensor's ``indices``,
+``values``, ``dense_shape``; a RaggedTensor's ``flat_values`` then its row splits, outermost
+first; an IndexedSlices' ``values``, ``indices`` (and ``dense_shape`` when it has one).
 """
 
 from __future__ import annotations
@@ -10,8 +13,61 @@ from collections.abc import Callable, KeysView, ValuesView
 from typing import Any
 
 
-def is_nested(structure: Any) -> bool:
-    return isinstance(structure, (list, tuple, dict))
+def is_nested(seq: Any) -> bool:
+    """Whether ``seq`` is a list, tuple (a namedtuple too) or dict, not a leaf."""
+    return isinstance(seq, (list, tuple, dict))
+
+
+class _Components(list):
+    """The component tensors a composite tensor stands for under ``expand_composites``."""
+
+
+def _composite_classes() -> tuple:
+    from .indexed_slices import IndexedSlices
+    from .ragged_tensor import RaggedTensor
+    from .sparse_tensor import SparseTensor
+
+    return IndexedSlices, SparseTensor, RaggedTensor
+
+
+def _components(value) -> _Components:
+    indexed_slices, sparse, ragged = _composite_classes()
+    if isinstance(value, sparse):
+        return _Components([value.indices, value.values, value.dense_shape])
+    if isinstance(value, ragged):
+        return _Components([value.flat_values, *value.nested_row_splits])
+    parts = [value.values, value.indices]
+    return _Components(parts if value.dense_shape is None else [*parts, value.dense_shape])
+
+
+def _expanded(structure: Any) -> Any:
+    """``structure`` with each composite tensor replaced by its `_Components`."""
+    composites = _composite_classes()
+    if isinstance(structure, composites):
+        return _components(structure)
+    if not is_nested(structure):
+        return structure
+    return _rebuild(structure, [_expanded(c) for c in _children(structure)])
+
+
+def _restored(original: Any, packed: Any) -> Any:
+    """``packed`` (in the shape `_expanded` made of ``original``) with each composite made
+    again from its components."""
+    indexed_slices, sparse, ragged = _composite_classes()
+    if isinstance(original, sparse):
+        return sparse(*packed)
+    if isinstance(original, ragged):
+        value = packed[0]
+        for splits in reversed(packed[1:]):
+            value = ragged(value, splits, internal=True)
+        return value
+    if isinstance(original, indexed_slices):
+        return indexed_slices(*packed)
+    if not is_nested(original):
+        return packed
+    return _rebuild(
+        packed, [_restored(o, p) for o, p in zip(_children(original), _children(packed))]
+    )
 
 
 def _is_namedtuple(x: Any) -> bool:
@@ -31,9 +87,12 @@ def _sorted_keys(d: dict) -> list:
         return sorted(d, key=repr)
 
 
-def flatten(structure: Any) -> list:
+def flatten(structure: Any, expand_composites: bool = False) -> list:
     """The leaves of ``structure`` in order (a dict's ``keys()``/``values()`` view counts as a
-    list, as in ``tf.nest``)."""
+    list, as in ``tf.nest``); with ``expand_composites`` the component tensors of composite
+    tensors (see the module docstring)."""
+    if expand_composites:
+        structure = _expanded(structure)
     if _is_flat(structure):
         return list(structure)
     if isinstance(structure, (KeysView, ValuesView)):
@@ -97,8 +156,12 @@ def _rebuild(structure: Any, children: list) -> Any:
     return type(structure)(children)
 
 
-def pack_sequence_as(structure: Any, flat_sequence: list) -> Any:
-    """The inverse of `flatten`: puts ``flat_sequence`` back into the shape of ``structure``."""
+def pack_sequence_as(structure: Any, flat_sequence: list, expand_composites: bool = False) -> Any:
+    """The inverse of `flatten`: puts ``flat_sequence`` back into the shape of ``structure``
+    (with ``expand_composites``, making its composite tensors again from their components)."""
+    if expand_composites:
+        expanded = _expanded(structure)
+        return _restored(structure, pack_sequence_as(expanded, flat_sequence))
     flat_sequence = list(flat_sequence)
     if _is_flat(structure) and len(flat_sequence) == len(structure):
         return flat_sequence if type(structure) is list else tuple(flat_sequence)
@@ -129,15 +192,36 @@ def map_structure(func: Callable, *structures: Any) -> Any:
     return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flats)])
 
 
-def assert_same_structure(a: Any, b: Any, check_types: bool = True) -> None:
-    """Raises ``ValueError`` (different nesting) or ``TypeError`` (different sequence types)."""
-    problem = _structure_difference(a, b, check_types, path="")
+def assert_same_structure(
+    nest1: Any, nest2: Any, check_types: bool = True, expand_composites: bool = False
+) -> None:
+    """Raises ``ValueError`` (different nesting) or ``TypeError`` (different sequence types).
+    With ``expand_composites`` composite tensors are structures too: two must be of one type,
+    dtype and compatible shape."""
+    problem = _structure_difference(nest1, nest2, check_types, path="", expand=expand_composites)
     if problem is not None:
         kind, message = problem
         raise kind(f"The two structures don't have the same nested structure: {message}")
 
 
-def _structure_difference(a, b, check_types: bool, path: str):
+def _composite_difference(a, b, path: str):
+    composites = _composite_classes()
+    if not (isinstance(a, composites) and isinstance(b, composites) and type(a) is type(b)):
+        return ValueError, f"at {path or 'the top'}, {_describe(a)} vs {_describe(b)}"
+    shape_a, shape_b = a.shape, b.shape
+    ranks = getattr(a, "ragged_rank", None), getattr(b, "ragged_rank", None)
+    if a.dtype != b.dtype or not shape_a.is_compatible_with(shape_b) or ranks[0] != ranks[1]:
+        return (
+            ValueError,
+            f"at {path or 'the top'}, incompatible {type(a).__name__}s: {a.dtype.name} "
+            f"{shape_a} vs {b.dtype.name} {shape_b}",
+        )
+    return None
+
+
+def _structure_difference(a, b, check_types: bool, path: str, expand: bool = False):
+    if expand and (isinstance(a, _composite_classes()) or isinstance(b, _composite_classes())):
+        return _composite_difference(a, b, path)
     if is_nested(a) != is_nested(b):
         return ValueError, f"at {path or 'the top'}, {_describe(a)} vs {_describe(b)}"
     if not is_nested(a):
@@ -160,7 +244,7 @@ def _structure_difference(a, b, check_types: bool, path: str):
             )
         labels = [f"{path}[{i}]" for i in range(len(a))]
     for label, x, y in zip(labels, _children(a), _children(b)):
-        problem = _structure_difference(x, y, check_types, label)
+        problem = _structure_difference(x, y, check_types, label, expand)
         if problem is not None:
             return problem
     return None

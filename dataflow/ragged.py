@@ -1,5 +1,12 @@
 """``df.ragged``: TensorFlow 1.x's ``tf.ragged`` names for RaggedTensors and their ops."""
 
+from .ops.ragged_extra_ops import (
+    boolean_mask,
+    cross,
+    cross_hashed,
+    stack,
+    stack_dynamic_partitions,
+)
 from .ops.ragged_ops import (
     constant,
     constant_value,
@@ -15,11 +22,16 @@ __all__ = [
     "RaggedTensor",
     "RaggedTensorSpec",
     "RaggedTensorValue",
+    "boolean_mask",
     "constant",
     "constant_value",
+    "cross",
+    "cross_hashed",
     "map_flat_values",
     "placeholder",
     "range",
     "row_splits_to_segment_ids",
     "segment_ids_to_row_splits",
+    "stack",
+    "stack_dynamic_partitions",
 ]

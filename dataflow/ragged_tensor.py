@@ -25,16 +25,24 @@ import numpy as np
 from . import dtypes as _dtypes
 from .graph import Tensor, convert_to_tensor, numpy_value_or_none
 from .tensor_shape import TensorShape, as_shape
+from .type_spec import TypeSpec
 
 __all__ = ["RaggedTensor", "RaggedTensorSpec", "RaggedTensorValue"]
 
 
-class RaggedTensorValue(NamedTuple):
+class _RaggedTensorValueFields(NamedTuple):
+    values: Any
+    row_splits: np.ndarray
+
+
+class RaggedTensorValue(_RaggedTensorValueFields):
     """The value of a `RaggedTensor` that ``Session.run`` returns: ``values`` (an array, or a
     RaggedTensorValue for a nested ragged dimension) and ``row_splits`` (an array)."""
 
-    values: Any
-    row_splits: np.ndarray
+    __slots__ = ()
+
+    def __init__(self, values, row_splits):
+        """TensorFlow's constructor arguments (the tuple holds them)."""
 
     @property
     def flat_values(self) -> np.ndarray:
@@ -81,9 +89,13 @@ class RaggedTensorValue(NamedTuple):
         return f"<RaggedTensorValue {self.to_list()}>"
 
 
-class RaggedTensorSpec:
+class RaggedTensorSpec(TypeSpec):
     """The type of a RaggedTensor: its static ``shape``, ``dtype``, ``ragged_rank`` and
     ``row_splits_dtype`` (TensorFlow's, used here as a while_loop shape invariant)."""
+
+    @property
+    def value_type(self) -> type:
+        return RaggedTensor
 
     def __init__(
         self,
@@ -167,12 +179,18 @@ class RaggedTensor:
     already-checked parts, as TensorFlow's does.
     """
 
-    def __init__(self, values, row_splits, internal: bool = False):
+    def __init__(self, values, row_partition, internal: bool = False):
+        """Private, as in TensorFlow (``internal=True``): ``row_partition`` is the row splits
+        of the outermost ragged dimension (a vector, or an object whose ``row_splits()`` gives
+        it, as TensorFlow's RowPartition)."""
         if not internal:
             raise ValueError(
                 "RaggedTensor constructor is private; please use one of the factory methods "
                 "instead (e.g., RaggedTensor.from_row_lengths())"
             )
+        row_splits = row_partition
+        if callable(getattr(row_partition, "row_splits", None)):
+            row_splits = row_partition.row_splits()
         if not isinstance(values, RaggedTensor):
             values = convert_to_tensor(values, name="values")
             if values.shape.ndims == 0:

@@ -83,12 +83,15 @@ def variable(
 ) -> Tensor:
     """TF1's raw variable op (``gen_state_ops.variable``, ``VariableV2``): a reference to the
     storage ``shared_name`` (the op's name when empty) in ``container``, holding values of
-    ``dtype`` and ``shape``.  Nothing initializes it: assign to it first."""
+    ``dtype`` and ``shape``.  Nothing initializes it: assign to it first.  Without a
+    ``container``, the one of the enclosing ``container`` block (`dataflow.resource_containers`)."""
+    from .resource_containers import current_container
+
     dtype = _dtypes.as_dtype(dtype).base_dtype
     attrs = {
         "shape": as_shape(shape),
         "dtype": dtype,
-        "container": container,
+        "container": container or current_container(),
         "shared_name": shared_name,
     }
     return apply_op("VariableV2", (), attrs, name=name or "Variable").outputs[0]

@@ -215,6 +215,8 @@ class RunContext:
         "random_draws",
         "rendezvous",
         "cancellation",
+        "at_end",
+        "finished",
     )
 
     def __init__(self, session: Session, deadline: Optional[float] = None, rendezvous=None):
@@ -226,6 +228,27 @@ class RunContext:
         self.deadline = deadline  # time.monotonic() value, or None
         self.random_draws: dict[tuple, Any] = {}
         self.cancellation = session._cancellation  # the runs stop when the Session closes
+        # What kernels leave to the end of the run (a critical section's lock is released
+        # after the run's writes are committed, or when it fails): see `defer`.
+        self.at_end: list = []
+        self.finished = False
+
+    def defer(self, action) -> None:
+        """Runs ``action()`` when the run ends; at once if it has ended already (a kernel of a
+        run that failed or timed out may still be finishing on its thread)."""
+        self.at_end.append(action)
+        if self.finished:
+            self.finish()
+
+    def finish(self) -> None:
+        """Runs what kernels left to the end of the run, each once."""
+        self.finished = True
+        while True:
+            try:
+                action = self.at_end.pop()
+            except IndexError:
+                return
+            action()
 
     def resource(self, key: str, make):
         """The Session's resource ``key`` (a queue, an iterator), made by ``make()`` the first
@@ -787,6 +810,8 @@ class Session:
                 None, op, f"{errors.describe_op(op)}{_where(e.frame, e.iteration)}: {e}"
             ) from None
         finally:
+            if values is None:
+                context.finish()
             if values is None and context.random_draws:
                 # A failed run gives its random draws back (`dataflow.random_streams`).
                 self._random_streams.give_back(context.random_draws)
@@ -796,7 +821,10 @@ class Session:
                 run_metadata.partition_graphs = list(getattr(plan, "partition_graphs", {}).values())
             if watcher is not None:
                 watcher.finish(run_metadata)
-        (self._commit if commit is None else commit)(context)
+        try:
+            (self._commit if commit is None else commit)(context)
+        finally:
+            context.finish()
         return values
 
     def _commit(self, context: RunContext) -> None:

@@ -1,5 +1,9 @@
 """``df.sparse``: TensorFlow 1.x's ``tf.sparse`` names for the SparseTensor ops."""
 
+from .ops.accumulator_ops import SparseConditionalAccumulator
+from .ops.assorted_ops import sparse_bincount as bincount
+from .ops.ragged_extra_ops import sparse_cross as cross
+from .ops.ragged_extra_ops import sparse_cross_hashed as cross_hashed
 from .ops.sparse_extra_ops import sparse_concat as concat
 from .ops.sparse_extra_ops import sparse_expand_dims as expand_dims
 from .ops.sparse_extra_ops import sparse_eye as eye
@@ -34,10 +38,14 @@ from .sparse_tensor import sparse_placeholder as placeholder
 matmul = sparse_dense_matmul
 
 __all__ = [
+    "SparseConditionalAccumulator",
     "SparseTensor",
     "SparseTensorValue",
     "add",
+    "bincount",
     "concat",
+    "cross",
+    "cross_hashed",
     "expand_dims",
     "eye",
     "fill_empty_rows",

@@ -17,6 +17,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .graph import Tensor, convert_to_tensor, name_scope
 from .tensor_shape import TensorShape, as_shape
+from .type_spec import TypeSpec
 
 __all__ = ["SparseTensor", "SparseTensorSpec", "SparseTensorValue", "sparse_placeholder"]
 
@@ -117,7 +118,7 @@ class SparseTensor:
         ]
 
 
-class SparseTensorSpec:
+class SparseTensorSpec(TypeSpec):
     """Describes a `SparseTensor`: the (possibly partial) ``shape`` of the dense tensor it stands
     for and the ``dtype`` of its values, as TensorFlow's ``tf.SparseTensorSpec``.
 
@@ -126,6 +127,10 @@ class SparseTensorSpec:
     """
 
     __slots__ = ("_shape", "_dtype")
+
+    @property
+    def value_type(self) -> type:
+        return SparseTensor
 
     def __init__(self, shape=None, dtype=_dtypes.float32):
         self._shape = as_shape(shape)

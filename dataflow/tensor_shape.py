@@ -222,6 +222,9 @@ class Dimension:
             return _UnknownDimension()
         return _KnownDimension(value)
 
+    def __init__(self, value=None):
+        """Nothing to set: `__new__` made the known or unknown dimension of ``value``."""
+
     @property
     def value(self) -> Optional[int]:
         raise NotImplementedError

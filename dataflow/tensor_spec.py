@@ -14,13 +14,20 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .tensor_shape import TensorShape, as_shape
+from .type_spec import TypeSpec
 
 
-class TensorSpec:
+class TensorSpec(TypeSpec):
     """Describes a tensor: ``shape`` (dims may be None, or the whole shape for any rank),
     ``dtype`` and an optional ``name`` (the name of the placeholder a trace makes for it)."""
 
     __slots__ = ("_shape", "_dtype", "_name")
+
+    @property
+    def value_type(self) -> type:
+        from .graph import Tensor
+
+        return Tensor
 
     def __init__(self, shape, dtype=_dtypes.float32, name: Optional[str] = None):
         self._shape = as_shape(shape)

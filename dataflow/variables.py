@@ -246,7 +246,81 @@ def _outside_control_flow():
         graph._control_flow_context = context
 
 
-class Variable:
+# The variable creators in force for each graph (innermost last), `variable_creator_scope`'s.
+_creator_stacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_CREATOR_KEYWORDS = (
+    "initial_value",
+    "trainable",
+    "collections",
+    "validate_shape",
+    "caching_device",
+    "name",
+    "variable_def",
+    "dtype",
+    "expected_shape",
+    "import_scope",
+    "constraint",
+    "use_resource",
+    "synchronization",
+    "aggregation",
+    "shape",
+)
+
+
+class _VariableMeta(type):
+    """Makes ``Variable(...)`` go through the creators of `variable_creator_scope`, as
+    TensorFlow's variable metaclass does (``get_variable`` makes its variables so too)."""
+
+    def __call__(cls, *args, **kwargs):
+        stack = _creator_stacks.get(get_default_graph()) if cls is Variable else None
+        if not stack:
+            return super().__call__(*args, **kwargs)
+        arguments = dict(zip(_CREATOR_KEYWORDS, args))
+        for key, value in kwargs.items():
+            if key in arguments:
+                raise TypeError(f"Variable() got multiple values for argument '{key}'")
+            arguments[key] = value
+        for key, default in _creator_defaults().items():
+            arguments.setdefault(key, default)
+        arguments.setdefault("experimental_enable_variable_lifting", True)
+
+        def default_creator(**kw):
+            kw.pop("experimental_enable_variable_lifting", None)
+            return type.__call__(cls, **kw)
+
+        creator = default_creator
+        for outer in stack:
+            creator = _next_creator(outer, creator)
+        return creator(**arguments)
+
+
+def _creator_defaults() -> dict:
+    import inspect
+
+    parameters = inspect.signature(Variable.__init__).parameters
+    return {key: parameters[key].default for key in _CREATOR_KEYWORDS}
+
+
+def _next_creator(creator, next_creator):
+    return lambda **kwargs: creator(next_creator, **kwargs)
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """Inside, every variable made in the default graph (``Variable`` and ``get_variable``) is
+    made by ``variable_creator(next_creator, **kwargs)``, which may change the keyword
+    arguments (``initial_value``, ``name``, ``trainable``, ...) and calls ``next_creator`` to
+    go on (an outer scope's creator, then the default one)."""
+    graph = get_default_graph()
+    stack = _creator_stacks.setdefault(graph, [])
+    stack.append(variable_creator)
+    try:
+        yield
+    finally:
+        stack.remove(variable_creator)
+
+
+class Variable(metaclass=_VariableMeta):
     """A tensor-like value that persists across ``Session.run`` calls (``tf.compat.v1.Variable``).
 
     Its initial value is set by running ``v.initializer`` (or

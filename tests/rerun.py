@@ -104,6 +104,8 @@ SESSION_STATE_TYPES = frozenset(
     {
         "FIFOQueueV2",
         "RandomShuffleQueueV2",
+        "PaddingFIFOQueueV2",
+        "PriorityQueueV2",
         "QueueEnqueueV2",
         "QueueDequeueV2",
         "QueueCloseV2",
@@ -120,8 +122,36 @@ SESSION_STATE_TYPES = frozenset(
         "ReaderCountV2",
         "ReaderResetV2",
         "LearnedUnigramCandidateSampler",  # the class counts it has learned
+        "HashTableV2",
+        "MutableHashTableV2",
+        "MutableDenseHashTableV2",
+        "LookupTableFindV2",
+        "LookupTableInsertV2",
+        "LookupTableImportV2",
+        "LookupTableRemoveV2",
+        "LookupTableSizeV2",
+        "LookupTableExportV2",
+        "InitializeTableFromTextFileV2",
+        "ResourceConditionalAccumulator",
+        "ResourceSparseConditionalAccumulator",
+        "ResourceAccumulatorApplyGradient",
+        "SparseAccumulatorApplyGradient",
+        "ResourceAccumulatorTakeGradient",
+        "SparseAccumulatorTakeGradient",
+        "ResourceAccumulatorNumAccumulated",
+        "ResourceAccumulatorSetGlobalStep",
+        "GetSessionHandle",
+        "GetSessionTensor",
+        "DeleteSessionTensor",
+        "MutexV2",
+        "MutexLock",
+        "ConsumeMutexLock",
     }
 )
+
+
+# Ops whose value differs from run to run by nature (the time of the run).
+NONDETERMINISTIC_TYPES = frozenset({"Timestamp"})
 
 
 def unrepeatable(graph: df.Graph, op_types: frozenset = frozenset()) -> bool:
@@ -131,6 +161,8 @@ def unrepeatable(graph: df.Graph, op_types: frozenset = frozenset()) -> bool:
     `start_from` gives the twin the Session's random streams.)"""
     for op in graph.get_operations():
         if op.type in op_types or op.type in SESSION_STATE_TYPES:
+            return True
+        if op.type in NONDETERMINISTIC_TYPES:
             return True
         stream = op.attrs.get("output_stream")
         if stream is not None and not (

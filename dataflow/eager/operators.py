@@ -135,8 +135,20 @@ def _attach() -> None:
         setattr(EagerTensor, method, _binary(op_type, (), op_type, _tensor_operator(method)))
     # == and != have their own general way (`EagerTensor.__eq__`: None, and shapes that do not
     # broadcast, compare plainly); a kept plan means that the shapes broadcast.
-    EagerTensor.__eq__ = _binary("Equal", (), "Equal", EagerTensor.__eq__)
-    EagerTensor.__ne__ = _binary("NotEqual", (), "NotEqual", EagerTensor.__ne__)
+    # With tensor equality disabled (`dataflow.eager.tensor.disable_tensor_equality`) they
+    # compare by identity.
+    from .tensor import _tensor_equality
+
+    equal = _binary("Equal", (), "Equal", EagerTensor.__eq__)
+    not_equal = _binary("NotEqual", (), "NotEqual", EagerTensor.__ne__)
+
+    def __eq__(self, other):  # noqa: N807
+        return equal(self, other) if _tensor_equality[0] else self is other
+
+    def __ne__(self, other):  # noqa: N807
+        return not_equal(self, other) if _tensor_equality[0] else self is not other
+
+    EagerTensor.__eq__, EagerTensor.__ne__ = __eq__, __ne__
 
 
 _attach()

@@ -144,12 +144,18 @@ class EagerTensor(_graph.Tensor):
     # must mean the elementwise comparison, or Python's own ``if x == 0:`` would silently test
     # identity.  Such a tensor cannot also hash by value, so it does not hash: key on ``ref()``.
     def __hash__(self):
+        if not _tensor_equality[0]:
+            return id(self)
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
     def __eq__(self, other):
+        if not _tensor_equality[0]:
+            return self is other
         return _compare(self, other, "equal")
 
     def __ne__(self, other):
+        if not _tensor_equality[0]:
+            return self is not other
         return _compare(self, other, "not_equal")
 
     def __copy__(self) -> EagerTensor:
@@ -160,6 +166,24 @@ class EagerTensor(_graph.Tensor):
 
     def __reduce__(self):
         return (_rebuild, (self.numpy(), self._dtype.name))
+
+
+# Whether eager tensors compare elementwise and are unhashable (TensorFlow 2's behaviour, the
+# default) or compare by identity and hash by id (TF1's); `enable_tensor_equality` and
+# `disable_tensor_equality` switch it.  Graph tensors always compare by identity, as TF1's
+# graph-mode tensors do with either setting.
+_tensor_equality = [True]
+
+
+def enable_tensor_equality() -> None:
+    """Eager tensors compare elementwise with ``==`` and are unhashable (``tensor.ref()`` is
+    the key to use), as in TensorFlow 2."""
+    _tensor_equality[0] = True
+
+
+def disable_tensor_equality() -> None:
+    """Eager tensors compare by identity with ``==`` and hash by identity, as in TF1."""
+    _tensor_equality[0] = False
 
 
 def _compare(tensor: EagerTensor, other, which: str):

@@ -33,9 +33,10 @@ from ..errors import CancelledError, InvalidArgumentError, OutOfRangeError
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..random_seed import op_seed_attrs
+from ..resource_containers import current_container, resource_key
 from ..tensor_shape import TensorShape
 
-__all__ = ["FIFOQueue", "QueueBase", "RandomShuffleQueue"]
+__all__ = ["FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue"]
 
 # How often a waiting kernel looks at the Session and the run's deadline.
 _POLL_SECONDS = 0.05
@@ -51,7 +52,9 @@ class _Queue:
         self.shapes = attrs["shapes"]
         self.capacity = attrs["capacity"]
         self.min_after_dequeue = attrs.get("min_after_dequeue", 0)
-        self.elements: deque = deque()
+        # a PriorityQueue's elements are a binary heap kept as libstdc++'s std::priority_queue
+        # keeps it (TensorFlow's kernel), so that equal priorities come out in its order
+        self.elements = [] if self.kind == "PriorityQueue" else deque()
         self.changed = threading.Condition()
         self.closed = False
         self.cancel_pending_enqueues = False
@@ -94,6 +97,8 @@ class _Queue:
                 if self.cancel_pending_enqueues:
                     raise CancelledError(None, None, f"{self.describe()} is closed.")
                 self.elements.append(element)
+                if self.kind == "PriorityQueue":
+                    _sift_up(self.elements, len(self.elements) - 1, 0, element)
                 self.changed.notify_all()
 
     def dequeue(self, context, count: int, allow_fewer: bool) -> list:
@@ -118,6 +123,8 @@ class _Queue:
             return taken
 
     def _take(self):
+        if self.kind == "PriorityQueue":
+            return _pop_heap(self.elements)
         if self.kind == "RandomShuffleQueue" and len(self.elements) > 1:
             self.elements.rotate(-int(self.rng.integers(len(self.elements))))
         return self.elements.popleft()
@@ -129,21 +136,72 @@ class _Queue:
             self.changed.notify_all()
 
 
+# A PriorityQueue's heap: std::push_heap/std::pop_heap of libstdc++ with TensorFlow's comparison
+# (an element ranks above another when its priority, component 0, is smaller).
+def _below(a, b) -> bool:
+    return int(a[0]) > int(b[0])
+
+
+def _sift_up(heap: list, hole: int, top: int, value) -> None:
+    parent = (hole - 1) // 2
+    while hole > top and _below(heap[parent], value):
+        heap[hole] = heap[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    heap[hole] = value
+
+
+def _pop_heap(heap: list):
+    first = heap[0]
+    last = heap.pop()
+    if not heap:
+        return first
+    hole, length, child = 0, len(heap), 0
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if _below(heap[child], heap[child - 1]):
+            child -= 1
+        heap[hole] = heap[child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        heap[hole] = heap[child - 1]
+        hole = child - 1
+    _sift_up(heap, hole, 0, last)
+    return first
+
+
+def _padded_stack(elements: list, i: int, shape: TensorShape, dtype: np.dtype) -> np.ndarray:
+    """Component ``i`` of ``elements`` stacked, each padded at the end of its dimensions of
+    unknown size to the largest size among them (with zeros, or empty strings)."""
+    dims = [
+        d if d is not None else max((e[i].shape[k] for e in elements), default=0)
+        for k, d in enumerate(shape.as_list())
+    ]
+    out = np.zeros([len(elements), *dims], dtype=dtype)
+    if out.dtype.kind == "O":
+        out.fill(b"")
+    for j, e in enumerate(elements):
+        out[(j, *(slice(0, n) for n in e[i].shape))] = e[i]
+    return out
+
+
 # -- ops -------------------------------------------------------------------------------------------
 def _infer_handle(op):
     return [(_dtypes.resource, ())]
 
 
 def _handle_kernel(attrs):
-    key = attrs["shared_name"]
+    key = resource_key(attrs)
 
     def handle(context):
-        return context.resource(key, lambda: _Queue(attrs, key))
+        return context.resource(key, lambda: _Queue(attrs, attrs["shared_name"]))
 
     return handle
 
 
-for _kind in ("FIFOQueueV2", "RandomShuffleQueueV2"):
+_HANDLE_TYPES = ("FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "PriorityQueueV2")
+for _kind in _HANDLE_TYPES:
     define_op(_kind, _infer_handle, _handle_kernel, stateful=True, inline=True, wants_context=True)
 
 
@@ -230,6 +288,11 @@ def _dequeue_kernel(attrs):
         elements = queue.dequeue(context, wanted, allow_fewer)
         if count is None:
             values = elements[0]
+        elif queue.kind == "PaddingFIFOQueue":
+            values = [
+                _padded_stack(elements, i, s, t)
+                for i, (s, t) in enumerate(zip(queue.shapes, queue.dtypes))
+            ]
         else:
             if queue.shapes is None or not all(s.is_fully_defined() for s in queue.shapes):
                 raise InvalidArgumentError(
@@ -308,58 +371,74 @@ def _as_shapes(shapes, count: int) -> Optional[list]:
     return shapes
 
 
+def _queue_handle(
+    kind: str,
+    capacity,
+    dtypes: list,
+    shapes: Optional[list],
+    shared_name: Optional[str],
+    name: str,
+    extra_attrs: Optional[dict] = None,
+) -> Tensor:
+    """The handle op of a new queue of ``kind`` (its run-time queue is made by the Session)."""
+    with name_scope(name) as scope:
+        op_name = scope[:-1]
+        attrs = {
+            "kind": kind,
+            "component_types": tuple(dtypes),
+            "shapes": shapes,
+            "capacity": int(capacity),
+            "shared_name": shared_name or op_name,
+            "container": current_container(),
+            **(extra_attrs or {}),
+        }
+        return apply_op(kind + "V2", (), attrs, name=op_name + "/").outputs[0]
+
+
+def _as_dtype_list(dtypes) -> list:
+    if not isinstance(dtypes, (list, tuple)):
+        dtypes = [dtypes]
+    return [_dtypes.as_dtype(t) for t in dtypes]
+
+
 class QueueBase:
-    """What FIFOQueue and RandomShuffleQueue share: the handle and the ops on it."""
+    """A queue from its handle (``queue_ref``, the output of a queue op), with the ops on it;
+    FIFOQueue, RandomShuffleQueue, PaddingFIFOQueue and PriorityQueue make the handle."""
 
-    _kind = "FIFOQueue"
-    _default_name = "fifo_queue"
-
-    def __init__(
-        self,
-        capacity: int,
-        dtypes,
-        shapes=None,
-        names=None,
-        shared_name: Optional[str] = None,
-        name: Optional[str] = None,
-        extra_attrs: Optional[dict] = None,
-    ):
-        if not isinstance(dtypes, (list, tuple)):
-            dtypes = [dtypes]
-        self._dtypes = [_dtypes.as_dtype(t) for t in dtypes]
+    def __init__(self, dtypes, shapes, names, queue_ref):
+        self._dtypes = _as_dtype_list(dtypes)
         self._shapes = _as_shapes(shapes, len(self._dtypes))
         if names is not None:
             names = [names] if isinstance(names, str) else list(names)
             if len(names) != len(self._dtypes):
-                raise ValueError("Queue names must have the same length as dtypes")
+                raise ValueError(
+                    f"Queue names must have the same length as dtypes, received "
+                    f"len(names)={len(names)}, len(dtypes)={len(self._dtypes)}"
+                )
         self._names = names
-        with name_scope(name or self._default_name) as scope:
-            op_name = scope[:-1]
-            attrs = {
-                "kind": self._kind,
-                "component_types": tuple(self._dtypes),
-                "shapes": self._shapes,
-                "capacity": int(capacity),
-                "shared_name": shared_name or op_name,
-                **(extra_attrs or {}),
-            }
-            op = apply_op(self._kind + "V2", (), attrs, name=op_name + "/")
-        self._queue_ref = op.outputs[0]
-        self._name = op.name
+        self._queue_ref = queue_ref
+        self._name = queue_ref.op.name
 
     @classmethod
     def from_handle(cls, handle_op) -> QueueBase:
         """The queue whose handle op is ``handle_op`` (a graph loaded from a file); makes no op.
         ``ValueError`` when it is not a queue's handle."""
-        kinds = {"FIFOQueueV2": FIFOQueue, "RandomShuffleQueueV2": RandomShuffleQueue}
+        kinds = {
+            "FIFOQueueV2": FIFOQueue,
+            "RandomShuffleQueueV2": RandomShuffleQueue,
+            "PaddingFIFOQueueV2": PaddingFIFOQueue,
+            "PriorityQueueV2": PriorityQueue,
+        }
         if handle_op.type not in kinds:
             raise ValueError(f"'{handle_op.name}' is a {handle_op.type} op, not a queue")
         queue = QueueBase.__new__(kinds[handle_op.type])
-        queue._dtypes = list(handle_op.attrs["component_types"])
-        queue._shapes = handle_op.attrs["shapes"]
-        queue._names = None
-        queue._queue_ref = handle_op.outputs[0]
-        queue._name = handle_op.name
+        QueueBase.__init__(
+            queue,
+            list(handle_op.attrs["component_types"]),
+            handle_op.attrs["shapes"],
+            None,
+            handle_op.outputs[0],
+        )
         return queue
 
     # -- fields TF1 code reads --------------------------------------------------------------------
@@ -483,14 +562,14 @@ class FIFOQueue(QueueBase):
     def __init__(
         self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"
     ):
-        super().__init__(capacity, dtypes, shapes, names, shared_name, name)
+        dtypes = _as_dtype_list(dtypes)
+        shapes = _as_shapes(shapes, len(dtypes))
+        handle = _queue_handle("FIFOQueue", capacity, dtypes, shapes, shared_name, name)
+        super().__init__(dtypes, shapes, names, handle)
 
 
 class RandomShuffleQueue(QueueBase):
     """A queue that hands out a uniformly chosen element, keeping ``min_after_dequeue``."""
-
-    _kind = "RandomShuffleQueue"
-    _default_name = "random_shuffle_queue"
 
     def __init__(
         self,
@@ -503,16 +582,63 @@ class RandomShuffleQueue(QueueBase):
         shared_name=None,
         name="random_shuffle_queue",
     ):
+        dtypes = _as_dtype_list(dtypes)
+        shapes = _as_shapes(shapes, len(dtypes))
         extra = {"min_after_dequeue": int(min_after_dequeue), **op_seed_attrs(seed)}
-        super().__init__(capacity, dtypes, shapes, names, shared_name, name, extra)
+        handle = _queue_handle(
+            "RandomShuffleQueue", capacity, dtypes, shapes, shared_name, name, extra
+        )
+        super().__init__(dtypes, shapes, names, handle)
+
+
+class PaddingFIFOQueue(QueueBase):
+    """A FIFOQueue whose components may have dimensions of unknown size (``None`` in
+    ``shapes``): ``dequeue_many``/``dequeue_up_to`` pad each component at the end of those
+    dimensions to the largest size in the batch, with zeros (empty strings for strings)."""
+
+    def __init__(
+        self, capacity, dtypes, shapes, names=None, shared_name=None, name="padding_fifo_queue"
+    ):
+        dtypes = _as_dtype_list(dtypes)
+        if (
+            shapes is None
+            or not isinstance(shapes, (list, tuple))
+            or any(s is None for s in shapes)
+        ):
+            raise ValueError("When providing partial shapes, a list of shapes must be provided.")
+        shapes = [TensorShape(s) for s in shapes]
+        if any(s.ndims is None for s in shapes):
+            raise ValueError(f"All shapes must have a known rank, got {shapes}")
+        if len(shapes) != len(dtypes):
+            raise ValueError(
+                f"Shapes must be provided for all components, but received {len(dtypes)} "
+                f"dtypes and {len(shapes)} shapes."
+            )
+        handle = _queue_handle("PaddingFIFOQueue", capacity, dtypes, shapes, shared_name, name)
+        super().__init__(dtypes, shapes, names, handle)
+
+
+class PriorityQueue(QueueBase):
+    """A queue that hands out its elements smallest priority first.  Each element starts with
+    an ``int64`` priority (a scalar for ``enqueue``, a vector for ``enqueue_many``) ahead of
+    the components of ``types``; dequeues return it first too."""
+
+    def __init__(
+        self, capacity, types, shapes=None, names=None, shared_name=None, name="priority_queue"
+    ):
+        types = _as_dtype_list(types)
+        shapes = _as_shapes(shapes, len(types))
+        dtypes = [_dtypes.int64, *types]
+        shapes = [TensorShape([]), *shapes] if shapes is not None else None
+        handle = _queue_handle("PriorityQueue", capacity, dtypes, shapes, shared_name, name)
+        super().__init__(dtypes, shapes, names, handle)
 
 
 # -- gradients -------------------------------------------------------------------------------------
 from ..gradients import NotDifferentiable  # noqa: E402
 
 for _type in (
-    "FIFOQueueV2",
-    "RandomShuffleQueueV2",
+    *_HANDLE_TYPES,
     "QueueEnqueueV2",
     "QueueDequeueV2",
     "QueueCloseV2",

@@ -10,7 +10,8 @@ gives the next record as ``(key, value)`` strings; when the current file has no 
 it takes the next file name from ``queue`` (waiting as a dequeue waits, and raising
 ``OutOfRangeError`` once the queue is closed and empty), as TensorFlow's readers do.  Keys are
 TensorFlow's: ``"<file>:<line>"`` (lines counted from 1), ``"<file>:<record>"`` (records from
-0), or the file name for a whole file.
+0), or the file name for a whole file.  An ``IdentityReader`` reads no file: each string of the
+queue is one record, its own key and value.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..tfrecord import TFRecordOptions, read_records
 
 __all__ = [
     "FixedLengthRecordReader",
+    "IdentityReader",
     "ReaderBase",
     "TFRecordReader",
     "TextLineReader",
@@ -55,6 +57,11 @@ class _ReaderState:
         if self.records is None:
             (element,) = queue.dequeue(context, 1, False)
             filename = np.asarray(element[0]).item()
+            if self.attrs["reader"] == "IdentityReader":  # the work itself is the record
+                work = filename if isinstance(filename, bytes) else str(filename).encode()
+                self.produced += 1
+                self.completed += 1
+                return work, work
             filename = filename.decode() if isinstance(filename, bytes) else str(filename)
             self.records = _RECORDS[self.attrs["reader"]](filename, self.attrs)
         record = next(self.records, None)
@@ -123,6 +130,7 @@ _RECORDS = {
     "FixedLengthRecordReader": _fixed_length_records,
     "WholeFileReader": _whole_file,
     "TFRecordReader": _tf_records,
+    "IdentityReader": None,  # see `_ReaderState.next_in_file`
 }
 
 
@@ -347,6 +355,14 @@ class TFRecordReader(ReaderBase):
     def __init__(self, name: Optional[str] = None, options=None):
         attrs = {"encoding": TFRecordOptions.get_compression_type_string(options)}
         super().__init__(_reader_handle("TFRecordReader", attrs, name or "TFRecordReader"))
+
+
+class IdentityReader(ReaderBase):
+    """One record per work item of the queue (a string): the key and the value are the work
+    itself."""
+
+    def __init__(self, name: Optional[str] = None):
+        super().__init__(_reader_handle("IdentityReader", {}, name or "IdentityReader"))
 
 
 class WholeFileReader(ReaderBase):

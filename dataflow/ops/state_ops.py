@@ -27,6 +27,7 @@ from ..tensor_shape import TensorShape
 from ..variables import Variable, _check_assignable
 
 __all__ = [
+    "batch_scatter_update",
     "scatter_add",
     "scatter_div",
     "scatter_max",
@@ -238,3 +239,33 @@ def scatter_nd_add(ref, indices, updates, use_locking=False, name=None) -> Tenso
 def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None) -> Tensor:
     """Subtracts ``updates`` from the elements (or slices) of ``ref`` that ``indices`` address."""
     return _variable(ref, "scatter_nd_sub")._scatter("ScatterNdSub", indices, updates, name)
+
+
+def batch_scatter_update(ref, indices, updates, use_locking=True, name=None) -> Tensor:
+    """Sets ``ref[i..., indices[i..., j], ...]`` to ``updates[i..., j, ...]``: a
+    `scatter_update` in each row of the leading (batch) dimensions of ``indices``, built as
+    TensorFlow builds it, as one `scatter_nd_update`."""
+    from ..graph import convert_to_tensor, name_scope
+    from .array_ops import concat, expand_dims, ones_like, reshape
+    from .array_ops import range as _range
+    from .array_ops import shape as _shape
+    from .math_ops import cast
+
+    with name_scope(name):
+        indices = convert_to_tensor(indices, name="indices")
+        rank = indices.shape.ndims
+        if rank is None:
+            raise ValueError("batch_gather does not allow indices with unknown shape.")
+        indices_shape = _shape(indices)
+        nd_indices = expand_dims(indices, axis=-1)
+        parts = []
+        for dimension in range(rank - 1):
+            size = indices_shape[dimension]
+            broadcast = [1] * (rank + 1)
+            broadcast[dimension] = size
+            positions = reshape(_range(0, size, 1), broadcast)
+            if positions.dtype != nd_indices.dtype:
+                positions = cast(positions, nd_indices.dtype)
+            parts.append(positions * ones_like(nd_indices))
+        parts.append(nd_indices)
+        return scatter_nd_update(ref, concat(parts, axis=-1), updates, use_locking=use_locking)

@@ -647,7 +647,19 @@ class Function:
         # each trace, which may change the choice (a relaxed trace serves later shapes).
         self._concrete_by_fast_key: dict[tuple, ConcreteFunction] = {}
         self._variables: list = []
+        self._jit_compile = None
+        self._attributes: dict = {}
         functools.update_wrapper(self, python_function)
+
+    @property
+    def experimental_attributes(self) -> dict:
+        """The attributes given to ``df.function`` (``experimental_attributes``, and
+        ``_implements`` for ``experimental_implements``)."""
+        return dict(self._attributes)
+
+    @property
+    def jit_compile(self):
+        return self._jit_compile
 
     @property
     def python_function(self) -> Callable:
@@ -953,39 +965,80 @@ def _check_input_signature(input_signature, name: str) -> list:
 
 
 def function(
-    fn: Optional[Callable] = None,
+    func: Optional[Callable] = None,
     input_signature=None,
     autograph: bool = True,
-    experimental_relax_shapes: bool = False,
-    reduce_retracing: Optional[bool] = None,
     jit_compile=None,
+    reduce_retracing: bool = False,
+    experimental_implements=None,
+    experimental_autograph_options=None,
+    experimental_attributes=None,
+    experimental_relax_shapes=None,
     experimental_compile=None,
+    experimental_follow_type_hints=None,
     experimental_graph_breaks: bool = False,
 ):
-    """``df.function``: traces ``fn`` into graphs, as ``tf.function`` (see the package docstring).
+    """``df.function``: traces ``func`` into graphs, as ``tf.function`` (see the package
+    docstring).
 
     Usable as ``@df.function``, ``@df.function(input_signature=[...])`` and
-    ``df.function(fn)``.  ``reduce_retracing`` is TensorFlow 2's later name for
-    ``experimental_relax_shapes``; ``jit_compile`` is accepted and ignored (no XLA here).
-    ``experimental_graph_breaks=True`` splits an eager call where a statement needs a tensor's
-    value, and guards the Python values baked in (`dataflow.tracing.breaks`)."""
+    ``df.function(func)``.  ``reduce_retracing`` (``experimental_relax_shapes``, its earlier
+    name) traces once for shapes that differ in a dimension's size.  ``jit_compile``
+    (``experimental_compile``) asks for the function compiled whole; here every traced function
+    runs as a compiled plan of its graph anyway, with the same results.
+    ``experimental_implements`` (the name of the function it implements) and
+    ``experimental_attributes`` (a dict) are kept on the function as TensorFlow keeps them on
+    its function definition.  ``experimental_follow_type_hints`` is deprecated and without effect
+    in TensorFlow 2.21 (a call with other Python values traces again); so it is here.
+    ``experimental_autograph_options`` selects optional AutoGraph conversions,
+    which this AutoGraph does not have: only None is accepted.
+    ``experimental_graph_breaks=True`` (dataflow's own) splits an eager call where a statement
+    needs a tensor's value, and guards the Python values baked in (`dataflow.tracing.breaks`)."""
+    if experimental_compile is not None:
+        if jit_compile is not None and bool(jit_compile) != bool(experimental_compile):
+            raise ValueError(
+                "df.function: jit_compile and experimental_compile (its earlier name) disagree"
+            )
+        jit_compile = experimental_compile
     relax = bool(experimental_relax_shapes or reduce_retracing)
+    if experimental_autograph_options not in (None, (), []):
+        raise ValueError(
+            "df.function(experimental_autograph_options=...): AutoGraph's optional conversions "
+            "(tf.autograph.experimental.Feature) are not available; pass None"
+        )
+    if experimental_implements is not None and not isinstance(experimental_implements, str):
+        raise TypeError(
+            "df.function(experimental_implements=...) must be the name of the function "
+            f"implemented (a string), got {experimental_implements!r}"
+        )
+    if experimental_attributes is not None and not isinstance(experimental_attributes, dict):
+        raise TypeError(
+            f"df.function(experimental_attributes=...) must be a dict, got "
+            f"{experimental_attributes!r}"
+        )
+    attributes = dict(experimental_attributes or {})
+    if experimental_implements is not None:
+        attributes["_implements"] = experimental_implements
 
     def decorate(python_function: Callable) -> Function:
         if experimental_graph_breaks:
             from .breaks import BreakingFunction
 
-            return BreakingFunction(
+            made = BreakingFunction(
                 python_function,
                 input_signature=input_signature,
                 autograph=autograph,
                 experimental_relax_shapes=relax,
             )
-        return Function(python_function, input_signature, autograph, relax)
+        else:
+            made = Function(python_function, input_signature, autograph, relax)
+        made._jit_compile = jit_compile
+        made._attributes = attributes
+        return made
 
-    if fn is None:
+    if func is None:
         return decorate
-    return decorate(fn)
+    return decorate(func)
 
 
 __all__ = ["ConcreteFunction", "FuncGraph", "Function", "function"]

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 from bitwise import assert_bitwise_equal
-from rerun import SESSION_STATE_TYPES, reruns_the_suite, run_suites
+from rerun import NONDETERMINISTIC_TYPES, SESSION_STATE_TYPES, reruns_the_suite, run_suites
 
 import dataflow as df
 from dataflow.op_registry import registered_op_types
@@ -357,7 +357,7 @@ COVERED_HERE = {
 # Queues and dataset iterators hold state in the Session, so the op suites' rerun on a loaded
 # copy cannot repeat their runs: tests/input_pipelines and tests/ops/test_reader_ops.py
 # round-trip each of these op types.
-COVERED_HERE |= {"CountUpTo"} | SESSION_STATE_TYPES
+COVERED_HERE |= {"CountUpTo"} | SESSION_STATE_TYPES | NONDETERMINISTIC_TYPES
 # The two ends of a partitioned edge live only in partition graphs, which
 # tests/distribute/test_partitioned_runs.py saves and loads.
 COVERED_HERE |= {"_Send", "_Recv"}
