@@ -439,6 +439,7 @@ from . import layers  # noqa: E402
 
 # isort: split
 # tracing (df.function): concrete functions, TensorSpec, TF1's Defun and wrap_function
+from .data.structures import OptionalSpec  # noqa: E402
 from .tensor_spec import TensorSpec  # noqa: E402
 from .tracing import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
 from .type_spec import (  # noqa: E402

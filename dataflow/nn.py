@@ -80,3 +80,9 @@ __all__ = sorted(__all__ + _ctc_ops.__all__)
 from .ops.approx_top_k_ops import approx_max_k, approx_min_k  # noqa: E402, F401
 
 __all__ = sorted(__all__ + ["approx_max_k", "approx_min_k"])
+
+# isort: split
+# TF1's nn.space_to_batch, the same function as the top-level one (ops/space_batch_ops.py)
+from .ops.space_batch_ops import space_to_batch  # noqa: E402, F401
+
+__all__ = sorted(__all__ + ["space_to_batch"])

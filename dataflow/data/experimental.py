@@ -9,7 +9,9 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..graph import Tensor
 from ..tensor_shape import TensorShape
+from ..type_spec import TensorArraySpec, TypeSpec
 from . import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .lookup import DatasetInitializer, index_table_from_dataset, table_from_dataset
 from .options import (
     AutoShardPolicy,
     AutotuneAlgorithm,
@@ -33,6 +35,10 @@ from .structures import (
     get_next_as_optional,
 )
 
+# TensorFlow 2.0's names of the type specs
+Structure = TypeSpec
+TensorArrayStructure = TensorArraySpec
+
 # ``shard(SHARD_HINT, ...)`` in a pipeline: a distribution strategy with the HINT policy puts
 # the number of workers there.
 SHARD_HINT = -1
@@ -49,6 +55,7 @@ __all__ = [
     "AutotuneOptions",
     "Counter",
     "CsvDataset",
+    "DatasetInitializer",
     "DatasetStructure",
     "DistributeOptions",
     "ExternalStatePolicy",
@@ -61,7 +68,9 @@ __all__ = [
     "ServiceOptions",
     "SparseTensorStructure",
     "SqlDataset",
+    "Structure",
     "TFRecordWriter",
+    "TensorArrayStructure",
     "TensorStructure",
     "ThreadingOptions",
     "assert_cardinality",
@@ -77,6 +86,7 @@ __all__ = [
     "get_next_as_optional",
     "get_single_element",
     "get_structure",
+    "index_table_from_dataset",
     "group_by_reducer",
     "group_by_window",
     "ignore_errors",
@@ -94,6 +104,7 @@ __all__ = [
     "scan",
     "shuffle_and_repeat",
     "snapshot",
+    "table_from_dataset",
     "take_while",
     "unbatch",
     "unique",
