@@ -37,7 +37,12 @@ from .structures import (
 
 # TensorFlow 2.0's names of the type specs
 Structure = TypeSpec
-TensorArrayStructure = TensorArraySpec
+
+
+def TensorArrayStructure(dtype, element_shape, dynamic_size, infer_shape):  # noqa: N802
+    """TensorFlow 2.0's name of `TensorArraySpec`, taking the dtype first."""
+    return TensorArraySpec(element_shape, dtype, dynamic_size, infer_shape)
+
 
 # ``shard(SHARD_HINT, ...)`` in a pipeline: a distribution strategy with the HINT policy puts
 # the number of workers there.

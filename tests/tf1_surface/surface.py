@@ -51,6 +51,14 @@ EXCLUDED = {
     "distribute.experimental": "TPU and multi-worker strategies (TPUStrategy, CentralStorage)",
     "experimental": "TensorFlow 2 extension types, dispatchers and DTensor",
     "types": "TensorFlow 2's type annotations",
+    "debugging.experimental": (
+        "tfdbg2's dump files for TensorBoard's Debugger V2 plugin (dataflow's own debugger is "
+        "dataflow.debug)"
+    ),
+    "data.experimental.service": (
+        "the tf.data service: dispatcher and worker servers that run input pipelines for a "
+        "cluster, a server of TensorFlow's, not an API of graphs"
+    ),
 }
 
 
@@ -62,6 +70,7 @@ EXCLUDED_NAMES = {
         "CXX_VERSION",
         "GIT_VERSION",
         "MONOLITHIC_BUILD",
+        "VERSION",
     },
     "loading TensorFlow's C++ kernel and file-system libraries": {
         "load_file_system_library",
@@ -80,8 +89,58 @@ EXCLUDED_NAMES = {
         "quantize_v2",
         "quantized_concat",
         "QUANTIZED_DTYPES",
+        "nn.quantized_avg_pool",
+        "nn.quantized_conv2d",
+        "nn.quantized_max_pool",
+        "nn.quantized_relu_x",
+        "train.do_quantize_training_on_graphdef",
     },
     "Keras, which TensorFlow 2.21 no longer ships in compat.v1": {"keras"},
+    "services this runtime does not talk to: TensorFlow 2's remote eager hosts, cloud "
+    "schedulers' and TPUs' APIs, the tf.data service, and the performance model inside "
+    "TensorFlow's own tf.data runtime": {
+        "config.experimental_connect_to_cluster",
+        "config.experimental_connect_to_host",
+        "data.experimental.distributed_save",
+        "data.experimental.get_model_proto",
+        "distribute.cluster_resolver.GCEClusterResolver",
+        "distribute.cluster_resolver.KubernetesClusterResolver",
+        "distribute.cluster_resolver.KubernetesExecutableLocation",
+        "distribute.cluster_resolver.SlurmClusterResolver",
+        "distribute.cluster_resolver.TPUClusterResolver",
+        "train.ServerDef",
+    },
+    "hardware and encodings this runtime does not have: GPUs (pinned memory, an op TensorFlow "
+    "runs on GPUs only), the bfloat16 type (numpy has none), JPEG XL (no decoder available "
+    "gives TensorFlow's lossy pixels), ICU's Unicode 13 script table, and LMDB files (liblmdb "
+    "maps a file and trusts its structure, so a hostile file could crash the process, against "
+    "the rule that files from elsewhere are untrusted)": {
+        "LMDBReader",
+        "check_pinned",
+        "image.generate_bounding_box_proposals",
+        "bfloat16",
+        "dtypes.bfloat16",
+        "to_bfloat16",
+        "image.decode_jxl",
+        "io.decode_jxl",
+        "strings.unicode_script",
+    },
+    "TensorFlow 2's runtime beyond TF1's graphs: its summary writers, sharded checkpoints, the "
+    "variant handle of a dataset, the switch between TF1's two kinds of variable (dataflow's "
+    "Variable is the resource kind), and the Estimator's SDCA kernels": {
+        "summary.initialize",
+        "train.experimental.MaxShardSizePolicy",
+        "train.experimental.ShardByTaskPolicy",
+        "train.experimental.ShardableTensor",
+        "train.experimental.ShardingCallback",
+        "data.experimental.to_variant",
+        "data.experimental.from_variant",
+        "enable_resource_variables",
+        "disable_resource_variables",
+        "resource_variables_enabled",
+        "train.sdca_fprint",
+        "train.sdca_optimizer",
+    },
 }
 # Parameters left out wherever they appear.
 EXCLUDED_PARAMETERS = {

@@ -60,5 +60,6 @@ def test_dataset_initializer_does_fill_a_static_hash_table():
 def test_the_tf2_names_of_specs_are_the_same_classes():
     assert tf.OptionalSpec is tf.data.experimental.OptionalStructure
     assert tf.data.experimental.Structure is tf.TypeSpec
-    assert tf.data.experimental.TensorArrayStructure is tf.TensorArraySpec
+    spec = tf.data.experimental.TensorArrayStructure(tf.int32, [2], True, False)
+    assert spec == tf.TensorArraySpec([2], tf.int32, dynamic_size=True, infer_shape=False)
     assert tf.nn.space_to_batch is tf.space_to_batch
