@@ -9,241 +9,26 @@ replica, the new global step, into the token queue; a replica's train op ends by
 which becomes its local step.  So each step applies one averaged update.
 
 The accumulators are TF1's ``ConditionalAccumulator`` and ``SparseConditionalAccumulator``
-(``IndexedSlices`` gradients: each row averaged over the gradients that hold it), kept here as
-ops of this module (``SyncReplicasAccumulator*``) that live in the Session as queues do.
+(`dataflow.ops.accumulator_ops`; ``IndexedSlices`` gradients: each row averaged over the
+gradients that hold it), which live in the Session as queues do.
 """
 
 from __future__ import annotations
-
-import threading
-from typing import Optional
 
 import numpy as np
 
 from . import dtypes as _dtypes
 from . import logging as _logging
-from .errors import InvalidArgumentError
-from .gradients import NotDifferentiable
-from .graph import GraphKeys, Tensor, control_dependencies, convert_to_tensor, get_default_graph
+from .graph import GraphKeys, Tensor, control_dependencies, get_default_graph
 from .hooks import SessionRunHook
 from .indexed_slices import IndexedSlices
-from .op_registry import apply_op, define_op
-from .ops.queue_ops import _POLL_SECONDS, FIFOQueue
+from .ops.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator
+from .ops.queue_ops import FIFOQueue
 from .queue_runner import QueueRunner
-from .tensor_shape import TensorShape
 from .train import Optimizer
 from .variables import Variable
 
 __all__ = ["SyncReplicasOptimizer"]
-
-
-class _Accumulator:
-    """The run-time accumulator behind a handle (see the module docstring)."""
-
-    def __init__(self, attrs: dict, name: str):
-        self.name = name
-        self.dtype = _dtypes.numpy_dtype(attrs["dtype"])
-        self.shape: TensorShape = attrs["shape"]
-        self.sparse = attrs["sparse"]
-        self.global_step = 0
-        self.count = 0
-        self.total = None  # dense: the sum; sparse: {row: (sum, count)}
-        self.dense_shape = None
-        self.changed = threading.Condition()
-
-    def cancel(self) -> None:
-        with self.changed:
-            self.changed.notify_all()
-
-    def apply(self, local_step: int, value, indices=None, dense_shape=None) -> None:
-        with self.changed:
-            if local_step < self.global_step:
-                return  # a stale gradient
-            value = np.asarray(value, self.dtype)
-            if not self.sparse:
-                if not self.shape.is_compatible_with(value.shape):
-                    raise InvalidArgumentError(
-                        None,
-                        None,
-                        f"Shape mismatch of the gradient of accumulator '{self.name}': expected "
-                        f"{self.shape}, got {list(value.shape)}",
-                    )
-                self.total = value.copy() if self.total is None else self.total + value
-            else:
-                if self.total is None:
-                    self.total = {}
-                for row, index in enumerate(np.asarray(indices).ravel()):
-                    index = int(index)
-                    summed, seen = self.total.get(index, (0, 0))
-                    self.total[index] = (summed + value[row], seen + 1)
-                if dense_shape is not None:
-                    self.dense_shape = np.asarray(dense_shape, np.int64)
-            self.count += 1
-            self.changed.notify_all()
-
-    def take(self, context, num_required: int):
-        if num_required < 1:
-            raise InvalidArgumentError(
-                None, None, f"Argument num_required must be positive, but was {num_required}"
-            )
-        with self.changed:
-            while self.count < num_required:
-                context.check_not_stopped(f"{num_required} gradients of accumulator {self.name}")
-                self.changed.wait(_POLL_SECONDS)
-            total, count = self.total, self.count
-            self.total, self.count = None, 0
-            self.global_step += 1
-            dense_shape = self.dense_shape
-        if not self.sparse:
-            return (total / count).astype(self.dtype)
-        indices = np.array(sorted(total), np.int64)
-        values = np.stack([total[i][0] / total[i][1] for i in indices]).astype(self.dtype)
-        shape = dense_shape if dense_shape is not None else np.zeros([0], np.int64)
-        return indices, values, shape
-
-    def set_global_step(self, step: int) -> None:
-        with self.changed:
-            if step < self.global_step:
-                _logging.warning(
-                    "Accumulator %s: new global step %d is smaller than the current %d",
-                    self.name,
-                    step,
-                    self.global_step,
-                )
-            self.global_step = step
-
-
-# -- ops -------------------------------------------------------------------------------------------
-def _handle_kernel(attrs):
-    key = attrs["shared_name"]
-    return lambda context: context.resource(key, lambda: _Accumulator(attrs, key))
-
-
-define_op(
-    "SyncReplicasAccumulator",
-    lambda op: [(_dtypes.resource, ())],
-    _handle_kernel,
-    stateful=True,
-    inline=True,
-    wants_context=True,
-)
-
-
-def _infer_apply(op):
-    return []
-
-
-def _apply_kernel(attrs):
-    def apply(accumulator, local_step, value, *sparse):
-        indices = sparse[0] if sparse else None
-        dense_shape = sparse[1] if len(sparse) > 1 else None
-        accumulator.apply(int(local_step), value, indices, dense_shape)
-        return ()
-
-    return apply
-
-
-define_op("SyncReplicasAccumulatorApply", _infer_apply, _apply_kernel, stateful=True, inline=True)
-
-
-def _infer_take(op):
-    dtype, shape = op.attrs["dtype"], op.attrs["shape"]
-    if op.attrs["sparse"]:
-        return [
-            (_dtypes.int64, TensorShape([None])),
-            (dtype, TensorShape([None]).concatenate(shape)),
-            (_dtypes.int64, TensorShape([None])),
-        ]
-    return [(dtype, shape)]
-
-
-def _take_kernel(attrs):
-    def take(context, accumulator, num_required):
-        return accumulator.take(context, int(num_required))
-
-    return take
-
-
-define_op(
-    "SyncReplicasAccumulatorTake",
-    _infer_take,
-    _take_kernel,
-    stateful=True,
-    inline=True,
-    wants_context=True,
-)
-
-
-def _set_step_kernel(attrs):
-    def set_step(accumulator, step):
-        accumulator.set_global_step(int(step))
-        return ()
-
-    return set_step
-
-
-define_op(
-    "SyncReplicasAccumulatorSetGlobalStep",
-    _infer_apply,
-    _set_step_kernel,
-    stateful=True,
-    inline=True,
-)
-for _type in (
-    "SyncReplicasAccumulator",
-    "SyncReplicasAccumulatorApply",
-    "SyncReplicasAccumulatorTake",
-    "SyncReplicasAccumulatorSetGlobalStep",
-):
-    NotDifferentiable(_type)
-
-
-class _GradientAccumulator:
-    """One accumulator of the graph: its handle and the ops on it."""
-
-    def __init__(self, dtype, shape, shared_name: str, sparse: bool):
-        self._attrs = {
-            "dtype": dtype.base_dtype,
-            "shape": TensorShape(shape),
-            "sparse": sparse,
-            "shared_name": shared_name,
-        }
-        self._handle = apply_op(
-            "SyncReplicasAccumulator", (), dict(self._attrs), "grad_accum"
-        ).outputs[0]
-        self.sparse = sparse
-
-    def apply_grad(self, grad, local_step):
-        step = convert_to_tensor(local_step)
-        if self.sparse:
-            inputs = [self._handle, step, grad.values, grad.indices]
-            if grad.dense_shape is not None:
-                inputs.append(grad.dense_shape)
-        else:
-            inputs = [self._handle, step, grad]
-        return apply_op("SyncReplicasAccumulatorApply", inputs, {}, "AccumulatorApplyGradient")
-
-    def take_grad(self, num_required):
-        outputs = apply_op(
-            "SyncReplicasAccumulatorTake",
-            (self._handle, convert_to_tensor(np.int32(num_required))),
-            dict(self._attrs),
-            "AccumulatorTakeGradient",
-        ).outputs
-        if self.sparse:
-            return IndexedSlices(outputs[1], outputs[0], outputs[2])
-        return outputs[0]
-
-    def set_global_step(self, new_global_step, name: Optional[str] = None):
-        from .ops.math_ops import cast
-
-        step = cast(convert_to_tensor(new_global_step), _dtypes.int64)
-        return apply_op(
-            "SyncReplicasAccumulatorSetGlobalStep",
-            (self._handle, step),
-            {},
-            name or "SetGlobalStep",
-        )
 
 
 # -- the optimizer ---------------------------------------------------------------------------------
@@ -327,14 +112,26 @@ class SyncReplicasOptimizer(Optimizer):
                 sparse = isinstance(grad, IndexedSlices)
                 if not sparse and not isinstance(grad, Tensor):
                     raise ValueError("Unknown grad type!")
-                accumulator = _GradientAccumulator(
-                    grad.dtype,
-                    var.shape[1:] if sparse else var.shape,
-                    var.name + "/grad_accum",
-                    sparse,
-                )
-                train_ops.append(accumulator.apply_grad(grad, self._local_step.value()))
-                aggregated.append(accumulator.take_grad(self._replicas_to_aggregate))
+                if sparse:
+                    accumulator = SparseConditionalAccumulator(
+                        grad.dtype, shape=var.shape, shared_name=var.name + "/grad_accum"
+                    )
+                    train_ops.append(
+                        accumulator.apply_indexed_slices_grad(
+                            grad, local_step=self._local_step.value()
+                        )
+                    )
+                    aggregated.append(
+                        accumulator.take_indexed_slices_grad(self._replicas_to_aggregate)
+                    )
+                else:
+                    accumulator = ConditionalAccumulator(
+                        grad.dtype, shape=var.shape, shared_name=var.name + "/grad_accum"
+                    )
+                    train_ops.append(
+                        accumulator.apply_grad(grad, local_step=self._local_step.value())
+                    )
+                    aggregated.append(accumulator.take_grad(self._replicas_to_aggregate))
                 self._accumulator_list.append(accumulator)
             with graph.name_scope(None):
                 update_op = self._opt.apply_gradients(list(zip(aggregated, var_list)), global_step)

@@ -314,6 +314,14 @@ define_op("ResourceAccumulatorSetGlobalStep", _infer_nothing, _set_step_kernel, 
 
 
 # -- the Python classes ----------------------------------------------------------------------------
+def _as_int64(value, name: str) -> Tensor:
+    """``value`` as int64, cast from another integer type as TensorFlow's accumulators do."""
+    from .math_ops import cast
+
+    value = convert_to_tensor(value, name=name)
+    return value if value.dtype == _dtypes.int64 else cast(value, _dtypes.int64)
+
+
 class ConditionalAccumulatorBase:
     """An accumulator from its handle (``accumulator_ref``): its dtype, shape and the ops
     that every accumulator has."""
@@ -408,7 +416,7 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
         """The op that adds ``grad`` (dropped when ``local_step`` is stale)."""
         grad = convert_to_tensor(grad, self._dtype, name="grad")
         grad.shape.assert_is_compatible_with(self._shape)
-        local_step = convert_to_tensor(local_step, _dtypes.int64, name="local_step")
+        local_step = _as_int64(local_step, "local_step")
         return apply_op(
             "ResourceAccumulatorApplyGradient",
             [self._accumulator_ref, local_step, grad],
@@ -468,15 +476,13 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
     ):
         """The op that adds the gradient whose rows ``grad_values`` are at ``grad_indices``
         (dropped when ``local_step`` is stale)."""
-        local_step = convert_to_tensor(local_step, _dtypes.int64, name="local_step")
-        indices = convert_to_tensor(grad_indices, _dtypes.int64, name="grad_indices")
+        local_step = _as_int64(local_step, "local_step")
+        indices = _as_int64(grad_indices, "grad_indices")
         values = convert_to_tensor(grad_values, self._dtype, name="grad_values")
         if self._shape.ndims is not None and values.shape.ndims is not None:
             values.shape[1:].assert_is_compatible_with(self._shape[1:])
         known = grad_shape is not None
-        shape = convert_to_tensor(
-            grad_shape if known else np.zeros([0], np.int64), _dtypes.int64, name="grad_shape"
-        )
+        shape = _as_int64(grad_shape if known else np.zeros([0], np.int64), "grad_shape")
         return apply_op(
             "SparseAccumulatorApplyGradient",
             [self._accumulator_ref, local_step, indices, values, shape],
