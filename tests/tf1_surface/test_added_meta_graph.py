@@ -317,3 +317,13 @@ def test_a_meta_file_declaring_a_huge_member_is_refused_before_reading_it(tmp_pa
     data[central + 24 : central + 28] = (2**31).to_bytes(4, "little")
     with pytest.raises(df.io.GraphFormatError, match="too large"):
         tf.MetaGraphDef.FromString(bytes(data))
+
+
+def test_import_meta_graph_of_a_missing_file_or_a_bad_scope_is_a_clear_error(tmp_path):
+    with tf.Graph().as_default():
+        with pytest.raises(FileNotFoundError, match="no file"):
+            tf.train.import_meta_graph(str(tmp_path / "nothing.meta"))
+        tf.constant(1.0, name="c")
+        meta = tf.train.export_meta_graph()
+        with pytest.raises(ValueError, match="import_scope"):
+            tf.train.import_meta_graph(meta, import_scope="not a scope!")
