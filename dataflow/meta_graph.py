@@ -304,13 +304,15 @@ def _parse(source) -> MetaGraphDef:
         names = {f.name for f in dataclasses.fields(SaverSettings)}
         saver = _expect(saver, names, "saver_def")
         kinds = {
-            "max_to_keep": (int, type(None)),
+            "max_to_keep": (int,),
             "keep_checkpoint_every_n_hours": (int, float),
             "variables": (dict,),
             "version": (int,),
         }
         for key, value in saver.items():
             _typed(value, kinds.get(key, (bool,)), f"saver_def {key}")
+        if saver.get("max_to_keep", 0) < 0 or saver.get("version", 2) not in (1, 2):
+            _fail("saver_def max_to_keep is at least 0 and version is 1 or 2")
         hours = saver.get("keep_checkpoint_every_n_hours", 10000.0)
         if not math.isfinite(hours) or hours <= 0:
             _fail("saver_def keep_checkpoint_every_n_hours is a positive number")

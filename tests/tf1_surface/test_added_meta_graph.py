@@ -286,6 +286,13 @@ def test_a_hostile_meta_file_runs_no_code_and_leaves_the_graph_unchanged(tmp_pat
             json.dumps({"format": "dataflow.meta_graph", "version": 1, "saver_def": {"x": 1}}),
             b"",
         ),
+        "bad saver version": _meta_file(
+            tmp_path / "g.meta",
+            json.dumps(
+                {"format": "dataflow.meta_graph", "version": 1, "saver_def": {"version": 9}}
+            ),
+            b"",
+        ),
         "not a zip": str(tmp_path / "f.meta"),
     }
     (tmp_path / "f.meta").write_bytes(pickled)
