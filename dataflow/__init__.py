@@ -114,6 +114,7 @@ from .gradients import (
     UnconnectedGradients,
     gradients,
 )
+from .meta_graph import MetaGraphDef, TensorInfo  # noqa: E402
 
 # isort: split
 # debugging a static graph (df.debug; DebugOptions/DebugTensorWatch are TensorFlow 1.x's

@@ -899,9 +899,11 @@ def _encode_context(context, context_ids: dict) -> dict:
 
 
 def graph_to_document(
-    graph: Graph, only: Optional[set] = None
+    graph: Graph, only: Optional[set] = None, collection_keys: Optional[list] = None
 ) -> tuple[dict, dict[str, np.ndarray]]:
     """The JSON document and the arrays that `save_graph` writes for ``graph``.
+
+    ``collection_keys``: the collections to write (all when None).
 
     ``only``: the names of the ops to write (the others are not looked at, so they may hold
     what the format cannot express); records and collections still name every op, and the
@@ -955,7 +957,9 @@ def graph_to_document(
     variables: list[dict] = []
     variable_ids: dict[int, int] = {}
     collections: dict[str, list] = {}
-    for key in graph.get_all_collection_keys():
+    if collection_keys is None:
+        collection_keys = graph.get_all_collection_keys()
+    for key in collection_keys:
         items = []
         for item in graph.get_collection(key):
             if isinstance(item, _UnreadVariable):
@@ -1160,6 +1164,18 @@ def _archive_writer(graph: Graph) -> Callable[[Any], None]:
     """A function writing ``graph``'s archive to an open binary file; encoding happens now, so
     that an unserializable graph fails before any file is opened."""
     document, arrays = graph_to_document(graph)
+    return _document_writer(document, arrays)
+
+
+def document_bytes(document: dict, arrays: dict) -> bytes:
+    """The archive of a `graph_to_document` result, which the caller may have edited (a meta
+    graph's export leaves collections and devices out)."""
+    buffer = _io.BytesIO()
+    _document_writer(document, arrays)(buffer)
+    return buffer.getvalue()
+
+
+def _document_writer(document: dict, arrays: dict) -> Callable[[Any], None]:
     text = _document_text(document)
 
     def write(f) -> None:
@@ -1223,6 +1239,133 @@ def _load_graph(path, max_array_bytes: int, allow_file_output: bool) -> Graph:
         return document_to_graph(
             document, _ArrayReader(archive, max_array_bytes), allow_file_output=allow_file_output
         )
+
+
+def import_graph_bytes(
+    data: bytes,
+    graph: Graph,
+    *,
+    import_scope: Optional[str] = None,
+    clear_devices: bool = False,
+    keep_collection: Optional[Callable[[str], bool]] = None,
+    max_array_bytes: int = MAX_ARRAY_BYTES,
+) -> None:
+    """Adds the graph that `graph_to_bytes` wrote to the existing ``graph`` (what
+    ``tf.train.import_meta_graph`` does with a meta graph's graph), with `load_graph`'s checks:
+    nothing in the bytes is ever executed, sizes are bounded, a print op writing to a file is
+    refused.
+
+    ``import_scope``: a prefix for every name of the file (op names, the tensors and ops that
+    loops, conds, variables and collections name, loop frames and variables' shared names),
+    so that one graph can be imported twice.  ``clear_devices``: the ops' devices are dropped.
+    ``keep_collection``: a predicate on collection names; collections it refuses are not added.
+
+    The file is checked in full (built into a graph of its own) before anything is added, and
+    a name ``graph`` already holds is refused, so a refused file leaves ``graph`` unchanged.
+    Raises `GraphFormatError`.
+    """
+    try:
+        with gc_paused():
+            document = _document_of_bytes(data)
+            if not isinstance(document, dict):
+                _fail(_GRAPH_MEMBER, "the document is an object")
+            if import_scope:
+                scope = import_scope.rstrip("/")
+                if not _VALID_OP_NAME.match(scope):
+                    raise ValueError(f"import_scope {import_scope!r:.80} is not a valid name scope")
+                _rename_document(document, lambda name: f"{scope}/{name}")
+            if clear_devices:
+                for record in document.get("ops", ()):
+                    if isinstance(record, dict):
+                        record.pop("device", None)
+            if keep_collection is not None and isinstance(document.get("collections"), dict):
+                document["collections"] = {
+                    k: v for k, v in document["collections"].items() if keep_collection(k)
+                }
+            # Built twice: first into a graph of its own, where any damage fails with nothing
+            # added to ``graph``, then into ``graph``.
+            with zipfile.ZipFile(_io.BytesIO(data)) as archive:
+                document_to_graph(document, _ArrayReader(archive, max_array_bytes))
+                graph._check_not_finalized("a graph was imported")
+                document_to_graph(document, _ArrayReader(archive, max_array_bytes), into=graph)
+    except GraphFormatError as e:
+        raise GraphFormatError(f"graph bytes: {e}") from None
+
+
+def _document_of_bytes(data: bytes):
+    try:
+        archive = zipfile.ZipFile(_io.BytesIO(data))
+    except _ZIP_READ_ERRORS as e:
+        raise GraphFormatError(f"not a dataflow graph file (a zip archive): {e}") from None
+    with archive:
+        return _parse_json(_read_member(archive, _GRAPH_MEMBER, MAX_JSON_BYTES))
+
+
+def _rename_document(document: dict, rename: Callable[[str], str]) -> None:
+    """Renames, in place, every name a parsed ``graph.json`` gives an op or refers to an op or
+    tensor by.  A field of the wrong type is left as it is, for `document_to_graph` to refuse."""
+
+    def name(value):
+        return rename(value) if isinstance(value, str) else value
+
+    def names(values):
+        return [name(v) for v in values] if isinstance(values, list) else values
+
+    def rename_str_attr(attrs: dict, key: str, only_if=None) -> None:
+        value = attrs.get(key)
+        if isinstance(value, dict) and isinstance(value.get("str"), str):
+            if only_if is None or value["str"] == only_if:
+                attrs[key] = {"str": rename(value["str"])}
+
+    for record in document.get("ops", ()) if isinstance(document.get("ops"), list) else ():
+        if not isinstance(record, dict):
+            continue
+        old = record.get("name")
+        record["name"] = name(old)
+        if isinstance(record.get("inputs"), list):
+            record["inputs"] = [
+                [name(ref[0]), ref[1]] if isinstance(ref, list) and len(ref) == 2 else ref
+                for ref in record["inputs"]
+            ]
+        record["control_inputs"] = names(record.get("control_inputs"))
+        attrs = record.get("attrs")
+        if isinstance(attrs, dict):
+            if record.get("type") == "VarHandleOp":  # the Session keeps values by this name
+                rename_str_attr(attrs, "shared_name", only_if=old)
+            rename_str_attr(attrs, "frame_name")
+    contexts = document.get("contexts")
+    for record in contexts if isinstance(contexts, list) else ():
+        if not isinstance(record, dict):
+            continue
+        for field in ("name", "pred", "pivot", "pivot_for_pred", "loop_cond"):
+            if field in record:
+                record[field] = name(record[field])
+        for field in ("frame_name", "maximum_iterations"):
+            if field in record:
+                record[field] = name(record[field])
+        for field in ("loop_enters", "merges", "switches", "exits", "next_iterations"):
+            if field in record:
+                record[field] = names(record[field])
+    variables = document.get("variables")
+    for record in variables if isinstance(variables, list) else ():
+        if isinstance(record, dict):
+            for field in ("handle", "initializer", "snapshot", "initial_value"):
+                if field in record:
+                    record[field] = name(record[field])
+    collections = document.get("collections")
+    for items in collections.values() if isinstance(collections, dict) else ():
+        for item in items if isinstance(items, list) else ():
+            if not isinstance(item, dict) or len(item) != 1:
+                continue
+            ((kind, value),) = item.items()
+            if kind in ("tensor", "operation"):
+                item[kind] = name(value)
+            elif kind == "queue_runner" and isinstance(value, dict):
+                for field in ("queue", "close_op", "cancel_op"):
+                    if field in value:
+                        value[field] = name(value[field])
+                if "enqueue_ops" in value:
+                    value["enqueue_ops"] = names(value["enqueue_ops"])
 
 
 # What zipfile, the decompressors and the OS raise on a damaged archive: a bad header or CRC,
@@ -1379,9 +1522,12 @@ def document_to_graph(
     arrays: Optional[_ArrayReader] = None,
     check_outputs: bool = True,
     allow_file_output: bool = False,
+    into: Optional[Graph] = None,
 ) -> Graph:
     """Builds a new `Graph` from a parsed ``graph.json`` (and its arrays); a print op writing to
-    a file is refused unless ``allow_file_output`` (see `load_graph`)."""
+    a file is refused unless ``allow_file_output`` (see `load_graph`).  ``into``: an existing
+    graph to add the ops to instead (`import_graph_bytes`); an op name it already holds is
+    refused before anything is added."""
     _expect_keys(
         document,
         {"format", "version", "ops"},
@@ -1403,7 +1549,7 @@ def document_to_graph(
     if not isinstance(contexts_doc, list):
         _fail(_GRAPH_MEMBER, "'contexts' is a list")
 
-    graph = Graph()
+    graph = Graph() if into is None else into
     positions: dict[str, int] = {}
     for i, record in enumerate(records):
         _expect_keys(record, _OP_FIELDS - {"outputs"}, {"outputs", "device"}, f"op #{i}")
@@ -1412,6 +1558,12 @@ def document_to_graph(
             _fail(f"op #{i}", f"{name!r:.80} is not a valid op name")
         if name in positions:
             _fail(f"op '{name}'", "duplicate op name")
+        if into is not None and name in into._ops_by_name:
+            _fail(
+                f"op '{name}'",
+                "the graph imported into already has an op of this name (import under a "
+                "scope of its own: import_scope)",
+            )
         positions[name] = i
 
     deferred: list[tuple[Operation, int, str, int]] = []

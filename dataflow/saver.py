@@ -31,6 +31,7 @@ import json
 import math
 import os
 import time
+import warnings
 import zipfile
 from typing import NamedTuple, Optional, Union
 
@@ -42,6 +43,7 @@ from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from .graph import GraphKeys, get_default_graph
 from .io import (
     GraphFormatError,
+    GraphNotSerializableError,
     _atomic_write,
     _open_member,
     _read_npy_data,
@@ -188,6 +190,9 @@ class Saver:
         if write_version not in (1, 2):
             raise ValueError(f"write_version must be 1 or 2, got {write_version!r}")
         self._reshape = reshape
+        self._sharded = bool(sharded)
+        self._meta_graph_refused = False
+        self._write_version = write_version
         self._max_to_keep = max_to_keep
         self._keep_every_seconds = keep_checkpoint_every_n_hours * 3600
         self._next_kept_for_good = _now() + self._keep_every_seconds
@@ -244,14 +249,30 @@ class Saver:
         save_path: Union[str, os.PathLike],
         global_step=None,
         latest_filename: Optional[str] = None,
+        meta_graph_suffix: str = "meta",
+        write_meta_graph: bool = True,
         write_state: bool = True,
+        strip_default_attrs: bool = False,
+        save_debug_info: bool = False,
     ) -> str:
         """Writes the variables' values in ``sess`` to ``save_path[-global_step].npz``.
 
         Returns the checkpoint path (without ``.npz``), which `restore` and `latest_checkpoint`
         accept; None, writing nothing, for a Saver of no variables (``allow_empty``).
+
+        ``write_meta_graph``: the session's graph and this Saver's settings are written beside
+        it as ``<checkpoint path>.<meta_graph_suffix>``, which ``df.train.import_meta_graph``
+        reads back (dataflow's format, not TensorFlow's: `dataflow.meta_graph`); an older
+        checkpoint that ``max_to_keep`` deletes loses its meta graph too.  ``write_state``: the
+        ``checkpoint`` index file (``latest_filename``) is updated.  ``strip_default_attrs``
+        and ``save_debug_info`` are `export_meta_graph`'s.
         """
         var_list = self._built_var_list()
+        if strip_default_attrs and write_meta_graph:
+            raise ValueError(
+                "Saver.save: strip_default_attrs=True cannot be honoured: dataflow's graph "
+                "format writes every attribute of every op"
+            )
         if not var_list:
             return None
         save_path = os.fspath(save_path)
@@ -291,6 +312,21 @@ class Saver:
                     archive.writestr(name + ".npy", buffer.getvalue())
 
         _atomic_write(_checkpoint_file(save_path), write)
+        if write_meta_graph:
+            graph = getattr(sess, "graph", None) or self._graph or get_default_graph()
+            try:
+                with graph.as_default():
+                    self.export_meta_graph(
+                        f"{save_path}.{meta_graph_suffix}", save_debug_info=save_debug_info
+                    )
+            except GraphNotSerializableError as e:
+                if not self._meta_graph_refused:  # once per Saver, not at every step
+                    self._meta_graph_refused = True
+                    warnings.warn(
+                        f"Saver.save: the checkpoint {save_path} is written, but not its meta "
+                        f"graph (nor will later ones be): {e}",
+                        stacklevel=2,
+                    )
         kept = [p for p in self._last_checkpoints if p != save_path] + [save_path]
         self._saved_at[save_path] = _now()
         dropped = []
@@ -305,11 +341,41 @@ class Saver:
         for old in dropped:
             if not _in_directory(_checkpoint_file(old), directory):
                 continue  # an index (recover_last_checkpoints) may name any path
-            try:
-                os.remove(_checkpoint_file(old))
-            except FileNotFoundError:
-                pass
+            for file in (_checkpoint_file(old), f"{old}.{meta_graph_suffix}"):
+                try:
+                    os.remove(file)
+                except FileNotFoundError:
+                    pass
         return save_path
+
+    def export_meta_graph(
+        self,
+        filename=None,
+        collection_list=None,
+        as_text=False,
+        export_scope=None,
+        clear_devices=False,
+        clear_extraneous_savers=False,
+        strip_default_attrs=False,
+        save_debug_info=False,
+    ):
+        """The meta graph of the default graph (or ``graph``) with this Saver's settings and
+        variables, written to ``filename`` when given: ``df.train.export_meta_graph`` with
+        ``saver_def`` this Saver (dataflow's format, not TensorFlow's)."""
+        from .meta_graph import export_meta_graph
+
+        return export_meta_graph(
+            filename=filename,
+            saver_def=self,
+            collection_list=collection_list,
+            as_text=as_text,
+            graph=self._graph,
+            export_scope=export_scope,
+            clear_devices=clear_devices,
+            clear_extraneous_savers=clear_extraneous_savers,
+            strip_default_attrs=strip_default_attrs,
+            save_debug_info=save_debug_info,
+        )
 
     def _kept_for_good(self, path: str) -> bool:
         """Whether ``path``, leaving the recent checkpoints, stays on disk: the first saved

@@ -1340,6 +1340,7 @@ from .learning_rate_decay import (  # noqa: E402, F401
     piecewise_constant_decay,
     polynomial_decay,
 )
+from .meta_graph import export_meta_graph, import_meta_graph  # noqa: E402, F401
 
 # moving averages
 from .moving_averages import ExponentialMovingAverage  # noqa: E402, F401

@@ -58,7 +58,13 @@ def test_global_step_names_the_checkpoint_and_latest_checkpoint_finds_it(tmp_pat
     assert df.train.latest_checkpoint(str(tmp_path)) == paths[-1]
     assert not os.path.exists(paths[0] + ".npz"), "max_to_keep=2 deletes the oldest"
     assert saver.last_checkpoints == paths[1:]
-    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model-2.npz", "model-3.npz"]
+    assert sorted(os.listdir(tmp_path)) == [
+        "checkpoint",
+        "model-2.meta",
+        "model-2.npz",
+        "model-3.meta",
+        "model-3.npz",
+    ], "each checkpoint has its meta graph, deleted with it"
 
 
 def test_global_step_may_be_a_variable(tmp_path):
@@ -86,7 +92,9 @@ def test_a_crash_during_save_leaves_the_previous_checkpoint_intact(tmp_path, mon
         with pytest.raises(OSError, match="unplugged"):
             saver.save(sess, str(tmp_path / "model"))
     assert open(path + ".npz", "rb").read() == before
-    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.npz"], "no temp file is left"
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.meta", "model.npz"], (
+        "no temp file is left"
+    )
 
 
 def crash_while_saving(saver, sess, save_path) -> None:
@@ -125,7 +133,7 @@ def test_a_later_save_removes_what_a_crashed_save_left(tmp_path):
         left_by_an_earlier_version.write_bytes(b"")
         age(left_by_an_earlier_version, df.io.STALE_TEMPORARY_SECONDS + 1)
         saver.save(sess, str(tmp_path / "model"))
-    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.npz"]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.meta", "model.npz"]
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")

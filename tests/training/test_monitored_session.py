@@ -455,7 +455,13 @@ def test_training_without_the_tensorboard_extra_checkpoints_and_writes_no_events
     ) as sess:
         while not sess.should_stop():
             sess.run(train_op)
-    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt-0.npz", "model.ckpt-3.npz"]
+    assert sorted(os.listdir(tmp_path)) == [
+        "checkpoint",
+        "model.ckpt-0.meta",
+        "model.ckpt-0.npz",
+        "model.ckpt-3.meta",
+        "model.ckpt-3.npz",
+    ]
 
 
 def train_losing_the_worker_once(error_class, lose_at_step):
