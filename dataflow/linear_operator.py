@@ -53,6 +53,15 @@ __all__ = [
 ]
 
 
+def _parameters_with_hints(
+    own: dict, is_non_singular, is_self_adjoint, is_positive_definite, is_square, name
+) -> dict:
+    """The ``parameters`` dict of an operator: its own arguments, then the four hints and name."""
+    return {**own, "is_non_singular": is_non_singular, "is_self_adjoint": is_self_adjoint,
+            "is_positive_definite": is_positive_definite, "is_square": is_square,
+            "name": name}  # fmt: skip
+
+
 def _fail(where: str, message: str, error=ValueError):
     raise error(f"{where} at {_user_location()}: {message}")
 
@@ -542,10 +551,8 @@ class LinearOperatorDiag(LinearOperator):
         is_square=None,
         name="LinearOperatorDiag",
     ):
-        parameters = {"diag": diag, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints({"diag": diag}, is_non_singular, is_self_adjoint,
+            is_positive_definite, is_square, name)  # fmt: skip
         with name_scope(name):
             self._diag = convert_to_tensor(diag, name="diag")
             if not self._diag.dtype.is_floating:
@@ -632,10 +639,8 @@ class LinearOperatorLowerTriangular(LinearOperator):
         is_square=None,
         name="LinearOperatorLowerTriangular",
     ):
-        parameters = {"tril": tril, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints({"tril": tril}, is_non_singular, is_self_adjoint,
+            is_positive_definite, is_square, name)  # fmt: skip
         if is_square is False:
             _fail(name, "Only square lower triangular operators supported at this time.")
         with name_scope(name):
@@ -1063,10 +1068,9 @@ class LinearOperatorAdjoint(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = {"operator": operator, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"operator": operator},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         self._operator = operator
 
         def combined(mine, theirs, what):
@@ -1142,10 +1146,9 @@ class LinearOperatorInversion(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = {"operator": operator, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"operator": operator},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         where = name or operator.name + "_inv"
         if operator.is_non_singular is False or is_non_singular is False:
             _fail(where, "operator and supplied hints must be non-singular")
@@ -1205,10 +1208,9 @@ class LinearOperatorComposition(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = {"operators": operators, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"operators": operators},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         operators = list(operators)
         if not operators:
             _fail("LinearOperatorComposition", "Expected a non-empty list of operators.")
@@ -1287,10 +1289,9 @@ class LinearOperatorBlockDiag(LinearOperator):
         is_square=True,
         name=None,
     ):
-        parameters = {"operators": operators, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"operators": operators},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         operators = list(operators)
         if not operators:
             _fail("LinearOperatorBlockDiag", "Expected a non-empty list of operators.")
@@ -1434,10 +1435,9 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         is_square=None,
         name="LinearOperatorBlockLowerTriangular",
     ):
-        parameters = {"operators": operators, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"operators": operators},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         rows = [list(row) for row in operators]
         if not rows:
             _fail(name, "Expected a non-empty list of operators.")
@@ -1560,10 +1560,9 @@ class LinearOperatorKronecker(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = {"operators": operators, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"operators": operators},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         operators = list(operators)
         if not operators:
             _fail("LinearOperatorKronecker", "Expected a non-empty list of operators.")
@@ -1715,11 +1714,10 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         is_square=None,
         name="LinearOperatorLowRankUpdate",
     ):
-        parameters = {"base_operator": base_operator, "u": u, "diag_update": diag_update,
-                      "v": v, "is_diag_update_positive": is_diag_update_positive,
-                      "is_non_singular": is_non_singular, "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"base_operator": base_operator, "u": u, "diag_update": diag_update, "v": v,
+             "is_diag_update_positive": is_diag_update_positive},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         dtype = base_operator.dtype
         if diag_update is not None and is_diag_update_positive is False and is_positive_definite:
             _fail(
@@ -1852,10 +1850,9 @@ class LinearOperatorHouseholder(LinearOperator):
         is_square=None,
         name="LinearOperatorHouseholder",
     ):
-        parameters = {"reflection_axis": reflection_axis, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"reflection_axis": reflection_axis},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         with name_scope(name):
             self._axis = convert_to_tensor(reflection_axis, name="reflection_axis")
             if not self._axis.dtype.is_floating:
@@ -1939,10 +1936,9 @@ class LinearOperatorPermutation(LinearOperator):
         is_square=None,
         name="LinearOperatorPermutation",
     ):
-        parameters = {"perm": perm, "dtype": dtype, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"perm": perm, "dtype": dtype},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         with name_scope(name):
             self._perm = convert_to_tensor(perm, name="perm")
             if not self._perm.dtype.is_integer:
@@ -2027,10 +2023,9 @@ class LinearOperatorToeplitz(LinearOperator):
         is_square=None,
         name="LinearOperatorToeplitz",
     ):
-        parameters = {"col": col, "row": row, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"col": col, "row": row},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         with name_scope(name):
             self._col = convert_to_tensor(col, name="col")
             self._row = convert_to_tensor(row, dtype=self._col.dtype, name="row")
@@ -2110,10 +2105,9 @@ class LinearOperatorTridiag(LinearOperator):
         is_square=None,
         name="LinearOperatorTridiag",
     ):
-        parameters = {"diagonals": diagonals, "diagonals_format": diagonals_format,
-                      "is_non_singular": is_non_singular, "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"diagonals": diagonals, "diagonals_format": diagonals_format},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         if diagonals_format not in ("compact", "sequence", "matrix"):
             _fail(
                 name,
