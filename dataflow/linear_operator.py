@@ -1196,6 +1196,30 @@ class LinearOperatorInversion(LinearOperator):
         return self._operator
 
 
+def _operator_list(operators, kind: str, joiner: str, name):
+    """``operators`` as a non-empty list, and the name to report: ``name``, or the operators'
+    names joined by ``joiner``."""
+    operators = list(operators)
+    if not operators:
+        _fail(kind, "Expected a non-empty list of operators.")
+    return operators, name or joiner.join(op.name for op in operators)
+
+
+def _check_same_dtype(where: str, operators):
+    if len({op.dtype for op in operators}) != 1:
+        _fail(where, "Expected all operators to have the same dtype.", TypeError)
+
+
+def _hint_implied(where: str, hint, implied: bool, message: str):
+    """The hint to use when the parts may imply it: True if ``implied`` (failing with ``message``
+    if the caller said False), else the caller's ``hint``."""
+    if implied:
+        if hint is False:
+            _fail(where, message)
+        return True
+    return hint
+
+
 class LinearOperatorComposition(LinearOperator):
     """The product ``operators[0] @ operators[1] @ ...``, applied right to left."""
 
@@ -1211,10 +1235,7 @@ class LinearOperatorComposition(LinearOperator):
         parameters = _parameters_with_hints(
             {"operators": operators},
             is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
-        operators = list(operators)
-        if not operators:
-            _fail("LinearOperatorComposition", "Expected a non-empty list of operators.")
-        where = name or "_o_".join(op.name for op in operators)
+        operators, where = _operator_list(operators, "LinearOperatorComposition", "_o_", name)
         dtypes = {op.dtype for op in operators}
         if len(dtypes) != 1:
             _fail(
@@ -1228,10 +1249,10 @@ class LinearOperatorComposition(LinearOperator):
             if inner is not None and outer is not None and inner != outer:
                 _fail(where, f"Operators {left.name} and {right.name} have incompatible shapes "
                       f"{left.shape} and {right.shape}")  # fmt: skip
-        if all(op.is_non_singular for op in operators):
-            if is_non_singular is False:
-                _fail(where, "The composition of non-singular operators is always non-singular.")
-            is_non_singular = True
+        is_non_singular = _hint_implied(
+            where, is_non_singular, all(op.is_non_singular for op in operators),
+            "The composition of non-singular operators is always non-singular.",
+        )  # fmt: skip
         self._operators = operators
         super().__init__(
             operators[0].dtype, None, is_non_singular, is_self_adjoint, is_positive_definite,
@@ -1292,23 +1313,20 @@ class LinearOperatorBlockDiag(LinearOperator):
         parameters = _parameters_with_hints(
             {"operators": operators},
             is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
-        operators = list(operators)
-        if not operators:
-            _fail("LinearOperatorBlockDiag", "Expected a non-empty list of operators.")
-        where = name or "_ds_".join(op.name for op in operators)
-        if len({op.dtype for op in operators}) != 1:
-            _fail(where, "Expected all operators to have the same dtype.", TypeError)
-        for flag, what in ((is_non_singular, "non-singular"), (is_self_adjoint, "self-adjoint"),
-                           (is_positive_definite, "positive definite")):  # fmt: skip
-            attribute = "is_" + what.replace("-", "_").replace(" ", "_")
-            if all(getattr(op, attribute) for op in operators) and flag is False:
-                _fail(where, f"The direct sum of {what} operators is always {what}.")
-        if all(op.is_non_singular for op in operators):
-            is_non_singular = True
-        if all(op.is_self_adjoint for op in operators):
-            is_self_adjoint = True
-        if all(op.is_positive_definite for op in operators):
-            is_positive_definite = True
+        operators, where = _operator_list(operators, "LinearOperatorBlockDiag", "_ds_", name)
+        _check_same_dtype(where, operators)
+        is_non_singular = _hint_implied(
+            where, is_non_singular, all(op.is_non_singular for op in operators),
+            "The direct sum of non-singular operators is always non-singular.",
+        )  # fmt: skip
+        is_self_adjoint = _hint_implied(
+            where, is_self_adjoint, all(op.is_self_adjoint for op in operators),
+            "The direct sum of self-adjoint operators is always self-adjoint.",
+        )  # fmt: skip
+        is_positive_definite = _hint_implied(
+            where, is_positive_definite, all(op.is_positive_definite for op in operators),
+            "The direct sum of positive definite operators is always positive definite.",
+        )  # fmt: skip
         if not is_square:
             _fail(where, "A block diagonal operator is always square.")
         for op in operators:
@@ -1456,16 +1474,12 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
                 got = (op.range_dimension.value, op.domain_dimension.value)
                 if None not in got and got != expected:
                     _fail(name, f"block ({i}, {j}) has shape {op.shape}, expected {list(expected)}")
-        if len({op.dtype for row in rows for op in row}) != 1:
-            _fail(name, "Expected all operators to have the same dtype.", TypeError)
-        if all(op.is_non_singular for op in diagonal):
-            if is_non_singular is False:
-                _fail(
-                    name,
-                    "A block lower triangular operator with non-singular diagonal blocks is always "
-                    "non-singular.",
-                )
-            is_non_singular = True
+        _check_same_dtype(name, [op for row in rows for op in row])
+        is_non_singular = _hint_implied(
+            name, is_non_singular, all(op.is_non_singular for op in diagonal),
+            "A block lower triangular operator with non-singular diagonal blocks is always "
+            "non-singular.",
+        )  # fmt: skip
         if is_square is False:
             _fail(name, "A block lower triangular operator is always square.")
         self._rows = rows
@@ -1563,32 +1577,20 @@ class LinearOperatorKronecker(LinearOperator):
         parameters = _parameters_with_hints(
             {"operators": operators},
             is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
-        operators = list(operators)
-        if not operators:
-            _fail("LinearOperatorKronecker", "Expected a non-empty list of operators.")
-        where = name or "_x_".join(op.name for op in operators)
-        if len({op.dtype for op in operators}) != 1:
-            _fail(where, "Expected all operators to have the same dtype.", TypeError)
-        if all(op.is_non_singular for op in operators):
-            if is_non_singular is False:
-                _fail(
-                    where, "The Kronecker product of non-singular operators is always non-singular."
-                )
-            is_non_singular = True
-        if all(op.is_self_adjoint for op in operators):
-            if is_self_adjoint is False:
-                _fail(
-                    where, "The Kronecker product of self-adjoint operators is always self-adjoint."
-                )
-            is_self_adjoint = True
-        if all(op.is_positive_definite for op in operators):
-            if is_positive_definite is False:
-                _fail(
-                    where,
-                    "The Kronecker product of positive-definite operators is always "
-                    "positive-definite.",
-                )
-            is_positive_definite = True
+        operators, where = _operator_list(operators, "LinearOperatorKronecker", "_x_", name)
+        _check_same_dtype(where, operators)
+        is_non_singular = _hint_implied(
+            where, is_non_singular, all(op.is_non_singular for op in operators),
+            "The Kronecker product of non-singular operators is always non-singular.",
+        )  # fmt: skip
+        is_self_adjoint = _hint_implied(
+            where, is_self_adjoint, all(op.is_self_adjoint for op in operators),
+            "The Kronecker product of self-adjoint operators is always self-adjoint.",
+        )  # fmt: skip
+        is_positive_definite = _hint_implied(
+            where, is_positive_definite, all(op.is_positive_definite for op in operators),
+            "The Kronecker product of positive-definite operators is always positive-definite.",
+        )  # fmt: skip
         for op in operators:
             if None in (op.range_dimension.value, op.domain_dimension.value):
                 _fail(where, f"the shapes of the factors must be known, got {op.shape}")
