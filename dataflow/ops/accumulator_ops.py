@@ -322,13 +322,17 @@ def _as_int64(value, name: str) -> Tensor:
     return value if value.dtype == _dtypes.int64 else cast(value, _dtypes.int64)
 
 
+def _dtype_and_shape(dtype, shape):
+    """``dtype`` as a DType and ``shape`` as a TensorShape (unknown when None)."""
+    return _dtypes.as_dtype(dtype), TensorShape(shape) if shape is not None else TensorShape(None)
+
+
 class ConditionalAccumulatorBase:
     """An accumulator from its handle (``accumulator_ref``): its dtype, shape and the ops
     that every accumulator has."""
 
     def __init__(self, dtype, shape, accumulator_ref):
-        self._dtype = _dtypes.as_dtype(dtype)
-        self._shape = TensorShape(shape) if shape is not None else TensorShape(None)
+        self._dtype, self._shape = _dtype_and_shape(dtype, shape)
         self._accumulator_ref = accumulator_ref
         self._name = accumulator_ref.op.name.split("/")[-1]
 
@@ -365,6 +369,7 @@ class ConditionalAccumulatorBase:
 
 
 def _accumulator_handle(op_type, dtype, shape, shared_name, name, reduction_type, sparse):
+    dtype, shape = _dtype_and_shape(dtype, shape)
     if reduction_type not in ("MEAN", "SUM"):
         raise ValueError(
             f"Attr 'reduction_type' of '{op_type}' Op passed string '{reduction_type}' not in: "
@@ -399,8 +404,6 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
         name="conditional_accumulator",
         reduction_type="MEAN",
     ):
-        dtype = _dtypes.as_dtype(dtype)
-        shape = TensorShape(shape) if shape is not None else TensorShape(None)
         handle = _accumulator_handle(
             "ResourceConditionalAccumulator",
             dtype,
@@ -448,8 +451,6 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
         name="sparse_conditional_accumulator",
         reduction_type="MEAN",
     ):
-        dtype = _dtypes.as_dtype(dtype)
-        shape = TensorShape(shape) if shape is not None else TensorShape(None)
         handle = _accumulator_handle(
             "ResourceSparseConditionalAccumulator",
             dtype,
