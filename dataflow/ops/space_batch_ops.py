@@ -115,18 +115,26 @@ def _as_block(block_shape) -> list:
     return block
 
 
+def _checked_arguments(x, block_shape, amounts, what: str):
+    """The kernels' arguments as arrays: ``x``, the block sizes, and ``amounts`` (the paddings or
+    crops, named ``what``) as one non-negative (before, after) pair per block dimension."""
+    x = np.asarray(x)
+    block = _as_block(block_shape)
+    m = len(block)
+    amounts = np.asarray(amounts, dtype=np.int64).reshape(m, 2)
+    if np.any(amounts < 0):
+        raise InvalidArgumentError(None, None, f"{what} must be non-negative: {amounts}")
+    if x.ndim < m + 1:
+        raise InvalidArgumentError(
+            None, None, f"input rank should be >= {m + 1} instead of {x.ndim}"
+        )
+    return x, block, amounts
+
+
 def _space_to_batch_kernel(attrs):
     def space_to_batch(x, block_shape, paddings):
-        x = np.asarray(x)
-        block = _as_block(block_shape)
+        x, block, pads = _checked_arguments(x, block_shape, paddings, "paddings")
         m = len(block)
-        pads = np.asarray(paddings, dtype=np.int64).reshape(m, 2)
-        if np.any(pads < 0):
-            raise InvalidArgumentError(None, None, f"paddings must be non-negative: {pads}")
-        if x.ndim < m + 1:
-            raise InvalidArgumentError(
-                None, None, f"input rank should be >= {m + 1} instead of {x.ndim}"
-            )
         padded = np.pad(x, [(0, 0), *map(tuple, pads), *[(0, 0)] * (x.ndim - 1 - m)])
         batch, rest = padded.shape[0], padded.shape[m + 1 :]
         shape = [batch]
@@ -154,16 +162,8 @@ def _space_to_batch_kernel(attrs):
 
 def _batch_to_space_kernel(attrs):
     def batch_to_space(x, block_shape, crops):
-        x = np.asarray(x)
-        block = _as_block(block_shape)
+        x, block, crops = _checked_arguments(x, block_shape, crops, "crops")
         m = len(block)
-        crops = np.asarray(crops, dtype=np.int64).reshape(m, 2)
-        if np.any(crops < 0):
-            raise InvalidArgumentError(None, None, f"crops must be non-negative: {crops}")
-        if x.ndim < m + 1:
-            raise InvalidArgumentError(
-                None, None, f"input rank should be >= {m + 1} instead of {x.ndim}"
-            )
         count = int(np.prod(block))
         if x.shape[0] % count:
             raise InvalidArgumentError(
