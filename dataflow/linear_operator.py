@@ -1196,6 +1196,17 @@ class LinearOperatorInversion(LinearOperator):
         return self._operator
 
 
+def _batch_shape_of(operators) -> Optional[TensorShape]:
+    """The batch shapes of ``operators`` broadcast together; None when a rank is unknown."""
+    shapes = [op.shape for op in operators]
+    if any(s.ndims is None for s in shapes):
+        return None
+    batch = TensorShape([])
+    for s in shapes:
+        batch = _broadcast_static(batch, TensorShape(s.as_list()[:-2]))
+    return batch
+
+
 def _operator_list(operators, kind: str, joiner: str, name):
     """``operators`` as a non-empty list, and the name to report: ``name``, or the operators'
     names joined by ``joiner``."""
@@ -1265,11 +1276,9 @@ class LinearOperatorComposition(LinearOperator):
 
     def _shape(self):
         shapes = [op.shape for op in self._operators]
-        if any(s.ndims is None for s in shapes):
+        batch = _batch_shape_of(self._operators)
+        if batch is None:
             return TensorShape(None)
-        batch = TensorShape([])
-        for s in shapes:
-            batch = _broadcast_static(batch, TensorShape(s.as_list()[:-2]))
         return TensorShape(batch.as_list() + [shapes[0].as_list()[-2], shapes[-1].as_list()[-1]])
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
@@ -1348,12 +1357,9 @@ class LinearOperatorBlockDiag(LinearOperator):
         return [op.domain_dimension.value for op in self._operators]
 
     def _shape(self):
-        shapes = [op.shape for op in self._operators]
-        if any(s.ndims is None for s in shapes):
+        batch = _batch_shape_of(self._operators)
+        if batch is None:
             return TensorShape(None)
-        batch = TensorShape([])
-        for s in shapes:
-            batch = _broadcast_static(batch, TensorShape(s.as_list()[:-2]))
         n = sum(self._sizes())
         return TensorShape(batch.as_list() + [n, n])
 
@@ -1605,11 +1611,9 @@ class LinearOperatorKronecker(LinearOperator):
         return list(self._operators)
 
     def _shape(self):
-        batch = TensorShape([])
-        for op in self._operators:
-            if op.shape.ndims is None:
-                return TensorShape(None)
-            batch = _broadcast_static(batch, TensorShape(op.shape.as_list()[:-2]))
+        batch = _batch_shape_of(self._operators)
+        if batch is None:
+            return TensorShape(None)
         rows = int(np.prod([op.range_dimension.value for op in self._operators]))
         columns = int(np.prod([op.domain_dimension.value for op in self._operators]))
         return TensorShape(batch.as_list() + [rows, columns])
