@@ -357,6 +357,12 @@ class ConditionalAccumulatorBase:
             name or "ResourceAccumulatorNumAccumulated",
         ).outputs[0]
 
+    def _take_op(self, op_type, num_required, attrs, name):
+        """The ``op_type`` node that takes the accumulated gradient once ``num_required`` were
+        added (the dense and sparse take ops differ only in type, attrs and outputs)."""
+        num_required = convert_to_tensor(num_required, _dtypes.int32, name="num_required")
+        return apply_op(op_type, [self._accumulator_ref, num_required], attrs, name or op_type)
+
     def set_global_step(self, new_global_step, name: Optional[str] = None):
         """The op that sets the accumulator's global step (gradients older are dropped)."""
         step = convert_to_tensor(new_global_step, dtype=_dtypes.int64, name="new_global_step")
@@ -429,14 +435,9 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
 
     def take_grad(self, num_required, name: Optional[str] = None) -> Tensor:
         """The mean (or sum) of the gradients, once at least ``num_required`` were added."""
-        num_required = convert_to_tensor(num_required, _dtypes.int32, name="num_required")
         attrs = {"dtype": self._dtype, "shape": self._shape}
-        return apply_op(
-            "ResourceAccumulatorTakeGradient",
-            [self._accumulator_ref, num_required],
-            attrs,
-            name or "ResourceAccumulatorTakeGradient",
-        ).outputs[0]
+        op = self._take_op("ResourceAccumulatorTakeGradient", num_required, attrs, name)
+        return op.outputs[0]
 
 
 class SparseConditionalAccumulator(ConditionalAccumulatorBase):
@@ -494,13 +495,8 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
     def take_grad(self, num_required, name: Optional[str] = None):
         """``(indices, values, shape)``: the mean (or sum) of each row of the gradients, once at
         least ``num_required`` were added."""
-        num_required = convert_to_tensor(num_required, _dtypes.int32, name="num_required")
-        op = apply_op(
-            "SparseAccumulatorTakeGradient",
-            [self._accumulator_ref, num_required],
-            {"dtype": self._dtype},
-            name or "SparseAccumulatorTakeGradient",
-        )
+        attrs = {"dtype": self._dtype}
+        op = self._take_op("SparseAccumulatorTakeGradient", num_required, attrs, name)
         return _SparseGradient(*op.outputs)
 
     def take_indexed_slices_grad(self, num_required, name: Optional[str] = None):
