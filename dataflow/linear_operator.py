@@ -1289,10 +1289,7 @@ class LinearOperatorComposition(LinearOperator):
         return result
 
     def _determinant(self):
-        result = self._operators[0].determinant()
-        for op in self._operators[1:]:
-            result = _m.multiply(result, op.determinant())
-        return result
+        return _product([op.determinant() for op in self._operators])
 
     def _log_abs_determinant(self):
         return _sum([op.log_abs_determinant() for op in self._operators])
@@ -1396,10 +1393,7 @@ class LinearOperatorBlockDiag(LinearOperator):
         )
 
     def _determinant(self):
-        result = self._operators[0].determinant()
-        for op in self._operators[1:]:
-            result = _m.multiply(result, op.determinant())
-        return result
+        return _product([op.determinant() for op in self._operators])
 
     def _log_abs_determinant(self):
         return _sum([op.log_abs_determinant() for op in self._operators])
@@ -1444,6 +1438,14 @@ def _sum(tensors: list):
     for t in tensors[1:]:
         total = _m.add(total, t)
     return total
+
+
+def _product(tensors: list):
+    """The broadcasting product of ``tensors``."""
+    result = tensors[0]
+    for t in tensors[1:]:
+        result = _m.multiply(result, t)
+    return result
 
 
 class LinearOperatorBlockLowerTriangular(LinearOperator):
@@ -1559,10 +1561,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         return _a.concat(_broadcast_all([op.diag_part() for op in self._diagonal], core=1), axis=-1)
 
     def _determinant(self):
-        result = self._diagonal[0].determinant()
-        for op in self._diagonal[1:]:
-            result = _m.multiply(result, op.determinant())
-        return result
+        return _product([op.determinant() for op in self._diagonal])
 
     def _log_abs_determinant(self):
         return _sum([op.log_abs_determinant() for op in self._diagonal])
