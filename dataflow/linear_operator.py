@@ -53,6 +53,15 @@ __all__ = [
 ]
 
 
+def _parameters_with_hints(
+    own: dict, is_non_singular, is_self_adjoint, is_positive_definite, is_square, name
+) -> dict:
+    """The ``parameters`` dict of an operator: its own arguments, then the four hints and name."""
+    return {**own, "is_non_singular": is_non_singular, "is_self_adjoint": is_self_adjoint,
+            "is_positive_definite": is_positive_definite, "is_square": is_square,
+            "name": name}  # fmt: skip
+
+
 def _fail(where: str, message: str, error=ValueError):
     raise error(f"{where} at {_user_location()}: {message}")
 
@@ -542,10 +551,8 @@ class LinearOperatorDiag(LinearOperator):
         is_square=None,
         name="LinearOperatorDiag",
     ):
-        parameters = {"diag": diag, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints({"diag": diag}, is_non_singular, is_self_adjoint,
+            is_positive_definite, is_square, name)  # fmt: skip
         with name_scope(name):
             self._diag = convert_to_tensor(diag, name="diag")
             if not self._diag.dtype.is_floating:
@@ -632,10 +639,8 @@ class LinearOperatorLowerTriangular(LinearOperator):
         is_square=None,
         name="LinearOperatorLowerTriangular",
     ):
-        parameters = {"tril": tril, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints({"tril": tril}, is_non_singular, is_self_adjoint,
+            is_positive_definite, is_square, name)  # fmt: skip
         if is_square is False:
             _fail(name, "Only square lower triangular operators supported at this time.")
         with name_scope(name):
@@ -1063,10 +1068,9 @@ class LinearOperatorAdjoint(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = {"operator": operator, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"operator": operator},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         self._operator = operator
 
         def combined(mine, theirs, what):
@@ -1142,10 +1146,9 @@ class LinearOperatorInversion(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = {"operator": operator, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"operator": operator},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         where = name or operator.name + "_inv"
         if operator.is_non_singular is False or is_non_singular is False:
             _fail(where, "operator and supplied hints must be non-singular")
@@ -1193,6 +1196,41 @@ class LinearOperatorInversion(LinearOperator):
         return self._operator
 
 
+def _batch_shape_of(operators) -> Optional[TensorShape]:
+    """The batch shapes of ``operators`` broadcast together; None when a rank is unknown."""
+    shapes = [op.shape for op in operators]
+    if any(s.ndims is None for s in shapes):
+        return None
+    batch = TensorShape([])
+    for s in shapes:
+        batch = _broadcast_static(batch, TensorShape(s.as_list()[:-2]))
+    return batch
+
+
+def _operator_list(operators, kind: str, joiner: str, name):
+    """``operators`` as a non-empty list, and the name to report: ``name``, or the operators'
+    names joined by ``joiner``."""
+    operators = list(operators)
+    if not operators:
+        _fail(kind, "Expected a non-empty list of operators.")
+    return operators, name or joiner.join(op.name for op in operators)
+
+
+def _check_same_dtype(where: str, operators):
+    if len({op.dtype for op in operators}) != 1:
+        _fail(where, "Expected all operators to have the same dtype.", TypeError)
+
+
+def _hint_implied(where: str, hint, implied: bool, message: str):
+    """The hint to use when the parts may imply it: True if ``implied`` (failing with ``message``
+    if the caller said False), else the caller's ``hint``."""
+    if implied:
+        if hint is False:
+            _fail(where, message)
+        return True
+    return hint
+
+
 class LinearOperatorComposition(LinearOperator):
     """The product ``operators[0] @ operators[1] @ ...``, applied right to left."""
 
@@ -1205,14 +1243,10 @@ class LinearOperatorComposition(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = {"operators": operators, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
-        operators = list(operators)
-        if not operators:
-            _fail("LinearOperatorComposition", "Expected a non-empty list of operators.")
-        where = name or "_o_".join(op.name for op in operators)
+        parameters = _parameters_with_hints(
+            {"operators": operators},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
+        operators, where = _operator_list(operators, "LinearOperatorComposition", "_o_", name)
         dtypes = {op.dtype for op in operators}
         if len(dtypes) != 1:
             _fail(
@@ -1226,10 +1260,10 @@ class LinearOperatorComposition(LinearOperator):
             if inner is not None and outer is not None and inner != outer:
                 _fail(where, f"Operators {left.name} and {right.name} have incompatible shapes "
                       f"{left.shape} and {right.shape}")  # fmt: skip
-        if all(op.is_non_singular for op in operators):
-            if is_non_singular is False:
-                _fail(where, "The composition of non-singular operators is always non-singular.")
-            is_non_singular = True
+        is_non_singular = _hint_implied(
+            where, is_non_singular, all(op.is_non_singular for op in operators),
+            "The composition of non-singular operators is always non-singular.",
+        )  # fmt: skip
         self._operators = operators
         super().__init__(
             operators[0].dtype, None, is_non_singular, is_self_adjoint, is_positive_definite,
@@ -1242,11 +1276,9 @@ class LinearOperatorComposition(LinearOperator):
 
     def _shape(self):
         shapes = [op.shape for op in self._operators]
-        if any(s.ndims is None for s in shapes):
+        batch = _batch_shape_of(self._operators)
+        if batch is None:
             return TensorShape(None)
-        batch = TensorShape([])
-        for s in shapes:
-            batch = _broadcast_static(batch, TensorShape(s.as_list()[:-2]))
         return TensorShape(batch.as_list() + [shapes[0].as_list()[-2], shapes[-1].as_list()[-1]])
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
@@ -1257,10 +1289,7 @@ class LinearOperatorComposition(LinearOperator):
         return result
 
     def _determinant(self):
-        result = self._operators[0].determinant()
-        for op in self._operators[1:]:
-            result = _m.multiply(result, op.determinant())
-        return result
+        return _product([op.determinant() for op in self._operators])
 
     def _log_abs_determinant(self):
         return _sum([op.log_abs_determinant() for op in self._operators])
@@ -1287,27 +1316,23 @@ class LinearOperatorBlockDiag(LinearOperator):
         is_square=True,
         name=None,
     ):
-        parameters = {"operators": operators, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
-        operators = list(operators)
-        if not operators:
-            _fail("LinearOperatorBlockDiag", "Expected a non-empty list of operators.")
-        where = name or "_ds_".join(op.name for op in operators)
-        if len({op.dtype for op in operators}) != 1:
-            _fail(where, "Expected all operators to have the same dtype.", TypeError)
-        for flag, what in ((is_non_singular, "non-singular"), (is_self_adjoint, "self-adjoint"),
-                           (is_positive_definite, "positive definite")):  # fmt: skip
-            attribute = "is_" + what.replace("-", "_").replace(" ", "_")
-            if all(getattr(op, attribute) for op in operators) and flag is False:
-                _fail(where, f"The direct sum of {what} operators is always {what}.")
-        if all(op.is_non_singular for op in operators):
-            is_non_singular = True
-        if all(op.is_self_adjoint for op in operators):
-            is_self_adjoint = True
-        if all(op.is_positive_definite for op in operators):
-            is_positive_definite = True
+        parameters = _parameters_with_hints(
+            {"operators": operators},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
+        operators, where = _operator_list(operators, "LinearOperatorBlockDiag", "_ds_", name)
+        _check_same_dtype(where, operators)
+        is_non_singular = _hint_implied(
+            where, is_non_singular, all(op.is_non_singular for op in operators),
+            "The direct sum of non-singular operators is always non-singular.",
+        )  # fmt: skip
+        is_self_adjoint = _hint_implied(
+            where, is_self_adjoint, all(op.is_self_adjoint for op in operators),
+            "The direct sum of self-adjoint operators is always self-adjoint.",
+        )  # fmt: skip
+        is_positive_definite = _hint_implied(
+            where, is_positive_definite, all(op.is_positive_definite for op in operators),
+            "The direct sum of positive definite operators is always positive definite.",
+        )  # fmt: skip
         if not is_square:
             _fail(where, "A block diagonal operator is always square.")
         for op in operators:
@@ -1329,12 +1354,9 @@ class LinearOperatorBlockDiag(LinearOperator):
         return [op.domain_dimension.value for op in self._operators]
 
     def _shape(self):
-        shapes = [op.shape for op in self._operators]
-        if any(s.ndims is None for s in shapes):
+        batch = _batch_shape_of(self._operators)
+        if batch is None:
             return TensorShape(None)
-        batch = TensorShape([])
-        for s in shapes:
-            batch = _broadcast_static(batch, TensorShape(s.as_list()[:-2]))
         n = sum(self._sizes())
         return TensorShape(batch.as_list() + [n, n])
 
@@ -1371,10 +1393,7 @@ class LinearOperatorBlockDiag(LinearOperator):
         )
 
     def _determinant(self):
-        result = self._operators[0].determinant()
-        for op in self._operators[1:]:
-            result = _m.multiply(result, op.determinant())
-        return result
+        return _product([op.determinant() for op in self._operators])
 
     def _log_abs_determinant(self):
         return _sum([op.log_abs_determinant() for op in self._operators])
@@ -1421,6 +1440,14 @@ def _sum(tensors: list):
     return total
 
 
+def _product(tensors: list):
+    """The broadcasting product of ``tensors``."""
+    result = tensors[0]
+    for t in tensors[1:]:
+        result = _m.multiply(result, t)
+    return result
+
+
 class LinearOperatorBlockLowerTriangular(LinearOperator):
     """The block lower-triangular matrix whose block row ``i`` is ``operators[i]`` (``i + 1``
     operators; the last of each row on the diagonal, square)."""
@@ -1434,10 +1461,9 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         is_square=None,
         name="LinearOperatorBlockLowerTriangular",
     ):
-        parameters = {"operators": operators, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"operators": operators},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         rows = [list(row) for row in operators]
         if not rows:
             _fail(name, "Expected a non-empty list of operators.")
@@ -1456,16 +1482,12 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
                 got = (op.range_dimension.value, op.domain_dimension.value)
                 if None not in got and got != expected:
                     _fail(name, f"block ({i}, {j}) has shape {op.shape}, expected {list(expected)}")
-        if len({op.dtype for row in rows for op in row}) != 1:
-            _fail(name, "Expected all operators to have the same dtype.", TypeError)
-        if all(op.is_non_singular for op in diagonal):
-            if is_non_singular is False:
-                _fail(
-                    name,
-                    "A block lower triangular operator with non-singular diagonal blocks is always "
-                    "non-singular.",
-                )
-            is_non_singular = True
+        _check_same_dtype(name, [op for row in rows for op in row])
+        is_non_singular = _hint_implied(
+            name, is_non_singular, all(op.is_non_singular for op in diagonal),
+            "A block lower triangular operator with non-singular diagonal blocks is always "
+            "non-singular.",
+        )  # fmt: skip
         if is_square is False:
             _fail(name, "A block lower triangular operator is always square.")
         self._rows = rows
@@ -1539,10 +1561,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         return _a.concat(_broadcast_all([op.diag_part() for op in self._diagonal], core=1), axis=-1)
 
     def _determinant(self):
-        result = self._diagonal[0].determinant()
-        for op in self._diagonal[1:]:
-            result = _m.multiply(result, op.determinant())
-        return result
+        return _product([op.determinant() for op in self._diagonal])
 
     def _log_abs_determinant(self):
         return _sum([op.log_abs_determinant() for op in self._diagonal])
@@ -1560,36 +1579,23 @@ class LinearOperatorKronecker(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = {"operators": operators, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
-        operators = list(operators)
-        if not operators:
-            _fail("LinearOperatorKronecker", "Expected a non-empty list of operators.")
-        where = name or "_x_".join(op.name for op in operators)
-        if len({op.dtype for op in operators}) != 1:
-            _fail(where, "Expected all operators to have the same dtype.", TypeError)
-        if all(op.is_non_singular for op in operators):
-            if is_non_singular is False:
-                _fail(
-                    where, "The Kronecker product of non-singular operators is always non-singular."
-                )
-            is_non_singular = True
-        if all(op.is_self_adjoint for op in operators):
-            if is_self_adjoint is False:
-                _fail(
-                    where, "The Kronecker product of self-adjoint operators is always self-adjoint."
-                )
-            is_self_adjoint = True
-        if all(op.is_positive_definite for op in operators):
-            if is_positive_definite is False:
-                _fail(
-                    where,
-                    "The Kronecker product of positive-definite operators is always "
-                    "positive-definite.",
-                )
-            is_positive_definite = True
+        parameters = _parameters_with_hints(
+            {"operators": operators},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
+        operators, where = _operator_list(operators, "LinearOperatorKronecker", "_x_", name)
+        _check_same_dtype(where, operators)
+        is_non_singular = _hint_implied(
+            where, is_non_singular, all(op.is_non_singular for op in operators),
+            "The Kronecker product of non-singular operators is always non-singular.",
+        )  # fmt: skip
+        is_self_adjoint = _hint_implied(
+            where, is_self_adjoint, all(op.is_self_adjoint for op in operators),
+            "The Kronecker product of self-adjoint operators is always self-adjoint.",
+        )  # fmt: skip
+        is_positive_definite = _hint_implied(
+            where, is_positive_definite, all(op.is_positive_definite for op in operators),
+            "The Kronecker product of positive-definite operators is always positive-definite.",
+        )  # fmt: skip
         for op in operators:
             if None in (op.range_dimension.value, op.domain_dimension.value):
                 _fail(where, f"the shapes of the factors must be known, got {op.shape}")
@@ -1604,11 +1610,9 @@ class LinearOperatorKronecker(LinearOperator):
         return list(self._operators)
 
     def _shape(self):
-        batch = TensorShape([])
-        for op in self._operators:
-            if op.shape.ndims is None:
-                return TensorShape(None)
-            batch = _broadcast_static(batch, TensorShape(op.shape.as_list()[:-2]))
+        batch = _batch_shape_of(self._operators)
+        if batch is None:
+            return TensorShape(None)
         rows = int(np.prod([op.range_dimension.value for op in self._operators]))
         columns = int(np.prod([op.domain_dimension.value for op in self._operators]))
         return TensorShape(batch.as_list() + [rows, columns])
@@ -1715,11 +1719,10 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         is_square=None,
         name="LinearOperatorLowRankUpdate",
     ):
-        parameters = {"base_operator": base_operator, "u": u, "diag_update": diag_update,
-                      "v": v, "is_diag_update_positive": is_diag_update_positive,
-                      "is_non_singular": is_non_singular, "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"base_operator": base_operator, "u": u, "diag_update": diag_update, "v": v,
+             "is_diag_update_positive": is_diag_update_positive},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         dtype = base_operator.dtype
         if diag_update is not None and is_diag_update_positive is False and is_positive_definite:
             _fail(
@@ -1852,10 +1855,9 @@ class LinearOperatorHouseholder(LinearOperator):
         is_square=None,
         name="LinearOperatorHouseholder",
     ):
-        parameters = {"reflection_axis": reflection_axis, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"reflection_axis": reflection_axis},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         with name_scope(name):
             self._axis = convert_to_tensor(reflection_axis, name="reflection_axis")
             if not self._axis.dtype.is_floating:
@@ -1939,10 +1941,9 @@ class LinearOperatorPermutation(LinearOperator):
         is_square=None,
         name="LinearOperatorPermutation",
     ):
-        parameters = {"perm": perm, "dtype": dtype, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"perm": perm, "dtype": dtype},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         with name_scope(name):
             self._perm = convert_to_tensor(perm, name="perm")
             if not self._perm.dtype.is_integer:
@@ -2027,10 +2028,9 @@ class LinearOperatorToeplitz(LinearOperator):
         is_square=None,
         name="LinearOperatorToeplitz",
     ):
-        parameters = {"col": col, "row": row, "is_non_singular": is_non_singular,
-                      "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"col": col, "row": row},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         with name_scope(name):
             self._col = convert_to_tensor(col, name="col")
             self._row = convert_to_tensor(row, dtype=self._col.dtype, name="row")
@@ -2110,10 +2110,9 @@ class LinearOperatorTridiag(LinearOperator):
         is_square=None,
         name="LinearOperatorTridiag",
     ):
-        parameters = {"diagonals": diagonals, "diagonals_format": diagonals_format,
-                      "is_non_singular": is_non_singular, "is_self_adjoint": is_self_adjoint,
-                      "is_positive_definite": is_positive_definite, "is_square": is_square,
-                      "name": name}  # fmt: skip
+        parameters = _parameters_with_hints(
+            {"diagonals": diagonals, "diagonals_format": diagonals_format},
+            is_non_singular, is_self_adjoint, is_positive_definite, is_square, name)  # fmt: skip
         if diagonals_format not in ("compact", "sequence", "matrix"):
             _fail(
                 name,

@@ -109,6 +109,34 @@ class _BaseLinearOperatorCirculant(LinearOperator):
             parameters=parameters,
         )
 
+    def _init_public(
+        self, block_depth, spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
+        is_positive_definite, is_square, name,
+    ):  # fmt: skip
+        """The ``__init__`` of the public classes, which differ only in ``block_depth``: their
+        arguments become ``parameters``."""
+        parameters = dict(
+            spectrum=spectrum,
+            input_output_dtype=input_output_dtype,
+            is_non_singular=is_non_singular,
+            is_self_adjoint=is_self_adjoint,
+            is_positive_definite=is_positive_definite,
+            is_square=is_square,
+            name=name,
+        )
+        _BaseLinearOperatorCirculant.__init__(
+            self,
+            spectrum,
+            block_depth=block_depth,
+            input_output_dtype=input_output_dtype,
+            is_non_singular=is_non_singular,
+            is_self_adjoint=is_self_adjoint,
+            is_positive_definite=is_positive_definite,
+            is_square=is_square,
+            parameters=parameters,
+            name=name,
+        )
+
     # -- structure ---------------------------------------------------------------------------
     @property
     def spectrum(self):
@@ -385,26 +413,10 @@ class LinearOperatorCirculant(_BaseLinearOperatorCirculant):
         is_square=True,
         name="LinearOperatorCirculant",
     ):
-        parameters = dict(
-            spectrum=spectrum,
-            input_output_dtype=input_output_dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
-        super().__init__(
-            spectrum,
-            block_depth=1,
-            input_output_dtype=input_output_dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        self._init_public(
+            1, spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
+            is_positive_definite, is_square, name,
+        )  # fmt: skip
 
 
 class LinearOperatorCirculant2D(_BaseLinearOperatorCirculant):
@@ -421,26 +433,10 @@ class LinearOperatorCirculant2D(_BaseLinearOperatorCirculant):
         is_square=True,
         name="LinearOperatorCirculant2D",
     ):
-        parameters = dict(
-            spectrum=spectrum,
-            input_output_dtype=input_output_dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
-        super().__init__(
-            spectrum,
-            block_depth=2,
-            input_output_dtype=input_output_dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        self._init_public(
+            2, spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
+            is_positive_definite, is_square, name,
+        )  # fmt: skip
 
 
 class LinearOperatorCirculant3D(_BaseLinearOperatorCirculant):
@@ -457,23 +453,7 @@ class LinearOperatorCirculant3D(_BaseLinearOperatorCirculant):
         is_square=True,
         name="LinearOperatorCirculant3D",
     ):
-        parameters = dict(
-            spectrum=spectrum,
-            input_output_dtype=input_output_dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
-        super().__init__(
-            spectrum,
-            block_depth=3,
-            input_output_dtype=input_output_dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        self._init_public(
+            3, spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
+            is_positive_definite, is_square, name,
+        )  # fmt: skip

@@ -322,13 +322,17 @@ def _as_int64(value, name: str) -> Tensor:
     return value if value.dtype == _dtypes.int64 else cast(value, _dtypes.int64)
 
 
+def _dtype_and_shape(dtype, shape):
+    """``dtype`` as a DType and ``shape`` as a TensorShape (unknown when None)."""
+    return _dtypes.as_dtype(dtype), TensorShape(shape) if shape is not None else TensorShape(None)
+
+
 class ConditionalAccumulatorBase:
     """An accumulator from its handle (``accumulator_ref``): its dtype, shape and the ops
     that every accumulator has."""
 
     def __init__(self, dtype, shape, accumulator_ref):
-        self._dtype = _dtypes.as_dtype(dtype)
-        self._shape = TensorShape(shape) if shape is not None else TensorShape(None)
+        self._dtype, self._shape = _dtype_and_shape(dtype, shape)
         self._accumulator_ref = accumulator_ref
         self._name = accumulator_ref.op.name.split("/")[-1]
 
@@ -353,6 +357,12 @@ class ConditionalAccumulatorBase:
             name or "ResourceAccumulatorNumAccumulated",
         ).outputs[0]
 
+    def _take_op(self, op_type, num_required, attrs, name):
+        """The ``op_type`` node that takes the accumulated gradient once ``num_required`` were
+        added (the dense and sparse take ops differ only in type, attrs and outputs)."""
+        num_required = convert_to_tensor(num_required, _dtypes.int32, name="num_required")
+        return apply_op(op_type, [self._accumulator_ref, num_required], attrs, name or op_type)
+
     def set_global_step(self, new_global_step, name: Optional[str] = None):
         """The op that sets the accumulator's global step (gradients older are dropped)."""
         step = convert_to_tensor(new_global_step, dtype=_dtypes.int64, name="new_global_step")
@@ -365,6 +375,7 @@ class ConditionalAccumulatorBase:
 
 
 def _accumulator_handle(op_type, dtype, shape, shared_name, name, reduction_type, sparse):
+    dtype, shape = _dtype_and_shape(dtype, shape)
     if reduction_type not in ("MEAN", "SUM"):
         raise ValueError(
             f"Attr 'reduction_type' of '{op_type}' Op passed string '{reduction_type}' not in: "
@@ -399,8 +410,6 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
         name="conditional_accumulator",
         reduction_type="MEAN",
     ):
-        dtype = _dtypes.as_dtype(dtype)
-        shape = TensorShape(shape) if shape is not None else TensorShape(None)
         handle = _accumulator_handle(
             "ResourceConditionalAccumulator",
             dtype,
@@ -426,14 +435,9 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
 
     def take_grad(self, num_required, name: Optional[str] = None) -> Tensor:
         """The mean (or sum) of the gradients, once at least ``num_required`` were added."""
-        num_required = convert_to_tensor(num_required, _dtypes.int32, name="num_required")
         attrs = {"dtype": self._dtype, "shape": self._shape}
-        return apply_op(
-            "ResourceAccumulatorTakeGradient",
-            [self._accumulator_ref, num_required],
-            attrs,
-            name or "ResourceAccumulatorTakeGradient",
-        ).outputs[0]
+        op = self._take_op("ResourceAccumulatorTakeGradient", num_required, attrs, name)
+        return op.outputs[0]
 
 
 class SparseConditionalAccumulator(ConditionalAccumulatorBase):
@@ -448,8 +452,6 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
         name="sparse_conditional_accumulator",
         reduction_type="MEAN",
     ):
-        dtype = _dtypes.as_dtype(dtype)
-        shape = TensorShape(shape) if shape is not None else TensorShape(None)
         handle = _accumulator_handle(
             "ResourceSparseConditionalAccumulator",
             dtype,
@@ -493,13 +495,8 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
     def take_grad(self, num_required, name: Optional[str] = None):
         """``(indices, values, shape)``: the mean (or sum) of each row of the gradients, once at
         least ``num_required`` were added."""
-        num_required = convert_to_tensor(num_required, _dtypes.int32, name="num_required")
-        op = apply_op(
-            "SparseAccumulatorTakeGradient",
-            [self._accumulator_ref, num_required],
-            {"dtype": self._dtype},
-            name or "SparseAccumulatorTakeGradient",
-        )
+        attrs = {"dtype": self._dtype}
+        op = self._take_op("SparseAccumulatorTakeGradient", num_required, attrs, name)
         return _SparseGradient(*op.outputs)
 
     def take_indexed_slices_grad(self, num_required, name: Optional[str] = None):

@@ -30,7 +30,10 @@ from ..tensor_shape import TensorShape
 from . import array_ops as _a
 from .array_ops import _shape_from_vector
 from .conv_ops import (
+    _backprop_filter,
+    _backprop_input,
     _check_data_format,
+    _conv_attrs,
     _lowest,
     _one_of,
     _output_size,
@@ -587,14 +590,6 @@ def conv3d_backprop_filter_v2(
 conv3d_backprop_filter = conv3d_backprop_filter_v2
 
 
-def _conv3d_backprop_input(input_sizes, filter, out_backprop, attrs, name):  # noqa: A002
-    graph = _graph_of((filter, out_backprop, input_sizes))
-    with graph.as_default(), graph.name_scope(name) as scope:
-        sizes = convert_to_tensor(input_sizes, dtype=_dtypes.int32, name="input_sizes")
-        f, dy = convert_all((filter, out_backprop), ("filter", "out_backprop"))
-        return apply_op("Conv3DBackpropInputV2", (sizes, f, dy), attrs, scope).outputs[0]
-
-
 def conv3d_transpose(
     value,
     filter=None,  # noqa: A002
@@ -616,7 +611,9 @@ def conv3d_transpose(
         if output_shape is None:
             raise ValueError("conv3d_transpose needs an output_shape")
         attrs = _attrs3d(strides, padding, dilations, data_format)
-    return _conv3d_backprop_input(output_shape, filter, value, attrs, name or "conv3d_transpose")
+    return _backprop_input(
+        "Conv3DBackpropInputV2", output_shape, filter, value, attrs, name or "conv3d_transpose"
+    )
 
 
 # -- other names of the 2-d backward ops ---------------------------------------------------------
@@ -632,15 +629,10 @@ def depthwise_conv2d_native_backprop_input(
 ) -> Tensor:
     """The gradient of `depthwise_conv2d_native` with respect to its input of shape
     ``input_sizes``."""
-    from .conv_ops import _conv_attrs
-
-    with argument_errors("DepthwiseConv2dNativeBackpropInput", name):
+    op_type = "DepthwiseConv2dNativeBackpropInput"
+    with argument_errors(op_type, name):
         attrs = _conv_attrs(strides, padding, dilations, data_format)
-    graph = _graph_of((filter, out_backprop, input_sizes))
-    with graph.as_default(), graph.name_scope(name or "DepthwiseConv2dNativeBackpropInput") as sc:
-        sizes = convert_to_tensor(input_sizes, dtype=_dtypes.int32, name="input_sizes")
-        f, dy = convert_all((filter, out_backprop), ("filter", "out_backprop"))
-        return apply_op("DepthwiseConv2dNativeBackpropInput", (sizes, f, dy), attrs, sc).outputs[0]
+    return _backprop_input(op_type, input_sizes, filter, out_backprop, attrs, name)
 
 
 def depthwise_conv2d_native_backprop_filter(
@@ -655,15 +647,10 @@ def depthwise_conv2d_native_backprop_filter(
 ) -> Tensor:
     """The gradient of `depthwise_conv2d_native` with respect to its filter of shape
     ``filter_sizes``."""
-    from .conv_ops import _conv_attrs
-
-    with argument_errors("DepthwiseConv2dNativeBackpropFilter", name):
+    op_type = "DepthwiseConv2dNativeBackpropFilter"
+    with argument_errors(op_type, name):
         attrs = _conv_attrs(strides, padding, dilations, data_format)
-    graph = _graph_of((input, out_backprop, filter_sizes))
-    with graph.as_default(), graph.name_scope(name or "DepthwiseConv2dNativeBackpropFilter") as sc:
-        sizes = convert_to_tensor(filter_sizes, dtype=_dtypes.int32, name="filter_sizes")
-        x, dy = convert_all((input, out_backprop), ("input", "out_backprop"))
-        return apply_op("DepthwiseConv2dNativeBackpropFilter", (x, sizes, dy), attrs, sc).outputs[0]
+    return _backprop_filter(op_type, input, filter_sizes, out_backprop, attrs, name)
 
 
 depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input

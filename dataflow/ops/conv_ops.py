@@ -504,6 +504,24 @@ def _one_of(value, alias, name: str, alias_name: str):
     return value
 
 
+def _backprop_input(op_type, input_sizes, filter, out_backprop, attrs, name):  # noqa: A002
+    """The ``op_type`` node (Conv2DBackpropInput or its depthwise twin) for checked ``attrs``."""
+    graph = _graph_of((filter, out_backprop, input_sizes))
+    with graph.as_default(), graph.name_scope(name or op_type) as scope:
+        sizes = convert_to_tensor(input_sizes, dtype=_dtypes.int32, name="input_sizes")
+        f, dy = convert_all((filter, out_backprop), ("filter", "out_backprop"))
+        return apply_op(op_type, (sizes, f, dy), attrs, scope).outputs[0]
+
+
+def _backprop_filter(op_type, input, filter_sizes, out_backprop, attrs, name):  # noqa: A002
+    """The ``op_type`` node (Conv2DBackpropFilter or its depthwise twin) for checked ``attrs``."""
+    graph = _graph_of((input, out_backprop, filter_sizes))
+    with graph.as_default(), graph.name_scope(name or op_type) as scope:
+        sizes = convert_to_tensor(filter_sizes, dtype=_dtypes.int32, name="filter_sizes")
+        x, dy = convert_all((input, out_backprop), ("input", "out_backprop"))
+        return apply_op(op_type, (x, sizes, dy), attrs, scope).outputs[0]
+
+
 def conv2d_backprop_input(
     input_sizes,
     filter=None,  # noqa: A002
@@ -520,11 +538,7 @@ def conv2d_backprop_input(
     with argument_errors("Conv2DBackpropInput", name):
         filter = _one_of(filter, filters, "filter", "filters")  # noqa: A001
         attrs = _conv_attrs(strides, padding, dilations, data_format)
-    graph = _graph_of((filter, out_backprop, input_sizes))
-    with graph.as_default(), graph.name_scope(name or "Conv2DBackpropInput") as scope:
-        sizes = convert_to_tensor(input_sizes, dtype=_dtypes.int32, name="input_sizes")
-        f, dy = convert_all((filter, out_backprop), ("filter", "out_backprop"))
-        return apply_op("Conv2DBackpropInput", (sizes, f, dy), attrs, scope).outputs[0]
+    return _backprop_input("Conv2DBackpropInput", input_sizes, filter, out_backprop, attrs, name)
 
 
 def conv2d_backprop_filter(
@@ -541,11 +555,7 @@ def conv2d_backprop_filter(
     """The gradient of `conv2d` with respect to its filter of shape ``filter_sizes``."""
     with argument_errors("Conv2DBackpropFilter", name):
         attrs = _conv_attrs(strides, padding, dilations, data_format)
-    graph = _graph_of((input, out_backprop, filter_sizes))
-    with graph.as_default(), graph.name_scope(name or "Conv2DBackpropFilter") as scope:
-        sizes = convert_to_tensor(filter_sizes, dtype=_dtypes.int32, name="filter_sizes")
-        x, dy = convert_all((input, out_backprop), ("input", "out_backprop"))
-        return apply_op("Conv2DBackpropFilter", (x, sizes, dy), attrs, scope).outputs[0]
+    return _backprop_filter("Conv2DBackpropFilter", input, filter_sizes, out_backprop, attrs, name)
 
 
 def conv2d_transpose(

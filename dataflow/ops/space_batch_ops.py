@@ -57,16 +57,26 @@ def _block_and_pairs(op, what: str):
     return m, block_value, pairs_value
 
 
-def _infer_space_to_batch(op):
-    x = op.inputs[0]
-    m, block, pads = _block_and_pairs(op, "paddings")
+def _shape_unless_all_known(x, m, block, pairs):
+    """The inferred output when the rank of ``x``, the block count ``m`` or the values of the
+    block shape and ``pairs`` (paddings or crops) are unknown; None when all are known."""
     if x.shape.ndims is None or m is None:
         return [(x.dtype, TensorShape(None))]
     if x.shape.ndims < m + 1:
         raise ValueError(f"input must have rank at least {m + 1}, got shape {x.shape}")
     dims = x.shape.as_list()
-    if block is None or pads is None:
+    if block is None or pairs is None:
         return [(x.dtype, TensorShape([None] * (m + 1) + dims[m + 1 :]))]
+    return None
+
+
+def _infer_space_to_batch(op):
+    x = op.inputs[0]
+    m, block, pads = _block_and_pairs(op, "paddings")
+    partly_known = _shape_unless_all_known(x, m, block, pads)
+    if partly_known is not None:
+        return partly_known
+    dims = x.shape.as_list()
     out = [None if dims[0] is None else dims[0] * int(np.prod(block))]
     for i in range(m):
         size = dims[i + 1]
@@ -85,13 +95,10 @@ def _infer_space_to_batch(op):
 def _infer_batch_to_space(op):
     x = op.inputs[0]
     m, block, crops = _block_and_pairs(op, "crops")
-    if x.shape.ndims is None or m is None:
-        return [(x.dtype, TensorShape(None))]
-    if x.shape.ndims < m + 1:
-        raise ValueError(f"input must have rank at least {m + 1}, got shape {x.shape}")
+    partly_known = _shape_unless_all_known(x, m, block, crops)
+    if partly_known is not None:
+        return partly_known
     dims = x.shape.as_list()
-    if block is None or crops is None:
-        return [(x.dtype, TensorShape([None] * (m + 1) + dims[m + 1 :]))]
     count = int(np.prod(block))
     if dims[0] is not None and dims[0] % count:
         raise ValueError(f"Dimension size must be evenly divisible by {count} but is {dims[0]}")
@@ -115,18 +122,26 @@ def _as_block(block_shape) -> list:
     return block
 
 
+def _checked_arguments(x, block_shape, amounts, what: str):
+    """The kernels' arguments as arrays: ``x``, the block sizes, and ``amounts`` (the paddings or
+    crops, named ``what``) as one non-negative (before, after) pair per block dimension."""
+    x = np.asarray(x)
+    block = _as_block(block_shape)
+    m = len(block)
+    amounts = np.asarray(amounts, dtype=np.int64).reshape(m, 2)
+    if np.any(amounts < 0):
+        raise InvalidArgumentError(None, None, f"{what} must be non-negative: {amounts}")
+    if x.ndim < m + 1:
+        raise InvalidArgumentError(
+            None, None, f"input rank should be >= {m + 1} instead of {x.ndim}"
+        )
+    return x, block, amounts
+
+
 def _space_to_batch_kernel(attrs):
     def space_to_batch(x, block_shape, paddings):
-        x = np.asarray(x)
-        block = _as_block(block_shape)
+        x, block, pads = _checked_arguments(x, block_shape, paddings, "paddings")
         m = len(block)
-        pads = np.asarray(paddings, dtype=np.int64).reshape(m, 2)
-        if np.any(pads < 0):
-            raise InvalidArgumentError(None, None, f"paddings must be non-negative: {pads}")
-        if x.ndim < m + 1:
-            raise InvalidArgumentError(
-                None, None, f"input rank should be >= {m + 1} instead of {x.ndim}"
-            )
         padded = np.pad(x, [(0, 0), *map(tuple, pads), *[(0, 0)] * (x.ndim - 1 - m)])
         batch, rest = padded.shape[0], padded.shape[m + 1 :]
         shape = [batch]
@@ -154,16 +169,8 @@ def _space_to_batch_kernel(attrs):
 
 def _batch_to_space_kernel(attrs):
     def batch_to_space(x, block_shape, crops):
-        x = np.asarray(x)
-        block = _as_block(block_shape)
+        x, block, crops = _checked_arguments(x, block_shape, crops, "crops")
         m = len(block)
-        crops = np.asarray(crops, dtype=np.int64).reshape(m, 2)
-        if np.any(crops < 0):
-            raise InvalidArgumentError(None, None, f"crops must be non-negative: {crops}")
-        if x.ndim < m + 1:
-            raise InvalidArgumentError(
-                None, None, f"input rank should be >= {m + 1} instead of {x.ndim}"
-            )
         count = int(np.prod(block))
         if x.shape[0] % count:
             raise InvalidArgumentError(
