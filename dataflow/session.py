@@ -127,6 +127,29 @@ class ConfigProto(Message):
     experimental: Experimental = field(default_factory=Experimental)
 
 
+def process_config() -> ConfigProto:
+    """The ``ConfigProto`` of a Session given none: the default one, with the process's runtime
+    options (`dataflow.config`: threads, soft placement, logical CPUs, graph-pass switches)."""
+    from .config._state import STATE
+    from .passes.config import RewriterConfig
+
+    config = ConfigProto(
+        inter_op_parallelism_threads=STATE.inter_op_threads,
+        intra_op_parallelism_threads=STATE.intra_op_threads,
+        allow_soft_placement=STATE.soft_placement,
+        log_device_placement=STATE.log_device_placement,
+    )
+    if STATE.logical_devices is not None:
+        config.device_count = {"CPU": STATE.logical_cpus()}
+    rewrite = config.graph_options.rewrite_options
+    for option, value in STATE.optimizer_options.items():
+        if isinstance(getattr(RewriterConfig, option, None), bool):
+            setattr(rewrite, option, bool(value))
+        elif hasattr(RewriterConfig, option) and option != "optimizers":
+            setattr(rewrite, option, RewriterConfig.ON if value else RewriterConfig.OFF)
+    return config
+
+
 @dataclass
 class RunOptions(Message):
     """Per-run options: ``timeout_in_ms`` (0 = none) and ``trace_level`` (accepted, unused:
@@ -402,9 +425,7 @@ class Session:
                 "`with df.Graph().as_default():` to run it in a Session."
             )
         if config is None:  # the process's options, as `df.config` set them
-            from .config import session_config
-
-            config = session_config()
+            config = process_config()
         self._config = config
         executor_type = self._config.experimental.executor_type
         if executor_type not in ("", DEFAULT_EXECUTOR, SINGLE_THREADED_EXECUTOR):

@@ -2,9 +2,10 @@
 
 TensorFlow 2 keeps one runtime configuration per process; a ``tf.compat.v1.Session`` made
 without a ``config`` starts from it.  dataflow does the same: what is set here (threads, soft
-placement, logical CPUs, graph passes, compiled plans, functions run eagerly) is the
-``ConfigProto`` a `Session` takes when it is given none (`session_config`), and it applies to
-Sessions made afterwards; a Session given its own ``config`` uses that alone, as in TensorFlow.
+placement, logical CPUs, graph passes, compiled plans, functions run eagerly) makes the
+``ConfigProto`` a `Session` takes when it is given none (`dataflow.session.process_config`),
+and applies to Sessions made afterwards; a Session given its own ``config`` uses that alone,
+as in TensorFlow.
 
 The host has one physical device, its CPU; it can be split into several logical CPUs
 (`set_logical_device_configuration`), which ops are placed on with ``df.device("/cpu:1")``
@@ -37,7 +38,6 @@ __all__ = [
     "list_physical_devices",
     "optimizer",
     "run_functions_eagerly",
-    "session_config",
     "set_logical_device_configuration",
     "set_soft_device_placement",
     "set_visible_devices",
@@ -152,9 +152,3 @@ def functions_run_eagerly() -> bool:
 # TensorFlow 2.0's names for the two above.
 experimental_run_functions_eagerly = run_functions_eagerly
 experimental_functions_run_eagerly = functions_run_eagerly
-
-
-def session_config():
-    """The ``ConfigProto`` a `Session` given none starts from: the default one, with what this
-    module has set."""
-    return _STATE.session_config()

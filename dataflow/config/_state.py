@@ -1,9 +1,9 @@
-"""The runtime options `dataflow.config` sets, in one place, and the ConfigProto they make."""
+"""The runtime options `dataflow.config` sets, in one place (the Session reads them to make the
+ConfigProto of a Session given none: `dataflow.session.process_config`)."""
 
 from __future__ import annotations
 
 import collections
-import copy
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -27,26 +27,6 @@ class RuntimeOptions:
 
     def logical_cpus(self) -> int:
         return 1 if self.logical_devices is None else len(self.logical_devices)
-
-    def session_config(self):
-        from ..passes.config import RewriterConfig
-        from ..session import ConfigProto
-
-        config = ConfigProto(
-            inter_op_parallelism_threads=self.inter_op_threads,
-            intra_op_parallelism_threads=self.intra_op_threads,
-            allow_soft_placement=self.soft_placement,
-            log_device_placement=self.log_device_placement,
-        )
-        if self.logical_devices is not None:
-            config.device_count = {"CPU": self.logical_cpus()}
-        rewrite = config.graph_options.rewrite_options
-        for option, value in self.optimizer_options.items():
-            if isinstance(getattr(RewriterConfig, option, None), bool):
-                setattr(rewrite, option, bool(value))
-            elif hasattr(RewriterConfig, option) and option != "optimizers":
-                setattr(rewrite, option, RewriterConfig.ON if value else RewriterConfig.OFF)
-        return copy.deepcopy(config)
 
 
 STATE = RuntimeOptions()
