@@ -22,10 +22,10 @@ _SEED_SCRAMBLE_KEY = (0x3EC8F720, 0x02461E29)
 ROUNDS = 10
 
 
-def _counters(counter, first_block: int, blocks: int) -> list[np.ndarray]:
-    """The four words of the 128-bit counters ``counter + first_block + i``, i < blocks."""
-    offsets = np.arange(blocks, dtype=np.uint64) + np.uint64(first_block)
-    words, carry = [], np.zeros(blocks, np.uint64)
+def _counters(counter, offsets: np.ndarray) -> list[np.ndarray]:
+    """The four words of the 128-bit counters ``counter + offset`` for each of ``offsets``."""
+    offsets = np.asarray(offsets, np.uint64)
+    words, carry = [], np.zeros(offsets.shape, np.uint64)
     added = (offsets & _MASK, offsets >> np.uint64(32), 0, 0)
     for word, add in zip(counter, added):
         total = np.uint64(word) + np.asarray(add, np.uint64) + carry
@@ -37,7 +37,13 @@ def _counters(counter, first_block: int, blocks: int) -> list[np.ndarray]:
 def blocks(key, counter, blocks: int, first_block: int = 0) -> np.ndarray:
     """``[blocks, 4]`` uint32: Philox4x32-10 of ``key`` (2 words) at counters
     ``counter + first_block ...`` (4 words, least significant first)."""
-    c0, c1, c2, c3 = _counters(counter, first_block, blocks)
+    return blocks_at(key, counter, np.arange(blocks, dtype=np.uint64) + np.uint64(first_block))
+
+
+def blocks_at(key, counter, offsets: np.ndarray) -> np.ndarray:
+    """``[..., 4]`` uint32: the Philox blocks at ``counter + offset`` for each of ``offsets``
+    (any shape), all at once."""
+    c0, c1, c2, c3 = _counters(counter, offsets)
     k0, k1 = int(key[0]), int(key[1])
     for round_ in range(ROUNDS):
         p0, p1 = _M0 * c0, _M1 * c2

@@ -104,21 +104,25 @@ def _truncated_normal_values(key, counter, count: int, dtype: _dtypes.DType) -> 
     groups = -(-count // group)
     stride_blocks = group * _RESERVED_WORDS_PER_OUTPUT // 4
     out = np.empty((groups, group), np.float64 if wide else np.float32)
-    pending = np.arange(groups)
+    sampler = philox.box_muller_float64 if wide else philox.box_muller_float32
+    pending = np.arange(groups, dtype=np.uint64)
     pairs = group  # candidates drawn per group in the first pass: enough for most groups
     while pending.size:
-        kept_rows = []
-        for index in pending:
-            words = philox.words(key, counter, pairs * words_per_pair, index * stride_blocks)
-            words = words.reshape(-1, words_per_pair)
-            sampler = philox.box_muller_float64 if wide else philox.box_muller_float32
-            candidates = np.stack(sampler(*words.T), axis=-1).reshape(-1)
-            inside = candidates[np.abs(candidates) < 2]
-            if inside.size >= group:
-                out[index] = inside[:group]
-            else:
-                kept_rows.append(index)
-        pending = np.asarray(kept_rows, dtype=np.int64)
+        # every pending group's stretch at once: [groups, blocks] offsets, then their words
+        per_group = pairs * words_per_pair // 4
+        offsets = pending[:, None] * np.uint64(stride_blocks) + np.arange(
+            per_group, dtype=np.uint64
+        )
+        words = philox.blocks_at(key, counter, offsets).reshape(len(pending), pairs, words_per_pair)
+        candidates = np.stack(sampler(*np.moveaxis(words, -1, 0)), axis=-1).reshape(
+            len(pending), -1
+        )
+        inside = np.abs(candidates) < 2
+        full = inside.sum(axis=1) >= group
+        # the first ``group`` candidates inside, in order, of each group that has enough
+        first_inside = np.argsort(~inside[full], axis=1, kind="stable")[:, :group]
+        out[pending[full].astype(np.int64)] = np.take_along_axis(candidates[full], first_inside, 1)
+        pending = pending[~full]
         pairs *= 4
     return out.reshape(-1)[:count].astype(_dtypes.numpy_dtype(dtype), copy=False)
 
