@@ -24,7 +24,7 @@ from .graph import GraphKeys, control_dependencies, convert_to_tensor, name_scop
 from .op_registry import apply_op, define_op
 from .ops.array_ops import gather, identity, shape
 from .ops.array_ops import range as _range
-from .ops.queue_ops import FIFOQueue, RandomShuffleQueue
+from .ops.queue_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 from .ops.random_ops import random_shuffle
 from .queue_runner import QueueRunner, add_queue_runner
 from .tensor_shape import TensorShape
@@ -220,6 +220,22 @@ def _queue_shapes(tensors: list, shapes, enqueue_many: bool) -> list:
     return found
 
 
+def _batching_queue(capacity, tensors, shapes, enqueue_many, dynamic_pad, shared_name):
+    """The queue `batch`, `batch_join` and their ``maybe_`` forms batch through: a FIFOQueue
+    of fully defined shapes, or with ``dynamic_pad`` a PaddingFIFOQueue whose shapes may leave
+    dimensions unknown, each batch padded to its longest example (TF1's choice)."""
+    dtypes = [t.dtype for t in tensors]
+    if not dynamic_pad:
+        shapes = _queue_shapes(tensors, shapes, enqueue_many)
+        return FIFOQueue(capacity=capacity, dtypes=dtypes, shapes=shapes, shared_name=shared_name)
+    if shapes is None:
+        shapes = [t.shape[1:] if enqueue_many else t.shape for t in tensors]
+        if any(s.ndims is None for s in shapes):
+            raise ValueError(f"All shapes must have a defined rank: {[str(s) for s in shapes]}")
+    shapes = [TensorShape(s) for s in shapes]
+    return PaddingFIFOQueue(capacity, dtypes, shapes, shared_name=shared_name)
+
+
 def _validate_keep_input(keep_input, enqueue_many: bool):
     """``keep_input`` as a bool tensor of rank 0 (or 1 with ``enqueue_many``), as TF1 checks."""
     keep_input = convert_to_tensor(keep_input)
@@ -278,15 +294,10 @@ def batch(
     name: Optional[str] = None,
 ):
     """Batches of ``batch_size`` examples, in the order the feeding threads enqueue them."""
-    if dynamic_pad:
-        raise ValueError("batch(dynamic_pad=True) needs a PaddingFIFOQueue, which dataflow lacks")
     with name_scope(name or "batch") as scope:
         tensor_list = [convert_to_tensor(t) for t in _as_tensor_list(tensors)]
-        queue = FIFOQueue(
-            capacity=capacity,
-            dtypes=[t.dtype for t in tensor_list],
-            shapes=_queue_shapes(tensor_list, shapes, enqueue_many),
-            shared_name=shared_name,
+        queue = _batching_queue(
+            capacity, tensor_list, shapes, enqueue_many, dynamic_pad, shared_name
         )
         return _batch_on(
             queue, tensor_list, tensors, batch_size, num_threads, enqueue_many,
@@ -365,18 +376,9 @@ def batch_join(
     """Batches of examples from several sources: each element of ``tensors_list`` (one
     example's tensors, as ``batch`` takes) is enqueued by a thread of its own, so readers of
     different files fill one queue."""
-    if dynamic_pad:
-        raise ValueError(
-            "batch_join(dynamic_pad=True) needs a PaddingFIFOQueue, which dataflow lacks"
-        )
     with name_scope(name or "batch_join") as scope:
         lists = _join_lists("batch_join", tensors_list)
-        queue = FIFOQueue(
-            capacity=capacity,
-            dtypes=[t.dtype for t in lists[0]],
-            shapes=_queue_shapes(lists[0], shapes, enqueue_many),
-            shared_name=shared_name,
-        )
+        queue = _batching_queue(capacity, lists[0], shapes, enqueue_many, dynamic_pad, shared_name)
         return _join_on(
             queue, lists, tensors_list[0], batch_size, enqueue_many, allow_smaller_final_batch,
             scope,
@@ -429,18 +431,11 @@ def maybe_batch(
     """`batch` of the examples ``keep_input`` keeps: a bool scalar keeps or drops the example
     (or, with ``enqueue_many``, the whole batch); a bool vector (with ``enqueue_many``) keeps
     the examples whose entry is true."""
-    if dynamic_pad:
-        raise ValueError(
-            "maybe_batch(dynamic_pad=True) needs a PaddingFIFOQueue, which dataflow lacks"
-        )
     with name_scope(name or "batch") as scope:
         tensor_list = [convert_to_tensor(t) for t in _as_tensor_list(tensors)]
         keep = _validate_keep_input(keep_input, enqueue_many)
-        queue = FIFOQueue(
-            capacity=capacity,
-            dtypes=[t.dtype for t in tensor_list],
-            shapes=_queue_shapes(tensor_list, shapes, enqueue_many),
-            shared_name=shared_name,
+        queue = _batching_queue(
+            capacity, tensor_list, shapes, enqueue_many, dynamic_pad, shared_name
         )
         return _batch_on(
             queue, tensor_list, tensors, batch_size, num_threads, enqueue_many,
@@ -461,19 +456,10 @@ def maybe_batch_join(
     name: Optional[str] = None,
 ):
     """`batch_join` of the examples ``keep_input`` keeps (as `maybe_batch`)."""
-    if dynamic_pad:
-        raise ValueError(
-            "maybe_batch_join(dynamic_pad=True) needs a PaddingFIFOQueue, which dataflow lacks"
-        )
     with name_scope(name or "batch_join") as scope:
         lists = _join_lists("maybe_batch_join", tensors_list)
         keep = _validate_keep_input(keep_input, enqueue_many)
-        queue = FIFOQueue(
-            capacity=capacity,
-            dtypes=[t.dtype for t in lists[0]],
-            shapes=_queue_shapes(lists[0], shapes, enqueue_many),
-            shared_name=shared_name,
-        )
+        queue = _batching_queue(capacity, lists[0], shapes, enqueue_many, dynamic_pad, shared_name)
         return _join_on(
             queue, lists, tensors_list[0], batch_size, enqueue_many, allow_smaller_final_batch,
             scope, keep,

@@ -219,3 +219,20 @@ def test_queue_runners_survive_a_save_and_load(tmp_path):
         coord.request_stop()
         coord.join(threads, stop_grace_period_secs=10)
     assert [b.tolist() for b in got] == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_batch_with_dynamic_pad_pads_each_batch_to_its_longest_example():
+    with df.Graph().as_default():
+        lengths = df.FIFOQueue(4, df.int32, shapes=[[]])
+        fill = lengths.enqueue_many([[1, 3]])
+        example = df.range(lengths.dequeue())
+        batch = df.train.batch([example], batch_size=2, dynamic_pad=True)
+        assert batch.shape.as_list() == [2, None]
+        with df.Session() as sess:
+            sess.run(fill)
+            sess.run(lengths.close())  # the runner ends when the lengths run out
+            coord = df.train.Coordinator()
+            threads = df.train.start_queue_runners(sess, coord)
+            np.testing.assert_array_equal(sess.run(batch), [[0, 0, 0], [0, 1, 2]])
+            coord.request_stop()
+            coord.join(threads)
