@@ -1,0 +1,162 @@
+"""The public names of `dataflow`, walked from ``import dataflow as df``.
+
+`walk()` visits every module reachable from the package root through public attributes
+(each module once, under the first path met in breadth-first order; later paths to the same
+module are recorded as aliases of it) and records each public name (no leading underscore)
+that the project owns:
+
+- in a *namespace* (the package root, every package's ``__init__``, and every module that
+  stands for one of TensorFlow's namespaces: ``df.train``, ``df.math``, ``df.compat.v1``,
+  ...), every function, class and constant it offers, wherever it is defined;
+- in an implementation module (``dataflow.session``, ``dataflow.ops.math_ops``, ...), the
+  functions and classes defined there and its plain constants (numbers, strings, tuples,
+  sets, dicts), but not the names it merely imports for its own use.
+
+Functions and classes are recorded with their signatures.  A module attribute is followed
+when it is a submodule of its parent or a namespace.  Names from elsewhere (numpy, typing,
+the standard library) are never part of it.
+
+``python tests/api/public_names.py`` rewrites ``public_names.json`` from the code as it is;
+do that only for a deliberate change of the API, and let the diff show it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import pathlib
+import re
+import sys
+import types
+from collections import deque
+
+RECORD = pathlib.Path(__file__).with_name("public_names.json")
+PACKAGES = ("dataflow", "primitives", "executor")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+_PLAIN_CONSTANTS = (bool, int, float, complex, str, bytes, tuple, frozenset, dict, type(None))
+_TF_NAMESPACES = frozenset(
+    json.loads(
+        (
+            pathlib.Path(__file__).parent.parent / "tf1_surface" / "tensorflow_compat_v1.json"
+        ).read_text()
+    )["modules"]
+)
+
+
+def _ours(module_name: str) -> bool:
+    return (module_name or "").split(".")[0] in PACKAGES
+
+
+def is_namespace(path: str, module) -> bool:
+    """Whether ``module``, reached at ``path``, offers names it does not define."""
+    relative = path.partition(".")[2]
+    if relative.startswith("compat.v1"):
+        relative = relative[len("compat.v1") :].lstrip(".")
+    return path in PACKAGES or hasattr(module, "__path__") or relative in _TF_NAMESPACES
+
+
+def signature_of(value) -> str:
+    """``inspect.signature`` as text, with object addresses taken out; "" when it has none."""
+    try:
+        text = str(inspect.signature(value))
+    except (TypeError, ValueError):
+        return ""
+    return _ADDRESS.sub("", text)
+
+
+def _is_routine(value) -> bool:
+    return isinstance(value, type) or callable(value) and hasattr(value, "__module__")
+
+
+def description_of(value) -> str:
+    """``function(signature)``, ``class(signature)`` or ``value:<type name>``."""
+    if isinstance(value, types.ModuleType):
+        return "module"
+    if _is_routine(value):
+        kind = "class" if isinstance(value, type) else "function"
+        return f"{kind}{signature_of(value)}"
+    return f"value:{type(value).__name__}"
+
+
+def describe(value, module, namespace: bool):
+    """What the record says about ``value``, a public name of ``module``; None when the name
+    is not part of the API (see the module docstring)."""
+    if _is_routine(value):
+        home = getattr(value, "__module__", "") or ""
+        if not _ours(home) or not namespace and home != module.__name__:
+            return None
+    elif type(value).__module__ in ("typing", "__future__"):
+        return None
+    elif not namespace and not isinstance(value, _PLAIN_CONSTANTS):
+        return None
+    return description_of(value)
+
+
+def _follows(parent_path: str, parent, name: str, module) -> bool:
+    """Whether the walk goes into ``module``, found as ``parent.name``."""
+    if not _ours(module.__name__):
+        return False
+    return (
+        module.__name__ == f"{parent.__name__}.{name}"
+        or is_namespace(f"{parent_path}.{name}", module)
+        and not hasattr(module, "__path__")
+        and is_namespace(parent_path, parent)
+    )
+
+
+def walk(*roots) -> dict[str, str]:
+    """``{dotted path: description}`` of every public name reachable from ``roots``."""
+    entries: dict[str, str] = {}
+    first_path: dict[int, str] = {}
+    queue = deque((root.__name__, root) for root in roots)
+    while queue:
+        path, module = queue.popleft()
+        if id(module) in first_path:
+            entries[path] = f"module {first_path[id(module)]}"
+            continue
+        first_path[id(module)] = path
+        entries[path] = "module"
+        namespace = is_namespace(path, module)
+        for name in sorted(dir(module)):
+            if name.startswith("_"):
+                continue
+            value = getattr(module, name)
+            if isinstance(value, types.ModuleType):
+                if _follows(path, module, name, value):
+                    queue.append((f"{path}.{name}", value))
+                continue
+            description = describe(value, module, namespace)
+            if description is not None:
+                entries[f"{path}.{name}"] = description
+    return entries
+
+
+def roots() -> tuple:
+    """The three packages, imported as a user imports them."""
+    import dataflow
+    import executor
+    import primitives
+
+    return dataflow, primitives, executor
+
+
+def resolve(path: str):
+    """The object at ``path`` (``dataflow.train.AdamOptimizer``), reached by attributes from
+    the package the path starts with."""
+    first, *rest = path.split(".")
+    value = {root.__name__: root for root in roots()}[first]
+    for part in rest:
+        value = getattr(value, part)
+    return value
+
+
+def main() -> None:
+    entries = walk(*roots())
+    RECORD.write_text(json.dumps(entries, indent=0, sort_keys=True) + "\n")
+    print(f"{len(entries)} names written to {RECORD}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
