@@ -36,10 +36,13 @@ positive number of seconds), 130 when interrupted.  Every error is reported on s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
 import warnings
 from collections import Counter
@@ -252,7 +255,7 @@ def _run(args, graph: df.Graph, out) -> None:
             op = graph.get_operation_by_name(name)
             fetches.append(op.outputs[0] if op.outputs else op)
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
-    with df.Session(graph=graph) as sess:
+    with df.Session(graph=graph) as sess, _interrupts_cancel(sess):
         try:
             if args.init:
                 with graph.as_default():
@@ -265,6 +268,10 @@ def _run(args, graph: df.Graph, out) -> None:
                 f"the run did not finish within --timeout {args.timeout:g} s and was stopped"
                 + ("\n" + where if where else "")
             ) from None
+        except df.errors.CancelledError:
+            if sess._cancellation.reason == _INTERRUPTED:
+                raise KeyboardInterrupt from None
+            raise
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         for name, value in zip(args.fetch, values):
@@ -274,6 +281,36 @@ def _run(args, graph: df.Graph, out) -> None:
     else:
         json.dump({n: _jsonable(v) for n, v in zip(args.fetch, values)}, out, allow_nan=False)
         print(file=out)
+
+
+_INTERRUPTED = "interrupted"
+
+
+@contextlib.contextmanager
+def _interrupts_cancel(sess: df.Session):
+    """While the block runs, Ctrl-C (SIGINT) also cancels ``sess``'s runs.
+
+    Python turns SIGINT into a KeyboardInterrupt raised in whatever the main thread is doing
+    at that moment, and code that catches BaseException there (a finalizer, a callback, a
+    stream wrapper) can lose it.  The cancellation is a flag every run reads before it fires
+    a node, so the run stops whatever becomes of the exception.  A program that starts with
+    SIGINT ignored or handled (``nohup``, a parent's choice) keeps its handling."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+
+    def interrupt(signum, frame):
+        sess._cancellation.cancel(_INTERRUPTED)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class _RunTimedOut(Exception):

@@ -301,7 +301,9 @@ def test_a_feed_holding_a_number_no_dtype_holds_is_refused(numbers, literal):
     assert "Traceback" not in result.stderr
 
 
-def test_an_interrupted_run_exits_with_status_130_and_one_line(tmp_path, fresh_graph):
+def _ticking_graph(graph, path) -> list[str]:
+    """Saves at ``path`` a loop that never ends and prints "tick" to stderr each iteration;
+    returns the command line that runs it."""
     n = df.placeholder(df.int32, [], name="n")
 
     def body(i):
@@ -309,15 +311,56 @@ def test_an_interrupted_run_exits_with_status_130_and_one_line(tmp_path, fresh_g
             return i + 1
 
     df.identity(df.while_loop(lambda i: i >= 0, body, [n]), name="count")
-    path = tmp_path / "ticking.dfg"
-    df.io.save_graph(fresh_graph, path)
-    argv = [sys.executable, "-m", "dataflow", "run", str(path), "--feed", "n=0", "--fetch", "count"]
-    child = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    df.io.save_graph(graph, path)
+    return ["-m", "dataflow", "run", str(path), "--feed", "n=0", "--fetch", "count"]
+
+
+def _interrupt(argv: list[str]) -> tuple[int, str]:
+    """Starts ``python *argv``, sends SIGINT once it has ticked, and returns its exit status and
+    stderr (a child still running 60 s later fails the test)."""
+    child = subprocess.Popen([sys.executable, *argv], stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert child.stderr.readline() == "tick\n"  # the run is under way
         child.send_signal(signal.SIGINT)
-        err = child.communicate(timeout=60)[1]
+        try:
+            err = child.communicate(timeout=60)[1]
+        except subprocess.TimeoutExpired:
+            pytest.fail("the run went on after SIGINT")
     finally:
         child.kill()
-    assert child.returncode == 130
+    return child.returncode, err
+
+
+def test_an_interrupted_run_exits_with_status_130_and_one_line(tmp_path, fresh_graph):
+    status, err = _interrupt(_ticking_graph(fresh_graph, tmp_path / "ticking.dfg"))
+    assert status == 130
+    assert err.splitlines()[-1] == "error: interrupted" and "Traceback" not in err
+
+
+def test_an_interrupt_stops_the_run_even_when_code_on_the_way_swallows_it(tmp_path, fresh_graph):
+    # Python delivers Ctrl-C as a KeyboardInterrupt raised in whatever the main thread runs at
+    # that moment; code that catches BaseException there (a finalizer, a callback, a library)
+    # loses it.  Here the standard error stream does: the interrupt must still stop the run.
+    command = _ticking_graph(fresh_graph, tmp_path / "ticking.dfg")
+    swallowing = (
+        "import runpy, sys\n"
+        "class Swallowing:\n"
+        "    def __init__(self, stream): self.stream = stream\n"
+        "    def __getattr__(self, name): return getattr(self.stream, name)\n"
+        "    def write(self, text):\n"
+        "        try:\n"
+        "            return self.stream.write(text)\n"
+        "        except BaseException:\n"
+        "            return 0\n"
+        "    def flush(self):\n"
+        "        try:\n"
+        "            self.stream.flush()\n"
+        "        except BaseException:\n"
+        "            pass\n"
+        "sys.stderr = Swallowing(sys.stderr)\n"
+        f"sys.argv = ['dataflow', *{command[2:]!r}]\n"
+        "runpy.run_module('dataflow', run_name='__main__', alter_sys=True)\n"
+    )
+    status, err = _interrupt(["-c", swallowing])
+    assert status == 130
     assert err.splitlines()[-1] == "error: interrupted" and "Traceback" not in err
