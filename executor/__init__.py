@@ -24,9 +24,10 @@ from .errors import (
     RunCancelledError,
 )
 from .observe import RunObserver
-from .plan import DEAD, Plan, prepare
+from .plan import Plan, prepare
 from .program import Node, NodeKind, Program
 from .stats import NodeRecord, OutputRecord, RunStats
+from .tables import DEAD
 from .threads import DaemonThreadPool
 
 __all__ = [

@@ -136,7 +136,7 @@ import sys
 import threading
 import time
 from concurrent import futures
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from .errors import (
     DeadlineExceededError,
@@ -145,7 +145,9 @@ from .errors import (
     RunCancelledError,
 )
 from .observe import RunObserver
-from .plan import (
+from .program import NodeKind
+from .stats import NodeRecord, RunStats, output_records
+from .tables import (
     DEAD,
     FAST_BINARY,
     FAST_NARY,
@@ -159,11 +161,11 @@ from .plan import (
     SLOW_TABLE,
     FrameInfo,
     NodeInfo,
-    Plan,
 )
-from .program import NodeKind
-from .stats import NodeRecord, RunStats, output_records
 from .threads import DaemonThreadPool
+
+if TYPE_CHECKING:  # the plan runs its runs: runner is below plan
+    from .plan import Plan
 
 # Inputs larger than this (in total) make a node with ``inline=None`` worth a pool thread.
 INLINE_LIMIT_BYTES = 64 * 1024

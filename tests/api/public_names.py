@@ -16,8 +16,9 @@ Functions and classes are recorded with their signatures.  A module attribute is
 when it is a submodule of its parent or a namespace.  Names from elsewhere (numpy, typing,
 the standard library) are never part of it.
 
-``python tests/api/public_names.py`` rewrites ``public_names.json`` from the code as it is;
-do that only for a deliberate change of the API, and let the diff show it.
+``python tests/api/public_names.py`` adds the public names found now to ``public_names.json``;
+the names recorded before stay recorded, so the record only grows unless a change is accepted
+deliberately (``--accept-changes``), and the diff shows it.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def walk(*roots) -> dict[str, str]:
         entries[path] = "module"
         namespace = is_namespace(path, module)
         for name in sorted(dir(module)):
-            if name.startswith("_"):
+            if name.startswith("_") or name == "TYPE_CHECKING":
                 continue
             value = getattr(module, name)
             if isinstance(value, types.ModuleType):
@@ -152,11 +153,50 @@ def resolve(path: str):
     return value
 
 
-def main() -> None:
-    entries = walk(*roots())
-    RECORD.write_text(json.dumps(entries, indent=0, sort_keys=True) + "\n")
-    print(f"{len(entries)} names written to {RECORD}", file=sys.stderr)
+def differences(record: dict[str, str]) -> tuple[list[str], list[str]]:
+    """``(lost, changed)``: the recorded paths that no longer resolve, and those that resolve
+    to something else than recorded (each with what it was and what it is)."""
+    lost, changed = [], []
+    for path, recorded in sorted(record.items()):
+        try:
+            value = resolve(path)
+        except AttributeError:
+            lost.append(path)
+            continue
+        if recorded.startswith("module "):
+            target = recorded.partition(" ")[2]
+            if value is not resolve(target):
+                changed.append(f"{path}: no longer the module {target}")
+            continue
+        now = description_of(value)
+        if now != recorded:
+            changed.append(f"{path}:\n    was {recorded}\n    now {now}")
+    return lost, changed
+
+
+def main(argv: list[str]) -> int:
+    """Adds the public names found now to the record; the names recorded before stay in it
+    (moving a definition leaves its old path recorded, and the test keeps it working).  A
+    recorded name that is lost or changed is refused unless ``--accept-changes`` is given."""
+    record = json.loads(RECORD.read_text()) if RECORD.exists() else {}
+    lost, changed = differences(record)
+    if (lost or changed) and "--accept-changes" not in argv:
+        print("recorded names lost or changed (--accept-changes to record that):", file=sys.stderr)
+        for line in lost + changed:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    for path in lost:
+        del record[path]
+    found = walk(*roots())
+    for path in changed:
+        path = path.partition(":")[0]
+        record[path] = found.get(path) or description_of(resolve(path))
+    added = sorted(set(found) - set(record))
+    record.update((path, found[path]) for path in added)
+    RECORD.write_text(json.dumps(record, indent=0, sort_keys=True) + "\n")
+    print(f"{len(added)} names added; {len(record)} recorded in {RECORD}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))
