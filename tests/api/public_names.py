@@ -2,15 +2,13 @@
 
 `walk()` visits every module reachable from the package root through public attributes
 (each module once, under the first path met in breadth-first order; later paths to the same
-module are recorded as aliases of it) and records each public name (no leading underscore)
-that the project owns:
-
-- in a *namespace* (the package root, every package's ``__init__``, and every module that
-  stands for one of TensorFlow's namespaces: ``df.train``, ``df.math``, ``df.compat.v1``,
-  ...), every function, class and constant it offers, wherever it is defined;
-- in an implementation module (``dataflow.session``, ``dataflow.ops.math_ops``, ...), the
-  functions and classes defined there and its plain constants (numbers, strings, tuples,
-  sets, dicts), but not the names it merely imports for its own use.
+module are recorded as aliases of it).  The API is what the *namespaces* offer: the package
+roots, every package's ``__init__``, and every module that stands for one of TensorFlow's
+namespaces (``df.train``, ``df.math``, ``df.compat.v1``, ...).  Of a namespace, each public
+name (no leading underscore) the project owns is recorded: functions, classes and constants,
+wherever they are defined.  Of an implementation module (``dataflow.session``,
+``dataflow.ops.math_ops``, ...), only its path is: its contents may move between modules, but
+code that imports it by that path keeps working.
 
 Functions and classes are recorded with their signatures.  A module attribute is followed
 when it is a submodule of its parent or a namespace.  Names from elsewhere (numpy, typing,
@@ -36,7 +34,6 @@ PACKAGES = ("dataflow", "primitives", "executor")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
-_PLAIN_CONSTANTS = (bool, int, float, complex, str, bytes, tuple, frozenset, dict, type(None))
 _TF_NAMESPACES = frozenset(
     json.loads(
         (
@@ -81,16 +78,13 @@ def description_of(value) -> str:
     return f"value:{type(value).__name__}"
 
 
-def describe(value, module, namespace: bool):
-    """What the record says about ``value``, a public name of ``module``; None when the name
-    is not part of the API (see the module docstring)."""
+def describe(value):
+    """What the record says about ``value``, a public name of a namespace; None when the
+    name is not part of the API (see the module docstring)."""
     if _is_routine(value):
-        home = getattr(value, "__module__", "") or ""
-        if not _ours(home) or not namespace and home != module.__name__:
+        if not _ours(getattr(value, "__module__", "") or ""):
             return None
     elif type(value).__module__ in ("typing", "__future__"):
-        return None
-    elif not namespace and not isinstance(value, _PLAIN_CONSTANTS):
         return None
     return description_of(value)
 
@@ -128,7 +122,7 @@ def walk(*roots) -> dict[str, str]:
                 if _follows(path, module, name, value):
                     queue.append((f"{path}.{name}", value))
                 continue
-            description = describe(value, module, namespace)
+            description = describe(value) if namespace else None
             if description is not None:
                 entries[f"{path}.{name}"] = description
     return entries
