@@ -1,0 +1,241 @@
+"""The layers of the house, and the imports between its modules, read from the source.
+
+Every module of `executor`, `primitives` and `dataflow` belongs to one layer (`LAYERS`, by the
+longest matching module-name prefix); a module may import modules of its own layer and of
+lower layers, never of a higher one, and no set of modules may import each other in a circle.
+``docs/architecture.md`` gives the reasons; `tests/test_layering.py` holds the rules.
+
+`import_edges()` reads every ``import`` statement with `ast`, at module level and inside
+functions alike (an import inside a function ties the two modules just as firmly, only
+later), without importing anything: a circle that breaks ``import dataflow`` is still reported
+here.  Imports under ``if TYPE_CHECKING:`` never run and are left out.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import defaultdict
+from dataclasses import dataclass
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGES = ("executor", "primitives", "dataflow")
+
+# Layer of each module, by the longest prefix of its dotted name.  Names are today's; the
+# folders are moving to match (one folder per layer).
+LAYER_NAMES = {
+    0: "executor: the dataflow machine",
+    1: "framework: graphs, tensors, dtypes, shapes, registries",
+    2: "ops: every op family, variables",
+    3: "primitives: control flow",
+    4: "autodiff",
+    5: "passes: graph rewrites",
+    6: "client: the Session and its run pipeline, the compiler",
+    7: "eager: eager execution, tracing, AutoGraph, lazy graphs",
+    8: "io: saved graphs, GraphDef, events, checkpoints",
+    9: "distribute: partitions, devices, clusters",
+    10: "nn: layers, RNNs, losses, metrics",
+    11: "training: optimizers, hooks, sessions that train, input pipelines",
+    12: "render: pictures of graphs",
+    13: "debug",
+    14: "compat: TensorFlow's namespaces and spellings",
+    15: "the package's face",
+}
+_BY_LAYER = {
+    0: ["executor"],
+    1: [
+        "dataflow.array_bounds", "dataflow.composites", "dataflow.device", "dataflow.dtypes",
+        "dataflow.errors", "dataflow.gfile", "dataflow.graph", "dataflow.indexed_slices",
+        "dataflow.logging", "dataflow.nest", "dataflow.op_registry", "dataflow.protos",
+        "dataflow.ragged_tensor", "dataflow.random_seed", "dataflow.resource_loader",
+        "dataflow.sparse_tensor", "dataflow.tensor_shape", "dataflow.tensor_spec",
+        "dataflow.tensorboard_protos", "dataflow.tfrecord", "dataflow.train_protos",
+        "dataflow.type_spec",
+    ],
+    2: [
+        "dataflow.ops", "dataflow.variables", "dataflow.ref_variables",
+        "dataflow.resource_variable_ops", "dataflow.init_ops", "dataflow.variable_scope",
+        "dataflow.template", "dataflow.image", "dataflow.partitioned_variables",
+        "dataflow.random_experimental", "dataflow.linear_operator",
+        "dataflow.linear_operator_circulant", "dataflow.lookup", "dataflow.module",
+    ],
+    3: ["primitives", "dataflow.functional_ops"],
+    4: ["dataflow.gradients", "dataflow.custom_gradient"],
+    5: ["dataflow.passes"],
+    6: [
+        "dataflow.session", "dataflow.compiler", "dataflow.random_streams",
+        "dataflow.step_stats", "dataflow.device_lib", "dataflow.resource_containers",
+        "dataflow.config", "dataflow.debug.options", "dataflow.debug.watcher",
+        "dataflow.debug.dump", "dataflow.distribute.placer",
+    ],
+    7: ["dataflow.eager", "dataflow.autograph", "dataflow.tracing", "dataflow.lazy"],
+    8: [
+        "dataflow.io", "dataflow.graph_def", "dataflow.graph_util", "dataflow.summary",
+        "dataflow.saver", "dataflow.checkpoint_utils", "dataflow.checkpoint",
+        "dataflow.checkpoint_management", "dataflow.meta_graph",
+    ],
+    9: ["dataflow.distribute"],
+    10: [
+        "dataflow.layers", "dataflow.rnn", "dataflow.rnn_cell", "dataflow.losses",
+        "dataflow.metrics",
+    ],
+    11: [
+        "dataflow.train", "dataflow.hooks", "dataflow.monitored_session",
+        "dataflow.supervisor", "dataflow.coordinator", "dataflow.queue_runner",
+        "dataflow.input", "dataflow.learning_rate_decay", "dataflow.moving_averages",
+        "dataflow.data", "dataflow.sync_replicas", "dataflow.loss_scale",
+        "dataflow.profiler_hook", "dataflow.warm_starting",
+    ],
+    12: ["dataflow.render", "dataflow.render_engine", "dataflow.debug.overlay"],
+    13: ["dataflow.debug"],
+    14: [
+        "dataflow.compat", "dataflow.app", "dataflow.flags", "dataflow.legacy",
+        "dataflow.audio", "dataflow.bitwise", "dataflow.debugging", "dataflow.initializers",
+        "dataflow.linalg", "dataflow.linalg_experimental", "dataflow.manip", "dataflow.math",
+        "dataflow.nn", "dataflow.nn_experimental", "dataflow.python_io", "dataflow.queue",
+        "dataflow.ragged", "dataflow.random", "dataflow.sets", "dataflow.signal",
+        "dataflow.sparse", "dataflow.spectral", "dataflow.strings",
+        "dataflow.train_experimental",
+    ],
+    15: ["dataflow", "dataflow.__main__"],
+}  # fmt: skip
+LAYERS = {prefix: layer for layer, prefixes in _BY_LAYER.items() for prefix in prefixes}
+
+
+def layer_of(module: str) -> int:
+    """The layer of ``module``; KeyError for a module no entry places."""
+    name = module
+    while name:
+        if name in LAYERS:
+            return LAYERS[name]
+        name = name.rpartition(".")[0]
+    raise KeyError(module)
+
+
+def modules() -> dict[str, str]:
+    """``{dotted module name: file path}`` of every module of the three packages."""
+    found = {}
+    for package in PACKAGES:
+        for directory, dirnames, files in os.walk(os.path.join(ROOT, package)):
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+            for file in files:
+                if not file.endswith(".py"):
+                    continue
+                path = os.path.join(directory, file)
+                name = os.path.relpath(path, ROOT)[: -len(".py")].replace(os.sep, ".")
+                found[name.removesuffix(".__init__")] = path
+    return found
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str
+    imported: str
+    line: int
+    in_function: bool
+
+    def __str__(self) -> str:
+        where = "inside a function" if self.in_function else "at module level"
+        return f"{self.importer} -> {self.imported} (line {self.line}, {where})"
+
+
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    skipped = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for statement in node.body:
+                skipped.update(id(inner) for inner in ast.walk(statement))
+    return skipped
+
+
+def _imported_names(node, importer: str, is_package: bool, known) -> list[str]:
+    """The modules of the three packages that one import statement loads by name."""
+    if isinstance(node, ast.Import):
+        candidates = [alias.name for alias in node.names]
+    else:
+        if node.level:
+            parts = importer.split(".") if is_package else importer.split(".")[:-1]
+            base = ".".join(parts[: len(parts) - node.level + 1])
+            source = f"{base}.{node.module}" if node.module else base
+        else:
+            source = node.module
+        candidates = [
+            f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source
+            for alias in node.names
+        ]
+    result = []
+    for name in candidates:
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        if name and name != importer:
+            result.append(name)
+    return result
+
+
+def import_edges() -> list[Import]:
+    """Every import between two modules of the three packages (one per statement and
+    module imported)."""
+    known = modules()
+    edges = []
+    for importer, path in sorted(known.items()):
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+        skipped = _type_checking_only(tree)
+        functions = [
+            n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        inside = {id(inner) for f in functions for inner in ast.walk(f)}
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)) or id(node) in skipped:
+                continue
+            is_package = path.endswith("__init__.py")
+            for imported in _imported_names(node, importer, is_package, known):
+                edges.append(Import(importer, imported, node.lineno, id(node) in inside))
+    return edges
+
+
+def circles(edges: list[Import]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    graph = defaultdict(set)
+    for edge in edges:
+        graph[edge.importer].add(edge.imported)
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    counter = 0
+    for start in sorted(set(graph) | {e.imported for e in edges}):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            advanced = False
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = counter
+                    counter += 1
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(graph[successor]))))
+                    advanced = True
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found, key=lambda c: (-len(c), c))
