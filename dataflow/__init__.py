@@ -107,13 +107,8 @@ from .variables import (
 from . import graph_util, io, passes, train
 
 # autodiff
-from .gradients import (
-    AggregationMethod,
-    NotDifferentiable,
-    RegisterGradient,
-    UnconnectedGradients,
-    gradients,
-)
+from .gradient_registry import NotDifferentiable, RegisterGradient
+from .gradients import AggregationMethod, UnconnectedGradients, gradients
 from .meta_graph import MetaGraphDef, TensorInfo  # noqa: E402
 
 # isort: split

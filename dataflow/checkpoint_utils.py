@@ -156,7 +156,7 @@ def _restore_kernel(attrs):
 
 
 def _define_restore_op() -> None:
-    from .gradients import NotDifferentiable
+    from .gradient_registry import NotDifferentiable
     from .op_registry import define_op
 
     define_op("RestoreV2", _infer_restore, _restore_kernel, stateful=True)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Optional
 
 from . import nest
-from .gradients import set_op_gradient
+from .gradient_registry import set_op_gradient
 from .graph import _user_location, convert_to_tensor, get_default_graph
 from .indexed_slices import IndexedSlices
 from .op_registry import apply_op

@@ -19,7 +19,7 @@ from typing import Optional
 import numpy as np
 
 from . import dtypes as _dtypes
-from .gradients import NotDifferentiable, RegisterGradient
+from .gradient_registry import NotDifferentiable, RegisterGradient
 from .graph import (
     Tensor,
     _user_location,

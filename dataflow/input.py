@@ -19,7 +19,7 @@ from typing import Optional
 
 from . import dtypes as _dtypes
 from .errors import OutOfRangeError
-from .gradients import NotDifferentiable
+from .gradient_registry import NotDifferentiable
 from .graph import GraphKeys, control_dependencies, convert_to_tensor, name_scope
 from .op_registry import apply_op, define_op
 from .ops.array_ops import gather, identity, shape

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import dtypes as _dtypes
-from .gradients import NotDifferentiable
+from .gradient_registry import NotDifferentiable
 from .graph import GraphKeys, convert_to_tensor, get_collection, name_scope
 from .ops.array_ops import concat, expand_dims, gather, reshape, shape, stack
 from .ops.array_ops import range as _range

@@ -245,7 +245,7 @@ def is_variable_initialized(variable, name: Optional[str] = None) -> Tensor:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from .gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from .gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 for _type in ("VariableV2", "IsVariableInitialized", "RefSelect"):
     NotDifferentiable(_type)

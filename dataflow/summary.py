@@ -893,7 +893,7 @@ class FileWriterCache:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from .gradients import NotDifferentiable  # noqa: E402
+from .gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "ScalarSummary HistogramSummary ImageSummary AudioSummaryV2 TensorSummaryV2 MergeSummary"

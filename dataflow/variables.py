@@ -796,7 +796,7 @@ def _uninitialized(ref: VariableRef):
 # -- gradients -------------------------------------------------------------------------------------
 # The gradient with respect to a variable is the sum over its reads: each read passes its
 # gradient to the handle, where `gradients` adds them up (resource-variable semantics).
-from .gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from .gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 for _type in ("VarHandleOp", "Assign", "AssignAdd", "AssignSub"):
     NotDifferentiable(_type)

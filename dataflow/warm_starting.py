@@ -23,7 +23,7 @@ from . import dtypes as _dtypes
 from . import logging as _logging
 from .checkpoint_utils import CheckpointReader, _is_variable, init_from_checkpoint
 from .errors import InvalidArgumentError, NotFoundError
-from .gradients import NotDifferentiable
+from .gradient_registry import NotDifferentiable
 from .graph import GraphKeys, control_dependencies, convert_to_tensor, get_default_graph
 from .op_registry import apply_op, define_op
 from .tensor_shape import TensorShape

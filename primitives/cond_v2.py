@@ -39,7 +39,8 @@ from typing import Optional
 
 from dataflow import composites, errors, nest, session
 from dataflow import dtypes as _dtypes
-from dataflow.gradients import RegisterGradient, _is_backpropagatable, gradients
+from dataflow.gradient_registry import RegisterGradient
+from dataflow.gradients import _is_backpropagatable, gradients
 from dataflow.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph
 from dataflow.op_registry import apply_op, define_op
 from dataflow.ops.array_ops import identity, zeros, zeros_like

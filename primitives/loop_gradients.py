@@ -129,6 +129,12 @@ from __future__ import annotations
 from typing import Optional
 
 from dataflow import dtypes as _dtypes
+from dataflow.gradient_registry import (
+    InitialLoopValueGradientError,
+    SecondOrderLoopGradientError,
+    WhileLoopGradientError,
+    register_zeros_like_forward,
+)
 from dataflow.graph import GraphKeys, Operation, Tensor, _user_location
 from dataflow.op_registry import apply_op
 from dataflow.ops.constant_op import constant
@@ -162,7 +168,6 @@ def _differentiable(dtype) -> bool:
 
 
 def _second_order_error(message: str) -> Exception:
-    from dataflow.gradients import SecondOrderLoopGradientError
 
     return SecondOrderLoopGradientError(
         f"Second-order gradient for while loops not supported: {message} (gradients() called "
@@ -173,7 +178,6 @@ def _second_order_error(message: str) -> Exception:
 def _initial_value_error(loop, switches: list, reached: set) -> Exception:
     """TF1's error for a gradient taken inside ``loop``'s body that flows back through the
     loop's own variables to their initial values: it names the nearest x behind them."""
-    from dataflow.gradients import InitialLoopValueGradientError
 
     target, queue, seen = None, list(switches), set()
     while queue and target is None:
@@ -196,7 +200,6 @@ def _initial_value_error(loop, switches: list, reached: set) -> Exception:
 
 
 def _loop_error(message: str) -> Exception:
-    from dataflow.gradients import WhileLoopGradientError
 
     return WhileLoopGradientError(f"{message} (gradients() called at {_user_location()})")
 
@@ -575,6 +578,9 @@ class LoopGradState:
                 )
         self._sync_target(context.outer_context, forward)._add_control_input(merge)
         return tokens[context.branch]
+
+
+register_zeros_like_forward(zeros_like_forward)
 
 
 def _add_loop_variable(graph, context: WhileContext, initial: Tensor, step) -> tuple:

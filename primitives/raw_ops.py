@@ -349,7 +349,7 @@ def set_merge_input(merge_op: Union[Operation, Tensor], index: int, tensor) -> N
 # the same predicate, so only the taken branch's backward ops run (see dataflow.gradients).
 # Through a while_loop, the gradients of the loop's primitives build the backward loop; the
 # state they share lives in primitives.loop_gradients, whose docstring describes the shapes.
-from dataflow.gradients import (  # noqa: E402
+from dataflow.gradient_registry import (  # noqa: E402
     NotDifferentiable,
     RegisterGradient,
     WhileLoopGradientError,

@@ -45,7 +45,8 @@ _BY_LAYER = {
     0: ["executor"],
     1: [
         "dataflow.array_bounds", "dataflow.composites", "dataflow.device", "dataflow.dtypes",
-        "dataflow.errors", "dataflow.gfile", "dataflow.graph", "dataflow.indexed_slices",
+        "dataflow.errors", "dataflow.gfile", "dataflow.gradient_registry", "dataflow.graph",
+        "dataflow.indexed_slices",
         "dataflow.logging", "dataflow.nest", "dataflow.op_registry", "dataflow.protos",
         "dataflow.ragged_tensor", "dataflow.random_seed", "dataflow.resource_loader",
         "dataflow.sparse_tensor", "dataflow.tensor_shape", "dataflow.tensor_spec",
@@ -239,3 +240,34 @@ def circles(edges: list[Import]) -> list[list[str]]:
                 if len(component) > 1:
                     found.append(sorted(component))
     return sorted(found, key=lambda c: (-len(c), c))
+
+
+def upward_pairs(edges: list[Import]) -> set[str]:
+    """``"importer -> imported"`` of each import that goes up a layer."""
+    return {
+        f"{edge.importer} -> {edge.imported}"
+        for edge in edges
+        if layer_of(edge.importer) < layer_of(edge.imported)
+    }
+
+
+def _shrink_allowances() -> None:
+    """Takes off ``layering_allowances.txt`` what no longer holds (never adds to it)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "layering_allowances.txt")
+    edges = import_edges()
+    still = upward_pairs(edges) | {name for circle in circles(edges) for name in circle}
+    kept, dropped = [], []
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().splitlines():
+            entry = line.split("#")[0].strip()
+            if entry and not entry.startswith("[") and entry not in still:
+                dropped.append(entry)
+            else:
+                kept.append(line)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(kept) + "\n")
+    print(f"{len(dropped)} entries taken off:", *dropped, sep="\n  ")
+
+
+if __name__ == "__main__":
+    _shrink_allowances()

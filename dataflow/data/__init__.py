@@ -2588,7 +2588,7 @@ def get_output_classes(dataset_or_iterator):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "IteratorV2",

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError, NotFoundError, UnknownError
-from ..gradients import NotDifferentiable
+from ..gradient_registry import NotDifferentiable
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..ops.csv_ops import _split

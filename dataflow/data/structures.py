@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..gradients import NotDifferentiable
+from ..gradient_registry import NotDifferentiable
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..ragged_tensor import RaggedTensorSpec

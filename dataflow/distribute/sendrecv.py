@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from executor import DEAD
 
-from ..gradients import NotDifferentiable
+from ..gradient_registry import NotDifferentiable
 from ..op_registry import define_op
 from ..tensor_shape import as_shape
 from .rendezvous import make_key, receive_async

@@ -16,7 +16,9 @@ from __future__ import annotations
 import contextlib
 
 from .. import nest
-from ..gradients import UnconnectedGradients, _dense, gradient_function
+from ..gradient_registry import dense_gradient as _dense
+from ..gradient_registry import gradient_function
+from ..gradients import UnconnectedGradients
 from ..graph import Tensor, _user_location
 from ..indexed_slices import IndexedSlices
 from ..variables import _eager_variables as _variables_by_handle

@@ -513,7 +513,7 @@ _SparseGradient = collections.namedtuple(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "ResourceConditionalAccumulator",

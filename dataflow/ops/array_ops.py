@@ -1532,7 +1532,7 @@ def one_hot(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient, zeros_like_output  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient, zeros_like_output  # noqa: E402
 from .math_ops import add, reduce_sum, where  # noqa: E402
 
 for _type in "StopGradient ZerosLike OnesLike Shape Size Rank Range OneHot".split():

@@ -680,7 +680,7 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 for _type in (
     "Bitcast",

@@ -220,7 +220,7 @@ def encode_wav(audio, sample_rate, name: Optional[str] = None):
     return apply_op("EncodeWav", (audio, rate), {}, name or "EncodeWav").outputs[0]
 
 
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("DecodeWav")
 NotDifferentiable("EncodeWav")

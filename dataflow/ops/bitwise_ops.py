@@ -85,7 +85,7 @@ def right_shift(x, y, name: Optional[str] = None) -> Tensor:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift", "RightShift"):
     NotDifferentiable(_type)

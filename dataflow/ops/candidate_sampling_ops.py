@@ -349,7 +349,7 @@ def fixed_unigram_candidate_sampler(
     )
 
 
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "UniformCandidateSampler",

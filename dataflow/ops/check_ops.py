@@ -427,7 +427,7 @@ def add_check_numerics_ops():
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("CheckNumerics")

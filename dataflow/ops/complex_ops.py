@@ -17,7 +17,7 @@ from typing import Optional
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..gradients import RegisterGradient
+from ..gradient_registry import RegisterGradient
 from ..graph import Tensor, convert_to_tensor
 from ..op_registry import apply_op_output, define_op
 from .math_ops import (

@@ -232,7 +232,7 @@ def placeholder_with_default(input, shape, name: Optional[str] = None):  # noqa:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 NotDifferentiable("Const")
 NotDifferentiable("Placeholder")

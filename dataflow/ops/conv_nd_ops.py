@@ -1030,7 +1030,7 @@ def conv(
 
 
 # -- gradients ---------------------------------------------------------------------------------
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 
 _CONV_ATTRS = ("strides", "padding", "dilations", "data_format")
 _POOL_ATTRS = ("ksize", "strides", "padding", "dilations", "data_format")

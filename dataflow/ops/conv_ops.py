@@ -1044,7 +1044,7 @@ define_op(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 from .array_ops import shape  # noqa: E402
 
 _CONV_ATTRS = ("strides", "padding", "dilations", "data_format", "explicit_paddings")

@@ -201,7 +201,7 @@ def _claims(graph) -> dict:
     return graph._critical_section_resources
 
 
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in ("MutexV2", "MutexLock", "ConsumeMutexLock"):
     NotDifferentiable(_type)

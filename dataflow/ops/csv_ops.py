@@ -186,6 +186,6 @@ def decode_csv(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("DecodeCSV")

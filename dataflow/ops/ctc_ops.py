@@ -621,7 +621,7 @@ def collapse_repeated(labels, seq_length, name: Optional[str] = None):
 
 
 # -- gradients -------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("CTCLoss")

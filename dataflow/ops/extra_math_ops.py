@@ -634,7 +634,7 @@ def confusion_matrix(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 for _type in "Round Rint IsNan IsInf IsFinite TruncateDiv TruncateMod NextAfter".split():
     NotDifferentiable(_type)

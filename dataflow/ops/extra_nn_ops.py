@@ -664,7 +664,7 @@ def safe_embedding_lookup_sparse(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 NotDifferentiable("InTopKV2")
 

@@ -208,7 +208,7 @@ def dynamic_stitch(indices, data, name: Optional[str] = None) -> Tensor:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 
 
 def _gather_rows(values: Tensor, ids: Tensor, data: Tensor) -> tuple:

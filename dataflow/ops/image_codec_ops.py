@@ -559,7 +559,7 @@ def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (*_DECODE_TYPES, "EncodePng", "EncodeJpeg", "EncodeJpegVariableQuality"):
     NotDifferentiable(_type)

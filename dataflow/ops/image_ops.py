@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..gradients import NotDifferentiable
+from ..gradient_registry import NotDifferentiable
 from ..graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
 from ..op_registry import apply_op, define_op
 from .math_ops import check_dtype, graph_of

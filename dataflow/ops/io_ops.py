@@ -183,7 +183,7 @@ def decode_base64(input, name: Optional[str] = None):  # noqa: A002
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in ("ReadFile", "WriteFile", "MatchingFiles", "EncodeBase64", "DecodeBase64"):
     NotDifferentiable(_type)

@@ -1289,7 +1289,7 @@ def eigh_tridiagonal(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 
 def _zeros_if_none(grad, like):

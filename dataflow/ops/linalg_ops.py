@@ -89,7 +89,7 @@ def _infer_qr_grad(op):
 
 define_op("QrGrad", _infer_qr_grad, lambda attrs: lambda a, q, r, dq, dr: _qr_grad(q, r, dq, dr))
 
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 from .array_ops import zeros_like  # noqa: E402
 
 

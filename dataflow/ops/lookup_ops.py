@@ -882,7 +882,7 @@ class StaticVocabularyTable:
         return self.lookup(keys)
 
 
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     *_HANDLE_TYPES,

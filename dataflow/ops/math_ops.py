@@ -1425,7 +1425,7 @@ def cumsum(
 # -- gradients -------------------------------------------------------------------------------------
 # Each gradient builds ops of this library, so gradients of gradients can be taken.  Gradients of
 # broadcasting ops are summed back to the shape of the input (`sum_to_shape_of`).
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 
 def _sum_to_shape_kernel(attrs):
@@ -1492,7 +1492,7 @@ def _binary_grads(op, gx, gy):
 
 
 def _zeros(t: Tensor) -> Tensor:
-    from ..gradients import zeros_like_output
+    from ..gradient_registry import zeros_like_output
 
     return zeros_like_output(t)
 

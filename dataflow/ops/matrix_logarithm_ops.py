@@ -23,7 +23,7 @@ from typing import Optional
 import numpy as np
 
 from ..errors import InvalidArgumentError
-from ..gradients import RegisterGradient
+from ..gradient_registry import RegisterGradient
 from ..graph import Tensor, _user_location, convert_to_tensor
 from ..op_registry import apply_op_output, define_op
 from .math_ops import COMPLEX_TYPES, graph_of

@@ -731,7 +731,7 @@ def einsum(equation: str, *inputs, **kwargs) -> Tensor:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("MatrixInverse")

@@ -553,7 +553,7 @@ def numpy_function(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 for _type in ("NoOp", "Assert", "PrintV2", "PyFunc", "PyFuncStateless"):
     NotDifferentiable(_type)

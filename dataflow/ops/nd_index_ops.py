@@ -333,7 +333,7 @@ tensor_scatter_update = tensor_scatter_nd_update
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 from .array_ops import shape as _shape  # noqa: E402
 
 

@@ -126,7 +126,7 @@ def weighted_cross_entropy_with_logits(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("L2Loss")

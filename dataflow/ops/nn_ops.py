@@ -580,7 +580,7 @@ def _known_scalar(value) -> Optional[float]:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 from .array_ops import expand_dims, reshape, shape  # noqa: E402
 from .math_ops import (  # noqa: E402
     exp,
@@ -593,7 +593,7 @@ from .math_ops import (  # noqa: E402
 
 
 def _zeros(t: Tensor) -> Tensor:
-    from ..gradients import zeros_like_output
+    from ..gradient_registry import zeros_like_output
 
     return zeros_like_output(t)
 

@@ -284,7 +284,7 @@ lrn = local_response_normalization
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("FusedBatchNormV3")

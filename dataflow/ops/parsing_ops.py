@@ -698,7 +698,7 @@ def decode_compressed(bytes, compression_type: str = "", name=None):  # noqa: A0
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("ParseExample")
 NotDifferentiable("DecodeCompressed")

@@ -466,7 +466,7 @@ def encode_proto(
     return apply_op(op_type, (sizes, *tensors), attrs, name or op_type).outputs[0]
 
 
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("DecodeProtoV2")
 NotDifferentiable("EncodeProto")

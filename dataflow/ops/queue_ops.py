@@ -635,7 +635,7 @@ class PriorityQueue(QueueBase):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     *_HANDLE_TYPES,

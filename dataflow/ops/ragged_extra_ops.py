@@ -440,7 +440,7 @@ def _as_sparse(values, splits):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("RaggedFillEmptyRows")

@@ -754,6 +754,6 @@ register_override("reduce_sum", _reduce_sum)
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("RaggedRange")

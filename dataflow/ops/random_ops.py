@@ -622,7 +622,7 @@ define_op("RandomGammaGrad", _infer_gamma_grad, lambda attrs: _gamma_sample_grad
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 from .array_ops import range as _range  # noqa: E402
 from .array_ops import size  # noqa: E402
 from .math_ops import reduce_sum  # noqa: E402

@@ -372,7 +372,7 @@ class WholeFileReader(ReaderBase):
         super().__init__(_reader_handle("WholeFileReader", {}, name or "WholeFileReader"))
 
 
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in ("ReaderHandle", "ReaderReadV2", "ReaderReadUpToV2", "ReaderCountV2", "ReaderResetV2"):
     NotDifferentiable(_type)

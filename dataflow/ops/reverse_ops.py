@@ -156,7 +156,7 @@ def reverse_sequence(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("ReverseV2")

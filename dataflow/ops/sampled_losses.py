@@ -216,6 +216,6 @@ def sampled_softmax_loss(
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
 
 
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("ComputeAccidentalHits")

@@ -145,7 +145,7 @@ def unique(x, out_idx=None, name: Optional[str] = None):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 from .array_ops import (  # noqa: E402
     concat,
     expand_dims,

@@ -194,7 +194,7 @@ def _device_of(handle) -> str:
     return parts[2]
 
 
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in ("GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor"):
     NotDifferentiable(_type)

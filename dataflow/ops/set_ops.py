@@ -164,7 +164,7 @@ def set_size(a, validate_indices=True):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("SetOperation")
 NotDifferentiable("SetSize")

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..gradients import NotDifferentiable, RegisterGradient
+from ..gradient_registry import NotDifferentiable, RegisterGradient
 from ..graph import Tensor, convert_to_tensor, numpy_value_or_none
 from ..op_registry import apply_op_output, define_op
 from ..tensor_shape import TensorShape

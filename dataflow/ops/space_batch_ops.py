@@ -324,7 +324,7 @@ def parallel_stack(values, name: str = "parallel_stack") -> Tensor:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("SpaceToBatchND")

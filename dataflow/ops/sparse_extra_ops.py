@@ -780,7 +780,7 @@ def sparse_segment_sqrt_n(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "SparseTranspose SparseReshape SparseRetain SparseResetShape SparseFillEmptyRows SparseSlice "

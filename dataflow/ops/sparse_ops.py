@@ -354,7 +354,7 @@ def sparse_reorder(sp_input: SparseTensor, name: Optional[str] = None) -> Sparse
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 from .array_ops import gather, reshape  # noqa: E402
 from .math_ops import reduce_sum, subtract  # noqa: E402
 from .nd_index_ops import gather_nd  # noqa: E402

@@ -17,7 +17,7 @@ from typing import Optional
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..gradients import RegisterGradient
+from ..gradient_registry import RegisterGradient
 from ..graph import Tensor, _user_location, convert_to_tensor, graph_to_build_in, name_scope
 from ..op_registry import apply_op_output, define_op
 from . import array_ops as _a

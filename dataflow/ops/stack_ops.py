@@ -222,7 +222,7 @@ def stack_close_v2(handle, name: Optional[str] = None):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 # As TensorFlow's data_flow_grad: no gradient passes through a stack.
 for _type in ("StackV2", "StackPushV2", "StackPopV2", "StackCloseV2"):

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..gradients import NotDifferentiable
+from ..gradient_registry import NotDifferentiable
 from ..graph import Tensor
 from ..op_registry import define_op
 from ..tensor_shape import TensorShape

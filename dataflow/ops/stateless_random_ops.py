@@ -1069,7 +1069,7 @@ def rng_state_words(seed, alg) -> np.ndarray:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("StatelessRandomGammaV2")

@@ -698,7 +698,7 @@ def decode_raw(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "AsString StringJoin StringLength Substr StringToNumber ReduceJoin StaticRegexReplace "

@@ -913,7 +913,7 @@ def build_ta_with_new_flow(old: TensorArray, flow: Tensor) -> TensorArray:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 for _type in ("TensorArrayV3", "TensorArraySizeV3", "TensorArrayCloseV3", "TensorArrayGradV3"):
     NotDifferentiable(_type)

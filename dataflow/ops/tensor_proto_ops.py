@@ -332,7 +332,7 @@ def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name: Optional[
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradients import NotDifferentiable  # noqa: E402
+from ..gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("SerializeTensor")
 NotDifferentiable("ParseTensor")

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..gradients import RegisterGradient
+from ..gradient_registry import RegisterGradient
 from ..graph import Operation, Tensor, topological_order
 from ..op_registry import apply_op, define_op, get_op_def
 from ..tensor_shape import TensorShape

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..gradients import RegisterGradient
+from ..gradient_registry import RegisterGradient
 from ..graph import Operation, Tensor, topological_order
 from ..op_registry import apply_op, define_op
 from ..ops.array_ops import _infer_transpose

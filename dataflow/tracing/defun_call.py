@@ -95,7 +95,8 @@ class GraphFunction:
             return known
 
     def _build_gradient(self, needed: tuple) -> GraphFunction:
-        from ..gradients import _dense, gradients
+        from ..gradient_registry import dense_gradient as _dense
+        from ..gradients import gradients
         from ..ops.constant_op import placeholder
 
         graph = self.graph
@@ -151,7 +152,7 @@ def call(function: GraphFunction, inputs: list, name: Optional[str] = None) -> l
 def _call_grad(op, *output_gradients):
     """The call's gradient: one call of the function's gradient on the call's inputs and the
     gradients of the outputs that have one."""
-    from ..gradients import _dense
+    from ..gradient_registry import dense_gradient as _dense
 
     function = op.attrs["f"]
     needed = tuple(i for i, g in enumerate(output_gradients) if g is not None)
@@ -225,6 +226,6 @@ class DefunFunction(Function):
         return GraphFunction(self._name, graph, inputs, outputs), structured
 
 
-from ..gradients import RegisterGradient  # noqa: E402
+from ..gradient_registry import RegisterGradient  # noqa: E402
 
 RegisterGradient("PartitionedCall")(_call_grad)

@@ -123,7 +123,8 @@ class _GraphRun:
         known = self._derivatives.get(needed)
         if known is not None:
             return known
-        from ..gradients import _dense, gradients
+        from ..gradient_registry import dense_gradient as _dense
+        from ..gradients import gradients
         from ..ops.constant_op import placeholder
 
         graph = self.concrete.graph
@@ -210,7 +211,8 @@ class Backward:
     callable that runs it on the forward run's inputs, saved values and output gradients."""
 
     def __init__(self, concrete, needed: tuple):
-        from ..gradients import _dense, gradients
+        from ..gradient_registry import dense_gradient as _dense
+        from ..gradients import gradients
         from ..ops.constant_op import placeholder
 
         graph = concrete.graph

@@ -352,7 +352,7 @@ def test_non_differentiable_ops_are_declared(op_type):
 
 
 def is_not_differentiable_type(op_type):
-    from dataflow.gradients import _not_differentiable
+    from dataflow.gradient_registry import _not_differentiable
 
     return get_op_def(op_type).gradient is _not_differentiable
 
