@@ -1,11 +1,6 @@
 """``df.debugging``: TF1's ``tf.debugging`` names for the checks, each the same function as
 its top-level spelling (``df.debugging.assert_equal is df.assert_equal``)."""
 
-import os
-import threading
-import traceback
-import types
-
 import numpy as np
 
 from .ops.check_ops import (  # noqa: F401
@@ -34,6 +29,11 @@ from .ops.check_ops import (  # noqa: F401
 from .ops.check_ops import verify_tensor_all_finite as assert_all_finite  # noqa: F401
 from .ops.extra_math_ops import is_finite, is_inf, is_nan  # noqa: F401
 from .ops.misc_ops import Assert  # noqa: F401
+from .traceback_utils import (  # noqa: F401
+    disable_traceback_filtering,
+    enable_traceback_filtering,
+    is_traceback_filtering_enabled,
+)
 
 __all__ = sorted(
     [
@@ -286,43 +286,3 @@ def disable_check_numerics() -> None:
     from .graph import remove_op_creation_hook
 
     remove_op_creation_hook(_mark_for_numerics_check)
-
-
-# -- traceback filtering ---------------------------------------------------------------------------
-_filtering = threading.local()
-# The directories of the runtime's own code, whose frames filtering leaves out.
-_RUNTIME_DIRECTORIES = tuple(
-    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), package) + os.sep
-    for package in ("dataflow", "executor", "primitives")
-)
-
-
-def is_traceback_filtering_enabled() -> bool:
-    """Whether errors of a Session run show the user's frames only (on by default, per
-    thread, as in TensorFlow)."""
-    return getattr(_filtering, "value", True)
-
-
-def enable_traceback_filtering() -> None:
-    """Errors raised by ``Session.run`` (in this thread) leave dataflow's own frames out of
-    their traceback, showing the user's code; the error's message and cause are unchanged."""
-    _filtering.value = True
-
-
-def disable_traceback_filtering() -> None:
-    """Errors keep every frame of their traceback, dataflow's own included."""
-    _filtering.value = False
-
-
-def _filtered_traceback(tb):
-    """``tb`` without the runtime's frames (its last frame kept if nothing else is left), as
-    TensorFlow's ``traceback_utils`` filters."""
-    frames = list(traceback.walk_tb(tb))
-    new_tb = None
-    for frame, line_no in reversed(frames):
-        if not os.path.abspath(frame.f_code.co_filename).startswith(_RUNTIME_DIRECTORIES):
-            new_tb = types.TracebackType(new_tb, frame, frame.f_lasti, line_no)
-    if new_tb is None and frames:
-        frame, line_no = frames[-1]
-        new_tb = types.TracebackType(None, frame, frame.f_lasti, line_no)
-    return new_tb

@@ -26,8 +26,18 @@ from . import nest
 from .graph import Tensor, convert_to_tensor, name_scope
 from .layers import VariableOwner
 from .ops.array_ops import concat, split, stack, zeros
-from .ops.math_ops import add, clip_by_value, matmul, multiply, sigmoid, tanh
-from .ops.nn_ops import bias_add
+from .ops.math_ops import (
+    add,
+    cast,
+    clip_by_value,
+    greater_equal,
+    matmul,
+    multiply,
+    sigmoid,
+    tanh,
+)
+from .ops.nn_ops import bias_add, dropout
+from .ops.random_ops import random_uniform
 from .tensor_shape import TensorShape, dimension_value
 from .variable_scope import get_variable, variable_scope
 
@@ -653,27 +663,23 @@ class DropoutWrapper(_Wrapper):
                 ]
 
     def _uniform(self, shape, dtype, index):
-        import dataflow as _df  # the random ops are registered by the package
-
         seed = None if self._seed is None else self._seed + index
-        return _df.random_uniform(shape, dtype=dtype, seed=seed)
+        return random_uniform(shape, dtype=dtype, seed=seed)
 
     @staticmethod
     def _should_dropout(keep_prob) -> bool:
         return not isinstance(keep_prob, (int, float)) or keep_prob < 1
 
     def _dropout(self, values, kind: str, keep_prob, visitor=lambda _: True):
-        import dataflow as _df  # nn.dropout is registered by the package
-
         positions = {id(leaf): i for i, leaf in enumerate(nest.flatten(values))}
 
         def drop(value):
             index = positions[id(value)]
             if not self._variational_recurrent:
                 seed = None if self._seed is None else self._seed + index
-                return _df.nn.dropout(value, keep_prob=keep_prob, seed=seed)
+                return dropout(value, keep_prob=keep_prob, seed=seed)
             noise = self._noise[kind][index]
-            mask = _df.cast(_df.greater_equal(keep_prob + noise, 1.0), noise.dtype)
+            mask = cast(greater_equal(keep_prob + noise, 1.0), noise.dtype)
             return value / keep_prob * mask
 
         return _filtered_map(drop, visitor, values)

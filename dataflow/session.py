@@ -60,6 +60,7 @@ from .passes.lower_functional_ops import LOWER_FUNCTIONAL_OPS
 from .protos import Message
 from .random_streams import RandomStreams
 from .step_stats import NodeExecStats, StepStats
+from .traceback_utils import _filtered_traceback, is_traceback_filtering_enabled
 from .variables import VariableRef, _uninitialized
 
 # Ops whose outputs are all known to be this small run inline (a thread hop costs more).
@@ -574,8 +575,6 @@ class Session:
         try:
             return self._run(fetches, feed_dict, options, run_metadata, _user_location())
         except Exception as e:
-            from .debugging import _filtered_traceback, is_traceback_filtering_enabled
-
             if not is_traceback_filtering_enabled():
                 raise
             raise e.with_traceback(_filtered_traceback(e.__traceback__))  # noqa: B904

@@ -12,8 +12,6 @@
 ``dataflow`` re-exports the builders and helpers (``df.cond``, ``df.while_loop``, ...).
 """
 
-# dataflow first: its __init__ imports this package's modules at its very end.
-import dataflow  # noqa: F401
 from dataflow import nest
 
 from .contexts import CondContext, ControlFlowContext, WhileContext, control_flow_context_of

@@ -50,13 +50,16 @@ import logging
 from collections.abc import Callable
 from typing import Any, Optional
 
-import dataflow as _df
 from dataflow import composites, nest
+from dataflow import dtypes as _dtypes
 from dataflow import graph as _graph
 from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from dataflow.indexed_slices import IndexedSlices
 from dataflow.op_registry import apply_op
+from dataflow.ops.array_ops import identity, stack
 from dataflow.ops.constant_op import constant
+from dataflow.ops.math_ops import add, cast, less, less_equal, logical_and, reduce_sum
+from dataflow.ops.misc_ops import Assert
 from dataflow.ref_variables import forwarding_identity
 from dataflow.sparse_tensor import SparseTensorSpec
 from dataflow.tensor_shape import TensorShape, as_shape
@@ -294,7 +297,7 @@ def _cast_disagreeing_indices(returned_t, returned_f, flat_t, flat_f, context_t,
         if mark_t and mark_f and flat_t[k].dtype is not flat_f[k].dtype:
             for flat, context in ((flat_t, context_t), (flat_f, context_f)):
                 with building_in(context.graph, context):
-                    flat[k] = _df.cast(flat[k], _df.int64)
+                    flat[k] = cast(flat[k], _dtypes.int64)
 
 
 def _build_branch(context: CondContext, fn: Callable, fn_name: str, location) -> tuple:
@@ -353,7 +356,7 @@ def with_dependencies(dependencies, output_tensor, name: Optional[str] = None) -
     with graph.as_default(), graph.name_scope(name or "control_dependency") as scope:
         with colocation, graph.control_dependencies(list(dependencies)):
             if composites.is_composite(output_tensor):  # each part waits for the dependencies
-                return composites.map_parts(output_tensor, _df.identity)
+                return composites.map_parts(output_tensor, identity)
             # A reference stays one (TF1's _Identity); a variable is read.
             return forwarding_identity(convert_to_tensor(output_tensor), name=scope)
 
@@ -412,7 +415,7 @@ def _canonical_case_pairs(pred_fn_pairs, exclusive: bool, name: str, location) -
         pred, fn = pair
         if not isinstance(pred, Tensor):
             raise TypeError(f"pred must be a Tensor, got: {pred!r} ({location})")
-        if pred.dtype is not _df.bool:
+        if pred.dtype is not _dtypes.bool:
             raise TypeError(f"pred must be Tensor of type bool: {pred.name} ({location})")
         if not callable(fn):
             raise TypeError(f"fn for pred {pred.name} must be callable ({location})")
@@ -441,9 +444,9 @@ def _default_action(predicates: list, actions: list) -> tuple:
             "the other predicates are True: "
         )
         checks = [
-            _df.Assert(
+            Assert(
                 predicate,
-                ["Input error: None of conditions evaluated as True:", _df.stack(predicates)],
+                ["Input error: None of conditions evaluated as True:", stack(predicates)],
                 summarize=len(predicates),
             ),
             _assert_at_most_n_true(others, 0, message),
@@ -460,11 +463,11 @@ def _assert_at_most_n_true(predicates: list, n: int, message: str) -> Optional[O
     default: one pair and no ``default``)."""
     if not predicates:
         return None
-    stacked = _df.stack(predicates, name="preds_c")
-    num_true = _df.reduce_sum(_df.cast(stacked, _df.int32), name="num_true_conds")
-    condition = _df.less_equal(num_true, constant(n, name="n_true_conds"))
+    stacked = stack(predicates, name="preds_c")
+    num_true = reduce_sum(cast(stacked, _dtypes.int32), name="num_true_conds")
+    condition = less_equal(num_true, constant(n, name="n_true_conds"))
     names = ", ".join(p.name for p in predicates)
-    return _df.Assert(
+    return Assert(
         condition,
         [f"{message}: more than {n} conditions ({names}) evaluated as True:", stacked],
         summarize=len(predicates),
@@ -674,7 +677,7 @@ def _with_iteration_counter(cond, body, loop_vars, shape_invariants, bound, coun
 
         @functools.wraps(orig_cond)
         def cond(i, value):
-            return _df.logical_and(_df.less(i, bound), orig_cond(value))
+            return logical_and(less(i, bound), orig_cond(value))
 
         @functools.wraps(orig_body)
         def body(i, value):
@@ -683,7 +686,7 @@ def _with_iteration_counter(cond, body, loop_vars, shape_invariants, bound, coun
                 _unpack_if_singleton(result), first
             ):
                 result = _unpack_if_singleton(result)
-            return _df.add(i, 1), result
+            return add(i, 1), result
 
         loop_vars = (counter, first)
         if isinstance(shape_invariants, (list, tuple)) and len(shape_invariants) == 1:
@@ -692,7 +695,7 @@ def _with_iteration_counter(cond, body, loop_vars, shape_invariants, bound, coun
 
         @functools.wraps(orig_cond)
         def cond(i, values):
-            return _df.logical_and(_df.less(i, bound), orig_cond(*values))
+            return logical_and(less(i, bound), orig_cond(*values))
 
         @functools.wraps(orig_body)
         def body(i, values):
@@ -701,7 +704,7 @@ def _with_iteration_counter(cond, body, loop_vars, shape_invariants, bound, coun
             # now that they sit one level down.
             if type(result) in (list, tuple) and type(values) in (list, tuple):
                 result = type(values)(result)
-            return _df.add(i, 1), result
+            return add(i, 1), result
 
         loop_vars = (counter, loop_vars)
     if shape_invariants is not None:

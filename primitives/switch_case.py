@@ -21,9 +21,10 @@ import functools
 from collections.abc import Callable
 from typing import Optional
 
-import dataflow as _df
 from dataflow import graph as _graph
 from dataflow.graph import convert_to_tensor, get_default_graph
+from dataflow.ops.constant_op import constant
+from dataflow.ops.math_ops import equal
 
 from .contexts import CondContext
 from .control_flow_ops import cond
@@ -52,7 +53,7 @@ def switch_case(branch_index, branch_fns, default: Optional[Callable] = None, na
         return actions[index if 0 <= index < len(actions) else len(actions) - 1]()
     with graph.name_scope(name or "switch_case"):
         keys = [
-            _df.equal(branch_index, _df.constant(k, branch_index.dtype), name=f"is_branch_{k}")
+            equal(branch_index, constant(k, branch_index.dtype), name=f"is_branch_{k}")
             for k in range(len(actions) - 1)
         ]
         chained = _named_branch(actions[-1], f"branch {len(actions) - 1}")

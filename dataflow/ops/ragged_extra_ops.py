@@ -19,10 +19,11 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor, name_scope
+from ..graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..ragged_tensor import RaggedTensor
 from ..tensor_shape import TensorShape
+from . import array_ops, check_ops, extra_array_ops, extra_math_ops, math_ops, segment_ops
 
 __all__ = [
     "boolean_mask",
@@ -41,12 +42,6 @@ def _ragged_ops():
     from . import ragged_ops
 
     return ragged_ops
-
-
-def _df():
-    import dataflow
-
-    return dataflow
 
 
 # -- stack -----------------------------------------------------------------------------------------
@@ -83,16 +78,16 @@ def stack(values, axis=0, name=None) -> RaggedTensor:
         )
         rts = [_as_ragged_rows(v, ragged_rank) if rank > 1 else v for v in values]
         if rank == 1:  # vectors: each becomes one row
-            lengths = [_df().shape(v, out_type=_dtypes.int64)[:1] for v in rts]
-            splits = _df().cumsum(_df().concat([[0]] + lengths, 0))
-            return RaggedTensor(_df().concat(rts, 0), splits, internal=True)
+            lengths = [array_ops.shape(v, out_type=_dtypes.int64)[:1] for v in rts]
+            splits = math_ops.cumsum(array_ops.concat([[0]] + lengths, 0))
+            return RaggedTensor(array_ops.concat(rts, 0), splits, internal=True)
         expanded = []
         for rt in rts:
             nrows = rt.nrows(out_type=rt.row_splits_dtype)
             if axis == 0:
-                splits = _df().stack([_df().zeros_like(nrows), nrows])
+                splits = array_ops.stack([array_ops.zeros_like(nrows), nrows])
             else:
-                splits = _df().range(nrows + 1, dtype=rt.row_splits_dtype)
+                splits = array_ops.range(nrows + 1, dtype=rt.row_splits_dtype)
             expanded.append(RaggedTensor(rt, splits, internal=True))
         return ragged_ops._concat_at(expanded, axis)
 
@@ -116,8 +111,8 @@ def _masked(data, mask):
     ragged_ops = _ragged_ops()
     if isinstance(mask, Tensor) and mask.shape.ndims == 1:
         if not isinstance(data, RaggedTensor):
-            return _df().boolean_mask(data, mask)
-        rows = _df().cast(_df().where(mask)[:, 0], data.row_splits_dtype)
+            return extra_array_ops.boolean_mask(data, mask)
+        rows = math_ops.cast(math_ops.where(mask)[:, 0], data.row_splits_dtype)
         return ragged_ops._gather_rows(data, rows)
     if isinstance(mask, Tensor):
         mask = RaggedTensor.from_tensor(mask, ragged_rank=mask.shape.ndims - 1)
@@ -126,9 +121,9 @@ def _masked(data, mask):
     values = _masked(data.values, mask.values)
     if isinstance(mask.values, RaggedTensor):  # the rows below keep their place
         return RaggedTensor(values, data.row_splits, internal=True)
-    kept = _df().cast(mask.values, data.row_splits_dtype)
+    kept = math_ops.cast(mask.values, data.row_splits_dtype)
     nrows = mask.nrows(out_type=data.row_splits_dtype)
-    lengths = _df().unsorted_segment_sum(kept, mask.value_rowids(), nrows)
+    lengths = segment_ops.unsorted_segment_sum(kept, mask.value_rowids(), nrows)
     return RaggedTensor.from_row_lengths(values, lengths, validate=False)
 
 
@@ -136,7 +131,6 @@ def _masked(data, mask):
 def stack_dynamic_partitions(data, partitions, num_partitions, name=None) -> RaggedTensor:
     """A RaggedTensor of ``num_partitions`` rows: row ``i`` holds, in order, the items of
     ``data`` (a Tensor or RaggedTensor) whose ``partitions`` entry is ``i``."""
-    df = _df()
     ragged_ops = _ragged_ops()
     with name_scope(name, "SegmentStack"):
         if not isinstance(data, RaggedTensor):
@@ -144,21 +138,21 @@ def stack_dynamic_partitions(data, partitions, num_partitions, name=None) -> Rag
         partitions = convert_to_tensor(partitions, name="partitions")
         if partitions.dtype not in (_dtypes.int32, _dtypes.int64):
             raise TypeError(f"partitions must be int32 or int64, got {partitions.dtype.name}")
-        partitions = _df().cast(partitions, _dtypes.int64)
+        partitions = math_ops.cast(partitions, _dtypes.int64)
         checks = [
-            df.assert_non_negative(partitions, message="partitions must be non-negative"),
-            df.assert_less(
+            check_ops.assert_non_negative(partitions, message="partitions must be non-negative"),
+            check_ops.assert_less(
                 partitions,
-                _df().cast(num_partitions, _dtypes.int64),
+                math_ops.cast(num_partitions, _dtypes.int64),
                 message="partitions must be less than num_partitions",
             ),
         ]
-        with df.control_dependencies(checks):
-            order = _df().argsort(partitions, stable=True)
-        counts = _df().bincount(
+        with control_dependencies(checks):
+            order = extra_array_ops.argsort(partitions, stable=True)
+        counts = extra_math_ops.bincount(
             partitions, minlength=num_partitions, maxlength=num_partitions, dtype=_dtypes.int64
         )
-        splits = _df().concat([[0], _df().cumsum(counts)], 0)
+        splits = array_ops.concat([[0], math_ops.cumsum(counts)], 0)
         values = ragged_ops._gather_rows(data, order)
         return RaggedTensor(values, splits, internal=True)
 
@@ -356,22 +350,22 @@ def _as_rows(value):
     if isinstance(value, RaggedTensor):
         if value.ragged_rank != 1:
             raise ValueError("cross takes RaggedTensors of ragged_rank 1")
-        return value.values, _df().cast(value.row_splits, _dtypes.int64)
+        return value.values, math_ops.cast(value.row_splits, _dtypes.int64)
     if isinstance(value, SparseTensor):
         nrows = value.dense_shape[0]
-        counts = _df().bincount(
-            _df().cast(value.indices[:, 0], _dtypes.int32),
-            minlength=_df().cast(nrows, _dtypes.int32),
-            maxlength=_df().cast(nrows, _dtypes.int32),
+        counts = extra_math_ops.bincount(
+            math_ops.cast(value.indices[:, 0], _dtypes.int32),
+            minlength=math_ops.cast(nrows, _dtypes.int32),
+            maxlength=math_ops.cast(nrows, _dtypes.int32),
             dtype=_dtypes.int64,
         )
-        return value.values, _df().concat([[0], _df().cumsum(counts)], 0)
+        return value.values, array_ops.concat([[0], math_ops.cumsum(counts)], 0)
     value = convert_to_tensor(value)
     if value.shape.ndims != 2:
         raise ValueError(f"cross takes 2-D Tensors, got shape {value.shape}")
-    shape = _df().shape(value, out_type=_dtypes.int64)
-    splits = _df().range(shape[0] + 1, dtype=_dtypes.int64) * shape[1]
-    return _df().reshape(value, [-1]), splits
+    shape = array_ops.shape(value, out_type=_dtypes.int64)
+    splits = array_ops.range(shape[0] + 1, dtype=_dtypes.int64) * shape[1]
+    return array_ops.reshape(value, [-1]), splits
 
 
 # TensorFlow's default key of hashed crosses
@@ -430,13 +424,13 @@ def _as_sparse(values, splits):
 
     rt = RaggedTensor(values, splits, internal=True)
     rows = rt.value_rowids()
-    columns = _df().range(_df().size(values, out_type=_dtypes.int64), dtype=_dtypes.int64)
-    columns = columns - _df().gather(splits, rows)
+    columns = array_ops.range(array_ops.size(values, out_type=_dtypes.int64), dtype=_dtypes.int64)
+    columns = columns - array_ops.gather(splits, rows)
     lengths = splits[1:] - splits[:-1]
-    width = _df().reduce_max(_df().concat([lengths, [0]], 0))
-    nrows = _df().shape(splits, out_type=_dtypes.int64)[0] - 1
-    indices = _df().stack([rows, columns], axis=1)
-    return SparseTensor(indices, values, _df().stack([nrows, width]))
+    width = math_ops.reduce_max(array_ops.concat([lengths, [0]], 0))
+    nrows = array_ops.shape(splits, out_type=_dtypes.int64)[0] - 1
+    indices = array_ops.stack([rows, columns], axis=1)
+    return SparseTensor(indices, values, array_ops.stack([nrows, width]))
 
 
 # -- gradients -------------------------------------------------------------------------------------

@@ -56,12 +56,18 @@ def is_namespace(path: str, module) -> bool:
 
 
 def signature_of(value) -> str:
-    """``inspect.signature`` as text, with object addresses taken out; "" when it has none."""
+    """The parameters of ``inspect.signature`` as text (names, kinds and defaults, object
+    addresses taken out; annotations are left out, being documentation); "" when it has none."""
     try:
-        text = str(inspect.signature(value))
+        signature = inspect.signature(value)
     except (TypeError, ValueError):
         return ""
-    return _ADDRESS.sub("", text)
+    empty = inspect.Parameter.empty
+    bare = signature.replace(
+        parameters=[p.replace(annotation=empty) for p in signature.parameters.values()],
+        return_annotation=inspect.Signature.empty,
+    )
+    return _ADDRESS.sub("", str(bare))
 
 
 def _is_routine(value) -> bool:
