@@ -221,6 +221,20 @@ def native_available() -> bool:
     return _available
 
 
+_numba_import_lock = threading.Lock()
+
+
+def _import_numba():
+    """numba, imported whole once: under a lock, because two threads importing it at once
+    (the compile thread and a run compiling in "force" mode) can see its modules half made
+    ("partially initialized module 'numba.core.types'")."""
+    with _numba_import_lock:
+        import numba
+        import numba.core.registry  # noqa: F401 - what `njit` and the code generator need
+
+    return numba
+
+
 class NotNative(Exception):
     """Why a region or loop stays in Python (the message says which op and why)."""
 
@@ -796,6 +810,7 @@ def evict(directory: str, limit: Optional[int] = None) -> None:
 def _run_module(name: str, source: str, path: Optional[str]):
     """A new module ``name`` made by running ``source`` (numba finds its cache through the
     function's file name, ``path``)."""
+    _import_numba()  # the source imports njit
     module = types.ModuleType(name)
     module.__file__ = path or f"<{name}>"
     sys.modules[name] = module
@@ -807,8 +822,7 @@ def _compile(source: str, function_name: str, argument_dtypes, result_dtypes):
     """The machine-code entry point of ``function_name`` for arguments of
     ``argument_dtypes``, or `NotNative` when numba's return types are not ``result_dtypes``
     (entries None are not checked)."""
-    import numba
-
+    numba = _import_numba()
     dispatcher = load_function(source, function_name)
     signature = tuple(numba.from_dtype(d) for d in argument_dtypes)
     try:
@@ -910,9 +924,7 @@ def _start_warming_up() -> None:
 def _warm_up() -> None:
     """Starts the compile process (`_start_worker`) and makes numba ready in this one."""
     _start_worker()
-    import numba.core.registry
-
-    numba.core.registry.cpu_target.target_context.refresh()
+    _import_numba().core.registry.cpu_target.target_context.refresh()
 
 
 def _start_worker():
