@@ -266,13 +266,14 @@ from .ops.sparse_extra_ops import (  # noqa: E402
 )
 from .ops.sparse_ops import (  # noqa: E402
     sparse_add,
+    sparse_placeholder,  # noqa: E402
     sparse_reduce_sum,
     sparse_reorder,
     sparse_tensor_dense_matmul,
     sparse_tensor_to_dense,
     sparse_to_dense,
 )
-from .sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder  # noqa: E402
+from .sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
 
 # isort: split
 # training: clipping by norm, df.losses and df.metrics (df.train holds the optimizers,

@@ -197,7 +197,7 @@ def _object_graph_keys(root, skip_slots: bool = False) -> OrderedDict[str, Varia
 
 
 def _session(session):
-    from .session import get_default_session
+    from .session_stack import get_default_session
 
     session = session or get_default_session()
     if session is None:

@@ -179,7 +179,7 @@ class Tensor:
 
     def eval(self, feed_dict=None, session=None):
         """Runs the default (or given) session to compute this tensor."""
-        from .session import _session_for_eval
+        from .session_stack import _session_for_eval
 
         return _session_for_eval(session, self.graph).run(self, feed_dict)
 
@@ -388,7 +388,7 @@ class Operation:
 
     def run(self, feed_dict=None, session=None) -> None:
         """Runs this op in the default (or given) session."""
-        from .session import _session_for_eval
+        from .session_stack import _session_for_eval
 
         _session_for_eval(session, self._graph).run(self, feed_dict)
 
@@ -1066,15 +1066,25 @@ class Graph:
 
     def _repr_svg_(self):
         """Inline display in Jupyter, drawn as `dataflow.render` draws (with or without ``dot``)."""
-        from .render import graph_to_digraph
-
+        if _svg_drawer is None:
+            return None
         try:
-            return graph_to_digraph(self)._repr_image_svg_xml()
+            return _svg_drawer(self)
         except Exception:  # no Graphviz can draw it: Jupyter falls back to the text repr
             return None
 
     def _repr_pretty_(self, printer, cycle) -> None:
         printer.text(f"<df.Graph with {len(self._ops)} ops>")
+
+
+# Draws a Graph as SVG for Jupyter: registered by `dataflow.render`, which sits above this module.
+_svg_drawer: Optional[Callable] = None
+
+
+def register_svg_drawer(draw: Callable) -> None:
+    """Makes ``draw(graph)`` (SVG text) what `Graph._repr_svg_` shows."""
+    global _svg_drawer
+    _svg_drawer = draw
 
 
 # Writes a Graph as a GraphDef: registered by `dataflow.graph_def`, which sits above this module.
@@ -1244,17 +1254,29 @@ def convert_to_tensor(
     return constant(value, dtype=dtype, name=name)
 
 
-_constant = None
+# What the op modules above this one register for conversion: `constant_op.constant`, and the
+# `array_ops.stack` and `math_ops.cast` that lists mixing tensors and values are packed with.
+# ``import dataflow`` (any part of it) imports them all before a value is converted.
+_registered_ops: dict[str, Callable] = {}
+
+
+def register_conversion_op(role: str, fn: Callable) -> None:
+    """Gives conversion the op function of ``role`` ("constant", "stack" or "cast")."""
+    _registered_ops[role] = fn
+
+
+def _conversion_op(role: str) -> Callable:
+    try:
+        return _registered_ops[role]
+    except KeyError:
+        raise RuntimeError(
+            f"no {role} op is registered for tensor conversion: import dataflow first"
+        ) from None
 
 
 def _constant_function():
-    """`constant_op.constant`, imported on first use (the op modules import this one)."""
-    global _constant
-    if _constant is None:
-        from .ops.constant_op import constant
-
-        _constant = constant
-    return _constant
+    """`constant_op.constant`, as registered."""
+    return _conversion_op("constant")
 
 
 def holds_tensor(value) -> bool:
@@ -1283,8 +1305,7 @@ def _autopack_list(values, dtype, name: str) -> Tensor:
 
 
 def _autopack(values, dtype, name: str, cast_tensors: bool = False) -> Tensor:
-    from .ops.array_ops import stack
-    from .ops.math_ops import cast
+    stack, cast = _conversion_op("stack"), _conversion_op("cast")
 
     def element(v):
         if isinstance(v, (list, tuple)) and holds_tensor(v):

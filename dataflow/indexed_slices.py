@@ -8,21 +8,22 @@ optimizer updates only those rows (``_apply_sparse``).
 
 It is not a Tensor.  Where an op needs a Tensor it is converted to the dense one (an
 ``UnsortedSegmentSum`` of its values into ``dense_shape[0]`` rows), as TensorFlow does, with a
-warning when that tensor would be large.  `gradients` keeps it sparse where TensorFlow does: sums
-of several IndexedSlices concatenate their rows, a mix with dense gradients becomes dense, and
-ops that only pass a gradient on (identities, variable reads, a cond's Switch and Merge) pass it
-on unchanged.  ``Session.run`` fetches one as an `IndexedSlicesValue` of arrays.
+warning when that tensor would be large (the conversion is registered by `ops.segment_ops`,
+where that op is defined, and unary minus by `ops.overloads`).  `gradients` keeps it sparse
+where TensorFlow does: sums of several IndexedSlices concatenate their rows, a mix with dense
+gradients becomes dense, and ops that only pass a gradient on (identities, variable reads, a
+cond's Switch and Merge) pass it on unchanged.  ``Session.run`` fetches one as an
+`IndexedSlicesValue` of arrays.
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple, Optional
 
 import numpy as np
 
 from . import dtypes as _dtypes
-from .graph import Tensor, convert_to_tensor, register_tensor_conversion_function
+from .graph import Tensor, convert_to_tensor
 
 __all__ = ["IndexedSlices", "IndexedSlicesValue", "convert_to_tensor_or_indexed_slices"]
 
@@ -96,11 +97,6 @@ class IndexedSlices:
     def consumers(self) -> list:
         return self._values.consumers()
 
-    def __neg__(self) -> IndexedSlices:
-        from .ops.math_ops import negative
-
-        return IndexedSlices(negative(self._values), self._indices, self._dense_shape)
-
     def __repr__(self) -> str:
         shape = "None" if self._dense_shape is None else self._dense_shape.name
         return (
@@ -120,48 +116,6 @@ class IndexedSlices:
         return pairs
 
 
-def _to_dense(slices: IndexedSlices, dtype=None, name=None) -> Tensor:
-    """The dense tensor ``slices`` stands for (see the module docstring)."""
-    from .ops.segment_ops import unsorted_segment_sum
-
-    if dtype is not None and _dtypes.as_dtype(dtype) is not slices.dtype:
-        raise ValueError(
-            f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} for "
-            f"IndexedSlices with dtype {slices.dtype.name}"
-        )
-    if slices.dense_shape is None:
-        raise ValueError(
-            f"Cannot convert {slices!r} to a Tensor: it has no dense_shape, so the number of "
-            "rows is unknown."
-        )
-    static = slices.shape
-    if not static.is_fully_defined():
-        warnings.warn(
-            "Converting sparse IndexedSlices to a dense Tensor of unknown shape. This may "
-            "consume a large amount of memory.",
-            stacklevel=3,
-        )
-    elif static.num_elements() > LARGE_DENSE_ELEMENTS:
-        warnings.warn(
-            f"Converting sparse IndexedSlices to a dense Tensor with {static.num_elements()} "
-            "elements. This may consume a large amount of memory.",
-            stacklevel=3,
-        )
-    return unsorted_segment_sum(slices.values, slices.indices, _row_count(slices), name=name)
-
-
-def _row_count(slices: IndexedSlices):
-    from .ops.array_ops import strided_slice
-
-    dense_shape = slices.dense_shape
-    if dense_shape.op.type == "Const":
-        return int(dense_shape.op.attrs["value"][0])
-    return strided_slice(dense_shape, [0], [1], shrink_axis_mask=1)
-
-
-register_tensor_conversion_function(IndexedSlices, _to_dense)
-
-
 def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
     """``value`` itself when it is IndexedSlices, else ``convert_to_tensor(value)``."""
     if isinstance(value, IndexedSlices):
@@ -172,17 +126,3 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
             )
         return value
     return convert_to_tensor(value, dtype=dtype, name=name)
-
-
-def dense_as_indexed_slices(tensor: Tensor, like: IndexedSlices) -> IndexedSlices:
-    """``tensor`` as IndexedSlices holding every one of its rows, with the index and shape dtypes
-    of ``like`` (TensorFlow's ``_as_indexed_slices``): how a dense value joins sparse ones in a
-    Merge, so that the result stays sparse."""
-    from .ops.array_ops import range as range_
-    from .ops.array_ops import shape
-
-    rows = range_(shape(tensor, out_type=like.indices.dtype)[0])
-    dense_shape = None
-    if like.dense_shape is not None:
-        dense_shape = shape(tensor, out_type=like.dense_shape.dtype)
-    return IndexedSlices(tensor, rows, dense_shape)

@@ -20,7 +20,7 @@ import threading
 from . import errors
 from .graph import GraphKeys, get_default_graph
 from .ops.queue_ops import QueueBase
-from .session import get_default_session
+from .session_stack import get_default_session
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
 

@@ -356,7 +356,7 @@ class RaggedTensor:
         return self.eval(session=session).to_list()
 
     def eval(self, feed_dict=None, session=None) -> RaggedTensorValue:
-        from .session import _session_for_eval
+        from .session_stack import _session_for_eval
 
         return _session_for_eval(session, self.graph).run(self, feed_dict)
 

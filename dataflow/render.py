@@ -94,7 +94,7 @@ from executor.program import NodeKind
 
 from . import nest
 from .device import DeviceSpec, canonical_name
-from .graph import Graph, GraphKeys, Operation, Tensor, get_default_graph
+from .graph import Graph, GraphKeys, Operation, Tensor, get_default_graph, register_svg_drawer
 from .render_engine import GraphvizNotFoundError, draw, resolve_engine, svg_to_png
 
 __all__ = ["GraphvizNotFoundError", "Picture", "graph_to_digraph", "render"]
@@ -1820,3 +1820,7 @@ def _write(digraph, path: str, format: Optional[str], keep_source: bool) -> str:
         with open(os.path.splitext(target)[0] + ".gv", "w", encoding="utf-8") as f:
             f.write(digraph.source)
     return target
+
+
+# A Graph shows itself in Jupyter as this module draws it.
+register_svg_drawer(lambda graph: graph_to_digraph(graph)._repr_image_svg_xml())

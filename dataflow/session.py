@@ -59,6 +59,11 @@ from .passes.inplace import is_fresh_value
 from .passes.lower_functional_ops import LOWER_FUNCTIONAL_OPS
 from .protos import Message
 from .random_streams import RandomStreams
+from .session_stack import (  # noqa: F401 - get_default_session is offered here too
+    _session_for_eval,
+    _session_stack,
+    get_default_session,
+)
 from .step_stats import NodeExecStats, StepStats
 from .traceback_utils import _filtered_traceback, is_traceback_filtering_enabled
 from .variables import VariableRef, _uninitialized
@@ -354,9 +359,6 @@ class _Plan:
     compile_lock: Any = field(default_factory=threading.Lock, repr=False, compare=False)
 
 
-_default_session_stack = threading.local()
-
-
 # Makes the plan of a step placed on several devices (`dataflow.distribute.local.make_plan`,
 # which registers itself), or None when everything lands on one.
 _partitioned_steps: Optional[Callable] = None
@@ -365,32 +367,6 @@ _partitioned_steps: Optional[Callable] = None
 def register_partitioned_steps(make_plan: Callable) -> None:
     global _partitioned_steps
     _partitioned_steps = make_plan
-
-
-def _session_stack() -> list:
-    stack = getattr(_default_session_stack, "stack", None)
-    if stack is None:
-        stack = _default_session_stack.stack = []
-    return stack
-
-
-def get_default_session() -> Optional[Session]:
-    """The innermost Session made the default on this thread (``with sess:``,
-    ``sess.as_default()``, an ``InteractiveSession``), or None."""
-    stack = _session_stack()
-    return stack[-1] if stack else None
-
-
-def _session_for_eval(session: Optional[Session], graph: Graph) -> Session:
-    session = session or get_default_session()
-    if session is None:
-        raise ValueError(
-            "Cannot evaluate a tensor with eval() or run(): no default session is registered. "
-            "Use `with df.Session() as sess:` or pass session=."
-        )
-    if session.graph is not graph:
-        raise ValueError("Cannot use the given session to evaluate a tensor of another graph.")
-    return session
 
 
 # Session targets other than "": a prefix -> function(target, graph) making the object that runs

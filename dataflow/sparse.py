@@ -28,12 +28,12 @@ from .ops.sparse_extra_ops import sparse_split as split
 from .ops.sparse_extra_ops import sparse_to_indicator as to_indicator
 from .ops.sparse_extra_ops import sparse_transpose as transpose
 from .ops.sparse_ops import sparse_add as add
+from .ops.sparse_ops import sparse_placeholder as placeholder
 from .ops.sparse_ops import sparse_reduce_sum as reduce_sum
 from .ops.sparse_ops import sparse_reorder as reorder
 from .ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul
 from .ops.sparse_ops import sparse_tensor_to_dense as to_dense
 from .sparse_tensor import SparseTensor, SparseTensorValue
-from .sparse_tensor import sparse_placeholder as placeholder
 
 matmul = sparse_dense_matmul
 

@@ -4,13 +4,13 @@
 ``[N, rank]`` tensor of coordinates (in row-major order for the ops that need it), ``values``
 the ``[N]`` values there, ``dense_shape`` the int64 ``[rank]`` shape of the whole.  It is three
 tensors, not one: ``Session.run`` fetches it as a `SparseTensorValue` and feeds it from one
-(or from an ``(indices, values, dense_shape)`` tuple), and ``sparse_placeholder`` makes one to
-feed.  The ops that read it are in `dataflow.ops.sparse_ops`.
+(or from an ``(indices, values, dense_shape)`` tuple), and ``sparse_placeholder``
+(`dataflow.ops.sparse_ops`) makes one to feed.  The ops that read it are there too.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from .graph import Tensor, convert_to_tensor, name_scope
 from .tensor_shape import TensorShape, as_shape
 from .type_spec import TypeSpec
 
-__all__ = ["SparseTensor", "SparseTensorSpec", "SparseTensorValue", "sparse_placeholder"]
+__all__ = ["SparseTensor", "SparseTensorSpec", "SparseTensorValue"]
 
 
 class SparseTensorValue(NamedTuple):
@@ -95,7 +95,7 @@ class SparseTensor:
         return self.shape
 
     def eval(self, feed_dict=None, session=None):
-        from .session import _session_for_eval
+        from .session_stack import _session_for_eval
 
         return _session_for_eval(session, self.graph).run(self, feed_dict)
 
@@ -170,20 +170,3 @@ class SparseTensorSpec(TypeSpec):
 
     def __repr__(self) -> str:
         return f"SparseTensorSpec(shape={self._shape}, dtype=df.{self._dtype.name})"
-
-
-def sparse_placeholder(dtype, shape=None, name: Optional[str] = None) -> SparseTensor:
-    """A SparseTensor to feed: placeholders for its indices, values and (when ``shape`` is not
-    fully known) dense shape."""
-    from .ops.constant_op import placeholder
-
-    shape = TensorShape(shape)
-    with name_scope(name or "Placeholder"):
-        rank = shape.ndims
-        values = placeholder(dtype, [None], name="values")
-        indices = placeholder(_dtypes.int64, [None, rank], name="indices")
-        if shape.is_fully_defined():
-            dense_shape = convert_to_tensor(shape.as_list(), dtype=_dtypes.int64, name="shape")
-        else:
-            dense_shape = placeholder(_dtypes.int64, [rank], name="shape")
-    return SparseTensor(indices, values, dense_shape)

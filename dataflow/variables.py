@@ -603,7 +603,7 @@ class Variable(metaclass=_VariableMeta):
         if self._eager:
             self.assign(value)
             return
-        from .session import _session_for_eval
+        from .session_stack import _session_for_eval
 
         _session_for_eval(session, self._graph)._load_variable(self, value)
 

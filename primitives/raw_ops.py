@@ -37,8 +37,9 @@ from typing import NamedTuple, Optional, Union
 from dataflow import composites, nest
 from dataflow import dtypes as _dtypes
 from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
-from dataflow.indexed_slices import IndexedSlices, dense_as_indexed_slices
+from dataflow.indexed_slices import IndexedSlices
 from dataflow.op_registry import apply_op, define_op
+from dataflow.ops.array_ops import dense_as_indexed_slices
 from dataflow.ref_variables import as_ref_or_tensor
 from dataflow.tensor_shape import TensorShape
 from dataflow.variables import Variable

@@ -49,7 +49,7 @@ _BY_LAYER = {
         "dataflow.indexed_slices",
         "dataflow.logging", "dataflow.nest", "dataflow.op_registry", "dataflow.protos",
         "dataflow.ragged_tensor", "dataflow.random_seed", "dataflow.resource_containers",
-        "dataflow.resource_loader", "dataflow.traceback_utils",
+        "dataflow.resource_loader", "dataflow.session_stack", "dataflow.traceback_utils",
         "dataflow.sparse_tensor", "dataflow.tensor_shape", "dataflow.tensor_spec",
         "dataflow.tensorboard_protos", "dataflow.tfrecord", "dataflow.train_protos",
         "dataflow.type_spec",

@@ -41,7 +41,9 @@ from ..graph import (
     holds_tensor,
     is_tensor_like,
     numpy_value_or_none,
+    register_conversion_op,
 )
+from ..indexed_slices import IndexedSlices
 from ..op_registry import apply_op, define_op
 from ..ragged_tensor import override_for
 from ..tensor_shape import TensorShape, as_shape
@@ -1683,7 +1685,6 @@ RegisterGradient("SplitV")(_split_grad)
 def _gather_grad(op, grad):
     # Along axis 0 the gradient is sparse: the gathered rows, sent back to their indices (the
     # rows gathered twice add up when it is made dense, or applied by an optimizer).
-    from ..indexed_slices import IndexedSlices
     from .segment_ops import unsorted_segment_sum
 
     params, indices = op.inputs
@@ -1785,3 +1786,18 @@ def _mirror_pad_grad(op, grad):
 def _mirror_pad_grad_grad(op, grad):
     attrs = {"paddings": op.attrs["paddings"], "mode": op.attrs["mode"]}
     return apply_op("MirrorPad", (grad,), attrs, "MirrorPad").outputs[0]
+
+
+# Lists that mix tensors and values are packed with `stack` (`graph.convert_to_tensor`).
+register_conversion_op("stack", stack)
+
+
+def dense_as_indexed_slices(tensor: Tensor, like: IndexedSlices) -> IndexedSlices:
+    """``tensor`` as IndexedSlices holding every one of its rows, with the index and shape dtypes
+    of ``like`` (TensorFlow's ``_as_indexed_slices``): how a dense value joins sparse ones in a
+    Merge, so that the result stays sparse."""
+    rows = range(shape(tensor, out_type=like.indices.dtype)[0])
+    dense_shape = None
+    if like.dense_shape is not None:
+        dense_shape = shape(tensor, out_type=like.dense_shape.dtype)
+    return IndexedSlices(tensor, rows, dense_shape)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..graph import _user_location, get_default_graph
+from ..graph import _user_location, get_default_graph, register_conversion_op
 from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape, as_shape
 
@@ -241,3 +241,7 @@ NotDifferentiable("Placeholder")
 @RegisterGradient("PlaceholderWithDefault")
 def _placeholder_with_default_grad(op, grad):
     return grad
+
+
+# Python and numpy values become tensors through `constant` (`graph.convert_to_tensor`).
+register_conversion_op("constant", constant)

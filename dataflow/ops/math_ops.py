@@ -36,6 +36,7 @@ from ..graph import (
     graph_to_build_in,
     is_tensor_like,
     numpy_value_or_none,
+    register_conversion_op,
 )
 from ..op_registry import apply_op, apply_op_output, define_op
 from ..ragged_tensor import override_for
@@ -1823,3 +1824,7 @@ def _cumsum_grad(op, grad):
     return cumsum(
         grad, op.attrs["axis"], exclusive=op.attrs["exclusive"], reverse=not op.attrs["reverse"]
     )
+
+
+# ... and their tensors cast to the dtype asked for with `cast`.
+register_conversion_op("cast", cast)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Tensor, convert_to_tensor
+from ..indexed_slices import IndexedSlices
 from . import math_ops
 from .array_ops import _getitem
 
@@ -110,6 +111,9 @@ Tensor.__gt__ = lambda self, other: math_ops.greater(self, other)
 Tensor.__ge__ = lambda self, other: math_ops.greater_equal(self, other)
 Tensor.__neg__ = lambda self: math_ops.negative(self)
 Tensor.__abs__ = lambda self: math_ops.abs(self)
+IndexedSlices.__neg__ = lambda self: IndexedSlices(
+    math_ops.negative(self.values), self.indices, self.dense_shape
+)
 Tensor.__invert__ = _invert
 Tensor.__getitem__ = _getitem
 Tensor.__array_ufunc__ = None

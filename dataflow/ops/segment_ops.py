@@ -175,3 +175,52 @@ def _unsorted_segment_sum_grad(op, grad):
 @RegisterGradient("SegmentSum")
 def _segment_sum_grad(op, grad):
     return gather(grad, op.inputs[1]), None
+
+
+# -- IndexedSlices where a Tensor is needed ------------------------------------------------------
+# Registered here, where the op that makes the dense tensor is defined.
+import warnings  # noqa: E402
+
+from .. import indexed_slices as _indexed_slices  # noqa: E402
+from ..graph import register_tensor_conversion_function  # noqa: E402
+from ..indexed_slices import IndexedSlices  # noqa: E402
+from .array_ops import strided_slice  # noqa: E402
+
+
+def _indexed_slices_to_dense(slices: IndexedSlices, dtype=None, name=None) -> Tensor:
+    """The dense tensor ``slices`` stands for (`dataflow.indexed_slices`): an
+    ``UnsortedSegmentSum`` of its values into ``dense_shape[0]`` rows."""
+    if dtype is not None and _dtypes.as_dtype(dtype) is not slices.dtype:
+        raise ValueError(
+            f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} for "
+            f"IndexedSlices with dtype {slices.dtype.name}"
+        )
+    if slices.dense_shape is None:
+        raise ValueError(
+            f"Cannot convert {slices!r} to a Tensor: it has no dense_shape, so the number of "
+            "rows is unknown."
+        )
+    static = slices.shape
+    if not static.is_fully_defined():
+        warnings.warn(
+            "Converting sparse IndexedSlices to a dense Tensor of unknown shape. This may "
+            "consume a large amount of memory.",
+            stacklevel=3,
+        )
+    elif static.num_elements() > _indexed_slices.LARGE_DENSE_ELEMENTS:
+        warnings.warn(
+            f"Converting sparse IndexedSlices to a dense Tensor with {static.num_elements()} "
+            "elements. This may consume a large amount of memory.",
+            stacklevel=3,
+        )
+    return unsorted_segment_sum(slices.values, slices.indices, _row_count(slices), name=name)
+
+
+def _row_count(slices: IndexedSlices):
+    dense_shape = slices.dense_shape
+    if dense_shape.op.type == "Const":
+        return int(dense_shape.op.attrs["value"][0])
+    return strided_slice(dense_shape, [0], [1], shrink_axis_mask=1)
+
+
+register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_dense)

@@ -25,6 +25,7 @@ __all__ = [
     "sparse_reduce_sum",
     "sparse_reorder",
     "sparse_tensor_dense_matmul",
+    "sparse_placeholder",
     "sparse_tensor_to_dense",
     "sparse_to_dense",
 ]
@@ -403,3 +404,23 @@ def _sparse_matmul_grad(op, grad):
     b_rows = gather(transpose(b) if adjoint_b else b, cols)
     values_grad = reduce_sum(gather(grad, rows) * b_rows, axis=1)
     return None, values_grad, None, b_grad
+
+
+# -- a SparseTensor to feed ------------------------------------------------------------------------
+from .. import dtypes as _dtypes  # noqa: E402
+from .constant_op import placeholder  # noqa: E402
+
+
+def sparse_placeholder(dtype, shape=None, name: Optional[str] = None) -> SparseTensor:
+    """A SparseTensor to feed: placeholders for its indices, values and (when ``shape`` is not
+    fully known) dense shape."""
+    shape = TensorShape(shape)
+    with name_scope(name or "Placeholder"):
+        rank = shape.ndims
+        values = placeholder(dtype, [None], name="values")
+        indices = placeholder(_dtypes.int64, [None, rank], name="indices")
+        if shape.is_fully_defined():
+            dense_shape = convert_to_tensor(shape.as_list(), dtype=_dtypes.int64, name="shape")
+        else:
+            dense_shape = placeholder(_dtypes.int64, [rank], name="shape")
+    return SparseTensor(indices, values, dense_shape)
