@@ -437,12 +437,12 @@ from . import layers  # noqa: E402
 # isort: split
 # tracing (df.function): concrete functions, TensorSpec, TF1's Defun and wrap_function
 from .data.structures import OptionalSpec  # noqa: E402
+from .ops.tensor_array_ops import TensorArraySpec  # noqa: E402
 from .tensor_spec import TensorSpec  # noqa: E402
 from .tracing import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
 from .type_spec import (  # noqa: E402
     IndexedSlicesSpec,
     NoneTensorSpec,
-    TensorArraySpec,
     TypeSpec,
     type_spec_from_value,
 )

@@ -25,7 +25,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .graph import Tensor, convert_to_tensor, numpy_value_or_none
 from .tensor_shape import TensorShape, as_shape
-from .type_spec import TypeSpec
+from .type_spec import TypeSpec, register_spec_of
 
 __all__ = ["RaggedTensor", "RaggedTensorSpec", "RaggedTensorValue"]
 
@@ -417,3 +417,11 @@ def _override(name: str) -> Callable:
 def register_operator(name: str, fn: Callable) -> None:
     """Gives RaggedTensor the Python operator ``name`` (``__add__``, ``__getitem__``, ...)."""
     setattr(RaggedTensor, name, fn)
+
+
+register_spec_of(
+    RaggedTensor,
+    lambda value: RaggedTensorSpec(
+        value.shape, value.dtype, value.ragged_rank, value.row_splits.dtype
+    ),
+)

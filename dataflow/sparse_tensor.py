@@ -17,7 +17,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .graph import Tensor, convert_to_tensor, name_scope
 from .tensor_shape import TensorShape, as_shape
-from .type_spec import TypeSpec
+from .type_spec import TypeSpec, register_spec_of
 
 __all__ = ["SparseTensor", "SparseTensorSpec", "SparseTensorValue"]
 
@@ -170,3 +170,6 @@ class SparseTensorSpec(TypeSpec):
 
     def __repr__(self) -> str:
         return f"SparseTensorSpec(shape={self._shape}, dtype=df.{self._dtype.name})"
+
+
+register_spec_of(SparseTensor, SparseTensorSpec.from_value)

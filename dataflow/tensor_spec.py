@@ -8,13 +8,14 @@ keys of the concrete-function cache.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
 from . import dtypes as _dtypes
+from .graph import Tensor
 from .tensor_shape import TensorShape, as_shape
-from .type_spec import TypeSpec
+from .type_spec import TypeSpec, register_spec_of
 
 
 class TensorSpec(TypeSpec):
@@ -92,3 +93,38 @@ class TensorSpec(TypeSpec):
 
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self._shape}, dtype=df.{self._dtype.name}, name={self._name!r})"
+
+
+# -- the spec of a tensor, and of what converts to one ---------------------------------------------
+def _converted(value: Any):
+    """What a value becomes as a tensor (strings are strings), for its spec."""
+    array = np.asarray(value)
+    if array.dtype.kind in "SUO":
+        _dtypes.string_array(value)  # TypeError unless it is text
+        return _StringValue(array.shape)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"no tensor of {array.dtype}")
+    return value
+
+
+class _StringValue:
+    """Stands for a string value in `TensorSpec.from_value` (its shape and dtype)."""
+
+    def __init__(self, shape):
+        self.shape = TensorShape(list(shape))
+        self.dtype = _dtypes.string
+
+
+def _spec_of_value(value) -> TensorSpec:
+    """The spec of a value that converts to a tensor: a numpy array, a Python number or string,
+    a (nested) list of them."""
+    try:
+        return TensorSpec.from_value(_converted(value))
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"Could not build a TypeSpec for {value!r} of unsupported type {type(value)}."
+        ) from None
+
+
+register_spec_of(Tensor, lambda value: TensorSpec(value.shape, value.dtype))
+register_spec_of(object, _spec_of_value)

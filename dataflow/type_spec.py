@@ -1,7 +1,7 @@
 """Type specs: descriptions of values (their kind, dtype and static shape) without a value.
 
 `TypeSpec` is the base of every spec (`TensorSpec`, `SparseTensorSpec`, `RaggedTensorSpec`,
-and here `IndexedSlicesSpec`, `TensorArraySpec`, `NoneTensorSpec`); it cannot be made itself.
+`TensorArraySpec`, and here `IndexedSlicesSpec` and `NoneTensorSpec`); it cannot be made itself.
 A spec is immutable and compares by its kind and fields.  `type_spec_from_value` gives the spec
 of a value: a tensor (or what converts to one: numpy arrays, Python numbers and strings, lists
 of them), a composite tensor, a TensorArray, a variable (the spec of its value), or None.
@@ -9,7 +9,8 @@ of them), a composite tensor, a TensorArray, a variable (the spec of its value),
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from collections.abc import Callable
+from typing import Any
 
 from . import dtypes as _dtypes
 from .tensor_shape import TensorShape, as_shape
@@ -17,8 +18,8 @@ from .tensor_shape import TensorShape, as_shape
 __all__ = [
     "IndexedSlicesSpec",
     "NoneTensorSpec",
-    "TensorArraySpec",
     "TypeSpec",
+    "register_spec_of",
     "type_spec_from_value",
 ]
 
@@ -152,54 +153,6 @@ class IndexedSlicesSpec(TypeSpec):
         )
 
 
-class TensorArraySpec(TypeSpec):
-    """Describes a `TensorArray`: the shape of its elements, their dtype, whether it grows
-    (``dynamic_size``) and whether it checks its elements' shapes (``infer_shape``)."""
-
-    __slots__ = ("_element_shape", "_dtype", "_dynamic_size", "_infer_shape")
-
-    def __init__(
-        self, element_shape=None, dtype=_dtypes.float32, dynamic_size=False, infer_shape=True
-    ):
-        self._element_shape = as_shape(element_shape)
-        self._dtype = _dtypes.as_dtype(dtype)
-        self._dynamic_size = dynamic_size
-        self._infer_shape = infer_shape
-
-    @property
-    def value_type(self) -> type:
-        from .ops.tensor_array_ops import TensorArray
-
-        return TensorArray
-
-    @property
-    def element_shape(self) -> TensorShape:
-        return self._element_shape
-
-    @property
-    def dtype(self) -> _dtypes.DType:
-        return self._dtype
-
-    def _fields(self) -> tuple:
-        return (self._element_shape, self._dtype, self._dynamic_size, self._infer_shape)
-
-    def _compatible_fields(self, other) -> bool:
-        return self._fields()[1:] == other._fields()[1:] and (
-            self._element_shape.is_compatible_with(other._element_shape)
-        )
-
-    def __eq__(self, other) -> bool:
-        return type(other) is type(self) and _hashable(self._fields()) == _hashable(other._fields())
-
-    __hash__ = TypeSpec.__hash__
-
-    def __repr__(self) -> str:
-        return (
-            f"TensorArraySpec({_shape_text(self._element_shape)}, df.{self._dtype.name}, "
-            f"{self._dynamic_size}, {self._infer_shape})"
-        )
-
-
 class NoneTensorSpec(TypeSpec):
     """The spec of None where a structure of tensors may hold one."""
 
@@ -223,79 +176,27 @@ class NoneTensorSpec(TypeSpec):
         return "NoneTensorSpec()"
 
 
+# -- the spec of a value ---------------------------------------------------------------------------
+# Each kind of value has its spec made by the module that defines the kind (`register_spec_of`):
+# tensors and plain values in `tensor_spec`, composites in their modules, TensorArrays and
+# variables with their ops.  A value's class and its bases are looked up in order.
+_spec_functions: dict[type, Callable[[Any], TypeSpec]] = {}
+
+
+def register_spec_of(value_type: type, spec_of: Callable[[Any], TypeSpec]) -> None:
+    """Makes ``spec_of(value)`` the spec of values of ``value_type`` (and its subclasses)."""
+    _spec_functions[value_type] = spec_of
+
+
 def type_spec_from_value(value) -> TypeSpec:
     """The spec of ``value`` (see the module docstring); ``TypeError`` for a value that is
     none of those."""
-    from .graph import Tensor
-    from .indexed_slices import IndexedSlices
-    from .ops.tensor_array_ops import TensorArray
-    from .ragged_tensor import RaggedTensor, RaggedTensorSpec
-    from .sparse_tensor import SparseTensor, SparseTensorSpec
-    from .tensor_spec import TensorSpec
-    from .variables import Variable
-
     if value is None:
         return NoneTensorSpec()
     if isinstance(value, TypeSpec):
         raise TypeError(f"{value!r} is a spec, not a value")
-    if isinstance(value, Tensor):
-        return TensorSpec(value.shape, value.dtype)
-    if isinstance(value, Variable):
-        return TensorSpec(value.shape, value.dtype.base_dtype)
-    if isinstance(value, SparseTensor):
-        return SparseTensorSpec.from_value(value)
-    if isinstance(value, RaggedTensor):
-        return RaggedTensorSpec(value.shape, value.dtype, value.ragged_rank, value.row_splits.dtype)
-    if isinstance(value, IndexedSlices):
-        dense = value.dense_shape
-        return IndexedSlicesSpec(
-            _dense_shape_of(value),
-            value.values.dtype,
-            value.indices.dtype,
-            None if dense is None else dense.dtype,
-            value.indices.shape,
-        )
-    if isinstance(value, TensorArray):
-        return TensorArraySpec(
-            value.element_shape, value.dtype, value._dynamic_size, value._infer_shape
-        )
-    try:
-        return TensorSpec.from_value(_converted(value))
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"Could not build a TypeSpec for {value!r} of unsupported type {type(value)}."
-        ) from None
-
-
-def _converted(value: Any):
-    """What a value becomes as a tensor (strings are strings), for its spec."""
-    import numpy as np
-
-    array = np.asarray(value)
-    if array.dtype.kind in "SUO":
-        _dtypes.string_array(value)  # TypeError unless it is text
-        return _StringValue(array.shape)
-    if array.dtype.kind not in "biuf":
-        raise TypeError(f"no tensor of {array.dtype}")
-    return value
-
-
-class _StringValue:
-    """Stands for a string value in `TensorSpec.from_value` (its shape and dtype)."""
-
-    def __init__(self, shape):
-        self.shape = TensorShape(list(shape))
-        self.dtype = _dtypes.string
-
-
-def _dense_shape_of(value) -> Optional[TensorShape]:
-    from .ops.extra_array_ops import get_static_value
-
-    dense = value.dense_shape
-    known = None if dense is None else get_static_value(dense)
-    if known is not None:
-        return TensorShape([int(d) for d in known])
-    rest = value.values.shape[1:] if value.values.shape.ndims else None
-    if rest is None:
-        return TensorShape(None)
-    return TensorShape([None]).concatenate(rest)
+    for kind in type(value).__mro__:
+        spec_of = _spec_functions.get(kind)
+        if spec_of is not None:
+            return spec_of(value)
+    raise TypeError(f"Could not build a TypeSpec for {value!r} of unsupported type {type(value)}.")

@@ -49,6 +49,8 @@ from .graph import (
 )
 from .op_registry import apply_op, define_op
 from .tensor_shape import TensorShape
+from .tensor_spec import TensorSpec
+from .type_spec import register_spec_of
 
 # The variables made eagerly, by the id of their handle (a tape finds a read's variable here).
 _eager_variables: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
@@ -827,3 +829,7 @@ def assert_variables_initialized(var_list=None):
     if len(ranks) == 1:
         return ranks[0]
     return stack(ranks)
+
+
+# A variable's spec is the spec of its value.
+register_spec_of(Variable, lambda value: TensorSpec(value.shape, value.dtype.base_dtype))

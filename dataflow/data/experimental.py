@@ -8,8 +8,9 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..graph import Tensor
+from ..ops.tensor_array_ops import TensorArraySpec
 from ..tensor_shape import TensorShape
-from ..type_spec import TensorArraySpec, TypeSpec
+from ..type_spec import TypeSpec
 from . import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .lookup import DatasetInitializer, index_table_from_dataset, table_from_dataset
 from .options import (

@@ -22,7 +22,9 @@ from ..graph import (
     graph_to_build_in,
     numpy_value_or_none,
 )
+from ..indexed_slices import IndexedSlices
 from ..tensor_shape import TensorShape
+from ..type_spec import IndexedSlicesSpec, register_spec_of
 from . import array_ops as _a
 from . import math_ops as _m
 from .extra_nn_ops import top_k
@@ -357,7 +359,32 @@ def get_static_value(tensor, partial: bool = False):
 
 def is_tensor(x) -> bool:
     """Whether ``x`` is a graph tensor or a composite of them (SparseTensor, IndexedSlices)."""
-    from ..indexed_slices import IndexedSlices
     from ..sparse_tensor import SparseTensor
 
     return isinstance(x, (Tensor, SparseTensor, IndexedSlices))
+
+
+# -- the spec of an IndexedSlices value (its dense shape, as far as it is known statically) --------
+def _dense_shape_of(value: IndexedSlices) -> Optional[TensorShape]:
+    dense = value.dense_shape
+    known = None if dense is None else get_static_value(dense)
+    if known is not None:
+        return TensorShape([int(d) for d in known])
+    rest = value.values.shape[1:] if value.values.shape.ndims else None
+    if rest is None:
+        return TensorShape(None)
+    return TensorShape([None]).concatenate(rest)
+
+
+def _indexed_slices_spec(value: IndexedSlices) -> IndexedSlicesSpec:
+    dense = value.dense_shape
+    return IndexedSlicesSpec(
+        _dense_shape_of(value),
+        value.values.dtype,
+        value.indices.dtype,
+        None if dense is None else dense.dtype,
+        value.indices.shape,
+    )
+
+
+register_spec_of(IndexedSlices, _indexed_slices_spec)

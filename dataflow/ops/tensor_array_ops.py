@@ -52,6 +52,8 @@ from ..errors import InvalidArgumentError, UnimplementedError
 from ..graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape, as_shape, unknown_shape
+from ..type_spec import TypeSpec, _hashable, register_spec_of
+from ..type_spec import _shape_text as _spec_shape_text
 from .array_ops import known_int_value, shape
 from .array_ops import range as _range
 from .math_ops import cast
@@ -985,3 +987,58 @@ def _split_grad(op, flow):
     grad = g.concat()
     grad.set_shape(op.inputs[1].shape)
     return [None, grad, None, flow]
+
+
+# -- the spec of a TensorArray ---------------------------------------------------------------------
+class TensorArraySpec(TypeSpec):
+    """Describes a `TensorArray`: the shape of its elements, their dtype, whether it grows
+    (``dynamic_size``) and whether it checks its elements' shapes (``infer_shape``)."""
+
+    __slots__ = ("_element_shape", "_dtype", "_dynamic_size", "_infer_shape")
+
+    def __init__(
+        self, element_shape=None, dtype=_dtypes.float32, dynamic_size=False, infer_shape=True
+    ):
+        self._element_shape = as_shape(element_shape)
+        self._dtype = _dtypes.as_dtype(dtype)
+        self._dynamic_size = dynamic_size
+        self._infer_shape = infer_shape
+
+    @property
+    def value_type(self) -> type:
+        return TensorArray
+
+    @property
+    def element_shape(self) -> TensorShape:
+        return self._element_shape
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._dtype
+
+    def _fields(self) -> tuple:
+        return (self._element_shape, self._dtype, self._dynamic_size, self._infer_shape)
+
+    def _compatible_fields(self, other) -> bool:
+        return self._fields()[1:] == other._fields()[1:] and (
+            self._element_shape.is_compatible_with(other._element_shape)
+        )
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and _hashable(self._fields()) == _hashable(other._fields())
+
+    __hash__ = TypeSpec.__hash__
+
+    def __repr__(self) -> str:
+        return (
+            f"TensorArraySpec({_spec_shape_text(self._element_shape)}, df.{self._dtype.name}, "
+            f"{self._dynamic_size}, {self._infer_shape})"
+        )
+
+
+register_spec_of(
+    TensorArray,
+    lambda value: TensorArraySpec(
+        value.element_shape, value.dtype, value._dynamic_size, value._infer_shape
+    ),
+)

@@ -105,7 +105,7 @@ def test_a_python_number_operand_is_converted_once_per_value_and_dtype(monkeypat
         return constant(value, *args, **kwargs)
 
     monkeypatch.setattr(constant_op, "constant", counted)
-    monkeypatch.setattr(df.graph, "_constant", counted)
+    monkeypatch.setitem(df.graph._registered_ops, "constant", counted)
     x = df.constant(np.float32(1.5))
     conversions.clear()
     for _ in range(3):
