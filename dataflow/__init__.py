@@ -64,7 +64,12 @@ from primitives.raw_ops import (  # noqa: E402
 
 # ops library
 from . import nn  # noqa: E402
-from .ops import overloads  # noqa: E402, F401
+from .ops import (  # noqa: E402, F401 - they register gradients
+    array_grad,
+    complex_grad,
+    math_grad,
+    overloads,  # noqa: E402, F401
+)
 from .ops.array_ops import *  # noqa: E402, F403
 from .ops.math_ops import *  # noqa: E402, F403
 from .ops.misc_ops import *  # noqa: E402, F403

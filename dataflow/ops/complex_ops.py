@@ -17,7 +17,6 @@ from typing import Optional
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..gradient_registry import RegisterGradient
 from ..graph import Tensor, convert_to_tensor
 from ..op_registry import apply_op_output, define_op
 from .math_ops import (
@@ -28,8 +27,6 @@ from .math_ops import (
     check_same_dtype,
     graph_of,
     multiply,
-    negative,
-    sum_to_shape_of,
 )
 
 __all__ = [
@@ -190,53 +187,3 @@ def to_complex64(x, name: str = "ToComplex64") -> Tensor:
 def to_complex128(x, name: str = "ToComplex128") -> Tensor:
     """``x`` cast to complex128 (TF1's ``to_complex128``)."""
     return cast(x, _dtypes.complex128, name=name)
-
-
-# -- gradients -------------------------------------------------------------------------------------
-@RegisterGradient("Complex")
-def _complex_grad(op, grad):
-    re, im = op.inputs
-    return sum_to_shape_of(real(grad), re), sum_to_shape_of(imag(grad), im)
-
-
-@RegisterGradient("Real")
-def _real_grad(op, grad):
-    from .array_ops import zeros_like
-
-    return complex(grad, zeros_like(grad))
-
-
-@RegisterGradient("Imag")
-def _imag_grad(op, grad):
-    from .array_ops import zeros_like
-
-    return complex(zeros_like(grad), grad)
-
-
-@RegisterGradient("Conj")
-def _conj_grad(op, grad):
-    return conj(grad)
-
-
-@RegisterGradient("Angle")
-def _angle_grad(op, grad):
-    # d angle / dz, in TensorFlow's convention: -grad / (Im(z) + i Re(z)).
-    from .array_ops import zeros_like
-    from .math_ops import realdiv
-
-    x = op.inputs[0]
-    z = complex(imag(x), real(x))
-    return negative(realdiv(complex(grad, zeros_like(grad)), z))
-
-
-@RegisterGradient("ComplexAbs")
-def _complex_abs_grad(op, grad):
-    # grad * z / |z|, and 0 where z is 0 (TensorFlow's div_no_nan).
-    from .array_ops import zeros_like
-    from .math_ops import equal, realdiv, where_v2
-
-    x, y = op.inputs[0], op.outputs[0]
-    scaled = multiply(complex(grad, zeros_like(grad)), x)
-    is_zero = equal(y, zeros_like(y))
-    safe = complex(where_v2(is_zero, zeros_like(y) + 1, y), zeros_like(y))
-    return where_v2(is_zero, zeros_like(x), realdiv(scaled, safe))

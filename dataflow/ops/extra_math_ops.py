@@ -22,6 +22,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..graph import Tensor, _user_location, convert_to_tensor
 from ..op_registry import apply_op, define_op
+from . import math_grad as _mg
 from . import math_ops as _m
 from .math_ops import (
     FLOAT_TYPES,
@@ -508,7 +509,7 @@ def reduce_logsumexp(
     x = convert_to_tensor(input_tensor, name="input_tensor")
     axis, keepdims = attrs["axis"], attrs["keepdims"]
     raw_max = _m.reduce_max(x, axis=axis, keepdims=True)
-    finite_max = stop_gradient(_m.where_v2(is_finite(raw_max), raw_max, _m._zeros(raw_max)))
+    finite_max = stop_gradient(_m.where_v2(is_finite(raw_max), raw_max, _mg._zeros(raw_max)))
     summed = _m.reduce_sum(_m.exp(_m.subtract(x, finite_max)), axis=axis, keepdims=keepdims)
     shift = finite_max if keepdims else _squeeze_axes(finite_max, axis, x)
     return _m.add(_m.log(summed), shift, name=name or "ReduceLogSumExp")
@@ -649,7 +650,7 @@ def _grad_times(fn):
 
     def gradient(op, grad):
         # TensorFlow's gradients of complex functions take the conjugate derivative.
-        return _m.multiply(grad, _m._conj(fn(op.inputs[0], op.outputs[0])))
+        return _m.multiply(grad, _mg._conj(fn(op.inputs[0], op.outputs[0])))
 
     return gradient
 
@@ -678,8 +679,8 @@ def _atan2_grad(op, grad):
     y, x = op.inputs
     scale = reciprocal(_m.add(_m.square(x), _m.square(y)))
     return (
-        _m.sum_to_shape_of(_m.multiply(grad, _m.multiply(x, scale)), y),
-        _m.sum_to_shape_of(_m.negative(_m.multiply(grad, _m.multiply(y, scale))), x),
+        _mg.sum_to_shape_of(_m.multiply(grad, _m.multiply(x, scale)), y),
+        _mg.sum_to_shape_of(_m.negative(_m.multiply(grad, _m.multiply(y, scale))), x),
     )
 
 
@@ -687,22 +688,22 @@ def _atan2_grad(op, grad):
 def _div_no_nan_grad(op, grad):
     x, y = op.inputs
     return (
-        _m.sum_to_shape_of(div_no_nan(grad, y), x),
-        _m.sum_to_shape_of(_m.multiply(grad, div_no_nan(div_no_nan(_m.negative(x), y), y)), y),
+        _mg.sum_to_shape_of(div_no_nan(grad, y), x),
+        _mg.sum_to_shape_of(_m.multiply(grad, div_no_nan(div_no_nan(_m.negative(x), y), y)), y),
     )
 
 
 @RegisterGradient("Polygamma")
 def _polygamma_grad(op, grad):
     a, x = op.inputs
-    return None, _m.sum_to_shape_of(_m.multiply(grad, polygamma(_m.add(a, 1), x)), x)
+    return None, _mg.sum_to_shape_of(_m.multiply(grad, polygamma(_m.add(a, 1), x)), x)
 
 
 @RegisterGradient("Zeta")
 def _zeta_grad(op, grad):
     s, q = op.inputs
     # d/dq zeta(s, q) = -s zeta(s + 1, q); TensorFlow gives no gradient for s either.
-    return None, _m.sum_to_shape_of(
+    return None, _mg.sum_to_shape_of(
         _m.multiply(grad, _m.negative(_m.multiply(s, zeta(_m.add(s, 1), q)))), q
     )
 
@@ -742,14 +743,14 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims: bool = False, name=
 
 def _where_zero(condition_of: Tensor, value: Tensor, name: Optional[str]) -> Tensor:
     """``value`` with 0 where ``condition_of`` is 0 (broadcast as ``where_v2`` does)."""
-    zero = _m.equal(condition_of, _m._zeros(condition_of))
-    return _m.where_v2(zero, _m._zeros(value), value, name=name)
+    zero = _m.equal(condition_of, _mg._zeros(condition_of))
+    return _m.where_v2(zero, _mg._zeros(value), value, name=name)
 
 
 def _zero_safe(x: Tensor, y: Tensor, fill) -> Tensor:
     """``y`` with ``fill`` where ``x`` is 0: what the unused branch reads, so that neither it
     nor its gradient is inf or NaN there."""
-    zero = _m.equal(x, _m._zeros(x))
+    zero = _m.equal(x, _mg._zeros(x))
     return _m.where_v2(zero, _m.cast(fill, y.dtype), y)
 
 
@@ -824,7 +825,7 @@ def polyval(coeffs, x, name=None) -> Tensor:
     result = convert_to_tensor(coeffs[0], dtype=x.dtype)
     for coefficient in coeffs[1:]:
         result = _m.add(_m.multiply(result, x), convert_to_tensor(coefficient, dtype=x.dtype))
-    return _m.add(result, _m._zeros(result), name=name or "polyval")
+    return _m.add(result, _mg._zeros(result), name=name or "polyval")
 
 
 @RegisterGradient("CumulativeLogsumexp")

@@ -19,6 +19,7 @@ from ..graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_no
 from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape
 from . import array_ops as _a
+from . import math_grad as _mg
 from . import math_ops as _m
 from .conv_ops import avg_pool, max_pool
 from .extra_math_ops import div_no_nan, expm1, reciprocal
@@ -101,7 +102,7 @@ def selu(features, name: Optional[str] = None) -> Tensor:
     graph = graph_of((features,))
     with graph.as_default(), graph.name_scope(name or "Selu"):
         x = convert_to_tensor(features, name="features")
-        negative_part = _m.multiply(expm1(_m.minimum(x, _m._zeros(x))), _SELU_ALPHA)
+        negative_part = _m.multiply(expm1(_m.minimum(x, _mg._zeros(x))), _SELU_ALPHA)
         return _m.multiply(_m.where_v2(x > 0, x, negative_part), _SELU_SCALE)
 
 

@@ -1349,7 +1349,7 @@ def _triangular_solve_gradient(op, grad):
     grad_a = _mx.matrix_band_part(grad_a, -1, 0) if lower else _mx.matrix_band_part(grad_a, 0, -1)
     if a.shape.is_fully_defined() and b.shape.is_fully_defined() and a.shape[:-2] == b.shape[:-2]:
         return grad_a, grad_b
-    from .math_ops import sum_to_shape_of
+    from .math_grad import sum_to_shape_of
 
     return sum_to_shape_of(grad_a, a), sum_to_shape_of(grad_b, b)
 

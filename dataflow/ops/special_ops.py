@@ -21,6 +21,7 @@ from ..gradient_registry import RegisterGradient
 from ..graph import Tensor, _user_location, convert_to_tensor, graph_to_build_in, name_scope
 from ..op_registry import apply_op_output, define_op
 from . import array_ops as _a
+from . import math_grad as _mg
 from . import math_ops as _m
 from .extra_math_ops import lgamma, reciprocal, xlog1py, xlogy
 from .math_ops import (
@@ -394,8 +395,8 @@ def _igamma_partials(op, grad):
         _m.subtract(_m.add(_m.negative(x), _m.multiply(_m.subtract(a, 1.0), _m.log(x))), lgamma(a))
     )
     return (
-        _m.sum_to_shape_of(_m.multiply(partial_a, grad), a),
-        _m.sum_to_shape_of(_m.multiply(partial_x, grad), x),
+        _mg.sum_to_shape_of(_m.multiply(partial_a, grad), a),
+        _mg.sum_to_shape_of(_m.multiply(partial_x, grad), x),
     )
 
 
@@ -429,4 +430,4 @@ def _betainc_grad(op, grad):
             log_beta,
         )
     )
-    return None, None, _m.sum_to_shape_of(_m.multiply(partial_x, grad), x)
+    return None, None, _mg.sum_to_shape_of(_m.multiply(partial_x, grad), x)
