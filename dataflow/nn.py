@@ -26,7 +26,11 @@ from .ops.candidate_sampling_ops import (  # noqa: F401
 
 # isort: split
 # sparse lookups and sampled losses (ops/embedding_ops.py, ops/sampled_losses.py)
-from .ops.embedding_ops import embedding_lookup  # noqa: F401
+from .ops.embedding_ops import (  # noqa: F401
+    embedding_lookup,
+    embedding_lookup_sparse,
+    safe_embedding_lookup_sparse,
+)
 from .ops.sampled_losses import (  # noqa: F401
     compute_accidental_hits,
     nce_loss,
@@ -43,6 +47,8 @@ __all__ = sorted(
         "learned_unigram_candidate_sampler",
         "compute_accidental_hits",
         "embedding_lookup",
+        "embedding_lookup_sparse",
+        "safe_embedding_lookup_sparse",
         "fixed_unigram_candidate_sampler",
         "log_uniform_candidate_sampler",
         "nce_loss",

@@ -14,6 +14,9 @@
 
 from dataflow import nest
 
+# The backward loops of gradients; imported here because it registers the zeros that gradient
+# functions use inside them (`dataflow.gradient_registry.zeros_like_output`).
+from . import loop_gradients  # noqa: F401
 from .contexts import CondContext, ControlFlowContext, WhileContext, control_flow_context_of
 from .control_flow_ops import case, cond, while_loop
 from .raw_ops import (

@@ -27,6 +27,7 @@ from .math_ops import (
     check_same_dtype,
     graph_of,
     multiply,
+    register_complex_sign,
 )
 
 __all__ = [
@@ -187,3 +188,6 @@ def to_complex64(x, name: str = "ToComplex64") -> Tensor:
 def to_complex128(x, name: str = "ToComplex128") -> Tensor:
     """``x`` cast to complex128 (TF1's ``to_complex128``)."""
     return cast(x, _dtypes.complex128, name=name)
+
+
+register_complex_sign(complex_sign)

@@ -21,7 +21,7 @@ or out-of-range axis is a ``ValueError`` at build time, where TensorFlow's kerne
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Optional
 
 import numpy as np
@@ -41,6 +41,7 @@ from ..graph import (
 from ..op_registry import apply_op_output, define_op
 from ..ragged_tensor import override_for
 from ..tensor_shape import TensorShape
+from .static_values import known_int_value
 
 __all__ = [
     "abs",
@@ -232,8 +233,6 @@ def static_axis(axis, what: str = "axis"):
         t = convert_to_tensor(axis)
         value = numpy_value_or_none(t)
         if value is None:
-            from .array_ops import known_int_value  # array_ops imports this module
-
             value = known_int_value(t)
         if value is None:
             raise ValueError(
@@ -618,9 +617,7 @@ def negative(x, name: Optional[str] = None) -> Tensor:
 def abs(x, name: Optional[str] = None) -> Tensor:  # noqa: A001 - mirrors tf.abs
     """``|x|`` elementwise; for a complex tensor the modulus, a real tensor (``ComplexAbs``)."""
     if getattr(x, "dtype", None) in COMPLEX_TYPES:
-        from .complex_ops import complex_abs
-
-        return complex_abs(x, name or "ComplexAbs")
+        return apply_op_output("ComplexAbs", (x,), None, name or "ComplexAbs")
     return unary_op("Abs", x, name)
 
 
@@ -629,10 +626,19 @@ def sign(x, name: Optional[str] = None) -> Tensor:
     ``x``, ``x / |x|`` (0 where ``x`` is 0), composed as TensorFlow does so that it has a
     gradient."""
     if getattr(x, "dtype", None) in COMPLEX_TYPES:
-        from .complex_ops import complex_sign
-
-        return complex_sign(x, name)
+        return _complex_sign(x, name)
     return unary_op("Sign", x, name)
+
+
+# The sign of a complex tensor is composed of ops of other families; `complex_ops`, which sits
+# above this module, registers it.
+_complex_sign: Optional[Callable] = None
+
+
+def register_complex_sign(fn: Callable) -> None:
+    """Makes ``fn(x, name)`` what `sign` does for a complex ``x``."""
+    global _complex_sign
+    _complex_sign = fn
 
 
 def square(x, name: Optional[str] = None) -> Tensor:
@@ -1069,11 +1075,9 @@ def _conjugated_for_adjoint(a, b, adjoint_a: bool, adjoint_b: bool):
     graph = graph_of((a, b))
     with graph.as_default():
         a, b = convert_in_order((a, b), ("a", "b"))
-    if a.dtype in COMPLEX_TYPES:
-        from .complex_ops import conj
-
-        a = conj(a) if adjoint_a else a
-        b = conj(b) if adjoint_b else b
+    if a.dtype in COMPLEX_TYPES:  # the conjugates (a ``Conj`` op, defined by `complex_ops`)
+        a = apply_op_output("Conj", (a,), None, "Conj") if adjoint_a else a
+        b = apply_op_output("Conj", (b,), None, "Conj") if adjoint_b else b
     return a, b
 
 

@@ -21,9 +21,11 @@ deliberately (``--accept-changes``), and the diff shows it.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import pathlib
+import pkgutil
 import re
 import sys
 import types
@@ -135,11 +137,16 @@ def walk(*roots) -> dict[str, str]:
 
 
 def roots() -> tuple:
-    """The three packages, imported as a user imports them."""
+    """The three packages, with every module in them imported (so that each is an attribute
+    of its package whatever ran before, and the walk does not depend on import order)."""
     import dataflow
     import executor
     import primitives
 
+    for package in (dataflow, primitives, executor):
+        for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if not module.name.endswith("__main__"):
+                importlib.import_module(module.name)
     return dataflow, primitives, executor
 
 
