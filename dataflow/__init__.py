@@ -666,3 +666,11 @@ from .ops.conv_nd_ops import (  # noqa: E402
     extract_volume_patches,
 )
 from .ops.ctc_ops import edit_distance  # noqa: E402
+
+# isort: split
+# ``dataflow.compat.v1`` is this package: ``import dataflow.compat.v1 as tf`` works as
+# ``import tensorflow.compat.v1 as tf`` does, with every name above.
+import sys as _sys  # noqa: E402
+
+compat.v1 = _sys.modules[__name__]
+_sys.modules[__name__ + ".compat.v1"] = _sys.modules[__name__]

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import logging as _logging
 from .graph import get_default_graph
-from .monitored_session import SessionRunArgs, SessionRunHook
+from .session_run_hook import SessionRunArgs, SessionRunHook
 from .train import get_global_step
 
 __all__ = [

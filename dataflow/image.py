@@ -37,6 +37,7 @@ from .ops.conv_ops import avg_pool, depthwise_conv2d
 from .ops.extra_math_ops import reciprocal
 from .ops.image_ops import (
     combined_non_max_suppression,
+    convert_image_dtype,
     draw_bounding_boxes,
     extract_glimpse,
     non_max_suppression,
@@ -520,40 +521,6 @@ def random_flip_up_down(image, seed: Optional[int] = None) -> Tensor:
 
 
 # -- dtype, colour, brightness ---------------------------------------------------------------------
-def convert_image_dtype(image, dtype, saturate: bool = False, name: Optional[str] = None) -> Tensor:
-    """``image`` in ``dtype``, rescaled between the ranges the dtypes stand for: floats in
-    [0, 1], integers in [0, max].  Floats to integers scale by ``max + 0.5`` and truncate, as
-    TensorFlow; ``saturate`` clips first."""
-    image = convert_to_tensor(image, name="image")
-    dtype = _dtypes.as_dtype(dtype)
-    source = image.dtype
-    if dtype not in _m.NUMERIC_TYPES or source not in _m.NUMERIC_TYPES:
-        _fail("convert_image_dtype", f"cannot convert {source.name} to {dtype.name}", TypeError)
-    if source is dtype:
-        return _a.identity(image, name=name)
-    graph = graph_to_build_in(image.graph)
-    with graph.as_default(), graph.name_scope(name or "convert_image"):
-        source_int = source in _m.INT_TYPES
-        target_int = dtype in _m.INT_TYPES
-        if source_int and target_int:
-            source_max = np.iinfo(source.as_numpy_dtype).max
-            target_max = np.iinfo(dtype.as_numpy_dtype).max
-            if source_max > target_max:
-                scale = (source_max + 1) // (target_max + 1)
-                return _m.cast(_m.floordiv(image, scale), dtype)
-            scale = (target_max + 1) // (source_max + 1)
-            return _m.multiply(_m.cast(image, dtype), scale)
-        if not source_int and not target_int:
-            return _m.cast(image, dtype)
-        if source_int:
-            scale = 1.0 / np.iinfo(source.as_numpy_dtype).max
-            return _m.multiply(_m.cast(image, dtype), scale)
-        scale = np.iinfo(dtype.as_numpy_dtype).max + 0.5
-        if saturate:
-            image = _m.clip_by_value(image, 0.0, 1.0)
-        return _m.cast(_m.multiply(image, scale), dtype)
-
-
 _GRAY_WEIGHTS = [0.2989, 0.5870, 0.1140]
 
 

@@ -18,8 +18,8 @@ import os
 from . import logging as _logging
 from .graph import get_default_graph
 from .hooks import SecondOrStepTimer, _global_step_or_fail, _optional_writer
-from .monitored_session import SessionRunArgs, SessionRunHook
 from .session import RunOptions
+from .session_run_hook import SessionRunArgs, SessionRunHook
 
 __all__ = ["ProfilerHook"]
 

@@ -10,7 +10,6 @@ initializer()``).
 
 from __future__ import annotations
 
-import enum
 import os
 import weakref
 
@@ -21,6 +20,7 @@ from .graph import Tensor, _user_location, convert_to_tensor, get_default_graph
 from .op_registry import apply_op
 from .ops import stateless_random_ops as _stateless
 from .ops.stateless_random_ops import (
+    Algorithm,
     create_rng_state,
     index_shuffle,
     rng_state_words,
@@ -40,15 +40,6 @@ __all__ = [
     "stateless_shuffle",
     "stateless_split",
 ]
-
-
-class Algorithm(enum.Enum):
-    """The counter-based generators TensorFlow names; Philox is the one dataflow runs (and what
-    ``AUTO_SELECT`` chooses on a CPU)."""
-
-    PHILOX = 1
-    THREEFRY = 2
-    AUTO_SELECT = 3
 
 
 def _algorithm(alg) -> int:

@@ -26,6 +26,7 @@ reads a graph file's.
 
 from __future__ import annotations
 
+import dataclasses
 import io as _io
 import json
 import math
@@ -40,7 +41,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .array_bounds import array_bytes
 from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
-from .graph import GraphKeys, get_default_graph
+from .graph import Graph, GraphKeys, get_default_graph
 from .io import (
     GraphFormatError,
     GraphNotSerializableError,
@@ -48,13 +49,19 @@ from .io import (
     _open_member,
     _read_npy_data,
     _read_npy_header,
+    document_bytes,
+    graph_to_document,
+    import_graph_bytes,
 )
+from .meta_graph import MetaGraphDef, MetaInfoDef, SaverSettings, _parse
 
 __all__ = [
     "CheckpointState",
     "Saver",
     "checkpoint_exists",
+    "export_meta_graph",
     "get_checkpoint_state",
+    "import_meta_graph",
     "latest_checkpoint",
 ]
 
@@ -362,8 +369,6 @@ class Saver:
         """The meta graph of the default graph (or ``graph``) with this Saver's settings and
         variables, written to ``filename`` when given: ``df.train.export_meta_graph`` with
         ``saver_def`` this Saver (dataflow's format, not TensorFlow's)."""
-        from .meta_graph import export_meta_graph
-
         return export_meta_graph(
             filename=filename,
             saver_def=self,
@@ -491,3 +496,267 @@ class Saver:
                 variable._restore_value(sess, values[name])
             else:
                 sess._load_variable(variable, values[name])
+
+
+# -- meta graphs: a graph with its Saver's settings (`dataflow.meta_graph` is the format) ----------
+def _saver_settings(saver) -> Optional[SaverSettings]:
+    from .variables import Variable
+
+    if saver is None:
+        return None
+    var_list = saver._built_var_list()
+    return SaverSettings(
+        max_to_keep=saver._max_to_keep or 0,
+        keep_checkpoint_every_n_hours=saver._keep_every_seconds / 3600,
+        sharded=saver._sharded,
+        version=saver._write_version,
+        pad_step_number=saver._pad_step_number,
+        reshape=saver._reshape,
+        allow_empty=saver._allow_empty,
+        # Only variables: an object saving its own state (an iterator's) has no name to find
+        # it by in the imported graph.
+        variables={k: v.op.name for k, v in var_list.items() if isinstance(v, Variable)},
+    )
+
+
+def _graph_bytes(graph: Graph, collection_list, export_scope, clear_devices: bool) -> bytes:
+    from .io import _rename_document
+
+    # The savers collection holds Saver objects, which the saver_def stands for.
+    keys = [
+        k
+        for k in graph.get_all_collection_keys()
+        if k != GraphKeys.SAVERS and (collection_list is None or k in collection_list)
+    ]
+    document, arrays = graph_to_document(graph, collection_keys=keys)
+    if clear_devices:
+        for record in document["ops"]:
+            record.pop("device", None)
+    if export_scope:
+        _strip_scope(document, export_scope.rstrip("/") + "/", _rename_document)
+    return document_bytes(document, arrays)
+
+
+def _strip_scope(document: dict, prefix: str, rename_document) -> None:
+    """Keeps only the ops under the scope ``prefix`` and takes the scope off every name, as
+    ``export_scope`` does; an op of the scope reading one outside it is a ``ValueError``
+    (TensorFlow's too), and records and collection items outside the scope are left out."""
+    ops = [r for r in document["ops"] if r["name"].startswith(prefix)]
+    kept = {r["name"] for r in ops}
+    for record in ops:
+        for ref in record["inputs"]:
+            if ref[0] not in kept:
+                raise ValueError(
+                    f"export_scope {prefix[:-1]!r}: op '{record['name']}' reads "
+                    f"'{ref[0]}:{ref[1]}', which is outside the scope"
+                )
+        record["control_inputs"] = [c for c in record["control_inputs"] if c in kept]
+    document["ops"] = ops
+
+    def op_of(name: str) -> str:
+        return name.rsplit(":", 1)[0] if ":" in name else name
+
+    inside = lambda name: isinstance(name, str) and op_of(name) in kept  # noqa: E731
+    variables = document.get("variables", [])
+    kept_variables = [i for i, v in enumerate(variables) if inside(v["handle"])]
+    renumber = {old: new for new, old in enumerate(kept_variables)}
+    document["variables"] = [variables[i] for i in kept_variables]
+    contexts = document.get("contexts", [])
+    if any(inside(c.get("pred") or c.get("pivot")) for c in contexts) or any(
+        r.get("context") is not None for r in ops
+    ):
+        raise ValueError(
+            f"export_scope {prefix[:-1]!r}: the scope holds conds or loops, which a scoped "
+            "export does not carry; export the whole graph"
+        )
+    document["contexts"] = []
+    collections = {}
+    for key, items in document.get("collections", {}).items():
+        out = []
+        for item in items:
+            ((kind, value),) = item.items()
+            if kind == "variable":
+                if value in renumber:
+                    out.append({"variable": renumber[value]})
+            elif kind in ("tensor", "operation"):
+                if inside(value):
+                    out.append(item)
+            elif kind == "value":
+                out.append(item)
+            elif kind == "queue_runner" and inside(value.get("queue")):
+                out.append(item)
+        if out:
+            collections[key] = out
+    document["collections"] = collections
+    rename_document(document, lambda name: name[len(prefix) :] if name.startswith(prefix) else name)
+
+
+def export_meta_graph(
+    filename=None,
+    meta_info_def=None,
+    graph_def=None,
+    saver_def=None,
+    collection_list=None,
+    as_text=False,
+    graph=None,
+    export_scope=None,
+    clear_devices=False,
+    clear_extraneous_savers=False,
+    strip_default_attrs=False,
+    save_debug_info=False,
+    **kwargs,
+) -> MetaGraphDef:
+    """Returns the `MetaGraphDef` of ``graph`` (the default graph when None) and writes it to
+    ``filename`` when given (``tf.compat.v1.train.export_meta_graph``), in dataflow's format,
+    not TensorFlow's (see the module docstring).
+
+    ``meta_info_def``: a `MetaInfoDef` (or a dict of its fields); ``graph_def``: the bytes of a
+    dataflow graph archive to write instead of ``graph``'s; ``saver_def``: a `SaverSettings`
+    or a `Saver` (whose settings and variables are recorded); ``collection_list``: the names of
+    the collections to keep (all when None); ``export_scope``: only the ops under this name
+    scope, with the scope taken off their names; ``clear_devices``: the ops' devices are left
+    out.  ``save_debug_info``: the graph format records every op's source location (file, line,
+    function) always, which is the debug information TensorFlow writes on request.
+
+    ``as_text`` (a text protobuf) and ``strip_default_attrs`` (dataflow's graph format writes
+    every attribute) cannot be honoured and are refused; ``clear_extraneous_savers`` has
+    nothing to act on (a Saver here adds no ops to the graph).
+    """
+    del clear_extraneous_savers, save_debug_info
+    if kwargs:
+        raise TypeError(f"export_meta_graph got unexpected keyword arguments {sorted(kwargs)}")
+    if as_text:
+        raise ValueError(
+            "export_meta_graph: as_text=True asks for a text protobuf; a meta graph here is "
+            "dataflow's graph archive, which has no text form"
+        )
+    if strip_default_attrs:
+        raise ValueError(
+            "export_meta_graph: strip_default_attrs=True cannot be honoured: dataflow's graph "
+            "format writes every attribute of every op"
+        )
+    if graph_def is not None:
+        if not isinstance(graph_def, (bytes, bytearray)):
+            raise TypeError(
+                "export_meta_graph: graph_def is the bytes of a dataflow graph archive "
+                f"(df.io.graph_to_bytes), not a {type(graph_def).__name__}"
+            )
+        if export_scope or clear_devices or collection_list is not None:
+            raise ValueError(
+                "export_meta_graph: export_scope, clear_devices and collection_list apply to "
+                "a graph, not to given graph_def bytes"
+            )
+        data = bytes(graph_def)
+    else:
+        graph = graph if graph is not None else get_default_graph()
+        data = _graph_bytes(graph, collection_list, export_scope, clear_devices)
+    if isinstance(meta_info_def, dict):
+        meta_info_def = MetaInfoDef(**meta_info_def)
+    if saver_def is not None and not isinstance(saver_def, SaverSettings):
+        if not isinstance(saver_def, Saver):
+            raise TypeError(
+                "export_meta_graph: saver_def is a Saver or a MetaGraphDef's SaverSettings, "
+                f"not a {type(saver_def).__name__}"
+            )
+        saver_def = _saver_settings(saver_def)
+    if saver_def is not None and export_scope:
+        prefix = export_scope.rstrip("/") + "/"
+        saver_def = dataclasses.replace(
+            saver_def,
+            variables={
+                k: v[len(prefix) :] for k, v in saver_def.variables.items() if v.startswith(prefix)
+            },
+        )
+    meta = MetaGraphDef(
+        meta_info_def=meta_info_def or MetaInfoDef(), graph_def=data, saver_def=saver_def
+    )
+    if filename is not None:
+        text = meta.SerializeToString()
+        _atomic_write(os.fspath(filename), lambda f: f.write(text))
+    return meta
+
+
+def import_meta_graph(
+    meta_graph_or_file: Union[MetaGraphDef, str, os.PathLike],
+    clear_devices: bool = False,
+    import_scope: Optional[str] = None,
+    **kwargs,
+):
+    """Adds the graph of a meta graph (a `MetaGraphDef` or the path of a ``.meta`` file that
+    `export_meta_graph` or ``Saver.save`` wrote) to the default graph, and returns a `Saver`
+    over its variables, or None when it has none (``tf.compat.v1.train.import_meta_graph``).
+
+    Ops, variables, collections (``train_op``, losses, ...) and the records of conds and loops
+    come back as they were; ``saver.restore(sess, path)`` then loads the checkpoint's values.
+    ``import_scope``: a name scope put before every imported name (so that one graph can be
+    imported twice); the returned Saver still reads the checkpoint's own names.
+    ``clear_devices``: the ops' devices are dropped.  ``restore_collections_predicate``
+    (keyword): a function of a collection name; collections it refuses are not imported.
+
+    The file is dataflow's format, not TensorFlow's (module docstring).  It is untrusted input:
+    nothing in it is ever executed, its sizes are bounded, and a damaged or hostile file raises
+    `dataflow.io.GraphFormatError` leaving the graph unchanged.  A name the default graph
+    already holds is refused (import under an ``import_scope``).
+    """
+    keep_collection = kwargs.pop("restore_collections_predicate", None)
+    if kwargs:
+        raise TypeError(f"import_meta_graph got unexpected keyword arguments {sorted(kwargs)}")
+    path = None
+    if isinstance(meta_graph_or_file, MetaGraphDef):
+        meta = meta_graph_or_file
+    else:
+        path = os.fspath(meta_graph_or_file)
+    graph = get_default_graph()
+    try:
+        if path is not None:
+            if not os.path.exists(path):
+                raise FileNotFoundError(f"import_meta_graph: no file {path}")
+            meta = _parse(path)
+        import_graph_bytes(
+            bytes(meta.graph_def),
+            graph,
+            import_scope=import_scope,
+            clear_devices=clear_devices,
+            keep_collection=keep_collection,
+        )
+    except GraphFormatError as e:
+        if path is None:
+            raise
+        raise GraphFormatError(f"{path}: {e}") from None
+    return _saver_of(meta.saver_def, graph, import_scope)
+
+
+def _saver_of(settings: Optional[SaverSettings], graph: Graph, import_scope: Optional[str]):
+    from .variables import Variable
+
+    prefix = import_scope.rstrip("/") + "/" if import_scope else ""
+    variables = {
+        v.op.name: v
+        for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
+        if isinstance(v, Variable)
+    }
+    if settings is None:  # TensorFlow: a Saver over the global variables, if any
+        imported = {
+            name[len(prefix) :]: v for name, v in variables.items() if name.startswith(prefix)
+        }
+        return Saver(imported) if imported else None
+    var_list = {}
+    for key, op_name in settings.variables.items():
+        variable = variables.get(prefix + op_name)
+        if variable is None:
+            raise GraphFormatError(
+                f"the meta graph's saver saves variable '{op_name}', which its graph does not hold"
+            )
+        var_list[key] = variable
+    if not var_list and not settings.allow_empty:
+        return None
+    return Saver(
+        var_list,
+        reshape=settings.reshape,
+        sharded=settings.sharded,
+        max_to_keep=settings.max_to_keep,
+        keep_checkpoint_every_n_hours=settings.keep_checkpoint_every_n_hours,
+        allow_empty=settings.allow_empty,
+        write_version=settings.version,
+        pad_step_number=settings.pad_step_number,
+    )

@@ -1340,16 +1340,17 @@ from .learning_rate_decay import (  # noqa: E402, F401
     piecewise_constant_decay,
     polynomial_decay,
 )
-from .meta_graph import export_meta_graph, import_meta_graph  # noqa: E402, F401
 
 # moving averages
 from .moving_averages import ExponentialMovingAverage  # noqa: E402, F401
 from .ops.io_ops import match_filenames_once  # noqa: E402, F401
-from .saver import (  # noqa: E402, F401
+from .saver import (  # noqa: E402, F401  # noqa: E402, F401
     CheckpointState,
     Saver,
     checkpoint_exists,
+    export_meta_graph,
     get_checkpoint_state,
+    import_meta_graph,
     latest_checkpoint,
 )
 from .summary import summary_iterator  # noqa: E402, F401

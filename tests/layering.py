@@ -90,6 +90,7 @@ _BY_LAYER = {
         "dataflow.input", "dataflow.learning_rate_decay", "dataflow.moving_averages",
         "dataflow.data", "dataflow.sync_replicas", "dataflow.loss_scale",
         "dataflow.profiler_hook", "dataflow.warm_starting", "dataflow.checkpoint",
+        "dataflow.session_run_hook",
     ],
     12: ["dataflow.render", "dataflow.render_engine", "dataflow.debug.overlay"],
     13: ["dataflow.debug"],

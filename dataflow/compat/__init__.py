@@ -1,11 +1,13 @@
 """``df.compat``: ``df.compat.v1`` (all of dataflow, as ``tf.compat.v1``) and the text helpers
-of ``tf.compat``."""
+of ``tf.compat``.
+
+``dataflow.compat.v1`` is the package ``dataflow`` itself, so that ``import
+dataflow.compat.v1 as tf`` (for ``import tensorflow.compat.v1 as tf``) gives every name the
+package offers; the package binds it when it has been imported (``dataflow/__init__.py``)."""
 
 from __future__ import annotations
 
 from typing import Union
-
-from . import v1
 
 
 def as_bytes(bytes_or_text: Union[bytes, bytearray, str], encoding: str = "utf-8") -> bytes:
@@ -36,4 +38,4 @@ def as_str_any(value) -> str:
     return as_text(value) if isinstance(value, bytes) else str(value)
 
 
-__all__ = ["as_bytes", "as_str", "as_str_any", "as_text", "v1"]
+__all__ = ["as_bytes", "as_str", "as_str_any", "as_text"]

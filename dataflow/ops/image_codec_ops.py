@@ -22,6 +22,7 @@ from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..tensor_shape import TensorShape
 from . import image_codecs as _codecs
+from .image_ops import convert_image_dtype
 from .math_ops import check_dtype
 
 __all__ = [
@@ -331,8 +332,6 @@ def decode_image(
             "expand_animations": bool(expand_animations),
         }
         if attrs["dtype"] is None:
-            from ..image import convert_image_dtype
-
             attrs["dtype"] = _dtypes.uint16
             image = _decode_op("DecodeImage", (_contents(contents),), attrs, "DecodeImage")
             return convert_image_dtype(image, dtype)
@@ -531,8 +530,6 @@ def is_jpeg(contents, name: Optional[str] = None):
 def adjust_jpeg_quality(image, jpeg_quality, dct_method: str = "", name: Optional[str] = None):
     """``image`` after a round trip through JPEG at ``jpeg_quality`` (0 to 100, an int or a
     tensor), in its own dtype; 1 or 3 channels."""
-    from ..image import convert_image_dtype
-
     with name_scope(name or "adjust_jpeg_quality"):
         image = convert_to_tensor(image, name="image")
         channels = image.shape.as_list()[-1] if image.shape.ndims else None

@@ -18,8 +18,16 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
 from ..gradient_registry import NotDifferentiable
-from ..graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
+from ..graph import (
+    Tensor,
+    _user_location,
+    convert_to_tensor,
+    graph_to_build_in,
+    numpy_value_or_none,
+)
 from ..op_registry import apply_op, define_op
+from . import array_ops as _a
+from . import math_ops as _m
 from .math_ops import check_dtype, graph_of
 
 _BOX_TYPES = frozenset({_dtypes.float16, _dtypes.float32})
@@ -914,3 +922,41 @@ def extract_glimpse(
             "noise": "uniform" if uniform_noise else "gaussian",
         }
         return apply_op("ExtractGlimpse", inputs, attrs).outputs[0]
+
+
+# -- converting between the dtypes of images -------------------------------------------------------
+def convert_image_dtype(image, dtype, saturate: bool = False, name: Optional[str] = None) -> Tensor:
+    """``image`` in ``dtype``, rescaled between the ranges the dtypes stand for: floats in
+    [0, 1], integers in [0, max].  Floats to integers scale by ``max + 0.5`` and truncate, as
+    TensorFlow; ``saturate`` clips first."""
+    image = convert_to_tensor(image, name="image")
+    dtype = _dtypes.as_dtype(dtype)
+    source = image.dtype
+    if dtype not in _m.NUMERIC_TYPES or source not in _m.NUMERIC_TYPES:
+        raise TypeError(
+            f"convert_image_dtype at {_user_location()}: cannot convert {source.name} to "
+            f"{dtype.name}"
+        )
+    if source is dtype:
+        return _a.identity(image, name=name)
+    graph = graph_to_build_in(image.graph)
+    with graph.as_default(), graph.name_scope(name or "convert_image"):
+        source_int = source in _m.INT_TYPES
+        target_int = dtype in _m.INT_TYPES
+        if source_int and target_int:
+            source_max = np.iinfo(source.as_numpy_dtype).max
+            target_max = np.iinfo(dtype.as_numpy_dtype).max
+            if source_max > target_max:
+                scale = (source_max + 1) // (target_max + 1)
+                return _m.cast(_m.floordiv(image, scale), dtype)
+            scale = (target_max + 1) // (source_max + 1)
+            return _m.multiply(_m.cast(image, dtype), scale)
+        if not source_int and not target_int:
+            return _m.cast(image, dtype)
+        if source_int:
+            scale = 1.0 / np.iinfo(source.as_numpy_dtype).max
+            return _m.multiply(_m.cast(image, dtype), scale)
+        scale = np.iinfo(dtype.as_numpy_dtype).max + 0.5
+        if saturate:
+            image = _m.clip_by_value(image, 0.0, 1.0)
+        return _m.cast(_m.multiply(image, scale), dtype)

@@ -16,6 +16,7 @@ of these ops has a gradient with respect to its seed or shape.
 
 from __future__ import annotations
 
+import enum
 from typing import Optional
 
 import numpy as np
@@ -804,13 +805,20 @@ def sobol_sample(dim, num_results, skip=0, dtype=_dtypes.float32, name=None) -> 
 
 
 # -- the user-facing functions -------------------------------------------------------------------
+class Algorithm(enum.Enum):
+    """The counter-based generators TensorFlow names; Philox is the one dataflow runs (and what
+    ``AUTO_SELECT`` chooses on a CPU)."""
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
 _ALGORITHMS = {"philox": 1, "threefry": 2, "auto_select": 3}
 
 
 def _check_alg(alg, function: str) -> None:
     """Philox is the one algorithm here, and what TensorFlow's "auto_select" picks on a CPU."""
-    from ..random_experimental import Algorithm
-
     if alg is None or alg == "auto_select" or alg == 3 or alg == Algorithm.AUTO_SELECT:
         return
     if alg in ("philox", 1, Algorithm.PHILOX):
