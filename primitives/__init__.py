@@ -6,8 +6,8 @@
 - `switch_case`: `switch_case`, an integer-indexed choice built as a chain of conds.
 - `contexts`: the `CondContext`/`WhileContext` records the helpers leave in the graph, which
   rendering and autodiff read.
-- `loop_gradients`: the backward loops `dataflow.gradients` builds through `while_loop` (the
-  gradients of the primitives, registered in `raw_ops`, call into it).
+- `loop_gradients`: the backward loops `dataflow.gradients` builds through `while_loop`.
+- `control_flow_grad`: the gradients of the primitives, which call into `loop_gradients`.
 
 ``dataflow`` re-exports the builders and helpers (``df.cond``, ``df.while_loop``, ...).
 """
@@ -16,7 +16,7 @@ from dataflow import nest
 
 # The backward loops of gradients; imported here because it registers the zeros that gradient
 # functions use inside them (`dataflow.gradient_registry.zeros_like_output`).
-from . import loop_gradients  # noqa: F401
+from . import control_flow_grad, loop_gradients  # noqa: F401
 from .contexts import CondContext, ControlFlowContext, WhileContext, control_flow_context_of
 from .control_flow_ops import case, cond, while_loop
 from .raw_ops import (
