@@ -45,7 +45,7 @@ from collections.abc import Sequence
 import executor
 from executor.program import Node, NodeKind, Program
 
-from .codegen import CompiledRegion
+from .compiled_region import CompiledRegion
 from .conds import CompiledCond, compile_conds
 from .loops import CompiledLoop, compile_loops, failed_where
 from .native import native_available, native_mode, set_native
