@@ -36,19 +36,16 @@ from . import (  # noqa: E402  (each module registers its pass)
     lower_functional_ops,
     pruning,
 )
-from .config import GraphOptions, OptimizerOptions, RewriterConfig, pipeline_for
-from .graph_item import GraphItem
-from .manager import (
-    GraphPass,
-    PassManager,
-    PassReport,
-    get_pass,
-    optimize,
-    register_pass,
-    registered_passes,
+from .config import (
+    DEFAULT_PIPELINE,
+    GraphOptions,
+    OptimizerOptions,
+    RewriterConfig,
+    pipeline_for,
 )
-
-DEFAULT_PIPELINE = pipeline_for(None)
+from .graph_item import GraphItem
+from .manager import PassManager, optimize
+from .registry import GraphPass, PassReport, get_pass, register_pass, registered_passes
 
 __all__ = [
     "DEFAULT_PIPELINE",

@@ -31,7 +31,7 @@ from .. import dtypes as _dtypes
 from ..graph import Operation, Tensor, topological_order
 from ..tensor_shape import TensorShape
 from .graph_item import GraphItem, constant_value, is_pure, value_context
-from .manager import GraphPass, PassReport, register_pass
+from .registry import GraphPass, PassReport, register_pass
 
 
 class ArithmeticOptimizer(GraphPass):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..graph import Operation, topological_order
 from .graph_item import GraphItem, attrs_fingerprint, constant_value, is_pure
-from .manager import GraphPass, PassReport, register_pass
+from .registry import GraphPass, PassReport, register_pass
 
 
 class CommonSubexpressionElimination(GraphPass):

@@ -27,7 +27,7 @@ closest TensorFlow 1.x Grappler optimizer:
 ``disable_meta_optimizer=True`` turns every pass off; ``optimizers`` (a list of pass names)
 replaces the default pipeline by exactly those passes, in that order, except that ``inplace``
 always runs last: it decides which buffers a kernel may overwrite, and a pass after it could
-give such a buffer another reader (`dataflow.passes.manager.run_order`).
+give such a buffer another reader (`dataflow.passes.registry.run_order`).
 ``OptimizerOptions(opt_level=OptimizerOptions.L0)`` turns constant folding and common
 subexpression elimination off unless their toggles say ``ON`` or the ``OptimizerOptions`` flags
 ``do_constant_folding`` / ``do_common_subexpression_elimination`` keep them, as TensorFlow's L0
@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..protos import Message
+from .registry import run_order
 
 
 @dataclass
@@ -117,8 +118,6 @@ def pipeline_for(
     if rewrite.disable_meta_optimizer:
         return ()
     if rewrite.optimizers:
-        from .manager import run_order
-
         return tuple(run_order(rewrite.optimizers))
     optimizer = graph_options.optimizer_options
     level0 = optimizer.opt_level == OptimizerOptions.L0
@@ -136,3 +135,7 @@ def pipeline_for(
         at = min(at, passes.index("inplace") if "inplace" in passes else len(passes))
         passes.insert(at, "pruning")
     return tuple(passes)
+
+
+# The passes a Session runs by default (no options given).
+DEFAULT_PIPELINE = pipeline_for(None)

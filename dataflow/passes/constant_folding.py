@@ -36,7 +36,7 @@ from executor.program import NodeKind
 from .. import dtypes as _dtypes
 from ..graph import Operation, Tensor, topological_order
 from .graph_item import GraphItem, constant_value, is_pure, value_context
-from .manager import GraphPass, PassReport, register_pass
+from .registry import GraphPass, PassReport, register_pass
 
 MAX_FOLDED_BYTES = 10 * 2**20
 _MAX_ROUNDS = 20

@@ -43,7 +43,7 @@ from ..op_registry import apply_op, define_op, get_op_def
 from ..tensor_shape import TensorShape
 from .blocked_elementwise import BlockedChain, default_threads
 from .graph_item import GraphItem, is_pure
-from .manager import GraphPass, PassReport, register_pass
+from .registry import GraphPass, PassReport, register_pass
 
 
 def _infer_fused(op):

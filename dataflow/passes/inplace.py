@@ -30,7 +30,7 @@ from __future__ import annotations
 from ..graph import Operation, Tensor, topological_order
 from .elementwise_fusion import fusable, fuse_chain
 from .graph_item import GraphItem
-from .manager import GraphPass, PassReport, register_pass
+from .registry import GraphPass, PassReport, register_pass
 
 
 def is_fresh_value(t: Tensor) -> bool:

@@ -41,7 +41,7 @@ from ..op_registry import apply_op, define_op
 from ..ops.array_ops import _infer_transpose
 from ..ops.conv_ops import TO_NCHW, TO_NHWC
 from .graph_item import GraphItem, is_pure
-from .manager import GraphPass, PassReport, register_pass
+from .registry import GraphPass, PassReport, register_pass
 
 
 def _to_layout_kernel(attrs):

@@ -31,7 +31,7 @@ from __future__ import annotations
 from .. import dtypes as _dtypes
 from ..graph import Operation, Tensor, topological_order
 from .graph_item import GraphItem, constant_value, is_pure
-from .manager import GraphPass, PassReport, register_pass
+from .registry import GraphPass, PassReport, register_pass
 
 # Non-ufunc ops that cannot fail on float inputs whose static shapes are fully known (so that
 # shape inference has already checked them): these may move out of a loop as well.

@@ -18,7 +18,7 @@ user's op they stand for, so run errors still point at the user's code.
 from __future__ import annotations
 
 from .graph_item import GraphItem
-from .manager import GraphPass, PassReport, register_pass
+from .registry import GraphPass, PassReport, register_pass
 
 LOWER_FUNCTIONAL_OPS = "lower_functional_ops"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..graph import needed_ops
 from .graph_item import GraphItem
-from .manager import GraphPass, PassReport, register_pass
+from .registry import GraphPass, PassReport, register_pass
 
 
 class Pruning(GraphPass):
