@@ -203,6 +203,8 @@ from .ops.string_ops import (  # noqa: E402
 # isort: split
 # sparse values: IndexedSlices (sparse gradients), segment sums
 from . import sparse  # noqa: E402
+from .eager.scopes import executing_eagerly_outside_functions, init_scope  # noqa: E402
+from .gradients import hessians  # noqa: E402
 from .indexed_slices import (  # noqa: E402
     IndexedSlices,
     IndexedSlicesValue,
@@ -214,17 +216,12 @@ from .ops.assorted_ops import (  # noqa: E402
     broadcast_static_shape,
     convert_to_tensor_or_sparse_tensor,
     dimension_at_index,
-    executing_eagerly_outside_functions,
     fingerprint,
     floor_div,
     guarantee_const,
-    hessians,
-    init_scope,
     is_symbolic_tensor,
-    nondifferentiable_batch_function,
     searchsorted,
     timestamp,
-    vectorized_map,
 )
 from .ops.nd_index_ops import (  # noqa: E402
     gather_nd,
@@ -279,6 +276,10 @@ from .ops.sparse_ops import (  # noqa: E402
     sparse_to_dense,
 )
 from .sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
+from .tracing.function_ops import (  # noqa: E402
+    nondifferentiable_batch_function,
+    vectorized_map,
+)
 
 # isort: split
 # training: clipping by norm, df.losses and df.metrics (df.train holds the optimizers,

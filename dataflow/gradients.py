@@ -108,8 +108,12 @@ from .graph import (
     Tensor,
     _user_location,
     get_default_graph,
+    name_scope,
 )
 from .indexed_slices import IndexedSlices
+from .ops.array_ops import concat, reshape, shape, stack, zeros_like
+from .ops.array_ops import size as _size
+from .ops.extra_array_ops import get_static_value
 
 __all__ = [
     "AggregationMethod",
@@ -120,6 +124,7 @@ __all__ = [
     "SecondOrderLoopGradientError",
     "WhileLoopGradientError",
     "gradients",
+    "hessians",
 ]
 
 
@@ -662,3 +667,50 @@ def _call_gradient(graph: Graph, op: Operation, out_grads: list, context) -> lis
 
 
 GradientFunction = Callable[..., Union[Tensor, Sequence[Optional[Tensor]], None]]
+
+
+# -- second derivatives ----------------------------------------------------------------------------
+def hessians(
+    ys,
+    xs,
+    name: str = "hessians",
+    colocate_gradients_with_ops: bool = False,
+    gate_gradients: bool = False,
+    aggregation_method=None,
+) -> list:
+    """For each of ``xs``, the second derivatives of ``sum(ys)``: a tensor of shape
+    ``x.shape + x.shape``, built as TensorFlow builds it (the gradient, flattened, and the
+    gradient of each of its elements)."""
+    xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
+    kwargs = {
+        "colocate_gradients_with_ops": colocate_gradients_with_ops,
+        "gate_gradients": gate_gradients,
+        "aggregation_method": aggregation_method,
+    }
+    results = []
+    with name_scope(name):
+        first = gradients(ys, xs, **kwargs)
+        for gradient, x in zip(first, xs):
+            if gradient is None:
+                raise ValueError(f"hessians: {x.name} does not reach ys (its gradient is None)")
+            flat = reshape(gradient, [-1])
+            count = get_static_value(_size(x))
+            if count is None:
+                count = x.shape.num_elements()
+            if count is None:
+                raise ValueError(
+                    f"hessians needs x of a known number of elements, got {x.name} of shape "
+                    f"{x.shape}"
+                )
+            rows = []
+            for j in range(int(count)):
+                row = gradients(flat[j], x, **kwargs)[0]
+                rows.append(row if row is not None else _zeros_of(x))
+            x_shape = shape(x)
+            stacked = stack(rows) if rows else reshape(flat, [0])
+            results.append(reshape(stacked, concat([x_shape, x_shape], 0)))
+    return results
+
+
+def _zeros_of(x):
+    return zeros_like(x)

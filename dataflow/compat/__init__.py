@@ -38,4 +38,4 @@ def as_str_any(value) -> str:
     return as_text(value) if isinstance(value, bytes) else str(value)
 
 
-__all__ = ["as_bytes", "as_str", "as_str_any", "as_text"]
+__all__ = ["as_bytes", "as_str", "as_str_any", "as_text", "v1"]

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
 from typing import Optional
 
@@ -22,10 +21,9 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor, get_default_graph, name_scope
+from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..tensor_shape import Dimension, TensorShape
-from .extra_array_ops import get_static_value
 from .math_ops import INDEX_TYPES, check_dtype
 
 __all__ = [
@@ -34,18 +32,13 @@ __all__ = [
     "broadcast_static_shape",
     "convert_to_tensor_or_sparse_tensor",
     "dimension_at_index",
-    "executing_eagerly_outside_functions",
     "fingerprint",
     "floor_div",
     "guarantee_const",
-    "hessians",
-    "init_scope",
     "is_symbolic_tensor",
-    "nondifferentiable_batch_function",
     "searchsorted",
     "sparse_bincount",
     "timestamp",
-    "vectorized_map",
 ]
 
 # -- bitcast ---------------------------------------------------------------------------------------
@@ -290,90 +283,6 @@ def guarantee_const(input, name: Optional[str] = None) -> Tensor:  # noqa: A002
     return apply_op("GuaranteeConst", [x], {}, name or "GuaranteeConst").outputs[0]
 
 
-def hessians(
-    ys,
-    xs,
-    name: str = "hessians",
-    colocate_gradients_with_ops: bool = False,
-    gate_gradients: bool = False,
-    aggregation_method=None,
-) -> list:
-    """For each of ``xs``, the second derivatives of ``sum(ys)``: a tensor of shape
-    ``x.shape + x.shape``, built as TensorFlow builds it (the gradient, flattened, and the
-    gradient of each of its elements)."""
-    from ..gradients import gradients
-    from .array_ops import concat, reshape, shape, stack
-    from .array_ops import size as _size
-
-    xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
-    kwargs = {
-        "colocate_gradients_with_ops": colocate_gradients_with_ops,
-        "gate_gradients": gate_gradients,
-        "aggregation_method": aggregation_method,
-    }
-    results = []
-    with name_scope(name):
-        first = gradients(ys, xs, **kwargs)
-        for gradient, x in zip(first, xs):
-            if gradient is None:
-                raise ValueError(f"hessians: {x.name} does not reach ys (its gradient is None)")
-            flat = reshape(gradient, [-1])
-            count = get_static_value(_size(x))
-            if count is None:
-                count = x.shape.num_elements()
-            if count is None:
-                raise ValueError(
-                    f"hessians needs x of a known number of elements, got {x.name} of shape "
-                    f"{x.shape}"
-                )
-            rows = []
-            for j in range(int(count)):
-                row = gradients(flat[j], x, **kwargs)[0]
-                rows.append(row if row is not None else _zeros_of(x))
-            x_shape = shape(x)
-            stacked = stack(rows) if rows else reshape(flat, [0])
-            results.append(reshape(stacked, concat([x_shape, x_shape], 0)))
-    return results
-
-
-def _zeros_of(x):
-    from .array_ops import zeros_like
-
-    return zeros_like(x)
-
-
-def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
-    """``fn`` applied to each element of ``elems`` (a tensor or a nested structure of them,
-    split along dimension 0), the results stacked: the values of TensorFlow's vectorized map.
-    TensorFlow rewrites ``fn`` into batched ops where it can and otherwise (with
-    ``fallback_to_while_loop``) runs it in a while loop; here it always runs in the loop of
-    `map_fn`, so ``fallback_to_while_loop`` and ``warn`` (about that fallback) change nothing.
-    The results' structure and dtypes are found by tracing ``fn`` once on the elements'
-    specs, apart from the graph."""
-    from .. import nest
-    from ..functional_ops import map_fn
-    from ..tensor_spec import TensorSpec
-    from ..tracing import function
-
-    flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
-    if not flat:
-        raise ValueError("vectorized_map needs at least one element tensor in elems")
-    for t in flat:
-        if t.shape.ndims == 0:
-            raise ValueError(f"vectorized_map: elems must have a first dimension, got {t}")
-    elems = nest.pack_sequence_as(elems, flat)
-    specs = nest.pack_sequence_as(elems, [TensorSpec(t.shape[1:], t.dtype) for t in flat])
-    traced = function(fn, autograph=False).get_concrete_function(specs)
-    outputs = nest.flatten(traced.structured_outputs)
-    if any(not isinstance(o, Tensor) for o in outputs):
-        raise TypeError(
-            "vectorized_map: fn must return tensors (or a nested structure of them), got "
-            f"{traced.structured_outputs!r}"
-        )
-    signature = nest.pack_sequence_as(traced.structured_outputs, [o.dtype for o in outputs])
-    return map_fn(fn, elems, fn_output_signature=signature, name="vectorized_map")
-
-
 # -- fingerprint -----------------------------------------------------------------------------------
 def _infer_fingerprint(op):
     data, method = op.inputs
@@ -557,98 +466,6 @@ def sparse_bincount(
 
 
 # -- batch functions -------------------------------------------------------------------------------
-def nondifferentiable_batch_function(
-    num_batch_threads,
-    max_batch_size,
-    batch_timeout_micros,
-    allowed_batch_sizes=None,
-    max_enqueued_batches=10,
-    autograph=True,
-    enable_large_batch_splitting=True,
-):
-    """A decorator for a function of tensors whose rows are independent (dimension 0 is the
-    batch): a call gives the function's results, with no gradient.  TensorFlow also gathers
-    the rows of calls that run at the same time into one batch (of at most
-    ``max_batch_size`` rows, padded to one of ``allowed_batch_sizes``, waiting at most
-    ``batch_timeout_micros``, with ``num_batch_threads`` threads), which gives such a function
-    the same results; here each call runs on its own rows.  A call of more than
-    ``max_batch_size`` rows is an ``InvalidArgumentError`` when it runs, as in TensorFlow."""
-    if max_batch_size < 1 or num_batch_threads < 1:
-        raise ValueError("max_batch_size and num_batch_threads must be positive")
-    if allowed_batch_sizes is not None:
-        sizes = list(allowed_batch_sizes)
-        if sizes != sorted(set(sizes)) or any(size < 1 for size in sizes):
-            raise ValueError(f"allowed_batch_sizes must increase, got {sizes}")
-
-    def decorator(fn):
-        import functools
-
-        from .. import nest
-        from ..autograph import to_graph
-        from ..graph import control_dependencies
-        from .array_ops import shape, stop_gradient
-        from .check_ops import assert_less_equal
-
-        body = to_graph(fn) if autograph else fn
-
-        @functools.wraps(fn)
-        def decorated(*args):
-            with name_scope("batch"):
-                tensors = [convert_to_tensor(a) for a in args]
-                checks = [
-                    assert_less_equal(
-                        shape(t)[0],
-                        max_batch_size,
-                        message=f"Task size is larger than maximum input batch size "
-                        f"{max_batch_size}",
-                    )
-                    for t in tensors
-                ]
-                with control_dependencies(checks):
-                    outputs = body(*tensors)
-                flat = [stop_gradient(convert_to_tensor(o)) for o in nest.flatten(outputs)]
-                return nest.pack_sequence_as(outputs, flat)
-
-        return decorated
-
-    return decorator
-
-
-# -- contexts and predicates -----------------------------------------------------------------------
-def _outermost_graph(graph):
-    while getattr(graph, "building_function", False) and getattr(graph, "outer_graph", None):
-        graph = graph.outer_graph
-    return graph
-
-
-def executing_eagerly_outside_functions() -> bool:
-    """Whether the outermost context (outside every function being traced) runs eagerly."""
-    return bool(getattr(_outermost_graph(get_default_graph()), "_eager", False))
-
-
-@contextlib.contextmanager
-def init_scope():
-    """Builds in the outermost context: outside every function being traced (eagerly when
-    that context is eager), outside any cond or loop body, with no control dependencies and
-    no gradient tape recording, in the current name scope."""
-    from ..eager.runner import active_tapes
-    from ..variables import _outside_control_flow
-
-    graph = get_default_graph()
-    scope = graph.get_name_scope()
-    if scope and not scope.endswith("/"):
-        scope += "/"
-    outer = _outermost_graph(graph)
-    with contextlib.ExitStack() as stack:
-        for tape in list(active_tapes()):
-            stack.enter_context(tape.stop_recording())
-        stack.enter_context(outer.as_default())
-        stack.enter_context(_outside_control_flow())
-        stack.enter_context(outer.control_dependencies(None))
-        stack.enter_context(outer.name_scope(scope or None))
-        yield
-
-
 def is_symbolic_tensor(tensor) -> bool:
     """Whether ``tensor`` is a graph tensor (not an eager one, a variable or a value)."""
     return isinstance(tensor, Tensor) and not tensor._is_eager

@@ -7,11 +7,13 @@ roots, every package's ``__init__``, and every module that stands for one of Ten
 namespaces (``df.train``, ``df.math``, ``df.compat.v1``, ...).  Of a namespace, each public
 name (no leading underscore) the project owns is recorded: functions, classes and constants,
 wherever they are defined.  Of an implementation module (``dataflow.session``,
-``dataflow.ops.math_ops``, ...), only its path is: its contents may move between modules, but
-code that imports it by that path keeps working.
+``dataflow.ops.math_ops``, ...), its path is recorded and the names its ``__all__`` declares:
+the rest of its contents may move between modules, while code that imports it by that path,
+or imports what it declares, keeps working.
 
 Functions and classes are recorded with their signatures.  A module attribute is followed
-when it is a submodule of its parent or a namespace.  Names from elsewhere (numpy, typing,
+when it is a submodule of its parent, is declared in the parent's ``__all__``, or is a
+namespace.  Names from elsewhere (numpy, typing,
 the standard library) are never part of it.
 
 ``python tests/api/public_names.py`` adds the public names found now to ``public_names.json``;
@@ -51,10 +53,12 @@ def _ours(module_name: str) -> bool:
 
 def is_namespace(path: str, module) -> bool:
     """Whether ``module``, reached at ``path``, offers names it does not define."""
-    relative = path.partition(".")[2]
+    if path in PACKAGES or hasattr(module, "__path__"):
+        return True
+    package, _, relative = path.partition(".")
     if relative.startswith("compat.v1"):
         relative = relative[len("compat.v1") :].lstrip(".")
-    return path in PACKAGES or hasattr(module, "__path__") or relative in _TF_NAMESPACES
+    return package == "dataflow" and relative in _TF_NAMESPACES
 
 
 def signature_of(value) -> str:
@@ -103,6 +107,7 @@ def _follows(parent_path: str, parent, name: str, module) -> bool:
         return False
     return (
         module.__name__ == f"{parent.__name__}.{name}"
+        or name in getattr(parent, "__all__", ())
         or is_namespace(f"{parent_path}.{name}", module)
         and not hasattr(module, "__path__")
         and is_namespace(parent_path, parent)
@@ -130,7 +135,8 @@ def walk(*roots) -> dict[str, str]:
                 if _follows(path, module, name, value):
                     queue.append((f"{path}.{name}", value))
                 continue
-            description = describe(value) if namespace else None
+            declared = name in getattr(module, "__all__", ())
+            description = describe(value) if namespace or declared else None
             if description is not None:
                 entries[f"{path}.{name}"] = description
     return entries

@@ -1,0 +1,42 @@
+"""Where ops are built: `init_scope` (the outermost context, outside every function being
+traced, every cond or loop body, and every gradient tape) and
+`executing_eagerly_outside_functions`."""
+
+from __future__ import annotations
+
+import contextlib
+
+from ..graph import get_default_graph
+from ..variables import _outside_control_flow
+from .runner import active_tapes
+
+
+def _outermost_graph(graph):
+    while getattr(graph, "building_function", False) and getattr(graph, "outer_graph", None):
+        graph = graph.outer_graph
+    return graph
+
+
+def executing_eagerly_outside_functions() -> bool:
+    """Whether the outermost context (outside every function being traced) runs eagerly."""
+    return bool(getattr(_outermost_graph(get_default_graph()), "_eager", False))
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Builds in the outermost context: outside every function being traced (eagerly when
+    that context is eager), outside any cond or loop body, with no control dependencies and
+    no gradient tape recording, in the current name scope."""
+    graph = get_default_graph()
+    scope = graph.get_name_scope()
+    if scope and not scope.endswith("/"):
+        scope += "/"
+    outer = _outermost_graph(graph)
+    with contextlib.ExitStack() as stack:
+        for tape in list(active_tapes()):
+            stack.enter_context(tape.stop_recording())
+        stack.enter_context(outer.as_default())
+        stack.enter_context(_outside_control_flow())
+        stack.enter_context(outer.control_dependencies(None))
+        stack.enter_context(outer.name_scope(scope or None))
+        yield
