@@ -23,89 +23,219 @@ PACKAGES = ("executor", "primitives", "dataflow")
 
 # Layer of each module, by the longest prefix of its dotted name.  Names are today's; the
 # folders are moving to match (one folder per layer).
-LAYER_NAMES = {
-    0: "executor: the dataflow machine",
-    1: "framework: graphs, tensors, dtypes, shapes, registries",
-    2: "ops: every op family, variables",
-    3: "primitives: control flow",
-    4: "autodiff",
-    5: "passes: graph rewrites",
-    6: "client: the Session and its run pipeline, the compiler",
-    7: "eager: eager execution, tracing, AutoGraph, lazy graphs",
-    8: "io: saved graphs, GraphDef, events, checkpoints",
-    9: "distribute: partitions, devices, clusters",
-    10: "nn: layers, RNNs, losses, metrics",
-    11: "training: optimizers, hooks, sessions that train, input pipelines",
-    12: "render: pictures of graphs",
-    13: "debug",
-    14: "compat: TensorFlow's namespaces and spellings",
-    15: "the package's face",
-}
-_BY_LAYER = {
-    0: ["executor"],
-    1: [
-        "dataflow.array_bounds", "dataflow.composites", "dataflow.device", "dataflow.dtypes",
-        "dataflow.errors", "dataflow.gfile", "dataflow.gradient_registry", "dataflow.graph",
-        "dataflow.indexed_slices",
-        "dataflow.logging", "dataflow.nest", "dataflow.op_registry", "dataflow.protos",
-        "dataflow.ragged_tensor", "dataflow.random_seed", "dataflow.resource_containers",
-        "dataflow.resource_loader", "dataflow.session_stack", "dataflow.traceback_utils",
-        "dataflow.sparse_tensor", "dataflow.tensor_shape", "dataflow.tensor_spec",
-        "dataflow.tensorboard_protos", "dataflow.tfrecord", "dataflow.train_protos",
-        "dataflow.type_spec",
-    ],
-    2: [
-        "dataflow.ops", "dataflow.variables", "dataflow.ref_variables",
-        "dataflow.resource_variable_ops", "dataflow.init_ops", "dataflow.variable_scope",
-        "dataflow.template", "dataflow.image", "dataflow.partitioned_variables",
-        "dataflow.random_experimental", "dataflow.linear_operator",
-        "dataflow.linear_operator_circulant", "dataflow.lookup", "dataflow.module",
-    ],
-    3: ["primitives", "dataflow.functional_ops"],
-    4: ["dataflow.gradients"],
-    5: ["dataflow.passes"],
-    6: [
-        "dataflow.session", "dataflow.compiler", "dataflow.random_streams",
-        "dataflow.step_stats", "dataflow.device_lib", "dataflow.config",
-        "dataflow.debug.options", "dataflow.debug.watcher", "dataflow.debug.dump",
-        "dataflow.debug.timeline", "dataflow.distribute.placer",
-    ],
-    7: [
-        "dataflow.eager", "dataflow.autograph", "dataflow.tracing", "dataflow.lazy",
-        "dataflow.custom_gradient",
-    ],
-    8: [
-        "dataflow.io", "dataflow.graph_def", "dataflow.graph_util", "dataflow.summary",
-        "dataflow.saver", "dataflow.checkpoint_utils", "dataflow.checkpoint_management",
-        "dataflow.meta_graph",
-    ],
-    9: ["dataflow.distribute"],
-    10: [
-        "dataflow.layers", "dataflow.rnn", "dataflow.rnn_cell", "dataflow.losses",
-        "dataflow.metrics",
-    ],
-    11: [
-        "dataflow.train", "dataflow.hooks", "dataflow.monitored_session",
-        "dataflow.supervisor", "dataflow.coordinator", "dataflow.queue_runner",
-        "dataflow.input", "dataflow.learning_rate_decay", "dataflow.moving_averages",
-        "dataflow.data", "dataflow.sync_replicas", "dataflow.loss_scale",
-        "dataflow.profiler_hook", "dataflow.warm_starting", "dataflow.checkpoint",
-        "dataflow.session_run_hook",
-    ],
-    12: ["dataflow.render", "dataflow.render_engine", "dataflow.debug.overlay"],
-    13: ["dataflow.debug"],
-    14: [
-        "dataflow.compat", "dataflow.app", "dataflow.flags", "dataflow.legacy",
-        "dataflow.audio", "dataflow.bitwise", "dataflow.debugging", "dataflow.initializers",
-        "dataflow.linalg", "dataflow.linalg_experimental", "dataflow.manip", "dataflow.math",
-        "dataflow.nn", "dataflow.nn_experimental", "dataflow.python_io", "dataflow.queue",
-        "dataflow.ragged", "dataflow.random", "dataflow.sets", "dataflow.signal",
-        "dataflow.sparse", "dataflow.spectral", "dataflow.strings",
-        "dataflow.train_experimental",
-    ],
-    15: ["dataflow", "dataflow.__main__"],
-}  # fmt: skip
-LAYERS = {prefix: layer for layer, prefixes in _BY_LAYER.items() for prefix in prefixes}
+# The layers, lowest first, and the modules of each (by the longest matching prefix of a module"s
+# dotted name).  Names are today"s; the folders are moving to match (one folder per layer).
+LAYER_ORDER = [
+    (
+        "executor: the dataflow machine",
+        [
+            "executor",
+        ],
+    ),
+    (
+        "framework: graphs, tensors, dtypes, shapes, registries",
+        [
+            "dataflow.array_bounds",
+            "dataflow.composites",
+            "dataflow.device",
+            "dataflow.dtypes",
+            "dataflow.errors",
+            "dataflow.gfile",
+            "dataflow.gradient_registry",
+            "dataflow.graph",
+            "dataflow.indexed_slices",
+            "dataflow.logging",
+            "dataflow.nest",
+            "dataflow.op_registry",
+            "dataflow.protos",
+            "dataflow.ragged_tensor",
+            "dataflow.random_seed",
+            "dataflow.resource_containers",
+            "dataflow.resource_loader",
+            "dataflow.session_stack",
+            "dataflow.traceback_utils",
+            "dataflow.sparse_tensor",
+            "dataflow.tensor_shape",
+            "dataflow.tensor_spec",
+            "dataflow.tensorboard_protos",
+            "dataflow.tfrecord",
+            "dataflow.train_protos",
+            "dataflow.type_spec",
+        ],
+    ),
+    (
+        "ops: every op family, variables",
+        [
+            "dataflow.ops",
+            "dataflow.variables",
+            "dataflow.ref_variables",
+            "dataflow.resource_variable_ops",
+            "dataflow.init_ops",
+            "dataflow.variable_scope",
+            "dataflow.template",
+            "dataflow.image",
+            "dataflow.partitioned_variables",
+            "dataflow.random_experimental",
+            "dataflow.lookup",
+            "dataflow.module",
+        ],
+    ),
+    (
+        "primitives: control flow",
+        [
+            "primitives",
+            "dataflow.functional_ops",
+        ],
+    ),
+    (
+        "linalg: matrix functions and linear operators, composed with control flow",
+        [
+            "dataflow.ops.linalg_impl",
+            "dataflow.linear_operator",
+            "dataflow.linear_operator_circulant",
+        ],
+    ),
+    (
+        "autodiff",
+        [
+            "dataflow.gradients",
+        ],
+    ),
+    (
+        "passes: graph rewrites",
+        [
+            "dataflow.passes",
+        ],
+    ),
+    (
+        "client: the Session and its run pipeline, the compiler",
+        [
+            "dataflow.session",
+            "dataflow.compiler",
+            "dataflow.random_streams",
+            "dataflow.step_stats",
+            "dataflow.device_lib",
+            "dataflow.config",
+            "dataflow.debug.options",
+            "dataflow.debug.watcher",
+            "dataflow.debug.dump",
+            "dataflow.debug.timeline",
+            "dataflow.distribute.placer",
+        ],
+    ),
+    (
+        "eager: eager execution, tracing, AutoGraph, lazy graphs",
+        [
+            "dataflow.eager",
+            "dataflow.autograph",
+            "dataflow.tracing",
+            "dataflow.lazy",
+            "dataflow.custom_gradient",
+        ],
+    ),
+    (
+        "io: saved graphs, GraphDef, events, checkpoints",
+        [
+            "dataflow.io",
+            "dataflow.graph_def",
+            "dataflow.graph_util",
+            "dataflow.summary",
+            "dataflow.saver",
+            "dataflow.checkpoint_utils",
+            "dataflow.checkpoint_management",
+            "dataflow.meta_graph",
+        ],
+    ),
+    (
+        "distribute: partitions, devices, clusters",
+        [
+            "dataflow.distribute",
+        ],
+    ),
+    (
+        "nn: layers, RNNs, losses, metrics",
+        [
+            "dataflow.layers",
+            "dataflow.rnn",
+            "dataflow.rnn_cell",
+            "dataflow.losses",
+            "dataflow.metrics",
+        ],
+    ),
+    (
+        "training: optimizers, hooks, sessions that train, input pipelines",
+        [
+            "dataflow.train",
+            "dataflow.hooks",
+            "dataflow.monitored_session",
+            "dataflow.supervisor",
+            "dataflow.coordinator",
+            "dataflow.queue_runner",
+            "dataflow.input",
+            "dataflow.learning_rate_decay",
+            "dataflow.moving_averages",
+            "dataflow.data",
+            "dataflow.sync_replicas",
+            "dataflow.loss_scale",
+            "dataflow.profiler_hook",
+            "dataflow.warm_starting",
+            "dataflow.checkpoint",
+            "dataflow.session_run_hook",
+        ],
+    ),
+    (
+        "render: pictures of graphs",
+        [
+            "dataflow.render",
+            "dataflow.render_engine",
+            "dataflow.debug.overlay",
+        ],
+    ),
+    (
+        "debug",
+        [
+            "dataflow.debug",
+        ],
+    ),
+    (
+        "compat: TensorFlow's namespaces and spellings",
+        [
+            "dataflow.compat",
+            "dataflow.app",
+            "dataflow.flags",
+            "dataflow.legacy",
+            "dataflow.audio",
+            "dataflow.bitwise",
+            "dataflow.debugging",
+            "dataflow.initializers",
+            "dataflow.linalg",
+            "dataflow.linalg_experimental",
+            "dataflow.manip",
+            "dataflow.math",
+            "dataflow.nn",
+            "dataflow.nn_experimental",
+            "dataflow.python_io",
+            "dataflow.queue",
+            "dataflow.ragged",
+            "dataflow.random",
+            "dataflow.sets",
+            "dataflow.signal",
+            "dataflow.sparse",
+            "dataflow.spectral",
+            "dataflow.strings",
+            "dataflow.train_experimental",
+        ],
+    ),
+    (
+        "the package's face",
+        [
+            "dataflow",
+            "dataflow.__main__",
+        ],
+    ),
+]
+LAYER_NAMES = {number: name for number, (name, _) in enumerate(LAYER_ORDER)}
+LAYERS = {prefix: number for number, (_, prefixes) in enumerate(LAYER_ORDER) for prefix in prefixes}
 
 
 def layer_of(module: str) -> int:
