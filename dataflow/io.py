@@ -119,7 +119,6 @@ from .graph import (
     topological_order,
 )
 from .op_registry import get_op_def
-from .queue_runner import QueueRunner
 from .tensor_shape import TensorShape
 
 __all__ = [
@@ -621,14 +620,40 @@ _READER_KINDS = (
 )
 
 
+# Kinds of collection items that modules above this one save in graph files, by the key the
+# file names them with: ``(type, from_record(graph, record))``; an item has ``to_record()``.
+# `dataflow.queue_runner` registers its QueueRunner.
+_COLLECTION_ITEM_KINDS: dict[str, tuple[type, Callable]] = {}
+
+
+def register_collection_item(kind: str, item_type: type, from_record: Callable) -> None:
+    """Saves collection items of ``item_type`` as ``{kind: item.to_record()}`` and loads them
+    with ``from_record(graph, record)``."""
+    _COLLECTION_ITEM_KINDS[kind] = (item_type, from_record)
+
+
+# The kinds of dataset stages a saved pipeline may name: `dataflow.data`, which sits above this
+# module, registers its table of them, which grows as its modules add stages.
+_pipeline_stage_tables: list = []
+
+
+def register_pipeline_stage_kinds(kinds) -> None:
+    """Lets saved pipelines name the dataset stages in ``kinds`` (a live container, read at
+    each load: `dataflow.data`'s table of stage factories)."""
+    _pipeline_stage_tables.append(kinds)
+
+
+def _is_stage_kind(name) -> bool:
+    return any(name in table for table in _pipeline_stage_tables)
+
+
 def _is_pipeline(v) -> bool:
     """A dataset's stages as `dataflow.data` records them (functions are never loaded)."""
-    from .data import STAGE_KINDS
-
     return isinstance(v, list) and all(
         isinstance(record, list)
         and len(record) == 5
-        and record[0] in STAGE_KINDS
+        and isinstance(record[0], str)
+        and _is_stage_kind(record[0])
         and _is_int(record[1])
         and record[1] >= 0
         and _is_ints(record[2])
@@ -986,8 +1011,9 @@ def graph_to_document(
                 items.append({"variable": variable_ids[id(item)]})
             elif id(item) in context_ids:
                 items.append({"context": context_ids[id(item)]})
-            elif isinstance(item, QueueRunner):
-                items.append({"queue_runner": item.to_record()})
+            elif isinstance(item, tuple(kind[0] for kind in _COLLECTION_ITEM_KINDS.values())):
+                kind = next(k for k, v in _COLLECTION_ITEM_KINDS.items() if isinstance(item, v[0]))
+                items.append({kind: item.to_record()})
             elif isinstance(item, Tensor):
                 items.append({"tensor": item.name})
             elif isinstance(item, Operation):
@@ -1936,11 +1962,11 @@ def _build_collections(graph: Graph, document: dict, contexts: list) -> None:
                     _fail(where, str(e))
             elif kind == "value":
                 element = _decode_value(value, None, where)
-            elif kind == "queue_runner":
+            elif kind in _COLLECTION_ITEM_KINDS:
                 try:
-                    element = QueueRunner.from_record(graph, value)
+                    element = _COLLECTION_ITEM_KINDS[kind][1](graph, value)
                 except (KeyError, ValueError, TypeError) as e:
-                    _fail(where, f"bad queue runner: {e}")
+                    _fail(where, f"bad {kind.replace('_', ' ')}: {e}")
             else:
                 _fail(where, f"unknown item kind {kind!r:.40}")
             _check_standard_collection(key, element, where)

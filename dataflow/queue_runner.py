@@ -19,6 +19,7 @@ import threading
 
 from . import errors
 from .graph import GraphKeys, get_default_graph
+from .io import register_collection_item
 from .ops.queue_ops import QueueBase
 from .session_stack import get_default_session
 
@@ -220,3 +221,7 @@ def start_queue_runners(
     for qr in sess.graph.get_collection(collection):
         threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
     return threads
+
+
+# Graph files save and load the queue runners of a graph's collections.
+register_collection_item("queue_runner", QueueRunner, QueueRunner.from_record)

@@ -147,6 +147,12 @@ LAYER_ORDER = [
         ],
     ),
     (
+        "data: input pipelines (tf.data)",
+        [
+            "dataflow.data",
+        ],
+    ),
+    (
         "distribute: partitions, devices, clusters",
         [
             "dataflow.distribute",
@@ -174,7 +180,6 @@ LAYER_ORDER = [
             "dataflow.input",
             "dataflow.learning_rate_decay",
             "dataflow.moving_averages",
-            "dataflow.data",
             "dataflow.sync_replicas",
             "dataflow.loss_scale",
             "dataflow.profiler_hook",
