@@ -574,11 +574,13 @@ from .lazy import LazyTensor, lazy_mode  # noqa: E402
 # isort: split
 # control flow v2: cond as a functional If op (lowered to Switch/Merge by a Session unless
 # ConfigProto.experimental.executor_type is SINGLE_THREADED_EXECUTOR)
-from primitives.cond_v2 import (  # noqa: E402
+from primitives.control_flow_ops import (  # noqa: E402
     control_flow_v2_enabled,
     disable_control_flow_v2,
     enable_control_flow_v2,
 )
+
+from .tracing import cond_v2 as _cond_v2  # noqa: E402 - registers cond's functional form
 
 # isort: split
 # the devices this process offers, as TensorFlow's client.device_lib lists them
@@ -675,3 +677,7 @@ import sys as _sys  # noqa: E402
 
 compat.v1 = _sys.modules[__name__]
 _sys.modules[__name__ + ".compat.v1"] = _sys.modules[__name__]
+# Modules that moved keep their old import paths.
+import primitives as _primitives  # noqa: E402
+
+_sys.modules["primitives.cond_v2"] = _primitives.cond_v2 = _cond_v2

@@ -626,7 +626,7 @@ _READER_KINDS = (
 _COLLECTION_ITEM_KINDS: dict[str, tuple[type, Callable]] = {}
 
 
-def register_collection_item(kind: str, item_type: type, from_record: Callable) -> None:
+def _register_collection_item(kind: str, item_type: type, from_record: Callable) -> None:
     """Saves collection items of ``item_type`` as ``{kind: item.to_record()}`` and loads them
     with ``from_record(graph, record)``."""
     _COLLECTION_ITEM_KINDS[kind] = (item_type, from_record)
@@ -637,7 +637,7 @@ def register_collection_item(kind: str, item_type: type, from_record: Callable) 
 _pipeline_stage_tables: list = []
 
 
-def register_pipeline_stage_kinds(kinds) -> None:
+def _register_pipeline_stage_kinds(kinds) -> None:
     """Lets saved pipelines name the dataset stages in ``kinds`` (a live container, read at
     each load: `dataflow.data`'s table of stage factories)."""
     _pipeline_stage_tables.append(kinds)

@@ -19,7 +19,7 @@ import threading
 
 from . import errors
 from .graph import GraphKeys, get_default_graph
-from .io import register_collection_item
+from .io import _register_collection_item
 from .ops.queue_ops import QueueBase
 from .session_stack import get_default_session
 
@@ -224,4 +224,4 @@ def start_queue_runners(
 
 
 # Graph files save and load the queue runners of a graph's collections.
-register_collection_item("queue_runner", QueueRunner, QueueRunner.from_record)
+_register_collection_item("queue_runner", QueueRunner, QueueRunner.from_record)

@@ -65,7 +65,6 @@ from dataflow.sparse_tensor import SparseTensorSpec
 from dataflow.tensor_shape import TensorShape, as_shape
 from dataflow.tensor_spec import TensorSpec
 
-from . import cond_v2
 from .contexts import (
     CondContext,
     WhileContext,
@@ -78,6 +77,39 @@ from .raw_ops import check_predicate, set_merge_input
 __all__ = ["case", "cond", "while_loop", "with_dependencies"]
 
 _logger = logging.getLogger(__name__)
+
+
+# -- control flow v2 -------------------------------------------------------------------------------
+# With control flow v2 enabled, ``cond`` builds a functional ``If`` op: its branches are traced
+# into functions (`dataflow.tracing.cond_v2`, which sits above this module and registers the
+# builder here).
+_v2_enabled = False
+_functional_cond: Optional[Callable] = None
+
+
+def enable_control_flow_v2() -> None:
+    """Makes ``cond`` build a functional ``If`` op from now on (TensorFlow's
+    ``tf.compat.v1.enable_control_flow_v2``)."""
+    global _v2_enabled
+    _v2_enabled = True
+
+
+def disable_control_flow_v2() -> None:
+    """Makes ``cond`` build v1's Switch/Merge form again (the default)."""
+    global _v2_enabled
+    _v2_enabled = False
+
+
+def control_flow_v2_enabled() -> bool:
+    """Whether ``cond`` builds control flow v2 (an ``If`` op)."""
+    return _v2_enabled
+
+
+def register_functional_cond(build: Callable) -> None:
+    """Makes ``build(pred, true_fn, false_fn, strict, name, location)`` how ``cond`` builds
+    while control flow v2 is enabled."""
+    global _functional_cond
+    _functional_cond = build
 
 
 def _defined_at(fn: Callable) -> str:
@@ -195,8 +227,8 @@ def cond(
         # TensorFlow builds a function's cond as a functional If (cond_v2), which has no
         # ``strict``: a singleton list stays a list, and the argument is never looked at.
         strict = True
-    if cond_v2.control_flow_v2_enabled():
-        return cond_v2.cond_v2(pred, true_fn, false_fn, strict, name, location)
+    if _v2_enabled:
+        return _functional_cond(pred, true_fn, false_fn, strict, name, location)
     return _cond_v1(graph, pred, true_fn, false_fn, strict, name, location)
 
 

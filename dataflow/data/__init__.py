@@ -59,7 +59,7 @@ from ..errors import (
     OutOfRangeError,
 )
 from ..graph import Graph, Tensor, convert_to_tensor, name_scope
-from ..io import register_pipeline_stage_kinds
+from ..io import _register_pipeline_stage_kinds
 from ..op_registry import apply_op, define_op
 from ..random_seed import get_seed
 from ..tensor_shape import TensorShape
@@ -1261,7 +1261,7 @@ STAGE_KINDS = _STAGE_FACTORIES = {
     "copy_to_device": _prefetch,
     "dense_to_sparse_batch": _dense_to_sparse_batch,
 }
-register_pipeline_stage_kinds(STAGE_KINDS)  # graph files may hold pipelines of these
+_register_pipeline_stage_kinds(STAGE_KINDS)  # graph files may hold pipelines of these
 
 
 # -- iterators at run time -------------------------------------------------------------------------

@@ -37,21 +37,27 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Optional
 
-from dataflow import composites, errors, nest, session
-from dataflow import dtypes as _dtypes
-from dataflow.gradient_registry import RegisterGradient
-from dataflow.gradients import _is_backpropagatable, gradients
-from dataflow.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph
-from dataflow.op_registry import apply_op, define_op
-from dataflow.ops.array_ops import identity, zeros, zeros_like
-from dataflow.ops.constant_op import constant, placeholder
-from dataflow.tensor_shape import TensorShape
-from dataflow.tracing import FuncGraph
 from executor.program import NodeKind
+from primitives import control_flow_ops
+from primitives.contexts import building_in
+from primitives.control_flow_ops import (  # noqa: F401 - offered here too
+    control_flow_v2_enabled,
+    disable_control_flow_v2,
+    enable_control_flow_v2,
+    register_functional_cond,
+)
+from primitives.raw_ops import set_merge_input
 
-from . import control_flow_ops
-from .contexts import building_in
-from .raw_ops import set_merge_input
+from .. import composites, errors, nest, session
+from .. import dtypes as _dtypes
+from ..gradient_registry import RegisterGradient
+from ..gradients import _is_backpropagatable, gradients
+from ..graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph
+from ..op_registry import apply_op, define_op
+from ..ops.array_ops import identity, zeros, zeros_like
+from ..ops.constant_op import constant, placeholder
+from ..tensor_shape import TensorShape
+from .tracing import FuncGraph
 
 __all__ = [
     "cond_v2",
@@ -59,26 +65,6 @@ __all__ = [
     "disable_control_flow_v2",
     "enable_control_flow_v2",
 ]
-
-_enabled = False
-
-
-def enable_control_flow_v2() -> None:
-    """Makes ``cond`` build a functional ``If`` op from now on (TensorFlow's
-    ``tf.compat.v1.enable_control_flow_v2``)."""
-    global _enabled
-    _enabled = True
-
-
-def disable_control_flow_v2() -> None:
-    """Makes ``cond`` build v1's Switch/Merge form again (the default)."""
-    global _enabled
-    _enabled = False
-
-
-def control_flow_v2_enabled() -> bool:
-    """Whether ``cond`` builds control flow v2 (an ``If`` op)."""
-    return _enabled
 
 
 # -- the If op -------------------------------------------------------------------------------------
@@ -403,3 +389,7 @@ def _zeros_in(branch: FuncGraph, like: Tensor, k: int, op: Operation) -> Tensor:
                 "is not known statically.",
             )
         return zeros(like.shape, like.dtype)
+
+
+# ``cond`` builds this form while control flow v2 is enabled.
+register_functional_cond(cond_v2)
