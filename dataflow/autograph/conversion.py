@@ -373,3 +373,6 @@ def to_code(
     function = getattr(function, "__wrapped__", function)
     options = _options_of(experimental_optional_features)
     return ast.unparse(converted_tree(function, options)) + "\n"
+
+
+operators.register_converter(converted_or_none)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import threading
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 
@@ -315,11 +316,19 @@ def list_append(target, value):
 
 
 # -- calls -----------------------------------------------------------------------------------------
+# What `call` converts a function with: `conversion.converted_or_none`, registered by that module,
+# which writes code that calls these operators.
+_converted_or_none: Callable = lambda function: None  # noqa: E731 - replaced at registration
+
+
+def register_converter(converted_or_none: Callable) -> None:
+    global _converted_or_none
+    _converted_or_none = converted_or_none
+
+
 def call(function, *args, **kwargs):
     """Calls ``function``, converted first when it is user code (see `conversion.convertible`)."""
-    from .conversion import converted_or_none
-
-    converted = converted_or_none(function)
+    converted = _converted_or_none(function)
     if converted is None:
         return function(*args, **kwargs)
     return converted(*args, **kwargs)

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..graph import SourceLocation, Tensor, _ipython_cell
-from .tracing import FuncGraph, Function
+from .tracing import FuncGraph, Function, register_breaking_function_type
 
 _GUARDED_TYPES = (bool, int, float, complex, str, bytes, type(None))
 _NOT_STAGED = (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)
@@ -367,3 +367,6 @@ def _function_source(python_function, name: str) -> tuple[ast.FunctionDef, str]:
 
 
 __all__ = ["BreakingFunction", "GraphBreak", "GraphBreakError"]
+
+
+register_breaking_function_type(BreakingFunction)

@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..eager.runner import active_tapes
+from ..eager.tensor import EagerTensor
 from ..graph import Tensor, _user_location
 
 
@@ -71,8 +72,6 @@ class FunctionCallOp:
 
     def backward(self, output_gradients) -> list:
         """The gradients of the inputs, given one gradient (or None) per output."""
-        from .tracing import eager_result
-
         needed = tuple(i for i, g in enumerate(output_gradients) if g is not None)
         if not needed:
             return [None] * len(self._inputs)
@@ -181,8 +180,6 @@ class DerivativeCallOp:
 
     def backward(self, output_gradients) -> list:
         """The gradients of the inputs, given one gradient (or None) per output."""
-        from .tracing import eager_result
-
         by_result = dict(zip(self._given, output_gradients))
         needed = tuple(i for i in self._given if by_result[i] is not None)
         if not needed:
@@ -307,8 +304,6 @@ def taped_call(concrete, arguments: list, values: list, tapes: list):
     """Runs ``concrete`` on ``values`` (its ``inputs``' values) for a call whose tensor
     arguments are ``arguments``, records the call on ``tapes`` and returns the flat output
     values (the saved values are outputs of the recorded op only)."""
-    from .tracing import eager_result
-
     saved = saved_tensors(concrete)
     results = concrete._run_with(values, saved)
     outputs = [eager_result(v, t.dtype) for v, t in zip(results, concrete.outputs)]
@@ -331,3 +326,9 @@ def taped_call(concrete, arguments: list, values: list, tapes: list):
     for tape in tapes:
         tape._record(op)
     return outputs
+
+
+def eager_result(value, dtype):
+    """A run's result as an `EagerTensor` (which holds an array: a Session gives a numpy
+    scalar for a 0-d result)."""
+    return EagerTensor(value if value.__class__ is np.ndarray else np.asarray(value), dtype)

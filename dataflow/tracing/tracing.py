@@ -36,7 +36,7 @@ from ..graph import (
 )
 from ..tensor_spec import TensorSpec
 from ..variables import VariableRef
-from .tape_calls import taped_call
+from .tape_calls import eager_result, taped_call  # noqa: F401 - eager_result is offered here too
 
 # A function traced this many times warns that it retraces too often, as TensorFlow's does.
 RETRACE_WARNING_THRESHOLD = 5
@@ -910,14 +910,6 @@ class _CallerLocation:
         return str(self._location)
 
 
-def eager_result(value, dtype):
-    """A run's result as an `EagerTensor` (which holds an array: a Session gives a numpy
-    scalar for a 0-d result)."""
-    from ..eager import EagerTensor
-
-    return EagerTensor(value if value.__class__ is np.ndarray else np.asarray(value), dtype)
-
-
 def _executing_eagerly() -> bool:
     return get_default_graph()._eager
 
@@ -962,6 +954,16 @@ def _check_input_signature(input_signature, name: str) -> list:
                 "df.TensorSpec objects"
             )
     return specs
+
+
+# ``function(experimental_graph_breaks=True)`` makes a `breaks.BreakingFunction`; that module,
+# which builds on this one, registers the class.
+_breaking_function_type: Optional[type] = None
+
+
+def register_breaking_function_type(cls: type) -> None:
+    global _breaking_function_type
+    _breaking_function_type = cls
 
 
 def function(
@@ -1022,9 +1024,7 @@ def function(
 
     def decorate(python_function: Callable) -> Function:
         if experimental_graph_breaks:
-            from .breaks import BreakingFunction
-
-            made = BreakingFunction(
+            made = _breaking_function_type(
                 python_function,
                 input_signature=input_signature,
                 autograph=autograph,
