@@ -253,17 +253,17 @@ def layer_of(module: str) -> int:
     raise KeyError(module)
 
 
-def modules() -> dict[str, str]:
+def modules(root: str = ROOT) -> dict[str, str]:
     """``{dotted module name: file path}`` of every module of the three packages."""
     found = {}
     for package in PACKAGES:
-        for directory, dirnames, files in os.walk(os.path.join(ROOT, package)):
+        for directory, dirnames, files in os.walk(os.path.join(root, package)):
             dirnames[:] = [d for d in dirnames if d != "__pycache__"]
             for file in files:
                 if not file.endswith(".py"):
                     continue
                 path = os.path.join(directory, file)
-                name = os.path.relpath(path, ROOT)[: -len(".py")].replace(os.sep, ".")
+                name = os.path.relpath(path, root)[: -len(".py")].replace(os.sep, ".")
                 found[name.removesuffix(".__init__")] = path
     return found
 
@@ -313,10 +313,10 @@ def _imported_names(node, importer: str, is_package: bool, known) -> list[str]:
     return result
 
 
-def import_edges() -> list[Import]:
-    """Every import between two modules of the three packages (one per statement and
-    module imported)."""
-    known = modules()
+def import_edges(root: str = ROOT) -> list[Import]:
+    """Every import between two modules of the three packages under ``root`` (one per
+    statement and module imported)."""
+    known = modules(root)
     edges = []
     for importer, path in sorted(known.items()):
         with open(path, encoding="utf-8") as f:
@@ -389,25 +389,3 @@ def upward_pairs(edges: list[Import]) -> set[str]:
         for edge in edges
         if layer_of(edge.importer) < layer_of(edge.imported)
     }
-
-
-def _shrink_allowances() -> None:
-    """Takes off ``layering_allowances.txt`` what no longer holds (never adds to it)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "layering_allowances.txt")
-    edges = import_edges()
-    still = upward_pairs(edges) | {name for circle in circles(edges) for name in circle}
-    kept, dropped = [], []
-    with open(path, encoding="utf-8") as f:
-        for line in f.read().splitlines():
-            entry = line.split("#")[0].strip()
-            if entry and not entry.startswith("[") and entry not in still:
-                dropped.append(entry)
-            else:
-                kept.append(line)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(kept) + "\n")
-    print(f"{len(dropped)} entries taken off:", *dropped, sep="\n  ")
-
-
-if __name__ == "__main__":
-    _shrink_allowances()

@@ -11,7 +11,7 @@ from ..graph import Tensor
 from ..ops.tensor_array_ops import TensorArraySpec
 from ..tensor_shape import TensorShape
 from ..type_spec import TypeSpec
-from . import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .lookup import DatasetInitializer, index_table_from_dataset, table_from_dataset
 from .options import (
     AutoShardPolicy,
@@ -285,7 +285,7 @@ class Reducer:
 def group_by_reducer(key_func, reducer):
     """One element per key (``key_func``, an int64 scalar), in increasing order of key, once
     the input ends: the `Reducer`'s finalized state of that key's elements."""
-    from . import (
+    from .dataset_ops import (
         _check_int64_scalar,
         _DatasetFunction,
         _Stage,
@@ -369,7 +369,7 @@ def cardinality(dataset):
 def assert_cardinality(expected_cardinality):
     """The elements, failing with `FailedPreconditionError` when there are not exactly
     ``expected_cardinality`` of them (which ``cardinality`` then gives)."""
-    from . import _int64
+    from .dataset_ops import _int64
 
     def apply(dataset):
         return dataset._derived(
@@ -382,7 +382,7 @@ def assert_cardinality(expected_cardinality):
 def from_list(elements, name=None):
     """A dataset of the elements of the list ``elements`` (each a structure of tensors, all
     of the same structure and dtypes), one after another."""
-    from . import _flatten, _Stage, convert_to_tensor, name_scope
+    from .dataset_ops import _flatten, _Stage, convert_to_tensor, name_scope
 
     if not isinstance(elements, list) or not elements:
         raise ValueError("`elements` must be a non-empty list")
@@ -455,7 +455,7 @@ def prefetch_to_device(device, buffer_size=None):
 
 def get_structure(dataset_or_iterator):
     """The `TensorSpec` of each component of an element, in its structure."""
-    from . import Iterator
+    from .dataset_ops import Iterator
 
     if not isinstance(dataset_or_iterator, (Dataset, Iterator)):
         raise TypeError(
@@ -534,7 +534,7 @@ def make_batched_features_dataset(
     dict of ``features`` (with ``label_key``: a ``(features, label)`` pair), as TensorFlow
     makes them: files and records shuffled unless ``shuffle`` is False, read ``num_epochs``
     times (None: without end, batches then all full)."""
-    from . import TFRecordDataset
+    from .dataset_ops import TFRecordDataset
 
     if reader is None:
         reader = TFRecordDataset

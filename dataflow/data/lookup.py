@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..graph import name_scope
 from ..ops.lookup_ops import KeyValueTensorInitializer, StaticHashTable, StaticVocabularyTable
-from . import Dataset
+from .dataset_ops import Dataset
 
 __all__ = ["DatasetInitializer", "index_table_from_dataset", "table_from_dataset"]
 

@@ -25,7 +25,7 @@ from ..graph import Tensor, convert_to_tensor, name_scope
 from ..op_registry import apply_op, define_op
 from ..ops.csv_ops import _split
 from ..tensor_shape import TensorShape
-from . import (
+from .dataset_ops import (
     _STAGE_FACTORIES,
     AUTOTUNE,
     Dataset,

@@ -19,7 +19,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..errors import FailedPreconditionError, InvalidArgumentError
 from ..tensor_shape import TensorShape
-from . import Iterator, _describe_pipeline, _IteratorState
+from .dataset_ops import Iterator, _describe_pipeline, _IteratorState
 from .options import ExternalStatePolicy
 
 __all__ = ["make_saveable_from_iterator"]

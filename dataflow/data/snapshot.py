@@ -29,7 +29,7 @@ from ..graph import convert_to_tensor, name_scope
 from ..ops.tensor_proto_ops import _parse, _serialize
 from ..tensor_shape import TensorShape
 from ..tfrecord import TFRecordOptions, TFRecordWriter, read_records
-from . import (
+from .dataset_ops import (
     _STAGE_FACTORIES,
     _WITH_SESSIONS,
     Dataset,

@@ -23,13 +23,14 @@ from ..ragged_tensor import RaggedTensorSpec
 from ..sparse_tensor import SparseTensorSpec
 from ..tensor_shape import TensorShape, as_shape
 from ..tensor_spec import TensorSpec
-from . import (
+from .dataset_ops import (
     Dataset,
     Iterator,
     _describe_pipeline,
     _flatten,
     _get_next_attrs,
     _pack,
+    _register_structures,
     _run_pipeline,
     _state,
     _threading_of,
@@ -309,7 +310,7 @@ def _missing(attrs) -> list:
 
 
 def _next_as_optional_kernel(attrs):
-    from . import OutOfRangeError, _check_element
+    from .dataset_ops import OutOfRangeError, _check_element
 
     one_shot = attrs.get("pipeline")
 
@@ -388,7 +389,7 @@ class NumpyIterator:
         return self
 
     def __next__(self):
-        from . import _check_element
+        from .dataset_ops import _check_element
 
         element = _check_element(next(self._elements), self._attrs)
         flat = list(element) if len(self._attrs["output_types"]) > 1 else [element]
@@ -402,3 +403,6 @@ class NumpyIterator:
         for key, session in getattr(self, "_sessions", {}).items():
             if not isinstance(key, tuple):
                 session.close()
+
+
+_register_structures(DatasetSpec=DatasetSpec, get_next_as_optional=get_next_as_optional)
