@@ -389,3 +389,51 @@ def upward_pairs(edges: list[Import]) -> set[str]:
         for edge in edges
         if layer_of(edge.importer) < layer_of(edge.imported)
     }
+
+
+def layer_picture_dot() -> str:
+    """The layers as a Graphviz DOT graph: a column, highest layer on top, and an arrow from
+    each layer to every layer it imports from (its width grows with the number of imports),
+    drawn from the source.  Every arrow points down."""
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    members: dict[int, int] = defaultdict(int)
+    for name in modules():
+        members[layer_of(name)] += 1
+    for edge in import_edges():
+        a, b = layer_of(edge.importer), layer_of(edge.imported)
+        if a != b:
+            counts[(a, b)] += 1
+    lines = [
+        "digraph layers {",
+        "  rankdir=TB; nodesep=0.3; ranksep=0.22;",
+        '  node [shape=box, style="rounded,filled", fillcolor="#eef3fb", color="#5b7aa8",'
+        ' fontname="Helvetica", fontsize=11, width=4.6];',
+        '  edge [color="#8a9bb0", arrowsize=0.5];',
+    ]
+    numbers = sorted(LAYER_NAMES, reverse=True)
+    for number in numbers:
+        title, _, role = LAYER_NAMES[number].partition(": ")
+        label = f"{number}  {title}" + (f"\\n{role}" if role else "")
+        count = members[number]
+        label += f"\\n{count} module" + ("s" if count != 1 else "")
+        lines.append(f'  L{number} [label="{label}"];')
+    # The column: each layer right above the next one down.
+    chain = " -> ".join(f"L{n}" for n in numbers)
+    lines.append(f"  {chain} [style=invis, weight=100];")
+    for (a, b), n in sorted(counts.items()):
+        width = 0.4 + min(n, 400) / 100
+        lines.append(f'  L{a} -> L{b} [constraint=false, penwidth={width:.2f}, tooltip="{n}"];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    import subprocess
+    import sys
+
+    target = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "docs", "layers.svg")
+    dot = layer_picture_dot()
+    with open(target.removesuffix(".svg") + ".gv", "w", encoding="utf-8") as f:
+        f.write(dot)
+    subprocess.run(["dot", "-Tsvg", "-o", target], input=dot, text=True, check=True)
+    print(target)
