@@ -741,14 +741,20 @@ class Session:
         """The compiled regions (`dataflow.compiler.CompiledRegion`) of the plan that runs
         ``fetches`` fed ``feed_keys``, as the compilation mode makes them (``"off"`` is shown
         as ``"auto"``); nothing runs."""
+        return self._compile_report(fetches, feed_keys)[0]
+
+    def _compile_report(self, fetches, feed_keys) -> tuple[list, dict]:
+        """`_compiled_regions`, and why each other cond and loop of the plan stays
+        interpreted (``{"loop <name>": reason}``)."""
         location = _user_location()
         flat_fetches = [self._as_fetch(f, location) for f in nest.flatten(fetches)]
         feed_tensors = [self._as_feed_key(k, location) for k in feed_keys]
         feed_tensors = tuple(sorted(feed_tensors, key=lambda t: t.name))
         plan = self._make_plan(flat_fetches, feed_tensors, self._pipeline(None))
         min_ops = 1 if compiler.mode() == "force" else compiler.AUTO_MIN_OPS
-        result = compiler.compile_program(plan.executable.program, min_ops)
-        return [] if result is None else result.regions
+        refusals: dict = {}
+        result = compiler.compile_program(plan.executable.program, min_ops, refusals)
+        return ([] if result is None else result.regions), refusals
 
     # -- execution --------------------------------------------------------------------------------
     def _execute(

@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Sequence
+from typing import Optional
 
 import executor
 from executor.program import Node, NodeKind, Program
@@ -88,28 +89,33 @@ class CompiledProgram:
     regions: list  # the `CompiledCond`s and `CompiledLoop`s, then the `CompiledRegion`s
 
 
-def compile_structures(program: Program) -> tuple[Program, list]:
+def compile_structures(program: Program, refusals: Optional[dict] = None) -> tuple[Program, list]:
     """``program`` with every cond and loop that may be compiled replaced by one node, inner
-    ones first, and the `CompiledCond`s and `CompiledLoop`s made, in the order made."""
+    ones first, and the `CompiledCond`s and `CompiledLoop`s made, in the order made; why each
+    other cond and loop stays interpreted goes into ``refusals`` (``{"loop <name>": reason}``)."""
     made: list = []
     while True:
-        program, conds = compile_conds(program)
-        program, loops = compile_loops(program)
+        program, conds = compile_conds(program, refusals)
+        program, loops = compile_loops(program, refusals)
         made += conds + loops
         if not loops:
             return program, made
 
 
-def compile_program(program: Program, min_ops: int | None = None) -> CompiledProgram | None:
+def compile_program(
+    program: Program, min_ops: int | None = None, refusals: Optional[dict] = None
+) -> CompiledProgram | None:
     """The twin of ``program`` with every cond and loop frame that may be compiled (`conds`,
-    `loops`) and its
-    regions of at least ``min_ops`` ops (by default what the mode says) compiled, or None when
-    it has neither."""
+    `loops`) and its regions of at least ``min_ops`` ops (by default what the mode says)
+    compiled, or None when it has neither.  Why each other cond and loop stays interpreted
+    goes into ``refusals`` (``{"cond <name>": reason, "loop <name>": reason}``)."""
     if min_ops is None:
         min_ops = 1 if _mode == "force" else AUTO_MIN_OPS
     if any(node.blocking or node.asynchronous for node in program.nodes):
+        if refusals is not None:
+            refusals["program"] = "an op of the run waits for another thread (a Recv, a queue)"
         return None  # a rendezvous partner could wait on a member while the region waits
-    program, loops = compile_structures(program)
+    program, loops = compile_structures(program, refusals)
     nodes = list(program.nodes)
     found = find_regions(nodes, min_ops)
     if not found:

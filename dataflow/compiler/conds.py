@@ -65,7 +65,14 @@ from .codegen import (
     return_statement,
     value_name,
 )
-from .regions import guards, is_eligible, replace_many, topological_order
+from .regions import (
+    NotCompiled,
+    guards,
+    is_eligible,
+    replace_many,
+    topological_order,
+    why_not_eligible,
+)
 
 
 def is_compiled_structure(node: Node) -> bool:
@@ -122,9 +129,10 @@ def _context_chain(node: Node) -> list:
     return chain
 
 
-def find_conds(program: Program) -> list[CondStructure]:
+def find_conds(program: Program, refusals: Optional[dict] = None) -> list[CondStructure]:
     """The conds of ``program`` that may be compiled (see the module docstring); none of them
-    contains another, so they can be replaced together."""
+    contains another, so they can be replaced together.  Why each other cond may not be is put
+    in ``refusals`` (``{"cond <name>": reason}``)."""
     nodes = program.nodes
     chains = [_context_chain(node) for node in nodes]
     owners: dict[int, dict[int, Any]] = {}  # id(Merge op) -> {branch: CondContext}
@@ -160,12 +168,27 @@ def find_conds(program: Program) -> list[CondStructure]:
     position = {index: k for k, index in enumerate(order)}
     found = []
     for key, merges in groups.items():
-        structure = _analyse(
-            nodes, within, position, guard, consumers, contexts_of[key], merges, outside_reads,
-            targets,
-        )  # fmt: skip
-        if structure is not None:
-            found.append(structure)
+        name = contexts_of[key][1].name
+        try:
+            found.append(
+                _analyse(
+                    nodes,
+                    within,
+                    position,
+                    guard,
+                    consumers,
+                    contexts_of[key],
+                    merges,
+                    outside_reads,
+                    targets,
+                )  # fmt: skip
+            )
+        except NotCompiled as e:
+            if refusals is not None:
+                refusals[f"cond {quoted(name)}"] = str(e)
+        else:
+            if refusals is not None:
+                refusals.pop(f"cond {quoted(name)}", None)
     return found
 
 
@@ -185,7 +208,7 @@ def _control_guard(nodes: Sequence[Node], guard: list, producer: int) -> frozens
 
 def _analyse(nodes, within, position, guard, consumers, contexts, merges, fetched, targets):
     """The `CondStructure` of the cond whose branch contexts are ``contexts`` (false, true)
-    and whose Merges in the program are ``merges``, or None when it may not be compiled.
+    and whose Merges in the program are ``merges``; `NotCompiled` says why it may not be.
     ``within`` lists the nodes inside each context; ``position`` is each node's place in a
     topological order."""
     not_to_replace = {producer for producer, _ in fetched} | targets
@@ -199,39 +222,52 @@ def _analyse(nodes, within, position, guard, consumers, contexts, merges, fetche
         if id(nodes[index].tag) in pivot_ops:
             producers = {p for p, _ in nodes[index].inputs}
             if len(producers) != 1 or (own_switch is not None and producers != {own_switch}):
-                return None
+                raise NotCompiled(
+                    f"its pivot {quoted(nodes[index].name)} reads more than one Switch"
+                )
             own_switch = producers.pop()
     predicates = set()
     switch_side: dict[int, Optional[int]] = {}  # Switch -> the branch reading it (None: both)
     if own_switch is not None:
         switch = nodes[own_switch]
         if switch.kind != NodeKind.SWITCH or own_switch in side or len(switch.inputs) != 2:
-            return None
+            raise NotCompiled(
+                f"its pivots do not come from a Switch of the cond: {quoted(switch.name)}"
+            )
         if tuple(switch.inputs[0]) != tuple(switch.inputs[1]):
-            return None
+            raise NotCompiled(
+                f"its pivot Switch {quoted(switch.name)} does not switch the predicate"
+            )
         predicates.add(tuple(switch.inputs[1]))
         switch_side[own_switch] = None
     for index, branch in side.items():
         node = nodes[index]
         if node.kind == NodeKind.SWITCH:
             if node.tag._control_flow_context is not contexts[branch] or node.control_inputs:
-                return None
+                raise NotCompiled(
+                    f"the Switch {quoted(node.name)} belongs to another cond or waits on a "
+                    "control edge"
+                )
             predicates.add(tuple(node.inputs[1]))
             switch_side[index] = branch
         elif node.kind != NodeKind.OP or not (is_eligible(node) or is_compiled_structure(node)):
-            return None
+            raise NotCompiled(f"{describe(node)} may not be compiled: {why_not_eligible(node)}")
     if len(predicates) != 1:
-        return None
+        raise NotCompiled("its Switches do not all switch on one predicate")
     predicate = predicates.pop()
     members = set(side) | set(switch_side) | set(merges)
     if predicate[0] in members:
-        return None
+        raise NotCompiled("its predicate is computed inside the cond")
     for switch in switch_side:
         if nodes[switch].inputs[0][0] in members:
-            return None  # a Switch of this cond on a value of its own branches
+            raise NotCompiled(
+                f"the Switch {quoted(nodes[switch].name)} switches a value of a branch"
+            )
         for c in consumers[switch]:
             if c not in members:
-                return None
+                raise NotCompiled(
+                    f"{describe(nodes[c])}, outside the cond, reads one of its Switches"
+                )
 
     def reads_from(edge, branch: int) -> bool:
         """Whether a node of ``branch`` (or a Merge's ``branch`` side) may read ``edge``."""
@@ -246,30 +282,34 @@ def _analyse(nodes, within, position, guard, consumers, contexts, merges, fetche
         if node.kind == NodeKind.SWITCH:
             continue
         if not all(reads_from(tuple(e), branch) for e in node.inputs):
-            return None
+            raise NotCompiled(f"{describe(node)} reads a value from outside its branch directly")
         for p in node.control_inputs:
             if p in members:
                 if side.get(p) != branch:
-                    return None
+                    raise NotCompiled(f"{describe(node)} waits on the other branch")
             elif p not in controls:
                 controls.append(p)
         if index in not_to_replace:
-            return None
+            raise NotCompiled(f"{describe(node)} is fetched or a target of the run")
         if any(c not in members for c in consumers[index]):
-            return None
+            raise NotCompiled(f"{describe(node)} is read outside the cond, not through a Merge")
     if own_switch is not None:
         controls += [p for p in nodes[own_switch].control_inputs if p not in controls]
     if not_to_replace & set(switch_side):
-        return None
+        raise NotCompiled("one of its Switches is fetched or a target of the run")
     results: tuple[list, list] = ([], [])
     for merge in merges:
         node = nodes[merge]
         if node.control_inputs or len(node.inputs) != 2:
-            return None
+            raise NotCompiled(
+                f"its Merge {quoted(node.name)} waits on a control edge or has not two inputs"
+            )
         for branch in (0, 1):
             edge = tuple(node.inputs[branch])
             if not reads_from(edge, branch):
-                return None
+                raise NotCompiled(
+                    f"its Merge {quoted(node.name)} reads a value from outside its branch"
+                )
             results[branch].append(edge)
     inputs = [predicate]
     for switch in switch_side:
@@ -280,7 +320,7 @@ def _analyse(nodes, within, position, guard, consumers, contexts, merges, fetche
     entering = [_edge_guard(nodes, guard, e) for e in inputs]
     entering += [_control_guard(nodes, guard, c) for c in controls]
     if any(not g <= allowed for g in entering):
-        return None
+        raise NotCompiled("some of its inputs may be dead when its predicate is live")
     outputs = []
     for merge in merges:
         for output in (0, 1):
@@ -465,12 +505,14 @@ class CompiledCond:
         locate_member(error, self._code, self.lines, self.nodes)
 
 
-def compile_conds(program: Program) -> tuple[Program, list[CompiledCond]]:
+def compile_conds(
+    program: Program, refusals: Optional[dict] = None
+) -> tuple[Program, list[CompiledCond]]:
     """``program`` with each cond that may be compiled now replaced by one node, innermost
-    first, and the `CompiledCond`s made."""
+    first, and the `CompiledCond`s made; why the others may not be goes into ``refusals``."""
     made: list[CompiledCond] = []
     while True:
-        found = find_conds(program)
+        found = find_conds(program, refusals)
         if not found:
             return program, made
         conds = [CompiledCond(program.nodes, structure) for structure in found]

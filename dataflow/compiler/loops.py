@@ -65,7 +65,14 @@ from .codegen import (
     value_name,
 )
 from .conds import is_compiled_structure
-from .regions import guards, is_eligible, replace_many, topological_order
+from .regions import (
+    NotCompiled,
+    guards,
+    is_eligible,
+    replace_many,
+    topological_order,
+    why_not_eligible,
+)
 
 CHECK_CLOCK_EVERY = 64
 CHECK_CLOCK_SECONDS = 0.001
@@ -102,11 +109,12 @@ def failed_where(error: BaseException, frame: str, iteration: int) -> tuple[str,
     return frame, iteration
 
 
-def compile_loops(program: Program) -> tuple[Program, list]:
+def compile_loops(program: Program, refusals: Optional[dict] = None) -> tuple[Program, list]:
     """``program`` with each loop frame that may be compiled replaced by one node, innermost
-    first, and the `CompiledLoop`s made.  Each pass analyses the program once and replaces every
-    innermost frame it can together, so the work grows with the program times the depth of its
-    nesting, not with the number of loops."""
+    first, and the `CompiledLoop`s made; why each other frame may not be goes into
+    ``refusals`` (``{"loop <frame name>": reason}``).  Each pass analyses the program once and
+    replaces every innermost frame it can together, so the work grows with the program times
+    the depth of its nesting, not with the number of loops."""
     loops: list = []
     refused: set = set()
     while True:
@@ -130,11 +138,12 @@ def compile_loops(program: Program) -> tuple[Program, list]:
         analysis = (guards(nodes, order), {index: k for k, index in enumerate(order)})
         made = []
         for path in innermost:
-            loop = _make_loop(nodes, inside[path], exits.get(path, []), path, analysis)
-            if loop is None:
+            try:
+                made.append(_make_loop(nodes, inside[path], exits.get(path, []), path, analysis))
+            except NotCompiled as e:
                 refused.add(path)
-            else:
-                made.append(loop)
+                if refusals is not None:
+                    refusals[f"loop {quoted(path[-1])}"] = str(e)
         if made:
             program = replace_many(program, [_replacement(loop) for loop in made])
             loops += made
@@ -146,15 +155,29 @@ def _context_of(node: Node):
 
 def _make_loop(
     nodes: Sequence[Node], inside: list, exits: list, path: tuple, analysis: tuple
-) -> Optional[CompiledLoop]:
-    """The compiled loop of frame ``path`` (its nodes ``inside``, its Exits ``exits``), or None
-    when the frame may not be compiled.  ``analysis`` is ``(guards, topological positions)``
-    of the program's nodes."""
+) -> CompiledLoop:
+    """The compiled loop of frame ``path`` (its nodes ``inside``, its Exits ``exits``);
+    `NotCompiled` says why the frame may not be compiled.  ``analysis`` is ``(guards,
+    topological positions)`` of the program's nodes.  The frame must be a ``while_loop`` as
+    its record describes it (`_loop_record`), every node of it one the loop compiles
+    (`_switches_of_merges`), and its edges those of such a loop (`_check_loop_edges`)."""
     guard, position = analysis
     enters = [i for i in inside if nodes[i].kind == NodeKind.ENTER]
+    context, recorded, predicate = _loop_record(nodes, inside, exits, path, enters)
+    switch_of_merge = _switches_of_merges(nodes, inside, exits, context, recorded, predicate)
+    _check_loop_edges(nodes, inside, exits)
+    if len({guard[i] for i in enters}) != 1:
+        raise NotCompiled("some of its inputs could be dead while others are live")
+    return CompiledLoop(path[-1], nodes, inside, exits, predicate, switch_of_merge, position)
+
+
+def _loop_record(nodes: Sequence[Node], inside: list, exits: list, path: tuple, enters: list):
+    """The frame's `WhileContext`, the ops it records by kind, and the loop condition's edge."""
     context = _context_of(nodes[enters[0]]) if enters else None
-    if not exits or getattr(context, "frame_name", None) != path[-1]:
-        return None
+    if not exits:
+        raise NotCompiled("it has no Exit the run needs")
+    if getattr(context, "frame_name", None) != path[-1]:
+        raise NotCompiled("it was written with the raw primitives (no while_loop record)")
     recorded = {
         NodeKind.ENTER: {id(op) for op in context.loop_enters},
         NodeKind.MERGE: {id(op) for op in context.merges},
@@ -164,58 +187,79 @@ def _make_loop(
     }
     loop_cond = [i for i in inside if nodes[i].tag is context.loop_cond]
     if len(loop_cond) != 1:
-        return None
-    predicate = (loop_cond[0], 0)
+        raise NotCompiled("its LoopCond is not in the plan")
+    return context, recorded, (loop_cond[0], 0)
+
+
+def _switches_of_merges(nodes, inside, exits, context, recorded, predicate) -> dict[int, int]:
+    """Checks each node of the frame; returns the Switch of each loop variable's Merge."""
     switch_of_merge: dict[int, int] = {}
     for index in [*inside, *exits]:
         node = nodes[index]
         kind = node.kind
         if kind in recorded and kind != NodeKind.ENTER and id(node.tag) not in recorded[kind]:
-            return None
+            raise NotCompiled(f"{describe(node)} is not one of the loop's own primitives")
         if kind == NodeKind.ENTER:
-            invariant = node.is_constant
             if _context_of(node) is not context or (
-                not invariant and id(node.tag) not in recorded[kind]
+                not node.is_constant and id(node.tag) not in recorded[kind]
             ):
-                return None
+                raise NotCompiled(f"{describe(node)} enters another loop's frame")
         elif kind == NodeKind.MERGE:
-            if node.control_inputs or len(node.inputs) != 2:
-                return None
-            (enter, _), (back, _) = node.inputs
-            if nodes[enter].kind != NodeKind.ENTER or nodes[enter].is_constant:
-                return None
-            if nodes[back].kind != NodeKind.NEXT_ITERATION:
-                return None
+            _check_loop_merge(nodes, node)
         elif kind == NodeKind.SWITCH:
             merge = node.inputs[0][0]
             if node.control_inputs or tuple(node.inputs[1]) != predicate:
-                return None
+                raise NotCompiled(
+                    f"its Switch {quoted(node.name)} does not switch on the loop condition"
+                )
             if nodes[merge].kind != NodeKind.MERGE or merge in switch_of_merge:
-                return None
+                raise NotCompiled(
+                    f"its Switch {quoted(node.name)} does not switch one loop variable"
+                )
             switch_of_merge[merge] = index
         elif kind in (NodeKind.EXIT, NodeKind.NEXT_ITERATION):
             if node.control_inputs:
-                return None
+                raise NotCompiled(f"{describe(node)} waits on a control edge")
         elif kind == NodeKind.OP:
             if not (is_eligible(node) or index == predicate[0] or is_compiled_structure(node)):
-                return None
+                raise NotCompiled(f"{describe(node)} may not be compiled: {why_not_eligible(node)}")
         else:
-            return None
+            raise NotCompiled(
+                f"{describe(node)} is a {kind.name} of no loop or cond compiled whole"
+            )
     merges = [i for i in inside if nodes[i].kind == NodeKind.MERGE]
     if sorted(switch_of_merge) != merges:
-        return None
+        raise NotCompiled("a loop variable's Merge has no Switch")
+    return switch_of_merge
+
+
+def _check_loop_merge(nodes: Sequence[Node], node: Node) -> None:
+    """A loop variable's Merge: its Enter first, its NextIteration second, nothing else."""
+    if node.control_inputs or len(node.inputs) != 2:
+        raise NotCompiled(
+            f"its Merge {quoted(node.name)} waits on a control edge or has not two inputs"
+        )
+    (enter, _), (back, _) = node.inputs
+    if nodes[enter].kind != NodeKind.ENTER or nodes[enter].is_constant:
+        raise NotCompiled(
+            f"its Merge {quoted(node.name)} does not start from a loop variable's Enter"
+        )
+    if nodes[back].kind != NodeKind.NEXT_ITERATION:
+        raise NotCompiled(f"its Merge {quoted(node.name)} is not fed back by a NextIteration")
+
+
+def _check_loop_edges(nodes: Sequence[Node], inside: list, exits: list) -> None:
+    """No node waits on a Switch, reads the exit side of a Switch (but an Exit) or which
+    input a Merge took."""
     for index in [*inside, *exits]:
         node = nodes[index]
         if any(nodes[p].kind == NodeKind.SWITCH for p in node.control_inputs):
-            return None
+            raise NotCompiled(f"{describe(node)} waits on a Switch of the loop")
         for p, output in node.inputs:
             if nodes[p].kind == NodeKind.SWITCH and output == 0 and node.kind != NodeKind.EXIT:
-                return None
+                raise NotCompiled(f"{describe(node)} reads the loop's exit side of a Switch")
             if nodes[p].kind == NodeKind.MERGE and output != 0:
-                return None
-    if len({guard[i] for i in enters}) != 1:
-        return None  # some loop inputs could be dead while others are live
-    return CompiledLoop(path[-1], nodes, inside, exits, predicate, switch_of_merge, position)
+                raise NotCompiled(f"{describe(node)} reads which input a Merge took")
 
 
 class CompiledLoop:

@@ -34,24 +34,41 @@ from collections.abc import Sequence
 from executor.program import Node, NodeKind, Program
 
 
-def is_eligible(node: Node) -> bool:
-    """Whether ``node`` may be part of a compiled region (see the module docstring)."""
-    if node.kind != NodeKind.OP or node.kernel is None or node.wants_context:
-        return False
-    if node.fires_on_dead or node.blocking or node.asynchronous or node.wants_frame:
-        return False
+class NotCompiled(Exception):
+    """Why a cond or a loop stays interpreted: the message names the node and the reason
+    (`dataflow.debug.compiled_source` shows it)."""
+
+
+def why_not_eligible(node: Node) -> str:
+    """Why ``node`` may not be part of a compiled region, or "" when it may (see the module
+    docstring)."""
+    if node.kind != NodeKind.OP:
+        return f"{node.kind.name} nodes only take part in the conds and loops compiled whole"
     op_def = getattr(node.tag, "_op_def", None)
     if op_def is None or op_def.kind != NodeKind.OP:
-        return False
+        return "it is not an ordinary op"
+    if op_def.extra.get("random_stream"):
+        return "it draws from the Session's random stream"
+    if op_def.stateful:
+        return "it is stateful"
+    if op_def.feed_only:
+        return "it only takes a fed value"
+    if op_def.extra.get("lowering"):
+        return "it is lowered to other ops"
     if node.tag.attrs.get("_check_numerics"):  # its kernel checks what it gives
-        return False
-    return not (
-        op_def.stateful
-        or op_def.wants_context
-        or op_def.feed_only
-        or op_def.extra.get("random_stream")
-        or op_def.extra.get("lowering")
-    )
+        return "its outputs are checked for Inf and NaN"
+    if node.kernel is None or node.wants_context or node.wants_frame or op_def.wants_context:
+        return "its kernel needs the run's context or frame"
+    if node.fires_on_dead:
+        return "it fires on dead inputs"
+    if node.blocking or node.asynchronous:
+        return "its kernel may wait for another thread"
+    return ""
+
+
+def is_eligible(node: Node) -> bool:
+    """Whether ``node`` may be part of a compiled region (see the module docstring)."""
+    return not why_not_eligible(node)
 
 
 def topological_order(nodes: Sequence[Node]) -> list[int]:

@@ -10,11 +10,12 @@ def compiled_source(sess, fetches, feed_dict=None, native: bool = False) -> str:
     type and file:line.  With ``native``, each header also says whether the region runs
     natively (numba, `dataflow.compiler.native`) or in Python and why, and the native code of a
     region follows its Python code (without it, the text is the same with or without numba).
-    Nothing runs.  An empty string when the plan has no region to compile.
+    Each cond and loop that stays interpreted gets a line at the end that says why.  Nothing
+    runs.  An empty string when the plan has nothing to compile and nothing to explain.
     """
     from dataflow.compiler import native as native_tier
 
-    regions = sess._compiled_regions(fetches, list(feed_dict or ()))
+    regions, refusals = sess._compile_report(fetches, list(feed_dict or ()))
     parts = []
     for region in regions:
         kind = getattr(region, "kind", "loop" if hasattr(region, "frame_name") else "region")
@@ -25,4 +26,6 @@ def compiled_source(sess, fetches, feed_dict=None, native: bool = False) -> str:
         if native and isinstance(region.function, native_tier._Tier):
             text += f"# its native code (numba):\n{region.function.source}"
         parts.append(text)
+    for what, reason in refusals.items():
+        parts.append(f"# {what} stays interpreted: {reason}\n")
     return "\n".join(parts)
