@@ -9,11 +9,7 @@ its ``graph`` and ``run``.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Optional
-
-if TYPE_CHECKING:
-    from .graph import Graph
-    from .session import Session
+from typing import Any, Optional
 
 _default_session_stack = threading.local()
 
@@ -25,14 +21,16 @@ def _session_stack() -> list:
     return stack
 
 
-def get_default_session() -> Optional[Session]:
+def get_default_session() -> Optional[Any]:
     """The innermost Session made the default on this thread (``with sess:``,
     ``sess.as_default()``, an ``InteractiveSession``), or None."""
     stack = _session_stack()
     return stack[-1] if stack else None
 
 
-def _session_for_eval(session: Optional[Session], graph: Graph) -> Session:
+def _session_for_eval(session: Optional[Any], graph) -> Any:
+    """``session`` (a `dataflow.session.Session`), or the default one, to evaluate something
+    of ``graph`` with; ``ValueError`` when there is none or it runs another graph."""
     session = session or get_default_session()
     if session is None:
         raise ValueError(

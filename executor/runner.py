@@ -136,7 +136,7 @@ import sys
 import threading
 import time
 from concurrent import futures
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from .errors import (
     DeadlineExceededError,
@@ -163,9 +163,6 @@ from .tables import (
     NodeInfo,
 )
 from .threads import DaemonThreadPool
-
-if TYPE_CHECKING:  # the plan runs its runs: runner is below plan
-    from .plan import Plan
 
 # Inputs larger than this (in total) make a node with ``inline=None`` worth a pool thread.
 INLINE_LIMIT_BYTES = 64 * 1024
@@ -298,7 +295,7 @@ class _Run:
 
     def __init__(
         self,
-        plan: Plan,
+        plan,  # the `plan.Plan` this run executes (plan imports this module)
         args,
         context: Any,
         pool,
