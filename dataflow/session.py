@@ -83,7 +83,7 @@ class Experimental(Message):
     control-flow ops such as ``If`` are lowered to Switch/Merge before a plan is made, and
     independent ops may run on the inter-op threads) or ``"SINGLE_THREADED_EXECUTOR"`` (every
     op runs on the calling thread, and an ``If`` runs as one op that calls the branch taken,
-    as TensorFlow's single-threaded executor does; see ``primitives.cond_v2``)."""
+    as TensorFlow's single-threaded executor does; see ``dataflow.tracing.cond_v2``)."""
 
     executor_type: str = ""
 

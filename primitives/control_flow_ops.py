@@ -234,7 +234,7 @@ def cond(
 
 def _cond_v1(graph, pred: Tensor, true_fn, false_fn, strict: bool, name, location):
     """Builds v1's Switch/Merge form of a cond whose arguments `cond` has checked (also how
-    ``primitives.cond_v2`` lowers an ``If`` op)."""
+    ``dataflow.tracing.cond_v2`` lowers an ``If`` op)."""
     outer = graph._control_flow_context
     with graph.name_scope(name or "cond") as scope:
         cond_name = scope[:-1]
