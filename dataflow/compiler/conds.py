@@ -210,107 +210,23 @@ def _analyse(nodes, within, position, guard, consumers, contexts, merges, fetche
     """The `CondStructure` of the cond whose branch contexts are ``contexts`` (false, true)
     and whose Merges in the program are ``merges``; `NotCompiled` says why it may not be.
     ``within`` lists the nodes inside each context; ``position`` is each node's place in a
-    topological order."""
+    topological order.  The steps: which branch each node lies in and the cond's own Switch
+    (`_cond_sides`), the one predicate every Switch switches on (`_cond_switches`), what may
+    cross the cond's edge (`_check_cond_switches`, `_cond_controls`), the results its Merges
+    take (`_cond_results`), and that nothing enters dead where the predicate is live."""
     not_to_replace = {producer for producer, _ in fetched} | targets
-    side: dict[int, int] = {}  # node -> the branch it lies in
-    for context in contexts:
-        for index in within.get(id(context), ()):
-            side[index] = context.branch
-    pivot_ops = {id(c.pivot.op) for c in contexts if c.pivot is not None}
-    own_switch = None
-    for index in side:
-        if id(nodes[index].tag) in pivot_ops:
-            producers = {p for p, _ in nodes[index].inputs}
-            if len(producers) != 1 or (own_switch is not None and producers != {own_switch}):
-                raise NotCompiled(
-                    f"its pivot {quoted(nodes[index].name)} reads more than one Switch"
-                )
-            own_switch = producers.pop()
-    predicates = set()
-    switch_side: dict[int, Optional[int]] = {}  # Switch -> the branch reading it (None: both)
-    if own_switch is not None:
-        switch = nodes[own_switch]
-        if switch.kind != NodeKind.SWITCH or own_switch in side or len(switch.inputs) != 2:
-            raise NotCompiled(
-                f"its pivots do not come from a Switch of the cond: {quoted(switch.name)}"
-            )
-        if tuple(switch.inputs[0]) != tuple(switch.inputs[1]):
-            raise NotCompiled(
-                f"its pivot Switch {quoted(switch.name)} does not switch the predicate"
-            )
-        predicates.add(tuple(switch.inputs[1]))
-        switch_side[own_switch] = None
-    for index, branch in side.items():
-        node = nodes[index]
-        if node.kind == NodeKind.SWITCH:
-            if node.tag._control_flow_context is not contexts[branch] or node.control_inputs:
-                raise NotCompiled(
-                    f"the Switch {quoted(node.name)} belongs to another cond or waits on a "
-                    "control edge"
-                )
-            predicates.add(tuple(node.inputs[1]))
-            switch_side[index] = branch
-        elif node.kind != NodeKind.OP or not (is_eligible(node) or is_compiled_structure(node)):
-            raise NotCompiled(f"{describe(node)} may not be compiled: {why_not_eligible(node)}")
-    if len(predicates) != 1:
-        raise NotCompiled("its Switches do not all switch on one predicate")
-    predicate = predicates.pop()
+    side, own_switch = _cond_sides(nodes, within, contexts)
+    predicate, switch_side = _cond_switches(nodes, side, own_switch, contexts)
     members = set(side) | set(switch_side) | set(merges)
     if predicate[0] in members:
         raise NotCompiled("its predicate is computed inside the cond")
-    for switch in switch_side:
-        if nodes[switch].inputs[0][0] in members:
-            raise NotCompiled(
-                f"the Switch {quoted(nodes[switch].name)} switches a value of a branch"
-            )
-        for c in consumers[switch]:
-            if c not in members:
-                raise NotCompiled(
-                    f"{describe(nodes[c])}, outside the cond, reads one of its Switches"
-                )
-
-    def reads_from(edge, branch: int) -> bool:
-        """Whether a node of ``branch`` (or a Merge's ``branch`` side) may read ``edge``."""
-        producer, output = edge
-        if producer in switch_side:
-            return output == branch and switch_side[producer] in (None, branch)
-        return side.get(producer) == branch and nodes[producer].kind == NodeKind.OP
-
-    controls: list[int] = []
-    for index, branch in side.items():
-        node = nodes[index]
-        if node.kind == NodeKind.SWITCH:
-            continue
-        if not all(reads_from(tuple(e), branch) for e in node.inputs):
-            raise NotCompiled(f"{describe(node)} reads a value from outside its branch directly")
-        for p in node.control_inputs:
-            if p in members:
-                if side.get(p) != branch:
-                    raise NotCompiled(f"{describe(node)} waits on the other branch")
-            elif p not in controls:
-                controls.append(p)
-        if index in not_to_replace:
-            raise NotCompiled(f"{describe(node)} is fetched or a target of the run")
-        if any(c not in members for c in consumers[index]):
-            raise NotCompiled(f"{describe(node)} is read outside the cond, not through a Merge")
+    _check_cond_switches(nodes, switch_side, members, consumers)
+    controls = _cond_controls(nodes, side, switch_side, members, consumers, not_to_replace)
     if own_switch is not None:
         controls += [p for p in nodes[own_switch].control_inputs if p not in controls]
     if not_to_replace & set(switch_side):
         raise NotCompiled("one of its Switches is fetched or a target of the run")
-    results: tuple[list, list] = ([], [])
-    for merge in merges:
-        node = nodes[merge]
-        if node.control_inputs or len(node.inputs) != 2:
-            raise NotCompiled(
-                f"its Merge {quoted(node.name)} waits on a control edge or has not two inputs"
-            )
-        for branch in (0, 1):
-            edge = tuple(node.inputs[branch])
-            if not reads_from(edge, branch):
-                raise NotCompiled(
-                    f"its Merge {quoted(node.name)} reads a value from outside its branch"
-                )
-            results[branch].append(edge)
+    results = _cond_results(nodes, merges, side, switch_side)
     inputs = [predicate]
     for switch in switch_side:
         edge = tuple(nodes[switch].inputs[0])
@@ -503,6 +419,124 @@ class CompiledCond:
     def locate(self, error: BaseException) -> None:
         """Records on ``error`` which member raised it and with what inputs."""
         locate_member(error, self._code, self.lines, self.nodes)
+
+
+def _cond_sides(nodes, within, contexts) -> tuple[dict[int, int], Optional[int]]:
+    """The branch each node inside the cond lies in, and the Switch its pivots read (the
+    cond's own Switch of the predicate on itself), if any."""
+    side: dict[int, int] = {}  # node -> the branch it lies in
+    for context in contexts:
+        for index in within.get(id(context), ()):
+            side[index] = context.branch
+    pivot_ops = {id(c.pivot.op) for c in contexts if c.pivot is not None}
+    own_switch = None
+    for index in side:
+        if id(nodes[index].tag) in pivot_ops:
+            producers = {p for p, _ in nodes[index].inputs}
+            if len(producers) != 1 or (own_switch is not None and producers != {own_switch}):
+                raise NotCompiled(
+                    f"its pivot {quoted(nodes[index].name)} reads more than one Switch"
+                )
+            own_switch = producers.pop()
+    return side, own_switch
+
+
+def _cond_switches(nodes, side, own_switch, contexts) -> tuple[tuple, dict]:
+    """The predicate's edge and the cond's Switches, each with the branch that reads it
+    (None: both); every other node inside must be an op that may be compiled."""
+    predicates = set()
+    switch_side: dict[int, Optional[int]] = {}
+    if own_switch is not None:
+        switch = nodes[own_switch]
+        if switch.kind != NodeKind.SWITCH or own_switch in side or len(switch.inputs) != 2:
+            raise NotCompiled(
+                f"its pivots do not come from a Switch of the cond: {quoted(switch.name)}"
+            )
+        if tuple(switch.inputs[0]) != tuple(switch.inputs[1]):
+            raise NotCompiled(
+                f"its pivot Switch {quoted(switch.name)} does not switch the predicate"
+            )
+        predicates.add(tuple(switch.inputs[1]))
+        switch_side[own_switch] = None
+    for index, branch in side.items():
+        node = nodes[index]
+        if node.kind == NodeKind.SWITCH:
+            if node.tag._control_flow_context is not contexts[branch] or node.control_inputs:
+                raise NotCompiled(
+                    f"the Switch {quoted(node.name)} belongs to another cond or waits on a "
+                    "control edge"
+                )
+            predicates.add(tuple(node.inputs[1]))
+            switch_side[index] = branch
+        elif node.kind != NodeKind.OP or not (is_eligible(node) or is_compiled_structure(node)):
+            raise NotCompiled(f"{describe(node)} may not be compiled: {why_not_eligible(node)}")
+    if len(predicates) != 1:
+        raise NotCompiled("its Switches do not all switch on one predicate")
+    return predicates.pop(), switch_side
+
+
+def _check_cond_switches(nodes, switch_side, members, consumers) -> None:
+    """A Switch of the cond switches a value from outside it, and only the cond reads it."""
+    for switch in switch_side:
+        if nodes[switch].inputs[0][0] in members:
+            raise NotCompiled(
+                f"the Switch {quoted(nodes[switch].name)} switches a value of a branch"
+            )
+        for c in consumers[switch]:
+            if c not in members:
+                raise NotCompiled(
+                    f"{describe(nodes[c])}, outside the cond, reads one of its Switches"
+                )
+
+
+def _reads_from(nodes, side, switch_side, edge, branch: int) -> bool:
+    """Whether a node of ``branch`` (or a Merge's ``branch`` side) may read ``edge``."""
+    producer, output = edge
+    if producer in switch_side:
+        return output == branch and switch_side[producer] in (None, branch)
+    return side.get(producer) == branch and nodes[producer].kind == NodeKind.OP
+
+
+def _cond_controls(nodes, side, switch_side, members, consumers, not_to_replace) -> list[int]:
+    """The control inputs from outside the cond that its ops wait on; each op reads only its
+    own branch, is read only inside the cond, and is neither fetched nor a target."""
+    controls: list[int] = []
+    for index, branch in side.items():
+        node = nodes[index]
+        if node.kind == NodeKind.SWITCH:
+            continue
+        if not all(_reads_from(nodes, side, switch_side, tuple(e), branch) for e in node.inputs):
+            raise NotCompiled(f"{describe(node)} reads a value from outside its branch directly")
+        for p in node.control_inputs:
+            if p in members:
+                if side.get(p) != branch:
+                    raise NotCompiled(f"{describe(node)} waits on the other branch")
+            elif p not in controls:
+                controls.append(p)
+        if index in not_to_replace:
+            raise NotCompiled(f"{describe(node)} is fetched or a target of the run")
+        if any(c not in members for c in consumers[index]):
+            raise NotCompiled(f"{describe(node)} is read outside the cond, not through a Merge")
+    return controls
+
+
+def _cond_results(nodes, merges, side, switch_side) -> tuple[list, list]:
+    """The edge each Merge takes from each branch (false, true)."""
+    results: tuple[list, list] = ([], [])
+    for merge in merges:
+        node = nodes[merge]
+        if node.control_inputs or len(node.inputs) != 2:
+            raise NotCompiled(
+                f"its Merge {quoted(node.name)} waits on a control edge or has not two inputs"
+            )
+        for branch in (0, 1):
+            edge = tuple(node.inputs[branch])
+            if not _reads_from(nodes, side, switch_side, edge, branch):
+                raise NotCompiled(
+                    f"its Merge {quoted(node.name)} reads a value from outside its branch"
+                )
+            results[branch].append(edge)
+    return results
 
 
 def compile_conds(
