@@ -29,7 +29,7 @@ import tempfile
 import time
 
 import dataflow as df
-from dataflow.render_engine import resolve_engine
+from dataflow.render.engine import resolve_engine
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 

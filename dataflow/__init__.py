@@ -681,3 +681,7 @@ _sys.modules[__name__ + ".compat.v1"] = _sys.modules[__name__]
 import primitives as _primitives  # noqa: E402
 
 _sys.modules["primitives.cond_v2"] = _primitives.cond_v2 = _cond_v2
+from .render import engine as render_engine  # noqa: E402 - formerly dataflow/render_engine.py
+
+_sys.modules[__name__ + ".render_engine"] = render_engine
+_sys.modules[__name__ + ".debug.overlay"] = debug.overlay  # formerly dataflow/debug/overlay.py

@@ -192,8 +192,6 @@ LAYER_ORDER = [
         "render: pictures of graphs",
         [
             "dataflow.render",
-            "dataflow.render_engine",
-            "dataflow.debug.overlay",
         ],
     ),
     (

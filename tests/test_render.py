@@ -15,7 +15,7 @@ import pytest
 from drawing_engines import ENGINES, needs_dot
 
 import dataflow as df
-from dataflow.render import (
+from dataflow.render.digraph import (
     _NODE_STYLES,
     _ROLE_STYLES,
     MAX_WIDTH_PX,
@@ -23,7 +23,7 @@ from dataflow.render import (
     GraphvizNotFoundError,
     graph_to_digraph,
 )
-from dataflow.render_engine import (
+from dataflow.render.engine import (
     ENGINE_VARIABLE,
     TextLine,
     parse_html_label,

@@ -10,7 +10,7 @@ from placed_programs import partitioned_config
 from test_render import _dot
 
 import dataflow as df
-from dataflow.render import _DEVICE_COLOURS, _NODE_STYLES
+from dataflow.render.digraph import _DEVICE_COLOURS, _NODE_STYLES
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:{}".format
 BLUE, GREEN, ORANGE = (colours[2] for colours in _DEVICE_COLOURS[:3])

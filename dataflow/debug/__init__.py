@@ -50,6 +50,8 @@ Decisions (where TensorFlow 1.x offers a model, it is followed; these are the de
 - "First" nan or inf means first in execution order (see `numerics`).
 """
 
+from ..render import overlay  # the run overlay lives with the pictures it paints on
+from ..render.overlay import RunOverlay
 from .compiled import compiled_source
 from .dump import (
     DebugDump,
@@ -61,7 +63,6 @@ from .dump import (
 )
 from .numerics import InfOrNanReport, find_inf_or_nan, first_inf_or_nan
 from .options import DebugOptions, DebugTensorWatch, add_debug_tensor_watch, watch_graph
-from .overlay import RunOverlay
 from .timeline import Timeline, chrome_trace
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Drawing graphs with Graphviz: `render` writes a picture, `graph_to_digraph` builds it.
 
 Both return a `Picture`, a ``graphviz.Digraph`` whose ``.source`` is the DOT text and which
-Jupyter shows inline.  Turning DOT into an image is `dataflow.render_engine`'s work: with
+Jupyter shows inline.  Turning DOT into an image is `dataflow.render.engine`'s work: with
 Graphviz's ``dot`` program when it is installed, else with the Graphviz that dataflow installs
 (compiled to WebAssembly; svg and png).  ``render(..., format="dot")`` needs neither.
 
@@ -46,7 +46,7 @@ and labelled likewise, and the legend gains the two kinds when the picture holds
 picture, told apart.
 
 Given ``run_metadata``, the picture also shows what that run did (which ops ran and for how
-long, which fired dead, each loop's iterations); that layer lives in ``dataflow.debug.overlay``
+long, which fired dead, each loop's iterations); that layer lives in ``dataflow.render.overlay``
 and is applied through three hooks in `_Builder` (nodes, loop boxes, collapsed boxes), after
 the colours above.
 
@@ -92,10 +92,10 @@ import numpy as np
 
 from executor.program import NodeKind
 
-from . import nest
-from .device import DeviceSpec, canonical_name
-from .graph import Graph, GraphKeys, Operation, Tensor, get_default_graph, register_svg_drawer
-from .render_engine import GraphvizNotFoundError, draw, resolve_engine, svg_to_png
+from .. import nest
+from ..device import DeviceSpec, canonical_name
+from ..graph import Graph, GraphKeys, Operation, Tensor, get_default_graph, register_svg_drawer
+from .engine import GraphvizNotFoundError, draw, resolve_engine, svg_to_png
 
 __all__ = ["GraphvizNotFoundError", "Picture", "graph_to_digraph", "render"]
 
@@ -1420,7 +1420,7 @@ def _add_legend(digraph, roles: frozenset = frozenset()) -> None:
 # -- the public functions --------------------------------------------------------------------------
 class Picture(graphviz.Digraph):
     """The picture `render` returns: a ``graphviz.Digraph`` that draws itself with
-    `dataflow.render_engine`, so ``pipe()`` and Jupyter's inline display work without ``dot``.
+    `dataflow.render.engine`, so ``pipe()`` and Jupyter's inline display work without ``dot``.
 
     ``drawing_engine`` is the engine asked for (``"auto"``, ``"system"``, ``"wasm"``, or None
     for the default); ``pipe`` with Graphviz's own options (a renderer, a formatter, another
@@ -1615,7 +1615,7 @@ def graph_to_digraph(
             root, loop_cond_ops = layout.root, layout.loop_cond_ops
     overlay = None
     if run_metadata is not None:
-        from .debug.overlay import RunOverlay
+        from .overlay import RunOverlay
 
         overlay = RunOverlay(run_metadata)
 
@@ -1730,7 +1730,7 @@ def render(
       keep_source: also write the DOT text next to the picture, as ``<path stem>.gv``.
       run_metadata: a ``df.RunMetadata`` filled in by ``Session.run(..., run_metadata=...)``:
         draw that run on the picture (ops that ran with their time, dead and unrun ops, loop
-        iteration counts; see ``dataflow.debug.overlay``).
+        iteration counts; see ``dataflow.render.overlay``).
       expand: a name or a list of names of name scopes, loops or conds to draw open, with the
         boxes around them, whatever ``max_depth`` says.
       max_depth: how deep boxes are drawn open: ``None`` opens every box; an int ``n`` collapses
@@ -1743,7 +1743,7 @@ def render(
         always ``dot``'s).  ``"system"``: the ``dot`` program on PATH; ``"wasm"``: the Graphviz
         installed with dataflow, compiled to WebAssembly (svg and png); ``"auto"``: the first
         when ``dot`` is installed, else the second.  None: the environment variable
-        ``DATAFLOW_RENDER_ENGINE``, else ``"auto"``.  See `dataflow.render_engine`.
+        ``DATAFLOW_RENDER_ENGINE``, else ``"auto"``.  See `dataflow.render.engine`.
       placement: op name -> device (what the placer assigned, e.g. from
         ``log_device_placement`` or ``dataflow.distribute.placer.place``); an op it does not
         name is on the device of its ``device()`` annotation.  Ops on a device are coloured by
