@@ -1238,7 +1238,7 @@ def convert_to_tensor(
                 f"with dtype {value.dtype.name}"
             )
         return value
-    constant = _constant_function()
+    constant = _conversion_op("constant")
     if value.__class__ in _PYTHON_SCALARS and preferred_dtype is None:
         return constant(value, dtype=dtype, name=name)
     for base_type, func in _conversion_functions:
@@ -1272,11 +1272,6 @@ def _conversion_op(role: str) -> Callable:
         raise RuntimeError(
             f"no {role} op is registered for tensor conversion: import dataflow first"
         ) from None
-
-
-def _constant_function():
-    """`constant_op.constant`, as registered."""
-    return _conversion_op("constant")
 
 
 def holds_tensor(value) -> bool:

@@ -632,6 +632,14 @@ def _register_collection_item(kind: str, item_type: type, from_record: Callable)
     _COLLECTION_ITEM_KINDS[kind] = (item_type, from_record)
 
 
+def _collection_item_kind(item) -> Optional[str]:
+    """The registered kind ``item`` is saved as, or None."""
+    for kind, (item_type, _) in _COLLECTION_ITEM_KINDS.items():
+        if isinstance(item, item_type):
+            return kind
+    return None
+
+
 # The kinds of dataset stages a saved pipeline may name: `dataflow.data`, which sits above this
 # module, registers its table of them, which grows as its modules add stages.
 _pipeline_stage_tables: list = []
@@ -1011,8 +1019,7 @@ def graph_to_document(
                 items.append({"variable": variable_ids[id(item)]})
             elif id(item) in context_ids:
                 items.append({"context": context_ids[id(item)]})
-            elif isinstance(item, tuple(kind[0] for kind in _COLLECTION_ITEM_KINDS.values())):
-                kind = next(k for k, v in _COLLECTION_ITEM_KINDS.items() if isinstance(item, v[0]))
+            elif (kind := _collection_item_kind(item)) is not None:
                 items.append({kind: item.to_record()})
             elif isinstance(item, Tensor):
                 items.append({"tensor": item.name})

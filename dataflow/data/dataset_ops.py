@@ -1,40 +1,6 @@
-"""``df.data``: input pipelines as TF1's ``tf.data`` builds them, read by iterators in a graph.
-
-A `Dataset` is a description, made in Python, of a sequence of elements: where they come from
-(``from_tensor_slices``, ``from_tensors``, ``range``) and what is done to them (``map``,
-``filter``, ``shuffle``, ``repeat``, ``batch``, ``take``, ``skip``, ``zip``, ``concatenate``,
-``prefetch``).  An element is a nested structure (tuples, dicts, namedtuples) of arrays; as in
-TensorFlow, a Python list given to ``from_tensor_slices`` is one tensor, not a structure.
-
-Nothing runs until an iterator is read in a Session:
-
-- ``dataset.make_one_shot_iterator()`` (or ``df.data.make_one_shot_iterator(dataset)``) starts
-  the first time its ``get_next()`` runs and is read once per Session;
-- ``dataset.make_initializable_iterator()`` starts (again) whenever its ``initializer`` runs, so
-  a dataset made from placeholders is fed there;
-- ``Iterator.from_structure(types, shapes)`` is started on any dataset of that structure by
-  ``iterator.make_initializer(dataset)``.
-
-``get_next()`` gives the next element; past the last one it raises ``OutOfRangeError``, as in
-TensorFlow.  The iterator's position lives in the Session (`RunContext.resource`), not in the
-graph, and moves when ``get_next`` runs, whether or not the run succeeds.
-
-The graph holds the pipeline as ops: the iterator's initializer (``MakeIterator``, or for a
-one-shot iterator its ``IteratorGetNext``) takes every tensor the pipeline uses as an input (the
-sliced arrays, placeholders, batch sizes) and describes the stages in its ``pipeline``
-attribute.  A ``map``/``filter`` function is traced once into a graph of its own (placeholders
-for the element, its ops) and run by a Session of its own within the iterator; it cannot use
-tensors of the outer graph.  A graph whose pipeline has a function cannot be saved with
-``df.io`` (the function is Python), like one with ``py_func``.
-
-A leaf of an element may also be a `SparseTensor` or `RaggedTensor` (``map`` functions
-returning one, ``dense_to_sparse_batch``, ``parse_example_dataset``): the pipeline carries its
-parts, functions and iterators see the tensor, and ``batch`` joins them as TensorFlow does.
-The stages run one element at a time in the reading thread, in order, so a pipeline's output
-is always deterministic; ``with_options`` attaches `Options` (`df.data.options`).  TensorFlow's
-other transformations and sources are in `df.data.experimental` (and `readers`, `structures`,
-`snapshot`, `saveable`).
-"""
+"""The core of `dataflow.data` (whose docstring describes the input pipeline): `Dataset`,
+its transformations and sources, `Iterator`, the stages a pipeline is recorded as, and how a
+Session runs them.  The modules beside this one build on it; the package re-exports it."""
 
 from __future__ import annotations
 
