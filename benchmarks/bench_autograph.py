@@ -27,8 +27,8 @@ import os
 import tempfile
 
 import dataflow as df
-from dataflow import autograph
-from dataflow.autograph import conversion
+from dataflow.eager import autograph
+from dataflow.eager.autograph import conversion
 
 
 def _function_of_length(statements: int, directory: str):

@@ -1,4 +1,5 @@
-"""Compiled plans (`dataflow.compiler`) against the interpreter, numpy, TensorFlow 1.x and JAX.
+"""Compiled plans (`dataflow.client.compiler`) against the interpreter, numpy, TensorFlow 1.x and
+JAX.
 
     python benchmarks/bench_compiled.py
     python benchmarks/bench_compiled.py --quick \\
@@ -278,7 +279,7 @@ def bench_dataflow(workload: Workload, repeats: int, tensorflow: Partner | None 
     TensorFlow's columns, timed in the same rounds; the first-run costs, and what compilation
     made of it."""
     import dataflow as df
-    from dataflow import compiler
+    from dataflow.client import compiler
 
     set_native = _native_switch(compiler)
     columns = {"interpreted": ("off", "off"), "compiled": ("force", "off")}
@@ -355,7 +356,7 @@ def bench_fused_chain(repeats: int) -> dict:
     """Per-op nanoseconds of the chain with the default passes (one FusedElementwise op),
     interpreted and compiled."""
     import dataflow as df
-    from dataflow import compiler
+    from dataflow.client import compiler
 
     graph = df.Graph()
     with graph.as_default():
@@ -517,7 +518,7 @@ def bench_time_to_native(quick: bool) -> None:
     import subprocess
     import tempfile
 
-    from dataflow import compiler
+    from dataflow.client import compiler
 
     if _native_switch(compiler) is None:
         print('8. time to native code in "auto" mode: numba is not installed')
@@ -567,8 +568,8 @@ def measure_time_to_native(key: str, how: str) -> dict:
     """In this process: the Python tier's median run of workload ``key``, then a stream of runs
     in "auto" mode until native code runs (`bench_time_to_native`)."""
     import dataflow as df
-    from dataflow import compiler
-    from dataflow.compiler import native
+    from dataflow.client import compiler
+    from dataflow.client.compiler import native
 
     native.COMPILE_PROCESS = how == "process"
     (workload,) = [w for w in TIME_TO_NATIVE if w.key == key]

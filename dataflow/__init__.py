@@ -13,10 +13,13 @@ Layers (see the README): ``dataflow`` holds the graph IR, the op library, autodi
 Session, the graph passes and rendering; ``primitives`` builds the control-flow ops and the
 cond/while_loop helpers on top of it (and the backward loops of their gradients); ``executor``
 runs the lowered program and knows nothing of either.
+
+Layer: the package's face, the top of the house (``docs/architecture.md``).  It only
+imports and re-exports, as TensorFlow 1.x spells the names; nothing below imports it.
 """
 
-from . import dtypes, errors
-from .dtypes import (
+from .framework import dtypes, errors
+from .framework.dtypes import (
     DType,
     as_dtype,
     bool,  # noqa: A004 - mirrors tf.bool
@@ -32,7 +35,7 @@ from .dtypes import (
     resource,
     uint8,
 )
-from .graph import (
+from .framework.graph import (
     Graph,
     GraphKeys,
     Operation,
@@ -44,8 +47,8 @@ from .graph import (
     register_tensor_conversion_function,
     reset_default_graph,
 )
+from .framework.tensor_shape import TensorShape, dimension_value
 from .ops.constant_op import constant, placeholder, placeholder_with_default
-from .tensor_shape import TensorShape, dimension_value
 
 newaxis = None
 # control flow (primitives)
@@ -64,24 +67,7 @@ from primitives.raw_ops import (  # noqa: E402
 
 # ops library
 from . import nn  # noqa: E402
-from .ops import (  # noqa: E402, F401 - they register gradients
-    array_grad,
-    complex_grad,
-    math_grad,
-    overloads,  # noqa: E402, F401
-)
-from .ops.array_ops import *  # noqa: E402, F403
-from .ops.math_ops import *  # noqa: E402, F403
-from .ops.misc_ops import *  # noqa: E402, F403
-
-# graph passes' options (the protos of TensorFlow 1.x's names: GraphOptions and
-# OptimizerOptions as in tf.compat.v1, RewriterConfig from rewriter_config_pb2; the passes
-# themselves are in df.passes)
-from .passes.config import GraphOptions, OptimizerOptions, RewriterConfig
-
-# rendering
-from .render import render
-from .session import (
+from .client.session import (
     ConfigProto,
     GPUOptions,
     InteractiveSession,
@@ -91,7 +77,16 @@ from .session import (
     Session,
     get_default_session,
 )
-from .variables import (
+from .ops import (  # noqa: E402, F401 - they register gradients
+    array_grad,
+    complex_grad,
+    math_grad,
+    overloads,  # noqa: E402, F401
+)
+from .ops.array_ops import *  # noqa: E402, F403
+from .ops.math_ops import *  # noqa: E402, F403
+from .ops.misc_ops import *  # noqa: E402, F403
+from .ops.variables import (
     Variable,
     assign,
     assign_add,
@@ -106,15 +101,25 @@ from .variables import (
     variables_initializer,
 )
 
+# graph passes' options (the protos of TensorFlow 1.x's names: GraphOptions and
+# OptimizerOptions as in tf.compat.v1, RewriterConfig from rewriter_config_pb2; the passes
+# themselves are in df.passes)
+from .passes.config import GraphOptions, OptimizerOptions, RewriterConfig
+
+# rendering
+from .render import render
+
 # isort: split
 # checkpoints and serialization (Saver and latest_checkpoint are attached to `train` at the end
 # of train.py)
-from . import graph_util, io, passes, train
+from . import io, passes
+from .autodiff.gradients import AggregationMethod, UnconnectedGradients, gradients
 
 # autodiff
-from .gradient_registry import NotDifferentiable, RegisterGradient
-from .gradients import AggregationMethod, UnconnectedGradients, gradients
-from .meta_graph import MetaGraphDef, TensorInfo  # noqa: E402
+from .framework.gradient_registry import NotDifferentiable, RegisterGradient
+from .io import graph_util
+from .io.meta_graph import MetaGraphDef, TensorInfo  # noqa: E402
+from .training import train
 
 # isort: split
 # debugging a static graph (df.debug; DebugOptions/DebugTensorWatch are TensorFlow 1.x's
@@ -125,9 +130,6 @@ from .debug import DebugOptions, DebugTensorWatch
 # isort: split
 # input pipelines: queues, the threads that feed them, and their coordinator (reached as TF1
 # spells them: df.FIFOQueue, df.train.Coordinator, df.train.shuffle_batch, ...)
-from . import coordinator as _coordinator  # noqa: E402
-from . import input as _input  # noqa: E402
-from . import queue_runner as _queue_runner  # noqa: E402
 from .ops.queue_ops import (  # noqa: E402
     FIFOQueue,
     PaddingFIFOQueue,
@@ -143,13 +145,20 @@ from .ops.reader_ops import (  # noqa: E402
     TFRecordReader,
     WholeFileReader,
 )
+from .training import coordinator as _coordinator  # noqa: E402
+from .training import input as _input  # noqa: E402
+from .training import queue_runner as _queue_runner  # noqa: E402
 
 for _module in (_coordinator, _queue_runner, _input):
     for _name in _module.__all__:
         setattr(train, _name, getattr(_module, _name))
 train.queue_runner = _queue_runner
 count_up_to = _input.count_up_to
-from . import data, python_io, sets  # noqa: E402
+from . import data  # noqa: E402
+from .compat import (
+    python_io,  # noqa: E402
+    sets,  # noqa: E402
+)
 from .ops.csv_ops import decode_csv  # noqa: E402
 from .ops.io_ops import (  # noqa: E402
     decode_base64,
@@ -182,9 +191,13 @@ from .ops.tensor_proto_ops import (  # noqa: E402
 # isort: split
 # strings, summaries and GraphDef exchange (df.strings as tf.strings; df.summary, whose protos
 # and event files need the "tensorboard" extra; df.io.export_graph_def/import_graph_def)
-from . import audio, strings, summary  # noqa: E402
-from .dtypes import string  # noqa: E402
-from .graph_def import import_graph_def  # noqa: E402
+from .compat import (
+    audio,  # noqa: E402
+    strings,  # noqa: E402
+)
+from .framework.dtypes import string  # noqa: E402
+from .io import summary  # noqa: E402
+from .io.graph_def import import_graph_def  # noqa: E402
 from .ops.string_ops import (  # noqa: E402
     as_string,
     decode_raw,
@@ -202,14 +215,19 @@ from .ops.string_ops import (  # noqa: E402
 
 # isort: split
 # sparse values: IndexedSlices (sparse gradients), segment sums
-from . import sparse  # noqa: E402
+from .autodiff.gradients import hessians  # noqa: E402
+from .compat import sparse  # noqa: E402
 from .eager.scopes import executing_eagerly_outside_functions, init_scope  # noqa: E402
-from .gradients import hessians  # noqa: E402
-from .indexed_slices import (  # noqa: E402
+from .eager.tracing.function_ops import (  # noqa: E402
+    nondifferentiable_batch_function,
+    vectorized_map,
+)
+from .framework.indexed_slices import (  # noqa: E402
     IndexedSlices,
     IndexedSlicesValue,
     convert_to_tensor_or_indexed_slices,
 )
+from .framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
 from .ops.assorted_ops import (  # noqa: E402
     bitcast,
     broadcast_dynamic_shape,
@@ -275,16 +293,11 @@ from .ops.sparse_ops import (  # noqa: E402
     sparse_tensor_to_dense,
     sparse_to_dense,
 )
-from .sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
-from .tracing.function_ops import (  # noqa: E402
-    nondifferentiable_batch_function,
-    vectorized_map,
-)
 
 # isort: split
 # training: clipping by norm, df.losses and df.metrics (df.train holds the optimizers,
 # schedules and moving averages)
-from . import losses, metrics
+from .nn import losses, metrics
 from .ops.clip_ops import (
     clip_by_average_norm,
     clip_by_global_norm,
@@ -293,15 +306,26 @@ from .ops.clip_ops import (
 )
 
 # isort: split
-# random ops and their seeds (graph and op seeds: dataflow.random_seed; the Session's streams:
-# dataflow.random_streams)
+# random ops and their seeds (graph and op seeds: dataflow.framework.random_seed; the Session's
+# streams: dataflow.client.random_streams)
 # initializers (tf.compat.v1's classes and lowercase names; df.initializers as tf.initializers)
-from . import (  # noqa: E402
-    initializers,
-    linalg,
+from . import linalg  # noqa: E402
+from .compat import (
+    initializers,  # noqa: E402
     random,  # noqa: E402
 )
-from .init_ops import (  # noqa: E402
+from .framework.random_seed import get_seed, set_random_seed  # noqa: E402
+from .linalg.linalg_impl import (  # noqa: E402
+    cross,
+    matrix_solve_ls,
+    matrix_square_root,
+    matrix_triangular_solve,
+    self_adjoint_eig,
+    self_adjoint_eigvals,
+    svd,
+)
+from .ops.approx_top_k_ops import approx_top_k  # noqa: E402
+from .ops.init_ops import (  # noqa: E402
     constant_initializer,
     glorot_normal_initializer,
     glorot_uniform_initializer,
@@ -315,16 +339,6 @@ from .init_ops import (  # noqa: E402
     variance_scaling_initializer,
     zeros_initializer,
 )
-from .ops.approx_top_k_ops import approx_top_k  # noqa: E402
-from .ops.linalg_impl import (  # noqa: E402
-    cross,
-    matrix_solve_ls,
-    matrix_square_root,
-    matrix_triangular_solve,
-    self_adjoint_eig,
-    self_adjoint_eigvals,
-    svd,
-)
 from .ops.linalg_ops import norm, qr  # noqa: E402
 from .ops.random_ops import (  # noqa: E402
     multinomial,
@@ -336,34 +350,13 @@ from .ops.random_ops import (  # noqa: E402
     truncated_normal,
 )
 from .ops.stateless_random_ops import random_index_shuffle  # noqa: E402
-from .random_seed import get_seed, set_random_seed  # noqa: E402
 
 # isort: split
 # variable scopes, collections, variables' fields and ops, devices, TF1's small names
-from . import (
-    app,
-    bitwise,
-    compat,
-    config,
-    flags,
-    gfile,
-    logging,
-    lookup,
-    manip,
-    queue,
-    resource_loader,
-)
-from .device import DeviceSpec
-from .graph import (
-    add_to_collection,
-    add_to_collections,
-    colocate_with,
-    device,
-    get_collection,
-    get_collection_ref,
-)
-from .graph_def import make_ndarray, make_tensor_proto
-from .legacy import (
+from . import compat
+from .client import config
+from .compat import app, bitwise, flags, manip, queue
+from .compat.legacy import (
     NoGradient,
     all_variables,
     arg_max,
@@ -383,8 +376,21 @@ from .legacy import (
     tables_initializer,
     variable_op_scope,
 )
-from .logging import get_logger
-from .module import Module
+from .framework import gfile, logging, resource_loader
+from .framework.device import DeviceSpec
+from .framework.graph import (
+    add_to_collection,
+    add_to_collections,
+    colocate_with,
+    device,
+    get_collection,
+    get_collection_ref,
+)
+from .framework.logging import get_logger
+from .framework.resource_containers import container
+from .framework.tensor_shape import Dimension
+from .io.graph_def import make_ndarray, make_tensor_proto
+from .ops import lookup
 from .ops.accumulator_ops import (
     ConditionalAccumulator,
     ConditionalAccumulatorBase,
@@ -392,22 +398,21 @@ from .ops.accumulator_ops import (
 )
 from .ops.critical_section_ops import CriticalSection
 from .ops.extra_nn_ops import depth_to_space, space_to_depth
+from .ops.module import Module
+from .ops.partitioned_variables import (
+    create_partitioned_variables,
+    fixed_size_partitioner,
+    min_max_variable_partitioner,
+    variable_axis_size_partitioner,
+)
 from .ops.session_ops import (
     delete_session_tensor,
     get_session_handle,
     get_session_tensor,
 )
 from .ops.state_ops import *  # noqa: F403
-from .partitioned_variables import (
-    create_partitioned_variables,
-    fixed_size_partitioner,
-    min_max_variable_partitioner,
-    variable_axis_size_partitioner,
-)
-from .resource_containers import container
-from .template import make_template
-from .tensor_shape import Dimension
-from .variable_scope import (
+from .ops.template import make_template
+from .ops.variable_scope import (
     AUTO_REUSE,
     VariableScope,
     get_local_variable,
@@ -416,7 +421,7 @@ from .variable_scope import (
     no_regularizer,
     variable_scope,
 )
-from .variables import (
+from .ops.variables import (
     VariableAggregation,
     VariableSynchronization,
     assert_variables_initialized,
@@ -426,9 +431,10 @@ from .variables import (
 
 # isort: split
 # TensorArray, the functional ops built on it (map_fn, scan, foldl, foldr) and RNNs
-from . import rnn as _rnn  # noqa: E402
-from . import rnn_cell as _rnn_cell  # noqa: E402
-from .functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
+from primitives.functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
+
+from .nn import rnn as _rnn  # noqa: E402
+from .nn import rnn_cell as _rnn_cell  # noqa: E402
 from .ops.reverse_ops import reverse, reverse_sequence, reverse_v2  # noqa: E402
 from .ops.tensor_array_ops import TensorArray  # noqa: E402
 
@@ -438,24 +444,23 @@ for _name in _rnn.__all__:
 
 # isort: split
 # layers (tf.compat.v1.layers): dense, convolutions, pooling, dropout, flatten, batch norm
-from . import layers  # noqa: E402
+from .nn import layers  # noqa: E402
 
 # isort: split
 # tracing (df.function): concrete functions, TensorSpec, TF1's Defun and wrap_function
 from .data.structures import OptionalSpec  # noqa: E402
-from .ops.tensor_array_ops import TensorArraySpec  # noqa: E402
-from .tensor_spec import TensorSpec  # noqa: E402
-from .tracing import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
-from .type_spec import (  # noqa: E402
+from .eager.tracing import ConcreteFunction, Defun, function, wrap_function  # noqa: E402
+from .framework.tensor_spec import TensorSpec  # noqa: E402
+from .framework.type_spec import (  # noqa: E402
     IndexedSlicesSpec,
     NoneTensorSpec,
     TypeSpec,
     type_spec_from_value,
 )
+from .ops.tensor_array_ops import TensorArraySpec  # noqa: E402
 
 # isort: split
 # eager execution: modes, eager tensors, gradient tapes, custom gradients
-from .custom_gradient import custom_gradient, grad_pass_through, recompute_grad  # noqa: E402
 from .eager import (  # noqa: E402
     EagerTensor,
     GradientTape,
@@ -464,13 +469,13 @@ from .eager import (  # noqa: E402
     executing_eagerly,
     graph_mode,
 )
+from .eager.custom_gradient import custom_gradient, grad_pass_through, recompute_grad  # noqa: E402
 from .eager.py_function import py_function  # noqa: E402
 from .eager.tensor import disable_tensor_equality, enable_tensor_equality  # noqa: E402
 
 # isort: split
 # TF1's reference variables and the dtypes they and TF1's quantized ops use
-from . import ref_variables  # noqa: E402
-from .dtypes import (  # noqa: E402
+from .framework.dtypes import (  # noqa: E402
     qint8,
     qint16,
     qint32,
@@ -480,7 +485,8 @@ from .dtypes import (  # noqa: E402
     uint32,
     uint64,
 )
-from .ref_variables import is_variable_initialized  # noqa: E402
+from .ops import ref_variables  # noqa: E402
+from .ops.ref_variables import is_variable_initialized  # noqa: E402
 
 for _value_dtype in dtypes._VALUES:
     globals()[_value_dtype._as_ref.name] = _value_dtype._as_ref
@@ -489,27 +495,31 @@ variant = dtypes.variant
 # isort: split
 # ragged tensors: df.RaggedTensor, df.ragged (constant, map_flat_values, ...); concat and
 # reduce_sum take them through dataflow.ops.ragged_ops
-from . import ragged  # noqa: E402
+from .compat import ragged  # noqa: E402
+from .framework.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
 from .ops.ragged_extra_ops import (  # noqa: E402
     ragged_fill_empty_rows,
     ragged_fill_empty_rows_grad,
 )
-from .ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402
 
 # isort: split
 # TF1's remaining everyday names: more math and nn, df.math, df.image, matrices and checks
-from . import debugging, image, math  # noqa: E402
-from .image import extract_image_patches, random_crop  # noqa: E402
+from .compat import (
+    debugging,  # noqa: E402
+    math,  # noqa: E402
+)
+from .ops import image_ops_impl as image  # noqa: E402
 from .ops.check_ops import *  # noqa: E402, F403
 from .ops.extra_array_ops import *  # noqa: E402, F403
 from .ops.extra_math_ops import *  # noqa: E402, F403
 from .ops.extra_segment_ops import *  # noqa: E402, F403
+from .ops.image_ops_impl import extract_image_patches, random_crop  # noqa: E402
 from .ops.matrix_ops import *  # noqa: E402, F403
 from .ops.special_ops import betainc, igamma, igammac  # noqa: E402
 
 # isort: split
 # complex numbers (df.complex64, df.complex, df.real, ...; df.dtypes.complex as tf.dtypes.complex)
-from .dtypes import complex64, complex128  # noqa: E402
+from .framework.dtypes import complex64, complex128  # noqa: E402
 from .ops.complex_ops import (  # noqa: E402
     angle,
     complex,  # noqa: A004 - mirrors tf.complex
@@ -525,7 +535,7 @@ dtypes.complex = complex
 # isort: split
 # Fourier transforms and signal processing (df.signal, and TF1's df.spectral; the FFTs also at
 # the top level, as in tf.compat.v1)
-from . import signal, spectral  # noqa: E402
+from .compat import signal, spectral  # noqa: E402
 from .ops.spectral_ops import (  # noqa: E402
     fft,
     fft2d,
@@ -541,15 +551,15 @@ from .ops.spectral_ops import (  # noqa: E402
 
 # isort: split
 # autograph: source conversion of Python control flow (df.autograph.to_graph, to_code)
-from . import autograph  # noqa: E402
+from .eager import autograph  # noqa: E402
 
 # isort: split
 # monitored sessions and their hooks (df.train.MonitoredTrainingSession, df.train.Scaffold,
 # df.train.StopAtStepHook, ...): the session-side helpers of TF1 training loops
-from . import hooks as _hooks  # noqa: E402
-from . import monitored_session as _monitored_session  # noqa: E402
-from . import supervisor as _supervisor  # noqa: E402
-from .monitored_session import report_uninitialized_variables  # noqa: E402
+from .training import hooks as _hooks  # noqa: E402
+from .training import monitored_session as _monitored_session  # noqa: E402
+from .training import supervisor as _supervisor  # noqa: E402
+from .training.monitored_session import report_uninitialized_variables  # noqa: E402
 
 for _module in (_monitored_session, _hooks, _supervisor):
     for _name in _module.__all__:
@@ -558,18 +568,20 @@ for _module in (_monitored_session, _hooks, _supervisor):
 
 # isort: split
 # TF1's raw stack, Assert and resource-variable ops that its own tests call
-from . import resource_variable_ops  # noqa: E402, F401
-from .ops import stack_ops  # noqa: E402, F401
+from .ops import (
+    resource_variable_ops,  # noqa: E402, F401
+    stack_ops,  # noqa: E402, F401
+)
 
 # isort: split
 # switch_case, and the type specs while_loop takes as shape invariants
 from primitives.switch_case import switch_case  # noqa: E402
 
-from .sparse_tensor import SparseTensorSpec  # noqa: E402
+from .framework.sparse_tensor import SparseTensorSpec  # noqa: E402
 
 # isort: split
 # lazy tensors: ops record into a graph that runs, with the graph passes, when a value is needed
-from .lazy import LazyTensor, lazy_mode  # noqa: E402
+from .eager.lazy import LazyTensor, lazy_mode  # noqa: E402
 
 # isort: split
 # control flow v2: cond as a functional If op (lowered to Switch/Merge by a Session unless
@@ -580,50 +592,51 @@ from primitives.control_flow_ops import (  # noqa: E402
     enable_control_flow_v2,
 )
 
-from .tracing import cond_v2 as _cond_v2  # noqa: E402 - registers cond's functional form
+from .eager.tracing import cond_v2 as _cond_v2  # noqa: E402 - registers cond's functional form
 
 # isort: split
 # the devices this process offers, as TensorFlow's client.device_lib lists them
-from . import device_lib  # noqa: E402, F401
+from .client import device_lib  # noqa: E402, F401
 
 # isort: split
 # clusters on Ray (issue 13): df.distribute.RayCluster, Session(cluster.target), train.Server
 from . import distribute  # noqa: E402, F401
+from .client.session import register_target as _register_target  # noqa: E402
 from .distribute import ray_cluster as _ray_cluster  # noqa: E402
-from .session import register_target as _register_target  # noqa: E402
 
 _register_target(_ray_cluster.TARGET_PREFIX, _ray_cluster.master_for_target)
 
-# tf.dtypes' functions, which dataflow.dtypes (imported by everything) cannot import itself
+# tf.dtypes' functions, which dataflow.framework.dtypes (imported by everything) cannot import
+# itself
 dtypes.as_string, dtypes.saturate_cast = as_string, saturate_cast
 dtypes.cast = math.cast
 train.Server = _ray_cluster.Server
 
 # isort: split
 # tf.train.experimental: loss scales for reduced-precision training
-from . import train_experimental as _train_experimental  # noqa: E402
+from .compat import train_experimental as _train_experimental  # noqa: E402
 
 train.experimental = _train_experimental
 
 # object-based checkpoints: tf.train.Checkpoint, CheckpointManager, CheckpointOptions
-from . import checkpoint as _checkpoint  # noqa: E402
+from .training import checkpoint as _checkpoint  # noqa: E402
 
 for _name in _checkpoint.__all__:
     setattr(train, _name, getattr(_checkpoint, _name))
 
 # warm-starting from a checkpoint: tf.train.warm_start, tf.train.VocabInfo
-from . import warm_starting as _warm_starting  # noqa: E402
+from .training import warm_starting as _warm_starting  # noqa: E402
 
 train.warm_start = _warm_starting.warm_start
 train.VocabInfo = _warm_starting.VocabInfo
 
 # synchronous replicas: tf.train.SyncReplicasOptimizer
-from .sync_replicas import SyncReplicasOptimizer as _SyncReplicasOptimizer  # noqa: E402
+from .training.sync_replicas import SyncReplicasOptimizer as _SyncReplicasOptimizer  # noqa: E402
 
 train.SyncReplicasOptimizer = _SyncReplicasOptimizer
 
 # tf.train.ProfilerHook: timelines of traced runs
-from .profiler_hook import ProfilerHook as _ProfilerHook  # noqa: E402
+from .training.profiler_hook import ProfilerHook as _ProfilerHook  # noqa: E402
 
 train.ProfilerHook = _ProfilerHook
 
@@ -634,8 +647,8 @@ from .distribute import sendrecv as _distribute_sendrecv  # noqa: E402, F401
 
 # the GraphDef versions this library writes and reads (TensorFlow 1.15's), and OpError at the
 # top level as TF1 has it
-from .errors import OpError  # noqa: E402
-from .graph_def import _PRODUCER as GRAPH_DEF_VERSION  # noqa: E402
+from .framework.errors import OpError  # noqa: E402
+from .io.graph_def import _PRODUCER as GRAPH_DEF_VERSION  # noqa: E402
 
 GRAPH_DEF_VERSION_MIN_CONSUMER = 0
 GRAPH_DEF_VERSION_MIN_PRODUCER = 0
@@ -650,11 +663,11 @@ _PROTO_NAMES = frozenset(
 
 def __getattr__(name: str):
     if name in _PROTO_NAMES:
-        from .tensorboard_protos import protos
+        from .framework.tensorboard_protos import protos
 
         return getattr(protos(), name)
     if name == "LogMessage":
-        from .train_protos import messages
+        from .framework.train_protos import messages
 
         return messages().LogMessage
     raise AttributeError(f"module 'dataflow' has no attribute '{name}'")
@@ -677,11 +690,8 @@ import sys as _sys  # noqa: E402
 
 compat.v1 = _sys.modules[__name__]
 _sys.modules[__name__ + ".compat.v1"] = _sys.modules[__name__]
-# Modules that moved keep their old import paths.
-import primitives as _primitives  # noqa: E402
+# Modules that moved keep their old import paths (``dataflow.client.session``,
+# ``dataflow.framework.graph``, ...).
+from .compat import old_paths as _old_paths  # noqa: E402
 
-_sys.modules["primitives.cond_v2"] = _primitives.cond_v2 = _cond_v2
-from .render import engine as render_engine  # noqa: E402 - formerly dataflow/render_engine.py
-
-_sys.modules[__name__ + ".render_engine"] = render_engine
-_sys.modules[__name__ + ".debug.overlay"] = debug.overlay  # formerly dataflow/debug/overlay.py
+_old_paths.bind()

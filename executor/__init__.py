@@ -10,6 +10,9 @@ It imports nothing from ``dataflow`` or ``primitives``: any front end that lower
 to `Node`s with kernels can use it.  `plan` holds the static analysis, `runner` the run-time
 state machine, `stats` the optional per-run records, `observe` the optional hook that sees the
 values nodes produce (for debuggers).
+
+Layer: the lowest of all.  It imports nothing of `dataflow` or `primitives` (only the
+standard library and numpy): the executor knows programs, nodes and frames, not graphs.
 """
 
 from .cancellation import Cancellation

@@ -6,16 +6,20 @@
 - `switch_case`: `switch_case`, an integer-indexed choice built as a chain of conds.
 - `contexts`: the `CondContext`/`WhileContext` records the helpers leave in the graph, which
   rendering and autodiff read.
-- `loop_gradients`: the backward loops `dataflow.gradients` builds through `while_loop`.
+- `loop_gradients`: the backward loops `dataflow.autodiff.gradients` builds through `while_loop`.
 - `control_flow_grad`: the gradients of the primitives, which call into `loop_gradients`.
 
 ``dataflow`` re-exports the builders and helpers (``df.cond``, ``df.while_loop``, ...).
+
+Layer: primitives, above the framework and ops; it may import `executor`, the framework
+and the op modules it uses, never the ``dataflow`` package root, autodiff (gradients
+register themselves), the Session or anything above.
 """
 
-from dataflow import nest
+from dataflow.framework import nest
 
 # The backward loops of gradients; imported here because it registers the zeros that gradient
-# functions use inside them (`dataflow.gradient_registry.zeros_like_output`).
+# functions use inside them (`dataflow.framework.gradient_registry.zeros_like_output`).
 from . import control_flow_grad, loop_gradients  # noqa: F401
 from .contexts import CondContext, ControlFlowContext, WhileContext, control_flow_context_of
 from .control_flow_ops import case, cond, while_loop

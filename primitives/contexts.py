@@ -100,9 +100,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from dataflow import graph as _graph
-from dataflow.graph import GraphKeys, Operation, Tensor
-from dataflow.op_registry import apply_op
+from dataflow.framework import graph as _graph
+from dataflow.framework.graph import GraphKeys, Operation, Tensor
+from dataflow.framework.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from executor.program import NodeKind
 

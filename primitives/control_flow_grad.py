@@ -8,22 +8,22 @@ machinery; neither imports it."""
 
 from __future__ import annotations
 
-from dataflow import dtypes as _dtypes
+from dataflow.framework import dtypes as _dtypes
 
 # -- gradients -------------------------------------------------------------------------------------
 # Through a cond, the gradient of a Switch is a Merge and the gradient of a Merge is a Switch on
-# the same predicate, so only the taken branch's backward ops run (see dataflow.gradients).
+# the same predicate, so only the taken branch's backward ops run (see dataflow.autodiff.gradients).
 # Through a while_loop, the gradients of the loop's primitives build the backward loop; the
 # state they share lives in primitives.loop_gradients, whose docstring describes the shapes.
-from dataflow.gradient_registry import (  # noqa: E402
+from dataflow.framework.gradient_registry import (  # noqa: E402
     NotDifferentiable,
     RegisterGradient,
     WhileLoopGradientError,
     zeros_like_output,
 )
-from dataflow.graph import Operation, Tensor, convert_to_tensor
-from dataflow.indexed_slices import IndexedSlices
-from dataflow.op_registry import apply_op
+from dataflow.framework.graph import Operation, Tensor, convert_to_tensor
+from dataflow.framework.indexed_slices import IndexedSlices
+from dataflow.framework.op_registry import apply_op
 
 from .loop_gradients import BackwardLoopContext, backward_context
 from .raw_ops import merge, switch

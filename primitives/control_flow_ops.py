@@ -50,20 +50,20 @@ import logging
 from collections.abc import Callable
 from typing import Any, Optional
 
-from dataflow import composites, nest
-from dataflow import dtypes as _dtypes
-from dataflow import graph as _graph
-from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
-from dataflow.indexed_slices import IndexedSlices
-from dataflow.op_registry import apply_op
+from dataflow.framework import composites, nest
+from dataflow.framework import dtypes as _dtypes
+from dataflow.framework import graph as _graph
+from dataflow.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from dataflow.framework.indexed_slices import IndexedSlices
+from dataflow.framework.op_registry import apply_op
+from dataflow.framework.sparse_tensor import SparseTensorSpec
+from dataflow.framework.tensor_shape import TensorShape, as_shape
+from dataflow.framework.tensor_spec import TensorSpec
 from dataflow.ops.array_ops import identity, stack
 from dataflow.ops.constant_op import constant
 from dataflow.ops.math_ops import add, cast, less, less_equal, logical_and, reduce_sum
 from dataflow.ops.misc_ops import Assert
-from dataflow.ref_variables import forwarding_identity
-from dataflow.sparse_tensor import SparseTensorSpec
-from dataflow.tensor_shape import TensorShape, as_shape
-from dataflow.tensor_spec import TensorSpec
+from dataflow.ops.ref_variables import forwarding_identity
 
 from .contexts import (
     CondContext,
@@ -81,7 +81,7 @@ _logger = logging.getLogger(__name__)
 
 # -- control flow v2 -------------------------------------------------------------------------------
 # With control flow v2 enabled, ``cond`` builds a functional ``If`` op: its branches are traced
-# into functions (`dataflow.tracing.cond_v2`, which sits above this module and registers the
+# into functions (`dataflow.eager.tracing.cond_v2`, which sits above this module and registers the
 # builder here).
 _v2_enabled = False
 _functional_cond: Optional[Callable] = None
@@ -234,7 +234,7 @@ def cond(
 
 def _cond_v1(graph, pred: Tensor, true_fn, false_fn, strict: bool, name, location):
     """Builds v1's Switch/Merge form of a cond whose arguments `cond` has checked (also how
-    ``dataflow.tracing.cond_v2`` lowers an ``If`` op)."""
+    ``dataflow.eager.tracing.cond_v2`` lowers an ``If`` op)."""
     outer = graph._control_flow_context
     with graph.name_scope(name or "cond") as scope:
         cond_name = scope[:-1]

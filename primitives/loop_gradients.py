@@ -1,8 +1,8 @@
 """The backward loops of a `gradients` call: how a gradient flows back through `while_loop`.
 
-`dataflow.gradients` walks the graph from ``ys`` back to ``xs``.  When the walk meets a loop, it
-builds a *backward loop* that runs as many iterations as the forward one did, in reverse, and
-reads the forward values it needs from TF1's stacks (``StackV2``, ``dataflow.ops.stack_ops``)
+`dataflow.autodiff.gradients` walks the graph from ``ys`` back to ``xs``.  When the walk meets a
+loop, it builds a *backward loop* that runs as many iterations as the forward one did, in reverse,
+and reads the forward values it needs from TF1's stacks (``StackV2``, ``dataflow.ops.stack_ops``)
 that the forward loop fills.  This module holds that machinery; the gradient functions of the
 primitives (``primitives.raw_ops``) call into it.  TensorFlow 1.x does the same
 (``control_flow_grad.py``, ``control_flow_state.py``; Yu et al., EuroSys 2018); the shapes below
@@ -18,7 +18,7 @@ Invariants first:
   built where ``W``'s surroundings are mirrored); the mirror of a cond branch inside a
   differentiated loop is a `BackwardCondContext` whose predicate is the forward predicate of the
   same iteration, read back from a stack; anything outside every differentiated loop is its own
-  mirror (the cond gradients of ``dataflow.gradients``), unless it lies outside the context
+  mirror (the cond gradients of ``dataflow.autodiff.gradients``), unless it lies outside the context
   `gradients` was called in (a loop body): then the mirror is that context, as the gradient is
   computed there.  So a backward op runs exactly in the
   backward iterations and branches that mirror the forward ones it differentiates, and none of
@@ -114,7 +114,7 @@ walk.  When no result of the loop receives a gradient (``stop_gradient(result)``
 ``back_prop=False`` loop), nothing is built and every ``x`` behind it gets None, as in
 TensorFlow.
 
-What is not supported (raises `dataflow.gradients.WhileLoopGradientError` before any op is
+What is not supported (raises `dataflow.autodiff.gradients.WhileLoopGradientError` before any op is
 added): second-order gradients through a loop, where a gradient would flow into a backward
 loop (its stack pops have no gradient; behind ``stop_gradient`` none flows), gradients
 through a frame written by hand with the raw primitives (no record to mirror), ``ys`` inside a
@@ -128,15 +128,15 @@ from __future__ import annotations
 
 from typing import Optional
 
-from dataflow import dtypes as _dtypes
-from dataflow.gradient_registry import (
+from dataflow.framework import dtypes as _dtypes
+from dataflow.framework.gradient_registry import (
     InitialLoopValueGradientError,
     SecondOrderLoopGradientError,
     WhileLoopGradientError,
     register_zeros_like_forward,
 )
-from dataflow.graph import GraphKeys, Operation, Tensor, _user_location
-from dataflow.op_registry import apply_op
+from dataflow.framework.graph import GraphKeys, Operation, Tensor, _user_location
+from dataflow.framework.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from dataflow.ops.stack_ops import stack_pop_v2, stack_push_v2, stack_v2
 from executor.program import NodeKind

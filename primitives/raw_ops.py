@@ -34,15 +34,15 @@ import numbers
 from collections.abc import Sequence
 from typing import NamedTuple, Optional, Union
 
-from dataflow import composites, nest
-from dataflow import dtypes as _dtypes
-from dataflow.graph import Operation, Tensor, convert_to_tensor, get_default_graph
-from dataflow.indexed_slices import IndexedSlices
-from dataflow.op_registry import apply_op, define_op
+from dataflow.framework import composites, nest
+from dataflow.framework import dtypes as _dtypes
+from dataflow.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from dataflow.framework.indexed_slices import IndexedSlices
+from dataflow.framework.op_registry import apply_op, define_op
+from dataflow.framework.tensor_shape import TensorShape
 from dataflow.ops.array_ops import dense_as_indexed_slices
-from dataflow.ref_variables import as_ref_or_tensor
-from dataflow.tensor_shape import TensorShape
-from dataflow.variables import Variable
+from dataflow.ops.ref_variables import as_ref_or_tensor
+from dataflow.ops.variables import Variable
 from executor.program import NodeKind
 
 __all__ = [

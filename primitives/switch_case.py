@@ -21,8 +21,8 @@ import functools
 from collections.abc import Callable
 from typing import Optional
 
-from dataflow import graph as _graph
-from dataflow.graph import convert_to_tensor, get_default_graph
+from dataflow.framework import graph as _graph
+from dataflow.framework.graph import convert_to_tensor, get_default_graph
 from dataflow.ops.constant_op import constant
 from dataflow.ops.math_ops import equal
 

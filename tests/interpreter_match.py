@@ -1,5 +1,5 @@
 """Runs compared with the interpreter's, bit for bit and warning for warning, for the tests of
-compiled code (`dataflow.compiler`)."""
+compiled code (`dataflow.client.compiler`)."""
 
 import warnings
 

@@ -21,231 +21,38 @@ from dataclasses import dataclass
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("executor", "primitives", "dataflow")
 
-# Layer of each module, by the longest prefix of its dotted name.  Names are today's; the
-# folders are moving to match (one folder per layer).
-# The layers, lowest first, and the modules of each (by the longest matching prefix of a module"s
-# dotted name).  Names are today"s; the folders are moving to match (one folder per layer).
+# The layers, lowest first, and the modules of each: one folder per layer (a module belongs to
+# the layer of the longest prefix of its dotted name that is listed).
 LAYER_ORDER = [
-    (
-        "executor: the dataflow machine",
-        [
-            "executor",
-        ],
-    ),
-    (
-        "framework: graphs, tensors, dtypes, shapes, registries",
-        [
-            "dataflow.array_bounds",
-            "dataflow.composites",
-            "dataflow.device",
-            "dataflow.dtypes",
-            "dataflow.errors",
-            "dataflow.gfile",
-            "dataflow.gradient_registry",
-            "dataflow.graph",
-            "dataflow.indexed_slices",
-            "dataflow.logging",
-            "dataflow.nest",
-            "dataflow.op_registry",
-            "dataflow.protos",
-            "dataflow.ragged_tensor",
-            "dataflow.random_seed",
-            "dataflow.resource_containers",
-            "dataflow.resource_loader",
-            "dataflow.session_stack",
-            "dataflow.traceback_utils",
-            "dataflow.sparse_tensor",
-            "dataflow.tensor_shape",
-            "dataflow.tensor_spec",
-            "dataflow.tensorboard_protos",
-            "dataflow.tfrecord",
-            "dataflow.train_protos",
-            "dataflow.type_spec",
-        ],
-    ),
-    (
-        "ops: every op family, variables",
-        [
-            "dataflow.ops",
-            "dataflow.variables",
-            "dataflow.ref_variables",
-            "dataflow.resource_variable_ops",
-            "dataflow.init_ops",
-            "dataflow.variable_scope",
-            "dataflow.template",
-            "dataflow.image",
-            "dataflow.partitioned_variables",
-            "dataflow.random_experimental",
-            "dataflow.lookup",
-            "dataflow.module",
-        ],
-    ),
-    (
-        "primitives: control flow",
-        [
-            "primitives",
-            "dataflow.functional_ops",
-        ],
-    ),
-    (
-        "linalg: matrix functions and linear operators, composed with control flow",
-        [
-            "dataflow.ops.linalg_impl",
-            "dataflow.linear_operator",
-            "dataflow.linear_operator_circulant",
-        ],
-    ),
-    (
-        "autodiff",
-        [
-            "dataflow.gradients",
-        ],
-    ),
-    (
-        "passes: graph rewrites",
-        [
-            "dataflow.passes",
-        ],
-    ),
-    (
-        "client: the Session and its run pipeline, the compiler",
-        [
-            "dataflow.session",
-            "dataflow.compiler",
-            "dataflow.random_streams",
-            "dataflow.step_stats",
-            "dataflow.device_lib",
-            "dataflow.config",
-            "dataflow.debug.options",
-            "dataflow.debug.watcher",
-            "dataflow.debug.dump",
-            "dataflow.debug.timeline",
-            "dataflow.distribute.placer",
-        ],
-    ),
-    (
-        "eager: eager execution, tracing, AutoGraph, lazy graphs",
-        [
-            "dataflow.eager",
-            "dataflow.autograph",
-            "dataflow.tracing",
-            "dataflow.lazy",
-            "dataflow.custom_gradient",
-        ],
-    ),
-    (
-        "io: saved graphs, GraphDef, events, checkpoints",
-        [
-            "dataflow.io",
-            "dataflow.graph_def",
-            "dataflow.graph_util",
-            "dataflow.summary",
-            "dataflow.saver",
-            "dataflow.checkpoint_utils",
-            "dataflow.checkpoint_management",
-            "dataflow.meta_graph",
-        ],
-    ),
-    (
-        "data: input pipelines (tf.data)",
-        [
-            "dataflow.data",
-        ],
-    ),
-    (
-        "distribute: partitions, devices, clusters",
-        [
-            "dataflow.distribute",
-        ],
-    ),
-    (
-        "nn: layers, RNNs, losses, metrics",
-        [
-            "dataflow.layers",
-            "dataflow.rnn",
-            "dataflow.rnn_cell",
-            "dataflow.losses",
-            "dataflow.metrics",
-        ],
-    ),
-    (
-        "training: optimizers, hooks, sessions that train, input pipelines",
-        [
-            "dataflow.train",
-            "dataflow.hooks",
-            "dataflow.monitored_session",
-            "dataflow.supervisor",
-            "dataflow.coordinator",
-            "dataflow.queue_runner",
-            "dataflow.input",
-            "dataflow.learning_rate_decay",
-            "dataflow.moving_averages",
-            "dataflow.sync_replicas",
-            "dataflow.loss_scale",
-            "dataflow.profiler_hook",
-            "dataflow.warm_starting",
-            "dataflow.checkpoint",
-            "dataflow.session_run_hook",
-        ],
-    ),
-    (
-        "render: pictures of graphs",
-        [
-            "dataflow.render",
-        ],
-    ),
-    (
-        "debug",
-        [
-            "dataflow.debug",
-        ],
-    ),
-    (
-        "compat: TensorFlow's namespaces and spellings",
-        [
-            "dataflow.compat",
-            "dataflow.app",
-            "dataflow.flags",
-            "dataflow.legacy",
-            "dataflow.audio",
-            "dataflow.bitwise",
-            "dataflow.debugging",
-            "dataflow.initializers",
-            "dataflow.linalg",
-            "dataflow.linalg_experimental",
-            "dataflow.manip",
-            "dataflow.math",
-            "dataflow.nn",
-            "dataflow.nn_experimental",
-            "dataflow.python_io",
-            "dataflow.queue",
-            "dataflow.ragged",
-            "dataflow.random",
-            "dataflow.sets",
-            "dataflow.signal",
-            "dataflow.sparse",
-            "dataflow.spectral",
-            "dataflow.strings",
-            "dataflow.train_experimental",
-        ],
-    ),
-    (
-        "the package's face",
-        [
-            "dataflow",
-            "dataflow.__main__",
-        ],
-    ),
+    ("executor: the dataflow machine", ["executor"]),
+    ("framework: graphs, tensors, dtypes, shapes, registries", ["dataflow.framework"]),
+    ("ops: every op family, variables", ["dataflow.ops"]),
+    ("primitives: control flow", ["primitives"]),
+    ("linalg: matrix functions and linear operators", ["dataflow.linalg"]),
+    ("autodiff", ["dataflow.autodiff"]),
+    ("passes: graph rewrites", ["dataflow.passes"]),
+    ("client: the Session and its run pipeline, the compiler", ["dataflow.client"]),
+    ("eager: eager execution, tracing, AutoGraph, lazy graphs", ["dataflow.eager"]),
+    ("io: saved graphs, GraphDef, events, checkpoints", ["dataflow.io"]),
+    ("data: input pipelines (tf.data)", ["dataflow.data"]),
+    ("distribute: partitions, devices, clusters", ["dataflow.distribute"]),
+    ("nn: layers, RNNs, losses, metrics", ["dataflow.nn"]),
+    ("training: optimizers, hooks, sessions that train", ["dataflow.training"]),
+    ("render: pictures of graphs", ["dataflow.render"]),
+    ("debug", ["dataflow.debug"]),
+    ("compat: TensorFlow's namespaces and spellings", ["dataflow.compat"]),
+    ("the package's face", ["dataflow", "dataflow.__main__"]),
 ]
 LAYER_NAMES = {number: name for number, (name, _) in enumerate(LAYER_ORDER)}
 LAYERS = {prefix: number for number, (_, prefixes) in enumerate(LAYER_ORDER) for prefix in prefixes}
 
 
 def layer_of(module: str) -> int:
-    """The layer of ``module``; KeyError for a module no entry places."""
+    """The layer of ``module``; KeyError for a module no entry places.  The package root
+    ``dataflow`` places itself only: a module beside it at the top is in no layer."""
     name = module
     while name:
-        if name in LAYERS:
+        if name in LAYERS and (name != "dataflow" or module == name):
             return LAYERS[name]
         name = name.rpartition(".")[0]
     raise KeyError(module)

@@ -23,7 +23,7 @@ from typing import NamedTuple, Optional
 import pytest
 
 import dataflow as df
-from dataflow.session import Session
+from dataflow.client.session import Session
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 # Subprocesses run from here, where `executor` names the package and not a test folder.

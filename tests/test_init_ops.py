@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow.init_ops import TRUNCATED_NORMAL_STDDEV, compute_fans
+from dataflow.ops.init_ops import TRUNCATED_NORMAL_STDDEV, compute_fans
 
 
 @pytest.fixture(autouse=True)

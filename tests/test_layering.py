@@ -68,9 +68,11 @@ def test_the_reader_finds_an_upward_import_and_a_circle_in_a_small_tree(tmp_path
         "executor/a.py": "from .b import x\n",
         "executor/b.py": "def f():\n    from . import a\n",
         "dataflow/__init__.py": "",
-        "dataflow/graph.py": "def eval():\n    from .session import run\n",
-        "dataflow/session.py": "from .graph import Graph\n",
-        "dataflow/helpers.py": "from typing import TYPE_CHECKING\n"
+        "dataflow/framework/__init__.py": "",
+        "dataflow/framework/graph.py": "def eval():\n    from ..client.session import run\n",
+        "dataflow/client/__init__.py": "",
+        "dataflow/client/session.py": "from ..framework.graph import Graph\n",
+        "dataflow/client/helpers.py": "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from .session import Session\n",
     }
     for path, text in files.items():
@@ -78,11 +80,13 @@ def test_the_reader_finds_an_upward_import_and_a_circle_in_a_small_tree(tmp_path
         (tmp_path / path).write_text(text)
     edges = layering.import_edges(str(tmp_path))
     pairs = {(e.importer, e.imported, e.in_function) for e in edges}
-    assert ("dataflow.graph", "dataflow.session", True) in pairs
-    assert not any(e.importer == "dataflow.helpers" for e in edges)  # type checking only
-    assert layering.layer_of("dataflow.graph") < layering.layer_of("dataflow.session")
+    assert ("dataflow.framework.graph", "dataflow.client.session", True) in pairs
+    assert not any(e.importer == "dataflow.client.helpers" for e in edges)  # type checking only
+    assert layering.layer_of("dataflow.framework.graph") < layering.layer_of(
+        "dataflow.client.session"
+    )
     assert layering.circles(edges) == [
-        ["dataflow.graph", "dataflow.session"],
+        ["dataflow.client.session", "dataflow.framework.graph"],
         ["executor.a", "executor.b"],
     ]
 

@@ -1,4 +1,4 @@
-"""`dataflow.nest`: the structures ``Session.run`` takes as fetches and gives back, as
+"""`dataflow.framework.nest`: the structures ``Session.run`` takes as fetches and gives back, as
 ``tf.nest`` treats them: lists, tuples, namedtuples and dicts (by sorted key) are structure,
 everything else is a leaf."""
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dataflow import nest
+from dataflow.framework import nest
 
 Pair = collections.namedtuple("Pair", "first second")
 leaves = st.one_of(st.integers(), st.text(max_size=3), st.none(), st.floats(allow_nan=False))

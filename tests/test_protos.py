@@ -1,5 +1,5 @@
-"""The option records that mirror TensorFlow's protos (`dataflow.protos.Message`): each field
-takes only values of its type, in the constructor and when assigned, as protobuf does."""
+"""The option records that mirror TensorFlow's protos (`dataflow.framework.protos.Message`): each
+field takes only values of its type, in the constructor and when assigned, as protobuf does."""
 
 import numpy as np
 import pytest

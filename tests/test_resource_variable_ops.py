@@ -3,7 +3,7 @@
 import pytest
 
 import dataflow as df
-from dataflow.resource_variable_ops import assign_variable_op, read_variable_op
+from dataflow.ops.resource_variable_ops import assign_variable_op, read_variable_op
 
 
 @pytest.fixture(autouse=True)

@@ -21,7 +21,7 @@ import pytest
 from work_counter import count_work
 
 import dataflow as df
-from dataflow import compiler
+from dataflow.client import compiler
 
 # Work for 2n ops over work for n ops: 2 for linear work, 4 for quadratic work.  The margin
 # takes in n log n parts and the fixed cost of a run.
@@ -200,7 +200,7 @@ def test_a_long_chain_is_built_optimized_differentiated_and_run_without_recursio
 
 def test_planning_runs_with_the_garbage_collector_paused_and_restores_it(monkeypatch):
     # A full collection visits every object alive; during the planning of a large graph
-    # those would cost more than the plan (see `dataflow.graph.gc_paused`).
+    # those would cost more than the plan (see `dataflow.framework.graph.gc_paused`).
     import executor
 
     seen = []

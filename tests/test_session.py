@@ -16,8 +16,8 @@ from deadlines import Gate, budget_ms, stopped_in_time, wait_until
 from forking import in_forked_child
 
 import dataflow as df
-from dataflow import compiler
-from dataflow.compiler.loops import CompiledLoop
+from dataflow.client import compiler
+from dataflow.client.compiler.loops import CompiledLoop
 
 
 @pytest.fixture(autouse=True)

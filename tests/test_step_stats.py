@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow.session import NodeExecStats
+from dataflow.client.session import NodeExecStats
 
 NO_PASSES = df.RunOptions(rewrite_options=df.RewriterConfig(disable_meta_optimizer=True))
 

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 import dataflow as df
-from dataflow.flags import FlagValues
+from dataflow.compat.flags import FlagValues
 
 
 @pytest.fixture(autouse=True)

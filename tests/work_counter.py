@@ -25,7 +25,7 @@ from collections.abc import Callable
 import dataflow
 import executor
 import primitives
-from dataflow.graph import Operation, Tensor
+from dataflow.framework.graph import Operation, Tensor
 
 _PACKAGES = tuple(
     os.path.dirname(os.path.abspath(module.__file__)) + os.sep

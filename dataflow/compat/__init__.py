@@ -3,7 +3,13 @@ of ``tf.compat``.
 
 ``dataflow.compat.v1`` is the package ``dataflow`` itself, so that ``import
 dataflow.compat.v1 as tf`` (for ``import tensorflow.compat.v1 as tf``) gives every name the
-package offers; the package binds it when it has been imported (``dataflow/__init__.py``)."""
+package offers; the package binds it when it has been imported (``dataflow/__init__.py``).
+
+Layer: compat, just below the package root: its modules are TensorFlow's namespaces
+(``df.math``, ``df.random``, ``df.sparse``, ...) and spellings, made of names defined in the
+layers below, which they may all import; nothing in ``dataflow`` imports them but the root.
+`old_paths` keeps the import paths modules had before they moved into their folders.
+"""
 
 from __future__ import annotations
 

@@ -34,12 +34,15 @@ The stages run one element at a time in the reading thread, in order, so a pipel
 is always deterministic; ``with_options`` attaches `Options` (`df.data.options`).  TensorFlow's
 other transformations and sources are in `df.data.experimental` (and `readers`, `structures`,
 `snapshot`, `saveable`).
+
+Layer: data, above io (a dataset can read the files io knows) and below distribute, nn
+and training; it may import those below it and nothing above.
 """
 
 # The input pipeline is built by `dataset_ops` (datasets, iterators, the pipeline's stages and
 # how a Session runs them); the modules beside it add sources (`readers`), element structures
 # (`structures`), lookups, snapshots and checkpointing, and TensorFlow's experimental names.
-from ..errors import (
+from ..framework.errors import (
     DataLossError,
     FailedPreconditionError,
     InvalidArgumentError,
@@ -47,12 +50,12 @@ from ..errors import (
     OpError,
     OutOfRangeError,
 )
-from ..gradient_registry import NotDifferentiable
-from ..graph import Graph, Tensor, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..random_seed import get_seed
-from ..tensor_shape import TensorShape
-from ..tfrecord import read_records
+from ..framework.gradient_registry import NotDifferentiable
+from ..framework.graph import Graph, Tensor, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.random_seed import get_seed
+from ..framework.tensor_shape import TensorShape
+from ..framework.tfrecord import read_records
 from . import (
     dataset_ops,
     experimental,  # noqa: E402, I001 - after the datasets it builds on

@@ -15,8 +15,8 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import (
+from ..framework import dtypes as _dtypes
+from ..framework.errors import (
     DataLossError,
     FailedPreconditionError,
     InvalidArgumentError,
@@ -24,12 +24,12 @@ from ..errors import (
     OpError,
     OutOfRangeError,
 )
-from ..graph import Graph, Tensor, convert_to_tensor, name_scope
-from ..io import _register_pipeline_stage_kinds
-from ..op_registry import apply_op, define_op
-from ..random_seed import get_seed
-from ..tensor_shape import TensorShape
-from ..tfrecord import read_records
+from ..framework.graph import Graph, Tensor, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.random_seed import get_seed
+from ..framework.tensor_shape import TensorShape
+from ..framework.tfrecord import read_records
+from ..io.dfg import _register_pipeline_stage_kinds
 from . import options as _options
 from .options import Options, ThreadingOptions
 
@@ -72,8 +72,8 @@ def _is_structure(value) -> bool:
 
 def _composite_spec(value):
     """The spec of a sparse or ragged leaf (a tensor, its value or its spec), else None."""
-    from ..ragged_tensor import RaggedTensor, RaggedTensorSpec, RaggedTensorValue
-    from ..sparse_tensor import SparseTensor, SparseTensorSpec, SparseTensorValue
+    from ..framework.ragged_tensor import RaggedTensor, RaggedTensorSpec, RaggedTensorValue
+    from ..framework.sparse_tensor import SparseTensor, SparseTensorSpec, SparseTensorValue
 
     if isinstance(value, (SparseTensorSpec, RaggedTensorSpec)):
         return value
@@ -151,8 +151,8 @@ def _parts(spec) -> list:
 
 def _composite(spec, parts: list):
     """The sparse or ragged tensor (or value) ``spec`` describes, from its flat ``parts``."""
-    from ..ragged_tensor import RaggedTensor, RaggedTensorValue
-    from ..sparse_tensor import SparseTensor, SparseTensorValue
+    from ..framework.ragged_tensor import RaggedTensor, RaggedTensorValue
+    from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 
     tensors = all(isinstance(p, Tensor) for p in parts)
     if not hasattr(spec, "ragged_rank"):
@@ -214,8 +214,8 @@ def _replace_leaves(structure, leaves: list):
 
 
 def _composite_class(spec):
-    from ..ragged_tensor import RaggedTensor
-    from ..sparse_tensor import SparseTensor
+    from ..framework.ragged_tensor import RaggedTensor
+    from ..framework.sparse_tensor import SparseTensor
 
     return RaggedTensor if hasattr(spec, "ragged_rank") else SparseTensor
 
@@ -257,7 +257,7 @@ class _DatasetFunction:
     elements."""
 
     def __init__(self, func, element_structure, types, shapes, what: str, extra=()):
-        from ..session import Session  # a front end over the runtime, as a user's program is
+        from ..client.session import Session  # a front end over the runtime, as a user's program is
 
         self._session_type = Session
         self.graph = Graph()
@@ -315,7 +315,7 @@ class _DatasetFunction:
 def _function_config(threading):
     """The ConfigProto of the Sessions that run a pipeline's functions: the dataset's
     ``threading`` options as the Session's thread counts (None: the defaults)."""
-    from ..session import ConfigProto
+    from ..client.session import ConfigProto
 
     pool, intra = threading or (None, None)
     return ConfigProto(
@@ -1688,8 +1688,8 @@ class Dataset:
         """``batch``; a sparse or ragged leaf is batched as TensorFlow does (one more
         dimension, ragged for a ragged one); ``to_ragged(spec)`` may give the number of
         ragged dimensions to batch a dense leaf with (``dense_to_ragged_batch``)."""
-        from ..ragged_tensor import RaggedTensorSpec
-        from ..sparse_tensor import SparseTensorSpec
+        from ..framework.ragged_tensor import RaggedTensorSpec
+        from ..framework.sparse_tensor import SparseTensorSpec
 
         size = _int64(batch_size, "batch_size")
         known = int(size.op.attrs["value"]) if size.op.type == "Const" else None
@@ -1743,7 +1743,7 @@ class Dataset:
         """``batch_size`` consecutive elements (dense tensors of the rank of ``row_shape``)
         as one `SparseTensor` holding each element's values as a row of dense shape
         ``row_shape`` (a None or -1 dimension: the longest of the batch)."""
-        from ..sparse_tensor import SparseTensorSpec
+        from ..framework.sparse_tensor import SparseTensorSpec
 
         if len(self._types) != 1 or _is_composite_structure(self._structure):
             raise TypeError("dense_to_sparse_batch takes a dataset of single dense tensors")
@@ -2129,7 +2129,7 @@ class Dataset:
                     message="When pad_to_bucket_boundary=True, elements must have length < "
                     "max(bucket_boundaries).",
                 )
-                from ..graph import control_dependencies
+                from ..framework.graph import control_dependencies
 
                 with control_dependencies([check]):
                     filler = array_ops.gather(constant(boundaries, _dtypes.int64), bucket) - 1
@@ -2463,7 +2463,7 @@ class Iterator:
 
 
 def _element_spec(structure, types, shapes):
-    from ..tensor_spec import TensorSpec
+    from ..framework.tensor_spec import TensorSpec
 
     return _pack(structure, [TensorSpec(s, t) for t, s in zip(types, shapes)], "specs")
 
@@ -2483,8 +2483,8 @@ def _is_composite_structure(structure) -> bool:
 def _structure_from_meta(output_types, output_shapes, output_classes):
     """(structure, flat types, flat shapes) of elements whose leaves have the dtypes, shapes
     and classes (`Tensor`, `SparseTensor` or `RaggedTensor`) given in the same nesting."""
-    from ..ragged_tensor import RaggedTensor, RaggedTensorSpec
-    from ..sparse_tensor import SparseTensor, SparseTensorSpec
+    from ..framework.ragged_tensor import RaggedTensor, RaggedTensorSpec
+    from ..framework.sparse_tensor import SparseTensor, SparseTensorSpec
 
     leaf_types = [_dtypes.as_dtype(t) for t in _flatten(output_types)]
     if output_shapes is None:
@@ -2560,7 +2560,7 @@ def get_output_classes(dataset_or_iterator):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "IteratorV2",

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import Tensor
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Tensor
+from ..framework.tensor_shape import TensorShape
+from ..framework.type_spec import TypeSpec
 from ..ops.tensor_array_ops import TensorArraySpec
-from ..tensor_shape import TensorShape
-from ..type_spec import TypeSpec
 from .dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .lookup import DatasetInitializer, index_table_from_dataset, table_from_dataset
 from .options import (
@@ -431,7 +431,7 @@ def pad_to_cardinality(cardinality, mask_key="valid"):
 
 
 def _cpu_device(device, what: str) -> None:
-    from ..device import DeviceSpec
+    from ..framework.device import DeviceSpec
 
     spec = DeviceSpec.from_string(device)
     if spec.device_type is not None and spec.device_type.upper() != "CPU":

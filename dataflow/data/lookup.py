@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import name_scope
+from ..framework import dtypes as _dtypes
+from ..framework.graph import name_scope
 from ..ops.lookup_ops import KeyValueTensorInitializer, StaticHashTable, StaticVocabularyTable
 from .dataset_ops import Dataset
 

@@ -18,13 +18,13 @@ import zlib
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError, NotFoundError, UnknownError
-from ..gradient_registry import NotDifferentiable
-from ..graph import Tensor, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError, NotFoundError, UnknownError
+from ..framework.gradient_registry import NotDifferentiable
+from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from ..ops.csv_ops import _split
-from ..tensor_shape import TensorShape
 from .dataset_ops import (
     _STAGE_FACTORIES,
     AUTOTUNE,
@@ -597,8 +597,8 @@ def _infer_to_tfrecord(op):
 
 
 def _to_tfrecord_kernel(attrs):
-    from ..tfrecord import TFRecordOptions
-    from ..tfrecord import TFRecordWriter as _Writer
+    from ..framework.tfrecord import TFRecordOptions
+    from ..framework.tfrecord import TFRecordWriter as _Writer
 
     records = attrs["pipeline"]
 

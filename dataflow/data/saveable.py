@@ -16,9 +16,9 @@ import logging
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import FailedPreconditionError, InvalidArgumentError
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import FailedPreconditionError, InvalidArgumentError
+from ..framework.tensor_shape import TensorShape
 from .dataset_ops import Iterator, _describe_pipeline, _IteratorState
 from .options import ExternalStatePolicy
 
@@ -45,7 +45,7 @@ def _policy(value) -> ExternalStatePolicy:
 
 def _external_state(records) -> list[str]:
     """What in the pipeline ``records`` describe a new run would not repeat."""
-    from ..op_registry import get_op_def
+    from ..framework.op_registry import get_op_def
 
     found = []
     for kind, _, _, params, function in records:

@@ -23,12 +23,12 @@ import uuid
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import convert_to_tensor, name_scope
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.tensor_shape import TensorShape
+from ..framework.tfrecord import TFRecordOptions, TFRecordWriter, read_records
 from ..ops.tensor_proto_ops import _parse, _serialize
-from ..tensor_shape import TensorShape
-from ..tfrecord import TFRecordOptions, TFRecordWriter, read_records
 from .dataset_ops import (
     _STAGE_FACTORIES,
     _WITH_SESSIONS,

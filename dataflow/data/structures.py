@@ -14,15 +14,15 @@ from typing import Optional as _Maybe
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..gradient_registry import NotDifferentiable
-from ..graph import Tensor, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..ragged_tensor import RaggedTensorSpec
-from ..sparse_tensor import SparseTensorSpec
-from ..tensor_shape import TensorShape, as_shape
-from ..tensor_spec import TensorSpec
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.gradient_registry import NotDifferentiable
+from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.ragged_tensor import RaggedTensorSpec
+from ..framework.sparse_tensor import SparseTensorSpec
+from ..framework.tensor_shape import TensorShape, as_shape
+from ..framework.tensor_spec import TensorSpec
 from .dataset_ops import (
     Dataset,
     Iterator,

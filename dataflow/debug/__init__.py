@@ -23,7 +23,7 @@ These tools pay that price back, without rebuilding the graph:
   time per op (`overlay`).
 
 - **Compiled code.**  `compiled_source` shows the Python that the compiled regions of a plan
-  run (`dataflow.compiler`), one line per op.  Runs that watch tensors or record statistics
+  run (`dataflow.client.compiler`), one line per op.  Runs that watch tensors or record statistics
   never use compiled regions, so each op has its own watch and record.
 
 Watching and tracing cost nothing in runs that do not ask for them: the executor then keeps its
@@ -48,12 +48,13 @@ Decisions (where TensorFlow 1.x offers a model, it is followed; these are the de
 - A watched value is copied the moment its op produces it, before any consumer runs, so a
   kernel that later reuses the buffer in place cannot change what the dump holds.
 - "First" nan or inf means first in execution order (see `numerics`).
+
+Layer: debug, above render (it draws runs) and below compat; it may import every layer
+below it.  The debug options a run carries and the dumps it returns belong to the client
+(`dataflow.client.debug_options`, `debug_dump`, `debug_watcher`); this package offers them.
 """
 
-from ..render import overlay  # the run overlay lives with the pictures it paints on
-from ..render.overlay import RunOverlay
-from .compiled import compiled_source
-from .dump import (
+from ..client.debug_dump import (
     DebugDump,
     DebugTensorDatum,
     TensorRecord,
@@ -61,9 +62,17 @@ from .dump import (
     has_inf_or_nan,
     summarize,
 )
+from ..client.debug_options import (
+    DebugOptions,
+    DebugTensorWatch,
+    add_debug_tensor_watch,
+    watch_graph,
+)
+from ..client.timeline import Timeline, chrome_trace
+from ..render import overlay  # the run overlay lives with the pictures it paints on
+from ..render.overlay import RunOverlay
+from .compiled import compiled_source
 from .numerics import InfOrNanReport, find_inf_or_nan, first_inf_or_nan
-from .options import DebugOptions, DebugTensorWatch, add_debug_tensor_watch, watch_graph
-from .timeline import Timeline, chrome_trace
 
 __all__ = [
     "compiled_source",

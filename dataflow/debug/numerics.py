@@ -23,8 +23,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .dump import DebugDump, DebugTensorDatum, TensorSummary, _as_dump, has_inf_or_nan, summarize
-from .options import watch_graph
+from ..client.debug_dump import (
+    DebugDump,
+    DebugTensorDatum,
+    TensorSummary,
+    _as_dump,
+    has_inf_or_nan,
+    summarize,
+)
+from ..client.debug_options import watch_graph
 
 
 @dataclass
@@ -91,7 +98,7 @@ def find_inf_or_nan(session, fetches, feed_dict=None, options=None) -> Optional[
     rejects nan, an ``Assert``), the report is returned with the error in ``run_error``; a
     run that fails before producing one raises its error.
     """
-    from ..session import RunMetadata, RunOptions
+    from ..client.session import RunMetadata, RunOptions
 
     run_options = RunOptions(timeout_in_ms=getattr(options, "timeout_in_ms", 0))
     if options is not None and getattr(options, "debug_options", None) is not None:

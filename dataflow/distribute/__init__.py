@@ -23,6 +23,9 @@ colocation group always share a device; one rendezvous serves one step, and a va
 between partitions only through it.  Ray is optional: nothing here imports it until a
 `RayCluster` is made, so ``import dataflow`` works without it; a task's variables live in its
 actor between runs.
+
+Layer: distribute, above data and below nn and training; it may import those below it.
+The placer, which every run uses, is the client's (`dataflow.client.placer`).
 """
 
 from . import cluster_resolver

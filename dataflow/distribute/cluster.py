@@ -58,7 +58,7 @@ class ClusterSpec:
     def as_cluster_def(self):
         """The cluster as a ``tf.train.ClusterDef`` protocol buffer (one ``JobDef`` per job,
         its ``tasks`` a map from index to address)."""
-        from ..train_protos import messages
+        from ..framework.train_protos import messages
 
         protos = messages()
         return protos.ClusterDef(

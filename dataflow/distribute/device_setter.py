@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Optional
 
-from ..device import DeviceSpec
+from ..framework.device import DeviceSpec
 from .cluster import ClusterSpec
 
 # TensorFlow's op types that hold state a parameter server keeps.

@@ -37,8 +37,8 @@ from typing import Any, Optional
 
 import executor
 
-from .. import session as _session
-from ..graph import Operation, needed_ops
+from ..client import session as _session
+from ..framework.graph import Operation, needed_ops
 from ..passes import GraphItem
 from .partition import _Partitioner
 from .rendezvous import LocalRendezvous

@@ -44,10 +44,10 @@ import numpy as np
 
 from executor.program import NodeKind
 
-from .. import dtypes as _dtypes
-from ..graph import Graph, Operation, Tensor
-from ..op_registry import get_op_def
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Graph, Operation, Tensor
+from ..framework.op_registry import get_op_def
+from ..framework.tensor_shape import TensorShape
 
 # A frame is the path of loop frame names from the root: () is the root frame.
 Frame = tuple

@@ -48,11 +48,11 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import composites, errors, nest
-from ..device import DeviceSpec
-from ..graph import Graph, Operation, needed_ops
+from ..client.placer import place
+from ..framework import composites, errors, nest
+from ..framework.device import DeviceSpec
+from ..framework.graph import Graph, Operation, needed_ops
 from .cluster import ClusterSpec
-from .placer import place
 from .rendezvous import StepMailbox, parse_key
 
 TARGET_PREFIX = "ray://dataflow/"
@@ -229,8 +229,8 @@ class TaskServer:
     def register_graph(self, registration_id: str, graph_bytes: bytes) -> None:
         """Loads a graph sent as `dataflow.io` bytes and keeps it under ``registration_id``; a
         second registration under the same id changes nothing."""
-        from ..io import graph_from_bytes
-        from ..session import Session
+        from ..client.session import Session
+        from ..io.dfg import graph_from_bytes
 
         if registration_id in self._sessions:
             return
@@ -279,8 +279,8 @@ class TaskServer:
         task commits at once).  A failure is ``("error", class,
         op, message)`` when it began here (and the step is aborted on every other task), or
         ``("aborted", ...)`` when this partition stopped because another task failed."""
-        from ..session import RunOptions, _as_result
-        from ..variables import VariableRef
+        from ..client.session import RunOptions, _as_result
+        from ..ops.variables import VariableRef
 
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
         mailbox = self._mailbox(step_id)
@@ -360,7 +360,7 @@ class TaskServer:
     def _partition_plan(self, registration_id, session, fetch_names, target_names, feed_names):
         """The lowered plan of a registered partition for these fetches, targets and feeds,
         made on first use and kept."""
-        from ..session import lower_graph
+        from ..client.session import lower_graph
 
         key = (registration_id, tuple(fetch_names), tuple(target_names), tuple(feed_names))
         plan = self._partition_plans.get(key)
@@ -501,7 +501,7 @@ def _rebuild_failure(
 ) -> BaseException:
     """The error ``failure`` describes, with the op of ``graph`` it names (when there is one;
     ``origins`` maps an op of a partition to the user's op it stands for), as the same class
-    when it is one of `dataflow.errors` or a built-in exception."""
+    when it is one of `dataflow.framework.errors` or a built-in exception."""
     _, class_name, op_name, message = failure
     op = None
     if origins is not None and op_name in origins:
@@ -839,7 +839,7 @@ class RayMaster:
         if graph._unfeedable_tensors or graph._unfetchable_ops:
             # TF1's refusals of a tensor inside a loop or cond, as a local Session gives them
             # (imported here: the session module imports this package).
-            from ..session import _check_allowed
+            from ..client.session import _check_allowed
 
             _check_allowed(graph, flat_fetches, feed_tensors, location)
         timeout_ms = getattr(options, "timeout_in_ms", 0) or session._config.operation_timeout_in_ms
@@ -981,7 +981,7 @@ class RayMaster:
         return self._partition(flat_fetches, feed_tensors, task_of, step)
 
     def _partition(self, flat_fetches, feed_tensors, task_of: dict, step: _Step):
-        from ..io import graph_to_bytes
+        from ..io.dfg import graph_to_bytes
         from ..passes import GraphItem
         from .partition import _Partitioner
 
@@ -1048,6 +1048,7 @@ def _task_of_full_device(device: str) -> str:
 
 
 def master_for_target(target: str, graph: Graph) -> RayMaster:
-    """The master of a ``Session(target)`` on a `RayCluster` (`dataflow.session` calls it)."""
+    """The master of a ``Session(target)`` on a `RayCluster` (`dataflow.client.session` calls
+    it)."""
     cluster, task = cluster_for_target(target)
     return RayMaster(cluster, graph, task)

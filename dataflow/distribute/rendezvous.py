@@ -34,7 +34,7 @@ from typing import Any, NamedTuple, Optional
 
 import executor
 
-from .. import errors
+from ..framework import errors
 
 
 def make_key(

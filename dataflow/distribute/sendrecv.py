@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from executor import DEAD
 
-from ..gradient_registry import NotDifferentiable
-from ..op_registry import define_op
-from ..tensor_shape import as_shape
+from ..framework.gradient_registry import NotDifferentiable
+from ..framework.op_registry import define_op
+from ..framework.tensor_shape import as_shape
 from .rendezvous import make_key, receive_async
 
 

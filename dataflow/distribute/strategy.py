@@ -31,8 +31,8 @@ import enum
 import threading
 from typing import Any, Optional
 
-from .. import nest
-from ..graph import Tensor, _user_location, get_default_graph
+from ..framework import nest
+from ..framework.graph import Tensor, _user_location, get_default_graph
 
 __all__ = [
     "CrossDeviceOps",
@@ -369,7 +369,7 @@ def _replica_scopes(replica: int):
     if replica == 0:
         yield
         return
-    from ..variable_scope import get_variable_scope, variable_scope
+    from ..ops.variable_scope import get_variable_scope, variable_scope
 
     graph = get_default_graph()
     with variable_scope(get_variable_scope(), reuse=True), graph.name_scope(f"replica_{replica}"):
@@ -385,7 +385,7 @@ def replica_merging() -> Optional[ReplicaContext]:
 def merged_apply_gradients(strategy, grads_and_vars, global_step, name, optimizer):
     """The merge of ``optimizer.apply_gradients`` (replica 0's optimizer, as TensorFlow's)
     called in replicas: each variable's gradients summed over the replicas, applied once."""
-    from ..indexed_slices import IndexedSlices
+    from ..framework.indexed_slices import IndexedSlices
     from ..ops.array_ops import concat
 
     summed = []
@@ -628,7 +628,7 @@ class Strategy:
     @contextlib.contextmanager
     def scope(self):
         """Makes this the strategy in effect; variables made inside are this strategy's."""
-        from ..graph import GraphKeys
+        from ..framework.graph import GraphKeys
 
         if _CONTEXT.replica is not None and _CONTEXT.replica.strategy is not self:
             raise RuntimeError(f"Mixing different strategies is not allowed ({_user_location()})")
@@ -826,7 +826,7 @@ class OneDeviceStrategy(Strategy):
     """One replica, on ``device`` (its variables too)."""
 
     def __init__(self, device):
-        from ..device import canonical_name
+        from ..framework.device import canonical_name
 
         extended = StrategyExtended(self)
         extended._devices = (canonical_name(device),)
@@ -844,8 +844,8 @@ class MirroredStrategy(Strategy):
     the replicas' gradients are summed and applied once (see the module docstring)."""
 
     def __init__(self, devices=None, cross_device_ops=None):
-        from ..config import list_logical_devices
-        from ..device import canonical_name
+        from ..client.config import list_logical_devices
+        from ..framework.device import canonical_name
 
         if devices is None:
             devices = [d.name for d in list_logical_devices("CPU")]

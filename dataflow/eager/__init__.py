@@ -28,6 +28,10 @@ The mode contract (`context`), which tracing and lazy modes rely on:
 Invariants: state that outlives an op (variable values, random streams, queues) lives in one
 process-wide `EagerContext`; an `EagerTensor` keeps its value only, never the op that made it
 or that op's inputs, so a long eager loop holds no history unless a tape records it.
+
+Layer: eager, the front ends above the client (eager execution, `tape`, `tracing`,
+`autograph`, `lazy`); they may import the client and everything below it, never io,
+distribute, training or anything above.
 """
 
 from . import operators as _operators  # noqa: F401 - attaches EagerTensor's operators

@@ -14,8 +14,8 @@ import contextlib
 import threading
 from typing import Optional
 
-from .. import graph as _graph
-from .. import op_registry
+from ..framework import graph as _graph
+from ..framework import op_registry
 
 _thread_state = threading.local()
 _process_lock = threading.Lock()
@@ -29,8 +29,8 @@ class EagerGraph(_graph.Graph):
 
     It keeps what a program sets through the default graph and eager ops still read: the name
     scopes (names are not made unique, as TensorFlow's eager names are not), the graph-level
-    seed and the count of op seeds derived from it (`dataflow.random_seed`).  Setting the seed
-    again (``df.set_random_seed``) also restarts the random streams of the eager context, so a
+    seed and the count of op seeds derived from it (`dataflow.framework.random_seed`).  Setting the
+    seed again (``df.set_random_seed``) also restarts the random streams of the eager context, so a
     program that sets a seed draws the same values each time, as in TensorFlow's eager mode.
     """
 

@@ -27,12 +27,12 @@ import numpy as np
 
 from executor.program import NodeKind
 
-from .. import dtypes as _dtypes
-from .. import errors
-from .. import graph as _graph
-from ..graph import Operation, _user_location
-from ..random_streams import RandomStreams
-from ..variables import VariableRef, _uninitialized
+from ..client.random_streams import RandomStreams
+from ..framework import dtypes as _dtypes
+from ..framework import errors
+from ..framework import graph as _graph
+from ..framework.graph import Operation, _user_location
+from ..ops.variables import VariableRef, _uninitialized
 from . import tensor as _tensor
 from .tensor import EagerTensor
 
@@ -44,7 +44,7 @@ _OBJECT_DTYPES = (_dtypes.resource, _dtypes.string)
 class EagerContext:
     """What stateful kernels see of eager execution, for the life of the process: variable
     values (held per handle, and dropped with it), random streams, and resources such as
-    queues.  Each op run is one "run" of the random streams (`dataflow.random_streams`), so a
+    queues.  Each op run is one "run" of the random streams (`dataflow.client.random_streams`), so a
     seeded random op draws a new block of its stream each time it runs, and two ops with the
     same seeds draw the same values, as TensorFlow's eager kernels do."""
 
@@ -371,7 +371,7 @@ def _as_eager(value, op_def) -> EagerTensor:
 
 
 def _kernel_error(op: EagerOperation, cause: Exception, args: list) -> errors.OpError:
-    from ..session import _INVALID_ARGUMENT_CAUSES, _describe_value
+    from ..client.session import _INVALID_ARGUMENT_CAUSES, _describe_value
 
     op._location = _user_location()
     where = errors.describe_op(op)

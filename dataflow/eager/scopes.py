@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import contextlib
 
-from ..graph import get_default_graph
-from ..variables import _outside_control_flow
+from ..framework.graph import get_default_graph
+from ..ops.variables import _outside_control_flow
 from .runner import active_tapes
 
 

@@ -15,25 +15,25 @@ from __future__ import annotations
 
 import contextlib
 
-from .. import nest
-from ..gradient_registry import dense_gradient as _dense
-from ..gradient_registry import gradient_function
-from ..gradients import UnconnectedGradients
-from ..graph import Tensor, _user_location
-from ..indexed_slices import IndexedSlices
-from ..variables import _eager_variables as _variables_by_handle
+from ..autodiff.gradients import UnconnectedGradients
+from ..framework import nest
+from ..framework.gradient_registry import dense_gradient as _dense
+from ..framework.gradient_registry import gradient_function
+from ..framework.graph import Tensor, _user_location
+from ..framework.indexed_slices import IndexedSlices
+from ..ops.variables import _eager_variables as _variables_by_handle
 from .runner import active_tapes
 from .tensor import EagerTensor
 
 
 def _handle_of(value) -> Tensor:
     """The tensor a tape tracks for ``value``: a variable's handle, or the tensor itself."""
-    from ..variables import Variable
+    from ..ops.variables import Variable
 
     if isinstance(value, Variable):
         return value.handle
     if isinstance(value, EagerTensor) or (isinstance(value, Tensor) and value._is_eager):
-        return value  # an eager tensor, or a lazy one (`dataflow.lazy`)
+        return value  # an eager tensor, or a lazy one (`dataflow.eager.lazy`)
     raise TypeError(
         f"A GradientTape watches eager tensors and variables, got {value!r:.80} "
         f"({_user_location()})"

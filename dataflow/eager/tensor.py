@@ -6,9 +6,9 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from .. import graph as _graph
-from ..tensor_shape import TensorShape, as_shape
+from ..framework import dtypes as _dtypes
+from ..framework import graph as _graph
+from ..framework.tensor_shape import TensorShape, as_shape
 
 # How many times code has looked at an eager tensor's value through ``tensor.op`` (as shape
 # inference does with a constant argument): the eager runner keeps the inference of an op only

@@ -25,12 +25,12 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..resource_containers import current_container, resource_key
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.resource_containers import current_container, resource_key
+from ..framework.tensor_shape import TensorShape
 
 __all__ = [
     "ConditionalAccumulator",
@@ -501,7 +501,7 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
 
     def take_indexed_slices_grad(self, num_required, name: Optional[str] = None):
         """`take_grad` as an IndexedSlices."""
-        from ..indexed_slices import IndexedSlices
+        from ..framework.indexed_slices import IndexedSlices
 
         indices, values, shape = self.take_grad(num_required, name=name)
         return IndexedSlices(values, indices, shape)
@@ -513,7 +513,7 @@ _SparseGradient = collections.namedtuple(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "ResourceConditionalAccumulator",

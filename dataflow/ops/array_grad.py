@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient, zeros_like_output  # noqa: E402
-from ..graph import Tensor
-from ..indexed_slices import IndexedSlices
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient, zeros_like_output  # noqa: E402
+from ..framework.graph import Tensor
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .array_ops import (
     _MASKS,
     _pyrange,

@@ -29,10 +29,10 @@ from typing import Optional
 
 import numpy as np
 
-from .. import composites
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import (
+from ..framework import composites
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import (
     Tensor,
     _user_location,
     convert_to_tensor,
@@ -43,10 +43,10 @@ from ..graph import (
     numpy_value_or_none,
     register_conversion_op,
 )
-from ..indexed_slices import IndexedSlices
-from ..op_registry import apply_op, define_op
-from ..ragged_tensor import override_for
-from ..tensor_shape import TensorShape, as_shape
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.op_registry import apply_op, define_op
+from ..framework.ragged_tensor import override_for
+from ..framework.tensor_shape import TensorShape, as_shape
 from .constant_op import constant
 from .math_ops import (
     INDEX_TYPES,

@@ -19,11 +19,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import Dimension, TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import Dimension, TensorShape
 from .math_ops import INDEX_TYPES, check_dtype
 
 __all__ = [
@@ -401,8 +401,8 @@ def sparse_bincount(
     of a 2-D input (``axis=-1``); with ``weights`` (of ``values``' structure) their sums
     instead, with ``binary_output`` 1 for each value present.  Values at or above
     ``maxlength`` are left out; the output has at least ``minlength`` bins."""
-    from ..ragged_tensor import RaggedTensor
-    from ..sparse_tensor import SparseTensor
+    from ..framework.ragged_tensor import RaggedTensor
+    from ..framework.sparse_tensor import SparseTensor
     from .array_ops import reshape, shape, zeros
     from .math_ops import cast
 
@@ -481,7 +481,7 @@ def dimension_at_index(shape, index) -> Dimension:
 
 def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
     """``value`` as a SparseTensor (a SparseTensorValue is made one) or a Tensor."""
-    from ..sparse_tensor import SparseTensor, SparseTensorValue
+    from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 
     if dtype is not None:
         dtype = _dtypes.as_dtype(dtype)
@@ -497,7 +497,7 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 for _type in (
     "Bitcast",

@@ -12,12 +12,12 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..array_bounds import array_bytes
-from ..errors import InvalidArgumentError
-from ..graph import convert_to_tensor
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.array_bounds import array_bytes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .math_ops import check_dtype
 
 __all__ = ["decode_wav", "encode_wav"]
@@ -220,7 +220,7 @@ def encode_wav(audio, sample_rate, name: Optional[str] = None):
     return apply_op("EncodeWav", (audio, rate), {}, name or "EncodeWav").outputs[0]
 
 
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("DecodeWav")
 NotDifferentiable("EncodeWav")

@@ -12,8 +12,8 @@ from typing import Optional
 
 import numpy as np
 
-from ..graph import Tensor
-from ..op_registry import define_op
+from ..framework.graph import Tensor
+from ..framework.op_registry import define_op
 from .math_ops import (
     INT_TYPES,
     _elementwise_extra,
@@ -85,7 +85,7 @@ def right_shift(x, y, name: Optional[str] = None) -> Tensor:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift", "RightShift"):
     NotDifferentiable(_type)

@@ -14,8 +14,8 @@ Each sampler op takes ``true_classes`` (int64, ``[batch_size, num_true]``) and d
 The distributions: uniform; log-uniform (Zipfian), ``P(c) = log((c + 2) / (c + 1)) /
 log(range_max + 1)``, for classes sorted by decreasing frequency; and a fixed unigram table
 raised to ``distortion`` (``unigrams``; reading ``vocab_file`` and sharding are not supported).
-The draws come from the op's random stream (`dataflow.random_streams`), seeded as every random
-op; none of the outputs has a gradient, as in TensorFlow.
+The draws come from the op's random stream (`dataflow.client.random_streams`), seeded as every
+random op; none of the outputs has a gradient, as in TensorFlow.
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, _user_location, convert_to_tensor
-from ..op_registry import apply_op, define_op
-from ..random_seed import op_seed_attrs
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, _user_location, convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
+from ..framework.random_seed import op_seed_attrs
+from ..framework.tensor_shape import TensorShape
 
 __all__ = [
     "all_candidate_sampler",
@@ -349,7 +349,7 @@ def fixed_unigram_candidate_sampler(
     )
 
 
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "UniformCandidateSampler",

@@ -14,9 +14,9 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import (
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import (
     Tensor,
     _user_location,
     control_dependencies,
@@ -26,7 +26,7 @@ from ..graph import (
     name_scope,
     numpy_value_or_none,
 )
-from ..op_registry import apply_op, define_op
+from ..framework.op_registry import apply_op, define_op
 from . import array_ops as _a
 from . import math_ops as _m
 from .math_ops import FLOAT_TYPES, INT_TYPES, NUMERIC_TYPES, check_dtype, graph_of
@@ -427,7 +427,7 @@ def add_check_numerics_ops():
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("CheckNumerics")

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Optional
 
-from .. import dtypes as _dtypes
-from ..graph import Tensor, _user_location, convert_to_tensor, name_scope
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Tensor, _user_location, convert_to_tensor, name_scope
 from .array_ops import identity, ones_like, rank, size, stack
 from .array_ops import range as _range
 from .math_ops import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..gradient_registry import RegisterGradient
+from ..framework.gradient_registry import RegisterGradient
 from .complex_ops import complex, conj, imag, real  # noqa: A004 - the op
 from .math_grad import sum_to_shape_of
 from .math_ops import multiply, negative

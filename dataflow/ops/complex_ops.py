@@ -16,9 +16,9 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import Tensor, convert_to_tensor
-from ..op_registry import apply_op_output, define_op
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.op_registry import apply_op_output, define_op
 from .math_ops import (
     COMPLEX_TYPES,
     broadcast_shape,

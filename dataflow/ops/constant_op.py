@@ -7,11 +7,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import _user_location, get_default_graph, register_conversion_op
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape, as_shape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import _user_location, get_default_graph, register_conversion_op
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape, as_shape
 
 
 def _infer_const(op):
@@ -220,7 +220,7 @@ define_op(
 
 def placeholder_with_default(input, shape, name: Optional[str] = None):  # noqa: A002 - TF name
     """A placeholder that passes ``input`` through when it is not fed."""
-    from ..graph import convert_to_tensor
+    from ..framework.graph import convert_to_tensor
 
     default = convert_to_tensor(input)
     return apply_op(
@@ -232,7 +232,7 @@ def placeholder_with_default(input, shape, name: Optional[str] = None):  # noqa:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 NotDifferentiable("Const")
 NotDifferentiable("Placeholder")

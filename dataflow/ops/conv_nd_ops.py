@@ -22,11 +22,11 @@ from typing import Optional
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from . import array_ops as _a
 from .array_ops import _shape_from_vector
 from .conv_ops import (
@@ -490,7 +490,7 @@ def _generic_conv_kernel(attrs):
     return kernel
 
 
-from ..op_registry import get_op_def  # noqa: E402
+from ..framework.op_registry import get_op_def  # noqa: E402
 
 get_op_def("Conv").kernel = _generic_conv_kernel
 
@@ -1030,7 +1030,7 @@ def conv(
 
 
 # -- gradients ---------------------------------------------------------------------------------
-from ..gradient_registry import RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 
 _CONV_ATTRS = ("strides", "padding", "dilations", "data_format")
 _POOL_ATTRS = ("ksize", "strides", "padding", "dilations", "data_format")
@@ -1765,7 +1765,7 @@ def with_space_to_batch(
     paddings, crops = required_space_to_batch_paddings(
         input_spatial_shape, rate, base_paddings=base_paddings
     )
-    from ..graph import numpy_value_or_none
+    from ..framework.graph import numpy_value_or_none
 
     known_paddings, known_crops = numpy_value_or_none(paddings), numpy_value_or_none(crops)
     block = _adjust_to_dims(rate.reshape(-1, 1), 1, dims).reshape(-1)

@@ -38,11 +38,11 @@ from typing import Optional
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, _user_location, convert_to_tensor
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, _user_location, convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .array_ops import _shape_from_vector, constant_vector, expand_dims, squeeze
 from .math_ops import FLOAT_TYPES, NUMERIC_TYPES, check_dtype, check_same_dtype, convert_all
 from .math_ops import graph_of as _graph_of
@@ -1044,7 +1044,7 @@ define_op(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 from .array_ops import shape  # noqa: E402
 
 _CONV_ATTRS = ("strides", "padding", "dilations", "data_format", "explicit_paddings")

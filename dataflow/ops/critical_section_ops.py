@@ -18,11 +18,11 @@ import threading
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import Tensor, control_dependencies, get_default_graph, name_scope
-from ..op_registry import apply_op, define_op
-from ..resource_containers import current_container, resource_key
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Tensor, control_dependencies, get_default_graph, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.resource_containers import current_container, resource_key
+from ..framework.tensor_shape import TensorShape
 
 __all__ = ["CriticalSection"]
 
@@ -136,7 +136,7 @@ class CriticalSection:
 
     def execute(self, fn, exclusive_resource_access=True, name=None):
         """``fn()``'s results, its ops run while this section is held."""
-        from .. import nest
+        from ..framework import nest
         from .array_ops import identity
 
         graph = get_default_graph()
@@ -201,7 +201,7 @@ def _claims(graph) -> dict:
     return graph._critical_section_resources
 
 
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in ("MutexV2", "MutexLock", "ConsumeMutexLock"):
     NotDifferentiable(_type)

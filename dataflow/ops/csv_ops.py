@@ -6,10 +6,10 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
 from .string_ops import _check_string_input
 
 __all__ = ["decode_csv"]
@@ -186,6 +186,6 @@ def decode_csv(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("DecodeCSV")

@@ -16,11 +16,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, _user_location, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, _user_location, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from . import array_ops as _a
 from . import extra_array_ops as _xa
 from . import math_ops as _m
@@ -188,7 +188,7 @@ define_op("CTCLoss", _infer_ctc_loss, _ctc_loss_kernel)
 
 
 def _sparse_labels(labels, function: str):
-    from ..sparse_tensor import SparseTensor, SparseTensorValue
+    from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 
     if isinstance(labels, SparseTensorValue):
         labels = SparseTensor(labels.indices, labels.values, labels.dense_shape)
@@ -287,7 +287,7 @@ def ctc_loss_v2(
     blank is class ``blank_index`` (0 by default for dense labels; negative counts from the
     end).  ``unique`` (`ctc_unique_labels` of the labels) only saves work in TensorFlow and
     changes nothing here."""
-    from ..sparse_tensor import SparseTensor, SparseTensorValue
+    from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 
     with name_scope(name, "ctc_loss_dense", [logits, labels, label_length, logit_length]):
         logits = convert_to_tensor(logits, name="logits")
@@ -412,7 +412,7 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated: bool = True, bla
             "blank_index": -1 if blank_index is None else int(blank_index),
         }
         outputs = apply_op("CTCGreedyDecoder", (inputs, sequence_length), attrs).outputs
-    from ..sparse_tensor import SparseTensor
+    from ..framework.sparse_tensor import SparseTensor
 
     return [SparseTensor(*outputs[:3])], outputs[3]
 
@@ -534,7 +534,7 @@ def ctc_beam_search_decoder(
             "merge_repeated": bool(merge_repeated),
         }
         outputs = apply_op("CTCBeamSearchDecoder", (inputs, sequence_length), attrs).outputs
-    from ..sparse_tensor import SparseTensor
+    from ..framework.sparse_tensor import SparseTensor
 
     n = int(top_paths)
     decoded = [SparseTensor(outputs[i], outputs[n + i], outputs[2 * n + i]) for i in range(n)]
@@ -621,7 +621,7 @@ def collapse_repeated(labels, seq_length, name: Optional[str] = None):
 
 
 # -- gradients -------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("CTCLoss")
@@ -701,7 +701,7 @@ def edit_distance(hypothesis, truth, normalize: bool = True, name: str = "edit_d
     float32 tensor of the larger of their leading shapes; with ``normalize`` divided by the
     truth's length (inf for an empty truth against a non-empty hypothesis, 0 for two empty
     sequences)."""
-    from ..sparse_tensor import SparseTensor, SparseTensorValue
+    from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 
     for what, value in (("Hypothesis", hypothesis), ("Truth", truth)):
         if not isinstance(value, (SparseTensor, SparseTensorValue)):

@@ -1,7 +1,7 @@
 """``nn.embedding_lookup``: rows of an embedding table (or of a table split into shards).
 
 With one table it is a ``gather`` along axis 0, so its gradient with respect to the table is
-sparse (`dataflow.indexed_slices.IndexedSlices`): only the rows looked up.  With a list of
+sparse (`dataflow.framework.indexed_slices.IndexedSlices`): only the rows looked up.  With a list of
 shards, id ``i`` lives in shard ``i % n`` at row ``i // n`` (``partition_strategy="mod"``,
 the default) or in the shard whose contiguous block of rows holds it (``"div"``: the first
 ``rows % n`` shards hold one row more), as in TensorFlow.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .. import dtypes as _dtypes
-from ..graph import (
+from ..framework import dtypes as _dtypes
+from ..framework.graph import (
     Tensor,
     _user_location,
     convert_to_tensor,
@@ -143,7 +143,7 @@ def embedding_lookup_sparse(
     ``allow_fast_lookup`` gathers a single (unsharded) table's rows at the ids directly, without
     first making the ids unique (same values, as in TensorFlow); ``max_norm`` scales each
     embedding down to that l2 norm before combining."""
-    from ..sparse_tensor import SparseTensor
+    from ..framework.sparse_tensor import SparseTensor
     from .segment_ops import segment_sum, unique
 
     combiner = "mean" if combiner is None else combiner
@@ -199,7 +199,7 @@ def safe_embedding_lookup_sparse(
     gives the embedding of ``default_id``, or zeros when that is None.  ``sparse_ids`` may have
     any rank of at least 2: the result is ``sparse_ids``' dense shape without its last
     dimension, plus the embedding's dimensions."""
-    from ..sparse_tensor import SparseTensor
+    from ..framework.sparse_tensor import SparseTensor
     from .sparse_extra_ops import sparse_fill_empty_rows, sparse_reshape, sparse_retain
 
     if embedding_weights is None:

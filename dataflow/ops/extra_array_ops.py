@@ -13,8 +13,8 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import (
+from ..framework import dtypes as _dtypes
+from ..framework.graph import (
     Tensor,
     _user_location,
     control_dependencies,
@@ -22,9 +22,9 @@ from ..graph import (
     graph_to_build_in,
     numpy_value_or_none,
 )
-from ..indexed_slices import IndexedSlices
-from ..tensor_shape import TensorShape
-from ..type_spec import IndexedSlicesSpec, register_spec_of
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor_shape import TensorShape
+from ..framework.type_spec import IndexedSlicesSpec, register_spec_of
 from . import array_ops as _a
 from . import math_ops as _m
 from .extra_nn_ops import top_k
@@ -359,7 +359,7 @@ def get_static_value(tensor, partial: bool = False):
 
 def is_tensor(x) -> bool:
     """Whether ``x`` is a graph tensor or a composite of them (SparseTensor, IndexedSlices)."""
-    from ..sparse_tensor import SparseTensor
+    from ..framework.sparse_tensor import SparseTensor
 
     return isinstance(x, (Tensor, SparseTensor, IndexedSlices))
 

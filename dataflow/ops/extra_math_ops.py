@@ -19,9 +19,9 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import Tensor, _user_location, convert_to_tensor
-from ..op_registry import apply_op, define_op
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Tensor, _user_location, convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
 from . import math_grad as _mg
 from . import math_ops as _m
 from .math_ops import (
@@ -603,7 +603,7 @@ def confusion_matrix(
     """The ``num_classes x num_classes`` matrix counting (or summing ``weights`` of) each
     ``(label, prediction)`` pair; ``num_classes`` defaults to the largest class seen plus 1.
     Negative classes, and classes not below ``num_classes``, fail at run time, as in TensorFlow."""
-    from ..graph import control_dependencies
+    from ..framework.graph import control_dependencies
     from .array_ops import ones_like, stack
     from .check_ops import assert_less, assert_non_negative
     from .nd_index_ops import scatter_nd
@@ -635,7 +635,7 @@ def confusion_matrix(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 for _type in "Round Rint IsNan IsInf IsFinite TruncateDiv TruncateMod NextAfter".split():
     NotDifferentiable(_type)
@@ -856,7 +856,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
     """How often each value ``0, 1, ...`` occurs in the non-negative ints ``arr`` (or the sum
     of the ``weights`` where it does): ``max(arr) + 1`` counts, at least ``minlength`` and
     at most ``maxlength`` (larger values are left out)."""
-    from ..graph import name_scope
+    from ..framework.graph import name_scope
     from .array_ops import ones_like, reshape, size
     from .segment_ops import unsorted_segment_sum
 
@@ -883,7 +883,7 @@ def histogram_fixed_width_bins(
 ) -> Tensor:
     """The bin of each of ``values`` among ``nbins`` equal bins spanning ``value_range``
     ``[lo, hi]``; values below ``lo`` go to bin 0, at or above ``hi`` to the last."""
-    from ..graph import name_scope
+    from ..framework.graph import name_scope
 
     with name_scope(name, "histogram_fixed_width", [values, value_range, nbins]):
         values = convert_to_tensor(values, name="values")
@@ -898,7 +898,7 @@ def histogram_fixed_width_bins(
 def histogram_fixed_width(values, value_range, nbins=100, dtype=_dtypes.int32, name=None):
     """How many of ``values`` fall in each of ``nbins`` equal bins spanning ``value_range``
     (`histogram_fixed_width_bins` says which)."""
-    from ..graph import name_scope
+    from ..framework.graph import name_scope
     from .array_ops import ones_like, reshape
     from .segment_ops import unsorted_segment_sum
 
@@ -911,7 +911,7 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=_dtypes.int32, n
 def unravel_index(indices, dims, name=None) -> Tensor:
     """The coordinates in an array of shape ``dims`` of the flat ``indices`` (a scalar or a
     vector): one row per dimension, as ``np.unravel_index`` stacked."""
-    from ..graph import name_scope
+    from ..framework.graph import name_scope
     from .array_ops import expand_dims, reshape
 
     with name_scope(name, "UnravelIndex", [indices, dims]):

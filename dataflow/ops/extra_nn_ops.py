@@ -14,10 +14,10 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from . import array_ops as _a
 from . import math_grad as _mg
 from . import math_ops as _m
@@ -196,7 +196,7 @@ def _top_k_kernel(attrs):
     def top_k(x, k):
         k = int(k)
         if x.shape[-1] < k:
-            from ..errors import InvalidArgumentError
+            from ..framework.errors import InvalidArgumentError
 
             raise InvalidArgumentError(
                 None, None, f"input must have at least k={k} columns, got {x.shape[-1]}"
@@ -254,7 +254,7 @@ def _infer_in_top_k(op):
 def _in_top_k_kernel(attrs):
     def in_top_k(predictions, targets, k):
         if predictions.shape[0] != targets.shape[0]:
-            from ..errors import InvalidArgumentError
+            from ..framework.errors import InvalidArgumentError
 
             raise InvalidArgumentError(
                 None,
@@ -524,7 +524,7 @@ def log_poisson_loss(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 NotDifferentiable("InTopKV2")
 

@@ -13,10 +13,10 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, _user_location, convert_to_tensor
-from ..op_registry import apply_op, define_op
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, _user_location, convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
 from . import array_ops as _a
 from . import math_ops as _m
 from .extra_math_ops import div_no_nan
@@ -208,7 +208,7 @@ def dynamic_stitch(indices, data, name: Optional[str] = None) -> Tensor:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 
 
 def _gather_rows(values: Tensor, ids: Tensor, data: Tensor) -> tuple:

@@ -16,11 +16,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from . import image_codecs as _codecs
 from .image_ops import convert_image_dtype
 from .math_ops import check_dtype
@@ -556,7 +556,7 @@ def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (*_DECODE_TYPES, "EncodePng", "EncodeJpeg", "EncodeJpegVariableQuality"):
     NotDifferentiable(_type)

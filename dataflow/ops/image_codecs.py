@@ -2,8 +2,8 @@
 zlib, JPEG and WebP through the optional ``images`` extra.
 
 Each decoder takes bytes from anywhere (a file, a record, a feed), so each one bounds what
-the header declares before it allocates (`dataflow.array_bounds`, and TensorFlow's own limits
-on width and height), and raises `CodecError` naming what is wrong on corrupt data; the ops
+the header declares before it allocates (`dataflow.framework.array_bounds`, and TensorFlow's own
+limits on width and height), and raises `CodecError` naming what is wrong on corrupt data; the ops
 (`dataflow.ops.image_codec_ops`) turn it into an ``InvalidArgumentError``.
 
 The values are TensorFlow's: PNG is converted between channel counts and bit depths as
@@ -23,7 +23,7 @@ import zlib
 
 import numpy as np
 
-from ..array_bounds import array_bytes
+from ..framework.array_bounds import array_bytes
 
 _EXTRA = "pip install 'dataflow[images]'"
 

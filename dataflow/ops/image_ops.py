@@ -15,17 +15,17 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..gradient_registry import NotDifferentiable
-from ..graph import (
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.gradient_registry import NotDifferentiable
+from ..framework.graph import (
     Tensor,
     _user_location,
     convert_to_tensor,
     graph_to_build_in,
     numpy_value_or_none,
 )
-from ..op_registry import apply_op, define_op
+from ..framework.op_registry import apply_op, define_op
 from . import array_ops as _a
 from . import math_ops as _m
 from .math_ops import check_dtype, graph_of

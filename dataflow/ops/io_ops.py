@@ -11,11 +11,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError, NotFoundError
-from ..graph import convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError, NotFoundError
+from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .string_ops import _check_string_input, _strings
 
 __all__ = [
@@ -121,8 +121,8 @@ def matching_files(pattern, name: Optional[str] = None):
 def match_filenames_once(pattern, name: Optional[str] = None):
     """A local variable (initialized by ``local_variables_initializer``) holding the names of
     the files that match ``pattern`` when it is initialized."""
-    from ..graph import GraphKeys
-    from ..variables import Variable
+    from ..framework.graph import GraphKeys
+    from .variables import Variable
 
     with name_scope(name or "matching_filenames") as scope:
         return Variable(
@@ -183,7 +183,7 @@ def decode_base64(input, name: Optional[str] = None):  # noqa: A002
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in ("ReadFile", "WriteFile", "MatchingFiles", "EncodeBase64", "DecodeBase64"):
     NotDifferentiable(_type)

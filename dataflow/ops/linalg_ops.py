@@ -17,10 +17,10 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..graph import convert_to_tensor
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .math_ops import FLOAT_TYPES, check_dtype
 
 __all__ = ["norm", "normalize", "qr"]
@@ -89,7 +89,7 @@ def _infer_qr_grad(op):
 
 define_op("QrGrad", _infer_qr_grad, lambda attrs: lambda a, q, r, dq, dr: _qr_grad(q, r, dq, dr))
 
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 from .array_ops import zeros_like  # noqa: E402
 
 
@@ -120,7 +120,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
     ``"euclidean"``/``"fro"`` (the square root of the sum of squares, whatever the shape), a
     positive number ``p`` for vectors, ``1`` or ``np.inf`` for matrices (the largest column or
     row sum of absolute values)."""
-    from ..graph import name_scope
+    from ..framework.graph import name_scope
     from .math_ops import abs as _abs
     from .math_ops import pow as _pow
     from .math_ops import reduce_max, reduce_sum, sqrt, square
@@ -168,7 +168,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
 def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
     """``(tensor / norm, norm)``: ``tensor`` scaled to unit `norm` (same ``ord`` and ``axis``),
     with the norm kept in reduced dimensions of size 1."""
-    from ..graph import name_scope
+    from ..framework.graph import name_scope
     from .math_ops import truediv
 
     with name_scope(name or "normalize"):

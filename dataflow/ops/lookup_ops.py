@@ -20,12 +20,12 @@ import threading
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
-from ..graph import GraphKeys, Tensor, add_to_collection, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..resource_containers import current_container, resource_key
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from ..framework.graph import GraphKeys, Tensor, add_to_collection, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.resource_containers import current_container, resource_key
+from ..framework.tensor_shape import TensorShape
 
 __all__ = [
     "DenseHashTable",
@@ -551,16 +551,16 @@ class _TableBase:
             return apply_op(op_type, [self._resource_handle, *inputs], attrs or {}, name=op_type)
 
     def _convert_keys(self, keys):
-        from ..ragged_tensor import RaggedTensor
-        from ..sparse_tensor import SparseTensor
+        from ..framework.ragged_tensor import RaggedTensor
+        from ..framework.sparse_tensor import SparseTensor
 
         if isinstance(keys, (SparseTensor, RaggedTensor, Tensor)):
             return keys
         return convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
 
     def _lookup(self, keys, default, scope: str):
-        from ..ragged_tensor import RaggedTensor
-        from ..sparse_tensor import SparseTensor
+        from ..framework.ragged_tensor import RaggedTensor
+        from ..framework.sparse_tensor import SparseTensor
 
         keys = self._convert_keys(keys)
         if keys.dtype != self._key_dtype:
@@ -845,8 +845,8 @@ class StaticVocabularyTable:
     def lookup(self, keys, name=None):
         """The ids of ``keys`` (a Tensor, SparseTensor or RaggedTensor of the lookup dtype):
         a vocabulary key's value, any other key's bucket."""
-        from ..ragged_tensor import RaggedTensor
-        from ..sparse_tensor import SparseTensor
+        from ..framework.ragged_tensor import RaggedTensor
+        from ..framework.sparse_tensor import SparseTensor
         from .math_ops import add, cast, not_equal
         from .math_ops import where_v2 as where
 
@@ -882,7 +882,7 @@ class StaticVocabularyTable:
         return self.lookup(keys)
 
 
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     *_HANDLE_TYPES,

@@ -10,14 +10,14 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError
 
 # -- gradients -------------------------------------------------------------------------------------
 # Each gradient builds ops of this library, so gradients of gradients can be taken.  Gradients of
 # broadcasting ops are summed back to the shape of the input (`sum_to_shape_of`).
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
-from ..graph import Tensor, convert_to_tensor
-from ..op_registry import apply_op, apply_op_output, define_op
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.op_registry import apply_op, apply_op_output, define_op
 from .math_ops import (
     COMPLEX_TYPES,
     INDEX_TYPES,
@@ -119,7 +119,7 @@ def _binary_grads(op, gx, gy):
 
 
 def _zeros(t: Tensor) -> Tensor:
-    from ..gradient_registry import zeros_like_output
+    from ..framework.gradient_registry import zeros_like_output
 
     return zeros_like_output(t)
 

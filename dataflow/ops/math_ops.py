@@ -26,9 +26,9 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import (
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import (
     Tensor,
     _user_location,
     convert_to_tensor,
@@ -38,9 +38,9 @@ from ..graph import (
     numpy_value_or_none,
     register_conversion_op,
 )
-from ..op_registry import apply_op_output, define_op
-from ..ragged_tensor import override_for
-from ..tensor_shape import TensorShape
+from ..framework.op_registry import apply_op_output, define_op
+from ..framework.ragged_tensor import override_for
+from ..framework.tensor_shape import TensorShape
 from .static_values import known_int_value
 
 __all__ = [
@@ -283,7 +283,7 @@ def _quiet(fn):
 #   array; "identity": {"left"/"right": v}: v op x == x (x op v == x) bit for bit, for every x
 #   (floats: x + -0.0 == x, but x + 0.0 turns -0.0 into 0.0); "involution": op(op(x)) == x;
 #   "annihilator": x op v == v for integers (for floats NaN, inf and signed zeros differ).
-# What the native tier may write for an op that is not a ufunc (`dataflow.compiler.native`):
+# What the native tier may write for an op that is not a ufunc (`dataflow.client.compiler.native`):
 #   "native": (op, constants) -> (template, result) or None, ``constants`` holding per input
 #   its value when the native code has it as a constant (else None), ``template`` an expression
 #   over the inputs ``{0}``, ``{1}``... (numpy's functions as ``np.``) that numba computes

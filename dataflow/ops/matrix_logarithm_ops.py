@@ -22,10 +22,10 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..gradient_registry import RegisterGradient
-from ..graph import Tensor, _user_location, convert_to_tensor
-from ..op_registry import apply_op_output, define_op
+from ..framework.errors import InvalidArgumentError
+from ..framework.gradient_registry import RegisterGradient
+from ..framework.graph import Tensor, _user_location, convert_to_tensor
+from ..framework.op_registry import apply_op_output, define_op
 from .math_ops import COMPLEX_TYPES, graph_of
 
 __all__ = ["logm", "matrix_logarithm"]

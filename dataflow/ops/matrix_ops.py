@@ -13,11 +13,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from . import array_ops as _a
 from . import math_ops as _m
 from .math_ops import FLOAT_TYPES, check_dtype, check_same_dtype, graph_of
@@ -731,7 +731,7 @@ def einsum(equation: str, *inputs, **kwargs) -> Tensor:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("MatrixInverse")

@@ -19,10 +19,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import composites, nest
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import (
+from ..framework import composites, nest
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import (
     Operation,
     Tensor,
     control_dependencies,
@@ -31,8 +31,8 @@ from ..graph import (
     graph_to_build_in,
     is_tensor_like,
 )
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .array_ops import identity
 
 __all__ = ["Assert", "Print", "group", "no_op", "numpy_function", "print", "py_func", "tuple"]
@@ -553,7 +553,7 @@ def numpy_function(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 for _type in ("NoOp", "Assert", "PrintV2", "PyFunc", "PyFuncStateless"):
     NotDifferentiable(_type)

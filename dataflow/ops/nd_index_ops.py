@@ -17,10 +17,10 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor, numpy_value_or_none
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, convert_to_tensor, numpy_value_or_none
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .math_ops import INDEX_TYPES, check_dtype
 
 __all__ = [
@@ -333,7 +333,7 @@ tensor_scatter_update = tensor_scatter_nd_update
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 from .array_ops import shape as _shape  # noqa: E402
 
 

@@ -10,9 +10,9 @@ from typing import Optional
 
 import numpy as np
 
-from ..graph import Tensor, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .array_ops import zeros_like
 from .math_ops import (
     FLOAT_TYPES,
@@ -126,7 +126,7 @@ def weighted_cross_entropy_with_logits(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("L2Loss")

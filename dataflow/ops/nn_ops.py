@@ -17,18 +17,18 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import (
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import (
     Tensor,
     _user_location,
     convert_to_tensor,
     graph_to_build_in,
     numpy_value_or_none,
 )
-from ..op_registry import apply_op, apply_op_output, define_op
-from ..random_seed import op_seed_attrs
-from ..tensor_shape import TensorShape
+from ..framework.op_registry import apply_op, apply_op_output, define_op
+from ..framework.random_seed import op_seed_attrs
+from ..framework.tensor_shape import TensorShape
 from .array_ops import squeeze, stop_gradient
 from .math_ops import (
     FLOAT_TYPES,
@@ -530,13 +530,13 @@ def dropout(
 ) -> Tensor:
     """``x`` with each element zeroed with probability ``rate`` (``= 1 - keep_prob``) and the
     others scaled by ``1 / (1 - rate)``.  A fresh mask is drawn every run; ``seed`` is the op
-    seed, combined with the graph seed as every random op's (`dataflow.random_seed`), and with
-    either the sequence of masks is the same for every Session.  ``noise_shape`` (broadcast
+    seed, combined with the graph seed as every random op's (`dataflow.framework.random_seed`), and
+    with either the sequence of masks is the same for every Session.  ``noise_shape`` (broadcast
     against ``x``) shares one draw along the dimensions where it is 1.  A rate known to be 0
     returns ``x``.
 
-    The mask comes from the op's stream in the Session (`dataflow.random_streams`), so its values
-    are not TensorFlow's, whose dropout is several ops around a ``RandomUniform``."""
+    The mask comes from the op's stream in the Session (`dataflow.client.random_streams`), so its
+    values are not TensorFlow's, whose dropout is several ops around a ``RandomUniform``."""
     if (keep_prob is None) == (rate is None):
         raise ValueError(f"dropout at {_user_location()}: needs exactly one of keep_prob and rate")
     x = convert_to_tensor(x)
@@ -580,7 +580,7 @@ def _known_scalar(value) -> Optional[float]:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 from .array_ops import expand_dims, reshape, shape  # noqa: E402
 from .math_ops import (  # noqa: E402
     exp,
@@ -593,7 +593,7 @@ from .math_ops import (  # noqa: E402
 
 
 def _zeros(t: Tensor) -> Tensor:
-    from ..gradient_registry import zeros_like_output
+    from ..framework.gradient_registry import zeros_like_output
 
     return zeros_like_output(t)
 

@@ -16,10 +16,10 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .conv_ops import TO_NHWC, _from_nhwc, _layout, argument_errors
 from .math_ops import FLOAT_TYPES, check_dtype, graph_of
 
@@ -284,7 +284,7 @@ lrn = local_response_normalization
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("FusedBatchNormV3")

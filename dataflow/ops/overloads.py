@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import Tensor, convert_to_tensor
-from ..indexed_slices import IndexedSlices
+from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.indexed_slices import IndexedSlices
 from . import math_ops
 from .array_ops import _getitem
 

@@ -15,13 +15,13 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..array_bounds import MAX_ARRAY_BYTES
-from ..errors import InvalidArgumentError
-from ..graph import convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..sparse_tensor import SparseTensor
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.array_bounds import MAX_ARRAY_BYTES
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.sparse_tensor import SparseTensor
+from ..framework.tensor_shape import TensorShape
 
 __all__ = [
     "decode_compressed",
@@ -502,7 +502,7 @@ def _splits_from(partition, values, row_splits_dtype, vector):
 
 
 def _nrows(values, dtype):
-    from ..ragged_tensor import RaggedTensor
+    from ..framework.ragged_tensor import RaggedTensor
     from . import array_ops
 
     if isinstance(values, RaggedTensor):
@@ -511,7 +511,7 @@ def _nrows(values, dtype):
 
 
 def _uniform(values, length, dtype, validate):
-    from ..ragged_tensor import RaggedTensor
+    from ..framework.ragged_tensor import RaggedTensor
     from . import array_ops, math_ops
 
     if not isinstance(values, RaggedTensor):
@@ -523,7 +523,7 @@ def _uniform(values, length, dtype, validate):
 
 
 def _ragged_feature(key: str, feature: RaggedFeature, parsed: dict, batched: bool):
-    from ..ragged_tensor import RaggedTensor
+    from ..framework.ragged_tensor import RaggedTensor
     from . import array_ops, math_ops
 
     dtype = _dtypes.as_dtype(feature.row_splits_dtype)
@@ -698,7 +698,7 @@ def decode_compressed(bytes, compression_type: str = "", name=None):  # noqa: A0
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("ParseExample")
 NotDifferentiable("DecodeCompressed")

@@ -17,12 +17,12 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..array_bounds import array_bytes
-from ..errors import DataLossError, InvalidArgumentError
-from ..graph import convert_to_tensor
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.array_bounds import array_bytes
+from ..framework.errors import DataLossError, InvalidArgumentError
+from ..framework.graph import convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 
 __all__ = ["decode_proto", "encode_proto"]
 
@@ -466,7 +466,7 @@ def encode_proto(
     return apply_op(op_type, (sizes, *tensors), attrs, name or op_type).outputs[0]
 
 
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("DecodeProtoV2")
 NotDifferentiable("EncodeProto")

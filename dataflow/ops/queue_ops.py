@@ -6,7 +6,7 @@ the first time a run needs it (`RunContext.resource`) and kept there until the S
 ops that take the handle (``QueueEnqueueV2``, ``QueueDequeueManyV2``, ``QueueCloseV2``, ...) act
 on it at once.  Unlike a variable write, an enqueue is not held back until its run succeeds: other
 runs see it straight away, as in TensorFlow, which is what lets one thread feed a queue that
-another thread's run is waiting on (`dataflow.queue_runner`).
+another thread's run is waiting on (`dataflow.training.queue_runner`).
 
 Waiting.  An enqueue into a full queue, and a dequeue from a queue with too few elements, wait.
 They stop waiting when the queue gets room or elements, when it is closed (then a dequeue gets
@@ -17,7 +17,7 @@ closes (``CancelledError``) or when the run's deadline passes (``DeadlineExceede
 A ``RandomShuffleQueue`` hands out a uniformly chosen element and keeps at least
 ``min_after_dequeue`` elements until it is closed, so that what it hands out is well mixed; its
 choices come from a generator keyed by the graph and op seeds as TF1 derives them
-(`dataflow.random_seed`; nondeterministic without either).
+(`dataflow.framework.random_seed`; nondeterministic without either).
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import CancelledError, InvalidArgumentError, OutOfRangeError
-from ..graph import Tensor, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..random_seed import op_seed_attrs
-from ..resource_containers import current_container, resource_key
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import CancelledError, InvalidArgumentError, OutOfRangeError
+from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.random_seed import op_seed_attrs
+from ..framework.resource_containers import current_container, resource_key
+from ..framework.tensor_shape import TensorShape
 
 __all__ = ["FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue"]
 
@@ -635,7 +635,7 @@ class PriorityQueue(QueueBase):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     *_HANDLE_TYPES,

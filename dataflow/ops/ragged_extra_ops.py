@@ -17,12 +17,12 @@ import itertools
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, control_dependencies, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..ragged_tensor import RaggedTensor
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.ragged_tensor import RaggedTensor
+from ..framework.tensor_shape import TensorShape
 from . import array_ops, check_ops, extra_array_ops, extra_math_ops, math_ops, segment_ops
 
 __all__ = [
@@ -345,7 +345,7 @@ define_op("RaggedCross", _infer_cross, _cross_kernel)
 def _as_rows(value):
     """``(values, row_splits)`` of a cross input: a RaggedTensor (of one ragged dimension), a
     2-D Tensor, or a SparseTensor (its rows' values in order)."""
-    from ..sparse_tensor import SparseTensor
+    from ..framework.sparse_tensor import SparseTensor
 
     if isinstance(value, RaggedTensor):
         if value.ragged_rank != 1:
@@ -420,7 +420,7 @@ def sparse_cross(inputs, name=None, separator=None):
 
 
 def _as_sparse(values, splits):
-    from ..sparse_tensor import SparseTensor
+    from ..framework.sparse_tensor import SparseTensor
 
     rt = RaggedTensor(values, splits, internal=True)
     rows = rt.value_rowids()
@@ -434,7 +434,7 @@ def _as_sparse(values, splits):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("RaggedFillEmptyRows")

@@ -1,4 +1,5 @@
-"""Ops on `dataflow.ragged_tensor.RaggedTensor`: making, reshaping, slicing, joining, reducing.
+"""Ops on `dataflow.framework.ragged_tensor.RaggedTensor`: making, reshaping, slicing, joining,
+reducing.
 
 Every ragged op is built from the dense ops on a RaggedTensor's parts, plus one op of its own,
 TensorFlow's ``RaggedRange`` (the rows ``range(starts[i], limits[i], deltas[i])`` as row splits
@@ -6,7 +7,7 @@ and values), which turns per-row bounds into the positions of the values they se
 gradients flow to ``flat_values`` through the ordinary gradients of gather, concat and segment
 sums, and the splits are integers that take none.
 
-What this module gives RaggedTensor (registered on it, see `dataflow.ragged_tensor`):
+What this module gives RaggedTensor (registered on it, see `dataflow.framework.ragged_tensor`):
 
 - its factories (``from_row_splits``, ``from_row_lengths``, ``from_value_rowids``,
   ``from_tensor``), ``row_lengths``, ``nrows``, ``value_rowids``, ``to_tensor``;
@@ -23,16 +24,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import Tensor, convert_to_tensor, name_scope, numpy_value_or_none
-from ..op_registry import apply_op, define_op
-from ..ragged_tensor import (
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Tensor, convert_to_tensor, name_scope, numpy_value_or_none
+from ..framework.op_registry import apply_op, define_op
+from ..framework.ragged_tensor import (
     RaggedTensor,
     RaggedTensorValue,
     register_operator,
     register_override,
 )
-from ..tensor_shape import TensorShape
+from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from .segment_ops import unsorted_segment_sum
 
@@ -754,6 +755,6 @@ register_override("reduce_sum", _reduce_sum)
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("RaggedRange")

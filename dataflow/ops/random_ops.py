@@ -3,9 +3,9 @@ and Poisson samples.  The user-facing names mirror ``tf.compat.v1`` (``df.random
 ``df.random.normal``, ...).
 
 Each op is stateful (passes never fold, merge or hoist it) and draws from its own stream of the
-Session (`dataflow.random_streams`), keyed by its ``seed`` and ``seed2`` attributes
-(`dataflow.random_seed`): a fresh value every run and every loop iteration, the same sequence in
-every Session when a seed is set.  The values are not TensorFlow's bit for bit; the
+Session (`dataflow.client.random_streams`), keyed by its ``seed`` and ``seed2`` attributes
+(`dataflow.framework.random_seed`): a fresh value every run and every loop iteration, the same
+sequence in every Session when a seed is set.  The values are not TensorFlow's bit for bit; the
 distributions, shapes, dtypes, op names and seed rules are.
 
 The graphs are TensorFlow's: ``random_normal(shape, mean, stddev)`` is
@@ -25,12 +25,12 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
-from ..op_registry import apply_op, define_op
-from ..random_seed import op_seed_attrs
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
+from ..framework.op_registry import apply_op, define_op
+from ..framework.random_seed import op_seed_attrs
+from ..framework.tensor_shape import TensorShape
 from .array_ops import _as_index_vector, _shape_from_vector
 from .math_ops import (
     FLOAT_TYPES,
@@ -397,7 +397,7 @@ def random_normal(
     """A tensor of ``shape`` drawn from a normal distribution (``tf.compat.v1.random_normal``).
 
     ``shape`` is a list of ints, a 1-D int tensor, or a list mixing ints and scalar tensors.
-    ``seed`` is the op seed, combined with the graph seed (`dataflow.random_seed`)."""
+    ``seed`` is the op seed, combined with the graph seed (`dataflow.framework.random_seed`)."""
     return _scaled_source(
         "RandomStandardNormal", "random_normal", shape, mean, stddev, dtype, seed, name
     )
@@ -622,7 +622,7 @@ define_op("RandomGammaGrad", _infer_gamma_grad, lambda attrs: _gamma_sample_grad
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 from .array_ops import range as _range  # noqa: E402
 from .array_ops import size  # noqa: E402
 from .math_ops import reduce_sum  # noqa: E402

@@ -22,11 +22,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError, NotFoundError
-from ..graph import Tensor, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..tfrecord import TFRecordOptions, read_records
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError, NotFoundError
+from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tfrecord import TFRecordOptions, read_records
 
 __all__ = [
     "FixedLengthRecordReader",
@@ -372,7 +372,7 @@ class WholeFileReader(ReaderBase):
         super().__init__(_reader_handle("WholeFileReader", {}, name or "WholeFileReader"))
 
 
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in ("ReaderHandle", "ReaderReadV2", "ReaderReadUpToV2", "ReaderCountV2", "ReaderResetV2"):
     NotDifferentiable(_type)

@@ -11,10 +11,10 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
 from .array_ops import known_int_value
 
 __all__ = ["reverse", "reverse_sequence", "reverse_v2"]
@@ -156,7 +156,7 @@ def reverse_sequence(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("ReverseV2")

@@ -16,10 +16,10 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .array_ops import (
     concat,
     expand_dims,
@@ -216,6 +216,6 @@ def sampled_softmax_loss(
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
 
 
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("ComputeAccidentalHits")

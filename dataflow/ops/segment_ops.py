@@ -1,9 +1,9 @@
 """Segment sums: adding the rows of a tensor into the rows of a result chosen by an index.
 
 ``unsorted_segment_sum(data, segment_ids, num_segments)`` adds ``data[i]`` into row
-``segment_ids[i]`` of a result with ``num_segments`` rows (rows no id names stay zero); it is how
-a sparse gradient (`dataflow.indexed_slices.IndexedSlices`) becomes dense, and the gradient of a
-gather.  ``segment_sum`` is the same for sorted ids, with as many rows as the largest id needs.
+``segment_ids[i]`` of a result with ``num_segments`` rows (rows no id names stay zero); it is how a
+sparse gradient (`dataflow.framework.indexed_slices.IndexedSlices`) becomes dense, and the gradient
+of a gather.  ``segment_sum`` is the same for sorted ids, with as many rows as the largest id needs.
 Negative ids drop their row, as in TensorFlow; ids at or past ``num_segments`` are an error.
 """
 
@@ -13,11 +13,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .math_ops import ARITHMETIC_TYPES, INDEX_TYPES, check_dtype
 
 __all__ = ["segment_sum", "unique", "unsorted_segment_sum"]
@@ -145,7 +145,7 @@ def unique(x, out_idx=None, name: Optional[str] = None):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 from .array_ops import (  # noqa: E402
     concat,
     expand_dims,
@@ -181,14 +181,14 @@ def _segment_sum_grad(op, grad):
 # Registered here, where the op that makes the dense tensor is defined.
 import warnings  # noqa: E402
 
-from .. import indexed_slices as _indexed_slices  # noqa: E402
-from ..graph import register_tensor_conversion_function  # noqa: E402
-from ..indexed_slices import IndexedSlices  # noqa: E402
+from ..framework import indexed_slices as _indexed_slices  # noqa: E402
+from ..framework.graph import register_tensor_conversion_function  # noqa: E402
+from ..framework.indexed_slices import IndexedSlices  # noqa: E402
 from .array_ops import strided_slice  # noqa: E402
 
 
 def _indexed_slices_to_dense(slices: IndexedSlices, dtype=None, name=None) -> Tensor:
-    """The dense tensor ``slices`` stands for (`dataflow.indexed_slices`): an
+    """The dense tensor ``slices`` stands for (`dataflow.framework.indexed_slices`): an
     ``UnsortedSegmentSum`` of its values into ``dense_shape[0]`` rows."""
     if dtype is not None and _dtypes.as_dtype(dtype) is not slices.dtype:
         raise ValueError(

@@ -18,11 +18,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InternalError, InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor, device, name_scope
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InternalError, InvalidArgumentError
+from ..framework.graph import Tensor, convert_to_tensor, device, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 
 __all__ = ["TensorHandle", "delete_session_tensor", "get_session_handle", "get_session_tensor"]
 
@@ -194,7 +194,7 @@ def _device_of(handle) -> str:
     return parts[2]
 
 
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in ("GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor"):
     NotDifferentiable(_type)

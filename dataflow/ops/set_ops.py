@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..sparse_tensor import SparseTensor
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.sparse_tensor import SparseTensor
+from ..framework.tensor_shape import TensorShape
 
 __all__ = ["set_difference", "set_intersection", "set_size", "set_union"]
 
@@ -164,7 +164,7 @@ def set_size(a, validate_indices=True):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("SetOperation")
 NotDifferentiable("SetSize")

@@ -17,10 +17,10 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .extra_array_ops import get_static_value
 from .math_ops import INDEX_TYPES, check_dtype
 
@@ -324,7 +324,7 @@ def parallel_stack(values, name: str = "parallel_stack") -> Tensor:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("SpaceToBatchND")

@@ -15,12 +15,12 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import convert_to_tensor, name_scope
-from ..op_registry import apply_op, define_op
-from ..sparse_tensor import SparseTensor
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.sparse_tensor import SparseTensor
+from ..framework.tensor_shape import TensorShape
 
 __all__ = [
     "sparse_concat",
@@ -697,7 +697,7 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
 
 def sparse_mask(a, mask_indices, name=None):
     """The IndexedSlices ``a`` without its slices whose index is in ``mask_indices``."""
-    from ..indexed_slices import IndexedSlices
+    from ..framework.indexed_slices import IndexedSlices
     from .array_ops import gather
     from .extra_array_ops import setdiff1d
 
@@ -780,7 +780,7 @@ def sparse_segment_sqrt_n(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "SparseTranspose SparseReshape SparseRetain SparseResetShape SparseFillEmptyRows SparseSlice "

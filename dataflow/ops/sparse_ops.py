@@ -1,4 +1,4 @@
-"""Ops on `dataflow.sparse_tensor.SparseTensor`: to dense, times a dense matrix, sums.
+"""Ops on `dataflow.framework.sparse_tensor.SparseTensor`: to dense, times a dense matrix, sums.
 
 ``sparse_to_dense(indices, output_shape, values, default_value)`` fills a dense tensor; with
 ``validate_indices`` (the default) the indices must be in row-major order without repeats, and
@@ -13,11 +13,11 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor, name_scope, numpy_value_or_none
-from ..op_registry import apply_op, define_op
-from ..sparse_tensor import SparseTensor
-from ..tensor_shape import TensorShape
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, convert_to_tensor, name_scope, numpy_value_or_none
+from ..framework.op_registry import apply_op, define_op
+from ..framework.sparse_tensor import SparseTensor
+from ..framework.tensor_shape import TensorShape
 from .math_ops import INDEX_TYPES, check_dtype
 
 __all__ = [
@@ -355,7 +355,7 @@ def sparse_reorder(sp_input: SparseTensor, name: Optional[str] = None) -> Sparse
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 from .array_ops import gather, reshape  # noqa: E402
 from .math_ops import reduce_sum, subtract  # noqa: E402
 from .nd_index_ops import gather_nd  # noqa: E402
@@ -407,7 +407,7 @@ def _sparse_matmul_grad(op, grad):
 
 
 # -- a SparseTensor to feed ------------------------------------------------------------------------
-from .. import dtypes as _dtypes  # noqa: E402
+from ..framework import dtypes as _dtypes  # noqa: E402
 from .constant_op import placeholder  # noqa: E402
 
 

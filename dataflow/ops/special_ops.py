@@ -16,10 +16,16 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..gradient_registry import RegisterGradient
-from ..graph import Tensor, _user_location, convert_to_tensor, graph_to_build_in, name_scope
-from ..op_registry import apply_op_output, define_op
+from ..framework import dtypes as _dtypes
+from ..framework.gradient_registry import RegisterGradient
+from ..framework.graph import (
+    Tensor,
+    _user_location,
+    convert_to_tensor,
+    graph_to_build_in,
+    name_scope,
+)
+from ..framework.op_registry import apply_op_output, define_op
 from . import array_ops as _a
 from . import math_grad as _mg
 from . import math_ops as _m

@@ -24,12 +24,12 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..gradient_registry import NotDifferentiable, RegisterGradient
-from ..graph import Tensor, convert_to_tensor, numpy_value_or_none
-from ..op_registry import apply_op_output, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient
+from ..framework.graph import Tensor, convert_to_tensor, numpy_value_or_none
+from ..framework.op_registry import apply_op_output, define_op
+from ..framework.tensor_shape import TensorShape
 from .math_ops import (
     COMPLEX_TYPES,
     FLOAT_TYPES,

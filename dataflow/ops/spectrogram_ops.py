@@ -10,8 +10,8 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import Tensor, convert_to_tensor, numpy_value_or_none
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Tensor, convert_to_tensor, numpy_value_or_none
 from . import array_ops as _a
 from . import math_ops as _m
 from .math_ops import graph_of

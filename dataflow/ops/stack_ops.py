@@ -35,11 +35,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import convert_to_tensor, get_default_graph
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import convert_to_tensor, get_default_graph
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 
 __all__ = ["Stack", "stack_close_v2", "stack_pop_v2", "stack_push_v2", "stack_v2"]
 
@@ -222,7 +222,7 @@ def stack_close_v2(handle, name: Optional[str] = None):
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 # As TensorFlow's data_flow_grad: no gradient passes through a stack.
 for _type in ("StackV2", "StackPushV2", "StackPopV2", "StackCloseV2"):

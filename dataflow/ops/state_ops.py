@@ -1,7 +1,7 @@
 """Sparse updates of variables: ``scatter_*`` (rows) and ``scatter_nd_*`` (elements).
 
 Each op takes a variable's handle, ``indices`` and ``updates`` and outputs the variable's new
-value, as ``Assign`` does (``dataflow.variables``).  The kernel writes a new array into the
+value, as ``Assign`` does (``dataflow.ops.variables``).  The kernel writes a new array into the
 run's context, so a failed run leaves the variable as it was.  ``ScatterAdd``/``ScatterSub``
 and their ``Nd`` forms are updates: when runs on several threads change one variable at once,
 each one's change is applied at its commit to what the others committed, so none is lost (what
@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..gradient_registry import NotDifferentiable
-from ..graph import Tensor
-from ..op_registry import define_op
-from ..tensor_shape import TensorShape
-from ..variables import Variable, _check_assignable
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.gradient_registry import NotDifferentiable
+from ..framework.graph import Tensor
+from ..framework.op_registry import define_op
+from ..framework.tensor_shape import TensorShape
+from .variables import Variable, _check_assignable
 
 __all__ = [
     "batch_scatter_update",
@@ -245,7 +245,7 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None) -> 
     """Sets ``ref[i..., indices[i..., j], ...]`` to ``updates[i..., j, ...]``: a
     `scatter_update` in each row of the leading (batch) dimensions of ``indices``, built as
     TensorFlow builds it, as one `scatter_nd_update`."""
-    from ..graph import convert_to_tensor, name_scope
+    from ..framework.graph import convert_to_tensor, name_scope
     from .array_ops import concat, expand_dims, ones_like, reshape
     from .array_ops import range as _range
     from .array_ops import shape as _shape

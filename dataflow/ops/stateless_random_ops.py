@@ -21,11 +21,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from . import philox
 from .math_ops import FLOAT_TYPES, INDEX_TYPES, add, check_dtype, graph_of, multiply, subtract
 from .random_ops import _infer_shape_input, _run_shape, _shape_input, infer_int_bounds
@@ -264,7 +264,7 @@ def skipped_state(state: np.ndarray, blocks: int) -> np.ndarray:
 def _advance(context, ref, count: int):
     """The key and counter of the generator ``ref`` holds, whose state moves past ``count``
     outputs."""
-    from ..variables import _check_assignable
+    from .variables import _check_assignable
 
     state = context.read_variable(ref)
     key, counter = _state_key_counter(state)
@@ -371,7 +371,7 @@ def _infer_skip(op):
 def _skip_kernel(attrs):
     def rng_read_and_skip(context, ref, algorithm, delta):
         _check_algorithm(algorithm, "RngReadAndSkip")
-        from ..variables import _check_assignable
+        from .variables import _check_assignable
 
         state = context.read_variable(ref)
         moved = skipped_state(state, int(delta) * _BLOCKS_PER_OUTPUT)
@@ -1077,7 +1077,7 @@ def rng_state_words(seed, alg) -> np.ndarray:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 
 @RegisterGradient("StatelessRandomGammaV2")

@@ -11,9 +11,9 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import Tensor, numpy_value_or_none
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Tensor, numpy_value_or_none
+from ..framework.tensor_shape import TensorShape
 
 _pyrange = builtins.range
 

@@ -20,11 +20,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .math_ops import (
     BOOL_TYPES,
     INDEX_TYPES,
@@ -698,7 +698,7 @@ def decode_raw(
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "AsString StringJoin StringLength Substr StringToNumber ReduceJoin StaticRegexReplace "
@@ -863,7 +863,7 @@ def _infer_unsorted_segment_join(op):
             f"UnsortedSegmentJoin: segment_ids of shape {segment_ids.shape} must be a prefix of "
             f"the shape of inputs, {x.shape}"
         )
-    from ..graph import numpy_value_or_none
+    from ..framework.graph import numpy_value_or_none
 
     count = numpy_value_or_none(num_segments)
     first = None if count is None else int(count)
@@ -999,7 +999,7 @@ define_op("StringSplitV2", _infer_split, _string_split_v2_kernel)
 
 
 def _string_vector_or_ragged(value, name: str):
-    from ..ragged_tensor import RaggedTensor
+    from ..framework.ragged_tensor import RaggedTensor
 
     if isinstance(value, RaggedTensor):
         return value
@@ -1007,8 +1007,8 @@ def _string_vector_or_ragged(value, name: str):
 
 
 def _split_result(indices, values, shape, result_type: str):
-    from ..ragged_tensor import RaggedTensor
-    from ..sparse_tensor import SparseTensor
+    from ..framework.ragged_tensor import RaggedTensor
+    from ..framework.sparse_tensor import SparseTensor
     from . import array_ops
 
     if result_type == "SparseTensor":
@@ -1051,7 +1051,7 @@ def string_split(
 def _nest_rows(rows, shape: Tensor, rank: int):
     """``rows`` (a RaggedTensor with one row per element of a tensor of ``shape`` and static
     ``rank``, in row-major order) nested into that tensor's dimensions."""
-    from ..ragged_tensor import RaggedTensor
+    from ..framework.ragged_tensor import RaggedTensor
     from . import array_ops, math_ops
 
     shape = math_ops.cast(shape, rows.row_splits.dtype)
@@ -1066,9 +1066,9 @@ def _nest_rows(rows, shape: Tensor, rank: int):
 def _split_v2(x, sep, maxsplit: int, name: Optional[str], sparse: bool):
     """StringSplitV2 of the tensor ``x`` of any known rank: a RaggedTensor with one more
     dimension, or (``sparse``) the SparseTensor of its values."""
-    from ..graph import name_scope
-    from ..ragged_tensor import RaggedTensor
-    from ..sparse_tensor import SparseTensor
+    from ..framework.graph import name_scope
+    from ..framework.ragged_tensor import RaggedTensor
+    from ..framework.sparse_tensor import SparseTensor
     from . import array_ops
 
     sep = convert_to_tensor("" if sep is None else sep, _dtypes.string, name="sep")
@@ -1128,8 +1128,8 @@ def split(
 def bytes_split(input, name: Optional[str] = None):  # noqa: A002 - mirrors tf.strings.bytes_split
     """Each string cut into its bytes: a RaggedTensor with one more dimension (for a scalar,
     a vector of its bytes)."""
-    from ..graph import name_scope
-    from ..ragged_tensor import RaggedTensor
+    from ..framework.graph import name_scope
+    from ..framework.ragged_tensor import RaggedTensor
     from . import array_ops
 
     x = _string_vector_or_ragged(input, "input")
@@ -1294,8 +1294,8 @@ def _decode_attrs(input_encoding, errors, replacement_char, replace_control_char
 def _unicode_decode(x, attrs: dict, with_offsets: bool, name: str):
     """UnicodeDecode of the strings ``x`` (a Tensor or RaggedTensor of known rank): the code
     points as a RaggedTensor with one more dimension (a vector for a scalar)."""
-    from ..graph import name_scope
-    from ..ragged_tensor import RaggedTensor
+    from ..framework.graph import name_scope
+    from ..framework.ragged_tensor import RaggedTensor
     from . import array_ops
 
     x = _string_vector_or_ragged(x, "input")
@@ -1375,8 +1375,8 @@ def unicode_encode(
     Tensor or RaggedTensor of rank at least 1), in ``output_encoding`` (UTF-8, UTF-16-BE or
     UTF-32-BE); invalid code points are an error, skipped or ``replacement_char`` as
     ``errors`` says.  The result has one dimension fewer (a scalar for a vector)."""
-    from ..graph import name_scope
-    from ..ragged_tensor import RaggedTensor
+    from ..framework.graph import name_scope
+    from ..framework.ragged_tensor import RaggedTensor
     from . import array_ops, math_ops
 
     with name_scope(name or "UnicodeEncode"):
@@ -1429,8 +1429,8 @@ def unicode_transcode(
 
 def _unicode_split(x, input_encoding, errors, replacement_char, name, with_offsets: bool):
     """Each string cut into its characters, each encoded again in ``input_encoding``."""
-    from ..graph import name_scope
-    from ..ragged_tensor import RaggedTensor
+    from ..framework.graph import name_scope
+    from ..framework.ragged_tensor import RaggedTensor
     from . import array_ops
 
     encoding = str(input_encoding).upper()
@@ -1554,8 +1554,8 @@ def ngrams(
     ``data`` is one).  ``pad_values`` (one string, or a (left, right) pair) pads each row by
     ``padding_width`` (by ``width - 1`` when None); ``preserve_short_sequences`` makes one
     n-gram of a row too short for any."""
-    from ..graph import name_scope
-    from ..ragged_tensor import RaggedTensor
+    from ..framework.graph import name_scope
+    from ..framework.ragged_tensor import RaggedTensor
     from . import array_ops
 
     if pad_values is None:

@@ -47,13 +47,13 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError, UnimplementedError
-from ..graph import Tensor, convert_to_tensor, get_default_graph, name_scope
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape, as_shape, unknown_shape
-from ..type_spec import TypeSpec, _hashable, register_spec_of
-from ..type_spec import _shape_text as _spec_shape_text
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError, UnimplementedError
+from ..framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from ..framework.type_spec import TypeSpec, _hashable, register_spec_of
+from ..framework.type_spec import _shape_text as _spec_shape_text
 from .array_ops import known_int_value, shape
 from .array_ops import range as _range
 from .math_ops import cast
@@ -915,7 +915,7 @@ def build_ta_with_new_flow(old: TensorArray, flow: Tensor) -> TensorArray:
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
 
 for _type in ("TensorArrayV3", "TensorArraySizeV3", "TensorArrayCloseV3", "TensorArrayGradV3"):
     NotDifferentiable(_type)

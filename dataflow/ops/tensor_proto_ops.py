@@ -9,11 +9,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
-from ..graph import convert_to_tensor
-from ..op_registry import apply_op, define_op
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import convert_to_tensor
+from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_shape import TensorShape
 from .parsing_ops import _fields, _varint
 from .string_ops import _check_string_input, _strings
 
@@ -223,7 +223,7 @@ def _check_out_type(out_type) -> None:
 def serialize_sparse(sp_input, name: Optional[str] = None, out_type=_dtypes.string):
     """``sp_input`` as a string vector of three: the `serialize_tensor` bytes of its
     indices, values and dense shape."""
-    from ..graph import name_scope
+    from ..framework.graph import name_scope
     from .array_ops import stack
 
     _check_out_type(out_type)
@@ -323,7 +323,7 @@ def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name: Optional[
     """The SparseTensor that `serialize_many_sparse` gave as the ``[N, 3]`` string matrix
     ``serialized_sparse``, its entries stacked along a new first dimension (the largest of
     their dense shapes); ``rank`` is its rank when known."""
-    from ..sparse_tensor import SparseTensor
+    from ..framework.sparse_tensor import SparseTensor
 
     serialized = convert_to_tensor(serialized_sparse, _dtypes.string, name="serialized_sparse")
     attrs = {"dtype": _dtypes.as_dtype(dtype), "rank": None if rank is None else int(rank)}
@@ -332,7 +332,7 @@ def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name: Optional[
 
 
 # -- gradients -------------------------------------------------------------------------------------
-from ..gradient_registry import NotDifferentiable  # noqa: E402
+from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 NotDifferentiable("SerializeTensor")
 NotDifferentiable("ParseTensor")

@@ -23,6 +23,9 @@ when it builds the plan; ``ConfigProto.graph_options.rewrite_options`` (a `Rewri
 in TensorFlow 1.x) or ``RunOptions.rewrite_options`` turn passes off or choose them.  To look at
 what the passes do, `optimize` returns the rewritten graph and one `PassReport` per pass, and
 ``python -m dataflow optimize FILE -o FILE`` does the same for a saved graph.
+
+Layer: passes, above autodiff and below the client that runs them; they may import
+the framework, ops, primitives, linalg and autodiff, never a Session.
 """
 
 from . import (  # noqa: E402  (each module registers its pass)

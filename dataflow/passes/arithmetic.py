@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..graph import Operation, Tensor, topological_order
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Operation, Tensor, topological_order
+from ..framework.tensor_shape import TensorShape
 from .graph_item import GraphItem, constant_value, is_pure, value_context
 from .registry import GraphPass, PassReport, register_pass
 

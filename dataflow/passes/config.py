@@ -46,7 +46,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..protos import Message
+from ..framework.protos import Message
 from .registry import run_order
 
 

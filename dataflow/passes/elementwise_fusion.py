@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..gradient_registry import RegisterGradient
-from ..graph import Operation, Tensor, topological_order
-from ..op_registry import apply_op, define_op, get_op_def
-from ..tensor_shape import TensorShape
+from ..framework import dtypes as _dtypes
+from ..framework.gradient_registry import RegisterGradient
+from ..framework.graph import Operation, Tensor, topological_order
+from ..framework.op_registry import apply_op, define_op, get_op_def
+from ..framework.tensor_shape import TensorShape
 from .blocked_elementwise import BlockedChain, default_threads
 from .graph_item import GraphItem, is_pure
 from .registry import GraphPass, PassReport, register_pass

@@ -1,8 +1,8 @@
 """`GraphItem`: the graph a pass rewrites, with the tensors a run fetches and feeds.
 
 A pass never sees the user's graph.  `GraphItem.from_graph` copies the part of it that the
-fetches need (`dataflow.graph.needed_ops`, the pruning a Session does: data and control inputs,
-cut at fed tensors)
+fetches need (`dataflow.framework.graph.needed_ops`, the pruning a Session does: data and control
+inputs, cut at fed tensors)
 into a new `Graph`; passes then rewrite that copy through the editing methods below, which keep
 the graph's bookkeeping (consumers, names, control-flow records) consistent.
 
@@ -51,8 +51,8 @@ import numpy as np
 
 from executor.program import NodeKind
 
-from .. import dtypes as _dtypes
-from ..graph import (
+from ..framework import dtypes as _dtypes
+from ..framework.graph import (
     Consumers,
     Graph,
     Operation,
@@ -62,8 +62,8 @@ from ..graph import (
     needed_ops,
     numpy_value_or_none,
 )
-from ..op_registry import get_op_def
-from ..tensor_shape import TensorShape
+from ..framework.op_registry import get_op_def
+from ..framework.tensor_shape import TensorShape
 
 Fetch = Union[Tensor, Operation]
 _NO_CONSUMERS = Consumers()  # what `GraphItem.consumers` gives for a tensor nothing reads
@@ -240,7 +240,7 @@ class GraphItem:
 
     def _copy_records(self, graph: Graph, copies: dict, fed_copies: dict) -> None:
         """Copies the cond/loop records of the copied ops and the collections."""
-        from ..variables import Variable
+        from ..ops.variables import Variable
 
         def tensor(t):
             if t is None:
@@ -609,7 +609,7 @@ class GraphItem:
                 context.outer_context = surviving(context.outer_context)
             for op in graph._ops:
                 op._control_flow_context = surviving(op._control_flow_context)
-        from ..variables import Variable
+        from ..ops.variables import Variable
 
         for key in list(graph._collections):
             items = []
@@ -674,7 +674,8 @@ def _register(graph: Graph, op: Operation) -> None:
 
 def _copied_controls(controls: list, fed: set, copies: dict, fed_copies: dict) -> list:
     """The copies of ``controls``; where the feeds stand in for a control input (a fed
-    Placeholder, `dataflow.graph.control_sources`), the Placeholders that stand for its feeds."""
+    Placeholder, `dataflow.framework.graph.control_sources`), the Placeholders that stand for its
+    feeds."""
     return [
         fed_copies[source].op if isinstance(source, Tensor) else copies[source]
         for c in controls

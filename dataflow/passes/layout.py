@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..gradient_registry import RegisterGradient
-from ..graph import Operation, Tensor, topological_order
-from ..op_registry import apply_op, define_op
+from ..framework.gradient_registry import RegisterGradient
+from ..framework.graph import Operation, Tensor, topological_order
+from ..framework.op_registry import apply_op, define_op
 from ..ops.array_ops import _infer_transpose
 from ..ops.conv_ops import TO_NCHW, TO_NHWC
 from .graph_item import GraphItem, is_pure

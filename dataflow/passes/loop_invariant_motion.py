@@ -28,8 +28,8 @@ What is kept exactly:
 
 from __future__ import annotations
 
-from .. import dtypes as _dtypes
-from ..graph import Operation, Tensor, topological_order
+from ..framework import dtypes as _dtypes
+from ..framework.graph import Operation, Tensor, topological_order
 from .graph_item import GraphItem, constant_value, is_pure
 from .registry import GraphPass, PassReport, register_pass
 

@@ -3,8 +3,8 @@ by its v1 form, before any other pass and before lowering to the executor.
 
 An op takes part when its `OpDef` gives a lowering, ``extra["lowering"](graph, op)``, which
 builds the replacement in ``graph`` (the Session's copy) and returns the tensors that stand for
-the op's outputs (``dataflow.tracing.cond_v2`` gives ``If`` one).  Ops the replacement holds may
-themselves call functions (a cond nested in a branch); they are lowered in the next round, so
+the op's outputs (``dataflow.eager.tracing.cond_v2`` gives ``If`` one).  Ops the replacement holds
+may themselves call functions (a cond nested in a branch); they are lowered in the next round, so
 none is left when the pass ends.
 
 This is not one of the rewrite options: a Session runs it on every plan whose ops include one,

@@ -35,7 +35,7 @@ takes one tensor twice); control edges are dashed; a Switch's outputs are labell
 thick magenta and does not constrain the layout, so a loop still reads from top to bottom.
 When ``render`` is given fetches, the fetched ops have a thick border.
 
-Forward and backward.  The ops `dataflow.gradients` added (those it listed in the graph's
+Forward and backward.  The ops `dataflow.autodiff.gradients` added (those it listed in the graph's
 ``GraphKeys.BACKWARD_OPS`` collection, whatever the name scope they were given) are drawn rose:
 an ordinary op rose-filled, a control-flow primitive keeping its fill with a rose border, and
 the edges leaving them, the gradients flowing backwards, rose.  The ops an optimizer added to
@@ -92,9 +92,16 @@ import numpy as np
 
 from executor.program import NodeKind
 
-from .. import nest
-from ..device import DeviceSpec, canonical_name
-from ..graph import Graph, GraphKeys, Operation, Tensor, get_default_graph, register_svg_drawer
+from ..framework import nest
+from ..framework.device import DeviceSpec, canonical_name
+from ..framework.graph import (
+    Graph,
+    GraphKeys,
+    Operation,
+    Tensor,
+    get_default_graph,
+    register_svg_drawer,
+)
 from .engine import GraphvizNotFoundError, draw, resolve_engine, svg_to_png
 
 __all__ = ["GraphvizNotFoundError", "Picture", "graph_to_digraph", "render"]
@@ -1745,7 +1752,7 @@ def render(
         when ``dot`` is installed, else the second.  None: the environment variable
         ``DATAFLOW_RENDER_ENGINE``, else ``"auto"``.  See `dataflow.render.engine`.
       placement: op name -> device (what the placer assigned, e.g. from
-        ``log_device_placement`` or ``dataflow.distribute.placer.place``); an op it does not
+        ``log_device_placement`` or ``dataflow.client.placer.place``); an op it does not
         name is on the device of its ``device()`` annotation.  Ops on a device are coloured by
         it (one colour per device, in a key of the devices); ops on none keep their colours.
       group_by_device: draw the ops of each device in one box of the device's colour (a loop or

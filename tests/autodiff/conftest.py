@@ -17,7 +17,7 @@ def fresh_graph():
 @pytest.fixture(autouse=True)
 def forget_op_types_defined_by_the_test():
     """Op types a test defines are removed afterwards, so other suites see the library's."""
-    from dataflow.op_registry import _OP_DEFS
+    from dataflow.framework.op_registry import _OP_DEFS
 
     before = set(_OP_DEFS)
     yield

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import dataflow as df
-from dataflow.op_registry import apply_op, define_op
+from dataflow.framework.op_registry import apply_op, define_op
 
 
 def numeric_gradient(run_loss, values: list, eps: float = 1e-6) -> list:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow.gradients import WhileLoopGradientError
+from dataflow.autodiff.gradients import WhileLoopGradientError
 from primitives.contexts import CondContext, control_flow_context_of
 
 

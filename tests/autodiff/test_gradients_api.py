@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow.gradients import WhileLoopGradientError
+from dataflow.autodiff.gradients import WhileLoopGradientError
 
 
 def run(fetches, feed=None):
@@ -186,7 +186,7 @@ def test_loop_off_the_differentiated_path_is_fine():
 
 
 def test_registering_a_gradient_for_a_new_op_type():
-    from dataflow.op_registry import apply_op, define_op
+    from dataflow.framework.op_registry import apply_op, define_op
 
     define_op(
         "TimesThreeForTest",
@@ -204,7 +204,7 @@ def test_registering_a_gradient_for_a_new_op_type():
 
 
 def test_op_without_gradient_raises_lookup_error_naming_it():
-    from dataflow.op_registry import apply_op, define_op
+    from dataflow.framework.op_registry import apply_op, define_op
 
     define_op(
         "NoGradientForTest",

@@ -9,8 +9,8 @@ import pytest
 from gradient_checking import check_gradients, define_counted_identity
 
 import dataflow as df
-from dataflow.gradients import WhileLoopGradientError
-from dataflow.op_registry import apply_op, define_op
+from dataflow.autodiff.gradients import WhileLoopGradientError
+from dataflow.framework.op_registry import apply_op, define_op
 from dataflow.ops.stack_ops import Stack
 
 rng = np.random.default_rng(11)

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dataflow as df
-from dataflow.op_registry import apply_op, get_op_def, registered_op_types
+from dataflow.framework.op_registry import apply_op, get_op_def, registered_op_types
 
 rng = np.random.default_rng(1234)
 
@@ -352,7 +352,7 @@ def test_non_differentiable_ops_are_declared(op_type):
 
 
 def is_not_differentiable_type(op_type):
-    from dataflow.gradient_registry import _not_differentiable
+    from dataflow.framework.gradient_registry import _not_differentiable
 
     return get_op_def(op_type).gradient is _not_differentiable
 

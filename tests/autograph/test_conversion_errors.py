@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow import autograph
+from dataflow.eager import autograph
 
 HERE = __file__
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow import autograph
+from dataflow.eager import autograph
 
 
 def collatz_steps(n):

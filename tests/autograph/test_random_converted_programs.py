@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dataflow as df
-from dataflow import autograph
+from dataflow.eager import autograph
 
 INT_VARIABLES = ("a", "b")
 FLOAT_VARIABLE = "f"

@@ -4,7 +4,7 @@ told apart."""
 import pytest
 
 import dataflow as df
-from dataflow import autograph
+from dataflow.eager import autograph
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,7 @@
 
 import ast
 
-from dataflow import autograph
+from dataflow.eager import autograph
 
 
 def clamp_sum(values, limit):

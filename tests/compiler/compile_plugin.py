@@ -2,7 +2,7 @@
 the interpreter.
 
 With ``-p compile_plugin`` (``tests/compiler`` on ``sys.path``), every plan compiles every
-region it can on its first run (`dataflow.compiler`, mode ``"force"``), so the suite's own
+region it can on its first run (`dataflow.client.compiler`, mode ``"force"``), so the suite's own
 assertions hold for compiled runs; and each ``Session.run`` of the suite is repeated in a
 fresh Session on the same graph, with the state from before the run (`rerun.start_from`) and
 compilation off.  Results must be equal bit for bit, with the same types; a run that raises
@@ -12,7 +12,7 @@ compile) are not repeated.  How many runs were checked is written to the file na
 ``DATAFLOW_COMPILE_REPORT``.
 
 Where numba is installed, regions and loops that may run natively are compiled with it at once
-(`dataflow.compiler.native`, mode ``"force"``), unless ``DATAFLOW_NATIVE`` names a mode.
+(`dataflow.client.compiler.native`, mode ``"force"``), unless ``DATAFLOW_NATIVE`` names a mode.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from rerun import (
 )
 
 import dataflow as df
-from dataflow import compiler, nest
-from dataflow.session import Session
+from dataflow.client import compiler
+from dataflow.client.session import Session
+from dataflow.framework import nest
 
 compiler.set_mode("force")
 if "DATAFLOW_NATIVE" not in os.environ:

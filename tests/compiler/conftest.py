@@ -1,6 +1,6 @@
 import pytest
 
-from dataflow import compiler
+from dataflow.client import compiler
 
 
 @pytest.fixture

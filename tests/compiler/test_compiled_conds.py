@@ -1,6 +1,6 @@
-"""Compiled conds (`dataflow.compiler.conds`): a `cond` of pure branches runs as one generated
-``if``/``else`` function, alone or in a loop body, and a run gives what the interpreter gives:
-values, dtypes, deadness and errors."""
+"""Compiled conds (`dataflow.client.compiler.conds`): a `cond` of pure branches runs as one
+generated ``if``/``else`` function, alone or in a loop body, and a run gives what the interpreter
+gives: values, dtypes, deadness and errors."""
 
 import contextlib
 
@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from placed_programs import build_fed, programs
 
 import dataflow as df
-from dataflow import compiler, errors
-from dataflow.compiler.conds import CompiledCond
-from dataflow.compiler.loops import CompiledLoop
+from dataflow.client import compiler
+from dataflow.client.compiler.conds import CompiledCond
+from dataflow.client.compiler.loops import CompiledLoop
+from dataflow.framework import errors
 from executor.program import NodeKind
 
 

@@ -1,4 +1,4 @@
-"""Compiled loops (`dataflow.compiler.loops`): a `while_loop` frame of pure ops runs as one
+"""Compiled loops (`dataflow.client.compiler.loops`): a `while_loop` frame of pure ops runs as one
 generated function, and a run gives what the interpreter gives, errors and deadlines included."""
 
 import inspect
@@ -10,12 +10,12 @@ import pytest
 from bitwise import same_bits
 
 import dataflow as df
-import dataflow.session as session_module
+import dataflow.client.session as session_module
 import executor
-from dataflow import errors
-from dataflow.compiler import loops
-from dataflow.compiler.loops import CompiledLoop
-from dataflow.op_registry import get_op_def
+from dataflow.client.compiler import loops
+from dataflow.client.compiler.loops import CompiledLoop
+from dataflow.framework import errors
+from dataflow.framework.op_registry import get_op_def
 from executor.program import NodeKind
 
 NO_PASSES = df.ConfigProto(

@@ -1,4 +1,4 @@
-"""Compiled regions (`dataflow.compiler`): a straight-line stretch of pure ops runs as one
+"""Compiled regions (`dataflow.client.compiler`): a straight-line stretch of pure ops runs as one
 generated function, and a run gives what the interpreter gives, errors included."""
 
 import inspect
@@ -10,8 +10,9 @@ from bitwise import same_bits
 from placed_programs import partitioned_config
 
 import dataflow as df
-from dataflow import compiler, errors
-from dataflow.compiler.regions import find_regions
+from dataflow.client import compiler
+from dataflow.client.compiler.regions import find_regions
+from dataflow.framework import errors
 
 
 def here() -> int:

@@ -1,5 +1,5 @@
 """A ``FusedElementwise`` chain of small values inside a compiled region is written out step
-by step (`dataflow.compiler.codegen`), with the bits, types and errors of its kernel."""
+by step (`dataflow.client.compiler.codegen`), with the bits, types and errors of its kernel."""
 
 import inspect
 
@@ -8,7 +8,7 @@ import pytest
 from bitwise import same_bits
 
 import dataflow as df
-from dataflow import errors
+from dataflow.framework import errors
 
 
 def here() -> int:

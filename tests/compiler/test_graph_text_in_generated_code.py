@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dataflow as df
-from dataflow import compiler
-from dataflow.compiler import native
-from dataflow.graph import SourceLocation
+from dataflow.client import compiler
+from dataflow.client.compiler import native
+from dataflow.framework.graph import SourceLocation
 
 
 def statement(marker: pathlib.Path) -> str:

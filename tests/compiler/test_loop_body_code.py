@@ -1,4 +1,4 @@
-"""The code of a compiled loop's body (`dataflow.compiler.loops`): what runs once before the
+"""The code of a compiled loop's body (`dataflow.client.compiler.loops`): what runs once before the
 loop (constants, the numpy scalars of invariant inputs), and values whose kind changes from
 the first iteration (a fed 0-d array) to the next (an op's numpy scalar), all giving the
 interpreter's bits, types and warnings."""

@@ -1,4 +1,4 @@
-"""The native tier (`dataflow.compiler.native`): regions and loops of scalars run as numba
+"""The native tier (`dataflow.client.compiler.native`): regions and loops of scalars run as numba
 machine code with the interpreter's values, dtypes, errors and deadlines, and fall back to
 the Python tier, per region, where they may not."""
 
@@ -21,8 +21,9 @@ pytest.importorskip("numba")
 
 import dataflow as df  # noqa: E402
 import executor  # noqa: E402
-from dataflow import compiler, errors  # noqa: E402
-from dataflow.compiler import codegen, native  # noqa: E402
+from dataflow.client import compiler  # noqa: E402
+from dataflow.client.compiler import codegen, native  # noqa: E402
+from dataflow.framework import errors  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPOSITORY = os.path.dirname(os.path.dirname(HERE))

@@ -1,4 +1,4 @@
-"""The native tier's disk cache (`dataflow.compiler.native`): only a directory of the user's
+"""The native tier's disk cache (`dataflow.client.compiler.native`): only a directory of the user's
 own that nobody else may write is used, a module runs only as the source it was made from,
 whatever the file holds, a failure to compile leaves the Python tier running, and the cache
 stays within its bound."""
@@ -14,8 +14,8 @@ from forking import in_forked_child
 pytest.importorskip("numba")
 
 import dataflow as df  # noqa: E402
-from dataflow import compiler  # noqa: E402
-from dataflow.compiler import native  # noqa: E402
+from dataflow.client import compiler  # noqa: E402
+from dataflow.client.compiler import native  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""The cheap forms of generated code (`dataflow.compiler.codegen`): where a line is a Python
+"""The cheap forms of generated code (`dataflow.client.compiler.codegen`): where a line is a Python
 operator instead of a kernel call, a run gives the interpreter's values, types, dtypes and
 warnings bit for bit, over the special values of each dtype, whether an operand is a fed 0-d
 array or a numpy scalar computed by an op."""

@@ -12,8 +12,8 @@ from collections import defaultdict
 import numpy as np
 
 import dataflow as df
-from dataflow.debug import timeline
-from dataflow.session import NodeExecStats
+from dataflow.client import timeline
+from dataflow.client.session import NodeExecStats
 
 
 def traced(fetches, feed_dict=None, config=None):

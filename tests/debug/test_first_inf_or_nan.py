@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow import errors
+from dataflow.framework import errors
 
 
 def here() -> int:

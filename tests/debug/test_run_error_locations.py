@@ -15,7 +15,7 @@ import pytest
 from deadlines import Gate, budget_ms, stopped_in_time
 
 import dataflow as df
-from dataflow import errors
+from dataflow.framework import errors
 
 
 def here() -> int:

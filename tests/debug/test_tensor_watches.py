@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dataflow as df
-from dataflow import errors
+from dataflow.framework import errors
 
 
 def watching(*tensor_names, debug_ops="DebugIdentity"):

@@ -4,7 +4,7 @@
 import pytest
 
 import dataflow as df
-from dataflow.distribute.placer import place
+from dataflow.client.placer import place
 
 
 @pytest.fixture(autouse=True)

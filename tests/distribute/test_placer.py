@@ -8,7 +8,7 @@ import pytest
 from placed_programs import partitioned_config
 
 import dataflow as df
-from dataflow.distribute.placer import available_devices, place
+from dataflow.client.placer import available_devices, place
 
 HERE = __file__
 LOCAL = "/job:localhost/replica:0/task:0/device:CPU:"
@@ -97,7 +97,7 @@ def test_a_variables_initializer_reads_and_updates_run_where_the_variable_lives(
 
 
 def test_a_reference_kept_by_an_assign_colocates_it_with_the_variable():
-    from dataflow.ref_variables import variable
+    from dataflow.ops.ref_variables import variable
 
     with df.device("/cpu:1"):
         ref = variable([], df.float32, name="w")

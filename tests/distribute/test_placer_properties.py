@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dataflow as df
-from dataflow.distribute.placer import place
+from dataflow.client.placer import place
 
 REQUESTS = [
     "",

@@ -14,9 +14,9 @@ import pytest
 from placed_programs import partitioned_config
 
 import dataflow as df
-from dataflow import errors
 from dataflow.distribute.rendezvous import make_key
-from dataflow.io import graph_to_bytes
+from dataflow.framework import errors
+from dataflow.io.dfg import graph_to_bytes
 
 WORKER0 = "/job:worker/task:0"
 WORKER1 = "/job:worker/task:1"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow.op_registry import _OP_DEFS, apply_op, define_op
+from dataflow.framework.op_registry import _OP_DEFS, apply_op, define_op
 
 
 @pytest.fixture(autouse=True)

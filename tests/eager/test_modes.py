@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow import op_registry
+from dataflow.framework import op_registry
 
 
 def test_graph_mode_is_the_default_and_builds_ops(fresh_graph):

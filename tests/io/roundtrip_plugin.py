@@ -28,7 +28,7 @@ from rerun import (
 )
 
 import dataflow as df
-from dataflow import nest
+from dataflow.framework import nest
 
 _round_tripped: set[str] = set()
 

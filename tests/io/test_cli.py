@@ -15,6 +15,7 @@ from test_hostile_files import printing_to_a_file
 
 import dataflow as df
 from dataflow.__main__ import main
+from dataflow.io import dfg  # where the bounds of a graph file are read
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -241,7 +242,7 @@ SUBCOMMANDS = [
 def test_every_subcommand_reports_a_bad_file_in_one_line(
     model, tmp_path, monkeypatch, capsys, argv, make, message
 ):
-    monkeypatch.setattr(df.io, "MAX_JSON_VALUES", 100_000)
+    monkeypatch.setattr(dfg, "MAX_JSON_VALUES", 100_000)
     path = make(model, tmp_path)
     status = main([a.format(file=path, dir=tmp_path) for a in argv])
     err = capsys.readouterr().err

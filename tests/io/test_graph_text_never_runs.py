@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dataflow as df
-from dataflow import compiler
-from dataflow.io import GraphFormatError
+from dataflow.client import compiler
+from dataflow.io.dfg import GraphFormatError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FETCHES = ["y:0", "fused:0", "c/Merge:0", "loop/Exit_1:0"]

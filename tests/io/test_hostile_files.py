@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow.io import GraphFormatError
+from dataflow.io.dfg import GraphFormatError
 
 
 @pytest.fixture

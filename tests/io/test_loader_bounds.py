@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow import array_bounds
-from dataflow.graph_def import GraphDefError, make_ndarray
+from dataflow.framework import array_bounds
+from dataflow.io.graph_def import GraphDefError, make_ndarray
 
 pytest.importorskip("tensorboardX")
-from dataflow.tensorboard_protos import protos  # noqa: E402
+from dataflow.framework.tensorboard_protos import protos  # noqa: E402
 
 FLOAT = 1  # TensorFlow's DataType enum
 INT32 = 3

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow.io import GraphFormatError
+from dataflow.io import dfg  # where the bounds of a graph file are read
+from dataflow.io.dfg import GraphFormatError
 
 
 def graph_file(tmp_path, graph_json: str):
@@ -38,7 +39,7 @@ def load_peak(path, **kwargs):
 def test_a_json_array_of_a_million_empty_objects_is_refused_before_any_is_built(
     tmp_path, monkeypatch
 ):
-    monkeypatch.setattr(df.io, "MAX_JSON_VALUES", 100_000)
+    monkeypatch.setattr(dfg, "MAX_JSON_VALUES", 100_000)
     text = "[" + "{}," * 1_000_000 + "{}]"  # 3 MB that json.loads would make 70 MB of dicts of
     outcome, peak = load_peak(graph_file(tmp_path, text))
     assert isinstance(outcome, GraphFormatError)
@@ -49,7 +50,7 @@ def test_a_json_array_of_a_million_empty_objects_is_refused_before_any_is_built(
 def test_counting_the_values_of_text_made_of_brackets_and_commas_does_not_copy_it(
     tmp_path, monkeypatch
 ):
-    monkeypatch.setattr(df.io, "MAX_JSON_VALUES", 100_000)
+    monkeypatch.setattr(dfg, "MAX_JSON_VALUES", 100_000)
     text = "[" + "{}," * 3_000_000 + "{}]"
     outcome, peak = load_peak(graph_file(tmp_path, text))
     assert "graph.json holds more than 100000 JSON values" in str(outcome)
@@ -68,13 +69,13 @@ def test_counting_the_values_of_text_made_of_brackets_and_commas_does_not_copy_i
     ids=["strings", "numbers", "arrays", "members"],
 )
 def test_every_kind_of_json_value_counts_towards_the_bound(tmp_path, monkeypatch, bomb):
-    monkeypatch.setattr(df.io, "MAX_JSON_VALUES", 100_000)
+    monkeypatch.setattr(dfg, "MAX_JSON_VALUES", 100_000)
     outcome, _ = load_peak(graph_file(tmp_path, bomb))
     assert isinstance(outcome, GraphFormatError) and "more than 100000 JSON values" in str(outcome)
 
 
 def test_brackets_commas_and_colons_inside_strings_are_not_counted(tmp_path, monkeypatch):
-    monkeypatch.setattr(df.io, "MAX_JSON_VALUES", 100)
+    monkeypatch.setattr(dfg, "MAX_JSON_VALUES", 100)
     text = '{"format": "dataflow.graph", "version": 1, "ops": [], "note": "' + "[{,:" * 10_000
     text += '\\"\\\\"}'
     outcome, _ = load_peak(graph_file(tmp_path, text))
@@ -135,7 +136,7 @@ def spaces_member(path, size: int, declared: Optional[int] = None):
 
 
 def test_a_member_declared_larger_than_the_bound_is_refused_unread(tmp_path, monkeypatch):
-    monkeypatch.setattr(df.io, "MAX_JSON_BYTES", 2**20)
+    monkeypatch.setattr(dfg, "MAX_JSON_BYTES", 2**20)
     outcome, peak = load_peak(spaces_member(tmp_path / "bomb.dfg", 2**23))
     assert isinstance(outcome, GraphFormatError)
     assert f"graph.json is too large ({2**23}B, at most {2**20}B)" in str(outcome)
@@ -174,7 +175,7 @@ def test_an_op_name_nested_in_thousands_of_scopes_is_refused_within_the_bound(
 ):
     # Each scope of "a/a/.../a" is a string as long as its depth: 12.5 million characters in
     # all for this 10 KB name, of which the bound lets 1 MiB be made.
-    monkeypatch.setattr(df.io, "MAX_SCOPE_BYTES", 2**20)
+    monkeypatch.setattr(dfg, "MAX_SCOPE_BYTES", 2**20)
     outcome, peak = load_peak(one_op_named(tmp_path, "/".join(["a"] * 5000)))
     assert isinstance(outcome, GraphFormatError)
     assert f"the op names lie in scopes of more than {2**20}B in all" in str(outcome)

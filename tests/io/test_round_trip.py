@@ -11,7 +11,7 @@ from bitwise import assert_bitwise_equal
 from rerun import NONDETERMINISTIC_TYPES, SESSION_STATE_TYPES, reruns_the_suite, run_suites
 
 import dataflow as df
-from dataflow.op_registry import registered_op_types
+from dataflow.framework.op_registry import registered_op_types
 from primitives.contexts import CondContext, WhileContext
 
 HERE = os.path.dirname(os.path.abspath(__file__))

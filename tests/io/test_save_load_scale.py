@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow.graph import Operation
+from dataflow.framework.graph import Operation
+from dataflow.io import dfg  # the .dfg format's internals
 
 
 def many_constants(scalars: int, vectors: int) -> None:
@@ -47,7 +48,7 @@ def test_loading_many_arrays_parses_one_npy_header_per_dtype_and_shape(
 ):
     many_constants(200, 100)
     df.io.save_graph(fresh_graph, tmp_path / "g.dfg")
-    df.io._parse_npy_preamble.cache_clear()
+    dfg._parse_npy_preamble.cache_clear()
     headers_parsed = []
     read_header = np.lib.format.read_array_header_1_0
     monkeypatch.setattr(

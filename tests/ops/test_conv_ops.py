@@ -10,7 +10,7 @@ from conv_cases import CASES, FLOAT32_KINDS, pattern
 from ops_testing import assert_same, evaluate, run
 
 import dataflow as df
-from dataflow.errors import InvalidArgumentError
+from dataflow.framework.errors import InvalidArgumentError
 
 HERE = os.path.basename(__file__)
 

@@ -187,7 +187,7 @@ def test_summaries_render():
 
 
 def test_without_the_extra_a_summary_names_it(monkeypatch):
-    from dataflow import tensorboard_protos
+    from dataflow.framework import tensorboard_protos
 
     tensorboard_protos.protos.cache_clear()
     for module in [m for m in sys.modules if m.split(".")[0] == "tensorboardX"] or ["tensorboardX"]:

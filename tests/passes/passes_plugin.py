@@ -33,9 +33,9 @@ from rerun import (
 )
 
 import dataflow as df
-from dataflow import nest
+from dataflow.client.session import Session
+from dataflow.framework import nest
 from dataflow.passes import RewriterConfig, registered_passes
-from dataflow.session import Session
 
 _checked: dict[str, int] = {}
 _turn = itertools.count()

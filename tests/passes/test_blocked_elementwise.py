@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dataflow as df
-from dataflow.op_registry import _OP_DEFS, get_op_def
+from dataflow.framework.op_registry import _OP_DEFS, get_op_def
 from dataflow.passes import blocked_elementwise as blocked
 
 UFUNC_OPS = sorted(name for name, op_def in _OP_DEFS.items() if "ufunc" in op_def.extra)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from test_control_flow_properties import NAMES, Overflow, build, evaluate, programs
 
 import dataflow as df
-from dataflow.tracing import FuncGraph
+from dataflow.eager.tracing import FuncGraph
 
 SINGLE_THREADED = df.ConfigProto(experimental={"executor_type": "SINGLE_THREADED_EXECUTOR"})
 CONFIGS = {"lowered": None, "single_threaded": SINGLE_THREADED}

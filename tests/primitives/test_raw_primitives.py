@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow.op_registry import get_op_def
+from dataflow.framework.op_registry import get_op_def
 from executor.program import NodeKind
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow import ref_variables
+from dataflow.ops import ref_variables
 from primitives import raw_ops
 from primitives.control_flow_ops import with_dependencies
 

@@ -12,7 +12,7 @@ import time
 import pytest
 
 import dataflow as df
-from dataflow.tensorboard_protos import protos
+from dataflow.framework.tensorboard_protos import protos
 
 event_file_loader = pytest.importorskip("tensorboard.backend.event_processing.event_file_loader")
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow import compiler
+from dataflow.client import compiler
 
 tf = df.compat.v1
 

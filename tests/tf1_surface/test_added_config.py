@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow import compiler
-from dataflow.config import _state
+from dataflow.client import compiler
+from dataflow.client.config import _state
 
 tf = df.compat.v1
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow.config import _state
+from dataflow.client.config import _state
 
 tf = df.compat.v1
 ds = tf.distribute

@@ -614,7 +614,7 @@ def test_complex_abs_and_angle_gradients_does_match_tensorflow():
 
 
 def test_complex_graphs_does_save_and_load(tmp_path):
-    from dataflow.io import load_graph, save_graph
+    from dataflow.io.dfg import load_graph, save_graph
 
     g = tf.Graph()
     with g.as_default():
@@ -1097,8 +1097,8 @@ def test_complex_graphs_does_go_through_tensorflows_graph_def(tmp_path):
 
 def test_tensor_protos_does_read_tensorflows_complex_value_fields():
     pytest.importorskip("tensorboardX")
-    from dataflow.graph_def import make_ndarray
-    from dataflow.tensorboard_protos import protos
+    from dataflow.framework.tensorboard_protos import protos
+    from dataflow.io.graph_def import make_ndarray
 
     p = protos()
     splat = p.TensorProto(dtype=8, scomplex_val=[1.0, 2.0])

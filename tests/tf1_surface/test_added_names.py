@@ -259,7 +259,7 @@ def test_an_empty_saver_is_refused_unless_allowed(tmp_path):
 
 
 def test_saver_keeps_one_checkpoint_every_n_hours_beyond_max_to_keep(tmp_path, monkeypatch):
-    import dataflow.saver as saver_module
+    import dataflow.io.saver as saver_module
 
     clock = [1000.0]
     monkeypatch.setattr(saver_module, "_now", lambda: clock[0])

@@ -4,7 +4,7 @@ tensor of the graph around it (a closure's)."""
 import pytest
 
 import dataflow as df
-from dataflow.tracing import FuncGraph
+from dataflow.eager.tracing import FuncGraph
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
-from dataflow.tracing import tracing
+from dataflow.eager.tracing import tracing
 
 
 def test_repeated_eager_call_finds_its_trace_without_computing_a_signature(monkeypatch):

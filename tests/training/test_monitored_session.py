@@ -439,8 +439,8 @@ def test_a_restored_saver_keeps_deleting_the_oldest_checkpoints(tmp_path):
 def test_training_without_the_tensorboard_extra_checkpoints_and_writes_no_events(
     tmp_path, monkeypatch
 ):
-    from dataflow import summary
-    from dataflow.tensorboard_protos import MissingExtraError
+    from dataflow.framework.tensorboard_protos import MissingExtraError
+    from dataflow.io import summary
 
     def missing():
         raise MissingExtraError("tensorboardX is not installed")

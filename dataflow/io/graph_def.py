@@ -1,0 +1,911 @@
+"""Exchanging graphs with TensorFlow as ``GraphDef`` protocol buffers.
+
+`export_graph_def` writes a `Graph` as TensorFlow 1.x's ``GraphDef``: each op a ``NodeDef``
+with TensorFlow's op type, inputs (``"name:1"``, ``"^control"``) and attributes (``T``,
+``dtype``, ``value``, ``frame_name``, ...), so TensorFlow loads it and TensorBoard's graph tab
+draws loops and conds as it draws TensorFlow's (the ``Enter``/``Merge``/``Switch``/``Exit``/
+``NextIteration`` nodes of a frame).  `import_graph_def` builds such a ``GraphDef`` (a frozen
+TensorFlow graph, a ``.pb`` file) into the default graph, with TensorFlow's ``input_map``,
+``return_elements`` and ``name``.
+
+The op set both sides share is `_EXPORTS`: an op type there carries the attributes listed for
+it, and where TensorFlow takes an axis or permutation as a constant input (``Sum``'s
+``reduction_indices``, ``ConcatV2``'s ``axis``, ``Transpose``'s ``perm``), our attribute
+becomes a ``Const`` node (``<op>/reduction_indices``) on export and is read back from that
+node on import.  Any other op is an error naming it: on export, unless ``for_display`` (the
+graph tab draws it with its type, inputs and shapes only); on import, always.  Variables are
+not part of the shared set: freeze a graph first (``df.graph_util.
+convert_variables_to_constants``, or TensorFlow's).
+
+A ``GraphDef`` is read as an untrusted file: its tensors are bounded as a graph file's arrays are
+(`dataflow.framework.array_bounds.array_bytes`) before any is allocated, an input names an output by
+decimal digits that the node has, and an attribute TensorFlow strips when it holds its default takes
+that default (`_DEFAULT_ATTRS`); anything else is a `GraphDefError` naming the node.
+
+The protos come from the optional package tensorboardX (`dataflow.framework.tensorboard_protos`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping
+from typing import Any, Optional
+
+import numpy as np
+
+from ..framework import dtypes as _dtypes
+from ..framework.array_bounds import array_bytes
+from ..framework.graph import (
+    DATA_TEXT_ATTRS,
+    Graph,
+    Operation,
+    Tensor,
+    _user_location,
+    control_character,
+    convert_to_tensor,
+    get_default_graph,
+    register_graph_def_exporter,
+    topological_order,
+)
+from ..framework.op_registry import get_op_def
+from ..framework.tensor_shape import TensorShape
+from ..framework.tensorboard_protos import protos
+
+__all__ = [
+    "GraphDefError",
+    "export_graph_def",
+    "import_graph_def",
+    "make_ndarray",
+    "make_tensor_proto",
+    "write_graph",
+]
+
+# The GraphDef version TensorFlow 1.15 writes; every op below has existed since well before.
+_PRODUCER = 134
+
+
+class GraphDefError(ValueError):
+    """A graph holds an op a ``GraphDef`` of the shared op set cannot express, or a
+    ``GraphDef`` holds one we cannot build."""
+
+
+# -- tensors ---------------------------------------------------------------------------------------
+def make_tensor_proto(
+    values, dtype=None, shape=None, verify_shape: bool = False, allow_broadcast: bool = False
+) -> Any:
+    """A ``TensorProto`` of ``values`` (a numpy array, a Python value, or a value of a string
+    tensor), as ``tf.make_tensor_proto``: Python floats become float32 and Python ints int32
+    (int64 when they do not fit) unless ``dtype`` says; with ``shape``, one value fills the
+    shape, as many values as it has are reshaped to it, fewer are padded with the last one,
+    and ``allow_broadcast`` broadcasts; ``verify_shape`` asks for exactly ``shape``."""
+    p = protos()
+    array = _tensor_proto_array(values, dtype, shape, verify_shape, allow_broadcast)
+    dtype = _dtypes.string if array.dtype == object else _dtypes.as_dtype(array.dtype)
+    proto = p.TensorProto(dtype=dtype.as_datatype_enum)
+    proto.tensor_shape.CopyFrom(_shape_proto(TensorShape(array.shape)))
+    if dtype is _dtypes.string:
+        proto.string_val.extend(_dtypes.string_array(array).reshape(-1).tolist())
+    else:
+        proto.tensor_content = (
+            np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
+        )
+    return proto
+
+
+def _tensor_proto_array(values, dtype, shape, verify_shape: bool, allow_broadcast: bool):
+    if dtype is not None:
+        dtype = _dtypes.as_dtype(dtype)
+        array = _dtypes.string_array(values) if dtype is _dtypes.string else None
+        if array is None:
+            array = np.asarray(values, dtype=_dtypes.numpy_dtype(dtype))
+    elif isinstance(values, (np.ndarray, np.generic)):
+        array = np.asarray(values)
+    else:
+        array = np.asarray(values)
+        if array.dtype == np.float64:
+            array = array.astype(np.float32)
+        elif array.dtype == np.int64 and (array.size == 0 or np.abs(array).max() < 2**31):
+            array = array.astype(np.int32)
+    if shape is None:
+        return array
+    shape = [int(d) for d in shape]
+    if verify_shape and list(array.shape) != shape:
+        raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {array.shape}.")
+    needed = int(np.prod(shape, dtype=np.int64))
+    if array.size == needed:
+        return array.reshape(shape)
+    if allow_broadcast or array.size == 1:
+        return np.broadcast_to(array, shape).copy()
+    if array.size > needed:
+        raise ValueError(
+            f"Too many elements provided. Needed at most {needed}, but received {array.size}"
+        )
+    flat = array.reshape(-1)
+    if flat.size == 0:
+        raise ValueError(f"No values to fill a tensor of shape {shape}")
+    padding = np.full(needed - flat.size, flat[-1], dtype=flat.dtype)
+    return np.concatenate([flat, padding]).reshape(shape)
+
+
+# TensorProto's repeated field holding the values of each dtype when tensor_content is empty.
+_VALUE_FIELDS = {
+    "float16": "half_val",
+    "float32": "float_val",
+    "float64": "double_val",
+    "int8": "int_val",
+    "int16": "int_val",
+    "int32": "int_val",
+    "uint8": "int_val",
+    "int64": "int64_val",
+    "bool": "bool_val",
+    "string": "string_val",
+    "complex64": "scomplex_val",
+    "complex128": "dcomplex_val",
+}
+
+
+def _declared_bytes(proto, total: int = 0) -> int:
+    """The bytes the array of a ``TensorProto`` takes by its declared shape, refused as
+    `dataflow.io` refuses an array of a graph file (`dataflow.framework.array_bounds.array_bytes`),
+    alone or with the ``total`` bytes of the arrays of the same GraphDef, before anything is
+    allocated."""
+    try:
+        dtype = _dtypes.numpy_dtype(_dtypes.as_dtype(proto.dtype))
+    except TypeError:
+        raise GraphDefError(f"tensors of DataType {proto.dtype} are not supported") from None
+    try:
+        return array_bytes([d.size for d in proto.tensor_shape.dim], dtype, total)
+    except ValueError as e:
+        raise GraphDefError(str(e)) from None
+
+
+def make_ndarray(tensor) -> np.ndarray:
+    """The numpy array of a ``TensorProto``, read-only; a value list shorter than the shape is
+    padded with its last value, as TensorFlow reads it."""
+    try:
+        dtype = _dtypes.as_dtype(tensor.dtype)
+    except TypeError:
+        raise GraphDefError(f"tensors of DataType {tensor.dtype} are not supported") from None
+    if dtype is _dtypes.resource:
+        raise GraphDefError("resource tensors cannot be read from a GraphDef")
+    shape = [d.size for d in tensor.tensor_shape.dim]
+    _declared_bytes(tensor)
+    size = math.prod(shape)
+    if dtype is _dtypes.string:
+        values = list(tensor.string_val)
+        array = np.empty(size, dtype=object)
+        if values:
+            array[: len(values)] = values[:size]
+            array[len(values) :] = values[-1]
+        else:
+            array[:] = b""
+    elif tensor.tensor_content:
+        np_dtype = _dtypes.numpy_dtype(dtype).newbyteorder("<")
+        if len(tensor.tensor_content) != size * np_dtype.itemsize:
+            raise GraphDefError(
+                f"tensor_content holds {len(tensor.tensor_content)} bytes, but a {dtype.name} "
+                f"tensor of shape {shape} needs {size * np_dtype.itemsize}"
+            )
+        array = np.frombuffer(tensor.tensor_content, np_dtype).astype(_dtypes.numpy_dtype(dtype))
+    else:
+        values = np.asarray(getattr(tensor, _VALUE_FIELDS[dtype.name]))
+        if dtype is _dtypes.float16:
+            values = values.astype(np.uint16).view(np.float16)
+        if dtype.is_complex:  # the real and imaginary parts, interleaved
+            values = values[0::2] + 1j * values[1::2]
+        values = values.astype(_dtypes.numpy_dtype(dtype))
+        if values.size == 0:
+            array = np.zeros(size, _dtypes.numpy_dtype(dtype))
+        elif values.size >= size:
+            array = values[:size]
+        else:
+            array = np.concatenate([values, np.full(size - values.size, values[-1])])
+    array = np.array(array).reshape(shape)
+    array.flags.writeable = False
+    return array
+
+
+def _shape_proto(shape: TensorShape):
+    proto = protos().TensorShapeProto()
+    if shape.rank is None:
+        proto.unknown_rank = True
+    else:
+        for d in shape.as_list():
+            proto.dim.add(size=-1 if d is None else d)
+    return proto
+
+
+def _shape_of(proto) -> TensorShape:
+    if proto.unknown_rank:
+        return TensorShape(None)
+    return TensorShape([None if d.size < 0 else d.size for d in proto.dim])
+
+
+# -- the shared op set -----------------------------------------------------------------------------
+# TensorFlow op type -> how its NodeDef is made from our op and back:
+#   "type":   our op type, when it differs;
+#   "dtypes": {attr: index of the input whose dtype it is, or "out" for the first output};
+#   "attrs":  attributes both sides have under the same name;
+#   "const":  (our attribute, TensorFlow's input name): a constant input TensorFlow takes where
+#             we hold an attribute, appended after the op's other inputs;
+#   "count":  the attribute holding the number of inputs (N);
+#   "spatial": attributes we hold per spatial dimension (``strides=(2, 2)``) that TensorFlow
+#             holds per dimension of the data format (``strides=[1, 2, 2, 1]`` for NHWC);
+#   "renamed": {our attribute: TensorFlow's name for it};
+#   "last_axis": our axis attribute, where TensorFlow's op works on the last axis only.
+#   "derived": dtype attributes TensorFlow's op carries that ours computes from its inputs:
+#             written on export, not kept on import.
+_EXPORTS: dict[str, dict] = {
+    "Const": {"dtypes": {"dtype": "out"}, "attrs": ("value",)},
+    "Placeholder": {"dtypes": {"dtype": "out"}, "attrs": ("shape",)},
+    "PlaceholderWithDefault": {"dtypes": {"dtype": 0}, "attrs": ("shape",)},
+    "Identity": {"dtypes": {"T": 0}},
+    "StopGradient": {"dtypes": {"T": 0}},
+    "CheckNumerics": {"dtypes": {"T": 0}, "attrs": ("message",)},
+    "NoOp": {},
+    "Switch": {"dtypes": {"T": 0}},
+    "Merge": {"dtypes": {"T": 0}, "count": "N"},
+    "Enter": {"dtypes": {"T": 0}, "attrs": ("frame_name", "is_constant", "parallel_iterations")},
+    "Exit": {"dtypes": {"T": 0}},
+    "NextIteration": {"dtypes": {"T": 0}},
+    "LoopCond": {},
+    "MatMul": {"dtypes": {"T": 0}, "attrs": ("transpose_a", "transpose_b")},
+    "Cast": {"dtypes": {"SrcT": 0}, "attrs": ("DstT",)},
+    "AddN": {"dtypes": {"T": 0}, "count": "N"},
+    "Pack": {"dtypes": {"T": 0}, "count": "N", "attrs": ("axis",)},
+    "ConcatV2": {"dtypes": {"T": 0}, "count": "N", "const": ("axis", "axis")},
+    "Transpose": {"dtypes": {"T": 0}, "const": ("perm", "perm")},
+    "ExpandDims": {"dtypes": {"T": 0}, "const": ("axis", "dim")},
+    "Reshape": {"dtypes": {"T": 0, "Tshape": 1}},
+    "Fill": {"dtypes": {"T": 1, "index_type": 0}},
+    "Tile": {"dtypes": {"T": 0, "Tmultiples": 1}},
+    "Slice": {"dtypes": {"T": 0, "Index": 1}},
+    "StridedSlice": {
+        "dtypes": {"T": 0, "Index": 1},
+        "attrs": ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"),
+    },
+    "Shape": {"dtypes": {"T": 0}, "attrs": ("out_type",)},
+    "Size": {"dtypes": {"T": 0}, "attrs": ("out_type",)},
+    "Rank": {"dtypes": {"T": 0}},
+    "Range": {"dtypes": {"Tidx": 0}},
+    "Select": {"dtypes": {"T": 1}},
+    "SelectV2": {"dtypes": {"T": 1}},
+    "BiasAdd": {"dtypes": {"T": 0}, "attrs": ("data_format",)},
+    "StringJoin": {"count": "N", "attrs": ("separator",)},
+    "AsString": {
+        "dtypes": {"T": 0},
+        "attrs": ("precision", "scientific", "shortest", "width", "fill"),
+    },
+    "StringToNumber": {"attrs": ("out_type",)},
+    "StringLength": {"attrs": ("unit",)},
+    "Substr": {"dtypes": {"T": 1}, "attrs": ("unit",)},
+    "StaticRegexReplace": {"attrs": ("pattern", "rewrite", "replace_global")},
+    "RegexReplace": {"attrs": ("replace_global",)},
+    "StringUpper": {"attrs": ("encoding",)},
+    "StringLower": {"attrs": ("encoding",)},
+    "ScalarSummary": {"dtypes": {"T": 1}},
+    "HistogramSummary": {"dtypes": {"T": 1}},
+    "ImageSummary": {"dtypes": {"T": 1}, "attrs": ("max_images", "bad_color")},
+    "AudioSummaryV2": {"attrs": ("max_outputs",)},
+    "TensorSummaryV2": {"dtypes": {"T": 1}},
+    "MergeSummary": {"count": "N"},
+    "ArgMax": {"dtypes": {"T": 0}, "attrs": ("output_type",), "const": ("axis", "dimension")},
+    "ArgMin": {"dtypes": {"T": 0}, "attrs": ("output_type",), "const": ("axis", "dimension")},
+    "Softmax": {"dtypes": {"T": 0}, "last_axis": "axis"},
+    "LogSoftmax": {"dtypes": {"T": 0}, "last_axis": "axis"},
+    "SoftmaxCrossEntropyWithLogits": {"dtypes": {"T": 0}, "last_axis": "axis"},
+    "SparseSoftmaxCrossEntropyWithLogits": {"dtypes": {"T": 0, "Tlabels": 1}},
+    "Squeeze": {"dtypes": {"T": 0}, "renamed": {"axis": "squeeze_dims"}},
+    "LRN": {"dtypes": {"T": 0}, "attrs": ("depth_radius", "bias", "alpha", "beta")},
+    "RandomUniform": {"dtypes": {"dtype": "out", "T": 0}, "attrs": ("seed", "seed2")},
+    "RandomStandardNormal": {"dtypes": {"dtype": "out", "T": 0}, "attrs": ("seed", "seed2")},
+}
+for _type, _input in (
+    ("Conv2D", 0),
+    ("DepthwiseConv2dNative", 0),
+    ("Conv2DBackpropInput", 1),
+    ("Conv2DBackpropFilter", 0),
+):
+    _EXPORTS[_type] = {
+        "dtypes": {"T": _input},
+        "attrs": ("padding", "data_format"),
+        "spatial": ("strides", "dilations"),
+    }
+for _type in "MaxPool AvgPool".split():
+    _EXPORTS[_type] = {
+        "dtypes": {"T": 0},
+        "attrs": ("padding", "data_format"),
+        "spatial": ("ksize", "strides"),
+    }
+for _type in (
+    "Add Sub Mul RealDiv FloorDiv FloorMod Pow Minimum Maximum SquaredDifference Equal NotEqual "
+    "Less LessEqual Greater GreaterEqual Neg Abs Sign Square Sqrt Rsqrt Exp Log Log1p Sin Cos "
+    "Tan Tanh Sigmoid Relu Relu6 Elu Softplus ZerosLike OnesLike"
+).split():
+    _EXPORTS[_type] = {"dtypes": {"T": 0}}
+for _type in "LogicalAnd LogicalOr LogicalNot".split():
+    _EXPORTS[_type] = {}
+for _type in "Sum Mean Max Min Prod".split():
+    _EXPORTS[_type] = {
+        "dtypes": {"T": 0},
+        "const": ("axis", "reduction_indices"),
+        "keep_dims": True,
+    }
+for _type in "Any All".split():
+    _EXPORTS[_type] = {"const": ("axis", "reduction_indices"), "keep_dims": True}
+# Fourier transforms: the complex ones of the innermost 1-3 dimensions, and the real ones with
+# their fft_length input (TensorFlow's too).
+for _type in "FFT IFFT FFT2D IFFT2D FFT3D IFFT3D".split():
+    _EXPORTS[_type] = {"dtypes": {"Tcomplex": 0}}
+for _type in "RFFT RFFT2D RFFT3D".split():
+    _EXPORTS[_type] = {"dtypes": {"Treal": 0, "Tcomplex": "out"}}
+for _type in "IRFFT IRFFT2D IRFFT3D".split():
+    _EXPORTS[_type] = {"dtypes": {"Treal": "out", "Tcomplex": 0}}
+_EXPORTS["Conj"] = {"dtypes": {"T": 0}}
+# Complex numbers: built from and taken apart into their parts.
+for _type in "Complex Real Imag Angle ComplexAbs".split():
+    _EXPORTS[_type] = {"dtypes": {"T": 0, "Tout": "out"}, "derived": ("Tout",)}
+_EXPORTS["AddV2"] = {"type": "Add", "dtypes": {"T": 0}}  # TensorFlow 1.15+'s name for Add
+_BY_OUR_TYPE = {spec.get("type", tf_type): tf_type for tf_type, spec in _EXPORTS.items()}
+_BY_OUR_TYPE["Add"] = "Add"
+
+
+# -- export ----------------------------------------------------------------------------------------
+def _attr_value(value) -> Any:
+    """An ``AttrValue`` of one of our attribute values, or None when it has no such form."""
+    p = protos()
+    if isinstance(value, (bool, np.bool_)):
+        return p.AttrValue(b=bool(value))
+    if isinstance(value, _dtypes.DType):
+        return p.AttrValue(type=value.as_datatype_enum)
+    if isinstance(value, TensorShape):
+        return p.AttrValue(shape=_shape_proto(value))
+    if isinstance(value, np.ndarray):
+        return p.AttrValue(tensor=make_tensor_proto(value))
+    if isinstance(value, (int, np.integer)):
+        return p.AttrValue(i=int(value))
+    if isinstance(value, (float, np.floating)):
+        return p.AttrValue(f=float(value))
+    if isinstance(value, str):
+        return p.AttrValue(s=value.encode("utf-8"))
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, np.integer)) for v in value):
+        attr = p.AttrValue()
+        attr.list.i.extend(int(v) for v in value)
+        return attr
+    return None
+
+
+def _input_name(t: Tensor) -> str:
+    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+
+
+def _unused_name(graph: Graph, name: str, written: set) -> str:
+    """``name``, or ``name_1``, ``name_2``, ... when the graph or the GraphDef has it already
+    (a graph imported from TensorFlow still holds the Const this export writes anew)."""
+    candidate, k = name, 0
+    while candidate in written or candidate in graph._ops_by_name:
+        k += 1
+        candidate = f"{name}_{k}"
+    return candidate
+
+
+def _const_node(graph_def, name: str, value: np.ndarray, frame_source: str) -> None:
+    """A Const node of ``value``; its control input from ``frame_source`` puts it in the frame
+    (loop) of the op that reads it, where a node without inputs would lie in the root frame."""
+    node = graph_def.node.add(name=name, op="Const", input=[f"^{frame_source}"])
+    node.attr["dtype"].type = _dtypes.as_dtype(value.dtype).as_datatype_enum
+    node.attr["value"].tensor.CopyFrom(make_tensor_proto(value))
+
+
+def _const_value(op: Operation, attr: str) -> np.ndarray:
+    """Our attribute ``attr`` as the value of the constant input TensorFlow takes instead."""
+    value = op.attrs[attr]
+    if value is None:  # a reduction over every axis
+        rank = op.inputs[0].shape.rank
+        if rank is None:
+            raise GraphDefError(
+                f"{op.type} op '{op.name}' reduces every axis of a tensor of unknown rank, "
+                "which a GraphDef cannot state"
+            )
+        value = list(range(rank))
+    return np.array(value, dtype=np.int32)
+
+
+def export_graph_def(
+    graph: Optional[Graph] = None,
+    for_display: bool = False,
+    from_version: Optional[int] = None,
+    add_shapes: bool = True,
+):
+    """``graph`` (the default graph when None) as a TensorFlow ``GraphDef`` proto (call
+    ``SerializeToString()`` for the bytes of a ``.pb`` file).
+
+    Every node carries ``_output_shapes``, which TensorBoard shows on the edges, unless
+    ``add_shapes`` is False (`Graph.as_graph_def`'s default, as in TensorFlow).  With
+    ``from_version``, only the ops added after the graph's ``version`` was that are written.
+    An op outside the shared op set is a `GraphDefError` naming it, unless ``for_display``:
+    then it is written with its type, inputs and shapes only, for TensorBoard's graph tab.
+    """
+    p = protos()
+    graph = graph if graph is not None else get_default_graph()
+    graph_def = p.GraphDef()
+    graph_def.versions.producer = _PRODUCER
+    written_names: set = set()  # the constants written for attributes TensorFlow takes as inputs
+    for op in topological_order(graph, control_inputs=False):
+        if from_version is not None and op._id <= from_version:
+            continue
+        if op.type in _EXPANSIONS and not for_display:  # a picture shows our op as one node
+            _EXPANSIONS[op.type](graph_def, op, lambda n: _claim_name(graph, n, written_names))
+            continue
+        tf_type = _BY_OUR_TYPE.get(op.type)
+        if tf_type is None and not for_display:
+            raise GraphDefError(
+                f"{op.type} op '{op.name}' (created at {op.location}) has no TensorFlow "
+                f"GraphDef form in the op set dataflow shares with TensorFlow"
+            )
+        node = graph_def.node.add(name=op.name, op=tf_type or op.type)
+        node.input.extend(_input_name(t) for t in op.inputs)
+        spec = _EXPORTS.get(tf_type, {})
+        for attr, source in spec.get("dtypes", {}).items():
+            dtype = op.outputs[0].dtype if source == "out" else op.inputs[source].dtype
+            node.attr[attr].type = dtype.as_datatype_enum
+        names = spec.get("attrs", ()) if tf_type is not None else tuple(op.attrs)
+        for attr in names:
+            value = _attr_value(op.attrs.get(attr))
+            if value is not None:
+                node.attr[attr].CopyFrom(value)
+            elif tf_type is not None and attr in op.attrs:
+                raise GraphDefError(f"attribute '{attr}' of {op.type} op '{op.name}' has no form")
+        for attr in spec.get("spatial", ()):
+            node.attr[attr].list.i.extend(_per_format_dimension(op.attrs[attr], op))
+        for attr, tf_attr in spec.get("renamed", {}).items():
+            value = _attr_value(op.attrs[attr] or [])
+            node.attr[tf_attr].CopyFrom(value)
+        if "last_axis" in spec:
+            _check_last_axis(op, spec["last_axis"])
+        if "count" in spec:
+            node.attr[spec["count"]].i = len(op.inputs)
+        if spec.get("keep_dims"):
+            node.attr["keep_dims"].b = bool(op.attrs["keepdims"])
+        if "const" in spec:
+            attr, input_name = spec["const"]
+            value = _const_value(op, attr)
+            const_name = _unused_name(graph, f"{op.name}/{input_name}", written_names)
+            _const_node(graph_def, const_name, value, op.inputs[0].op.name)
+            written_names.add(const_name)
+            node.input.append(const_name)
+            index_attr = {"ConcatV2": "Tidx", "Transpose": "Tperm", "ExpandDims": "Tdim"}
+            node.attr[index_attr.get(tf_type, "Tidx")].type = _dtypes.int32.as_datatype_enum
+        node.input.extend(f"^{c.name}" for c in op.control_inputs)
+        shapes = node.attr["_output_shapes"].list.shape
+        for t in op.outputs:
+            shapes.add().CopyFrom(_shape_proto(t.shape))
+    if not add_shapes:
+        for node in graph_def.node:
+            if "_output_shapes" in node.attr:
+                del node.attr["_output_shapes"]
+    return graph_def
+
+
+register_graph_def_exporter(export_graph_def)
+
+
+def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True) -> str:
+    """Writes a `Graph` (as `Graph.as_graph_def` gives it) or a ``GraphDef`` to
+    ``logdir/name``, in protobuf text format or, unless ``as_text``, binary; makes ``logdir``
+    if needed and returns the file's path, as ``tf.io.write_graph``."""
+    if isinstance(graph_or_graph_def, Graph):
+        graph_def = graph_or_graph_def.as_graph_def()
+    elif hasattr(graph_or_graph_def, "node") and hasattr(graph_or_graph_def, "SerializeToString"):
+        graph_def = graph_or_graph_def
+    else:
+        raise TypeError(
+            "write_graph writes a Graph or a GraphDef, got "
+            f"{type(graph_or_graph_def).__name__} ({_user_location()})"
+        )
+    os.makedirs(logdir, exist_ok=True)
+    path = os.path.join(logdir, name)
+    if as_text:
+        from google.protobuf import text_format
+
+        with open(path, "w") as f:
+            f.write(text_format.MessageToString(graph_def))
+    else:
+        with open(path, "wb") as f:
+            f.write(graph_def.SerializeToString(deterministic=True))
+    return path
+
+
+def _claim_name(graph: Graph, name: str, written: set) -> str:
+    name = _unused_name(graph, name, written)
+    written.add(name)
+    return name
+
+
+def _export_dropout(graph_def, op: Operation, claim_name) -> None:
+    """Our one ``Dropout`` op as the ops TensorFlow's ``nn.dropout`` builds: a
+    ``RandomUniform`` mask compared with the rate, and ``x`` scaled by ``1 / (1 - rate)``.  The
+    last node takes the op's name, so consumers of its output read it unchanged; the mask output
+    feeds only the gradient, which a frozen graph has no use for."""
+    if op.outputs[1].consumers():
+        raise GraphDefError(
+            f"Dropout op '{op.name}' (created at {op.location}) has its mask read by "
+            f"'{op.outputs[1].consumers()[0].name}'; only its output crosses to TensorFlow"
+        )
+    x, rate = op.inputs
+    dtype = x.dtype.as_datatype_enum
+    frame_source = x.op.name
+
+    def node(suffix: str, tf_type: str, inputs: list, name: Optional[str] = None, **types):
+        new = graph_def.node.add(name=name or claim_name(f"{op.name}/{suffix}"), op=tf_type)
+        new.input.extend(inputs)
+        for attr, value in types.items():
+            new.attr[attr].type = value
+        return new
+
+    noise_shape = op.attrs["noise_shape"]
+    if noise_shape is None:
+        shape = node("Shape", "Shape", [_input_name(x)], T=dtype)
+        shape.attr["out_type"].type = _dtypes.int32.as_datatype_enum
+        shape_name = shape.name
+    else:
+        shape_name = claim_name(f"{op.name}/noise_shape")
+        _const_node(graph_def, shape_name, np.array(noise_shape, np.int32), frame_source)
+    uniform = node(
+        "random_uniform",
+        "RandomUniform",
+        [shape_name],
+        dtype=dtype,
+        T=_dtypes.int32.as_datatype_enum,
+    )
+    uniform.attr["seed"].i, uniform.attr["seed2"].i = op.attrs["seed"], op.attrs["seed2"]
+    kept = node("GreaterEqual", "GreaterEqual", [uniform.name, _input_name(rate)], T=dtype)
+    mask = node("Cast", "Cast", [kept.name], SrcT=_dtypes.bool.as_datatype_enum, DstT=dtype)
+    one = claim_name(f"{op.name}/one")
+    _const_node(graph_def, one, np.ones((), _dtypes.numpy_dtype(x.dtype)), frame_source)
+    keep = node("sub", "Sub", [one, _input_name(rate)], T=dtype)
+    scaled = node("truediv", "RealDiv", [_input_name(x), keep.name], T=dtype)
+    out = node("", "Mul", [scaled.name, mask.name], name=op.name, T=dtype)
+    out.input.extend(f"^{c.name}" for c in op.control_inputs)
+    out.attr["_output_shapes"].list.shape.add().CopyFrom(_shape_proto(op.outputs[0].shape))
+
+
+# Our ops that TensorFlow writes as several of its own: each writes its nodes itself.
+_EXPANSIONS = {"Dropout": _export_dropout}
+
+
+def _spatial_positions(data_format: str) -> tuple[int, int]:
+    return (2, 3) if data_format.startswith("NC") else (1, 2)
+
+
+def _per_format_dimension(values, op: Operation) -> list[int]:
+    """Our per-spatial-dimension attribute as TensorFlow's: 1 for the batch and channels."""
+    full = [1, 1, 1, 1]
+    for position, value in zip(_spatial_positions(op.attrs["data_format"]), values):
+        full[position] = int(value)
+    return full
+
+
+def _check_last_axis(op: Operation, attr: str) -> None:
+    axis, rank = op.attrs[attr], op.inputs[0].shape.rank
+    if axis != -1 and (rank is None or axis != rank - 1):
+        raise GraphDefError(
+            f"{op.type} op '{op.name}' (created at {op.location}) works on axis {axis}; "
+            "TensorFlow's op works on the last axis only"
+        )
+
+
+# -- import ----------------------------------------------------------------------------------------
+def _attr_python(attr) -> Any:
+    """The Python value of an ``AttrValue`` (the kinds the shared op set uses)."""
+    kind = attr.WhichOneof("value")
+    if kind == "b":
+        return bool(attr.b)
+    if kind == "i":
+        return int(attr.i)
+    if kind == "f":
+        return float(attr.f)
+    if kind == "s":
+        return attr.s.decode("utf-8")
+    if kind == "type":
+        return _dtypes.as_dtype(attr.type)
+    if kind == "shape":
+        return _shape_of(attr.shape)
+    if kind == "tensor":
+        return make_ndarray(attr.tensor)
+    if kind == "list":
+        return [int(i) for i in attr.list.i]
+    return None
+
+
+# TensorFlow's tensor names: ``node``, ``node:3`` (an output index of decimal digits), ``^node``.
+_INPUT = re.compile(r"(\^)?([^:]+)(?::([0-9]+))?")
+
+
+def _parse_input(text: str) -> tuple[str, int, bool]:
+    """``(node name, output index, is a control input)`` of a NodeDef input string; anything
+    else (``c:-1``, ``c:+0``, ``c:x``) is a `GraphDefError`."""
+    match = _INPUT.fullmatch(text)
+    if match is None or (match[1] and match[3] is not None):
+        raise GraphDefError(
+            f"'{text}' is not a tensor name ('node', 'node:index' with a decimal output index, "
+            "or '^node' for a control input)"
+        )
+    return match[2], int(match[3] or 0), bool(match[1])
+
+
+def _output(op: Operation, index: int, text: str, who: str) -> Tensor:
+    """Output ``index`` of ``op``, which ``who`` (a node's input, return_elements) names as
+    ``text``."""
+    if index >= len(op.outputs):
+        count = len(op.outputs)
+        raise GraphDefError(
+            f"{who} '{text}', but {op.type} node '{_parse_input(text)[0]}' has {count} "
+            f"output{'' if count == 1 else 's'}"
+        )
+    return op.outputs[index]
+
+
+def _node_order(nodes: dict) -> list:
+    """The nodes with each after its inputs, except a Merge's inputs from a NextIteration
+    (a loop's back edge), which are connected after every node exists."""
+    order, state = [], {}
+    for root in nodes:
+        stack = [(root, False)]
+        while stack:
+            name, done = stack.pop()
+            if done:
+                state[name] = 2
+                order.append(name)
+                continue
+            if state.get(name):
+                continue
+            state[name] = 1
+            stack.append((name, True))
+            node = nodes[name]
+            for text in reversed(node.input):
+                try:
+                    source = _parse_input(text)[0]
+                except GraphDefError as e:
+                    raise GraphDefError(f"{node.op} node '{name}' has input {e}") from None
+                if source not in nodes:
+                    raise GraphDefError(
+                        f"node '{name}' has input '{text}', which is not a node of the GraphDef"
+                    )
+                if node.op == "Merge" and nodes[source].op == "NextIteration":
+                    continue
+                if state.get(source) == 1:
+                    raise GraphDefError(f"the GraphDef has a cycle through node '{name}'")
+                if not state.get(source):
+                    stack.append((source, False))
+    return order
+
+
+# The defaults of TensorFlow's op definitions for the attributes read above: TensorFlow leaves
+# an attribute holding its default out of a GraphDef it writes with defaults stripped (a
+# SavedModel's, ``strip_default_attrs``).  An attribute with no default must be there.
+_DEFAULT_ATTRS: dict[str, dict] = {
+    "Placeholder": {"shape": TensorShape(None)},
+    "MatMul": {"transpose_a": False, "transpose_b": False},
+    "Enter": {"is_constant": False, "parallel_iterations": 10},
+    "Pack": {"axis": 0},
+    "StridedSlice": dict.fromkeys(
+        ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"), 0
+    ),
+    "Shape": {"out_type": _dtypes.int32},
+    "Size": {"out_type": _dtypes.int32},
+    "BiasAdd": {"data_format": "NHWC"},
+    "StringJoin": {"separator": ""},
+    "AsString": {"precision": -1, "scientific": False, "shortest": False, "width": -1, "fill": ""},
+    "StringToNumber": {"out_type": _dtypes.float32},
+    "StringLength": {"unit": "BYTE"},
+    "Substr": {"unit": "BYTE"},
+    "StaticRegexReplace": {"replace_global": True},
+    "RegexReplace": {"replace_global": True},
+    "StringUpper": {"encoding": ""},
+    "StringLower": {"encoding": ""},
+    "ImageSummary": {"max_images": 3, "bad_color": np.array([255, 0, 0, 255], np.uint8)},
+    "AudioSummaryV2": {"max_outputs": 3},
+    "ArgMax": {"output_type": _dtypes.int64},
+    "ArgMin": {"output_type": _dtypes.int64},
+    "LRN": {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5},
+    "RandomUniform": {"seed": 0, "seed2": 0},
+    "RandomStandardNormal": {"seed": 0, "seed2": 0},
+}
+for _type in "Conv2D DepthwiseConv2dNative Conv2DBackpropInput Conv2DBackpropFilter".split():
+    _DEFAULT_ATTRS[_type] = {"data_format": "NHWC", "dilations": [1, 1, 1, 1]}
+for _type in "MaxPool AvgPool".split():
+    _DEFAULT_ATTRS[_type] = {"data_format": "NHWC"}
+_DEFAULT_ATTRS["ImageSummary"]["bad_color"].flags.writeable = False  # shared by every import
+
+
+def _node_attr(node, attr: str) -> Any:
+    """The value of attribute ``attr`` of ``node``, TensorFlow's default when it has none."""
+    if attr in node.attr:
+        value = _attr_python(node.attr[attr])
+        if value is not None:
+            return value
+        problem = f"an attribute '{attr}' of a kind dataflow does not read"
+    else:
+        defaults = _DEFAULT_ATTRS.get(node.op, {})
+        if attr in defaults:
+            return defaults[attr]
+        problem = f"no attribute '{attr}', which TensorFlow's {node.op} requires"
+    raise GraphDefError(f"{node.op} node '{node.name}' has {problem}")
+
+
+def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, dict]:
+    """Our inputs and attributes for a NodeDef of the shared op set."""
+    attrs = {}
+    for attr in spec.get("attrs", ()):
+        attrs[attr] = _node_attr(node, attr)
+    if spec.get("keep_dims"):
+        attrs["keepdims"] = bool(node.attr["keep_dims"].b) if "keep_dims" in node.attr else False
+    for attr in spec.get("spatial", ()):
+        full = _node_attr(node, attr)
+        attrs[attr] = tuple(full[i] for i in _spatial_positions(attrs["data_format"]))
+    for attr, tf_attr in spec.get("renamed", {}).items():
+        value = tuple(_attr_python(node.attr[tf_attr]) or ()) if tf_attr in node.attr else ()
+        attrs[attr] = value or None
+    if "last_axis" in spec:
+        attrs[spec["last_axis"]] = -1
+    if "const" in spec:
+        attr, input_name = spec["const"]
+        source = inputs.pop()
+        value = constants.get(source)
+        if value is None:
+            raise GraphDefError(
+                f"{node.op} node '{node.name}': its input '{input_name}' must be a Const "
+                "(dataflow holds it as an attribute, known when the graph is built)"
+            )
+        value = [int(v) for v in np.asarray(value).reshape(-1)]
+        value = (
+            value[0] if node.op in ("ConcatV2", "ExpandDims", "ArgMax", "ArgMin") else tuple(value)
+        )
+        attrs[attr] = value
+    for attr, source in spec.get("dtypes", {}).items():
+        if source == "out" and attr not in spec.get("derived", ()):
+            # the output's dtype is our attribute of the same name
+            attrs[attr] = _node_attr(node, attr)
+    if node.op == "Placeholder":
+        attrs.setdefault("shape", TensorShape(None))
+    return inputs, attrs
+
+
+def import_graph_def(
+    graph_def,
+    input_map: Optional[Mapping] = None,
+    return_elements=None,
+    name: Optional[str] = None,
+    op_dict=None,
+    producer_op_list=None,
+):
+    """Builds ``graph_def`` (a ``GraphDef`` proto, TensorFlow's or ours, or its serialized
+    bytes) into the default graph, under the name scope ``name`` (``"import"`` when None).
+
+    ``input_map`` maps names of the GraphDef's tensors (``"x:0"`` or ``"x"``) to tensors of the
+    default graph to use instead; ``return_elements`` names the tensors (``"y:0"``) and
+    operations (``"train"``) to return, in order.  A node outside the shared op set is a
+    `GraphDefError` naming it.  ``op_dict`` and ``producer_op_list`` are accepted for
+    TensorFlow's signature and unused.
+    """
+    del op_dict, producer_op_list
+    p = protos()
+    location = _user_location()
+    if isinstance(graph_def, (bytes, bytearray)):
+        graph_def = p.GraphDef.FromString(bytes(graph_def))
+    elif not isinstance(graph_def, p.GraphDef):
+        graph_def = p.GraphDef.FromString(graph_def.SerializeToString())
+    nodes = {}
+    for node in graph_def.node:
+        if node.name in nodes:
+            raise GraphDefError(f"the GraphDef has two nodes named '{node.name}' ({location})")
+        if node.op not in _EXPORTS:
+            raise GraphDefError(
+                f"cannot import {node.op} node '{node.name}': dataflow has no such op in the op "
+                f"set it shares with TensorFlow ({location})"
+            )
+        nodes[node.name] = node
+    _check_array_sizes(graph_def, location)
+    try:
+        input_map = {_tensor_key(k): v for k, v in (input_map or {}).items()}
+    except GraphDefError as e:
+        raise GraphDefError(f"input_map has key {e} ({location})") from None
+    graph = get_default_graph()
+    built: dict[str, Operation] = {}
+    constants: dict[tuple, np.ndarray] = {}
+    back_edges: list = []
+    with graph.name_scope(name if name is not None else "import") as scope:
+        for node_name in _node_order(nodes):
+            node = nodes[node_name]
+            try:
+                built[node_name] = _build_node(
+                    graph, node, nodes, built, input_map, constants, back_edges, scope
+                )
+            except (TypeError, ValueError) as e:
+                if isinstance(e, GraphDefError):
+                    raise
+                raise GraphDefError(f"cannot import node {node_name!r} ({location}): {e}") from e
+    from primitives.raw_ops import set_merge_input
+
+    for merge, index, (source, output) in back_edges:
+        who = f"Merge node '{merge.name}' has input"
+        set_merge_input(merge, index, _output(built[source], output, f"{source}:{output}", who))
+    if return_elements is None:
+        return None
+    return [_element(built, text, location) for text in return_elements]
+
+
+def _check_array_sizes(graph_def, location: str) -> None:
+    """Refuses a GraphDef whose tensors (a Const's value) declare more than `dataflow.io`
+    allows a graph file (`dataflow.framework.array_bounds.MAX_ARRAY_BYTES`, alone and in all),
+    before any is built: a node of a few bytes can declare a shape of billions of elements."""
+    total = 0
+    for node in graph_def.node:
+        for attr, value in node.attr.items():
+            if value.WhichOneof("value") == "tensor":
+                try:
+                    total += _declared_bytes(value.tensor, total)
+                except GraphDefError as e:
+                    raise GraphDefError(
+                        f"{node.op} node '{node.name}', attribute '{attr}' ({location}): {e}"
+                    ) from None
+
+
+def _tensor_key(text: str) -> tuple:
+    source, index, _ = _parse_input(text)
+    return source, index
+
+
+def _build_node(graph, node, nodes, built, input_map, constants, back_edges, scope):
+    spec = _EXPORTS[node.op]
+    inputs, controls, pending = [], [], []
+    for text in node.input:
+        source, index, is_control = _parse_input(text)
+        if is_control:
+            controls.append(built[source])
+        elif (source, index) in input_map:
+            inputs.append(convert_to_tensor(input_map[(source, index)]))
+        elif node.op == "Merge" and nodes[source].op == "NextIteration":
+            pending.append((len(inputs), (source, index)))
+            inputs.append(None)
+        else:
+            who = f"{node.op} node '{node.name}' has input"
+            inputs.append(_output(built[source], index, text, who))
+            if nodes[source].op == "Const":
+                constants[inputs[-1]] = built[source].attrs["value"]
+    if pending:
+        stand_in = next((t for t in inputs if t is not None), None)
+        if stand_in is None:
+            raise GraphDefError(f"Merge node '{node.name}' has no input from outside its loop")
+        inputs = [stand_in if t is None else t for t in inputs]
+    inputs, attrs = _our_attrs(node, spec, inputs, constants)
+    for attr, value in attrs.items():
+        character = None if attr in DATA_TEXT_ATTRS else control_character(value)
+        if character is not None:
+            raise GraphDefError(
+                f"{node.op} node {node.name!r}: attribute '{attr}' holds the control character "
+                f"{character!r} (U+{ord(character):04X}); names and attributes that are not a "
+                "kernel's data are printable text"
+            )
+    op_def = get_op_def(spec.get("type", node.op))
+    op = graph.create_op(
+        op_def, inputs, attrs, name=f"{scope}{node.name}/", control_inputs=controls
+    )
+    for index, edge in pending:
+        back_edges.append((op, index, edge))
+    return op
+
+
+def _element(built: dict, text: str, location):
+    source, index, _ = _parse_input(text)
+    op = built.get(source)
+    if op is None:
+        raise GraphDefError(
+            f"return_elements names '{text}', which the GraphDef has not ({location})"
+        )
+    if ":" not in text:
+        return op
+    return _output(op, index, text, "return_elements names")

@@ -1,5 +1,0 @@
-"""``df.lookup.experimental``: TensorFlow 1.x's mutable tables."""
-
-from ..ops.lookup_ops import DenseHashTable, MutableHashTable
-
-__all__ = ["DenseHashTable", "MutableHashTable"]
