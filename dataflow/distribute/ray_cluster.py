@@ -33,8 +33,6 @@ op of the user's graph, so they name the user's file and line as a local run's d
 
 from __future__ import annotations
 
-import builtins
-import collections
 import contextlib
 import ipaddress
 import itertools
@@ -46,14 +44,18 @@ import uuid
 import weakref
 from typing import Any, Optional
 
-import numpy as np
-
 from ..client.placer import place
 from ..framework import composites, errors, nest
 from ..framework.device import DeviceSpec
 from ..framework.graph import Graph, Operation, needed_ops
 from .cluster import ClusterSpec
-from .rendezvous import StepMailbox, parse_key
+from .ray_task import (  # noqa: F401 - defined there, reached here too
+    TaskServer,
+    _describe_failure,
+    _rebuild_failure,
+    task_name,
+    task_of_device,
+)
 
 TARGET_PREFIX = "ray://dataflow/"
 
@@ -64,8 +66,6 @@ _TASK_CONCURRENCY = 32
 # that a task which gave up at the deadline itself reports the op it waited in; a task silent
 # past that is wedged (stopped, or its host unreachable) and the step fails without it.
 _DEADLINE_GRACE_SECONDS = 0.5
-# Ids of finished steps a task remembers, so that a tensor sent to a finished step is dropped.
-_FINISHED_STEPS_KEPT = 4096
 
 _clusters: weakref.WeakValueDictionary[str, RayCluster] = weakref.WeakValueDictionary()
 
@@ -176,348 +176,6 @@ def _require_token_authentication() -> None:
             _AUTH_MODE_VARIABLE,
             mode,
         )
-
-
-def task_name(job: str, index: int) -> str:
-    """The short device name of a task, which is also its actor's name: ``/job:ps/task:0``."""
-    return f"/job:{job}/task:{index}"
-
-
-def task_of_device(device: str, default_job: str) -> str:
-    """The task a device name lies on (``/job:ps/task:1/device:CPU:0`` -> ``/job:ps/task:1``);
-    a name without a job lies on ``default_job``, one without a task index on task 0."""
-    spec = DeviceSpec.from_string(device)
-    return task_name(spec.job or default_job, spec.task or 0)
-
-
-# -- the task side ---------------------------------------------------------------------------------
-class TaskServer:
-    """The body of one task's actor: its graphs, its variables and its steps' mailboxes.
-
-    Ray runs its methods on up to `_TASK_CONCURRENCY` threads, so ``deliver`` and
-    ``abort_step`` are served while ``run_partition`` blocks in a ``recv``.
-    """
-
-    def __init__(self, job: str, index: int):
-        self.name = task_name(job, index)
-        self._job = job
-        self._index = index
-        self._peers: dict[str, Any] = {}
-        self._sessions: dict[str, Any] = {}  # registration id -> Session of that graph
-        self._variable_values: dict[str, Any] = {}
-        self._resources: dict[str, Any] = {}
-        self._variables_lock = threading.Lock()
-        self._mailboxes: dict[str, StepMailbox] = {}
-        self._finished_steps: collections.OrderedDict[str, None] = collections.OrderedDict()
-        # (registration, fetches, targets, feeds) -> the lowered plan of a partition.
-        self._partition_plans: dict[tuple, Any] = {}
-        # Step id -> (Session, RunContext) of a partition that succeeded, whose variable writes
-        # wait for the master's commit_step (or are dropped by abort_step).
-        self._prepared: dict[str, tuple] = {}
-        self._lock = threading.Lock()
-
-    # -- cluster membership ----------------------------------------------------------------------
-    def ping(self) -> tuple[str, int]:
-        """This task's name and process id (the cluster waits for it before it is ready)."""
-        return self.name, os.getpid()
-
-    def connect(self, peers: dict) -> None:
-        """Learns the actor handle of every task of the cluster, by task name."""
-        self._peers = dict(peers)
-
-    # -- graphs and steps ------------------------------------------------------------------------
-    def register_graph(self, registration_id: str, graph_bytes: bytes) -> None:
-        """Loads a graph sent as `dataflow.io` bytes and keeps it under ``registration_id``; a
-        second registration under the same id changes nothing."""
-        from ..client.session import Session
-        from ..io.dfg import graph_from_bytes
-
-        if registration_id in self._sessions:
-            return
-        graph = graph_from_bytes(graph_bytes)
-        for op in graph.get_operations():
-            if op.device:
-                self._strip_own_task(op)
-        session = Session(graph=graph)
-        # All graphs of this task read and write one set of variables and share one set of
-        # resources (queues), under one lock: the partitions of one graph's different runs
-        # are registered apart and must see the same state.
-        session._variable_values = self._variable_values
-        session._resources = self._resources
-        session._lock = self._variables_lock
-        with self._lock:
-            self._sessions.setdefault(registration_id, session)
-
-    def registrations(self) -> list[str]:
-        """The ids of the graphs registered with this task, in the order they came."""
-        return list(self._sessions)
-
-    def _strip_own_task(self, op: Operation) -> None:
-        """Drops the job, replica and task of a device that names this task, so that this
-        task's Session, which runs on its own host, places the op on its own device."""
-        spec = DeviceSpec.from_string(op.device)
-        if (spec.job, spec.task or 0) == (self._job, self._index):
-            spec.job = spec.replica = spec.task = None
-            op._set_device(spec.to_string())
-
-    def run_partition(
-        self,
-        step_id: str,
-        registration_id: str,
-        feeds: dict,
-        fetch_names: list,
-        target_names: list,
-        timeout_ms: int,
-        hold_writes: bool = True,
-    ) -> tuple:
-        """Runs this task's partition of step ``step_id`` of several tasks: the registered
-        graph ``registration_id`` with ``feeds`` (tensor name -> value), computing
-        ``fetch_names`` (tensors and ops) and running ``target_names`` (its ``_Send`` ops), with
-        the step's `RayRendezvous`.  With ``hold_writes`` its variable writes are held, not
-        committed: the answer is ``("prepared", values of the fetched tensors, whether writes
-        are held)``, then the master's ``commit_step`` or ``abort_step`` decides (a step of one
-        task commits at once).  A failure is ``("error", class,
-        op, message)`` when it began here (and the step is aborted on every other task), or
-        ``("aborted", ...)`` when this partition stopped because another task failed."""
-        from ..client.session import RunOptions, _as_result
-        from ..ops.variables import VariableRef
-
-        deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
-        mailbox = self._mailbox(step_id)
-        if mailbox is None:
-            return ("aborted", "CancelledError", None, f"Step {step_id} ended before it began")
-        mailbox.deadline = deadline
-        try:
-            if mailbox.aborted is not None:
-                raise mailbox.aborted
-            session = self._sessions.get(registration_id)
-            if session is None:
-                raise errors.FailedPreconditionError(
-                    None, None, f"No graph is registered as {registration_id!r} on {self.name}"
-                )
-            plan = self._partition_plan(
-                registration_id, session, fetch_names, target_names, list(feeds)
-            )
-            options = RunOptions(timeout_in_ms=timeout_ms) if timeout_ms > 0 else None
-            held = []
-            values = session._execute(
-                plan,
-                tuple(feeds.values()),
-                options,
-                None,
-                f"step {step_id} on {self.name}",
-                rendezvous=RayRendezvous(self, step_id, deadline),
-                commit=held.append if hold_writes else None,
-            )
-            context = held[0] if held else None
-            results = []
-            for position in plan.fetch_positions[: len(fetch_names)]:
-                if position is None:
-                    continue
-                value = values[position]
-                if type(value) is VariableRef:
-                    pending = context.pending_writes if context is not None else {}
-                    value = pending.get(value.key, session._variable_values.get(value.key))
-                results.append(_as_result(value) if type(value) is np.ndarray else value)
-            with self._lock:
-                if mailbox.aborted is not None:
-                    raise mailbox.aborted
-                holds = context is not None and bool(context.pending_writes)
-                if holds:
-                    self._prepared[step_id] = (session, context)
-            return ("prepared", results, holds)
-        except Exception as e:
-            if mailbox.aborted is not None:
-                return ("aborted",) + _describe_failure(mailbox.aborted)[1:]
-            failure = _describe_failure(e)
-            mailbox.abort(e)
-            self._abort_peers(step_id, failure)
-            return failure
-        finally:
-            self._end_step(step_id)
-
-    def load_variable(self, name: str, value) -> None:
-        """Sets the variable ``name`` of this task to ``value`` (a restore, ``Variable.load``)."""
-        value = np.array(value)
-        value.flags.writeable = False
-        with self._variables_lock:
-            self._variable_values[name] = value
-
-    def commit_step(self, step_id: str) -> tuple:
-        """Commits the variable writes this task holds for step ``step_id``, which every task
-        of the step ran successfully (phase two of the master's commit): ``("committed",)``,
-        or the failure of the commit (the task's Session was closed meanwhile)."""
-        with self._lock:
-            prepared = self._prepared.pop(step_id, None)
-        if prepared is not None:
-            session, context = prepared
-            try:
-                session._commit(context)
-            except Exception as e:
-                return _describe_failure(e)
-        return ("committed",)
-
-    def _partition_plan(self, registration_id, session, fetch_names, target_names, feed_names):
-        """The lowered plan of a registered partition for these fetches, targets and feeds,
-        made on first use and kept."""
-        from ..client.session import lower_graph
-
-        key = (registration_id, tuple(fetch_names), tuple(target_names), tuple(feed_names))
-        plan = self._partition_plans.get(key)
-        if plan is None:
-            graph = session.graph
-            elements = [graph.as_graph_element(n) for n in (*fetch_names, *target_names)]
-            feeds = tuple(graph.get_tensor_by_name(n) for n in feed_names)
-            plan = lower_graph(graph, elements, feeds, session._pipeline(None))
-            self._partition_plans[key] = plan
-        return plan
-
-    def rendezvous(self, step_id: str, timeout_ms: int = 0) -> RayRendezvous:
-        """The rendezvous of step ``step_id`` as this task sees it."""
-        deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
-        return RayRendezvous(self, step_id, deadline)
-
-    # -- the rendezvous, as other tasks and the master reach it ----------------------------------
-    def deliver(self, step_id: str, key: str, value, is_dead: bool) -> None:
-        """Keeps a value another task sent to this one, until this task's ``recv`` of ``key``."""
-        mailbox = self._mailbox(step_id)
-        if mailbox is not None:
-            mailbox.send(key, value, is_dead)
-
-    def abort_step(self, step_id: str, failure: tuple) -> None:
-        """Fails step ``step_id`` here: its waiting and later ``recv`` calls raise the error
-        ``failure`` describes (`_describe_failure`)."""
-        with self._lock:
-            self._prepared.pop(step_id, None)
-        mailbox = self._mailbox(step_id)
-        if mailbox is not None:
-            with self._lock:
-                mailbox.abort(_rebuild_failure(failure, None, self.name))
-
-    def send(self, step_id: str, key: str, value, is_dead: bool = False) -> None:
-        """Sends through step ``step_id``'s rendezvous from this task, as a `_Send` does."""
-        self.rendezvous(step_id).send(key, value, is_dead)
-
-    def recv(self, step_id: str, key: str, timeout_ms: int = 0) -> tuple:
-        """Receives from step ``step_id``'s rendezvous on this task, as a `_Recv` does:
-        ``(value, is_dead)``; the step ends here when the value arrives or the wait fails."""
-        try:
-            return self.rendezvous(step_id, timeout_ms).recv(key)
-        finally:
-            self._end_step(step_id)
-
-    def steps_in_progress(self) -> list[str]:
-        """The ids of the steps this task runs, or receives values for, now."""
-        with self._lock:
-            return list(self._mailboxes)
-
-    def waiting_keys(self, step_id: str) -> list[str]:
-        """The rendezvous keys the receives of step ``step_id`` wait for on this task (none
-        once the step has ended): what a step that does not end waits on here."""
-        with self._lock:
-            mailbox = self._mailboxes.get(step_id)
-        return [] if mailbox is None else mailbox.waiting_keys
-
-    # -- mailboxes -------------------------------------------------------------------------------
-    def _mailbox(self, step_id: str) -> Optional[StepMailbox]:
-        """Step ``step_id``'s mailbox, made when first needed; None once the step has ended."""
-        with self._lock:
-            mailbox = self._mailboxes.get(step_id)
-            if mailbox is None:
-                if step_id in self._finished_steps:
-                    return None
-                mailbox = self._mailboxes[step_id] = StepMailbox(step_id)
-            return mailbox
-
-    def _end_step(self, step_id: str) -> None:
-        with self._lock:
-            self._mailboxes.pop(step_id, None)
-            self._finished_steps[step_id] = None
-            while len(self._finished_steps) > _FINISHED_STEPS_KEPT:
-                self._finished_steps.popitem(last=False)
-
-    def _abort_peers(self, step_id: str, failure: tuple) -> None:
-        for name, peer in self._peers.items():
-            if name != self.name:
-                peer.abort_step.remote(step_id, failure)
-
-
-class RayRendezvous:
-    """The rendezvous of one step as one task sees it (interface: `dataflow.distribute.rendezvous`).
-
-    ``send`` of a key whose destination device lies on this task puts the value into this
-    task's mailbox; any other goes to the destination task's ``deliver`` as a Ray call that
-    returns at once.  ``recv`` waits on this task's mailbox until the step's deadline.
-    """
-
-    def __init__(self, server: TaskServer, step_id: str, deadline: Optional[float]):
-        self._server = server
-        self._step_id = step_id
-        self._deadline = deadline
-
-    def send(self, key: str, value, is_dead: bool) -> None:
-        destination = task_of_device(parse_key(key).destination_device, self._server._job)
-        if destination == self._server.name:
-            mailbox = self._server._mailbox(self._step_id)
-            if mailbox is not None:
-                mailbox.send(key, value, is_dead)
-            return
-        peer = self._server._peers.get(destination)
-        if peer is None:
-            raise errors.InvalidArgumentError(
-                None, None, f"Rendezvous key {key!r} names {destination}, not a task of the cluster"
-            )
-        peer.deliver.remote(self._step_id, key, None if is_dead else value, is_dead)
-
-    def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
-        """The value of ``key`` once it arrives; waits until ``deadline`` (a
-        ``time.monotonic()`` value) or the step's, whichever comes first."""
-        mailbox = self._server._mailbox(self._step_id)
-        if mailbox is None:
-            raise errors.CancelledError(None, None, f"Step {self._step_id} has ended")
-        deadlines = [d for d in (deadline, self._deadline, mailbox.deadline) if d is not None]
-        mailbox.deadline = min(deadlines, default=None)
-        return mailbox.recv(key)
-
-    def abort(self, error: BaseException) -> None:
-        failure = _describe_failure(error)
-        mailbox = self._server._mailbox(self._step_id)
-        if mailbox is not None:
-            mailbox.abort(error)
-        self._server._abort_peers(self._step_id, failure)
-
-
-# -- errors across processes -----------------------------------------------------------------------
-def _describe_failure(error: BaseException) -> tuple:
-    """``("error", class name, op name or None, message)``: an error as it crosses processes."""
-    op = getattr(error, "op", None)
-    op_name = op.name if isinstance(op, Operation) else None
-    message = error.message if isinstance(error, errors.OpError) else str(error)
-    return ("error", type(error).__name__, op_name, message)
-
-
-def _rebuild_failure(
-    failure: tuple, graph: Optional[Graph], task: str, origins: Optional[dict] = None
-) -> BaseException:
-    """The error ``failure`` describes, with the op of ``graph`` it names (when there is one;
-    ``origins`` maps an op of a partition to the user's op it stands for), as the same class
-    when it is one of `dataflow.framework.errors` or a built-in exception."""
-    _, class_name, op_name, message = failure
-    op = None
-    if origins is not None and op_name in origins:
-        op = origins[op_name]
-    elif graph is not None and op_name is not None:
-        try:
-            op = graph.get_operation_by_name(op_name)
-        except KeyError:
-            op = None
-    error_class = getattr(errors, class_name, None)
-    if isinstance(error_class, type) and issubclass(error_class, errors.OpError):
-        return error_class(None, op, f"{message} (on {task})")
-    error_class = getattr(builtins, class_name, None)
-    if isinstance(error_class, type) and issubclass(error_class, Exception):
-        return error_class(f"{message} (on {task})")
-    return errors.UnknownError(None, op, f"{class_name}: {message} (on {task})")
 
 
 # -- the cluster -----------------------------------------------------------------------------------

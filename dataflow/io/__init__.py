@@ -17,40 +17,50 @@ parsing and codec ops below.
 
 from .dfg import *  # noqa: F403
 from .dfg import (  # noqa: F401
-    DATA_TEXT_ATTRS,
-    MAX_ARRAY_BYTES,
     MAX_JSON_BYTES,
     MAX_JSON_DEPTH,
     MAX_JSON_VALUES,
-    MAX_OUTPUTS,
-    MAX_RANK,
     MAX_SCOPE_BYTES,
-    MAX_SHAPE_ELEMENTS,
+    document_to_graph,
+    graph_from_bytes,
+    import_graph_bytes,
+)
+from .dfg_format import MAX_OUTPUTS  # noqa: F401
+from .dfg_save import (  # noqa: F401
     STALE_TEMPORARY_SECONDS,
+    document_bytes,
+    graph_to_bytes,
+    graph_to_document,
+)
+
+# isort: split
+# Names ``df.io`` has offered since the format's module also held its imports; kept so that
+# code reaching them here still works.
+from executor.program import NodeKind  # noqa: F401
+
+from ..framework.array_bounds import (  # noqa: F401
+    MAX_ARRAY_BYTES,
+    MAX_RANK,
+    MAX_SHAPE_ELEMENTS,
+    array_bytes,
+)
+from ..framework.graph import (  # noqa: F401
+    DATA_TEXT_ATTRS,
     Graph,
     GraphKeys,
-    NodeKind,
     Operation,
     SourceLocation,
     Tensor,
-    TensorShape,
-    array_bytes,
     control_character,
-    document_bytes,
-    document_to_graph,
     gc_paused,
-    get_op_def,
-    graph_from_bytes,
-    graph_to_bytes,
-    graph_to_document,
-    import_graph_bytes,
     topological_order,
 )
+from ..framework.op_registry import get_op_def  # noqa: F401
+from ..framework.tensor_shape import TensorShape  # noqa: F401
 from .dfg import __all__ as _dfg_all  # noqa: F401
 
 # isort: split
-# -- TensorFlow's GraphDef (dataflow/io/graph_def.py; needs the "tensorboard" extra)
-# ----------------
+# -- TensorFlow's GraphDef (dataflow/io/graph_def.py; needs the "tensorboard" extra) ---------------
 from .graph_def import (  # noqa: E402, F401
     GraphDefError,
     export_graph_def,

@@ -21,7 +21,7 @@ or out-of-range axis is a ``ValueError`` at build time, where TensorFlow's kerne
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Optional
 
 import numpy as np
@@ -32,16 +32,59 @@ from ..framework.graph import (
     Tensor,
     _user_location,
     convert_to_tensor,
-    get_default_graph,
-    graph_to_build_in,
     is_tensor_like,
-    numpy_value_or_none,
-    register_conversion_op,
 )
 from ..framework.op_registry import apply_op_output, define_op
-from ..framework.ragged_tensor import override_for
 from ..framework.tensor_shape import TensorShape
-from .static_values import known_int_value
+from .op_util import (  # noqa: F401 - defined there, reached here too
+    ARITHMETIC_TYPES,
+    BOOL_TYPES,
+    COMPLEX_TYPES,
+    EQUALITY_TYPES,
+    FLOAT_TYPES,
+    INDEX_TYPES,
+    INEXACT_TYPES,
+    INT_TYPES,
+    NUMERIC_OR_BOOL_TYPES,
+    NUMERIC_TYPES,
+    SIGNED_TYPES,
+    SQUARED_DIFFERENCE_TYPES,
+    _elementwise_extra,
+    _quiet,
+    _ufunc_kernel,
+    broadcast_shape,
+    check_dtype,
+    check_same_dtype,
+    convert_all,
+    convert_in_order,
+    graph_of,
+    normalize_axis,
+    static_axis,
+)
+from .reduction_ops import (  # noqa: F401 - defined there, reached here too
+    _infer_running,
+    _reduce,
+    _reduction_args,
+    argmax,
+    argmin,
+    cumsum,
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    reduced_shape,
+    running_kernel,
+)
+from .selection_ops import (  # noqa: F401 - defined there, reached here too
+    _clip,
+    cast,
+    clip_by_value,
+    where,
+    where_v2,
+)
 
 __all__ = [
     "abs",
@@ -100,240 +143,6 @@ __all__ = [
     "where",
     "where_v2",
 ]
-
-FLOAT_TYPES = frozenset({_dtypes.float16, _dtypes.float32, _dtypes.float64})
-INT_TYPES = frozenset({_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64, _dtypes.uint8})
-NUMERIC_TYPES = FLOAT_TYPES | INT_TYPES
-BOOL_TYPES = frozenset({_dtypes.bool})
-NUMERIC_OR_BOOL_TYPES = NUMERIC_TYPES | BOOL_TYPES
-COMPLEX_TYPES = frozenset({_dtypes.complex64, _dtypes.complex128})
-# The types of ops TensorFlow also registers for complex numbers (arithmetic, sums, products).
-ARITHMETIC_TYPES = NUMERIC_TYPES | COMPLEX_TYPES
-INEXACT_TYPES = FLOAT_TYPES | COMPLEX_TYPES
-EQUALITY_TYPES = NUMERIC_OR_BOOL_TYPES | COMPLEX_TYPES | {_dtypes.string}
-INDEX_TYPES = frozenset({_dtypes.int32, _dtypes.int64})
-# TensorFlow registers no unsigned kernels for sign changes and powers, and only the wide
-# integers for SquaredDifference.
-SIGNED_TYPES = NUMERIC_TYPES - {_dtypes.uint8}
-SQUARED_DIFFERENCE_TYPES = FLOAT_TYPES | INDEX_TYPES
-
-
-# -- helpers shared by the op modules --------------------------------------------------------------
-def check_dtype(dtype: _dtypes.DType, allowed: frozenset, what: str) -> None:
-    """Raises ``TypeError`` unless ``dtype`` is in ``allowed``."""
-    if dtype not in allowed:
-        names = ", ".join(sorted(d.name for d in allowed))
-        raise TypeError(f"{what} has dtype {dtype.name}, which is not one of: {names}")
-
-
-def check_same_dtype(tensors: Sequence[Tensor], names: Sequence[str], op_type: str) -> None:
-    """Raises ``TypeError`` (worded like TensorFlow's) unless all ``tensors`` share a dtype."""
-    first = tensors[0]
-    for t, arg in zip(tensors[1:], names[1:]):
-        if t.dtype is not first.dtype:
-            raise TypeError(
-                f"Input '{arg}' of '{op_type}' Op has type {t.dtype.name} that does not match "
-                f"type {first.dtype.name} of argument '{names[0]}'."
-            )
-
-
-def broadcast_shape(a: TensorShape, b: TensorShape) -> TensorShape:
-    """The static shape of ``a`` and ``b`` broadcast together; ``ValueError`` if they cannot be.
-
-    An unknown dimension against a known one ``d != 1`` is ``d`` (it must be ``d`` or 1 at run
-    time); against 1 or another unknown it stays unknown.
-    """
-    if a.ndims is None or b.ndims is None:
-        return TensorShape(None)
-    da, db = a.as_list(), b.as_list()
-    if len(da) < len(db):
-        da, db = db, da
-    db = [1] * (len(da) - len(db)) + db
-    dims = []
-    for x, y in zip(da, db):
-        if x == y or y == 1:
-            dims.append(x)
-        elif x == 1:
-            dims.append(y)
-        elif x is None:
-            dims.append(y)
-        elif y is None:
-            dims.append(x)
-        else:
-            raise ValueError(f"Incompatible shapes for broadcasting: {a} and {b}")
-    return TensorShape(dims)
-
-
-def graph_of(values):
-    """The graph of the first tensor-like value in ``values``, else the default graph; but
-    always the default graph when it captures the tensors of other graphs (a function being
-    traced, whose ops must be its own even when they read a closure's tensors)."""
-    for v in values:
-        if isinstance(v, Tensor):
-            return graph_to_build_in(v.graph)
-        if is_tensor_like(v):
-            return graph_to_build_in(convert_to_tensor(v).graph)
-    return get_default_graph()
-
-
-def convert_all(values: Sequence, names: Sequence[str], dtype=None) -> list[Tensor]:
-    """Converts the non-tensor ``values`` to tensors of one dtype: ``dtype`` if given, else that
-    of the first tensor-like value, else that of the first value.  Must run inside the graph
-    the tensors belong to."""
-    tensors: list = [None] * len(values)
-    for i, v in enumerate(values):
-        if isinstance(v, Tensor) or is_tensor_like(v):
-            # Tensors keep their dtype: a mismatch is the op's TypeError, not a conversion's.
-            tensors[i] = convert_to_tensor(v, name=names[i])
-            if dtype is None:
-                dtype = tensors[i].dtype
-    for i, v in enumerate(values):
-        if tensors[i] is None:
-            tensors[i] = convert_to_tensor(v, dtype=dtype, name=names[i])
-            if dtype is None:
-                dtype = tensors[i].dtype
-    return tensors
-
-
-def convert_in_order(values: Sequence, names: Sequence[str]) -> list[Tensor]:
-    """Converts the inputs of an op whose inputs share one dtype, as TensorFlow does: in order,
-    each non-tensor to the dtype of the inputs before it, the first one to its own default
-    dtype.  So ``add(x, 1)`` on a float32 ``x`` is float32, while ``add(1, x)`` makes an int32
-    constant and is a ``TypeError`` (the operators convert the Python operand first:
-    ``1 + x`` works)."""
-    tensors: list[Tensor] = []
-    dtype = None
-    for v, name in zip(values, names):
-        if isinstance(v, Tensor) or is_tensor_like(v):
-            # Tensors keep their dtype: a mismatch is the op's TypeError, not a conversion's.
-            t = convert_to_tensor(v, name=name)
-        else:
-            try:
-                t = convert_to_tensor(v, dtype=dtype, name=name)
-            except TypeError:
-                raise TypeError(
-                    f"Expected {dtype.name} passed to parameter '{name}', got {v!r} of type "
-                    f"'{type(v).__name__}' instead."
-                ) from None
-        if dtype is None:
-            dtype = t.dtype
-        tensors.append(t)
-    return tensors
-
-
-def static_axis(axis, what: str = "axis"):
-    """An axis argument as a Python ``int`` or ``tuple`` of ints (``None`` stays ``None``).
-
-    Accepts ints, sequences and constant tensors; a tensor computed at run time is a
-    ``ValueError``, since the axes must be attributes of the op.
-    """
-    if axis is None:
-        return None
-    if isinstance(axis, Tensor) or is_tensor_like(axis):
-        t = convert_to_tensor(axis)
-        value = numpy_value_or_none(t)
-        if value is None:
-            value = known_int_value(t)
-        if value is None:
-            raise ValueError(
-                f"{what} must be known when the graph is built (a Python int, a list of ints or "
-                f"a constant tensor), but '{t.name}' is only computed at run time"
-            )
-        axis = value
-    array = np.asarray(axis)
-    if array.size and array.dtype.kind not in "iu":
-        raise TypeError(f"{what} must be an int or a list of ints, got {axis!r}")
-    if array.ndim == 0:
-        return int(array)
-    if array.ndim == 1:
-        return tuple(int(a) for a in array)
-    raise ValueError(f"{what} must be an int or a list of ints, got {axis!r}")
-
-
-def normalize_axis(axis: int, rank: Optional[int], what: str = "axis") -> int:
-    """``axis`` in ``[0, rank)``; unchanged when the rank is unknown."""
-    if rank is None:
-        return axis
-    if not -rank <= axis < rank:
-        raise ValueError(
-            f"{what} {axis} is out of range for a tensor of rank {rank} "
-            f"(expected in [{-rank}, {rank}))"
-        )
-    return axis % rank
-
-
-def _ufunc_kernel(fn):
-    return lambda attrs: fn
-
-
-def _quiet(fn):
-    """``fn`` with numpy's floating-point warnings off (TensorFlow is silent on inf/nan)."""
-
-    def quiet(*args):
-        with np.errstate(all="ignore"):
-            return fn(*args)
-
-    quiet.ufunc = fn
-    return quiet
-
-
-# What graph passes may know about an elementwise op (`OpDef.extra`, see `dataflow.passes`):
-#   "ufunc": the kernel is this numpy ufunc called on the inputs (with "quiet": under
-#   np.errstate(all="ignore")), so it can write into a buffer with out= and returns a fresh
-#   array; "identity": {"left"/"right": v}: v op x == x (x op v == x) bit for bit, for every x
-#   (floats: x + -0.0 == x, but x + 0.0 turns -0.0 into 0.0); "involution": op(op(x)) == x;
-#   "annihilator": x op v == v for integers (for floats NaN, inf and signed zeros differ).
-# What the native tier may write for an op that is not a ufunc (`dataflow.client.compiler.native`):
-#   "native": (op, constants) -> (template, result) or None, ``constants`` holding per input
-#   its value when the native code has it as a constant (else None), ``template`` an expression
-#   over the inputs ``{0}``, ``{1}``... (numpy's functions as ``np.``) that numba computes
-#   exactly as the kernel does on 0-d values, and ``result`` what the kernel returns then:
-#   "scalar" (a numpy scalar), "array" (a 0-d array) or "like 0" (the kind of its first input);
-#   None where it cannot.
-_ALGEBRA = {
-    "Add": {"identity": {"left": -0.0, "right": -0.0}},
-    "Sub": {"identity": {"right": 0.0}},
-    "Mul": {"identity": {"left": 1, "right": 1}, "annihilator": 0},
-    "RealDiv": {"identity": {"right": 1}},
-    "Neg": {"involution": True},
-    "LogicalNot": {"involution": True},
-}
-
-
-def _integer_division_native(ufunc: np.ufunc):
-    """The native template of an integer floor division or remainder by a constant divisor
-    other than 0 and -1, which cannot raise: numba's ``floor_divide``/``remainder`` give numpy's
-    bits for every integer dtype and sign, but a zero divisor is not an error there, and
-    ``MIN // -1`` traps the machine.  Float operands keep Python (``_floordiv`` floors a true
-    division, which numba need not round alike)."""
-
-    def native(op, constants):
-        divisor = constants[1]
-        if divisor is None or divisor.dtype.kind not in "iu" or divisor.ndim != 0:
-            return None
-        if divisor == 0 or (divisor.dtype.kind == "i" and divisor == -1):
-            return None
-        return f"np.{ufunc.__name__}({{0}}, {{1}})", "scalar"
-
-    return native
-
-
-_NATIVE = {
-    "FloorDiv": _integer_division_native(np.floor_divide),
-    "FloorMod": _integer_division_native(np.remainder),
-}
-
-
-def _elementwise_extra(op_type: str, fn) -> dict:
-    extra = dict(_ALGEBRA.get(op_type, {}))
-    if op_type in _NATIVE:
-        extra["native"] = _NATIVE[op_type]
-    if isinstance(fn, np.ufunc):
-        extra["ufunc"] = fn
-    elif isinstance(getattr(fn, "ufunc", None), np.ufunc):
-        extra["ufunc"] = fn.ufunc
-        extra["quiet"] = True
-    return extra
 
 
 # -- binary elementwise ops ------------------------------------------------------------------------
@@ -711,212 +520,6 @@ def ceil(x, name: Optional[str] = None) -> Tensor:
     return unary_op("Ceil", x, name)
 
 
-# -- selection and casting -------------------------------------------------------------------------
-def _infer_select(op):
-    cond, x, y = op.inputs
-    check_dtype(cond.dtype, BOOL_TYPES, "condition of 'SelectV2'")
-    check_same_dtype((x, y), ("x", "y"), op.type)
-    return [(x.dtype, broadcast_shape(cond.shape, broadcast_shape(x.shape, y.shape)))]
-
-
-def _select_native(op, constants):
-    return ("({1} if {0} else {2})", "array")
-
-
-define_op(
-    "SelectV2",
-    _infer_select,
-    _ufunc_kernel(np.where),
-    extra={"layout": "elementwise", "native": _select_native},
-)
-
-
-def _infer_select_v1(op):
-    cond, x, y = op.inputs
-    check_dtype(cond.dtype, BOOL_TYPES, "condition of 'Select'")
-    check_same_dtype((x, y), ("t", "e"), op.type)
-    data = x.shape.merge_with(y.shape)
-    if cond.shape.ndims is None or data.ndims is None or cond.shape.ndims == 0:
-        return [(x.dtype, data)]
-    if cond.shape.ndims == 1 and data.ndims > 1:
-        if not cond.shape.is_compatible_with(data[:1]):
-            raise ValueError(
-                f"A condition vector of shape {cond.shape} needs one element per row of the "
-                f"data, of shape {data}"
-            )
-        return [(x.dtype, data)]
-    return [(x.dtype, data.merge_with(cond.shape))]
-
-
-def _select_v1(cond, x, y):
-    if x.shape != y.shape:
-        raise InvalidArgumentError(
-            None, None, f"'then' and 'else' must have the same size, got {x.shape} and {y.shape}"
-        )
-    if cond.ndim == 1 and x.ndim > 1:
-        if cond.shape[0] != x.shape[0]:
-            raise InvalidArgumentError(
-                None,
-                None,
-                f"Number of batches of 'then' must match size of 'cond', but saw: "
-                f"{x.shape[0]} vs. {cond.shape[0]}",
-            )
-        cond = cond.reshape((-1,) + (1,) * (x.ndim - 1))
-    elif cond.ndim and cond.shape != x.shape:
-        raise InvalidArgumentError(
-            None, None, f"'then' and 'cond' must have the same size, got {x.shape} and {cond.shape}"
-        )
-    return np.where(cond, x, y)
-
-
-define_op(
-    "Select",
-    _infer_select_v1,
-    _ufunc_kernel(_select_v1),
-    extra={"layout": "elementwise", "native": _select_native},
-)
-
-
-def _infer_where(op):
-    (cond,) = op.inputs
-    check_dtype(cond.dtype, NUMERIC_OR_BOOL_TYPES, "condition of 'Where'")
-    if cond.shape.ndims == 0:
-        raise ValueError("where(condition) needs a condition of rank at least 1, got a scalar")
-    return [(_dtypes.int64, TensorShape([None, cond.shape.ndims]))]
-
-
-def _where_kernel(attrs):
-    def where(cond):
-        if np.ndim(cond) == 0:
-            # A scalar has no coordinates to list (numpy would give one empty row).
-            raise InvalidArgumentError(
-                None, None, "where(condition) needs a condition of rank at least 1, got a scalar"
-            )
-        return np.argwhere(cond).astype(np.int64, copy=False)
-
-    return where
-
-
-define_op("Where", _infer_where, _where_kernel)
-
-
-def where(condition, x=None, y=None, name: Optional[str] = None) -> Tensor:
-    """``where(cond, x, y)`` picks from ``x`` where ``cond`` is true, else from ``y``;
-    ``where(cond)`` gives the int64 coordinates of the true (non-zero) elements, one row each.
-
-    The three-argument form is TF1's ``Select``, which does not broadcast: ``x`` and ``y`` have
-    one shape; ``condition`` is a scalar, has that shape too, or is a vector that picks whole
-    rows (``where([True, False], a, b)`` on 2x3 ``a``, ``b`` is ``[a[0], b[1]]``).  `where_v2`
-    broadcasts all three.
-    """
-    if x is None and y is None:
-        return apply_op_output("Where", (condition,), None, name or "Where")
-    if x is None or y is None:
-        raise ValueError("x and y must both be given, or both be None")
-    graph = graph_of((condition, x, y))
-    with graph.as_default(), graph.name_scope(name or "Select") as scope:
-        condition = convert_to_tensor(condition, name="condition")
-        x, y = convert_in_order((x, y), ("t", "e"))
-        return apply_op_output("Select", (condition, x, y), None, scope)
-
-
-def where_v2(condition, x=None, y=None, name: Optional[str] = None) -> Tensor:
-    """``where`` with numpy broadcasting of all three operands (TensorFlow 2's ``where``): a
-    condition vector lines up with the last dimension of the data."""
-    if x is None and y is None:
-        return apply_op_output("Where", (condition,), None, name or "Where")
-    if x is None or y is None:
-        raise ValueError("x and y must both be given, or both be None")
-    graph = graph_of((condition, x, y))
-    with graph.as_default(), graph.name_scope(name or "SelectV2") as scope:
-        condition = convert_to_tensor(condition, name="condition")
-        x, y = convert_in_order((x, y), ("x", "y"))
-        return apply_op_output("SelectV2", (condition, x, y), None, scope)
-
-
-def _infer_cast(op):
-    (x,) = op.inputs
-    check_dtype(x.dtype, NUMERIC_OR_BOOL_TYPES | COMPLEX_TYPES, "Input of 'Cast'")
-    return [(op.attrs["DstT"], x.shape)]
-
-
-def _cast_kernel(attrs):
-    np_dtype = _dtypes.numpy_dtype(attrs["DstT"])
-    if np_dtype.kind != "c":
-
-        def cast_dropping_imaginary(x):
-            if x.dtype.kind == "c":  # as in TensorFlow, the imaginary part is dropped
-                x = x.real
-            return x.astype(np_dtype)
-
-        return cast_dropping_imaginary
-    return lambda x: x.astype(np_dtype)
-
-
-def _cast_native(op, constants):
-    """``astype`` in numba: numpy's conversion, except float to integer (numpy's result for NaN
-    and out-of-range values is the machine's, which LLVM need not share)."""
-    source = _dtypes.numpy_dtype(op.inputs[0].dtype)
-    target = _dtypes.numpy_dtype(op.attrs["DstT"])
-    if target == np.bool_:
-        return (
-            "{0}" if source == np.bool_ else f"np.not_equal({{0}}, np.{source.name}(0))"
-        ), "like 0"
-    if (source.kind == "f" and target.kind in "iu") or "c" in (source.kind, target.kind):
-        return None
-    return f"np.{target.name}({{0}})", "like 0"
-
-
-define_op("Cast", _infer_cast, _cast_kernel, extra={"native": _cast_native})
-
-
-def cast(x, dtype, name: Optional[str] = None) -> Tensor:
-    """``x`` converted to ``dtype`` (floats to integers truncate toward zero).  A tensor that
-    already has ``dtype`` is returned as it is, as in TensorFlow."""
-    dtype = _dtypes.as_dtype(dtype)
-    if isinstance(x, Tensor):
-        if x.dtype is dtype:
-            return x
-        return apply_op_output("Cast", (x,), {"DstT": dtype}, name or "Cast")
-    graph = graph_of((x,))
-    with graph.as_default(), graph.name_scope(name or "Cast") as scope:
-        x = convert_to_tensor(x, name="x")
-        if x.dtype is dtype:
-            return x
-        return apply_op_output("Cast", (x,), {"DstT": dtype}, scope)
-
-
-def _infer_clip(op):
-    t, low, high = op.inputs
-    check_same_dtype((t, low, high), ("t", "clip_value_min", "clip_value_max"), op.type)
-    check_dtype(t.dtype, NUMERIC_TYPES, "Input 't' of 'ClipByValue'")
-    shape = broadcast_shape(t.shape, broadcast_shape(low.shape, high.shape))
-    if not shape.is_compatible_with(t.shape):
-        raise ValueError(
-            f"clip values of shapes {low.shape} and {high.shape} would change the shape "
-            f"{t.shape} of the clipped tensor"
-        )
-    return [(t.dtype, t.shape.merge_with(shape))]
-
-
-def _clip(t, low, high):
-    return np.maximum(np.minimum(t, high), low)
-
-
-define_op("ClipByValue", _infer_clip, _ufunc_kernel(_clip))
-
-
-def clip_by_value(t, clip_value_min, clip_value_max, name: Optional[str] = None) -> Tensor:
-    """``t`` limited to ``[clip_value_min, clip_value_max]`` (bounds broadcast against ``t``).
-    When ``min > max`` the result is ``min``, as in TensorFlow."""
-    graph = graph_of((t, clip_value_min, clip_value_max))
-    with graph.as_default(), graph.name_scope(name or "clip_by_value") as scope:
-        tensors = convert_all(
-            (t, clip_value_min, clip_value_max), ("t", "clip_value_min", "clip_value_max")
-        )
-        return apply_op_output("ClipByValue", tensors, None, scope)
-
-
 # -- matrix products and sums of several tensors ---------------------------------------------------
 def _infer_matmul(op):
     a, b = op.inputs
@@ -1121,311 +724,3 @@ def add_n(inputs, name: Optional[str] = None) -> Tensor:
     with graph.as_default(), graph.name_scope(name or "AddN") as scope:
         tensors = convert_all(inputs, [f"inputs_{i}" for i in range(len(inputs))])
         return apply_op_output("AddN", tensors, None, scope)
-
-
-# -- reductions ------------------------------------------------------------------------------------
-def reduced_shape(shape: TensorShape, axis, keepdims: bool) -> TensorShape:
-    """The static shape after reducing ``axis`` (``None``: all) of ``shape``; checks the axes."""
-    rank = shape.ndims
-    if axis is None:
-        if not keepdims:
-            return TensorShape([])
-        return TensorShape(None if rank is None else [1] * rank)
-    if rank is None:
-        return TensorShape(None)
-    axes = [normalize_axis(a, rank, "reduction axis") for a in axis]
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"reduction axes {list(axis)} name a dimension twice")
-    dims = shape.as_list()
-    if keepdims:
-        return TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
-    return TensorShape([d for i, d in enumerate(dims) if i not in axes])
-
-
-def _infer_reduction(allowed: frozenset):
-    def infer(op):
-        (x,) = op.inputs
-        check_dtype(x.dtype, allowed, f"Input of '{op.type}'")
-        return [(x.dtype, reduced_shape(x.shape, op.attrs["axis"], op.attrs["keepdims"]))]
-
-    return infer
-
-
-def _sum_kernel(attrs):
-    axis, keepdims = attrs["axis"], attrs["keepdims"]
-    return lambda x: np.add.reduce(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
-
-
-def _prod_kernel(attrs):
-    axis, keepdims = attrs["axis"], attrs["keepdims"]
-
-    def prod(x):
-        with np.errstate(all="ignore"):
-            return np.multiply.reduce(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
-
-    return prod
-
-
-def _mean_kernel(attrs):
-    axis, keepdims = attrs["axis"], attrs["keepdims"]
-
-    def mean(x):
-        if x.dtype.kind in "fc":
-            return np.mean(x, axis=axis, keepdims=keepdims)
-        # An integer mean truncates toward zero, as in TensorFlow; the sum is taken in 64 bits
-        # so that it cannot wrap around (the mean of uint8 pixels is right).
-        wide = np.uint64 if x.dtype.kind == "u" else np.int64
-        total = np.add.reduce(x, axis=axis, dtype=wide, keepdims=keepdims)
-        count = max(np.size(x) // max(np.size(total), 1), 1)
-        quotient = np.abs(total) // count
-        return (quotient * np.sign(total)).astype(x.dtype, copy=False)
-
-    return mean
-
-
-def _extremum_kernel(ufunc, float_identity: float, int_identity: str):
-    def build(attrs):
-        axis, keepdims = attrs["axis"], attrs["keepdims"]
-
-        def reduce(x):
-            try:
-                return ufunc.reduce(x, axis=axis, keepdims=keepdims)
-            except ValueError:
-                if np.size(x):
-                    raise
-                # An empty reduction gives the identity (-inf for max), as in TensorFlow.
-                identity = (
-                    float_identity
-                    if x.dtype.kind == "f"
-                    else getattr(np.iinfo(x.dtype), int_identity)
-                )
-                return ufunc.reduce(x, axis=axis, keepdims=keepdims, initial=identity)
-
-        return reduce
-
-    return build
-
-
-def _logical_reduce_kernel(ufunc):
-    def build(attrs):
-        axis, keepdims = attrs["axis"], attrs["keepdims"]
-        return lambda x: ufunc.reduce(x, axis=axis, keepdims=keepdims)
-
-    return build
-
-
-define_op("Sum", _infer_reduction(ARITHMETIC_TYPES), _sum_kernel)
-define_op("Prod", _infer_reduction(ARITHMETIC_TYPES), _prod_kernel)
-define_op("Mean", _infer_reduction(ARITHMETIC_TYPES), _mean_kernel)
-define_op("Max", _infer_reduction(NUMERIC_TYPES), _extremum_kernel(np.maximum, -np.inf, "min"))
-define_op("Min", _infer_reduction(NUMERIC_TYPES), _extremum_kernel(np.minimum, np.inf, "max"))
-define_op("Any", _infer_reduction(BOOL_TYPES), _logical_reduce_kernel(np.logical_or))
-define_op("All", _infer_reduction(BOOL_TYPES), _logical_reduce_kernel(np.logical_and))
-
-
-def _reduction_args(axis, keepdims, reduction_indices, keep_dims):
-    if reduction_indices is not None:
-        if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'reduction_indices'")
-        axis = reduction_indices
-    if keep_dims is not None:
-        if keepdims is not None:
-            raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
-        keepdims = keep_dims
-    axis = static_axis(axis, "reduction axis")
-    if isinstance(axis, int):
-        axis = (axis,)
-    return {"axis": axis, "keepdims": bool(keepdims)}
-
-
-def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):
-    attrs = _reduction_args(axis, keepdims, reduction_indices, keep_dims)
-    return apply_op_output(op_type, (input_tensor,), attrs, name or op_type)
-
-
-def reduce_sum(
-    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
-) -> Tensor:
-    """The sum over ``axis`` (all axes when ``None``), in the input's dtype."""
-    ragged = override_for("reduce_sum", input_tensor)
-    if ragged is not None:
-        return ragged(input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-    return _reduce("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_mean(
-    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
-) -> Tensor:
-    """The mean over ``axis``, in the input's dtype: integer means truncate toward zero."""
-    return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_max(
-    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
-) -> Tensor:
-    """The maximum over ``axis``; over no elements it is the lowest value (``-inf``)."""
-    return _reduce("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_min(
-    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
-) -> Tensor:
-    """The minimum over ``axis``; over no elements it is the highest value (``inf``)."""
-    return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_prod(
-    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
-) -> Tensor:
-    """The product over ``axis`` (all axes when ``None``), in the input's dtype; over no
-    elements it is 1."""
-    return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_any(
-    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
-) -> Tensor:
-    """Whether any element over ``axis`` is true (a bool input); over no elements, False."""
-    return _reduce("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def reduce_all(
-    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
-) -> Tensor:
-    """Whether every element over ``axis`` is true (a bool input); over no elements, True."""
-    return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
-
-
-def _infer_arg_reduce(op):
-    (x,) = op.inputs
-    check_dtype(x.dtype, NUMERIC_OR_BOOL_TYPES, f"Input of '{op.type}'")
-    check_dtype(op.attrs["output_type"], INDEX_TYPES, "output_type")
-    rank = x.shape.ndims
-    if rank is None:
-        return [(op.attrs["output_type"], TensorShape(None))]
-    if rank == 0:
-        raise ValueError(f"{op.type} needs a tensor of rank at least 1, got a scalar")
-    axis = normalize_axis(op.attrs["axis"], rank)
-    dims = x.shape.as_list()
-    return [(op.attrs["output_type"], TensorShape(dims[:axis] + dims[axis + 1 :]))]
-
-
-def _arg_reduce_kernel(fn, nan_as):
-    """``fn`` (np.argmax/np.argmin) that skips NaNs as TensorFlow's kernels do: a NaN never wins
-    (numpy would return the first NaN), so it counts as ``nan_as`` (-inf for argmax, +inf for
-    argmin); a slice of NaNs only gives index 0."""
-
-    def build(attrs):
-        axis, np_dtype = attrs["axis"], _dtypes.numpy_dtype(attrs["output_type"])
-
-        def arg_reduce(x):
-            if x.dtype.kind == "f":
-                nans = np.isnan(x)
-                if nans.any():
-                    x = np.where(nans, x.dtype.type(nan_as), x)
-            return fn(x, axis=axis).astype(np_dtype, copy=False)
-
-        return arg_reduce
-
-    return build
-
-
-define_op("ArgMax", _infer_arg_reduce, _arg_reduce_kernel(np.argmax, -np.inf))
-define_op("ArgMin", _infer_arg_reduce, _arg_reduce_kernel(np.argmin, np.inf))
-
-
-def _arg_reduce(op_type, input, axis, name, dimension, output_type):  # noqa: A002
-    if dimension is not None:
-        if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dimension'")
-        axis = dimension
-    axis = static_axis(0 if axis is None else axis)
-    if not isinstance(axis, int):
-        raise TypeError(f"{op_type} takes a single axis, got {axis!r}")
-    attrs = {"axis": axis, "output_type": _dtypes.as_dtype(output_type)}
-    return apply_op_output(op_type, (input,), attrs, name or op_type)
-
-
-def argmax(
-    input,  # noqa: A002 - TensorFlow's argument name
-    axis=None,
-    name: Optional[str] = None,
-    dimension=None,
-    output_type=_dtypes.int64,
-) -> Tensor:
-    """The index of the largest value along ``axis`` (default 0); ties give the first index and
-    NaNs are skipped, as in TensorFlow."""
-    return _arg_reduce("ArgMax", input, axis, name, dimension, output_type)
-
-
-def argmin(
-    input,  # noqa: A002 - TensorFlow's argument name
-    axis=None,
-    name: Optional[str] = None,
-    dimension=None,
-    output_type=_dtypes.int64,
-) -> Tensor:
-    """The index of the smallest value along ``axis`` (default 0); ties give the first index
-    and NaNs are skipped, as in TensorFlow."""
-    return _arg_reduce("ArgMin", input, axis, name, dimension, output_type)
-
-
-def _infer_running(op):
-    """Cumsum's and Cumprod's inference: the input's dtype and shape, along a valid axis."""
-    (x,) = op.inputs
-    check_dtype(
-        x.dtype, ARITHMETIC_TYPES if op.type == "Cumsum" else NUMERIC_TYPES, f"Input of '{op.type}'"
-    )
-    rank = x.shape.ndims
-    if rank == 0:
-        raise ValueError(f"{op.type} needs a tensor of rank at least 1, got a scalar")
-    normalize_axis(op.attrs["axis"], rank)
-    return [(x.dtype, x.shape)]
-
-
-def running_kernel(accumulate, empty):
-    """The kernel builder of a running reduction (``np.cumsum`` for Cumsum, ``np.cumprod``
-    for Cumprod) with TensorFlow's ``exclusive`` (shifted by one, ``empty`` first: 0 for
-    sums, 1 for products) and ``reverse``; overflow is silent, as in TensorFlow."""
-
-    def kernel(attrs):
-        axis, exclusive, reverse = attrs["axis"], attrs["exclusive"], attrs["reverse"]
-
-        def running(x):
-            if reverse:
-                x = np.flip(x, axis)
-            with np.errstate(all="ignore"):
-                out = accumulate(x, axis=axis, dtype=x.dtype)
-            if exclusive:
-                shifted = np.full_like(out, empty)
-                into = [slice(None)] * out.ndim
-                take = [slice(None)] * out.ndim
-                into[axis], take[axis] = slice(1, None), slice(None, -1)
-                shifted[tuple(into)] = out[tuple(take)]
-                out = shifted
-            if reverse:
-                out = np.flip(out, axis)
-            return out
-
-        return running
-
-    return kernel
-
-
-define_op("Cumsum", _infer_running, running_kernel(np.cumsum, 0))
-
-
-def cumsum(
-    x, axis=0, exclusive: bool = False, reverse: bool = False, name: Optional[str] = None
-) -> Tensor:
-    """Running sums along ``axis``: ``exclusive`` leaves out the current element, ``reverse``
-    sums from the end."""
-    axis = static_axis(axis)
-    if not isinstance(axis, int):
-        raise TypeError(f"cumsum takes a single axis, got {axis!r}")
-    attrs = {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)}
-    return apply_op_output("Cumsum", (x,), attrs, name or "Cumsum")
-
-
-# ... and their tensors cast to the dtype asked for with `cast`.
-register_conversion_op("cast", cast)
