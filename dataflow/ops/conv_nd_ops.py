@@ -21,7 +21,7 @@ from ..framework import dtypes as _dtypes
 from ..framework.graph import Tensor, convert_to_tensor
 from ..framework.op_registry import apply_op
 from . import array_ops as _a
-from .conv_geometry import (  # noqa: F401 - defined there, reached here too  # noqa: F401 - defined there, reached here too
+from .conv_geometry import (  # noqa: F401 - defined there, reached here too
     _CONV_ATTRS,
     _POOL_ATTRS,
     _apply,

@@ -45,7 +45,6 @@ import html
 from collections import Counter
 from typing import Any, Optional
 
-_SUBTLE = "#607D8B"
 _RAN = "#1B5E20"
 _DEAD = "#9E9E9E"
 _NOT_RUN = "#B0BEC5"

@@ -15,7 +15,7 @@ pytest.importorskip("numba")
 
 import dataflow as df  # noqa: E402
 from dataflow.client import compiler  # noqa: E402
-from dataflow.client.compiler import native  # noqa: E402
+from dataflow.client.compiler import native, native_cache  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -23,10 +23,10 @@ def fresh_process(tmp_path, monkeypatch):
     """Compilation and the native tier forced, a cache directory of this test's own, and no
     module loaded yet: each test starts as a new process would."""
     monkeypatch.setenv("DATAFLOW_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(native, "_modules", {})
-    monkeypatch.setattr(native, "_refused_directories", {})
+    monkeypatch.setattr(native_cache, "_modules", {})
+    monkeypatch.setattr(native_cache, "_refused_directories", {})
     monkeypatch.setattr(native, "_failure_reported", False)
-    monkeypatch.setattr(native, "_written_since_eviction", None)
+    monkeypatch.setattr(native_cache, "_written_since_eviction", None)
     monkeypatch.setattr(native, "_worker", None)
     previous_mode = compiler.set_mode("force")
     previous_native = compiler.set_native("force")
@@ -57,7 +57,7 @@ def source_of(x, y) -> str:
         return run_once(x, y)[1].source
     finally:
         os.environ["DATAFLOW_CACHE_DIR"] = os.path.dirname(directory)
-        native._modules.clear()
+        native_cache._modules.clear()
 
 
 def module_path(source: str) -> str:
@@ -187,7 +187,7 @@ def test_a_new_process_runs_the_cached_entry_without_writing_it_again():
     _, tier = run_once(x, y)
     path = module_path(tier.source)
     written = os.stat(path).st_mtime_ns
-    native._modules.clear()
+    native_cache._modules.clear()
     result, tier = run_once(x, y)
     assert result == 7.0 and tier.dispatcher.stats.cache_hits
     assert os.stat(path).st_mtime_ns == written
@@ -292,8 +292,8 @@ def test_writing_entries_keeps_the_cache_within_its_bound(monkeypatch):
     for key in ("old1", "old2", "old3"):
         make_entry(directory, key, 20_000, used=1_000_000)
     os.chmod(os.path.dirname(directory), 0o700)
-    monkeypatch.setattr(native, "CACHE_LIMIT_BYTES", 100_000)
-    monkeypatch.setattr(native, "EVICT_EVERY", 1)
+    monkeypatch.setattr(native_cache, "CACHE_LIMIT_BYTES", 100_000)
+    monkeypatch.setattr(native_cache, "EVICT_EVERY", 1)
     x, y = scale_and_shift(3.0)
     _, first = run_once(x, y)
     x, y = scale_and_shift(4.0)
@@ -308,7 +308,7 @@ def test_a_used_entry_counts_as_recent(monkeypatch):
     _, tier = run_once(x, y)
     path = module_path(tier.source)
     os.utime(path, (1_000_000, os.stat(path).st_mtime))
-    native._modules.clear()
+    native_cache._modules.clear()
     run_once(x, y)
     assert os.stat(path).st_atime > 1_000_000
 
