@@ -37,16 +37,15 @@ from .framework.dtypes import (
 )
 from .framework.graph import (
     Graph,
-    GraphKeys,
     Operation,
     Tensor,
     control_dependencies,
-    convert_to_tensor,
     get_default_graph,
     name_scope,
-    register_tensor_conversion_function,
     reset_default_graph,
 )
+from .framework.graph_keys import GraphKeys
+from .framework.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from .framework.tensor_shape import TensorShape, dimension_value
 from .ops.constant_op import constant, placeholder, placeholder_with_default
 

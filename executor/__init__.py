@@ -8,7 +8,9 @@
 
 It imports nothing from ``dataflow`` or ``primitives``: any front end that lowers its computation
 to `Node`s with kernels can use it.  `plan` holds the static analysis, `runner` the run-time
-state machine, `stats` the optional per-run records, `observe` the optional hook that sees the
+state machine (with `frames`, the frame instances and the firing of the control-flow
+primitives, and `pool`, asynchronous kernels and the inter-op pool), `tables` what both read,
+`stats` the optional per-run records, `observe` the optional hook that sees the
 values nodes produce (for debuggers).
 
 Layer: the lowest of all.  It imports nothing of `dataflow` or `primitives` (only the

@@ -101,7 +101,8 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from dataflow.framework import graph as _graph
-from dataflow.framework.graph import GraphKeys, Operation, Tensor
+from dataflow.framework.graph import Operation, Tensor
+from dataflow.framework.graph_keys import GraphKeys
 from dataflow.framework.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from executor.program import NodeKind

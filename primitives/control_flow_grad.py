@@ -21,9 +21,10 @@ from dataflow.framework.gradient_registry import (  # noqa: E402
     WhileLoopGradientError,
     zeros_like_output,
 )
-from dataflow.framework.graph import Operation, Tensor, convert_to_tensor
+from dataflow.framework.graph import Operation, Tensor
 from dataflow.framework.indexed_slices import IndexedSlices
 from dataflow.framework.op_registry import apply_op
+from dataflow.framework.tensor_conversion import convert_to_tensor
 
 from .loop_gradients import BackwardLoopContext, backward_context
 from .raw_ops import merge, switch

@@ -53,10 +53,11 @@ from typing import Any, Optional
 from dataflow.framework import composites, nest
 from dataflow.framework import dtypes as _dtypes
 from dataflow.framework import graph as _graph
-from dataflow.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from dataflow.framework.graph import Operation, Tensor, get_default_graph
 from dataflow.framework.indexed_slices import IndexedSlices
 from dataflow.framework.op_registry import apply_op
 from dataflow.framework.sparse_tensor import SparseTensorSpec
+from dataflow.framework.tensor_conversion import convert_to_tensor
 from dataflow.framework.tensor_shape import TensorShape, as_shape
 from dataflow.framework.tensor_spec import TensorSpec
 from dataflow.ops.array_ops import identity, stack

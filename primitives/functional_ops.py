@@ -20,7 +20,8 @@ from typing import Any, Optional
 
 from dataflow.framework import dtypes as _dtypes
 from dataflow.framework import nest
-from dataflow.framework.graph import Tensor, _user_location, convert_to_tensor, name_scope
+from dataflow.framework.graph import Tensor, _user_location, name_scope
+from dataflow.framework.tensor_conversion import convert_to_tensor
 from dataflow.framework.tensor_shape import TensorShape
 from dataflow.ops.array_ops import shape
 from dataflow.ops.constant_op import constant

@@ -135,7 +135,8 @@ from dataflow.framework.gradient_registry import (
     WhileLoopGradientError,
     register_zeros_like_forward,
 )
-from dataflow.framework.graph import GraphKeys, Operation, Tensor, _user_location
+from dataflow.framework.graph import Operation, Tensor, _user_location
+from dataflow.framework.graph_keys import GraphKeys
 from dataflow.framework.op_registry import apply_op
 from dataflow.ops.constant_op import constant
 from dataflow.ops.stack_ops import stack_pop_v2, stack_push_v2, stack_v2

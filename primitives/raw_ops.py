@@ -36,9 +36,10 @@ from typing import NamedTuple, Optional, Union
 
 from dataflow.framework import composites, nest
 from dataflow.framework import dtypes as _dtypes
-from dataflow.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from dataflow.framework.graph import Operation, Tensor, get_default_graph
 from dataflow.framework.indexed_slices import IndexedSlices
 from dataflow.framework.op_registry import apply_op, define_op
+from dataflow.framework.tensor_conversion import convert_to_tensor
 from dataflow.framework.tensor_shape import TensorShape
 from dataflow.ops.array_ops import dense_as_indexed_slices
 from dataflow.ops.ref_variables import as_ref_or_tensor

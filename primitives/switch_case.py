@@ -22,7 +22,8 @@ from collections.abc import Callable
 from typing import Optional
 
 from dataflow.framework import graph as _graph
-from dataflow.framework.graph import convert_to_tensor, get_default_graph
+from dataflow.framework.graph import get_default_graph
+from dataflow.framework.tensor_conversion import convert_to_tensor
 from dataflow.ops.constant_op import constant
 from dataflow.ops.math_ops import equal
 

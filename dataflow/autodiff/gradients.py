@@ -103,13 +103,13 @@ from ..framework.gradient_registry import (
 from ..framework.gradient_registry import dense_gradient as _dense
 from ..framework.graph import (
     Graph,
-    GraphKeys,
     Operation,
     Tensor,
     _user_location,
     get_default_graph,
     name_scope,
 )
+from ..framework.graph_keys import GraphKeys
 from ..framework.indexed_slices import IndexedSlices
 from ..ops.array_ops import concat, reshape, shape, stack, zeros_like
 from ..ops.array_ops import size as _size
@@ -358,7 +358,7 @@ def gradients(
     for y, g in zip(ys_list, grad_ys_list):
         if g is not None and not isinstance(g, Tensor):
             with graph.as_default():
-                from ..framework.graph import convert_to_tensor
+                from ..framework.tensor_conversion import convert_to_tensor
 
                 g = convert_to_tensor(g, dtype=y.dtype)
         if g is not None and g.graph is not graph:

@@ -28,338 +28,67 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 import numpy as np
 
 import executor
-from executor.program import Node, NodeKind, Program
+from executor.program import NodeKind, Program
 
 from ..framework import composites, errors, nest
 from ..framework import dtypes as _dtypes
 from ..framework.device import HOST_DEVICE
-from ..framework.graph import (
-    Graph,
-    Operation,
-    Tensor,
-    _user_location,
-    control_sources,
-    gc_paused,
-    get_default_graph,
-    needed_ops,
-)
-from ..framework.op_registry import ref_inputs
-from ..framework.protos import Message
+from ..framework.graph import Graph, Operation, Tensor, _user_location, get_default_graph
+from ..framework.graph_walk import gc_paused, needed_ops
 from ..framework.session_stack import (  # noqa: F401 - get_default_session is offered here too
     _session_for_eval,
     _session_stack,
     get_default_session,
 )
 from ..framework.traceback_utils import _filtered_traceback, is_traceback_filtering_enabled
-from ..ops.variables import VariableRef, _uninitialized
-from ..passes import GraphItem, PassManager
-from ..passes.config import GraphOptions, RewriterConfig, pipeline_for
-from ..passes.inplace import is_fresh_value
+from ..ops.variables import VariableRef
+from ..passes.config import pipeline_for
 from ..passes.lower_functional_ops import LOWER_FUNCTIONAL_OPS
 from . import compiler
 from . import debug_watcher as _debug_watcher
-from .debug_options import DebugOptions
+from .lower import (  # noqa: F401 - defined there, reached here too
+    _compiled,
+    _lower_op,
+    lower_graph,
+    numerics_error,
+    run_inside,
+)
+from .options import (  # noqa: F401 - defined there, reached here too
+    DEFAULT_EXECUTOR,
+    SINGLE_THREADED_EXECUTOR,
+    ConfigProto,
+    GPUOptions,
+    RunMetadata,
+    RunOptions,
+    process_config,
+)
 from .placer import place
+from .plan import (  # noqa: F401 - defined there, reached here too
+    _Plan,
+)
 from .random_streams import RandomStreams
+from .run_context import (  # noqa: F401 - defined there, reached here too
+    _CLOSED_DURING_RUN,
+    RunContext,
+    _closed_during_run,
+)
+from .run_errors import (  # noqa: F401 - defined there, reached here too
+    _INVALID_ARGUMENT_CAUSES,
+    _dead_fetch_error,
+    _deadline_error,
+    _describe_value,
+    _explain_invalid_program,
+    _kernel_error,
+    _op_of_node,
+    _user_op,
+    _where,
+)
 from .step_stats import NodeExecStats, StepStats
-
-# Ops whose outputs are all known to be this small run inline (a thread hop costs more).
-_INLINE_MAX_ELEMENTS = 4096
-
-
-# ``ConfigProto.experimental.executor_type`` values (TensorFlow's names; "" is the default).
-DEFAULT_EXECUTOR = "DEFAULT"
-SINGLE_THREADED_EXECUTOR = "SINGLE_THREADED_EXECUTOR"
-
-
-@dataclass
-class Experimental(Message):
-    """``ConfigProto.experimental``: ``executor_type`` is ``""``/``"DEFAULT"`` (functional
-    control-flow ops such as ``If`` are lowered to Switch/Merge before a plan is made, and
-    independent ops may run on the inter-op threads) or ``"SINGLE_THREADED_EXECUTOR"`` (every
-    op runs on the calling thread, and an ``If`` runs as one op that calls the branch taken,
-    as TensorFlow's single-threaded executor does; see ``dataflow.eager.tracing.cond_v2``)."""
-
-    executor_type: str = ""
-
-
-@dataclass
-class GPUOptions(Message):
-    """``ConfigProto.gpu_options``: how a process shares its GPUs' memory.  This host runs
-    every op on its CPU and has no GPU, so there is nothing for these fields to configure;
-    they are kept so that programs written for GPUs build their ``ConfigProto`` unchanged."""
-
-    per_process_gpu_memory_fraction: float = 0.0
-    allow_growth: bool = False
-    allocator_type: str = ""
-    deferred_deletion_bytes: int = 0
-    visible_device_list: str = ""
-    polling_active_delay_usecs: int = 0
-    polling_inactive_delay_msecs: int = 0
-    force_gpu_compatible: bool = False
-
-
-@dataclass
-class ConfigProto(Message):
-    """Session options, mirroring the fields of ``tf.ConfigProto`` that apply here.
-
-    ``inter_op_parallelism_threads``: threads that run independent expensive ops concurrently
-    (0 means one per core; 1 runs everything on the calling thread).
-    ``intra_op_parallelism_threads``: threads one kernel may use (0 means one per core): a large
-    fused elementwise chain runs in blocks on that many threads, or fewer when other kernels
-    already keep the cores busy (`dataflow.passes.blocked_elementwise`).  Like every option record
-    here, it checks the type of each field as protobuf does (`dataflow.framework.protos.Message`).
-    """
-
-    inter_op_parallelism_threads: int = 0
-    intra_op_parallelism_threads: int = 0
-    # Devices (`dataflow.client.placer`): each op of a run is placed on one of the host's
-    # ``device_count["CPU"]`` CPUs (default 1); an op whose ``df.device`` names a device this
-    # process lacks (``/gpu:0``) goes to a CPU only with soft placement, as in TensorFlow.
-    # ``log_device_placement`` prints each op's device to stderr when a run first uses it.
-    allow_soft_placement: bool = False
-    log_device_placement: bool = False
-    device_count: dict[str, int] = field(default_factory=dict)
-    operation_timeout_in_ms: int = 0
-    gpu_options: GPUOptions = field(default_factory=GPUOptions)
-    # Graph passes run on each plan (`dataflow.passes.config`); read when the Session is
-    # created, as TensorFlow copies the ConfigProto it is given.
-    graph_options: GraphOptions = field(default_factory=GraphOptions)
-    experimental: Experimental = field(default_factory=Experimental)
-
-
-def process_config() -> ConfigProto:
-    """The ``ConfigProto`` of a Session given none: the default one, with the process's runtime
-    options (`dataflow.client.config`: threads, soft placement, logical CPUs, graph-pass
-    switches)."""
-    from ..passes.config import RewriterConfig
-    from .config._state import STATE
-
-    config = ConfigProto(
-        inter_op_parallelism_threads=STATE.inter_op_threads,
-        intra_op_parallelism_threads=STATE.intra_op_threads,
-        allow_soft_placement=STATE.soft_placement,
-        log_device_placement=STATE.log_device_placement,
-    )
-    if STATE.logical_devices is not None:
-        config.device_count = {"CPU": STATE.logical_cpus()}
-    rewrite = config.graph_options.rewrite_options
-    for option, value in STATE.optimizer_options.items():
-        if isinstance(getattr(RewriterConfig, option, None), bool):
-            setattr(rewrite, option, bool(value))
-        elif hasattr(RewriterConfig, option) and option != "optimizers":
-            setattr(rewrite, option, RewriterConfig.ON if value else RewriterConfig.OFF)
-    return config
-
-
-@dataclass
-class RunOptions(Message):
-    """Per-run options: ``timeout_in_ms`` (0 = none) and ``trace_level`` (accepted, unused:
-    per-op statistics are collected whenever a ``RunMetadata`` is passed).
-
-    ``timeout_in_ms`` (or ``ConfigProto.operation_timeout_in_ms`` when it is 0): past it, the
-    run raises ``errors.DeadlineExceededError`` naming the ops still running, starts no further
-    op, and leaves the Session usable and every variable as it was, even while an op blocks
-    (a ``py_func`` that sleeps or waits on an event).  As in TensorFlow, an op that is running
-    cannot be interrupted: it goes on on its own thread in the background until it returns,
-    and its results are dropped.  If it was running on the Session's inter-op thread pool, the
-    Session moves on to a new pool, so that later runs and ``close`` do not wait for it.  The
-    threads that run ops (the inter-op pool's and those that drive runs with a deadline) are
-    daemons: one that never returns does not keep the Python process from exiting.
-
-    ``debug_options`` (a `DebugOptions`): tensors to watch; their values come back in
-    ``run_metadata.debug_dump`` (see ``dataflow.debug``).  A run that watches tensors runs
-    without graph passes, unless ``rewrite_options`` (a `RewriterConfig`, see
-    ``dataflow.passes.config``) chooses some for it.
-    """
-
-    NO_TRACE = 0
-    SOFTWARE_TRACE = 1
-    HARDWARE_TRACE = 2
-    FULL_TRACE = 3
-
-    timeout_in_ms: int = 0
-    trace_level: int = 0
-    debug_options: DebugOptions = field(default_factory=DebugOptions)
-    # Replaces the Session's rewrite options for this run (`dataflow.passes.config`).
-    rewrite_options: Optional[RewriterConfig] = None
-    # Fills ``RunMetadata.partition_graphs`` when the run is partitioned across devices.
-    output_partition_graphs: bool = False
-
-
-@dataclass
-class RunMetadata(Message):
-    """Filled in by ``Session.run(..., run_metadata=...)``.
-
-    ``step_stats``: one `NodeExecStats` per op execution, in start order; it names the ops that
-    ran, after graph passes (a fused kernel under the name of the last op of its chain).  It is
-    a `StepStats`, a list that also reads as TensorFlow's proto (``step_stats.dev_stats[0]
-    .node_stats``, see ``dataflow.client.step_stats``); ``HasField("step_stats")`` says whether a
-    run filled it.
-    ``loop_iterations``: for each loop (frame name), the iterations each of its instances ran.
-    ``dead_step_stats``: one `NodeExecStats` per *dead* firing (an op on an untaken branch, or
-    in a loop's last iteration, that passed deadness on without running), in start order.
-    ``debug_dump``: the watched tensors (a ``df.debug.DebugDump``) when ``RunOptions``
-    asked for any, else None.
-    ``rewritten_ops``: for each op of the user's graph that the graph passes took out of the
-    plan (its work done by a fused kernel, a folded constant, a merged duplicate, ...), what
-    happened to it, e.g. ``{"mul": "fused (elementwise_fusion)"}``.
-    Pass it to ``df.debug.chrome_trace`` for a trace, or ``df.render(..., run_metadata=...)``
-    for the graph with what ran drawn on it.
-    ``partition_graphs``: with ``RunOptions(output_partition_graphs=True)``, the graph of each
-    device of a run placed on several (`dataflow.distribute.partition`), with its
-    ``_Send``/``_Recv`` ops; each renders with ``df.render``.
-    """
-
-    step_stats: StepStats = field(default_factory=StepStats)
-    loop_iterations: dict = field(default_factory=dict)
-    dead_step_stats: list = field(default_factory=list)
-    debug_dump: Any = None
-    rewritten_ops: dict = field(default_factory=dict)
-    partition_graphs: list = field(default_factory=list)
-
-
-class RunContext:
-    """What kernels may see of the run they belong to: the variables, read and written, and the
-    random streams (`random_generator`).  The partitions of one step share one context, so
-    their variable writes commit together or not at all.
-
-    Writes go to ``pending_writes`` and are committed by the Session only when the run succeeds.
-    A variable that the run changed only by adding to (or subtracting from) the value it read
-    from the Session has that value in ``update_bases``: if another run committed a new value
-    meanwhile, the commit applies this run's change to it instead of overwriting it (see
-    `_rebase_updates`), so concurrent ``assign_add``s lose nothing, as TensorFlow's atomic
-    updates.
-    """
-
-    __slots__ = (
-        "session",
-        "pending_writes",
-        "update_bases",
-        "deadline",
-        "random_draws",
-        "rendezvous",
-        "cancellation",
-        "at_end",
-        "finished",
-    )
-
-    def __init__(self, session: Session, deadline: Optional[float] = None, rendezvous=None):
-        self.session = session
-        # Where the _Send/_Recv of a partitioned step meet (`dataflow.distribute`); else None.
-        self.rendezvous = rendezvous
-        self.pending_writes: dict[str, Any] = {}
-        self.update_bases: Optional[dict[str, Any]] = None
-        self.deadline = deadline  # time.monotonic() value, or None
-        self.random_draws: dict[tuple, Any] = {}
-        self.cancellation = session._cancellation  # the runs stop when the Session closes
-        # What kernels leave to the end of the run (a critical section's lock is released
-        # after the run's writes are committed, or when it fails): see `defer`.
-        self.at_end: list = []
-        self.finished = False
-
-    def defer(self, action) -> None:
-        """Runs ``action()`` when the run ends; at once if it has ended already (a kernel of a
-        run that failed or timed out may still be finishing on its thread)."""
-        self.at_end.append(action)
-        if self.finished:
-            self.finish()
-
-    def finish(self) -> None:
-        """Runs what kernels left to the end of the run, each once."""
-        self.finished = True
-        while True:
-            try:
-                action = self.at_end.pop()
-            except IndexError:
-                return
-            action()
-
-    def resource(self, key: str, make):
-        """The Session's resource ``key`` (a queue, an iterator), made by ``make()`` the first
-        time any run asks for it.  Resources live until the Session closes, are not
-        transactional (a queue's enqueue is seen at once by other runs, as in TensorFlow), and
-        are told of the close through their ``cancel()`` method."""
-        session = self.session
-        with session._lock:
-            if session._closed:
-                raise _closed_during_run()
-            found = session._resources.get(key)
-            if found is None:
-                found = session._resources[key] = make()
-            return found
-
-    def check_not_stopped(self, what: str) -> None:
-        """Raises when a kernel waiting for ``what`` must give up: the Session was closed
-        (``CancelledError``) or the run's deadline passed (``DeadlineExceededError``)."""
-        if self.session._closed:
-            raise _closed_during_run()
-        if self.deadline is not None and time.monotonic() >= self.deadline:
-            raise errors.DeadlineExceededError(None, None, f"Timed out waiting for {what}")
-
-    def random_generator(self, name: str, seed: int, seed2: int) -> np.random.Generator:
-        """The generator the random op ``name`` draws from in this run
-        (`dataflow.client.random_streams`)."""
-        return self.session._random_streams.generator_for_run(self.random_draws, name, seed, seed2)
-
-    def read_variable(self, ref: VariableRef):
-        try:
-            return self.pending_writes[ref.key]
-        except KeyError:
-            pass
-        session = self.session
-        try:
-            return session._variable_values[ref.key]
-        except KeyError:
-            if session._closed:
-                raise _closed_during_run() from None
-            raise _uninitialized(ref) from None
-
-    def write_variable(self, ref: VariableRef, value) -> None:
-        self.pending_writes[ref.key] = value
-        if self.update_bases:
-            self.update_bases.pop(ref.key, None)  # an assigned value replaces whatever was there
-
-    def update_variable(self, ref: VariableRef, base, value) -> None:
-        """Writes ``value``, computed from ``base`` (the variable's value as ``read_variable``
-        gave it) by an update such as AssignAdd."""
-        key = ref.key
-        pending = self.pending_writes
-        if key not in pending:
-            bases = self.update_bases
-            if bases is None:
-                bases = self.update_bases = {}
-            bases[key] = base
-        pending[key] = value
-
-
-@dataclass
-class _Plan:
-    """A lowered, analysed program for one (graph version, fetches, fed tensors, passes)."""
-
-    executable: Any
-    fetch_positions: list  # per flat fetch: index into the executor's results, or None for ops
-    feed_tensors: tuple
-    nodes: list
-    # User's op name -> what the graph passes did to it, for the ops no node stands for.
-    taken_out: dict
-    # User's op name -> full device name, for every op the run needs (`distribute.placer`).
-    placement: dict = field(default_factory=dict)
-    # Compiled regions (`dataflow.client.compiler`): how often the plan ran interpreted, and its
-    # compiled twin (None: not made yet; False: nothing to compile).  A twin has ``reference``,
-    # the interpreted plan, and ``regions``.
-    runs: int = 0
-    compiled: Any = None
-    reference: Any = None
-    regions: list = field(default_factory=list)
-    compile_lock: Any = field(default_factory=threading.Lock, repr=False, compare=False)
-
 
 # Makes the plan of a step placed on several devices (`dataflow.distribute.local.make_plan`,
 # which registers itself), or None when everything lands on one.
@@ -889,16 +618,6 @@ def _check_argument(name: str, value, types, expected: str, location=None) -> No
         )
 
 
-_CLOSED_DURING_RUN = (
-    "The Session was closed while the run was in progress; the run was stopped and changed no "
-    "variable."
-)
-
-
-def _closed_during_run() -> errors.CancelledError:
-    return errors.CancelledError(None, None, _CLOSED_DURING_RUN)
-
-
 def _rebase_updates(writes: dict, bases: dict, values: dict) -> None:
     """Makes the commit of a run's updates (AssignAdd, AssignSub) apply the run's change to
     the value each variable has now, when another run committed one since this run read it
@@ -991,273 +710,6 @@ def _as_result(value: np.ndarray):
     if not value.flags.writeable:
         return value.copy()
     return value
-
-
-def lower_graph(
-    graph: Graph,
-    flat_fetches,
-    feed_tensors,
-    pipeline: tuple,
-    intra_op_threads: Optional[int] = None,
-) -> _Plan:
-    """The plan that runs ``flat_fetches`` of ``graph`` fed ``feed_tensors``: the passes of
-    ``pipeline`` run on a copy of the ops needed (the user's graph is never changed), then
-    every op is lowered to an executor node and the program is analysed; a kernel may use
-    ``intra_op_threads`` threads (None: one per core).  A pipeline that only
-    lowers functional ops costs no copy when no op needed is one."""
-    if pipeline == (LOWER_FUNCTIONAL_OPS,) and not any(
-        op._op_def.extra.get("lowering") for op in needed_ops(flat_fetches, feed_tensors)
-    ):
-        pipeline = ()
-    if pipeline and flat_fetches:
-        item = GraphItem.from_graph(graph, flat_fetches, feed_tensors)
-        item, reports = PassManager(pipeline).run(item, copy=False)
-        flat_fetches, feed_tensors = item.fetches, tuple(item.feeds)
-        taken_out = {
-            name: f"{report.verb} ({report.name})"
-            for report in reports
-            for name in report.taken_out
-        }
-    else:
-        taken_out = {}
-    needed = needed_ops(flat_fetches, feed_tensors)
-    nodes: list[Node] = []
-    node_of: dict[Operation, int] = {}
-    arg_of: dict[Tensor, int] = {}
-    for tensor in feed_tensors:
-        arg_of[tensor] = len(nodes)
-        nodes.append(Node(name=tensor.name, kind=NodeKind.ARG, tag=tensor.op, inline=True))
-    for op in needed:
-        node_of[op] = len(nodes)
-        nodes.append(None)  # filled below, once every op has its index
-    for op in needed:
-        try:
-            nodes[node_of[op]] = _lower_op(op, node_of, arg_of, True, intra_op_threads)
-        except Exception as e:  # a kernel factory that rejects the op's attributes
-            op = _user_op(op)
-            raise errors.InvalidArgumentError(
-                None,
-                op,
-                f"{errors.describe_op(op)} cannot be prepared to run: {type(e).__name__}: {e}",
-            ) from e
-    fetch_edges = []
-    fetch_positions = []
-    targets = []
-    for element in flat_fetches:
-        if isinstance(element, Operation):
-            targets.append(node_of[element])
-            fetch_positions.append(None)
-            continue
-        edge = (
-            (arg_of[element], 0)
-            if element in arg_of
-            else (node_of[element.op], element.value_index)
-        )
-        fetch_positions.append(len(fetch_edges))
-        fetch_edges.append(edge)
-    program = Program(
-        nodes=nodes,
-        arg_nodes=tuple(arg_of[t] for t in feed_tensors),
-        fetches=fetch_edges,
-        targets=targets,
-    )
-    try:
-        executable = executor.prepare(program)
-    except executor.InvalidProgramError as e:
-        raise errors.InvalidArgumentError(
-            None, _op_of_node(nodes, e.nodes), _explain_invalid_program(e, nodes)
-        ) from None
-    return _Plan(executable, fetch_positions, feed_tensors, nodes, taken_out)
-
-
-def _compiled(plan: _Plan, options) -> _Plan:
-    """The plan a run without statistics uses: ``plan``'s compiled twin when the compilation
-    mode makes one (`dataflow.client.compiler`), else ``plan``; a run that watches tensors keeps the
-    interpreter."""
-    twin = plan.compiled
-    if twin is None:
-        with plan.compile_lock:  # one thread compiles; the others wait for its twin
-            twin = plan.compiled
-            if twin is None:
-                plan.runs += 1
-                if not compiler.compile_now(plan.runs):
-                    return plan
-                if _debug_watcher.requested_watches(options):
-                    return plan
-                with gc_paused():
-                    result = compiler.compile_program(plan.executable.program)
-                if result is None:
-                    plan.compiled = twin = False
-                else:
-                    plan.compiled = twin = replace(
-                        plan,
-                        executable=result.executable,
-                        nodes=result.nodes,
-                        compiled=False,
-                        reference=plan,
-                        regions=result.regions,
-                    )
-    if not twin or _debug_watcher.requested_watches(options):
-        return plan
-    return twin
-
-
-def run_inside(plan: _Plan, values, context: RunContext) -> list:
-    """The values of ``plan``'s fetches, run on ``values`` for its feeds as part of the run
-    ``context`` belongs to (a function an op calls, such as a branch of ``If``): it reads and
-    writes that run's variables, shares its deadline and runs on the calling thread.  Its
-    errors are those a run raises (an `errors.OpError` naming the op inside and its line)."""
-    try:
-        results = plan.executable.run(
-            list(values), context=context, pool=None, deadline=context.deadline
-        )
-    except executor.KernelError as e:
-        raise _kernel_error(e) from e.cause
-    except executor.FetchNotLiveError as e:
-        raise _dead_fetch_error(e, plan) from None
-    return [results[p] for p in plan.fetch_positions]
-
-
-def _lower_op(
-    op: Operation,
-    node_of: dict,
-    arg_of: dict,
-    with_kernel: bool = True,
-    intra_op_threads: Optional[int] = None,
-) -> Node:
-    """The executor node of ``op``; without ``with_kernel``, one that is analysed but never
-    run (see `_check_feedable`).  ``intra_op_threads``: the threads one kernel may use (None:
-    one per core)."""
-    op_def = op._op_def
-    inputs = [(arg_of[t], 0) if t in arg_of else (node_of[t.op], t.value_index) for t in op._inputs]
-    control_inputs = _control_nodes(op._control_inputs, node_of, arg_of)
-    kind = op_def.kind
-    node = Node(
-        name=op.name,
-        kind=kind,
-        inputs=inputs,
-        control_inputs=control_inputs,
-        num_outputs=len(op._outputs),
-        tag=op,
-        inline=True,
-    )
-    if kind == NodeKind.OP and not with_kernel:
-        node.kernel = _never_run
-    elif kind == NodeKind.OP:
-        attrs = op.attrs
-        if op_def.extra.get("fresh_inputs"):
-            # Which inputs are arrays the run makes and nothing else holds (never a fed one):
-            # a variable's assign takes those without a copy (`dataflow.ops.variables`).
-            attrs = dict(attrs)
-            attrs["fresh_inputs"] = tuple(t not in arg_of and is_fresh_value(t) for t in op._inputs)
-        if op_def.extra.get("named_by_op"):
-            # A TF1 variable without a shared_name stores its value under the op's name.
-            attrs = dict(attrs)
-            attrs["op_name"] = op.name
-        if op_def.extra.get("intra_op_threads"):
-            # A kernel that splits its work among threads learns the Session's budget.
-            attrs = dict(attrs)
-            attrs["intra_op_threads"] = intra_op_threads
-        if op_def.extra.get("random_stream"):
-            # The op's stream in the Session is named by the op (`dataflow.client.random_streams`).
-            attrs = dict(attrs)
-            attrs["stream"] = op.name
-        node.kernel = op_def.kernel(attrs)
-        node.wants_context = op_def.wants_context
-        node.fires_on_dead = op_def.fires_on_dead
-        node.blocking = op_def.blocking
-        node.wants_frame = op_def.wants_frame
-        node.asynchronous = op_def.asynchronous
-        kept = ref_inputs(op_def, len(op._inputs))
-        read = [i for i, t in enumerate(op._inputs) if t._dtype.is_ref_dtype and i not in kept]
-        if read:
-            node.kernel = _reading_refs(node.kernel, read, op_def.wants_context)
-            node.wants_context = True
-        if op.attrs.get("_check_numerics"):  # `df.debugging.enable_check_numerics`
-            node.kernel = _checking_numerics(node.kernel, op)
-        node.inline = op_def.inline
-        if node.inline is None and all(
-            (t.shape.num_elements() or _INLINE_MAX_ELEMENTS + 1) <= _INLINE_MAX_ELEMENTS
-            for t in op._outputs
-        ):
-            node.inline = True
-    elif kind == NodeKind.ENTER:
-        node.frame_name = op.attrs["frame_name"]
-        node.is_constant = op.attrs["is_constant"]
-        node.parallel_iterations = op.attrs["parallel_iterations"]
-    return node
-
-
-def _checking_numerics(kernel: Callable, op: Operation) -> Callable:
-    """``kernel``, whose floating-point outputs must hold no Inf or NaN."""
-    count = len(op._outputs)
-    checked = [i for i, t in enumerate(op._outputs) if t.dtype.is_floating]
-
-    def check_numerics(*args):
-        result = kernel(*args)
-        values = result if count > 1 else (result,)
-        for index in checked:
-            value = values[index]
-            if isinstance(value, np.ndarray) or np.isscalar(value):
-                if not np.isfinite(value).all():
-                    raise numerics_error(op, index, value)
-        return result
-
-    return check_numerics
-
-
-def numerics_error(op, index: int, value) -> errors.InvalidArgumentError:
-    """The error of `df.debugging.enable_check_numerics` for output ``index`` of ``op``."""
-    return errors.InvalidArgumentError(None, op, _numerics_report(op, index, value))
-
-
-def _numerics_report(op, index: int, value) -> str:
-    value = np.asarray(value)
-    found = (
-        ("-Inf", np.isneginf(value).any()),
-        ("+Inf", np.isposinf(value).any()),
-        ("NaN", np.isnan(value).any()),
-    )
-    kinds = [kind for kind, present in found if present]
-    # an op run eagerly was made where it ran: the user's line now
-    location = _user_location() if op.location.filename == "<eager>" else op.location
-    inputs = "".join(f"\n    {i}: {t!r}" for i, t in enumerate(op.inputs))
-    return (
-        f'\n\n!!! Detected Infinity or NaN in output {index} of graph op "{op.type}" '
-        f"(# of outputs: {len(op.outputs)}) !!!\n  dtype: {op.outputs[index].dtype!r}\n"
-        f"  shape: {np.shape(value)}\n\n  Input tensors ({len(op.inputs)}):{inputs}\n\n"
-        f"  Op created at: {location}\n"
-        f" : Tensor had {' and '.join(kinds)} values"
-    )
-
-
-def _reading_refs(kernel: Callable, positions: list, kernel_wants_context: bool) -> Callable:
-    """``kernel`` given the values of the references at ``positions``, read when it runs (TF1:
-    an op that takes a value reads a reference it is given at that moment)."""
-
-    def run(context, *args):
-        args = list(args)
-        for i in positions:
-            args[i] = context.read_variable(args[i])
-        return kernel(context, *args) if kernel_wants_context else kernel(*args)
-
-    return run
-
-
-def _control_nodes(control_inputs: list, node_of: dict, arg_of: dict) -> list:
-    """The nodes that control edges from ``control_inputs`` wait for: an op's node, or the ARG
-    nodes of its feeds where they stand in for it (`graph.control_sources`)."""
-    if not arg_of:
-        return [node_of[c] for c in control_inputs]
-    return [
-        arg_of[source] if isinstance(source, Tensor) else node_of[source]
-        for c in control_inputs
-        for source in control_sources(c, arg_of)
-    ]
-
-
-def _never_run(*args):
-    raise AssertionError("a node lowered for analysis only was run")
 
 
 def _check_allowed(graph: Graph, flat_fetches: list, feed_tensors: tuple, location) -> None:
@@ -1355,171 +807,6 @@ def _check_fetchable(plan: _Plan, flat_fetches: list, location) -> None:
             "per iteration, while a run returns one value. Fetch the loop's results, or make "
             "the value a loop variable and fetch its final value."
         )
-
-
-def _user_op(op: Operation) -> Operation:
-    """The op of the user's graph that ``op`` (an op of the plan) stands for: every error a run
-    raises names it, never an op of the graph passes' private copy (a pass records it on the
-    ops it copies or creates, see `dataflow.passes`).  Run statistics name the op that ran."""
-    return getattr(op, "_original", op)
-
-
-def _describe_value(value) -> str:
-    if isinstance(value, (np.ndarray, np.generic)):
-        return f"{value.dtype}{tuple(value.shape)}"
-    return type(value).__name__
-
-
-_INVALID_ARGUMENT_CAUSES = (
-    ValueError,
-    TypeError,
-    IndexError,
-    KeyError,
-    ZeroDivisionError,
-    FloatingPointError,
-    ArithmeticError,
-)
-
-
-def _where(frame: Optional[str], iteration: Optional[int]) -> str:
-    """`` in loop 'loop', iteration 3 (frame instance loop[iter 0 of root])``, or nothing in
-    the root frame."""
-    if frame is None or frame == "root":
-        return ""
-    return f" in loop '{frame.split('[', 1)[0]}', iteration {iteration} (frame instance {frame})"
-
-
-def _kernel_error(e: executor.KernelError) -> errors.OpError:
-    op = _user_op(e.node.tag)
-    cause = e.cause
-    described, input_values = errors.describe_op(op), e.input_values
-    member = getattr(cause, "compiled_step", None)
-    if member is not None:  # a member of a compiled region (`dataflow.client.compiler`)
-        op = _user_op(member[0])
-        described, input_values = errors.describe_op(op), member[1]
-    step = getattr(cause, "fused_step", None)
-    if step is not None:  # a step of a fused kernel (`dataflow.passes.elementwise_fusion`)
-        op, described, input_values = _failed_step(op, *step)
-    where = described + _where(*compiler.failed_where(cause, e.frame, e.iteration))
-    if isinstance(cause, errors.OpError):
-        return type(cause)(None, op, f"{where}: {cause.message}")
-    if isinstance(cause, executor.RunCancelledError):  # noticed by a compiled loop
-        return errors.CancelledError(None, op, f"{where}: {cause}")
-    inputs = ", ".join(_describe_value(v) for v in input_values) or "none"
-    message = f"{where} failed: {type(cause).__name__}: {cause}\n  inputs: {inputs}"
-    if isinstance(cause, _INVALID_ARGUMENT_CAUSES):
-        return errors.InvalidArgumentError(None, op, message)
-    return errors.UnknownError(None, op, message)
-
-
-def _failed_step(fused: Operation, step: list, args: tuple) -> tuple:
-    """(op, description, input values) of the failed step ``step`` of the fused kernel that
-    stands for ``fused``: the user's op of the step when the graph still has it, else (a graph
-    saved after fusion) the step's own record, said to be fused into ``fused``."""
-    op_type, _, name, location = step
-    user_op = fused.graph._ops_by_name.get(name)
-    if user_op is not None and user_op.type == op_type and str(user_op.location) == location:
-        return user_op, errors.describe_op(user_op), args
-    described = (
-        f"op '{name}' ({op_type}) created at {location}, fused into {errors.describe_op(fused)}"
-    )
-    return fused, described, args
-
-
-def _deadline_error(e: executor.DeadlineExceededError, plan: _Plan, timeout_ms: int):
-    """Names where the run was: the op that fired last, the ops still running (each with the
-    loop and iteration it was in) and the lines that built those loops."""
-    op = None if e.node_index is None else _user_op(plan.nodes[e.node_index].tag)
-    lines = [
-        f"The run did not finish within timeout_in_ms={timeout_ms}; it was stopped and no "
-        "further op was scheduled. Variables keep their values from before the run."
-    ]
-    if op is not None:
-        where = _where(e.frame, e.iteration)
-        lines.append(f"  It was stopped after {errors.describe_op(op)}{where}.")
-    elif e.frame is not None and e.frame != "root":
-        lines.append(f"  It was stopped while starting iteration {e.iteration} of {e.frame}.")
-    frames = [e.frame]
-    for node_index, frame, iteration in e.running:
-        node = plan.nodes[node_index]
-        running = _user_op(node.tag)
-        op = op or running
-        loop = getattr(node.kernel, "compiled_loop", None)
-        if loop is None:
-            frames.append(frame)
-            lines.append(
-                f"  Still running: {errors.describe_op(running)}{_where(frame, iteration)}."
-            )
-            continue
-        instance = f"{loop.frame_name}[iter {iteration} of {frame}]"
-        frames.append(instance)
-        lines.append(
-            f"  Still running: loop '{loop.frame_name}' (frame instance {instance}), compiled "
-            "into one function, which stops at its own next check of the deadline."
-        )
-    loops = {frame.split("[", 1)[0] for frame in frames if frame is not None and frame != "root"}
-    for node in (getattr(plan, "reference", None) or plan).nodes:
-        if node.kind == NodeKind.ENTER and node.frame_name in loops:
-            loops.discard(node.frame_name)
-            op = op or _user_op(node.tag)
-            lines.append(f"  The loop '{node.frame_name}' was built at {node.tag.location}.")
-    if e.running:
-        lines.append(
-            "  An op that is running cannot be interrupted: it goes on in the background until "
-            "it returns, and its results are dropped."
-        )
-    return errors.DeadlineExceededError(None, op, "\n".join(lines))
-
-
-def _op_of_node(nodes, indices):
-    for i in indices:
-        if 0 <= i < len(nodes) and nodes[i] is not None:
-            return _user_op(nodes[i].tag)
-    return None
-
-
-def _explain_invalid_program(e, nodes) -> str:
-    ops = [
-        _user_op(nodes[i].tag)
-        for i in e.nodes
-        if 0 <= i < len(nodes) and isinstance(nodes[i].tag, Operation)
-    ]
-    details = [f"  {op.name} ({op.type}) created at {op.location}" for op in ops]
-    return "The graph cannot run: " + str(e) + ("\n" + "\n".join(details) if details else "")
-
-
-def _dead_fetch_error(e: executor.FetchNotLiveError, plan: _Plan) -> errors.OpError:
-    """One line per fetch without a value: the op, TF1's own phrase for it (``Retval[i] does
-    not have value``, ``i`` the fetch's position in the run's fetch list, which TF1 code and
-    tests look for), why it has none, and where it was made."""
-    lines = []
-    first_op = None
-    reference = plan.reference  # of a compiled twin: name the op as the interpreter does
-    for position, node_index, state in e.missing:
-        if reference is not None:
-            node_index = reference.executable.program.fetches[position][0]
-        op = _user_op((reference or plan).nodes[node_index].tag)
-        first_op = first_op or op
-        lines.append(
-            f"  {op.name} (Retval[{position}] does not have value): "
-            f"{_why_not_live(op, state)} (created at {op.location})"
-        )
-    return errors.InvalidArgumentError(
-        None, first_op, "Fetched tensors hold no value at the end of the run:\n" + "\n".join(lines)
-    )
-
-
-def _why_not_live(op: Operation, state: str) -> str:
-    context = getattr(op, "_control_flow_context", None)
-    while context is not None:
-        branch = getattr(context, "branch", None)
-        if branch is not None:
-            side = "true" if branch else "false"
-            return f"it lies on the untaken ({side}) branch of cond '{context.name}'"
-        context = getattr(context, "outer_context", None)
-    if state == "dead":
-        return "it depends on the untaken branch of a Switch"
-    return "it was never produced"
 
 
 def _fill_metadata(run_metadata: RunMetadata, stats, plan: _Plan) -> None:

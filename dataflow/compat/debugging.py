@@ -115,7 +115,8 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
     leading dimensions.  A scalar counts as shape ``[1]``.  What is known when the graph is
     built is checked then (``ValueError``); the rest at run time: the op returned fails with
     ``InvalidArgumentError``.  A shape of None puts no constraint."""
-    from ..framework.graph import control_dependencies, convert_to_tensor, get_default_graph
+    from ..framework.graph import control_dependencies, get_default_graph
+    from ..framework.tensor_conversion import convert_to_tensor
     from ..ops.array_ops import shape as _shape
     from ..ops.math_ops import equal
     from ..ops.misc_ops import group

@@ -14,7 +14,9 @@ from typing import Optional
 
 from ..framework import dtypes as _dtypes
 from ..framework.gradient_registry import NotDifferentiable
-from ..framework.graph import GraphKeys, convert_to_tensor, get_collection, name_scope
+from ..framework.graph import get_collection, name_scope
+from ..framework.graph_keys import GraphKeys
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import disable_v2_tensorshape, enable_v2_tensorshape
 from ..ops.array_ops import concat, expand_dims, gather, reshape, shape, stack
 from ..ops.array_ops import range as _range

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import types
 
 OLD_PATHS = {
     "dataflow.app": "dataflow.compat.app",
@@ -148,8 +149,39 @@ OLD_PATHS = {
 }
 
 
+# Modules whose definitions moved out to modules that import them (which therefore cannot
+# import back): the names stay reachable where they were, ``from dataflow.graph import
+# convert_to_tensor`` included.
+MOVED_OUT = {
+    "dataflow.framework.graph": (
+        "dataflow.framework.source_location",
+        "dataflow.framework.tensor_conversion",
+        "dataflow.framework.graph_walk",
+        "dataflow.framework.graph_keys",
+    ),
+}
+
+
+def _defined_in(module) -> dict:
+    """The top-level names ``module`` defines itself (not those it imports)."""
+    return {
+        name: value
+        for name, value in vars(module).items()
+        if not name.startswith("__")
+        and not isinstance(value, types.ModuleType)
+        and getattr(value, "__module__", module.__name__) == module.__name__
+    }
+
+
 def bind() -> None:
-    """Makes every old path of `OLD_PATHS` name its module."""
+    """Makes every old path of `OLD_PATHS` name its module, and every name of `MOVED_OUT`
+    reachable in the module it left."""
+    for home, sources in MOVED_OUT.items():
+        target = importlib.import_module(home)
+        for source in sources:
+            for name, value in _defined_in(importlib.import_module(source)).items():
+                if not hasattr(target, name):
+                    setattr(target, name, value)
     for old, new in OLD_PATHS.items():
         module = importlib.import_module(new)
         sys.modules.setdefault(old, module)

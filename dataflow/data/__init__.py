@@ -51,9 +51,10 @@ from ..framework.errors import (
     OutOfRangeError,
 )
 from ..framework.gradient_registry import NotDifferentiable
-from ..framework.graph import Graph, Tensor, convert_to_tensor, name_scope
+from ..framework.graph import Graph, Tensor, name_scope
 from ..framework.op_registry import apply_op, define_op
 from ..framework.random_seed import get_seed
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tfrecord import read_records
 from . import (

@@ -21,8 +21,9 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError, NotFoundError, UnknownError
 from ..framework.gradient_registry import NotDifferentiable
-from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, name_scope
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops.csv_ops import _split
 from .dataset_ops import (

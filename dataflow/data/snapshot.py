@@ -25,7 +25,8 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.graph import name_scope
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tfrecord import TFRecordOptions, TFRecordWriter, read_records
 from ..ops.tensor_proto_ops import _parse, _serialize

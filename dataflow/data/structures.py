@@ -17,10 +17,11 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.gradient_registry import NotDifferentiable
-from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, name_scope
 from ..framework.op_registry import apply_op, define_op
 from ..framework.ragged_tensor import RaggedTensorSpec
 from ..framework.sparse_tensor import SparseTensorSpec
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from ..framework.tensor_spec import TensorSpec
 from .dataset_ops import (

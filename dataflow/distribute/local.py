@@ -38,7 +38,8 @@ from typing import Any, Optional
 import executor
 
 from ..client import session as _session
-from ..framework.graph import Operation, needed_ops
+from ..framework.graph import Operation
+from ..framework.graph_walk import needed_ops
 from ..passes import GraphItem
 from .partition import _Partitioner
 from .rendezvous import LocalRendezvous

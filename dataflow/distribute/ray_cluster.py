@@ -47,7 +47,8 @@ from typing import Any, Optional
 from ..client.placer import place
 from ..framework import composites, errors, nest
 from ..framework.device import DeviceSpec
-from ..framework.graph import Graph, Operation, needed_ops
+from ..framework.graph import Graph, Operation
+from ..framework.graph_walk import needed_ops
 from .cluster import ClusterSpec
 from .ray_task import (  # noqa: F401 - defined there, reached here too
     TaskServer,

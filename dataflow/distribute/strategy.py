@@ -628,7 +628,7 @@ class Strategy:
     @contextlib.contextmanager
     def scope(self):
         """Makes this the strategy in effect; variables made inside are this strategy's."""
-        from ..framework.graph import GraphKeys
+        from ..framework.graph_keys import GraphKeys
 
         if _CONTEXT.replica is not None and _CONTEXT.replica.strategy is not self:
             raise RuntimeError(f"Mixing different strategies is not allowed ({_user_location()})")

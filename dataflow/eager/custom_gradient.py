@@ -21,9 +21,10 @@ from typing import Optional
 
 from ..framework import nest
 from ..framework.gradient_registry import set_op_gradient
-from ..framework.graph import _user_location, convert_to_tensor, get_default_graph
+from ..framework.graph import _user_location, get_default_graph
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_registry import apply_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.variables import Variable, watching_reads
 
 __all__ = ["custom_gradient"]

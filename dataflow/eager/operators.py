@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
+from ..framework.tensor_conversion import convert_to_tensor
 from .runner import run_planned, runs_eagerly_unrecorded
 from .tensor import EagerTensor
 

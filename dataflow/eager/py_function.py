@@ -13,7 +13,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..framework.graph import convert_to_tensor
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.misc_ops import py_func
 from .context import eager_mode
 from .tensor import EagerTensor

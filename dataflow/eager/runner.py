@@ -32,6 +32,7 @@ from ..framework import dtypes as _dtypes
 from ..framework import errors
 from ..framework import graph as _graph
 from ..framework.graph import Operation, _user_location
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.variables import VariableRef, _uninitialized
 from . import tensor as _tensor
 from .tensor import EagerTensor
@@ -360,7 +361,7 @@ class _Constant:
 
 
 def _as_eager(value, op_def) -> EagerTensor:
-    tensor = _graph.convert_to_tensor(value)
+    tensor = convert_to_tensor(value)
     if not tensor._is_eager:
         raise TypeError(
             f"{op_def.type} op at {_user_location()}: the graph tensor '{tensor.name}' has no "

@@ -17,9 +17,10 @@ import weakref
 from collections.abc import Callable
 from typing import Optional
 
-from .graph import Operation, Tensor, convert_to_tensor
+from .graph import Operation, Tensor
 from .indexed_slices import IndexedSlices
 from .op_registry import apply_op, get_op_def
+from .tensor_conversion import convert_to_tensor
 
 
 class WhileLoopGradientError(LookupError, NotImplementedError):

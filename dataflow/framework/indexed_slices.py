@@ -23,7 +23,8 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from . import dtypes as _dtypes
-from .graph import Tensor, convert_to_tensor
+from .graph import Tensor
+from .tensor_conversion import convert_to_tensor
 
 __all__ = ["IndexedSlices", "IndexedSlicesValue", "convert_to_tensor_or_indexed_slices"]
 

@@ -42,6 +42,7 @@ from executor.program import NodeKind
 
 from . import graph as _graph
 from .graph import ref_inputs
+from .tensor_conversion import convert_to_tensor
 
 
 @dataclass
@@ -135,9 +136,7 @@ def apply_op(
         runner = (_graph.get_default_graph() if graph is None else graph)._op_runner
         if runner is not None:
             return runner.apply(op_def, inputs, attrs or {}, name, control_inputs)
-    tensors = [
-        _graph.convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs
-    ]
+    tensors = [convert_to_tensor(x) if not isinstance(x, _graph.Tensor) else x for x in inputs]
     if graph is None:
         graph = _graph.get_default_graph()
         if tensors and not graph.captures_outer_tensors:

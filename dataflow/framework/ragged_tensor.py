@@ -23,7 +23,8 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 
 from . import dtypes as _dtypes
-from .graph import Tensor, convert_to_tensor, numpy_value_or_none
+from .graph import Tensor
+from .tensor_conversion import convert_to_tensor, numpy_value_or_none
 from .tensor_shape import TensorShape, as_shape
 from .type_spec import TypeSpec, register_spec_of
 

@@ -15,7 +15,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import dtypes as _dtypes
-from .graph import Tensor, convert_to_tensor, name_scope
+from .graph import Tensor, name_scope
+from .tensor_conversion import convert_to_tensor
 from .tensor_shape import TensorShape, as_shape
 from .type_spec import TypeSpec, register_spec_of
 
@@ -83,7 +84,7 @@ class SparseTensor:
     @property
     def shape(self) -> TensorShape:
         """The static dense shape: known where ``dense_shape`` is a constant or its rank is."""
-        from .graph import numpy_value_or_none
+        from .tensor_conversion import numpy_value_or_none
 
         known = numpy_value_or_none(self._dense_shape)
         if known is not None:

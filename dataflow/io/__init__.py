@@ -47,14 +47,13 @@ from ..framework.array_bounds import (  # noqa: F401
 from ..framework.graph import (  # noqa: F401
     DATA_TEXT_ATTRS,
     Graph,
-    GraphKeys,
     Operation,
     SourceLocation,
     Tensor,
     control_character,
-    gc_paused,
-    topological_order,
 )
+from ..framework.graph_keys import GraphKeys  # noqa: F401
+from ..framework.graph_walk import gc_paused, topological_order  # noqa: F401
 from ..framework.op_registry import get_op_def  # noqa: F401
 from ..framework.tensor_shape import TensorShape  # noqa: F401
 from .dfg import __all__ as _dfg_all  # noqa: F401

@@ -199,7 +199,7 @@ def _set_checkpoint_initializer(variable, ckpt_file: str, tensor_name: str) -> N
 
 
 def _constant(value, name: str):
-    from ..framework.graph import convert_to_tensor
+    from ..framework.tensor_conversion import convert_to_tensor
 
     return convert_to_tensor(value, _dtypes.string, name=name)
 

@@ -104,8 +104,8 @@ from ..framework.graph import (
     Operation,
     SourceLocation,
     Tensor,
-    gc_paused,
 )
+from ..framework.graph_walk import gc_paused
 from ..framework.op_registry import get_op_def
 from ..framework.tensor_shape import TensorShape
 from .dfg_format import (  # noqa: F401 - defined there, reached here too

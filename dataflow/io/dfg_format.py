@@ -20,11 +20,8 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.array_bounds import MAX_RANK, MAX_SHAPE_ELEMENTS, array_bytes
-from ..framework.graph import (
-    Graph,
-    GraphKeys,
-    control_character,
-)
+from ..framework.graph import Graph, control_character
+from ..framework.graph_keys import GraphKeys
 from ..framework.tensor_shape import TensorShape
 
 FORMAT_NAME = "dataflow.graph"

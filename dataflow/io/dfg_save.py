@@ -17,14 +17,9 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from ..framework.graph import (
-    Graph,
-    GraphKeys,
-    Operation,
-    Tensor,
-    gc_paused,
-    topological_order,
-)
+from ..framework.graph import Graph, Operation, Tensor
+from ..framework.graph_keys import GraphKeys
+from ..framework.graph_walk import gc_paused, topological_order
 from .dfg_format import (
     _ARRAY_PREFIX,
     _GRAPH_MEMBER,

@@ -44,12 +44,12 @@ from ..framework.graph import (
     Tensor,
     _user_location,
     control_character,
-    convert_to_tensor,
     get_default_graph,
     register_graph_def_exporter,
-    topological_order,
 )
+from ..framework.graph_walk import topological_order
 from ..framework.op_registry import get_op_def
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensorboard_protos import protos
 

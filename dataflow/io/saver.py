@@ -41,7 +41,8 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.array_bounds import array_bytes
 from ..framework.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
-from ..framework.graph import Graph, GraphKeys, get_default_graph
+from ..framework.graph import Graph, get_default_graph
+from ..framework.graph_keys import GraphKeys
 from .dfg import (
     GraphFormatError,
     GraphNotSerializableError,

@@ -39,8 +39,10 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
+from ..framework.graph import Tensor, get_default_graph
+from ..framework.graph_keys import GraphKeys
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensorboard_protos import protos
 from ..ops.math_ops import BOOL_TYPES, FLOAT_TYPES, NUMERIC_TYPES, check_dtype

@@ -9,8 +9,9 @@ from typing import Optional
 import numpy as np
 
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops.math_ops import broadcast_shape, check_same_dtype, graph_of
 from .matrix_util import (

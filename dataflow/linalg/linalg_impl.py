@@ -24,8 +24,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops as _a
 from ..ops import math_ops as _m
@@ -588,7 +589,7 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast: bool = True, name: Op
 
 
 def _is_zero(t) -> bool:
-    from ..framework.graph import numpy_value_or_none
+    from ..framework.tensor_conversion import numpy_value_or_none
 
     known = numpy_value_or_none(t)
     return known is not None and float(known) == 0.0

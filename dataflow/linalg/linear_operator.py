@@ -23,13 +23,8 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-    name_scope,
-    numpy_value_or_none,
-)
+from ..framework.graph import Tensor, _user_location, name_scope
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops as _a
 from ..ops import math_ops as _m

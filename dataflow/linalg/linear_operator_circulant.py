@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops as _a
 from ..ops import check_ops as _checks

@@ -8,8 +8,9 @@ from typing import Optional
 import numpy as np
 
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops import array_ops as _a
 from ..ops import math_ops as _m
 from ..ops import matrix_ops as _mx

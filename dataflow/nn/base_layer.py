@@ -13,16 +13,9 @@ from typing import Any, Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    GraphKeys,
-    Operation,
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-    get_default_graph,
-    name_scope,
-    numpy_value_or_none,
-)
+from ..framework.graph import Operation, Tensor, _user_location, get_default_graph, name_scope
+from ..framework.graph_keys import GraphKeys
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, math_ops
 from ..ops.init_ops import ones_initializer, zeros_initializer

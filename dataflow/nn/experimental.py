@@ -6,7 +6,8 @@ from __future__ import annotations
 import numbers
 from typing import Optional
 
-from ..framework.graph import Tensor, _user_location, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, _user_location, name_scope
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops import array_ops as _a
 from ..ops import math_ops as _m
 from ..ops.constant_op import constant

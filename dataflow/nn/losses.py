@@ -30,14 +30,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    GraphKeys,
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-    get_default_graph,
-    name_scope,
-)
+from ..framework.graph import Tensor, _user_location, get_default_graph, name_scope
+from ..framework.graph_keys import GraphKeys
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.array_ops import ones_like, rank, shape, size, squeeze, stop_gradient, zeros_like
 from ..ops.array_ops import range as range_
 from ..ops.constant_op import constant

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..framework.graph import (
-    GraphKeys,
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-)
+from ..framework.graph import Tensor, _user_location
 from ..framework.graph import add_to_collections as _add_to_collections
+from ..framework.graph_keys import GraphKeys
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.array_ops import (
     expand_dims,
     squeeze,

@@ -25,12 +25,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Tensor,
-    _user_location,
-    control_dependencies,
-    convert_to_tensor,
-)
+from ..framework.graph import Tensor, _user_location, control_dependencies
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.array_ops import (
     gather,
     identity,
@@ -840,7 +836,8 @@ def mean_per_class_accuracy(
 # isort: split
 # Names ``df.metrics`` has offered since this module also held the ranked metrics and their
 # imports; kept so that code reaching them here still works.
-from ..framework.graph import GraphKeys, name_scope  # noqa: E402, F401
+from ..framework.graph import name_scope  # noqa: E402, F401
+from ..framework.graph_keys import GraphKeys  # noqa: E402, F401
 from ..ops.array_ops import (  # noqa: E402, F401
     concat,
     expand_dims,

@@ -7,12 +7,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-    name_scope,
-)
+from ..framework.graph import Tensor, _user_location, name_scope
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.array_ops import (
     concat,
     expand_dims,

@@ -11,11 +11,8 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Tensor,
-    convert_to_tensor,
-    name_scope,
-)
+from ..framework.graph import Tensor, name_scope
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape, dimension_value
 from ..ops import array_ops, math_ops, nn_ops
 from ..ops import norm_ops as _norm_ops

@@ -18,7 +18,8 @@ from typing import Optional
 
 from ..framework import dtypes as _dtypes
 from ..framework import nest
-from ..framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, control_dependencies, name_scope
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape, dimension_value
 from ..ops.array_ops import concat, identity, shape, stack, transpose, zeros
 from ..ops.math_ops import (

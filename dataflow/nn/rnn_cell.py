@@ -23,7 +23,8 @@ from typing import Optional
 
 from ..framework import dtypes as _dtypes
 from ..framework import nest
-from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, name_scope
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape, dimension_value
 from ..ops.array_ops import concat, split, stack, zeros
 from ..ops.math_ops import (

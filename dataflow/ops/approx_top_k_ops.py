@@ -9,7 +9,8 @@ that recall, which an exact answer keeps.  Their gradient is `top_k`'s.
 from __future__ import annotations
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import _user_location, convert_to_tensor
+from ..framework.graph import _user_location
+from ..framework.tensor_conversion import convert_to_tensor
 from .array_ops import transpose
 from .extra_nn_ops import _TopKResult, top_k
 from .math_ops import graph_of, negative

@@ -32,20 +32,17 @@ import numpy as np
 from ..framework import composites
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import (
-    Tensor,
-    _user_location,
+from ..framework.graph import Tensor, _user_location, get_default_graph, graph_to_build_in
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.op_registry import apply_op, define_op
+from ..framework.ragged_tensor import override_for
+from ..framework.tensor_conversion import (
     convert_to_tensor,
-    get_default_graph,
-    graph_to_build_in,
     holds_tensor,
     is_tensor_like,
     numpy_value_or_none,
     register_conversion_op,
 )
-from ..framework.indexed_slices import IndexedSlices
-from ..framework.op_registry import apply_op, define_op
-from ..framework.ragged_tensor import override_for
 from ..framework.tensor_shape import TensorShape, as_shape
 from .constant_op import constant
 from .math_ops import (

@@ -15,8 +15,8 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.array_bounds import array_bytes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import convert_to_tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .math_ops import check_dtype
 

@@ -20,13 +20,12 @@ from ..framework.graph import (
     Tensor,
     _user_location,
     control_dependencies,
-    convert_to_tensor,
     get_default_graph,
     graph_to_build_in,
     name_scope,
-    numpy_value_or_none,
 )
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from . import array_ops as _a
 from . import math_ops as _m
 from .math_ops import FLOAT_TYPES, INT_TYPES, NUMERIC_TYPES, check_dtype, graph_of

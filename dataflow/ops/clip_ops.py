@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from typing import Optional
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, _user_location, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, _user_location, name_scope
+from ..framework.tensor_conversion import convert_to_tensor
 from .array_ops import identity, ones_like, rank, size, stack
 from .array_ops import range as _range
 from .math_ops import (

@@ -17,8 +17,9 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op_output, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from .math_ops import (
     COMPLEX_TYPES,
     broadcast_shape,

@@ -9,8 +9,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import _user_location, get_default_graph, register_conversion_op
+from ..framework.graph import _user_location, get_default_graph
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import register_conversion_op
 from ..framework.tensor_shape import TensorShape, as_shape
 
 
@@ -220,7 +221,7 @@ define_op(
 
 def placeholder_with_default(input, shape, name: Optional[str] = None):  # noqa: A002 - TF name
     """A placeholder that passes ``input`` through when it is not fed."""
-    from ..framework.graph import convert_to_tensor
+    from ..framework.tensor_conversion import convert_to_tensor
 
     default = convert_to_tensor(input)
     return apply_op(

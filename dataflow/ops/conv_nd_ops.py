@@ -18,8 +18,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op
+from ..framework.tensor_conversion import convert_to_tensor
 from . import array_ops as _a
 from .conv_geometry import (  # noqa: F401 - defined there, reached here too
     _CONV_ATTRS,

@@ -38,8 +38,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from .array_ops import _shape_from_vector, constant_vector, expand_dims, squeeze
 from .conv2d_geometry import (  # noqa: F401 - defined there, reached here too
     TO_NCHW,

@@ -18,8 +18,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, _user_location, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, _user_location, name_scope
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import array_ops as _a
 from . import extra_array_ops as _xa

@@ -12,12 +12,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-    name_scope,
-)
+from ..framework.graph import Tensor, _user_location, name_scope
+from ..framework.tensor_conversion import convert_to_tensor
 from . import array_ops as _a
 from . import math_ops as _m
 from .array_ops import concat, gather, identity, ones, reshape, shape, zeros_like

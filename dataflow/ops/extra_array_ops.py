@@ -14,15 +14,9 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Tensor,
-    _user_location,
-    control_dependencies,
-    convert_to_tensor,
-    graph_to_build_in,
-    numpy_value_or_none,
-)
+from ..framework.graph import Tensor, _user_location, control_dependencies, graph_to_build_in
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from ..framework.type_spec import IndexedSlicesSpec, register_spec_of
 from . import array_ops as _a

@@ -20,8 +20,9 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, _user_location, convert_to_tensor
+from ..framework.graph import Tensor, _user_location
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from . import math_grad as _mg
 from . import math_ops as _m
 from .math_ops import (

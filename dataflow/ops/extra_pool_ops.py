@@ -12,8 +12,9 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.gradient_registry import RegisterGradient  # noqa: E402
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import array_ops as _a
 from .conv_geometry import (
@@ -688,7 +689,7 @@ def with_space_to_batch(
     paddings, crops = required_space_to_batch_paddings(
         input_spatial_shape, rate, base_paddings=base_paddings
     )
-    from ..framework.graph import numpy_value_or_none
+    from ..framework.tensor_conversion import numpy_value_or_none
 
     known_paddings, known_crops = numpy_value_or_none(paddings), numpy_value_or_none(crops)
     block = _adjust_to_dims(rate.reshape(-1, 1), 1, dims).reshape(-1)

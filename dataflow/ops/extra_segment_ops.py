@@ -15,8 +15,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, _user_location, convert_to_tensor
+from ..framework.graph import Tensor, _user_location
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from . import array_ops as _a
 from . import math_ops as _m
 from .extra_math_ops import div_no_nan

@@ -3,11 +3,8 @@ random factors within bounds, and errors that name the function and the user's l
 
 from __future__ import annotations
 
-from ..framework.graph import (
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-)
+from ..framework.graph import Tensor, _user_location
+from ..framework.tensor_conversion import convert_to_tensor
 from . import array_ops as _a
 from .image_codec_ops import (  # noqa: E402, F401
     adjust_jpeg_quality,

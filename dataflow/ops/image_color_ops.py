@@ -9,15 +9,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.gradient_registry import RegisterGradient
-from ..framework.graph import (
-    Tensor,
-    control_dependencies,
-    convert_to_tensor,
-    graph_to_build_in,
-    name_scope,
-    numpy_value_or_none,
-)
+from ..framework.graph import Tensor, control_dependencies, graph_to_build_in, name_scope
 from ..framework.op_registry import apply_op_output, define_op
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from . import array_ops as _a
 from . import math_ops as _m
 from .extra_math_ops import reciprocal

@@ -18,14 +18,9 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.gradient_registry import NotDifferentiable
-from ..framework.graph import (
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-    graph_to_build_in,
-    numpy_value_or_none,
-)
+from ..framework.graph import Tensor, _user_location, graph_to_build_in
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from . import array_ops as _a
 from . import math_ops as _m
 from .math_ops import check_dtype, graph_of

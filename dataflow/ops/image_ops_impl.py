@@ -23,13 +23,12 @@ from ..framework.gradient_registry import NotDifferentiable
 from ..framework.graph import (
     Tensor,
     control_dependencies,
-    convert_to_tensor,
     get_default_graph,
     graph_to_build_in,
     name_scope,
-    numpy_value_or_none,
 )
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from . import array_ops as _a
 from . import math_ops as _m
 from .image_arguments import (  # noqa: F401 - defined there, reached here too

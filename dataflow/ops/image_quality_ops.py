@@ -8,12 +8,8 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Tensor,
-    convert_to_tensor,
-    graph_to_build_in,
-    name_scope,
-)
+from ..framework.graph import Tensor, graph_to_build_in, name_scope
+from ..framework.tensor_conversion import convert_to_tensor
 from . import array_ops as _a
 from . import math_ops as _m
 from .conv_ops import avg_pool, depthwise_conv2d

@@ -8,8 +8,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor, numpy_value_or_none
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from .math_ops import FLOAT_TYPES, INDEX_TYPES, check_dtype, graph_of
 

@@ -13,8 +13,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError, NotFoundError
-from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.graph import name_scope
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .string_ops import _check_string_input, _strings
 
@@ -121,7 +122,7 @@ def matching_files(pattern, name: Optional[str] = None):
 def match_filenames_once(pattern, name: Optional[str] = None):
     """A local variable (initialized by ``local_variables_initializer``) holding the names of
     the files that match ``pattern`` when it is initialized."""
-    from ..framework.graph import GraphKeys
+    from ..framework.graph_keys import GraphKeys
     from .variables import Variable
 
     with name_scope(name or "matching_filenames") as scope:

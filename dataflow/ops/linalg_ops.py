@@ -18,8 +18,8 @@ from typing import Optional
 import numpy as np
 
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import convert_to_tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .math_ops import FLOAT_TYPES, check_dtype
 

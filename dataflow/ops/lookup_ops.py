@@ -22,9 +22,11 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
-from ..framework.graph import GraphKeys, Tensor, add_to_collection, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, add_to_collection, name_scope
+from ..framework.graph_keys import GraphKeys
 from ..framework.op_registry import apply_op, define_op
 from ..framework.resource_containers import current_container, resource_key
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 
 __all__ = [

@@ -16,8 +16,9 @@ from ..framework.errors import InvalidArgumentError
 # Each gradient builds ops of this library, so gradients of gradients can be taken.  Gradients of
 # broadcasting ops are summed back to the shape of the input (`sum_to_shape_of`).
 from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, apply_op_output, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from .math_ops import (
     COMPLEX_TYPES,
     INDEX_TYPES,

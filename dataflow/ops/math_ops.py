@@ -28,13 +28,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import (
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-    is_tensor_like,
-)
+from ..framework.graph import Tensor, _user_location
 from ..framework.op_registry import apply_op_output, define_op
+from ..framework.tensor_conversion import convert_to_tensor, is_tensor_like
 from ..framework.tensor_shape import TensorShape
 from .op_util import (  # noqa: F401 - defined there, reached here too
     ARITHMETIC_TYPES,

@@ -24,8 +24,9 @@ import numpy as np
 
 from ..framework.errors import InvalidArgumentError
 from ..framework.gradient_registry import RegisterGradient
-from ..framework.graph import Tensor, _user_location, convert_to_tensor
+from ..framework.graph import Tensor, _user_location
 from ..framework.op_registry import apply_op_output, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from .math_ops import COMPLEX_TYPES, graph_of
 
 __all__ = ["logm", "matrix_logarithm"]

@@ -26,12 +26,11 @@ from ..framework.graph import (
     Operation,
     Tensor,
     control_dependencies,
-    convert_to_tensor,
     get_default_graph,
     graph_to_build_in,
-    is_tensor_like,
 )
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor, is_tensor_like
 from ..framework.tensor_shape import TensorShape
 from .array_ops import identity
 

@@ -10,8 +10,9 @@ from typing import Optional
 
 import numpy as np
 
-from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, name_scope
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .array_ops import zeros_like
 from .math_ops import (

@@ -19,15 +19,10 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import (
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-    graph_to_build_in,
-    numpy_value_or_none,
-)
+from ..framework.graph import Tensor, _user_location, graph_to_build_in
 from ..framework.op_registry import apply_op, apply_op_output, define_op
 from ..framework.random_seed import op_seed_attrs
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from .array_ops import squeeze, stop_gradient
 from .math_ops import (

@@ -17,8 +17,9 @@ from typing import Optional
 import numpy as np
 
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .conv_ops import TO_NHWC, _from_nhwc, _layout, argument_errors
 from .math_ops import FLOAT_TYPES, check_dtype, graph_of

@@ -10,14 +10,8 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Tensor,
-    convert_to_tensor,
-    get_default_graph,
-    graph_to_build_in,
-    is_tensor_like,
-    numpy_value_or_none,
-)
+from ..framework.graph import Tensor, get_default_graph, graph_to_build_in
+from ..framework.tensor_conversion import convert_to_tensor, is_tensor_like, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from .static_values import known_int_value
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor_conversion import convert_to_tensor
 from . import math_ops
 from .array_ops import _getitem
 

@@ -17,9 +17,10 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.array_bounds import MAX_ARRAY_BYTES
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.graph import name_scope
 from ..framework.op_registry import apply_op, define_op
 from ..framework.sparse_tensor import SparseTensor
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .example_format import (  # noqa: F401 - defined there, reached here too
     _TYPE_NAMES,

@@ -20,8 +20,8 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.array_bounds import array_bytes
 from ..framework.errors import DataLossError, InvalidArgumentError
-from ..framework.graph import convert_to_tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 
 __all__ = ["decode_proto", "encode_proto"]

@@ -30,10 +30,11 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import CancelledError, InvalidArgumentError, OutOfRangeError
-from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, name_scope
 from ..framework.op_registry import apply_op, define_op
 from ..framework.random_seed import op_seed_attrs
 from ..framework.resource_containers import current_container, resource_key
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 
 __all__ = ["FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue"]

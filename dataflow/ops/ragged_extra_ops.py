@@ -19,9 +19,10 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, control_dependencies, name_scope
 from ..framework.op_registry import apply_op, define_op
 from ..framework.ragged_tensor import RaggedTensor
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, check_ops, extra_array_ops, extra_math_ops, math_ops, segment_ops
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, convert_to_tensor, name_scope, numpy_value_or_none
+from ..framework.graph import Tensor, name_scope
 from ..framework.op_registry import apply_op, define_op
 from ..framework.ragged_tensor import (
     RaggedTensor,
@@ -33,6 +33,7 @@ from ..framework.ragged_tensor import (
     register_operator,
     register_override,
 )
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from .segment_ops import unsorted_segment_sum

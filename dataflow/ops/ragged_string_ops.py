@@ -9,8 +9,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import unicode_text as _text
 from .math_ops import (

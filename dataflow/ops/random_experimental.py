@@ -16,8 +16,9 @@ import weakref
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, _user_location, convert_to_tensor, get_default_graph
+from ..framework.graph import Tensor, _user_location, get_default_graph
 from ..framework.op_registry import apply_op
+from ..framework.tensor_conversion import convert_to_tensor
 from . import stateless_random_ops as _stateless
 from .stateless_random_ops import (
     Algorithm,

@@ -27,9 +27,10 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, _user_location, convert_to_tensor, numpy_value_or_none
+from ..framework.graph import Tensor, _user_location
 from ..framework.op_registry import apply_op, define_op
 from ..framework.random_seed import op_seed_attrs
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from .array_ops import _as_index_vector, _shape_from_vector
 from .math_ops import (

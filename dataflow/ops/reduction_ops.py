@@ -8,12 +8,10 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Tensor,
-    register_conversion_op,
-)
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op_output, define_op
 from ..framework.ragged_tensor import override_for
+from ..framework.tensor_conversion import register_conversion_op
 from ..framework.tensor_shape import TensorShape
 from .op_util import (
     ARITHMETIC_TYPES,

@@ -35,8 +35,9 @@ import numpy as np
 from ..framework import composites
 from ..framework import dtypes as _dtypes
 from ..framework.errors import FailedPreconditionError
-from ..framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, control_dependencies, name_scope
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from .variables import Variable, VariableRef, _outside_control_flow
 

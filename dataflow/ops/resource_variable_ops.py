@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Operation, Tensor, convert_to_tensor
+from ..framework.graph import Operation, Tensor
 from ..framework.op_registry import apply_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 
 __all__ = ["assign_variable_op", "read_variable_op"]

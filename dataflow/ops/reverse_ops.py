@@ -13,8 +13,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import convert_to_tensor, name_scope
+from ..framework.graph import name_scope
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from .array_ops import known_int_value
 
 __all__ = ["reverse", "reverse_sequence", "reverse_v2"]

@@ -15,8 +15,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .math_ops import ARITHMETIC_TYPES, INDEX_TYPES, check_dtype
 
@@ -182,8 +183,8 @@ def _segment_sum_grad(op, grad):
 import warnings  # noqa: E402
 
 from ..framework import indexed_slices as _indexed_slices  # noqa: E402
-from ..framework.graph import register_tensor_conversion_function  # noqa: E402
 from ..framework.indexed_slices import IndexedSlices  # noqa: E402
+from ..framework.tensor_conversion import register_tensor_conversion_function  # noqa: E402
 from .array_ops import strided_slice  # noqa: E402
 
 

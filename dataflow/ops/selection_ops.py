@@ -10,11 +10,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import (
-    Tensor,
-    convert_to_tensor,
-)
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op_output, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .op_util import (
     BOOL_TYPES,

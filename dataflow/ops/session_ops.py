@@ -20,8 +20,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InternalError, InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor, device, name_scope
+from ..framework.graph import Tensor, device, name_scope
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 
 __all__ = ["TensorHandle", "delete_session_tensor", "get_session_handle", "get_session_tensor"]

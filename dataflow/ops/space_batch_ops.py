@@ -18,8 +18,9 @@ from typing import Optional
 import numpy as np
 
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, name_scope
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .extra_array_ops import get_static_value
 from .math_ops import INDEX_TYPES, check_dtype

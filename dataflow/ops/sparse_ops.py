@@ -14,9 +14,10 @@ from typing import Optional
 import numpy as np
 
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor, name_scope, numpy_value_or_none
+from ..framework.graph import Tensor, name_scope
 from ..framework.op_registry import apply_op, define_op
 from ..framework.sparse_tensor import SparseTensor
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from .math_ops import INDEX_TYPES, check_dtype
 

@@ -18,14 +18,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.gradient_registry import RegisterGradient
-from ..framework.graph import (
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-    graph_to_build_in,
-    name_scope,
-)
+from ..framework.graph import Tensor, _user_location, graph_to_build_in, name_scope
 from ..framework.op_registry import apply_op_output, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from . import array_ops as _a
 from . import math_grad as _mg
 from . import math_ops as _m

@@ -11,7 +11,8 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, convert_to_tensor, numpy_value_or_none
+from ..framework.graph import Tensor
+from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from . import array_ops as _a
 from . import math_ops as _m
 from .math_ops import graph_of

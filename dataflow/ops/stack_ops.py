@@ -37,8 +37,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import convert_to_tensor, get_default_graph
+from ..framework.graph import get_default_graph
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 
 __all__ = ["Stack", "stack_close_v2", "stack_pop_v2", "stack_push_v2", "stack_v2"]

@@ -245,7 +245,8 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None) -> 
     """Sets ``ref[i..., indices[i..., j], ...]`` to ``updates[i..., j, ...]``: a
     `scatter_update` in each row of the leading (batch) dimensions of ``indices``, built as
     TensorFlow builds it, as one `scatter_nd_update`."""
-    from ..framework.graph import convert_to_tensor, name_scope
+    from ..framework.graph import name_scope
+    from ..framework.tensor_conversion import convert_to_tensor
     from .array_ops import concat, expand_dims, ones_like, reshape
     from .array_ops import range as _range
     from .array_ops import shape as _shape

@@ -12,7 +12,8 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, numpy_value_or_none
+from ..framework.graph import Tensor
+from ..framework.tensor_conversion import numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 
 _pyrange = builtins.range

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
+from ..framework.tensor_conversion import convert_to_tensor
 from .math_ops import (
     check_dtype,
 )

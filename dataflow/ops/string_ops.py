@@ -22,8 +22,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor, convert_to_tensor
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .math_ops import (
     BOOL_TYPES,
@@ -855,7 +856,7 @@ def _infer_unsorted_segment_join(op):
             f"UnsortedSegmentJoin: segment_ids of shape {segment_ids.shape} must be a prefix of "
             f"the shape of inputs, {x.shape}"
         )
-    from ..framework.graph import numpy_value_or_none
+    from ..framework.tensor_conversion import numpy_value_or_none
 
     count = numpy_value_or_none(num_segments)
     first = None if count is None else int(count)

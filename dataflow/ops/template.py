@@ -13,7 +13,8 @@ import functools
 from collections.abc import Callable
 from typing import Optional
 
-from ..framework.graph import GraphKeys, get_collection
+from ..framework.graph import get_collection
+from ..framework.graph_keys import GraphKeys
 from .variable_scope import variable_scope
 
 __all__ = ["Template", "make_template"]

@@ -49,8 +49,9 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError, UnimplementedError
-from ..framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
+from ..framework.graph import Tensor, get_default_graph, name_scope
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from ..framework.type_spec import TypeSpec, _hashable, register_spec_of
 from ..framework.type_spec import _shape_text as _spec_shape_text

@@ -11,8 +11,8 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import convert_to_tensor
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .parsing_ops import _fields, _varint
 from .string_ops import _check_string_input, _strings

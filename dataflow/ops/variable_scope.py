@@ -29,14 +29,9 @@ from collections.abc import Callable
 from typing import Any, Optional, Union
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Graph,
-    GraphKeys,
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-    get_default_graph,
-)
+from ..framework.graph import Graph, Tensor, _user_location, get_default_graph
+from ..framework.graph_keys import GraphKeys
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import as_shape
 from .variables import Variable, VariableAggregation, VariableSynchronization
 

@@ -38,16 +38,15 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.errors import FailedPreconditionError, InvalidArgumentError
 from ..framework.graph import (
-    GraphKeys,
     Tensor,
     control_dependencies,
-    convert_to_tensor,
     get_default_graph,
     graph_to_build_in,
     name_scope,
-    register_tensor_conversion_function,
 )
+from ..framework.graph_keys import GraphKeys
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..framework.type_spec import register_spec_of

@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Operation, Tensor, topological_order
+from ..framework.graph import Operation, Tensor
+from ..framework.graph_walk import topological_order
 from ..framework.tensor_shape import TensorShape
 from .graph_item import GraphItem, constant_value, is_pure, value_context
 from .registry import GraphPass, PassReport, register_pass

@@ -18,7 +18,8 @@ payload, so swapping could change bits).
 
 from __future__ import annotations
 
-from ..framework.graph import Operation, topological_order
+from ..framework.graph import Operation
+from ..framework.graph_walk import topological_order
 from .graph_item import GraphItem, attrs_fingerprint, constant_value, is_pure
 from .registry import GraphPass, PassReport, register_pass
 

@@ -34,7 +34,8 @@ import numpy as np
 from executor.program import NodeKind
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Operation, Tensor, topological_order
+from ..framework.graph import Operation, Tensor
+from ..framework.graph_walk import topological_order
 from .graph_item import GraphItem, constant_value, is_pure, value_context
 from .registry import GraphPass, PassReport, register_pass
 

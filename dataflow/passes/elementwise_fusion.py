@@ -38,7 +38,8 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.gradient_registry import RegisterGradient
-from ..framework.graph import Operation, Tensor, topological_order
+from ..framework.graph import Operation, Tensor
+from ..framework.graph_walk import topological_order
 from ..framework.op_registry import apply_op, define_op, get_op_def
 from ..framework.tensor_shape import TensorShape
 from .blocked_elementwise import BlockedChain, default_threads

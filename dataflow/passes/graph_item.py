@@ -52,17 +52,10 @@ import numpy as np
 from executor.program import NodeKind
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Consumers,
-    Graph,
-    Operation,
-    SourceLocation,
-    Tensor,
-    control_sources,
-    needed_ops,
-    numpy_value_or_none,
-)
+from ..framework.graph import Consumers, Graph, Operation, SourceLocation, Tensor
+from ..framework.graph_walk import control_sources, needed_ops
 from ..framework.op_registry import get_op_def
+from ..framework.tensor_conversion import numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 
 Fetch = Union[Tensor, Operation]

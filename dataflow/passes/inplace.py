@@ -27,7 +27,8 @@ output's dtype with at least one dimension, and that the result has its shape (n
 
 from __future__ import annotations
 
-from ..framework.graph import Operation, Tensor, topological_order
+from ..framework.graph import Operation, Tensor
+from ..framework.graph_walk import topological_order
 from .elementwise_fusion import fusable, fuse_chain
 from .graph_item import GraphItem
 from .registry import GraphPass, PassReport, register_pass

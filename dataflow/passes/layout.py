@@ -36,7 +36,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.gradient_registry import RegisterGradient
-from ..framework.graph import Operation, Tensor, topological_order
+from ..framework.graph import Operation, Tensor
+from ..framework.graph_walk import topological_order
 from ..framework.op_registry import apply_op, define_op
 from ..ops.array_ops import _infer_transpose
 from ..ops.conv_ops import TO_NCHW, TO_NHWC

@@ -29,7 +29,8 @@ What is kept exactly:
 from __future__ import annotations
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Operation, Tensor, topological_order
+from ..framework.graph import Operation, Tensor
+from ..framework.graph_walk import topological_order
 from .graph_item import GraphItem, constant_value, is_pure
 from .registry import GraphPass, PassReport, register_pass
 

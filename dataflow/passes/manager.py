@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Optional
 
-from ..framework.graph import Graph, Operation, Tensor, gc_paused
+from ..framework.graph import Graph, Operation, Tensor
+from ..framework.graph_walk import gc_paused
 from .config import DEFAULT_PIPELINE
 from .graph_item import GraphItem
 from .registry import (

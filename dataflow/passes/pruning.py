@@ -12,7 +12,7 @@ reuse, which count the consumers of each value (`config.pipeline_for`).
 
 from __future__ import annotations
 
-from ..framework.graph import needed_ops
+from ..framework.graph_walk import needed_ops
 from .graph_item import GraphItem
 from .registry import GraphPass, PassReport, register_pass
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..framework.graph import needed_ops
+from ..framework.graph_walk import needed_ops
 from .graph_item import GraphItem
 
 

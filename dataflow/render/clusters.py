@@ -9,12 +9,8 @@ from typing import Any, Optional
 
 from executor.program import NodeKind
 
-from ..framework.graph import (
-    Graph,
-    GraphKeys,
-    Operation,
-    Tensor,
-)
+from ..framework.graph import Graph, Operation, Tensor
+from ..framework.graph_keys import GraphKeys
 
 
 # -- the cluster tree ------------------------------------------------------------------------------

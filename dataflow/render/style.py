@@ -10,11 +10,8 @@ from typing import Optional
 from executor.program import NodeKind
 
 from ..framework.device import DeviceSpec, canonical_name
-from ..framework.graph import (
-    Graph,
-    GraphKeys,
-    Operation,
-)
+from ..framework.graph import Graph, Operation
+from ..framework.graph_keys import GraphKeys
 
 # -- visual conventions ----------------------------------------------------------------------------
 _NODE_STYLES: dict[str, dict[str, str]] = {

@@ -346,7 +346,7 @@ class CheckpointSaverHook(SessionRunHook):
             return self._saver
         if self._scaffold is not None:
             return self._scaffold.saver
-        from ..framework.graph import GraphKeys
+        from ..framework.graph_keys import GraphKeys
 
         savers = get_default_graph().get_collection(GraphKeys.SAVERS)
         if not savers:

@@ -20,8 +20,10 @@ from typing import Optional
 from ..framework import dtypes as _dtypes
 from ..framework.errors import OutOfRangeError
 from ..framework.gradient_registry import NotDifferentiable
-from ..framework.graph import GraphKeys, control_dependencies, convert_to_tensor, name_scope
+from ..framework.graph import control_dependencies, name_scope
+from ..framework.graph_keys import GraphKeys
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops.array_ops import gather, identity, shape
 from ..ops.array_ops import range as _range

@@ -17,7 +17,8 @@ import math
 from typing import Optional
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, _user_location, convert_to_tensor, name_scope
+from ..framework.graph import Tensor, _user_location, name_scope
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.math_ops import (
     add,
     cast,

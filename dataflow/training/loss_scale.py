@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from ..framework import dtypes as _dtypes
 from ..framework import nest
-from ..framework.graph import convert_to_tensor, get_default_graph
+from ..framework.graph import get_default_graph
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor_conversion import convert_to_tensor
 from .train import Optimizer
 
 __all__ = [

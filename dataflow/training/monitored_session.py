@@ -44,7 +44,8 @@ import numpy as np
 from ..client.session import RunMetadata, RunOptions, Session
 from ..framework import errors
 from ..framework import logging as _logging
-from ..framework.graph import GraphKeys, get_default_graph
+from ..framework.graph import get_default_graph
+from ..framework.graph_keys import GraphKeys
 from ..io.saver import Saver, get_checkpoint_state
 from ..ops.variables import (
     global_variables,

@@ -32,14 +32,9 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    GraphKeys,
-    Tensor,
-    _user_location,
-    convert_to_tensor,
-    get_default_graph,
-    name_scope,
-)
+from ..framework.graph import Tensor, _user_location, get_default_graph, name_scope
+from ..framework.graph_keys import GraphKeys
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.array_ops import shape as _shape
 from ..ops.array_ops import zeros as _zeros
 from ..ops.math_ops import cast, minimum

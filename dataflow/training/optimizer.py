@@ -15,16 +15,15 @@ from ..framework import dtypes as _dtypes
 from ..framework import nest
 from ..framework.graph import (
     Graph,
-    GraphKeys,
     Operation,
     Tensor,
     _user_location,
     control_dependencies,
-    convert_to_tensor,
     get_default_graph,
-    register_tensor_conversion_function,
 )
+from ..framework.graph_keys import GraphKeys
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from ..framework.tensor_shape import TensorShape
 from ..io.checkpoint_management import (  # noqa: E402, F401
     checkpoints_iterator,

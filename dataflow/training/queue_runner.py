@@ -18,7 +18,8 @@ from __future__ import annotations
 import threading
 
 from ..framework import errors
-from ..framework.graph import GraphKeys, get_default_graph
+from ..framework.graph import get_default_graph
+from ..framework.graph_keys import GraphKeys
 from ..framework.session_stack import get_default_session
 from ..io.dfg import _register_collection_item
 from ..ops.queue_ops import QueueBase

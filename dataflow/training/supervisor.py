@@ -22,7 +22,8 @@ from typing import Optional
 
 from ..framework import logging as _logging
 from ..framework.errors import AbortedError
-from ..framework.graph import GraphKeys, get_default_graph
+from ..framework.graph import get_default_graph
+from ..framework.graph_keys import GraphKeys
 from ..ops.variables import global_variables, global_variables_initializer
 from .coordinator import Coordinator, LooperThread
 from .monitored_session import (

@@ -19,7 +19,8 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework import logging as _logging
-from ..framework.graph import GraphKeys, Tensor, control_dependencies, get_default_graph
+from ..framework.graph import Tensor, control_dependencies, get_default_graph
+from ..framework.graph_keys import GraphKeys
 from ..framework.indexed_slices import IndexedSlices
 from ..ops.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator
 from ..ops.queue_ops import FIFOQueue

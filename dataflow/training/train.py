@@ -57,13 +57,8 @@ from typing import Optional
 
 import numpy as np
 
-from ..framework.graph import (
-    Operation,
-    Tensor,
-    control_dependencies,
-    convert_to_tensor,
-    get_default_graph,
-)
+from ..framework.graph import Operation, Tensor, control_dependencies, get_default_graph
+from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.array_ops import identity as _identity
 from ..ops.array_ops import zeros_like as _zeros_like
 from ..ops.math_ops import abs as _abs
@@ -916,12 +911,10 @@ def sdca_shrink_l1(weights, l1, l2, name=None):
 # Names ``df.train`` has offered since this module also held the optimizers' base and its
 # imports; kept so that code reaching them here still works.
 from ..autodiff.gradients import gradients  # noqa: E402, F401
-from ..framework.graph import (  # noqa: E402, F401
-    Graph,
-    GraphKeys,
-    register_tensor_conversion_function,
-)
+from ..framework.graph import Graph  # noqa: E402, F401
+from ..framework.graph_keys import GraphKeys  # noqa: E402, F401
 from ..framework.indexed_slices import IndexedSlices  # noqa: E402, F401
+from ..framework.tensor_conversion import register_tensor_conversion_function  # noqa: E402, F401
 from ..framework.tensor_shape import TensorShape  # noqa: E402, F401
 from ..ops.segment_ops import unique, unsorted_segment_sum  # noqa: E402, F401
 from ..ops.state_ops import scatter_add, scatter_sub, scatter_update  # noqa: E402, F401

@@ -10,12 +10,8 @@ import numpy as np
 from ..distribute.cluster import ClusterSpec  # noqa: E402, F401
 from ..distribute.device_setter import replica_device_setter  # noqa: E402, F401
 from ..framework import dtypes as _dtypes
-from ..framework.graph import (
-    Graph,
-    GraphKeys,
-    Tensor,
-    get_default_graph,
-)
+from ..framework.graph import Graph, Tensor, get_default_graph
+from ..framework.graph_keys import GraphKeys
 from ..io.checkpoint_management import (  # noqa: E402, F401
     checkpoints_iterator,
     generate_checkpoint_state_proto,

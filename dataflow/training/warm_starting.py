@@ -23,8 +23,10 @@ from ..framework import dtypes as _dtypes
 from ..framework import logging as _logging
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.gradient_registry import NotDifferentiable
-from ..framework.graph import GraphKeys, control_dependencies, convert_to_tensor, get_default_graph
+from ..framework.graph import control_dependencies, get_default_graph
+from ..framework.graph_keys import GraphKeys
 from ..framework.op_registry import apply_op, define_op
+from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..io.checkpoint_utils import CheckpointReader, _is_variable, init_from_checkpoint
 

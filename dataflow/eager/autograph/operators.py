@@ -28,7 +28,8 @@ import numpy as np
 
 from dataflow.framework import dtypes as _dtypes
 from dataflow.framework import nest
-from dataflow.framework.graph import SourceLocation, Tensor, _ipython_cell, convert_to_tensor
+from dataflow.framework.graph import SourceLocation, Tensor, _ipython_cell
+from dataflow.framework.tensor_conversion import convert_to_tensor
 from dataflow.ops.tensor_array_ops import TensorArray
 
 __all__ = [

@@ -15,6 +15,7 @@ from ...framework import dtypes as _dtypes
 from ...framework import graph as _graph
 from ...framework import op_registry
 from ...framework.op_registry import get_op_def
+from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_shape import TensorShape
 from ...passes.graph_item import attrs_fingerprint
 from ..runner import active_tapes
@@ -253,7 +254,7 @@ class Recording:
                 )
             return value
         with _plain_graph_building(), self.graph.as_default():
-            return _graph.convert_to_tensor(value)
+            return convert_to_tensor(value)
 
     def _as_control(self, control) -> Optional[_graph.Operation]:
         """The op to wait for, or None for one recorded before the last materialisation:

@@ -53,8 +53,9 @@ from ...client import session
 from ...framework import composites, errors, nest
 from ...framework import dtypes as _dtypes
 from ...framework.gradient_registry import RegisterGradient
-from ...framework.graph import Graph, Operation, Tensor, convert_to_tensor, get_default_graph
+from ...framework.graph import Graph, Operation, Tensor, get_default_graph
 from ...framework.op_registry import apply_op, define_op
+from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_shape import TensorShape
 from ...ops.array_ops import identity, zeros, zeros_like
 from ...ops.constant_op import constant, placeholder

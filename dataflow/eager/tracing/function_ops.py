@@ -9,7 +9,8 @@ import functools
 from primitives.functional_ops import map_fn
 
 from ...framework import nest
-from ...framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from ...framework.graph import Tensor, control_dependencies, name_scope
+from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_spec import TensorSpec
 from ...ops.array_ops import shape, stop_gradient
 from ...ops.check_ops import assert_less_equal

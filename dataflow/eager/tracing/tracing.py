@@ -24,14 +24,14 @@ from ...framework import dtypes as _dtypes
 from ...framework import nest
 from ...framework.graph import (
     Graph,
-    GraphKeys,
     Operation,
     SourceLocation,
     Tensor,
     _user_location,
     get_default_graph,
-    needed_ops,
 )
+from ...framework.graph_keys import GraphKeys
+from ...framework.graph_walk import needed_ops
 from ...framework.tensor_spec import TensorSpec
 from ...ops.variables import VariableRef
 from ..runner import active_tapes
@@ -872,7 +872,7 @@ class Function:
         )
 
     def _as_signature_tensors(self, args) -> tuple:
-        from ...framework.graph import convert_to_tensor
+        from ...framework.tensor_conversion import convert_to_tensor
 
         flat = [
             convert_to_tensor(value, dtype=spec.dtype)
