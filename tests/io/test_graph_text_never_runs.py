@@ -1,7 +1,7 @@
 """A graph file is untrusted: the text it carries (names, locations, fused steps, frame and
 cond names, devices, attributes) never runs as code.  A loader refuses control characters in
 it, naming the field and the op; the code generators write it only as string literals
-(`tests/compiler/test_graph_text_in_generated_code.py` holds them to that alone)."""
+(`tests/client/compiler/test_graph_text_in_generated_code.py` holds them to that alone)."""
 
 from __future__ import annotations
 

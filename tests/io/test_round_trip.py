@@ -355,7 +355,7 @@ COVERED_HERE = {
     "SumToShape",
 }
 # Queues and dataset iterators hold state in the Session, so the op suites' rerun on a loaded
-# copy cannot repeat their runs: tests/input_pipelines and tests/ops/test_reader_ops.py
+# copy cannot repeat their runs: tests/data, tests/training and tests/ops/test_reader_ops.py
 # round-trip each of these op types.
 COVERED_HERE |= {"CountUpTo"} | SESSION_STATE_TYPES | NONDETERMINISTIC_TYPES
 # The two ends of a partitioned edge live only in partition graphs, which
@@ -374,7 +374,7 @@ def test_every_op_of_the_library_round_trips_in_the_op_and_control_flow_suites(t
     bit, and together with the tests above every registered op type must have been covered."""
     reports = run_suites(
         os.path.join(HERE, "roundtrip_plugin.py"),
-        [["ops"], ["primitives", "test_session.py", "tf1_surface"]],
+        [["ops"], ["primitives", "client/test_session.py", "tf1_surface"]],
         "DATAFLOW_ROUNDTRIP_REPORT",
         tmp_path,
         timeout=300,

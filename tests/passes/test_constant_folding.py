@@ -82,7 +82,7 @@ def test_a_predicate_folded_from_constants_collapses_nested_conds(fresh_graph):
 
 
 def test_what_waited_for_a_collapsed_conds_merge_still_waits_for_the_taken_branch(fresh_graph):
-    from dataflow.framework.graph import needed_ops
+    from dataflow.framework.graph_walk import needed_ops
 
     x = df.placeholder(df.float32, [], name="x")
     y = df.cond(df.constant(False), lambda: x * 2.0, lambda: df.Print(x, [x], "taken", name="p"))

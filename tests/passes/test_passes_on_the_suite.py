@@ -16,7 +16,7 @@ def test_every_pass_gives_bitwise_identical_results_on_the_programs_of_the_suite
     passes_plugin.py)."""
     reports = run_suites(
         os.path.join(HERE, "passes_plugin.py"),
-        [["ops"], ["primitives", "autodiff", "test_session.py", "test_graph.py"]],
+        [["ops"], ["primitives", "autodiff", "client/test_session.py", "framework/test_graph.py"]],
         "DATAFLOW_PASSES_REPORT",
         tmp_path,
     )

@@ -737,7 +737,7 @@ def test_an_op_blocked_forever_does_not_keep_the_interpreter_from_exiting():
         import time
         import numpy as np
         import dataflow as df
-        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        sys.path.insert(0, {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))!r})
         from deadlines import Gate, budget_ms, stopped_in_time
 
         never = Gate()  # armed, and never released

@@ -26,7 +26,7 @@ from dataflow.client.compiler import codegen, native  # noqa: E402
 from dataflow.framework import errors  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPOSITORY = os.path.dirname(os.path.dirname(HERE))
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 NO_PASSES = df.ConfigProto(
     graph_options=df.passes.GraphOptions(
         rewrite_options=df.passes.RewriterConfig(disable_meta_optimizer=True)
@@ -868,7 +868,7 @@ def test_native_runs_give_the_interpreters_results_on_programs_of_the_suite(tmp_
                 "primitives/test_switch_case.py",
                 "primitives/test_composites_in_control_flow.py",
                 "primitives/test_cond_graph.py",
-                "compiler/test_compiled_loops.py",
+                "client/compiler/test_compiled_loops.py",
                 "ops/test_math_ops.py",
             ]
         ],

@@ -1,7 +1,7 @@
 """A pytest plugin that runs a suite with compilation forced on and checks every run against
 the interpreter.
 
-With ``-p compile_plugin`` (``tests/compiler`` on ``sys.path``), every plan compiles every
+With ``-p compile_plugin`` (``tests/client/compiler`` on ``sys.path``), every plan compiles every
 region it can on its first run (`dataflow.client.compiler`, mode ``"force"``), so the suite's own
 assertions hold for compiled runs; and each ``Session.run`` of the suite is repeated in a
 fresh Session on the same graph, with the state from before the run (`rerun.start_from`) and

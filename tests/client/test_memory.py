@@ -12,7 +12,8 @@ from placed_programs import partitioned_config
 
 import dataflow as df
 
-TESTS = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
 REPOSITORY = os.path.dirname(TESTS)
 
 
@@ -112,7 +113,7 @@ def test_a_loop_after_a_threaded_warm_up_that_compiles_natively_holds_no_more_va
     )
     env = dict(
         os.environ,
-        PYTHONPATH=os.pathsep.join([REPOSITORY, TESTS]),
+        PYTHONPATH=os.pathsep.join([REPOSITORY, TESTS, HERE]),
         DATAFLOW_COMPILE="auto",
         DATAFLOW_NATIVE="auto",
         DATAFLOW_CACHE_DIR=str(tmp_path),

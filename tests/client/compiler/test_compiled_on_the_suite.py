@@ -14,7 +14,7 @@ def test_compiled_runs_give_the_interpreters_results_on_the_programs_of_the_suit
     reports = run_suites(
         os.path.join(HERE, "compile_plugin.py"),
         [
-            ["ops/test_math_ops.py", "ops/test_array_ops.py", "test_session.py"],
+            ["ops/test_math_ops.py", "ops/test_array_ops.py", "client/test_session.py"],
             ["primitives", "debug/test_run_error_locations.py"],
         ],
         "DATAFLOW_COMPILE_REPORT",
