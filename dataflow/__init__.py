@@ -83,8 +83,10 @@ from .ops import (  # noqa: E402, F401 - they register gradients
     overloads,  # noqa: E402, F401
 )
 from .ops.array_ops import *  # noqa: E402, F403
+from .ops.gather_ops import *  # noqa: E402, F403
 from .ops.math_ops import *  # noqa: E402, F403
 from .ops.misc_ops import *  # noqa: E402, F403
+from .ops.slice_ops import *  # noqa: E402, F403
 from .ops.variables import (
     Variable,
     assign,

@@ -18,8 +18,9 @@ from ..framework.graph import get_collection, name_scope
 from ..framework.graph_keys import GraphKeys
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import disable_v2_tensorshape, enable_v2_tensorshape
-from ..ops.array_ops import concat, expand_dims, gather, reshape, shape, stack
+from ..ops.array_ops import concat, expand_dims, reshape, shape, stack
 from ..ops.array_ops import range as _range
+from ..ops.gather_ops import gather
 from ..ops.math_ops import argmax, argmin, cast, maximum, minimum, reduce_prod
 from ..ops.misc_ops import group, no_op
 from ..ops.variable_scope import variable_scope

@@ -153,11 +153,18 @@ OLD_PATHS = {
 # import back): the names stay reachable where they were, ``from dataflow.graph import
 # convert_to_tensor`` included.
 MOVED_OUT = {
+    "dataflow.data.dataset_ops": ("dataflow.data.file_datasets",),
     "dataflow.framework.graph": (
         "dataflow.framework.source_location",
         "dataflow.framework.tensor_conversion",
         "dataflow.framework.graph_walk",
         "dataflow.framework.graph_keys",
+    ),
+    "dataflow.ops.array_ops": ("dataflow.ops.slice_ops", "dataflow.ops.gather_ops"),
+    "dataflow.linalg.linear_operator": (
+        "dataflow.linalg.linear_operator_identity",
+        "dataflow.linalg.linear_operator_blocks",
+        "dataflow.linalg.linear_operator_structured",
     ),
 }
 

@@ -73,11 +73,8 @@ from .dataset_ops import (
     STAGE_KINDS,
     UNKNOWN_CARDINALITY,
     Dataset,
-    FixedLengthRecordDataset,
     Iterator,
     Options,
-    TextLineDataset,
-    TFRecordDataset,
     ThreadingOptions,
     get_output_classes,
     get_output_shapes,
@@ -85,6 +82,7 @@ from .dataset_ops import (
     make_initializable_iterator,
     make_one_shot_iterator,
 )
+from .file_datasets import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 from .structures import DatasetSpec, NumpyIterator
 
 __all__ = [

@@ -10,6 +10,7 @@ from ..framework import dtypes as _dtypes
 from ..framework.graph import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.type_spec import TypeSpec
+from ..ops import gather_ops
 from ..ops.tensor_array_ops import TensorArraySpec
 from .dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .lookup import DatasetInitializer, index_table_from_dataset, table_from_dataset
@@ -534,7 +535,7 @@ def make_batched_features_dataset(
     dict of ``features`` (with ``label_key``: a ``(features, label)`` pair), as TensorFlow
     makes them: files and records shuffled unless ``shuffle`` is False, read ``num_epochs``
     times (None: without end, batches then all full)."""
-    from .dataset_ops import TFRecordDataset
+    from .file_datasets import TFRecordDataset
 
     if reader is None:
         reader = TFRecordDataset
@@ -600,7 +601,7 @@ def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
                 dist = math_ops.cast(
                     math_ops.truediv(seen, math_ops.reduce_sum(seen)), _dtypes.float32
                 )
-                return seen, array_ops.tile(array_ops.expand_dims(dist, 0), [32, 1])
+                return seen, gather_ops.tile(array_ops.expand_dims(dist, 0), [32, 1])
 
             initial_ds = (
                 dataset.map(class_func)
@@ -619,7 +620,7 @@ def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
         def gather(accept, *element):
             value = element[0] if len(element) == 1 else element
             label = class_func(*element)
-            return label, array_ops.gather(accept, label), value
+            return label, gather_ops.gather(accept, label), value
 
         def keep(label, chance, value):
             return random_ops.random_uniform([], seed=seed, dtype=_dtypes.float32) < chance

@@ -311,7 +311,8 @@ def _missing(attrs) -> list:
 
 
 def _next_as_optional_kernel(attrs):
-    from .dataset_ops import OutOfRangeError, _check_element
+    from ..framework.errors import OutOfRangeError
+    from .iterator_ops import _check_element
 
     one_shot = attrs.get("pipeline")
 

@@ -55,27 +55,33 @@ from .linalg_impl import (
 from .linear_operator import (
     LinearOperator,
     LinearOperatorAdjoint,
-    LinearOperatorBlockDiag,
-    LinearOperatorBlockLowerTriangular,
     LinearOperatorComposition,
     LinearOperatorDiag,
     LinearOperatorFullMatrix,
-    LinearOperatorHouseholder,
-    LinearOperatorIdentity,
     LinearOperatorInversion,
-    LinearOperatorKronecker,
     LinearOperatorLowerTriangular,
+)
+from .linear_operator_blocks import (
+    LinearOperatorBlockDiag,
+    LinearOperatorBlockLowerTriangular,
+    LinearOperatorKronecker,
     LinearOperatorLowRankUpdate,
-    LinearOperatorPermutation,
-    LinearOperatorScaledIdentity,
-    LinearOperatorToeplitz,
-    LinearOperatorTridiag,
-    LinearOperatorZeros,
 )
 from .linear_operator_circulant import (
     LinearOperatorCirculant,
     LinearOperatorCirculant2D,
     LinearOperatorCirculant3D,
+)
+from .linear_operator_identity import (
+    LinearOperatorIdentity,
+    LinearOperatorScaledIdentity,
+    LinearOperatorZeros,
+)
+from .linear_operator_structured import (
+    LinearOperatorHouseholder,
+    LinearOperatorPermutation,
+    LinearOperatorToeplitz,
+    LinearOperatorTridiag,
 )
 
 transpose = matrix_transpose

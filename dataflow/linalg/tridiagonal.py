@@ -12,6 +12,7 @@ from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor
 from ..ops import array_ops as _a
+from ..ops import gather_ops as _g
 from ..ops import math_ops as _m
 from ..ops import matrix_ops as _mx
 from ..ops.math_ops import FLOAT_TYPES, check_dtype, check_same_dtype, graph_of
@@ -86,7 +87,7 @@ def _compact_diagonals(function: str, diagonals, diagonals_format: str):
             if not n or n == m:
                 return t
             if m is not None and n == m - 1:
-                return _a.pad(t, [[0, 0]] * (t.shape.ndims - 1) + [padding])
+                return _g.pad(t, [[0, 0]] * (t.shape.ndims - 1) + [padding])
             _fail(function, f"Expected {what} to have length {m} or {m - 1}, got {n}.")
 
         return (
@@ -326,7 +327,7 @@ def eigh_tridiagonal(
             if known is not None and float(known) <= 0:
                 _fail("eigh_tridiagonal", f"tol must be positive, got {tol}")
         # LEFT_RIGHT: the superdiagonal's values first in its row, the subdiagonal's last.
-        packed = _a.stack([_a.pad(beta, [[0, 1]]), alpha, _a.pad(beta, [[1, 0]])], axis=0)
+        packed = _a.stack([_g.pad(beta, [[0, 1]]), alpha, _g.pad(beta, [[1, 0]])], axis=0)
         dense = _mx.matrix_diag(packed, k=(-1, 1), align="LEFT_RIGHT")
         if eigvals_only:
             values = self_adjoint_eigvals(dense)

@@ -36,6 +36,7 @@ from ..framework.graph import (
 from ..framework.tensor_shape import TensorShape, dimension_value
 from ..ops import array_ops, math_ops, nn_ops
 from ..ops import conv_ops as _conv_ops
+from ..ops import slice_ops as _slices
 from ..ops.constant_op import constant
 from .base_layer import (  # noqa: F401 - defined there, reached here too
     _ZEROS,
@@ -161,7 +162,7 @@ class Dense(Layer):
         with name_scope("Tensordot") as scope:
             flat = array_ops.reshape(inputs, [-1, depth])
             product = math_ops.matmul(flat, self.kernel, name="MatMul")
-            leading = array_ops.strided_slice(array_ops.shape(inputs), [0], [-1])
+            leading = _slices.strided_slice(array_ops.shape(inputs), [0], [-1])
             outputs = array_ops.reshape(
                 product, array_ops.concat([leading, [self.units]], 0, name="concat_1"), name=scope
             )

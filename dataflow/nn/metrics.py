@@ -27,16 +27,10 @@ from typing import Optional
 from ..framework import dtypes as _dtypes
 from ..framework.graph import Tensor, _user_location, control_dependencies
 from ..framework.tensor_conversion import convert_to_tensor
-from ..ops.array_ops import (
-    gather,
-    identity,
-    ones_like,
-    reshape,
-    size,
-    zeros_like,
-)
+from ..ops.array_ops import identity, ones_like, reshape, size, zeros_like
 from ..ops.constant_op import constant
 from ..ops.extra_math_ops import confusion_matrix
+from ..ops.gather_ops import gather
 from ..ops.math_ops import abs as abs_
 from ..ops.math_ops import (
     add,
@@ -838,15 +832,9 @@ def mean_per_class_accuracy(
 # imports; kept so that code reaching them here still works.
 from ..framework.graph import name_scope  # noqa: E402, F401
 from ..framework.graph_keys import GraphKeys  # noqa: E402, F401
-from ..ops.array_ops import (  # noqa: E402, F401
-    concat,
-    expand_dims,
-    fill,
-    squeeze,
-    tile,
-    zeros,
-)
+from ..ops.array_ops import concat, expand_dims, fill, squeeze, zeros  # noqa: E402, F401
 from ..ops.array_ops import shape as shape_  # noqa: E402, F401
+from ..ops.gather_ops import tile  # noqa: E402, F401
 from ..ops.selection_ops import where_v2  # noqa: E402, F401
 from ..ops.set_ops import set_difference, set_intersection, set_size  # noqa: E402, F401
 from ..ops.variables import Variable  # noqa: E402, F401

@@ -9,17 +9,10 @@ from typing import Optional
 from ..framework import dtypes as _dtypes
 from ..framework.graph import Tensor, _user_location, name_scope
 from ..framework.tensor_conversion import convert_to_tensor
-from ..ops.array_ops import (
-    concat,
-    expand_dims,
-    fill,
-    ones_like,
-    size,
-    tile,
-    zeros_like,
-)
+from ..ops.array_ops import concat, expand_dims, fill, ones_like, size, zeros_like
 from ..ops.array_ops import shape as shape_
 from ..ops.constant_op import constant
+from ..ops.gather_ops import tile
 from ..ops.math_ops import (
     add,
     cast,

@@ -528,7 +528,7 @@ class MultiRNNCell(RNNCell):
                         )
                     cell_state = state[i]
                 else:
-                    from ..ops.array_ops import slice as _slice
+                    from ..ops.slice_ops import slice as _slice
 
                     cell_state = _slice(state, [0, start], [-1, cell.state_size])
                     start += cell.state_size

@@ -16,22 +16,20 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import (
-    _MASKS,
     _pyrange,
     _shape_from_vector,
-    _strided_slice_indexer,
     concat,
     ones_like,
     reshape,
     shape,
     size,
-    slice,  # noqa: A004 - the op, as array_ops names it
     stack,
     transpose,
     unstack,
 )
 from .constant_op import constant
 from .math_ops import INDEX_TYPES, add, check_dtype, reduce_sum, where  # noqa: E402
+from .slice_ops import _MASKS, _strided_slice_indexer, slice  # noqa: A004
 
 for _type in "StopGradient ZerosLike OnesLike Shape Size Rank Range OneHot".split():
     NotDifferentiable(_type)

@@ -15,9 +15,12 @@ from ..framework import dtypes as _dtypes
 from ..framework.graph import Tensor, _user_location, name_scope
 from ..framework.tensor_conversion import convert_to_tensor
 from . import array_ops as _a
+from . import gather_ops as _g
 from . import math_ops as _m
-from .array_ops import concat, gather, identity, ones, reshape, shape, zeros_like
+from . import slice_ops as _slices
+from .array_ops import concat, identity, ones, reshape, shape, zeros_like
 from .extra_math_ops import div_no_nan
+from .gather_ops import gather
 from .math_ops import (
     add,
     cast,
@@ -151,17 +154,17 @@ def embedding_lookup_sparse(
         _fail("embedding_lookup_sparse", "sp_weights must be a SparseTensor or None", TypeError)
     graph = sp_ids.values.graph
     with graph.as_default(), graph.name_scope(name or "embedding_lookup_sparse"):
-        segment_ids = _m.cast(_a.slice(sp_ids.indices, [0, 0], [-1, 1]), _dtypes.int32)
+        segment_ids = _m.cast(_slices.slice(sp_ids.indices, [0, 0], [-1, 1]), _dtypes.int32)
         segment_ids = _a.reshape(segment_ids, [-1])
         shards = params if isinstance(params, (list, tuple)) else [params]
         if allow_fast_lookup and len(shards) == 1 and max_norm is None:
-            embeddings = _a.gather(shards[0], sp_ids.values)
+            embeddings = _g.gather(shards[0], sp_ids.values)
         else:
             ids, positions = unique(sp_ids.values)
             embeddings = embedding_lookup(
                 params, ids, partition_strategy=partition_strategy, max_norm=max_norm
             )
-            embeddings = _a.gather(embeddings, positions)
+            embeddings = _g.gather(embeddings, positions)
         if sp_weights is None:
             weights = _m.cast(_a.ones_like(segment_ids), embeddings.dtype)
         else:
@@ -217,8 +220,8 @@ def safe_embedding_lookup_sparse(
             sparse_ids,
             _a.stack(
                 [
-                    _m.reduce_prod(_a.slice(original_shape, [0], [original_rank - 1])),
-                    _a.gather(original_shape, original_rank - 1),
+                    _m.reduce_prod(_slices.slice(original_shape, [0], [original_rank - 1])),
+                    _g.gather(original_shape, original_rank - 1),
                 ]
             ),
         )
@@ -245,12 +248,12 @@ def safe_embedding_lookup_sparse(
             allow_fast_lookup=allow_fast_lookup,
         )
         if default_id is None:
-            is_row_empty = _a.tile(
+            is_row_empty = _g.tile(
                 _a.reshape(is_row_empty, [-1, 1]), _a.stack([1, _a.shape(result)[1]])
             )
             result = _m.where(is_row_empty, _a.zeros_like(result), result)
-        leading = _a.slice(_m.cast(original_shape, _dtypes.int32), [0], [original_rank - 1])
+        leading = _slices.slice(_m.cast(original_shape, _dtypes.int32), [0], [original_rank - 1])
         final = _a.reshape(
-            result, _a.concat([leading, _a.slice(_a.shape(result), [1], [-1])], 0), name=scope
+            result, _a.concat([leading, _slices.slice(_a.shape(result), [1], [-1])], 0), name=scope
         )
         return final

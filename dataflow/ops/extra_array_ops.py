@@ -20,6 +20,7 @@ from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from ..framework.type_spec import IndexedSlicesSpec, register_spec_of
 from . import array_ops as _a
+from . import gather_ops as _g
 from . import math_ops as _m
 from .extra_nn_ops import top_k
 from .math_ops import graph_of, static_axis
@@ -130,7 +131,7 @@ def boolean_mask(tensor, mask, name: str = "boolean_mask", axis=None) -> Tensor:
             merged = None if None in covered else int(np.prod(covered))
             flat.set_shape(dims[:axis] + [merged] + dims[axis + mask_rank :])
         picked = _a.reshape(_m.where(_a.reshape(mask, [-1])), [-1])
-        return _a.gather(flat, picked, axis=axis)
+        return _g.gather(flat, picked, axis=axis)
 
 
 def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name: Optional[str] = None) -> Tensor:
@@ -215,7 +216,7 @@ def repeat(input, repeats, axis=None, name: Optional[str] = None) -> Tensor:  # 
         if size is not None and len(counts) != size:
             _fail("repeat", f"repeats has {len(counts)} entries for {size} slices")
         index = np.repeat(np.arange(len(counts)), counts).astype(np.int32)
-        return _a.gather(x, index, axis=axis)
+        return _g.gather(x, index, axis=axis)
 
 
 def roll(input, shift, axis, name: Optional[str] = None) -> Tensor:  # noqa: A002
@@ -231,7 +232,7 @@ def roll(input, shift, axis, name: Optional[str] = None) -> Tensor:  # noqa: A00
             size = _a.shape(x)[one_axis]
             one_shift = _m.cast(convert_to_tensor(one_shift), _dtypes.int32)
             source = _m.mod(_m.subtract(_a.range(size), one_shift), size)
-            x = _a.gather(x, source, axis=one_axis)
+            x = _g.gather(x, source, axis=one_axis)
         return x
 
 
@@ -257,7 +258,7 @@ def setdiff1d(x, y, index_dtype=_dtypes.int32, name: Optional[str] = None) -> tu
         matches = _m.equal(_a.expand_dims(x, 1), _a.expand_dims(y, 0))
         keep = _m.logical_not(_m.reduce_any(matches, 1))
         idx = _m.cast(_a.reshape(_m.where(keep), [-1]), index_dtype)
-        return _a.gather(x, idx), idx
+        return _g.gather(x, idx), idx
 
 
 def dynamic_partition(data, partitions, num_partitions: int, name=None) -> list:

@@ -20,6 +20,7 @@ from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from . import array_ops as _a
+from . import gather_ops as _g
 from . import math_grad as _mg
 from . import math_ops as _m
 from .conv_ops import avg_pool, max_pool
@@ -320,7 +321,7 @@ def sufficient_statistics(
                 np.prod([dims[a] for a in axes]).astype(x.dtype.as_numpy_dtype), name="count"
             )
         else:
-            sizes = _a.gather(_m.cast(_a.shape(x), x.dtype), axes)
+            sizes = _g.gather(_m.cast(_a.shape(x), x.dtype), axes)
             count = _m.reduce_prod(sizes, name="count")
         if shift is not None:
             shift = convert_to_tensor(shift, dtype=x.dtype, name="shift")

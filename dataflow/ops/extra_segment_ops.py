@@ -19,6 +19,7 @@ from ..framework.graph import Tensor, _user_location
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor
 from . import array_ops as _a
+from . import gather_ops as _g
 from . import math_ops as _m
 from .extra_math_ops import div_no_nan
 from .math_ops import graph_of
@@ -203,7 +204,7 @@ def dynamic_stitch(indices, data, name: Optional[str] = None) -> Tensor:
         positions = _a.range(_a.size(flat_index))
         winner = unsorted_segment_max(positions, flat_index, rows)
         written = _m.greater_equal(winner, 0)
-        picked = _a.gather(values, _m.maximum(winner, 0))
+        picked = _g.gather(values, _m.maximum(winner, 0))
         mask_shape = _a.concat([[-1], _a.ones_like(_a.shape(values)[1:])], 0)
         return _m.where_v2(_a.reshape(written, mask_shape), picked, _a.zeros_like(picked))
 
@@ -215,7 +216,7 @@ from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 def _gather_rows(values: Tensor, ids: Tensor, data: Tensor) -> tuple:
     """``values`` gathered at each id (negative ids read row 0), and a mask of the data
     entries whose id is not negative, broadcastable against ``data``."""
-    gathered = _a.gather(values, _m.maximum(ids, 0))
+    gathered = _g.gather(values, _m.maximum(ids, 0))
     extra = data.shape.ndims - ids.shape.ndims
     kept = _m.greater_equal(ids, 0)
     if extra:

@@ -23,6 +23,7 @@ from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from . import array_ops as _a
 from . import math_ops as _m
+from . import slice_ops as _slices
 from .math_ops import check_dtype, graph_of
 
 _BOX_TYPES = frozenset({_dtypes.float16, _dtypes.float32})
@@ -434,7 +435,7 @@ def non_max_suppression_padded(
         indices, valid = op.outputs
         num_valid = _a.reshape(valid, batch_dims)
         if not pad_to_max_output_size:
-            return _a.slice(_a.reshape(indices, [-1]), [0], _a.reshape(valid, [1])), num_valid
+            return _slices.slice(_a.reshape(indices, [-1]), [0], _a.reshape(valid, [1])), num_valid
         shape = _a.concat([batch_dims, _a.reshape(max_output, [1])], 0)
         indices = _a.reshape(indices, shape)
         known = _scalar_value(max_output)

@@ -30,7 +30,9 @@ from ..framework.graph import (
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from . import array_ops as _a
+from . import gather_ops as _g
 from . import math_ops as _m
+from . import slice_ops as _slices
 from .image_arguments import (  # noqa: F401 - defined there, reached here too
     _as_batch,
     _fail,
@@ -197,8 +199,8 @@ def _bilinear_along(images: Tensor, axis: int, out_size: int, align_corners, hal
     weight_shape = [1, 1, 1, 1]
     weight_shape[axis] = out_size
     weight = _a.reshape(_m.subtract(position, floor), weight_shape)
-    low = _a.gather(images, lower, axis=axis)
-    high = _a.gather(images, upper, axis=axis)
+    low = _g.gather(images, lower, axis=axis)
+    high = _g.gather(images, upper, axis=axis)
     return _m.add(low, _m.multiply(_m.subtract(high, low), weight))
 
 
@@ -242,7 +244,7 @@ def resize_nearest_neighbor(
         shape = _a.shape(batch)
         rows = _nearest_indices(shape[1], height, align_corners, half_pixel_centers)
         columns = _nearest_indices(shape[2], width, align_corners, half_pixel_centers)
-        picked = _a.gather(_a.gather(batch, rows, axis=1), columns, axis=2)
+        picked = _g.gather(_g.gather(batch, rows, axis=1), columns, axis=2)
         return _unbatch(picked, single)
 
 
@@ -356,7 +358,7 @@ def _resize_along(images: Tensor, axis: int, out_size: int, method: str, align_c
         "half_pixel_centers": bool(half),
     }
     indices, weights = apply_op("ImageResizeTaps", (in_size,), attrs, "taps").outputs
-    picked = _a.gather(images, indices, axis=axis)  # the taps as a new axis after ``axis``
+    picked = _g.gather(images, indices, axis=axis)  # the taps as a new axis after ``axis``
     shape = [1, 1, 1, 1, 1]
     shape[axis] = out_size
     shape[axis + 1] = -1
@@ -639,7 +641,7 @@ def crop_and_resize(
                 _m.add(base, _m.multiply(_a.expand_dims(row_index, 2), width)),
                 _a.expand_dims(col_index, 1),
             )
-            return _a.gather(flat, at)  # [n, crop_height, crop_width, depth]
+            return _g.gather(flat, at)  # [n, crop_height, crop_width, depth]
 
         as_int = lambda v: _m.cast(v, _dtypes.int32)  # noqa: E731
         if method == "nearest":
@@ -704,7 +706,7 @@ def extract_patches(images, sizes, strides, rates, padding, name: Optional[str] 
             out_cols = -(-width // stride_cols)
             pad_rows = max((out_rows - 1) * stride_rows + span_rows - height, 0)
             pad_cols = max((out_cols - 1) * stride_cols + span_cols - width, 0)
-            images = _a.pad(
+            images = _g.pad(
                 images,
                 [
                     [0, 0],
@@ -726,7 +728,7 @@ def extract_patches(images, sizes, strides, rates, padding, name: Optional[str] 
                 bottom = top + (out_rows - 1) * stride_rows + 1
                 right = left + (out_cols - 1) * stride_cols + 1
                 pieces.append(
-                    _a.strided_slice(
+                    _slices.strided_slice(
                         images,
                         [0, top, left, 0],
                         [0, bottom, right, 0],
@@ -771,8 +773,8 @@ def _static_hw(function: str, image: Tensor) -> tuple:
 
 def _crop(image: Tensor, top: int, left: int, height: int, width: int) -> Tensor:
     if image.shape.ndims == 3:
-        return _a.slice(image, [top, left, 0], [height, width, -1])
-    return _a.slice(image, [0, top, left, 0], [-1, height, width, -1])
+        return _slices.slice(image, [top, left, 0], [height, width, -1])
+    return _slices.slice(image, [0, top, left, 0], [-1, height, width, -1])
 
 
 def central_crop(image, central_fraction) -> Tensor:
@@ -806,7 +808,7 @@ def resize_image_with_crop_or_pad(image, target_height: int, target_width: int) 
     paddings = [[pad_top, pad_bottom], [pad_left, pad_right], [0, 0]]
     if image.shape.ndims == 4:
         paddings = [[0, 0]] + paddings
-    return _a.pad(cropped, paddings)
+    return _g.pad(cropped, paddings)
 
 
 def random_crop(value, size, seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
@@ -837,7 +839,7 @@ def random_crop(value, size, seed: Optional[int] = None, name: Optional[str] = N
             ),
             limit,
         )
-        return _a.slice(value, offset, size)
+        return _slices.slice(value, offset, size)
 
 
 # -- TF1's data augmentation and box crops ---------------------------------------------------------
@@ -921,7 +923,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     paddings = [[top, rows - top - height], [left, cols - left - width], [0, 0]]
     if image.shape.ndims == 4:
         paddings = [[0, 0]] + paddings
-    return _a.pad(image, paddings)
+    return _g.pad(image, paddings)
 
 
 resize_with_crop_or_pad = resize_image_with_crop_or_pad
@@ -934,7 +936,7 @@ def grayscale_to_rgb(images, name: Optional[str] = None) -> Tensor:
         _fail("grayscale_to_rgb", f"the last dimension must be 1, got shape {images.shape}")
     with graph_to_build_in(images.graph).as_default(), name_scope(name or "grayscale_to_rgb"):
         multiples = [1] * (images.shape.ndims - 1) + [3]
-        return _a.tile(images, multiples)
+        return _g.tile(images, multiples)
 
 
 def transpose_image(image, name: Optional[str] = None) -> Tensor:

@@ -11,7 +11,9 @@ from ..framework import dtypes as _dtypes
 from ..framework.graph import Tensor, graph_to_build_in, name_scope
 from ..framework.tensor_conversion import convert_to_tensor
 from . import array_ops as _a
+from . import gather_ops as _g
 from . import math_ops as _m
+from . import slice_ops as _slices
 from .conv_ops import avg_pool, depthwise_conv2d
 from .image_arguments import (
     _fail,
@@ -49,12 +51,12 @@ def total_variation(images, name: Optional[str] = None) -> Tensor:
         first = rank - 3
         begin, end = [0] * rank, [-1] * rank
         down = _m.subtract(
-            _a.slice(images, _shifted(begin, first, 1), end),
-            _a.slice(images, begin, _shape_less_one(images, first)),
+            _slices.slice(images, _shifted(begin, first, 1), end),
+            _slices.slice(images, begin, _shape_less_one(images, first)),
         )
         across = _m.subtract(
-            _a.slice(images, _shifted(begin, first + 1, 1), end),
-            _a.slice(images, begin, _shape_less_one(images, first + 1)),
+            _slices.slice(images, _shifted(begin, first + 1, 1), end),
+            _slices.slice(images, begin, _shape_less_one(images, first + 1)),
         )
         axis = None if rank == 3 else [1, 2, 3]
         return _m.add(_m.reduce_sum(_m.abs(down), axis), _m.reduce_sum(_m.abs(across), axis))
@@ -84,13 +86,15 @@ def image_gradients(image) -> Tensor:
     with graph_to_build_in(image.graph).as_default(), name_scope("image_gradients"):
         begin, end = [0, 0, 0, 0], [-1, -1, -1, -1]
         dy = _m.subtract(
-            _a.slice(image, [0, 1, 0, 0], end), _a.slice(image, begin, _shape_less_one(image, 1))
+            _slices.slice(image, [0, 1, 0, 0], end),
+            _slices.slice(image, begin, _shape_less_one(image, 1)),
         )
         dx = _m.subtract(
-            _a.slice(image, [0, 0, 1, 0], end), _a.slice(image, begin, _shape_less_one(image, 2))
+            _slices.slice(image, [0, 0, 1, 0], end),
+            _slices.slice(image, begin, _shape_less_one(image, 2)),
         )
-        dy = _a.pad(dy, [[0, 0], [0, 1], [0, 0], [0, 0]])
-        dx = _a.pad(dx, [[0, 0], [0, 0], [0, 1], [0, 0]])
+        dy = _g.pad(dy, [[0, 0], [0, 1], [0, 0], [0, 0]])
+        dx = _g.pad(dx, [[0, 0], [0, 0], [0, 1], [0, 0]])
         return dy, dx
 
 
@@ -112,7 +116,7 @@ def sobel_edges(image) -> Tensor:
     with graph_to_build_in(image.graph).as_default(), name_scope("sobel_edges"):
         kernels = np.expand_dims(np.transpose(_SOBEL, (1, 2, 0)), -2)
         kernels = np.tile(kernels, [1, 1, depth, 1]).astype(image.dtype.as_numpy_dtype)
-        padded = _a.pad(image, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+        padded = _g.pad(image, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
         output = depthwise_conv2d(padded, kernels, [1, 1, 1, 1], "VALID")
         shape = _a.concat([_a.shape(image), [2]], 0)
         output = _a.reshape(output, shape)
@@ -259,7 +263,7 @@ def ssim_multiscale(
                     flat = [_a.reshape(x, [-1, height, width, dims[2]]) for x in images]
                     if height % 2 or width % 2:
                         pads = [[0, 0], [0, height % 2], [0, width % 2], [0, 0]]
-                        flat = [_a.pad(x, pads, mode="SYMMETRIC") for x in flat]
+                        flat = [_g.pad(x, pads, mode="SYMMETRIC") for x in flat]
                     pooled = [avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID") for x in flat]
                     height, width = (height + 1) // 2, (width + 1) // 2
                     images = [

@@ -149,7 +149,7 @@ def random_index_shuffle(index, seed, max_index, rounds=4, name=None) -> Tensor:
 def index_shuffle(index, seed, max_index) -> Tensor:
     """The position of ``index`` in a random permutation of ``[0, max_index]`` chosen by
     ``seed`` (two ints); no permutation is ever built, so ``max_index`` may be huge."""
-    from .array_ops import pad
+    from .gather_ops import pad
 
     seed = convert_to_tensor(seed, name="seed")
     rank = seed.shape.ndims or 1

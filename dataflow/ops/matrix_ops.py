@@ -20,6 +20,7 @@ from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from . import array_ops as _a
+from . import gather_ops as _g
 from . import math_ops as _m
 from .math_ops import FLOAT_TYPES, check_dtype, check_same_dtype, graph_of
 
@@ -266,7 +267,7 @@ def eye(
         batch = list(batch_shape)
         for _ in batch:
             matrix = _a.expand_dims(matrix, 0)
-        return _a.tile(matrix, batch + [1, 1])
+        return _g.tile(matrix, batch + [1, 1])
 
 
 # -- band diagonals (MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3) ------------------------------

@@ -18,7 +18,7 @@ from ..framework.graph import Tensor
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor_conversion import convert_to_tensor
 from . import math_ops
-from .array_ops import _getitem
+from .slice_ops import _getitem
 
 __all__: list[str] = []
 

@@ -22,6 +22,7 @@ from ..framework.op_registry import apply_op, define_op
 from ..framework.sparse_tensor import SparseTensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
+from . import gather_ops
 from .example_format import (  # noqa: F401 - defined there, reached here too
     _TYPE_NAMES,
     FixedLenFeature,
@@ -369,11 +370,11 @@ def _ragged_feature(key: str, feature: RaggedFeature, parsed: dict, batched: boo
         part = by_example(parsed[partition.key])
         vector = part.values
         # each example's partition is relative to its own values: shift it by where they start
-        starts = array_ops.gather(result.row_splits, part.value_rowids())
+        starts = gather_ops.gather(result.row_splits, part.value_rowids())
         if isinstance(partition, _RowSplits):
             # drop each example's leading 0: what is left are the limits of its rows
             lengths = part.row_lengths()
-            keep = array_ops.gather(part.row_splits, part.value_rowids())
+            keep = gather_ops.gather(part.row_splits, part.value_rowids())
             positions = array_ops.range(array_ops.size(vector, out_type=dtype), dtype=dtype)
             first = math_ops.equal(positions, keep)
             from .extra_array_ops import boolean_mask
@@ -405,7 +406,7 @@ def _ragged_feature(key: str, feature: RaggedFeature, parsed: dict, batched: boo
             )
             counts = math_ops.maximum(per_example, 0)
             offsets = math_ops.cumsum(counts, exclusive=True)
-            rowids = ids + array_ops.gather(offsets, part.value_rowids())
+            rowids = ids + gather_ops.gather(offsets, part.value_rowids())
             inner = RaggedTensor.from_value_rowids(
                 result.values, rowids, nrows=math_ops.reduce_sum(counts), validate=validate
             )

@@ -132,7 +132,7 @@ def create_partitioned_variables(
 ):
     """The variables of a variable of ``shape`` cut into ``slicing[i]`` slices along the one
     axis with ``slicing[i] > 1`` (see the module docstring): a list, in order along the axis."""
-    from .array_ops import slice as _slice
+    from .slice_ops import slice as _slice
     from .variable_scope import get_variable, variable_scope
 
     shape, slicing = list(shape), list(slicing)

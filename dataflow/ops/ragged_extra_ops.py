@@ -25,6 +25,7 @@ from ..framework.ragged_tensor import RaggedTensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, check_ops, extra_array_ops, extra_math_ops, math_ops, segment_ops
+from . import gather_ops as _g
 
 __all__ = [
     "boolean_mask",
@@ -426,7 +427,7 @@ def _as_sparse(values, splits):
     rt = RaggedTensor(values, splits, internal=True)
     rows = rt.value_rowids()
     columns = array_ops.range(array_ops.size(values, out_type=_dtypes.int64), dtype=_dtypes.int64)
-    columns = columns - array_ops.gather(splits, rows)
+    columns = columns - _g.gather(splits, rows)
     lengths = splits[1:] - splits[:-1]
     width = math_ops.reduce_max(array_ops.concat([lengths, [0]], 0))
     nrows = array_ops.shape(splits, out_type=_dtypes.int64)[0] - 1

@@ -36,6 +36,7 @@ from ..framework.ragged_tensor import (
 from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
+from . import gather_ops as _g
 from .segment_ops import unsorted_segment_sum
 
 __all__ = [
@@ -398,7 +399,7 @@ def _to_tensor(rt: RaggedTensor, default_value=None, name=None) -> Tensor:
         width = math_ops.maximum(math_ops.reduce_max(lengths), 0)
         rowids = row_splits_to_segment_ids(splits)
         column = math_ops.subtract(
-            array_ops.range(0, splits[-1], dtype=splits.dtype), array_ops.gather(splits, rowids)
+            array_ops.range(0, splits[-1], dtype=splits.dtype), _g.gather(splits, rowids)
         )
         position = math_ops.add(math_ops.multiply(rowids, width), column)
         cells = math_ops.multiply(nrows, width)
@@ -618,12 +619,10 @@ def _slice_within_rows(rt: RaggedTensor, index: slice) -> RaggedTensor:
 def _gather_rows(values, indices: Tensor):
     """Rows ``indices`` of ``values`` (a Tensor, or a RaggedTensor whose rows come whole)."""
     if not isinstance(values, RaggedTensor):
-        return array_ops.gather(values, indices)
+        return _g.gather(values, indices)
     splits = values.row_splits
     indices = math_ops.cast(indices, splits.dtype)
-    picked = ragged_range(
-        array_ops.gather(splits[:-1], indices), array_ops.gather(splits[1:], indices)
-    )
+    picked = ragged_range(_g.gather(splits[:-1], indices), _g.gather(splits[1:], indices))
     return RaggedTensor(_gather_rows(values.values, picked.values), picked.row_splits, True)
 
 
@@ -729,7 +728,7 @@ def _reduce_sum_at(value, axis: int):
         splits = value.row_splits
         rowids = row_splits_to_segment_ids(splits)
         column = math_ops.subtract(
-            array_ops.range(0, splits[-1], dtype=splits.dtype), array_ops.gather(splits, rowids)
+            array_ops.range(0, splits[-1], dtype=splits.dtype), _g.gather(splits, rowids)
         )
         width = math_ops.maximum(math_ops.reduce_max(_row_lengths(value)), 0)
         if isinstance(value.values, RaggedTensor):

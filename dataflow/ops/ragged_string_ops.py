@@ -13,6 +13,7 @@ from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
+from . import slice_ops as _slices
 from . import unicode_text as _text
 from .math_ops import (
     INDEX_TYPES,
@@ -113,12 +114,11 @@ def _string_vector_or_ragged(value, name: str):
 def _split_result(indices, values, shape, result_type: str):
     from ..framework.ragged_tensor import RaggedTensor
     from ..framework.sparse_tensor import SparseTensor
-    from . import array_ops
 
     if result_type == "SparseTensor":
         return SparseTensor(indices, values, shape)
-    row_ids = array_ops.strided_slice(indices, [0, 0], [0, 1], shrink_axis_mask=2, end_mask=1)
-    nrows = array_ops.strided_slice(shape, [0], [1], shrink_axis_mask=1)
+    row_ids = _slices.strided_slice(indices, [0, 0], [0, 1], shrink_axis_mask=2, end_mask=1)
+    nrows = _slices.strided_slice(shape, [0], [1], shrink_axis_mask=1)
     return RaggedTensor.from_value_rowids(values, row_ids, nrows=nrows, validate=False)
 
 
@@ -160,8 +160,8 @@ def _nest_rows(rows, shape: Tensor, rank: int):
 
     shape = math_ops.cast(shape, rows.row_splits.dtype)
     for axis in reversed(range(1, rank)):
-        outer = math_ops.reduce_prod(array_ops.strided_slice(shape, [0], [axis]))
-        width = array_ops.strided_slice(shape, [axis], [axis + 1], shrink_axis_mask=1)
+        outer = math_ops.reduce_prod(_slices.strided_slice(shape, [0], [axis]))
+        width = _slices.strided_slice(shape, [axis], [axis + 1], shrink_axis_mask=1)
         splits = array_ops.range(outer + 1, dtype=shape.dtype) * width
         rows = RaggedTensor.from_row_splits(rows, splits, validate=False)
     return rows
@@ -196,12 +196,12 @@ def _split_v2(x, sep, maxsplit: int, name: Optional[str], sparse: bool):
             return _split_result(indices, values, shape, "SparseTensor" if sparse else "Ragged")
         if sparse:
             dims = array_ops.shape(x, out_type=_dtypes.int64)
-            rows = array_ops.strided_slice(indices, [0, 0], [0, 1], shrink_axis_mask=2, end_mask=1)
-            columns = array_ops.strided_slice(indices, [0, 1], [0, 2], end_mask=1)
+            rows = _slices.strided_slice(indices, [0, 0], [0, 1], shrink_axis_mask=2, end_mask=1)
+            columns = _slices.strided_slice(indices, [0, 1], [0, 2], end_mask=1)
             from .extra_math_ops import unravel_index
 
             outer = array_ops.transpose(unravel_index(rows, dims))
-            longest = array_ops.strided_slice(shape, [1], [2])
+            longest = _slices.strided_slice(shape, [1], [2])
             return SparseTensor(
                 array_ops.concat([outer, columns], 1), values, array_ops.concat([dims, longest], 0)
             )
@@ -503,10 +503,10 @@ def unicode_encode(
             return unicode_encode(RaggedTensor.from_tensor(input), *options)
         if rank > 2:
             shape = array_ops.shape(input)
-            last = array_ops.strided_slice(shape, [rank - 1], [rank])
+            last = _slices.strided_slice(shape, [rank - 1], [rank])
             flat = array_ops.reshape(input, array_ops.concat([[-1], last], 0))
             encoded = unicode_encode(flat, *options)
-            return array_ops.reshape(encoded, array_ops.strided_slice(shape, [0], [rank - 1]))
+            return array_ops.reshape(encoded, _slices.strided_slice(shape, [0], [rank - 1]))
         length = array_ops.shape(input, out_type=_dtypes.int64)
         splits = array_ops.concat([convert_to_tensor([0], _dtypes.int64), length], 0)
         return array_ops.reshape(_encode_rows(input, splits, *options), [])
@@ -702,9 +702,7 @@ def ngrams(
                     rows, widths, separator, pad_values, padding_width, preserve_short_sequences
                 ).values
             shape = array_ops.shape(data)
-            dense_shape = array_ops.concat(
-                [array_ops.strided_slice(shape, [0], [rank - 1]), [-1]], 0
-            )
+            dense_shape = array_ops.concat([_slices.strided_slice(shape, [0], [rank - 1]), [-1]], 0)
             data = RaggedTensor.from_tensor(data, ragged_rank=rank - 1)
         if data.ragged_rank > 1:
             inner = ngrams(

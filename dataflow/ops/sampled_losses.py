@@ -30,13 +30,13 @@ from .array_ops import (
     shape,
     stack,
     stop_gradient,
-    strided_slice,
     zeros_like,
 )
-from .array_ops import slice as _slice
 from .candidate_sampling_ops import log_uniform_candidate_sampler
 from .embedding_ops import embedding_lookup
 from .math_ops import cast, log, matmul, multiply
+from .slice_ops import slice as _slice
+from .slice_ops import strided_slice
 
 __all__ = ["compute_accidental_hits", "nce_loss", "sampled_softmax_loss"]
 

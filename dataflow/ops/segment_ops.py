@@ -147,16 +147,8 @@ def unique(x, out_idx=None, name: Optional[str] = None):
 
 # -- gradients -------------------------------------------------------------------------------------
 from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
-from .array_ops import (  # noqa: E402
-    concat,
-    expand_dims,
-    gather,
-    ones,
-    rank,
-    reshape,
-    shape,
-    zeros_like,
-)
+from .array_ops import concat, expand_dims, ones, rank, reshape, shape, zeros_like  # noqa: E402
+from .gather_ops import gather  # noqa: E402
 from .math_ops import greater_equal, maximum, subtract, where_v2  # noqa: E402
 
 NotDifferentiable("Unique")
@@ -185,7 +177,7 @@ import warnings  # noqa: E402
 from ..framework import indexed_slices as _indexed_slices  # noqa: E402
 from ..framework.indexed_slices import IndexedSlices  # noqa: E402
 from ..framework.tensor_conversion import register_tensor_conversion_function  # noqa: E402
-from .array_ops import strided_slice  # noqa: E402
+from .slice_ops import strided_slice  # noqa: E402
 
 
 def _indexed_slices_to_dense(slices: IndexedSlices, dtype=None, name=None) -> Tensor:

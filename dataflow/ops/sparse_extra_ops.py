@@ -699,8 +699,8 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
 def sparse_mask(a, mask_indices, name=None):
     """The IndexedSlices ``a`` without its slices whose index is in ``mask_indices``."""
     from ..framework.indexed_slices import IndexedSlices
-    from .array_ops import gather
     from .extra_array_ops import setdiff1d
+    from .gather_ops import gather
 
     with name_scope(name or "sparse_mask"):
         kept_indices, positions = setdiff1d(a.indices, mask_indices)
@@ -738,7 +738,8 @@ def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False)
 def _sparse_segment(kind: str, data, indices, segment_ids, name, num_segments) -> object:
     from . import extra_segment_ops as _seg
     from . import math_ops as _m
-    from .array_ops import concat, gather, reshape
+    from .array_ops import concat, reshape
+    from .gather_ops import gather
     from .segment_ops import unsorted_segment_sum
 
     with name_scope(name or f"SparseSegment{kind}"):

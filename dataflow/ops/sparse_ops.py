@@ -357,7 +357,8 @@ def sparse_reorder(sp_input: SparseTensor, name: Optional[str] = None) -> Sparse
 
 # -- gradients -------------------------------------------------------------------------------------
 from ..framework.gradient_registry import NotDifferentiable, RegisterGradient  # noqa: E402
-from .array_ops import gather, reshape  # noqa: E402
+from .array_ops import reshape  # noqa: E402
+from .gather_ops import gather  # noqa: E402
 from .math_ops import reduce_sum, subtract  # noqa: E402
 from .nd_index_ops import gather_nd  # noqa: E402
 

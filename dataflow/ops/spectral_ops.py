@@ -472,7 +472,8 @@ def _nd_inputs(x: Tensor, fft_length, axes, inverse_real: bool):
     along them (``2 * (n - 1)`` for the last one of an IRFFTND).  (TensorFlow's wrappers take
     the whole shape as the default ``fft_length`` even when ``axes`` is given, which its
     GPU-only kernels then refuse; here the default follows ``axes``.)"""
-    from .array_ops import gather, shape
+    from .array_ops import shape
+    from .gather_ops import gather
 
     rank = x.shape.ndims
     if rank is None and axes is None:
@@ -645,8 +646,9 @@ signal_irfftnd = _signal_nd("IRFFTND", "irfftnd")
 
 # -- fftshift --------------------------------------------------------------------------------------
 def _shift(x, axes, name: Optional[str], default_name: str, sign: int) -> Tensor:
-    from .array_ops import gather, shape
+    from .array_ops import shape
     from .extra_array_ops import roll
+    from .gather_ops import gather
     from .math_ops import floordiv, multiply
 
     graph = graph_of((x,))

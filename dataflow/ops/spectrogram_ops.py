@@ -14,6 +14,7 @@ from ..framework import dtypes as _dtypes
 from ..framework.graph import Tensor
 from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from . import array_ops as _a
+from . import gather_ops as _g
 from . import math_ops as _m
 from .math_ops import graph_of
 from .reverse_ops import reverse
@@ -50,7 +51,7 @@ def _pad_last(t: Tensor, amount) -> Tensor:
     if isinstance(amount, int):
         rank = t.shape.ndims
         if rank is not None:
-            return _a.pad(t, [[0, 0]] * (rank - 1) + [[0, amount]])
+            return _g.pad(t, [[0, 0]] * (rank - 1) + [[0, amount]])
     dims = _a.concat([_a.shape(t)[:-1], _a.reshape(amount, [1])], 0)
     return _a.concat([t, _a.zeros(dims, t.dtype)], -1)
 
@@ -109,7 +110,7 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name: Opti
             denom = _pad_last(denom, padding)
             denom = _a.reshape(denom, _a.stack([overlaps, step]))
             denom = _m.reduce_sum(denom, 0, keepdims=True)
-            denom = _a.tile(denom, _a.stack([overlaps, 1]))
+            denom = _g.tile(denom, _a.stack([overlaps, 1]))
             denom = _a.reshape(denom, [-1])
             denom = denom[:length]
             return _m.where(
@@ -311,7 +312,7 @@ def linear_to_mel_weight_matrix(
             _m.subtract(upper_mel, bins_mel), _m.subtract(upper_mel, center_mel)
         )
         weights = _m.maximum(zero, _m.minimum(lower_slopes, upper_slopes))
-        return _a.pad(weights, [[1, 0], [0, 0]], name=scope)
+        return _g.pad(weights, [[1, 0], [0, 0]], name=scope)
 
 
 def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name: Optional[str] = None) -> Tensor:

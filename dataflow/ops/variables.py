@@ -511,7 +511,7 @@ class Variable(metaclass=_VariableMeta):
     def sparse_read(self, indices, name: Optional[str] = None) -> Tensor:
         """The rows ``indices`` of the variable (a ``gather`` of a read), whose gradient with
         respect to the variable is those rows only (IndexedSlices)."""
-        from .array_ops import gather
+        from .gather_ops import gather
 
         with name_scope(name or "Gather"):
             return gather(self, indices)

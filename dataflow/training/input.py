@@ -25,8 +25,9 @@ from ..framework.graph_keys import GraphKeys
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
-from ..ops.array_ops import gather, identity, shape
+from ..ops.array_ops import identity, shape
 from ..ops.array_ops import range as _range
+from ..ops.gather_ops import gather
 from ..ops.queue_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 from ..ops.random_ops import random_shuffle
 from ..ops.variables import Variable

@@ -51,9 +51,9 @@ from ..io.saver import (  # noqa: E402, F401  # noqa: E402, F401
 )
 from ..io.summary import summary_iterator  # noqa: E402, F401
 from ..ops.array_ops import fill as _fill
-from ..ops.array_ops import gather as _gather
 from ..ops.array_ops import identity as _identity
 from ..ops.array_ops import shape as _shape
+from ..ops.gather_ops import gather as _gather
 from ..ops.io_ops import match_filenames_once  # noqa: E402, F401
 from ..ops.math_ops import (
     cast,

@@ -636,7 +636,8 @@ def _staged_loop(test, body, state: tuple, kind: str, iterated, options) -> tupl
 def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -> tuple:
     """Stages a while loop (``kind`` "while") or a for loop over ``iterated`` with the state
     values that can be loop variables; Undefined ones stay body temporaries."""
-    from dataflow.ops.array_ops import gather, shape
+    from dataflow.ops.array_ops import shape
+    from dataflow.ops.gather_ops import gather
     from dataflow.ops.math_ops import greater, less, logical_and
     from primitives.control_flow_ops import while_loop
 

@@ -1,0 +1,182 @@
+"""Iterators at run time: the state of an iterator (its position in the pipeline's run, kept in
+the Session's resources), the ops that make, initialize and advance one (``MakeIterator``,
+``IteratorGetNext``, ...), and their checks of each element against the iterator's spec."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ..framework import dtypes as _dtypes
+from ..framework.errors import (
+    FailedPreconditionError,
+    InvalidArgumentError,
+    OutOfRangeError,
+)
+from ..framework.op_registry import define_op
+from .pipeline import (
+    _run_pipeline,
+)
+
+
+# -- iterators at run time -------------------------------------------------------------------------
+class _IteratorState:
+    """An iterator's position in one Session: the running pipeline, or None before it starts."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.lock = threading.Lock()
+        self.elements = None
+        self.sessions: dict = {}  # the Sessions of the pipeline's functions
+
+    def start(self, records, arrays, only_once: bool = False, threading=None) -> None:
+        """Runs the pipeline ``records`` describe from its start (with ``only_once``, unless it
+        was started already: a one-shot iterator); ``threading`` is the dataset's
+        ``(private_threadpool_size, max_intra_op_parallelism)`` options."""
+        with self.lock:
+            if not (only_once and self.elements is not None):
+                self.sessions[("threading",)] = threading
+                self.records, self.arrays = records, list(arrays)
+                self.elements = _run_pipeline(records, self.arrays, self.sessions)
+                self.consumed = 0  # the reads since the start, failed ones too
+
+    def next(self) -> tuple:
+        with self.lock:
+            if self.elements is None:
+                raise FailedPreconditionError(
+                    None,
+                    None,
+                    "GetNext() failed because the iterator has not been initialized. Ensure "
+                    "that you have run the initializer operation for this iterator before "
+                    "getting the next element.",
+                )
+            try:
+                element = next(self.elements)
+            except StopIteration:
+                raise OutOfRangeError(None, None, "End of sequence") from None
+            except Exception:
+                self.consumed += 1
+                raise
+            self.consumed += 1
+            return element
+
+    def replay(self, consumed: int) -> None:
+        """Runs the pipeline again from its start and reads ``consumed`` times: the position
+        a saved iterator had (`make_saveable_from_iterator`)."""
+        with self.lock:
+            self.elements = _run_pipeline(self.records, self.arrays, self.sessions)
+            self.consumed = 0
+            for _ in range(consumed):
+                try:
+                    next(self.elements)
+                except StopIteration:
+                    break
+                except Exception:  # noqa: S112 - the read failed then too; the position moves
+                    pass
+                finally:
+                    self.consumed += 1
+
+    def cancel(self) -> None:
+        for key, session in self.sessions.items():
+            if not isinstance(key, tuple):  # ("feed", slot) keys hold window elements
+                session.close()
+
+
+def _state(context, key: str) -> _IteratorState:
+    return context.resource(key, lambda: _IteratorState(key))
+
+
+def _infer_handle(op):
+    return [(_dtypes.resource, ())]
+
+
+define_op(
+    "IteratorV2",
+    _infer_handle,
+    lambda attrs: lambda: attrs["shared_name"],
+    stateful=True,
+    inline=True,
+)
+
+
+def _infer_make_iterator(op):
+    return []
+
+
+def _make_iterator_kernel(attrs):
+    records = attrs["pipeline"]
+
+    def make_iterator(context, key, *arrays):
+        _state(context, key).start(records, arrays, threading=attrs.get("threading"))
+        return ()
+
+    return make_iterator
+
+
+define_op(
+    "MakeIterator",
+    _infer_make_iterator,
+    _make_iterator_kernel,
+    stateful=True,
+    inline=True,
+    wants_context=True,
+)
+
+
+def _infer_get_next(op):
+    return list(zip(op.attrs["output_types"], op.attrs["output_shapes"]))
+
+
+def _check_element(element: tuple, attrs: dict) -> tuple:
+    values = []
+    for value, dtype, shape in zip(element, attrs["output_types"], attrs["output_shapes"]):
+        value = np.asarray(value, dtype=_dtypes.numpy_dtype(dtype))
+        if not shape.is_compatible_with(value.shape):
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"An element of shape {list(value.shape)} does not match the iterator's shape "
+                f"{shape}",
+            )
+        values.append(value)
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _get_next_kernel(attrs):
+    def get_next(context, key):
+        return _check_element(_state(context, key).next(), attrs)
+
+    return get_next
+
+
+def _one_shot_get_next_kernel(attrs):
+    records = attrs["pipeline"]
+    key = attrs["shared_name"]
+
+    def get_next(context, *arrays):
+        state = _state(context, key)
+        state.start(records, arrays, only_once=True, threading=attrs.get("threading"))
+        return _check_element(state.next(), attrs)
+
+    return get_next
+
+
+define_op(
+    "IteratorGetNext",
+    _infer_get_next,
+    _get_next_kernel,
+    stateful=True,
+    inline=True,
+    wants_context=True,
+)
+
+
+define_op(
+    "OneShotIteratorGetNext",
+    _infer_get_next,
+    _one_shot_get_next_kernel,
+    stateful=True,
+    inline=True,
+    wants_context=True,
+)
