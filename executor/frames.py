@@ -119,6 +119,18 @@ class IterationState:
         return f"IterationState({self.instance.description}, iteration {self.number})"
 
 
+def _take_input(iteration: IterationState, info: NodeInfo) -> Any:
+    """The value waiting in the one input slot of ``info`` (Enter, Exit, NextIteration), taken
+    out of the slot; `DEAD` when a dead input arrived there."""
+    slots = iteration.slots
+    value = slots[info.slot_base]
+    slots[info.slot_base] = None
+    if info.local in iteration.dead:
+        iteration.dead.discard(info.local)
+        return DEAD
+    return value
+
+
 class ControlFlowFiring:
     """The firing of the control-flow primitives and the completion of frame instances, as a
     part of `runner._Run` (whose state these methods read and write)."""
@@ -225,12 +237,7 @@ class ControlFlowFiring:
     # -- frames: Enter, Exit, NextIteration -------------------------------------------------------
 
     def _fire_enter(self, iteration: IterationState, info: NodeInfo) -> bool:
-        slots = iteration.slots
-        value = slots[info.slot_base]
-        slots[info.slot_base] = None
-        if info.local in iteration.dead:
-            iteration.dead.discard(info.local)
-            value = DEAD
+        value = _take_input(iteration, info)
         child = info.out_frame
         instance = iteration.children.get(child.index)
         if instance is None:
@@ -247,12 +254,7 @@ class ControlFlowFiring:
         return value is not DEAD
 
     def _fire_exit(self, iteration: IterationState, info: NodeInfo) -> bool:
-        slots = iteration.slots
-        value = slots[info.slot_base]
-        slots[info.slot_base] = None
-        if info.local in iteration.dead:
-            iteration.dead.discard(info.local)
-            value = DEAD
+        value = _take_input(iteration, info)
         if value is DEAD:
             return False  # delivered dead when the instance completes, if never live
         instance = iteration.instance
@@ -263,12 +265,7 @@ class ControlFlowFiring:
         return True
 
     def _fire_next_iteration(self, iteration: IterationState, info: NodeInfo) -> bool:
-        slots = iteration.slots
-        value = slots[info.slot_base]
-        slots[info.slot_base] = None
-        if info.local in iteration.dead:
-            iteration.dead.discard(info.local)
-            value = DEAD
+        value = _take_input(iteration, info)
         if value is DEAD:
             return False
         instance = iteration.instance

@@ -17,11 +17,6 @@ from ..framework import errors
 from ..framework.graph import Graph, Operation, Tensor, _user_location
 from ..framework.graph_walk import control_sources, gc_paused, needed_ops
 from ..framework.op_registry import ref_inputs
-from ..framework.session_stack import (  # noqa: F401 - get_default_session is offered here too
-    _session_for_eval,
-    _session_stack,
-    get_default_session,
-)
 from ..passes import GraphItem, PassManager
 from ..passes.inplace import is_fresh_value
 from ..passes.lower_functional_ops import LOWER_FUNCTIONAL_OPS

@@ -8,11 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..framework.protos import Message
-from ..framework.session_stack import (  # noqa: F401 - get_default_session is offered here too
-    _session_for_eval,
-    _session_stack,
-    get_default_session,
-)
 from ..passes.config import GraphOptions, RewriterConfig
 from .debug_options import DebugOptions
 from .step_stats import StepStats

@@ -8,12 +8,6 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..framework.session_stack import (  # noqa: F401 - get_default_session is offered here too
-    _session_for_eval,
-    _session_stack,
-    get_default_session,
-)
-
 
 @dataclass
 class _Plan:

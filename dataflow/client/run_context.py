@@ -9,11 +9,6 @@ from typing import Any, Optional
 import numpy as np
 
 from ..framework import errors
-from ..framework.session_stack import (  # noqa: F401 - get_default_session is offered here too
-    _session_for_eval,
-    _session_stack,
-    get_default_session,
-)
 from ..ops.variables import VariableRef, _uninitialized
 
 

@@ -15,11 +15,6 @@ from ..framework import errors
 from ..framework.graph import (
     Operation,
 )
-from ..framework.session_stack import (  # noqa: F401 - get_default_session is offered here too
-    _session_for_eval,
-    _session_stack,
-    get_default_session,
-)
 from . import compiler
 from .plan import _Plan
 

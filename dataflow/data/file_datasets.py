@@ -11,60 +11,8 @@ from ..framework.graph import name_scope
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .dataset_ops import Dataset, _int64
-from .elements import (  # noqa: F401 - defined there, reached here too
-    _composite_class,
-    _composite_spec,
-    _flatten,
-    _is_structure,
-    _pack,
-    _parts,
-    _replace_leaves,
-    _structure_of,
-    _width,
-)
-from .iterator_ops import (  # noqa: F401 - defined there, reached here too
-    _check_element,
-    _infer_get_next,
-    _infer_handle,
-    _IteratorState,
-    _state,
-)
-from .pipeline import (  # noqa: F401 - defined there, reached here too
-    _STAGE_FACTORIES,
-    _WITH_SESSIONS,
-    AUTOTUNE,
-    INFINITE_CARDINALITY,
-    STAGE_KINDS,
-    UNKNOWN_CARDINALITY,
-    _choose,
-    _DatasetFunction,
-    _describe_pipeline,
-    _elements,
-    _fixed_length_records,
-    _list,
-    _log,
-    _next_slot,
-    _range,
-    _register_structures,
-    _Resumable,
-    _run_pipeline,
-    _sample,
-    _slices,
-    _slots,
+from .pipeline import (
     _Stage,
-    _structures,
-    _take,
-    _tensors,
-    _text_lines,
-    _tf_records,
-    _threading_of,
-    _unbatch,
-    _unique,
-    register_dataset_class,
-)
-from .whole_dataset_ops import (  # noqa: F401 - defined there, reached here too
-    _check_alike,
-    _common_shapes,
 )
 
 

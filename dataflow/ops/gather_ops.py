@@ -25,12 +25,8 @@ from .math_ops import (
     normalize_axis,
     static_axis,
 )
-from .static_values import (  # noqa: F401 - offered here too
-    _constant_scalar,
-    _constant_through_cast,
-    _shape_from_vector,
+from .static_values import (
     constant_vector,
-    known_int_value,
 )
 
 

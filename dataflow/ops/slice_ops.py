@@ -24,12 +24,8 @@ from .math_ops import (
     check_same_dtype,
     convert_all,
 )
-from .static_values import (  # noqa: F401 - offered here too
-    _constant_scalar,
-    _constant_through_cast,
-    _shape_from_vector,
+from .static_values import (
     constant_vector,
-    known_int_value,
 )
 
 
