@@ -131,9 +131,7 @@ def test_make_tensor_proto_infers_casts_and_fills_as_tensorflow():
 
 def test_a_frozen_graph_is_read_into_tf_graphdef_and_imported_as_tf1_programs_do():
     pytest.importorskip("tensorboardX")
-    path = os.path.join(
-        os.path.dirname(__file__), "..", "io", "summary", "data", "tf1_while_cond.pb"
-    )
+    path = os.path.join(os.path.dirname(__file__), "..", "summary", "data", "tf1_while_cond.pb")
     graph_def = df.GraphDef()
     with df.gfile.GFile(path, "rb") as f:
         graph_def.ParseFromString(f.read())

@@ -11,7 +11,9 @@ import dataflow as df
 graph_pb2 = pytest.importorskip("tensorboard.compat.proto.graph_pb2")
 summary_pb2 = pytest.importorskip("tensorboard.compat.proto.summary_pb2")
 
-TF1_GRAPH = os.path.join(os.path.dirname(__file__), "data", "tf1_while_cond.pb")
+# Graphs frozen by TensorFlow, kept in tests/summary/data (the notebooks read them there).
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "summary", "data")
+TF1_GRAPH = os.path.join(DATA, "tf1_while_cond.pb")
 # (x, n) -> (loop result, out), printed by data/make_tf1_while_cond.py under TensorFlow 2.21
 TF1_VALUES = [
     (([1.0, 2.0, 3.0], 4), ([3.53125, 5.0625, 0.65625], 6.1666665)),
@@ -140,7 +142,7 @@ def test_a_tensorflow_graph_exported_again_has_unique_node_names():
     np.testing.assert_allclose(got, expected_out, rtol=1e-6)
 
 
-TF1_CNN = os.path.join(os.path.dirname(__file__), "data", "tf1_cnn.pb")
+TF1_CNN = os.path.join(DATA, "tf1_cnn.pb")
 # (probabilities, label) for np.linspace(-1, 1, 128).reshape(2, 8, 8, 1), printed by
 # data/make_tf1_cnn.py under TensorFlow 2.21
 TF1_CNN_VALUES = (
