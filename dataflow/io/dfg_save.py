@@ -17,7 +17,14 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from ..framework.graph import Graph, Operation, Tensor
+from ..framework.graph import (
+    _VALID_OP_NAME,
+    DATA_TEXT_ATTRS,
+    Graph,
+    Operation,
+    Tensor,
+    control_character,
+)
 from ..framework.graph_keys import GraphKeys
 from ..framework.graph_walk import gc_paused, topological_order
 from .dfg_format import (
@@ -62,10 +69,27 @@ def _tensor_name(t: Optional[Tensor]) -> Optional[str]:
     return None if t is None else t.name
 
 
+def _refuse_control_characters(where: str, fields: dict) -> None:
+    """A graph file holds printable text (the loader refuses a control character in a name,
+    location, device or attribute): a graph that holds one cannot be written as a file that
+    loads, so it is refused here, naming the op or context and the field."""
+    for field, value in fields.items():
+        character = control_character(value)
+        if character is not None:
+            raise GraphNotSerializableError(
+                f"{where}: its {field} holds the control character {character!r} "
+                f"(U+{ord(character):04X}); a graph file holds printable text"
+            )
+
+
 def _encode_context(context, context_ids: dict) -> dict:
     from primitives.contexts import CondContext, WhileContext
 
     outer = None if context.outer_context is None else context_ids[id(context.outer_context)]
+    _refuse_control_characters(
+        f"the context {context.name!r}",
+        {"name": context.name, "frame name": getattr(context, "frame_name", "")},
+    )
     if isinstance(context, CondContext):
         return {
             "kind": "cond",
@@ -156,6 +180,23 @@ def graph_to_document(
         }
         if op.device:
             record["device"] = op.device
+        if not _VALID_OP_NAME.match(op.name) or op.name.endswith("/"):
+            raise GraphNotSerializableError(
+                f"{op.type} op {op.name!r}: not a valid op name, which a graph file must hold"
+            )
+        _refuse_control_characters(
+            f"{op.type} op {op.name!r}",
+            {
+                "name": op.name,
+                "device": op.device,
+                "location": [record["location"]["file"], record["location"]["function"]],
+                **{
+                    f"attribute '{key}'": value
+                    for key, value in op.attrs.items()
+                    if key not in DATA_TEXT_ATTRS and isinstance(value, (str, list, tuple, dict))
+                },
+            },
+        )
         ops.append(record)
     variables: list[dict] = []
     variable_ids: dict[int, int] = {}

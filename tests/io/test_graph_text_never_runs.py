@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import dataflow as df
 from dataflow.client import compiler
+from dataflow.framework.source_location import SourceLocation
 from dataflow.io.dfg import GraphFormatError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -386,3 +387,26 @@ def test_random_text_in_a_file_is_refused_for_its_control_characters_or_runs_as_
         assert where in str(outcome) and f"control character {bad!r}" in str(outcome)
     else:
         assert outcome == [5.0, 5.0, 3.0, 6.75], outcome
+
+
+@pytest.mark.parametrize(
+    "spoil, field",
+    [
+        (lambda op: setattr(op, "location", SourceLocation("a\nb.py", 3, "f")), "location"),
+        (lambda op: setattr(op, "_name", "y\n"), "not a valid op name"),
+        (lambda op: op.attrs.__setitem__("frame_name", "while\n"), "attribute 'frame_name'"),
+    ],
+    ids=["location", "name", "attribute"],
+)
+def test_a_graph_the_format_cannot_hold_is_refused_when_saved_not_when_loaded(
+    tmp_path, spoil, field
+):
+    """Saving never writes a file that loading refuses: a control character (or a name no
+    file may hold), put into a graph behind the builders' back, is refused at once."""
+    graph = df.Graph()
+    with graph.as_default():
+        y = df.identity(df.constant(1.0), name="y")
+    spoil(y.op)
+    with pytest.raises(df.io.GraphNotSerializableError, match=field):
+        df.io.save_graph(graph, tmp_path / "g.dfg")
+    assert not (tmp_path / "g.dfg").exists()
