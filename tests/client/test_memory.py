@@ -11,6 +11,7 @@ import numpy as np
 from placed_programs import partitioned_config
 
 import dataflow as df
+from dataflow.client.compiler import native
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
@@ -22,6 +23,9 @@ def _peak_bytes_of_run(graph, total, n, n_iterations: int, config=None) -> int:
     built and cached first, so only the run is measured); checks the result."""
     with df.Session(graph=graph, config=config) as sess:
         sess.run(total, {n: 2})
+        # tracemalloc counts every thread's allocations: let the native tier's compile thread
+        # finish what earlier tests queued (importing numba alone takes megabytes).
+        native.wait_until_idle()
         tracemalloc.start()
         try:
             result = sess.run(total, {n: n_iterations})

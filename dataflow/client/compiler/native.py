@@ -231,9 +231,27 @@ def _compile_in_background(tier: Optional[_Tier]) -> threading.Event:
     return done
 
 
+# A job that compiles nothing: `wait_until_idle` queues it to learn when those before it are done.
+_BARRIER = object()
+
+
+def wait_until_idle() -> None:
+    """Returns once the compile thread has done every job queued before this call (at once
+    when nothing was ever queued).  Measurements that must not count its work, such as the
+    memory a run takes, call it first."""
+    if _compile_queue is None:
+        return
+    done = threading.Event()
+    _compile_queue.put((_BARRIER, done))
+    done.wait()
+
+
 def _compile_forever(jobs: queue.Queue) -> None:
     while True:
         tier, done = jobs.get()
+        if tier is _BARRIER:
+            done.set()
+            continue
         try:
             with contextlib.suppress(Exception):  # what fails here, tier.compile() does
                 if tier is None:
