@@ -7,6 +7,7 @@ import importlib.util
 import itertools
 import math
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -181,6 +182,4 @@ def test_the_generator_makes_programs_with_every_construct():
 @pytest.fixture(autouse=True, scope="module")
 def _clean_directory():
     yield
-    for name in os.listdir(_directory):
-        os.remove(os.path.join(_directory, name))
-    os.rmdir(_directory)
+    shutil.rmtree(_directory, ignore_errors=True)  # the programs and Python's __pycache__
