@@ -294,6 +294,7 @@ def test_watches_without_run_metadata_or_with_an_unknown_debug_op_are_refused(gr
             sess.run(x, options=options, run_metadata=df.RunMetadata())
 
 
+@pytest.mark.measures_its_runs  # it counts the runs of the executor
 def test_a_run_that_watches_nothing_is_not_instrumented(graph, monkeypatch):
     import executor
 

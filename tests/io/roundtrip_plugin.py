@@ -46,7 +46,7 @@ def _by_name(fetch):
 
 def _shadow_run(session, before, fetches, feed_dict, options, results, error) -> None:
     graph = session.graph
-    if error is not None or unrepeatable(graph):
+    if error is not None or unrepeatable(graph) or session.sess_str:  # clusters: as passes_plugin
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "graph.dfg")
@@ -62,7 +62,7 @@ def _shadow_run(session, before, fetches, feed_dict, options, results, error) ->
             feeds.update((_by_name(k), v) for k, v in key._feed_pairs(value))
         else:  # a tensor, a name, or a nested structure of them
             feeds[nest.map_structure(_by_name, key)] = value
-    with df.Session(graph=loaded) as shadow:
+    with df.Session(graph=loaded, config=session._config) as shadow:
         start_from(shadow, before)
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             again = _original_run(shadow, names, feeds)

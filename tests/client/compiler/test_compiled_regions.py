@@ -178,6 +178,7 @@ def test_auto_mode_compiles_a_plan_on_its_third_run(mode):
     assert plan.compiled.regions
 
 
+@pytest.mark.measures_its_runs  # it counts the compilations of its runs
 @pytest.mark.parametrize("compile_mode", ["force", "auto"])
 def test_threads_starting_the_same_plan_compile_it_once(mode, monkeypatch, compile_mode):
     mode(compile_mode)
