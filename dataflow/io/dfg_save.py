@@ -69,6 +69,15 @@ def _tensor_name(t: Optional[Tensor]) -> Optional[str]:
     return None if t is None else t.name
 
 
+def _in_graph(graph: Graph, item) -> bool:
+    """Whether the op of ``item`` (an Operation or a Tensor) is still one of ``graph``'s."""
+    op = item if isinstance(item, Operation) else item.op
+    try:
+        return graph.get_operation_by_name(op.name) is op
+    except (KeyError, ValueError):
+        return False
+
+
 def _refuse_control_characters(where: str, fields: dict) -> None:
     """A graph file holds printable text (the loader refuses a control character in a name,
     location, device or attribute): a graph that holds one cannot be written as a file that
@@ -232,6 +241,8 @@ def graph_to_document(
                 items.append({"context": context_ids[id(item)]})
             elif (kind := _collection_item_kind(item)) is not None:
                 items.append({kind: item.to_record()})
+            elif isinstance(item, (Tensor, Operation)) and not _in_graph(graph, item):
+                continue  # an op taken out of the graph since (a lazy graph compacts itself)
             elif isinstance(item, Tensor):
                 items.append({"tensor": item.name})
             elif isinstance(item, Operation):

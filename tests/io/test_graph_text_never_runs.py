@@ -410,3 +410,18 @@ def test_a_graph_the_format_cannot_hold_is_refused_when_saved_not_when_loaded(
     with pytest.raises(df.io.GraphNotSerializableError, match=field):
         df.io.save_graph(graph, tmp_path / "g.dfg")
     assert not (tmp_path / "g.dfg").exists()
+
+
+def test_a_collection_that_names_an_op_taken_out_of_the_graph_saves_without_it(tmp_path):
+    """A graph that forgets ops (lazy mode compacts its graph so) may leave them in a
+    collection; the file holds only the ops the graph has, so it loads."""
+    graph = df.Graph()
+    with graph.as_default():
+        kept = df.constant(1.0, name="kept")
+        gone = df.constant(2.0, name="gone")
+        df.add_to_collection("notes", kept)
+        df.add_to_collection("notes", gone.op)
+    graph._forget_ops([gone.op])
+    df.io.save_graph(graph, tmp_path / "g.dfg")
+    loaded = df.io.load_graph(tmp_path / "g.dfg")
+    assert [t.name for t in loaded.get_collection("notes")] == ["kept:0"]
