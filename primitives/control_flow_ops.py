@@ -66,6 +66,7 @@ from dataflow.ops.math_ops import add, cast, less, less_equal, logical_and, redu
 from dataflow.ops.misc_ops import Assert
 from dataflow.ops.ref_variables import forwarding_identity
 
+from .auto_control_deps import order_effects
 from .contexts import (
     CondContext,
     WhileContext,
@@ -336,7 +337,9 @@ def _cast_disagreeing_indices(returned_t, returned_f, flat_t, flat_f, context_t,
 def _build_branch(context: CondContext, fn: Callable, fn_name: str, location) -> tuple:
     """Calls ``fn`` in ``context``; returns its result (composites as their parts, see
     `primitives.composites`), the flat tensors to merge, and its result as it was."""
-    with building_in(context.graph, context, keep_control_dependencies=True):
+    graph = context.graph
+    start = graph.last_operation()
+    with building_in(graph, context, keep_control_dependencies=True):
         returned = fn()
         original = composites.expand(returned)
         if original is None:
@@ -364,6 +367,8 @@ def _build_branch(context: CondContext, fn: Callable, fn_name: str, location) ->
             # A branch returning a tensor from outside it ("lambda: x") still returns it
             # through the branch's Switch, so that the untaken side is dead.
             flat.append(context.add_value(tensor, "Merge"))
+        if graph.automatic_control_dependencies:
+            flat = order_effects(graph, graph.operations_after(start), context, flat)
     return original, flat, returned
 
 
@@ -795,6 +800,7 @@ def _build_loop(
     context.merges = [m.op for m in merges]
     context.pivot_for_pred = merges[0]
 
+    start = graph.last_operation()
     with building_in(graph, context, keep_control_dependencies=True):
         pred = cond(*nest.pack_sequence_as(loop_vars, _with_tensor_arrays(flat_originals, merges)))
         try:
@@ -805,6 +811,8 @@ def _build_loop(
                 f"'cond' must return a bool scalar tensor {where}; it returned {pred!r}: {e} "
                 f"(cond defined at {_defined_at(cond)})."
             ) from None
+        if graph.automatic_control_dependencies:
+            pred = order_effects(graph, graph.operations_after(start), context, pred)
 
     with building_in(graph, context):
         loop_cond = apply_op("LoopCond", [pred], name="LoopCond").outputs[0]
@@ -817,6 +825,7 @@ def _build_loop(
     packed_body_vars = nest.pack_sequence_as(
         loop_vars, _with_tensor_arrays(flat_originals, body_vars)
     )
+    start = graph.last_operation()
     with building_in(graph, context, keep_control_dependencies=True):
         result = body(*packed_body_vars)
         if not nest.is_nested(result) or (
@@ -836,6 +845,8 @@ def _build_loop(
                 nest.flatten_with_paths(list(result)), flat_vars, flat_originals
             )
         ]
+        if graph.automatic_control_dependencies:
+            next_values = order_effects(graph, graph.operations_after(start), context, next_values)
     for path, var, merged, value in zip(paths, flat_vars, merges, next_values):
         _check_loop_variable(path, var, merged, value, where, body)
 

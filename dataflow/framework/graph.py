@@ -116,6 +116,14 @@ class Tensor:
     def __repr__(self) -> str:
         return f"<df.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
+    def __str__(self) -> str:
+        """As TensorFlow shows a graph tensor (what ``print`` of one shows while tracing):
+        ``Tensor("x:0", shape=(2,), dtype=float32)``; the shape is left out when even its
+        rank is unknown, and the device is added when the op has one."""
+        shape = f", shape={self._shape}" if self._shape.ndims is not None else ""
+        device = f", device={self.op.device}" if self.op.device else ""
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name}{device})'
+
     def __bool__(self):
         raise TypeError(
             f"Using the tensor '{self.name}' as a Python bool is not allowed: its value is only "
@@ -355,6 +363,12 @@ class Operation:
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*\Z")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*\Z")  # inside a scope, "_x" is allowed
 
+
+def is_valid_op_name(name: str) -> bool:
+    r"""Whether ``name`` may name an op (TensorFlow's rule: ``[A-Za-z0-9.][A-Za-z0-9_.\-/>]*``)."""
+    return bool(_VALID_OP_NAME.match(name))
+
+
 # Attributes whose strings are data a kernel prints or matches (a print's ``end="\n"``, a
 # regular expression), which may hold any character.  Every other string of a graph (a name,
 # a location, a device, a frame name, a fused step's record) is printable text, and a loader
@@ -453,6 +467,9 @@ class Graph:
     # into): TensorFlow builds such a body's control flow as functional ops (cond_v2), whose
     # branches cannot see each other's tensors.
     building_function = False
+    # True while a df.function's body is made here: each cond branch and loop body then orders
+    # its side effects and makes its results wait for them (`primitives.auto_control_deps`).
+    automatic_control_dependencies = False
     # What runs the ops made while this graph is the default, instead of adding them to it
     # (`op_registry.apply_op`); None for a graph that is built.  Eager mode's graph has one.
     _op_runner = None
@@ -521,6 +538,21 @@ class Graph:
 
     def get_operations(self) -> list[Operation]:
         return list(self._ops)
+
+    def last_operation(self) -> Optional[Operation]:
+        """The op made last (None in an empty graph): a mark for `operations_after`."""
+        return next(reversed(self._ops), None)
+
+    def operations_after(self, mark: Optional[Operation]) -> list[Operation]:
+        """The ops made after ``mark`` (from `last_operation`), in creation order; the cost is
+        the number of those ops, not the size of the graph."""
+        made = []
+        for op in reversed(self._ops):
+            if op is mark:
+                break
+            made.append(op)
+        made.reverse()
+        return made
 
     def get_operation_by_name(self, name: str) -> Operation:
         if not isinstance(name, str):
@@ -1014,7 +1046,20 @@ def graph_to_build_in(graph: Graph) -> Graph:
     the op belongs to the function, as a closure's ops do in TensorFlow (a ``cond`` branch
     built with control flow v2 that assigns to a variable of the outer graph, say)."""
     default = get_default_graph()
+    if default._eager and graph.building_function and graph not in _thread_state.graph_stack:
+        raise _out_of_scope(graph)
     return default if default.captures_outer_tensors else graph
+
+
+def _out_of_scope(graph: Graph) -> TypeError:
+    """TensorFlow's error for a tensor of a finished function trace used by an eager op: the
+    tensor leaked out of the function (kept in a Python list, a global, an attribute)."""
+    return TypeError(
+        f"A tensor of the graph of df.function '{getattr(graph, 'name', '?')}' is out of scope "
+        f"and cannot be used here ({_user_location()}). Use return values, explicit Python "
+        "locals or TensorFlow collections to access it: a tensor made while a function was "
+        "traced has no value outside it."
+    )
 
 
 def get_default_graph() -> Graph:

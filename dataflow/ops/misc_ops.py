@@ -33,6 +33,7 @@ from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor, is_tensor_like
 from ..framework.tensor_shape import TensorShape
 from .array_ops import identity
+from .summarize import summarize_value
 
 __all__ = ["Assert", "Print", "group", "no_op", "numpy_function", "print", "py_func", "tuple"]
 
@@ -352,18 +353,9 @@ def _print_template(value, tensors: list):
     return value
 
 
-def _format_value(value, summarize: int) -> str:
-    array = np.asarray(value)
-    if array.ndim == 0:
-        return str(array[()])
-    threshold = sys.maxsize if summarize < 0 else 0
-    edge = max(summarize, 1)
-    return np.array2string(array, threshold=threshold, edgeitems=edge, separator=" ")
-
-
 def _render(item, values, summarize: int, top: bool) -> str:
     if isinstance(item, _Slot):
-        return _format_value(values[item.index], summarize)
+        return summarize_value(np.asarray(values[item.index]), summarize)
     if isinstance(item, list):
         return "[" + ", ".join(_render(v, values, summarize, False) for v in item) + "]"
     if isinstance(item, _pytuple):

@@ -23,11 +23,14 @@ Layer: eager (``dataflow.eager``); it may import the client and the layers below
 from . import experimental
 from .ag_logging import set_verbosity, trace
 from .conversion import do_not_convert, to_code, to_graph
+from .errors import AutoGraphError, StagingError
 from .operators import Undefined, set_loop_options
 from .transforms import ConversionError
 
 __all__ = [
+    "AutoGraphError",
     "ConversionError",
+    "StagingError",
     "Undefined",
     "do_not_convert",
     "experimental",

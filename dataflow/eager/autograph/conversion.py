@@ -47,10 +47,11 @@ _CONVERTED = "__ag_converted__"
 class Feature(enum.Enum):
     """AutoGraph's optional conversions (``tf.autograph.experimental.Feature``), chosen with
     ``experimental_optional_features``: ``ASSERT_STATEMENTS`` converts ``assert`` statements
-    to graph assertions and ``LISTS`` list appends in loops to list operations that stage;
-    ``ALL`` is every feature.  The others (``AUTO_CONTROL_DEPS``, ``BUILTIN_FUNCTIONS``,
-    ``EQUALITY_OPERATORS``, ``NAME_SCOPES``) name conversions this AutoGraph does not make
-    optionally, so choosing them changes nothing, as for TensorFlow's `to_graph`."""
+    to graph assertions, ``LISTS`` list appends in loops to list operations that stage, and
+    ``BUILTIN_FUNCTIONS`` ``print`` calls with a graph tensor to print ops; ``ALL`` is every
+    feature.  The others (``AUTO_CONTROL_DEPS``, ``EQUALITY_OPERATORS``, ``NAME_SCOPES``) name
+    conversions this AutoGraph does not make optionally, so choosing them changes nothing, as
+    for TensorFlow's `to_graph`."""
 
     ALL = "ALL"
     AUTO_CONTROL_DEPS = "AUTO_CONTROL_DEPS"
@@ -73,13 +74,17 @@ class Feature(enum.Enum):
         return tuple(set(cls.all()) - set(exclude) - {cls.ALL})
 
 
-# (convert asserts, convert list appends): what `to_graph` does without features chosen.
-_DEFAULT_OPTIONS = (True, True)
+# (convert asserts, convert list appends, convert print): what `to_graph` does without
+# features chosen, as TensorFlow 1.x's did.
+_DEFAULT_OPTIONS = (True, True, True)
+# What ``df.function`` converts: TensorFlow 2 leaves ``print`` alone, so it runs while the
+# function is traced (once per trace, showing symbolic tensors) and never when the graph runs.
+FUNCTION_OPTIONS = (True, True, False)
 
 
 def _options_of(features) -> tuple:
-    """``(asserts, lists)`` for ``experimental_optional_features``: None keeps this
-    AutoGraph's default (both on); a `Feature` or a collection of them turns each on exactly
+    """``(asserts, lists, print)`` for ``experimental_optional_features``: None keeps this
+    AutoGraph's default (all on); a `Feature` or a collection of them turns each on exactly
     when it, or ``ALL``, is there."""
     if features is None:
         return _DEFAULT_OPTIONS
@@ -94,7 +99,11 @@ def _options_of(features) -> tuple:
             )
         chosen.add(feature)
     every = Feature.ALL in chosen
-    return (every or Feature.ASSERT_STATEMENTS in chosen, every or Feature.LISTS in chosen)
+    return (
+        every or Feature.ASSERT_STATEMENTS in chosen,
+        every or Feature.LISTS in chosen,
+        every or Feature.BUILTIN_FUNCTIONS in chosen,
+    )
 
 
 def do_not_convert(func: Optional[Callable] = None) -> Callable:
@@ -215,7 +224,7 @@ def _names_in_scope(function) -> tuple[set, set]:
 # -- conversion ------------------------------------------------------------------------------------
 def converted_tree(function, options: tuple = _DEFAULT_OPTIONS) -> ast.FunctionDef:
     """The converted ``def`` of ``function`` (a fresh tree); ``options`` is ``(asserts,
-    lists)``, the optional conversions made (`Feature`)."""
+    lists, print)``, the optional conversions made (`Feature`)."""
     tree = _function_tree(function)
     modules, builtin_names = _names_in_scope(function)
     try:
@@ -244,6 +253,11 @@ def _compile(function, tree: ast.FunctionDef):
         [],
         None,
     )
+    if tree.name not in free:
+        # Defining the function in the factory would make its own name a local of the factory,
+        # and a recursive call in it a free variable; declared global, the call reads the
+        # module's name at run time, as in the original.
+        factory.body.insert(0, ast.Global([tree.name]))
     ast.copy_location(factory, tree)
     ast.fix_missing_locations(factory)
     module = ast.Module([factory], [])
@@ -289,6 +303,14 @@ def to_graph(
     missing."""
     del arg_values, arg_types  # deprecated in TF1, which ignores them too
     return _to_graph(entity, recursive, _options_of(experimental_optional_features))
+
+
+def to_graph_for_function(entity: Callable, experimental_optional_features=None) -> Callable:
+    """``entity`` converted as ``df.function`` converts it: as `to_graph` does, except that
+    without features chosen ``print`` stays Python's (`FUNCTION_OPTIONS`), as in TensorFlow 2."""
+    if experimental_optional_features is None:
+        return _to_graph(entity, True, FUNCTION_OPTIONS)
+    return _to_graph(entity, True, _options_of(experimental_optional_features))
 
 
 def _to_graph(function: Callable, recursive: bool, options: tuple) -> Callable:

@@ -427,9 +427,12 @@ class _ExpressionRewriter(ast.NodeTransformer):
 
     _BUILTIN_OPERATORS = {"print": "print_", "range": "range_", "len": "len_"}
 
-    def __init__(self, module_names: set, builtin_names: set):
+    def __init__(self, module_names: set, builtin_names: set, print_as_op: bool = True):
         self._module_names = module_names
         self._builtin_names = builtin_names
+        self._builtin_operators = dict(self._BUILTIN_OPERATORS)
+        if not print_as_op:
+            del self._builtin_operators["print"]
         self._first_parameters: list = []
 
     def visit_FunctionDef(self, node: ast.FunctionDef):
@@ -489,7 +492,7 @@ class _ExpressionRewriter(ast.NodeTransformer):
             if function.id == "super" and "super" in self._builtin_names:
                 return self._explicit_super(node)
             if function.id in self._builtin_names:
-                operator = self._BUILTIN_OPERATORS.get(function.id)
+                operator = self._builtin_operators.get(function.id)
                 if operator is None:
                     return node
                 return _located(ast.Call(_ag(operator), node.args, node.keywords), node)
@@ -737,12 +740,14 @@ def convert_function_tree(
     builtin_names: set,
     asserts: bool = True,
     lists: bool = True,
+    print_as_op: bool = True,
 ) -> ast.FunctionDef:
     """Converts ``function`` (a parsed ``def``, changed in place and returned) and the functions
     nested in it.  ``module_names`` are the names that refer to modules where the function is
     defined (calls of their attributes, ``df.add``, ``np.sum``, stay as they are) and
     ``builtin_names`` the names that refer to Python's builtins there.  ``asserts`` and
-    ``lists`` turn the conversion of ``assert`` statements and of list appends on."""
+    ``lists`` turn the conversion of ``assert`` statements and of list appends on;
+    ``print_as_op`` that of ``print`` calls (into a print op when a value is a graph tensor)."""
     function.decorator_list = []
     namer = _Namer(_all_identifiers(function) | {AG})
     _StatementRewriter(asserts, lists).visit(function)
@@ -752,7 +757,7 @@ def convert_function_tree(
         if _needs_return_lowering(nested):
             _ReturnLowering(namer).lower(nested)
         nested.body = _JumpLowering(namer).lower_block(nested.body)
-    _ExpressionRewriter(module_names, builtin_names).visit(function)
+    _ExpressionRewriter(module_names, builtin_names, print_as_op).visit(function)
     _ControlFlowConverter(namer).function(function)
     ast.fix_missing_locations(function)
     return function

@@ -13,11 +13,19 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import threading
 import warnings
 from collections.abc import Callable, MutableMapping
 from typing import Any, Optional
 
 import numpy as np
+
+from primitives.auto_control_deps import (
+    effects_to_wait_for,
+    ops_made_by_variables,
+    variables_of,
+    wait_for,
+)
 
 from ...client.config import _state as _config
 from ...framework import dtypes as _dtypes
@@ -29,14 +37,23 @@ from ...framework.graph import (
     Tensor,
     _user_location,
     get_default_graph,
+    is_valid_op_name,
 )
-from ...framework.graph_keys import GraphKeys
-from ...framework.graph_walk import needed_ops
+from ...framework.indexed_slices import IndexedSlices
+from ...framework.ragged_tensor import RaggedTensor
+from ...framework.sparse_tensor import SparseTensor
 from ...framework.tensor_spec import TensorSpec
+from ...ops.tensor_array_ops import TensorArray
 from ...ops.variables import VariableRef
 from ..runner import active_tapes
 from ..tensor import EagerTensor
 from .tape_calls import eager_result, taped_call  # noqa: F401 - eager_result is offered here too
+
+# What a function may return besides tensors and None, kept as they are (`_outputs_as_tensors`).
+_RETURNED_AS_THEY_ARE = (IndexedSlices, SparseTensor, RaggedTensor, TensorArray)
+
+# (id(Function), signature) of the traces each thread is making now (`_not_already_tracing`).
+_traces_in_progress = threading.local()
 
 # A function traced this many times warns that it retraces too often, as TensorFlow's does.
 RETRACE_WARNING_THRESHOLD = 5
@@ -322,118 +339,32 @@ class FuncGraph(Graph):
 
 
 # -- automatic control dependencies ----------------------------------------------------------------
-def _ops_made_by_variables(graph: Graph, variables: list) -> set:
-    """The ops that make and initialize ``variables``: not part of the function's program."""
-    made: set = set()
-    for v in variables:
-        made.update(needed_ops([v.initializer]))
-        made.add(v.op)
-    return made
-
-
-# The ops that carry a value out of a nested cond or loop whenever the construct runs: a Merge
-# is live as soon as one input is, an Exit when its loop ends.
-_LIVE_WHEN_CONSTRUCT_RUNS = frozenset({"Merge", "RefMerge", "Exit", "RefExit"})
-
-
-def _child_context_of(op: Operation, context):
-    """The context directly inside ``context`` that holds ``op``, or None when ``op`` is not
-    inside a cond or loop nested in ``context``."""
-    inner = op._control_flow_context
-    while inner is not None and inner.outer_context is not context:
-        inner = inner.outer_context
-    return inner
-
-
-def _ops_run_by_one_branch(new_ops: list, context) -> set:
-    """The ops among ``new_ops`` at the level of ``context`` that only run when a nested cond
-    takes a particular branch, so that waiting for them would leave the outputs dead.
-
-    Such an op reads, directly or through other such ops, a tensor from inside a nested cond or
-    loop that is not a Merge or Exit output: the zeros a gradient makes for a Switch's untaken
-    output are the usual case.  A Merge at this level ends the chain, since it is live as soon
-    as one of its inputs is.  ``new_ops`` are in creation order, so inputs come first."""
-    bound: set = set()
-    for op in new_ops:
-        if op._control_flow_context is not context or op.type in _LIVE_WHEN_CONSTRUCT_RUNS:
-            continue
-        for t in op.inputs:
-            source = t.op
-            if source in bound or (
-                source.type not in _LIVE_WHEN_CONSTRUCT_RUNS
-                and _child_context_of(source, context) is not None
-            ):
-                bound.add(op)
-                break
-    return bound
-
-
 def _automatic_control_dependencies(
     graph: Graph, new_ops: list, context, structured_outputs, excluded: set
 ):
-    """Orders the stateful ops among ``new_ops`` (those at the level of ``context``) in program
-    order and makes the returned tensors wait for them; returns the outputs to give back.
+    """Applies `primitives.auto_control_deps` to the function's own level (``new_ops`` at the
+    level of ``context``): its side effects run in program order and its returned tensors wait
+    for them; returns the outputs to give back.
 
-    An op at ``context``'s level that reads a cond or loop the function built, which holds a
-    stateful op (a Merge of a cond whose branch assigns), must run as well: the outputs wait
-    for it too, as TensorFlow's do.  Ops inside those conds and loops keep v1 control flow's
-    order (TensorFlow does the same).  Ops at this level that run only with one branch of a
-    nested cond are left out: waiting for them would leave the outputs dead."""
-    stateful_nested_contexts = set()
-    chain: list[Operation] = []
-    excluded = excluded | _ops_run_by_one_branch(new_ops, context)
-    for op in new_ops:
-        if op in excluded or not op.op_def.stateful:
-            continue
-        if op._control_flow_context is context:
-            chain.append(op)
-        else:
-            inner = _child_context_of(op, context)
-            if inner is not None:
-                stateful_nested_contexts.add(id(inner))
-    for earlier, later in zip(chain, chain[1:]):
-        if earlier not in later.control_inputs:
-            later._add_control_input(earlier)
-    must_run = list(chain)
-    if stateful_nested_contexts:
-        for op in new_ops:
-            if op._control_flow_context is not context or op in excluded:
-                continue
-            if any(
-                t.op._control_flow_context is not None
-                and id(t.op._control_flow_context) in stateful_nested_contexts
-                for t in op.inputs
-            ):
-                must_run.append(op)
+    A function that returns no tensor still runs its effects: in a traced `FuncGraph` they are
+    the graph's ``control_outputs``, which every call runs; built at a call site inside an
+    enclosing function, that function's own ordering runs them.  Called in a TF1 graph, a
+    function that returns None gives the op that runs its effects instead (TensorFlow returns
+    None there, which leaves them unreachable)."""
+    must_run = effects_to_wait_for(new_ops, context, excluded)
     if not must_run:
         return structured_outputs
-    from ...ops.array_ops import identity
     from ...ops.misc_ops import group
 
-    def wait_for_effects(value):
-        if isinstance(value, Tensor):
-            with graph.control_dependencies(must_run):
-                return identity(value)
-        return value
-
-    if structured_outputs is None:
-        with graph.control_dependencies(must_run):
-            return group(*must_run)
-    if isinstance(graph, FuncGraph) and not any(
-        isinstance(t, Tensor) for t in nest.flatten(structured_outputs)
-    ):
+    if not any(isinstance(t, Tensor) for t in nest.flatten(structured_outputs)):
         # Nothing returned waits for the effects: a call runs them as control outputs.
-        with graph.control_dependencies(must_run):
-            graph.control_outputs.append(group(*must_run))
-    return nest.map_structure(wait_for_effects, structured_outputs)
-
-
-def _variables_of(graph: Graph) -> list:
-    seen: dict = {}
-    for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
-        for v in graph.get_collection(key):
-            seen[id(v)] = v
-    return list(seen.values())
+        if isinstance(graph, FuncGraph):
+            with graph.control_dependencies(must_run):
+                graph.control_outputs.append(group(*must_run))
+        elif structured_outputs is None and not graph.building_function:
+            with graph.control_dependencies(must_run):
+                return group(*must_run)
+    return wait_for(graph, structured_outputs, must_run)
 
 
 # -- concrete functions ----------------------------------------------------------------------------
@@ -667,14 +598,16 @@ class Function:
 
     def _python_function_to_trace(self) -> Callable:
         """The Python function a trace runs: with ``autograph``, its conversion (so Python
-        control flow on tensors stages cond and while_loop), else the one given.  A function
+        control flow on tensors stages cond and while_loop, and ``print`` stays Python's, run
+        while tracing), else the one given.  A function
         whose source cannot be read is traced as it is, with a warning, as TensorFlow does."""
         if not self.autograph:
             return self._python_function
-        from ..autograph import ConversionError, to_graph
+        from ..autograph import ConversionError
+        from ..autograph.conversion import to_graph_for_function
 
         try:
-            return to_graph(self._python_function)
+            return to_graph_for_function(self._python_function)
         except ConversionError as e:
             message = f"AutoGraph could not convert {self._name}; tracing it as it is: {e}"
             warnings.warn(message, stacklevel=2)
@@ -811,28 +744,64 @@ class Function:
     # -- tracing ---------------------------------------------------------------------------------
     def _trace(self, signature: _Signature, arguments, location) -> ConcreteFunction:
         """Traces the function into a new `FuncGraph` for ``signature``."""
+        with self._not_already_tracing(signature, location):
+            return self._trace_once(signature, arguments, location)
+
+    @contextlib.contextmanager
+    def _not_already_tracing(self, signature: _Signature, location):
+        """Refuses a trace (or graph-mode build) of a signature this thread is already tracing:
+        the function called itself on the arguments it is being traced for, so the trace would
+        never end (TensorFlow's ``StagingError``)."""
+        active = getattr(_traces_in_progress, "keys", None)
+        if active is None:
+            active = _traces_in_progress.keys = set()
+        key = (id(self), signature)
+        if key in active:
+            from ..autograph.errors import StagingError
+
+            raise StagingError(
+                f"df.function '{self._name}' (defined at {self._location}) calls itself at "
+                f"{location} with the signature it is being traced for "
+                f"({', '.join(map(repr, signature.leaves))}), so its "
+                "trace would never end.  A df.function may recurse on Python values (each value "
+                "is a trace of its own), not on tensors: write the recursion as a loop."
+            )
+        active.add(key)
+        try:
+            yield
+        finally:
+            active.discard(key)
+
+    def _trace_once(self, signature: _Signature, arguments, location) -> ConcreteFunction:
         self._note_trace(signature, location, graph_mode=False)
         outer = get_default_graph()
         graph = self._graph_class(self._name, outer)
         graph.lifts_variables = outer._eager
         args, kwargs = arguments
         flat_arguments = nest.flatten((args, kwargs))
+        names = _placeholder_names(self._parameters, args, kwargs, len(flat_arguments))
         traced_arguments = []
         from ...ops.constant_op import placeholder
 
         with graph.as_default():
-            for i, (value, leaf) in enumerate(zip(flat_arguments, signature.leaves)):
+            for value, leaf, name in zip(flat_arguments, signature.leaves, names):
                 if isinstance(leaf, TensorSpec):
-                    name = value.name if isinstance(value, TensorSpec) and value.name else f"arg{i}"
+                    if isinstance(value, TensorSpec) and value.name:
+                        name = value.name
                     tensor = placeholder(leaf.dtype, leaf.shape, name=name)
                     graph.inputs.append(tensor)
                     traced_arguments.append(tensor)
                 else:
                     traced_arguments.append(value)
             args, kwargs = nest.pack_sequence_as((args, kwargs), traced_arguments)
-            variables_before = {id(v) for v in _variables_of(graph)}
-            outputs = self._python_function_to_trace()(*args, **kwargs)
-            new_variables = [v for v in _variables_of(graph) if id(v) not in variables_before]
+            variables_before = {id(v) for v in variables_of(graph)}
+            graph.automatic_control_dependencies = self._automatic_control_dependencies
+            try:
+                outputs = self._python_function_to_trace()(*args, **kwargs)
+            finally:
+                graph.automatic_control_dependencies = False
+            outputs = self._outputs_as_tensors(outputs, in_tf1_graph=False)
+            new_variables = [v for v in variables_of(graph) if id(v) not in variables_before]
             self._check_variables_made(new_variables + graph.lifted_variables, location)
             outputs = self._order_effects(graph, graph.get_operations(), outputs, new_variables)
         graph.structured_outputs = outputs
@@ -843,20 +812,54 @@ class Function:
 
     def _build_at_call_site(self, arguments):
         """Adds the function's ops to the default graph, the call's tensors as its inputs."""
+        location = _CallerLocation()
+        with self._not_already_tracing(_Signature.of(arguments), location):
+            return self._build_once_at_call_site(arguments)
+
+    def _build_once_at_call_site(self, arguments):
         graph = get_default_graph()
         args, kwargs = arguments
         if self.input_signature is not None:
             args = self._as_signature_tensors(args)
         start = len(graph.get_operations())
-        variables_before = {id(v) for v in _variables_of(graph)}
-        enclosing, graph.building_function = graph.building_function, True
+        variables_before = {id(v) for v in variables_of(graph)}
+        enclosing = graph.building_function, graph.automatic_control_dependencies
+        graph.building_function = True
+        graph.automatic_control_dependencies = self._automatic_control_dependencies
         try:
             outputs = self._python_function_to_trace()(*args, **kwargs)
         finally:
-            graph.building_function = enclosing
-        new_variables = [v for v in _variables_of(graph) if id(v) not in variables_before]
+            graph.building_function, graph.automatic_control_dependencies = enclosing
+        outputs = self._outputs_as_tensors(outputs, in_tf1_graph=not graph.building_function)
+        new_variables = [v for v in variables_of(graph) if id(v) not in variables_before]
         self._check_variables_made(new_variables, _CallerLocation())
         return self._order_effects(graph, graph.get_operations()[start:], outputs, new_variables)
+
+    def _outputs_as_tensors(self, outputs, in_tf1_graph: bool):
+        """What the function returned, with each Python number, string, numpy array and
+        variable made a tensor, as TensorFlow 2 does; tensors, composite tensors, TensorArrays
+        and None stay.  Anything else is TensorFlow's TypeError, except that an `Operation`
+        returned to a TF1 graph stays an op (TensorFlow refuses it there too; TF1 programs
+        return train ops)."""
+        from ...framework.tensor_conversion import convert_to_tensor
+
+        def as_tensor(value):
+            if value is None or isinstance(value, (Tensor, *_RETURNED_AS_THEY_ARE)):
+                return value
+            if isinstance(value, Operation) and in_tf1_graph:
+                return value
+            if _is_variable(value) or isinstance(
+                value, (bool, int, float, complex, str, bytes, np.ndarray, np.generic)
+            ):
+                return convert_to_tensor(value)
+            raise TypeError(
+                "To be compatible with df.function, Python functions must return zero or more "
+                f"Tensors or composite tensors or None values; df.function '{self._name}' "
+                f"(defined at {self._location}) returned a value of type "
+                f"{type(value).__name__}, which is not a Tensor: {value!r}"
+            )
+
+        return nest.map_structure(as_tensor, outputs)
 
     def _order_effects(self, graph: Graph, new_ops: list, outputs, new_variables: list):
         """The outputs to return, after automatic control dependencies (when this function
@@ -868,7 +871,7 @@ class Function:
             new_ops,
             graph._control_flow_context,
             outputs,
-            _ops_made_by_variables(graph, new_variables),
+            ops_made_by_variables(new_variables),
         )
 
     def _as_signature_tensors(self, args) -> tuple:
@@ -936,6 +939,31 @@ def _definition_location(python_function) -> str:
     if code is None:
         return "<unknown>"
     return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def _placeholder_names(parameters, args: tuple, kwargs: dict, count: int) -> list[str]:
+    """The name of the placeholder for each of the ``count`` flat arguments, as TensorFlow
+    names them: the parameter's name (every leaf of a nested argument gets it, and the graph
+    makes them unique: ``b``, ``b_1``), ``args_0``, ``args_1``, ... for extra positional
+    arguments, and the keyword for keyword arguments."""
+    positional = []
+    varargs = "args"
+    if parameters is not None:
+        for parameter in parameters.parameters.values():
+            if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+                positional.append(parameter.name)
+            elif parameter.kind is parameter.VAR_POSITIONAL:
+                varargs = parameter.name
+    names = []
+    for i, value in enumerate(args):
+        name = positional[i] if i < len(positional) else f"{varargs}_{i - len(positional)}"
+        names += [name] * len(nest.flatten(value))
+    for key in sorted(kwargs):
+        names += [key] * len(nest.flatten(kwargs[key]))
+    if len(names) != count:  # a structure nest flattens otherwise: fall back to positions
+        names = [f"arg{i}" for i in range(count)]
+    # A name that is not a valid op name (``_x``) gives the default, as in TensorFlow.
+    return [name if is_valid_op_name(name) else "Placeholder" for name in names]
 
 
 def _flat_argument_names(parameters, count: int) -> list[str]:

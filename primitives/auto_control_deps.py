@@ -1,0 +1,186 @@
+"""Automatic control dependencies: the rule that makes a traced function's side effects run.
+
+A TensorFlow 2 function runs its stateful ops (variable reads and writes, prints, asserts,
+queue and iterator ops, ``py_function``) in the order the program made them, and runs them
+even when nothing uses their results.  A graph alone does not: an op runs only when a fetch
+needs it.  `order_effects` closes that gap for the ops made at one level of a graph (the top
+of a function, one branch of a cond, one loop body):
+
+1. the stateful ops at that level are chained, each waiting for the one made before it;
+2. the level's results wait for all of them (an Identity with control inputs each);
+3. a cond or loop nested at that level that holds a stateful op must finish too: the ops that
+   read its results (a cond's Merges, a loop's Exits, and what reads those) are waited for.
+
+`cond` and `while_loop` call it for each branch and body they build while
+``graph.automatic_control_dependencies`` is on (a ``df.function`` turns it on while its Python
+function runs), so effects inside control flow run when their branch or iteration does, in
+order; the function's own level is ordered by the tracing code when the trace ends.
+
+Stateful ops that TensorFlow leaves out of the ordering are left out here too: the legacy
+random ops (``RandomUniform``, ...; they may initialize variables, whose initialization is not
+part of the program's order) and checkpoint reads and writes (``RestoreV2``, ``SaveV2``).
+
+Invariants: control edges only go from an op to one made after it, so no cycle can appear;
+nothing here runs an op or changes an op's data inputs.
+
+Layer: primitives; it imports the framework and the op modules below it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dataflow.framework import nest
+from dataflow.framework.graph import Graph, Operation, Tensor
+from dataflow.framework.graph_keys import GraphKeys
+from dataflow.framework.graph_walk import needed_ops
+
+# Stateful ops TensorFlow's automatic control dependencies do not order (see the docstring).
+UNORDERED_STATEFUL_OPS = frozenset(
+    {
+        "RandomUniform",
+        "RandomUniformInt",
+        "RandomStandardNormal",
+        "ParameterizedTruncatedNormal",
+        "TruncatedNormal",
+        "RandomShuffle",
+        "Multinomial",
+        "RandomGamma",
+        "RandomGammaGrad",
+        "RandomPoisson",
+        "RandomPoissonV2",
+        "RestoreV2",
+        "SaveV2",
+    }
+)
+
+# The ops that carry a value out of a nested cond or loop whenever the construct runs: a Merge
+# is live as soon as one input is, an Exit when its loop ends.
+_LIVE_WHEN_CONSTRUCT_RUNS = frozenset({"Merge", "RefMerge", "Exit", "RefExit"})
+_EXITS = frozenset({"Exit", "RefExit"})
+
+
+def is_ordered_effect(op: Operation) -> bool:
+    """Whether ``op`` is a side effect the rule orders and runs."""
+    return op.op_def.stateful and op.type not in UNORDERED_STATEFUL_OPS
+
+
+def variables_of(graph: Graph) -> list:
+    """The graph's global and local variables, each once."""
+    seen: dict = {}
+    for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
+        for v in graph.get_collection(key):
+            seen[id(v)] = v
+    return list(seen.values())
+
+
+def ops_made_by_variables(variables: list) -> set:
+    """The ops that make and initialize ``variables``: not part of the program's order."""
+    made: set = set()
+    for v in variables:
+        made.update(needed_ops([v.initializer]))
+        made.add(v.op)
+    return made
+
+
+def _child_context_of(op: Operation, context):
+    """The context directly inside ``context`` that holds ``op``, or None when ``op`` is not
+    inside a cond or loop nested in ``context``."""
+    inner = op._control_flow_context
+    while inner is not None and inner.outer_context is not context:
+        inner = inner.outer_context
+    return inner
+
+
+def _ops_run_by_one_branch(new_ops: list, context) -> set:
+    """The ops among ``new_ops`` at the level of ``context`` that only run when a nested cond
+    takes a particular branch, so that waiting for them would leave the results dead.
+
+    Such an op reads, directly or through other such ops, a tensor from inside a nested cond or
+    loop that is not a Merge or Exit output: the zeros a gradient makes for a Switch's untaken
+    output are the usual case.  A Merge at this level ends the chain, since it is live as soon
+    as one of its inputs is.  ``new_ops`` are in creation order, so inputs come first."""
+    bound: set = set()
+    for op in new_ops:
+        if op._control_flow_context is not context or op.type in _LIVE_WHEN_CONSTRUCT_RUNS:
+            continue
+        for t in op.inputs:
+            source = t.op
+            if source in bound or (
+                source.type not in _LIVE_WHEN_CONSTRUCT_RUNS
+                and _child_context_of(source, context) is not None
+            ):
+                bound.add(op)
+                break
+    return bound
+
+
+def effects_to_wait_for(new_ops: list, context, excluded: set = frozenset()) -> list:
+    """Chains the side effects among ``new_ops`` made at the level of ``context`` in program
+    order, and returns the ops the level's results must wait for: those effects, then the ops
+    at this level that finish a nested cond or loop holding an effect."""
+    stateful_nested_contexts = set()
+    chain: list[Operation] = []
+    excluded = set(excluded) | _ops_run_by_one_branch(new_ops, context)
+    for op in new_ops:
+        if op in excluded or not is_ordered_effect(op):
+            continue
+        if op._control_flow_context is context:
+            chain.append(op)
+        else:
+            inner = _child_context_of(op, context)
+            if inner is not None:
+                stateful_nested_contexts.add(id(inner))
+    for earlier, later in zip(chain, chain[1:]):
+        if earlier not in later.control_inputs:
+            later._add_control_input(earlier)
+    must_run = list(chain)
+    if stateful_nested_contexts:
+        for op in new_ops:
+            if op in excluded:
+                continue
+            if op._control_flow_context is context:
+                reads_construct = any(
+                    t.op._control_flow_context is not None
+                    and id(t.op._control_flow_context) in stateful_nested_contexts
+                    for t in op.inputs
+                )
+            else:
+                # A loop's Exit lives in the loop's context; waiting for it waits for the loop
+                # to end even when nothing reads the loop's results.
+                inner = _child_context_of(op, context)
+                reads_construct = (
+                    op.type in _EXITS
+                    and inner is op._control_flow_context
+                    and id(inner) in stateful_nested_contexts
+                )
+            if reads_construct:
+                must_run.append(op)
+    return must_run
+
+
+def wait_for(graph: Graph, results, must_run: list) -> Any:
+    """``results`` (a nested structure) with each tensor replaced by an Identity that waits
+    for ``must_run``; other leaves are kept."""
+    if not must_run:
+        return results
+    from dataflow.ops.array_ops import identity
+
+    def wait(value):
+        if isinstance(value, Tensor):
+            with graph.control_dependencies(must_run):
+                return identity(value)
+        return value
+
+    return nest.map_structure(wait, results)
+
+
+def order_effects(graph: Graph, new_ops: list, context, results) -> Any:
+    """The rule for one branch or loop body (see the module docstring): ``new_ops`` are the
+    ops made while it was built, ``context`` its control-flow context, ``results`` what it
+    gives back (a list of tensors).  Returns the results to use instead."""
+    made_by_variables = ops_made_by_variables(
+        [v for v in variables_of(graph) if v.op in set(new_ops)]
+    )
+    must_run = effects_to_wait_for(new_ops, context, made_by_variables)
+    return wait_for(graph, results, must_run)
