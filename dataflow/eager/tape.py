@@ -1,4 +1,6 @@
-"""`GradientTape`: reverse-mode autodiff of the ops run eagerly while the tape is active.
+"""`GradientTape`: reverse-mode autodiff of the ops run eagerly while the tape is active
+(and, used while a graph is built, inside a ``df.function`` or in TF1 graph mode, of the ops
+made while it records: see `graph_tape`).
 
 A tape records each op whose inputs depend on a watched tensor (a variable read, or a tensor
 given to `watch`), in the order the ops ran.  ``gradient`` walks that record backwards and calls
@@ -22,6 +24,7 @@ from ..framework.gradient_registry import gradient_function
 from ..framework.graph import Tensor, _user_location
 from ..framework.indexed_slices import IndexedSlices
 from ..ops.variables import _eager_variables as _variables_by_handle
+from .graph_tape import GraphRecord, building_a_graph, is_graph_value
 from .runner import active_tapes
 from .tensor import EagerTensor
 
@@ -68,10 +71,13 @@ class GradientTape:
     def _push(self) -> None:
         active_tapes().append(self)
         self._recording = True
+        if building_a_graph():
+            self._graph_record.start()
 
     def _pop(self) -> None:
         active_tapes().remove(self)
         self._recording = False
+        self._graph_record.stop()
 
     @contextlib.contextmanager
     def stop_recording(self):
@@ -89,11 +95,15 @@ class GradientTape:
         self._ops: list = []
         self._tracked: dict[int, Tensor] = {}  # id -> a tensor that depends on a watched one
         self._watched: dict[int, Tensor] = {}
+        self._graph_record = GraphRecord()  # what it saw while a graph was built (`graph_tape`)
 
     def watch(self, tensor) -> None:
         """Makes the tape record the ops that depend on ``tensor`` (tensors or variables,
         possibly nested)."""
         for value in nest.flatten(tensor):
+            if is_graph_value(value) or building_a_graph():
+                self._graph_record.watch(value)
+                continue
             handle = _handle_of(value)
             self._watched[id(handle)] = handle
             self._tracked[id(handle)] = handle
@@ -101,7 +111,17 @@ class GradientTape:
     def watched_variables(self) -> tuple:
         """The variables the tape watched, in the order it first watched them."""
         found = (_variables_by_handle.get(key) for key in self._watched)
-        return tuple(v for v in found if v is not None)
+        eager = [v for v in found if v is not None]
+        record = self._graph_record
+        if not record.ops and not record.watched_variables:
+            return tuple(eager)
+        from ..framework.graph import get_default_graph
+
+        graph_side = list(record.watched_variables.values())
+        if self._watch_accessed_variables:
+            graph_side += record.accessed_variables(get_default_graph())
+        unique = {id(v): v for v in eager + graph_side}
+        return tuple(unique.values())
 
     def _record(self, op) -> None:
         """Called by the eager runner for each op run while this tape is recording."""
@@ -139,6 +159,14 @@ class GradientTape:
             )
         self._used = True
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+        if any(is_graph_value(t) for t in nest.flatten(target)):
+            return self._graph_record.gradient(
+                target,
+                sources,
+                output_gradients,
+                unconnected_gradients,
+                self._watch_accessed_variables,
+            )
         targets = [_handle_of(t) for t in nest.flatten(target)]
         flat_sources = nest.flatten(sources)
         handles = [_handle_of(s) for s in flat_sources]

@@ -284,9 +284,14 @@ class Optimizer:
         if global_step is not None and not isinstance(global_step, Variable):
             raise TypeError(f"global_step must be a Variable, got {global_step!r}")
         graph = var_list[0].graph
+        with graph.as_default(), _lifted(graph):
+            self._create_slots(var_list)
+        building = get_default_graph()
+        if graph._eager and not building._eager:
+            # A df.function being traced updates eager variables: its state (made above, on
+            # the first trace only) is eager too, and the updates are ops of the trace.
+            graph = building
         with graph.as_default():
-            with _lifted(graph):
-                self._create_slots(var_list)
             with graph.name_scope(name or self._name) as scope:
                 self._prepare()
                 update_ops = []
@@ -401,7 +406,15 @@ class Optimizer:
         return self._non_slot_dict[key]
 
     def _get_non_slot_variable(self, name: str, graph: Optional[Graph] = None):
-        return self._non_slot_dict.get((name, graph or get_default_graph()))
+        """The non-slot variable ``name`` of ``graph`` (the default graph), or of the graph a
+        function being traced there captures its variables from."""
+        graph = graph or get_default_graph()
+        while graph is not None:
+            found = self._non_slot_dict.get((name, graph))
+            if found is not None or not graph.building_function:
+                return found
+            graph = getattr(graph, "outer_graph", None)
+        return None
 
     def _non_slot_variables(self) -> list[Variable]:
         return list(self._non_slot_dict.values())
