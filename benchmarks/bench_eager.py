@@ -41,6 +41,13 @@ One function per figure; `main` prints them in turn.
    figure 2 at depths 0 to 8 (16) hidden layers, at widths 8 and 512; each prints its
    crossover.
 
+4. `tf2_training_figure`: one training step written the TensorFlow 2 way (a `df.Module` MLP,
+   `GradientTape`, the optimizer's ``apply_gradients``, in a ``df.function``) beside the same
+   step run eagerly, the same model as a TF1 graph here, TensorFlow 2's ``tf.function`` and
+   PyTorch eager (each timed round by round in its own process when given
+   ``--tensorflow-python`` / ``--torch-python``), with the loss after the same steps from the
+   same start (`tf2_training`).  ``--only tf2`` prints this figure alone.
+
 Timings are medians over repeats, every way timed in turn within a round; the machine may be
 shared, so read the ratios.
 """
@@ -48,7 +55,7 @@ shared, so read the ratios.
 from __future__ import annotations
 
 # First, before numpy is imported: importing harness pins BLAS threads.
-from harness import describe_machine, paired_median_times
+from harness import Partner, describe_machine, paired_median_times, serve_partner
 
 # isort: split
 import argparse
@@ -774,16 +781,105 @@ def training_crossover_figure(quick: bool) -> str:
     )
 
 
+# -- 4. a training step written the TensorFlow 2 way -----------------------------------------------
+def tf2_training_figure(repeats: int, tensorflow_python, torch_python) -> str:
+    """Figure 4 (see `tf2_training`): median milliseconds per step of each way, and the loss
+    after the same steps from the same start."""
+    import tf2_training as t2
+
+    partners = {
+        "TF2 tf.function": Partner.start(
+            t2.try_import_tensorflow2,
+            t2.tensorflow2_cases,
+            __file__,
+            "--tensorflow2-partner",
+            tensorflow_python,
+        ),
+        "PyTorch eager": Partner.start(
+            t2.try_import_torch, t2.torch_cases, __file__, "--torch-partner", torch_python
+        ),
+    }
+    ways = {
+        "df.function": t2.dataflow_tf2_step(df),
+        "eager": t2.dataflow_tf2_step(df, traced=False),
+        "TF1 graph": t2.dataflow_graph_step(df),
+    }
+    losses = {}
+    for name, make in (
+        ("df.function", t2.dataflow_tf2_step),
+        ("TF1 graph", t2.dataflow_graph_step),
+    ):
+        step = make(df)
+        losses[name] = [step() for _ in range(t2.LOSS_STEPS)][-1]
+    keys = {
+        "TF2 tf.function": ("tf2_step", "tf2_losses"),
+        "PyTorch eager": ("torch_step", "torch_losses"),
+    }
+    for name, partner in partners.items():
+        if partner is not None:
+            step_key, losses_key = keys[name]
+            ways[name] = partner.timer(step_key)
+            losses[name] = partner.call(losses_key, t2.LOSS_STEPS)[-1]
+    times = dict(zip(ways, paired_median_times(*ways.values(), repeats=repeats)))
+    for partner in partners.values():
+        if partner is not None:
+            partner.close()
+    function = times["df.function"]
+    rows = [
+        [
+            name,
+            _ms(seconds),
+            f"{seconds / function:.2f}",
+            f"{losses[name]:.6f}" if name in losses else "",
+        ]
+        for name, seconds in times.items()
+    ]
+    for name, partner in partners.items():
+        if partner is None:
+            rows.append(
+                [name, "n/a", "", "(not installed: give --tensorflow-python/--torch-python)"]
+            )
+    lines = [
+        f"4. A training step written the TF2 way: MLP {t2.INPUTS}-{t2.HIDDEN}-{t2.HIDDEN}-"
+        f"{t2.CLASSES}, batch {t2.BATCH}, Adam; median time per step over {repeats} rounds, "
+        f"each way in turn (x = time / df.function's); loss after {t2.LOSS_STEPS} steps",
+        _table(["way", "per step", "x", "loss"], rows),
+        f"   df.function / TF1 graph here: {function / times['TF1 graph']:.2f} "
+        "(target at most 1.2)",
+    ]
+    if "TF2 tf.function" in times:
+        lines.append(
+            f"   df.function / TF2 tf.function: {function / times['TF2 tf.function']:.2f} "
+            "(target below 1)"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
     parser.add_argument(
-        "--tensorflow-python", help="a Python with TensorFlow 2, for its eager per-op figures"
+        "--tensorflow-python", help="a Python with TensorFlow 2, for its figures (0 and 4)"
     )
-    parser.add_argument(
-        "--torch-python", help="a Python with PyTorch, for its eager per-op figures"
-    )
+    parser.add_argument("--torch-python", help="a Python with PyTorch, for its figures (0 and 4)")
+    parser.add_argument("--only", choices=["tf2"], help="print figure 4 only")
+    parser.add_argument("--tensorflow2-partner", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--torch-partner", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.tensorflow2_partner or args.torch_partner:
+        import tf2_training as t2
+
+        if args.tensorflow2_partner:
+            serve_partner(t2.try_import_tensorflow2, t2.tensorflow2_cases)
+        else:
+            serve_partner(t2.try_import_torch, t2.torch_cases)
+        return
+    if args.only == "tf2":
+        print(describe_machine(10 if args.quick else 30))
+        print(
+            tf2_training_figure(10 if args.quick else 30, args.tensorflow_python, args.torch_python)
+        )
+        return
     repeats = 200 if args.quick else 2000
     figure_repeats = 5 if args.quick else 15
     print(describe_machine(f"{repeats} (sections 0b, 0c), {figure_repeats} (figures 1, 2)"))
@@ -798,6 +894,8 @@ def main() -> None:
     print(training_loop_figure(args.quick))
     print()
     print(training_crossover_figure(args.quick))
+    print()
+    print(tf2_training_figure(figure_repeats * 2, args.tensorflow_python, args.torch_python))
     print()
     bench_graph_breaks(repeats)
 
