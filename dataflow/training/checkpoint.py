@@ -32,6 +32,7 @@ from ..framework.graph import get_default_graph
 from ..io.checkpoint_management import update_checkpoint_state
 from ..io.checkpoint_utils import CheckpointReader
 from ..io.saver import _checkpoint_file, checkpoint_exists, get_checkpoint_state
+from ..ops.module import Module
 from ..ops.variables import Variable
 from .train import Optimizer
 
@@ -140,8 +141,8 @@ def _children(obj) -> list:
 
 
 def _is_trackable(value, depth: int = 0) -> bool:
-    if isinstance(value, (Variable, Optimizer, Checkpoint, PythonState)):
-        return True
+    if isinstance(value, (Variable, Optimizer, Checkpoint, PythonState, Module)):
+        return True  # a Module is, even before it has made its variables (as in TensorFlow)
     if depth > 8 or isinstance(value, (str, bytes, int, float, bool, type(None), np.ndarray)):
         return False
     if isinstance(value, (list, tuple)):
