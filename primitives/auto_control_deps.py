@@ -18,7 +18,8 @@ order; the function's own level is ordered by the tracing code when the trace en
 
 Stateful ops that TensorFlow leaves out of the ordering are left out here too: the legacy
 random ops (``RandomUniform``, ...; they may initialize variables, whose initialization is not
-part of the program's order) and checkpoint reads and writes (``RestoreV2``, ``SaveV2``).
+part of the program's order), checkpoint reads and writes (``RestoreV2``, ``SaveV2``) and the
+lookup of a variable's handle (``VarHandleOp``), which has no effect of its own.
 
 Invariants: control edges only go from an op to one made after it, so no cycle can appear;
 nothing here runs an op or changes an op's data inputs.
@@ -51,6 +52,9 @@ UNORDERED_STATEFUL_OPS = frozenset(
         "RandomPoissonV2",
         "RestoreV2",
         "SaveV2",
+        # Looking a variable up by name changes nothing: the reads and writes through the
+        # handle are what is ordered.
+        "VarHandleOp",
     }
 )
 

@@ -79,8 +79,8 @@ PINNED = {
     "01_graphs_and_sessions.ipynb": [
         pin(
             "print(d)",
-            "<df.Tensor 'a:0' shape=(2, 2) dtype=float32>",
-            "<df.Tensor 'add:0' shape=(2, 1) dtype=float32>",
+            'Tensor("a:0", shape=(2, 2), dtype=float32)',
+            'Tensor("add:0", shape=(2, 1), dtype=float32)',
             "dtype: <dtype: 'float32'> shape: (2, 1)",
             stated='The name of a tensor is `"<op name>:<output index>"`.',
         ),
@@ -429,7 +429,7 @@ PINNED = {
     "05_debugging_static_graphs.ipynb": [
         pin(
             'print("inside the body, step is", step)',
-            "inside the body, step is <df.Tensor 'sum/step:0' shape=() dtype=float32>",
+            'inside the body, step is Tensor("sum/step:0", shape=(), dtype=float32)',
             "result: nan",
             stated="The `print` ran once and printed a symbol, not ten numbers; the result is "
             "`nan`",
@@ -736,6 +736,40 @@ PINNED = {
             "+ native code … True",
             "scheduling, 2 threads on the independent branches:",
             stated="Every variant must give the same result, bit for bit.",
+        ),
+    ],
+    "10_the_tf2_way.ipynb": [
+        pin(
+            'print("submodules:"',
+            "submodules: ['dense', 'dense']",
+            "trainable variables: ['b:0', 'w:0', 'b:0', 'w:0']",
+            stated="`variables`, `trainable_variables` and\n`submodules` find them by walking",
+        ),
+        pin(
+            "eager_step = make_step(",
+            Near("step 0: eager {}", 1.2903, 0.001),
+            Near("function {}", 1.2903, 0.001),
+            "traces: 1",
+            stated="Both start from the same weights, so they print the same losses.",
+        ),
+        pin(
+            "def bump(x):",
+            "result: 3.0",
+            "result: 6.0",
+            stated="the counter went from 0 to\n3 to 6",
+        ),
+        pin(
+            "def tally(n):",
+            'tracing tally with Tensor("n:0", shape=(), dtype=int32)',
+            "evens counted: 4",
+            stated="The Python `print` line appeared once",
+        ),
+        pin(
+            "fresh_model, fresh_optimizer = Classifier()",
+            "saved: ckpt-1",
+            Near("uninterrupted: [{},", 0.7679, 0.001),
+            Near("resumed: [{},", 0.7679, 0.001),
+            stated="The restored run printed the same three losses as the uninterrupted one.",
         ),
     ],
 }

@@ -304,11 +304,19 @@ class FuncGraph(Graph):
 
         from ...framework.op_registry import apply_op
 
+        from ...ops.variables import _eager_variables
+
         ref = handle._value
         key = f"captured_variable_{len(self.captured_variables)}"
         attrs = {"dtype": ref.dtype, "shape": ref.shape, "shared_name": key}
+        # The op is named after the variable (made unique by the graph), as a picture reads.
+        variable = _eager_variables.get(id(handle))
+        name = variable.name.split(":")[0] if variable is not None else key
+        if not is_valid_op_name(name):
+            name = key
         with self.as_default(), self.control_dependencies(None), building_in(self, None):
-            inner = apply_op("VarHandleOp", (), attrs, name=key + "/").outputs[0]
+            with self.name_scope(None):  # at the top, whichever scope first used it
+                inner = apply_op("VarHandleOp", (), attrs, name=name).outputs[0]
         self.captured_variables[id(handle)] = (handle, inner)
         self.variable_refs[key] = ref
         return inner
