@@ -303,7 +303,6 @@ class FuncGraph(Graph):
         from primitives.contexts import building_in
 
         from ...framework.op_registry import apply_op
-
         from ...ops.variables import _eager_variables
 
         ref = handle._value
