@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .graph import Tensor
 from .tensor_shape import TensorShape, as_shape
-from .type_spec import TypeSpec, placeholder_part, register_spec_of
+from .type_spec import TypeSpec, placeholder_part, register_spec_of, register_tensor_spec_class
 
 
 class TensorSpec(TypeSpec):
@@ -164,5 +164,6 @@ def _spec_of_value(value) -> TensorSpec:
         ) from None
 
 
+register_tensor_spec_class(TensorSpec)
 register_spec_of(Tensor, lambda value: TensorSpec(value.shape, value.dtype))
 register_spec_of(object, _spec_of_value)

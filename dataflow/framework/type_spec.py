@@ -93,6 +93,16 @@ class TypeSpec(TraceType):
         return hash((type(self).__name__, _hashable(self._fields())))
 
 
+# `tensor_spec.TensorSpec`, which builds on this module, registers itself here
+# (`register_tensor_spec_class`), so that a spec defined here can give the specs of its parts.
+_tensor_spec_class: Optional[type] = None
+
+
+def register_tensor_spec_class(cls: type) -> None:
+    global _tensor_spec_class
+    _tensor_spec_class = cls
+
+
 def placeholder_part(dtype, shape, placeholder_context, default_name: str):
     """A placeholder of ``dtype`` and ``shape`` in the default graph: one part of an argument
     a trace receives (named after the argument when ``placeholder_context`` names it)."""
@@ -176,6 +186,64 @@ class IndexedSlicesSpec(TypeSpec):
             and self._shape.is_compatible_with(other._shape)
             and self._indices_shape.is_compatible_with(other._indices_shape)
         )
+
+    # -- as a trace type: a traced function's argument is its values, indices (and shape) -----
+    def is_subtype_of(self, other) -> bool:
+        """Whether every IndexedSlices of this spec fits ``other``: the same dtypes, and shapes
+        (dense and of the indices) that are subtypes of ``other``'s."""
+        return (
+            type(other) is IndexedSlicesSpec
+            and self._fields()[1:4] == other._fields()[1:4]
+            and self._shape.is_subtype_of(other._shape)
+            and self._indices_shape.is_subtype_of(other._indices_shape)
+        )
+
+    def most_specific_common_supertype(self, others) -> Optional[IndexedSlicesSpec]:
+        if any(
+            type(o) is not IndexedSlicesSpec or o._fields()[1:4] != self._fields()[1:4]
+            for o in others
+        ):
+            return None
+        return IndexedSlicesSpec(
+            self._shape.most_specific_common_supertype([o._shape for o in others]),
+            self._values_dtype,
+            self._indices_dtype,
+            self._dense_shape_dtype,
+            self._indices_shape.most_specific_common_supertype([o._indices_shape for o in others]),
+        )
+
+    def flatten(self) -> list:
+        """The specs of the parts: ``values`` (one row per index), ``indices`` and, when the
+        slices have one, ``dense_shape``."""
+        TensorSpec = _tensor_spec_class  # noqa: N806 - a class
+        rows = self._indices_shape[0] if self._indices_shape.ndims == 1 else None
+        row_shape = self._shape[1:] if self._shape.ndims is not None else TensorShape(None)
+        specs = [
+            TensorSpec(TensorShape([rows]).concatenate(row_shape), self._values_dtype),
+            TensorSpec(self._indices_shape, self._indices_dtype),
+        ]
+        if self._dense_shape_dtype is not None:
+            specs.append(TensorSpec([self._shape.ndims], self._dense_shape_dtype))
+        return specs
+
+    def placeholder_value(self, placeholder_context=None):
+        """An IndexedSlices of placeholders, one per part (`flatten`)."""
+        parts = [
+            placeholder_part(spec.dtype, spec.shape, placeholder_context, "IndexedSlices")
+            for spec in self.flatten()
+        ]
+        return self.from_tensors(iter(parts))
+
+    def to_tensors(self, value) -> list:
+        parts = [value.values, value.indices]
+        return parts if self._dense_shape_dtype is None else parts + [value.dense_shape]
+
+    def from_tensors(self, tensors):
+        from .indexed_slices import IndexedSlices
+
+        values, indices = next(tensors), next(tensors)
+        dense_shape = None if self._dense_shape_dtype is None else next(tensors)
+        return IndexedSlices(values, indices, dense_shape)
 
     def __eq__(self, other) -> bool:
         return type(other) is type(self) and _hashable(self._fields()) == _hashable(other._fields())

@@ -60,7 +60,7 @@ __all__ = [
     "Weakref",
     "choose",
     "placeholder_arguments",
-    "structured_input_signature",
+    "describe_arguments",
     "tensor_feeder",
     "trace_type_of",
     "with_output_values",
@@ -70,16 +70,22 @@ __all__ = [
 _LITERAL_TYPES = (bool, int, float, complex, str, bytes, type(None))
 
 
+# What a float nan is keyed by: one object, so that two nans are one literal.
+_NAN = object()
+
+
 # -- the trace types of Python values --------------------------------------------------------------
 class Literal(TraceType):
     """A Python value baked into a trace: only an equal value of the same type is one of
-    it."""
+    it (a float nan is one of another nan, as in TensorFlow, though Python's nan is not equal
+    to itself)."""
 
     __slots__ = ("value", "_key")
 
     def __init__(self, value):
         self.value = value
-        self._key = (type(value), value)
+        is_nan = isinstance(value, float) and value != value
+        self._key = (type(value), _NAN if is_nan else value)
 
     def is_subtype_of(self, other) -> bool:
         return self == other
@@ -335,11 +341,10 @@ def _op_name(text: str) -> str:
     return name or "arg"
 
 
-def flat_placeholder_names(arguments, parameters, input_signature=None) -> list[str]:
-    """The name of each flat argument's placeholders, as TensorFlow names them: the name of
-    its spec in ``input_signature`` (or of a `TensorSpec` given as the argument) when it has
-    one, else the parameter it is given for (``args_<i>`` under ``*args``, a keyword's own
-    name)."""
+def named_arguments(arguments, parameters) -> list[tuple[str, Any]]:
+    """``(name, value)`` for each argument of ``arguments`` (``(args, kwargs)``), in the order
+    they flatten: a positional one by its parameter's name (``args_<i>`` under ``*args``, as
+    TensorFlow names them), a keyword one by its keyword."""
     args, kwargs = arguments
     positional: list[str] = []
     varargs = "args"
@@ -349,12 +354,20 @@ def flat_placeholder_names(arguments, parameters, input_signature=None) -> list[
                 positional.append(parameter.name)
             elif parameter.kind is parameter.VAR_POSITIONAL:
                 varargs = parameter.name
+    named = [
+        (positional[i] if i < len(positional) else f"{varargs}_{i - len(positional)}", value)
+        for i, value in enumerate(args)
+    ]
+    return named + [(str(key), kwargs[key]) for key in nest._sorted_keys(kwargs)]
+
+
+def flat_placeholder_names(arguments, parameters, input_signature=None) -> list[str]:
+    """The name of each flat argument's placeholders, as TensorFlow names them: the name of
+    its spec in ``input_signature`` (or of a `TensorSpec` given as the argument) when it has
+    one, else its argument's (`named_arguments`)."""
     names: list[str] = []
-    for i, value in enumerate(args):
-        name = positional[i] if i < len(positional) else f"{varargs}_{i - len(positional)}"
+    for name, value in named_arguments(arguments, parameters):
         names.extend([_op_name(name)] * len(nest.flatten(value)))
-    for key in nest._sorted_keys(kwargs):
-        names.extend([_op_name(str(key))] * len(nest.flatten(kwargs[key])))
     given = nest.flatten(arguments)
     if input_signature is not None:
         given = nest.flatten(tuple(input_signature))
@@ -411,20 +424,54 @@ def tensor_feeder(leaves: tuple) -> Callable[[Sequence], list]:
     return feed
 
 
-def structured_input_signature(signature: Signature, arguments):
-    """``arguments`` (``(args, kwargs)``) as a trace for ``signature`` shows them: a spec for
-    each tensor or composite (the signature's, so a relaxed trace shows its relaxed shapes;
-    a `TensorSpec` argument keeps its name), a custom trace type for an object that gave one,
-    the value itself for anything else."""
-    shown = []
-    for value, leaf in zip(nest.flatten(arguments), signature.leaves):
+def _leaf_path_names(arguments, parameters) -> list[str]:
+    """A name per flat argument, as TensorFlow names the specs of ``structured_input_signature``:
+    its argument's name (`named_arguments`), followed by the position of the leaf inside a
+    nested argument (``x_1_0``)."""
+
+    def walk(value, name: str, names: list) -> None:
+        if not nest.is_nested(value):
+            names.append(name)
+            return
+        children = (
+            [value[k] for k in nest._sorted_keys(value)] if isinstance(value, dict) else value
+        )
+        for i, child in enumerate(children):
+            walk(child, f"{name}_{i}", names)
+
+    names: list[str] = []
+    for name, value in named_arguments(arguments, parameters):
+        walk(value, name, names)
+    return names
+
+
+def describe_arguments(signature: Signature, arguments, parameters, input_signature=None):
+    """How a trace for ``signature`` describes its ``arguments`` (``(args, kwargs)``):
+    ``(types, structured_input_signature)``, both nested as the arguments.
+
+    ``types`` holds each leaf's trace type (what ``pretty_printed_signature`` prints): the
+    signature's, so a relaxed trace shows its relaxed shapes, a `TensorSpec` keeping the name
+    the caller gave it (in ``input_signature`` or as the argument).  The
+    ``structured_input_signature`` holds a spec per tensor or composite (a `TensorSpec` named
+    as its caller named it, else after its parameter and place, as TensorFlow's: ``x``,
+    ``x_1_0``, ``args_0``), a custom trace type for an object that gave one, and the value
+    itself for anything else."""
+    if input_signature is not None:
+        arguments = (tuple(input_signature), {})
+    path_names = _leaf_path_names(arguments, parameters)
+    types, shown = [], []
+    for given, leaf, name in zip(nest.flatten(arguments), signature.leaves, path_names):
         if isinstance(leaf, (Literal, Weakref, VariableIdentity)):
-            shown.append(value)
-        elif isinstance(leaf, TensorSpec) and isinstance(value, TensorSpec) and value.name:
-            shown.append(TensorSpec(leaf.shape, leaf.dtype, value.name))
+            types.append(leaf)
+            shown.append(given)
+        elif isinstance(leaf, TensorSpec):
+            named = given.name if isinstance(given, TensorSpec) else None
+            types.append(TensorSpec(leaf.shape, leaf.dtype, named))
+            shown.append(TensorSpec(leaf.shape, leaf.dtype, named or name))
         else:
+            types.append(leaf)
             shown.append(leaf)
-    return nest.pack_sequence_as(arguments, shown)
+    return nest.pack_sequence_as(arguments, types), nest.pack_sequence_as(arguments, shown)
 
 
 # -- a call's outputs ------------------------------------------------------------------------------

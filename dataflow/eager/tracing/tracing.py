@@ -33,16 +33,22 @@ from ...framework.graph import (
 from ...framework.graph_keys import GraphKeys
 from ...framework.graph_walk import needed_ops
 from ...framework.tensor_spec import TensorSpec
+from ...framework.type_spec import TypeSpec
 from ...ops.variables import VariableRef
 from ..runner import active_tapes
 from ..tensor import EagerTensor
+from .introspection import (
+    BoundFunction,
+    ConcreteFunctionIntrospection,
+    FunctionIntrospection,
+)
 from .signatures import (
     Signature,
     choose,
+    describe_arguments,
     flat_placeholder_names,
     output_tensors,
     placeholder_arguments,
-    structured_input_signature,
     tensor_feeder,
     trace_type_of,
     with_output_values,
@@ -322,7 +328,7 @@ def _variables_of(graph: Graph) -> list:
 
 
 # -- concrete functions ----------------------------------------------------------------------------
-class ConcreteFunction:
+class ConcreteFunction(ConcreteFunctionIntrospection):
     """One trace of a `Function`: its `FuncGraph` and how to call it.
 
     ``inputs``/``outputs`` are the graph's placeholders and returned tensors;
@@ -336,8 +342,8 @@ class ConcreteFunction:
         self.graph = graph
         self._signature = signature
         args, kwargs = arguments
-        self.structured_input_signature = structured_input_signature(
-            signature, (tuple(args), dict(kwargs))
+        self._input_types, self.structured_input_signature = describe_arguments(
+            signature, (tuple(args), dict(kwargs)), function._parameters, function.input_signature
         )
         # The tensors of a call's flat arguments, fed to ``graph.inputs`` in this order.
         self._tensor_arguments = tensor_feeder(signature.leaves)
@@ -435,9 +441,6 @@ class ConcreteFunction:
         eager = [eager_result(value, t.dtype) for value, t in zip(results, self.outputs)]
         return with_output_values(self.structured_outputs, eager)
 
-    def __repr__(self) -> str:
-        return f"<ConcreteFunction {self.name} inputs={self.inputs} outputs={self.outputs}>"
-
 
 class _EagerVariableStore(MutableMapping):
     """The variable values a `_FunctionSession` sees: each key of a captured variable's
@@ -481,7 +484,7 @@ def _function_session(graph: FuncGraph):
 
 
 # -- the polymorphic function ----------------------------------------------------------------------
-class Function:
+class Function(FunctionIntrospection):
     """A Python function traced into graphs, one `ConcreteFunction` per signature (see the
     package docstring).  Made by ``df.function``."""
 
@@ -558,9 +561,8 @@ class Function:
         argument of the trace."""
         if instance is None:
             return self
-        bound = functools.partial(self.__call__, instance)
-        bound.get_concrete_function = functools.partial(self.get_concrete_function, instance)
-        return bound
+        self._is_method = True
+        return BoundFunction(self, instance)
 
     # -- calls -----------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -808,10 +810,11 @@ def _flat_argument_names(parameters, count: int) -> list[str]:
 def _check_input_signature(input_signature, name: str) -> list:
     specs = list(input_signature)
     for spec in nest.flatten(specs):
-        if not isinstance(spec, TensorSpec):
+        if not isinstance(spec, TypeSpec):
             raise TypeError(
                 f"input_signature of df.function '{name}' holds {spec!r}; it must hold "
-                "df.TensorSpec objects"
+                "df.TensorSpec objects (or the specs of composite tensors: df.SparseTensorSpec, "
+                "df.RaggedTensorSpec)"
             )
     return specs
 
