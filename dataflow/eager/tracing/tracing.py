@@ -521,6 +521,7 @@ class Function(FunctionIntrospection):
         self._variables: list = []
         self._jit_compile = None
         self._attributes: dict = {}
+        self._autograph_options = None  # the AutoGraph features chosen (None: the default)
         functools.update_wrapper(self, python_function)
 
     @property
@@ -546,7 +547,9 @@ class Function(FunctionIntrospection):
         from ..autograph import ConversionError, to_graph
 
         try:
-            return to_graph(self._python_function)
+            return to_graph(
+                self._python_function, experimental_optional_features=self._autograph_options
+            )
         except ConversionError as e:
             message = f"AutoGraph could not convert {self._name}; tracing it as it is: {e}"
             warnings.warn(message, stacklevel=2)
@@ -855,8 +858,9 @@ def function(
     ``experimental_attributes`` (a dict) are kept on the function as TensorFlow keeps them on
     its function definition.  ``experimental_follow_type_hints`` is deprecated and without effect
     in TensorFlow 2.21 (a call with other Python values traces again); so it is here.
-    ``experimental_autograph_options`` selects optional AutoGraph conversions,
-    which this AutoGraph does not have: only None is accepted.
+    ``experimental_autograph_options`` (a ``df.autograph.experimental.Feature`` or a tuple of
+    them) chooses AutoGraph's optional conversions, as TensorFlow's does (None: this
+    AutoGraph's default; see `Feature` for what each changes and which change nothing).
     ``experimental_graph_breaks=True`` (dataflow's own) splits an eager call where a statement
     needs a tensor's value, and guards the Python values baked in
     (`dataflow.eager.tracing.breaks`)."""
@@ -867,11 +871,10 @@ def function(
             )
         jit_compile = experimental_compile
     relax = bool(experimental_relax_shapes or reduce_retracing)
-    if experimental_autograph_options not in (None, (), []):
-        raise ValueError(
-            "df.function(experimental_autograph_options=...): AutoGraph's optional conversions "
-            "(tf.autograph.experimental.Feature) are not available; pass None"
-        )
+    if experimental_autograph_options is not None:
+        from ..autograph.conversion import options_of  # a TypeError names a wrong feature
+
+        options_of(experimental_autograph_options, "df.function(experimental_autograph_options=)")
     if experimental_implements is not None and not isinstance(experimental_implements, str):
         raise TypeError(
             "df.function(experimental_implements=...) must be the name of the function "
@@ -898,6 +901,7 @@ def function(
             made = Function(python_function, input_signature, autograph, relax)
         made._jit_compile = jit_compile
         made._attributes = attributes
+        made._autograph_options = experimental_autograph_options
         return made
 
     if func is None:
