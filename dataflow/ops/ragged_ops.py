@@ -706,21 +706,32 @@ def _concat_within_rows(rts: list) -> RaggedTensor:
 def _reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                 keep_dims=None):  # fmt: skip
     """``df.reduce_sum`` of a RaggedTensor: over everything, the rows (axis 0), a ragged
-    dimension (each row's sum, an empty row's is 0), or dense inner dimensions."""
+    dimension (each row's sum, an empty row's is 0), or dense inner dimensions; ``keepdims``
+    keeps each reduced dimension with size 1."""
     rt = input_tensor
     axis = reduction_indices if axis is None else axis
-    if keepdims or keep_dims:
-        raise NotImplementedError("reduce_sum of a RaggedTensor with keepdims=True")
+    keepdims = bool(keepdims or keep_dims)
     with name_scope(name or "RaggedReduceSum"):
-        if axis is None:
-            return math_ops.reduce_sum(rt.flat_values)
-        axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
         rank = _rank(rt)
+        if axis is None:
+            total = math_ops.reduce_sum(rt.flat_values)
+            return array_ops.reshape(total, [1] * rank) if keepdims else total
+        axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
         axes = sorted({int(a) % rank for a in axes}, reverse=True)
         result = rt
         for a in axes:
             result = _reduce_sum_at(result, a)
+            if keepdims:
+                result = _expand_at(result, a)
         return result
+
+
+def _expand_at(value, axis: int):
+    """``value`` with a dimension of size 1 inserted at ``axis`` (what ``keepdims`` keeps of a
+    reduced dimension); inside a RaggedTensor's values for an inner axis."""
+    if not isinstance(value, RaggedTensor):
+        return array_ops.expand_dims(value, axis)
+    return value.with_values(_expand_at(value.values, axis - 1))
 
 
 def _reduce_sum_at(value, axis: int):

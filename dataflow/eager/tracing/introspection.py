@@ -34,7 +34,7 @@ from collections import OrderedDict
 from typing import Any, Optional
 
 from ...framework import nest
-from ...framework.graph import Tensor
+from ...framework.graph import Operation, Tensor
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.ragged_tensor import RaggedTensor
 from ...framework.sparse_tensor import SparseTensor
@@ -158,7 +158,10 @@ def _nest_type(structure, leaf_type) -> TraceType:
 
 
 def _output_leaf_type(value) -> TraceType:
-    """The trace type of one leaf of a function's outputs."""
+    """The trace type of one leaf of a function's outputs; an op (what a function that
+    returns nothing gives back after its effects are ordered) is None, as in TensorFlow."""
+    if isinstance(value, Operation):
+        return Literal(None)
     if isinstance(value, Tensor):
         return TensorSpec(value.shape, value.dtype)
     if isinstance(value, (SparseTensor, RaggedTensor, IndexedSlices)):
@@ -381,12 +384,11 @@ class ConcreteFunctionIntrospection:
 
     @property
     def captured_inputs(self) -> list:
-        """The outer values the trace reads: the tensors and eager values it captured (fed to
-        the placeholders at the end of ``inputs``, in that order), then the handles of the
-        eager variables it captured (which it reads through handles of its own)."""
-        graph = self.graph
-        captured = list(graph.captures) + [t for t, _ in graph.eager_captures.values()]
-        return captured + [h for h, _ in graph.captured_variables.values()]
+        """The outer values the trace reads, in the order it captured them (as its
+        ``Captures`` list them): tensors of an outer graph, eager values, and the handles of
+        eager variables (which the trace reads through handles of its own, not placeholders,
+        so they have no place in ``inputs``)."""
+        return [outer for outer, _ in self._captures()]
 
     @property
     def variables(self) -> tuple:
@@ -444,18 +446,21 @@ class ConcreteFunctionIntrospection:
         return _nest_type(self.structured_outputs, _output_leaf_type)
 
     def _capture_types(self) -> list:
-        """``(id of the outer value, its type)`` per capture, in the order the trace made
-        them."""
+        """``(id of the outer value, its type)`` per capture, in the order of `_captures`."""
+        return [(id(outer), kind) for outer, kind in self._captures()]
+
+    def _captures(self) -> list:
+        """``(outer value, its type)`` per capture, in the order the trace made them."""
         graph = self.graph
         order = {op: i for i, op in enumerate(graph.get_operations())}
         found = []
         for outer, inner in graph.captures.items():
-            found.append((order.get(inner.op, 0), id(outer), TensorSpec(inner.shape, inner.dtype)))
+            found.append((order.get(inner.op, 0), outer, TensorSpec(inner.shape, inner.dtype)))
         for outer, inner in graph.eager_captures.values():
-            found.append((order.get(inner.op, 0), id(outer), TensorSpec(inner.shape, inner.dtype)))
+            found.append((order.get(inner.op, 0), outer, TensorSpec(inner.shape, inner.dtype)))
         for handle, inner in graph.captured_variables.values():
-            found.append((order.get(inner.op, 0), id(handle), TensorSpec([], handle.dtype)))
-        return [(key, kind) for _, key, kind in sorted(found, key=lambda item: item[0])]
+            found.append((order.get(inner.op, 0), handle, TensorSpec([], handle.dtype)))
+        return [(outer, kind) for _, outer, kind in sorted(found, key=lambda item: item[0])]
 
 
 def _positional_parameters(function, skip_first: bool):
