@@ -45,6 +45,7 @@ from ...framework.type_spec import type_spec_from_value
 from .signatures import Literal, trace_type_of
 
 __all__ = [
+    "BoundFunction",
     "ConcreteFunctionIntrospection",
     "FunctionIntrospection",
     "FunctionSpec",
