@@ -461,6 +461,10 @@ from .framework.type_spec import (  # noqa: E402
 from .ops.tensor_array_ops import TensorArraySpec  # noqa: E402
 
 # isort: split
+# df.types (tf.types): the tracing protocol (df.types.experimental.TraceType) and function types
+from .compat import types  # noqa: E402
+
+# isort: split
 # eager execution: modes, eager tensors, gradient tapes, custom gradients
 from .eager import (  # noqa: E402
     EagerTensor,

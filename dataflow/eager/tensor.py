@@ -132,12 +132,12 @@ class EagerTensor(_graph.Tensor):
     def __repr__(self) -> str:
         shape, dtype = tuple(self._value.shape), self._dtype.name
         value = self._value
-        shown = str(value) if value.ndim == 0 else repr(value)
+        shown = _on_its_own_lines(str(value) if value.ndim == 0 else repr(value))
         return f"<df.Tensor: shape={shape}, dtype={dtype}, numpy={shown}>"
 
     def __str__(self) -> str:
         shape, dtype = tuple(self._value.shape), self._dtype.name
-        return f"df.Tensor({self._value}, shape={shape}, dtype={dtype})"
+        return f"df.Tensor({_on_its_own_lines(str(self._value))}, shape={shape}, dtype={dtype})"
 
     # -- equality: by value, as TensorFlow 2's eager tensors -----------------------------------
     # A graph tensor compares by identity (TF1).  An eager tensor holds a value, so ``x == 0``
@@ -166,6 +166,12 @@ class EagerTensor(_graph.Tensor):
 
     def __reduce__(self):
         return (_rebuild, (self.numpy(), self._dtype.name))
+
+
+def _on_its_own_lines(text: str) -> str:
+    """A value's text as TensorFlow shows it in a tensor's ``repr`` and ``str``: text of
+    several lines starts on a line of its own."""
+    return "\n" + text if "\n" in text else text
 
 
 # Whether eager tensors compare elementwise and are unhashable (TensorFlow 2's behaviour, the

@@ -99,6 +99,12 @@ class IndexedSlices:
         return self._values.consumers()
 
     def __repr__(self) -> str:
+        """Eagerly, the values of its parts as TensorFlow 2's ``str`` shows them (no
+        ``dense_shape`` when it has none); in a graph, the names of its tensors."""
+        parts = [p for p in (self._indices, self._values, self._dense_shape) if p is not None]
+        if all(part._is_eager for part in parts):
+            shape = "" if self._dense_shape is None else f", dense_shape={self._dense_shape}"
+            return f"IndexedSlices(indices={self._indices}, values={self._values}{shape})"
         shape = "None" if self._dense_shape is None else self._dense_shape.name
         return (
             f"IndexedSlices(indices={self._indices.name}, values={self._values.name}, "

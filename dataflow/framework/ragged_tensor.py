@@ -155,6 +155,54 @@ class RaggedTensorSpec(TypeSpec):
         inner = [TensorShape([None])] * (self._ragged_rank - 1)
         return (flat_values, outer, *inner)
 
+    # -- as a trace type: a traced function's argument is its flat values and row splits ------
+    def is_subtype_of(self, other) -> bool:
+        """Whether every RaggedTensor of this spec fits ``other``: the same dtype, ragged rank
+        and row-splits dtype, and a shape that is a subtype of ``other``'s."""
+        return (
+            type(other) is RaggedTensorSpec
+            and self._key()[1:] == other._key()[1:]
+            and self._shape.is_subtype_of(other._shape)
+        )
+
+    def most_specific_common_supertype(self, others) -> Optional[RaggedTensorSpec]:
+        if any(type(o) is not RaggedTensorSpec or o._key()[1:] != self._key()[1:] for o in others):
+            return None
+        shape = self._shape.most_specific_common_supertype([o._shape for o in others])
+        return RaggedTensorSpec(shape, self._dtype, self._ragged_rank, self._row_splits_dtype)
+
+    def flatten(self) -> list:
+        """The specs of the parts: the flat values, then the row splits from the outermost
+        in (`part_shapes`)."""
+        from .tensor_spec import TensorSpec
+
+        flat_values, *splits = self.part_shapes()
+        return [TensorSpec(flat_values, self._dtype)] + [
+            TensorSpec(shape, self._row_splits_dtype) for shape in splits
+        ]
+
+    def placeholder_value(self, placeholder_context=None) -> RaggedTensor:
+        """A RaggedTensor of placeholders, one per part (`flatten`)."""
+        from .type_spec import placeholder_part
+
+        parts = [
+            placeholder_part(spec.dtype, spec.shape, placeholder_context, "RaggedTensor")
+            for spec in self.flatten()
+        ]
+        return self.from_tensors(iter(parts))
+
+    def to_tensors(self, value) -> list:
+        if not isinstance(value, RaggedTensor) or value.ragged_rank != self._ragged_rank:
+            raise ValueError(f"{value!r} is not a value of {self!r}")
+        return [value.flat_values, *value.nested_row_splits]
+
+    def from_tensors(self, tensors) -> RaggedTensor:
+        result = next(tensors)
+        splits = [next(tensors) for _ in range(self._ragged_rank)]
+        for row_splits in reversed(splits):
+            result = RaggedTensor(result, row_splits, internal=True)
+        return result
+
     def _key(self) -> tuple:
         return (self._shape, self._dtype, self._ragged_rank, self._row_splits_dtype)
 
@@ -168,8 +216,8 @@ class RaggedTensorSpec(TypeSpec):
 
     def __repr__(self) -> str:
         return (
-            f"RaggedTensorSpec(TensorShape({self._shape}), {self._dtype.name}, "
-            f"{self._ragged_rank}, {self._row_splits_dtype.name})"
+            f"RaggedTensorSpec({self._shape!r}, df.{self._dtype.name}, "
+            f"{self._ragged_rank}, df.{self._row_splits_dtype.name})"
         )
 
 
@@ -352,9 +400,34 @@ class RaggedTensor:
         return _override("to_tensor")(self, default_value=default_value, name=name)
 
     def to_list(self, session=None) -> list:
-        """The nested Python lists of this tensor's value, run in ``session`` or the default
-        one (TensorFlow 2 offers ``to_list`` only eagerly; a graph needs a Session)."""
+        """The nested Python lists of this tensor's value: eagerly, its own; in a graph, run
+        in ``session`` or the default one (TensorFlow 2 offers ``to_list`` only eagerly)."""
+        if self._is_eager():
+            splits = self._row_splits.numpy().tolist()
+            if isinstance(self._values, RaggedTensor):
+                rows = self._values.to_list()
+            else:
+                rows = self._values.numpy().tolist()
+            return [rows[start:limit] for start, limit in zip(splits[:-1], splits[1:])]
         return self.eval(session=session).to_list()
+
+    def numpy(self) -> np.ndarray:
+        """The value as numpy arrays, as TensorFlow 2's: rows of different lengths are a
+        one-dimensional ``object`` array of row arrays, rows of one length one array of a rank
+        more.  Eager mode only."""
+        if not self._is_eager():
+            raise ValueError("RaggedTensor.numpy() is only supported in eager mode.")
+        values = self._values.numpy()
+        splits = self._row_splits.numpy()
+        rows = [values[splits[i] : splits[i + 1]] for i in range(len(splits) - 1)]
+        if not rows:
+            return np.zeros((0, 0) + values.shape[1:], dtype=values.dtype)
+        ragged = any(len(row) != len(rows[0]) for row in rows)
+        return np.array(rows, dtype=object if ragged else None)
+
+    def _is_eager(self) -> bool:
+        """Whether every part holds its value (made in eager mode)."""
+        return self.flat_values._is_eager and all(s._is_eager for s in self.nested_row_splits)
 
     def eval(self, feed_dict=None, session=None) -> RaggedTensorValue:
         from .session_stack import _session_for_eval
@@ -362,6 +435,11 @@ class RaggedTensor:
         return _session_for_eval(session, self.graph).run(self, feed_dict)
 
     def __repr__(self) -> str:
+        """Eagerly, ``<df.RaggedTensor [[1, 2], [3]]>`` as TensorFlow 2 prints its value; in a
+        graph, its parts."""
+        if self._is_eager():
+            with np.printoptions(formatter={"all": _element_text}):
+                return f"<df.RaggedTensor {_element_text(self.numpy())}>"
         return f"RaggedTensor(values={self._values!r}, row_splits={self._row_splits.name})"
 
     # -- what Session.run fetches and feeds for it ------------------------------------------------
@@ -386,6 +464,16 @@ class RaggedTensor:
         if isinstance(self._values, RaggedTensor):
             return pairs + self._values._feed_pairs(value.values)
         return pairs + [(self._values, value.values)]
+
+
+def _element_text(x) -> str:
+    """How an eager RaggedTensor's value prints, as TensorFlow's: arrays with their elements
+    separated by commas (an empty one as the lists it holds), other elements as ``str``."""
+    if isinstance(x, np.ndarray):
+        if x.size != 0:
+            return np.array2string(x, separator=", ")
+        return repr(x.tolist())
+    return str(x)
 
 
 # The ragged ops the class's methods and operators use, registered by dataflow.ops.ragged_ops.

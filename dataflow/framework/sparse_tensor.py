@@ -10,7 +10,7 @@ tensors, not one: ``Session.run`` fetches it as a `SparseTensorValue` and feeds 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from . import dtypes as _dtypes
 from .graph import Tensor, name_scope
 from .tensor_conversion import convert_to_tensor
 from .tensor_shape import TensorShape, as_shape
-from .type_spec import TypeSpec, register_spec_of
+from .type_spec import TypeSpec, placeholder_part, register_spec_of
 
 __all__ = ["SparseTensor", "SparseTensorSpec", "SparseTensorValue"]
 
@@ -49,6 +49,9 @@ class SparseTensor:
             raise ValueError(
                 f"SparseTensor has {rows} indices but values of shape {self._values.shape}"
             )
+        # The dense shape known statically besides what ``dense_shape`` tells: a trace's
+        # placeholder argument knows its spec's (`SparseTensorSpec.placeholder_value`).
+        self._known_shape = TensorShape(None)
 
     @classmethod
     def from_value(cls, value) -> SparseTensor:
@@ -90,7 +93,8 @@ class SparseTensor:
         if known is not None:
             return TensorShape([int(d) for d in known])
         rank = self._dense_shape.shape[0] if self._dense_shape.shape.ndims == 1 else None
-        return TensorShape(None) if rank is None else TensorShape([None] * rank)
+        shape = TensorShape(None) if rank is None else TensorShape([None] * rank)
+        return shape.merge_with(self._known_shape)
 
     def get_shape(self) -> TensorShape:
         return self.shape
@@ -101,10 +105,14 @@ class SparseTensor:
         return _session_for_eval(session, self.graph).run(self, feed_dict)
 
     def __repr__(self) -> str:
-        return (
-            f"SparseTensor(indices={self._indices.name}, values={self._values.name}, "
-            f"dense_shape={self._dense_shape.name})"
-        )
+        """Eagerly, the values of its parts, as TensorFlow 2 prints them; in a graph, the
+        names of its tensors."""
+        parts = (self._indices, self._values, self._dense_shape)
+        if all(part._is_eager for part in parts):
+            indices, values, dense_shape = (str(part) for part in parts)
+        else:
+            indices, values, dense_shape = (part.name for part in parts)
+        return f"SparseTensor(indices={indices}, values={values}, dense_shape={dense_shape})"
 
     # -- what Session.run fetches and feeds for it ------------------------------------------------
     def _fetch_structure(self) -> SparseTensorValue:
@@ -149,6 +157,53 @@ class SparseTensorSpec(TypeSpec):
     def dtype(self) -> _dtypes.DType:
         return self._dtype
 
+    # -- as a trace type: a traced function's argument is three placeholders -------------------
+    def is_subtype_of(self, other) -> bool:
+        """Whether every SparseTensor of this spec fits ``other``: the same dtype, and a dense
+        shape that is a subtype of ``other``'s."""
+        return (
+            type(other) is SparseTensorSpec
+            and self._dtype == other._dtype
+            and self._shape.is_subtype_of(other._shape)
+        )
+
+    def most_specific_common_supertype(self, others) -> Optional[SparseTensorSpec]:
+        if any(type(o) is not SparseTensorSpec or o._dtype != self._dtype for o in others):
+            return None
+        shape = self._shape.most_specific_common_supertype([o._shape for o in others])
+        return SparseTensorSpec(shape, self._dtype)
+
+    def flatten(self) -> list:
+        """The specs of the parts: ``indices`` ``[N, rank]``, ``values`` ``[N]`` (any number
+        N of stored values) and ``dense_shape`` ``[rank]``."""
+        from .tensor_spec import TensorSpec
+
+        rank = self._shape.ndims
+        return [
+            TensorSpec([None, rank], _dtypes.int64),
+            TensorSpec([None], self._dtype),
+            TensorSpec([rank], _dtypes.int64),
+        ]
+
+    def placeholder_value(self, placeholder_context=None) -> SparseTensor:
+        """A SparseTensor of three placeholders (`flatten`'s specs) that knows this spec's
+        dense shape statically."""
+        parts = [
+            placeholder_part(spec.dtype, spec.shape, placeholder_context, "SparseTensor")
+            for spec in self.flatten()
+        ]
+        value = SparseTensor(*parts)
+        value._known_shape = self._shape
+        return value
+
+    def to_tensors(self, value) -> list:
+        return [value.indices, value.values, value.dense_shape]
+
+    def from_tensors(self, tensors) -> SparseTensor:
+        value = SparseTensor(next(tensors), next(tensors), next(tensors))
+        value._known_shape = self._shape
+        return value
+
     def is_compatible_with(self, spec_or_value) -> bool:
         """Whether ``spec_or_value`` (a SparseTensor or SparseTensorSpec) fits this spec: its
         values' dtype is this one and its dense shape is compatible with this shape."""
@@ -170,7 +225,7 @@ class SparseTensorSpec(TypeSpec):
         return hash(("SparseTensorSpec", *self._key()))
 
     def __repr__(self) -> str:
-        return f"SparseTensorSpec(shape={self._shape}, dtype=df.{self._dtype.name})"
+        return f"SparseTensorSpec({self._shape!r}, df.{self._dtype.name})"
 
 
 register_spec_of(SparseTensor, SparseTensorSpec.from_value)

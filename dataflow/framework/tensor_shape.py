@@ -117,6 +117,25 @@ class TensorShape:
             return TensorShape(None)
         return TensorShape(a if a == b else None for a, b in zip(self._dims, other._dims))
 
+    def is_subtype_of(self, other: ShapeLike) -> bool:
+        """Whether every shape this one admits, ``other`` admits too: ``other``'s rank is
+        unknown, or it has this rank and each of its dimensions is unknown or this one's (so
+        ``(2,)`` is a subtype of ``(None,)``, not the other way round)."""
+        other = as_shape(other)
+        if other._dims is None:
+            return True
+        if self._dims is None or len(self._dims) != len(other._dims):
+            return False
+        return all(b is None or a == b for a, b in zip(self._dims, other._dims))
+
+    def most_specific_common_supertype(self, others) -> TensorShape:
+        """The narrowest shape that this one and each of ``others`` are subtypes of: the
+        dimensions all agree on, None elsewhere, and an unknown rank where ranks differ."""
+        result = self
+        for other in others:
+            result = result.most_specific_compatible_shape(other)
+        return result
+
     def concatenate(self, other: ShapeLike) -> TensorShape:
         """The dimensions of ``self`` followed by those of ``other`` (unknown rank if either
         rank is unknown)."""
@@ -204,9 +223,12 @@ class TensorShape:
         return f"TensorShape({self.as_list() if self._dims is not None else None})"
 
     def __str__(self) -> str:
+        """``(2, ?)`` as TensorFlow 1.x prints it; ``(2, None)`` after
+        ``enable_v2_tensorshape()``, as TensorFlow 2."""
         if self._dims is None:
             return "<unknown>"
-        inner = ", ".join("?" if d is None else str(d) for d in self._dims)
+        unknown = "None" if _v2_tensorshape else "?"
+        inner = ", ".join(unknown if d is None else str(d) for d in self._dims)
         return f"({inner},)" if len(self._dims) == 1 else f"({inner})"
 
 

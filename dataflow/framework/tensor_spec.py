@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .graph import Tensor
 from .tensor_shape import TensorShape, as_shape
-from .type_spec import TypeSpec, register_spec_of
+from .type_spec import TypeSpec, placeholder_part, register_spec_of, register_tensor_spec_class
 
 
 class TensorSpec(TypeSpec):
@@ -80,6 +80,44 @@ class TensorSpec(TypeSpec):
             raise ValueError(f"{self} and {other} have different dtypes")
         return TensorSpec(self._shape.most_specific_compatible_shape(other.shape), self._dtype)
 
+    # -- as a trace type ------------------------------------------------------------------------
+    def is_subtype_of(self, other) -> bool:
+        """Whether every tensor of this spec fits ``other``: the same dtype and name, and a
+        shape that is a subtype of ``other``'s (``(2,)`` is one of ``(None,)``)."""
+        return (
+            type(other) is TensorSpec
+            and self._dtype == other._dtype
+            and self._name == other._name
+            and self._shape.is_subtype_of(other._shape)
+        )
+
+    def most_specific_common_supertype(self, others) -> Optional[TensorSpec]:
+        """The narrowest spec this one and ``others`` fit (their shapes relaxed where they
+        differ), or None when a dtype or name differs."""
+        if any(
+            type(o) is not TensorSpec or o._dtype != self._dtype or o._name != self._name
+            for o in others
+        ):
+            return None
+        shape = self._shape.most_specific_common_supertype([o._shape for o in others])
+        return TensorSpec(shape, self._dtype, self._name)
+
+    def placeholder_value(self, placeholder_context=None) -> Tensor:
+        """A placeholder of this spec in the default graph (named after the argument when
+        ``placeholder_context`` names it, else after this spec)."""
+        return placeholder_part(
+            self._dtype, self._shape, placeholder_context, self._name or "Placeholder"
+        )
+
+    def to_tensors(self, value) -> list:
+        return [value]
+
+    def from_tensors(self, tensors):
+        return next(tensors)
+
+    def flatten(self) -> list:
+        return [self]
+
     def _key(self) -> tuple:
         return (self._shape.as_tuple() if self._shape.dims is not None else None, self._dtype)
 
@@ -126,5 +164,6 @@ def _spec_of_value(value) -> TensorSpec:
         ) from None
 
 
+register_tensor_spec_class(TensorSpec)
 register_spec_of(Tensor, lambda value: TensorSpec(value.shape, value.dtype))
 register_spec_of(object, _spec_of_value)

@@ -2,7 +2,12 @@
 
 `TypeSpec` is the base of every spec (`TensorSpec`, `SparseTensorSpec`, `RaggedTensorSpec`,
 `TensorArraySpec`, and here `IndexedSlicesSpec` and `NoneTensorSpec`); it cannot be made itself.
-A spec is immutable and compares by its kind and fields.  `type_spec_from_value` gives the spec
+A spec is immutable and compares by its kind and fields.  Every spec is a `TraceType`
+(`trace_type`), as in TensorFlow: a traced function keys an argument by its spec, reuses a
+trace whose spec is a supertype (`is_subtype_of`), and relaxes specs with
+`most_specific_common_supertype`; a spec whose values can be a traced function's arguments
+also makes the placeholders of one (`placeholder_value`) and gives the tensors a call feeds
+(`to_tensors`).  `type_spec_from_value` gives the spec
 of a value: a tensor (or what converts to one: numpy arrays, Python numbers and strings, lists
 of them), a composite tensor, a TensorArray, a variable (the spec of its value), or None.
 """
@@ -10,13 +15,15 @@ of them), a composite tensor, a TensorArray, a variable (the spec of its value),
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Optional
 
 from . import dtypes as _dtypes
 from .tensor_shape import TensorShape, as_shape
+from .trace_type import TraceType
 
 __all__ = [
     "IndexedSlicesSpec",
+    "placeholder_part",
     "NoneTensorSpec",
     "TypeSpec",
     "register_spec_of",
@@ -24,8 +31,12 @@ __all__ = [
 ]
 
 
-class TypeSpec:
-    """The base of type specs (abstract: only its subclasses are made)."""
+class TypeSpec(TraceType):
+    """The base of type specs (abstract: only its subclasses are made).
+
+    As a `TraceType`: by default a spec is a subtype only of an equal spec, and two specs have
+    a common supertype only when they are equal; specs with shapes relax them instead.  A spec
+    whose values cannot be a traced function's arguments says so in `placeholder_value`."""
 
     __slots__ = ()
 
@@ -57,6 +68,21 @@ class TypeSpec:
         )
         return type(other) is type(self) and self._compatible_fields(other)
 
+    # -- as a trace type ------------------------------------------------------------------------
+    def is_subtype_of(self, other) -> bool:
+        """Whether every value of this spec is one of ``other`` (by default: they are equal)."""
+        return self == other
+
+    def most_specific_common_supertype(self, others) -> Optional[TypeSpec]:
+        """The narrowest spec of which this one and ``others`` are subtypes (by default this
+        one, when they are all equal), or None."""
+        return self if all(self == other for other in others) else None
+
+    def placeholder_value(self, placeholder_context=None):
+        raise TypeError(
+            f"{self!r} describes values that a traced function cannot take as an argument"
+        )
+
     def __eq__(self, other) -> bool:
         return type(other) is type(self) and self._fields() == other._fields()
 
@@ -65,6 +91,27 @@ class TypeSpec:
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, _hashable(self._fields())))
+
+
+# `tensor_spec.TensorSpec`, which builds on this module, registers itself here
+# (`register_tensor_spec_class`), so that a spec defined here can give the specs of its parts.
+_tensor_spec_class: Optional[type] = None
+
+
+def register_tensor_spec_class(cls: type) -> None:
+    global _tensor_spec_class
+    _tensor_spec_class = cls
+
+
+def placeholder_part(dtype, shape, placeholder_context, default_name: str):
+    """A placeholder of ``dtype`` and ``shape`` in the default graph: one part of an argument
+    a trace receives (named after the argument when ``placeholder_context`` names it)."""
+    from .graph import get_default_graph
+    from .op_registry import apply_op
+
+    name = getattr(placeholder_context, "name", None) or default_name
+    attrs = {"dtype": _dtypes.as_dtype(dtype), "shape": as_shape(shape)}
+    return apply_op("Placeholder", (), attrs, name=name, graph=get_default_graph()).outputs[0]
 
 
 def _hashable(value):
@@ -139,6 +186,64 @@ class IndexedSlicesSpec(TypeSpec):
             and self._shape.is_compatible_with(other._shape)
             and self._indices_shape.is_compatible_with(other._indices_shape)
         )
+
+    # -- as a trace type: a traced function's argument is its values, indices (and shape) -----
+    def is_subtype_of(self, other) -> bool:
+        """Whether every IndexedSlices of this spec fits ``other``: the same dtypes, and shapes
+        (dense and of the indices) that are subtypes of ``other``'s."""
+        return (
+            type(other) is IndexedSlicesSpec
+            and self._fields()[1:4] == other._fields()[1:4]
+            and self._shape.is_subtype_of(other._shape)
+            and self._indices_shape.is_subtype_of(other._indices_shape)
+        )
+
+    def most_specific_common_supertype(self, others) -> Optional[IndexedSlicesSpec]:
+        if any(
+            type(o) is not IndexedSlicesSpec or o._fields()[1:4] != self._fields()[1:4]
+            for o in others
+        ):
+            return None
+        return IndexedSlicesSpec(
+            self._shape.most_specific_common_supertype([o._shape for o in others]),
+            self._values_dtype,
+            self._indices_dtype,
+            self._dense_shape_dtype,
+            self._indices_shape.most_specific_common_supertype([o._indices_shape for o in others]),
+        )
+
+    def flatten(self) -> list:
+        """The specs of the parts: ``values`` (one row per index), ``indices`` and, when the
+        slices have one, ``dense_shape``."""
+        TensorSpec = _tensor_spec_class  # noqa: N806 - a class
+        rows = self._indices_shape[0] if self._indices_shape.ndims == 1 else None
+        row_shape = self._shape[1:] if self._shape.ndims is not None else TensorShape(None)
+        specs = [
+            TensorSpec(TensorShape([rows]).concatenate(row_shape), self._values_dtype),
+            TensorSpec(self._indices_shape, self._indices_dtype),
+        ]
+        if self._dense_shape_dtype is not None:
+            specs.append(TensorSpec([self._shape.ndims], self._dense_shape_dtype))
+        return specs
+
+    def placeholder_value(self, placeholder_context=None):
+        """An IndexedSlices of placeholders, one per part (`flatten`)."""
+        parts = [
+            placeholder_part(spec.dtype, spec.shape, placeholder_context, "IndexedSlices")
+            for spec in self.flatten()
+        ]
+        return self.from_tensors(iter(parts))
+
+    def to_tensors(self, value) -> list:
+        parts = [value.values, value.indices]
+        return parts if self._dense_shape_dtype is None else parts + [value.dense_shape]
+
+    def from_tensors(self, tensors):
+        from .indexed_slices import IndexedSlices
+
+        values, indices = next(tensors), next(tensors)
+        dense_shape = None if self._dense_shape_dtype is None else next(tensors)
+        return IndexedSlices(values, indices, dense_shape)
 
     def __eq__(self, other) -> bool:
         return type(other) is type(self) and _hashable(self._fields()) == _hashable(other._fields())

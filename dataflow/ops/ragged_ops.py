@@ -558,7 +558,10 @@ def _getitem_inner(rt: RaggedTensor, key: tuple):
     if isinstance(first, slice):
         sliced = _slice_within_rows(rt, first)
         return _getitem_inner(sliced, (slice(None),) + rest) if rest else sliced
-    raise ValueError(f"A RaggedTensor's ragged dimension can be sliced, not indexed with {first!r}")
+    raise ValueError(
+        "Cannot index into an inner ragged dimension: a RaggedTensor's ragged dimension can "
+        f"be sliced, not indexed with {first!r}"
+    )
 
 
 def _check_unit_step(index: slice) -> None:
@@ -703,21 +706,32 @@ def _concat_within_rows(rts: list) -> RaggedTensor:
 def _reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                 keep_dims=None):  # fmt: skip
     """``df.reduce_sum`` of a RaggedTensor: over everything, the rows (axis 0), a ragged
-    dimension (each row's sum, an empty row's is 0), or dense inner dimensions."""
+    dimension (each row's sum, an empty row's is 0), or dense inner dimensions; ``keepdims``
+    keeps each reduced dimension with size 1."""
     rt = input_tensor
     axis = reduction_indices if axis is None else axis
-    if keepdims or keep_dims:
-        raise NotImplementedError("reduce_sum of a RaggedTensor with keepdims=True")
+    keepdims = bool(keepdims or keep_dims)
     with name_scope(name or "RaggedReduceSum"):
-        if axis is None:
-            return math_ops.reduce_sum(rt.flat_values)
-        axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
         rank = _rank(rt)
+        if axis is None:
+            total = math_ops.reduce_sum(rt.flat_values)
+            return array_ops.reshape(total, [1] * rank) if keepdims else total
+        axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
         axes = sorted({int(a) % rank for a in axes}, reverse=True)
         result = rt
         for a in axes:
             result = _reduce_sum_at(result, a)
+            if keepdims:
+                result = _expand_at(result, a)
         return result
+
+
+def _expand_at(value, axis: int):
+    """``value`` with a dimension of size 1 inserted at ``axis`` (what ``keepdims`` keeps of a
+    reduced dimension); inside a RaggedTensor's values for an inner axis."""
+    if not isinstance(value, RaggedTensor):
+        return array_ops.expand_dims(value, axis)
+    return value.with_values(_expand_at(value.values, axis - 1))
 
 
 def _reduce_sum_at(value, axis: int):
@@ -742,6 +756,21 @@ def _reduce_sum_at(value, axis: int):
     return value.with_values(_reduce_sum_at(value.values, axis - 1))
 
 
+def _reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                 keep_dims=None):  # fmt: skip
+    """``df.reduce_mean`` of a RaggedTensor, as TensorFlow's: the `_reduce_sum` of the values
+    divided (true division) by that of ones in their places, so an empty row's mean is nan
+    and an integer tensor's means are float64."""
+    rt = input_tensor
+    with name_scope(name or "RaggedReduceMean"):
+        total = _reduce_sum(rt, axis, keepdims, None, reduction_indices, keep_dims)
+        ones = rt.with_flat_values(array_ops.ones_like(rt.flat_values))
+        count = _reduce_sum(ones, axis, keepdims, None, reduction_indices, keep_dims)
+        if isinstance(total, RaggedTensor):
+            return total.with_flat_values(math_ops.truediv(total.flat_values, count.flat_values))
+        return math_ops.truediv(total, count)
+
+
 register_override("from_row_splits", _from_row_splits)
 register_override("from_row_lengths", _from_row_lengths)
 register_override("from_value_rowids", _from_value_rowids)
@@ -752,6 +781,7 @@ register_override("value_rowids", _value_rowids)
 register_override("to_tensor", _to_tensor)
 register_override("concat", _concat)
 register_override("reduce_sum", _reduce_sum)
+register_override("reduce_mean", _reduce_mean)
 
 
 # -- gradients -------------------------------------------------------------------------------------

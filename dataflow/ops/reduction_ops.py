@@ -173,7 +173,11 @@ def reduce_sum(
 def reduce_mean(
     input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
 ) -> Tensor:
-    """The mean over ``axis``, in the input's dtype: integer means truncate toward zero."""
+    """The mean over ``axis``, in the input's dtype: integer means truncate toward zero (of a
+    RaggedTensor, TensorFlow's true division: an integer one's mean is float64)."""
+    ragged = override_for("reduce_mean", input_tensor)
+    if ragged is not None:
+        return ragged(input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
     return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 

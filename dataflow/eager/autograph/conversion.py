@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import enum
 import functools
 import inspect
@@ -24,7 +25,7 @@ import textwrap
 import types
 import weakref
 from collections.abc import Callable
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from ...framework.traceback_utils import _RUNTIME_DIRECTORIES
 from . import ag_logging, operators
@@ -46,12 +47,27 @@ _CONVERTED = "__ag_converted__"
 
 class Feature(enum.Enum):
     """AutoGraph's optional conversions (``tf.autograph.experimental.Feature``), chosen with
-    ``experimental_optional_features``: ``ASSERT_STATEMENTS`` converts ``assert`` statements
-    to graph assertions, ``LISTS`` list appends in loops to list operations that stage, and
-    ``BUILTIN_FUNCTIONS`` ``print`` calls with a graph tensor to print ops; ``ALL`` is every
-    feature.  The others (``AUTO_CONTROL_DEPS``, ``EQUALITY_OPERATORS``, ``NAME_SCOPES``) name
-    conversions this AutoGraph does not make optionally, so choosing them changes nothing, as
-    for TensorFlow's `to_graph`."""
+    ``to_graph(experimental_optional_features=...)`` or ``df.function(
+    experimental_autograph_options=...)`` (a feature or a tuple of them; ``ALL`` is every one):
+
+    - ``ASSERT_STATEMENTS``: ``assert`` on a graph tensor becomes a ``df.Assert`` that runs
+      with the function (unconverted, it asks the tensor for a Python bool, a TypeError);
+    - ``LISTS``: ``xs.append(v)`` in a loop that stages makes ``xs`` a TensorArray
+      (unconverted, the appends of a staged loop are an error);
+    - ``BUILTIN_FUNCTIONS``: ``print`` of a graph tensor becomes a ``df.print`` that runs with
+      the function (unconverted, Python prints the symbolic tensor once, while tracing);
+    - ``NAME_SCOPES``: each converted function's ops are in a name scope of its name
+      (``named/mul``);
+    - ``EQUALITY_OPERATORS``: changes nothing.  ``==``/``!=`` on a graph tensor always
+      compare elementwise, as TensorFlow 2's tensors' own ``==`` does whatever is chosen (a
+      graph tensor's own ``==`` here is identity, TF1's, so the comparison is always converted);
+    - ``AUTO_CONTROL_DEPS``: changes nothing.  ``df.function`` always orders a trace's effects
+      (TensorFlow's feature only adds Identity ops to a function it already orders).
+
+    Without a choice (None) `to_graph` converts ``assert``, list appends and ``print``, as
+    TensorFlow 1.x's did, and ``df.function`` the first two, leaving ``print`` Python's as
+    TensorFlow 2 does (TensorFlow's None converts neither of the first two, and its programs
+    then fail where these stage); an empty tuple chooses none, as TensorFlow's None does."""
 
     ALL = "ALL"
     AUTO_CONTROL_DEPS = "AUTO_CONTROL_DEPS"
@@ -74,35 +90,48 @@ class Feature(enum.Enum):
         return tuple(set(cls.all()) - set(exclude) - {cls.ALL})
 
 
-# (convert asserts, convert list appends, convert print): what `to_graph` does without
-# features chosen, as TensorFlow 1.x's did.
-_DEFAULT_OPTIONS = (True, True, True)
-# What ``df.function`` converts: TensorFlow 2 leaves ``print`` alone, so it runs while the
-# function is traced (once per trace, showing symbolic tensors) and never when the graph runs.
-FUNCTION_OPTIONS = (True, True, False)
+class ConversionOptions(NamedTuple):
+    """Which optional conversions a conversion makes (see `Feature`)."""
+
+    asserts: bool
+    lists: bool
+    print_calls: bool
+    name_scopes: bool
 
 
-def _options_of(features) -> tuple:
-    """``(asserts, lists, print)`` for ``experimental_optional_features``: None keeps this
-    AutoGraph's default (all on); a `Feature` or a collection of them turns each on exactly
-    when it, or ``ALL``, is there."""
+# What `to_graph` and ``df.function`` convert when no features are chosen.
+_DEFAULT_OPTIONS = ConversionOptions(asserts=True, lists=True, print_calls=True, name_scopes=False)
+
+
+def options_of(features, argument: str = "experimental_optional_features") -> ConversionOptions:
+    """The `ConversionOptions` of a choice of features: None keeps this AutoGraph's default;
+    a `Feature` or a collection of them turns each conversion on exactly when its feature, or
+    ``ALL``, is there.  A TypeError names ``argument`` for anything else."""
     if features is None:
         return _DEFAULT_OPTIONS
     if isinstance(features, Feature):
         features = (features,)
+    if not isinstance(features, (list, tuple, set, frozenset)):
+        raise TypeError(
+            f"{argument} takes a df.autograph.experimental.Feature or a tuple of them, got "
+            f"{features!r}"
+        )
     chosen = set()
     for feature in features:
         if not isinstance(feature, Feature):
             raise TypeError(
-                "experimental_optional_features takes tf.autograph.experimental.Feature "
-                f"values, got {feature!r}"
+                f"{argument} takes df.autograph.experimental.Feature values, got {feature!r}"
             )
         chosen.add(feature)
-    every = Feature.ALL in chosen
-    return (
-        every or Feature.ASSERT_STATEMENTS in chosen,
-        every or Feature.LISTS in chosen,
-        every or Feature.BUILTIN_FUNCTIONS in chosen,
+
+    def uses(feature: Feature) -> bool:
+        return Feature.ALL in chosen or feature in chosen
+
+    return ConversionOptions(
+        asserts=uses(Feature.ASSERT_STATEMENTS),
+        lists=uses(Feature.LISTS),
+        print_calls=uses(Feature.BUILTIN_FUNCTIONS),
+        name_scopes=uses(Feature.NAME_SCOPES),
     )
 
 
@@ -148,7 +177,7 @@ def _recursive() -> bool:
     return stack[-1][0] if stack else True
 
 
-def _current_options() -> tuple:
+def _current_options() -> ConversionOptions:
     stack = getattr(operators._local, "recursive", None)
     return stack[-1][1] if stack else _DEFAULT_OPTIONS
 
@@ -222,13 +251,15 @@ def _names_in_scope(function) -> tuple[set, set]:
 
 
 # -- conversion ------------------------------------------------------------------------------------
-def converted_tree(function, options: tuple = _DEFAULT_OPTIONS) -> ast.FunctionDef:
-    """The converted ``def`` of ``function`` (a fresh tree); ``options`` is ``(asserts,
-    lists, print)``, the optional conversions made (`Feature`)."""
+def converted_tree(function, options: ConversionOptions = _DEFAULT_OPTIONS) -> ast.FunctionDef:
+    """The converted ``def`` of ``function`` (a fresh tree), with the optional conversions
+    ``options`` chooses (`Feature`)."""
     tree = _function_tree(function)
     modules, builtin_names = _names_in_scope(function)
     try:
-        return convert_function_tree(tree, modules, builtin_names, *options)
+        return convert_function_tree(
+            tree, modules, builtin_names, options.asserts, options.lists, options.print_calls
+        )
     except ConversionError as e:
         filename = function.__code__.co_filename
         raise ConversionError(f"Cannot convert {function.__qualname__} ({filename}): {e}") from None
@@ -253,11 +284,6 @@ def _compile(function, tree: ast.FunctionDef):
         [],
         None,
     )
-    if tree.name not in free:
-        # Defining the function in the factory would make its own name a local of the factory,
-        # and a recursive call in it a free variable; declared global, the call reads the
-        # module's name at run time, as in the original.
-        factory.body.insert(0, ast.Global([tree.name]))
     ast.copy_location(factory, tree)
     ast.fix_missing_locations(factory)
     module = ast.Module([factory], [])
@@ -296,24 +322,33 @@ def to_graph(
     graph tensors and run as Python otherwise.  With ``recursive``, the user functions it calls
     are converted too.  ``experimental_optional_features`` (a `Feature` or several) chooses
     the optional conversions: ``assert`` statements with ``ASSERT_STATEMENTS``, list appends
-    with ``LISTS`` (``ALL`` both); None converts both (TensorFlow's None converts neither, and
-    its programs then fail where these stage).  ``arg_values`` and ``arg_types`` are ignored,
+    with ``LISTS``, ``print`` with ``BUILTIN_FUNCTIONS``, a name scope per function with
+    ``NAME_SCOPES`` (``ALL`` every one); None converts ``assert``, appends and ``print``
+    (TensorFlow's None converts none, and its programs then fail where these stage; see
+    `Feature`).  ``arg_values`` and ``arg_types`` are ignored,
     as in TF1 (deprecated there).  Methods stay bound; decorators are dropped (the function is
     converted from its ``def``).  Raises `ConversionError` (a SyntaxError) when the source is
     missing."""
     del arg_values, arg_types  # deprecated in TF1, which ignores them too
-    return _to_graph(entity, recursive, _options_of(experimental_optional_features))
+    return _to_graph(entity, recursive, options_of(experimental_optional_features))
 
 
-def to_graph_for_function(entity: Callable, experimental_optional_features=None) -> Callable:
+# What ``df.function`` converts without a choice: TensorFlow 2 leaves ``print`` alone, so it
+# runs while the function is traced (once per trace, showing symbolic tensors), not each call.
+FUNCTION_OPTIONS = _DEFAULT_OPTIONS._replace(print_calls=False)
+
+
+def to_graph_for_function(entity: Callable, experimental_autograph_options=None) -> Callable:
     """``entity`` converted as ``df.function`` converts it: as `to_graph` does, except that
-    without features chosen ``print`` stays Python's (`FUNCTION_OPTIONS`), as in TensorFlow 2."""
-    if experimental_optional_features is None:
+    without a choice of features ``print`` stays Python's (`FUNCTION_OPTIONS`), as in
+    TensorFlow 2."""
+    if experimental_autograph_options is None:
         return _to_graph(entity, True, FUNCTION_OPTIONS)
-    return _to_graph(entity, True, _options_of(experimental_optional_features))
+    options = options_of(experimental_autograph_options, "experimental_autograph_options")
+    return _to_graph(entity, True, options)
 
 
-def _to_graph(function: Callable, recursive: bool, options: tuple) -> Callable:
+def _to_graph(function: Callable, recursive: bool, options: ConversionOptions) -> Callable:
     if inspect.ismethod(function):
         return types.MethodType(_to_graph(function.__func__, recursive, options), function.__self__)
     if not isinstance(function, types.FunctionType):
@@ -347,8 +382,9 @@ def _run(raw, key: tuple, args, kwargs):
     if stack is None:
         stack = operators._local.recursive = []
     stack.append(key)  # (recursive, options) of the conversion running
+    scope = _function_scope(raw.__name__) if key[1].name_scopes else contextlib.nullcontext()
     try:
-        with operators.EffectScope() as effects:
+        with scope, operators.EffectScope() as effects:
             result = raw(*args, **kwargs)
     finally:
         stack.pop()
@@ -364,6 +400,17 @@ def _run(raw, key: tuple, args, kwargs):
             for op in effects:
                 operators._record_effect(op)
     return result
+
+
+def _function_scope(function_name: str):
+    """The name scope of a converted function's ops under ``NAME_SCOPES``: its name, as
+    TensorFlow's (a leading underscore gets ``fn`` before it; a lambda is ``lambda_``)."""
+    from dataflow.framework.graph import name_scope
+
+    name = "lambda_" if function_name == "<lambda>" else function_name
+    if name.startswith("_"):
+        name = "fn" + name
+    return name_scope(name)
 
 
 def _first_graph_leaf(values):
@@ -392,7 +439,7 @@ def to_code(
     if inspect.ismethod(function):
         function = function.__func__
     function = getattr(function, "__wrapped__", function)
-    options = _options_of(experimental_optional_features)
+    options = options_of(experimental_optional_features)
     return ast.unparse(converted_tree(function, options)) + "\n"
 
 

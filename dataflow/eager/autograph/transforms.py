@@ -427,12 +427,11 @@ class _ExpressionRewriter(ast.NodeTransformer):
 
     _BUILTIN_OPERATORS = {"print": "print_", "range": "range_", "len": "len_"}
 
-    def __init__(self, module_names: set, builtin_names: set, print_as_op: bool = True):
+    def __init__(self, module_names: set, builtin_names: set, print_calls: bool = True):
         self._module_names = module_names
         self._builtin_names = builtin_names
-        self._builtin_operators = dict(self._BUILTIN_OPERATORS)
-        if not print_as_op:
-            del self._builtin_operators["print"]
+        # Whether ``print`` goes to its operator (``BUILTIN_FUNCTIONS``), or stays Python's.
+        self._print_calls = print_calls
         self._first_parameters: list = []
 
     def visit_FunctionDef(self, node: ast.FunctionDef):
@@ -492,8 +491,8 @@ class _ExpressionRewriter(ast.NodeTransformer):
             if function.id == "super" and "super" in self._builtin_names:
                 return self._explicit_super(node)
             if function.id in self._builtin_names:
-                operator = self._builtin_operators.get(function.id)
-                if operator is None:
+                operator = self._BUILTIN_OPERATORS.get(function.id)
+                if operator is None or (function.id == "print" and not self._print_calls):
                     return node
                 return _located(ast.Call(_ag(operator), node.args, node.keywords), node)
             if function.id == AG or function.id in self._module_names:
@@ -740,14 +739,14 @@ def convert_function_tree(
     builtin_names: set,
     asserts: bool = True,
     lists: bool = True,
-    print_as_op: bool = True,
+    print_calls: bool = True,
 ) -> ast.FunctionDef:
     """Converts ``function`` (a parsed ``def``, changed in place and returned) and the functions
     nested in it.  ``module_names`` are the names that refer to modules where the function is
     defined (calls of their attributes, ``df.add``, ``np.sum``, stay as they are) and
-    ``builtin_names`` the names that refer to Python's builtins there.  ``asserts`` and
-    ``lists`` turn the conversion of ``assert`` statements and of list appends on;
-    ``print_as_op`` that of ``print`` calls (into a print op when a value is a graph tensor)."""
+    ``builtin_names`` the names that refer to Python's builtins there.  ``asserts``,
+    ``lists`` and ``print_calls`` turn the conversion of ``assert`` statements, of list
+    appends and of ``print`` calls on."""
     function.decorator_list = []
     namer = _Namer(_all_identifiers(function) | {AG})
     _StatementRewriter(asserts, lists).visit(function)
@@ -757,7 +756,7 @@ def convert_function_tree(
         if _needs_return_lowering(nested):
             _ReturnLowering(namer).lower(nested)
         nested.body = _JumpLowering(namer).lower_block(nested.body)
-    _ExpressionRewriter(module_names, builtin_names, print_as_op).visit(function)
+    _ExpressionRewriter(module_names, builtin_names, print_calls).visit(function)
     _ControlFlowConverter(namer).function(function)
     ast.fix_missing_locations(function)
     return function

@@ -3,12 +3,17 @@
 ``df.function(fn)`` is a front end that turns a Python function into the ordinary graph IR by
 running it once per *signature* on symbolic tensors (a trace), as ``tf.function`` does:
 
-- A `Function` maps each call to a signature key: the structure of the arguments, each tensor
-  argument's dtype and shape, and each Python argument's value.  One `ConcreteFunction` (a
-  traced `FuncGraph` with placeholders for the tensor arguments and the Python values baked in)
-  is kept per key; a new key is a new trace.  ``input_signature`` fixes one key;
-  ``experimental_relax_shapes`` traces a shape that changed with unknown dims instead, so that
-  one trace serves every later shape.
+- A `Function` maps each call to a signature (`signatures`): the structure of the arguments
+  and a trace type per leaf (a tensor's `TensorSpec`, a composite tensor's spec, a Python
+  value, or what an object's ``__tf_tracing_type__`` gives).  One `ConcreteFunction` (a traced
+  `FuncGraph` with placeholders for the tensors and the Python values baked in) is kept per
+  signature.  A call reuses the trace of an equal signature, else the most specific trace
+  whose signature is a supertype of its own (a trace for shape ``(None,)`` serves ``(3,)``),
+  else traces anew.  ``input_signature`` fixes one signature; ``reduce_retracing``
+  (``experimental_relax_shapes``, its earlier name) traces a new signature relaxed to what it
+  shares with the earlier ones (dims that differ unknown), so one trace serves later shapes.
+- `introspection` describes a trace as TensorFlow does (``pretty_printed_signature``,
+  ``function_spec``, ``output_shapes``, ...).
 - A trace applies automatic control dependencies: the stateful ops the function made at its
   top level (variable writes, prints, asserts) run in program order, and its outputs wait for
   them, as TensorFlow's do.  Ops inside a cond or loop keep v1 control flow's own order.

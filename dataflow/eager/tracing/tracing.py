@@ -43,10 +43,28 @@ from ...framework.indexed_slices import IndexedSlices
 from ...framework.ragged_tensor import RaggedTensor
 from ...framework.sparse_tensor import SparseTensor
 from ...framework.tensor_spec import TensorSpec
+from ...framework.type_spec import TypeSpec
 from ...ops.tensor_array_ops import TensorArray
 from ...ops.variables import VariableRef
 from ..runner import active_tapes
 from ..tensor import EagerTensor
+from .introspection import (
+    BoundFunction,
+    ConcreteFunctionIntrospection,
+    FunctionIntrospection,
+)
+from .signatures import (
+    Signature,
+    _is_variable,
+    choose,
+    describe_arguments,
+    flat_placeholder_names,
+    output_tensors,
+    placeholder_arguments,
+    tensor_feeder,
+    trace_type_of,
+    with_output_values,
+)
 from .tape_calls import eager_result, taped_call  # noqa: F401 - eager_result is offered here too
 
 # What a function may return besides tensors and None, kept as they are (`_outputs_as_tensors`).
@@ -59,134 +77,8 @@ _traces_in_progress = threading.local()
 RETRACE_WARNING_THRESHOLD = 5
 
 
-# -- signatures ------------------------------------------------------------------------------------
-class _PythonValue:
-    """A signature leaf for an argument that is not a tensor: its value (or identity, for an
-    object that cannot be hashed), baked into the trace."""
-
-    __slots__ = ("key", "shown")
-
-    def __init__(self, value):
-        try:
-            hash(value)
-            self.key = (type(value), value)
-        except TypeError:
-            self.key = (type(value), id(value))
-        self.shown = repr(value) if len(repr(value)) < 40 else f"{type(value).__name__} object"
-
-    def __eq__(self, other) -> bool:
-        return type(other) is _PythonValue and self.key == other.key
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __repr__(self) -> str:
-        return self.shown
-
-
-def _is_variable(value) -> bool:
-    return hasattr(value, "_as_graph_element") and hasattr(value, "handle")
-
-
-def _is_tensor_value(value) -> bool:
-    """Whether an argument is passed to the trace as a tensor (a placeholder stands for it).
-    A variable is not: the trace gets the variable itself, and captures it."""
-    return isinstance(value, (Tensor, np.ndarray, np.generic)) or (
-        hasattr(value, "dtype")
-        and hasattr(value, "shape")
-        and hasattr(value, "numpy")
-        and not _is_variable(value)
-    )
-
-
-def _leaf_signature(value):
-    if isinstance(value, TensorSpec):
-        return TensorSpec(value.shape, value.dtype)
-    if _is_tensor_value(value):
-        return TensorSpec.from_value(value)
-    if _is_variable(value):
-        return ("variable", id(value))
-    return _PythonValue(value)
-
-
-def _structure_key(structure) -> Any:
-    """A hashable description of the nesting of ``structure`` (leaves left out)."""
-    if isinstance(structure, dict):
-        return (
-            "dict",
-            tuple((k, _structure_key(structure[k])) for k in nest._sorted_keys(structure)),
-        )
-    if isinstance(structure, (list, tuple)):
-        return (type(structure), tuple(_structure_key(s) for s in structure))
-    return None
-
-
-class _Signature:
-    """The key of one trace: the nesting of the arguments and one leaf per flat argument (a
-    `TensorSpec` for a tensor, the value for anything else)."""
-
-    def __init__(self, structure, leaves: tuple):
-        self.structure = structure
-        self.leaves = leaves
-
-    @classmethod
-    def of(cls, arguments) -> _Signature:
-        return cls(
-            _structure_key(arguments),
-            tuple(_leaf_signature(leaf) for leaf in nest.flatten(arguments)),
-        )
-
-    def __eq__(self, other) -> bool:
-        return self.structure == other.structure and self.leaves == other.leaves
-
-    def __hash__(self) -> int:
-        return hash((self.structure, self.leaves))
-
-    def relaxed_with(self, other: _Signature) -> Optional[_Signature]:
-        """The signature whose tensor shapes both fit (differing dims unknown), if the two
-        differ only in tensor shapes; else None."""
-        if self.structure != other.structure or len(self.leaves) != len(other.leaves):
-            return None
-        leaves = []
-        for mine, theirs in zip(self.leaves, other.leaves):
-            if isinstance(mine, TensorSpec) and isinstance(theirs, TensorSpec):
-                if mine.dtype != theirs.dtype:
-                    return None
-                leaves.append(mine.most_specific_compatible_type(theirs))
-            elif mine != theirs:
-                return None
-            else:
-                leaves.append(mine)
-        return _Signature(self.structure, tuple(leaves))
-
-    def accepts(self, other: _Signature) -> bool:
-        """Whether a call of signature ``other`` fits this one's (possibly relaxed) specs."""
-        if self.structure != other.structure or len(self.leaves) != len(other.leaves):
-            return False
-        for mine, theirs in zip(self.leaves, other.leaves):
-            if isinstance(mine, TensorSpec) and isinstance(theirs, TensorSpec):
-                if not mine.is_compatible_with(theirs):
-                    return False
-            elif mine != theirs:
-                return False
-        return True
-
-    def difference(self, other: _Signature, names: list[str]) -> str:
-        """Why a call of this signature did not reuse ``other``'s trace, in words."""
-        if self.structure != other.structure:
-            return "the arguments are nested differently"
-        for name, mine, theirs in zip(names, self.leaves, other.leaves):
-            if mine != theirs:
-                if isinstance(mine, TensorSpec) and isinstance(theirs, TensorSpec):
-                    if mine.dtype != theirs.dtype:
-                        return f"{name} is {mine.dtype.name}, was {theirs.dtype.name}"
-                    return f"{name} has shape {mine.shape}, was {theirs.shape}"
-                return f"{name} is the Python value {mine!r}, was {theirs!r}"
-        return "the arguments differ"
-
-
 # The Python argument types a call's fast key takes by value (`_fast_key`): immutable, hashed
-# and compared as `_PythonValue` compares them.
+# and compared as `signatures.Literal` compares them.
 _PLAIN_PYTHON_TYPES = frozenset({int, float, bool, str, type(None)})
 
 # A `Function` forgets its fast keys when it has met this many (varying Python values or shapes
@@ -198,7 +90,7 @@ def _fast_key(args: tuple) -> Optional[tuple]:
     """A cheap key for a call whose arguments are all eager tensors, numpy arrays or plain
     Python values, given flat and positional; None for any other call.
 
-    It is at least as fine as the call's `_Signature` (two calls with one fast key have equal
+    It is at least as fine as the call's `Signature` (two calls with one fast key have equal
     signatures: a tensor's dtype and shape, a Python value's type and value), so a table from
     fast keys to the concrete function the signature chose is exact while that choice stands.
     Tensors and Python values give entries of different lengths, so they never compare equal."""
@@ -375,7 +267,7 @@ def _automatic_control_dependencies(
 
 
 # -- concrete functions ----------------------------------------------------------------------------
-class ConcreteFunction:
+class ConcreteFunction(ConcreteFunctionIntrospection):
     """One trace of a `Function`: its `FuncGraph` and how to call it.
 
     ``inputs``/``outputs`` are the graph's placeholders and returned tensors;
@@ -384,23 +276,16 @@ class ConcreteFunction:
     builds the function at the call site (see the package docstring); calling it with values
     outside a graph build runs the traced graph through one cached plan."""
 
-    def __init__(self, function: Function, graph: FuncGraph, signature: _Signature, arguments):
+    def __init__(self, function: Function, graph: FuncGraph, signature: Signature, arguments):
         self._function = function
         self.graph = graph
         self._signature = signature
         args, kwargs = arguments
-        self.structured_input_signature = nest.map_structure(
-            lambda leaf: (
-                TensorSpec.from_value(leaf)
-                if _is_tensor_value(leaf) and not isinstance(leaf, TensorSpec)
-                else leaf
-            ),
-            (tuple(args), dict(kwargs)),
+        self._input_types, self.structured_input_signature = describe_arguments(
+            signature, (tuple(args), dict(kwargs)), function._parameters, function.input_signature
         )
-        # Which flat arguments are tensors, fed to ``graph.inputs`` in this order.
-        self._fed_positions = tuple(
-            i for i, leaf in enumerate(signature.leaves) if isinstance(leaf, TensorSpec)
-        )
+        # The tensors of a call's flat arguments, fed to ``graph.inputs`` in this order.
+        self._tensor_arguments = tensor_feeder(signature.leaves)
         self._runner: Optional[Callable] = None
         self._taped_runner: Optional[Callable] = None
         self._function_session = None
@@ -426,8 +311,8 @@ class ConcreteFunction:
 
     def __call__(self, *args, **kwargs):
         arguments = self._function._canonical_arguments(args, kwargs, _CallerLocation())
-        signature = _Signature.of(arguments)
-        if not self._signature.accepts(signature):
+        signature = Signature.of(arguments)
+        if not signature.is_subtype_of(self._signature):
             raise TypeError(
                 f"ConcreteFunction {self.name} was traced for {self.structured_input_signature}; "
                 f"it cannot be called with {arguments} ({_user_location()})"
@@ -480,32 +365,20 @@ class ConcreteFunction:
                 f"({', '.join(t.name for t in self.graph.captures)}); called eagerly it can "
                 "read only eager values"
             )
-        tensor_arguments = [flat_arguments[i] for i in self._fed_positions]
+        tensor_arguments = self._tensor_arguments(flat_arguments)
         values = [_feed_value(value) for value in tensor_arguments]
         for tensor, _ in self.graph.eager_captures.values():
             values.append(_feed_value(tensor))
         tapes = active_tapes()
         if tapes:
-            results = iter(taped_call(self, tensor_arguments, values, tapes))
-            return nest.map_structure(
-                lambda value: next(results) if isinstance(value, Tensor) else value,
-                self.structured_outputs,
-            )
+            results = taped_call(self, tensor_arguments, values, tapes)
+            return with_output_values(self.structured_outputs, results)
         results = self._run(values)
         structured = self.graph.structured_outputs
         if isinstance(structured, Tensor):
             return eager_result(results[0], structured.dtype)
-        remaining = iter(results)
-
-        def as_eager(value):
-            if isinstance(value, Tensor):
-                return eager_result(next(remaining), value.dtype)
-            return value
-
-        return nest.map_structure(as_eager, self.structured_outputs)
-
-    def __repr__(self) -> str:
-        return f"<ConcreteFunction {self.name} inputs={self.inputs} outputs={self.outputs}>"
+        eager = [eager_result(value, t.dtype) for value, t in zip(results, self.outputs)]
+        return with_output_values(self.structured_outputs, eager)
 
 
 class _EagerVariableStore(MutableMapping):
@@ -550,7 +423,7 @@ def _function_session(graph: FuncGraph):
 
 
 # -- the polymorphic function ----------------------------------------------------------------------
-class Function:
+class Function(FunctionIntrospection):
     """A Python function traced into graphs, one `ConcreteFunction` per signature (see the
     package docstring).  Made by ``df.function``."""
 
@@ -577,16 +450,17 @@ class Function:
         self.input_signature = None
         if input_signature is not None:
             self.input_signature = tuple(_check_input_signature(input_signature, self._name))
-        self._concrete_functions: dict[_Signature, ConcreteFunction] = {}
-        self._built_signatures: dict[int, list[_Signature]] = {}  # id(graph) -> signatures
+        self._concrete_functions: dict[Signature, ConcreteFunction] = {}
+        self._built_signatures: dict[int, list[Signature]] = {}  # id(graph) -> signatures
         self._trace_count = 0
-        self._trace_signatures: list[_Signature] = []
+        self._trace_signatures: list[Signature] = []
         # `_fast_key` of an eager call -> the concrete function its signature chose; emptied at
         # each trace, which may change the choice (a relaxed trace serves later shapes).
         self._concrete_by_fast_key: dict[tuple, ConcreteFunction] = {}
         self._variables: list = []
         self._jit_compile = None
         self._attributes: dict = {}
+        self._autograph_options = None  # the AutoGraph features chosen (None: the default)
         functools.update_wrapper(self, python_function)
 
     @property
@@ -614,7 +488,7 @@ class Function:
         from ..autograph.conversion import to_graph_for_function
 
         try:
-            return to_graph_for_function(self._python_function)
+            return to_graph_for_function(self._python_function, self._autograph_options)
         except ConversionError as e:
             message = f"AutoGraph could not convert {self._name}; tracing it as it is: {e}"
             warnings.warn(message, stacklevel=2)
@@ -629,9 +503,8 @@ class Function:
         argument of the trace."""
         if instance is None:
             return self
-        bound = functools.partial(self.__call__, instance)
-        bound.get_concrete_function = functools.partial(self.get_concrete_function, instance)
-        return bound
+        self._is_method = True
+        return BoundFunction(self, instance)
 
     # -- calls -----------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -685,22 +558,15 @@ class Function:
         bound.apply_defaults()
         return tuple(bound.args), dict(bound.kwargs)
 
-    def _signature_for(self, arguments, location: SourceLocation) -> _Signature:
+    def _signature_for(self, arguments, location: SourceLocation) -> Signature:
         if self.input_signature is not None:
             return self._check_against_input_signature(arguments, location)
-        signature = _Signature.of(arguments)
-        if signature in self._concrete_functions or not self.experimental_relax_shapes:
+        signature = Signature.of(arguments)
+        if signature in self._concrete_functions:
             return signature
-        for known in reversed(self._trace_signatures):
-            if known.accepts(signature):
-                return known
-        for known in reversed(self._trace_signatures):
-            relaxed = known.relaxed_with(signature)
-            if relaxed is not None:
-                return relaxed
-        return signature
+        return choose(signature, self._trace_signatures, self.experimental_relax_shapes)
 
-    def _check_against_input_signature(self, arguments, location: SourceLocation) -> _Signature:
+    def _check_against_input_signature(self, arguments, location: SourceLocation) -> Signature:
         args, kwargs = arguments
         flat = nest.flatten((args, kwargs))
         specs = nest.flatten(self.input_signature)
@@ -711,7 +577,14 @@ class Function:
                 f"arguments; it takes exactly the {len(self.input_signature)} of its signature"
             )
         for i, (value, spec) in enumerate(zip(flat, specs)):
-            given = _leaf_signature(value)
+            given = trace_type_of(value)
+            if not isinstance(spec, TensorSpec):
+                if not given.is_subtype_of(spec):
+                    raise TypeError(
+                        f"df.function '{self._name}' called at {location}: argument {i} is "
+                        f"{given!r}, which does not match its input_signature {spec!r}"
+                    )
+                continue
             if not isinstance(given, TensorSpec):
                 given = TensorSpec.from_value(value)
             if given.dtype != spec.dtype or not spec.shape.is_compatible_with(given.shape):
@@ -720,9 +593,9 @@ class Function:
                     f"{given.dtype.name} of shape {given.shape}, which does not match its "
                     f"input_signature {spec}"
                 )
-        return _Signature.of((tuple(self.input_signature), {}))
+        return Signature.of((tuple(self.input_signature), {}))
 
-    def _note_trace(self, signature: _Signature, location, graph_mode: bool) -> None:
+    def _note_trace(self, signature: Signature, location, graph_mode: bool) -> None:
         """Counts a signature met for the first time as a trace (and warns when there are
         many)."""
         if graph_mode:
@@ -744,18 +617,18 @@ class Function:
                 f"{self._trace_count} times; this trace (called at {location}) because "
                 f"{signature.difference(previous, names)}.  Tracing is expensive: pass tensors "
                 "rather than Python values that change, give an input_signature, or set "
-                "experimental_relax_shapes=True for shapes that change.",
+                "reduce_retracing=True for shapes that change.",
                 stacklevel=4,
             )
 
     # -- tracing ---------------------------------------------------------------------------------
-    def _trace(self, signature: _Signature, arguments, location) -> ConcreteFunction:
+    def _trace(self, signature: Signature, arguments, location) -> ConcreteFunction:
         """Traces the function into a new `FuncGraph` for ``signature``."""
         with self._not_already_tracing(signature, location):
             return self._trace_once(signature, arguments, location)
 
     @contextlib.contextmanager
-    def _not_already_tracing(self, signature: _Signature, location):
+    def _not_already_tracing(self, signature: Signature, location):
         """Refuses a trace (or graph-mode build) of a signature this thread is already tracing:
         the function called itself on the arguments it is being traced for, so the trace would
         never end (TensorFlow's ``StagingError``)."""
@@ -779,27 +652,16 @@ class Function:
         finally:
             active.discard(key)
 
-    def _trace_once(self, signature: _Signature, arguments, location) -> ConcreteFunction:
+    def _trace_once(self, signature: Signature, arguments, location) -> ConcreteFunction:
         self._note_trace(signature, location, graph_mode=False)
         outer = get_default_graph()
         graph = self._graph_class(self._name, outer)
         graph.lifts_variables = outer._eager
         args, kwargs = arguments
         flat_arguments = nest.flatten((args, kwargs))
-        names = _placeholder_names(self._parameters, args, kwargs, len(flat_arguments))
-        traced_arguments = []
-        from ...ops.constant_op import placeholder
-
+        names = flat_placeholder_names(arguments, self._parameters, self.input_signature)
         with graph.as_default():
-            for value, leaf, name in zip(flat_arguments, signature.leaves, names):
-                if isinstance(leaf, TensorSpec):
-                    if isinstance(value, TensorSpec) and value.name:
-                        name = value.name
-                    tensor = placeholder(leaf.dtype, leaf.shape, name=name)
-                    graph.inputs.append(tensor)
-                    traced_arguments.append(tensor)
-                else:
-                    traced_arguments.append(value)
+            traced_arguments, graph.inputs = placeholder_arguments(signature, flat_arguments, names)
             args, kwargs = nest.pack_sequence_as((args, kwargs), traced_arguments)
             variables_before = {id(v) for v in variables_of(graph)}
             graph.automatic_control_dependencies = self._automatic_control_dependencies
@@ -812,7 +674,7 @@ class Function:
             self._check_variables_made(new_variables + graph.lifted_variables, location)
             outputs = self._order_effects(graph, graph.get_operations(), outputs, new_variables)
         graph.structured_outputs = outputs
-        graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, Tensor)]
+        graph.outputs = output_tensors(outputs)
         concrete = ConcreteFunction(self, graph, signature, arguments)
         self._concrete_functions[signature] = concrete
         return concrete
@@ -820,7 +682,7 @@ class Function:
     def _build_at_call_site(self, arguments):
         """Adds the function's ops to the default graph, the call's tensors as its inputs."""
         location = _CallerLocation()
-        with self._not_already_tracing(_Signature.of(arguments), location):
+        with self._not_already_tracing(Signature.of(arguments), location):
             return self._build_once_at_call_site(arguments)
 
     def _build_once_at_call_site(self, arguments):
@@ -948,31 +810,6 @@ def _definition_location(python_function) -> str:
     return f"{code.co_filename}:{code.co_firstlineno}"
 
 
-def _placeholder_names(parameters, args: tuple, kwargs: dict, count: int) -> list[str]:
-    """The name of the placeholder for each of the ``count`` flat arguments, as TensorFlow
-    names them: the parameter's name (every leaf of a nested argument gets it, and the graph
-    makes them unique: ``b``, ``b_1``), ``args_0``, ``args_1``, ... for extra positional
-    arguments, and the keyword for keyword arguments."""
-    positional = []
-    varargs = "args"
-    if parameters is not None:
-        for parameter in parameters.parameters.values():
-            if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
-                positional.append(parameter.name)
-            elif parameter.kind is parameter.VAR_POSITIONAL:
-                varargs = parameter.name
-    names = []
-    for i, value in enumerate(args):
-        name = positional[i] if i < len(positional) else f"{varargs}_{i - len(positional)}"
-        names += [name] * len(nest.flatten(value))
-    for key in sorted(kwargs):
-        names += [key] * len(nest.flatten(kwargs[key]))
-    if len(names) != count:  # a structure nest flattens otherwise: fall back to positions
-        names = [f"arg{i}" for i in range(count)]
-    # A name that is not a valid op name (``_x``) gives the default, as in TensorFlow.
-    return [name if is_valid_op_name(name) else "Placeholder" for name in names]
-
-
 def _flat_argument_names(parameters, count: int) -> list[str]:
     names = [f"argument {i}" for i in range(count)]
     if parameters is not None and len(parameters.parameters) == count:
@@ -983,10 +820,11 @@ def _flat_argument_names(parameters, count: int) -> list[str]:
 def _check_input_signature(input_signature, name: str) -> list:
     specs = list(input_signature)
     for spec in nest.flatten(specs):
-        if not isinstance(spec, TensorSpec):
+        if not isinstance(spec, TypeSpec):
             raise TypeError(
                 f"input_signature of df.function '{name}' holds {spec!r}; it must hold "
-                "df.TensorSpec objects"
+                "df.TensorSpec objects (or the specs of composite tensors: df.SparseTensorSpec, "
+                "df.RaggedTensorSpec)"
             )
     return specs
 
@@ -1027,8 +865,9 @@ def function(
     ``experimental_attributes`` (a dict) are kept on the function as TensorFlow keeps them on
     its function definition.  ``experimental_follow_type_hints`` is deprecated and without effect
     in TensorFlow 2.21 (a call with other Python values traces again); so it is here.
-    ``experimental_autograph_options`` selects optional AutoGraph conversions,
-    which this AutoGraph does not have: only None is accepted.
+    ``experimental_autograph_options`` (a ``df.autograph.experimental.Feature`` or a tuple of
+    them) chooses AutoGraph's optional conversions, as TensorFlow's does (None: this
+    AutoGraph's default; see `Feature` for what each changes and which change nothing).
     ``experimental_graph_breaks=True`` (dataflow's own) splits an eager call where a statement
     needs a tensor's value, and guards the Python values baked in
     (`dataflow.eager.tracing.breaks`)."""
@@ -1039,11 +878,10 @@ def function(
             )
         jit_compile = experimental_compile
     relax = bool(experimental_relax_shapes or reduce_retracing)
-    if experimental_autograph_options not in (None, (), []):
-        raise ValueError(
-            "df.function(experimental_autograph_options=...): AutoGraph's optional conversions "
-            "(tf.autograph.experimental.Feature) are not available; pass None"
-        )
+    if experimental_autograph_options is not None:
+        from ..autograph.conversion import options_of  # a TypeError names a wrong feature
+
+        options_of(experimental_autograph_options, "df.function(experimental_autograph_options=)")
     if experimental_implements is not None and not isinstance(experimental_implements, str):
         raise TypeError(
             "df.function(experimental_implements=...) must be the name of the function "
@@ -1070,6 +908,7 @@ def function(
             made = Function(python_function, input_signature, autograph, relax)
         made._jit_compile = jit_compile
         made._attributes = attributes
+        made._autograph_options = experimental_autograph_options
         return made
 
     if func is None:

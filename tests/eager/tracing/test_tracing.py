@@ -102,7 +102,9 @@ def test_concrete_function_fields():
     assert concrete.outputs == [shift, y]
     assert shift.op.type == "Const" and shift.dtype == df.float32
     args, kwargs = concrete.structured_input_signature
-    assert args[0] == df.TensorSpec([None, 2], df.float32) and args[1] == 1.0 and kwargs == {}
+    # TF 2.21 names the spec after its parameter: TensorSpec(shape=(None, 2), ..., name='x').
+    assert args[0] == df.TensorSpec([None, 2], df.float32, name="x")
+    assert args[1] == 1.0 and kwargs == {}
     assert concrete is affine.get_concrete_function(df.TensorSpec([None, 2], df.float32))
 
 
