@@ -39,6 +39,7 @@ from ..framework import dtypes as _dtypes
 from ..framework.errors import FailedPreconditionError, InvalidArgumentError
 from ..framework.graph import (
     Tensor,
+    _user_location,
     control_dependencies,
     get_default_graph,
     graph_to_build_in,
@@ -542,6 +543,8 @@ class Variable(metaclass=_VariableMeta):
             # (as "Assign/value", like TensorFlow's op wrappers name them).
             if not isinstance(value, Tensor):
                 value = convert_to_tensor(value, dtype=self._dtype, name="value")
+            if self._eager:
+                self._check_eager_update(op_type, scope[:-1], value, validate_shape)
             attrs = self._attrs()
             if not validate_shape:
                 attrs["validate_shape"] = False
@@ -549,6 +552,28 @@ class Variable(metaclass=_VariableMeta):
         if not read_value:
             return op
         return op.outputs[0] if self._eager else _UnreadVariable(self, op)
+
+    def _check_eager_update(
+        self, op_type: str, op_name: str, value: Tensor, validate_shape: bool
+    ) -> None:
+        """The checks TensorFlow 2's variables make in Python before an update, with its
+        ``ValueError``: the value's dtype, and for ``assign`` its shape (a wrong shape for
+        ``assign_add``/``assign_sub`` is the op's error, as there)."""
+        if value.dtype.base_dtype is not self._dtype:
+            raise ValueError(
+                f"{op_type} op '{op_name}' at {_user_location()}: Tensor conversion requested "
+                f"dtype {self._dtype.name} for Tensor with dtype {value.dtype.name}: {value!r}"
+            )
+        if (
+            op_type == "Assign"
+            and validate_shape
+            and not self._shape.is_compatible_with(value.shape)
+        ):
+            raise ValueError(
+                f"{op_type} op '{op_name}' at {_user_location()}: Cannot assign value to "
+                f"variable '{self.name}': Shape mismatch. The variable shape {self._shape}, "
+                f"and the assigned value shape {value.shape} are incompatible."
+            )
 
     # -- sparse updates (the ops are defined in dataflow.ops.state_ops) ---------------------
     def scatter_update(self, sparse_delta, use_locking=False, name=None) -> Tensor:
