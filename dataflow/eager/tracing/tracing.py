@@ -33,7 +33,7 @@ from ...framework.graph import (
 from ...framework.graph_keys import GraphKeys
 from ...framework.graph_walk import needed_ops
 from ...framework.tensor_spec import TensorSpec
-from ...ops.variables import VariableRef
+from ...ops.variables import VariableRef, value_of_unread_variable
 from ..runner import active_tapes
 from ..tensor import EagerTensor
 from .tape_calls import eager_result, taped_call  # noqa: F401 - eager_result is offered here too
@@ -832,6 +832,8 @@ class Function:
             args, kwargs = nest.pack_sequence_as((args, kwargs), traced_arguments)
             variables_before = {id(v) for v in _variables_of(graph)}
             outputs = self._python_function_to_trace()(*args, **kwargs)
+            # A variable seen after an update (what ``v.assign(x)`` gives) returns its value.
+            outputs = nest.map_structure(value_of_unread_variable, outputs)
             new_variables = [v for v in _variables_of(graph) if id(v) not in variables_before]
             self._check_variables_made(new_variables + graph.lifted_variables, location)
             outputs = self._order_effects(graph, graph.get_operations(), outputs, new_variables)
