@@ -476,7 +476,7 @@ from .eager import (  # noqa: E402
 )
 from .eager.custom_gradient import custom_gradient, grad_pass_through, recompute_grad  # noqa: E402
 from .eager.py_function import py_function  # noqa: E402
-from .eager.tensor import disable_tensor_equality, enable_tensor_equality  # noqa: E402
+from .framework.tensor_equality import disable_tensor_equality, enable_tensor_equality  # noqa: E402
 
 # isort: split
 # TF1's reference variables and the dtypes they and TF1's quantized ops use

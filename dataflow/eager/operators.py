@@ -134,11 +134,11 @@ def _attach() -> None:
         ("__ge__", "GreaterEqual"),
     ):
         setattr(EagerTensor, method, _binary(op_type, (), op_type, _tensor_operator(method)))
-    # == and != have their own general way (`EagerTensor.__eq__`: None, and shapes that do not
-    # broadcast, compare plainly); a kept plan means that the shapes broadcast.
-    # With tensor equality disabled (`dataflow.eager.tensor.disable_tensor_equality`) they
+    # == and != have their own general way (`EagerTensor.__eq__`: None compares plainly, and
+    # shapes that do not broadcast give one bool scalar); a kept plan means that the shapes
+    # broadcast.  With tensor equality disabled (`dataflow.framework.tensor_equality`) they
     # compare by identity.
-    from .tensor import _tensor_equality
+    from ..framework.tensor_equality import _elementwise as _tensor_equality
 
     equal = _binary("Equal", (), "Equal", EagerTensor.__eq__)
     not_equal = _binary("NotEqual", (), "NotEqual", EagerTensor.__ne__)

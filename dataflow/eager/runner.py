@@ -7,11 +7,13 @@ on the input values.  A kernel is built once per (op type, attrs) when the attrs
 and the op is not stateful (a stateful kernel, such as a variable handle's, may hold state of
 its own, so it is built per run), and the result of inference is kept too, per (op type,
 attrs, input dtypes and shapes), where it cannot depend on more (`EagerOpRunner`).  A ``Const``
-needs neither: its output is its value.  Errors are those of a Session run: inference raises
-``TypeError``/``ValueError`` naming the op and the user's line; a failing kernel raises the
-`errors.OpError` a run would (``InvalidArgumentError`` for bad values).  The user's line is
-looked for only when an error is raised, or when a tape records the op (its gradient's errors
-name it later).
+needs neither: its output is its value.  Errors are TensorFlow 2's eager ones, naming the op
+and the user's line: tensors that inference refuses (shapes that do not fit, dtypes that do not
+match) raise ``InvalidArgumentError``, where a graph being built raises ``ValueError`` or
+``TypeError``; a failing kernel raises the `errors.OpError` a run would
+(``InvalidArgumentError`` for bad values).  Python values that cannot become tensors are the
+conversion's ``TypeError``/``ValueError``, before the op.  The user's line is looked for only
+when an error is raised, or when a tape records the op (its gradient's errors name it later).
 
 `run_planned` is the short way of a repeated op (see the package docstring): no inference, no
 `EagerOperation`, only the kernel of the kept plan and the output's `EagerTensor`.
@@ -238,7 +240,11 @@ class EagerOpRunner:
         try:
             specs = op_def.infer(op)
         except (ValueError, TypeError) as e:
-            raise type(e)(f"{op_def.type} op '{op._name}' at {_user_location()}: {e}") from None
+            # The op was given tensors it cannot take (shapes, dtypes): TensorFlow 2's eager
+            # kernels report that as InvalidArgumentError, where building a graph gives
+            # Python's ValueError/TypeError at once.
+            message = f"{op_def.type} op '{op._name}' at {_user_location()}: {e}"
+            raise errors.InvalidArgumentError(None, op, message) from None
         out_types = []
         for dtype, _ in specs:
             dtype = _dtypes.as_dtype(dtype)

@@ -8,6 +8,15 @@ each op's registered gradient function (the table `df.gradients` uses), which ru
 The tape does not record its own backward ops, but every outer tape that is active does: so a
 gradient computed under an outer tape can itself be differentiated (higher order).
 
+As TensorFlow 2's tape, only values of a trainable dtype (floating, complex, and the
+resource handles of variables) carry a dependence: an op is recorded only when one of its
+inputs of such a dtype depends on a watched value.  So an integer (or bool) tensor gets no
+gradient, whether it is watched (which logs a warning, as TensorFlow does) or computed on the
+way from a watched float: ``gradient`` gives None for it (zeros with
+``UnconnectedGradients.ZERO``).  A target that is itself a source is the one exception: its
+gradient with respect to itself is ones of its dtype, for any dtype and for a variable too
+(``tape.gradient(v, v)`` is 1.0 for a scalar ``v``).
+
 Invariants: a tape keeps the ops it recorded, and through them their inputs and outputs, until
 it is reset or dropped; a tensor is known to the tape by identity, and the recorded ops keep
 every such tensor alive, so identities are never reused while the tape holds them.
@@ -18,6 +27,8 @@ from __future__ import annotations
 import contextlib
 
 from ..autodiff.gradients import UnconnectedGradients
+from ..framework import dtypes as _dtypes
+from ..framework import logging as _logging
 from ..framework import nest
 from ..framework.gradient_registry import dense_gradient as _dense
 from ..framework.gradient_registry import gradient_function
@@ -27,6 +38,20 @@ from ..ops.variables import _eager_variables as _variables_by_handle
 from .graph_tape import GraphRecord, building_a_graph, is_graph_value
 from .runner import active_tapes
 from .tensor import EagerTensor
+
+# The dtypes a tape differentiates through (TensorFlow's ``backprop_util.IsTrainable``, less
+# bfloat16, which dataflow has not).
+_TRAINABLE_DTYPES = frozenset(
+    (
+        _dtypes.float16,
+        _dtypes.float32,
+        _dtypes.float64,
+        _dtypes.complex64,
+        _dtypes.complex128,
+        _dtypes.resource,
+        _dtypes.variant,
+    )
+)
 
 
 def _handle_of(value) -> Tensor:
@@ -105,6 +130,8 @@ class GradientTape:
                 self._graph_record.watch(value)
                 continue
             handle = _handle_of(value)
+            if value.dtype.base_dtype not in _TRAINABLE_DTYPES:
+                _warn_untrainable_watch(value.dtype)
             self._watched[id(handle)] = handle
             self._tracked[id(handle)] = handle
 
@@ -136,7 +163,7 @@ class GradientTape:
             if variable is not None and variable.trainable:
                 self._watched[id(inputs[0])] = inputs[0]
                 tracked[id(inputs[0])] = inputs[0]
-        if any(id(t) in tracked for t in inputs):
+        if any(id(t) in tracked and t.dtype in _TRAINABLE_DTYPES for t in inputs):
             self._ops.append(op)
             for t in op._outputs:
                 tracked[id(t)] = t
@@ -167,7 +194,8 @@ class GradientTape:
                 unconnected_gradients,
                 self._watch_accessed_variables,
             )
-        targets = [_handle_of(t) for t in nest.flatten(target)]
+        flat_targets = nest.flatten(target)
+        targets = [_handle_of(t) for t in flat_targets]
         flat_sources = nest.flatten(sources)
         handles = [_handle_of(s) for s in flat_sources]
         if output_gradients is None:
@@ -178,6 +206,7 @@ class GradientTape:
         if recording:
             self._pop()  # the backward ops are not this tape's to record (outer tapes record them)
         try:
+            seeds = [_ones_for(t) if s is None else s for t, s in zip(flat_targets, seeds)]
             grads = self._backprop(targets, seeds, {id(h) for h in handles})
             results = []
             for source, handle in zip(flat_sources, handles):
@@ -195,11 +224,8 @@ class GradientTape:
         return nest.pack_sequence_as(sources, results)
 
     def _backprop(self, targets: list, seeds: list, wanted: set) -> dict:
-        from ..ops.array_ops import ones_like
-
         pending: dict[int, list] = {}
         for t, seed in zip(targets, seeds):
-            seed = ones_like(t) if seed is None else seed
             pending.setdefault(id(t), []).append(seed)
         for op in reversed(self._ops):
             out_grads = [pending.get(id(t)) for t in op._outputs]
@@ -223,6 +249,7 @@ class GradientTape:
         flat_target = reshape(target, [-1])
         flat_sources = nest.flatten(sources)
         rows: list = [[] for _ in flat_sources]
+        connected = [False] * len(flat_sources)
         persistent, self._persistent = self._persistent, True
         try:
             for i in range(int(flat_target.shape[0])):
@@ -230,18 +257,46 @@ class GradientTape:
                 seed[i] = 1.0
                 seeds = reshape(cast(seed, target.dtype), target.shape)
                 grads = self.gradient(target, flat_sources, seeds, unconnected_gradients)
-                for row, g, s in zip(rows, grads, flat_sources):
+                for k, (row, g, s) in enumerate(zip(rows, grads, flat_sources)):
+                    connected[k] = connected[k] or g is not None
                     row.append(zeros_like(s) if g is None else _dense(g))
         finally:
             self._persistent = persistent
         results = []
-        for row, source in zip(rows, flat_sources):
-            if not row:
+        for row, source, linked in zip(rows, flat_sources, connected):
+            if not row or not linked:  # unconnected (with UnconnectedGradients.ZERO it is not)
                 results.append(None)
                 continue
             stacked = stack(row)
             results.append(reshape(stacked, target.shape.concatenate(source.shape)))
         return nest.pack_sequence_as(sources, results)
+
+
+# How many times the watch of a value that gets no gradient was warned about, per line of user
+# code: TensorFlow warns the first five times each line does it.
+_untrainable_watch_warnings: dict = {}
+
+
+def _warn_untrainable_watch(dtype) -> None:
+    where = _user_location()
+    where = (where.filename, where.lineno)
+    count = _untrainable_watch_warnings.get(where, 0)
+    if count < 5:
+        _untrainable_watch_warnings[where] = count + 1
+        _logging.warning(
+            "The dtype of the watched tensor must be floating (e.g. df.float32), got %r", dtype
+        )
+
+
+def _ones_for(target):
+    """The default weight of ``target`` in a gradient: ones of its shape and dtype (a
+    variable's too, without reading it)."""
+    from ..ops.array_ops import ones, ones_like
+    from ..ops.variables import Variable
+
+    if isinstance(target, Variable):
+        return ones(target.shape, target.dtype)
+    return ones_like(target)
 
 
 def _aggregate(grads: list):

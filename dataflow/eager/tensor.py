@@ -8,6 +8,11 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework import graph as _graph
+from ..framework.tensor_equality import _elementwise as _tensor_equality
+from ..framework.tensor_equality import (  # noqa: F401 - the switches, reached here too
+    disable_tensor_equality,
+    enable_tensor_equality,
+)
 from ..framework.tensor_shape import TensorShape, as_shape
 
 # How many times code has looked at an eager tensor's value through ``tensor.op`` (as shape
@@ -174,42 +179,17 @@ def _on_its_own_lines(text: str) -> str:
     return "\n" + text if "\n" in text else text
 
 
-# Whether eager tensors compare elementwise and are unhashable (TensorFlow 2's behaviour, the
-# default) or compare by identity and hash by id (TF1's); `enable_tensor_equality` and
-# `disable_tensor_equality` switch it.  Graph tensors always compare by identity, as TF1's
-# graph-mode tensors do with either setting.
-_tensor_equality = [True]
-
-
-def enable_tensor_equality() -> None:
-    """Eager tensors compare elementwise with ``==`` and are unhashable (``tensor.ref()`` is
-    the key to use), as in TensorFlow 2."""
-    _tensor_equality[0] = True
-
-
-def disable_tensor_equality() -> None:
-    """Eager tensors compare by identity with ``==`` and hash by identity, as in TF1."""
-    _tensor_equality[0] = False
-
-
 def _compare(tensor: EagerTensor, other, which: str):
-    """``tensor == other`` (or ``!=``) elementwise; ``None`` and values of shapes that do not
-    broadcast give a plain answer, as TensorFlow's ``incompatible_shape_error=False``."""
+    """``tensor == other`` (or ``!=``) elementwise (`math_ops.compare_for_equality`: shapes
+    that cannot broadcast give one bool scalar); ``None`` gives a plain False (True), as
+    TensorFlow 2's ``Tensor.__eq__``."""
     from ..ops import math_ops
 
     if other is None:
         return which == "not_equal"
-    if isinstance(other, EagerTensor):
-        other_shape = other._value.shape
-    elif isinstance(other, _graph.Tensor):  # a graph tensor: the op decides
-        other_shape = ()
-    else:
-        other_shape = np.shape(other)
-    try:
-        np.broadcast_shapes(tensor._value.shape, other_shape)
-    except ValueError:
-        return which == "not_equal"
-    return getattr(math_ops, which)(tensor, other)
+    return math_ops.compare_for_equality(
+        tensor, other, "NotEqual" if which == "not_equal" else "Equal"
+    )
 
 
 def _rebuild(value, dtype_name: str) -> EagerTensor:

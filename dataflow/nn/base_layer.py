@@ -233,7 +233,7 @@ class Layer(VariableOwner):
         if regularizer is not None and id(variable) not in existing:
             with name_scope(variable.op.name + "/Regularizer/"):
                 self.add_loss(regularizer(variable))
-        if variable not in self._variables:
+        if not any(known is variable for known in self._variables):  # by identity: see Variable
             self._variables.append(variable)
         return variable
 

@@ -152,7 +152,7 @@ class RNNCell(VariableOwner):
             trainable=trainable and self.trainable,
             **kw,
         )
-        if variable not in self._variables:
+        if not any(known is variable for known in self._variables):  # by identity: see Variable
             self._variables.append(variable)
         return variable
 

@@ -14,6 +14,7 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
+from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Tensor, _user_location, control_dependencies, graph_to_build_in
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
@@ -190,7 +191,12 @@ def broadcast_to(input, shape, name: Optional[str] = None) -> Tensor:  # noqa: A
             except ValueError:
                 result = None
             if result is None or result != target.shape:
-                _fail("broadcast_to", f"cannot broadcast shape {x.shape} to {target.shape}")
+                message = f"cannot broadcast shape {x.shape} to {target.shape}"
+                if graph._eager:  # TensorFlow 2's eager kernel reports it so
+                    raise InvalidArgumentError(
+                        None, None, f"broadcast_to at {_user_location()}: {message}"
+                    )
+                _fail("broadcast_to", message)
         # A select of x against itself under an all-true condition of the target shape:
         # works for every dtype, and its gradient sums back to x's shape.
         return _m.where_v2(target, x, x)

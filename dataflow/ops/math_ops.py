@@ -328,6 +328,30 @@ def not_equal(x, y, name: Optional[str] = None) -> Tensor:
     return binary_op("NotEqual", x, y, name or "NotEqual")
 
 
+def compare_for_equality(x: Tensor, y, op_type: str) -> Tensor:
+    """``x == y`` (``op_type`` ``Equal``) or ``x != y`` (``NotEqual``) as the ``==`` and
+    ``!=`` of a value that compares elementwise (an eager tensor, a variable made eagerly)
+    compute it, as TensorFlow 2's operators: the elementwise op with broadcasting, or, when the
+    static shapes of ``x`` and ``y`` cannot broadcast, one bool scalar (False for ``==``,
+    True for ``!=``: TensorFlow's ``incompatible_shape_error=False``).  ``y`` converts to the
+    dtype of ``x`` as for any binary op; a tensor of another dtype is the op's error."""
+    if isinstance(y, Tensor) or is_tensor_like(y):
+        y_shape = y.shape
+    else:
+        try:
+            y_shape = TensorShape(np.shape(y))
+        except ValueError:  # a ragged list: the conversion reports it
+            y_shape = TensorShape(None)
+    try:
+        broadcast_shape(x.shape, y_shape)
+    except ValueError:
+        from .constant_op import constant
+
+        with graph_of((x, y)).as_default():
+            return constant(op_type == "NotEqual", _dtypes.bool, name=op_type)
+    return binary_op(op_type, x, y, op_type)
+
+
 def less(x, y, name: Optional[str] = None) -> Tensor:
     """Elementwise ``x < y``, with broadcasting: a bool tensor."""
     return binary_op("Less", x, y, name or "Less")

@@ -6,8 +6,10 @@
 ``add``, ``x / y`` one named ``truediv``.
 
 ``==``, ``!=`` and ``hash`` stay identity-based (graph.py), as in TensorFlow 1.x; use
-``df.equal`` for elementwise equality.  ``__array_ufunc__ = None`` makes numpy hand
-``ndarray + tensor`` over to the tensor instead of trying to convert it.
+``df.equal`` for elementwise equality.  Eager tensors and variables made eagerly compare
+elementwise instead, as TensorFlow 2's (`dataflow.framework.tensor_equality`).
+``__array_ufunc__ = None`` makes numpy hand ``ndarray + tensor`` over to the tensor instead of
+trying to convert it.
 """
 
 from __future__ import annotations

@@ -39,6 +39,8 @@ from ..framework import dtypes as _dtypes
 from ..framework.errors import FailedPreconditionError, InvalidArgumentError
 from ..framework.graph import (
     Tensor,
+    TensorRef,
+    _user_location,
     control_dependencies,
     get_default_graph,
     graph_to_build_in,
@@ -47,6 +49,7 @@ from ..framework.graph import (
 from ..framework.graph_keys import GraphKeys
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
+from ..framework.tensor_equality import _elementwise as _tensor_equality
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..framework.type_spec import register_spec_of
@@ -327,6 +330,21 @@ class Variable(metaclass=_VariableMeta):
     Its initial value is set by running ``v.initializer`` (or
     ``df.global_variables_initializer()``); reading it before that fails with
     ``FailedPreconditionError``.
+
+    Equality follows the mode the variable was made in, as in TensorFlow:
+
+    - Made in a graph (TF1's graph mode): ``==`` and ``!=`` are identity and ``hash`` is by
+      ``id``, so variables key dicts and sets as TF1 code expects.
+    - Made eagerly (TF2), including the variables a ``df.function`` makes: ``v == x`` and
+      ``v != x`` compare the variable's value elementwise with ``x`` (a variable, a tensor or
+      a Python/numpy value, broadcast) and give a bool tensor; when the two shapes cannot
+      broadcast the answer is one bool scalar (False for ``==``, True for ``!=``), as
+      TensorFlow's ``incompatible_shape_error=False``.  Such a variable is unhashable:
+      ``v.ref()`` is the dict or set key (``ref().deref()`` gives the variable back).
+      ``v == None`` is a ``ValueError`` (None is no value to compare with; TensorFlow 2.21
+      raises the same), so test for a missing variable with ``is None``.
+      ``df.disable_tensor_equality()`` gives TF1's identity and hashing back
+      (`dataflow.framework.tensor_equality`).
     """
 
     # What a variable rebuilt from a saved graph has (the file does not record them).
@@ -520,14 +538,20 @@ class Variable(metaclass=_VariableMeta):
         return self.value()
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        """An op that writes ``value``; its output is the new value, or with
-        ``read_value=False`` the `Operation` itself is returned, as in TensorFlow."""
+        """Writes ``value`` into the variable.  Returns the variable as it is after the write
+        (an `_UnreadVariable`: use it as a value, or chain another update on it), or with
+        ``read_value=False`` the update `Operation` in a graph and None eagerly, as in
+        TensorFlow."""
         return self._update("Assign", value, name, read_value)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        """Adds ``delta`` (of the variable's shape) to the variable; returns what `assign`
+        returns."""
         return self._update("AssignAdd", delta, name, read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        """Subtracts ``delta`` (of the variable's shape) from the variable; returns what
+        `assign` returns."""
         return self._update("AssignSub", delta, name, read_value)
 
     def _update_graph(self):
@@ -542,53 +566,86 @@ class Variable(metaclass=_VariableMeta):
             # (as "Assign/value", like TensorFlow's op wrappers name them).
             if not isinstance(value, Tensor):
                 value = convert_to_tensor(value, dtype=self._dtype, name="value")
+            if self._eager:
+                self._check_eager_update(op_type, scope[:-1], value, validate_shape)
             attrs = self._attrs()
             if not validate_shape:
                 attrs["validate_shape"] = False
             op = apply_op(op_type, [self._handle, value], attrs, name=scope)
+        return self._after_update(op, read_value)
+
+    def _check_eager_update(
+        self, op_type: str, op_name: str, value: Tensor, validate_shape: bool
+    ) -> None:
+        """The checks TensorFlow 2's variables make in Python before an update, with its
+        ``ValueError``: the value's dtype, and for ``assign`` its shape (a wrong shape for
+        ``assign_add``/``assign_sub`` is the op's error, as there)."""
+        if value.dtype.base_dtype is not self._dtype:
+            raise ValueError(
+                f"{op_type} op '{op_name}' at {_user_location()}: Tensor conversion requested "
+                f"dtype {self._dtype.name} for Tensor with dtype {value.dtype.name}: {value!r}"
+            )
+        if (
+            op_type == "Assign"
+            and validate_shape
+            and not self._shape.is_compatible_with(value.shape)
+        ):
+            raise ValueError(
+                f"{op_type} op '{op_name}' at {_user_location()}: Cannot assign value to "
+                f"variable '{self.name}': Shape mismatch. The variable shape {self._shape}, "
+                f"and the assigned value shape {value.shape} are incompatible."
+            )
+
+    def _after_update(self, op, read_value: bool):
+        """What an update made by ``op`` returns (see `assign`).  An op run eagerly belongs to
+        no graph: the update is done, and the variable seen after it is the variable itself."""
+        ran_eagerly = op.graph is None
         if not read_value:
-            return op
-        return op.outputs[0] if self._eager else _UnreadVariable(self, op)
+            return None if ran_eagerly else op
+        return _UnreadVariable(self, None if ran_eagerly else op)
 
     # -- sparse updates (the ops are defined in dataflow.ops.state_ops) ---------------------
-    def scatter_update(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
         """Sets the rows ``sparse_delta.indices`` to ``sparse_delta.values`` (an
-        ``IndexedSlices``); outputs the new value."""
+        ``IndexedSlices``); returns the new value (see `_scatter`)."""
         return self._scatter("ScatterUpdate", sparse_delta.indices, sparse_delta.values, name)
 
-    def scatter_add(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
         """Adds ``sparse_delta.values`` to the rows ``sparse_delta.indices``."""
         return self._scatter("ScatterAdd", sparse_delta.indices, sparse_delta.values, name)
 
-    def scatter_sub(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
         """Subtracts ``sparse_delta.values`` from the rows ``sparse_delta.indices``."""
         return self._scatter("ScatterSub", sparse_delta.indices, sparse_delta.values, name)
 
-    def scatter_mul(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
         """Multiplies the rows ``sparse_delta.indices`` by ``sparse_delta.values``."""
         return self._scatter("ScatterMul", sparse_delta.indices, sparse_delta.values, name)
 
-    def scatter_div(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+    def scatter_div(self, sparse_delta, use_locking=False, name=None):
         """Divides the rows ``sparse_delta.indices`` by ``sparse_delta.values``."""
         return self._scatter("ScatterDiv", sparse_delta.indices, sparse_delta.values, name)
 
-    def scatter_min(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+    def scatter_min(self, sparse_delta, use_locking=False, name=None):
         return self._scatter("ScatterMin", sparse_delta.indices, sparse_delta.values, name)
 
-    def scatter_max(self, sparse_delta, use_locking=False, name=None) -> Tensor:
+    def scatter_max(self, sparse_delta, use_locking=False, name=None):
         return self._scatter("ScatterMax", sparse_delta.indices, sparse_delta.values, name)
 
-    def scatter_nd_update(self, indices, updates, name=None) -> Tensor:
+    def scatter_nd_update(self, indices, updates, name=None):
         """Sets the elements (or slices) that the last axis of ``indices`` addresses."""
         return self._scatter("ScatterNdUpdate", indices, updates, name)
 
-    def scatter_nd_add(self, indices, updates, name=None) -> Tensor:
+    def scatter_nd_add(self, indices, updates, name=None):
         return self._scatter("ScatterNdAdd", indices, updates, name)
 
-    def scatter_nd_sub(self, indices, updates, name=None) -> Tensor:
+    def scatter_nd_sub(self, indices, updates, name=None):
         return self._scatter("ScatterNdSub", indices, updates, name)
 
-    def _scatter(self, op_type: str, indices, updates, name) -> Tensor:
+    def _scatter(self, op_type: str, indices, updates, name):
+        """The sparse update ``op_type``.  Returns the variable after it for a variable made
+        eagerly (eager mode or a trace), as TensorFlow 2's do (see `assign`); in a graph, the
+        op's output (the new value), as TF1's variables give."""
         graph = graph_to_build_in(self._update_graph())
         with graph.as_default(), graph.name_scope(name or op_type) as scope:
             if not isinstance(indices, Tensor):
@@ -596,7 +653,9 @@ class Variable(metaclass=_VariableMeta):
             if not isinstance(updates, Tensor):
                 updates = convert_to_tensor(updates, dtype=self._dtype, name="updates")
             op = apply_op(op_type, [self._handle, indices, updates], self._attrs(), name=scope)
-        return op.outputs[0]
+        if not self._eager:
+            return op.outputs[0]
+        return self._after_update(op, read_value=True)
 
     def load(self, value, session=None) -> None:
         """Writes ``value`` into the variable in ``session`` (the default one if omitted);
@@ -618,54 +677,131 @@ class Variable(metaclass=_VariableMeta):
             return f"<{described}, numpy={value if value.ndim == 0 else repr(value)}>"
         return f"<{described}>"
 
+    # -- equality and hashing (see the class docstring) ------------------------------------------
     def __hash__(self) -> int:
+        if self._eager and _tensor_equality[0]:
+            raise TypeError(
+                "Variable is unhashable. Instead, use variable.ref() as the key. (Variable: "
+                f"<df.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}>)"
+            )
         return id(self)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other):
+        if self._eager and _tensor_equality[0]:
+            return _compare_elementwise(self, other, "Equal")
         return self is other
 
+    def __ne__(self, other):
+        if self._eager and _tensor_equality[0]:
+            return _compare_elementwise(self, other, "NotEqual")
+        return self is not other
+
+    def ref(self) -> TensorRef:
+        """A hashable key for this variable, equal only to keys of the same variable object;
+        ``deref()`` gives the variable back.  Needed for an eager variable, whose ``==``
+        compares values."""
+        return TensorRef(self)
+
+    experimental_ref = ref
+
+    # -- the value as Python and numpy see it (eagerly; a graph's value is only known when run)
     def __bool__(self):
         return bool(self.read_value())
+
+    def __float__(self) -> float:
+        return float(self.value())
+
+    def __int__(self) -> int:
+        return int(self.value())
+
+    def __complex__(self) -> complex:
+        return complex(np.asarray(self.value()))
+
+    def __iter__(self):
+        return iter(self.value())
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.value(), dtype)
 
     __array_priority__ = 100
 
 
 class _UnreadVariable(Variable):
-    """What ``Variable.assign*`` returns in a graph, as TF1's resource variables do: the same
-    variable, seen after the update ``op``.
+    """What ``Variable.assign*`` and ``scatter_*`` return, as TensorFlow's resource variables
+    do: the same variable, seen after the update.
 
-    It is not a new variable (no collection holds it): its reads (``read_value()``,
-    ``value()``, its use as a tensor, its operators) are ordered after ``op``, so they see the
-    update; fetching it, or depending on it, runs ``op`` and gives the new value (the
-    update's own output); ``.op`` and ``.name`` are the update's, and a further ``assign*``
-    runs after it.  ``read_value=False`` returns the op itself instead."""
+    It is not a new variable (no collection holds it, its handle is the variable's) and it
+    compares, hashes and converts as the variable does.
+
+    - In a graph (TF1, or a ``df.function`` being traced) it is the variable after the update
+      ``op``: its reads (``read_value()``, ``value()``, its use as a tensor, its operators)
+      are ordered after ``op``, so they see the update; fetching it, or depending on it, runs
+      ``op`` and gives the new value (the update's own output); ``.op`` and ``.name`` are the
+      update's, and a further ``assign*`` runs after it.
+    - Eagerly (``op`` is None: the update has run) it reads the variable's value when asked,
+      as TensorFlow 2's does: ``v.assign_sub(1) * 2`` reads the new value, and a later write
+      to ``v`` shows through it too.  Its name is ``UnreadVariable``, as there.
+    """
 
     def __init__(self, variable: Variable, update_op):
         self.__dict__.update(variable.__dict__)
         self._update_op = update_op
-        self._snapshot = update_op.outputs[0]
+        if update_op is not None:
+            self._snapshot = update_op.outputs[0]
 
     @property
     def name(self) -> str:
-        return self._update_op.name
+        return "UnreadVariable" if self._update_op is None else self._update_op.name
 
     @property
     def op(self):
-        return self._update_op
+        return super().op if self._update_op is None else self._update_op
 
     @property
     def graph(self):
-        return self._update_op.graph
+        return self._graph if self._update_op is None else self._update_op.graph
 
-    # Reads and further updates go where the update was built (a traced branch or function
-    # builds it in its own graph, not in the variable's).
+    def _after_the_update(self):
+        """Where reads and further updates go: after the update, in the graph it was built in
+        (a traced branch or function builds it in its own graph, not in the variable's)."""
+        if self._update_op is None:
+            return contextlib.nullcontext()
+        stack = contextlib.ExitStack()
+        stack.enter_context(self._update_op.graph.as_default())
+        stack.enter_context(control_dependencies([self._update_op]))
+        return stack
+
     def _read(self, name: str) -> Tensor:
-        with self._update_op.graph.as_default(), control_dependencies([self._update_op]):
+        with self._after_the_update():
             return super()._read(name)
 
     def _update(self, op_type: str, value, name, read_value=True, validate_shape=True):
-        with self._update_op.graph.as_default(), control_dependencies([self._update_op]):
+        with self._after_the_update():
             return super()._update(op_type, value, name, read_value, validate_shape)
+
+    def _scatter(self, op_type: str, indices, updates, name):
+        with self._after_the_update():
+            return super()._scatter(op_type, indices, updates, name)
+
+
+def value_of_unread_variable(value):
+    """``value``, or when it is a variable seen after an update (`_UnreadVariable`) its value
+    read after that update: what a ``df.function`` returns for it, as TensorFlow's do."""
+    return value.value() if isinstance(value, _UnreadVariable) else value
+
+
+def _compare_elementwise(variable: Variable, other, op_type: str) -> Tensor:
+    """``variable == other`` (``op_type`` ``Equal``) or ``!=`` (``NotEqual``) for an eager
+    variable: see `Variable`."""
+    from .math_ops import compare_for_equality
+
+    if other is None:
+        raise ValueError(
+            f"{op_type} op at {_user_location()}: Attempt to convert a value (None) with an "
+            f"unsupported type (<class 'NoneType'>) to a Tensor, to compare it with variable "
+            f"'{variable.name}'; test for a missing variable with 'is None'."
+        )
+    return compare_for_equality(variable.value(), other, op_type)
 
 
 def _convert_variable(var: Variable, dtype=None, name=None) -> Tensor:

@@ -187,7 +187,8 @@ def _object_graph_keys(root, skip_slots: bool = False) -> OrderedDict[str, Varia
     if not skip_slots:
         for optimizer in optimizers:
             for slot_name in sorted(optimizer._slots):
-                for var, slot in optimizer._slots[slot_name].items():
+                for var_ref, slot in optimizer._slots[slot_name].items():
+                    var = var_ref.deref()
                     if id(var) in variable_paths:
                         key = (
                             f"{variable_paths[id(var)]}/{_SLOT}/{paths[id(optimizer)]}/"

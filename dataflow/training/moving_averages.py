@@ -123,7 +123,8 @@ class ExponentialMovingAverage:
         self._num_updates = num_updates
         self._zero_debias = zero_debias
         self._name = name
-        # item (Variable or Tensor) -> its shadow variable
+        # ``item.ref()`` (a Variable or a Tensor) -> its shadow variable; keyed through ``ref()``,
+        # since a variable or tensor made eagerly is unhashable, as in TensorFlow 2.
         self._averages: dict = {}
 
     @property
@@ -137,7 +138,7 @@ class ExponentialMovingAverage:
         if var_list is None:
             var_list = get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES)
         var_list = list(var_list)
-        zero_debiased = set()
+        zero_debiased = set()  # the ids of the shadows of tensors, which are zero-debiased
         for var in var_list:
             if not isinstance(var, (Variable, Tensor)):
                 raise TypeError(
@@ -149,7 +150,7 @@ class ExponentialMovingAverage:
                     f"The variables must be half, float, or double: {var.name} "
                     f"(at {_user_location()})"
                 )
-            if var in self._averages:
+            if var.ref() in self._averages:
                 continue
             if isinstance(var, Variable):
                 average = _top_level_variable(
@@ -159,8 +160,8 @@ class ExponentialMovingAverage:
             else:
                 average = _zeros_like_shape(var, f"{var.op.name}/{self._name}")
                 if self._zero_debias:
-                    zero_debiased.add(average)
-            self._averages[var] = average
+                    zero_debiased.add(id(average))
+            self._averages[var.ref()] = average
         with name_scope(self._name) as scope:
             if isinstance(self._decay, (Tensor, Variable)):
                 decay = cast(self._decay, _dtypes.float32)
@@ -171,19 +172,21 @@ class ExponentialMovingAverage:
                 decay = minimum(decay, (1.0 + num_updates) / (10.0 + num_updates))
             updates = []
             for var in var_list:
-                average = self._averages[var]
-                updates.append(assign_moving_average(average, var, decay, average in zero_debiased))
+                average = self._averages[var.ref()]
+                updates.append(
+                    assign_moving_average(average, var, decay, id(average) in zero_debiased)
+                )
             return group(*updates, name=scope)
 
     def average(self, var) -> Optional[Variable]:
         """The shadow variable of ``var``, or None when ``apply`` was not given it."""
-        return self._averages.get(var)
+        return self._averages.get(var.ref())
 
     def average_name(self, var) -> str:
         """The name (without ``:0``) the shadow of ``var`` has, or would have if ``apply``
         made it now: what a Saver restoring averages looks it up by."""
-        if var in self._averages:
-            return self._averages[var].op.name
+        if var.ref() in self._averages:
+            return self._averages[var.ref()].op.name
         return get_default_graph().unique_name(f"{var.op.name}/{self._name}", mark_as_used=False)
 
     def variables_to_restore(self, moving_avg_variables=None) -> dict:
@@ -195,10 +198,11 @@ class ExponentialMovingAverage:
         if moving_avg_variables is None:
             moving_avg_variables = graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)
             moving_avg_variables += graph.get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES)
-        averaged = list(dict.fromkeys(moving_avg_variables))
+        averaged = [ref.deref() for ref in dict.fromkeys(v.ref() for v in moving_avg_variables)]
         name_map = {self.average_name(v): v for v in averaged}
         averaged_names = {v.name for v in averaged}
-        for v in dict.fromkeys(graph.get_collection(GraphKeys.GLOBAL_VARIABLES)):
+        global_variables = graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
+        for v in [ref.deref() for ref in dict.fromkeys(v.ref() for v in global_variables)]:
             if v.name not in averaged_names and v.op.name not in name_map:
                 name_map[v.op.name] = v
         return name_map

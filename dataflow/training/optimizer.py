@@ -17,6 +17,7 @@ from ..framework.graph import (
     Graph,
     Operation,
     Tensor,
+    TensorRef,
     _user_location,
     control_dependencies,
     get_default_graph,
@@ -111,8 +112,9 @@ class Optimizer:
 
             with variable_scope(None, default_name=self._name) as vs:
                 self._non_slot_variable_scope = vs
-        # slot name -> {variable: slot variable}
-        self._slots: dict[str, dict[Variable, Variable]] = {}
+        # slot name -> ``var.ref()`` -> the slot variable of ``var`` (keyed through ``ref()``:
+        # a variable made eagerly is unhashable, as in TensorFlow 2).
+        self._slots: dict[str, dict[TensorRef, Variable]] = {}
         # (name, graph) -> variable: state shared by all variables, one per graph.
         self._non_slot_dict: dict[tuple[str, Graph], Variable] = {}
 
@@ -319,9 +321,9 @@ class Optimizer:
         """The slot variable ``name`` (see `get_slot_names`) made for ``var``, or None.  For
         the rows of a variable (`_Rows`, in a sparse update) the same rows of the slot."""
         if isinstance(var, _Rows):
-            slot = self._slots.get(name, {}).get(var.variable)
+            slot = self._slots.get(name, {}).get(var.variable.ref())
             return None if slot is None else _Rows(slot, var.indices)
-        return self._slots.get(name, {}).get(var)
+        return self._slots.get(name, {}).get(var.ref())
 
     def get_slot_names(self) -> list[str]:
         return sorted(self._slots)
@@ -369,24 +371,25 @@ class Optimizer:
     def _filled_slot(self, var: Variable, slot_name: str, op_name: str, value) -> Variable:
         """`_zeros_slot` with every element ``value`` (in ``var``'s dtype) instead of zero."""
         slots = self._slots.setdefault(slot_name, {})
-        if var not in slots:
+        key = var.ref()
+        if key not in slots:
             graph = var.graph
             with graph.as_default(), _lifted(graph), graph.name_scope(None):
                 if var.shape.is_fully_defined():
                     filled = np.full(
                         var.shape.as_list(), value, dtype=_dtypes.numpy_dtype(var.dtype)
                     )
-                    slots[var] = Variable(
+                    slots[key] = Variable(
                         filled, trainable=False, name=f"{var.op.name}/{op_name}", dtype=var.dtype
                     )
                 else:
-                    slots[var] = Variable(
+                    slots[key] = Variable(
                         lambda: _fill(_shape(var.initial_value), cast(value, var.dtype)),
                         trainable=False,
                         name=f"{var.op.name}/{op_name}",
                         validate_shape=False,
                     )
-        return slots[var]
+        return slots[key]
 
     def _create_non_slot_variable(self, initial_value, name: str, colocate_with: Variable):
         """The variable ``name`` shared by all of the optimizer's variables in the graph of

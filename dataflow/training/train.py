@@ -687,6 +687,7 @@ class DecoupledWeightDecayExtension:
     def __init__(self, weight_decay, *args, **kwargs):
         self._weight_decay = weight_decay
         self._weight_decay_tensor: Optional[Tensor] = None
+        # ``ref()`` of each variable to decay (None: all of them).
         self._decay_var_list: Optional[set] = None
         self._minimize_decay_var_list = None
         self._decayed_rows_already = False  # set while _apply_sparse has decayed the rows
@@ -730,7 +731,7 @@ class DecoupledWeightDecayExtension:
         """`Optimizer.apply_gradients` that decays only ``decay_var_list`` when given."""
         if decay_var_list is None:
             decay_var_list = self._minimize_decay_var_list
-        self._decay_var_list = set(decay_var_list) if decay_var_list else None
+        self._decay_var_list = {v.ref() for v in decay_var_list} if decay_var_list else None
         return super().apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
     def _prepare(self):
@@ -743,7 +744,7 @@ class DecoupledWeightDecayExtension:
 
     def _decay_weights_op(self, var: Variable, grad: Tensor):
         decayed = var.variable if isinstance(var, _Rows) else var
-        if self._decay_var_list is not None and decayed not in self._decay_var_list:
+        if self._decay_var_list is not None and decayed.ref() not in self._decay_var_list:
             return no_op()
         if self._weight_decay_tensor is None:
             rate = convert_to_tensor(self._call_if_callable(self._weight_decay), dtype=var.dtype)

@@ -46,16 +46,19 @@ def test_a_repeated_op_is_inferred_once_per_dtype_and_shape(counted_op):
 def test_inference_that_reads_an_input_value_is_done_every_time():
     x = df.constant([1.0, 2.0, 3.0, 4.0])
     assert df.reshape(x, [2, 2]).shape.as_list() == [2, 2]
-    with pytest.raises(ValueError, match=r"Reshape op .*test_eager_plans.py:\d+"):
+    with pytest.raises(
+        df.errors.InvalidArgumentError, match=r"Reshape op .*test_eager_plans.py:\d+"
+    ):
         df.reshape(x, [3, 1])  # the same key as [2, 2]: an int32 vector of two
     assert df.reshape(x, [1, 4]).shape.as_list() == [1, 4]
 
 
 def test_an_op_that_ran_before_still_names_its_line_when_its_inputs_do_not_fit():
     df.add(df.constant([1.0, 2.0]), df.constant([1.0, 2.0]))
-    with pytest.raises(ValueError, match=r"Add op .*test_eager_plans.py:\d+"):
+    # Eagerly these are InvalidArgumentError, as TF 2.21's kernels report them.
+    with pytest.raises(df.errors.InvalidArgumentError, match=r"Add op .*test_eager_plans.py:\d+"):
         df.add(df.constant([1.0, 2.0]), df.constant([1.0, 2.0, 3.0]))
-    with pytest.raises(TypeError, match=r"test_eager_plans.py:\d+"):
+    with pytest.raises(df.errors.InvalidArgumentError, match=r"test_eager_plans.py:\d+"):
         df.add(df.constant([1.0, 2.0]), df.constant([1, 2]))
 
 

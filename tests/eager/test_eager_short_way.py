@@ -133,7 +133,9 @@ def test_shapes_that_do_not_fit_raise_after_the_op_ran_well():
     x = df.constant([1.0, 2.0])
     x + x
     for _ in range(2):
-        with pytest.raises(ValueError, match=r"Add op .*test_eager_short_way.py:\d+"):
+        with pytest.raises(
+            df.errors.InvalidArgumentError, match=r"Add op .*test_eager_short_way.py:\d+"
+        ):
             x + df.constant([1.0, 2.0, 3.0])
 
 

@@ -222,22 +222,33 @@ def not_(value):
 
 
 def eq(left, right):
-    """``a == b``: `df.equal` when either side is a tensor (whose own ``==`` is identity, as in
-    TensorFlow 1.x, eager tensors included), else Python's."""
+    """``a == b`` as TensorFlow 2 computes it in a function, where a graph tensor's own ``==``
+    (identity, as in TensorFlow 1.x) would not: when either side is a tensor, elementwise by
+    `_compare`'s rules; else Python's (a variable's own ``==`` compares values)."""
     if isinstance(left, Tensor) or isinstance(right, Tensor):
-        from dataflow.ops.math_ops import equal
-
-        return equal(left, right)
+        return _compare(left, right, "Equal")
     return left == right
 
 
 def not_eq(left, right):
-    """``a != b``: `df.not_equal` when either side is a tensor, else Python's."""
+    """``a != b``: the negation of `eq` (elementwise when either side is a tensor)."""
     if isinstance(left, Tensor) or isinstance(right, Tensor):
-        from dataflow.ops.math_ops import not_equal
-
-        return not_equal(left, right)
+        return _compare(left, right, "NotEqual")
     return left != right
+
+
+def _compare(left, right, op_type: str):
+    """``left == right`` (``op_type`` ``Equal``) or ``!=`` (``NotEqual``), one side a tensor,
+    as TensorFlow 2's ``Tensor.__eq__``: None is simply unequal, shapes that cannot broadcast
+    give one bool scalar (`math_ops.compare_for_equality`), and a Python value on the left
+    takes the tensor's dtype as it would with the operator."""
+    from dataflow.ops.math_ops import compare_for_equality
+
+    if left is None or right is None:
+        return op_type == "NotEqual"
+    if not isinstance(left, Tensor):
+        left, right = right, left
+    return compare_for_equality(left, right, op_type)
 
 
 def if_exp(condition, true_value, false_value):

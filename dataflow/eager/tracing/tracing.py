@@ -45,7 +45,7 @@ from ...framework.sparse_tensor import SparseTensor
 from ...framework.tensor_spec import TensorSpec
 from ...framework.type_spec import TypeSpec
 from ...ops.tensor_array_ops import TensorArray
-from ...ops.variables import VariableRef
+from ...ops.variables import VariableRef, value_of_unread_variable
 from ..runner import active_tapes
 from ..tensor import EagerTensor
 from .introspection import (
@@ -669,6 +669,8 @@ class Function(FunctionIntrospection):
                 outputs = self._python_function_to_trace()(*args, **kwargs)
             finally:
                 graph.automatic_control_dependencies = False
+            # A variable seen after an update (what ``v.assign(x)`` gives) returns its value.
+            outputs = nest.map_structure(value_of_unread_variable, outputs)
             outputs = self._outputs_as_tensors(outputs, in_tf1_graph=False)
             new_variables = [v for v in variables_of(graph) if id(v) not in variables_before]
             self._check_variables_made(new_variables + graph.lifted_variables, location)
