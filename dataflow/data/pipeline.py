@@ -94,17 +94,53 @@ def _describe_pipeline(stage: _Stage) -> tuple[list, list]:
     return records, tensors
 
 
+class _FunctionGraph(Graph):
+    """The graph a function of a pipeline is traced into.  A value computed eagerly that the
+    function reads (a closure over an eager tensor, as in ``ds.map(lambda x: x / scale)``)
+    becomes a constant of that value here, as an eager tensor never changes; an eager
+    variable cannot be read (its value lives outside the function's Session)."""
+
+    def __init__(self, what: str):
+        super().__init__()
+        self._what = what
+        self._eager_constants: dict = {}  # id(eager tensor) -> (it, its constant here)
+
+    def _capture_eager_tensor(self, tensor: Tensor, op_type: str) -> Tensor:
+        from primitives.contexts import building_in
+
+        from ..framework import dtypes as _dtypes
+        from ..framework.graph import _user_location
+
+        if tensor.dtype is _dtypes.resource:
+            raise TypeError(
+                f"The function given to Dataset.{self._what} reads an eager variable or resource "
+                f"(a {op_type} op at {_user_location()}); a dataset function may read eager "
+                "tensors only: pass the variable's value (variable.read_value()) in an element "
+                "or make the dataset again when it changes"
+            )
+        known = self._eager_constants.get(id(tensor))
+        if known is None:
+            with self.control_dependencies(None), building_in(self, None):
+                attrs = {"value": tensor._value, "dtype": tensor.dtype}
+                constant = apply_op("Const", (), attrs, name="captured").outputs[0]
+            known = self._eager_constants[id(tensor)] = (tensor, constant)
+        return known[1]
+
+
 class _DatasetFunction:
     """A function of a pipeline (``map``, ``filter``, ...) traced into its own graph, run by its
     own Session.  ``extra`` are Python arguments passed after the element (a window dataset).
     A function that returns a `Dataset` gives, when run, an iterator over that dataset's
-    elements."""
+    elements.  The function is converted by AutoGraph first (as TensorFlow converts it), so
+    its Python ``if``/``while``/``for`` on tensors stage control flow; it is traced once, here,
+    and its Python side effects happen now only."""
 
     def __init__(self, func, element_structure, types, shapes, what: str, extra=()):
         from ..client.session import Session  # a front end over the runtime, as a user's program is
+        from ..eager.autograph.operators import call as call_converted
 
         self._session_type = Session
-        self.graph = Graph()
+        self.graph = _FunctionGraph(what)
         self.what = what
         self.dataset = None
         nested = _nested_dataset_positions(element_structure)
@@ -122,9 +158,9 @@ class _DatasetFunction:
                 )  # fmt: skip
             element = _pack(element_structure, args)
             if isinstance(element, tuple) and not hasattr(type(element), "_fields"):
-                result = func(*element, *extra)
+                result = call_converted(func, *element, *extra)
             else:
-                result = func(element, *extra)
+                result = call_converted(func, element, *extra)
             is_dataset = isinstance(result, _dataset_class())
             self.structure = result if is_dataset else _structure_of(result)
             if is_dataset:
