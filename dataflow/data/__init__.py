@@ -60,8 +60,10 @@ from ..framework.tfrecord import read_records
 from . import (
     dataset_ops,
     experimental,  # noqa: E402, I001 - after the datasets it builds on
+    in_functions,  # registers datasets with df.function and AutoGraph
     lookup,
     options,
+    owned_iterator,
     readers,
     saveable,
     snapshot,

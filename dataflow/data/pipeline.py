@@ -25,7 +25,7 @@ from ..framework.errors import (
     OpError,
     OutOfRangeError,
 )
-from ..framework.graph import Graph, Tensor, name_scope
+from ..framework.graph import Graph, Tensor, get_default_graph, name_scope
 from ..framework.op_registry import apply_op
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tfrecord import read_records
@@ -62,6 +62,36 @@ def register_dataset_class(cls: type) -> None:
 
 def _dataset_class() -> type:
     return _DATASET_CLASS[0]
+
+
+def _tf2_semantics() -> bool:
+    """Whether a dataset made now is a TF2 program's (``tf.data.Dataset`` of TensorFlow 2):
+    made eagerly or while a ``df.function`` is traced.  Elsewhere it is TF1's
+    (``tf.compat.v1.data.Dataset`` in a graph), which differs in little: ``map`` does not keep
+    the number of elements known, and every pass over a seeded ``shuffle`` (a new Session, a new
+    initialization) gives the same order."""
+    from ..eager.context import executing_eagerly
+
+    return executing_eagerly() or get_default_graph().building_function
+
+
+class _ShufflePasses:
+    """The passes started over a shuffled dataset made eagerly, shared by all its iterators
+    (TensorFlow keeps them in the dataset's seed generator): with a seed and
+    ``reshuffle_each_iteration``, the first pass has the order a graph's pass has, and each
+    later one an order of its own drawn from the seed and its number, so a program that makes
+    the same datasets in the same order with the same seeds sees the same orders.  (They are
+    not TensorFlow's orders, which come from another generator.)"""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._started = 0
+
+    def start(self) -> int:
+        """The number of passes started before this one."""
+        with self._lock:
+            self._started += 1
+            return self._started - 1
 
 
 # -- the pipeline as data --------------------------------------------------------------------------
@@ -139,6 +169,10 @@ class _DatasetFunction:
         from ..client.session import Session  # a front end over the runtime, as a user's program is
         from ..eager.autograph.operators import call as call_converted
 
+        if not callable(func):
+            raise ValueError(
+                f"Argument `func` must be a callable. Received func={func} (of type {type(func)})"
+            )
         self._session_type = Session
         self.graph = _FunctionGraph(what)
         self.what = what
@@ -250,7 +284,8 @@ def _run_pipeline(records: list, arrays: list, sessions: dict):
     return factories[-1]()
 
 
-_WITH_SESSIONS: set = set()  # stage kinds whose factories also take the pipeline's sessions
+# Stage kinds whose factories also take the pipeline's sessions.
+_WITH_SESSIONS: set = {"dataset_argument"}
 
 
 def _nested_dataset_positions(structure) -> dict:
@@ -272,6 +307,26 @@ def _fed_dataset(spec, slot: int):
         [s.dtype for s in specs],
         [s.shape for s in specs],
     )
+
+
+class _PipelineValue:
+    """A whole dataset as one value (TensorFlow's variant tensor of a dataset): its pipeline's
+    records and the arrays of its tensors.  A dataset given to a ``df.function`` is fed to the
+    trace as one of these, and the trace reads it through a ``dataset_argument`` stage."""
+
+    __slots__ = ("records", "arrays")
+
+    def __init__(self, records: list, arrays: list):
+        self.records = records
+        self.arrays = arrays
+
+    def __repr__(self) -> str:
+        return f"<a dataset's pipeline of {len(self.records)} stages>"
+
+
+def _dataset_argument(inputs, parents, params, function, sessions):
+    value = np.asarray(inputs[0], dtype=object)[()]
+    return lambda: _run_pipeline(value.records, value.arrays, sessions)
 
 
 def _slices(inputs, parents, params, function):
@@ -421,6 +476,11 @@ def _shuffle(inputs, parents, params, function):
         )
     seed = None if params["seed"] is None else [params["seed"], params["seed2"]]
     reshuffle = params["reshuffle_each_iteration"]
+    passes = params.get("passes")
+    if reshuffle and seed is not None and passes is not None:
+        later = passes.start()  # each pass over a dataset made eagerly has an order of its own
+        if later:
+            seed = [*seed, later]
     (parent,) = parents
     rng = np.random.default_rng(seed)
 
@@ -1113,6 +1173,7 @@ STAGE_KINDS = _STAGE_FACTORIES = {
     "list_files": _list_files,
     "copy_to_device": _prefetch,
     "dense_to_sparse_batch": _dense_to_sparse_batch,
+    "dataset_argument": _dataset_argument,
 }
 
 

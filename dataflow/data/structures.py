@@ -32,7 +32,6 @@ from .dataset_ops import (
     _get_next_attrs,
     _pack,
     _register_structures,
-    _run_pipeline,
     _state,
     _threading_of,
 )
@@ -367,11 +366,13 @@ def get_next_as_optional(iterator) -> Optional:
 # -- NumpyIterator ---------------------------------------------------------------------------------
 class NumpyIterator:
     """The elements of ``dataset`` as numpy values, in eager mode (``for x in
-    NumpyIterator(dataset)``); graph mode reads datasets through a Session instead, and
-    refuses it as TensorFlow does."""
+    NumpyIterator(dataset)``, what ``dataset.as_numpy_iterator()`` gives): a scalar component
+    is a numpy scalar, a string one ``bytes``.  Graph mode reads datasets through a Session
+    instead, and refuses it as TensorFlow does."""
 
     def __init__(self, dataset):
         from ..eager.context import executing_eagerly
+        from .iterator_ops import _EagerElements
 
         if not executing_eagerly():
             raise RuntimeError(
@@ -380,31 +381,27 @@ class NumpyIterator:
             )
         if not isinstance(dataset, Dataset):
             raise TypeError(f"NumpyIterator takes a Dataset, got {type(dataset).__name__}")
-        records, tensors = _describe_pipeline(dataset._stage)
-        arrays = [t.numpy() for t in tensors]
         self._structure = dataset._structure
-        self._attrs = _get_next_attrs(dataset._types, dataset._shapes)
-        self._sessions: dict = {}
-        self._elements = _run_pipeline(records, arrays, self._sessions)
+        self._elements = _EagerElements(dataset, "Iterating a dataset as numpy values")
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        from .dataset_ops import _check_element
-
-        element = _check_element(next(self._elements), self._attrs)
-        flat = list(element) if len(self._attrs["output_types"]) > 1 else [element]
-        flat = [v[()] if v.ndim == 0 else v for v in flat]  # numpy scalars, as TensorFlow
+        flat = [v[()] if v.ndim == 0 else v for v in next(self._elements)]  # as TensorFlow
         return _pack(self._structure, flat)
 
     def next(self):
         return self.__next__()
 
     def __del__(self):
-        for key, session in getattr(self, "_sessions", {}).items():
-            if not isinstance(key, tuple):
-                session.close()
+        elements = getattr(self, "_elements", None)
+        if elements is not None:
+            elements.close()
 
 
-_register_structures(DatasetSpec=DatasetSpec, get_next_as_optional=get_next_as_optional)
+_register_structures(
+    DatasetSpec=DatasetSpec,
+    get_next_as_optional=get_next_as_optional,
+    NumpyIterator=NumpyIterator,
+)

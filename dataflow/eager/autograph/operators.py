@@ -289,9 +289,15 @@ def range_(*arguments):
 
 
 def len_(value):
-    """``len``: a TensorArray's size, a graph tensor's first dimension (static when known)."""
+    """``len``: a TensorArray's size, a graph tensor's first dimension (static when known), what
+    the registration of an iterable read in the graph says (a dataset's number of elements)."""
     if isinstance(value, TensorArray):
         return value.size()
+    for kind, registered in _READ_IN_GRAPH.items():
+        if isinstance(value, kind) and registered.length is not None:
+            length = registered.length(value)
+            if length is not None:
+                return length
     if _is_graph_tensor(value):
         if value.shape.ndims == 0:
             raise TypeError(f"len() of the scalar tensor '{value.name}' is not defined")
@@ -529,13 +535,61 @@ def while_stmt(test, body, state: tuple, options=None) -> tuple:
         state = tuple(body(*state))
 
 
+# Iterables that a staged ``for`` reads one element at a time through an iterator of the graph
+# (``df.data.Dataset`` and its iterators, which `dataflow.data`, a higher layer, registers):
+# their class -> what `register_read_in_graph` was given.
+_READ_IN_GRAPH: dict = {}
+
+
+class _ReadInGraph:
+    __slots__ = ("start", "length")
+
+    def __init__(self, start: Callable, length):
+        self.start = start
+        self.length = length
+
+
+def register_read_in_graph(cls: type, start: Callable, length=None) -> None:
+    """Lets ``for x in value`` (``value`` an instance of ``cls``) stage a loop that reads its
+    elements in the graph: ``start(value)`` builds what the loop reads from (an iterator, made
+    once before the loop) and returns ``(read, finish)``: ``read()`` builds the reading of one
+    element, ``(has_value, element)`` (a bool tensor, and the element, whose value is used only
+    when ``has_value`` is true), and ``finish(done)`` is told the tensor that is ready when the
+    loop has ended (so later reads can wait for it).  ``start`` returns None where the loop
+    should run as Python (a dataset read eagerly).  ``length(value)``, when given, is what
+    ``len(value)`` is in converted code (None: Python's ``len``)."""
+    _READ_IN_GRAPH[cls] = _ReadInGraph(start, length)
+
+
+class _ElementReader:
+    """What a staged ``for`` over a registered iterable reads from: ``read()`` builds the
+    reading of the next element, ``(has_value, element)``; ``finish(done)`` is called with a
+    tensor computed when the loop has ended."""
+
+    def __init__(self, read: Callable, finish: Callable):
+        self.read = read
+        self.finish = finish
+
+
+def _element_reader(iterated):
+    for kind, registered in _READ_IN_GRAPH.items():
+        if isinstance(iterated, kind):
+            started = registered.start(iterated)
+            return None if started is None else _ElementReader(*started)
+    return None
+
+
 def for_stmt(iterated, body, state: tuple, extra_test=None, options=None) -> tuple:
     """``for``: ``body(item, *state)`` returns the next state; ``extra_test(*state)`` (from
     ``break`` and ``return``) ends the loop when false.  A staged range, a graph tensor (over
-    its first dimension) or a TensorArray stages a `while_loop`; anything else runs as Python."""
+    its first dimension), a TensorArray, or an iterable read in the graph (a dataset, see
+    `register_read_in_graph`) stages a `while_loop`; anything else runs as Python."""
     state = tuple(state)
     if isinstance(iterated, (StagedRange, TensorArray)) or _is_graph_tensor(iterated):
         return _staged_loop(extra_test, body, state, "for", iterated, options)
+    reader = _element_reader(iterated)
+    if reader is not None:
+        return _staged_loop(extra_test, body, state, "for", reader, options)
     for item in iterated:
         if extra_test is not None:
             going_on = extra_test(*state)
@@ -673,7 +727,33 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
             full[index] = _settled(value) if isinstance(value, TensorArray) else value
         return full
 
-    if kind == "for":
+    if isinstance(iterated, _ElementReader):
+        # As TensorFlow's loop over a dataset: each iteration reads the next element, and
+        # the body runs in a cond on whether there was one; the loop goes on while there was
+        # (and ``test``, from break and return, allows).  The flag comes out of the cond, made
+        # to wait for the body's side effects, so they run whatever the state carries.
+        from primitives.control_flow_ops import cond
+
+        def loop_test(has_next, *values):
+            going_on = has_next
+            if test is not None:
+                extra = test(*full_state(values))
+                going_on = logical_and(going_on, _as_bool_tensor(extra))
+            return going_on
+
+        def loop_body(has_next, *values):
+            has_value, item = iterated.read()
+            return tuple(
+                cond(
+                    has_value,
+                    lambda: run_body(values, item, leading=[has_value]),
+                    lambda: [has_value, *values],
+                    strict=True,
+                )
+            )
+
+        loop_vars = [convert_to_tensor(True), *entries]
+    elif kind == "for":
         if isinstance(iterated, StagedRange):
             start, limit, delta = iterated.start, iterated.limit, iterated.delta
 
@@ -731,7 +811,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
 
         loop_vars = entries
 
-    def run_body(values, item):
+    def run_body(values, item, leading=()):
         with EffectScope() as effects:
             full = full_state(values)
             outputs = tuple(body(item, *full) if kind == "for" else body(*full))
@@ -747,7 +827,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
             results.append(_next_value(names[index], before, outputs[index], kind, where, shape))
         if effects:
             had_effects.append(True)
-        return attach_effects(results, effects)
+        return attach_effects([*leading, *results], effects)
 
     if not loop_vars:
         raise ValueError(
@@ -760,6 +840,10 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
         for k, v in (options or {}).items()
         if k in ("parallel_iterations", "swap_memory", "maximum_iterations")
     }
+    if isinstance(iterated, _ElementReader):
+        # One iteration at a time: an iteration's read must follow the previous body (which
+        # may restart iterators of its own, or leave the loop), as reads of an iterator do.
+        loop_arguments["parallel_iterations"] = 1
     finals = while_loop(
         loop_test,
         loop_body,
@@ -769,6 +853,8 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
         **loop_arguments,
     )
     finals = list(finals)
+    if isinstance(iterated, _ElementReader):
+        iterated.finish(finals[0])
     if kind == "for":
         finals = finals[1:]
     if had_effects and finals:

@@ -82,11 +82,59 @@ def _is_tensor_value(value) -> bool:
     )
 
 
+# Kinds of arguments that a trace takes as one tensor of their own, keyed by a spec rather than
+# by identity: `dataflow.data`, a higher layer, registers `Dataset` (keyed by its element spec,
+# passed as a variant tensor that holds its pipeline).  The class of the values -> its kind.
+_argument_kinds: dict[type, TracedArgumentKind] = {}
+
+
+class TracedArgumentKind:
+    """How a trace takes arguments of one class (see `register_traced_argument_kind`)."""
+
+    def __init__(self, spec_type: type, spec_of: Callable, as_tensor: Callable, trace_input):
+        self.spec_type = spec_type
+        self.spec_of = spec_of
+        self.as_tensor = as_tensor
+        self.trace_input = trace_input
+
+
+def register_traced_argument_kind(
+    cls: type, spec_type: type, spec_of: Callable, as_tensor: Callable, trace_input: Callable
+) -> None:
+    """Lets an argument of class ``cls`` reach a trace as a tensor: calls whose arguments have
+    equal specs (``spec_of(value)``, a hashable ``spec_type``, which may also be given where
+    the value would) share a trace; the trace gets ``trace_input(spec, name)``, which returns
+    ``(placeholder, what the function sees)``, and a call feeds the placeholder with
+    ``as_tensor(value)``, an eager tensor."""
+    _argument_kinds[cls] = TracedArgumentKind(spec_type, spec_of, as_tensor, trace_input)
+
+
+def _argument_kind(value) -> Optional[TracedArgumentKind]:
+    for cls, kind in _argument_kinds.items():
+        if isinstance(value, cls) or type(value) is kind.spec_type:
+            return kind
+    return None
+
+
+def _is_fed(leaf) -> bool:
+    """Whether a signature leaf stands for an argument fed to a placeholder of the trace."""
+    return isinstance(leaf, TensorSpec) or _argument_kind(leaf) is not None
+
+
+def _as_fed_value(value):
+    """A fed argument as what its placeholder is fed with."""
+    kind = _argument_kind(value)
+    return value if kind is None else kind.as_tensor(value)
+
+
 def _leaf_signature(value):
     if isinstance(value, TensorSpec):
         return TensorSpec(value.shape, value.dtype)
     if _is_tensor_value(value):
         return TensorSpec.from_value(value)
+    kind = _argument_kind(value)
+    if kind is not None:
+        return value if type(value) is kind.spec_type else kind.spec_of(value)
     if _is_variable(value):
         return ("variable", id(value))
     return _PythonValue(value)
@@ -453,16 +501,15 @@ class ConcreteFunction:
         args, kwargs = arguments
         self.structured_input_signature = nest.map_structure(
             lambda leaf: (
-                TensorSpec.from_value(leaf)
-                if _is_tensor_value(leaf) and not isinstance(leaf, TensorSpec)
+                _leaf_signature(leaf)
+                if (_is_tensor_value(leaf) and not isinstance(leaf, TensorSpec))
+                or _argument_kind(leaf) is not None
                 else leaf
             ),
             (tuple(args), dict(kwargs)),
         )
-        # Which flat arguments are tensors, fed to ``graph.inputs`` in this order.
-        self._fed_positions = tuple(
-            i for i, leaf in enumerate(signature.leaves) if isinstance(leaf, TensorSpec)
-        )
+        # Which flat arguments are fed to ``graph.inputs``, in this order.
+        self._fed_positions = tuple(i for i, leaf in enumerate(signature.leaves) if _is_fed(leaf))
         self._runner: Optional[Callable] = None
         self._taped_runner: Optional[Callable] = None
         self._function_session = None
@@ -542,7 +589,7 @@ class ConcreteFunction:
                 f"({', '.join(t.name for t in self.graph.captures)}); called eagerly it can "
                 "read only eager values"
             )
-        tensor_arguments = [flat_arguments[i] for i in self._fed_positions]
+        tensor_arguments = [_as_fed_value(flat_arguments[i]) for i in self._fed_positions]
         values = [_feed_value(value) for value in tensor_arguments]
         for tensor, _ in self.graph.eager_captures.values():
             values.append(_feed_value(tensor))
@@ -827,6 +874,10 @@ class Function:
                     tensor = placeholder(leaf.dtype, leaf.shape, name=name)
                     graph.inputs.append(tensor)
                     traced_arguments.append(tensor)
+                elif _is_fed(leaf):
+                    tensor, seen = _argument_kind(leaf).trace_input(leaf, f"arg{i}")
+                    graph.inputs.append(tensor)
+                    traced_arguments.append(seen)
                 else:
                     traced_arguments.append(value)
             args, kwargs = nest.pack_sequence_as((args, kwargs), traced_arguments)

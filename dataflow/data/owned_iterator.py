@@ -1,0 +1,169 @@
+"""Python-style iteration of a dataset, as TF2 programs read one: `OwnedIterator`, what
+``iter(dataset)`` (and so ``for x in dataset``) gives.
+
+In eager mode the iterator runs the dataset's pipeline in Python from its first element when it
+is made: ``next`` gives each element as eager tensors in the dataset's structure (tuples,
+dicts, namedtuples; sparse and ragged leaves as such tensors) and raises ``StopIteration``
+after the last, so a new ``for`` loop starts the dataset again.  Inside a ``df.function`` (or
+wherever ops are built into a graph, as a loop AutoGraph stages over a dataset) the iterator is
+made of the graph's iterator ops: ``AnonymousIterator`` (a state of its own each time it runs,
+so calls and the iterations of an enclosing loop never share one) and ``MakeIterator``, which
+starts it; every read (``IteratorGetNext``, ``IteratorGetNextAsOptional``) takes the handle
+through an ``Identity`` that waits for the start, so no read runs before it whatever the order
+of the ops.  ``next`` then builds the read of an element, which fails with ``OutOfRangeError``
+when the graph runs past the last one, as TensorFlow's.
+
+Invariant: an eager iterator's functions (``map``, ``filter``) run in Sessions the iterator
+owns and closes when it is dropped; a graph iterator's state is the value of its handle, and
+lives as long as the run of the graph that made it.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ..eager.context import executing_eagerly
+from ..eager.tensor import EagerTensor
+from ..framework import dtypes as _dtypes
+from ..framework.errors import OutOfRangeError
+from ..framework.graph import control_dependencies
+from ..framework.op_registry import apply_op
+from ..ops.array_ops import identity
+from .dataset_ops import Dataset, Iterator, _pack, register_python_iteration
+from .iterator_ops import _EagerElements
+from .structures import Optional as DatasetOptional
+from .structures import _missing, get_next_as_optional
+
+__all__ = ["OwnedIterator"]
+
+
+class OwnedIterator:
+    """An iterator over the elements of a dataset, from its first (see the module docstring).
+
+    ``next(iterator)`` (or ``iterator.next()``) gives the next element, raising
+    ``StopIteration`` after the last in eager mode; ``get_next()`` raises ``OutOfRangeError``
+    there instead; ``get_next_as_optional()`` gives a `df.data.experimental.Optional`, which
+    has no value past the end.  ``element_spec`` is the dataset's."""
+
+    def __init__(self, dataset: Dataset):
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"OwnedIterator takes a Dataset, got {type(dataset).__name__}")
+        self._structure = dataset._structure
+        self._types = list(dataset._types)
+        self._shapes = list(dataset._shapes)
+        self._element_spec = dataset.element_spec
+        self._eager_elements: Optional[_EagerElements] = None
+        self._graph_iterator: Optional[Iterator] = None
+        if executing_eagerly():
+            self._eager_elements = _EagerElements(dataset, "Iterating a dataset")
+        else:
+            self._graph_iterator = _started_in_graph(dataset)
+
+    @property
+    def element_spec(self):
+        return self._element_spec
+
+    def __iter__(self) -> OwnedIterator:
+        return self
+
+    def __next__(self):
+        if self._eager_elements is None:
+            return self._graph_iterator.get_next()
+        flat = next(self._eager_elements)  # StopIteration past the last element
+        return self._as_eager_element(flat)
+
+    def next(self):
+        return self.__next__()
+
+    def get_next(self, name: Optional[str] = None):
+        """The next element; past the last one, ``OutOfRangeError`` (at once in eager mode,
+        when the graph runs otherwise)."""
+        if self._eager_elements is None:
+            return self._graph_iterator.get_next(name)
+        try:
+            flat = next(self._eager_elements)
+        except StopIteration:
+            raise OutOfRangeError(None, None, "End of sequence") from None
+        return self._as_eager_element(flat)
+
+    def get_next_as_optional(self):
+        """The next element as an ``Optional``, without a value past the last one."""
+        if self._eager_elements is None:
+            return get_next_as_optional(self._graph_iterator)
+        try:
+            flat = next(self._eager_elements)
+            has_value = True
+        except StopIteration:
+            attrs = {"output_types": self._types, "output_shapes": self._shapes}
+            flat, has_value = _missing(attrs), False
+        values = [EagerTensor(v, t, "IteratorGetNextAsOptional", i + 1) for i, (v, t) in
+                  enumerate(zip(flat, self._types))]  # fmt: skip
+        flag = EagerTensor(np.asarray(has_value), _dtypes.bool, "IteratorGetNextAsOptional")
+        return DatasetOptional(flag, values, self._element_spec)
+
+    def _as_eager_element(self, flat: list):
+        tensors = [
+            EagerTensor(value, dtype, "IteratorGetNext", index)
+            for index, (value, dtype) in enumerate(zip(flat, self._types))
+        ]
+        return _pack(self._structure, tensors)
+
+    def _reader_in_graph(self):
+        """What a loop AutoGraph stages over this iterator reads with (graph iterators only):
+        a function building ``(has_value, element)``, and one that makes the reads built after
+        the loop wait for it to end (a tensor ready then): the loop's reads are in a frame of
+        their own, which the ordering of the function's ops does not reach."""
+
+        def read():
+            optional = get_next_as_optional(self._graph_iterator)
+            return optional._has_value, _pack(self._structure, list(optional._values))
+
+        def finish(done):
+            iterator = self._graph_iterator
+            with control_dependencies([done]):
+                handle = identity(iterator._handle, name="iterator_after_loop")
+            self._graph_iterator = _with_handle(iterator, handle)
+
+        return read, finish
+
+    def __del__(self):
+        elements = getattr(self, "_eager_elements", None)
+        if elements is not None:
+            elements.close()
+
+    def __repr__(self) -> str:
+        where = "eager" if self._eager_elements is not None else "graph"
+        return f"<OwnedIterator ({where}) element_spec={self._element_spec!r}>"
+
+
+def _started_in_graph(dataset: Dataset) -> Iterator:
+    """An iterator over ``dataset`` built into the default graph and started there: an
+    ``AnonymousIterator`` (a state of its own each time it runs), read through an Identity of
+    its handle that waits for ``MakeIterator``."""
+    anonymous = apply_op("AnonymousIterator", (), {}, name="AnonymousIterator").outputs[0]
+    iterator = Iterator(
+        anonymous, None, dataset.output_types, dataset.output_shapes, dataset.output_classes
+    )
+    start = iterator.make_initializer(dataset)
+    with control_dependencies([start]):
+        handle = identity(iterator._handle, name="started_iterator")
+    return Iterator(
+        handle, start, dataset.output_types, dataset.output_shapes, dataset.output_classes
+    )
+
+
+def _with_handle(iterator: Iterator, handle) -> Iterator:
+    """``iterator`` read through ``handle`` (an Identity of its handle that waits for
+    something)."""
+    return Iterator(
+        handle,
+        iterator._initializer,
+        iterator.output_types,
+        iterator.output_shapes,
+        iterator.output_classes,
+    )
+
+
+register_python_iteration(iterator=OwnedIterator)
