@@ -902,7 +902,8 @@ class Dataset:
         records, tensors = _describe_pipeline(self._stage)
         attrs = _get_next_attrs([t.dtype for t in state], function.state_shapes)
         attrs.update(pipeline=records, reduce=function, threading=_threading_of(self))
-        op = apply_op("ReduceDataset", [*state, *tensors], attrs, name=name or "ReduceDataset")
+        inputs = [*state, *tensors, *function.captured_tensors]
+        op = apply_op("ReduceDataset", inputs, attrs, name=name or "ReduceDataset")
         return _pack(initial_state, list(op.outputs))
 
     # -- Python iteration (TF2) -------------------------------------------------------------------

@@ -96,16 +96,33 @@ class _ShufflePasses:
 
 # -- the pipeline as data --------------------------------------------------------------------------
 class _Stage:
-    """One node of a pipeline: its kind, its tensor inputs, Python parameters and parents."""
+    """One node of a pipeline: its kind, its tensor inputs, Python parameters and parents.  The
+    tensors its functions capture (`_DatasetFunction.captured_tensors`) come after its own
+    inputs, and `_run_pipeline` hands them back to the functions."""
 
     __slots__ = ("kind", "tensors", "params", "parents", "function")
 
     def __init__(self, kind, tensors=(), params=None, parents=(), function=None):
         self.kind = kind
-        self.tensors = list(tensors)
+        self.tensors = list(tensors) + [
+            t for f in _functions_of(function) for t in _captured_tensors(f)
+        ]
         self.params = dict(params or {})
         self.parents = list(parents)
         self.function = function
+
+
+def _functions_of(function) -> tuple:
+    """The functions of a stage (its ``function``: None, one, or a tuple of them)."""
+    if function is None:
+        return ()
+    return function if isinstance(function, tuple) else (function,)
+
+
+def _captured_tensors(function) -> list:
+    """The tensors of the graph around it that a function of a pipeline reads (none for a
+    stage's other callables, such as a generator)."""
+    return getattr(function, "captured_tensors", [])
 
 
 def _describe_pipeline(stage: _Stage) -> tuple[list, list]:
@@ -134,6 +151,29 @@ class _FunctionGraph(Graph):
         super().__init__()
         self._what = what
         self._eager_constants: dict = {}  # id(eager tensor) -> (it, its constant here)
+        self.captures: dict = {}  # tensor of the graph around -> its placeholder here
+
+    def _tensor_from_other_graph(self, tensor: Tensor, op_type: str, location) -> Tensor:
+        """A tensor of the graph the dataset is made in (a ``df.function``'s argument, say)
+        that the function reads: a placeholder here, fed with its value when the pipeline
+        runs (the stage takes the tensor as an input)."""
+        from primitives.contexts import building_in
+
+        from ..framework import dtypes as _dtypes
+
+        if tensor.dtype is _dtypes.resource:
+            raise TypeError(
+                f"The function given to Dataset.{self._what} reads the variable or resource "
+                f"'{tensor.name}' (a {op_type} op at {location}); a dataset function may read "
+                "tensors only: read the variable's value outside it and use that"
+            )
+        known = self.captures.get(tensor)
+        if known is None:
+            with self.control_dependencies(None), building_in(self, None):
+                attrs = {"dtype": tensor.dtype, "shape": tensor.shape}
+                known = apply_op("Placeholder", (), attrs, name="captured").outputs[0]
+            self.captures[tensor] = known
+        return known
 
     def _capture_eager_tensor(self, tensor: Tensor, op_type: str) -> Tensor:
         from primitives.contexts import building_in
@@ -205,12 +245,17 @@ class _DatasetFunction:
                     r if isinstance(r, Tensor) else convert_to_tensor(r) for r in _flatten(result)
                 ]
         self.inputs = [None if i in self.nested else a for i, a in enumerate(args)]
+        # The tensors of the graph around that the function reads, and their placeholders.
+        self.captured_tensors = list(self.graph.captures)
+        self._captured_inputs = list(self.graph.captures.values())
         self.graph.finalize()
 
     def __repr__(self) -> str:
         return f"<the function given to Dataset.{self.what}>"
 
-    def __call__(self, values: tuple, sessions: dict, feed=None):
+    def __call__(self, values: tuple, sessions: dict, feed=None, captured=()):
+        """The function's outputs on the element ``values`` (or an iterator over the dataset
+        it returns); ``captured`` are the values of `captured_tensors`."""
         if feed is not None:  # the elements of the window dataset the function was given
             sessions[("feed", self.feed_slot)] = feed
         session = sessions.get(id(self))
@@ -221,6 +266,7 @@ class _DatasetFunction:
         for i, slot in self.nested.items():
             sessions[("dataset", slot)] = values[i]
         feeds = {p: v for p, v in zip(self.inputs, values) if p is not None}
+        feeds.update(zip(self._captured_inputs, captured))
         outputs = session.run(self.outputs, feeds)
         if self.dataset is not None:
             return _run_pipeline(self.records, outputs, sessions)
@@ -270,12 +316,22 @@ def _run_pipeline(records: list, arrays: list, sessions: dict):
             fed_records, fed_arrays = sessions[("dataset", params["slot"])]
             factories.append(functools.partial(_run_pipeline, fed_records, fed_arrays, sessions))
             continue
+        bound = []
+        for f in reversed(_functions_of(function)):  # the last function's captures come last
+            width = len(_captured_tensors(f))
+            if width:
+                captured = inputs[len(inputs) - width :]
+                inputs = inputs[: len(inputs) - width]
+                bound.append(functools.partial(f, sessions=sessions, captured=captured))
+            else:
+                bound.append(functools.partial(f, sessions=sessions))
+        bound.reverse()
         if function is None:
             run = None
         elif isinstance(function, tuple):
-            run = tuple(functools.partial(f, sessions=sessions) for f in function)
+            run = tuple(bound)
         else:
-            run = functools.partial(function, sessions=sessions)
+            run = bound[0]
         made = [factories[p] for p in parents]
         if kind in _WITH_SESSIONS:
             factories.append(_STAGE_FACTORIES[kind](inputs, made, params, run, sessions))

@@ -154,12 +154,17 @@ def _reduce_kernel(attrs):
     reduce_function = attrs["reduce"]
     count = len(attrs["output_types"])
 
+    captures = len(reduce_function.captured_tensors)
+
     def reduce(*arrays):
-        state, arrays = list(arrays[:count]), list(arrays[count:])
+        state = list(arrays[:count])
+        captured = arrays[len(arrays) - captures :] if captures else ()
+        arrays = list(arrays[count : len(arrays) - captures])
         sessions: dict = {("threading",): attrs.get("threading")}
         try:
             for element in _run_pipeline(records, arrays, sessions):
-                state = list(reduce_function((*state, *element), sessions))[:count]
+                state = list(reduce_function((*state, *element), sessions, captured=captured))
+                state = state[:count]
         finally:
             for key, session in sessions.items():
                 if not isinstance(key, tuple):
@@ -169,9 +174,10 @@ def _reduce_kernel(attrs):
     return reduce
 
 
-# ``dataset.reduce(initial_state, reduce_func)``: the initial state's tensors, then the
-# pipeline's; the final state.  Attrs: ``pipeline``, ``reduce`` (the traced function of
-# (state, element)), ``threading``, and the state's ``output_types`` and ``output_shapes``.
+# ``dataset.reduce(initial_state, reduce_func)``: the initial state's tensors, the pipeline's,
+# then those the function captures; the final state.  Attrs: ``pipeline``, ``reduce`` (the
+# traced function of (state, element)), ``threading``, and the state's ``output_types`` and
+# ``output_shapes``.
 define_op("ReduceDataset", _infer_get_next, _reduce_kernel, stateful=True)
 
 
