@@ -24,6 +24,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..eager.autograph.operators import running_converted_code
 from ..eager.context import executing_eagerly
 from ..eager.tensor import EagerTensor
 from ..framework import dtypes as _dtypes
@@ -37,6 +38,10 @@ from .structures import Optional as DatasetOptional
 from .structures import _missing, get_next_as_optional
 
 __all__ = ["OwnedIterator"]
+
+# How many reads of a graph iterator ``next`` builds outside converted code before it refuses
+# (TensorFlow's ``GET_NEXT_CALL_ERROR_THRESHOLD``).
+_GRAPH_READS_WITHOUT_AUTOGRAPH = 32
 
 
 class OwnedIterator:
@@ -56,6 +61,7 @@ class OwnedIterator:
         self._element_spec = dataset.element_spec
         self._eager_elements: Optional[_EagerElements] = None
         self._graph_iterator: Optional[Iterator] = None
+        self._graph_reads = 0  # reads built by ``next`` outside converted code
         if executing_eagerly():
             self._eager_elements = _EagerElements(dataset, "Iterating a dataset")
         else:
@@ -70,9 +76,25 @@ class OwnedIterator:
 
     def __next__(self):
         if self._eager_elements is None:
+            self._count_graph_reads()
             return self._graph_iterator.get_next()
         flat = next(self._eager_elements)  # StopIteration past the last element
         return self._as_eager_element(flat)
+
+    def _count_graph_reads(self) -> None:
+        """Refuses, as TensorFlow does, the 33rd read built by Python outside converted code:
+        a Python ``for`` over a dataset in a function traced without AutoGraph, which would
+        otherwise build reads without end."""
+        if running_converted_code():
+            return
+        self._graph_reads += 1
+        if self._graph_reads > _GRAPH_READS_WITHOUT_AUTOGRAPH:
+            raise ValueError(
+                "An unusually high number of `tf.data.Iterator.get_next()` calls was detected. "
+                "This suggests that the `for elem in dataset: ...` idiom is used within "
+                "tf.function with AutoGraph disabled. This idiom is only supported when "
+                "AutoGraph is enabled."
+            )
 
     def next(self):
         return self.__next__()

@@ -323,6 +323,12 @@ def list_append(target, value):
 
 
 # -- calls -----------------------------------------------------------------------------------------
+def running_converted_code() -> bool:
+    """Whether converted code is running on this thread (a converted function's call has not
+    returned); the conversion keeps the stack of them in ``_local.recursive``."""
+    return bool(getattr(_local, "recursive", None))
+
+
 # What `call` converts a function with: `conversion.converted_or_none`, registered by that module,
 # which writes code that calls these operators.
 _converted_or_none: Callable = lambda function: None  # noqa: E731 - replaced at registration
