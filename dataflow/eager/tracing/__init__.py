@@ -8,7 +8,9 @@ running it once per *signature* on symbolic tensors (a trace), as ``tf.function`
   traced `FuncGraph` with placeholders for the tensor arguments and the Python values baked in)
   is kept per key; a new key is a new trace.  ``input_signature`` fixes one key;
   ``experimental_relax_shapes`` traces a shape that changed with unknown dims instead, so that
-  one trace serves every later shape.
+  one trace serves every later shape.  A higher layer may register a kind of argument that is
+  keyed by a spec of its own and fed as a tensor (`tracing.register_traced_argument_kind`):
+  ``df.data`` keys a `Dataset` by its element spec, so datasets alike share a trace.
 - A trace applies automatic control dependencies: the stateful ops the function made at its
   top level (variable writes, prints, asserts) run in program order, and its outputs wait for
   them, as TensorFlow's do.  Ops inside a cond or loop keep v1 control flow's own order.
