@@ -35,10 +35,10 @@ dataset`` (``iter``, ``next``, ``as_numpy_iterator``, ``len``, ``reduce``) runs 
 once and gives eager tensors, each loop from the first element.  In a ``df.function`` the same
 loop is staged by AutoGraph as a while loop over an iterator of the graph, and a dataset passed
 as an argument is keyed by its element spec (`in_functions`).  A dataset made eagerly or in a
-function is a TF2 dataset in two ways: ``map`` keeps its number of elements known, and each
-pass over a seeded ``shuffle`` gives a new order, deterministic given the seed (a different
-sequence from TensorFlow's, whose generator is not numpy's).  Outside them (TF1 graph mode)
-Python iteration raises TensorFlow's RuntimeError.
+function is TF2's in what differs from TF1's: ``map`` keeps its number of elements known, and
+(made eagerly) each pass over a ``shuffle`` with a seed gives a new order, deterministic given
+the seed; the orders are not TensorFlow's (its generator is not numpy's).  Outside them (TF1
+graph mode) Python iteration raises TensorFlow's RuntimeError.
 
 A leaf of an element may also be a `SparseTensor` or `RaggedTensor` (``map`` functions
 returning one, ``dense_to_sparse_batch``, ``parse_example_dataset``): the pipeline carries its
