@@ -1033,9 +1033,11 @@ def _trace_with_state(func, state_structure, state_types, state_shapes, dataset,
             )
         got = [t.dtype for t in new]
         if got != list(state_types):
+            joint = " but got " if what == "reduce" else ", got "  # as TensorFlow words each
             raise TypeError(
                 "The element types for the new state must match the initial state. Expected "
-                f"{_pack(state_structure, list(state_types))}; got {_pack(state_structure, got)}."
+                f"{_pack(state_structure, list(state_types))}{joint}"
+                f"{_pack(state_structure, got)}."
             )
         relaxed = [a.most_specific_compatible_shape(b.shape) for a, b in zip(shapes, new)]
         if all(r == s or (r.dims is None and s.dims is None) for r, s in zip(relaxed, shapes)):
