@@ -442,10 +442,13 @@ def test_from_generator_in_a_tf1_graph_reads_its_args_when_the_iterator_starts()
 def test_from_generator_in_a_tf1_graph_fails_the_run_of_an_element_that_does_not_fit():
     ds = Dataset.from_generator(lambda: iter([[1, 2]]), output_types=df.int64, output_shapes=())
     element = ds.make_one_shot_iterator().get_next()
-    with df.Session() as sess, pytest.raises(
-        df.errors.InvalidArgumentError,
-        match=r"TypeError: `generator` yielded an element of shape \(2,\) where an element of "
-        r"shape \(\) was expected.",
+    with (
+        df.Session() as sess,
+        pytest.raises(
+            df.errors.InvalidArgumentError,
+            match=r"TypeError: `generator` yielded an element of shape \(2,\) where an element of "
+            r"shape \(\) was expected.",
+        ),
     ):
         sess.run(element)
 
