@@ -23,7 +23,7 @@ import numpy as np
 from ..eager.autograph.operators import register_read_in_graph
 from ..eager.context import executing_eagerly
 from ..eager.tensor import EagerTensor
-from ..eager.tracing.tracing import register_traced_argument_kind
+from ..eager.tracing.argument_kinds import register_traced_argument_kind
 from ..framework import dtypes as _dtypes
 from ..framework.graph import control_dependencies
 from ..ops import math_ops, string_ops
