@@ -342,3 +342,37 @@ def test_a_dataset_argument_must_be_made_eagerly(eager):
         ds = Dataset.from_tensor_slices(df.placeholder(df.int64, [None], name="rows"))
     with pytest.raises(RuntimeError, match="uses the tensor 'rows:0' of a graph"):
         df.function(total)(ds)
+
+
+def test_a_concrete_function_is_had_for_a_dataset_spec(eager):
+    concrete = df.function(total).get_concrete_function(
+        df.data.DatasetSpec(df.TensorSpec([], df.int64))
+    )
+    assert concrete(Dataset.range(4)).numpy() == 6
+    assert concrete(Dataset.range(5)).numpy() == 10
+
+
+# -- shuffled datasets -----------------------------------------------------------------------------
+def in_order(ds):
+    out = df.TensorArray(df.int64, size=0, dynamic_size=True)
+    i = 0
+    for x in ds:
+        out = out.write(i, x)
+        i += 1
+    return out.stack()
+
+
+def test_a_shuffle_made_in_the_function_gives_each_call_one_order(eager):
+    shuffled_here = df.function(lambda ds: in_order(ds.shuffle(10, seed=1)))
+    first = shuffled_here(Dataset.range(10)).numpy().tolist()
+    assert sorted(first) == list(range(10))
+    assert shuffled_here(Dataset.range(10)).numpy().tolist() == first
+
+
+def test_a_shuffled_dataset_passed_to_the_function_is_reshuffled_by_each_call(eager):
+    shuffled = Dataset.range(10).shuffle(10, seed=1)
+    read = df.function(in_order)
+    first, second = read(shuffled).numpy().tolist(), read(shuffled).numpy().tolist()
+    assert sorted(first) == sorted(second) == list(range(10))
+    assert first != second
+    assert read(Dataset.range(10).shuffle(10, seed=1)).numpy().tolist() == first
