@@ -77,14 +77,12 @@ register_traced_argument_kind(Dataset, DatasetSpec, _spec_of, _as_variant, _trac
 
 # -- for loops and len() in converted code ---------------------------------------------------------
 def _start_reading(iterated):
-    """How a staged loop reads ``iterated`` (a dataset, or an iterator of the graph), or None
-    for a loop that runs as Python (eager datasets and iterators)."""
+    """How a staged loop reads ``iterated`` (a dataset or an iterator) in the graph being built,
+    or None for a loop that runs as Python (executing eagerly)."""
     if executing_eagerly():
         return None
     if isinstance(iterated, Dataset):
         iterated = OwnedIterator(iterated)  # built into the graph: not executing eagerly
-    if iterated._graph_iterator is None:
-        return None
     return iterated._reader_in_graph()
 
 

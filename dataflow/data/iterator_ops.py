@@ -22,8 +22,10 @@ from .pipeline import (
     _threading_of,
 )
 
-
 # -- iterators at run time -------------------------------------------------------------------------
+_END = object()  # what `_IteratorState.next_or_end` gives past the last element
+
+
 class _IteratorState:
     """An iterator's position in one Session: the running pipeline, or None before it starts."""
 
@@ -45,6 +47,14 @@ class _IteratorState:
                 self.consumed = 0  # the reads since the start, failed ones too
 
     def next(self) -> tuple:
+        """The next element (``OutOfRangeError`` past the last)."""
+        element = self.next_or_end()
+        if element is _END:
+            raise OutOfRangeError(None, None, "End of sequence")
+        return element
+
+    def next_or_end(self):
+        """The next element, or `_END` past the last."""
         with self.lock:
             if self.elements is None:
                 raise FailedPreconditionError(
@@ -57,7 +67,7 @@ class _IteratorState:
             try:
                 element = next(self.elements)
             except StopIteration:
-                raise OutOfRangeError(None, None, "End of sequence") from None
+                return _END
             except Exception:
                 self.consumed += 1
                 raise
@@ -89,7 +99,9 @@ class _IteratorState:
 def _state(context, handle) -> _IteratorState:
     """The state an iterator handle names: a TF1 iterator's handle is the key of its state
     among the run context's resources (one per Session); an anonymous iterator's handle is its
-    state itself."""
+    state itself (as an eager iterator's, fed to a function, holds it in a 0-d array)."""
+    if isinstance(handle, np.ndarray) and handle.dtype == object and handle.ndim == 0:
+        handle = handle[()]
     if isinstance(handle, _IteratorState):
         return handle
     return context.resource(handle, lambda: _IteratorState(handle))
@@ -213,18 +225,20 @@ define_op(
 # -- reading a dataset in Python -------------------------------------------------------------------
 class _EagerElements:
     """The elements of a dataset made eagerly, read in Python (TF2's ``for x in dataset``):
-    the pipeline runs from its start when this is made, its functions in Sessions of its own
-    (closed by `close`), and ``next`` gives each element as its flat components, arrays
-    checked against the dataset's dtypes and shapes (`_checked_components`)."""
+    the pipeline runs from its start when this is made, in ``state`` (an `_IteratorState`,
+    which a graph may read too: it is what an eager iterator's handle holds), its functions in
+    Sessions of their own (closed by `close`); ``next`` gives each element as its flat
+    components, arrays checked against the dataset's dtypes and shapes
+    (`_checked_components`)."""
 
     def __init__(self, dataset, what: str):
         records, tensors = _describe_pipeline(dataset._stage)
         arrays = [_eager_value(t, what) for t in tensors]
         self._what = what
         self._attrs = {"output_types": tuple(dataset._types), "output_shapes": dataset._shapes}
-        self._sessions: dict = {("threading",): _threading_of(dataset)}
+        self.state = _IteratorState("OwnedIterator")
         try:
-            self._elements = _run_pipeline(records, arrays, self._sessions)
+            self.state.start(records, arrays, threading=_threading_of(dataset))
         except OpError as e:  # a stage that fails as it starts (a batch size of 0)
             raise self._located(e) from None
 
@@ -235,7 +249,10 @@ class _EagerElements:
         """The next element's components; ``StopIteration`` after the last.  A failing read
         raises its `OpError`, naming the user's line that asked for the element."""
         try:
-            return _checked_components(next(self._elements), self._attrs)
+            element = self.state.next_or_end()
+            if element is _END:
+                raise StopIteration
+            return _checked_components(element, self._attrs)
         except OpError as e:
             raise self._located(e) from None
 
@@ -246,10 +263,7 @@ class _EagerElements:
         return type(error)(error.node_def, error.op, message)
 
     def close(self) -> None:
-        for key, session in self._sessions.items():
-            if not isinstance(key, tuple):  # ("feed", slot) and ("threading",) hold no Session
-                session.close()
-        self._sessions = {}
+        self.state.cancel()
 
 
 def _eager_value(tensor, what: str):

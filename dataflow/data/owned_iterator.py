@@ -20,6 +20,7 @@ lives as long as the run of the graph that made it.
 
 from __future__ import annotations
 
+import weakref
 from typing import Optional
 
 import numpy as np
@@ -29,7 +30,7 @@ from ..eager.context import executing_eagerly
 from ..eager.tensor import EagerTensor
 from ..framework import dtypes as _dtypes
 from ..framework.errors import OutOfRangeError
-from ..framework.graph import control_dependencies
+from ..framework.graph import _user_location, control_dependencies, get_default_graph
 from ..framework.op_registry import apply_op
 from ..ops.array_ops import identity
 from .dataset_ops import Dataset, Iterator, _pack, register_python_iteration
@@ -50,7 +51,11 @@ class OwnedIterator:
     ``next(iterator)`` (or ``iterator.next()``) gives the next element, raising
     ``StopIteration`` after the last in eager mode; ``get_next()`` raises ``OutOfRangeError``
     there instead; ``get_next_as_optional()`` gives a `df.data.experimental.Optional`, which
-    has no value past the end.  ``element_spec`` is the dataset's."""
+    has no value past the end.  ``element_spec`` is the dataset's.
+
+    An iterator made eagerly and read while a function is traced (a closure over it, or an
+    argument) is read by the function's graph: its handle, an eager tensor that holds its
+    state, becomes an input of the trace, so each call reads on from where the iterator is."""
 
     def __init__(self, dataset: Dataset):
         if not isinstance(dataset, Dataset):
@@ -58,14 +63,19 @@ class OwnedIterator:
         self._structure = dataset._structure
         self._types = list(dataset._types)
         self._shapes = list(dataset._shapes)
+        self._output_meta = (dataset.output_types, dataset.output_shapes, dataset.output_classes)
         self._element_spec = dataset.element_spec
         self._eager_elements: Optional[_EagerElements] = None
-        self._graph_iterator: Optional[Iterator] = None
+        # Per graph being built, the TF1 iterator whose ops read this one there.
+        self._graph_iterators: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._graph_reads = 0  # reads built by ``next`` outside converted code
         if executing_eagerly():
             self._eager_elements = _EagerElements(dataset, "Iterating a dataset")
+            handle = np.empty((), dtype=object)
+            handle[()] = self._eager_elements.state
+            self._handle = EagerTensor(handle, _dtypes.resource, "AnonymousIterator")
         else:
-            self._graph_iterator = _started_in_graph(dataset)
+            self._graph_iterators[get_default_graph()] = _started_in_graph(dataset)
 
     @property
     def element_spec(self):
@@ -75,11 +85,58 @@ class OwnedIterator:
         return self
 
     def __next__(self):
-        if self._eager_elements is None:
-            self._count_graph_reads()
-            return self._graph_iterator.get_next()
-        flat = next(self._eager_elements)  # StopIteration past the last element
+        if self._reads_eagerly():
+            flat = next(self._eager_elements)  # StopIteration past the last element
+            return self._as_eager_element(flat)
+        self._count_graph_reads()
+        return self._in_graph().get_next()
+
+    def next(self):
+        return self.__next__()
+
+    def get_next(self, name: Optional[str] = None):
+        """The next element; past the last one, ``OutOfRangeError`` (at once in eager mode,
+        when the graph runs otherwise)."""
+        if not self._reads_eagerly():
+            return self._in_graph().get_next(name)
+        try:
+            flat = next(self._eager_elements)
+        except StopIteration:
+            raise OutOfRangeError(None, None, "End of sequence") from None
         return self._as_eager_element(flat)
+
+    def get_next_as_optional(self):
+        """The next element as an ``Optional``, without a value past the last one."""
+        if not self._reads_eagerly():
+            return get_next_as_optional(self._in_graph())
+        try:
+            flat = next(self._eager_elements)
+            has_value = True
+        except StopIteration:
+            attrs = {"output_types": self._types, "output_shapes": self._shapes}
+            flat, has_value = _missing(attrs), False
+        values = [EagerTensor(v, t, "IteratorGetNextAsOptional", i + 1) for i, (v, t) in
+                  enumerate(zip(flat, self._types))]  # fmt: skip
+        flag = EagerTensor(np.asarray(has_value), _dtypes.bool, "IteratorGetNextAsOptional")
+        return DatasetOptional(flag, values, self._element_spec)
+
+    def _reads_eagerly(self) -> bool:
+        return self._eager_elements is not None and executing_eagerly()
+
+    def _in_graph(self) -> Iterator:
+        """The TF1 iterator whose ops read this iterator in the graph being built: for an
+        iterator made eagerly, one over its handle (which the graph captures)."""
+        graph = get_default_graph()
+        iterator = self._graph_iterators.get(graph)
+        if iterator is None:
+            if self._eager_elements is None:
+                raise ValueError(
+                    f"This iterator was made in another graph ({_user_location()}): an "
+                    "iterator made in a function is read in that function only"
+                )
+            iterator = Iterator(self._handle, None, *self._output_meta)
+            self._graph_iterators[graph] = iterator
+        return iterator
 
     def _count_graph_reads(self) -> None:
         """Refuses, as TensorFlow does, the 33rd read built by Python outside converted code:
@@ -96,35 +153,6 @@ class OwnedIterator:
                 "AutoGraph is enabled."
             )
 
-    def next(self):
-        return self.__next__()
-
-    def get_next(self, name: Optional[str] = None):
-        """The next element; past the last one, ``OutOfRangeError`` (at once in eager mode,
-        when the graph runs otherwise)."""
-        if self._eager_elements is None:
-            return self._graph_iterator.get_next(name)
-        try:
-            flat = next(self._eager_elements)
-        except StopIteration:
-            raise OutOfRangeError(None, None, "End of sequence") from None
-        return self._as_eager_element(flat)
-
-    def get_next_as_optional(self):
-        """The next element as an ``Optional``, without a value past the last one."""
-        if self._eager_elements is None:
-            return get_next_as_optional(self._graph_iterator)
-        try:
-            flat = next(self._eager_elements)
-            has_value = True
-        except StopIteration:
-            attrs = {"output_types": self._types, "output_shapes": self._shapes}
-            flat, has_value = _missing(attrs), False
-        values = [EagerTensor(v, t, "IteratorGetNextAsOptional", i + 1) for i, (v, t) in
-                  enumerate(zip(flat, self._types))]  # fmt: skip
-        flag = EagerTensor(np.asarray(has_value), _dtypes.bool, "IteratorGetNextAsOptional")
-        return DatasetOptional(flag, values, self._element_spec)
-
     def _as_eager_element(self, flat: list):
         tensors = [
             EagerTensor(value, dtype, "IteratorGetNext", index)
@@ -133,20 +161,21 @@ class OwnedIterator:
         return _pack(self._structure, tensors)
 
     def _reader_in_graph(self):
-        """What a loop AutoGraph stages over this iterator reads with (graph iterators only):
-        a function building ``(has_value, element)``, and one that makes the reads built after
-        the loop wait for it to end (a tensor ready then): the loop's reads are in a frame of
-        their own, which the ordering of the function's ops does not reach."""
+        """What a loop AutoGraph stages over this iterator reads with, in the graph being
+        built: a function building ``(has_value, element)``, and one that makes the reads
+        built after the loop wait for it to end (a tensor ready then): the loop's reads are
+        in a frame of their own, which the ordering of the function's ops does not reach."""
+        graph = get_default_graph()
 
         def read():
-            optional = get_next_as_optional(self._graph_iterator)
+            optional = get_next_as_optional(self._in_graph())
             return optional._has_value, _pack(self._structure, list(optional._values))
 
         def finish(done):
-            iterator = self._graph_iterator
+            iterator = self._in_graph()
             with control_dependencies([done]):
                 handle = identity(iterator._handle, name="iterator_after_loop")
-            self._graph_iterator = _with_handle(iterator, handle)
+            self._graph_iterators[graph] = _with_handle(iterator, handle)
 
         return read, finish
 

@@ -376,3 +376,24 @@ def test_a_shuffled_dataset_passed_to_the_function_is_reshuffled_by_each_call(ea
     assert sorted(first) == sorted(second) == list(range(10))
     assert first != second
     assert read(Dataset.range(10).shuffle(10, seed=1)).numpy().tolist() == first
+
+
+# -- an iterator made eagerly, read by a function --------------------------------------------------
+def test_a_function_reads_an_eager_iterator_on_from_where_it_is(eager):
+    iterator = iter(Dataset.range(10))
+    step = df.function(lambda: next(iterator))
+    assert [step().numpy() for _ in range(3)] == [0, 1, 2]
+    assert next(iterator).numpy() == 3
+    assert step().numpy() == 4
+    times_ten = df.function(lambda it: next(it) * 10)
+    other = iter(Dataset.range(2))
+    assert [times_ten(other).numpy() for _ in range(2)] == [0, 10]
+    with pytest.raises(df.errors.OutOfRangeError, match="End of sequence"):
+        times_ten(other)
+
+
+def test_a_loop_in_a_function_drains_an_eager_iterator(eager):
+    iterator = iter(Dataset.range(6))
+    assert next(iterator).numpy() == 0
+    assert df.function(total)(iterator).numpy() == 15
+    assert list(iterator) == []
