@@ -58,10 +58,10 @@ def _as_variant(dataset: Dataset) -> EagerTensor:
     return EagerTensor(value, _dtypes.variant, "DatasetArgument")
 
 
-def _trace_input(spec: DatasetSpec, name: str):
+def _trace_input(spec: DatasetSpec):
     """The placeholder a trace gets for a dataset argument of ``spec``, and the dataset the
     traced function sees, which reads what the placeholder is fed."""
-    tensor = placeholder(_dtypes.variant, [], name=name)
+    tensor = placeholder(_dtypes.variant, [], name="dataset")
     specs = _flatten(spec.element_spec)
     dataset = Dataset(
         _Stage("dataset_argument", [tensor]),

@@ -43,9 +43,9 @@ def register_traced_argument_kind(
 ) -> None:
     """Lets an argument of class ``cls`` reach a trace as a tensor: calls whose arguments have
     equal specs (``spec_of(value)``, a hashable ``spec_type``, which may also be given where
-    the value would) share a trace; the trace gets ``trace_input(spec, name)``, which returns
-    ``(placeholder, what the function sees)``, and a call feeds the placeholder with
-    ``as_tensor(value)``, an eager tensor."""
+    the value would) share a trace; the trace gets ``trace_input(spec)``, which makes the
+    placeholder and returns ``(placeholder, what the function sees)``, and a call feeds the
+    placeholder with ``as_tensor(value)``, an eager tensor."""
     _argument_kinds[cls] = TracedArgumentKind(spec_type, spec_of, as_tensor, trace_input)
 
 

@@ -831,7 +831,7 @@ class Function:
                     graph.inputs.append(tensor)
                     traced_arguments.append(tensor)
                 elif _is_fed(leaf):
-                    tensor, seen = _argument_kind(leaf).trace_input(leaf, f"arg{i}")
+                    tensor, seen = _argument_kind(leaf).trace_input(leaf)
                     graph.inputs.append(tensor)
                     traced_arguments.append(seen)
                 else:
