@@ -162,14 +162,19 @@ class OwnedIterator:
 
     def _reader_in_graph(self):
         """What a loop AutoGraph stages over this iterator reads with, in the graph being
-        built: a function building ``(has_value, element)``, and one that makes the reads
-        built after the loop wait for it to end (a tensor ready then): the loop's reads are
-        in a frame of their own, which the ordering of the function's ops does not reach."""
+        built (see `autograph.operators.register_read_in_graph`): a function building
+        ``(has_value, components)``, one packing components into an element, and one that makes
+        the reads built after the loop wait for it to end (a tensor ready then): the loop's
+        reads are in a frame of their own, which the ordering of the function's ops does not
+        reach."""
         graph = get_default_graph()
 
         def read():
             optional = get_next_as_optional(self._in_graph())
-            return optional._has_value, _pack(self._structure, list(optional._values))
+            return optional._has_value, list(optional._values)
+
+        def pack(components: list):
+            return _pack(self._structure, components)
 
         def finish(done):
             iterator = self._in_graph()
@@ -177,7 +182,7 @@ class OwnedIterator:
                 handle = identity(iterator._handle, name="iterator_after_loop")
             self._graph_iterators[graph] = _with_handle(iterator, handle)
 
-        return read, finish
+        return read, pack, finish
 
     def __del__(self):
         elements = getattr(self, "_eager_elements", None)

@@ -558,23 +558,31 @@ class _ReadInGraph:
 def register_read_in_graph(cls: type, start: Callable, length=None) -> None:
     """Lets ``for x in value`` (``value`` an instance of ``cls``) stage a loop that reads its
     elements in the graph: ``start(value)`` builds what the loop reads from (an iterator, made
-    once before the loop) and returns ``(read, finish)``: ``read()`` builds the reading of one
-    element, ``(has_value, element)`` (a bool tensor, and the element, whose value is used only
-    when ``has_value`` is true), and ``finish(done)`` is told the tensor that is ready when the
-    loop has ended (so later reads can wait for it).  ``start`` returns None where the loop
-    should run as Python (a dataset read eagerly).  ``length(value)``, when given, is what
-    ``len(value)`` is in converted code (None: Python's ``len``)."""
+    once before the loop) and returns ``(read, pack, finish)``: ``read()`` builds the reading
+    of one element, ``(has_value, components)`` (a bool tensor, and the element's flat tensors,
+    whose values count only when ``has_value`` is true), ``pack(components)`` makes the element
+    of them, and ``finish(done)`` is told the tensor that is ready when the loop has ended (so
+    later reads can wait for it).  ``start`` returns None where the loop should run as Python
+    (a dataset read eagerly).  ``length(value)``, when given, is what ``len(value)`` is in
+    converted code (None: Python's ``len``)."""
     _READ_IN_GRAPH[cls] = _ReadInGraph(start, length)
 
 
 class _ElementReader:
-    """What a staged ``for`` over a registered iterable reads from: ``read()`` builds the
-    reading of the next element, ``(has_value, element)``; ``finish(done)`` is called with a
-    tensor computed when the loop has ended."""
+    """What a staged ``for`` over a registered iterable reads from (see
+    `register_read_in_graph`); `first` is the reading before the loop, built once however
+    many times the loop is built."""
 
-    def __init__(self, read: Callable, finish: Callable):
+    def __init__(self, read: Callable, pack: Callable, finish: Callable):
         self.read = read
+        self.pack = pack
         self.finish = finish
+        self._first = None
+
+    def first(self) -> tuple:
+        if self._first is None:
+            self._first = self.read()
+        return self._first
 
 
 def _element_reader(iterated):
@@ -734,31 +742,43 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
         return full
 
     if isinstance(iterated, _ElementReader):
-        # As TensorFlow's loop over a dataset: each iteration reads the next element, and
-        # the body runs in a cond on whether there was one; the loop goes on while there was
-        # (and ``test``, from break and return, allows).  The flag comes out of the cond, made
-        # to wait for the body's side effects, so they run whatever the state carries.
+        # The element is read before the loop and at the end of each iteration, and carried
+        # into the next with a flag saying whether there was one; the loop goes on while there
+        # was (and ``test``, from break and return, allows).  A body that leaves the loop
+        # reads no further element, so an iterator read on after the loop is where
+        # TensorFlow's would be.  The read waits for the body's results; the body itself is
+        # in no cond, so nothing in it depends on whether an element came.
+        from dataflow.framework.graph import control_dependencies
         from primitives.control_flow_ops import cond
+
+        has_first, first = iterated.first()
+        width = len(first)
 
         def loop_test(has_next, *values):
             going_on = has_next
             if test is not None:
-                extra = test(*full_state(values))
+                extra = test(*full_state(values[width:]))
                 going_on = logical_and(going_on, _as_bool_tensor(extra))
             return going_on
 
         def loop_body(has_next, *values):
-            has_value, item = iterated.read()
-            return tuple(
-                cond(
-                    has_value,
-                    lambda: run_body(values, item, leading=[has_value]),
-                    lambda: [has_value, *values],
-                    strict=True,
-                )
-            )
+            current = list(values[:width])
+            results = run_body(values[width:], iterated.pack(current))
+            ready = [_flow(r) for r in results if _is_graph_tensor(_flow(r))]
 
-        loop_vars = [convert_to_tensor(True), *entries]
+            def read_next():
+                with control_dependencies(ready):
+                    has_value, components = iterated.read()
+                return [has_value, *components]
+
+            if test is None:
+                following = read_next()
+            else:
+                going_on = _as_bool_tensor(test(*full_state(results)))
+                following = cond(going_on, read_next, lambda: [has_next, *current], strict=True)
+            return (*following, *results)
+
+        loop_vars = [has_first, *first, *entries]
     elif kind == "for":
         if isinstance(iterated, StagedRange):
             start, limit, delta = iterated.start, iterated.limit, iterated.delta
@@ -817,7 +837,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
 
         loop_vars = entries
 
-    def run_body(values, item, leading=()):
+    def run_body(values, item):
         with EffectScope() as effects:
             full = full_state(values)
             outputs = tuple(body(item, *full) if kind == "for" else body(*full))
@@ -833,22 +853,25 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
             results.append(_next_value(names[index], before, outputs[index], kind, where, shape))
         if effects:
             had_effects.append(True)
-        return attach_effects([*leading, *results], effects)
+        return attach_effects(results, effects)
 
     if not loop_vars:
         raise ValueError(
             f"The while loop at {where} has a graph-tensor condition but changes no variable, "
             "so it would never end or never run"
         )
-    shape_invariants = ([None] if kind == "for" else []) + invariants
+    if isinstance(iterated, _ElementReader):
+        shape_invariants = [None] * (1 + width) + invariants  # the flag's and element's own
+    else:
+        shape_invariants = ([None] if kind == "for" else []) + invariants
     loop_arguments = {
         k: v
         for k, v in (options or {}).items()
         if k in ("parallel_iterations", "swap_memory", "maximum_iterations")
     }
     if isinstance(iterated, _ElementReader):
-        # One iteration at a time: an iteration's read must follow the previous body (which
-        # may restart iterators of its own, or leave the loop), as reads of an iterator do.
+        # One iteration at a time, as an iterator is read: an iteration's body may restart
+        # iterators of its own, and reads follow the bodies before them.
         loop_arguments["parallel_iterations"] = 1
     finals = while_loop(
         loop_test,
@@ -861,7 +884,8 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
     finals = list(finals)
     if isinstance(iterated, _ElementReader):
         iterated.finish(finals[0])
-    if kind == "for":
+        finals = finals[1 + width :]
+    elif kind == "for":
         finals = finals[1:]
     if had_effects and finals:
         _record_effect(_flow(finals[0]))
