@@ -879,31 +879,30 @@ class Dataset:
         ``initial_state`` (a structure of tensors); the last state, as tensors of the initial
         state's structure and dtypes (its shapes relaxed where an element changes them, as
         TensorFlow retraces)."""
-        with name_scope("ReduceDataset"):
-            state = [
-                convert_to_tensor(t, name=f"initial_state_{i}")
-                for i, t in enumerate(_flatten(initial_state))
-            ]
-
         if not callable(reduce_func):
             raise ValueError(
                 f"Argument `func` must be a callable. Received func={reduce_func} (of type "
                 f"{type(reduce_func)})"
             )
-        function, _ = _trace_with_state(
-            reduce_func,
-            initial_state,
-            [t.dtype for t in state],
-            [t.shape for t in state],
-            self,
-            "reduce",
-            split=False,
-        )
-        records, tensors = _describe_pipeline(self._stage)
-        attrs = _get_next_attrs([t.dtype for t in state], function.state_shapes)
-        attrs.update(pipeline=records, reduce=function, threading=_threading_of(self))
-        inputs = [*state, *tensors, *function.captured_tensors]
-        op = apply_op("ReduceDataset", inputs, attrs, name=name or "ReduceDataset")
+        with name_scope(name or "ReduceDataset") as scope:
+            state = [
+                convert_to_tensor(t, name=f"initial_state_{i}")
+                for i, t in enumerate(_flatten(initial_state))
+            ]
+            function, _ = _trace_with_state(
+                reduce_func,
+                initial_state,
+                [t.dtype for t in state],
+                [t.shape for t in state],
+                self,
+                "reduce",
+                split=False,
+            )
+            records, tensors = _describe_pipeline(self._stage)
+            attrs = _get_next_attrs([t.dtype for t in state], function.state_shapes)
+            attrs.update(pipeline=records, reduce=function, threading=_threading_of(self))
+            inputs = [*state, *tensors, *function.captured_tensors]
+            op = apply_op("ReduceDataset", inputs, attrs, name=scope)  # the scope's own name
         return _pack(initial_state, list(op.outputs))
 
     # -- Python iteration (TF2) -------------------------------------------------------------------

@@ -245,8 +245,15 @@ def test_reduce_refuses_a_state_of_another_dtype_or_number_of_components(eager):
 
 def test_reduce_runs_in_a_tf1_graph_too():
     total = Dataset.range(4).reduce(df.constant(0, df.int64), lambda s, x: s + x)
+    assert total.op.name == "ReduceDataset"
     with df.Session() as sess:
         assert sess.run(total) == 6
+
+
+def test_a_graph_that_reduces_a_dataset_cannot_be_saved(tmp_path):
+    Dataset.range(3).reduce(np.int64(0), lambda s, x: s + x)
+    with pytest.raises(df.io.GraphNotSerializableError, match="Dataset.reduce"):
+        df.io.save_graph(df.get_default_graph(), str(tmp_path / "reduce.dfg"))
 
 
 # -- shuffle ---------------------------------------------------------------------------------------

@@ -397,3 +397,14 @@ def test_a_loop_in_a_function_drains_an_eager_iterator(eager):
     assert next(iterator).numpy() == 0
     assert df.function(total)(iterator).numpy() == 15
     assert list(iterator) == []
+
+
+def test_a_converted_loop_over_a_dataset_saves_and_loads(tmp_path):
+    df.identity(autograph.to_graph(total)(Dataset.range(4)), name="total")
+    path = str(tmp_path / "loop.dfg")
+    df.io.save_graph(df.get_default_graph(), path)
+    loaded = df.io.load_graph(path)
+    assert {"AnonymousIterator", "MakeIterator", "IteratorGetNextAsOptional"} <= _op_types(loaded)
+    with df.Session(graph=loaded) as sess:
+        assert sess.run("total:0") == 6
+        assert sess.run("total:0") == 6
