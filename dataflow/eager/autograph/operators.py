@@ -763,8 +763,9 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
 
         def loop_body(has_next, *values):
             current = list(values[:width])
-            results = run_body(values[width:], iterated.pack(current))
-            ready = [_flow(r) for r in results if _is_graph_tensor(_flow(r))]
+            # The flag comes back made to wait for the body's side effects (print, assert).
+            done, *results = run_body(values[width:], iterated.pack(current), leading=[has_next])
+            ready = [done] + [_flow(r) for r in results if _is_graph_tensor(_flow(r))]
 
             def read_next():
                 with control_dependencies(ready):
@@ -775,7 +776,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
                 following = read_next()
             else:
                 going_on = _as_bool_tensor(test(*full_state(results)))
-                following = cond(going_on, read_next, lambda: [has_next, *current], strict=True)
+                following = cond(going_on, read_next, lambda: [done, *current], strict=True)
             return (*following, *results)
 
         loop_vars = [has_first, *first, *entries]
@@ -837,7 +838,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
 
         loop_vars = entries
 
-    def run_body(values, item):
+    def run_body(values, item, leading=()):
         with EffectScope() as effects:
             full = full_state(values)
             outputs = tuple(body(item, *full) if kind == "for" else body(*full))
@@ -853,7 +854,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
             results.append(_next_value(names[index], before, outputs[index], kind, where, shape))
         if effects:
             had_effects.append(True)
-        return attach_effects(results, effects)
+        return attach_effects([*leading, *results], effects)
 
     if not loop_vars:
         raise ValueError(
@@ -884,10 +885,12 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
     finals = list(finals)
     if isinstance(iterated, _ElementReader):
         iterated.finish(finals[0])
+        if had_effects:  # the flag waits for every iteration's effects
+            _record_effect(finals[0])
         finals = finals[1 + width :]
     elif kind == "for":
         finals = finals[1:]
-    if had_effects and finals:
+    if had_effects and finals and not isinstance(iterated, _ElementReader):
         _record_effect(_flow(finals[0]))
     results = full_state(finals)
     for index, name in enumerate(names):

@@ -408,3 +408,18 @@ def test_a_converted_loop_over_a_dataset_saves_and_loads(tmp_path):
     with df.Session(graph=loaded) as sess:
         assert sess.run("total:0") == 6
         assert sess.run("total:0") == 6
+
+
+def test_a_print_in_the_loop_body_prints_each_element_once(eager, capfd):
+    @df.function
+    def shout(ds):
+        for x in ds:
+            if x > 1:
+                break
+            print("element", x)
+        return df.constant(0)
+
+    shout(Dataset.range(5))
+    captured = capfd.readouterr()
+    lines = (captured.out + captured.err).splitlines()
+    assert [line for line in lines if line.startswith("element")] == ["element 0", "element 1"]
