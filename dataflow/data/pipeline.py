@@ -17,6 +17,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..framework import dtypes as _dtypes
 from ..framework.errors import (
     DataLossError,
     FailedPreconditionError,
@@ -25,7 +26,7 @@ from ..framework.errors import (
     OpError,
     OutOfRangeError,
 )
-from ..framework.graph import Graph, Tensor, get_default_graph, name_scope
+from ..framework.graph import Graph, Tensor, _user_location, get_default_graph, name_scope
 from ..framework.op_registry import apply_op
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tfrecord import read_records
@@ -142,10 +143,12 @@ def _describe_pipeline(stage: _Stage) -> tuple[list, list]:
 
 
 class _FunctionGraph(Graph):
-    """The graph a function of a pipeline is traced into.  A value computed eagerly that the
-    function reads (a closure over an eager tensor, as in ``ds.map(lambda x: x / scale)``)
-    becomes a constant of that value here, as an eager tensor never changes; an eager
-    variable cannot be read (its value lives outside the function's Session)."""
+    """The graph a function of a pipeline is traced into.  What the function reads from
+    outside it: a tensor of the graph the dataset is made in (``ds.map(lambda x: x * k)`` in a
+    ``df.function`` of ``k``, or over a TF1 placeholder) becomes a placeholder here, which the
+    pipeline feeds (`captures`); a value computed eagerly (``ds.map(lambda x: x / scale)``
+    with an eager ``scale``) a constant of that value, as an eager tensor never changes.  A
+    variable cannot be read: its value lives outside the function's Session."""
 
     def __init__(self, what: str):
         super().__init__()
@@ -158,8 +161,6 @@ class _FunctionGraph(Graph):
         that the function reads: a placeholder here, fed with its value when the pipeline
         runs (the stage takes the tensor as an input)."""
         from primitives.contexts import building_in
-
-        from ..framework import dtypes as _dtypes
 
         if tensor.dtype is _dtypes.resource:
             raise TypeError(
@@ -177,9 +178,6 @@ class _FunctionGraph(Graph):
 
     def _capture_eager_tensor(self, tensor: Tensor, op_type: str) -> Tensor:
         from primitives.contexts import building_in
-
-        from ..framework import dtypes as _dtypes
-        from ..framework.graph import _user_location
 
         if tensor.dtype is _dtypes.resource:
             raise TypeError(
