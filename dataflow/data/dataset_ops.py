@@ -276,7 +276,7 @@ class Dataset:
         # TensorFlow checks an element by its spec only when it is one component of unknown
         # rank, and by its types and shapes otherwise (`generator_source`).
         by_spec = not _is_structure(structure) and shapes[0].ndims is None
-        with name_scope(name or "FlatMapDataset"):
+        with name_scope(name or "GeneratorDataset"):
             arguments = [convert_to_tensor(a, name="args") for a in (args or ())]
         structure = _pack(structure, types)  # the nesting, with dtypes as leaves
         source = _GeneratorSource(generator, structure, types, shapes, by_spec)
