@@ -1,7 +1,9 @@
-"""``df.data``: input pipelines as TF1's ``tf.data`` builds them, read by iterators in a graph.
+"""``df.data``: input pipelines as ``tf.data`` builds them, read by iterators in a graph (TF1)
+or in Python and ``df.function`` (TF2).
 
 A `Dataset` is a description, made in Python, of a sequence of elements: where they come from
-(``from_tensor_slices``, ``from_tensors``, ``range``) and what is done to them (``map``,
+(``from_tensor_slices``, ``from_tensors``, ``range``, ``from_generator``) and what is done to
+them (``map``,
 ``filter``, ``shuffle``, ``repeat``, ``batch``, ``take``, ``skip``, ``zip``, ``concatenate``,
 ``prefetch``).  An element is a nested structure (tuples, dicts, namedtuples) of arrays; as in
 TensorFlow, a Python list given to ``from_tensor_slices`` is one tensor, not a structure.
@@ -22,10 +24,21 @@ graph, and moves when ``get_next`` runs, whether or not the run succeeds.
 The graph holds the pipeline as ops: the iterator's initializer (``MakeIterator``, or for a
 one-shot iterator its ``IteratorGetNext``) takes every tensor the pipeline uses as an input (the
 sliced arrays, placeholders, batch sizes) and describes the stages in its ``pipeline``
-attribute.  A ``map``/``filter`` function is traced once into a graph of its own (placeholders
-for the element, its ops) and run by a Session of its own within the iterator; it cannot use
-tensors of the outer graph.  A graph whose pipeline has a function cannot be saved with
+attribute.  A ``map``/``filter`` function is converted by AutoGraph and traced once into a
+graph of its own (placeholders for the element, its ops) and run by a Session of its own within
+the iterator; the tensors of the outer graph it reads become inputs of its stage, and the eager
+tensors it reads constants.  A graph whose pipeline has a function cannot be saved with
 ``df.io`` (the function is Python), like one with ``py_func``.
+
+TF2 programs read datasets in Python instead (`owned_iterator`): in eager mode ``for x in
+dataset`` (``iter``, ``next``, ``as_numpy_iterator``, ``len``, ``reduce``) runs the pipeline at
+once and gives eager tensors, each loop from the first element.  In a ``df.function`` the same
+loop is staged by AutoGraph as a while loop over an iterator of the graph, and a dataset passed
+as an argument is keyed by its element spec (`in_functions`).  A dataset made eagerly or in a
+function is TF2's in what differs from TF1's: ``map`` keeps its number of elements known, and
+(made eagerly) each pass over a ``shuffle`` with a seed gives a new order, deterministic given
+the seed; the orders are not TensorFlow's (its generator is not numpy's).  Outside them (TF1
+graph mode) Python iteration raises TensorFlow's RuntimeError.
 
 A leaf of an element may also be a `SparseTensor` or `RaggedTensor` (``map`` functions
 returning one, ``dense_to_sparse_batch``, ``parse_example_dataset``): the pipeline carries its
@@ -60,8 +73,10 @@ from ..framework.tfrecord import read_records
 from . import (
     dataset_ops,
     experimental,  # noqa: E402, I001 - after the datasets it builds on
+    in_functions,  # registers datasets with df.function and AutoGraph
     lookup,
     options,
+    owned_iterator,
     readers,
     saveable,
     snapshot,

@@ -8,8 +8,10 @@ from typing import Optional
 
 import numpy as np
 
+from ..eager.context import executing_eagerly
 from ..framework import dtypes as _dtypes
-from ..framework.graph import Tensor, name_scope
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Tensor, get_default_graph, name_scope
 from ..framework.op_registry import apply_op
 from ..framework.random_seed import get_seed
 from ..framework.tensor_conversion import convert_to_tensor
@@ -27,6 +29,7 @@ from .elements import (  # noqa: F401 - defined there, reached here too
     _structure_of,
     _width,
 )
+from .generator_source import _GeneratorSource
 from .iterator_ops import (  # noqa: F401 - defined there, reached here too
     _check_element,
     _infer_get_next,
@@ -55,6 +58,7 @@ from .pipeline import (  # noqa: F401 - defined there, reached here too
     _Resumable,
     _run_pipeline,
     _sample,
+    _ShufflePasses,
     _slices,
     _slots,
     _Stage,
@@ -62,6 +66,7 @@ from .pipeline import (  # noqa: F401 - defined there, reached here too
     _take,
     _tensors,
     _text_lines,
+    _tf2_semantics,
     _tf_records,
     _threading_of,
     _unbatch,
@@ -90,6 +95,15 @@ __all__ = [
 
 
 # -- Dataset ---------------------------------------------------------------------------------------
+# How ``iter(dataset)`` reads a dataset in Python (TF2): "iterator", the class of the iterator,
+# which `owned_iterator` (built on this module) registers.
+_python_iteration: dict = {}
+
+
+def register_python_iteration(**entries) -> None:
+    _python_iteration.update(entries)
+
+
 def _int64(value, name: str) -> Tensor:
     return convert_to_tensor(value, dtype=_dtypes.int64, name=name)
 
@@ -201,6 +215,72 @@ class Dataset:
         with name_scope("RangeDataset"):
             tensors = [_int64(start, "start"), _int64(stop, "stop"), _int64(step, "step")]
         return Dataset(_Stage("range", tensors), 0, [_dtypes.int64], [TensorShape([])])
+
+    @staticmethod
+    def from_generator(
+        generator,
+        output_types=None,
+        output_shapes=None,
+        args=None,
+        output_signature=None,
+        name: Optional[str] = None,
+    ) -> Dataset:
+        """The elements ``generator(*args)`` yields (a new call for each pass), of the structure
+        ``output_signature`` gives (a nest of `TensorSpec`), or ``output_types`` and
+        ``output_shapes`` (unknown shapes when not given).  ``args`` are tensors (or values
+        made tensors), passed to the generator as numpy values.  An element that does not fit
+        fails the read with `InvalidArgumentError` (see `dataflow.data.generator_source`)."""
+        from ..framework.tensor_spec import TensorSpec
+        from ..framework.type_spec import TypeSpec
+
+        if not callable(generator):
+            raise TypeError("`generator` must be a Python callable.")
+        if output_signature is not None:
+            if output_types is not None:
+                raise TypeError(
+                    "The `output_types` argument can not be used together with the "
+                    "`output_signature` argument."
+                )
+            if output_shapes is not None:
+                raise TypeError(
+                    "The `output_shapes` argument can not be used together with the "
+                    "`output_signature` argument."
+                )
+            specs = _flatten(output_signature)
+            for spec in specs:
+                if not isinstance(spec, TypeSpec):
+                    raise TypeError(
+                        "`output_signature` must contain objects that are subclass of "
+                        f"`tf.TypeSpec` but found {type(spec)} which is not."
+                    )
+                if not isinstance(spec, TensorSpec):
+                    raise TypeError(
+                        f"from_generator takes TensorSpecs in `output_signature`, got {spec!r}: "
+                        "yield the parts of a sparse or ragged tensor and build it in a map"
+                    )
+            structure = output_signature
+            types = [spec.dtype for spec in specs]
+            shapes = [spec.shape for spec in specs]
+        else:
+            if output_types is None:
+                raise TypeError(
+                    "To specify the output signature you need to provide either the "
+                    "`output_signature` argument or the `output_types` argument."
+                )
+            types = [_dtypes.as_dtype(t) for t in _flatten(output_types)]
+            structure = _pack(output_types, types)
+            if output_shapes is None:
+                shapes = [TensorShape(None)] * len(types)
+            else:
+                shapes = [TensorShape(s) for s in _flatten_shapes(output_shapes, output_types)]
+        # TensorFlow checks an element by its spec only when it is one component of unknown
+        # rank, and by its types and shapes otherwise (`generator_source`).
+        by_spec = not _is_structure(structure) and shapes[0].ndims is None
+        with name_scope(name or "GeneratorDataset"):
+            arguments = [convert_to_tensor(a, name="args") for a in (args or ())]
+        structure = _pack(structure, types)  # the nesting, with dtypes as leaves
+        source = _GeneratorSource(generator, structure, types, shapes, by_spec)
+        return Dataset(_Stage("generator", arguments, function=source), structure, types, shapes)
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name: Optional[str] = None) -> Dataset:
@@ -343,6 +423,8 @@ class Dataset:
             if reshuffle_each_iteration is None
             else bool(reshuffle_each_iteration),
         }
+        if executing_eagerly():
+            params["passes"] = _ShufflePasses()
         return self._derived("shuffle", [_int64(buffer_size, "buffer_size")], params)
 
     def repeat(self, count=None) -> Dataset:
@@ -382,6 +464,7 @@ class Dataset:
         function = _DatasetFunction(map_func, self._structure, self._types, self._shapes, "map")
         return self._derived(
             "map",
+            params={"preserve_cardinality": True} if _tf2_semantics() else None,
             function=function,
             structure=function.structure,
             types=[t.dtype for t in function.outputs],
@@ -791,6 +874,79 @@ class Dataset:
             "DatasetCardinality", tensors, {"pipeline": records}, name="DatasetCardinality"
         ).outputs[0]
 
+    def reduce(self, initial_state, reduce_func, name: Optional[str] = None):
+        """``reduce_func(state, element)`` applied to every element in turn from
+        ``initial_state`` (a structure of tensors); the last state, as tensors of the initial
+        state's structure and dtypes (its shapes relaxed where an element changes them, as
+        TensorFlow retraces)."""
+        if not callable(reduce_func):
+            raise ValueError(
+                f"Argument `func` must be a callable. Received func={reduce_func} (of type "
+                f"{type(reduce_func)})"
+            )
+        with name_scope(name or "ReduceDataset") as scope:
+            state = [
+                convert_to_tensor(t, name=f"initial_state_{i}")
+                for i, t in enumerate(_flatten(initial_state))
+            ]
+            function, _ = _trace_with_state(
+                reduce_func,
+                initial_state,
+                [t.dtype for t in state],
+                [t.shape for t in state],
+                self,
+                "reduce",
+                split=False,
+            )
+            records, tensors = _describe_pipeline(self._stage)
+            attrs = _get_next_attrs([t.dtype for t in state], function.state_shapes)
+            attrs.update(pipeline=records, reduce=function, threading=_threading_of(self))
+            inputs = [*state, *tensors, *function.captured_tensors]
+            op = apply_op("ReduceDataset", inputs, attrs, name=scope)  # the scope's own name
+        return _pack(initial_state, list(op.outputs))
+
+    # -- Python iteration (TF2) -------------------------------------------------------------------
+    def __iter__(self):
+        """An iterator over the elements, from the first (``for x in dataset``, ``iter``): in
+        eager mode they come as eager tensors; inside a ``df.function`` (or a converted
+        function built in a graph) the iterator's ops are built into the graph.  Elsewhere,
+        TF1 graph mode, a RuntimeError as TensorFlow's."""
+        if not (executing_eagerly() or get_default_graph().building_function):
+            raise RuntimeError(
+                "`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
+                "tf.function."
+            )
+        return _python_iteration["iterator"](self)
+
+    def as_numpy_iterator(self):
+        """The elements as numpy values (`NumpyIterator`), in eager mode only."""
+        if not executing_eagerly():
+            raise RuntimeError(
+                "`tf.data.Dataset.as_numpy_iterator()` is only supported in eager mode."
+            )
+        return _structures["NumpyIterator"](self)
+
+    def __len__(self) -> int:
+        """The number of elements, in eager mode, where it is known without reading them
+        (`cardinality`); a TypeError otherwise, as TensorFlow's."""
+        if not executing_eagerly():
+            raise TypeError(
+                "`tf.data.Dataset` only supports `len` in eager mode. Use "
+                "`tf.data.Dataset.cardinality()` instead."
+            )
+        length = int(self.cardinality())
+        if length == INFINITE_CARDINALITY:
+            raise TypeError("The dataset is infinite.")
+        if length == UNKNOWN_CARDINALITY:
+            raise TypeError("The dataset length is unknown.")
+        return length
+
+    def __bool__(self) -> bool:
+        return True  # a dataset is true even when it is empty (``__len__`` must not decide)
+
+    def __repr__(self) -> str:
+        return f"<Dataset element_spec={self.element_spec!r}>"
+
     # -- iterators --------------------------------------------------------------------------------
     def apply(self, transformation_func) -> Dataset:
         """``transformation_func(self)``, which must be a Dataset (the transformations of
@@ -862,6 +1018,13 @@ def _trace_with_state(func, state_structure, state_types, state_shapes, dataset,
         else:
             new_state, output = result, None
         new = function.outputs[: len(_flatten(new_state))]
+        if len(new) != count and what == "reduce":  # TensorFlow's ReduceDataset op says so
+            raise InvalidArgumentError(
+                None,
+                None,
+                "The number of components of the initial state and the reduce function output "
+                f"does not match. (initial_state={count}, output={len(new)}).",
+            )
         if len(new) != count:
             raise TypeError(
                 f"The element structure for the new state must match the initial state; "
@@ -869,9 +1032,11 @@ def _trace_with_state(func, state_structure, state_types, state_shapes, dataset,
             )
         got = [t.dtype for t in new]
         if got != list(state_types):
+            joint = " but got " if what == "reduce" else ", got "  # as TensorFlow words each
             raise TypeError(
                 "The element types for the new state must match the initial state. Expected "
-                f"{_pack(state_structure, list(state_types))}; got {_pack(state_structure, got)}."
+                f"{_pack(state_structure, list(state_types))}{joint}"
+                f"{_pack(state_structure, got)}."
             )
         relaxed = [a.most_specific_compatible_shape(b.shape) for a, b in zip(shapes, new)]
         if all(r == s or (r.dims is None and s.dims is None) for r, s in zip(relaxed, shapes)):
@@ -1111,10 +1276,12 @@ from ..framework.gradient_registry import NotDifferentiable  # noqa: E402
 
 for _type in (
     "IteratorV2",
+    "AnonymousIterator",
     "MakeIterator",
     "IteratorGetNext",
     "OneShotIteratorGetNext",
     "DatasetCardinality",
     "DatasetToSingleElement",
+    "ReduceDataset",
 ):
     NotDifferentiable(_type)

@@ -17,6 +17,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..framework import dtypes as _dtypes
 from ..framework.errors import (
     DataLossError,
     FailedPreconditionError,
@@ -25,7 +26,7 @@ from ..framework.errors import (
     OpError,
     OutOfRangeError,
 )
-from ..framework.graph import Graph, Tensor, name_scope
+from ..framework.graph import Graph, Tensor, _user_location, get_default_graph, name_scope
 from ..framework.op_registry import apply_op
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tfrecord import read_records
@@ -64,18 +65,65 @@ def _dataset_class() -> type:
     return _DATASET_CLASS[0]
 
 
+def _tf2_semantics() -> bool:
+    """Whether a dataset made now is a TF2 program's (``tf.data.Dataset`` of TensorFlow 2):
+    made eagerly or while a ``df.function`` is traced.  Elsewhere it is TF1's
+    (``tf.compat.v1.data.Dataset`` in a graph), which differs in little: ``map`` does not keep
+    the number of elements known, and every pass over a seeded ``shuffle`` (a new Session, a new
+    initialization) gives the same order."""
+    from ..eager.context import executing_eagerly
+
+    return executing_eagerly() or get_default_graph().building_function
+
+
+class _ShufflePasses:
+    """The passes started over a shuffled dataset made eagerly, shared by all its iterators
+    (TensorFlow keeps them in the dataset's seed generator): with a seed and
+    ``reshuffle_each_iteration``, the first pass has the order a graph's pass has, and each
+    later one an order of its own drawn from the seed and its number, so a program that makes
+    the same datasets in the same order with the same seeds sees the same orders.  (They are
+    not TensorFlow's orders, which come from another generator.)"""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._started = 0
+
+    def start(self) -> int:
+        """The number of passes started before this one."""
+        with self._lock:
+            self._started += 1
+            return self._started - 1
+
+
 # -- the pipeline as data --------------------------------------------------------------------------
 class _Stage:
-    """One node of a pipeline: its kind, its tensor inputs, Python parameters and parents."""
+    """One node of a pipeline: its kind, its tensor inputs, Python parameters and parents.  The
+    tensors its functions capture (`_DatasetFunction.captured_tensors`) come after its own
+    inputs, and `_run_pipeline` hands them back to the functions."""
 
     __slots__ = ("kind", "tensors", "params", "parents", "function")
 
     def __init__(self, kind, tensors=(), params=None, parents=(), function=None):
         self.kind = kind
-        self.tensors = list(tensors)
+        self.tensors = list(tensors) + [
+            t for f in _functions_of(function) for t in _captured_tensors(f)
+        ]
         self.params = dict(params or {})
         self.parents = list(parents)
         self.function = function
+
+
+def _functions_of(function) -> tuple:
+    """The functions of a stage (its ``function``: None, one, or a tuple of them)."""
+    if function is None:
+        return ()
+    return function if isinstance(function, tuple) else (function,)
+
+
+def _captured_tensors(function) -> list:
+    """The tensors of the graph around it that a function of a pipeline reads (none for a
+    stage's other callables, such as a generator)."""
+    return getattr(function, "captured_tensors", [])
 
 
 def _describe_pipeline(stage: _Stage) -> tuple[list, list]:
@@ -94,17 +142,77 @@ def _describe_pipeline(stage: _Stage) -> tuple[list, list]:
     return records, tensors
 
 
+class _FunctionGraph(Graph):
+    """The graph a function of a pipeline is traced into.  What the function reads from
+    outside it: a tensor of the graph the dataset is made in (``ds.map(lambda x: x * k)`` in a
+    ``df.function`` of ``k``, or over a TF1 placeholder) becomes a placeholder here, which the
+    pipeline feeds (`captures`); a value computed eagerly (``ds.map(lambda x: x / scale)``
+    with an eager ``scale``) a constant of that value, as an eager tensor never changes.  A
+    variable cannot be read: its value lives outside the function's Session."""
+
+    def __init__(self, what: str):
+        super().__init__()
+        self._what = what
+        self._eager_constants: dict = {}  # id(eager tensor) -> (it, its constant here)
+        self.captures: dict = {}  # tensor of the graph around -> its placeholder here
+
+    def _tensor_from_other_graph(self, tensor: Tensor, op_type: str, location) -> Tensor:
+        """A tensor of the graph the dataset is made in (a ``df.function``'s argument, say)
+        that the function reads: a placeholder here, fed with its value when the pipeline
+        runs (the stage takes the tensor as an input)."""
+        from primitives.contexts import building_in
+
+        if tensor.dtype is _dtypes.resource:
+            raise TypeError(
+                f"The function given to Dataset.{self._what} reads the variable or resource "
+                f"'{tensor.name}' (a {op_type} op at {location}); a dataset function may read "
+                "tensors only: read the variable's value outside it and use that"
+            )
+        known = self.captures.get(tensor)
+        if known is None:
+            with self.control_dependencies(None), building_in(self, None):
+                attrs = {"dtype": tensor.dtype, "shape": tensor.shape}
+                known = apply_op("Placeholder", (), attrs, name="captured").outputs[0]
+            self.captures[tensor] = known
+        return known
+
+    def _capture_eager_tensor(self, tensor: Tensor, op_type: str) -> Tensor:
+        from primitives.contexts import building_in
+
+        if tensor.dtype is _dtypes.resource:
+            raise TypeError(
+                f"The function given to Dataset.{self._what} reads an eager variable or resource "
+                f"(a {op_type} op at {_user_location()}); a dataset function may read eager "
+                "tensors only: pass the variable's value (variable.read_value()) in an element "
+                "or make the dataset again when it changes"
+            )
+        known = self._eager_constants.get(id(tensor))
+        if known is None:
+            with self.control_dependencies(None), building_in(self, None):
+                attrs = {"value": tensor._value, "dtype": tensor.dtype}
+                constant = apply_op("Const", (), attrs, name="captured").outputs[0]
+            known = self._eager_constants[id(tensor)] = (tensor, constant)
+        return known[1]
+
+
 class _DatasetFunction:
     """A function of a pipeline (``map``, ``filter``, ...) traced into its own graph, run by its
     own Session.  ``extra`` are Python arguments passed after the element (a window dataset).
     A function that returns a `Dataset` gives, when run, an iterator over that dataset's
-    elements."""
+    elements.  The function is converted by AutoGraph first (as TensorFlow converts it), so
+    its Python ``if``/``while``/``for`` on tensors stage control flow; it is traced once, here,
+    and its Python side effects happen now only."""
 
     def __init__(self, func, element_structure, types, shapes, what: str, extra=()):
         from ..client.session import Session  # a front end over the runtime, as a user's program is
+        from ..eager.autograph.operators import call as call_converted
 
+        if not callable(func):
+            raise ValueError(
+                f"Argument `func` must be a callable. Received func={func} (of type {type(func)})"
+            )
         self._session_type = Session
-        self.graph = Graph()
+        self.graph = _FunctionGraph(what)
         self.what = what
         self.dataset = None
         nested = _nested_dataset_positions(element_structure)
@@ -122,9 +230,9 @@ class _DatasetFunction:
                 )  # fmt: skip
             element = _pack(element_structure, args)
             if isinstance(element, tuple) and not hasattr(type(element), "_fields"):
-                result = func(*element, *extra)
+                result = call_converted(func, *element, *extra)
             else:
-                result = func(element, *extra)
+                result = call_converted(func, element, *extra)
             is_dataset = isinstance(result, _dataset_class())
             self.structure = result if is_dataset else _structure_of(result)
             if is_dataset:
@@ -135,12 +243,17 @@ class _DatasetFunction:
                     r if isinstance(r, Tensor) else convert_to_tensor(r) for r in _flatten(result)
                 ]
         self.inputs = [None if i in self.nested else a for i, a in enumerate(args)]
+        # The tensors of the graph around that the function reads, and their placeholders.
+        self.captured_tensors = list(self.graph.captures)
+        self._captured_inputs = list(self.graph.captures.values())
         self.graph.finalize()
 
     def __repr__(self) -> str:
         return f"<the function given to Dataset.{self.what}>"
 
-    def __call__(self, values: tuple, sessions: dict, feed=None):
+    def __call__(self, values: tuple, sessions: dict, feed=None, captured=()):
+        """The function's outputs on the element ``values`` (or an iterator over the dataset
+        it returns); ``captured`` are the values of `captured_tensors`."""
         if feed is not None:  # the elements of the window dataset the function was given
             sessions[("feed", self.feed_slot)] = feed
         session = sessions.get(id(self))
@@ -151,6 +264,7 @@ class _DatasetFunction:
         for i, slot in self.nested.items():
             sessions[("dataset", slot)] = values[i]
         feeds = {p: v for p, v in zip(self.inputs, values) if p is not None}
+        feeds.update(zip(self._captured_inputs, captured))
         outputs = session.run(self.outputs, feeds)
         if self.dataset is not None:
             return _run_pipeline(self.records, outputs, sessions)
@@ -200,12 +314,22 @@ def _run_pipeline(records: list, arrays: list, sessions: dict):
             fed_records, fed_arrays = sessions[("dataset", params["slot"])]
             factories.append(functools.partial(_run_pipeline, fed_records, fed_arrays, sessions))
             continue
+        bound = []
+        for f in reversed(_functions_of(function)):  # the last function's captures come last
+            width = len(_captured_tensors(f))
+            if width:
+                captured = inputs[len(inputs) - width :]
+                inputs = inputs[: len(inputs) - width]
+                bound.append(functools.partial(f, sessions=sessions, captured=captured))
+            else:
+                bound.append(functools.partial(f, sessions=sessions))
+        bound.reverse()
         if function is None:
             run = None
         elif isinstance(function, tuple):
-            run = tuple(functools.partial(f, sessions=sessions) for f in function)
+            run = tuple(bound)
         else:
-            run = functools.partial(function, sessions=sessions)
+            run = bound[0]
         made = [factories[p] for p in parents]
         if kind in _WITH_SESSIONS:
             factories.append(_STAGE_FACTORIES[kind](inputs, made, params, run, sessions))
@@ -214,7 +338,8 @@ def _run_pipeline(records: list, arrays: list, sessions: dict):
     return factories[-1]()
 
 
-_WITH_SESSIONS: set = set()  # stage kinds whose factories also take the pipeline's sessions
+# Stage kinds whose factories also take the pipeline's sessions.
+_WITH_SESSIONS: set = {"dataset_argument"}
 
 
 def _nested_dataset_positions(structure) -> dict:
@@ -236,6 +361,26 @@ def _fed_dataset(spec, slot: int):
         [s.dtype for s in specs],
         [s.shape for s in specs],
     )
+
+
+class _PipelineValue:
+    """A whole dataset as one value (TensorFlow's variant tensor of a dataset): its pipeline's
+    records and the arrays of its tensors.  A dataset given to a ``df.function`` is fed to the
+    trace as one of these, and the trace reads it through a ``dataset_argument`` stage."""
+
+    __slots__ = ("records", "arrays")
+
+    def __init__(self, records: list, arrays: list):
+        self.records = records
+        self.arrays = arrays
+
+    def __repr__(self) -> str:
+        return f"<a dataset's pipeline of {len(self.records)} stages>"
+
+
+def _dataset_argument(inputs, parents, params, function, sessions):
+    value = np.asarray(inputs[0], dtype=object)[()]
+    return lambda: _run_pipeline(value.records, value.arrays, sessions)
 
 
 def _slices(inputs, parents, params, function):
@@ -385,6 +530,11 @@ def _shuffle(inputs, parents, params, function):
         )
     seed = None if params["seed"] is None else [params["seed"], params["seed2"]]
     reshuffle = params["reshuffle_each_iteration"]
+    passes = params.get("passes")
+    if reshuffle and seed is not None and passes is not None:
+        later = passes.start()  # each pass over a dataset made eagerly has an order of its own
+        if later:
+            seed = [*seed, later]
     (parent,) = parents
     rng = np.random.default_rng(seed)
 
@@ -1077,6 +1227,7 @@ STAGE_KINDS = _STAGE_FACTORIES = {
     "list_files": _list_files,
     "copy_to_device": _prefetch,
     "dense_to_sparse_batch": _dense_to_sparse_batch,
+    "dataset_argument": _dataset_argument,
 }
 
 

@@ -41,6 +41,7 @@ from .dataset_ops import (
     _run_pipeline,
     _Stage,
 )
+from .pipeline import _PipelineValue
 
 __all__ = ["snapshot"]
 
@@ -70,11 +71,14 @@ def _fingerprint(records: list, arrays: list) -> str:
         return [
             [(op.type, sorted((k, repr(v)) for k, v in op.attrs.items()))
              for op in f.graph.get_operations()]
+            if hasattr(f, "graph")
+            else _python_name(getattr(f, "generator", f))  # a generator: by its name
             for f in functions
         ]  # fmt: skip
 
     for kind, count, parents, params, function in records:
-        plain = {k: v for k, v in params.items() if k not in ("reader", "slot")}
+        # Left out: what names a run's state (the passes over an eager shuffle, slots).
+        plain = {k: v for k, v in params.items() if k not in ("reader", "slot", "passes")}
         digest.update(repr((kind, count, parents, sorted(plain.items()))).encode())
         digest.update(repr(describe_function(function)).encode())
     for array in arrays:
@@ -82,10 +86,18 @@ def _fingerprint(records: list, arrays: list) -> str:
         digest.update(repr((array.dtype.str, array.shape)).encode())
         if array.dtype == object:
             for value in array.ravel():
+                if isinstance(value, _PipelineValue):  # a df.function's dataset argument
+                    digest.update(_fingerprint(value.records, value.arrays).encode())
+                    continue
                 digest.update(len(bytes(value)).to_bytes(8, "little") + bytes(value))
         else:
             digest.update(np.ascontiguousarray(array).tobytes())
     return digest.hexdigest()[:32]
+
+
+def _python_name(function) -> str:
+    """A name of a Python callable that stays the same from one process to the next."""
+    return f"{getattr(function, '__module__', '')}.{getattr(function, '__qualname__', '')}"
 
 
 def _encode(element: tuple, types: list) -> bytes:

@@ -24,6 +24,8 @@ from ..framework.sparse_tensor import SparseTensorSpec
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from ..framework.tensor_spec import TensorSpec
+from ..framework.trace_type import TraceType
+from . import dataset_arguments
 from .dataset_ops import (
     Dataset,
     Iterator,
@@ -32,7 +34,6 @@ from .dataset_ops import (
     _get_next_attrs,
     _pack,
     _register_structures,
-    _run_pipeline,
     _state,
     _threading_of,
 )
@@ -87,9 +88,15 @@ def _nesting_matches(a, b) -> bool:
 
 
 # -- DatasetSpec -----------------------------------------------------------------------------------
-class DatasetSpec:
+class DatasetSpec(TraceType):
     """The type of a dataset: ``element_spec`` (a structure of `TensorSpec`) and
-    ``dataset_shape`` (``()`` for one dataset)."""
+    ``dataset_shape`` (``()`` for one dataset).
+
+    It is also a dataset argument's trace type (what ``Dataset.__tf_tracing_type__`` gives), as
+    in TensorFlow: datasets of equal specs share a ``df.function``'s trace, which gets a
+    dataset reading a ``variant`` placeholder (`in_functions`)."""
+
+    __slots__ = ("_element_spec", "_dataset_shape")
 
     def __init__(self, element_spec, dataset_shape=()):
         _specs_of(element_spec)
@@ -145,8 +152,32 @@ class DatasetSpec:
     def __repr__(self) -> str:
         return f"DatasetSpec({self._element_spec!r}, {self._dataset_shape!r})"
 
+    # -- as a trace type (see the class docstring) ----------------------------------------------
+    def __tf_tracing_type__(self, context) -> DatasetSpec:
+        return self  # a spec given where a dataset would be (``get_concrete_function``)
+
+    def is_subtype_of(self, other) -> bool:
+        return self == other
+
+    def most_specific_common_supertype(self, others):
+        return self if all(other == self for other in others) else None
+
+    def placeholder_value(self, placeholder_context):
+        name = getattr(placeholder_context, "name", None)
+        return dataset_arguments.dataset_reading_a_placeholder(self, name)
+
+    def to_tensors(self, value) -> list:
+        return dataset_arguments.fed_tensors_of(value)
+
+    def flatten(self) -> list:
+        return [TensorSpec([], _dtypes.variant)]
+
 
 DatasetStructure = DatasetSpec
+
+# A dataset passed to a df.function is traced by its spec.  Set here, where `DatasetSpec` is
+# defined: `dataset_ops` cannot import this module, which imports it.
+Dataset.__tf_tracing_type__ = lambda self, context: DatasetSpec(self.element_spec)
 
 
 def TensorStructure(dtype, shape):  # noqa: N802 - TensorFlow's name
@@ -367,11 +398,13 @@ def get_next_as_optional(iterator) -> Optional:
 # -- NumpyIterator ---------------------------------------------------------------------------------
 class NumpyIterator:
     """The elements of ``dataset`` as numpy values, in eager mode (``for x in
-    NumpyIterator(dataset)``); graph mode reads datasets through a Session instead, and
-    refuses it as TensorFlow does."""
+    NumpyIterator(dataset)``, what ``dataset.as_numpy_iterator()`` gives): a scalar component
+    is a numpy scalar, a string one ``bytes``.  Graph mode reads datasets through a Session
+    instead, and refuses it as TensorFlow does."""
 
     def __init__(self, dataset):
         from ..eager.context import executing_eagerly
+        from .iterator_ops import _EagerElements
 
         if not executing_eagerly():
             raise RuntimeError(
@@ -380,31 +413,27 @@ class NumpyIterator:
             )
         if not isinstance(dataset, Dataset):
             raise TypeError(f"NumpyIterator takes a Dataset, got {type(dataset).__name__}")
-        records, tensors = _describe_pipeline(dataset._stage)
-        arrays = [t.numpy() for t in tensors]
         self._structure = dataset._structure
-        self._attrs = _get_next_attrs(dataset._types, dataset._shapes)
-        self._sessions: dict = {}
-        self._elements = _run_pipeline(records, arrays, self._sessions)
+        self._elements = _EagerElements(dataset, "Iterating a dataset as numpy values")
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        from .dataset_ops import _check_element
-
-        element = _check_element(next(self._elements), self._attrs)
-        flat = list(element) if len(self._attrs["output_types"]) > 1 else [element]
-        flat = [v[()] if v.ndim == 0 else v for v in flat]  # numpy scalars, as TensorFlow
+        flat = [v[()] if v.ndim == 0 else v for v in next(self._elements)]  # as TensorFlow
         return _pack(self._structure, flat)
 
     def next(self):
         return self.__next__()
 
     def __del__(self):
-        for key, session in getattr(self, "_sessions", {}).items():
-            if not isinstance(key, tuple):
-                session.close()
+        elements = getattr(self, "_elements", None)
+        if elements is not None:
+            elements.close()
 
 
-_register_structures(DatasetSpec=DatasetSpec, get_next_as_optional=get_next_as_optional)
+_register_structures(
+    DatasetSpec=DatasetSpec,
+    get_next_as_optional=get_next_as_optional,
+    NumpyIterator=NumpyIterator,
+)

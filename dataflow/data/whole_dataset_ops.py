@@ -65,6 +65,8 @@ def _stage_cardinality(kind, inputs, ns, params) -> int:
         return len({name for p in patterns for name in glob.glob(p)})
     if kind in ("shuffle", "prefetch", "scan"):
         return n
+    if kind == "map":  # TF2's map keeps the count; TF1's does not
+        return n if params.get("preserve_cardinality") else _UNKNOWN
     if kind == "repeat":
         times = int(inputs[0])
         if times < 0:
@@ -105,7 +107,10 @@ def _stage_cardinality(kind, inputs, ns, params) -> int:
         return int(inputs[0])
     if kind == "random":
         return _INF
-    return _UNKNOWN  # map (TF1 does not keep the count through it), filter, files, ...
+    if kind == "dataset_argument":  # a dataset given to a df.function: its own count
+        value = np.asarray(inputs[0], dtype=object)[()]
+        return _cardinality(value.records, value.arrays)
+    return _UNKNOWN  # filter, files, ...
 
 
 def _infer_cardinality(op):
@@ -142,6 +147,38 @@ def _single_element_kernel(attrs):
 
 
 define_op("DatasetToSingleElement", _infer_get_next, _single_element_kernel, stateful=True)
+
+
+def _reduce_kernel(attrs):
+    records = attrs["pipeline"]
+    reduce_function = attrs["reduce"]
+    count = len(attrs["output_types"])
+
+    captures = len(reduce_function.captured_tensors)
+
+    def reduce(*arrays):
+        state = list(arrays[:count])
+        captured = arrays[len(arrays) - captures :] if captures else ()
+        arrays = list(arrays[count : len(arrays) - captures])
+        sessions: dict = {("threading",): attrs.get("threading")}
+        try:
+            for element in _run_pipeline(records, arrays, sessions):
+                state = list(reduce_function((*state, *element), sessions, captured=captured))
+                state = state[:count]
+        finally:
+            for key, session in sessions.items():
+                if not isinstance(key, tuple):
+                    session.close()
+        return _check_element(tuple(state), attrs)
+
+    return reduce
+
+
+# ``dataset.reduce(initial_state, reduce_func)``: the initial state's tensors, the pipeline's,
+# then those the function captures; the final state.  Attrs: ``pipeline``, ``reduce`` (the
+# traced function of (state, element)), ``threading``, and the state's ``output_types`` and
+# ``output_shapes``.
+define_op("ReduceDataset", _infer_get_next, _reduce_kernel, stateful=True)
 
 
 def _check_alike(datasets: list, what: str) -> None:

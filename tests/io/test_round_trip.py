@@ -358,13 +358,17 @@ COVERED_HERE = {
 # copy cannot repeat their runs: tests/data, tests/training and tests/ops/test_reader_ops.py
 # round-trip each of these op types.
 COVERED_HERE |= {"CountUpTo"} | SESSION_STATE_TYPES | NONDETERMINISTIC_TYPES
+# A loop over a dataset in a converted function makes an AnonymousIterator:
+# tests/eager/autograph/test_dataset_loops.py round-trips one.
+COVERED_HERE |= {"AnonymousIterator"}
 # The two ends of a partitioned edge live only in partition graphs, which
 # tests/distribute/test_partitioned_runs.py saves and loads.
 COVERED_HERE |= {"_Send", "_Recv"}
 # If and PartitionedCall (a Defun's call): control flow v2's branches and a Defun's body are
 # functions, which the format does not store yet (tests/tracing/test_defun_call_op.py pins the
-# refusal of a call).
-NEVER_SAVED = {"PyFunc", "PyFuncStateless", "If", "PartitionedCall"}
+# refusal of a call).  ReduceDataset always holds its function, which is Python
+# (tests/data/test_eager_datasets.py pins the refusal).
+NEVER_SAVED = {"PyFunc", "PyFuncStateless", "If", "PartitionedCall", "ReduceDataset"}
 
 
 @reruns_the_suite

@@ -2,7 +2,8 @@
 
 ``df.autograph.to_graph(fn)`` rewrites ``fn``'s source with Python's `ast` module (no parser of
 our own) so that ``if``/``elif``/``else``, ``while``, ``for`` (over ``range`` of a tensor, a
-tensor's first dimension, a `TensorArray`), ``break``, ``continue``, ``return`` inside them,
+tensor's first dimension, a `TensorArray`, and what a higher layer registers as read in the
+graph: a ``df.data.Dataset`` and its iterators), ``break``, ``continue``, ``return`` inside them,
 ``and``/``or``/``not``, ``print``, ``assert`` and ``list.append`` in loops become calls of the
 runtime operators (``ag__.if_stmt``, ``ag__.while_stmt``, ...); ``df.autograph.to_code(fn)``
 shows the result.  The pieces: `transforms` (the AST passes), `operators` (what ``ag__`` is),

@@ -300,9 +300,15 @@ def range_(*arguments):
 
 
 def len_(value):
-    """``len``: a TensorArray's size, a graph tensor's first dimension (static when known)."""
+    """``len``: a TensorArray's size, a graph tensor's first dimension (static when known), what
+    the registration of an iterable read in the graph says (a dataset's number of elements)."""
     if isinstance(value, TensorArray):
         return value.size()
+    for kind, registered in _READ_IN_GRAPH.items():
+        if isinstance(value, kind) and registered.length is not None:
+            length = registered.length(value)
+            if length is not None:
+                return length
     if _is_graph_tensor(value):
         if value.shape.ndims == 0:
             raise TypeError(f"len() of the scalar tensor '{value.name}' is not defined")
@@ -328,6 +334,12 @@ def list_append(target, value):
 
 
 # -- calls -----------------------------------------------------------------------------------------
+def running_converted_code() -> bool:
+    """Whether converted code is running on this thread (a converted function's call has not
+    returned); the conversion keeps the stack of them in ``_local.recursive``."""
+    return bool(getattr(_local, "recursive", None))
+
+
 # What `call` converts a function with: `conversion.converted_or_none`, registered by that module,
 # which writes code that calls these operators.
 _converted_or_none: Callable = lambda function: None  # noqa: E731 - replaced at registration
@@ -540,13 +552,69 @@ def while_stmt(test, body, state: tuple, options=None) -> tuple:
         state = tuple(body(*state))
 
 
+# Iterables that a staged ``for`` reads one element at a time through an iterator of the graph
+# (``df.data.Dataset`` and its iterators, which `dataflow.data`, a higher layer, registers):
+# their class -> what `register_read_in_graph` was given.
+_READ_IN_GRAPH: dict = {}
+
+
+class _ReadInGraph:
+    __slots__ = ("start", "length")
+
+    def __init__(self, start: Callable, length):
+        self.start = start
+        self.length = length
+
+
+def register_read_in_graph(cls: type, start: Callable, length=None) -> None:
+    """Lets ``for x in value`` (``value`` an instance of ``cls``) stage a loop that reads its
+    elements in the graph: ``start(value)`` builds what the loop reads from (an iterator, made
+    once before the loop) and returns ``(read, pack, finish)``: ``read()`` builds the reading
+    of one element, ``(has_value, components)`` (a bool tensor, and the element's flat tensors,
+    whose values count only when ``has_value`` is true), ``pack(components)`` makes the element
+    of them, and ``finish(done)`` is told the tensor that is ready when the loop has ended (so
+    later reads can wait for it).  ``start`` returns None where the loop should run as Python
+    (a dataset read eagerly).  ``length(value)``, when given, is what ``len(value)`` is in
+    converted code (None: Python's ``len``)."""
+    _READ_IN_GRAPH[cls] = _ReadInGraph(start, length)
+
+
+class _ElementReader:
+    """What a staged ``for`` over a registered iterable reads from (see
+    `register_read_in_graph`); `first` is the reading before the loop, built once however
+    many times the loop is built."""
+
+    def __init__(self, read: Callable, pack: Callable, finish: Callable):
+        self.read = read
+        self.pack = pack
+        self.finish = finish
+        self._first = None
+
+    def first(self) -> tuple:
+        if self._first is None:
+            self._first = self.read()
+        return self._first
+
+
+def _element_reader(iterated):
+    for kind, registered in _READ_IN_GRAPH.items():
+        if isinstance(iterated, kind):
+            started = registered.start(iterated)
+            return None if started is None else _ElementReader(*started)
+    return None
+
+
 def for_stmt(iterated, body, state: tuple, extra_test=None, options=None) -> tuple:
     """``for``: ``body(item, *state)`` returns the next state; ``extra_test(*state)`` (from
     ``break`` and ``return``) ends the loop when false.  A staged range, a graph tensor (over
-    its first dimension) or a TensorArray stages a `while_loop`; anything else runs as Python."""
+    its first dimension), a TensorArray, or an iterable read in the graph (a dataset, see
+    `register_read_in_graph`) stages a `while_loop`; anything else runs as Python."""
     state = tuple(state)
     if isinstance(iterated, (StagedRange, TensorArray)) or _is_graph_tensor(iterated):
         return _staged_loop(extra_test, body, state, "for", iterated, options)
+    reader = _element_reader(iterated)
+    if reader is not None:
+        return _staged_loop(extra_test, body, state, "for", reader, options)
     for item in iterated:
         if extra_test is not None:
             going_on = extra_test(*state)
@@ -684,7 +752,46 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
             full[index] = _settled(value) if isinstance(value, TensorArray) else value
         return full
 
-    if kind == "for":
+    if isinstance(iterated, _ElementReader):
+        # The element is read before the loop and at the end of each iteration, and carried
+        # into the next with a flag saying whether there was one; the loop goes on while there
+        # was (and ``test``, from break and return, allows).  A body that leaves the loop
+        # reads no further element, so an iterator read on after the loop is where
+        # TensorFlow's would be.  The read waits for the body's results; the body itself is
+        # in no cond, so nothing in it depends on whether an element came.
+        from dataflow.framework.graph import control_dependencies
+        from primitives.control_flow_ops import cond
+
+        has_first, first = iterated.first()
+        width = len(first)
+
+        def loop_test(has_next, *values):
+            going_on = has_next
+            if test is not None:
+                extra = test(*full_state(values[width:]))
+                going_on = logical_and(going_on, _as_bool_tensor(extra))
+            return going_on
+
+        def loop_body(has_next, *values):
+            current = list(values[:width])
+            # The flag comes back made to wait for the body's side effects (print, assert).
+            done, *results = run_body(values[width:], iterated.pack(current), leading=[has_next])
+            ready = [done] + [_flow(r) for r in results if _is_graph_tensor(_flow(r))]
+
+            def read_next():
+                with control_dependencies(ready):
+                    has_value, components = iterated.read()
+                return [has_value, *components]
+
+            if test is None:
+                following = read_next()
+            else:
+                going_on = _as_bool_tensor(test(*full_state(results)))
+                following = cond(going_on, read_next, lambda: [done, *current], strict=True)
+            return (*following, *results)
+
+        loop_vars = [has_first, *first, *entries]
+    elif kind == "for":
         if isinstance(iterated, StagedRange):
             start, limit, delta = iterated.start, iterated.limit, iterated.delta
 
@@ -742,7 +849,7 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
 
         loop_vars = entries
 
-    def run_body(values, item):
+    def run_body(values, item, leading=()):
         with EffectScope() as effects:
             full = full_state(values)
             outputs = tuple(body(item, *full) if kind == "for" else body(*full))
@@ -758,19 +865,26 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
             results.append(_next_value(names[index], before, outputs[index], kind, where, shape))
         if effects:
             had_effects.append(True)
-        return attach_effects(results, effects)
+        return attach_effects([*leading, *results], effects)
 
     if not loop_vars:
         raise ValueError(
             f"The while loop at {where} has a graph-tensor condition but changes no variable, "
             "so it would never end or never run"
         )
-    shape_invariants = ([None] if kind == "for" else []) + invariants
+    if isinstance(iterated, _ElementReader):
+        shape_invariants = [None] * (1 + width) + invariants  # the flag's and element's own
+    else:
+        shape_invariants = ([None] if kind == "for" else []) + invariants
     loop_arguments = {
         k: v
         for k, v in (options or {}).items()
         if k in ("parallel_iterations", "swap_memory", "maximum_iterations")
     }
+    if isinstance(iterated, _ElementReader):
+        # One iteration at a time, as an iterator is read: an iteration's body may restart
+        # iterators of its own, and reads follow the bodies before them.
+        loop_arguments["parallel_iterations"] = 1
     finals = while_loop(
         loop_test,
         loop_body,
@@ -780,9 +894,14 @@ def _build_staged_loop(test, body, state: tuple, kind: str, iterated, options) -
         **loop_arguments,
     )
     finals = list(finals)
-    if kind == "for":
+    if isinstance(iterated, _ElementReader):
+        iterated.finish(finals[0])
+        if had_effects:  # the flag waits for every iteration's effects
+            _record_effect(finals[0])
+        finals = finals[1 + width :]
+    elif kind == "for":
         finals = finals[1:]
-    if had_effects and finals:
+    if had_effects and finals and not isinstance(iterated, _ElementReader):
         _record_effect(_flow(finals[0]))
     results = full_state(finals)
     for index, name in enumerate(names):
