@@ -636,9 +636,19 @@ def fill(dims, value, name: Optional[str] = None) -> Tensor:
         return apply_op("Fill", (dims, value), None, scope).outputs[0]
 
 
+def _fill_scalar(fill_value: int, dtype: _dtypes.DType, name: str) -> np.ndarray:
+    """The 0-d array of ``fill_value`` (0 or 1) in ``dtype``: 0 is False for bool and the
+    empty string for strings (as TensorFlow's ``zeros``); strings have no one."""
+    if dtype is _dtypes.string:
+        if fill_value != 0:
+            raise TypeError(f"{name} at {_user_location()}: a string tensor has no ones")
+        return np.array(b"", dtype=object)
+    return np.array(fill_value, dtype=_dtypes.numpy_dtype(dtype))
+
+
 def _filled(fill_value, shape, dtype, name: str) -> Tensor:
     dtype = _dtypes.as_dtype(dtype)
-    fill_value = np.array(fill_value, dtype=_dtypes.numpy_dtype(dtype))  # 0 is False for bool
+    fill_value = _fill_scalar(fill_value, dtype, name)
     if not (isinstance(shape, Tensor) or is_tensor_like(shape)) and not (
         isinstance(shape, (list, tuple))
         and any(isinstance(d, Tensor) or is_tensor_like(d) for d in shape)
@@ -680,12 +690,13 @@ def _filled_like(op_type, fill_value, tensor, dtype, name):
         with graph_to_build_in(tensor.graph).as_default():
             return _filled(fill_value, tensor.shape.as_list(), dtype, name)
     fill_shape = _saved_shape_query("Shape", tensor, _dtypes.int32)
-    if dtype is not tensor.dtype or fill_shape is not None:
+    # ZerosLike's kernel (numpy's zeros_like) would give a string tensor integer zeros.
+    if dtype is not tensor.dtype or fill_shape is not None or dtype is _dtypes.string:
         graph = graph_to_build_in(tensor.graph)
         with graph.as_default(), graph.name_scope(name) as scope:
             if fill_shape is None:
                 fill_shape = shape(tensor)
-            value = constant(np.array(fill_value, dtype=_dtypes.numpy_dtype(dtype)))
+            value = constant(_fill_scalar(fill_value, dtype, name))
             out = apply_op("Fill", (fill_shape, value), None, scope).outputs[0]
         out.set_shape(tensor.shape)
         return out

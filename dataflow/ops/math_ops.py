@@ -178,9 +178,33 @@ def _squared_difference(x, y):
     return np.multiply(d, d)
 
 
+def _infer_add(op):
+    """``Add`` takes numbers and, as TensorFlow's, strings (which it concatenates).  A string
+    ``Add`` carries ``T=string``, so that its kernel is chosen by its attributes (see
+    `_add_kernel`)."""
+    specs = _infer_binary(ARITHMETIC_TYPES | {_dtypes.string})(op)
+    if op.inputs[0].dtype is _dtypes.string:
+        op.attrs["T"] = _dtypes.string
+    return specs
+
+
+def _concatenate_strings(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Elementwise ``x + y`` of object arrays of bytes, broadcasting.  numpy gives a bare
+    ``bytes`` for two 0-d operands; a string tensor's value is always an array."""
+    result = np.add(x, y)
+    return result if result.__class__ is np.ndarray else np.array(result, dtype=object)
+
+
+def _add_kernel(attrs):
+    # Numbers keep ``np.add`` itself: the compiler writes ``a + b`` for it (`codegen`).
+    return _concatenate_strings if attrs.get("T") is _dtypes.string else np.add
+
+
+define_op("Add", _infer_add, _add_kernel, extra=_elementwise_extra("Add", np.add))
+
+
 _BINARY_OPS = [
     # (op type, allowed input dtypes, output dtype or None for the input dtype, kernel)
-    ("Add", ARITHMETIC_TYPES, None, np.add),
     ("Sub", ARITHMETIC_TYPES, None, np.subtract),
     ("Mul", ARITHMETIC_TYPES, None, np.multiply),
     ("RealDiv", INEXACT_TYPES, None, _quiet(np.true_divide)),
@@ -233,7 +257,7 @@ def binary_op(op_type: str, x, y, name: Optional[str]) -> Tensor:
 
 
 def add(x, y, name: Optional[str] = None) -> Tensor:
-    """``x + y`` elementwise."""
+    """``x + y`` elementwise: the sum of numbers, the concatenation of strings."""
     return binary_op("Add", x, y, name or "Add")
 
 
