@@ -351,10 +351,46 @@ class RaggedTensor:
             raise NotImplementedError("RaggedTensor.to_tensor(shape=...) is not supported")
         return _override("to_tensor")(self, default_value=default_value, name=name)
 
+    def to_sparse(self, name=None):
+        """The `SparseTensor` of the same values: one index per value of ``flat_values`` (its
+        row, then its position in each ragged dimension and in the dense ones inside), and a
+        dense shape of the number of rows, then each dimension's longest row."""
+        return _override("to_sparse")(self, name=name)
+
+    def _eager_value(self) -> Optional[RaggedTensorValue]:
+        """The value of a RaggedTensor whose parts are eager tensors, else None."""
+        if not self._row_splits._is_eager:
+            return None
+        values = self._values
+        if isinstance(values, RaggedTensor):
+            values = values._eager_value()
+            if values is None:
+                return None
+        elif values._is_eager:
+            values = values.numpy()
+        else:
+            return None
+        return RaggedTensorValue(values, self._row_splits.numpy())
+
     def to_list(self, session=None) -> list:
-        """The nested Python lists of this tensor's value, run in ``session`` or the default
-        one (TensorFlow 2 offers ``to_list`` only eagerly; a graph needs a Session)."""
+        """The nested Python lists of this tensor's value: at once for eager parts, as in
+        TensorFlow 2; a graph's is run in ``session`` or the default Session."""
+        value = self._eager_value()
+        if value is not None:
+            return value.to_list()
         return self.eval(session=session).to_list()
+
+    def numpy(self) -> np.ndarray:
+        """The value of an eager RaggedTensor as TensorFlow 2 gives it: a 1-D object array of
+        its rows, each the ``numpy()`` of that row (an array, or an object array of rows for
+        more than one ragged dimension)."""
+        value = self._eager_value()
+        if value is None:
+            raise ValueError(
+                "RaggedTensor.numpy() is only available in eager mode; run a graph's "
+                "RaggedTensor in a Session (or call to_list(session=...))"
+            )
+        return _rows_of(value)
 
     def eval(self, feed_dict=None, session=None) -> RaggedTensorValue:
         from .session_stack import _session_for_eval
@@ -362,6 +398,9 @@ class RaggedTensor:
         return _session_for_eval(session, self.graph).run(self, feed_dict)
 
     def __repr__(self) -> str:
+        value = self._eager_value()
+        if value is not None:  # TensorFlow 2 shows an eager one by its rows
+            return f"<df.RaggedTensor {value.to_list()}>"
         return f"RaggedTensor(values={self._values!r}, row_splits={self._row_splits.name})"
 
     # -- what Session.run fetches and feeds for it ------------------------------------------------
@@ -386,6 +425,19 @@ class RaggedTensor:
         if isinstance(self._values, RaggedTensor):
             return pairs + self._values._feed_pairs(value.values)
         return pairs + [(self._values, value.values)]
+
+
+def _rows_of(value: RaggedTensorValue) -> np.ndarray:
+    """The rows of ``value`` as a 1-D object array (`RaggedTensor.numpy`)."""
+    inner = value.values
+    splits = np.asarray(value.row_splits)
+    rows = np.empty(len(splits) - 1, dtype=object)
+    for i, (start, limit) in enumerate(zip(splits[:-1], splits[1:])):
+        if isinstance(inner, RaggedTensorValue):
+            rows[i] = _rows_of(RaggedTensorValue(inner.values, inner.row_splits[start : limit + 1]))
+        else:
+            rows[i] = inner[start:limit]
+    return rows
 
 
 # The ragged ops the class's methods and operators use, registered by dataflow.ops.ragged_ops.

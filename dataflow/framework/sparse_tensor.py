@@ -101,6 +101,10 @@ class SparseTensor:
         return _session_for_eval(session, self.graph).run(self, feed_dict)
 
     def __repr__(self) -> str:
+        parts = (self._indices, self._values, self._dense_shape)
+        if all(t._is_eager for t in parts):  # TensorFlow 2 shows an eager one's values
+            indices, values, dense_shape = (str(t) for t in parts)
+            return f"SparseTensor(indices={indices}, values={values}, dense_shape={dense_shape})"
         return (
             f"SparseTensor(indices={self._indices.name}, values={self._values.name}, "
             f"dense_shape={self._dense_shape.name})"
