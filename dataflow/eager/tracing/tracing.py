@@ -419,13 +419,14 @@ def _automatic_control_dependencies(
     if structured_outputs is None:
         with graph.control_dependencies(must_run):
             return group(*must_run)
-    if isinstance(graph, FuncGraph) and not any(
-        isinstance(t, Tensor) for t in nest.flatten(structured_outputs)
-    ):
+    flat = nest.flatten(structured_outputs, expand_composites=True)
+    if isinstance(graph, FuncGraph) and not any(isinstance(t, Tensor) for t in flat):
         # Nothing returned waits for the effects: a call runs them as control outputs.
         with graph.control_dependencies(must_run):
             graph.control_outputs.append(group(*must_run))
-    return nest.map_structure(wait_for_effects, structured_outputs)
+    return nest.pack_sequence_as(
+        structured_outputs, [wait_for_effects(t) for t in flat], expand_composites=True
+    )
 
 
 def _variables_of(graph: Graph) -> list:
@@ -437,6 +438,25 @@ def _variables_of(graph: Graph) -> list:
 
 
 # -- concrete functions ----------------------------------------------------------------------------
+def _output_tensors(structured_outputs) -> list[Tensor]:
+    """The tensors a traced function returns, in order, composite tensors (a RaggedTensor, a
+    SparseTensor) taken apart into their component tensors."""
+    return [
+        t for t in nest.flatten(structured_outputs, expand_composites=True) if isinstance(t, Tensor)
+    ]
+
+
+def _with_output_values(structured_outputs, values) -> Any:
+    """``structured_outputs`` with its `_output_tensors` replaced by ``values`` in order (the
+    composite tensors made again from theirs)."""
+    remaining = iter(values)
+    flat = [
+        next(remaining) if isinstance(leaf, Tensor) else leaf
+        for leaf in nest.flatten(structured_outputs, expand_composites=True)
+    ]
+    return nest.pack_sequence_as(structured_outputs, flat, expand_composites=True)
+
+
 class ConcreteFunction:
     """One trace of a `Function`: its `FuncGraph` and how to call it.
 
@@ -548,23 +568,15 @@ class ConcreteFunction:
             values.append(_feed_value(tensor))
         tapes = active_tapes()
         if tapes:
-            results = iter(taped_call(self, tensor_arguments, values, tapes))
-            return nest.map_structure(
-                lambda value: next(results) if isinstance(value, Tensor) else value,
-                self.structured_outputs,
+            return _with_output_values(
+                self.structured_outputs, taped_call(self, tensor_arguments, values, tapes)
             )
         results = self._run(values)
         structured = self.graph.structured_outputs
         if isinstance(structured, Tensor):
             return eager_result(results[0], structured.dtype)
-        remaining = iter(results)
-
-        def as_eager(value):
-            if isinstance(value, Tensor):
-                return eager_result(next(remaining), value.dtype)
-            return value
-
-        return nest.map_structure(as_eager, self.structured_outputs)
+        outputs = [eager_result(value, t.dtype) for value, t in zip(results, self.outputs)]
+        return _with_output_values(structured, outputs)
 
     def __repr__(self) -> str:
         return f"<ConcreteFunction {self.name} inputs={self.inputs} outputs={self.outputs}>"
@@ -836,7 +848,7 @@ class Function:
             self._check_variables_made(new_variables + graph.lifted_variables, location)
             outputs = self._order_effects(graph, graph.get_operations(), outputs, new_variables)
         graph.structured_outputs = outputs
-        graph.outputs = [t for t in nest.flatten(outputs) if isinstance(t, Tensor)]
+        graph.outputs = _output_tensors(outputs)
         concrete = ConcreteFunction(self, graph, signature, arguments)
         self._concrete_functions[signature] = concrete
         return concrete
