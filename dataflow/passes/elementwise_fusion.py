@@ -201,15 +201,18 @@ def _fused_grad(op: Operation, grad):
 
 
 def fusable(item: GraphItem, op: Operation) -> bool:
-    """An elementwise ufunc op with inputs and output of one dtype (fusion can chain it), not
-    a string one (numpy's ufuncs give a bare ``bytes`` for 0-d object arrays: the string
-    ``Add`` wraps it, a fused chain would not)."""
-    if not is_pure(op) or "ufunc" not in op._op_def.extra or len(op._outputs) != 1:
+    """An elementwise ufunc op with inputs and output of one dtype (fusion can chain it), of a
+    dtype that runs the ufunc: not one with a kernel of its own (``extra["dtype_kernels"]``:
+    strings' ``Add``, complex products and quotients, which round as TensorFlow's)."""
+    extra = op._op_def.extra
+    if not is_pure(op) or "ufunc" not in extra or len(op._outputs) != 1:
         return False
     if item.is_fetched(op) or not op._inputs:
         return False
     dtype = op._outputs[0].dtype
-    return dtype is not _dtypes.string and all(t.dtype is dtype for t in op._inputs)
+    if dtype in extra.get("dtype_kernels", ()):
+        return False
+    return all(t.dtype is dtype for t in op._inputs)
 
 
 def step_record(op: Operation, operands: list[int]) -> list:
