@@ -137,7 +137,9 @@ class EagerTensor(_graph.Tensor):
 
     def __str__(self) -> str:
         shape, dtype = tuple(self._value.shape), self._dtype.name
-        return f"df.Tensor({self._value}, shape={shape}, dtype={dtype})"
+        # ``!s``: a 0-d array formatted as such would show its value as a Python float
+        # (0.10000000149011612 for a float32 0.1); TensorFlow shows numpy's 0.1.
+        return f"df.Tensor({self._value!s}, shape={shape}, dtype={dtype})"
 
     # -- equality: by value, as TensorFlow 2's eager tensors -----------------------------------
     # A graph tensor compares by identity (TF1).  An eager tensor holds a value, so ``x == 0``
