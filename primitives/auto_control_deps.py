@@ -164,8 +164,8 @@ def effects_to_wait_for(new_ops: list, context, excluded: set = frozenset()) -> 
 
 
 def wait_for(graph: Graph, results, must_run: list) -> Any:
-    """``results`` (a nested structure) with each tensor replaced by an Identity that waits
-    for ``must_run``; other leaves are kept."""
+    """``results`` (a nested structure, composite tensors included) with each tensor replaced
+    by an Identity that waits for ``must_run``; other leaves are kept."""
     if not must_run:
         return results
     from dataflow.ops.array_ops import identity
@@ -176,7 +176,8 @@ def wait_for(graph: Graph, results, must_run: list) -> Any:
                 return identity(value)
         return value
 
-    return nest.map_structure(wait, results)
+    flat = nest.flatten(results, expand_composites=True)
+    return nest.pack_sequence_as(results, [wait(t) for t in flat], expand_composites=True)
 
 
 def order_effects(graph: Graph, new_ops: list, context, results) -> Any:

@@ -37,6 +37,7 @@ from executor.program import NodeKind, Program
 
 from ..framework import composites, errors, nest
 from ..framework import dtypes as _dtypes
+from ..framework.determinism import is_op_determinism_enabled
 from ..framework.device import HOST_DEVICE
 from ..framework.graph import Graph, Operation, Tensor, _user_location, get_default_graph
 from ..framework.graph_walk import gc_paused, needed_ops
@@ -238,7 +239,9 @@ class Session:
         return _DefaultSession()
 
     def _thread_pool(self) -> Optional[executor.DaemonThreadPool]:
-        if self._inter_op_threads <= 1:
+        # With op determinism on, each step runs on one thread, in the executor's program
+        # order: a pool could reorder stateful ops (`dataflow.framework.determinism`).
+        if self._inter_op_threads <= 1 or is_op_determinism_enabled():
             return None
         pool = self._pool
         if pool is None:

@@ -6,20 +6,12 @@ from __future__ import annotations
 
 import contextlib
 
-from ..framework.graph import get_default_graph
+from ..framework.graph import executing_eagerly_outside_functions, get_default_graph
+from ..framework.graph import outermost_graph as _outermost_graph
 from ..ops.variables import _outside_control_flow
 from .runner import active_tapes
 
-
-def _outermost_graph(graph):
-    while getattr(graph, "building_function", False) and getattr(graph, "outer_graph", None):
-        graph = graph.outer_graph
-    return graph
-
-
-def executing_eagerly_outside_functions() -> bool:
-    """Whether the outermost context (outside every function being traced) runs eagerly."""
-    return bool(getattr(_outermost_graph(get_default_graph()), "_eager", False))
+__all__ = ["executing_eagerly_outside_functions", "init_scope"]
 
 
 @contextlib.contextmanager

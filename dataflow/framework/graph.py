@@ -1073,6 +1073,22 @@ def get_default_graph() -> Graph:
     return _global_default_graph
 
 
+def outermost_graph(graph: Graph) -> Graph:
+    """The graph outside every function being traced into ``graph`` (a df.function's graph
+    keeps the graph it was called from as ``outer_graph``)."""
+    while getattr(graph, "building_function", False) and getattr(graph, "outer_graph", None):
+        graph = graph.outer_graph
+    return graph
+
+
+def executing_eagerly_outside_functions() -> bool:
+    """Whether the outermost context (outside every function being traced) runs eagerly: True
+    in a program that runs eagerly (TensorFlow 2's way), also while it traces a df.function;
+    False while a graph is built for a Session.  Ops whose TensorFlow 2 form differs from
+    ``tf.compat.v1``'s ask it to pick theirs."""
+    return bool(outermost_graph(get_default_graph())._eager)
+
+
 def reset_default_graph() -> None:
     """Replaces the global default graph with a new, empty one.  In eager mode (its graph is
     the default: `enable_eager_execution`, ``with eager_mode():``) eager mode stays on, as in

@@ -399,6 +399,27 @@ class RaggedTensor:
             raise NotImplementedError("RaggedTensor.to_tensor(shape=...) is not supported")
         return _override("to_tensor")(self, default_value=default_value, name=name)
 
+    def to_sparse(self, name=None):
+        """The `SparseTensor` of the same values: one index per value of ``flat_values`` (its
+        row, then its position in each ragged dimension and in the dense ones inside), and a
+        dense shape of the number of rows, then each dimension's longest row."""
+        return _override("to_sparse")(self, name=name)
+
+    def _eager_value(self) -> Optional[RaggedTensorValue]:
+        """The value of a RaggedTensor whose parts are eager tensors, else None."""
+        if not self._row_splits._is_eager:
+            return None
+        values = self._values
+        if isinstance(values, RaggedTensor):
+            values = values._eager_value()
+            if values is None:
+                return None
+        elif values._is_eager:
+            values = values.numpy()
+        else:
+            return None
+        return RaggedTensorValue(values, self._row_splits.numpy())
+
     def to_list(self, session=None) -> list:
         """The nested Python lists of this tensor's value: eagerly, its own; in a graph, run
         in ``session`` or the default one (TensorFlow 2 offers ``to_list`` only eagerly)."""

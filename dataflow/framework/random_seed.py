@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .determinism import is_op_determinism_enabled
 from .graph import Graph, get_default_graph
 
 __all__ = ["DEFAULT_GRAPH_SEED", "get_seed", "set_random_seed"]
@@ -56,7 +57,8 @@ def get_seed(op_seed: Optional[int], graph: Optional[Graph] = None) -> tuple:
     """The ``(seed, seed2)`` a random op built now in ``graph`` (the default graph) takes, given
     its op seed; ``(None, None)`` when neither seed is set.
 
-    Deriving an op seed from the graph seed counts it, so call this once per random op.
+    Deriving an op seed from the graph seed counts it, so call this once per random op.  With
+    op determinism on (`dataflow.framework.determinism`), neither seed is a ``RuntimeError``.
     """
     _check_seed(op_seed, "The op seed")
     graph = get_default_graph() if graph is None else graph
@@ -69,6 +71,11 @@ def get_seed(op_seed: Optional[int], graph: Optional[Graph] = None) -> tuple:
         seeds = (_truncate_seed(graph_seed), _truncate_seed(op_seed))
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, _truncate_seed(op_seed))
+    elif is_op_determinism_enabled():
+        raise RuntimeError(
+            "Random ops require a seed to be set when determinism is enabled. Please set a "
+            "seed before running the op, e.g. by calling df.set_random_seed(1)."
+        )
     else:
         return (None, None)
     if seeds == (0, 0):

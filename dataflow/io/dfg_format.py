@@ -133,9 +133,9 @@ def _encode_value(value: Any, arrays: _ArrayWriter, where: str) -> dict:
         )
     if callable(value):
         raise GraphNotSerializableError(
-            f"{where} is a Python callable ({value!r}); a graph with py_func or "
-            "numpy_function cannot be saved, because loading a graph never runs code from the "
-            "file. Replace the Python function with graph ops."
+            f"{where} is a Python callable ({value!r}); a graph with py_func, "
+            "numpy_function or py_function cannot be saved, because loading a graph never runs "
+            "code from the file. Replace the Python function with graph ops."
         )
     raise GraphNotSerializableError(
         f"{where}: a value of type {type(value).__name__} ({value!r}) cannot be saved"

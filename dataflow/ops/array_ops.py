@@ -636,9 +636,19 @@ def fill(dims, value, name: Optional[str] = None) -> Tensor:
         return apply_op("Fill", (dims, value), None, scope).outputs[0]
 
 
+def _fill_scalar(fill_value: int, dtype: _dtypes.DType, name: str) -> np.ndarray:
+    """The 0-d array of ``fill_value`` (0 or 1) in ``dtype``: 0 is False for bool and the
+    empty string for strings (as TensorFlow's ``zeros``); strings have no one."""
+    if dtype is _dtypes.string:
+        if fill_value != 0:
+            raise TypeError(f"{name} at {_user_location()}: a string tensor has no ones")
+        return np.array(b"", dtype=object)
+    return np.array(fill_value, dtype=_dtypes.numpy_dtype(dtype))
+
+
 def _filled(fill_value, shape, dtype, name: str) -> Tensor:
     dtype = _dtypes.as_dtype(dtype)
-    fill_value = np.array(fill_value, dtype=_dtypes.numpy_dtype(dtype))  # 0 is False for bool
+    fill_value = _fill_scalar(fill_value, dtype, name)
     if not (isinstance(shape, Tensor) or is_tensor_like(shape)) and not (
         isinstance(shape, (list, tuple))
         and any(isinstance(d, Tensor) or is_tensor_like(d) for d in shape)
@@ -680,12 +690,13 @@ def _filled_like(op_type, fill_value, tensor, dtype, name):
         with graph_to_build_in(tensor.graph).as_default():
             return _filled(fill_value, tensor.shape.as_list(), dtype, name)
     fill_shape = _saved_shape_query("Shape", tensor, _dtypes.int32)
-    if dtype is not tensor.dtype or fill_shape is not None:
+    # ZerosLike's kernel (numpy's zeros_like) would give a string tensor integer zeros.
+    if dtype is not tensor.dtype or fill_shape is not None or dtype is _dtypes.string:
         graph = graph_to_build_in(tensor.graph)
         with graph.as_default(), graph.name_scope(name) as scope:
             if fill_shape is None:
                 fill_shape = shape(tensor)
-            value = constant(np.array(fill_value, dtype=_dtypes.numpy_dtype(dtype)))
+            value = constant(_fill_scalar(fill_value, dtype, name))
             out = apply_op("Fill", (fill_shape, value), None, scope).outputs[0]
         out.set_shape(tensor.shape)
         return out
@@ -783,11 +794,13 @@ def rank(input, name: Optional[str] = None) -> Tensor:  # noqa: A002
 
 
 # -- range and one_hot -----------------------------------------------------------------------------
-_RANGE_TYPES = (_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64)
+# Range's dtypes, narrowest first: without a dtype, range takes the widest of its arguments'.
+_RANGE_TYPES = (_dtypes.int32, _dtypes.int64, _dtypes.float16, _dtypes.float32, _dtypes.float64)
 
 
 def _range_length(start, limit, delta) -> int:
-    """The number of elements of ``arange(start, limit, delta)``; ``ValueError`` if invalid."""
+    """The number of elements TensorFlow's Range makes (``ValueError`` if it makes none that
+    way): ``ceil(|limit - start| / |delta|)``, for floats computed in their own dtype."""
     if delta == 0:
         raise ValueError("range requires delta != 0")
     if delta > 0 and start > limit:
@@ -797,14 +810,11 @@ def _range_length(start, limit, delta) -> int:
     if isinstance(start, (int, np.integer)) and isinstance(delta, (int, np.integer)):
         span, step = builtins.abs(int(limit) - int(start)), builtins.abs(int(delta))
         return (span + step - 1) // step
-    # numpy's own formula (``_calc_length``), in the arguments' dtype, so that the static length
-    # is the length of what the kernel's ``np.arange`` makes, underflow case included.
-    span = limit - start
     with np.errstate(all="ignore"):
-        quotient = span / delta
-    if quotient == 0 and span != 0:
-        return 0 if np.signbit(quotient) else 1
-    return int(np.ceil(quotient))
+        size = np.ceil(np.abs((limit - start) / delta))
+    if not float(size) <= 2.0**63:  # nan and inf fail too
+        raise ValueError(f"range requires ((limit - start) / delta) <= 2**63, got {size}")
+    return int(size)
 
 
 def _infer_range(op):
@@ -824,10 +834,15 @@ def _infer_range(op):
 def _range_kernel(attrs):
     def range_(start, limit, delta):
         try:
-            _range_length(start[()], limit[()], delta[()])
+            size = _range_length(start[()], limit[()], delta[()])
         except ValueError as e:
             raise InvalidArgumentError(None, None, str(e)) from None
-        return np.arange(start, limit, delta, dtype=start.dtype)
+        if start.dtype.kind != "f":
+            return np.arange(start, limit, delta, dtype=start.dtype)
+        # TensorFlow's kernel: start + T(i) * delta, rounded in the dtype at each step (numpy's
+        # arange steps by its first two values' difference instead).
+        with np.errstate(all="ignore"):
+            return start + np.arange(size).astype(start.dtype) * delta
 
     return range_
 
@@ -837,8 +852,8 @@ define_op("Range", _infer_range, _range_kernel)
 
 def range(start, limit=None, delta=1, dtype=None, name: str = "range") -> Tensor:  # noqa: A001
     """``[start, start + delta, ...]`` up to but excluding ``limit`` (``range(n)`` counts from
-    0).  The dtype is the widest of the arguments' (int32 < int64 < float32 < float64) unless
-    given."""
+    0).  The dtype is the widest of the arguments' (int32 < int64 < float16 < float32 < float64)
+    unless given; the ``i``-th value is ``start + i * delta`` in that dtype."""
     if limit is None:
         start, limit = 0, start
     graph = graph_of((start, limit, delta))

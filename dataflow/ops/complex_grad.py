@@ -36,13 +36,14 @@ def _conj_grad(op, grad):
 
 @RegisterGradient("Angle")
 def _angle_grad(op, grad):
-    # d angle / dz, in TensorFlow's convention: -grad / (Im(z) + i Re(z)).
+    # d angle / dz, in TensorFlow's convention: -grad / (Im(z) + i Re(z)), computed as
+    # TensorFlow does (-grad times the reciprocal), so that the bits and signs agree.
     from .array_ops import zeros_like
-    from .math_ops import realdiv
+    from .extra_math_ops import reciprocal
 
     x = op.inputs[0]
-    z = complex(imag(x), real(x))
-    return negative(realdiv(complex(grad, zeros_like(grad)), z))
+    z = reciprocal(complex(imag(x), real(x)))
+    return multiply(negative(complex(grad, zeros_like(grad))), z)
 
 
 @RegisterGradient("ComplexAbs")

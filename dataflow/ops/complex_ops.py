@@ -20,6 +20,7 @@ from ..framework import dtypes as _dtypes
 from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op_output, define_op
 from ..framework.tensor_conversion import convert_to_tensor
+from . import complex_arithmetic as _complex
 from .math_ops import (
     COMPLEX_TYPES,
     broadcast_shape,
@@ -71,8 +72,10 @@ def _infer_part(op):
 
 define_op("Real", _infer_part, lambda attrs: lambda x: np.ascontiguousarray(x.real))
 define_op("Imag", _infer_part, lambda attrs: lambda x: np.ascontiguousarray(x.imag))
-define_op("Angle", _infer_part, lambda attrs: np.angle)
-define_op("ComplexAbs", _infer_part, lambda attrs: np.abs)
+# The angle and the modulus of TensorFlow's kernels (the C library's atan2f/atan2 and
+# hypotf/hypot), bit for bit: `complex_arithmetic`.
+define_op("Angle", _infer_part, lambda attrs: _complex.argument)
+define_op("ComplexAbs", _infer_part, lambda attrs: _complex.modulus)
 
 
 def _infer_conj(op):

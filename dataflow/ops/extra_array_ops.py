@@ -154,26 +154,64 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name: Optional[str] 
 
 # -- ranges, broadcasting, repeats, rolls ----------------------------------------------------------
 def linspace(start, stop, num, name: Optional[str] = None, axis: int = 0) -> Tensor:
-    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (float)."""
-    if axis != 0:
-        _fail("linspace", "supports axis=0 only", NotImplementedError)
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive, along a new dimension
+    ``axis`` (TensorFlow 2's ``linspace``, which ``tf.compat.v1`` has too): ``start`` and
+    ``stop`` broadcast together, ``stop`` takes ``start``'s dtype, and integers give floats
+    (``/`` divides them: int32 and int64 give float64).  Computed as TensorFlow composes it:
+    the step is ``(stop - start) / (num - 1)``, the values between the ends are
+    ``start + step * k``, and the ends are ``start`` and ``stop`` themselves."""
+    from .assorted_ops import broadcast_dynamic_shape
+    from .slice_ops import slice as _slice
+
     graph = graph_of((start, stop, num))
-    with graph.as_default(), graph.name_scope(name or "LinSpace"):
+    with graph.as_default(), graph.name_scope(name or "linspace"):
         start = convert_to_tensor(start, name="start")
-        if start.dtype not in _m.FLOAT_TYPES:
-            _fail("linspace", f"start must be a float, got {start.dtype.name}", TypeError)
         stop = convert_to_tensor(stop, dtype=start.dtype, name="stop")
         num = convert_to_tensor(num, name="num")
-        static = numpy_value_or_none(num)
-        if static is not None and static < 1:
-            _fail("linspace", f"Requires num > 0: {int(static)}")
-        steps = _m.cast(_m.maximum(_m.subtract(num, 1), 1), start.dtype)
-        delta = _m.realdiv(_m.subtract(stop, start), steps)
-        positions = _m.cast(_a.range(num), start.dtype)
-        values = _m.add(start, _m.multiply(positions, delta))
-        # The last value is exactly stop, as TensorFlow's kernel writes it.
-        is_last = _m.equal(_a.range(num), _m.subtract(num, 1))
-        return _m.where_v2(_m.logical_and(is_last, num > 1), stop, values)
+        if num.dtype not in (_dtypes.int32, _dtypes.int64):
+            _fail("linspace", f"num must be an integer, got {num.dtype.name}", TypeError)
+        if num.shape.ndims not in (None, 0):
+            _fail("linspace", f"num must be a scalar, got shape {num.shape}")
+        known = numpy_value_or_none(num)
+        if known is not None and known < 0:
+            _fail("linspace", f"num must not be negative, got {int(known)}")
+        if not (start.shape.is_fully_defined() and start.shape == stop.shape):
+            both = broadcast_dynamic_shape(_a.shape(start), _a.shape(stop))
+            start, stop = broadcast_to(start, both), broadcast_to(stop, both)
+        rank = start.shape.ndims
+        if rank is None:
+            _fail("linspace", "start and stop must have a known rank")
+        if not isinstance(axis, int) or not -rank - 1 <= axis <= rank:
+            _fail("linspace", f"axis must be an int in [{-rank - 1}, {rank}], got {axis!r}")
+        axis = axis % (rank + 1)
+        first = _a.expand_dims(start, axis)
+        last = _a.expand_dims(stop, axis)
+        between = _m.maximum(_m.subtract(num, 2), 0)
+        steps = _m.maximum(_m.subtract(num, 1), 1)
+        delta = _m.truediv(_m.subtract(last, first), _m.cast(steps, last.dtype))
+        first, last = _m.cast(first, delta.dtype), _m.cast(last, delta.dtype)
+        # A negative num fails here, in the range (as TensorFlow's does).
+        end = _m.where_v2(_m.greater_equal(num, 0), steps, -1)
+        positions = _m.cast(_a.range(1, end, dtype=_dtypes.int64), delta.dtype)
+        ones_before = _a.ones([axis], _dtypes.int64)
+        ones_after = _a.ones([rank - axis], _dtypes.int64)
+        positions = _a.reshape(
+            positions,
+            _a.concat(
+                [ones_before, _a.reshape(_m.cast(between, _dtypes.int64), [1]), ones_after], 0
+            ),
+        )
+        inner = _m.add(first, _m.multiply(delta, positions))
+        joined = _a.concat([first, inner, last], axis)
+        dims = _a.shape(first, out_type=_dtypes.int64)
+        size = _a.concat(
+            [dims[:axis], _a.reshape(_m.cast(num, _dtypes.int64), [1]), dims[axis + 1 :]], 0
+        )
+        result = _slice(joined, _a.zeros_like(dims), size)
+        static = first.shape.as_list()
+        static[axis] = None if known is None else int(known)
+        result.set_shape(static)
+        return result
 
 
 lin_space = linspace

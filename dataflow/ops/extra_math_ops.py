@@ -23,6 +23,7 @@ from ..framework import dtypes as _dtypes
 from ..framework.graph import Tensor, _user_location
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor
+from . import complex_arithmetic as _complex
 from . import math_grad as _mg
 from . import math_ops as _m
 from .math_ops import (
@@ -36,6 +37,8 @@ from .math_ops import (
     _ufunc_kernel,
     binary_op,
     check_dtype,
+    kernel_by_dtype,
+    marking_dtype,
     normalize_axis,
     static_axis,
     unary_op,
@@ -237,7 +240,6 @@ _UNARY = [
     # (op type, allowed dtypes, kernel)
     ("Round", NUMERIC_TYPES, np.round),  # half to even, as TensorFlow
     ("Rint", FLOAT_TYPES, np.rint),
-    ("Reciprocal", (NUMERIC_TYPES - {_dtypes.uint8}) | _m.COMPLEX_TYPES, _quiet(np.reciprocal)),
     ("Sinh", _m.INEXACT_TYPES, _quiet(np.sinh)),
     ("Cosh", _m.INEXACT_TYPES, _quiet(np.cosh)),
     ("Asin", FLOAT_TYPES, _quiet(np.arcsin)),
@@ -256,6 +258,22 @@ for _type, _allowed, _fn in _UNARY:
     define_op(
         _type, _infer_unary(_allowed), _ufunc_kernel(_fn), extra=_elementwise_extra(_type, _fn)
     )
+# Complex reciprocals round as TensorFlow's kernel divides (`complex_arithmetic`).
+_RECIPROCAL_KERNELS = {
+    _dtypes.complex64: _complex.reciprocal,
+    _dtypes.complex128: _complex.reciprocal,
+}
+define_op(
+    "Reciprocal",
+    marking_dtype(
+        _infer_unary((NUMERIC_TYPES - {_dtypes.uint8}) | _m.COMPLEX_TYPES), _RECIPROCAL_KERNELS
+    ),
+    kernel_by_dtype(_quiet(np.reciprocal), _RECIPROCAL_KERNELS),
+    extra={
+        **_elementwise_extra("Reciprocal", _quiet(np.reciprocal)),
+        "dtype_kernels": frozenset(_RECIPROCAL_KERNELS),
+    },
+)
 for _type, _fn in (("IsNan", np.isnan), ("IsInf", np.isinf), ("IsFinite", np.isfinite)):
     define_op(_type, _infer_predicate, _ufunc_kernel(_fn), extra=_elementwise_extra(_type, _fn))
 

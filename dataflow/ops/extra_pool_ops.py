@@ -10,6 +10,7 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
+from ..framework.determinism import is_op_determinism_enabled
 from ..framework.errors import InvalidArgumentError
 from ..framework.gradient_registry import RegisterGradient  # noqa: E402
 from ..framework.graph import Tensor
@@ -518,6 +519,13 @@ def _fractional_pool(kind, value, pooling_ratio, pseudo_random, overlapping, det
             )
         if min(ratio) < 1.0:
             raise ValueError(f"pooling_ratio must be at least 1, got {pooling_ratio}")
+        if is_op_determinism_enabled() and not (seed and seed2 and deterministic):
+            raise ValueError(
+                '"seed" and "seed2" must be non-zero and "deterministic" true when op '
+                'determinism is enabled: pass such values, e.g. "seed=1, seed2=1, '
+                f'deterministic=True". Got seed={seed}, seed2={seed2}, '
+                f"deterministic={deterministic}"
+            )
         attrs = {
             "pooling": kind,
             "pooling_ratio": (ratio[1], ratio[2]),

@@ -64,10 +64,16 @@ def _channels(images: Tensor) -> list:
 
 def rgb_to_hsv(images, name: Optional[str] = None) -> Tensor:
     """RGB ``images`` (floats in [0, 1], channels last) as hue, saturation and value, each in
-    [0, 1], by TensorFlow's formulas (a grey pixel has hue and saturation 0)."""
+    [0, 1], by the formulas of TensorFlow's ``RGBToHSV`` kernel, in the images' dtype (a grey
+    pixel has hue and saturation 0).  Composed of ops, so it has the gradient of that
+    composition."""
     images = _rgb_image("rgb_to_hsv", images)
     with graph_to_build_in(images.graph).as_default(), name_scope(name or "RGBToHSV"):
         red, green, blue = _channels(images)
+
+        def constant(number):
+            return convert_to_tensor(np.asarray(number, images.dtype.as_numpy_dtype))
+
         value = _m.maximum(red, _m.maximum(green, blue))
         spread = _m.subtract(value, _m.minimum(red, _m.minimum(green, blue)))
         zero = _a.zeros_like(value)
@@ -78,38 +84,48 @@ def rgb_to_hsv(images, name: Optional[str] = None) -> Tensor:
             has_value, _m.realdiv(spread, _m.where_v2(has_value, value, one)), zero
         )
         has_spread = _m.greater(spread, zero)
-        norm = reciprocal(_m.multiply(_m.where_v2(has_spread, spread, one), 6.0))
+        # the kernel's norm: 1/spread times 1/6 (not 1/(6 spread)), and 2/6 and 4/6 in the dtype
+        sixth = _m.realdiv(constant(1), constant(6))
+        norm = _m.multiply(reciprocal(_m.where_v2(has_spread, spread, one)), sixth)
         hue = _m.where_v2(
             _m.equal(red, value),
             _m.multiply(norm, _m.subtract(green, blue)),
             _m.where_v2(
                 _m.equal(green, value),
-                _m.add(_m.multiply(norm, _m.subtract(blue, red)), 2.0 / 6.0),
-                _m.add(_m.multiply(norm, _m.subtract(red, green)), 4.0 / 6.0),
+                _m.add(_m.multiply(norm, _m.subtract(blue, red)), constant(2) / constant(6)),
+                _m.add(_m.multiply(norm, _m.subtract(red, green)), constant(4) / constant(6)),
             ),
         )
         hue = _m.where_v2(has_spread, hue, zero)
-        hue = _m.where_v2(_m.less(hue, zero), _m.add(hue, 1.0), hue)
+        hue = _m.where_v2(_m.less(hue, zero), _m.add(hue, one), hue)
         return _a.stack([hue, saturation, value], axis=-1)
 
 
 def hsv_to_rgb(images, name: Optional[str] = None) -> Tensor:
-    """HSV ``images`` (channels last, each in [0, 1]) as RGB, by TensorFlow's formulas."""
+    """HSV ``images`` (channels last, each in [0, 1]) as RGB, by the formulas of TensorFlow's
+    ``HSVToRGB`` kernel, in the images' dtype."""
     images = _rgb_image("hsv_to_rgb", images)
     with graph_to_build_in(images.graph).as_default(), name_scope(name or "HSVToRGB"):
         hue, saturation, value = _channels(images)
-        sixths = _m.multiply(hue, 6.0)
+
+        def constant(number):
+            return convert_to_tensor(np.asarray(number, images.dtype.as_numpy_dtype))
+
+        sixths = _m.multiply(hue, constant(6))
 
         def ramp(offset, rising):
-            distance = _m.abs(_m.subtract(sixths, offset))
-            level = _m.subtract(distance, 1.0) if rising else _m.subtract(2.0, distance)
-            return _m.clip_by_value(level, 0.0, 1.0)
+            distance = _m.abs(_m.subtract(sixths, constant(offset)))
+            if rising:
+                level = _m.subtract(distance, constant(1))
+            else:
+                level = _m.subtract(constant(2), distance)
+            return _m.clip_by_value(level, constant(0), constant(1))
 
-        grey = _m.subtract(1.0, saturation)
+        grey = _m.subtract(constant(1), saturation)
         rgb = [
-            _m.multiply(_m.add(grey, _m.multiply(saturation, ramp(3.0, True))), value),
-            _m.multiply(_m.add(grey, _m.multiply(saturation, ramp(2.0, False))), value),
-            _m.multiply(_m.add(grey, _m.multiply(saturation, ramp(4.0, False))), value),
+            _m.multiply(_m.add(grey, _m.multiply(saturation, ramp(3, True))), value),
+            _m.multiply(_m.add(grey, _m.multiply(saturation, ramp(2, False))), value),
+            _m.multiply(_m.add(grey, _m.multiply(saturation, ramp(4, False))), value),
         ]
         return _a.stack(rgb, axis=-1)
 
@@ -166,38 +182,77 @@ def yuv_to_rgb(images) -> Tensor:
     return _colour_matrix("yuv_to_rgb", images, _YUV_TO_RGB)
 
 
-def _hsv_of(rgb: np.ndarray):
-    """TensorFlow's float32 HSV of the adjust kernels (rgb: [..., 3])."""
-    red, green, blue = rgb[..., 0], rgb[..., 1], rgb[..., 2]
-    value = np.maximum(red, np.maximum(green, blue))
-    spread = value - np.minimum(red, np.minimum(green, blue))
-    saturation = np.where(value > 0, spread / np.where(value > 0, value, 1), np.float32(0))
-    norm = np.float32(1) / (np.float32(6) * spread)
+# -- the kernels of AdjustSaturation and AdjustHue -------------------------------------------------
+# TensorFlow's CPU kernels (adjust_saturation_op.cc, adjust_hue_op.cc) walk the pixels with C++
+# float arithmetic; these are the same formulas on whole arrays, operation for operation, so that
+# every bit agrees.  Where the C++ compares (std::max, if/else chains), so do these, NaN included.
+_F = np.float32
+
+
+def _cpp_max(a, b):
+    """``std::max(a, b)``: ``b`` if ``a < b``, else ``a`` (so a NaN ``b`` loses)."""
+    return np.where(a < b, b, a)
+
+
+def _cpp_min(a, b):
+    """``std::min(a, b)``: ``b`` if ``b < a``, else ``a``."""
+    return np.where(b < a, b, a)
+
+
+def _hsv_of(red, green, blue):
+    """AdjustSaturation's ``rgb_to_hsv``: hue in [0, 1); the hue's 2/6 and 4/6 are C++ doubles,
+    so those sums are rounded once from float64."""
+    value = _cpp_max(red, _cpp_max(green, blue))
+    spread = value - _cpp_min(red, _cpp_min(green, blue))
+    saturation = np.where(value > 0, spread / np.where(value > 0, value, _F(1)), _F(0))
+    norm = _F(1) / (_F(6) * spread)
     hue = np.where(
         red == value,
         norm * (green - blue),
         np.where(
             green == value,
-            norm * (blue - red) + np.float32(2.0 / 6.0),
-            norm * (red - green) + np.float32(4.0 / 6.0),
+            ((norm * (blue - red)).astype(np.float64) + 2.0 / 6.0).astype(_F),
+            ((norm * (red - green)).astype(np.float64) + 4.0 / 6.0).astype(_F),
         ),
     )
-    hue = np.where(spread <= 0, np.float32(0), hue)
-    hue = np.where(hue < 0, hue + np.float32(1), hue)
-    return hue.astype(np.float32), saturation.astype(np.float32), value
+    hue = np.where(spread <= 0, _F(0), hue)
+    hue = np.where(hue < 0, hue + _F(1), hue)
+    return hue, saturation.astype(_F), value
 
 
-def _rgb_of(hue, saturation, value) -> np.ndarray:
-    """TensorFlow's float32 RGB of the adjust kernels: by sixths of the hue circle."""
+def _wrap(values, low_open: bool, period: float):
+    """The C++ loops ``while (x <= 0) x += period; while (x >= period) x -= period;`` (or
+    ``x < 0`` for ``low_open=False``), step by step as they round; values that a step does not
+    move (inf, nan, huge) are left as they are."""
+    period = _F(period)
+    below = (lambda x: x <= 0) if low_open else (lambda x: x < 0)
+    values = values.copy()
+    for test, step in ((below, period), (lambda x: x >= period, -period)):
+        moving = test(values) & (values + step != values)
+        while moving.any():
+            values = np.where(moving, values + step, values)
+            moving = test(values) & (values + step != values)
+    return values
+
+
+def _category(values):
+    """``static_cast<int>(x)`` of float32 values: truncation; NaN and out-of-range values (whose
+    conversion x86 makes INT_MIN) fall into no category."""
+    finite = np.isfinite(values) & (np.abs(values) < 2**31)
+    return np.where(finite, np.trunc(np.where(finite, values, 0)), -(2**31)).astype(np.int64)
+
+
+def _rgb_of(hue, saturation, value):
+    """AdjustSaturation's ``hsv_to_rgb`` (by sixths of the hue circle; a hue whose sixth is
+    outside 0..5, such as 1.0, gives every channel the minimum)."""
     chroma = saturation * value
     low = value - chroma
-    sixths = hue * np.float32(6)
-    sector = np.trunc(sixths).astype(np.int64)
-    phase = np.mod(sixths, np.float32(2))
-    mid = chroma * (np.float32(1) - np.abs(phase - np.float32(1)))
+    sixths = hue * _F(6)
+    sector = _category(sixths)
+    phase = _wrap(sixths, True, 2.0)
+    mid = chroma * (_F(1) - np.abs(phase - _F(1)))
     zero = np.zeros_like(chroma)
-    # (red, green, blue) of sectors 0..5; any other sector is black, as in TensorFlow
-    table = [
+    table = [  # (red, green, blue) before the minimum is added, sectors 0..5
         (chroma, mid, zero),
         (mid, chroma, zero),
         (zero, chroma, mid),
@@ -205,34 +260,114 @@ def _rgb_of(hue, saturation, value) -> np.ndarray:
         (mid, zero, chroma),
         (chroma, zero, mid),
     ]
-    channels = []
-    for c in range(3):
-        choices = [entry[c] for entry in table]
-        channel = np.select([sector == k for k in range(6)], choices, default=-low)
-        channels.append(channel + low)
-    return np.stack(channels, axis=-1).astype(np.float32)
+    sectors = [sector == k for k in range(6)]
+    return [np.select(sectors, [entry[c] for entry in table], zero) + low for c in range(3)]
+
+
+def _scale_saturation(red, green, blue, factor):
+    """AdjustSaturation: the saturation times ``factor``, clipped to [0, 1] by std::min/max."""
+    hue, saturation, value = _hsv_of(red, green, blue)
+    saturation = _cpp_min(_F(1), _cpp_max(_F(0), saturation * factor))
+    return _rgb_of(hue, saturation, value)
+
+
+def _shift_hue(red, green, blue, delta):
+    """AdjustHue: the hue as a position in [0, 6) between the pixel's minimum and maximum
+    (``rgb_to_hv_range``), moved by ``delta * 6`` and wrapped, then back to RGB
+    (``hv_range_to_rgb``); the minimum and maximum channel values stay as they are."""
+    r_lt_g, b_lt_r, b_gt_g, b_lt_g, b_gt_r = (
+        red < green,
+        blue < red,
+        blue > green,
+        blue < green,
+        blue > red,
+    )
+    conditions = [
+        r_lt_g & b_lt_r,  # b < r < g
+        r_lt_g & ~b_lt_r & b_gt_g,  # r < g < b
+        r_lt_g & ~b_lt_r & ~b_gt_g,  # r < b < g
+        ~r_lt_g & b_lt_g,  # b < g < r
+        ~r_lt_g & ~b_lt_g & b_gt_r,  # g < r < b
+    ]  # else g < b < r
+    top = np.select(conditions, [green, blue, green, red, blue], red)
+    middle = np.select(conditions, [red, green, blue, green, red], blue)
+    bottom = np.select(conditions, [blue, red, red, blue, green], green)
+    sector = np.select(conditions, [1, 3, 2, 0, 4], 5)
+    with np.errstate(all="ignore"):
+        ratio = (middle - bottom) / (top - bottom)
+    rising = (sector & 1) == 0
+    hue = sector.astype(_F) + np.where(rising, ratio, _F(1) - ratio)
+    hue = np.where(top == bottom, _F(0), hue)
+    hue = _wrap(hue + delta * _F(6), False, 6.0)
+    sector = _category(hue)
+    ratio = hue - sector.astype(_F)
+    ratio = np.where((sector & 1) == 0, ratio, _F(1) - ratio)
+    middle = bottom + ratio * (top - bottom)
+    table = [  # (red, green, blue) of sectors 0..4; any other is sector 5's
+        (top, middle, bottom),
+        (middle, top, bottom),
+        (bottom, top, middle),
+        (bottom, middle, top),
+        (middle, bottom, top),
+    ]
+    sectors = [sector == k for k in range(5)]
+    fallback = (top, bottom, middle)
+    return [np.select(sectors, [entry[c] for entry in table], fallback[c]) for c in range(3)]
 
 
 def _adjust_kernel(adjust):
     def kernel(attrs):
         def run(images, amount):
+            pixels = images.astype(_F)
             with np.errstate(all="ignore"):
-                hue, saturation, value = _hsv_of(images.astype(np.float32))
-                hue, saturation = adjust(hue, saturation, np.float32(amount))
-                return _rgb_of(hue, saturation, value).astype(images.dtype)
+                channels = adjust(pixels[..., 0], pixels[..., 1], pixels[..., 2], _F(amount))
+            return np.stack(channels, axis=-1).astype(images.dtype)
 
         return run
 
     return kernel
 
 
-def _shift_hue(hue, saturation, delta):
-    hue = np.fmod(hue + delta, np.float32(1))
-    return np.where(hue < 0, hue + np.float32(1), hue), saturation
+def _contrast_kernel(attrs):
+    """AdjustContrastv2's CPU kernel: each channel's mean over an image's pixels, summed by
+    folding the pixels in halves (the second half added to the first, until one row is left),
+    times ``1 / pixels``; then every value ``mean + factor * (x - mean)``."""
+
+    def adjust_contrast(images, factor):
+        if images.size == 0:
+            return images.copy()
+        dtype = images.dtype
+        height, width, channels = images.shape[-3:]
+        pixels = height * width
+        planes = images.reshape(-1, pixels, channels)
+        right = pixels // 2
+        left = pixels - right
+        sums = planes[:, left : left + right] + planes[:, :right]
+        if left > right:  # an odd count: the middle pixel is copied
+            sums = np.concatenate([sums, planes[:, right : right + 1]], axis=1)
+        remaining = left
+        while remaining > 1:
+            right = remaining // 2
+            left = remaining - right
+            sums[:, :right] += sums[:, left : left + right]
+            remaining = left
+        mean = sums[:, :1] * (dtype.type(1) / dtype.type(pixels))
+        factor = dtype.type(factor)
+        with np.errstate(all="ignore"):
+            adjusted = mean + factor * (planes - mean)
+        return adjusted.reshape(images.shape)
+
+    return adjust_contrast
 
 
-def _scale_saturation(hue, saturation, factor):
-    return hue, np.clip(saturation * factor, np.float32(0), np.float32(1))
+def _infer_contrast(op):
+    images, factor = op.inputs
+    check_dtype(images.dtype, _ADJUST_TYPES, "Input 'images' of 'AdjustContrastv2'")
+    check_dtype(factor.dtype, {_dtypes.float32}, "Input 'contrast_factor' of 'AdjustContrastv2'")
+    images.shape.with_rank_at_least(3)
+    if factor.shape.ndims not in (None, 0):
+        raise ValueError(f"contrast_factor must be a scalar, got shape {factor.shape}")
+    return [(images.dtype, images.shape)]
 
 
 def _infer_adjust(op):
@@ -257,6 +392,8 @@ _ADJUST_TYPES = frozenset({_dtypes.float16, _dtypes.float32})
 for _type, _adjust in (("AdjustHue", _shift_hue), ("AdjustSaturation", _scale_saturation)):
     define_op(_type, _infer_adjust, _adjust_kernel(_adjust))
     RegisterGradient(_type)(_no_gradient_of(_type))
+define_op("AdjustContrastv2", _infer_contrast, _contrast_kernel)
+RegisterGradient("AdjustContrastv2")(_no_gradient_of("AdjustContrastv2"))
 
 
 def _adjust_in_float(function: str, op_type: str, image, amount, name) -> Tensor:
@@ -274,6 +411,26 @@ def _adjust_in_float(function: str, op_type: str, image, amount, name) -> Tensor
         amount = _m.cast(amount, _dtypes.float32)
         adjusted = apply_op_output(op_type, (floats, amount), None, op_type)
         return convert_image_dtype(adjusted, image.dtype)
+
+
+def adjust_contrast(images, contrast_factor) -> Tensor:
+    """Each channel of each image moved away from (factor > 1) or towards its mean over the
+    image's pixels, ``mean + contrast_factor * (x - mean)``, by TensorFlow's
+    ``AdjustContrastv2`` kernel (float16 and float32 as they are, other dtypes in float32),
+    converted back to the images' dtype with saturation.  It has no gradient, as in
+    TensorFlow."""
+    images = convert_to_tensor(images, name="images")
+    if images.dtype not in _m.NUMERIC_TYPES:
+        _fail("adjust_contrast", f"images must be numbers, got {images.dtype.name}", TypeError)
+    if images.shape.ndims is not None and images.shape.ndims < 3:
+        _fail("adjust_contrast", f"images must be at least 3-D, got shape {images.shape}")
+    with graph_to_build_in(images.graph).as_default(), name_scope("adjust_contrast") as scope:
+        floats = images
+        if images.dtype not in _ADJUST_TYPES:
+            floats = convert_image_dtype(images, _dtypes.float32)
+        factor = _m.cast(contrast_factor, _dtypes.float32)
+        adjusted = apply_op_output("AdjustContrastv2", (floats, factor), None, scope)
+        return convert_image_dtype(adjusted, images.dtype, saturate=True)
 
 
 def adjust_hue(image, delta, name: Optional[str] = None) -> Tensor:
@@ -336,6 +493,7 @@ def adjust_gamma(image, gamma=1, gain=1) -> Tensor:
 
 
 __all__ = [
+    "adjust_contrast",
     "adjust_gamma",
     "adjust_hue",
     "adjust_saturation",

@@ -16,6 +16,7 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
+from ..framework.determinism import is_op_determinism_enabled
 from ..framework.errors import InvalidArgumentError
 from ..framework.gradient_registry import NotDifferentiable
 from ..framework.graph import Tensor, _user_location, graph_to_build_in
@@ -799,6 +800,12 @@ def sample_distorted_bounding_box(
         _fail(function, f"area_range must be 2 increasing floats in (0, 1], got {area}")
     if attempts <= 0:
         _fail(function, f"max_attempts must be positive, got {attempts}")
+    if not seed and not seed2 and is_op_determinism_enabled():
+        _fail(
+            function,
+            '"seed" or "seed2" must be non-zero when determinism is enabled. Please pass in a '
+            f'non-zero seed, e.g. by passing "seed=1". Got seed={seed} and seed2={seed2}',
+        )
     graph = graph_of([image_size, bounding_boxes, min_object_covered])
     with graph.as_default(), graph.name_scope(name or "sample_distorted_bounding_box"):
         image_size = convert_to_tensor(image_size, name="image_size")

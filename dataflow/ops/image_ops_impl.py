@@ -40,6 +40,7 @@ from .image_arguments import (  # noqa: F401 - defined there, reached here too
     _unbatch,
 )
 from .image_color_ops import (  # noqa: F401 - defined there, reached here too
+    adjust_contrast,
     adjust_gamma,
     adjust_hue,
     adjust_saturation,
@@ -538,12 +539,15 @@ def rgb_to_grayscale(images, name: Optional[str] = None) -> Tensor:
 
 
 def adjust_brightness(image, delta) -> Tensor:
-    """``image + delta``, computed in float32 (``delta`` on the [0, 1] scale) and converted
-    back to the image's dtype."""
+    """``image + delta`` (``delta`` on the [0, 1] scale), as TensorFlow computes it: float16
+    and float32 images in their own dtype, others in float32, converted back to the image's
+    dtype with saturation."""
     image = convert_to_tensor(image, name="image")
     with graph_to_build_in(image.graph).as_default(), name_scope("adjust_brightness"):
-        floats = convert_image_dtype(image, _dtypes.float32)
-        brighter = _m.add(floats, _m.cast(delta, _dtypes.float32), name="adjusted")
+        floats = image
+        if image.dtype not in (_dtypes.float16, _dtypes.float32):
+            floats = convert_image_dtype(image, _dtypes.float32)
+        brighter = _m.add(floats, _m.cast(delta, floats.dtype), name="adjusted")
         return convert_image_dtype(brighter, image.dtype, saturate=True)
 
 
@@ -849,21 +853,6 @@ def random_brightness(image, max_delta, seed: Optional[int] = None) -> Tensor:
         _fail("random_brightness", "max_delta must be non-negative.")
     delta = random_uniform([], -max_delta, max_delta, seed=seed)
     return adjust_brightness(image, delta)
-
-
-def adjust_contrast(images, contrast_factor) -> Tensor:
-    """Each channel of each image moved away from (factor > 1) or towards its mean over the
-    image's pixels: ``(x - mean) * contrast_factor + mean``, computed in float32 and converted
-    back to the images' dtype."""
-    images = convert_to_tensor(images, name="images")
-    if images.shape.ndims is not None and images.shape.ndims < 3:
-        _fail("adjust_contrast", f"images must be at least 3-D, got shape {images.shape}")
-    with graph_to_build_in(images.graph).as_default(), name_scope("adjust_contrast"):
-        floats = convert_image_dtype(images, _dtypes.float32)
-        mean = _m.reduce_mean(floats, [-3, -2], keepdims=True)
-        factor = _m.cast(contrast_factor, _dtypes.float32)
-        adjusted = _m.add(_m.multiply(_m.subtract(floats, mean), factor), mean)
-        return convert_image_dtype(adjusted, images.dtype, saturate=True)
 
 
 def random_contrast(image, lower, upper, seed: Optional[int] = None) -> Tensor:

@@ -32,6 +32,7 @@ from ..framework.graph import Tensor, _user_location
 from ..framework.op_registry import apply_op_output, define_op
 from ..framework.tensor_conversion import convert_to_tensor, is_tensor_like
 from ..framework.tensor_shape import TensorShape
+from . import complex_arithmetic as _complex
 from .op_util import (  # noqa: F401 - defined there, reached here too
     ARITHMETIC_TYPES,
     BOOL_TYPES,
@@ -54,6 +55,8 @@ from .op_util import (  # noqa: F401 - defined there, reached here too
     convert_all,
     convert_in_order,
     graph_of,
+    kernel_by_dtype,
+    marking_dtype,
     normalize_axis,
     static_axis,
 )
@@ -178,9 +181,44 @@ def _squared_difference(x, y):
     return np.multiply(d, d)
 
 
+def _concatenate_strings(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Elementwise ``x + y`` of object arrays of bytes, broadcasting.  numpy gives a bare
+    ``bytes`` for two 0-d operands; a string tensor's value is always an array."""
+    result = np.add(x, y)
+    return result if result.__class__ is np.ndarray else np.array(result, dtype=object)
+
+
+def _for_complex(kernel) -> dict:
+    return {_dtypes.complex64: kernel, _dtypes.complex128: kernel}
+
+
+# The dtypes whose ops run kernels of their own (see `op_util.kernel_by_dtype`): ``Add``
+# concatenates strings, as TensorFlow's; complex products and quotients round as TensorFlow's
+# CPU kernels do (`complex_arithmetic`).  Every other dtype keeps the numpy ufunc itself, which
+# the compiler writes as an operator (``a + b``, see `codegen`).
+_DTYPE_KERNELS = {
+    "Add": {_dtypes.string: _concatenate_strings},
+    "Mul": _for_complex(_complex.multiply),
+    "RealDiv": _for_complex(_complex.divide),
+    "Square": _for_complex(_complex.square),
+}
+
+
+def _define_elementwise(op_type: str, infer, fn) -> None:
+    """Defines an elementwise op whose kernel is ``fn`` (a ufunc, or a function of arrays), or,
+    for the dtypes `_DTYPE_KERNELS` names, the kernel of that dtype."""
+    extra = _elementwise_extra(op_type, fn)
+    by_dtype = _DTYPE_KERNELS.get(op_type)
+    if by_dtype is None:
+        define_op(op_type, infer, _ufunc_kernel(fn), extra=extra)
+        return
+    extra["dtype_kernels"] = frozenset(by_dtype)
+    define_op(op_type, marking_dtype(infer, by_dtype), kernel_by_dtype(fn, by_dtype), extra=extra)
+
+
 _BINARY_OPS = [
     # (op type, allowed input dtypes, output dtype or None for the input dtype, kernel)
-    ("Add", ARITHMETIC_TYPES, None, np.add),
+    ("Add", ARITHMETIC_TYPES | {_dtypes.string}, None, np.add),
     ("Sub", ARITHMETIC_TYPES, None, np.subtract),
     ("Mul", ARITHMETIC_TYPES, None, np.multiply),
     ("RealDiv", INEXACT_TYPES, None, _quiet(np.true_divide)),
@@ -201,12 +239,7 @@ _BINARY_OPS = [
     ("LogicalXor", BOOL_TYPES, None, np.logical_xor),
 ]
 for _type, _allowed, _out, _fn in _BINARY_OPS:
-    define_op(
-        _type,
-        _infer_binary(_allowed, _out),
-        _ufunc_kernel(_fn),
-        extra=_elementwise_extra(_type, _fn),
-    )
+    _define_elementwise(_type, _infer_binary(_allowed, _out), _fn)
 
 
 def binary_op(op_type: str, x, y, name: Optional[str]) -> Tensor:
@@ -233,7 +266,7 @@ def binary_op(op_type: str, x, y, name: Optional[str]) -> Tensor:
 
 
 def add(x, y, name: Optional[str] = None) -> Tensor:
-    """``x + y`` elementwise."""
+    """``x + y`` elementwise: the sum of numbers, the concatenation of strings."""
     return binary_op("Add", x, y, name or "Add")
 
 
@@ -429,9 +462,7 @@ _UNARY_OPS = [
     ("Ceil", FLOAT_TYPES, np.ceil),
 ]
 for _type, _allowed, _fn in _UNARY_OPS:
-    define_op(
-        _type, _infer_unary(_allowed), _ufunc_kernel(_fn), extra=_elementwise_extra(_type, _fn)
-    )
+    _define_elementwise(_type, _infer_unary(_allowed), _fn)
 
 
 def unary_op(op_type: str, x, name: Optional[str]) -> Tensor:

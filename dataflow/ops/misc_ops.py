@@ -13,6 +13,7 @@ graph they run only when something depends on them (fetch them, or use
 from __future__ import annotations
 
 import builtins
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any, Optional
@@ -537,9 +538,25 @@ def numpy_function(
     stateful: bool = True,
     name: Optional[str] = None,
 ):
-    """`py_func`: ``func`` takes and returns numpy values."""
-    if func is None or inp is None or Tout is None:
-        raise TypeError("numpy_function needs func, inp and Tout")
+    """`py_func`: ``func`` takes and returns numpy values; it has no gradient (None), as in
+    TensorFlow.  Without ``func`` (``@numpy_function(Tout=...)``) it decorates a function,
+    which makes the op on its arguments when called."""
+    if Tout is None:
+        raise TypeError("numpy_function needs Tout, the dtype (or list of dtypes) of its results")
+    if func is None:
+        if inp is not None:
+            raise TypeError("numpy_function needs func when inp is given")
+
+        def decorate(function: Callable) -> Callable:
+            @functools.wraps(function)
+            def wrapper(*args):
+                return py_func(function, list(args), Tout, stateful=stateful, name=name)
+
+            return wrapper
+
+        return decorate
+    if inp is None:
+        raise TypeError("numpy_function needs inp, the list of its input tensors")
     return py_func(func, inp, Tout, stateful=stateful, name=name)
 
 

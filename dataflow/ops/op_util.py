@@ -4,7 +4,7 @@ op's function from its definition."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Optional
 
 import numpy as np
@@ -218,7 +218,9 @@ def _quiet(fn):
 #   np.errstate(all="ignore")), so it can write into a buffer with out= and returns a fresh
 #   array; "identity": {"left"/"right": v}: v op x == x (x op v == x) bit for bit, for every x
 #   (floats: x + -0.0 == x, but x + 0.0 turns -0.0 into 0.0); "involution": op(op(x)) == x;
-#   "annihilator": x op v == v for integers (for floats NaN, inf and signed zeros differ).
+#   "annihilator": x op v == v for integers (for floats NaN, inf and signed zeros differ);
+#   "dtype_kernels": the dtypes whose ops run a kernel of their own instead of the ufunc
+#   (`kernel_by_dtype`), which passes must not replace by the ufunc.
 # What the native tier may write for an op that is not a ufunc (`dataflow.client.compiler.native`):
 #   "native": (op, constants) -> (template, result) or None, ``constants`` holding per input
 #   its value when the native code has it as a constant (else None), ``template`` an expression
@@ -258,6 +260,27 @@ _NATIVE = {
     "FloorDiv": _integer_division_native(np.floor_divide),
     "FloorMod": _integer_division_native(np.remainder),
 }
+
+
+def marking_dtype(infer: Callable, dtypes) -> Callable:
+    """``infer`` that also records the first input's dtype as the attribute ``T`` when it is one
+    of ``dtypes``: the op's kernel is chosen from its attributes (`kernel_by_dtype`), and so
+    stays one callable per set of attributes for the executor, eager mode and passes alike."""
+
+    def infer_and_mark(op):
+        specs = infer(op)
+        dtype = op.inputs[0].dtype
+        if dtype in dtypes:
+            op.attrs["T"] = dtype
+        return specs
+
+    return infer_and_mark
+
+
+def kernel_by_dtype(default: Callable, by_dtype: dict) -> Callable:
+    """The kernel builder of an op whose dtypes in ``by_dtype`` have kernels of their own (their
+    ops carry ``T``, see `marking_dtype`); every other dtype runs ``default`` itself."""
+    return lambda attrs: by_dtype.get(attrs.get("T"), default)
 
 
 def _elementwise_extra(op_type: str, fn) -> dict:

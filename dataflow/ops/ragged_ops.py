@@ -37,6 +37,7 @@ from ..framework.tensor_conversion import convert_to_tensor, numpy_value_or_none
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from . import gather_ops as _g
+from .extra_array_ops import broadcast_to
 from .segment_ops import unsorted_segment_sum
 
 __all__ = [
@@ -387,6 +388,72 @@ def _value_rowids(rt: RaggedTensor, name=None) -> Tensor:
     return row_splits_to_segment_ids(rt.row_splits, name=name or "RaggedValueRowIds")
 
 
+def _longest_row(splits: Tensor) -> Tensor:
+    """The length of the longest row under ``splits``; 0 when there is no row."""
+    lengths = math_ops.subtract(splits[1:], splits[:-1])
+    return math_ops.maximum(math_ops.reduce_max(lengths), 0)
+
+
+def _columns(splits: Tensor) -> tuple:
+    """The row of each value under ``splits`` and its position in that row."""
+    rowids = row_splits_to_segment_ids(splits)
+    column = math_ops.subtract(
+        array_ops.range(0, splits[-1], dtype=splits.dtype), _g.gather(splits, rowids)
+    )
+    return rowids, column
+
+
+def _to_sparse(rt: RaggedTensor, name=None):
+    """`RaggedTensor.to_sparse`: each flat value's index is its outermost row, then its
+    position in each ragged dimension (found from the innermost splits outwards) and in the
+    dense dimensions inside (made ragged dimensions of full rows first)."""
+    from ..framework.sparse_tensor import SparseTensor
+
+    with name_scope(name or "RaggedToSparse"):
+        inner_rank = rt.flat_values.shape.ndims
+        if inner_rank is None:
+            raise ValueError("RaggedTensor.to_sparse needs flat_values of known rank")
+        if inner_rank > 1:
+            dense_as_ragged = _from_tensor(
+                rt.flat_values, ragged_rank=inner_rank - 1, row_splits_dtype=rt.row_splits_dtype
+            )
+            rt = rt.with_flat_values(dense_as_ragged)
+        splits = [math_ops.cast(s, _dtypes.int64) for s in rt.nested_row_splits]
+        position = array_ops.range(0, splits[-1][-1], dtype=_dtypes.int64)
+        columns = []
+        for level_splits in reversed(splits):
+            rowids, column = _columns(level_splits)
+            columns.append(_g.gather(column, position))
+            position = _g.gather(rowids, position)
+        columns.append(position)
+        indices = array_ops.stack(columns[::-1], axis=1)
+        outer = array_ops.shape(splits[0], out_type=_dtypes.int64)[:1] - 1
+        widths = array_ops.stack([_longest_row(s) for s in splits])
+        dense_shape = array_ops.concat([outer, widths], axis=0)
+        return SparseTensor(indices, rt.flat_values, dense_shape)
+
+
+# The dtypes whose rows `_to_tensor` scatters with a segment sum; others it gathers.
+_SUMMABLE_TYPES = math_ops.ARITHMETIC_TYPES
+
+
+def _scatter_by_gather(values: Tensor, position: Tensor, cells: Tensor, default_value):
+    """``values`` put at ``position`` among ``cells`` rows (``default_value``, or the dtype's
+    zero, elsewhere), for dtypes no segment sum takes (strings, bools): each cell gathers
+    its value, or the one appended after the values for an empty cell."""
+    if default_value is None:
+        fill = array_ops.zeros_like(values[:1])
+    else:
+        default = convert_to_tensor(default_value, dtype=values.dtype, name="default_value")
+        fill = broadcast_to(default, array_ops.shape(values[:1]))
+    count = array_ops.shape(values, out_type=position.dtype)[:1]
+    slots = unsorted_segment_sum(
+        array_ops.range(1, count[0] + 1, dtype=position.dtype), position, cells
+    )
+    source = math_ops.where_v2(math_ops.greater(slots, 0), slots - 1, count[0])
+    return _g.gather(array_ops.concat([values, fill], axis=0), source)
+
+
 def _to_tensor(rt: RaggedTensor, default_value=None, name=None) -> Tensor:
     """Rows padded with ``default_value`` to the longest one, dimension by dimension."""
     with name_scope(name or "RaggedToTensor"):
@@ -394,15 +461,18 @@ def _to_tensor(rt: RaggedTensor, default_value=None, name=None) -> Tensor:
         if isinstance(values, RaggedTensor):
             values = _to_tensor(values, default_value)
         splits = rt.row_splits
-        lengths = math_ops.subtract(splits[1:], splits[:-1])
         nrows = _nrows(rt)
-        width = math_ops.maximum(math_ops.reduce_max(lengths), 0)
-        rowids = row_splits_to_segment_ids(splits)
-        column = math_ops.subtract(
-            array_ops.range(0, splits[-1], dtype=splits.dtype), _g.gather(splits, rowids)
-        )
+        width = _longest_row(splits)
+        rowids, column = _columns(splits)
         position = math_ops.add(math_ops.multiply(rowids, width), column)
         cells = math_ops.multiply(nrows, width)
+        if values.dtype not in _SUMMABLE_TYPES:
+            dense = _scatter_by_gather(values, position, cells, default_value)
+            outer = array_ops.stack([nrows, width])
+            inner = array_ops.shape(dense, out_type=splits.dtype)[1:]
+            result = array_ops.reshape(dense, array_ops.concat([outer, inner], axis=0))
+            result.set_shape(TensorShape([rt.shape[0], None]).concatenate(values.shape[1:]))
+            return result
         dense = unsorted_segment_sum(values, position, cells)
         if default_value is not None:
             default = convert_to_tensor(default_value, dtype=values.dtype)
@@ -779,6 +849,7 @@ register_override("row_lengths", _row_lengths)
 register_override("nrows", _nrows)
 register_override("value_rowids", _value_rowids)
 register_override("to_tensor", _to_tensor)
+register_override("to_sparse", _to_sparse)
 register_override("concat", _concat)
 register_override("reduce_sum", _reduce_sum)
 register_override("reduce_mean", _reduce_mean)

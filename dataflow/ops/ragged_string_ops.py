@@ -9,7 +9,7 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Tensor
+from ..framework.graph import Tensor, executing_eagerly_outside_functions
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
@@ -137,8 +137,8 @@ def string_split(
 ):
     """Splits each string of the vector ``source`` at every byte that is in ``sep`` (a space
     by default; ``delimiter`` is its older name), into a 2-D SparseTensor (or a RaggedTensor
-    with ``result_type="RaggedTensor"``).  An empty ``sep`` splits into single bytes; empty
-    tokens are dropped unless ``skip_empty`` is False."""
+    with ``result_type="RaggedTensor"``), as TF1's ``tf.string_split``.  An empty ``sep``
+    splits into single bytes; empty tokens are dropped unless ``skip_empty`` is False."""
     if sep is not None and delimiter is not None:
         raise ValueError("Cannot specify both 'sep' and 'delimiter'")
     _check_result_type(result_type)
@@ -152,81 +152,84 @@ def string_split(
     return _split_result(indices, values, shape, result_type)
 
 
-def _nest_rows(rows, shape: Tensor, rank: int):
-    """``rows`` (a RaggedTensor with one row per element of a tensor of ``shape`` and static
-    ``rank``, in row-major order) nested into that tensor's dimensions."""
+def _split_ragged(x, sep: Tensor, maxsplit: int):
+    """TensorFlow 2's ``strings.split`` of a tensor or RaggedTensor ``x`` of rank >= 1: a
+    RaggedTensor with one more (ragged) dimension, row ``i`` the tokens of string ``i``."""
     from ..framework.ragged_tensor import RaggedTensor
-    from . import array_ops, math_ops
 
-    shape = math_ops.cast(shape, rows.row_splits.dtype)
-    for axis in reversed(range(1, rank)):
-        outer = math_ops.reduce_prod(_slices.strided_slice(shape, [0], [axis]))
-        width = _slices.strided_slice(shape, [axis], [axis + 1], shrink_axis_mask=1)
-        splits = array_ops.range(outer + 1, dtype=shape.dtype) * width
-        rows = RaggedTensor.from_row_splits(rows, splits, validate=False)
-    return rows
-
-
-def _split_v2(x, sep, maxsplit: int, name: Optional[str], sparse: bool):
-    """StringSplitV2 of the tensor ``x`` of any known rank: a RaggedTensor with one more
-    dimension, or (``sparse``) the SparseTensor of its values."""
-    from ..framework.graph import name_scope
-    from ..framework.ragged_tensor import RaggedTensor
-    from ..framework.sparse_tensor import SparseTensor
-    from . import array_ops
-
-    sep = convert_to_tensor("" if sep is None else sep, _dtypes.string, name="sep")
-    attrs = {"maxsplit": int(maxsplit)}
     if isinstance(x, RaggedTensor):
-        if sparse:
-            raise TypeError("strings.split of a RaggedTensor gives a RaggedTensor only")
-        return x.with_flat_values(_split_v2(x.flat_values, sep, maxsplit, name, False))
+        return x.with_flat_values(_split_ragged(x.flat_values, sep, maxsplit))
     rank = x.shape.ndims
     if rank is None:
-        raise ValueError("strings.split: the rank of input must be known")
-    with name_scope(name or "StringSplit"):
-        if rank == 0:
-            x = array_ops.expand_dims(x, 0)
-            rank = 1
-        flat = x if rank == 1 else array_ops.reshape(x, [-1])
-        indices, values, shape = apply_op(
-            "StringSplitV2", (flat, sep), attrs, "StringSplitV2"
-        ).outputs
-        if rank == 1:
-            return _split_result(indices, values, shape, "SparseTensor" if sparse else "Ragged")
-        if sparse:
-            dims = array_ops.shape(x, out_type=_dtypes.int64)
-            rows = _slices.strided_slice(indices, [0, 0], [0, 1], shrink_axis_mask=2, end_mask=1)
-            columns = _slices.strided_slice(indices, [0, 1], [0, 2], end_mask=1)
-            from .extra_math_ops import unravel_index
+        raise ValueError(f"strings.split needs an input of known rank, got {x.name}")
+    if rank > 1:
+        return _split_ragged(RaggedTensor.from_tensor(x), sep, maxsplit)
+    indices, values, shape = apply_op(
+        "StringSplitV2", (x, sep), {"maxsplit": int(maxsplit)}, "StringSplitV2"
+    ).outputs
+    return _split_result(indices, values, shape, "RaggedTensor")
 
-            outer = array_ops.transpose(unravel_index(rows, dims))
-            longest = _slices.strided_slice(shape, [1], [2])
-            return SparseTensor(
-                array_ops.concat([outer, columns], 1), values, array_ops.concat([dims, longest], 0)
-            )
-        flat_rows = _split_result(indices, values, shape, "RaggedTensor")
-        return _nest_rows(flat_rows, array_ops.shape(x, out_type=_dtypes.int64), rank)
+
+class _DefaultResultType(str):
+    """The default of `split`'s ``result_type``: TF1's ``"SparseTensor"`` (as its signature
+    shows), told apart from a ``"SparseTensor"`` the caller passes, since without one an eager
+    program gets TensorFlow 2's form (`_use_tf2_split`)."""
+
+    __slots__ = ()
+
+
+_SPARSE_BY_DEFAULT = _DefaultResultType("SparseTensor")
+
+
+def _use_tf2_split() -> bool:
+    """Whether ``strings.split`` without a ``result_type`` takes TensorFlow 2's form: in a
+    program that runs eagerly (and the df.functions it traces), as ``tf.strings.split``;
+    TF1's ``tf.compat.v1.strings.split`` (a SparseTensor) in a graph built for a Session."""
+    return executing_eagerly_outside_functions()
 
 
 def split(
     input=None,  # noqa: A002 - mirrors tf.strings.split
     sep=None,
     maxsplit: int = -1,
-    result_type: str = "SparseTensor",
+    result_type: str = _SPARSE_BY_DEFAULT,
     source=None,
     name: Optional[str] = None,
 ):
     """Splits each string at ``sep`` (at runs of whitespace when None, dropping empty tokens,
-    as Python's ``str.split``), at most ``maxsplit`` times (no limit when -1).  A SparseTensor
-    with one more dimension than ``input`` (a scalar counts as a vector of one), or a
-    RaggedTensor with ``result_type="RaggedTensor"``; ``source`` is the older name of
-    ``input``."""
+    as Python's ``str.split``), at most ``maxsplit`` times (no limit when negative);
+    ``source`` is the older name of ``input``.
+
+    Without a ``result_type``, in a program that runs eagerly (and in its df.functions) this
+    is TensorFlow 2's ``tf.strings.split``: a RaggedTensor with one more dimension than
+    ``input`` (a RaggedTensor too), and for a scalar the 1-D tensor of its tokens.  In a graph
+    built for a Session, or with a ``result_type`` given, it is ``tf.compat.v1.strings.split``
+    (``"SparseTensor"`` by default): the SparseTensor of the tokens, or with
+    ``result_type="RaggedTensor"`` the RaggedTensor; both take a scalar as a vector of one.
+    """
+    from ..framework.graph import name_scope
+    from ..framework.ragged_tensor import RaggedTensor
+    from . import array_ops
+
     if input is not None and source is not None:
         raise ValueError("Cannot specify both 'input' and 'source'")
+    tf2_form = result_type is _SPARSE_BY_DEFAULT and _use_tf2_split()
     _check_result_type(result_type)
-    x = _string_vector_or_ragged(source if input is None else input, "input")
-    return _split_v2(x, sep, maxsplit, name, result_type == "SparseTensor")
+    with name_scope(name or "StringSplit"):
+        x = _string_vector_or_ragged(source if input is None else input, "input")
+        sep = convert_to_tensor("" if sep is None else sep, _dtypes.string, name="sep")
+        if not isinstance(x, RaggedTensor) and x.shape.ndims == 0:
+            if tf2_form:
+                return _split_ragged(array_ops.expand_dims(x, 0), sep, maxsplit).values
+            x = array_ops.expand_dims(x, 0)
+        if tf2_form or result_type == "RaggedTensor":
+            return _split_ragged(x, sep, maxsplit)
+        if not isinstance(x, RaggedTensor) and x.shape.ndims == 1:
+            indices, values, shape = apply_op(
+                "StringSplitV2", (x, sep), {"maxsplit": int(maxsplit)}, "StringSplitV2"
+            ).outputs
+            return _split_result(indices, values, shape, "SparseTensor")
+        return _split_ragged(x, sep, maxsplit).to_sparse()
 
 
 def bytes_split(input, name: Optional[str] = None):  # noqa: A002 - mirrors tf.strings.bytes_split

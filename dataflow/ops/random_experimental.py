@@ -16,6 +16,7 @@ import weakref
 import numpy as np
 
 from ..framework import dtypes as _dtypes
+from ..framework.determinism import is_op_determinism_enabled
 from ..framework.graph import Tensor, _user_location, get_default_graph
 from ..framework.op_registry import apply_op
 from ..framework.tensor_conversion import convert_to_tensor
@@ -95,7 +96,12 @@ class Generator:
 
     @classmethod
     def from_non_deterministic_state(cls, alg=None) -> Generator:
-        """A generator seeded from the operating system's entropy."""
+        """A generator seeded from the operating system's entropy (a ``RuntimeError`` with op
+        determinism on, as in TensorFlow)."""
+        if is_op_determinism_enabled():
+            raise RuntimeError(
+                '"from_non_deterministic_state" cannot be called when determinism is enabled.'
+            )
         seed = int.from_bytes(os.urandom(16), "little")
         return cls.from_seed(seed, alg)
 
@@ -229,10 +235,17 @@ _GLOBAL_GENERATORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def get_global_generator() -> Generator:
-    """The default graph's generator, made from non-deterministic state on first use."""
+    """The default graph's generator, made from non-deterministic state on first use (with op
+    determinism on, one must have been set first, as in TensorFlow)."""
     graph = get_default_graph()
     generator = _GLOBAL_GENERATORS.get(graph)
     if generator is None:
+        if is_op_determinism_enabled():
+            raise RuntimeError(
+                '"get_global_generator" cannot be called if determinism is enabled, unless '
+                '"set_global_generator" has already been called. Please call '
+                '"set_global_generator" first.'
+            )
         generator = _GLOBAL_GENERATORS[graph] = Generator.from_non_deterministic_state()
     return generator
 

@@ -120,7 +120,9 @@ def _stack_kernel(attrs):
     return make_stack
 
 
-_HANDLE_TYPES = (_dtypes.resource,)
+# Values numpy cannot type: a handle's (a stack, a TensorArray) and a variant's (an opaque
+# object, such as the record a py_function keeps for its gradient).
+_HANDLE_TYPES = (_dtypes.resource, _dtypes.variant)
 
 
 def _infer_push(op):
@@ -134,8 +136,7 @@ def _infer_push(op):
 def _push_kernel(attrs):
     def push(stack, value):
         if stack.elem_type.base_dtype in _HANDLE_TYPES:
-            # A handle's value is the object it stands for (a stack, a TensorArray), which
-            # numpy cannot type; the graph's dtypes already matched at build time.
+            # The graph's dtypes already matched at build time.
             stack.push(value)
             return value
         pushed = _dtypes.as_dtype(np.asarray(value).dtype)

@@ -16,6 +16,8 @@ Python string is checked when the graph is built.
 from __future__ import annotations
 
 import functools
+import re
+from fractions import Fraction
 from typing import Optional
 
 import numpy as np
@@ -283,18 +285,95 @@ def _infer_string_to_number(op):
     return [(op.attrs["out_type"], x.shape)]
 
 
+# What TensorFlow's StringToNumber reads (its strtod and strtol with these options): ASCII digits,
+# an optional sign, C's whitespace around; floats also in hexadecimal (with a binary exponent),
+# and inf, infinity and nan (with an optional "(chars)") in any case.
+_NUMBER_SPACE = b" \t\n\v\f\r"
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_HEXADECIMAL = re.compile(rb"([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?[0-9]+))?")
+_INFINITY = re.compile(rb"[+-]?(?:inf|infinity)", re.IGNORECASE)
+_NAN = re.compile(rb"[+-]?nan(?:\([0-9A-Za-z_]*\))?", re.IGNORECASE)
+_INTEGER = re.compile(rb"[+-]?[0-9]+")
+# Halfway between the largest float32 and 2**128 (where the next one would be): from here up a
+# number rounds to inf.
+_FLOAT32_OVERFLOW_MIDPOINT = float(2**128 - 2**103)
+
+
+def _exact_number(text: bytes) -> Fraction:
+    """The exact value of ``text``, a decimal or hexadecimal float (`_float_or_none` says
+    which)."""
+    match = _HEXADECIMAL.fullmatch(text)
+    if match is None:
+        return Fraction(text.decode("ascii"))
+    sign, whole, fraction, exponent = match.groups()
+    fraction = fraction or b""
+    value = Fraction(int(whole + fraction, 16), 16 ** len(fraction))
+    value *= Fraction(2) ** int(exponent or 0)
+    return -value if sign == b"-" else value
+
+
+def _float_or_none(text: bytes) -> Optional[float]:
+    """``text`` (no spaces around) rounded once to the nearest float64, as strtod reads it;
+    None when it is no decimal or hexadecimal float."""
+    if _DECIMAL.fullmatch(text):
+        return float(text)  # a decimal beyond float64's range is inf
+    match = _HEXADECIMAL.fullmatch(text)
+    if match is None or not (match.group(2) or match.group(3)):
+        return None
+    try:
+        return float.fromhex(text.decode("ascii"))
+    except OverflowError:
+        return -np.inf if match.group(1) == b"-" else np.inf
+
+
+def _nearest_float32(text: bytes, value: float) -> np.float32:
+    """The float32 nearest the number ``text`` spells (ties to even), as TensorFlow's strtof
+    reads it, from ``value``, its nearest float64.  Rounding ``value`` to float32 is right
+    except where ``value`` falls exactly halfway between two float32s while the exact number
+    does not: that rare case is settled on the exact number."""
+    with np.errstate(over="ignore"):
+        rounded = np.float32(value)
+    if float(rounded) == value or not np.isfinite(value):
+        return rounded
+    magnitude = abs(value)
+    nearest = np.float32(abs(rounded))
+    with np.errstate(over="ignore"):  # the float32 after the largest is inf
+        if np.isfinite(nearest) and float(nearest) < magnitude:
+            below, above = nearest, np.nextafter(nearest, np.float32(np.inf))
+        else:
+            below, above = np.nextafter(nearest, np.float32(0)), nearest
+    midpoint = (
+        (float(below) + float(above)) / 2 if np.isfinite(above) else _FLOAT32_OVERFLOW_MIDPOINT
+    )
+    if magnitude != midpoint:
+        return rounded
+    exact = abs(_exact_number(text))
+    if exact == Fraction(midpoint):
+        return rounded  # a true tie: numpy rounded it to even
+    closer = above if exact > Fraction(midpoint) else below
+    return np.float32(-closer) if value < 0 else closer
+
+
 def _parse_number(value: bytes, np_dtype: np.dtype):
-    text = value.decode("ascii", "replace").strip()
-    if np_dtype.kind == "f":
-        try:
-            return float(text)
-        except ValueError:
-            return float.fromhex(text)  # TensorFlow's strtod reads hexadecimal too
-    number = int(text)
-    info = np.iinfo(np_dtype)
-    if not info.min <= number <= info.max:
-        raise ValueError(number)
-    return number
+    """The number ``value`` spells, as TensorFlow's StringToNumber reads it (see above);
+    ``ValueError`` when it spells none, or an integer out of ``np_dtype``'s range."""
+    text = value.strip(_NUMBER_SPACE)
+    if np_dtype.kind != "f":
+        if not _INTEGER.fullmatch(text):
+            raise ValueError(value)
+        number = int(text)
+        info = np.iinfo(np_dtype)
+        if not info.min <= number <= info.max:
+            raise ValueError(value)
+        return number
+    if _INFINITY.fullmatch(text):
+        return -np.inf if text.startswith(b"-") else np.inf
+    if _NAN.fullmatch(text):
+        return np.nan
+    number = _float_or_none(text)
+    if number is None:
+        raise ValueError(value)
+    return _nearest_float32(text, number) if np_dtype == np.float32 else number
 
 
 def _string_to_number_kernel(attrs):

@@ -201,12 +201,17 @@ def _fused_grad(op: Operation, grad):
 
 
 def fusable(item: GraphItem, op: Operation) -> bool:
-    """An elementwise ufunc op with inputs and output of one dtype (fusion can chain it)."""
-    if not is_pure(op) or "ufunc" not in op._op_def.extra or len(op._outputs) != 1:
+    """An elementwise ufunc op with inputs and output of one dtype (fusion can chain it), of a
+    dtype that runs the ufunc: not one with a kernel of its own (``extra["dtype_kernels"]``:
+    strings' ``Add``, complex products and quotients, which round as TensorFlow's)."""
+    extra = op._op_def.extra
+    if not is_pure(op) or "ufunc" not in extra or len(op._outputs) != 1:
         return False
     if item.is_fetched(op) or not op._inputs:
         return False
     dtype = op._outputs[0].dtype
+    if dtype in extra.get("dtype_kernels", ()):
+        return False
     return all(t.dtype is dtype for t in op._inputs)
 
 

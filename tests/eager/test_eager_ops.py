@@ -136,3 +136,11 @@ def test_an_eager_tensor_keeps_no_history():
     del x
     gc.collect()
     assert ref() is None and float(y[0]) == 2.0
+
+
+def test_printing_a_tensor_shows_numpys_shortest_float32_digits():
+    # tf: print(tf.constant(0.1)) -> tf.Tensor(0.1, shape=(), dtype=float32); a Python float of
+    # the same value would show 0.10000000149011612
+    assert str(df.constant(0.1)) == "df.Tensor(0.1, shape=(), dtype=float32)"
+    assert str(df.constant([0.1, 0.2])) == "df.Tensor([0.1 0.2], shape=(2,), dtype=float32)"
+    assert str(df.constant("x")) == "df.Tensor(b'x', shape=(), dtype=string)"

@@ -367,8 +367,16 @@ COVERED_HERE |= {"_Send", "_Recv"}
 # If and PartitionedCall (a Defun's call): control flow v2's branches and a Defun's body are
 # functions, which the format does not store yet (tests/tracing/test_defun_call_op.py pins the
 # refusal of a call).  ReduceDataset always holds its function, which is Python
-# (tests/data/test_eager_datasets.py pins the refusal).
-NEVER_SAVED = {"PyFunc", "PyFuncStateless", "If", "PartitionedCall", "ReduceDataset"}
+# (tests/data/test_eager_datasets.py pins the refusal), and so do py_function's ops.
+NEVER_SAVED = {
+    "PyFunc",
+    "PyFuncStateless",
+    "EagerPyFunc",
+    "EagerPyFuncGrad",
+    "If",
+    "PartitionedCall",
+    "ReduceDataset",
+}
 
 
 @reruns_the_suite
@@ -388,7 +396,7 @@ def test_every_op_of_the_library_round_trips_in_the_op_and_control_flow_suites(t
     assert not missing, f"op types never round-tripped: {sorted(missing)}"
 
 
-@pytest.mark.parametrize("make", ["py_func", "numpy_function"])
+@pytest.mark.parametrize("make", ["py_func", "numpy_function", "py_function"])
 def test_a_graph_with_a_python_function_cannot_be_saved_and_says_so(tmp_path, make):
     x = df.constant([1.0, 2.0])
     getattr(df, make)(lambda v: v * 2, [x], df.float32)

@@ -42,7 +42,7 @@ _checked: dict[str, int] = {}
 _turn = itertools.count()
 _ALL = os.environ.get("DATAFLOW_PASSES_PLUGIN") == "all"
 # Python functions are skipped too: a test may count their calls.
-_SKIPPED_TYPES = frozenset({"PyFunc", "PyFuncStateless"})
+_SKIPPED_TYPES = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc", "EagerPyFuncGrad"})
 
 
 def _run_with(session, before, rewrite, fetches, feed_dict, options):

@@ -255,7 +255,8 @@ def _automatic_control_dependencies(
         return structured_outputs
     from ...ops.misc_ops import group
 
-    if not any(isinstance(t, Tensor) for t in nest.flatten(structured_outputs)):
+    flat = nest.flatten(structured_outputs, expand_composites=True)
+    if not any(isinstance(t, Tensor) for t in flat):
         # Nothing returned waits for the effects: a call runs them as control outputs.
         if isinstance(graph, FuncGraph):
             with graph.control_dependencies(must_run):
