@@ -119,7 +119,7 @@ def test_run_lets_a_graph_print_to_a_file_only_when_asked(tmp_path, fresh_graph)
     assert cli("inspect", path).returncode == 0  # nothing runs
     allowed = cli("run", path, "--feed", "x=2", "--fetch", "y", "--allow-file-output")
     assert allowed.returncode == 0, allowed.stderr
-    assert log.read_text() == "x is 2.0\n"
+    assert log.read_text() == "x is 2\n"
 
 
 @pytest.fixture
