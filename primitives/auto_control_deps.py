@@ -8,8 +8,10 @@ of a function, one branch of a cond, one loop body):
 
 1. the stateful ops at that level are chained, each waiting for the one made before it;
 2. the level's results wait for all of them (an Identity with control inputs each);
-3. a cond or loop nested at that level that holds a stateful op must finish too: the ops that
-   read its results (a cond's Merges, a loop's Exits, and what reads those) are waited for.
+3. a cond or loop nested at that level that holds a stateful op is one link of that chain: it
+   starts after the effects made before it (its Enters, pivots and Switches wait for them),
+   the effects made after it wait for it to finish, and so do the results (the ops that read
+   its results: a cond's Merges, a loop's Exits, and what reads those).
 
 `cond` and `while_loop` call it for each branch and body they build while
 ``graph.automatic_control_dependencies`` is on (a ``df.function`` turns it on while its Python
@@ -62,6 +64,7 @@ UNORDERED_STATEFUL_OPS = frozenset(
 # is live as soon as one input is, an Exit when its loop ends.
 _LIVE_WHEN_CONSTRUCT_RUNS = frozenset({"Merge", "RefMerge", "Exit", "RefExit"})
 _EXITS = frozenset({"Exit", "RefExit"})
+_SWITCHES = frozenset({"Switch", "RefSwitch"})
 
 
 def is_ordered_effect(op: Operation) -> bool:
@@ -120,47 +123,81 @@ def _ops_run_by_one_branch(new_ops: list, context) -> set:
 
 
 def effects_to_wait_for(new_ops: list, context, excluded: set = frozenset()) -> list:
-    """Chains the side effects among ``new_ops`` made at the level of ``context`` in program
+    """Orders the side effects among ``new_ops`` made at the level of ``context`` in program
     order, and returns the ops the level's results must wait for: those effects, then the ops
-    at this level that finish a nested cond or loop holding an effect."""
-    stateful_nested_contexts = set()
-    chain: list[Operation] = []
+    at this level that finish a nested cond or loop holding an effect.
+
+    A nested cond or loop that holds an effect takes its place in the order as a whole: it
+    starts after the effects made before it (its entries, a loop's Enters and a cond's pivots
+    and Switches, wait for them) and the effects made after it wait for it to finish (its
+    Merges, or its loop's Exits)."""
     excluded = set(excluded) | _ops_run_by_one_branch(new_ops, context)
+    stateful_nested: dict[int, object] = {}
     for op in new_ops:
-        if op in excluded or not is_ordered_effect(op):
+        if op in excluded or not is_ordered_effect(op) or op._control_flow_context is context:
             continue
-        if op._control_flow_context is context:
+        inner = _child_context_of(op, context)
+        if inner is not None:
+            stateful_nested[id(inner)] = inner
+    entries = _entries_of(new_ops, context, stateful_nested)
+    chain: list[Operation] = []
+    must_run: list[Operation] = []
+    pending: list[Operation] = []  # what the next effect (or construct) at this level waits for
+
+    def wait_for_pending(op: Operation) -> None:
+        for earlier in pending:
+            if earlier is not op and earlier not in op.control_inputs:
+                op._add_control_input(earlier)
+
+    for op in new_ops:
+        if op in excluded:
+            continue
+        if op in entries:
+            wait_for_pending(op)
+        elif op._control_flow_context is context and is_ordered_effect(op):
+            wait_for_pending(op)
             chain.append(op)
-        else:
-            inner = _child_context_of(op, context)
-            if inner is not None:
-                stateful_nested_contexts.add(id(inner))
-    for earlier, later in zip(chain, chain[1:]):
-        if earlier not in later.control_inputs:
-            later._add_control_input(earlier)
-    must_run = list(chain)
-    if stateful_nested_contexts:
-        for op in new_ops:
-            if op in excluded:
-                continue
-            if op._control_flow_context is context:
-                reads_construct = any(
-                    t.op._control_flow_context is not None
-                    and id(t.op._control_flow_context) in stateful_nested_contexts
-                    for t in op.inputs
-                )
-            else:
-                # A loop's Exit lives in the loop's context; waiting for it waits for the loop
-                # to end even when nothing reads the loop's results.
-                inner = _child_context_of(op, context)
-                reads_construct = (
-                    op.type in _EXITS
-                    and inner is op._control_flow_context
-                    and id(inner) in stateful_nested_contexts
-                )
-            if reads_construct:
-                must_run.append(op)
-    return must_run
+            pending = [op]
+        elif stateful_nested and _finishes(op, context, stateful_nested):
+            must_run.append(op)
+            pending.append(op)
+    return chain + must_run
+
+
+def _entries_of(new_ops: list, context, stateful_nested: dict) -> set:
+    """The ops through which each nested cond or loop in ``stateful_nested`` starts: a loop's
+    loop-variable Enters, a cond branch's pivot and the Switches at this level that its ops
+    read.  Every op of the construct depends on one of them."""
+    entries: set = set()
+    for inner in stateful_nested.values():
+        if getattr(inner, "loop_enters", None):
+            entries.update(inner.loop_enters)
+        pivot = getattr(inner, "pivot", None)
+        if pivot is not None and getattr(inner, "loop_enters", None) is None:
+            entries.add(pivot.op)
+    for op in new_ops:
+        inner = _child_context_of(op, context)
+        if inner is None or id(inner) not in stateful_nested:
+            continue
+        for t in op.inputs:
+            if t.op.type in _SWITCHES and t.op._control_flow_context is context:
+                entries.add(t.op)
+    return entries
+
+
+def _finishes(op: Operation, context, stateful_nested: dict) -> bool:
+    """Whether ``op`` finishes a nested construct holding an effect: an op at this level that
+    reads from inside one (a cond's Merge, or what reads a loop's Exit), or a loop's Exit."""
+    if op._control_flow_context is context:
+        return any(
+            t.op._control_flow_context is not None
+            and id(t.op._control_flow_context) in stateful_nested
+            for t in op.inputs
+        )
+    # A loop's Exit lives in the loop's context; waiting for it waits for the loop to end even
+    # when nothing reads the loop's results.
+    inner = _child_context_of(op, context)
+    return op.type in _EXITS and inner is op._control_flow_context and id(inner) in stateful_nested
 
 
 def wait_for(graph: Graph, results, must_run: list) -> Any:

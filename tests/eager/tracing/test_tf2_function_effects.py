@@ -508,3 +508,47 @@ def test_a_tensor_leaked_out_of_a_trace_is_out_of_scope_in_eager_code(eager):
     keep(df.constant(1.0))
     with pytest.raises(TypeError, match="is out of scope and cannot be used here"):
         leaked[0] + 1
+
+
+# -- a nested cond or loop is one link of the order ---------------------------------------------
+def test_a_read_after_a_loop_sees_the_loops_writes_and_the_loop_sees_the_writes_before(eager):
+    v = df.Variable(0.0)
+
+    @df.function
+    def run(n):
+        v.assign(10.0)
+        for _ in df.range(n):
+            v.assign(v * 2.0)
+        return v.read_value()
+
+    assert run(df.constant(3)).numpy() == 80.0
+    assert run(df.constant(0)).numpy() == 10.0
+
+
+def test_a_read_after_a_cond_sees_the_branch_taken(eager):
+    v = df.Variable(0.0)
+
+    @df.function
+    def run(x):
+        v.assign(1.0)
+        if x > 0:
+            v.assign_add(x)
+        else:
+            v.assign_sub(1.0)
+        return v.read_value() * 10.0
+
+    assert run(df.constant(4.0)).numpy() == 50.0
+    assert run(df.constant(-4.0)).numpy() == 0.0
+
+
+def test_a_dataset_loop_updates_a_variable_a_later_read_sees(eager):
+    w = df.Variable(0, dtype=df.int64)
+
+    @df.function
+    def total(ds):
+        w.assign(100)
+        for x in ds:
+            w.assign_add(x)
+        return w.read_value()
+
+    assert total(df.data.Dataset.range(5)).numpy() == 110
