@@ -4,6 +4,9 @@
   ``LoopCond``, and builders to write loops and conds by hand.
 - `control_flow_ops`: `cond`, `case` and `while_loop`, mirroring ``tf.compat.v1``.
 - `switch_case`: `switch_case`, an integer-indexed choice built as a chain of conds.
+- `auto_control_deps`: the rule that makes a traced function's side effects run in program
+  order, which `cond` and `while_loop` apply to each branch and body while a ``df.function``
+  is traced (``graph.automatic_control_dependencies``).
 - `contexts`: the `CondContext`/`WhileContext` records the helpers leave in the graph, which
   rendering and autodiff read.
 - `loop_gradients`: the backward loops `dataflow.autodiff.gradients` builds through `while_loop`.
