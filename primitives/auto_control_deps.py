@@ -6,7 +6,10 @@ even when nothing uses their results.  A graph alone does not: an op runs only w
 needs it.  `order_effects` closes that gap for the ops made at one level of a graph (the top
 of a function, one branch of a cond, one loop body):
 
-1. the stateful ops at that level are chained, each waiting for the one made before it;
+1. the stateful ops at that level run in the order the program made them, as TensorFlow orders
+   them: per variable (a read waits for the write before it, a write for the reads and the
+   write before it), and the effects that touch no variable (prints, asserts) among
+   themselves, so that updates of different variables still run at once;
 2. the level's results wait for all of them (an Identity with control inputs each);
 3. a cond or loop nested at that level that holds a stateful op is one link of that chain: it
    starts after the effects made before it (its Enters, pivots and Switches wait for them),
@@ -23,7 +26,7 @@ random ops (``RandomUniform``, ...; they may initialize variables, whose initial
 part of the program's order), checkpoint reads and writes (``RestoreV2``, ``SaveV2``) and the
 lookup of a variable's handle (``VarHandleOp``), which has no effect of its own.
 
-Invariants: control edges only go from an op to one made after it, so no cycle can appear;
+Invariants: an op is only made to wait for ops made before it, so no cycle can appear;
 nothing here runs an op or changes an op's data inputs.
 
 Layer: primitives; it imports the framework and the op modules below it.
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dataflow.framework import nest
+from dataflow.framework import dtypes, nest
 from dataflow.framework.graph import Graph, Operation, Tensor
 from dataflow.framework.graph_keys import GraphKeys
 from dataflow.framework.graph_walk import needed_ops
@@ -65,6 +68,9 @@ UNORDERED_STATEFUL_OPS = frozenset(
 _LIVE_WHEN_CONSTRUCT_RUNS = frozenset({"Merge", "RefMerge", "Exit", "RefExit"})
 _EXITS = frozenset({"Exit", "RefExit"})
 _SWITCHES = frozenset({"Switch", "RefSwitch"})
+# Ops that only read the resource they are given: reads of one resource need no order among
+# themselves, only against its writes.
+_RESOURCE_READS = frozenset({"ReadVariableOp", "IsVariableInitialized", "VarIsInitializedOp"})
 
 
 def is_ordered_effect(op: Operation) -> bool:
@@ -123,14 +129,17 @@ def _ops_run_by_one_branch(new_ops: list, context) -> set:
 
 
 def effects_to_wait_for(new_ops: list, context, excluded: set = frozenset()) -> list:
-    """Orders the side effects among ``new_ops`` made at the level of ``context`` in program
-    order, and returns the ops the level's results must wait for: those effects, then the ops
-    at this level that finish a nested cond or loop holding an effect.
+    """Orders the side effects among ``new_ops`` made at the level of ``context`` as the
+    program made them, and returns the ops the level's results must wait for: those effects,
+    then the ops at this level that finish a nested cond or loop holding an effect.
 
-    A nested cond or loop that holds an effect takes its place in the order as a whole: it
-    starts after the effects made before it (its entries, a loop's Enters and a cond's pivots
-    and Switches, wait for them) and the effects made after it wait for it to finish (its
-    Merges, or its loop's Exits)."""
+    The order is TensorFlow's, resource by resource: an op that reads a variable (or any
+    resource) waits for the last op that wrote it, one that writes it waits for that write and
+    for the reads since; stateful ops that touch no resource (prints, asserts) wait for each
+    other.  Ops on different variables stay free to run at once.  A nested cond or loop that
+    holds an effect is ordered as a whole against everything: it starts after the effects made
+    before it (its entries, a loop's Enters and a cond's pivots and Switches, wait for them),
+    and the effects made after it wait for it to finish (its Merges, or its loop's Exits)."""
     excluded = set(excluded) | _ops_run_by_one_branch(new_ops, context)
     stateful_nested: dict[int, object] = {}
     for op in new_ops:
@@ -140,28 +149,66 @@ def effects_to_wait_for(new_ops: list, context, excluded: set = frozenset()) -> 
         if inner is not None:
             stateful_nested[id(inner)] = inner
     entries = _entries_of(new_ops, context, stateful_nested)
-    chain: list[Operation] = []
-    must_run: list[Operation] = []
-    pending: list[Operation] = []  # what the next effect (or construct) at this level waits for
-
-    def wait_for_pending(op: Operation) -> None:
-        for earlier in pending:
-            if earlier is not op and earlier not in op.control_inputs:
-                op._add_control_input(earlier)
-
+    order = _ResourceOrder()
+    effects: list[Operation] = []
+    finishers: list[Operation] = []
     for op in new_ops:
         if op in excluded:
             continue
         if op in entries:
-            wait_for_pending(op)
+            order.after_everything(op)
         elif op._control_flow_context is context and is_ordered_effect(op):
-            wait_for_pending(op)
-            chain.append(op)
-            pending = [op]
+            order.add(op)
+            effects.append(op)
         elif stateful_nested and _finishes(op, context, stateful_nested):
-            must_run.append(op)
-            pending.append(op)
-    return chain + must_run
+            order.barrier.append(op)
+            finishers.append(op)
+    return effects + finishers
+
+
+class _ResourceOrder:
+    """The state of the ordering at one level, in program order (see `effects_to_wait_for`):
+    per resource (keyed by the tensor its ops read it through; None for effects that touch no
+    resource) the last write and the reads since, and the ops of finished nested constructs
+    that every later effect waits for."""
+
+    def __init__(self):
+        self.last_write: dict[int, Operation] = {}
+        self.reads_since: dict[int, list[Operation]] = {}
+        self.barrier: list[Operation] = []
+
+    def add(self, op: Operation) -> None:
+        waits = list(self.barrier)
+        resources = {id(t): t for t in op.inputs if _is_resource(t)}
+        if not resources:  # a print or an assert: in order with the other such effects
+            resources = {None: None}
+        reads = op.type in _RESOURCE_READS and None not in resources
+        for key in resources:
+            if key in self.last_write:
+                waits.append(self.last_write[key])
+            if reads:
+                self.reads_since.setdefault(key, []).append(op)
+            else:
+                waits.extend(self.reads_since.pop(key, ()))
+                self.last_write[key] = op
+        _wait(op, waits)
+
+    def after_everything(self, op: Operation) -> None:
+        """``op`` (a nested construct's entry) waits for every effect made so far."""
+        waits = list(self.barrier) + list(self.last_write.values())
+        for reads in self.reads_since.values():
+            waits.extend(reads)
+        _wait(op, waits)
+
+
+def _is_resource(t: Tensor) -> bool:
+    return t.dtype is dtypes.resource or t.dtype.is_ref_dtype
+
+
+def _wait(op: Operation, earlier: list) -> None:
+    for other in earlier:
+        if other is not op and other not in op.control_inputs:
+            op._add_control_input(other)
 
 
 def _entries_of(new_ops: list, context, stateful_nested: dict) -> set:

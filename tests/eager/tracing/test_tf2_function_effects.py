@@ -552,3 +552,28 @@ def test_a_dataset_loop_updates_a_variable_a_later_read_sees(eager):
         return w.read_value()
 
     assert total(df.data.Dataset.range(5)).numpy() == 110
+
+
+def test_effects_are_ordered_per_variable_so_updates_of_different_variables_run_at_once():
+    g = df.Graph()
+    with g.as_default():
+        v, w = df.Variable(1.0, name="v"), df.Variable(2.0, name="w")
+
+        @df.function
+        def update():
+            v.assign_add(1.0, name="bump_v")
+            w.assign_add(1.0, name="bump_w")
+            v.assign(v * 2.0, name="double_v")
+            df.print("done")
+            df.print("twice")
+
+        update.get_concrete_function()
+    graph = update.get_concrete_function().graph
+    op = {o.name: o for o in graph.get_operations()}
+    waits = {name: {c.name for c in op[name].control_inputs} for name in op}
+    assert waits["bump_w"] == set()  # another variable: free to run beside bump_v
+    assert "bump_v" in waits["double_v"]  # the same variable: after the write before it
+    read = op["double_v"].inputs[1].op.inputs[0].op  # the read of v that v * 2.0 makes
+    assert read.type == "ReadVariableOp" and "bump_v" in {c.name for c in read.control_inputs}
+    (first, second) = (o for o in graph.get_operations() if o.type == "PrintV2")
+    assert first in second.control_inputs  # effects on no variable: in program order
