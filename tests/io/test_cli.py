@@ -316,10 +316,23 @@ def _ticking_graph(graph, path) -> list[str]:
     return ["-m", "dataflow", "run", str(path), "--feed", "n=0", "--fetch", "count"]
 
 
+def _as_a_terminal_starts_it() -> None:
+    """In the child before it runs: SIGINT handled by default and not blocked, as for a program
+    started at a prompt, whatever the test process inherited or a library there changed."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _interrupt(argv: list[str]) -> tuple[int, str]:
     """Starts ``python *argv``, sends SIGINT once it has ticked, and returns its exit status and
     stderr (a child still running 60 s later fails the test)."""
-    child = subprocess.Popen([sys.executable, *argv], stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    child = subprocess.Popen(
+        [sys.executable, *argv],
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        preexec_fn=_as_a_terminal_starts_it,
+    )
     try:
         assert child.stderr.readline() == "tick\n"  # the run is under way
         child.send_signal(signal.SIGINT)
