@@ -35,11 +35,11 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.gradient_registry import NotDifferentiable, RegisterGradient
-from ..framework.graph import Tensor, get_default_graph, graph_to_build_in
+from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
-from ..ops.misc_ops import _convert_result
+from ..ops.misc_ops import _convert_result, python_call_operands
 from .context import eager_mode
 from .runner import active_tapes
 from .tensor import EagerTensor
@@ -285,17 +285,7 @@ def py_function(
         return _decorator(py_function, Tout=Tout, name=name)
     if inp is None:
         raise TypeError("py_function needs inp, the list of its input tensors")
-    single = not isinstance(Tout, (list, tuple))
-    output_dtypes = tuple(_dtypes.as_dtype(t) for t in ([Tout] if single else Tout))
-    if isinstance(inp, Tensor) or not isinstance(inp, (list, tuple)):
-        inp = [inp]
-    graph = get_default_graph()
-    for value in inp:
-        if isinstance(value, Tensor):
-            graph = graph_to_build_in(value.graph)
-            break
-    with graph.as_default():
-        inputs = [convert_to_tensor(x) for x in inp]
+    single, output_dtypes, graph, inputs = python_call_operands(Tout, inp)
     attrs = {
         "func": PythonFunction(func),
         "Tin": tuple(x.dtype for x in inputs),

@@ -442,6 +442,24 @@ def print(*inputs, **kwargs) -> Operation:  # noqa: A001 - mirrors tf.print
 
 
 # -- Python functions as ops -----------------------------------------------------------------------
+def python_call_operands(Tout, inp) -> _pytuple:
+    """What an op that calls Python is built from (``py_func``, ``py_function``): whether
+    ``Tout`` is one dtype, the output dtypes, the graph to build in (the inputs', or the
+    default) and the inputs as tensors (a lone ``inp`` taken as ``[inp]``)."""
+    single = not isinstance(Tout, (list, _pytuple))
+    output_dtypes = _pytuple(_dtypes.as_dtype(t) for t in ([Tout] if single else Tout))
+    if isinstance(inp, Tensor) or not isinstance(inp, (list, _pytuple)):
+        inp = [inp]
+    graph = get_default_graph()
+    for value in inp:
+        if isinstance(value, Tensor):
+            graph = graph_to_build_in(value.graph)
+            break
+    with graph.as_default():
+        tensors = [convert_to_tensor(x) for x in inp]
+    return single, output_dtypes, graph, tensors
+
+
 def _infer_py_func(op):
     return [(dtype, TensorShape(None)) for dtype in op.attrs["Tout"]]
 
@@ -512,17 +530,7 @@ def py_func(func: Callable, inp, Tout, stateful: bool = True, name: Optional[str
     lets passes treat the call as a pure function of its inputs.  A lone tensor ``inp`` is
     taken as ``[inp]``.
     """
-    single = not isinstance(Tout, (list, _pytuple))
-    tout = _pytuple(_dtypes.as_dtype(t) for t in ([Tout] if single else Tout))
-    if isinstance(inp, Tensor) or not isinstance(inp, (list, _pytuple)):
-        inp = [inp]
-    graph = get_default_graph()
-    for value in inp:
-        if isinstance(value, Tensor):
-            graph = graph_to_build_in(value.graph)
-            break
-    with graph.as_default():
-        tensors = [convert_to_tensor(x) for x in inp]
+    single, tout, graph, tensors = python_call_operands(Tout, inp)
     attrs = {"func": func, "Tout": tout, "single_output": single}
     op_type = "PyFunc" if stateful else "PyFuncStateless"
     op = apply_op(op_type, tensors, attrs, name or op_type, graph=graph)
