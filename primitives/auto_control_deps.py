@@ -268,8 +268,7 @@ def order_effects(graph: Graph, new_ops: list, context, results) -> Any:
     """The rule for one branch or loop body (see the module docstring): ``new_ops`` are the
     ops made while it was built, ``context`` its control-flow context, ``results`` what it
     gives back (a list of tensors).  Returns the results to use instead."""
-    made_by_variables = ops_made_by_variables(
-        [v for v in variables_of(graph) if v.op in set(new_ops)]
-    )
+    made_here = set(new_ops)
+    made_by_variables = ops_made_by_variables([v for v in variables_of(graph) if v.op in made_here])
     must_run = effects_to_wait_for(new_ops, context, made_by_variables)
     return wait_for(graph, results, must_run)
