@@ -254,3 +254,45 @@ def describe_machine(repeats: object, **more: object) -> str:
         **{name.replace("_", " "): value for name, value in more.items()},
     }
     return "   ".join(f"{name}: {value}" for name, value in fields.items())
+
+
+# -- Load from elsewhere on the machine ------------------------------------------------------------
+def _spin(stop) -> None:
+    while not stop.is_set():
+        sum(range(10_000))
+
+
+class CpuHogs:
+    """``count`` processes that keep one core busy each, for as long as the ``with`` block runs:
+    the load another program on a shared machine puts beside a benchmark, to show how a run
+    behaves when it does not have the cores to itself.
+
+        with CpuHogs(2):
+            ...  # timings under load
+    """
+
+    def __init__(self, count: int = 2) -> None:
+        self.count = count
+        self._processes: list = []
+
+    def __enter__(self) -> CpuHogs:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self._stop = context.Event()
+        self._processes = [
+            context.Process(target=_spin, args=(self._stop,), daemon=True)
+            for _ in range(self.count)
+        ]
+        for process in self._processes:
+            process.start()
+        time.sleep(0.2)  # let them reach the loop before the timings start
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._stop.set()
+        for process in self._processes:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.kill()
+        self._processes = []
