@@ -41,6 +41,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor
+from . import conv_gemm
 from .array_ops import _shape_from_vector, constant_vector, expand_dims, squeeze
 from .conv2d_geometry import (  # noqa: F401 - defined there, reached here too
     TO_NCHW,
@@ -120,8 +121,7 @@ def _conv2d_nhwc(x, f, attrs):
         return np.zeros((n, g.oh, g.ow, o), dtype=x.dtype)
     if kh == kw == 1 and g.strides == (1, 1) and g.pads == ((0, 0), (0, 0)):
         return (x.reshape(-1, c) @ f.reshape(c, o)).reshape(n, h, w, o)
-    columns = _im2col_view(x, g).reshape(n * g.oh * g.ow, kh * kw * c)
-    return (columns @ f.reshape(kh * kw * c, o)).reshape(n, g.oh, g.ow, o)
+    return conv_gemm.conv2d(x, f, g)
 
 
 # "layout": which inputs and outputs are images in the op's data_format, and which inputs are
@@ -143,11 +143,7 @@ def _conv2d_backprop_input_nhwc(x_shape, f, dy, attrs):
         )
     if dy.size == 0 or f.size == 0:
         return np.zeros(x_shape, dtype=dy.dtype)
-    # (KH*KW*C, O) @ (O, N*OH*OW): the windows' gradients laid out [kh, kw, c, n, oh, ow], so
-    # that col2im adds contiguous runs of output positions into a CNHW accumulator.
-    columns = f.reshape(kh * kw * c, o) @ dy.reshape(-1, o).T
-    columns = columns.reshape(kh, kw, c, n, g.oh, g.ow).transpose(3, 4, 5, 0, 1, 2)
-    return _col2im(columns, x_shape, g, buffer_order=(3, 0, 1, 2))
+    return conv_gemm.conv2d_input_gradient(x_shape, f, dy, g)
 
 
 def _conv2d_backprop_filter_nhwc(x, f_shape, dy, attrs):
@@ -164,8 +160,7 @@ def _conv2d_backprop_filter_nhwc(x, f_shape, dy, attrs):
         )
     if dy.size == 0:
         return np.zeros(f_shape, dtype=dy.dtype)
-    columns = _im2col_view(x, g).reshape(n * g.oh * g.ow, kh * kw * c)
-    return (columns.T @ dy.reshape(-1, o)).reshape(f_shape)
+    return conv_gemm.conv2d_filter_gradient(x, dy, g, f_shape)
 
 
 def _infer_conv2d_backprop_input(op):
@@ -745,6 +740,8 @@ def _crop(padded, x_shape, g: _Geometry):
 
 def _max_pool_grad_nhwc(x, y, dy, attrs):
     g = _pool_geometry(x, attrs)
+    if g.strides == (g.kh, g.kw) and y.size:
+        return _tiled_max_pool_grad(x, y, dy, g)
     grad = _padded_zeros(x.shape, g, dy.dtype)
     if g.strides[0] >= g.kh and g.strides[1] >= g.kw:
         # Windows do not overlap: each offset writes its own elements, no accumulation.
@@ -753,6 +750,30 @@ def _max_pool_grad_nhwc(x, y, dy, attrs):
     else:
         for rows, cols, first in _first_maxima(x, y, g):
             grad[:, rows, cols] += np.where(first, dy, 0)
+    return _crop(grad, x.shape, g)
+
+
+def _tiled_max_pool_grad(x, y, dy, g: _Geometry):
+    """MaxPoolGrad where the windows tile the padded input (strides equal to the window, the
+    common 2x2 pool): the padded input seen as ``[n, oh, kh, ow, kw, c]`` without a copy, and
+    each window offset's gradient written once into the same view of the result, from a mask
+    of the windows whose first maximum is at that offset."""
+    n, oh, ow, c = y.shape
+    lowest = -np.inf if x.dtype.kind == "f" else _lowest(x.dtype)
+    padded = _pad_spatial(x, g.pads, lowest)[:, : oh * g.kh, : ow * g.kw]
+    windows = padded.reshape(n, oh, g.kh, ow, g.kw, c)
+    grad = _padded_zeros(x.shape, g, dy.dtype)
+    grad_windows = grad[:, : oh * g.kh, : ow * g.kw].reshape(n, oh, g.kh, ow, g.kw, c)
+    taken = None  # the windows whose first maximum is at an offset already visited
+    for i in range(g.kh):
+        for j in range(g.kw):
+            first = windows[:, :, i, :, j, :] == y
+            if taken is None:
+                taken = first.copy()
+            else:
+                first &= ~taken
+                taken |= first
+            np.multiply(dy, first, out=grad_windows[:, :, i, :, j, :])
     return _crop(grad, x.shape, g)
 
 

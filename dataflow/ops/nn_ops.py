@@ -107,6 +107,42 @@ for _type, _allowed, _fn in (
     )
 
 
+def _infer_relu_grad(op):
+    gradients, features = op.inputs
+    check_same_dtype((gradients, features), ("gradients", "features"), op.type)
+    check_dtype(gradients.dtype, NUMERIC_TYPES, f"Input 'gradients' of '{op.type}'")
+    try:
+        shape = gradients.shape.merge_with(features.shape)
+    except ValueError:
+        raise ValueError(
+            f"gradients {gradients.shape} and features {features.shape} must have one shape"
+        ) from None
+    return [(gradients.dtype, shape)]
+
+
+def _relu_grad_kernel(gradients, features):
+    if gradients.shape != features.shape:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"gradients {list(gradients.shape)} and features {list(features.shape)} must have "
+            "one shape",
+        )
+    # A product, not a select, as TensorFlow's kernel: a NaN or infinite gradient where the
+    # unit is off gives NaN.
+    return np.multiply(gradients, features > 0, dtype=gradients.dtype)
+
+
+# ``ReluGrad(gradients, features)``: the gradient of Relu, ``gradients`` where ``features`` (the
+# Relu's output) is positive, else 0; one pass instead of Greater, ZerosLike and Select.
+define_op(
+    "ReluGrad",
+    _infer_relu_grad,
+    lambda attrs: _relu_grad_kernel,
+    extra={"layout": "elementwise"},
+)
+
+
 def relu(features, name: Optional[str] = None) -> Tensor:
     """``max(features, 0)``."""
     return apply_op_output("Relu", (features,), None, name or "Relu")
@@ -595,7 +631,13 @@ def _zeros(t: Tensor) -> Tensor:
 
 @RegisterGradient("Relu")
 def _relu_grad(op, grad):
-    return where(greater(op.outputs[0], 0), grad, _zeros(grad))
+    return apply_op_output("ReluGrad", (grad, op.outputs[0]), None, "ReluGrad")
+
+
+@RegisterGradient("ReluGrad")
+def _relu_grad_grad(op, grad):
+    features = op.inputs[1]
+    return apply_op_output("ReluGrad", (grad, features), None, "ReluGrad"), _zeros(features)
 
 
 @RegisterGradient("Relu6")

@@ -43,9 +43,10 @@ Invariants the blocked run keeps, so that it gives what the one-thread kernel gi
 
 Thread budget.  A kernel made for a Session uses at most its ``intra_op_parallelism_threads``
 (default: one per core), counting the thread that calls it.  Helper threads come from one pool
-per process (`shared_pool`), which also counts the cores that blocked kernels occupy: a kernel
-takes helpers only while cores are free, so two large chains running at once on two inter-op
-threads of a 2-core machine each keep to their own thread instead of starting two each.
+per process (`dataflow.framework.intra_op`), which also counts the cores that blocked kernels
+occupy: a kernel takes helpers only while cores are free, so two large chains running at once
+on two inter-op threads of a 2-core machine each keep to their own thread instead of starting
+two each.
 Chains with fewer than `MIN_PARALLEL_ELEMENTS` output elements, where starting helpers costs
 more than it saves, run as today on one thread.
 """
@@ -53,14 +54,13 @@ more than it saves, run as today on one thread.
 from __future__ import annotations
 
 import math
-import os
 import threading
 from collections.abc import Callable, Sequence
 from typing import Optional
 
 import numpy as np
 
-from executor import DaemonThreadPool
+from ..framework.intra_op import IntraOpPool, shared_pool
 
 # Bytes of one block (one scratch buffer per thread): blocks of 256 KiB to 1 MiB ran the
 # benchmark chain fastest on this machine's 1 MiB-per-core L2; smaller ones pay Python's
@@ -76,57 +76,6 @@ MIN_PARALLEL_ELEMENTS = 1 << 20
 # Ufuncs that raise a Python exception on some values of an integer dtype (a negative
 # exponent), which a blocked run could meet in a different block than the whole-array call.
 _RAISING_ON_INTEGERS = (np.power,)
-
-
-def default_threads() -> int:
-    """The intra-op budget when none is given: one thread per core, as in TensorFlow."""
-    return os.cpu_count() or 1
-
-
-class IntraOpPool:
-    """Helper threads shared by every blocked kernel of the process, and the count of cores
-    those kernels occupy (each kernel's own thread and the helpers it was granted).
-
-    Invariant (under ``_lock``): ``_cores_in_use`` is the number of threads now running
-    blocks; `enter` grants helpers only up to the number of cores, and `leave` gives them back.
-    """
-
-    def __init__(self, cores: Optional[int] = None):
-        self.cores = cores or default_threads()
-        self._lock = threading.Lock()
-        self._cores_in_use = 0
-        self._pool = DaemonThreadPool(self.cores, "dataflow-intra-op")
-        self.helpers_granted = 0  # over the pool's life: what tests and benchmarks read
-
-    def enter(self, wanted_helpers: int) -> int:
-        """Counts the calling thread and grants it up to ``wanted_helpers`` helpers."""
-        with self._lock:
-            self._cores_in_use += 1
-            granted = max(0, min(wanted_helpers, self.cores - self._cores_in_use))
-            self._cores_in_use += granted
-            self.helpers_granted += granted
-        return granted
-
-    def leave(self, granted: int) -> None:
-        with self._lock:
-            self._cores_in_use -= 1 + granted
-
-    def submit(self, function: Callable):
-        return self._pool.submit(function)
-
-
-_shared_pool: Optional[IntraOpPool] = None
-_shared_pool_lock = threading.Lock()
-
-
-def shared_pool() -> IntraOpPool:
-    """The process's `IntraOpPool`, made on first use."""
-    global _shared_pool
-    if _shared_pool is None:
-        with _shared_pool_lock:
-            if _shared_pool is None:
-                _shared_pool = IntraOpPool()
-    return _shared_pool
 
 
 # Scratch buffers of BLOCK_BYTES, kept between runs (at most one per thread that ran blocks at

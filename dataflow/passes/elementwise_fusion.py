@@ -40,9 +40,10 @@ from ..framework import dtypes as _dtypes
 from ..framework.gradient_registry import RegisterGradient
 from ..framework.graph import Operation, Tensor
 from ..framework.graph_walk import topological_order
+from ..framework.intra_op import default_threads
 from ..framework.op_registry import apply_op, define_op, get_op_def
 from ..framework.tensor_shape import TensorShape
-from .blocked_elementwise import BlockedChain, default_threads
+from .blocked_elementwise import BlockedChain
 from .graph_item import GraphItem, is_pure
 from .registry import GraphPass, PassReport, register_pass
 

@@ -7,10 +7,11 @@ import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
 from bitwise import assert_bitwise_equal
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import dataflow as df
+from dataflow.framework import intra_op
 from dataflow.framework.op_registry import _OP_DEFS, get_op_def
 from dataflow.passes import blocked_elementwise as blocked
 
@@ -38,8 +39,8 @@ def small_blocks(monkeypatch):
 @pytest.fixture
 def pool(monkeypatch):
     """A pool of its own with three cores, so that helpers are granted on any machine."""
-    own = blocked.IntraOpPool(cores=3)
-    monkeypatch.setattr(blocked, "_shared_pool", own)
+    own = intra_op.IntraOpPool(cores=3)
+    monkeypatch.setattr(intra_op, "_shared_pool", own)
     return own
 
 
@@ -246,16 +247,6 @@ def test_a_session_gives_its_chains_its_intra_op_budget(threads, uses_helpers, p
     assert_bitwise_equal(value, expected)
 
 
-def test_kernels_running_at_once_share_the_cores():
-    shared = blocked.IntraOpPool(cores=2)
-    first = shared.enter(wanted_helpers=1)
-    second = shared.enter(wanted_helpers=1)  # another kernel, on another inter-op thread
-    assert (first, second) == (1, 0)
-    shared.leave(second)
-    shared.leave(first)
-    assert shared.enter(wanted_helpers=5) == 1
-
-
 def test_two_chains_on_two_threads_at_once_give_their_one_thread_bits(pool):
     rng = np.random.default_rng(5)
     inputs = [values(rng, np.float64, (60_000,)) for _ in range(2)]
@@ -293,6 +284,8 @@ def test_random_chains_give_the_one_thread_bits(data):
         for _ in range(count)
     ]
     shapes[0] = out_shape
+    # a shape "broadcastable to" out_shape may widen one of its 1s: not a chain of this shape
+    assume(np.broadcast_shapes(*shapes) == out_shape)
     step_types, operands = [], []
     for position in range(data.draw(st.integers(1, 8))):
         op_type = data.draw(st.sampled_from(FLOAT_STEPS))
