@@ -298,3 +298,50 @@ def test_second_derivative_of_relu_is_zero_as_in_tensorflow():
     with df.Session() as sess:
         np.testing.assert_array_equal(sess.run(first), [0.0, 1.0])
         np.testing.assert_array_equal(sess.run(second), [0.0, 0.0])
+
+
+# -- fused batch normalization in blocks -----------------------------------------------------------
+def _batch_norm_reference(x, dy, scale, offset, epsilon):
+    """Training-mode batch norm and its gradients, in float64, by the textbook formulas."""
+    x, dy = x.astype(np.float64), dy.astype(np.float64)
+    axes = (0, 1, 2)
+    mean, variance = x.mean(axis=axes), x.var(axis=axes)
+    inv = 1 / np.sqrt(variance + epsilon)
+    normalized = (x - mean) * inv
+    y = normalized * scale + offset
+    count = x.size // x.shape[3]
+    grad_offset = dy.sum(axis=axes)
+    grad_scale = (dy * normalized).sum(axis=axes)
+    dx = scale * inv / count * (count * dy - grad_offset - normalized * grad_scale)
+    return y, mean, variance * count / max(count - 1, 1), dx, grad_scale, grad_offset
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    shape=st.tuples(
+        st.integers(1, 3), st.integers(1, 6), st.integers(1, 6), st.sampled_from([1, 3, 5, 32])
+    ),
+    seed=st.integers(0, 2**16),
+)
+def test_batch_norm_in_many_blocks_equals_the_textbook_formulas(monkeypatch, shape, seed):
+    from dataflow.framework.op_registry import get_op_def
+    from dataflow.ops import norm_ops
+
+    monkeypatch.setattr(norm_ops, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(norm_ops, "MIN_PARALLEL_ELEMENTS", 1)
+    monkeypatch.setattr(intra_op, "_shared_pool", intra_op.IntraOpPool(cores=3))
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape) * 3 + 1
+    dy = rng.standard_normal(shape)
+    scale, offset = rng.standard_normal(shape[3]), rng.standard_normal(shape[3])
+    empty = np.zeros(0)
+    attrs = {"epsilon": 1e-3, "is_training": True, "exponential_avg_factor": 1.0}
+    forward = get_op_def("FusedBatchNormV3").kernel(attrs)
+    backward = get_op_def("FusedBatchNormGradV3").kernel(attrs)
+    y, mean, variance = forward(x, scale, offset, empty, empty)
+    dx, grad_scale, grad_offset = backward(dy, x, scale, empty, empty)
+    expected = _batch_norm_reference(x, dy, scale, offset, 1e-3)
+    for got, want in zip((y, mean, variance, dx, grad_scale, grad_offset), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
