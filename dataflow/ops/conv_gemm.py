@@ -39,16 +39,20 @@ from .conv2d_geometry import _col2im, _Geometry, _im2col_view
 BLOCK_BYTES = 2 << 20
 
 
-def _blocks(images: int, rows: int, row_bytes: int) -> Iterator[tuple[slice, slice]]:
+def _blocks(
+    images: int, rows: int, row_bytes: int, block_bytes: int = 0
+) -> Iterator[tuple[slice, slice]]:
     """``(image_slice, output_row_slice)`` pairs that cover ``images x rows`` output rows in
-    order, each about `BLOCK_BYTES` of patches (``row_bytes`` per output row)."""
+    order, each about ``block_bytes`` (default `BLOCK_BYTES`) of patches, ``row_bytes`` per
+    output row."""
+    block_bytes = block_bytes or BLOCK_BYTES
     image_bytes = max(1, rows * row_bytes)
-    if image_bytes <= BLOCK_BYTES:
-        step = max(1, BLOCK_BYTES // image_bytes)
+    if image_bytes <= block_bytes:
+        step = max(1, block_bytes // image_bytes)
         for start in range(0, images, step):
             yield slice(start, min(images, start + step)), slice(0, rows)
         return
-    band = max(1, BLOCK_BYTES // max(1, row_bytes))
+    band = max(1, block_bytes // max(1, row_bytes))
     for image in range(images):
         for start in range(0, rows, band):
             yield slice(image, image + 1), slice(start, min(rows, start + band))

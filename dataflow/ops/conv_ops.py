@@ -41,7 +41,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
 from ..framework.tensor_conversion import convert_to_tensor
-from . import conv_gemm
+from . import conv_depthwise, conv_gemm
 from .array_ops import _shape_from_vector, constant_vector, expand_dims, squeeze
 from .conv2d_geometry import (  # noqa: F401 - defined there, reached here too
     TO_NCHW,
@@ -458,9 +458,7 @@ def _depthwise_nhwc(x, f, attrs):
     _check_window_fits(g, x.shape, "depthwise_conv2d filter")
     if min(g.oh, g.ow, n, c) == 0:
         return np.zeros((n, g.oh, g.ow, c * multiplier), dtype=x.dtype)
-    columns = _im2col_view(x, g).reshape(n * g.oh * g.ow, kh * kw, c)
-    out = np.einsum("mkc,kcq->mcq", columns, f.reshape(kh * kw, c, multiplier), optimize=True)
-    return out.reshape(n, g.oh, g.ow, c * multiplier)
+    return conv_depthwise.depthwise_conv2d(x, f, g)
 
 
 def _depthwise_backprop_input_nhwc(x_shape, f, dy, attrs):
@@ -468,9 +466,9 @@ def _depthwise_backprop_input_nhwc(x_shape, f, dy, attrs):
     n, h, w, c = x_shape
     kh, kw, _, multiplier = f.shape
     g = _Geometry(h, w, kh, kw, attrs)
-    dy = dy.reshape(n, g.oh, g.ow, c, multiplier)
-    columns = np.einsum("nhwcq,ijcq->nhwijc", dy, f, optimize=True)
-    return _col2im(columns, x_shape, g)
+    if min(n, c, h, w) == 0 or dy.size == 0:
+        return np.zeros(x_shape, dtype=np.result_type(f, dy))
+    return conv_depthwise.depthwise_input_gradient(x_shape, f, dy, g)
 
 
 def _depthwise_backprop_filter_nhwc(x, f_shape, dy, attrs):
@@ -478,9 +476,9 @@ def _depthwise_backprop_filter_nhwc(x, f_shape, dy, attrs):
     n, h, w, c = x.shape
     kh, kw, _, multiplier = f_shape
     g = _Geometry(h, w, kh, kw, attrs)
-    columns = _im2col_view(x, g).reshape(n * g.oh * g.ow, kh * kw, c)
-    dy = dy.reshape(n * g.oh * g.ow, c, multiplier)
-    return np.einsum("mkc,mcq->kcq", columns, dy, optimize=True).reshape(f_shape)
+    if dy.size == 0 or x.size == 0:
+        return np.zeros(f_shape, dtype=np.result_type(x, dy))
+    return conv_depthwise.depthwise_filter_gradient(x, dy, g, f_shape)
 
 
 def _infer_like_sizes(sizes_index: int, like_index: int):

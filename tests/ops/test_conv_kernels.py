@@ -345,3 +345,59 @@ def test_batch_norm_in_many_blocks_equals_the_textbook_formulas(monkeypatch, sha
     expected = _batch_norm_reference(x, dy, scale, offset, 1e-3)
     for got, want in zip((y, mean, variance, dx, grad_scale, grad_offset), expected):
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+
+
+# -- depthwise convolutions in blocks --------------------------------------------------------------
+def depthwise_reference(x, f, dy, strides, dilations, pads, oh, ow):
+    """Output, input gradient and filter gradient of the depthwise convolution, channel by
+    channel and multiplier by multiplier, in float64."""
+    n, _, _, c = x.shape
+    m = f.shape[3]
+    xp = _padded(x.astype(np.float64), pads)
+    dy = dy.astype(np.float64).reshape(n, oh, ow, c, m)
+    out = np.zeros((n, oh, ow, c, m))
+    dxp = np.zeros_like(xp)
+    dfilter = np.zeros(f.shape)
+    for i, j, rows, cols in _offsets(*f.shape[:2], strides, dilations, oh, ow):
+        for q in range(m):
+            out[..., q] += xp[:, rows, cols] * f[i, j, :, q]
+            dxp[:, rows, cols] += dy[..., q] * f[i, j, :, q]
+            dfilter[i, j, :, q] = (xp[:, rows, cols] * dy[..., q]).sum(axis=(0, 1, 2))
+    (top, _), (left, _) = pads
+    dx = dxp[:, top : top + x.shape[1], left : left + x.shape[2]]
+    return out.reshape(n, oh, ow, c * m), dx, dfilter
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(geometries, st.integers(1, 3))
+def test_blocked_depthwise_convolution_equals_the_direct_one_and_its_gradients(
+    monkeypatch, geo, multiplier
+):
+    from dataflow.ops import conv_depthwise
+
+    monkeypatch.setattr(conv_depthwise, "BLOCK_BYTES", 128)
+    monkeypatch.setattr(conv_gemm, "BLOCK_BYTES", 128)
+    monkeypatch.setattr(intra_op, "_shared_pool", intra_op.IntraOpPool(cores=3))
+    attrs = {"strides": geo["strides"], "dilations": geo["dilations"], "padding": geo["padding"]}
+    if geo["padding"] == "EXPLICIT":
+        attrs["explicit_paddings"] = geo["explicit"]
+    g = kernels._Geometry(geo["h"], geo["w"], geo["kh"], geo["kw"], attrs)
+    if g.oh <= 0 or g.ow <= 0:
+        return
+    rng = np.random.default_rng(geo["seed"])
+    x = rng.standard_normal((geo["n"], geo["h"], geo["w"], geo["c"]))
+    f = rng.standard_normal((geo["kh"], geo["kw"], geo["c"], multiplier))
+    dy = rng.standard_normal((geo["n"], g.oh, g.ow, geo["c"] * multiplier))
+    out, dx, dfilter = depthwise_reference(x, f, dy, g.strides, g.dilations, g.pads, g.oh, g.ow)
+    np.testing.assert_allclose(kernels._depthwise_nhwc(x, f, attrs), out, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        kernels._depthwise_backprop_input_nhwc(x.shape, f, dy, attrs), dx, rtol=1e-10, atol=1e-10
+    )
+    np.testing.assert_allclose(
+        kernels._depthwise_backprop_filter_nhwc(x, f.shape, dy, attrs),
+        dfilter,
+        rtol=1e-10,
+        atol=1e-10,
+    )
