@@ -18,7 +18,8 @@ The three products of a convolution layer's training step:
   with the filter turned half way round and its two channel axes swapped, padded so that its
   output has the input's size: a forward convolution, through the same blocks.  With other
   strides, ``dY @ F.T`` gives each window's share of the gradient and col2im adds the shares
-  back into place.
+  back into place, a block of whole images at a time (the windows of two bands of rows of one
+  image overlap, and two threads must not add into one element).
 
 A block is a run of whole images when one image's patches fit in `BLOCK_BYTES`, else a band of
 output rows of one image.  Results equal the one-product form's up to the order in which BLAS
@@ -32,7 +33,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..framework import intra_op
-from .conv2d_geometry import _col2im, _Geometry, _im2col_view
+from .conv2d_geometry import _Geometry, _im2col_view
 
 # About 2 MiB of patches per block: the size at which a LeNet or ResNet layer ran fastest on a
 # core with 1 MiB of L2 and a shared L3 (half the time of the whole patch matrix at batch 64).
@@ -142,10 +143,27 @@ def _full_geometry(x_shape, g: _Geometry):
 
 
 def _input_gradient_by_col2im(x_shape, f, dy, g: _Geometry) -> np.ndarray:
-    n, _, _, c = x_shape
+    """The input gradient as ``dY @ F.T`` (each output position's share for every element of
+    its window) added back into place, a block of whole images at a time, so that no two
+    threads add into one element."""
+    n, h, w, c = x_shape
     kh, kw, _, o = f.shape
-    # (KH*KW*C, O) @ (O, N*OH*OW): the windows' gradients laid out [kh, kw, c, n, oh, ow], so
-    # that col2im adds contiguous runs of output positions into a CNHW accumulator.
-    columns = f.reshape(kh * kw * c, o) @ dy.reshape(-1, o).T
-    columns = columns.reshape(kh, kw, c, n, g.oh, g.ow).transpose(3, 4, 5, 0, 1, 2)
-    return _col2im(columns, x_shape, g, buffer_order=(3, 0, 1, 2))
+    (top, bottom), (left, right) = g.pads
+    padded = np.zeros((n, h + top + bottom, w + left + right, c), np.result_type(f, dy))
+    weights_t = f.reshape(kh * kw * c, o).T
+    regions = [images for images, _ in _blocks(n, 1, g.oh * g.ow * kh * kw * c * padded.itemsize)]
+
+    def run(number: int) -> None:
+        images = regions[number]
+        grad = dy[images].reshape(-1, o)
+        shares = intra_op.scratch(grad.shape[0] * kh * kw * c, padded.dtype)
+        shares = shares.reshape(grad.shape[0], kh * kw * c)
+        np.matmul(grad, weights_t, out=shares)
+        shares = shares.reshape(-1, g.oh, g.ow, kh, kw, c)
+        for i in range(kh):
+            for j in range(kw):
+                rows, cols = g.offset_slices(i, j)
+                padded[images, rows, cols] += shares[:, :, :, i, j]
+
+    intra_op.run_blocks(len(regions), run)
+    return padded[:, top : top + h, left : left + w]
