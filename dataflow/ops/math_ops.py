@@ -27,6 +27,7 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
+from ..framework import intra_op
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Tensor, _user_location
 from ..framework.op_registry import apply_op_output, define_op
@@ -603,15 +604,51 @@ def _matmul_shape(op) -> TensorShape:
     return TensorShape(batch.as_list() + [m, n])
 
 
+# Products of more multiply-adds than this run in bands on the intra-op threads, with BLAS on
+# one thread (`intra_op.run_blocks`).  It is OpenBLAS's own threshold for starting its threads,
+# which spin while they wait and, on a loaded machine, wait for each other: a product that
+# takes 1 ms alone took tens under two busy processes.  The bands run on the cores the pool
+# grants, and all on the calling thread when none is free.
+PARALLEL_PRODUCT_MACS = 1 << 18
+
+
+def _product(a, b):
+    """``a @ b``, in bands of rows (or of columns, when there are fewer rows than columns)
+    on the intra-op threads when it is large; else numpy's ``matmul``."""
+    if a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype or a.dtype.kind not in "fc":
+        return np.matmul(a, b)
+    (m, k), n = a.shape, b.shape[1]
+    macs = m * n * k
+    if macs <= PARALLEL_PRODUCT_MACS or k != b.shape[0]:
+        return np.matmul(a, b)
+    out = np.empty((m, n), a.dtype)
+    by_rows = m >= n
+    length = m if by_rows else n
+    count = int(min(8, length // 8, macs // PARALLEL_PRODUCT_MACS))
+    if count < 2:
+        return np.matmul(a, b, out=out)
+    edges = [length * part // count for part in range(count + 1)]
+
+    def band(number: int) -> None:
+        part = slice(edges[number], edges[number + 1])
+        if by_rows:
+            np.matmul(a[part], b, out=out[part])
+        else:
+            np.matmul(a, b[:, part], out=out[:, part])
+
+    intra_op.run_blocks(count, band)
+    return out
+
+
 def _matmul_kernel(attrs):
     ta, tb = attrs["transpose_a"], attrs["transpose_b"]
     if not ta and not tb:
-        return np.matmul
+        return _product
     if ta and tb:
-        return lambda a, b: np.matmul(a.swapaxes(-1, -2), b.swapaxes(-1, -2))
+        return lambda a, b: _product(a.swapaxes(-1, -2), b.swapaxes(-1, -2))
     if ta:
-        return lambda a, b: np.matmul(a.swapaxes(-1, -2), b)
-    return lambda a, b: np.matmul(a, b.swapaxes(-1, -2))
+        return lambda a, b: _product(a.swapaxes(-1, -2), b)
+    return lambda a, b: _product(a, b.swapaxes(-1, -2))
 
 
 define_op("MatMul", _infer_matmul, _matmul_kernel)

@@ -401,3 +401,33 @@ def test_blocked_depthwise_convolution_equals_the_direct_one_and_its_gradients(
         rtol=1e-10,
         atol=1e-10,
     )
+
+
+# -- large matrix products in bands ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "m, k, n, transpose_a, transpose_b",
+    [(64, 300, 40, False, False), (10, 300, 200, False, True), (200, 64, 30, True, False)],
+    ids=["bands of rows", "bands of columns", "transposed"],
+)
+def test_a_large_product_runs_in_bands_whose_bits_do_not_depend_on_the_threads(
+    monkeypatch, m, k, n, transpose_a, transpose_b
+):
+    """The bands are the same on any number of threads, so the bits are too; numpy's one
+    product may add in another order (BLAS picks its kernels by the shapes it is given)."""
+    from dataflow.ops import math_ops
+
+    monkeypatch.setattr(math_ops, "PARALLEL_PRODUCT_MACS", 1000)
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((k, m) if transpose_a else (m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k) if transpose_b else (k, n)).astype(np.float32)
+    product = df.matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
+    values = []
+    for cores in (1, 3):
+        pool = intra_op.IntraOpPool(cores=cores)
+        monkeypatch.setattr(intra_op, "_shared_pool", pool)
+        with df.Session() as sess:
+            values.append(sess.run(product))
+        assert (pool.helpers_granted > 0) is (cores > 1)
+    assert values[0].tobytes() == values[1].tobytes()
+    expected = np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+    np.testing.assert_allclose(values[0], expected, rtol=1e-5, atol=1e-4)
