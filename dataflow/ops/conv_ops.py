@@ -69,7 +69,14 @@ from .conv2d_geometry import (  # noqa: F401 - defined there, reached here too
     _to_nhwc,
     argument_errors,
 )
-from .math_ops import FLOAT_TYPES, NUMERIC_TYPES, check_dtype, check_same_dtype, convert_all
+from .math_ops import (
+    FLOAT_TYPES,
+    NUMERIC_TYPES,
+    _product,
+    check_dtype,
+    check_same_dtype,
+    convert_all,
+)
 from .math_ops import graph_of as _graph_of
 
 __all__ = [
@@ -120,7 +127,8 @@ def _conv2d_nhwc(x, f, attrs):
     if g.oh == 0 or g.ow == 0:  # a window exactly one larger than the input: TF's kernel too
         return np.zeros((n, g.oh, g.ow, o), dtype=x.dtype)
     if kh == kw == 1 and g.strides == (1, 1) and g.pads == ((0, 0), (0, 0)):
-        return (x.reshape(-1, c) @ f.reshape(c, o)).reshape(n, h, w, o)
+        # a 1x1 convolution is one product with no patches to make
+        return _product(x.reshape(-1, c), f.reshape(c, o)).reshape(n, h, w, o)
     return conv_gemm.conv2d(x, f, g)
 
 
