@@ -46,7 +46,7 @@ def _regions(n: int, g: _Geometry, row_bytes: int, whole_images: bool = False) -
     return list(_blocks(n, g.oh, row_bytes, BLOCK_BYTES))
 
 
-def depthwise_conv2d(x: np.ndarray, f: np.ndarray, g: _Geometry) -> np.ndarray:
+def depthwise_conv2d(x: np.ndarray, f: np.ndarray, g: _Geometry, threads=None) -> np.ndarray:
     """``out[n, oh, ow, c*M + m] = sum over (i, j) of window(i, j)[n, oh, ow, c] * f[i, j, c,
     m]`` for NHWC ``x`` and ``f`` of shape ``[KH, KW, C, M]``."""
     n, _, _, c = x.shape
@@ -68,11 +68,13 @@ def depthwise_conv2d(x: np.ndarray, f: np.ndarray, g: _Geometry) -> np.ndarray:
                 np.multiply(window, f[i, j], out=product)
                 block += product
 
-    intra_op.run_blocks(len(regions), run)
+    intra_op.run_blocks(len(regions), run, threads)
     return out.reshape(n, g.oh, g.ow, c * m)
 
 
-def depthwise_filter_gradient(x: np.ndarray, dy: np.ndarray, g: _Geometry, f_shape) -> np.ndarray:
+def depthwise_filter_gradient(
+    x: np.ndarray, dy: np.ndarray, g: _Geometry, f_shape, threads=None
+) -> np.ndarray:
     """The gradient of `depthwise_conv2d` with respect to its filter of shape ``f_shape``."""
     n, _, _, c = x.shape
     kh, kw, _, m = f_shape
@@ -95,14 +97,16 @@ def depthwise_filter_gradient(x: np.ndarray, dy: np.ndarray, g: _Geometry, f_sha
                 np.matmul(ones, product.reshape(-1, c * m), out=part[i, j])
         parts[number] = part
 
-    intra_op.run_blocks(len(regions), run)
+    intra_op.run_blocks(len(regions), run, threads)
     total = parts[0]
     for part in parts[1:]:
         total += part
     return total.reshape(f_shape)
 
 
-def depthwise_input_gradient(x_shape, f: np.ndarray, dy: np.ndarray, g: _Geometry) -> np.ndarray:
+def depthwise_input_gradient(
+    x_shape, f: np.ndarray, dy: np.ndarray, g: _Geometry, threads=None
+) -> np.ndarray:
     """The gradient of `depthwise_conv2d` with respect to its input of shape ``x_shape``."""
     n, h, w, c = x_shape
     kh, kw, _, m = f.shape
@@ -125,5 +129,5 @@ def depthwise_input_gradient(x_shape, f: np.ndarray, dy: np.ndarray, g: _Geometr
                     share += grad[..., q] * f[i, j, :, q]
                 padded[images, window_rows, _window_cols(g, j)] += share
 
-    intra_op.run_blocks(len(regions), run)
+    intra_op.run_blocks(len(regions), run, threads)
     return padded[:, top : top + h, left : left + w]

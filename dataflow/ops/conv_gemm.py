@@ -81,7 +81,7 @@ class _PatchBlocks:
         return matrix.reshape(-1, self.depth)
 
 
-def conv2d(x: np.ndarray, f: np.ndarray, g: _Geometry) -> np.ndarray:
+def conv2d(x: np.ndarray, f: np.ndarray, g: _Geometry, threads=None) -> np.ndarray:
     """The convolution of NHWC ``x`` with HWIO ``f`` under ``g``, NHWC."""
     o = f.shape[3]
     out = np.empty((x.shape[0], g.oh, g.ow, o), dtype=np.result_type(x, f))
@@ -92,11 +92,13 @@ def conv2d(x: np.ndarray, f: np.ndarray, g: _Geometry) -> np.ndarray:
         rows = out[blocks.regions[number]].reshape(-1, o)
         np.matmul(blocks.patches(number), weights, out=rows)
 
-    intra_op.run_blocks(len(blocks), run)
+    intra_op.run_blocks(len(blocks), run, threads)
     return out
 
 
-def conv2d_filter_gradient(x: np.ndarray, dy: np.ndarray, g: _Geometry, f_shape) -> np.ndarray:
+def conv2d_filter_gradient(
+    x: np.ndarray, dy: np.ndarray, g: _Geometry, f_shape, threads=None
+) -> np.ndarray:
     """The gradient of the convolution of ``x`` under ``g`` with respect to its filter of shape
     ``f_shape``, given the output gradient ``dy``: each block's product, summed in block order
     (whichever thread made it)."""
@@ -107,21 +109,23 @@ def conv2d_filter_gradient(x: np.ndarray, dy: np.ndarray, g: _Geometry, f_shape)
     def run(number: int) -> None:
         parts[number] = blocks.patches(number).T @ dy[blocks.regions[number]].reshape(-1, o)
 
-    intra_op.run_blocks(len(blocks), run)
+    intra_op.run_blocks(len(blocks), run, threads)
     total = parts[0]
     for part in parts[1:]:
         total += part
     return total.reshape(f_shape)
 
 
-def conv2d_input_gradient(x_shape, f: np.ndarray, dy: np.ndarray, g: _Geometry) -> np.ndarray:
+def conv2d_input_gradient(
+    x_shape, f: np.ndarray, dy: np.ndarray, g: _Geometry, threads=None
+) -> np.ndarray:
     """The gradient of the convolution under ``g`` with respect to its input of shape
     ``x_shape`` (NHWC), given the filter ``f`` and the output gradient ``dy``."""
     full = _full_geometry(x_shape, g)
     if full is None:
-        return _input_gradient_by_col2im(x_shape, f, dy, g)
+        return _input_gradient_by_col2im(x_shape, f, dy, g, threads)
     turned = np.ascontiguousarray(f[::-1, ::-1].transpose(0, 1, 3, 2))
-    return conv2d(dy, turned, full)
+    return conv2d(dy, turned, full, threads)
 
 
 def _full_geometry(x_shape, g: _Geometry):
@@ -142,7 +146,7 @@ def _full_geometry(x_shape, g: _Geometry):
     return full
 
 
-def _input_gradient_by_col2im(x_shape, f, dy, g: _Geometry) -> np.ndarray:
+def _input_gradient_by_col2im(x_shape, f, dy, g: _Geometry, threads=None) -> np.ndarray:
     """The input gradient as ``dY @ F.T`` (each output position's share for every element of
     its window) added back into place, a block of whole images at a time, so that no two
     threads add into one element."""
@@ -165,5 +169,5 @@ def _input_gradient_by_col2im(x_shape, f, dy, g: _Geometry) -> np.ndarray:
                 rows, cols = g.offset_slices(i, j)
                 padded[images, rows, cols] += shares[:, :, :, i, j]
 
-    intra_op.run_blocks(len(regions), run)
+    intra_op.run_blocks(len(regions), run, threads)
     return padded[:, top : top + h, left : left + w]

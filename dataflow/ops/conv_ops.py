@@ -94,6 +94,12 @@ __all__ = [
 ]
 
 
+def _threaded(extra: dict) -> dict:
+    """An op's ``extra`` with ``intra_op_threads``: the Session gives the kernel its budget of
+    intra-op threads (``ConfigProto.intra_op_parallelism_threads``) in its attrs."""
+    return {**extra, "intra_op_threads": True}
+
+
 # -- Conv2D ----------------------------------------------------------------------------------------
 CONV_TYPES = FLOAT_TYPES | {_dtypes.int32}
 
@@ -128,13 +134,16 @@ def _conv2d_nhwc(x, f, attrs):
         return np.zeros((n, g.oh, g.ow, o), dtype=x.dtype)
     if kh == kw == 1 and g.strides == (1, 1) and g.pads == ((0, 0), (0, 0)):
         # a 1x1 convolution is one product with no patches to make
-        return _product(x.reshape(-1, c), f.reshape(c, o)).reshape(n, h, w, o)
-    return conv_gemm.conv2d(x, f, g)
+        product = _product(x.reshape(-1, c), f.reshape(c, o), attrs.get("intra_op_threads"))
+        return product.reshape(n, h, w, o)
+    return conv_gemm.conv2d(x, f, g, attrs.get("intra_op_threads"))
 
 
 # "layout": which inputs and outputs are images in the op's data_format, and which inputs are
 # 4-vectors of sizes in that order (for the layout pass, `dataflow.passes.layout`).
-define_op("Conv2D", _infer_conv2d, _layout_kernel(_conv2d_nhwc), extra=_layout((0,), (0,)))
+define_op(
+    "Conv2D", _infer_conv2d, _layout_kernel(_conv2d_nhwc), extra=_threaded(_layout((0,), (0,)))
+)
 
 
 def _conv2d_backprop_input_nhwc(x_shape, f, dy, attrs):
@@ -151,7 +160,7 @@ def _conv2d_backprop_input_nhwc(x_shape, f, dy, attrs):
         )
     if dy.size == 0 or f.size == 0:
         return np.zeros(x_shape, dtype=dy.dtype)
-    return conv_gemm.conv2d_input_gradient(x_shape, f, dy, g)
+    return conv_gemm.conv2d_input_gradient(x_shape, f, dy, g, attrs.get("intra_op_threads"))
 
 
 def _conv2d_backprop_filter_nhwc(x, f_shape, dy, attrs):
@@ -168,7 +177,7 @@ def _conv2d_backprop_filter_nhwc(x, f_shape, dy, attrs):
         )
     if dy.size == 0:
         return np.zeros(f_shape, dtype=dy.dtype)
-    return conv_gemm.conv2d_filter_gradient(x, dy, g, f_shape)
+    return conv_gemm.conv2d_filter_gradient(x, dy, g, f_shape, attrs.get("intra_op_threads"))
 
 
 def _infer_conv2d_backprop_input(op):
@@ -214,7 +223,7 @@ define_op(
     "Conv2DBackpropInput",
     _infer_conv2d_backprop_input,
     _layout_kernel(_conv2d_backprop_input_nhwc, images=(2,), sizes=(0, "input_sizes")),
-    extra=_layout((2,), (0,), sizes=(0,)),
+    extra=_threaded(_layout((2,), (0,), sizes=(0,))),
 )
 define_op(
     "Conv2DBackpropFilter",
@@ -225,7 +234,7 @@ define_op(
         filter_sizes=(1, "filter_sizes"),
         image_output=False,
     ),
-    extra=_layout((0, 2), ()),
+    extra=_threaded(_layout((0, 2), ())),
 )
 
 
@@ -466,7 +475,7 @@ def _depthwise_nhwc(x, f, attrs):
     _check_window_fits(g, x.shape, "depthwise_conv2d filter")
     if min(g.oh, g.ow, n, c) == 0:
         return np.zeros((n, g.oh, g.ow, c * multiplier), dtype=x.dtype)
-    return conv_depthwise.depthwise_conv2d(x, f, g)
+    return conv_depthwise.depthwise_conv2d(x, f, g, attrs.get("intra_op_threads"))
 
 
 def _depthwise_backprop_input_nhwc(x_shape, f, dy, attrs):
@@ -476,7 +485,7 @@ def _depthwise_backprop_input_nhwc(x_shape, f, dy, attrs):
     g = _Geometry(h, w, kh, kw, attrs)
     if min(n, c, h, w) == 0 or dy.size == 0:
         return np.zeros(x_shape, dtype=np.result_type(f, dy))
-    return conv_depthwise.depthwise_input_gradient(x_shape, f, dy, g)
+    return conv_depthwise.depthwise_input_gradient(x_shape, f, dy, g, attrs.get("intra_op_threads"))
 
 
 def _depthwise_backprop_filter_nhwc(x, f_shape, dy, attrs):
@@ -486,7 +495,9 @@ def _depthwise_backprop_filter_nhwc(x, f_shape, dy, attrs):
     g = _Geometry(h, w, kh, kw, attrs)
     if dy.size == 0 or x.size == 0:
         return np.zeros(f_shape, dtype=np.result_type(x, dy))
-    return conv_depthwise.depthwise_filter_gradient(x, dy, g, f_shape)
+    return conv_depthwise.depthwise_filter_gradient(
+        x, dy, g, f_shape, attrs.get("intra_op_threads")
+    )
 
 
 def _infer_like_sizes(sizes_index: int, like_index: int):
@@ -501,13 +512,13 @@ define_op(
     "DepthwiseConv2dNative",
     _infer_depthwise,
     _layout_kernel(_depthwise_nhwc),
-    extra=_layout((0,), (0,)),
+    extra=_threaded(_layout((0,), (0,))),
 )
 define_op(
     "DepthwiseConv2dNativeBackpropInput",
     _infer_like_sizes(0, 2),
     _layout_kernel(_depthwise_backprop_input_nhwc, images=(2,), sizes=(0, "input_sizes")),
-    extra=_layout((2,), (0,), sizes=(0,)),
+    extra=_threaded(_layout((2,), (0,), sizes=(0,))),
 )
 define_op(
     "DepthwiseConv2dNativeBackpropFilter",
@@ -518,7 +529,7 @@ define_op(
         filter_sizes=(1, "filter_sizes"),
         image_output=False,
     ),
-    extra=_layout((0, 2), ()),
+    extra=_threaded(_layout((0, 2), ())),
 )
 
 

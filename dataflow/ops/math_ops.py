@@ -612,9 +612,10 @@ def _matmul_shape(op) -> TensorShape:
 PARALLEL_PRODUCT_MACS = 1 << 18
 
 
-def _product(a, b):
+def _product(a, b, threads=None):
     """``a @ b``, in bands of rows (or of columns, when there are fewer rows than columns)
-    on the intra-op threads when it is large; else numpy's ``matmul``."""
+    on up to ``threads`` intra-op threads (None: one per core) when it is large; else numpy's
+    ``matmul``."""
     if a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype or a.dtype.kind not in "fc":
         return np.matmul(a, b)
     (m, k), n = a.shape, b.shape[1]
@@ -636,23 +637,25 @@ def _product(a, b):
         else:
             np.matmul(a, b[:, part], out=out[:, part])
 
-    intra_op.run_blocks(count, band)
+    intra_op.run_blocks(count, band, threads)
     return out
 
 
 def _matmul_kernel(attrs):
     ta, tb = attrs["transpose_a"], attrs["transpose_b"]
+    threads = attrs.get("intra_op_threads")
     if not ta and not tb:
-        return _product
+        return lambda a, b: _product(a, b, threads)
     if ta and tb:
-        return lambda a, b: _product(a.swapaxes(-1, -2), b.swapaxes(-1, -2))
+        return lambda a, b: _product(a.swapaxes(-1, -2), b.swapaxes(-1, -2), threads)
     if ta:
-        return lambda a, b: _product(a.swapaxes(-1, -2), b)
-    return lambda a, b: _product(a, b.swapaxes(-1, -2))
+        return lambda a, b: _product(a.swapaxes(-1, -2), b, threads)
+    return lambda a, b: _product(a, b.swapaxes(-1, -2), threads)
 
 
-define_op("MatMul", _infer_matmul, _matmul_kernel)
-define_op("BatchMatMulV2", _infer_matmul, _matmul_kernel)
+# "intra_op_threads": the Session gives the kernel its budget of intra-op threads.
+define_op("MatMul", _infer_matmul, _matmul_kernel, extra={"intra_op_threads": True})
+define_op("BatchMatMulV2", _infer_matmul, _matmul_kernel, extra={"intra_op_threads": True})
 
 
 def _infer_matmul_v3(op):

@@ -89,7 +89,7 @@ class _Rows:
     output of the arrays' size block by block.
     """
 
-    def __init__(self, *arrays: np.ndarray) -> None:
+    def __init__(self, *arrays: np.ndarray, threads=None) -> None:
         self.channels = c = arrays[0].shape[3]
         self.count = arrays[0].size // max(1, c)
         tile = 1
@@ -100,7 +100,7 @@ class _Rows:
         wide_rows = self.matrices[0].shape[0]
         step = max(1, BLOCK_BYTES // max(1, tile * c * arrays[0].dtype.itemsize))
         self.blocks = [slice(i, min(wide_rows, i + step)) for i in range(0, wide_rows, step)]
-        self.threads = None if arrays[0].size >= MIN_PARALLEL_ELEMENTS else 1
+        self.threads = threads if arrays[0].size >= MIN_PARALLEL_ELEMENTS else 1
 
     def wide(self, vector, dtype) -> np.ndarray:
         """A per-channel ``vector`` repeated along a wide row, in ``dtype``."""
@@ -174,7 +174,7 @@ def _fused_batch_norm_kernel(attrs):
         compute = np.float32 if dtype == np.float16 else dtype
         _check_vectors(x, ((scale, "scale"), (offset, "offset")))
         x = x.astype(compute, copy=False)
-        rows = _Rows(x)
+        rows = _Rows(x, threads=attrs.get("intra_op_threads"))
         if training:
             batch_mean, batch_var = _batch_statistics(rows, compute)
             count = rows.count
@@ -211,7 +211,7 @@ define_op(
     "FusedBatchNormV3",
     _infer_fused_batch_norm,
     _fused_batch_norm_kernel,
-    extra=_layout((0,), (0,)),
+    extra={**_layout((0,), (0,)), "intra_op_threads": True},
 )
 
 
@@ -227,7 +227,7 @@ def _fused_batch_norm_grad_kernel(attrs):
         compute = np.float32 if x.dtype == np.float16 else x.dtype
         x = _nhwc(x, nchw).astype(compute, copy=False)
         dy = _nhwc(dy, nchw).astype(compute, copy=False)
-        rows = _Rows(x, dy)
+        rows = _Rows(x, dy, threads=attrs.get("intra_op_threads"))
         count = rows.count
         if training:
             mean, variance = _batch_statistics(rows, compute)
@@ -275,7 +275,7 @@ define_op(
     "FusedBatchNormGradV3",
     _infer_fused_batch_norm_grad,
     _fused_batch_norm_grad_kernel,
-    extra=_layout((0, 1), (0,)),
+    extra={**_layout((0, 1), (0,)), "intra_op_threads": True},
 )
 
 

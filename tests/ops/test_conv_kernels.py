@@ -431,3 +431,22 @@ def test_a_large_product_runs_in_bands_whose_bits_do_not_depend_on_the_threads(
     assert values[0].tobytes() == values[1].tobytes()
     expected = np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
     np.testing.assert_allclose(values[0], expected, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("threads, uses_helpers", [(1, False), (3, True)])
+def test_the_sessions_intra_op_budget_bounds_the_threads_of_a_training_step(
+    monkeypatch, threads, uses_helpers
+):
+    monkeypatch.setattr(conv_gemm, "BLOCK_BYTES", 4096)
+    pool = intra_op.IntraOpPool(cores=3)
+    monkeypatch.setattr(intra_op, "_shared_pool", pool)
+    rng = np.random.default_rng(1)
+    x = df.constant(rng.standard_normal((4, 8, 8, 3)).astype(np.float32))
+    f = df.Variable(rng.standard_normal((3, 3, 3, 4)).astype(np.float32))
+    y = df.nn.conv2d(x, f, 1, "SAME")
+    step = df.train.GradientDescentOptimizer(0.1).minimize(df.reduce_sum(y * y))
+    config = df.ConfigProto(intra_op_parallelism_threads=threads)
+    with df.Session(config=config) as sess:
+        sess.run(df.global_variables_initializer())
+        sess.run(step)
+    assert (pool.helpers_granted > 0) is uses_helpers
