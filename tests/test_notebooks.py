@@ -737,6 +737,27 @@ PINNED = {
             "scheduling, 2 threads on the independent branches:",
             stated="Every variant must give the same result, bit for bit.",
         ),
+        pin(
+            "graph, init, train, loss, batch_feed = lenet_step()",
+            "summed op time of one training step, by op type:",
+            "Conv2DBackpropFilter",
+            "Conv2DBackpropInput",
+            "Conv2D",
+            stated="The three convolution kernels lead",
+        ),
+        pin(
+            "operands = floor_products()",
+            "11 products, 2.16 billion multiply-adds a step",
+            stated="Timing those products alone with numpy's BLAS gives the **GEMM floor**",
+        ),
+        pin(
+            "textbook = {",
+            "textbook convolutions … ms a step, … the floor",
+            "blocked convolutions … ms a step, … the floor",
+            "GEMM floor … ms a step, 1.00x the floor",
+            "the same loss after the same steps: True",
+            stated="Both give the same loss",
+        ),
     ],
     "10_the_tf2_way.ipynb": [
         pin(
