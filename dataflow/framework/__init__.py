@@ -4,8 +4,9 @@ Holds `Graph`, `Operation` and `Tensor` (`graph`), dtypes, shapes and specs, dev
 `nest`, the op registry (`op_registry`: an op type's definition, inference and kernel), the
 gradient registry (`gradient_registry`), source locations (`traceback_utils`), the
 default-session stack (`session_stack`), the composite tensors (`SparseTensor`,
-`RaggedTensor`, `IndexedSlices`), random seeds, resource containers, and the platform's files
-(`gfile`, `tfrecord`, `logging`, protocol buffers).
+`RaggedTensor`, `IndexedSlices`), random seeds, resource containers, the platform's files
+(`gfile`, `tfrecord`, `logging`, protocol buffers), and the intra-op threads that large kernels
+share their blocks of work with (`intra_op`, which also holds BLAS to one thread meanwhile).
 
 Layer: framework, the lowest of `dataflow`.  It may import `executor` and nothing else of the
 project.
