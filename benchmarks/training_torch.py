@@ -7,7 +7,8 @@ The weights come from `bench_training`'s file, in TensorFlow's layouts, and are 
 so that each model computes the same function as TensorFlow's: filters HWIO -> OIHW, dense
 weights transposed, the dense layer after LeNet's flatten reordered for NCHW
 (`training_workloads.torch_fc1_rows`), the LSTM's gates reordered with the forget bias folded
-in (`training_workloads.lstm_ifgo`), and TensorFlow's SAME padding of a strided 3x3
+in (`training_workloads.lstm_ifgo`; the second bias PyTorch's LSTM has is held at zero, not
+trained, so that the cell has one bias as elsewhere), and TensorFlow's SAME padding of a strided 3x3
 convolution (one row and column after, none before) made explicit.  Batch norm is
 ``BatchNorm2d`` in training mode with TensorFlow's epsilon; it also updates running
 statistics, which the other frameworks' steps do not (a few elementwise ops).  PyTorch keeps
@@ -141,6 +142,7 @@ def _models(torch):
                 self.lstm.weight_hh_l0.copy_(weight_hh)
                 self.lstm.bias_ih_l0.copy_(bias)
                 self.lstm.bias_hh_l0.zero_()
+            self.lstm.bias_hh_l0.requires_grad_(False)  # one bias, as the other frameworks
             self.out = linear(a["out"], a["out_b"])
 
         def forward(self, x):
@@ -159,6 +161,7 @@ def _models(torch):
                 self.cell.weight_hh.copy_(weight_hh)
                 self.cell.bias_ih.copy_(bias)
                 self.cell.bias_hh.zero_()
+            self.cell.bias_hh.requires_grad_(False)  # one bias, as the other frameworks
             self.out = linear(a["out"], a["out_b"])
 
         def forward(self, x):
