@@ -28,7 +28,10 @@ loss after ``--steps`` steps from the start:
 - ``GEMM floor``: numpy's BLAS doing only the matrix products the step must do, forward and
   backward (`training_workloads.gemms`: a convolution as its im2col GEMM; no gradient for
   the input of the first layer), timed in the same rounds with the same BLAS threads: no
-  framework can do the step in less;
+  framework doing the step as these GEMMs can do it in less (TensorFlow's oneDNN convolutions
+  are not im2col GEMMs, and may be faster); ``GEMM floor, 1 thread``: the same with BLAS held
+  to one thread (where threadpoolctl is installed), since on a machine shared with other
+  work, BLAS threads that wait on each other can make the default slower than one thread;
 - ``TF1 graph``: TensorFlow 1.x graph mode (``tf.compat.v1``, control flow v1, a default
   ``ConfigProto``, Grappler on): the same graph code as dataflow's;
 - ``TF2 tf.function``, ``PyTorch eager``, ``PyTorch compile`` (``torch.compile`` of the model,
@@ -242,6 +245,8 @@ def measure_workload(workload: str, peers: dict, rounds: int, steps: int, direct
         losses[way] = [fresh() for _ in range(steps)][-1]
         close_fresh()
     ways["GEMM floor"] = w.gemm_floor_step(workload)
+    if BLAS_THREADS != "1" and importlib.util.find_spec("threadpoolctl") is not None:
+        ways["GEMM floor, 1 thread"] = w.gemm_floor_step(workload, blas_threads=1)
 
     peer_cases = {
         "TF1 graph": ("TF1", "train", ()),
@@ -252,7 +257,8 @@ def measure_workload(workload: str, peers: dict, rounds: int, steps: int, direct
     }
     for way, (peer, key, _) in peer_cases.items():
         if peer not in peers:
-            ways[way] = "not installed (see --help)"
+            flag = "--" + PEERS[peer][2].replace("_", "-")
+            ways[way] = f"not run: no Python with it ({flag})"
             continue
         ways[way] = made = _peer_way(peers[peer], f"{key} {workload}", path)
         if isinstance(made, str):

@@ -208,9 +208,11 @@ def gemms(workload: str) -> list:
     return step * RNN_STEPS + _dense_gemms(b, RNN_HIDDEN, CLASSES, False)
 
 
-def gemm_floor_step(workload: str):
+def gemm_floor_step(workload: str, blas_threads: int | None = None):
     """A function that does ``gemms(workload)`` with numpy (float32 operands made once, the
-    products written into buffers made once): the time it takes is the floor."""
+    products written into buffers made once): the time it takes is the floor.  With
+    ``blas_threads``, BLAS is held to that many threads while it runs (threadpoolctl's
+    `ThreadpoolController`, a few microseconds a call)."""
     rng = np.random.default_rng(0)
     operands = [
         (
@@ -225,4 +227,14 @@ def gemm_floor_step(workload: str):
         for a, b, out in operands:
             np.matmul(a, b, out=out)
 
-    return step
+    if blas_threads is None:
+        return step
+    from threadpoolctl import ThreadpoolController
+
+    controller = ThreadpoolController()
+
+    def limited_step():
+        with controller.limit(limits=blas_threads, user_api="blas"):
+            step()
+
+    return limited_step
