@@ -298,7 +298,7 @@ def workload_table(workload: str, results: dict, rounds: int, steps: int) -> str
                 _ms(seconds),
                 f"{seconds / tf1:.2f}" if isinstance(tf1, float) else "",
                 f"{seconds / floor:.2f}",
-                "" if loss is None else f"{loss:.6f}",
+                "" if loss is None else f"{loss:.6g}",
             ]
         )
     header = ["way", "ms/step", "x TF1", "x floor", f"loss after {steps}"]
@@ -320,6 +320,7 @@ def summary_table(all_results: dict) -> str:
         best = min(
             (results[way][0] for way in DATAFLOW_MODES if isinstance(results[way][0], float)),
         )
+        one_thread = results.get("GEMM floor, 1 thread", (floor,))[0]
         rows.append(
             [
                 workload,
@@ -329,9 +330,19 @@ def summary_table(all_results: dict) -> str:
                 f"{best / tf1:.2f}" if isinstance(tf1, float) else "",
                 _ms(floor),
                 f"{ours / floor:.2f}",
+                f"{ours / one_thread:.2f}",
             ]
         )
-    header = ["workload", "ours ms", "TF1 ms", "ours/TF1", "best/TF1", "floor ms", "ours/floor"]
+    header = [
+        "workload",
+        "ours ms",
+        "TF1 ms",
+        "ours/TF1",
+        "best/TF1",
+        "floor ms",
+        "ours/floor",
+        "ours/floor 1 thread",
+    ]
     return "\n".join(
         [
             "== summary: ours = dataflow's default mode (compiled), best = the fastest of its "

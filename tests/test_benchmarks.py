@@ -29,7 +29,8 @@ def test_bench_training_prints_a_finite_step_time_and_loss_for_each_dataflow_mod
     rows = {}
     for line in result.stdout.splitlines():
         # "  dataflow compiled   4.48   4.20   0.853730": the way, ms/step, x floor, the loss.
-        match = re.match(r"\s+(dataflow \w+|GEMM floor)\s+([\d.]+)\s+([\d.]+)\s*([\d.]*)$", line)
+        number = r"(\d[\d.e+-]*)"
+        match = re.match(rf"\s+(dataflow \w+|GEMM floor)\s+{number}\s+{number}\s*{number}?$", line)
         if match:
             rows[match[1]] = match.groups()[1:]
     # The native row is "n/a" where numba is not installed.
