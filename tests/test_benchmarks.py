@@ -18,7 +18,8 @@ def test_bench_training_prints_a_finite_step_time_and_loss_for_each_dataflow_mod
         [
             sys.executable,
             str(ROOT / "benchmarks" / "bench_training.py"),
-            *("--quick", "--only", "mlp", "--no-peers"),
+            # One BLAS thread: on a loaded machine BLAS threads wait on each other.
+            *("--quick", "--only", "mlp", "--no-peers", "--blas-threads", "1"),
         ],
         capture_output=True,
         text=True,
@@ -43,4 +44,4 @@ def test_bench_training_prints_a_finite_step_time_and_loss_for_each_dataflow_mod
         assert math.isfinite(loss) and 0 < loss < math.log(10)
         assert loss == float(rows["dataflow interpreted"][2])
     assert "peers: none" in result.stdout
-    assert "BLAS threads:" in result.stdout.splitlines()[0]
+    assert "BLAS threads: 1 " in result.stdout.splitlines()[0]
