@@ -54,9 +54,9 @@ unless ``--blas-threads N`` says otherwise (the first line says what was used); 
 PyTorch and JAX keep their default pools.
 
 Then, under load (``load``): LeNet's forward pass at batch 1 and 64, dataflow (default mode)
-and TensorFlow 1.x, first on a quiet machine, then with two busy processes beside it
-(`harness.CpuHogs`): the median and 90th percentile per run; the target is a 90th percentile
-at most twice the median.
+and TensorFlow 1.x, first without hogs (the machine as it is), then with two busy processes
+beside it (`harness.CpuHogs`): the median and 90th percentile per run; the target is a 90th
+percentile at most twice the median.
 
 Finally, a summary: per workload, dataflow's default mode against TensorFlow 1.x and against
 the floor, with issue 25's targets (at most 1.0x TF1, at most 1.3x the floor).
@@ -387,7 +387,7 @@ def _percentile(samples: list, fraction: float) -> float:
 
 def load_table(peers: dict, rounds: int, directory: str) -> str:
     """LeNet's forward pass at each of `training_workloads.LOAD_BATCHES`, dataflow (default
-    mode) and TensorFlow 1.x in turn, quiet and then beside two CPU hogs: median and 90th
+    mode) and TensorFlow 1.x in turn, without and then beside two CPU hogs: median and 90th
     percentile."""
     import dataflow as df
 
@@ -405,28 +405,28 @@ def load_table(peers: dict, rounds: int, directory: str) -> str:
             for _ in range(WARMUP_STEPS):
                 fn()
         repeats = rounds * (10 if batch == 1 else 2)
-        quiet = paired_samples(*ways.values(), repeats=repeats)
+        without_hogs = paired_samples(*ways.values(), repeats=repeats)
         with CpuHogs(2):
             loaded = paired_samples(*ways.values(), repeats=repeats)
         session.close()
-        for way, quiet_times, loaded_times in zip(ways, quiet, loaded):
+        for way, alone_times, loaded_times in zip(ways, without_hogs, loaded):
             median = statistics.median(loaded_times)
             p90 = _percentile(loaded_times, 0.9)
             rows.append(
                 [
                     f"batch {batch}",
                     way,
-                    _ms(statistics.median(quiet_times)),
-                    _ms(_percentile(quiet_times, 0.9)),
+                    _ms(statistics.median(alone_times)),
+                    _ms(_percentile(alone_times, 0.9)),
                     _ms(median),
                     _ms(p90),
                     f"{p90 / median:.2f}",
                 ]
             )
-    header = ["batch", "way", "quiet med", "quiet p90", "loaded med", "loaded p90", "p90/med"]
+    header = ["batch", "way", "med", "p90", "2 hogs: med", "p90", "p90/med"]
     return "\n".join(
         [
-            "== under load: LeNet forward pass, ms per run, quiet and beside 2 CPU hogs; "
+            "== under load: LeNet forward pass, ms per run, without and beside 2 CPU hogs; "
             "target: loaded p90/med <= 2 ==",
             _table(header, rows),
         ]
