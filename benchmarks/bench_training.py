@@ -43,9 +43,10 @@ numpy (`training_workloads.make_arrays`) and hands them to the peers in a file, 
 after N steps agree (and the curves can be compared), which shows each row computes the
 same step: dataflow's and TensorFlow's to float rounding; PyTorch's and optax's Adam add its
 epsilon after the bias correction, TensorFlow's before, which moves their losses by about
-1e-4.  Each peer runs in its own process, in the Python given
-(``--tensorflow-python``, ``--torch-python``, ``--jax-python``; by default this Python when
-the framework imports here), and its steps are timed round by round between dataflow's
+1e-4 after three steps (differences grow over the steps, as rounding differences do in
+training).  Each peer runs in its own process, in the Python given (``--tensorflow-python``,
+``--torch-python``, ``--jax-python``; by default this Python when the framework imports
+here), and its steps are timed round by round between dataflow's
 (`harness.Partner`, `harness.paired_median_times`): every way sees the same load.  The
 machine may be shared: read the ratios, measured in the same rounds, more than the times.
 
