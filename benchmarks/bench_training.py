@@ -82,9 +82,13 @@ def _blas_threads(argv: list) -> tuple[str, str]:
     return str(os.cpu_count()), "numpy's default"
 
 
-# Before numpy is imported (harness would pin BLAS to one thread): BLAS as users run it.
+# Before numpy is imported (harness would pin BLAS to one thread): BLAS as users run it.  The
+# peers are started with the variables as they were (`_as_started`), so that each keeps its
+# framework's defaults.
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+STARTED_WITH = {variable: os.environ.get(variable) for variable in THREAD_VARIABLES}
 BLAS_THREADS, BLAS_THREADS_FROM = _blas_threads(sys.argv)
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+for _variable in THREAD_VARIABLES:
     os.environ[_variable] = BLAS_THREADS
 
 from harness import (  # noqa: E402
@@ -98,6 +102,7 @@ from harness import (  # noqa: E402
 
 # isort: split
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import importlib.util  # noqa: E402
 import math  # noqa: E402
 import statistics  # noqa: E402
@@ -152,12 +157,29 @@ def start_peers(args) -> dict:
             python = sys.executable
         if python is None or args.no_peers:
             continue
-        partner = Partner.start(lambda: None, None, os.path.abspath(__file__), flag, python)
+        with _as_started():
+            partner = Partner.start(lambda: None, None, os.path.abspath(__file__), flag, python)
         if partner is None:
             print(f"({name}: its Python {python} did not start the partner)")
         else:
             peers[name] = partner
     return peers
+
+
+@contextlib.contextmanager
+def _as_started():
+    """The thread variables of the environment as this script was started with them, while
+    the block runs (a peer started in it inherits them, not ``--blas-threads``)."""
+    for variable, value in STARTED_WITH.items():
+        if value is None:
+            os.environ.pop(variable, None)
+        else:
+            os.environ[variable] = value
+    try:
+        yield
+    finally:
+        for variable in THREAD_VARIABLES:
+            os.environ[variable] = BLAS_THREADS
 
 
 def _peer_way(partner: Partner, key: str, *args) -> SelfTimed | str:
