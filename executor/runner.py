@@ -155,6 +155,7 @@ from .tables import (
     FAST_UNARY,
     FETCH_SINK,
     INLINE_TABLE,
+    MEASURE_TABLE,
     NOT_PRODUCED,
     POOL_TABLE,
     POOLABLE,
@@ -164,8 +165,8 @@ from .tables import (
 )
 from .threads import DaemonThreadPool
 
-# Inputs larger than this (in total) make a node with ``inline=None`` worth a pool thread.
-INLINE_LIMIT_BYTES = 64 * 1024
+# How many ready nodes `_Run._expensive_work_beside` looks at, at most, for an expensive one.
+_READY_SCAN_LIMIT = 64
 # Firings between two looks at the clock.
 _BATCH_SIZE = 256
 _BATCH = range(_BATCH_SIZE)
@@ -215,11 +216,18 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
         # Node indices whose firings the observer wants (None: all of them).
         self.observed = None if observer is None or observer.nodes is None else set(observer.nodes)
         self.instrumented = stats is not None or observer is not None
+        # The plan's cost model (`costs`), and whether this run times every kernel it may send
+        # to the pool (one run in `costs.MEASURE_EVERY`), also those measured cheap.
+        self.costs = plan.costs
+        self.measuring = pool is not None and self.costs.next_run_measures()
         if self.instrumented:
             self.table_kind = SLOW_TABLE
             self.handlers = _INSTRUMENTED_HANDLERS
         else:
-            self.table_kind = INLINE_TABLE if pool is None else POOL_TABLE
+            if pool is None:
+                self.table_kind = INLINE_TABLE
+            else:
+                self.table_kind = MEASURE_TABLE if self.measuring else POOL_TABLE
             self.handlers = _HANDLERS
         # Other threads touch the run's state (pool threads, threads blocked kernels wait on):
         # it is guarded by the lock.
@@ -428,16 +436,8 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
                         break
                     node = ready.pop()
                     code, kernel, first, second, consumer, slot = table[node]
-                    if code > FAST_NARY:
-                        if code == SLOW or ready or ready_iterations or (dead and node in dead):
-                            info = infos[node]
-                            handlers[info.kind](self, iteration, info)
-                            if self.stopped:
-                                return
-                            table = tables[SLOW_TABLE if self.in_flight else table_kind]
-                            continue
-                        code -= POOLABLE
-                    elif dead and node in dead:
+                    if code > FAST_NARY or (dead and node in dead):
+                        # SLOW, or POOLABLE (timed, and maybe sent to the pool), or dead.
                         info = infos[node]
                         handlers[info.kind](self, iteration, info)
                         if self.stopped:
@@ -682,6 +682,7 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
         slots[first:end] = info.empty_slots
         dead = iteration.dead
         fired_dead = False
+        timed = False  # whether the kernel's time goes to the cost model
         if info.local in dead:
             dead.discard(info.local)
             if not info.fires_on_dead:
@@ -701,31 +702,36 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
                     return
                 args = holder[2]
                 holder = None
-        elif (
-            self.pool is not None
-            and info.inline is not True
-            and (iteration.ready or any(other.ready for other in self.ready_iterations))
-            and (info.inline is False or _total_nbytes(args) > INLINE_LIMIT_BYTES)
-        ):
-            holder = [iteration, info, args]
-            args = None
-            if self._submit(holder):
-                return
-            args = holder[2]
-            holder = None
+        elif self.pool is not None and info.inline is not True:
+            # The cost model (`costs`): an expensive kernel goes to the pool only when this
+            # thread has other work to do meanwhile (TensorFlow keeps one expensive node for
+            # the thread that made it ready); cheap kernels never leave this thread.
+            if info.inline is False:
+                send = iteration.ready or any(other.ready for other in self.ready_iterations)
+            else:
+                costs = self.costs
+                timed = self.measuring or costs.needs_timing(info)
+                send = costs.is_expensive(info, args) and self._expensive_work_beside(iteration)
+            if send:
+                holder = [iteration, info, args]
+                args = None
+                if self._submit(holder):
+                    return
+                args = holder[2]
+                holder = None
         instrumented = self.instrumented
-        if instrumented:
-            start = _perf_counter()
         unlock = self.in_flight
         if unlock:
             iteration.running += 1
             self.lock.release()
         try:
             try:
+                began = _perf_counter() if timed or instrumented else 0.0
                 if info.wants_context:
                     result = info.kernel(self.context, *args)
                 else:
                     result = info.kernel(*args)
+                ended = _perf_counter() if timed or instrumented else 0.0
             finally:
                 if unlock:
                     self.lock.acquire()
@@ -735,14 +741,44 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
             self._kernel_failed(iteration, info, exc, args)
             return
         args = result = None
+        if timed:
+            self.costs.record(info, ended - began)
         if self.stopped:
             return
         if instrumented:
-            self._kernel_done(iteration, info, start, _perf_counter(), outputs)
+            self._kernel_done(iteration, info, began, ended, outputs)
         if info.talks and (fired_dead or _any_dead(outputs)):
             self._send_dead(iteration, info)
         else:
             self._send(iteration, info, outputs)
+
+    def _expensive_work_beside(self, iteration: IterationState) -> bool:
+        """Whether a ready node that the cost model counts as expensive waits for this thread
+        (in ``iteration`` or another ready iteration), so that an expensive kernel sent to the
+        pool overlaps with it.  Cheap ready nodes do not count: they take less time than the
+        hand-off to the pool, and a pool thread woken for nothing but to overlap them mostly
+        waits for a core and for the GIL (see `costs`).  Looks at `_READY_SCAN_LIMIT` ready
+        nodes at most, so that a wide fan-out of cheap nodes costs a bounded scan."""
+        is_expensive = self.costs.is_expensive
+        looked_at = 0
+        for candidate in (iteration, *self.ready_iterations):
+            if candidate is not iteration and candidate.done:
+                continue
+            infos = candidate.frame.nodes
+            dead = candidate.dead
+            for local in reversed(candidate.ready):
+                info = infos[local]
+                if (
+                    info.kind == _OP
+                    and not info.talks
+                    and local not in dead
+                    and is_expensive(info, candidate.slots[info.slot_base : info.slot_end])
+                ):
+                    return True
+                looked_at += 1
+                if looked_at >= _READY_SCAN_LIMIT:
+                    return False
+        return False
 
     def _fire_arg(self, iteration: IterationState, info: NodeInfo) -> bool:
         self._send(iteration, info, (self.args[info.arg_position],))
@@ -898,8 +934,3 @@ def _live_outputs(info: NodeInfo, inputs) -> tuple:
     return ((0, inputs[0]),)
 
 
-def _total_nbytes(values) -> int:
-    total = 0
-    for value in values:
-        total += getattr(value, "nbytes", 0)
-    return total
