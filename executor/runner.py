@@ -158,8 +158,6 @@ from .tables import (
     MEASURE_TABLE,
     NOT_PRODUCED,
     POOL_TABLE,
-    POOLABLE,
-    SLOW,
     SLOW_TABLE,
     NodeInfo,
 )
@@ -932,5 +930,3 @@ def _live_outputs(info: NodeInfo, inputs) -> tuple:
         value, position = inputs
         return ((0, value), (1, info.value_indices[position]))
     return ((0, inputs[0]),)
-
-
