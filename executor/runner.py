@@ -218,6 +218,9 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
         # to the pool (one run in `costs.MEASURE_EVERY`), also those measured cheap.
         self.costs = plan.costs
         self.measuring = pool is not None and self.costs.next_run_measures()
+        # (iteration, local) of the expensive nodes put under cheap work (`_defer`), made
+        # when first needed.
+        self.deferred: Optional[set] = None
         if self.instrumented:
             self.table_kind = SLOW_TABLE
             self.handlers = _INSTRUMENTED_HANDLERS
@@ -709,7 +712,12 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
             else:
                 costs = self.costs
                 timed = self.measuring or costs.needs_timing(info)
-                send = costs.is_expensive(info, args) and self._expensive_work_beside(iteration)
+                send = False
+                if costs.is_expensive(info, args):
+                    send = self._expensive_work_beside(iteration)
+                    if not send and iteration.ready and self._defer(iteration, info):
+                        slots[first:end] = args  # it fires again once the cheap work is done
+                        return
             if send:
                 holder = [iteration, info, args]
                 args = None
@@ -749,6 +757,23 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
             self._send_dead(iteration, info)
         else:
             self._send(iteration, info, outputs)
+
+    def _defer(self, iteration: IterationState, info: NodeInfo) -> bool:
+        """Puts an expensive node that found only cheap work ready beside it under that work
+        (at the bottom of its iteration's ready stack), once per firing: the cheap nodes run
+        first and may make another expensive node ready, to run beside it on the pool (where
+        TensorFlow sends the expensive node to the pool at once).  False when it was deferred
+        already: it fires now."""
+        deferred = self.deferred
+        if deferred is None:
+            deferred = self.deferred = set()
+        key = (iteration, info.local)
+        if key in deferred:
+            deferred.discard(key)
+            return False
+        deferred.add(key)
+        iteration.ready.insert(0, info.local)
+        return True
 
     def _expensive_work_beside(self, iteration: IterationState) -> bool:
         """Whether a ready node that the cost model counts as expensive waits for this thread
