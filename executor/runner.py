@@ -120,10 +120,16 @@ Decisions where the contract is silent (TensorFlow 1.x's behaviour unless said o
 - An Exit delivers at most one live value per instance; a second one is dropped.
 - A Switch's predicate is read with ``bool(pred)``; a predicate that has no truth value (an
   array of several elements) stops the run with a `KernelError` of the Switch node.
-- The pool is used for a node whose ``inline`` is False, or None with inputs of more than
-  `INLINE_LIMIT_BYTES` in total, and only when other work is ready for the current thread to do
-  meanwhile; otherwise the kernel runs inline (overlap with work already on the pool still
-  happens, since the lock is released around it).
+- Where a kernel runs (TensorFlow's inline rule, with measured costs: `costs`).  A node whose
+  ``inline`` is True, or None and measured cheap, runs on the thread that made it ready, in the
+  hot loop: a run whose ready nodes are all cheap never wakes a pool thread.  A node whose
+  ``inline`` is None and that counts as expensive (measured so, or not measured yet and with
+  large inputs) goes to the pool only when another expensive node is ready for this thread to
+  run meanwhile (`_expensive_work_beside`); when only cheap work is ready beside it, it waits
+  once under that work (`_defer`), which may ready a partner for it; otherwise it runs here.
+  A node whose ``inline`` is False goes to the pool whenever any other work is ready.
+  A kernel run here while pool work is in flight runs with the lock released, so it still
+  overlaps with that work.
 - Ready nodes are a LIFO stack per iteration, consumers pushed highest index first: without a
   pool the run is depth first and, among siblings, in program order.  This keeps few values
   alive and makes single-threaded runs deterministic.
