@@ -15,8 +15,10 @@ Invariants:
 
 - ``estimates[node index]`` is `UNMEASURED` or the average of the node's kernel times in
   seconds: the first time sets it, each later one moves it a ``1 / COST_DECAY`` of the way
-  (TensorFlow's decay), so one slow call (a thread preempted by another process) does not make a
-  cheap kernel expensive, and a kernel whose inputs grew shows it within a few runs.
+  (TensorFlow's decay).  A time counts for at most `SAMPLE_CAP` times the average (or the
+  threshold, when that is more): a call that took long because the process waited for a core
+  (another process ran) or for the GIL (another thread of it ran) does not make a cheap kernel
+  expensive, while a kernel whose inputs grew crosses the threshold within a few measurements.
 - The pool table of each frame (``FrameInfo.tables[POOL_TABLE]``) follows the estimates: a node
   measured cheap has the plain fast entry of the inline table there (it runs in the hot loop,
   untimed, and never leaves the thread that made it ready); any other node of ``inline=None``
@@ -36,6 +38,8 @@ from .tables import INLINE_TABLE, MEASURE_TABLE, POOL_TABLE, NodeInfo
 EXPENSIVE_KERNEL_SECONDS = 0.5e-3
 # Each new time moves the average this fraction of the way: 1 / COST_DECAY (TensorFlow's 10).
 COST_DECAY = 10
+# A time counts for at most this many times the average (or the threshold, if more).
+SAMPLE_CAP = 8
 # One run of a plan in this many times every kernel of ``inline=None`` again.
 MEASURE_EVERY = 64
 # The estimate of a node not measured yet.
@@ -84,6 +88,11 @@ class KernelCosts:
         if previous < 0.0:
             estimate = seconds
         else:
+            cap = SAMPLE_CAP * previous
+            if cap < EXPENSIVE_KERNEL_SECONDS:
+                cap = EXPENSIVE_KERNEL_SECONDS
+            if seconds > cap:
+                seconds = cap
             estimate = previous + (seconds - previous) / COST_DECAY
         self.estimates[index] = estimate
         expensive = estimate >= EXPENSIVE_KERNEL_SECONDS
