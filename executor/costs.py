@@ -95,12 +95,14 @@ class KernelCosts:
                 seconds = cap
             estimate = previous + (seconds - previous) / COST_DECAY
         self.estimates[index] = estimate
-        expensive = estimate >= EXPENSIVE_KERNEL_SECONDS
-        if previous >= 0.0 and (previous >= EXPENSIVE_KERNEL_SECONDS) == expensive:
-            return  # same side as before: the table already says so
+        # The entry is compared, not the side the previous average was on: two runs that
+        # record at once may have written their entries in either order.
         tables = info.frame.tables
-        source = MEASURE_TABLE if expensive else INLINE_TABLE
-        tables[POOL_TABLE][info.local] = tables[source][info.local]
+        wanted = tables[MEASURE_TABLE if estimate >= EXPENSIVE_KERNEL_SECONDS else INLINE_TABLE]
+        pool_table = tables[POOL_TABLE]
+        local = info.local
+        if pool_table[local] is not wanted[local]:
+            pool_table[local] = wanted[local]
 
     def estimate_of(self, info: NodeInfo) -> float:
         """The node's average kernel time in seconds, or `UNMEASURED`."""
