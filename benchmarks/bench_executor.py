@@ -8,17 +8,21 @@
    1, 10 and 32.
 3. Two independent branches of ``exp``/``sin``/``tanh`` on 8M-element float64 arrays joined by
    an add: the speedup of a pool of 2 over no pool (numpy releases the GIL on large arrays).
-
-4. Under load (``--only load``): a LeNet inference (batch 1 and 64), a 10-op scalar chain and
-   an MLP training step through a Session, each run many times on an idle machine and beside
-   two busy processes (`harness.CpuHogs`): median, 90th and 99th percentile and their ratio.
-   ``--baseline PATH`` times the same runs with the dataflow checkout at PATH (the scheduling
-   before a change) in a child process, round by round with these; ``--tensorflow-python``
-   (or TensorFlow importable here) adds TensorFlow 1.x the same way.  Then the two big
+4. Under load (``--only load``): a LeNet inference (batch 1 and 64), a 10-op scalar chain, an
+   MLP training step and two independent matrix products through a Session, each run many
+   times on the machine as it is ("idle") and beside two busy processes (`harness.CpuHogs`):
+   median, 90th and 99th percentile and their ratio.  ``--baseline PATH`` times the same runs
+   with the dataflow checkout at PATH (the scheduling before a change) in a child process;
+   ``--tensorflow-python`` (or TensorFlow importable here) adds TensorFlow 1.x the same way.
+   ``--protocol paired`` (the default) takes the ways' runs round by round, as the training
+   benchmark does beside TensorFlow; ``--protocol blocks`` runs each way's runs back to back in
+   blocks (see `bench_load` for why the two differ on a busy machine).  Then the two big
    independent matmuls that must still overlap on the pool: time with a pool of 2 and without.
 
 Usage: ``python benchmarks/bench_executor.py [--quick] [--only chain,while,branches,load]
-[--baseline /path/to/other/checkout] [--tensorflow-python /path/to/python]``.
+[--baseline /path/to/other/checkout] [--tensorflow-python /path/to/python]
+[--protocol paired|blocks] [--load-repeats N]``.  Where a slow run's time goes:
+``benchmarks/probe_executor_waits.py``.
 """
 
 from __future__ import annotations
@@ -244,6 +248,21 @@ def mlp_step(tf):
     return lambda: session.run(step, feed)
 
 
+def two_products(tf):
+    """Two independent 256x256 float32 matrix products, added: the one case here whose runs use
+    the inter-op pool (each product takes a millisecond or more)."""
+    rng = np.random.default_rng(0)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [256, 256])
+        left = tf.constant(rng.standard_normal((256, 256)).astype(np.float32))
+        right = tf.constant(rng.standard_normal((256, 256)).astype(np.float32))
+        total = tf.matmul(x, left) + tf.matmul(x, right)
+    session = tf.Session(graph=graph)
+    value = rng.standard_normal((256, 256)).astype(np.float32)
+    return lambda: session.run(total, {x: value})
+
+
 # Case name -> (builder, arguments, share of the repeats it gets: the batch-64 LeNet takes
 # about a hundred times as long as the others).
 LOAD_CASES = {
@@ -251,16 +270,37 @@ LOAD_CASES = {
     "LeNet inference, batch 64": (lenet_inference, (64,), 0.1),
     "scalar chain of 10 ops": (scalar_chain, (), 1.0),
     "MLP training step": (mlp_step, (), 1.0),
+    "two independent 256x256 products": (two_products, (), 0.5),
 }
 
 
 def load_cases(tf) -> dict:
     """The cases of `LOAD_CASES` for ``tf`` (dataflow, or TensorFlow's ``compat.v1``), each as
-    a function that builds the case and returns the function that runs it once (`Partner`)."""
-    return {
+    a function that builds the case and returns the function that runs it once (`Partner`);
+    and, under ``"block: <case>"``, a function of ``runs`` that times that many runs of the
+    case back to back (built once, with ten untimed runs first) and returns their seconds."""
+    cases = {
         name: (lambda build=build, arguments=arguments: build(tf, *arguments))
         for name, (build, arguments, _) in LOAD_CASES.items()
     }
+    built: dict = {}
+
+    def block(name: str, runs: int) -> list[float]:
+        if name not in built:
+            built[name] = cases[name]()
+            for _ in range(10):
+                built[name]()
+        run = built[name]
+        times = []
+        for _ in range(runs):
+            began = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - began)
+        return times
+
+    for name in LOAD_CASES:
+        cases[f"block: {name}"] = lambda runs, name=name: block(name, runs)
+    return cases
 
 
 def _load_dataflow():
@@ -297,23 +337,50 @@ def _paired_samples(runs: dict, repeats: int) -> dict:
     return samples
 
 
-def bench_load(repeats: int, partners: dict) -> None:
+# Blocks per figure in the ``blocks`` protocol.
+BLOCKS = 5
+
+
+def _block_samples(name: str, here: dict, partners: dict, repeats: int) -> dict:
+    """Times of case ``name`` run back to back in `BLOCKS` blocks per way (here, and in each
+    partner's process), the blocks of the ways taken in turn."""
+    samples: dict = {"dataflow": []}
+    samples.update({label: [] for label in partners})
+    per_block = max(10, repeats // BLOCKS)
+    for _ in range(BLOCKS):
+        samples["dataflow"] += here[f"block: {name}"](per_block)
+        for label, partner in partners.items():
+            samples[label] += partner.call(f"block: {name}", per_block)
+    return samples
+
+
+def bench_load(repeats: int, partners: dict, protocol: str) -> None:
     """Section 4: every case of `LOAD_CASES` idle and beside two CPU hogs, here and in each of
-    ``partners`` (label -> `Partner`), round by round."""
+    ``partners`` (label -> `Partner`): round by round (``paired``: each way's process waits
+    while the others run, as in a benchmark beside TensorFlow), or in blocks of runs back to
+    back (``blocks``: as a program that does nothing else runs them).  The two differ on a busy
+    machine: the scheduler gives a thread that waits between runs a core sooner than one that
+    never waits, so the way a run is split among threads changes its share of the cores."""
     import dataflow
 
     here = load_cases(dataflow)
-    print(f"under load: median / p90 / p99 in ms, p90/median; {repeats} runs per figure")
+    print(
+        f"under load ({protocol}): median / p90 / p99 in ms, p90/median; {repeats} runs per figure"
+    )
     for load in ("idle", "2 CPU hogs"):
         hogs = CpuHogs(2) if load != "idle" else None
         if hogs is not None:
             hogs.__enter__()
         try:
             for name, (_, _, share) in LOAD_CASES.items():
-                runs = {"dataflow": here[name]()}
-                for label, partner in partners.items():
-                    runs[label] = partner.timer(name)
-                samples = _paired_samples(runs, max(50, int(repeats * share)))
+                count = max(50, int(repeats * share))
+                if protocol == "blocks":
+                    samples = _block_samples(name, here, partners, count)
+                else:
+                    runs = {"dataflow": here[name]()}
+                    for label, partner in partners.items():
+                        runs[label] = partner.timer(name)
+                    samples = _paired_samples(runs, count)
                 print(f"  {load:<10} {name}")
                 for label, times in samples.items():
                     median, p90, p99 = _percentiles(times)
@@ -356,6 +423,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--only", help=f"comma-separated sections among {', '.join(SECTIONS)}")
     parser.add_argument("--load-repeats", type=int, help="runs per figure under load")
+    parser.add_argument(
+        "--protocol",
+        choices=("paired", "blocks"),
+        default="paired",
+        help="under load: the ways' runs round by round, or in blocks back to back",
+    )
     parser.add_argument("--baseline", help="another dataflow checkout, timed beside this one")
     parser.add_argument("--tensorflow-python", help="a Python with TensorFlow, for its figures")
     parser.add_argument("--no-tensorflow", action="store_true", help="skip the TF comparison")
@@ -403,7 +476,7 @@ def main() -> None:
             if tf is not None:
                 partners["TensorFlow 1.x"] = tf
         try:
-            bench_load(load_repeats, partners)
+            bench_load(load_repeats, partners, args.protocol)
         finally:
             for partner in partners.values():
                 partner.close()
