@@ -9,7 +9,8 @@
 It imports nothing from ``dataflow`` or ``primitives``: any front end that lowers its computation
 to `Node`s with kernels can use it.  `plan` holds the static analysis, `runner` the run-time
 state machine (with `frames`, the frame instances and the firing of the control-flow
-primitives, and `pool`, asynchronous kernels and the inter-op pool), `tables` what both read,
+primitives, and `pool`, asynchronous kernels and the inter-op pool), `costs` the measured
+kernel times that decide which kernels may leave the run's thread, `tables` what both read,
 `stats` the optional per-run records, `observe` the optional hook that sees the
 values nodes produce (for debuggers).
 

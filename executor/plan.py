@@ -55,6 +55,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .costs import KernelCosts
 from .errors import CycleError, FrameMismatchError, InvalidProgramError
 from .observe import RunObserver
 from .program import Node, NodeKind, Program
@@ -67,6 +68,7 @@ from .tables import (  # noqa: F401 - the *_TABLE numbers are read from here too
     FAST_UNARY,
     FETCH_SINK,
     INLINE_TABLE,
+    MEASURE_TABLE,
     NOT_MERGE,
     NOT_PRODUCED,
     POOL_TABLE,
@@ -82,7 +84,9 @@ from .tables import (  # noqa: F401 - the *_TABLE numbers are read from here too
 class Plan:
     """A program analysed once; `run` executes it, any number of times, from any threads.
 
-    Immutable after `prepare`: every run keeps its own state (``runner._Run``).
+    Its structure is immutable after `prepare`: every run keeps its own state
+    (``runner._Run``).  What changes is ``costs``, the measured time of each kernel (`costs`),
+    and with it which nodes the pool table keeps on the fast path.
     """
 
     def __init__(
@@ -102,6 +106,8 @@ class Plan:
         # A run with a blocking or asynchronous kernel shares its state with the thread that
         # kernel waits on, or that completes it.
         self.has_blocking_nodes = any(info.blocking or info.asynchronous for info in infos)
+        # What each kernel of ``inline=None`` took, on average: whether it is worth the pool.
+        self.costs = KernelCosts(len(infos))
 
     def run(
         self,
@@ -575,14 +581,20 @@ def _lay_out(
             info.value_indices = tuple(np.int32(i) for i in range(info.num_inputs))
 
     for frame in frames:
-        inline_table, pool_table = [], []
+        inline_table, measure_table = [], []
         for info in frame.nodes:
             entry = _table_entry(info)
             inline_table.append(entry)
             if entry[0] != SLOW and info.inline is not True:
                 entry = (entry[0] + POOLABLE, *entry[1:])
-            pool_table.append(entry)
-        frame.tables = (inline_table, pool_table, [_SLOW_ENTRY] * len(frame.nodes))
+            measure_table.append(entry)
+        tables = [None] * 4
+        tables[INLINE_TABLE] = inline_table
+        # Every node that may go to the pool starts unmeasured, so expensive (`costs`).
+        tables[POOL_TABLE] = list(measure_table)
+        tables[SLOW_TABLE] = [_SLOW_ENTRY] * len(frame.nodes)
+        tables[MEASURE_TABLE] = measure_table
+        frame.tables = tuple(tables)
     return tuple(fetch_slots)
 
 
@@ -590,8 +602,8 @@ _SLOW_ENTRY = (SLOW, None, 0, 0, (), -1)
 
 
 def _table_entry(info: NodeInfo) -> tuple:
-    """The node's entry of the inline table (the pool table's adds POOLABLE to a fast code
-    when the node may run on the pool)."""
+    """The node's entry of the inline table (the measuring table's adds POOLABLE to a fast code
+    when the node may run on the pool; the pool table's follows the cost model)."""
     if (
         info.kind != NodeKind.OP
         or info.wants_context

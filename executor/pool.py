@@ -221,19 +221,25 @@ class AsynchronousFiring:
         holder.clear()
         failure = None
         instrumented = self.instrumented
-        start = _perf_counter() if instrumented else 0.0
+        # A kernel of ``inline=None`` is timed for the cost model (`costs`) wherever it runs
+        # (a blocking kernel, on a waiter thread, is not: its time is mostly waiting).
+        costed = info.inline is None and not info.talks
+        timed = instrumented or costed
+        start = _perf_counter() if timed else 0.0
         try:
             if info.wants_context:
                 result = info.kernel(self.context, *args)
             else:
                 result = info.kernel(*args)
+            end = _perf_counter() if timed else 0.0
             outputs = _outputs(info, result)
         except BaseException as exc:
             failure = exc
         else:
             args = None
+            if costed:
+                self.costs.record(info, end - start)
         result = None
-        end = _perf_counter() if instrumented else 0.0
         with self.lock:
             try:
                 iteration.running -= 1

@@ -68,8 +68,10 @@ class Node:
     ``inline`` tells the scheduler where the kernel should run: ``True`` always on the thread
     that made it ready (cheap ops: scalars, shape queries, identities), ``False`` on the inter-op
     pool when one is given and other work could run meanwhile, ``None`` decide at run time from
-    the size of the inputs.  ``tag`` is opaque to the executor: the front end stores what it needs
-    to explain errors and statistics (for ``dataflow`` the ``Operation``).
+    the kernel's measured time (`costs`: only a kernel that takes much longer than a hand-off
+    to a pool thread leaves the thread, and only beside another such kernel).  ``tag`` is
+    opaque to the executor: the front end stores what it needs to explain errors and statistics
+    (for ``dataflow`` the ``Operation``).
     """
 
     name: str

@@ -120,10 +120,16 @@ Decisions where the contract is silent (TensorFlow 1.x's behaviour unless said o
 - An Exit delivers at most one live value per instance; a second one is dropped.
 - A Switch's predicate is read with ``bool(pred)``; a predicate that has no truth value (an
   array of several elements) stops the run with a `KernelError` of the Switch node.
-- The pool is used for a node whose ``inline`` is False, or None with inputs of more than
-  `INLINE_LIMIT_BYTES` in total, and only when other work is ready for the current thread to do
-  meanwhile; otherwise the kernel runs inline (overlap with work already on the pool still
-  happens, since the lock is released around it).
+- Where a kernel runs (TensorFlow's inline rule, with measured costs: `costs`).  A node whose
+  ``inline`` is True, or None and measured cheap, runs on the thread that made it ready, in the
+  hot loop: a run whose ready nodes are all cheap never wakes a pool thread.  A node whose
+  ``inline`` is None and that counts as expensive (measured so, or not measured yet and with
+  large inputs) goes to the pool only when another expensive node is ready for this thread to
+  run meanwhile (`_expensive_work_beside`); when only cheap work is ready beside it, it waits
+  once under that work (`_defer`), which may ready a partner for it; otherwise it runs here.
+  A node whose ``inline`` is False goes to the pool whenever any other work is ready.
+  A kernel run here while pool work is in flight runs with the lock released, so it still
+  overlaps with that work.
 - Ready nodes are a LIFO stack per iteration, consumers pushed highest index first: without a
   pool the run is depth first and, among siblings, in program order.  This keeps few values
   alive and makes single-threaded runs deterministic.
@@ -155,17 +161,16 @@ from .tables import (
     FAST_UNARY,
     FETCH_SINK,
     INLINE_TABLE,
+    MEASURE_TABLE,
     NOT_PRODUCED,
     POOL_TABLE,
-    POOLABLE,
-    SLOW,
     SLOW_TABLE,
     NodeInfo,
 )
 from .threads import DaemonThreadPool
 
-# Inputs larger than this (in total) make a node with ``inline=None`` worth a pool thread.
-INLINE_LIMIT_BYTES = 64 * 1024
+# How many ready nodes `_Run._expensive_work_beside` looks at, at most, for an expensive one.
+_READY_SCAN_LIMIT = 64
 # Firings between two looks at the clock.
 _BATCH_SIZE = 256
 _BATCH = range(_BATCH_SIZE)
@@ -215,11 +220,21 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
         # Node indices whose firings the observer wants (None: all of them).
         self.observed = None if observer is None or observer.nodes is None else set(observer.nodes)
         self.instrumented = stats is not None or observer is not None
+        # The plan's cost model (`costs`), and whether this run times every kernel it may send
+        # to the pool (one run in `costs.MEASURE_EVERY`), also those measured cheap.
+        self.costs = plan.costs
+        self.measuring = pool is not None and self.costs.next_run_measures()
+        # (iteration, local) of the expensive nodes put under cheap work (`_defer`), made
+        # when first needed.
+        self.deferred: Optional[set] = None
         if self.instrumented:
             self.table_kind = SLOW_TABLE
             self.handlers = _INSTRUMENTED_HANDLERS
         else:
-            self.table_kind = INLINE_TABLE if pool is None else POOL_TABLE
+            if pool is None:
+                self.table_kind = INLINE_TABLE
+            else:
+                self.table_kind = MEASURE_TABLE if self.measuring else POOL_TABLE
             self.handlers = _HANDLERS
         # Other threads touch the run's state (pool threads, threads blocked kernels wait on):
         # it is guarded by the lock.
@@ -428,16 +443,8 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
                         break
                     node = ready.pop()
                     code, kernel, first, second, consumer, slot = table[node]
-                    if code > FAST_NARY:
-                        if code == SLOW or ready or ready_iterations or (dead and node in dead):
-                            info = infos[node]
-                            handlers[info.kind](self, iteration, info)
-                            if self.stopped:
-                                return
-                            table = tables[SLOW_TABLE if self.in_flight else table_kind]
-                            continue
-                        code -= POOLABLE
-                    elif dead and node in dead:
+                    if code > FAST_NARY or (dead and node in dead):
+                        # SLOW, or POOLABLE (timed, and maybe sent to the pool), or dead.
                         info = infos[node]
                         handlers[info.kind](self, iteration, info)
                         if self.stopped:
@@ -682,6 +689,7 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
         slots[first:end] = info.empty_slots
         dead = iteration.dead
         fired_dead = False
+        timed = False  # whether the kernel's time goes to the cost model
         if info.local in dead:
             dead.discard(info.local)
             if not info.fires_on_dead:
@@ -701,31 +709,41 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
                     return
                 args = holder[2]
                 holder = None
-        elif (
-            self.pool is not None
-            and info.inline is not True
-            and (iteration.ready or any(other.ready for other in self.ready_iterations))
-            and (info.inline is False or _total_nbytes(args) > INLINE_LIMIT_BYTES)
-        ):
-            holder = [iteration, info, args]
-            args = None
-            if self._submit(holder):
-                return
-            args = holder[2]
-            holder = None
+        elif self.pool is not None and info.inline is not True:
+            # The cost model (`costs`): an expensive kernel goes to the pool only when this
+            # thread has other work to do meanwhile (TensorFlow keeps one expensive node for
+            # the thread that made it ready); cheap kernels never leave this thread.
+            if info.inline is False:
+                send = iteration.ready or any(other.ready for other in self.ready_iterations)
+            else:
+                costs = self.costs
+                timed = self.measuring or costs.needs_timing(info)
+                send = False
+                if costs.is_expensive(info, args):
+                    send = self._expensive_work_beside(iteration)
+                    if not send and iteration.ready and self._defer(iteration, info):
+                        slots[first:end] = args  # it fires again once the cheap work is done
+                        return
+            if send:
+                holder = [iteration, info, args]
+                args = None
+                if self._submit(holder):
+                    return
+                args = holder[2]
+                holder = None
         instrumented = self.instrumented
-        if instrumented:
-            start = _perf_counter()
         unlock = self.in_flight
         if unlock:
             iteration.running += 1
             self.lock.release()
         try:
             try:
+                began = _perf_counter() if timed or instrumented else 0.0
                 if info.wants_context:
                     result = info.kernel(self.context, *args)
                 else:
                     result = info.kernel(*args)
+                ended = _perf_counter() if timed or instrumented else 0.0
             finally:
                 if unlock:
                     self.lock.acquire()
@@ -735,14 +753,61 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
             self._kernel_failed(iteration, info, exc, args)
             return
         args = result = None
+        if timed:
+            self.costs.record(info, ended - began)
         if self.stopped:
             return
         if instrumented:
-            self._kernel_done(iteration, info, start, _perf_counter(), outputs)
+            self._kernel_done(iteration, info, began, ended, outputs)
         if info.talks and (fired_dead or _any_dead(outputs)):
             self._send_dead(iteration, info)
         else:
             self._send(iteration, info, outputs)
+
+    def _defer(self, iteration: IterationState, info: NodeInfo) -> bool:
+        """Puts an expensive node that found only cheap work ready beside it under that work
+        (at the bottom of its iteration's ready stack), once per firing: the cheap nodes run
+        first and may make another expensive node ready, to run beside it on the pool (where
+        TensorFlow sends the expensive node to the pool at once).  False when it was deferred
+        already: it fires now."""
+        deferred = self.deferred
+        if deferred is None:
+            deferred = self.deferred = set()
+        key = (iteration, info.local)
+        if key in deferred:
+            deferred.discard(key)
+            return False
+        deferred.add(key)
+        iteration.ready.insert(0, info.local)
+        return True
+
+    def _expensive_work_beside(self, iteration: IterationState) -> bool:
+        """Whether a ready node that the cost model counts as expensive waits for this thread
+        (in ``iteration`` or another ready iteration), so that an expensive kernel sent to the
+        pool overlaps with it.  Cheap ready nodes do not count: they take less time than the
+        hand-off to the pool, and a pool thread woken for nothing but to overlap them mostly
+        waits for a core and for the GIL (see `costs`).  Looks at `_READY_SCAN_LIMIT` ready
+        nodes at most, so that a wide fan-out of cheap nodes costs a bounded scan."""
+        is_expensive = self.costs.is_expensive
+        looked_at = 0
+        for candidate in (iteration, *self.ready_iterations):
+            if candidate is not iteration and candidate.done:
+                continue
+            infos = candidate.frame.nodes
+            dead = candidate.dead
+            for local in reversed(candidate.ready):
+                info = infos[local]
+                if (
+                    info.kind == _OP
+                    and not info.talks
+                    and local not in dead
+                    and is_expensive(info, candidate.slots[info.slot_base : info.slot_end])
+                ):
+                    return True
+                looked_at += 1
+                if looked_at >= _READY_SCAN_LIMIT:
+                    return False
+        return False
 
     def _fire_arg(self, iteration: IterationState, info: NodeInfo) -> bool:
         self._send(iteration, info, (self.args[info.arg_position],))
@@ -896,10 +961,3 @@ def _live_outputs(info: NodeInfo, inputs) -> tuple:
         value, position = inputs
         return ((0, value), (1, info.value_indices[position]))
     return ((0, inputs[0]),)
-
-
-def _total_nbytes(values) -> int:
-    total = 0
-    for value in values:
-        total += getattr(value, "nbytes", 0)
-    return total

@@ -12,18 +12,22 @@ from typing import Any, Optional
 from .program import Node, NodeKind
 
 # Codes of the dispatch tables (see `FrameInfo.tables`).  FAST_* run in the hot loop; POOLABLE
-# is added to a fast code when the node may go to the pool; SLOW goes to `_Run._fire`.
+# is added to a fast code when the node may go to the pool (it goes to `_Run._fire_op`, which
+# times it and decides where it runs); SLOW goes to the firing method of its kind.
 FAST_UNARY = 0
 FAST_BINARY = 1
 FAST_NARY = 2
 POOLABLE = 10
 SLOW = 20
 
-# Which table a run uses: no pool; a pool (while nothing is in flight on it); every node slow
-# (statistics, or while pool work is in flight and the lock must be dropped around kernels).
+# Which table a run uses: no pool; a pool (while nothing is in flight on it), where the cost
+# model (`costs`) keeps the nodes measured cheap on the fast path; every node slow (statistics,
+# or while pool work is in flight and the lock must be dropped around kernels); a pool, with
+# every node that may go to it timed again (one run in `costs.MEASURE_EVERY`).
 INLINE_TABLE = 0
 POOL_TABLE = 1
 SLOW_TABLE = 2
+MEASURE_TABLE = 3
 
 
 class _Marker:
@@ -87,8 +91,11 @@ class FrameInfo:
         # Local numbers of the nodes without inputs, highest first (pushed so the lowest pops
         # first).  Only the root frame has any.
         self.sources: tuple[int, ...] = ()
-        # tables[INLINE_TABLE | POOL_TABLE | SLOW_TABLE][local]
+        # tables[INLINE_TABLE | POOL_TABLE | SLOW_TABLE | MEASURE_TABLE][local]
         #     -> (code, kernel, first, second, consumer, slot); see the module docstring.
+        # The POOL_TABLE list is the one thing of a prepared program that changes: the cost
+        # model (`costs.KernelCosts.record`) swaps a node's entry when its measured time
+        # crosses the threshold.
         self.tables: tuple[list[tuple], ...] = ()
 
     def __repr__(self) -> str:

@@ -29,7 +29,8 @@ OpDef fields:
   `executor.program`): run on a dead input, wait on a thread of their own, learn the frame
   instance and iteration, complete through a callback.
 - ``inline``: ``True`` when the kernel is always cheap (shape queries, identities, scalars),
-  ``None`` to let the executor decide from input sizes at run time.
+  ``None`` to let the executor decide at run time from the kernel's measured time
+  (`executor.costs`).
 """
 
 from __future__ import annotations

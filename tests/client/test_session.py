@@ -452,8 +452,17 @@ def test_a_blocking_op_in_a_loop_is_named_with_its_iteration():
 def test_an_op_blocked_on_the_inter_op_pool_holds_up_neither_later_runs_nor_close():
     gate = Gate()
     big = df.constant(np.zeros(100_000))
-    slow = df.py_func(lambda a: gate.wait() and a, [big], df.float64, name="slow")
-    quick = df.py_func(lambda a: a + 1.0, [big], df.float64, name="quick")
+    # Both ops take milliseconds, so the executor's cost model counts them as expensive and
+    # sends one to the pool while the run's thread runs the other.
+    ran_on: list = []
+
+    def wait_for_the_gate(a):
+        time.sleep(0.005)
+        ran_on.append(threading.current_thread().name)
+        return gate.wait() and a
+
+    slow = df.py_func(wait_for_the_gate, [big], df.float64, name="slow")
+    quick = df.py_func(lambda a: time.sleep(0.005) or a + 1.0, [big], df.float64, name="quick")
     sess = df.Session(config=df.ConfigProto(inter_op_parallelism_threads=2))
     try:
         budget = budget_ms(lambda: sess.run([slow, quick], options=_FAR))
@@ -461,6 +470,7 @@ def test_an_op_blocked_on_the_inter_op_pool_holds_up_neither_later_runs_nor_clos
         error = _stopped(sess, [slow, quick], budget, lambda e: gate.entered > 0).error
         # The slow op fired first and went to the pool (the quick one was ready beside it).
         assert "Still running: op 'slow' (PyFunc)" in str(error)
+        assert ran_on[-1].startswith("dataflow-inter-op")
         assert sess.run([quick, quick + 1.0])[1][0] == 2.0
         started = time.monotonic()
         sess.close()
@@ -468,6 +478,43 @@ def test_an_op_blocked_on_the_inter_op_pool_holds_up_neither_later_runs_nor_clos
     finally:
         gate.release()
         sess.close()
+
+
+def test_cheap_ops_run_on_the_calling_thread_and_expensive_independent_ones_overlap():
+    # The executor times each op whose cost it cannot tell in advance (a py_func, an op on a
+    # large array) and keeps the cheap ones on the thread that runs the step: a step of cheap
+    # ops wakes no pool thread, whatever the size of its arrays.
+    ran_on: dict[str, int] = {}
+
+    def recorded(name, seconds=0.0):
+        def run(value):
+            if seconds:
+                time.sleep(seconds)
+            ran_on[name] = threading.get_ident()
+            return value
+
+        return run
+
+    x = df.placeholder(df.float64, [100_000])
+    chains = []
+    for chain in ("a", "b"):
+        value = x
+        for step in range(5):
+            name = f"{chain}{step}"
+            value = df.py_func(recorded(name), [value], df.float64, stateful=False, name=name)
+        chains.append(value)
+    slow = [df.py_func(recorded(n, 0.005), [x], df.float64, name=n) for n in ("s0", "s1")]
+    feed = {x: np.ones(100_000)}
+    with df.Session(config=df.ConfigProto(inter_op_parallelism_threads=2)) as sess:
+        for _ in range(5):
+            sess.run(chains, feed)
+        ran_on.clear()
+        for _ in range(20):
+            sess.run(chains, feed)
+        assert set(ran_on.values()) == {threading.get_ident()}
+        for _ in range(3):
+            sess.run(slow, feed)
+            assert ran_on["s0"] != ran_on["s1"]
 
 
 # -- variables -------------------------------------------------------------------------------------
