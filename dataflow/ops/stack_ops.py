@@ -188,9 +188,15 @@ def _close_kernel(attrs):
     return close
 
 
-define_op("StackV2", _infer_stack, _stack_kernel, stateful=True, inline=True)
-define_op("StackPushV2", _infer_push, _push_kernel, stateful=True, inline=True)
-define_op("StackPopV2", _infer_pop, _pop_kernel, stateful=True, inline=True)
+# A push or pop of a stack is ordered by the program's edges (pushes and pops of one stack
+# are chained by data or control edges, as the module docstring asks), so running them in any
+# order those edges allow, one after another, gives the interpreter's result: a compiled loop
+# or cond may run them (``state_ordered_by_edges``, `dataflow.client.compiler`).  A close
+# takes the handle alone, so nothing orders it after the pushes and pops: it is not so marked.
+_ORDERED = {"state_ordered_by_edges": True}
+define_op("StackV2", _infer_stack, _stack_kernel, stateful=True, inline=True, extra=_ORDERED)
+define_op("StackPushV2", _infer_push, _push_kernel, stateful=True, inline=True, extra=_ORDERED)
+define_op("StackPopV2", _infer_pop, _pop_kernel, stateful=True, inline=True, extra=_ORDERED)
 define_op("StackCloseV2", _infer_close, _close_kernel, stateful=True, inline=True)
 
 

@@ -468,8 +468,11 @@ def _cond_switches(nodes, side, own_switch, contexts) -> tuple[tuple, dict]:
                 )
             predicates.add(tuple(node.inputs[1]))
             switch_side[index] = branch
-        elif node.kind != NodeKind.OP or not (is_eligible(node) or is_compiled_structure(node)):
-            raise NotCompiled(f"{describe(node)} may not be compiled: {why_not_eligible(node)}")
+        elif node.kind != NodeKind.OP or not (
+            is_eligible(node, in_structure=True) or is_compiled_structure(node)
+        ):
+            reason = why_not_eligible(node, in_structure=True)
+            raise NotCompiled(f"{describe(node)} may not be compiled: {reason}")
     if len(predicates) != 1:
         raise NotCompiled("its Switches do not all switch on one predicate")
     return predicates.pop(), switch_side
