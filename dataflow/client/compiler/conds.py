@@ -151,6 +151,7 @@ def find_conds(program: Program, refusals: Optional[dict] = None) -> list[CondSt
             contexts_of[key] = (pair[0], pair[1])
     if not groups:
         return []
+    _add_joining_merges(nodes, chains, owners, groups, contexts_of)
     order = topological_order(nodes)
     if len(order) != len(nodes):
         return []
@@ -192,6 +193,26 @@ def find_conds(program: Program, refusals: Optional[dict] = None) -> list[CondSt
     return found
 
 
+def _add_joining_merges(nodes, chains, owners, groups, contexts_of) -> None:
+    """Adds to each cond's ``groups`` entry the Merges its context did not record that join
+    a value of its false branch (input 0) with one of its true branch (input 1): the tokens
+    by which `primitives.loop_gradients` orders the stack pushes and pops of a branch inside
+    a differentiated loop (``push_sync``, ``pop_sync``).  Such a Merge is the cond's like a
+    recorded one: live with the taken branch's value whenever the predicate is live."""
+    key_of = {}  # id(branch context) -> the key of its cond in ``groups``
+    for key, pair in contexts_of.items():
+        key_of[id(pair[0])], key_of[id(pair[1])] = (key, 0), (key, 1)
+    for index, node in enumerate(nodes):
+        if node.kind != NodeKind.MERGE or id(node.tag) in owners or len(node.inputs) != 2:
+            continue
+        sides = [key_of.get(id((chains[p] or [None])[0])) for p, _ in node.inputs]
+        if None in sides or sides[0][0] != sides[1][0] or (sides[0][1], sides[1][1]) != (0, 1):
+            continue
+        key = sides[0][0]
+        if (chains[index] or [None])[0] is contexts_of[key][0].outer_context:
+            groups[key].append(index)
+
+
 def _edge_guard(nodes: Sequence[Node], guard: list, edge) -> frozenset:
     producer, output = edge
     result = guard[producer]
@@ -201,8 +222,8 @@ def _edge_guard(nodes: Sequence[Node], guard: list, edge) -> frozenset:
 
 
 def _control_guard(nodes: Sequence[Node], guard: list, producer: int) -> frozenset:
-    if nodes[producer].kind == NodeKind.SWITCH:
-        return guard[producer] | {("node", producer)}
+    """The guard of a control edge from ``producer``: the producer's own (a Switch's control
+    edge is live when its inputs are, whichever of its outputs is dead)."""
     return guard[producer]
 
 

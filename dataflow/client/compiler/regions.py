@@ -131,9 +131,9 @@ def guards(nodes: Sequence[Node], order: Sequence[int]) -> list:
                 if nodes[p].kind == NodeKind.SWITCH:  # which branch: (predicate edge, output)
                     result |= {("switch", tuple(nodes[p].inputs[1]), output)}
         for p in node.control_inputs:
+            # A control edge carries its producer's liveness; a Switch's is that of its
+            # inputs (it is live when both are, whichever output is dead: `executor.runner`).
             result |= guard[p]
-            if nodes[p].kind == NodeKind.SWITCH:
-                result |= {("node", p)}
         return result
 
     for index in order:
