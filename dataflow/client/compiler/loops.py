@@ -155,7 +155,9 @@ def compile_loops(program: Program, refusals: Optional[dict] = None) -> tuple[Pr
         if not innermost:
             return program, loops
         order = topological_order(nodes)
-        analysis = (guards(nodes, order), {index: k for k, index in enumerate(order)})
+        guard = guards(nodes, order)
+        same_as = _exits_dead_with_their_loop(nodes, guard, inside, exits)
+        analysis = (guard, {index: k for k, index in enumerate(order)}, same_as)
         made = []
         for path in innermost:
             try:
@@ -176,20 +178,56 @@ def _context_of(node: Node):
     return getattr(node.tag, "_control_flow_context", None)
 
 
+def _exits_dead_with_their_loop(nodes, guard, inside: dict, exits: dict):
+    """A function that rewrites a guard (`regions.guards`) so that each Exit of an
+    interpreted ``while_loop`` frame whose Enters' inputs share one guard ``G`` counts as
+    ``G``: such Exits are dead together, exactly when ``G`` is (with live Enters every loop
+    variable is live in every iteration and each Exit delivers its Switch's false output;
+    with dead ones every Merge, Switch and Exit is dead).  The guards themselves give each
+    Exit a place of its own, so without this a backward loop that takes several results of an
+    interpreted forward loop would look partly dead."""
+    exit_guard: dict[tuple, frozenset] = {}
+    for path, members in inside.items():
+        enters = [i for i in members if nodes[i].kind == NodeKind.ENTER]
+        frame_exits = exits.get(path, [])
+        if not enters or not frame_exits or len({guard[i] for i in enters}) != 1:
+            continue
+        if getattr(_context_of(nodes[enters[0]]), "frame_name", None) != path[-1]:
+            continue  # hand-wired primitives: no while_loop record
+        if all(
+            nodes[nodes[e].inputs[0][0]].kind == NodeKind.SWITCH and nodes[e].inputs[0][1] == 0
+            for e in frame_exits
+        ):
+            for e in frame_exits:
+                exit_guard[("node", e)] = guard[enters[0]]
+    memo: dict[frozenset, frozenset] = {}
+
+    def same_as(places: frozenset) -> frozenset:
+        if places not in memo:
+            memo[places] = frozenset().union(
+                *(same_as(exit_guard[p]) if p in exit_guard else {p} for p in places)
+            )
+        return memo[places]
+
+    return same_as
+
+
 def _make_loop(
     nodes: Sequence[Node], inside: list, exits: list, path: tuple, analysis: tuple
 ) -> CompiledLoop:
     """The compiled loop of frame ``path`` (its nodes ``inside``, its Exits ``exits``);
     `NotCompiled` says why the frame may not be compiled.  ``analysis`` is ``(guards,
-    topological positions)`` of the program's nodes.  The frame must be a ``while_loop`` as
-    its record describes it (`_loop_record`), every node of it one the loop compiles
-    (`_switches_of_merges`), and its edges those of such a loop (`_check_loop_edges`)."""
-    guard, position = analysis
+    topological positions)`` of the program's nodes and the rewriting of a guard by which
+    an interpreted loop's Exits count as its Enters (`_exits_dead_with_their_loop`).  The
+    frame must be a ``while_loop`` as its record describes it (`_loop_record`), every node of
+    it one the loop compiles (`_switches_of_merges`), and its edges those of such a loop
+    (`_check_loop_edges`)."""
+    guard, position, same_as = analysis
     enters = [i for i in inside if nodes[i].kind == NodeKind.ENTER]
     context, recorded, predicate = _loop_record(nodes, inside, exits, path, enters)
     switch_of_merge = _switches_of_merges(nodes, inside, exits, context, recorded, predicate)
     _check_loop_edges(nodes, inside, exits, set(switch_of_merge.values()))
-    if len({guard[i] for i in enters}) != 1:
+    if len({same_as(guard[i]) for i in enters}) != 1:
         raise NotCompiled("some of its inputs could be dead while others are live")
     return CompiledLoop(path[-1], nodes, inside, exits, predicate, switch_of_merge, position)
 
