@@ -9,17 +9,23 @@ Two parts, kept apart so that another code generator can reuse the first:
   outputs used outside it).
 - `CompiledCond` (the code) writes the Python function of one structure.
 
-A cond is compiled when `cond` built it and each of its branches is pure:
+A cond is compiled when `cond` built it (or the gradient of a cond inside a differentiated
+loop, `primitives.loop_gradients`) and each of its branches is pure, or stateful only in the
+ways the edges order (`regions.why_not_eligible` with ``in_structure``):
 
-- its Merges are the ones the cond's `CondContext` recorded (``merges``), each joining one
-  value of the false branch (input 0) and one of the true branch (input 1); hand-wired
-  Switch/Merge pairs keep the interpreter;
+- its Merges are the ones the cond's `CondContext` recorded (``merges``), and the ones built
+  around it that join a value of each branch (`_add_joining_merges`: the tokens that order a
+  branch's stack pushes, a cond gradient's Merges), each joining one value of the false
+  branch (input 0) and one of the true branch (input 1); hand-wired Switch/Merge pairs whose
+  values come from no cond's branches keep the interpreter;
 - a node is in a branch when the context it was built in lies within that branch's context;
   every such node is a Switch on the cond's predicate built by the branch's context for a
   value from outside (a capture: its data input lies outside the cond), or an op eligible for
   a region (`regions.is_eligible`, the branch's pivot included), or an inner cond or loop
   compiled already (the compiler works innermost first, so a cond around an inner structure
-  that could not be compiled is refused too);
+  that could not be compiled is refused too); a Switch on the cond's predicate built outside
+  the branches and read only by the cond is a capture too (`_add_switches_around`: how a cond
+  gradient brings the gradient into its branches);
 - the cond's own Switch(pred, pred), read by the two pivots, is part of it;
 - a branch node reads only its own branch's nodes, the outputs of Switches on its side, and
   (by control edges only) nodes outside the cond; nothing outside reads a branch node except
