@@ -51,16 +51,25 @@ def refusals_of(fetches, feed_dict=None) -> list[str]:
     return [line for line in source.splitlines() if "stays interpreted" in line]
 
 
-def scalar_rnn():
+def scalar_rnn(parallel_iterations: int = 10, swap_memory: bool = False):
     """``a <- tanh(a * w)`` five times; the gradient of the result for its start and ``w``."""
     x = df.placeholder(df.float32, [], name="x")
     w = df.constant(0.7, name="w")
-    _, y = df.while_loop(lambda i, a: i < 5, lambda i, a: (i + 1, df.tanh(a * w)), [0, x])
+    _, y = df.while_loop(
+        lambda i, a: i < 5,
+        lambda i, a: (i + 1, df.tanh(a * w)),
+        [0, x],
+        parallel_iterations=parallel_iterations,
+        swap_memory=swap_memory,
+    )
     return [y, *df.gradients(y, [x, w])], {x: np.float32(0.9)}
 
 
-def test_the_forward_and_backward_loops_of_a_gradient_compile_with_the_interpreters_bits(mode):
-    fetches, feed = scalar_rnn()
+@pytest.mark.parametrize("parallel_iterations, swap_memory", [(10, False), (1, True)])
+def test_the_forward_and_backward_loops_of_a_gradient_compile_with_the_interpreters_bits(
+    mode, parallel_iterations, swap_memory
+):
+    fetches, feed = scalar_rnn(parallel_iterations, swap_memory)
     compiled, plan = run_in("force", mode, fetches, feed)
     interpreted, _ = run_in("off", mode, fetches, feed)
     assert all_same_bits(compiled[0], interpreted[0])
@@ -205,6 +214,25 @@ def test_a_cond_in_the_loop_and_its_gradient_compile_inside_their_loops(mode, st
     assert sorted(compiled_frames(plan)) == ["gradients/while_grad", "while"]
     mode("force")
     assert refusals_of(fetches, feed) == []
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_a_differentiated_loop_in_a_branch_compiles_and_is_dead_when_the_branch_is(mode, taken):
+    """In the untaken branch the loop's inputs, its stack handles and so both compiled loops
+    are dead, as the interpreter makes every op of them dead."""
+    x = df.placeholder(df.float32, [], name="x")
+    take = df.placeholder(df.bool, [], name="take")
+
+    def looped():
+        _, y = df.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, df.tanh(a * 1.5)), [0, x])
+        return y
+
+    y = df.cond(take, looped, lambda: x * 2.0)
+    fetches, feed = [y, *df.gradients(y, x)], {x: np.float32(0.5), take: taken}
+    compiled, plan = run_in("force", mode, fetches, feed)
+    interpreted, _ = run_in("off", mode, fetches, feed)
+    assert all_same_bits(compiled[0], interpreted[0])
+    assert sorted(compiled_frames(plan)) == ["cond/while", "gradients/cond/while_grad"]
 
 
 def refuse_frames(monkeypatch, refused: str) -> None:
