@@ -21,7 +21,10 @@ TensorFlow 1.x.
    takes for the step's matrix products alone (per time step ``[x_t, h] K`` forward, ``dz K^T``
    and ``[x_t, h]^T dz`` backward, on BLAS as pinned here), and TensorFlow 1.x graph mode with
    control flow v1, as users run it (a default ``ConfigProto``: its intra-op pool on every
-   core) and pinned to one thread per kernel as BLAS is here.
+   core) and pinned to one thread per kernel as BLAS is here.  A second line gives the
+   processor time of a step (all threads together; TensorFlow pinned, as its idle pool
+   threads would count too as shipped), which the other processes of a shared machine
+   disturb far less than the wall clock.
 
 TensorFlow's figures come from this process when TensorFlow imports here, or from
 ``--tensorflow-python`` (the same script runs there with ``--tensorflow-partner``, needing no
@@ -50,7 +53,9 @@ from harness import (  # noqa: E402
 # isort: split
 import argparse  # noqa: E402
 import functools  # noqa: E402
+import statistics  # noqa: E402
 import sys  # noqa: E402
+import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -155,8 +160,9 @@ def bench(dynamic: bool, repeats: int, tensorflow: Partner | None = None) -> tup
     return times
 
 
-def gemm_floor(repeats: int) -> float:
-    """Seconds numpy's BLAS takes for the matrix products of one step of the issue's LSTM."""
+def gemm_floor(repeats: int) -> tuple[float, float]:
+    """Seconds numpy's BLAS takes for the matrix products of one step of the issue's LSTM:
+    the median wall time and processor time."""
     rng = np.random.default_rng(0)
     rows = ISSUE_INPUTS + ISSUE_UNITS
     inputs = rng.normal(size=(ISSUE_BATCH, rows)).astype(np.float32)
@@ -169,7 +175,8 @@ def gemm_floor(repeats: int) -> float:
             np.matmul(gates, kernel.T)
             np.matmul(inputs.T, gates)
 
-    return paired_median_times(products, repeats=repeats)[0]
+    wall = paired_median_times(products, repeats=repeats)[0]
+    return wall, statistics.median(cpu_seconds(products) for _ in range(repeats))
 
 
 def bench_issue(form: str, repeats: int, tensorflow: Partner | None = None) -> dict:
@@ -205,9 +212,33 @@ def bench_issue(form: str, repeats: int, tensorflow: Partner | None = None) -> d
         timed["TF1"] = tensorflow.timer(f"issue_{form}")
         timed["TF1 pinned"] = tensorflow.timer(f"issue_{form}_pinned")
     times = paired_median_times(*timed.values(), repeats=repeats)
+    result = {column: seconds * 1e3 for column, seconds in zip(timed, times)}
+    cpu = {"interpreted": [], "compiled": []}
+    for _ in range(repeats):
+        for column, mode in (("interpreted", "off"), ("compiled", "force")):
+            cpu[column].append(cpu_seconds(functools.partial(step_in, mode)))
+    result["cpu"] = {column: statistics.median(samples) * 1e3 for column, samples in cpu.items()}
+    if tensorflow is not None:
+        result["cpu"]["TF1 pinned"] = tensorflow.call("issue_cpu_ms", form, repeats)
     for sess, *_ in sessions.values():
         sess.close()
-    return {column: seconds * 1e3 for column, seconds in zip(timed, times)}
+    return result
+
+
+def cpu_seconds(run) -> float:
+    """The processor time of one call of ``run``, all the process's threads together: a
+    figure that other processes on a shared machine disturb far less than the wall clock."""
+    began = time.process_time()
+    run()
+    return time.process_time() - began
+
+
+def _tf_issue_cpu_ms(tf1, form: str, repeats: int) -> float:
+    """The median processor milliseconds of the issue's step in TensorFlow pinned to one
+    thread (as shipped, its idle pool threads would count too)."""
+    run = _tf_issue(tf1, form, True)
+    run()
+    return statistics.median(cpu_seconds(run) for _ in range(repeats)) * 1e3
 
 
 def tensorflow_cases(tf1) -> dict:
@@ -219,6 +250,7 @@ def tensorflow_cases(tf1) -> dict:
     for form in ISSUE_FORMS:
         cases[f"issue_{form}"] = functools.partial(_tf_issue, tf1, form, False)
         cases[f"issue_{form}_pinned"] = functools.partial(_tf_issue, tf1, form, True)
+    cases["issue_cpu_ms"] = functools.partial(_tf_issue_cpu_ms, tf1)
     return cases
 
 
@@ -297,14 +329,15 @@ def main() -> None:
                 )
             print(line)
     if args.only != "small":
-        floor_ms = gemm_floor(repeats) * 1e3
+        floor_ms, floor_cpu_ms = (seconds * 1e3 for seconds in gemm_floor(repeats))
         print(
             f"2. The LSTM of issue 25: batch {ISSUE_BATCH}, {ISSUE_STEPS} steps, "
             f"{ISSUE_INPUTS} inputs, hidden {ISSUE_UNITS}, Adam; ms per training step "
-            f"(GEMM floor {floor_ms:.2f} ms)"
+            f"(GEMM floor {floor_ms:.2f} ms, processor time {floor_cpu_ms:.2f} ms)"
         )
         for form in ISSUE_FORMS:
             r = bench_issue(form, repeats, tf)
+            cpu = r.pop("cpu")
             line = f"   {form:<11}  " + ", ".join(f"{k} {v:6.2f}" for k, v in r.items())
             if "TF1" in r:
                 line += (
@@ -312,6 +345,13 @@ def main() -> None:
                     f"compiled/TF1 pinned {r['compiled'] / r['TF1 pinned']:.2f}x"
                 )
             line += f", compiled/floor {r['compiled'] / floor_ms:.2f}x"
+            print(line)
+            line = f"   {'':<11}  processor time: " + ", ".join(
+                f"{k} {v:6.2f}" for k, v in cpu.items()
+            )
+            if "TF1 pinned" in cpu:
+                line += f";  compiled/TF1 pinned {cpu['compiled'] / cpu['TF1 pinned']:.2f}x"
+            line += f", compiled/floor {cpu['compiled'] / floor_cpu_ms:.2f}x"
             print(line)
     if tf is not None:
         tf.close()
