@@ -50,13 +50,30 @@ _stack_numbers = itertools.count()
 
 
 class Stack:
-    """The values one ``StackV2`` kernel call holds in one run, last pushed last."""
+    """The values one ``StackV2`` kernel call holds in one run, last pushed last.
 
-    __slots__ = ("name", "elem_type", "max_size", "values", "closed", "lock")
+    ``base_type`` is ``elem_type.base_dtype``; ``numpy_dtype`` the numpy dtype that stands for
+    it exactly (a value of that numpy dtype is of the stack's type, and no other is), or None
+    when there is none (handles, variants, strings): the kernels check a pushed value's type
+    with one comparison where they can (`_push_kernel`), as a compiled loop calls them once
+    per iteration."""
+
+    __slots__ = (
+        "name",
+        "elem_type",
+        "base_type",
+        "numpy_dtype",
+        "max_size",
+        "values",
+        "closed",
+        "lock",
+    )
 
     def __init__(self, name: str, elem_type: _dtypes.DType, max_size: Optional[int]):
         self.name = name
         self.elem_type = elem_type
+        self.base_type = elem_type.base_dtype
+        self.numpy_dtype = _exact_numpy_dtype(self.base_type)
         self.max_size = max_size
         self.values: list = []
         self.closed = False
@@ -91,6 +108,21 @@ class Stack:
 
     def __repr__(self) -> str:
         return f"<Stack[{self.name}] of {self.elem_type.name} holding {len(self.values)} values>"
+
+
+def _exact_numpy_dtype(dtype: _dtypes.DType) -> Optional[np.dtype]:
+    """The numpy dtype whose values are exactly those of ``dtype`` (it maps back to
+    ``dtype``), or None (handles and variants, which numpy cannot type, and any type that
+    does not map back)."""
+    if dtype in _HANDLE_TYPES:
+        return None
+    try:
+        numpy_dtype = np.dtype(dtype.as_numpy_dtype)
+        if _dtypes.as_dtype(numpy_dtype).base_dtype is dtype and numpy_dtype.kind != "O":
+            return numpy_dtype
+    except (TypeError, ValueError):
+        pass
+    return None
 
 
 def _check_handle(op) -> None:
@@ -135,15 +167,14 @@ def _infer_push(op):
 
 def _push_kernel(attrs):
     def push(stack, value):
-        if stack.elem_type.base_dtype in _HANDLE_TYPES:
-            # The graph's dtypes already matched at build time.
-            stack.push(value)
-            return value
-        pushed = _dtypes.as_dtype(np.asarray(value).dtype)
-        if pushed.base_dtype is not stack.elem_type.base_dtype:
-            raise InvalidArgumentError(
-                None, None, f"Must have type {stack.elem_type.name} but got {pushed.name}"
-            )
+        # A numpy array or scalar of the stack's own numpy dtype passes with one comparison.
+        if getattr(value, "dtype", None) != stack.numpy_dtype or stack.numpy_dtype is None:
+            if stack.base_type not in _HANDLE_TYPES:  # a handle's dtype matched at build time
+                pushed = _dtypes.as_dtype(np.asarray(value).dtype)
+                if pushed.base_dtype is not stack.base_type:
+                    raise InvalidArgumentError(
+                        None, None, f"Must have type {stack.elem_type.name} but got {pushed.name}"
+                    )
         stack.push(value)
         return value
 
@@ -159,9 +190,10 @@ def _infer_pop(op):
 
 def _pop_kernel(attrs):
     elem_type = attrs["elem_type"]
+    base_type = elem_type.base_dtype
 
     def pop(stack):
-        if stack.elem_type.base_dtype is not elem_type.base_dtype:
+        if stack.base_type is not base_type:
             raise InvalidArgumentError(
                 None,
                 None,
@@ -188,9 +220,15 @@ def _close_kernel(attrs):
     return close
 
 
-define_op("StackV2", _infer_stack, _stack_kernel, stateful=True, inline=True)
-define_op("StackPushV2", _infer_push, _push_kernel, stateful=True, inline=True)
-define_op("StackPopV2", _infer_pop, _pop_kernel, stateful=True, inline=True)
+# A push or pop of a stack is ordered by the program's edges (pushes and pops of one stack
+# are chained by data or control edges, as the module docstring asks), so running them in any
+# order those edges allow, one after another, gives the interpreter's result: a compiled loop
+# or cond may run them (``state_ordered_by_edges``, `dataflow.client.compiler`).  A close
+# takes the handle alone, so nothing orders it after the pushes and pops: it is not so marked.
+_ORDERED = {"state_ordered_by_edges": True}
+define_op("StackV2", _infer_stack, _stack_kernel, stateful=True, inline=True, extra=_ORDERED)
+define_op("StackPushV2", _infer_push, _push_kernel, stateful=True, inline=True, extra=_ORDERED)
+define_op("StackPopV2", _infer_pop, _pop_kernel, stateful=True, inline=True, extra=_ORDERED)
 define_op("StackCloseV2", _infer_close, _close_kernel, stateful=True, inline=True)
 
 

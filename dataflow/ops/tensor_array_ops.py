@@ -611,7 +611,18 @@ for _type, _infer, _kernel in (
     ("TensorArrayCloseV3", _infer_close, _close_kernel),
     ("TensorArrayGradV3", _infer_grad, _grad_kernel),
 ):
-    define_op(_type, _infer, _kernel, stateful=True, inline=None if _type in _COPYING else True)
+    # Every effect on an array is ordered by the flows (a read or a write takes the flow of
+    # the writes before it), so a compiled loop or cond may run these ops one after another
+    # in an order its edges allow (``state_ordered_by_edges``, `dataflow.client.compiler`);
+    # a close takes the handle alone, so nothing orders it: it is not so marked.
+    define_op(
+        _type,
+        _infer,
+        _kernel,
+        stateful=True,
+        inline=None if _type in _COPYING else True,
+        extra={} if _type == "TensorArrayCloseV3" else {"state_ordered_by_edges": True},
+    )
 
 
 # -- the Python object -----------------------------------------------------------------------------

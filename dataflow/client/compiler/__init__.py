@@ -18,7 +18,12 @@ the members' kernels in order.  The Session keeps both and picks one per run:
 Conds and loops go first, innermost first: a structured `cond` of pure branches becomes one
 node running ``if pred: ... else: ...`` (`conds`), a structured `while_loop` frame of pure ops
 (and of conds and loops compiled already) one node running a Python ``while`` loop (`loops`);
-the two alternate until neither finds more to compile.  Regions are then found in what is
+the two alternate until neither finds more to compile.  A cond or loop may also hold the
+stateful ops whose effects the program's edges order (a gradient stack's pushes and pops, a
+TensorArray's reads and writes) and reads of variables (`regions.why_not_eligible`), so that
+the forward and backward loops of a differentiated `while_loop`, and the gradient of a cond
+inside one, run compiled: a loop runs its iterations in order, as the edges order the pushes
+and pops (`loops`, "Gradient stacks").  Regions are then found in what is
 left, outside every cond and loop that could not be compiled as a whole.
 
 Invariants of a compiled run, each as the interpreter's: the same values, bit for bit, of the

@@ -9,17 +9,23 @@ Two parts, kept apart so that another code generator can reuse the first:
   outputs used outside it).
 - `CompiledCond` (the code) writes the Python function of one structure.
 
-A cond is compiled when `cond` built it and each of its branches is pure:
+A cond is compiled when `cond` built it (or the gradient of a cond inside a differentiated
+loop, `primitives.loop_gradients`) and each of its branches is pure, or stateful only in the
+ways the edges order (`regions.why_not_eligible` with ``in_structure``):
 
-- its Merges are the ones the cond's `CondContext` recorded (``merges``), each joining one
-  value of the false branch (input 0) and one of the true branch (input 1); hand-wired
-  Switch/Merge pairs keep the interpreter;
+- its Merges are the ones the cond's `CondContext` recorded (``merges``), and the ones built
+  around it that join a value of each branch (`_add_joining_merges`: the tokens that order a
+  branch's stack pushes, a cond gradient's Merges), each joining one value of the false
+  branch (input 0) and one of the true branch (input 1); hand-wired Switch/Merge pairs whose
+  values come from no cond's branches keep the interpreter;
 - a node is in a branch when the context it was built in lies within that branch's context;
   every such node is a Switch on the cond's predicate built by the branch's context for a
   value from outside (a capture: its data input lies outside the cond), or an op eligible for
   a region (`regions.is_eligible`, the branch's pivot included), or an inner cond or loop
   compiled already (the compiler works innermost first, so a cond around an inner structure
-  that could not be compiled is refused too);
+  that could not be compiled is refused too); a Switch on the cond's predicate built outside
+  the branches and read only by the cond is a capture too (`_add_switches_around`: how a cond
+  gradient brings the gradient into its branches);
 - the cond's own Switch(pred, pred), read by the two pivots, is part of it;
 - a branch node reads only its own branch's nodes, the outputs of Switches on its side, and
   (by control edges only) nodes outside the cond; nothing outside reads a branch node except
@@ -149,6 +155,10 @@ def find_conds(program: Program, refusals: Optional[dict] = None) -> list[CondSt
             key = (id(pair[0]), id(pair[1]))
             groups.setdefault(key, []).append(index)
             contexts_of[key] = (pair[0], pair[1])
+    _pair_branches(chains, contexts_of)
+    if not contexts_of:
+        return []
+    _add_joining_merges(nodes, chains, owners, groups, contexts_of)
     if not groups:
         return []
     order = topological_order(nodes)
@@ -192,6 +202,58 @@ def find_conds(program: Program, refusals: Optional[dict] = None) -> list[CondSt
     return found
 
 
+def _pair_branches(chains, contexts_of: dict) -> None:
+    """Adds to ``contexts_of`` the (false, true) branch contexts of each cond some node lies
+    in whose Merges its contexts did not record: the gradient of a cond inside a
+    differentiated loop (`primitives.loop_gradients.BackwardCondContext`), whose Merges and
+    the Switch that brings the gradient in are built around the branches, not by them.  The
+    two branches of one cond share its name and predicate."""
+    branches: dict[tuple, dict[int, Any]] = {}
+    for chain in chains:
+        for context in chain:
+            pred = getattr(context, "pred", None)
+            if getattr(context, "branch", None) in (0, 1) and pred is not None:
+                branches.setdefault((context.name, id(pred)), {})[context.branch] = context
+    for pair in branches.values():
+        if len(pair) == 2:
+            contexts_of.setdefault((id(pair[0]), id(pair[1])), (pair[0], pair[1]))
+
+
+def _add_joining_merges(nodes, chains, owners, groups, contexts_of) -> None:
+    """Adds to each cond's ``groups`` entry the Merges its contexts did not record that join
+    a value of its false branch (input 0) with one of its true branch (input 1), a value of
+    a branch being one computed in it or a Switch output on the cond's predicate for that
+    branch: the tokens by which `primitives.loop_gradients` orders the stack pushes and pops
+    of a branch inside a differentiated loop (``push_sync``, ``pop_sync``), and the Merges of
+    a cond's gradient there.  Such a Merge is the cond's like a recorded one: live with the
+    taken branch's value whenever the predicate is live."""
+    key_of = {}  # id(branch context) -> the key of its cond in ``groups``
+    by_predicate = {}  # (id(predicate op), output) -> the key of its cond
+    for key, pair in contexts_of.items():
+        key_of[id(pair[0])], key_of[id(pair[1])] = (key, 0), (key, 1)
+        pred = pair[0].pred
+        by_predicate[(id(pred.op), pred.value_index)] = key
+
+    def side_of(producer: int, output: int):
+        node = nodes[producer]
+        found = key_of.get(id((chains[producer] or [None])[0]))
+        if found is None and node.kind == NodeKind.SWITCH and output in (0, 1):
+            predicate, which = node.inputs[1]
+            key = by_predicate.get((id(nodes[predicate].tag), which))
+            found = None if key is None else (key, output)
+        return found
+
+    for index, node in enumerate(nodes):
+        if node.kind != NodeKind.MERGE or id(node.tag) in owners or len(node.inputs) != 2:
+            continue
+        sides = [side_of(p, output) for p, output in node.inputs]
+        if None in sides or sides[0][0] != sides[1][0] or (sides[0][1], sides[1][1]) != (0, 1):
+            continue
+        key = sides[0][0]
+        if (chains[index] or [None])[0] is contexts_of[key][0].outer_context:
+            groups.setdefault(key, []).append(index)
+
+
 def _edge_guard(nodes: Sequence[Node], guard: list, edge) -> frozenset:
     producer, output = edge
     result = guard[producer]
@@ -201,8 +263,8 @@ def _edge_guard(nodes: Sequence[Node], guard: list, edge) -> frozenset:
 
 
 def _control_guard(nodes: Sequence[Node], guard: list, producer: int) -> frozenset:
-    if nodes[producer].kind == NodeKind.SWITCH:
-        return guard[producer] | {("node", producer)}
+    """The guard of a control edge from ``producer``: the producer's own (a Switch's control
+    edge is live when its inputs are, whichever of its outputs is dead)."""
     return guard[producer]
 
 
@@ -217,6 +279,7 @@ def _analyse(nodes, within, position, guard, consumers, contexts, merges, fetche
     not_to_replace = {producer for producer, _ in fetched} | targets
     side, own_switch = _cond_sides(nodes, within, contexts)
     predicate, switch_side = _cond_switches(nodes, side, own_switch, contexts)
+    _add_switches_around(nodes, side, own_switch, switch_side, merges, predicate, consumers)
     members = set(side) | set(switch_side) | set(merges)
     if predicate[0] in members:
         raise NotCompiled("its predicate is computed inside the cond")
@@ -468,11 +531,37 @@ def _cond_switches(nodes, side, own_switch, contexts) -> tuple[tuple, dict]:
                 )
             predicates.add(tuple(node.inputs[1]))
             switch_side[index] = branch
-        elif node.kind != NodeKind.OP or not (is_eligible(node) or is_compiled_structure(node)):
-            raise NotCompiled(f"{describe(node)} may not be compiled: {why_not_eligible(node)}")
+        elif node.kind != NodeKind.OP or not (
+            is_eligible(node, in_structure=True) or is_compiled_structure(node)
+        ):
+            reason = why_not_eligible(node, in_structure=True)
+            raise NotCompiled(f"{describe(node)} may not be compiled: {reason}")
     if len(predicates) != 1:
         raise NotCompiled("its Switches do not all switch on one predicate")
     return predicates.pop(), switch_side
+
+
+def _add_switches_around(nodes, side, own_switch, switch_side, merges, predicate, consumers):
+    """Adds to ``switch_side`` each Switch built outside the branches (no branch context
+    holds it) that switches a value on the cond's ``predicate`` for the cond's nodes alone:
+    how the gradient of a cond's Merge brings the gradient into both branches of the cond's
+    gradient (`primitives.loop_gradients`).  It is a capture like a branch's own Switches."""
+    readers = set(side) | set(merges)
+    for index in consumers[predicate[0]]:
+        node = nodes[index]
+        if (
+            node.kind == NodeKind.SWITCH
+            and index not in side
+            and index != own_switch
+            and index not in switch_side
+            and len(node.inputs) == 2
+            and tuple(node.inputs[1]) == predicate
+            and tuple(node.inputs[0]) != predicate
+            and not node.control_inputs
+            and consumers[index]
+            and all(c in readers for c in consumers[index])
+        ):
+            switch_side[index] = None
 
 
 def _check_cond_switches(nodes, switch_side, members, consumers) -> None:

@@ -1,14 +1,34 @@
 """Whole `while_loop` frames compiled to one node: a generated function with a Python loop.
 
-A frame is compiled when `while_loop` built it and every op in it is pure: its Enter, Merge,
-Switch, Exit and NextIteration nodes are the ones the loop's `WhileContext` recorded (a graph
-of hand-wired primitives keeps the interpreter), each Merge joins one loop variable's Enter
-and NextIteration, one LoopCond drives every Switch, a Switch's false output goes only to its
-Exit, and every other node of the frame is eligible for a region (`regions.is_eligible`) or is
-an inner loop or `cond` compiled already (structures are compiled innermost first, so a loop
-around an inner loop or cond that was refused is refused too).  The loop node stands in the
-parent frame where the Enters' inputs are; it takes those inputs (each outer edge once) and
-gives the Exits' values.
+A frame is compiled when `while_loop` built it and every op in it is pure, or stateful in a
+way its edges order (below): its Enter, Merge, Switch, Exit and NextIteration nodes were built
+in the loop's `WhileContext` (a graph of hand-wired primitives keeps the interpreter), either
+recorded by it or added by a `gradients` call as one whole loop variable (the forward
+counter of `primitives.loop_gradients`: an Enter read only by its Merge, a NextIteration read
+only by its Merge, an Exit of its Switch's false output); each Merge joins one loop variable's
+Enter and NextIteration, one LoopCond drives every Switch, a Switch's false output goes only to
+its Exit, and every other node of the frame is eligible for a region (`regions.is_eligible`,
+with ``in_structure``) or is an inner loop or `cond` compiled already (structures are compiled
+innermost first, so a loop around an inner loop or cond that was refused is refused too).  The
+loop node stands in the parent frame where the Enters' inputs are; it takes those inputs (each
+outer edge once) and gives the Exits' values.
+
+Gradient stacks.  The forward loop of a differentiated `while_loop` pushes the values its
+backward loop reads (``StackPushV2``), the backward loop pops them (``StackPopV2``), and
+`primitives.loop_gradients` orders them by edges: each push waits on the forward counter's
+Switch and comes before the counter's increment, each pop waits on the backward index and
+comes before the backward count.  Those ops, a TensorArray's reads and writes (ordered by
+their flows) and reads of variables may be members of a compiled loop
+(`regions.why_not_eligible`): the loop runs its iterations in order and each iteration's ops in
+an order of the edges, so the pushes of iteration ``k`` come before those of ``k + 1`` and the
+pops of backward iteration ``j`` before those of ``j + 1``, as the interpreter orders them.
+The stack is the one `dataflow.ops.stack_ops.Stack` object either way (the compiled loop calls
+the kernels on it), so a forward loop compiled and a backward loop interpreted, or the
+reverse, share it as two interpreted loops do; errors are the kernels' own (a pop of an empty
+stack names the pop).  A control edge from one of the loop's own Switches (the pushes' edge
+from the counter) is live in every iteration (a Switch's control edge carries the liveness of
+its inputs, which are live while the loop runs), so it orders nothing within the generated
+iteration and is dropped; an op that waits only on it runs on the predicate side.
 
 What the generated function does, and why it equals the interpreter:
 
@@ -135,7 +155,9 @@ def compile_loops(program: Program, refusals: Optional[dict] = None) -> tuple[Pr
         if not innermost:
             return program, loops
         order = topological_order(nodes)
-        analysis = (guards(nodes, order), {index: k for k, index in enumerate(order)})
+        guard = guards(nodes, order)
+        same_as = _exits_dead_with_their_loop(nodes, guard, inside, exits)
+        analysis = (guard, {index: k for k, index in enumerate(order)}, same_as)
         made = []
         for path in innermost:
             try:
@@ -145,6 +167,9 @@ def compile_loops(program: Program, refusals: Optional[dict] = None) -> tuple[Pr
                 if refusals is not None:
                     refusals[f"loop {quoted(path[-1])}"] = str(e)
         if made:
+            if refusals is not None:  # refused while an inner or earlier structure was not made
+                for loop in made:
+                    refusals.pop(f"loop {quoted(loop.frame_name)}", None)
             program = replace_many(program, [_replacement(loop) for loop in made])
             loops += made
 
@@ -153,20 +178,56 @@ def _context_of(node: Node):
     return getattr(node.tag, "_control_flow_context", None)
 
 
+def _exits_dead_with_their_loop(nodes, guard, inside: dict, exits: dict):
+    """A function that rewrites a guard (`regions.guards`) so that each Exit of an
+    interpreted ``while_loop`` frame whose Enters' inputs share one guard ``G`` counts as
+    ``G``: such Exits are dead together, exactly when ``G`` is (with live Enters every loop
+    variable is live in every iteration and each Exit delivers its Switch's false output;
+    with dead ones every Merge, Switch and Exit is dead).  The guards themselves give each
+    Exit a place of its own, so without this a backward loop that takes several results of an
+    interpreted forward loop would look partly dead."""
+    exit_guard: dict[tuple, frozenset] = {}
+    for path, members in inside.items():
+        enters = [i for i in members if nodes[i].kind == NodeKind.ENTER]
+        frame_exits = exits.get(path, [])
+        if not enters or not frame_exits or len({guard[i] for i in enters}) != 1:
+            continue
+        if getattr(_context_of(nodes[enters[0]]), "frame_name", None) != path[-1]:
+            continue  # hand-wired primitives: no while_loop record
+        if all(
+            nodes[nodes[e].inputs[0][0]].kind == NodeKind.SWITCH and nodes[e].inputs[0][1] == 0
+            for e in frame_exits
+        ):
+            for e in frame_exits:
+                exit_guard[("node", e)] = guard[enters[0]]
+    memo: dict[frozenset, frozenset] = {}
+
+    def same_as(places: frozenset) -> frozenset:
+        if places not in memo:
+            memo[places] = frozenset().union(
+                *(same_as(exit_guard[p]) if p in exit_guard else {p} for p in places)
+            )
+        return memo[places]
+
+    return same_as
+
+
 def _make_loop(
     nodes: Sequence[Node], inside: list, exits: list, path: tuple, analysis: tuple
 ) -> CompiledLoop:
     """The compiled loop of frame ``path`` (its nodes ``inside``, its Exits ``exits``);
     `NotCompiled` says why the frame may not be compiled.  ``analysis`` is ``(guards,
-    topological positions)`` of the program's nodes.  The frame must be a ``while_loop`` as
-    its record describes it (`_loop_record`), every node of it one the loop compiles
-    (`_switches_of_merges`), and its edges those of such a loop (`_check_loop_edges`)."""
-    guard, position = analysis
+    topological positions)`` of the program's nodes and the rewriting of a guard by which
+    an interpreted loop's Exits count as its Enters (`_exits_dead_with_their_loop`).  The
+    frame must be a ``while_loop`` as its record describes it (`_loop_record`), every node of
+    it one the loop compiles (`_switches_of_merges`), and its edges those of such a loop
+    (`_check_loop_edges`)."""
+    guard, position, same_as = analysis
     enters = [i for i in inside if nodes[i].kind == NodeKind.ENTER]
     context, recorded, predicate = _loop_record(nodes, inside, exits, path, enters)
     switch_of_merge = _switches_of_merges(nodes, inside, exits, context, recorded, predicate)
-    _check_loop_edges(nodes, inside, exits)
-    if len({guard[i] for i in enters}) != 1:
+    _check_loop_edges(nodes, inside, exits, set(switch_of_merge.values()))
+    if len({same_as(guard[i]) for i in enters}) != 1:
         raise NotCompiled("some of its inputs could be dead while others are live")
     return CompiledLoop(path[-1], nodes, inside, exits, predicate, switch_of_merge, position)
 
@@ -194,15 +255,23 @@ def _loop_record(nodes: Sequence[Node], inside: list, exits: list, path: tuple, 
 def _switches_of_merges(nodes, inside, exits, context, recorded, predicate) -> dict[int, int]:
     """Checks each node of the frame; returns the Switch of each loop variable's Merge."""
     switch_of_merge: dict[int, int] = {}
+    added: list[int] = []  # primitives of the loop's context that it did not record
     for index in [*inside, *exits]:
         node = nodes[index]
         kind = node.kind
-        if kind in recorded and kind != NodeKind.ENTER and id(node.tag) not in recorded[kind]:
-            raise NotCompiled(f"{describe(node)} is not one of the loop's own primitives")
+        if kind in recorded and (
+            id(node.tag) not in recorded[kind] and not (kind == NodeKind.ENTER and node.is_constant)
+        ):
+            if _context_of(node) is not context:
+                what = (
+                    "enters another loop's frame"
+                    if kind == NodeKind.ENTER
+                    else ("is not one of the loop's own primitives")
+                )
+                raise NotCompiled(f"{describe(node)} {what}")
+            added.append(index)
         if kind == NodeKind.ENTER:
-            if _context_of(node) is not context or (
-                not node.is_constant and id(node.tag) not in recorded[kind]
-            ):
+            if _context_of(node) is not context:
                 raise NotCompiled(f"{describe(node)} enters another loop's frame")
         elif kind == NodeKind.MERGE:
             _check_loop_merge(nodes, node)
@@ -221,8 +290,13 @@ def _switches_of_merges(nodes, inside, exits, context, recorded, predicate) -> d
             if node.control_inputs:
                 raise NotCompiled(f"{describe(node)} waits on a control edge")
         elif kind == NodeKind.OP:
-            if not (is_eligible(node) or index == predicate[0] or is_compiled_structure(node)):
-                raise NotCompiled(f"{describe(node)} may not be compiled: {why_not_eligible(node)}")
+            if not (
+                is_eligible(node, in_structure=True)
+                or index == predicate[0]
+                or is_compiled_structure(node)
+            ):
+                reason = why_not_eligible(node, in_structure=True)
+                raise NotCompiled(f"{describe(node)} may not be compiled: {reason}")
         else:
             raise NotCompiled(
                 f"{describe(node)} is a {kind.name} of no loop or cond compiled whole"
@@ -230,7 +304,36 @@ def _switches_of_merges(nodes, inside, exits, context, recorded, predicate) -> d
     merges = [i for i in inside if nodes[i].kind == NodeKind.MERGE]
     if sorted(switch_of_merge) != merges:
         raise NotCompiled("a loop variable's Merge has no Switch")
+    if added:
+        _check_added_variables(nodes, inside, exits, added, set(switch_of_merge.values()))
     return switch_of_merge
+
+
+def _check_added_variables(nodes, inside, exits, added, switches: set) -> None:
+    """The primitives of the loop's context that it did not record (``added``) must make
+    whole loop variables, as `primitives.loop_gradients` adds its forward counter: a
+    non-constant Enter and a NextIteration read only by a Merge (as its first and second
+    input: `_check_loop_merge` checks every Merge), an Exit of a loop Switch's false
+    output.  The Merges and Switches are checked with the recorded ones."""
+    readers: dict[int, list] = {index: [] for index in added}
+    for index in [*inside, *exits]:
+        for position, (producer, _) in enumerate(nodes[index].inputs):
+            if producer in readers:
+                readers[producer].append((index, position))
+        for producer in nodes[index].control_inputs:
+            if producer in readers:
+                readers[producer].append((index, None))
+    for index in added:
+        node = nodes[index]
+        kind = node.kind
+        expected = {NodeKind.ENTER: 0, NodeKind.NEXT_ITERATION: 1}.get(kind)
+        if expected is not None and not all(
+            nodes[reader].kind == NodeKind.MERGE and position == expected
+            for reader, position in readers[index]
+        ):
+            raise NotCompiled(f"{describe(node)} is read by another node than its Merge")
+        if kind == NodeKind.EXIT and tuple(node.inputs[0]) not in {(s, 0) for s in switches}:
+            raise NotCompiled(f"{describe(node)} does not take a loop Switch's false output")
 
 
 def _check_loop_merge(nodes: Sequence[Node], node: Node) -> None:
@@ -248,12 +351,14 @@ def _check_loop_merge(nodes: Sequence[Node], node: Node) -> None:
         raise NotCompiled(f"its Merge {quoted(node.name)} is not fed back by a NextIteration")
 
 
-def _check_loop_edges(nodes: Sequence[Node], inside: list, exits: list) -> None:
-    """No node waits on a Switch, reads the exit side of a Switch (but an Exit) or which
-    input a Merge took."""
+def _check_loop_edges(nodes: Sequence[Node], inside: list, exits: list, switches: set) -> None:
+    """No node waits on a Switch (but an op on one of the loop's own ``switches``: see the
+    module docstring), reads the exit side of a Switch (but an Exit) or which input a Merge
+    took."""
     for index in [*inside, *exits]:
         node = nodes[index]
-        if any(nodes[p].kind == NodeKind.SWITCH for p in node.control_inputs):
+        waited = [p for p in node.control_inputs if nodes[p].kind == NodeKind.SWITCH]
+        if waited and (node.kind != NodeKind.OP or not set(waited) <= switches):
             raise NotCompiled(f"{describe(node)} waits on a Switch of the loop")
         for p, output in node.inputs:
             if nodes[p].kind == NodeKind.SWITCH and output == 0 and node.kind != NodeKind.EXIT:

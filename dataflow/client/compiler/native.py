@@ -694,6 +694,28 @@ class NativeCond(_Tier):
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
+def _refuse_state(nodes: Sequence, members) -> None:
+    """`NotNative` naming the first member that acts on state (a gradient stack's push or
+    pop, a TensorArray's read or write, a variable's read: the stateful ops a compiled cond or
+    loop may hold, `regions.why_not_eligible`), or of a cond or loop inside that does: native
+    code holds numbers, not the stack or array objects those kernels act on, so the structure
+    runs in Python, where the kernels act on the same objects as the interpreter's."""
+    for index in members:
+        node = nodes[index]
+        inner = getattr(node.kernel, "compiled_cond", None) or getattr(
+            node.kernel, "compiled_loop", None
+        )
+        if inner is not None:
+            _refuse_state(inner.nodes, inner.members)
+            continue
+        op_def = getattr(node.tag, "_op_def", None)
+        if op_def is not None and op_def.stateful:
+            raise NotNative(
+                f"{node.name} ({op_def.type}) acts on a stack, an array or a variable, which "
+                "native code does not hold"
+            )
+
+
 def native_cond(cond, python_function):
     """The callable for ``cond`` (`conds.CompiledCond`): a `NativeCond`, or
     ``python_function`` when its code may not be native or the mode is off."""
@@ -702,6 +724,7 @@ def native_cond(cond, python_function):
     writer = _Writer(cond.nodes)
     inputs = cond.structure.inputs
     try:
+        _refuse_state(cond.nodes, cond.members)
         if cond.wants_context:
             raise NotNative("an op of a branch takes the run's context")
         dtypes = writer.parameters(inputs)
@@ -804,6 +827,7 @@ def native_loop(loop, python_function, schedule):
     state = ", ".join([*state_names, *(f"{name}_a" for name in state_names)])
     writer.abandon = f"return {_ABANDONED}, iterations, {state}"
     try:
+        _refuse_state(loop.nodes, loop.members)
         argument_dtypes = writer.parameters(loop.inputs)
         inputs = [f"in{k}" for k in range(len(loop.inputs))]
         variables, predicate_lines, predicate, body_lines, next_names, exits = _loop_parts(

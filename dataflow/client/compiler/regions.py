@@ -39,9 +39,19 @@ class NotCompiled(Exception):
     (`dataflow.debug.compiled_source` shows it)."""
 
 
-def why_not_eligible(node: Node) -> str:
+def why_not_eligible(node: Node, in_structure: bool = False) -> str:
     """Why ``node`` may not be part of a compiled region, or "" when it may (see the module
-    docstring)."""
+    docstring).  With ``in_structure`` (a member of a cond or loop compiled whole), a stateful
+    op whose every effect is ordered by the program's edges (its op definition says
+    ``state_ordered_by_edges``: a stack's push and pop, a TensorArray's read and write) may
+    be one too: the generated code runs the members one after another in an order the edges
+    allow, and a compiled loop runs its iterations in order, so such an op acts on its state
+    in an order the interpreter could have taken, and the edges make every such order give
+    the same result (the push of forward iteration ``k`` before that of ``k + 1``, the pop of
+    backward iteration ``j`` before that of ``j + 1``).  So may a read of a variable
+    (``reads_variable``), given the run's context: a write in the same structure keeps it
+    interpreted (a write is stateful), and one outside it is ordered before or after the
+    whole structure by the edges, or the interpreter's result would not be defined either."""
     if node.kind != NodeKind.OP:
         return f"{node.kind.name} nodes only take part in the conds and loops compiled whole"
     op_def = getattr(node.tag, "_op_def", None)
@@ -49,7 +59,9 @@ def why_not_eligible(node: Node) -> str:
         return "it is not an ordinary op"
     if op_def.extra.get("random_stream"):
         return "it draws from the Session's random stream"
-    if op_def.stateful:
+    reads_variable = in_structure and bool(op_def.extra.get("reads_variable"))
+    ordered = in_structure and bool(op_def.extra.get("state_ordered_by_edges"))
+    if op_def.stateful and not (ordered or reads_variable):
         return "it is stateful"
     if op_def.feed_only:
         return "it only takes a fed value"
@@ -57,7 +69,9 @@ def why_not_eligible(node: Node) -> str:
         return "it is lowered to other ops"
     if node.tag.attrs.get("_check_numerics"):  # its kernel checks what it gives
         return "its outputs are checked for Inf and NaN"
-    if node.kernel is None or node.wants_context or node.wants_frame or op_def.wants_context:
+    if node.kernel is None or node.wants_frame:
+        return "its kernel needs the run's context or frame"
+    if (node.wants_context or op_def.wants_context) and not reads_variable:
         return "its kernel needs the run's context or frame"
     if node.fires_on_dead:
         return "it fires on dead inputs"
@@ -66,9 +80,10 @@ def why_not_eligible(node: Node) -> str:
     return ""
 
 
-def is_eligible(node: Node) -> bool:
-    """Whether ``node`` may be part of a compiled region (see the module docstring)."""
-    return not why_not_eligible(node)
+def is_eligible(node: Node, in_structure: bool = False) -> bool:
+    """Whether ``node`` may be part of a compiled region, or with ``in_structure`` of a cond
+    or loop compiled whole (`why_not_eligible`)."""
+    return not why_not_eligible(node, in_structure)
 
 
 def topological_order(nodes: Sequence[Node]) -> list[int]:
@@ -116,9 +131,9 @@ def guards(nodes: Sequence[Node], order: Sequence[int]) -> list:
                 if nodes[p].kind == NodeKind.SWITCH:  # which branch: (predicate edge, output)
                     result |= {("switch", tuple(nodes[p].inputs[1]), output)}
         for p in node.control_inputs:
+            # A control edge carries its producer's liveness; a Switch's is that of its
+            # inputs (it is live when both are, whichever output is dead: `executor.runner`).
             result |= guard[p]
-            if nodes[p].kind == NodeKind.SWITCH:
-                result |= {("node", p)}
         return result
 
     for index in order:

@@ -85,3 +85,49 @@ def test_integer_loop_variables_wrap_as_the_ufunc_does_without_a_warning(mode, l
         [df.constant(0), df.constant(100, df.int8)],
     )
     assert_same_as_interpreter(mode, [i], [{n: np.array(limit, np.int32)}])
+
+
+def split_in_a_loop(x, split):
+    """A loop that splits its variable in two and adds the halves' sum to a total."""
+
+    def body(i, total):
+        left, right = split(x)
+        return i + 1, total + df.reduce_sum(left) * 2.0 + df.reduce_sum(right)
+
+    return df.while_loop(lambda i, t: i < 3, body, [df.constant(0), df.constant(0.0)])[1]
+
+
+@pytest.mark.parametrize(
+    "split, pieces",
+    [
+        (lambda x: df.split(x, 2, axis=1), "[:, 0:3], x[:, 3:6]"),
+        (lambda x: df.split(x, [2, -1], axis=-1), "[:, 0:2], x[:, 2:6]"),
+        (lambda x: df.split(x, [1, 3], axis=0), "[0:1], x[1:4]"),
+    ],
+    ids=["Split", "SplitV with -1 on axis -1", "SplitV on axis 0"],
+)
+def test_a_split_of_static_size_is_sliced_in_place_with_the_interpreters_values(
+    mode, split, pieces
+):
+    x = df.placeholder(df.float32, [4, 6], name="x")
+    total = split_in_a_loop(x, split)
+    feed = {x: np.arange(24, dtype=np.float32).reshape(4, 6) - 7.5}
+    source = assert_same_as_interpreter(mode, [total], [feed])
+    body = source[source.index("# loop ") :]
+    (line,) = [line for line in body.splitlines() if "(Split" in line]
+    name = line.split("= (")[1].split("[")[0]
+    assert f"= ({name}{pieces.replace('x[', name + '[')})" in line
+    assert "else k" in line
+
+
+def test_a_split_of_a_size_known_only_at_run_time_calls_its_kernel(mode):
+    x = df.placeholder(df.float32, [4, None], name="x")
+    total = split_in_a_loop(x, lambda x: df.split(x, 2, axis=1))
+    feeds = [{x: np.ones((4, 6), np.float32)}]
+    source = assert_same_as_interpreter(mode, [total], feeds)
+    (line,) = [line for line in source.splitlines() if "(Split)" in line]
+    assert "[:, " not in line and " = k" in line
+    mode("force")
+    with df.Session(config=NO_PASSES) as sess:
+        with pytest.raises(df.errors.InvalidArgumentError, match="cannot be split into 2 parts"):
+            sess.run(total, {x: np.ones((4, 5), np.float32)})
