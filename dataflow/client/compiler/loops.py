@@ -263,12 +263,9 @@ def _switches_of_merges(nodes, inside, exits, context, recorded, predicate) -> d
             id(node.tag) not in recorded[kind] and not (kind == NodeKind.ENTER and node.is_constant)
         ):
             if _context_of(node) is not context:
-                what = (
-                    "enters another loop's frame"
-                    if kind == NodeKind.ENTER
-                    else ("is not one of the loop's own primitives")
-                )
-                raise NotCompiled(f"{describe(node)} {what}")
+                if kind == NodeKind.ENTER:
+                    raise NotCompiled(f"{describe(node)} enters another loop's frame")
+                raise NotCompiled(f"{describe(node)} is not one of the loop's own primitives")
             added.append(index)
         if kind == NodeKind.ENTER:
             if _context_of(node) is not context:
