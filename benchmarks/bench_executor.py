@@ -354,13 +354,14 @@ def _block_samples(name: str, here: dict, partners: dict, repeats: int) -> dict:
     return samples
 
 
-def bench_load(repeats: int, partners: dict, protocol: str) -> None:
+def bench_load(repeats: int, partners: dict, protocol: str, cases: str = "") -> None:
     """Section 4: every case of `LOAD_CASES` idle and beside two CPU hogs, here and in each of
     ``partners`` (label -> `Partner`): round by round (``paired``: each way's process waits
     while the others run, as in a benchmark beside TensorFlow), or in blocks of runs back to
     back (``blocks``: as a program that does nothing else runs them).  The two differ on a busy
     machine: the scheduler gives a thread that waits between runs a core sooner than one that
-    never waits, so the way a run is split among threads changes its share of the cores."""
+    never waits, so the way a run is split among threads changes its share of the cores.
+    ``cases``: only the cases whose names contain it (any case)."""
     import dataflow
 
     here = load_cases(dataflow)
@@ -373,6 +374,8 @@ def bench_load(repeats: int, partners: dict, protocol: str) -> None:
             hogs.__enter__()
         try:
             for name, (_, _, share) in LOAD_CASES.items():
+                if cases.lower() not in name.lower():
+                    continue
                 count = max(50, int(repeats * share))
                 if protocol == "blocks":
                     samples = _block_samples(name, here, partners, count)
@@ -429,6 +432,7 @@ def main() -> None:
         default="paired",
         help="under load: the ways' runs round by round, or in blocks back to back",
     )
+    parser.add_argument("--cases", default="", help="under load: the cases whose names hold this")
     parser.add_argument("--baseline", help="another dataflow checkout, timed beside this one")
     parser.add_argument("--tensorflow-python", help="a Python with TensorFlow, for its figures")
     parser.add_argument("--no-tensorflow", action="store_true", help="skip the TF comparison")
@@ -476,7 +480,7 @@ def main() -> None:
             if tf is not None:
                 partners["TensorFlow 1.x"] = tf
         try:
-            bench_load(load_repeats, partners, args.protocol)
+            bench_load(load_repeats, partners, args.protocol, args.cases)
         finally:
             for partner in partners.values():
                 partner.close()
