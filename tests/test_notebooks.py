@@ -700,10 +700,11 @@ PINNED = {
         pin(
             "for threads in (1, 2):",
             "inter_op_parallelism_threads=1: the matrix products ran on 1 thread(s)",
-            "left/matmul0 on dataflow-inter-op_…",
-            "right/matmul0 on dataflow-inter-op_…",
+            "inter_op_parallelism_threads=2: the matrix products ran on 2 thread(s)",
+            "on MainThread",
+            "on dataflow-inter-op_…",
             "speed-up",
-            stated="the left and right products run on the two threads of the inter-op pool",
+            stated="one branch runs on the thread that called `run` and the other on a thread",
         ),
         pin(
             "source = df.debug.compiled_source(sess, y, feed)",
