@@ -19,6 +19,9 @@ imports and re-exports, as TensorFlow 1.x spells the names; nothing below import
 """
 
 from .framework import dtypes, errors
+from .framework import memory as _memory
+
+_memory.tune_malloc()  # large arrays reused from the heap between steps
 from .framework.dtypes import (
     DType,
     as_dtype,

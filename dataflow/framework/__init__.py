@@ -6,7 +6,8 @@ gradient registry (`gradient_registry`), source locations (`traceback_utils`), t
 default-session stack (`session_stack`), the composite tensors (`SparseTensor`,
 `RaggedTensor`, `IndexedSlices`), random seeds, resource containers, the platform's files
 (`gfile`, `tfrecord`, `logging`, protocol buffers), and the intra-op threads that large kernels
-share their blocks of work with (`intra_op`, which also holds BLAS to one thread meanwhile).
+share their blocks of work with (`intra_op`, which also holds BLAS to one thread meanwhile),
+and the C allocator's thresholds, tuned at import so large arrays are reused (`memory`).
 
 Layer: framework, the lowest of `dataflow`.  It may import `executor` and nothing else of the
 project.
