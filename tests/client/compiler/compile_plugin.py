@@ -40,7 +40,7 @@ compiler.set_mode("force")
 if "DATAFLOW_NATIVE" not in os.environ:
     compiler.set_native("force")
 _checked = {"compiled runs": 0}
-_SKIPPED_TYPES = frozenset({"PyFunc", "PyFuncStateless"})
+_SKIPPED_TYPES = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc", "EagerPyFuncGrad"})
 
 
 def _interpreted(session, before, fetches, feed_dict, options):
