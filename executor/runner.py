@@ -138,6 +138,7 @@ Decisions where the contract is silent (TensorFlow 1.x's behaviour unless said o
 from __future__ import annotations
 
 import contextvars
+import gc
 import sys
 import threading
 import time
@@ -657,7 +658,7 @@ class _Run(ControlFlowFiring, AsynchronousFiring):
         """
         found = list(dict(self.pool_kernels).values())
         me = threading.get_ident()
-        for thread, frame in sys._current_frames().items():
+        for thread, frame in current_frames().items():
             if thread == me:
                 continue
             while frame is not None:
@@ -897,6 +898,20 @@ _INSTRUMENTED_HANDLERS = tuple(
     _Run._fire_op_instrumented if kind == NodeKind.OP else _Run._fire_instrumented
     for kind in sorted(NodeKind)
 )
+
+
+def current_frames() -> dict:
+    """``sys._current_frames()`` with the garbage collector held off: in CPython 3.11 a
+    collection that starts inside it (it allocates frame objects while holding the
+    interpreter's list of threads) can finalize a ``threading.local``, which takes that list's
+    lock again, and the thread then waits on itself holding the GIL (CPython gh-106883)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return sys._current_frames()
+    finally:
+        if collecting:
+            gc.enable()
 
 
 # The methods in whose frames a thread of a run calls kernels (see `_firings_in_progress`).

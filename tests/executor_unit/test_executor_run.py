@@ -2,7 +2,6 @@
 
 import concurrent.futures
 import os
-import sys
 import threading
 import time
 import weakref
@@ -22,6 +21,7 @@ from executor import (
     KernelError,
     runner,
 )
+from executor.runner import current_frames
 
 
 def sum_below_program(parallel_iterations=10):
@@ -268,7 +268,7 @@ def _wait_until_driver_is_idle(thread: threading.Thread) -> None:
     for the next one, or has ended, idle: after that, the run it drove can fire nothing more."""
     serve = DaemonThreadPool._serve.__code__
     give_up = time.monotonic() + 10
-    while (frame := sys._current_frames().get(thread.ident)) and frame.f_code is not serve:
+    while (frame := current_frames().get(thread.ident)) and frame.f_code is not serve:
         assert time.monotonic() < give_up, "the driver thread never finished its run"
         time.sleep(0.01)
 
