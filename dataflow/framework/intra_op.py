@@ -209,6 +209,15 @@ def run_blocks(
         raise run.error
 
 
+def sum_in_block_order(parts: list):
+    """The sum of the blocks' results ``parts``, added in block order (into the first), so that
+    it does not depend on which thread made which part."""
+    total = parts[0]
+    for part in parts[1:]:
+        total += part
+    return total
+
+
 _scratch = threading.local()
 
 

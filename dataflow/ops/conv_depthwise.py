@@ -98,10 +98,7 @@ def depthwise_filter_gradient(
         parts[number] = part
 
     intra_op.run_blocks(len(regions), run, threads)
-    total = parts[0]
-    for part in parts[1:]:
-        total += part
-    return total.reshape(f_shape)
+    return intra_op.sum_in_block_order(parts).reshape(f_shape)
 
 
 def depthwise_input_gradient(

@@ -110,10 +110,7 @@ def conv2d_filter_gradient(
         parts[number] = blocks.patches(number).T @ dy[blocks.regions[number]].reshape(-1, o)
 
     intra_op.run_blocks(len(blocks), run, threads)
-    total = parts[0]
-    for part in parts[1:]:
-        total += part
-    return total.reshape(f_shape)
+    return intra_op.sum_in_block_order(parts).reshape(f_shape)
 
 
 def conv2d_input_gradient(
