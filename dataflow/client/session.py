@@ -35,7 +35,7 @@ import numpy as np
 import executor
 from executor.program import NodeKind, Program
 
-from ..framework import composites, errors, nest
+from ..framework import composites, errors, intra_op, nest
 from ..framework import dtypes as _dtypes
 from ..framework.determinism import is_op_determinism_enabled
 from ..framework.device import HOST_DEVICE
@@ -517,14 +517,15 @@ class Session:
         pool = self._thread_pool()
         values = None
         try:
-            values = plan.executable.run(
-                feed_values,
-                context=context,
-                pool=pool,
-                deadline=deadline,
-                stats=stats,
-                observer=watcher,
-            )
+            with intra_op.blas_threads:  # the run's products on one BLAS thread each
+                values = plan.executable.run(
+                    feed_values,
+                    context=context,
+                    pool=pool,
+                    deadline=deadline,
+                    stats=stats,
+                    observer=watcher,
+                )
         except executor.KernelError as e:
             if isinstance(e.cause, executor.DeadlineExceededError):  # seen by a compiled loop
                 e.cause.frame, e.cause.iteration = compiler.failed_where(

@@ -20,7 +20,10 @@ running at once puts four busy threads on two cores, and on a loaded machine a p
 second BLAS thread is not scheduled waits for it (a 1 ms product then takes tens).  So while
 blocks run, `run_blocks` holds BLAS to one thread per call (through ``threadpoolctl``, which
 finds the BLAS numpy loaded), and gives it back its own setting when the last kernel running
-blocks ends.  Products made outside blocks keep BLAS's threads.
+blocks ends.  A Session holds it for the whole of each run, so every product its kernels make
+(in blocks or not) runs on one BLAS thread, and holding again inside costs only a count;
+products that numpy code outside a run makes keep BLAS's threads.  (`blas_threads` is a
+context manager: ``with blas_threads: ...``.)
 
 Invariants: blocks are numbered, and a kernel that combines blocks' results (a sum) does it in
 block order, so a result never depends on which thread ran which block; the first error of a
@@ -134,6 +137,13 @@ class _BlasThreads:
                 for library, threads in zip(self._blas_libraries(), self._saved):
                     if threads != 1:
                         library.set_num_threads(threads)
+
+    def __enter__(self) -> _BlasThreads:
+        self.hold()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.release()
 
 
 blas_threads = _BlasThreads()

@@ -604,30 +604,36 @@ def _matmul_shape(op) -> TensorShape:
     return TensorShape(batch.as_list() + [m, n])
 
 
-# Products of more multiply-adds than this run in bands on the intra-op threads, with BLAS on
-# one thread (`intra_op.run_blocks`).  It is OpenBLAS's own threshold for starting its threads,
-# which spin while they wait and, on a loaded machine, wait for each other: a product that
-# takes 1 ms alone took tens under two busy processes.  The bands run on the cores the pool
-# grants, and all on the calling thread when none is free.
-PARALLEL_PRODUCT_MACS = 1 << 18
+# Above BLAS_THREADS_MACS multiply-adds, OpenBLAS starts its own threads for a product; they
+# spin while they wait and, on a loaded machine, wait for each other (a product that takes 1 ms
+# alone took tens beside two busy processes).  So a product that large runs with BLAS held to
+# one thread (`intra_op.blas_threads`; a Session holds it for the whole run), and one of at
+# least PARALLEL_PRODUCT_MACS runs in bands on the intra-op threads instead, the cores the pool
+# grants (all on the calling thread when none is free).  Between the two, one thread does it:
+# waking a Python thread costs tens of microseconds, more than half such a product saves.
+BLAS_THREADS_MACS = 1 << 18
+PARALLEL_PRODUCT_MACS = 1 << 24
+# A band is at least this many multiply-adds (about 50 microseconds of one core).
+BAND_MACS = 1 << 21
 
 
 def _product(a, b, threads=None):
-    """``a @ b``, in bands of rows (or of columns, when there are fewer rows than columns)
-    on up to ``threads`` intra-op threads (None: one per core) when it is large; else numpy's
-    ``matmul``."""
+    """``a @ b``: in bands of rows (or of columns, when there are fewer rows than columns) on
+    up to ``threads`` intra-op threads (None: one per core) when it is large; else numpy's
+    ``matmul`` on one BLAS thread."""
     if a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype or a.dtype.kind not in "fc":
         return np.matmul(a, b)
     (m, k), n = a.shape, b.shape[1]
     macs = m * n * k
-    if macs <= PARALLEL_PRODUCT_MACS or k != b.shape[0]:
+    if macs <= BLAS_THREADS_MACS or k != b.shape[0]:
         return np.matmul(a, b)
-    out = np.empty((m, n), a.dtype)
     by_rows = m >= n
     length = m if by_rows else n
-    count = int(min(8, length // 8, macs // PARALLEL_PRODUCT_MACS))
-    if count < 2:
-        return np.matmul(a, b, out=out)
+    count = int(min(8, length // 8, macs // BAND_MACS))
+    if macs < PARALLEL_PRODUCT_MACS or count < 2 or threads == 1:
+        with intra_op.blas_threads:
+            return np.matmul(a, b)
+    out = np.empty((m, n), a.dtype)
     edges = [length * part // count for part in range(count + 1)]
 
     def band(number: int) -> None:

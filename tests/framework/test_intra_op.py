@@ -83,6 +83,62 @@ def test_blas_runs_one_thread_while_blocks_run_and_gets_its_setting_back(pool):
         library.set_num_threads(before)
 
 
+def test_a_session_run_holds_blas_to_one_thread_and_gives_its_setting_back():
+    """Every product a run's kernels make runs on one BLAS thread (BLAS's own threads spin
+    while they wait, and on a loaded machine wait for each other); after the run, numpy code
+    outside gets BLAS's setting back."""
+    import dataflow as df
+
+    libraries = intra_op.blas_threads._blas_libraries()
+    if not libraries:
+        pytest.skip("no BLAS that threadpoolctl controls")
+    library = libraries[0]
+    before = library.get_num_threads()
+    library.set_num_threads(2)
+    try:
+        seen = []
+
+        def threads_now(x):
+            seen.append(library.get_num_threads())
+            return x
+
+        value = df.py_func(threads_now, [df.constant(1.0)], df.float32)
+        with df.Session() as sess:
+            sess.run(value)
+            assert seen == [1]
+            assert library.get_num_threads() == 2
+            sess.run(value)  # and again on the next run
+        assert seen == [1, 1]
+    finally:
+        library.set_num_threads(before)
+
+
+def test_holding_blas_nests_and_a_failed_run_gives_blas_back():
+    import dataflow as df
+
+    libraries = intra_op.blas_threads._blas_libraries()
+    if not libraries:
+        pytest.skip("no BLAS that threadpoolctl controls")
+    library = libraries[0]
+    before = library.get_num_threads()
+    library.set_num_threads(2)
+    try:
+        with intra_op.blas_threads:
+            with intra_op.blas_threads:
+                assert library.get_num_threads() == 1
+            assert library.get_num_threads() == 1
+        assert library.get_num_threads() == 2
+
+        def fail(x):
+            raise ValueError("the kernel failed")
+
+        with df.Session() as sess, pytest.raises(df.errors.InvalidArgumentError):
+            sess.run(df.py_func(fail, [df.constant(1.0)], df.float32))
+        assert library.get_num_threads() == 2
+    finally:
+        library.set_num_threads(before)
+
+
 def test_scratch_is_kept_per_thread_and_grows_when_asked_for_more():
     first = intra_op.scratch(100, np.float32)
     again = intra_op.scratch(50, np.float32)

@@ -417,6 +417,7 @@ def test_a_large_product_runs_in_bands_whose_bits_do_not_depend_on_the_threads(
     from dataflow.ops import math_ops
 
     monkeypatch.setattr(math_ops, "PARALLEL_PRODUCT_MACS", 1000)
+    monkeypatch.setattr(math_ops, "BAND_MACS", 100)
     rng = np.random.default_rng(0)
     a = rng.standard_normal((k, m) if transpose_a else (m, k)).astype(np.float32)
     b = rng.standard_normal((n, k) if transpose_b else (k, n)).astype(np.float32)
@@ -431,6 +432,24 @@ def test_a_large_product_runs_in_bands_whose_bits_do_not_depend_on_the_threads(
     assert values[0].tobytes() == values[1].tobytes()
     expected = np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
     np.testing.assert_allclose(values[0], expected, rtol=1e-5, atol=1e-4)
+
+
+def test_a_product_too_small_to_share_runs_on_the_calling_thread_alone(monkeypatch):
+    """Waking a helper costs more than it saves on a product of a few hundred microseconds:
+    below PARALLEL_PRODUCT_MACS the product is one call, on one BLAS thread."""
+    from dataflow.ops import math_ops
+
+    pool = intra_op.IntraOpPool(cores=3)
+    monkeypatch.setattr(intra_op, "_shared_pool", pool)
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((64, 784)).astype(np.float32)
+    b = rng.standard_normal((784, 256)).astype(np.float32)
+    assert math_ops.BLAS_THREADS_MACS < a.shape[0] * a.shape[1] * b.shape[1]
+    assert a.shape[0] * a.shape[1] * b.shape[1] < math_ops.PARALLEL_PRODUCT_MACS
+    with df.Session() as sess:
+        value = sess.run(df.matmul(a, b))
+    assert pool.helpers_granted == 0
+    np.testing.assert_allclose(value, a @ b, rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.parametrize("threads, uses_helpers", [(1, False), (3, True)])
