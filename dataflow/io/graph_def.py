@@ -333,7 +333,10 @@ def export_graph_def(
         node.input.extend(_input_name(t) for t in op.inputs)
         spec = OP_TABLE.get(tf_type, {})
         for attr, source in spec.get("dtypes", {}).items():
-            dtype = op.outputs[0].dtype if source == "out" else op.inputs[source].dtype
+            if isinstance(source, str):  # "out", "out:1": the dtype of an output
+                dtype = op.outputs[int(source.partition(":")[2] or 0)].dtype
+            else:
+                dtype = op.inputs[source].dtype
             node.attr[attr].type = dtype.as_datatype_enum
         names = spec.get("attrs", ()) if tf_type is not None else tuple(op.attrs)
         for attr in names:
@@ -353,6 +356,10 @@ def export_graph_def(
             _check_last_axis(op, spec["last_axis"])
         if "count" in spec:
             node.attr[spec["count"]].i = len(op.inputs)
+        if "dtype_list" in spec:
+            node.attr[spec["dtype_list"]].list.type.extend(
+                t.dtype.as_datatype_enum for t in op.inputs
+            )
         if "output_count" in spec:
             node.attr[spec["output_count"]].i = len(op.outputs)
         if spec.get("keep_dims"):
@@ -460,8 +467,30 @@ def _export_dropout(graph_def, op: Operation, claim_name) -> None:
     out.attr["_output_shapes"].list.shape.add().CopyFrom(_shape_proto(op.outputs[0].shape))
 
 
-# Our ops that TensorFlow writes as several of its own: each writes its nodes itself.
-_EXPANSIONS = {"Dropout": _export_dropout}
+def _export_assert(graph_def, op: Operation, claim_name) -> None:
+    """Our ``Assert`` as TensorFlow's: the strings of its message template become string
+    ``Const`` inputs between its tensors, in the template's order."""
+    node = graph_def.node.add(name=op.name, op="Assert")
+    condition, *tensors = op.inputs
+    node.input.append(_input_name(condition))
+    data_types = node.attr["T"].list.type
+    remaining = iter(tensors)
+    for item in op.attrs["template"]:
+        if item is None:
+            t = next(remaining)
+            node.input.append(_input_name(t))
+            data_types.append(t.dtype.as_datatype_enum)
+        else:
+            name = claim_name(f"{op.name}/message")
+            _const_node(graph_def, name, np.array(item.encode("utf-8"), object), condition.op.name)
+            node.input.append(name)
+            data_types.append(_dtypes.string.as_datatype_enum)
+    node.attr["summarize"].i = int(op.attrs["summarize"])
+    node.input.extend(f"^{c.name}" for c in op.control_inputs)
+
+
+# Our ops that TensorFlow writes otherwise: each writes its nodes itself.
+_EXPANSIONS = {"Dropout": _export_dropout, "Assert": _export_assert}
 
 
 def _spatial_positions(data_format: str) -> tuple[int, int]:
@@ -716,7 +745,7 @@ def import_graph_def(
                 built[node_name] = _build_node(
                     graph, node, nodes, built, input_map, constants, back_edges, scope
                 )
-            except (TypeError, ValueError) as e:
+            except (TypeError, ValueError, NotImplementedError) as e:
                 if isinstance(e, GraphDefError):
                     raise
                 raise GraphDefError(f"cannot import node {node_name!r} ({location}): {e}") from e

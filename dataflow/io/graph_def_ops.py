@@ -6,7 +6,7 @@ dataflow op (on import) and how a dataflow op becomes a node (on export).  Keys 
 
 - ``type``: our op type, when it differs from TensorFlow's (``AddV2`` is our ``Add``);
 - ``dtypes``: ``{attr: index of the input whose dtype it is (among our op's inputs), or "out"
-  for the first output}``:
+  for the first output, "out:1" for the second}``:
   TensorFlow's type attributes, written on export; on import only an ``"out"`` one is kept (as
   our attribute of the same name), the others follow from the inputs;
 - ``derived``: the ``"out"`` dtypes our op computes itself (written on export, not read);
@@ -20,6 +20,8 @@ dataflow op (on import) and how a dataflow op becomes a node (on export).  Keys 
   ``"int"``, ``"ints"`` or ``"pairs"``; on export the attribute becomes a ``Const`` node there,
   on import it is read back from the ``Const`` feeding that input;
 - ``count``: the attribute holding the number of inputs (``N``);
+- ``dtype_list``: the attribute listing the dtype of every input (``IdentityN``'s ``T``),
+  written on export;
 - ``output_count``: the attribute holding the number of outputs, written on export only (ours
   follows from another attribute: ``SplitV``'s ``size_splits``);
 - ``spatial``: attributes we hold per spatial dimension (``strides=(2, 2)``) that TensorFlow
@@ -89,6 +91,40 @@ def _matmul_v3(node: ImportedNode):
     )
 
 
+def _einsum(node: ImportedNode):
+    return matrix_ops.einsum(
+        _spelled_out_ellipsis(node.attr("equation"), node.inputs), *node.inputs, name=node.name
+    )
+
+
+def _spelled_out_ellipsis(equation: str, inputs: list) -> str:
+    """``equation`` with each ``...`` replaced by letters it does not use, one per dimension it
+    stands for (known from the inputs' ranks), aligned from the right as broadcasting aligns
+    them: ``"...ij,...kj->...ik"`` of rank-3 inputs is ``"Aij,Akj->Aik"``."""
+    if "..." not in equation:
+        return equation
+    terms, arrow, output = equation.replace(" ", "").partition("->")
+    terms = terms.split(",")
+    free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in equation]
+    counts = []
+    for term, t in zip(terms, inputs):
+        if "..." in term:
+            if t.shape.rank is None:
+                raise ValueError(f"einsum's '...' needs inputs of known rank, got {t.shape}")
+            counts.append(t.shape.rank - (len(term) - 3))
+    widest = max(counts, default=0)
+    if widest > len(free) or min(counts, default=0) < 0:
+        raise ValueError(f"the inputs' ranks do not fit the equation {equation!r}")
+    letters = "".join(free[:widest])
+    terms = [
+        term.replace("...", letters[widest - counts.pop(0) :]) if "..." in term else term
+        for term in terms
+    ]
+    if not arrow:
+        return ",".join(terms)
+    return ",".join(terms) + "->" + output.replace("...", letters)
+
+
 def _resize(function):
     def build(node: ImportedNode):
         return function(
@@ -131,16 +167,15 @@ OP_TABLE: dict[str, dict] = {
     },
     "PlaceholderWithDefault": {"dtypes": {"dtype": 0}, "attrs": ("shape",)},
     "Identity": {"dtypes": {"T": 0}},
-    "IdentityN": {},
+    "IdentityN": {"dtype_list": "T"},
     "StopGradient": {"dtypes": {"T": 0}},
     "CheckNumerics": {"dtypes": {"T": 0}, "attrs": ("message",)},
     "NoOp": {},
     "Assert": {
         "attrs": ("summarize",),
         "defaults": {"summarize": 3},
-        "build": _assert,
-        "import_only": True,  # ours keeps the message's strings in a template attribute
-    },
+        "build": _assert,  # ours keeps the message's strings in an attribute: export writes
+    },  # them as string Consts (graph_def._export_assert)
     # v1 control flow: conds and loops as TensorFlow 1.x writes them
     "Switch": {"dtypes": {"T": 0}},
     "Merge": {"dtypes": {"T": 0}, "count": "N"},
@@ -180,9 +215,7 @@ OP_TABLE: dict[str, dict] = {
         "dtypes": {"T": 0},
         "attrs": ("equation",),
         "count": "N",
-        "build": lambda node: matrix_ops.einsum(
-            node.attr("equation"), *node.inputs, name=node.name
-        ),
+        "build": _einsum,
     },
     # shapes, slices and copies
     "Cast": {"dtypes": {"SrcT": 0}, "attrs": ("DstT",)},
@@ -272,9 +305,10 @@ OP_TABLE: dict[str, dict] = {
     },
     "LeakyRelu": {"dtypes": {"T": 0}, "attrs": ("alpha",), "defaults": {"alpha": 0.2}},
     "TopKV2": {
+        "dtypes": {"T": 0, "index_type": "out:1"},
+        "attrs": ("sorted",),
         "defaults": {"sorted": True, "index_type": _dtypes.int32},
         "build": _top_k,
-        "import_only": True,
     },
     "Cumsum": {
         "dtypes": {"T": 0},

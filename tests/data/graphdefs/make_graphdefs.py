@@ -10,8 +10,9 @@ gives the variables seeded random values, freezes them into constants with
 ``tf.compat.v1.graph_util.convert_variables_to_constants`` and writes, next to this script:
 
 - ``<model>.pb``: the frozen ``GraphDef``, binary;
-- ``<model>.npz``: ``input`` (one seeded input batch), ``output`` (TensorFlow's result for it), and
-  the names of the fed and fetched tensors (``input_name``, ``output_name``).
+- ``<model>.npz``: ``input`` (one seeded input batch) and ``input_name`` (the placeholder's tensor),
+  ``output_names`` (the fetched tensors), ``output_0``, ``output_1``, ... (TensorFlow's results,
+  strings as bytes) and ``output_keys`` (what each output checks: the op type, in ``op_zoo``).
 
 The tests never import TensorFlow: they read these files.  The models are kept small (the whole
 set is about 2 MB); ResNet50 is not among them, its frozen graph being about 100 MB.
@@ -172,6 +173,87 @@ def transformer_block():
     return x, y, np.random.RandomState(9).randn(2, 6, 16).astype(np.float32)
 
 
+def op_zoo():
+    """One node (or a few) of each op type a frozen graph may hold beyond the models above,
+    each fetched: the special functions, index ops, TensorFlow's older spellings (raw ops),
+    TensorArray V3's split and concat, and string ops."""
+    raw = tf.raw_ops
+    x = v1.placeholder(tf.float32, [3, 4], name="x")  # fed values in (0.1, 0.9)
+    outputs = {}
+    for op in (
+        "Erf Erfc Erfinv Ndtri Lgamma Digamma Expm1 Log1p Reciprocal Floor Ceil Round Rint Atan "
+        "Asin Acos Sinh Cosh Asinh Atanh BesselI0e BesselI1e Elu Softplus Relu6 Sign IsNan "
+        "IsFinite"
+    ).split():
+        argument = "features" if op in ("Elu", "Softplus", "Relu6") else "x"
+        value = x * 4.0 - 2.0 if op in ("Round", "Rint", "Sign", "Elu", "Relu6") else x
+        outputs[op] = getattr(raw, op)(**{argument: value})
+    outputs["Acosh"] = tf.math.acosh(x + 1.0)
+    y = x[::-1] + 0.5
+    for op in "Atan2 FloorDiv FloorMod TruncateDiv DivNoNan SquaredDifference Pow".split():
+        outputs[op] = getattr(raw, op)(x=x, y=y) if op != "Atan2" else raw.Atan2(y=x, x=y)
+    outputs["Igamma"] = tf.math.igamma(y, x)
+    outputs["Igammac"] = tf.math.igammac(y, x)
+    outputs["Zeta"] = tf.math.zeta(x + 1.5, y)
+    outputs["Polygamma"] = tf.math.polygamma(tf.ones_like(x), y)
+    outputs["Betainc"] = tf.math.betainc(y, y + 1.0, x)
+    outputs["LeakyRelu"] = tf.nn.leaky_relu(x - 0.5, alpha=0.1)
+    outputs["ClipByValue"] = tf.clip_by_value(x, 0.3, 0.6)
+    outputs["L2Loss"] = tf.nn.l2_loss(x)
+    outputs["LogSoftmax"] = tf.nn.log_softmax(x)
+    outputs["Unpack"] = tf.unstack(x, axis=1)[2]
+    outputs["Split"] = tf.split(x, 2, axis=1)[1]
+    outputs["SplitV"] = tf.split(x, [1, -1], axis=0)[1]
+    values, indices = tf.math.top_k(x, k=2)
+    outputs["TopKV2"], outputs["TopKV2:1"] = values, indices
+    outputs["Cumsum"] = tf.cumsum(x, axis=1, exclusive=True, reverse=True)
+    ids = tf.cast(tf.floor(x * 3.0), tf.int32)
+    outputs["OneHot"] = tf.one_hot(ids[0], 3, on_value=5.0, off_value=-1.0, axis=0)
+    outputs["ReverseV2"] = tf.reverse(x, axis=[1])
+    outputs["Where"] = tf.where(x > 0.5)
+    outputs["ArgMin"] = tf.argmin(x, axis=1, output_type=tf.int32)
+    outputs["Tile"] = tf.tile(x[:1], [2, 1])
+    outputs["Squeeze"] = tf.squeeze(tf.expand_dims(x, 0), axis=[0])
+    outputs["IdentityN"] = tf.identity_n([x, y])[1]
+    outputs["GatherV2"] = tf.gather(x, [3, 0], axis=1)
+    outputs["Fill"] = tf.fill(tf.shape(x), 2.5)
+    outputs["SelectV2"] = tf.where(x > 0.5, x, -x)
+    outputs["Cast"] = tf.cast(x * 10.0, tf.int64)
+    # TensorFlow's older spellings, still in graphs frozen years ago
+    images = tf.reshape(x, [1, 3, 2, 2])
+    scale, offset = tf.constant([0.5, 2.0]), tf.constant([0.1, -0.1])
+    mean, variance = tf.constant([0.2, 0.4]), tf.constant([1.5, 0.5])
+    outputs["FusedBatchNorm"] = raw.FusedBatchNorm(
+        x=images, scale=scale, offset=offset, mean=mean, variance=variance, is_training=False
+    )[0]
+    outputs["FusedBatchNormV2"] = raw.FusedBatchNormV2(
+        x=images,
+        scale=scale,
+        offset=offset,
+        mean=mean,
+        variance=variance,
+        epsilon=0.01,
+        is_training=False,
+    )[0]
+    batch = tf.reshape(x, [2, 2, 3])
+    outputs["BatchMatMul"] = raw.BatchMatMul(x=batch, y=batch, adj_y=True)
+    outputs["BatchMatMulV3"] = raw.BatchMatMulV3(x=batch, y=batch, Tout=tf.float32, adj_x=True)
+    outputs["Einsum"] = tf.einsum("...ij,...kj->...ik", batch, batch)
+    # TensorArray V3: split, concat, size, unstack (scatter) and gather
+    array = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(x, [1, 2])
+    outputs["TensorArrayConcatV3"] = array.concat()
+    outputs["TensorArraySizeV3"] = array.size()
+    rows = tf.TensorArray(tf.float32, size=3, clear_after_read=False).unstack(x)
+    outputs["TensorArrayGatherV3"] = rows.gather([2, 0])
+    # strings
+    words = tf.strings.as_string(x, precision=2)
+    outputs["StringJoin"] = tf.strings.join([words, words], separator="|")
+    outputs["StringUpper"] = tf.strings.upper(tf.strings.regex_replace(words, "0", "o"))
+    outputs["StringLength"] = tf.strings.length(words)
+    value = np.random.RandomState(10).uniform(0.1, 0.9, (3, 4)).astype(np.float32)
+    return x, outputs, value
+
+
 MODELS = {
     "mlp": mlp,
     "lenet": lenet,
@@ -182,6 +264,7 @@ MODELS = {
     "embedding": embedding,
     "image_ops": image_ops,
     "transformer_block": transformer_block,
+    "op_zoo": op_zoo,
 }
 
 
@@ -204,23 +287,34 @@ def make(name: str, builder, seed: int) -> None:
     with graph.as_default():
         v1.set_random_seed(seed)
         x, y, value = builder()
+        fetched = y if isinstance(y, dict) else {"output": y}
+        fetched = (
+            {key: tf.identity(t, name=f"fetch_{i}") for i, (key, t) in enumerate(fetched.items())}
+            if isinstance(y, dict)
+            else fetched
+        )
         with v1.Session(graph=graph) as sess:
             sess.run(v1.global_variables_initializer())
             _randomize(sess, seed)
-            output = sess.run(y, {x: value})
-            output_node = y.op.name
+            results = sess.run(fetched, {x: value})
+            output_nodes = [t.op.name for t in fetched.values()]
             frozen = v1.graph_util.convert_variables_to_constants(
-                sess, graph.as_graph_def(), [output_node]
+                sess, graph.as_graph_def(), output_nodes
             )
-    frozen = v1.graph_util.remove_training_nodes(frozen, protected_nodes=[output_node])
+    frozen = v1.graph_util.remove_training_nodes(frozen, protected_nodes=output_nodes)
     with open(os.path.join(HERE, f"{name}.pb"), "wb") as f:
         f.write(frozen.SerializeToString())
+    arrays = {
+        f"output_{i}": np.asarray(r, dtype=bytes) if np.asarray(r).dtype == object else r
+        for i, r in enumerate(results.values())
+    }
     np.savez(
         os.path.join(HERE, f"{name}.npz"),
         input=value,
-        output=output,
         input_name=x.name,
-        output_name=y.name,
+        output_names=np.array([t.name for t in fetched.values()]),
+        output_keys=np.array(list(fetched)),
+        **arrays,
     )
     types = sorted({n.op for n in frozen.node})
     print(f"{name}: {len(frozen.node)} nodes, {frozen.ByteSize()} bytes: {' '.join(types)}")
