@@ -489,8 +489,31 @@ def _export_assert(graph_def, op: Operation, claim_name) -> None:
     node.input.extend(f"^{c.name}" for c in op.control_inputs)
 
 
+def _export_write(graph_def, op: Operation, claim_name) -> None:
+    """Our write of a resource variable (``Assign``, ``AssignAdd``, ``AssignSub``) as
+    TensorFlow's ``AssignVariableOp`` (...), which has no output: a GraphDef cannot say that
+    an op reads the value ours returns."""
+    readers = [c.name for c in op.outputs[0].consumers()]
+    if op.inputs[0].dtype is not _dtypes.resource or readers:
+        why = "writes a TF1 reference" if not readers else f"has its value read by {readers[0]!r}"
+        raise GraphDefError(
+            f"{op.type} op '{op.name}' (created at {op.location}) {why}; TensorFlow's "
+            f"{op.type}VariableOp writes a resource variable and returns nothing"
+        )
+    node = graph_def.node.add(name=op.name, op=f"{op.type}VariableOp")
+    node.input.extend(_input_name(t) for t in op.inputs)
+    node.input.extend(f"^{c.name}" for c in op.control_inputs)
+    node.attr["dtype"].type = op.attrs["dtype"].as_datatype_enum
+
+
 # Our ops that TensorFlow writes otherwise: each writes its nodes itself.
-_EXPANSIONS = {"Dropout": _export_dropout, "Assert": _export_assert}
+_EXPANSIONS = {
+    "Dropout": _export_dropout,
+    "Assert": _export_assert,
+    "Assign": _export_write,
+    "AssignAdd": _export_write,
+    "AssignSub": _export_write,
+}
 
 
 def _spatial_positions(data_format: str) -> tuple[int, int]:
@@ -734,6 +757,20 @@ def import_graph_def(
         input_map = {_tensor_key(k): v for k, v in (input_map or {}).items()}
     except GraphDefError as e:
         raise GraphDefError(f"input_map has key {e} ({location})") from None
+    missing = [f"{n}:{i}" for n, i in input_map if n not in nodes]
+    if missing:  # TensorFlow's words
+        raise GraphDefError(
+            f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}] "
+            f"({location})"
+        )
+    for (source, index), value in input_map.items():
+        declared = nodes[source].attr.get("dtype") if index == 0 else None
+        value = convert_to_tensor(value)
+        if declared is not None and declared.type and value.dtype != _attr_python(declared):
+            raise GraphDefError(
+                f"input_map maps '{source}:{index}' ({_attr_python(declared).name}) to "
+                f"'{value.name}' of {value.dtype.name} ({location})"
+            )
     graph = get_default_graph()
     built: dict[str, Operation] = {}
     constants: dict[tuple, np.ndarray] = {}

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from ..framework import dtypes as _dtypes
+from ..framework.op_registry import apply_op
 from ..framework.tensor_shape import TensorShape
 from ..ops import extra_nn_ops, gather_ops, image_ops_impl, math_ops, matrix_ops, misc_ops
 
@@ -155,6 +156,29 @@ def _top_k(node: ImportedNode):
         name=node.name,
     )
     return [values, indices]
+
+
+def _variable_shape(handle) -> TensorShape:
+    """The shape of the variable whose handle ``handle`` is, found through the ops that pass a
+    handle on (into a loop or a cond branch); unknown when no ``VarHandleOp`` is found."""
+    op = handle.op
+    while op.type in ("Identity", "Enter", "Switch", "Merge") and op.inputs:
+        op = op.inputs[0].op
+    return op.attrs["shape"] if op.type == "VarHandleOp" else TensorShape(None)
+
+
+def _variable_op(our_type: str):
+    """A read or a write of a resource variable: ours hold the variable's dtype and shape,
+    TensorFlow's the dtype only."""
+
+    def build(node: ImportedNode):
+        handle = node.inputs[0]
+        attrs = {"dtype": node.attr("dtype"), "shape": _variable_shape(handle)}
+        if our_type != "ReadVariableOp":
+            attrs["validate_shape"] = True
+        return apply_op(our_type, node.inputs, attrs, node.name)
+
+    return build
 
 
 _INDEX = {"dtypes": {"T": 0}}
@@ -478,6 +502,21 @@ OP_TABLE.update(
         "TensorArraySplitV3": {"attrs": ("T",)},
         "TensorArraySizeV3": {},
         "TensorArrayCloseV3": {},
+    }
+)
+
+# Resource variables, as a graph that is not frozen yet holds them (``sess.graph.as_graph_def()``
+# before ``convert_variables_to_constants``): our writes export through graph_def._export_write.
+OP_TABLE.update(
+    {
+        "VarHandleOp": {
+            "attrs": ("dtype", "shape", "shared_name"),
+            "defaults": {"shared_name": ""},
+        },
+        "ReadVariableOp": {"attrs": ("dtype",), "build": _variable_op("ReadVariableOp")},
+        "AssignVariableOp": {"build": _variable_op("Assign"), "import_only": True},
+        "AssignAddVariableOp": {"build": _variable_op("AssignAdd"), "import_only": True},
+        "AssignSubVariableOp": {"build": _variable_op("AssignSub"), "import_only": True},
     }
 )
 
