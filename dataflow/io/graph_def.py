@@ -53,6 +53,7 @@ from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensorboard_protos import protos
 from ..ops.static_values import known_int_value
+from .dfg_format import MAX_OUTPUTS
 from .graph_def_ops import OP_TABLE, OUR_TYPE_TO_TF, ImportedNode
 
 __all__ = [
@@ -723,7 +724,24 @@ def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, d
             attrs[attr] = _node_attr(node, attr)
     if node.op == "Placeholder":
         attrs.setdefault("shape", TensorShape(None))
+    _check_output_count(node, attrs)
     return inputs, attrs
+
+
+def _check_output_count(node, attrs: dict) -> None:
+    """Refuses an attribute that asks for more outputs than a graph file may hold
+    (`dataflow.io.dfg_format.MAX_OUTPUTS`): a ``Split`` node of a few bytes can ask for a
+    billion."""
+    for attr, count in (
+        ("num_split", attrs.get("num_split")),
+        ("num", attrs.get("num")),
+        ("size_splits", len(attrs.get("size_splits") or ())),
+    ):
+        if count is not None and not 0 <= count <= MAX_OUTPUTS:
+            raise GraphDefError(
+                f"{node.op} node '{node.name}': {attr} makes {count} outputs; a graph file's op "
+                f"has at most {MAX_OUTPUTS}"
+            )
 
 
 def import_graph_def(
@@ -776,7 +794,11 @@ def import_graph_def(
     constants: dict[tuple, np.ndarray] = {}
     back_edges: list = []
     with graph.name_scope(name if name is not None else "import") as scope:
-        for node_name in _node_order(nodes):
+        try:
+            order = _node_order(nodes)
+        except GraphDefError as e:
+            raise GraphDefError(f"{e} ({location})") from None
+        for node_name in order:
             node = nodes[node_name]
             try:
                 built[node_name] = _build_node(
