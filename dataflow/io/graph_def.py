@@ -60,6 +60,7 @@ __all__ = [
     "GraphDefError",
     "export_graph_def",
     "import_graph_def",
+    "load_graph_def",
     "make_ndarray",
     "make_tensor_proto",
     "write_graph",
@@ -762,7 +763,11 @@ def import_graph_def(
     TensorFlow's signature and unused.
     """
     del op_dict, producer_op_list
-    location = _user_location()
+    return _import(graph_def, input_map, return_elements, name, _user_location())
+
+
+def _import(graph_def, input_map, return_elements, name, location: str):
+    """`import_graph_def`, its errors naming ``location`` (the caller's line, or the file)."""
     graph_def = parse_graph_def(graph_def, location)
     nodes = {}
     for node in graph_def.node:
@@ -862,6 +867,35 @@ def _check_op_types(graph_def, location: str) -> None:
         f"cannot import {'; '.join(parts)}: dataflow has no {kinds} in the op set it shares "
         f"with TensorFlow ({location})"
     )
+
+
+# The largest ``.pb`` file `load_graph_def` reads: protocol buffers cannot be larger, and the
+# arrays in it are bounded as a graph file's (`MAX_ARRAY_BYTES`).
+MAX_GRAPH_DEF_BYTES = 2**31 - 1
+
+
+def load_graph_def(path) -> Graph:
+    """A new `Graph` holding the binary ``GraphDef`` of the file ``path`` (a TensorFlow
+    ``.pb``), its nodes under their own names, as the command line opens a ``.pb``.
+
+    The file is untrusted: it is read only when no larger than a protocol buffer can be, parsed
+    as data, and every size it declares is bounded before anything is allocated; an error
+    names the file."""
+    path = os.fspath(path)
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_GRAPH_DEF_BYTES:
+            raise GraphDefError(
+                f"the file has {size} bytes; a GraphDef has at most {MAX_GRAPH_DEF_BYTES}"
+            )
+        with open(path, "rb") as f:
+            data = f.read()
+    except GraphDefError as e:
+        raise GraphDefError(f"{path}: {e}") from None
+    graph = Graph()
+    with graph.as_default():
+        _import(data, None, None, "", path)
+    return graph
 
 
 def _check_array_sizes(graph_def, location: str) -> None:
