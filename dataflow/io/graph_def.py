@@ -8,19 +8,25 @@ draws loops and conds as it draws TensorFlow's (the ``Enter``/``Merge``/``Switch
 TensorFlow graph, a ``.pb`` file) into the default graph, with TensorFlow's ``input_map``,
 ``return_elements`` and ``name``.
 
-The op set both sides share is `_EXPORTS`: an op type there carries the attributes listed for
-it, and where TensorFlow takes an axis or permutation as a constant input (``Sum``'s
-``reduction_indices``, ``ConcatV2``'s ``axis``, ``Transpose``'s ``perm``), our attribute
-becomes a ``Const`` node (``<op>/reduction_indices``) on export and is read back from that
-node on import.  Any other op is an error naming it: on export, unless ``for_display`` (the
-graph tab draws it with its type, inputs and shapes only); on import, always.  Variables are
-not part of the shared set: freeze a graph first (``df.graph_util.
-convert_variables_to_constants``, or TensorFlow's).
+The op set both sides share is `dataflow.io.graph_def_ops.OP_TABLE`, one entry per TensorFlow
+op type: the attributes it carries, and where TensorFlow takes an axis, a permutation or
+paddings as a constant input (``Sum``'s ``reduction_indices``, ``PadV2``'s ``paddings``), our
+attribute becomes a ``Const`` node (``<op>/reduction_indices``) on export and is read back on
+import (from a ``Const``, or shape arithmetic on constants, as ``dynamic_rnn`` computes its
+``perm``).  A TensorFlow op that is several of ours (``ResizeBilinear``) is built with
+dataflow's own functions.  Any other op is an error naming it: on export, unless
+``for_display`` (the graph tab draws it with its type, inputs and shapes only); on import,
+always, with every other unknown op type of the GraphDef in the same message.  Resource
+variables export as TensorFlow's (``VarHandleOp``, ``ReadVariableOp``,
+``AssignVariableOp``), so that ``convert_variables_to_constants`` can freeze
+``sess.graph.as_graph_def()`` as in TF1.
 
 A ``GraphDef`` is read as an untrusted file: its tensors are bounded as a graph file's arrays are
-(`dataflow.framework.array_bounds.array_bytes`) before any is allocated, an input names an output by
-decimal digits that the node has, and an attribute TensorFlow strips when it holds its default takes
-that default (`_DEFAULT_ATTRS`); anything else is a `GraphDefError` naming the node.
+(`dataflow.framework.array_bounds.array_bytes`) before any is allocated, as are the outputs an
+attribute asks for (``Split``'s ``num_split``), an input names an output by decimal digits that
+the node has, the nodes form no cycle but a loop's, and an attribute TensorFlow strips when it
+holds its default takes that default (``defaults`` in the table); anything else is a
+`GraphDefError` naming the node.  `load_graph_def` reads a ``.pb`` file so.
 
 The protos come from the optional package tensorboardX (`dataflow.framework.tensorboard_protos`).
 """

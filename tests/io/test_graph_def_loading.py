@@ -232,3 +232,59 @@ def test_a_constant_input_computed_at_run_time_is_named():
         df.io.GraphDefError, match=r"Transpose node 't': its input 1 \('perm'\) must be known"
     ):
         import_quickly(graph_def)
+
+
+# -- attributes TensorFlow leaves out when they hold its default ---------------------------------
+def constant_node(graph_def, name, value):
+    value = np.asarray(value)
+    node = graph_def.node.add(name=name, op="Const")
+    node.attr["dtype"].type = FLOAT if value.dtype == np.float32 else INT32
+    node.attr["value"].tensor.CopyFrom(df.make_tensor_proto(value))
+
+
+def run_node(graph_def, fetches):
+    with df.Graph().as_default():
+        outputs = df.import_graph_def(graph_def, return_elements=fetches, name="")
+        with df.Session() as sess:
+            return sess.run(outputs)
+
+
+def test_a_resize_without_its_flags_takes_tensorflows_defaults():
+    graph_def = df.GraphDef()
+    constant_node(graph_def, "images", np.arange(4, dtype=np.float32).reshape(1, 2, 2, 1))
+    constant_node(graph_def, "size", np.array([3, 3], np.int32))
+    graph_def.node.add(name="resized", op="ResizeBilinear", input=["images", "size"])
+    (resized,) = run_node(graph_def, ["resized:0"])
+    # TensorFlow 2.21: align_corners=False, half_pixel_centers=False
+    expected = [[0.0, 2 / 3, 1.0], [4 / 3, 2.0, 7 / 3], [2.0, 8 / 3, 3.0]]
+    np.testing.assert_allclose(resized.reshape(3, 3), expected, rtol=1e-6)
+
+
+def test_a_batch_norm_without_attributes_normalizes_by_the_batch_as_tensorflows():
+    graph_def = df.GraphDef()
+    constant_node(graph_def, "x", np.arange(8, dtype=np.float32).reshape(2, 2, 2, 1))
+    constant_node(graph_def, "scale", np.float32([2.0]))
+    constant_node(graph_def, "offset", np.float32([1.0]))
+    constant_node(graph_def, "empty", np.zeros([0], np.float32))
+    node = graph_def.node.add(name="bn", op="FusedBatchNormV3")
+    node.input.extend(["x", "scale", "offset", "empty", "empty"])
+    y, mean, variance = run_node(graph_def, ["bn:0", "bn:1", "bn:2"])
+    # TensorFlow 2.21: is_training=True, epsilon=1e-4, NHWC; the variance output is the
+    # unbiased one (6), the normalization uses the biased one (5.25)
+    np.testing.assert_allclose(
+        y.ravel(),
+        [-2.0550215, -1.1821582, -0.3092949, 0.5635684, 1.4364316, 2.3092949, 3.1821582, 4.0550213],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose([mean[0], variance[0]], [3.5, 6.0], rtol=1e-6)
+
+
+def test_an_attribute_without_a_default_must_be_there():
+    graph_def = df.GraphDef()
+    constant_node(graph_def, "x", np.ones((3,), np.float32))
+    constant_node(graph_def, "paddings", np.array([[1, 1]], np.int32))
+    graph_def.node.add(name="pad", op="MirrorPad", input=["x", "paddings"])
+    with pytest.raises(
+        df.io.GraphDefError, match="MirrorPad node 'pad' has no attribute 'mode', which"
+    ):
+        run_node(graph_def, ["pad:0"])
