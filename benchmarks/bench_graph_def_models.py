@@ -109,7 +109,7 @@ def main() -> None:
         "--tensorflow-partner",
         args.tensorflow_python,
     )
-    header = f"{'model':18} {'import':>8} {'interp':>9} {'passes':>9} {'TF':>9} {'passes/TF':>9}"
+    header = f"{'model':18} {'import':>8} {'interp':>8} {'passes':>8} {'TF':>8} {'passes/TF':>9}"
     print(header + f" {'max |diff|':>10}")
     try:
         for model in args.models.split(","):
@@ -119,16 +119,16 @@ def main() -> None:
             if partner is not None:
                 sides.append(partner.timer(model))
             times = paired_median_times(*sides, repeats=args.repeats)
-            tf_ms = f"{times[2] * 1e3:8.2f}m" if partner is not None else f"{'-':>9}"
+            tf_ms = f"{times[2] * 1e3:8.2f}" if partner is not None else f"{'-':>8}"
             ratio = f"{times[1] / times[2]:9.2f}" if partner is not None else f"{'-':>9}"
             print(
-                f"{model:18} {import_ms:7.1f}m {times[0] * 1e3:8.2f}m {times[1] * 1e3:8.2f}m "
+                f"{model:18} {import_ms:8.1f} {times[0] * 1e3:8.2f} {times[1] * 1e3:8.2f} "
                 f"{tf_ms} {ratio} {difference:10.2e}"
             )
     finally:
         if partner is not None:
             partner.close()
-    print("(times in ms: m; import is one df.import_graph_def of the .pb's bytes)")
+    print("(times in ms; import is one df.import_graph_def of the .pb's bytes)")
 
 
 if __name__ == "__main__":
