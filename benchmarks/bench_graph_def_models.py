@@ -1,4 +1,4 @@
-"""TensorFlow's frozen models (tests/data/graphdefs) imported here: import time, one inference here
+"""TensorFlow's frozen models (tests/io/graphdefs) imported here: import time, one inference here
 (interpreted, and with the graph passes) beside TensorFlow's on the same GraphDef, and the
 largest difference from TensorFlow's output.
 
@@ -7,7 +7,7 @@ largest difference from TensorFlow's output.
                                                 # TensorFlow from another environment
     python benchmarks/bench_graph_def_models.py --repeats 50 --models lenet,lstm
 
-Each model's ``.pb`` and its input come from ``tests/data/graphdefs/make_graphdefs.py``.
+Each model's ``.pb`` and its input come from ``tests/io/graphdefs/make_graphdefs.py``.
 Printed per model: the import (``df.import_graph_def``) in ms, the median time of one run of
 the batch the generator saved (batch 1 to 4) interpreted (``graph passes off``) and with the
 Session's default passes, TensorFlow 1.x's median on the same GraphDef (``tf.compat.v1``,
@@ -36,7 +36,7 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "tests", "data", "graphdefs")
+DATA = os.path.join(HERE, "..", "tests", "io", "graphdefs")
 MODELS = (
     "mlp lenet nested_cond resnet_block mobilenet_v2 lstm embedding image_ops transformer_block"
 ).split()

@@ -18,7 +18,7 @@ from dataflow.__main__ import main
 pytest.importorskip("tensorboardX")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DATA = os.path.join(ROOT, "tests", "data", "graphdefs")
+DATA = os.path.join(ROOT, "tests", "io", "graphdefs")
 
 
 def model(name: str) -> str:

@@ -13,7 +13,7 @@ import dataflow as df
 
 pytest.importorskip("tensorboardX")
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data", "graphdefs")
+DATA = os.path.join(os.path.dirname(__file__), "graphdefs")
 MLP = os.path.join(DATA, "mlp.pb")
 
 
@@ -116,7 +116,7 @@ def test_convert_variables_to_constants_takes_a_graph_def_as_tf1():
 
 
 def test_extract_sub_graph_and_remove_training_nodes_as_tensorflow():
-    # TensorFlow 2.21 on tests/data/graphdefs/embedding.pb gives these nodes, in this order.
+    # TensorFlow 2.21 on tests/io/graphdefs/embedding.pb gives these nodes, in this order.
     graph_def = read_graph_def(os.path.join(DATA, "embedding.pb"))
     sub = df.graph_util.extract_sub_graph(graph_def, ["lookup"])
     assert [node.name for node in sub.node] == ["ids", "embeddings", "lookup", "lookup/axis"]

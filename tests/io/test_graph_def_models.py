@@ -2,7 +2,7 @@
 exported again, they import and give the same.
 
 The ``.pb`` files and TensorFlow's outputs (``.npz``) are made by
-``tests/data/graphdefs/make_graphdefs.py`` (run with TensorFlow; these tests never import it).
+``tests/io/graphdefs/make_graphdefs.py`` (run with TensorFlow; these tests never import it).
 
 Tolerances: the models compute in float32 (machine epsilon 1.2e-7), and dataflow's kernels sum
 in other orders than TensorFlow's (matrix products of up to 1280 terms, convolutions, batch-norm
@@ -22,7 +22,7 @@ import dataflow as df
 
 pytest.importorskip("tensorboardX")
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data", "graphdefs")
+DATA = os.path.join(os.path.dirname(__file__), "graphdefs")
 MODELS = [
     "mlp",
     "lenet",

@@ -2,7 +2,7 @@
 
 Run it with TensorFlow (2.21 made the committed files) from the repository's root:
 
-    TF_USE_LEGACY_KERAS=1 python tests/data/graphdefs/make_graphdefs.py
+    TF_USE_LEGACY_KERAS=1 python tests/io/graphdefs/make_graphdefs.py
 
 For each model it builds the model in TensorFlow's graph mode (``tf.compat.v1``, control flow v1,
 so loops and conds are the ``Switch``/``Merge``/``Enter``/``Exit`` nodes of a TF1 frozen graph),
