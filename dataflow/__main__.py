@@ -1,5 +1,6 @@
 """The command line: ``python -m dataflow inspect|render|run|optimize FILE``, for graphs saved by
-`df.io`.
+`df.io` and TensorFlow's GraphDefs (a binary ``.pb``, a frozen graph; its nodes keep their names,
+and ``optimize`` writes a ``.pb`` again when ``-o`` names one).
 
 - ``inspect FILE``: op counts by type, placeholders (the inputs), ops nothing consumes (the
   outputs), variables, and each loop and cond.
@@ -17,7 +18,8 @@
   does, with an error naming where the run was.
 - ``optimize FILE -o FILE [--fetch name ...] [--feed name ...] [--passes a,b,...]``: runs the
   graph passes (`dataflow.passes`, the Session's default pipeline unless ``--passes`` names
-  others) and saves the result, printing one line per pass.  What is kept is what the fetches
+  others; for a ``.pb`` output, without the passes that make dataflow's own fused ops) and saves
+  the result, printing one line per pass.  What is kept is what the fetches
   need (by default every op output nothing consumes, outside conds and loops); the names of
   fetched and fed tensors (by default every placeholder) still resolve in the optimized file.
 
@@ -342,8 +344,12 @@ def _optimize(args, graph: df.Graph, out) -> None:
     else:
         feeds = [op.outputs[0] for op in graph.get_operations() if op.type == "Placeholder"]
     passes = args.passes.split(",") if args.passes else None
+    if passes is None and _is_graph_def(args.output):
+        # A GraphDef holds TensorFlow's ops: the passes that make ops of dataflow's own
+        # (fused elementwise kernels) or plan-only decisions are left out.
+        passes = [p for p in df.passes.DEFAULT_PIPELINE if p not in _NOT_FOR_GRAPH_DEFS]
     item, reports = df.passes.optimize(graph, fetches, feeds, passes)
-    df.io.save_graph(item.graph, args.output)
+    _save(item.graph, args.output)
     for report in reports:
         print(report, file=out)
     print(
@@ -351,6 +357,35 @@ def _optimize(args, graph: df.Graph, out) -> None:
         f"{args.output}",
         file=out,
     )
+
+
+# The default passes whose results a GraphDef cannot hold: fused kernels of dataflow's own, and
+# the run plan's in-place decisions.
+_NOT_FOR_GRAPH_DEFS = ("elementwise_fusion", "inplace")
+
+
+def _is_graph_def(path: str) -> bool:
+    """A TensorFlow GraphDef file (binary, ``.pb``) rather than a graph file of `df.io`."""
+    return os.path.splitext(path)[1].lower() == ".pb"
+
+
+def _load(path: str, allow_file_output: bool) -> df.Graph:
+    """The graph of ``path``: a ``.pb`` is a TensorFlow GraphDef, imported with its nodes'
+    names (which ``--feed`` and ``--fetch`` use); any other file is a graph file of `df.io`.
+    Both are read as untrusted files (sizes bounded, nothing in them run)."""
+    if _is_graph_def(path):
+        return df.io.load_graph_def(path)
+    return df.io.load_graph(path, allow_file_output=allow_file_output)
+
+
+def _save(graph: df.Graph, path: str) -> None:
+    """Writes ``graph`` to ``path``: a GraphDef for ``.pb`` (an op TensorFlow has no form for
+    is an error naming it), a graph file of `df.io` otherwise."""
+    if _is_graph_def(path):
+        with open(path, "wb") as f:
+            f.write(graph.as_graph_def().SerializeToString(deterministic=True))
+    else:
+        df.io.save_graph(graph, path)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -406,7 +441,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         _check_usage(args)
         # Only `run` executes the graph: the others may load one that prints to files.
         allow_file_output = args.command != "run" or args.allow_file_output
-        graph = df.io.load_graph(args.file, allow_file_output=allow_file_output)
+        graph = _load(args.file, allow_file_output)
         if args.command == "inspect":
             info = _inspect(graph)
             if args.json:

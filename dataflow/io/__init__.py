@@ -64,6 +64,7 @@ from .graph_def import (  # noqa: E402, F401
     GraphDefError,
     export_graph_def,
     import_graph_def,
+    load_graph_def,
     write_graph,
 )
 

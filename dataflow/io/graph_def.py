@@ -8,19 +8,25 @@ draws loops and conds as it draws TensorFlow's (the ``Enter``/``Merge``/``Switch
 TensorFlow graph, a ``.pb`` file) into the default graph, with TensorFlow's ``input_map``,
 ``return_elements`` and ``name``.
 
-The op set both sides share is `_EXPORTS`: an op type there carries the attributes listed for
-it, and where TensorFlow takes an axis or permutation as a constant input (``Sum``'s
-``reduction_indices``, ``ConcatV2``'s ``axis``, ``Transpose``'s ``perm``), our attribute
-becomes a ``Const`` node (``<op>/reduction_indices``) on export and is read back from that
-node on import.  Any other op is an error naming it: on export, unless ``for_display`` (the
-graph tab draws it with its type, inputs and shapes only); on import, always.  Variables are
-not part of the shared set: freeze a graph first (``df.graph_util.
-convert_variables_to_constants``, or TensorFlow's).
+The op set both sides share is `dataflow.io.graph_def_ops.OP_TABLE`, one entry per TensorFlow
+op type: the attributes it carries, and where TensorFlow takes an axis, a permutation or
+paddings as a constant input (``Sum``'s ``reduction_indices``, ``PadV2``'s ``paddings``), our
+attribute becomes a ``Const`` node (``<op>/reduction_indices``) on export and is read back on
+import (from a ``Const``, or shape arithmetic on constants, as ``dynamic_rnn`` computes its
+``perm``).  A TensorFlow op that is several of ours (``ResizeBilinear``) is built with
+dataflow's own functions.  Any other op is an error naming it: on export, unless
+``for_display`` (the graph tab draws it with its type, inputs and shapes only); on import,
+always, with every other unknown op type of the GraphDef in the same message.  Resource
+variables export as TensorFlow's (``VarHandleOp``, ``ReadVariableOp``,
+``AssignVariableOp``), so that ``convert_variables_to_constants`` can freeze
+``sess.graph.as_graph_def()`` as in TF1.
 
 A ``GraphDef`` is read as an untrusted file: its tensors are bounded as a graph file's arrays are
-(`dataflow.framework.array_bounds.array_bytes`) before any is allocated, an input names an output by
-decimal digits that the node has, and an attribute TensorFlow strips when it holds its default takes
-that default (`_DEFAULT_ATTRS`); anything else is a `GraphDefError` naming the node.
+(`dataflow.framework.array_bounds.array_bytes`) before any is allocated, as are the outputs an
+attribute asks for (``Split``'s ``num_split``), an input names an output by decimal digits that
+the node has, the nodes form no cycle but a loop's, and an attribute TensorFlow strips when it
+holds its default takes that default (``defaults`` in the table); anything else is a
+`GraphDefError` naming the node.  `load_graph_def` reads a ``.pb`` file so.
 
 The protos come from the optional package tensorboardX (`dataflow.framework.tensorboard_protos`).
 """
@@ -52,11 +58,15 @@ from ..framework.op_registry import get_op_def
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensorboard_protos import protos
+from ..ops.static_values import known_int_value
+from .dfg_format import MAX_OUTPUTS
+from .graph_def_ops import OP_TABLE, OUR_TYPE_TO_TF, ImportedNode
 
 __all__ = [
     "GraphDefError",
     "export_graph_def",
     "import_graph_def",
+    "load_graph_def",
     "make_ndarray",
     "make_tensor_proto",
     "write_graph",
@@ -223,133 +233,12 @@ def _shape_of(proto) -> TensorShape:
     return TensorShape([None if d.size < 0 else d.size for d in proto.dim])
 
 
-# -- the shared op set -----------------------------------------------------------------------------
-# TensorFlow op type -> how its NodeDef is made from our op and back:
-#   "type":   our op type, when it differs;
-#   "dtypes": {attr: index of the input whose dtype it is, or "out" for the first output};
-#   "attrs":  attributes both sides have under the same name;
-#   "const":  (our attribute, TensorFlow's input name): a constant input TensorFlow takes where
-#             we hold an attribute, appended after the op's other inputs;
-#   "count":  the attribute holding the number of inputs (N);
-#   "spatial": attributes we hold per spatial dimension (``strides=(2, 2)``) that TensorFlow
-#             holds per dimension of the data format (``strides=[1, 2, 2, 1]`` for NHWC);
-#   "renamed": {our attribute: TensorFlow's name for it};
-#   "last_axis": our axis attribute, where TensorFlow's op works on the last axis only.
-#   "derived": dtype attributes TensorFlow's op carries that ours computes from its inputs:
-#             written on export, not kept on import.
-_EXPORTS: dict[str, dict] = {
-    "Const": {"dtypes": {"dtype": "out"}, "attrs": ("value",)},
-    "Placeholder": {"dtypes": {"dtype": "out"}, "attrs": ("shape",)},
-    "PlaceholderWithDefault": {"dtypes": {"dtype": 0}, "attrs": ("shape",)},
-    "Identity": {"dtypes": {"T": 0}},
-    "StopGradient": {"dtypes": {"T": 0}},
-    "CheckNumerics": {"dtypes": {"T": 0}, "attrs": ("message",)},
-    "NoOp": {},
-    "Switch": {"dtypes": {"T": 0}},
-    "Merge": {"dtypes": {"T": 0}, "count": "N"},
-    "Enter": {"dtypes": {"T": 0}, "attrs": ("frame_name", "is_constant", "parallel_iterations")},
-    "Exit": {"dtypes": {"T": 0}},
-    "NextIteration": {"dtypes": {"T": 0}},
-    "LoopCond": {},
-    "MatMul": {"dtypes": {"T": 0}, "attrs": ("transpose_a", "transpose_b")},
-    "Cast": {"dtypes": {"SrcT": 0}, "attrs": ("DstT",)},
-    "AddN": {"dtypes": {"T": 0}, "count": "N"},
-    "Pack": {"dtypes": {"T": 0}, "count": "N", "attrs": ("axis",)},
-    "ConcatV2": {"dtypes": {"T": 0}, "count": "N", "const": ("axis", "axis")},
-    "Transpose": {"dtypes": {"T": 0}, "const": ("perm", "perm")},
-    "ExpandDims": {"dtypes": {"T": 0}, "const": ("axis", "dim")},
-    "Reshape": {"dtypes": {"T": 0, "Tshape": 1}},
-    "Fill": {"dtypes": {"T": 1, "index_type": 0}},
-    "Tile": {"dtypes": {"T": 0, "Tmultiples": 1}},
-    "Slice": {"dtypes": {"T": 0, "Index": 1}},
-    "StridedSlice": {
-        "dtypes": {"T": 0, "Index": 1},
-        "attrs": ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"),
-    },
-    "Shape": {"dtypes": {"T": 0}, "attrs": ("out_type",)},
-    "Size": {"dtypes": {"T": 0}, "attrs": ("out_type",)},
-    "Rank": {"dtypes": {"T": 0}},
-    "Range": {"dtypes": {"Tidx": 0}},
-    "Select": {"dtypes": {"T": 1}},
-    "SelectV2": {"dtypes": {"T": 1}},
-    "BiasAdd": {"dtypes": {"T": 0}, "attrs": ("data_format",)},
-    "StringJoin": {"count": "N", "attrs": ("separator",)},
-    "AsString": {
-        "dtypes": {"T": 0},
-        "attrs": ("precision", "scientific", "shortest", "width", "fill"),
-    },
-    "StringToNumber": {"attrs": ("out_type",)},
-    "StringLength": {"attrs": ("unit",)},
-    "Substr": {"dtypes": {"T": 1}, "attrs": ("unit",)},
-    "StaticRegexReplace": {"attrs": ("pattern", "rewrite", "replace_global")},
-    "RegexReplace": {"attrs": ("replace_global",)},
-    "StringUpper": {"attrs": ("encoding",)},
-    "StringLower": {"attrs": ("encoding",)},
-    "ScalarSummary": {"dtypes": {"T": 1}},
-    "HistogramSummary": {"dtypes": {"T": 1}},
-    "ImageSummary": {"dtypes": {"T": 1}, "attrs": ("max_images", "bad_color")},
-    "AudioSummaryV2": {"attrs": ("max_outputs",)},
-    "TensorSummaryV2": {"dtypes": {"T": 1}},
-    "MergeSummary": {"count": "N"},
-    "ArgMax": {"dtypes": {"T": 0}, "attrs": ("output_type",), "const": ("axis", "dimension")},
-    "ArgMin": {"dtypes": {"T": 0}, "attrs": ("output_type",), "const": ("axis", "dimension")},
-    "Softmax": {"dtypes": {"T": 0}, "last_axis": "axis"},
-    "LogSoftmax": {"dtypes": {"T": 0}, "last_axis": "axis"},
-    "SoftmaxCrossEntropyWithLogits": {"dtypes": {"T": 0}, "last_axis": "axis"},
-    "SparseSoftmaxCrossEntropyWithLogits": {"dtypes": {"T": 0, "Tlabels": 1}},
-    "Squeeze": {"dtypes": {"T": 0}, "renamed": {"axis": "squeeze_dims"}},
-    "LRN": {"dtypes": {"T": 0}, "attrs": ("depth_radius", "bias", "alpha", "beta")},
-    "RandomUniform": {"dtypes": {"dtype": "out", "T": 0}, "attrs": ("seed", "seed2")},
-    "RandomStandardNormal": {"dtypes": {"dtype": "out", "T": 0}, "attrs": ("seed", "seed2")},
-}
-for _type, _input in (
-    ("Conv2D", 0),
-    ("DepthwiseConv2dNative", 0),
-    ("Conv2DBackpropInput", 1),
-    ("Conv2DBackpropFilter", 0),
-):
-    _EXPORTS[_type] = {
-        "dtypes": {"T": _input},
-        "attrs": ("padding", "data_format"),
-        "spatial": ("strides", "dilations"),
-    }
-for _type in "MaxPool AvgPool".split():
-    _EXPORTS[_type] = {
-        "dtypes": {"T": 0},
-        "attrs": ("padding", "data_format"),
-        "spatial": ("ksize", "strides"),
-    }
-for _type in (
-    "Add Sub Mul RealDiv FloorDiv FloorMod Pow Minimum Maximum SquaredDifference Equal NotEqual "
-    "Less LessEqual Greater GreaterEqual Neg Abs Sign Square Sqrt Rsqrt Exp Log Log1p Sin Cos "
-    "Tan Tanh Sigmoid Relu Relu6 Elu Softplus ZerosLike OnesLike"
-).split():
-    _EXPORTS[_type] = {"dtypes": {"T": 0}}
-for _type in "LogicalAnd LogicalOr LogicalNot".split():
-    _EXPORTS[_type] = {}
-for _type in "Sum Mean Max Min Prod".split():
-    _EXPORTS[_type] = {
-        "dtypes": {"T": 0},
-        "const": ("axis", "reduction_indices"),
-        "keep_dims": True,
-    }
-for _type in "Any All".split():
-    _EXPORTS[_type] = {"const": ("axis", "reduction_indices"), "keep_dims": True}
-# Fourier transforms: the complex ones of the innermost 1-3 dimensions, and the real ones with
-# their fft_length input (TensorFlow's too).
-for _type in "FFT IFFT FFT2D IFFT2D FFT3D IFFT3D".split():
-    _EXPORTS[_type] = {"dtypes": {"Tcomplex": 0}}
-for _type in "RFFT RFFT2D RFFT3D".split():
-    _EXPORTS[_type] = {"dtypes": {"Treal": 0, "Tcomplex": "out"}}
-for _type in "IRFFT IRFFT2D IRFFT3D".split():
-    _EXPORTS[_type] = {"dtypes": {"Treal": "out", "Tcomplex": 0}}
-_EXPORTS["Conj"] = {"dtypes": {"T": 0}}
-# Complex numbers: built from and taken apart into their parts.
-for _type in "Complex Real Imag Angle ComplexAbs".split():
-    _EXPORTS[_type] = {"dtypes": {"T": 0, "Tout": "out"}, "derived": ("Tout",)}
-_EXPORTS["AddV2"] = {"type": "Add", "dtypes": {"T": 0}}  # TensorFlow 1.15+'s name for Add
-_BY_OUR_TYPE = {spec.get("type", tf_type): tf_type for tf_type, spec in _EXPORTS.items()}
-_BY_OUR_TYPE["Add"] = "Add"
+# -- the shared op set: dataflow/io/graph_def_ops.py ----------------------------------------------
+def _const_positions(spec: dict, count: int) -> list:
+    """The ``const`` entries of ``spec`` with their positions among ``count`` TensorFlow
+    inputs made absolute, in ascending order."""
+    entries = [(p if p >= 0 else count + p, *rest) for p, *rest in spec.get("const", ())]
+    return sorted(entries, key=lambda entry: entry[0])
 
 
 # -- export ----------------------------------------------------------------------------------------
@@ -399,8 +288,10 @@ def _const_node(graph_def, name: str, value: np.ndarray, frame_source: str) -> N
     node.attr["value"].tensor.CopyFrom(make_tensor_proto(value))
 
 
-def _const_value(op: Operation, attr: str) -> np.ndarray:
-    """Our attribute ``attr`` as the value of the constant input TensorFlow takes instead."""
+def _const_value(op: Operation, attr: str, kind: str) -> np.ndarray:
+    """Our attribute ``attr`` as the value of the constant input TensorFlow takes instead:
+    a scalar (``kind`` "int"), a vector ("ints") or a matrix of ``[before, after]`` rows
+    ("pairs")."""
     value = op.attrs[attr]
     if value is None:  # a reduction over every axis
         rank = op.inputs[0].shape.rank
@@ -410,7 +301,8 @@ def _const_value(op: Operation, attr: str) -> np.ndarray:
                 "which a GraphDef cannot state"
             )
         value = list(range(rank))
-    return np.array(value, dtype=np.int32)
+    array = np.array(value, dtype=np.int32)
+    return array.reshape(-1, 2) if kind == "pairs" else array
 
 
 def export_graph_def(
@@ -439,7 +331,7 @@ def export_graph_def(
         if op.type in _EXPANSIONS and not for_display:  # a picture shows our op as one node
             _EXPANSIONS[op.type](graph_def, op, lambda n: _claim_name(graph, n, written_names))
             continue
-        tf_type = _BY_OUR_TYPE.get(op.type)
+        tf_type = OUR_TYPE_TO_TF.get(op.type)
         if tf_type is None and not for_display:
             raise GraphDefError(
                 f"{op.type} op '{op.name}' (created at {op.location}) has no TensorFlow "
@@ -447,9 +339,12 @@ def export_graph_def(
             )
         node = graph_def.node.add(name=op.name, op=tf_type or op.type)
         node.input.extend(_input_name(t) for t in op.inputs)
-        spec = _EXPORTS.get(tf_type, {})
+        spec = OP_TABLE.get(tf_type, {})
         for attr, source in spec.get("dtypes", {}).items():
-            dtype = op.outputs[0].dtype if source == "out" else op.inputs[source].dtype
+            if isinstance(source, str):  # "out", "out:1": the dtype of an output
+                dtype = op.outputs[int(source.partition(":")[2] or 0)].dtype
+            else:
+                dtype = op.inputs[source].dtype
             node.attr[attr].type = dtype.as_datatype_enum
         names = spec.get("attrs", ()) if tf_type is not None else tuple(op.attrs)
         for attr in names:
@@ -458,6 +353,8 @@ def export_graph_def(
                 node.attr[attr].CopyFrom(value)
             elif tf_type is not None and attr in op.attrs:
                 raise GraphDefError(f"attribute '{attr}' of {op.type} op '{op.name}' has no form")
+        for attr, tf_attr in spec.get("tf_names", {}).items():
+            node.attr[tf_attr].CopyFrom(_attr_value(op.attrs[attr]))
         for attr in spec.get("spatial", ()):
             node.attr[attr].list.i.extend(_per_format_dimension(op.attrs[attr], op))
         for attr, tf_attr in spec.get("renamed", {}).items():
@@ -467,17 +364,23 @@ def export_graph_def(
             _check_last_axis(op, spec["last_axis"])
         if "count" in spec:
             node.attr[spec["count"]].i = len(op.inputs)
+        if "dtype_list" in spec:
+            node.attr[spec["dtype_list"]].list.type.extend(
+                t.dtype.as_datatype_enum for t in op.inputs
+            )
+        if "output_count" in spec:
+            node.attr[spec["output_count"]].i = len(op.outputs)
         if spec.get("keep_dims"):
             node.attr["keep_dims"].b = bool(op.attrs["keepdims"])
-        if "const" in spec:
-            attr, input_name = spec["const"]
-            value = _const_value(op, attr)
+        consts = _const_positions(spec, len(op.inputs) + len(spec.get("const", ())))
+        for position, attr, input_name, kind, index_attr in consts:
+            value = _const_value(op, attr, kind)
             const_name = _unused_name(graph, f"{op.name}/{input_name}", written_names)
             _const_node(graph_def, const_name, value, op.inputs[0].op.name)
             written_names.add(const_name)
-            node.input.append(const_name)
-            index_attr = {"ConcatV2": "Tidx", "Transpose": "Tperm", "ExpandDims": "Tdim"}
-            node.attr[index_attr.get(tf_type, "Tidx")].type = _dtypes.int32.as_datatype_enum
+            node.input.insert(position, const_name)
+            if index_attr is not None:
+                node.attr[index_attr].type = _dtypes.int32.as_datatype_enum
         node.input.extend(f"^{c.name}" for c in op.control_inputs)
         shapes = node.attr["_output_shapes"].list.shape
         for t in op.outputs:
@@ -572,8 +475,53 @@ def _export_dropout(graph_def, op: Operation, claim_name) -> None:
     out.attr["_output_shapes"].list.shape.add().CopyFrom(_shape_proto(op.outputs[0].shape))
 
 
-# Our ops that TensorFlow writes as several of its own: each writes its nodes itself.
-_EXPANSIONS = {"Dropout": _export_dropout}
+def _export_assert(graph_def, op: Operation, claim_name) -> None:
+    """Our ``Assert`` as TensorFlow's: the strings of its message template become string
+    ``Const`` inputs between its tensors, in the template's order."""
+    node = graph_def.node.add(name=op.name, op="Assert")
+    condition, *tensors = op.inputs
+    node.input.append(_input_name(condition))
+    data_types = node.attr["T"].list.type
+    remaining = iter(tensors)
+    for item in op.attrs["template"]:
+        if item is None:
+            t = next(remaining)
+            node.input.append(_input_name(t))
+            data_types.append(t.dtype.as_datatype_enum)
+        else:
+            name = claim_name(f"{op.name}/message")
+            _const_node(graph_def, name, np.array(item.encode("utf-8"), object), condition.op.name)
+            node.input.append(name)
+            data_types.append(_dtypes.string.as_datatype_enum)
+    node.attr["summarize"].i = int(op.attrs["summarize"])
+    node.input.extend(f"^{c.name}" for c in op.control_inputs)
+
+
+def _export_write(graph_def, op: Operation, claim_name) -> None:
+    """Our write of a resource variable (``Assign``, ``AssignAdd``, ``AssignSub``) as
+    TensorFlow's ``AssignVariableOp`` (...), which has no output: a GraphDef cannot say that
+    an op reads the value ours returns."""
+    readers = [c.name for c in op.outputs[0].consumers()]
+    if op.inputs[0].dtype is not _dtypes.resource or readers:
+        why = "writes a TF1 reference" if not readers else f"has its value read by {readers[0]!r}"
+        raise GraphDefError(
+            f"{op.type} op '{op.name}' (created at {op.location}) {why}; TensorFlow's "
+            f"{op.type}VariableOp writes a resource variable and returns nothing"
+        )
+    node = graph_def.node.add(name=op.name, op=f"{op.type}VariableOp")
+    node.input.extend(_input_name(t) for t in op.inputs)
+    node.input.extend(f"^{c.name}" for c in op.control_inputs)
+    node.attr["dtype"].type = op.attrs["dtype"].as_datatype_enum
+
+
+# Our ops that TensorFlow writes otherwise: each writes its nodes itself.
+_EXPANSIONS = {
+    "Dropout": _export_dropout,
+    "Assert": _export_assert,
+    "Assign": _export_write,
+    "AssignAdd": _export_write,
+    "AssignSub": _export_write,
+}
 
 
 def _spatial_positions(data_format: str) -> tuple[int, int]:
@@ -616,7 +564,16 @@ def _attr_python(attr) -> Any:
     if kind == "tensor":
         return make_ndarray(attr.tensor)
     if kind == "list":
-        return [int(i) for i in attr.list.i]
+        values = attr.list
+        if values.type:
+            return [_dtypes.as_dtype(t) for t in values.type]
+        if values.s:
+            return [v.decode("utf-8") for v in values.s]
+        if values.f:
+            return [float(v) for v in values.f]
+        if values.shape:
+            return [_shape_of(v) for v in values.shape]
+        return [int(i) for i in values.i]
     return None
 
 
@@ -683,44 +640,6 @@ def _node_order(nodes: dict) -> list:
     return order
 
 
-# The defaults of TensorFlow's op definitions for the attributes read above: TensorFlow leaves
-# an attribute holding its default out of a GraphDef it writes with defaults stripped (a
-# SavedModel's, ``strip_default_attrs``).  An attribute with no default must be there.
-_DEFAULT_ATTRS: dict[str, dict] = {
-    "Placeholder": {"shape": TensorShape(None)},
-    "MatMul": {"transpose_a": False, "transpose_b": False},
-    "Enter": {"is_constant": False, "parallel_iterations": 10},
-    "Pack": {"axis": 0},
-    "StridedSlice": dict.fromkeys(
-        ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"), 0
-    ),
-    "Shape": {"out_type": _dtypes.int32},
-    "Size": {"out_type": _dtypes.int32},
-    "BiasAdd": {"data_format": "NHWC"},
-    "StringJoin": {"separator": ""},
-    "AsString": {"precision": -1, "scientific": False, "shortest": False, "width": -1, "fill": ""},
-    "StringToNumber": {"out_type": _dtypes.float32},
-    "StringLength": {"unit": "BYTE"},
-    "Substr": {"unit": "BYTE"},
-    "StaticRegexReplace": {"replace_global": True},
-    "RegexReplace": {"replace_global": True},
-    "StringUpper": {"encoding": ""},
-    "StringLower": {"encoding": ""},
-    "ImageSummary": {"max_images": 3, "bad_color": np.array([255, 0, 0, 255], np.uint8)},
-    "AudioSummaryV2": {"max_outputs": 3},
-    "ArgMax": {"output_type": _dtypes.int64},
-    "ArgMin": {"output_type": _dtypes.int64},
-    "LRN": {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5},
-    "RandomUniform": {"seed": 0, "seed2": 0},
-    "RandomStandardNormal": {"seed": 0, "seed2": 0},
-}
-for _type in "Conv2D DepthwiseConv2dNative Conv2DBackpropInput Conv2DBackpropFilter".split():
-    _DEFAULT_ATTRS[_type] = {"data_format": "NHWC", "dilations": [1, 1, 1, 1]}
-for _type in "MaxPool AvgPool".split():
-    _DEFAULT_ATTRS[_type] = {"data_format": "NHWC"}
-_DEFAULT_ATTRS["ImageSummary"]["bad_color"].flags.writeable = False  # shared by every import
-
-
 def _node_attr(node, attr: str) -> Any:
     """The value of attribute ``attr`` of ``node``, TensorFlow's default when it has none."""
     if attr in node.attr:
@@ -729,18 +648,68 @@ def _node_attr(node, attr: str) -> Any:
             return value
         problem = f"an attribute '{attr}' of a kind dataflow does not read"
     else:
-        defaults = _DEFAULT_ATTRS.get(node.op, {})
+        defaults = OP_TABLE.get(node.op, {}).get("defaults", {})
         if attr in defaults:
             return defaults[attr]
         problem = f"no attribute '{attr}', which TensorFlow's {node.op} requires"
     raise GraphDefError(f"{node.op} node '{node.name}' has {problem}")
 
 
+def _constant_input(node, inputs: list, constants: dict, position: int, input_name: str):
+    """The value of input ``position`` of ``node``, which must be known when the graph is
+    built: a ``Const``, or int shape arithmetic on constants and known shapes (the
+    ``ConcatV2`` of a ``Range`` that ``dynamic_rnn`` makes its ``perm`` of)."""
+    value = None
+    if position < len(inputs):
+        value = constants.get(inputs[position])
+        if value is None:
+            value = known_int_value(inputs[position])
+    if value is None:
+        raise GraphDefError(
+            f"{node.op} node '{node.name}': its input {position} ('{input_name}') must be "
+            "known when the graph is built (a Const, or shape arithmetic on constants), as "
+            "dataflow holds it as an attribute"
+        )
+    return np.asarray(value)
+
+
+def _index_value(node, value: np.ndarray, kind: str, input_name: str):
+    """A constant input's value as our attribute: an int, a tuple of ints, or of int pairs."""
+    if value.dtype.kind not in "iu":
+        raise GraphDefError(
+            f"{node.op} node '{node.name}': input '{input_name}' holds {value.dtype}, not integers"
+        )
+    if kind == "int":
+        if value.size != 1:
+            raise GraphDefError(
+                f"{node.op} node '{node.name}': input '{input_name}' must be one integer, got "
+                f"shape {list(value.shape)}"
+            )
+        return int(value.reshape(-1)[0])
+    if kind == "pairs":
+        if value.ndim != 2 or value.shape[1] != 2:
+            raise GraphDefError(
+                f"{node.op} node '{node.name}': input '{input_name}' must be [before, after] "
+                f"rows, got shape {list(value.shape)}"
+            )
+        return tuple((int(a), int(b)) for a, b in value)
+    return tuple(int(v) for v in value.reshape(-1))
+
+
 def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, dict]:
     """Our inputs and attributes for a NodeDef of the shared op set."""
     attrs = {}
+    for tf_attr, (supported, default) in spec.get("require", {}).items():
+        value = _attr_python(node.attr[tf_attr]) if tf_attr in node.attr else default
+        if value != supported:
+            raise GraphDefError(
+                f"{node.op} node '{node.name}' has {tf_attr}={value!r}; dataflow's op supports "
+                f"{tf_attr}={supported!r} only"
+            )
     for attr in spec.get("attrs", ()):
         attrs[attr] = _node_attr(node, attr)
+    for attr, tf_attr in spec.get("tf_names", {}).items():
+        attrs[attr] = _node_attr(node, tf_attr)
     if spec.get("keep_dims"):
         attrs["keepdims"] = bool(node.attr["keep_dims"].b) if "keep_dims" in node.attr else False
     for attr in spec.get("spatial", ()):
@@ -751,27 +720,35 @@ def _our_attrs(node, spec: dict, inputs: list, constants: dict) -> tuple[list, d
         attrs[attr] = value or None
     if "last_axis" in spec:
         attrs[spec["last_axis"]] = -1
-    if "const" in spec:
-        attr, input_name = spec["const"]
-        source = inputs.pop()
-        value = constants.get(source)
-        if value is None:
-            raise GraphDefError(
-                f"{node.op} node '{node.name}': its input '{input_name}' must be a Const "
-                "(dataflow holds it as an attribute, known when the graph is built)"
-            )
-        value = [int(v) for v in np.asarray(value).reshape(-1)]
-        value = (
-            value[0] if node.op in ("ConcatV2", "ExpandDims", "ArgMax", "ArgMin") else tuple(value)
-        )
-        attrs[attr] = value
+    consts = _const_positions(spec, len(inputs))
+    for position, attr, input_name, kind, _ in reversed(consts):
+        value = _constant_input(node, inputs, constants, position, input_name)
+        attrs[attr] = _index_value(node, value, kind, input_name)
+        del inputs[position]
     for attr, source in spec.get("dtypes", {}).items():
         if source == "out" and attr not in spec.get("derived", ()):
             # the output's dtype is our attribute of the same name
             attrs[attr] = _node_attr(node, attr)
     if node.op == "Placeholder":
         attrs.setdefault("shape", TensorShape(None))
+    _check_output_count(node, attrs)
     return inputs, attrs
+
+
+def _check_output_count(node, attrs: dict) -> None:
+    """Refuses an attribute that asks for more outputs than a graph file may hold
+    (`dataflow.io.dfg_format.MAX_OUTPUTS`): a ``Split`` node of a few bytes can ask for a
+    billion."""
+    for attr, count in (
+        ("num_split", attrs.get("num_split")),
+        ("num", attrs.get("num")),
+        ("size_splits", len(attrs.get("size_splits") or ())),
+    ):
+        if count is not None and not 0 <= count <= MAX_OUTPUTS:
+            raise GraphDefError(
+                f"{node.op} node '{node.name}': {attr} makes {count} outputs; a graph file's op "
+                f"has at most {MAX_OUTPUTS}"
+            )
 
 
 def import_graph_def(
@@ -792,39 +769,53 @@ def import_graph_def(
     TensorFlow's signature and unused.
     """
     del op_dict, producer_op_list
-    p = protos()
-    location = _user_location()
-    if isinstance(graph_def, (bytes, bytearray)):
-        graph_def = p.GraphDef.FromString(bytes(graph_def))
-    elif not isinstance(graph_def, p.GraphDef):
-        graph_def = p.GraphDef.FromString(graph_def.SerializeToString())
+    return _import(graph_def, input_map, return_elements, name, _user_location())
+
+
+def _import(graph_def, input_map, return_elements, name, location: str):
+    """`import_graph_def`, its errors naming ``location`` (the caller's line, or the file)."""
+    graph_def = parse_graph_def(graph_def, location)
     nodes = {}
     for node in graph_def.node:
         if node.name in nodes:
             raise GraphDefError(f"the GraphDef has two nodes named '{node.name}' ({location})")
-        if node.op not in _EXPORTS:
-            raise GraphDefError(
-                f"cannot import {node.op} node '{node.name}': dataflow has no such op in the op "
-                f"set it shares with TensorFlow ({location})"
-            )
         nodes[node.name] = node
+    _check_op_types(graph_def, location)
     _check_array_sizes(graph_def, location)
     try:
         input_map = {_tensor_key(k): v for k, v in (input_map or {}).items()}
     except GraphDefError as e:
         raise GraphDefError(f"input_map has key {e} ({location})") from None
+    missing = [f"{n}:{i}" for n, i in input_map if n not in nodes]
+    if missing:  # TensorFlow's words
+        raise GraphDefError(
+            f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}] "
+            f"({location})"
+        )
+    for (source, index), value in input_map.items():
+        declared = nodes[source].attr.get("dtype") if index == 0 else None
+        value = convert_to_tensor(value)
+        if declared is not None and declared.type and value.dtype != _attr_python(declared):
+            raise GraphDefError(
+                f"input_map maps '{source}:{index}' ({_attr_python(declared).name}) to "
+                f"'{value.name}' of {value.dtype.name} ({location})"
+            )
     graph = get_default_graph()
     built: dict[str, Operation] = {}
     constants: dict[tuple, np.ndarray] = {}
     back_edges: list = []
     with graph.name_scope(name if name is not None else "import") as scope:
-        for node_name in _node_order(nodes):
+        try:
+            order = _node_order(nodes)
+        except GraphDefError as e:
+            raise GraphDefError(f"{e} ({location})") from None
+        for node_name in order:
             node = nodes[node_name]
             try:
                 built[node_name] = _build_node(
                     graph, node, nodes, built, input_map, constants, back_edges, scope
                 )
-            except (TypeError, ValueError) as e:
+            except (TypeError, ValueError, NotImplementedError) as e:
                 if isinstance(e, GraphDefError):
                     raise
                 raise GraphDefError(f"cannot import node {node_name!r} ({location}): {e}") from e
@@ -836,6 +827,81 @@ def import_graph_def(
     if return_elements is None:
         return None
     return [_element(built, text, location) for text in return_elements]
+
+
+def parse_graph_def(graph_def, location: str = ""):
+    """``graph_def`` (a ``GraphDef`` proto of any protobuf package, or its serialized bytes) as
+    the ``GraphDef`` of the protos dataflow reads; bytes that are no ``GraphDef`` are a
+    `GraphDefError` (protocol buffers are parsed as data: nothing in them runs)."""
+    from google.protobuf.message import DecodeError
+
+    p = protos()
+    if isinstance(graph_def, p.GraphDef):
+        return graph_def
+    if isinstance(graph_def, (bytes, bytearray, memoryview)):
+        data = bytes(graph_def)
+    elif hasattr(graph_def, "SerializeToString") and hasattr(graph_def, "node"):
+        data = graph_def.SerializeToString()
+    else:
+        raise TypeError(
+            f"import_graph_def takes a GraphDef or its bytes, got {type(graph_def).__name__}"
+            + (f" ({location})" if location else "")
+        )
+    try:
+        return p.GraphDef.FromString(data)
+    except (DecodeError, RuntimeError, ValueError) as e:
+        where = f" ({location})" if location else ""
+        raise GraphDefError(f"the bytes are not a GraphDef{where}: {e}") from None
+
+
+def _check_op_types(graph_def, location: str) -> None:
+    """Refuses, before anything is built, a GraphDef holding op types outside the shared op
+    set, naming every such type with its nodes (the first three), not only the first met."""
+    unknown: dict[str, list] = {}
+    for node in graph_def.node:
+        if node.op not in OP_TABLE:
+            unknown.setdefault(node.op, []).append(node.name)
+    if not unknown:
+        return
+    parts = []
+    for op_type, names in sorted(unknown.items()):
+        shown = ", ".join(f"'{n}'" for n in names[:3])
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        parts.append(f"{op_type} node{'s' if len(names) > 1 else ''} {shown}{more}")
+    kinds = "such op" if len(parts) == 1 else f"op for any of these {len(parts)} op types"
+    raise GraphDefError(
+        f"cannot import {'; '.join(parts)}: dataflow has no {kinds} in the op set it shares "
+        f"with TensorFlow ({location})"
+    )
+
+
+# The largest ``.pb`` file `load_graph_def` reads: protocol buffers cannot be larger, and the
+# arrays in it are bounded as a graph file's (`MAX_ARRAY_BYTES`).
+MAX_GRAPH_DEF_BYTES = 2**31 - 1
+
+
+def load_graph_def(path) -> Graph:
+    """A new `Graph` holding the binary ``GraphDef`` of the file ``path`` (a TensorFlow
+    ``.pb``), its nodes under their own names, as the command line opens a ``.pb``.
+
+    The file is untrusted: it is read only when no larger than a protocol buffer can be, parsed
+    as data, and every size it declares is bounded before anything is allocated; an error
+    names the file."""
+    path = os.fspath(path)
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_GRAPH_DEF_BYTES:
+            raise GraphDefError(
+                f"the file has {size} bytes; a GraphDef has at most {MAX_GRAPH_DEF_BYTES}"
+            )
+        with open(path, "rb") as f:
+            data = f.read()
+    except GraphDefError as e:
+        raise GraphDefError(f"{path}: {e}") from None
+    graph = Graph()
+    with graph.as_default():
+        _import(data, None, None, "", path)
+    return graph
 
 
 def _check_array_sizes(graph_def, location: str) -> None:
@@ -860,7 +926,7 @@ def _tensor_key(text: str) -> tuple:
 
 
 def _build_node(graph, node, nodes, built, input_map, constants, back_edges, scope):
-    spec = _EXPORTS[node.op]
+    spec = OP_TABLE[node.op]
     inputs, controls, pending = [], [], []
     for text in node.input:
         source, index, is_control = _parse_input(text)
@@ -881,6 +947,8 @@ def _build_node(graph, node, nodes, built, input_map, constants, back_edges, sco
         if stand_in is None:
             raise GraphDefError(f"Merge node '{node.name}' has no input from outside its loop")
         inputs = [stand_in if t is None else t for t in inputs]
+    if "build" in spec:
+        return _build_with_functions(graph, node, spec, inputs, controls, constants, scope)
     inputs, attrs = _our_attrs(node, spec, inputs, constants)
     for attr, value in attrs.items():
         character = None if attr in DATA_TEXT_ATTRS else control_character(value)
@@ -897,6 +965,27 @@ def _build_node(graph, node, nodes, built, input_map, constants, back_edges, sco
     for index, edge in pending:
         back_edges.append((op, index, edge))
     return op
+
+
+def _build_with_functions(graph, node, spec, inputs, controls, constants, scope) -> Operation:
+    """A node that dataflow builds with its own functions (``build`` in `OP_TABLE`): the ops
+    they make lie in the node's name scope, and the op of its output takes the node's name
+    (through an ``Identity`` when the function's last op has another)."""
+    name = f"{scope}{node.name}"
+
+    def constant(position: int) -> np.ndarray:
+        return _constant_input(node, inputs, constants, position, f"input {position}")
+
+    imported = ImportedNode(list(inputs), lambda attr: _node_attr(node, attr), constant, name + "/")
+    with graph.control_dependencies(controls):
+        result = spec["build"](imported)
+    if isinstance(result, Operation):
+        return result
+    outputs = [result] if isinstance(result, Tensor) else list(result)
+    if len(outputs) == 1 and outputs[0].op.name != name:
+        identity = get_op_def("Identity")
+        return graph.create_op(identity, outputs, {}, name=name + "/")
+    return outputs[0].op
 
 
 def _element(built: dict, text: str, location):

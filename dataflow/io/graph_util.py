@@ -169,6 +169,14 @@ def convert_variables_to_constants(
     return _freeze_graph_def(sess, input_graph_def, output_node_names, whitelist, blacklist)
 
 
+def _variable_key(node) -> str:
+    """The name a Session holds a variable node's value under: its ``shared_name`` when it
+    has one (a resource variable's), else the node's name."""
+    if "shared_name" in node.attr and node.attr["shared_name"].s:
+        return node.attr["shared_name"].s.decode("utf-8")
+    return node.name
+
+
 def _variable_value(sess, name: str):
     values = sess._variable_values
     if name not in values:
@@ -189,7 +197,7 @@ def _freeze_graph_def(sess, graph_def, output_node_names, whitelist, blacklist):
             dtype = _dtypes.as_dtype(node.attr["dtype"].type)
             frozen[node.name] = (
                 dtype,
-                np.asarray(_variable_value(sess, node.name), _dtypes.numpy_dtype(dtype)),
+                np.asarray(_variable_value(sess, _variable_key(node)), _dtypes.numpy_dtype(dtype)),
             )
     out = type(graph_def)()
     for node in extracted.node:

@@ -65,8 +65,8 @@ def test_session_graph_def_is_its_graphs_and_imports_back():
 def test_as_graph_def_names_an_op_outside_the_shared_set():
     g = df.Graph()
     with g.as_default():
-        df.Variable(1.0, name="weights")
-    with pytest.raises(df.io.GraphDefError, match="'weights'.*GraphDef form"):
+        df.py_func(lambda x: x, [df.constant(1.0)], df.float32, name="weights")
+    with pytest.raises(df.io.GraphDefError, match="PyFunc op 'weights'.*GraphDef form"):
         g.as_graph_def()
 
 
