@@ -1,0 +1,649 @@
+"""Writing a dataflow graph as an ONNX model (`export`).
+
+What is exported is what a ``Session.run(fetches, feed_dict)`` with those feeds would run: the
+ops the fetches need through their data inputs, cut at the fed tensors.  Each fed tensor is a
+graph input (its static shape, with unknown dimensions as symbolic ones), each fetch a graph
+output, each ``Const`` and each variable read an initializer (a variable's value is read from
+the ``session`` given; a frozen graph has only constants).  Every other op goes through its
+mapping in `export_ops` (one entry per op type); an op type without one is an error that lists
+every such op of the export at once, each with the user's file and line.
+
+Control flow.  A dataflow ``cond`` or ``while_loop`` is a set of Switch/Merge(/Enter/Exit/
+NextIteration/LoopCond) ops; the graph keeps a record of each (`primitives.contexts`: every op
+knows the `CondContext` or `WhileContext` it was built in), and the exporter rebuilds ONNX's
+structured form from those records:
+
+- A cond's result Merges become the outputs of one ``If`` node; branch ``b``'s subgraph computes
+  the Merges' inputs from branch ``b`` (``Merge([false_result, true_result])``), and a tensor a
+  branch captured from outside (``Switch(x, pred)[b]``) is ``x`` itself, read from the
+  enclosing graph as ONNX's subgraphs may.
+- A loop becomes one ``Loop`` node whose loop-carried values are the loop variables (those the
+  fetches need), in the loop's order.  The loop's condition runs once before the loop on the
+  initial values (ONNX's ``cond`` input) and, in the body, on the values the body computes
+  (the body's ``cond`` output), so the trip count is the one dataflow runs, zero included.  A
+  ``maximum_iterations`` becomes the Loop's trip count ``M`` as well (the counter it adds stays
+  a loop variable).  Loop invariants (constant Enters) are read from the enclosing graph.
+
+The exporter resolves tensors on demand (`_Exporter.resolve`): each (sub)graph being built is
+a `_Scope` bound to one context; an op is emitted into the innermost scope of its own context,
+and its inputs before it, so each graph's nodes are in topological order and a value from an
+enclosing context is emitted in the enclosing graph, before the ``If``/``Loop`` node that reads
+it.  Names are unique across the model.
+
+Layout: dataflow's NHWC convolutions and pools become ONNX's NCHW ops between two Transposes
+(see `export_ops`); a graph built with ``data_format="NCHW"`` exports without them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Optional
+
+import numpy as np
+
+try:
+    import onnx
+    from onnx import helper, numpy_helper
+except ImportError as error:  # pragma: no cover - the extra is installed in the test setup
+    raise ImportError(
+        "df.onnx.export needs the optional package 'onnx' (pip install 'dataflow[onnx]')."
+    ) from error
+
+from ...framework.graph import Graph, Operation, Tensor
+from ...framework.graph_keys import GraphKeys
+from . import export_ops
+from .export_ops import OpEmitter, Unsupported
+
+__all__ = ["DEFAULT_OPSET", "OnnxExportError", "export"]
+
+# Opset 17 is read by every onnxruntime since 1.12; 13 is the oldest with the forms used here
+# (Split's and ReduceSum's inputs, Softmax on one axis).
+DEFAULT_OPSET = 17
+MIN_OPSET = 13
+MAX_OPSET = 21
+
+# Ops whose outputs are a variable's value; the handle (or ref) they read comes first.
+_VARIABLE_READS = frozenset({"ReadVariableOp"})
+_VARIABLE_OPS = frozenset({"VarHandleOp", "VariableV2", "Variable"})
+# Ops a captured variable handle passes through on its way to a read inside a cond or loop.
+_HANDLE_FORWARDERS = frozenset({"Enter", "Switch", "Identity", "RefIdentity", "RefEnter"})
+
+
+class OnnxExportError(ValueError):
+    """The graph cannot be written as ONNX: ops without a mapping, unfed placeholders, variables
+    without a session.  The message names every op at fault with the user's file and line."""
+
+
+def export(
+    fetches,
+    feeds=(),
+    path: Optional[str] = None,
+    opset: int = DEFAULT_OPSET,
+    session=None,
+    model_name: str = "dataflow",
+    check: bool = True,
+):
+    """Writes the graph computing ``fetches`` from ``feeds`` as an ONNX model and returns the
+    ``onnx.ModelProto``.
+
+    ``fetches``: a tensor, a list of them, or a dict from output names to tensors (otherwise a
+    tensor's output is named after it: ``"op"`` for output 0, ``"op:k"`` for the others).
+    ``feeds``: the tensors given at run time (placeholders, or any tensor, cutting off what
+    computes it), as one tensor, a list, or a dict from input names to tensors.  ``path``: where
+    to write the model (nothing is written when None).  ``opset``: the ONNX opset of the default
+    domain (13 to 21).  ``session``: the `Session` whose variable values become initializers;
+    without one the graph must hold no variable reads (a frozen graph).  ``check`` runs
+    ``onnx.checker.check_model`` on the result.
+
+    Raises `OnnxExportError` naming every op that has no ONNX mapping (type, name, file and
+    line), every needed placeholder not in ``feeds``, and every variable read without a
+    ``session``, all at once.
+    """
+    if not isinstance(opset, int) or not MIN_OPSET <= opset <= MAX_OPSET:
+        raise OnnxExportError(
+            f"df.onnx.export: opset must be an int from {MIN_OPSET} to {MAX_OPSET}, got {opset!r}."
+        )
+    fetch_names, fetch_tensors = _named_tensors(fetches, "fetches")
+    if not fetch_tensors:
+        raise OnnxExportError("df.onnx.export: fetches is empty; name at least one tensor.")
+    feed_names, feed_tensors = _named_tensors(feeds, "feeds")
+    graph = fetch_tensors[0].graph
+    for tensor in fetch_tensors + feed_tensors:
+        if tensor.graph is not graph:
+            raise OnnxExportError(
+                f"df.onnx.export: {tensor.name!r} is in another graph than "
+                f"{fetch_tensors[0].name!r}."
+            )
+    exporter = _Exporter(graph, opset, session)
+    model = exporter.build(fetch_names, fetch_tensors, feed_names, feed_tensors, model_name)
+    if check:
+        onnx.checker.check_model(model)
+    if path is not None:
+        directory = os.path.dirname(os.fspath(path))
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        onnx.save_model(model, os.fspath(path))
+    return model
+
+
+def _named_tensors(values, what: str) -> tuple[list[str], list[Tensor]]:
+    """(names, tensors) of a tensor, a sequence of tensors or a dict {name: tensor}."""
+    if values is None:
+        return [], []
+    if isinstance(values, Mapping):
+        items = list(values.items())
+    elif isinstance(values, (Tensor, Operation)):
+        items = [(None, values)]
+    elif isinstance(values, Sequence) and not isinstance(values, str):
+        items = [(None, value) for value in values]
+    else:
+        raise OnnxExportError(
+            f"df.onnx.export: {what} must be a tensor, a list of tensors or a dict of them, "
+            f"got {type(values).__name__}."
+        )
+    names, tensors = [], []
+    for name, value in items:
+        if isinstance(value, Operation) and value.outputs:
+            value = value.outputs[0]
+        if not isinstance(value, Tensor):
+            raise OnnxExportError(
+                f"df.onnx.export: {what} holds {value!r}, which is not a graph tensor."
+            )
+        if name is None:
+            name = value.op.name if value.value_index == 0 else value.name
+        if not isinstance(name, str) or not name:
+            raise OnnxExportError(f"df.onnx.export: the {what} name {name!r} is not a string.")
+        if name in names and tensors[names.index(name)] is not value:
+            raise OnnxExportError(f"df.onnx.export: two {what} are named {name!r}.")
+        if name not in names:
+            names.append(name)
+            tensors.append(value)
+    return names, tensors
+
+
+def _context_of(op: Operation):
+    return op._control_flow_context
+
+
+def _context_chain(context):
+    while context is not None:
+        yield context
+        context = context.outer_context
+
+
+class _Scope:
+    """One ONNX graph being built, or a second evaluation of a loop's condition inside one.
+
+    ``nodes`` is the node list the scope appends to (shared with the graph it evaluates in),
+    ``context`` the dataflow context whose ops it emits (None: the top level), ``parent`` the
+    scope of the enclosing context, and ``names`` the ONNX name of each tensor emitted or bound
+    here (a loop's Merges and Switch outputs are bound to the body's inputs).
+    """
+
+    def __init__(self, nodes: list, context, parent: Optional[_Scope]):
+        self.nodes = nodes
+        self.context = context
+        self.parent = parent
+        self.names: dict[Tensor, Optional[str]] = {}
+
+    def chain(self):
+        scope = self
+        while scope is not None:
+            yield scope
+            scope = scope.parent
+
+
+class _Exporter:
+    """Builds one model: the top graph's scope, the initializers, the unique names, and the
+    problems found (reported together at the end)."""
+
+    def __init__(self, graph: Graph, opset: int, session):
+        self.graph = graph
+        self.opset = opset
+        self.session = session
+        self.initializers: list = []
+        self.used_names: set[str] = set()
+        self.problems: dict[Operation, str] = {}
+        self.root = _Scope([], None, None)
+        self.emitted_control_flow: dict[tuple, list[Optional[str]]] = {}
+        self.variable_initializers: dict[Operation, str] = {}
+        self._index_control_flow()
+
+    # -- names ------------------------------------------------------------------------------------
+    def fresh_name(self, base: str) -> str:
+        """A name no other value of the model has, ``base`` when it is free."""
+        name, count = base, 0
+        while name in self.used_names:
+            count += 1
+            name = f"{base}__{count}"
+        self.used_names.add(name)
+        return name
+
+    def add_initializer(self, value: np.ndarray, base: str) -> str:
+        name = self.fresh_name(base)
+        self.initializers.append(numpy_helper.from_array(np.asarray(value), name))
+        return name
+
+    # -- the records of conds and loops -------------------------------------------------------
+    def _index_control_flow(self):
+        """Which loop each loop Merge/Switch belongs to, and the branch pairs of the conds."""
+        self.loop_of_merge: dict[Operation, Any] = {}
+        self.loop_switches: dict[Operation, Any] = {}
+        for loop in self.graph.get_collection(GraphKeys.WHILE_CONTEXT):
+            for merge in loop.merges:
+                self.loop_of_merge[merge] = loop
+            for switch in loop.switches:
+                self.loop_switches[switch] = loop
+        self.cond_branches: dict[tuple, dict[int, Any]] = {}
+        for context in self.graph.get_collection(GraphKeys.COND_CONTEXT):
+            key = (context.name, id(context.pred), id(context.outer_context))
+            self.cond_branches.setdefault(key, {})[context.branch] = context
+
+    def _cond_key(self, context) -> tuple:
+        return (context.name, id(context.pred), id(context.outer_context))
+
+    def _branch_of(self, tensor: Tensor, outer) -> Optional[Any]:
+        """The branch context (directly inside ``outer``) that ``tensor`` was computed in."""
+        op = tensor.op
+        context = _context_of(op)
+        if op.type == "Exit" and context is not None and op in context._exit_ops:
+            context = context.outer_context
+        for candidate in _context_chain(context):
+            if candidate.outer_context is outer and hasattr(candidate, "branch"):
+                return candidate
+        return None
+
+    # -- the model -------------------------------------------------------------------------------
+    def build(self, fetch_names, fetch_tensors, feed_names, feed_tensors, model_name):
+        for name in fetch_names + feed_names:
+            self.used_names.add(name)
+        inputs = []
+        for name, tensor in zip(feed_names, feed_tensors):
+            if _context_of(tensor.op) is not None:
+                self.problems[tensor.op] = (
+                    f"feeds {tensor.name!r}, a tensor inside a cond or loop; ONNX feeds only "
+                    "the top level"
+                )
+                continue
+            self.root.names[tensor] = name
+            inputs.append(_value_info(name, tensor, symbolic_prefix=name))
+        self.needed = self._needed_ops(fetch_tensors, feed_tensors)
+        outputs = []
+        for name, tensor in zip(fetch_names, fetch_tensors):
+            source = self.resolve(tensor, self.root)
+            if source is not None:
+                self.root.nodes.append(helper.make_node("Identity", [source], [name], name=name))
+            outputs.append(_value_info(name, tensor))
+        if self.problems:
+            raise OnnxExportError(self._problem_report())
+        # Constants a converter read at export time (a slice's bounds, say) may have no reader.
+        read = _names_read(self.root.nodes)
+        initializers = [tensor for tensor in self.initializers if tensor.name in read]
+        graph = helper.make_graph(
+            self.root.nodes, model_name, inputs, outputs, initializer=initializers
+        )
+        opset_ids = [helper.make_opsetid("", self.opset)]
+        model = helper.make_model(
+            graph,
+            opset_imports=opset_ids,
+            producer_name="dataflow",
+            ir_version=helper.find_min_ir_version_for(opset_ids),
+        )
+        return model
+
+    def _needed_ops(self, fetches, feeds) -> set:
+        """The ops the fetches need through data inputs, not going past a fed tensor."""
+        fed = set(feeds)
+        needed: set = set()
+        stack = [t.op for t in fetches if t not in fed]
+        while stack:
+            op = stack.pop()
+            if op in needed:
+                continue
+            needed.add(op)
+            for tensor in op.inputs:
+                if tensor not in fed and tensor.op not in needed:
+                    stack.append(tensor.op)
+        return needed
+
+    def _problem_report(self) -> str:
+        lines = [f"df.onnx.export: {len(self.problems)} op(s) cannot be written as ONNX:"]
+        for op, reason in self.problems.items():
+            lines.append(f"  {op.type} '{op.name}' (created at {op.location}): {reason}")
+        unmapped = sorted({op.type for op, r in self.problems.items() if r == _NO_MAPPING})
+        if unmapped:
+            lines.append("Op types without an ONNX mapping: " + ", ".join(unmapped) + ".")
+        return "\n".join(lines)
+
+    # -- resolving tensors ------------------------------------------------------------------------
+    def resolve(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
+        """The ONNX name of ``tensor`` seen from ``scope``, emitting what computes it.  None when
+        it cannot be exported (the reason is in `problems`)."""
+        for candidate in scope.chain():
+            if tensor in candidate.names:
+                return candidate.names[tensor]
+        op = tensor.op
+        kind = op.type
+        if kind == "Const":
+            return self._constant(tensor)
+        if kind in _VARIABLE_READS or kind in _VARIABLE_OPS:
+            return self._variable_value(tensor)
+        if kind == "Placeholder":
+            return self._problem(op, "a placeholder the export does not feed (add it to feeds)")
+        if kind == "Enter":
+            return self._resolve_enter(tensor, scope)
+        if kind == "Exit":
+            return self._resolve_exit(tensor, scope)
+        if kind in ("Merge", "RefMerge"):
+            return self._resolve_merge(tensor, scope)
+        if kind in ("Switch", "RefSwitch"):
+            return self._resolve_switch(tensor, scope)
+        if kind in ("NextIteration", "LoopCond"):
+            return self._problem(op, "a loop op outside the loop the graph records for it")
+        target = self._scope_for(_context_of(op), scope)
+        if target is None:
+            return self._problem(op, "is read outside the cond or loop it belongs to")
+        name = self._emit_op(op, target)[tensor.value_index]
+        if name is None and op not in self.problems:
+            # The op converted, but this output has no ONNX counterpart (a batch norm's
+            # saved statistics, say) and something needs it.
+            self._problem(op, f"output {tensor.value_index} has no ONNX equivalent")
+        return name
+
+    def _problem(self, op: Operation, reason: str) -> None:
+        self.problems.setdefault(op, reason)
+        return None
+
+    def _scope_for(self, context, scope: _Scope) -> Optional[_Scope]:
+        for candidate in scope.chain():
+            if candidate.context is context:
+                return candidate
+        return None
+
+    def _constant(self, tensor: Tensor) -> str:
+        name = self.root.names.get(tensor)
+        if name is None:
+            value = np.asarray(tensor.op.attrs["value"])
+            if value.dtype.kind in "OUS":
+                return self._problem(tensor.op, "a string constant; ONNX tensors here are numeric")
+            name = self.add_initializer(value, tensor.op.name)
+            self.root.names[tensor] = name
+        return name
+
+    def _variable_value(self, tensor: Tensor) -> Optional[str]:
+        """The initializer holding the value of the variable ``tensor`` reads (or is)."""
+        variable = tensor.op
+        while variable.type not in _VARIABLE_OPS:
+            if variable.type not in _HANDLE_FORWARDERS and variable.type not in _VARIABLE_READS:
+                return self._problem(tensor.op, "reads a variable handle that comes from an op")
+            variable = variable.inputs[0].op
+        if variable in self.variable_initializers:
+            return self.variable_initializers[variable]
+        if self.session is None:
+            return self._problem(
+                tensor.op,
+                f"reads variable '{variable.name}': pass session= to export its value, or "
+                "freeze the graph (df.graph_util.convert_variables_to_constants)",
+            )
+        key = variable.attrs.get("shared_name") or variable.name
+        values = self.session._variable_values
+        if key not in values:
+            return self._problem(
+                tensor.op, f"reads variable '{variable.name}', not initialized in the session"
+            )
+        name = self.add_initializer(np.asarray(values[key]), variable.name)
+        self.variable_initializers[variable] = name
+        return name
+
+    def _resolve_enter(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
+        op = tensor.op
+        loop = _context_of(op)
+        inside = self._scope_for(loop, scope)
+        if loop is None or inside is None or not op.attrs.get("is_constant", False):
+            return self._problem(op, "an Enter the graph's loop records do not explain")
+        return self.resolve(op.inputs[0], inside.parent)
+
+    def _resolve_switch(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
+        """A cond's Switch seen from inside its branch: the switched tensor itself."""
+        op = tensor.op
+        if op in self.loop_switches:
+            return self._problem(op, "a loop's Switch read outside its loop body")
+        pred = op.inputs[1]
+        for candidate in scope.chain():
+            context = candidate.context
+            if (
+                context is not None
+                and getattr(context, "branch", None) == tensor.value_index
+                and context.pred is pred
+            ):
+                return self.resolve(op.inputs[0], candidate.parent)
+        own = self._scope_for(_context_of(op), scope)
+        if own is not None and _context_of(op) is not None and hasattr(own.context, "branch"):
+            return self.resolve(op.inputs[0], own.parent)
+        return self._problem(op, "a Switch the graph's cond records do not explain")
+
+    # -- cond -> If ------------------------------------------------------------------------------
+    def _resolve_merge(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
+        op = tensor.op
+        if op in self.loop_of_merge:
+            return self._problem(op, "a loop's Merge read outside its loop")
+        if tensor.value_index != 0:
+            return self._problem(op, "output 1 of a cond's Merge (the branch index)")
+        outer = _context_of(op)
+        branches = [self._branch_of(t, outer) for t in op.inputs]
+        known = next((b for b in branches if b is not None), None)
+        target = self._scope_for(outer, scope)
+        if len(op.inputs) != 2 or known is None or target is None:
+            return self._problem(op, "a Merge the graph's cond records do not explain")
+        key = self._cond_key(known)
+        pair = self.cond_branches.get(key, {known.branch: known})
+        if set(pair) != {0, 1}:
+            return self._problem(op, "a Merge of a cond whose record lacks a branch")
+        merges = [
+            m
+            for m in self._cond_merges(key, outer)
+            if m in self.needed or m is op  # the needed results, in graph order
+        ]
+        emitted = self.emitted_control_flow.get(("If", key, id(target)))
+        if emitted is None or op not in emitted:
+            emitted = self._emit_if(pair, merges, target)
+            self.emitted_control_flow[("If", key, id(target))] = emitted
+        return emitted[op]
+
+    def _cond_merges(self, key, outer) -> list:
+        """Every Merge of the cond ``key`` (the results of both branches meet there)."""
+        merges = []
+        for op in self.graph.get_operations():
+            if op not in self.needed:
+                continue
+            if op.type not in ("Merge", "RefMerge") or op in self.loop_of_merge:
+                continue
+            if _context_of(op) is not outer or len(op.inputs) != 2:
+                continue
+            for t in op.inputs:
+                branch = self._branch_of(t, outer)
+                if branch is not None:
+                    if self._cond_key(branch) == key:
+                        merges.append(op)
+                    break
+        return merges
+
+    def _emit_if(self, pair, merges, target: _Scope) -> dict:
+        """Appends one If computing ``merges`` to ``target``; {merge op: its output's name}."""
+        pred = self.resolve(pair[1].pred, target)
+        branch_graphs = {}
+        for branch in (1, 0):
+            context = pair[branch]
+            body = _Scope([], context, target)
+            outputs = []
+            for merge in merges:
+                # Merge([false_result, true_result]); check against the records when they say.
+                index = branch
+                for i, t in enumerate(merge.inputs):
+                    found = self._branch_of(t, context.outer_context)
+                    if found is not None and found.branch == branch:
+                        index = i
+                value = self.resolve(merge.inputs[index], body)
+                out = self.fresh_name(f"{merge.name}/{'then' if branch else 'else'}")
+                if value is not None:
+                    body.nodes.append(helper.make_node("Identity", [value], [out], name=out))
+                outputs.append(_value_info(out, merge.outputs[0]))
+            graph_name = self.fresh_name(f"{context.name}/{'then' if branch else 'else'}_branch")
+            branch_graphs[branch] = helper.make_graph(body.nodes, graph_name, [], outputs)
+        names = {merge: self.fresh_name(merge.name) for merge in merges}
+        if pred is not None:
+            node_name = self.fresh_name(pair[1].name)
+            target.nodes.append(
+                helper.make_node(
+                    "If",
+                    [pred],
+                    [names[m] for m in merges],
+                    name=node_name,
+                    then_branch=branch_graphs[1],
+                    else_branch=branch_graphs[0],
+                )
+            )
+        return names
+
+    # -- while_loop -> Loop ----------------------------------------------------------------------
+    def _resolve_exit(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
+        op = tensor.op
+        loop = _context_of(op)
+        if loop is None or op not in getattr(loop, "exits", ()):
+            return self._problem(op, "an Exit the graph's loop records do not explain")
+        target = self._scope_for(loop.outer_context, scope)
+        if target is None:
+            return self._problem(op, "a loop's result read outside the loop's context")
+        key = ("Loop", id(loop), id(target))
+        if key not in self.emitted_control_flow:
+            self.emitted_control_flow[key] = self._emit_loop(loop, target)
+        names = self.emitted_control_flow[key]
+        return names[loop.exits.index(op)]
+
+    def _emit_loop(self, loop, target: _Scope) -> list:
+        """Appends one Loop for ``loop`` to ``target``; the name of each loop variable's result
+        (None for the variables the fetches do not need)."""
+        carried = [i for i, merge in enumerate(loop.merges) if merge in self.needed]
+        merges = [loop.merges[i].outputs[0] for i in carried]
+        initial = [self.resolve(loop.merges[i].inputs[0].op.inputs[0], target) for i in carried]
+        condition = loop.loop_cond.inputs[0]
+
+        # ONNX's cond input: the loop's condition on the initial values, in the enclosing graph.
+        first_test = _Scope(target.nodes, loop, target)
+        first_test.names.update(zip(merges, initial))
+        keep_going = self.resolve(condition, first_test)
+
+        trip_count = ""
+        if loop.maximum_iterations is not None:
+            limit = self.resolve(loop.maximum_iterations, target)
+            if limit is not None:
+                trip_count = self.fresh_name(f"{loop.name}/trip_count")
+                target.nodes.append(
+                    helper.make_node(
+                        "Cast", [limit], [trip_count], name=trip_count, to=onnx.TensorProto.INT64
+                    )
+                )
+
+        body = _Scope([], loop, target)
+        iteration = self.fresh_name(f"{loop.name}/iteration")
+        condition_in = self.fresh_name(f"{loop.name}/condition_in")
+        body_inputs = [
+            helper.make_tensor_value_info(iteration, onnx.TensorProto.INT64, []),
+            helper.make_tensor_value_info(condition_in, onnx.TensorProto.BOOL, []),
+        ]
+        for i, merge in zip(carried, merges):
+            name = self.fresh_name(f"{loop.merges[i].name}/value")
+            body.names[merge] = name
+            body.names[loop.switches[i].outputs[1]] = name
+            body_inputs.append(_value_info(name, merge))
+        following = [self.resolve(loop.next_iterations[i].inputs[0], body) for i in carried]
+        # The body's cond output: the condition on the values of the next iteration.
+        next_test = _Scope(body.nodes, loop, target)
+        next_test.names.update(zip(merges, following))
+        keep_going_next = self.resolve(condition, next_test)
+
+        body_outputs = []
+        for source, base, like in [(keep_going_next, f"{loop.name}/condition_out", condition)] + [
+            (value, f"{loop.next_iterations[i].name}/value", merge)
+            for i, value, merge in zip(carried, following, merges)
+        ]:
+            out = self.fresh_name(base)
+            if source is not None:
+                body.nodes.append(helper.make_node("Identity", [source], [out], name=out))
+            body_outputs.append(_value_info(out, like))
+        body_graph = helper.make_graph(
+            body.nodes, self.fresh_name(f"{loop.name}/body"), body_inputs, body_outputs
+        )
+        results: list[Optional[str]] = [None] * len(loop.merges)
+        for i in carried:
+            results[i] = self.fresh_name(loop.exits[i].name)
+        if keep_going is not None and None not in initial:
+            node_name = self.fresh_name(loop.name)
+            target.nodes.append(
+                helper.make_node(
+                    "Loop",
+                    [trip_count, keep_going, *initial],
+                    [results[i] for i in carried],
+                    name=node_name,
+                    body=body_graph,
+                )
+            )
+        return results
+
+    # -- ordinary ops ----------------------------------------------------------------------------
+    def _emit_op(self, op: Operation, scope: _Scope) -> list[Optional[str]]:
+        """Emits ``op`` into ``scope`` (its inputs first) and binds its outputs' names there."""
+        already = [scope.names.get(t, _MISSING) for t in op.outputs]
+        if _MISSING not in already:
+            return already
+        inputs = [self.resolve(t, scope) for t in op.inputs]
+        outputs: list[Optional[str]] = [None] * len(op.outputs)
+        convert = export_ops.CONVERTERS.get(op.type)
+        if convert is None:
+            self._problem(op, _NO_MAPPING)
+        elif None not in inputs:
+            emitter = OpEmitter(self, scope.nodes, op, inputs)
+            try:
+                results = convert(emitter)
+            except Unsupported as reason:
+                self._problem(op, str(reason))
+            else:
+                results = list(results) + [None] * (len(op.outputs) - len(results))
+                for k, name in enumerate(results):
+                    outputs[k] = name
+        for tensor, name in zip(op.outputs, outputs):
+            scope.names[tensor] = name
+        return outputs
+
+
+def _names_read(nodes) -> set:
+    """Every name the nodes read, in their subgraphs too."""
+    read = set()
+    for node in nodes:
+        read.update(node.input)
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                read |= _names_read(attribute.g.node)
+                read.update(output.name for output in attribute.g.output)
+    return read
+
+
+_MISSING = object()
+_NO_MAPPING = "no ONNX mapping for this op type"
+
+
+def _value_info(name: str, tensor: Tensor, symbolic_prefix: Optional[str] = None):
+    """A ValueInfoProto for ``tensor``'s dtype and static shape (unknown dimensions are
+    symbolic ``<prefix>_d<i>`` when a prefix is given, unnamed otherwise)."""
+    element_type = export_ops.onnx_type(tensor.dtype)
+    shape = tensor.shape
+    if shape.ndims is None:
+        return helper.make_tensor_value_info(name, element_type, None)
+    dims = []
+    for i, dim in enumerate(shape.as_list()):
+        if dim is None:
+            dims.append(f"{symbolic_prefix}_d{i}" if symbolic_prefix else None)
+        else:
+            dims.append(dim)
+    return helper.make_tensor_value_info(name, element_type, dims)
