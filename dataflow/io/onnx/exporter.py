@@ -208,6 +208,7 @@ class _Exporter:
         self.root = _Scope([], None, None)
         self.emitted_control_flow: dict[tuple, list[Optional[str]]] = {}
         self.variable_initializers: dict[Operation, str] = {}
+        self.converted: set[Operation] = set()  # ops whose converter ran without a problem
         self._index_control_flow()
 
     # -- names ------------------------------------------------------------------------------------
@@ -345,7 +346,7 @@ class _Exporter:
         if target is None:
             return self._problem(op, "is read outside the cond or loop it belongs to")
         name = self._emit_op(op, target)[tensor.value_index]
-        if name is None and op not in self.problems:
+        if name is None and op in self.converted:
             # The op converted, but this output has no ONNX counterpart (a batch norm's
             # saved statistics, say) and something needs it.
             self._problem(op, f"output {tensor.value_index} has no ONNX equivalent")
@@ -609,6 +610,7 @@ class _Exporter:
             except Unsupported as reason:
                 self._problem(op, str(reason))
             else:
+                self.converted.add(op)
                 results = list(results) + [None] * (len(op.outputs) - len(results))
                 for k, name in enumerate(results):
                     outputs[k] = name
