@@ -207,6 +207,10 @@ def test_nhwc_convolutions_pools_and_batch_norm(tmp_path, padding, stride):
     strides = [1, stride, stride, 1]
     conv = df.nn.conv2d(image, kernel, strides, padding)
     depthwise = df.nn.depthwise_conv2d(image, df.constant(_floats(3, 3, 3, 2)), strides, padding)
+    computed_kernel = df.nn.conv2d(image, df.exp(kernel) - 1.0, strides, padding)
+    computed_depthwise = df.nn.depthwise_conv2d(
+        image, df.constant(_floats(3, 3, 3, 2)) * 2.0, strides, padding
+    )
     normed, _, _ = df.nn.fused_batch_norm(
         conv,
         df.constant(_floats(4)),
@@ -219,7 +223,8 @@ def test_nhwc_convolutions_pools_and_batch_norm(tmp_path, padding, stride):
         df.nn.max_pool(conv, [1, 3, 3, 1], strides, padding),
         df.nn.avg_pool(conv, [1, 3, 3, 1], strides, padding),  # SAME: padding not in the mean
     ]
-    _export_and_compare([conv, depthwise, normed] + pools, {image: _floats(2, 7, 7, 3)}, tmp_path)
+    fetches = [conv, depthwise, computed_kernel, computed_depthwise, normed] + pools
+    _export_and_compare(fetches, {image: _floats(2, 7, 7, 3)}, tmp_path)
 
 
 def test_a_training_batch_norm_is_refused_with_the_reason():
@@ -430,6 +435,69 @@ def test_a_graph_loaded_from_a_dfg_file_exports_its_control_flow(tmp_path, round
             {loaded.get_tensor_by_name("x:0"): np.float32(3.0)},
             tmp_path,
         )
+
+
+def test_a_loop_variable_that_grows_keeps_a_relaxed_shape(tmp_path):
+    x = df.placeholder(df.float32, [None], name="x")
+    _, grown = df.while_loop(
+        lambda i, v: i < 3,
+        lambda i, v: (i + 1, df.concat([v, v * 2.0], 0)),
+        [0, x],
+        shape_invariants=[df.TensorShape([]), df.TensorShape([None])],
+    )
+    _export_and_compare(grown, {x: np.array([1.0, 2.0], np.float32)}, tmp_path)
+
+
+def test_switch_case_and_case_become_chains_of_ifs(tmp_path):
+    x = df.placeholder(df.float32, [2], name="x")
+    k = df.placeholder(df.int32, [], name="k")
+    switched = df.switch_case(k, [lambda: x * 1.0, lambda: x * 2.0, lambda: x * 3.0])
+    cased = df.case([(k > 1, lambda: x + 10.0), (k > 0, lambda: x + 5.0)], default=lambda: x)
+    for index in (0, 1, 2, 7):  # out of range: switch_case's last branch, as TensorFlow
+        model = _export_and_compare(
+            [switched, cased], {x: np.array([1.0, 2.0], np.float32), k: np.int32(index)}, tmp_path
+        )
+    assert "If" in _node_types(model.graph)
+
+
+def test_a_traced_function_graph_exports(tmp_path):
+    @df.function
+    def double_if_positive(a):
+        return df.cond(df.reduce_sum(a) > 0, lambda: a * 2.0, lambda: a)
+
+    concrete = double_if_positive.get_concrete_function(df.TensorSpec([None], df.float32))
+    with concrete.graph.as_default():
+        for value in ([1.0, 2.0], [-3.0]):
+            _export_and_compare(
+                concrete.outputs, {concrete.inputs[0]: np.array(value, np.float32)}, tmp_path
+            )
+
+
+def test_feeds_and_fetches_given_as_dicts_name_the_models_inputs_and_outputs():
+    x = df.placeholder(df.float32, [2], name="x")
+    y = df.placeholder(df.float32, [2], name="y")
+    model = df.onnx.export({"total": x + y, "x_again": x}, {"first": x, "second": y})
+    assert [i.name for i in model.graph.input] == ["first", "second"]
+    assert [o.name for o in model.graph.output] == ["total", "x_again"]
+    one, two = np.array([1.0, 2.0], np.float32), np.array([10.0, 20.0], np.float32)
+    total, again = _run_onnx(model, {"first": one, "second": two})
+    np.testing.assert_array_equal(total, one + two)
+    np.testing.assert_array_equal(again, one)
+
+
+def test_nhwc_convolutions_sit_between_transposes_to_onnxs_nchw():
+    image = df.placeholder(df.float32, [1, 5, 5, 2], name="image")
+    conv = df.nn.conv2d(image, df.constant(_floats(3, 3, 2, 4)), [1, 1, 1, 1], "SAME")
+    model = df.onnx.export(conv, [image])
+    assert [node.op_type for node in model.graph.node] == [
+        "Transpose",
+        "Conv",
+        "Transpose",
+        "Identity",
+    ]
+    (kernel,) = model.graph.initializer  # a constant filter is stored as OIHW
+    assert list(kernel.dims) == [4, 2, 3, 3]
+    assert [d.dim_value for d in model.graph.output[0].type.tensor_type.shape.dim] == [1, 5, 5, 4]
 
 
 # -- errors --------------------------------------------------------------------------------------

@@ -404,13 +404,23 @@ def _conv(b: OpEmitter) -> list:
     strides = _spatial(b.attr("strides"), rank, channels_last, "strides")
     dilations = _spatial(b.attr("dilations") or [1] * rank, rank, channels_last, "dilations")
     group = 1
-    if b.op.type == "DepthwiseConv2dNative":
-        # [H, W, C, M] -> [H, W, 1, C*M]: C groups of M filters, each over one input channel.
-        height, width, channels, multiplier = (b.dim(1, a) for a in range(4))
-        kernel = b.node("Reshape", [kernel, b.int64s([height, width, 1, channels * multiplier])])
-        group = channels
-    # HWIO (spatial dims, in, out) -> OIHW
-    kernel = b.node("Transpose", [kernel], perm=[rank - 1, rank - 2] + list(range(rank - 2)))
+    depthwise = b.op.type == "DepthwiseConv2dNative"
+    if depthwise:
+        group = b.dim(1, 2)
+    # HWIO (spatial dims, in, out) -> OIHW; a depthwise [H, W, C, M] is first [H, W, 1, C*M]:
+    # C groups of M filters, each over one input channel.
+    to_oihw = [rank - 1, rank - 2] + list(range(rank - 2))
+    constant_kernel = b.constant_input(1)
+    if constant_kernel is not None:  # done now, so the model holds the filter as ONNX wants it
+        if depthwise:
+            constant_kernel = constant_kernel.reshape(constant_kernel.shape[:2] + (1, -1))
+        kernel = b.const(np.ascontiguousarray(constant_kernel.transpose(to_oihw)))
+    else:
+        if depthwise:
+            height, width, channels, multiplier = (b.dim(1, a) for a in range(4))
+            shape = b.int64s([height, width, 1, channels * multiplier])
+            kernel = b.node("Reshape", [kernel, shape])
+        kernel = b.node("Transpose", [kernel], perm=to_oihw)
     y = b.node(
         "Conv", [x, kernel], strides=strides, dilations=dilations, group=group, **_padding(b)
     )
