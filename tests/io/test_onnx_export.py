@@ -500,6 +500,40 @@ def test_nhwc_convolutions_sit_between_transposes_to_onnxs_nchw():
     assert [d.dim_value for d in model.graph.output[0].type.tensor_type.shape.dim] == [1, 5, 5, 4]
 
 
+def test_map_fn_scan_and_foldl_carry_their_tensor_arrays_as_sequences(tmp_path):
+    x = df.placeholder(df.float32, [None, 3], name="x")
+    fetches = [
+        df.map_fn(lambda row: row * 2.0, x),
+        df.scan(lambda total, row: total + row, x),
+        df.foldl(lambda product, row: product * row, x, initializer=df.ones([3])),
+    ]
+    for rows in (4, 1):
+        model = _export_and_compare(fetches, {x: _floats(rows, 3)}, tmp_path)
+    assert "SequenceInsert" in _node_types(model.graph)
+    body = _subgraph(_top_node(model, "Loop"), "body")
+    assert any(i.type.HasField("sequence_type") for i in body.input)
+
+
+def test_a_map_fn_over_no_rows_stacks_to_an_empty_result(tmp_path):
+    x = df.placeholder(df.float32, [None, 3], name="x")
+    _export_and_compare(df.map_fn(lambda row: row + 1.0, x), {x: _floats(0, 3)}, tmp_path)
+
+
+def test_a_dynamic_rnn_lstm_exports_with_its_weights(tmp_path):
+    sequence = df.placeholder(df.float32, [2, 5, 3], name="sequence")
+    cell = df.nn.rnn_cell.LSTMCell(4)
+    outputs, state = df.nn.dynamic_rnn(cell, sequence, dtype=df.float32)
+    with df.Session() as session:
+        session.run(df.global_variables_initializer())
+        _export_and_compare([outputs, state.h], {sequence: _floats(2, 5, 3)}, tmp_path, session)
+
+
+def test_tensor_arrays_need_opset_14():
+    x = df.placeholder(df.float32, [None, 3], name="x")
+    with pytest.raises(df.onnx.OnnxExportError, match="opset 14"):
+        df.onnx.export(df.map_fn(lambda row: row * 2.0, x), [x], opset=13)
+
+
 # -- errors --------------------------------------------------------------------------------------
 def test_every_op_without_a_mapping_is_named_at_once_with_its_line():
     x = df.placeholder(df.float32, [3, 3], name="x")

@@ -10,6 +10,13 @@ the exporter reports it with the op's file and line.
 Plain elementwise ops are the tables `_UNARY` and `_BINARY` (dataflow type -> ONNX type); the
 rest have a function each, registered with `_converts`.
 
+TensorArrays (``map_fn``, ``scan``, ``dynamic_rnn``) become ONNX sequences: the flow value a
+TensorArray op passes on is the sequence of the elements written so far (its handle output
+names the same sequence; the readers take the flow).  A write appends (``SequenceInsert`` at
+its index: elements are written in index order, as ``map_fn``, ``scan`` and ``dynamic_rnn``
+write them), a scatter of ``range(n)`` into a new TensorArray splits its value
+(``SplitToSequence``), and a gather of ``range(n)`` stacks (``ConcatFromSequence``).
+
 Layout: dataflow's ``NHWC`` convolutions, pools and batch norms become ONNX's ``NCHW`` ops
 between ``Transpose`` nodes (NHWC -> NCHW before, back after; filters HWIO -> OIHW), so the
 exported model has dataflow's inputs and outputs exactly; onnxruntime's layout optimizer
@@ -79,6 +86,12 @@ class OpEmitter:
         """A scalar constant of input ``i``'s dtype."""
         return self.const(np.asarray(value, dtype=self.dtype(i).as_numpy_dtype))
 
+    def sequence(self, name: str, dtype) -> str:
+        """Marks ``name`` as an ONNX sequence of ``dtype`` tensors (a TensorArray's flow), so
+        the loops and branches that carry it declare a sequence type."""
+        self._exporter.sequence_types[name] = onnx_type(dtype)
+        return name
+
     def cast(self, name: str, dtype) -> str:
         return self.node("Cast", [name], to=onnx_type(dtype))
 
@@ -109,15 +122,20 @@ class OpEmitter:
 
     def constant_input(self, i: int) -> Optional[np.ndarray]:
         """Input ``i``'s value when it is a constant (through Identity ops), else None."""
-        op = self.op.inputs[i].op
-        while op.type in ("Identity", "Enter") and op.inputs:
-            op = op.inputs[0].op
-        if op.type == "Const":
-            return np.asarray(op.attrs["value"])
-        return None
+        return constant_value(self.op.inputs[i])
 
     def attr(self, name: str, default=None):
         return self.attrs.get(name, default)
+
+
+def constant_value(tensor) -> Optional[np.ndarray]:
+    """``tensor``'s value when a ``Const`` gives it (through Identity and Enter ops), else None."""
+    op = tensor.op
+    while op.type in ("Identity", "Enter") and op.inputs:
+        op = op.inputs[0].op
+    if op.type == "Const":
+        return np.asarray(op.attrs["value"])
+    return None
 
 
 Converter = Callable[[OpEmitter], list]
@@ -791,3 +809,79 @@ def _arg_reduce(b: OpEmitter) -> list:
     if b.out_dtype() != _dtypes.int64:
         index = b.cast(index, b.out_dtype())
     return [index]
+
+
+# -- TensorArrays as sequences -------------------------------------------------------------------
+def _needs_sequences(b: OpEmitter) -> None:
+    if b.opset < 14:
+        raise Unsupported("TensorArrays export as ONNX sequences, which need opset 14 or later")
+
+
+def _whole_range(b: OpEmitter, i: int) -> None:
+    """Checks that input ``i`` (indices) is ``range(n)``: the form unstack and stack use."""
+    op = b.op.inputs[i].op
+    if op.type == "Range":
+        start, delta = (constant_value(op.inputs[k]) for k in (0, 2))
+        if start is not None and delta is not None and start == 0 and delta == 1:
+            return
+    elif op.type == "Const":
+        value = np.asarray(op.attrs["value"]).reshape(-1)
+        if np.array_equal(value, np.arange(value.size)):
+            return
+    raise Unsupported(f"indices other than range(n) (from {op.type} '{op.name}')")
+
+
+@_converts("TensorArrayV3")
+def _tensor_array(b: OpEmitter) -> list:
+    _needs_sequences(b)
+    dtype = b.attr("dtype")
+    empty = b.sequence(b.node("SequenceEmpty", [], dtype=onnx_type(dtype)), dtype)
+    return [empty, empty]  # the handle names the (empty) sequence too
+
+
+@_converts("TensorArrayWriteV3")
+def _tensor_array_write(b: OpEmitter) -> list:
+    _needs_sequences(b)
+    _, index, value, flow = b.inputs
+    return [b.sequence(b.node("SequenceInsert", [flow, value, index]), b.dtype(2))]
+
+
+@_converts("TensorArrayReadV3")
+def _tensor_array_read(b: OpEmitter) -> list:
+    _needs_sequences(b)
+    _, index, flow = b.inputs
+    return [b.node("SequenceAt", [flow, index])]
+
+
+@_converts("TensorArrayScatterV3")
+def _tensor_array_scatter(b: OpEmitter) -> list:
+    _needs_sequences(b)
+    _whole_range(b, 1)
+    if b.op.inputs[3].op.type != "TensorArrayV3":
+        raise Unsupported("a scatter into a TensorArray already written to")
+    _, _, value, _ = b.inputs
+    pieces = b.node("SplitToSequence", [value], axis=0, keepdims=0)
+    return [b.sequence(pieces, b.dtype(2))]
+
+
+@_converts("TensorArrayGatherV3")
+def _tensor_array_gather(b: OpEmitter) -> list:
+    _needs_sequences(b)
+    _whole_range(b, 1)
+    flow = b.inputs[2]
+    element_shape = b.op.outputs[0].shape[1:]
+    if not element_shape.is_fully_defined():
+        # ONNX cannot stack an empty sequence; without the element's shape neither can we.
+        return [b.node("ConcatFromSequence", [flow], axis=0, new_axis=1)]
+    # Stack a zero element in front and cut it off again, so that an empty TensorArray (a
+    # map_fn over no rows) stacks to shape [0, ...] as in dataflow.
+    zeros = b.const(np.zeros(element_shape.as_list(), b.out_dtype().as_numpy_dtype))
+    padded = b.node("SequenceInsert", [flow, zeros, b.const(np.int64(0))])
+    stacked = b.node("ConcatFromSequence", [padded], axis=0, new_axis=1)
+    return [b.node("Slice", [stacked, b.int64s([1]), b.int64s([INT64_MAX]), b.int64s([0])])]
+
+
+@_converts("TensorArraySizeV3")
+def _tensor_array_size(b: OpEmitter) -> list:
+    _needs_sequences(b)
+    return [b.cast(b.node("SequenceLength", [b.inputs[1]]), b.out_dtype())]

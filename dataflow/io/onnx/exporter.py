@@ -209,6 +209,8 @@ class _Exporter:
         self.emitted_control_flow: dict[tuple, list[Optional[str]]] = {}
         self.variable_initializers: dict[Operation, str] = {}
         self.converted: set[Operation] = set()  # ops whose converter ran without a problem
+        # The ONNX values that are sequences (a TensorArray's flow), with their element type.
+        self.sequence_types: dict[str, int] = {}
         self._index_control_flow()
 
     # -- names ------------------------------------------------------------------------------------
@@ -275,7 +277,7 @@ class _Exporter:
             source = self.resolve(tensor, self.root)
             if source is not None:
                 self.root.nodes.append(helper.make_node("Identity", [source], [name], name=name))
-            outputs.append(_value_info(name, tensor))
+            outputs.append(self._value_info_like(name, source, tensor))
         if self.problems:
             raise OnnxExportError(self._problem_report())
         # Constants a converter read at export time (a slice's bounds, say) may have no reader.
@@ -474,6 +476,7 @@ class _Exporter:
         """Appends one If computing ``merges`` to ``target``; {merge op: its output's name}."""
         pred = self.resolve(pair[1].pred, target)
         branch_graphs = {}
+        sequence_merges: dict = {}
         for branch in (1, 0):
             context = pair[branch]
             body = _Scope([], context, target)
@@ -489,10 +492,14 @@ class _Exporter:
                 out = self.fresh_name(f"{merge.name}/{'then' if branch else 'else'}")
                 if value is not None:
                     body.nodes.append(helper.make_node("Identity", [value], [out], name=out))
-                outputs.append(_value_info(out, merge.outputs[0]))
+                outputs.append(self._value_info_like(out, value, merge.outputs[0]))
+                if out in self.sequence_types:
+                    sequence_merges[merge] = self.sequence_types[out]
             graph_name = self.fresh_name(f"{context.name}/{'then' if branch else 'else'}_branch")
             branch_graphs[branch] = helper.make_graph(body.nodes, graph_name, [], outputs)
         names = {merge: self.fresh_name(merge.name) for merge in merges}
+        for merge, element_type in sequence_merges.items():
+            self.sequence_types[names[merge]] = element_type
         if pred is not None:
             node_name = self.fresh_name(pair[1].name)
             target.nodes.append(
@@ -557,7 +564,7 @@ class _Exporter:
             name = self.fresh_name(f"{loop.merges[i].name}/value")
             body.names[merge] = name
             body.names[loop.switches[i].outputs[1]] = name
-            body_inputs.append(_value_info(name, merge))
+            body_inputs.append(self._value_info_like(name, initial[carried.index(i)], merge))
         following = [self.resolve(loop.next_iterations[i].inputs[0], body) for i in carried]
         # The body's cond output: the condition on the values of the next iteration.
         next_test = _Scope(body.nodes, loop, target)
@@ -572,13 +579,15 @@ class _Exporter:
             out = self.fresh_name(base)
             if source is not None:
                 body.nodes.append(helper.make_node("Identity", [source], [out], name=out))
-            body_outputs.append(_value_info(out, like))
+            body_outputs.append(self._value_info_like(out, source, like))
         body_graph = helper.make_graph(
             body.nodes, self.fresh_name(f"{loop.name}/body"), body_inputs, body_outputs
         )
         results: list[Optional[str]] = [None] * len(loop.merges)
-        for i in carried:
+        for i, start in zip(carried, initial):
             results[i] = self.fresh_name(loop.exits[i].name)
+            if start in self.sequence_types:
+                self.sequence_types[results[i]] = self.sequence_types[start]
         if keep_going is not None and None not in initial:
             node_name = self.fresh_name(loop.name)
             target.nodes.append(
@@ -591,6 +600,15 @@ class _Exporter:
                 )
             )
         return results
+
+    def _value_info_like(self, name: str, source: Optional[str], tensor: Tensor):
+        """The ValueInfoProto of ``name``, a copy of ``source``: a sequence when ``source`` is
+        one (a TensorArray's flow), else a tensor of ``tensor``'s dtype and static shape."""
+        if source in self.sequence_types:
+            element_type = self.sequence_types[source]
+            self.sequence_types[name] = element_type
+            return helper.make_tensor_sequence_value_info(name, element_type, None)
+        return _value_info(name, tensor)
 
     # -- ordinary ops ----------------------------------------------------------------------------
     def _emit_op(self, op: Operation, scope: _Scope) -> list[Optional[str]]:
