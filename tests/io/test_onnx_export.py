@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import dataflow as df
+from dataflow.io.onnx import control_flow  # the analysis needs no onnx
 
 onnx = pytest.importorskip("onnx")
 onnxruntime = pytest.importorskip("onnxruntime")
@@ -532,6 +533,75 @@ def test_tensor_arrays_need_opset_14():
     x = df.placeholder(df.float32, [None, 3], name="x")
     with pytest.raises(df.onnx.OnnxExportError, match="opset 14"):
         df.onnx.export(df.map_fn(lambda row: row * 2.0, x), [x], opset=13)
+
+
+def test_a_graph_imported_from_a_graph_def_exports_its_loops_and_conds(tmp_path):
+    pytest.importorskip("tensorboardX")  # GraphDef's protos
+    built = df.Graph()
+    with built.as_default():
+        x = df.placeholder(df.float32, [], name="x")
+
+        def body(i, v):
+            v = df.cond(v > 10.0, lambda: v + 1.0, lambda: v * 3.0)
+            _, w = df.while_loop(lambda j, w: j < i, lambda j, w: (j + 1, w + 0.5), [0, v])
+            return i + 1, w
+
+        result = df.while_loop(lambda i, v: i < 4, body, [0, x], name="grow")
+        df.cond(result[1] > 60.0, lambda: result[1] - 60.0, lambda: result[1], name="trim")
+    imported = df.Graph()
+    with imported.as_default():
+        df.import_graph_def(df.io.export_graph_def(built), name="")
+    # The import keeps no record of the conds and loops: the exporter finds them in the ops.
+    assert not imported.get_collection(df.GraphKeys.WHILE_CONTEXT)
+    fetch = imported.get_tensor_by_name("trim/Merge:0")
+    feed = imported.get_tensor_by_name("x:0")
+    with imported.as_default():
+        with pytest.raises(df.onnx.OnnxExportError, match="'trim/Merge' have no known rank"):
+            df.onnx.export(fetch, [feed])
+        fetch.set_shape([])
+        for value in (0.5, 2.0, 30.0):
+            model = _export_and_compare(fetch, {feed: np.float32(value)}, tmp_path)
+    assert _node_types(model.graph).count("Loop") == 2
+
+
+def _same_context(record, found) -> bool:
+    """Whether a context df.cond/df.while_loop recorded is the one the analysis found."""
+    if record is None or found is None:
+        return record is None and found is None
+    if isinstance(found, control_flow.Loop):
+        return record.frame_name == found.name and _same_context(record.outer_context, found.outer)
+    return (
+        getattr(record, "branch", None) == found.branch
+        and record.pred is found.pred
+        and _same_context(record.outer_context, found.outer)
+    )
+
+
+def test_the_analysis_finds_the_contexts_the_builders_record():
+    x = df.placeholder(df.float32, [], name="x")
+
+    def body(i, v):
+        v = df.cond(v > 10.0, lambda: v + 1.0, lambda: df.constant(3.0) * v)
+        _, w = df.while_loop(lambda j, w: j < i, lambda j, w: (j + 1, w + 0.5), [0, v])
+        return i + 1, w
+
+    looped = df.while_loop(lambda i, v: i < 4, body, [0, x])[1]
+    df.cond(
+        looped > 60.0,
+        lambda: df.cond(x > 0, lambda: looped - 60.0, lambda: x),
+        lambda: looped,
+    )
+    graph = df.get_default_graph()
+    flow = control_flow.analyse(graph)
+    assert not flow.problems
+    for op in graph.get_operations():
+        record = op._control_flow_context
+        if op.type == "Switch" and getattr(record, "pred", None) is op.inputs[1]:
+            found = flow.tensor_context(op.outputs[record.branch])  # a capture into a branch
+        else:
+            found = flow.op_context(op)
+        assert _same_context(record, found), op.name
+    assert len(flow.loops) == 2 and len([c for c in flow.conds.values() if c.merges]) == 3
 
 
 # -- errors --------------------------------------------------------------------------------------

@@ -9,9 +9,9 @@ mapping in `export_ops` (one entry per op type); an op type without one is an er
 every such op of the export at once, each with the user's file and line.
 
 Control flow.  A dataflow ``cond`` or ``while_loop`` is a set of Switch/Merge(/Enter/Exit/
-NextIteration/LoopCond) ops; the graph keeps a record of each (`primitives.contexts`: every op
-knows the `CondContext` or `WhileContext` it was built in), and the exporter rebuilds ONNX's
-structured form from those records:
+NextIteration/LoopCond) ops.  `control_flow.analyse` recovers which cond branch or loop each op
+belongs to from those ops alone (so a graph imported from a GraphDef exports as one built
+here), and the exporter rebuilds ONNX's structured form:
 
 - A cond's result Merges become the outputs of one ``If`` node; branch ``b``'s subgraph computes
   the Merges' inputs from branch ``b`` (``Merge([false_result, true_result])``), and a tensor a
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional
+from typing import Optional
 
 import numpy as np
 
@@ -50,9 +50,10 @@ except ImportError as error:  # pragma: no cover - the extra is installed in the
         "df.onnx.export needs the optional package 'onnx' (pip install 'dataflow[onnx]')."
     ) from error
 
+from executor.program import NodeKind
+
 from ...framework.graph import Graph, Operation, Tensor
-from ...framework.graph_keys import GraphKeys
-from . import export_ops
+from . import control_flow, export_ops
 from .export_ops import OpEmitter, Unsupported
 
 __all__ = ["DEFAULT_OPSET", "OnnxExportError", "export"]
@@ -162,16 +163,6 @@ def _named_tensors(values, what: str) -> tuple[list[str], list[Tensor]]:
     return names, tensors
 
 
-def _context_of(op: Operation):
-    return op._control_flow_context
-
-
-def _context_chain(context):
-    while context is not None:
-        yield context
-        context = context.outer_context
-
-
 class _Scope:
     """One ONNX graph being built, or a second evaluation of a loop's condition inside one.
 
@@ -211,7 +202,7 @@ class _Exporter:
         self.converted: set[Operation] = set()  # ops whose converter ran without a problem
         # The ONNX values that are sequences (a TensorArray's flow), with their element type.
         self.sequence_types: dict[str, int] = {}
-        self._index_control_flow()
+        self.flow = control_flow.analyse(graph)
 
     # -- names ------------------------------------------------------------------------------------
     def fresh_name(self, base: str) -> str:
@@ -228,42 +219,13 @@ class _Exporter:
         self.initializers.append(numpy_helper.from_array(np.asarray(value), name))
         return name
 
-    # -- the records of conds and loops -------------------------------------------------------
-    def _index_control_flow(self):
-        """Which loop each loop Merge/Switch belongs to, and the branch pairs of the conds."""
-        self.loop_of_merge: dict[Operation, Any] = {}
-        self.loop_switches: dict[Operation, Any] = {}
-        for loop in self.graph.get_collection(GraphKeys.WHILE_CONTEXT):
-            for merge in loop.merges:
-                self.loop_of_merge[merge] = loop
-            for switch in loop.switches:
-                self.loop_switches[switch] = loop
-        self.cond_branches: dict[tuple, dict[int, Any]] = {}
-        for context in self.graph.get_collection(GraphKeys.COND_CONTEXT):
-            key = (context.name, id(context.pred), id(context.outer_context))
-            self.cond_branches.setdefault(key, {})[context.branch] = context
-
-    def _cond_key(self, context) -> tuple:
-        return (context.name, id(context.pred), id(context.outer_context))
-
-    def _branch_of(self, tensor: Tensor, outer) -> Optional[Any]:
-        """The branch context (directly inside ``outer``) that ``tensor`` was computed in."""
-        op = tensor.op
-        context = _context_of(op)
-        if op.type == "Exit" and context is not None and op in context._exit_ops:
-            context = context.outer_context
-        for candidate in _context_chain(context):
-            if candidate.outer_context is outer and hasattr(candidate, "branch"):
-                return candidate
-        return None
-
     # -- the model -------------------------------------------------------------------------------
     def build(self, fetch_names, fetch_tensors, feed_names, feed_tensors, model_name):
         for name in fetch_names + feed_names:
             self.used_names.add(name)
         inputs = []
         for name, tensor in zip(feed_names, feed_tensors):
-            if _context_of(tensor.op) is not None:
+            if self.flow.tensor_context(tensor) is not None:
                 self.problems[tensor.op] = (
                     f"feeds {tensor.name!r}, a tensor inside a cond or loop; ONNX feeds only "
                     "the top level"
@@ -293,6 +255,7 @@ class _Exporter:
             producer_name="dataflow",
             ir_version=helper.find_min_ir_version_for(opset_ids),
         )
+        _give_ranks_to_inputs_and_outputs(model)
         return model
 
     def _needed_ops(self, fetches, feeds) -> set:
@@ -327,24 +290,26 @@ class _Exporter:
             if tensor in candidate.names:
                 return candidate.names[tensor]
         op = tensor.op
-        kind = op.type
-        if kind == "Const":
+        if op.type == "Const":
             return self._constant(tensor)
-        if kind in _VARIABLE_READS or kind in _VARIABLE_OPS:
+        if op.type in _VARIABLE_READS or op.type in _VARIABLE_OPS:
             return self._variable_value(tensor)
-        if kind == "Placeholder":
+        if op.type == "Placeholder":
             return self._problem(op, "a placeholder the export does not feed (add it to feeds)")
-        if kind == "Enter":
+        if op in self.flow.problems:
+            return self._problem(op, self.flow.problems[op])
+        kind = op._op_def.kind
+        if kind == NodeKind.ENTER:
             return self._resolve_enter(tensor, scope)
-        if kind == "Exit":
+        if kind == NodeKind.EXIT:
             return self._resolve_exit(tensor, scope)
-        if kind in ("Merge", "RefMerge"):
+        if kind == NodeKind.MERGE:
             return self._resolve_merge(tensor, scope)
-        if kind in ("Switch", "RefSwitch"):
+        if kind == NodeKind.SWITCH:
             return self._resolve_switch(tensor, scope)
-        if kind in ("NextIteration", "LoopCond"):
-            return self._problem(op, "a loop op outside the loop the graph records for it")
-        target = self._scope_for(_context_of(op), scope)
+        if kind == NodeKind.NEXT_ITERATION or op.type == "LoopCond":
+            return self._problem(op, "a loop op read outside its loop")
+        target = self._scope_for(self.flow.op_context(op), scope)
         if target is None:
             return self._problem(op, "is read outside the cond or loop it belongs to")
         name = self._emit_op(op, target)[tensor.value_index]
@@ -400,114 +365,72 @@ class _Exporter:
         return name
 
     def _resolve_enter(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
+        """A loop invariant (a constant Enter) seen from inside the loop: the value itself."""
         op = tensor.op
-        loop = _context_of(op)
-        inside = self._scope_for(loop, scope)
-        if loop is None or inside is None or not op.attrs.get("is_constant", False):
-            return self._problem(op, "an Enter the graph's loop records do not explain")
+        inside = self._scope_for(self.flow.op_context(op), scope)
+        if inside is None or not op.attrs.get("is_constant", False):
+            return self._problem(op, "a loop's Enter read outside the loop's body")
         return self.resolve(op.inputs[0], inside.parent)
 
     def _resolve_switch(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
         """A cond's Switch seen from inside its branch: the switched tensor itself."""
         op = tensor.op
-        if op in self.loop_switches:
+        if op in self.flow.loop_of_switch:
             return self._problem(op, "a loop's Switch read outside its loop body")
-        pred = op.inputs[1]
+        branch = self.flow.tensor_context(tensor)
         for candidate in scope.chain():
-            context = candidate.context
-            if (
-                context is not None
-                and getattr(context, "branch", None) == tensor.value_index
-                and context.pred is pred
-            ):
+            if candidate.context is branch:
                 return self.resolve(op.inputs[0], candidate.parent)
-        own = self._scope_for(_context_of(op), scope)
-        if own is not None and _context_of(op) is not None and hasattr(own.context, "branch"):
-            return self.resolve(op.inputs[0], own.parent)
-        return self._problem(op, "a Switch the graph's cond records do not explain")
+        return self._problem(op, "a cond's Switch read outside the branch it opens")
 
     # -- cond -> If ------------------------------------------------------------------------------
     def _resolve_merge(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
         op = tensor.op
-        if op in self.loop_of_merge:
+        if op in self.flow.loop_of_merge:
             return self._problem(op, "a loop's Merge read outside its loop")
         if tensor.value_index != 0:
             return self._problem(op, "output 1 of a cond's Merge (the branch index)")
-        outer = _context_of(op)
-        branches = [self._branch_of(t, outer) for t in op.inputs]
-        known = next((b for b in branches if b is not None), None)
-        target = self._scope_for(outer, scope)
-        if len(op.inputs) != 2 or known is None or target is None:
-            return self._problem(op, "a Merge the graph's cond records do not explain")
-        key = self._cond_key(known)
-        pair = self.cond_branches.get(key, {known.branch: known})
-        if set(pair) != {0, 1}:
-            return self._problem(op, "a Merge of a cond whose record lacks a branch")
-        merges = [
-            m
-            for m in self._cond_merges(key, outer)
-            if m in self.needed or m is op  # the needed results, in graph order
-        ]
-        emitted = self.emitted_control_flow.get(("If", key, id(target)))
-        if emitted is None or op not in emitted:
-            emitted = self._emit_if(pair, merges, target)
-            self.emitted_control_flow[("If", key, id(target))] = emitted
-        return emitted[op]
+        cond = self.flow.cond_of_merge[op]
+        target = self._scope_for(cond.outer, scope)
+        if target is None:
+            return self._problem(op, "a cond's result read outside the cond's context")
+        key = ("If", id(cond), id(target))
+        if key not in self.emitted_control_flow:
+            self.emitted_control_flow[key] = self._emit_if(cond, target)
+        return self.emitted_control_flow[key].get(op)
 
-    def _cond_merges(self, key, outer) -> list:
-        """Every Merge of the cond ``key`` (the results of both branches meet there)."""
-        merges = []
-        for op in self.graph.get_operations():
-            if op not in self.needed:
-                continue
-            if op.type not in ("Merge", "RefMerge") or op in self.loop_of_merge:
-                continue
-            if _context_of(op) is not outer or len(op.inputs) != 2:
-                continue
-            for t in op.inputs:
-                branch = self._branch_of(t, outer)
-                if branch is not None:
-                    if self._cond_key(branch) == key:
-                        merges.append(op)
-                    break
-        return merges
-
-    def _emit_if(self, pair, merges, target: _Scope) -> dict:
-        """Appends one If computing ``merges`` to ``target``; {merge op: its output's name}."""
-        pred = self.resolve(pair[1].pred, target)
+    def _emit_if(self, cond, target: _Scope) -> dict:
+        """Appends one If computing the needed Merges of ``cond`` to ``target``; {merge op: its
+        output's name}."""
+        merges = [merge for merge in cond.merges if merge in self.needed]
+        pred = self.resolve(cond.pred, target)
         branch_graphs = {}
         sequence_merges: dict = {}
         for branch in (1, 0):
-            context = pair[branch]
-            body = _Scope([], context, target)
+            body = _Scope([], cond.branches[branch], target)
+            side = "then" if branch else "else"
             outputs = []
             for merge in merges:
-                # Merge([false_result, true_result]); check against the records when they say.
-                index = branch
-                for i, t in enumerate(merge.inputs):
-                    found = self._branch_of(t, context.outer_context)
-                    if found is not None and found.branch == branch:
-                        index = i
+                index = cond.true_input[merge] if branch else 1 - cond.true_input[merge]
                 value = self.resolve(merge.inputs[index], body)
-                out = self.fresh_name(f"{merge.name}/{'then' if branch else 'else'}")
+                out = self.fresh_name(f"{merge.name}/{side}")
                 if value is not None:
                     body.nodes.append(helper.make_node("Identity", [value], [out], name=out))
                 outputs.append(self._value_info_like(out, value, merge.outputs[0]))
                 if out in self.sequence_types:
                     sequence_merges[merge] = self.sequence_types[out]
-            graph_name = self.fresh_name(f"{context.name}/{'then' if branch else 'else'}_branch")
+            graph_name = self.fresh_name(f"{cond.name}/{side}_branch")
             branch_graphs[branch] = helper.make_graph(body.nodes, graph_name, [], outputs)
         names = {merge: self.fresh_name(merge.name) for merge in merges}
         for merge, element_type in sequence_merges.items():
             self.sequence_types[names[merge]] = element_type
         if pred is not None:
-            node_name = self.fresh_name(pair[1].name)
             target.nodes.append(
                 helper.make_node(
                     "If",
                     [pred],
                     [names[m] for m in merges],
-                    name=node_name,
+                    name=self.fresh_name(cond.name),
                     then_branch=branch_graphs[1],
                     else_branch=branch_graphs[0],
                 )
@@ -517,24 +440,21 @@ class _Exporter:
     # -- while_loop -> Loop ----------------------------------------------------------------------
     def _resolve_exit(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
         op = tensor.op
-        loop = _context_of(op)
-        if loop is None or op not in getattr(loop, "exits", ()):
-            return self._problem(op, "an Exit the graph's loop records do not explain")
-        target = self._scope_for(loop.outer_context, scope)
+        loop = self.flow.op_context(op)
+        target = self._scope_for(loop.outer, scope)
         if target is None:
             return self._problem(op, "a loop's result read outside the loop's context")
         key = ("Loop", id(loop), id(target))
         if key not in self.emitted_control_flow:
             self.emitted_control_flow[key] = self._emit_loop(loop, target)
-        names = self.emitted_control_flow[key]
-        return names[loop.exits.index(op)]
+        return self.emitted_control_flow[key].get(op)
 
-    def _emit_loop(self, loop, target: _Scope) -> list:
-        """Appends one Loop for ``loop`` to ``target``; the name of each loop variable's result
-        (None for the variables the fetches do not need)."""
-        carried = [i for i, merge in enumerate(loop.merges) if merge in self.needed]
-        merges = [loop.merges[i].outputs[0] for i in carried]
-        initial = [self.resolve(loop.merges[i].inputs[0].op.inputs[0], target) for i in carried]
+    def _emit_loop(self, loop, target: _Scope) -> dict:
+        """Appends one Loop for ``loop`` to ``target``; {Exit op: the name of its result} for
+        the loop variables the fetches need."""
+        carried = [v for v in loop.variables if v.merge in self.needed]
+        merges = [v.merge.outputs[0] for v in carried]
+        initial = [self.resolve(v.enter.inputs[0], target) for v in carried]
         condition = loop.loop_cond.inputs[0]
 
         # ONNX's cond input: the loop's condition on the initial values, in the enclosing graph.
@@ -560,12 +480,12 @@ class _Exporter:
             helper.make_tensor_value_info(iteration, onnx.TensorProto.INT64, []),
             helper.make_tensor_value_info(condition_in, onnx.TensorProto.BOOL, []),
         ]
-        for i, merge in zip(carried, merges):
-            name = self.fresh_name(f"{loop.merges[i].name}/value")
+        for variable, merge, start in zip(carried, merges, initial):
+            name = self.fresh_name(f"{variable.merge.name}/value")
             body.names[merge] = name
-            body.names[loop.switches[i].outputs[1]] = name
-            body_inputs.append(self._value_info_like(name, initial[carried.index(i)], merge))
-        following = [self.resolve(loop.next_iterations[i].inputs[0], body) for i in carried]
+            body.names[variable.switch.outputs[1]] = name
+            body_inputs.append(self._value_info_like(name, start, merge))
+        following = [self.resolve(v.next_iteration.inputs[0], body) for v in carried]
         # The body's cond output: the condition on the values of the next iteration.
         next_test = _Scope(body.nodes, loop, target)
         next_test.names.update(zip(merges, following))
@@ -573,8 +493,8 @@ class _Exporter:
 
         body_outputs = []
         for source, base, like in [(keep_going_next, f"{loop.name}/condition_out", condition)] + [
-            (value, f"{loop.next_iterations[i].name}/value", merge)
-            for i, value, merge in zip(carried, following, merges)
+            (value, f"{v.next_iteration.name}/value", merge)
+            for v, value, merge in zip(carried, following, merges)
         ]:
             out = self.fresh_name(base)
             if source is not None:
@@ -583,23 +503,21 @@ class _Exporter:
         body_graph = helper.make_graph(
             body.nodes, self.fresh_name(f"{loop.name}/body"), body_inputs, body_outputs
         )
-        results: list[Optional[str]] = [None] * len(loop.merges)
-        for i, start in zip(carried, initial):
-            results[i] = self.fresh_name(loop.exits[i].name)
+        results = [self.fresh_name(v.exit.name if v.exit else v.merge.name) for v in carried]
+        for result, start in zip(results, initial):
             if start in self.sequence_types:
-                self.sequence_types[results[i]] = self.sequence_types[start]
+                self.sequence_types[result] = self.sequence_types[start]
         if keep_going is not None and None not in initial:
-            node_name = self.fresh_name(loop.name)
             target.nodes.append(
                 helper.make_node(
                     "Loop",
                     [trip_count, keep_going, *initial],
-                    [results[i] for i in carried],
-                    name=node_name,
+                    results,
+                    name=self.fresh_name(loop.name),
                     body=body_graph,
                 )
             )
-        return results
+        return {v.exit: result for v, result in zip(carried, results) if v.exit is not None}
 
     def _value_info_like(self, name: str, source: Optional[str], tensor: Tensor):
         """The ValueInfoProto of ``name``, a copy of ``source``: a sequence when ``source`` is
@@ -635,6 +553,44 @@ class _Exporter:
         for tensor, name in zip(op.outputs, outputs):
             scope.names[tensor] = name
         return outputs
+
+
+def _give_ranks_to_inputs_and_outputs(model) -> None:
+    """ONNX wants a rank on every input and output of the top graph.  A fetch whose rank the
+    graph does not know (a loop's result in a graph imported from a GraphDef, say) takes the
+    shape ONNX's shape inference finds; failing that, and for a feed, it is an error."""
+
+    def rankless(values):
+        return [
+            v
+            for v in values
+            if v.type.HasField("tensor_type") and not v.type.tensor_type.HasField("shape")
+        ]
+
+    missing_inputs = rankless(model.graph.input)
+    if missing_inputs:
+        names = ", ".join(repr(v.name) for v in missing_inputs)
+        raise OnnxExportError(
+            f"df.onnx.export: feed(s) {names} have no known rank, and ONNX needs one: give "
+            "the placeholders a shape (unknown dimensions may be None)."
+        )
+    missing_outputs = rankless(model.graph.output)
+    if not missing_outputs:
+        return
+    inferred = onnx.shape_inference.infer_shapes(model)
+    found = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
+    unknown = []
+    for output in missing_outputs:
+        source = found.get(output.name)
+        if source is not None and source.type.tensor_type.HasField("shape"):
+            output.type.tensor_type.shape.CopyFrom(source.type.tensor_type.shape)
+        else:
+            unknown.append(output.name)
+    if unknown:
+        raise OnnxExportError(
+            f"df.onnx.export: fetch(es) {', '.join(map(repr, unknown))} have no known rank, and "
+            "ONNX needs one: set their shape (Tensor.set_shape, unknown dimensions as None)."
+        )
 
 
 def _names_read(nodes) -> set:
