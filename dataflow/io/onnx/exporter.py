@@ -197,7 +197,7 @@ class _Exporter:
         self.used_names: set[str] = set()
         self.problems: dict[Operation, str] = {}
         self.root = _Scope([], None, None)
-        self.emitted_control_flow: dict[tuple, list[Optional[str]]] = {}
+        self.emitted_control_flow: dict[tuple, dict[Operation, str]] = {}  # If and Loop nodes
         self.variable_initializers: dict[Operation, str] = {}
         self.converted: set[Operation] = set()  # ops whose converter ran without a problem
         # The ONNX values that are sequences (a TensorArray's flow), with their element type.
