@@ -102,6 +102,24 @@ def test_an_mlp_exports_its_variables_as_initializers_and_a_symbolic_batch(tmp_p
     assert [o.name for o in model.graph.output] == ["Softmax"]
 
 
+def test_a_layers_cnn_classifier_exports_whole(tmp_path):
+    images = df.placeholder(df.float32, [None, 12, 12, 1], name="images")
+    h = df.layers.conv2d(images, 4, 5, padding="same", activation=df.nn.relu)
+    h = df.layers.batch_normalization(h, training=False)
+    h = df.layers.max_pooling2d(h, 2, 2)
+    h = df.layers.conv2d(h, 8, 3, strides=2, activation=df.nn.relu)
+    h = df.layers.average_pooling2d(h, 2, 2, padding="same")
+    h = df.layers.dropout(df.layers.flatten(h), 0.5, training=False)
+    logits = df.layers.dense(df.layers.dense(h, 16, activation=df.nn.relu), 10)
+    fetches = [df.nn.softmax(logits), df.argmax(logits, 1)]
+    with df.Session() as session:
+        session.run(df.global_variables_initializer())
+        model = _export_and_compare(fetches, {images: _floats(3, 12, 12, 1)}, tmp_path, session)
+    assert {"Conv", "BatchNormalization", "MaxPool", "AveragePool", "MatMul"} <= set(
+        _node_types(model.graph)
+    )
+
+
 def test_a_frozen_graph_exports_without_a_session(tmp_path):
     x = df.placeholder(df.float32, [2, 3], name="x")
     w = df.Variable(_floats(3, 3), name="w")
@@ -228,11 +246,38 @@ def test_nhwc_convolutions_pools_and_batch_norm(tmp_path, padding, stride):
     _export_and_compare(fetches, {image: _floats(2, 7, 7, 3)}, tmp_path)
 
 
-def test_a_training_batch_norm_is_refused_with_the_reason():
-    x = df.placeholder(df.float32, [1, 2, 2, 3], name="x")
-    y, _, _ = df.nn.fused_batch_norm(x, df.ones([3]), df.zeros([3]), is_training=True)
-    with pytest.raises(df.onnx.OnnxExportError, match="is_training=True"):
-        df.onnx.export(y, [x])
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+def test_a_training_batch_norm_uses_the_batchs_statistics(tmp_path, data_format):
+    x = df.placeholder(df.float32, [None, 3, 4, 5], name="x")
+    channels = 5 if data_format == "NHWC" else 3
+    scale, offset = df.constant(_floats(channels)), df.constant(_floats(channels))
+    fetches = list(
+        df.nn.fused_batch_norm(x, scale, offset, data_format=data_format, is_training=True)
+    )
+    blended = df.nn.fused_batch_norm(
+        x,
+        scale,
+        offset,
+        mean=df.constant(_floats(channels)),
+        variance=df.constant(np.abs(_floats(channels))),
+        data_format=data_format,
+        is_training=True,
+        exponential_avg_factor=0.25,
+    )
+    fetches += list(blended)
+    _export_and_compare(fetches, {x: _floats(2, 3, 4, 5)}, tmp_path)
+
+
+def test_a_layers_batch_norm_with_a_training_switch_exports_both_sides(tmp_path):
+    x = df.placeholder(df.float32, [None, 4, 4, 3], name="x")
+    training = df.placeholder_with_default(False, [], name="training")
+    y = df.layers.batch_normalization(x, training=training)
+    with df.Session() as session:
+        session.run(df.global_variables_initializer())
+        for mode in (False, True):
+            _export_and_compare(
+                y, {x: _floats(2, 4, 4, 3), training: np.bool_(mode)}, tmp_path, session
+            )
 
 
 def test_shapes_pieces_and_gathers(tmp_path):

@@ -460,7 +460,7 @@ def _pool(b: OpEmitter) -> list:
 @_converts("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
 def _fused_batch_norm(b: OpEmitter) -> list:
     if b.attr("is_training", True):
-        raise Unsupported("is_training=True (export the inference graph: is_training=False)")
+        return _training_batch_norm(b)
     x, scale, offset, mean, variance = b.inputs[:5]
     rank = b.rank(0)
     _, x, back = _layout(b, x, rank)
@@ -469,8 +469,55 @@ def _fused_batch_norm(b: OpEmitter) -> list:
         [x, scale, offset, mean, variance],
         epsilon=float(b.attr("epsilon", 1e-3)),
     )
-    # Only y has an ONNX counterpart; the statistics outputs are for training.
-    return [back(y)]
+    # At inference the statistics outputs are the mean and variance given.
+    return [back(y), b.inputs[3], b.inputs[4]]
+
+
+def _training_batch_norm(b: OpEmitter) -> list:
+    """A batch norm on the batch's own statistics, in the op's layout, as dataflow's kernel:
+    y from the biased variance; outputs 1 and 2 the batch mean and the unbiased variance,
+    blended with the mean and variance given when ``exponential_avg_factor`` is not 1."""
+    x, scale, offset, mean_in, variance_in = b.inputs[:5]
+    rank = b.rank(0)
+    channels_last = not str(b.attr("data_format", "NHWC")).startswith("NC")
+    channel_axis = rank - 1 if channels_last else 1
+    axes = [a for a in range(rank) if a != channel_axis]
+
+    def broadcastable(vector: str) -> str:
+        if channels_last:
+            return vector
+        return b.node("Reshape", [vector, b.int64s([-1] + [1] * (rank - 2))])
+
+    batch_mean = _reduce(b, "ReduceMean", x, axes, False)
+    centered = b.node("Sub", [x, broadcastable(batch_mean)])
+    batch_variance = _reduce(b, "ReduceMean", b.node("Mul", [centered, centered]), axes, False)
+    epsilon = b.like_input(float(b.attr("epsilon", 1e-3)), 1)
+    inverse = b.node("Div", [scale, b.node("Sqrt", [b.node("Add", [batch_variance, epsilon])])])
+    y = b.node("Add", [b.node("Mul", [centered, broadcastable(inverse)]), broadcastable(offset)])
+    # count / max(count - 1, 1): the element count per channel, at run time.
+    float_type = b.dtype(1)
+    count = b.node(
+        "Div",
+        [
+            b.cast(b.node("Size", [x]), float_type),
+            b.cast(
+                b.node("Gather", [b.node("Shape", [x]), b.const(np.int64(channel_axis))]),
+                float_type,
+            ),
+        ],
+    )
+    one = b.like_input(1.0, 1)
+    correction = b.node("Div", [count, b.node("Max", [b.node("Sub", [count, one]), one])])
+    unbiased = b.node("Mul", [batch_variance, correction])
+    factor = float(b.attr("exponential_avg_factor", 1.0))
+    if factor != 1.0:
+        keep, take = b.like_input(1.0 - factor, 1), b.like_input(factor, 1)
+
+        def blend(old: str, new: str) -> str:
+            return b.node("Add", [b.node("Mul", [old, keep]), b.node("Mul", [new, take])])
+
+        batch_mean, unbiased = blend(mean_in, batch_mean), blend(variance_in, unbiased)
+    return [y, batch_mean, unbiased]
 
 
 # -- shapes and pieces ---------------------------------------------------------------------------
