@@ -321,6 +321,42 @@ def test_shapes_pieces_and_gathers(tmp_path):
     _export_and_compare(fetches, {x: _floats(2, 3, 4), n: np.int32(1)}, tmp_path)
 
 
+def test_image_ops_top_k_scatters_and_the_composites_built_from_mapped_ops(tmp_path):
+    x = df.placeholder(df.float32, [2, 4, 4, 3], name="x")
+    fetches = [
+        *df.nn.top_k(x, 2),
+        df.gather_nd(x, [[0, 1], [1, 2]]),
+        df.scatter_nd([[0], [2], [0]], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [4, 2]),
+        df.reverse(x, [1, 2]),
+        df.math.is_finite(df.math.log(x)),
+        df.rank(x),
+        df.nn.lrn(x, 2, 1.0, 0.5, 0.75),
+        df.where(x > 0.5),
+        df.image.resize_bilinear(x, [7, 6]),
+        df.image.resize_nearest_neighbor(x, [8, 6], align_corners=True),
+        df.nn.depth_to_space(df.concat([x, x, x, x], -1), 2),
+        df.nn.space_to_depth(x, 2),
+        df.broadcast_to(x[0:1], [3, 4, 4, 3]),
+        df.math.reduce_logsumexp(x, 1),
+    ]
+    _export_and_compare(fetches, {x: _floats(2, 4, 4, 3)}, tmp_path)
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_transposed_convolutions(tmp_path, padding):
+    x = df.placeholder(df.float32, [2, 4, 4, 3], name="x")
+    height = 8 if padding == "SAME" else 9
+    fetches = [
+        df.nn.conv2d_transpose(
+            x, df.constant(_floats(3, 3, 2, 3)), [2, height, height, 2], [1, 2, 2, 1], padding
+        ),
+        df.nn.conv2d_transpose(
+            x, df.constant(_floats(2, 2, 5, 3)), [2, 4, 4, 5], [1, 1, 1, 1], "SAME"
+        ),
+    ]
+    _export_and_compare(fetches, {x: _floats(2, 4, 4, 3)}, tmp_path)
+
+
 @pytest.mark.parametrize("opset", [13, 17, 18])
 def test_reductions_in_each_opset_form(tmp_path, opset):
     x = df.placeholder(df.float32, [3, 4, 5], name="x")

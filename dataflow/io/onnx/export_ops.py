@@ -932,3 +932,138 @@ def _tensor_array_gather(b: OpEmitter) -> list:
 def _tensor_array_size(b: OpEmitter) -> list:
     _needs_sequences(b)
     return [b.cast(b.node("SequenceLength", [b.inputs[1]]), b.out_dtype())]
+
+
+# -- more of the op library ----------------------------------------------------------------------
+@_converts("Where")
+def _where_indices(b: OpEmitter) -> list:
+    # TensorFlow: [count, rank] int64 coordinates of the true (non-zero) entries; ONNX's
+    # NonZero gives [rank, count].
+    return [b.node("Transpose", [b.node("NonZero", b.inputs)], perm=[1, 0])]
+
+
+@_converts("TopKV2", "TopK")
+def _top_k(b: OpEmitter) -> list:
+    k = b.attr("k")
+    k = b.int64s([k]) if k is not None else b.node("Reshape", [b.as_int64(1), b.int64s([1])])
+    values, indices = b.node("TopK", [b.inputs[0], k], outputs=2, axis=-1, largest=1, sorted=1)
+    return [values, b.cast(indices, b.out_dtype(1))]
+
+
+@_converts("GatherNd")
+def _gather_nd(b: OpEmitter) -> list:
+    return [b.node("GatherND", [b.inputs[0], b.as_int64(1)])]
+
+
+@_converts("ScatterNd")
+def _scatter_nd(b: OpEmitter) -> list:
+    if b.opset < 16:
+        raise Unsupported(
+            "ScatterNd adds repeated indices up, which ONNX's ScatterND does from opset 16"
+        )
+    indices, updates, _ = b.inputs
+    zeros = b.node("Expand", [b.const(np.zeros((), b.dtype(1).as_numpy_dtype)), b.as_int64(2)])
+    return [b.node("ScatterND", [zeros, b.as_int64(0), updates], reduction="add")]
+
+
+@_converts("ReverseV2")
+def _reverse(b: OpEmitter) -> list:
+    axes = b.constant_input(1)
+    if axes is None:
+        raise Unsupported("axes computed at run time")
+    axes = [int(a) for a in np.ravel(axes)]
+    if not axes:
+        return [b.node("Identity", b.inputs[:1])]
+    count = len(axes)
+    return [
+        b.node(
+            "Slice",
+            [
+                b.inputs[0],
+                b.int64s([-1] * count),
+                b.int64s([INT64_MIN] * count),
+                b.int64s(axes),
+                b.int64s([-1] * count),
+            ],
+        )
+    ]
+
+
+@_converts("IsFinite")
+def _is_finite(b: OpEmitter) -> list:
+    x = b.inputs[0]
+    return [b.node("Not", [b.node("Or", [b.node("IsNaN", [x]), b.node("IsInf", [x])])])]
+
+
+@_converts("Rank")
+def _rank(b: OpEmitter) -> list:
+    return [b.cast(b.node("Size", [b.node("Shape", b.inputs)]), b.out_dtype())]
+
+
+@_converts("LRN")
+def _lrn(b: OpEmitter) -> list:
+    # TensorFlow sums squares over 2r+1 channels times alpha; ONNX averages them (alpha / size).
+    radius = int(b.attr("depth_radius", 5))
+    size = 2 * radius + 1
+    rank = b.rank(0)
+    x = _to_channels_first(b, b.inputs[0], rank)
+    y = b.node(
+        "LRN",
+        [x],
+        size=size,
+        alpha=float(b.attr("alpha", 1.0)) * size,
+        beta=float(b.attr("beta", 0.5)),
+        bias=float(b.attr("bias", 1.0)),
+    )
+    return [_to_channels_last(b, y, rank)]
+
+
+@_converts("Conv2DBackpropInput")
+def _conv_transpose(b: OpEmitter) -> list:
+    """A transposed convolution (``conv2d_transpose``): ONNX's ConvTranspose with the padding
+    of the forward convolution it transposes, and an output padding to reach its given size."""
+    sizes = b.constant_input(0)
+    if sizes is None:
+        raise Unsupported("an output size computed at run time")
+    _, kernel, x = b.inputs
+    rank = b.rank(2)
+    channels_last, x, back = _layout(b, x, rank)
+    sizes = [int(s) for s in np.ravel(sizes)]
+    out_spatial = sizes[1:-1] if channels_last else sizes[2:]
+    in_spatial = [b.dim(2, a) for a in (range(1, rank - 1) if channels_last else range(2, rank))]
+    strides = _spatial(b.attr("strides"), rank, channels_last, "strides")
+    dilations = _spatial(b.attr("dilations") or [1] * rank, rank, channels_last, "dilations")
+    kernel_spatial = [b.dim(1, a) for a in range(rank - 2)]
+    padding = _padding(b)["auto_pad"]
+    begins, ends, extra = [], [], []
+    for size, inner, stride, dilation, k in zip(
+        out_spatial, in_spatial, strides, dilations, kernel_spatial
+    ):
+        effective = (k - 1) * dilation + 1
+        if padding == "VALID":
+            total = 0
+        else:  # the forward convolution's SAME padding, on an input of the output's size
+            total = max((inner - 1) * stride + effective - size, 0)
+        begins.append(total // 2)
+        ends.append(total - total // 2)
+        extra.append(size - ((inner - 1) * stride + effective - total))
+    if any(e < 0 or e >= max(s, d) for e, s, d in zip(extra, strides, dilations)):
+        raise Unsupported(
+            f"an output size {out_spatial} no transposed convolution of this input gives"
+        )
+    # HW(out)(in) -> (in)(out)HW: ConvTranspose's weights are [C_in, C_out, kH, kW].
+    to_weights = [rank - 1, rank - 2] + list(range(rank - 2))
+    constant_kernel = b.constant_input(1)
+    if constant_kernel is not None:
+        kernel = b.const(np.ascontiguousarray(constant_kernel.transpose(to_weights)))
+    else:
+        kernel = b.node("Transpose", [kernel], perm=to_weights)
+    y = b.node(
+        "ConvTranspose",
+        [x, kernel],
+        strides=strides,
+        dilations=dilations,
+        pads=begins + ends,
+        output_padding=extra,
+    )
+    return [back(y)]
