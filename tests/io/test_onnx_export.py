@@ -389,6 +389,14 @@ def test_matrix_products(tmp_path):
     _export_and_compare(fetches, {a: _floats(3, 4), batch: _floats(2, 3, 4)}, tmp_path)
 
 
+def test_a_chain_of_ops_deeper_than_pythons_recursion_limit_exports(tmp_path):
+    x = df.placeholder(df.float32, [3], name="x")
+    y = x
+    for step in range(sys.getrecursionlimit() + 200):
+        y = df.tanh(y) if step % 2 else y + 0.001
+    _export_and_compare(y, {x: _floats(3)}, tmp_path)
+
+
 # -- control flow --------------------------------------------------------------------------------
 def test_a_cond_becomes_one_if_with_both_branches(tmp_path):
     x = df.placeholder(df.float32, [3], name="x")

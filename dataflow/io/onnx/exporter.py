@@ -64,6 +64,10 @@ DEFAULT_OPSET = 17
 MIN_OPSET = 13
 MAX_OPSET = 21
 
+# Ops the exporter turns into initializers or graph inputs itself.
+_SOURCES = frozenset(
+    {"Const", "Placeholder", "ReadVariableOp", "VarHandleOp", "VariableV2", "Variable"}
+)
 # Ops whose outputs are a variable's value; the handle (or ref) they read comes first.
 _VARIABLE_READS = frozenset({"ReadVariableOp"})
 _VARIABLE_OPS = frozenset({"VarHandleOp", "VariableV2", "Variable"})
@@ -529,8 +533,51 @@ class _Exporter:
         return _value_info(name, tensor)
 
     # -- ordinary ops ----------------------------------------------------------------------------
+    def _is_plain(self, op: Operation) -> bool:
+        """Whether ``op`` goes through `export_ops` (not a constant, variable, placeholder or
+        control-flow primitive)."""
+        return (
+            op.type not in _SOURCES
+            and op._op_def.kind == NodeKind.OP
+            and op.type != "LoopCond"
+            and op not in self.flow.problems
+        )
+
     def _emit_op(self, op: Operation, scope: _Scope) -> list[Optional[str]]:
-        """Emits ``op`` into ``scope`` (its inputs first) and binds its outputs' names there."""
+        """Emits ``op`` into ``scope`` (its inputs first) and binds its outputs' names there.
+
+        The plain ops it needs in the same scope are emitted first, in an explicit depth-first
+        order, so that a long chain of ops (a deep network) does not recurse once per op."""
+        already = [scope.names.get(t, _MISSING) for t in op.outputs]
+        if _MISSING not in already:
+            return already
+        for ancestor in self._plain_ancestors(op, scope):
+            self._emit_one(ancestor, scope)
+        return self._emit_one(op, scope)
+
+    def _plain_ancestors(self, op: Operation, scope: _Scope) -> list[Operation]:
+        """The plain ops of ``scope``'s context that ``op`` needs and ``scope`` lacks, each
+        after its inputs."""
+        order: list[Operation] = []
+        seen = {op}
+        stack = [(op, False)]
+        while stack:
+            current, expanded = stack.pop()
+            if expanded:
+                if current is not op:
+                    order.append(current)
+                continue
+            stack.append((current, True))
+            for tensor in current.inputs:
+                producer = tensor.op
+                if producer in seen or any(tensor in s.names for s in scope.chain()):
+                    continue
+                if self._is_plain(producer) and self.flow.op_context(producer) is scope.context:
+                    seen.add(producer)
+                    stack.append((producer, False))
+        return order
+
+    def _emit_one(self, op: Operation, scope: _Scope) -> list[Optional[str]]:
         already = [scope.names.get(t, _MISSING) for t in op.outputs]
         if _MISSING not in already:
             return already
@@ -545,6 +592,9 @@ class _Exporter:
                 results = convert(emitter)
             except Unsupported as reason:
                 self._problem(op, str(reason))
+            except (TypeError, ValueError, KeyError, IndexError) as error:
+                # Attributes the mapping did not expect (a graph from elsewhere, say).
+                self._problem(op, f"its ONNX mapping failed: {type(error).__name__}: {error}")
             else:
                 self.converted.add(op)
                 results = list(results) + [None] * (len(op.outputs) - len(results))
