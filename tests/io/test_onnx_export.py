@@ -722,10 +722,24 @@ def test_a_strided_slice_with_computed_bounds_is_refused_with_the_reason():
         df.onnx.export(x[n:], [x, n])
 
 
-def test_an_opset_out_of_range_is_refused():
+def test_an_opset_out_of_range_is_refused_at_the_callers_line():
     x = df.placeholder(df.float32, [2], name="x")
-    with pytest.raises(df.onnx.OnnxExportError, match="opset"):
-        df.onnx.export(x * 2.0, [x], opset=9)
+    with pytest.raises(df.onnx.OnnxExportError, match="opset") as caught:
+        df.onnx.export(x * 2.0, [x], opset=9)  # the export call
+    assert f"test_onnx_export.py:{_line_of('the export call')}" in str(caught.value)
+
+
+def test_a_string_fetch_is_refused_naming_it():
+    words = df.placeholder(df.string, [2], name="words")
+    with pytest.raises(df.onnx.OnnxExportError, match="'words:0'.*string"):
+        df.onnx.export(words, [words])
+
+
+def test_fetches_that_are_not_tensors_are_refused():
+    with pytest.raises(df.onnx.OnnxExportError, match="fetches holds 3"):
+        df.onnx.export([3], [])
+    with pytest.raises(df.onnx.OnnxExportError, match="fetches is empty"):
+        df.onnx.export([], [])
 
 
 def test_importing_dataflow_does_not_import_onnx():

@@ -30,8 +30,9 @@ and its inputs before it, so each graph's nodes are in topological order and a v
 enclosing context is emitted in the enclosing graph, before the ``If``/``Loop`` node that reads
 it.  Names are unique across the model.
 
-Layout: dataflow's NHWC convolutions and pools become ONNX's NCHW ops between two Transposes
-(see `export_ops`); a graph built with ``data_format="NCHW"`` exports without them.
+TensorArrays (``map_fn``, ``scan``, ``dynamic_rnn``) become ONNX sequences carried through the
+Loop; dataflow's NHWC convolutions and pools become ONNX's NCHW ops between two Transposes (see
+`export_ops` for both).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ except ImportError as error:  # pragma: no cover - the extra is installed in the
 from executor.program import NodeKind
 
 from ...framework.graph import Graph, Operation, Tensor
+from ...framework.source_location import _user_location
 from . import control_flow, export_ops
 from .export_ops import OpEmitter, Unsupported
 
@@ -105,22 +107,26 @@ def export(
     line), every needed placeholder not in ``feeds``, and every variable read without a
     ``session``, all at once.
     """
+    where = _user_location()
     if not isinstance(opset, int) or not MIN_OPSET <= opset <= MAX_OPSET:
         raise OnnxExportError(
-            f"df.onnx.export: opset must be an int from {MIN_OPSET} to {MAX_OPSET}, got {opset!r}."
+            f"df.onnx.export (at {where}): opset must be an int from {MIN_OPSET} to "
+            f"{MAX_OPSET}, got {opset!r}."
         )
-    fetch_names, fetch_tensors = _named_tensors(fetches, "fetches")
+    fetch_names, fetch_tensors = _named_tensors(fetches, "fetches", where)
     if not fetch_tensors:
-        raise OnnxExportError("df.onnx.export: fetches is empty; name at least one tensor.")
-    feed_names, feed_tensors = _named_tensors(feeds, "feeds")
+        raise OnnxExportError(
+            f"df.onnx.export (at {where}): fetches is empty; name at least one tensor."
+        )
+    feed_names, feed_tensors = _named_tensors(feeds, "feeds", where)
     graph = fetch_tensors[0].graph
     for tensor in fetch_tensors + feed_tensors:
         if tensor.graph is not graph:
             raise OnnxExportError(
-                f"df.onnx.export: {tensor.name!r} is in another graph than "
+                f"df.onnx.export (at {where}): {tensor.name!r} is in another graph than "
                 f"{fetch_tensors[0].name!r}."
             )
-    exporter = _Exporter(graph, opset, session)
+    exporter = _Exporter(graph, opset, session, where)
     model = exporter.build(fetch_names, fetch_tensors, feed_names, feed_tensors, model_name)
     if check:
         onnx.checker.check_model(model)
@@ -132,7 +138,7 @@ def export(
     return model
 
 
-def _named_tensors(values, what: str) -> tuple[list[str], list[Tensor]]:
+def _named_tensors(values, what: str, where) -> tuple[list[str], list[Tensor]]:
     """(names, tensors) of a tensor, a sequence of tensors or a dict {name: tensor}."""
     if values is None:
         return [], []
@@ -144,8 +150,8 @@ def _named_tensors(values, what: str) -> tuple[list[str], list[Tensor]]:
         items = [(None, value) for value in values]
     else:
         raise OnnxExportError(
-            f"df.onnx.export: {what} must be a tensor, a list of tensors or a dict of them, "
-            f"got {type(values).__name__}."
+            f"df.onnx.export (at {where}): {what} must be a tensor, a list of tensors or a "
+            f"dict of them, got {type(values).__name__}."
         )
     names, tensors = [], []
     for name, value in items:
@@ -153,14 +159,16 @@ def _named_tensors(values, what: str) -> tuple[list[str], list[Tensor]]:
             value = value.outputs[0]
         if not isinstance(value, Tensor):
             raise OnnxExportError(
-                f"df.onnx.export: {what} holds {value!r}, which is not a graph tensor."
+                f"df.onnx.export (at {where}): {what} holds {value!r}, which is not a graph tensor."
             )
         if name is None:
             name = value.op.name if value.value_index == 0 else value.name
         if not isinstance(name, str) or not name:
-            raise OnnxExportError(f"df.onnx.export: the {what} name {name!r} is not a string.")
+            raise OnnxExportError(
+                f"df.onnx.export (at {where}): the {what} name {name!r} is not a string."
+            )
         if name in names and tensors[names.index(name)] is not value:
-            raise OnnxExportError(f"df.onnx.export: two {what} are named {name!r}.")
+            raise OnnxExportError(f"df.onnx.export (at {where}): two {what} are named {name!r}.")
         if name not in names:
             names.append(name)
             tensors.append(value)
@@ -193,8 +201,9 @@ class _Exporter:
     """Builds one model: the top graph's scope, the initializers, the unique names, and the
     problems found (reported together at the end)."""
 
-    def __init__(self, graph: Graph, opset: int, session):
+    def __init__(self, graph: Graph, opset: int, session, where):
         self.graph = graph
+        self.where = where  # the user's call of export, for the errors
         self.opset = opset
         self.session = session
         self.initializers: list = []
@@ -259,7 +268,7 @@ class _Exporter:
             producer_name="dataflow",
             ir_version=helper.find_min_ir_version_for(opset_ids),
         )
-        _give_ranks_to_inputs_and_outputs(model)
+        _give_ranks_to_inputs_and_outputs(model, self.where)
         return model
 
     def _needed_ops(self, fetches, feeds) -> set:
@@ -278,7 +287,10 @@ class _Exporter:
         return needed
 
     def _problem_report(self) -> str:
-        lines = [f"df.onnx.export: {len(self.problems)} op(s) cannot be written as ONNX:"]
+        lines = [
+            f"df.onnx.export (at {self.where}): {len(self.problems)} op(s) cannot be written "
+            "as ONNX:"
+        ]
         for op, reason in self.problems.items():
             lines.append(f"  {op.type} '{op.name}' (created at {op.location}): {reason}")
         unmapped = sorted({op.type for op, r in self.problems.items() if r == _NO_MAPPING})
@@ -605,7 +617,7 @@ class _Exporter:
         return outputs
 
 
-def _give_ranks_to_inputs_and_outputs(model) -> None:
+def _give_ranks_to_inputs_and_outputs(model, where) -> None:
     """ONNX wants a rank on every input and output of the top graph.  A fetch whose rank the
     graph does not know (a loop's result in a graph imported from a GraphDef, say) takes the
     shape ONNX's shape inference finds; failing that, and for a feed, it is an error."""
@@ -621,8 +633,8 @@ def _give_ranks_to_inputs_and_outputs(model) -> None:
     if missing_inputs:
         names = ", ".join(repr(v.name) for v in missing_inputs)
         raise OnnxExportError(
-            f"df.onnx.export: feed(s) {names} have no known rank, and ONNX needs one: give "
-            "the placeholders a shape (unknown dimensions may be None)."
+            f"df.onnx.export (at {where}): feed(s) {names} have no known rank, and ONNX needs "
+            "one: give the placeholders a shape (unknown dimensions may be None)."
         )
     missing_outputs = rankless(model.graph.output)
     if not missing_outputs:
@@ -638,7 +650,8 @@ def _give_ranks_to_inputs_and_outputs(model) -> None:
             unknown.append(output.name)
     if unknown:
         raise OnnxExportError(
-            f"df.onnx.export: fetch(es) {', '.join(map(repr, unknown))} have no known rank, and "
+            f"df.onnx.export (at {where}): fetch(es) {', '.join(map(repr, unknown))} have no "
+            "known rank, and "
             "ONNX needs one: set their shape (Tensor.set_shape, unknown dimensions as None)."
         )
 
@@ -662,7 +675,13 @@ _NO_MAPPING = "no ONNX mapping for this op type"
 def _value_info(name: str, tensor: Tensor, symbolic_prefix: Optional[str] = None):
     """A ValueInfoProto for ``tensor``'s dtype and static shape (unknown dimensions are
     symbolic ``<prefix>_d<i>`` when a prefix is given, unnamed otherwise)."""
-    element_type = export_ops.onnx_type(tensor.dtype)
+    try:
+        element_type = export_ops.onnx_type(tensor.dtype)
+    except Unsupported as reason:
+        raise OnnxExportError(
+            f"df.onnx.export: {tensor.name!r} (from {tensor.op.type} '{tensor.op.name}', created "
+            f"at {tensor.op.location}) is a {tensor.dtype.name} tensor: {reason}."
+        ) from None
     shape = tensor.shape
     if shape.ndims is None:
         return helper.make_tensor_value_info(name, element_type, None)
