@@ -504,6 +504,29 @@ def test_a_loop_inside_a_cond_and_a_cond_inside_a_cond(tmp_path):
     assert "If" in _node_types(_subgraph(if_node, "else_branch"))
 
 
+def test_control_flow_v2s_functional_if_becomes_an_if(tmp_path):
+    x = df.placeholder(df.float32, [3], name="x")
+    outside = df.exp(x)
+    df.enable_control_flow_v2()
+    try:
+        nested = df.cond(
+            df.reduce_sum(x) > 0,
+            lambda: outside + 1.0,
+            lambda: df.cond(x[0] > -1.0, lambda: x * 3.0, lambda: -x),
+        )
+        _, looped = df.while_loop(
+            lambda i, v: i < 3,
+            lambda i, v: (i + 1, df.cond(v[0] > 2.0, lambda: v, lambda: v * 2.0)),
+            [0, x],
+        )
+    finally:
+        df.disable_control_flow_v2()
+    assert "If" in [op.type for op in df.get_default_graph().get_operations()]
+    for value in ([1, 2, 3], [-1, -2, 0.5], [-5, 0, 0]):
+        model = _export_and_compare([nested, looped], {x: np.array(value, np.float32)}, tmp_path)
+    assert _node_types(model.graph).count("If") == 3
+
+
 def test_a_loop_with_a_variable_read_inside_its_body(tmp_path):
     x = df.placeholder(df.float32, [2, 2], name="x")
     w = df.Variable(_floats(2, 2), name="w")

@@ -17,6 +17,8 @@ here), and the exporter rebuilds ONNX's structured form:
   the Merges' inputs from branch ``b`` (``Merge([false_result, true_result])``), and a tensor a
   branch captured from outside (``Switch(x, pred)[b]``) is ``x`` itself, read from the
   enclosing graph as ONNX's subgraphs may.
+- Control flow v2's ``If`` op (``enable_control_flow_v2``) becomes an ``If`` whose branches are
+  its traced branch graphs, their input placeholders read as the op's inputs.
 - A loop becomes one ``Loop`` node whose loop-carried values are the loop variables (those the
   fetches need), in the loop's order.  The loop's condition runs once before the loop on the
   initial values (ONNX's ``cond`` input) and, in the body, on the values the body computes
@@ -215,7 +217,14 @@ class _Exporter:
         self.converted: set[Operation] = set()  # ops whose converter ran without a problem
         # The ONNX values that are sequences (a TensorArray's flow), with their element type.
         self.sequence_types: dict[str, int] = {}
-        self.flow = control_flow.analyse(graph)
+        self.flows: dict[Graph, control_flow.ControlFlow] = {}  # the graph's, and functions'
+
+    def flow(self, op: Operation) -> control_flow.ControlFlow:
+        """The conds and loops of ``op``'s graph (the exported graph, or a function's)."""
+        graph = op.graph
+        if graph not in self.flows:
+            self.flows[graph] = control_flow.analyse(graph)
+        return self.flows[graph]
 
     # -- names ------------------------------------------------------------------------------------
     def fresh_name(self, base: str) -> str:
@@ -238,7 +247,7 @@ class _Exporter:
             self.used_names.add(name)
         inputs = []
         for name, tensor in zip(feed_names, feed_tensors):
-            if self.flow.tensor_context(tensor) is not None:
+            if self.flow(tensor.op).tensor_context(tensor) is not None:
                 self.problems[tensor.op] = (
                     f"feeds {tensor.name!r}, a tensor inside a cond or loop; ONNX feeds only "
                     "the top level"
@@ -312,8 +321,9 @@ class _Exporter:
             return self._variable_value(tensor)
         if op.type == "Placeholder":
             return self._problem(op, "a placeholder the export does not feed (add it to feeds)")
-        if op in self.flow.problems:
-            return self._problem(op, self.flow.problems[op])
+        flow = self.flow(op)
+        if op in flow.problems:
+            return self._problem(op, flow.problems[op])
         kind = op._op_def.kind
         if kind == NodeKind.ENTER:
             return self._resolve_enter(tensor, scope)
@@ -325,9 +335,11 @@ class _Exporter:
             return self._resolve_switch(tensor, scope)
         if kind == NodeKind.NEXT_ITERATION or op.type == "LoopCond":
             return self._problem(op, "a loop op read outside its loop")
-        target = self._scope_for(self.flow.op_context(op), scope)
+        target = self._scope_for(flow.op_context(op), scope)
         if target is None:
             return self._problem(op, "is read outside the cond or loop it belongs to")
+        if op.type == "If" and "then_branch" in op.attrs:
+            return self._resolve_functional_if(tensor, target)
         name = self._emit_op(op, target)[tensor.value_index]
         if name is None and op in self.converted:
             # The op converted, but this output has no ONNX counterpart (a batch norm's
@@ -383,7 +395,7 @@ class _Exporter:
     def _resolve_enter(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
         """A loop invariant (a constant Enter) seen from inside the loop: the value itself."""
         op = tensor.op
-        inside = self._scope_for(self.flow.op_context(op), scope)
+        inside = self._scope_for(self.flow(op).op_context(op), scope)
         if inside is None or not op.attrs.get("is_constant", False):
             return self._problem(op, "a loop's Enter read outside the loop's body")
         return self.resolve(op.inputs[0], inside.parent)
@@ -391,9 +403,9 @@ class _Exporter:
     def _resolve_switch(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
         """A cond's Switch seen from inside its branch: the switched tensor itself."""
         op = tensor.op
-        if op in self.flow.loop_of_switch:
+        if op in self.flow(op).loop_of_switch:
             return self._problem(op, "a loop's Switch read outside its loop body")
-        branch = self.flow.tensor_context(tensor)
+        branch = self.flow(op).tensor_context(tensor)
         for candidate in scope.chain():
             if candidate.context is branch:
                 return self.resolve(op.inputs[0], candidate.parent)
@@ -402,11 +414,11 @@ class _Exporter:
     # -- cond -> If ------------------------------------------------------------------------------
     def _resolve_merge(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
         op = tensor.op
-        if op in self.flow.loop_of_merge:
+        if op in self.flow(op).loop_of_merge:
             return self._problem(op, "a loop's Merge read outside its loop")
         if tensor.value_index != 0:
             return self._problem(op, "output 1 of a cond's Merge (the branch index)")
-        cond = self.flow.cond_of_merge[op]
+        cond = self.flow(op).cond_of_merge[op]
         target = self._scope_for(cond.outer, scope)
         if target is None:
             return self._problem(op, "a cond's result read outside the cond's context")
@@ -453,10 +465,47 @@ class _Exporter:
             )
         return names
 
+    def _resolve_functional_if(self, tensor: Tensor, target: _Scope) -> Optional[str]:
+        """control flow v2's ``If`` op (its branches are traced function graphs): one ONNX If
+        whose branches are those graphs, their input placeholders read as the op's inputs."""
+        op = tensor.op
+        if tensor not in target.names:
+            pred = self.resolve(op.inputs[0], target)
+            inputs = [self.resolve(t, target) for t in op.inputs[1:]]
+            branch_graphs = []
+            for side in ("then_branch", "else_branch"):
+                function = op.attrs[side]
+                self.needed |= self._needed_ops(function.outputs, function.inputs)
+                body = _Scope([], None, target)  # the function graph's top level
+                body.names.update(zip(function.inputs, inputs))
+                outputs = []
+                for result, like in zip(function.outputs, op.outputs):
+                    value = self.resolve(result, body)
+                    out = self.fresh_name(f"{op.name}/{side}/{result.op.name}")
+                    if value is not None:
+                        body.nodes.append(helper.make_node("Identity", [value], [out], name=out))
+                    outputs.append(self._value_info_like(out, value, like))
+                graph_name = self.fresh_name(f"{op.name}/{side}")
+                branch_graphs.append(helper.make_graph(body.nodes, graph_name, [], outputs))
+            names = [self.fresh_name(t.name if t.value_index else op.name) for t in op.outputs]
+            if pred is not None and None not in inputs:
+                target.nodes.append(
+                    helper.make_node(
+                        "If",
+                        [pred],
+                        names,
+                        name=self.fresh_name(op.name),
+                        then_branch=branch_graphs[0],
+                        else_branch=branch_graphs[1],
+                    )
+                )
+            target.names.update(zip(op.outputs, names))
+        return target.names[tensor]
+
     # -- while_loop -> Loop ----------------------------------------------------------------------
     def _resolve_exit(self, tensor: Tensor, scope: _Scope) -> Optional[str]:
         op = tensor.op
-        loop = self.flow.op_context(op)
+        loop = self.flow(op).op_context(op)
         target = self._scope_for(loop.outer, scope)
         if target is None:
             return self._problem(op, "a loop's result read outside the loop's context")
@@ -552,7 +601,8 @@ class _Exporter:
             op.type not in _SOURCES
             and op._op_def.kind == NodeKind.OP
             and op.type != "LoopCond"
-            and op not in self.flow.problems
+            and not (op.type == "If" and "then_branch" in op.attrs)  # control flow v2's
+            and op not in self.flow(op).problems
         )
 
     def _emit_op(self, op: Operation, scope: _Scope) -> list[Optional[str]]:
@@ -584,7 +634,8 @@ class _Exporter:
                 producer = tensor.op
                 if producer in seen or any(tensor in s.names for s in scope.chain()):
                     continue
-                if self._is_plain(producer) and self.flow.op_context(producer) is scope.context:
+                inside = self.flow(producer).op_context(producer) is scope.context
+                if inside and self._is_plain(producer):
                     seen.add(producer)
                     stack.append((producer, False))
         return order
