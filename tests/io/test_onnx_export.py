@@ -738,6 +738,12 @@ def test_a_placeholder_not_fed_is_an_error_naming_it():
         df.onnx.export(x + forgotten, [x])
 
 
+def test_a_feed_of_unknown_rank_is_refused_naming_it():
+    anything = df.placeholder(df.float32, None, name="anything")
+    with pytest.raises(df.onnx.OnnxExportError, match="'anything' have no known rank"):
+        df.onnx.export(anything * 2.0, [anything])
+
+
 def test_a_strided_slice_with_computed_bounds_is_refused_with_the_reason():
     x = df.placeholder(df.float32, [4], name="x")
     n = df.placeholder(df.int32, [], name="n")
