@@ -246,6 +246,59 @@ def test_nhwc_convolutions_pools_and_batch_norm(tmp_path, padding, stride):
     _export_and_compare(fetches, {image: _floats(2, 7, 7, 3)}, tmp_path)
 
 
+def test_channels_first_and_three_dimensional_convolutions_and_pools(tmp_path):
+    x = df.placeholder(df.float32, [2, 3, 6, 6], name="x")
+    volume = df.placeholder(df.float32, [1, 4, 4, 4, 2], name="volume")
+    fetches = [
+        df.nn.conv2d(x, df.constant(_floats(3, 3, 3, 4)), [1, 1, 2, 2], "SAME", data_format="NCHW"),
+        df.nn.bias_add(x, df.constant(_floats(3)), data_format="NCHW"),
+        df.nn.max_pool(x, [1, 1, 2, 2], [1, 1, 2, 2], "VALID", data_format="NCHW"),
+        df.nn.conv3d(volume, df.constant(_floats(2, 2, 2, 2, 3)), [1, 1, 1, 1, 1], "SAME"),
+        df.nn.max_pool3d(volume, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID"),
+        df.nn.avg_pool3d(volume, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "SAME"),
+    ]
+    model = _export_and_compare(
+        fetches, {x: _floats(2, 3, 6, 6), volume: _floats(1, 4, 4, 4, 2)}, tmp_path
+    )
+    first_conv = next(node for node in model.graph.node if node.op_type == "Conv")
+    assert first_conv.input[0] == "x"  # NCHW already: no transpose before it
+
+
+def test_more_elementwise_ops_and_a_default_placeholder(tmp_path):
+    x = df.placeholder(df.float32, [5], name="x")
+    i = df.placeholder(df.int32, [4], name="i")
+    fetches = [
+        df.asin(x * 0.1),
+        df.acos(x * 0.1),
+        df.atan(x),
+        df.sinh(x),
+        df.cosh(x),
+        df.tan(x),
+        df.nn.softsign(x),
+        df.round(x * 3.0),  # halves to even, as both do
+        df.math.is_nan(df.log(x)),
+        df.math.is_inf(df.math.reciprocal(x - x)),
+        df.bitwise.bitwise_and(i, 6),
+        df.bitwise.bitwise_or(i, 6),
+        df.bitwise.bitwise_xor(i, 6),
+        df.div(i, 3),  # floors, as TensorFlow's Div on integers
+        df.placeholder_with_default(df.ones([2]), [2]) * 2.0,  # not fed: its default
+    ]
+    values = {
+        x: np.array([-1.5, -0.5, 0.5, 1.5, 2.5], np.float32),
+        i: np.array([-7, -1, 5, 12], np.int32),
+    }
+    _export_and_compare(fetches, values, tmp_path, opset=18)  # bitwise ops: from opset 18
+    with pytest.raises(df.onnx.OnnxExportError, match="BitwiseAnd.*opset 18"):
+        df.onnx.export(fetches[10], [i], opset=17)
+
+
+def test_a_symmetric_mirror_pad_is_refused_with_the_reason():
+    x = df.placeholder(df.float32, [3, 3], name="x")
+    with pytest.raises(df.onnx.OnnxExportError, match="MirrorPad.*SYMMETRIC"):
+        df.onnx.export(df.pad(x, [[1, 1], [1, 1]], mode="SYMMETRIC"), [x])
+
+
 @pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
 def test_a_training_batch_norm_uses_the_batchs_statistics(tmp_path, data_format):
     x = df.placeholder(df.float32, [None, 3, 4, 5], name="x")

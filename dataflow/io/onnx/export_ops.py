@@ -4,8 +4,8 @@ A converter takes an `OpEmitter` (the op, the ONNX names of its inputs, and ways
 nodes and constants to the graph being built) and returns the ONNX names of the op's outputs,
 in order (a shorter list leaves the last outputs without an ONNX counterpart: an error only if
 something reads them).  It raises `Unsupported` with the reason when the op's attributes ask for
-something ONNX cannot do (a training-mode batch norm, a ``StridedSlice`` with computed bounds);
-the exporter reports it with the op's file and line.
+something ONNX cannot do (a ``MirrorPad`` in SYMMETRIC mode, a ``StridedSlice`` with computed
+bounds); the exporter reports it with the op's file and line.
 
 Plain elementwise ops are the tables `_UNARY` and `_BINARY` (dataflow type -> ONNX type); the
 rest have a function each, registered with `_converts`.
@@ -206,9 +206,6 @@ _BINARY = {
     "GreaterEqual": "GreaterOrEqual",
     "LogicalAnd": "And",
     "LogicalOr": "Or",
-    "BitwiseAnd": "BitwiseAnd",
-    "BitwiseOr": "BitwiseOr",
-    "BitwiseXor": "BitwiseXor",
 }
 
 
@@ -221,6 +218,13 @@ def _same_op(onnx_op: str) -> Converter:
 
 for _op_type, _onnx_op in {**_UNARY, **_BINARY}.items():
     CONVERTERS[_op_type] = _same_op(_onnx_op)
+
+
+@_converts("BitwiseAnd", "BitwiseOr", "BitwiseXor")
+def _bitwise(b: OpEmitter) -> list:
+    if b.opset < 18:
+        raise Unsupported("ONNX has bitwise ops from opset 18 (export with opset=18)")
+    return [b.node(b.op.type, b.inputs)]
 
 
 @_converts("Div")
