@@ -8,6 +8,7 @@ feeds as the Session; the results must agree (to float rounding).  The conds mus
 
 from __future__ import annotations
 
+import pathlib
 import subprocess
 import sys
 
@@ -727,6 +728,42 @@ def test_a_graph_imported_from_a_graph_def_exports_its_loops_and_conds(tmp_path)
         for value in (0.5, 2.0, 30.0):
             model = _export_and_compare(fetch, {feed: np.float32(value)}, tmp_path)
     assert _node_types(model.graph).count("Loop") == 2
+
+
+TF_DATA = pathlib.Path(__file__).parent.parent / "summary" / "data"
+
+
+def _import_frozen(name: str) -> df.Graph:
+    """A graph TensorFlow froze (tests/summary/data/make_*.py made it), imported here."""
+    pytest.importorskip("tensorboardX")  # GraphDef's protos
+    graph_def = df.GraphDef()
+    graph_def.ParseFromString((TF_DATA / name).read_bytes())
+    graph = df.Graph()
+    with graph.as_default():
+        df.import_graph_def(graph_def, name="")
+    return graph
+
+
+def test_tensorflows_frozen_while_loop_with_a_cond_exports(tmp_path):
+    graph = _import_frozen("tf1_while_cond.pb")
+    out, x, n = (graph.get_tensor_by_name(name) for name in ("out:0", "x:0", "n:0"))
+    out.set_shape([])  # the import cannot know the rank of a loop's result
+    with graph.as_default():
+        for x_value, trips in (([1.0, 2.0, 3.0], 4), ([0.0, -1.0, 0.5], 7), ([5.0, 5.0, 5.0], 0)):
+            model = _export_and_compare(
+                out, {x: np.array(x_value, np.float32), n: np.int32(trips)}, tmp_path
+            )
+    loop = _top_node(model, "Loop")
+    assert "If" in [node.op_type for node in _subgraph(loop, "body").node]
+
+
+def test_tensorflows_frozen_cnn_exports(tmp_path):
+    graph = _import_frozen("tf1_cnn.pb")
+    fetches = [graph.get_tensor_by_name(name) for name in ("probabilities:0", "label:0")]
+    images = graph.get_tensor_by_name("images:0")
+    batch = np.linspace(-1.0, 1.0, 2 * 8 * 8, dtype=np.float32).reshape(2, 8, 8, 1)
+    with graph.as_default():
+        _export_and_compare(fetches, {images: batch}, tmp_path)
 
 
 def _same_context(record, found) -> bool:

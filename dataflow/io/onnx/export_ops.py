@@ -650,7 +650,6 @@ def _strided_slice(b: OpEmitter) -> list:
             "shrink_axis_mask",
         )
     }
-    rank = b.rank(0)
     specs = len(begin)
     real_specs = sum(
         1
@@ -661,7 +660,7 @@ def _strided_slice(b: OpEmitter) -> list:
     dim = out_position = 0
     for i in range(specs):
         if (masks["ellipsis_mask"] >> i) & 1:
-            covered = rank - real_specs
+            covered = b.rank(0) - real_specs  # the rank matters only here
             dim += covered
             out_position += covered
         elif (masks["new_axis_mask"] >> i) & 1:
