@@ -289,7 +289,11 @@ for line in sys.stdin:
         module = sys.modules[module_name] = types.ModuleType(module_name)
         module.__file__ = path
         exec(compile(source, path, "exec"), module.__dict__)
-        getattr(module, name).compile(tuple(numba.from_dtype(np.dtype(d)) for d in dtypes))
+        getattr(module, name).compile(tuple(
+            numba.types.Array(numba.from_dtype(np.dtype(d[0])), 1, "C")
+            if isinstance(d, list) else numba.from_dtype(np.dtype(d))
+            for d in dtypes
+        ))
         answer = None
     except Exception as e:
         answer = f"{type(e).__name__}: {e}"
@@ -366,7 +370,7 @@ def _compile_in_worker(tier: _Tier) -> None:
     worker = _start_worker()
     if path is None or worker is None:
         return
-    dtypes = [d.str for d in (*tier.signature_prefix, *tier.argument_dtypes)]
+    dtypes = tier.worker_types()
     try:
         request = [tier.source, path, _module_name(digest), tier.function_name, dtypes]
         worker.stdin.write(json.dumps(request) + "\n")
@@ -502,6 +506,11 @@ class _Tier:
 
     def result_dtypes(self) -> list:
         raise NotImplementedError
+
+    def worker_types(self) -> list:
+        """The argument types as the compile process reads them: a dtype's string, or
+        ``[dtype string]`` for a one-dimensional C-contiguous array of it."""
+        return [d.str for d in (*self.signature_prefix, *self.argument_dtypes)]
 
     def _call_native(self, values) -> Optional[tuple]:
         """``(arguments, results)`` of the machine code on ``values`` (results: the values,
