@@ -38,7 +38,10 @@ inside an op (``If``, ``PartitionedCall``) and partitioned steps keep the interp
 
 Where numba is installed, a region or loop of scalars whose every op has an exact native form
 runs as machine code (`native`: `set_native`, ``DATAFLOW_NATIVE``, `native_available`), the
-Python function staying its fallback.
+Python function staying its fallback; and, before the regions are found, the elementwise ops
+on arrays of one shape (Adam's update of a variable, a bias and its ReLU, a ReLU's gradient)
+are grouped into regions that run as one numba loop each (`native_arrays`), in the same
+modes.
 
 Layer: the lowest part of the client (``dataflow.client``): it may import `executor`, the
 framework, ops, `primitives`, `linalg`, autodiff and passes, never the Session that asks it.

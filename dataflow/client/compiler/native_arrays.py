@@ -35,7 +35,8 @@ frame, same deadness, convex) and must compute at least `MIN_STEPS` operations.
 in the last bit, measured on this machine over every float32 in ``[2^-7, 20)`` and two
 million float64s in ``[-20, 20)`` (``exp``: 39% of float32s and 5% of float64s differ,
 ``tanh`` 36% and 20%, ``log`` 12% and 0.07%); so ``Exp``, ``Tanh``, ``Log``, ``Sigmoid``,
-``Softplus`` and the like stay numpy's and split a region where they are.  Reductions
+``Softplus`` and the like stay numpy's and split a region where they are (a fused chain
+that holds one stays numpy's whole: a node is not split).  Reductions
 (``Sum``, ``Mean``, a bias's gradient): numpy sums pairwise, in an order a loop does not
 keep.  Integer division and remainder (a zero divisor raises in numpy).  A region inside a
 loop compiled whole (`loops`) stays in that loop's Python.
@@ -49,21 +50,27 @@ and compiles without fast-math.  Before a kernel is used, a scalar probe of the 
 compiled and the types numba inferred for every value are checked against the graph's
 dtypes.  As in the scalar tier, a call whose outputs hold a NaN runs again in Python (LLVM
 may swap the operands of ``+`` and ``*``, which changes which NaN's payload survives), floating
-point errors are silent (numpy's ``errstate`` set to raise or call sends every call to
-Python), and an input that is not what the kernel was made for (another dtype, shape or
+point errors are silent where numpy would warn, as TensorFlow is (numpy's ``errstate`` set
+to raise or call sends every call to Python), and an input that is not what the kernel was made for (another dtype, shape or
 layout) sends that call to Python.
 
-**Threads.**  The kernel releases the GIL (``nogil``) and takes a range of rows (or of
-elements); an output of at least `PARALLEL_MIN_ELEMENTS` elements is split into blocks run
-on the intra-op threads (`dataflow.framework.intra_op.run_blocks`), whose pool counts the cores
-every kernel occupies, so native kernels, blocked numpy chains and convolutions running at
-once never put more busy threads than cores on the machine.  numba's own parallel loops
-(``prange``) are not used: their threading layer keeps threads of its own that the intra-op
-pool would not count, and the workqueue layer may not be entered from two threads at once,
-which the inter-op pool does.
+**Threads.**  The kernel releases the GIL (``nogil``) and computes the rows (or elements) of
+the outputs it is given; an output of at least `PARALLEL_MIN_ELEMENTS` elements is split
+into blocks of rows run on the intra-op threads (`dataflow.framework.intra_op.run_blocks`),
+whose pool counts the cores every kernel occupies, so native kernels, blocked numpy chains
+and convolutions running at once never put more busy threads than cores on the machine.
+numba's own parallel loops (``prange``) are not used: their threading layer keeps threads of
+its own that the intra-op pool would not count, and the workqueue layer may not be entered
+from two threads at once, which the inter-op pool does.  On this shared 2-core machine the
+blocks never paid (`benchmarks/bench_native_arrays.py`, ``threshold``: one thread took 0.13
+ms for 512K float32 elements where blocks took 0.31, 1.6 ms for 4M where blocks took 9): a
+kernel that reads and writes each element once is bound by memory, which the second core
+does not widen, and a helper the OS schedules late holds the call up.  So the threshold
+sits past the sizes measured, where a kernel takes milliseconds.
 
-**When.**  As the scalar tier (`native`): only where numba is installed and the native mode is
-not ``"off"``; in ``"force"`` compiled when the plan is compiled, in ``"auto"`` in the
+**When.**  Array regions are found when a plan is compiled (`compile_program`, after conds
+and loops, before the Python regions, which leave these nodes alone), and as the scalar tier
+(`native`): only where numba is installed and the native mode is not ``"off"``; in ``"force"`` compiled when the plan is compiled, in ``"auto"`` in the
 background from the `native.AUTO_AFTER_CALLS`-th call, the members running in Python until
 then; through the same disk cache and its rules (`native_cache`).
 """
@@ -81,7 +88,6 @@ from executor.program import Node, NodeKind
 from ...framework.intra_op import default_threads, run_blocks
 from ...framework.op_registry import get_op_def
 from . import native
-from .codegen import quoted
 from .native_source import (
     _ARRAY_DECORATOR,
     ADMITTED_DTYPES,
@@ -92,13 +98,14 @@ from .native_source import (
     _literal,
     _ufunc_text,
 )
-from .regions import find_regions, is_eligible
+from .regions import _is_back_edge, find_regions, guards, is_eligible, topological_order
 
 MIN_STEPS = 2  # a region of one numpy operation gains nothing from a loop of its own
 
 # Output elements from which a kernel's rows are shared out among the intra-op threads
-# (measured with `benchmarks/bench_native_arrays.py` on this 2-core machine, see there).
-PARALLEL_MIN_ELEMENTS = 1 << 17
+# (measured with `benchmarks/bench_native_arrays.py` on this 2-core machine: up to 4M
+# elements, one thread was faster; see the module docstring).
+PARALLEL_MIN_ELEMENTS = 1 << 23
 
 # Blocks per thread when a kernel is split: a thread the machine slows down takes fewer.
 BLOCKS_PER_THREAD = 4
@@ -162,7 +169,7 @@ def _pattern(dims: tuple, shape: tuple) -> Optional[tuple[str, int]]:
 class _Form:
     """What a member is to an array region: its iteration ``shape``, the ``row`` length of
     its row inputs (0: none), its output ``dtype``, and the ``ops`` it computes as
-    ``(writer, operand positions, comment)``, an operand -1 being the previous op's value."""
+    ``(writer, operand positions)``, an operand -1 being the previous op's value."""
 
     def __init__(self, shape, row, dtype, ops):
         self.shape, self.row, self.dtype, self.ops = shape, row, dtype, ops
@@ -204,22 +211,19 @@ def _op_text(node: Node, input_dtypes: Sequence[np.dtype], dtype: np.dtype) -> O
     """The ops ``node`` computes, as `_Form.ops`, or None when one has no exact native form."""
     op = node.tag
     op_type = getattr(op, "type", None)
-    where = quoted(node.name)
     if op_type == "FusedElementwise":
         ops = []
         for record in op.attrs["steps"]:
             ufunc = get_op_def(record[0]).extra["ufunc"]
             if not _exact_ufunc(ufunc, dtype):
                 return None
-            comment = f"{quoted(record[2])} ({record[0]}) at {quoted(record[3])}"
-            ops.append((_ufunc_writer(ufunc, dtype), tuple(record[1]), comment))
+            ops.append((_ufunc_writer(ufunc, dtype), tuple(record[1])))
         return ops
-    comment = f"{where} ({op_type})"
     positions = tuple(range(len(node.inputs)))
     if op_type == "Relu":
-        return [(_relu_writer(dtype), positions, comment)]
+        return [(_relu_writer(dtype), positions)]
     if op_type == "ReluGrad":
-        return [(_relu_grad_writer(dtype), positions, comment)]
+        return [(_relu_grad_writer(dtype), positions)]
     extra = op._op_def.extra
     ufunc = extra.get("ufunc")
     if ufunc is not None:
@@ -227,9 +231,9 @@ def _op_text(node: Node, input_dtypes: Sequence[np.dtype], dtype: np.dtype) -> O
             return None
         if ufunc in FLOAT_EXTREMA and len(set(input_dtypes)) != 1:
             return None
-        return [(_ufunc_writer(ufunc, input_dtypes[0]), positions, comment)]
+        return [(_ufunc_writer(ufunc, input_dtypes[0]), positions)]
     writer = _template_writer(node)
-    return None if writer is None else [(writer, positions, comment)]
+    return None if writer is None else [(writer, positions)]
 
 
 def array_form(node: Node) -> Optional[_Form]:
@@ -274,13 +278,72 @@ def find_array_regions(nodes: Sequence[Node]) -> tuple[list[list[int]], dict]:
         a, b = forms[p], forms[i]
         return a.shape == b.shape and (not a.row or not b.row or a.row == b.row)
 
+    groups = _merged(nodes, find_regions(nodes, 1, admitted, joins), forms)
     found = []
-    for members in find_regions(nodes, 1, admitted, joins):
-        rows = {forms[m].row for m in members} - {0}
-        if len(rows) > 1 or sum(len(forms[m].ops) for m in members) < MIN_STEPS:
-            continue
-        found.append(members)
+    for members in groups:
+        if sum(len(forms[m].ops) for m in members) >= MIN_STEPS:
+            found.append(members)
     return found, forms
+
+
+def _merged(nodes: Sequence[Node], groups: list[list[int]], forms: dict) -> list[list[int]]:
+    """``groups`` with any two joined by an edge merged while the union stays a region.
+
+    `find_regions` keeps a region convex by tiers, which is safe but splits more than it
+    must: Adam's step takes its scale ``lr * sqrt(1 - beta2^t) / (1 - beta1^t)`` from ops
+    outside, computed later than the moments' inputs, so its last chain lands a tier above
+    the moments'.  Here two groups linked by an edge (same shape, rows, deadness) merge when
+    no path leaves their union and comes back into it, checked by walking forward from the
+    union's consumers outside it, no further than its last member."""
+    order = topological_order(nodes)
+    position = {index: k for k, index in enumerate(order)}
+    guard = guards(nodes, order)
+    consumers: list[list[int]] = [[] for _ in nodes]
+    for index, node in enumerate(nodes):
+        producers = [p for p, _ in node.inputs if not _is_back_edge(nodes, p, node)]
+        for p in dict.fromkeys([*producers, *node.control_inputs]):
+            consumers[p].append(index)
+    groups = [list(g) for g in groups]
+    group_of = {m: g for g, members in enumerate(groups) for m in members}
+
+    def convex(members: set) -> bool:
+        last = max(position[m] for m in members)
+        stack = [c for m in members for c in consumers[m] if c not in members]
+        seen: set[int] = set()
+        while stack:
+            index = stack.pop()
+            if index in members:
+                return False
+            if index in seen or position.get(index, last + 1) > last:
+                continue
+            seen.add(index)
+            stack += consumers[index]
+        return True
+
+    def mergeable(a: int, b: int, p: int, i: int) -> bool:
+        if forms[p].shape != forms[i].shape or guard[p] != guard[i]:
+            return False
+        rows = {forms[m].row for m in groups[a] + groups[b]} - {0}
+        return len(rows) <= 1 and convex(set(groups[a]) | set(groups[b]))
+
+    merged = True
+    while merged:
+        merged = False
+        for index in sorted(group_of, key=position.__getitem__):
+            b = group_of[index]
+            for p, _ in nodes[index].inputs:
+                a = group_of.get(p)
+                if a is None or a == b or not mergeable(a, b, p, index):
+                    continue
+                groups[b] = sorted(groups[a] + groups[b], key=position.__getitem__)
+                for m in groups[a]:
+                    group_of[m] = b
+                groups[a] = []
+                merged = True
+                break
+            if merged:
+                break
+    return [g for g in groups if g]
 
 
 class _KernelWriter:
@@ -301,7 +364,7 @@ class _KernelWriter:
         self.dtypes: dict[str, np.dtype] = {}
         self.once: list[str] = []
         self.each: list[str] = []
-        self.loads: list[tuple[str, int, str]] = []  # (name, input, index) read per element
+        self.loads: list[tuple[str, int, str]] = []  # (name, input, pattern) read per element
         self.patterns: list[tuple[str, np.dtype]] = []
         for k, edge in enumerate(region.inputs):
             tensor = static_output(nodes[edge[0]], edge[1])
@@ -320,7 +383,7 @@ class _KernelWriter:
                 self.once.append(f"{name} = in{k}")
             else:
                 self.classes[name] = "each"
-                self.loads.append((name, k, "j" if pattern[0] == ROW else "i"))
+                self.loads.append((name, k, pattern[0]))
         if not any(p == FULL for p, _ in self.patterns):
             raise NotNative("no input has the region's shape")
         for index in region.members:
@@ -331,14 +394,13 @@ class _KernelWriter:
         form = self.forms[index]
         args = [self.names[tuple(edge)] for edge in node.inputs]
         previous = None
-        for position, (writer, operands, comment) in enumerate(form.ops):
+        for writer, operands in form.ops:
             names = [previous if k < 0 else args[k] for k in operands]
-            last = position == len(form.ops) - 1
-            target = f"v{index}" if last else f"v{index}_{position}"
+            target = f"t{len(self.dtypes)}"  # by position, not by op: see `kernel_source`
             once = all(self.classes[n] == "once" for n in names)
             self.classes[target] = "once" if once else "each"
             self.dtypes[target] = form.dtype
-            (self.once if once else self.each).append(f"{target} = {writer(names)}  # {comment}")
+            (self.once if once else self.each).append(f"{target} = {writer(names)}")
             previous = target
         self.names[(index, 0)] = previous
 
@@ -346,31 +408,36 @@ class _KernelWriter:
         return [self.names[tuple(edge)] for edge in self.region.outputs]
 
     def kernel_source(self) -> str:
+        """The kernel: it takes the inputs (a full one and the outputs as ``(rows, row
+        length)`` arrays when the region has rows, else flat; a row flat; a scalar as a
+        value) and computes every element of the outputs it is given.  Loops over ranges
+        from 0 and two-dimensional indexing let LLVM vectorize it (indices it cannot prove
+        non-negative would each carry numba's wraparound test).  The text names no op (the
+        region's Python source does): regions that compute alike, Adam's update of each
+        variable, share one kernel, compiled and cached once."""
         ins = [f"in{k}" for k in range(len(self.region.inputs))]
         outs = [f"out{k}" for k in range(len(self.region.outputs))]
-        bounds = "start, stop, inner" if self.row else "start, stop"
         lines = [
             _ARRAY_DECORATOR,
-            f"def kernel({', '.join([bounds, *ins, *outs])}):",
-            f"    # {quoted(self.region.name)}",
+            f"def kernel({', '.join([*ins, *outs])}):",
             "    nan = False",
             *(f"    {line}" for line in self.once),
         ]
         if self.row:
             lines += [
-                "    for row in range(start, stop):",
-                "        base = row * inner",
-                "        for j in range(inner):",
-                "            i = base + j",
+                "    for i in range(out0.shape[0]):",
+                "        for j in range(out0.shape[1]):",
             ]
             depth = "            "
+            at = {FULL: "i, j", ROW: "j"}
         else:
-            lines.append("    for i in range(start, stop):")
+            lines.append("    for i in range(out0.shape[0]):")
             depth = "        "
-        lines += [f"{depth}{name} = in{k}[{index}]" for name, k, index in self.loads]
+            at = {FULL: "i"}
+        lines += [f"{depth}{name} = in{k}[{at[pattern]}]" for name, k, pattern in self.loads]
         lines += [depth + line for line in self.each]
         for k, name in enumerate(self.outputs()):
-            lines.append(f"{depth}out{k}[i] = {name}")
+            lines.append(f"{depth}out{k}[{at[FULL]}] = {name}")
             if self.dtypes[name].kind == "f":
                 lines.append(f"{depth}nan |= {name} != {name}")
         lines.append("    return nan")
@@ -416,18 +483,26 @@ class NativeArrayRegion(native._Tier):
         self.threads = max([t for t in threads if t] or [default_threads()])
         super().__init__(region, python_function, source, "kernel", (), ())
 
-    def _signature(self, numba) -> tuple:
-        def array(dtype):
-            return numba.types.Array(numba.from_dtype(dtype), 1, "C")
-
-        bounds = (numba.int64,) * (3 if self.row else 2)
-        ins = tuple(numba.from_dtype(d) if p == SCALAR else array(d) for p, d in self.patterns)
-        return bounds + ins + tuple(array(d) for d in self.output_dtypes)
+    def _array_ndims(self) -> list[int]:
+        """Per input, its array's dimensions in the kernel (0: a scalar value)."""
+        full = 2 if self.row else 1
+        return [{SCALAR: 0, ROW: 1, FULL: full}[p] for p, _ in self.patterns]
 
     def worker_types(self) -> list:
-        bounds = [np.dtype(np.int64).str] * (3 if self.row else 2)
-        ins = [d.str if p == SCALAR else [d.str] for p, d in self.patterns]
-        return bounds + ins + [[d.str] for d in self.output_dtypes]
+        full = 2 if self.row else 1
+        ins = [[d.str, n] if n else d.str for n, (_, d) in zip(self._array_ndims(), self.patterns)]
+        return ins + [[d.str, full] for d in self.output_dtypes]
+
+    def _signature(self, numba) -> tuple:
+        def array(dtype, ndim):
+            return numba.types.Array(numba.from_dtype(dtype), ndim, "C")
+
+        full = 2 if self.row else 1
+        ins = tuple(
+            array(d, n) if n else numba.from_dtype(d)
+            for n, (_, d) in zip(self._array_ndims(), self.patterns)
+        )
+        return ins + tuple(array(d, full) for d in self.output_dtypes)
 
     def compile(self) -> None:
         """Compiles the probe, checks its types, then the kernel (once), or records why the
@@ -467,10 +542,9 @@ class NativeArrayRegion(native._Tier):
             return self.python_function(*values)
         shape, ins = arguments
         size = math.prod(shape)
-        outs = [np.empty(size, dtype) for dtype in self.output_dtypes]
+        outs = [np.empty(shape, dtype) for dtype in self.output_dtypes]
         if size == 0:
-            results = [out.reshape(shape) for out in outs]
-            return results[0] if len(results) == 1 else tuple(results)
+            return outs[0] if len(outs) == 1 else tuple(outs)
         try:
             nan = self._run(kernel, size, ins, outs)
         except Exception:
@@ -478,8 +552,7 @@ class NativeArrayRegion(native._Tier):
         if nan:
             return self.python_function(*values)
         self.native_calls += 1
-        results = [out.reshape(shape) for out in outs]
-        return results[0] if len(results) == 1 else tuple(results)
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _arguments(self, values) -> Optional[tuple]:
         """``(iteration shape, kernel inputs)`` for ``values``, or None when one is not what
@@ -510,29 +583,36 @@ class NativeArrayRegion(native._Tier):
                     return None
             elif value.size != self.inner:
                 return None
-            ins.append(value.reshape(-1))
+            ins.append(value)
         if shape is None:
             return None
         if self.row and shape[len(shape) - self.row :] != self.shape[len(shape) - self.row :]:
             return None
-        for value, (pattern, _) in zip(values, self.patterns):
-            if pattern == ROW and value.shape[value.ndim - self.row :] != shape[-self.row :]:
-                return None
+        full = (-1, self.inner) if self.row else (-1,)
+        for k, (value, (pattern, _)) in enumerate(zip(values, self.patterns)):
+            if pattern == ROW:
+                if value.shape[value.ndim - self.row :] != shape[-self.row :]:
+                    return None
+                ins[k] = value.reshape(-1)
+            elif pattern == FULL:
+                ins[k] = value.reshape(full)
         return shape, ins
 
     def _run(self, kernel, size: int, ins: list, outs: list) -> bool:
-        """Runs the kernel over every element; whether an output holds a NaN."""
-        rows = size // self.inner if self.row else size
-        bounds = (self.inner,) if self.row else ()
+        """Runs the kernel over every element of ``outs``; whether one holds a NaN."""
+        shape = (-1, self.inner) if self.row else (-1,)
+        flat_outs = [out.reshape(shape) for out in outs]
+        rows = flat_outs[0].shape[0]
         if size < PARALLEL_MIN_ELEMENTS or self.threads < 2 or rows < 2:
-            return kernel(0, rows, *bounds, *ins, *outs)
+            return kernel(*ins, *flat_outs)
+        full = [pattern == FULL for pattern, _ in self.patterns]
         count = min(rows, self.threads * BLOCKS_PER_THREAD)
         nans = [False] * count
 
         def run_block(number: int) -> None:
-            start = rows * number // count
-            stop = rows * (number + 1) // count
-            nans[number] = kernel(start, stop, *bounds, *ins, *outs)
+            block = slice(rows * number // count, rows * (number + 1) // count)
+            block_ins = [x[block] if f else x for x, f in zip(ins, full)]
+            nans[number] = kernel(*block_ins, *(out[block] for out in flat_outs))
 
         run_blocks(count, run_block, self.threads)
         return any(nans)
