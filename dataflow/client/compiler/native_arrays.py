@@ -51,8 +51,8 @@ compiled and the types numba inferred for every value are checked against the gr
 dtypes.  As in the scalar tier, a call whose outputs hold a NaN runs again in Python (LLVM
 may swap the operands of ``+`` and ``*``, which changes which NaN's payload survives), floating
 point errors are silent where numpy would warn, as TensorFlow is (numpy's ``errstate`` set
-to raise or call sends every call to Python), and an input that is not what the kernel was made for (another dtype, shape or
-layout) sends that call to Python.
+to raise or call sends every call to Python), and an input that is not what the kernel was
+made for (another dtype, shape or layout) sends that call to Python.
 
 **Threads.**  The kernel releases the GIL (``nogil``) and computes the rows (or elements) of
 the outputs it is given; an output of at least `PARALLEL_MIN_ELEMENTS` elements is split
@@ -70,9 +70,10 @@ sits past the sizes measured, where a kernel takes milliseconds.
 
 **When.**  Array regions are found when a plan is compiled (`compile_program`, after conds
 and loops, before the Python regions, which leave these nodes alone), and as the scalar tier
-(`native`): only where numba is installed and the native mode is not ``"off"``; in ``"force"`` compiled when the plan is compiled, in ``"auto"`` in the
-background from the `native.AUTO_AFTER_CALLS`-th call, the members running in Python until
-then; through the same disk cache and its rules (`native_cache`).
+(`native`): only where numba is installed and the native mode is not ``"off"``; in
+``"force"`` compiled when the plan is compiled, in ``"auto"`` in the background from the
+`native.AUTO_AFTER_CALLS`-th call, the members running in Python until then; through the
+same disk cache and its rules (`native_cache`).
 """
 
 from __future__ import annotations
