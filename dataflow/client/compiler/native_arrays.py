@@ -28,7 +28,7 @@ input of a member is, after its leading 1s, of that shape (*full*), a single val
 added to every row; one ``r`` per region).  So broadcasting is settled when the plan is made:
 the kernel loops over rows and columns, indexing a full input by the element, a row by the
 column, a scalar not at all.  Regions follow the rules of compiled regions (`regions`: same
-frame, same deadness, convex) and must compute at least `MIN_STEPS` operations.
+frame, same deadness, convex) and must save numpy passes over the arrays (`MIN_STEPS`).
 
 **Left out, and why.**  Transcendental functions: numba calls the C library's ``exp``,
 ``tanh``, ``log``, ``log1p``, ``expm1`` and ``sin``, whose results differ from numpy's SIMD loops
@@ -101,7 +101,9 @@ from .native_source import (
 )
 from .regions import _is_back_edge, find_regions, guards, is_eligible, topological_order
 
-MIN_STEPS = 2  # a region of one numpy operation gains nothing from a loop of its own
+# A region whose numpy kernels make one pass over the arrays gains nothing from a loop of its
+# own; ``ReluGrad`` makes two (``features > 0``, then the product).
+MIN_STEPS = 2
 
 # Output elements from which a kernel's rows are shared out among the intra-op threads
 # (measured with `benchmarks/bench_native_arrays.py` on this 2-core machine: up to 4M
@@ -172,8 +174,9 @@ class _Form:
     its row inputs (0: none), its output ``dtype``, and the ``ops`` it computes as
     ``(writer, operand positions)``, an operand -1 being the previous op's value."""
 
-    def __init__(self, shape, row, dtype, ops):
+    def __init__(self, shape, row, dtype, ops, passes):
         self.shape, self.row, self.dtype, self.ops = shape, row, dtype, ops
+        self.passes = passes  # the passes over the arrays its numpy kernel makes
 
 
 def _ufunc_writer(ufunc, dtype: np.dtype):
@@ -266,7 +269,8 @@ def array_form(node: Node) -> Optional[_Form]:
     ops = _op_text(node, input_dtypes, dtype)
     if ops is None:
         return None
-    return _Form(shape, rows.pop() if rows else 0, dtype, ops)
+    passes = 2 if getattr(op, "type", None) == "ReluGrad" else len(ops)  # compare, multiply
+    return _Form(shape, rows.pop() if rows else 0, dtype, ops, passes)
 
 
 def find_array_regions(nodes: Sequence[Node]) -> tuple[list[list[int]], dict]:
@@ -282,7 +286,7 @@ def find_array_regions(nodes: Sequence[Node]) -> tuple[list[list[int]], dict]:
     groups = _merged(nodes, find_regions(nodes, 1, admitted, joins), forms)
     found = []
     for members in groups:
-        if sum(len(forms[m].ops) for m in members) >= MIN_STEPS:
+        if sum(forms[m].passes for m in members) >= MIN_STEPS:
             found.append(members)
     return found, forms
 

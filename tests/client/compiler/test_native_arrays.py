@@ -283,6 +283,24 @@ def test_a_nan_result_is_the_interpreters_nan_computed_in_python():
     assert [r.function.native_calls for r in regions] == [1]  # the second feed only
 
 
+def test_a_relu_gradient_alone_is_a_kernel_and_joins_its_relu():
+    graph = df.Graph()
+    with graph.as_default():
+        x = df.placeholder(df.float32, [3, 4])
+        upstream = df.placeholder(df.float32, [3, 4])
+        alone = relu_grad(upstream, x)
+        (y,) = df.gradients(df.nn.relu(x), [x], grad_ys=upstream)
+    features = np.array([[-1, 0, -0.0, 2]] * 3, np.float32)
+    feeds = [
+        {x: features, upstream: np.array([[-0.0, 2, 3, -2], [1, 2, 3, 4], [-1, -9, 0, 5]])},
+        {x: features, upstream: np.array([[-0.0, np.inf, 3, -2], [1, 2, 3, np.inf]] * 2)[:3]},
+    ]
+    feeds = [{k: v.astype(np.float32) for k, v in feed.items()} for feed in feeds]
+    regions = assert_same_as_interpreted(graph, [alone, y], feeds)
+    assert sorted(member_types(r) for r in regions) == [["Relu", "ReluGrad"], ["ReluGrad"]]
+    assert ran_natively(regions)
+
+
 # -- what stays out ---------------------------------------------------------------------------
 def test_a_transcendental_splits_the_region_and_runs_in_numpy():
     graph = df.Graph()
