@@ -240,6 +240,12 @@ def _op_text(node: Node, input_dtypes: Sequence[np.dtype], dtype: np.dtype) -> O
     return None if writer is None else [(writer, positions)]
 
 
+# Ops whose kernels do not broadcast as numpy does: every input has the output's shape, but
+# those named here, which may also be 0-d (``Select``'s condition; a condition vector picks
+# whole rows, and 'then' and 'else' of different shapes are an error).
+_SAME_SHAPES = {"ReluGrad": (), "Select": (0,)}
+
+
 def array_form(node: Node) -> Optional[_Form]:
     """The node's `_Form` when it may be a member of an array region (module docstring)."""
     if node.kind != NodeKind.OP or node.num_outputs != 1 or not is_eligible(node):
@@ -254,12 +260,15 @@ def array_form(node: Node) -> Optional[_Form]:
         return None
     rows = set()
     input_dtypes = []
-    for tensor in inputs:
+    same_shapes = _SAME_SHAPES.get(getattr(op, "type", None))
+    for k, tensor in enumerate(inputs):
         input_dtype, dims = _static(tensor)
         if input_dtype not in ADMITTED_DTYPES or dims is None:
             return None
         pattern = _pattern(dims, shape)
         if pattern is None:
+            return None
+        if same_shapes is not None and pattern[0] != FULL and not (k in same_shapes and not dims):
             return None
         if pattern[0] == ROW:
             rows.add(pattern[1])

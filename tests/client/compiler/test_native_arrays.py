@@ -242,6 +242,19 @@ def test_a_column_does_not_broadcast_natively_and_keeps_its_op_out():
     assert all("add" not in r.name.split("..")[-1] for r in regions)
 
 
+def test_a_select_by_rows_and_its_errors_stay_the_interpreters():
+    graph = df.Graph()
+    with graph.as_default():
+        rows = df.placeholder(df.bool, [4])
+        x = df.placeholder(df.float32, [4, 4])
+        picked = df.compat.v1.where(rows, x * 2.0, x - 1.0)  # a condition per row
+    feed = {rows: np.array([True, False, False, True]), x: np.eye(4, dtype=np.float32)}
+    regions = assert_same_as_interpreted(graph, [picked], [feed])
+    assert all("Select" not in member_types(r) for r in regions)
+    want = np.where(feed[rows][:, None], feed[x] * 2, feed[x] - 1)
+    np.testing.assert_array_equal(run(graph, picked, [feed])[0][0], want)
+
+
 def test_integer_arithmetic_wraps_as_numpys():
     graph = df.Graph()
     with graph.as_default():
