@@ -59,11 +59,11 @@ from typing import Optional
 import executor
 from executor.program import Node, NodeKind, Program
 
+from . import native_arrays
 from .compiled_region import CompiledRegion
 from .conds import CompiledCond, compile_conds
 from .loops import CompiledLoop, compile_loops, failed_where
 from .native import native_available, native_mode, set_native
-from .native_arrays import array_kernel_writable, find_array_regions, native_array_region
 from .regions import find_regions
 
 MODES = ("off", "auto", "force")
@@ -147,19 +147,19 @@ def compile_array_regions(program: Program) -> tuple[Program, list]:
     where the native tier is off or numba is missing."""
     if native_mode() == "off" or not native_available():
         return program, []
-    found, forms = find_array_regions(program.nodes)
+    found, forms = native_arrays.find_array_regions(program.nodes)
     outputs = _outputs_of(program, found)
     kept = [
         members
         for members, used in zip(found, outputs)
-        if array_kernel_writable(program.nodes, members, used, forms)
+        if native_arrays.array_kernel_writable(program.nodes, members, used, forms)
     ]
     if not kept:
         return program, []
 
     def make(name, nodes, members, used):
         def make_native(region, python_function):
-            return native_array_region(region, python_function, forms)
+            return native_arrays.native_array_region(region, python_function, forms)
 
         return CompiledRegion(name, nodes, members, used, make_native)
 
