@@ -44,15 +44,17 @@ loop compiled whole (`loops`) stays in that loop's Python.
 **Values, bit for bit.**  numba computes each op in the dtype numpy's rules give: every
 input arrives as an array element or a numpy scalar of the graph's dtype (float32 stays
 float32; no Python float meets it), and the constants written into the code are typed
-(``np.float32(0.0)``).  numba does not allow LLVM to contract ``a * b + c`` into a fused
-multiply-add (checked: over a million products ``a * b - round(a * b)`` give 0 as numpy does)
-and compiles without fast-math.  Before a kernel is used, a scalar probe of the same lines is
-compiled and the types numba inferred for every value are checked against the graph's
-dtypes.  As in the scalar tier, a call whose outputs hold a NaN runs again in Python (LLVM
-may swap the operands of ``+`` and ``*``, which changes which NaN's payload survives), floating
-point errors are silent where numpy would warn, as TensorFlow is (numpy's ``errstate`` set
-to raise or call sends every call to Python), and an input that is not what the kernel was
-made for (another dtype, shape or layout) sends that call to Python.
+(``np.float32(0.0)``).  numba compiles without fast-math and does not let LLVM contract
+``a * b + c`` into a fused multiply-add (checked on this machine: with ``c = -(a * b)`` rounded
+by numpy, a million float32 and float64 triples give 0 as unfused arithmetic does, where a
+fused one would give the product's rounding error; `test_native_arrays` checks it too).
+Before a kernel is used, a scalar probe of the same lines is compiled and the types numba
+inferred for every value are checked against the graph's dtypes.  As in the scalar tier, a
+call whose outputs hold a NaN runs again in Python (LLVM may swap the operands of ``+`` and
+``*``, which changes which NaN's payload survives), floating point errors are silent where
+numpy would warn, as TensorFlow is (numpy's ``errstate`` set to raise or call sends every
+call to Python), and an input that is not what the kernel was made for (another dtype, shape
+or layout) sends that call to Python.
 
 **Threads.**  The kernel releases the GIL (``nogil``) and computes the rows (or elements) of
 the outputs it is given; an output of at least `PARALLEL_MIN_ELEMENTS` elements is split

@@ -30,7 +30,7 @@ def modes(tmp_path_factory, monkeypatch):
     compiler.set_native(previous_native)
 
 
-def run(graph, fetches, feeds, native_mode="force", train=None, steps=0):
+def run(graph, fetches, feeds, native_mode="force", train=None, steps=0, config=None):
     """For each feed dict of ``feeds`` (one Session), the results of ``fetches`` after
     ``steps`` runs of ``train`` (variables initialized first), in ``native_mode``
     ("interpreted": compilation off); and the array regions of the Session's plans."""
@@ -39,7 +39,7 @@ def run(graph, fetches, feeds, native_mode="force", train=None, steps=0):
     else:
         compiler.set_native(native_mode)
     try:
-        with df.Session(graph=graph) as sess:
+        with df.Session(graph=graph, config=config) as sess:
             results = []
             for feed in feeds or [None]:
                 for init in graph.get_collection("init"):
@@ -63,11 +63,11 @@ def array_regions(regions) -> list:
     return [r for r in regions if isinstance(r.function, native_arrays.NativeArrayRegion)]
 
 
-def assert_same_as_interpreted(graph, fetches, feeds=(), train=None, steps=0):
+def assert_same_as_interpreted(graph, fetches, feeds=(), train=None, steps=0, config=None):
     """Runs with native kernels and interpreted, compares every result bit for bit; returns
     the array regions."""
-    compiled, regions = run(graph, fetches, feeds, train=train, steps=steps)
-    interpreted, _ = run(graph, fetches, feeds, "interpreted", train=train, steps=steps)
+    compiled, regions = run(graph, fetches, feeds, train=train, steps=steps, config=config)
+    interpreted, _ = run(graph, fetches, feeds, "interpreted", train, steps, config)
     for got, want in zip(df.nest.flatten(compiled), df.nest.flatten(interpreted)):
         assert same_bits(got, want), (got, want)
     return regions
@@ -331,6 +331,41 @@ def test_a_transcendental_splits_the_region_and_runs_in_numpy():
     ]
     assert "Exp" not in steps and {"Mul", "Sub", "Square"} <= set(steps)
     assert ran_natively(regions)
+
+
+NO_PASSES = df.ConfigProto(
+    graph_options=df.passes.GraphOptions(
+        rewrite_options=df.passes.RewriterConfig(disable_meta_optimizer=True)
+    )
+)
+
+
+def test_transcendental_ops_split_regions_where_they_are():
+    graph = df.Graph()
+    with graph.as_default():
+        x = df.placeholder(df.float32, [8, 8])
+        y = x * 2.0 + 1.0
+        for function in (df.exp, df.tanh, df.sigmoid, df.log):
+            y = function(y) * 0.5 + 1.0  # positive: the logarithm gives no NaN
+    feed = {x: np.linspace(-2, 2, 64, dtype=np.float32).reshape(8, 8)}
+    regions = assert_same_as_interpreted(graph, [y], [feed], config=NO_PASSES)
+    assert [member_types(r) for r in regions] == [["Mul", "Add"]] * 5
+    assert ran_natively(regions)
+
+
+def test_products_and_sums_are_not_contracted_into_fused_multiply_adds():
+    graph = df.Graph()
+    with graph.as_default():
+        a = df.placeholder(df.float64, [4096])
+        b = df.placeholder(df.float64, [4096])
+        c = df.placeholder(df.float64, [4096])
+        y = a * b + c
+    rng = np.random.default_rng(7)
+    x, z = rng.standard_normal(4096), rng.standard_normal(4096)
+    feed = {a: x, b: z, c: -(x * z)}  # exactly 0 unfused; the rounding error of x * z fused
+    regions = assert_same_as_interpreted(graph, [y], [feed], config=NO_PASSES)
+    assert ran_natively(regions)
+    assert not run(graph, y, [feed], config=NO_PASSES)[0][0].any()
 
 
 def test_without_numba_or_in_off_mode_there_are_no_array_kernels(monkeypatch):
