@@ -17,6 +17,22 @@ Sections:
 
 Each row gives the median per run in each mode and their ratio (``off / force``: above 1,
 the native kernels are faster).  The machine may be shared: read the ratios.
+
+Measured on the 2-core machine, shared, ``--rounds 40`` (medians in ms)::
+
+    step                               native off    forced off/force
+    Adam alone, MLP variables              1.073     0.669     1.60
+    mlp training step (Adam)               3.148     2.600     1.21
+    lenet training step (Adam)           156.071   135.703     1.15
+
+    elements      numpy   1 thread     blocks   1t/blk
+      131072      0.148      0.055      0.133     0.41
+      524288      0.548      0.123      0.270     0.45
+     1048576      2.821      0.426      5.677     0.08
+     4194304     21.196      1.504      6.324     0.24
+
+The kernel is 3-7x faster than numpy's fused chain at every size; the blocks on two threads
+never paid, hence `native_arrays.PARALLEL_MIN_ELEMENTS` past these sizes.
 """
 
 from __future__ import annotations
