@@ -227,7 +227,8 @@ def _op_text(node: Node, input_dtypes: Sequence[np.dtype], dtype: np.dtype) -> O
         return ops
     positions = tuple(range(len(node.inputs)))
     if op_type == "Relu":
-        return [(_relu_writer(dtype), positions)]
+        # written as numpy's ``maximum(x, 0)``, whose ties the float form must break as numpy
+        return [(_relu_writer(dtype), positions)] if _exact_ufunc(np.maximum, dtype) else None
     if op_type == "ReluGrad":
         return [(_relu_grad_writer(dtype), positions)]
     extra = op._op_def.extra
