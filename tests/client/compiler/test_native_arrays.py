@@ -14,7 +14,7 @@ pytest.importorskip("numba")
 
 import dataflow as df  # noqa: E402
 from dataflow.client import compiler  # noqa: E402
-from dataflow.client.compiler import native, native_arrays  # noqa: E402
+from dataflow.client.compiler import native, native_arrays, native_cache  # noqa: E402
 from dataflow.framework.op_registry import apply_op  # noqa: E402
 
 
@@ -416,6 +416,36 @@ def test_inputs_of_another_shape_at_run_time_still_give_the_interpreters_bits():
     ]
     regions = assert_same_as_interpreted(graph, [y], feeds)
     assert regions[0].function.native_calls == 2  # the empty batch makes no call
+
+
+def test_auto_mode_has_the_compile_process_compile_an_array_kernel(tmp_path, monkeypatch):
+    """The child process compiles the kernel, arrays of two dimensions among its arguments,
+    into the disk cache; this process loads it from there and uses it."""
+    monkeypatch.setenv("DATAFLOW_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(native_cache, "_modules", {})
+    monkeypatch.setattr(native_cache, "_refused_directories", {})
+    monkeypatch.setattr(native, "_worker", None)
+    monkeypatch.setattr(native, "PROCESS_MIN_LINES", 1)
+    graph = df.Graph()
+    with graph.as_default():
+        x = df.placeholder(df.float64, [3, 4])
+        b = df.placeholder(df.float64, [4])
+        y = df.nn.relu(x - b) * 3.0
+    feed = {x: np.arange(12.0).reshape(3, 4), b: np.full(4, 5.0)}
+    compiler.set_native("auto")
+    try:
+        with df.Session(graph=graph) as sess:
+            for _ in range(native.AUTO_AFTER_CALLS):
+                sess.run(y, feed)
+            (kernel,) = array_regions(next(iter(sess._plans.values())).compiled.regions)
+            assert kernel.function.pending.wait(timeout=120)
+            got = sess.run(y, feed)
+    finally:
+        native._stop_worker()
+    assert kernel.function.native_calls == 1
+    assert sum(kernel.function.dispatcher.stats.cache_hits.values()) == 1
+    assert not kernel.function.dispatcher.stats.cache_misses
+    assert same_bits(got, run(graph, y, [feed], "interpreted")[0][0])
 
 
 # -- threads -----------------------------------------------------------------------------------
