@@ -233,9 +233,16 @@ class AdamOptimizer(Optimizer):
         beta1, beta2 = cast(self._beta1_t, dtype), cast(self._beta2_t, dtype)
         alpha = realdiv(multiply(lr, sqrt(1 - beta2_power)), 1 - beta1_power)
         m_read, v_read = m.read_value(), v.read_value()
-        new_m = m.assign(m_read + (grad - m_read) * (1 - beta1))
-        new_v = v.assign(v_read + (square(grad) - v_read) * (1 - beta2))
-        return var.assign_sub(realdiv(multiply(new_m, alpha), sqrt(new_v) + epsilon))
+        # The new moments are used as computed, not read back from their variables: the
+        # values are the same, and the whole update is then one elementwise computation from
+        # (grad, m, v) to (m, v, step), which the native tier runs as one loop (the
+        # compiler's `native_arrays`), ``ApplyAdam``'s one kernel in TensorFlow.
+        next_m = m_read + (grad - m_read) * (1 - beta1)
+        next_v = v_read + (square(grad) - v_read) * (1 - beta2)
+        assign_m, assign_v = m.assign(next_m), v.assign(next_v)
+        step = realdiv(multiply(next_m, alpha), sqrt(next_v) + epsilon)
+        with control_dependencies([assign_m, assign_v]):
+            return var.assign_sub(step)
 
     def _apply_sparse(self, grad, var):
         return self._apply_dense(convert_to_tensor(grad), var)  # see the class docstring

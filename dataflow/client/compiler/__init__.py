@@ -38,7 +38,10 @@ inside an op (``If``, ``PartitionedCall``) and partitioned steps keep the interp
 
 Where numba is installed, a region or loop of scalars whose every op has an exact native form
 runs as machine code (`native`: `set_native`, ``DATAFLOW_NATIVE``, `native_available`), the
-Python function staying its fallback.
+Python function staying its fallback; and, before the regions are found, the elementwise ops
+on arrays of one shape (Adam's update of a variable, a bias and its ReLU, a ReLU's gradient)
+are grouped into regions that run as one numba loop each (`native_arrays`), in the same
+modes.
 
 Layer: the lowest part of the client (``dataflow.client``): it may import `executor`, the
 framework, ops, `primitives`, `linalg`, autodiff and passes, never the Session that asks it.
@@ -56,6 +59,7 @@ from typing import Optional
 import executor
 from executor.program import Node, NodeKind, Program
 
+from . import native_arrays
 from .compiled_region import CompiledRegion
 from .conds import CompiledCond, compile_conds
 from .loops import CompiledLoop, compile_loops, failed_where
@@ -126,12 +130,45 @@ def compile_program(
             refusals["program"] = "an op of the run waits for another thread (a Recv, a queue)"
         return None  # a rendezvous partner could wait on a member while the region waits
     program, loops = compile_structures(program, refusals)
+    program, arrays = compile_array_regions(program)
     nodes = list(program.nodes)
     found = find_regions(nodes, min_ops)
     if not found:
-        if not loops:
+        if not loops and not arrays:
             return None
-        return CompiledProgram(nodes, executor.prepare(program), loops)
+        return CompiledProgram(nodes, executor.prepare(program), [*loops, *arrays])
+    new_nodes, new_program, regions = _replace_regions(program, found, CompiledRegion)
+    return CompiledProgram(new_nodes, executor.prepare(new_program), [*loops, *arrays, *regions])
+
+
+def compile_array_regions(program: Program) -> tuple[Program, list]:
+    """``program`` with each region of elementwise array ops that has a native kernel
+    (`native_arrays`) replaced by one node, and those `CompiledRegion`s; ``program`` itself
+    where the native tier is off or numba is missing."""
+    if native_mode() == "off" or not native_available():
+        return program, []
+    found, forms = native_arrays.find_array_regions(program.nodes)
+    outputs = _outputs_of(program, found)
+    kept = [
+        members
+        for members, used in zip(found, outputs)
+        if native_arrays.array_kernel_writable(program.nodes, members, used, forms)
+    ]
+    if not kept:
+        return program, []
+
+    def make(name, nodes, members, used):
+        def make_native(region, python_function):
+            return native_arrays.native_array_region(region, python_function, forms)
+
+        return CompiledRegion(name, nodes, members, used, make_native)
+
+    _, new_program, regions = _replace_regions(program, kept, make)
+    return new_program, regions
+
+
+def _outputs_of(program: Program, found: list) -> list[list]:
+    """Per group of ``found``, the edges of its members used outside it or fetched, sorted."""
     region_of = {member: r for r, members in enumerate(found) for member in members}
     used_outside: list[list] = [[] for _ in found]
 
@@ -140,19 +177,28 @@ def compile_program(
         if r is not None and tuple(edge) not in used_outside[r]:
             used_outside[r].append(tuple(edge))
 
-    for index, node in enumerate(nodes):
+    for index, node in enumerate(program.nodes):
         for edge in node.inputs:
             if region_of.get(edge[0], -1) != region_of.get(index, -2):
                 note_use(edge)
     for edge in program.fetches:
         note_use(edge)
+    return [sorted(used) for used in used_outside]
+
+
+def _replace_regions(program: Program, found: list, make) -> tuple[list, Program, list]:
+    """``program`` with each group of ``found`` (node indices in topological order) replaced
+    by the node of its region ``make(name, nodes, members, outputs)`` (a `CompiledRegion`):
+    the new nodes, the new program and the regions."""
+    nodes = list(program.nodes)
+    region_of = {member: r for r, members in enumerate(found) for member in members}
     regions = []
-    for r, members in enumerate(found):
+    for members, used in zip(found, _outputs_of(program, found)):
         last = nodes[members[-1]]
         name = last.name if len(members) == 1 else f"{nodes[members[0]].name}..{last.name}"
-        regions.append(CompiledRegion(name, nodes, members, sorted(used_outside[r])))
+        regions.append(make(name, nodes, members, used))
     new_nodes, new_program = _twin_program(program, nodes, regions, region_of)
-    return CompiledProgram(new_nodes, executor.prepare(new_program), [*loops, *regions])
+    return new_nodes, new_program, regions
 
 
 def _twin_program(program: Program, nodes: Sequence[Node], regions, region_of: dict):

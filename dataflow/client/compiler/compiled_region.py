@@ -3,7 +3,7 @@ and made native where numba can (`native`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from executor.program import Node
@@ -19,9 +19,19 @@ class CompiledRegion:
     ``inputs``/``outputs``: the edges ``(node, output)`` of that program that the function
     takes and returns; ``source``: its text; ``function``: the callable the executor runs.
     ``lines`` maps a line of the source to ``(member, argument names, step)`` (`locate_member`).
+    ``make_native(region, python_function)`` gives the callable the executor runs: the scalar
+    tier's (`native.native_region`) by default, the array tier's for an array region
+    (`native_arrays`).
     """
 
-    def __init__(self, name: str, nodes: Sequence[Node], members: Sequence[int], outputs):
+    def __init__(
+        self,
+        name: str,
+        nodes: Sequence[Node],
+        members: Sequence[int],
+        outputs,
+        make_native: Callable = native.native_region,
+    ):
         self.name = name
         self.members = tuple(members)
         member_set = set(members)
@@ -40,7 +50,8 @@ class CompiledRegion:
         exec(code, namespace)  # noqa: S102 - the text generated just above
         python_function = namespace["make"](**bound, locate=self.locate)
         self._code = python_function.__code__
-        self.function = native.native_region(self, python_function)
+        self.python_function = python_function
+        self.function = make_native(self, python_function)
 
     def _generate(self, nodes: Sequence[Node], member_set: set) -> tuple[str, dict]:
         parameters = {edge: f"in{i}" for i, edge in enumerate(self.inputs)}

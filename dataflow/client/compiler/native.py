@@ -72,7 +72,8 @@ stops at the deadline, after some tens of milliseconds of native work thrown awa
 a deadline an inner loop runs whole, so a Session closed meanwhile stops the loop only once
 that inner loop ends (giving up its work to Python would make long inner loops slow).
 
-**Not yet native:** arrays (values of any other shape than ``[]``), float
+**Not yet native:** arrays (values of any other shape than ``[]``) in this tier -- regions
+of elementwise ops on arrays have a tier of their own (`native_arrays`) --, float
 ``FloorDiv``/``FloorMod`` (not proven bit-exact), ``TruncateMod`` (numba's ``fmod`` of
 negative integers differs from numpy's), and an inner loop outside a native loop (a cond
 holding a loop: the inner loop alone is native).
@@ -289,7 +290,11 @@ for line in sys.stdin:
         module = sys.modules[module_name] = types.ModuleType(module_name)
         module.__file__ = path
         exec(compile(source, path, "exec"), module.__dict__)
-        getattr(module, name).compile(tuple(numba.from_dtype(np.dtype(d)) for d in dtypes))
+        getattr(module, name).compile(tuple(
+            numba.types.Array(numba.from_dtype(np.dtype(d[0])), d[1], "C")
+            if isinstance(d, list) else numba.from_dtype(np.dtype(d))
+            for d in dtypes
+        ))
         answer = None
     except Exception as e:
         answer = f"{type(e).__name__}: {e}"
@@ -366,7 +371,7 @@ def _compile_in_worker(tier: _Tier) -> None:
     worker = _start_worker()
     if path is None or worker is None:
         return
-    dtypes = [d.str for d in (*tier.signature_prefix, *tier.argument_dtypes)]
+    dtypes = tier.worker_types()
     try:
         request = [tier.source, path, _module_name(digest), tier.function_name, dtypes]
         worker.stdin.write(json.dumps(request) + "\n")
@@ -502,6 +507,11 @@ class _Tier:
 
     def result_dtypes(self) -> list:
         raise NotImplementedError
+
+    def worker_types(self) -> list:
+        """The argument types as the compile process reads them: a dtype's string, or
+        ``[dtype string, dimensions]`` for a C-contiguous array of it."""
+        return [d.str for d in (*self.signature_prefix, *self.argument_dtypes)]
 
     def _call_native(self, values) -> Optional[tuple]:
         """``(arguments, results)`` of the machine code on ``values`` (results: the values,

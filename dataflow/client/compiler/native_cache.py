@@ -17,9 +17,13 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from .native_source import (
+    _ARRAY_DECORATOR,
     _DECORATOR,
+    _UNCACHED_ARRAY_DECORATOR,
     _UNCACHED_DECORATOR,
 )
+
+_UNCACHED = ((_DECORATOR, _UNCACHED_DECORATOR), (_ARRAY_DECORATOR, _UNCACHED_ARRAY_DECORATOR))
 
 _numba_import_lock = threading.Lock()
 
@@ -173,9 +177,16 @@ def load_function(source: str, function_name: str):
                 if not _numba_cache_trusted(getattr(module, function_name), directory):
                     module = None
             if module is None:
-                module = _run_module(name, source.replace(_DECORATOR, _UNCACHED_DECORATOR), None)
+                module = _run_module(name, _uncached(source), None)
             _modules[digest] = module
     return getattr(module, function_name)
+
+
+def _uncached(source: str) -> str:
+    """``source`` with its functions' decorators asking numba for no disk cache."""
+    for cached, uncached in _UNCACHED:
+        source = source.replace(cached, uncached)
+    return source
 
 
 def _module_name(digest: str) -> str:

@@ -111,7 +111,8 @@ def _ufunc_text(ufunc, args: Sequence[str], dtype: Optional[np.dtype]) -> str:
 
 
 def _static(node: Node, output: int) -> tuple[np.dtype, Any]:
-    outputs = getattr(node.tag, "outputs", ())
+    # a native array kernel's node gives the tensors of several members (`native_arrays`)
+    outputs = getattr(node.kernel, "output_tensors", None) or getattr(node.tag, "outputs", ())
     if output >= len(outputs):
         raise NotNative(f"{node.name} has no static output {output}")
     tensor = outputs[output]
@@ -438,3 +439,10 @@ _DECORATOR = '@njit(cache=True, error_model="numpy")'
 
 
 _UNCACHED_DECORATOR = '@njit(error_model="numpy")'
+
+
+# The array tier's kernels (`native_arrays`) release the GIL, so blocks run on several threads.
+_ARRAY_DECORATOR = '@njit(cache=True, error_model="numpy", nogil=True)'
+
+
+_UNCACHED_ARRAY_DECORATOR = '@njit(error_model="numpy", nogil=True)'

@@ -29,7 +29,8 @@ concurrently on the inter-op pool (a region runs its members one after another).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Optional
 
 from executor.program import Node, NodeKind, Program
 
@@ -77,6 +78,8 @@ def why_not_eligible(node: Node, in_structure: bool = False) -> str:
         return "it fires on dead inputs"
     if node.blocking or node.asynchronous:
         return "its kernel may wait for another thread"
+    if getattr(node.kernel, "native_array_region", False):
+        return "it is a native array kernel, which runs as one node (`native_arrays`)"
     return ""
 
 
@@ -157,14 +160,28 @@ def guards(nodes: Sequence[Node], order: Sequence[int]) -> list:
     return guard
 
 
-def find_regions(nodes: Sequence[Node], min_size: int = 1) -> list[list[int]]:
+def find_regions(
+    nodes: Sequence[Node],
+    min_size: int = 1,
+    admitted: Optional[Sequence[bool]] = None,
+    joins: Optional[Callable[[int, int], bool]] = None,
+) -> list[list[int]]:
     """The regions of ``nodes`` with at least ``min_size`` nodes, each a list of node indices
-    in topological order; a node is in at most one region."""
+    in topological order; a node is in at most one region.
+
+    By default the members are the eligible nodes (`is_eligible`), and an edge joins two of
+    them into one region when both are cheap (module docstring).  ``admitted`` (per node,
+    whether it may be a member) and ``joins(producer, consumer)`` (whether an edge between
+    two admitted nodes may join them) choose otherwise: the native array regions
+    (`native_arrays`) take the elementwise ops of one shape.  Rules 1 to 3 hold either way."""
     order = topological_order(nodes)
     guard = guards(nodes, order)
-    eligible = [False] * len(nodes)
-    for index in order:
-        eligible[index] = is_eligible(nodes[index])
+    if admitted is None:
+        eligible = [False] * len(nodes)
+        for index in order:
+            eligible[index] = is_eligible(nodes[index])
+    else:
+        eligible = list(admitted)
     parent = list(range(len(nodes)))
 
     def find(i: int) -> int:
@@ -181,7 +198,9 @@ def find_regions(nodes: Sequence[Node], min_size: int = 1) -> list[list[int]]:
             continue
         node = nodes[index]
         for p in [p for p, _ in node.inputs] + list(node.control_inputs):
-            if eligible[p] and guard[p] == guard[index] and cheap(p) and cheap(index):
+            if not eligible[p] or guard[p] != guard[index]:
+                continue
+            if joins(p, index) if joins is not None else cheap(p) and cheap(index):
                 parent[find(p)] = find(index)
     tier = [0] * len(nodes)
     for index in order:
