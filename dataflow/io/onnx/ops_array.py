@@ -1,0 +1,627 @@
+"""ONNX's shape and indexing ops, built from dataflow's array ops: shapes, reshapes,
+transposes, concatenation and splits, slicing, gathers and scatters, padding, casts, constants.
+
+Role: the converters of the array family (see `converters` for the contract).  ONNX takes many
+of these ops' arguments as tensors (a Reshape's shape, a Slice's bounds, a Pad's pads); where
+dataflow needs them when the graph is built they are read as constants, and where dataflow's
+op takes a tensor (``reshape``, ``tile``, ``fill``) a computed value works too.
+
+Invariants: the value of an op whose inputs are all known at import (shape arithmetic on
+static shapes) is recorded with the builder, so that a Reshape or Slice further on reads it as
+a constant; negative indices count from the end as ONNX defines them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...framework import dtypes
+from ...ops import array_ops, extra_array_ops, extra_nn_ops, gather_ops, math_ops
+from ...ops import nd_index_ops, reverse_ops, selection_ops, slice_ops
+from ...ops.constant_op import constant
+from .converters import NodeContext, converts, normalize_axis, rank_of
+from .reader import dtype_of
+
+_INT64_MAX = 2**63 - 1
+
+
+def _known(ctx: NodeContext, value) -> object:
+    """A constant holding ``value``, recorded as known at import."""
+    array = np.asarray(value)
+    tensor = constant(array)
+    ctx.builder.remember_static(tensor, array)
+    return tensor
+
+
+def _all_static(ctx: NodeContext):
+    """The values of all given inputs if every one is known at import, else None."""
+    values = []
+    for index, tensor in enumerate(ctx.inputs):
+        if tensor is None:
+            values.append(None)
+            continue
+        value = ctx.static(index)
+        if value is None:
+            return None
+        values.append(value)
+    return values
+
+
+@converts("Identity")
+def _identity(ctx: NodeContext):
+    value = ctx.static(0)
+    if value is not None:
+        return _known(ctx, value)
+    return array_ops.identity(ctx.required_input(0))
+
+
+@converts("Constant")
+def _constant(ctx: NodeContext):
+    attrs = ctx.attrs
+    if "value" in attrs:
+        value = attrs["value"]
+    elif "value_float" in attrs:
+        value = np.array(attrs["value_float"], dtype=np.float32)
+    elif "value_floats" in attrs:
+        value = np.array(attrs["value_floats"], dtype=np.float32)
+    elif "value_int" in attrs:
+        value = np.array(attrs["value_int"], dtype=np.int64)
+    elif "value_ints" in attrs:
+        value = np.array(attrs["value_ints"], dtype=np.int64)
+    elif "value_string" in attrs:
+        value = np.array(attrs["value_string"].encode(), dtype=object)
+    elif "value_strings" in attrs:
+        value = np.array([s.encode() for s in attrs["value_strings"]], dtype=object)
+    else:
+        raise ctx.error("it holds none of value, value_float(s), value_int(s), value_string(s)")
+    return _known(ctx, value)
+
+
+@converts("Shape")
+def _shape(ctx: NodeContext):
+    x = ctx.required_input(0)
+    start, end = ctx.attr("start", 0), ctx.attr("end", None)
+    dims = x.shape.as_list() if x.shape.ndims is not None else None
+    if dims is not None and all(d is not None for d in dims[slice(start, end)]):
+        return _known(ctx, np.array(dims[slice(start, end)], dtype=np.int64))
+    full = array_ops.shape(x, out_type=dtypes.int64)
+    if start == 0 and end is None:
+        return full
+    rank = rank_of(ctx, x)
+    begin = min(max(start + rank if start < 0 else start, 0), rank)
+    stop = rank if end is None else min(max(end + rank if end < 0 else end, 0), rank)
+    return full[begin : max(stop, begin)]
+
+
+@converts("Size")
+def _size(ctx: NodeContext):
+    x = ctx.required_input(0)
+    if x.shape.is_fully_defined():
+        return _known(ctx, np.array(int(np.prod(x.shape.as_list())), dtype=np.int64))
+    return array_ops.size(x, out_type=dtypes.int64)
+
+
+@converts("Cast")
+def _cast(ctx: NodeContext):
+    dtype = dtype_of(ctx.attr("to"), ctx.where)
+    x = ctx.required_input(0)
+    value = ctx.static(0)
+    if value is not None and dtype.is_integer and x.dtype.is_integer:
+        return _known(ctx, value.astype(dtype.as_numpy_dtype))
+    return selection_ops.cast(x, dtype)
+
+
+@converts("CastLike")
+def _cast_like(ctx: NodeContext):
+    return selection_ops.cast(ctx.required_input(0), ctx.required_input(1).dtype)
+
+
+@converts("Reshape")
+def _reshape(ctx: NodeContext):
+    x = ctx.required_input(0)
+    shape = ctx.static(1)
+    if shape is None:
+        if ctx.attr("allowzero", 0):
+            return array_ops.reshape(x, ctx.required_input(1))
+        raise ctx.error("the shape must be a constant (a 0 in it copies the input's dim)")
+    shape = [int(d) for d in shape.reshape(-1)]
+    if not ctx.attr("allowzero", 0) and 0 in shape:
+        dims = array_ops.shape(x, out_type=dtypes.int64) if x.shape.ndims else None
+        known = x.shape.as_list() if x.shape.ndims is not None else None
+        if known is not None and all(known[i] is not None for i, d in enumerate(shape) if d == 0):
+            shape = [known[i] if d == 0 else d for i, d in enumerate(shape)]
+        else:
+            parts = [
+                dims[i : i + 1] if d == 0 else constant([d], dtype=dtypes.int64)
+                for i, d in enumerate(shape)
+            ]
+            return array_ops.reshape(x, array_ops.concat(parts, 0))
+    value = ctx.static(0)
+    if value is not None and value.dtype.kind in "iu" and value.size <= 4096:
+        return _known(ctx, value.reshape(shape))
+    return array_ops.reshape(x, shape)
+
+
+@converts("Flatten")
+def _flatten(ctx: NodeContext):
+    x = ctx.required_input(0)
+    rank = rank_of(ctx, x)
+    axis = ctx.attr("axis", 1)
+    axis = axis + rank if axis < 0 else axis
+    dims = x.shape.as_list()
+    outer = dims[:axis]
+    if all(d is not None for d in outer):
+        return array_ops.reshape(x, [int(np.prod(outer, dtype=np.int64)), -1])
+    inner = dims[axis:]
+    if all(d is not None for d in inner):
+        return array_ops.reshape(x, [-1, int(np.prod(inner, dtype=np.int64))])
+    raise ctx.error("Flatten needs one side of the axis known at import")
+
+
+@converts("Transpose")
+def _transpose(ctx: NodeContext):
+    x = ctx.required_input(0)
+    perm = ctx.attr("perm", None)
+    if perm is None:
+        perm = list(reversed(range(rank_of(ctx, x))))
+    return array_ops.transpose(x, perm)
+
+
+@converts("Squeeze")
+def _squeeze(ctx: NodeContext):
+    x = ctx.required_input(0)
+    axes = ctx.axes(1)
+    value = ctx.static(0)
+    if value is not None and value.dtype.kind in "iu":
+        return _known(ctx, np.squeeze(value, axis=None if not axes else tuple(axes)))
+    if not axes:
+        return array_ops.squeeze(x)
+    return array_ops.squeeze(x, axis=axes)
+
+
+@converts("Unsqueeze")
+def _unsqueeze(ctx: NodeContext):
+    x = ctx.required_input(0)
+    axes = ctx.axes(1)
+    if axes is None:
+        raise ctx.error("the axes are required")
+    out_rank = rank_of(ctx, x) + len(axes)
+    axes = sorted(normalize_axis(ctx, a, out_rank) for a in axes)
+    value = ctx.static(0)
+    if value is not None and value.dtype.kind in "iu":
+        for axis in axes:
+            value = np.expand_dims(value, axis)
+        return _known(ctx, value)
+    for axis in axes:
+        x = array_ops.expand_dims(x, axis)
+    return x
+
+
+@converts("Concat")
+def _concat(ctx: NodeContext):
+    values = [t for t in ctx.inputs if t is not None]
+    axis = ctx.attr("axis")
+    known = _all_static(ctx)
+    if known is not None and all(v.dtype.kind in "iu" for v in known if v is not None):
+        return _known(ctx, np.concatenate([v for v in known if v is not None], axis=axis))
+    return array_ops.concat(values, axis=axis)
+
+
+@converts("Split")
+def _split(ctx: NodeContext):
+    x = ctx.required_input(0)
+    axis = ctx.attr("axis", 0)
+    sizes = ctx.static_ints(1, "split") if ctx.input(1) is not None else ctx.attrs.get("split")
+    if sizes:
+        return array_ops.split(x, sizes, axis=axis)
+    parts = ctx.attr("num_outputs", ctx.num_outputs)
+    length = x.shape.as_list()[axis] if x.shape.ndims is not None else None
+    if length is not None and length % parts:
+        chunk = -(-length // parts)  # the last part is smaller, as ONNX defines it
+        sizes = [chunk] * (length // chunk) + ([length % chunk] if length % chunk else [])
+        return array_ops.split(x, sizes, axis=axis)
+    return array_ops.split(x, parts, axis=axis)
+
+
+@converts("Slice")
+def _slice(ctx: NodeContext):
+    x = ctx.required_input(0)
+    rank = rank_of(ctx, x)
+    if ctx.opset < 10:
+        starts, ends = list(ctx.attr("starts")), list(ctx.attr("ends"))
+        axes = list(ctx.attr("axes", range(len(starts))))
+        steps = [1] * len(starts)
+    else:
+        starts = ctx.static_ints(1, "starts")
+        ends = ctx.static_ints(2, "ends")
+        axes = ctx.static_ints(3, "axes", default=list(range(len(starts))))
+        steps = ctx.static_ints(4, "steps", default=[1] * len(starts))
+    begin, end, strides = [0] * rank, [0] * rank, [1] * rank
+    begin_mask = end_mask = 0
+    for index in range(rank):
+        begin_mask |= 1 << index
+        end_mask |= 1 << index
+    dims = x.shape.as_list()
+    for start, stop, axis, step in zip(starts, ends, axes, steps):
+        axis = normalize_axis(ctx, axis, rank)
+        if step == 0:
+            raise ctx.error("a step of 0")
+        begin_mask &= ~(1 << axis)
+        end_mask &= ~(1 << axis)
+        size = dims[axis]
+        # Bounds past either end mean "to that end", as in Python's slices.
+        if step > 0 and stop >= (size if size is not None else _INT64_MAX // 2):
+            end_mask |= 1 << axis
+            stop = 0
+        if step < 0 and stop < -(size if size is not None else _INT64_MAX // 2):
+            end_mask |= 1 << axis
+            stop = 0
+        begin[axis], end[axis], strides[axis] = start, stop, step
+    for axis in range(rank):
+        begin[axis] = max(min(begin[axis], _INT64_MAX // 4), -(_INT64_MAX // 4))
+        end[axis] = max(min(end[axis], _INT64_MAX // 4), -(_INT64_MAX // 4))
+    value = ctx.static(0)
+    if value is not None and value.dtype.kind in "iu" and rank == 1:
+        return _known(
+            ctx,
+            value[
+                slice(
+                    None if begin_mask & 1 else begin[0],
+                    None if end_mask & 1 else end[0],
+                    strides[0],
+                )
+            ],
+        )
+    return slice_ops.strided_slice(x, begin, end, strides, begin_mask=begin_mask, end_mask=end_mask)
+
+
+def _wrap_negative(indices, length):
+    """``indices`` with negative entries counted from the end of an axis of ``length``."""
+    length = selection_ops.cast(length, indices.dtype)
+    zero = constant(0, dtype=indices.dtype)
+    return selection_ops.where_v2(
+        math_ops.less(indices, zero), math_ops.add(indices, length), indices
+    )
+
+
+@converts("Gather")
+def _gather(ctx: NodeContext):
+    x, indices = ctx.required_input(0), ctx.required_input(1)
+    rank = rank_of(ctx, x)
+    axis = normalize_axis(ctx, ctx.attr("axis", 0), rank)
+    known = _all_static(ctx)
+    if known is not None and known[0].dtype.kind in "iu" and known[0].size <= 4096:
+        return _known(ctx, np.take(known[0], known[1], axis=axis))
+    index_value = ctx.static(1)
+    if index_value is not None and x.shape.as_list()[axis] is not None:
+        length = x.shape.as_list()[axis]
+        index_value = np.where(index_value < 0, index_value + length, index_value)
+        indices = constant(index_value.astype(index_value.dtype))
+    else:
+        indices = _wrap_negative(indices, array_ops.shape(x, out_type=indices.dtype)[axis])
+    return gather_ops.gather(x, indices, axis=axis)
+
+
+def _element_coordinates(ctx: NodeContext, indices, axis: int, rank: int, dim_length):
+    """The ``[..., rank]`` coordinates GatherElements/ScatterElements address: ``indices``
+    along ``axis`` and each element's own position along the other axes."""
+    indices = selection_ops.cast(_wrap_negative(indices, dim_length), dtypes.int64)
+    shape = array_ops.shape(indices, out_type=dtypes.int64)
+    columns = []
+    for d in range(rank):
+        if d == axis:
+            columns.append(indices)
+            continue
+        positions = array_ops.range(shape[d], dtype=dtypes.int64)
+        view = [1] * rank
+        view[d] = -1
+        columns.append(extra_array_ops.broadcast_to(array_ops.reshape(positions, view), shape))
+    return array_ops.stack(columns, axis=-1)
+
+
+@converts("GatherElements")
+def _gather_elements(ctx: NodeContext):
+    x, indices = ctx.required_input(0), ctx.required_input(1)
+    rank = rank_of(ctx, x)
+    axis = normalize_axis(ctx, ctx.attr("axis", 0), rank)
+    length = array_ops.shape(x, out_type=dtypes.int64)[axis]
+    return nd_index_ops.gather_nd(x, _element_coordinates(ctx, indices, axis, rank, length))
+
+
+@converts("ScatterElements")
+def _scatter_elements(ctx: NodeContext):
+    x, indices, updates = ctx.required_input(0), ctx.required_input(1), ctx.required_input(2)
+    rank = rank_of(ctx, x)
+    axis = normalize_axis(ctx, ctx.attr("axis", 0), rank)
+    length = array_ops.shape(x, out_type=dtypes.int64)[axis]
+    coordinates = _element_coordinates(ctx, indices, axis, rank, length)
+    return _scatter(ctx, x, coordinates, updates)
+
+
+_SCATTER_REDUCTIONS = {
+    "none": nd_index_ops.tensor_scatter_nd_update,
+    "add": nd_index_ops.tensor_scatter_nd_add,
+    "max": nd_index_ops.tensor_scatter_nd_max,
+    "min": nd_index_ops.tensor_scatter_nd_min,
+}
+
+
+def _scatter(ctx: NodeContext, x, coordinates, updates):
+    reduction = ctx.attr("reduction", "none")
+    if reduction not in _SCATTER_REDUCTIONS:
+        raise ctx.error(f"reduction {reduction!r} is not supported (none, add, max, min)")
+    return _SCATTER_REDUCTIONS[reduction](x, coordinates, updates)
+
+
+@converts("ScatterND")
+def _scatter_nd(ctx: NodeContext):
+    return _scatter(ctx, ctx.required_input(0), ctx.required_input(1), ctx.required_input(2))
+
+
+@converts("GatherND")
+def _gather_nd(ctx: NodeContext):
+    return nd_index_ops.gather_nd(
+        ctx.required_input(0), ctx.required_input(1), batch_dims=ctx.attr("batch_dims", 0)
+    )
+
+
+@converts("Expand")
+def _expand(ctx: NodeContext):
+    x = ctx.required_input(0)
+    shape = ctx.static(1)
+    dims = x.shape.as_list() if x.shape.ndims is not None else None
+    if shape is not None and dims is not None and None not in dims:
+        target = np.broadcast_shapes(tuple(dims), tuple(int(d) for d in shape))
+        return extra_array_ops.broadcast_to(x, list(target))
+    # The broadcast of both shapes, read off a sum of zeros of each.
+    zeros_x = array_ops.zeros(array_ops.shape(x), dtype=dtypes.int8)
+    zeros_shape = array_ops.zeros(ctx.required_input(1), dtype=dtypes.int8)
+    target = array_ops.shape(math_ops.add(zeros_x, zeros_shape))
+    return extra_array_ops.broadcast_to(x, target)
+
+
+@converts("Tile")
+def _tile(ctx: NodeContext):
+    return gather_ops.tile(ctx.required_input(0), ctx.required_input(1))
+
+
+_PAD_MODES = {"constant": "CONSTANT", "reflect": "REFLECT", "edge": "SYMMETRIC"}
+
+
+@converts("Pad")
+def _pad(ctx: NodeContext):
+    x = ctx.required_input(0)
+    rank = rank_of(ctx, x)
+    if ctx.opset < 11:
+        pads = list(ctx.attr("pads"))
+    else:
+        pads = ctx.static_ints(1, "pads")
+    axes = ctx.static_ints(3, "axes", default=list(range(rank)))
+    axes = [normalize_axis(ctx, a, rank) for a in axes]
+    if len(pads) != 2 * len(axes):
+        raise ctx.error(f"pads has {len(pads)} values, {2 * len(axes)} expected")
+    paddings = [[0, 0] for _ in range(rank)]
+    for i, axis in enumerate(axes):
+        paddings[axis] = [pads[i], pads[i + len(axes)]]
+    mode = ctx.attr("mode", "constant")
+    if any(p < 0 for pair in paddings for p in pair):
+        # Negative pads crop: pad the positive parts, then slice the negative ones away.
+        crop_begin = [max(-b, 0) for b, _ in paddings]
+        crop_end = [max(-e, 0) for _, e in paddings]
+        paddings = [[max(b, 0), max(e, 0)] for b, e in paddings]
+    else:
+        crop_begin = crop_end = None
+    value = ctx.input(2)
+    if ctx.opset < 11:
+        value = constant(ctx.attr("value", 0.0), dtype=x.dtype)
+    if mode == "constant":
+        fill = 0 if value is None else array_ops.reshape(value, [])
+        y = gather_ops.pad(x, paddings, constant_values=fill)
+    elif mode == "edge":
+        y = _edge_pad(x, paddings)
+    elif mode == "reflect":
+        y = gather_ops.pad(x, paddings, mode="REFLECT")
+    elif mode == "wrap":
+        y = _wrap_pad(x, paddings)
+    else:
+        raise ctx.error(f"mode {mode!r} is not one of constant, reflect, edge, wrap")
+    if crop_begin is not None:
+        ends = [-e if e else None for e in crop_end]
+        y = y[tuple(slice(b, e) for b, e in zip(crop_begin, ends))]
+    return y
+
+
+def _edge_pad(x, paddings):
+    """``x`` padded by repeating its border elements, one axis at a time."""
+    for axis, (before, after) in enumerate(paddings):
+        if not before and not after:
+            continue
+        parts = []
+        if before:
+            first = slice_ops.strided_slice(
+                x,
+                [0] * (axis + 1),
+                [1] * (axis + 1),
+                [1] * (axis + 1),
+                begin_mask=(1 << axis) - 1,
+                end_mask=(1 << axis) - 1,
+            )
+            parts.append(
+                gather_ops.tile(first, [before if d == axis else 1 for d in range(x.shape.ndims)])
+            )
+        parts.append(x)
+        if after:
+            last = slice_ops.strided_slice(
+                x,
+                [0] * axis + [-1],
+                [0] * axis + [0],
+                [1] * (axis + 1),
+                begin_mask=(1 << axis) - 1,
+                end_mask=((1 << axis) - 1) | (1 << axis),
+            )
+            parts.append(
+                gather_ops.tile(last, [after if d == axis else 1 for d in range(x.shape.ndims)])
+            )
+        x = array_ops.concat(parts, axis=axis)
+    return x
+
+
+def _wrap_pad(x, paddings):
+    """``x`` padded by wrapping around (the end before the start), one axis at a time."""
+    for axis, (before, after) in enumerate(paddings):
+        if not before and not after:
+            continue
+        index = [slice(None)] * axis
+        parts = []
+        if before:
+            parts.append(x[tuple(index + [slice(-before, None)])])
+        parts.append(x)
+        if after:
+            parts.append(x[tuple(index + [slice(0, after)])])
+        x = array_ops.concat(parts, axis=axis)
+    return x
+
+
+@converts("ConstantOfShape")
+def _constant_of_shape(ctx: NodeContext):
+    value = ctx.attr("value", np.zeros([1], dtype=np.float32))
+    scalar = np.asarray(value).reshape(-1)[0]
+    filled = array_ops.fill(ctx.required_input(0), constant(scalar))
+    shape = ctx.static(0)
+    if shape is not None:
+        # Known at import as a broadcast view of the one value, which takes no memory.
+        dims = tuple(int(d) for d in shape.reshape(-1))
+        ctx.builder.remember_static(filled, np.broadcast_to(scalar, dims))
+    return filled
+
+
+@converts("Range")
+def _range(ctx: NodeContext):
+    start, limit, delta = (ctx.required_input(i) for i in range(3))
+    known = _all_static(ctx)
+    if known is not None:
+        values = np.arange(known[0], known[1], known[2]).astype(known[0].dtype)
+        return _known(ctx, values) if values.dtype.kind in "iu" else constant(values)
+    return array_ops.range(start, limit, delta, dtype=start.dtype)
+
+
+@converts("OneHot")
+def _one_hot(ctx: NodeContext):
+    indices, depth, values = (ctx.required_input(i) for i in range(3))
+    rank = rank_of(ctx, indices) + 1
+    axis = normalize_axis(ctx, ctx.attr("axis", -1), rank)
+    depth = array_ops.reshape(selection_ops.cast(depth, dtypes.int64), [])
+    indices = selection_ops.cast(indices, dtypes.int64)
+    indices = _wrap_negative(indices, depth)
+    off, on = values[0], values[1]
+    return array_ops.one_hot(indices, depth, on_value=on, off_value=off, axis=axis)
+
+
+@converts("NonZero")
+def _non_zero(ctx: NodeContext):
+    x = ctx.required_input(0)
+    nonzero = math_ops.not_equal(x, array_ops.zeros_like(x)) if x.dtype != dtypes.bool else x
+    return array_ops.transpose(selection_ops.where(nonzero))
+
+
+@converts("TopK")
+def _top_k(ctx: NodeContext):
+    x = ctx.required_input(0)
+    rank = rank_of(ctx, x)
+    axis = normalize_axis(ctx, ctx.attr("axis", -1), rank)
+    k = ctx.attr("k") if ctx.opset < 10 else ctx.static_ints(1, "K")[0]
+    largest = ctx.attr("largest", 1)
+    moved = x if axis == rank - 1 else array_ops.transpose(x, _swap(rank, axis))
+    keys = moved if largest else math_ops.negative(moved)
+    values, indices = extra_nn_ops.top_k(keys, k=k, sorted=True, index_type=dtypes.int64)
+    if not largest:
+        values = math_ops.negative(values)
+    if axis != rank - 1:
+        values = array_ops.transpose(values, _swap(rank, axis))
+        indices = array_ops.transpose(indices, _swap(rank, axis))
+    return [values, indices]
+
+
+def _swap(rank: int, axis: int) -> list:
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return perm
+
+
+@converts("Trilu")
+def _trilu(ctx: NodeContext):
+    x = ctx.required_input(0)
+    k = ctx.static_ints(1, "k", default=[0])[0]
+    shape = array_ops.shape(x, out_type=dtypes.int64)
+    rows = array_ops.reshape(array_ops.range(shape[-2], dtype=dtypes.int64), [-1, 1])
+    cols = array_ops.reshape(array_ops.range(shape[-1], dtype=dtypes.int64), [1, -1])
+    offset = math_ops.subtract(cols, rows)
+    k_value = constant(k, dtype=dtypes.int64)
+    if ctx.attr("upper", 1):
+        keep = math_ops.greater_equal(offset, k_value)
+    else:
+        keep = math_ops.less_equal(offset, k_value)
+    return selection_ops.where_v2(keep, x, array_ops.zeros_like(x))
+
+
+@converts("DepthToSpace")
+def _depth_to_space(ctx: NodeContext):
+    x = ctx.required_input(0)
+    block = ctx.attr("blocksize")
+    _, c, h, w = x.shape.as_list()
+    if None in (c, h, w):
+        raise ctx.error("the channel count and spatial shape must be known at import")
+    depth = c // (block * block)
+    if ctx.attr("mode", "DCR") == "DCR":
+        y = array_ops.reshape(x, [-1, block, block, depth, h, w])
+        y = array_ops.transpose(y, [0, 3, 4, 1, 5, 2])
+    else:
+        y = array_ops.reshape(x, [-1, depth, block, block, h, w])
+        y = array_ops.transpose(y, [0, 1, 4, 2, 5, 3])
+    return array_ops.reshape(y, [-1, depth, h * block, w * block])
+
+
+@converts("SpaceToDepth")
+def _space_to_depth(ctx: NodeContext):
+    x = ctx.required_input(0)
+    block = ctx.attr("blocksize")
+    _, c, h, w = x.shape.as_list()
+    if None in (c, h, w):
+        raise ctx.error("the channel count and spatial shape must be known at import")
+    y = array_ops.reshape(x, [-1, c, h // block, block, w // block, block])
+    y = array_ops.transpose(y, [0, 3, 5, 1, 2, 4])
+    return array_ops.reshape(y, [-1, c * block * block, h // block, w // block])
+
+
+@converts("ReverseSequence")
+def _reverse_sequence(ctx: NodeContext):
+    return reverse_ops.reverse_sequence(
+        ctx.required_input(0),
+        ctx.required_input(1),
+        seq_axis=ctx.attr("time_axis", 0),
+        batch_axis=ctx.attr("batch_axis", 1),
+    )
+
+
+@converts("EyeLike")
+def _eye_like(ctx: NodeContext):
+    x = ctx.required_input(0)
+    dtype = dtype_of(ctx.attr("dtype"), ctx.where) if "dtype" in ctx.attrs else x.dtype
+    rows, cols = x.shape.as_list()
+    k = ctx.attr("k", 0)
+    return constant(np.eye(rows, cols, k=k, dtype=dtype.as_numpy_dtype))
+
+
+@converts("Compress")
+def _compress(ctx: NodeContext):
+    x, condition = ctx.required_input(0), ctx.required_input(1)
+    axis = ctx.attr("axis", None)
+    if axis is None:
+        x = array_ops.reshape(x, [-1])
+        axis = 0
+    rank = rank_of(ctx, x)
+    axis = normalize_axis(ctx, axis, rank)
+    length = array_ops.shape(x)[axis]
+    condition = condition[:length] if condition.shape.ndims == 1 else condition
+    kept = array_ops.reshape(selection_ops.where(condition), [-1])
+    return gather_ops.gather(x, kept, axis=axis)

@@ -1,0 +1,312 @@
+"""ONNX's elementwise, reduction and matrix ops, built from dataflow's math ops.
+
+Role: the converters of the arithmetic family (see `converters` for the contract).  ONNX and
+dataflow broadcast the same way (numpy's rules), so binary ops map one to one; the differences
+handled here are integer division (ONNX truncates), ``Mod``'s ``fmod``, ``Pow`` with exponents
+of another type, reductions whose axes arrive as an input, and ``select_last_index``.
+"""
+
+from __future__ import annotations
+
+from ...framework import dtypes
+from ...ops import bitwise_ops, extra_math_ops, math_ops, reduction_ops, selection_ops
+from ...ops import array_ops, matrix_ops, nn_ops
+from ...ops.constant_op import constant
+from .converters import NodeContext, converts, normalize_axis, rank_of
+
+# ONNX op type -> the dataflow function of one argument it is.
+_UNARY = {
+    "Abs": math_ops.abs,
+    "Neg": math_ops.negative,
+    "Sqrt": math_ops.sqrt,
+    "Exp": math_ops.exp,
+    "Log": math_ops.log,
+    "Sin": math_ops.sin,
+    "Cos": math_ops.cos,
+    "Tan": math_ops.tan,
+    "Asin": extra_math_ops.asin,
+    "Acos": extra_math_ops.acos,
+    "Atan": extra_math_ops.atan,
+    "Sinh": extra_math_ops.sinh,
+    "Cosh": extra_math_ops.cosh,
+    "Tanh": math_ops.tanh,
+    "Asinh": extra_math_ops.asinh,
+    "Acosh": extra_math_ops.acosh,
+    "Atanh": extra_math_ops.atanh,
+    "Ceil": math_ops.ceil,
+    "Floor": math_ops.floor,
+    "Round": extra_math_ops.round,
+    "Erf": extra_math_ops.erf,
+    "Sigmoid": math_ops.sigmoid,
+    "Reciprocal": extra_math_ops.reciprocal,
+    "Sign": math_ops.sign,
+    "Not": math_ops.logical_not,
+    "IsNaN": extra_math_ops.is_nan,
+    "Relu": nn_ops.relu,
+    "Softplus": nn_ops.softplus,
+    "BitwiseNot": bitwise_ops.invert,
+}
+
+
+@converts(*_UNARY)
+def _unary(ctx: NodeContext):
+    return _UNARY[ctx.op_type](ctx.required_input(0))
+
+
+# ONNX op type -> the dataflow function of two broadcast arguments it is.
+_BINARY = {
+    "Add": math_ops.add,
+    "Sub": math_ops.subtract,
+    "Mul": math_ops.multiply,
+    "Equal": math_ops.equal,
+    "Less": math_ops.less,
+    "Greater": math_ops.greater,
+    "LessOrEqual": math_ops.less_equal,
+    "GreaterOrEqual": math_ops.greater_equal,
+    "And": math_ops.logical_and,
+    "Or": math_ops.logical_or,
+    "Xor": math_ops.logical_xor,
+    "BitwiseAnd": bitwise_ops.bitwise_and,
+    "BitwiseOr": bitwise_ops.bitwise_or,
+    "BitwiseXor": bitwise_ops.bitwise_xor,
+}
+
+
+@converts(*_BINARY)
+def _binary(ctx: NodeContext):
+    return _BINARY[ctx.op_type](ctx.required_input(0), ctx.required_input(1))
+
+
+@converts("Div")
+def _div(ctx: NodeContext):
+    a, b = ctx.required_input(0), ctx.required_input(1)
+    if a.dtype.is_integer:
+        return math_ops.truncatediv(a, b)  # C's division, as ONNX defines it for integers
+    return math_ops.truediv(a, b)
+
+
+@converts("Mod")
+def _mod(ctx: NodeContext):
+    a, b = ctx.required_input(0), ctx.required_input(1)
+    if ctx.attr("fmod", 0):
+        return math_ops.truncatemod(a, b)  # the sign of the dividend, as C's fmod
+    if a.dtype.is_integer:
+        return extra_math_ops.floormod(a, b)  # the sign of the divisor, as Python's %
+    return extra_math_ops.floormod(a, b)
+
+
+@converts("Pow")
+def _pow(ctx: NodeContext):
+    base, exponent = ctx.required_input(0), ctx.required_input(1)
+    if exponent.dtype != base.dtype:
+        if base.dtype.is_integer and exponent.dtype.is_floating:
+            result = math_ops.pow(selection_ops.cast(base, exponent.dtype), exponent)
+            return selection_ops.cast(result, base.dtype)
+        exponent = selection_ops.cast(exponent, base.dtype)
+    return math_ops.pow(base, exponent)
+
+
+@converts("BitShift")
+def _bit_shift(ctx: NodeContext):
+    x, amount = ctx.required_input(0), ctx.required_input(1)
+    direction = ctx.attr("direction")
+    if direction == "LEFT":
+        return bitwise_ops.left_shift(x, amount)
+    if direction == "RIGHT":
+        return bitwise_ops.right_shift(x, amount)
+    raise ctx.error(f"direction must be LEFT or RIGHT, got {direction!r}")
+
+
+@converts("IsInf")
+def _is_inf(ctx: NodeContext):
+    x = ctx.required_input(0)
+    positive, negative = ctx.attr("detect_positive", 1), ctx.attr("detect_negative", 1)
+    infinite = extra_math_ops.is_inf(x)
+    if positive and negative:
+        return infinite
+    zero = constant(0, dtype=x.dtype)
+    if positive:
+        return math_ops.logical_and(infinite, math_ops.greater(x, zero))
+    if negative:
+        return math_ops.logical_and(infinite, math_ops.less(x, zero))
+    return math_ops.logical_and(infinite, math_ops.logical_not(infinite))
+
+
+# ONNX's variadic ops: the dataflow function folding two of their broadcast arguments.
+_VARIADIC = {"Max": math_ops.maximum, "Min": math_ops.minimum, "Sum": math_ops.add}
+
+
+@converts("Max", "Min", "Sum", "Mean")
+def _variadic(ctx: NodeContext):
+    values = [t for t in ctx.inputs if t is not None]
+    if not values:
+        raise ctx.error("it needs at least one input")
+    combine = _VARIADIC.get(ctx.op_type, math_ops.add)
+    result = values[0]
+    for value in values[1:]:
+        result = combine(result, value)
+    if ctx.op_type == "Mean":
+        result = math_ops.truediv(result, constant(len(values), dtype=result.dtype))
+    elif len(values) == 1:
+        result = array_ops.identity(result)
+    return result
+
+
+@converts("Where")
+def _where(ctx: NodeContext):
+    return selection_ops.where_v2(
+        ctx.required_input(0), ctx.required_input(1), ctx.required_input(2)
+    )
+
+
+@converts("Clip")
+def _clip(ctx: NodeContext):
+    x = ctx.required_input(0)
+    low, high = ctx.input(1), ctx.input(2)
+    if ctx.opset < 11:  # the bounds were attributes
+        low = constant(ctx.attrs["min"], dtype=x.dtype) if "min" in ctx.attrs else None
+        high = constant(ctx.attrs["max"], dtype=x.dtype) if "max" in ctx.attrs else None
+    if low is not None:
+        x = math_ops.maximum(x, low)
+    if high is not None:
+        x = math_ops.minimum(x, high)
+    return array_ops.identity(x) if low is None and high is None else x
+
+
+# -- reductions ------------------------------------------------------------------------------------
+
+
+def _reduce_axes(ctx: NodeContext, input_axes_since: int):
+    """The axes of a reduction (an attribute before ``input_axes_since``, an input after), and
+    whether it reduces at all (``noop_with_empty_axes``)."""
+    if ctx.opset >= input_axes_since:
+        axes = ctx.static_ints(1, "axes")
+    else:
+        axes = ctx.attrs.get("axes")
+    if not axes:
+        if ctx.attr("noop_with_empty_axes", 0):
+            return None, False
+        return None, True
+    return list(axes), True
+
+
+def _reduction(reduce, before=None, after=None, input_axes_since: int = 18):
+    def convert(ctx: NodeContext):
+        x = ctx.required_input(0)
+        axes, reduces = _reduce_axes(ctx, input_axes_since)
+        if not reduces:
+            return array_ops.identity(x)
+        keepdims = bool(ctx.attr("keepdims", 1))
+        value = before(x) if before is not None else x
+        result = reduce(value, axis=axes, keepdims=keepdims)
+        return after(result) if after is not None else result
+
+    return convert
+
+
+def _logsumexp(x, axis, keepdims):
+    return extra_math_ops.reduce_logsumexp(x, axis=axis, keepdims=keepdims)
+
+
+def _sum_of_squares(x):
+    return math_ops.multiply(x, x)
+
+
+# ONNX reduction -> (dataflow reduction, what is applied before, what after).
+_REDUCTIONS = {
+    "ReduceSum": (reduction_ops.reduce_sum, None, None, 13),
+    "ReduceMean": (reduction_ops.reduce_mean, None, None, 18),
+    "ReduceMax": (reduction_ops.reduce_max, None, None, 18),
+    "ReduceMin": (reduction_ops.reduce_min, None, None, 18),
+    "ReduceProd": (reduction_ops.reduce_prod, None, None, 18),
+    "ReduceL1": (reduction_ops.reduce_sum, math_ops.abs, None, 18),
+    "ReduceL2": (reduction_ops.reduce_sum, _sum_of_squares, math_ops.sqrt, 18),
+    "ReduceSumSquare": (reduction_ops.reduce_sum, _sum_of_squares, None, 18),
+    "ReduceLogSum": (reduction_ops.reduce_sum, None, math_ops.log, 18),
+    "ReduceLogSumExp": (_logsumexp, None, None, 18),
+}
+for _op_type, (_reduce, _before, _after, _since) in _REDUCTIONS.items():
+    converts(_op_type)(_reduction(_reduce, _before, _after, _since))
+
+
+@converts("ArgMax", "ArgMin")
+def _arg_extreme(ctx: NodeContext):
+    x = ctx.required_input(0)
+    rank = rank_of(ctx, x)
+    axis = normalize_axis(ctx, ctx.attr("axis", 0), rank)
+    find = reduction_ops.argmax if ctx.op_type == "ArgMax" else reduction_ops.argmin
+    if ctx.attr("select_last_index", 0):
+        from ...ops.reverse_ops import reverse_v2
+
+        length = array_ops.shape(x, out_type=dtypes.int64)[axis]
+        found = find(reverse_v2(x, [axis]), axis=axis, output_type=dtypes.int64)
+        index = math_ops.subtract(math_ops.subtract(length, 1), found)
+    else:
+        index = find(x, axis=axis, output_type=dtypes.int64)
+    if ctx.attr("keepdims", 1):
+        index = array_ops.expand_dims(index, axis)
+    return index
+
+
+@converts("CumSum")
+def _cumsum(ctx: NodeContext):
+    x = ctx.required_input(0)
+    axis = ctx.static_ints(1, "axis")[0]
+    return reduction_ops.cumsum(
+        x, axis=axis, exclusive=bool(ctx.attr("exclusive", 0)), reverse=bool(ctx.attr("reverse", 0))
+    )
+
+
+@converts("CumProd")
+def _cumprod(ctx: NodeContext):
+    x = ctx.required_input(0)
+    axis = ctx.static_ints(1, "axis")[0]
+    return extra_math_ops.cumprod(
+        x, axis=axis, exclusive=bool(ctx.attr("exclusive", 0)), reverse=bool(ctx.attr("reverse", 0))
+    )
+
+
+# -- matrices --------------------------------------------------------------------------------------
+
+
+@converts("MatMul")
+def _matmul(ctx: NodeContext):
+    a, b = ctx.required_input(0), ctx.required_input(1)
+    a_vector, b_vector = rank_of(ctx, a, "A") == 1, rank_of(ctx, b, "B") == 1
+    if a_vector:
+        a = array_ops.expand_dims(a, 0)
+    if b_vector:
+        b = array_ops.expand_dims(b, 1)
+    product = math_ops.matmul(a, b)
+    if a_vector:
+        product = array_ops.squeeze(product, axis=[-2])
+    if b_vector:
+        product = array_ops.squeeze(product, axis=[-1])
+    return product
+
+
+@converts("Gemm")
+def _gemm(ctx: NodeContext):
+    a, b, c = ctx.required_input(0), ctx.required_input(1), ctx.input(2)
+    product = math_ops.matmul(
+        a, b, transpose_a=bool(ctx.attr("transA", 0)), transpose_b=bool(ctx.attr("transB", 0))
+    )
+    alpha, beta = ctx.attr("alpha", 1.0), ctx.attr("beta", 1.0)
+    if alpha != 1.0:
+        product = math_ops.multiply(product, constant(alpha, dtype=product.dtype))
+    if c is None:
+        return product
+    if beta != 1.0:
+        c = math_ops.multiply(c, constant(beta, dtype=c.dtype))
+    return math_ops.add(product, c)
+
+
+@converts("Einsum")
+def _einsum(ctx: NodeContext):
+    equation = ctx.attr("equation").replace(" ", "")
+    return matrix_ops.einsum(equation, *[t for t in ctx.inputs if t is not None])
+
+
+@converts("Det")
+def _det(ctx: NodeContext):
+    return matrix_ops.matrix_determinant(ctx.required_input(0))
