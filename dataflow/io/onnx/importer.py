@@ -274,7 +274,11 @@ class GraphBuilder:
         finally:
             self.opsets = saved
         outputs = []
-        for name in function.output:
+        used = len(ctx.node.output)
+        for index, name in enumerate(function.output):
+            if index >= used or not ctx.node.output[index]:
+                outputs.append(None)  # an optional output the node does not ask for
+                continue
             tensor = inner.lookup(name)
             if tensor is None:
                 raise ctx.error(f"its function body does not define its output {name!r}")

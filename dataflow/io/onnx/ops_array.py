@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...framework import dtypes
-from ...ops import array_ops, extra_array_ops, extra_nn_ops, gather_ops, math_ops
+from ...ops import array_ops, extra_array_ops, extra_math_ops, extra_nn_ops, gather_ops, math_ops
+from ...ops import reduction_ops
 from ...ops import nd_index_ops, reverse_ops, selection_ops, slice_ops
 from ...ops.constant_op import constant
 from .converters import NodeContext, converts, normalize_axis, rank_of
@@ -119,18 +120,28 @@ def _cast_like(ctx: NodeContext):
 @converts("Reshape")
 def _reshape(ctx: NodeContext):
     x = ctx.required_input(0)
+    copies_zeros = not ctx.attr("allowzero", 0)
     shape = ctx.static(1)
     if shape is None:
-        if ctx.attr("allowzero", 0):
-            return array_ops.reshape(x, ctx.required_input(1))
-        raise ctx.error("the shape must be a constant (a 0 in it copies the input's dim)")
+        # A shape known at run time: a 0 in it takes the input's dim at that place.
+        shape = selection_ops.cast(ctx.required_input(1), dtypes.int64)
+        if copies_zeros:
+            length = shape.shape.num_elements()
+            if length is None:
+                raise ctx.error("the length of the shape must be known at import")
+            dims = array_ops.concat(
+                [array_ops.shape(x, out_type=dtypes.int64), array_ops.zeros([length], dtypes.int64)], 0
+            )[:length]
+            zero = constant(0, dtype=dtypes.int64)
+            shape = selection_ops.where_v2(math_ops.equal(shape, zero), dims, shape)
+        return array_ops.reshape(x, shape)
     shape = [int(d) for d in shape.reshape(-1)]
-    if not ctx.attr("allowzero", 0) and 0 in shape:
-        dims = array_ops.shape(x, out_type=dtypes.int64) if x.shape.ndims else None
+    if copies_zeros and 0 in shape:
         known = x.shape.as_list() if x.shape.ndims is not None else None
         if known is not None and all(known[i] is not None for i, d in enumerate(shape) if d == 0):
             shape = [known[i] if d == 0 else d for i, d in enumerate(shape)]
         else:
+            dims = array_ops.shape(x, out_type=dtypes.int64)
             parts = [
                 dims[i : i + 1] if d == 0 else constant([d], dtype=dtypes.int64)
                 for i, d in enumerate(shape)
@@ -167,9 +178,37 @@ def _transpose(ctx: NodeContext):
     return array_ops.transpose(x, perm)
 
 
+def _run_time_axes(ctx: NodeContext, rank: int):
+    """The axes input (index 1) known only at run time, as non-negative int64 axes of
+    ``rank``, and a bool vector of ``rank`` saying which axes it names."""
+    axes = selection_ops.cast(array_ops.reshape(ctx.required_input(1), [-1]), dtypes.int64)
+    rank_value = constant(rank, dtype=dtypes.int64)
+    axes = extra_math_ops.floormod(axes, rank_value)
+    positions = array_ops.range(rank_value, dtype=dtypes.int64)
+    named = reduction_ops.reduce_any(
+        math_ops.equal(array_ops.expand_dims(positions, 1), array_ops.expand_dims(axes, 0)),
+        axis=1,
+    )
+    return axes, named
+
+
+def _axes_count(ctx: NodeContext) -> int:
+    count = ctx.required_input(1).shape.num_elements()
+    if count is None:
+        raise ctx.error("the number of axes must be known at import")
+    return count
+
+
 @converts("Squeeze")
 def _squeeze(ctx: NodeContext):
     x = ctx.required_input(0)
+    if ctx.input(1) is not None and "axes" not in ctx.attrs and ctx.static(1) is None:
+        rank = rank_of(ctx, x)
+        _, named = _run_time_axes(ctx, rank)
+        kept = array_ops.reshape(selection_ops.where(math_ops.logical_not(named)), [-1])
+        dims = gather_ops.gather(array_ops.shape(x, out_type=dtypes.int64), kept)
+        out_rank = rank - _axes_count(ctx)
+        return array_ops.reshape(x, array_ops.reshape(dims, [out_rank]))
     axes = ctx.axes(1)
     value = ctx.static(0)
     if value is not None and value.dtype.kind in "iu":
@@ -182,6 +221,22 @@ def _squeeze(ctx: NodeContext):
 @converts("Unsqueeze")
 def _unsqueeze(ctx: NodeContext):
     x = ctx.required_input(0)
+    if ctx.input(1) is not None and "axes" not in ctx.attrs and ctx.static(1) is None:
+        out_rank = rank_of(ctx, x) + _axes_count(ctx)
+        _, named = _run_time_axes(ctx, out_rank)
+        # Place d of the output takes the input's dim number (places before d not named).
+        source = math_ops.subtract(
+            reduction_ops.cumsum(selection_ops.cast(math_ops.logical_not(named), dtypes.int64)),
+            constant(1, dtype=dtypes.int64),
+        )
+        dims = array_ops.concat(
+            [array_ops.shape(x, out_type=dtypes.int64), constant([1], dtype=dtypes.int64)], 0
+        )
+        source = math_ops.maximum(source, constant(0, dtype=dtypes.int64))
+        shape = selection_ops.where_v2(
+            named, array_ops.ones([out_rank], dtypes.int64), gather_ops.gather(dims, source)
+        )
+        return array_ops.reshape(x, shape)
     axes = ctx.axes(1)
     if axes is None:
         raise ctx.error("the axes are required")
@@ -211,6 +266,8 @@ def _concat(ctx: NodeContext):
 def _split(ctx: NodeContext):
     x = ctx.required_input(0)
     axis = ctx.attr("axis", 0)
+    if ctx.input(1) is not None and ctx.static(1) is None:
+        return _split_at_run_time(ctx, x, axis)
     sizes = ctx.static_ints(1, "split") if ctx.input(1) is not None else ctx.attrs.get("split")
     if sizes:
         return array_ops.split(x, sizes, axis=axis)
@@ -223,6 +280,28 @@ def _split(ctx: NodeContext):
     return array_ops.split(x, parts, axis=axis)
 
 
+def _split_at_run_time(ctx: NodeContext, x, axis: int):
+    """Split with sizes known only at run time: one slice per output between the running sums
+    of the sizes."""
+    rank = rank_of(ctx, x)
+    axis = normalize_axis(ctx, axis, rank)
+    sizes = selection_ops.cast(array_ops.reshape(ctx.required_input(1), [-1]), dtypes.int64)
+    ends = reduction_ops.cumsum(sizes)
+    starts = math_ops.subtract(ends, sizes)
+    parts = []
+    mask = ((1 << rank) - 1) & ~(1 << axis)
+    for index in range(ctx.num_outputs):
+        begin = array_ops.one_hot(axis, rank, dtype=dtypes.int64)
+        begin = math_ops.multiply(begin, starts[index])
+        end = math_ops.multiply(array_ops.one_hot(axis, rank, dtype=dtypes.int64), ends[index])
+        parts.append(
+            slice_ops.strided_slice(
+                x, begin, end, array_ops.ones([rank], dtypes.int64), begin_mask=mask, end_mask=mask
+            )
+        )
+    return parts
+
+
 @converts("Slice")
 def _slice(ctx: NodeContext):
     x = ctx.required_input(0)
@@ -231,6 +310,8 @@ def _slice(ctx: NodeContext):
         starts, ends = list(ctx.attr("starts")), list(ctx.attr("ends"))
         axes = list(ctx.attr("axes", range(len(starts))))
         steps = [1] * len(starts)
+    elif any(ctx.input(i) is not None and ctx.static(i) is None for i in (1, 2, 4)):
+        return _slice_at_run_time(ctx, x, rank)
     else:
         starts = ctx.static_ints(1, "starts")
         ends = ctx.static_ints(2, "ends")
@@ -273,6 +354,40 @@ def _slice(ctx: NodeContext):
             ],
         )
     return slice_ops.strided_slice(x, begin, end, strides, begin_mask=begin_mask, end_mask=end_mask)
+
+
+def _slice_at_run_time(ctx: NodeContext, x, rank: int):
+    """Slice with starts, ends or steps known only at run time (the axes known at import):
+    each is scattered into a vector over all axes; axes not sliced take everything.  dataflow's
+    strided slice clamps bounds past the ends as Python's slices do."""
+    count = ctx.required_input(1).shape.num_elements()
+    if count is None:
+        raise ctx.error("the number of starts must be known at import")
+    axes = ctx.static_ints(3, "axes", default=list(range(count)))
+    axes = [normalize_axis(ctx, a, rank) for a in axes]
+
+    def over_all_axes(index: int, default: int):
+        given = ctx.input(index)
+        if given is None:
+            values = constant([default] * count, dtype=dtypes.int64)
+        else:
+            values = selection_ops.cast(array_ops.reshape(given, [-1]), dtypes.int64)
+        full = constant([default] * rank, dtype=dtypes.int64)
+        coordinates = constant([[a] for a in axes], dtype=dtypes.int64)
+        return nd_index_ops.tensor_scatter_nd_update(full, coordinates, values)
+
+    untouched = 0
+    for axis in range(rank):
+        if axis not in axes:
+            untouched |= 1 << axis
+    return slice_ops.strided_slice(
+        x,
+        over_all_axes(1, 0),
+        over_all_axes(2, 0),
+        over_all_axes(4, 1),
+        begin_mask=untouched,
+        end_mask=untouched,
+    )
 
 
 def _wrap_negative(indices, length):
@@ -511,8 +626,8 @@ def _one_hot(ctx: NodeContext):
     rank = rank_of(ctx, indices) + 1
     axis = normalize_axis(ctx, ctx.attr("axis", -1), rank)
     depth = array_ops.reshape(selection_ops.cast(depth, dtypes.int64), [])
-    indices = selection_ops.cast(indices, dtypes.int64)
-    indices = _wrap_negative(indices, depth)
+    indices = _wrap_negative(selection_ops.cast(indices, dtypes.int64), depth)
+    depth = selection_ops.cast(depth, dtypes.int32)
     off, on = values[0], values[1]
     return array_ops.one_hot(indices, depth, on_value=on, off_value=off, axis=axis)
 
@@ -529,7 +644,12 @@ def _top_k(ctx: NodeContext):
     x = ctx.required_input(0)
     rank = rank_of(ctx, x)
     axis = normalize_axis(ctx, ctx.attr("axis", -1), rank)
-    k = ctx.attr("k") if ctx.opset < 10 else ctx.static_ints(1, "K")[0]
+    if ctx.opset < 10:
+        k = ctx.attr("k")
+    elif ctx.static(1) is not None:
+        k = int(ctx.static(1).reshape(-1)[0])
+    else:
+        k = selection_ops.cast(array_ops.reshape(ctx.required_input(1), []), dtypes.int32)
     largest = ctx.attr("largest", 1)
     moved = x if axis == rank - 1 else array_ops.transpose(x, _swap(rank, axis))
     keys = moved if largest else math_ops.negative(moved)
@@ -551,12 +671,15 @@ def _swap(rank: int, axis: int) -> list:
 @converts("Trilu")
 def _trilu(ctx: NodeContext):
     x = ctx.required_input(0)
-    k = ctx.static_ints(1, "k", default=[0])[0]
+    k_input = ctx.input(1)
     shape = array_ops.shape(x, out_type=dtypes.int64)
     rows = array_ops.reshape(array_ops.range(shape[-2], dtype=dtypes.int64), [-1, 1])
     cols = array_ops.reshape(array_ops.range(shape[-1], dtype=dtypes.int64), [1, -1])
     offset = math_ops.subtract(cols, rows)
-    k_value = constant(k, dtype=dtypes.int64)
+    if k_input is None:
+        k_value = constant(0, dtype=dtypes.int64)
+    else:
+        k_value = array_ops.reshape(selection_ops.cast(k_input, dtypes.int64), [])
     if ctx.attr("upper", 1):
         keep = math_ops.greater_equal(offset, k_value)
     else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ...framework import dtypes
 from ...ops import bitwise_ops, extra_math_ops, math_ops, reduction_ops, selection_ops
-from ...ops import array_ops, matrix_ops, nn_ops
+from ...ops import array_ops, extra_array_ops, gather_ops, matrix_ops, nn_ops, slice_ops
 from ...ops.constant_op import constant
 from .converters import NodeContext, converts, normalize_axis, rank_of
 
@@ -81,7 +81,7 @@ def _binary(ctx: NodeContext):
 def _div(ctx: NodeContext):
     a, b = ctx.required_input(0), ctx.required_input(1)
     if a.dtype.is_integer:
-        return math_ops.truncatediv(a, b)  # C's division, as ONNX defines it for integers
+        return extra_math_ops.truncatediv(a, b)  # C's division, as ONNX defines it for integers
     return math_ops.truediv(a, b)
 
 
@@ -89,10 +89,8 @@ def _div(ctx: NodeContext):
 def _mod(ctx: NodeContext):
     a, b = ctx.required_input(0), ctx.required_input(1)
     if ctx.attr("fmod", 0):
-        return math_ops.truncatemod(a, b)  # the sign of the dividend, as C's fmod
-    if a.dtype.is_integer:
-        return extra_math_ops.floormod(a, b)  # the sign of the divisor, as Python's %
-    return extra_math_ops.floormod(a, b)
+        return extra_math_ops.truncatemod(a, b)  # the sign of the dividend, as C's fmod
+    return extra_math_ops.floormod(a, b)  # the sign of the divisor, as Python's %
 
 
 @converts("Pow")
@@ -176,32 +174,61 @@ def _clip(ctx: NodeContext):
 # -- reductions ------------------------------------------------------------------------------------
 
 
-def _reduce_axes(ctx: NodeContext, input_axes_since: int):
-    """The axes of a reduction (an attribute before ``input_axes_since``, an input after), and
-    whether it reduces at all (``noop_with_empty_axes``)."""
-    if ctx.opset >= input_axes_since:
-        axes = ctx.static_ints(1, "axes")
-    else:
-        axes = ctx.attrs.get("axes")
-    if not axes:
-        if ctx.attr("noop_with_empty_axes", 0):
-            return None, False
-        return None, True
-    return list(axes), True
-
-
 def _reduction(reduce, before=None, after=None, input_axes_since: int = 18):
+    """The converter of a reduction: axes an attribute before opset ``input_axes_since`` and an
+    input from it on (a constant, or a value computed at run time); no axes reduce all of them,
+    unless ``noop_with_empty_axes``."""
+
     def convert(ctx: NodeContext):
         x = ctx.required_input(0)
-        axes, reduces = _reduce_axes(ctx, input_axes_since)
-        if not reduces:
-            return array_ops.identity(x)
         keepdims = bool(ctx.attr("keepdims", 1))
         value = before(x) if before is not None else x
+        if ctx.opset >= input_axes_since and ctx.input(1) is not None:
+            axes_tensor = ctx.input(1)
+            known = ctx.static(1)
+            if known is None and axes_tensor.shape.num_elements() != 0:
+                result = _reduce_over_run_time_axes(ctx, reduce, value, axes_tensor, keepdims)
+                return after(result) if after is not None else result
+            axes = [] if known is None else [int(a) for a in known.reshape(-1)]
+        else:
+            axes = list(ctx.attrs.get("axes", []))
+        if not axes:
+            if ctx.attr("noop_with_empty_axes", 0):
+                return array_ops.identity(x)
+            axes = None
         result = reduce(value, axis=axes, keepdims=keepdims)
         return after(result) if after is not None else result
 
     return convert
+
+
+def _reduce_over_run_time_axes(ctx: NodeContext, reduce, x, axes, keepdims: bool):
+    """``reduce`` over axes known only at run time, for an input of known rank: each axis is
+    reduced and broadcast back where it is among ``axes`` (so the shape stays), then the
+    reduced axes are cut to one element and, without ``keepdims``, reshaped away."""
+    rank = rank_of(ctx, x)
+    axes = selection_ops.cast(array_ops.reshape(axes, [-1]), dtypes.int64)
+    rank_value = constant(rank, dtype=dtypes.int64)
+    axes = extra_math_ops.floormod(axes, rank_value)  # negative axes count from the end
+    positions = array_ops.range(rank_value, dtype=dtypes.int64)
+    chosen = reduction_ops.reduce_any(
+        math_ops.equal(array_ops.expand_dims(positions, 1), array_ops.expand_dims(axes, 0)),
+        axis=1,
+    )
+    full_shape = array_ops.shape(x, out_type=dtypes.int64)
+    for axis in range(rank):
+        reduced = extra_array_ops.broadcast_to(
+            reduce(x, axis=[axis], keepdims=True), array_ops.shape(x)
+        )
+        x = selection_ops.where_v2(chosen[axis], reduced, x)
+    ones = array_ops.ones_like(full_shape)
+    ends = selection_ops.where_v2(chosen, ones, full_shape)
+    zeros = array_ops.zeros_like(full_shape)
+    x = slice_ops.strided_slice(x, zeros, ends, ones)
+    if keepdims:
+        return x
+    kept = array_ops.reshape(selection_ops.where(math_ops.logical_not(chosen)), [-1])
+    return array_ops.reshape(x, gather_ops.gather(full_shape, kept))
 
 
 def _logsumexp(x, axis, keepdims):
@@ -248,22 +275,26 @@ def _arg_extreme(ctx: NodeContext):
     return index
 
 
-@converts("CumSum")
-def _cumsum(ctx: NodeContext):
+@converts("CumSum", "CumProd")
+def _cumulative(ctx: NodeContext):
     x = ctx.required_input(0)
-    axis = ctx.static_ints(1, "axis")[0]
-    return reduction_ops.cumsum(
-        x, axis=axis, exclusive=bool(ctx.attr("exclusive", 0)), reverse=bool(ctx.attr("reverse", 0))
-    )
-
-
-@converts("CumProd")
-def _cumprod(ctx: NodeContext):
-    x = ctx.required_input(0)
-    axis = ctx.static_ints(1, "axis")[0]
-    return extra_math_ops.cumprod(
-        x, axis=axis, exclusive=bool(ctx.attr("exclusive", 0)), reverse=bool(ctx.attr("reverse", 0))
-    )
+    accumulate = reduction_ops.cumsum if ctx.op_type == "CumSum" else extra_math_ops.cumprod
+    options = {
+        "exclusive": bool(ctx.attr("exclusive", 0)),
+        "reverse": bool(ctx.attr("reverse", 0)),
+    }
+    known = ctx.static(1)
+    if known is not None:
+        return accumulate(x, axis=int(known.reshape(-1)[0]), **options)
+    # An axis known only at run time: the result along each axis, the one asked for chosen.
+    rank = rank_of(ctx, x)
+    axis = array_ops.reshape(selection_ops.cast(ctx.required_input(1), dtypes.int64), [])
+    axis = extra_math_ops.floormod(axis, constant(rank, dtype=dtypes.int64))
+    result = accumulate(x, axis=0, **options)
+    for candidate in range(1, rank):
+        chosen = math_ops.equal(axis, constant(candidate, dtype=dtypes.int64))
+        result = selection_ops.where_v2(chosen, accumulate(x, axis=candidate, **options), result)
+    return result
 
 
 # -- matrices --------------------------------------------------------------------------------------

@@ -416,7 +416,7 @@ def _hardmax(ctx: NodeContext):
     rank = rank_of(ctx, x)
     axis = normalize_axis(ctx, ctx.attr("axis", -1), rank) if restore is None else rank - 1
     index = reduction_ops.argmax(x, axis=axis, output_type=dtypes.int64)  # the first maximum
-    depth = array_ops.shape(x, out_type=dtypes.int64)[axis]
+    depth = array_ops.shape(x)[axis]
     y = array_ops.one_hot(index, depth, axis=axis, dtype=x.dtype)
     return y if restore is None else restore(y)
 
