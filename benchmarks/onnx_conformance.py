@@ -227,6 +227,11 @@ def main(argv=None) -> int:
     parser.add_argument("--no-light", action="store_true", help="leave out the light models")
     parser.add_argument("--no-ort", action="store_true", help="leave out onnxruntime")
     parser.add_argument("--failures", type=int, default=5, help="cases listed per cause and op")
+    parser.add_argument(
+        "--ort-passed",
+        action="store_true",
+        help="list only the failures of cases onnxruntime passes",
+    )
     args = parser.parse_args(argv)
     with_ort = onnxruntime is not None and not args.no_ort
 
@@ -283,10 +288,13 @@ def main(argv=None) -> int:
         )
 
     failures = collections.defaultdict(list)
-    for case, ours, _ in results:
+    for case, ours, theirs in results:
+        if args.ort_passed and (theirs is None or theirs[0] is not None):
+            continue
         if ours[0] is not None:
             failures[ours[0]].append((case, ours[1]))
-    print("\ndataflow's failures by cause:")
+    which = " (of the cases onnxruntime passes)" if args.ort_passed else ""
+    print(f"\ndataflow's failures by cause{which}:")
     for cause in ("unsupported op", "import error", "run error", "wrong values"):
         listed = failures.get(cause, [])
         print(f"\n{cause}: {len(listed)} cases")

@@ -18,8 +18,11 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ...framework import dtypes
 from ...framework.graph import Tensor
 from ...framework.tensor_conversion import numpy_value_or_none
+from ...ops import assorted_ops, bitwise_ops, selection_ops
+from ...ops.constant_op import constant
 from ...ops.static_values import known_int_value
 from .reader import OnnxImportError
 
@@ -121,3 +124,34 @@ def normalize_axis(ctx: NodeContext, axis: int, rank: int) -> int:
     if not -rank <= axis < max(rank, 1):
         raise ctx.error(f"axis {axis} is out of range for rank {rank}")
     return axis % rank if rank else 0
+
+
+# -- unsigned integers ---------------------------------------------------------------------------
+# dataflow's arithmetic, comparisons and casts take uint8 but not uint16/32/64.  Converters
+# compute with such values as int64: uint16 and uint32 exactly (reinterpreted as the signed
+# type of their width, widened, and masked back to their value); uint64 reinterpreted as int64,
+# where addition, subtraction, multiplication and the bitwise ops give the same bits.
+WIDE_UNSIGNED = (dtypes.uint16, dtypes.uint32, dtypes.uint64)
+_SAME_WIDTH_SIGNED = {dtypes.uint16: dtypes.int16, dtypes.uint32: dtypes.int32}
+
+
+def as_int64(x):
+    """``x`` (of a type in `WIDE_UNSIGNED`) as int64: the same value for uint16 and uint32,
+    the same bits for uint64; any other ``x`` unchanged."""
+    if x.dtype == dtypes.uint64:
+        return assorted_ops.bitcast(x, dtypes.int64)
+    if x.dtype in _SAME_WIDTH_SIGNED:
+        signed = assorted_ops.bitcast(x, _SAME_WIDTH_SIGNED[x.dtype])
+        mask = constant((1 << (x.dtype.size * 8)) - 1, dtype=dtypes.int64)
+        return bitwise_ops.bitwise_and(selection_ops.cast(signed, dtypes.int64), mask)
+    return x
+
+
+def from_int64(y, dtype):
+    """The int64 ``y`` as ``dtype``, wrapping modulo its width as C's casts do (the inverse of
+    `as_int64`); for other dtypes ``y`` unchanged."""
+    if dtype == dtypes.uint64:
+        return assorted_ops.bitcast(y, dtypes.uint64)
+    if dtype in _SAME_WIDTH_SIGNED:
+        return assorted_ops.bitcast(selection_ops.cast(y, _SAME_WIDTH_SIGNED[dtype]), dtype)
+    return y

@@ -20,7 +20,15 @@ from ...ops import array_ops, extra_array_ops, extra_math_ops, extra_nn_ops, gat
 from ...ops import reduction_ops
 from ...ops import nd_index_ops, reverse_ops, selection_ops, slice_ops
 from ...ops.constant_op import constant
-from .converters import NodeContext, converts, normalize_axis, rank_of
+from .converters import (
+    WIDE_UNSIGNED,
+    NodeContext,
+    as_int64,
+    converts,
+    from_int64,
+    normalize_axis,
+    rank_of,
+)
 from .reader import dtype_of
 
 _INT64_MAX = 2**63 - 1
@@ -109,12 +117,23 @@ def _cast(ctx: NodeContext):
     value = ctx.static(0)
     if value is not None and dtype.is_integer and x.dtype.is_integer:
         return _known(ctx, value.astype(dtype.as_numpy_dtype))
+    return _cast_to(x, dtype)
+
+
+def _cast_to(x, dtype):
+    """``x`` cast to ``dtype``, through int64 for the unsigned types dataflow's cast refuses."""
+    if x.dtype == dtype:
+        return array_ops.identity(x)
+    if x.dtype in WIDE_UNSIGNED:
+        x = as_int64(x)
+    if dtype in WIDE_UNSIGNED:
+        return from_int64(selection_ops.cast(x, dtypes.int64), dtype)
     return selection_ops.cast(x, dtype)
 
 
 @converts("CastLike")
 def _cast_like(ctx: NodeContext):
-    return selection_ops.cast(ctx.required_input(0), ctx.required_input(1).dtype)
+    return _cast_to(ctx.required_input(0), ctx.required_input(1).dtype)
 
 
 @converts("Reshape")
@@ -126,12 +145,15 @@ def _reshape(ctx: NodeContext):
         # A shape known at run time: a 0 in it takes the input's dim at that place.
         shape = selection_ops.cast(ctx.required_input(1), dtypes.int64)
         if copies_zeros:
-            length = shape.shape.num_elements()
-            if length is None:
-                raise ctx.error("the length of the shape must be known at import")
-            dims = array_ops.concat(
-                [array_ops.shape(x, out_type=dtypes.int64), array_ops.zeros([length], dtypes.int64)], 0
-            )[:length]
+            # The input's dims, padded with zeros (never chosen) to the shape's length.
+            padded = array_ops.concat(
+                [array_ops.shape(x, out_type=dtypes.int64), array_ops.zeros_like(shape)], 0
+            )
+            dims = array_ops.slice(
+                padded,
+                constant([0], dtype=dtypes.int64),
+                array_ops.shape(shape, out_type=dtypes.int64),
+            )
             zero = constant(0, dtype=dtypes.int64)
             shape = selection_ops.where_v2(math_ops.equal(shape, zero), dims, shape)
         return array_ops.reshape(x, shape)
@@ -310,7 +332,7 @@ def _slice(ctx: NodeContext):
         starts, ends = list(ctx.attr("starts")), list(ctx.attr("ends"))
         axes = list(ctx.attr("axes", range(len(starts))))
         steps = [1] * len(starts)
-    elif any(ctx.input(i) is not None and ctx.static(i) is None for i in (1, 2, 4)):
+    elif any(ctx.input(i) is not None and ctx.static(i) is None for i in (1, 2, 3, 4)):
         return _slice_at_run_time(ctx, x, rank)
     else:
         starts = ctx.static_ints(1, "starts")
@@ -357,14 +379,18 @@ def _slice(ctx: NodeContext):
 
 
 def _slice_at_run_time(ctx: NodeContext, x, rank: int):
-    """Slice with starts, ends or steps known only at run time (the axes known at import):
-    each is scattered into a vector over all axes; axes not sliced take everything.  dataflow's
-    strided slice clamps bounds past the ends as Python's slices do."""
+    """Slice with bounds, axes or steps known only at run time: each is scattered into a
+    vector over all axes, whose other entries take everything (0 to the largest int, step 1).
+    dataflow's strided slice clamps bounds past the ends as Python's slices do."""
     count = ctx.required_input(1).shape.num_elements()
     if count is None:
         raise ctx.error("the number of starts must be known at import")
-    axes = ctx.static_ints(3, "axes", default=list(range(count)))
-    axes = [normalize_axis(ctx, a, rank) for a in axes]
+    if ctx.input(3) is None:
+        axes = constant(list(range(count)), dtype=dtypes.int64)
+    else:
+        axes = selection_ops.cast(array_ops.reshape(ctx.input(3), [-1]), dtypes.int64)
+        axes = extra_math_ops.floormod(axes, constant(rank, dtype=dtypes.int64))
+    coordinates = array_ops.expand_dims(axes, 1)
 
     def over_all_axes(index: int, default: int):
         given = ctx.input(index)
@@ -372,21 +398,11 @@ def _slice_at_run_time(ctx: NodeContext, x, rank: int):
             values = constant([default] * count, dtype=dtypes.int64)
         else:
             values = selection_ops.cast(array_ops.reshape(given, [-1]), dtypes.int64)
-        full = constant([default] * rank, dtype=dtypes.int64)
-        coordinates = constant([[a] for a in axes], dtype=dtypes.int64)
+        full = constant([0 if index == 1 else default] * rank, dtype=dtypes.int64)
         return nd_index_ops.tensor_scatter_nd_update(full, coordinates, values)
 
-    untouched = 0
-    for axis in range(rank):
-        if axis not in axes:
-            untouched |= 1 << axis
     return slice_ops.strided_slice(
-        x,
-        over_all_axes(1, 0),
-        over_all_axes(2, 0),
-        over_all_axes(4, 1),
-        begin_mask=untouched,
-        end_mask=untouched,
+        x, over_all_axes(1, 0), over_all_axes(2, _INT64_MAX), over_all_axes(4, 1)
     )
 
 
@@ -500,101 +516,70 @@ def _tile(ctx: NodeContext):
     return gather_ops.tile(ctx.required_input(0), ctx.required_input(1))
 
 
-_PAD_MODES = {"constant": "CONSTANT", "reflect": "REFLECT", "edge": "SYMMETRIC"}
-
-
 @converts("Pad")
 def _pad(ctx: NodeContext):
     x = ctx.required_input(0)
     rank = rank_of(ctx, x)
+    mode = ctx.attr("mode", "constant")
+    if mode not in ("constant", "reflect", "edge", "wrap"):
+        raise ctx.error(f"mode {mode!r} is not one of constant, reflect, edge, wrap")
     if ctx.opset < 11:
-        pads = list(ctx.attr("pads"))
+        pads = constant(list(ctx.attr("pads")), dtype=dtypes.int64)
+        fill = constant(ctx.attr("value", 0.0), dtype=x.dtype)
     else:
-        pads = ctx.static_ints(1, "pads")
+        pads = selection_ops.cast(ctx.required_input(1), dtypes.int64)
+        fill = ctx.input(2)
+        fill = constant(0, dtype=x.dtype) if fill is None else array_ops.reshape(fill, [])
     axes = ctx.static_ints(3, "axes", default=list(range(rank)))
     axes = [normalize_axis(ctx, a, rank) for a in axes]
-    if len(pads) != 2 * len(axes):
-        raise ctx.error(f"pads has {len(pads)} values, {2 * len(axes)} expected")
-    paddings = [[0, 0] for _ in range(rank)]
+    known = ctx.static(1) if ctx.opset >= 11 else np.asarray(ctx.attr("pads"))
+    if known is not None and mode in ("constant", "reflect") and (known >= 0).all():
+        # The pads known at import: dataflow's pad op.
+        known = [int(p) for p in known.reshape(-1)]
+        if len(known) != 2 * len(axes):
+            raise ctx.error(f"pads has {len(known)} values, {2 * len(axes)} expected")
+        paddings = [[0, 0] for _ in range(rank)]
+        for i, axis in enumerate(axes):
+            paddings[axis] = [known[i], known[i + len(axes)]]
+        if mode == "reflect":
+            return gather_ops.pad(x, paddings, mode="REFLECT")
+        return gather_ops.pad(x, paddings, constant_values=fill)
+    pads = array_ops.reshape(pads, [2, len(axes)])
     for i, axis in enumerate(axes):
-        paddings[axis] = [pads[i], pads[i + len(axes)]]
-    mode = ctx.attr("mode", "constant")
-    if any(p < 0 for pair in paddings for p in pair):
-        # Negative pads crop: pad the positive parts, then slice the negative ones away.
-        crop_begin = [max(-b, 0) for b, _ in paddings]
-        crop_end = [max(-e, 0) for _, e in paddings]
-        paddings = [[max(b, 0), max(e, 0)] for b, e in paddings]
-    else:
-        crop_begin = crop_end = None
-    value = ctx.input(2)
-    if ctx.opset < 11:
-        value = constant(ctx.attr("value", 0.0), dtype=x.dtype)
-    if mode == "constant":
-        fill = 0 if value is None else array_ops.reshape(value, [])
-        y = gather_ops.pad(x, paddings, constant_values=fill)
-    elif mode == "edge":
-        y = _edge_pad(x, paddings)
+        x = _pad_axis(x, axis, rank, pads[0, i], pads[1, i], mode, fill)
+    return x
+
+
+def _pad_axis(x, axis: int, rank: int, before, after, mode: str, fill):
+    """``x`` padded along ``axis`` by ``before`` and ``after`` places (run-time values;
+    negative ones crop) as a gather: output place ``i`` reads input place ``i - before``,
+    mapped into the input by the mode (clamped for edge, mirrored for reflect, wrapped for
+    wrap; for constant, places outside take ``fill``)."""
+    length = array_ops.shape(x, out_type=dtypes.int64)[axis]
+    places = array_ops.range(
+        math_ops.negative(before), math_ops.add(length, after), dtype=dtypes.int64
+    )
+    zero, one = constant(0, dtype=dtypes.int64), constant(1, dtype=dtypes.int64)
+    last = math_ops.maximum(math_ops.subtract(length, one), zero)
+    clamped = math_ops.minimum(math_ops.maximum(places, zero), last)
+    if mode == "wrap":
+        source = extra_math_ops.floormod(places, math_ops.maximum(length, one))
     elif mode == "reflect":
-        y = gather_ops.pad(x, paddings, mode="REFLECT")
-    elif mode == "wrap":
-        y = _wrap_pad(x, paddings)
+        period = math_ops.maximum(math_ops.multiply(last, constant(2, dtype=dtypes.int64)), one)
+        folded = extra_math_ops.floormod(places, period)
+        source = selection_ops.where_v2(
+            math_ops.less(folded, length), folded, math_ops.subtract(period, folded)
+        )
     else:
-        raise ctx.error(f"mode {mode!r} is not one of constant, reflect, edge, wrap")
-    if crop_begin is not None:
-        ends = [-e if e else None for e in crop_end]
-        y = y[tuple(slice(b, e) for b, e in zip(crop_begin, ends))]
-    return y
-
-
-def _edge_pad(x, paddings):
-    """``x`` padded by repeating its border elements, one axis at a time."""
-    for axis, (before, after) in enumerate(paddings):
-        if not before and not after:
-            continue
-        parts = []
-        if before:
-            first = slice_ops.strided_slice(
-                x,
-                [0] * (axis + 1),
-                [1] * (axis + 1),
-                [1] * (axis + 1),
-                begin_mask=(1 << axis) - 1,
-                end_mask=(1 << axis) - 1,
-            )
-            parts.append(
-                gather_ops.tile(first, [before if d == axis else 1 for d in range(x.shape.ndims)])
-            )
-        parts.append(x)
-        if after:
-            last = slice_ops.strided_slice(
-                x,
-                [0] * axis + [-1],
-                [0] * axis + [0],
-                [1] * (axis + 1),
-                begin_mask=(1 << axis) - 1,
-                end_mask=((1 << axis) - 1) | (1 << axis),
-            )
-            parts.append(
-                gather_ops.tile(last, [after if d == axis else 1 for d in range(x.shape.ndims)])
-            )
-        x = array_ops.concat(parts, axis=axis)
-    return x
-
-
-def _wrap_pad(x, paddings):
-    """``x`` padded by wrapping around (the end before the start), one axis at a time."""
-    for axis, (before, after) in enumerate(paddings):
-        if not before and not after:
-            continue
-        index = [slice(None)] * axis
-        parts = []
-        if before:
-            parts.append(x[tuple(index + [slice(-before, None)])])
-        parts.append(x)
-        if after:
-            parts.append(x[tuple(index + [slice(0, after)])])
-        x = array_ops.concat(parts, axis=axis)
-    return x
+        source = clamped
+    gathered = gather_ops.gather(x, source, axis=axis)
+    if mode != "constant":
+        return gathered
+    inside = math_ops.logical_and(
+        math_ops.greater_equal(places, zero), math_ops.less(places, length)
+    )
+    inside = array_ops.reshape(inside, [-1] + [1] * (rank - 1 - axis))
+    return selection_ops.where_v2(inside, gathered, fill)
 
 
 @converts("ConstantOfShape")

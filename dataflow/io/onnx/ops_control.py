@@ -50,11 +50,17 @@ def _if(ctx: NodeContext):
     return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
 
 
-def _output_arrays(ctx: NodeContext, body, first: int) -> list:
-    """One TensorArray per body output from index ``first`` on (the per-iteration outputs)."""
+def _output_arrays(ctx: NodeContext, body, first: int, fallback) -> list:
+    """One TensorArray per body output from index ``first`` on (the per-iteration outputs).
+    An output whose type the body leaves undeclared is taken to have ``fallback``'s dtype, and
+    `_write` checks it once the body is built."""
     arrays = []
     for value_info in list(body.output)[first:]:
-        dtype = dtype_of(value_info.type.tensor_type.elem_type, ctx.where)
+        elem_type = value_info.type.tensor_type.elem_type
+        if elem_type == 0 and fallback is not None:
+            dtype = fallback.dtype
+        else:
+            dtype = dtype_of(elem_type, ctx.where)
         dims = static_dims(value_info)
         arrays.append(
             TensorArray(
@@ -66,6 +72,19 @@ def _output_arrays(ctx: NodeContext, body, first: int) -> list:
             )
         )
     return arrays
+
+
+def _write(ctx: NodeContext, arrays, index, values) -> list:
+    """Each value written at ``index`` into its TensorArray, whose dtype it must have."""
+    written = []
+    for array, value in zip(arrays, values):
+        if value.dtype != array.dtype:
+            raise ctx.error(
+                f"a per-iteration output of the body is {value.dtype.name}, its declared (or "
+                f"assumed) type is {array.dtype.name}"
+            )
+        written.append(array.write(index, value))
+    return written
 
 
 @converts("Loop")
@@ -83,7 +102,7 @@ def _loop(ctx: NodeContext):
     if trip_count is not None:
         limit = array_ops.reshape(selection_ops.cast(trip_count, dtypes.int64), [])
     keep_going = _scalar_bool(condition) if condition is not None else constant(True)
-    arrays = _output_arrays(ctx, body, 1 + state_count)
+    arrays = _output_arrays(ctx, body, 1 + state_count, initial[0] if initial else None)
 
     def test(i, going, *rest):
         if limit is None:
@@ -94,7 +113,7 @@ def _loop(ctx: NodeContext):
         states, partial = rest[:state_count], rest[state_count:]
         outputs = builder.build_subgraph(body, ctx.scope, [i, going, *states], ctx.where)
         new_states = _fresh(outputs[1 : 1 + state_count])
-        written = [a.write(i, o) for a, o in zip(partial, outputs[1 + state_count :])]
+        written = _write(ctx, partial, i, outputs[1 + state_count :])
         return [math_ops.add(i, constant(1, dtype=dtypes.int64)), _scalar_bool(outputs[0])] + (
             new_states + written
         )
@@ -140,7 +159,7 @@ def _scan(ctx: NodeContext):
             sequence = reverse_v2(sequence, [0])
         moved.append(sequence)
     length = array_ops.shape(moved[0], out_type=dtypes.int64)[0]
-    arrays = _output_arrays(ctx, body, state_count)
+    arrays = _output_arrays(ctx, body, state_count, sequences[0] if sequences else None)
 
     def test(i, *rest):
         return math_ops.less(i, length)
@@ -149,7 +168,7 @@ def _scan(ctx: NodeContext):
         carried, partial = rest[:state_count], rest[state_count:]
         elements = [gather_ops.gather(s, i) for s in moved]
         outputs = builder.build_subgraph(body, ctx.scope, [*carried, *elements], ctx.where)
-        written = [a.write(i, o) for a, o in zip(partial, outputs[state_count:])]
+        written = _write(ctx, partial, i, outputs[state_count:])
         return [math_ops.add(i, constant(1, dtype=dtypes.int64))] + (
             _fresh(outputs[:state_count]) + written
         )

@@ -9,10 +9,20 @@ of another type, reductions whose axes arrive as an input, and ``select_last_ind
 from __future__ import annotations
 
 from ...framework import dtypes
-from ...ops import bitwise_ops, extra_math_ops, math_ops, reduction_ops, selection_ops
+from primitives.control_flow_ops import cond
+
+from ...ops import assorted_ops, bitwise_ops, extra_math_ops, math_ops, reduction_ops, selection_ops
 from ...ops import array_ops, extra_array_ops, gather_ops, matrix_ops, nn_ops, slice_ops
 from ...ops.constant_op import constant
-from .converters import NodeContext, converts, normalize_axis, rank_of
+from .converters import (
+    WIDE_UNSIGNED,
+    NodeContext,
+    as_int64,
+    converts,
+    from_int64,
+    normalize_axis,
+    rank_of,
+)
 
 # ONNX op type -> the dataflow function of one argument it is.
 _UNARY = {
@@ -44,7 +54,6 @@ _UNARY = {
     "IsNaN": extra_math_ops.is_nan,
     "Relu": nn_ops.relu,
     "Softplus": nn_ops.softplus,
-    "BitwiseNot": bitwise_ops.invert,
 }
 
 
@@ -53,44 +62,79 @@ def _unary(ctx: NodeContext):
     return _UNARY[ctx.op_type](ctx.required_input(0))
 
 
-# ONNX op type -> the dataflow function of two broadcast arguments it is.
+@converts("BitwiseNot")
+def _bitwise_not(ctx: NodeContext):
+    x = ctx.required_input(0)
+    return from_int64(bitwise_ops.invert(as_int64(x)), x.dtype)
+
+
+# -- unsigned integers: computed as int64 (`converters.as_int64`); compared with uint64's sign
+# bit flipped, which makes the signed order the unsigned one.
+_INT64_SIGN_BIT = -(2**63)
+_signed = as_int64
+_unsigned_again = from_int64
+
+
+def _ordered(x):
+    """``x`` as a type whose signed order is ``x``'s order (uint64: the sign bit flipped)."""
+    if x.dtype == dtypes.uint64:
+        flip = constant(_INT64_SIGN_BIT, dtype=dtypes.int64)
+        return bitwise_ops.bitwise_xor(as_int64(x), flip)
+    return as_int64(x)
+
+
+# ONNX op type -> the dataflow function of two broadcast arguments it is, and whether the
+# result has the arguments' type (arithmetic) or is a comparison.
 _BINARY = {
-    "Add": math_ops.add,
-    "Sub": math_ops.subtract,
-    "Mul": math_ops.multiply,
-    "Equal": math_ops.equal,
-    "Less": math_ops.less,
-    "Greater": math_ops.greater,
-    "LessOrEqual": math_ops.less_equal,
-    "GreaterOrEqual": math_ops.greater_equal,
-    "And": math_ops.logical_and,
-    "Or": math_ops.logical_or,
-    "Xor": math_ops.logical_xor,
-    "BitwiseAnd": bitwise_ops.bitwise_and,
-    "BitwiseOr": bitwise_ops.bitwise_or,
-    "BitwiseXor": bitwise_ops.bitwise_xor,
+    "Add": (math_ops.add, "same bits"),
+    "Sub": (math_ops.subtract, "same bits"),
+    "Mul": (math_ops.multiply, "same bits"),
+    "BitwiseAnd": (bitwise_ops.bitwise_and, "same bits"),
+    "BitwiseOr": (bitwise_ops.bitwise_or, "same bits"),
+    "BitwiseXor": (bitwise_ops.bitwise_xor, "same bits"),
+    "Equal": (math_ops.equal, "order"),
+    "Less": (math_ops.less, "order"),
+    "Greater": (math_ops.greater, "order"),
+    "LessOrEqual": (math_ops.less_equal, "order"),
+    "GreaterOrEqual": (math_ops.greater_equal, "order"),
+    "And": (math_ops.logical_and, "bool"),
+    "Or": (math_ops.logical_or, "bool"),
+    "Xor": (math_ops.logical_xor, "bool"),
 }
 
 
 @converts(*_BINARY)
 def _binary(ctx: NodeContext):
-    return _BINARY[ctx.op_type](ctx.required_input(0), ctx.required_input(1))
+    a, b = ctx.required_input(0), ctx.required_input(1)
+    function, kind = _BINARY[ctx.op_type]
+    if kind == "order":
+        return function(_ordered(a), _ordered(b))
+    if kind == "same bits":
+        return _unsigned_again(function(_signed(a), _signed(b)), a.dtype)
+    return function(a, b)
 
 
 @converts("Div")
 def _div(ctx: NodeContext):
     a, b = ctx.required_input(0), ctx.required_input(1)
+    if a.dtype == dtypes.uint64:
+        raise ctx.error("uint64 division is not supported")
     if a.dtype.is_integer:
-        return extra_math_ops.truncatediv(a, b)  # C's division, as ONNX defines it for integers
+        # C's division, as ONNX defines it for integers
+        return _unsigned_again(extra_math_ops.truncatediv(_signed(a), _signed(b)), a.dtype)
     return math_ops.truediv(a, b)
 
 
 @converts("Mod")
 def _mod(ctx: NodeContext):
     a, b = ctx.required_input(0), ctx.required_input(1)
+    if a.dtype == dtypes.uint64:
+        raise ctx.error("uint64 remainders are not supported")
     if ctx.attr("fmod", 0):
-        return extra_math_ops.truncatemod(a, b)  # the sign of the dividend, as C's fmod
-    return extra_math_ops.floormod(a, b)  # the sign of the divisor, as Python's %
+        result = extra_math_ops.truncatemod(_signed(a), _signed(b))  # the dividend's sign
+    else:
+        result = extra_math_ops.floormod(_signed(a), _signed(b))  # the divisor's sign
+    return _unsigned_again(result, a.dtype)
 
 
 @converts("Pow")
@@ -108,11 +152,29 @@ def _pow(ctx: NodeContext):
 def _bit_shift(ctx: NodeContext):
     x, amount = ctx.required_input(0), ctx.required_input(1)
     direction = ctx.attr("direction")
+    if direction not in ("LEFT", "RIGHT"):
+        raise ctx.error(f"direction must be LEFT or RIGHT, got {direction!r}")
+    if x.dtype == dtypes.uint64 and direction == "RIGHT":
+        raise ctx.error("uint64 right shifts are not supported")
+    width = x.dtype.size * 8
+    # A shift by a negative amount or by the width or more fills the whole value: 0 (left),
+    # or the sign bit (right), as ONNX defines it.
+    signed_x, signed_amount = _signed(x), _signed(amount)
+    zero = constant(0, dtype=signed_amount.dtype)
+    top = constant(width - 1, dtype=signed_amount.dtype)
+    out_of_range = math_ops.logical_or(
+        math_ops.less(signed_amount, zero), math_ops.greater(signed_amount, top)
+    )
     if direction == "LEFT":
-        return bitwise_ops.left_shift(x, amount)
-    if direction == "RIGHT":
-        return bitwise_ops.right_shift(x, amount)
-    raise ctx.error(f"direction must be LEFT or RIGHT, got {direction!r}")
+        shifted = bitwise_ops.left_shift(signed_x, math_ops.minimum(signed_amount, top))
+        shifted = selection_ops.where_v2(out_of_range, array_ops.zeros_like(shifted), shifted)
+    else:
+        # Shifting by width - 1 fills the value with its sign bit.
+        tops = array_ops.fill(array_ops.shape(signed_amount), top)
+        shifted = bitwise_ops.right_shift(
+            signed_x, selection_ops.where_v2(out_of_range, tops, signed_amount)
+        )
+    return _unsigned_again(shifted, x.dtype)
 
 
 @converts("IsInf")
@@ -142,7 +204,13 @@ def _variadic(ctx: NodeContext):
     combine = _VARIADIC.get(ctx.op_type, math_ops.add)
     result = values[0]
     for value in values[1:]:
-        result = combine(result, value)
+        if result.dtype in WIDE_UNSIGNED and ctx.op_type != "Sum":
+            pick = math_ops.greater if ctx.op_type == "Max" else math_ops.less
+            result = selection_ops.where_v2(pick(_ordered(result), _ordered(value)), result, value)
+        elif result.dtype in WIDE_UNSIGNED:
+            result = _unsigned_again(combine(_signed(result), _signed(value)), result.dtype)
+        else:
+            result = combine(result, value)
     if ctx.op_type == "Mean":
         result = math_ops.truediv(result, constant(len(values), dtype=result.dtype))
     elif len(values) == 1:
@@ -183,6 +251,14 @@ def _reduction(reduce, before=None, after=None, input_axes_since: int = 18):
         x = ctx.required_input(0)
         keepdims = bool(ctx.attr("keepdims", 1))
         value = before(x) if before is not None else x
+        if value.dtype == dtypes.bool:  # ReduceMax/ReduceMin of bools: any/all
+            value = selection_ops.cast(value, dtypes.int8)
+            result = convert_numeric(ctx, value, keepdims)
+            return selection_ops.cast(result, dtypes.bool)
+        return convert_numeric(ctx, value, keepdims)
+
+    def convert_numeric(ctx: NodeContext, value, keepdims: bool):
+        x = ctx.required_input(0)
         if ctx.opset >= input_axes_since and ctx.input(1) is not None:
             axes_tensor = ctx.input(1)
             known = ctx.static(1)
@@ -203,9 +279,9 @@ def _reduction(reduce, before=None, after=None, input_axes_since: int = 18):
 
 
 def _reduce_over_run_time_axes(ctx: NodeContext, reduce, x, axes, keepdims: bool):
-    """``reduce`` over axes known only at run time, for an input of known rank: each axis is
-    reduced and broadcast back where it is among ``axes`` (so the shape stays), then the
-    reduced axes are cut to one element and, without ``keepdims``, reshaped away."""
+    """``reduce`` over axes known only at run time, for an input of known rank: a `cond` per
+    axis reduces it (keeping it as one element) when it is among ``axes``; without
+    ``keepdims`` the reduced axes are then reshaped away."""
     rank = rank_of(ctx, x)
     axes = selection_ops.cast(array_ops.reshape(axes, [-1]), dtypes.int64)
     rank_value = constant(rank, dtype=dtypes.int64)
@@ -217,14 +293,11 @@ def _reduce_over_run_time_axes(ctx: NodeContext, reduce, x, axes, keepdims: bool
     )
     full_shape = array_ops.shape(x, out_type=dtypes.int64)
     for axis in range(rank):
-        reduced = extra_array_ops.broadcast_to(
-            reduce(x, axis=[axis], keepdims=True), array_ops.shape(x)
+        x = cond(
+            chosen[axis],
+            lambda x=x, axis=axis: reduce(x, axis=[axis], keepdims=True),
+            lambda x=x: array_ops.identity(x),
         )
-        x = selection_ops.where_v2(chosen[axis], reduced, x)
-    ones = array_ops.ones_like(full_shape)
-    ends = selection_ops.where_v2(chosen, ones, full_shape)
-    zeros = array_ops.zeros_like(full_shape)
-    x = slice_ops.strided_slice(x, zeros, ends, ones)
     if keepdims:
         return x
     kept = array_ops.reshape(selection_ops.where(math_ops.logical_not(chosen)), [-1])
@@ -303,7 +376,9 @@ def _cumulative(ctx: NodeContext):
 @converts("MatMul")
 def _matmul(ctx: NodeContext):
     a, b = ctx.required_input(0), ctx.required_input(1)
-    a_vector, b_vector = rank_of(ctx, a, "A") == 1, rank_of(ctx, b, "B") == 1
+    if a.shape.ndims is None or b.shape.ndims is None:
+        return math_ops.matmul(a, b)  # taken to be matrices (or batches of them)
+    a_vector, b_vector = a.shape.ndims == 1, b.shape.ndims == 1
     if a_vector:
         a = array_ops.expand_dims(a, 0)
     if b_vector:
