@@ -1,5 +1,7 @@
 """The command line: ``python -m dataflow inspect|render|run|optimize FILE``, for graphs saved by
-`df.io`.
+`df.io` and for ONNX models (a ``.onnx`` file is imported with `df.onnx.import_model`; its
+inputs are placeholders and its outputs identity ops named after the ONNX values, so
+``--feed``/``--fetch`` take the ONNX names; reading one needs the ``onnx`` extra).
 
 - ``inspect FILE``: op counts by type, placeholders (the inputs), ops nothing consumes (the
   outputs), variables, and each loop and cond.
@@ -399,6 +401,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _load(path: str, allow_file_output: bool) -> df.Graph:
+    """The graph in ``path``: an ONNX model (``.onnx``) imported into a new graph, or a graph
+    file `df.io.load_graph` reads."""
+    if path.lower().endswith(".onnx"):
+        graph = df.Graph()
+        with graph.as_default():
+            df.onnx.import_model(path)
+        return graph
+    return df.io.load_graph(path, allow_file_output=allow_file_output)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -406,7 +419,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         _check_usage(args)
         # Only `run` executes the graph: the others may load one that prints to files.
         allow_file_output = args.command != "run" or args.allow_file_output
-        graph = df.io.load_graph(args.file, allow_file_output=allow_file_output)
+        graph = _load(args.file, allow_file_output)
         if args.command == "inspect":
             info = _inspect(graph)
             if args.json:

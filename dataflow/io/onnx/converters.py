@@ -14,7 +14,8 @@ passes as a tensor but dataflow needs when the graph is built (axes, pads) is re
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from ...ops.constant_op import constant
 from ...ops.static_values import known_int_value
 from .reader import OnnxImportError
 
-CONVERTERS: dict[str, Callable[["NodeContext"], Any]] = {}
+CONVERTERS: dict[str, Callable[[NodeContext], Any]] = {}
 
 _REQUIRED = object()
 
@@ -126,7 +127,7 @@ def normalize_axis(ctx: NodeContext, axis: int, rank: int) -> int:
     return axis % rank if rank else 0
 
 
-# -- unsigned integers ---------------------------------------------------------------------------
+# -- unsigned integers -----------------------------------------------------------------------------
 # dataflow's arithmetic, comparisons and casts take uint8 but not uint16/32/64.  Converters
 # compute with such values as int64: uint16 and uint32 exactly (reinterpreted as the signed
 # type of their width, widened, and masked back to their value); uint64 reinterpreted as int64,

@@ -67,7 +67,7 @@ def graph_name(onnx_name: str, fallback: str) -> str:
 class _Scope:
     """The ONNX values visible in one graph or subgraph, with its enclosing scope's behind."""
 
-    def __init__(self, parent: Optional["_Scope"] = None):
+    def __init__(self, parent: Optional[_Scope] = None):
         self.parent = parent
         self.values: dict[str, Tensor] = {}
 

@@ -16,9 +16,19 @@ from __future__ import annotations
 import numpy as np
 
 from ...framework import dtypes
-from ...ops import array_ops, extra_array_ops, extra_math_ops, extra_nn_ops, gather_ops, math_ops
-from ...ops import reduction_ops
-from ...ops import nd_index_ops, reverse_ops, selection_ops, slice_ops
+from ...ops import (
+    array_ops,
+    extra_array_ops,
+    extra_math_ops,
+    extra_nn_ops,
+    gather_ops,
+    math_ops,
+    nd_index_ops,
+    reduction_ops,
+    reverse_ops,
+    selection_ops,
+    slice_ops,
+)
 from ...ops.constant_op import constant
 from .converters import (
     WIDE_UNSIGNED,

@@ -8,11 +8,20 @@ of another type, reductions whose axes arrive as an input, and ``select_last_ind
 
 from __future__ import annotations
 
-from ...framework import dtypes
 from primitives.control_flow_ops import cond
 
-from ...ops import assorted_ops, bitwise_ops, extra_math_ops, math_ops, reduction_ops, selection_ops
-from ...ops import array_ops, extra_array_ops, gather_ops, matrix_ops, nn_ops, slice_ops
+from ...framework import dtypes
+from ...ops import (
+    array_ops,
+    bitwise_ops,
+    extra_math_ops,
+    gather_ops,
+    math_ops,
+    matrix_ops,
+    nn_ops,
+    reduction_ops,
+    selection_ops,
+)
 from ...ops.constant_op import constant
 from .converters import (
     WIDE_UNSIGNED,

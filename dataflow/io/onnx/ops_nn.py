@@ -19,8 +19,18 @@ import math
 import numpy as np
 
 from ...framework import dtypes
-from ...ops import array_ops, extra_math_ops, extra_nn_ops, gather_ops, math_ops, nn_ops
-from ...ops import conv_nd_ops, norm_ops, reduction_ops, selection_ops
+from ...ops import (
+    array_ops,
+    conv_nd_ops,
+    extra_math_ops,
+    extra_nn_ops,
+    gather_ops,
+    math_ops,
+    nn_ops,
+    norm_ops,
+    reduction_ops,
+    selection_ops,
+)
 from ...ops.constant_op import constant
 from .converters import NodeContext, converts, normalize_axis, rank_of
 

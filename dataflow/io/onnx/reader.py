@@ -112,7 +112,8 @@ def load_model(path_or_proto) -> tuple[Any, str]:
             raise OnnxImportError(f"{label}: cannot read the ONNX file ({e.strerror})") from None
         if size > MAX_MODEL_BYTES:
             raise OnnxImportError(
-                f"{label}: the file has {size} bytes, more than an ONNX model may ({MAX_MODEL_BYTES})"
+                f"{label}: the file has {size} bytes, more than an ONNX model may hold "
+                f"({MAX_MODEL_BYTES})"
             )
         with open(label, "rb") as f:
             data = f.read(MAX_MODEL_BYTES + 1)
