@@ -540,6 +540,8 @@ def _pad(ctx: NodeContext):
         pads = selection_ops.cast(ctx.required_input(1), dtypes.int64)
         fill = ctx.input(2)
         fill = constant(0, dtype=x.dtype) if fill is None else array_ops.reshape(fill, [])
+    if ctx.input(3) is not None and ctx.static(3) is None:
+        return _pad_run_time_axes(ctx, x, rank, pads, mode, fill)
     axes = ctx.static_ints(3, "axes", default=list(range(rank)))
     axes = [normalize_axis(ctx, a, rank) for a in axes]
     known = ctx.static(1) if ctx.opset >= 11 else np.asarray(ctx.attr("pads"))
@@ -557,6 +559,21 @@ def _pad(ctx: NodeContext):
     pads = array_ops.reshape(pads, [2, len(axes)])
     for i, axis in enumerate(axes):
         x = _pad_axis(x, axis, rank, pads[0, i], pads[1, i], mode, fill)
+    return x
+
+
+def _pad_run_time_axes(ctx: NodeContext, x, rank: int, pads, mode: str, fill):
+    """Pad with axes known only at run time: the pads scattered onto every axis (0 where an
+    axis is not named), then each axis padded."""
+    axes = selection_ops.cast(array_ops.reshape(ctx.input(3), [-1]), dtypes.int64)
+    axes = extra_math_ops.floormod(axes, constant(rank, dtype=dtypes.int64))
+    coordinates = array_ops.expand_dims(axes, 1)
+    pads = array_ops.reshape(pads, [2, -1])
+    zeros = array_ops.zeros([rank], dtypes.int64)
+    befores = nd_index_ops.tensor_scatter_nd_update(zeros, coordinates, pads[0])
+    afters = nd_index_ops.tensor_scatter_nd_update(zeros, coordinates, pads[1])
+    for axis in range(rank):
+        x = _pad_axis(x, axis, rank, befores[axis], afters[axis], mode, fill)
     return x
 
 
