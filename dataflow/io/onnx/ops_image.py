@@ -1,0 +1,290 @@
+"""ONNX's resizing ops, ``Resize`` and the older ``Upsample``, built from gathers.
+
+Role: the converters of the image family (see `converters` for the contract).  ONNX defines
+resizing as separable: each resized axis is interpolated on its own, output place ``y`` reading
+the input around the source coordinate the coordinate transformation mode gives it.  Each axis
+here is one gather per tap (1 for nearest, 2 for linear, 4 for cubic) weighted and summed, with
+the indices clamped to the input (ONNX's edge padding); sizes and scales may be known at import
+or only at run time.
+
+Invariants: the coordinates and weights are computed in float64, as ONNX's reference does;
+antialiasing is refused with an error naming the node.
+"""
+
+from __future__ import annotations
+
+from ...framework import dtypes
+from ...ops import array_ops, extra_math_ops, gather_ops, math_ops, reduction_ops, selection_ops
+from ...ops.constant_op import constant
+from .converters import NodeContext, converts, normalize_axis, rank_of
+
+_F64 = dtypes.float64
+
+
+def _f64(value):
+    return constant(value, dtype=_F64)
+
+
+def _source_coordinates(ctx, mode: str, out_places, scale, in_len, out_len, roi_start, roi_end):
+    """The source coordinate of each output place (float64), for ONNX's
+    ``coordinate_transformation_mode``; and, for tf_crop_and_resize, where it is outside."""
+    half = _f64(0.5)
+    scaled_len = math_ops.multiply(scale, in_len)  # ONNX's float "output_width"
+    one_place = math_ops.equal(scaled_len, _f64(1.0))
+    outside = None
+    if mode == "half_pixel":
+        x = math_ops.subtract(math_ops.truediv(math_ops.add(out_places, half), scale), half)
+    elif mode == "half_pixel_symmetric":
+        adjustment = math_ops.truediv(out_len, scaled_len)
+        offset = math_ops.multiply(
+            math_ops.truediv(in_len, _f64(2.0)), math_ops.subtract(_f64(1.0), adjustment)
+        )
+        x = math_ops.add(
+            offset,
+            math_ops.subtract(math_ops.truediv(math_ops.add(out_places, half), scale), half),
+        )
+    elif mode == "pytorch_half_pixel":
+        x = math_ops.subtract(math_ops.truediv(math_ops.add(out_places, half), scale), half)
+        x = selection_ops.where_v2(one_place, array_ops.fill(array_ops.shape(x), _f64(-0.5)), x)
+    elif mode == "align_corners":
+        stretch = math_ops.truediv(
+            math_ops.subtract(in_len, _f64(1.0)), math_ops.subtract(scaled_len, _f64(1.0))
+        )
+        x = selection_ops.where_v2(
+            one_place, array_ops.zeros_like(out_places), math_ops.multiply(out_places, stretch)
+        )
+    elif mode == "asymmetric":
+        x = math_ops.truediv(out_places, scale)
+    elif mode == "tf_crop_and_resize":
+        last = math_ops.subtract(in_len, _f64(1.0))
+        width = math_ops.multiply(math_ops.subtract(roi_end, roi_start), last)
+        spread = math_ops.multiply(
+            out_places, math_ops.truediv(width, math_ops.subtract(scaled_len, _f64(1.0)))
+        )
+        middle = array_ops.fill(array_ops.shape(out_places), math_ops.truediv(width, _f64(2.0)))
+        x = selection_ops.where_v2(one_place, middle, spread)
+        x = math_ops.add(x, math_ops.multiply(roi_start, last))
+        outside = math_ops.logical_or(math_ops.less(x, _f64(0.0)), math_ops.greater(x, last))
+    else:
+        raise ctx.error(f"coordinate_transformation_mode {mode!r} is not supported")
+    return x, outside
+
+
+def _cubic_weights(ratio, a: float):
+    """The four cubic-convolution weights of ONNX's Resize for the fraction ``ratio``."""
+    a_ = _f64(a)
+
+    def far(t):  # |t| in [1, 2)
+        return math_ops.subtract(
+            math_ops.multiply(
+                math_ops.add(
+                    math_ops.multiply(math_ops.subtract(math_ops.multiply(a_, t), _f64(5 * a)), t),
+                    _f64(8 * a),
+                ),
+                t,
+            ),
+            _f64(4 * a),
+        )
+
+    def near(t):  # |t| in [0, 1)
+        return math_ops.add(
+            math_ops.multiply(
+                math_ops.multiply(
+                    math_ops.subtract(math_ops.multiply(_f64(a + 2), t), _f64(a + 3)), t
+                ),
+                t,
+            ),
+            _f64(1.0),
+        )
+
+    rest = math_ops.subtract(_f64(1.0), ratio)
+    return [
+        far(math_ops.add(ratio, _f64(1.0))),
+        near(ratio),
+        near(rest),
+        far(math_ops.add(rest, _f64(1.0))),
+    ]
+
+
+def _resize_axis(ctx, x, axis: int, rank: int, scale, out_len, options: dict, roi):
+    """``x`` resized along ``axis`` to ``out_len`` places (int64) with scale ``scale``."""
+    in_len_int = array_ops.shape(x, out_type=dtypes.int64)[axis]
+    in_len = selection_ops.cast(in_len_int, _F64)
+    out_places = selection_ops.cast(array_ops.range(out_len, dtype=dtypes.int64), _F64)
+    roi_start, roi_end = roi if roi is not None else (None, None)
+    source, outside = _source_coordinates(
+        ctx,
+        options["coordinate_transformation_mode"],
+        out_places,
+        scale,
+        in_len,
+        selection_ops.cast(out_len, _F64),
+        roi_start,
+        roi_end,
+    )
+    last = math_ops.subtract(in_len_int, constant(1, dtype=dtypes.int64))
+    zero = constant(0, dtype=dtypes.int64)
+
+    def clamp(index):
+        return math_ops.minimum(math_ops.maximum(index, zero), last)
+
+    def along_axis(vector):
+        return array_ops.reshape(vector, [-1] + [1] * (rank - 1 - axis))
+
+    mode = options["mode"]
+    if mode == "nearest":
+        rounding = options["nearest_mode"]
+        if rounding == "round_prefer_floor":
+            chosen = math_ops.ceil(math_ops.subtract(source, _f64(0.5)))
+        elif rounding == "round_prefer_ceil":
+            chosen = math_ops.floor(math_ops.add(source, _f64(0.5)))
+        elif rounding == "floor":
+            chosen = math_ops.floor(source)
+        elif rounding == "ceil":
+            chosen = math_ops.ceil(source)
+        else:
+            raise ctx.error(f"nearest_mode {rounding!r} is not supported")
+        result = gather_ops.gather(x, clamp(selection_ops.cast(chosen, dtypes.int64)), axis=axis)
+    else:
+        # The taps left of the source coordinate: base is the last place strictly before it
+        # (so that the fraction is in (0, 1], as ONNX's reference takes it).
+        base = math_ops.subtract(math_ops.ceil(source), _f64(1.0))
+        ratio = math_ops.subtract(source, base)
+        base = selection_ops.cast(base, dtypes.int64)
+        if mode == "linear":
+            offsets, weights = [0, 1], [math_ops.subtract(_f64(1.0), ratio), ratio]
+        elif mode == "cubic":
+            offsets, weights = [-1, 0, 1, 2], _cubic_weights(ratio, options["cubic_coeff_a"])
+        else:
+            raise ctx.error(f"mode {mode!r} is not one of nearest, linear, cubic")
+        indices = [math_ops.add(base, constant(o, dtype=dtypes.int64)) for o in offsets]
+        if options["exclude_outside"]:
+            inside = [
+                selection_ops.cast(
+                    math_ops.logical_and(
+                        math_ops.greater_equal(i, zero), math_ops.less_equal(i, last)
+                    ),
+                    _F64,
+                )
+                for i in indices
+            ]
+            weights = [math_ops.multiply(w, m) for w, m in zip(weights, inside)]
+            total = weights[0]
+            for w in weights[1:]:
+                total = math_ops.add(total, w)
+            weights = [math_ops.truediv(w, total) for w in weights]
+        compute = x.dtype if x.dtype.is_floating else _F64
+        result = None
+        for index, weight in zip(indices, weights):
+            taken = selection_ops.cast(gather_ops.gather(x, clamp(index), axis=axis), compute)
+            term = math_ops.multiply(taken, along_axis(selection_ops.cast(weight, compute)))
+            result = term if result is None else math_ops.add(result, term)
+        if compute != x.dtype:
+            result = selection_ops.cast(extra_math_ops.round(result), x.dtype)
+    if outside is not None:
+        fill = constant(options["extrapolation_value"], dtype=x.dtype)
+        result = selection_ops.where_v2(along_axis(outside), fill, result)
+    return result
+
+
+def _resize(ctx: NodeContext, x, scales, sizes, roi, options: dict):
+    """``x`` resized on each axis whose scale (float64 vector) or size (int64 vector) is given."""
+    rank = rank_of(ctx, x)
+    axes = [normalize_axis(ctx, a, rank) for a in options.get("axes") or range(rank)]
+    in_dims = selection_ops.cast(array_ops.shape(x, out_type=dtypes.int64), _F64)
+    in_on_axes = gather_ops.gather(in_dims, constant(axes, dtype=dtypes.int64))
+    if sizes is not None:
+        wanted = selection_ops.cast(sizes, _F64)
+        scales = math_ops.truediv(wanted, in_on_axes)
+        policy = options["keep_aspect_ratio_policy"]
+        if policy in ("not_larger", "not_smaller"):
+            pick = reduction_ops.reduce_min if policy == "not_larger" else reduction_ops.reduce_max
+            common = pick(scales)
+            scales = array_ops.fill(array_ops.shape(scales), common)
+            # round half away from zero is what ONNX's reference does with sizes here
+            sizes = selection_ops.cast(
+                math_ops.floor(math_ops.add(math_ops.multiply(in_on_axes, common), _f64(0.5))),
+                dtypes.int64,
+            )
+        elif policy != "stretch":
+            raise ctx.error(f"keep_aspect_ratio_policy {policy!r} is not supported")
+        out_lens = selection_ops.cast(sizes, dtypes.int64)
+    else:
+        scales = selection_ops.cast(scales, _F64)
+        spans = in_on_axes
+        if roi is not None and options["coordinate_transformation_mode"] == "tf_crop_and_resize":
+            count = len(axes)
+            spans = math_ops.multiply(spans, math_ops.subtract(roi[count:], roi[:count]))
+        out_lens = selection_ops.cast(
+            math_ops.floor(math_ops.multiply(spans, scales)), dtypes.int64
+        )
+    count = len(axes)
+    for position, axis in enumerate(axes):
+        axis_roi = None
+        if roi is not None:
+            axis_roi = (roi[position], roi[position + count])
+        x = _resize_axis(
+            ctx, x, axis, rank, scales[position], out_lens[position], options, axis_roi
+        )
+    return x
+
+
+def _options(ctx: NodeContext, **defaults) -> dict:
+    names = (
+        "mode",
+        "coordinate_transformation_mode",
+        "nearest_mode",
+        "cubic_coeff_a",
+        "exclude_outside",
+        "extrapolation_value",
+        "keep_aspect_ratio_policy",
+        "axes",
+    )
+    base = {
+        "mode": "nearest",
+        "coordinate_transformation_mode": "half_pixel",
+        "nearest_mode": "round_prefer_floor",
+        "cubic_coeff_a": -0.75,
+        "exclude_outside": 0,
+        "extrapolation_value": 0.0,
+        "keep_aspect_ratio_policy": "stretch",
+        "axes": None,
+    }
+    base.update(defaults)
+    return {name: ctx.attr(name, base[name]) for name in names}
+
+
+@converts("Resize")
+def _resize_op(ctx: NodeContext):
+    if ctx.attr("antialias", 0):
+        raise ctx.error("antialias is not supported")
+    x = ctx.required_input(0)
+    if ctx.opset < 11:  # Resize-10: (X, scales), asymmetric coordinates
+        options = _options(ctx, coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+        options["coordinate_transformation_mode"] = "asymmetric"
+        return _resize(ctx, x, ctx.required_input(1), None, None, options)
+    roi, scales, sizes = ctx.input(1), ctx.input(2), ctx.input(3)
+    if scales is not None and scales.shape.num_elements() == 0:
+        scales = None
+    if sizes is not None and sizes.shape.num_elements() == 0:
+        sizes = None
+    if scales is None and sizes is None:
+        raise ctx.error("one of scales and sizes is required")
+    options = _options(ctx)
+    if roi is not None and roi.shape.num_elements() != 0:
+        roi = selection_ops.cast(roi, _F64)
+    else:
+        roi = None
+    return _resize(ctx, x, scales, sizes if scales is None else None, roi, options)
+
+
+@converts("Upsample")
+def _upsample(ctx: NodeContext):
+    x = ctx.required_input(0)
+    options = _options(ctx, coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    options["coordinate_transformation_mode"] = "asymmetric"
+    if ctx.input(1) is not None:
+        scales = ctx.input(1)
+    else:
+        scales = constant(ctx.attr("scales"), dtype=dtypes.float32)
+    return _resize(ctx, x, scales, None, None, options)
