@@ -64,6 +64,17 @@ def graph_name(onnx_name: str, fallback: str) -> str:
     return name
 
 
+# The ONNX ops whose integer and bool values are computed at import when their inputs are
+# known there (pure functions of their inputs: no random ops, no state).
+FOLDABLE = frozenset(
+    "Add Sub Mul Div Mod Neg Abs Max Min Equal Less Greater LessOrEqual GreaterOrEqual And Or "
+    "Not Xor Where Shape Size Gather Concat Unsqueeze Squeeze Slice Cast Reshape Range "
+    "ReduceProd ReduceSum ReduceMax ReduceMin Expand Tile Identity ConstantOfShape Flatten "
+    "Transpose Split Clip Sign".split()
+)
+MAX_FOLDED_ELEMENTS = 4096
+
+
 class _Scope:
     """The ONNX values visible in one graph or subgraph, with its enclosing scope's behind."""
 
@@ -93,6 +104,7 @@ class GraphBuilder:
         self._static: dict[int, np.ndarray] = {}  # id(tensor) -> value known at import
         self._static_tensors: list = []  # keeps the keyed tensors alive
         self.control_depth = 0  # > 0 while building inside a cond or loop
+        self._fold_session: Optional[Session] = None
 
     # -- values known when the model is imported -------------------------------------------------
     def static_value(self, tensor: Tensor) -> Optional[np.ndarray]:
@@ -104,6 +116,26 @@ class GraphBuilder:
     def remember_static(self, tensor: Tensor, value: np.ndarray) -> None:
         self._static[id(tensor)] = value
         self._static_tensors.append(tensor)
+
+    def _fold(self, op_type: str, domain: str, inputs: list, outputs: list) -> None:
+        """Records the values of ``outputs`` as known at import when the node is a pure op of
+        `FOLDABLE` whose inputs are all known and small (shape arithmetic, a predicate of
+        static shapes): they are computed once now, by running the ops just built."""
+        if domain != "" or op_type not in FOLDABLE or self.control_depth:
+            return
+        given = [t for t in inputs if t is not None]
+        if not given or any(self.static_value(t) is None for t in given):
+            return
+        if any(np.asarray(self.static_value(t)).size > MAX_FOLDED_ELEMENTS for t in given):
+            return
+        wanted = [t for t in outputs if isinstance(t, Tensor) and self.static_value(t) is None]
+        if not wanted or any(t.dtype.is_floating or t.dtype.is_complex for t in wanted):
+            return  # shape arithmetic and predicates only: values of other types stay runs
+        if self._fold_session is None:
+            self._fold_session = Session(graph=wanted[0].graph)
+        feeds = {t: self.static_value(t) for t in given}
+        for tensor, value in zip(wanted, self._fold_session.run(wanted, feeds)):
+            self.remember_static(tensor, np.asarray(value))
 
     # -- checking before building ------------------------------------------------------------------
     def unsupported_nodes(self, graph_proto, depth: int = 0) -> list[str]:
@@ -187,6 +219,7 @@ class GraphBuilder:
         if isinstance(outputs, Tensor):
             outputs = [outputs]
         outputs = list(outputs)
+        self._fold(node.op_type, domain, inputs, outputs)
         for index, name in enumerate(node.output):
             if not name:
                 continue

@@ -272,6 +272,10 @@ def _unsqueeze(ctx: NodeContext):
     axes = ctx.axes(1)
     if axes is None:
         raise ctx.error("the axes are required")
+    if x.shape.ndims is None and all(a >= 0 for a in axes):
+        for axis in sorted(axes):  # places counted from the start need no rank
+            x = array_ops.expand_dims(x, axis)
+        return x
     out_rank = rank_of(ctx, x) + len(axes)
     axes = sorted(normalize_axis(ctx, a, out_rank) for a in axes)
     value = ctx.static(0)
@@ -624,10 +628,12 @@ def _constant_of_shape(ctx: NodeContext):
 
 @converts("Range")
 def _range(ctx: NodeContext):
-    start, limit, delta = (ctx.required_input(i) for i in range(3))
+    # Scalars by definition; one-element vectors are read as scalars, as onnxruntime does.
+    start, limit, delta = (array_ops.reshape(ctx.required_input(i), []) for i in range(3))
     known = _all_static(ctx)
     if known is not None:
-        values = np.arange(known[0], known[1], known[2]).astype(known[0].dtype)
+        first, stop, step = (np.asarray(v).reshape(()) for v in known)
+        values = np.arange(first, stop, step).astype(first.dtype)
         return _known(ctx, values) if values.dtype.kind in "iu" else constant(values)
     return array_ops.range(start, limit, delta, dtype=start.dtype)
 
@@ -724,7 +730,13 @@ def _space_to_depth(ctx: NodeContext):
     if None in (c, h, w):
         raise ctx.error("the channel count and spatial shape must be known at import")
     y = array_ops.reshape(x, [-1, c, h // block, block, w // block, block])
-    y = array_ops.transpose(y, [0, 3, 5, 1, 2, 4])
+    mode = ctx.attr("mode", "DCR")
+    if mode == "DCR":  # output channels ordered (block row, block column, channel)
+        y = array_ops.transpose(y, [0, 3, 5, 1, 2, 4])
+    elif mode == "CRD":  # (channel, block row, block column)
+        y = array_ops.transpose(y, [0, 1, 3, 5, 2, 4])
+    else:
+        raise ctx.error(f"mode {mode!r} is not DCR or CRD")
     return array_ops.reshape(y, [-1, c * block * block, h // block, w // block])
 
 

@@ -1,5 +1,9 @@
 """ONNX's control flow: ``If`` as `cond`, ``Loop`` and ``Scan`` as `while_loop`.
 
+An ``If`` whose predicate is known at import (computed from static shapes, as the functions
+ONNX defines ops with often do) builds only the branch it takes: the other one may not be
+valid for those shapes.
+
 Role: the converters of the control-flow family (see `converters` for the contract).  Each
 subgraph is built by the builder inside the branch or loop body function, so it lands in the
 cond's or loop's context, and names of the enclosing graphs resolve as ONNX's outer-scope
@@ -13,6 +17,7 @@ then moved to the axis and direction the node asks for.
 
 from __future__ import annotations
 
+import numpy as np
 from primitives.control_flow_ops import cond, while_loop
 
 from ...framework import dtypes
@@ -37,8 +42,14 @@ def _fresh(tensors):
 
 @converts("If")
 def _if(ctx: NodeContext):
-    pred = _scalar_bool(ctx.required_input(0))
     builder = ctx.builder
+    known = ctx.static(0)
+    if known is not None and builder.control_depth == 0:
+        # A predicate known at import (of static shapes, say): only the branch it takes is
+        # built, as the other may not even be valid for these shapes.
+        taken = "then_branch" if bool(np.asarray(known).reshape(-1)[0]) else "else_branch"
+        return _fresh(builder.build_subgraph(ctx.attr(taken), ctx.scope, [], ctx.where))
+    pred = _scalar_bool(ctx.required_input(0))
 
     def branch(attribute):
         def build():
