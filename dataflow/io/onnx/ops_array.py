@@ -18,6 +18,7 @@ import numpy as np
 from ...framework import dtypes
 from ...ops import (
     array_ops,
+    assorted_ops,
     extra_array_ops,
     extra_math_ops,
     extra_nn_ops,
@@ -139,6 +140,21 @@ def _cast_to(x, dtype):
     if dtype in WIDE_UNSIGNED:
         return from_int64(selection_ops.cast(x, dtypes.int64), dtype)
     return selection_ops.cast(x, dtype)
+
+
+@converts("BitCast")
+def _bit_cast(ctx: NodeContext):
+    x = ctx.required_input(0)
+    dtype = dtype_of(ctx.attr("to"), ctx.where)
+    if dtype.size != x.dtype.size:
+        raise ctx.error(f"{x.dtype.name} and {dtype.name} differ in width")
+    if x.dtype == dtypes.bool:  # bools are one byte of 0 or 1
+        x = selection_ops.cast(x, dtypes.uint8)
+    if dtype == dtypes.bool:
+        y = selection_ops.cast(assorted_ops.bitcast(x, dtypes.uint8), dtypes.bool)
+    else:
+        y = assorted_ops.bitcast(x, dtype)
+    return array_ops.reshape(y, array_ops.shape(x))  # a scalar stays a scalar
 
 
 @converts("CastLike")

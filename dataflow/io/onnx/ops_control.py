@@ -18,6 +18,7 @@ then moved to the axis and direction the node asks for.
 from __future__ import annotations
 
 import numpy as np
+
 from primitives.control_flow_ops import cond, while_loop
 
 from ...framework import dtypes

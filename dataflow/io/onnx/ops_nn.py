@@ -276,6 +276,49 @@ def _average_pool(ctx: NodeContext):
     return math_ops.truediv(sums, counts)
 
 
+@converts("LpPool")
+def _lp_pool(ctx: NodeContext):
+    # (sum over each window of |x|^p)^(1/p): the sum is the mean of the zero-padded powers
+    # times the window's size.
+    x = ctx.required_input(0)
+    kernel = ctx.attr("kernel_shape")
+    strides, dilations, begin, end, extra = _window_attrs(ctx, x, kernel)
+    p = float(ctx.attr("p", 2))
+    powers = math_ops.pow(math_ops.abs(x), constant(p, dtype=x.dtype))
+    padded = _pad_spatial(powers, begin, [e + c for e, c in zip(end, extra)])
+    means = _pool(ctx, padded, "AVG", kernel, strides, dilations)
+    sums = math_ops.multiply(means, constant(float(np.prod(kernel)), dtype=x.dtype))
+    return math_ops.pow(sums, constant(1.0 / p, dtype=x.dtype))
+
+
+@converts("GlobalLpPool")
+def _global_lp_pool(ctx: NodeContext):
+    x = ctx.required_input(0)
+    p = float(ctx.attr("p", 2))
+    powers = math_ops.pow(math_ops.abs(x), constant(p, dtype=x.dtype))
+    sums = reduction_ops.reduce_sum(powers, axis=list(range(2, rank_of(ctx, x))), keepdims=True)
+    return math_ops.pow(sums, constant(1.0 / p, dtype=x.dtype))
+
+
+@converts("LpNormalization")
+def _lp_normalization(ctx: NodeContext):
+    x = ctx.required_input(0)
+    axis = ctx.attr("axis", -1)
+    p = ctx.attr("p", 2)
+    if p == 1:
+        norm = reduction_ops.reduce_sum(math_ops.abs(x), axis=[axis], keepdims=True)
+    elif p == 2:
+        norm = math_ops.sqrt(
+            reduction_ops.reduce_sum(math_ops.multiply(x, x), axis=[axis], keepdims=True)
+        )
+    else:
+        raise ctx.error(f"p must be 1 or 2, got {p}")
+    # A zero norm gives zeros (the elements are all zero), not 0/0.
+    zero = array_ops.zeros_like(norm)
+    safe = selection_ops.where_v2(math_ops.equal(norm, zero), array_ops.ones_like(norm), norm)
+    return math_ops.truediv(x, safe)
+
+
 def _global_pool(reduce):
     def convert(ctx: NodeContext):
         x = ctx.required_input(0)
