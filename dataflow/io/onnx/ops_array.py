@@ -489,7 +489,7 @@ def _gather_elements(ctx: NodeContext):
     return nd_index_ops.gather_nd(x, _element_coordinates(ctx, indices, axis, rank, length))
 
 
-@converts("ScatterElements")
+@converts("ScatterElements", "Scatter")  # Scatter: ScatterElements' name before opset 11
 def _scatter_elements(ctx: NodeContext):
     x, indices, updates = ctx.required_input(0), ctx.required_input(1), ctx.required_input(2)
     rank = rank_of(ctx, x)

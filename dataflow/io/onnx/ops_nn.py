@@ -222,15 +222,23 @@ def _conv_transpose(ctx: NodeContext):
 
 
 def _pool(ctx: NodeContext, x, pooling_type: str, kernel, strides, dilations):
-    return conv_nd_ops.pool(
+    """A VALID max or average pooling of the channels-first ``x``.  dataflow's pooling takes
+    dilations only with unit strides: dilated windows with strides pool at every place, then
+    keep every stride-th."""
+    dilated = any(d != 1 for d in dilations)
+    strided = any(s != 1 for s in strides)
+    y = conv_nd_ops.pool(
         x,
         window_shape=list(kernel),
         pooling_type=pooling_type,
         padding="VALID",
-        strides=list(strides),
-        dilations=list(dilations) if any(d != 1 for d in dilations) else None,
+        strides=[1] * len(kernel) if dilated else list(strides),
+        dilations=list(dilations) if dilated else None,
         data_format=_channels_first_format(len(kernel)),
     )
+    if dilated and strided:
+        y = y[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)]
+    return y
 
 
 @converts("MaxPool")
