@@ -34,7 +34,7 @@ from ...framework.tensor_conversion import numpy_value_or_none
 from ...ops.array_ops import identity
 from ...ops.constant_op import constant, placeholder
 from ...ops.variables import Variable, variables_initializer
-from . import ops_array, ops_control, ops_image, ops_math, ops_nn, ops_rnn  # noqa: F401 - they fill the table
+from . import ops_array, ops_control, ops_image, ops_math, ops_nn, ops_quantize, ops_rnn  # noqa: F401 - they fill the table
 from .converters import CONVERTERS, NodeContext
 from .reader import (
     MAX_NESTING,
