@@ -1,4 +1,5 @@
-"""ONNX's resizing ops, ``Resize`` and the older ``Upsample``, built from gathers.
+"""ONNX's resampling ops, ``Resize`` (and the older ``Upsample``) and ``GridSample``, built from
+gathers.
 
 Role: the converters of the image family (see `converters` for the contract).  ONNX defines
 resizing as separable: each resized axis is interpolated on its own, output place ``y`` reading
@@ -7,14 +8,30 @@ here is one gather per tap (1 for nearest, 2 for linear, 4 for cubic) weighted a
 the indices clamped to the input (ONNX's edge padding); sizes and scales may be known at import
 or only at run time.
 
-Invariants: the coordinates and weights are computed in float64, as ONNX's reference does;
-antialiasing is refused with an error naming the node.
+``GridSample`` reads each output place at the coordinates its grid gives (normalized to
+[-1, 1], the last spatial dim first), with nearest, linear or cubic taps on every spatial dim
+and the zeros, border or reflection padding of ONNX's definition: one ``gather_nd`` per
+combination of taps.
+
+Invariants: Resize's coordinates and weights are computed in float64 and GridSample's in
+float32, as ONNX's reference does; antialiasing is refused with an error naming the node.
 """
 
 from __future__ import annotations
 
+import itertools
+
 from ...framework import dtypes
-from ...ops import array_ops, extra_math_ops, gather_ops, math_ops, reduction_ops, selection_ops
+from ...ops import (
+    array_ops,
+    extra_array_ops,
+    extra_math_ops,
+    gather_ops,
+    math_ops,
+    nd_index_ops,
+    reduction_ops,
+    selection_ops,
+)
 from ...ops.constant_op import constant
 from .converters import NodeContext, converts, normalize_axis, rank_of
 
@@ -288,3 +305,145 @@ def _upsample(ctx: NodeContext):
     else:
         scales = constant(ctx.attr("scales"), dtype=dtypes.float32)
     return _resize(ctx, x, scales, None, None, options)
+
+
+# -- GridSample --------------------------------------------------------------------------------------
+
+
+def _reflect(x, low: float, high: float):
+    """``x`` reflected into ``[low, high]`` by the borders, as many times as it takes."""
+    span = _f32(high - low)
+    low_t, high_t = _f32(low), _f32(high)
+    below = math_ops.subtract(low_t, x)
+    above = math_ops.subtract(x, high_t)
+    distance = math_ops.maximum(below, above)
+    folds = math_ops.floor(math_ops.truediv(distance, span))
+    rest = math_ops.subtract(distance, math_ops.multiply(folds, span))
+    even = math_ops.equal(extra_math_ops.floormod(folds, _f32(2.0)), _f32(0.0))
+    from_below = selection_ops.where_v2(
+        even, math_ops.add(low_t, rest), math_ops.subtract(high_t, rest)
+    )
+    from_above = selection_ops.where_v2(
+        even, math_ops.subtract(high_t, rest), math_ops.add(low_t, rest)
+    )
+    reflected = selection_ops.where_v2(math_ops.less(x, low_t), from_below, from_above)
+    inside = math_ops.logical_and(math_ops.greater_equal(x, low_t), math_ops.less_equal(x, high_t))
+    return selection_ops.where_v2(inside, x, reflected)
+
+
+def _f32(value):
+    return constant(value, dtype=dtypes.float32)
+
+
+def _grid_taps(ctx, coordinate, length: int, options: dict):
+    """The taps of one spatial dim: ``(index, weight, valid)`` tensors per tap, for the
+    source coordinates ``coordinate`` (float32, already denormalized)."""
+    padding, mode, aligned = options["padding_mode"], options["mode"], options["align_corners"]
+    low, high = (0.0, length - 1.0) if aligned else (-0.5, length - 0.5)
+    if mode == "nearest":
+        coordinate = extra_math_ops.rint(coordinate)
+    outside = math_ops.logical_or(
+        math_ops.less(coordinate, _f32(low)), math_ops.greater(coordinate, _f32(high))
+    )
+    if padding == "border":
+        clamped = math_ops.minimum(math_ops.maximum(coordinate, _f32(0.0)), _f32(length - 1.0))
+        coordinate = selection_ops.where_v2(outside, clamped, coordinate)
+    elif padding == "reflection":
+        coordinate = _reflect(coordinate, low, high)
+    elif padding != "zeros":
+        raise ctx.error(f"padding_mode {padding!r} is not zeros, border or reflection")
+
+    def tap(index_float):
+        """A tap at an integer position: its index into the input, and whether it counts."""
+        if padding == "reflection":
+            index_float = _reflect(index_float, low, high)
+        index = selection_ops.cast(index_float, dtypes.int64)  # toward zero, as C's int()
+        inside = math_ops.logical_and(
+            math_ops.greater_equal(index, constant(0, dtype=dtypes.int64)),
+            math_ops.less(index, constant(length, dtype=dtypes.int64)),
+        )
+        clamped = math_ops.minimum(
+            math_ops.maximum(index, constant(0, dtype=dtypes.int64)),
+            constant(length - 1, dtype=dtypes.int64),
+        )
+        valid = inside if padding == "zeros" else None
+        return clamped, valid
+
+    if mode == "nearest":
+        index, valid = tap(coordinate)
+        return [(index, None, valid)]
+    base = math_ops.floor(coordinate)
+    fraction = math_ops.subtract(coordinate, base)
+    if mode == "linear":
+        offsets = [0.0, 1.0]
+        weights = [math_ops.subtract(_f32(1.0), fraction), fraction]
+    elif mode == "cubic":
+        offsets = [-1.0, 0.0, 1.0, 2.0]
+        weights = [
+            selection_ops.cast(w, dtypes.float32)
+            for w in _cubic_weights(selection_ops.cast(fraction, _F64), -0.75)
+        ]
+    else:
+        raise ctx.error(f"mode {mode!r} is not nearest, linear or cubic")
+    taps = []
+    for offset, weight in zip(offsets, weights):
+        index, valid = tap(math_ops.add(base, _f32(offset)))
+        taps.append((index, weight, valid))
+    return taps
+
+
+@converts("GridSample")
+def _grid_sample(ctx: NodeContext):
+    x, grid = ctx.required_input(0), ctx.required_input(1)
+    rank = rank_of(ctx, x)
+    spatial = rank - 2
+    dims = x.shape.as_list()[2:]
+    if any(d is None for d in dims):
+        raise ctx.error("the input's spatial shape must be known at import")
+    mode = ctx.attr("mode", "linear")
+    mode = {"bilinear": "linear", "bicubic": "cubic"}.get(mode, mode)
+    options = {
+        "mode": mode,
+        "padding_mode": ctx.attr("padding_mode", "zeros"),
+        "align_corners": bool(ctx.attr("align_corners", 0)),
+    }
+    grid = selection_ops.cast(grid, dtypes.float32)
+    per_dim = []
+    for i, length in enumerate(dims):
+        normalized = grid[..., spatial - 1 - i]  # the grid lists the last dim first
+        one = _f32(1.0)
+        if options["align_corners"]:
+            coordinate = math_ops.multiply(
+                math_ops.truediv(math_ops.add(normalized, one), _f32(2.0)), _f32(length - 1.0)
+            )
+        else:
+            coordinate = math_ops.truediv(
+                math_ops.subtract(
+                    math_ops.multiply(math_ops.add(normalized, one), _f32(length)), one
+                ),
+                _f32(2.0),
+            )
+        per_dim.append(_grid_taps(ctx, coordinate, length, options))
+    channels_last = array_ops.transpose(x, [0] + list(range(2, rank)) + [1])
+    out_shape = array_ops.shape(grid, out_type=dtypes.int64)[:-1]
+    batch = array_ops.range(array_ops.shape(x, out_type=dtypes.int64)[0], dtype=dtypes.int64)
+    batch = extra_array_ops.broadcast_to(array_ops.reshape(batch, [-1] + [1] * spatial), out_shape)
+    result = None
+    for combination in itertools.product(*per_dim):
+        indices = array_ops.stack([batch] + [index for index, _, _ in combination], axis=-1)
+        value = nd_index_ops.gather_nd(channels_last, indices)
+        factor = None
+        for _, weight, valid in combination:
+            parts = []
+            if weight is not None:
+                parts.append(weight)
+            if valid is not None:
+                parts.append(selection_ops.cast(valid, dtypes.float32))
+            for part in parts:
+                factor = part if factor is None else math_ops.multiply(factor, part)
+        if factor is not None:
+            value = math_ops.multiply(
+                value, array_ops.expand_dims(selection_ops.cast(factor, x.dtype), -1)
+            )
+        result = value if result is None else math_ops.add(result, value)
+    return array_ops.transpose(result, [0, spatial + 1] + list(range(1, spatial + 1)))
