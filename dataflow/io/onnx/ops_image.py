@@ -307,7 +307,7 @@ def _upsample(ctx: NodeContext):
     return _resize(ctx, x, scales, None, None, options)
 
 
-# -- GridSample --------------------------------------------------------------------------------------
+# -- GridSample ---------------------------------------------------------------------------------
 
 
 def _reflect(x, low: float, high: float):
