@@ -148,13 +148,16 @@ def _bit_cast(ctx: NodeContext):
     dtype = dtype_of(ctx.attr("to"), ctx.where)
     if dtype.size != x.dtype.size:
         raise ctx.error(f"{x.dtype.name} and {dtype.name} differ in width")
+    scalar = x.shape.ndims == 0
+    if scalar:  # dataflow's bitcast kernel makes a scalar a vector: cast one, squeeze it
+        x = array_ops.reshape(x, [1])
     if x.dtype == dtypes.bool:  # bools are one byte of 0 or 1
         x = selection_ops.cast(x, dtypes.uint8)
     if dtype == dtypes.bool:
         y = selection_ops.cast(assorted_ops.bitcast(x, dtypes.uint8), dtypes.bool)
     else:
         y = assorted_ops.bitcast(x, dtype)
-    return array_ops.reshape(y, array_ops.shape(x))  # a scalar stays a scalar
+    return array_ops.squeeze(y, axis=[0]) if scalar else y
 
 
 @converts("CastLike")
