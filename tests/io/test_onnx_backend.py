@@ -75,6 +75,14 @@ SAMPLE = [
     "test_scan9_sum",
     "test_where_example",
     "test_clip_default_inbounds",
+    "test_resize_upsample_sizes_cubic",
+    "test_resize_tf_crop_and_resize",
+    "test_gridsample_reflection_padding",
+    "test_lstm_with_peepholes",
+    "test_gru_seq_length",
+    "test_qlinearmatmul_3D_int8_float32",
+    "test_lppool_2d_pads",
+    "test_affine_grid_2d",
 ]
 
 

@@ -7,8 +7,15 @@
 
 Layer: io (``docs/architecture.md``): it may import the framework, ops, primitives and the
 client; nothing above.  The modules: `reader` (bytes to protos and arrays, bounded),
-`converters` (the table of op types and the node context), `ops_math`, `ops_array`, `ops_nn`,
-`ops_control` (one converter per ONNX op type, by family), `importer` (the graph walk).
+`converters` (the table of op types and the node context), one module per family of ops with
+one converter per ONNX op type (`ops_math`, `ops_array`, `ops_nn`, `ops_image`, `ops_rnn`,
+`ops_quantize`, `ops_control`), `importer` (the graph walk), `backend` (ONNX's backend API).
+
+Opsets: the default domain from opset 7 on; each converter reads the attributes and inputs of
+the opset the model imports (axes as attributes before 13, as inputs after, ...).  An op type
+with no converter whose ONNX schema defines it as a function of other ops is built from that
+function.  Which op types convert and how many of ONNX's own test cases pass is printed by
+``benchmarks/onnx_conformance.py``.
 
 Invariants:
 - ``import dataflow`` does not import the ``onnx`` package: this package is loaded on first use
