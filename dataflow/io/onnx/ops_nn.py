@@ -172,6 +172,11 @@ def _conv_transpose(ctx: NodeContext):
             output_shape[-spatial:] if output_shape else [n * s for n, s in zip(in_sizes, strides)]
         )
         totals = [f - o for f, o in zip(full, wanted)]
+        # An output larger than the full result grows at the end (zeros, then the bias).
+        grown = [max(-t, 0) for t in totals]
+        output_padding = [p + g for p, g in zip(output_padding, grown)]
+        full = [f + g for f, g in zip(full, grown)]
+        totals = [max(t, 0) for t in totals]
         if auto_pad == "SAME_UPPER" or (auto_pad == "NOTSET" and output_shape is not None):
             begin = [t // 2 for t in totals]
         else:
