@@ -468,6 +468,18 @@ def test_huge_or_negative_declared_sizes_are_refused_before_allocating(fresh_gra
         import_model(_with_initializer(deep))
 
 
+def test_a_constant_of_huge_declared_shape_is_refused_at_import(fresh_graph):
+    shape = numpy_helper.from_array(np.array([2**20, 2**20, 2**10], np.int64), "shape")
+    model = _model(
+        [helper.make_node("ConstantOfShape", ["shape"], ["y"], name="huge")],
+        [],
+        [_value("y", None)],
+        [shape],
+    )
+    with pytest.raises(OnnxImportError, match="node 'huge' \\(ConstantOfShape\\): .*too large"):
+        import_model(model)
+
+
 def test_external_data_is_never_read(tmp_path, fresh_graph):
     secret = tmp_path / "secret.bin"
     secret.write_bytes(b"\x00" * 8)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...framework import dtypes
+from ...framework.array_bounds import array_bytes
 from ...ops import (
     array_ops,
     assorted_ops,
@@ -636,11 +637,16 @@ def _pad_axis(x, axis: int, rank: int, before, after, mode: str, fill):
 def _constant_of_shape(ctx: NodeContext):
     value = ctx.attr("value", np.zeros([1], dtype=np.float32))
     scalar = np.asarray(value).reshape(-1)[0]
-    filled = array_ops.fill(ctx.required_input(0), constant(scalar))
     shape = ctx.static(0)
     if shape is not None:
-        # Known at import as a broadcast view of the one value, which takes no memory.
         dims = tuple(int(d) for d in shape.reshape(-1))
+        try:  # a size the file declares: bounded before anything is made
+            array_bytes(dims, np.asarray(value).dtype)
+        except ValueError as e:
+            raise ctx.error(str(e)) from None
+    filled = array_ops.fill(ctx.required_input(0), constant(scalar))
+    if shape is not None:
+        # Known at import as a broadcast view of the one value, which takes no memory.
         ctx.builder.remember_static(filled, np.broadcast_to(scalar, dims))
     return filled
 

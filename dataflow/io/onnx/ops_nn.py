@@ -350,10 +350,10 @@ converts("GlobalMaxPool")(_global_pool(reduction_ops.reduce_max))
 
 @converts("BatchNormalization")
 def _batch_normalization(ctx: NodeContext):
-    if ctx.attr("training_mode", 0):
-        raise ctx.error("training_mode 1 is not supported (inference only)")
     x = ctx.required_input(0)
     rank = rank_of(ctx, x)
+    if ctx.attr("training_mode", 0):
+        return _batch_normalization_training(ctx, x, rank)
     epsilon = ctx.attr("epsilon", 1e-5)
     values = [ctx.static(i) for i in range(1, 5)]
     if all(v is not None for v in values):
@@ -372,6 +372,32 @@ def _batch_normalization(ctx: NodeContext):
     return math_ops.add(
         math_ops.multiply(math_ops.subtract(x, mean), math_ops.multiply(inverse, scale)), offset
     )
+
+
+def _batch_normalization_training(ctx: NodeContext, x, rank: int):
+    """Training mode: normalized with the batch's own mean and (population) variance, and the
+    running statistics moved towards them by ``1 - momentum``."""
+    axes = [0] + list(range(2, rank))
+    batch_mean, batch_variance = nn_ops.moments(x, axes)
+    momentum = constant(ctx.attr("momentum", 0.9), dtype=x.dtype)
+    rest = constant(1 - ctx.attr("momentum", 0.9), dtype=x.dtype)
+    epsilon = constant(ctx.attr("epsilon", 1e-5), dtype=x.dtype)
+    scale, offset, running_mean, running_variance = (ctx.required_input(i) for i in range(1, 5))
+    inverse = math_ops.rsqrt(math_ops.add(batch_variance, epsilon))
+    y = math_ops.add(
+        math_ops.multiply(
+            math_ops.subtract(x, _channel_vector(ctx, batch_mean, rank)),
+            _channel_vector(ctx, math_ops.multiply(inverse, scale), rank),
+        ),
+        _channel_vector(ctx, offset, rank),
+    )
+    new_mean = math_ops.add(
+        math_ops.multiply(running_mean, momentum), math_ops.multiply(batch_mean, rest)
+    )
+    new_variance = math_ops.add(
+        math_ops.multiply(running_variance, momentum), math_ops.multiply(batch_variance, rest)
+    )
+    return [y, new_mean, new_variance]
 
 
 @converts("InstanceNormalization")
