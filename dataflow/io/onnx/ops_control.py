@@ -86,6 +86,11 @@ def _output_arrays(ctx: NodeContext, body, first: int, fallback) -> list:
     return arrays
 
 
+def _array_shapes(arrays) -> list:
+    """The shape invariants of TensorArrays carried by a loop: those of their flows."""
+    return [array.flow.shape for array in arrays]
+
+
 def _write(ctx: NodeContext, arrays, index, values) -> list:
     """Each value written at ``index`` into its TensorArray, whose dtype it must have."""
     written = []
@@ -131,13 +136,10 @@ def _loop(ctx: NodeContext):
         )
 
     start = [constant(0, dtype=dtypes.int64), keep_going]
+    # The counter and the condition are scalars; carried values may change shape.
     invariants = [TensorShape([]), TensorShape([])] + [TensorShape(None)] * state_count
-    invariants += [a.flow.shape for a in arrays] if arrays and hasattr(arrays[0], "flow") else []
     results = while_loop(
-        test,
-        step,
-        start + initial + arrays,
-        shape_invariants=invariants if len(invariants) == len(start + initial + arrays) else None,
+        test, step, start + initial + arrays, shape_invariants=invariants + _array_shapes(arrays)
     )
     finals = list(results[2 : 2 + state_count])
     stacked = [a.stack() for a in results[2 + state_count :]]
@@ -187,12 +189,7 @@ def _scan(ctx: NodeContext):
 
     invariants = [TensorShape([])] + [TensorShape(None)] * state_count
     loop_vars = [constant(0, dtype=dtypes.int64)] + states + arrays
-    results = while_loop(
-        test,
-        step,
-        loop_vars,
-        shape_invariants=invariants + [a.flow.shape for a in arrays] if arrays else invariants,
-    )
+    results = while_loop(test, step, loop_vars, shape_invariants=invariants + _array_shapes(arrays))
     finals = list(results[1 : 1 + state_count])
     outputs = []
     for array, axis, direction in zip(results[1 + state_count :], output_axes, output_directions):
