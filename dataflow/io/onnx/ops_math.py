@@ -80,8 +80,6 @@ def _bitwise_not(ctx: NodeContext):
 # -- unsigned integers: computed as int64 (`converters.as_int64`); compared with uint64's sign
 # bit flipped, which makes the signed order the unsigned one.
 _INT64_SIGN_BIT = -(2**63)
-_signed = as_int64
-_unsigned_again = from_int64
 
 
 def _ordered(x):
@@ -119,7 +117,7 @@ def _binary(ctx: NodeContext):
     if kind == "order":
         return function(_ordered(a), _ordered(b))
     if kind == "same bits":
-        return _unsigned_again(function(_signed(a), _signed(b)), a.dtype)
+        return from_int64(function(as_int64(a), as_int64(b)), a.dtype)
     return function(a, b)
 
 
@@ -130,7 +128,7 @@ def _div(ctx: NodeContext):
         raise ctx.error("uint64 division is not supported")
     if a.dtype.is_integer:
         # C's division, as ONNX defines it for integers
-        return _unsigned_again(extra_math_ops.truncatediv(_signed(a), _signed(b)), a.dtype)
+        return from_int64(extra_math_ops.truncatediv(as_int64(a), as_int64(b)), a.dtype)
     return math_ops.truediv(a, b)
 
 
@@ -140,10 +138,10 @@ def _mod(ctx: NodeContext):
     if a.dtype == dtypes.uint64:
         raise ctx.error("uint64 remainders are not supported")
     if ctx.attr("fmod", 0):
-        result = extra_math_ops.truncatemod(_signed(a), _signed(b))  # the dividend's sign
+        result = extra_math_ops.truncatemod(as_int64(a), as_int64(b))  # the dividend's sign
     else:
-        result = extra_math_ops.floormod(_signed(a), _signed(b))  # the divisor's sign
-    return _unsigned_again(result, a.dtype)
+        result = extra_math_ops.floormod(as_int64(a), as_int64(b))  # the divisor's sign
+    return from_int64(result, a.dtype)
 
 
 @converts("Pow")
@@ -168,7 +166,7 @@ def _bit_shift(ctx: NodeContext):
     width = x.dtype.size * 8
     # A shift by a negative amount or by the width or more fills the whole value: 0 (left),
     # or the sign bit (right), as ONNX defines it.
-    signed_x, signed_amount = _signed(x), _signed(amount)
+    signed_x, signed_amount = as_int64(x), as_int64(amount)
     zero = constant(0, dtype=signed_amount.dtype)
     top = constant(width - 1, dtype=signed_amount.dtype)
     out_of_range = math_ops.logical_or(
@@ -183,7 +181,7 @@ def _bit_shift(ctx: NodeContext):
         shifted = bitwise_ops.right_shift(
             signed_x, selection_ops.where_v2(out_of_range, tops, signed_amount)
         )
-    return _unsigned_again(shifted, x.dtype)
+    return from_int64(shifted, x.dtype)
 
 
 @converts("IsInf")
@@ -217,7 +215,7 @@ def _variadic(ctx: NodeContext):
             pick = math_ops.greater if ctx.op_type == "Max" else math_ops.less
             result = selection_ops.where_v2(pick(_ordered(result), _ordered(value)), result, value)
         elif result.dtype in WIDE_UNSIGNED:
-            result = _unsigned_again(combine(_signed(result), _signed(value)), result.dtype)
+            result = from_int64(combine(as_int64(result), as_int64(value)), result.dtype)
         else:
             result = combine(result, value)
     if ctx.op_type == "Mean":
