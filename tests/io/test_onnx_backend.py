@@ -85,6 +85,8 @@ SAMPLE = [
     "test_affine_grid_2d",
     "test_batchnorm_example_training_mode",
     "test_convtranspose_output_shape",
+    "test_unique_sorted_without_axis",
+    "test_unique_not_sorted_without_axis",
 ]
 
 

@@ -22,6 +22,7 @@ from ...ops import (
     assorted_ops,
     extra_array_ops,
     extra_math_ops,
+    extra_segment_ops,
     extra_nn_ops,
     gather_ops,
     math_ops,
@@ -797,3 +798,26 @@ def _compress(ctx: NodeContext):
     condition = condition[:length] if condition.shape.ndims == 1 else condition
     kept = array_ops.reshape(selection_ops.where(condition), [-1])
     return gather_ops.gather(x, kept, axis=axis)
+
+
+@converts("Unique")
+def _unique(ctx: NodeContext):
+    # Unique values of the flattened input with the first index of each, the index of each
+    # element's value, and the counts: dataflow's unique_with_counts (first-occurrence order),
+    # sorted by value when ``sorted`` (ONNX's default).
+    x = ctx.required_input(0)
+    if ctx.attr("axis", None) is not None:
+        raise ctx.error("Unique along an axis (of slices) is not supported")
+    flat = array_ops.reshape(x, [-1])
+    values, inverse, counts = extra_array_ops.unique_with_counts(flat, out_idx=dtypes.int64)
+    positions = array_ops.range(array_ops.size(flat, out_type=dtypes.int64), dtype=dtypes.int64)
+    first = extra_segment_ops.unsorted_segment_min(
+        positions, inverse, array_ops.size(values, out_type=dtypes.int64)
+    )
+    counts = selection_ops.cast(counts, dtypes.int64)
+    if ctx.attr("sorted", 1):
+        order = extra_array_ops.argsort(values, stable=True)
+        rank_of_value = extra_array_ops.argsort(order, stable=True)  # the inverse permutation
+        values, first, counts = (gather_ops.gather(t, order) for t in (values, first, counts))
+        inverse = gather_ops.gather(selection_ops.cast(rank_of_value, dtypes.int64), inverse)
+    return [values, first, inverse, counts]
