@@ -226,17 +226,17 @@ def _conv_transpose(ctx: NodeContext):
 # -- pooling ---------------------------------------------------------------------------------------
 
 
-def _pool(ctx: NodeContext, x, pooling_type: str, kernel, strides, dilations):
-    """A VALID max or average pooling of the channels-first ``x``.  dataflow's pooling takes
-    dilations only with unit strides: dilated windows with strides pool at every place, then
-    keep every stride-th."""
+def _pool(ctx: NodeContext, x, pooling_type: str, kernel, strides, dilations, padding="VALID"):
+    """A max or average pooling of the channels-first ``x`` (VALID, or TensorFlow's SAME).
+    dataflow's pooling takes dilations only with unit strides: dilated windows with strides
+    pool at every place, then keep every stride-th."""
     dilated = any(d != 1 for d in dilations)
     strided = any(s != 1 for s in strides)
     y = conv_nd_ops.pool(
         x,
         window_shape=list(kernel),
         pooling_type=pooling_type,
-        padding="VALID",
+        padding=padding,
         strides=[1] * len(kernel) if dilated else list(strides),
         dilations=list(dilations) if dilated else None,
         data_format=_channels_first_format(len(kernel)),
@@ -244,6 +244,30 @@ def _pool(ctx: NodeContext, x, pooling_type: str, kernel, strides, dilations):
     if dilated and strided:
         y = y[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)]
     return y
+
+
+def _pads_are_same(x, kernel, strides, dilations, begin, ends) -> bool:
+    """Whether ONNX's pads are those of TensorFlow's SAME padding (the odd one at the end), so
+    that the pooling op pads by itself: without a pad op, and, for averages, counting only the
+    input's elements as ONNX's count_include_pad=0 does."""
+    spatial = x.shape.as_list()[2:]
+    if any(d is None for d in spatial) or any(d != 1 for d in dilations):
+        return False
+    for size, k, s, b, e in zip(spatial, kernel, strides, begin, ends):
+        total = max((-(-size // s) - 1) * s + k - size, 0)
+        if (b, e) != (total // 2, total - total // 2):
+            return False
+    return True
+
+
+def _window_means(mask: np.ndarray, kernel, strides, dilations) -> np.ndarray:
+    """The mean of ``mask`` over each VALID pooling window, computed with numpy at import."""
+    extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    windows = np.lib.stride_tricks.sliding_window_view(mask, extents)
+    count = len(kernel)
+    windows = windows[tuple(slice(None, None, s) for s in strides)]
+    windows = windows[(Ellipsis,) + tuple(slice(None, None, d) for d in dilations)]
+    return windows.mean(axis=tuple(range(count, 2 * count)))
 
 
 @converts("MaxPool")
@@ -259,7 +283,10 @@ def _max_pool(ctx: NodeContext):
         lowest = -np.inf
     else:
         lowest = np.iinfo(x.dtype.as_numpy_dtype).min
-    padded = _pad_spatial(x, begin, [e + c for e, c in zip(end, extra)], lowest)
+    ends = [e + c for e, c in zip(end, extra)]
+    if any(begin) and _pads_are_same(x, kernel, strides, dilations, begin, ends):
+        return [_pool(ctx, x, "MAX", kernel, strides, dilations, padding="SAME")]
+    padded = _pad_spatial(x, begin, ends, lowest)
     return [_pool(ctx, padded, "MAX", kernel, strides, dilations)]
 
 
@@ -271,13 +298,15 @@ def _average_pool(ctx: NodeContext):
     ends = [e + c for e, c in zip(end, extra)]
     if not any(begin) and not any(ends):
         return _pool(ctx, x, "AVG", kernel, strides, dilations)
+    include = ctx.attr("count_include_pad", 0)
+    if not include and _pads_are_same(x, kernel, strides, dilations, begin, ends):
+        return _pool(ctx, x, "AVG", kernel, strides, dilations, padding="SAME")
     spatial = x.shape.as_list()[2:]
     if any(s is None for s in spatial):
         raise ctx.error("average pooling with pads needs the spatial shape known at import")
     # The mean of the elements a window covers: the sum over the padded input divided by the
     # count of the counted places (the input, and the pads when count_include_pad).
-    mask = np.ones(spatial, dtype=x.dtype.as_numpy_dtype)
-    include = ctx.attr("count_include_pad", 0)
+    mask = np.ones(spatial, dtype=np.float64)
     mask = np.pad(
         mask,
         [(b, e) for b, e in zip(begin, end)],
@@ -285,8 +314,8 @@ def _average_pool(ctx: NodeContext):
     )
     mask = np.pad(mask, [(0, c) for c in extra])
     sums = _pool(ctx, _pad_spatial(x, begin, ends), "AVG", kernel, strides, dilations)
-    counts = _pool(ctx, constant(mask[None, None]), "AVG", kernel, strides, dilations)
-    return math_ops.truediv(sums, counts)
+    counts = _window_means(mask, kernel, strides, dilations).astype(x.dtype.as_numpy_dtype)
+    return math_ops.truediv(sums, constant(counts[None, None]))
 
 
 @converts("LpPool")
