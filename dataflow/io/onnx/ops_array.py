@@ -31,6 +31,7 @@ from ...ops import (
     reverse_ops,
     selection_ops,
     slice_ops,
+    string_ops,
 )
 from ...ops.constant_op import constant
 from .converters import (
@@ -821,3 +822,14 @@ def _unique(ctx: NodeContext):
         values, first, counts = (gather_ops.gather(t, order) for t in (values, first, counts))
         inverse = gather_ops.gather(selection_ops.cast(rank_of_value, dtypes.int64), inverse)
     return [values, first, inverse, counts]
+
+
+@converts("StringConcat")
+def _string_concat(ctx: NodeContext):
+    return math_ops.add(ctx.required_input(0), ctx.required_input(1))  # broadcast, joined
+
+
+@converts("RegexFullMatch")
+def _regex_full_match(ctx: NodeContext):
+    # RE2's syntax, as ONNX specifies; dataflow matches with RE2 (the "strings" extra).
+    return string_ops.regex_full_match(ctx.required_input(0), ctx.attr("pattern"))
