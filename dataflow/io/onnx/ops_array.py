@@ -27,6 +27,7 @@ from ...ops import (
     gather_ops,
     math_ops,
     nd_index_ops,
+    ragged_string_ops,
     reduction_ops,
     reverse_ops,
     selection_ops,
@@ -833,3 +834,23 @@ def _string_concat(ctx: NodeContext):
 def _regex_full_match(ctx: NodeContext):
     # RE2's syntax, as ONNX specifies; dataflow matches with RE2 (the "strings" extra).
     return string_ops.regex_full_match(ctx.required_input(0), ctx.attr("pattern"))
+
+
+@converts("StringSplit")
+def _string_split(ctx: NodeContext):
+    # Python's str.split: on the delimiter (consecutive ones delimit empty strings), or, with
+    # none or "", on runs of whitespace; at most maxsplit splits.  The substrings are padded
+    # with "" to the longest row; the second output counts each element's substrings.
+    x = ctx.required_input(0)
+    delimiter = ctx.attr("delimiter", "") or None
+    maxsplit = ctx.attr("maxsplit", -1)
+    flat = array_ops.reshape(x, [-1])
+    pieces = ragged_string_ops.split(
+        flat, sep=delimiter, maxsplit=maxsplit, result_type="RaggedTensor"
+    )
+    dense = pieces.to_tensor(default_value="")
+    shape = array_ops.shape(x, out_type=dtypes.int64)
+    width = array_ops.shape(dense, out_type=dtypes.int64)[1:]
+    substrings = array_ops.reshape(dense, array_ops.concat([shape, width], 0))
+    counts = array_ops.reshape(selection_ops.cast(pieces.row_lengths(), dtypes.int64), shape)
+    return [substrings, counts]
