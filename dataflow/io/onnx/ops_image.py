@@ -1,5 +1,6 @@
-"""ONNX's resampling ops, ``Resize`` (and the older ``Upsample``) and ``GridSample``, built from
-gathers.
+"""ONNX's image ops: the resampling ops ``Resize`` (and the older ``Upsample``) and
+``GridSample``, built from gathers, and ``NonMaxSuppression``, built from dataflow's per-class
+non-max suppression.
 
 Role: the converters of the image family (see `converters` for the contract).  ONNX defines
 resizing as separable: each resized axis is interpolated on its own, output place ``y`` reading
@@ -27,6 +28,7 @@ from ...ops import (
     extra_array_ops,
     extra_math_ops,
     gather_ops,
+    image_ops,
     math_ops,
     nd_index_ops,
     reduction_ops,
@@ -447,3 +449,62 @@ def _grid_sample(ctx: NodeContext):
             )
         result = value if result is None else math_ops.add(result, value)
     return array_ops.transpose(result, [0, spatial + 1] + list(range(1, spatial + 1)))
+
+
+# -- NonMaxSuppression -----------------------------------------------------------------------------
+
+
+@converts("NonMaxSuppression")
+def _non_max_suppression(ctx: NodeContext):
+    # Per batch and class, dataflow's non_max_suppression (greedy by score, a box dropped when
+    # its IoU with a kept one exceeds the threshold); the kept boxes listed as
+    # (batch, class, box) rows, batch by batch and class by class as ONNX orders them.
+    boxes, scores = ctx.required_input(0), ctx.required_input(1)
+    batches, classes = scores.shape.as_list()[:2]
+    if batches is None or classes is None:
+        raise ctx.error("the numbers of batches and classes must be known at import")
+    limit = ctx.input(2)
+    limit = (
+        constant(0, dtype=dtypes.int32)
+        if limit is None
+        else selection_ops.cast(array_ops.reshape(limit, []), dtypes.int32)
+    )
+    iou = ctx.input(3)
+    iou = _f32(0.0) if iou is None else array_ops.reshape(iou, [])
+    threshold = ctx.input(4)
+    if ctx.attr("center_point_box", 0):
+        # [x_center, y_center, width, height] to the corners [y1, x1, y2, x2].
+        center_x, center_y, width, height = array_ops.unstack(boxes, axis=-1)
+        half_w, half_h = math_ops.truediv(width, _f32(2.0)), math_ops.truediv(height, _f32(2.0))
+        boxes = array_ops.stack(
+            [
+                math_ops.subtract(center_y, half_h),
+                math_ops.subtract(center_x, half_w),
+                math_ops.add(center_y, half_h),
+                math_ops.add(center_x, half_w),
+            ],
+            axis=-1,
+        )
+    rows = []
+    for batch in range(batches):
+        for klass in range(classes):
+            class_scores = scores[batch, klass]
+            options = {}
+            if threshold is not None:
+                options["score_threshold"] = array_ops.reshape(threshold, [])
+            kept = image_ops.non_max_suppression(
+                boxes[batch], class_scores, limit, iou_threshold=iou, **options
+            )
+            kept = selection_ops.cast(kept, dtypes.int64)
+            labels = array_ops.fill(array_ops.shape(kept), constant(0, dtype=dtypes.int64))
+            rows.append(
+                array_ops.stack(
+                    [
+                        math_ops.add(labels, constant(batch, dtype=dtypes.int64)),
+                        math_ops.add(labels, constant(klass, dtype=dtypes.int64)),
+                        kept,
+                    ],
+                    axis=1,
+                )
+            )
+    return array_ops.concat(rows, axis=0)
