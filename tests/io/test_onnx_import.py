@@ -531,6 +531,15 @@ def test_the_command_line_inspects_and_runs_an_onnx_file(tmp_path, capsys):
     import json
 
     np.testing.assert_allclose(json.loads(printed)["probs"], expected, rtol=1e-5)
+    # optimize writes the imported, optimized graph as a .dfg file whose names are the ONNX ones
+    optimized = tmp_path / "mlp.dfg"
+    assert main(["optimize", str(path), "-o", str(optimized)]) == 0
+    capsys.readouterr()
+    with df.Graph().as_default():
+        graph = df.io.load_graph(str(optimized))
+        with df.Session(graph=graph) as session:
+            probs = session.run("probs:0", {"x:0": x})
+    np.testing.assert_allclose(probs, expected, rtol=1e-5)
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"\x08\x07\x12")
     assert main(["inspect", str(broken)]) == 1
