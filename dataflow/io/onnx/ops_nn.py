@@ -120,15 +120,21 @@ def _channel_vector(ctx: NodeContext, tensor, rank: int):
 def _conv(ctx: NodeContext):
     x, w = ctx.required_input(0), ctx.required_input(1)
     rank = rank_of(ctx, x)
+    filters = _static_or_transpose(ctx, 1, list(range(2, rank)) + [1, 0])
+    return convolve(ctx, x, w, filters, ctx.input(2))
+
+
+def convolve(ctx: NodeContext, x, w, filters, bias=None):
+    """ONNX's convolution of ``x`` by the filter ``w`` (``[out, in / group, *k]``), given in
+    dataflow's layout as ``filters`` (``[*k, in / group, out]``), with the node's pads,
+    strides, dilations and group; plus ``bias`` (``[out]``) when given."""
+    rank = rank_of(ctx, x)
     if rank < 3 or rank > 5:
         raise ctx.error(f"convolutions of rank {rank} are not supported (3, 4 or 5)")
     kernel = ctx.attr("kernel_shape", None) or w.shape.as_list()[2:]
     if any(k is None for k in kernel):
         raise ctx.error("the kernel's shape must be known at import")
     strides, dilations, begin, end, _ = _window_attrs(ctx, x, kernel)
-    groups = ctx.attr("group", 1)
-    spatial = rank - 2
-    filters = _static_or_transpose(ctx, 1, list(range(2, rank)) + [1, 0])
     explicit = [0, 0, 0, 0] + [p for pair in zip(begin, end) for p in pair]
     y = conv_nd_ops.conv(
         x,
@@ -138,11 +144,10 @@ def _conv(ctx: NodeContext):
         explicit_paddings=explicit if any(explicit) else [],
         data_format="CHANNELS_FIRST",
         dilations=[1, 1] + list(dilations),
-        groups=groups,
+        groups=ctx.attr("group", 1),
     )
-    bias = ctx.input(2)
     if bias is not None:
-        y = math_ops.add(y, _channel_vector(ctx, bias, 2 + spatial))
+        y = math_ops.add(y, _channel_vector(ctx, bias, rank))
     return y
 
 

@@ -1,5 +1,6 @@
-"""ONNX's linear quantization ops: ``QuantizeLinear``, ``DequantizeLinear``, ``QLinearMatMul``
-and ``MatMulInteger`` (``DynamicQuantizeLinear`` is built from ONNX's function of them).
+"""ONNX's linear quantization ops: ``QuantizeLinear``, ``DequantizeLinear``, ``QLinearMatMul``,
+``MatMulInteger``, ``QLinearConv`` and ``ConvInteger`` (``DynamicQuantizeLinear`` is built from
+ONNX's function of them).
 
 Role: the converters of the quantization family (see `converters` for the contract).  A
 quantized value ``q`` stands for ``(q - zero_point) * scale``; quantizing rounds half to even and
@@ -26,6 +27,7 @@ from .converters import (
     normalize_axis,
     rank_of,
 )
+from .ops_nn import convolve
 from .reader import dtype_of
 
 _F64 = dtypes.float64
@@ -148,4 +150,42 @@ def _qlinear_matmul(ctx: NodeContext):
     factor = math_ops.truediv(math_ops.multiply(a_scale, b_scale), y_scale)
     real = math_ops.multiply(product, selection_ops.cast(factor, _F64))
     rounded = math_ops.add(extra_math_ops.rint(real), _wide(y_zero))
+    return _saturated(ctx, rounded, y_zero.dtype)
+
+
+def _integer_convolution(ctx: NodeContext, x, x_zero, w, w_zero):
+    """The exact integer convolution of ``x - x_zero`` by ``w - w_zero``, in float64; a
+    filter's zero point may be one per output channel."""
+    rank = rank_of(ctx, x)
+    if w_zero is not None and w_zero.shape.ndims == 1 and w_zero.shape.as_list() != [1]:
+        w_zero = array_ops.reshape(w_zero, [-1] + [1] * (rank - 1))
+    elif w_zero is not None:
+        w_zero = array_ops.reshape(w_zero, [])
+    x_zero = None if x_zero is None else array_ops.reshape(x_zero, [])
+    centered_w = _centered(w, w_zero)
+    filters = array_ops.transpose(centered_w, list(range(2, rank)) + [1, 0])
+    return convolve(ctx, _centered(x, x_zero), w, filters)
+
+
+@converts("ConvInteger")
+def _conv_integer(ctx: NodeContext):
+    x, w = ctx.required_input(0), ctx.required_input(1)
+    product = _integer_convolution(ctx, x, ctx.input(2), w, ctx.input(3))
+    return selection_ops.cast(product, dtypes.int32)
+
+
+@converts("QLinearConv")
+def _qlinear_conv(ctx: NodeContext):
+    x, x_scale, x_zero = ctx.required_input(0), ctx.required_input(1), ctx.required_input(2)
+    w, w_scale, w_zero = ctx.required_input(3), ctx.required_input(4), ctx.required_input(5)
+    y_scale, y_zero, bias = ctx.required_input(6), ctx.required_input(7), ctx.input(8)
+    rank = rank_of(ctx, x)
+    total = _integer_convolution(ctx, x, x_zero, w, w_zero)
+    if bias is not None:  # int32, in units of x_scale * w_scale
+        total = math_ops.add(total, array_ops.reshape(_wide(bias), [-1] + [1] * (rank - 2)))
+    factor = math_ops.truediv(math_ops.multiply(x_scale, w_scale), y_scale)
+    factor = selection_ops.cast(factor, _F64)
+    if factor.shape.ndims == 1:  # per output channel
+        factor = array_ops.reshape(factor, [-1] + [1] * (rank - 2))
+    rounded = math_ops.add(extra_math_ops.rint(math_ops.multiply(total, factor)), _wide(y_zero))
     return _saturated(ctx, rounded, y_zero.dtype)
