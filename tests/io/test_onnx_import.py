@@ -352,8 +352,8 @@ def test_trainable_initializers_become_variables_that_gradients_reach(fresh_grap
 def test_every_unsupported_op_is_named_with_its_node_in_one_error(fresh_graph):
     nodes = [
         helper.make_node("Relu", ["x"], ["a"], name="fine"),
-        helper.make_node("StringSplit", ["a"], ["b", "c"], name="splitter"),
-        helper.make_node("NonMaxSuppression", ["b", "c"], ["d"], name="nms"),
+        helper.make_node("TfIdfVectorizer", ["a"], ["b"], name="tfidf"),
+        helper.make_node("Col2Im", ["b", "a", "a"], ["d"], name="col2im"),
         helper.make_node("MyOp", ["d"], ["y"], name="custom", domain="com.example"),
     ]
     model = helper.make_model(
@@ -364,8 +364,8 @@ def test_every_unsupported_op_is_named_with_its_node_in_one_error(fresh_graph):
         import_model(model)
     message = str(error.value)
     assert "3 node(s)" in message
-    assert "StringSplit (node 'splitter')" in message
-    assert "NonMaxSuppression (node 'nms')" in message
+    assert "TfIdfVectorizer (node 'tfidf')" in message
+    assert "Col2Im (node 'col2im')" in message
     assert "MyOp of domain 'com.example' (node 'custom')" in message
     assert fresh_graph.get_operations() == []  # nothing was built
 
