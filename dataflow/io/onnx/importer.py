@@ -137,6 +137,12 @@ class GraphBuilder:
         for tensor, value in zip(wanted, self._fold_session.run(wanted, feeds)):
             self.remember_static(tensor, np.asarray(value))
 
+    def close(self) -> None:
+        """Releases the Session that computed values at import, if one was made."""
+        if self._fold_session is not None:
+            self._fold_session.close()
+            self._fold_session = None
+
     # -- checking before building ------------------------------------------------------------------
     def unsupported_nodes(self, graph_proto, depth: int = 0) -> list[str]:
         """One line per node of ``graph_proto`` (its subgraphs included) that cannot be built."""
@@ -439,8 +445,8 @@ def import_model(path_or_proto, trainable: bool = False) -> ImportedModel:
     for entry in model.opset_import:
         domain = "" if entry.domain in _DEFAULT_DOMAINS else entry.domain
         opsets[domain] = int(entry.version)
-    if "" not in opsets:
-        opsets[""] = MIN_OPSET if not model.opset_import else opsets.get("", MIN_OPSET)
+    if "" not in opsets:  # no version named: read the ops as the installed onnx defines them
+        opsets[""] = int(_onnx().defs.onnx_opset_version())
     if opsets[""] < MIN_OPSET:
         raise OnnxImportError(
             f"{label}: the model uses opset {opsets['']} of the default domain; opsets "
@@ -474,7 +480,10 @@ def import_model(path_or_proto, trainable: bool = False) -> ImportedModel:
         inputs[value_info.name] = ph
         scope.values[value_info.name] = ph
     variables = builder.build_initializers(model.graph, scope, trainable)
-    builder.build_nodes(model.graph.node, scope)
+    try:
+        builder.build_nodes(model.graph.node, scope)
+    finally:
+        builder.close()
     outputs = {}
     for value_info in model.graph.output:
         tensor = scope.lookup(value_info.name)
