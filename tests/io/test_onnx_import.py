@@ -495,6 +495,17 @@ def test_external_data_is_never_read(tmp_path, fresh_graph):
         import_model(_with_initializer(tensor))
 
 
+def test_names_that_are_not_utf8_still_import(fresh_graph):
+    model = _model(
+        [helper.make_node("Relu", ["x"], ["y"], name="zqzqzq")],
+        [_value("x", [2])],
+        [_value("y", [2])],
+    )
+    data = model.SerializeToString().replace(b"zqzqzq", b"\xff\xfe\xfd\xfc\xfb\xfa")
+    imported = import_model(data)
+    np.testing.assert_array_equal(imported.run({"x": np.float32([-1, 2])})["y"], [0, 2])
+
+
 def test_element_types_without_a_dtype_are_named(fresh_graph):
     model = _model(
         [helper.make_node("Identity", ["x"], ["y"])],

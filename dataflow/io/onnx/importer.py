@@ -57,6 +57,8 @@ _INVALID_NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9_.\-/]")
 
 def graph_name(onnx_name: str, fallback: str) -> str:
     """A valid dataflow op name for the ONNX name ``onnx_name`` (``fallback`` when empty)."""
+    if isinstance(onnx_name, bytes):  # protobuf gives a name that is not UTF-8 as bytes
+        onnx_name = onnx_name.decode("utf-8", errors="replace")
     name = _INVALID_NAME_CHARACTERS.sub("_", onnx_name).strip("/")
     name = re.sub("/+", "/", name)
     if not name or not re.match(r"[A-Za-z0-9.]", name[0]):
