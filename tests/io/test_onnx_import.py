@@ -506,6 +506,50 @@ def test_names_that_are_not_utf8_still_import(fresh_graph):
     np.testing.assert_array_equal(imported.run({"x": np.float32([-1, 2])})["y"], [0, 2])
 
 
+def test_randomly_damaged_models_are_refused_with_import_errors_only():
+    # Bytes changed, cut off or inserted anywhere in a model with a loop and one with a conv
+    # net: each either imports or raises OnnxImportError, never another exception.
+    import random
+
+    loop = helper.make_node(
+        "Loop", ["trip", "go", "start"], ["total", "history"], body=_loop_body()
+    )
+    models = [
+        _mlp().SerializeToString(),
+        _model(
+            [loop],
+            [
+                _value("trip", [], TensorProto.INT64),
+                _value("go", [], TensorProto.BOOL),
+                _value("start", [2]),
+                _value("x", [2]),
+                _value("limit", []),
+            ],
+            [_value("total", None), _value("history", None)],
+        ).SerializeToString(),
+    ]
+    rng = random.Random(26)
+    outcomes = set()
+    for _ in range(150):
+        data = bytearray(rng.choice(models))
+        choice = rng.random()
+        if choice < 0.6:
+            for _ in range(rng.randint(1, 4)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        elif choice < 0.8:
+            data = data[: rng.randrange(len(data))]
+        else:
+            at = rng.randrange(len(data))
+            data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+        with df.Graph().as_default():
+            try:
+                import_model(bytes(data))
+                outcomes.add("imported")
+            except OnnxImportError:
+                outcomes.add("refused")
+    assert outcomes == {"imported", "refused"}
+
+
 def test_element_types_without_a_dtype_are_named(fresh_graph):
     model = _model(
         [helper.make_node("Identity", ["x"], ["y"])],
