@@ -854,3 +854,42 @@ def _string_split(ctx: NodeContext):
     substrings = array_ops.reshape(dense, array_ops.concat([shape, width], 0))
     counts = array_ops.reshape(selection_ops.cast(pieces.row_lengths(), dtypes.int64), shape)
     return [substrings, counts]
+
+
+@converts("TensorScatter")
+def _tensor_scatter(ctx: NodeContext):
+    # The cache with, for each batch b, the update's positions written along `axis` from
+    # write_indices[b] on (modulo the cache's length in "circular" mode): each cache position
+    # p reads update position p - write_indices[b] when that is inside the update.
+    past, update, starts = ctx.required_input(0), ctx.required_input(1), ctx.input(2)
+    rank = rank_of(ctx, past)
+    axis = normalize_axis(ctx, ctx.attr("axis", -2), rank)
+    if axis == 0:
+        raise ctx.error("axis 0 is the batch axis")
+    mode = ctx.attr("mode", "linear")
+    if mode not in ("linear", "circular"):
+        raise ctx.error(f"mode {mode!r} is not linear or circular")
+    cache_length = array_ops.shape(past, out_type=dtypes.int64)[axis]
+    update_length = array_ops.shape(update, out_type=dtypes.int64)[axis]
+    if starts is None:
+        starts = array_ops.zeros(array_ops.shape(past, out_type=dtypes.int64)[:1], dtypes.int64)
+    starts = array_ops.reshape(selection_ops.cast(starts, dtypes.int64), [-1, 1])
+    positions = array_ops.reshape(array_ops.range(cache_length, dtype=dtypes.int64), [1, -1])
+    source = math_ops.subtract(positions, starts)  # [batch, cache length]
+    if mode == "circular":
+        source = extra_math_ops.floormod(source, cache_length)
+    zero = constant(0, dtype=dtypes.int64)
+    inside = math_ops.logical_and(
+        math_ops.greater_equal(source, zero), math_ops.less(source, update_length)
+    )
+    clamped = math_ops.minimum(
+        math_ops.maximum(source, zero), math_ops.maximum(update_length - 1, zero)
+    )
+    batches = past.shape.as_list()[0]
+    if batches is None:
+        raise ctx.error("the batch size must be known at import")
+    written = array_ops.stack(  # one gather per batch entry, each with its own positions
+        [gather_ops.gather(update[b], clamped[b], axis=axis - 1) for b in range(batches)]
+    )
+    view = [batches] + [1] * (axis - 1) + [-1] + [1] * (rank - 1 - axis)
+    return selection_ops.where_v2(array_ops.reshape(inside, view), written, past)
