@@ -258,19 +258,16 @@ def _reduction(reduce, before=None, after=None, input_axes_since: int = 18):
         x = ctx.required_input(0)
         keepdims = bool(ctx.attr("keepdims", 1))
         value = before(x) if before is not None else x
-        if value.dtype == dtypes.bool:  # ReduceMax/ReduceMin of bools: any/all
-            value = selection_ops.cast(value, dtypes.int8)
-            result = convert_numeric(ctx, value, keepdims)
-            return selection_ops.cast(result, dtypes.bool)
-        return convert_numeric(ctx, value, keepdims)
-
-    def convert_numeric(ctx: NodeContext, value, keepdims: bool):
-        x = ctx.required_input(0)
+        reducer = reduce
+        if value.dtype == dtypes.bool:  # the maximum of bools is any, the minimum all
+            reducer = _BOOL_REDUCTIONS.get(reduce)
+            if reducer is None:
+                raise ctx.error("this reduction does not take bools")
         if ctx.opset >= input_axes_since and ctx.input(1) is not None:
             axes_tensor = ctx.input(1)
             known = ctx.static(1)
             if known is None and axes_tensor.shape.num_elements() != 0:
-                result = _reduce_over_run_time_axes(ctx, reduce, value, axes_tensor, keepdims)
+                result = _reduce_over_run_time_axes(ctx, reducer, value, axes_tensor, keepdims)
                 return after(result) if after is not None else result
             axes = [] if known is None else [int(a) for a in known.reshape(-1)]
         else:
@@ -279,10 +276,16 @@ def _reduction(reduce, before=None, after=None, input_axes_since: int = 18):
             if ctx.attr("noop_with_empty_axes", 0):
                 return array_ops.identity(x)
             axes = None
-        result = reduce(value, axis=axes, keepdims=keepdims)
+        result = reducer(value, axis=axes, keepdims=keepdims)
         return after(result) if after is not None else result
 
     return convert
+
+
+_BOOL_REDUCTIONS = {
+    reduction_ops.reduce_max: reduction_ops.reduce_any,
+    reduction_ops.reduce_min: reduction_ops.reduce_all,
+}
 
 
 def _reduce_over_run_time_axes(ctx: NodeContext, reduce, x, axes, keepdims: bool):
