@@ -687,6 +687,11 @@ def __getattr__(name: str):
 
 
 # isort: split
+# ONNX models (df.onnx.import_model); the ``onnx`` package itself is imported only when a model
+# is read (the "onnx" extra), never by ``import dataflow``.
+from .io import onnx  # noqa: E402
+
+# isort: split
 # TensorFlow's generic convolution op and the 2-d backward ops taking tensors for sizes
 from .ops.conv_nd_ops import (  # noqa: E402
     conv,

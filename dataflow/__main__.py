@@ -1,6 +1,9 @@
 """The command line: ``python -m dataflow inspect|render|run|optimize FILE``, for graphs saved by
-`df.io` and TensorFlow's GraphDefs (a binary ``.pb``, a frozen graph; its nodes keep their names,
-and ``optimize`` writes a ``.pb`` again when ``-o`` names one).
+`df.io`, TensorFlow's GraphDefs (a binary ``.pb``, a frozen graph; its nodes keep their names,
+and ``optimize`` writes a ``.pb`` again when ``-o`` names one) and ONNX models (a ``.onnx`` file
+is imported with `df.onnx.import_model`; its inputs are placeholders and its outputs identity
+ops named after the ONNX values, so ``--feed``/``--fetch`` take the ONNX names; reading one
+needs the ``onnx`` extra).
 
 - ``inspect FILE``: op counts by type, placeholders (the inputs), ops nothing consumes (the
   outputs), variables, and each loop and cond.
@@ -432,6 +435,17 @@ def _parser() -> argparse.ArgumentParser:
     optimize.add_argument("--feed", action="append", metavar="NAME", help="NAME will be fed")
     optimize.add_argument("--passes", metavar="A,B", help="pass names, in order")
     return parser
+
+
+def _load(path: str, allow_file_output: bool) -> df.Graph:
+    """The graph in ``path``: an ONNX model (``.onnx``) imported into a new graph, or a graph
+    file `df.io.load_graph` reads."""
+    if path.lower().endswith(".onnx"):
+        graph = df.Graph()
+        with graph.as_default():
+            df.onnx.import_model(path)
+        return graph
+    return df.io.load_graph(path, allow_file_output=allow_file_output)
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -1,6 +1,7 @@
 """``df.io`` and the files a graph lives in: the ``.dfg`` format (`dfg`), TensorFlow's GraphDef
-(`graph_def`), frozen graphs (`graph_util`), event files (`summary`), checkpoints (`saver`,
-`checkpoint_utils`, `checkpoint_management`) and meta graphs (`meta_graph`).
+(`graph_def`), frozen graphs (`graph_util`), ONNX models (`onnx`, reached as ``df.onnx``), event
+files (`summary`), checkpoints (`saver`, `checkpoint_utils`, `checkpoint_management`) and meta
+graphs (`meta_graph`).
 
 Layer: io, above the client (a checkpoint is written by running a graph) and the eager front
 ends; below distribute, nn and training.  It may import the framework, ops, primitives,
