@@ -449,6 +449,48 @@ def _conv(b: OpEmitter) -> list:
     return [back(y)]
 
 
+@_converts("Conv")
+def _generic_conv(b: OpEmitter) -> list:
+    """TensorFlow's generic N-d ``Conv`` (what an imported ONNX ``Conv`` becomes): either
+    layout, ``groups``, and explicit paddings, which ONNX's ``pads`` hold as all the begins,
+    then all the ends."""
+    if b.attr("batch_dims", 1) != 1:
+        raise Unsupported(f"batch_dims={b.attr('batch_dims')} (ONNX has one batch dimension)")
+    x, kernel = b.inputs
+    rank = b.rank(0)
+    data_format = b.attr("data_format", "CHANNELS_LAST")
+    if isinstance(data_format, bytes):
+        data_format = data_format.decode()
+    channels_last = data_format != "CHANNELS_FIRST"
+    if channels_last:
+        x = _to_channels_first(b, x, rank)
+    strides = _spatial(b.attr("strides"), rank, channels_last, "strides")
+    dilations = _spatial(b.attr("dilations") or [1] * (rank - 2), rank, channels_last, "dilations")
+    padding = b.attr("padding")
+    if isinstance(padding, bytes):
+        padding = padding.decode()
+    if padding == "EXPLICIT":
+        pairs = [int(v) for v in b.attr("explicit_paddings")]
+        pads = {"pads": pairs[0::2] + pairs[1::2]}
+    else:
+        pads = _padding(b)
+    to_oihw = [rank - 1, rank - 2] + list(range(rank - 2))  # [*k, in / groups, out] -> OIHW
+    constant_kernel = b.constant_input(1)
+    if constant_kernel is not None:
+        kernel = b.const(np.ascontiguousarray(constant_kernel.transpose(to_oihw)))
+    else:
+        kernel = b.node("Transpose", [kernel], perm=to_oihw)
+    y = b.node(
+        "Conv",
+        [x, kernel],
+        strides=strides,
+        dilations=dilations,
+        group=int(b.attr("groups", 1)),
+        **pads,
+    )
+    return [_to_channels_last(b, y, rank) if channels_last else y]
+
+
 @_converts("MaxPool", "AvgPool", "MaxPool3D", "AvgPool3D")
 def _pool(b: OpEmitter) -> list:
     rank = b.rank(0)
