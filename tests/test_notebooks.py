@@ -794,6 +794,53 @@ PINNED = {
             stated="The restored run printed the same three losses as the uninterrupted one.",
         ),
     ],
+    "11_models_from_elsewhere.ipynb": [
+        pin(
+            "light = os.path.join(",
+            "opset 9, 105 nodes:",
+            "26 Conv",
+            "39 ConstantOfShape",
+            stated="as a 15 KB file",
+        ),
+        pin(
+            "model = df.onnx.import_model(path)",
+            "inputs: {'data_0': [1, 3, 224, 224]}",
+            "outputs: {'softmaxout_1': [1, 1000, 1, 1]}",
+            "matches: True",
+            stated="its expected output is stored beside the model",
+        ),
+        pin(
+            'ways = [("as imported"',
+            "as imported … same bits: True",
+            "+ graph passes … same bits: True",
+            "+ compiled regions … same bits: True",
+            stated="Every way gives the same bits:",
+        ),
+        pin(
+            "softmax = next(",
+            "logits match: True",
+            stated="The logits agree to float32 rounding",
+        ),
+        pin(
+            "loop_graph = df.Graph()",
+            "inside the Loop: … 'If', …",
+            "n=0: dataflow [1. 2. 3.], onnxruntime [1. 2. 3.]",
+            "n=4: dataflow [ 7. 11. 15.], onnxruntime [ 7. 11. 15.]",
+            stated="becomes a `Loop` whose body",
+        ),
+        pin(
+            "graph_def = df.GraphDef()",
+            "425 nodes; the most common types:",
+            "('DepthwiseConv2dNative', 17),",
+            stated="frozen by TensorFlow 2.21",
+        ),
+        pin(
+            "mobilenet = df.Graph()",
+            "the output: mobilenet/predictions/Softmax:0 (?, 10)",
+            "matches: True",
+            stated="The outputs match TensorFlow's to float32 rounding",
+        ),
+    ],
 }
 
 
