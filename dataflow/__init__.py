@@ -674,11 +674,6 @@ def __getattr__(name: str):
         from .framework.tensorboard_protos import protos
 
         return getattr(protos(), name)
-    if name == "onnx":
-        # ``df.onnx`` needs the optional ``onnx`` package; it is imported on first use only.
-        from .io import onnx
-
-        return onnx
     if name == "LogMessage":
         from .framework.train_protos import messages
 

@@ -374,10 +374,16 @@ def _is_graph_def(path: str) -> bool:
 
 def _load(path: str, allow_file_output: bool) -> df.Graph:
     """The graph of ``path``: a ``.pb`` is a TensorFlow GraphDef, imported with its nodes'
-    names (which ``--feed`` and ``--fetch`` use); any other file is a graph file of `df.io`.
-    Both are read as untrusted files (sizes bounded, nothing in them run)."""
+    names (which ``--feed`` and ``--fetch`` use); an ``.onnx`` file an ONNX model, imported
+    into a new graph; any other file is a graph file of `df.io`.  All are read as untrusted
+    files (sizes bounded, nothing in them run)."""
     if _is_graph_def(path):
         return df.io.load_graph_def(path)
+    if os.path.splitext(path)[1].lower() == ".onnx":
+        graph = df.Graph()
+        with graph.as_default():
+            df.onnx.import_model(path)
+        return graph
     return df.io.load_graph(path, allow_file_output=allow_file_output)
 
 
@@ -435,17 +441,6 @@ def _parser() -> argparse.ArgumentParser:
     optimize.add_argument("--feed", action="append", metavar="NAME", help="NAME will be fed")
     optimize.add_argument("--passes", metavar="A,B", help="pass names, in order")
     return parser
-
-
-def _load(path: str, allow_file_output: bool) -> df.Graph:
-    """The graph in ``path``: an ONNX model (``.onnx``) imported into a new graph, or a graph
-    file `df.io.load_graph` reads."""
-    if path.lower().endswith(".onnx"):
-        graph = df.Graph()
-        with graph.as_default():
-            df.onnx.import_model(path)
-        return graph
-    return df.io.load_graph(path, allow_file_output=allow_file_output)
 
 
 def main(argv: Optional[list[str]] = None) -> int:
