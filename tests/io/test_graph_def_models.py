@@ -14,6 +14,7 @@ bool and string outputs are equal exactly.
 """
 
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -113,6 +114,31 @@ def assert_matches_tensorflow(results, data):
 def test_a_frozen_model_imports_and_gives_tensorflows_outputs(model):
     graph_def, data = load(model)
     assert MODEL_OP_TYPES.get(model, set()) <= {node.op for node in graph_def.node}
+    assert_matches_tensorflow(run_imported(graph_def, data, name="model"), data)
+
+
+def test_keras_resnet50_frozen_by_tensorflow_imports_and_gives_its_outputs(tmp_path):
+    """Keras' ResNet50 (random weights) is too large to keep here (a 95 MB frozen graph): with
+    ``DATAFLOW_TENSORFLOW_PYTHON`` naming a Python with TensorFlow, the generator makes it and
+    TensorFlow's output in a temporary directory, and the import must match them."""
+    python = os.environ.get("DATAFLOW_TENSORFLOW_PYTHON")
+    if not python:
+        pytest.skip("DATAFLOW_TENSORFLOW_PYTHON does not name a Python with TensorFlow")
+    generator = os.path.join(DATA, "make_graphdefs.py")
+    made = subprocess.run(
+        [python, generator, "--only", "resnet50", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "TF_USE_LEGACY_KERAS": "1"},
+    )
+    assert made.returncode == 0, made.stderr[-2000:]
+    graph_def = df.GraphDef()
+    with df.gfile.GFile(str(tmp_path / "resnet50.pb"), "rb") as f:
+        graph_def.ParseFromString(f.read())
+    data = np.load(str(tmp_path / "resnet50.npz"))
+    op_types = {node.op for node in graph_def.node}
+    assert {"Conv2D", "FusedBatchNormV3", "MaxPool", "Pad", "Mean"} <= op_types
     assert_matches_tensorflow(run_imported(graph_def, data, name="model"), data)
 
 

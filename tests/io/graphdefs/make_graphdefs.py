@@ -15,7 +15,13 @@ gives the variables seeded random values, freezes them into constants with
   strings as bytes) and ``output_keys`` (what each output checks: the op type, in ``op_zoo``).
 
 The tests never import TensorFlow: they read these files.  The models are kept small (the whole
-set is about 2 MB); ResNet50 is not among them, its frozen graph being about 100 MB.
+set is about 2 MB).  Keras' ResNet50 is made only when asked for, into a directory given, its
+frozen graph being about 100 MB:
+
+    TF_USE_LEGACY_KERAS=1 python tests/io/graphdefs/make_graphdefs.py --only resnet50 --out DIR
+
+(``tests/io/test_graph_def_models.py`` does that when ``DATAFLOW_TENSORFLOW_PYTHON`` names a
+Python with TensorFlow.)
 """
 
 from __future__ import annotations
@@ -109,6 +115,15 @@ def mobilenet_v2():
     )
     x = model.inputs[0]
     return x, model.outputs[0], np.random.RandomState(5).rand(1, 96, 96, 3).astype(np.float32)
+
+
+def resnet50():
+    import tf_keras as keras
+
+    keras.backend.set_learning_phase(0)
+    model = keras.applications.ResNet50(input_shape=(64, 64, 3), weights=None, classes=10)
+    x = model.inputs[0]
+    return x, model.outputs[0], np.random.RandomState(10).rand(1, 64, 64, 3).astype(np.float32)
 
 
 def lstm():
@@ -268,6 +283,10 @@ MODELS = {
 }
 
 
+# Made only when named with --only: too large to commit.
+LARGE_MODELS = {"resnet50": resnet50}
+
+
 def _randomize(sess, seed: int) -> None:
     """Seeded random values for every variable (batch norm's statistics included, so that
     the moving mean and variance are not the trivial 0 and 1)."""
@@ -280,7 +299,7 @@ def _randomize(sess, seed: int) -> None:
         variable.load(value, sess)
 
 
-def make(name: str, builder, seed: int) -> None:
+def make(name: str, builder, seed: int, directory: str = HERE) -> None:
     v1.disable_eager_execution()
     v1.disable_control_flow_v2()
     graph = tf.Graph()
@@ -302,14 +321,14 @@ def make(name: str, builder, seed: int) -> None:
                 sess, graph.as_graph_def(), output_nodes
             )
     frozen = v1.graph_util.remove_training_nodes(frozen, protected_nodes=output_nodes)
-    with open(os.path.join(HERE, f"{name}.pb"), "wb") as f:
+    with open(os.path.join(directory, f"{name}.pb"), "wb") as f:
         f.write(frozen.SerializeToString())
     arrays = {
         f"output_{i}": np.asarray(r, dtype=bytes) if np.asarray(r).dtype == object else r
         for i, r in enumerate(results.values())
     }
     np.savez(
-        os.path.join(HERE, f"{name}.npz"),
+        os.path.join(directory, f"{name}.npz"),
         input=value,
         input_name=x.name,
         output_names=np.array([t.name for t in fetched.values()]),
@@ -321,5 +340,14 @@ def make(name: str, builder, seed: int) -> None:
 
 
 if __name__ == "__main__":
-    for seed, (name, builder) in enumerate(MODELS.items()):
-        make(name, builder, seed)
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="*", help="the models to make (default: the small ones)")
+    parser.add_argument("--out", default=HERE, help="the directory to write them to")
+    args = parser.parse_args()
+    every = {**MODELS, **LARGE_MODELS}
+    for name in args.only or MODELS:
+        if name not in every:
+            parser.error(f"no model {name!r}; the models: {', '.join(every)}")
+        make(name, every[name], list(every).index(name), args.out)
