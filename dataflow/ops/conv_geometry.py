@@ -10,6 +10,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..framework import dtypes as _dtypes
+from ..framework import intra_op
 from ..framework.errors import InvalidArgumentError
 from ..framework.op_registry import (
     apply_op,
@@ -17,6 +18,7 @@ from ..framework.op_registry import (
     get_op_def,
 )
 from ..framework.tensor_shape import TensorShape
+from . import conv_gemm
 from .array_ops import _shape_from_vector
 from .conv_ops import (
     _check_data_format,
@@ -154,6 +156,166 @@ def _conv_kernel_last(x, f, attrs):
         weights = f.reshape(k, fc, groups, o // groups)
         out = np.einsum("mkgc,kcgo->mgo", columns, weights, optimize=True).reshape(m, o)
     return out.reshape(n, *g.out, o).astype(x.dtype, copy=False)
+
+
+def _check_conv_channels(c, f_shape, groups):
+    *_, fc, o = f_shape
+    if fc * groups != c or o % groups:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"input has {c} channels but the filter {list(f_shape)} expects {fc}"
+            + (f" in each of {groups} groups" if groups > 1 else ""),
+        )
+
+
+def _pad_first(x, pads):
+    """Channels-first ``x`` padded with zeros by ``pads`` (a pair per spatial dim)."""
+    if not any(b or a for b, a in pads):
+        return x
+    return np.pad(x, [(0, 0), (0, 0), *pads])
+
+
+def _conv_kernel_first(x, f, attrs):
+    """The convolution of channels-first ``x`` (``[N, C, *sizes]``) with ``f`` (``[*k, C /
+    groups, O]``), channels-first, with no move of the channel axis in or out.
+
+    Each image's output ``[O, positions]`` is, per group, the filter's matrix (``[K * fc, O /
+    groups]``, read transposed: no copy) times the image's *window matrix* (``[K * fc,
+    positions]``: for every window offset, the group's channels at the positions that offset
+    meets).  A window matrix is made in blocks of output rows (about `conv_gemm.BLOCK_BYTES`
+    each) into the thread's scratch buffer, and a 1x1 window of stride 1 without padding needs
+    none: the image itself is that matrix.  A convolution with one input channel and one output
+    channel per group (a depthwise convolution) multiplies and adds window offset by offset
+    instead (`_depthwise_first`): its per-group products would be too small for BLAS.  Blocks
+    (image, rows) run on the intra-op threads; each writes its own part of the output."""
+    groups = attrs.get("groups", 1)
+    n, c, *sizes = x.shape
+    *ksize, fc, o = f.shape
+    _check_conv_channels(c, f.shape, groups)
+    g = _Geometry(sizes, ksize, attrs)
+    dtype = np.result_type(x, f)
+    out = np.empty((n, o, *g.out), dtype)
+    if out.size == 0 or f.size == 0:
+        return np.zeros(out.shape, dtype)
+    if fc == 1 and o == groups:
+        return _depthwise_first(x, f, g, out, attrs.get("intra_op_threads"))
+    k = int(np.prod(ksize))
+    og = o // groups
+    positions = int(np.prod(g.out))
+    row_positions = positions // g.out[0]  # output positions per index of the first dim
+    weights = f.reshape(k * fc, o)
+    flat_out = out.reshape(n, o, positions)
+    direct = k == 1 and all(s == 1 for s in g.strides) and not any(a or b for a, b in g.pads)
+    if direct:
+        images = x.reshape(n, c, positions)
+        bands = [slice(0, g.out[0])]
+    else:
+        padded = _pad_first(x, g.pads)
+        row_bytes = k * c * row_positions * out.itemsize
+        bands = [rows for _, rows in conv_gemm._blocks(1, g.out[0], row_bytes)]
+    blocks = [(image, rows) for image in range(n) for rows in bands]
+
+    def run(number: int) -> None:
+        image, rows = blocks[number]
+        span = slice(rows.start * row_positions, rows.stop * row_positions)
+        width = span.stop - span.start
+        if not direct:
+            window = intra_op.scratch(groups * k * fc * width, dtype)
+            window = window.reshape(groups, k, fc, *((rows.stop - rows.start),) + g.out[1:])
+            for index, offset in enumerate(g.offsets()):
+                where = g.offset_slices(offset)
+                leading = where[0]  # narrowed to the block's output rows
+                band = slice(
+                    leading.start + rows.start * leading.step,
+                    leading.start + (rows.stop - 1) * leading.step + 1,
+                    leading.step,
+                )
+                taken = padded[(image, slice(None), band, *where[1:])]
+                window[:, index] = taken.reshape(groups, fc, *taken.shape[1:])
+            window = window.reshape(groups, k * fc, width)
+        for group in range(groups):
+            if direct:
+                matrix = images[image, group * fc : (group + 1) * fc]
+            else:
+                matrix = window[group]
+            np.matmul(
+                weights[:, group * og : (group + 1) * og].T,
+                matrix,
+                out=flat_out[image, group * og : (group + 1) * og, span],
+            )
+
+    intra_op.run_blocks(len(blocks), run, attrs.get("intra_op_threads"))
+    return out
+
+
+def _depthwise_first(x, f, g: _Geometry, out, threads):
+    """`_conv_kernel_first` when every group has one input and one output channel: ``out[n, c]
+    = sum over offsets of f[offset, 0, c] * window(offset)[n, c]``, an image at a time on the
+    intra-op threads.
+
+    The windows are read as long strided runs, not as many short rows: the padded image is laid
+    flat per channel (``pitch`` elements per step of each spatial dim), and output position
+    ``o`` under window offset ``w`` reads element ``base(w) + stride * sum(o_k * pitch_k)``, so
+    each offset is one 1-d strided slice of ``out[0] * pitch[0]`` *virtual* positions: the real
+    ones and, along the inner dims, the columns past the output's end, cut off at the end.
+    Convolutions whose strides differ between dims go offset by offset over the spatial
+    slices instead (`_depthwise_by_slices`)."""
+    if len(set(g.strides)) != 1:
+        return _depthwise_by_slices(x, f, g, out, threads)
+    n, c, *sizes = x.shape
+    step = g.strides[0]
+    padded = [size + b + a for size, (b, a) in zip(sizes, g.pads)]
+    pitch = [int(np.prod(padded[k + 1 :])) for k in range(len(padded))]
+    virtual = g.out[0] * pitch[0]
+    bases = [
+        sum(w * d * p for w, d, p in zip(offset, g.dilations, pitch)) for offset in g.offsets()
+    ]
+    flat_size = max(int(np.prod(padded)), max(bases) + step * (virtual - 1) + 1)
+    taps = f.reshape(-1, c)[:, :, None]  # [K, C, 1]
+    inside = (slice(None), *(slice(b, b + size) for size, (b, _) in zip(sizes, g.pads)))
+    keep = (slice(None), slice(None), *(slice(0, o) for o in g.out[1:]))
+
+    def run(image: int) -> None:
+        buffer = intra_op.scratch(c * (flat_size + 2 * virtual), out.dtype)
+        flat = buffer[: c * flat_size].reshape(c, flat_size)
+        flat.fill(0)
+        flat[:, : int(np.prod(padded))].reshape(c, *padded)[inside] = x[image]
+        total = buffer[c * flat_size : c * (flat_size + virtual)].reshape(c, virtual)
+        product = buffer[c * (flat_size + virtual) :].reshape(c, virtual)
+        for index, base in enumerate(bases):
+            window = flat[:, base : base + step * (virtual - 1) + 1 : step]
+            if index == 0:
+                np.multiply(window, taps[0], out=total)
+            else:
+                np.multiply(window, taps[index], out=product)
+                total += product
+        out[image] = total.reshape(c, g.out[0], *padded[1:])[keep]
+
+    intra_op.run_blocks(n, run, threads)
+    return out
+
+
+def _depthwise_by_slices(x, f, g: _Geometry, out, threads):
+    """`_depthwise_first` for strides that differ between dims: offset by offset, each
+    window a strided slice of the padded image."""
+    c = x.shape[1]
+    padded = _pad_first(x, g.pads)
+    taps = f.reshape(-1, c).reshape((-1, c) + (1,) * len(g.ksize))  # [K, C, 1, ...]
+
+    def run(image: int) -> None:
+        block = out[image]
+        product = intra_op.scratch(block.size, block.dtype).reshape(block.shape)
+        for index, offset in enumerate(g.offsets()):
+            window = padded[(image, slice(None), *g.offset_slices(offset))]
+            if index == 0:
+                np.multiply(window, taps[0], out=block)
+            else:
+                np.multiply(window, taps[index], out=product)
+                block += product
+
+    intra_op.run_blocks(x.shape[0], run, threads)
+    return out
 
 
 def _check_backprop(dy_shape, n, g, o, x_shape, f_shape):
@@ -384,7 +546,8 @@ def _infer_pool(op):
 define_op("Conv3D", _infer_conv, _kernel(_conv_kernel_last))
 
 
-define_op("Conv", _infer_conv, None)  # its kernel (batch dimensions) is defined below
+# Its kernel (batch dimensions) is defined below; it shares out its work on the intra-op threads.
+define_op("Conv", _infer_conv, None, extra={"intra_op_threads": True})
 
 
 define_op(
@@ -464,6 +627,9 @@ def _generic_conv_kernel(attrs):
     def kernel(x, f):
         batch = x.shape[:batch_dims]
         x = x.reshape((-1, *x.shape[batch_dims:]))
+        if first:
+            y = _conv_kernel_first(x, f, attrs)
+            return y.reshape((*batch, *y.shape[1:]))
         x = np.moveaxis(x, 1, -1) if first else x
         y = _conv_kernel_last(x, f, attrs)
         y = np.ascontiguousarray(np.moveaxis(y, -1, 1)) if first else y
