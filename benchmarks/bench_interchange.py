@@ -20,7 +20,8 @@ The columns, all timed in the same rounds (`harness.paired_median_times`, median
 
 - ``interp``: dataflow with the graph passes off and compilation off (the interpreter);
 - ``passes``: dataflow with the Session's defaults (passes on, compilation ``auto``);
-- ``ort1`` / ``ort``: onnxruntime with one intra-op thread / with its default threads, on the
+- ``ort1`` / ``ort``: onnxruntime with one intra-op thread / with its default threads (told
+  not to spin between runs, which would take the cores from the other columns), on the
   ONNX model (a frozen model goes through ``df.onnx.export`` first; ``-`` when that fails,
   the reason printed below the table);
 - ``TF``: TensorFlow 1.x on the frozen GraphDef, with ``--tensorflow-python`` (or when it
@@ -237,6 +238,8 @@ def _onnxruntime_runs(model_bytes: bytes, feeds: dict) -> dict:
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 4
         options.intra_op_num_threads = threads
+        # Its threads would spin after each run, taking the cores from the next column's run.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = onnxruntime.InferenceSession(
             model_bytes, options, providers=["CPUExecutionProvider"]
         )
