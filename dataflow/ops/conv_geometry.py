@@ -169,11 +169,70 @@ def _check_conv_channels(c, f_shape, groups):
         )
 
 
-def _pad_first(x, pads):
-    """Channels-first ``x`` padded with zeros by ``pads`` (a pair per spatial dim)."""
-    if not any(b or a for b, a in pads):
-        return x
-    return np.pad(x, [(0, 0), (0, 0), *pads])
+class _FlatWindows:
+    """The windows of channels-first images laid out so that every window offset reads one
+    long run of memory per channel.
+
+    The padded image is split into its stride *phases* (phase ``p`` of a dim holds the padded
+    positions ``p, p + stride, p + 2 * stride, ...``; stride 1 has the one phase), each phase
+    laid flat per channel with ``pitch[k]`` elements per step along spatial dim ``k``.  Output
+    position ``o`` under window offset ``w`` reads padded position ``o * stride + w *
+    dilation``, that is phase ``(w * dilation) % stride`` at ``o + (w * dilation) // stride``:
+    so offset ``w`` reads, from its phase, the run that starts at ``base(w)`` and covers the
+    ``virtual`` positions ``o`` of the output counted with the phase's pitch, that is all
+    output rows along the first dim and, along the inner dims, the phase's whole width: the
+    columns past the output's end are computed and cut off at the end (`crop`).  Only the
+    phases some offset reads are made.
+
+    ``runs(flat, image)``: per offset, ``(phase index, base)``; ``flat`` (`lay_out`) is
+    ``[N, phases, C, length]``, the zeros of the padding included."""
+
+    def __init__(self, x_shape, g: _Geometry):
+        n, c, *sizes = x_shape
+        self.g, self.sizes, self.channels = g, sizes, c
+        padded = [size + b + a for size, (b, a) in zip(sizes, g.pads)]
+        self.phase_sizes = [-(-p // s) for p, s in zip(padded, g.strides)]
+        self.pitch = [int(np.prod(self.phase_sizes[k + 1 :])) for k in range(len(sizes))]
+        self.row = self.pitch[0]  # virtual positions per output index of the first dim
+        self.virtual = g.out[0] * self.row
+        self.phases: list = []  # phase tuples, in the order they are laid out
+        self.offsets = []  # (phase index, base) per window offset
+        for offset in g.offsets():
+            where = [w * d for w, d in zip(offset, g.dilations)]
+            phase = tuple(p % s for p, s in zip(where, g.strides))
+            if phase not in self.phases:
+                self.phases.append(phase)
+            base = sum((p // s) * step for p, s, step in zip(where, g.strides, self.pitch))
+            self.offsets.append((self.phases.index(phase), base))
+        phase_elements = int(np.prod(self.phase_sizes))
+        self.length = max(phase_elements, max(b for _, b in self.offsets) + self.virtual)
+
+    def lay_out(self, x: np.ndarray) -> np.ndarray:
+        """``x`` (``[N, C, *sizes]``) as the phases' flat runs, ``[N, phases, C, length]``."""
+        n, c = x.shape[:2]
+        flat = np.zeros((n, len(self.phases), c, self.length), x.dtype)
+        count = int(np.prod(self.phase_sizes))
+        for index, phase in enumerate(self.phases):
+            target = flat[:, index, :, :count].reshape(n, c, *self.phase_sizes)
+            source, place = [slice(None), slice(None)], [slice(None), slice(None)]
+            for p, s, (before, _), size in zip(phase, self.g.strides, self.g.pads, self.sizes):
+                first = max(0, -(-(before - p) // s))  # the first phase index inside x
+                start = p + s * first - before
+                taken = max(0, -(-(size - start) // s))
+                source.append(slice(start, start + s * (taken - 1) + 1 if taken else start, s))
+                place.append(slice(first, first + taken))
+            target[tuple(place)] = x[tuple(source)]
+        return flat
+
+    def crop(self, virtual: np.ndarray, rows: int) -> np.ndarray:
+        """The real output positions of ``virtual`` (``[channels, rows * row]``)."""
+        shaped = virtual.reshape(virtual.shape[0], rows, *self.phase_sizes[1:])
+        return shaped[(slice(None), slice(None), *(slice(0, o) for o in self.g.out[1:]))]
+
+
+# The most product columns per output position a convolution's window runs may cost
+# (`_conv_kernel_first`); past that its windows are cut to the output's positions.
+VIRTUAL_COLUMNS_AT_MOST = 1.15
 
 
 def _conv_kernel_first(x, f, attrs):
@@ -182,13 +241,15 @@ def _conv_kernel_first(x, f, attrs):
 
     Each image's output ``[O, positions]`` is, per group, the filter's matrix (``[K * fc, O /
     groups]``, read transposed: no copy) times the image's *window matrix* (``[K * fc,
-    positions]``: for every window offset, the group's channels at the positions that offset
-    meets).  A window matrix is made in blocks of output rows (about `conv_gemm.BLOCK_BYTES`
-    each) into the thread's scratch buffer, and a 1x1 window of stride 1 without padding needs
-    none: the image itself is that matrix.  A convolution with one input channel and one output
-    channel per group (a depthwise convolution) multiplies and adds window offset by offset
-    instead (`_depthwise_first`): its per-group products would be too small for BLAS.  Blocks
-    (image, rows) run on the intra-op threads; each writes its own part of the output."""
+    positions]``).  A 1x1 window of stride 1 without padding needs no window matrix: the image
+    is that matrix.  Otherwise the windows are read from `_FlatWindows` as long runs into a
+    matrix per block of output rows (about `conv_gemm.BLOCK_BYTES`, in the thread's scratch
+    buffer), and the product's positions past the output's inner ends are cut off; on small
+    images, where those would be many (`VIRTUAL_COLUMNS_AT_MOST`), the runs are cut before
+    the product instead.  A convolution with one input and one output channel per group (a
+    depthwise convolution) multiplies and adds window offset by offset instead
+    (`_depthwise_first`): its per-group products would be too small for BLAS.  Blocks (image,
+    rows) run on the intra-op threads; each writes its own part of the output."""
     groups = attrs.get("groups", 1)
     n, c, *sizes = x.shape
     *ksize, fc, o = f.shape
@@ -198,123 +259,89 @@ def _conv_kernel_first(x, f, attrs):
     out = np.empty((n, o, *g.out), dtype)
     if out.size == 0 or f.size == 0:
         return np.zeros(out.shape, dtype)
+    threads = attrs.get("intra_op_threads")
     if fc == 1 and o == groups:
-        return _depthwise_first(x, f, g, out, attrs.get("intra_op_threads"))
+        return _depthwise_first(x, f, g, out, threads)
     k = int(np.prod(ksize))
     og = o // groups
-    positions = int(np.prod(g.out))
-    row_positions = positions // g.out[0]  # output positions per index of the first dim
     weights = f.reshape(k * fc, o)
-    flat_out = out.reshape(n, o, positions)
-    direct = k == 1 and all(s == 1 for s in g.strides) and not any(a or b for a, b in g.pads)
-    if direct:
-        images = x.reshape(n, c, positions)
-        bands = [slice(0, g.out[0])]
-    else:
-        padded = _pad_first(x, g.pads)
-        row_bytes = k * c * row_positions * out.itemsize
-        bands = [rows for _, rows in conv_gemm._blocks(1, g.out[0], row_bytes)]
+    if k == 1 and all(s == 1 for s in g.strides) and not any(a or b for a, b in g.pads):
+        images = x.reshape(n, groups, fc, -1)
+        flat_out = out.reshape(n, groups, og, -1)
+
+        def run_direct(image: int) -> None:
+            for group in range(groups):
+                np.matmul(
+                    weights[:, group * og : (group + 1) * og].T,
+                    images[image, group],
+                    out=flat_out[image, group],
+                )
+
+        intra_op.run_blocks(n, run_direct, threads)
+        return out
+    windows = _FlatWindows(x.shape, g)
+    flat = windows.lay_out(x)
+    real = int(np.prod(g.out[1:]))  # output positions per index of the first dim
+    # Long runs cost product columns past the inner ends: worth it while they are few (wide
+    # images); for small ones (7x7 with a 3x3 window: 9 columns per 7) the runs are cut.
+    virtual = windows.row <= VIRTUAL_COLUMNS_AT_MOST * real
+    row = windows.row if virtual else real
+    row_bytes = k * c * row * out.itemsize
+    bands = [rows for _, rows in conv_gemm._blocks(1, g.out[0], row_bytes)]
     blocks = [(image, rows) for image in range(n) for rows in bands]
+    flat_out = out.reshape(n, o, -1)
 
     def run(number: int) -> None:
         image, rows = blocks[number]
-        span = slice(rows.start * row_positions, rows.stop * row_positions)
-        width = span.stop - span.start
-        if not direct:
-            window = intra_op.scratch(groups * k * fc * width, dtype)
-            window = window.reshape(groups, k, fc, *((rows.stop - rows.start),) + g.out[1:])
-            for index, offset in enumerate(g.offsets()):
-                where = g.offset_slices(offset)
-                leading = where[0]  # narrowed to the block's output rows
-                band = slice(
-                    leading.start + rows.start * leading.step,
-                    leading.start + (rows.stop - 1) * leading.step + 1,
-                    leading.step,
-                )
-                taken = padded[(image, slice(None), band, *where[1:])]
-                window[:, index] = taken.reshape(groups, fc, *taken.shape[1:])
-            window = window.reshape(groups, k * fc, width)
+        count = rows.stop - rows.start
+        start, width = rows.start * windows.row, count * windows.row
+        buffer = intra_op.scratch((groups * k * fc + o) * count * row, dtype)
+        product = buffer[: o * count * row].reshape(groups, og, count * row)
+        matrix = buffer[o * count * row :].reshape(groups, k, fc, count * row)
+        for index, (phase, base) in enumerate(windows.offsets):
+            run_of = flat[image, phase, :, base + start : base + start + width]
+            if not virtual:
+                run_of = windows.crop(run_of, count)
+            matrix[:, index] = run_of.reshape(groups, fc, count * row)
         for group in range(groups):
-            if direct:
-                matrix = images[image, group * fc : (group + 1) * fc]
+            weight = weights[:, group * og : (group + 1) * og].T
+            if virtual:
+                np.matmul(weight, matrix[group].reshape(k * fc, -1), out=product[group])
             else:
-                matrix = window[group]
-            np.matmul(
-                weights[:, group * og : (group + 1) * og].T,
-                matrix,
-                out=flat_out[image, group * og : (group + 1) * og, span],
-            )
+                span = slice(rows.start * real, rows.stop * real)
+                target = flat_out[image, group * og : (group + 1) * og, span]
+                np.matmul(weight, matrix[group].reshape(k * fc, -1), out=target)
+        if virtual:
+            out[image, :, rows] = windows.crop(product.reshape(o, width), count)
 
-    intra_op.run_blocks(len(blocks), run, attrs.get("intra_op_threads"))
+    intra_op.run_blocks(len(blocks), run, threads)
     return out
 
 
 def _depthwise_first(x, f, g: _Geometry, out, threads):
     """`_conv_kernel_first` when every group has one input and one output channel: ``out[n, c]
     = sum over offsets of f[offset, 0, c] * window(offset)[n, c]``, an image at a time on the
-    intra-op threads.
-
-    The windows are read as long strided runs, not as many short rows: the padded image is laid
-    flat per channel (``pitch`` elements per step of each spatial dim), and output position
-    ``o`` under window offset ``w`` reads element ``base(w) + stride * sum(o_k * pitch_k)``, so
-    each offset is one 1-d strided slice of ``out[0] * pitch[0]`` *virtual* positions: the real
-    ones and, along the inner dims, the columns past the output's end, cut off at the end.
-    Convolutions whose strides differ between dims go offset by offset over the spatial
-    slices instead (`_depthwise_by_slices`)."""
-    if len(set(g.strides)) != 1:
-        return _depthwise_by_slices(x, f, g, out, threads)
-    n, c, *sizes = x.shape
-    step = g.strides[0]
-    padded = [size + b + a for size, (b, a) in zip(sizes, g.pads)]
-    pitch = [int(np.prod(padded[k + 1 :])) for k in range(len(padded))]
-    virtual = g.out[0] * pitch[0]
-    bases = [
-        sum(w * d * p for w, d, p in zip(offset, g.dilations, pitch)) for offset in g.offsets()
-    ]
-    flat_size = max(int(np.prod(padded)), max(bases) + step * (virtual - 1) + 1)
+    intra-op threads, each offset's window one long run per channel (`_FlatWindows`)."""
+    n, c = x.shape[:2]
+    windows = _FlatWindows(x.shape, g)
+    flat = windows.lay_out(x)
     taps = f.reshape(-1, c)[:, :, None]  # [K, C, 1]
-    inside = (slice(None), *(slice(b, b + size) for size, (b, _) in zip(sizes, g.pads)))
-    keep = (slice(None), slice(None), *(slice(0, o) for o in g.out[1:]))
+    width = windows.virtual
 
     def run(image: int) -> None:
-        buffer = intra_op.scratch(c * (flat_size + 2 * virtual), out.dtype)
-        flat = buffer[: c * flat_size].reshape(c, flat_size)
-        flat.fill(0)
-        flat[:, : int(np.prod(padded))].reshape(c, *padded)[inside] = x[image]
-        total = buffer[c * flat_size : c * (flat_size + virtual)].reshape(c, virtual)
-        product = buffer[c * (flat_size + virtual) :].reshape(c, virtual)
-        for index, base in enumerate(bases):
-            window = flat[:, base : base + step * (virtual - 1) + 1 : step]
+        buffer = intra_op.scratch(2 * c * width, out.dtype)
+        total = buffer[: c * width].reshape(c, width)
+        product = buffer[c * width :].reshape(c, width)
+        for index, (phase, base) in enumerate(windows.offsets):
+            window = flat[image, phase, :, base : base + width]
             if index == 0:
                 np.multiply(window, taps[0], out=total)
             else:
                 np.multiply(window, taps[index], out=product)
                 total += product
-        out[image] = total.reshape(c, g.out[0], *padded[1:])[keep]
+        out[image] = windows.crop(total, g.out[0])
 
     intra_op.run_blocks(n, run, threads)
-    return out
-
-
-def _depthwise_by_slices(x, f, g: _Geometry, out, threads):
-    """`_depthwise_first` for strides that differ between dims: offset by offset, each
-    window a strided slice of the padded image."""
-    c = x.shape[1]
-    padded = _pad_first(x, g.pads)
-    taps = f.reshape(-1, c).reshape((-1, c) + (1,) * len(g.ksize))  # [K, C, 1, ...]
-
-    def run(image: int) -> None:
-        block = out[image]
-        product = intra_op.scratch(block.size, block.dtype).reshape(block.shape)
-        for index, offset in enumerate(g.offsets()):
-            window = padded[(image, slice(None), *g.offset_slices(offset))]
-            if index == 0:
-                np.multiply(window, taps[0], out=block)
-            else:
-                np.multiply(window, taps[index], out=product)
-                block += product
-
-    intra_op.run_blocks(x.shape[0], run, threads)
     return out
 
 

@@ -89,3 +89,16 @@ def test_channels_first_conv_names_the_channel_mismatch():
         ),
     ):
         sess.run(convolved, {y: x})
+
+
+@pytest.mark.parametrize("layout", list(GROUP_LAYOUTS))
+def test_wide_images_read_as_long_runs_give_the_same_values(layout):
+    # Wide rows (40 columns, a 3x3 window) take the product over the long runs, columns past
+    # the rows' ends included and then cut; the narrow images above cut them first.
+    groups, per_group_in, per_group_out = GROUP_LAYOUTS[layout]
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, groups * per_group_in, 6, 40)).astype(np.float32)
+    f = rng.standard_normal((3, 3, per_group_in, groups * per_group_out)).astype(np.float32)
+    for strides, padding in itertools.product([(1, 1), (2, 2), (1, 2)], ["SAME", "EXPLICIT"]):
+        got, expected, _ = _run_both(x, f, strides, (1, 1), padding, [1, 1, 0, 2], groups)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5, err_msg=str(strides))
