@@ -233,6 +233,8 @@ class _FlatWindows:
 # The most product columns per output position a convolution's window runs may cost
 # (`_conv_kernel_first`); past that its windows are cut to the output's positions.
 VIRTUAL_COLUMNS_AT_MOST = 1.15
+# ... unless a column costs little: at most this many input times output channels per group.
+CHEAP_COLUMNS_AT_MOST = 16
 
 
 def _conv_kernel_first(x, f, attrs):
@@ -246,10 +248,9 @@ def _conv_kernel_first(x, f, attrs):
     matrix per block of output rows (about `conv_gemm.BLOCK_BYTES`, in the thread's scratch
     buffer), and the product's positions past the output's inner ends are cut off; on small
     images, where those would be many (`VIRTUAL_COLUMNS_AT_MOST`), the runs are cut before
-    the product instead.  A convolution with one input and one output channel per group (a
-    depthwise convolution) multiplies and adds window offset by offset instead
-    (`_depthwise_first`): its per-group products would be too small for BLAS.  Blocks (image,
-    rows) run on the intra-op threads; each writes its own part of the output."""
+    the product instead.  Several groups make one stacked product (a depthwise convolution's
+    groups are as many as its channels, each product one row).  Blocks (image, rows) run on
+    the intra-op threads; each writes its own part of the output."""
     groups = attrs.get("groups", 1)
     n, c, *sizes = x.shape
     *ksize, fc, o = f.shape
@@ -260,22 +261,21 @@ def _conv_kernel_first(x, f, attrs):
     if out.size == 0 or f.size == 0:
         return np.zeros(out.shape, dtype)
     threads = attrs.get("intra_op_threads")
-    if fc == 1 and o == groups:
-        return _depthwise_first(x, f, g, out, threads)
     k = int(np.prod(ksize))
     og = o // groups
     weights = f.reshape(k * fc, o)
+    grouped = None  # per group, [O / groups, K * fc]: a copy, grouped filters are small
+    if groups > 1:
+        grouped = np.ascontiguousarray(f.reshape(k * fc, groups, og).transpose(1, 2, 0))
     if k == 1 and all(s == 1 for s in g.strides) and not any(a or b for a, b in g.pads):
         images = x.reshape(n, groups, fc, -1)
         flat_out = out.reshape(n, groups, og, -1)
 
         def run_direct(image: int) -> None:
-            for group in range(groups):
-                np.matmul(
-                    weights[:, group * og : (group + 1) * og].T,
-                    images[image, group],
-                    out=flat_out[image, group],
-                )
+            if groups == 1:
+                np.matmul(weights.T, images[image, 0], out=flat_out[image, 0])
+            else:
+                np.matmul(grouped, images[image], out=flat_out[image])
 
         intra_op.run_blocks(n, run_direct, threads)
         return out
@@ -283,8 +283,9 @@ def _conv_kernel_first(x, f, attrs):
     flat = windows.lay_out(x)
     real = int(np.prod(g.out[1:]))  # output positions per index of the first dim
     # Long runs cost product columns past the inner ends: worth it while they are few (wide
-    # images); for small ones (7x7 with a 3x3 window: 9 columns per 7) the runs are cut.
-    virtual = windows.row <= VIRTUAL_COLUMNS_AT_MOST * real
+    # images) or cheap (small groups: a depthwise column is K multiply-adds); otherwise (7x7
+    # with a 3x3 window: 9 columns per 7, each a long dot product) the runs are cut.
+    virtual = windows.row <= VIRTUAL_COLUMNS_AT_MOST * real or fc * og <= CHEAP_COLUMNS_AT_MOST
     row = windows.row if virtual else real
     row_bytes = k * c * row * out.itemsize
     bands = [rows for _, rows in conv_gemm._blocks(1, g.out[0], row_bytes)]
@@ -303,45 +304,19 @@ def _conv_kernel_first(x, f, attrs):
             if not virtual:
                 run_of = windows.crop(run_of, count)
             matrix[:, index] = run_of.reshape(groups, fc, count * row)
-        for group in range(groups):
-            weight = weights[:, group * og : (group + 1) * og].T
-            if virtual:
-                np.matmul(weight, matrix[group].reshape(k * fc, -1), out=product[group])
-            else:
-                span = slice(rows.start * real, rows.stop * real)
-                target = flat_out[image, group * og : (group + 1) * og, span]
-                np.matmul(weight, matrix[group].reshape(k * fc, -1), out=target)
+        if virtual:
+            target = product
+        else:
+            span = slice(rows.start * real, rows.stop * real)
+            target = flat_out[image, :, span].reshape(groups, og, -1)
+        if groups == 1:
+            np.matmul(weights.T, matrix[0].reshape(k * fc, -1), out=target[0])
+        else:  # one stacked product: many small groups cost one call, not one each
+            np.matmul(grouped, matrix.reshape(groups, k * fc, -1), out=target)
         if virtual:
             out[image, :, rows] = windows.crop(product.reshape(o, width), count)
 
     intra_op.run_blocks(len(blocks), run, threads)
-    return out
-
-
-def _depthwise_first(x, f, g: _Geometry, out, threads):
-    """`_conv_kernel_first` when every group has one input and one output channel: ``out[n, c]
-    = sum over offsets of f[offset, 0, c] * window(offset)[n, c]``, an image at a time on the
-    intra-op threads, each offset's window one long run per channel (`_FlatWindows`)."""
-    n, c = x.shape[:2]
-    windows = _FlatWindows(x.shape, g)
-    flat = windows.lay_out(x)
-    taps = f.reshape(-1, c)[:, :, None]  # [K, C, 1]
-    width = windows.virtual
-
-    def run(image: int) -> None:
-        buffer = intra_op.scratch(2 * c * width, out.dtype)
-        total = buffer[: c * width].reshape(c, width)
-        product = buffer[c * width :].reshape(c, width)
-        for index, (phase, base) in enumerate(windows.offsets):
-            window = flat[image, phase, :, base : base + width]
-            if index == 0:
-                np.multiply(window, taps[0], out=total)
-            else:
-                np.multiply(window, taps[index], out=product)
-                total += product
-        out[image] = windows.crop(total, g.out[0])
-
-    intra_op.run_blocks(n, run, threads)
     return out
 
 
