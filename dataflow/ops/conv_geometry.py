@@ -132,17 +132,22 @@ def _sizes_last(sizes, first: bool) -> tuple:
 
 
 # -- kernels -----------------------------------------------------------------------------------
-def _conv_kernel_last(x, f, attrs):
-    groups = attrs.get("groups", 1)
-    n, *sizes, c = x.shape
-    *ksize, fc, o = f.shape
+def _check_conv_channels(c, f_shape, groups):
+    *_, fc, o = f_shape
     if fc * groups != c or o % groups:
         raise InvalidArgumentError(
             None,
             None,
-            f"input has {c} channels but the filter {list(f.shape)} expects {fc}"
+            f"input has {c} channels but the filter {list(f_shape)} expects {fc}"
             + (f" in each of {groups} groups" if groups > 1 else ""),
         )
+
+
+def _conv_kernel_last(x, f, attrs):
+    groups = attrs.get("groups", 1)
+    n, *sizes, c = x.shape
+    *ksize, fc, o = f.shape
+    _check_conv_channels(c, f.shape, groups)
     g = _Geometry(sizes, ksize, attrs)
     m = n * int(np.prod(g.out))
     if m == 0 or f.size == 0:
@@ -156,17 +161,6 @@ def _conv_kernel_last(x, f, attrs):
         weights = f.reshape(k, fc, groups, o // groups)
         out = np.einsum("mkgc,kcgo->mgo", columns, weights, optimize=True).reshape(m, o)
     return out.reshape(n, *g.out, o).astype(x.dtype, copy=False)
-
-
-def _check_conv_channels(c, f_shape, groups):
-    *_, fc, o = f_shape
-    if fc * groups != c or o % groups:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"input has {c} channels but the filter {list(f_shape)} expects {fc}"
-            + (f" in each of {groups} groups" if groups > 1 else ""),
-        )
 
 
 class _FlatWindows:
@@ -184,12 +178,13 @@ class _FlatWindows:
     columns past the output's end are computed and cut off at the end (`crop`).  Only the
     phases some offset reads are made.
 
-    ``runs(flat, image)``: per offset, ``(phase index, base)``; ``flat`` (`lay_out`) is
-    ``[N, phases, C, length]``, the zeros of the padding included."""
+    ``offsets``: per window offset (in `_Geometry.offsets` order), ``(phase index, base)``
+    into the array `lay_out` makes, ``[N, phases, C, length]``, the padding's zeros
+    included."""
 
     def __init__(self, x_shape, g: _Geometry):
-        n, c, *sizes = x_shape
-        self.g, self.sizes, self.channels = g, sizes, c
+        sizes = list(x_shape[2:])
+        self.g, self.sizes = g, sizes
         padded = [size + b + a for size, (b, a) in zip(sizes, g.pads)]
         self.phase_sizes = [-(-p // s) for p, s in zip(padded, g.strides)]
         self.pitch = [int(np.prod(self.phase_sizes[k + 1 :])) for k in range(len(sizes))]
@@ -256,7 +251,7 @@ def _conv_kernel_first(x, f, attrs):
     *ksize, fc, o = f.shape
     _check_conv_channels(c, f.shape, groups)
     g = _Geometry(sizes, ksize, attrs)
-    dtype = np.result_type(x, f)
+    dtype = x.dtype  # the op's inference makes the filter's the same
     out = np.empty((n, o, *g.out), dtype)
     if out.size == 0 or f.size == 0:
         return np.zeros(out.shape, dtype)
@@ -629,12 +624,8 @@ def _generic_conv_kernel(attrs):
     def kernel(x, f):
         batch = x.shape[:batch_dims]
         x = x.reshape((-1, *x.shape[batch_dims:]))
-        if first:
-            y = _conv_kernel_first(x, f, attrs)
-            return y.reshape((*batch, *y.shape[1:]))
-        x = np.moveaxis(x, 1, -1) if first else x
-        y = _conv_kernel_last(x, f, attrs)
-        y = np.ascontiguousarray(np.moveaxis(y, -1, 1)) if first else y
+        # channels-first data is convolved as it lies (ONNX models arrive so)
+        y = _conv_kernel_first(x, f, attrs) if first else _conv_kernel_last(x, f, attrs)
         return y.reshape((*batch, *y.shape[1:]))
 
     return kernel
