@@ -302,7 +302,7 @@ def frozen_sides(model: str, batch: int, partner, notes: list) -> Sides:
         runs.update(ort_runs)
     except Exception as e:  # noqa: BLE001 - reported, the column is left empty
         last = str(e).strip().splitlines()[-1].strip()
-        notes.append(f"{model}: no onnxruntime column: {last[:110]}")
+        notes.append(f"{model}: no onnxruntime column: {last[:160]}")
     if partner is not None:
         key = f"{model}@{batch}"
         runs["TF"] = partner.timer(key)
@@ -322,9 +322,9 @@ def frozen_sides(model: str, batch: int, partner, notes: list) -> Sides:
 
 
 def frozen_sides_at(model: str, batch: int, done: set, partner, notes: list):
-    """``(sides, batch)`` of a frozen model at ``batch``, or at its saved batch when its graph
-    fixes the batch (an LSTM's sequence lengths are constants of the saved batch's size);
-    ``(None, batch)`` when that row was printed already."""
+    """``(sides, batch)`` of a frozen model at ``batch``, or at its saved batch when the graph
+    does not run at ``batch`` (an LSTM's sequence lengths are constants of the saved batch's
+    size); ``(None, batch)`` when that row was printed already."""
     from dataflow.framework.errors import InvalidArgumentError
 
     try:
@@ -334,7 +334,7 @@ def frozen_sides_at(model: str, batch: int, done: set, partner, notes: list):
         if (model, saved_batch) in done:
             return None, batch
         why = str(e).strip().splitlines()[-1].split(": ", 2)[-1][:90]
-        notes.append(f"{model}: its graph fixes the batch at {saved_batch} ({why})")
+        notes.append(f"{model}: batch {batch} fails here ({why}); run at its saved batch")
         return frozen_sides(model, saved_batch, partner, notes), saved_batch
 
 
