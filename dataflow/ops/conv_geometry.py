@@ -10,6 +10,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..framework import dtypes as _dtypes
+from ..framework import intra_op
 from ..framework.errors import InvalidArgumentError
 from ..framework.op_registry import (
     apply_op,
@@ -17,6 +18,7 @@ from ..framework.op_registry import (
     get_op_def,
 )
 from ..framework.tensor_shape import TensorShape
+from . import conv_gemm
 from .array_ops import _shape_from_vector
 from .conv_ops import (
     _check_data_format,
@@ -130,17 +132,22 @@ def _sizes_last(sizes, first: bool) -> tuple:
 
 
 # -- kernels -----------------------------------------------------------------------------------
-def _conv_kernel_last(x, f, attrs):
-    groups = attrs.get("groups", 1)
-    n, *sizes, c = x.shape
-    *ksize, fc, o = f.shape
+def _check_conv_channels(c, f_shape, groups):
+    *_, fc, o = f_shape
     if fc * groups != c or o % groups:
         raise InvalidArgumentError(
             None,
             None,
-            f"input has {c} channels but the filter {list(f.shape)} expects {fc}"
+            f"input has {c} channels but the filter {list(f_shape)} expects {fc}"
             + (f" in each of {groups} groups" if groups > 1 else ""),
         )
+
+
+def _conv_kernel_last(x, f, attrs):
+    groups = attrs.get("groups", 1)
+    n, *sizes, c = x.shape
+    *ksize, fc, o = f.shape
+    _check_conv_channels(c, f.shape, groups)
     g = _Geometry(sizes, ksize, attrs)
     m = n * int(np.prod(g.out))
     if m == 0 or f.size == 0:
@@ -154,6 +161,158 @@ def _conv_kernel_last(x, f, attrs):
         weights = f.reshape(k, fc, groups, o // groups)
         out = np.einsum("mkgc,kcgo->mgo", columns, weights, optimize=True).reshape(m, o)
     return out.reshape(n, *g.out, o).astype(x.dtype, copy=False)
+
+
+class _FlatWindows:
+    """The windows of channels-first images laid out so that every window offset reads one
+    long run of memory per channel.
+
+    The padded image is split into its stride *phases* (phase ``p`` of a dim holds the padded
+    positions ``p, p + stride, p + 2 * stride, ...``; stride 1 has the one phase), each phase
+    laid flat per channel with ``pitch[k]`` elements per step along spatial dim ``k``.  Output
+    position ``o`` under window offset ``w`` reads padded position ``o * stride + w *
+    dilation``, that is phase ``(w * dilation) % stride`` at ``o + (w * dilation) // stride``:
+    so offset ``w`` reads, from its phase, the run that starts at ``base(w)`` and covers the
+    ``virtual`` positions ``o`` of the output counted with the phase's pitch, that is all
+    output rows along the first dim and, along the inner dims, the phase's whole width: the
+    columns past the output's end are computed and cut off at the end (`crop`).  Only the
+    phases some offset reads are made.
+
+    ``offsets``: per window offset (in `_Geometry.offsets` order), ``(phase index, base)``
+    into the array `lay_out` makes, ``[N, phases, C, length]``, the padding's zeros
+    included."""
+
+    def __init__(self, x_shape, g: _Geometry):
+        sizes = list(x_shape[2:])
+        self.g, self.sizes = g, sizes
+        padded = [size + b + a for size, (b, a) in zip(sizes, g.pads)]
+        self.phase_sizes = [-(-p // s) for p, s in zip(padded, g.strides)]
+        self.pitch = [int(np.prod(self.phase_sizes[k + 1 :])) for k in range(len(sizes))]
+        self.row = self.pitch[0]  # virtual positions per output index of the first dim
+        self.virtual = g.out[0] * self.row
+        self.phases: list = []  # phase tuples, in the order they are laid out
+        self.offsets = []  # (phase index, base) per window offset
+        for offset in g.offsets():
+            where = [w * d for w, d in zip(offset, g.dilations)]
+            phase = tuple(p % s for p, s in zip(where, g.strides))
+            if phase not in self.phases:
+                self.phases.append(phase)
+            base = sum((p // s) * step for p, s, step in zip(where, g.strides, self.pitch))
+            self.offsets.append((self.phases.index(phase), base))
+        phase_elements = int(np.prod(self.phase_sizes))
+        self.length = max(phase_elements, max(b for _, b in self.offsets) + self.virtual)
+
+    def lay_out(self, x: np.ndarray) -> np.ndarray:
+        """``x`` (``[N, C, *sizes]``) as the phases' flat runs, ``[N, phases, C, length]``."""
+        n, c = x.shape[:2]
+        flat = np.zeros((n, len(self.phases), c, self.length), x.dtype)
+        count = int(np.prod(self.phase_sizes))
+        for index, phase in enumerate(self.phases):
+            target = flat[:, index, :, :count].reshape(n, c, *self.phase_sizes)
+            source, place = [slice(None), slice(None)], [slice(None), slice(None)]
+            for p, s, (before, _), size in zip(phase, self.g.strides, self.g.pads, self.sizes):
+                first = max(0, -(-(before - p) // s))  # the first phase index inside x
+                start = p + s * first - before
+                taken = max(0, -(-(size - start) // s))
+                source.append(slice(start, start + s * (taken - 1) + 1 if taken else start, s))
+                place.append(slice(first, first + taken))
+            target[tuple(place)] = x[tuple(source)]
+        return flat
+
+    def crop(self, virtual: np.ndarray, rows: int) -> np.ndarray:
+        """The real output positions of ``virtual`` (``[channels, rows * row]``)."""
+        shaped = virtual.reshape(virtual.shape[0], rows, *self.phase_sizes[1:])
+        return shaped[(slice(None), slice(None), *(slice(0, o) for o in self.g.out[1:]))]
+
+
+# The most product columns per output position a convolution's window runs may cost
+# (`_conv_kernel_first`); past that its windows are cut to the output's positions.
+VIRTUAL_COLUMNS_AT_MOST = 1.15
+# ... unless a column costs little: at most this many input times output channels per group.
+CHEAP_COLUMNS_AT_MOST = 16
+
+
+def _conv_kernel_first(x, f, attrs):
+    """The convolution of channels-first ``x`` (``[N, C, *sizes]``) with ``f`` (``[*k, C /
+    groups, O]``), channels-first, with no move of the channel axis in or out.
+
+    Each image's output ``[O, positions]`` is, per group, the filter's matrix (``[K * fc, O /
+    groups]``, read transposed: no copy) times the image's *window matrix* (``[K * fc,
+    positions]``).  A 1x1 window of stride 1 without padding needs no window matrix: the image
+    is that matrix.  Otherwise the windows are read from `_FlatWindows` as long runs into a
+    matrix per block of output rows (about `conv_gemm.BLOCK_BYTES`, in the thread's scratch
+    buffer), and the product's positions past the output's inner ends are cut off; on small
+    images, where those would be many (`VIRTUAL_COLUMNS_AT_MOST`), the runs are cut before
+    the product instead.  Several groups make one stacked product (a depthwise convolution's
+    groups are as many as its channels, each product one row).  Blocks (image, rows) run on
+    the intra-op threads; each writes its own part of the output."""
+    groups = attrs.get("groups", 1)
+    n, c, *sizes = x.shape
+    *ksize, fc, o = f.shape
+    _check_conv_channels(c, f.shape, groups)
+    g = _Geometry(sizes, ksize, attrs)
+    dtype = x.dtype  # the op's inference makes the filter's the same
+    out = np.empty((n, o, *g.out), dtype)
+    if out.size == 0 or f.size == 0:
+        return np.zeros(out.shape, dtype)
+    threads = attrs.get("intra_op_threads")
+    k = int(np.prod(ksize))
+    og = o // groups
+    weights = f.reshape(k * fc, o)
+    grouped = None  # per group, [O / groups, K * fc]: a copy, grouped filters are small
+    if groups > 1:
+        grouped = np.ascontiguousarray(f.reshape(k * fc, groups, og).transpose(1, 2, 0))
+    if k == 1 and all(s == 1 for s in g.strides) and not any(a or b for a, b in g.pads):
+        images = x.reshape(n, groups, fc, -1)
+        flat_out = out.reshape(n, groups, og, -1)
+
+        def run_direct(image: int) -> None:
+            if groups == 1:
+                np.matmul(weights.T, images[image, 0], out=flat_out[image, 0])
+            else:
+                np.matmul(grouped, images[image], out=flat_out[image])
+
+        intra_op.run_blocks(n, run_direct, threads)
+        return out
+    windows = _FlatWindows(x.shape, g)
+    flat = windows.lay_out(x)
+    real = int(np.prod(g.out[1:]))  # output positions per index of the first dim
+    # Long runs cost product columns past the inner ends: worth it while they are few (wide
+    # images) or cheap (small groups: a depthwise column is K multiply-adds); otherwise (7x7
+    # with a 3x3 window: 9 columns per 7, each a long dot product) the runs are cut.
+    virtual = windows.row <= VIRTUAL_COLUMNS_AT_MOST * real or fc * og <= CHEAP_COLUMNS_AT_MOST
+    row = windows.row if virtual else real
+    row_bytes = k * c * row * out.itemsize
+    bands = [rows for _, rows in conv_gemm._blocks(1, g.out[0], row_bytes)]
+    blocks = [(image, rows) for image in range(n) for rows in bands]
+    flat_out = out.reshape(n, o, -1)
+
+    def run(number: int) -> None:
+        image, rows = blocks[number]
+        count = rows.stop - rows.start
+        start, width = rows.start * windows.row, count * windows.row
+        buffer = intra_op.scratch((groups * k * fc + o) * count * row, dtype)
+        product = buffer[: o * count * row].reshape(groups, og, count * row)
+        matrix = buffer[o * count * row :].reshape(groups, k, fc, count * row)
+        for index, (phase, base) in enumerate(windows.offsets):
+            run_of = flat[image, phase, :, base + start : base + start + width]
+            if not virtual:
+                run_of = windows.crop(run_of, count)
+            matrix[:, index] = run_of.reshape(groups, fc, count * row)
+        if virtual:
+            target = product
+        else:
+            span = slice(rows.start * real, rows.stop * real)
+            target = flat_out[image, :, span].reshape(groups, og, -1)
+        if groups == 1:
+            np.matmul(weights.T, matrix[0].reshape(k * fc, -1), out=target[0])
+        else:  # one stacked product: many small groups cost one call, not one each
+            np.matmul(grouped, matrix.reshape(groups, k * fc, -1), out=target)
+        if virtual:
+            out[image, :, rows] = windows.crop(product.reshape(o, width), count)
+
+    intra_op.run_blocks(len(blocks), run, threads)
+    return out
 
 
 def _check_backprop(dy_shape, n, g, o, x_shape, f_shape):
@@ -384,7 +543,8 @@ def _infer_pool(op):
 define_op("Conv3D", _infer_conv, _kernel(_conv_kernel_last))
 
 
-define_op("Conv", _infer_conv, None)  # its kernel (batch dimensions) is defined below
+# Its kernel (batch dimensions) is defined below; it shares out its work on the intra-op threads.
+define_op("Conv", _infer_conv, None, extra={"intra_op_threads": True})
 
 
 define_op(
@@ -464,9 +624,8 @@ def _generic_conv_kernel(attrs):
     def kernel(x, f):
         batch = x.shape[:batch_dims]
         x = x.reshape((-1, *x.shape[batch_dims:]))
-        x = np.moveaxis(x, 1, -1) if first else x
-        y = _conv_kernel_last(x, f, attrs)
-        y = np.ascontiguousarray(np.moveaxis(y, -1, 1)) if first else y
+        # channels-first data is convolved as it lies (ONNX models arrive so)
+        y = _conv_kernel_first(x, f, attrs) if first else _conv_kernel_last(x, f, attrs)
         return y.reshape((*batch, *y.shape[1:]))
 
     return kernel

@@ -109,8 +109,13 @@ def _static_or_transpose(ctx: NodeContext, index: int, perm: list):
 
 
 def _channel_vector(ctx: NodeContext, tensor, rank: int):
-    """A ``[C]`` vector shaped ``[C, 1, ...]`` to broadcast over ``[N, C, *spatial]``."""
-    return array_ops.reshape(tensor, [-1] + [1] * (rank - 2))
+    """A ``[C]`` vector shaped ``[C, 1, ...]`` to broadcast over ``[N, C, *spatial]``: with
+    numpy at import when its value is known then (a bias), else by a ``Reshape``."""
+    shape = [-1] + [1] * (rank - 2)
+    value = ctx.builder.static_value(tensor)
+    if value is not None:
+        return constant(np.ascontiguousarray(value.reshape(shape)))
+    return array_ops.reshape(tensor, shape)
 
 
 # -- convolution -----------------------------------------------------------------------------------
