@@ -431,6 +431,15 @@ def test_reductions_in_each_opset_form(tmp_path, opset):
     assert model.opset_import[0].version == opset
 
 
+@pytest.mark.parametrize("opset", [13, 18])
+def test_an_even_split_of_an_axis_of_unknown_size_exports(tmp_path, opset):
+    """A frozen LSTM's gates are split along an axis the graph does not know the size of:
+    ONNX's Split makes equal parts without sizes, as TensorFlow's does."""
+    x = df.placeholder(df.float32, [None, None], name="x")
+    parts = df.split(x, 4, axis=1)
+    _export_and_compare(parts, {x: _floats(3, 8)}, tmp_path, opset=opset)
+
+
 def test_matrix_products(tmp_path):
     a = df.placeholder(df.float32, [3, 4], name="a")
     batch = df.placeholder(df.float32, [2, 3, 4], name="batch")

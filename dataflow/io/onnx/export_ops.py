@@ -636,13 +636,13 @@ def _split_even(b: OpEmitter) -> list:
     count = int(b.attr("num_split"))
     axis = int(_axis_attr(b, "axis"))
     x = b.inputs[-1] if len(b.inputs) > 1 else b.inputs[0]
-    data_index = len(b.inputs) - 1
     if count == 1:
         return [b.node("Identity", [x])]
     if b.opset >= 18:
         return b.node("Split", [x], outputs=count, axis=axis, num_outputs=count)
-    size = b.dim(data_index, axis)
-    return _split(b, x, axis, [size // count] * count)
+    # Before opset 18, a Split given no sizes makes equal parts, one per output: what
+    # TensorFlow's Split does, and it needs no static size of the axis.
+    return b.node("Split", [x], outputs=count, axis=axis)
 
 
 @_converts("SplitV")
