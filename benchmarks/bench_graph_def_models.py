@@ -35,40 +35,20 @@ import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "tests", "io", "graphdefs")
+# The frozen models, read and run in TensorFlow as the interchange benchmark does.
+from bench_interchange import load_frozen as load  # noqa: E402
+from bench_interchange import tensorflow_cases as _interchange_cases  # noqa: E402
+
 MODELS = (
     "mlp lenet nested_cond resnet_block mobilenet_v2 lstm embedding image_ops transformer_block"
 ).split()
 
 
-def load(model: str):
-    with open(os.path.join(DATA, f"{model}.pb"), "rb") as f:
-        data = f.read()
-    return data, np.load(os.path.join(DATA, f"{model}.npz"))
-
-
 def tensorflow_cases(tf):
     """``{model: make}`` for `Partner`: ``make()`` imports the model in TensorFlow and returns
     a function running its saved input once."""
-
-    def make(model: str):
-        def build():
-            data, saved = load(model)
-            graph_def = tf.GraphDef()
-            graph_def.ParseFromString(data)
-            graph = tf.Graph()
-            with graph.as_default():
-                (y,) = tf.import_graph_def(
-                    graph_def, return_elements=[str(saved["output_names"][0])], name=""
-                )
-            sess = tf.Session(graph=graph)
-            feed = {str(saved["input_name"]): saved["input"]}
-            return lambda: sess.run(y, feed)
-
-        return build
-
-    return {model: make(model) for model in MODELS}
+    cases = _interchange_cases(tf)
+    return {model: cases[f"{model}@{len(load(model)[1]['input'])}"] for model in MODELS}
 
 
 def dataflow_side(model: str, passes: bool):
