@@ -101,15 +101,16 @@ def register_partitioned_steps(make_plan: Callable) -> None:
     _partitioned_steps = make_plan
 
 
-# Session targets other than "": a prefix -> function(target, graph) making the object that runs
-# the Session's steps elsewhere (`register_target`; `dataflow.distribute` registers "ray://").
+# Session targets other than "": a prefix -> function(target, graph, config) making the object
+# that runs the Session's steps elsewhere (`register_target`; `dataflow.distribute` registers
+# "ray://" and "grpc://").
 _TARGETS: dict[str, Callable] = {}
 
 
 def register_target(prefix: str, make_master: Callable) -> None:
     """Makes a ``Session(target)`` whose target starts with ``prefix`` run its steps through
-    ``make_master(target, graph)``, an object with ``run(session, fetches, feed_dict, options,
-    location, run_metadata)``."""
+    ``make_master(target, graph, config)``, an object with ``run(session, fetches, feed_dict,
+    options, location, run_metadata)``."""
     _TARGETS[prefix] = make_master
 
 
@@ -167,7 +168,7 @@ class Session:
         self._master = None  # runs the steps on a cluster, for a registered target
         for prefix, make_master in _TARGETS.items():
             if target.startswith(prefix):
-                self._master = make_master(target, self._graph)
+                self._master = make_master(target, self._graph, self._config)
 
     # -- lifecycle --------------------------------------------------------------------------------
     @property

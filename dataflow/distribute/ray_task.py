@@ -20,6 +20,14 @@ from .rendezvous import StepMailbox, parse_key
 
 # Ids of finished steps a task remembers, so that a tensor sent to a finished step is dropped.
 _FINISHED_STEPS_KEPT = 4096
+# The Ray namespace of the actors of task processes, named after their tasks' addresses.
+ACTOR_NAMESPACE = "dataflow"
+
+
+def actor_name(address: str) -> str:
+    """The name of the actor of the task at ``address`` (a ``host:port`` of a ClusterSpec), by
+    which every process of its cluster finds it."""
+    return f"task@{address}"
 
 
 def task_name(job: str, index: int) -> str:
@@ -40,12 +48,25 @@ class TaskServer:
 
     Ray runs its methods on up to `_TASK_CONCURRENCY` threads, so ``deliver`` and
     ``abort_step`` are served while ``run_partition`` blocks in a ``recv``.
+
+    The task of a `RayCluster` learns its peers' actor handles from the cluster (`connect`).
+    The task of a cluster of processes (``cluster``: its ClusterSpec as a dict) finds each
+    peer by the actor name of its address (`actor_name`) when it first sends to it, and looks
+    again after each graph registration (a master registers its graphs again after a task
+    was lost, so a restarted peer is found anew).
     """
 
-    def __init__(self, job: str, index: int):
+    def __init__(self, job: str, index: int, cluster: Optional[dict] = None):
         self.name = task_name(job, index)
         self._job = job
         self._index = index
+        self._cluster = cluster
+        # Task name -> actor name of each peer, in a cluster of processes.
+        self._peer_names: dict[str, str] = {}
+        for peer_job, addresses in (cluster or {}).items():
+            items = addresses.items() if isinstance(addresses, dict) else enumerate(addresses)
+            for peer_index, address in items:
+                self._peer_names[task_name(peer_job, peer_index)] = actor_name(address)
         self._peers: dict[str, Any] = {}
         self._sessions: dict[str, Any] = {}  # registration id -> Session of that graph
         self._variable_values: dict[str, Any] = {}
@@ -69,6 +90,25 @@ class TaskServer:
         """Learns the actor handle of every task of the cluster, by task name."""
         self._peers = dict(peers)
 
+    def cluster_spec(self) -> Optional[dict]:
+        """The ClusterSpec (as a dict) of this task's cluster of processes; None in a
+        `RayCluster`."""
+        return self._cluster
+
+    def _peer(self, task: str):
+        """The actor of ``task``, or None when it is no task of the cluster or (in a cluster
+        of processes) no process serves it now."""
+        peer = self._peers.get(task)
+        if peer is None and task in self._peer_names:
+            import ray
+
+            try:
+                peer = ray.get_actor(self._peer_names[task], namespace=ACTOR_NAMESPACE)
+            except ValueError:
+                return None
+            self._peers[task] = peer
+        return peer
+
     # -- graphs and steps ------------------------------------------------------------------------
     def register_graph(self, registration_id: str, graph_bytes: bytes) -> None:
         """Loads a graph sent as `dataflow.io` bytes and keeps it under ``registration_id``; a
@@ -76,6 +116,8 @@ class TaskServer:
         from ..client.session import Session
         from ..io.dfg import graph_from_bytes
 
+        if self._peer_names:
+            self._peers.clear()  # found again by name: a peer may have been restarted
         if registration_id in self._sessions:
             return
         graph = graph_from_bytes(graph_bytes)
@@ -281,7 +323,7 @@ class TaskServer:
                 self._finished_steps.popitem(last=False)
 
     def _abort_peers(self, step_id: str, failure: tuple) -> None:
-        for name, peer in self._peers.items():
+        for name, peer in list(self._peers.items()):
             if name != self.name:
                 peer.abort_step.remote(step_id, failure)
 
@@ -306,8 +348,15 @@ class RayRendezvous:
             if mailbox is not None:
                 mailbox.send(key, value, is_dead)
             return
-        peer = self._server._peers.get(destination)
+        peer = self._server._peer(destination)
         if peer is None:
+            if destination in self._server._peer_names:
+                raise errors.UnavailableError(
+                    None,
+                    None,
+                    f"Task {destination} is unavailable: no process serves its address "
+                    f"{self._server._peer_names[destination].partition('@')[2]} now",
+                )
             raise errors.InvalidArgumentError(
                 None, None, f"Rendezvous key {key!r} names {destination}, not a task of the cluster"
             )

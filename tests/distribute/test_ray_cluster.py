@@ -303,9 +303,8 @@ def test_monitored_training_session_trains_on_a_servers_task(cluster):
             assert sess.run([step, weight]) == [3, 0.5]  # 4 * (1 - 2 * 0.25) ** 3
 
 
-def test_a_server_for_a_cluster_no_ray_cluster_runs_is_refused(cluster):
-    with pytest.raises(ValueError, match="No running RayCluster"):
-        df.train.Server({"worker": ["localhost:2222"]}, job_name="worker", task_index=0)
+def test_a_server_for_a_task_the_ray_cluster_lacks_is_refused(cluster):
+    # (A ClusterSpec of host:port addresses is served by task processes: test_task_processes.)
     with pytest.raises(ValueError, match="task:5"):
         df.train.Server(cluster.spec, job_name="worker", task_index=5)
 

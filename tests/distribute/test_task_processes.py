@@ -1,0 +1,236 @@
+"""One process per task, as TF1 programs run: each process makes its own ``train.Server`` from a
+ClusterSpec of host:port addresses, and the processes meet on a Ray head found through
+``RAY_ADDRESS`` (or the head ``python -m dataflow cluster start`` recorded).
+
+Every test here starts its own head (`head`) and its processes as children of the test, each in
+a session of its own; whatever happens, the processes are killed by their ids and the head is
+stopped (by ``cluster stop``, which ends its ``ray start`` process and the node's every process)
+when the test ends.  The test process itself never joins the head.
+"""
+
+import json
+import os
+import pathlib
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+
+import pytest
+
+import dataflow as df
+
+pytest.importorskip("ray")
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "between_graph_digits.py"
+# Start-up of a process (importing dataflow and joining the head) on a loaded two-core machine
+# takes seconds; a line that should come takes far less than this.
+LINE_TIMEOUT = 60.0
+
+
+def environment(address: str, state_dir: str) -> dict:
+    env = dict(os.environ)
+    for key in ("RAY_ADDRESS", "RAY_AUTH_MODE"):
+        env.pop(key, None)
+    env.update(
+        PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
+        DATAFLOW_CLUSTER_DIR=state_dir,
+        PYTHONUNBUFFERED="1",
+    )
+    if address:
+        env["RAY_ADDRESS"] = address
+    return env
+
+
+def cluster_command(action: str, state_dir: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "dataflow", "cluster", action],
+        env=environment("", state_dir),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+class Process:
+    """A child process whose output lines are read as they come (`expect`)."""
+
+    def __init__(self, args: list, env: dict, name: str):
+        self.name = name
+        self.popen = subprocess.Popen(
+            [sys.executable, *args],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines: list[str] = []
+        self._queue: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.popen.stdout:
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def expect(self, prefix: str, timeout: float = LINE_TIMEOUT) -> str:
+        """The first line from now on that starts with ``prefix``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(
+                    f"{self.name}: no line {prefix!r} within {timeout} s; output:\n"
+                    + "\n".join(self.lines[-40:])
+                ) from None
+            if line is None:
+                self._queue.put(None)
+                raise AssertionError(
+                    f"{self.name} ended (status {self.popen.wait()}) before printing {prefix!r}; "
+                    "output:\n" + "\n".join(self.lines[-40:])
+                )
+            self.lines.append(line)
+            if line.startswith(prefix):
+                return line
+
+    def rest(self, timeout: float = LINE_TIMEOUT) -> str:
+        """Everything the process prints until it ends."""
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+            if line is None:
+                self._queue.put(None)
+                return "\n".join(self.lines)
+            self.lines.append(line)
+
+    def kill(self):
+        if self.popen.poll() is None:
+            os.kill(self.popen.pid, signal.SIGKILL)
+        self.popen.wait(30)
+
+
+@pytest.fixture
+def head():
+    """A Ray head of this test's own, through the command line: ``(address, state_dir,
+    start)``, where ``start(args, name)`` starts a child process joined to it; every child
+    is killed and the head stopped at the end."""
+    state_dir = tempfile.mkdtemp(prefix="dfc-")
+    started = cluster_command("start", state_dir)
+    assert started.returncode == 0, started.stderr
+    address = started.stdout.split("export RAY_ADDRESS=")[1].split()[0]
+    children: list[Process] = []
+
+    def start(args: list, name: str, via_address: bool = True) -> Process:
+        process = Process(args, environment(address if via_address else "", state_dir), name)
+        children.append(process)
+        return process
+
+    try:
+        yield address, state_dir, start
+    finally:
+        for child in children:
+            child.kill()
+        stopped = cluster_command("stop", state_dir)
+        assert stopped.returncode == 0, stopped.stderr
+
+
+def example(job: str, index: int, *flags: str) -> list:
+    return [str(EXAMPLE), f"--job_name={job}", f"--task_index={index}", *flags]
+
+
+# -- the classic program ---------------------------------------------------------------------------
+def test_the_classic_between_graph_program_trains_as_three_processes(head):
+    pytest.importorskip("sklearn", reason="the program trains on scikit-learn's digits")
+    _, _, start = head
+    ps = start(example("ps", 0), "ps")
+    ps.expect("ps 0 serving")
+    chief = start(example("worker", 0), "worker 0")
+    chief.expect("worker 0 session ready")
+    # Started once the chief has initialized the variables: a worker that finds them
+    # uninitialized waits 30 s (recovery_wait_secs) before it looks again, as in TF1.
+    other = start(example("worker", 1), "worker 1")
+    other.expect("worker 1 session ready")
+    results = {}
+    for index, worker in enumerate([chief, other]):
+        line = worker.expect(f"worker {index} done:")
+        # "worker 0 done: global step 401, test accuracy 0.942, 349 steps here, ..."
+        fields = line.split(": ", 1)[1].split(", ")
+        results[index] = {
+            "step": int(fields[0].split()[-1]),
+            "accuracy": float(fields[1].split()[-1]),
+            "runs": int(fields[2].split()[0]),
+        }
+        assert worker.popen.wait(LINE_TIMEOUT) == 0
+    # Both trained the ps's variables, together 400 steps of the shared global step (a run
+    # or two more: each worker stops when it sees the step reach 400).
+    assert all(r["runs"] > 0 for r in results.values()), results
+    assert 400 <= results[0]["runs"] + results[1]["runs"] <= 404, results
+    assert all(400 <= r["step"] <= 404 for r in results.values()), results
+    # The same model as one process trains to 0.93-0.95 on the 400 held-out digits; TF 2.21's
+    # tf.compat.v1 runs this program to the same accuracy.
+    assert all(r["accuracy"] >= 0.9 for r in results.values()), results
+    # The ps serves until the head stops.
+    assert ps.popen.poll() is None
+
+
+# -- the command line ------------------------------------------------------------------------------
+def test_cluster_status_names_the_head_and_the_tasks_served(head):
+    address, state_dir, start = head
+    server = start(
+        ["-c", SERVE, json.dumps({"ps": ["localhost:7001"]}), "ps", "0"], "ps", via_address=False
+    )
+    server.expect("serving")
+    status = cluster_command("status", state_dir)
+    assert status.returncode == 0, status.stderr
+    assert f"address {address} (from {state_dir}/head.json)" in status.stdout
+    assert "task at localhost:7001" in status.stdout.splitlines()
+    # A second start finds the head running and starts none.
+    again = cluster_command("start", state_dir)
+    assert again.returncode == 0 and f"already running at {address}" in again.stdout
+
+
+def test_cluster_status_without_a_head_says_how_to_start_one(tmp_path):
+    status = cluster_command("status", str(tmp_path))
+    assert status.returncode == 1
+    assert "python -m dataflow cluster start" in status.stdout
+
+
+# A task process: serves its task until the head stops.
+SERVE = textwrap.dedent(
+    """
+    import json, sys
+    import dataflow as df
+    server = df.train.Server(json.loads(sys.argv[1]), job_name=sys.argv[2],
+                             task_index=int(sys.argv[3]))
+    print("serving", server.target, flush=True)
+    server.join()
+    print("joined", flush=True)
+    """
+)
+
+
+def test_a_second_process_for_a_served_address_is_refused(head):
+    _, _, start = head
+    spec = json.dumps({"ps": ["localhost:7001"]})
+    first = start(["-c", SERVE, spec, "ps", "0"], "first")
+    first.expect("serving grpc://localhost:7001")
+    second = start(["-c", SERVE, spec, "ps", "0"], "second")
+    output = second.rest()
+    assert second.popen.wait(LINE_TIMEOUT) != 0
+    assert "another process serves /job:ps/task:0 at localhost:7001" in output
+
+
+def test_a_server_of_a_ray_cluster_address_no_cluster_runs_is_refused():
+    with pytest.raises(ValueError, match="No running RayCluster"):
+        df.train.Server({"worker": ["ray://dataflow/gone/job:worker/task:0"]}, job_name="worker")
+    with pytest.raises(ValueError, match="no job 'chief'"):
+        df.train.Server({"worker": ["localhost:2222"]}, job_name="chief", task_index=0)
