@@ -110,7 +110,8 @@ _TARGETS: dict[str, Callable] = {}
 def register_target(prefix: str, make_master: Callable) -> None:
     """Makes a ``Session(target)`` whose target starts with ``prefix`` run its steps through
     ``make_master(target, graph, config)``, an object with ``run(session, fetches, feed_dict,
-    options, location, run_metadata)``."""
+    options, location, run_metadata)``, ``load_variable(session, variable, value)`` and
+    ``close()`` (which stops the steps it runs, when the Session closes)."""
     _TARGETS[prefix] = make_master
 
 
@@ -194,6 +195,8 @@ class Session:
             self._closed = True
             pool, self._pool = self._pool, None
         self._cancellation.cancel(_CLOSED_DURING_RUN)
+        if self._master is not None:
+            self._master.close()  # the steps it runs on a cluster stop too
         for resource in self._resources.values():
             cancel = getattr(resource, "cancel", None)
             if cancel is not None:

@@ -448,6 +448,9 @@ class RayMaster:
         # with their tasks (a replaced task knows no registration: a new generation).
         self._distributions: dict[tuple, Any] = {}
         self._lock = threading.Lock()
+        # The ids of the steps running now (the Session's close aborts them).
+        self._running: set[str] = set()
+        self._closed = False
 
     def run(self, session, fetches, feed_dict, options, location, run_metadata=None):
         """`Session.run` on the cluster; the checks of fetches and feeds are the Session's."""
@@ -528,9 +531,34 @@ class RayMaster:
                     return outcomes
         return outcomes
 
+    def close(self) -> None:
+        """Stops the steps running now, as the Session closes: each is aborted on its tasks
+        with ``CancelledError`` (a kernel waiting on a queue or an accumulator there stops
+        too), and commits nothing."""
+        with self._lock:
+            self._closed = True
+            running = list(self._running)
+        for step_id in running:
+            self._abort_step(
+                step_id, errors.CancelledError(None, None, "Session was closed during the step")
+            )
+
     def _run_on_tasks(self, parts: _DistributedStep, step: _Step, feed_values) -> list:
         """Runs a step of several tasks and commits it on all of them (see the class
         docstring): the fetched values, in the order of ``parts.fetch_positions``."""
+        with self._lock:
+            if self._closed:
+                raise errors.CancelledError(
+                    None, None, f"Session was closed before step {step.id} (run at {step.location})"
+                )
+            self._running.add(step.id)
+        try:
+            return self._run_on_tasks_once(parts, step, feed_values)
+        finally:
+            with self._lock:
+                self._running.discard(step.id)
+
+    def _run_on_tasks_once(self, parts: _DistributedStep, step: _Step, feed_values) -> list:
         replies = {}
         for part in parts.parts:
             feeds = {n: feed_values[i] for n, i in zip(part.feed_names, part.feed_positions)}

@@ -372,6 +372,14 @@ class RayRendezvous:
         mailbox.deadline = min(deadlines, default=None)
         return mailbox.recv(key)
 
+    @property
+    def aborted_with(self) -> Optional[BaseException]:
+        """The error this step was aborted with on this task, or None (kernels that wait on a
+        queue or an accumulator look at it, to stop with their step)."""
+        with self._server._lock:
+            mailbox = self._server._mailboxes.get(self._step_id)
+        return None if mailbox is None else mailbox.aborted
+
     def abort(self, error: BaseException) -> None:
         failure = _describe_failure(error)
         mailbox = self._server._mailbox(self._step_id)

@@ -300,13 +300,13 @@ class Server:
 
     @staticmethod
     def create_local_server(config=None, start: bool = True) -> Server:
-        """A server of a cluster of one task, ``/job:local/task:0``, in this process (as
+        """A server of a cluster of one task, ``/job:localhost/task:0``, in this process (as
         TensorFlow's, for a Session that uses the distributed runtime on one machine): an
         in-driver `RayCluster` (which starts a local Ray unless this process joined one)."""
         from .ray_cluster import RayCluster
 
-        cluster = RayCluster({"local": 1})
-        return Server(cluster.spec, job_name="local", task_index=0, config=config, start=start)
+        cluster = RayCluster({"localhost": 1})
+        return Server(cluster.spec, job_name="localhost", task_index=0, config=config, start=start)
 
     def start(self) -> None:
         """Starts serving the task: joins the Ray head and starts the task's actor (once; an

@@ -67,6 +67,7 @@ class Process:
             [sys.executable, *args],
             env=env,
             cwd=ROOT,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -111,6 +112,11 @@ class Process:
                 self._queue.put(None)
                 return "\n".join(self.lines)
             self.lines.append(line)
+
+    def tell(self, line: str) -> None:
+        """Writes ``line`` to the process's stdin."""
+        self.popen.stdin.write(line + "\n")
+        self.popen.stdin.flush()
 
     def kill(self):
         if self.popen.poll() is None:
@@ -234,3 +240,82 @@ def test_a_server_of_a_ray_cluster_address_no_cluster_runs_is_refused():
         df.train.Server({"worker": ["ray://dataflow/gone/job:worker/task:0"]}, job_name="worker")
     with pytest.raises(ValueError, match="no job 'chief'"):
         df.train.Server({"worker": ["localhost:2222"]}, job_name="chief", task_index=0)
+
+
+# -- faults across processes -----------------------------------------------------------------------
+# Worker 0's program: a step that bumps a counter on one task while it waits, on the victim's
+# task, for a queue nobody fills; it reports how the step ended, as a JSON line with the time.
+# Told "again" on its stdin (once the victim's process was started anew), it makes a new
+# Session, which finds the victim's new actor by its address, and runs the step to the end.
+CLIENT = textwrap.dedent(
+    """
+    import json, sys, time
+    import dataflow as tf
+
+    spec, victim, survivor = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+    server = tf.train.Server(spec, job_name="worker", task_index=0)
+    with tf.device(survivor):
+        counter = tf.Variable(0.0, name="counter")
+        bump = counter.assign_add(1.0)
+    with tf.device(victim):
+        queue = tf.FIFOQueue(1, tf.float32, shapes=[[]], name="never_filled")
+        waits = queue.dequeue(name="waits_on_the_victim")
+        fill = queue.enqueue(2.0)
+
+    def report(**fields):
+        print(json.dumps(dict(fields, time=time.time())), flush=True)
+
+    with tf.Session(server.target) as sess:
+        sess.run(counter.initializer)
+        report(event="step started")
+        try:
+            sess.run([bump, waits])
+            report(event="step ended")
+        except tf.errors.OpError as e:
+            report(event="failed", error=type(e).__name__, message=e.message)
+        report(event="counter", value=float(sess.run(counter)))
+    sys.stdin.readline()
+    with tf.Session(server.target) as sess:
+        sess.run(counter.initializer)
+        sess.run(fill)
+        report(event="again", values=[float(v) for v in sess.run([bump, waits])])
+    """
+)
+
+PS_TASK, WORKER1_TASK, WORKER0_TASK = "/job:ps/task:0", "/job:worker/task:1", "/job:worker/task:0"
+
+
+@pytest.mark.parametrize(
+    "victim, survivor", [(PS_TASK, WORKER0_TASK), (WORKER1_TASK, PS_TASK)], ids=["ps", "worker"]
+)
+def test_killing_a_task_process_mid_step_fails_the_step_at_once_and_a_new_one_rejoins(
+    head, victim, survivor
+):
+    _, _, start = head
+    spec = {"ps": ["localhost:7100"], "worker": ["localhost:7101", "localhost:7102"]}
+    serve = {
+        PS_TASK: ["-c", SERVE, json.dumps(spec), "ps", "0"],
+        WORKER1_TASK: ["-c", SERVE, json.dumps(spec), "worker", "1"],
+    }
+    servers = {task: start(args, task) for task, args in serve.items()}
+    for server in servers.values():
+        server.expect("serving")
+    client = start(["-c", CLIENT, json.dumps(spec), victim, survivor], "worker 0")
+    client.expect('{"event": "step started"')
+    time.sleep(1.0)  # the step waits on the victim's queue by now
+    killed_at = time.time()
+    servers[victim].kill()
+    failed = json.loads(client.expect('{"event": "failed"'))
+    # The step fails with UnavailableError naming the task whose process died, and the op of
+    # the user's graph that ran there, within a second of the kill.
+    assert failed["error"] == "UnavailableError", failed
+    assert f"Task {victim} is unavailable" in failed["message"], failed
+    assert "waits_on_the_victim" in failed["message"], failed
+    assert failed["time"] - killed_at < 1.0, failed["time"] - killed_at
+    # Nothing of the step was committed: the survivor's counter is still 0.
+    assert json.loads(client.expect('{"event": "counter"'))["value"] == 0.0
+    # A process started again for the victim's address rejoins, and a new Session uses it.
+    restarted = start(serve[victim], f"{victim} again")
+    restarted.expect("serving")
+    client.tell("again")
+    assert json.loads(client.expect('{"event": "again"'))["values"] == [1.0, 2.0]
