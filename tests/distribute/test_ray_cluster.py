@@ -606,3 +606,37 @@ def test_a_local_ray_refuses_a_program_without_its_token(cluster, local_ray):
 def test_a_cluster_refuses_both_an_address_to_join_and_a_node_address():
     with pytest.raises(ValueError, match="not both"):
         df.distribute.RayCluster({"worker": 1}, address="auto", node_ip_address="10.0.0.5")
+
+
+# -- a session's view of the cluster, and a server of its own --------------------------------------
+def test_device_filters_keep_a_session_to_the_tasks_they_name(cluster):
+    with df.Graph().as_default():
+        with df.device(WORKER1):
+            on_worker1 = df.constant(2.0, name="on_worker1")
+        with df.device(PS):
+            on_ps = df.constant(1.0) * 3.0
+        config = partitioned_config(device_filters=["/job:ps", "/job:worker/task:0"])
+        with df.Session(cluster.target, config=config) as sess:
+            assert sess.run(on_ps) == 3.0
+            # As TensorFlow 2.21's tf.compat.v1 (which refuses it when the Session extends its
+            # graph): the op names a device no filter keeps.
+            with pytest.raises(errors.InvalidArgumentError) as caught:
+                sess.run(on_worker1)
+            message = str(caught.value)
+            assert message.startswith("Cannot assign a device for operation on_worker1")
+            assert "/job:worker/task:1" in message and "test_ray_cluster.py" in message
+            assert "/job:worker/replica:0/task:1" not in message.split("available devices")[1]
+
+
+def test_create_local_server_serves_a_cluster_of_one_localhost_task(local_ray):
+    server = df.train.Server.create_local_server()
+    assert server.server_def["job_name"] == "localhost"  # as TensorFlow's
+    assert server.server_def["task_index"] == 0
+    assert server.server_def["cluster"].jobs == ["localhost"]
+    with df.Graph().as_default():
+        counter = df.Variable(2.0, name="counter")
+        with df.Session(server.target, config=partitioned_config()) as sess:
+            sess.run(counter.initializer)
+            assert sess.run(counter.assign_add(1.0)) == 3.0
+        with df.Session(server.target, config=partitioned_config()) as sess:
+            assert sess.run(counter) == 3.0  # the variable lives on the server's task

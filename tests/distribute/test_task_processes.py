@@ -319,3 +319,117 @@ def test_killing_a_task_process_mid_step_fails_the_step_at_once_and_a_new_one_re
     restarted.expect("serving")
     client.tell("again")
     assert json.loads(client.expect('{"event": "again"'))["values"] == [1.0, 2.0]
+
+
+# -- the chief's recovery --------------------------------------------------------------------------
+# The chief of a ps and one worker: trains w to 0 by gradient descent on w**2 (w = 4 * 0.8**step),
+# saving a checkpoint every 5 steps, and prints the global step each run read (the step's
+# number before its increment); after the twelfth step it waits for a line on stdin (meanwhile
+# the test replaces the ps's process), then trains on to step 20.
+CHIEF = textwrap.dedent(
+    """
+    import json, sys
+    import dataflow as tf
+
+    spec, checkpoint_dir = json.loads(sys.argv[1]), sys.argv[2]
+    server = tf.train.Server(spec, job_name="worker", task_index=0)
+    cluster = tf.train.ClusterSpec(spec)
+    with tf.device(tf.train.replica_device_setter(cluster=cluster,
+                                                  worker_device="/job:worker/task:0")):
+        step = tf.train.get_or_create_global_step()
+        w = tf.Variable(4.0, name="w")
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.square(w), global_step=step)
+    config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:0"])
+    with tf.train.MonitoredTrainingSession(
+        master=server.target, is_chief=True, checkpoint_dir=checkpoint_dir,
+        save_checkpoint_steps=5, hooks=[tf.train.StopAtStepHook(last_step=20)], config=config,
+        log_step_count_steps=None, save_summaries_steps=None,
+    ) as sess:
+        paused = False
+        while not sess.should_stop():
+            _, done = sess.run([train, step])
+            print(json.dumps({"step": int(done)}), flush=True)
+            if done == 11 and not paused:
+                paused = True
+                sys.stdin.readline()
+    with tf.Session(server.target, config=config) as sess:
+        final_step, final_w = sess.run([step, w])
+    print(json.dumps({"final_step": int(final_step), "w": float(final_w)}), flush=True)
+    """
+)
+
+
+def test_the_chief_recreates_its_session_after_losing_the_ps_and_restores_the_checkpoint(
+    head, tmp_path
+):
+    _, _, start = head
+    spec = {"ps": ["localhost:7200"], "worker": ["localhost:7201"]}
+    serve_ps = ["-c", SERVE, json.dumps(spec), "ps", "0"]
+    ps = start(serve_ps, "ps")
+    ps.expect("serving")
+    chief = start(["-c", CHIEF, json.dumps(spec), str(tmp_path)], "chief")
+    steps = [json.loads(chief.expect('{"step": '))["step"] for _ in range(12)]
+    assert steps == list(range(0, 12))
+    ps.kill()  # the variables of steps 11 and 12 die with it; the checkpoint of step 10 stays
+    ps = start(serve_ps, "ps again")
+    ps.expect("serving")
+    chief.tell("go")
+    # The next run meets the lost ps (UnavailableError); the MonitoredSession makes a new
+    # session, which waits for the ps's new process, restores step 10's checkpoint, and trains
+    # steps 11 to 20 again.
+    steps = [json.loads(chief.expect('{"step": '))["step"] for _ in range(10)]
+    assert steps == list(range(10, 20))
+    final = json.loads(chief.expect('{"final_step": '))
+    assert final["final_step"] == 20
+    assert final["w"] == pytest.approx(4.0 * 0.8**20, rel=1e-5)
+
+
+# -- the chief initializes, the others wait --------------------------------------------------------
+# Both workers build the same graph (w on the ps).  Worker 1, not the chief, waits for a ready
+# model through a SessionManager looking every 0.3 s (recovery_wait_secs); worker 0, the chief,
+# initializes it through MonitoredTrainingSession, then waits for a line on stdin.
+WORKER_OF_THE_CHIEF_PROTOCOL = textwrap.dedent(
+    """
+    import json, sys, time
+    import dataflow as tf
+
+    spec, index = json.loads(sys.argv[1]), int(sys.argv[2])
+    server = tf.train.Server(spec, job_name="worker", task_index=index)
+    cluster = tf.train.ClusterSpec(spec)
+    with tf.device(tf.train.replica_device_setter(cluster=cluster,
+                                                  worker_device=f"/job:worker/task:{index}")):
+        w = tf.Variable(7.0, name="w")
+    config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{index}"])
+    if index == 0:
+        with tf.train.MonitoredTrainingSession(master=server.target, is_chief=True,
+                                               config=config) as sess:
+            print("initialized", time.time(), flush=True)
+            sys.stdin.readline()
+    else:
+        manager = tf.train.SessionManager(ready_op=tf.report_uninitialized_variables(),
+                                          recovery_wait_secs=0.3)
+        print("waiting for the chief", flush=True)
+        sess = manager.wait_for_session(server.target, config=config, max_wait_secs=120)
+        print("ready", time.time(), sess.run(w), flush=True)
+    """
+)
+
+
+def test_a_worker_that_is_not_the_chief_waits_until_the_chief_initialized(head):
+    _, _, start = head
+    spec = {"ps": ["localhost:7300"], "worker": ["localhost:7301", "localhost:7302"]}
+    ps = start(["-c", SERVE, json.dumps(spec), "ps", "0"], "ps")
+    ps.expect("serving")
+    other = start(["-c", WORKER_OF_THE_CHIEF_PROTOCOL, json.dumps(spec), "1"], "worker 1")
+    other.expect("waiting for the chief")
+    time.sleep(2.0)
+    assert not any(line.startswith("ready") for line in other.lines)
+    assert other.popen.poll() is None  # still waiting: w is not initialized
+    chief = start(["-c", WORKER_OF_THE_CHIEF_PROTOCOL, json.dumps(spec), "0"], "worker 0")
+    initialized_at = float(chief.expect("initialized").split()[1])
+    _, ready_at, value = other.expect("ready").split()
+    assert float(value) == 7.0
+    # It found the model ready at its next look, recovery_wait_secs after the last (plus the
+    # look itself, a few runs on a loaded machine).
+    assert float(ready_at) - initialized_at < 0.3 + 2.0
+    chief.tell("done")
