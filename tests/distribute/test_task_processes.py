@@ -433,3 +433,24 @@ def test_a_worker_that_is_not_the_chief_waits_until_the_chief_initialized(head):
     # look itself, a few runs on a loaded machine).
     assert float(ready_at) - initialized_at < 0.3 + 2.0
     chief.tell("done")
+
+
+def test_the_first_task_process_starts_a_head_when_none_runs_and_it_outlives_it(tmp_path):
+    state_dir = str(tmp_path / "state")
+    spec = json.dumps({"ps": ["localhost:7400"]})
+    server = Process(["-c", SERVE, spec, "ps", "0"], environment("", state_dir), "ps")
+    try:
+        server.expect("serving grpc://localhost:7400")
+        status = cluster_command("status", state_dir)
+        assert status.returncode == 0, status.stderr
+        assert f"(from {state_dir}/head.json)" in status.stdout
+        assert "task at localhost:7400" in status.stdout.splitlines()
+        server.kill()
+        # The head stays when the process that started it ends; its task went with it.
+        status = cluster_command("status", state_dir)
+        assert status.returncode == 0 and "task at" not in status.stdout
+    finally:
+        server.kill()
+        stopped = cluster_command("stop", state_dir)
+        assert stopped.returncode == 0 and "stopped the Ray head" in stopped.stdout
+    assert cluster_command("status", state_dir).returncode == 1
