@@ -454,3 +454,58 @@ def test_the_first_task_process_starts_a_head_when_none_runs_and_it_outlives_it(
         stopped = cluster_command("stop", state_dir)
         assert stopped.returncode == 0 and "stopped the Ray head" in stopped.stdout
     assert cluster_command("status", state_dir).returncode == 1
+
+
+# A task process that also says which process runs its task's actor (the task's variables and
+# kernels live there, in a process Ray started for it and ends with this one).
+SERVE_SAYING_THE_ACTOR = textwrap.dedent(
+    """
+    import json, sys
+    import ray
+    import dataflow as df
+    server = df.train.Server(json.loads(sys.argv[1]), job_name=sys.argv[2],
+                             task_index=int(sys.argv[3]))
+    print("serving", server.target, ray.get(server._actor.ping.remote())[1], flush=True)
+    server.join()
+    """
+)
+# Worker 0's program: a step that waits, on the ps, for a queue nobody fills, with a deadline.
+CLIENT_WITH_A_DEADLINE = textwrap.dedent(
+    """
+    import json, sys, time
+    import dataflow as tf
+
+    spec = json.loads(sys.argv[1])
+    server = tf.train.Server(spec, job_name="worker", task_index=0)
+    with tf.device("/job:ps/task:0"):
+        queue = tf.FIFOQueue(1, tf.float32, shapes=[[]], name="never_filled")
+        waits = queue.dequeue(name="waits_on_the_ps")
+    with tf.Session(server.target) as sess:
+        sys.stdin.readline()
+        started = time.time()
+        try:
+            sess.run(waits, options=tf.RunOptions(timeout_in_ms=1000))
+        except tf.errors.OpError as e:
+            print(json.dumps({"error": type(e).__name__, "message": e.message,
+                              "seconds": time.time() - started}), flush=True)
+    """
+)
+
+
+def test_a_task_that_stops_answering_fails_the_step_at_its_deadline(head):
+    _, _, start = head
+    spec = {"ps": ["localhost:7500"], "worker": ["localhost:7501"]}
+    ps = start(["-c", SERVE_SAYING_THE_ACTOR, json.dumps(spec), "ps", "0"], "ps")
+    actor_pid = int(ps.expect("serving").split()[-1])
+    client = start(["-c", CLIENT_WITH_A_DEADLINE, json.dumps(spec)], "worker 0")
+    os.kill(actor_pid, signal.SIGSTOP)
+    try:
+        client.tell("run")
+        failed = json.loads(client.expect('{"error"'))
+    finally:
+        os.kill(actor_pid, signal.SIGCONT)
+    assert failed["error"] == "DeadlineExceededError", failed
+    assert "Task /job:ps/task:0 did not answer" in failed["message"], failed
+    assert "waits_on_the_ps" in failed["message"], failed
+    # The deadline (1 s) and the master's grace for a task to report its own deadline (0.5 s).
+    assert 1.0 <= failed["seconds"] < 1.0 + 0.5 + 1.0, failed
