@@ -509,3 +509,22 @@ def test_a_task_that_stops_answering_fails_the_step_at_its_deadline(head):
     assert "waits_on_the_ps" in failed["message"], failed
     # The deadline (1 s) and the master's grace for a task to report its own deadline (0.5 s).
     assert 1.0 <= failed["seconds"] < 1.0 + 0.5 + 1.0, failed
+
+
+def test_server_join_returns_when_the_head_stops(tmp_path):
+    state_dir = str(tmp_path / "state")
+    started = cluster_command("start", state_dir)
+    assert started.returncode == 0, started.stderr
+    server = Process(
+        ["-c", SERVE, json.dumps({"ps": ["localhost:7600"]}), "ps", "0"],
+        environment("", state_dir),
+        "ps",
+    )
+    try:
+        server.expect("serving")
+        assert cluster_command("stop", state_dir).returncode == 0
+        server.expect("joined", timeout=30)
+        assert server.popen.wait(30) == 0
+    finally:
+        server.kill()
+        cluster_command("stop", state_dir)
