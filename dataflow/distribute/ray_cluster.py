@@ -271,6 +271,12 @@ class RayCluster:
         """The names of the tasks, ``/job:<name>/task:<index>``, job by job."""
         return list(self._actors)
 
+    @property
+    def address(self) -> str:
+        """The ``host:port`` of the Ray this cluster runs on: what another process joins it
+        by (``RAY_ADDRESS``, or ``RayCluster(..., address=...)``)."""
+        return self._ray.get_runtime_context().gcs_address
+
     def actor(self, task: str):
         """The Ray actor handle of ``task`` (a name of `tasks`)."""
         try:
@@ -309,7 +315,8 @@ class RayCluster:
         self.shutdown()
 
     def __repr__(self) -> str:
-        return f"RayCluster({self.target!r}, tasks={self.tasks})"
+        address = "shut down" if self._closed else self.address
+        return f"RayCluster({self.target!r}, tasks={self.tasks}, ray at {address})"
 
 
 def cluster_for_target(target: str) -> tuple[RayCluster, Optional[str]]:

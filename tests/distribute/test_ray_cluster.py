@@ -594,7 +594,9 @@ def join_from_another_process(address: str, auth_environment: dict) -> subproces
 
 
 def test_a_local_ray_refuses_a_program_without_its_token(cluster, local_ray):
-    address = local_ray.get_runtime_context().gcs_address
+    address = cluster.address  # what the cluster says other processes join it by
+    assert address == local_ray.get_runtime_context().gcs_address
+    assert f"ray at {address}" in repr(cluster)
     refused = join_from_another_process(address, {"RAY_AUTH_TOKEN": "f" * 64})
     assert refused.returncode != 0 and "joined" not in refused.stdout
     assert "InvalidAuthToken" in refused.stderr, refused.stderr[-2000:]
