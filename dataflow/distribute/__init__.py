@@ -8,7 +8,7 @@ per device) or on the tasks of a Ray cluster.
 
 - `ClusterSpec` (``df.train.ClusterSpec``): the jobs of a cluster and their tasks' addresses.
 - `rendezvous`: the interface a step's ``_Send``/``_Recv`` meet through (``send``, ``recv``,
-  ``recv_async``, ``abort``; one per step), and its in-process tables.
+  ``recv_async``, ``abort``, ``aborted_with``; one per step), and its in-process tables.
 - `RayCluster` (`ray_cluster`): one Ray actor per task; ``df.Session(cluster.target)`` runs
   steps on it through a master, as TensorFlow 1.x's distributed runtime does.
 - `Server` (`task_processes`, ``df.train.Server``): one task of a cluster.  With a ClusterSpec
@@ -27,7 +27,8 @@ only knows the node flags ``_Send``/``_Recv`` declare: ``fires_on_dead``, ``asyn
 ``ConfigProto`` and the cluster, so a plan and its placement are cached together; ops of one
 colocation group always share a device; one rendezvous serves one step, and a value crosses
 between partitions only through it.  Ray is optional: nothing here imports it until a
-`RayCluster` is made, so ``import dataflow`` works without it; a task's variables live in its
+`RayCluster`, or a `Server` or Session of a cluster of processes, is made, so ``import
+dataflow`` works without it; a task's variables live in its
 actor between runs; the actor of a task process lives exactly as long as that process.
 
 Layer: distribute, above data and below nn and training; it may import those below it.
