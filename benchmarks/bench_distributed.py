@@ -38,7 +38,10 @@ Sections (each a function ``section_<name>(repeats)`` listed in `SECTIONS`):
   tf``, run by ``DATAFLOW_BENCH_TF_PYTHON`` or /work/tfvenv/bin/python or this Python, whichever
   imports TensorFlow first; skipped when none does), in turn each round: the median step time
   of the workers, steps per second across both workers (from the chief's readiness to the
-  last worker's end, start-up of worker 1 included), and the test accuracy.
+  last worker's end, start-up of worker 1 included), and the test accuracy; then the messages
+  of one training step (``RayMaster.last_step_messages``: the master's calls and their replies,
+  the values the tasks send one another, the bytes of the tensors), for the benchmark's
+  64-64-10 MLP run by a process serving worker 0 beside a ps process.
 
 Medians over repeats, both ways timed in turn within each round; the machine may be shared, so
 read ratios, not absolutes.  Ray runs locally with two CPUs and no dashboard.
@@ -53,13 +56,14 @@ from programs import digits_mlp
 # isort: split
 import argparse
 import itertools
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -398,6 +402,53 @@ def _run_program(python: str, program: str, env: dict, train_steps: int) -> dict
     return {"workers": workers, "wall": wall}
 
 
+def _messages_of_a_step(address: str, package_root: str) -> Any:
+    """The `StepMessages` of one training step of the digits MLP (the benchmark's, 64-64-10,
+    batches of 64) as worker 0's process of a ps and a worker runs it: this process serves
+    worker 0 (joining the head at ``address``), a child process the ps."""
+    ports = _free_ports(2)
+    spec = {"ps": [f"localhost:{ports[0]}"], "worker": [f"localhost:{ports[1]}"]}
+    serve = (
+        "import json, sys, dataflow as df\n"
+        "server = df.train.Server(json.loads(sys.argv[1]), job_name='ps', task_index=0)\n"
+        "print('serving', flush=True)\n"
+        "server.join()\n"
+    )
+    env = dict(
+        os.environ,
+        RAY_ADDRESS=address,
+        PYTHONPATH=os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]),
+    )
+    ps = subprocess.Popen(
+        [sys.executable, "-c", serve, json.dumps(spec)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        ps.stdout.readline()
+        os.environ["RAY_ADDRESS"] = address
+        server = df.train.Server(spec, job_name="worker", task_index=0)
+        (train_x, train_y), _ = _digits()
+        with df.Graph().as_default():
+            setter = df.train.replica_device_setter(
+                cluster=df.train.ClusterSpec(spec), worker_device="/job:worker/task:0"
+            )
+            x, y, train, _, _, _ = digits_mlp(df, setter)
+            with df.Session(server.target) as sess:
+                sess.run(df.global_variables_initializer())
+                batches = _batches(train_x, train_y, 0)
+                for _ in range(3):
+                    bx, by = next(batches)
+                    sess.run(train, {x: bx, y: by})
+                return sess._master.last_step_messages
+    finally:
+        os.kill(ps.pid, signal.SIGKILL)
+        ps.wait()
+
+
 def section_processes(repeats: int) -> None:
     """The between-graph digits program (``examples/between_graph_digits.py``) as three
     processes (a ps and two workers) on localhost: here, on a Ray head of its own, and under
@@ -438,6 +489,7 @@ def section_processes(repeats: int) -> None:
                 results["tensorflow"].append(
                     _run_program(tf_python, tf_program, env_tf, train_steps)
                 )
+        messages = _messages_of_a_step(record["address"], package_root)
     finally:
         head.stop_head(state_dir)
     print(
@@ -467,6 +519,11 @@ def section_processes(repeats: int) -> None:
     if len(chief_steps) == 2:
         ratio = chief_steps["dataflow"] / chief_steps["tensorflow"]
         print(f"     ratio: worker 0's step {ratio:.1f}x TensorFlow's (target: at most 1.5x)")
+    print(
+        f"  messages of a training step (worker 0 + ps, the 64-64-10 MLP, batch 64): "
+        f"{messages.calls} calls from the master and {messages.replies} replies, "
+        f"{messages.between_tasks} values between tasks, {messages.bytes} bytes of tensors"
+    )
 
 
 SECTIONS = {

@@ -42,7 +42,7 @@ import threading
 import time
 import uuid
 import weakref
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from ..client.placer import place
 from ..framework import composites, errors, nest
@@ -54,6 +54,7 @@ from .ray_task import (  # noqa: F401 - defined there, reached here too
     TaskServer,
     _describe_failure,
     _rebuild_failure,
+    payload_bytes,
     task_name,
     task_of_device,
 )
@@ -407,6 +408,18 @@ class _DistributedStep:
         self.value_count = value_count
 
 
+class StepMessages(NamedTuple):
+    """The messages of one step on a cluster: the master's calls to the tasks (a run per task,
+    then a commit per task that holds variable writes), their replies, the values the tasks
+    sent one another, and the bytes of the step's tensors (fed, fetched and sent between
+    tasks; the messages' own framing not counted)."""
+
+    calls: int
+    replies: int
+    between_tasks: int
+    bytes: int
+
+
 class RayMaster:
     """What a ``Session(cluster.target)`` runs its steps with, as TensorFlow 1.x's master.
 
@@ -430,6 +443,8 @@ class RayMaster:
     before every partition of the step succeeded.  What does not: a task that dies between
     its prepare and the commit loses its writes while the others keep theirs (there is no
     log to replay, as in TensorFlow, whose variables are not transactional at all).
+
+    ``last_step_messages`` is the `StepMessages` of the last step that succeeded (None before).
     """
 
     _ids = itertools.count()
@@ -458,6 +473,7 @@ class RayMaster:
         # The ids of the steps running now (the Session's close aborts them).
         self._running: set[str] = set()
         self._closed = False
+        self.last_step_messages: Optional[StepMessages] = None
 
     def run(self, session, fetches, feed_dict, options, location, run_metadata=None):
         """`Session.run` on the cluster; the checks of fetches and feeds are the Session's."""
@@ -605,6 +621,15 @@ class RayMaster:
         for part in parts.parts:
             for target, value in zip(part.fetch_targets, outcomes[part.task][1]):
                 values[target] = value
+        calls = len(parts.parts) + len(holding)
+        self.last_step_messages = StepMessages(
+            calls=calls,
+            replies=calls,
+            between_tasks=sum(o[3][0] for o in outcomes.values()),
+            bytes=sum(payload_bytes(v) for v in feed_values)
+            + sum(payload_bytes(v) for v in values)
+            + sum(o[3][1] for o in outcomes.values()),
+        )
         return values
 
     def _abort_step(self, step_id: str, error) -> None:

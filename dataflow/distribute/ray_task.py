@@ -30,6 +30,13 @@ def actor_name(address: str) -> str:
     return f"task@{address}"
 
 
+def payload_bytes(value) -> int:
+    """The bytes of a value a step moves (an array's data; 0 for what has no size)."""
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    return int(getattr(value, "nbytes", 0))
+
+
 def task_name(job: str, index: int) -> str:
     """The short device name of a task, which is also its actor's name: ``/job:ps/task:0``."""
     return f"/job:{job}/task:{index}"
@@ -161,10 +168,11 @@ class TaskServer:
         ``fetch_names`` (tensors and ops) and running ``target_names`` (its ``_Send`` ops), with
         the step's `RayRendezvous`.  With ``hold_writes`` its variable writes are held, not
         committed: the answer is ``("prepared", values of the fetched tensors, whether writes
-        are held)``, then the master's ``commit_step`` or ``abort_step`` decides (a step of one
-        task commits at once).  A failure is ``("error", class,
-        op, message)`` when it began here (and the step is aborted on every other task), or
-        ``("aborted", ...)`` when this partition stopped because another task failed."""
+        are held, (values sent to other tasks, their bytes))``, then the master's
+        ``commit_step`` or ``abort_step`` decides (a step of one task commits at once).  A
+        failure is ``("error", class, op, message)`` when it began here (and the step is
+        aborted on every other task), or ``("aborted", ...)`` when this partition stopped
+        because another task failed."""
         from ..client.session import RunOptions, _as_result
         from ..ops.variables import VariableRef
 
@@ -186,13 +194,14 @@ class TaskServer:
             )
             options = RunOptions(timeout_in_ms=timeout_ms) if timeout_ms > 0 else None
             held = []
+            rendezvous = RayRendezvous(self, step_id, deadline)
             values = session._execute(
                 plan,
                 tuple(feeds.values()),
                 options,
                 None,
                 f"step {step_id} on {self.name}",
-                rendezvous=RayRendezvous(self, step_id, deadline),
+                rendezvous=rendezvous,
                 commit=held.append if hold_writes else None,
             )
             context = held[0] if held else None
@@ -211,7 +220,8 @@ class TaskServer:
                 holds = context is not None and bool(context.pending_writes)
                 if holds:
                     self._prepared[step_id] = (session, context)
-            return ("prepared", results, holds)
+            sent = (rendezvous.messages_sent, rendezvous.bytes_sent)
+            return ("prepared", results, holds, sent)
         except Exception as e:
             if mailbox.aborted is not None:
                 return ("aborted",) + _describe_failure(mailbox.aborted)[1:]
@@ -340,6 +350,10 @@ class RayRendezvous:
         self._server = server
         self._step_id = step_id
         self._deadline = deadline
+        # The values this task sent to other tasks in this step: how many, and their bytes.
+        self.messages_sent = 0
+        self.bytes_sent = 0
+        self._count_lock = threading.Lock()
 
     def send(self, key: str, value, is_dead: bool) -> None:
         destination = task_of_device(parse_key(key).destination_device, self._server._job)
@@ -361,6 +375,9 @@ class RayRendezvous:
                 None, None, f"Rendezvous key {key!r} names {destination}, not a task of the cluster"
             )
         peer.deliver.remote(self._step_id, key, None if is_dead else value, is_dead)
+        with self._count_lock:
+            self.messages_sent += 1
+            self.bytes_sent += 0 if is_dead else payload_bytes(value)
 
     def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
         """The value of ``key`` once it arrives; waits until ``deadline`` (a

@@ -642,3 +642,24 @@ def test_create_local_server_serves_a_cluster_of_one_localhost_task(local_ray):
             assert sess.run(counter.assign_add(1.0)) == 3.0
         with df.Session(server.target, config=partitioned_config()) as sess:
             assert sess.run(counter) == 3.0  # the variable lives on the server's task
+
+
+def test_a_step_counts_its_messages_and_the_bytes_of_its_tensors(cluster):
+    with df.Graph().as_default():
+        with df.device(PS):
+            weights = df.Variable(np.ones([4, 3], np.float32), name="weights")
+        with df.device(WORKER0):
+            x = df.placeholder(df.float32, [2, 4], name="x")
+            y = df.matmul(x, weights)
+        with df.device(PS):
+            bump = weights.assign_add(np.ones([4, 3], np.float32))
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
+            sess.run(weights.initializer)
+            assert sess._master.last_step_messages.calls == 1  # one task, no write held
+            sess.run(y, {x: np.ones([2, 4], np.float32)})
+            # A run on each task; the ps sends the weights (48 bytes) to worker 0, which was
+            # fed x (32 bytes) and returns y (24 bytes).
+            assert sess._master.last_step_messages == (2, 2, 1, 48 + 32 + 24)
+            sess.run([y, bump], {x: np.ones([2, 4], np.float32)})
+            # The same, and a commit of the ps's write; the fetched bump is the new value.
+            assert sess._master.last_step_messages == (3, 3, 1, 48 + 32 + 24 + 48)
