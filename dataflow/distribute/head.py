@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -237,8 +238,9 @@ def _stop_process_group(pid: int) -> None:
 def stop_head(state_dir: Optional[str] = None) -> Optional[dict]:
     """Stops the head recorded in ``state_dir``: SIGTERM to its ``ray start`` process, which
     stops every process of the node (the task processes' actors with them); the process group
-    is killed if it has not ended within `_STOP_TIMEOUT_SECONDS`.  Returns the head that was
-    stopped, None when none ran."""
+    is killed if it has not ended within `_STOP_TIMEOUT_SECONDS`.  Ray's session directory is
+    removed (the head's log in ``state_dir`` stays).  Returns the head that was stopped, None
+    when none ran."""
     state_dir = state_dir or default_state_dir()
     with _state_lock(state_dir):
         head = read_head(state_dir)
@@ -253,6 +255,8 @@ def stop_head(state_dir: Optional[str] = None) -> Optional[dict]:
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         _stop_process_group(pid)  # whatever of the node is left
+        # Ray's session files (sockets, the node's logs); the head's own log stays.
+        shutil.rmtree(head.get("temp_dir", ""), ignore_errors=True)
         return head
 
 

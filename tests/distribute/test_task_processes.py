@@ -12,6 +12,7 @@ import json
 import os
 import pathlib
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -147,6 +148,7 @@ def head():
             child.kill()
         stopped = cluster_command("stop", state_dir)
         assert stopped.returncode == 0, stopped.stderr
+        shutil.rmtree(state_dir, ignore_errors=True)
 
 
 def example(job: str, index: int, *flags: str) -> list:
