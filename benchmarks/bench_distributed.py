@@ -31,6 +31,18 @@ Sections (each a function ``section_<name>(repeats)`` listed in `SECTIONS`):
   ``push + apply`` (gradients fed to the ps's update, nothing computed on the worker), and the
   whole step; transfer is what the cluster adds to compute.
 
+- ``processes``: the classic between-graph program (``examples/between_graph_digits.py``: a ps
+  and two workers, each its own process with ``--job_name``/``--task_index``, 400 steps of the
+  digits MLP) on localhost, here (on a Ray head of its own) and under TensorFlow's own
+  ``tf.train.Server`` (gRPC on 127.0.0.1; the same file with ``import tensorflow.compat.v1 as
+  tf``, run by ``DATAFLOW_BENCH_TF_PYTHON`` or /work/tfvenv/bin/python or this Python, whichever
+  imports TensorFlow first; skipped when none does), in turn each round: the median step time
+  of the workers, steps per second across both workers (from the chief's readiness to the
+  last worker's end, start-up of worker 1 included), and the test accuracy; then the messages
+  of one training step (``RayMaster.last_step_messages``: the master's calls and their replies,
+  the values the tasks send one another, the bytes of the tensors), for the benchmark's
+  64-64-10 MLP run by a process serving worker 0 beside a ps process.
+
 Medians over repeats, both ways timed in turn within each round; the machine may be shared, so
 read ratios, not absolutes.  Ray runs locally with two CPUs and no dashboard.
 """
@@ -44,6 +56,14 @@ from programs import digits_mlp
 # isort: split
 import argparse
 import itertools
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from typing import Any, Optional
 
 import numpy as np
 
@@ -296,10 +316,221 @@ def section_data_parallel(repeats: int) -> None:
     print(f"    transfer and rendezvous ~{chief['whole'] - local_step:.5f}")
 
 
+# -- One process per task: the classic program here and under TensorFlow -------------------------
+_EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+_TF_PYTHON = "/work/tfvenv/bin/python"
+
+
+def _tensorflow_python() -> Optional[str]:
+    """A Python that imports TensorFlow: ``--tf-python``, else this one, else None."""
+    for candidate in (os.environ.get("DATAFLOW_BENCH_TF_PYTHON"), _TF_PYTHON, sys.executable):
+        if candidate and os.path.exists(candidate):
+            probe = subprocess.run(
+                [candidate, "-c", "import tensorflow"], capture_output=True, timeout=300
+            )
+            if probe.returncode == 0:
+                return candidate
+    return None
+
+
+def _free_ports(count: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def _run_program(python: str, program: str, env: dict, train_steps: int) -> dict:
+    """Runs ``program`` as a ps and two workers (worker 1 started once the chief's session is
+    ready); the workers' "done" lines parsed, and the wall time from the chief's readiness to
+    the last worker's end.  Every process is killed at the end, whatever happens."""
+    ports = _free_ports(3)
+    flags = [
+        f"--ps_hosts=localhost:{ports[0]}",
+        f"--worker_hosts=localhost:{ports[1]},localhost:{ports[2]}",
+        f"--train_steps={train_steps}",
+    ]
+    processes = []
+
+    def start(job: str, index: int):
+        process = subprocess.Popen(
+            [python, program, f"--job_name={job}", f"--task_index={index}", *flags],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )
+        processes.append(process)
+        return process
+
+    def line_of(process, prefix: str) -> str:
+        for line in process.stdout:
+            if line.startswith(prefix):
+                return line.strip()
+        raise RuntimeError(f"{program}: a process ended before printing {prefix!r}")
+
+    try:
+        start("ps", 0)
+        chief = start("worker", 0)
+        line_of(chief, "worker 0 session ready")
+        began = time.perf_counter()
+        other = start("worker", 1)
+        done = [line_of(chief, "worker 0 done:"), line_of(other, "worker 1 done:")]
+        wall = time.perf_counter() - began
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+    workers = []
+    for line in done:
+        # "worker 0 done: global step 401, test accuracy 0.942, 349 steps here, median ..."
+        fields = line.split(": ", 1)[1].split(", ")
+        workers.append(
+            {
+                "step": int(fields[0].split()[-1]),
+                "accuracy": float(fields[1].split()[-1]),
+                "runs": int(fields[2].split()[0]),
+                "median_ms": float(fields[3].split()[-2]),
+            }
+        )
+    return {"workers": workers, "wall": wall}
+
+
+def _messages_of_a_step(address: str, package_root: str) -> Any:
+    """The `StepMessages` of one training step of the digits MLP (the benchmark's, 64-64-10,
+    batches of 64) as worker 0's process of a ps and a worker runs it: this process serves
+    worker 0 (joining the head at ``address``), a child process the ps."""
+    ports = _free_ports(2)
+    spec = {"ps": [f"localhost:{ports[0]}"], "worker": [f"localhost:{ports[1]}"]}
+    serve = (
+        "import json, sys, dataflow as df\n"
+        "server = df.train.Server(json.loads(sys.argv[1]), job_name='ps', task_index=0)\n"
+        "print('serving', flush=True)\n"
+        "server.join()\n"
+    )
+    env = dict(
+        os.environ,
+        RAY_ADDRESS=address,
+        PYTHONPATH=os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]),
+    )
+    ps = subprocess.Popen(
+        [sys.executable, "-c", serve, json.dumps(spec)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        ps.stdout.readline()
+        os.environ["RAY_ADDRESS"] = address
+        server = df.train.Server(spec, job_name="worker", task_index=0)
+        (train_x, train_y), _ = _digits()
+        with df.Graph().as_default():
+            setter = df.train.replica_device_setter(
+                cluster=df.train.ClusterSpec(spec), worker_device="/job:worker/task:0"
+            )
+            x, y, train, _, _, _ = digits_mlp(df, setter)
+            with df.Session(server.target) as sess:
+                sess.run(df.global_variables_initializer())
+                batches = _batches(train_x, train_y, 0)
+                for _ in range(3):
+                    bx, by = next(batches)
+                    sess.run(train, {x: bx, y: by})
+                return sess._master.last_step_messages
+    finally:
+        os.kill(ps.pid, signal.SIGKILL)
+        ps.wait()
+
+
+def section_processes(repeats: int) -> None:
+    """The between-graph digits program (``examples/between_graph_digits.py``) as three
+    processes (a ps and two workers) on localhost: here, on a Ray head of its own, and under
+    TensorFlow's own ``tf.train.Server`` (gRPC on 127.0.0.1) with only the import changed,
+    one after the other in each round."""
+    import tempfile
+
+    from dataflow.distribute import head
+
+    train_steps = 400
+    program = os.path.join(_EXAMPLE, "between_graph_digits.py")
+    tf_python = _tensorflow_python()
+    tf_program = None
+    if tf_python is not None:
+        with open(program) as f:
+            text = f.read()
+        tf_program = os.path.join(tempfile.mkdtemp(prefix="bench-tf-"), "between_graph_tf.py")
+        with open(tf_program, "w") as f:
+            f.write(
+                text.replace("import dataflow as tf  #", "import tensorflow.compat.v1 as tf  #", 1)
+            )
+    state_dir = tempfile.mkdtemp(prefix="dfc-bench-")
+    record, _ = head.start_head(state_dir)
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env_here = dict(
+        os.environ,
+        RAY_ADDRESS=record["address"],
+        PYTHONPATH=os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]),
+    )
+    env_tf = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env_tf["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    rounds = max(1, repeats // 3)
+    results: dict = {"dataflow": [], "tensorflow": []}
+    try:
+        for _ in range(rounds):
+            results["dataflow"].append(_run_program(sys.executable, program, env_here, train_steps))
+            if tf_program is not None:
+                results["tensorflow"].append(
+                    _run_program(tf_python, tf_program, env_tf, train_steps)
+                )
+        messages = _messages_of_a_step(record["address"], package_root)
+    finally:
+        head.stop_head(state_dir)
+    print(
+        f"\n== processes: {train_steps} steps of the digits MLP, a ps + 2 workers, {rounds} rounds"
+    )
+    chief_steps = {}
+    for name, runs in results.items():
+        if not runs:
+            print(f"{name:>10}: not run (no Python here imports tensorflow)")
+            continue
+        # The chief runs most steps (worker 1 starts once the chief trains): its median step
+        # is the step's cost; worker 1's few steps include its first ones.
+        chief_ms = float(np.median([r["workers"][0]["median_ms"] for r in runs]))
+        other_ms = float(np.median([r["workers"][1]["median_ms"] for r in runs]))
+        other_runs = int(np.median([r["workers"][1]["runs"] for r in runs]))
+        per_second = float(
+            np.median([sum(w["runs"] for w in r["workers"]) / r["wall"] for r in runs])
+        )
+        accuracy = [w["accuracy"] for r in runs for w in r["workers"]]
+        chief_steps[name] = chief_ms
+        print(
+            f"{name:>10}: median step {chief_ms:6.1f} ms on worker 0, {other_ms:6.1f} ms on "
+            f"worker 1 ({other_runs} of its steps); {per_second:6.1f} steps/s across workers "
+            f"(worker 1's start-up included); test accuracy {min(accuracy):.3f}-"
+            f"{max(accuracy):.3f}"
+        )
+    if len(chief_steps) == 2:
+        ratio = chief_steps["dataflow"] / chief_steps["tensorflow"]
+        print(f"     ratio: worker 0's step {ratio:.1f}x TensorFlow's (target: at most 1.5x)")
+    print(
+        f"  messages of a training step (worker 0 + ps, the 64-64-10 MLP, batch 64): "
+        f"{messages.calls} calls from the master and {messages.replies} replies, "
+        f"{messages.between_tasks} values between tasks, {messages.bytes} bytes of tensors"
+    )
+
+
 SECTIONS = {
     "in_process": section_in_process,
     "ray_transfer": section_ray_transfer,
     "data_parallel": section_data_parallel,
+    "processes": section_processes,
 }
 
 

@@ -611,14 +611,17 @@ from .client import device_lib  # noqa: E402, F401
 from . import distribute  # noqa: E402, F401
 from .client.session import register_target as _register_target  # noqa: E402
 from .distribute import ray_cluster as _ray_cluster  # noqa: E402
+from .distribute import task_processes as _task_processes  # noqa: E402
 
 _register_target(_ray_cluster.TARGET_PREFIX, _ray_cluster.master_for_target)
+# one process per task (issue 27): Session("grpc://host:port") of a train.Server's target
+_register_target(_task_processes.TARGET_PREFIX, _task_processes.master_for_address)
 
 # tf.dtypes' functions, which dataflow.framework.dtypes (imported by everything) cannot import
 # itself
 dtypes.as_string, dtypes.saturate_cast = as_string, saturate_cast
 dtypes.cast = math.cast
-train.Server = _ray_cluster.Server
+train.Server = _task_processes.Server
 
 # isort: split
 # tf.train.experimental: loss scales for reduced-precision training

@@ -26,6 +26,15 @@ needs the ``onnx`` extra).
   need (by default every op output nothing consumes, outside conds and loops); the names of
   fetched and fed tensors (by default every placeholder) still resolve in the optimized file.
 
+- ``cluster start|stop|status``: the Ray head that a cluster's task processes meet at, each
+  process a TF1 program with its own ``train.Server`` (`dataflow.distribute.head`).  ``start
+  [--port PORT] [--num-cpus N]`` starts one on the loopback address (with Ray's token
+  required) unless one runs, and prints its address (what ``RAY_ADDRESS`` may name);
+  ``status`` prints the address a task process would join, where it comes from, and the
+  addresses of the tasks being served (exit status 1 when there is no head); ``stop`` stops
+  the head and with it every task's actor.  The head is recorded in ``DATAFLOW_CLUSTER_DIR``
+  (default ``<temp dir>/dataflow-cluster-<uid>``).
+
 A graph whose print ops write to files (``output_stream="file://..."``) runs only with
 ``run --allow-file-output``: a graph file from elsewhere must not choose which files a run
 appends to.  ``inspect``, ``render`` and ``optimize`` never run the graph and accept it.
@@ -397,9 +406,59 @@ def _save(graph: df.Graph, path: str) -> None:
         df.io.save_graph(graph, path)
 
 
+def _cluster(args, out) -> int:
+    """``cluster start|stop|status`` (see the module docstring): the exit status."""
+    from dataflow.distribute import head
+
+    if args.action == "start":
+        record, started = head.start_head(port=args.port, num_cpus=args.num_cpus)
+        what = "started" if started else "already running"
+        print(f"Ray head {what} at {record['address']} (pid {record['pid']})", file=out)
+        print(f"export {head.ADDRESS_VARIABLE}={record['address']}", file=out)
+        return 0
+    if args.action == "stop":
+        record = head.stop_head()
+        if record is None:
+            print("no Ray head was running", file=out)
+        else:
+            print(f"stopped the Ray head at {record['address']} (pid {record['pid']})", file=out)
+        return 0
+    status = head.head_status()
+    if status["address"] is None:
+        print("no Ray head: `python -m dataflow cluster start` starts one", file=out)
+        return 1
+    print(f"address {status['address']} (from {status['source']})", file=out)
+    if status["head"] is not None:
+        print(f"head pid {status['head']['pid']}, log {status['head']['log']}", file=out)
+    for address in _served_addresses(status["address"]):
+        print(f"task at {address}", file=out)
+    return 0
+
+
+def _served_addresses(address: str) -> list[str]:
+    """The addresses of the tasks whose processes serve them on the head at ``address``."""
+    from dataflow.distribute.ray_cluster import join_ray
+    from dataflow.distribute.ray_task import ACTOR_NAMESPACE
+
+    ray = join_ray(address)
+    try:
+        from ray.util import list_named_actors
+
+        names = [
+            a["name"]
+            for a in list_named_actors(all_namespaces=True)
+            if a["namespace"] == ACTOR_NAMESPACE and a["name"].startswith("task@")
+        ]
+    finally:
+        ray.shutdown()
+    return sorted(name.partition("@")[2] for name in names)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m dataflow", description="Inspect, draw and run saved dataflow graphs."
+        prog="python -m dataflow",
+        description="Inspect, draw and run saved dataflow graphs; start and stop the Ray head of a "
+        "cluster of task processes.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
     inspect = commands.add_parser("inspect", help="summarize a saved graph")
@@ -440,12 +499,24 @@ def _parser() -> argparse.ArgumentParser:
     optimize.add_argument("--fetch", action="append", metavar="NAME", help="keep what NAME needs")
     optimize.add_argument("--feed", action="append", metavar="NAME", help="NAME will be fed")
     optimize.add_argument("--passes", metavar="A,B", help="pass names, in order")
+    cluster = commands.add_parser(
+        "cluster", help="start, stop or show the Ray head of a cluster of task processes"
+    )
+    cluster.add_argument("action", choices=["start", "stop", "status"])
+    cluster.add_argument("--port", type=int, help="the head's port (start; default: a free one)")
+    cluster.add_argument("--num-cpus", type=int, help="CPUs Ray may schedule (start; default 2)")
     return parser
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "cluster":
+        try:
+            return _cluster(args, sys.stdout)
+        except (OSError, RuntimeError, ImportError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
     try:
         _check_usage(args)
         # Only `run` executes the graph: the others may load one that prints to files.

@@ -73,6 +73,10 @@ class ConfigProto(Message):
     # created, as TensorFlow copies the ConfigProto it is given.
     graph_options: GraphOptions = field(default_factory=GraphOptions)
     experimental: Experimental = field(default_factory=Experimental)
+    # The tasks of a cluster a Session uses (``"/job:ps"``, ``"/job:worker/task:0"``): a
+    # Session on a cluster waits at its creation only for these tasks' processes and places
+    # ops only on them; empty, every task (`dataflow.distribute.task_processes`).
+    device_filters: list[str] = field(default_factory=list)
 
 
 def process_config() -> ConfigProto:

@@ -84,9 +84,14 @@ class RunContext:
 
     def check_not_stopped(self, what: str) -> None:
         """Raises when a kernel waiting for ``what`` must give up: the Session was closed
-        (``CancelledError``) or the run's deadline passed (``DeadlineExceededError``)."""
+        (``CancelledError``), the step was aborted (the error its rendezvous was aborted with:
+        a partition of the step elsewhere failed, or the master stopped the step), or the
+        run's deadline passed (``DeadlineExceededError``)."""
         if self.session._closed:
             raise _closed_during_run()
+        rendezvous = self.rendezvous
+        if rendezvous is not None and rendezvous.aborted_with is not None:
+            raise rendezvous.aborted_with  # another partition of the step failed or stopped
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise errors.DeadlineExceededError(None, None, f"Timed out waiting for {what}")
 

@@ -101,15 +101,17 @@ def register_partitioned_steps(make_plan: Callable) -> None:
     _partitioned_steps = make_plan
 
 
-# Session targets other than "": a prefix -> function(target, graph) making the object that runs
-# the Session's steps elsewhere (`register_target`; `dataflow.distribute` registers "ray://").
+# Session targets other than "": a prefix -> function(target, graph, config) making the object
+# that runs the Session's steps elsewhere (`register_target`; `dataflow.distribute` registers
+# "ray://" and "grpc://").
 _TARGETS: dict[str, Callable] = {}
 
 
 def register_target(prefix: str, make_master: Callable) -> None:
     """Makes a ``Session(target)`` whose target starts with ``prefix`` run its steps through
-    ``make_master(target, graph)``, an object with ``run(session, fetches, feed_dict, options,
-    location, run_metadata)``."""
+    ``make_master(target, graph, config)``, an object with ``run(session, fetches, feed_dict,
+    options, location, run_metadata)``, ``load_variable(session, variable, value)`` and
+    ``close()`` (which stops the steps it runs, when the Session closes)."""
     _TARGETS[prefix] = make_master
 
 
@@ -167,7 +169,7 @@ class Session:
         self._master = None  # runs the steps on a cluster, for a registered target
         for prefix, make_master in _TARGETS.items():
             if target.startswith(prefix):
-                self._master = make_master(target, self._graph)
+                self._master = make_master(target, self._graph, self._config)
 
     # -- lifecycle --------------------------------------------------------------------------------
     @property
@@ -193,6 +195,8 @@ class Session:
             self._closed = True
             pool, self._pool = self._pool, None
         self._cancellation.cancel(_CLOSED_DURING_RUN)
+        if self._master is not None:
+            self._master.close()  # the steps it runs on a cluster stop too
         for resource in self._resources.values():
             cancel = getattr(resource, "cancel", None)
             if cancel is not None:

@@ -8,9 +8,15 @@ per device) or on the tasks of a Ray cluster.
 
 - `ClusterSpec` (``df.train.ClusterSpec``): the jobs of a cluster and their tasks' addresses.
 - `rendezvous`: the interface a step's ``_Send``/``_Recv`` meet through (``send``, ``recv``,
-  ``recv_async``, ``abort``; one per step), and its in-process tables.
+  ``recv_async``, ``abort``, ``aborted_with``; one per step), and its in-process tables.
 - `RayCluster` (`ray_cluster`): one Ray actor per task; ``df.Session(cluster.target)`` runs
   steps on it through a master, as TensorFlow 1.x's distributed runtime does.
+- `Server` (`task_processes`, ``df.train.Server``): one task of a cluster.  With a ClusterSpec
+  of ``host:port`` addresses each task is a process of its own, as TF1 programs start them
+  (``--job_name``/``--task_index``): its Server starts the task's actor, named after its
+  address, on the Ray cluster whose head `head` finds (``RAY_ADDRESS``, or the head that
+  ``python -m dataflow cluster start`` records, or one the first task starts), and
+  ``Session(server.target)`` (``grpc://host:port``) runs steps on the tasks' actors.
 - Strategies (`strategy`, ``tf.distribute``'s): a step function replicated over devices
   (`MirroredStrategy`, `OneDeviceStrategy`), and `cluster_resolver`: where a cluster's tasks
   are, read from ``TF_CONFIG`` or given.
@@ -21,8 +27,9 @@ only knows the node flags ``_Send``/``_Recv`` declare: ``fires_on_dead``, ``asyn
 ``ConfigProto`` and the cluster, so a plan and its placement are cached together; ops of one
 colocation group always share a device; one rendezvous serves one step, and a value crosses
 between partitions only through it.  Ray is optional: nothing here imports it until a
-`RayCluster` is made, so ``import dataflow`` works without it; a task's variables live in its
-actor between runs.
+`RayCluster`, or a `Server` or Session of a cluster of processes, is made, so ``import
+dataflow`` works without it; a task's variables live in its
+actor between runs; the actor of a task process lives exactly as long as that process.
 
 Layer: distribute, above data and below nn and training; it may import those below it.
 The placer, which every run uses, is the client's (`dataflow.client.placer`).
@@ -30,7 +37,7 @@ The placer, which every run uses, is the client's (`dataflow.client.placer`).
 
 from . import cluster_resolver
 from .cluster import ClusterSpec
-from .ray_cluster import RayCluster, Server
+from .ray_cluster import RayCluster
 from .strategy import (
     CrossDeviceOps,
     HierarchicalCopyAllReduce,
@@ -52,6 +59,7 @@ from .strategy import (
     has_strategy,
     in_cross_replica_context,
 )
+from .task_processes import Server
 
 __all__ = [
     "ClusterSpec",

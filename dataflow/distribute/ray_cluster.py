@@ -42,7 +42,7 @@ import threading
 import time
 import uuid
 import weakref
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from ..client.placer import place
 from ..framework import composites, errors, nest
@@ -54,6 +54,7 @@ from .ray_task import (  # noqa: F401 - defined there, reached here too
     TaskServer,
     _describe_failure,
     _rebuild_failure,
+    payload_bytes,
     task_name,
     task_of_device,
 )
@@ -127,7 +128,7 @@ def join_ray(address: str):
     host = address.rsplit(":", 1)[0].strip("[]")
     local = address == "auto" or host == "localhost" or _is_loopback(host)
     with _this_machine_only() if local else contextlib.nullcontext():
-        ray.init(address=address, log_to_driver=False)
+        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     return ray
 
 
@@ -271,12 +272,26 @@ class RayCluster:
         """The names of the tasks, ``/job:<name>/task:<index>``, job by job."""
         return list(self._actors)
 
+    @property
+    def address(self) -> str:
+        """The ``host:port`` of the Ray this cluster runs on: what another process joins it
+        by (``RAY_ADDRESS``, or ``RayCluster(..., address=...)``)."""
+        return self._ray.get_runtime_context().gcs_address
+
     def actor(self, task: str):
         """The Ray actor handle of ``task`` (a name of `tasks`)."""
         try:
             return self._actors[task]
         except KeyError:
             raise ValueError(f"No task {task!r} in this cluster (tasks: {self.tasks})") from None
+
+    def known_actors(self) -> list:
+        """The actors a master aborts a failed step on: every task's."""
+        return list(self._actors.values())
+
+    def lost(self, task: str) -> None:
+        """Hears that a call to ``task`` found it gone: nothing to do, the task stays lost
+        until `replace_task` (a cluster of processes looks for it again instead)."""
 
     def shutdown(self) -> None:
         """Stops every task actor, and Ray when this cluster started it; the cluster's Sessions
@@ -301,7 +316,8 @@ class RayCluster:
         self.shutdown()
 
     def __repr__(self) -> str:
-        return f"RayCluster({self.target!r}, tasks={self.tasks})"
+        address = "shut down" if self._closed else self.address
+        return f"RayCluster({self.target!r}, tasks={self.tasks}, ray at {address})"
 
 
 def cluster_for_target(target: str) -> tuple[RayCluster, Optional[str]]:
@@ -318,55 +334,6 @@ def cluster_for_target(target: str) -> tuple[RayCluster, Optional[str]]:
     if task is not None:
         cluster.actor(task)  # a ValueError naming the tasks when it is not one of them
     return cluster, task
-
-
-class Server:
-    """``train.Server`` for one task of a running `RayCluster`, as TF1 programs make them.
-
-    ``Server(cluster.spec, job_name="worker", task_index=1)`` stands for that task; its
-    ``target`` is what ``Session``/``MonitoredTrainingSession(master=...)`` take, and runs ops
-    that ask for no task on this task, as a TF1 worker's Session does.  The tasks themselves
-    are the cluster's actors, already running: ``start`` does nothing, and ``join`` (what a
-    parameter server's process calls) waits until the cluster shuts down.  A ClusterSpec that
-    no RayCluster of this process runs is refused: this runtime has no server of its own.
-    """
-
-    def __init__(
-        self,
-        server_or_cluster_def,
-        job_name: Optional[str] = None,
-        task_index: Optional[int] = None,
-        protocol: Optional[str] = None,
-        config=None,
-        start: bool = True,
-    ):
-        spec = ClusterSpec(server_or_cluster_def)
-        matching = [c for c in list(_clusters.values()) if c.spec == spec]
-        if not matching:
-            raise ValueError(
-                f"No running RayCluster has the cluster {spec!r}: make one with "
-                "df.distribute.RayCluster({job: task count}) and pass its .spec"
-            )
-        self._cluster = matching[0]
-        if job_name is None:
-            if len(spec.jobs) != 1:
-                raise ValueError(f"Server needs a job_name: the cluster has jobs {spec.jobs}")
-            job_name = spec.jobs[0]
-        if task_index is None:
-            if spec.num_tasks(job_name) != 1:
-                raise ValueError(f"Server needs a task_index: job {job_name!r} has several tasks")
-            task_index = spec.task_indices(job_name)[0]
-        self._task = task_name(job_name, task_index)
-        self._cluster.actor(self._task)  # a ValueError naming the tasks when it is not one
-        self.target = f"{self._cluster.target}{self._task}"
-        self.server_def = {"cluster": spec, "job_name": job_name, "task_index": task_index}
-
-    def start(self) -> None:
-        """Does nothing: the task's actor runs since its cluster started."""
-
-    def join(self) -> None:
-        """Blocks until the cluster shuts down."""
-        self._cluster._stopped.wait()
 
 
 # -- the master ------------------------------------------------------------------------------------
@@ -441,6 +408,18 @@ class _DistributedStep:
         self.value_count = value_count
 
 
+class StepMessages(NamedTuple):
+    """The messages of one step on a cluster: the master's calls to the tasks (a run per task,
+    then a commit per task that holds variable writes), their replies, the values the tasks
+    sent one another, and the bytes of the step's tensors (fed, fetched and sent between
+    tasks; the messages' own framing not counted)."""
+
+    calls: int
+    replies: int
+    between_tasks: int
+    bytes: int
+
+
 class RayMaster:
     """What a ``Session(cluster.target)`` runs its steps with, as TensorFlow 1.x's master.
 
@@ -464,13 +443,23 @@ class RayMaster:
     before every partition of the step succeeded.  What does not: a task that dies between
     its prepare and the commit loses its writes while the others keep theirs (there is no
     log to replay, as in TensorFlow, whose variables are not transactional at all).
+
+    ``last_step_messages`` is the `StepMessages` of the last step that succeeded (None before).
     """
 
     _ids = itertools.count()
 
-    def __init__(self, cluster: RayCluster, graph: Graph, default_task: Optional[str] = None):
+    def __init__(
+        self,
+        cluster: RayCluster,
+        graph: Graph,
+        default_task: Optional[str] = None,
+        config=None,
+    ):
         self._cluster = cluster
         self._graph = graph
+        # What ops may be placed on: the tasks ``config.device_filters`` keeps (all without).
+        self._spec = filtered_spec(cluster.spec, config)
         tasks = cluster.tasks
         workers = [t for t in tasks if t.startswith("/job:worker/")]
         self._default_task = default_task or (workers[0] if workers else tasks[0])
@@ -481,6 +470,10 @@ class RayMaster:
         # with their tasks (a replaced task knows no registration: a new generation).
         self._distributions: dict[tuple, Any] = {}
         self._lock = threading.Lock()
+        # The ids of the steps running now (the Session's close aborts them).
+        self._running: set[str] = set()
+        self._closed = False
+        self.last_step_messages: Optional[StepMessages] = None
 
     def run(self, session, fetches, feed_dict, options, location, run_metadata=None):
         """`Session.run` on the cluster; the checks of fetches and feeds are the Session's."""
@@ -551,6 +544,8 @@ class RayMaster:
                     outcome = ray.get(ref)
                 except ray.exceptions.RayError as e:
                     error = _task_failure(e, task, op, step)
+                    if isinstance(error, errors.UnavailableError):
+                        self._cluster.lost(task)
                     self._abort_step(step.id, error)
                     raise error from None
                 outcomes[task] = outcome
@@ -559,13 +554,38 @@ class RayMaster:
                     return outcomes
         return outcomes
 
+    def close(self) -> None:
+        """Stops the steps running now, as the Session closes: each is aborted on its tasks
+        with ``CancelledError`` (a kernel waiting on a queue or an accumulator there stops
+        too), and commits nothing."""
+        with self._lock:
+            self._closed = True
+            running = list(self._running)
+        for step_id in running:
+            self._abort_step(
+                step_id, errors.CancelledError(None, None, "Session was closed during the step")
+            )
+
     def _run_on_tasks(self, parts: _DistributedStep, step: _Step, feed_values) -> list:
         """Runs a step of several tasks and commits it on all of them (see the class
         docstring): the fetched values, in the order of ``parts.fetch_positions``."""
+        with self._lock:
+            if self._closed:
+                raise errors.CancelledError(
+                    None, None, f"Session was closed before step {step.id} (run at {step.location})"
+                )
+            self._running.add(step.id)
+        try:
+            return self._run_on_tasks_once(parts, step, feed_values)
+        finally:
+            with self._lock:
+                self._running.discard(step.id)
+
+    def _run_on_tasks_once(self, parts: _DistributedStep, step: _Step, feed_values) -> list:
         replies = {}
         for part in parts.parts:
             feeds = {n: feed_values[i] for n, i in zip(part.feed_names, part.feed_positions)}
-            reply = self._cluster.actor(part.task).run_partition.remote(
+            reply = self._actor(part.task, part.named_op(), step).run_partition.remote(
                 step.id,
                 part.registration,
                 feeds,
@@ -588,7 +608,10 @@ class RayMaster:
             # Every task prepared: the commit goes through whatever the deadline (a step that
             # failed after some tasks committed would leave the others' writes half done).
             commits = {
-                self._cluster.actor(t).commit_step.remote(step.id): (t, by_task[t].named_op())
+                self._actor(t, by_task[t].named_op(), step).commit_step.remote(step.id): (
+                    t,
+                    by_task[t].named_op(),
+                )
                 for t in holding
             }
             for task, outcome in self._wait(commits, step, None).items():
@@ -598,6 +621,15 @@ class RayMaster:
         for part in parts.parts:
             for target, value in zip(part.fetch_targets, outcomes[part.task][1]):
                 values[target] = value
+        calls = len(parts.parts) + len(holding)
+        self.last_step_messages = StepMessages(
+            calls=calls,
+            replies=calls,
+            between_tasks=sum(o[3][0] for o in outcomes.values()),
+            bytes=sum(payload_bytes(v) for v in feed_values)
+            + sum(payload_bytes(v) for v in values)
+            + sum(o[3][1] for o in outcomes.values()),
+        )
         return values
 
     def _abort_step(self, step_id: str, error) -> None:
@@ -605,8 +637,21 @@ class RayMaster:
         task keeps its writes (``error``: an exception, or a failure as tasks describe it)."""
         failure = error if isinstance(error, tuple) else _describe_failure(error)
         failure = ("error",) + tuple(failure[1:])
-        for name in self._cluster.tasks:
-            self._cluster.actor(name).abort_step.remote(step_id, failure)
+        for actor in self._cluster.known_actors():
+            actor.abort_step.remote(step_id, failure)
+
+    def _actor(self, task: str, op: Operation, step: _Step):
+        """The actor of ``task``, or (in a cluster of processes, where no process may serve
+        the task now) an `errors.UnavailableError` naming the task and the user's ``op``."""
+        try:
+            return self._cluster.actor(task)
+        except errors.UnavailableError as e:
+            raise errors.UnavailableError(
+                None,
+                op,
+                f"{e.message} while step {step.id} runs {errors.describe_op(op)} "
+                f"(run at {step.location})",
+            ) from None
 
     def load_variable(self, session, variable, value) -> None:
         """Sends ``value`` to the task ``variable`` is placed on (`Session._load_variable`)."""
@@ -615,7 +660,7 @@ class RayMaster:
             self._graph,
             [op],
             session._config,
-            self._cluster.spec,
+            self._spec,
             default_device=self._default_task,
         )
         task = task_of_device(placement[op.name], self._default_job)
@@ -634,7 +679,7 @@ class RayMaster:
         the deadline of ``step``, the run that first needs them)."""
         ops = needed_ops(flat_fetches, feed_tensors)
         placement = place(
-            self._graph, ops, session._config, self._cluster.spec, default_device=self._default_task
+            self._graph, ops, session._config, self._spec, default_device=self._default_task
         )
         task_of = {op.name: task_of_device(placement[op.name], self._default_job) for op in ops}
         return self._partition(flat_fetches, feed_tensors, task_of, step)
@@ -687,7 +732,7 @@ class RayMaster:
             }
             part.registration = f"{self._master_id}/{next(self._ids)}"
             data = graph_to_bytes(part.graph)
-            actor = self._cluster.actor(part.task)
+            actor = self._actor(part.task, part.named_op(), step)
             reply = actor.register_graph.remote(part.registration, data)
             registrations[reply] = (part.task, part.named_op())
         self._wait(registrations, step, step.answer_deadline)
@@ -706,8 +751,23 @@ def _task_of_full_device(device: str) -> str:
     return task_name(spec.job, spec.task)
 
 
-def master_for_target(target: str, graph: Graph) -> RayMaster:
+def master_for_target(target: str, graph: Graph, config=None) -> RayMaster:
     """The master of a ``Session(target)`` on a `RayCluster` (`dataflow.client.session` calls
     it)."""
     cluster, task = cluster_for_target(target)
-    return RayMaster(cluster, graph, task)
+    return RayMaster(cluster, graph, task, config)
+
+
+def filtered_spec(spec: ClusterSpec, config) -> ClusterSpec:
+    """The tasks of ``spec`` that ``config.device_filters`` keeps (a filter names a job, or a
+    job and task: ``"/job:ps"``, ``"/job:worker/task:0"``), as TensorFlow's sessions see only
+    the devices the filters match; ``spec`` itself without filters."""
+    filters = [DeviceSpec.from_string(f) for f in getattr(config, "device_filters", None) or []]
+    if not filters:
+        return spec
+    kept: dict = {}
+    for job in spec.jobs:
+        for index in spec.task_indices(job):
+            if any(f.job in (None, job) and f.task in (None, index) for f in filters):
+                kept.setdefault(job, {})[index] = spec.task_address(job, index)
+    return ClusterSpec(kept)

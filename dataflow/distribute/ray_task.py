@@ -20,6 +20,21 @@ from .rendezvous import StepMailbox, parse_key
 
 # Ids of finished steps a task remembers, so that a tensor sent to a finished step is dropped.
 _FINISHED_STEPS_KEPT = 4096
+# The Ray namespace of the actors of task processes, named after their tasks' addresses.
+ACTOR_NAMESPACE = "dataflow"
+
+
+def actor_name(address: str) -> str:
+    """The name of the actor of the task at ``address`` (a ``host:port`` of a ClusterSpec), by
+    which every process of its cluster finds it."""
+    return f"task@{address}"
+
+
+def payload_bytes(value) -> int:
+    """The bytes of a value a step moves (an array's data; 0 for what has no size)."""
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    return int(getattr(value, "nbytes", 0))
 
 
 def task_name(job: str, index: int) -> str:
@@ -40,12 +55,25 @@ class TaskServer:
 
     Ray runs its methods on up to `_TASK_CONCURRENCY` threads, so ``deliver`` and
     ``abort_step`` are served while ``run_partition`` blocks in a ``recv``.
+
+    The task of a `RayCluster` learns its peers' actor handles from the cluster (`connect`).
+    The task of a cluster of processes (``cluster``: its ClusterSpec as a dict) finds each
+    peer by the actor name of its address (`actor_name`) when it first sends to it, and looks
+    again after each graph registration (a master registers its graphs again after a task
+    was lost, so a restarted peer is found anew).
     """
 
-    def __init__(self, job: str, index: int):
+    def __init__(self, job: str, index: int, cluster: Optional[dict] = None):
         self.name = task_name(job, index)
         self._job = job
         self._index = index
+        self._cluster = cluster
+        # Task name -> actor name of each peer, in a cluster of processes.
+        self._peer_names: dict[str, str] = {}
+        for peer_job, addresses in (cluster or {}).items():
+            items = addresses.items() if isinstance(addresses, dict) else enumerate(addresses)
+            for peer_index, address in items:
+                self._peer_names[task_name(peer_job, peer_index)] = actor_name(address)
         self._peers: dict[str, Any] = {}
         self._sessions: dict[str, Any] = {}  # registration id -> Session of that graph
         self._variable_values: dict[str, Any] = {}
@@ -69,6 +97,25 @@ class TaskServer:
         """Learns the actor handle of every task of the cluster, by task name."""
         self._peers = dict(peers)
 
+    def cluster_spec(self) -> Optional[dict]:
+        """The ClusterSpec (as a dict) of this task's cluster of processes; None in a
+        `RayCluster`."""
+        return self._cluster
+
+    def _peer(self, task: str):
+        """The actor of ``task``, or None when it is no task of the cluster or (in a cluster
+        of processes) no process serves it now."""
+        peer = self._peers.get(task)
+        if peer is None and task in self._peer_names:
+            import ray
+
+            try:
+                peer = ray.get_actor(self._peer_names[task], namespace=ACTOR_NAMESPACE)
+            except ValueError:
+                return None
+            self._peers[task] = peer
+        return peer
+
     # -- graphs and steps ------------------------------------------------------------------------
     def register_graph(self, registration_id: str, graph_bytes: bytes) -> None:
         """Loads a graph sent as `dataflow.io` bytes and keeps it under ``registration_id``; a
@@ -76,6 +123,8 @@ class TaskServer:
         from ..client.session import Session
         from ..io.dfg import graph_from_bytes
 
+        if self._peer_names:
+            self._peers.clear()  # found again by name: a peer may have been restarted
         if registration_id in self._sessions:
             return
         graph = graph_from_bytes(graph_bytes)
@@ -119,10 +168,11 @@ class TaskServer:
         ``fetch_names`` (tensors and ops) and running ``target_names`` (its ``_Send`` ops), with
         the step's `RayRendezvous`.  With ``hold_writes`` its variable writes are held, not
         committed: the answer is ``("prepared", values of the fetched tensors, whether writes
-        are held)``, then the master's ``commit_step`` or ``abort_step`` decides (a step of one
-        task commits at once).  A failure is ``("error", class,
-        op, message)`` when it began here (and the step is aborted on every other task), or
-        ``("aborted", ...)`` when this partition stopped because another task failed."""
+        are held, (values sent to other tasks, their bytes))``, then the master's
+        ``commit_step`` or ``abort_step`` decides (a step of one task commits at once).  A
+        failure is ``("error", class, op, message)`` when it began here (and the step is
+        aborted on every other task), or ``("aborted", ...)`` when this partition stopped
+        because another task failed."""
         from ..client.session import RunOptions, _as_result
         from ..ops.variables import VariableRef
 
@@ -144,13 +194,14 @@ class TaskServer:
             )
             options = RunOptions(timeout_in_ms=timeout_ms) if timeout_ms > 0 else None
             held = []
+            rendezvous = RayRendezvous(self, step_id, deadline)
             values = session._execute(
                 plan,
                 tuple(feeds.values()),
                 options,
                 None,
                 f"step {step_id} on {self.name}",
-                rendezvous=RayRendezvous(self, step_id, deadline),
+                rendezvous=rendezvous,
                 commit=held.append if hold_writes else None,
             )
             context = held[0] if held else None
@@ -169,7 +220,8 @@ class TaskServer:
                 holds = context is not None and bool(context.pending_writes)
                 if holds:
                     self._prepared[step_id] = (session, context)
-            return ("prepared", results, holds)
+            sent = (rendezvous.messages_sent, rendezvous.bytes_sent)
+            return ("prepared", results, holds, sent)
         except Exception as e:
             if mailbox.aborted is not None:
                 return ("aborted",) + _describe_failure(mailbox.aborted)[1:]
@@ -281,7 +333,7 @@ class TaskServer:
                 self._finished_steps.popitem(last=False)
 
     def _abort_peers(self, step_id: str, failure: tuple) -> None:
-        for name, peer in self._peers.items():
+        for name, peer in list(self._peers.items()):
             if name != self.name:
                 peer.abort_step.remote(step_id, failure)
 
@@ -298,6 +350,10 @@ class RayRendezvous:
         self._server = server
         self._step_id = step_id
         self._deadline = deadline
+        # The values this task sent to other tasks in this step: how many, and their bytes.
+        self.messages_sent = 0
+        self.bytes_sent = 0
+        self._count_lock = threading.Lock()
 
     def send(self, key: str, value, is_dead: bool) -> None:
         destination = task_of_device(parse_key(key).destination_device, self._server._job)
@@ -306,12 +362,22 @@ class RayRendezvous:
             if mailbox is not None:
                 mailbox.send(key, value, is_dead)
             return
-        peer = self._server._peers.get(destination)
+        peer = self._server._peer(destination)
         if peer is None:
+            if destination in self._server._peer_names:
+                raise errors.UnavailableError(
+                    None,
+                    None,
+                    f"Task {destination} is unavailable: no process serves its address "
+                    f"{self._server._peer_names[destination].partition('@')[2]} now",
+                )
             raise errors.InvalidArgumentError(
                 None, None, f"Rendezvous key {key!r} names {destination}, not a task of the cluster"
             )
         peer.deliver.remote(self._step_id, key, None if is_dead else value, is_dead)
+        with self._count_lock:
+            self.messages_sent += 1
+            self.bytes_sent += 0 if is_dead else payload_bytes(value)
 
     def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
         """The value of ``key`` once it arrives; waits until ``deadline`` (a
@@ -322,6 +388,14 @@ class RayRendezvous:
         deadlines = [d for d in (deadline, self._deadline, mailbox.deadline) if d is not None]
         mailbox.deadline = min(deadlines, default=None)
         return mailbox.recv(key)
+
+    @property
+    def aborted_with(self) -> Optional[BaseException]:
+        """The error this step was aborted with on this task, or None (kernels that wait on a
+        queue or an accumulator look at it, to stop with their step)."""
+        with self._server._lock:
+            mailbox = self._server._mailboxes.get(self._step_id)
+        return None if mailbox is None else mailbox.aborted
 
     def abort(self, error: BaseException) -> None:
         failure = _describe_failure(error)

@@ -8,7 +8,9 @@ is what a ``_Send``/``_Recv`` kernel uses, so that another transport (Ray actors
 - ``recv(key, deadline=None) -> (value, is_dead)`` waits until the key was sent, the step's
   deadline passed (`errors.DeadlineExceededError`) or the rendezvous was aborted (the abort's
   error);
-- ``abort(error)`` wakes every waiter, now and later, with ``error``.
+- ``abort(error)`` wakes every waiter, now and later, with ``error``;
+- ``aborted_with``: the error of the abort, or None (a kernel that waits on something else, a
+  queue or an accumulator, looks at it to stop with its step: `RunContext.check_not_stopped`).
 
 A rendezvous may also offer ``recv_async(key, done)``, which never waits: it calls
 ``done((value, is_dead))`` or ``done(error=exc)`` once, at once when the key was sent already,
@@ -95,6 +97,10 @@ class Rendezvous:
         raise NotImplementedError
 
     def abort(self, error: BaseException) -> None:
+        raise NotImplementedError
+
+    @property
+    def aborted_with(self) -> Optional[BaseException]:
         raise NotImplementedError
 
 

@@ -303,9 +303,8 @@ def test_monitored_training_session_trains_on_a_servers_task(cluster):
             assert sess.run([step, weight]) == [3, 0.5]  # 4 * (1 - 2 * 0.25) ** 3
 
 
-def test_a_server_for_a_cluster_no_ray_cluster_runs_is_refused(cluster):
-    with pytest.raises(ValueError, match="No running RayCluster"):
-        df.train.Server({"worker": ["localhost:2222"]}, job_name="worker", task_index=0)
+def test_a_server_for_a_task_the_ray_cluster_lacks_is_refused(cluster):
+    # (A ClusterSpec of host:port addresses is served by task processes: test_task_processes.)
     with pytest.raises(ValueError, match="task:5"):
         df.train.Server(cluster.spec, job_name="worker", task_index=5)
 
@@ -595,7 +594,9 @@ def join_from_another_process(address: str, auth_environment: dict) -> subproces
 
 
 def test_a_local_ray_refuses_a_program_without_its_token(cluster, local_ray):
-    address = local_ray.get_runtime_context().gcs_address
+    address = cluster.address  # what the cluster says other processes join it by
+    assert address == local_ray.get_runtime_context().gcs_address
+    assert f"ray at {address}" in repr(cluster)
     refused = join_from_another_process(address, {"RAY_AUTH_TOKEN": "f" * 64})
     assert refused.returncode != 0 and "joined" not in refused.stdout
     assert "InvalidAuthToken" in refused.stderr, refused.stderr[-2000:]
@@ -607,3 +608,58 @@ def test_a_local_ray_refuses_a_program_without_its_token(cluster, local_ray):
 def test_a_cluster_refuses_both_an_address_to_join_and_a_node_address():
     with pytest.raises(ValueError, match="not both"):
         df.distribute.RayCluster({"worker": 1}, address="auto", node_ip_address="10.0.0.5")
+
+
+# -- a session's view of the cluster, and a server of its own --------------------------------------
+def test_device_filters_keep_a_session_to_the_tasks_they_name(cluster):
+    with df.Graph().as_default():
+        with df.device(WORKER1):
+            on_worker1 = df.constant(2.0, name="on_worker1")
+        with df.device(PS):
+            on_ps = df.constant(1.0) * 3.0
+        config = partitioned_config(device_filters=["/job:ps", "/job:worker/task:0"])
+        with df.Session(cluster.target, config=config) as sess:
+            assert sess.run(on_ps) == 3.0
+            # As TensorFlow 2.21's tf.compat.v1 (which refuses it when the Session extends its
+            # graph): the op names a device no filter keeps.
+            with pytest.raises(errors.InvalidArgumentError) as caught:
+                sess.run(on_worker1)
+            message = str(caught.value)
+            assert message.startswith("Cannot assign a device for operation on_worker1")
+            assert "/job:worker/task:1" in message and "test_ray_cluster.py" in message
+            assert "/job:worker/replica:0/task:1" not in message.split("available devices")[1]
+
+
+def test_create_local_server_serves_a_cluster_of_one_localhost_task(local_ray):
+    server = df.train.Server.create_local_server()
+    assert server.server_def["job_name"] == "localhost"  # as TensorFlow's
+    assert server.server_def["task_index"] == 0
+    assert server.server_def["cluster"].jobs == ["localhost"]
+    with df.Graph().as_default():
+        counter = df.Variable(2.0, name="counter")
+        with df.Session(server.target, config=partitioned_config()) as sess:
+            sess.run(counter.initializer)
+            assert sess.run(counter.assign_add(1.0)) == 3.0
+        with df.Session(server.target, config=partitioned_config()) as sess:
+            assert sess.run(counter) == 3.0  # the variable lives on the server's task
+
+
+def test_a_step_counts_its_messages_and_the_bytes_of_its_tensors(cluster):
+    with df.Graph().as_default():
+        with df.device(PS):
+            weights = df.Variable(np.ones([4, 3], np.float32), name="weights")
+        with df.device(WORKER0):
+            x = df.placeholder(df.float32, [2, 4], name="x")
+            y = df.matmul(x, weights)
+        with df.device(PS):
+            bump = weights.assign_add(np.ones([4, 3], np.float32))
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
+            sess.run(weights.initializer)
+            assert sess._master.last_step_messages.calls == 1  # one task, no write held
+            sess.run(y, {x: np.ones([2, 4], np.float32)})
+            # A run on each task; the ps sends the weights (48 bytes) to worker 0, which was
+            # fed x (32 bytes) and returns y (24 bytes).
+            assert sess._master.last_step_messages == (2, 2, 1, 48 + 32 + 24)
+            sess.run([y, bump], {x: np.ones([2, 4], np.float32)})
+            # The same, and a commit of the ps's write; the fetched bump is the new value.
+            assert sess._master.last_step_messages == (3, 3, 1, 48 + 32 + 24 + 48)
