@@ -609,6 +609,26 @@ PINNED = {
     ],
     "08_partitioning_and_distribution.ipynb": [
         pin(
+            "ps_process = subprocess.Popen(",
+            "Ray head started",
+            "ps serving",
+        ),
+        pin(
+            "server = df.train.Server(cluster, job_name=\"worker\", task_index=0)",
+            "weights on /job:ps/task:0 | the product on /job:worker/task:0",
+            Near("global step 200, accuracy on the 397 held-out digits {}", 0.88, 0.03),
+        ),
+        pin(
+            "messages = sess._master.last_step_messages",
+            "StepMessages(calls=3, replies=3, between_tasks=7, bytes=22104)",
+            stated="Seven values cross between the two processes in a step.",
+        ),
+        pin(
+            "print(\"ps process exit status:\", ps_process.wait(timeout=60))",
+            "stopped the Ray head",
+            "ps process exit status: 0",
+        ),
+        pin(
             "placement = place(graph, graph.get_operations(), THREE_CPUS)",
             "read ReadVariableOp asked for /device:CPU:0 placed on CPU:2",
             "w2_seen Identity asked for /device:CPU:0 placed on CPU:0",
