@@ -614,7 +614,7 @@ PINNED = {
             "ps serving",
         ),
         pin(
-            "server = df.train.Server(cluster, job_name=\"worker\", task_index=0)",
+            'server = df.train.Server(cluster, job_name="worker", task_index=0)',
             "weights on /job:ps/task:0 | the product on /job:worker/task:0",
             Near("global step 200, accuracy on the 397 held-out digits {}", 0.88, 0.03),
         ),
@@ -624,7 +624,7 @@ PINNED = {
             stated="Seven values cross between the two processes in a step.",
         ),
         pin(
-            "print(\"ps process exit status:\", ps_process.wait(timeout=60))",
+            'print("ps process exit status:", ps_process.wait(timeout=60))',
             "stopped the Ray head",
             "ps process exit status: 0",
         ),
