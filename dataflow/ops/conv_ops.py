@@ -37,6 +37,7 @@ from typing import Optional
 import numpy as np
 
 from ..framework import dtypes as _dtypes
+from ..framework import intra_op
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Tensor
 from ..framework.op_registry import apply_op, define_op
@@ -633,6 +634,25 @@ def _lowest(dtype):
     return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
 
 
+# Input elements from which a pooling kernel shares its images among the intra-op threads (a
+# LeNet's first pooling layer at batch 64 has 1.6 million): each image is pooled alone, so the
+# blocks' values are the whole batch's.
+POOL_PARALLEL_ELEMENTS = 1 << 20
+
+
+def _by_images(x, attrs, run) -> None:
+    """``run(images)`` for slices of ``x``'s images that cover them in order: one slice for a
+    small ``x``, else blocks of images shared among the op's intra-op threads."""
+    images = x.shape[0]
+    threads = attrs.get("intra_op_threads")
+    if x.size < POOL_PARALLEL_ELEMENTS or images < 2 or threads == 1:
+        run(slice(0, images))
+        return
+    count = min(images, 8)
+    edges = [images * k // count for k in range(count + 1)]
+    intra_op.run_blocks(count, lambda k: run(slice(edges[k], edges[k + 1])), threads)
+
+
 def _max_pool_nhwc(x, attrs):
     g = _pool_geometry(x, attrs)
     # TensorFlow's max starts from the lowest finite value and a NaN never wins: fmax from that
@@ -641,11 +661,16 @@ def _max_pool_nhwc(x, attrs):
     out = np.full((x.shape[0], g.oh, g.ow, x.shape[3]), lowest, dtype=x.dtype)
     if g.oh == 0 or g.ow == 0:
         return out
-    padded = _pad_spatial(x, g.pads, lowest)
-    for i in range(g.kh):
-        for j in range(g.kw):
-            rows, cols = g.offset_slices(i, j)
-            np.fmax(out, padded[:, rows, cols], out=out)
+
+    def run(images: slice) -> None:
+        padded = _pad_spatial(x[images], g.pads, lowest)
+        pooled = out[images]
+        for i in range(g.kh):
+            for j in range(g.kw):
+                rows, cols = g.offset_slices(i, j)
+                np.fmax(pooled, padded[:, rows, cols], out=pooled)
+
+    _by_images(x, attrs, run)
     return out
 
 
@@ -675,7 +700,13 @@ def _avg_pool_nhwc(x, attrs):
     return out / _window_counts(x.shape, g, x.dtype)
 
 
-define_op("MaxPool", _infer_pool, _layout_kernel(_max_pool_nhwc), extra=_layout((0,), (0,)))
+# "intra_op_threads": the Session gives the kernels their budget of intra-op threads.
+define_op(
+    "MaxPool",
+    _infer_pool,
+    _layout_kernel(_max_pool_nhwc),
+    extra={**_layout((0,), (0,)), "intra_op_threads": True},
+)
 define_op("AvgPool", _infer_pool, _layout_kernel(_avg_pool_nhwc), extra=_layout((0,), (0,)))
 
 
@@ -758,7 +789,13 @@ def _crop(padded, x_shape, g: _Geometry):
 def _max_pool_grad_nhwc(x, y, dy, attrs):
     g = _pool_geometry(x, attrs)
     if g.strides == (g.kh, g.kw) and y.size:
-        return _tiled_max_pool_grad(x, y, dy, g)
+        grad = _padded_zeros(x.shape, g, dy.dtype)
+        _by_images(
+            x,
+            attrs,
+            lambda images: _tiled_max_pool_grad(x[images], y[images], dy[images], g, grad[images]),
+        )
+        return _crop(grad, x.shape, g)
     grad = _padded_zeros(x.shape, g, dy.dtype)
     if g.strides[0] >= g.kh and g.strides[1] >= g.kw:
         # Windows do not overlap: each offset writes its own elements, no accumulation.
@@ -770,16 +807,16 @@ def _max_pool_grad_nhwc(x, y, dy, attrs):
     return _crop(grad, x.shape, g)
 
 
-def _tiled_max_pool_grad(x, y, dy, g: _Geometry):
+def _tiled_max_pool_grad(x, y, dy, g: _Geometry, grad) -> None:
     """MaxPoolGrad where the windows tile the padded input (strides equal to the window, the
-    common 2x2 pool): the padded input seen as ``[n, oh, kh, ow, kw, c]`` without a copy, and
-    each window offset's gradient written once into the same view of the result, from a mask
-    of the windows whose first maximum is at that offset."""
+    common 2x2 pool), into ``grad`` (zeros of the padded input's shape): the padded input seen
+    as ``[n, oh, kh, ow, kw, c]`` without a copy, and each window offset's gradient written
+    once into the same view of ``grad``, from a mask of the windows whose first maximum is at
+    that offset."""
     n, oh, ow, c = y.shape
     lowest = -np.inf if x.dtype.kind == "f" else _lowest(x.dtype)
     padded = _pad_spatial(x, g.pads, lowest)[:, : oh * g.kh, : ow * g.kw]
     windows = padded.reshape(n, oh, g.kh, ow, g.kw, c)
-    grad = _padded_zeros(x.shape, g, dy.dtype)
     grad_windows = grad[:, : oh * g.kh, : ow * g.kw].reshape(n, oh, g.kh, ow, g.kw, c)
     taken = None  # the windows whose first maximum is at an offset already visited
     for i in range(g.kh):
@@ -791,7 +828,6 @@ def _tiled_max_pool_grad(x, y, dy, g: _Geometry):
                 first &= ~taken
                 taken |= first
             np.multiply(dy, first, out=grad_windows[:, :, i, :, j, :])
-    return _crop(grad, x.shape, g)
 
 
 def _max_pool_grad_grad_nhwc(x, y, grad, attrs):
@@ -820,7 +856,7 @@ define_op(
     "MaxPoolGrad",
     lambda op: [(op.inputs[2].dtype, op.inputs[0].shape)],
     _layout_kernel(_max_pool_grad_nhwc, images=(0, 1, 2)),
-    extra=_layout((0, 1, 2), (0,)),
+    extra={**_layout((0, 1, 2), (0,)), "intra_op_threads": True},
 )
 # ``MaxPoolGradGrad(x, y, grad)``: the transpose of MaxPoolGrad in its last input: each output
 # window takes ``grad`` at the position of the window's maximum in ``x`` (TensorFlow's op).

@@ -253,6 +253,32 @@ def test_tiled_max_pool_gradient_goes_to_each_windows_first_maximum(h, w, k, pad
     np.testing.assert_array_equal(kernels._max_pool_grad_nhwc(x, y, dy, attrs), expected)
 
 
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_max_pooling_shares_a_large_batch_of_images_among_threads_with_the_same_bits(
+    monkeypatch, padding
+):
+    """Above `POOL_PARALLEL_ELEMENTS`, MaxPool and its tiled gradient pool blocks of images on
+    the intra-op threads; each image is pooled alone, so the values are those of one thread."""
+    monkeypatch.setattr(kernels, "POOL_PARALLEL_ELEMENTS", 1000)
+    rng = np.random.default_rng(11)
+    x = rng.integers(0, 3, (13, 9, 9, 4)).astype(np.float32)  # ties in most windows
+    x[0, 0, 0, 0], x[5, 3, 3, 1] = np.nan, -np.inf
+    pool = intra_op.IntraOpPool(cores=3)
+    monkeypatch.setattr(intra_op, "shared_pool", lambda: pool)
+    attrs = {"ksize": (2, 2), "strides": (2, 2), "padding": padding}
+    results = {}
+    for threads in (1, 3):
+        y = kernels._max_pool_nhwc(x, {**attrs, "intra_op_threads": threads})
+        dy = np.arange(y.size, dtype=np.float32).reshape(y.shape)
+        grad = kernels._max_pool_grad_nhwc(x, y, dy, {**attrs, "intra_op_threads": threads})
+        results[threads] = y, dy, grad
+    assert pool.helpers_granted > 0
+    for one, shared in zip(results[1], results[3]):
+        np.testing.assert_array_equal(one, shared)
+    y, dy, grad = results[3]
+    np.testing.assert_array_equal(grad, _first_maximum_gradient(x, y, dy, 2, attrs))
+
+
 # -- ReluGrad --------------------------------------------------------------------------------------
 def test_the_relu_gradient_is_one_relugrad_op_as_in_tensorflow():
     x = df.placeholder(df.float32, [4], name="x")
