@@ -174,6 +174,27 @@ def compile_loops(program: Program, refusals: Optional[dict] = None) -> tuple[Pr
             loops += made
 
 
+def loop_guards(nodes: Sequence[Node]) -> Optional[tuple[list[int], list]]:
+    """The nodes' topological order and their guards (`regions.guards`), each Exit of a loop
+    whose Enters share one guard counting as that guard (`_exits_dead_with_their_loop`), or
+    None when some node lies on a cycle no source reaches."""
+    frame = frames_of(nodes)
+    if frame is None:
+        return None
+    inside: dict[tuple, list[int]] = {}
+    exits: dict[tuple, list[int]] = {}
+    for index, path in enumerate(frame):
+        if path:
+            inside.setdefault(path, []).append(index)
+        node = nodes[index]
+        if node.kind == NodeKind.EXIT and frame[node.inputs[0][0]]:
+            exits.setdefault(frame[node.inputs[0][0]], []).append(index)
+    order = topological_order(nodes)
+    guard = guards(nodes, order)
+    same_as = _exits_dead_with_their_loop(nodes, guard, inside, exits)
+    return order, [same_as(places) for places in guard]
+
+
 def _context_of(node: Node):
     return getattr(node.tag, "_control_flow_context", None)
 
