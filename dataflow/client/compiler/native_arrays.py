@@ -532,6 +532,7 @@ class NativeArrayRegion(native._Tier):
         self.shape = writer.shape
         self.row = writer.row
         self.inner = math.prod(writer.shape[len(writer.shape) - writer.row :]) if writer.row else 1
+        self._kernel_shape = (-1, self.inner) if self.row else (-1,)  # what the kernel loops over
         self.output_dtypes = [writer.dtypes[name] for name in writer.outputs()]
         # the graph's tensors the outputs stand for (`static_output`)
         self.native_calls = 0  # calls whose results the kernel gave (tests and benchmarks)
@@ -617,15 +618,17 @@ class NativeArrayRegion(native._Tier):
 
     def _arguments(self, values) -> Optional[tuple]:
         """``(iteration shape, kernel inputs)`` for ``values``, or None when one is not what
-        the kernel was made for."""
+        the kernel was made for.  A compiled loop calls this once per iteration, so the
+        common case (every dimension known when the plan was made) takes the short paths."""
         shape = None
         ins = []
+        full = self._kernel_shape
         for value, (pattern, dtype) in zip(values, self.patterns):
             if pattern == SCALAR:
-                if type(value) is np.ndarray and value.size == 1 and value.dtype == dtype:
-                    ins.append(value.reshape(())[()])
-                elif type(value) is dtype.type:
+                if type(value) is dtype.type:
                     ins.append(value)
+                elif type(value) is np.ndarray and value.size == 1 and value.dtype == dtype:
+                    ins.append(value.reshape(())[()])
                 else:
                     return None
                 continue
@@ -638,28 +641,27 @@ class NativeArrayRegion(native._Tier):
             if pattern == FULL:
                 if shape is None:
                     shape = value.shape
-                    if len(shape) != len(self.shape) or any(
-                        s is not None and s != n for s, n in zip(self.shape, shape)
-                    ):
+                    if shape != self.shape and not self._fits(shape):
                         return None
                 elif value.shape != shape:
                     return None
-            elif value.size != self.inner:
+                ins.append(value.reshape(full))
+                continue
+            if value.size != self.inner or (
+                value.shape[value.ndim - self.row :] != self.shape[len(self.shape) - self.row :]
+            ):
                 return None
-            ins.append(value)
+            ins.append(value.reshape(-1))
         if shape is None:
             return None
-        if self.row and shape[len(shape) - self.row :] != self.shape[len(shape) - self.row :]:
-            return None
-        full = (-1, self.inner) if self.row else (-1,)
-        for k, (value, (pattern, _)) in enumerate(zip(ins, self.patterns)):
-            if pattern == ROW:
-                if value.shape[value.ndim - self.row :] != shape[-self.row :]:
-                    return None
-                ins[k] = value.reshape(-1)
-            elif pattern == FULL:
-                ins[k] = value.reshape(full)
         return shape, ins
+
+    def _fits(self, shape: tuple) -> bool:
+        """Whether a run's ``shape`` is the static iteration shape, some of whose dimensions
+        were unknown when the plan was made."""
+        return len(shape) == len(self.shape) and all(
+            s is None or s == n for s, n in zip(self.shape, shape)
+        )
 
     def _run(self, kernel, size: int, ins: list, outs: list) -> bool:
         """Runs the kernel over every element of ``outs``; whether one holds a NaN."""
