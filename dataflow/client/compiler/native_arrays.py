@@ -727,9 +727,8 @@ def native_array_region(region, python_function, forms: dict) -> NativeArrayRegi
 # exponential must stay numpy's (module docstring, "Left out"); the rest is exact arithmetic.
 # So `NativeSigmoid` runs one native loop for ``-|x|`` (into a buffer), numpy's ``exp`` on that
 # buffer in place (the same call on the same values as the kernel's, so the same bits and the
-# same warnings), and one native loop for the rest: three passes.  Its input may be a view
-# with strides (a gate of an LSTM is a column block of one product), which the loops read as
-# it is, where numpy's passes would each walk the strides.
+# same warnings), and one native loop for the rest: three passes (four for an input that is
+# a view with strides, copied first: a gate of an LSTM is a column block of one product).
 _SIGMOID_SOURCE = """\
 {decorator}
 def before(x, z):
@@ -808,13 +807,11 @@ class NativeSigmoid(native._Tier):
             try:
                 native._compile(self.source, "probe", [self.dtype] * 2, [self.dtype] * 5)
                 numba = native._import_numba()
-                scalar = numba.from_dtype(self.dtype)
-                strided = numba.types.Array(scalar, 2, "A")
-                contiguous = numba.types.Array(scalar, 2, "C")
+                contiguous = numba.types.Array(numba.from_dtype(self.dtype), 2, "C")
                 entries = []
                 for name, signature in (
-                    ("before", (strided, contiguous)),
-                    ("after", (strided, contiguous, contiguous)),
+                    ("before", (contiguous,) * 2),
+                    ("after", (contiguous,) * 3),
                 ):
                     dispatcher = native.load_function(self.source, name)
                     try:
@@ -843,6 +840,10 @@ class NativeSigmoid(native._Tier):
             return self.python_function(x)
         before, after = loops
         rows = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+        if not rows.flags.c_contiguous:
+            # LLVM vectorizes the loops over contiguous rows only (a loop over a view with
+            # strides took four times as long as this copy and the loop together)
+            rows = np.ascontiguousarray(rows)
         z = np.empty(rows.shape, self.dtype)
         out = np.empty(x.shape, self.dtype)
         try:
