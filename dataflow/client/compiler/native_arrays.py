@@ -337,7 +337,7 @@ def find_array_regions(
         order = topological_order(nodes)
         analysis = (order, guards(nodes, order))
     found = regions_with_guards(nodes, *analysis, 1, admitted, joins)
-    groups = _merged(nodes, found, forms, analysis)
+    groups = _merged(nodes, found, forms, analysis, siblings=within is not None)
     found = []
     for members in groups:
         if sum(forms[m].passes for m in members) >= MIN_STEPS:
@@ -346,7 +346,11 @@ def find_array_regions(
 
 
 def _merged(
-    nodes: Sequence[Node], groups: list[list[int]], forms: dict, analysis: tuple
+    nodes: Sequence[Node],
+    groups: list[list[int]],
+    forms: dict,
+    analysis: tuple,
+    siblings: bool = False,
 ) -> list[list[int]]:
     """``groups`` with any two joined by an edge merged while the union stays a region.
 
@@ -356,7 +360,9 @@ def _merged(
     the moments'.  Here two groups linked by an edge (same shape, rows, deadness) merge when
     no path leaves their union and comes back into it, checked by walking forward from the
     union's consumers outside it, no further than its last member.  ``analysis``: the
-    nodes' topological order and guards."""
+    nodes' topological order and guards.  With ``siblings``, two groups that read the same
+    value merge on the same conditions though no edge joins them (`_merge_siblings`): in a
+    loop's body, where nothing runs beside them, one kernel call costs less than two."""
     order, guard = analysis
     position = {index: k for k, index in enumerate(order)}
     consumers: list[list[int]] = [[] for _ in nodes]
@@ -404,7 +410,30 @@ def _merged(
                 break
             if merged:
                 break
+        if not merged and siblings:
+            merged = _merge_siblings(nodes, groups, group_of, mergeable, position)
     return [g for g in groups if g]
+
+
+def _merge_siblings(nodes, groups: list, group_of: dict, mergeable, position: dict) -> bool:
+    """Merges two groups that read the same value (an LSTM's backward chains, which read the
+    same popped gates) where `_merged`'s ``mergeable`` allows it; whether it merged two."""
+    read = [
+        {tuple(e) for m in members for e in nodes[m].inputs} - {(m, 0) for m in members}
+        for members in groups
+    ]
+    for a, first in enumerate(groups):
+        for b in range(a + 1, len(groups)):
+            second = groups[b]
+            if not first or not second or not read[a] & read[b]:
+                continue
+            if mergeable(a, b, first[0], second[0]):
+                groups[b] = sorted(first + second, key=position.__getitem__)
+                for m in first:
+                    group_of[m] = b
+                groups[a] = []
+                return True
+    return False
 
 
 class _KernelWriter:
