@@ -254,3 +254,58 @@ def test_without_the_native_tier_the_sigmoid_is_its_kernel():
         y = df.sigmoid(x)
     made = same_as_interpreted(graph, [y], {x: np.array([-1, 0, 1], np.float32)})
     assert not kernels(made, native_arrays.NativeSigmoid)
+
+
+# -- accumulations in place ------------------------------------------------------------------
+def gradient_graph(width=4):
+    """``y = y @ w`` five times; the gradient with respect to ``w`` sums a product per
+    iteration of the backward loop into an accumulator (as an LSTM's weights' do)."""
+    graph = df.Graph()
+    with graph.as_default():
+        y0 = df.placeholder(df.float32, [3, width], name="y0")
+        w = df.placeholder(df.float32, [width, width], name="w")
+        _, y = df.while_loop(lambda i, y: i < 5, lambda i, y: (i + 1, df.matmul(y, w)), [0, y0])
+        (grad,) = df.gradients(df.reduce_sum(y), [w])
+    rng = np.random.default_rng(5)
+    feed = {
+        y0: rng.standard_normal((3, 4)).astype(np.float32),
+        w: rng.standard_normal((4, 4)).astype(np.float32),
+    }
+    return graph, grad, feed
+
+
+def backward_loop(made) -> CompiledLoop:
+    (loop,) = [r for r in made if isinstance(r, CompiledLoop) and "_grad" in r.name]
+    return loop
+
+
+def test_a_gradient_summed_over_iterations_is_updated_in_place_with_the_same_bits():
+    graph, grad, feed = gradient_graph()
+    kept = {key: value.copy() for key, value in feed.items()}
+    compiled, made = run(graph, [grad, grad], feed)
+    again, _ = run(graph, [grad], feed)  # a second plan: the first run wrote no one's array
+    interpreted, _ = run(graph, [grad], feed, interpreted=True)
+    assert ", out=" in backward_loop(made).source
+    for got in (compiled[0], compiled[1], again[0]):
+        assert same_bits(got, interpreted[0])
+    assert all(same_bits(feed[key], kept[key]) for key in feed)
+
+
+def test_an_accumulation_of_unknown_shape_calls_its_kernel():
+    graph, grad, feed = gradient_graph(width=None)  # the accumulator's shape is unknown
+    made = same_as_interpreted(graph, [grad], feed)
+    assert ", out=" not in backward_loop(made).source
+
+
+def test_a_loop_variable_read_by_other_ops_is_not_updated_in_place():
+    graph = df.Graph()
+    with graph.as_default():
+        start = df.placeholder(df.float32, [3])
+
+        def body(i, acc, seen):
+            return i + 1, acc + 1.0, seen + acc  # acc is read twice, seen through an Identity
+
+        outputs = df.while_loop(lambda i, a, s: i < 4, body, [0, start, df.zeros([3])])
+    made = same_as_interpreted(graph, outputs[1:], {start: np.arange(3, dtype=np.float32)})
+    (loop,) = [r for r in made if isinstance(r, CompiledLoop)]
+    assert ", out=" not in loop.source
