@@ -63,7 +63,9 @@ from executor.program import Node, NodeKind, Program
 from . import native_arrays
 from .compiled_region import CompiledRegion
 from .conds import CompiledCond, compile_conds
-from .loops import CompiledLoop, compile_loops, failed_where, frames_of, loop_guards
+from .loops import CompiledLoop, compile_loops, failed_where
+from .loops import frames_of as _frames_of
+from .loops import loop_guards as _loop_guards
 from .native import native_available, native_mode, set_native
 from .regions import find_regions
 
@@ -159,8 +161,8 @@ def _compile_array_regions(program: Program, in_loops: bool) -> tuple[Program, l
         return program, []
     within = analysis = None
     if in_loops:
-        frame = frames_of(program.nodes)
-        analysis = loop_guards(program.nodes)
+        frame = _frames_of(program.nodes)
+        analysis = _loop_guards(program.nodes)
         if frame is None or analysis is None:
             return program, []
         within = [bool(path) for path in frame]
