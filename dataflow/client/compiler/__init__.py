@@ -38,10 +38,11 @@ inside an op (``If``, ``PartitionedCall``) and partitioned steps keep the interp
 
 Where numba is installed, a region or loop of scalars whose every op has an exact native form
 runs as machine code (`native`: `set_native`, ``DATAFLOW_NATIVE``, `native_available`), the
-Python function staying its fallback; and, before the regions are found, the elementwise ops
-on arrays of one shape (Adam's update of a variable, a bias and its ReLU, a ReLU's gradient)
+Python function staying its fallback; and the elementwise ops on arrays of one shape (Adam's
+update of a variable, a bias and its ReLU, a ReLU's gradient, an LSTM cell's gate arithmetic)
 are grouped into regions that run as one numba loop each (`native_arrays`), in the same
-modes.
+modes: those inside loop frames before the conds and loops are compiled, so compiled loop
+bodies call them, the others before the regions are found.
 
 Layer: the lowest part of the client (``dataflow.client``): it may import `executor`, the
 framework, ops, `primitives`, `linalg`, autodiff and passes, never the Session that asks it.
@@ -63,6 +64,8 @@ from . import native_arrays
 from .compiled_region import CompiledRegion
 from .conds import CompiledCond, compile_conds
 from .loops import CompiledLoop, compile_loops, failed_where
+from .loops import frames_of as _frames_of
+from .loops import loop_guards as _loop_guards
 from .native import native_available, native_mode, set_native
 from .regions import find_regions
 
@@ -129,8 +132,10 @@ def compile_program(
         if refusals is not None:
             refusals["program"] = "an op of the run waits for another thread (a Recv, a queue)"
         return None  # a rendezvous partner could wait on a member while the region waits
+    program, in_loops = _compile_array_regions(program, in_loops=True)
     program, loops = compile_structures(program, refusals)
     program, arrays = compile_array_regions(program)
+    arrays = in_loops + arrays
     nodes = list(program.nodes)
     found = find_regions(nodes, min_ops)
     if not found:
@@ -145,20 +150,43 @@ def compile_array_regions(program: Program) -> tuple[Program, list]:
     """``program`` with each region of elementwise array ops that has a native kernel
     (`native_arrays`) replaced by one node, and those `CompiledRegion`s; ``program`` itself
     where the native tier is off or numba is missing."""
+    return _compile_array_regions(program, in_loops=False)
+
+
+def _compile_array_regions(program: Program, in_loops: bool) -> tuple[Program, list]:
+    """`compile_array_regions`, of every node (``in_loops`` False) or only of the nodes inside
+    loop frames (True): those run before the loops are compiled, so that a compiled loop's
+    body calls their kernels (a loop compiled whole hides its members from a later search)."""
     if native_mode() == "off" or not native_available():
         return program, []
-    found, forms = native_arrays.find_array_regions(program.nodes)
+    within = analysis = None
+    if in_loops:
+        frame = _frames_of(program.nodes)
+        analysis = _loop_guards(program.nodes)
+        if frame is None or analysis is None:
+            return program, []
+        within = [bool(path) for path in frame]
+    found, forms = native_arrays.find_array_regions(program.nodes, within, analysis)
     outputs = _outputs_of(program, found)
     kept = [
         members
         for members, used in zip(found, outputs)
         if native_arrays.array_kernel_writable(program.nodes, members, used, forms)
     ]
+    sigmoids = {
+        index: dtype
+        for index, node in enumerate(program.nodes)
+        if (within is None or within[index])
+        and (dtype := native_arrays.sigmoid_dtype(node)) is not None
+    }
+    kept += [[index] for index in sigmoids]
     if not kept:
         return program, []
 
     def make(name, nodes, members, used):
         def make_native(region, python_function):
+            if len(members) == 1 and members[0] in sigmoids:
+                return native_arrays.NativeSigmoid(region, python_function, sigmoids[members[0]])
             return native_arrays.native_array_region(region, python_function, forms)
 
         return CompiledRegion(name, nodes, members, used, make_native)

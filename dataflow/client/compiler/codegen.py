@@ -191,6 +191,8 @@ def _written_out_steps(node: Node) -> Optional[list]:
     op = node.tag
     if getattr(op, "type", None) != "FusedElementwise" or node.inline is not True:
         return None
+    if getattr(node.kernel, "native_array_region", False):
+        return None  # a native array kernel whose last member is the chain: call the kernel
     steps = []
     for record in op.attrs["steps"]:
         extra = get_op_def(record[0]).extra

@@ -54,6 +54,15 @@ What the generated function does, and why it equals the interpreter:
   adds ``(frame name, iteration)`` to ``error.compiled_frames`` (innermost first, as the
   error leaves each compiled loop), from which `failed_where` rebuilds the frame instance and
   iteration that the interpreter would name.
+- Accumulations: a loop variable whose value in the body goes only to one op, whose result
+  goes only to the variable's NextIteration (a weight's gradient summed over the backward
+  loop's iterations, ``acc = acc + g``), and whose op is a plain numpy ufunc of two inputs of
+  one fully known shape and dtype (`_updates_in_place`), is updated in place from the second
+  iteration on: ``np.add(acc, g, out=acc)``, the same ufunc on the same operands, so the
+  same bits, without a fresh array per iteration.  The first iteration calls the kernel, so
+  the Enter's value (a value of the run outside the loop) is never written; from then on the
+  variable holds an array the loop made and no one else reads until the loop ends.  Should
+  an operand not be what the plan says at run time, the kernel runs.
 - Deadlines and cancellation: the node takes the run's context, and the loop itself stops
   when the run's ``context.cancellation`` is cancelled (its Session closed:
   `executor.RunCancelledError`) or ``context.deadline`` passes
@@ -70,6 +79,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from typing import Any, Optional
+
+import numpy as np
 
 import executor
 from executor.program import Node, NodeKind, Program
@@ -172,6 +183,27 @@ def compile_loops(program: Program, refusals: Optional[dict] = None) -> tuple[Pr
                     refusals.pop(f"loop {quoted(loop.frame_name)}", None)
             program = replace_many(program, [_replacement(loop) for loop in made])
             loops += made
+
+
+def loop_guards(nodes: Sequence[Node]) -> Optional[tuple[list[int], list]]:
+    """The nodes' topological order and their guards (`regions.guards`), each Exit of a loop
+    whose Enters share one guard counting as that guard (`_exits_dead_with_their_loop`), or
+    None when some node lies on a cycle no source reaches."""
+    frame = frames_of(nodes)
+    if frame is None:
+        return None
+    inside: dict[tuple, list[int]] = {}
+    exits: dict[tuple, list[int]] = {}
+    for index, path in enumerate(frame):
+        if path:
+            inside.setdefault(path, []).append(index)
+        node = nodes[index]
+        if node.kind == NodeKind.EXIT and frame[node.inputs[0][0]]:
+            exits.setdefault(frame[node.inputs[0][0]], []).append(index)
+    order = topological_order(nodes)
+    guard = guards(nodes, order)
+    same_as = _exits_dead_with_their_loop(nodes, guard, inside, exits)
+    return order, [same_as(places) for places in guard]
 
 
 def _context_of(node: Node):
@@ -364,6 +396,68 @@ def _check_loop_edges(nodes: Sequence[Node], inside: list, exits: list, switches
                 raise NotCompiled(f"{describe(node)} reads which input a Merge took")
 
 
+def _accumulations(nodes, inside, merges, switch_of_merge) -> dict[int, int]:
+    """The loop variables updated in place (module docstring, "Accumulations"): per op that
+    makes a variable's next value, the variable's Merge."""
+    readers: dict[tuple, list[int]] = {}
+    for index in inside:
+        for edge in nodes[index].inputs:
+            readers.setdefault(tuple(edge), []).append(index)
+    found: dict[int, int] = {}
+    for merge in merges:
+        switch = switch_of_merge[merge]
+        back = nodes[merge].inputs[1][0]
+        producer, output = nodes[back].inputs[0]
+        node = nodes[producer]
+        if (
+            output != 0
+            or producer not in inside
+            or readers.get((merge, 0)) != [switch]
+            or readers.get((switch, 1)) != [producer]
+            or readers.get((producer, 0)) != [back]
+            or not _updates_in_place(node, [tuple(e) for e in node.inputs], (switch, 1))
+        ):
+            continue
+        found[producer] = merge
+    return found
+
+
+def _updates_in_place(node: Node, inputs: list, variable: tuple) -> bool:
+    """Whether ``node`` is an op whose kernel is a plain numpy ufunc of two inputs, one of
+    them ``variable``, with an output of a fully known shape of rank at least 1 that its
+    inputs have too, and one dtype: then ``ufunc(a, b, out=variable)`` gives its value."""
+    op = node.tag
+    op_def = getattr(op, "_op_def", None)
+    extra = op_def.extra if op_def is not None else {}
+    ufunc = extra.get("ufunc")
+    if ufunc is None or node.kernel is not ufunc or node.num_outputs != 1:
+        return False
+    if len(inputs) != 2 or inputs.count(variable) != 1:
+        return False
+    tensors = [*getattr(op, "inputs", ()), *getattr(op, "outputs", ())]
+    if len(tensors) != 3:
+        return False
+    shapes = {tuple(t.shape.as_list()) if t.shape.is_fully_defined() else None for t in tensors}
+    dtypes = {t.dtype for t in tensors}
+    (shape,) = shapes if len(shapes) == 1 else (None,)
+    return shape is not None and len(shape) >= 1 and len(dtypes) == 1
+
+
+def _accumulation_line(node: Node, index: int, args: tuple, variable: str, merge: int, bound):
+    """The line of an accumulation (`_accumulations`): the ufunc into the variable's own
+    array once the loop owns it and the operands are what the plan says, else the kernel."""
+    bound[f"k{index}"] = node.kernel
+    bound["np_ndarray"] = np.ndarray
+    other = args[1] if args[0] == variable else args[0]
+    target = value_name(index, 0, 1)
+    fits = (
+        f"own{merge} and type({other}) is np_ndarray and {other}.shape == {variable}.shape "
+        f"and {other}.dtype == {variable}.dtype"
+    )
+    call = ", ".join(args)
+    return f"{target} = k{index}({call}, out={variable}) if {fits} else k{index}({call})"
+
+
 class CompiledLoop:
     """One loop frame's generated function and what it stands for.
 
@@ -453,12 +547,21 @@ class CompiledLoop:
             raise AssertionError("the loop's predicate lies in its body")
         steps: list[tuple[str, int, tuple[str, ...], Any]] = []
 
+        accumulations = _accumulations(nodes, inside, merges, switch_of_merge)
+        for merge in accumulations.values():
+            start.append(f"own{merge} = False  # {describe(nodes[merge])} holds an Enter's value")
+
         def emit(index: int) -> None:
             node = nodes[index]
             args = tuple(names[tuple(edge)] for edge in node.inputs)
             targets = [value_name(index, k, node.num_outputs) for k in range(node.num_outputs)]
             cond = getattr(node.kernel, "compiled_cond", None)
-            if _constant_value(node) is not None:
+            if index in accumulations:
+                merge = accumulations[index]
+                text = _accumulation_line(node, index, args, names[(merge, 0)], merge, bound)
+                steps.append((f"{text}  # {describe(node)}", index, args, None))
+                steps.append((f"own{merge} = True", None, (), None))
+            elif _constant_value(node) is not None:
                 start.extend(text for text, _ in emitter.lines(node, index, args))
             elif cond is not None:
                 steps.extend(cond.inline_lines(emitter, args, targets, f"c{index}_"))

@@ -38,8 +38,24 @@ million float64s in ``[-20, 20)`` (``exp``: 39% of float32s and 5% of float64s d
 ``Softplus`` and the like stay numpy's and split a region where they are (a fused chain
 that holds one stays numpy's whole: a node is not split).  Reductions
 (``Sum``, ``Mean``, a bias's gradient): numpy sums pairwise, in an order a loop does not
-keep.  Integer division and remainder (a zero divisor raises in numpy).  A region inside a
-loop compiled whole (`loops`) stays in that loop's Python.
+keep.  Integer division and remainder (a zero divisor raises in numpy).
+
+**Inside loops.**  The regions of the nodes inside ``while_loop`` frames are found first,
+before the conds and loops are compiled (a loop compiled whole hides its members), so that a
+compiled loop's body calls one kernel where it called a numpy function per op: an LSTM's new
+cell state, its backward chain of gate gradients.  Rule 1 of `regions` then needs the guards
+of `loops.loop_guards`, in which a loop's Exits count as its Enters (an Exit of the forward
+loop feeds the backward one).  A kernel may be a member of a cond or loop compiled whole
+(`regions.why_not_eligible`); in a loop that stays interpreted it runs as a node of the
+frame.  ``AddN`` is a member too, as its kernel computes it: ``np.add`` from the first input
+on, inputs of one shape.  An input that is a view with strides (a column block of a split)
+is copied to a contiguous array first, one pass where the numpy calls make many.
+
+**The sigmoid** (`NativeSigmoid`).  ``Sigmoid`` is a transcendental, but only through
+``exp``: its kernel is ``z = exp(-|x|)``, ``r = 1 / (1 + z)``, ``where(x >= 0, r, z * r)``.  A
+``Sigmoid`` node of float32 or float64 becomes a region of its own that runs ``-|x|`` in a
+native loop, numpy's ``exp`` in place on it, and the rest in a second native loop: three
+passes instead of eight, the same bits.
 
 **Values, bit for bit.**  numba computes each op in the dtype numpy's rules give: every
 input arrives as an array element or a numpy scalar of the graph's dtype (float32 stays
@@ -101,7 +117,13 @@ from .native_source import (
     _literal,
     _ufunc_text,
 )
-from .regions import _is_back_edge, find_regions, guards, is_eligible, topological_order
+from .regions import (
+    _is_back_edge,
+    guards,
+    is_eligible,
+    regions_with_guards,
+    topological_order,
+)
 
 # A region whose numpy kernels make one pass over the arrays gains nothing from a loop of its
 # own; ``ReluGrad`` makes two (``features > 0``, then the product).
@@ -231,6 +253,12 @@ def _op_text(node: Node, input_dtypes: Sequence[np.dtype], dtype: np.dtype) -> O
         return [(_relu_writer(dtype), positions)] if _exact_ufunc(np.maximum, dtype) else None
     if op_type == "ReluGrad":
         return [(_relu_grad_writer(dtype), positions)]
+    if op_type == "AddN":
+        # its kernel adds the inputs one by one from the first, ``np.add`` each time
+        if len(positions) < 2 or not _exact_ufunc(np.add, dtype):
+            return None
+        add = _ufunc_writer(np.add, dtype)
+        return [(add, (0, 1)), *((add, (-1, k)) for k in positions[2:])]
     extra = op._op_def.extra
     ufunc = extra.get("ufunc")
     if ufunc is not None:
@@ -246,7 +274,7 @@ def _op_text(node: Node, input_dtypes: Sequence[np.dtype], dtype: np.dtype) -> O
 # Ops whose kernels do not broadcast as numpy does: every input has the output's shape, but
 # those named here, which may also be 0-d (``Select``'s condition; a condition vector picks
 # whole rows, and 'then' and 'else' of different shapes are an error).
-_SAME_SHAPES = {"ReluGrad": (), "Select": (0,)}
+_SAME_SHAPES = {"ReluGrad": (), "Select": (0,), "AddN": ()}
 
 
 def array_form(node: Node) -> Optional[_Form]:
@@ -285,17 +313,31 @@ def array_form(node: Node) -> Optional[_Form]:
     return _Form(shape, rows.pop() if rows else 0, dtype, ops, passes)
 
 
-def find_array_regions(nodes: Sequence[Node]) -> tuple[list[list[int]], dict]:
+def find_array_regions(
+    nodes: Sequence[Node],
+    within: Optional[Sequence[bool]] = None,
+    analysis: Optional[tuple[Sequence[int], Sequence[frozenset]]] = None,
+) -> tuple[list[list[int]], dict]:
     """The array regions of ``nodes`` (module docstring), each a list of node indices in
-    topological order, and the `_Form` of each member."""
-    forms = {i: form for i, node in enumerate(nodes) if (form := array_form(node)) is not None}
+    topological order, and the `_Form` of each member; with ``within``, only of the nodes
+    it marks True.  ``analysis`` is the nodes' topological order and guards, when the caller
+    has them (`loops.loop_guards`); by default `regions.guards`."""
+    forms = {
+        i: form
+        for i, node in enumerate(nodes)
+        if (within is None or within[i]) and (form := array_form(node)) is not None
+    }
     admitted = [i in forms for i in range(len(nodes))]
 
     def joins(p: int, i: int) -> bool:
         a, b = forms[p], forms[i]
         return a.shape == b.shape and (not a.row or not b.row or a.row == b.row)
 
-    groups = _merged(nodes, find_regions(nodes, 1, admitted, joins), forms)
+    if analysis is None:
+        order = topological_order(nodes)
+        analysis = (order, guards(nodes, order))
+    found = regions_with_guards(nodes, *analysis, 1, admitted, joins)
+    groups = _merged(nodes, found, forms, analysis, siblings=within is not None)
     found = []
     for members in groups:
         if sum(forms[m].passes for m in members) >= MIN_STEPS:
@@ -303,7 +345,13 @@ def find_array_regions(nodes: Sequence[Node]) -> tuple[list[list[int]], dict]:
     return found, forms
 
 
-def _merged(nodes: Sequence[Node], groups: list[list[int]], forms: dict) -> list[list[int]]:
+def _merged(
+    nodes: Sequence[Node],
+    groups: list[list[int]],
+    forms: dict,
+    analysis: tuple,
+    siblings: bool = False,
+) -> list[list[int]]:
     """``groups`` with any two joined by an edge merged while the union stays a region.
 
     `find_regions` keeps a region convex by tiers, which is safe but splits more than it
@@ -311,10 +359,12 @@ def _merged(nodes: Sequence[Node], groups: list[list[int]], forms: dict) -> list
     outside, computed later than the moments' inputs, so its last chain lands a tier above
     the moments'.  Here two groups linked by an edge (same shape, rows, deadness) merge when
     no path leaves their union and comes back into it, checked by walking forward from the
-    union's consumers outside it, no further than its last member."""
-    order = topological_order(nodes)
+    union's consumers outside it, no further than its last member.  ``analysis``: the
+    nodes' topological order and guards.  With ``siblings``, two groups that read the same
+    value merge on the same conditions though no edge joins them (`_merge_siblings`): in a
+    loop's body, where nothing runs beside them, one kernel call costs less than two."""
+    order, guard = analysis
     position = {index: k for k, index in enumerate(order)}
-    guard = guards(nodes, order)
     consumers: list[list[int]] = [[] for _ in nodes]
     for index, node in enumerate(nodes):
         producers = [p for p, _ in node.inputs if not _is_back_edge(nodes, p, node)]
@@ -360,7 +410,30 @@ def _merged(nodes: Sequence[Node], groups: list[list[int]], forms: dict) -> list
                 break
             if merged:
                 break
+        if not merged and siblings:
+            merged = _merge_siblings(nodes, groups, group_of, mergeable, position)
     return [g for g in groups if g]
+
+
+def _merge_siblings(nodes, groups: list, group_of: dict, mergeable, position: dict) -> bool:
+    """Merges two groups that read the same value (an LSTM's backward chains, which read the
+    same popped gates) where `_merged`'s ``mergeable`` allows it; whether it merged two."""
+    read = [
+        {tuple(e) for m in members for e in nodes[m].inputs} - {(m, 0) for m in members}
+        for members in groups
+    ]
+    for a, first in enumerate(groups):
+        for b in range(a + 1, len(groups)):
+            second = groups[b]
+            if not first or not second or not read[a] & read[b]:
+                continue
+            if mergeable(a, b, first[0], second[0]):
+                groups[b] = sorted(first + second, key=position.__getitem__)
+                for m in first:
+                    group_of[m] = b
+                groups[a] = []
+                return True
+    return False
 
 
 class _KernelWriter:
@@ -488,6 +561,7 @@ class NativeArrayRegion(native._Tier):
         self.shape = writer.shape
         self.row = writer.row
         self.inner = math.prod(writer.shape[len(writer.shape) - writer.row :]) if writer.row else 1
+        self._kernel_shape = (-1, self.inner) if self.row else (-1,)  # what the kernel loops over
         self.output_dtypes = [writer.dtypes[name] for name in writer.outputs()]
         # the graph's tensors the outputs stand for (`static_output`)
         self.native_calls = 0  # calls whose results the kernel gave (tests and benchmarks)
@@ -573,47 +647,50 @@ class NativeArrayRegion(native._Tier):
 
     def _arguments(self, values) -> Optional[tuple]:
         """``(iteration shape, kernel inputs)`` for ``values``, or None when one is not what
-        the kernel was made for."""
+        the kernel was made for.  A compiled loop calls this once per iteration, so the
+        common case (every dimension known when the plan was made) takes the short paths."""
         shape = None
         ins = []
+        full = self._kernel_shape
         for value, (pattern, dtype) in zip(values, self.patterns):
             if pattern == SCALAR:
-                if type(value) is np.ndarray and value.size == 1 and value.dtype == dtype:
-                    ins.append(value.reshape(())[()])
-                elif type(value) is dtype.type:
+                if type(value) is dtype.type:
                     ins.append(value)
+                elif type(value) is np.ndarray and value.size == 1 and value.dtype == dtype:
+                    ins.append(value.reshape(())[()])
                 else:
                     return None
                 continue
             if type(value) is not np.ndarray or value.dtype != dtype:
                 return None
             if not value.flags.c_contiguous:
-                return None
+                # a view (a column block of a split, say): copied, one pass the Python
+                # function's numpy calls would make many times over
+                value = np.ascontiguousarray(value)
             if pattern == FULL:
                 if shape is None:
                     shape = value.shape
-                    if len(shape) != len(self.shape) or any(
-                        s is not None and s != n for s, n in zip(self.shape, shape)
-                    ):
+                    if shape != self.shape and not self._fits(shape):
                         return None
                 elif value.shape != shape:
                     return None
-            elif value.size != self.inner:
+                ins.append(value.reshape(full))
+                continue
+            if value.size != self.inner or (
+                value.shape[value.ndim - self.row :] != self.shape[len(self.shape) - self.row :]
+            ):
                 return None
-            ins.append(value)
+            ins.append(value.reshape(-1))
         if shape is None:
             return None
-        if self.row and shape[len(shape) - self.row :] != self.shape[len(shape) - self.row :]:
-            return None
-        full = (-1, self.inner) if self.row else (-1,)
-        for k, (value, (pattern, _)) in enumerate(zip(values, self.patterns)):
-            if pattern == ROW:
-                if value.shape[value.ndim - self.row :] != shape[-self.row :]:
-                    return None
-                ins[k] = value.reshape(-1)
-            elif pattern == FULL:
-                ins[k] = value.reshape(full)
         return shape, ins
+
+    def _fits(self, shape: tuple) -> bool:
+        """Whether a run's ``shape`` is the static iteration shape, some of whose dimensions
+        were unknown when the plan was made."""
+        return len(shape) == len(self.shape) and all(
+            s is None or s == n for s, n in zip(self.shape, shape)
+        )
 
     def _run(self, kernel, size: int, ins: list, outs: list) -> bool:
         """Runs the kernel over every element of ``outs``; whether one holds a NaN."""
@@ -671,3 +748,143 @@ def native_array_region(region, python_function, forms: dict) -> NativeArrayRegi
     probe_text, probe_dtypes = writer.probe_source()
     probe = (native._module_source(probe_text), probe_dtypes)
     return NativeArrayRegion(region, python_function, source, probe, writer)
+
+
+# -- the logistic sigmoid: numpy's exp between two native loops ----------------------------------
+# ``Sigmoid``'s kernel (`dataflow.ops.math_ops`) computes ``z = exp(-|x|)``, ``r = 1 / (1 + z)``
+# and ``where(x >= 0, r, z * r)``: eight numpy passes over the array, each allocating.  The
+# exponential must stay numpy's (module docstring, "Left out"); the rest is exact arithmetic.
+# So `NativeSigmoid` runs one native loop for ``-|x|`` (into a buffer), numpy's ``exp`` on that
+# buffer in place (the same call on the same values as the kernel's, so the same bits and the
+# same warnings), and one native loop for the rest: three passes (four for an input that is
+# a view with strides, copied first: a gate of an LSTM is a column block of one product).
+_SIGMOID_SOURCE = """\
+{decorator}
+def before(x, z):
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            z[i, j] = -abs(x[i, j])
+
+
+{decorator}
+def after(x, z, out):
+    nan = False
+    one = np.{dtype}(1.0)
+    zero = np.{dtype}(0.0)
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            e = z[i, j]
+            r = one / (one + e)
+            v = r if x[i, j] >= zero else e * r
+            out[i, j] = v
+            nan |= v != v
+    return nan
+
+
+{decorator}
+def probe(x, e):
+    one = np.{dtype}(1.0)
+    zero = np.{dtype}(0.0)
+    m = -abs(x)
+    s = one + e
+    r = one / s
+    p = e * r
+    return (m, s, r, p, r if x >= zero else p)
+"""
+
+SIGMOID_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def sigmoid_dtype(node: Node) -> Optional[np.dtype]:
+    """The dtype of a ``Sigmoid`` node that `NativeSigmoid` may run (a pure op of an admitted
+    float dtype and a known rank of at least 1), else None."""
+    if node.kind != NodeKind.OP or node.num_outputs != 1 or not is_eligible(node):
+        return None
+    if getattr(node.tag, "type", None) != "Sigmoid" or len(node.inputs) != 1:
+        return None
+    dtype, shape = _static(node.tag.outputs[0])
+    return dtype if dtype in SIGMOID_DTYPES and shape else None
+
+
+class NativeSigmoid(native._Tier):
+    """The executor's callable for a region of one ``Sigmoid`` (see above): the two native
+    loops around numpy's ``exp``, or the Python function for a call they cannot take (another
+    dtype, a 0-d or empty array, numpy's error state set to raise) or whose result holds a
+    NaN (computed again in Python, for the kernel's NaN bits)."""
+
+    native_array_region = True  # `regions.why_not_eligible`: not a member of another region
+
+    def __init__(self, region, python_function, dtype: np.dtype):
+        self.dtype = np.dtype(dtype)
+        self.native_calls = 0  # calls whose results the loops gave (tests and benchmarks)
+        self.output_tensors = [region.nodes[m].tag.outputs[k] for m, k in region.outputs]
+        text = _SIGMOID_SOURCE.format(decorator=_ARRAY_DECORATOR, dtype=self.dtype.name)
+        source = native._module_source(text)
+        super().__init__(region, python_function, source, "after", (), ())
+
+    def worker_types(self) -> list:
+        name = self.dtype.str
+        return [[name, 2]] * 3
+
+    def compile(self) -> None:
+        """Checks the types numba gives every value (the probe), then compiles both loops
+        (once), or records why they are not used."""
+        with self._lock:
+            if self.native is not None or self.refused is not None:
+                return
+            began = native.time.perf_counter()
+            try:
+                native._compile(self.source, "probe", [self.dtype] * 2, [self.dtype] * 5)
+                numba = native._import_numba()
+                contiguous = numba.types.Array(numba.from_dtype(self.dtype), 2, "C")
+                entries = []
+                for name, signature in (
+                    ("before", (contiguous,) * 2),
+                    ("after", (contiguous,) * 3),
+                ):
+                    dispatcher = native.load_function(self.source, name)
+                    try:
+                        dispatcher.compile(signature)
+                    except Exception as e:
+                        raise NotNative(f"numba could not compile it: {type(e).__name__}") from e
+                    entries.append(dispatcher.overloads[signature].entry_point)
+                self.dispatcher = dispatcher
+                self.native = tuple(entries)
+            except NotNative as e:
+                self.refused = str(e)
+            except Exception as e:  # numba, the disk, a bug: the Python function stays
+                self.refused = f"compiling it failed: {type(e).__name__}: {e}"
+                native._report_failure(self.compiled, e)
+            self.compile_seconds = native.time.perf_counter() - began
+
+    def __call__(self, x):
+        loops = self._ready()
+        if (
+            loops is None
+            or type(x) is not np.ndarray
+            or x.dtype != self.dtype
+            or x.ndim == 0
+            or x.size == 0
+        ):
+            return self.python_function(x)
+        before, after = loops
+        rows = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+        if not rows.flags.c_contiguous:
+            # LLVM vectorizes the loops over contiguous rows only (a loop over a view with
+            # strides took four times as long as this copy and the loop together)
+            rows = np.ascontiguousarray(rows)
+        z = np.empty(rows.shape, self.dtype)
+        out = np.empty(x.shape, self.dtype)
+        try:
+            before(rows, z)
+            np.exp(z, out=z)
+            nan = after(rows, z, out.reshape(rows.shape))
+        except Exception:
+            return self.python_function(x)
+        if nan:
+            return self.python_function(x)
+        self.native_calls += 1
+        return out
+
+    def status(self) -> str:
+        return "sigmoid loops: " + super().status()

@@ -52,7 +52,9 @@ def why_not_eligible(node: Node, in_structure: bool = False) -> str:
     backward iteration ``j`` before that of ``j + 1``).  So may a read of a variable
     (``reads_variable``), given the run's context: a write in the same structure keeps it
     interpreted (a write is stateful), and one outside it is ordered before or after the
-    whole structure by the edges, or the interpreter's result would not be defined either."""
+    whole structure by the edges, or the interpreter's result would not be defined either.
+    A native array kernel (`native_arrays`) is a member of a structure, never of another
+    region."""
     if node.kind != NodeKind.OP:
         return f"{node.kind.name} nodes only take part in the conds and loops compiled whole"
     op_def = getattr(node.tag, "_op_def", None)
@@ -78,7 +80,7 @@ def why_not_eligible(node: Node, in_structure: bool = False) -> str:
         return "it fires on dead inputs"
     if node.blocking or node.asynchronous:
         return "its kernel may wait for another thread"
-    if getattr(node.kernel, "native_array_region", False):
+    if getattr(node.kernel, "native_array_region", False) and not in_structure:
         return "it is a native array kernel, which runs as one node (`native_arrays`)"
     return ""
 
@@ -175,7 +177,20 @@ def find_regions(
     two admitted nodes may join them) choose otherwise: the native array regions
     (`native_arrays`) take the elementwise ops of one shape.  Rules 1 to 3 hold either way."""
     order = topological_order(nodes)
-    guard = guards(nodes, order)
+    return regions_with_guards(nodes, order, guards(nodes, order), min_size, admitted, joins)
+
+
+def regions_with_guards(
+    nodes: Sequence[Node],
+    order: Sequence[int],
+    guard: Sequence[frozenset],
+    min_size: int = 1,
+    admitted: Optional[Sequence[bool]] = None,
+    joins: Optional[Callable[[int, int], bool]] = None,
+) -> list[list[int]]:
+    """`find_regions` with the nodes' topological ``order`` and their ``guard``s given: the
+    guards of `guards`, or a coarser rewriting of them in which equal guards still mean dead
+    together (`loops.loop_guards`: an interpreted loop's Exits as its Enters)."""
     if admitted is None:
         eligible = [False] * len(nodes)
         for index in order:
