@@ -128,6 +128,11 @@ from .regions import (
 # A region whose numpy kernels make one pass over the arrays gains nothing from a loop of its
 # own; ``ReluGrad`` makes two (``features > 0``, then the product).
 MIN_STEPS = 2
+# Members of one kernel at most: LLVM's time grows faster than a function's length (a chain of
+# 600 steps and its gradient, one region of some 3,000 ops, took eight minutes to compile), so
+# a longer region runs as several kernels, one after the other; kernels of the same text
+# (the stretches of a repeated chain) are compiled once.
+MAX_MEMBERS = 64
 
 # Output elements from which a kernel's rows are shared out among the intra-op threads
 # (measured with `benchmarks/bench_native_arrays.py` on this 2-core machine: up to 4M
@@ -340,8 +345,12 @@ def find_array_regions(
     groups = _merged(nodes, found, forms, analysis, siblings=within is not None)
     found = []
     for members in groups:
-        if sum(forms[m].passes for m in members) >= MIN_STEPS:
-            found.append(members)
+        # Consecutive members of a region in topological order are a region too: no path
+        # between two of them leaves the region, so none leaves the stretch between them.
+        for start in range(0, len(members), MAX_MEMBERS):
+            part = members[start : start + MAX_MEMBERS]
+            if sum(forms[m].passes for m in part) >= MIN_STEPS:
+                found.append(part)
     return found, forms
 
 

@@ -314,6 +314,30 @@ def test_a_relu_gradient_alone_is_a_kernel_and_joins_its_relu():
     assert ran_natively(regions)
 
 
+def test_a_region_longer_than_a_kernel_runs_as_several_with_the_same_bits():
+    """LLVM's time grows faster than a function's length, so a long chain of exact ops is cut
+    into kernels of at most `MAX_MEMBERS` ops, consecutive stretches of the chain; stretches
+    of the same text share one compiled kernel."""
+    graph = df.Graph()
+    steps = native_arrays.MAX_MEMBERS + 10
+    with graph.as_default():
+        x = df.placeholder(df.float32, [8])
+        y = x
+        for _ in range(steps // 2):
+            y = y * 0.75 + 0.125
+    feed = {x: np.array(SPECIAL[:8], np.float32)}
+    unfused = df.ConfigProto(  # elementwise fusion would make the chain one op
+        graph_options=df.GraphOptions(
+            rewrite_options=df.RewriterConfig(remapping=df.RewriterConfig.OFF)
+        )
+    )
+    regions = assert_same_as_interpreted(graph, [y], [feed], config=unfused)
+    assert len(regions) == 2
+    assert all(len(r.members) <= native_arrays.MAX_MEMBERS for r in regions)
+    assert sum(len(r.members) for r in regions) == steps
+    assert ran_natively(regions)
+
+
 # -- what stays out ---------------------------------------------------------------------------
 def test_a_transcendental_splits_the_region_and_runs_in_numpy():
     graph = df.Graph()
