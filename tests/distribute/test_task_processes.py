@@ -125,15 +125,29 @@ class Process:
         self.popen.wait(30)
 
 
-@pytest.fixture
-def head():
-    """A Ray head of this test's own, through the command line: ``(address, state_dir,
-    start)``, where ``start(args, name)`` starts a child process joined to it; every child
-    is killed and the head stopped at the end."""
+@pytest.fixture(scope="module")
+def shared_head():
+    """A Ray head for the tests of this module, through the command line: ``(address,
+    state_dir)``; stopped at the end.  (A head takes seconds to start; each test's tasks have
+    addresses of their own, so they never meet another test's.)"""
     state_dir = tempfile.mkdtemp(prefix="dfc-")
     started = cluster_command("start", state_dir)
     assert started.returncode == 0, started.stderr
     address = started.stdout.split("export RAY_ADDRESS=")[1].split()[0]
+    try:
+        yield address, state_dir
+    finally:
+        stopped = cluster_command("stop", state_dir)
+        assert stopped.returncode == 0, stopped.stderr
+        shutil.rmtree(state_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def head(shared_head):
+    """The module's Ray head for one test: ``(address, state_dir, start)``, where
+    ``start(args, name)`` starts a child process joined to it; every child is killed at the
+    end of the test."""
+    address, state_dir = shared_head
     children: list[Process] = []
 
     def start(args: list, name: str, via_address: bool = True) -> Process:
@@ -146,9 +160,6 @@ def head():
     finally:
         for child in children:
             child.kill()
-        stopped = cluster_command("stop", state_dir)
-        assert stopped.returncode == 0, stopped.stderr
-        shutil.rmtree(state_dir, ignore_errors=True)
 
 
 def example(job: str, index: int, *flags: str) -> list:
