@@ -448,24 +448,39 @@ def test_a_worker_that_is_not_the_chief_waits_until_the_chief_initialized(head):
     chief.tell("done")
 
 
-def test_the_first_task_process_starts_a_head_when_none_runs_and_it_outlives_it(tmp_path):
+def test_the_first_task_process_starts_a_head_that_outlives_it_and_stopping_it_ends_a_join(
+    tmp_path,
+):
     state_dir = str(tmp_path / "state")
     spec = json.dumps({"ps": ["localhost:7400"]})
-    server = Process(["-c", SERVE, spec, "ps", "0"], environment("", state_dir), "ps")
+    first = Process(["-c", SERVE, spec, "ps", "0"], environment("", state_dir), "ps")
+    later = None
     try:
-        server.expect("serving grpc://localhost:7400")
+        first.expect("serving grpc://localhost:7400")
         status = cluster_command("status", state_dir)
         assert status.returncode == 0, status.stderr
         assert f"(from {state_dir}/head.json)" in status.stdout
         assert "task at localhost:7400" in status.stdout.splitlines()
-        server.kill()
+        first.kill()
         # The head stays when the process that started it ends; its task went with it.
         status = cluster_command("status", state_dir)
         assert status.returncode == 0 and "task at" not in status.stdout
-    finally:
-        server.kill()
+        # A task process that joins it serves until the head stops, then its join returns.
+        later = Process(
+            ["-c", SERVE, json.dumps({"ps": ["localhost:7600"]}), "ps", "0"],
+            environment("", state_dir),
+            "ps",
+        )
+        later.expect("serving")
         stopped = cluster_command("stop", state_dir)
         assert stopped.returncode == 0 and "stopped the Ray head" in stopped.stdout
+        later.expect("joined", timeout=30)
+        assert later.popen.wait(30) == 0
+    finally:
+        first.kill()
+        if later is not None:
+            later.kill()
+        cluster_command("stop", state_dir)
     assert cluster_command("status", state_dir).returncode == 1
 
 
@@ -522,22 +537,3 @@ def test_a_task_that_stops_answering_fails_the_step_at_its_deadline(head):
     assert "waits_on_the_ps" in failed["message"], failed
     # The deadline (1 s) and the master's grace for a task to report its own deadline (0.5 s).
     assert 1.0 <= failed["seconds"] < 1.0 + 0.5 + 1.0, failed
-
-
-def test_server_join_returns_when_the_head_stops(tmp_path):
-    state_dir = str(tmp_path / "state")
-    started = cluster_command("start", state_dir)
-    assert started.returncode == 0, started.stderr
-    server = Process(
-        ["-c", SERVE, json.dumps({"ps": ["localhost:7600"]}), "ps", "0"],
-        environment("", state_dir),
-        "ps",
-    )
-    try:
-        server.expect("serving")
-        assert cluster_command("stop", state_dir).returncode == 0
-        server.expect("joined", timeout=30)
-        assert server.popen.wait(30) == 0
-    finally:
-        server.kill()
-        cluster_command("stop", state_dir)
