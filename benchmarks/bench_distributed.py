@@ -35,13 +35,13 @@ Sections (each a function ``section_<name>(repeats)`` listed in `SECTIONS`):
   and two workers, each its own process with ``--job_name``/``--task_index``, 400 steps of the
   digits MLP) on localhost, here (on a Ray head of its own) and under TensorFlow's own
   ``tf.train.Server`` (gRPC on 127.0.0.1; the same file with ``import tensorflow.compat.v1 as
-  tf``, run by ``DATAFLOW_BENCH_TF_PYTHON`` or /work/tfvenv/bin/python or this Python, whichever
-  imports TensorFlow first; skipped when none does), in turn each round: the median step time
-  of the workers, steps per second across both workers (from the chief's readiness to the
-  last worker's end, start-up of worker 1 included), and the test accuracy; then the messages
-  of one training step (``RayMaster.last_step_messages``: the master's calls and their replies,
-  the values the tasks send one another, the bytes of the tensors), for the benchmark's
-  64-64-10 MLP run by a process serving worker 0 beside a ps process.
+  tf``, run by the Python ``--tensorflow-python`` names, or ``DATAFLOW_BENCH_TF_PYTHON``, or
+  this Python, whichever imports TensorFlow first; skipped when none does), in turn each round:
+  the median step time of the workers, steps per second across both workers (from the chief's
+  readiness to the last worker's end, start-up of worker 1 included), and the test accuracy;
+  then the messages of one training step (``RayMaster.last_step_messages``: the master's calls
+  and their replies, the values the tasks send one another, the bytes of the tensors), for the
+  benchmark's 64-64-10 MLP run by a process serving worker 0 beside a ps process.
 
 Medians over repeats, both ways timed in turn within each round; the machine may be shared, so
 read ratios, not absolutes.  Ray runs locally with two CPUs and no dashboard.
@@ -318,12 +318,14 @@ def section_data_parallel(repeats: int) -> None:
 
 # -- One process per task: the classic program here and under TensorFlow -------------------------
 _EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
-_TF_PYTHON = "/work/tfvenv/bin/python"
+# ``--tensorflow-python``: a Python with TensorFlow, for the processes section (main sets it).
+_TF_PYTHON: Optional[str] = None
 
 
 def _tensorflow_python() -> Optional[str]:
-    """A Python that imports TensorFlow: ``--tf-python``, else this one, else None."""
-    for candidate in (os.environ.get("DATAFLOW_BENCH_TF_PYTHON"), _TF_PYTHON, sys.executable):
+    """A Python that imports TensorFlow: ``--tensorflow-python``, else
+    ``DATAFLOW_BENCH_TF_PYTHON``, else this one, else None."""
+    for candidate in (_TF_PYTHON, os.environ.get("DATAFLOW_BENCH_TF_PYTHON"), sys.executable):
         if candidate and os.path.exists(candidate):
             probe = subprocess.run(
                 [candidate, "-c", "import tensorflow"], capture_output=True, timeout=300
@@ -538,7 +540,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--only", choices=sorted(SECTIONS), help="run one section")
+    parser.add_argument(
+        "--tensorflow-python",
+        metavar="PYTHON",
+        help="a Python with TensorFlow, for the processes section's TensorFlow side",
+    )
     args = parser.parse_args()
+    global _TF_PYTHON
+    _TF_PYTHON = args.tensorflow_python
     repeats = 3 if args.quick else 9
     print(describe_machine(repeats))
     for name, section in SECTIONS.items():
