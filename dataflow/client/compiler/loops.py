@@ -153,14 +153,7 @@ def compile_loops(program: Program, refusals: Optional[dict] = None) -> tuple[Pr
         frame = frames_of(nodes)
         if frame is None or any(node.blocking for node in nodes):
             return program, loops
-        inside: dict[tuple, list[int]] = {}
-        exits: dict[tuple, list[int]] = {}
-        for index, path in enumerate(frame):
-            if path:
-                inside.setdefault(path, []).append(index)
-            node = nodes[index]
-            if node.kind == NodeKind.EXIT and frame[node.inputs[0][0]]:
-                exits.setdefault(frame[node.inputs[0][0]], []).append(index)
+        inside, exits = _members_and_exits(nodes, frame)
         parents = {path[:-1] for path in inside}
         innermost = sorted(p for p in inside if p not in refused and p not in parents)
         if not innermost:
@@ -185,13 +178,9 @@ def compile_loops(program: Program, refusals: Optional[dict] = None) -> tuple[Pr
             loops += made
 
 
-def loop_guards(nodes: Sequence[Node]) -> Optional[tuple[list[int], list]]:
-    """The nodes' topological order and their guards (`regions.guards`), each Exit of a loop
-    whose Enters share one guard counting as that guard (`_exits_dead_with_their_loop`), or
-    None when some node lies on a cycle no source reaches."""
-    frame = frames_of(nodes)
-    if frame is None:
-        return None
+def _members_and_exits(nodes: Sequence[Node], frame: list) -> tuple[dict, dict]:
+    """Per loop frame (its path of `frames_of`), the indices of the nodes inside it, and of the
+    Exits that leave it."""
     inside: dict[tuple, list[int]] = {}
     exits: dict[tuple, list[int]] = {}
     for index, path in enumerate(frame):
@@ -200,6 +189,17 @@ def loop_guards(nodes: Sequence[Node]) -> Optional[tuple[list[int], list]]:
         node = nodes[index]
         if node.kind == NodeKind.EXIT and frame[node.inputs[0][0]]:
             exits.setdefault(frame[node.inputs[0][0]], []).append(index)
+    return inside, exits
+
+
+def loop_guards(nodes: Sequence[Node]) -> Optional[tuple[list[int], list]]:
+    """The nodes' topological order and their guards (`regions.guards`), each Exit of a loop
+    whose Enters share one guard counting as that guard (`_exits_dead_with_their_loop`), or
+    None when some node lies on a cycle no source reaches."""
+    frame = frames_of(nodes)
+    if frame is None:
+        return None
+    inside, exits = _members_and_exits(nodes, frame)
     order = topological_order(nodes)
     guard = guards(nodes, order)
     same_as = _exits_dead_with_their_loop(nodes, guard, inside, exits)

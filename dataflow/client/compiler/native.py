@@ -187,17 +187,24 @@ def native_available() -> bool:
 # -- writing the source ------------------------------------------------------------------------
 
 
+def compiled_entry(source: str, function_name: str, signature: tuple):
+    """The machine-code entry point of ``function_name`` of ``source`` compiled for the numba
+    types ``signature``, and its dispatcher; `NotNative` when numba refuses the code."""
+    dispatcher = load_function(source, function_name)
+    try:
+        dispatcher.compile(signature)
+    except Exception as e:  # numba's typing or lowering refused the code
+        raise NotNative(f"numba could not compile it: {type(e).__name__}") from e
+    return dispatcher.overloads[signature].entry_point, dispatcher
+
+
 def _compile(source: str, function_name: str, argument_dtypes, result_dtypes):
     """The machine-code entry point of ``function_name`` for arguments of
     ``argument_dtypes``, or `NotNative` when numba's return types are not ``result_dtypes``
     (entries None are not checked)."""
     numba = _import_numba()
-    dispatcher = load_function(source, function_name)
     signature = tuple(numba.from_dtype(d) for d in argument_dtypes)
-    try:
-        dispatcher.compile(signature)
-    except Exception as e:  # numba's typing or lowering refused the code
-        raise NotNative(f"numba could not compile it: {type(e).__name__}") from e
+    _, dispatcher = compiled_entry(source, function_name, signature)
     overload = dispatcher.overloads[signature]
     returned = overload.signature.return_type
     types = list(getattr(returned, "types", [returned]))

@@ -614,14 +614,9 @@ class NativeArrayRegion(native._Tier):
             try:
                 self._check_probe()
                 numba = native._import_numba()
-                dispatcher = native.load_function(self.source, "kernel")
-                signature = self._signature(numba)
-                try:
-                    dispatcher.compile(signature)
-                except Exception as e:
-                    raise NotNative(f"numba could not compile it: {type(e).__name__}") from e
-                self.native = dispatcher.overloads[signature].entry_point
-                self.dispatcher = dispatcher
+                self.native, self.dispatcher = native.compiled_entry(
+                    self.source, "kernel", self._signature(numba)
+                )
             except NotNative as e:
                 self.refused = str(e)
             except Exception as e:  # numba, the disk, a bug: the Python function stays
@@ -851,12 +846,8 @@ class NativeSigmoid(native._Tier):
                     ("before", (contiguous,) * 2),
                     ("after", (contiguous,) * 3),
                 ):
-                    dispatcher = native.load_function(self.source, name)
-                    try:
-                        dispatcher.compile(signature)
-                    except Exception as e:
-                        raise NotNative(f"numba could not compile it: {type(e).__name__}") from e
-                    entries.append(dispatcher.overloads[signature].entry_point)
+                    entry, dispatcher = native.compiled_entry(self.source, name, signature)
+                    entries.append(entry)
                 self.dispatcher = dispatcher
                 self.native = tuple(entries)
             except NotNative as e:
