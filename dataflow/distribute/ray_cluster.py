@@ -10,19 +10,21 @@ and one actor per task, named after the task (``/job:ps/task:0``).  Each actor r
 - the task's variables and resources (queues), shared by all its registered graphs (as a
   TensorFlow task's resource container is shared by the graphs of every client), so they live
   on the task between runs;
-- one `StepMailbox` per step in progress, receiving the tensors other tasks send to it, and the
-  variable writes of the steps that succeeded here and wait for the master's commit.
+- one `StepMailbox` per step in progress, receiving the tensors other tasks send to it and
+  their word that their part of the step succeeded.
 
 ``Session(cluster.target)`` makes a `RayMaster`, which plays TensorFlow 1.x's master: it places
 the ops the fetches need on tasks, cuts them into one partition per task, registers each once,
-and per ``run`` sends a fresh step id, the feeds and the fetch names to each task involved,
-gathers the fetched values, and commits the step's variable writes on every task or on none
-(see `RayMaster`).
+and per ``run`` sends one message to each task involved (a fresh step id, the feeds, the fetch
+names and the other tasks of the step) and gathers one answer from each; the step's variable
+writes commit on every task or on none (see `RayMaster`).
 
-A step's tensors travel between tasks through Ray: the sending task calls the receiving task's
-``deliver`` with the value as an argument, which Ray moves through its object store (a numpy
-array of 100 KB or more arrives zero-copy, read-only); the receiver's mailbox keeps it for the
-``recv`` of its key.  ``abort`` reaches every task of the step: the task whose step fails aborts
+A step's messages go over direct connections between the processes (`links`); Ray starts the
+tasks, finds them by name, registers graphs with them and tells when one is gone.  A tensor
+travels from the sending task straight to the receiving task's ``deliver``: over the link when
+it is small (`links.INLINE_BYTES`), else as a Ray call, which moves it through Ray's object
+store (it arrives zero-copy, read-only); the receiver's mailbox keeps it for the ``recv`` of its
+key.  ``abort`` reaches every task of the step: the task whose step fails aborts
 its peers' mailboxes, and the master aborts the survivors of a task that died.
 
 Invariants: a task runs each step id at most once; a mailbox outlives its step only as the id
@@ -33,6 +35,7 @@ op of the user's graph, so they name the user's file and line as a local run's d
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import ipaddress
 import itertools
@@ -50,7 +53,9 @@ from ..framework.device import DeviceSpec
 from ..framework.graph import Graph, Operation
 from ..framework.graph_walk import needed_ops
 from .cluster import ClusterSpec
+from .links import LinkLost, RemoteCallError, forget_links, link_to
 from .ray_task import (  # noqa: F401 - defined there, reached here too
+    _TASK_CONCURRENCY,
     TaskServer,
     _describe_failure,
     _rebuild_failure,
@@ -61,9 +66,6 @@ from .ray_task import (  # noqa: F401 - defined there, reached here too
 
 TARGET_PREFIX = "ray://dataflow/"
 
-# Threads of a task actor: one per step it runs at once, plus those delivering tensors to it
-# and aborting its steps while its steps block.
-_TASK_CONCURRENCY = 32
 # How long after a step's deadline the master waits for a task that has not answered, so
 # that a task which gave up at the deadline itself reports the op it waited in; a task silent
 # past that is wedged (stopped, or its host unreachable) and the step fails without it.
@@ -307,6 +309,7 @@ class RayCluster:
             except Exception:  # already gone
                 pass
         if self._started_ray:
+            forget_links()
             self._ray.shutdown()
 
     def __enter__(self) -> RayCluster:
@@ -379,11 +382,12 @@ class _Step:
 
 
 def _task_failure(error, task: str, op: Operation, step: _Step) -> errors.OpError:
-    """The error of a step whose call to ``task`` failed in Ray (``error``, a
-    ``ray.exceptions.RayError``): `errors.UnavailableError` when the task stopped or cannot be
-    reached, `errors.InternalError` when the task's method itself raised."""
+    """The error of a step whose call to ``task`` failed on the way (``error``: a
+    ``ray.exceptions.RayError``, or a `LinkLost` or `RemoteCallError` of the task's link):
+    `errors.InternalError` when the task's method itself raised, else
+    `errors.UnavailableError` (the task stopped or cannot be reached)."""
     ray = import_ray()
-    if isinstance(error, ray.exceptions.RayTaskError):
+    if isinstance(error, (ray.exceptions.RayTaskError, RemoteCallError)):
         return errors.InternalError(
             None,
             op,
@@ -409,10 +413,10 @@ class _DistributedStep:
 
 
 class StepMessages(NamedTuple):
-    """The messages of one step on a cluster: the master's calls to the tasks (a run per task,
-    then a commit per task that holds variable writes), their replies, the values the tasks
-    sent one another, and the bytes of the step's tensors (fed, fetched and sent between
-    tasks; the messages' own framing not counted)."""
+    """The messages of one step on a cluster: the master's calls to the tasks (one per task),
+    their replies, the messages the tasks sent one another (the values, and each task's word
+    to each other that its partition succeeded), and the bytes of the step's tensors (fed,
+    fetched and sent between tasks; the messages' own framing not counted)."""
 
     calls: int
     replies: int
@@ -433,16 +437,19 @@ class RayMaster:
     splitting further would only add rendezvous traffic inside one process).  A fed tensor
     goes to the task of its first consumer.  Each task's partition is registered once per
     (graph version, fetches, feeds) and kept.  Per ``run`` every task involved gets the step
-    id and runs its partition with that step's `RayRendezvous`; values crossing tasks travel
-    as Ray calls into the receiving task's `StepMailbox`.
+    id and runs its partition with that step's `RayRendezvous`; values crossing tasks go
+    straight into the receiving task's `StepMailbox`.
 
-    Variable writes of such a step commit in two phases: each task holds its writes when its
-    partition succeeds; once every task has, the master sends ``commit_step`` to those that
-    hold some (and waits for them, so the next run reads the writes); a failure anywhere
-    sends ``abort_step`` to all, which drops the held writes.  What holds: no task commits
-    before every partition of the step succeeded.  What does not: a task that dies between
-    its prepare and the commit loses its writes while the others keep theirs (there is no
-    log to replay, as in TensorFlow, whose variables are not transactional at all).
+    Variable writes of such a step commit in two phases with no second word from the master:
+    each task holds its writes when its partition succeeds and tells the other tasks of the
+    step so; a task commits what it holds once every other has told it, then answers (see
+    `TaskServer.run_partition`).  A failure anywhere aborts the step on every task, which drops
+    the held writes.  What holds: no task commits before every partition of the step
+    succeeded.  What does not: a task that dies between its word and its commit loses its
+    writes while the others keep theirs (there is no log to replay, as in TensorFlow, whose
+    variables are not transactional at all).  The master's call to each task, the values and
+    words between tasks, and the answers go over links (`dataflow.distribute.links`); Ray
+    registers the graphs, carries large values and aborts, and tells when a task is gone.
 
     ``last_step_messages`` is the `StepMessages` of the last step that succeeded (None before).
     """
@@ -515,18 +522,19 @@ class RayMaster:
         return nest.pack_sequence_as(fetches, flat_results)
 
     def _wait(self, replies: dict, step: _Step, deadline: Optional[float]) -> dict:
-        """Task -> outcome of each reply (Ray object ref -> (task, an op it runs)), gathered
-        as they come, until ``deadline`` (a ``time.monotonic()`` value, or None).  A first
-        failure that began on a task is raised at once, after the step is aborted on every
-        task; a task that stopped or cannot be reached is `errors.UnavailableError`, and one
-        that has not answered by the deadline `errors.DeadlineExceededError`, each naming the
-        task and the user's op."""
-        ray = self._cluster._ray
+        """Task -> outcome of each reply (a future of a call over a link or through Ray ->
+        (task, an op it runs)), gathered as they come, until ``deadline`` (a
+        ``time.monotonic()`` value, or None).  A first failure that began on a task is raised
+        at once, after the step is aborted on every task; a task that stopped or cannot be
+        reached is `errors.UnavailableError`, and one that has not answered by the deadline
+        `errors.DeadlineExceededError`, each naming the task and the user's op."""
         pending = dict(replies)
         outcomes: dict[str, Any] = {}
         while pending:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready, _ = ray.wait(list(pending), num_returns=1, timeout=remaining)
+            ready, _ = concurrent.futures.wait(
+                pending, timeout=remaining, return_when=concurrent.futures.FIRST_COMPLETED
+            )
             if not ready:
                 task, op = next(iter(pending.values()))
                 error = errors.DeadlineExceededError(
@@ -538,21 +546,32 @@ class RayMaster:
                 )
                 self._abort_step(step.id, error)
                 raise error
-            for ref in ready:
-                task, op = pending.pop(ref)
-                try:
-                    outcome = ray.get(ref)
-                except ray.exceptions.RayError as e:
-                    error = _task_failure(e, task, op, step)
+            for future in ready:
+                task, op = pending.pop(future)
+                failed = future.exception()
+                if failed is not None:
+                    error = _task_failure(failed, task, op, step)
                     if isinstance(error, errors.UnavailableError):
                         self._cluster.lost(task)
                     self._abort_step(step.id, error)
                     raise error from None
+                outcome = future.result()
                 outcomes[task] = outcome
                 if isinstance(outcome, tuple) and outcome[0] == "error" and len(replies) > 1:
                     self._abort_step(step.id, outcome)
                     return outcomes
         return outcomes
+
+    def _call(self, task: str, op: Operation, step: _Step, method: str, *args):
+        """A future of ``method(*args)`` called on ``task`` over its link: it fails with
+        `LinkLost` when the task cannot be reached."""
+        actor = self._actor(task, op, step)
+        try:
+            return link_to(actor).call(method, *args)
+        except LinkLost as e:
+            failed: concurrent.futures.Future = concurrent.futures.Future()
+            failed.set_exception(e)
+            return failed
 
     def close(self) -> None:
         """Stops the steps running now, as the Session closes: each is aborted on its tasks
@@ -582,50 +601,43 @@ class RayMaster:
                 self._running.discard(step.id)
 
     def _run_on_tasks_once(self, parts: _DistributedStep, step: _Step, feed_values) -> list:
+        tasks = [part.task for part in parts.parts]
         replies = {}
         for part in parts.parts:
             feeds = {n: feed_values[i] for n, i in zip(part.feed_names, part.feed_positions)}
-            reply = self._actor(part.task, part.named_op(), step).run_partition.remote(
+            peers = [t for t in tasks if t != part.task]
+            reply = self._call(
+                part.task,
+                part.named_op(),
+                step,
+                "run_partition",
                 step.id,
                 part.registration,
                 feeds,
                 part.fetch_names,
                 part.target_names,
                 step.timeout_ms,
-                len(parts.parts) > 1,
+                peers,
             )
             replies[reply] = (part.task, part.named_op())
         outcomes = self._wait(replies, step, step.answer_deadline)
         by_task = {part.task: part for part in parts.parts}
-        failures = [(t, o) for t, o in outcomes.items() if o[0] != "prepared"]
+        failures = [(t, o) for t, o in outcomes.items() if o[0] != "done"]
         if failures:
             began_here = [(t, o) for t, o in failures if o[0] == "error"]
             task, failure = (began_here or failures)[0]
             self._abort_step(step.id, failure)
             raise _rebuild_failure(failure, self._graph, task, by_task[task].origins)
-        holding = [t for t, o in outcomes.items() if o[2]]
-        if holding:
-            # Every task prepared: the commit goes through whatever the deadline (a step that
-            # failed after some tasks committed would leave the others' writes half done).
-            commits = {
-                self._actor(t, by_task[t].named_op(), step).commit_step.remote(step.id): (
-                    t,
-                    by_task[t].named_op(),
-                )
-                for t in holding
-            }
-            for task, outcome in self._wait(commits, step, None).items():
-                if outcome[0] != "committed":
-                    raise _rebuild_failure(outcome, self._graph, task)
         values: list = [None] * parts.value_count
         for part in parts.parts:
             for target, value in zip(part.fetch_targets, outcomes[part.task][1]):
                 values[target] = value
-        calls = len(parts.parts) + len(holding)
+        # Each task of a step of several tells each other one that it succeeded.
+        notices = len(tasks) * (len(tasks) - 1)
         self.last_step_messages = StepMessages(
-            calls=calls,
-            replies=calls,
-            between_tasks=sum(o[3][0] for o in outcomes.values()),
+            calls=len(tasks),
+            replies=len(tasks),
+            between_tasks=sum(o[3][0] for o in outcomes.values()) + notices,
             bytes=sum(payload_bytes(v) for v in feed_values)
             + sum(payload_bytes(v) for v in values)
             + sum(o[3][1] for o in outcomes.values()),
@@ -734,7 +746,7 @@ class RayMaster:
             data = graph_to_bytes(part.graph)
             actor = self._actor(part.task, part.named_op(), step)
             reply = actor.register_graph.remote(part.registration, data)
-            registrations[reply] = (part.task, part.named_op())
+            registrations[reply.future()] = (part.task, part.named_op())
         self._wait(registrations, step, step.answer_deadline)
         return _DistributedStep(list(parts.values()), fetch_positions, value_count)
 

@@ -16,8 +16,12 @@ import numpy as np
 from ..framework import errors
 from ..framework.device import DeviceSpec
 from ..framework.graph import Graph, Operation
+from .links import INLINE_BYTES, LinkServer, link_to
 from .rendezvous import StepMailbox, parse_key
 
+# Threads of a task actor: one per step it runs at once, plus those delivering tensors to it
+# and aborting its steps while its steps block (as many again serve its links' calls).
+_TASK_CONCURRENCY = 32
 # Ids of finished steps a task remembers, so that a tensor sent to a finished step is dropped.
 _FINISHED_STEPS_KEPT = 4096
 # The Ray namespace of the actors of task processes, named after their tasks' addresses.
@@ -56,6 +60,11 @@ class TaskServer:
     Ray runs its methods on up to `_TASK_CONCURRENCY` threads, so ``deliver`` and
     ``abort_step`` are served while ``run_partition`` blocks in a ``recv``.
 
+    A step's messages reach it over links (`dataflow.distribute.links`): its `LinkServer`,
+    started on the first ``link_address``, runs ``run_partition`` on a pool of
+    `_TASK_CONCURRENCY` threads and takes ``deliver``, ``step_prepared`` and ``abort_step`` on
+    the connection's reader.  The same methods stay reachable as Ray calls.
+
     The task of a `RayCluster` learns its peers' actor handles from the cluster (`connect`).
     The task of a cluster of processes (``cluster``: its ClusterSpec as a dict) finds each
     peer by the actor name of its address (`actor_name`) when it first sends to it, and looks
@@ -83,15 +92,33 @@ class TaskServer:
         self._finished_steps: collections.OrderedDict[str, None] = collections.OrderedDict()
         # (registration, fetches, targets, feeds) -> the lowered plan of a partition.
         self._partition_plans: dict[tuple, Any] = {}
-        # Step id -> (Session, RunContext) of a partition that succeeded, whose variable writes
-        # wait for the master's commit_step (or are dropped by abort_step).
-        self._prepared: dict[str, tuple] = {}
         self._lock = threading.Lock()
+        self._link_server: Optional[LinkServer] = None
 
     # -- cluster membership ----------------------------------------------------------------------
     def ping(self) -> tuple[str, int]:
         """This task's name and process id (the cluster waits for it before it is ready)."""
         return self.name, os.getpid()
+
+    def link_address(self) -> tuple[str, int, bytes]:
+        """The host, port and secret of this task's `LinkServer` (started on the first call),
+        on the address of its Ray node."""
+        import ray
+
+        with self._lock:
+            if self._link_server is None:
+                self._link_server = LinkServer(
+                    ray.util.get_node_ip_address(),
+                    calls={"run_partition": self.run_partition},
+                    posts={
+                        "deliver": self.deliver,
+                        "abort_step": self.abort_step,
+                        "step_prepared": self.step_prepared,
+                    },
+                    threads=_TASK_CONCURRENCY,
+                )
+            server = self._link_server
+        return (*server.address, server.secret)
 
     def connect(self, peers: dict) -> None:
         """Learns the actor handle of every task of the cluster, by task name."""
@@ -161,18 +188,25 @@ class TaskServer:
         fetch_names: list,
         target_names: list,
         timeout_ms: int,
-        hold_writes: bool = True,
+        peers: Optional[list] = None,
     ) -> tuple:
-        """Runs this task's partition of step ``step_id`` of several tasks: the registered
-        graph ``registration_id`` with ``feeds`` (tensor name -> value), computing
-        ``fetch_names`` (tensors and ops) and running ``target_names`` (its ``_Send`` ops), with
-        the step's `RayRendezvous`.  With ``hold_writes`` its variable writes are held, not
-        committed: the answer is ``("prepared", values of the fetched tensors, whether writes
-        are held, (values sent to other tasks, their bytes))``, then the master's
-        ``commit_step`` or ``abort_step`` decides (a step of one task commits at once).  A
-        failure is ``("error", class, op, message)`` when it began here (and the step is
-        aborted on every other task), or ``("aborted", ...)`` when this partition stopped
-        because another task failed."""
+        """Runs this task's partition of step ``step_id``: the registered graph
+        ``registration_id`` with ``feeds`` (tensor name -> value), computing ``fetch_names``
+        (tensors and ops) and running ``target_names`` (its ``_Send`` ops), with the step's
+        `RayRendezvous`.
+
+        ``peers`` names the other tasks of a step of several tasks.  Then the step commits
+        its variable writes on every task or on none, with no word from the master: each task
+        whose partition succeeded tells every peer so (``step_prepared``), and a task holding
+        writes commits them once every peer has told it, before it answers.  A failure
+        anywhere aborts the step on every task, which drops the held writes; so does the
+        step's deadline passing before every peer has told.  Without ``peers`` the writes
+        commit when the partition ends, as a local run's do.
+
+        The answer is ``("done", values of the fetched tensors, whether writes were
+        committed, (values sent to other tasks, their bytes))``, or ``("error", class, op,
+        message)`` when the failure began here, or ``("aborted", ...)`` when this partition
+        stopped because another task failed."""
         from ..client.session import RunOptions, _as_result
         from ..ops.variables import VariableRef
 
@@ -202,7 +236,7 @@ class TaskServer:
                 None,
                 f"step {step_id} on {self.name}",
                 rendezvous=rendezvous,
-                commit=held.append if hold_writes else None,
+                commit=held.append if peers else None,
             )
             context = held[0] if held else None
             results = []
@@ -214,14 +248,21 @@ class TaskServer:
                     pending = context.pending_writes if context is not None else {}
                     value = pending.get(value.key, session._variable_values.get(value.key))
                 results.append(_as_result(value) if type(value) is np.ndarray else value)
+            holds = context is not None and bool(context.pending_writes)
+            if peers:
+                for peer in peers:
+                    self._post(peer, "step_prepared", (step_id, self.name), inline=True)
+                if holds:
+                    for peer in peers:
+                        mailbox.recv(_prepared_key(peer))  # or the abort, or the deadline
             with self._lock:
+                # An abort is taken under this lock too: the step commits or is aborted here.
                 if mailbox.aborted is not None:
                     raise mailbox.aborted
-                holds = context is not None and bool(context.pending_writes)
                 if holds:
-                    self._prepared[step_id] = (session, context)
+                    session._commit(context)
             sent = (rendezvous.messages_sent, rendezvous.bytes_sent)
-            return ("prepared", results, holds, sent)
+            return ("done", results, holds, sent)
         except Exception as e:
             if mailbox.aborted is not None:
                 return ("aborted",) + _describe_failure(mailbox.aborted)[1:]
@@ -232,26 +273,19 @@ class TaskServer:
         finally:
             self._end_step(step_id)
 
+    def step_prepared(self, step_id: str, task: str) -> None:
+        """Hears that ``task``'s partition of step ``step_id`` succeeded (see
+        `run_partition`)."""
+        mailbox = self._mailbox(step_id)
+        if mailbox is not None:
+            mailbox.send(_prepared_key(task), True, False)
+
     def load_variable(self, name: str, value) -> None:
         """Sets the variable ``name`` of this task to ``value`` (a restore, ``Variable.load``)."""
         value = np.array(value)
         value.flags.writeable = False
         with self._variables_lock:
             self._variable_values[name] = value
-
-    def commit_step(self, step_id: str) -> tuple:
-        """Commits the variable writes this task holds for step ``step_id``, which every task
-        of the step ran successfully (phase two of the master's commit): ``("committed",)``,
-        or the failure of the commit (the task's Session was closed meanwhile)."""
-        with self._lock:
-            prepared = self._prepared.pop(step_id, None)
-        if prepared is not None:
-            session, context = prepared
-            try:
-                session._commit(context)
-            except Exception as e:
-                return _describe_failure(e)
-        return ("committed",)
 
     def _partition_plan(self, registration_id, session, fetch_names, target_names, feed_names):
         """The lowered plan of a registered partition for these fetches, targets and feeds,
@@ -282,9 +316,7 @@ class TaskServer:
 
     def abort_step(self, step_id: str, failure: tuple) -> None:
         """Fails step ``step_id`` here: its waiting and later ``recv`` calls raise the error
-        ``failure`` describes (`_describe_failure`)."""
-        with self._lock:
-            self._prepared.pop(step_id, None)
+        ``failure`` describes (`_describe_failure`), and its held writes are dropped."""
         mailbox = self._mailbox(step_id)
         if mailbox is not None:
             with self._lock:
@@ -337,13 +369,43 @@ class TaskServer:
             if name != self.name:
                 peer.abort_step.remote(step_id, failure)
 
+    def _post(self, task: str, method: str, args: tuple, inline: bool) -> None:
+        """Calls ``method(*args)`` on the task ``task`` without waiting: over the link to it
+        when ``inline``, else (or when the link or pickle fails) as a Ray call, whose
+        arguments travel through Ray's object store when they are large."""
+        peer = self._peer(task)
+        if peer is None:
+            if task in self._peer_names:
+                raise errors.UnavailableError(
+                    None,
+                    None,
+                    f"Task {task} is unavailable: no process serves its address "
+                    f"{self._peer_names[task].partition('@')[2]} now",
+                )
+            raise errors.InvalidArgumentError(None, None, f"{task} is not a task of the cluster")
+        if inline:
+            try:
+                link_to(peer).post(method, *args)
+                return
+            except Exception:  # no link, or a value pickle does not take: Ray's call instead
+                pass
+        getattr(peer, method).remote(*args)
+
+
+def _prepared_key(task: str) -> str:
+    """The mailbox key of ``task``'s word that its partition of a step succeeded (no
+    rendezvous key looks like it: those name a send and a receive device)."""
+    return f"prepared:{task}"
+
 
 class RayRendezvous:
     """The rendezvous of one step as one task sees it (interface: `dataflow.distribute.rendezvous`).
 
     ``send`` of a key whose destination device lies on this task puts the value into this
-    task's mailbox; any other goes to the destination task's ``deliver`` as a Ray call that
-    returns at once.  ``recv`` waits on this task's mailbox until the step's deadline.
+    task's mailbox; any other goes to the destination task's ``deliver``, posted over the link
+    to it when the value is small (`links.INLINE_BYTES`), else as a Ray call through Ray's
+    object store; either returns at once.  ``recv`` waits on this task's mailbox until the
+    step's deadline; ``recv_async`` holds no thread while it waits.
     """
 
     def __init__(self, server: TaskServer, step_id: str, deadline: Optional[float]):
@@ -362,22 +424,29 @@ class RayRendezvous:
             if mailbox is not None:
                 mailbox.send(key, value, is_dead)
             return
-        peer = self._server._peer(destination)
-        if peer is None:
-            if destination in self._server._peer_names:
-                raise errors.UnavailableError(
-                    None,
-                    None,
-                    f"Task {destination} is unavailable: no process serves its address "
-                    f"{self._server._peer_names[destination].partition('@')[2]} now",
-                )
+        sent_value = None if is_dead else value
+        inline = is_dead or payload_bytes(value) <= INLINE_BYTES
+        try:
+            self._server._post(
+                destination, "deliver", (self._step_id, key, sent_value, is_dead), inline
+            )
+        except errors.InvalidArgumentError:
             raise errors.InvalidArgumentError(
                 None, None, f"Rendezvous key {key!r} names {destination}, not a task of the cluster"
-            )
-        peer.deliver.remote(self._step_id, key, None if is_dead else value, is_dead)
+            ) from None
         with self._count_lock:
             self.messages_sent += 1
             self.bytes_sent += 0 if is_dead else payload_bytes(value)
+
+    def recv_async(self, key: str, done) -> None:
+        """Calls ``done((value, is_dead))`` once ``key`` arrives in this task's mailbox, or
+        ``done(error=...)`` with the error that aborts the step; no thread waits for it (the
+        step's deadline ends its partition's run, which aborts the mailbox)."""
+        mailbox = self._server._mailbox(self._step_id)
+        if mailbox is None:
+            done(error=errors.CancelledError(None, None, f"Step {self._step_id} has ended"))
+            return
+        mailbox.recv_async(key, done)
 
     def recv(self, key: str, deadline: Optional[float] = None) -> tuple[Any, bool]:
         """The value of ``key`` once it arrives; waits until ``deadline`` (a

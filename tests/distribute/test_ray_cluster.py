@@ -30,6 +30,20 @@ def wait_until(condition, what: str, timeout: float = 60.0) -> None:
         time.sleep(0.01)
 
 
+def kill_task(ray, actor) -> None:
+    """Kills a task's actor and returns once it is gone (Ray's kill only asks for it)."""
+    ray.kill(actor)
+
+    def gone():
+        try:
+            ray.get(actor.ping.remote(), timeout=10)
+        except ray.exceptions.RayActorError:
+            return True
+        return False
+
+    wait_until(gone, "the task is gone")
+
+
 def key_to(destination, tensor="x:0", frame="", iteration=0):
     source = f"{WORKER0}/replica:0/device:CPU:0"
     return make_key(source, 1, f"{destination}/device:CPU:0", tensor, frame, iteration)
@@ -151,6 +165,35 @@ def test_a_tensor_sent_to_another_task_arrives_through_the_object_store(cluster,
     assert not value.flags.writeable  # a zero-copy view of the stored object
 
 
+def test_a_small_tensor_sent_to_another_task_arrives_over_the_link_between_them(cluster, local_ray):
+    array = np.arange(1000, dtype=np.float32)  # 4 KB: inline, over the link between the tasks
+    key = key_to(WORKER1, "small:0")
+    local_ray.get(cluster.actor(WORKER0).send.remote("step-s", key, array))
+    value, is_dead = local_ray.get(cluster.actor(WORKER1).recv.remote("step-s", key, 10_000))
+    np.testing.assert_array_equal(value, array)
+    assert not is_dead
+
+
+def test_receives_waiting_on_a_task_hold_no_thread_while_they_wait():
+    from dataflow.distribute.ray_task import RayRendezvous, TaskServer
+    from dataflow.distribute.rendezvous import receive_async
+
+    server = TaskServer("worker", 1)
+    rendezvous = RayRendezvous(server, "step-t", None)
+    received = {}
+    threads_before = threading.active_count()
+    keys = [key_to(WORKER1, f"t{i}:0") for i in range(50)]
+    for i, key in enumerate(keys):
+        receive_async(
+            rendezvous, key, None, lambda entry=None, error=None, i=i: received.update({i: entry})
+        )
+    assert threading.active_count() == threads_before
+    assert sorted(server.waiting_keys("step-t")) == sorted(keys)
+    for i, key in enumerate(keys):
+        server.deliver("step-t", key, np.float32(i), False)
+    assert received == {i: (np.float32(i), False) for i in range(50)}
+
+
 def test_a_recv_waiting_before_the_send_gets_the_value_once_it_is_sent(cluster, local_ray):
     key = key_to(WORKER1, "late:0", frame="while", iteration=3)
     worker1 = cluster.actor(WORKER1)
@@ -264,7 +307,7 @@ def test_a_dead_task_fails_runs_it_has_never_seen_with_unavailable_error(local_r
                 summed = df.add(doubled, 1.0, name="summed_on_worker0")
             with df.Session(small.target) as sess:
                 assert sess.run(doubled) == 4.0
-                local_ray.kill(small.actor(WORKER1))
+                kill_task(local_ray, small.actor(WORKER1))
                 for fetch, op_name in [(tripled, "tripled_on_worker1"), (summed, "summed")]:
                     with pytest.raises(errors.UnavailableError) as failure:
                         sess.run(fetch, options=df.RunOptions(timeout_in_ms=60_000))
@@ -426,6 +469,26 @@ def test_a_failure_on_one_task_leaves_every_tasks_variables_as_they_were(cluster
             assert sess.run([count, seen]) == [1.0, 5.0]
 
 
+def test_a_task_holding_writes_drops_them_when_another_task_misses_the_steps_deadline(cluster):
+    with df.Graph().as_default():
+        with df.device(PS):
+            total = df.Variable(0.0, name="total")
+            added = df.assign_add(total, 1.0, name="added")
+        with df.device(WORKER1):
+            queue = df.FIFOQueue(4, df.float32, shapes=[[]], name="late_queue")
+            taken = df.identity(queue.dequeue(), name="waits_past_the_deadline")
+            put = queue.enqueue(3.0)
+        with df.Session(cluster.target, config=partitioned_config()) as sess:
+            sess.run(total.initializer)
+            # The ps's part succeeds at once and holds its write, waiting for worker 1's word.
+            with pytest.raises(errors.DeadlineExceededError):
+                sess.run([added, taken], options=df.RunOptions(timeout_in_ms=500))
+            assert sess.run(total) == 0.0
+            sess.run(put)
+            assert sess.run([added, taken]) == [1.0, 3.0]
+            assert sess.run(total) == 1.0
+
+
 def test_a_step_across_tasks_waiting_past_its_deadline_fails_and_keeps_the_session(cluster):
     with df.Graph().as_default():
         with df.device(WORKER1):
@@ -456,7 +519,7 @@ def test_a_replaced_task_gets_its_variables_back_from_the_last_checkpoint(local_
                 sess.run(bump)
                 checkpoint = saver.save(sess, str(tmp_path / "model"))
                 sess.run(bump)  # after the checkpoint: lost with the task
-                local_ray.kill(small.actor(PS))
+                kill_task(local_ray, small.actor(PS))
                 with pytest.raises(errors.UnavailableError, match="ps/task:0"):
                     sess.run(bump)
                 small.replace_task(PS)
@@ -492,7 +555,7 @@ class LoseTheTaskAt(df.train.SessionRunHook):
     def after_run(self, run_context, run_values):
         if run_values.results == self.step and not self.killed:
             self.killed = True
-            self.cluster._ray.kill(self.cluster.actor(self.task))
+            kill_task(self.cluster._ray, self.cluster.actor(self.task))
 
 
 class ReplacingLostTasks(df.train.SessionCreator):
@@ -658,8 +721,9 @@ def test_a_step_counts_its_messages_and_the_bytes_of_its_tensors(cluster):
             assert sess._master.last_step_messages.calls == 1  # one task, no write held
             sess.run(y, {x: np.ones([2, 4], np.float32)})
             # A run on each task; the ps sends the weights (48 bytes) to worker 0, which was
-            # fed x (32 bytes) and returns y (24 bytes).
-            assert sess._master.last_step_messages == (2, 2, 1, 48 + 32 + 24)
+            # fed x (32 bytes) and returns y (24 bytes); each task tells the other it succeeded.
+            assert sess._master.last_step_messages == (2, 2, 1 + 2, 48 + 32 + 24)
             sess.run([y, bump], {x: np.ones([2, 4], np.float32)})
-            # The same, and a commit of the ps's write; the fetched bump is the new value.
-            assert sess._master.last_step_messages == (3, 3, 1, 48 + 32 + 24 + 48)
+            # The same messages: the ps commits its write once worker 0 told it, and answers
+            # with the new value of the fetched bump (48 bytes more).
+            assert sess._master.last_step_messages == (2, 2, 1 + 2, 48 + 32 + 24 + 48)
