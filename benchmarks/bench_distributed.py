@@ -38,10 +38,18 @@ Sections (each a function ``section_<name>(repeats)`` listed in `SECTIONS`):
   tf``, run by the Python ``--tensorflow-python`` names, or ``DATAFLOW_BENCH_TF_PYTHON``, or
   this Python, whichever imports TensorFlow first; skipped when none does), in turn each round:
   the median step time of the workers, steps per second across both workers (from the chief's
-  readiness to the last worker's end, start-up of worker 1 included), and the test accuracy;
-  then the messages of one training step (``RayMaster.last_step_messages``: the master's calls
-  and their replies, the values the tasks send one another, the bytes of the tensors), for the
-  benchmark's 64-64-10 MLP run by a process serving worker 0 beside a ps process.
+  readiness to the last worker's end, start-up of worker 1 included), and the test accuracy.
+  Then the costs of one training step of the benchmark's 64-64-10 MLP, run by a process serving
+  worker 0 beside a ps process and no other worker: its median time, its messages
+  (``RayMaster.last_step_messages``: the master's calls and their replies, the messages the
+  tasks send one another, the bytes of the tensors), and the CPU time the ps and worker 0
+  spend on it; and from these a written scaling model to N machines (its assumptions printed
+  with it).
+
+- ``message_costs``: one message and its answer between the driver and a task actor, for
+  values of 8 B, 16 KB and 96 KB: as a Ray actor call, through a Ray compiled graph (Ray's
+  accelerated DAG: shared-memory channels set up once), and over a link
+  (`dataflow.distribute.links`, what a step's messages take).
 
 Medians over repeats, both ways timed in turn within each round; the machine may be shared, so
 read ratios, not absolutes.  Ray runs locally with two CPUs and no dashboard.
@@ -63,7 +71,7 @@ import socket
 import subprocess
 import sys
 import time
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -204,6 +212,64 @@ def section_ray_transfer(repeats: int) -> None:
         ours, theirs = paired_median_times(through_rendezvous, through_ray_put_get, repeats=rounds)
         print(f"  {megabytes:>6}MB  {ours:>11.5f}  {theirs:>11.5f}  {ours / theirs:>6.2f}")
     for actor in (sender, receiver):
+        ray.kill(actor)
+    if started:
+        ray.shutdown()
+
+
+# -- What one message costs: a Ray actor call, a Ray compiled graph, a link -----------------------
+class _EchoTask:
+    """An actor that answers with what it was sent, as a Ray call and over a link."""
+
+    def echo(self, value):
+        return value
+
+    def link_address(self) -> tuple:
+        import ray
+
+        from dataflow.distribute.links import LinkServer
+
+        if not hasattr(self, "_links"):
+            host = ray.util.get_node_ip_address()
+            self._links = LinkServer(host, calls={"echo": self.echo}, posts={}, threads=2)
+        return (*self._links.address, self._links.secret)
+
+
+def section_message_costs(repeats: int) -> None:
+    import ray
+    from ray.dag import InputNode
+
+    from dataflow.distribute.links import link_to
+    from dataflow.distribute.ray_cluster import start_local_ray
+
+    started = not ray.is_initialized()
+    if started:
+        start_local_ray(num_cpus=2)
+    actor_class = ray.remote(_EchoTask).options(num_cpus=0)
+    called, compiled_on = actor_class.remote(), actor_class.remote()
+    with InputNode() as value:
+        graph = compiled_on.echo.bind(value)
+    compiled = graph.experimental_compile()
+    link = link_to(called)
+    print(
+        "One message and its answer between this process and a task actor (median us; "
+        "the same value each way)"
+    )
+    print(f"  {'value':>10}  {'Ray call':>9}  {'compiled graph':>14}  {'link':>7}")
+    for size in (8, 16 << 10, 96 << 10):
+        array = np.ones(size // 4, np.float32)
+        ray_call, compiled_graph, over_link = paired_median_times(
+            lambda array=array: ray.get(called.echo.remote(array)),
+            lambda array=array: ray.get(compiled.execute(array)),
+            lambda array=array: link.call("echo", array).result(),
+            repeats=repeats * 30,
+        )
+        print(
+            f"  {size:>8} B  {ray_call * 1e6:>9.0f}  {compiled_graph * 1e6:>14.0f}  "
+            f"{over_link * 1e6:>7.0f}"
+        )
+    compiled.teardown()
+    for actor in (called, compiled_on):
         ray.kill(actor)
     if started:
         ray.shutdown()
@@ -404,10 +470,30 @@ def _run_program(python: str, program: str, env: dict, train_steps: int) -> dict
     return {"workers": workers, "wall": wall}
 
 
-def _messages_of_a_step(address: str, package_root: str) -> Any:
-    """The `StepMessages` of one training step of the digits MLP (the benchmark's, 64-64-10,
-    batches of 64) as worker 0's process of a ps and a worker runs it: this process serves
-    worker 0 (joining the head at ``address``), a child process the ps."""
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system, all threads) process ``pid`` has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class _StepCosts(NamedTuple):
+    """What one training step of worker 0 beside the ps costs, with no other worker."""
+
+    messages: Any  # the master's StepMessages of a step
+    step_seconds: float  # median step, as worker 0's process sees it
+    ps_cpu_seconds: float  # the ps's CPU time per step
+    worker_cpu_seconds: float  # worker 0's task's and its client's CPU time per step
+
+
+def _costs_of_a_step(address: str, package_root: str, steps: int = 300) -> _StepCosts:
+    """The costs of a training step of the digits MLP (the benchmark's, 64-64-10, batches of
+    64) as worker 0's process of a ps and a worker runs it: this process serves worker 0
+    (joining the head at ``address``), a child process the ps."""
+    import ray
+
+    from dataflow.distribute.ray_task import ACTOR_NAMESPACE, actor_name
+
     ports = _free_ports(2)
     spec = {"ps": [f"localhost:{ports[0]}"], "worker": [f"localhost:{ports[1]}"]}
     serve = (
@@ -433,6 +519,11 @@ def _messages_of_a_step(address: str, package_root: str) -> Any:
         ps.stdout.readline()
         os.environ["RAY_ADDRESS"] = address
         server = df.train.Server(spec, job_name="worker", task_index=0)
+        # The tasks live in actor processes of their own (`dataflow.distribute.task_processes`).
+        pids = [
+            ray.get(ray.get_actor(actor_name(a), namespace=ACTOR_NAMESPACE).ping.remote())[1]
+            for a in (spec["ps"][0], spec["worker"][0])
+        ]
         (train_x, train_y), _ = _digits()
         with df.Graph().as_default():
             setter = df.train.replica_device_setter(
@@ -442,13 +533,65 @@ def _messages_of_a_step(address: str, package_root: str) -> Any:
             with df.Session(server.target) as sess:
                 sess.run(df.global_variables_initializer())
                 batches = _batches(train_x, train_y, 0)
-                for _ in range(3):
+                for _ in range(20):
                     bx, by = next(batches)
                     sess.run(train, {x: bx, y: by})
-                return sess._master.last_step_messages
+                times = []
+                cpu_before = [_cpu_seconds(pid) for pid in pids] + [time.process_time()]
+                for _ in range(steps):
+                    bx, by = next(batches)
+                    began = time.perf_counter()
+                    sess.run(train, {x: bx, y: by})
+                    times.append(time.perf_counter() - began)
+                cpu_after = [_cpu_seconds(pid) for pid in pids] + [time.process_time()]
+                used = [(b - a) / steps for a, b in zip(cpu_before, cpu_after)]
+                return _StepCosts(
+                    sess._master.last_step_messages,
+                    float(np.median(times)),
+                    used[0],
+                    used[1] + used[2],
+                )
     finally:
         os.kill(ps.pid, signal.SIGKILL)
         ps.wait()
+
+
+# The network the scaling model assumes between machines: 10 Gb/s, and this much more time per
+# message than on this machine's loopback.
+_MODEL_BYTES_PER_SECOND = 10e9 / 8
+_MODEL_EXTRA_SECONDS_PER_MESSAGE = 50e-6
+
+
+def _print_scaling_model(costs: _StepCosts) -> None:
+    """A model of the between-graph program on N machines, from the measured costs of a step:
+    printed with its assumptions."""
+    messages = costs.messages
+    # The messages on a step's path: the master's call to the ps and its answer, the values
+    # each way (one hop each way), the words between the two tasks.
+    hops = 4
+    step = costs.step_seconds + hops * _MODEL_EXTRA_SECONDS_PER_MESSAGE
+    step += messages.bytes / _MODEL_BYTES_PER_SECOND
+    ps_limit = 1.0 / costs.ps_cpu_seconds
+    network_limit = _MODEL_BYTES_PER_SECOND / messages.bytes
+    print(
+        "  scaling model: N workers, each on a machine of its own, and one ps, updating "
+        "asynchronously\n  as the program does.  A worker steps every "
+        f"{step * 1e3:.2f} ms: this machine's {costs.step_seconds * 1e3:.2f} ms,\n  plus "
+        f"{hops} network hops of {_MODEL_EXTRA_SECONDS_PER_MESSAGE * 1e6:.0f} us and "
+        f"{messages.bytes} bytes at 10 Gb/s, until the ps is busy.\n  The ps spends "
+        f"{costs.ps_cpu_seconds * 1e3:.2f} ms of CPU per step on one core (Python's lock), so "
+        f"it serves at most {ps_limit:.0f} steps/s;\n  its network at most "
+        f"{network_limit:.0f}."
+    )
+    print(f"  {'N':>5}  {'steps/s':>8}  {'ms per worker step':>18}  {'ps busy':>7}")
+    for n in (1, 2, 4, 8, 16, 32, 64):
+        rate = min(n / step, ps_limit, network_limit)
+        print(f"  {n:>5}  {rate:>8.0f}  {n / rate * 1e3:>18.2f}  {rate / ps_limit:>7.0%}")
+    print(
+        f"  Beyond {ps_limit * step:.1f} workers the ps is the bottleneck; more ps tasks "
+        "(replica_device_setter\n  shards the variables over them) raise its limit in "
+        "proportion."
+    )
 
 
 def section_processes(repeats: int) -> None:
@@ -491,7 +634,7 @@ def section_processes(repeats: int) -> None:
                 results["tensorflow"].append(
                     _run_program(tf_python, tf_program, env_tf, train_steps)
                 )
-        messages = _messages_of_a_step(record["address"], package_root)
+        costs = _costs_of_a_step(record["address"], package_root)
     finally:
         head.stop_head(state_dir)
     print(
@@ -521,11 +664,15 @@ def section_processes(repeats: int) -> None:
     if len(chief_steps) == 2:
         ratio = chief_steps["dataflow"] / chief_steps["tensorflow"]
         print(f"     ratio: worker 0's step {ratio:.1f}x TensorFlow's (target: at most 1.5x)")
+    messages = costs.messages
     print(
-        f"  messages of a training step (worker 0 + ps, the 64-64-10 MLP, batch 64): "
-        f"{messages.calls} calls from the master and {messages.replies} replies, "
-        f"{messages.between_tasks} values between tasks, {messages.bytes} bytes of tensors"
+        f"  a training step of worker 0 alone beside the ps (the 64-64-10 MLP, batch 64): "
+        f"{costs.step_seconds * 1e3:.2f} ms;\n  {messages.calls} calls from the master and "
+        f"{messages.replies} replies, {messages.between_tasks} messages between tasks, "
+        f"{messages.bytes} bytes of tensors; CPU per step: the ps "
+        f"{costs.ps_cpu_seconds * 1e3:.2f} ms, worker 0 {costs.worker_cpu_seconds * 1e3:.2f} ms"
     )
+    _print_scaling_model(costs)
 
 
 SECTIONS = {
@@ -533,6 +680,7 @@ SECTIONS = {
     "ray_transfer": section_ray_transfer,
     "data_parallel": section_data_parallel,
     "processes": section_processes,
+    "message_costs": section_message_costs,
 }
 
 
