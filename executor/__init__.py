@@ -31,6 +31,7 @@ from .errors import (
 )
 from .observe import RunObserver
 from .plan import Plan, prepare
+from .pool import completions_only_hand_over
 from .program import Node, NodeKind, Program
 from .stats import NodeRecord, OutputRecord, RunStats
 from .tables import DEAD
@@ -41,6 +42,7 @@ __all__ = [
     "DEAD",
     "CycleError",
     "DaemonThreadPool",
+    "completions_only_hand_over",
     "DeadlineExceededError",
     "ExecutorError",
     "FetchNotLiveError",

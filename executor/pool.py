@@ -9,6 +9,7 @@ gone does nothing.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from typing import Optional
@@ -66,8 +67,23 @@ class _Completion:
         self.run._async_completed(self, result, error)
 
 
-# Per thread: ``active`` while the thread fires another run's nodes in `_Run._async_completed`.
+# Per thread: ``active`` while the thread fires another run's nodes in `_Run._async_completed`,
+# or while it must fire none (`completions_only_hand_over`).
 _completing = threading.local()
+
+
+@contextlib.contextmanager
+def completions_only_hand_over():
+    """Within it, an asynchronous kernel's ``done`` called on this thread hands the outputs to
+    their run and wakes the run's thread, which fires what they made ready; this thread fires
+    nothing.  For a thread that must stay free to take the next message (a connection's
+    reader): a kernel fired on it could block waiting for a message only it would read."""
+    was_active = getattr(_completing, "active", False)
+    _completing.active = True
+    try:
+        yield
+    finally:
+        _completing.active = was_active
 
 
 def _outputs(info: NodeInfo, result) -> tuple:

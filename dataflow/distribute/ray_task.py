@@ -13,6 +13,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+import executor
+
 from ..framework import errors
 from ..framework.device import DeviceSpec
 from ..framework.graph import Graph, Operation
@@ -111,14 +113,25 @@ class TaskServer:
                     ray.util.get_node_ip_address(),
                     calls={"run_partition": self.run_partition},
                     posts={
-                        "deliver": self.deliver,
-                        "abort_step": self.abort_step,
+                        "deliver": self._deliver_on_reader,
+                        "abort_step": self._abort_on_reader,
                         "step_prepared": self.step_prepared,
                     },
                     threads=_TASK_CONCURRENCY,
                 )
             server = self._link_server
         return (*server.address, server.secret)
+
+    # A link's reader takes a value or an abort without firing the kernels it makes ready: the
+    # run's own thread fires them, so the reader is never blocked in a kernel (a queue's
+    # dequeue, say) waiting for a message that only it would read.
+    def _deliver_on_reader(self, *args) -> None:
+        with executor.completions_only_hand_over():
+            self.deliver(*args)
+
+    def _abort_on_reader(self, *args) -> None:
+        with executor.completions_only_hand_over():
+            self.abort_step(*args)
 
     def connect(self, peers: dict) -> None:
         """Learns the actor handle of every task of the cluster, by task name."""
@@ -498,10 +511,13 @@ def _rebuild_failure(
             op = graph.get_operation_by_name(op_name)
         except KeyError:
             op = None
+    where = f" (on {task})"
+    if not message.endswith(where):  # an abort of this task that came back from it
+        message += where
     error_class = getattr(errors, class_name, None)
     if isinstance(error_class, type) and issubclass(error_class, errors.OpError):
-        return error_class(None, op, f"{message} (on {task})")
+        return error_class(None, op, message)
     error_class = getattr(builtins, class_name, None)
     if isinstance(error_class, type) and issubclass(error_class, Exception):
-        return error_class(f"{message} (on {task})")
-    return errors.UnknownError(None, op, f"{class_name}: {message} (on {task})")
+        return error_class(message)
+    return errors.UnknownError(None, op, f"{class_name}: {message}")

@@ -80,7 +80,7 @@ class SyncReplicasOptimizer(Optimizer):
         """The train op of a replica: puts its gradients into the accumulators and waits for the
         token of the next step; builds the chief's update too (see the module docstring)."""
         from ..ops.array_ops import fill
-        from ..ops.misc_ops import group
+        from ..ops.misc_ops import group, no_op
         from ..ops.variables import global_variables
 
         grads_and_vars = list(grads_and_vars)
@@ -91,7 +91,10 @@ class SyncReplicasOptimizer(Optimizer):
         self._global_step = global_step
         graph = get_default_graph()
         train_ops, aggregated, var_list = [], [], []
-        with graph.name_scope(None):
+        # The local step lives on this replica's task, next to an op the device function puts
+        # there (a device setter would put a variable on a ps, where replicas would share it).
+        local_anchor = no_op()
+        with graph.name_scope(None), graph.colocate_with(local_anchor):
             self._local_step = Variable(
                 np.zeros((), _dtypes.numpy_dtype(global_step.dtype.base_dtype)),
                 trainable=False,
@@ -113,28 +116,32 @@ class SyncReplicasOptimizer(Optimizer):
                 sparse = isinstance(grad, IndexedSlices)
                 if not sparse and not isinstance(grad, Tensor):
                     raise ValueError("Unknown grad type!")
-                if sparse:
-                    accumulator = SparseConditionalAccumulator(
-                        grad.dtype, shape=var.shape, shared_name=var.name + "/grad_accum"
-                    )
-                    train_ops.append(
-                        accumulator.apply_indexed_slices_grad(
-                            grad, local_step=self._local_step.value()
+                # A variable's accumulator lives with it, where every replica's gradient goes.
+                with graph.device(var.device):
+                    if sparse:
+                        accumulator = SparseConditionalAccumulator(
+                            grad.dtype, shape=var.shape, shared_name=var.name + "/grad_accum"
                         )
-                    )
-                    aggregated.append(
-                        accumulator.take_indexed_slices_grad(self._replicas_to_aggregate)
-                    )
-                else:
-                    accumulator = ConditionalAccumulator(
-                        grad.dtype, shape=var.shape, shared_name=var.name + "/grad_accum"
-                    )
-                    train_ops.append(
-                        accumulator.apply_grad(grad, local_step=self._local_step.value())
-                    )
-                    aggregated.append(accumulator.take_grad(self._replicas_to_aggregate))
-                self._accumulator_list.append(accumulator)
-            with graph.name_scope(None):
+                        train_ops.append(
+                            accumulator.apply_indexed_slices_grad(
+                                grad, local_step=self._local_step.value()
+                            )
+                        )
+                        aggregated.append(
+                            accumulator.take_indexed_slices_grad(self._replicas_to_aggregate)
+                        )
+                    else:
+                        accumulator = ConditionalAccumulator(
+                            grad.dtype, shape=var.shape, shared_name=var.name + "/grad_accum"
+                        )
+                        train_ops.append(
+                            accumulator.apply_grad(grad, local_step=self._local_step.value())
+                        )
+                        aggregated.append(accumulator.take_grad(self._replicas_to_aggregate))
+                self._accumulator_list.append((accumulator, var.device))
+            # The update, the token queue and the replicas' wait for a token live with the
+            # global step, so that all replicas share one queue.
+            with graph.name_scope(None), graph.device(global_step.device):
                 update_op = self._opt.apply_gradients(list(zip(aggregated, var_list)), global_step)
                 self._sync_token_queue = FIFOQueue(
                     -1,
@@ -153,10 +160,11 @@ class SyncReplicasOptimizer(Optimizer):
                     with control_dependencies([sync_op]):
                         sync_op = self._variable_averages.apply(self._variables_to_average)
                 self._chief_queue_runner = QueueRunner(self._sync_token_queue, [sync_op])
-            for accumulator in self._accumulator_list:
-                chief_init_ops.append(
-                    accumulator.set_global_step(global_step, name="SetGlobalStep")
-                )
+            for accumulator, device in self._accumulator_list:
+                with graph.device(device):
+                    chief_init_ops.append(
+                        accumulator.set_global_step(global_step, name="SetGlobalStep")
+                    )
             self.chief_init_op = group(*chief_init_ops)
         self._gradients_applied = True
         return train_op

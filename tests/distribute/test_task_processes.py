@@ -203,6 +203,37 @@ def test_the_classic_between_graph_program_trains_as_three_processes(head):
     assert ps.popen.poll() is None
 
 
+def test_sync_replicas_applies_one_average_per_global_step_across_processes(head):
+    pytest.importorskip("sklearn", reason="the program trains on scikit-learn's digits")
+    _, _, start = head
+    flags = ["--sync_replicas", "--stop_grace_period_secs=2", "--train_steps=200"]
+    ps = start(example("ps", 0, *flags), "ps")
+    ps.expect("ps 0 serving")
+    chief = start(example("worker", 0, *flags), "worker 0")
+    chief.expect("worker 0 session ready")
+    other = start(example("worker", 1, *flags), "worker 1")
+    other.expect("worker 1 session ready")
+    results = {}
+    for index, worker in enumerate([chief, other]):
+        line = worker.expect(f"worker {index} done:")
+        fields = line.split(": ", 1)[1].split(", ")
+        results[index] = {
+            "step": int(fields[0].split()[-1]),
+            "accuracy": float(fields[1].split()[-1]),
+            "runs": int(fields[2].split()[0]),
+        }
+        # The chief's queue runner waits at the end for gradients nobody sends, until the
+        # stop grace period ends (as under TensorFlow); then the process ends.
+        assert worker.popen.wait(LINE_TIMEOUT) == 0
+    # Each global step applied the average of two gradients (the accumulators and the token
+    # queue live on the ps, shared by both workers): at least two runs per step, from
+    # whichever workers ran them.
+    assert all(200 <= r["step"] <= 201 for r in results.values()), results
+    assert results[0]["runs"] + results[1]["runs"] >= 2 * 200, results
+    assert all(r["runs"] > 0 for r in results.values()), results
+    assert all(r["accuracy"] >= 0.6 for r in results.values()), results
+
+
 # -- the command line ------------------------------------------------------------------------------
 def test_cluster_status_names_the_head_and_the_tasks_served(head):
     address, state_dir, start = head

@@ -1319,3 +1319,27 @@ def test_sdca_shrink_l1_does_shrink_every_weight():
             a_value, b_value = sess.run([a, b])
     np.testing.assert_allclose(a_value, [0.9, -0.2, 0.0, -1.9], rtol=1e-6)
     np.testing.assert_allclose(b_value, [[0.4, 0.0]], rtol=1e-6)
+
+
+def test_sync_replicas_shares_its_accumulators_and_token_queue_on_the_ps_as_tensorflow_does():
+    # Under replica_device_setter, TensorFlow 2.21's tf.compat.v1 puts each accumulator with
+    # its variable, the token queue and the update with the global step, and the local step on
+    # the worker (colocated with an op of the worker), so that the replicas share the first
+    # and not the last: the devices asserted here are the ones it gives this graph.
+    with tf.Graph().as_default() as graph:
+        cluster = tf.train.ClusterSpec({"ps": ["ps0:2222", "ps1:2222"], "worker": ["w0:2222"]})
+        setter = tf.train.replica_device_setter(cluster=cluster, worker_device="/job:worker/task:0")
+        with tf.device(setter):
+            gs = tf.train.get_or_create_global_step()  # ps 0
+            w = tf.Variable([1.0, 2.0], name="w")  # ps 1
+            opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, 2)
+            opt.minimize(tf.reduce_sum(w * w), global_step=gs)
+        devices = {op.type: op.device for op in graph.get_operations()}
+        assert gs.device == "/job:ps/task:0" and w.device == "/job:ps/task:1"
+        assert devices["ResourceConditionalAccumulator"] == w.device
+        assert devices["ResourceAccumulatorTakeGradient"] == w.device
+        assert devices["ResourceAccumulatorSetGlobalStep"] == w.device
+        assert devices["FIFOQueueV2"] == gs.device
+        assert devices["QueueDequeueV2"] == gs.device
+        local_step = tf.get_collection(tf.GraphKeys.LOCAL_VARIABLES)[0]
+        assert local_step.device == "/job:worker/task:0"
