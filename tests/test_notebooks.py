@@ -620,7 +620,7 @@ PINNED = {
         ),
         pin(
             "messages = sess._master.last_step_messages",
-            "StepMessages(calls=3, replies=3, between_tasks=7, bytes=22104)",
+            "StepMessages(calls=2, replies=2, between_tasks=9, bytes=22104)",
             stated="Seven values cross between the two processes in a step.",
         ),
         pin(
@@ -694,7 +694,7 @@ PINNED = {
             "terms = {",
             "512 1 … at the ps",
             "1 1 … latency",
-            stated="at 512 the **ps** dominates by far",
+            stated="from 64 on the **ps** dominates by far",
         ),
     ],
     "09_from_graph_to_machine.ipynb": [
