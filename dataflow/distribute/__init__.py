@@ -10,7 +10,9 @@ per device) or on the tasks of a Ray cluster.
 - `rendezvous`: the interface a step's ``_Send``/``_Recv`` meet through (``send``, ``recv``,
   ``recv_async``, ``abort``, ``aborted_with``; one per step), and its in-process tables.
 - `RayCluster` (`ray_cluster`): one Ray actor per task; ``df.Session(cluster.target)`` runs
-  steps on it through a master, as TensorFlow 1.x's distributed runtime does.
+  steps on it through a master, as TensorFlow 1.x's distributed runtime does.  A step's
+  messages go over `links`, TCP connections between the processes that prove a per-task
+  secret learnt through Ray.
 - `Server` (`task_processes`, ``df.train.Server``): one task of a cluster.  With a ClusterSpec
   of ``host:port`` addresses each task is a process of its own, as TF1 programs start them
   (``--job_name``/``--task_index``): its Server starts the task's actor, named after its
