@@ -32,7 +32,7 @@ Sections (each a function ``section_<name>(repeats)`` listed in `SECTIONS`):
   whole step; transfer is what the cluster adds to compute.
 
 - ``processes``: the classic between-graph program (``examples/between_graph_digits.py``: a ps
-  and two workers, each its own process with ``--job_name``/``--task_index``, 400 steps of the
+  and two workers, each its own process with ``--job_name``/``--task_index``, 3000 steps of the
   digits MLP) on localhost, here (on a Ray head of its own) and under TensorFlow's own
   ``tf.train.Server`` (gRPC on 127.0.0.1; the same file with ``import tensorflow.compat.v1 as
   tf``, run by the Python ``--tensorflow-python`` names, or ``DATAFLOW_BENCH_TF_PYTHON``, or
@@ -603,7 +603,9 @@ def section_processes(repeats: int) -> None:
 
     from dataflow.distribute import head
 
-    train_steps = 400
+    # Enough steps that worker 1, started once the chief trains, trains beside it for most of
+    # the run under either runtime (TensorFlow takes seconds to import).
+    train_steps = 3000
     program = os.path.join(_EXAMPLE, "between_graph_digits.py")
     tf_python = _tensorflow_python()
     tf_program = None

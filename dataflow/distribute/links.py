@@ -45,7 +45,7 @@ from typing import Any, Optional
 # size up to which Ray itself passes an actor call's argument inline, too).
 INLINE_BYTES = 100 * 1024
 # The largest message a link reads; a longer declared length breaks the connection.
-MAX_MESSAGE_BYTES = 1 << 34
+MAX_MESSAGE_BYTES = 1 << 32
 _HEADER = struct.Struct("!Q")
 _CHALLENGE_BYTES = 32
 # How long connecting and proving the secret may take, and how long a send may wait for a
