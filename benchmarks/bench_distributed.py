@@ -38,7 +38,8 @@ Sections (each a function ``section_<name>(repeats)`` listed in `SECTIONS`):
   tf``, run by the Python ``--tensorflow-python`` names, or ``DATAFLOW_BENCH_TF_PYTHON``, or
   this Python, whichever imports TensorFlow first; skipped when none does), in turn each round:
   the median step time of the workers, steps per second across both workers (from the chief's
-  readiness to the last worker's end, start-up of worker 1 included), and the test accuracy.
+  readiness to the last worker's end, start-up of worker 1 included), the test accuracy, and
+  the CPU time TensorFlow's ps process spends per step (ours runs in an actor process).
   Then the costs of one training step of the benchmark's 64-64-10 MLP, run by a process serving
   worker 0 beside a ps process and no other worker: its median time, its messages
   (``RayMaster.last_step_messages``: the master's calls and their replies, the messages the
@@ -443,13 +444,17 @@ def _run_program(python: str, program: str, env: dict, train_steps: int) -> dict
         raise RuntimeError(f"{program}: a process ended before printing {prefix!r}")
 
     try:
-        start("ps", 0)
+        ps = start("ps", 0)
         chief = start("worker", 0)
         line_of(chief, "worker 0 session ready")
         began = time.perf_counter()
+        ps_cpu_began = _cpu_seconds(ps.pid)
         other = start("worker", 1)
         done = [line_of(chief, "worker 0 done:"), line_of(other, "worker 1 done:")]
         wall = time.perf_counter() - began
+        # The ps process's own CPU time: all of TensorFlow's ps; nothing of ours, whose ps is
+        # an actor process of its own (`_costs_of_a_step` measures that one).
+        ps_cpu = _cpu_seconds(ps.pid) - ps_cpu_began
     finally:
         for process in processes:
             if process.poll() is None:
@@ -467,7 +472,7 @@ def _run_program(python: str, program: str, env: dict, train_steps: int) -> dict
                 "median_ms": float(fields[3].split()[-2]),
             }
         )
-    return {"workers": workers, "wall": wall}
+    return {"workers": workers, "wall": wall, "ps_cpu": ps_cpu}
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -666,6 +671,15 @@ def section_processes(repeats: int) -> None:
     if len(chief_steps) == 2:
         ratio = chief_steps["dataflow"] / chief_steps["tensorflow"]
         print(f"     ratio: worker 0's step {ratio:.1f}x TensorFlow's (target: at most 1.5x)")
+        tf_ps = float(
+            np.median(
+                [r["ps_cpu"] / sum(w["runs"] for w in r["workers"]) for r in results["tensorflow"]]
+            )
+        )
+        print(
+            f"  TensorFlow's ps process spent {tf_ps * 1e3:.2f} ms of CPU per step (both workers' "
+            "steps; the scaling model below is dataflow's)"
+        )
     messages = costs.messages
     print(
         f"  a training step of worker 0 alone beside the ps (the 64-64-10 MLP, batch 64): "
