@@ -31,17 +31,20 @@ def wait_until(condition, what: str, timeout: float = 60.0) -> None:
 
 
 def kill_task(ray, actor) -> None:
-    """Kills a task's actor and returns once it is gone (Ray's kill only asks for it)."""
+    """Kills a task's actor and returns once its process has ended.  Ray's kill only asks, and
+    Ray may report the actor dead a moment before its process ends, while that process still
+    answers the links to it."""
+    _, pid = ray.get(actor.ping.remote(), timeout=60)
     ray.kill(actor)
 
-    def gone():
+    def ended():
         try:
-            ray.get(actor.ping.remote(), timeout=10)
-        except ray.exceptions.RayActorError:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] in "ZX"  # a zombie has ended
+        except FileNotFoundError:
             return True
-        return False
 
-    wait_until(gone, "the task is gone")
+    wait_until(ended, "the task's process has ended")
 
 
 def key_to(destination, tensor="x:0", frame="", iteration=0):
