@@ -486,26 +486,28 @@ class _Tier:
         return None
 
     def compile(self) -> None:
-        """Compiles the native code now (once), or records why it is not used."""
+        """Compiles the native code now (once, `_build`), or records why it is not used."""
         with self._lock:
             if self.native is not None or self.refused is not None:
                 return
             began = time.perf_counter()
             try:
-                native, self.dispatcher = _compile(
-                    self.source,
-                    self.function_name,
-                    (*self.signature_prefix, *self.argument_dtypes),
-                    self.result_dtypes(),
-                )
+                self.native, self.dispatcher = self._build()
             except NotNative as e:
                 self.refused = str(e)
             except Exception as e:  # numba, the disk, a bug: the Python function stays
                 self.refused = f"compiling it failed: {type(e).__name__}: {e}"
                 _report_failure(self.compiled, e)
-            else:
-                self.native = native
             self.compile_seconds = time.perf_counter() - began
+
+    def _build(self) -> tuple:
+        """The native code and its numba dispatcher; `NotNative` says why there is none."""
+        return _compile(
+            self.source,
+            self.function_name,
+            (*self.signature_prefix, *self.argument_dtypes),
+            self.result_dtypes(),
+        )
 
     def wait(self) -> None:
         """Waits for a compilation started in the background, if any."""

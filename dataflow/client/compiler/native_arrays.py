@@ -604,25 +604,11 @@ class NativeArrayRegion(native._Tier):
         )
         return ins + tuple(array(d, full) for d in self.output_dtypes)
 
-    def compile(self) -> None:
-        """Compiles the probe, checks its types, then the kernel (once), or records why the
-        kernel is not used."""
-        with self._lock:
-            if self.native is not None or self.refused is not None:
-                return
-            began = native.time.perf_counter()
-            try:
-                self._check_probe()
-                numba = native._import_numba()
-                self.native, self.dispatcher = native.compiled_entry(
-                    self.source, "kernel", self._signature(numba)
-                )
-            except NotNative as e:
-                self.refused = str(e)
-            except Exception as e:  # numba, the disk, a bug: the Python function stays
-                self.refused = f"compiling it failed: {type(e).__name__}: {e}"
-                native._report_failure(self.compiled, e)
-            self.compile_seconds = native.time.perf_counter() - began
+    def _build(self) -> tuple:
+        """Compiles the probe, checks its types, then the kernel."""
+        self._check_probe()
+        numba = native._import_numba()
+        return native.compiled_entry(self.source, "kernel", self._signature(numba))
 
     def _check_probe(self) -> None:
         input_dtypes = [d for _, d in self.patterns]
@@ -830,32 +816,16 @@ class NativeSigmoid(native._Tier):
         name = self.dtype.str
         return [[name, 2]] * 3
 
-    def compile(self) -> None:
-        """Checks the types numba gives every value (the probe), then compiles both loops
-        (once), or records why they are not used."""
-        with self._lock:
-            if self.native is not None or self.refused is not None:
-                return
-            began = native.time.perf_counter()
-            try:
-                native._compile(self.source, "probe", [self.dtype] * 2, [self.dtype] * 5)
-                numba = native._import_numba()
-                contiguous = numba.types.Array(numba.from_dtype(self.dtype), 2, "C")
-                entries = []
-                for name, signature in (
-                    ("before", (contiguous,) * 2),
-                    ("after", (contiguous,) * 3),
-                ):
-                    entry, dispatcher = native.compiled_entry(self.source, name, signature)
-                    entries.append(entry)
-                self.dispatcher = dispatcher
-                self.native = tuple(entries)
-            except NotNative as e:
-                self.refused = str(e)
-            except Exception as e:  # numba, the disk, a bug: the Python function stays
-                self.refused = f"compiling it failed: {type(e).__name__}: {e}"
-                native._report_failure(self.compiled, e)
-            self.compile_seconds = native.time.perf_counter() - began
+    def _build(self) -> tuple:
+        """Checks the types numba gives every value (the probe), then compiles both loops."""
+        native._compile(self.source, "probe", [self.dtype] * 2, [self.dtype] * 5)
+        numba = native._import_numba()
+        contiguous = numba.types.Array(numba.from_dtype(self.dtype), 2, "C")
+        entries = []
+        for name, signature in (("before", (contiguous,) * 2), ("after", (contiguous,) * 3)):
+            entry, dispatcher = native.compiled_entry(self.source, name, signature)
+            entries.append(entry)
+        return tuple(entries), dispatcher
 
     def __call__(self, x):
         loops = self._ready()
