@@ -167,16 +167,16 @@ def example(job: str, index: int, *flags: str) -> list:
 
 
 # -- the classic program ---------------------------------------------------------------------------
-def test_the_classic_between_graph_program_trains_as_three_processes(head):
-    pytest.importorskip("sklearn", reason="the program trains on scikit-learn's digits")
-    _, _, start = head
-    ps = start(example("ps", 0), "ps")
+def run_the_program(start, *flags: str) -> tuple:
+    """Starts the example as a ps and two workers with ``flags`` and waits until both workers
+    have ended: the ps's `Process`, and per worker its global step, test accuracy and runs."""
+    ps = start(example("ps", 0, *flags), "ps")
     ps.expect("ps 0 serving")
-    chief = start(example("worker", 0), "worker 0")
+    chief = start(example("worker", 0, *flags), "worker 0")
     chief.expect("worker 0 session ready")
     # Started once the chief has initialized the variables: a worker that finds them
     # uninitialized waits 30 s (recovery_wait_secs) before it looks again, as in TF1.
-    other = start(example("worker", 1), "worker 1")
+    other = start(example("worker", 1, *flags), "worker 1")
     other.expect("worker 1 session ready")
     results = {}
     for index, worker in enumerate([chief, other]):
@@ -189,6 +189,13 @@ def test_the_classic_between_graph_program_trains_as_three_processes(head):
             "runs": int(fields[2].split()[0]),
         }
         assert worker.popen.wait(LINE_TIMEOUT) == 0
+    return ps, results
+
+
+def test_the_classic_between_graph_program_trains_as_three_processes(head):
+    pytest.importorskip("sklearn", reason="the program trains on scikit-learn's digits")
+    _, _, start = head
+    ps, results = run_the_program(start)
     # Both trained the ps's variables, together 400 steps of the shared global step (a run
     # or two more: each worker stops when it sees the step reach 400).
     assert all(r["runs"] > 0 for r in results.values()), results
@@ -206,25 +213,11 @@ def test_the_classic_between_graph_program_trains_as_three_processes(head):
 def test_sync_replicas_applies_one_average_per_global_step_across_processes(head):
     pytest.importorskip("sklearn", reason="the program trains on scikit-learn's digits")
     _, _, start = head
-    flags = ["--sync_replicas", "--stop_grace_period_secs=2", "--train_steps=200"]
-    ps = start(example("ps", 0, *flags), "ps")
-    ps.expect("ps 0 serving")
-    chief = start(example("worker", 0, *flags), "worker 0")
-    chief.expect("worker 0 session ready")
-    other = start(example("worker", 1, *flags), "worker 1")
-    other.expect("worker 1 session ready")
-    results = {}
-    for index, worker in enumerate([chief, other]):
-        line = worker.expect(f"worker {index} done:")
-        fields = line.split(": ", 1)[1].split(", ")
-        results[index] = {
-            "step": int(fields[0].split()[-1]),
-            "accuracy": float(fields[1].split()[-1]),
-            "runs": int(fields[2].split()[0]),
-        }
-        # The chief's queue runner waits at the end for gradients nobody sends, until the
-        # stop grace period ends (as under TensorFlow); then the process ends.
-        assert worker.popen.wait(LINE_TIMEOUT) == 0
+    # The chief's queue runner waits at the end for gradients nobody sends, until the stop
+    # grace period ends (as under TensorFlow); then its process ends.
+    _, results = run_the_program(
+        start, "--sync_replicas", "--stop_grace_period_secs=2", "--train_steps=200"
+    )
     # Each global step applied the average of two gradients (the accumulators and the token
     # queue live on the ps, shared by both workers): at least two runs per step, from
     # whichever workers ran them.
