@@ -29,6 +29,7 @@ again (to the task's new process, when it was started again).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import hashlib
 import hmac
 import itertools
@@ -131,7 +132,8 @@ def _prove_and_check(sock: socket.socket, secret: bytes, server: bool) -> None:
 # -- the serving side ------------------------------------------------------------------------------
 class LinkServer:
     """Serves ``calls`` (name -> function, run on a pool of ``threads`` threads) and ``posts``
-    (name -> function, run on the connection's reader thread) to whoever proves ``secret``."""
+    (name -> function, run on the connection's reader thread, each inside a context that
+    ``around_posts`` makes, when given) to whoever proves ``secret``."""
 
     def __init__(
         self,
@@ -139,10 +141,12 @@ class LinkServer:
         calls: dict[str, Callable],
         posts: dict[str, Callable],
         threads: int,
+        around_posts: Callable = contextlib.nullcontext,
     ):
         self.secret = os.urandom(32)
         self._calls = dict(calls)
         self._posts = dict(posts)
+        self._around_posts = around_posts
         self._pool = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="link-call")
         self._listener = socket.create_server((host, 0))
         self.address = (host, self._listener.getsockname()[1])
@@ -189,7 +193,8 @@ class LinkServer:
                     _, name, args = message
                     function = self._posts[name]  # a KeyError ends the connection
                     try:
-                        function(*args)
+                        with self._around_posts():
+                            function(*args)
                     except Exception:  # a post has no answer: its failure is only logged
                         _logger.exception("A message %r sent over a link failed", name)
                 else:

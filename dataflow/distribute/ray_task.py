@@ -113,25 +113,19 @@ class TaskServer:
                     ray.util.get_node_ip_address(),
                     calls={"run_partition": self.run_partition},
                     posts={
-                        "deliver": self._deliver_on_reader,
-                        "abort_step": self._abort_on_reader,
+                        "deliver": self.deliver,
+                        "abort_step": self.abort_step,
                         "step_prepared": self.step_prepared,
                     },
                     threads=_TASK_CONCURRENCY,
+                    # A link's reader takes a value or an abort without firing the kernels it
+                    # makes ready: the run's own thread fires them, so the reader is never
+                    # blocked in a kernel (a queue's dequeue, say) waiting for a message that
+                    # only it would read.
+                    around_posts=executor.completions_only_hand_over,
                 )
             server = self._link_server
         return (*server.address, server.secret)
-
-    # A link's reader takes a value or an abort without firing the kernels it makes ready: the
-    # run's own thread fires them, so the reader is never blocked in a kernel (a queue's
-    # dequeue, say) waiting for a message that only it would read.
-    def _deliver_on_reader(self, *args) -> None:
-        with executor.completions_only_hand_over():
-            self.deliver(*args)
-
-    def _abort_on_reader(self, *args) -> None:
-        with executor.completions_only_hand_over():
-            self.abort_step(*args)
 
     def connect(self, peers: dict) -> None:
         """Learns the actor handle of every task of the cluster, by task name."""
@@ -143,8 +137,8 @@ class TaskServer:
         return self._cluster
 
     def _peer(self, task: str):
-        """The actor of ``task``, or None when it is no task of the cluster or (in a cluster
-        of processes) no process serves it now."""
+        """The actor of ``task``, or None when it is no task of the cluster; in a cluster of
+        processes, `errors.UnavailableError` when no process serves it now."""
         peer = self._peers.get(task)
         if peer is None and task in self._peer_names:
             import ray
@@ -152,7 +146,12 @@ class TaskServer:
             try:
                 peer = ray.get_actor(self._peer_names[task], namespace=ACTOR_NAMESPACE)
             except ValueError:
-                return None
+                raise errors.UnavailableError(
+                    None,
+                    None,
+                    f"Task {task} is unavailable: no process serves its address "
+                    f"{self._peer_names[task].partition('@')[2]} now",
+                ) from None
             self._peers[task] = peer
         return peer
 
@@ -264,7 +263,7 @@ class TaskServer:
             holds = context is not None and bool(context.pending_writes)
             if peers:
                 for peer in peers:
-                    self._post(peer, "step_prepared", (step_id, self.name), inline=True)
+                    self._post(self._peer(peer), "step_prepared", (step_id, self.name), inline=True)
                 if holds:
                     for peer in peers:
                         mailbox.recv(_prepared_key(peer))  # or the abort, or the deadline
@@ -382,20 +381,11 @@ class TaskServer:
             if name != self.name:
                 peer.abort_step.remote(step_id, failure)
 
-    def _post(self, task: str, method: str, args: tuple, inline: bool) -> None:
-        """Calls ``method(*args)`` on the task ``task`` without waiting: over the link to it
-        when ``inline``, else (or when the link or pickle fails) as a Ray call, whose
+    @staticmethod
+    def _post(peer, method: str, args: tuple, inline: bool) -> None:
+        """Calls ``method(*args)`` on the task actor ``peer`` without waiting: over the link to
+        it when ``inline``, else (or when the link or pickle fails) as a Ray call, whose
         arguments travel through Ray's object store when they are large."""
-        peer = self._peer(task)
-        if peer is None:
-            if task in self._peer_names:
-                raise errors.UnavailableError(
-                    None,
-                    None,
-                    f"Task {task} is unavailable: no process serves its address "
-                    f"{self._peer_names[task].partition('@')[2]} now",
-                )
-            raise errors.InvalidArgumentError(None, None, f"{task} is not a task of the cluster")
         if inline:
             try:
                 link_to(peer).post(method, *args)
@@ -437,16 +427,14 @@ class RayRendezvous:
             if mailbox is not None:
                 mailbox.send(key, value, is_dead)
             return
-        sent_value = None if is_dead else value
-        inline = is_dead or payload_bytes(value) <= INLINE_BYTES
-        try:
-            self._server._post(
-                destination, "deliver", (self._step_id, key, sent_value, is_dead), inline
-            )
-        except errors.InvalidArgumentError:
+        peer = self._server._peer(destination)
+        if peer is None:
             raise errors.InvalidArgumentError(
                 None, None, f"Rendezvous key {key!r} names {destination}, not a task of the cluster"
-            ) from None
+            )
+        sent_value = None if is_dead else value
+        inline = is_dead or payload_bytes(value) <= INLINE_BYTES
+        self._server._post(peer, "deliver", (self._step_id, key, sent_value, is_dead), inline)
         with self._count_lock:
             self.messages_sent += 1
             self.bytes_sent += 0 if is_dead else payload_bytes(value)
