@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from rerun import reruns_the_suite, run_suites
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.usefixtures("native_forced")
 
 import dataflow as df  # noqa: E402
 import executor  # noqa: E402
@@ -32,18 +33,6 @@ NO_PASSES = df.ConfigProto(
         rewrite_options=df.passes.RewriterConfig(disable_meta_optimizer=True)
     )
 )
-
-
-@pytest.fixture(autouse=True)
-def modes(tmp_path_factory, monkeypatch):
-    """Compilation forced, the native mode restored after each test, and a cache directory
-    of this test session's own."""
-    monkeypatch.setenv("DATAFLOW_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-    previous_mode = compiler.set_mode("force")
-    previous_native = compiler.set_native("force")
-    yield
-    compiler.set_mode(previous_mode)
-    compiler.set_native(previous_native)
 
 
 def run(fetches, feeds=(), native_mode="force", config=NO_PASSES):

@@ -11,23 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.usefixtures("native_forced")
 
 import dataflow as df  # noqa: E402
 from dataflow.client import compiler  # noqa: E402
 from dataflow.client.compiler import native, native_arrays, native_cache  # noqa: E402
 from dataflow.framework.op_registry import apply_op  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def modes(tmp_path_factory, monkeypatch):
-    """Compilation and the native tier forced, restored after each test, and a cache
-    directory of this test session's own (a kernel compiled once is loaded after)."""
-    monkeypatch.setenv("DATAFLOW_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-    previous_mode = compiler.set_mode("force")
-    previous_native = compiler.set_native("force")
-    yield
-    compiler.set_mode(previous_mode)
-    compiler.set_native(previous_native)
 
 
 def run(graph, fetches, feeds, native_mode="force", train=None, steps=0, config=None):

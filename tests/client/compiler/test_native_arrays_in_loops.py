@@ -12,24 +12,13 @@ import pytest
 from bitwise import same_bits
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.usefixtures("native_forced")
 
 import dataflow as df  # noqa: E402
 from dataflow.client import compiler  # noqa: E402
 from dataflow.client.compiler import native_arrays  # noqa: E402
 from dataflow.client.compiler.loops import CompiledLoop  # noqa: E402
 from dataflow.framework.errors import InvalidArgumentError  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def modes(tmp_path_factory, monkeypatch):
-    """Compilation and the native tier forced, restored after each test, and a cache
-    directory of this test session's own."""
-    monkeypatch.setenv("DATAFLOW_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-    previous_mode = compiler.set_mode("force")
-    previous_native = compiler.set_native("force")
-    yield
-    compiler.set_mode(previous_mode)
-    compiler.set_native(previous_native)
 
 
 def run(graph, fetches, feed=None, interpreted=False, train=None, steps=0):
